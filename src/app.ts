@@ -1,0 +1,139 @@
+// The composition root: builds every service with its dependencies and the route table.
+// The only global state is the Config and the database handle passed in from here.
+import fs from 'node:fs';
+import path from 'node:path';
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.ts';
+import { Database } from './db/database.ts';
+import { acquireInstanceLock, loadOrCreateSecret, type InstanceLock } from './db/instance-lock.ts';
+import { loadMigrations, runMigrations } from './db/migrations.ts';
+import { createChangeSink } from './changes.ts';
+import { parseTrustProxy } from './http/address.ts';
+import type { Authenticator } from './http/guard.ts';
+import { createLogger, type Logger } from './http/log.ts';
+import type { Caller, RouteDef } from './http/route.ts';
+import { createHttpServer } from './http/server.ts';
+import { createUiHandler } from './http/static.ts';
+import { systemRoutes } from './system/routes.ts';
+import { VERSION } from './version.ts';
+
+/** What each capability hands the composition root. */
+export interface Capability {
+  routes: RouteDef[];
+  /** Sections of GET /api/features. */
+  features?: () => Record<string, unknown>;
+  /** Background work, started once the server listens (never in the request path). */
+  start?: () => void | Promise<void>;
+  /** Stops background work; called before the database closes. */
+  stop?: () => void | Promise<void>;
+}
+
+export interface AppOptions {
+  log?: Logger;
+  /** Folder of the built UI (`ui/dist`); null serves a plain notice instead. */
+  uiDir?: string | null;
+}
+
+export interface App {
+  readonly config: Config;
+  readonly db: Database;
+  readonly server: http.Server;
+  readonly routes: readonly RouteDef[];
+  listen(port?: number, host?: string): Promise<AddressInfo>;
+  /** Stops accepting, lets in-flight requests finish (bounded), stops background work, closes the database. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const LOCAL_ADMIN: Caller = Object.freeze({ userId: 'local', username: 'local', roles: ['admin'], isAdmin: true, via: 'anonymous' as const });
+
+export function defaultUiDir(): string {
+  return path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'ui', 'dist');
+}
+
+/** First start on the default volume root: make it, with one sample volume. */
+function prepareVolumeRoot(config: Config, log: Logger, explicit: boolean): void {
+  if (fs.existsSync(config.storage.volumeRoot)) return;
+  if (explicit) {
+    // A configured root that is missing is usually an unmounted disk: never create it.
+    log.warn('VOLUME_ROOT does not exist; no volumes are shown until it does', { volumeRoot: config.storage.volumeRoot });
+    return;
+  }
+  fs.mkdirSync(path.join(config.storage.volumeRoot, 'Files'), { recursive: true });
+  log.info('created the default volume root with a sample volume', { volumeRoot: config.storage.volumeRoot });
+}
+
+export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.ProcessEnv = process.env): App {
+  const log = options.log ?? createLogger(config.server.logLevel);
+  const dbFile = path.join(config.storage.configDir, 'burrow.db');
+  const lock: InstanceLock = acquireInstanceLock(config.storage.configDir, dbFile);
+  let db: Database;
+  try {
+    fs.mkdirSync(config.storage.cacheDir, { recursive: true });
+    db = new Database(dbFile);
+    const applied = runMigrations(db, loadMigrations());
+    if (applied.length) log.info('database migrated', { applied });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  prepareVolumeRoot(config, log, Boolean(env.VOLUME_ROOT?.trim()));
+  const sessionSecret = loadOrCreateSecret(config.storage.configDir, 'session-secret', config.auth.sessionSecret);
+  const changes = createChangeSink((err) => log.warn('a change listener failed', { err }));
+  void sessionSecret; void changes;
+
+  const authenticator: Authenticator = {
+    anonymousCaller: () => (config.auth.mode === 'disabled' ? LOCAL_ADMIN : null),
+    fromSession: () => null,
+    fromToken: () => null,
+  };
+
+  const capabilities: Capability[] = [];
+  let ready = false;
+  const routes: RouteDef[] = [];
+  routes.push(...systemRoutes({
+    routes: () => routes,
+    isReady: () => ready && db.isOpen,
+    features: () => Object.assign({}, ...capabilities.map((c) => c.features?.() ?? {})),
+    version: VERSION,
+  }));
+  for (const c of capabilities) routes.push(...c.routes);
+
+  const server = createHttpServer({
+    routes, auth: authenticator, log,
+    trustProxy: parseTrustProxy(config.server.trustProxy),
+    jsonBodyLimit: config.limits.jsonBodyLimit,
+    fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir),
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    config, db, server, routes,
+    listen(port = config.server.port, host = config.server.host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, async () => {
+          server.off('error', reject);
+          for (const c of capabilities) await c.start?.();
+          ready = true;
+          resolve(server.address() as AddressInfo);
+        });
+      });
+    },
+    close(graceMs = 10_000) {
+      closing ??= (async () => {
+        ready = false;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => { server.closeAllConnections(); resolve(); }, graceMs);
+          timer.unref();
+          server.close(() => { clearTimeout(timer); resolve(); });
+          server.closeIdleConnections();
+        });
+        for (const c of [...capabilities].reverse()) await c.stop?.();
+        db.close();
+        lock.release();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,127 @@
+// The embedded database: one node-sqlite3-wasm connection in the server process, synchronous
+// calls, short transactions. node-sqlite3-wasm has no WAL and locks with a `<db>.lock`
+// directory that a crash leaves behind, so Burrow holds its own instance lock (instance-lock.ts)
+// and clears a stale SQLite lock only once it knows no other Burrow runs on the folder.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
+export type Params = SqlValue[] | Record<string, SqlValue> | SqlValue | undefined;
+
+interface WasmStatement {
+  run(values?: Params): { changes: number; lastInsertRowid: number | bigint };
+  all(values?: Params): Record<string, SqlValue>[];
+  get(values?: Params): Record<string, SqlValue> | null;
+  iterate(values?: Params): IterableIterator<Record<string, SqlValue>>;
+  finalize(): void;
+  readonly isFinalized: boolean;
+}
+
+interface WasmDatabase {
+  exec(sql: string): void;
+  run(sql: string, values?: Params): { changes: number; lastInsertRowid: number | bigint };
+  all(sql: string, values?: Params): Record<string, SqlValue>[];
+  get(sql: string, values?: Params): Record<string, SqlValue> | null;
+  prepare(sql: string): WasmStatement;
+  close(): void;
+  readonly inTransaction: boolean;
+  readonly isOpen: boolean;
+  function(name: string, fn: (...args: any[]) => unknown, opts?: { deterministic?: boolean }): void;
+}
+
+type WasmModule = { Database: new (file: string, opts?: { fileMustExist?: boolean }) => WasmDatabase };
+
+let wasmModule: WasmModule | undefined;
+function sqlite(): WasmModule {
+  // Loaded on first use; the bundle for the executable feeds the .wasm bytes from an asset.
+  wasmModule ??= createRequire(import.meta.url)('node-sqlite3-wasm') as WasmModule;
+  return wasmModule;
+}
+
+export class Database {
+  readonly file: string;
+  private readonly db: WasmDatabase;
+  private readonly statements = new Map<string, WasmStatement>();
+  private txDepth = 0;
+
+  constructor(file: string) {
+    this.file = file;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    this.db = new (sqlite().Database)(file);
+    // One process owns the file (instance lock), so keep SQLite's lock for the whole run
+    // instead of a mkdir/rmdir pair around every statement.
+    this.db.exec('PRAGMA locking_mode = EXCLUSIVE; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;');
+  }
+
+  /** A cached prepared statement (finalized at close). */
+  private statement(sql: string): WasmStatement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  all<T = Record<string, SqlValue>>(sql: string, params?: Params): T[] {
+    return this.statement(sql).all(params) as T[];
+  }
+
+  get<T = Record<string, SqlValue>>(sql: string, params?: Params): T | undefined {
+    return (this.statement(sql).get(params) ?? undefined) as T | undefined;
+  }
+
+  run(sql: string, params?: Params): { changes: number; lastInsertRowid: number } {
+    const info = this.statement(sql).run(params);
+    return { changes: info.changes, lastInsertRowid: Number(info.lastInsertRowid) };
+  }
+
+  /** Iterates rows without building an array (large scans). Finish the loop before other calls on the same SQL. */
+  *iterate<T = Record<string, SqlValue>>(sql: string, params?: Params): IterableIterator<T> {
+    const stmt = this.db.prepare(sql);
+    try {
+      yield* stmt.iterate(params) as IterableIterator<T>;
+    } finally {
+      stmt.finalize();
+    }
+  }
+
+  exec(sql: string): void {
+    this.db.exec(sql);
+  }
+
+  /** Runs fn in a transaction (nested calls join the outer one through savepoints). */
+  transaction<T>(fn: () => T): T {
+    const savepoint = `sp${this.txDepth}`;
+    this.db.exec(this.txDepth === 0 ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`);
+    this.txDepth++;
+    try {
+      const result = fn();
+      if (result instanceof Promise) throw new Error('transaction bodies must be synchronous');
+      this.txDepth--;
+      this.db.exec(this.txDepth === 0 ? 'COMMIT' : `RELEASE ${savepoint}`);
+      return result;
+    } catch (err) {
+      this.txDepth--;
+      this.db.exec(this.txDepth === 0 ? 'ROLLBACK' : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+      throw err;
+    }
+  }
+
+  /** Registers a scalar SQL function (e.g. for byte-exact prefix tests). */
+  fn(name: string, impl: (...args: any[]) => unknown, deterministic = true): void {
+    this.db.function(name, impl, { deterministic });
+  }
+
+  get isOpen(): boolean {
+    return this.db.isOpen;
+  }
+
+  close(): void {
+    if (!this.db.isOpen) return;
+    for (const stmt of this.statements.values()) if (!stmt.isFinalized) stmt.finalize();
+    this.statements.clear();
+    this.db.close();
+  }
+}

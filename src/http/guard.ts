@@ -1,0 +1,103 @@
+// The credential guard. It runs before routing, on the path folded to lower case,
+// percent-decoded and stripped of doubled and trailing slashes, and decides from the route
+// table itself (access and scope of the matching row), so the token rules cannot drift from
+// what is mounted and hold in any letter case or spelling of a path.
+import type { IncomingMessage } from 'node:http';
+import { parse as parsePattern } from 'regexparam';
+import { AppError, badRequest } from './errors.ts';
+import { effectiveScope, type Caller, type RouteDef } from './route.ts';
+
+export interface Authenticator {
+  /** The caller of every request when AUTH_MODE=disabled; null when authentication is on. */
+  anonymousCaller(): Caller | null;
+  /** The session behind the request's cookie, or null. */
+  fromSession(req: IncomingMessage, ip: string): Caller | null;
+  /** The account behind a bearer secret, or null for any unusable token (the reason is logged by the implementor). */
+  fromToken(secret: string, req: IncomingMessage, ip: string): Caller | null;
+}
+
+export const TOKEN_NOT_ALLOWED = 'AUTH_TOKEN_NOT_ALLOWED';
+export const TOKEN_READ_ONLY = 'AUTH_TOKEN_READ_ONLY';
+export const TOKEN_INVALID = 'AUTH_TOKEN_INVALID';
+
+interface CompiledRow { def: RouteDef; pattern: RegExp }
+
+/** Lower-cased, decoded, without doubled or trailing slashes; refuses undecodable and `..`. */
+export function normaliseGuardPath(pathname: string): string {
+  let decoded = pathname;
+  // Decode repeatedly so that double encoding (%252F) cannot hide a segment.
+  for (let i = 0; i < 3 && /%[0-9a-f]{2}/i.test(decoded); i++) {
+    try {
+      decoded = decodeURIComponent(decoded);
+    } catch {
+      throw badRequest('The path is not valid percent-encoding.', 'BAD_PATH');
+    }
+  }
+  if (decoded.includes('\0')) throw badRequest('The path contains a NUL byte.', 'BAD_PATH');
+  const segments = decoded.toLowerCase().replace(/\\/g, '/').split('/').filter((s) => s !== '' && s !== '.');
+  if (segments.includes('..')) throw badRequest('The path may not contain "..".', 'BAD_PATH');
+  return '/' + segments.join('/');
+}
+
+export class RouteMatcher {
+  private readonly rows: CompiledRow[];
+  constructor(routes: readonly RouteDef[]) {
+    this.rows = routes.map((def) => ({ def, pattern: parsePattern(def.path).pattern }));
+  }
+  /** The row for this method and normalised path (HEAD falls back to GET). */
+  find(method: string, path: string): RouteDef | undefined {
+    const want = method.toUpperCase();
+    const candidates = this.rows.filter((r) => r.pattern.test(path) || r.pattern.test(path + '/'));
+    return (candidates.find((r) => r.def.method === want) ?? (want === 'HEAD' ? candidates.find((r) => r.def.method === 'GET') : undefined))?.def;
+  }
+  /** Methods mounted for a path (for 405 answers). */
+  methodsFor(path: string): string[] {
+    return [...new Set(this.rows.filter((r) => r.pattern.test(path) || r.pattern.test(path + '/')).map((r) => r.def.method))];
+  }
+}
+
+function bearerSecret(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  if (!header) return undefined;
+  const m = /^bearer\s+(.+)$/i.exec(header.trim());
+  return m ? m[1]!.trim() : undefined;
+}
+
+/** Routes no token may reach, whatever its scope or owner. */
+function tokenRefused(method: string, path: string, row: RouteDef | undefined): boolean {
+  const isMe = path === '/api/auth/me' && (method === 'GET' || method === 'HEAD');
+  if (path.startsWith('/api/auth/') && !isMe) return true;
+  if (path === '/api/terminal' || path.startsWith('/api/terminal/')) return true;
+  return row !== undefined && (row.access === 'admin' || row.access === 'session');
+}
+
+/** Read tokens may GET/HEAD, and call the rows that declare scope 'read' (downloads). */
+function isReadRequest(method: string, row: RouteDef | undefined): boolean {
+  if (row) return effectiveScope(row) === 'read';
+  return method === 'GET' || method === 'HEAD';
+}
+
+/**
+ * Decides who is calling and whether they may reach the row. Throws the refusal.
+ * Returns the caller (null for public rows without credential).
+ */
+export function guardRequest(req: IncomingMessage, pathname: string, ip: string, matcher: RouteMatcher, auth: Authenticator): { caller: Caller | null; row: RouteDef | undefined } {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const path = normaliseGuardPath(pathname);
+  const row = matcher.find(method, path);
+  const secret = bearerSecret(req);
+  let caller: Caller | null;
+  if (secret !== undefined) {
+    if (tokenRefused(method, path, row)) throw new AppError(403, 'API tokens may not be used on account, administration or terminal routes.', TOKEN_NOT_ALLOWED);
+    caller = auth.fromToken(secret, req, ip);
+    if (!caller) throw new AppError(401, 'The API token is not valid.', TOKEN_INVALID);
+    if (caller.tokenScope !== 'write' && !isReadRequest(method, row)) throw new AppError(403, 'This API token may only read.', TOKEN_READ_ONLY);
+  } else {
+    caller = auth.fromSession(req, ip) ?? auth.anonymousCaller();
+  }
+  if (row && (row.access === 'account' || row.access === 'session' || row.access === 'admin') && !caller) {
+    throw new AppError(401, 'Sign-in required.', 'AUTH_REQUIRED');
+  }
+  if (row?.access === 'admin' && !caller!.isAdmin) throw new AppError(403, 'Administrators only.', 'ADMIN_ONLY');
+  return { caller, row };
+}

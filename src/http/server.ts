@@ -1,0 +1,204 @@
+// polka glue: request id, security headers, the guard, route rows → handlers, the error
+// envelope, 404/405 for unknown API paths, and the embedded UI behind everything else.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import polka from 'polka';
+import { parse as parsePattern } from 'regexparam';
+import { z } from 'zod';
+import { AppError, errorEnvelope, fromFsError } from './errors.ts';
+import { parseQuery, readJsonBody } from './body.ts';
+import { clientAddress, type TrustRule } from './address.ts';
+import { guardRequest, RouteMatcher, type Authenticator } from './guard.ts';
+import { requestContext, type Logger } from './log.ts';
+import { Reply, type Caller, type RouteDef } from './route.ts';
+import { sendJson } from './send.ts';
+
+export interface HttpOptions {
+  routes: readonly RouteDef[];
+  auth: Authenticator;
+  log: Logger;
+  trustProxy: TrustRule;
+  jsonBodyLimit: number;
+  /** Serves everything that is not an API route (the UI); answers 404 itself when it has nothing. */
+  fallback?: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+export interface RequestState {
+  requestId: string;
+  ip: string;
+  caller: Caller | null;
+}
+
+const state = new WeakMap<IncomingMessage, RequestState>();
+
+/** The request's id, address and caller, as decided by the guard. */
+export function requestState(req: IncomingMessage): RequestState {
+  const s = state.get(req);
+  if (!s) throw new Error('request state read before the guard ran');
+  return s;
+}
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "frame-ancestors 'self'",
+  'X-Frame-Options': 'SAMEORIGIN',
+  'Referrer-Policy': 'same-origin',
+};
+
+function isApiPath(pathname: string): boolean {
+  return /^\/api(\/|$)/i.test(pathname);
+}
+
+function rawPathname(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+function zodMessage(error: z.ZodError, where: 'body' | 'query'): string {
+  const issue = error.issues[0]!;
+  const field = issue.path.length ? issue.path.join('.') : where;
+  return `Invalid ${where}: ${field}: ${issue.message}`;
+}
+
+/** Path parameters from the raw path, each segment decoded once; an encoded `/` or `\` is refused. */
+function extractParams(def: RouteDef, pathname: string): Record<string, string> {
+  const { keys, pattern } = parsePattern(def.path);
+  const m = pattern.exec(pathname) ?? pattern.exec(pathname + '/');
+  const params: Record<string, string> = {};
+  if (!m) return params;
+  keys.forEach((key, i) => {
+    const raw = m[i + 1] ?? '';
+    const segments = raw.split('/').filter((s) => s !== '').map((segment) => {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        throw new AppError(400, 'The path is not valid percent-encoding.', 'BAD_PATH');
+      }
+      if (key === '*' && /[/\\]/.test(decoded)) throw new AppError(400, 'Encoded slashes are not allowed in a path.', 'BAD_PATH');
+      return decoded;
+    });
+    params[key === '*' ? 'path' : key] = segments.join('/');
+  });
+  return params;
+}
+
+export function sendError(res: ServerResponse, err: unknown, requestId: string, log: Logger): void {
+  let appError = err instanceof AppError ? err : fromFsError(err);
+  if (!appError) {
+    log.error('unhandled error', { err });
+    appError = new AppError(500, 'Something went wrong on the server. Quote the request id when reporting it.', 'INTERNAL');
+  } else if (appError.status >= 500) {
+    log.warn('request failed', { status: appError.status, code: appError.code, err: err instanceof Error ? err : undefined });
+  }
+  if (res.headersSent) {
+    // A streamed answer already started: all we can do is cut it so the client sees a failure.
+    res.destroy();
+    return;
+  }
+  for (const [k, v] of Object.entries(appError.headers)) res.setHeader(k, v);
+  sendJson(res, appError.status, errorEnvelope(appError.status, appError.message, requestId, appError.code));
+}
+
+async function runRoute(def: RouteDef, req: IncomingMessage, res: ServerResponse, opts: HttpOptions): Promise<void> {
+  const { requestId, ip, caller } = requestState(req);
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const params = extractParams(def, rawPathname(req));
+  let query: unknown = {};
+  if (def.query) {
+    const parsed = def.query.safeParse(parseQuery(q < 0 ? '' : url.slice(q)));
+    if (!parsed.success) throw new AppError(400, zodMessage(parsed.error, 'query'), 'INVALID_QUERY');
+    query = parsed.data;
+  }
+  let body: unknown;
+  if (def.body && def.body !== 'stream') {
+    const parsed = def.body.safeParse(await readJsonBody(req, def.bodyLimit ?? opts.jsonBodyLimit));
+    if (!parsed.success) throw new AppError(400, zodMessage(parsed.error, 'body'), 'INVALID_BODY');
+    body = parsed.data;
+  }
+  const result = await def.handler({ req, res, params, query, body, caller, requestId, ip, log: opts.log });
+  if (res.headersSent || res.writableEnded) return;
+  if (result instanceof Reply) {
+    for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
+    if (result.body === undefined || result.status === 204 || result.status === 304) {
+      res.statusCode = result.status;
+      res.end();
+    } else if (Buffer.isBuffer(result.body) || typeof result.body === 'string') {
+      res.statusCode = result.status;
+      res.end(req.method === 'HEAD' ? undefined : result.body);
+    } else {
+      sendJson(res, result.status, result.body);
+    }
+    return;
+  }
+  if (result === undefined) {
+    res.statusCode = 204;
+    res.end();
+    return;
+  }
+  sendJson(res, def.status ?? 200, result);
+}
+
+export function createHttpServer(opts: HttpOptions): http.Server {
+  const matcher = new RouteMatcher(opts.routes);
+  const guardedOutsideApi = new Set(opts.routes.filter((r) => !isApiPath(r.path)).map((r) => r.path.toLowerCase()));
+  const app = polka({
+    onError: (err, req, res) => sendError(res, err, state.get(req)?.requestId ?? 'unknown', opts.log),
+    onNoMatch: (req, res) => {
+      const pathname = rawPathname(req);
+      if (!isApiPath(pathname)) {
+        if (opts.fallback) return opts.fallback(req, res);
+        throw new AppError(404, 'Not found.', 'NOT_FOUND');
+      }
+      const allowed = matcher.methodsFor(pathname.toLowerCase());
+      if (allowed.length > 0) {
+        res.setHeader('Allow', allowed.join(', '));
+        throw new AppError(405, `${req.method} is not allowed here; allowed: ${allowed.join(', ')}.`, 'METHOD_NOT_ALLOWED');
+      }
+      throw new AppError(404, 'No such API route.', 'NOT_FOUND');
+    },
+  });
+
+  app.use((req, res, next) => {
+    const requestId = randomBytes(9).toString('base64url');
+    res.setHeader('X-Request-Id', requestId);
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
+    const ip = clientAddress(req, opts.trustProxy);
+    const s: RequestState = { requestId, ip, caller: null };
+    state.set(req, s);
+    const started = performance.now();
+    res.on('finish', () => {
+      requestContext.run({ requestId }, () => opts.log.debug('request', {
+        method: req.method, path: rawPathname(req), status: res.statusCode, ms: Math.round(performance.now() - started), ip,
+      }));
+    });
+    requestContext.run({ requestId }, () => {
+      try {
+        const pathname = rawPathname(req);
+        if (isApiPath(pathname) || guardedOutsideApi.has(pathname.toLowerCase())) {
+          s.caller = guardRequest(req, pathname, ip, matcher, opts.auth).caller;
+        } else {
+          s.caller = null;
+        }
+      } catch (err) {
+        return sendError(res, err, requestId, opts.log);
+      }
+      next();
+    });
+  });
+
+  for (const def of opts.routes) {
+    app.add(def.method, def.path, (req: IncomingMessage, res: ServerResponse) => {
+      const s = requestState(req);
+      return requestContext.run({ requestId: s.requestId }, () => runRoute(def, req, res, opts).catch((err) => sendError(res, err, s.requestId, opts.log)));
+    });
+  }
+
+  const server = http.createServer(app.handler as unknown as http.RequestListener);
+  server.headersTimeout = 60_000;
+  server.requestTimeout = 0; // uploads may take hours; idle sockets are bounded by keepAliveTimeout
+  server.keepAliveTimeout = 65_000;
+  return server;
+}

@@ -1,0 +1,37 @@
+// The embedded UI: hashed assets are immutable, index.html is revalidated, and any other
+// non-API path falls back to index.html (client-side routing).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import sirv from 'sirv';
+
+const UI_CSP = [
+  "default-src 'self'", "img-src 'self' data: blob:", "media-src 'self' blob:", "style-src 'self' 'unsafe-inline'",
+  "script-src 'self'", "connect-src 'self' ws: wss:", "font-src 'self' data:", "object-src 'none'", "base-uri 'self'",
+  "form-action 'self'", "frame-ancestors 'self'",
+].join('; ');
+
+export function createUiHandler(uiDir: string | null, frameSources: readonly string[] = []): (req: IncomingMessage, res: ServerResponse) => void {
+  const csp = `${UI_CSP}; frame-src 'self' ${frameSources.join(' ')}`.trim();
+  if (!uiDir || !fs.existsSync(path.join(uiDir, 'index.html'))) {
+    return (_req, res) => {
+      res.statusCode = 503;
+      res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+      res.end('The web interface is not built. Run `npm run build:ui` (the API under /api works without it).\n');
+    };
+  }
+  const serve = sirv(uiDir, {
+    single: true,
+    etag: true,
+    gzip: false,
+    brotli: false,
+    setHeaders(res, pathname) {
+      res.setHeader('Content-Security-Policy', csp);
+      res.setHeader('Cache-Control', pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+  return (req, res) => serve(req, res, () => {
+    res.statusCode = 404;
+    res.end('Not found');
+  });
+}

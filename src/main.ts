@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// CLI entry: `burrow [--port N] [--config DIR]`. Reads the environment once, opens the
+// database, starts the HTTP server; SIGTERM/SIGINT stop it cleanly.
+import { parseArgs } from 'node:util';
+import { ConfigError, allVariables, loadConfig } from './config.ts';
+import { createApp } from './app.ts';
+import { InstanceLockError } from './db/instance-lock.ts';
+import { MigrationError } from './db/migrations.ts';
+import { createLogger } from './http/log.ts';
+import { VERSION } from './version.ts';
+
+const USAGE = `Burrow ${VERSION}: a self-hosted web file manager.
+
+Usage: burrow [--port N] [--host ADDRESS] [--config DIR] [--volumes DIR]
+
+Every setting is an environment variable (--port, --host, --config and --volumes set PORT,
+HOST, CONFIG_DIR and VOLUME_ROOT). Variables:
+`;
+
+function fatal(message: string): never {
+  process.stderr.write(`burrow: ${message}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  let args;
+  try {
+    args = parseArgs({
+      options: {
+        port: { type: 'string', short: 'p' }, host: { type: 'string' }, config: { type: 'string', short: 'c' },
+        volumes: { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' },
+      },
+    }).values;
+  } catch (err) {
+    fatal(`${(err as Error).message} (see burrow --help)`);
+  }
+  if (args.help) {
+    process.stdout.write(USAGE + allVariables().map((v) => `  ${v.name.padEnd(38)} ${v.defaultText ? `[${v.defaultText}] ` : ''}${v.doc}`).join('\n') + '\n');
+    return;
+  }
+  if (args.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  const env = { ...process.env };
+  if (args.port !== undefined) env.PORT = args.port;
+  if (args.host !== undefined) env.HOST = args.host;
+  if (args.config !== undefined) env.CONFIG_DIR = args.config;
+  if (args.volumes !== undefined) env.VOLUME_ROOT = args.volumes;
+
+  let app;
+  try {
+    const config = loadConfig(env);
+    app = createApp(config, {}, env);
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof InstanceLockError || err instanceof MigrationError) fatal(err.message);
+    throw err;
+  }
+  const log = createLogger(app.config.server.logLevel);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('stopping', { signal });
+    app.close().then(() => process.exit(0), (err) => {
+      log.error('stop failed', { err });
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  try {
+    const address = await app.listen();
+    const shownHost = address.address === '0.0.0.0' || address.address === '::' ? 'localhost' : address.address;
+    log.info('Burrow is listening', { url: `http://${shownHost}:${address.port}/`, port: address.port, configDir: app.config.storage.configDir, volumeRoot: app.config.storage.volumeRoot });
+  } catch (err) {
+    await app.close(0);
+    fatal(`cannot listen on ${app.config.server.host}:${app.config.server.port}: ${(err as Error).message}`);
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`burrow: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

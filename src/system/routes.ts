@@ -1,0 +1,45 @@
+// Health probes, the API description and the feature flags of this instance.
+import { z } from 'zod';
+import { buildOpenApi } from '../http/openapi.ts';
+import { route, reply, type RouteDef } from '../http/route.ts';
+
+export interface SystemDeps {
+  /** All mounted routes (read when the description is asked for). */
+  routes: () => readonly RouteDef[];
+  isReady: () => boolean;
+  /** Feature sections, merged from every capability. */
+  features: () => Record<string, unknown>;
+  version: string;
+}
+
+const health = z.object({ status: z.enum(['ok', 'starting']) });
+
+export function systemRoutes(deps: SystemDeps): RouteDef[] {
+  let description: Record<string, unknown> | undefined;
+  return [
+    route({
+      method: 'GET', path: '/healthz', access: 'public', tags: ['System'],
+      summary: 'Liveness probe: the process answers.',
+      responses: { 200: { description: 'Alive', schema: health } },
+      handler: () => ({ status: 'ok' }),
+    }),
+    route({
+      method: 'GET', path: '/readyz', access: 'public', tags: ['System'],
+      summary: 'Readiness probe: the database is open and migrated.',
+      responses: { 200: { description: 'Ready', schema: health }, 503: { description: 'Not ready', schema: health } },
+      handler: () => (deps.isReady() ? { status: 'ok' } : reply(503, { status: 'starting' })),
+    }),
+    route({
+      method: 'GET', path: '/api/openapi.json', access: 'public', tags: ['System'],
+      summary: 'The OpenAPI 3.1 description of this running release.',
+      responses: { 200: 'OpenAPI document' },
+      handler: () => (description ??= buildOpenApi(deps.routes())),
+    }),
+    route({
+      method: 'GET', path: '/api/features', access: 'public', tags: ['System'],
+      summary: 'Feature flags of this instance.',
+      responses: { 200: { description: 'Feature sections; every section present has a boolean `enabled`.', schema: z.record(z.string(), z.unknown()) } },
+      handler: () => ({ version: deps.version, ...deps.features() }),
+    }),
+  ];
+}
