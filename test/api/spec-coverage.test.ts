@@ -14,6 +14,9 @@ const shared = path.resolve(repo, '..', 'shared');
 
 /** Not built yet: `METHOD /path` → what it waits for. */
 const PENDING: Record<string, string> = {
+  'PUT /api/shares/{}': 'sharing (not yet an issue)',
+  'PUT /api/editor': 'text editor (files, issue 4)',
+  'PUT /api/share/{}/editor': 'sharing (not yet an issue)',
   'DELETE /api/activity': 'identity (issue 3)',
   'DELETE /api/auth/passkeys/{}': 'second factor, passkeys and OIDC (a later identity issue)',
   'DELETE /api/auth/tokens/{}': 'identity (issue 3)',
