@@ -15,6 +15,7 @@ import { createLogger, type Logger } from './http/log.ts';
 import type { Caller, RouteDef } from './http/route.ts';
 import { createHttpServer } from './http/server.ts';
 import { createUiHandler } from './http/static.ts';
+import { createFilesCapability } from './files/capability.ts';
 import { systemRoutes } from './system/routes.ts';
 import { VERSION } from './version.ts';
 
@@ -89,6 +90,9 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   };
 
   const capabilities: Capability[] = [];
+  // Files: the path resolver every other capability takes (`files.resolver`).
+  const files = createFilesCapability({ config, db, changes, log });
+  capabilities.push(files);
   let ready = false;
   const routes: RouteDef[] = [];
   routes.push(...systemRoutes({

@@ -1,0 +1,135 @@
+// Names: nothing is ever written over. A taken name becomes `name (1)`, `name (2)`… before
+// the extension (one rule for files and folders), and every candidate is claimed by an
+// operation that fails when the name exists (open 'wx', mkdir, link) — never check-then-write.
+import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../http/errors.ts';
+
+/** Extensions that belong together: `backup.tar.gz` becomes `backup (1).tar.gz`. */
+const DOUBLE_EXTENSIONS = /\.tar\.(gz|bz2|xz|zst|lz|lzma|z)$/i;
+/** Most candidates tried before giving up (a folder with this many copies is a runaway). */
+const MAX_ATTEMPTS = 10_000;
+
+/** Splits `name` into the part numbered and the extension kept (`.bashrc` has no extension). */
+export function splitName(name: string): { stem: string; ext: string } {
+  const double = DOUBLE_EXTENSIONS.exec(name);
+  if (double && double.index > 0) return { stem: name.slice(0, double.index), ext: name.slice(double.index) };
+  const dot = name.lastIndexOf('.');
+  if (dot <= 0 || dot === name.length - 1) return { stem: name, ext: '' };
+  return { stem: name.slice(0, dot), ext: name.slice(dot) };
+}
+
+/** The n-th candidate for `name` (0 = the name itself); `notes (1).txt` continues as `notes (2).txt`. */
+export function candidateName(name: string, n: number): string {
+  if (n === 0) return name;
+  const { stem, ext } = splitName(name);
+  const numbered = /^(.*) \((\d+)\)$/.exec(stem);
+  const base = numbered ? numbered[1]! : stem;
+  const start = numbered ? Number(numbered[2]) : 0;
+  return `${base} (${start + n})${ext}`;
+}
+
+/** Is `name` a plain name (no separators, NUL, `.`/`..`, reserved, empty or over 255 bytes)? */
+export function isPlainName(name: unknown): name is string {
+  try {
+    assertPlainName(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Throws 400 unless `name` is a plain name. */
+export function assertPlainName(name: unknown, what = 'name'): string {
+  if (typeof name !== 'string' || name.trim() === '') throw new AppError(400, `The ${what} is empty.`, 'BAD_NAME');
+  if (/[/\\]/.test(name)) throw new AppError(400, `The ${what} may not contain / or \\.`, 'BAD_NAME');
+  if (name.includes('\0')) throw new AppError(400, `The ${what} may not contain a NUL byte.`, 'BAD_NAME');
+  if (name === '.' || name === '..') throw new AppError(400, `The ${what} may not be "." or "..".`, 'BAD_NAME');
+  if (Buffer.byteLength(name) > 255) throw new AppError(400, `The ${what} is longer than 255 bytes.`, 'NAME_TOO_LONG');
+  if (isReservedName(name)) throw new AppError(400, `The ${what} "${name}" is reserved by Burrow.`, 'BAD_NAME');
+  return name;
+}
+
+/** Burrow's own hidden folder in each space root, and its temporaries next to their targets. */
+export const RESERVED_DIR = '.burrow';
+export const TEMP_PREFIX = '.burrow-tmp-';
+
+export function isReservedName(name: string): boolean {
+  return name === RESERVED_DIR || name.startsWith(TEMP_PREFIX);
+}
+
+/** A hidden temporary name beside its destination (same filesystem, never listed). */
+export function temporaryName(): string {
+  return TEMP_PREFIX + randomBytes(9).toString('base64url');
+}
+
+/**
+ * Claims `name`, `name (1)`, `name (2)`… in `dir` atomically: `claim(candidatePath)` must fail
+ * with EEXIST when taken (open 'wx', mkdir, link). Returns the final name.
+ */
+export async function allocateFreeName(dir: string, name: string, claim: (candidatePath: string) => Promise<void>): Promise<string> {
+  for (let n = 0; n < MAX_ATTEMPTS; n++) {
+    const candidate = candidateName(name, n);
+    if (Buffer.byteLength(candidate) > 255) throw new AppError(400, 'The name is too long to number.', 'NAME_TOO_LONG');
+    try {
+      await claim(path.join(dir, candidate));
+      return candidate;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // ENOTEMPTY: a claimed empty folder was filled by someone else before we moved onto it.
+      if (code !== 'EEXIST' && code !== 'ENOTEMPTY') throw err;
+    }
+  }
+  throw new AppError(409, `No free name is left for "${name}".`, 'EXISTS');
+}
+
+/**
+ * Moves a finished temporary file (same filesystem) into `dir` under a free name without
+ * ever overwriting: link(temp, candidate) then unlink(temp). Returns the final name.
+ */
+export async function placeFile(tempPath: string, dir: string, name: string): Promise<string> {
+  let linkWorks = true;
+  const final = await allocateFreeName(dir, name, async (candidate) => {
+    if (linkWorks) {
+      try {
+        await fsp.link(tempPath, candidate);
+        return;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        // Filesystems without hard links (FAT, some network mounts): claim an empty file, then
+        // rename onto our own claim — still never over somebody else's file.
+        if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err;
+        linkWorks = false;
+      }
+    }
+    const handle = await fsp.open(candidate, 'wx');
+    await handle.close();
+    await fsp.rename(tempPath, candidate);
+  });
+  if (linkWorks) await fsp.unlink(tempPath);
+  return final;
+}
+
+/**
+ * Moves a finished temporary folder into `dir` under a free name: mkdir(candidate) claims
+ * the name, then rename(temp, candidate) replaces that empty folder (ENOTEMPTY if someone
+ * filled it meanwhile, and the next name is tried).
+ */
+export async function placeDirectory(tempPath: string, dir: string, name: string): Promise<string> {
+  return allocateFreeName(dir, name, async (candidate) => {
+    await fsp.mkdir(candidate);
+    try {
+      await fsp.rename(tempPath, candidate);
+    } catch (err) {
+      await fsp.rmdir(candidate).catch(() => {});
+      throw err;
+    }
+  });
+}
+
+/** Renames `from` (any kind) into `dir` under a free name, on one filesystem; never overwrites. */
+export async function renameToFreeName(from: string, dir: string, name: string, isDirectory: boolean): Promise<string> {
+  if (isDirectory) return placeDirectory(from, dir, name);
+  return placeFile(from, dir, name);
+}

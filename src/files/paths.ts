@@ -1,0 +1,264 @@
+// The one resolver of virtual paths (`<volume>/…`, `personal/…`, `<assigned label>/…`,
+// `share/<token>/…`): it refuses every spelling that could leave a space, confirms with
+// realpath at use that the target (symlinks included) stays inside its root, keeps every
+// account out of the other accounts' personal folders and Burrow's own folders, and says what
+// the caller may do there.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../http/errors.ts';
+import type { Caller } from '../http/route.ts';
+import { TOP_ACCESS, accessFor, callerMayWrite, createProbeCache, probeWritable, ruleAt, type Access, type AccessRule, type ReadOnlyReason } from './access.ts';
+import { TEMP_PREFIX, isReservedName } from './names.ts';
+import type { PersonalFolders } from './personal.ts';
+
+export type { Access, AccessRule, ReadOnlyReason } from './access.ts';
+
+export interface Space {
+  kind: 'volume' | 'personal' | 'assigned' | 'share';
+  name: string;
+  /** virtual prefix, e.g. 'Media', 'personal', a label, 'share/<token>' */
+  path: string;
+  /** real absolute root */
+  root: string;
+  readOnly: ReadOnlyReason;
+  accessMode?: 'readonly' | 'readwrite';
+}
+
+export interface ResolvedPath {
+  /** normalised, '' = top */
+  virtualPath: string;
+  /** null at the top */
+  space: Space | null;
+  /** absolute, confined, realpath-checked ('' at the top). The entry itself: a symlink is not replaced by its target. */
+  realPath: string;
+  /** inside space.root with '/' separators, '' = the root */
+  relative: string;
+  access: Access;
+  exists: boolean;
+  isDirectory: boolean;
+}
+
+export interface PathResolver {
+  /** Resolves a virtual path for a caller. Throws AppError 400 (bad path), 404 (unknown space / missing when mustExist), 403 (not allowed). */
+  resolve(caller: Caller, virtualPath: string, options?: { mustExist?: boolean }): Promise<ResolvedPath>;
+  /** The spaces the caller sees (GET /api/volumes). */
+  spaces(caller: Caller): Promise<Space[]>;
+  /** Host path → the caller's virtual path, or null when the caller cannot see it (search results, folder sizes). */
+  toVirtual(caller: Caller, realPath: string): Promise<string | null>;
+  /** Is this virtual path hidden by an access rule (listings leave such children out)? */
+  isHiddenByRule(virtualPath: string): boolean;
+  /** Lets the shares capability serve `share/<token>/…` (it returns the link's space or null). */
+  setShareSpaces(provider: (caller: Caller | null, token: string) => Promise<Space | null>): void;
+}
+
+export interface AssignedVolume { id: string; label: string; path: string; accessMode: 'readonly' | 'readwrite' }
+
+export interface ResolverOptions {
+  volumeRoot: string;
+  userDirEnabled: boolean;
+  userVolumesEnabled: boolean;
+  personal: PersonalFolders;
+  /** Folders no route may reach inside any space (configuration, cache). */
+  privateDirs: readonly string[];
+  accessRules?: () => readonly AccessRule[];
+  assignedVolumes?: (userId: string) => readonly AssignedVolume[];
+}
+
+/** Prefixes that never name a volume. */
+export const RESERVED_PREFIXES = new Set(['personal', 'share']);
+
+const bad = (message: string) => new AppError(400, message, 'BAD_PATH');
+const missing = () => new AppError(404, 'No such file or folder.', 'NOT_FOUND');
+
+/** Splits and checks a virtual path; throws 400 for every spelling that could escape. */
+export function parseVirtualPath(input: unknown): string[] {
+  if (typeof input !== 'string') throw bad('The path must be a string.');
+  if (input.includes('\0')) throw bad('The path contains a NUL byte.');
+  if (input.includes('\\')) throw bad('The path may not contain a backslash.');
+  if (input.startsWith('/') || input.startsWith('~')) throw bad('The path must be relative to the top (no leading "/" or "~").');
+  if (/^[a-zA-Z]:/.test(input)) throw bad('The path may not name a drive.');
+  // Trailing slashes are harmless; doubled slashes inside are not a spelling we accept.
+  const trimmed = input.replace(/\/+$/, '');
+  if (trimmed === '') return [];
+  const segments = trimmed.split('/');
+  for (const s of segments) {
+    if (s === '') throw bad('The path contains an empty segment.');
+    if (s === '.' || s === '..') throw bad('The path may not contain "." or ".." segments.');
+    if (/%(2e|2f|5c|00)/i.test(s)) throw bad('The path may not contain encoded dots, slashes or NUL.');
+    if (/[\x00-\x1f]/.test(s)) throw bad('The path contains a control character.');
+    if (Buffer.byteLength(s) > 255) throw bad('A name in the path is longer than 255 bytes.');
+  }
+  return segments;
+}
+
+export function joinVirtual(parent: string, name: string): string {
+  return parent ? `${parent}/${name}` : name;
+}
+
+/** Is `child` the folder `parent` or inside it (both absolute, normalised)? */
+export function isInside(parent: string, child: string): boolean {
+  if (child === parent) return true;
+  const rel = path.relative(parent, child);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+async function realpathOrNull(p: string): Promise<string | null> {
+  try {
+    return await fsp.realpath(p);
+  } catch {
+    return null;
+  }
+}
+
+/** The real location of `p`: realpath of the deepest existing ancestor plus the missing tail. */
+async function realLocation(p: string): Promise<{ real: string; exists: boolean; dangling: boolean }> {
+  const full = await realpathOrNull(p);
+  if (full) return { real: full, exists: true, dangling: false };
+  const link = await fsp.lstat(p).catch(() => null);
+  if (link) {
+    // A dangling symlink: judge it by where it points, as a later create would follow it.
+    const target = path.resolve(path.dirname(p), await fsp.readlink(p).catch(() => ''));
+    const parent = await realLocation(path.dirname(target));
+    return { real: path.join(parent.real, path.basename(target)), exists: false, dangling: true };
+  }
+  const parentPath = path.dirname(p);
+  if (parentPath === p) return { real: p, exists: false, dangling: false };
+  const parent = await realLocation(parentPath);
+  return { real: path.join(parent.real, path.basename(p)), exists: false, dangling: false };
+}
+
+export function createPathResolver(options: ResolverOptions): PathResolver {
+  const probe = createProbeCache();
+  const rules = () => options.accessRules?.() ?? [];
+  let shareSpaces: ((caller: Caller | null, token: string) => Promise<Space | null>) | null = null;
+  let privateReal: string[] | null = null;
+
+  async function privateZones(): Promise<string[]> {
+    privateReal ??= (await Promise.all(options.privateDirs.map(async (d) => (await realpathOrNull(d)) ?? path.resolve(d))));
+    return privateReal;
+  }
+
+  async function volumeSpaces(): Promise<Space[]> {
+    let entries: fs.Dirent[];
+    try {
+      entries = await fsp.readdir(options.volumeRoot, { withFileTypes: true });
+    } catch {
+      return [];
+    }
+    const out: Space[] = [];
+    for (const e of entries) {
+      if (e.name.startsWith('.') || RESERVED_PREFIXES.has(e.name)) continue;
+      const full = path.join(options.volumeRoot, e.name);
+      if (!e.isDirectory() && !(e.isSymbolicLink() && (await fsp.stat(full).catch(() => null))?.isDirectory())) continue;
+      const root = await realpathOrNull(full);
+      if (!root || (await privateZones()).some((zone) => isInside(zone, root))) continue;
+      out.push({ kind: 'volume', name: e.name, path: e.name, root, readOnly: await probe(root) });
+    }
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  async function spaces(caller: Caller): Promise<Space[]> {
+    const assigned = options.userVolumesEnabled ? options.assignedVolumes?.(caller.userId) ?? [] : [];
+    if (assigned.length) {
+      const out: Space[] = [];
+      for (const v of assigned) {
+        const root = await realpathOrNull(v.path);
+        if (!root) continue;
+        const storage = await probe(root);
+        out.push({ kind: 'assigned', name: v.label, path: v.label, root, accessMode: v.accessMode, readOnly: storage ?? (v.accessMode === 'readonly' ? 'access' : null) });
+      }
+      return out;
+    }
+    const out = await volumeSpaces();
+    if (options.userDirEnabled) {
+      const root = await fsp.realpath(await options.personal.folderFor(caller.userId, caller.username));
+      out.push({ kind: 'personal', name: 'Personal', path: 'personal', root, readOnly: await probe(root) });
+    }
+    return out;
+  }
+
+  /** Throws 404 when `real` lies in another account's personal folder or a private folder. */
+  async function assertNotPrivate(caller: Caller, real: string, space: Space): Promise<void> {
+    for (const zone of await privateZones()) if (isInside(zone, real)) throw missing();
+    if (!options.userDirEnabled && options.personal.all().length === 0) return;
+    const own = space.kind === 'personal' ? space.root : null;
+    for (const folder of options.personal.all()) {
+      const folderReal = (await realpathOrNull(folder)) ?? folder;
+      if (folderReal === own) continue;
+      if (isInside(folderReal, real)) throw missing();
+    }
+  }
+
+  async function spaceFor(caller: Caller, first: string, segments: string[]): Promise<{ space: Space; rest: string[] }> {
+    if (first === 'share') {
+      const token = segments[1];
+      const space = token && shareSpaces ? await shareSpaces(caller, token) : null;
+      if (!space) throw missing();
+      return { space, rest: segments.slice(2) };
+    }
+    const space = (await spaces(caller)).find((s) => s.path === first);
+    if (!space) throw missing();
+    return { space, rest: segments.slice(1) };
+  }
+
+  const resolver: PathResolver = {
+    async resolve(caller, virtualPath, opts = {}) {
+      const segments = parseVirtualPath(virtualPath);
+      if (segments.length === 0) {
+        return { virtualPath: '', space: null, realPath: '', relative: '', access: TOP_ACCESS, exists: true, isDirectory: true };
+      }
+      const { space, rest } = await spaceFor(caller, segments[0]!, segments);
+      if (rest.length && isReservedName(rest[0]!)) throw missing();
+      if (rest.some((s) => s.startsWith(TEMP_PREFIX))) throw missing();
+      const normalised = segments.join('/');
+      const rule = ruleAt(rules(), normalised);
+      if (rule === 'hidden') throw missing();
+
+      const realPath = path.join(space.root, ...rest);
+      const location = await realLocation(realPath);
+      if (!isInside(space.root, location.real)) {
+        throw new AppError(403, 'The path leads outside its volume.', 'PATH_OUTSIDE');
+      }
+      await assertNotPrivate(caller, location.real, space);
+      if (opts.mustExist && !location.exists) throw missing();
+
+      let isDirectory = false;
+      if (location.exists) isDirectory = (await fsp.stat(realPath).catch(() => null))?.isDirectory() ?? false;
+      let readOnly: ReadOnlyReason = space.readOnly;
+      if (readOnly === null && isDirectory) readOnly = await probeWritable(realPath);
+      if (readOnly === null && (rule === 'ro' || !callerMayWrite(caller))) readOnly = 'access';
+      const access = accessFor(readOnly, { isRoot: rest.length === 0, canShare: space.kind !== 'share' });
+      return { virtualPath: normalised, space, realPath, relative: rest.join('/'), access, exists: location.exists, isDirectory };
+    },
+
+    spaces,
+
+    async toVirtual(caller, realPath) {
+      const target = path.resolve(realPath);
+      let best: Space | null = null;
+      for (const s of await spaces(caller)) {
+        if (isInside(s.root, target) && (!best || s.root.length > best.root.length)) best = s;
+      }
+      if (!best) return null;
+      const rel = path.relative(best.root, target).split(path.sep).filter(Boolean);
+      if (rel.length && isReservedName(rel[0]!)) return null;
+      const virtual = [best.path, ...rel].join('/');
+      try {
+        await assertNotPrivate(caller, target, best);
+      } catch {
+        return null;
+      }
+      return ruleAt(rules(), virtual) === 'hidden' ? null : virtual;
+    },
+
+    isHiddenByRule(virtualPath) {
+      return ruleAt(rules(), virtualPath) === 'hidden';
+    },
+
+    setShareSpaces(provider) {
+      shareSpaces = provider;
+    },
+  };
+  return resolver;
+}
