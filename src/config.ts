@@ -71,6 +71,7 @@ export const variables = {
     maxFilesPerUpload: int('MAX_FILES_PER_UPLOAD', 50, 'Most files in one multipart upload.', 1, 100000),
     chunkedEnabled: bool('UPLOAD_CHUNKED_ENABLED', false, 'true turns on resumable (TUS) uploads.'),
     tusIncompleteTtlMs: int('TUS_INCOMPLETE_UPLOAD_TTL_MS', 3_600_000, 'How long an unfinished resumable upload is kept.', 1000),
+    freeSpaceReserve: size('UPLOAD_FREE_SPACE_RESERVE', 64 * MB, '64M', 'Space every upload leaves free on its volume; an upload that would eat into it answers 507.'),
   },
   limits: {
     editorMaxFileSize: size('EDITOR_MAX_FILESIZE', 10 * MB, '10M', 'Largest text file the editor reads or saves.'),
