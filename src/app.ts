@@ -12,10 +12,11 @@ import { createChangeSink } from './changes.ts';
 import { parseTrustProxy } from './http/address.ts';
 import type { Authenticator } from './http/guard.ts';
 import { createLogger, type Logger } from './http/log.ts';
-import type { Caller, RouteDef } from './http/route.ts';
+import type { RouteDef } from './http/route.ts';
 import { createHttpServer } from './http/server.ts';
 import { createUiHandler } from './http/static.ts';
 import { createFilesCapability } from './files/capability.ts';
+import { createIdentity } from './auth/identity.ts';
 import { systemRoutes } from './system/routes.ts';
 import { VERSION } from './version.ts';
 
@@ -45,8 +46,6 @@ export interface App {
   /** Stops accepting, lets in-flight requests finish (bounded), stops background work, closes the database. */
   close(graceMs?: number): Promise<void>;
 }
-
-const LOCAL_ADMIN: Caller = Object.freeze({ userId: 'local', username: 'local', roles: ['admin'], isAdmin: true, via: 'anonymous' as const });
 
 export function defaultUiDir(): string {
   return path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'ui', 'dist');
@@ -81,15 +80,14 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   prepareVolumeRoot(config, log, Boolean(env.VOLUME_ROOT?.trim()));
   const sessionSecret = loadOrCreateSecret(config.storage.configDir, 'session-secret', config.auth.sessionSecret);
   const changes = createChangeSink((err) => log.warn('a change listener failed', { err }));
-  void sessionSecret; void changes;
+  void changes;
 
-  const authenticator: Authenticator = {
-    anonymousCaller: () => (config.auth.mode === 'disabled' ? LOCAL_ADMIN : null),
-    fromSession: () => null,
-    fromToken: () => null,
-  };
+  // Identity: accounts, sessions, tokens, users administration, activity log, settings.
+  // Other capabilities take `identity.users`, `identity.settings`, `identity.activity`.
+  const identity = createIdentity({ config, db, log, sessionSecret });
+  const authenticator: Authenticator = identity.authenticator;
 
-  const capabilities: Capability[] = [];
+  const capabilities: Capability[] = [...identity.capabilities];
   // Files: the path resolver every other capability takes (`files.resolver`).
   const files = createFilesCapability({ config, db, changes, log });
   capabilities.push(files);

@@ -14,6 +14,8 @@ export interface Authenticator {
   fromSession(req: IncomingMessage, ip: string): Caller | null;
   /** The account behind a bearer secret, or null for any unusable token (the reason is logged by the implementor). */
   fromToken(secret: string, req: IncomingMessage, ip: string): Caller | null;
+  /** A Set-Cookie header to add to the answer (a session whose lifetime slid forward). */
+  renewal?(req: IncomingMessage): string | undefined;
 }
 
 export const TOKEN_NOT_ALLOWED = 'AUTH_TOKEN_NOT_ALLOWED';

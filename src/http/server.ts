@@ -179,6 +179,8 @@ export function createHttpServer(opts: HttpOptions): http.Server {
         const pathname = rawPathname(req);
         if (isApiPath(pathname) || guardedOutsideApi.has(pathname.toLowerCase())) {
           s.caller = guardRequest(req, pathname, ip, matcher, opts.auth).caller;
+          const renewal = opts.auth.renewal?.(req);
+          if (renewal) res.appendHeader('Set-Cookie', renewal);
         } else {
           s.caller = null;
         }

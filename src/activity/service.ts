@@ -1,0 +1,143 @@
+// The activity log: who did what, when, from where. Off until an administrator turns it on.
+// Writing a row never fails the request it describes: errors are logged and swallowed.
+import type { Database } from '../db/database.ts';
+import type { Logger } from '../http/log.ts';
+
+export type Outcome = 'success' | 'failure';
+
+export interface ActivityEvent {
+  action: string;
+  outcome: Outcome;
+  userId?: string | null;
+  username?: string | null;
+  ip?: string | null;
+  detail?: Record<string, unknown> | string | null;
+}
+
+export interface ActivityConfig { enabled: boolean; retentionDays: number }
+
+/** The kinds of event this build writes (others' capabilities may add theirs through `record`). */
+export const ACTIONS = [
+  'auth.setup', 'auth.login', 'auth.logout', 'auth.lockout', 'auth.password-change', 'auth.password-add',
+  'token.issue', 'token.rename', 'token.revoke', 'token.refused',
+  'admin.user-create', 'admin.user-update', 'admin.user-delete', 'admin.password-reset', 'admin.user-unlock', 'admin.role-restore',
+  'admin.settings-change', 'admin.activity-clear',
+] as const;
+
+export interface ActivityRow {
+  id: string;
+  time: string;
+  action: string;
+  outcome: string;
+  userId: string | null;
+  username: string | null;
+  address: string | null;
+  detail: unknown;
+}
+
+interface DbRow { id: number; at: string; action: string; outcome: string; user_id: string | null; username: string | null; ip: string | null; detail: string | null }
+
+export interface ActivityQuery {
+  action?: string; outcome?: string; user?: string; from?: string; to?: string; q?: string; limit: number; before?: number;
+}
+
+export class ActivityService {
+  private readonly db: Database;
+  private readonly log: Logger;
+  private readonly config: () => ActivityConfig;
+  private readonly extraActions = new Set<string>();
+  /** Names of accounts, for rows that give only the id. */
+  usernameOf: (id: string) => string | null = () => null;
+
+  constructor(db: Database, log: Logger, config: () => ActivityConfig) {
+    this.db = db;
+    this.log = log;
+    this.config = config;
+  }
+
+  get enabled(): boolean {
+    try {
+      return this.config().enabled;
+    } catch {
+      return false;
+    }
+  }
+
+  record(event: ActivityEvent): void {
+    try {
+      if (!this.enabled) return;
+      if (!(ACTIONS as readonly string[]).includes(event.action)) this.extraActions.add(event.action);
+      const username = event.username ?? (event.userId ? this.usernameOf(event.userId) : null);
+      const detail = event.detail == null ? null : typeof event.detail === 'string' ? JSON.stringify(event.detail) : JSON.stringify(event.detail);
+      this.db.run('INSERT INTO activity (at, action, outcome, user_id, username, ip, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [new Date().toISOString(), event.action, event.outcome, event.userId ?? null, username, event.ip ?? null, detail]);
+    } catch (err) {
+      this.log.warn('could not write an activity row', { action: event.action, err });
+    }
+  }
+
+  /** Records once per `windowMs` per key (refused token uses). */
+  recordThrottled(key: string, windowMs: number, event: ActivityEvent): void {
+    try {
+      if (!this.enabled) return;
+      const now = Date.now();
+      const claimed = this.db.run(
+        'INSERT INTO activity_throttle (key, logged_at) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET logged_at = ?2 WHERE logged_at <= ?3',
+        [key, now, now - windowMs],
+      ).changes > 0;
+      if (claimed) this.record(event);
+    } catch (err) {
+      this.log.warn('could not write an activity row', { action: event.action, err });
+    }
+  }
+
+  actions(): string[] {
+    return [...ACTIONS, ...[...this.extraActions].sort()];
+  }
+
+  query(q: ActivityQuery): { rows: ActivityRow[]; nextBefore: string | null } {
+    if (!this.enabled) return { rows: [], nextBefore: null };
+    const where: string[] = [];
+    const values: (string | number)[] = [];
+    if (q.action) { where.push('action = ?'); values.push(q.action); }
+    if (q.outcome) { where.push('outcome = ?'); values.push(q.outcome); }
+    if (q.user) { where.push('(user_id = ? OR username = ? COLLATE NOCASE)'); values.push(q.user, q.user); }
+    if (q.from) { where.push('at >= ?'); values.push(q.from); }
+    if (q.to) { where.push('at <= ?'); values.push(q.to); }
+    if (q.q) {
+      where.push("(instr(lower(action), ?) > 0 OR instr(lower(coalesce(username, '')), ?) > 0 OR instr(lower(coalesce(ip, '')), ?) > 0 OR instr(lower(coalesce(detail, '')), ?) > 0)");
+      const needle = q.q.toLowerCase();
+      values.push(needle, needle, needle, needle);
+    }
+    if (q.before !== undefined) { where.push('id < ?'); values.push(q.before); }
+    const sql = `SELECT * FROM activity ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ?`;
+    const rows = this.db.all<DbRow>(sql, [...values, q.limit + 1]);
+    const more = rows.length > q.limit;
+    const page = rows.slice(0, q.limit).map(toWire);
+    return { rows: page, nextBefore: more ? page[page.length - 1]!.id : null };
+  }
+
+  clear(): number {
+    return this.db.transaction(() => {
+      this.db.run('DELETE FROM activity_throttle');
+      return this.db.run('DELETE FROM activity').changes;
+    });
+  }
+
+  /** Drops rows older than the retention period. */
+  sweep(): number {
+    const { retentionDays } = this.config();
+    const cutoff = new Date(Date.now() - retentionDays * 86_400_000).toISOString();
+    const removed = this.db.run('DELETE FROM activity WHERE at < ?', [cutoff]).changes;
+    this.db.run('DELETE FROM activity_throttle WHERE logged_at < ?', [Date.now() - 86_400_000]);
+    return removed;
+  }
+}
+
+function toWire(row: DbRow): ActivityRow {
+  let detail: unknown = null;
+  if (row.detail) {
+    try { detail = JSON.parse(row.detail); } catch { detail = row.detail; }
+  }
+  return { id: String(row.id), time: row.at, action: row.action, outcome: row.outcome, userId: row.user_id, username: row.username, address: row.ip, detail };
+}

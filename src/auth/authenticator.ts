@@ -1,0 +1,94 @@
+// Who is calling: the session cookie `connect.sid` (the name native clients look for), a
+// bearer token, or — with AUTH_MODE=disabled — the anonymous local administrator.
+import type { IncomingMessage } from 'node:http';
+import { parseCookie, stringifySetCookie } from 'cookie';
+import type { Authenticator } from '../http/guard.ts';
+import type { Caller } from '../http/route.ts';
+import type { TokenService } from '../tokens/service.ts';
+import type { SessionRow, SessionStore } from './sessions.ts';
+import { isAdminRow, parseRoles, type UsersStore } from './users-store.ts';
+
+export const SESSION_COOKIE = 'connect.sid';
+
+export const LOCAL_ADMIN: Caller = Object.freeze({ userId: 'local', username: 'local', roles: ['admin'], isAdmin: true, via: 'anonymous' as const });
+
+export class SessionCookies {
+  private readonly secure: boolean;
+  private readonly maxAgeSeconds: number;
+  constructor(publicUrl: string | null, maxAgeMs: number) {
+    // Secure only when the public address is https: a Secure cookie is never sent back over http.
+    this.secure = publicUrl !== null && publicUrl.toLowerCase().startsWith('https:');
+    this.maxAgeSeconds = Math.floor(maxAgeMs / 1000);
+  }
+  set(value: string): string {
+    return stringifySetCookie({
+      name: SESSION_COOKIE, value, path: '/', httpOnly: true, sameSite: 'lax', secure: this.secure,
+      maxAge: this.maxAgeSeconds, expires: new Date(Date.now() + this.maxAgeSeconds * 1000),
+    });
+  }
+  clear(): string {
+    return stringifySetCookie({ name: SESSION_COOKIE, value: '', path: '/', httpOnly: true, sameSite: 'lax', secure: this.secure, maxAge: 0, expires: new Date(0) });
+  }
+}
+
+export function sessionCookieValue(req: IncomingMessage): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  const value = parseCookie(header)[SESSION_COOKIE];
+  return value && value.length <= 256 ? value : undefined;
+}
+
+export interface SessionLookup { row: SessionRow; caller: Caller | null }
+
+export class IdentityAuthenticator implements Authenticator {
+  private readonly mode: string;
+  private readonly users: UsersStore;
+  private readonly sessions: SessionStore;
+  private readonly tokens: TokenService;
+  private readonly cookies: SessionCookies;
+  private readonly lookups = new WeakMap<IncomingMessage, SessionLookup | null>();
+  private readonly renewals = new WeakMap<IncomingMessage, string>();
+
+  constructor(mode: string, users: UsersStore, sessions: SessionStore, tokens: TokenService, cookies: SessionCookies) {
+    this.mode = mode;
+    this.users = users;
+    this.sessions = sessions;
+    this.tokens = tokens;
+    this.cookies = cookies;
+  }
+
+  anonymousCaller(): Caller | null {
+    return this.mode === 'disabled' ? LOCAL_ADMIN : null;
+  }
+
+  /** The session row behind the request's cookie (active or held), looked up once per request. */
+  session(req: IncomingMessage): SessionLookup | null {
+    if (this.lookups.has(req)) return this.lookups.get(req)!;
+    let found: SessionLookup | null = null;
+    const value = sessionCookieValue(req);
+    const row = value ? this.sessions.find(value) : undefined;
+    if (row) {
+      const user = this.users.get(row.user_id);
+      const caller: Caller | null = user && row.state === 'active'
+        ? { userId: user.id, username: user.username, roles: parseRoles(user.roles), isAdmin: isAdminRow(user), via: 'session', sessionId: row.id_hash, passwordSession: row.method === 'password' }
+        : null;
+      if (caller && this.sessions.renew(row)) this.renewals.set(req, this.cookies.set(value!));
+      found = { row, caller };
+    }
+    this.lookups.set(req, found);
+    return found;
+  }
+
+  fromSession(req: IncomingMessage): Caller | null {
+    return this.session(req)?.caller ?? null;
+  }
+
+  fromToken(secret: string, _req: IncomingMessage, ip: string): Caller | null {
+    return this.tokens.authenticate(secret, ip);
+  }
+
+  /** A Set-Cookie renewing the session's lifetime (same value), when it slid forward. */
+  renewal(req: IncomingMessage): string | undefined {
+    return this.renewals.get(req);
+  }
+}

@@ -1,0 +1,106 @@
+// Rows of the route table for accounts and password sign-in (spec §4.1, password parts).
+import { z } from 'zod';
+import { badRequest } from '../http/errors.ts';
+import { reply, route, type RouteDef } from '../http/route.ts';
+import type { IdentityAuthenticator, SessionCookies } from './authenticator.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
+import type { AuthService } from './service.ts';
+
+const password = z.string().min(1).max(MAX_PASSWORD_LENGTH);
+const newPassword = z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`).max(MAX_PASSWORD_LENGTH);
+
+const userSchema = z.object({
+  id: z.string(), username: z.string(), email: z.string().nullable(), displayName: z.string().nullable(),
+  roles: z.array(z.string()), emailVerified: z.boolean(), createdAt: z.string(), updatedAt: z.string(),
+});
+const userAnswer = z.object({ user: userSchema });
+const maybeUserAnswer = z.object({ user: userSchema.nullable() });
+
+const setupBody = z.object({
+  email: z.email().max(254),
+  username: z.string().trim().min(1).max(64).regex(/^[^\s/\\]+$/, 'may not contain spaces or slashes').optional(),
+  password: newPassword,
+});
+
+const loginBody = z.object({
+  identifier: z.string().min(1).max(254).optional(),
+  email: z.string().min(1).max(254).optional(),
+  username: z.string().min(1).max(254).optional(),
+  password,
+});
+
+export interface AuthRoutesDeps { auth: AuthService; authenticator: IdentityAuthenticator; cookies: SessionCookies }
+
+export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps): RouteDef[] {
+  const tags = ['Auth'];
+  return [
+    route({
+      method: 'GET', path: '/api/auth/status', access: 'public', tags,
+      summary: 'How this installation signs people in, and whether this caller is signed in',
+      responses: { 200: 'Sign-in status' },
+      handler: ({ req, caller }) => auth.status(caller, authenticator.session(req)?.row.state === 'held'),
+    }),
+    route({
+      method: 'POST', path: '/api/auth/setup', access: 'public', tags, body: setupBody, status: 201,
+      summary: 'Create the first administrator (only while no account exists) and sign it in',
+      responses: { 201: { description: 'The new administrator, signed in', schema: userAnswer }, 400: 'Malformed body', 403: 'Setup already done, or password sign-in is off', 429: 'Too many attempts' },
+      handler: async ({ body, ip }) => {
+        const { user, session } = await auth.setup(body, ip);
+        return reply(201, { user }, { 'Set-Cookie': cookies.set(session.id) });
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/auth/login', access: 'public', tags, body: loginBody,
+      summary: 'Sign in with a password (identifier = email or username)',
+      description: '`email` and `username` are accepted as deprecated synonyms of `identifier`.',
+      responses: { 200: { description: 'Signed in; the session cookie is set', schema: userAnswer }, 400: 'Malformed body', 401: 'Wrong sign-in name or password', 403: 'Password sign-in is off', 429: 'Locked account or too many attempts (Retry-After)' },
+      handler: async ({ body, ip }) => {
+        const identifier = body.identifier ?? body.email ?? body.username;
+        if (!identifier) throw badRequest('Invalid body: identifier: Required (an email or a username).', 'INVALID_BODY');
+        const { user, session } = await auth.login({ identifier, password: body.password }, ip);
+        return reply(200, { user }, { 'Set-Cookie': cookies.set(session.id) });
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/auth/logout', access: 'public', tags,
+      summary: 'Sign out (ends this application session only)',
+      responses: { 204: 'Signed out' },
+      handler: ({ req, caller, ip }) => {
+        auth.logout(caller, authenticator.session(req)?.row.id_hash ?? null, ip);
+        return reply(204, undefined, { 'Set-Cookie': cookies.clear() });
+      },
+    }),
+    route({
+      method: 'GET', path: '/api/auth/me', access: 'public', tags,
+      summary: 'The signed-in account, or null (also answers to an API token)',
+      responses: { 200: { description: 'The caller', schema: maybeUserAnswer } },
+      handler: ({ caller }) => ({ user: auth.userFor(caller) }),
+    }),
+    route({
+      method: 'GET', path: '/api/auth/methods', access: 'session', tags,
+      summary: 'The ways this account can sign in',
+      responses: { 200: 'Sign-in methods', 401: 'Not signed in' },
+      handler: ({ caller }) => ({ methods: auth.methods(caller!.userId) }),
+    }),
+    route({
+      method: 'POST', path: '/api/auth/password', access: 'session', tags,
+      body: z.object({ currentPassword: password, newPassword }),
+      summary: 'Change the password; every other session ends and this one moves to a new cookie',
+      responses: { 204: 'Changed', 400: 'Malformed body or too short', 401: 'Current password wrong', 429: 'Too many attempts' },
+      handler: async ({ caller, body, ip }) => {
+        const session = await auth.changePassword(caller!, body.currentPassword, body.newPassword, ip);
+        return reply(204, undefined, { 'Set-Cookie': cookies.set(session.id) });
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/auth/password/add', access: 'session', tags,
+      body: z.object({ password: newPassword }),
+      summary: 'Give a password to an account made through the identity provider',
+      responses: { 200: 'Added', 400: 'Malformed body', 403: 'Local passwords are off', 409: 'The account already has a password', 429: 'Too many attempts' },
+      handler: async ({ caller, body, ip }) => {
+        await auth.addPassword(caller!, body.password, ip);
+        return { message: 'Password added.' };
+      },
+    }),
+  ];
+}

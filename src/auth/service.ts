@@ -1,0 +1,212 @@
+// Accounts and password sign-in: setup, sign-in with lockout, sign-out, password change.
+// Never sees req/res: routes hand it plain values and turn its results into answers.
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { ActivityService } from '../activity/service.ts';
+import { AppError, badRequest, conflict, forbidden, unauthorized } from '../http/errors.ts';
+import type { Caller } from '../http/route.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { LIMITS, type RateLimiter } from './rate-limits.ts';
+import type { SessionStore } from './sessions.ts';
+import { isAdminRow, toWire, type UserRow, type UsersStore, type WireUser } from './users-store.ts';
+
+export const INVALID_CREDENTIALS = 'AUTH_INVALID_CREDENTIALS';
+export const ACCOUNT_LOCKED = 'AUTH_ACCOUNT_LOCKED';
+export const METHOD_DISABLED = 'AUTH_METHOD_DISABLED';
+
+export interface OpenedSession { id: string; hash: string }
+
+export interface AuthDeps {
+  config: Config;
+  db: Database;
+  users: UsersStore;
+  sessions: SessionStore;
+  limits: RateLimiter;
+  activity: ActivityService;
+}
+
+/** The local administrator every request acts as when AUTH_MODE=disabled. */
+export const LOCAL_ADMIN_USER: WireUser = Object.freeze({
+  id: 'local', username: 'local', email: null, displayName: 'Local administrator', roles: ['admin'],
+  emailVerified: false, createdAt: new Date(0).toISOString(), updatedAt: new Date(0).toISOString(),
+}) as WireUser;
+
+export class AuthService {
+  private readonly deps: AuthDeps;
+  constructor(deps: AuthDeps) {
+    this.deps = deps;
+  }
+
+  get mode() { return this.deps.config.auth.mode; }
+  get localAllowed() { return this.mode === 'local' || this.mode === 'both' || this.mode === 'disabled'; }
+
+  private oidcConfigured(): boolean {
+    const o = this.deps.config.oidc;
+    return (this.mode === 'oidc' || this.mode === 'both') && o.enabled && Boolean(o.issuer && o.clientId);
+  }
+
+  requiresSetup(): boolean {
+    return this.localAllowed && this.mode !== 'disabled' && this.deps.users.count() === 0;
+  }
+
+  status(caller: Caller | null, held: boolean) {
+    const o = this.deps.config.oidc;
+    const oidcEnabled = this.oidcConfigured();
+    const user = this.userFor(caller);
+    return {
+      requiresSetup: this.requiresSetup(),
+      strategies: { local: this.mode === 'local' || this.mode === 'both', passkey: false, oidc: oidcEnabled },
+      authEnabled: this.mode !== 'disabled',
+      authMode: this.mode === 'disabled' ? 'local' : this.mode,
+      authenticated: user !== null,
+      ...(held ? { totpPending: true } : {}),
+      user,
+      oidc: { enabled: oidcEnabled, issuer: oidcEnabled ? o.issuer : null, scopes: [...o.scopes], status: oidcEnabled ? 'configured' : 'disabled' },
+    };
+  }
+
+  /** The wire user for a caller (fresh from the table), or null. */
+  userFor(caller: Caller | null): WireUser | null {
+    if (!caller) return null;
+    if (caller.via === 'anonymous') return LOCAL_ADMIN_USER;
+    const row = this.deps.users.get(caller.userId);
+    return row ? toWire(row) : null;
+  }
+
+  private refuseWhenOidcOnly(): void {
+    if (this.mode === 'oidc') throw forbidden('Password sign-in is turned off: this installation signs in through its identity provider only.', METHOD_DISABLED);
+  }
+
+  /** Creates the first administrator; serialised so concurrent calls never make two. */
+  async setup(input: { email: string; username?: string | undefined; password: string }, ip: string): Promise<{ user: WireUser; session: OpenedSession }> {
+    this.refuseWhenOidcOnly();
+    this.deps.limits.hit(`setup:${ip}`, LIMITS.setup);
+    if (this.deps.users.count() > 0) throw forbidden('Setup is already complete.', 'SETUP_DONE');
+    const email = input.email.trim();
+    const username = (input.username?.trim() || email.split('@')[0]!).trim();
+    if (!username) throw badRequest('Invalid body: username: must not be empty.');
+    const hash = await hashPassword(input.password);
+    // Hashing yielded: check again inside the same synchronous transaction as the insert.
+    const row = this.deps.db.transaction(() => {
+      if (this.deps.users.count() > 0) throw forbidden('Setup is already complete.', 'SETUP_DONE');
+      return this.deps.users.insert({ username, email, passwordHash: hash, roles: ['admin'] });
+    });
+    const session = this.deps.sessions.create(row.id, 'password', ip);
+    this.deps.activity.record({ action: 'auth.setup', outcome: 'success', userId: row.id, username: row.username, ip });
+    return { user: toWire(row), session };
+  }
+
+  private lockedFor(row: UserRow): number {
+    if (!row.locked_until) return 0;
+    const left = Date.parse(row.locked_until) - Date.now();
+    return left > 0 ? left : 0;
+  }
+
+  private refuseLocked(row: UserRow, ip: string): void {
+    const left = this.lockedFor(row);
+    if (left > 0) {
+      this.deps.activity.record({ action: 'auth.login', outcome: 'failure', userId: row.id, username: row.username, ip, detail: { reason: 'locked' } });
+      throw new AppError(429, 'Too many failed attempts: this account is locked for now. Try again later.', ACCOUNT_LOCKED, { 'Retry-After': String(Math.ceil(left / 1000)) });
+    }
+  }
+
+  /** A wrong password or code: feeds the one lockout counter of the account. */
+  recordFailure(row: UserRow, ip: string, reason: string): void {
+    const { maxFailed, lockMinutes } = this.deps.config.auth;
+    const lockedUntil = this.deps.users.recordFailure(row.id, maxFailed, lockMinutes * 60_000);
+    this.deps.activity.record({ action: 'auth.login', outcome: 'failure', userId: row.id, username: row.username, ip, detail: { reason } });
+    if (lockedUntil) this.deps.activity.record({ action: 'auth.lockout', outcome: 'success', userId: row.id, username: row.username, ip, detail: { until: lockedUntil } });
+  }
+
+  async login(input: { identifier: string; password: string }, ip: string): Promise<{ user: WireUser; session: OpenedSession }> {
+    this.refuseWhenOidcOnly();
+    this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
+    this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
+    const candidates = this.deps.users.findByIdentifier(input.identifier);
+    // An identifier naming two accounts (one's email, another's username) signs nobody in.
+    const row = candidates.length === 1 ? candidates[0]! : undefined;
+    if (row) this.refuseLocked(row, ip);
+    const ok = await verifyPassword(input.password, row?.password_hash);
+    if (!ok || !row) {
+      this.deps.limits.count(`login-fail:${ip}`, LIMITS.signInFailures);
+      if (row) this.recordFailure(row, ip, row.password_hash ? 'wrong-password' : 'no-password');
+      else this.deps.activity.record({ action: 'auth.login', outcome: 'failure', ip, detail: { reason: candidates.length > 1 ? 'ambiguous-identifier' : 'unknown-account' } });
+      throw unauthorized('The sign-in name or password is wrong.', INVALID_CREDENTIALS);
+    }
+    // The lock may have been set while the hash was computed.
+    const fresh = this.deps.users.get(row.id);
+    if (!fresh) throw unauthorized('The sign-in name or password is wrong.', INVALID_CREDENTIALS);
+    this.refuseLocked(fresh, ip);
+    this.deps.users.clearFailures(row.id);
+    this.deps.users.touchMethod(row.id, 'local_password', 'local');
+    const session = this.deps.sessions.create(row.id, 'password', ip);
+    this.deps.activity.record({ action: 'auth.login', outcome: 'success', userId: row.id, username: row.username, ip, detail: { method: 'password' } });
+    return { user: toWire(fresh), session };
+  }
+
+  logout(caller: Caller | null, sessionHash: string | null, ip: string): void {
+    if (sessionHash) this.deps.sessions.delete(sessionHash);
+    if (caller && caller.via === 'session') this.deps.activity.record({ action: 'auth.logout', outcome: 'success', userId: caller.userId, ip });
+  }
+
+  methods(userId: string) {
+    return this.deps.users.methods(userId).map((m) => ({ id: m.id, type: m.type, provider: m.provider, lastUsedAt: m.last_used_at, createdAt: m.created_at }));
+  }
+
+  private account(caller: Caller): UserRow {
+    const row = this.deps.users.get(caller.userId);
+    if (!row) throw unauthorized();
+    return row;
+  }
+
+  /** Checks the account's password for a credential route (wrong → 401, counted for lockout). */
+  async confirmPassword(caller: Caller, password: string | undefined, ip: string): Promise<void> {
+    const row = this.account(caller);
+    if (!row.password_hash) return;
+    this.refuseLocked(row, ip);
+    if (!password || !(await verifyPassword(password, row.password_hash))) {
+      this.recordFailure(row, ip, 'wrong-password');
+      throw unauthorized('The password is wrong.', INVALID_CREDENTIALS);
+    }
+  }
+
+  hasPassword(userId: string): boolean {
+    return Boolean(this.deps.users.get(userId)?.password_hash);
+  }
+
+  /** Changes the password; every other session ends and this one moves to a new id. */
+  async changePassword(caller: Caller, currentPassword: string, newPassword: string, ip: string): Promise<OpenedSession> {
+    this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
+    const row = this.account(caller);
+    if (!row.password_hash) throw badRequest('This account has no password yet; add one instead.', 'NO_PASSWORD');
+    this.refuseLocked(row, ip);
+    if (!(await verifyPassword(currentPassword, row.password_hash))) {
+      this.recordFailure(row, ip, 'wrong-password');
+      this.deps.activity.record({ action: 'auth.password-change', outcome: 'failure', userId: row.id, ip });
+      throw unauthorized('The current password is wrong.', INVALID_CREDENTIALS);
+    }
+    const hash = await hashPassword(newPassword);
+    const session = this.deps.db.transaction(() => {
+      this.deps.users.setPassword(row.id, hash);
+      this.deps.sessions.deleteForUser(row.id);
+      return this.deps.sessions.create(row.id, 'password', ip);
+    });
+    this.deps.activity.record({ action: 'auth.password-change', outcome: 'success', userId: row.id, ip });
+    return session;
+  }
+
+  async addPassword(caller: Caller, password: string, ip: string): Promise<void> {
+    this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
+    if (!this.localAllowed || this.mode === 'oidc') throw forbidden('Local passwords cannot be created on this installation.', METHOD_DISABLED);
+    const row = this.account(caller);
+    if (row.password_hash) throw conflict('This account already has a password.', 'PASSWORD_EXISTS');
+    const hash = await hashPassword(password);
+    this.deps.users.setPassword(row.id, hash);
+    this.deps.activity.record({ action: 'auth.password-add', outcome: 'success', userId: row.id, ip });
+  }
+
+  isAdmin(row: UserRow): boolean {
+    return isAdminRow(row);
+  }
+}
+

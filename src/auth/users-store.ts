@@ -1,0 +1,184 @@
+// The accounts table and its sign-in methods. Handlers never see this SQL; services do.
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/database.ts';
+
+export interface UserRow {
+  id: string;
+  username: string;
+  email: string | null;
+  display_name: string | null;
+  password_hash: string | null;
+  roles: string;
+  email_verified: number;
+  failed_count: number;
+  locked_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What other capabilities may know about an account. */
+export interface UserInfo {
+  id: string;
+  username: string;
+  email: string | null;
+  displayName: string | null;
+  roles: string[];
+}
+
+/** The User record on the wire (wire-shapes §1.3). */
+export interface WireUser extends UserInfo {
+  emailVerified: boolean;
+  createdAt: string;
+  updatedAt: string;
+  authMethods?: { method: string; provider: string | null }[];
+}
+
+export type Role = 'admin' | 'user';
+
+export function parseRoles(text: string): string[] {
+  try {
+    const roles = JSON.parse(text);
+    return Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Stored roles: exactly one of admin / user. */
+export function normaliseRoles(roles: readonly string[]): Role[] {
+  return roles.map((r) => r.toLowerCase()).includes('admin') ? ['admin'] : ['user'];
+}
+
+export const isAdminRow = (row: Pick<UserRow, 'roles'>) => parseRoles(row.roles).includes('admin');
+
+export function toInfo(row: UserRow): UserInfo {
+  return { id: row.id, username: row.username, email: row.email, displayName: row.display_name, roles: parseRoles(row.roles) };
+}
+
+export function toWire(row: UserRow): WireUser {
+  return { ...toInfo(row), emailVerified: row.email_verified === 1, createdAt: row.created_at, updatedAt: row.updated_at };
+}
+
+export interface MethodRow { id: string; user_id: string; type: string; provider: string; last_used_at: string | null; created_at: string }
+
+const ADMIN_COUNT = `SELECT COUNT(*) AS n FROM users WHERE EXISTS (SELECT 1 FROM json_each(users.roles) WHERE value = 'admin')`;
+
+export class UsersStore {
+  private readonly db: Database;
+  constructor(db: Database) {
+    this.db = db;
+  }
+
+  count(): number {
+    return this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM users')!.n;
+  }
+
+  adminCount(): number {
+    return this.db.get<{ n: number }>(ADMIN_COUNT)!.n;
+  }
+
+  get(id: string): UserRow | undefined {
+    return this.db.get<UserRow>('SELECT * FROM users WHERE id = ?', [id]);
+  }
+
+  /** Every account the identifier names, as an email or a username (any letter case). */
+  findByIdentifier(identifier: string): UserRow[] {
+    return this.db.all<UserRow>('SELECT * FROM users WHERE email = ?1 COLLATE NOCASE OR username = ?1 COLLATE NOCASE', [identifier.trim()]);
+  }
+
+  findByEmail(email: string): UserRow | undefined {
+    return this.db.get<UserRow>('SELECT * FROM users WHERE email = ? COLLATE NOCASE', [email.trim()]);
+  }
+
+  list(): UserRow[] {
+    return this.db.all<UserRow>('SELECT * FROM users ORDER BY created_at, username');
+  }
+
+  /** Inserts an account (and its password method when it has a password). Throws on a taken name. */
+  insert(input: { username: string; email: string | null; displayName?: string | null; passwordHash: string | null; roles: Role[] }): UserRow {
+    const now = new Date().toISOString();
+    const id = randomUUID();
+    this.db.transaction(() => {
+      this.db.run(
+        'INSERT INTO users (id, username, email, display_name, password_hash, roles, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [id, input.username, input.email, input.displayName ?? null, input.passwordHash, JSON.stringify(input.roles), now, now],
+      );
+      if (input.passwordHash) this.addMethod(id, 'local_password', 'local');
+    });
+    return this.get(id)!;
+  }
+
+  update(id: string, patch: { username?: string; email?: string | null; displayName?: string | null; roles?: Role[] }): void {
+    const sets: string[] = [];
+    const values: (string | null)[] = [];
+    if (patch.username !== undefined) { sets.push('username = ?'); values.push(patch.username); }
+    if (patch.email !== undefined) { sets.push('email = ?'); values.push(patch.email); }
+    if (patch.displayName !== undefined) { sets.push('display_name = ?'); values.push(patch.displayName); }
+    if (patch.roles !== undefined) { sets.push('roles = ?'); values.push(JSON.stringify(patch.roles)); }
+    if (sets.length === 0) return;
+    sets.push('updated_at = ?');
+    values.push(new Date().toISOString(), id);
+    this.db.run(`UPDATE users SET ${sets.join(', ')} WHERE id = ?`, values);
+  }
+
+  setPassword(id: string, hash: string): void {
+    this.db.transaction(() => {
+      this.db.run('UPDATE users SET password_hash = ?, failed_count = 0, locked_until = NULL, updated_at = ? WHERE id = ?', [hash, new Date().toISOString(), id]);
+      this.addMethod(id, 'local_password', 'local');
+    });
+  }
+
+  delete(id: string): boolean {
+    return this.db.run('DELETE FROM users WHERE id = ?', [id]).changes > 0;
+  }
+
+  /** Counts a failed attempt; locks when the count reaches `max`. Returns the lock end when it locked. */
+  recordFailure(id: string, max: number, lockMs: number): string | null {
+    return this.db.transaction(() => {
+      const row = this.db.get<{ failed_count: number }>('SELECT failed_count FROM users WHERE id = ?', [id]);
+      if (!row) return null;
+      const count = row.failed_count + 1;
+      if (count >= max) {
+        const until = new Date(Date.now() + lockMs).toISOString();
+        this.db.run('UPDATE users SET failed_count = 0, locked_until = ? WHERE id = ?', [until, id]);
+        return until;
+      }
+      this.db.run('UPDATE users SET failed_count = ? WHERE id = ?', [count, id]);
+      return null;
+    });
+  }
+
+  clearFailures(id: string): void {
+    this.db.run('UPDATE users SET failed_count = 0, locked_until = NULL WHERE id = ? AND (failed_count != 0 OR locked_until IS NOT NULL)', [id]);
+  }
+
+  methods(userId: string): MethodRow[] {
+    return this.db.all<MethodRow>('SELECT id, user_id, type, provider, last_used_at, created_at FROM auth_methods WHERE user_id = ? ORDER BY created_at', [userId]);
+  }
+
+  methodsByUser(): Map<string, MethodRow[]> {
+    const out = new Map<string, MethodRow[]>();
+    for (const m of this.db.all<MethodRow>('SELECT id, user_id, type, provider, last_used_at, created_at FROM auth_methods ORDER BY created_at')) {
+      const list = out.get(m.user_id) ?? [];
+      list.push(m);
+      out.set(m.user_id, list);
+    }
+    return out;
+  }
+
+  addMethod(userId: string, type: 'local_password' | 'oidc', provider: string, subject: string | null = null): void {
+    this.db.run('INSERT OR IGNORE INTO auth_methods (id, user_id, type, provider, subject, created_at) VALUES (?, ?, ?, ?, ?, ?)', [randomUUID(), userId, type, provider, subject, new Date().toISOString()]);
+  }
+
+  touchMethod(userId: string, type: string, provider: string): void {
+    this.db.run('UPDATE auth_methods SET last_used_at = ? WHERE user_id = ? AND type = ? AND provider = ?', [new Date().toISOString(), userId, type, provider]);
+  }
+
+  /** AUTH_ADMIN_EMAIL: gives the account with that address the admin role back. */
+  restoreAdmin(email: string): UserRow | undefined {
+    const row = this.findByEmail(email);
+    if (!row || isAdminRow(row)) return undefined;
+    this.update(row.id, { roles: ['admin'] });
+    return this.get(row.id);
+  }
+}

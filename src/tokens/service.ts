@@ -1,0 +1,130 @@
+// API tokens: issue, list, rename, revoke, and recognise a bearer secret. The secret is
+// `burrow_<id>_<random>`; the id finds the row, the SHA-256 of the whole secret is compared in
+// constant time. Forged, unknown, revoked and expired tokens look the same to the caller; the
+// reason goes to the activity log at most once an hour per token.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ActivityService } from '../activity/service.ts';
+import type { Database } from '../db/database.ts';
+import { badRequest, conflict, notFound } from '../http/errors.ts';
+import type { Caller, Scope } from '../http/route.ts';
+import { isAdminRow, parseRoles, type UsersStore } from '../auth/users-store.ts';
+
+export const TOKEN_PREFIX = 'burrow';
+export const MAX_LIVE_TOKENS = 50;
+const LAST_USE_EVERY_MS = 60_000;
+const REFUSAL_LOG_EVERY_MS = 3_600_000;
+
+interface TokenRow {
+  id: string; user_id: string; name: string; scope: Scope; secret_hash: string | null;
+  created_at: string; expires_at: string | null; last_used_at: string | null; last_used_ip: string | null; revoked_at: string | null;
+}
+
+export interface WireToken {
+  id: string;
+  name: string;
+  scope: Scope;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  lastUsedIp: string | null;
+}
+
+const SECRET = /^burrow_([A-Za-z0-9]{16})_([A-Za-z0-9_-]{43})$/;
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+
+function toWire(row: TokenRow): WireToken {
+  return { id: row.id, name: row.name, scope: row.scope, createdAt: row.created_at, expiresAt: row.expires_at, lastUsedAt: row.last_used_at, lastUsedIp: row.last_used_ip };
+}
+
+function newId(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  return [...randomBytes(16)].map((b) => alphabet[b % alphabet.length]).join('');
+}
+
+export class TokenService {
+  private readonly db: Database;
+  private readonly users: UsersStore;
+  private readonly activity: ActivityService;
+
+  constructor(db: Database, users: UsersStore, activity: ActivityService) {
+    this.db = db;
+    this.users = users;
+    this.activity = activity;
+  }
+
+  private liveCount(userId: string, now: string): number {
+    return this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)', [userId, now])!.n;
+  }
+
+  list(userId: string): WireToken[] {
+    const now = new Date().toISOString();
+    return this.db.all<TokenRow>('SELECT * FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at DESC, id', [userId, now]).map(toWire);
+  }
+
+  /** Issues a token (the caller has already proved the password). The secret is returned only here. */
+  issue(userId: string, input: { name: string; scope: Scope; expiresInDays: number | null }, ip: string): { token: WireToken; secret: string } {
+    const name = input.name.trim();
+    if (!name) throw badRequest('Invalid body: name: must not be empty.');
+    const result = this.db.transaction(() => {
+      const now = new Date();
+      if (this.liveCount(userId, now.toISOString()) >= MAX_LIVE_TOKENS) {
+        throw conflict(`An account may hold at most ${MAX_LIVE_TOKENS} live API tokens; revoke one first.`, 'TOKEN_LIMIT');
+      }
+      const id = newId();
+      const secret = `${TOKEN_PREFIX}_${id}_${randomBytes(32).toString('base64url')}`;
+      const expiresAt = input.expiresInDays === null ? null : new Date(now.getTime() + input.expiresInDays * 86_400_000).toISOString();
+      this.db.run('INSERT INTO api_tokens (id, user_id, name, scope, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [id, userId, name, input.scope, sha256(secret).toString('hex'), now.toISOString(), expiresAt]);
+      return { token: toWire(this.db.get<TokenRow>('SELECT * FROM api_tokens WHERE id = ?', [id])!), secret };
+    });
+    this.activity.record({ action: 'token.issue', outcome: 'success', userId, ip, detail: { tokenId: result.token.id, name, scope: input.scope, expiresAt: result.token.expiresAt } });
+    return result;
+  }
+
+  private own(userId: string, id: string): TokenRow {
+    const row = this.db.get<TokenRow>('SELECT * FROM api_tokens WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [id, userId]);
+    // Another account's token, a tombstone and an unknown id all read as "no such token".
+    if (!row) throw notFound('No such API token.', 'TOKEN_NOT_FOUND');
+    return row;
+  }
+
+  rename(userId: string, id: string, name: string, ip: string): WireToken {
+    const trimmed = name.trim();
+    if (!trimmed) throw badRequest('Invalid body: name: must not be empty.');
+    const row = this.own(userId, id);
+    this.db.run('UPDATE api_tokens SET name = ? WHERE id = ?', [trimmed, row.id]);
+    this.activity.record({ action: 'token.rename', outcome: 'success', userId, ip, detail: { tokenId: id, from: row.name, to: trimmed } });
+    return toWire({ ...row, name: trimmed });
+  }
+
+  revoke(userId: string, id: string, ip: string): void {
+    const row = this.own(userId, id);
+    this.db.run('UPDATE api_tokens SET revoked_at = ?, secret_hash = NULL WHERE id = ?', [new Date().toISOString(), row.id]);
+    this.activity.record({ action: 'token.revoke', outcome: 'success', userId, ip, detail: { tokenId: id, name: row.name } });
+  }
+
+  /** The caller behind a bearer secret, or null (the refusal reason is logged, throttled). */
+  authenticate(secret: string, ip: string): Caller | null {
+    const m = SECRET.exec(secret);
+    const row = m ? this.db.get<TokenRow>('SELECT * FROM api_tokens WHERE id = ?', [m[1]!]) : undefined;
+    const refuse = (reason: string, key: string, userId?: string) => {
+      this.activity.recordThrottled(`token:${key}`, REFUSAL_LOG_EVERY_MS, { action: 'token.refused', outcome: 'failure', userId: userId ?? null, ip, detail: { reason, ...(row ? { tokenId: row.id } : {}) } });
+      return null;
+    };
+    if (!row) return refuse(m ? 'unknown' : 'forged', `unknown@${ip}`);
+    const presented = sha256(secret);
+    const stored = row.secret_hash ? Buffer.from(row.secret_hash, 'hex') : Buffer.alloc(32);
+    const matches = timingSafeEqual(presented, stored.length === 32 ? stored : Buffer.alloc(32));
+    if (row.revoked_at) return refuse('revoked', row.id, row.user_id);
+    if (!matches) return refuse('forged', row.id, row.user_id);
+    const now = new Date();
+    if (row.expires_at && row.expires_at <= now.toISOString()) return refuse('expired', row.id, row.user_id);
+    // The account is read on every request, so a removed admin role applies at once.
+    const user = this.users.get(row.user_id);
+    if (!user) return refuse('unknown', row.id);
+    if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USE_EVERY_MS) {
+      this.db.run('UPDATE api_tokens SET last_used_at = ?, last_used_ip = ? WHERE id = ?', [now.toISOString(), ip, row.id]);
+    }
+    return { userId: user.id, username: user.username, roles: parseRoles(user.roles), isAdmin: isAdminRow(user), via: 'token', tokenId: row.id, tokenScope: row.scope };
+  }
+}

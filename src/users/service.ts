@@ -1,0 +1,130 @@
+// Administration of accounts: list, create, update, delete, password reset, unlock.
+// The last administrator can be neither deleted nor demoted; nobody deletes themselves.
+import type { ActivityService } from '../activity/service.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { badRequest, conflict, forbidden, notFound } from '../http/errors.ts';
+import type { Caller } from '../http/route.ts';
+import { hashPassword } from '../auth/passwords.ts';
+import type { SessionStore } from '../auth/sessions.ts';
+import { isAdminRow, normaliseRoles, toWire, type UserRow, type UsersStore, type WireUser } from '../auth/users-store.ts';
+import type { SettingsService } from '../settings/service.ts';
+
+export interface UsersAdminDeps {
+  config: Config;
+  db: Database;
+  users: UsersStore;
+  sessions: SessionStore;
+  settings: SettingsService;
+  activity: ActivityService;
+}
+
+export interface NewUser { email?: string | undefined; username?: string | undefined; displayName?: string | null | undefined; password?: string | undefined; roles?: string[] | undefined }
+export interface UserPatch { email?: string | null | undefined; username?: string | undefined; displayName?: string | null | undefined; roles?: string[] | undefined }
+
+/** Turns a UNIQUE violation into the message an administrator can act on. */
+function uniqueConflict(err: unknown): never {
+  const message = (err as Error).message ?? '';
+  if (/UNIQUE/i.test(message) && /email/i.test(message)) throw conflict('Email already in use.', 'EMAIL_TAKEN');
+  if (/UNIQUE/i.test(message) && /username/i.test(message)) throw conflict('Username already in use.', 'USERNAME_TAKEN');
+  throw err;
+}
+
+export class UsersAdminService {
+  private readonly deps: UsersAdminDeps;
+  constructor(deps: UsersAdminDeps) {
+    this.deps = deps;
+  }
+
+  private row(id: string): UserRow {
+    const row = this.deps.users.get(id);
+    if (!row) throw notFound('No such account.', 'USER_NOT_FOUND');
+    return row;
+  }
+
+  list(): WireUser[] {
+    const methods = this.deps.users.methodsByUser();
+    return this.deps.users.list().map((row) => ({
+      ...toWire(row),
+      authMethods: (methods.get(row.id) ?? []).map((m) => ({ method: m.type, provider: m.type === 'local_password' ? null : m.provider })),
+      locked: Boolean(row.locked_until && Date.parse(row.locked_until) > Date.now()),
+    }));
+  }
+
+  /** Everyone but the caller, for choosing whom to share with. */
+  shareable(callerId: string) {
+    return this.deps.users.list().filter((r) => r.id !== callerId).map((r) => ({ id: r.id, email: r.email, username: r.username, displayName: r.display_name }));
+  }
+
+  async create(admin: Caller, input: NewUser, ip: string): Promise<WireUser> {
+    if (input.password !== undefined && this.deps.config.auth.mode === 'oidc') throw forbidden('Local passwords cannot be created on this installation.', 'AUTH_METHOD_DISABLED');
+    if (input.password === undefined && this.deps.config.auth.mode !== 'oidc') throw badRequest('Invalid body: password: Required.', 'INVALID_BODY');
+    const email = input.email?.trim() || null;
+    const username = input.username?.trim() || email?.split('@')[0];
+    if (!username) throw badRequest('Invalid body: username: Required when there is no email.', 'INVALID_BODY');
+    const hash = input.password === undefined ? null : await hashPassword(input.password);
+    let row: UserRow;
+    try {
+      row = this.deps.users.insert({ username, email, displayName: input.displayName ?? null, passwordHash: hash, roles: normaliseRoles(input.roles ?? []) });
+    } catch (err) {
+      uniqueConflict(err);
+    }
+    this.deps.activity.record({ action: 'admin.user-create', outcome: 'success', userId: admin.userId, ip, detail: { targetId: row.id, username: row.username, roles: JSON.parse(row.roles) } });
+    return toWire(row);
+  }
+
+  update(admin: Caller, id: string, patch: UserPatch, ip: string): WireUser {
+    return this.deps.db.transaction(() => {
+      const row = this.row(id);
+      const roles = patch.roles === undefined ? undefined : normaliseRoles(patch.roles);
+      if (roles && isAdminRow(row) && !roles.includes('admin') && this.deps.users.adminCount() <= 1) {
+        throw conflict('This is the last administrator: give another account the admin role first.', 'LAST_ADMIN');
+      }
+      if (patch.username !== undefined && !patch.username.trim()) throw badRequest('Invalid body: username: must not be empty.', 'INVALID_BODY');
+      try {
+        this.deps.users.update(id, {
+          ...(patch.username !== undefined ? { username: patch.username.trim() } : {}),
+          ...(patch.email !== undefined ? { email: patch.email?.trim() || null } : {}),
+          ...(patch.displayName !== undefined ? { displayName: patch.displayName } : {}),
+          ...(roles ? { roles } : {}),
+        });
+      } catch (err) {
+        uniqueConflict(err);
+      }
+      const changed = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined);
+      this.deps.activity.record({ action: 'admin.user-update', outcome: 'success', userId: admin.userId, ip, detail: { targetId: id, changed, ...(roles ? { roles } : {}) } });
+      return toWire(this.row(id));
+    });
+  }
+
+  delete(admin: Caller, id: string, ip: string): void {
+    this.deps.db.transaction(() => {
+      if (id === admin.userId) throw conflict('You cannot delete your own account.', 'CANNOT_DELETE_SELF');
+      const row = this.row(id);
+      if (isAdminRow(row) && this.deps.users.adminCount() <= 1) throw conflict('The last administrator cannot be deleted.', 'LAST_ADMIN');
+      // Sessions, tokens and sign-in methods go with the row (ON DELETE CASCADE).
+      this.deps.users.delete(id);
+      this.deps.settings.forgetUser(id);
+      this.deps.activity.record({ action: 'admin.user-delete', outcome: 'success', userId: admin.userId, ip, detail: { targetId: id, username: row.username } });
+    });
+  }
+
+  async resetPassword(admin: Caller, id: string, newPassword: string, ip: string): Promise<void> {
+    if (this.deps.config.auth.mode === 'oidc') throw forbidden('Local passwords cannot be created on this installation.', 'AUTH_METHOD_DISABLED');
+    this.row(id);
+    const hash = await hashPassword(newPassword);
+    this.deps.db.transaction(() => {
+      this.row(id);
+      this.deps.users.setPassword(id, hash);
+      this.deps.sessions.deleteForUser(id);
+    });
+    this.deps.activity.record({ action: 'admin.password-reset', outcome: 'success', userId: admin.userId, ip, detail: { targetId: id } });
+  }
+
+  unlock(admin: Caller, id: string, ip: string): WireUser {
+    this.row(id);
+    this.deps.users.clearFailures(id);
+    this.deps.activity.record({ action: 'admin.user-unlock', outcome: 'success', userId: admin.userId, ip, detail: { targetId: id } });
+    return toWire(this.row(id));
+  }
+}
