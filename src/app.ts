@@ -16,6 +16,7 @@ import type { RouteDef } from './http/route.ts';
 import { createHttpServer } from './http/server.ts';
 import { createUiHandler } from './http/static.ts';
 import { createFilesCapability } from './files/capability.ts';
+import { createUploadsCapability } from './uploads/capability.ts';
 import { createIdentity } from './auth/identity.ts';
 import { systemRoutes } from './system/routes.ts';
 import { VERSION } from './version.ts';
@@ -91,6 +92,8 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   // Files: the path resolver every other capability takes (`files.resolver`).
   const files = createFilesCapability({ config, db, changes, log });
   capabilities.push(files);
+  // Uploads: multipart and resumable (TUS), placed through the files resolver and names.
+  capabilities.push(createUploadsCapability({ config, db, resolver: files.resolver, changes, log }));
   let ready = false;
   const routes: RouteDef[] = [];
   routes.push(...systemRoutes({

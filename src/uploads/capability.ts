@@ -1,0 +1,61 @@
+// The uploads capability as app.ts sees it: its routes, its feature section and the expiry
+// sweep of resumable uploads (a timer started after listen, never in the request path).
+import type { Capability } from '../app.ts';
+import type { ChangeSink } from '../changes.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { PathResolver } from '../files/paths.ts';
+import type { Logger } from '../http/log.ts';
+import { createMultipartReceiver } from './multipart.ts';
+import { createPlacement } from './placement.ts';
+import { uploadRoutes } from './routes.ts';
+import { createStaging } from './staging.ts';
+import { createTusService } from './tus/service.ts';
+import { createUploadStore } from './tus/store.ts';
+
+export interface UploadsDeps {
+  config: Config;
+  db: Database;
+  resolver: PathResolver;
+  changes: ChangeSink;
+  log: Logger;
+}
+
+/** How often the sweep runs: a quarter of the TTL, between a quarter second and a minute. */
+export function sweepInterval(ttlMs: number): number {
+  return Math.min(60_000, Math.max(250, Math.floor(ttlMs / 4)));
+}
+
+export function createUploadsCapability(deps: UploadsDeps): Capability {
+  const { config, db, log } = deps;
+  const u = config.uploads;
+  const staging = createStaging(db, u.freeSpaceReserve);
+  const placement = createPlacement(deps.resolver, deps.changes);
+  const tus = createTusService({ store: createUploadStore(db), staging, placement, ttlMs: u.tusIncompleteTtlMs, log });
+  const multipart = createMultipartReceiver({ placement, staging, limits: { maxFileSize: u.maxDirectUploadSize, maxFiles: u.maxFilesPerUpload } });
+  let timer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<unknown> = Promise.resolve();
+
+  const sweep = () => {
+    sweeping = sweeping.then(() => tus.sweep()).then(
+      (removed) => { if (removed) log.info('expired uploads discarded', { removed }); },
+      (err) => log.warn('upload sweep failed', { err }),
+    );
+  };
+
+  return {
+    routes: uploadRoutes({ multipart, tus, chunkedEnabled: u.chunkedEnabled, publicUrl: config.server.publicUrl }),
+    features: () => ({
+      uploads: { enabled: true, chunked: u.chunkedEnabled, maxDirectUploadSize: u.maxDirectUploadSize, maxFilesPerUpload: u.maxFilesPerUpload },
+    }),
+    start() {
+      sweep();
+      timer = setInterval(sweep, sweepInterval(u.tusIncompleteTtlMs));
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      await sweeping;
+    },
+  };
+}

@@ -1,0 +1,142 @@
+// POST /api/upload: a streaming multipart body (busboy). Text fields `uploadTo` and
+// `relativePath` precede each `filedata` part; every file streams straight into a part file
+// on the target volume, and only once the whole request has arrived are the files placed
+// (each under a free name). A refused or aborted request keeps nothing: part files are
+// removed, and a placement that fails midway takes back the files and folders it made.
+import fs from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
+import { AppError, badRequest, fromFsError } from '../http/errors.ts';
+import type { Caller } from '../http/route.ts';
+import { toFileItem, type FileItem, type Placement, type PlacedFile, type UploadTarget } from './placement.ts';
+import { formatBytes, removeQuietly, type Staging } from './staging.ts';
+
+export interface MultipartLimits {
+  /** MAX_DIRECT_UPLOAD_SIZE */
+  maxFileSize: number;
+  /** MAX_FILES_PER_UPLOAD */
+  maxFiles: number;
+}
+
+export interface MultipartReceiver {
+  receive(caller: Caller, input: { headers: IncomingHttpHeaders; body: Readable }): Promise<FileItem[]>;
+}
+
+class Aborted extends AppError {
+  constructor() {
+    super(400, 'The upload was interrupted before it was complete; nothing was kept.', 'UPLOAD_ABORTED');
+  }
+}
+
+const tooLarge = (limit: number) =>
+  new AppError(413, `A file is larger than MAX_DIRECT_UPLOAD_SIZE (${formatBytes(limit)}); nothing of this upload was kept.`, 'UPLOAD_TOO_LARGE');
+const tooMany = (limit: number) =>
+  new AppError(413, `More than MAX_FILES_PER_UPLOAD (${limit}) files in one request; nothing of this upload was kept.`, 'UPLOAD_TOO_MANY_FILES');
+
+interface Staged { part: string; target: UploadTarget }
+
+export function createMultipartReceiver(deps: { placement: Placement; staging: Staging; limits: MultipartLimits }): MultipartReceiver {
+  const { placement, staging, limits } = deps;
+
+  return {
+    async receive(caller, { headers, body }) {
+      if (!/^multipart\/form-data\b/i.test(String(headers['content-type'] ?? ''))) {
+        throw badRequest('Send the files as multipart/form-data with the files in "filedata".', 'NOT_MULTIPART');
+      }
+      const declared = Number(headers['content-length']);
+      let parser: busboy.Busboy;
+      try {
+        parser = busboy({
+          headers,
+          highWaterMark: 1 << 20,
+          fileHwm: 1 << 20,
+          limits: { fileSize: limits.maxFileSize, files: limits.maxFiles, fields: 1000, fieldSize: 64 * 1024 },
+        });
+      } catch (err) {
+        throw badRequest(`The multipart body cannot be read: ${(err as Error).message}.`, 'BAD_MULTIPART');
+      }
+
+      const parts = new Set<string>();
+      const active = new Set<Readable>();
+      const jobs: Promise<void>[] = [];
+      const staged: Staged[] = [];
+      let failure: unknown = null;
+      let uploadTo: string | undefined;
+      let relativePath = '';
+      let spaceChecked = false;
+      let settle!: () => void;
+      const parsed = new Promise<void>((resolve) => { settle = resolve; });
+
+      const fail = (err: unknown) => {
+        if (failure) return;
+        failure = err;
+        body.unpipe(parser);
+        for (const s of active) s.destroy(err instanceof Error ? err : new Error(String(err)));
+        settle();
+      };
+
+      async function stageOne(target: UploadTarget, file: Readable): Promise<void> {
+        const { folder } = await placement.check(caller, target);
+        const place = await staging.placeFor(folder.space!.root, folder.realPath);
+        if (!spaceChecked) {
+          // The request's length bounds what all its files can need.
+          await staging.ensureSpace(place.dir, Number.isFinite(declared) ? declared : 0);
+          spaceChecked = true;
+        }
+        const part = await staging.createPart(place, 'mp');
+        parts.add(part);
+        await pipeline(file, fs.createWriteStream(part, { flags: 'r+', highWaterMark: 1 << 20 }));
+        if ((file as Readable & { truncated?: boolean }).truncated) throw tooLarge(limits.maxFileSize);
+        staged.push({ part, target });
+      }
+
+      parser.on('field', (name, value) => {
+        if (name === 'uploadTo') uploadTo = value;
+        else if (name === 'relativePath') relativePath = value;
+      });
+      parser.on('file', (name, file, info) => {
+        if (failure) return void file.resume();
+        if (name !== 'filedata') {
+          file.resume();
+          return fail(badRequest(`Files go in the "filedata" field; a file came in "${name}". Nothing was kept.`, 'WRONG_FIELD'));
+        }
+        if (uploadTo === undefined) {
+          file.resume();
+          return fail(badRequest('The uploadTo field must come before the file.', 'MISSING_DESTINATION'));
+        }
+        const target: UploadTarget = { uploadTo, relativePath, filename: info.filename ?? '' };
+        relativePath = '';
+        active.add(file);
+        file.on('limit', () => fail(tooLarge(limits.maxFileSize)));
+        jobs.push(stageOne(target, file).catch(fail).finally(() => active.delete(file)));
+      });
+      parser.on('filesLimit', () => fail(tooMany(limits.maxFiles)));
+      parser.on('fieldsLimit', () => fail(new AppError(413, 'Too many fields in one upload request.', 'UPLOAD_TOO_MANY_FIELDS')));
+      parser.on('error', (err: Error) => fail(badRequest(`The multipart body is malformed: ${err.message}.`, 'BAD_MULTIPART')));
+      parser.on('close', () => settle());
+      body.on('error', () => fail(new Aborted()));
+      body.on('close', () => { if (!body.readableEnded) fail(new Aborted()); });
+      body.pipe(parser);
+
+      await parsed;
+      await Promise.allSettled(jobs);
+      if (!failure && staged.length === 0) failure = badRequest('No file arrived in the "filedata" field.', 'NO_FILE');
+
+      const placed: PlacedFile[] = [];
+      try {
+        if (failure) throw failure;
+        // Place in the order sent, so `x`, `x (1)`… follow the request.
+        staged.sort((a, b) => [...parts].indexOf(a.part) - [...parts].indexOf(b.part));
+        for (const s of staged) placed.push(await placement.place(caller, s.target, s.part));
+        return placed.map(toFileItem);
+      } catch (err) {
+        for (const p of placed.reverse()) await placement.undo(p).catch(() => {});
+        throw err instanceof AppError ? err : (fromFsError(err) ?? err);
+      } finally {
+        for (const part of parts) await removeQuietly(part);
+      }
+    },
+  };
+}

@@ -1,0 +1,154 @@
+// Placing a finished part file: resolve the destination for the caller (again, at placement
+// time: rights and folders may have changed since the upload began), create the folders of
+// `relativePath`, link the part under a free name (`name (1)`… — never over anything), and
+// announce every created folder and file through the change sink.
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { ChangeSink } from '../changes.ts';
+import { assertPlainName, placeFile, temporaryName } from '../files/names.ts';
+import type { PathResolver, ResolvedPath } from '../files/paths.ts';
+import { AppError, forbidden } from '../http/errors.ts';
+import type { Caller } from '../http/route.ts';
+
+/** Where an upload goes, as the client named it. */
+export interface UploadTarget {
+  uploadTo: string;
+  /** Path inside `uploadTo`; its last segment is the file name ('' = use `filename`). */
+  relativePath: string;
+  filename: string;
+}
+
+export interface PlacedFile {
+  /** Final name (after `name (1)` numbering). */
+  name: string;
+  /** Virtual path of the folder holding it. */
+  parent: string;
+  realPath: string;
+  size: number;
+  modified: Date;
+  /** Folders this placement created, outermost first (real paths). */
+  createdDirs: string[];
+}
+
+/** FileItem of wire-shapes §1.1. */
+export interface FileItem { name: string; path: string; dateModified: string; size: number; kind: string }
+
+export function fileKind(name: string): string {
+  const dot = name.lastIndexOf('.');
+  if (dot <= 0 || dot === name.length - 1) return 'unknown';
+  const ext = name.slice(dot + 1).toLowerCase();
+  return ext.length > 10 ? 'unknown' : ext;
+}
+
+export function toFileItem(p: PlacedFile): FileItem {
+  return { name: p.name, path: p.parent, dateModified: p.modified.toISOString(), size: p.size, kind: fileKind(p.name) };
+}
+
+/** Splits and checks `relativePath` + `filename` into folders and the file name (400 on bad names). */
+export function splitTarget(target: UploadTarget): { folders: string[]; name: string } {
+  const rel = target.relativePath.replace(/\\/g, '/').replace(/^\/+/, '');
+  const segments = rel === '' ? [] : rel.split('/');
+  // `a/b/c.txt` names the file; `a/b/` (or nothing) leaves the name to `filename`.
+  const last = segments.pop();
+  let name = last || target.filename;
+  if (!name) throw new AppError(400, 'The upload has no file name (send filename or relativePath).', 'BAD_NAME');
+  name = assertPlainName(name, 'file name');
+  const folders = segments.map((s) => assertPlainName(s, 'folder name in relativePath'));
+  return { folders, name };
+}
+
+/** Resolves `uploadTo` as a folder the caller may upload into. */
+export async function resolveUploadFolder(resolver: PathResolver, caller: Caller, uploadTo: string): Promise<ResolvedPath> {
+  const folder = await resolver.resolve(caller, uploadTo, { mustExist: true });
+  if (!folder.space) throw new AppError(400, 'Uploads go into a folder of a volume, not the top.', 'BAD_DESTINATION');
+  if (!folder.isDirectory) throw new AppError(400, 'The destination is not a folder.', 'NOT_A_FOLDER');
+  if (!folder.access.canUpload) throw forbidden('You may not upload into this folder.', 'READ_ONLY');
+  return folder;
+}
+
+export interface Placement {
+  /** Checks the destination before any byte is received (same rules as placing). */
+  check(caller: Caller, target: UploadTarget): Promise<{ folder: ResolvedPath; folders: string[]; name: string }>;
+  /** Places `partFile`; throws (leaving the part file in place) when it cannot. */
+  place(caller: Caller, target: UploadTarget, partFile: string): Promise<PlacedFile>;
+  /** Takes a placement back (a multipart request refused after some files were placed). */
+  undo(placed: PlacedFile): Promise<void>;
+}
+
+export function createPlacement(resolver: PathResolver, changes: ChangeSink): Placement {
+  async function check(caller: Caller, target: UploadTarget) {
+    const { folders, name } = splitTarget(target);
+    const folder = await resolveUploadFolder(resolver, caller, target.uploadTo);
+    if (folders.length && !folder.access.canCreateFolder) throw forbidden('You may not create folders here.', 'READ_ONLY');
+    return { folder, folders, name };
+  }
+
+  /** mkdir one level at a time so we know which folders are ours; an existing one must be a real folder. */
+  async function ensureFolders(base: string, folders: string[]): Promise<{ dir: string; created: string[] }> {
+    let dir = base;
+    const created: string[] = [];
+    for (const f of folders) {
+      dir = path.join(dir, f);
+      try {
+        await fsp.mkdir(dir);
+        created.push(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        const st = await fsp.lstat(dir);
+        if (!st.isDirectory()) throw new AppError(409, `"${f}" already exists and is not a folder.`, 'NOT_A_FOLDER');
+      }
+    }
+    return { dir, created };
+  }
+
+  async function linkOrCopy(partFile: string, dir: string, name: string): Promise<string> {
+    try {
+      return await placeFile(partFile, dir, name);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+      // The destination moved to another filesystem since staging began: copy beside it first
+      // (so the placed name never shows a half-written file), then place that copy.
+      const temp = path.join(dir, temporaryName());
+      try {
+        await fsp.copyFile(partFile, temp, fsp.constants.COPYFILE_EXCL);
+        const final = await placeFile(temp, dir, name);
+        await fsp.rm(partFile, { force: true });
+        return final;
+      } catch (copyErr) {
+        await fsp.rm(temp, { force: true }).catch(() => {});
+        throw copyErr;
+      }
+    }
+  }
+
+  return {
+    check,
+
+    async place(caller, target, partFile) {
+      const { folder, folders, name } = await check(caller, target);
+      const { dir, created } = await ensureFolders(folder.realPath, folders);
+      let finalName: string;
+      try {
+        finalName = await linkOrCopy(partFile, dir, name);
+      } catch (err) {
+        for (const d of [...created].reverse()) await fsp.rmdir(d).catch(() => {});
+        throw err;
+      }
+      const realPath = path.join(dir, finalName);
+      const st = await fsp.stat(realPath);
+      for (const d of created) changes.emit({ type: 'created', path: d, isDirectory: true });
+      changes.emit({ type: 'created', path: realPath, isDirectory: false });
+      const parent = [folder.virtualPath, ...folders].join('/');
+      return { name: finalName, parent, realPath, size: st.size, modified: st.mtime, createdDirs: created };
+    },
+
+    async undo(placed) {
+      await fsp.rm(placed.realPath, { force: true });
+      changes.emit({ type: 'deleted', path: placed.realPath, isDirectory: false });
+      for (const d of [...placed.createdDirs].reverse()) {
+        // rmdir only removes an empty folder: another upload's file keeps it.
+        if (await fsp.rmdir(d).then(() => true, () => false)) changes.emit({ type: 'deleted', path: d, isDirectory: true });
+      }
+    },
+  };
+}

@@ -1,0 +1,106 @@
+// Where upload bytes land before they are placed: on the TARGET volume, so that finishing an
+// upload is a link/rename and never a second copy. The staging folder is Burrow's own hidden
+// folder of the space (`<space root>/.burrow/uploads`), which the resolver never lets a route
+// reach. When the destination folder is another filesystem than the space root (a disk
+// mounted inside a volume), the part file goes beside the destination under a hidden
+// temporary name instead.
+import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Database } from '../db/database.ts';
+import { AppError } from '../http/errors.ts';
+import { RESERVED_DIR, TEMP_PREFIX } from '../files/names.ts';
+
+export const STAGING_SUBDIR = 'uploads';
+/** Part files of resumable uploads: `tus-<id>.part`; of multipart requests: `mp-<random>.part`. */
+export const TUS_PART = /^tus-([0-9a-f]{32})\.part$/;
+export const MULTIPART_PART = /^mp-[A-Za-z0-9_-]+\.part$/;
+
+export interface StagingPlace {
+  /** Folder the part file goes into. */
+  dir: string;
+  /** True when that folder is Burrow's staging folder (false: beside the destination). */
+  shared: boolean;
+}
+
+export interface Staging {
+  /** Picks the staging folder for a destination folder (which must exist) of a space. */
+  placeFor(spaceRoot: string, destinationDir: string): Promise<StagingPlace>;
+  /** A new, exclusively created, empty part file. */
+  createPart(place: StagingPlace, kind: 'tus' | 'mp', id?: string): Promise<string>;
+  /** Answers 507 unless `bytes` fit on the volume of `dir` with the reserve left over. */
+  ensureSpace(dir: string, bytes: number): Promise<void>;
+  /** Staging folders used so far (for the sweep). */
+  knownDirs(): string[];
+}
+
+export function noSpace(message = 'The volume does not have enough free space for this upload.'): AppError {
+  return new AppError(507, message, 'NO_SPACE');
+}
+
+export function formatBytes(n: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1 && Number.isInteger(v / 1024)) {
+    v /= 1024;
+    i++;
+  }
+  return `${v} ${units[i]}`;
+}
+
+export function createStaging(db: Database, reserveBytes: number): Staging {
+  const registered = new Set(db.all<{ dir: string }>('SELECT dir FROM upload_staging_dirs').map((r) => r.dir));
+
+  async function sameDevice(a: string, b: string): Promise<boolean> {
+    const [sa, sb] = await Promise.all([fsp.stat(a), fsp.stat(b)]);
+    return sa.dev === sb.dev;
+  }
+
+  return {
+    async placeFor(spaceRoot, destinationDir) {
+      if (!(await sameDevice(spaceRoot, destinationDir))) return { dir: destinationDir, shared: false };
+      const dir = path.join(spaceRoot, RESERVED_DIR, STAGING_SUBDIR);
+      await fsp.mkdir(dir, { recursive: true });
+      if (!registered.has(dir)) {
+        db.run('INSERT OR IGNORE INTO upload_staging_dirs (dir) VALUES (?)', [dir]);
+        registered.add(dir);
+      }
+      return { dir, shared: true };
+    },
+
+    async createPart(place, kind, id) {
+      const token = id ?? randomBytes(12).toString('base64url');
+      const name = place.shared ? `${kind}-${token}.part` : `${TEMP_PREFIX}${kind}-${token}`;
+      const file = path.join(place.dir, name);
+      const handle = await fsp.open(file, 'wx', 0o644);
+      await handle.close();
+      return file;
+    },
+
+    async ensureSpace(dir, bytes) {
+      let free: number;
+      try {
+        const s = await fsp.statfs(dir);
+        free = Number(s.bavail) * Number(s.bsize);
+      } catch {
+        return; // A filesystem that cannot say: the write itself will answer ENOSPC.
+      }
+      if (bytes + reserveBytes > free) {
+        throw noSpace(`The volume has ${formatBytes(Math.max(0, free - reserveBytes))} free for uploads; this upload needs ${formatBytes(bytes)}.`);
+      }
+    },
+
+    knownDirs: () => [...registered],
+  };
+}
+
+/** Removes a file, ignoring that it is already gone. */
+export async function removeQuietly(file: string): Promise<void> {
+  await fsp.rm(file, { force: true }).catch(() => {});
+}
+
+/** Is `name` a part file this module made (for the orphan sweep)? */
+export function isPartName(name: string): boolean {
+  return TUS_PART.test(name) || MULTIPART_PART.test(name);
+}

@@ -1,0 +1,298 @@
+// Resumable uploads: the state machine of spec §3 ("Resumable upload") over the uploads
+// table. incomplete → (PATCH, offsets match) → finished → placement → complete, or
+// finalize-failed (the finishing PATCH answers 500/507, later HEADs answer 423 and retry the
+// placement). Unfinished uploads older than TUS_INCOMPLETE_UPLOAD_TTL_MS (since their last
+// byte) are discarded; complete ones are remembered just as long, so a sender that asks after
+// a restart still hears "complete".
+import { createHash, randomBytes, type Hash } from 'node:crypto';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { IncomingHttpHeaders } from 'node:http';
+import { AppError, fromFsError } from '../../http/errors.ts';
+import type { Logger } from '../../http/log.ts';
+import type { Caller } from '../../http/route.ts';
+import type { Placement, UploadTarget } from '../placement.ts';
+import { isPartName, removeQuietly, TUS_PART, type Staging } from '../staging.ts';
+import {
+  checkFitsLength, checkOffsetMatches, checkPatchContentType, checkTusResumable, checksumMismatch, contentLength,
+  finalizeErrorHeader, httpDate, parseUploadChecksum, parseUploadLength, parseUploadMetadata, parseUploadOffset, tusError,
+} from './protocol.ts';
+import { createUploadLocks, type LockHandle } from './locks.ts';
+import type { UploadRow, UploadStore } from './store.ts';
+
+export interface TusAnswer { status: number; headers: Record<string, string> }
+
+export interface TusService {
+  create(caller: Caller, headers: IncomingHttpHeaders): Promise<TusAnswer & { id: string }>;
+  head(caller: Caller, id: string, headers: IncomingHttpHeaders): Promise<TusAnswer>;
+  patch(caller: Caller, id: string, headers: IncomingHttpHeaders, body: Readable): Promise<TusAnswer>;
+  terminate(caller: Caller, id: string, headers: IncomingHttpHeaders): Promise<TusAnswer>;
+  /** Discards expired uploads and part files nobody owns; returns how many went. */
+  sweep(now?: number): Promise<number>;
+}
+
+export interface TusDeps {
+  store: UploadStore;
+  staging: Staging;
+  placement: Placement;
+  ttlMs: number;
+  log: Logger;
+  now?: () => number;
+}
+
+const ID = /^[0-9a-f]{32}$/;
+/** How often a long PATCH writes its progress to the database (a crash loses at most this). */
+const PROGRESS_EVERY_MS = 1000;
+
+class PastLength extends Error {}
+
+/** Counts (and optionally hashes) the bytes of a PATCH, refusing any past the upload's length. */
+function meter(max: number, hash: Hash | null): Transform & { count: number } {
+  const t = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      t.count += chunk.length;
+      if (t.count > max) return done(new PastLength());
+      hash?.update(chunk);
+      done(null, chunk);
+    },
+  }) as Transform & { count: number };
+  t.count = 0;
+  return t;
+}
+
+export function createTusService(deps: TusDeps): TusService {
+  const { store, staging, placement, ttlMs, log } = deps;
+  const now = deps.now ?? Date.now;
+  const locks = createUploadLocks();
+
+  const expiresAt = (row: Pick<UploadRow, 'updatedAt'>) => row.updatedAt + ttlMs;
+  const expiresHeader = (row: Pick<UploadRow, 'updatedAt'>) => ({ 'Upload-Expires': httpDate(expiresAt(row)) });
+  const gone = () => tusError(404, 'No such upload (it may have expired or been cancelled).', 'TUS_NOT_FOUND');
+
+  async function discard(row: UploadRow): Promise<void> {
+    if (row.state !== 'complete') await removeQuietly(row.stagingPath);
+    store.remove(row.id);
+  }
+
+  /** The caller's live upload, or 404 (unknown, someone else's, or expired — never saying which). */
+  async function load(caller: Caller, id: string): Promise<UploadRow> {
+    if (!ID.test(id)) throw gone();
+    const row = store.get(id);
+    if (!row || row.userId !== caller.userId) throw gone();
+    if (expiresAt(row) <= now()) {
+      await discard(row);
+      throw gone();
+    }
+    return row;
+  }
+
+  function targetOf(row: UploadRow): UploadTarget {
+    return { uploadTo: row.uploadTo, relativePath: row.relativePath, filename: row.filename };
+  }
+
+  function describeFailure(err: unknown): { status: number; sentence: string } {
+    const app = err instanceof AppError ? err : fromFsError(err);
+    const status = app?.status === 507 ? 507 : 500;
+    let reason = app?.message ?? 'the server could not write it into its folder.';
+    if (app?.status === 404) reason = 'the destination folder no longer exists.';
+    else reason = reason.charAt(0).toLowerCase() + reason.slice(1);
+    if (!app) log.warn('upload placement failed', { err });
+    return { status, sentence: `The upload is complete but could not be placed: ${reason}` };
+  }
+
+  /** finished → complete or finalize-failed. Runs under the upload's lock. */
+  async function finalize(caller: Caller, row: UploadRow, lock: LockHandle): Promise<{ ok: true; finalPath: string } | { ok: false; status: number; sentence: string }> {
+    lock.placing();
+    try {
+      const placed = await placement.place(caller, targetOf(row), row.stagingPath);
+      const finalPath = [placed.parent, placed.name].filter(Boolean).join('/');
+      store.markComplete(row.id, finalPath, now());
+      return { ok: true, finalPath };
+    } catch (err) {
+      const { status, sentence } = describeFailure(err);
+      store.markFinalizeFailed(row.id, sentence, status, now());
+      return { ok: false, status, sentence };
+    }
+  }
+
+  function completeHeaders(row: UploadRow, finalPath: string | null): Record<string, string> {
+    return {
+      'Upload-Offset': String(row.length),
+      'Upload-Length': String(row.length),
+      ...(finalPath ? { 'Upload-File-Path': encodeURIComponent(finalPath) } : {}),
+    };
+  }
+
+  function finalizeFailure(row: UploadRow, status: number, sentence: string): AppError {
+    return tusError(status, sentence, 'UPLOAD_FINALIZE_FAILED', { ...finalizeErrorHeader(sentence), 'Upload-Offset': String(row.length), 'Upload-Length': String(row.length) });
+  }
+
+  /** Writes one PATCH body at `row.offset`; returns the new offset. Records progress as it goes. */
+  async function receive(row: UploadRow, headers: IncomingHttpHeaders, body: Readable, lock: LockHandle): Promise<number> {
+    const checksum = parseUploadChecksum(headers['upload-checksum']);
+    const declared = contentLength(headers['content-length']);
+    checkFitsLength(row.offset, declared, row.length);
+    await staging.ensureSpace(path.dirname(row.stagingPath), declared ?? row.length - row.offset);
+    const hash = checksum ? createHash('sha256') : null;
+    const counter = meter(row.length - row.offset, hash);
+    let out: fs.WriteStream;
+    try {
+      out = fs.createWriteStream(row.stagingPath, { flags: 'r+', start: row.offset, highWaterMark: 1 << 20 });
+      await once(out, 'open');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        await discard(row);
+        throw tusError(404, 'The data of this upload is gone; start it again.', 'TUS_NOT_FOUND');
+      }
+      throw err;
+    }
+    // Only bytes a checksum vouches for may count, so progress is recorded only without one.
+    const progress = checksum ? null : setInterval(() => store.setOffset(row.id, row.offset + out.bytesWritten, now()), PROGRESS_EVERY_MS);
+    try {
+      await pipeline(body, counter, out, { signal: lock.signal });
+    } catch (err) {
+      if (!out.closed) await once(out, 'close').catch(() => {});
+      const keep = !checksum && !(err instanceof PastLength) ? out.bytesWritten : 0;
+      if (keep === 0) await fsp.truncate(row.stagingPath, row.offset).catch(() => {});
+      store.setOffset(row.id, row.offset + keep, now());
+      if (err instanceof PastLength) throw tusError(413, `This PATCH carries more bytes than the upload's Upload-Length of ${row.length}; nothing of it was kept.`, 'TUS_PAST_LENGTH');
+      if (lock.signal.aborted) throw tusError(409, 'A newer request for this upload took over; ask for the offset with HEAD.', 'TUS_SUPERSEDED');
+      const fsError = fromFsError(err);
+      if (fsError) throw tusError(fsError.status, fsError.message, fsError.code ?? 'FS', { 'Upload-Offset': String(row.offset + keep) });
+      throw err;
+    } finally {
+      if (progress) clearInterval(progress);
+    }
+    if (checksum && !hash!.digest().equals(checksum.digest)) {
+      await fsp.truncate(row.stagingPath, row.offset);
+      throw checksumMismatch();
+    }
+    const offset = row.offset + out.bytesWritten;
+    store.setOffset(row.id, offset, now());
+    return offset;
+  }
+
+  return {
+    async create(caller, headers) {
+      checkTusResumable(headers['tus-resumable']);
+      const length = parseUploadLength(headers['upload-length'], headers['upload-defer-length']);
+      const metadata = parseUploadMetadata(headers['upload-metadata']);
+      const uploadTo = metadata.uploadTo;
+      if (uploadTo === undefined || uploadTo === null) throw tusError(400, 'Upload-Metadata must carry uploadTo (the destination folder, base64).', 'TUS_BAD_METADATA');
+      const target: UploadTarget = { uploadTo, relativePath: metadata.relativePath ?? '', filename: metadata.filename ?? '' };
+      const { folder } = await placement.check(caller, target);
+      const place = await staging.placeFor(folder.space!.root, folder.realPath);
+      await staging.ensureSpace(place.dir, length);
+      const id = randomBytes(16).toString('hex');
+      const stagingPath = await staging.createPart(place, 'tus', id);
+      const at = now();
+      store.insert({
+        id, userId: caller.userId, length, metadata: String(headers['upload-metadata'] ?? ''), filename: target.filename,
+        uploadTo: target.uploadTo, relativePath: target.relativePath, stagingPath, createdAt: at, updatedAt: at,
+      });
+      const row = store.get(id)!;
+      if (length === 0) {
+        // Nothing to send: the creating request is also the finishing one.
+        const lock = await locks.acquire(id);
+        try {
+          const result = await finalize(caller, row, lock);
+          if (!result.ok) throw finalizeFailure(row, result.status, result.sentence);
+          return { id, status: 201, headers: { ...completeHeaders(row, result.finalPath) } };
+        } finally {
+          lock.release();
+        }
+      }
+      return { id, status: 201, headers: { 'Upload-Offset': '0', ...expiresHeader(row) } };
+    },
+
+    async head(caller, id, headers) {
+      checkTusResumable(headers['tus-resumable']);
+      await load(caller, id);
+      const lock = await locks.acquire(id);
+      try {
+        const row = await load(caller, id);
+        const meta: Record<string, string> = row.metadata ? { 'Upload-Metadata': row.metadata } : {};
+        if (row.state === 'complete') return { status: 200, headers: { ...completeHeaders(row, row.finalPath), ...meta } };
+        if (row.state === 'finalize-failed') {
+          const result = await finalize(caller, row, lock);
+          if (!result.ok) throw tusError(423, result.sentence, 'UPLOAD_FINALIZE_FAILED', { ...finalizeErrorHeader(result.sentence), 'Upload-Offset': String(row.length), 'Upload-Length': String(row.length) });
+          return { status: 200, headers: { ...completeHeaders(row, result.finalPath), ...meta } };
+        }
+        return { status: 200, headers: { 'Upload-Offset': String(row.offset), 'Upload-Length': String(row.length), ...meta, ...expiresHeader(row) } };
+      } finally {
+        lock.release();
+      }
+    },
+
+    async patch(caller, id, headers, body) {
+      checkTusResumable(headers['tus-resumable']);
+      checkPatchContentType(headers['content-type']);
+      const sent = parseUploadOffset(headers['upload-offset']);
+      await load(caller, id);
+      const lock = await locks.acquire(id);
+      try {
+        let row = await load(caller, id);
+        if (row.state !== 'incomplete') {
+          checkOffsetMatches(sent, row.length);
+          checkFitsLength(sent, contentLength(headers['content-length']), row.length);
+          if (row.state === 'complete') return { status: 204, headers: completeHeaders(row, row.finalPath) };
+        } else {
+          checkOffsetMatches(sent, row.offset);
+          const offset = await receive(row, headers, body, lock);
+          row = { ...row, offset, updatedAt: now() };
+          if (offset < row.length) return { status: 204, headers: { 'Upload-Offset': String(offset), ...expiresHeader(row) } };
+        }
+        const result = await finalize(caller, row, lock);
+        if (!result.ok) throw finalizeFailure(row, result.status, result.sentence);
+        return { status: 204, headers: completeHeaders(row, result.finalPath) };
+      } finally {
+        lock.release();
+      }
+    },
+
+    async terminate(caller, id, headers) {
+      checkTusResumable(headers['tus-resumable']);
+      await load(caller, id);
+      const lock = await locks.acquire(id);
+      try {
+        // A placed file is the user's now: terminating its upload only forgets the upload.
+        await discard(await load(caller, id));
+        return { status: 204, headers: {} };
+      } finally {
+        lock.release();
+      }
+    },
+
+    async sweep(at = now()) {
+      const cutoff = at - ttlMs;
+      let removed = 0;
+      for (;;) {
+        const rows = store.olderThan(cutoff, 200).filter((r) => !locks.held(r.id));
+        if (rows.length === 0) break;
+        for (const row of rows) await discard(row);
+        removed += rows.length;
+        if (rows.length < 200) break;
+      }
+      // Part files a crash left behind: nobody owns them and nothing wrote to them for a TTL.
+      for (const dir of staging.knownDirs()) {
+        const names = await fsp.readdir(dir).catch(() => [] as string[]);
+        for (const name of names) {
+          if (!isPartName(name)) continue;
+          const id = TUS_PART.exec(name)?.[1];
+          if (id && (store.has(id) || locks.held(id))) continue;
+          const file = path.join(dir, name);
+          const st = await fsp.stat(file).catch(() => null);
+          if (st && st.mtimeMs < cutoff) {
+            await removeQuietly(file);
+            removed++;
+          }
+        }
+      }
+      return removed;
+    },
+  };
+}
