@@ -85,7 +85,7 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
 
   // Identity: accounts, sessions, tokens, users administration, activity log, settings.
   // Other capabilities take `identity.users`, `identity.settings`, `identity.activity`.
-  const identity = createIdentity({ config, db, log, sessionSecret });
+  const identity = createIdentity({ config, db, log, sessionSecret, trustProxy: parseTrustProxy(config.server.trustProxy) });
   const authenticator: Authenticator = identity.authenticator;
 
   const capabilities: Capability[] = [...identity.capabilities];

@@ -6,7 +6,12 @@ import type { Config } from '../config.ts';
 import { ActivityService, type ActivityEvent } from '../activity/service.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../http/log.ts';
+import { activityRoutes } from '../activity/routes.ts';
+import type { TrustRule } from '../http/address.ts';
+import { LogoStore } from '../settings/logo.ts';
+import { settingsRoutes } from '../settings/routes.ts';
 import { SettingsService } from '../settings/service.ts';
+import { tokenRoutes } from '../tokens/routes.ts';
 import { TokenService } from '../tokens/service.ts';
 import { usersRoutes } from '../users/routes.ts';
 import { UsersAdminService } from '../users/service.ts';
@@ -24,6 +29,7 @@ export interface IdentityDeps {
   db: Database;
   log: Logger;
   sessionSecret: string;
+  trustProxy: TrustRule;
 }
 
 export interface Identity {
@@ -35,7 +41,7 @@ export interface Identity {
   activity: { record(event: ActivityEvent): void };
 }
 
-export function createIdentity({ config, db, log, sessionSecret }: IdentityDeps): Identity {
+export function createIdentity({ config, db, log, sessionSecret, trustProxy }: IdentityDeps): Identity {
   const users = new UsersStore(db);
   const settings = new SettingsService(db);
   const activity = new ActivityService(db, log, () => settings.activity());
@@ -68,7 +74,13 @@ export function createIdentity({ config, db, log, sessionSecret }: IdentityDeps)
   let timer: NodeJS.Timeout | undefined;
 
   const capability: Capability = {
-    routes: [...authRoutes({ auth, authenticator, cookies }), ...usersRoutes(usersAdmin)],
+    routes: [
+      ...authRoutes({ auth, authenticator, cookies }),
+      ...tokenRoutes({ tokens, auth, limits }),
+      ...usersRoutes(usersAdmin),
+      ...activityRoutes(activity, trustProxy),
+      ...settingsRoutes({ settings, activity, logos: new LogoStore(config.storage.configDir) }),
+    ],
     start() {
       setImmediate(sweep);
       timer = setInterval(sweep, SWEEP_EVERY_MS);

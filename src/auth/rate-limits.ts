@@ -11,7 +11,7 @@ export const LIMITS = {
   signInAttempts: { max: 60, windowMs: 60_000 },
   signInFailures: { max: 30, windowMs: 15 * 60_000 },
   setup: { max: 20, windowMs: 15 * 60_000 },
-  credential: { max: 30, windowMs: 15 * 60_000 },
+  credential: { max: 120, windowMs: 15 * 60_000 },
 } satisfies Record<string, Limit>;
 
 export class RateLimiter {

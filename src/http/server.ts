@@ -49,6 +49,15 @@ function isApiPath(pathname: string): boolean {
   return /^\/api(\/|$)/i.test(pathname);
 }
 
+/** Decoded (when decodable), doubled slashes collapsed, lower case: only to decide whether the guard runs. */
+function foldPath(pathname: string): string {
+  let decoded = pathname;
+  for (let i = 0; i < 3 && /%[0-9a-f]{2}/i.test(decoded); i++) {
+    try { decoded = decodeURIComponent(decoded); } catch { break; }
+  }
+  return decoded.replace(/\\/g, '/').replace(/\/{2,}/g, '/').toLowerCase();
+}
+
 function rawPathname(req: IncomingMessage): string {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -177,7 +186,9 @@ export function createHttpServer(opts: HttpOptions): http.Server {
     requestContext.run({ requestId }, () => {
       try {
         const pathname = rawPathname(req);
-        if (isApiPath(pathname) || guardedOutsideApi.has(pathname.toLowerCase())) {
+        // Judged on the folded spelling too, so `//api//…` or `/api%2F…` cannot slip past the guard.
+        const folded = foldPath(pathname);
+        if (isApiPath(pathname) || isApiPath(folded) || guardedOutsideApi.has(folded)) {
           s.caller = guardRequest(req, pathname, ip, matcher, opts.auth).caller;
           const renewal = opts.auth.renewal?.(req);
           if (renewal) res.appendHeader('Set-Cookie', renewal);
