@@ -144,7 +144,7 @@ async function main(): Promise<void> {
   if (uiDist) packs.ui = savePack(filesBelow(uiDist), path.join(work, 'ui.pack'), false);
   else log('ui: nothing to embed (no ui/dist/index.html); the executable answers 503 on UI paths');
 
-  const info: BuildInfo = { inputs, targets: {}, skipped: {} };
+  const info: BuildInfo = { inputs, ui: uiDist !== null, targets: {}, skipped: {} };
   for (const target of targets) {
     try {
       const file = await packageTarget(target, shared, bundled.main, packs);

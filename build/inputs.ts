@@ -30,6 +30,8 @@ export function inputHash(root: string): string {
 /** Written beside the executables by build/build.ts. */
 export interface BuildInfo {
   readonly inputs: string;
+  /** Whether a built UI is embedded. */
+  readonly ui: boolean;
   readonly targets: Record<string, { file: string; bytes: number; sha256: string }>;
   readonly skipped: Record<string, string>;
 }

@@ -1,0 +1,185 @@
+// The single executable, run the way a user runs it: copied alone into an empty folder,
+// no node_modules anywhere above it, a bare environment.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { bareEnv, ensureBinary, runToEnd, sandbox, start, waitForOutput, type Running, type Sandbox } from './harness.ts';
+
+let box: Sandbox;
+let run: Running;
+
+test.before(async () => {
+  ensureBinary();
+  box = sandbox();
+  run = await start(box);
+});
+
+test.after(async () => {
+  if (run) await run.stop('SIGKILL');
+  box?.remove();
+});
+
+test('it stands alone: the folder holds only the executable and no node_modules is reachable', () => {
+  const entries = fs.readdirSync(box.dir).filter((e) => !['config', 'cache', 'volumes', '.cache'].includes(e));
+  assert.equal(entries, [path.basename(box.binary)]);
+  for (let dir = box.dir; ; dir = path.dirname(dir)) {
+    assert.not.ok(fs.existsSync(path.join(dir, 'node_modules')), `node_modules above the executable: ${dir}`);
+    if (path.dirname(dir) === dir) break;
+  }
+  // It runs as Burrow, not as a bare Node (the SEA blob is really inside).
+  const version = runToEnd(box, bareEnv(box), ['--version']);
+  assert.is(version.status, 0, version.stderr);
+  assert.match(version.stdout, /^\d+\.\d+\.\d+/);
+});
+
+test('/healthz and /readyz answer', async () => {
+  const health = await fetch(`${run.url}/healthz`);
+  assert.is(health.status, 200);
+  const ready = await fetch(`${run.url}/readyz`);
+  assert.is(ready.status, 200);
+});
+
+test('/api/openapi.json describes the API (OpenAPI 3.1, unversioned)', async () => {
+  const res = await fetch(`${run.url}/api/openapi.json`);
+  assert.is(res.status, 200);
+  const doc = await res.json() as { openapi: string; info: { version: string }; paths: Record<string, unknown> };
+  assert.match(doc.openapi, /^3\.1/);
+  assert.is(doc.info.version, 'unversioned');
+  assert.ok(doc.paths['/api/features'], 'features route described');
+  assert.ok(Object.keys(doc.paths).length >= 4);
+});
+
+test('/api/features answers JSON', async () => {
+  const res = await fetch(`${run.url}/api/features`);
+  assert.is(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /application\/json/);
+  assert.type(await res.json(), 'object');
+});
+
+test('the embedded migrations ran: the database exists in CONFIG_DIR', () => {
+  assert.ok(fs.existsSync(path.join(box.configDir, 'burrow.db')));
+  assert.match(run.output(), /"msg":"database migrated"/);
+});
+
+test('the UI index is served from the embedded UI', async () => {
+  const { info } = ensureBinary();
+  const res = await fetch(`${run.url}/`);
+  const body = await res.text();
+  if (!info.ui) {
+    // Built from a tree without a UI: the server says so instead of failing.
+    assert.is(res.status, 503);
+    assert.match(body, /web interface is not built/);
+    return;
+  }
+  assert.is(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /text\/html/);
+  assert.match(body, /<html/i);
+  assert.is(res.headers.get('cache-control'), 'no-cache');
+  // Client-side routes fall back to the same index.
+  const deep = await fetch(`${run.url}/browse/some/folder`);
+  assert.is(deep.status, 200);
+  assert.is(await deep.text(), body);
+  // A hashed asset referenced by the index is served, immutable.
+  const asset = /(?:src|href)="(\/assets\/[^"]+)"/.exec(body)?.[1];
+  if (asset) {
+    const a = await fetch(`${run.url}${asset}`);
+    assert.is(a.status, 200);
+    assert.match(a.headers.get('cache-control') ?? '', /immutable/);
+  }
+  // Extracted once into the cache, by content hash.
+  assert.ok(fs.readdirSync(box.cacheDir).some((e) => /^ui-[0-9a-f]{16}$/.test(e)));
+});
+
+test('an unknown API path answers the 404 envelope with its requestId', async () => {
+  const res = await fetch(`${run.url}/api/no-such-thing`);
+  assert.is(res.status, 404);
+  const body = await res.json() as { success: boolean; error: { statusCode: number; requestId: string; message: string } };
+  assert.is(body.success, false);
+  assert.is(body.error.statusCode, 404);
+  assert.ok(body.error.requestId);
+  assert.is(body.error.requestId, res.headers.get('x-request-id'));
+});
+
+test('the startup self-check reports the native add-ons, which load from inside the executable', async () => {
+  const out = await waitForOutput(run, (o) => o.includes('"msg":"optional parts"'));
+  const line = JSON.parse(out.split('\n').find((l) => l.includes('"msg":"optional parts"'))!) as Record<string, { available: boolean; reason?: string }>;
+  assert.ok(line.image?.available, `image add-on: ${line.image?.reason}`);
+  assert.ok(line.pty?.available, `pty add-on: ${line.pty?.reason}`);
+  const native = fs.readdirSync(path.join(box.cacheDir, 'native'));
+  assert.ok(native.some((e) => /^addon-image-[0-9a-f]{16}$/.test(e)), native.join(','));
+  assert.not.ok(native.some((e) => e.includes('.tmp-')), 'no half-extracted folder left');
+});
+
+test('a second instance on the same CONFIG_DIR refuses with a clear message', () => {
+  const second = runToEnd(box, bareEnv(box));
+  assert.is.not(second.status, 0);
+  assert.match(second.stderr, /already running/i);
+  assert.match(second.stderr, /config folder/);
+  assert.not.match(second.stderr, /\n\s+at /, 'a message, not a stack trace');
+});
+
+test('a bad environment value stops startup with one line naming the variable', () => {
+  const other = sandbox();
+  try {
+    const r = runToEnd(other, bareEnv(other, { PORT: 'eighty' }));
+    assert.is(r.status, 1);
+    assert.match(r.stderr, /PORT/);
+    assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
+  } finally {
+    other.remove();
+  }
+});
+
+/** Sends a request whose body arrives in two parts, `pause` apart; resolves with the answer. */
+function slowRequest(url: string, body: string, onFirstPart: () => void, pauseMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => { text += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    const half = Math.floor(body.length / 2);
+    req.write(body.slice(0, half));
+    req.flushHeaders();
+    setTimeout(() => {
+      onFirstPart();
+      setTimeout(() => req.end(body.slice(half)), pauseMs);
+    }, 300);
+  });
+}
+
+test('SIGTERM: stops accepting, finishes the request in flight, closes the database, exits 0', async () => {
+  const body = JSON.stringify({ username: 'nobody', password: 'not-the-password' });
+  const answer = await slowRequest(run.url, body, () => run.child.kill('SIGTERM'), 700);
+  // The request that was in flight got a complete, well-formed answer.
+  assert.ok(answer.status >= 200 && answer.status < 500, `status ${answer.status}`);
+  assert.not.throws(() => JSON.parse(answer.text));
+  const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('still running'), 8000))]);
+  assert.is(code, 0, run.output());
+  assert.match(run.output(), /"msg":"stopping","signal":"SIGTERM"/);
+  // The lock is released: the same folder starts again at once.
+  assert.not.ok(fs.existsSync(path.join(box.configDir, 'burrow.pid')));
+  assert.not.ok(fs.existsSync(path.join(box.configDir, 'burrow.db.lock')));
+  run = await start(box);
+  assert.is((await fetch(`${run.url}/readyz`)).status, 200);
+});
+
+test('a new connection is refused once SIGTERM arrived, while a slow request still runs', async () => {
+  const body = JSON.stringify({ username: 'nobody', password: 'x'.repeat(40) });
+  let refused: unknown = null;
+  const answer = await slowRequest(run.url, body, () => {
+    run.child.kill('SIGTERM');
+    setTimeout(() => {
+      fetch(`${run.url}/healthz`).then(() => { refused = false; }, () => { refused = true; });
+    }, 150);
+  }, 700);
+  assert.ok(answer.status > 0);
+  assert.is(await run.exited, 0);
+  assert.is(refused, true, 'a new request after SIGTERM was accepted');
+});
+
+test.run();

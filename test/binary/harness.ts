@@ -1,0 +1,158 @@
+// The executable under test: built once per test process (when missing or older than the
+// sources), then copied ALONE into a fresh temp folder and started there with a bare
+// environment, far from any node_modules.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BUILD_INFO, inputHash, type BuildInfo } from '../../build/inputs.ts';
+import { hostTargetId } from '../../build/targets.ts';
+
+export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+const dist = path.join(root, 'dist');
+
+function buildInfo(): BuildInfo | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dist, BUILD_INFO), 'utf8')) as BuildInfo;
+  } catch {
+    return null;
+  }
+}
+
+function current(): { file: string; info: BuildInfo } | null {
+  const info = buildInfo();
+  const entry = info?.targets[hostTargetId()];
+  if (!info || !entry || info.inputs !== inputHash(root)) return null;
+  const file = path.join(dist, entry.file);
+  return fs.existsSync(file) ? { file, info } : null;
+}
+
+/** One build at a time in this tree (other test runs may want it too). */
+function withBuildLock<T>(fn: () => T): T {
+  const lock = path.join(root, '.tmp', 'build.lock');
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
+  const deadline = Date.now() + 15 * 60_000;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch {
+      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 15 * 60_000) fs.rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error('waited 15 minutes for another build to finish');
+      spawnSync('sleep', ['1']);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+let cached: { file: string; info: BuildInfo } | undefined;
+
+/** The host's executable, built now if it is missing or stale. */
+export function ensureBinary(): { file: string; info: BuildInfo } {
+  if (cached) return cached;
+  cached = current() ?? withBuildLock(() => {
+    const again = current();
+    if (again) return again;
+    const r = spawnSync(process.execPath, [path.join(root, 'build', 'build.ts'), '--target', 'host'], { cwd: root, stdio: 'inherit', timeout: 20 * 60_000 });
+    if (r.status !== 0) throw new Error(`npm run build failed (exit ${r.status ?? r.signal})`);
+    const built = current();
+    if (!built) throw new Error('the build finished but left no current executable for this platform');
+    return built;
+  });
+  return cached;
+}
+
+export interface Sandbox {
+  readonly dir: string;
+  readonly binary: string;
+  readonly configDir: string;
+  readonly cacheDir: string;
+  readonly volumeRoot: string;
+  remove(): void;
+}
+
+/** A fresh temp folder holding only a copy of the executable. */
+export function sandbox(): Sandbox {
+  const { file } = ensureBinary();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-bin-'));
+  const binary = path.join(dir, path.basename(file));
+  fs.copyFileSync(file, binary);
+  fs.chmodSync(binary, 0o755);
+  return {
+    dir, binary,
+    configDir: path.join(dir, 'config'),
+    cacheDir: path.join(dir, 'cache'),
+    volumeRoot: path.join(dir, 'volumes'),
+    remove: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export interface Running {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Everything it printed so far (stdout + stderr). */
+  output(): string;
+  /** Resolves with its exit code (or signal name). */
+  readonly exited: Promise<number | string>;
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/** The bare environment a service manager would give it, plus our folders. */
+export function bareEnv(box: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: '/usr/bin:/bin', HOME: box.dir, CONFIG_DIR: box.configDir, CACHE_DIR: box.cacheDir, VOLUME_ROOT: box.volumeRoot, HOST: '127.0.0.1', PORT: '0', ...extra };
+}
+
+/** Runs the executable to completion (e.g. a refused second start). */
+export function runToEnd(box: Sandbox, env: Record<string, string>, args: string[] = [], timeoutMs = 20_000) {
+  return spawnSync(box.binary, args, { cwd: box.dir, env, encoding: 'utf8', timeout: timeoutMs });
+}
+
+/** Starts it and waits for its "listening" line (which carries the port). */
+export function start(box: Sandbox, env: Record<string, string> = bareEnv(box), timeoutMs = 20_000): Promise<Running> {
+  const child = spawn(box.binary, [], { cwd: box.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no "listening" line within ${timeoutMs} ms; output:\n${out}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const m = /"msg":"Burrow is listening".*?"port":(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          child, exited,
+          url: `http://127.0.0.1:${m[1]}`,
+          output: () => out,
+          stop(signal = 'SIGTERM') {
+            if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited (${code}) before listening; output:\n${out}`));
+    });
+  });
+}
+
+/** Waits until `predicate(output)` holds (log lines written after startup). */
+export async function waitForOutput(run: Running, predicate: (out: string) => boolean, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate(run.output())) {
+    if (Date.now() > deadline) throw new Error(`expected output did not appear; output:\n${run.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return run.output();
+}
