@@ -1,0 +1,86 @@
+// The shell: boot (status → setup / sign-in / workspace), top bar, sidebar, the routed
+// screen, and what floats above it (dialogs, menu, tray, toasts, the session-expired sign-in).
+import { useEffect, useState } from 'preact/hooks';
+import { sessionExpired, slowRequests } from './api/client.ts';
+import { ContextMenuHost } from './components/ContextMenu.tsx';
+import { DialogHost } from './components/Dialog.tsx';
+import { ErrorNote, Icon, Spinner } from './components/common.tsx';
+import { Lazy } from './components/Lazy.tsx';
+import { Sidebar } from './components/Sidebar.tsx';
+import { Toasts, Tray } from './components/Tray.tsx';
+import { FolderView } from './folder/FolderView.tsx';
+import { Home } from './screens/Home.tsx';
+import { SetupScreen, SignInForm, SignInScreen } from './screens/SignIn.tsx';
+import { folderOf, location, navigate } from './state/router.ts';
+import { bootError, isAdmin, loadStatus, loadWorkspace, signOut, status, user } from './state/session.ts';
+
+function Screen() {
+  const loc = location.value;
+  const folder = folderOf(loc);
+  if (folder !== null) return folder ? <FolderView path={folder} /> : <Home />;
+  if (loc.path === '/search') return <Lazy load={() => import('./screens/Search.tsx')} props={{}} />;
+  if (loc.path === '/trash') return <Lazy load={() => import('./screens/Trash.tsx')} props={{}} />;
+  if (loc.path.startsWith('/settings')) return <Lazy load={() => import('./settings/Settings.tsx')} props={{}} />;
+  if (loc.path.startsWith('/admin') && isAdmin.value) return <Lazy load={() => import('./admin/Admin.tsx')} props={{}} />;
+  return <Home />;
+}
+
+function SearchBox() {
+  const [q, setQ] = useState(location.value.path === '/search' ? location.value.query.get('q') ?? '' : '');
+  return (
+    <form class="search-box" role="search" onSubmit={(e) => { e.preventDefault(); if (q.trim()) navigate(`/search?q=${encodeURIComponent(q.trim())}`); }}>
+      <Icon name="search" size={18} />
+      <input type="search" aria-label="Search files" placeholder="Search files and text" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
+    </form>
+  );
+}
+
+function Workspace() {
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => { void loadWorkspace(); }, [user.value?.id]);
+  const u = user.value;
+  const authEnabled = status.value?.authEnabled !== false && status.value?.authMode !== 'disabled';
+  return (
+    <div class={`shell${menuOpen ? ' menu-open' : ''}`}>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="topbar">
+        <button type="button" class="icon-button menu-button" aria-label="Menu" aria-expanded={menuOpen} onClick={() => setMenuOpen(!menuOpen)}><Icon name="menu" /></button>
+        <a class="logo" href="/" onClick={(e) => { e.preventDefault(); navigate('/'); }}><img src="/favicon.svg" width="26" height="26" alt="" /><span>Burrow</span></a>
+        <SearchBox />
+        {u && <span class="who wide-only" dir="auto">{u.displayName || u.username}</span>}
+        {authEnabled && <button type="button" class="sign-out" onClick={() => void signOut()}>Sign out</button>}
+      </header>
+      {slowRequests.value > 0 && <div class="slow-bar" role="status">Waiting for the server…</div>}
+      <Sidebar onNavigate={() => setMenuOpen(false)} />
+      {menuOpen && <div class="scrim" onClick={() => setMenuOpen(false)} />}
+      <main id="main" tabIndex={-1}><Screen /></main>
+      <Tray />
+      {sessionExpired.value && (
+        <div class="overlay" role="dialog" aria-modal="true" aria-label="Sign in again">
+          <SignInForm overlay onDone={() => { sessionExpired.value = false; }} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function App() {
+  useEffect(() => { void loadStatus(); }, []);
+  const s = status.value;
+  let body;
+  if (bootError.value && !s) {
+    body = (
+      <main class="auth-page">
+        <div class="auth-card stack">
+          <h1>Burrow is not answering</h1>
+          <ErrorNote error={bootError.value} />
+          <button type="button" class="primary" onClick={() => void loadStatus()}>Try again</button>
+        </div>
+      </main>
+    );
+  } else if (!s) body = <div class="center boot"><Spinner /></div>;
+  else if (s.requiresSetup) body = <SetupScreen />;
+  else if (s.authEnabled && !s.authenticated && !user.value) body = <SignInScreen />;
+  else body = <Workspace />;
+  return <>{body}<DialogHost /><ContextMenuHost /><Toasts /></>;
+}

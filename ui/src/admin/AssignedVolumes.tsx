@@ -1,0 +1,78 @@
+// Host folders given to one account, picked with the server-files browser.
+import { useEffect, useState } from 'preact/hooks';
+import { del, get, patch, post } from '../api/client.ts';
+import type { User } from '../api/types.ts';
+import { Dialog } from '../components/Dialog.tsx';
+import { ErrorNote } from '../components/common.tsx';
+import { toastError } from '../state/toasts.ts';
+
+interface UserVolume { id: string; label: string; path: string; accessMode: 'readonly' | 'readwrite' }
+interface Dirs { current: string; parent: string | null; directories: { name: string; path: string }[] }
+
+function ServerFiles({ onPick }: { onPick: (path: string) => void }) {
+  const [at, setAt] = useState<string | undefined>(undefined);
+  const [dirs, setDirs] = useState<Dirs | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    get<Dirs>(`/api/admin/browse-directories${at ? `?path=${encodeURIComponent(at)}` : ''}`).then((d) => { setDirs(d); setError(null); }, setError);
+  }, [at]);
+  return (
+    <div class="stack">
+      <div class="muted small">Server folder: <code>{dirs?.current}</code></div>
+      <ul class="picker-list" aria-label="Server folders">
+        {dirs?.parent && <li><button type="button" class="row-button" onClick={() => setAt(dirs.parent!)}>↰ Up</button></li>}
+        {dirs?.directories.map((d) => <li key={d.path}><button type="button" class="row-button" onClick={() => setAt(d.path)}>{d.name}</button></li>)}
+      </ul>
+      <ErrorNote error={error} />
+      <div><button type="button" disabled={!dirs} onClick={() => onPick(dirs!.current)}>Use this folder</button></div>
+    </div>
+  );
+}
+
+export function AssignedVolumes({ user, onClose }: { user: User; onClose: () => void }) {
+  const base = `/api/users/${encodeURIComponent(user.id)}/volumes`;
+  const [list, setList] = useState<UserVolume[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [label, setLabel] = useState('');
+  const [path, setPath] = useState('');
+  const [mode, setMode] = useState<'readonly' | 'readwrite'>('readwrite');
+  const [browsing, setBrowsing] = useState(false);
+  const load = () => get<{ volumes: UserVolume[] }>(base).then((a) => setList(a.volumes ?? []), setError);
+  useEffect(() => { void load(); }, []);
+  const add = async (e: Event) => {
+    e.preventDefault();
+    try { await post(base, { label, path, accessMode: mode }); setLabel(''); setPath(''); setError(null); void load(); } catch (err) { setError(err); }
+  };
+  return (
+    <Dialog title={`Volumes of ${user.username}`} onClose={onClose} wide>
+      <div class="stack">
+        <p class="muted small">An account with assigned volumes sees only these.</p>
+        <ul class="results">
+          {list?.map((v) => (
+            <li key={v.id}>
+              <div class="grow"><strong dir="auto">{v.label}</strong><div class="where">{v.path}</div></div>
+              <select aria-label={`Access to ${v.label}`} value={v.accessMode} onChange={(e) => patch(`${base}/${encodeURIComponent(v.id)}`, { accessMode: e.currentTarget.value }).then(load, (err) => toastError(err))}>
+                <option value="readwrite">Read and write</option><option value="readonly">Read only</option>
+              </select>
+              <button type="button" class="small danger" onClick={() => del(`${base}/${encodeURIComponent(v.id)}`).then(load, (err) => toastError(err))}>Remove</button>
+            </li>
+          ))}
+          {list && !list.length && <li class="muted">None: the account sees the shared volumes.</li>}
+        </ul>
+        <form class="stack" onSubmit={add}>
+          <div class="form-grid">
+            <label>Label<input required value={label} onInput={(e) => setLabel(e.currentTarget.value)} /></label>
+            <label>Server folder<input required value={path} onInput={(e) => setPath(e.currentTarget.value)} /></label>
+            <label>Access<select value={mode} onChange={(e) => setMode(e.currentTarget.value as any)}><option value="readwrite">Read and write</option><option value="readonly">Read only</option></select></label>
+          </div>
+          <div class="actions" style={{ justifyContent: 'flex-start' }}>
+            <button type="button" onClick={() => setBrowsing(!browsing)}>{browsing ? 'Hide server folders' : 'Browse server folders…'}</button>
+            <button class="primary">Assign</button>
+          </div>
+          {browsing && <ServerFiles onPick={(p) => { setPath(p); setBrowsing(false); }} />}
+        </form>
+        <ErrorNote error={error} />
+      </div>
+    </Dialog>
+  );
+}

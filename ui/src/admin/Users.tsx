@@ -1,0 +1,93 @@
+// Accounts: create, change role, reset password, unlock, delete, assigned volumes.
+import { useEffect, useState } from 'preact/hooks';
+import { del, get, patch, post } from '../api/client.ts';
+import type { User } from '../api/types.ts';
+import { askText, confirmDialog, showDialog } from '../components/Dialog.tsx';
+import { ErrorNote } from '../components/common.tsx';
+import { features, user as me } from '../state/session.ts';
+import { toast, toastError } from '../state/toasts.ts';
+import { formatDate } from '../util.ts';
+import { AssignedVolumes } from './AssignedVolumes.tsx';
+
+function CreateUser({ onCreated }: { onCreated: () => void }) {
+  const [email, setEmail] = useState('');
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [admin, setAdmin] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const body: Record<string, unknown> = { email, password, roles: admin ? ['admin'] : [] };
+      if (username.trim()) body.username = username.trim();
+      await post('/api/users', body);
+      setEmail(''); setUsername(''); setPassword(''); setAdmin(false);
+      toast('Account created');
+      onCreated();
+    } catch (err) { setError(err); }
+  };
+  return (
+    <form class="stack" onSubmit={submit} aria-label="Create an account">
+      <div class="form-grid">
+        <label>Email<input type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} /></label>
+        <label>Username<input value={username} placeholder={email.split('@')[0]} onInput={(e) => setUsername(e.currentTarget.value)} /></label>
+        <label>Password<input type="password" autocomplete="new-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
+        <label class="check"><input type="checkbox" checked={admin} onChange={(e) => setAdmin(e.currentTarget.checked)} /> Administrator</label>
+      </div>
+      <ErrorNote error={error} />
+      <div><button class="primary">Create account</button></div>
+    </form>
+  );
+}
+
+export function Users() {
+  const [users, setUsers] = useState<User[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const load = () => get<{ users: User[] }>('/api/users').then((a) => { setUsers(a.users ?? []); setError(null); }, setError);
+  useEffect(() => { void load(); }, []);
+  const act = (fn: () => Promise<unknown>, done: string) => fn().then(() => { toast(done); void load(); }, (err) => toastError(err));
+  const setRole = (u: User, admin: boolean) => act(() => patch(`/api/users/${encodeURIComponent(u.id)}`, { roles: admin ? ['admin'] : [] }), 'Role changed');
+  const reset = (u: User) => askText({
+    title: `New password for ${u.username}`, label: 'New password (every session of the account is signed out)', confirm: 'Reset password',
+    action: async (pw) => { await post(`/api/users/${encodeURIComponent(u.id)}/password`, { newPassword: pw }); toast('Password reset'); },
+  });
+  const remove = async (u: User) => {
+    if (!await confirmDialog({ title: `Delete ${u.username}?`, body: 'The account, its sessions and its API tokens go. Files stay where they are.', confirm: 'Delete account', danger: true })) return;
+    void act(() => del(`/api/users/${encodeURIComponent(u.id)}`), 'Account deleted');
+  };
+  const volumesOf = (u: User) => showDialog((close) => <AssignedVolumes user={u} onClose={close} />);
+  return (
+    <div class="stack">
+      <h2>New account</h2>
+      <CreateUser onCreated={() => void load()} />
+      <h2>Accounts</h2>
+      <ErrorNote error={error} />
+      {users && (
+        <div class="table-wrap">
+          <table class="data" aria-label="Accounts">
+            <thead><tr><th>User</th><th>Role</th><th>Sign-in</th><th>Created</th><th /></tr></thead>
+            <tbody>{users.map((u) => {
+              const admin = Boolean(u.roles?.includes('admin'));
+              const locked = Boolean(u.locked || (u.lockedUntil && Date.parse(u.lockedUntil) > Date.now()));
+              return (
+                <tr key={u.id}>
+                  <td><strong dir="auto">{u.username}</strong><div class="muted small" dir="auto">{u.email}</div>{locked && <span class="badge read-only">Locked{u.lockedUntil ? ` until ${formatDate(u.lockedUntil)}` : ''}</span>}</td>
+                  <td><select aria-label={`Role of ${u.username}`} value={admin ? 'admin' : 'user'} disabled={u.id === me.value?.id} onChange={(e) => void setRole(u, e.currentTarget.value === 'admin')}><option value="user">User</option><option value="admin">Administrator</option></select></td>
+                  <td class="small">{u.authMethods?.map((m) => m.method).join(', ')}</td>
+                  <td class="small">{formatDate(u.createdAt)}</td>
+                  <td class="actions">
+                    <button type="button" class="small" onClick={() => reset(u)}>Reset password</button>
+                    {locked && <button type="button" class="small" onClick={() => void act(() => post(`/api/users/${encodeURIComponent(u.id)}/unlock`), 'Account unlocked')}>Unlock</button>}
+                    {features.value.userVolumes?.enabled !== false && <button type="button" class="small" onClick={() => volumesOf(u)}>Volumes</button>}
+                    <button type="button" class="small danger" disabled={u.id === me.value?.id} onClick={() => void remove(u)}>Delete</button>
+                  </td>
+                </tr>
+              );
+            })}</tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}

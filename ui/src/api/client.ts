@@ -1,0 +1,125 @@
+// The one door to the server. Every answer that is not 2xx becomes an ApiError carrying the
+// server's message and requestId; a 401 outside the sign-in routes raises `sessionExpired`
+// so the shell can ask for the password again without unmounting the screen (forms keep
+// what was typed).
+import { signal } from '@preact/signals';
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly requestId: string | undefined;
+  readonly code: string | undefined;
+  /** Seconds, from Retry-After when the server sent it. */
+  readonly retryAfter: number | undefined;
+  constructor(status: number, message: string, requestId?: string, code?: string, retryAfter?: number) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.requestId = requestId;
+    this.code = code;
+    this.retryAfter = retryAfter;
+  }
+}
+
+export const sessionExpired = signal(false);
+/** Requests that have been waiting for more than a moment (drives the "server is slow" bar). */
+export const slowRequests = signal(0);
+
+const SLOW_AFTER_MS = 1500;
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+  /** Do not treat 401 as an expired session (sign-in forms, password checks). */
+  allow401?: boolean;
+}
+
+/** `a/b c/d` → `a/b%20c/d`: each segment encoded on its own, empty segments dropped. */
+export function encodePath(path: string): string {
+  return path.split('/').filter(Boolean).map(encodeURIComponent).join('/');
+}
+
+export function joinPath(parent: string, name: string): string {
+  return parent ? `${parent}/${name}` : name;
+}
+
+export function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
+}
+
+export function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+function retryAfterOf(res: Response): number | undefined {
+  const h = res.headers.get('retry-after');
+  if (!h) return undefined;
+  const n = Number(h);
+  if (Number.isFinite(n)) return Math.max(0, Math.ceil(n));
+  const at = Date.parse(h);
+  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - Date.now()) / 1000)) : undefined;
+}
+
+export async function errorFrom(res: Response): Promise<ApiError> {
+  let message = `${res.status} ${res.statusText || 'error'}`;
+  let requestId = res.headers.get('x-request-id') ?? undefined;
+  let code: string | undefined;
+  try {
+    const body = await res.json();
+    const e = body?.error;
+    if (e && typeof e === 'object') {
+      message = e.message ?? message;
+      requestId = e.requestId ?? requestId;
+      code = e.code;
+    } else if (typeof e === 'string') message = e;
+    else if (typeof body?.message === 'string') message = body.message;
+  } catch { /* not JSON: keep the status line */ }
+  if (res.status === 413 && !/large|limit|many/i.test(message)) message = `Too large for the server: ${message}`;
+  if (res.status === 507) message = `The volume is full: ${message}`;
+  return new ApiError(res.status, message, requestId, code, retryAfterOf(res));
+}
+
+/** fetch with the shell's bookkeeping; answers the Response when it is 2xx/304, else throws. */
+export async function request(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<Response> {
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  let payload: BodyInit | undefined;
+  if (body !== undefined) {
+    if (body instanceof FormData || body instanceof Blob || typeof body === 'string') payload = body as BodyInit;
+    else { payload = JSON.stringify(body); headers['content-type'] = 'application/json'; }
+  }
+  let slow = false;
+  const timer = setTimeout(() => { slow = true; slowRequests.value++; }, SLOW_AFTER_MS);
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: payload, signal: options.signal, credentials: 'same-origin' });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, 'The server cannot be reached. Check that Burrow is running and your network is up, then try again.');
+  } finally {
+    clearTimeout(timer);
+    if (slow) slowRequests.value--;
+  }
+  if (res.ok || res.status === 304) return res;
+  const error = await errorFrom(res);
+  if (res.status === 401 && !options.allow401 && !path.startsWith('/api/auth/')) sessionExpired.value = true;
+  throw error;
+}
+
+export async function api<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<T> {
+  const res = await request(method, path, body, options);
+  if (res.status === 204 || res.status === 304) return undefined as T;
+  const text = await res.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+export const get = <T = any>(path: string, options?: RequestOptions) => api<T>('GET', path, undefined, options);
+export const post = <T = any>(path: string, body?: unknown, options?: RequestOptions) => api<T>('POST', path, body ?? {}, options);
+export const patch = <T = any>(path: string, body?: unknown, options?: RequestOptions) => api<T>('PATCH', path, body ?? {}, options);
+export const put = <T = any>(path: string, body?: unknown, options?: RequestOptions) => api<T>('PUT', path, body ?? {}, options);
+export const del = <T = any>(path: string, body?: unknown, options?: RequestOptions) => api<T>('DELETE', path, body, options);
+
+/** Human text for any error, with the requestId so a report can be matched to the log. */
+export function describeError(err: unknown): { message: string; requestId?: string } {
+  if (err instanceof ApiError) return { message: err.message, requestId: err.requestId };
+  return { message: err instanceof Error ? err.message : String(err) };
+}

@@ -1,0 +1,85 @@
+// A folder: breadcrumbs and toolbar, the entries, a status line, and the details panel.
+import { useEffect } from 'preact/hooks';
+import { Icon, ErrorNote, Spinner } from '../components/common.tsx';
+import { Lazy } from '../components/Lazy.tsx';
+import { favorites, volumes } from '../state/session.ts';
+import { filesUrl, navigate } from '../state/router.ts';
+import { formatBytes } from '../util.ts';
+import { download, newFile, newFolder, refOf, rename, toggleFavorite } from './actions.ts';
+import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
+import { FileArea } from './FileArea.tsx';
+import { detailsItem, dropOnto, pickFiles } from './interact.ts';
+import { access, items, listing, loadError, loading, openFolder, selectedItems, setViewPrefs, viewPrefs, reload } from './model.ts';
+
+export function Breadcrumbs({ path }: { path: string }) {
+  const parts = path.split('/').filter(Boolean);
+  const volume = volumes.value.find((v) => v.path === parts[0]);
+  const drop = (target: string) => ({
+    onDragOver: (e: DragEvent) => { if (e.dataTransfer?.types.includes('application/x-burrow-items')) { e.preventDefault(); e.dataTransfer.dropEffect = e.altKey ? 'copy' : 'move'; } },
+    onDrop: (e: DragEvent) => { e.preventDefault(); dropOnto(e, null, target); },
+  });
+  return (
+    <nav class="crumbs" aria-label="Breadcrumbs">
+      <a href="/" onClick={(e) => { e.preventDefault(); navigate('/'); }}><Icon name="home" size={16} label="Home" /></a>
+      {parts.map((p, i) => {
+        const to = parts.slice(0, i + 1).join('/');
+        const label = i === 0 && volume ? volume.name : p;
+        return <>
+          <span class="sep" aria-hidden="true">›</span>
+          {i === parts.length - 1
+            ? <span aria-current="page" dir="auto" {...drop(to)}>{label}</span>
+            : <a href={filesUrl(to)} dir="auto" onClick={(e) => { e.preventDefault(); navigate(filesUrl(to)); }} {...drop(to)}>{label}</a>}
+        </>;
+      })}
+    </nav>
+  );
+}
+
+function SelectionBar() {
+  const sel = selectedItems.value;
+  const a = access.value;
+  if (!sel.length) return null;
+  const bytes = sel.reduce((n, i) => n + (i.kind === 'directory' ? 0 : i.size), 0);
+  return (
+    <div class="selection-bar" role="toolbar" aria-label="Selection">
+      <span>{sel.length} selected{bytes ? ` · ${formatBytes(bytes)}` : ''}</span>
+      <button type="button" onClick={() => void download(sel.map(refOf))}>Download</button>
+      {sel.length === 1 && <button type="button" disabled={!a?.canWrite} onClick={() => rename(sel[0]!)}>Rename</button>}
+      <button type="button" onClick={() => copyMoveDialog('copy', sel)}>Copy to…</button>
+      <button type="button" disabled={!a?.canDelete} onClick={() => copyMoveDialog('move', sel)}>Move to…</button>
+      <button type="button" class="danger" disabled={!a?.canDelete} onClick={() => void confirmDelete(sel)}>Delete</button>
+    </div>
+  );
+}
+
+export function FolderView({ path }: { path: string }) {
+  useEffect(() => { void openFolder(path); }, [path]);
+  useEffect(() => { detailsItem.value = null; }, [path]);
+  const a = access.value;
+  const l = listing.value;
+  const isFav = favorites.value.some((f) => f.path === path);
+  const view = viewPrefs.value.view;
+  const readOnly = a && !a.canWrite;
+  return (
+    <section class="folder" aria-label={`Folder ${path}`}>
+      <div class="folder-head">
+        <Breadcrumbs path={path} />
+        <div class="toolbar" role="toolbar" aria-label="Folder actions">
+          <button type="button" disabled={!a?.canWrite} onClick={newFolder}><Icon name="plus" size={16} /> Folder</button>
+          <button type="button" class="wide-only" disabled={!a?.canWrite} onClick={newFile}><Icon name="plus" size={16} /> File</button>
+          <button type="button" disabled={!a?.canUpload} onClick={() => pickFiles(false)}><Icon name="upload" size={16} /> Upload</button>
+          <button type="button" class="wide-only" disabled={!a?.canUpload} onClick={() => pickFiles(true)}>Upload folder</button>
+          <button type="button" class="icon-button" aria-pressed={isFav} aria-label={isFav ? 'Remove folder from favourites' : 'Add folder to favourites'} onClick={() => void toggleFavorite(path)}><Icon name="star" size={18} /></button>
+          <button type="button" class="icon-button" aria-label={view === 'list' ? 'Show as grid' : 'Show as list'} onClick={() => setViewPrefs({ view: view === 'list' ? 'grid' : 'list' })}><Icon name={view === 'list' ? 'grid' : 'list'} size={18} /></button>
+        </div>
+      </div>
+      {readOnly && <p class="notice">Read-only{a.readOnly ? ` (${a.readOnly === 'storage' ? 'the storage is mounted read-only' : a.readOnly === 'permission' ? 'the server may not write here' : 'your access is read-only'})` : ''}.</p>}
+      <ErrorNote error={loadError.value}><button type="button" onClick={() => void reload()}>Try again</button></ErrorNote>
+      <SelectionBar />
+      {l || !loading.value ? <FileArea /> : <div class="center"><Spinner /></div>}
+      {l && !items.value.length && !loading.value && <p class="empty muted">This folder is empty. Drop files here to upload.</p>}
+      <footer class="status-line" aria-live="polite">{l ? `${items.value.length} item${items.value.length === 1 ? '' : 's'}` : ''}{loading.value && l ? ' · refreshing…' : ''}</footer>
+      {detailsItem.value && <Lazy load={() => import('./Details.tsx')} props={{ item: detailsItem.value, onClose: () => { detailsItem.value = null; } }} />}
+    </section>
+  );
+}

@@ -1,0 +1,195 @@
+// File operations on the open folder. Each one talks to the public API, reports through a
+// toast or the operations tray, and reloads what changed.
+import { signal } from '@preact/signals';
+import { ApiError, del, errorFrom, joinPath, patch, post, request } from '../api/client.ts';
+import type { FileItem } from '../api/types.ts';
+import { isDir } from '../api/types.ts';
+import { askText } from '../components/Dialog.tsx';
+import { favorites } from '../state/session.ts';
+import { startTask } from '../state/tasks.ts';
+import { toast, toastError } from '../state/toasts.ts';
+import { folderPath, reload } from './model.ts';
+
+export interface Ref { path: string; name: string }
+export const refOf = (i: FileItem): Ref => ({ path: i.path, name: i.name });
+export const fullPath = (i: Ref) => joinPath(i.path, i.name);
+
+/** Ctrl+C / Ctrl+X: what a later paste copies or moves. */
+export const clipboard = signal<{ mode: 'copy' | 'move'; items: Ref[] } | null>(null);
+
+export function newFolder(): void {
+  const parent = folderPath.value;
+  askText({
+    title: 'New folder', label: 'Name', value: 'New folder', confirm: 'Create',
+    action: async (name) => {
+      const answer = await post<{ item?: FileItem }>('/api/files/folder', { path: parent, name });
+      toast(`Created ${answer.item?.name ?? name}`);
+      await reload();
+    },
+  });
+}
+
+export function newFile(): void {
+  const parent = folderPath.value;
+  askText({
+    title: 'New file', label: 'Name', value: 'New file.txt', confirm: 'Create', selectStem: true,
+    action: async (name) => {
+      const answer = await post<{ item?: FileItem }>('/api/files/file', { path: parent, name });
+      toast(`Created ${answer.item?.name ?? name}`);
+      await reload();
+    },
+  });
+}
+
+export function rename(item: FileItem): void {
+  askText({
+    title: `Rename “${item.name}”`, label: 'New name', value: item.name, confirm: 'Rename', selectStem: !isDir(item),
+    action: async (newName) => {
+      if (newName === item.name) return;
+      await post('/api/files/rename', { path: item.path, name: item.name, newName });
+      toast(`Renamed to ${newName}`);
+      await reload();
+    },
+  });
+}
+
+interface MoveAnswer { destination?: string; items?: { from: string; to: string; skipped?: boolean }[] }
+
+export async function transfer(mode: 'copy' | 'move', items: Ref[], destination: string): Promise<void> {
+  if (!items.length) return;
+  const verb = mode === 'copy' ? 'Copying' : 'Moving';
+  const controller = new AbortController();
+  const update = startTask(`${verb} ${items.length === 1 ? items[0]!.name : `${items.length} items`}`, () => controller.abort());
+  try {
+    const answer = await post<MoveAnswer>(mode === 'copy' ? '/api/files/copy' : '/api/files/move', { items, destination }, { signal: controller.signal });
+    const renamed = (answer?.items ?? []).filter((r) => !r.skipped && r.to && r.to.slice(r.to.lastIndexOf('/') + 1) !== r.from.slice(r.from.lastIndexOf('/') + 1));
+    update({ state: 'done', progress: 1, detail: renamed.length ? `${renamed.length} renamed to avoid overwriting` : undefined });
+    toast(`${mode === 'copy' ? 'Copied' : 'Moved'} to ${destination || 'the top'}${renamed.length ? ` (${renamed.map((r) => r.to.slice(r.to.lastIndexOf('/') + 1)).join(', ')})` : ''}`);
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') update({ state: 'cancelled', detail: 'Stopped; what was already done stays.' });
+    else { update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId }); toastError(err, `${verb} failed`); }
+  }
+  await reload();
+}
+
+export async function paste(): Promise<void> {
+  const c = clipboard.value;
+  if (!c) return;
+  await transfer(c.mode, c.items, folderPath.value);
+  if (c.mode === 'move') clipboard.value = null;
+}
+
+export interface Impact {
+  shareCount?: number; shares?: { sourcePath?: string; label?: string | null }[];
+  favoriteCount?: number; favorites?: { path: string }[];
+  fileCount?: number; dirCount?: number; totalBytes?: number; bytes?: number;
+}
+
+export async function deleteImpact(items: FileItem[]): Promise<Impact> {
+  return post<Impact>('/api/files/delete-impact', { items: items.map((i) => ({ path: i.path, name: i.name, kind: i.kind })) });
+}
+
+/** Deletes to trash through the streaming route, so long deletes show progress and can stop. */
+export async function deleteItems(items: FileItem[]): Promise<void> {
+  const body = { items: items.map((i) => ({ path: i.path, name: i.name, kind: i.kind })) };
+  const controller = new AbortController();
+  const update = startTask(`Deleting ${items.length === 1 ? items[0]!.name : `${items.length} items`}`, () => controller.abort());
+  try {
+    const res = await request('POST', '/api/files/delete-stream', body, { signal: controller.signal });
+    let failed: string | undefined;
+    if (res.body) {
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let nl: number;
+        while ((nl = buffer.indexOf('\n')) >= 0) {
+          const line = buffer.slice(0, nl).trim();
+          buffer = buffer.slice(nl + 1);
+          if (!line) continue;
+          const ev = JSON.parse(line);
+          if (ev.type === 'progress' || ev.event === 'progress') {
+            const done = ev.done ?? ev.completed ?? ev.processed;
+            const total = ev.total ?? items.length;
+            if (typeof done === 'number' && total) update({ progress: done / total, detail: `${done} of ${total}` });
+          } else if (ev.type === 'error' || ev.event === 'error') failed = ev.message ?? ev.error?.message ?? 'Delete failed';
+        }
+      }
+    }
+    if (failed) throw new Error(failed);
+    update({ state: 'done', progress: 1 });
+    toast(`Moved ${items.length === 1 ? items[0]!.name : `${items.length} items`} to the trash`);
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') update({ state: 'cancelled', detail: 'Stopped; what was already deleted is in the trash.' });
+    else { update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId }); toastError(err, 'Delete failed'); }
+  }
+  await reload();
+}
+
+/** Downloads one file or a selection (zip), with progress and cancel in the tray. */
+export async function download(items: Ref[]): Promise<void> {
+  if (!items.length) return;
+  const single = items.length === 1 ? items[0]! : null;
+  const body = single ? { path: fullPath(single) } : { paths: items.map(fullPath), items };
+  const controller = new AbortController();
+  const update = startTask(`Downloading ${single ? single.name : `${items.length} items`}`, () => controller.abort());
+  try {
+    const res = await fetch('/api/download', { method: 'POST', headers: { 'content-type': 'application/json', accept: '*/*' }, body: JSON.stringify(body), signal: controller.signal });
+    if (!res.ok) throw await errorFrom(res);
+    const total = Number(res.headers.get('content-length') ?? 0);
+    const chunks: Uint8Array[] = [];
+    let got = 0;
+    const reader = res.body!.getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      got += value.length;
+      update({ progress: total ? got / total : null, detail: total ? undefined : `${Math.round(got / 1024)} KB` });
+    }
+    const name = fileNameFrom(res.headers.get('content-disposition')) ?? (single ? single.name : 'download.zip');
+    const url = URL.createObjectURL(new Blob(chunks as BlobPart[], { type: res.headers.get('content-type') ?? 'application/octet-stream' }));
+    const a = document.createElement('a');
+    a.href = url; a.download = name; document.body.append(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    update({ state: 'done', progress: 1 });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') update({ state: 'cancelled' });
+    else { update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId }); toastError(err, 'Download failed'); }
+  }
+}
+
+function fileNameFrom(header: string | null): string | null {
+  if (!header) return null;
+  const star = /filename\*=UTF-8''([^;]+)/i.exec(header);
+  if (star) { try { return decodeURIComponent(star[1]!); } catch { /* fall through */ } }
+  const plain = /filename="?([^";]+)"?/i.exec(header);
+  return plain ? plain[1]! : null;
+}
+
+export async function toggleFavorite(path: string): Promise<void> {
+  const existing = favorites.value.find((f) => f.path === path);
+  try {
+    if (existing) {
+      await del('/api/favorites', { path });
+      favorites.value = favorites.value.filter((f) => f.id !== existing.id);
+      toast('Removed from favourites');
+    } else {
+      const fav = await post('/api/favorites', { path });
+      favorites.value = [...favorites.value, fav];
+      toast('Added to favourites');
+    }
+  } catch (err) { toastError(err); }
+}
+
+export async function reorderFavorites(order: string[]): Promise<void> {
+  const before = favorites.value;
+  const byId = new Map(before.map((f) => [f.id, f]));
+  favorites.value = order.map((id, position) => ({ ...byId.get(id)!, position }));
+  try {
+    const answer = await patch('/api/favorites/reorder', { order });
+    if (Array.isArray(answer)) favorites.value = answer;
+  } catch (err) { favorites.value = before; toastError(err, 'Could not reorder favourites'); }
+}

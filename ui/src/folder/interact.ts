@@ -1,0 +1,130 @@
+// What the pointer and keyboard do in the folder view.
+import { signal } from '@preact/signals';
+import type { FileItem } from '../api/types.ts';
+import { isDir } from '../api/types.ts';
+import { joinPath, parentOf } from '../api/client.ts';
+import { openMenu, type MenuItem } from '../components/ContextMenu.tsx';
+import { favorites } from '../state/session.ts';
+import { filesUrl, navigate } from '../state/router.ts';
+import { collectDropped, startUpload } from '../upload/start.ts';
+import { clipboard, download, fullPath, newFile, newFolder, paste, refOf, rename, toggleFavorite, transfer } from './actions.ts';
+import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
+import { access, focusIndex, folderPath, items, reload, selectAll, selectOnly, selectRange, selected, selectedItems } from './model.ts';
+
+/** The file whose details/versions panel is open. */
+export const detailsItem = signal<FileItem | null>(null);
+
+export function openItem(item: FileItem): void {
+  if (isDir(item)) navigate(filesUrl(joinPath(item.path, item.name)));
+  else detailsItem.value = item;
+}
+
+export function showItemMenu(x: number, y: number): void {
+  const sel = selectedItems.value;
+  const one = sel.length === 1 ? sel[0]! : null;
+  const a = access.value;
+  const fav = one && favorites.value.some((f) => f.path === fullPath(one));
+  const entries: MenuItem[] = [
+    ...(one ? [{ label: 'Open', action: () => openItem(one), shortcut: 'Enter' }] : []),
+    { label: sel.length > 1 ? `Download ${sel.length} items as zip` : 'Download', action: () => void download(sel.map(refOf)), disabled: a?.canDownload === false },
+    'separator',
+    ...(one ? [{ label: 'Rename…', action: () => rename(one), disabled: !a?.canWrite, shortcut: 'F2' }] : []),
+    { label: 'Copy to…', action: () => copyMoveDialog('copy', sel) },
+    { label: 'Move to…', action: () => copyMoveDialog('move', sel), disabled: !a?.canDelete },
+    { label: 'Copy', action: () => { clipboard.value = { mode: 'copy', items: sel.map(refOf) }; }, shortcut: 'Ctrl+C' },
+    { label: 'Cut', action: () => { clipboard.value = { mode: 'move', items: sel.map(refOf) }; }, disabled: !a?.canDelete, shortcut: 'Ctrl+X' },
+    'separator',
+    ...(one ? [{ label: fav ? 'Remove from favourites' : 'Add to favourites', action: () => void toggleFavorite(fullPath(one)) }] : []),
+    ...(one && !isDir(one) ? [{ label: 'Details and versions', action: () => { detailsItem.value = one; } }] : []),
+    { label: 'Delete…', action: () => void confirmDelete(sel), danger: true, disabled: !a?.canDelete, shortcut: 'Del' },
+  ];
+  openMenu(x, y, entries);
+}
+
+export function pickFiles(folders: boolean): void {
+  const input = document.createElement('input');
+  input.type = 'file';
+  input.multiple = true;
+  if (folders) input.webkitdirectory = true;
+  const target = folderPath.value;
+  input.onchange = () => {
+    const files = Array.from(input.files ?? []).map((file) => ({ file, relativePath: file.webkitRelativePath || file.name }));
+    void startUpload(files, target, () => { if (folderPath.value === target) void reload(); });
+  };
+  input.click();
+}
+
+export function showAreaMenu(x: number, y: number): void {
+  const a = access.value;
+  const c = clipboard.value;
+  openMenu(x, y, [
+    { label: 'New folder…', action: newFolder, disabled: !a?.canWrite },
+    { label: 'New file…', action: newFile, disabled: !a?.canWrite },
+    { label: 'Upload files…', action: () => pickFiles(false), disabled: !a?.canUpload },
+    { label: 'Upload a folder…', action: () => pickFiles(true), disabled: !a?.canUpload },
+    'separator',
+    { label: c ? `Paste ${c.items.length} item${c.items.length === 1 ? '' : 's'}` : 'Paste', action: () => void paste(), disabled: !c || !a?.canWrite, shortcut: 'Ctrl+V' },
+    { label: 'Select all', action: selectAll, shortcut: 'Ctrl+A' },
+    { label: 'Refresh', action: () => void reload() },
+  ]);
+}
+
+export function dragStart(e: DragEvent, item: FileItem): void {
+  if (!selected.value.has(item.name)) selectOnly(items.value.indexOf(item));
+  const refs = selectedItems.value.map(refOf);
+  e.dataTransfer!.setData('application/x-burrow-items', JSON.stringify(refs));
+  e.dataTransfer!.setData('text/plain', refs.map(fullPath).join('\n'));
+  e.dataTransfer!.effectAllowed = 'copyMove';
+}
+
+/** A drop on a folder entry, on the empty area (`null` = this folder), a crumb or a favourite. */
+export function dropOnto(e: DragEvent, item: FileItem | null, destinationPath?: string): void {
+  const dt = e.dataTransfer!;
+  const destination = destinationPath ?? (item ? joinPath(item.path, item.name) : folderPath.value);
+  const ours = dt.getData('application/x-burrow-items');
+  if (ours) {
+    const refs = JSON.parse(ours) as { path: string; name: string }[];
+    const moving = refs.filter((r) => joinPath(r.path, r.name) !== destination && r.path !== destination || e.altKey);
+    if (!moving.length) return;
+    void transfer(e.altKey ? 'copy' : 'move', moving, destination);
+    return;
+  }
+  if (dt.types.includes('Files')) {
+    const here = folderPath.value;
+    void collectDropped(dt).then((files) => startUpload(files, destination, () => { if (folderPath.value === here) void reload(); }));
+  }
+}
+
+export function handleKey(e: KeyboardEvent, cols: number, page: number): void {
+  const list = items.value;
+  const n = list.length;
+  const i = focusIndex.value;
+  const mod = e.ctrlKey || e.metaKey;
+  const go = (to: number) => {
+    e.preventDefault();
+    const t = Math.max(0, Math.min(n - 1, to));
+    if (e.shiftKey) selectRange(t); else if (mod) focusIndex.value = t; else selectOnly(t);
+  };
+  switch (e.key) {
+    case 'ArrowDown': return go(i + cols);
+    case 'ArrowUp': return go(i - cols);
+    case 'ArrowRight': if (cols > 1) go(i + 1); return;
+    case 'ArrowLeft': if (cols > 1) go(i - 1); return;
+    case 'Home': return go(0);
+    case 'End': return go(n - 1);
+    case 'PageDown': return go(i + page * cols);
+    case 'PageUp': return go(i - page * cols);
+    case ' ': if (mod) { e.preventDefault(); const it = list[i]; if (it) { const s = new Set(selected.value); if (s.has(it.name)) s.delete(it.name); else s.add(it.name); selected.value = s; } } return;
+    case 'Enter': { e.preventDefault(); const it = selectedItems.value[0] ?? list[i]; if (it) openItem(it); return; }
+    case 'Backspace': e.preventDefault(); if (folderPath.value.includes('/')) navigate(filesUrl(parentOf(folderPath.value))); else navigate('/'); return;
+    case 'Delete': e.preventDefault(); if (selectedItems.value.length && access.value?.canDelete) void confirmDelete(selectedItems.value); return;
+    case 'F2': { e.preventDefault(); const one = selectedItems.value; if (one.length === 1 && access.value?.canWrite) rename(one[0]!); return; }
+    case 'ContextMenu': { e.preventDefault(); const el = document.getElementById(`entry-${i}`); const r = el?.getBoundingClientRect(); if (list[i] && !selected.value.has(list[i]!.name)) selectOnly(i); showItemMenu(r?.left ?? 100, r?.bottom ?? 100); return; }
+  }
+  if (!mod) return;
+  const k = e.key.toLowerCase();
+  if (k === 'a') { e.preventDefault(); selectAll(); }
+  else if (k === 'c' && selectedItems.value.length) { e.preventDefault(); clipboard.value = { mode: 'copy', items: selectedItems.value.map(refOf) }; }
+  else if (k === 'x' && selectedItems.value.length) { e.preventDefault(); clipboard.value = { mode: 'move', items: selectedItems.value.map(refOf) }; }
+  else if (k === 'v') { e.preventDefault(); void paste(); }
+}

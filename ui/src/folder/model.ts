@@ -1,0 +1,142 @@
+// State of the open folder: its listing, how it is sorted and shown, what is selected.
+// One folder is open at a time, so this is module state read by the folder components.
+import { computed, signal } from '@preact/signals';
+import { ApiError, encodePath, get, joinPath, post } from '../api/client.ts';
+import type { Access, FileItem, FolderSize, Listing } from '../api/types.ts';
+import { isDir } from '../api/types.ts';
+import { preferences } from '../state/session.ts';
+import { collator } from '../util.ts';
+import { loadViewPrefs, saveViewPrefs } from './viewPrefs.ts';
+
+export type SortKey = 'name' | 'size' | 'modified' | 'kind';
+export interface ViewPrefs { view: 'list' | 'grid'; sortBy: SortKey; sortDir: 'asc' | 'desc' }
+
+export const folderPath = signal<string>('');
+export const listing = signal<Listing | null>(null);
+export const loading = signal(false);
+export const loadError = signal<unknown>(null);
+export const viewPrefs = signal<ViewPrefs>({ view: 'list', sortBy: 'name', sortDir: 'asc' });
+export const selected = signal<ReadonlySet<string>>(new Set());
+export const focusIndex = signal(0);
+export const anchorIndex = signal(0);
+export const folderSizes = signal<Record<string, number | null>>({});
+/** A name to select once the folder has loaded ("open containing folder"). */
+export const revealName = signal<string | null>(null);
+
+export const access = computed<Access | null>(() => listing.value?.access ?? null);
+
+export const items = computed<FileItem[]>(() => {
+  const list = listing.value?.items ?? [];
+  const showHidden = preferences.value.showHiddenFiles;
+  const visible = showHidden ? list : list.filter((i) => !i.name.startsWith('.'));
+  const { sortBy, sortDir } = viewPrefs.value;
+  const sizes = folderSizes.value;
+  const dir = sortDir === 'asc' ? 1 : -1;
+  const sizeOf = (i: FileItem) => (isDir(i) ? sizes[i.name] ?? -1 : i.size);
+  const cmp = (a: FileItem, b: FileItem) => {
+    const da = isDir(a), db = isDir(b);
+    if (da !== db) return da ? -1 : 1;
+    let r = 0;
+    if (sortBy === 'size') r = sizeOf(a) - sizeOf(b);
+    else if (sortBy === 'modified') r = Date.parse(a.dateModified) - Date.parse(b.dateModified);
+    else if (sortBy === 'kind') r = collator.compare(a.kind, b.kind);
+    return (r || collator.compare(a.name, b.name)) * dir;
+  };
+  return [...visible].sort(cmp);
+});
+
+export const selectedItems = computed(() => items.value.filter((i) => selected.value.has(i.name)));
+
+let loadSeq = 0;
+export async function openFolder(path: string): Promise<void> {
+  const changed = path !== folderPath.value || !listing.value;
+  folderPath.value = path;
+  const seq = ++loadSeq;
+  if (changed) {
+    selected.value = new Set();
+    focusIndex.value = 0;
+    anchorIndex.value = 0;
+    folderSizes.value = {};
+    listing.value = null;
+    viewPrefs.value = loadViewPrefs(path);
+  }
+  loading.value = true;
+  loadError.value = null;
+  try {
+    const answer = await get<Listing>(`/api/browse/${encodePath(path)}`);
+    if (seq !== loadSeq) return;
+    listing.value = answer;
+    const names = new Set(answer.items.map((i) => i.name));
+    selected.value = new Set([...selected.value].filter((n) => names.has(n)));
+    const reveal = revealName.value;
+    if (reveal && names.has(reveal)) {
+      revealName.value = null;
+      const index = items.value.findIndex((i) => i.name === reveal);
+      if (index >= 0) selectOnly(index);
+    }
+    void loadFolderSizes(path, answer.items);
+  } catch (err) {
+    if (seq === loadSeq) loadError.value = err;
+  } finally {
+    if (seq === loadSeq) loading.value = false;
+  }
+}
+
+export const reload = () => openFolder(folderPath.value);
+
+/** Recursive sizes of the sub-folders, from the index (a lookup; never a scan). */
+async function loadFolderSizes(path: string, list: FileItem[]): Promise<void> {
+  const dirs = list.filter(isDir).slice(0, 500);
+  if (!dirs.length || !path) return;
+  try {
+    const answer = await post<any>('/api/folder-size/batch', { paths: dirs.map((d) => joinPath(path, d.name)) });
+    if (path !== folderPath.value) return;
+    const records: FolderSize[] = Array.isArray(answer) ? answer : answer?.items ?? answer?.results ?? answer?.sizes ?? [];
+    const sizes: Record<string, number | null> = {};
+    for (const r of records) if (r && typeof r.path === 'string') sizes[r.path.slice(r.path.lastIndexOf('/') + 1)] = r.indexed === false ? null : r.sizeBytes;
+    folderSizes.value = sizes;
+  } catch (err) {
+    // Folder sizes are a bonus: an index that is off or missing leaves the column empty.
+    if (!(err instanceof ApiError)) throw err;
+  }
+}
+
+export function setViewPrefs(patch: Partial<ViewPrefs>): void {
+  viewPrefs.value = { ...viewPrefs.value, ...patch };
+  saveViewPrefs(folderPath.value, viewPrefs.value);
+}
+
+export function sortBy(key: SortKey): void {
+  const v = viewPrefs.value;
+  setViewPrefs(v.sortBy === key ? { sortDir: v.sortDir === 'asc' ? 'desc' : 'asc' } : { sortBy: key, sortDir: 'asc' });
+}
+
+export function selectOnly(index: number): void {
+  const item = items.value[index];
+  selected.value = new Set(item ? [item.name] : []);
+  focusIndex.value = index;
+  anchorIndex.value = index;
+}
+
+export function selectRange(to: number, additive = false): void {
+  const list = items.value;
+  const [a, b] = [Math.min(anchorIndex.value, to), Math.max(anchorIndex.value, to)];
+  const next = new Set(additive ? selected.value : []);
+  for (let i = a; i <= b; i++) next.add(list[i]!.name);
+  selected.value = next;
+  focusIndex.value = to;
+}
+
+export function toggle(index: number): void {
+  const item = items.value[index];
+  if (!item) return;
+  const next = new Set(selected.value);
+  if (next.has(item.name)) next.delete(item.name); else next.add(item.name);
+  selected.value = next;
+  focusIndex.value = index;
+  anchorIndex.value = index;
+}
+
+export function selectAll(): void {
+  selected.value = new Set(items.value.map((i) => i.name));
+}

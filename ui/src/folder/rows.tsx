@@ -1,0 +1,122 @@
+// One entry as a list row or a grid tile, and the list's header (sortable, resizable).
+import { signal, computed } from '@preact/signals';
+import { useEffect, useState } from 'preact/hooks';
+import { encodePath, get, joinPath } from '../api/client.ts';
+import type { FileItem } from '../api/types.ts';
+import { isDir } from '../api/types.ts';
+import { Icon } from '../components/common.tsx';
+import { preferences } from '../state/session.ts';
+import { formatBytes, formatDate, iconFor, kindLabel } from '../util.ts';
+import { folderSizes, sortBy, viewPrefs, type SortKey } from './model.ts';
+
+type Widths = { name: number; size: number; modified: number; kind: number };
+const WIDTHS_KEY = 'burrow.columns';
+function loadWidths(): Widths {
+  try { const w = JSON.parse(localStorage.getItem(WIDTHS_KEY) ?? 'null'); if (w && typeof w.name === 'number') return w; } catch { /* defaults */ }
+  return { name: 0, size: 110, modified: 180, kind: 120 };
+}
+export const widths = signal<Widths>(loadWidths());
+/** The name column takes what is left unless the person has sized it. */
+export const columnTemplate = computed(() => {
+  const w = widths.value;
+  return `${w.name ? `${w.name}px` : 'minmax(160px, 1fr)'} ${w.size}px ${w.modified}px ${w.kind}px 40px`;
+});
+
+const COLUMNS: { key: SortKey; label: string }[] = [
+  { key: 'name', label: 'Name' }, { key: 'size', label: 'Size' }, { key: 'modified', label: 'Modified' }, { key: 'kind', label: 'Kind' },
+];
+
+function startResize(e: PointerEvent, key: SortKey) {
+  e.preventDefault();
+  e.stopPropagation();
+  const cell = (e.currentTarget as HTMLElement).parentElement!;
+  const startX = e.clientX;
+  const startW = cell.getBoundingClientRect().width;
+  const handle = e.currentTarget as HTMLElement;
+  handle.setPointerCapture(e.pointerId);
+  const move = (m: PointerEvent) => { widths.value = { ...widths.value, [key]: Math.max(60, Math.round(startW + m.clientX - startX)) }; };
+  const up = () => {
+    handle.removeEventListener('pointermove', move);
+    handle.removeEventListener('pointerup', up);
+    try { localStorage.setItem(WIDTHS_KEY, JSON.stringify(widths.value)); } catch { /* ignore */ }
+  };
+  handle.addEventListener('pointermove', move);
+  handle.addEventListener('pointerup', up);
+}
+
+export function ListHeader() {
+  const { sortBy: by, sortDir } = viewPrefs.value;
+  return (
+    <div class="list-header" role="row">
+      {COLUMNS.map((c) => (
+        <div key={c.key} class={`col col-${c.key}`} role="columnheader" aria-sort={by === c.key ? (sortDir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+          <button type="button" class="sort" onClick={() => sortBy(c.key)}>{c.label}{by === c.key && <span aria-hidden="true">{sortDir === 'asc' ? ' ▲' : ' ▼'}</span>}</button>
+          <span class="resize" role="separator" aria-orientation="vertical" aria-label={`Resize ${c.label}`} onPointerDown={(e) => startResize(e, c.key)} />
+        </div>
+      ))}
+      <div class="col" />
+    </div>
+  );
+}
+
+export interface EntryProps {
+  item: FileItem; index: number; selected: boolean; focused: boolean; dropping: boolean; style: Record<string, string>;
+  onClick: (e: MouseEvent) => void; onDblClick: () => void; onContextMenu: (e: MouseEvent) => void; onMore: (e: MouseEvent) => void;
+  onDragStart: (e: DragEvent) => void; onDragOver: (e: DragEvent) => void; onDragLeave: () => void; onDrop: (e: DragEvent) => void;
+}
+
+function entryAttrs(p: EntryProps, cls: string) {
+  return {
+    id: `entry-${p.index}`, role: 'option' as const, 'aria-selected': p.selected, draggable: true, 'data-name': p.item.name,
+    class: `entry ${cls}${p.selected ? ' selected' : ''}${p.focused ? ' focused' : ''}${p.dropping ? ' dropping' : ''}${isDir(p.item) ? ' is-dir' : ''}`,
+    style: p.style, onClick: p.onClick, onDblClick: p.onDblClick, onContextMenu: p.onContextMenu,
+    onDragStart: p.onDragStart, onDragOver: p.onDragOver, onDragLeave: p.onDragLeave, onDrop: p.onDrop,
+  };
+}
+
+export function ListRow(p: EntryProps) {
+  const { item } = p;
+  const dir = isDir(item);
+  const folderSize = dir ? folderSizes.value[item.name] : undefined;
+  return (
+    <div {...entryAttrs(p, 'row')}>
+      <span class="col col-name"><Icon name={iconFor(item.kind)} size={18} /><span class="name" dir="auto" title={item.name}>{item.name}</span></span>
+      <span class="col col-size">{dir ? (folderSize === undefined || folderSize === null ? '—' : formatBytes(folderSize)) : formatBytes(item.size)}</span>
+      <span class="col col-modified">{formatDate(item.dateModified)}</span>
+      <span class="col col-kind">{kindLabel(item.kind)}</span>
+      <button type="button" class="col more icon-button" tabIndex={-1} aria-label={`Actions for ${item.name}`} onClick={p.onMore}>⋮</button>
+    </div>
+  );
+}
+
+const thumbCache = new Map<string, string>();
+
+function Thumb({ item }: { item: FileItem }) {
+  const full = joinPath(item.path, item.name);
+  const [url, setUrl] = useState(thumbCache.get(full) ?? '');
+  const want = item.supportsThumbnail && preferences.value.showThumbnails !== false;
+  useEffect(() => {
+    if (!want || thumbCache.has(full)) return;
+    let live = true;
+    // Wait a moment so fast scrolling does not ask for every tile it passes.
+    const t = setTimeout(() => {
+      get<{ thumbnail: string }>(`/api/thumbnails/${encodePath(full)}`).then((a) => {
+        thumbCache.set(full, a.thumbnail ?? '');
+        if (live) setUrl(a.thumbnail ?? '');
+      }, () => thumbCache.set(full, ''));
+    }, 120);
+    return () => { live = false; clearTimeout(t); };
+  }, [full, want]);
+  if (want && url) return <img class="thumb" src={url} alt="" loading="lazy" decoding="async" draggable={false} />;
+  return <Icon name={iconFor(item.kind)} size={56} />;
+}
+
+export function GridTile(p: EntryProps) {
+  return (
+    <div {...entryAttrs(p, 'tile')}>
+      <div class="tile-visual"><Thumb item={p.item} /></div>
+      <span class="name" dir="auto" title={p.item.name}>{p.item.name}</span>
+      <button type="button" class="more icon-button" tabIndex={-1} aria-label={`Actions for ${p.item.name}`} onClick={p.onMore}>⋮</button>
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+// Per-folder view and sort. Kept on the server (it follows the folder across renames and is
+// forgotten when the folder is deleted); a local copy lets the folder open in its own view
+// before the server has answered.
+import type { ViewPrefs } from './model.ts';
+
+const KEY = 'burrow.view.';
+const DEFAULT: ViewPrefs = { view: 'list', sortBy: 'name', sortDir: 'asc' };
+
+function valid(v: any): v is ViewPrefs {
+  return v && (v.view === 'list' || v.view === 'grid') && ['name', 'size', 'modified', 'kind'].includes(v.sortBy) && (v.sortDir === 'asc' || v.sortDir === 'desc');
+}
+
+export function loadViewPrefs(path: string): ViewPrefs {
+  try {
+    const v = JSON.parse(localStorage.getItem(KEY + path) ?? 'null');
+    if (valid(v)) return v;
+  } catch { /* unreadable: defaults */ }
+  return DEFAULT;
+}
+
+export function saveViewPrefs(path: string, prefs: ViewPrefs): void {
+  try { localStorage.setItem(KEY + path, JSON.stringify(prefs)); } catch { /* private mode */ }
+  void pushToServer(path, prefs);
+}
+
+/** Server side, swapped in when the route lands (see serverPrefs below). */
+let pushToServer = async (_path: string, _prefs: ViewPrefs): Promise<void> => {};
+let pullFromServer = async (_path: string): Promise<ViewPrefs | null> => null;
+
+export function useServerPrefs(push: typeof pushToServer, pull: typeof pullFromServer): void {
+  pushToServer = push;
+  pullFromServer = pull;
+}
+
+export async function fetchViewPrefs(path: string): Promise<ViewPrefs | null> {
+  try {
+    const v = await pullFromServer(path);
+    if (!valid(v)) return null;
+    try { localStorage.setItem(KEY + path, JSON.stringify(v)); } catch { /* ignore */ }
+    return v;
+  } catch { return null; }
+}

@@ -1,0 +1,114 @@
+// First-run setup and sign-in. The sign-in form is also shown over a running workspace when
+// a session expires, so whatever the person was typing underneath stays where it was.
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, post } from '../api/client.ts';
+import type { User } from '../api/types.ts';
+import { ErrorNote } from '../components/common.tsx';
+import { signedIn, status } from '../state/session.ts';
+
+function useCountdown(): [number, (s: number) => void] {
+  const [left, setLeft] = useState(0);
+  useEffect(() => {
+    if (left <= 0) return;
+    const t = setTimeout(() => setLeft(left - 1), 1000);
+    return () => clearTimeout(t);
+  }, [left]);
+  return [left, setLeft];
+}
+
+function LockoutNote({ error, left }: { error: unknown; left: number }) {
+  if (!(error instanceof ApiError) || error.status !== 429) return <ErrorNote error={error} />;
+  return (
+    <ErrorNote error={error}>
+      <span class="retry">{left > 0 ? `You can try again in ${left} s.` : 'You can try again now.'}</span>
+    </ErrorNote>
+  );
+}
+
+export function Brand() {
+  return <div class="brand"><img src="/favicon.svg" width="36" height="36" alt="" /><span>Burrow</span></div>;
+}
+
+export function SetupScreen() {
+  const [email, setEmail] = useState('');
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true); setError(null);
+    try {
+      const body: Record<string, string> = { email, password };
+      if (username.trim()) body.username = username.trim();
+      const answer = await post<{ user: User }>('/api/auth/setup', body);
+      signedIn(answer.user);
+    } catch (err) { setError(err); } finally { setBusy(false); }
+  };
+  return (
+    <main class="auth-page">
+      <form class="auth-card stack" onSubmit={submit} aria-labelledby="setup-title">
+        <Brand />
+        <h1 id="setup-title">Welcome to Burrow</h1>
+        <p class="muted">Create the first account. It administers this installation.</p>
+        <label>Email<input name="email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} /></label>
+        <label>Username <span class="muted">(optional)</span><input name="username" autocomplete="username" value={username} placeholder={email.split('@')[0] || ''} onInput={(e) => setUsername(e.currentTarget.value)} /></label>
+        <label>Password<input name="password" type="password" autocomplete="new-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
+        <ErrorNote error={error} />
+        <button class="primary" disabled={busy}>Create account</button>
+      </form>
+    </main>
+  );
+}
+
+export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?: boolean }) {
+  const s = status.value;
+  const [identifier, setIdentifier] = useState('');
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [needCode, setNeedCode] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [left, setLeft] = useCountdown();
+  const local = s?.strategies.local !== false && s?.authMode !== 'oidc';
+  const oidc = Boolean(s?.strategies.oidc);
+
+  const finish = (answer: { user?: User; totpRequired?: boolean }) => {
+    if (answer.totpRequired) { setNeedCode(true); return; }
+    if (answer.user) { signedIn(answer.user); onDone?.(); }
+  };
+  const fail = (err: unknown) => {
+    setError(err);
+    if (err instanceof ApiError && err.status === 429) setLeft(err.retryAfter ?? 60);
+  };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true); setError(null);
+    try {
+      if (needCode) finish(await post('/api/auth/login/totp', { code: code.trim() }, { allow401: true }));
+      else finish(await post('/api/auth/login', { identifier: identifier.trim(), password }, { allow401: true }));
+    } catch (err) { fail(err); } finally { setBusy(false); }
+  };
+  const here = window.location.pathname + window.location.search;
+  return (
+    <form class="auth-card stack" onSubmit={submit} aria-labelledby="signin-title">
+      <Brand />
+      <h1 id="signin-title">{overlay ? 'Your session ended' : 'Sign in'}</h1>
+      {overlay && <p class="muted">Sign in again to carry on. Nothing you typed is lost.</p>}
+      {!local && !oidc && <p class="error-note" role="alert">No way to sign in is configured on this server. Ask its administrator.</p>}
+      {local && !needCode && <>
+        <label>Email or username<input name="identifier" autocomplete="username" required value={identifier} onInput={(e) => setIdentifier(e.currentTarget.value)} /></label>
+        <label>Password<input name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
+      </>}
+      {needCode && <label>Code from your authenticator app (or a recovery code)
+        <input name="code" inputMode="numeric" autocomplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} /></label>}
+      <LockoutNote error={error} left={left} />
+      {local && <button class="primary" disabled={busy || left > 0}>{needCode ? 'Verify' : 'Sign in'}</button>}
+      {oidc && !needCode && <a class="button" href={`/api/auth/oidc/login?redirect=${encodeURIComponent(here)}`}>Sign in with your identity provider</a>}
+    </form>
+  );
+}
+
+export function SignInScreen() {
+  return <main class="auth-page"><SignInForm /></main>;
+}

@@ -1,0 +1,65 @@
+// The trash: what was deleted, from where and when; restore, delete for good, empty.
+import { useEffect, useState } from 'preact/hooks';
+import { del, get, post } from '../api/client.ts';
+import { confirmDialog } from '../components/Dialog.tsx';
+import { ErrorNote, Icon, Spinner } from '../components/common.tsx';
+import { toast, toastError } from '../state/toasts.ts';
+import { formatBytes, formatDate, iconFor } from '../util.ts';
+
+export interface TrashEntry {
+  id: string; name: string; originalPath?: string; path?: string; deletedAt?: string; size?: number; kind?: string; isDirectory?: boolean; deletedBy?: string | null;
+}
+
+const listOf = (a: any): TrashEntry[] => (Array.isArray(a) ? a : a?.items ?? a?.entries ?? []);
+
+export default function Trash() {
+  const [entries, setEntries] = useState<TrashEntry[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const load = () => get('/api/trash').then((a) => { setEntries(listOf(a)); setError(null); }, setError);
+  useEffect(() => { void load(); }, []);
+  const restore = async (e: TrashEntry) => {
+    try {
+      const a = await post<any>(`/api/trash/items/${encodeURIComponent(e.id)}/restore`, {});
+      const to = a?.restoredTo ?? a?.path ?? a?.item?.name;
+      toast(`Restored ${e.name}${to ? ` to ${to}` : ''}`);
+      void load();
+    } catch (err) { toastError(err, 'Restore failed'); }
+  };
+  const purge = async (e: TrashEntry) => {
+    if (!await confirmDialog({ title: `Delete “${e.name}” for good?`, body: 'It cannot be restored afterwards.', confirm: 'Delete for good', danger: true })) return;
+    try { await del(`/api/trash/items/${encodeURIComponent(e.id)}`); toast(`Deleted ${e.name} for good`); void load(); } catch (err) { toastError(err); }
+  };
+  const empty = async () => {
+    if (!await confirmDialog({ title: 'Empty the trash?', body: `Everything in the trash (${entries?.length ?? 0} items) is deleted for good.`, confirm: 'Empty trash', danger: true })) return;
+    try { await del('/api/trash'); toast('Trash emptied'); void load(); } catch (err) { toastError(err); }
+  };
+  return (
+    <section class="page">
+      <div class="actions" style={{ justifyContent: 'space-between' }}>
+        <h1>Trash</h1>
+        <button type="button" class="danger" disabled={!entries?.length} onClick={() => void empty()}>Empty trash</button>
+      </div>
+      <ErrorNote error={error} />
+      {!entries && !error && <Spinner />}
+      {entries && !entries.length && <p class="muted">The trash is empty.</p>}
+      {entries && entries.length > 0 && (
+        <div class="table-wrap">
+          <table class="data" aria-label="Trash">
+            <thead><tr><th>Name</th><th>From</th><th>Deleted</th><th>Size</th><th /></tr></thead>
+            <tbody>
+              {entries.map((e) => (
+                <tr key={e.id}>
+                  <td><span class="card-title"><Icon name={e.isDirectory || e.kind === 'directory' ? 'folder' : iconFor(e.kind ?? '')} size={18} /><span dir="auto">{e.name}</span></span></td>
+                  <td dir="auto">{e.originalPath ?? e.path ?? ''}</td>
+                  <td>{formatDate(e.deletedAt)}</td>
+                  <td>{formatBytes(e.size)}</td>
+                  <td class="actions"><button type="button" class="small" onClick={() => void restore(e)}>Restore</button><button type="button" class="small danger" onClick={() => void purge(e)}>Delete</button></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

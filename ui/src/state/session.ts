@@ -1,0 +1,81 @@
+// Who is signed in, what the instance offers, and the caller's preferences.
+import { computed, signal } from '@preact/signals';
+import { get, patch, post } from '../api/client.ts';
+import type { AuthStatus, Favorite, User, Volume } from '../api/types.ts';
+
+export const status = signal<AuthStatus | null>(null);
+export const bootError = signal<unknown>(null);
+export const features = signal<Record<string, any>>({});
+export const user = signal<User | null>(null);
+export const isAdmin = computed(() => Boolean(user.value?.roles?.includes('admin')));
+export const volumes = signal<Volume[]>([]);
+export const favorites = signal<Favorite[]>([]);
+
+export type Theme = 'system' | 'light' | 'dark';
+export interface Preferences { showHiddenFiles: boolean; showThumbnails: boolean; theme: Theme; [key: string]: unknown }
+export const preferences = signal<Preferences>({ showHiddenFiles: false, showThumbnails: true, theme: 'system' });
+
+export const chunkedUploads = computed(() => {
+  const u = features.value.uploads;
+  return Boolean(u?.chunked?.enabled ?? u?.chunkedEnabled ?? u?.tus?.enabled ?? u?.chunked);
+});
+
+export async function loadStatus(): Promise<void> {
+  bootError.value = null;
+  try {
+    const [s, f] = await Promise.all([
+      get<AuthStatus>('/api/auth/status'),
+      get<Record<string, any>>('/api/features').catch(() => ({})),
+    ]);
+    features.value = f;
+    status.value = s;
+    user.value = s.user ?? null;
+  } catch (err) {
+    bootError.value = err;
+  }
+}
+
+export async function loadWorkspace(): Promise<void> {
+  const [v, fav, settings] = await Promise.all([
+    get<Volume[]>('/api/volumes').catch(() => [] as Volume[]),
+    get<Favorite[]>('/api/favorites').catch(() => [] as Favorite[]),
+    get<{ user?: Partial<Preferences> }>('/api/settings').catch(() => ({} as { user?: Partial<Preferences> })),
+  ]);
+  volumes.value = Array.isArray(v) ? v : [];
+  favorites.value = Array.isArray(fav) ? [...fav].sort((a, b) => a.position - b.position) : [];
+  preferences.value = { ...preferences.value, ...(settings.user ?? {}) };
+  applyTheme();
+}
+
+export async function savePreference(key: string, value: unknown): Promise<void> {
+  const before = preferences.value;
+  preferences.value = { ...before, [key]: value };
+  applyTheme();
+  try {
+    await patch('/api/settings', { user: { [key]: value } });
+  } catch (err) {
+    preferences.value = before;
+    applyTheme();
+    throw err;
+  }
+}
+
+export function applyTheme(): void {
+  const t = preferences.value.theme;
+  if (t === 'light' || t === 'dark') document.documentElement.dataset.theme = t;
+  else delete document.documentElement.dataset.theme;
+  try { localStorage.setItem('burrow.theme', t ?? 'system'); } catch { /* private mode */ }
+}
+
+export function signedIn(u: User): void {
+  user.value = u;
+  status.value = status.value ? { ...status.value, authenticated: true, requiresSetup: false, user: u } : status.value;
+}
+
+export async function signOut(): Promise<void> {
+  try { await post('/api/auth/logout'); } catch { /* the local state goes anyway */ }
+  user.value = null;
+  volumes.value = [];
+  favorites.value = [];
+  await loadStatus();
+}

@@ -1,0 +1,186 @@
+// The uploader, loaded on first use. Chunked (TUS, resumable) when the server has it on,
+// one multipart request per file otherwise. Three files travel at once.
+import * as tus from 'tus-js-client';
+import { errorFrom, sessionExpired, joinPath } from '../api/client.ts';
+import { toast } from '../state/toasts.ts';
+import { uploads, uploadSpeed, updateUpload, type UploadEntry } from '../state/uploads.ts';
+
+export interface PickedFile { file: File; relativePath: string }
+
+const PARALLEL = 3;
+const CHUNK = 8 * 1024 * 1024;
+
+interface Job { entry: UploadEntry; file: File; chunked: boolean; onDone: () => void; tus?: tus.Upload; xhr?: XMLHttpRequest }
+const jobs = new Map<number, Job>();
+let nextId = 1;
+let running = 0;
+
+function pump(): void {
+  for (const job of jobs.values()) {
+    if (running >= PARALLEL) return;
+    if (job.entry.state === 'queued' && uploads.value.find((u) => u.id === job.entry.id)?.state === 'queued') start(job);
+  }
+}
+
+function finish(job: Job, patch: Partial<UploadEntry>): void {
+  running--;
+  updateUpload(job.entry.id, patch);
+  if (patch.state === 'done') job.onDone();
+  if (patch.state !== 'paused') jobs.delete(job.entry.id);
+  pump();
+}
+
+function start(job: Job): void {
+  running++;
+  updateUpload(job.entry.id, { state: 'uploading', startedAt: Date.now(), error: undefined });
+  if (job.chunked) startTus(job); else startMultipart(job);
+}
+
+function storedNameFrom(header: string | null | undefined, fallback: string): string {
+  if (!header) return fallback;
+  try { return decodeURIComponent(header); } catch { return header; }
+}
+
+function startTus(job: Job): void {
+  const { entry, file } = job;
+  const name = entry.relativePath.split('/').pop() ?? file.name;
+  const upload = new tus.Upload(file, {
+    endpoint: '/api/upload/tus',
+    metadata: { filename: name, uploadTo: entry.target, relativePath: entry.relativePath, filetype: file.type || 'application/octet-stream' },
+    chunkSize: CHUNK,
+    retryDelays: [0, 1000, 3000, 6000],
+    storeFingerprintForResuming: true,
+    removeFingerprintOnSuccess: true,
+    onShouldRetry: (err) => {
+      const status = err.originalResponse?.getStatus() ?? 0;
+      return status === 0 || status === 409 || status === 423 || status >= 502;
+    },
+    onProgress: (sent) => updateUpload(entry.id, { sent }),
+    onSuccess: ({ lastResponse }) => {
+      const stored = storedNameFrom(lastResponse?.getHeader('Upload-Stored-Name') ?? lastResponse?.getHeader('X-Stored-Name'), '');
+      finish(job, { state: 'done', sent: entry.size, storedAs: stored && stored !== name ? stored : undefined });
+    },
+    onError: (err) => {
+      const res = (err as tus.DetailedError).originalResponse;
+      const status = res?.getStatus() ?? 0;
+      if (status === 401) { sessionExpired.value = true; finish(job, { state: 'paused', error: 'Sign in again, then resume.' }); return; }
+      let message = status ? '' : 'The server cannot be reached.';
+      let requestId: string | undefined;
+      if (res) {
+        requestId = res.getHeader('X-Request-Id') ?? undefined;
+        const finalize = res.getHeader('Upload-Finalize-Error');
+        try {
+          const body = JSON.parse(res.getBody() || '{}');
+          message = body?.error?.message ?? message;
+          requestId = body?.error?.requestId ?? requestId;
+        } catch { /* not JSON */ }
+        if (finalize) message = storedNameFrom(finalize, message);
+        if (status === 413) message = `Too large: ${message || 'the server refused the size'}`;
+        if (status === 507) message = `The volume is full: ${message}`;
+        if (!message) message = `Upload failed (${status})`;
+      }
+      finish(job, { state: 'failed', error: message, requestId });
+    },
+  });
+  job.tus = upload;
+  upload.findPreviousUploads().then((previous) => {
+    if (previous.length) upload.resumeFromPreviousUpload(previous[0]!);
+    upload.start();
+  }, () => upload.start());
+}
+
+function startMultipart(job: Job): void {
+  const { entry, file } = job;
+  const form = new FormData();
+  form.append('uploadTo', entry.target);
+  form.append('relativePath', entry.relativePath);
+  form.append('filedata', file, entry.relativePath.split('/').pop() ?? file.name);
+  const xhr = new XMLHttpRequest();
+  job.xhr = xhr;
+  xhr.open('POST', '/api/upload');
+  xhr.setRequestHeader('accept', 'application/json');
+  xhr.upload.onprogress = (e) => updateUpload(entry.id, { sent: e.loaded });
+  xhr.onerror = () => finish(job, { state: 'failed', error: 'The server cannot be reached.' });
+  xhr.onabort = () => { /* cancel() already recorded the state */ };
+  xhr.onload = async () => {
+    const res = new Response(xhr.responseText, { status: xhr.status, headers: { 'x-request-id': xhr.getResponseHeader('x-request-id') ?? '' } });
+    if (xhr.status >= 200 && xhr.status < 300) {
+      let stored: string | undefined;
+      try {
+        const body = JSON.parse(xhr.responseText);
+        const item = Array.isArray(body) ? body[0] : body?.items?.[0] ?? body?.item;
+        stored = item?.name;
+      } catch { /* keep the asked name */ }
+      const asked = entry.relativePath.split('/').pop();
+      finish(job, { state: 'done', sent: entry.size, storedAs: stored && stored !== asked ? stored : undefined });
+      return;
+    }
+    if (xhr.status === 401) { sessionExpired.value = true; }
+    const err = await errorFrom(res);
+    finish(job, { state: 'failed', error: err.message, requestId: err.requestId });
+  };
+  xhr.send(form);
+}
+
+export function enqueue(files: PickedFile[], target: string, chunked: boolean, onDone: () => void): void {
+  const fresh: UploadEntry[] = files.map(({ file, relativePath }) => ({
+    id: nextId++, name: file.name, target, relativePath, size: file.size, sent: 0, state: 'queued',
+  }));
+  uploads.value = [...uploads.value, ...fresh];
+  fresh.forEach((entry, i) => jobs.set(entry.id, { entry, file: files[i]!.file, chunked, onDone }));
+  watchSpeed();
+  pump();
+}
+
+export function pause(id: number): void {
+  const job = jobs.get(id);
+  if (!job?.tus) return;
+  void job.tus.abort(false);
+  finish(job, { state: 'paused' });
+}
+
+export function resume(id: number): void {
+  const job = jobs.get(id);
+  if (!job) return;
+  running++;
+  updateUpload(id, { state: 'uploading', error: undefined });
+  if (job.tus) job.tus.start(); else startMultipart(job);
+}
+
+export function cancel(id: number): void {
+  const job = jobs.get(id);
+  const entry = uploads.value.find((u) => u.id === id);
+  if (!job || !entry) return;
+  const wasRunning = entry.state === 'uploading';
+  if (job.tus) void job.tus.abort(true).catch(() => undefined);
+  job.xhr?.abort();
+  updateUpload(id, { state: 'cancelled' });
+  jobs.delete(id);
+  if (wasRunning) running--;
+  pump();
+}
+
+let speedTimer: ReturnType<typeof setInterval> | undefined;
+function watchSpeed(): void {
+  if (speedTimer) return;
+  let last = total();
+  let lastAt = performance.now();
+  speedTimer = setInterval(() => {
+    const now = performance.now();
+    const sent = total();
+    const instant = ((sent - last) / (now - lastAt)) * 1000;
+    uploadSpeed.value = uploadSpeed.value ? uploadSpeed.value * 0.6 + instant * 0.4 : instant;
+    last = sent; lastAt = now;
+    if (!uploads.value.some((u) => u.state === 'uploading' || u.state === 'queued')) {
+      clearInterval(speedTimer); speedTimer = undefined; uploadSpeed.value = 0;
+      const failed = uploads.value.filter((u) => u.state === 'failed').length;
+      if (!failed) toast('Uploads finished');
+    }
+  }, 1000);
+}
+
+function total(): number {
+  return uploads.value.reduce((n, u) => n + (u.state === 'cancelled' ? 0 : u.sent), 0);
+}
+
+export { joinPath };

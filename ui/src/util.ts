@@ -1,0 +1,49 @@
+// Formatting helpers shared by the screens.
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '';
+  if (n < 1024) return `${n} B`;
+  const units = ['KB', 'MB', 'GB', 'TB', 'PB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '' : dateFormat.format(d);
+}
+
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '';
+  if (seconds < 60) return `${Math.ceil(seconds)} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
+  return `${Math.floor(seconds / 3600)} h ${Math.round((seconds % 3600) / 60)} min`;
+}
+
+export const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+export function kindLabel(kind: string): string {
+  if (kind === 'directory' || kind === 'dir') return 'Folder';
+  if (kind === 'unknown' || !kind) return 'File';
+  return `${kind.toUpperCase()} file`;
+}
+
+const IMAGE = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif', 'bmp', 'svg', 'heic', 'tif', 'tiff']);
+const VIDEO = new Set(['mp4', 'mkv', 'mov', 'webm', 'avi', 'm4v']);
+const AUDIO = new Set(['mp3', 'flac', 'ogg', 'wav', 'm4a', 'opus', 'aac']);
+const ARCHIVE = new Set(['zip', 'tar', 'gz', 'tgz', '7z', 'rar', 'bz2', 'xz', 'iso']);
+const TEXT = new Set(['txt', 'md', 'json', 'js', 'ts', 'tsx', 'css', 'html', 'xml', 'yml', 'yaml', 'csv', 'log', 'ini', 'conf', 'sh', 'py', 'go', 'rs', 'c', 'h', 'java', 'toml']);
+
+export type IconName = 'folder' | 'file' | 'image' | 'video' | 'audio' | 'archive' | 'text';
+export function iconFor(kind: string): IconName {
+  if (kind === 'directory' || kind === 'dir') return 'folder';
+  if (IMAGE.has(kind)) return 'image';
+  if (VIDEO.has(kind)) return 'video';
+  if (AUDIO.has(kind)) return 'audio';
+  if (ARCHIVE.has(kind)) return 'archive';
+  if (TEXT.has(kind)) return 'text';
+  return 'file';
+}
