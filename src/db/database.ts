@@ -64,16 +64,32 @@ export class Database {
     return stmt;
   }
 
+  /**
+   * Runs a cached statement. A statement whose step failed (e.g. a UNIQUE violation) keeps the
+   * error: its next reset and its finalize report it again. So it leaves the cache at once and
+   * is finalized here, its repeated error swallowed, and the next call prepares a fresh one.
+   */
+  private use<T>(sql: string, fn: (stmt: WasmStatement) => T): T {
+    const stmt = this.statement(sql);
+    try {
+      return fn(stmt);
+    } catch (err) {
+      this.statements.delete(sql);
+      try { if (!stmt.isFinalized) stmt.finalize(); } catch { /* the same error again */ }
+      throw err;
+    }
+  }
+
   all<T = Record<string, SqlValue>>(sql: string, params?: Params): T[] {
-    return this.statement(sql).all(params) as T[];
+    return this.use(sql, (stmt) => stmt.all(params) as T[]);
   }
 
   get<T = Record<string, SqlValue>>(sql: string, params?: Params): T | undefined {
-    return (this.statement(sql).get(params) ?? undefined) as T | undefined;
+    return this.use(sql, (stmt) => (stmt.get(params) ?? undefined) as T | undefined);
   }
 
   run(sql: string, params?: Params): { changes: number; lastInsertRowid: number } {
-    const info = this.statement(sql).run(params);
+    const info = this.use(sql, (stmt) => stmt.run(params));
     return { changes: info.changes, lastInsertRowid: Number(info.lastInsertRowid) };
   }
 
