@@ -1,6 +1,7 @@
 // The files capability as app.ts sees it: the path resolver (handed to uploads, search,
-// shares…) and every route of files, browse, downloads, trash, versions, favourites and
-// assigned volumes, built on one set of services.
+// shares…), the version keeper (editor and office saves), the bindings registry (shares), and
+// every route of files, browse, downloads, trash, versions, favourites and assigned volumes.
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Capability } from '../app.ts';
 import type { ChangeSink } from '../changes.ts';
@@ -8,10 +9,23 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../http/log.ts';
 import type { RouteDef } from '../http/route.ts';
+import { browseRoutes } from '../browse/routes.ts';
+import { createBrowse } from '../browse/service.ts';
+import { downloadRoutes } from '../downloads/routes.ts';
+import { favoriteRoutes } from '../favorites/routes.ts';
+import { trashRoutes } from '../trash/routes.ts';
+import { createTrash, type TrashService } from '../trash/service.ts';
+import { versionRoutes } from '../versions/routes.ts';
+import { createVersions, type VersionService } from '../versions/service.ts';
+import { volumeRoutes } from '../volumes/routes.ts';
 import { createUserVolumeStore, type UserVolumeStore } from '../volumes/store.ts';
 import type { AccessRule } from './access.ts';
+import { createBindings, pathTable, type Bindings } from './bindings.ts';
+import { createFileOps, type FileOps } from './ops.ts';
 import { createPathResolver, type PathResolver } from './paths.ts';
 import { createPersonalFolders } from './personal.ts';
+import { fileRoutes } from './routes.ts';
+import { createTransfer, type TransferOptions } from './transfer.ts';
 
 export interface FilesSettings {
   /** Access rules of the installation (settings service). */
@@ -25,17 +39,26 @@ export interface FilesDeps {
   db: Database;
   changes: ChangeSink;
   log: Logger;
+  /** Test seam for cross-filesystem moves. */
+  transfer?: TransferOptions;
 }
 
 export interface FilesCapability extends Capability {
   readonly resolver: PathResolver;
   readonly userVolumes: UserVolumeStore;
+  readonly versions: VersionService;
+  readonly trash: TrashService;
+  readonly ops: FileOps;
+  /** Shares register their table here so deletes forget and moves carry them. */
+  readonly bindings: Bindings;
   /** Connects the settings service once it exists (access rules, per-account preferences). */
   useSettings(settings: Partial<FilesSettings>): void;
 }
 
+const HOUR = 3_600_000;
+
 export function createFilesCapability(deps: FilesDeps): FilesCapability {
-  const { config, db } = deps;
+  const { config, db, changes, log } = deps;
   const settings: FilesSettings = { accessRules: () => [], userPrefs: () => ({}) };
   const userVolumes = createUserVolumeStore(db);
   const personal = createPersonalFolders(db, config.storage.userRoot);
@@ -48,11 +71,47 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     accessRules: () => settings.accessRules(),
     assignedVolumes: (userId) => userVolumes.list(userId),
   });
-  const routes: RouteDef[] = [];
+  const bindings = createBindings(db);
+  bindings.register('favorites', pathTable(db, 'favorites'));
+  bindings.register('recentDestinations', pathTable(db, 'recent_destinations'));
+  bindings.register('folderPrefs', pathTable(db, 'folder_prefs'));
+  const transfer = createTransfer(db, deps.transfer);
+  const trash = createTrash(db, resolver, transfer);
+  const spaceRoots = () => {
+    const roots: string[] = [];
+    const real = (p: string) => { try { return fs.realpathSync(p); } catch { return null; } };
+    try {
+      for (const name of fs.readdirSync(config.storage.volumeRoot)) { const r = real(path.join(config.storage.volumeRoot, name)); if (r) roots.push(r); }
+    } catch { /* no volume root yet */ }
+    for (const p of personal.all()) { const r = real(p); if (r) roots.push(r); }
+    for (const row of db.all<{ path: string }>('SELECT DISTINCT path FROM user_volumes')) { const r = real(row.path); if (r) roots.push(r); }
+    return roots;
+  };
+  const versions = createVersions(db, resolver, spaceRoots);
+  const ops = createFileOps({
+    resolver, transfer, trash, bindings, changes,
+    recordDestination: (userId, p) => db.run('INSERT INTO recent_destinations (user_id, path, used_at) VALUES (?, ?, ?) ON CONFLICT (user_id, path) DO UPDATE SET used_at = excluded.used_at', [userId, p, new Date().toISOString()]),
+  });
+  const showHidden = (userId: string) => settings.userPrefs(userId)?.showHiddenFiles === true;
+  const browse = createBrowse({ resolver, showHidden });
+
+  const routes: RouteDef[] = [
+    ...browseRoutes({ resolver, browse }),
+    ...fileRoutes({ ops, bindings, db }),
+    ...downloadRoutes({ resolver, showHidden }),
+    ...trashRoutes({ trash, ops, changes, config }),
+    ...versionRoutes({ versions, resolver, changes, config }),
+    ...favoriteRoutes({ db, resolver }),
+    ...volumeRoutes({ db, store: userVolumes, config }),
+  ];
+
+  let sweepTimer: NodeJS.Timeout | undefined;
+  const sweep = () => trash.sweep(config.features.trashRetentionDays)
+    .then((n) => { if (n) log.info('trash sweep removed entries', { removed: n }); })
+    .catch((err) => log.warn('trash sweep failed', { err }));
+
   return {
-    routes,
-    resolver,
-    userVolumes,
+    routes, resolver, userVolumes, versions, trash, ops, bindings,
     useSettings(next) {
       Object.assign(settings, next);
     },
@@ -60,6 +119,18 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
       userVolumes: { enabled: config.storage.userVolumes },
       volumeUsage: { enabled: config.features.showVolumeUsage },
       personal: { enabled: config.storage.userDirEnabled },
+      trash: { enabled: true, retentionDays: config.features.trashRetentionDays },
     }),
+    async start() {
+      // What a crash interrupted is finished or rolled back before anything else moves.
+      const recovered = await transfer.recover();
+      if (recovered) log.info('finished or rolled back interrupted file operations', { count: recovered });
+      void sweep();
+      sweepTimer = setInterval(sweep, 6 * HOUR);
+      sweepTimer.unref();
+    },
+    stop() {
+      if (sweepTimer) clearInterval(sweepTimer);
+    },
   };
 }

@@ -1,0 +1,80 @@
+// Listing folders, usage and metadata. A listing is one readdir plus one stat per entry
+// (bounded concurrency through the thread pool), never a recursive walk.
+import { createHash } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../http/errors.ts';
+import type { Caller } from '../http/route.ts';
+import { fileItem, kindOf, type FileItem } from '../files/items.ts';
+import { isReservedName } from '../files/names.ts';
+import { joinVirtual, type PathResolver } from '../files/paths.ts';
+import type { Access } from '../files/access.ts';
+import { countTree } from '../files/walk.ts';
+import { readMediaFacts } from './media.ts';
+
+export interface Listing { items: FileItem[]; access: Access; current: { isDirectory: boolean }; path: string }
+
+export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId: string) => boolean }) {
+  const { resolver } = deps;
+
+  async function list(caller: Caller, virtual: string): Promise<{ listing: Listing; etag: string }> {
+    const target = await resolver.resolve(caller, virtual, { mustExist: true });
+    let items: FileItem[];
+    if (!target.space) {
+      const spaces = await resolver.spaces(caller);
+      items = await Promise.all(spaces.map(async (s) => {
+        const st = await fsp.stat(s.root).catch(() => null);
+        return { name: s.path, path: '', dateModified: (st?.mtime ?? new Date(0)).toISOString(), size: 0, kind: 'directory' };
+      }));
+    } else if (!target.isDirectory) {
+      const { parent, name } = { parent: path.posix.dirname(target.virtualPath), name: path.posix.basename(target.virtualPath) };
+      items = [fileItem(parent === '.' ? '' : parent, name, await fsp.stat(target.realPath))];
+    } else {
+      const showHidden = deps.showHidden(caller.userId);
+      const names = (await fsp.readdir(target.realPath)).filter((n) =>
+        !isReservedName(n) && (showHidden || !n.startsWith('.')) && !resolver.isHiddenByRule(joinVirtual(target.virtualPath, n)));
+      const stats = await Promise.all(names.map((n) => fsp.stat(path.join(target.realPath, n)).catch(() => fsp.lstat(path.join(target.realPath, n)).catch(() => null))));
+      items = [];
+      for (let i = 0; i < names.length; i++) {
+        const st = stats[i];
+        if (st) items.push(fileItem(target.virtualPath, names[i]!, st));
+      }
+    }
+    const listing: Listing = { items, access: target.access, current: { isDirectory: target.isDirectory }, path: target.virtualPath };
+    const etag = '"' + createHash('sha1').update(JSON.stringify(listing)).digest('base64url') + '"';
+    return { listing, etag };
+  }
+
+  async function usage(caller: Caller, virtual: string) {
+    let target;
+    try {
+      target = await resolver.resolve(caller, virtual, { mustExist: true });
+    } catch (err) {
+      if (err instanceof AppError && err.status === 403) return { path: virtual, size: 0, used: 0, free: 0, total: 0, percentUsed: 0 };
+      throw err;
+    }
+    if (!target.space) return { path: '', size: 0, used: 0, free: 0, total: 0, percentUsed: 0 };
+    const fs = await fsp.statfs(target.isDirectory ? target.realPath : path.dirname(target.realPath));
+    const total = fs.blocks * fs.bsize;
+    const free = fs.bavail * fs.bsize;
+    const used = Math.max(0, total - fs.bfree * fs.bsize);
+    return { path: target.virtualPath, size: used, used, free, total, percentUsed: total ? Math.round((used / total) * 10000) / 100 : 0 };
+  }
+
+  async function metadata(caller: Caller, virtual: string) {
+    const target = await resolver.resolve(caller, virtual, { mustExist: true });
+    if (!target.space) throw new AppError(400, 'The top has no metadata; name a volume or an item.', 'TOP_LEVEL');
+    const st = await fsp.stat(target.realPath);
+    const name = path.posix.basename(target.virtualPath);
+    const created = st.birthtimeMs > 0 ? st.birthtime : st.ctime;
+    const answer: Record<string, unknown> = {
+      path: target.virtualPath, name, kind: kindOf(name, st.isDirectory()), size: st.isDirectory() ? 0 : st.size,
+      dateModified: st.mtime.toISOString(), dateCreated: created.toISOString(), access: target.access,
+    };
+    if (st.isDirectory()) answer.directory = await countTree(target.realPath, { maxEntries: 50_000, maxMs: 3000 });
+    else Object.assign(answer, await readMediaFacts(target.realPath, answer.kind as string, st.size));
+    return answer;
+  }
+
+  return { list, usage, metadata };
+}

@@ -1,0 +1,90 @@
+// Downloads: one file with Range and validators, a folder or a selection as a streaming zip,
+// and the plan of a download (files, bytes, archive name) without sending it.
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { badRequest, forbidden } from '../http/errors.ts';
+import { route, type Caller, type RouteDef } from '../http/route.ts';
+import type { PathResolver, ResolvedPath } from '../files/paths.ts';
+import { joinVirtual } from '../files/paths.ts';
+import { sendFile } from './single.ts';
+import { selectionEntries, sendZip, type ZipSource } from './zip.ts';
+
+const selection = z.object({
+  path: z.string().optional(),
+  paths: z.array(z.string()).max(10_000).optional(),
+  items: z.array(z.object({ path: z.string(), name: z.string() })).max(10_000).optional(),
+  name: z.string().optional(),
+});
+type Selection = z.infer<typeof selection>;
+
+export function downloadRoutes(deps: { resolver: PathResolver; showHidden: (userId: string) => boolean }): RouteDef[] {
+  const { resolver } = deps;
+
+  async function resolveSelection(caller: Caller, sel: Selection): Promise<ResolvedPath[]> {
+    const wanted = [
+      ...(sel.path !== undefined ? [sel.path] : []),
+      ...(sel.paths ?? []),
+      ...(sel.items ?? []).map((i) => joinVirtual(i.path, i.name)),
+    ];
+    if (wanted.length === 0) throw badRequest('Name what to download: `path`, `paths` or `items`.', 'NO_ITEMS');
+    const out: ResolvedPath[] = [];
+    for (const p of wanted) {
+      const r = await resolver.resolve(caller, p, { mustExist: true });
+      if (!r.space) throw badRequest('The top cannot be downloaded; choose a volume or items.', 'TOP_LEVEL');
+      if (!r.access.canDownload) throw forbidden('You may not download this.', 'NO_DOWNLOAD');
+      out.push(r);
+    }
+    return out;
+  }
+
+  const archiveNameOf = (items: ResolvedPath[], wanted?: string) => {
+    if (wanted) return wanted.endsWith('.zip') ? wanted : `${wanted}.zip`;
+    if (items.length === 1) return `${path.posix.basename(items[0]!.virtualPath)}.zip`;
+    const parent = path.posix.dirname(items[0]!.virtualPath);
+    return `${parent === '.' ? 'download' : path.posix.basename(parent)}.zip`;
+  };
+  const sourcesOf = (items: ResolvedPath[]): ZipSource[] => items.map((r) => ({ real: r.realPath, name: path.posix.basename(r.virtualPath), isDirectory: r.isDirectory }));
+
+  async function download(caller: Caller, sel: Selection, req: any, res: any) {
+    const items = await resolveSelection(caller, sel);
+    if (items.length === 1 && !items[0]!.isDirectory) {
+      const st = await fsp.stat(items[0]!.realPath);
+      return sendFile(req, res, items[0]!.realPath, st, path.posix.basename(items[0]!.virtualPath));
+    }
+    return sendZip(res, sourcesOf(items), archiveNameOf(items, sel.name), deps.showHidden(caller.userId), req.method === 'HEAD');
+  }
+
+  return [
+    route({
+      method: 'GET', path: '/api/download/*', access: 'account', summary: 'Download one file (Range, If-Range, ETag, Last-Modified) or a folder as a zip', tags: ['Downloads'],
+      responses: { 200: { description: 'The bytes, or a zip for a folder', contentType: 'application/octet-stream' }, 206: 'Partial content', 304: 'Not modified', 416: 'Range not satisfiable' },
+      handler: ({ caller, params, req, res }) => download(caller!, { path: params.path ?? '' }, req, res),
+    }),
+    route({
+      method: 'POST', path: '/api/download', access: 'account', scope: 'read', summary: 'Download a selection: one file as its bytes, folders or several items as a streaming zip', tags: ['Downloads'],
+      description: 'Body: `{ path }` (one item), `{ paths: [...] }`, or `{ items: [{ path: parent, name }] }`; optional `name` of the archive. Already-compressed kinds are stored in the zip, the rest deflated.',
+      body: selection,
+      responses: { 200: { description: 'The bytes or a zip', contentType: 'application/octet-stream' } },
+      handler: ({ caller, body, req, res }) => download(caller!, body, req, res),
+    }),
+    route({
+      method: 'POST', path: '/api/download/plan', access: 'account', scope: 'read', summary: 'What a download of this selection would hold', tags: ['Downloads'],
+      body: selection,
+      responses: { 200: { description: 'files, totalBytes, archiveName, isArchive', schema: z.object({ files: z.number(), folders: z.number(), totalBytes: z.number(), archiveName: z.string().nullable(), isArchive: z.boolean() }) } },
+      handler: async ({ caller, body }) => {
+        const items = await resolveSelection(caller!, body);
+        if (items.length === 1 && !items[0]!.isDirectory) {
+          const st = await fsp.stat(items[0]!.realPath);
+          return { files: 1, folders: 0, totalBytes: st.size, archiveName: null, fileName: path.posix.basename(items[0]!.virtualPath), isArchive: false };
+        }
+        let files = 0, folders = 0, totalBytes = 0;
+        for await (const e of selectionEntries(sourcesOf(items), deps.showHidden(caller!.userId))) {
+          if (e.isDirectory) folders++;
+          else { files++; totalBytes += e.size; }
+        }
+        return { files, folders, totalBytes, archiveName: archiveNameOf(items, body.name), isArchive: true };
+      },
+    }),
+  ];
+}

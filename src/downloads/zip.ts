@@ -1,0 +1,55 @@
+// A selection as a streaming zip (yazl): entries are added while the tree is walked and read
+// lazily, already-compressed kinds are stored (not deflated), names are UTF-8, and only what a
+// listing would show goes in (no Burrow folders, no symlinks, hidden files per preference).
+import fs from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import yazl from 'yazl';
+import { walkFiles } from '../files/walk.ts';
+import { contentDisposition } from './single.ts';
+
+const STORED = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif', 'heic', 'heif', 'mp3', 'm4a', 'aac', 'ogg', 'opus', 'flac', 'mp4', 'm4v', 'mov', 'mkv', 'webm', 'avi', 'zip', 'gz', 'tgz', 'bz2', 'xz', 'zst', '7z', 'rar', 'docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'epub', 'jar', 'apk', 'pdf', 'woff', 'woff2']);
+
+export function isCompressedKind(name: string): boolean {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 && STORED.has(name.slice(dot + 1).toLowerCase());
+}
+
+export interface ZipSource { real: string; name: string; isDirectory: boolean }
+
+/** Walks the selection: each top item under its own name. */
+export async function* selectionEntries(sources: ZipSource[], showHidden: boolean) {
+  for (const s of sources) {
+    if (!s.isDirectory) {
+      const st = await fs.promises.stat(s.real).catch(() => null);
+      if (st?.isFile()) yield { relative: s.name, real: s.real, size: st.size, mtime: st.mtime, isDirectory: false };
+      continue;
+    }
+    const st = await fs.promises.stat(s.real).catch(() => null);
+    if (!st) continue;
+    yield { relative: s.name, real: s.real, size: 0, mtime: st.mtime, isDirectory: true };
+    for await (const e of walkFiles(s.real, { showHidden })) yield { ...e, relative: `${s.name}/${e.relative}` };
+  }
+}
+
+export async function sendZip(res: ServerResponse, sources: ZipSource[], archiveName: string, showHidden: boolean, headOnly: boolean): Promise<void> {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/zip');
+  res.setHeader('Content-Disposition', contentDisposition(archiveName));
+  res.setHeader('Cache-Control', 'no-store');
+  if (headOnly) {
+    res.end();
+    return;
+  }
+  const zip = new yazl.ZipFile();
+  const done = pipeline(zip.outputStream, res);
+  try {
+    for await (const e of selectionEntries(sources, showHidden)) {
+      if (e.isDirectory) zip.addEmptyDirectory(e.relative, { mtime: e.mtime });
+      else zip.addReadStreamLazy(e.relative, { mtime: e.mtime, size: e.size, compress: !isCompressedKind(e.relative) }, (cb) => cb(null, fs.createReadStream(e.real, { highWaterMark: 1024 * 1024 })));
+    }
+  } finally {
+    zip.end();
+  }
+  await done;
+}

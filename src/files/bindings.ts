@@ -1,0 +1,58 @@
+// Bindings (spec §1 rule 4): what is bound to a path — favourites, recent destinations,
+// per-folder view preferences, shares (registered by their capability) — is forgotten when the
+// path is deleted and carried when it is renamed or moved, in one transaction, matched
+// byte-exactly on an indexed column (`path = p OR path >= p || '/' AND path < p || '0'`).
+import type { Database } from '../db/database.ts';
+
+/** Who the rows belong to: a volume's rows are everybody's; a personal space's are one account's. */
+export type BindingScope = { userId: string | null };
+
+export interface BindingTable {
+  /** Counts rows at or under `path` (delete-impact). */
+  count?(path: string, scope: BindingScope): number;
+  forget(path: string, scope: BindingScope): number;
+  carry(from: string, to: string, scope: BindingScope): void;
+}
+
+/** A plain table with `path` and `user_id` columns. */
+export function pathTable(db: Database, table: string): BindingTable {
+  const where = (scope: BindingScope) => `(path = ? OR (path >= ? AND path < ?))${scope.userId === null ? '' : ' AND user_id = ?'}`;
+  const args = (p: string, scope: BindingScope) => (scope.userId === null ? [p, p + '/', p + '0'] : [p, p + '/', p + '0', scope.userId]);
+  return {
+    count: (p, scope) => db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where(scope)}`, args(p, scope))!.n,
+    forget: (p, scope) => db.run(`DELETE FROM ${table} WHERE ${where(scope)}`, args(p, scope)).changes,
+    carry(from, to, scope) {
+      // Rows left at the destination belong to an item that no longer exists there.
+      db.run(`DELETE FROM ${table} WHERE ${where(scope)}`, args(to, scope));
+      db.run(`UPDATE ${table} SET path = ? || substr(path, length(?) + 1) WHERE ${where(scope)}`, [to, from, ...args(from, scope)]);
+    },
+  };
+}
+
+export interface Bindings {
+  register(name: string, table: BindingTable): void;
+  forget(path: string, scope: BindingScope): Record<string, number>;
+  carry(from: string, to: string, scope: BindingScope): void;
+  count(path: string, scope: BindingScope): Record<string, number>;
+}
+
+export function createBindings(db: Database): Bindings {
+  const tables = new Map<string, BindingTable>();
+  return {
+    register(name, table) {
+      tables.set(name, table);
+    },
+    forget(p, scope) {
+      return db.transaction(() => Object.fromEntries([...tables].map(([name, t]) => [name, t.forget(p, scope)])));
+    },
+    carry(from, to, scope) {
+      if (from === to) return;
+      db.transaction(() => {
+        for (const t of tables.values()) t.carry(from, to, scope);
+      });
+    },
+    count(p, scope) {
+      return Object.fromEntries([...tables].filter(([, t]) => t.count).map(([name, t]) => [name, t.count!(p, scope)]));
+    },
+  };
+}

@@ -1,0 +1,31 @@
+// FileItem as the native client decodes it (wire-shapes §1.1): `path` is the parent folder.
+import type { Stats } from 'node:fs';
+
+export interface FileItem {
+  name: string;
+  path: string;
+  dateModified: string;
+  size: number;
+  kind: string;
+  supportsThumbnail?: boolean;
+}
+
+/** `directory`, the lower-cased extension, or `unknown` (none, or longer than 10). */
+export function kindOf(name: string, isDirectory: boolean): string {
+  if (isDirectory) return 'directory';
+  const dot = name.lastIndexOf('.');
+  if (dot <= 0 || dot === name.length - 1) return 'unknown';
+  const ext = name.slice(dot + 1).toLowerCase();
+  return ext.length > 10 ? 'unknown' : ext;
+}
+
+export function fileItem(parent: string, name: string, stats: Pick<Stats, 'mtime' | 'size' | 'isDirectory'>): FileItem {
+  const isDirectory = stats.isDirectory();
+  return { name, path: parent, dateModified: stats.mtime.toISOString(), size: isDirectory ? 0 : stats.size, kind: kindOf(name, isDirectory) };
+}
+
+/** Splits a full virtual path into its parent and name. */
+export function splitVirtual(full: string): { parent: string; name: string } {
+  const i = full.lastIndexOf('/');
+  return i < 0 ? { parent: '', name: full } : { parent: full.slice(0, i), name: full.slice(i + 1) };
+}

@@ -1,0 +1,162 @@
+// File operations (create folder/file, rename, copy/move, delete to trash, delete impact).
+// Every write claims names atomically, announces itself through the change sink and carries
+// or forgets the path's bindings.
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { ChangeSink } from '../changes.ts';
+import { AppError, badRequest, forbidden } from '../http/errors.ts';
+import type { Caller } from '../http/route.ts';
+import type { TrashService } from '../trash/service.ts';
+import type { BindingScope, Bindings } from './bindings.ts';
+import { fileItem, type FileItem } from './items.ts';
+import { allocateFreeName, assertPlainName } from './names.ts';
+import { isInside, joinVirtual, type PathResolver, type ResolvedPath } from './paths.ts';
+import type { Transfer } from './transfer.ts';
+
+export interface ItemRef { path: string; name: string }
+export interface TransferResult { from: string; to: string; skipped?: boolean }
+
+export const scopeOf = (caller: Caller, r: ResolvedPath): BindingScope => ({ userId: r.space?.kind === 'volume' ? null : caller.userId });
+
+export interface FileOps {
+  createFolder(caller: Caller, parent: string, name: string): Promise<FileItem>;
+  createFile(caller: Caller, parent: string, name: string, content?: string): Promise<FileItem>;
+  rename(caller: Caller, parent: string, name: string, newName: string): Promise<FileItem>;
+  transfer(caller: Caller, items: ItemRef[], destination: string, operation: 'copy' | 'move'): Promise<{ destination: string; items: TransferResult[] }>;
+  /** Resolves a deletion's item (existing, deletable by the caller). */
+  resolveForDelete(caller: Caller, item: ItemRef): Promise<ResolvedPath>;
+  deleteOne(caller: Caller, item: ResolvedPath): Promise<{ trashId: string; forgotten: Record<string, number> }>;
+  /** Resolves a folder the caller may write in; 403 otherwise. */
+  writableFolder(caller: Caller, virtual: string): Promise<ResolvedPath>;
+}
+
+export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer; trash: TrashService; bindings: Bindings; changes: ChangeSink; recordDestination(userId: string, path: string): void }): FileOps {
+  const { resolver, changes, bindings } = deps;
+
+  async function writableFolder(caller: Caller, virtual: string): Promise<ResolvedPath> {
+    const dir = await resolver.resolve(caller, virtual, { mustExist: true });
+    if (!dir.space) throw badRequest('Nothing can be written at the top; choose a volume.', 'TOP_LEVEL');
+    if (!dir.isDirectory) throw badRequest('The destination is not a folder.', 'NOT_A_FOLDER');
+    if (!dir.access.canWrite) throw forbidden(dir.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not write in this folder.', 'READ_ONLY');
+    return dir;
+  }
+
+  async function existingItem(caller: Caller, item: ItemRef): Promise<{ parent: ResolvedPath; target: ResolvedPath }> {
+    if (typeof item.name !== 'string' || item.name === '') throw badRequest('Each item needs a name.', 'BAD_NAME');
+    assertPlainName(item.name);
+    const parent = await resolver.resolve(caller, item.path ?? '', { mustExist: true });
+    const target = await resolver.resolve(caller, joinVirtual(parent.virtualPath, item.name), { mustExist: true });
+    return { parent, target };
+  }
+
+  const ops: FileOps = {
+    writableFolder,
+
+    async createFolder(caller, parent, name) {
+      assertPlainName(name);
+      const dir = await writableFolder(caller, parent);
+      const final = await allocateFreeName(dir.realPath, name, (c) => fsp.mkdir(c));
+      const real = path.join(dir.realPath, final);
+      changes.emit({ type: 'created', path: real, isDirectory: true });
+      return fileItem(dir.virtualPath, final, await fsp.stat(real));
+    },
+
+    async createFile(caller, parent, name, content = '') {
+      assertPlainName(name);
+      const dir = await writableFolder(caller, parent);
+      const final = await allocateFreeName(dir.realPath, name, async (c) => {
+        const handle = await fsp.open(c, 'wx');
+        try {
+          if (content) await handle.writeFile(content);
+        } finally {
+          await handle.close();
+        }
+      });
+      const real = path.join(dir.realPath, final);
+      changes.emit({ type: 'created', path: real, isDirectory: false });
+      return fileItem(dir.virtualPath, final, await fsp.stat(real));
+    },
+
+    async rename(caller, parent, name, newName) {
+      assertPlainName(newName, 'new name');
+      const { parent: dir, target } = await existingItem(caller, { path: parent, name });
+      if (!dir.access.canWrite || !target.access.canDelete) throw forbidden('You may not rename this item.', 'READ_ONLY');
+      if (newName === name) return fileItem(dir.virtualPath, name, await fsp.stat(target.realPath));
+      const destination = await resolver.resolve(caller, joinVirtual(dir.virtualPath, newName));
+      const stats = await fsp.lstat(target.realPath);
+      const isDirectory = stats.isDirectory();
+      // Only a case change of the same entry may reuse the "taken" name (case-insensitive disks).
+      const sameEntry = newName.toLowerCase() === name.toLowerCase() && (await fsp.lstat(destination.realPath).then((s) => s.ino === stats.ino, () => false));
+      if (destination.exists && !sameEntry) throw new AppError(409, `"${newName}" already exists here.`, 'EXISTS');
+      if (sameEntry) {
+        await fsp.rename(target.realPath, destination.realPath);
+      } else if (isDirectory) {
+        await fsp.mkdir(destination.realPath).catch((err) => {
+          throw err.code === 'EEXIST' ? new AppError(409, `"${newName}" already exists here.`, 'EXISTS') : err;
+        });
+        await fsp.rename(target.realPath, destination.realPath).catch(async (err) => {
+          await fsp.rmdir(destination.realPath).catch(() => {});
+          throw err;
+        });
+      } else {
+        await fsp.link(target.realPath, destination.realPath).catch((err) => {
+          throw err.code === 'EEXIST' ? new AppError(409, `"${newName}" already exists here.`, 'EXISTS') : err;
+        });
+        await fsp.unlink(target.realPath);
+      }
+      bindings.carry(target.virtualPath, destination.virtualPath, scopeOf(caller, target));
+      changes.emit({ type: 'moved', from: target.realPath, to: destination.realPath, isDirectory });
+      return fileItem(dir.virtualPath, newName, await fsp.stat(destination.realPath));
+    },
+
+    async transfer(caller, items, destination, operation) {
+      if (!Array.isArray(items) || items.length === 0) throw badRequest('Name at least one item.', 'NO_ITEMS');
+      const dest = await writableFolder(caller, destination);
+      const results: TransferResult[] = [];
+      for (const item of items) {
+        const { parent, target } = await existingItem(caller, item);
+        if (operation === 'move' && !target.access.canDelete) throw forbidden(`You may not move "${item.name}" away from where it is.`, 'READ_ONLY');
+        const stats = await fsp.lstat(target.realPath);
+        const isDirectory = stats.isDirectory();
+        const destReal = await fsp.realpath(dest.realPath);
+        if (isDirectory && isInside(await fsp.realpath(target.realPath), destReal)) {
+          throw badRequest(`"${item.name}" cannot be put inside itself.`, 'INTO_ITSELF');
+        }
+        if (operation === 'move' && parent.virtualPath === dest.virtualPath) {
+          results.push({ from: target.virtualPath, to: target.virtualPath, skipped: true });
+          continue;
+        }
+        if (operation === 'move') {
+          const moved = await deps.transfer.move(target.realPath, dest.realPath, item.name, isDirectory);
+          const to = joinVirtual(dest.virtualPath, moved.name);
+          const sameSpaceKind = scopeOf(caller, target).userId === scopeOf(caller, dest).userId;
+          if (sameSpaceKind) bindings.carry(target.virtualPath, to, scopeOf(caller, target));
+          else bindings.forget(target.virtualPath, scopeOf(caller, target));
+          changes.emit({ type: 'moved', from: target.realPath, to: path.join(dest.realPath, moved.name), isDirectory });
+          results.push({ from: target.virtualPath, to });
+        } else {
+          const name = await deps.transfer.copy(target.realPath, dest.realPath, item.name, isDirectory);
+          changes.emit({ type: 'created', path: path.join(dest.realPath, name), isDirectory });
+          results.push({ from: target.virtualPath, to: joinVirtual(dest.virtualPath, name) });
+        }
+      }
+      deps.recordDestination(caller.userId, dest.virtualPath);
+      return { destination: dest.virtualPath, items: results };
+    },
+
+    async resolveForDelete(caller, item) {
+      const { parent, target } = await existingItem(caller, item);
+      if (!parent.access.canWrite || !target.access.canDelete) throw forbidden(`You may not delete "${item.name}".`, 'READ_ONLY');
+      return target;
+    },
+
+    async deleteOne(caller, target) {
+      const isDirectory = target.isDirectory;
+      const trashId = await deps.trash.put(caller, target);
+      const forgotten = bindings.forget(target.virtualPath, scopeOf(caller, target));
+      changes.emit({ type: 'deleted', path: target.realPath, isDirectory });
+      return { trashId, forgotten };
+    },
+  };
+  return ops;
+}

@@ -1,0 +1,86 @@
+// Moving and copying without ever writing over anything. Within a filesystem a move is a
+// rename onto a claimed name. Across filesystems (and for every copy) the item is first
+// copied to a hidden temporary beside its destination, then placed under a free name, then —
+// for a move — the source is removed. A journal row makes a crash leave the old or the new
+// state: at startup an incomplete temporary is removed, a placed copy's source is removed.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Database } from '../db/database.ts';
+import { placeDirectory, placeFile, renameToFreeName, temporaryName } from './names.ts';
+
+export interface Transfer {
+  move(from: string, dir: string, name: string, isDirectory: boolean): Promise<{ name: string; crossDevice: boolean }>;
+  copy(from: string, dir: string, name: string, isDirectory: boolean): Promise<string>;
+  /** Finishes or rolls back what a crash interrupted (startup, off the request path). */
+  recover(): Promise<number>;
+}
+
+export interface TransferOptions {
+  /** Test seam: the rename used for same-filesystem moves (inject EXDEV to simulate another disk). */
+  rename?: (from: string, dir: string, name: string, isDirectory: boolean) => Promise<string>;
+}
+
+/** Copies one entry (file, symlink or tree) to `to`, which must not exist. */
+export async function copyEntry(from: string, to: string): Promise<void> {
+  const stats = await fsp.lstat(from);
+  if (stats.isSymbolicLink()) {
+    await fsp.symlink(await fsp.readlink(from), to);
+  } else if (stats.isDirectory()) {
+    await fsp.cp(from, to, { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true, verbatimSymlinks: true });
+  } else {
+    await fsp.copyFile(from, to, fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE);
+    await fsp.utimes(to, stats.atime, stats.mtime);
+  }
+}
+
+export function createTransfer(db: Database, options: TransferOptions = {}): Transfer {
+  const renameFree = options.rename ?? renameToFreeName;
+
+  async function copyPlaced(from: string, dir: string, name: string, isDirectory: boolean, removeSource: boolean): Promise<string> {
+    const temp = path.join(dir, temporaryName());
+    const id = randomUUID();
+    db.run('INSERT INTO file_op_journal (id, phase, temp_path, source_path, remove_source, started_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [id, 'copying', temp, from, removeSource ? 1 : 0, new Date().toISOString()]);
+    let placed: string;
+    try {
+      await copyEntry(from, temp);
+      const link = (await fsp.lstat(temp)).isSymbolicLink();
+      placed = isDirectory && !link ? await placeDirectory(temp, dir, name) : await placeFile(temp, dir, name);
+    } catch (err) {
+      await fsp.rm(temp, { recursive: true, force: true }).catch(() => {});
+      db.run('DELETE FROM file_op_journal WHERE id = ?', [id]);
+      throw err;
+    }
+    if (removeSource) {
+      db.run("UPDATE file_op_journal SET phase = 'placed', temp_path = ? WHERE id = ?", [path.join(dir, placed), id]);
+      await fsp.rm(from, { recursive: true, force: true });
+    }
+    db.run('DELETE FROM file_op_journal WHERE id = ?', [id]);
+    return placed;
+  }
+
+  return {
+    async move(from, dir, name, isDirectory) {
+      try {
+        return { name: await renameFree(from, dir, name, isDirectory), crossDevice: false };
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+      }
+      return { name: await copyPlaced(from, dir, name, isDirectory, true), crossDevice: true };
+    },
+    copy(from, dir, name, isDirectory) {
+      return copyPlaced(from, dir, name, isDirectory, false);
+    },
+    async recover() {
+      const rows = db.all<{ id: string; phase: string; temp_path: string; source_path: string; remove_source: number }>('SELECT * FROM file_op_journal');
+      for (const row of rows) {
+        if (row.phase === 'copying') await fsp.rm(row.temp_path, { recursive: true, force: true }).catch(() => {});
+        else if (row.remove_source) await fsp.rm(row.source_path, { recursive: true, force: true }).catch(() => {});
+        db.run('DELETE FROM file_op_journal WHERE id = ?', [row.id]);
+      }
+      return rows.length;
+    },
+  };
+}

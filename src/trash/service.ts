@@ -1,0 +1,166 @@
+// Trash: a hidden zone per space (`<root>/.burrow/trash`). Deleting is a rename into it;
+// restoring is a rename back under a free name (never over an existing one); purge, empty and
+// retention remove for good.
+import { randomUUID } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Database } from '../db/database.ts';
+import { AppError } from '../http/errors.ts';
+import type { Caller } from '../http/route.ts';
+import { RESERVED_DIR } from '../files/names.ts';
+import { isInside, type PathResolver, type ResolvedPath, type Space } from '../files/paths.ts';
+import type { Transfer } from '../files/transfer.ts';
+
+interface Row { id: string; space_root: string; original_relative: string; name: string; is_directory: number; size: number | null; stored_path: string; deleted_by: string; deleted_at: string }
+
+export interface TrashEntry {
+  id: string;
+  name: string;
+  /** Parent folder it was deleted from (virtual, for this caller). */
+  path: string;
+  originalPath: string;
+  isDirectory: boolean;
+  kind: string;
+  size: number | null;
+  deletedAt: string;
+  deletedBy: string;
+}
+
+export interface TrashService {
+  /** Moves a resolved, existing item into its space's trash; returns the entry id. */
+  put(caller: Caller, item: ResolvedPath): Promise<string>;
+  list(caller: Caller): Promise<TrashEntry[]>;
+  /** The entry and its stored real path, or 404 when the caller cannot see it. */
+  find(caller: Caller, id: string): Promise<{ entry: TrashEntry; storedPath: string; space: Space }>;
+  restore(caller: Caller, id: string, destination?: ResolvedPath): Promise<{ dir: string; parentVirtual: string; name: string; isDirectory: boolean }>;
+  purge(caller: Caller, id: string): Promise<void>;
+  empty(caller: Caller): Promise<number>;
+  /** Removes entries older than `days` and rows whose stored item vanished. */
+  sweep(days: number): Promise<number>;
+}
+
+const kindFor = (name: string, dir: boolean) => (dir ? 'directory' : (/\.([^.]{1,10})$/.exec(name)?.[1]?.toLowerCase() ?? 'unknown'));
+
+export function createTrash(db: Database, resolver: PathResolver, transfer: Transfer): TrashService {
+  async function visible(caller: Caller): Promise<Map<string, Space>> {
+    return new Map((await resolver.spaces(caller)).map((s) => [s.root, s]));
+  }
+  const toEntry = (row: Row, space: Space): TrashEntry => {
+    const parentRel = path.posix.dirname(row.original_relative);
+    return {
+      id: row.id, name: row.name,
+      path: parentRel === '.' ? space.path : `${space.path}/${parentRel}`,
+      originalPath: `${space.path}/${row.original_relative}`,
+      isDirectory: row.is_directory === 1, kind: kindFor(row.name, row.is_directory === 1),
+      size: row.size, deletedAt: row.deleted_at, deletedBy: row.deleted_by,
+    };
+  };
+  async function findRow(caller: Caller, id: string): Promise<{ row: Row; space: Space }> {
+    const row = db.get<Row>('SELECT * FROM trash_items WHERE id = ?', [id]);
+    const space = row ? (await visible(caller)).get(row.space_root) : undefined;
+    if (!row || !space) throw new AppError(404, 'No such item in the trash.', 'NOT_FOUND');
+    return { row, space };
+  }
+  async function remove(row: Row): Promise<void> {
+    await fsp.rm(row.stored_path, { recursive: true, force: true });
+    db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
+  }
+
+  const service: TrashService = {
+    async put(caller, item) {
+      const space = item.space!;
+      const trashDir = path.join(space.root, RESERVED_DIR, 'trash');
+      await fsp.mkdir(trashDir, { recursive: true });
+      const id = randomUUID();
+      const stored = path.join(trashDir, id);
+      const stats = await fsp.lstat(item.realPath);
+      const name = path.basename(item.realPath);
+      db.run('INSERT INTO trash_items (id, space_root, original_relative, name, is_directory, size, stored_path, deleted_by, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [id, space.root, item.relative, name, stats.isDirectory() ? 1 : 0, stats.isDirectory() ? null : stats.size, stored, caller.username, new Date().toISOString()]);
+      try {
+        try {
+          await fsp.rename(item.realPath, stored);
+        } catch (err) {
+          // The item sits on another mount inside the volume: copy into the trash, then remove.
+          if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+          const placed = await transfer.move(item.realPath, trashDir, id, stats.isDirectory());
+          if (placed.name !== id) db.run('UPDATE trash_items SET stored_path = ? WHERE id = ?', [path.join(trashDir, placed.name), id]);
+        }
+      } catch (err) {
+        db.run('DELETE FROM trash_items WHERE id = ?', [id]);
+        throw err;
+      }
+      return id;
+    },
+
+    async list(caller) {
+      const spaces = await visible(caller);
+      const out: TrashEntry[] = [];
+      for (const row of db.all<Row>('SELECT * FROM trash_items ORDER BY deleted_at DESC')) {
+        const space = spaces.get(row.space_root);
+        if (space) out.push(toEntry(row, space));
+      }
+      return out;
+    },
+
+    async find(caller, id) {
+      const { row, space } = await findRow(caller, id);
+      return { entry: toEntry(row, space), storedPath: row.stored_path, space };
+    },
+
+    async restore(caller, id, destination) {
+      const { row, space } = await findRow(caller, id);
+      const isDirectory = row.is_directory === 1;
+      let dir: string;
+      let parentVirtual: string;
+      if (destination) {
+        dir = destination.realPath;
+        parentVirtual = destination.virtualPath;
+      } else {
+        const parentRel = path.posix.dirname(row.original_relative);
+        parentVirtual = parentRel === '.' ? space.path : `${space.path}/${parentRel}`;
+        const resolved = await resolver.resolve(caller, parentVirtual);
+        if (!resolved.access.canWrite) throw new AppError(403, 'You may not write in the original folder.', 'READ_ONLY');
+        dir = resolved.realPath;
+        if (!isInside(space.root, dir)) throw new AppError(403, 'The original folder is outside its volume.', 'PATH_OUTSIDE');
+        await fsp.mkdir(dir, { recursive: true });
+      }
+      await fsp.lstat(row.stored_path).catch(() => {
+        db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
+        throw new AppError(404, 'The trashed item is gone.', 'NOT_FOUND');
+      });
+      const placed = await transfer.move(row.stored_path, dir, row.name, isDirectory);
+      db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
+      return { dir, parentVirtual, name: placed.name, isDirectory };
+    },
+
+    async purge(caller, id) {
+      await remove((await findRow(caller, id)).row);
+    },
+
+    async empty(caller) {
+      const spaces = await visible(caller);
+      let n = 0;
+      for (const row of db.all<Row>('SELECT * FROM trash_items')) {
+        if (!spaces.has(row.space_root)) continue;
+        await remove(row);
+        n++;
+      }
+      return n;
+    },
+
+    async sweep(days) {
+      let n = 0;
+      const cutoff = new Date(Date.now() - days * 86_400_000).toISOString();
+      for (const row of db.all<Row>('SELECT * FROM trash_items')) {
+        const gone = !(await fsp.lstat(row.stored_path).catch(() => null));
+        if (gone) db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
+        else if (days > 0 && row.deleted_at < cutoff) await remove(row);
+        else continue;
+        n++;
+      }
+      return n;
+    },
+  };
+  return service;
+}

@@ -1,0 +1,110 @@
+// Versions: before a file is overwritten its content is kept beside the data
+// (`<space root>/.burrow/versions/<id>`, a reflink/copy); list, restore (the current content
+// becomes a version itself), restore as a copy, delete.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Database } from '../db/database.ts';
+import { AppError } from '../http/errors.ts';
+import type { Caller } from '../http/route.ts';
+import { RESERVED_DIR, placeFile, temporaryName } from '../files/names.ts';
+import { isInside, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+
+interface Row { id: string; space_root: string; relative: string; size: number; modified_at: string; stored_path: string; created_at: string; created_by: string | null }
+export interface VersionEntry { id: string; path: string; size: number; modifiedAt: string; createdAt: string; createdBy: string | null }
+
+/** Most versions kept per file; older ones are removed. */
+const KEEP_PER_FILE = 20;
+
+export interface VersionService {
+  /** Keeps the current content of `realPath` (call before overwriting it). Null when nothing to keep. */
+  keep(realPath: string, createdBy?: string): Promise<string | null>;
+  list(caller: Caller, file: ResolvedPath): VersionEntry[];
+  find(caller: Caller, id: string): Promise<{ row: Row; virtualPath: string }>;
+  restore(caller: Caller, id: string): Promise<string>;
+  restoreAsCopy(caller: Caller, id: string): Promise<{ parent: string; name: string; real: string }>;
+  remove(caller: Caller, id: string): Promise<void>;
+}
+
+export function createVersions(db: Database, resolver: PathResolver, roots: () => string[]): VersionService {
+  function rootOf(real: string): string | null {
+    let best: string | null = null;
+    for (const r of roots()) if (isInside(r, real) && r !== real && (!best || r.length > best.length)) best = r;
+    return best;
+  }
+
+  async function keep(realPath: string, createdBy?: string): Promise<string | null> {
+    const st = await fsp.stat(realPath).catch(() => null);
+    if (!st?.isFile()) return null;
+    const real = await fsp.realpath(realPath);
+    const root = rootOf(real);
+    if (!root) return null;
+    const dir = path.join(root, RESERVED_DIR, 'versions');
+    await fsp.mkdir(dir, { recursive: true });
+    const id = randomUUID();
+    const stored = path.join(dir, id);
+    await fsp.copyFile(real, stored, fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE);
+    const relative = path.relative(root, real).split(path.sep).join('/');
+    db.run('INSERT INTO file_versions (id, space_root, relative, size, modified_at, stored_path, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [id, root, relative, st.size, st.mtime.toISOString(), stored, new Date().toISOString(), createdBy ?? null]);
+    const old = db.all<Row>('SELECT * FROM file_versions WHERE space_root = ? AND relative = ? ORDER BY created_at DESC', [root, relative]).slice(KEEP_PER_FILE);
+    for (const row of old) {
+      await fsp.rm(row.stored_path, { force: true });
+      db.run('DELETE FROM file_versions WHERE id = ?', [row.id]);
+    }
+    return id;
+  }
+
+  const toEntry = (row: Row, virtualPath: string): VersionEntry => ({ id: row.id, path: virtualPath, size: row.size, modifiedAt: row.modified_at, createdAt: row.created_at, createdBy: row.created_by });
+
+  async function find(caller: Caller, id: string) {
+    const row = db.get<Row>('SELECT * FROM file_versions WHERE id = ?', [id]);
+    const virtualPath = row ? await resolver.toVirtual(caller, path.join(row.space_root, row.relative)) : null;
+    if (!row || !virtualPath) throw new AppError(404, 'No such version.', 'NOT_FOUND');
+    return { row, virtualPath };
+  }
+
+  return {
+    keep,
+    list(caller, file) {
+      const root = file.space!.root;
+      return db.all<Row>('SELECT * FROM file_versions WHERE space_root = ? AND relative = ? ORDER BY created_at DESC', [root, file.relative]).map((r) => toEntry(r, file.virtualPath));
+    },
+    find,
+    async restore(caller, id) {
+      const { row, virtualPath } = await find(caller, id);
+      const file = await resolver.resolve(caller, virtualPath);
+      if (!file.access.canWrite) throw new AppError(403, 'You may not change this file.', 'READ_ONLY');
+      // Write the old content beside the file, keep what is there now, then swap atomically.
+      const temp = path.join(path.dirname(file.realPath), temporaryName());
+      await fsp.copyFile(row.stored_path, temp, fs.constants.COPYFILE_EXCL);
+      try {
+        if (file.exists) await keep(file.realPath, caller.username);
+        await fsp.rename(temp, file.realPath);
+      } catch (err) {
+        await fsp.rm(temp, { force: true });
+        throw err;
+      }
+      return virtualPath;
+    },
+    async restoreAsCopy(caller, id) {
+      const { row, virtualPath } = await find(caller, id);
+      const parentVirtual = path.posix.dirname(virtualPath);
+      const parent = await resolver.resolve(caller, parentVirtual, { mustExist: true });
+      if (!parent.access.canWrite) throw new AppError(403, 'You may not write in this folder.', 'READ_ONLY');
+      const temp = path.join(parent.realPath, temporaryName());
+      await fsp.copyFile(row.stored_path, temp, fs.constants.COPYFILE_EXCL);
+      const name = await placeFile(temp, parent.realPath, path.posix.basename(virtualPath)).catch(async (err) => {
+        await fsp.rm(temp, { force: true });
+        throw err;
+      });
+      return { parent: parent.virtualPath, name, real: path.join(parent.realPath, name) };
+    },
+    async remove(caller, id) {
+      const { row } = await find(caller, id);
+      await fsp.rm(row.stored_path, { force: true });
+      db.run('DELETE FROM file_versions WHERE id = ?', [row.id]);
+    },
+  };
+}
