@@ -109,6 +109,7 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
         const target: UploadTarget = { uploadTo, relativePath, filename: info.filename ?? '' };
         relativePath = '';
         active.add(file);
+        file.on('error', () => {}); // a refusal destroys it; pipeline reports the error to the job
         file.on('limit', () => fail(tooLarge(limits.maxFileSize)));
         jobs.push(stageOne(target, file).catch(fail).finally(() => active.delete(file)));
       });
