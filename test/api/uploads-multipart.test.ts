@@ -222,7 +222,7 @@ test('no space mid-stream: a real full filesystem (tmpfs) answers 507 and keeps 
       method: 'POST', body: stream, duplex: 'half',
       headers: { cookie: admin.cookieHeader, 'content-type': 'multipart/form-data; boundary=Boundary-full', accept: 'application/json' },
     } as RequestInit);
-    const json = await res.json();
+    const json = (await res.json()) as { error: { code: string } };
     assert.is(res.status, 507, JSON.stringify(json));
     assert.is(json.error.code, 'NO_SPACE');
     await until('staging empty', () => volumeState(s, 'Tiny').staged.length === 0);
