@@ -7,7 +7,7 @@ import { AppError } from '../http/errors.ts';
 import type { Caller } from '../http/route.ts';
 import { fileItem, kindOf, type FileItem } from '../files/items.ts';
 import { isReservedName } from '../files/names.ts';
-import { joinVirtual, type PathResolver } from '../files/paths.ts';
+import type { PathResolver } from '../files/paths.ts';
 import type { Access } from '../files/access.ts';
 import { countTree } from '../files/walk.ts';
 import { readMediaFacts } from './media.ts';
@@ -31,8 +31,8 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
       items = [fileItem(parent === '.' ? '' : parent, name, await fsp.stat(target.realPath))];
     } else {
       const showHidden = deps.showHidden(caller.userId);
-      const names = (await fsp.readdir(target.realPath)).filter((n) =>
-        !isReservedName(n) && (showHidden || !n.startsWith('.')) && !resolver.isHiddenByRule(joinVirtual(target.virtualPath, n)));
+      const hidden = resolver.hiddenChildren(target.virtualPath);
+      const names = (await fsp.readdir(target.realPath)).filter((n) => !isReservedName(n) && (showHidden || !n.startsWith('.')) && !hidden(n));
       const stats = await Promise.all(names.map((n) => fsp.stat(path.join(target.realPath, n)).catch(() => fsp.lstat(path.join(target.realPath, n)).catch(() => null))));
       items = [];
       for (let i = 0; i < names.length; i++) {

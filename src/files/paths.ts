@@ -48,6 +48,8 @@ export interface PathResolver {
   toVirtual(caller: Caller, realPath: string): Promise<string | null>;
   /** Is this virtual path hidden by an access rule (listings leave such children out)? */
   isHiddenByRule(virtualPath: string): boolean;
+  /** A predicate over the children of one folder (one snapshot of the rules for a whole listing). */
+  hiddenChildren(parentVirtual: string): (name: string) => boolean;
   /** Lets the shares capability serve `share/<token>/…` (it returns the link's space or null). */
   setShareSpaces(provider: (caller: Caller | null, token: string) => Promise<Space | null>): void;
 }
@@ -254,6 +256,14 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
 
     isHiddenByRule(virtualPath) {
       return ruleAt(rules(), virtualPath) === 'hidden';
+    },
+
+    hiddenChildren(parentVirtual) {
+      const snapshot = rules();
+      if (snapshot.length === 0) return () => false;
+      const relevant = snapshot.filter((r) => r.permissions === 'hidden');
+      if (relevant.length === 0) return () => false;
+      return (name) => ruleAt(relevant, joinVirtual(parentVirtual, name)) === 'hidden';
     },
 
     setShareSpaces(provider) {
