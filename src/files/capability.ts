@@ -12,6 +12,7 @@ import type { RouteDef } from '../http/route.ts';
 import { browseRoutes } from '../browse/routes.ts';
 import { createBrowse } from '../browse/service.ts';
 import { downloadRoutes } from '../downloads/routes.ts';
+import { editorRoutes } from '../editor/routes.ts';
 import { favoriteRoutes } from '../favorites/routes.ts';
 import { trashRoutes } from '../trash/routes.ts';
 import { createTrash, type TrashService } from '../trash/service.ts';
@@ -101,6 +102,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     ...downloadRoutes({ resolver, showHidden }),
     ...trashRoutes({ trash, ops, changes, config }),
     ...versionRoutes({ versions, resolver, changes, config }),
+    ...editorRoutes({ resolver, versions, changes, config }),
     ...favoriteRoutes({ db, resolver }),
     ...volumeRoutes({ db, store: userVolumes, config }),
   ];

@@ -1,0 +1,107 @@
+// The text editor: read (ETag, If-None-Match 304 after the permission check, compressed over
+// 32 KB), save in the file's own encoding with the replaced content kept as a version, and
+// the write done as temp + rename so a crash leaves the old or the new text.
+import { createHash } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import type { ChangeSink } from '../changes.ts';
+import type { Config } from '../config.ts';
+import { AppError, badRequest, forbidden } from '../http/errors.ts';
+import { reply, route, type Caller, type RouteDef } from '../http/route.ts';
+import { sendWholeText } from '../http/send.ts';
+import { temporaryName } from '../files/names.ts';
+import type { PathResolver } from '../files/paths.ts';
+import { decodeText, encodeText, looksBinary, readTextFile, type TextEncoding } from '../files/text.ts';
+import type { VersionService } from '../versions/service.ts';
+
+export function editorEtag(content: Buffer | string, st: { ino: number; size: number; mtimeMs: number }): string {
+  return '"' + createHash('sha1').update(content).update(`${st.ino}:${st.size}:${st.mtimeMs}`).digest('base64url') + '"';
+}
+
+export function editorRoutes(deps: { resolver: PathResolver; versions: VersionService; changes: ChangeSink; config: Config }): RouteDef[] {
+  const max = deps.config.limits.editorMaxFileSize;
+
+  async function read(caller: Caller, p: string, req: any, res: any) {
+    const file = await deps.resolver.resolve(caller, p, { mustExist: true });
+    if (!file.space || file.isDirectory) throw badRequest('Name a file, not a folder.', 'IS_A_FOLDER');
+    if (!file.access.canRead) throw forbidden('You may not read this file.');
+    const text = await readTextFile(file.realPath, max);
+    const st = await fsp.stat(file.realPath);
+    const etag = editorEtag(text.content, st);
+    const inm = req.headers['if-none-match'];
+    if (inm && inm.split(',').some((t: string) => t.trim() === etag)) {
+      res.statusCode = 304;
+      res.setHeader('ETag', etag);
+      res.setHeader('Cache-Control', 'private, no-cache');
+      res.end();
+      return;
+    }
+    await sendWholeText(req, res, 200, JSON.stringify({ content: text.content }), 'application/json; charset=utf-8', { ETag: etag, 'Cache-Control': 'private, no-cache' });
+  }
+
+  return [
+    route({
+      method: 'GET', path: '/api/editor', access: 'account', summary: 'Read a text file for editing', tags: ['Editor'],
+      query: z.object({ path: z.string() }),
+      responses: { 200: '`{ content }` with ETag', 304: 'Unchanged', 400: 'Over EDITOR_MAX_FILESIZE', 415: 'Binary file' },
+      handler: ({ caller, query, req, res }) => read(caller!, query.path, req, res),
+    }),
+    route({
+      method: 'POST', path: '/api/editor', access: 'account', scope: 'read', summary: 'Read a text file for editing (older clients)', tags: ['Editor'],
+      body: z.object({ path: z.string() }),
+      responses: { 200: '`{ content }` with ETag', 304: 'Unchanged', 400: 'Over EDITOR_MAX_FILESIZE', 415: 'Binary file' },
+      handler: ({ caller, body, req, res }) => read(caller!, body.path, req, res),
+    }),
+    route({
+      method: 'PUT', path: '/api/editor', access: 'account', summary: 'Save a text file in the encoding it already has (the replaced text is kept as a version)', tags: ['Editor'],
+      body: z.object({ path: z.string(), content: z.string() }), bodyLimit: max * 6 + 64 * 1024,
+      responses: { 200: '`{ success }` with the ETag the next read will carry', 400: 'Over EDITOR_MAX_FILESIZE', 415: 'Binary file' },
+      handler: async ({ caller, body }) => {
+        const file = await deps.resolver.resolve(caller!, body.path);
+        if (!file.space) throw badRequest('Name a file inside a volume.', 'TOP_LEVEL');
+        if (file.isDirectory) throw badRequest('That is a folder, not a file.', 'IS_A_FOLDER');
+        if (!file.access.canWrite) throw forbidden(file.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not change this file.', 'READ_ONLY');
+        let encoding: TextEncoding = 'utf8';
+        let mode: number | undefined;
+        if (file.exists) {
+          const st = await fsp.stat(file.realPath);
+          if (st.size > max) throw new AppError(400, `The file is larger than the editor limit (EDITOR_MAX_FILESIZE, ${max} bytes).`, 'TOO_LARGE');
+          const current = await fsp.readFile(file.realPath);
+          if (looksBinary(current)) throw new AppError(415, 'This is a binary file, not text.', 'BINARY');
+          encoding = decodeText(current).encoding;
+          mode = st.mode & 0o7777;
+        }
+        const bytes = encodeText(body.content, encoding);
+        if (bytes.length > max) throw new AppError(400, `The text is larger than the editor limit (EDITOR_MAX_FILESIZE, ${max} bytes).`, 'TOO_LARGE');
+        const dir = path.dirname(file.realPath);
+        const temp = path.join(dir, temporaryName());
+        const handle = await fsp.open(temp, 'wx', mode ?? 0o644);
+        try {
+          await handle.writeFile(bytes);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        try {
+          if (file.exists) {
+            await deps.versions.keep(file.realPath, caller!.username);
+            await fsp.rename(temp, file.realPath);
+          } else {
+            // A new file claims its name exclusively: never over one created meanwhile.
+            await fsp.link(temp, file.realPath).catch((err) => {
+              throw err.code === 'EEXIST' ? new AppError(409, 'The file was created by someone else meanwhile; reload it.', 'EXISTS') : err;
+            });
+            await fsp.unlink(temp);
+          }
+        } catch (err) {
+          await fsp.rm(temp, { force: true });
+          throw err;
+        }
+        deps.changes.emit(file.exists ? { type: 'modified', path: file.realPath } : { type: 'created', path: file.realPath, isDirectory: false });
+        const st = await fsp.stat(file.realPath);
+        return reply(200, { success: true }, { ETag: editorEtag(body.content, st) });
+      },
+    }),
+  ];
+}
