@@ -17,6 +17,7 @@ import { createHttpServer } from './http/server.ts';
 import { createUiHandler } from './http/static.ts';
 import { createFilesCapability } from './files/capability.ts';
 import { createUploadsCapability } from './uploads/capability.ts';
+import { createIndexes } from './indexer/capability.ts';
 import { createIdentity } from './auth/identity.ts';
 import { systemRoutes } from './system/routes.ts';
 import { VERSION } from './version.ts';
@@ -34,6 +35,8 @@ export interface Capability {
 
 export interface AppOptions {
   log?: Logger;
+  /** Tests: a module giving the indexer's worker its file-system layer (simulated stalled mounts). */
+  indexerWorker?: { fsModule: string; fsOptions?: unknown };
   /** Folder of the built UI (`ui/dist`); null serves a plain notice instead. */
   uiDir?: string | null;
 }
@@ -95,6 +98,10 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   capabilities.push(files);
   // Uploads: multipart and resumable (TUS), placed through the files resolver and names.
   capabilities.push(createUploadsCapability({ config, db, resolver: files.resolver, changes, log }));
+  // Indexes: folder sizes and search, fed by the `changes` sink; `indexes.noteViewed(realPath)`
+  // re-checks a folder on screen (for the browse route).
+  const indexes = createIndexes({ config, db, log, changes, resolver: files.resolver, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
+  capabilities.push(indexes);
   let ready = false;
   const routes: RouteDef[] = [];
   routes.push(...systemRoutes({

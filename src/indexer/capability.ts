@@ -1,0 +1,62 @@
+// The indexes as app.ts sees them: one indexer (baseline walks, deltas from the `changes`
+// sink, re-checks of folders on screen, the paced sweep) feeding GET/POST /api/folder-size and
+// GET /api/search. `noteViewed(realPath)` is for the browse route: a folder on screen is
+// re-checked in the background.
+import type { Capability } from '../app.ts';
+import type { ChangeSink } from '../changes.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { PathResolver } from '../files/paths.ts';
+import type { Logger } from '../http/log.ts';
+import { createFolderSizes } from '../foldersize/service.ts';
+import { folderSizeRoutes } from '../foldersize/routes.ts';
+import { createSearch } from '../search/service.ts';
+import { searchRoutes } from '../search/routes.ts';
+import { Indexer } from './indexer.ts';
+import { Maintenance } from './maintenance.ts';
+import type { WorkerOptions } from './protocol.ts';
+
+export interface IndexesDeps {
+  config: Config;
+  db: Database;
+  log: Logger;
+  changes: ChangeSink;
+  resolver: PathResolver;
+  /** Tests: the worker's file-system layer (simulated stalls). */
+  worker?: Pick<WorkerOptions, 'fsModule' | 'fsOptions'>;
+}
+
+export interface IndexesCapability extends Capability {
+  readonly indexer: Indexer;
+  readonly maintenance: Maintenance;
+  /** A folder is on screen (browse): re-check its entries in the background. */
+  noteViewed(realPath: string): void;
+}
+
+export function createIndexes(deps: IndexesDeps): IndexesCapability {
+  const indexer = new Indexer({ config: deps.config, db: deps.db, log: deps.log, ...(deps.worker ? { worker: deps.worker } : {}) });
+  const maintenance = new Maintenance(indexer);
+  // Format check and known roots now (a migration-time decision, no file-system work).
+  indexer.open();
+  const sizes = createFolderSizes({ indexer, maintenance, resolver: deps.resolver });
+  const search = createSearch({ config: deps.config, db: deps.db, indexer, resolver: deps.resolver });
+  return {
+    indexer,
+    maintenance,
+    routes: [...folderSizeRoutes(sizes), ...searchRoutes(search)],
+    features: () => ({
+      folderSize: { enabled: deps.config.folderSize.mode !== 'off', mode: deps.config.folderSize.mode },
+      search: { index: deps.config.search.indexEnabled },
+    }),
+    noteViewed: (realPath) => maintenance.noteViewed(realPath),
+    start() {
+      maintenance.start(deps.changes);
+      // Walks start after the server listens, off the request path.
+      void indexer.discover().catch((err) => deps.log.warn('index discovery failed', { err }));
+    },
+    async stop() {
+      maintenance.stop();
+      await indexer.stop();
+    },
+  };
+}

@@ -1,0 +1,225 @@
+// The one indexer: knows the indexed roots, runs their baseline walks in the worker, writes the
+// worker's batches to the database a slice at a time (the event loop stays responsive), and
+// answers folder-size lookups from the rows alone. Keeping the rows true after the baseline is
+// maintenance.ts (own writes, folders on screen, the paced sweep).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { Logger } from '../http/log.ts';
+import { readMounts, mountOf, isNetworkFs, type Mount } from './mounts.ts';
+import type { DocRecord, EntryRecord, WalkJob, WalkSummary, WorkerOptions } from './protocol.ts';
+import { IndexStore, type RootRow } from './store.ts';
+import { WalkerClient } from './worker-client.ts';
+
+/** Bump when the rows' meaning changes: the next start rebuilds every index once. */
+export const INDEX_FORMAT = 1;
+
+const WRITE_SLICE = 500;
+
+export interface IndexerOptions {
+  config: Config;
+  db: Database;
+  log: Logger;
+  /** Tests: a module giving the worker its file-system layer. */
+  worker?: Pick<WorkerOptions, 'fsModule' | 'fsOptions'>;
+}
+
+export interface Coverage { root: RootRow; rel: string }
+
+export interface FolderFigures { indexed: boolean; sizeBytes: number | null; entryCount: number; lastUpdated: string | null; complete: boolean }
+
+export class Indexer {
+  readonly config: Config;
+  readonly store: IndexStore;
+  readonly log: Logger;
+  readonly client: WalkerClient;
+  /** Walks or keeps anything at all (folder sizes or the search catalogue). */
+  readonly enabled: boolean;
+  stopped = false;
+  private rootsByLength: RootRow[] = [];
+  private mounts: Mount[] | undefined;
+  private baselineQueue: RootRow[] = [];
+  private baselineRunning = false;
+  private wroteQueue: Promise<void> = Promise.resolve();
+
+  constructor(options: IndexerOptions) {
+    this.config = options.config;
+    this.store = new IndexStore(options.db);
+    this.log = options.log;
+    this.enabled = options.config.folderSize.mode !== 'off' || options.config.search.indexEnabled;
+    this.client = new WalkerClient({ ioTimeoutMs: options.config.folderSize.ioTimeoutMs, maxStalledIo: options.config.folderSize.maxStalledIo, ...options.worker }, options.log);
+    this.client.onIo = (stalled, paused) => {
+      if (paused) this.log.warn('file-system calls of the indexer are stuck; indexing paused until they return', { stalled });
+      else if (stalled === 0) this.log.info('indexer file-system calls answer again; indexing resumed');
+    };
+  }
+
+  /** Format check, FOLDER_SIZE_REBUILD, and the roots known from earlier runs (no walking yet). */
+  open(): void {
+    const stored = this.store.meta('format');
+    const rebuild = this.config.folderSize.rebuild;
+    if (stored !== String(INDEX_FORMAT) || rebuild) {
+      if (stored !== undefined || rebuild) {
+        this.log.info('rebuilding the folder-size and search indexes', { reason: rebuild ? 'FOLDER_SIZE_REBUILD' : 'index format changed', from: stored ?? null, to: INDEX_FORMAT });
+      }
+      this.store.clear();
+      this.store.setMeta('format', String(INDEX_FORMAT));
+    }
+    this.refreshRoots();
+  }
+
+  private refreshRoots(): void {
+    this.rootsByLength = this.store.roots();
+  }
+
+  /** The indexed root holding `realPath`, and the path inside it. */
+  cover(realPath: string): Coverage | null {
+    for (const root of this.rootsByLength) {
+      if (realPath === root.path) return { root, rel: '' };
+      if (realPath.startsWith(root.path.endsWith(path.sep) ? root.path : root.path + path.sep)) {
+        return { root, rel: realPath.slice(root.path.length).split(path.sep).filter(Boolean).join('/') };
+      }
+    }
+    return null;
+  }
+
+  /** The covering root when its baseline is done (the index can answer for it). */
+  readyCover(realPath: string): Coverage | null {
+    const c = this.cover(realPath);
+    return c && c.root.state === 'ready' ? c : null;
+  }
+
+  /** First sight of a root (a volume, a personal folder, an assigned folder): walk it once. */
+  ensureRoot(realRoot: string): void {
+    if (!this.enabled || this.stopped || this.cover(realRoot)) return;
+    const root = this.store.addRoot(realRoot, Date.now());
+    this.refreshRoots();
+    this.queueBaseline(root);
+  }
+
+  /** Paths relative to a root that are never read (FOLDER_SIZE_EXCLUDE_PATHS). */
+  excludes(): string[] {
+    return this.config.folderSize.excludePaths.map((p) => p.split(/[\\/]+/).filter((s) => s && s !== '.').join('/')).filter(Boolean);
+  }
+
+  concurrencyFor(rootPath: string): number {
+    this.mounts ??= readMounts();
+    const mount = mountOf(rootPath, this.mounts);
+    return mount && isNetworkFs(mount.fsType) ? this.config.folderSize.networkConcurrency : this.config.folderSize.concurrency;
+  }
+
+  /** Runs a walk job and writes its batches; resolves once every row is written. */
+  async runWalk(root: RootRow, job: Omit<WalkJob, 'id' | 'root' | 'excludes' | 'content'>): Promise<WalkSummary> {
+    const pending: { entries: EntryRecord[]; docs: DocRecord[] }[] = [];
+    let draining: Promise<void> | undefined;
+    const drain = async () => {
+      while (pending.length && !this.stopped) {
+        const batch = pending[0]!;
+        const entries = batch.entries.splice(0, WRITE_SLICE);
+        const docs = batch.entries.length ? [] : batch.docs.splice(0, 20);
+        if (!batch.entries.length && !batch.docs.length) pending.shift();
+        this.store.write(root.id, entries, docs, Date.now());
+        // Yield between slices: the event loop answers requests while a large walk lands.
+        await new Promise((r) => setImmediate(r));
+      }
+      draining = undefined;
+    };
+    const run = this.client.walk({ ...job, root: root.path, excludes: this.excludes(), content: this.config.search.indexEnabled }, (entries, docs) => {
+      pending.push({ entries, docs });
+      draining ??= drain();
+    });
+    const summary = await run.done;
+    while (draining) await draining;
+    return summary;
+  }
+
+  private queueBaseline(root: RootRow): void {
+    if (this.baselineQueue.some((r) => r.id === root.id)) return;
+    this.baselineQueue.push(root);
+    void this.runBaselines();
+  }
+
+  private async runBaselines(): Promise<void> {
+    if (this.baselineRunning) return;
+    this.baselineRunning = true;
+    try {
+      while (this.baselineQueue.length && !this.stopped) {
+        const root = this.baselineQueue.shift()!;
+        await this.baseline(root);
+      }
+    } finally {
+      this.baselineRunning = false;
+    }
+  }
+
+  private async baseline(root: RootRow): Promise<void> {
+    try {
+      while (!this.stopped && !this.store.deleteChunk(root.id, '')) await new Promise((r) => setImmediate(r));
+      const summary = await this.runWalk(root, { rel: '', concurrency: this.concurrencyFor(root.path), batch: 0, pauseMs: 0 });
+      if (this.stopped) return;
+      if (summary.missing) {
+        this.log.warn('an indexed folder is missing; it is walked again when it comes back', { root: root.path });
+        return;
+      }
+      this.store.setRootState(root.id, 'ready', Date.now());
+      this.refreshRoots();
+      this.log.info('index baseline walk finished', { root: root.path, files: summary.files, folders: summary.dirs, ms: summary.ms, complete: summary.complete });
+    } catch (err) {
+      if (!this.stopped) this.log.warn('index baseline walk failed', { root: root.path, err });
+    }
+  }
+
+  /** Starts the walks the index still owes: pending roots, and the volumes of VOLUME_ROOT. */
+  async discover(): Promise<void> {
+    if (!this.enabled) return;
+    for (const root of this.store.roots()) if (root.state === 'pending') this.queueBaseline(root);
+    const parents = [this.config.storage.volumeRoot, ...(this.config.storage.userDirEnabled ? [this.config.storage.userRoot] : [])];
+    for (const parent of parents) {
+      let names: fs.Dirent[] = [];
+      try {
+        names = await fs.promises.readdir(parent, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const d of names) {
+        if (!d.isDirectory() || d.name.startsWith('.')) continue;
+        try {
+          this.ensureRoot(await fs.promises.realpath(path.join(parent, d.name)));
+        } catch { /* vanished meanwhile */ }
+      }
+    }
+  }
+
+  /** Folder-size figures from the rows alone (never a file-system call). */
+  figures(realPath: string): FolderFigures {
+    const none: FolderFigures = { indexed: false, sizeBytes: null, entryCount: 0, lastUpdated: null, complete: false };
+    if (this.config.folderSize.mode === 'off') return none;
+    const c = this.readyCover(realPath);
+    if (!c) return none;
+    const row = this.store.entry(c.root.id, c.rel);
+    if (!row || !row.is_dir) return none;
+    const full = this.config.folderSize.mode === 'full';
+    const at = row.updated_at ?? row.checked_at ?? c.root.walked_at;
+    return {
+      indexed: true,
+      sizeBytes: full ? row.total_size ?? 0 : row.size,
+      entryCount: full ? row.total_entries ?? 0 : row.entries ?? 0,
+      lastUpdated: at ? new Date(at).toISOString() : null,
+      complete: row.complete !== 0,
+    };
+  }
+
+  /** Serialises index mutations that read-modify-write rows (deltas, re-checks). */
+  serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.wroteQueue.then(() => (this.stopped ? (undefined as T) : work()));
+    this.wroteQueue = next.then(() => undefined, () => undefined);
+    return next;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.baselineQueue = [];
+    await this.client.close();
+  }
+}

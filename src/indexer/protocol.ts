@@ -1,0 +1,92 @@
+// Messages between the main thread (which owns the one database connection) and the walker
+// worker (which owns the file-system calls). Paths inside a root are relative, '/'-separated.
+
+export interface EntryRecord {
+  /** Parent folder relative to the root ('' = the root; the root's own record has name ''). */
+  dir: string;
+  name: string;
+  isDir: boolean;
+  /** File: bytes. Folder: bytes of its direct files. */
+  size: number;
+  mtime: number;
+  /** Folders only. */
+  entries?: number;
+  totalSize?: number;
+  totalEntries?: number;
+  complete?: boolean;
+}
+
+export interface DocRecord { dir: string; name: string; text: string }
+
+export interface WorkerOptions {
+  ioTimeoutMs: number;
+  maxStalledIo: number;
+  /** URL of a module exporting `createFsLayer(options)` (tests: simulated hanging mounts). */
+  fsModule?: string;
+  fsOptions?: unknown;
+}
+
+export interface WalkJob {
+  id: number;
+  root: string;
+  /** Where to start ('' = the whole root); may name a file. */
+  rel: string;
+  concurrency: number;
+  /** Entries between pauses (0 = never pause) and the pause itself. */
+  batch: number;
+  pauseMs: number;
+  /** Relative paths (and everything below them) never read. */
+  excludes: string[];
+  /** Extract document text for the content index. */
+  content: boolean;
+}
+
+export interface ListJob { id: number; root: string; rel: string; excludes: string[] }
+
+export interface WalkSummary {
+  /** The start path did not exist (or was not readable at all). */
+  missing: boolean;
+  isDir: boolean;
+  totalSize: number;
+  totalEntries: number;
+  complete: boolean;
+  dirs: number;
+  files: number;
+  ms: number;
+}
+
+export interface Listing {
+  ok: boolean;
+  /** ENOENT / ENOTDIR: the folder is gone (or became a file). */
+  gone: boolean;
+  mtime: number;
+  entries: { name: string; isDir: boolean; size: number; mtime: number }[];
+}
+
+export type ToWorker =
+  | { type: 'walk'; job: WalkJob }
+  | { type: 'list'; job: ListJob }
+  | { type: 'cancel'; id: number };
+
+export type FromWorker =
+  | { type: 'out'; id: number; entries: EntryRecord[]; docs: DocRecord[] }
+  | { type: 'done'; id: number; summary: WalkSummary }
+  | { type: 'listed'; id: number; listing: Listing }
+  | { type: 'failed'; id: number; message: string }
+  | { type: 'io'; stalled: number; paused: boolean };
+
+/** Joins a parent folder and a name into a relative path. */
+export function joinRel(dir: string, name: string): string {
+  return dir === '' ? name : `${dir}/${name}`;
+}
+
+/** Splits a relative path into its parent folder and name ('' → ['', '']). */
+export function splitRel(rel: string): [string, string] {
+  const i = rel.lastIndexOf('/');
+  return i < 0 ? ['', rel] : [rel.slice(0, i), rel.slice(i + 1)];
+}
+
+/** True when `rel` is `base` or lies below it. */
+export function isWithin(rel: string, base: string): boolean {
+  return base === '' || rel === base || rel.startsWith(base + '/');
+}

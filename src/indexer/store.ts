@@ -1,0 +1,157 @@
+// The SQL of the indexes (main thread only: it holds the one connection). Everything is keyed by
+// (root, parent folder, name); a subtree is a range on `dir`, so a folder's descendants are found
+// without recursion: dir = 'a/b' OR 'a/b/' <= dir < 'a/b0' ('0' follows '/').
+import type { Database } from '../db/database.ts';
+import { joinRel, splitRel, type DocRecord, type EntryRecord } from './protocol.ts';
+
+export interface RootRow { id: number; path: string; state: 'pending' | 'ready'; walked_at: number | null }
+export interface EntryRow {
+  id: number; root_id: number; dir: string; name: string; is_dir: number; size: number; mtime: number;
+  entries: number | null; total_size: number | null; total_entries: number | null; complete: number | null; checked_at: number | null; updated_at: number | null;
+}
+
+const COLUMNS = 'id, root_id, dir, name, is_dir, size, mtime, entries, total_size, total_entries, complete, checked_at, updated_at';
+const UPSERT = `INSERT INTO idx_entries (root_id, dir, name, key, is_dir, size, mtime, entries, total_size, total_entries, complete, checked_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (root_id, dir, name) DO UPDATE SET is_dir = excluded.is_dir, size = excluded.size, mtime = excluded.mtime,
+    entries = excluded.entries, total_size = excluded.total_size, total_entries = excluded.total_entries,
+    complete = excluded.complete, checked_at = excluded.checked_at, updated_at = excluded.updated_at`;
+
+/** Lower-cased, NFC: the form names are compared in. */
+export function nameKey(name: string): string {
+  return name.normalize('NFC').toLowerCase();
+}
+
+/** SQL condition (and its values) for "below `rel`" inside one root, `rel` itself excluded. */
+export function below(rel: string): { sql: string; params: string[] } {
+  if (rel === '') return { sql: '1 = 1', params: [] };
+  return { sql: '(dir = ? OR (dir >= ? AND dir < ?))', params: [rel, `${rel}/`, `${rel}0`] };
+}
+
+/** A change to one item as its ancestors see it: recursive totals, and the parent's direct figures. */
+export interface Delta { size: number; entries: number; directSize: number; directEntries: number }
+
+/** What an entry adds to its ancestors (an absent entry adds nothing). */
+export function contribution(row: Pick<EntryRow, 'is_dir' | 'size' | 'total_size' | 'total_entries'> | undefined): Delta {
+  if (!row) return { size: 0, entries: 0, directSize: 0, directEntries: 0 };
+  if (row.is_dir) return { size: row.total_size ?? 0, entries: (row.total_entries ?? 0) + 1, directSize: 0, directEntries: 1 };
+  return { size: row.size, entries: 1, directSize: row.size, directEntries: 1 };
+}
+
+export function difference(after: Delta, before: Delta): Delta {
+  return { size: after.size - before.size, entries: after.entries - before.entries, directSize: after.directSize - before.directSize, directEntries: after.directEntries - before.directEntries };
+}
+
+export class IndexStore {
+  readonly db: Database;
+  constructor(db: Database) {
+    this.db = db;
+  }
+
+  meta(key: string): string | undefined {
+    return this.db.get<{ value: string }>('SELECT value FROM idx_meta WHERE key = ?', [key])?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.db.run('INSERT INTO idx_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
+  /** Forgets every indexed root and row (format change, FOLDER_SIZE_REBUILD). */
+  clear(): void {
+    this.db.transaction(() => {
+      this.db.exec("DELETE FROM idx_entries; DELETE FROM idx_roots; INSERT INTO idx_names(idx_names) VALUES ('delete-all'); DELETE FROM idx_docs;");
+    });
+  }
+
+  roots(): RootRow[] {
+    return this.db.all<RootRow>('SELECT id, path, state, walked_at FROM idx_roots ORDER BY length(path) DESC');
+  }
+
+  addRoot(path: string, now: number): RootRow {
+    this.db.run("INSERT INTO idx_roots (path, state, created_at) VALUES (?, 'pending', ?) ON CONFLICT (path) DO NOTHING", [path, now]);
+    return this.db.get<RootRow>('SELECT id, path, state, walked_at FROM idx_roots WHERE path = ?', [path])!;
+  }
+
+  setRootState(id: number, state: RootRow['state'], walkedAt: number | null): void {
+    this.db.run('UPDATE idx_roots SET state = ?, walked_at = coalesce(?, walked_at) WHERE id = ?', [state, walkedAt, id]);
+  }
+
+  /** Writes one batch from the walker: rows first, then the documents that belong to them. */
+  write(rootId: number, entries: readonly EntryRecord[], docs: readonly DocRecord[], now: number): void {
+    this.db.transaction(() => {
+      for (const e of entries) {
+        this.db.run(UPSERT, [rootId, e.dir, e.name, nameKey(e.name), e.isDir ? 1 : 0, e.size, e.mtime,
+          e.isDir ? e.entries ?? 0 : null, e.isDir ? e.totalSize ?? 0 : null, e.isDir ? e.totalEntries ?? 0 : null,
+          e.isDir ? (e.complete === false ? 0 : 1) : null, e.isDir ? now : null, e.isDir ? now : null]);
+      }
+      for (const d of docs) {
+        const id = this.db.get<{ id: number }>('SELECT id FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ?', [rootId, d.dir, d.name])?.id;
+        if (id === undefined) continue;
+        this.db.run('DELETE FROM idx_docs WHERE rowid = ?', [id]);
+        this.db.run('INSERT INTO idx_docs (rowid, body) VALUES (?, ?)', [id, d.text]);
+      }
+    });
+  }
+
+  entry(rootId: number, rel: string): EntryRow | undefined {
+    const [dir, name] = splitRel(rel);
+    return this.db.get<EntryRow>(`SELECT ${COLUMNS} FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ?`, [rootId, dir, name]);
+  }
+
+  children(rootId: number, rel: string): EntryRow[] {
+    return this.db.all<EntryRow>(`SELECT ${COLUMNS} FROM idx_entries WHERE root_id = ? AND dir = ? AND name <> ''`, [rootId, rel]);
+  }
+
+  /** Removes `rel` and everything below it, a chunk at a time; returns false while rows remain. */
+  deleteChunk(rootId: number, rel: string, chunk = 2000): boolean {
+    const b = below(rel);
+    const [dir, name] = splitRel(rel);
+    const removed = this.db.transaction(() => this.db.run(
+      `DELETE FROM idx_entries WHERE id IN (SELECT id FROM idx_entries WHERE root_id = ? AND ${b.sql} LIMIT ?)`, [rootId, ...b.params, chunk]).changes);
+    if (removed >= chunk) return false;
+    if (rel !== '') this.db.run('DELETE FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ?', [rootId, dir, name]);
+    return true;
+  }
+
+  deleteDoc(entryId: number): void {
+    this.db.run('DELETE FROM idx_docs WHERE rowid = ?', [entryId]);
+  }
+
+  /**
+   * Adds a change of the item at `rel` to its parent (direct figures) and every ancestor
+   * (recursive totals), in one transaction.
+   */
+  propagate(rootId: number, rel: string, d: Delta, now: number): void {
+    if (rel === '' || (d.size === 0 && d.entries === 0 && d.directSize === 0 && d.directEntries === 0)) return;
+    this.db.transaction(() => {
+      let [parent] = splitRel(rel);
+      let first = true;
+      for (;;) {
+        const [dir, name] = splitRel(parent);
+        this.db.run(`UPDATE idx_entries SET total_size = max(0, total_size + ?), total_entries = max(0, total_entries + ?), updated_at = ?
+          ${first ? ', size = max(0, size + ?), entries = max(0, entries + ?)' : ''} WHERE root_id = ? AND dir = ? AND name = ?`,
+        first ? [d.size, d.entries, now, d.directSize, d.directEntries, rootId, dir, name] : [d.size, d.entries, now, rootId, dir, name]);
+        first = false;
+        if (parent === '') break;
+        parent = splitRel(parent)[0];
+      }
+    });
+  }
+
+  /** Records that a folder was just listed. */
+  markChecked(rootId: number, rel: string, mtime: number, now: number): void {
+    const [dir, name] = splitRel(rel);
+    this.db.run('UPDATE idx_entries SET mtime = ?, checked_at = ? WHERE root_id = ? AND dir = ? AND name = ?', [mtime, now, rootId, dir, name]);
+  }
+
+  /** Folders due for the paced sweep: incomplete ones first, then the longest unchecked. */
+  dueFolders(limit: number, olderThan: number): EntryRow[] {
+    return this.db.all<EntryRow>(`SELECT e.id, e.root_id, e.dir, e.name, e.is_dir, e.size, e.mtime, e.entries, e.total_size, e.total_entries, e.complete, e.checked_at, e.updated_at
+      FROM idx_entries e JOIN idx_roots r ON r.id = e.root_id AND r.state = 'ready'
+      WHERE e.is_dir = 1 AND e.checked_at < ? ORDER BY e.complete ASC, e.checked_at ASC LIMIT ?`, [olderThan, limit]);
+  }
+
+  relOf(row: Pick<EntryRow, 'dir' | 'name'>): string {
+    return row.name === '' ? '' : joinRel(row.dir, row.name);
+  }
+}

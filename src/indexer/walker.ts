@@ -1,0 +1,215 @@
+// The paced walk (runs in the worker thread). Depth-first with FOLDER_SIZE_*_CONCURRENCY folders
+// listed at once, every call bounded by the I/O guard, sizes summed bottom-up so each folder's
+// record leaves with its recursive totals the moment its last subfolder is done: memory holds
+// only the folders still open, never the tree.
+import path from 'node:path';
+import type { FsLayer, EntryStat } from './fs-layer.ts';
+import type { IoGuard } from './io-guard.ts';
+import { isWithin, joinRel, splitRel, type DocRecord, type EntryRecord, type Listing, type WalkJob, type WalkSummary } from './protocol.ts';
+
+export interface WalkSink {
+  entry(record: EntryRecord): void;
+  doc(record: DocRecord): void;
+}
+
+export type Extractor = (file: string, name: string, size: number) => Promise<string | null>;
+
+interface OpenDir {
+  rel: string;
+  parent: OpenDir | null;
+  /** The folder's own listing plus each subfolder not yet finished. */
+  pending: number;
+  size: number;
+  entries: number;
+  totalSize: number;
+  totalEntries: number;
+  complete: boolean;
+  mtime: number;
+}
+
+const STAT_WINDOW = 16;
+const EXTRACT_CONCURRENCY = 2;
+
+function abs(root: string, rel: string): string {
+  return rel === '' ? root : path.join(root, ...rel.split('/'));
+}
+
+function lstat(fs: FsLayer, guard: IoGuard, file: string): Promise<{ err: NodeJS.ErrnoException | null; st?: EntryStat }> {
+  return new Promise((resolve) => guard.run<EntryStat>((d) => fs.lstat(file, d), (err, st) => resolve({ err, st })));
+}
+
+export function isExcluded(rel: string, excludes: readonly string[]): boolean {
+  for (const ex of excludes) if (ex !== '' && isWithin(rel, ex)) return true;
+  return false;
+}
+
+export async function walk(job: WalkJob, fs: FsLayer, guard: IoGuard, sink: WalkSink, extract: Extractor | null, cancelled: () => boolean): Promise<WalkSummary> {
+  const started = Date.now();
+  const summary: WalkSummary = { missing: false, isDir: false, totalSize: 0, totalEntries: 0, complete: true, dirs: 0, files: 0, ms: 0 };
+  if (isExcluded(job.rel, job.excludes)) return { ...summary, missing: true };
+  await guard.clear();
+  const first = await lstat(fs, guard, abs(job.root, job.rel));
+  if (first.err || !first.st) return { ...summary, missing: true, complete: false, ms: Date.now() - started };
+  const [startDir, startName] = splitRel(job.rel);
+
+  const extractQueue: { file: string; dir: string; name: string; size: number }[] = [];
+  let extracting = 0;
+  let walkFinished = false;
+  let resolveAll: () => void = () => {};
+  const allDone = new Promise<void>((r) => { resolveAll = r; });
+  const maybeAllDone = () => { if (walkFinished && extracting === 0 && extractQueue.length === 0) resolveAll(); };
+  const pumpExtract = () => {
+    while (extract && extracting < EXTRACT_CONCURRENCY && extractQueue.length && !cancelled()) {
+      const item = extractQueue.shift()!;
+      extracting++;
+      extract(item.file, item.name, item.size)
+        .then((text) => { if (text) sink.doc({ dir: item.dir, name: item.name, text }); }, () => {})
+        .finally(() => { extracting--; pumpExtract(); maybeAllDone(); });
+    }
+    if (cancelled()) extractQueue.length = 0;
+  };
+  const fileFound = (dir: string, name: string, st: EntryStat, file: string) => {
+    summary.files++;
+    sink.entry({ dir, name, isDir: false, size: st.size, mtime: st.mtimeMs });
+    if (job.content && extract) {
+      extractQueue.push({ file, dir, name, size: st.size });
+      pumpExtract();
+    }
+  };
+
+  if (!first.st.isDir) {
+    fileFound(startDir, startName, first.st, abs(job.root, job.rel));
+    walkFinished = true;
+    maybeAllDone();
+    await allDone;
+    return { ...summary, totalSize: first.st.size, ms: Date.now() - started };
+  }
+
+  summary.isDir = true;
+  const top: OpenDir = { rel: job.rel, parent: null, pending: 1, size: 0, entries: 0, totalSize: 0, totalEntries: 0, complete: true, mtime: first.st.mtimeMs };
+  const stack: OpenDir[] = [top];
+  let active = 0;
+  let sincePause = 0;
+  let waiting = false;
+
+  const finishDir = (node: OpenDir) => {
+    summary.dirs++;
+    const [dir, name] = splitRel(node.rel);
+    sink.entry({ dir, name, isDir: true, size: node.size, mtime: node.mtime, entries: node.entries, totalSize: node.totalSize, totalEntries: node.totalEntries, complete: node.complete });
+    const parent = node.parent;
+    if (!parent) {
+      summary.totalSize = node.totalSize;
+      summary.totalEntries = node.totalEntries;
+      summary.complete = node.complete && !cancelled();
+      walkFinished = true;
+      maybeAllDone();
+      return;
+    }
+    parent.totalSize += node.totalSize;
+    parent.totalEntries += node.totalEntries;
+    if (!node.complete) parent.complete = false;
+    if (--parent.pending === 0) finishDir(parent);
+  };
+
+  const listed = (node: OpenDir) => {
+    active--;
+    if (--node.pending === 0) finishDir(node);
+    pump();
+  };
+
+  const list = (node: OpenDir) => {
+    const dirPath = abs(job.root, node.rel);
+    guard.run<{ name: string; isDir: boolean }[]>((d) => fs.readdir(dirPath, d), (err, names) => {
+      if (err || !names || cancelled()) {
+        node.complete = false;
+        return listed(node);
+      }
+      let next = 0;
+      let inFlight = 0;
+      let finished = false;
+      const finishOnce = () => { if (!finished) { finished = true; listed(node); } };
+      const statMore = () => {
+        while (inFlight < STAT_WINDOW && next < names.length) {
+          const name = names[next++]!.name;
+          const rel = joinRel(node.rel, name);
+          if (job.excludes.length && isExcluded(rel, job.excludes)) continue;
+          const file = path.join(dirPath, name);
+          inFlight++;
+          sincePause++;
+          guard.run<EntryStat>((d) => fs.lstat(file, d), (statErr, st) => {
+            inFlight--;
+            if (st) {
+              node.entries++;
+              node.totalEntries++;
+              if (st.isDir) {
+                node.pending++;
+                stack.push({ rel, parent: node, pending: 1, size: 0, entries: 0, totalSize: 0, totalEntries: 0, complete: true, mtime: st.mtimeMs });
+              } else {
+                node.size += st.size;
+                node.totalSize += st.size;
+                fileFound(node.rel, name, st, file);
+              }
+            } else if (statErr?.code !== 'ENOENT') {
+              node.complete = false;
+            }
+            statMore();
+          });
+        }
+        if (next >= names.length && inFlight === 0) finishOnce();
+      };
+      statMore();
+    });
+  };
+
+  const pump = () => {
+    if (waiting) return;
+    while (active < job.concurrency && stack.length) {
+      if (cancelled()) { stack.length = 0; break; }
+      if (guard.paused) {
+        waiting = true;
+        void guard.clear().then(() => { waiting = false; pump(); });
+        return;
+      }
+      if (job.batch > 0 && sincePause >= job.batch && job.pauseMs > 0) {
+        waiting = true;
+        sincePause = 0;
+        setTimeout(() => { waiting = false; pump(); }, job.pauseMs);
+        return;
+      }
+      const node = stack.pop()!;
+      active++;
+      list(node);
+    }
+  };
+
+  pump();
+  await allDone;
+  summary.ms = Date.now() - started;
+  return summary;
+}
+
+/** Direct entries of one folder, with sizes (the re-check of a folder on screen, the sweep). */
+export async function listFolder(root: string, rel: string, fs: FsLayer, guard: IoGuard, excludes: readonly string[]): Promise<Listing> {
+  const dirPath = abs(root, rel);
+  await guard.clear();
+  const self = await lstat(fs, guard, dirPath);
+  if (self.err || !self.st || !self.st.isDir) {
+    const gone = !self.err || self.err.code === 'ENOENT' || self.err.code === 'ENOTDIR';
+    return { ok: false, gone, mtime: 0, entries: [] };
+  }
+  const names = await new Promise<{ err: NodeJS.ErrnoException | null; names?: { name: string }[] }>((resolve) =>
+    guard.run<{ name: string; isDir: boolean }[]>((d) => fs.readdir(dirPath, d), (err, value) => resolve({ err, names: value })));
+  if (names.err || !names.names) return { ok: false, gone: names.err?.code === 'ENOENT' || names.err?.code === 'ENOTDIR', mtime: self.st.mtimeMs, entries: [] };
+  const entries: Listing['entries'] = [];
+  let ok = true;
+  const todo = names.names.map((n) => n.name).filter((name) => !isExcluded(joinRel(rel, name), excludes));
+  for (let i = 0; i < todo.length; i += STAT_WINDOW) {
+    const part = todo.slice(i, i + STAT_WINDOW);
+    const stats = await Promise.all(part.map((name) => lstat(fs, guard, path.join(dirPath, name))));
+    stats.forEach((s, j) => {
+      if (s.st) entries.push({ name: part[j]!, isDir: s.st.isDir, size: s.st.size, mtime: s.st.mtimeMs });
+      else if (s.err?.code !== 'ENOENT') ok = false;
+    });
+  }
+  return { ok, gone: false, mtime: self.st.mtimeMs, entries };
+}

@@ -1,0 +1,64 @@
+// Search answered from the index: names by key range (exact, prefix) and by trigram phrase
+// (contains, patterns), documents by FTS5 with bm25. Every query is bounded (a candidate cap,
+// and the clock checked while iterating) and limited to one scope: a root and a folder in it.
+import type { Database } from '../db/database.ts';
+import { below } from '../indexer/store.ts';
+import { compareNames, documentQuery, nameTier, trigramPhrase, type Term } from './term.ts';
+
+export interface Scope { rootId: number; rootPath: string; rel: string }
+export interface NameHit { rootPath: string; rel: string; name: string; isDir: boolean; tier: number }
+export interface DocHit { id: number; rootPath: string; rel: string; name: string; rank: number }
+export interface Found { names: NameHit[]; docs: DocHit[]; truncated: boolean; capped: boolean }
+
+/** Candidates read per query; past it the answer is no longer known to be whole. */
+export const CANDIDATE_CAP = 5000;
+
+interface Row { id: number; dir: string; name: string; is_dir: number }
+
+const relOf = (r: Row) => (r.dir === '' ? r.name : `${r.dir}/${r.name}`);
+
+export function searchIndex(db: Database, scope: Scope, term: Term, deadline: number, wantDocs: boolean): Found {
+  const out: Found = { names: [], docs: [], truncated: false, capped: false };
+  const b = below(scope.rel);
+  const seen = new Set<number>();
+  const take = (r: Row) => {
+    if (seen.has(r.id) || r.name === '') return;
+    seen.add(r.id);
+    const tier = nameTier(term, r.name);
+    if (tier >= 0) out.names.push({ rootPath: scope.rootPath, rel: relOf(r), name: r.name, isDir: Boolean(r.is_dir), tier });
+  };
+  const scan = (sql: string, params: (string | number)[]) => {
+    let n = 0;
+    for (const r of db.iterate<Row>(sql, params)) {
+      take(r);
+      if (++n >= CANDIDATE_CAP) { out.capped = true; break; }
+      if ((n & 255) === 0 && Date.now() > deadline) { out.truncated = true; break; }
+    }
+  };
+  const cols = 'e.id, e.dir, e.name, e.is_dir';
+  const inScope = `e.root_id = ? AND ${b.sql.replace(/\b(dir|name)\b/g, 'e.$1')}`;
+  if (term.kind === 'word') {
+    // Exact and prefix matches straight from the key index, before the broader trigram query.
+    scan(`SELECT ${cols} FROM idx_entries e WHERE e.key >= ? AND e.key < ? AND ${inScope} LIMIT ${CANDIDATE_CAP}`, [term.key, `${term.key}\u{10ffff}`, scope.rootId, ...b.params]);
+    const phrase = trigramPhrase(term.key);
+    if (phrase && !out.truncated) scan(`SELECT ${cols} FROM idx_names JOIN idx_entries e ON e.id = idx_names.rowid WHERE idx_names MATCH ? AND ${inScope}`, [phrase, scope.rootId, ...b.params]);
+  } else {
+    const phrase = trigramPhrase(term.longestLiteral);
+    if (phrase) scan(`SELECT ${cols} FROM idx_names JOIN idx_entries e ON e.id = idx_names.rowid WHERE idx_names MATCH ? AND ${inScope}`, [phrase, scope.rootId, ...b.params]);
+    // No three letters in a row to look up: every name in the scope is tried, within the budget.
+    else scan(`SELECT ${cols} FROM idx_entries e WHERE ${inScope}`, [scope.rootId, ...b.params]);
+  }
+  out.names.sort(compareNames);
+  const query = wantDocs ? documentQuery(term) : null;
+  if (query && !out.truncated && Date.now() <= deadline) {
+    const rows = db.all<Row & { rank: number }>(`SELECT ${cols}, bm25(idx_docs) AS rank FROM idx_docs JOIN idx_entries e ON e.id = idx_docs.rowid
+      WHERE idx_docs MATCH ? AND ${inScope} ORDER BY rank LIMIT ${CANDIDATE_CAP}`, [query, scope.rootId, ...b.params]);
+    if (rows.length >= CANDIDATE_CAP) out.capped = true;
+    for (const r of rows) out.docs.push({ id: r.id, rootPath: scope.rootPath, rel: relOf(r), name: r.name, rank: r.rank });
+  }
+  return out;
+}
+
+export function documentBody(db: Database, id: number): string | null {
+  return db.get<{ body: string }>('SELECT body FROM idx_docs WHERE rowid = ?', [id])?.body ?? null;
+}
