@@ -60,8 +60,6 @@ const PENDING: Record<string, string> = {
   'POST /api/permissions/chown': 'previews and permissions (not yet an issue)',
   'POST /api/shares': 'sharing (not yet an issue)',
   'POST /api/terminal/session': 'terminal (not yet an issue)',
-  'PUT /api/share/{}/editor': 'sharing (not yet an issue)',
-  'PUT /api/shares/{}[3m[2m  (equal)[23m[22m': 'sharing (not yet an issue)',
 };
 
 const METHOD = '(GET|POST|PUT|PATCH|DELETE|HEAD)';
