@@ -126,7 +126,9 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     async start() {
       // What a crash interrupted is finished or rolled back before anything else moves.
       const recovered = await transfer.recover();
-      if (recovered) log.info('finished or rolled back interrupted file operations', { count: recovered });
+      // A restore that was placed before the crash: its trash entry is gone with its source.
+      for (const source of recovered.removedSources) db.run('DELETE FROM trash_items WHERE stored_path = ?', [source]);
+      if (recovered.count) log.info('finished or rolled back interrupted file operations', { count: recovered.count });
       void sweep();
       sweepTimer = setInterval(sweep, 6 * HOUR);
       sweepTimer.unref();

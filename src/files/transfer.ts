@@ -13,8 +13,8 @@ import { placeDirectory, placeFile, renameToFreeName, temporaryName } from './na
 export interface Transfer {
   move(from: string, dir: string, name: string, isDirectory: boolean): Promise<{ name: string; crossDevice: boolean }>;
   copy(from: string, dir: string, name: string, isDirectory: boolean): Promise<string>;
-  /** Finishes or rolls back what a crash interrupted (startup, off the request path). */
-  recover(): Promise<number>;
+  /** Finishes or rolls back what a crash interrupted (startup); returns the sources it removed. */
+  recover(): Promise<{ count: number; removedSources: string[] }>;
 }
 
 export interface TransferOptions {
@@ -75,12 +75,17 @@ export function createTransfer(db: Database, options: TransferOptions = {}): Tra
     },
     async recover() {
       const rows = db.all<{ id: string; phase: string; temp_path: string; source_path: string; remove_source: number }>('SELECT * FROM file_op_journal');
+      const removedSources: string[] = [];
       for (const row of rows) {
-        if (row.phase === 'copying') await fsp.rm(row.temp_path, { recursive: true, force: true }).catch(() => {});
-        else if (row.remove_source) await fsp.rm(row.source_path, { recursive: true, force: true }).catch(() => {});
+        if (row.phase === 'copying') {
+          await fsp.rm(row.temp_path, { recursive: true, force: true }).catch(() => {});
+        } else if (row.remove_source) {
+          await fsp.rm(row.source_path, { recursive: true, force: true }).catch(() => {});
+          removedSources.push(row.source_path);
+        }
         db.run('DELETE FROM file_op_journal WHERE id = ?', [row.id]);
       }
-      return rows.length;
+      return { count: rows.length, removedSources };
     },
   };
 }

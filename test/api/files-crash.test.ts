@@ -1,0 +1,145 @@
+// Crash safety: a real server in a child process is killed (SIGKILL) in the middle of a large
+// cross-filesystem move and of a cross-filesystem trash restore; after a restart every byte is
+// at the source or complete at the destination, and no temporary is left or visible.
+// The second filesystem is the machine's tmpfs (/dev/shm) when it is one; otherwise the test
+// says so and skips (the same paths are covered by the same-filesystem tests).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Client } from '../support/client.ts';
+import { makeDirs, removeDirs } from '../support/server.ts';
+
+const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+const SHM = '/dev/shm';
+const crossDevice = fs.existsSync(SHM) && fs.statSync(SHM).dev !== fs.statSync(os.tmpdir()).dev;
+
+const FILES = 400;
+const SIZE = 256 * 1024;
+
+function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(repo, 'src', 'main.ts')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 20_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /"port":(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: `http://127.0.0.1:${m[1]}` });
+      }
+    });
+    child.stderr!.on('data', (d) => { out += d; });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited ${code}: ${out}`)); });
+  });
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+function makeTree(dir: string): Map<string, string> {
+  const hashes = new Map<string, string>();
+  fs.mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < FILES; i++) {
+    const data = Buffer.alloc(SIZE, i % 256);
+    data.writeUInt32BE(i, 0);
+    const name = `f${String(i).padStart(4, '0')}.bin`;
+    fs.writeFileSync(path.join(dir, name), data);
+    hashes.set(name, createHash('sha1').update(data).digest('hex'));
+  }
+  return hashes;
+}
+
+function treeIs(dir: string, hashes: Map<string, string>): boolean {
+  if (!fs.existsSync(dir)) return false;
+  const names = fs.readdirSync(dir);
+  if (names.length !== hashes.size) return false;
+  return [...hashes].every(([n, h]) => fs.existsSync(path.join(dir, n)) && createHash('sha1').update(fs.readFileSync(path.join(dir, n))).digest('hex') === h);
+}
+
+/** Waits until a temporary appears in `dir` (the copy is under way). */
+async function waitForTemporary(dir: string, timeoutMs = 15_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (fs.existsSync(dir) && fs.readdirSync(dir).some((n) => n.startsWith('.burrow-tmp-'))) return true;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  return false;
+}
+
+const noTemporaries = (dir: string) => !fs.readdirSync(dir).some((n) => n.startsWith('.burrow-tmp-'));
+
+test('SIGKILL mid cross-filesystem move and mid trash restore leaves old or new state', async () => {
+  if (!crossDevice) {
+    console.log('  (skipped: no second filesystem at /dev/shm on this machine)');
+    return;
+  }
+  const dirs = makeDirs('burrow-crash-');
+  const shmRoot = fs.mkdtempSync(path.join(SHM, 'burrow-crash-'));
+  fs.mkdirSync(path.join(dirs.volumes, 'Files'));
+  fs.symlinkSync(shmRoot, path.join(dirs.volumes, 'Fast'));
+  const env = { AUTH_MODE: 'disabled', HOST: '127.0.0.1', PORT: '0', VOLUME_ROOT: dirs.volumes, CONFIG_DIR: dirs.config, CACHE_DIR: dirs.cache, USER_ROOT: dirs.users, LOG_LEVEL: 'info' };
+  let server = await startChild(env);
+  try {
+    // 1. A move of a 100 MB tree from disk to tmpfs, killed while copying.
+    const hashes = makeTree(path.join(dirs.volumes, 'Files', 'Big'));
+    const c = new Client(server.url);
+    void c.post('/api/files/move', { items: [{ path: 'Files', name: 'Big' }], destination: 'Fast' }).catch(() => {});
+    assert.ok(await waitForTemporary(shmRoot), 'the copy started');
+    await new Promise((r) => setTimeout(r, 30));
+    await kill(server.child);
+    server = await startChild(env);
+    const atSource = treeIs(path.join(dirs.volumes, 'Files', 'Big'), hashes);
+    const atDestination = treeIs(path.join(shmRoot, 'Big'), hashes);
+    assert.ok(atSource || atDestination, 'every byte is at the source or complete at the destination');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(noTemporaries(shmRoot), 'no temporary is left at the destination');
+    const listing = (await new Client(server.url).get('/api/browse/Fast')).json.items.map((i: any) => i.name);
+    assert.not.ok(listing.some((n: string) => n.startsWith('.burrow')));
+    if (atDestination && atSource) throw new Error('both copies remain after recovery');
+    console.log(`  move killed mid-copy: found ${atSource ? 'the source intact' : 'the destination complete'}`);
+
+    // 2. A trash restore from disk into the tmpfs volume, killed while copying.
+    const c2 = new Client(server.url);
+    if (!atSource) {
+      // Put the tree back on disk so the restore crosses filesystems.
+      const back = await c2.post('/api/files/move', { items: [{ path: 'Fast', name: 'Big' }], destination: 'Files' });
+      assert.is(back.status, 200, back.text);
+    }
+    const del = await c2.delete('/api/files', { items: [{ path: 'Files', name: 'Big' }] });
+    assert.is(del.json.items[0].status, 'deleted');
+    const trashId = del.json.items[0].trashId;
+    void c2.post(`/api/trash/items/${trashId}/restore`, { destination: 'Fast' }).catch(() => {});
+    assert.ok(await waitForTemporary(shmRoot), 'the restore copy started');
+    await new Promise((r) => setTimeout(r, 30));
+    await kill(server.child);
+    server = await startChild(env);
+    const c3 = new Client(server.url);
+    const trash = (await c3.get('/api/trash')).json.items;
+    const inTrash = trash.some((i: any) => i.id === trashId);
+    const restored = treeIs(path.join(shmRoot, 'Big'), hashes);
+    assert.ok(inTrash !== restored, `the item is either still in the trash (${inTrash}) or completely restored (${restored})`);
+    console.log(`  restore killed mid-copy: found ${inTrash ? 'the item still in the trash' : 'the item restored'}`);
+    if (inTrash) {
+      const again = await c3.post(`/api/trash/items/${trashId}/restore`, { destination: 'Fast' });
+      assert.is(again.status, 200, again.text);
+      assert.ok(treeIs(path.join(shmRoot, 'Big'), hashes), 'the restore completes after the restart');
+    }
+    assert.ok(noTemporaries(shmRoot));
+  } finally {
+    await kill(server.child).catch(() => {});
+    fs.rmSync(shmRoot, { recursive: true, force: true });
+    removeDirs(dirs);
+  }
+});
+
+test.run();
