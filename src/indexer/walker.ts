@@ -3,6 +3,7 @@
 // record leaves with its recursive totals the moment its last subfolder is done: memory holds
 // only the folders still open, never the tree.
 import path from 'node:path';
+import { isReservedName } from '../files/names.ts';
 import type { FsLayer, EntryStat } from './fs-layer.ts';
 import type { IoGuard } from './io-guard.ts';
 import { isWithin, joinRel, splitRel, type DocRecord, type EntryRecord, type Listing, type WalkJob, type WalkSummary } from './protocol.ts';
@@ -39,6 +40,7 @@ function lstat(fs: FsLayer, guard: IoGuard, file: string): Promise<{ err: NodeJS
 }
 
 export function isExcluded(rel: string, excludes: readonly string[]): boolean {
+  if (rel.split('/').some(isReservedName)) return true;
   for (const ex of excludes) if (ex !== '' && isWithin(rel, ex)) return true;
   return false;
 }
@@ -132,7 +134,8 @@ export async function walk(job: WalkJob, fs: FsLayer, guard: IoGuard, sink: Walk
         while (inFlight < STAT_WINDOW && next < names.length) {
           const name = names[next++]!.name;
           const rel = joinRel(node.rel, name);
-          if (job.excludes.length && isExcluded(rel, job.excludes)) continue;
+          // Burrow's own folders (trash, versions, staging) and temporaries are not content.
+          if (isReservedName(name) || (job.excludes.length && isExcluded(rel, job.excludes))) continue;
           const file = path.join(dirPath, name);
           inFlight++;
           sincePause++;
@@ -202,7 +205,7 @@ export async function listFolder(root: string, rel: string, fs: FsLayer, guard: 
   if (names.err || !names.names) return { ok: false, gone: names.err?.code === 'ENOENT' || names.err?.code === 'ENOTDIR', mtime: self.st.mtimeMs, entries: [] };
   const entries: Listing['entries'] = [];
   let ok = true;
-  const todo = names.names.map((n) => n.name).filter((name) => !isExcluded(joinRel(rel, name), excludes));
+  const todo = names.names.map((n) => n.name).filter((name) => !isReservedName(name) && !isExcluded(joinRel(rel, name), excludes));
   for (let i = 0; i < todo.length; i += STAT_WINDOW) {
     const part = todo.slice(i, i + STAT_WINDOW);
     const stats = await Promise.all(part.map((name) => lstat(fs, guard, path.join(dirPath, name))));

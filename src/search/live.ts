@@ -3,6 +3,7 @@
 // budget. Symbolic links are never followed; unreadable folders are skipped.
 import fs from 'node:fs';
 import path from 'node:path';
+import { isReservedName } from '../files/names.ts';
 import { decodeText, extensionOf, isDocument } from '../indexer/extract.ts';
 import { matchLine, nameTier, compareNames, type Term } from './term.ts';
 
@@ -33,7 +34,7 @@ export async function searchLive(start: string, term: Term, deadline: number, ad
     }
     for (const e of entries) {
       const real = path.join(dir, e.name);
-      if (!admit(real)) continue;
+      if (isReservedName(e.name) || !admit(real)) continue;
       const isDir = e.isDirectory();
       if (isDir) queue.push(real);
       const tier = nameTier(term, e.name);
