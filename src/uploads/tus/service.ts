@@ -151,7 +151,13 @@ export function createTusService(deps: TusDeps): TusService {
       throw err;
     }
     // Only bytes a checksum vouches for may count, so progress is recorded only without one.
-    const progress = checksum ? null : setInterval(() => store.setOffset(row.id, row.offset + out.bytesWritten, now()), PROGRESS_EVERY_MS);
+    const progress = checksum ? null : setInterval(() => {
+      try {
+        store.setOffset(row.id, row.offset + out.bytesWritten, now());
+      } catch (err) {
+        log.warn('could not record upload progress', { err }); // e.g. the database closing at shutdown
+      }
+    }, PROGRESS_EVERY_MS);
     try {
       await pipeline(body, counter, out, { signal: lock.signal });
     } catch (err) {
