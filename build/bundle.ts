@@ -23,7 +23,7 @@ export function workerEntries(srcDir: string): string[] {
 const IMPORT_META_URL = '__burrow_import_meta_url';
 const BANNER = `var ${IMPORT_META_URL} = require("node:url").pathToFileURL(process.execPath).href;`;
 
-// Packages whose native parts cannot be bundled: only src/native.ts may load them, lazily.
+// Packages whose native parts cannot be bundled: they load from packs (src/native.ts), lazily.
 const NATIVE_PACKAGES = /^(@napi-rs\/image|@lydell\/node-pty)(\/|$)/;
 
 function burrowPlugin(root: string): esbuild.Plugin {
@@ -51,10 +51,19 @@ function burrowPlugin(root: string): esbuild.Plugin {
         contents: `throw Object.assign(new Error("Cannot find module '${args.path}'"), { code: 'MODULE_NOT_FOUND' });`,
         loader: 'js',
       }));
+      // A lazy `require('@napi-rs/image')` anywhere in src/ loads the add-on extracted from the
+      // executable (src/native.ts); its failure is thrown where the require is, as from source.
       build.onResolve({ filter: NATIVE_PACKAGES }, (args) => {
         if (args.importer === nativeLoader) return undefined;
-        return { errors: [{ text: `${args.path} is a native add-on: load it through src/native.ts (createNativeAddons), not with an import (see build/README.md)` }] };
+        const name = args.path === '@napi-rs/image' ? 'image' : args.path === '@lydell/node-pty' ? 'pty' : null;
+        if (!name) return { errors: [{ text: `${args.path}: only the packages themselves can be loaded from inside the executable` }] };
+        return { path: name, namespace: 'native-addon' };
       });
+      build.onLoad({ filter: /.*/, namespace: 'native-addon' }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(nativeLoader)}).requireAddonFromCache(${JSON.stringify(args.path)});`,
+        resolveDir: root,
+        loader: 'js',
+      }));
     },
   };
 }

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, allVariables, loadConfig } from './config.ts';
 import { createApp, defaultUiDir } from './app.ts';
 import { uiDir } from './assets.ts';
-import { createNativeAddons, runForkedAddonHelper } from './native.ts';
+import { checkInChild, createNativeAddons, runForkedAddonHelper } from './native.ts';
 import { InstanceLockError } from './db/instance-lock.ts';
 import { MigrationError } from './db/migrations.ts';
 import { createLogger } from './http/log.ts';
@@ -13,10 +13,10 @@ import { VERSION } from './version.ts';
 
 const USAGE = `Burrow ${VERSION}: a self-hosted web file manager.
 
-Usage: burrow [--port N] [--host ADDRESS] [--config DIR] [--volumes DIR]
+Usage: burrow [--port N] [--host ADDRESS] [--config DIR] [--volumes DIR] [--self-check]
 
 Every setting is an environment variable (--port, --host, --config and --volumes set PORT,
-HOST, CONFIG_DIR and VOLUME_ROOT). Variables:
+HOST, CONFIG_DIR and VOLUME_ROOT; --self-check reports which optional native parts load). Variables:
 `;
 
 function fatal(message: string): never {
@@ -31,6 +31,7 @@ async function main(): Promise<void> {
       options: {
         port: { type: 'string', short: 'p' }, host: { type: 'string' }, config: { type: 'string', short: 'c' },
         volumes: { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' },
+        'self-check': { type: 'boolean' },
       },
     }).values;
   } catch (err) {
@@ -50,6 +51,17 @@ async function main(): Promise<void> {
   if (args.config !== undefined) env.CONFIG_DIR = args.config;
   if (args.volumes !== undefined) env.VOLUME_ROOT = args.volumes;
 
+  if (args['self-check']) {
+    // Loads the optional native parts in this process and reports which work (JSON, one line).
+    let cacheDir;
+    try {
+      cacheDir = loadConfig(env).storage.cacheDir;
+    } catch (err) {
+      fatal((err as Error).message);
+    }
+    process.stdout.write(JSON.stringify(createNativeAddons(cacheDir).check()) + '\n');
+    return;
+  }
   let app;
   try {
     const config = loadConfig(env);
@@ -75,8 +87,10 @@ async function main(): Promise<void> {
     const address = await app.listen();
     const shownHost = address.address === '0.0.0.0' || address.address === '::' ? 'localhost' : address.address;
     log.info('Burrow is listening', { url: `http://${shownHost}:${address.port}/`, port: address.port, configDir: app.config.storage.configDir, volumeRoot: app.config.storage.volumeRoot });
-    // Self-check, off the request path: which optional parts work on this machine.
-    setTimeout(() => log.info('optional parts', createNativeAddons(app.config.storage.cacheDir).check()), 250).unref();
+    // Self-check, off the request path and in a child process (`--self-check`): loading the
+    // image add-on costs ~35 MB that an idle server should not carry, and a crashing add-on
+    // must not take the server down.
+    setTimeout(() => void checkInChild().then((parts) => log.info('optional parts', parts)), 250).unref();
   } catch (err) {
     await app.close(0);
     fatal(`cannot listen on ${app.config.server.host}:${app.config.server.port}: ${(err as Error).message}`);

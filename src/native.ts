@@ -1,18 +1,20 @@
 // Optional native add-ons: @napi-rs/image (thumbnails, dimensions) and @lydell/node-pty
 // (the admin terminal). Each is loaded on first use, and a broken one disables its feature,
-// never the server. Use these functions instead of importing the packages: a static
-// import cannot be loaded from inside the executable, and would fail at startup instead of
-// on first use.
+// never the server. Prefer createNativeAddons(); a lazy `createRequire(import.meta.url)(pkg)`
+// inside a try also works (the build routes it to requireAddonFromCache). Never a static
+// import: it would load at startup, and a broken add-on would stop the server.
 //
 // From source they come from node_modules. Inside the executable each add-on is a pack
 // (its JS loader + the platform's `.node` files, see build/README.md) extracted once to
 // CACHE_DIR/native/<name>-<hash>/node_modules/… and required from there, so the packages'
 // own resolution of their per-platform binary works unchanged.
 import path from 'node:path';
+import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type * as ImageModule from '@napi-rs/image';
 import type * as PtyModule from '@lydell/node-pty';
 import { embeddedPacks, extractPack, isExecutable } from './assets.ts';
+import { loadConfig } from './config.ts';
 
 export type ImageAddon = typeof ImageModule;
 export type PtyAddon = typeof PtyModule;
@@ -66,6 +68,14 @@ export function createNativeAddons(cacheDir: string): NativeAddons {
   };
 }
 
+/**
+ * For a plain lazy `require('@napi-rs/image')` elsewhere in src/: inside the executable the
+ * build routes it here, and the add-on comes from CACHE_DIR as configured by the environment.
+ */
+export function requireAddonFromCache(name: AddonName): unknown {
+  return requireAddon(name, loadConfig(process.env).storage.cacheDir);
+}
+
 function requireAddon(name: AddonName, cacheDir: string): unknown {
   const pkg = PACKAGES[name];
   if (!isExecutable()) return createRequire(import.meta.url)(pkg);
@@ -74,6 +84,23 @@ function requireAddon(name: AddonName, cacheDir: string): unknown {
   // Resolve from inside the extracted tree: `<dir>/node_modules/<pkg>`.
   // Both packages load their .node file when required, so a broken add-on fails here.
   return createRequire(path.join(dir, 'index.js'))(pkg);
+}
+
+/**
+ * Runs `burrow --self-check` (same arguments and environment) and returns what it found.
+ * A child that crashes while loading an add-on reports every add-on as unavailable.
+ */
+export function checkInChild(): Promise<Record<AddonName, AddonStatus>> {
+  const self = isExecutable() ? [] : [...process.execArgv, process.argv[1]!];
+  return new Promise((resolve) => {
+    execFile(process.execPath, [...self, ...process.argv.slice(2), '--self-check'], { timeout: 60_000, windowsHide: true }, (err, stdout, stderr) => {
+      try {
+        if (!err) return resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Record<AddonName, AddonStatus>);
+      } catch { /* fall through: report the failure below */ }
+      const reason = `self-check failed: ${err?.message.split('\n')[0] ?? 'unreadable answer'} ${stderr.trim().split('\n').pop() ?? ''}`.trim();
+      resolve(Object.fromEntries((Object.keys(PACKAGES) as AddonName[]).map((n) => [n, { available: false, reason }])) as Record<AddonName, AddonStatus>);
+    });
+  });
 }
 
 /**
