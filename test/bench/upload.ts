@@ -116,7 +116,7 @@ async function diskCeiling(dir: string, bytes: number): Promise<number> {
   const started = performance.now();
   const out = fs.createWriteStream(file, { highWaterMark: 1 * MiB });
   for (let left = bytes; left > 0; left -= CHUNK) {
-    if (!out.write(left >= CHUNK ? block : block.subarray(0, left))) await new Promise((r) => out.once('drain', r));
+    if (!out.write(left >= CHUNK ? block : block.subarray(0, left))) await new Promise<void>((r) => out.once("drain", () => r()));
   }
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
   const seconds = (performance.now() - started) / 1000;
