@@ -1,0 +1,76 @@
+// Stalled I/O: a folder whose reads hang (simulated through the worker's file-system layer).
+// Calls past FOLDER_SIZE_IO_TIMEOUT_MS count as stuck; with FOLDER_SIZE_MAX_STALLED_IO of them
+// the walk pauses, requests keep being answered at once, and work resumes when the disk does.
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createApp, type App } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/http/log.ts';
+import { Client } from '../support/client.ts';
+import { makeDirs, removeDirs, type TestDirs } from '../support/server.ts';
+
+let dirs: TestDirs;
+let app: App;
+let c: Client;
+const logs: Record<string, any>[] = [];
+
+test.before(async () => {
+  dirs = makeDirs();
+  const vol = path.join(dirs.volumes, 'Files');
+  fs.mkdirSync(path.join(vol, 'Fine'), { recursive: true });
+  fs.mkdirSync(path.join(vol, 'Stuck'), { recursive: true });
+  fs.writeFileSync(path.join(vol, 'Fine', 'a.bin'), Buffer.alloc(10));
+  fs.writeFileSync(path.join(vol, 'Stuck', 'b.bin'), Buffer.alloc(20));
+  const env = {
+    HOST: '127.0.0.1', PORT: '0', VOLUME_ROOT: dirs.volumes, CONFIG_DIR: dirs.config, CACHE_DIR: dirs.cache, USER_ROOT: dirs.users,
+    AUTH_MODE: 'disabled', FOLDER_SIZE_MODE: 'full', FOLDER_SIZE_IO_TIMEOUT_MS: '100', FOLDER_SIZE_MAX_STALLED_IO: '1', FOLDER_SIZE_FLUSH_MS: '20',
+  };
+  app = createApp(loadConfig(env), {
+    log: createLogger('debug', {}, (line) => { logs.push(JSON.parse(line)); }),
+    uiDir: null,
+    indexerWorker: { fsModule: new URL('./fixtures/hanging-fs.ts', import.meta.url).href, fsOptions: { hang: 'Stuck', hangMs: 2500 } },
+  }, env);
+  const address = await app.listen(0, '127.0.0.1');
+  c = new Client(`http://127.0.0.1:${address.port}`);
+});
+test.after(async () => {
+  await app.close(1000);
+  removeDirs(dirs);
+});
+
+test('a hanging folder pauses indexing; requests are answered meanwhile; work resumes and the folder is marked incomplete', async () => {
+  const said = (re: RegExp) => logs.some((l) => re.test(l.msg));
+  for (let i = 0; i < 100 && !said(/indexing paused/); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(said(/indexing paused/), 'the indexer said it paused');
+  // The stuck read timed out, so the walk finished without that folder.
+  let figures: any;
+  for (let i = 0; i < 100; i++) {
+    figures = (await c.get('/api/folder-size/Files')).json;
+    if (figures.indexed) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.is(figures.sizeBytes, 10, 'the timed-out folder is left out of this walk');
+  // While paused, an own write waits for the disk; requests are answered at once.
+  const started = Date.now();
+  assert.is((await c.post('/api/files/file', { path: 'Files/Fine', name: 'more.bin', content: '12345' })).status, 201);
+  assert.is((await c.get('/api/search?q=more&path=Files/Fine')).status, 200);
+  await new Promise((r) => setTimeout(r, 300));
+  const during = (await c.get('/api/folder-size/Files')).json;
+  assert.ok(Date.now() - started < 1500, `answered in ${Date.now() - started} ms while the indexer is stalled`);
+  if (!said(/indexing resumed/)) assert.is(during.sizeBytes, 10, 'no new work while paused');
+  // The disk answers again: the queued work runs.
+  let after: any;
+  for (let i = 0; i < 200; i++) {
+    after = (await c.get('/api/folder-size/Files')).json;
+    if (after.sizeBytes === 15) break;
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  assert.is(after.sizeBytes, 15);
+  assert.ok(said(/indexing resumed/));
+  const stuck = app.db.get<{ complete: number }>("SELECT complete FROM idx_entries WHERE name = 'Stuck'");
+  assert.is(stuck?.complete, 0, 'the folder is due for a targeted rebuild');
+});
+
+test.run();
