@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as tus from 'tus-js-client';
+import { Database } from '../../src/db/database.ts';
 import { createUser, setupAdmin } from '../support/auth.ts';
 import { Client, envelope } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
@@ -207,7 +208,7 @@ test('placement failure: finishing PATCH 500 + Upload-Finalize-Error, HEAD 423 (
   }
 });
 
-test('state lives in the database: complete answers complete after a restart, an unfinished upload resumes after one', async () => {
+test('state lives in the database: complete answers complete after a restart, an unfinished upload resumes after one, a crash before placement is placed by HEAD', async () => {
   const s = await start();
   try {
     let admin = await setupAdmin(s);
@@ -229,6 +230,25 @@ test('state lives in the database: complete answers complete after a restart, an
     const rest = await admin.request('PATCH', url, '56789', { ...TUS, 'Upload-Offset': '5', 'Content-Type': 'application/offset+octet-stream' });
     assert.is(rest.status, 204);
     assert.is(fs.readFileSync(path.join(s.dirs.volumes, 'Files', 'b.txt'), 'utf8'), '0123456789');
+
+    // A crash after the last byte was recorded but before placement: HEAD must not say
+    // "complete" until it has placed the file itself.
+    const c = await admin.request('POST', '/api/upload/tus', undefined, { ...TUS, 'Upload-Length': '4', 'Upload-Metadata': `filename ${b64('c.txt')},uploadTo ${b64('Files')}` });
+    const cUrl = c.headers.get('location')!;
+    assert.is((await admin.request('PATCH', cUrl, 'ab', { ...TUS, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' })).status, 204);
+    await s.close();
+    const id = cUrl.split('/').pop()!;
+    fs.appendFileSync(path.join(stagingDir(s), `tus-${id}.part`), 'cd');
+    const db = new Database(path.join(s.dirs.config, 'burrow.db'));
+    db.run('UPDATE uploads SET upload_offset = upload_length WHERE id = ?', [id]);
+    db.close();
+    await s.restart();
+    admin = again(s, admin);
+    assert.not.ok(fs.existsSync(path.join(s.dirs.volumes, 'Files', 'c.txt')));
+    const placed = await head(admin, s.url + cUrl);
+    assert.is(placed.status, 200);
+    assert.is(placed.headers.get('upload-offset'), '4');
+    assert.is(fs.readFileSync(path.join(s.dirs.volumes, 'Files', 'c.txt'), 'utf8'), 'abcd');
   } finally {
     await s.close();
     removeDirs(s.dirs);

@@ -105,9 +105,15 @@ export function createTusService(deps: TusDeps): TusService {
   }
 
   /** finished → complete or finalize-failed. Runs under the upload's lock. */
-  async function finalize(caller: Caller, row: UploadRow, lock: LockHandle): Promise<{ ok: true; finalPath: string } | { ok: false; status: number; sentence: string }> {
+  async function finalize(caller: Caller, row: UploadRow, lock: LockHandle): Promise<{ ok: true; finalPath: string | null } | { ok: false; status: number; sentence: string }> {
     lock.placing();
     try {
+      // A crash between link and bookkeeping leaves no part file behind a finished row (the
+      // sweep never removes a part file whose row exists): the file was placed already.
+      if (!(await fsp.stat(row.stagingPath).then(() => true, () => false))) {
+        store.markComplete(row.id, null, now());
+        return { ok: true, finalPath: null };
+      }
       const placed = await placement.place(caller, targetOf(row), row.stagingPath);
       const finalPath = [placed.parent, placed.name].filter(Boolean).join('/');
       store.markComplete(row.id, finalPath, now());
@@ -223,7 +229,8 @@ export function createTusService(deps: TusDeps): TusService {
         const row = await load(caller, id);
         const meta: Record<string, string> = row.metadata ? { 'Upload-Metadata': row.metadata } : {};
         if (row.state === 'complete') return { status: 200, headers: { ...completeHeaders(row, row.finalPath), ...meta } };
-        if (row.state === 'finalize-failed') {
+        // Finished but not placed: a failed placement, or a crash right after the last byte.
+        if (row.state === 'finalize-failed' || row.offset === row.length) {
           const result = await finalize(caller, row, lock);
           if (!result.ok) throw tusError(423, result.sentence, 'UPLOAD_FINALIZE_FAILED', { ...finalizeErrorHeader(result.sentence), 'Upload-Offset': String(row.length), 'Upload-Length': String(row.length) });
           return { status: 200, headers: { ...completeHeaders(row, result.finalPath), ...meta } };

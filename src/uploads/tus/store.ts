@@ -31,7 +31,7 @@ export interface UploadStore {
   insert(row: Omit<UploadRow, 'finalPath' | 'finalizeError' | 'finalizeStatus' | 'completedAt' | 'offset' | 'state'>): void;
   get(id: string): UploadRow | undefined;
   setOffset(id: string, offset: number, now: number): void;
-  markComplete(id: string, finalPath: string, now: number): void;
+  markComplete(id: string, finalPath: string | null, now: number): void;
   markFinalizeFailed(id: string, error: string, status: number, now: number): void;
   remove(id: string): void;
   /** Rows untouched since before `cutoff` (the sweep's candidates), oldest first. */
