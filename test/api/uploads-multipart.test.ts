@@ -123,6 +123,28 @@ test('refusals keep nothing: wrong field (400), no uploadTo (400), bad names (40
   }
 });
 
+test('a placement failing midway takes back the files and the folders this request made (and only those)', async () => {
+  const s = await startServer();
+  try {
+    const admin = await setupAdmin(s);
+    const root = path.join(s.dirs.volumes, 'Files');
+    fs.mkdirSync(path.join(root, 'kept'));
+    fs.writeFileSync(path.join(root, 'plain.txt'), 'a file, not a folder');
+    const answer = await admin.post('/api/upload', form([
+      ['uploadTo', 'Files'],
+      ['relativePath', 'fresh/deeper/one.txt'], ['filedata', new Blob(['1']), 'one.txt'],
+      ['relativePath', 'kept/two.txt'], ['filedata', new Blob(['2']), 'two.txt'],
+      ['relativePath', 'plain.txt/three.txt'], ['filedata', new Blob(['3']), 'three.txt'],
+    ]));
+    assert.is(answer.status, 409, answer.text);
+    assert.is(envelope(answer).code, 'NOT_A_FOLDER');
+    assert.equal(volumeState(s), { files: ['kept', 'plain.txt'], staged: [] }, 'fresh/ is gone, kept/ stays, no file of the request remains');
+  } finally {
+    await s.close();
+    removeDirs(s.dirs);
+  }
+});
+
 test('an upload aborted mid-stream leaves nothing behind, and the server keeps serving', async () => {
   const s = await startServer();
   try {
