@@ -25,11 +25,11 @@ export function browseRoutes(deps: { resolver: PathResolver; browse: ReturnType<
         304: 'Unchanged since the ETag sent in If-None-Match',
       },
       handler: async ({ caller, params, req }) => {
-        const { listing, etag } = await browse.list(caller!, params.path ?? '');
+        const { json, etag } = await browse.list(caller!, params.path ?? '');
         const headers = { ETag: etag, 'Cache-Control': 'private, no-cache' };
         const inm = req.headers['if-none-match'];
         if (inm && inm.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}`)) return reply(304, undefined, headers);
-        return reply(200, listing, headers);
+        return reply(200, json, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
       },
     }),
     route({

@@ -17,7 +17,7 @@ export interface Listing { items: FileItem[]; access: Access; current: { isDirec
 export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId: string) => boolean }) {
   const { resolver } = deps;
 
-  async function list(caller: Caller, virtual: string): Promise<{ listing: Listing; etag: string }> {
+  async function list(caller: Caller, virtual: string): Promise<{ listing: Listing; json: string; etag: string }> {
     const target = await resolver.resolve(caller, virtual, { mustExist: true });
     let items: FileItem[];
     if (!target.space) {
@@ -41,8 +41,10 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
       }
     }
     const listing: Listing = { items, access: target.access, current: { isDirectory: target.isDirectory }, path: target.virtualPath };
-    const etag = '"' + createHash('sha1').update(JSON.stringify(listing)).digest('base64url') + '"';
-    return { listing, etag };
+    // Serialised once: the same text is hashed for the ETag and sent.
+    const json = JSON.stringify(listing);
+    const etag = '"' + createHash('sha1').update(json).digest('base64url') + '"';
+    return { listing, json, etag };
   }
 
   async function usage(caller: Caller, virtual: string) {
