@@ -9,7 +9,7 @@ import { formatBytes, formatDate, iconFor } from '../util.ts';
 import { download, refOf } from './actions.ts';
 import { reload } from './model.ts';
 
-interface Version { id: string; size?: number; createdAt?: string; savedAt?: string; date?: string }
+interface Version { id: string; size?: number; createdAt?: string; modifiedAt?: string }
 
 function Versions({ path }: { path: string }) {
   const [list, setList] = useState<Version[] | null>(null);
@@ -18,7 +18,7 @@ function Versions({ path }: { path: string }) {
   useEffect(() => { void load(); }, [path]);
   const restore = async (v: Version, asCopy: boolean) => {
     try {
-      const a = await post<any>(`/api/versions/${encodeURIComponent(v.id)}/restore`, asCopy ? { asCopy: true } : {});
+      const a = await post<any>(`/api/versions/${encodeURIComponent(v.id)}/${asCopy ? 'restore-copy' : 'restore'}`, {});
       toast(asCopy ? `Restored as ${a?.item?.name ?? a?.name ?? 'a copy'}` : 'Version restored');
       void load(); void reload();
     } catch (err) { toastError(err, 'Restore failed'); }
@@ -32,7 +32,7 @@ function Versions({ path }: { path: string }) {
       <ul class="results">
         {list?.map((v) => (
           <li key={v.id}>
-            <div class="grow">{formatDate(v.createdAt ?? v.savedAt ?? v.date)}<div class="where">{formatBytes(v.size)}</div></div>
+            <div class="grow">{formatDate(v.createdAt ?? v.modifiedAt)}<div class="where">{formatBytes(v.size)}</div></div>
             <button type="button" class="small" onClick={() => void restore(v, false)}>Restore</button>
             <button type="button" class="small" onClick={() => void restore(v, true)}>Restore as copy</button>
           </li>
@@ -82,7 +82,7 @@ export default function Details({ item, onClose }: { item: FileItem; onClose: ()
         {meta?.video?.duration && <><dt>Duration</dt><dd>{Math.round(meta.video.duration)} s</dd></>}
       </dl>
       <div class="actions" style={{ justifyContent: 'flex-start' }}>
-        <button type="button" onClick={() => void download([refOf(item)])}>Download</button>
+        <button type="button" onClick={() => void download([refOf(item)], [item.kind])}>Download</button>
         {isText && <button type="button" onClick={() => setEdit(!edit)}>{edit ? 'Close editor' : 'Edit text'}</button>}
       </div>
       {edit && <TextEditor path={path} />}

@@ -38,16 +38,17 @@ export function Breadcrumbs({ path }: { path: string }) {
 function SelectionBar() {
   const sel = selectedItems.value;
   const a = access.value;
+  // Shown under the entries so that selecting never moves the rows being clicked.
   if (!sel.length) return null;
   const bytes = sel.reduce((n, i) => n + (i.kind === 'directory' ? 0 : i.size), 0);
   return (
     <div class="selection-bar" role="toolbar" aria-label="Selection">
       <span>{sel.length} selected{bytes ? ` · ${formatBytes(bytes)}` : ''}</span>
-      <button type="button" onClick={() => void download(sel.map(refOf))}>Download</button>
+      <button type="button" onClick={() => void download(sel.map(refOf), sel.map((i) => i.kind))}>Download</button>
       {sel.length === 1 && <button type="button" disabled={!a?.canWrite} onClick={() => rename(sel[0]!)}>Rename</button>}
       <button type="button" onClick={() => copyMoveDialog('copy', sel)}>Copy to…</button>
-      <button type="button" disabled={!a?.canDelete} onClick={() => copyMoveDialog('move', sel)}>Move to…</button>
-      <button type="button" class="danger" disabled={!a?.canDelete} onClick={() => void confirmDelete(sel)}>Delete</button>
+      <button type="button" disabled={!a?.canWrite} onClick={() => copyMoveDialog('move', sel)}>Move to…</button>
+      <button type="button" class="danger" disabled={!a?.canWrite} onClick={() => void confirmDelete(sel)}>Delete</button>
     </div>
   );
 }
@@ -75,8 +76,8 @@ export function FolderView({ path }: { path: string }) {
       </div>
       {readOnly && <p class="notice">Read-only{a.readOnly ? ` (${a.readOnly === 'storage' ? 'the storage is mounted read-only' : a.readOnly === 'permission' ? 'the server may not write here' : 'your access is read-only'})` : ''}.</p>}
       <ErrorNote error={loadError.value}><button type="button" onClick={() => void reload()}>Try again</button></ErrorNote>
-      <SelectionBar />
       {l || !loading.value ? <FileArea /> : <div class="center"><Spinner /></div>}
+      <SelectionBar />
       {l && !items.value.length && !loading.value && <p class="empty muted">This folder is empty. Drop files here to upload.</p>}
       <footer class="status-line" aria-live="polite">{l ? `${items.value.length} item${items.value.length === 1 ? '' : 's'}` : ''}{loading.value && l ? ' · refreshing…' : ''}</footer>
       {detailsItem.value && <Lazy load={() => import('./Details.tsx')} props={{ item: detailsItem.value, onClose: () => { detailsItem.value = null; } }} />}

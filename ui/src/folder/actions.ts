@@ -1,7 +1,7 @@
 // File operations on the open folder. Each one talks to the public API, reports through a
 // toast or the operations tray, and reloads what changed.
 import { signal } from '@preact/signals';
-import { ApiError, del, errorFrom, joinPath, patch, post, request } from '../api/client.ts';
+import { ApiError, del, encodePath, errorFrom, joinPath, patch, post, request } from '../api/client.ts';
 import type { FileItem } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
 import { askText } from '../components/Dialog.tsx';
@@ -129,9 +129,17 @@ export async function deleteItems(items: FileItem[]): Promise<void> {
 }
 
 /** Downloads one file or a selection (zip), with progress and cancel in the tray. */
-export async function download(items: Ref[]): Promise<void> {
+export async function download(items: Ref[], kinds?: string[]): Promise<void> {
   if (!items.length) return;
   const single = items.length === 1 ? items[0]! : null;
+  if (single && kinds?.[0] !== 'directory') {
+    // One file: the browser's own download (streamed to disk, resumable, its own progress).
+    const a = document.createElement('a');
+    a.href = `/api/download/${encodePath(fullPath(single))}`;
+    a.download = single.name;
+    document.body.append(a); a.click(); a.remove();
+    return;
+  }
   const body = single ? { path: fullPath(single) } : { paths: items.map(fullPath), items };
   const controller = new AbortController();
   const update = startTask(`Downloading ${single ? single.name : `${items.length} items`}`, () => controller.abort());

@@ -26,17 +26,17 @@ export function showItemMenu(x: number, y: number): void {
   const fav = one && favorites.value.some((f) => f.path === fullPath(one));
   const entries: MenuItem[] = [
     ...(one ? [{ label: 'Open', action: () => openItem(one), shortcut: 'Enter' }] : []),
-    { label: sel.length > 1 ? `Download ${sel.length} items as zip` : 'Download', action: () => void download(sel.map(refOf)), disabled: a?.canDownload === false },
+    { label: sel.length > 1 ? `Download ${sel.length} items as zip` : 'Download', action: () => void download(sel.map(refOf), sel.map((i) => i.kind)), disabled: a?.canDownload === false },
     'separator',
     ...(one ? [{ label: 'Rename…', action: () => rename(one), disabled: !a?.canWrite, shortcut: 'F2' }] : []),
     { label: 'Copy to…', action: () => copyMoveDialog('copy', sel) },
-    { label: 'Move to…', action: () => copyMoveDialog('move', sel), disabled: !a?.canDelete },
+    { label: 'Move to…', action: () => copyMoveDialog('move', sel), disabled: !a?.canWrite },
     { label: 'Copy', action: () => { clipboard.value = { mode: 'copy', items: sel.map(refOf) }; }, shortcut: 'Ctrl+C' },
-    { label: 'Cut', action: () => { clipboard.value = { mode: 'move', items: sel.map(refOf) }; }, disabled: !a?.canDelete, shortcut: 'Ctrl+X' },
+    { label: 'Cut', action: () => { clipboard.value = { mode: 'move', items: sel.map(refOf) }; }, disabled: !a?.canWrite, shortcut: 'Ctrl+X' },
     'separator',
     ...(one ? [{ label: fav ? 'Remove from favourites' : 'Add to favourites', action: () => void toggleFavorite(fullPath(one)) }] : []),
     ...(one && !isDir(one) ? [{ label: 'Details and versions', action: () => { detailsItem.value = one; } }] : []),
-    { label: 'Delete…', action: () => void confirmDelete(sel), danger: true, disabled: !a?.canDelete, shortcut: 'Del' },
+    { label: 'Delete…', action: () => void confirmDelete(sel), danger: true, disabled: !a?.canWrite, shortcut: 'Del' },
   ];
   openMenu(x, y, entries);
 }
@@ -117,7 +117,7 @@ export function handleKey(e: KeyboardEvent, cols: number, page: number): void {
     case ' ': if (mod) { e.preventDefault(); const it = list[i]; if (it) { const s = new Set(selected.value); if (s.has(it.name)) s.delete(it.name); else s.add(it.name); selected.value = s; } } return;
     case 'Enter': { e.preventDefault(); const it = selectedItems.value[0] ?? list[i]; if (it) openItem(it); return; }
     case 'Backspace': e.preventDefault(); if (folderPath.value.includes('/')) navigate(filesUrl(parentOf(folderPath.value))); else navigate('/'); return;
-    case 'Delete': e.preventDefault(); if (selectedItems.value.length && access.value?.canDelete) void confirmDelete(selectedItems.value); return;
+    case 'Delete': e.preventDefault(); if (selectedItems.value.length && access.value?.canWrite) void confirmDelete(selectedItems.value); return;
     case 'F2': { e.preventDefault(); const one = selectedItems.value; if (one.length === 1 && access.value?.canWrite) rename(one[0]!); return; }
     case 'ContextMenu': { e.preventDefault(); const el = document.getElementById(`entry-${i}`); const r = el?.getBoundingClientRect(); if (list[i] && !selected.value.has(list[i]!.name)) selectOnly(i); showItemMenu(r?.left ?? 100, r?.bottom ?? 100); return; }
   }

@@ -1,6 +1,6 @@
 // Who is signed in, what the instance offers, and the caller's preferences.
 import { computed, signal } from '@preact/signals';
-import { get, patch, post } from '../api/client.ts';
+import { get, patch, post, sessionExpired } from '../api/client.ts';
 import type { AuthStatus, Favorite, User, Volume } from '../api/types.ts';
 
 export const status = signal<AuthStatus | null>(null);
@@ -68,6 +68,7 @@ export function applyTheme(): void {
 }
 
 export function signedIn(u: User): void {
+  sessionExpired.value = false;
   user.value = u;
   status.value = status.value ? { ...status.value, authenticated: true, requiresSetup: false, user: u } : status.value;
 }
@@ -78,4 +79,5 @@ export async function signOut(): Promise<void> {
   volumes.value = [];
   favorites.value = [];
   await loadStatus();
+  sessionExpired.value = false;
 }

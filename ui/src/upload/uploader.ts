@@ -57,7 +57,8 @@ function startTus(job: Job): void {
     },
     onProgress: (sent) => updateUpload(entry.id, { sent }),
     onSuccess: ({ lastResponse }) => {
-      const stored = storedNameFrom(lastResponse?.getHeader('Upload-Stored-Name') ?? lastResponse?.getHeader('X-Stored-Name'), '');
+      // The server names where the file landed (`name (1)` when the name was taken).
+      const stored = storedNameFrom(lastResponse?.getHeader('Upload-File-Path'), '').split('/').pop() ?? '';
       finish(job, { state: 'done', sent: entry.size, storedAs: stored && stored !== name ? stored : undefined });
     },
     onError: (err) => {

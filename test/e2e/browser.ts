@@ -1,0 +1,64 @@
+// Shared pieces of the browser tests: the built UI (built here when missing, as on a clean
+// clone), a Burrow with that UI, and Debian's Chromium driven by playwright-core.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startServer, type TestServer } from '../support/server.ts';
+
+export const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+export const uiDir = path.join(repo, 'ui', 'dist');
+export const artifacts = path.join(repo, 'test', '.artifacts');
+
+export function ensureUiBuilt(): void {
+  if (fs.existsSync(path.join(uiDir, 'index.html'))) return;
+  execFileSync(process.execPath, [path.join(repo, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', 'ui', '--config', 'ui/vite.config.ts', '--logLevel', 'warn'], { cwd: repo, stdio: 'inherit' });
+}
+
+export async function startWithUi(env: Record<string, string> = {}, volumes?: string[]): Promise<TestServer> {
+  ensureUiBuilt();
+  return startServer({ uiDir, env, volumes });
+}
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** playwright's launch() always starts Chromium on a fresh temporary profile of its own. */
+export async function launch(): Promise<{ browser: Browser; profile: string }> {
+  const profile = '';
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  return { browser, profile };
+}
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 360, height: 740 };
+
+export async function newPage(browser: Browser, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, acceptDownloads: true });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('dialog', (d) => { problems.push(`unexpected browser dialog: ${d.message()}`); void d.dismiss(); });
+  page.setDefaultTimeout(15_000);
+  return { context, page, problems };
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(artifacts, { recursive: true });
+  await page.screenshot({ path: path.join(artifacts, `${name}.png`) });
+}
+
+/** Setup through the page's own request context, so the browser holds the session cookie. */
+export async function setupAdmin(context: BrowserContext, url: string, email = 'admin@example.org', password = 'correct horse battery'): Promise<void> {
+  const res = await context.request.post(`${url}/api/auth/setup`, { data: { email, password } });
+  if (res.status() !== 201) throw new Error(`setup answered ${res.status()}: ${await res.text()}`);
+}
+
+export async function hasRoute(url: string, method: string, routePath: string): Promise<boolean> {
+  const doc = await (await fetch(`${url}/api/openapi.json`)).json() as { paths: Record<string, Record<string, unknown>> };
+  return Boolean(doc.paths[routePath]?.[method.toLowerCase()]);
+}
