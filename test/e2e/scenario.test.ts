@@ -136,22 +136,17 @@ test('search finds the file by name and by content, and opens its folder', async
     return;
   }
   const box = page.getByRole('searchbox', { name: 'Search files' });
-  // The index learns of writes through the change sink; give it a moment, retrying the search.
-  let found = false;
-  for (let i = 0; i < 20 && !found; i++) {
-    await box.fill('notes-renamed');
-    await box.press('Enter');
-    found = await page.getByRole('list', { name: 'Name matches' }).getByText('notes-renamed.txt').isVisible({ timeout: 1000 }).catch(() => false);
-    if (!found) await page.waitForTimeout(500);
-  }
-  assert.ok(found, 'name match listed');
-  let content = false;
-  for (let i = 0; i < 20 && !content; i++) {
-    await box.fill('badgers');
-    await box.press('Enter');
-    content = await page.getByRole('list', { name: 'Content matches' }).getByText('burrowing badgers').isVisible({ timeout: 1000 }).catch(() => false);
-    if (!content) await page.waitForTimeout(500);
-  }
+  // The index learns of writes through the change sink; allow it a few seconds.
+  const appears = async (term: string, list: string, name: string | RegExp) => {
+    for (let i = 0; i < 5; i++) {
+      if (i === 0) { await box.fill(term); await box.press('Enter'); } else await page.reload();
+      const ok = await page.getByRole('list', { name: list }).getByText(name).first().waitFor({ timeout: 3000 }).then(() => true, () => false);
+      if (ok) return true;
+    }
+    return false;
+  };
+  assert.ok(await appears('notes-renamed', 'Name matches', 'notes-renamed.txt'), 'name match listed');
+  const content = await appears('badgers', 'Content matches', /burrowing\s*badgers/);
   assert.ok(content, 'content match with its line');
   await shot(page, 'search-desktop');
   await page.getByRole('list', { name: 'Content matches' }).getByRole('button', { name: 'Open folder' }).first().click();

@@ -101,7 +101,9 @@ export async function request(method: string, path: string, body?: unknown, opti
   }
   if (res.ok || res.status === 304) return res;
   const error = await errorFrom(res);
-  if (res.status === 401 && !options.allow401 && !path.startsWith('/api/auth/')) sessionExpired.value = true;
+  // AUTH_REQUIRED is the guard saying there is no session at all; other 401s on the sign-in
+  // and credential routes mean a wrong password.
+  if (res.status === 401 && (error.code === 'AUTH_REQUIRED' || (!options.allow401 && !path.startsWith('/api/auth/')))) sessionExpired.value = true;
   throw error;
 }
 
