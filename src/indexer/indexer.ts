@@ -15,7 +15,8 @@ import { WalkerClient } from './worker-client.ts';
 /** Bump when the rows' meaning changes: the next start rebuilds every index once. */
 export const INDEX_FORMAT = 1;
 
-const WRITE_SLICE = 500;
+/** Longest a single write slice holds the event loop (plus its commit). */
+const WRITE_SLICE_MS = 12;
 
 export interface IndexerOptions {
   config: Config;
@@ -116,10 +117,8 @@ export class Indexer {
     const drain = async () => {
       while (pending.length && !this.stopped) {
         const batch = pending[0]!;
-        const entries = batch.entries.splice(0, WRITE_SLICE);
-        const docs = batch.entries.length ? [] : batch.docs.splice(0, 20);
+        this.store.writeFor(root.id, batch.entries, batch.docs, Date.now(), WRITE_SLICE_MS);
         if (!batch.entries.length && !batch.docs.length) pending.shift();
-        this.store.write(root.id, entries, docs, Date.now());
         // Yield between slices: the event loop answers requests while a large walk lands.
         await new Promise((r) => setImmediate(r));
       }

@@ -77,18 +77,33 @@ export class IndexStore {
   }
 
   /** Writes one batch from the walker: rows first, then the documents that belong to them. */
-  write(rootId: number, entries: readonly EntryRecord[], docs: readonly DocRecord[], now: number): void {
+  write(rootId: number, entries: EntryRecord[], docs: DocRecord[], now: number): void {
+    while (entries.length || docs.length) this.writeFor(rootId, entries, docs, now, Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * Writes rows (then documents) from the front of the arrays, removing what it wrote, for at
+   * most `budgetMs` in one transaction: each slice blocks the event loop only that long.
+   */
+  writeFor(rootId: number, entries: EntryRecord[], docs: DocRecord[], now: number, budgetMs: number): void {
+    const until = performance.now() + budgetMs;
     this.db.transaction(() => {
-      for (const e of entries) {
+      let n = 0;
+      while (entries.length) {
+        const e = entries.shift()!;
         this.db.run(UPSERT, [rootId, e.dir, e.name, nameKey(e.name), e.isDir ? 1 : 0, e.size, e.mtime,
           e.isDir ? e.entries ?? 0 : null, e.isDir ? e.totalSize ?? 0 : null, e.isDir ? e.totalEntries ?? 0 : null,
           e.isDir ? (e.complete === false ? 0 : 1) : null, e.isDir ? now : null, e.isDir ? now : null]);
+        if ((++n & 15) === 0 && performance.now() > until) return;
       }
-      for (const d of docs) {
+      while (docs.length) {
+        const d = docs.shift()!;
         const id = this.db.get<{ id: number }>('SELECT id FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ?', [rootId, d.dir, d.name])?.id;
-        if (id === undefined) continue;
-        this.db.run('DELETE FROM idx_docs WHERE rowid = ?', [id]);
-        this.db.run('INSERT INTO idx_docs (rowid, body) VALUES (?, ?)', [id, d.text]);
+        if (id !== undefined) {
+          this.db.run('DELETE FROM idx_docs WHERE rowid = ?', [id]);
+          this.db.run('INSERT INTO idx_docs (rowid, body) VALUES (?, ?)', [id, d.text]);
+        }
+        if (performance.now() > until) return;
       }
     });
   }

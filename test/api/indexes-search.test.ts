@@ -30,7 +30,7 @@ async function indexed(c: Client, query: string, name: string) {
     if (a.json?.items?.some((x: any) => x.name === name)) return a;
     await new Promise((r) => setTimeout(r, 50));
   }
-  assert.unreachable(`${name} never found by ${query}`);
+  throw new Error(`${name} never found by ${query}`);
 }
 
 test.before(async () => {
