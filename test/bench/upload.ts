@@ -6,7 +6,7 @@
 // The client runs in a worker thread (its own event loop), sending from memory, so the
 // server's work is what is measured. Printed, not asserted.
 //
-//   node test/bench/upload.ts [sizeMiB]
+//   node test/bench/upload.ts [sizeMiB=1024] [rounds=3]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -140,8 +140,11 @@ async function barePut(dir: string, bytes: number): Promise<number> {
   }
 }
 
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
 async function main(): Promise<void> {
   const sizeMiB = Number(process.argv[2] ?? 1024);
+  const rounds = Number(process.argv[3] ?? 3);
   const bytes = sizeMiB * MiB;
   const { startServer, removeDirs } = await import('../support/server.ts');
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-bench-upload-'));
@@ -149,20 +152,28 @@ async function main(): Promise<void> {
   const bench = path.join(s.dirs.volumes, 'Bench');
   const clear = () => { for (const f of fs.readdirSync(bench)) if (!f.startsWith('.')) fs.rmSync(path.join(bench, f), { recursive: true }); };
   const rate = (seconds: number) => bytes / MiB / seconds;
+  const kinds = ['disk', 'bare', 'multipart', 'tus-one', 'tus-chunks'] as const;
+  const runs: Record<(typeof kinds)[number], number[]> = { disk: [], bare: [], multipart: [], 'tus-one': [], 'tus-chunks': [] };
   try {
-    console.log(`upload bench: ${sizeMiB} MiB per run, ${os.cpus().length} cores, Node ${process.version}`);
-    const disk = rate(await diskCeiling(scratch, bytes));
-    const bare = rate(await barePut(scratch, bytes));
-    const rows: Array<[string, number]> = [];
-    for (const kind of ['multipart', 'tus-one', 'tus-chunks'] as const) {
-      rows.push([kind, rate(await inWorker({ kind, base: s.url, bytes }))]);
-      clear();
+    console.log(`upload bench: ${sizeMiB} MiB per run, ${rounds} interleaved rounds (medians), ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}, Node ${process.version}`);
+    // Interleaved rounds: a busy neighbour slows every variant alike instead of one of them.
+    for (let round = 0; round < rounds; round++) {
+      runs.disk.push(rate(await diskCeiling(scratch, bytes)));
+      runs.bare.push(rate(await barePut(scratch, bytes)));
+      for (const kind of ['multipart', 'tus-one', 'tus-chunks'] as const) {
+        runs[kind].push(rate(await inWorker({ kind, base: s.url, bytes })));
+        clear();
+      }
     }
-    console.log(`  disk write (no HTTP)        ${disk.toFixed(0).padStart(6)} MiB/s`);
-    console.log(`  bare Node PUT-to-disk       ${bare.toFixed(0).padStart(6)} MiB/s   (the target's 100 %)`);
-    const label: Record<string, string> = { multipart: 'Burrow multipart', 'tus-one': 'Burrow TUS, one PATCH', 'tus-chunks': 'Burrow TUS, 8 MiB PATCHes' };
-    for (const [kind, mibs] of rows) {
-      console.log(`  ${label[kind]!.padEnd(27)} ${mibs.toFixed(0).padStart(6)} MiB/s   ${(100 * mibs / bare).toFixed(0).padStart(3)} % of bare PUT, ${(100 * mibs / disk).toFixed(0).padStart(3)} % of disk`);
+    const disk = median(runs.disk);
+    const bare = median(runs.bare);
+    const spread = (xs: number[]) => `(runs ${xs.map((x) => x.toFixed(0)).join(', ')})`;
+    console.log(`  disk write (no HTTP)        ${disk.toFixed(0).padStart(6)} MiB/s   ${spread(runs.disk)}`);
+    console.log(`  bare Node PUT-to-disk       ${bare.toFixed(0).padStart(6)} MiB/s   the target's 100 % ${spread(runs.bare)}`);
+    const label = { multipart: 'Burrow multipart', 'tus-one': 'Burrow TUS, one PATCH', 'tus-chunks': 'Burrow TUS, 8 MiB PATCHes' } as const;
+    for (const kind of ['multipart', 'tus-one', 'tus-chunks'] as const) {
+      const mibs = median(runs[kind]);
+      console.log(`  ${label[kind].padEnd(27)} ${mibs.toFixed(0).padStart(6)} MiB/s   ${(100 * mibs / bare).toFixed(0).padStart(3)} % of bare PUT, ${(100 * mibs / disk).toFixed(0).padStart(3)} % of disk ${spread(runs[kind])}`);
     }
     const files = 1000;
     const seconds = await inWorker({ kind: 'small-files', base: s.url, bytes: 10 * 1024, files, concurrency: 4 });
