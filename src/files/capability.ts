@@ -14,6 +14,7 @@ import { createBrowse } from '../browse/service.ts';
 import { downloadRoutes } from '../downloads/routes.ts';
 import { editorRoutes } from '../editor/routes.ts';
 import { favoriteRoutes } from '../favorites/routes.ts';
+import { folderPrefRoutes } from '../folderprefs/routes.ts';
 import { trashRoutes } from '../trash/routes.ts';
 import { createTrash, type TrashService } from '../trash/service.ts';
 import { versionRoutes } from '../versions/routes.ts';
@@ -104,6 +105,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     ...versionRoutes({ versions, resolver, changes, config }),
     ...editorRoutes({ resolver, versions, changes, config }),
     ...favoriteRoutes({ db, resolver }),
+    ...folderPrefRoutes({ db, resolver }),
     ...volumeRoutes({ db, store: userVolumes, config }),
   ];
 

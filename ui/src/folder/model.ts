@@ -6,7 +6,7 @@ import type { Access, FileItem, FolderSize, Listing } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
 import { preferences } from '../state/session.ts';
 import { collator } from '../util.ts';
-import { loadViewPrefs, saveViewPrefs } from './viewPrefs.ts';
+import { fetchViewPrefs, loadViewPrefs, saveViewPrefs } from './viewPrefs.ts';
 
 export type SortKey = 'name' | 'size' | 'modified' | 'kind';
 export interface ViewPrefs { view: 'list' | 'grid'; sortBy: SortKey; sortDir: 'asc' | 'desc' }
@@ -19,6 +19,8 @@ export const viewPrefs = signal<ViewPrefs>({ view: 'list', sortBy: 'name', sortD
 export const selected = signal<ReadonlySet<string>>(new Set());
 export const focusIndex = signal(0);
 export const anchorIndex = signal(0);
+/** Bumped by keyboard moves so the focused entry is scrolled into view even when it did not change. */
+export const focusTick = signal(0);
 export const folderSizes = signal<Record<string, number | null>>({});
 /** A name to select once the folder has loaded ("open containing folder"). */
 export const revealName = signal<string | null>(null);
@@ -59,6 +61,8 @@ export async function openFolder(path: string): Promise<void> {
     folderSizes.value = {};
     listing.value = null;
     viewPrefs.value = loadViewPrefs(path);
+    // The server's choice (it follows renames and moves) replaces the local copy when it answers.
+    void fetchViewPrefs(path).then((v) => { if (v && folderPath.value === path) viewPrefs.value = v; });
   }
   loading.value = true;
   loadError.value = null;

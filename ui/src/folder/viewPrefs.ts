@@ -1,6 +1,7 @@
 // Per-folder view and sort. Kept on the server (it follows the folder across renames and is
 // forgotten when the folder is deleted); a local copy lets the folder open in its own view
 // before the server has answered.
+import { encodePath, get, put } from '../api/client.ts';
 import type { ViewPrefs } from './model.ts';
 
 const KEY = 'burrow.view.';
@@ -23,9 +24,14 @@ export function saveViewPrefs(path: string, prefs: ViewPrefs): void {
   void pushToServer(path, prefs);
 }
 
-/** Server side, swapped in when the route lands (see serverPrefs below). */
-let pushToServer = async (_path: string, _prefs: ViewPrefs): Promise<void> => {};
-let pullFromServer = async (_path: string): Promise<ViewPrefs | null> => null;
+/** Server side: `GET/PUT /api/folder-prefs/<folder>`; nothing chosen there yet reads as null. */
+let pushToServer = async (path: string, prefs: ViewPrefs): Promise<void> => {
+  await put(`/api/folder-prefs/${encodePath(path)}`, prefs).catch(() => { /* kept locally */ });
+};
+let pullFromServer = async (path: string): Promise<ViewPrefs | null> => {
+  const a = await get<ViewPrefs & { saved: boolean }>(`/api/folder-prefs/${encodePath(path)}`);
+  return a?.saved ? { view: a.view, sortBy: a.sortBy, sortDir: a.sortDir } : null;
+};
 
 export function useServerPrefs(push: typeof pushToServer, pull: typeof pullFromServer): void {
   pushToServer = push;
