@@ -4,7 +4,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { FileItem } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
-import { focusIndex, folderPath, items, selected, viewPrefs, selectOnly, selectRange, toggle } from './model.ts';
+import { focusIndex, focusTick, folderPath, items, selected, viewPrefs, selectOnly, selectRange, toggle } from './model.ts';
 import { GridTile, ListHeader, ListRow, columnTemplate } from './rows.tsx';
 import { handleKey, openItem, showItemMenu, showAreaMenu, dropOnto, dragStart } from './interact.ts';
 
@@ -42,7 +42,7 @@ export function FileArea() {
     const y = r * geo.rowH;
     if (y < el.scrollTop) el.scrollTop = y;
     else if (y + geo.rowH > el.scrollTop + el.clientHeight) el.scrollTop = y + geo.rowH - el.clientHeight;
-  }, [focusIndex.value]);
+  }, [focusIndex.value, focusTick.value]);
 
   const overscan = grid ? 2 : 8;
   const first = Math.max(0, Math.floor(top / geo.rowH) - overscan);

@@ -9,7 +9,7 @@ import { filesUrl, navigate } from '../state/router.ts';
 import { collectDropped, startUpload } from '../upload/start.ts';
 import { clipboard, download, fullPath, newFile, newFolder, paste, refOf, rename, toggleFavorite, transfer } from './actions.ts';
 import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
-import { access, focusIndex, folderPath, items, reload, selectAll, selectOnly, selectRange, selected, selectedItems } from './model.ts';
+import { access, focusIndex, focusTick, folderPath, items, reload, selectAll, selectOnly, selectRange, selected, selectedItems } from './model.ts';
 
 /** The file whose details/versions panel is open. */
 export const detailsItem = signal<FileItem | null>(null);
@@ -102,6 +102,7 @@ export function handleKey(e: KeyboardEvent, cols: number, page: number): void {
   const mod = e.ctrlKey || e.metaKey;
   const go = (to: number) => {
     e.preventDefault();
+    focusTick.value++;
     const t = Math.max(0, Math.min(n - 1, to));
     if (e.shiftKey) selectRange(t); else if (mod) focusIndex.value = t; else selectOnly(t);
   };

@@ -13,7 +13,7 @@ type Widths = { name: number; size: number; modified: number; kind: number };
 const WIDTHS_KEY = 'burrow.columns';
 function loadWidths(): Widths {
   try { const w = JSON.parse(localStorage.getItem(WIDTHS_KEY) ?? 'null'); if (w && typeof w.name === 'number') return w; } catch { /* defaults */ }
-  return { name: 0, size: 110, modified: 180, kind: 120 };
+  return { name: 0, size: 110, modified: 200, kind: 110 };
 }
 export const widths = signal<Widths>(loadWidths());
 /** The name column takes what is left unless the person has sized it. */
