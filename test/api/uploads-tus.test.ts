@@ -4,6 +4,7 @@
 // expiry, owner-only access and the protocol's refusals.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -93,24 +94,35 @@ test('OPTIONS advertises TUS 1.0.0 and its extensions; with UPLOAD_CHUNKED_ENABL
 
 test('a 50 MB upload interrupted mid-way resumes from the server\'s offset and lands intact', async () => {
   const s = await start();
+  // A relay that drops the connection once ~20 MB went through it: the network failing mid-upload.
+  const target = new URL(s.url);
+  const relay = net.createServer((inbound) => {
+    const outbound = net.connect(Number(target.port), target.hostname);
+    let through = 0;
+    inbound.on('data', (chunk) => {
+      through += chunk.length;
+      if (through > 20 * 1024 * 1024) {
+        inbound.destroy();
+        outbound.destroy();
+      } else if (!outbound.write(chunk)) {
+        inbound.pause();
+        outbound.once('drain', () => inbound.resume());
+      }
+    });
+    outbound.pipe(inbound);
+    inbound.on('error', () => outbound.destroy());
+    outbound.on('error', () => inbound.destroy());
+    inbound.on('close', () => outbound.destroy());
+  });
+  await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
   try {
     const admin = await setupAdmin(s);
     const data = Buffer.alloc(50 * 1024 * 1024);
     for (let i = 0; i < data.length; i += 4096) data.writeUInt32LE(i, i);
-    // One PATCH for the whole body, cut by the client once about 20 MB went out.
-    let upload!: tus.Upload;
-    let cut = false;
-    void send(s, admin, data, { filename: 'big.bin', uploadTo: 'Files' }, {
-      onUpload: (u) => { upload = u; },
-      onProgress: (bytes) => {
-        if (bytes > 20 * 1024 * 1024 && !cut) {
-          cut = true;
-          void upload.abort();
-        }
-      },
-    });
-    await until('the upload to be cut', () => cut);
-    const url = upload.url!;
+    const viaRelay = { ...s, url: `http://127.0.0.1:${(relay.address() as net.AddressInfo).port}` } as TestServer;
+    const cut = await send(viaRelay, admin, data, { filename: 'big.bin', uploadTo: 'Files' });
+    assert.ok(cut.error, 'the first attempt failed with the connection');
+    const url = `${s.url}${new URL(cut.url).pathname}`;
     let offset = 0;
     await until('the server to record the bytes it got', async () => {
       const h = await head(admin, url);
@@ -131,6 +143,7 @@ test('a 50 MB upload interrupted mid-way resumes from the server\'s offset and l
     assert.is(decodeURIComponent(done.headers.get('upload-file-path')!), 'Files/big.bin');
     assert.equal(staged(s), []);
   } finally {
+    relay.close();
     await s.close();
     removeDirs(s.dirs);
   }

@@ -45,8 +45,8 @@ export interface TusDeps {
 }
 
 const ID = /^[0-9a-f]{32}$/;
-/** How often a long PATCH writes its progress to the database (a crash loses at most this). */
-const PROGRESS_EVERY_MS = 1000;
+/** Longest gap between two writes of an active upload's row (its offset and activity clock). */
+const RECORD_EVERY_MS = 2000;
 
 class PastLength extends Error {}
 
@@ -70,6 +70,20 @@ export function createTusService(deps: TusDeps): TusService {
   const locks = createUploadLocks();
 
   const expiresAt = (row: Pick<UploadRow, 'updatedAt'>) => row.updatedAt + ttlMs;
+  // The part file's length is the offset (bytes are written at the offset, refused bytes are
+  // cut off again), so a PATCH needs no database write; the row is refreshed often enough to
+  // keep an active upload from expiring and to show its progress.
+  const recordEvery = Math.min(RECORD_EVERY_MS, Math.floor(ttlMs / 4));
+  const record = (row: UploadRow, offset: number, force = false) => {
+    const at = now();
+    if (!force && at - row.updatedAt < recordEvery) return;
+    try {
+      store.setOffset(row.id, offset, at);
+      row.updatedAt = at;
+    } catch (err) {
+      log.warn('could not record upload progress', { err }); // e.g. the database closing at shutdown
+    }
+  };
   const expiresHeader = (row: Pick<UploadRow, 'updatedAt'>) => ({ 'Upload-Expires': httpDate(expiresAt(row)) });
   const gone = () => tusError(404, 'No such upload (it may have expired or been cancelled).', 'TUS_NOT_FOUND');
 
@@ -86,6 +100,14 @@ export function createTusService(deps: TusDeps): TusService {
     if (expiresAt(row) <= now()) {
       await discard(row);
       throw gone();
+    }
+    if (row.state === 'incomplete') {
+      const part = await fsp.stat(row.stagingPath).catch(() => null);
+      if (!part) {
+        store.remove(row.id);
+        throw tusError(404, 'The data of this upload is gone; start it again.', 'TUS_NOT_FOUND');
+      }
+      row.offset = Math.min(part.size, row.length);
     }
     return row;
   }
@@ -145,32 +167,19 @@ export function createTusService(deps: TusDeps): TusService {
     await staging.ensureSpace(path.dirname(row.stagingPath), declared ?? row.length - row.offset);
     const hash = checksum ? createHash('sha256') : null;
     const counter = meter(row.length - row.offset, hash);
-    let out: fs.WriteStream;
-    try {
-      out = fs.createWriteStream(row.stagingPath, { flags: 'r+', start: row.offset, highWaterMark: 1 << 20 });
-      await once(out, 'open');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        await discard(row);
-        throw tusError(404, 'The data of this upload is gone; start it again.', 'TUS_NOT_FOUND');
-      }
-      throw err;
-    }
-    // Only bytes a checksum vouches for may count, so progress is recorded only without one.
-    const progress = checksum ? null : setInterval(() => {
-      try {
-        store.setOffset(row.id, row.offset + out.bytesWritten, now());
-      } catch (err) {
-        log.warn('could not record upload progress', { err }); // e.g. the database closing at shutdown
-      }
-    }, PROGRESS_EVERY_MS);
+    const out = fs.createWriteStream(row.stagingPath, { flags: 'r+', start: row.offset, highWaterMark: 1 << 20 });
+    // A long PATCH keeps its row fresh (a checksum PATCH too: until it is verified its bytes
+    // are not counted, but the upload is alive).
+    const progress = setInterval(() => record(row, checksum ? row.offset : row.offset + out.bytesWritten), recordEvery);
     try {
       await pipeline(body, counter, out, { signal: lock.signal });
     } catch (err) {
       if (!out.closed) await once(out, 'close').catch(() => {});
       const keep = !checksum && !(err instanceof PastLength) ? out.bytesWritten : 0;
-      if (keep === 0) await fsp.truncate(row.stagingPath, row.offset).catch(() => {});
-      store.setOffset(row.id, row.offset + keep, now());
+      // The file's length is the offset: cut off whatever must not count.
+      await fsp.truncate(row.stagingPath, row.offset + keep).catch(() => {});
+      record(row, row.offset + keep, true);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw tusError(404, 'The data of this upload is gone; start it again.', 'TUS_NOT_FOUND');
       if (err instanceof PastLength) throw tusError(413, `This PATCH carries more bytes than the upload's Upload-Length of ${row.length}; nothing of it was kept.`, 'TUS_PAST_LENGTH');
       if (lock.signal.aborted) throw tusError(409, 'A newer request for this upload took over; ask for the offset with HEAD.', 'TUS_SUPERSEDED');
       const fsError = fromFsError(err);
@@ -184,7 +193,7 @@ export function createTusService(deps: TusDeps): TusService {
       throw checksumMismatch();
     }
     const offset = row.offset + out.bytesWritten;
-    store.setOffset(row.id, offset, now());
+    record(row, offset, offset === row.length);
     return offset;
   }
 
@@ -256,7 +265,7 @@ export function createTusService(deps: TusDeps): TusService {
         } else {
           checkOffsetMatches(sent, row.offset);
           const offset = await receive(row, headers, body, lock);
-          row = { ...row, offset, updatedAt: now() };
+          row = { ...row, offset };
           if (offset < row.length) return { status: 204, headers: { 'Upload-Offset': String(offset), ...expiresHeader(row) } };
         }
         const result = await finalize(caller, row, lock);
