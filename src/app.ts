@@ -94,7 +94,7 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   const capabilities: Capability[] = [...identity.capabilities];
   // Files: the path resolver every other capability takes (`files.resolver`).
   const files = createFilesCapability({ config, db, changes, log });
-  files.useSettings({ accessRules: () => identity.settings.accessRules(), userPrefs: (userId) => identity.settings.userPrefs(userId) });
+  files.useSettings({ accessRules: () => identity.settings.accessRules(), userPrefs: (userId) => identity.settings.userPrefs(userId), thumbnails: () => identity.settings.thumbnails() });
   capabilities.push(files);
   // Uploads: multipart and resumable (TUS), placed through the files resolver and names.
   capabilities.push(createUploadsCapability({ config, db, resolver: files.resolver, changes, log }));

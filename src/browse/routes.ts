@@ -6,7 +6,7 @@ import type { createBrowse } from './service.ts';
 
 const volume = z.object({ name: z.string(), path: z.string(), kind: z.enum(['volume', 'personal']), readOnly: z.enum(['storage', 'permission', 'access']).nullable(), accessMode: z.enum(['readonly', 'readwrite']).optional() });
 const access = z.object({ canRead: z.boolean(), canWrite: z.boolean(), canUpload: z.boolean(), canDelete: z.boolean(), canShare: z.boolean(), canDownload: z.boolean(), canCreateFolder: z.boolean(), canCreateFile: z.boolean(), readOnly: z.string().nullable() });
-const fileItem = z.object({ name: z.string(), path: z.string(), dateModified: z.string(), size: z.number(), kind: z.string() });
+const fileItem = z.object({ name: z.string(), path: z.string(), dateModified: z.string(), size: z.number(), kind: z.string(), supportsThumbnail: z.boolean().optional() });
 
 export function browseRoutes(deps: { resolver: PathResolver; browse: ReturnType<typeof createBrowse> }): RouteDef[] {
   const { resolver, browse } = deps;

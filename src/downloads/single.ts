@@ -46,14 +46,14 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return { start, end };
 }
 
-export async function sendFile(req: IncomingMessage, res: ServerResponse, realPath: string, st: Stats, name: string, disposition: 'attachment' | 'inline' = 'attachment'): Promise<void> {
+export async function sendFile(req: IncomingMessage, res: ServerResponse, realPath: string, st: Stats, name: string, disposition: 'attachment' | 'inline' = 'attachment', contentType = contentTypeOf(name)): Promise<void> {
   const etag = etagOf(st);
   const lastModified = new Date(Math.floor(st.mtimeMs / 1000) * 1000).toUTCString();
   res.setHeader('ETag', etag);
   res.setHeader('Last-Modified', lastModified);
   res.setHeader('Accept-Ranges', 'bytes');
   res.setHeader('Cache-Control', 'private, no-cache');
-  res.setHeader('Content-Type', contentTypeOf(name));
+  res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Disposition', contentDisposition(name, disposition));
   res.setHeader('X-Content-Type-Options', 'nosniff');
   const inm = req.headers['if-none-match'];

@@ -15,6 +15,8 @@ import { downloadRoutes } from '../downloads/routes.ts';
 import { editorRoutes } from '../editor/routes.ts';
 import { favoriteRoutes } from '../favorites/routes.ts';
 import { folderPrefRoutes } from '../folderprefs/routes.ts';
+import { previewRoutes } from '../previews/routes.ts';
+import { createThumbnails, type ThumbnailSettings } from '../previews/thumbnails.ts';
 import { trashRoutes } from '../trash/routes.ts';
 import { createTrash, type TrashService } from '../trash/service.ts';
 import { versionRoutes } from '../versions/routes.ts';
@@ -34,6 +36,8 @@ export interface FilesSettings {
   accessRules: () => readonly AccessRule[];
   /** The account's preferences; `showHiddenFiles` decides whether dot-files are listed. */
   userPrefs: (userId: string) => { showHiddenFiles?: boolean } & Record<string, unknown>;
+  /** The installation's thumbnail settings (enabled, size, quality, concurrency). */
+  thumbnails: () => ThumbnailSettings;
 }
 
 export interface FilesDeps {
@@ -61,7 +65,7 @@ const HOUR = 3_600_000;
 
 export function createFilesCapability(deps: FilesDeps): FilesCapability {
   const { config, db, changes, log } = deps;
-  const settings: FilesSettings = { accessRules: () => [], userPrefs: () => ({}) };
+  const settings: FilesSettings = { accessRules: () => [], userPrefs: () => ({}), thumbnails: () => ({ enabled: true, size: 256, quality: 80, concurrency: 4 }) };
   const userVolumes = createUserVolumeStore(db);
   const personal = createPersonalFolders(db, config.storage.userRoot);
   const resolver = createPathResolver({
@@ -96,6 +100,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
   });
   const showHidden = (userId: string) => settings.userPrefs(userId)?.showHiddenFiles === true;
   const browse = createBrowse({ resolver, showHidden });
+  const thumbnails = createThumbnails({ cacheDir: config.storage.cacheDir, settings: () => settings.thumbnails(), log });
 
   const routes: RouteDef[] = [
     ...browseRoutes({ resolver, browse }),
@@ -106,6 +111,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     ...editorRoutes({ resolver, versions, changes, config }),
     ...favoriteRoutes({ db, resolver }),
     ...folderPrefRoutes({ db, resolver }),
+    ...previewRoutes({ resolver, thumbnails }),
     ...volumeRoutes({ db, store: userVolumes, config }),
   ];
 

@@ -19,9 +19,15 @@ export function kindOf(name: string, isDirectory: boolean): string {
   return ext.length > 10 ? 'unknown' : ext;
 }
 
+/** Kinds the image add-on decodes into a thumbnail (no GIF: it cannot; never PDF). */
+export const THUMBNAIL_KINDS: ReadonlySet<string> = new Set(['jpg', 'jpeg', 'png', 'webp', 'avif', 'bmp', 'ico', 'tif', 'tiff']);
+
 export function fileItem(parent: string, name: string, stats: Pick<Stats, 'mtime' | 'size' | 'isDirectory'>): FileItem {
   const isDirectory = stats.isDirectory();
-  return { name, path: parent, dateModified: stats.mtime.toISOString(), size: isDirectory ? 0 : stats.size, kind: kindOf(name, isDirectory) };
+  const kind = kindOf(name, isDirectory);
+  const item: FileItem = { name, path: parent, dateModified: stats.mtime.toISOString(), size: isDirectory ? 0 : stats.size, kind };
+  if (THUMBNAIL_KINDS.has(kind) && stats.size > 0) item.supportsThumbnail = true;
+  return item;
 }
 
 /** Splits a full virtual path into its parent and name. */

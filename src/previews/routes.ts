@@ -1,0 +1,112 @@
+// Previews (wire-shapes §3): a file streamed inline with its real type and Range, the text of a
+// file as text/plain, thumbnails and the cached thumbnail pictures. Everything answered here
+// carries `X-Content-Type-Options: nosniff`, and every preview but PDF carries
+// `Content-Security-Policy: sandbox`: an HTML or SVG file opened from here runs no script on
+// our origin (PDF is left out because browsers refuse to draw a PDF in a sandboxed document,
+// and their PDF viewers do not run a document's script with the page's origin).
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { z } from 'zod';
+import { AppError, badRequest, notFound } from '../http/errors.ts';
+import { route, type Caller, type RouteDef } from '../http/route.ts';
+import { kindOf } from '../files/items.ts';
+import type { PathResolver, ResolvedPath } from '../files/paths.ts';
+import { looksBinary } from '../files/text.ts';
+import { CHUNK, sendFile } from '../downloads/single.ts';
+import type { Thumbnails } from './thumbnails.ts';
+
+const PREVIEWABLE = new Set([
+  // pictures
+  'jpg', 'jpeg', 'png', 'gif', 'webp', 'avif', 'bmp', 'ico', 'svg', 'tif', 'tiff', 'heic', 'heif',
+  // video and audio (streamed with Range)
+  'mp4', 'm4v', 'mov', 'webm', 'mkv', 'ogv', 'avi', '3gp', 'mp3', 'm4a', 'aac', 'wav', 'flac', 'ogg', 'oga', 'opus', 'weba',
+  // documents and text
+  'pdf', 'txt', 'md', 'markdown', 'log', 'csv', 'tsv', 'json', 'xml', 'html', 'htm', 'yaml', 'yml', 'ini', 'conf', 'toml',
+]);
+const SANDBOX = 'sandbox';
+
+/** Can `GET /api/preview` show this kind? */
+export function isPreviewable(kind: string): boolean {
+  return PREVIEWABLE.has(kind);
+}
+
+export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbnails }): RouteDef[] {
+  const { resolver, thumbnails } = deps;
+
+  async function readableFile(caller: Caller, virtual: string): Promise<ResolvedPath> {
+    const file = await resolver.resolve(caller, virtual, { mustExist: true });
+    if (!file.space) throw badRequest('Name a file, not the top.', 'TOP_LEVEL');
+    if (file.isDirectory) throw badRequest('That is a folder, not a file.', 'IS_A_FOLDER');
+    if (!file.access.canRead) throw new AppError(403, 'You may not read this file.', 'FORBIDDEN');
+    return file;
+  }
+  const nameOf = (file: ResolvedPath) => file.virtualPath.slice(file.virtualPath.lastIndexOf('/') + 1);
+
+  return [
+    route({
+      method: 'GET', path: '/api/preview', access: 'account', summary: 'A file inline with its real Content-Type (Range honoured), for viewers and players', tags: ['Previews'],
+      description: 'Pictures, video, audio, PDF and plain-text kinds; other kinds answer 415. Every answer but PDF carries `Content-Security-Policy: sandbox` and `X-Content-Type-Options: nosniff`. A literal `+` in `path` is a plus, not a space.',
+      query: z.object({ path: z.string() }),
+      responses: { 200: { description: 'The bytes', contentType: 'application/octet-stream' }, 206: 'Partial content', 304: 'Not modified', 415: 'Not a kind that can be previewed', 416: 'Range not satisfiable' },
+      handler: async ({ caller, query, req, res }) => {
+        const file = await readableFile(caller!, query.path);
+        const name = nameOf(file);
+        const kind = kindOf(name, false);
+        if (!isPreviewable(kind)) throw new AppError(415, `Files of kind "${kind}" cannot be previewed; download it instead.`, 'NOT_PREVIEWABLE');
+        const st = await fsp.stat(file.realPath);
+        if (kind !== 'pdf') res.setHeader('Content-Security-Policy', SANDBOX);
+        await sendFile(req, res, file.realPath, st, name, 'inline');
+      },
+    }),
+    route({
+      method: 'GET', path: '/api/raw', access: 'account', summary: 'The text of a file alone, as text/plain (never interpreted by the browser)', tags: ['Previews'],
+      description: 'Streams the file as `text/plain; charset=utf-8` with `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox`; Range honoured. A binary file answers 415.',
+      query: z.object({ path: z.string() }),
+      responses: { 200: { description: 'The text', contentType: 'text/plain' }, 206: 'Partial content', 415: 'Binary file' },
+      handler: async ({ caller, query, req, res }) => {
+        const file = await readableFile(caller!, query.path);
+        const handle = await fsp.open(file.realPath, 'r');
+        let head: Buffer;
+        try {
+          const buf = Buffer.alloc(8192);
+          const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+          head = buf.subarray(0, bytesRead);
+        } finally {
+          await handle.close();
+        }
+        if (looksBinary(head)) throw new AppError(415, 'This is a binary file, not text.', 'BINARY');
+        const st = await fsp.stat(file.realPath);
+        res.setHeader('Content-Security-Policy', SANDBOX);
+        await sendFile(req, res, file.realPath, st, nameOf(file), 'inline', 'text/plain; charset=utf-8');
+      },
+    }),
+    route({
+      method: 'GET', path: '/api/thumbnails/*', access: 'account', summary: 'Where to fetch a thumbnail of a picture (`""` when there is none)', tags: ['Previews'],
+      description: 'Answers `{ thumbnail }`: a server-relative URL of a cached WebP (`/api/thumbnails-cache/<name>.webp`), or `""` for kinds without thumbnails, pictures that do not decode, or when thumbnails are switched off (settings `thumbnails.enabled`). The picture is made on the first request, a few at a time (`thumbnails.concurrency`).',
+      responses: { 200: { description: 'The thumbnail URL', schema: z.object({ thumbnail: z.string() }) } },
+      handler: async ({ caller, params }) => {
+        const file = await readableFile(caller!, params.path ?? '');
+        const name = await thumbnails.thumbnailFor(file.realPath);
+        return { thumbnail: name ? `/api/thumbnails-cache/${name}` : '' };
+      },
+    }),
+    route({
+      method: 'GET', path: '/api/thumbnails-cache/:file', access: 'account', summary: 'A cached thumbnail picture (WebP) by the name GET /api/thumbnails handed out', tags: ['Previews'],
+      responses: { 200: { description: 'The picture', contentType: 'image/webp' }, 404: 'No such thumbnail' },
+      handler: async ({ params, res }) => {
+        const file = thumbnails.cachedFile(params.file ?? '');
+        const st = file ? await fsp.stat(file).catch(() => null) : null;
+        if (!file || !st?.isFile()) throw notFound('No such thumbnail.');
+        res.statusCode = 200;
+        res.setHeader('Content-Type', 'image/webp');
+        res.setHeader('Content-Length', st.size);
+        // The name changes with the picture and the settings, so the bytes behind it never do.
+        res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+        res.setHeader('Content-Security-Policy', SANDBOX);
+        await pipeline(fs.createReadStream(file, { highWaterMark: CHUNK }), res);
+      },
+    }),
+  ];
+}
