@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { AppError, badRequest, fromFsError } from '../http/errors.ts';
 import type { Caller } from '../http/route.ts';
-import { toFileItem, type FileItem, type Placement, type PlacedFile, type UploadTarget } from './placement.ts';
+import { toFileItem, type Checked, type FileItem, type Placement, type PlacedFile, type UploadTarget } from './placement.ts';
 import { formatBytes, removeQuietly, type Staging } from './staging.ts';
 
 export interface MultipartLimits {
@@ -35,7 +35,7 @@ const tooLarge = (limit: number) =>
 const tooMany = (limit: number) =>
   new AppError(413, `More than MAX_FILES_PER_UPLOAD (${limit}) files in one request; nothing of this upload was kept.`, 'UPLOAD_TOO_MANY_FILES');
 
-interface Staged { part: string; target: UploadTarget }
+interface Staged { part: string; target: UploadTarget; checked: Checked }
 
 export function createMultipartReceiver(deps: { placement: Placement; staging: Staging; limits: MultipartLimits }): MultipartReceiver {
   const { placement, staging, limits } = deps;
@@ -78,7 +78,8 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
       };
 
       async function stageOne(target: UploadTarget, file: Readable): Promise<void> {
-        const { folder } = await placement.check(caller, target);
+        const checked = await placement.check(caller, target);
+        const { folder } = checked;
         const place = await staging.placeFor(folder.space!.root, folder.realPath);
         if (!spaceChecked) {
           // The request's length bounds what all its files can need.
@@ -89,7 +90,7 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
         parts.add(part);
         await pipeline(file, fs.createWriteStream(part, { flags: 'r+', highWaterMark: 1 << 20 }));
         if ((file as Readable & { truncated?: boolean }).truncated) throw tooLarge(limits.maxFileSize);
-        staged.push({ part, target });
+        staged.push({ part, target, checked });
       }
 
       parser.on('field', (name, value) => {
@@ -130,7 +131,7 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
         if (failure) throw failure;
         // Place in the order sent, so `x`, `x (1)`… follow the request.
         staged.sort((a, b) => [...parts].indexOf(a.part) - [...parts].indexOf(b.part));
-        for (const s of staged) placed.push(await placement.place(caller, s.target, s.part));
+        for (const s of staged) placed.push(await placement.place(caller, s.target, s.part, s.checked));
         return placed.map(toFileItem);
       } catch (err) {
         for (const p of placed.reverse()) await placement.undo(p).catch(() => {});

@@ -66,11 +66,16 @@ export async function resolveUploadFolder(resolver: PathResolver, caller: Caller
   return folder;
 }
 
+export interface Checked { folder: ResolvedPath; folders: string[]; name: string }
+
 export interface Placement {
   /** Checks the destination before any byte is received (same rules as placing). */
-  check(caller: Caller, target: UploadTarget): Promise<{ folder: ResolvedPath; folders: string[]; name: string }>;
-  /** Places `partFile`; throws (leaving the part file in place) when it cannot. */
-  place(caller: Caller, target: UploadTarget, partFile: string): Promise<PlacedFile>;
+  check(caller: Caller, target: UploadTarget): Promise<Checked>;
+  /**
+   * Places `partFile`; throws (leaving the part file in place) when it cannot. `checked` is a
+   * `check` answer from the same request (a multipart body), saving a second resolution.
+   */
+  place(caller: Caller, target: UploadTarget, partFile: string, checked?: Checked): Promise<PlacedFile>;
   /** Takes a placement back (a multipart request refused after some files were placed). */
   undo(placed: PlacedFile): Promise<void>;
 }
@@ -124,8 +129,8 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink): Pl
   return {
     check,
 
-    async place(caller, target, partFile) {
-      const { folder, folders, name } = await check(caller, target);
+    async place(caller, target, partFile, checked) {
+      const { folder, folders, name } = checked ?? await check(caller, target);
       const { dir, created } = await ensureFolders(folder.realPath, folders);
       let finalName: string;
       try {

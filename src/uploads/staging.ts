@@ -51,6 +51,8 @@ export function formatBytes(n: number): string {
 
 export function createStaging(db: Database, reserveBytes: number): Staging {
   const registered = new Set(db.all<{ dir: string }>('SELECT dir FROM upload_staging_dirs').map((r) => r.dir));
+  /** Staging folders known to exist (made again by createPart if someone removed one). */
+  const made = new Set<string>();
 
   async function sameDevice(a: string, b: string): Promise<boolean> {
     const [sa, sb] = await Promise.all([fsp.stat(a), fsp.stat(b)]);
@@ -61,7 +63,10 @@ export function createStaging(db: Database, reserveBytes: number): Staging {
     async placeFor(spaceRoot, destinationDir) {
       if (!(await sameDevice(spaceRoot, destinationDir))) return { dir: destinationDir, shared: false };
       const dir = path.join(spaceRoot, RESERVED_DIR, STAGING_SUBDIR);
-      await fsp.mkdir(dir, { recursive: true });
+      if (!made.has(dir)) {
+        await fsp.mkdir(dir, { recursive: true });
+        made.add(dir);
+      }
       if (!registered.has(dir)) {
         db.run('INSERT OR IGNORE INTO upload_staging_dirs (dir) VALUES (?)', [dir]);
         registered.add(dir);
@@ -73,8 +78,14 @@ export function createStaging(db: Database, reserveBytes: number): Staging {
       const token = id ?? randomBytes(12).toString('base64url');
       const name = place.shared ? `${kind}-${token}.part` : `${TEMP_PREFIX}${kind}-${token}`;
       const file = path.join(place.dir, name);
-      const handle = await fsp.open(file, 'wx', 0o644);
-      await handle.close();
+      const create = async () => (await fsp.open(file, 'wx', 0o644)).close();
+      try {
+        await create();
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !place.shared) throw err;
+        await fsp.mkdir(place.dir, { recursive: true });
+        await create();
+      }
       return file;
     },
 
