@@ -9,7 +9,7 @@ import path from 'node:path';
 import { AppError } from '../http/errors.ts';
 import type { Caller } from '../http/route.ts';
 import { TOP_ACCESS, accessFor, callerMayWrite, createProbeCache, probeWritable, ruleAt, type Access, type AccessRule, type ReadOnlyReason } from './access.ts';
-import { TEMP_PREFIX, isReservedName } from './names.ts';
+import { isReservedName } from './names.ts';
 import type { PersonalFolders } from './personal.ts';
 
 export type { Access, AccessRule, ReadOnlyReason } from './access.ts';
@@ -211,8 +211,8 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
         return { virtualPath: '', space: null, realPath: '', relative: '', access: TOP_ACCESS, exists: true, isDirectory: true };
       }
       const { space, rest } = await spaceFor(caller, segments[0]!, segments);
-      if (rest.length && isReservedName(rest[0]!)) throw missing();
-      if (rest.some((s) => s.startsWith(TEMP_PREFIX))) throw missing();
+      // At any depth: a space may hold another space's root (an assigned folder inside a volume).
+      if (rest.some(isReservedName)) throw missing();
       const normalised = segments.join('/');
       const rule = ruleAt(rules(), normalised);
       if (rule === 'hidden') throw missing();
@@ -244,7 +244,7 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
       }
       if (!best) return null;
       const rel = path.relative(best.root, target).split(path.sep).filter(Boolean);
-      if (rel.length && isReservedName(rel[0]!)) return null;
+      if (rel.some(isReservedName)) return null;
       const virtual = [best.path, ...rel].join('/');
       try {
         await assertNotPrivate(caller, target, best);

@@ -71,7 +71,7 @@ const HOSTILE: string[] = [
   'Files/link-config/burrow.db', 'Files/link-bob', 'Files/link-bob/diary.txt', 'Files/.burrow', 'Files/.burrow/trash',
   'Files/.burrow-tmp-abc', 'Files/docs/.burrow-tmp-abc', 'NoSuchVolume', 'NoSuchVolume/x', 'share/unknown',
   'personal/../users/bob', 'users/bob', 'users/bob/diary.txt', 'users/alice', 'LinkedConfig', 'LinkedConfig/burrow.db',
-  'Files/secret-rule', 'Files/secret-rule/inner', 'personal/.burrow',
+  'Files/secret-rule', 'Files/secret-rule/inner', 'personal/.burrow', 'Files/docs/.burrow', 'Files/docs/.burrow/uploads/part',
 ];
 
 test(`${HOSTILE.length} hostile paths never resolve`, async () => {
@@ -139,6 +139,7 @@ test('spaces and toVirtual keep to what the caller may see', async () => {
   assert.is(await resolver.toVirtual(alice, path.join(root, 'volumes', 'users', 'bob', 'diary.txt')), null);
   assert.is(await resolver.toVirtual(alice, path.join(root, 'secret.txt')), null);
   assert.is(await resolver.toVirtual(alice, path.join(root, 'volumes', 'Files', '.burrow', 'trash')), null);
+  assert.is(await resolver.toVirtual(alice, path.join(root, 'volumes', 'Files', 'docs', '.burrow', 'uploads')), null);
   assert.is(await resolver.toVirtual(alice, path.join(root, 'volumes', 'Files', 'secret-rule', 'inner')), null);
 });
 
