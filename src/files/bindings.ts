@@ -7,11 +7,16 @@ import type { Database } from '../db/database.ts';
 /** Who the rows belong to: a volume's rows are everybody's; a personal space's are one account's. */
 export type BindingScope = { userId: string | null };
 
+/** Where an item is on the host: its space's real root and its path inside it ('/' separators). */
+export interface RealLocation { root: string; relative: string }
+
 export interface BindingTable {
   /** Counts rows at or under `path` (delete-impact). */
   count?(path: string, scope: BindingScope): number;
   forget(path: string, scope: BindingScope): number;
   carry(from: string, to: string, scope: BindingScope): void;
+  /** For tables keyed by host location (versions): the item at `from` (and below) is now at `to`. */
+  carryReal?(from: RealLocation, to: RealLocation): void;
 }
 
 /** A plain table with `path` and `user_id` columns. */
@@ -32,7 +37,10 @@ export function pathTable(db: Database, table: string): BindingTable {
 export interface Bindings {
   register(name: string, table: BindingTable): void;
   forget(path: string, scope: BindingScope): Record<string, number>;
-  carry(from: string, to: string, scope: BindingScope): void;
+  /** Carries virtual-path rows (and, given `real`, host-location rows) in one transaction. */
+  carry(from: string, to: string, scope: BindingScope, real?: { from: RealLocation; to: RealLocation }): void;
+  /** Carries only host-location rows (a move between spaces whose virtual rows are forgotten). */
+  carryReal(from: RealLocation, to: RealLocation): void;
   count(path: string, scope: BindingScope): Record<string, number>;
 }
 
@@ -45,10 +53,15 @@ export function createBindings(db: Database): Bindings {
     forget(p, scope) {
       return db.transaction(() => Object.fromEntries([...tables].map(([name, t]) => [name, t.forget(p, scope)])));
     },
-    carry(from, to, scope) {
-      if (from === to) return;
+    carry(from, to, scope, real) {
       db.transaction(() => {
-        for (const t of tables.values()) t.carry(from, to, scope);
+        if (from !== to) for (const t of tables.values()) t.carry(from, to, scope);
+        if (real) for (const t of tables.values()) t.carryReal?.(real.from, real.to);
+      });
+    },
+    carryReal(from, to) {
+      db.transaction(() => {
+        for (const t of tables.values()) t.carryReal?.(from, to);
       });
     },
     count(p, scope) {

@@ -20,7 +20,7 @@ import { createThumbnails, type ThumbnailSettings } from '../previews/thumbnails
 import { trashRoutes } from '../trash/routes.ts';
 import { createTrash, type TrashService } from '../trash/service.ts';
 import { versionRoutes } from '../versions/routes.ts';
-import { createVersions, type VersionService } from '../versions/service.ts';
+import { createVersions, versionBindings, type VersionService } from '../versions/service.ts';
 import { volumeRoutes } from '../volumes/routes.ts';
 import { createUserVolumeStore, type UserVolumeStore } from '../volumes/store.ts';
 import type { AccessRule } from './access.ts';
@@ -81,6 +81,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
   bindings.register('favorites', pathTable(db, 'favorites'));
   bindings.register('recentDestinations', pathTable(db, 'recent_destinations'));
   bindings.register('folderPrefs', pathTable(db, 'folder_prefs'));
+  bindings.register('versions', versionBindings(db));
   const transfer = createTransfer(db, deps.transfer);
   const trash = createTrash(db, resolver, transfer);
   const spaceRoots = () => {

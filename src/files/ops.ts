@@ -16,6 +16,8 @@ import type { Transfer } from './transfer.ts';
 export interface ItemRef { path: string; name: string }
 export interface TransferResult { from: string; to: string; skipped?: boolean }
 
+const locationOf = (r: ResolvedPath) => ({ root: r.space!.root, relative: r.relative });
+
 export const scopeOf = (caller: Caller, r: ResolvedPath): BindingScope => ({ userId: r.space?.kind === 'volume' ? null : caller.userId });
 
 export interface FileOps {
@@ -104,7 +106,7 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
         });
         await fsp.unlink(target.realPath);
       }
-      bindings.carry(target.virtualPath, destination.virtualPath, scopeOf(caller, target));
+      bindings.carry(target.virtualPath, destination.virtualPath, scopeOf(caller, target), { from: locationOf(target), to: locationOf(destination) });
       changes.emit({ type: 'moved', from: target.realPath, to: destination.realPath, isDirectory });
       return fileItem(dir.virtualPath, newName, await fsp.stat(destination.realPath));
     },
@@ -130,8 +132,12 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
           const moved = await deps.transfer.move(target.realPath, dest.realPath, item.name, isDirectory);
           const to = joinVirtual(dest.virtualPath, moved.name);
           const sameSpaceKind = scopeOf(caller, target).userId === scopeOf(caller, dest).userId;
-          if (sameSpaceKind) bindings.carry(target.virtualPath, to, scopeOf(caller, target));
-          else bindings.forget(target.virtualPath, scopeOf(caller, target));
+          const real = { from: locationOf(target), to: { root: dest.space!.root, relative: dest.relative ? `${dest.relative}/${moved.name}` : moved.name } };
+          if (sameSpaceKind) bindings.carry(target.virtualPath, to, scopeOf(caller, target), real);
+          else {
+            bindings.forget(target.virtualPath, scopeOf(caller, target));
+            bindings.carryReal(real.from, real.to);
+          }
           changes.emit({ type: 'moved', from: target.realPath, to: path.join(dest.realPath, moved.name), isDirectory });
           results.push({ from: target.virtualPath, to });
         } else {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../http/errors.ts';
 import type { Caller } from '../http/route.ts';
+import type { BindingTable, RealLocation } from '../files/bindings.ts';
 import { RESERVED_DIR, placeFile, temporaryName } from '../files/names.ts';
 import { isInside, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 
@@ -25,6 +26,25 @@ export interface VersionService {
   restore(caller: Caller, id: string): Promise<string>;
   restoreAsCopy(caller: Caller, id: string): Promise<{ parent: string; name: string; real: string }>;
   remove(caller: Caller, id: string): Promise<void>;
+}
+
+/**
+ * Versions as a binding: they follow their file (or a folder above it) when it is renamed or
+ * moved, in the transaction of the move. A deletion keeps them (the file may come back from
+ * the trash; the per-file cap bounds them).
+ */
+export function versionBindings(db: Database): BindingTable {
+  return {
+    forget: () => 0,
+    carry: () => {},
+    carryReal(from: RealLocation, to: RealLocation) {
+      if (from.root === to.root && from.relative === to.relative) return;
+      const p = from.relative;
+      db.run(`UPDATE file_versions SET space_root = ?, relative = ? || substr(relative, length(?) + 1)
+        WHERE space_root = ? AND (relative = ? OR (relative >= ? AND relative < ?))`,
+      [to.root, to.relative, p, from.root, p, p + '/', p + '0']);
+    },
+  };
 }
 
 export function createVersions(db: Database, resolver: PathResolver, roots: () => string[]): VersionService {
@@ -102,7 +122,9 @@ export function createVersions(db: Database, resolver: PathResolver, roots: () =
       return { parent: parent.virtualPath, name, real: path.join(parent.realPath, name) };
     },
     async remove(caller, id) {
-      const { row } = await find(caller, id);
+      const { row, virtualPath } = await find(caller, id);
+      const file = await resolver.resolve(caller, virtualPath);
+      if (!file.access.canWrite) throw new AppError(403, 'You may not change this file, so you may not remove its versions.', 'READ_ONLY');
       await fsp.rm(row.stored_path, { force: true });
       db.run('DELETE FROM file_versions WHERE id = ?', [row.id]);
     },
