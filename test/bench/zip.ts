@@ -1,0 +1,56 @@
+// Zip download of a 100 MB mixed selection (photos and clips stored, small notes) over
+// loopback, against the ceiling measured in the same run: a plain Node server sending the
+// same files one after the other with 1 MiB reads (no zip). Target: ≥ 700 MB/s.
+// Run: node test/bench/zip.ts
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { removeDirs, startServer } from '../support/server.ts';
+
+const MB = 1024 ** 2;
+
+async function drain(url: string, init?: RequestInit): Promise<{ bytes: number; seconds: number }> {
+  const t = performance.now();
+  const res = await fetch(url, init);
+  let bytes = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
+  return { bytes, seconds: (performance.now() - t) / 1000 };
+}
+
+const s = await startServer({ env: { AUTH_MODE: 'disabled', LOG_LEVEL: 'error' } });
+const sel = path.join(s.dirs.volumes, 'Files', 'mixed');
+const plain = http.createServer(async (_req, res) => {
+  res.setMaxListeners(0);
+  for (const name of fs.readdirSync(sel).sort()) await pipeline(fs.createReadStream(path.join(sel, name), { highWaterMark: MB }), res, { end: false });
+  res.end();
+});
+try {
+  fs.mkdirSync(sel);
+  let total = 0;
+  const noise = (n: number, seed: number) => { const b = Buffer.allocUnsafe(n); for (let i = 0; i < n; i += 4) b.writeUInt32LE((Math.imul(i + seed, 2654435761) >>> 0), i); return b; };
+  for (let i = 0; i < 40; i++) { const b = noise(2 * MB, i); fs.writeFileSync(path.join(sel, `photo-${i}.jpg`), b); total += b.length; }
+  for (let i = 0; i < 2; i++) { const b = noise(9 * MB, 100 + i); fs.writeFileSync(path.join(sel, `clip-${i}.mp4`), b); total += b.length; }
+  for (let i = 0; i < 200; i++) { const b = Buffer.from(`line ${i}\n`.repeat(250)); fs.writeFileSync(path.join(sel, `note-${i}.txt`), b); total += b.length; }
+  await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
+  const plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/`;
+  const zip = () => drain(`${s.url}/api/download`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: 'Files/mixed' }) });
+  await drain(plainUrl); await zip();
+  const rates = { plain: [] as number[], zip: [] as number[] };
+  for (let i = 0; i < 5; i++) {
+    const p = await drain(plainUrl); rates.plain.push(p.bytes / p.seconds);
+    const z = await zip(); rates.zip.push(total / z.seconds);
+    if (z.bytes < 0.95 * total) throw new Error(`zip of ${z.bytes} bytes is smaller than its stored input`);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  console.log(JSON.stringify({
+    bench: 'zip-100MB-mixed', inputMB: Math.round(total / MB), files: 242,
+    plainNodeMBps: Math.round(median(rates.plain) / MB), zipMBps: Math.round(median(rates.zip) / MB),
+    ratio: Math.round((median(rates.zip) / median(rates.plain)) * 100) / 100, target: '>= 700 MB/s',
+  }));
+} finally {
+  plain.close();
+  await s.close();
+  removeDirs(s.dirs);
+}
