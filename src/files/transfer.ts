@@ -4,10 +4,10 @@
 // for a move — the source is removed. A journal row makes a crash leave the old or the new
 // state: at startup an incomplete temporary is removed, a placed copy's source is removed.
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from '../db/database.ts';
+import { copyTree } from './copy-tree.ts';
 import { placeDirectory, placeFile, renameToFreeName, temporaryName } from './names.ts';
 
 export interface Transfer {
@@ -22,17 +22,9 @@ export interface TransferOptions {
   rename?: (from: string, dir: string, name: string, isDirectory: boolean) => Promise<string>;
 }
 
-/** Copies one entry (file, symlink or tree) to `to`, which must not exist. */
+/** Copies one entry (file, folder, or what a selected link points to) to `to`, which must not exist. See copy-tree.ts for links inside folders. */
 export async function copyEntry(from: string, to: string): Promise<void> {
-  const stats = await fsp.lstat(from);
-  if (stats.isSymbolicLink()) {
-    await fsp.symlink(await fsp.readlink(from), to);
-  } else if (stats.isDirectory()) {
-    await fsp.cp(from, to, { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true, verbatimSymlinks: true });
-  } else {
-    await fsp.copyFile(from, to, fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE);
-    await fsp.utimes(to, stats.atime, stats.mtime);
-  }
+  await copyTree(from, to);
 }
 
 export function createTransfer(db: Database, options: TransferOptions = {}): Transfer {
@@ -46,8 +38,8 @@ export function createTransfer(db: Database, options: TransferOptions = {}): Tra
     let placed: string;
     try {
       await copyEntry(from, temp);
-      const link = (await fsp.lstat(temp)).isSymbolicLink();
-      placed = isDirectory && !link ? await placeDirectory(temp, dir, name) : await placeFile(temp, dir, name);
+      // A selected link arrives as what it points to: place by what the temporary holds.
+      placed = (await fsp.lstat(temp)).isDirectory() ? await placeDirectory(temp, dir, name) : await placeFile(temp, dir, name);
     } catch (err) {
       await fsp.rm(temp, { recursive: true, force: true }).catch(() => {});
       db.run('DELETE FROM file_op_journal WHERE id = ?', [id]);
