@@ -30,6 +30,14 @@ export function isCompressedKind(name: string): boolean {
   return dot > 0 && STORED.has(name.slice(dot + 1).toLowerCase());
 }
 
+/** Below this, deflate saves a few hundred bytes at the price of a compressor per entry. */
+const SMALL_FILE = 16 * 1024;
+
+/** Deflate only what gains from it: not already-compressed kinds, not small files. */
+export function shouldDeflate(name: string, size: number): boolean {
+  return size >= SMALL_FILE && !isCompressedKind(name);
+}
+
 export interface ZipSource { real: string; name: string; isDirectory: boolean }
 
 /** Walks the selection: each top item under its own name. */
@@ -61,7 +69,7 @@ export async function sendZip(res: ServerResponse, sources: ZipSource[], archive
   try {
     for await (const e of selectionEntries(sources, showHidden)) {
       if (e.isDirectory) zip.addEmptyDirectory(e.relative, { mtime: e.mtime });
-      else zip.addReadStreamLazy(e.relative, { mtime: e.mtime, size: e.size, compress: !isCompressedKind(e.relative) }, (cb) => cb(null, fs.createReadStream(e.real, { highWaterMark: 1024 * 1024 })));
+      else zip.addReadStreamLazy(e.relative, { mtime: e.mtime, size: e.size, compress: shouldDeflate(e.relative, e.size) }, (cb) => cb(null, fs.createReadStream(e.real, { highWaterMark: 1024 * 1024 })));
     }
   } finally {
     zip.end();

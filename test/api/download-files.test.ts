@@ -19,7 +19,7 @@ test.before(async () => {
   fs.writeFileSync(vol('data.bin'), body);
   fs.mkdirSync(vol('Album', 'sub'), { recursive: true });
   fs.writeFileSync(vol('Album', 'photo.jpg'), Buffer.alloc(4000, 1));
-  fs.writeFileSync(vol('Album', 'notes.txt'), 'a'.repeat(4000));
+  fs.writeFileSync(vol('Album', 'notes.txt'), 'a'.repeat(40_000));
   fs.writeFileSync(vol('Album', 'sub', 'Grüße €.txt'), 'utf8 name');
   fs.writeFileSync(vol('Album', '.hidden'), 'secret');
   fs.symlinkSync('/etc/hostname', vol('Album', 'link-out'));
@@ -106,15 +106,16 @@ test('a folder downloads as a zip: stored for compressed kinds, UTF-8 names, not
   assert.equal([...entries.keys()].sort(), ['Album/', 'Album/notes.txt', 'Album/photo.jpg', 'Album/sub/', 'Album/sub/Grüße €.txt']);
   assert.is(entries.get('Album/photo.jpg')!.method, 0, 'jpg stored');
   assert.is(entries.get('Album/notes.txt')!.method, 8, 'text deflated');
+  assert.is(entries.get('Album/sub/Grüße €.txt')!.method, 0, 'small files stored: deflate gains little there');
   assert.ok(entries.get('Album/sub/Grüße €.txt')!.utf8);
-  assert.is(entries.get('Album/notes.txt')!.data.toString(), 'a'.repeat(4000));
+  assert.is(entries.get('Album/notes.txt')!.data.toString(), 'a'.repeat(40_000));
   const several = await raw('/api/download', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ path: 'Files', name: 'data.bin' }, { path: 'Files/Album', name: 'notes.txt' }] }) });
   assert.equal([...(await readZip(several.bytes)).keys()].sort(), ['data.bin', 'notes.txt']);
 });
 
 test('plans say what a download holds', async () => {
   const plan = await c.post('/api/download/plan', { path: 'Files/Album' });
-  assert.equal(plan.json, { files: 3, folders: 2, totalBytes: 8009, archiveName: 'Album.zip', isArchive: true });
+  assert.equal(plan.json, { files: 3, folders: 2, totalBytes: 44009, archiveName: 'Album.zip', isArchive: true });
   const one = await c.post('/api/download/plan', { path: 'Files/data.bin' });
   assert.is(one.json.totalBytes, 5000);
   assert.is(one.json.isArchive, false);
