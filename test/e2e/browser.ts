@@ -10,8 +10,20 @@ export const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname)
 export const uiDir = path.join(repo, 'ui', 'dist');
 export const artifacts = path.join(repo, 'test', '.artifacts');
 
+/** Newest modification time of the UI's sources (a build older than that is stale). */
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestSource(p) : fs.statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
 export function ensureUiBuilt(): void {
-  if (fs.existsSync(path.join(uiDir, 'index.html'))) return;
+  const built = path.join(uiDir, 'index.html');
+  const sources = Math.max(newestSource(path.join(repo, 'ui', 'src')), fs.statSync(path.join(repo, 'ui', 'index.html')).mtimeMs, fs.statSync(path.join(repo, 'ui', 'vite.config.ts')).mtimeMs);
+  if (fs.existsSync(built) && fs.statSync(built).mtimeMs >= sources) return;
   execFileSync(process.execPath, [path.join(repo, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', 'ui', '--config', 'ui/vite.config.ts', '--logLevel', 'warn'], { cwd: repo, stdio: 'inherit' });
 }
 

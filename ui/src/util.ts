@@ -26,7 +26,7 @@ export function formatDuration(seconds: number): string {
 export const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
 export function kindLabel(kind: string): string {
-  if (kind === 'directory' || kind === 'dir') return 'Folder';
+  if (kind === 'directory') return 'Folder';
   if (kind === 'unknown' || !kind) return 'File';
   return `${kind.toUpperCase()} file`;
 }
@@ -39,7 +39,7 @@ const TEXT = new Set(['txt', 'md', 'json', 'js', 'ts', 'tsx', 'css', 'html', 'xm
 
 export type IconName = 'folder' | 'file' | 'image' | 'video' | 'audio' | 'archive' | 'text';
 export function iconFor(kind: string): IconName {
-  if (kind === 'directory' || kind === 'dir') return 'folder';
+  if (kind === 'directory') return 'folder';
   if (IMAGE.has(kind)) return 'image';
   if (VIDEO.has(kind)) return 'video';
   if (AUDIO.has(kind)) return 'audio';

@@ -4,19 +4,24 @@ import { del, get } from '../api/client.ts';
 import { confirmDialog } from '../components/Dialog.tsx';
 import { ErrorNote } from '../components/common.tsx';
 import { toast, toastError } from '../state/toasts.ts';
+import type { ActivityPage, AddressDiagnosis } from '../api/types.ts';
 import { formatDate } from '../util.ts';
 
-interface Row { id?: string | number; action: string; outcome?: string; user?: string | null; username?: string | null; userId?: string | null; at?: string; time?: string; createdAt?: string; ip?: string | null; address?: string | null; detail?: unknown }
-interface Page { rows?: Row[]; items?: Row[]; entries?: Row[]; nextBefore?: string | null; enabled: boolean; actions?: string[] }
-
 function Address() {
-  const [info, setInfo] = useState<Record<string, unknown> | null>(null);
+  const [info, setInfo] = useState<AddressDiagnosis | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const headers = info ? Object.entries(info.headers) : [];
   return (
-    <details onToggle={(e) => { if ((e.currentTarget as HTMLDetailsElement).open && !info) get('/api/activity/address').then(setInfo, setError); }}>
+    <details onToggle={(e) => { if ((e.currentTarget as HTMLDetailsElement).open && !info) get<AddressDiagnosis>('/api/activity/address').then(setInfo, setError); }}>
       <summary>Which address is recorded for my requests?</summary>
       <ErrorNote error={error} />
-      {info && <dl class="facts">{Object.entries(info).map(([k, v]) => <><dt>{k}</dt><dd><code>{typeof v === 'object' ? JSON.stringify(v) : String(v)}</code></dd></>)}</dl>}
+      {info && <dl class="facts" aria-label="Address diagnosis">
+        <dt>Recorded</dt><dd><code>{info.recorded}</code></dd>
+        <dt>Connection from</dt><dd><code>{info.peer}</code></dd>
+        <dt>Proxy rule (TRUST_PROXY)</dt><dd><code>{info.trustProxy}</code> — {info.trustsPeer ? 'the connecting address is trusted, so forwarding headers are believed' : 'the connecting address is not trusted, so forwarding headers are ignored'}</dd>
+        {info.forwardedChain.length > 0 && <><dt>Forwarded chain</dt><dd><code>{info.forwardedChain.join(' → ')}</code></dd></>}
+        <dt>Forwarding headers</dt><dd>{headers.length ? headers.map(([k, v]) => <div key={k}><code>{k}: {v}</code></div>) : 'none arrived'}</dd>
+      </dl>}
     </details>
   );
 }
@@ -24,26 +29,28 @@ function Address() {
 export function Activity() {
   const [filters, setFilters] = useState({ action: '', outcome: '', user: '', from: '', to: '', q: '' });
   const [pages, setPages] = useState<string[]>([]);
-  const [page, setPage] = useState<Page | null>(null);
+  const [page, setPage] = useState<ActivityPage | null>(null);
   const [error, setError] = useState<unknown>(null);
   const before = pages[pages.length - 1];
   const load = () => {
     const p = new URLSearchParams({ limit: '50' });
     for (const [k, v] of Object.entries(filters)) if (v) p.set(k, k === 'from' || k === 'to' ? new Date(v).toISOString() : v);
     if (before) p.set('before', before);
-    get<Page>(`/api/activity?${p}`).then((a) => { setPage(a); setError(null); }, setError);
+    get<ActivityPage>(`/api/activity?${p}`).then((a) => { setPage(a); setError(null); }, setError);
   };
   useEffect(load, [before]);
-  const rows = page?.rows ?? page?.items ?? page?.entries ?? [];
+  // Back to the newest page: a change of `before` reloads by itself; on the first page, load now.
+  const firstPage = () => { if (pages.length) setPages([]); else load(); };
+  const rows = page?.rows ?? [];
   const f = (k: keyof typeof filters) => ({ value: filters[k], onInput: (e: Event) => setFilters({ ...filters, [k]: (e.currentTarget as HTMLInputElement).value }) });
   const clear = async () => {
     if (!await confirmDialog({ title: 'Clear the activity log?', body: 'Every row is deleted; one row records that you cleared it.', confirm: 'Clear log', danger: true })) return;
-    try { const a = await del<{ removed: number }>('/api/activity'); toast(`Removed ${a?.removed ?? 0} rows`); setPages([]); load(); } catch (err) { toastError(err); }
+    try { const a = await del<{ removed: number }>('/api/activity'); toast(`Removed ${a.removed} row${a.removed === 1 ? '' : 's'}`); firstPage(); } catch (err) { toastError(err); }
   };
   return (
     <div class="stack">
       {page && !page.enabled && <p class="notice">The activity log is off. Switch it on under Installation.</p>}
-      <form class="form-grid" onSubmit={(e) => { e.preventDefault(); setPages([]); load(); }} aria-label="Filters">
+      <form class="form-grid" onSubmit={(e) => { e.preventDefault(); firstPage(); }} aria-label="Filters">
         <label>Action<select {...f('action')}><option value="">Any</option>{page?.actions?.map((a) => <option key={a} value={a}>{a}</option>)}</select></label>
         <label>Outcome<select {...f('outcome')}><option value="">Any</option><option value="success">Success</option><option value="failure">Failure</option></select></label>
         <label>User<input {...f('user')} /></label>
@@ -56,10 +63,10 @@ export function Activity() {
       <div class="table-wrap">
         <table class="data" aria-label="Activity">
           <thead><tr><th>When</th><th>Action</th><th>Outcome</th><th>User</th><th>Address</th><th>Detail</th></tr></thead>
-          <tbody>{rows.map((r, i) => (
-            <tr key={r.id ?? i}>
-              <td class="small">{formatDate(r.at ?? r.time ?? r.createdAt)}</td><td><code>{r.action}</code></td><td>{r.outcome}</td>
-              <td dir="auto">{r.username ?? r.user ?? r.userId ?? ''}</td><td class="small">{r.ip ?? r.address ?? ''}</td>
+          <tbody>{rows.map((r) => (
+            <tr key={r.id}>
+              <td class="small">{formatDate(r.time)}</td><td><code>{r.action}</code></td><td>{r.outcome}</td>
+              <td dir="auto">{r.username ?? r.userId ?? ''}</td><td class="small">{r.address ?? ''}</td>
               <td class="small" dir="auto">{r.detail === undefined || r.detail === null ? '' : typeof r.detail === 'string' ? r.detail : JSON.stringify(r.detail)}</td>
             </tr>
           ))}</tbody>
@@ -68,6 +75,7 @@ export function Activity() {
       {page && !rows.length && <p class="muted">No rows.</p>}
       <div class="actions" style={{ justifyContent: 'flex-start' }}>
         <button type="button" disabled={!pages.length} onClick={() => setPages(pages.slice(0, -1))}>Newer</button>
+        <span class="muted small" aria-live="polite">Page {pages.length + 1}</span>
         <button type="button" disabled={!page?.nextBefore} onClick={() => setPages([...pages, page!.nextBefore!])}>Older</button>
       </div>
       <Address />

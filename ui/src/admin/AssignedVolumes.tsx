@@ -1,20 +1,18 @@
 // Host folders given to one account, picked with the server-files browser.
 import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post } from '../api/client.ts';
-import type { User } from '../api/types.ts';
+import type { ServerDirectories, User, UserVolume } from '../api/types.ts';
 import { Dialog } from '../components/Dialog.tsx';
 import { ErrorNote } from '../components/common.tsx';
 import { toastError } from '../state/toasts.ts';
 
-interface UserVolume { id: string; label: string; path: string; accessMode: 'readonly' | 'readwrite' }
-interface Dirs { current: string; parent: string | null; directories: { name: string; path: string }[] }
 
 function ServerFiles({ onPick }: { onPick: (path: string) => void }) {
   const [at, setAt] = useState<string | undefined>(undefined);
-  const [dirs, setDirs] = useState<Dirs | null>(null);
+  const [dirs, setServerDirectories] = useState<ServerDirectories | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
-    get<Dirs>(`/api/admin/browse-directories${at ? `?path=${encodeURIComponent(at)}` : ''}`).then((d) => { setDirs(d); setError(null); }, setError);
+    get<ServerDirectories>(`/api/admin/browse-directories${at ? `?path=${encodeURIComponent(at)}` : ''}`).then((d) => { setServerDirectories(d); setError(null); }, setError);
   }, [at]);
   return (
     <div class="stack">
@@ -37,7 +35,7 @@ export function AssignedVolumes({ user, onClose }: { user: User; onClose: () => 
   const [path, setPath] = useState('');
   const [mode, setMode] = useState<'readonly' | 'readwrite'>('readwrite');
   const [browsing, setBrowsing] = useState(false);
-  const load = () => get<{ volumes: UserVolume[] }>(base).then((a) => setList(a.volumes ?? []), setError);
+  const load = () => get<{ volumes: UserVolume[] }>(base).then((a) => setList(a.volumes), setError);
   useEffect(() => { void load(); }, []);
   const add = async (e: Event) => {
     e.preventDefault();

@@ -2,9 +2,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, patch } from '../api/client.ts';
 import { ErrorNote } from '../components/common.tsx';
+import type { Settings } from '../api/types.ts';
 import { toast } from '../state/toasts.ts';
-
-interface Settings { activity?: { enabled: boolean; retentionDays: number }; thumbnails?: { enabled: boolean; size: number; quality: number; concurrency: number }; branding?: { appName?: string } }
 
 export function Installation() {
   const [s, setS] = useState<Settings | null>(null);

@@ -1,7 +1,7 @@
 // Accounts: create, change role, reset password, unlock, delete, assigned volumes.
 import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post } from '../api/client.ts';
-import type { User } from '../api/types.ts';
+import type { AdminUser } from '../api/types.ts';
 import { askText, confirmDialog, showDialog } from '../components/Dialog.tsx';
 import { ErrorNote } from '../components/common.tsx';
 import { features, user as me } from '../state/session.ts';
@@ -42,21 +42,21 @@ function CreateUser({ onCreated }: { onCreated: () => void }) {
 }
 
 export function Users() {
-  const [users, setUsers] = useState<User[] | null>(null);
+  const [users, setUsers] = useState<AdminUser[] | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const load = () => get<{ users: User[] }>('/api/users').then((a) => { setUsers(a.users ?? []); setError(null); }, setError);
+  const load = () => get<{ users: AdminUser[] }>('/api/users').then((a) => { setUsers(a.users); setError(null); }, setError);
   useEffect(() => { void load(); }, []);
   const act = (fn: () => Promise<unknown>, done: string) => fn().then(() => { toast(done); void load(); }, (err) => toastError(err));
-  const setRole = (u: User, admin: boolean) => act(() => patch(`/api/users/${encodeURIComponent(u.id)}`, { roles: admin ? ['admin'] : [] }), 'Role changed');
-  const reset = (u: User) => askText({
-    title: `New password for ${u.username}`, label: 'New password (every session of the account is signed out)', confirm: 'Reset password',
+  const setRole = (u: AdminUser, admin: boolean) => act(() => patch(`/api/users/${encodeURIComponent(u.id)}`, { roles: admin ? ['admin'] : [] }), 'Role changed');
+  const reset = (u: AdminUser) => askText({
+    title: `New password for ${u.username}`, label: 'New password (every session of the account is signed out)', confirm: 'Reset password', secret: true,
     action: async (pw) => { await post(`/api/users/${encodeURIComponent(u.id)}/password`, { newPassword: pw }); toast('Password reset'); },
   });
-  const remove = async (u: User) => {
+  const remove = async (u: AdminUser) => {
     if (!await confirmDialog({ title: `Delete ${u.username}?`, body: 'The account, its sessions and its API tokens go. Files stay where they are.', confirm: 'Delete account', danger: true })) return;
     void act(() => del(`/api/users/${encodeURIComponent(u.id)}`), 'Account deleted');
   };
-  const volumesOf = (u: User) => showDialog((close) => <AssignedVolumes user={u} onClose={close} />);
+  const volumesOf = (u: AdminUser) => showDialog((close) => <AssignedVolumes user={u} onClose={close} />);
   return (
     <div class="stack">
       <h2>New account</h2>
@@ -69,17 +69,16 @@ export function Users() {
             <thead><tr><th>User</th><th>Role</th><th>Sign-in</th><th>Created</th><th /></tr></thead>
             <tbody>{users.map((u) => {
               const admin = Boolean(u.roles?.includes('admin'));
-              const locked = Boolean(u.locked || (u.lockedUntil && Date.parse(u.lockedUntil) > Date.now()));
-              return (
+                            return (
                 <tr key={u.id}>
-                  <td><strong dir="auto">{u.username}</strong><div class="muted small" dir="auto">{u.email}</div>{locked && <span class="badge read-only">Locked{u.lockedUntil ? ` until ${formatDate(u.lockedUntil)}` : ''}</span>}</td>
+                  <td><strong dir="auto">{u.username}</strong><div class="muted small" dir="auto">{u.email}</div>{u.locked && <span class="badge read-only">Locked after failed sign-ins</span>}</td>
                   <td><select aria-label={`Role of ${u.username}`} value={admin ? 'admin' : 'user'} disabled={u.id === me.value?.id} onChange={(e) => void setRole(u, e.currentTarget.value === 'admin')}><option value="user">User</option><option value="admin">Administrator</option></select></td>
-                  <td class="small">{u.authMethods?.map((m) => m.method).join(', ')}</td>
+                  <td class="small">{u.authMethods.map((m) => m.method).join(', ')}</td>
                   <td class="small">{formatDate(u.createdAt)}</td>
                   <td class="actions">
                     <button type="button" class="small" onClick={() => reset(u)}>Reset password</button>
-                    {locked && <button type="button" class="small" onClick={() => void act(() => post(`/api/users/${encodeURIComponent(u.id)}/unlock`), 'Account unlocked')}>Unlock</button>}
-                    {features.value.userVolumes?.enabled !== false && <button type="button" class="small" onClick={() => volumesOf(u)}>Volumes</button>}
+                    {u.locked && <button type="button" class="small" onClick={() => void act(() => post(`/api/users/${encodeURIComponent(u.id)}/unlock`), 'Account unlocked')}>Unlock</button>}
+                    {features.value.userVolumes?.enabled === true && <button type="button" class="small" onClick={() => volumesOf(u)}>Volumes</button>}
                     <button type="button" class="small danger" disabled={u.id === me.value?.id} onClick={() => void remove(u)}>Delete</button>
                   </td>
                 </tr>

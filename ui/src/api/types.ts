@@ -1,14 +1,23 @@
-// Wire shapes (spec + wire-shapes contract). Only what the UI reads.
+// Wire shapes, as the server's routes answer them (spec + wire-shapes contract + the route
+// rows in src/*/routes.ts). The one place the UI names a field of an answer: screens import
+// these and read nothing else.
+
 export interface User {
   id: string;
   username: string;
   email?: string | null;
   displayName?: string | null;
   roles?: string[];
-  authMethods?: { method: string; provider: string | null }[];
-  locked?: boolean;
-  lockedUntil?: string | null;
+  emailVerified?: boolean;
   createdAt?: string;
+  updatedAt?: string;
+}
+
+/** An account as `GET /api/users` lists it (administrators). */
+export interface AdminUser extends User {
+  authMethods: { method: string; provider: string | null }[];
+  /** A sign-in lockout is in force (lifted by `POST /api/users/{id}/unlock`). */
+  locked: boolean;
 }
 
 export interface AuthStatus {
@@ -20,6 +29,18 @@ export interface AuthStatus {
   totpPending?: boolean;
   user?: User | null;
   oidc?: { enabled: boolean; issuer: string | null; scopes: string[]; status: string };
+}
+
+/** `GET /api/features`: every section optional. */
+export interface Features {
+  version?: string;
+  userVolumes?: { enabled: boolean };
+  volumeUsage?: { enabled: boolean };
+  personal?: { enabled: boolean };
+  trash?: { enabled: boolean; retentionDays: number };
+  uploads?: { enabled: boolean; chunked: boolean; maxDirectUploadSize: number; maxFilesPerUpload: number };
+  folderSize?: { enabled: boolean; mode: 'off' | 'full' | 'shallow' };
+  search?: { index: boolean };
 }
 
 export type ReadOnlyReason = 'storage' | 'permission' | 'access' | null;
@@ -40,6 +61,7 @@ export interface FileItem {
   path: string;
   dateModified: string;
   size: number;
+  /** `directory`, or the lower-cased extension, or `unknown`. */
   kind: string;
   supportsThumbnail?: boolean;
 }
@@ -49,18 +71,85 @@ export interface Access {
   canCreateFolder?: boolean; canCreateFile?: boolean; readOnly?: ReadOnlyReason;
 }
 
+/** `GET /api/metadata/{path}`; `image`/`video` only for what could be read. */
+export interface Metadata {
+  path: string; name: string; kind: string; size: number; dateModified: string; dateCreated: string;
+  directory?: { totalSize: number; fileCount: number; dirCount: number; truncated: boolean };
+  image?: { width?: number | null; height?: number | null };
+  video?: { width?: number | null; height?: number | null; duration?: number | null };
+}
+
 export interface Listing { items: FileItem[]; access: Access; path: string; current?: { isDirectory: boolean } }
 
-export interface SearchItem { name: string; path: string; kind: 'file' | 'dir' | string; matchLine?: string; matchLineNumber?: number }
+/** `POST /api/files/folder`, `/file`, `/rename`, version restore-copy. */
+export interface ItemAnswer { success: true; item: FileItem }
 
-export interface FolderSize { path: string; sizeBytes: number | null; indexed: boolean; entryCount?: number; canEnter?: boolean }
+/** `POST /api/files/move` and `/copy`. */
+export interface MoveAnswer { success: true; destination: string; items: { from: string; to: string; skipped?: boolean }[] }
 
-export interface Favorite { id: string; path: string; label?: string | null; icon: string; color?: string | null; position: number }
+/** `POST /api/files/delete-impact`. */
+export interface DeleteImpact {
+  fileCount: number; dirCount: number; totalBytes: number; truncated: boolean;
+  shareCount: number; favoriteCount: number; bindingCount: number;
+  shares: { sourcePath?: string; label?: string | null }[];
+}
+
+/** One line of `POST /api/files/delete-stream`. */
+export type DeleteEvent =
+  | { type: 'start'; total: number }
+  | { type: 'progress'; done: number; total: number; path: string; name: string }
+  | { type: 'error'; path: string; name: string; message: string; statusCode: number; code?: string }
+  | { type: 'done'; total: number; deleted: number; items: { path: string; name: string; status: 'deleted' | 'missing' | 'failed' }[] };
+
+export interface SearchItem { name: string; path: string; kind: 'file' | 'dir'; matchLine?: string; matchLineNumber?: number }
+export interface SearchAnswer { items: SearchItem[]; truncated?: boolean; complete?: boolean }
+
+export interface FolderSize { path: string; canEnter: boolean; sizeBytes: number | null; entryCount: number; lastUpdated: string | null; indexed: boolean }
+/** `POST /api/folder-size/batch`: one record per asked path, in order. */
+export interface FolderSizeBatch { items: FolderSize[] }
+
+/** `GET/PUT /api/folder-prefs/{folder}`; `saved` is false while the account never chose. */
+export interface FolderPrefs { path: string; view: 'list' | 'grid'; sortBy: 'name' | 'size' | 'modified' | 'kind'; sortDir: 'asc' | 'desc'; saved: boolean; updatedAt: string | null }
+
+export interface Favorite { id: string; path: string; label: string | null; icon: string; color: string | null; position: number; createdAt: string; updatedAt: string }
+
+export interface TrashEntry {
+  id: string; name: string;
+  /** The folder it was deleted from. */
+  path: string;
+  originalPath: string; isDirectory: boolean; kind: string; size: number; deletedAt: string; deletedBy: string | null;
+}
+export interface TrashRestoreAnswer { success: true; item: FileItem; /** Full path of the restored item. */ path: string }
+
+export interface Version { id: string; path: string; size: number; modifiedAt: string; createdAt: string; createdBy: string | null }
 
 export interface ApiToken {
   id: string; name: string; scope: 'read' | 'write';
-  createdAt?: string; lastUsedAt?: string | null; lastUsedIp?: string | null; lastUsedFrom?: string | null; expiresAt?: string | null;
-  [key: string]: unknown;
+  createdAt: string; expiresAt: string | null; lastUsedAt: string | null; lastUsedIp: string | null;
 }
 
-export const isDir = (item: { kind: string }) => item.kind === 'directory' || item.kind === 'dir';
+/** `GET/PATCH /api/settings` (system sections only for administrators). */
+export interface Settings {
+  branding?: { appName?: string; appLogoUrl?: string; showPoweredBy?: boolean };
+  user?: { showHiddenFiles?: boolean; showThumbnails?: boolean; theme?: 'system' | 'light' | 'dark' };
+  thumbnails?: { enabled: boolean; size: number; quality: number; concurrency: number };
+  activity?: { enabled: boolean; retentionDays: number };
+}
+
+export interface ActivityRow {
+  id: string; time: string; action: string; outcome: 'success' | 'failure';
+  userId: string | null; username: string | null; address: string | null; detail: unknown;
+}
+export interface ActivityPage { rows: ActivityRow[]; nextBefore: string | null; enabled: boolean; actions: string[] }
+
+/** `GET /api/activity/address`: which address the log records and why. */
+export interface AddressDiagnosis {
+  recorded: string; peer: string; trustsPeer: boolean; trustProxy: string; forwardedChain: string[]; headers: Record<string, string>;
+}
+
+export interface UserVolume { id: string; userId: string; label: string; path: string; accessMode: 'readonly' | 'readwrite'; createdAt?: string; updatedAt?: string }
+
+/** `GET /api/admin/browse-directories` (absolute host paths; administrators only). */
+export interface ServerDirectories { current: string; parent: string | null; directories: { name: string; path: string }[] }
+
+export const isDir = (item: { kind: string }) => item.kind === 'directory';

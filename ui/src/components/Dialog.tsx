@@ -48,11 +48,11 @@ function DialogSlot({ render, id }: { render: Render; id: number }) {
 }
 
 /** Asks for one line of text. `action` may throw: its error is shown and the dialog stays. */
-export function askText(opts: { title: string; label: string; value?: string; confirm: string; selectStem?: boolean; action: (value: string) => Promise<void> | void }): void {
+export function askText(opts: { title: string; label: string; value?: string; confirm: string; selectStem?: boolean; secret?: boolean; action: (value: string) => Promise<void> | void }): void {
   showDialog((close) => <TextDialog {...opts} close={close} />);
 }
 
-function TextDialog({ title, label, value = '', confirm, selectStem, action, close }: Parameters<typeof askText>[0] & { close: () => void }) {
+function TextDialog({ title, label, value = '', confirm, selectStem, secret, action, close }: Parameters<typeof askText>[0] & { close: () => void }) {
   const [text, setText] = useState(value);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -72,7 +72,9 @@ function TextDialog({ title, label, value = '', confirm, selectStem, action, clo
   return (
     <Dialog title={title} onClose={close}>
       <form onSubmit={submit} class="stack">
-        <label>{label}<input ref={input} value={text} onInput={(e) => setText(e.currentTarget.value)} spellcheck={false} /></label>
+        <label>{label}{secret
+          ? <input ref={input} type="password" autocomplete="new-password" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+          : <input ref={input} value={text} onInput={(e) => setText(e.currentTarget.value)} spellcheck={false} />}</label>
         <ErrorNote error={error} />
         <div class="actions"><button type="button" onClick={close}>Cancel</button><button class="primary" disabled={busy}>{confirm}</button></div>
       </form>

@@ -2,25 +2,29 @@
 // as a copy), and a plain text editor for text files. Loaded on first use.
 import { useEffect, useState } from 'preact/hooks';
 import { encodePath, get, joinPath, post, put } from '../api/client.ts';
-import type { FileItem } from '../api/types.ts';
+import type { FileItem, ItemAnswer, Metadata, Version } from '../api/types.ts';
 import { ErrorNote, Spinner } from '../components/common.tsx';
 import { toast, toastError } from '../state/toasts.ts';
 import { formatBytes, formatDate, iconFor } from '../util.ts';
 import { download, refOf } from './actions.ts';
 import { reload } from './model.ts';
 
-interface Version { id: string; size?: number; createdAt?: string; modifiedAt?: string }
-
-function Versions({ path }: { path: string }) {
+// `rev` counts saves and restores in this panel: the versions list and the editor reload on it.
+function Versions({ path, rev, onRestored }: { path: string; rev: number; onRestored: () => void }) {
   const [list, setList] = useState<Version[] | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const load = () => get<any>(`/api/versions?path=${encodeURIComponent(path)}`).then((a) => setList(Array.isArray(a) ? a : a?.versions ?? a?.items ?? []), setError);
-  useEffect(() => { void load(); }, [path]);
+  const load = () => get<{ items: Version[] }>(`/api/versions?path=${encodeURIComponent(path)}`).then((a) => { setList(a.items); setError(null); }, setError);
+  useEffect(() => { void load(); }, [path, rev]);
   const restore = async (v: Version, asCopy: boolean) => {
     try {
-      const a = await post<any>(`/api/versions/${encodeURIComponent(v.id)}/${asCopy ? 'restore-copy' : 'restore'}`, {});
-      toast(asCopy ? `Restored as ${a?.item?.name ?? a?.name ?? 'a copy'}` : 'Version restored');
-      void load(); void reload();
+      if (asCopy) {
+        const a = await post<ItemAnswer>(`/api/versions/${encodeURIComponent(v.id)}/restore-copy`, {});
+        toast(`Restored as ${a.item.name}`);
+      } else {
+        await post(`/api/versions/${encodeURIComponent(v.id)}/restore`, {});
+        toast('Version restored');
+      }
+      onRestored(); void reload();
     } catch (err) { toastError(err, 'Restore failed'); }
   };
   return (
@@ -32,7 +36,7 @@ function Versions({ path }: { path: string }) {
       <ul class="results">
         {list?.map((v) => (
           <li key={v.id}>
-            <div class="grow">{formatDate(v.createdAt ?? v.modifiedAt)}<div class="where">{formatBytes(v.size)}</div></div>
+            <div class="grow">{formatDate(v.modifiedAt)}<div class="where">{formatBytes(v.size)}</div></div>
             <button type="button" class="small" onClick={() => void restore(v, false)}>Restore</button>
             <button type="button" class="small" onClick={() => void restore(v, true)}>Restore as copy</button>
           </li>
@@ -42,13 +46,13 @@ function Versions({ path }: { path: string }) {
   );
 }
 
-function TextEditor({ path }: { path: string }) {
+function TextEditor({ path, rev, onSaved }: { path: string; rev: number; onSaved: () => void }) {
   const [text, setText] = useState<string | null>(null);
   const [dirty, setDirty] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  useEffect(() => { get<{ content: string }>(`/api/editor?path=${encodeURIComponent(path)}`).then((a) => setText(a.content), setError); }, [path]);
+  useEffect(() => { get<{ content: string }>(`/api/editor?path=${encodeURIComponent(path)}`).then((a) => { setText(a.content); setDirty(false); setError(null); }, setError); }, [path, rev]);
   const save = async () => {
-    try { await put('/api/editor', { path, content: text }); setDirty(false); toast('Saved'); void reload(); } catch (err) { setError(err); }
+    try { await put('/api/editor', { path, content: text }); setDirty(false); toast('Saved'); onSaved(); void reload(); } catch (err) { setError(err); }
   };
   if (error && text === null) return <ErrorNote error={error} />;
   if (text === null) return <Spinner />;
@@ -63,9 +67,12 @@ function TextEditor({ path }: { path: string }) {
 
 export default function Details({ item, onClose }: { item: FileItem; onClose: () => void }) {
   const path = joinPath(item.path, item.name);
-  const [meta, setMeta] = useState<Record<string, any> | null>(null);
+  const [meta, setMeta] = useState<Metadata | null>(null);
   const [edit, setEdit] = useState(false);
-  useEffect(() => { setEdit(false); get(`/api/metadata/${encodePath(path)}`).then(setMeta, () => setMeta(null)); }, [path]);
+  const [rev, setRev] = useState(0);
+  const bump = () => setRev((r) => r + 1);
+  useEffect(() => { setEdit(false); }, [path]);
+  useEffect(() => { get<Metadata>(`/api/metadata/${encodePath(path)}`).then(setMeta, () => setMeta(null)); }, [path, rev]);
   const isText = iconFor(item.kind) === 'text';
   return (
     <aside class="side-panel stack" aria-label={`Details of ${item.name}`} onKeyDown={(e) => { if (e.key === 'Escape') onClose(); }}>
@@ -85,8 +92,8 @@ export default function Details({ item, onClose }: { item: FileItem; onClose: ()
         <button type="button" onClick={() => void download([refOf(item)], [item.kind])}>Download</button>
         {isText && <button type="button" onClick={() => setEdit(!edit)}>{edit ? 'Close editor' : 'Edit text'}</button>}
       </div>
-      {edit && <TextEditor path={path} />}
-      <Versions path={path} />
+      {edit && <TextEditor path={path} rev={rev} onSaved={bump} />}
+      <Versions path={path} rev={rev} onRestored={bump} />
     </aside>
   );
 }

@@ -2,7 +2,7 @@
 // toast or the operations tray, and reloads what changed.
 import { signal } from '@preact/signals';
 import { ApiError, del, encodePath, errorFrom, joinPath, patch, post, request } from '../api/client.ts';
-import type { FileItem } from '../api/types.ts';
+import type { DeleteEvent, DeleteImpact, FileItem, ItemAnswer, MoveAnswer } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
 import { askText } from '../components/Dialog.tsx';
 import { favorites } from '../state/session.ts';
@@ -22,8 +22,8 @@ export function newFolder(): void {
   askText({
     title: 'New folder', label: 'Name', value: 'New folder', confirm: 'Create',
     action: async (name) => {
-      const answer = await post<{ item?: FileItem }>('/api/files/folder', { path: parent, name });
-      toast(`Created ${answer.item?.name ?? name}`);
+      const answer = await post<ItemAnswer>('/api/files/folder', { path: parent, name });
+      toast(`Created ${answer.item.name}`);
       await reload();
     },
   });
@@ -34,8 +34,8 @@ export function newFile(): void {
   askText({
     title: 'New file', label: 'Name', value: 'New file.txt', confirm: 'Create', selectStem: true,
     action: async (name) => {
-      const answer = await post<{ item?: FileItem }>('/api/files/file', { path: parent, name });
-      toast(`Created ${answer.item?.name ?? name}`);
+      const answer = await post<ItemAnswer>('/api/files/file', { path: parent, name });
+      toast(`Created ${answer.item.name}`);
       await reload();
     },
   });
@@ -53,8 +53,6 @@ export function rename(item: FileItem): void {
   });
 }
 
-interface MoveAnswer { destination?: string; items?: { from: string; to: string; skipped?: boolean }[] }
-
 export async function transfer(mode: 'copy' | 'move', items: Ref[], destination: string): Promise<void> {
   if (!items.length) return;
   const verb = mode === 'copy' ? 'Copying' : 'Moving';
@@ -62,7 +60,7 @@ export async function transfer(mode: 'copy' | 'move', items: Ref[], destination:
   const update = startTask(`${verb} ${items.length === 1 ? items[0]!.name : `${items.length} items`}`, () => controller.abort());
   try {
     const answer = await post<MoveAnswer>(mode === 'copy' ? '/api/files/copy' : '/api/files/move', { items, destination }, { signal: controller.signal });
-    const renamed = (answer?.items ?? []).filter((r) => !r.skipped && r.to && r.to.slice(r.to.lastIndexOf('/') + 1) !== r.from.slice(r.from.lastIndexOf('/') + 1));
+    const renamed = answer.items.filter((r) => !r.skipped && r.to && r.to.slice(r.to.lastIndexOf('/') + 1) !== r.from.slice(r.from.lastIndexOf('/') + 1));
     update({ state: 'done', progress: 1, detail: renamed.length ? `${renamed.length} renamed to avoid overwriting` : undefined });
     toast(`${mode === 'copy' ? 'Copied' : 'Moved'} to ${destination || 'the top'}${renamed.length ? ` (${renamed.map((r) => r.to.slice(r.to.lastIndexOf('/') + 1)).join(', ')})` : ''}`);
   } catch (err) {
@@ -79,14 +77,8 @@ export async function paste(): Promise<void> {
   if (c.mode === 'move') clipboard.value = null;
 }
 
-export interface Impact {
-  shareCount?: number; shares?: { sourcePath?: string; label?: string | null }[];
-  favoriteCount?: number; favorites?: { path: string }[];
-  fileCount?: number; dirCount?: number; totalBytes?: number; bytes?: number;
-}
-
-export async function deleteImpact(items: FileItem[]): Promise<Impact> {
-  return post<Impact>('/api/files/delete-impact', { items: items.map((i) => ({ path: i.path, name: i.name, kind: i.kind })) });
+export async function deleteImpact(items: FileItem[]): Promise<DeleteImpact> {
+  return post<DeleteImpact>('/api/files/delete-impact', { items: items.map((i) => ({ path: i.path, name: i.name, kind: i.kind })) });
 }
 
 /** Deletes to trash through the streaming route, so long deletes show progress and can stop. */
@@ -109,12 +101,9 @@ export async function deleteItems(items: FileItem[]): Promise<void> {
           const line = buffer.slice(0, nl).trim();
           buffer = buffer.slice(nl + 1);
           if (!line) continue;
-          const ev = JSON.parse(line);
-          if (ev.type === 'progress' || ev.event === 'progress') {
-            const done = ev.done ?? ev.completed ?? ev.processed;
-            const total = ev.total ?? items.length;
-            if (typeof done === 'number' && total) update({ progress: done / total, detail: `${done} of ${total}` });
-          } else if (ev.type === 'error' || ev.event === 'error') failed = ev.message ?? ev.error?.message ?? 'Delete failed';
+          const ev = JSON.parse(line) as DeleteEvent;
+          if (ev.type === 'progress') update({ progress: ev.done / ev.total, detail: `${ev.done} of ${ev.total}` });
+          else if (ev.type === 'error') failed = failed ? `${failed}; ${ev.name}: ${ev.message}` : `${ev.name}: ${ev.message}`;
         }
       }
     }

@@ -4,7 +4,8 @@ import { FolderPicker } from '../components/FolderPicker.tsx';
 import type { FileItem } from '../api/types.ts';
 import { toastError } from '../state/toasts.ts';
 import { formatBytes } from '../util.ts';
-import { deleteImpact, deleteItems, refOf, transfer, type Impact } from './actions.ts';
+import type { DeleteImpact } from '../api/types.ts';
+import { deleteImpact, deleteItems, refOf, transfer } from './actions.ts';
 import { folderPath } from './model.ts';
 
 export function copyMoveDialog(mode: 'copy' | 'move', items: FileItem[]): void {
@@ -16,19 +17,19 @@ export function copyMoveDialog(mode: 'copy' | 'move', items: FileItem[]): void {
   ));
 }
 
-function ImpactText({ impact, count }: { impact: Impact; count: number }) {
-  const shares = impact.shareCount ?? impact.shares?.length ?? 0;
-  const favs = impact.favoriteCount ?? impact.favorites?.length ?? 0;
-  const bytes = impact.totalBytes ?? impact.bytes;
+function ImpactText({ impact, count }: { impact: DeleteImpact; count: number }) {
+  const shares = impact.shareCount;
+  const favs = impact.favoriteCount;
+  const bytes = impact.totalBytes;
   return (
     <div class="stack">
-      <p>{count === 1 ? 'This item goes' : `These ${count} items go`} to the trash{bytes ? ` (${formatBytes(bytes)}${impact.fileCount ? `, ${impact.fileCount} files` : ''})` : ''}. You can restore from the trash.</p>
+      <p>{count === 1 ? 'This item goes' : `These ${count} items go`} to the trash{impact.fileCount || impact.dirCount ? ` (${impact.truncated ? 'at least ' : ''}${formatBytes(bytes)}${impact.fileCount ? `, ${impact.fileCount} file${impact.fileCount === 1 ? '' : 's'}` : ''})` : ''}. You can restore from the trash.</p>
       {(shares > 0 || favs > 0) && (
         <div class="warning" role="alert">
           <strong>Also removed for everyone:</strong>
           <ul>
-            {shares > 0 && <li>{shares} share link{shares === 1 ? '' : 's'}{impact.shares?.length ? `: ${impact.shares.map((s) => s.label || s.sourcePath).filter(Boolean).slice(0, 5).join(', ')}` : ''}</li>}
-            {favs > 0 && <li>{favs} favourite{favs === 1 ? '' : 's'}{impact.favorites?.length ? `: ${impact.favorites.map((f) => f.path).slice(0, 5).join(', ')}` : ''}</li>}
+            {shares > 0 && <li>{shares} share link{shares === 1 ? '' : 's'}{impact.shares.length ? `: ${impact.shares.map((s) => s.label || s.sourcePath).filter(Boolean).slice(0, 5).join(', ')}` : ''}</li>}
+            {favs > 0 && <li>{favs} favourite{favs === 1 ? '' : 's'}</li>}
           </ul>
         </div>
       )}
@@ -38,7 +39,7 @@ function ImpactText({ impact, count }: { impact: Impact; count: number }) {
 
 export async function confirmDelete(items: FileItem[]): Promise<void> {
   if (!items.length) return;
-  let impact: Impact = {};
+  let impact: DeleteImpact;
   try { impact = await deleteImpact(items); } catch (err) { toastError(err, 'Could not check what the delete affects'); return; }
   const ok = await confirmDialog({
     title: items.length === 1 ? `Delete “${items[0]!.name}”?` : `Delete ${items.length} items?`,

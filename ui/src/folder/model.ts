@@ -2,7 +2,7 @@
 // One folder is open at a time, so this is module state read by the folder components.
 import { computed, signal } from '@preact/signals';
 import { ApiError, encodePath, get, joinPath, post } from '../api/client.ts';
-import type { Access, FileItem, FolderSize, Listing } from '../api/types.ts';
+import type { Access, FileItem, FolderSizeBatch, Listing } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
 import { preferences } from '../state/session.ts';
 import { collator } from '../util.ts';
@@ -93,11 +93,11 @@ async function loadFolderSizes(path: string, list: FileItem[]): Promise<void> {
   const dirs = list.filter(isDir).slice(0, 500);
   if (!dirs.length || !path) return;
   try {
-    const answer = await post<any>('/api/folder-size/batch', { paths: dirs.map((d) => joinPath(path, d.name)) });
+    const answer = await post<FolderSizeBatch>('/api/folder-size/batch', { paths: dirs.map((d) => joinPath(path, d.name)) });
     if (path !== folderPath.value) return;
-    const records: FolderSize[] = Array.isArray(answer) ? answer : answer?.items ?? answer?.results ?? answer?.sizes ?? [];
     const sizes: Record<string, number | null> = {};
-    for (const r of records) if (r && typeof r.path === 'string') sizes[r.path.slice(r.path.lastIndexOf('/') + 1)] = r.indexed === false ? null : r.sizeBytes;
+    // One record per asked path, in order.
+    answer.items.forEach((r, i) => { sizes[dirs[i]!.name] = r.indexed ? r.sizeBytes : null; });
     folderSizes.value = sizes;
   } catch (err) {
     // Folder sizes are a bonus: an index that is off or missing leaves the column empty.

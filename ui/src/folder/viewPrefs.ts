@@ -2,6 +2,7 @@
 // forgotten when the folder is deleted); a local copy lets the folder open in its own view
 // before the server has answered.
 import { encodePath, get, put } from '../api/client.ts';
+import type { FolderPrefs } from '../api/types.ts';
 import type { ViewPrefs } from './model.ts';
 
 const KEY = 'burrow.view.';
@@ -29,8 +30,8 @@ let pushToServer = async (path: string, prefs: ViewPrefs): Promise<void> => {
   await put(`/api/folder-prefs/${encodePath(path)}`, prefs).catch(() => { /* kept locally */ });
 };
 let pullFromServer = async (path: string): Promise<ViewPrefs | null> => {
-  const a = await get<ViewPrefs & { saved: boolean }>(`/api/folder-prefs/${encodePath(path)}`);
-  return a?.saved ? { view: a.view, sortBy: a.sortBy, sortDir: a.sortDir } : null;
+  const a = await get<FolderPrefs>(`/api/folder-prefs/${encodePath(path)}`);
+  return a.saved ? { view: a.view, sortBy: a.sortBy, sortDir: a.sortDir } : null;
 };
 
 export function useServerPrefs(push: typeof pushToServer, pull: typeof pullFromServer): void {

@@ -1,7 +1,7 @@
 // Search results: names first, then documents that contain the term with the matching line.
 import { useEffect, useState } from 'preact/hooks';
 import { get, joinPath } from '../api/client.ts';
-import type { SearchItem } from '../api/types.ts';
+import type { SearchAnswer, SearchItem } from '../api/types.ts';
 import { ErrorNote, Icon, Spinner } from '../components/common.tsx';
 import { revealName } from '../folder/model.ts';
 import { filesUrl, location, navigate } from '../state/router.ts';
@@ -23,7 +23,7 @@ function Highlight({ text, term }: { text: string; term: string }) {
 }
 
 function Result({ item, term }: { item: SearchItem; term: string }) {
-  const dir = item.kind === 'dir' || item.kind === 'directory';
+  const dir = item.kind === 'dir';
   const open = () => {
     if (dir) navigate(filesUrl(joinPath(item.path, item.name)));
     else { revealName.value = item.name; navigate(filesUrl(item.path)); }
@@ -44,7 +44,7 @@ function Result({ item, term }: { item: SearchItem; term: string }) {
 export default function Search() {
   const q = location.value.query.get('q') ?? '';
   const scope = location.value.query.get('path') ?? '';
-  const [answer, setAnswer] = useState<{ items: SearchItem[]; truncated?: boolean; complete?: boolean } | null>(null);
+  const [answer, setAnswer] = useState<SearchAnswer | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   useEffect(() => {
@@ -54,7 +54,7 @@ export default function Search() {
     setBusy(true);
     const params = new URLSearchParams({ q, limit: '200' });
     if (scope) params.set('path', scope);
-    get(`/api/search?${params}`).then((a) => { if (live) setAnswer(a); }, (err) => { if (live) setError(err); }).finally(() => { if (live) setBusy(false); });
+    get<SearchAnswer>(`/api/search?${params}`).then((a) => { if (live) setAnswer(a); }, (err) => { if (live) setError(err); }).finally(() => { if (live) setBusy(false); });
     return () => { live = false; };
   }, [q, scope]);
   const names = answer?.items.filter((i) => !i.matchLine && !i.matchLineNumber) ?? [];

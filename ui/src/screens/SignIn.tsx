@@ -5,6 +5,7 @@ import { ApiError, post } from '../api/client.ts';
 import type { User } from '../api/types.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { signedIn, status } from '../state/session.ts';
+import { formatDuration } from '../util.ts';
 
 function useCountdown(): [number, (s: number) => void] {
   const [left, setLeft] = useState(0);
@@ -20,7 +21,7 @@ function LockoutNote({ error, left }: { error: unknown; left: number }) {
   if (!(error instanceof ApiError) || error.status !== 429) return <ErrorNote error={error} />;
   return (
     <ErrorNote error={error}>
-      <span class="retry">{left > 0 ? `You can try again in ${left} s.` : 'You can try again now.'}</span>
+      <span class="retry" role="timer">{left > 0 ? `You can try again in ${formatDuration(left)}.` : 'You can try again now.'}</span>
     </ErrorNote>
   );
 }

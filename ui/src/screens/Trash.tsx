@@ -1,27 +1,22 @@
 // The trash: what was deleted, from where and when; restore, delete for good, empty.
 import { useEffect, useState } from 'preact/hooks';
 import { del, get, post } from '../api/client.ts';
+import type { TrashEntry, TrashRestoreAnswer } from '../api/types.ts';
 import { confirmDialog } from '../components/Dialog.tsx';
 import { ErrorNote, Icon, Spinner } from '../components/common.tsx';
 import { toast, toastError } from '../state/toasts.ts';
 import { formatBytes, formatDate, iconFor } from '../util.ts';
 
-export interface TrashEntry {
-  id: string; name: string; originalPath?: string; path?: string; deletedAt?: string; size?: number; kind?: string; isDirectory?: boolean; deletedBy?: string | null;
-}
-
-const listOf = (a: any): TrashEntry[] => (Array.isArray(a) ? a : a?.items ?? a?.entries ?? []);
 
 export default function Trash() {
   const [entries, setEntries] = useState<TrashEntry[] | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const load = () => get('/api/trash').then((a) => { setEntries(listOf(a)); setError(null); }, setError);
+  const load = () => get<{ items: TrashEntry[] }>('/api/trash').then((a) => { setEntries(a.items); setError(null); }, setError);
   useEffect(() => { void load(); }, []);
   const restore = async (e: TrashEntry) => {
     try {
-      const a = await post<any>(`/api/trash/items/${encodeURIComponent(e.id)}/restore`, {});
-      const to = a?.restoredTo ?? a?.path ?? a?.item?.name;
-      toast(`Restored ${e.name}${to ? ` to ${to}` : ''}`);
+      const a = await post<TrashRestoreAnswer>(`/api/trash/items/${encodeURIComponent(e.id)}/restore`, {});
+      toast(`Restored ${e.name} to ${a.path}`);
       void load();
     } catch (err) { toastError(err, 'Restore failed'); }
   };
@@ -49,10 +44,10 @@ export default function Trash() {
             <tbody>
               {entries.map((e) => (
                 <tr key={e.id}>
-                  <td><span class="card-title"><Icon name={e.isDirectory || e.kind === 'directory' ? 'folder' : iconFor(e.kind ?? '')} size={18} /><span dir="auto">{e.name}</span></span></td>
-                  <td dir="auto">{e.originalPath ?? e.path ?? ''}</td>
+                  <td><span class="card-title"><Icon name={e.isDirectory ? 'folder' : iconFor(e.kind)} size={18} /><span dir="auto">{e.name}</span></span></td>
+                  <td dir="auto">{e.path}</td>
                   <td>{formatDate(e.deletedAt)}</td>
-                  <td>{formatBytes(e.size)}</td>
+                  <td>{e.isDirectory ? '' : formatBytes(e.size)}</td>
                   <td class="actions"><button type="button" class="small" onClick={() => void restore(e)}>Restore</button><button type="button" class="small danger" onClick={() => void purge(e)}>Delete</button></td>
                 </tr>
               ))}

@@ -62,7 +62,7 @@ export function Tokens() {
   const [tokens, setTokens] = useState<ApiToken[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [secret, setSecret] = useState<string | null>(null);
-  const load = () => get<{ tokens: ApiToken[] }>('/api/auth/tokens').then((a) => { setTokens(a.tokens ?? []); setError(null); }, setError);
+  const load = () => get<{ tokens: ApiToken[] }>('/api/auth/tokens').then((a) => { setTokens(a.tokens); setError(null); }, setError);
   useEffect(() => { void load(); }, []);
   const rename = (t: ApiToken) => askText({ title: 'Rename token', label: 'Name', value: t.name, confirm: 'Rename', action: async (name) => { await patch(`/api/auth/tokens/${encodeURIComponent(t.id)}`, { name }); void load(); } });
   const revoke = async (t: ApiToken) => {
@@ -70,10 +70,8 @@ export function Tokens() {
     try { await del(`/api/auth/tokens/${encodeURIComponent(t.id)}`); toast('Token revoked'); void load(); } catch (err) { toastError(err); }
   };
   const lastUse = (t: ApiToken) => {
-    const at = (t.lastUsedAt ?? t.lastUsed) as string | undefined;
-    if (!at) return 'never';
-    const from = (t.lastUsedIp ?? t.lastUsedFrom ?? t.lastUsedAddress) as string | undefined;
-    return `${formatDate(at)}${from ? ` from ${from}` : ''}`;
+    if (!t.lastUsedAt) return 'never';
+    return `${formatDate(t.lastUsedAt)}${t.lastUsedIp ? ` from ${t.lastUsedIp}` : ''}`;
   };
   return (
     <div class="stack">
@@ -87,7 +85,7 @@ export function Tokens() {
             <thead><tr><th>Name</th><th>Scope</th><th>Issued</th><th>Last used</th><th>Expires</th><th /></tr></thead>
             <tbody>{tokens.map((t) => (
               <tr key={t.id}>
-                <td dir="auto">{t.name}</td><td>{t.scope}</td><td>{formatDate(t.createdAt as string)}</td><td>{lastUse(t)}</td>
+                <td dir="auto">{t.name}</td><td>{t.scope}</td><td>{formatDate(t.createdAt)}</td><td>{lastUse(t)}</td>
                 <td>{t.expiresAt ? formatDate(t.expiresAt) : 'never'}</td>
                 <td class="actions"><button type="button" class="small" onClick={() => rename(t)}>Rename</button><button type="button" class="small danger" onClick={() => void revoke(t)}>Revoke</button></td>
               </tr>

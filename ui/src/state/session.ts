@@ -1,11 +1,11 @@
 // Who is signed in, what the instance offers, and the caller's preferences.
 import { computed, signal } from '@preact/signals';
 import { get, patch, post, sessionExpired } from '../api/client.ts';
-import type { AuthStatus, Favorite, User, Volume } from '../api/types.ts';
+import type { AuthStatus, Favorite, Features, Settings, User, Volume } from '../api/types.ts';
 
 export const status = signal<AuthStatus | null>(null);
 export const bootError = signal<unknown>(null);
-export const features = signal<Record<string, any>>({});
+export const features = signal<Features>({});
 export const user = signal<User | null>(null);
 export const isAdmin = computed(() => Boolean(user.value?.roles?.includes('admin')));
 export const volumes = signal<Volume[]>([]);
@@ -15,17 +15,14 @@ export type Theme = 'system' | 'light' | 'dark';
 export interface Preferences { showHiddenFiles: boolean; showThumbnails: boolean; theme: Theme; [key: string]: unknown }
 export const preferences = signal<Preferences>({ showHiddenFiles: false, showThumbnails: true, theme: 'system' });
 
-export const chunkedUploads = computed(() => {
-  const u = features.value.uploads;
-  return Boolean(u?.chunked?.enabled ?? u?.chunkedEnabled ?? u?.tus?.enabled ?? u?.chunked);
-});
+export const chunkedUploads = computed(() => features.value.uploads?.chunked === true);
 
 export async function loadStatus(): Promise<void> {
   bootError.value = null;
   try {
     const [s, f] = await Promise.all([
       get<AuthStatus>('/api/auth/status'),
-      get<Record<string, any>>('/api/features').catch(() => ({})),
+      get<Features>('/api/features').catch((): Features => ({})),
     ]);
     features.value = f;
     status.value = s;
@@ -39,7 +36,7 @@ export async function loadWorkspace(): Promise<void> {
   const [v, fav, settings] = await Promise.all([
     get<Volume[]>('/api/volumes').catch(() => [] as Volume[]),
     get<Favorite[]>('/api/favorites').catch(() => [] as Favorite[]),
-    get<{ user?: Partial<Preferences> }>('/api/settings').catch(() => ({} as { user?: Partial<Preferences> })),
+    get<Settings>('/api/settings').catch((): Settings => ({})),
   ]);
   volumes.value = Array.isArray(v) ? v : [];
   favorites.value = Array.isArray(fav) ? [...fav].sort((a, b) => a.position - b.position) : [];

@@ -2,6 +2,7 @@
 // one multipart request per file otherwise. Three files travel at once.
 import * as tus from 'tus-js-client';
 import { errorFrom, sessionExpired, joinPath } from '../api/client.ts';
+import type { FileItem } from '../api/types.ts';
 import { toast } from '../state/toasts.ts';
 import { uploads, uploadSpeed, updateUpload, type UploadEntry } from '../state/uploads.ts';
 
@@ -108,9 +109,9 @@ function startMultipart(job: Job): void {
     if (xhr.status >= 200 && xhr.status < 300) {
       let stored: string | undefined;
       try {
-        const body = JSON.parse(xhr.responseText);
-        const item = Array.isArray(body) ? body[0] : body?.items?.[0] ?? body?.item;
-        stored = item?.name;
+        // The answer is an array of FileItem with the stored names.
+        const body = JSON.parse(xhr.responseText) as FileItem[];
+        stored = body[0]?.name;
       } catch { /* keep the asked name */ }
       const asked = entry.relativePath.split('/').pop();
       finish(job, { state: 'done', sent: entry.size, storedAs: stored && stored !== asked ? stored : undefined });
