@@ -125,6 +125,23 @@ export class Database {
     }
   }
 
+  /**
+   * Attaches another database file to the one connection as `schema` (a rebuildable index
+   * with its own durability settings). Statements name its tables unqualified or `schema.table`.
+   */
+  attach(file: string, schema: string): void {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    this.db.run(`ATTACH DATABASE ? AS ${schema}`, [file]);
+  }
+
+  /** Detaches a schema attached with attach() (its cached statements are dropped first). */
+  detach(schema: string): void {
+    for (const stmt of this.statements.values()) if (!stmt.isFinalized) stmt.finalize();
+    this.statements.clear();
+    this.db.exec(`DETACH DATABASE ${schema}`);
+  }
+
   /** Registers a scalar SQL function (e.g. for byte-exact prefix tests). */
   fn(name: string, impl: (...args: any[]) => unknown, deterministic = true): void {
     this.db.function(name, impl, { deterministic });

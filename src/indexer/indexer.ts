@@ -11,17 +11,19 @@ import { readMounts, mountOf, isNetworkFs, type Mount } from './mounts.ts';
 import type { DocRecord, EntryRecord, WalkJob, WalkSummary, WorkerOptions } from './protocol.ts';
 import { IndexStore, type RootRow } from './store.ts';
 import { WalkerClient } from './worker-client.ts';
+import { closeIndexFile, openIndexFile } from './index-db.ts';
 
-/** Bump when the rows' meaning changes: the next start rebuilds every index once. */
-export const INDEX_FORMAT = 1;
+export { INDEX_FORMAT } from './index-db.ts';
 
-/** Longest a single write slice holds the event loop (plus its commit). */
-const WRITE_SLICE_MS = 12;
+/** Longest a single write slice holds the event loop (plus its commit; synchronous=OFF keeps that short). */
+const WRITE_SLICE_MS = 6;
 
 export interface IndexerOptions {
   config: Config;
   db: Database;
   log: Logger;
+  /** The index file (CACHE_DIR/index.db by default). */
+  file?: string;
   /** Tests: a module giving the worker its file-system layer. */
   worker?: Pick<WorkerOptions, 'fsModule' | 'fsOptions'>;
 }
@@ -35,6 +37,11 @@ export class Indexer {
   readonly store: IndexStore;
   readonly log: Logger;
   readonly client: WalkerClient;
+  readonly db: Database;
+  readonly file: string;
+  /** Called when a root becomes 'ready' (maintenance applies the changes it held back). */
+  onReady: (root: RootRow) => void = () => {};
+  private readonly customFs: boolean;
   /** Walks or keeps anything at all (folder sizes or the search catalogue). */
   readonly enabled: boolean;
   stopped = false;
@@ -46,7 +53,10 @@ export class Indexer {
 
   constructor(options: IndexerOptions) {
     this.config = options.config;
-    this.store = new IndexStore(options.db);
+    this.db = options.db;
+    this.file = options.file ?? path.join(options.config.storage.cacheDir, 'index.db');
+    this.store = new IndexStore(options.db, options.config.search.indexEnabled);
+    this.customFs = Boolean(options.worker?.fsModule);
     this.log = options.log;
     this.enabled = options.config.folderSize.mode !== 'off' || options.config.search.indexEnabled;
     this.client = new WalkerClient({ ioTimeoutMs: options.config.folderSize.ioTimeoutMs, maxStalledIo: options.config.folderSize.maxStalledIo, ...options.worker }, options.log);
@@ -56,17 +66,9 @@ export class Indexer {
     };
   }
 
-  /** Format check, FOLDER_SIZE_REBUILD, and the roots known from earlier runs (no walking yet). */
+  /** Attaches the index file (format check, damage check, FOLDER_SIZE_REBUILD) and reads the known roots; no walking yet. */
   open(): void {
-    const stored = this.store.meta('format');
-    const rebuild = this.config.folderSize.rebuild;
-    if (stored !== String(INDEX_FORMAT) || rebuild) {
-      if (stored !== undefined || rebuild) {
-        this.log.info('rebuilding the folder-size and search indexes', { reason: rebuild ? 'FOLDER_SIZE_REBUILD' : 'index format changed', from: stored ?? null, to: INDEX_FORMAT });
-      }
-      this.store.clear();
-      this.store.setMeta('format', String(INDEX_FORMAT));
-    }
+    openIndexFile(this.db, this.file, this.log, this.config.folderSize.rebuild);
     this.refreshRoots();
   }
 
@@ -91,6 +93,12 @@ export class Indexer {
     return c && c.root.state === 'ready' ? c : null;
   }
 
+  /** The covering root once its folder sizes are known (the catalogue may still be filling). */
+  sizedCover(realPath: string): Coverage | null {
+    const c = this.cover(realPath);
+    return c && c.root.state !== 'pending' ? c : null;
+  }
+
   /** First sight of a root (a volume, a personal folder, an assigned folder): walk it once. */
   ensureRoot(realRoot: string): void {
     if (!this.enabled || this.stopped || this.cover(realRoot)) return;
@@ -110,24 +118,45 @@ export class Indexer {
     return mount && isNetworkFs(mount.fsType) ? this.config.folderSize.networkConcurrency : this.config.folderSize.concurrency;
   }
 
-  /** Runs a walk job and writes its batches; resolves once every row is written. */
-  async runWalk(root: RootRow, job: Omit<WalkJob, 'id' | 'root' | 'excludes' | 'content'>): Promise<WalkSummary> {
+  /** Plain synchronous calls for local disks; the guarded thread-pool walk for network mounts and test layers. */
+  syncFor(rootPath: string): boolean {
+    if (this.customFs) return false;
+    this.mounts ??= readMounts();
+    const mount = mountOf(rootPath, this.mounts);
+    return !(mount && isNetworkFs(mount.fsType));
+  }
+
+  /**
+   * Runs a walk job and writes its batches in time-bounded slices with a turn of the event loop
+   * between them; each written batch is acknowledged, and the worker never has more than a few
+   * unwritten batches out (memory stays flat whatever the tree). Resolves once every row is written.
+   */
+  async runWalk(root: RootRow, job: Omit<WalkJob, 'id' | 'root' | 'excludes' | 'content' | 'emit' | 'sync'> & { emit?: WalkJob['emit'] }): Promise<WalkSummary> {
     const pending: { entries: EntryRecord[]; docs: DocRecord[] }[] = [];
     let draining: Promise<void> | undefined;
+    let id = 0;
     const drain = async () => {
       while (pending.length && !this.stopped) {
         const batch = pending[0]!;
         this.store.writeFor(root.id, batch.entries, batch.docs, Date.now(), WRITE_SLICE_MS);
-        if (!batch.entries.length && !batch.docs.length) pending.shift();
+        if (!batch.entries.length && !batch.docs.length) {
+          pending.shift();
+          this.client.ack(id);
+        }
         // Yield between slices: the event loop answers requests while a large walk lands.
         await new Promise((r) => setImmediate(r));
       }
       draining = undefined;
     };
-    const run = this.client.walk({ ...job, root: root.path, excludes: this.excludes(), content: this.config.search.indexEnabled }, (entries, docs) => {
+    const emit = job.emit ?? 'all';
+    const run = this.client.walk({
+      ...job, emit, root: root.path, excludes: this.excludes(), sync: this.syncFor(root.path),
+      content: emit === 'all' && this.config.search.indexEnabled,
+    }, (entries, docs) => {
       pending.push({ entries, docs });
       draining ??= drain();
     });
+    id = run.id;
     const summary = await run.done;
     while (draining) await draining;
     return summary;
@@ -147,21 +176,31 @@ export class Indexer {
         const root = this.baselineQueue.shift()!;
         await this.baseline(root);
       }
+      // Catalogues after every root's sizes: sizes everywhere first.
+      for (const root of this.store.roots()) {
+        if (this.stopped || this.baselineQueue.length) break;
+        if (root.state === 'sized') await this.catalogue(root);
+      }
     } finally {
       this.baselineRunning = false;
     }
+    if (this.baselineQueue.length && !this.stopped) void this.runBaselines();
   }
 
+  /**
+   * Phase one: folder sizes. The walk sends folder records only (a few thousand rows for a
+   * hundred thousand files), so the sizes are there about as fast as the disk can be read.
+   */
   private async baseline(root: RootRow): Promise<void> {
     try {
       while (!this.stopped && !this.store.deleteChunk(root.id, '')) await new Promise((r) => setImmediate(r));
-      const summary = await this.runWalk(root, { rel: '', concurrency: this.concurrencyFor(root.path), batch: 0, pauseMs: 0 });
+      const summary = await this.runWalk(root, { rel: '', concurrency: this.concurrencyFor(root.path), batch: 0, pauseMs: 0, emit: 'dirs' });
       if (this.stopped) return;
       if (summary.missing) {
         this.log.warn('an indexed folder is missing; it is walked again when it comes back', { root: root.path });
         return;
       }
-      this.store.setRootState(root.id, 'ready', Date.now());
+      this.store.setRootState(root.id, 'sized', Date.now());
       this.refreshRoots();
       this.log.info('index baseline walk finished', { root: root.path, files: summary.files, folders: summary.dirs, ms: summary.ms, complete: summary.complete });
     } catch (err) {
@@ -169,10 +208,32 @@ export class Indexer {
     }
   }
 
+  /**
+   * Phase two: the catalogue of every name (and document text), walked again right after the
+   * first pass (its folders are still in the kernel's cache) and written in bulk with the name
+   * index; the folder rows are refreshed on the way. Its pace is the main thread's: the worker
+   * waits for each batch to be written, and writes go in short slices between requests.
+   * Search answers from the index once this is done.
+   */
+  private async catalogue(root: RootRow): Promise<void> {
+    try {
+      const summary = await this.runWalk(root, { rel: '', concurrency: this.concurrencyFor(root.path), batch: 0, pauseMs: 0, emit: 'all' });
+      if (this.stopped || summary.missing) return;
+      this.store.setRootState(root.id, 'ready', null);
+      this.refreshRoots();
+      this.log.info('index catalogue finished', { root: root.path, files: summary.files, folders: summary.dirs, ms: summary.ms });
+      this.onReady(this.rootsByLength.find((r) => r.id === root.id) ?? root);
+    } catch (err) {
+      if (!this.stopped) this.log.warn('index catalogue walk failed', { root: root.path, err });
+    }
+  }
+
   /** Starts the walks the index still owes: pending roots, and the volumes of VOLUME_ROOT. */
   async discover(): Promise<void> {
     if (!this.enabled) return;
     for (const root of this.store.roots()) if (root.state === 'pending') this.queueBaseline(root);
+    // A catalogue cut short by a stop is walked again (queued behind the baselines).
+    if (this.store.roots().some((r) => r.state === 'sized')) void this.runBaselines();
     const parents = [this.config.storage.volumeRoot, ...(this.config.storage.userDirEnabled ? [this.config.storage.userRoot] : [])];
     for (const parent of parents) {
       let names: fs.Dirent[] = [];
@@ -194,7 +255,7 @@ export class Indexer {
   figures(realPath: string): FolderFigures {
     const none: FolderFigures = { indexed: false, sizeBytes: null, entryCount: 0, lastUpdated: null, complete: false };
     if (this.config.folderSize.mode === 'off') return none;
-    const c = this.readyCover(realPath);
+    const c = this.sizedCover(realPath);
     if (!c) return none;
     const row = this.store.entry(c.root.id, c.rel);
     if (!row || !row.is_dir) return none;
@@ -220,5 +281,6 @@ export class Indexer {
     this.stopped = true;
     this.baselineQueue = [];
     await this.client.close();
+    closeIndexFile(this.db);
   }
 }

@@ -18,6 +18,8 @@ const VIEW_INTERVAL_MS = 2000;
 export class Maintenance {
   private readonly ix: Indexer;
   private queue: Change[] = [];
+  /** Changes under a root whose baseline or catalogue is still running: applied once it is ready. */
+  private held: Change[] = [];
   private viewed = new Map<string, number>();
   private viewQueue = new Set<string>();
   private flushTimer: NodeJS.Timeout | undefined;
@@ -28,6 +30,25 @@ export class Maintenance {
   constructor(ix: Indexer) {
     this.ix = ix;
     this.interval = ix.config.folderSize.reconcileMs || ix.config.folderSize.reconcileMinMs;
+    // Applying a held change after the walk is safe: a refresh replaces rows with what is on
+    // disk now and adds only the difference, so a change the walk already saw adds nothing.
+    ix.onReady = () => {
+      if (!this.held.length) return;
+      this.queue.push(...this.held);
+      this.held = [];
+      this.schedule();
+    };
+  }
+
+  /** True when the change touches a root still being walked (it is held back). */
+  private hold(c: Change): boolean {
+    const paths = c.type === 'moved' ? [c.from, c.to] : [c.path];
+    const walking = paths.some((p) => {
+      const cover = this.ix.cover(path.resolve(p));
+      return cover !== null && cover.root.state !== 'ready';
+    });
+    if (walking && this.held.length < 100_000) this.held.push(c);
+    return walking;
   }
 
   start(changes: ChangeSink): void {
@@ -66,6 +87,7 @@ export class Maintenance {
     const viewed = [...this.viewQueue];
     this.viewQueue.clear();
     for (const c of changes) {
+      if (this.hold(c)) continue;
       try {
         await this.ix.serial(() => this.apply(c));
       } catch (err) {

@@ -39,6 +39,14 @@ export interface WalkJob {
   excludes: string[];
   /** Extract document text for the content index. */
   content: boolean;
+  /** 'dirs': folder records only (the folder-size baseline); 'all': files too (the catalogue). */
+  emit: 'dirs' | 'all';
+  /**
+   * Plain synchronous calls in the worker (local disks): several times faster than the
+   * thread-pool calls and they leave the pool to the requests; no per-call timeout, so network
+   * mounts and test layers keep the guarded asynchronous walk.
+   */
+  sync: boolean;
 }
 
 export interface ListJob { id: number; root: string; rel: string; excludes: string[] }
@@ -66,7 +74,9 @@ export interface Listing {
 export type ToWorker =
   | { type: 'walk'; job: WalkJob }
   | { type: 'list'; job: ListJob }
-  | { type: 'cancel'; id: number };
+  | { type: 'cancel'; id: number }
+  /** The main thread wrote one 'out' batch of the job: the worker may send another. */
+  | { type: 'ack'; id: number };
 
 export type FromWorker =
   | { type: 'out'; id: number; entries: EntryRecord[]; docs: DocRecord[] }

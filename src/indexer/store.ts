@@ -4,18 +4,23 @@
 import type { Database } from '../db/database.ts';
 import { joinRel, splitRel, type DocRecord, type EntryRecord } from './protocol.ts';
 
-export interface RootRow { id: number; path: string; state: 'pending' | 'ready'; walked_at: number | null }
+/** 'pending': baseline due; 'sized': folder sizes known, the catalogue of names still filling; 'ready'. */
+export interface RootRow { id: number; path: string; state: 'pending' | 'sized' | 'ready'; walked_at: number | null }
 export interface EntryRow {
   id: number; root_id: number; dir: string; name: string; is_dir: number; size: number; mtime: number;
   entries: number | null; total_size: number | null; total_entries: number | null; complete: number | null; checked_at: number | null; updated_at: number | null;
 }
 
 const COLUMNS = 'id, root_id, dir, name, is_dir, size, mtime, entries, total_size, total_entries, complete, checked_at, updated_at';
-const UPSERT = `INSERT INTO idx_entries (root_id, dir, name, key, is_dir, size, mtime, entries, total_size, total_entries, complete, checked_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+/** Multi-row upserts: one call into the database per up to 64 rows instead of one per row. */
+const CHUNKS = [64, 16, 4, 1];
+const upsertSql = (rows: number) => `INSERT INTO idx_entries (root_id, dir, name, key, is_dir, size, mtime, entries, total_size, total_entries, complete, checked_at, updated_at)
+  VALUES ${Array.from({ length: rows }, () => ROW).join(', ')}
   ON CONFLICT (root_id, dir, name) DO UPDATE SET is_dir = excluded.is_dir, size = excluded.size, mtime = excluded.mtime,
     entries = excluded.entries, total_size = excluded.total_size, total_entries = excluded.total_entries,
     complete = excluded.complete, checked_at = excluded.checked_at, updated_at = excluded.updated_at`;
+const UPSERTS = new Map(CHUNKS.map((n) => [n, upsertSql(n)]));
 
 /** Lower-cased, NFC: the form names are compared in. */
 export function nameKey(name: string): string {
@@ -44,8 +49,11 @@ export function difference(after: Delta, before: Delta): Delta {
 
 export class IndexStore {
   readonly db: Database;
-  constructor(db: Database) {
+  /** Keep the trigram name index (search indexing on). */
+  readonly names: boolean;
+  constructor(db: Database, names = true) {
     this.db = db;
+    this.names = names;
   }
 
   meta(key: string): string | undefined {
@@ -54,13 +62,6 @@ export class IndexStore {
 
   setMeta(key: string, value: string): void {
     this.db.run('INSERT INTO idx_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
-  }
-
-  /** Forgets every indexed root and row (format change, FOLDER_SIZE_REBUILD). */
-  clear(): void {
-    this.db.transaction(() => {
-      this.db.exec("DELETE FROM idx_entries; DELETE FROM idx_roots; INSERT INTO idx_names(idx_names) VALUES ('delete-all'); DELETE FROM idx_docs;");
-    });
   }
 
   roots(): RootRow[] {
@@ -76,36 +77,53 @@ export class IndexStore {
     this.db.run('UPDATE idx_roots SET state = ?, walked_at = coalesce(?, walked_at) WHERE id = ?', [state, walkedAt, id]);
   }
 
-  /** Writes one batch from the walker: rows first, then the documents that belong to them. */
+  /** Writes one batch from the walker (tests, small batches): everything, in one go. */
   write(rootId: number, entries: EntryRecord[], docs: DocRecord[], now: number): void {
     while (entries.length || docs.length) this.writeFor(rootId, entries, docs, now, Number.POSITIVE_INFINITY);
   }
 
   /**
    * Writes rows (then documents) from the front of the arrays, removing what it wrote, for at
-   * most `budgetMs` in one transaction: each slice blocks the event loop only that long.
+   * most `budgetMs` in one transaction: each slice blocks the event loop only that long. New
+   * rows enter the name index in the same transaction, in bulk (no per-row trigger).
    */
   writeFor(rootId: number, entries: EntryRecord[], docs: DocRecord[], now: number, budgetMs: number): void {
     const until = performance.now() + budgetMs;
     this.db.transaction(() => {
-      let n = 0;
-      while (entries.length) {
-        const e = entries.shift()!;
-        this.db.run(UPSERT, [rootId, e.dir, e.name, nameKey(e.name), e.isDir ? 1 : 0, e.size, e.mtime,
-          e.isDir ? e.entries ?? 0 : null, e.isDir ? e.totalSize ?? 0 : null, e.isDir ? e.totalEntries ?? 0 : null,
-          e.isDir ? (e.complete === false ? 0 : 1) : null, e.isDir ? now : null, e.isDir ? now : null]);
-        if ((++n & 15) === 0 && performance.now() > until) return;
+      const before = this.names ? this.maxId() : 0;
+      while (entries.length && performance.now() <= until) {
+        const n = CHUNKS.find((c) => c <= entries.length)!;
+        const params: (string | number | null)[] = [];
+        for (const e of entries.splice(0, n)) {
+          params.push(rootId, e.dir, e.name, nameKey(e.name), e.isDir ? 1 : 0, e.size, e.mtime,
+            e.isDir ? e.entries ?? 0 : null, e.isDir ? e.totalSize ?? 0 : null, e.isDir ? e.totalEntries ?? 0 : null,
+            e.isDir ? (e.complete === false ? 0 : 1) : null, e.isDir ? now : null, e.isDir ? now : null);
+        }
+        this.db.run(UPSERTS.get(n)!, params);
       }
-      while (docs.length) {
+      if (this.names) this.db.run("INSERT INTO idx_names (rowid, name) SELECT id, name FROM idx_entries WHERE id > ? AND name <> ''", [before]);
+      while (docs.length && performance.now() <= until) {
         const d = docs.shift()!;
         const id = this.db.get<{ id: number }>('SELECT id FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ?', [rootId, d.dir, d.name])?.id;
         if (id !== undefined) {
           this.db.run('DELETE FROM idx_docs WHERE rowid = ?', [id]);
           this.db.run('INSERT INTO idx_docs (rowid, body) VALUES (?, ?)', [id, d.text]);
         }
-        if (performance.now() > until) return;
       }
     });
+  }
+
+  private maxId(): number {
+    return this.db.get<{ m: number | null }>('SELECT max(id) AS m FROM idx_entries')?.m ?? 0;
+  }
+
+  /** Removes rows by id, with their names and document text. */
+  private removeIds(ids: number[]): void {
+    if (!ids.length) return;
+    const list = JSON.stringify(ids);
+    if (this.names) this.db.run('DELETE FROM idx_names WHERE rowid IN (SELECT value FROM json_each(?))', [list]);
+    this.db.run('DELETE FROM idx_docs WHERE rowid IN (SELECT value FROM json_each(?))', [list]);
+    this.db.run('DELETE FROM idx_entries WHERE id IN (SELECT value FROM json_each(?))', [list]);
   }
 
   entry(rootId: number, rel: string): EntryRow | undefined {
@@ -121,10 +139,16 @@ export class IndexStore {
   deleteChunk(rootId: number, rel: string, chunk = 2000): boolean {
     const b = below(rel);
     const [dir, name] = splitRel(rel);
-    const removed = this.db.transaction(() => this.db.run(
-      `DELETE FROM idx_entries WHERE id IN (SELECT id FROM idx_entries WHERE root_id = ? AND ${b.sql} LIMIT ?)`, [rootId, ...b.params, chunk]).changes);
+    const removed = this.db.transaction(() => {
+      const ids = this.db.all<{ id: number }>(`SELECT id FROM idx_entries WHERE root_id = ? AND ${b.sql} LIMIT ?`, [rootId, ...b.params, chunk]).map((r) => r.id);
+      this.removeIds(ids);
+      return ids.length;
+    });
     if (removed >= chunk) return false;
-    if (rel !== '') this.db.run('DELETE FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ?', [rootId, dir, name]);
+    if (rel !== '') {
+      const self = this.db.get<{ id: number }>('SELECT id FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ?', [rootId, dir, name]);
+      if (self) this.db.transaction(() => this.removeIds([self.id]));
+    }
     return true;
   }
 

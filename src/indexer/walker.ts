@@ -11,6 +11,10 @@ import { isWithin, joinRel, splitRel, type DocRecord, type EntryRecord, type Lis
 export interface WalkSink {
   entry(record: EntryRecord): void;
   doc(record: DocRecord): void;
+  /** Flow control: true while the main thread has not written enough of what was sent. */
+  full?(): boolean;
+  /** Resolves once full() is false again. */
+  room?(): Promise<void>;
 }
 
 export type Extractor = (file: string, name: string, size: number) => Promise<string | null>;
@@ -31,7 +35,7 @@ interface OpenDir {
 const STAT_WINDOW = 16;
 const EXTRACT_CONCURRENCY = 2;
 
-function abs(root: string, rel: string): string {
+export function abs(root: string, rel: string): string {
   return rel === '' ? root : path.join(root, ...rel.split('/'));
 }
 
@@ -72,6 +76,7 @@ export async function walk(job: WalkJob, fs: FsLayer, guard: IoGuard, sink: Walk
   };
   const fileFound = (dir: string, name: string, st: EntryStat, file: string) => {
     summary.files++;
+    if (job.emit === 'dirs') return;
     sink.entry({ dir, name, isDir: false, size: st.size, mtime: st.mtimeMs });
     if (job.content && extract) {
       extractQueue.push({ file, dir, name, size: st.size });
@@ -168,6 +173,11 @@ export async function walk(job: WalkJob, fs: FsLayer, guard: IoGuard, sink: Walk
     if (waiting) return;
     while (active < job.concurrency && stack.length) {
       if (cancelled()) { stack.length = 0; break; }
+      if (sink.full?.()) {
+        waiting = true;
+        void sink.room!().then(() => { waiting = false; pump(); });
+        return;
+      }
       if (guard.paused) {
         waiting = true;
         void guard.clear().then(() => { waiting = false; pump(); });

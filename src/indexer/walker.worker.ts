@@ -6,10 +6,14 @@ import { nodeFs, type FsLayer, type FsLayerFactory } from './fs-layer.ts';
 import { IoGuard } from './io-guard.ts';
 import { extractText } from './extract.ts';
 import { listFolder, walk } from './walker.ts';
+import { walkSync } from './walker-sync.ts';
 import type { DocRecord, EntryRecord, FromWorker, ToWorker, WorkerOptions } from './protocol.ts';
 
-const FLUSH_ENTRIES = 2000;
+/** Small batches: each is cloned into the main thread's heap while requests wait. */
+const FLUSH_ENTRIES = 500;
 const FLUSH_MS = 100;
+/** Batches sent and not yet written by the main thread: past this, the walk waits (memory stays flat). */
+const CREDITS = 4;
 
 async function main(): Promise<void> {
   const port = parentPort!;
@@ -22,6 +26,8 @@ async function main(): Promise<void> {
   const send = (m: FromWorker) => port.postMessage(m);
   const guard = new IoGuard(options.ioTimeoutMs, options.maxStalledIo, (stalled, paused) => send({ type: 'io', stalled, paused }));
   const cancelled = new Set<number>();
+  /** Per job: batches in flight, and who waits for room. */
+  const inFlight = new Map<number, { sent: number; waiters: (() => void)[] }>();
   const withTimeout = <T>(p: Promise<T>): Promise<T | null> => {
     if (options.ioTimeoutMs <= 0) return p;
     return Promise.race([p, new Promise<null>((r) => setTimeout(() => r(null), options.ioTimeoutMs).unref())]);
@@ -30,6 +36,15 @@ async function main(): Promise<void> {
   port.on('message', (message: ToWorker) => {
     if (message.type === 'cancel') {
       cancelled.add(message.id);
+      const flow = inFlight.get(message.id);
+      if (flow) { flow.sent = 0; for (const w of flow.waiters.splice(0)) w(); }
+      return;
+    }
+    if (message.type === 'ack') {
+      const flow = inFlight.get(message.id);
+      if (!flow) return;
+      flow.sent = Math.max(0, flow.sent - 1);
+      if (flow.sent < CREDITS) for (const w of flow.waiters.splice(0)) w();
       return;
     }
     if (message.type === 'list') {
@@ -40,6 +55,8 @@ async function main(): Promise<void> {
       return;
     }
     const job = message.job;
+    const flow = { sent: 0, waiters: [] as (() => void)[] };
+    inFlight.set(job.id, flow);
     let entries: EntryRecord[] = [];
     let docs: DocRecord[] = [];
     let timer: NodeJS.Timeout | undefined;
@@ -47,6 +64,7 @@ async function main(): Promise<void> {
       if (timer) { clearTimeout(timer); timer = undefined; }
       if (!entries.length && !docs.length) return;
       send({ type: 'out', id: job.id, entries, docs });
+      flow.sent++;
       entries = [];
       docs = [];
     };
@@ -55,10 +73,15 @@ async function main(): Promise<void> {
       entry(r: EntryRecord) { entries.push(r); if (entries.length >= FLUSH_ENTRIES) flush(); else later(); },
       // A document is sent after its entry: the entry batch goes first.
       doc(d: DocRecord) { docs.push(d); if (docs.length >= 50) flush(); else later(); },
+      full: () => flow.sent >= CREDITS && !cancelled.has(job.id),
+      room: () => new Promise<void>((r) => flow.waiters.push(r)),
     };
-    walk(job, fs, guard, sink, job.content ? (file, name, size) => withTimeout(extractText(file, name, size)) : null, () => cancelled.has(job.id))
-      .then((summary) => { flush(); cancelled.delete(job.id); send({ type: 'done', id: job.id, summary }); })
-      .catch((err: Error) => { flush(); cancelled.delete(job.id); send({ type: 'failed', id: job.id, message: err.message }); });
+    const extract = job.content ? (file: string, name: string, size: number) => withTimeout(extractText(file, name, size)) : null;
+    const isCancelled = () => cancelled.has(job.id);
+    const end = () => { flush(); cancelled.delete(job.id); inFlight.delete(job.id); };
+    (job.sync && !options.fsModule ? walkSync(job, sink, extract, isCancelled) : walk(job, fs, guard, sink, extract, isCancelled))
+      .then((summary) => { end(); send({ type: 'done', id: job.id, summary }); })
+      .catch((err: Error) => { end(); send({ type: 'failed', id: job.id, message: err.message }); });
   });
 }
 
