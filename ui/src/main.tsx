@@ -8,4 +8,8 @@ try {
   if (t === 'light' || t === 'dark') document.documentElement.dataset.theme = t;
 } catch { /* private mode */ }
 
-render(<App />, document.getElementById('app')!);
+// The static "Burrow" placeholder of index.html goes: render() does not replace what it finds,
+// and a leftover below the shell made the whole page scroll.
+const root = document.getElementById('app')!;
+root.replaceChildren();
+render(<App />, root);
