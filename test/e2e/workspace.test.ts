@@ -421,7 +421,9 @@ test('phone width: new screens fit 360 px', async () => {
     }
     await p.page.goto(`${server.url}/files/Files`);
     await p.page.locator('.entry[data-name="notes.txt"]').dblclick();
-    await p.page.getByRole('complementary', { name: 'Details of notes.txt' }).getByRole('region', { name: 'Versions' }).locator('li').first().waitFor();
+    const kept = p.page.getByRole('complementary', { name: 'Details of notes.txt' }).getByRole('region', { name: 'Versions' }).locator('li');
+    await kept.first().waitFor();
+    assert.is(await kept.count(), (await api('GET', '/api/versions?path=Files/notes.txt') as { items: unknown[] }).items.length, 'every kept version listed');
     await shot(p.page, 'versions-phone');
     assert.equal(p.problems, []);
   } finally {

@@ -65,8 +65,8 @@ export function Activity() {
           <thead><tr><th>When</th><th>Action</th><th>Outcome</th><th>User</th><th>Address</th><th>Detail</th></tr></thead>
           <tbody>{rows.map((r) => (
             <tr key={r.id}>
-              <td class="small">{formatDate(r.time)}</td><td><code>{r.action}</code></td><td>{r.outcome}</td>
-              <td dir="auto">{r.username ?? r.userId ?? ''}</td><td class="small">{r.address ?? ''}</td>
+              <td class="small">{formatDate(r.time)}</td><td data-label="Action"><code>{r.action}</code></td><td data-label="Outcome">{r.outcome}</td>
+              <td dir="auto" data-label="User">{r.username ?? r.userId ?? ''}</td><td class="small" data-label="Address">{r.address ?? ''}</td>
               <td class="small" dir="auto">{r.detail === undefined || r.detail === null ? '' : typeof r.detail === 'string' ? r.detail : JSON.stringify(r.detail)}</td>
             </tr>
           ))}</tbody>

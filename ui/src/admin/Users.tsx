@@ -72,9 +72,9 @@ export function Users() {
                             return (
                 <tr key={u.id}>
                   <td><strong dir="auto">{u.username}</strong><div class="muted small" dir="auto">{u.email}</div>{u.locked && <span class="badge read-only">Locked after failed sign-ins</span>}</td>
-                  <td><select aria-label={`Role of ${u.username}`} value={admin ? 'admin' : 'user'} disabled={u.id === me.value?.id} onChange={(e) => void setRole(u, e.currentTarget.value === 'admin')}><option value="user">User</option><option value="admin">Administrator</option></select></td>
-                  <td class="small">{u.authMethods.map((m) => m.method).join(', ')}</td>
-                  <td class="small">{formatDate(u.createdAt)}</td>
+                  <td data-label="Role"><select aria-label={`Role of ${u.username}`} value={admin ? 'admin' : 'user'} disabled={u.id === me.value?.id} onChange={(e) => void setRole(u, e.currentTarget.value === 'admin')}><option value="user">User</option><option value="admin">Administrator</option></select></td>
+                  <td class="small" data-label="Sign-in">{u.authMethods.map((m) => m.method).join(', ')}</td>
+                  <td class="small" data-label="Created">{formatDate(u.createdAt)}</td>
                   <td class="actions">
                     <button type="button" class="small" onClick={() => reset(u)}>Reset password</button>
                     {u.locked && <button type="button" class="small" onClick={() => void act(() => post(`/api/users/${encodeURIComponent(u.id)}/unlock`), 'Account unlocked')}>Unlock</button>}

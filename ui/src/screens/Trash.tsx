@@ -45,9 +45,9 @@ export default function Trash() {
               {entries.map((e) => (
                 <tr key={e.id}>
                   <td><span class="card-title"><Icon name={e.isDirectory ? 'folder' : iconFor(e.kind)} size={18} /><span dir="auto">{e.name}</span></span></td>
-                  <td dir="auto">{e.path}</td>
-                  <td>{formatDate(e.deletedAt)}</td>
-                  <td>{e.isDirectory ? '' : formatBytes(e.size)}</td>
+                  <td dir="auto" data-label="From">{e.path}</td>
+                  <td data-label="Deleted">{formatDate(e.deletedAt)}</td>
+                  <td data-label="Size">{e.isDirectory ? '—' : formatBytes(e.size)}</td>
                   <td class="actions"><button type="button" class="small" onClick={() => void restore(e)}>Restore</button><button type="button" class="small danger" onClick={() => void purge(e)}>Delete</button></td>
                 </tr>
               ))}

@@ -85,8 +85,8 @@ export function Tokens() {
             <thead><tr><th>Name</th><th>Scope</th><th>Issued</th><th>Last used</th><th>Expires</th><th /></tr></thead>
             <tbody>{tokens.map((t) => (
               <tr key={t.id}>
-                <td dir="auto">{t.name}</td><td>{t.scope}</td><td>{formatDate(t.createdAt)}</td><td>{lastUse(t)}</td>
-                <td>{t.expiresAt ? formatDate(t.expiresAt) : 'never'}</td>
+                <td dir="auto"><strong>{t.name}</strong></td><td data-label="Scope">{t.scope}</td><td data-label="Issued">{formatDate(t.createdAt)}</td><td data-label="Last used">{lastUse(t)}</td>
+                <td data-label="Expires">{t.expiresAt ? formatDate(t.expiresAt) : 'never'}</td>
                 <td class="actions"><button type="button" class="small" onClick={() => rename(t)}>Rename</button><button type="button" class="small danger" onClick={() => void revoke(t)}>Revoke</button></td>
               </tr>
             ))}</tbody>
