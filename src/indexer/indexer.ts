@@ -70,6 +70,9 @@ export class Indexer {
   open(): void {
     openIndexFile(this.db, this.file, this.log, this.config.folderSize.rebuild);
     this.refreshRoots();
+    // Walks are owed (first start, rebuild, an unfinished catalogue): the worker boots in its
+    // own thread while the rest of the server starts.
+    if (this.enabled && (!this.rootsByLength.length || this.rootsByLength.some((r) => r.state !== 'ready'))) this.client.warm();
   }
 
   private refreshRoots(): void {

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isReservedName } from '../files/names.ts';
+import { isDocument } from './extract.ts';
 import { splitRel, joinRel, type WalkJob, type WalkSummary } from './protocol.ts';
 import { abs, isExcluded, type Extractor, type WalkSink } from './walker.ts';
 
@@ -54,7 +55,7 @@ export async function walkSync(job: WalkJob, sink: WalkSink, extract: Extractor 
     summary.files++;
     if (job.emit === 'dirs') return;
     sink.entry({ dir, name, isDir: false, size, mtime });
-    if (job.content && extract) {
+    if (job.content && extract && isDocument(name)) {
       queue.push({ file: real, dir, name, size });
       pumpExtract();
     }
@@ -115,11 +116,12 @@ export async function walkSync(job: WalkJob, sink: WalkSink, extract: Extractor 
       finish(node);
       continue;
     }
+    const prefix = dirPath + path.sep;
+    const checkExcludes = job.excludes.length > 0;
     for (const name of names) {
-      const rel = joinRel(node.rel, name);
       // Burrow's own folders (trash, versions, staging) and temporaries are not content.
-      if (isReservedName(name) || (job.excludes.length && isExcluded(rel, job.excludes))) continue;
-      const real = path.join(dirPath, name);
+      if (isReservedName(name) || (checkExcludes && isExcluded(joinRel(node.rel, name), job.excludes))) continue;
+      const real = prefix + name;
       sincePause++;
       let st: fs.Stats | undefined;
       try {
@@ -133,7 +135,7 @@ export async function walkSync(job: WalkJob, sink: WalkSink, extract: Extractor 
       node.totalEntries++;
       if (st.isDirectory()) {
         node.pending++;
-        stack.push({ rel, parent: node, pending: 1, size: 0, entries: 0, totalSize: 0, totalEntries: 0, complete: true, mtime: Math.trunc(st.mtimeMs) });
+        stack.push({ rel: joinRel(node.rel, name), parent: node, pending: 1, size: 0, entries: 0, totalSize: 0, totalEntries: 0, complete: true, mtime: Math.trunc(st.mtimeMs) });
       } else {
         node.size += st.size;
         node.totalSize += st.size;

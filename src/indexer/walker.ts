@@ -4,6 +4,7 @@
 // only the folders still open, never the tree.
 import path from 'node:path';
 import { isReservedName } from '../files/names.ts';
+import { isDocument } from './extract.ts';
 import type { FsLayer, EntryStat } from './fs-layer.ts';
 import type { IoGuard } from './io-guard.ts';
 import { isWithin, joinRel, splitRel, type DocRecord, type EntryRecord, type Listing, type WalkJob, type WalkSummary } from './protocol.ts';
@@ -78,7 +79,7 @@ export async function walk(job: WalkJob, fs: FsLayer, guard: IoGuard, sink: Walk
     summary.files++;
     if (job.emit === 'dirs') return;
     sink.entry({ dir, name, isDir: false, size: st.size, mtime: st.mtimeMs });
-    if (job.content && extract) {
+    if (job.content && extract && isDocument(name)) {
       extractQueue.push({ file, dir, name, size: st.size });
       pumpExtract();
     }

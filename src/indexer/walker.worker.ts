@@ -4,7 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { nodeFs, type FsLayer, type FsLayerFactory } from './fs-layer.ts';
 import { IoGuard } from './io-guard.ts';
-import { extractText } from './extract.ts';
+import { extractText, isDocument } from './extract.ts';
 import { listFolder, walk } from './walker.ts';
 import { walkSync } from './walker-sync.ts';
 import type { DocRecord, EntryRecord, FromWorker, ToWorker, WorkerOptions } from './protocol.ts';
@@ -28,9 +28,12 @@ async function main(): Promise<void> {
   const cancelled = new Set<number>();
   /** Per job: batches in flight, and who waits for room. */
   const inFlight = new Map<number, { sent: number; waiters: (() => void)[] }>();
+  // The timer is cleared when the read answers: one per document, never one left per file.
   const withTimeout = <T>(p: Promise<T>): Promise<T | null> => {
     if (options.ioTimeoutMs <= 0) return p;
-    return Promise.race([p, new Promise<null>((r) => setTimeout(() => r(null), options.ioTimeoutMs).unref())]);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((r) => { timer = setTimeout(() => r(null), options.ioTimeoutMs); timer.unref(); });
+    return Promise.race([p, late]).finally(() => clearTimeout(timer));
   };
 
   port.on('message', (message: ToWorker) => {
@@ -76,7 +79,7 @@ async function main(): Promise<void> {
       full: () => flow.sent >= CREDITS && !cancelled.has(job.id),
       room: () => new Promise<void>((r) => flow.waiters.push(r)),
     };
-    const extract = job.content ? (file: string, name: string, size: number) => withTimeout(extractText(file, name, size)) : null;
+    const extract = job.content ? (file: string, name: string, size: number) => (isDocument(name) ? withTimeout(extractText(file, name, size)) : Promise.resolve(null)) : null;
     const isCancelled = () => cancelled.has(job.id);
     const end = () => { flush(); cancelled.delete(job.id); inFlight.delete(job.id); };
     (job.sync && !options.fsModule ? walkSync(job, sink, extract, isCancelled) : walk(job, fs, guard, sink, extract, isCancelled))

@@ -82,6 +82,11 @@ export class WalkerClient {
     });
   }
 
+  /** Starts the worker ahead of its first job (its start overlaps other work). */
+  warm(): void {
+    this.ensure();
+  }
+
   /** One 'out' batch of job `id` is written: the worker may send the next. */
   ack(id: number): void {
     if (this.worker && this.pending.has(id)) this.worker.postMessage({ type: 'ack', id } satisfies ToWorker);

@@ -33,6 +33,16 @@ function time(fn: () => void): number {
 }
 execFileSync('du', ['-sb', vol]); // warm the cache for both
 const duMs = Math.min(time(() => execFileSync('du', ['-sb', vol])), time(() => execFileSync('du', ['-sb', vol])));
+// The plain Node ceiling: a recursive synchronous readdir + lstat walk summing sizes.
+function plainWalk(dir: string): number {
+  let total = 0;
+  for (const name of fs.readdirSync(dir)) {
+    const st = fs.lstatSync(path.join(dir, name));
+    total += st.isDirectory() ? plainWalk(path.join(dir, name)) : st.size;
+  }
+  return total;
+}
+const nodeWalkMs = Math.min(time(() => plainWalk(vol)), time(() => plainWalk(vol)));
 
 const env = {
   HOST: '127.0.0.1', PORT: '0', VOLUME_ROOT: path.join(root, 'volumes'), CONFIG_DIR: path.join(root, 'config'), CACHE_DIR: path.join(root, 'cache'),
@@ -40,20 +50,38 @@ const env = {
 };
 let finished: (line: Record<string, any>) => void = () => {};
 const done = new Promise<Record<string, any>>((r) => { finished = r; });
-const app = createApp(loadConfig(env), { uiDir: null, log: createLogger('info', {}, (line) => { const l = JSON.parse(line); if (l.msg === 'index baseline walk finished') finished(l); }) }, env);
+let catalogued: (line: Record<string, any>) => void = () => {};
+const catalogueDone = new Promise<Record<string, any>>((r) => { catalogued = r; });
+const app = createApp(loadConfig(env), { uiDir: null, log: createLogger('info', {}, (line) => {
+  const l = JSON.parse(line);
+  if (l.msg === 'index baseline walk finished') finished(l);
+  if (l.msg === 'index catalogue finished') catalogued(l);
+}) }, env);
 const delay = monitorEventLoopDelay({ resolution: 5 });
 const rssBefore = process.memoryUsage().rss;
 let peakRss = rssBefore;
-const rssTimer = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 20);
+let peakHeap = 0;
+let peakExternal = 0;
+const rssTimer = setInterval(() => {
+  const m = process.memoryUsage();
+  peakRss = Math.max(peakRss, m.rss);
+  peakHeap = Math.max(peakHeap, m.heapUsed);
+  peakExternal = Math.max(peakExternal, m.external);
+}, 20);
 const started = performance.now();
 delay.enable();
 await app.listen(0, '127.0.0.1');
 const line = await done;
 const walkMs = performance.now() - started;
+const sizesDelay = { p50: delay.percentile(50), p99: delay.percentile(99), max: delay.max };
+const sizesPeakRss = peakRss;
+const row = app.db.get<{ total_size: number; total_entries: number }>("SELECT total_size, total_entries FROM idx_entries WHERE dir = '' AND name = ''");
+const catalogueLine = await catalogueDone;
+const catalogueMs = performance.now() - started;
 delay.disable();
 clearInterval(rssTimer);
-const row = app.db.get<{ total_size: number; total_entries: number }>("SELECT total_size, total_entries FROM idx_entries WHERE dir = '' AND name = ''");
-const dbBytes = fs.statSync(path.join(root, 'config', 'burrow.db')).size;
+const rows = app.db.get<{ n: number }>('SELECT count(*) AS n FROM idx_entries')!.n;
+const dbBytes = fs.statSync(path.join(root, 'cache', 'index.db')).size;
 await app.close(1000);
 fs.rmSync(root, { recursive: true, force: true });
 
@@ -62,11 +90,21 @@ console.log(JSON.stringify({
   tree: { files: FILES, folders: FOLDERS + 50, bytes },
   indexed: { bytes: row?.total_size, entries: row?.total_entries, correct: row?.total_size === bytes },
   duMs: Math.round(duMs),
-  baselineMs: Math.round(walkMs),
+  nodeWalkMs: Math.round(nodeWalkMs),
+  sizesReadyMs: Math.round(walkMs),
   workerWalkMs: line.ms,
-  ratioToDu: Number((walkMs / duMs).toFixed(2)),
-  eventLoopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
+  sizesRatioToDu: Number((walkMs / duMs).toFixed(2)),
+  sizesRatioToNodeWalk: Number((walkMs / nodeWalkMs).toFixed(2)),
+  eventLoopDelayDuringSizesMs: { p50: ms(sizesDelay.p50), p99: ms(sizesDelay.p99), max: ms(sizesDelay.max) },
+  catalogueReadyMs: Math.round(catalogueMs),
+  catalogueWorkerMs: catalogueLine.ms,
+  catalogueRatioToDu: Number((catalogueMs / duMs).toFixed(2)),
+  eventLoopDelayWholeMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
   peakRssMb: Math.round(peakRss / 1048576),
+  rssGrowthDuringSizesMb: Math.round((sizesPeakRss - rssBefore) / 1048576),
   rssGrowthMb: Math.round((peakRss - rssBefore) / 1048576),
-  dbBytesPerEntry: row ? Math.round(dbBytes / row.total_entries) : null,
+  /** Main thread only: the JavaScript heap, and memory outside it (the database's wasm memory counts here). */
+  peakMainHeapMb: Math.round(peakHeap / 1048576),
+  peakExternalMb: Math.round(peakExternal / 1048576),
+  indexBytesPerEntry: Math.round(dbBytes / rows),
 }, null, 2));
