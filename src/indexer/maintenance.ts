@@ -15,6 +15,17 @@ const MANY = 50;
 /** A folder on screen is re-checked at most this often. */
 const VIEW_INTERVAL_MS = 2000;
 
+/**
+ * The sweep's next interval. Fixed (FOLDER_SIZE_RECONCILE_MS > 0) stays put; adaptive goes back
+ * to the fastest interval after a sweep that found changes and doubles, up to the slowest,
+ * after an idle one.
+ */
+export function nextSweepInterval(current: number, changes: number, cfg: { reconcileMs: number; reconcileMinMs: number; reconcileMaxMs: number }): number {
+  if (cfg.reconcileMs > 0) return cfg.reconcileMs;
+  if (changes > 0) return cfg.reconcileMinMs;
+  return Math.max(cfg.reconcileMinMs, Math.min(current * 2, cfg.reconcileMaxMs));
+}
+
 export class Maintenance {
   private readonly ix: Indexer;
   private queue: Change[] = [];
@@ -252,8 +263,7 @@ export class Maintenance {
     } catch (err) {
       if (!this.ix.stopped) this.ix.log.warn('the folder-size sweep failed', { err });
     }
-    // Adaptive: back to the fastest interval after finding changes, twice as slow when idle.
-    if (!cfg.reconcileMs) this.interval = changes ? cfg.reconcileMinMs : Math.min(this.interval * 2, cfg.reconcileMaxMs);
+    this.interval = nextSweepInterval(this.interval, changes, cfg);
     this.scheduleSweep();
     return changes;
   }

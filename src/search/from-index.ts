@@ -17,7 +17,11 @@ interface Row { id: number; dir: string; name: string; is_dir: number }
 
 const relOf = (r: Row) => (r.dir === '' ? r.name : `${r.dir}/${r.name}`);
 
-export function searchIndex(db: Database, scope: Scope, term: Term, deadline: number, wantDocs: boolean): Found {
+/**
+ * `limit`: the page size. When exact and prefix matches alone fill it, the broader substring
+ * query is skipped (it could only add names ranked after them); the answer is then not whole.
+ */
+export function searchIndex(db: Database, scope: Scope, term: Term, deadline: number, wantDocs: boolean, limit = Number.POSITIVE_INFINITY): Found {
   const out: Found = { names: [], docs: [], truncated: false, capped: false };
   const b = below(scope.rel);
   const seen = new Set<number>();
@@ -27,21 +31,24 @@ export function searchIndex(db: Database, scope: Scope, term: Term, deadline: nu
     const tier = nameTier(term, r.name);
     if (tier >= 0) out.names.push({ rootPath: scope.rootPath, rel: relOf(r), name: r.name, isDir: Boolean(r.is_dir), tier });
   };
+  // Candidates come back as one JSON array per query: one crossing out of the database instead
+  // of one per row and column (≈10 µs a row in the wasm driver; 5,000 rows were 50 ms).
   const scan = (sql: string, params: (string | number)[]) => {
-    let n = 0;
-    for (const r of db.iterate<Row>(sql, params)) {
-      take(r);
-      if (++n >= CANDIDATE_CAP) { out.capped = true; break; }
-      if ((n & 255) === 0 && Date.now() > deadline) { out.truncated = true; break; }
-    }
+    if (Date.now() > deadline) { out.truncated = true; return; }
+    const json = db.get<{ j: string | null }>(`SELECT json_group_array(json_array(id, dir, name, is_dir)) AS j FROM (${sql} LIMIT ${CANDIDATE_CAP})`, params)?.j;
+    const rows = json ? (JSON.parse(json) as [number, string, string, number][]) : [];
+    for (const [id, dir, name, is_dir] of rows) take({ id, dir, name, is_dir });
+    if (rows.length >= CANDIDATE_CAP) out.capped = true;
   };
   const cols = 'e.id, e.dir, e.name, e.is_dir';
   const inScope = `e.root_id = ? AND ${b.sql.replace(/\b(dir|name)\b/g, 'e.$1')}`;
   if (term.kind === 'word') {
     // Exact and prefix matches straight from the key index, before the broader trigram query.
-    scan(`SELECT ${cols} FROM idx_entries e WHERE e.key >= ? AND e.key < ? AND ${inScope} LIMIT ${CANDIDATE_CAP}`, [term.key, `${term.key}\u{10ffff}`, scope.rootId, ...b.params]);
+    // INDEXED BY: without statistics the planner takes the (root, dir, name) index and reads the whole root.
+    scan(`SELECT ${cols} FROM idx_entries e INDEXED BY idx_entries_key WHERE e.key >= ? AND e.key < ? AND ${inScope}`, [term.key, `${term.key}\u{10ffff}`, scope.rootId, ...b.params]);
     const phrase = trigramPhrase(term.key);
-    if (phrase && !out.truncated) scan(`SELECT ${cols} FROM idx_names JOIN idx_entries e ON e.id = idx_names.rowid WHERE idx_names MATCH ? AND ${inScope}`, [phrase, scope.rootId, ...b.params]);
+    if (out.names.length >= limit) out.capped = true;
+    else if (phrase && !out.truncated) scan(`SELECT ${cols} FROM idx_names JOIN idx_entries e ON e.id = idx_names.rowid WHERE idx_names MATCH ? AND ${inScope}`, [phrase, scope.rootId, ...b.params]);
   } else {
     const phrase = trigramPhrase(term.longestLiteral);
     if (phrase) scan(`SELECT ${cols} FROM idx_names JOIN idx_entries e ON e.id = idx_names.rowid WHERE idx_names MATCH ? AND ${inScope}`, [phrase, scope.rootId, ...b.params]);
@@ -51,10 +58,15 @@ export function searchIndex(db: Database, scope: Scope, term: Term, deadline: nu
   out.names.sort(compareNames);
   const query = wantDocs ? documentQuery(term) : null;
   if (query && !out.truncated && Date.now() <= deadline) {
-    const rows = db.all<Row & { rank: number }>(`SELECT ${cols}, bm25(idx_docs) AS rank FROM idx_docs JOIN idx_entries e ON e.id = idx_docs.rowid
-      WHERE idx_docs MATCH ? AND ${inScope} ORDER BY rank LIMIT ${CANDIDATE_CAP}`, [query, scope.rootId, ...b.params]);
-    if (rows.length >= CANDIDATE_CAP) out.capped = true;
-    for (const r of rows) out.docs.push({ id: r.id, rootPath: scope.rootPath, rel: relOf(r), name: r.name, rank: r.rank });
+    // Only as many ranked documents as a page can show (with room for ones the caller may not
+    // see); one JSON array out of the database.
+    const cap = Math.min(CANDIDATE_CAP, Number.isFinite(limit) ? limit * 2 + 50 : CANDIDATE_CAP);
+    const json = db.get<{ j: string | null }>(`SELECT json_group_array(json_array(id, dir, name, is_dir, rank)) AS j FROM (
+      SELECT ${cols}, bm25(idx_docs) AS rank FROM idx_docs JOIN idx_entries e ON e.id = idx_docs.rowid
+      WHERE idx_docs MATCH ? AND ${inScope} ORDER BY rank LIMIT ${cap})`, [query, scope.rootId, ...b.params])?.j;
+    const rows = json ? (JSON.parse(json) as [number, string, string, number, number][]) : [];
+    if (rows.length >= cap) out.capped = true;
+    for (const [id, dir, name, is_dir, rank] of rows) out.docs.push({ id, rootPath: scope.rootPath, rel: relOf({ id, dir, name, is_dir }), name, rank });
   }
   return out;
 }

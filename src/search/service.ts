@@ -68,7 +68,7 @@ export function createSearch(deps: SearchDeps) {
       if (Date.now() > deadline) { truncated = true; break; }
       const cover = config.search.indexEnabled ? indexer.readyCover(start.real) : null;
       if (cover) {
-        const found: Found = searchIndex(db, { rootId: cover.root.id, rootPath: cover.root.path, rel: cover.rel }, term, deadline, true);
+        const found: Found = searchIndex(db, { rootId: cover.root.id, rootPath: cover.root.path, rel: cover.rel }, term, deadline, true, limit);
         for (const n of found.names) names.push({ real: joinReal(n.rootPath, n.rel), name: n.name, isDir: n.isDir, tier: n.tier });
         for (const d of found.docs) docs.push({ real: joinReal(d.rootPath, d.rel), name: d.name, order: d.rank, id: d.id });
         truncated ||= found.truncated;

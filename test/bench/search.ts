@@ -71,7 +71,7 @@ try {
       for (const q of QUERIES) {
         const term = parseTerm(q);
         const t = performance.now();
-        const out = searchIndex(db, { rootId, rootPath: '/bench', rel: '' }, term, Date.now() + 10_000, false);
+        const out = searchIndex(db, { rootId, rootPath: '/bench', rel: '' }, term, Date.now() + 10_000, false, 100);
         timings.push(performance.now() - t);
         found += out.names.length;
         const lower = term.kind === 'word' ? term.key : null;
@@ -124,7 +124,7 @@ try {
     for (const q of docQueries) {
       const term = parseTerm(q);
       const t = performance.now();
-      searchIndex(db, { rootId, rootPath: '/docs', rel: '' }, term, Date.now() + 10_000, true);
+      searchIndex(db, { rootId, rootPath: '/docs', rel: '' }, term, Date.now() + 10_000, true, 100);
       timings.push(performance.now() - t);
       const m = performance.now();
       let hits = 0;
