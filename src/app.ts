@@ -100,8 +100,9 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   capabilities.push(createUploadsCapability({ config, db, resolver: files.resolver, changes, log }));
   // Indexes: folder sizes and search, fed by the `changes` sink; `indexes.noteViewed(realPath)`
   // re-checks a folder on screen (for the browse route).
-  const indexes = createIndexes({ config, db, log, changes, resolver: files.resolver, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
+  const indexes = createIndexes({ config, db, log, changes, resolver: files.resolver, showHidden: (userId) => identity.settings.userPrefs(userId)?.showHiddenFiles === true, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
   capabilities.push(indexes);
+  files.useSettings({ folderViewed: (realPath) => indexes.noteViewed(realPath) });
   let ready = false;
   const routes: RouteDef[] = [];
   routes.push(...systemRoutes({

@@ -14,7 +14,7 @@ import { readMediaFacts } from './media.ts';
 
 export interface Listing { items: FileItem[]; access: Access; current: { isDirectory: boolean }; path: string }
 
-export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId: string) => boolean }) {
+export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId: string) => boolean; viewed?: (realPath: string) => void }) {
   const { resolver } = deps;
 
   async function list(caller: Caller, virtual: string): Promise<{ listing: Listing; json: string; etag: string }> {
@@ -32,6 +32,7 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
     } else {
       const showHidden = deps.showHidden(caller.userId);
       const hidden = resolver.hiddenChildren(target.virtualPath);
+      deps.viewed?.(target.realPath);
       const names = (await fsp.readdir(target.realPath)).filter((n) => !isReservedName(n) && (showHidden || !n.startsWith('.')) && !hidden(n));
       const stats = await Promise.all(names.map((n) => fsp.stat(path.join(target.realPath, n)).catch(() => fsp.lstat(path.join(target.realPath, n)).catch(() => null))));
       items = [];

@@ -38,6 +38,8 @@ export interface FilesSettings {
   userPrefs: (userId: string) => { showHiddenFiles?: boolean } & Record<string, unknown>;
   /** The installation's thumbnail settings (enabled, size, quality, concurrency). */
   thumbnails: () => ThumbnailSettings;
+  /** A folder was listed (the indexes re-check it in the background). */
+  folderViewed: (realPath: string) => void;
 }
 
 export interface FilesDeps {
@@ -65,7 +67,7 @@ const HOUR = 3_600_000;
 
 export function createFilesCapability(deps: FilesDeps): FilesCapability {
   const { config, db, changes, log } = deps;
-  const settings: FilesSettings = { accessRules: () => [], userPrefs: () => ({}), thumbnails: () => ({ enabled: true, size: 256, quality: 80, concurrency: 4 }) };
+  const settings: FilesSettings = { folderViewed: () => {}, accessRules: () => [], userPrefs: () => ({}), thumbnails: () => ({ enabled: true, size: 256, quality: 80, concurrency: 4 }) };
   const userVolumes = createUserVolumeStore(db);
   const personal = createPersonalFolders(db, config.storage.userRoot);
   const resolver = createPathResolver({
@@ -100,7 +102,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     recordDestination: (userId, p) => db.run('INSERT INTO recent_destinations (user_id, path, used_at) VALUES (?, ?, ?) ON CONFLICT (user_id, path) DO UPDATE SET used_at = excluded.used_at', [userId, p, new Date().toISOString()]),
   });
   const showHidden = (userId: string) => settings.userPrefs(userId)?.showHiddenFiles === true;
-  const browse = createBrowse({ resolver, showHidden });
+  const browse = createBrowse({ viewed: (p) => settings.folderViewed(p), resolver, showHidden });
   const thumbnails = createThumbnails({ cacheDir: config.storage.cacheDir, settings: () => settings.thumbnails(), log });
 
   const routes: RouteDef[] = [

@@ -22,6 +22,8 @@ export interface IndexesDeps {
   log: Logger;
   changes: ChangeSink;
   resolver: PathResolver;
+  /** The account's showHiddenFiles preference (search leaves dot-files out otherwise). */
+  showHidden?: (userId: string) => boolean;
   /** Tests: the worker's file-system layer (simulated stalls). */
   worker?: Pick<WorkerOptions, 'fsModule' | 'fsOptions'>;
 }
@@ -39,7 +41,7 @@ export function createIndexes(deps: IndexesDeps): IndexesCapability {
   // Format check and known roots now (a migration-time decision, no file-system work).
   indexer.open();
   const sizes = createFolderSizes({ indexer, maintenance, resolver: deps.resolver });
-  const search = createSearch({ config: deps.config, db: deps.db, indexer, resolver: deps.resolver });
+  const search = createSearch({ config: deps.config, db: deps.db, indexer, resolver: deps.resolver, ...(deps.showHidden ? { showHidden: deps.showHidden } : {}) });
   return {
     indexer,
     maintenance,

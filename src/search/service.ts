@@ -20,7 +20,11 @@ export interface SearchAnswer { items: SearchItem[]; truncated: boolean; complet
 interface NameCandidate { real: string; name: string; isDir: boolean; tier: number }
 interface DocCandidate { real: string; name: string; order: number; id?: number; line?: string; lineNumber?: number }
 
-export interface SearchDeps { config: Config; db: Database; indexer: Indexer; resolver: PathResolver }
+export interface SearchDeps {
+  config: Config; db: Database; indexer: Indexer; resolver: PathResolver;
+  /** The account asked to see dot-files (preference showHiddenFiles); otherwise they and everything inside dot-folders stay out. */
+  showHidden?: (userId: string) => boolean;
+}
 
 async function realOr(p: string): Promise<string> {
   try {
@@ -88,10 +92,12 @@ export function createSearch(deps: SearchDeps) {
     const items: SearchItem[] = [];
     const shown = new Set<string>();
     let more = false;
+    const dotFiles = deps.showHidden?.(caller.userId) === true;
     const place = async (real: string, name: string, isDir: boolean): Promise<SearchItem | null> => {
       if (shown.has(real)) return null;
       const virtual = await resolver.toVirtual(caller, real);
       if (virtual === null || !virtual.includes('/')) return null;
+      if (!dotFiles && virtual.split('/').some((segment) => segment.startsWith('.'))) return null;
       shown.add(real);
       return { name, path: virtual.slice(0, virtual.lastIndexOf('/')), kind: isDir ? 'dir' : 'file' };
     };
