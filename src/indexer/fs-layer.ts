@@ -28,5 +28,22 @@ export const nodeFs: FsLayer = {
   },
 };
 
-/** A module given to the worker as `fsModule` exports `createFsLayer(options)`. */
-export type FsLayerFactory = (options: unknown) => FsLayer;
+/**
+ * The synchronous calls of the local-disk walk (walker-sync.ts). `lstat` answers undefined when
+ * the entry vanished; Node's own Stats fit the shape, so the real disk pays no wrapper per file.
+ */
+export interface SyncFsLayer {
+  readdir(dir: string): string[];
+  lstat(file: string): { isDirectory(): boolean; size: number; mtimeMs: number } | undefined;
+}
+
+export const nodeSyncFs: SyncFsLayer = {
+  readdir: (dir) => fs.readdirSync(dir),
+  lstat: (file) => fs.lstatSync(file, { throwIfNoEntry: false }),
+};
+
+/**
+ * A module given to the worker as `fsModule` exports `createFsLayer(options)`; a layer that also
+ * carries `sync` is walked with the synchronous walk (tests: a local disk that hangs).
+ */
+export type FsLayerFactory = (options: unknown) => FsLayer & { sync?: SyncFsLayer };

@@ -12,6 +12,7 @@ import type { DocRecord, EntryRecord, WalkJob, WalkSummary, WorkerOptions } from
 import { IndexStore, type RootRow } from './store.ts';
 import { WalkerClient } from './worker-client.ts';
 import { closeIndexFile, openIndexFile } from './index-db.ts';
+import { WalkerStalledError } from './watchdog.ts';
 
 export { INDEX_FORMAT } from './index-db.ts';
 
@@ -41,7 +42,8 @@ export class Indexer {
   readonly file: string;
   /** Called when a root becomes 'ready' (maintenance applies the changes it held back). */
   onReady: (root: RootRow) => void = () => {};
-  private readonly customFs: boolean;
+  /** Roots where a synchronous call hung: walked with the guarded walk from then on (watchdog.ts). */
+  private readonly suspect = new Set<string>();
   /** Walks or keeps anything at all (folder sizes or the search catalogue). */
   readonly enabled: boolean;
   stopped = false;
@@ -56,7 +58,6 @@ export class Indexer {
     this.db = options.db;
     this.file = options.file ?? path.join(options.config.storage.cacheDir, 'index.db');
     this.store = new IndexStore(options.db, options.config.search.indexEnabled);
-    this.customFs = Boolean(options.worker?.fsModule);
     this.log = options.log;
     this.enabled = options.config.folderSize.mode !== 'off' || options.config.search.indexEnabled;
     this.client = new WalkerClient({ ioTimeoutMs: options.config.folderSize.ioTimeoutMs, maxStalledIo: options.config.folderSize.maxStalledIo, ...options.worker }, options.log);
@@ -121,9 +122,12 @@ export class Indexer {
     return mount && isNetworkFs(mount.fsType) ? this.config.folderSize.networkConcurrency : this.config.folderSize.concurrency;
   }
 
-  /** Plain synchronous calls for local disks; the guarded thread-pool walk for network mounts and test layers. */
+  /**
+   * Plain synchronous calls for local disks; the guarded thread-pool walk for network mounts and
+   * for a disk that has hung once. (A test layer without synchronous calls is always guarded.)
+   */
   syncFor(rootPath: string): boolean {
-    if (this.customFs) return false;
+    if (this.suspect.has(rootPath)) return false;
     this.mounts ??= readMounts();
     const mount = mountOf(rootPath, this.mounts);
     return !(mount && isNetworkFs(mount.fsType));
@@ -134,7 +138,24 @@ export class Indexer {
    * between them; each written batch is acknowledged, and the worker never has more than a few
    * unwritten batches out (memory stays flat whatever the tree). Resolves once every row is written.
    */
-  async runWalk(root: RootRow, job: Omit<WalkJob, 'id' | 'root' | 'excludes' | 'content' | 'emit' | 'sync'> & { emit?: WalkJob['emit'] }): Promise<WalkSummary> {
+  async runWalk(root: RootRow, job: Omit<WalkJob, 'id' | 'root' | 'excludes' | 'content' | 'emit' | 'sync' | 'skip'> & { emit?: WalkJob['emit'] }): Promise<WalkSummary> {
+    // A walk lost to a hung synchronous call starts again, guarded, without the hung folder; one
+    // lost only because it shared the replaced worker simply starts again (watchdog.ts).
+    const skip: string[] = [];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.walkOnce(root, job, skip);
+      } catch (err) {
+        if (!(err instanceof WalkerStalledError) || this.stopped || attempt >= 8) throw err;
+        if (err.hung) {
+          this.suspect.add(root.path);
+          if (err.folder !== null) skip.push(err.folder);
+        }
+      }
+    }
+  }
+
+  private async walkOnce(root: RootRow, job: Omit<WalkJob, 'id' | 'root' | 'excludes' | 'content' | 'emit' | 'sync' | 'skip'> & { emit?: WalkJob['emit'] }, skip: string[]): Promise<WalkSummary> {
     const pending: { entries: EntryRecord[]; docs: DocRecord[] }[] = [];
     let draining: Promise<void> | undefined;
     let id = 0;
@@ -153,16 +174,19 @@ export class Indexer {
     };
     const emit = job.emit ?? 'all';
     const run = this.client.walk({
-      ...job, emit, root: root.path, excludes: this.excludes(), sync: this.syncFor(root.path),
+      ...job, emit, root: root.path, excludes: this.excludes(), sync: this.syncFor(root.path), ...(skip.length ? { skip: [...skip] } : {}),
       content: emit === 'all' && this.config.search.indexEnabled,
     }, (entries, docs) => {
       pending.push({ entries, docs });
       draining ??= drain();
     });
     id = run.id;
-    const summary = await run.done;
-    while (draining) await draining;
-    return summary;
+    try {
+      return await run.done;
+    } finally {
+      // What the worker sent is written either way (a retry rewrites the same rows).
+      while (draining) await draining;
+    }
   }
 
   private queueBaseline(root: RootRow): void {

@@ -24,6 +24,8 @@ export interface WorkerOptions {
   /** URL of a module exporting `createFsLayer(options)` (tests: simulated hanging mounts). */
   fsModule?: string;
   fsOptions?: unknown;
+  /** The synchronous walk's call counter, read by the main thread's watchdog (watchdog.ts). */
+  beat?: SharedArrayBuffer;
 }
 
 export interface WalkJob {
@@ -47,6 +49,11 @@ export interface WalkJob {
    * mounts and test layers keep the guarded asynchronous walk.
    */
   sync: boolean;
+  /**
+   * Folders (relative to the root) where an earlier attempt of this walk hung: not read, their
+   * records say incomplete (the paced sweep retries them with the guarded walk).
+   */
+  skip?: string[];
 }
 
 export interface ListJob { id: number; root: string; rel: string; excludes: string[] }

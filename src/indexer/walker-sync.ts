@@ -4,12 +4,15 @@
 // a turn every few milliseconds (acks, cancels, folder listings), waits when the main thread
 // has not written what it was sent (flow control), and honours the batch/pause knobs.
 // Same records and the same bottom-up totals as walker.ts: memory holds only open folders.
-import fs from 'node:fs';
+// A synchronous call has no time limit of its own: every call is marked on `beat`, and the main
+// thread's watchdog replaces a worker stuck in one (watchdog.ts has the whole design).
 import path from 'node:path';
 import { isReservedName } from '../files/names.ts';
 import { isDocument } from './extract.ts';
 import { splitRel, joinRel, type WalkJob, type WalkSummary } from './protocol.ts';
 import { abs, isExcluded, type Extractor, type WalkSink } from './walker.ts';
+import { nodeSyncFs, type SyncFsLayer } from './fs-layer.ts';
+import { noBeat, type Beat } from './watchdog.ts';
 
 interface OpenDir {
   rel: string;
@@ -30,11 +33,26 @@ const EXTRACT_QUEUE = 64;
 
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
-export async function walkSync(job: WalkJob, sink: WalkSink, extract: Extractor | null, cancelled: () => boolean): Promise<WalkSummary> {
+export async function walkSync(job: WalkJob, sink: WalkSink, extract: Extractor | null, cancelled: () => boolean, sfs: SyncFsLayer = nodeSyncFs, beat: Beat = noBeat): Promise<WalkSummary> {
   const started = Date.now();
   const summary: WalkSummary = { missing: false, isDir: false, totalSize: 0, totalEntries: 0, complete: true, dirs: 0, files: 0, ms: 0 };
   if (isExcluded(job.rel, job.excludes)) return { ...summary, missing: true };
-  const first = fs.lstatSync(abs(job.root, job.rel), { throwIfNoEntry: false });
+  const readdir = (dir: string): string[] => {
+    beat.enter();
+    try { return sfs.readdir(dir); } finally { beat.leave(); }
+  };
+  const lstat = (file: string) => {
+    beat.enter();
+    try { return sfs.lstat(file); } finally { beat.leave(); }
+  };
+  const skip = job.skip?.length ? new Set(job.skip) : null;
+  beat.folder(job.id, job.rel);
+  let first;
+  try {
+    first = lstat(abs(job.root, job.rel));
+  } catch {
+    first = undefined;
+  }
   if (!first) return { ...summary, missing: true, complete: false, ms: Date.now() - started };
 
   const queue: { file: string; dir: string; name: string; size: number }[] = [];
@@ -107,10 +125,17 @@ export async function walkSync(job: WalkJob, sink: WalkSink, extract: Extractor 
       sliceStart = performance.now();
     }
     const node = stack.pop()!;
+    if (skip?.has(node.rel)) {
+      // Known to hang (an earlier walk was stuck there): recorded as unread.
+      node.complete = false;
+      finish(node);
+      continue;
+    }
     const dirPath = abs(job.root, node.rel);
     let names: string[];
+    beat.folder(job.id, node.rel);
     try {
-      names = fs.readdirSync(dirPath);
+      names = readdir(dirPath);
     } catch {
       node.complete = false;
       finish(node);
@@ -123,9 +148,9 @@ export async function walkSync(job: WalkJob, sink: WalkSink, extract: Extractor 
       if (isReservedName(name) || (checkExcludes && isExcluded(joinRel(node.rel, name), job.excludes))) continue;
       const real = prefix + name;
       sincePause++;
-      let st: fs.Stats | undefined;
+      let st: ReturnType<SyncFsLayer['lstat']>;
       try {
-        st = fs.lstatSync(real, { throwIfNoEntry: false });
+        st = lstat(real);
       } catch {
         node.complete = false;
         continue;

@@ -125,7 +125,13 @@ export async function walk(job: WalkJob, fs: FsLayer, guard: IoGuard, sink: Walk
     pump();
   };
 
+  const skip = job.skip?.length ? new Set(job.skip) : null;
   const list = (node: OpenDir) => {
+    if (skip?.has(node.rel)) {
+      // Known to hang (the synchronous walk was stuck there): recorded as unread.
+      node.complete = false;
+      return listed(node);
+    }
     const dirPath = abs(job.root, node.rel);
     guard.run<{ name: string; isDir: boolean }[]>((d) => fs.readdir(dirPath, d), (err, names) => {
       if (err || !names || cancelled()) {

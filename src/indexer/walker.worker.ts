@@ -2,7 +2,8 @@
 // large tree never holds up the event loop that answers requests. Results go back in batches;
 // the main thread writes them to the one database connection.
 import { parentPort, workerData } from 'node:worker_threads';
-import { nodeFs, type FsLayer, type FsLayerFactory } from './fs-layer.ts';
+import { nodeFs, nodeSyncFs, type FsLayer, type FsLayerFactory, type SyncFsLayer } from './fs-layer.ts';
+import { noBeat, SyncBeat } from './watchdog.ts';
 import { IoGuard } from './io-guard.ts';
 import { extractText, isDocument } from './extract.ts';
 import { listFolder, walk } from './walker.ts';
@@ -19,10 +20,15 @@ async function main(): Promise<void> {
   const port = parentPort!;
   const options = workerData as WorkerOptions;
   let fs: FsLayer = nodeFs;
+  /** Absent: every walk is the guarded one (a test layer that only simulates network mounts). */
+  let syncFs: SyncFsLayer | undefined = nodeSyncFs;
   if (options.fsModule) {
     const mod = (await import(options.fsModule)) as { createFsLayer: FsLayerFactory };
-    fs = mod.createFsLayer(options.fsOptions);
+    const layer = mod.createFsLayer(options.fsOptions);
+    fs = layer;
+    syncFs = layer.sync;
   }
+  const beat = options.beat ? new SyncBeat(options.beat) : noBeat;
   const send = (m: FromWorker) => port.postMessage(m);
   const guard = new IoGuard(options.ioTimeoutMs, options.maxStalledIo, (stalled, paused) => send({ type: 'io', stalled, paused }));
   const cancelled = new Set<number>();
@@ -82,7 +88,7 @@ async function main(): Promise<void> {
     const extract = job.content ? (file: string, name: string, size: number) => (isDocument(name) ? withTimeout(extractText(file, name, size)) : Promise.resolve(null)) : null;
     const isCancelled = () => cancelled.has(job.id);
     const end = () => { flush(); cancelled.delete(job.id); inFlight.delete(job.id); };
-    (job.sync && !options.fsModule ? walkSync(job, sink, extract, isCancelled) : walk(job, fs, guard, sink, extract, isCancelled))
+    (job.sync && syncFs ? walkSync(job, sink, extract, isCancelled, syncFs, beat) : walk(job, fs, guard, sink, extract, isCancelled))
       .then((summary) => { end(); send({ type: 'done', id: job.id, summary }); })
       .catch((err: Error) => { end(); send({ type: 'failed', id: job.id, message: err.message }); });
   });

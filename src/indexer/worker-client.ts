@@ -1,18 +1,24 @@
 // The main thread's handle on the walker worker: numbered jobs, results routed back to the job
-// that asked. A crashed worker fails the jobs it held and is started again on the next job.
+// that asked. A crashed worker fails the jobs it held and is started again on the next job; a
+// worker stuck in a synchronous call past FOLDER_SIZE_IO_TIMEOUT_MS is abandoned the same way
+// (watchdog.ts).
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../workers.ts';
 import type { Logger } from '../http/log.ts';
 import type { DocRecord, EntryRecord, FromWorker, Listing, ToWorker, WalkJob, WalkSummary, WorkerOptions } from './protocol.ts';
+import { syncBeatBuffer, SyncWatchdog, WalkerStalledError, type Stall } from './watchdog.ts';
 
 interface Pending {
   onOut?: (entries: EntryRecord[], docs: DocRecord[]) => void;
+  /** Walks: the root, for the log line of a stall. */
+  root?: string;
   resolve: (value: any) => void;
   reject: (err: Error) => void;
 }
 
 export class WalkerClient {
   private worker: Worker | undefined;
+  private watchdog: SyncWatchdog | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private readonly options: WorkerOptions;
@@ -28,12 +34,16 @@ export class WalkerClient {
 
   private ensure(): Worker {
     if (this.worker) return this.worker;
-    const worker = startWorker('indexer/walker.worker.ts', { workerData: this.options });
+    const beat = this.options.ioTimeoutMs > 0 ? syncBeatBuffer() : undefined;
+    const worker = startWorker('indexer/walker.worker.ts', { workerData: { ...this.options, ...(beat ? { beat } : {}) } });
     worker.unref();
-    worker.on('message', (m: FromWorker) => this.receive(m));
+    // An abandoned worker's late messages are not for the jobs of its successor.
+    worker.on('message', (m: FromWorker) => { if (this.worker === worker) this.receive(m); });
     const fail = (err: Error) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
+      this.watchdog?.stop();
+      this.watchdog = undefined;
       const jobs = [...this.pending.values()];
       this.pending.clear();
       for (const p of jobs) p.reject(err);
@@ -41,7 +51,25 @@ export class WalkerClient {
     worker.on('error', (err) => { this.log.error('the indexer worker failed', { err }); fail(err); });
     worker.on('exit', (code) => fail(new Error(`the indexer worker stopped (exit ${code})`)));
     this.worker = worker;
+    if (beat) this.watchdog = new SyncWatchdog(beat, this.options.ioTimeoutMs, (stall) => this.stalled(worker, stall));
     return worker;
+  }
+
+  /** The worker sits in one synchronous call past the I/O timeout: give it up (watchdog.ts). */
+  private stalled(worker: Worker, stall: Stall): void {
+    if (this.worker !== worker) return;
+    this.watchdog?.stop();
+    this.watchdog = undefined;
+    this.worker = undefined;
+    const jobs = [...this.pending.entries()];
+    this.pending.clear();
+    const hung = jobs.find(([id]) => id === stall.jobId)?.[1];
+    this.log.warn('a disk stopped answering the indexer; its worker is replaced and the folder is marked incomplete', {
+      root: hung?.root, folder: stall.folder, stuckMs: stall.stuckMs, timeoutMs: this.options.ioTimeoutMs,
+    });
+    // Not awaited: a thread inside a hung system call ends only when the call returns.
+    worker.terminate().catch(() => {});
+    for (const [id, p] of jobs) p.reject(new WalkerStalledError(id === stall.jobId, id === stall.jobId ? stall.folder : null));
   }
 
   private receive(m: FromWorker): void {
@@ -68,13 +96,24 @@ export class WalkerClient {
   walk(job: Omit<WalkJob, 'id'>, onOut: (entries: EntryRecord[], docs: DocRecord[]) => void): { id: number; done: Promise<WalkSummary> } {
     const id = this.nextId++;
     const done = new Promise<WalkSummary>((resolve, reject) => {
-      this.pending.set(id, { onOut, resolve, reject });
+      this.pending.set(id, { onOut, resolve, reject, root: job.root });
       this.post({ type: 'walk', job: { ...job, id } });
     });
     return { id, done };
   }
 
-  list(root: string, rel: string, excludes: string[]): Promise<Listing> {
+  /** A listing lost with a replaced worker is asked again of the next one (listings hold no state). */
+  async list(root: string, rel: string, excludes: string[]): Promise<Listing> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.listOnce(root, rel, excludes);
+      } catch (err) {
+        if (!(err instanceof WalkerStalledError) || attempt >= 2) throw err;
+      }
+    }
+  }
+
+  private listOnce(root: string, rel: string, excludes: string[]): Promise<Listing> {
     const id = this.nextId++;
     return new Promise<Listing>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -103,6 +142,8 @@ export class WalkerClient {
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
+    this.watchdog?.stop();
+    this.watchdog = undefined;
     const jobs = [...this.pending.values()];
     this.pending.clear();
     for (const p of jobs) p.reject(new Error('the indexer stopped'));

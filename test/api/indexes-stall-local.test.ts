@@ -1,0 +1,93 @@
+// A local disk that hangs: the synchronous walk's read of one folder blocks the worker's thread
+// (simulated through the worker's file-system layer). The main thread's watchdog notices the
+// call outliving FOLDER_SIZE_IO_TIMEOUT_MS, replaces the worker, and the walk of that volume
+// starts again with the guarded walk, the hung folder left unread and marked incomplete.
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createApp, type App } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/http/log.ts';
+import { Client } from '../support/client.ts';
+import { makeDirs, removeDirs, type TestDirs } from '../support/server.ts';
+
+const HANG_MS = 6000;
+const TIMEOUT_MS = 300;
+
+let dirs: TestDirs;
+let app: App;
+let c: Client;
+let hangLog: string;
+const logs: Record<string, any>[] = [];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test.before(async () => {
+  dirs = makeDirs();
+  const vol = path.join(dirs.volumes, 'Files');
+  const w = (rel: string, bytes: number) => { fs.mkdirSync(path.dirname(path.join(vol, rel)), { recursive: true }); fs.writeFileSync(path.join(vol, rel), Buffer.alloc(bytes)); };
+  w('Fine/a.bin', 10);
+  w('Stuck/b.bin', 20);
+  w('Stuck/inner/c.bin', 40);
+  w('Other/deep/d.bin', 30);
+  hangLog = path.join(dirs.cache, 'hangs.log');
+  const env = {
+    HOST: '127.0.0.1', PORT: '0', VOLUME_ROOT: dirs.volumes, CONFIG_DIR: dirs.config, CACHE_DIR: dirs.cache, USER_ROOT: dirs.users,
+    AUTH_MODE: 'disabled', FOLDER_SIZE_MODE: 'full', FOLDER_SIZE_IO_TIMEOUT_MS: String(TIMEOUT_MS), FOLDER_SIZE_FLUSH_MS: '20',
+  };
+  app = createApp(loadConfig(env), {
+    log: createLogger('debug', {}, (line) => { logs.push(JSON.parse(line)); }),
+    uiDir: null,
+    indexerWorker: { fsModule: new URL('./fixtures/hanging-fs.ts', import.meta.url).href, fsOptions: { hang: 'Stuck', hangMs: HANG_MS, sync: true, hangLog } },
+  }, env);
+  const address = await app.listen(0, '127.0.0.1');
+  c = new Client(`http://127.0.0.1:${address.port}`);
+});
+test.after(async () => {
+  await app.close(1000);
+  removeDirs(dirs);
+});
+
+test('a hung synchronous read: requests keep answering, the rest of the sizes arrive within the timeout, the folder is marked incomplete', async () => {
+  // The worker's thread is now inside the hung read.
+  for (let i = 0; i < 200 && !fs.existsSync(hangLog); i++) await sleep(10);
+  assert.ok(fs.existsSync(hangLog), 'the synchronous walk reached the hanging folder');
+  const hungAt = Date.now();
+
+  const asked = Date.now();
+  const during = await c.get('/api/folder-size/Files');
+  assert.is(during.status, 200);
+  assert.is((await c.get('/api/search?q=bin&path=Files')).status, 200);
+  assert.ok(Date.now() - asked < 1000, `requests answered in ${Date.now() - asked} ms while the worker is stuck`);
+
+  let figures: any;
+  for (let i = 0; i < 300; i++) {
+    figures = (await c.get('/api/folder-size/Files')).json;
+    if (figures.indexed) break;
+    await sleep(20);
+  }
+  assert.ok(figures.indexed, 'the sizes arrived');
+  assert.is(figures.sizeBytes, 40, 'everything but the hung folder: Fine (10) + Other/deep (30)');
+  assert.ok(Date.now() - hungAt < HANG_MS - 1000, `sizes arrived ${Date.now() - hungAt} ms after the hang began: the I/O timeout was honoured, the read was not waited for`);
+  assert.is((await c.get('/api/folder-size/Files/Other')).json.sizeBytes, 30);
+
+  const stalls = logs.filter((l) => /disk stopped answering the indexer/.test(l.msg));
+  assert.is(stalls.length, 1, 'one log line for the stall');
+  assert.is(stalls[0].folder, 'Stuck');
+  assert.ok(stalls[0].stuckMs >= TIMEOUT_MS);
+
+  const row = (name: string) => app.db.get<{ complete: number }>('SELECT complete FROM idx_entries WHERE name = ? AND is_dir = 1', [name]);
+  assert.is(row('Stuck')?.complete, 0, 'the hung folder is due for a targeted rebuild');
+  assert.is(row('')?.complete, 0, 'the volume knows it is incomplete');
+  assert.is(row('Fine')?.complete, 1);
+  // The retry and every later walk of this volume use the guarded walk: one synchronous hang only.
+  assert.is(fs.readFileSync(hangLog, 'utf8').trim().split('\n').length, 1);
+
+  // The catalogue still completes (guarded: its read of the hung folder times out on its own).
+  for (let i = 0; i < 300 && !logs.some((l) => l.msg === 'index catalogue finished'); i++) await sleep(20);
+  assert.ok(logs.some((l) => l.msg === 'index catalogue finished'), 'the catalogue finished');
+  const found = (await c.get('/api/search?q=d.bin&path=Files')).json;
+  assert.ok(JSON.stringify(found).includes('d.bin'), 'names of the rest of the tree are searchable');
+});
+
+test.run();
