@@ -17,7 +17,7 @@ import { createHttpServer } from './http/server.ts';
 import { createUiHandler } from './http/static.ts';
 import { createFilesCapability } from './files/capability.ts';
 import { createUploadsCapability } from './uploads/capability.ts';
-import { createIndexes } from './indexer/capability.ts';
+import { createIndexes, openIndexer } from './indexer/capability.ts';
 import { createIdentity } from './auth/identity.ts';
 import { systemRoutes } from './system/routes.ts';
 import { VERSION } from './version.ts';
@@ -82,6 +82,8 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
     throw err;
   }
   prepareVolumeRoot(config, log, Boolean(env.VOLUME_ROOT?.trim()));
+  // The index file and the indexer's thread first: the worker boots while the rest is built.
+  const indexer = openIndexer({ config, db, log, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
   const sessionSecret = loadOrCreateSecret(config.storage.configDir, 'session-secret', config.auth.sessionSecret);
   const changes = createChangeSink((err) => log.warn('a change listener failed', { err }));
   void changes;
@@ -100,7 +102,7 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   capabilities.push(createUploadsCapability({ config, db, resolver: files.resolver, changes, log }));
   // Indexes: folder sizes and search, fed by the `changes` sink; `indexes.noteViewed(realPath)`
   // re-checks a folder on screen (for the browse route).
-  const indexes = createIndexes({ config, db, log, changes, resolver: files.resolver, showHidden: (userId) => identity.settings.userPrefs(userId)?.showHiddenFiles === true, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
+  const indexes = createIndexes({ config, db, log, changes, indexer, resolver: files.resolver, showHidden: (userId) => identity.settings.userPrefs(userId)?.showHiddenFiles === true, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
   capabilities.push(indexes);
   files.useSettings({ folderViewed: (realPath) => indexes.noteViewed(realPath) });
   let ready = false;

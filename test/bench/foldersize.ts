@@ -13,6 +13,15 @@
 //     300k: du 484-531 ms, Node walk 1.0 s, sizes ready 1.1-1.3 s (2.1-2.8x du), catalogue
 //       6-7 s, loop p99 24-43 ms (max 55), peak RSS 215 MB (+41 MB: flat with tree size).
 //   The fixed part (worker start, first commit) keeps the 100k ratio above 3x.
+//   With the watchdog of the synchronous walk (two atomic additions per call: no difference
+//   measurable against the noise) and the worker started right after the migrations instead of
+//   at the end of createApp: 100k: du 133-157 ms, Node walk 308-326 ms, sizes ready 593-606 ms
+//   (3.9-4.5x du: unchanged within the noise), worker walk 440-480 ms, loop p99 28-31 ms.
+//   Where the time goes (instrumented runs): the worker's boot from source is ~120 ms alone
+//   (~25 ms of it the first type-stripped module) and 200-350 ms while the main thread builds
+//   the app on the shared 2 cores, so starting it earlier gains ~40 ms; the walk itself runs
+//   at the plain Node walk's speed alone (265-315 ms) but 1.4x slower inside the server. Still
+//   above the 3x target at 100k.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
