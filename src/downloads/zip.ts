@@ -5,9 +5,11 @@ import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import zlib from 'node:zlib';
-import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
+import type { Readable } from 'node:stream';
 import yazl from 'yazl';
 import { walkFiles } from '../files/walk.ts';
+import { ChunkPool, CHUNK, pooledFileStream, pumpToResponse } from './pooled-read.ts';
 import { contentDisposition } from './single.ts';
 
 // yazl checksums every entry with buffer-crc32, a table loop in JavaScript (~150 MB/s); a
@@ -65,14 +67,62 @@ export async function sendZip(res: ServerResponse, sources: ZipSource[], archive
     return;
   }
   const zip = new yazl.ZipFile();
-  const done = pipeline(zip.outputStream, res);
+  const pool = new ChunkPool();
+  const ahead = new OpenAhead();
+  const done = pumpToResponse(zip.outputStream as Readable, res, pool);
   try {
     for await (const e of selectionEntries(sources, showHidden)) {
       if (e.isDirectory) zip.addEmptyDirectory(e.relative, { mtime: e.mtime });
-      else zip.addReadStreamLazy(e.relative, { mtime: e.mtime, size: e.size, compress: shouldDeflate(e.relative, e.size) }, (cb) => cb(null, fs.createReadStream(e.real, { highWaterMark: 1024 * 1024 })));
+      else {
+        const compress = shouldDeflate(e.relative, e.size);
+        if (compress) zip.addReadStreamLazy(e.relative, { mtime: e.mtime, size: e.size, compress }, (cb) => cb(null, fs.createReadStream(e.real, { highWaterMark: CHUNK })));
+        else {
+          const index = ahead.add(e.real);
+          zip.addReadStreamLazy(e.relative, { mtime: e.mtime, size: e.size, compress }, (cb) => cb(null, pooledFileStream(pool, ahead.take(index))));
+        }
+      }
     }
   } finally {
     zip.end();
   }
-  await done;
+  try {
+    await done;
+  } finally {
+    ahead.closeAll();
+  }
+}
+
+// A bare descriptor (not a FileHandle, which would close itself when collected).
+const openFd = (real: string) => promisify(fs.open)(real, 'r');
+
+/**
+ * Opens the next few files while the current one streams, so the archive does not wait on an
+ * open() per entry; bounded, so a 10,000-file selection never holds more than a few descriptors.
+ */
+class OpenAhead {
+  private readonly paths: string[] = [];
+  private readonly opened = new Map<number, Promise<number>>();
+  private next = 0;
+  private readonly window = 4;
+
+  add(real: string): number {
+    this.paths.push(real);
+    return this.paths.length - 1;
+  }
+
+  take(index: number): Promise<number> {
+    const fd = this.opened.get(index) ?? openFd(this.paths[index]!);
+    this.opened.delete(index);
+    this.next = Math.max(this.next, index + 1);
+    while (this.next < this.paths.length && this.next <= index + this.window) {
+      if (!this.opened.has(this.next)) this.opened.set(this.next, openFd(this.paths[this.next]!));
+      this.next++;
+    }
+    return fd;
+  }
+
+  closeAll(): void {
+    for (const fd of this.opened.values()) fd.then((d) => fs.close(d, () => {}), () => {});
+    this.opened.clear();
+  }
 }
