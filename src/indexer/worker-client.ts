@@ -16,6 +16,8 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
+const WORKER_IDLE_MS = 10_000;
+
 export class WalkerClient {
   private worker: Worker | undefined;
   private watchdog: SyncWatchdog | undefined;
@@ -26,6 +28,7 @@ export class WalkerClient {
   /** Timed-out file-system calls still stuck in the worker, and whether work is paused. */
   io = { stalled: 0, paused: false };
   onIo: (stalled: number, paused: boolean) => void = () => {};
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: WorkerOptions, log: Logger) {
     this.options = options;
@@ -33,6 +36,7 @@ export class WalkerClient {
   }
 
   private ensure(): Worker {
+    clearTimeout(this.idleTimer);
     if (this.worker) return this.worker;
     const beat = this.options.ioTimeoutMs > 0 ? syncBeatBuffer() : undefined;
     const worker = startWorker('indexer/walker.worker.ts', { workerData: { ...this.options, ...(beat ? { beat } : {}) } });
@@ -86,7 +90,27 @@ export class WalkerClient {
       if (m.type === 'done') p.resolve(m.summary);
       else if (m.type === 'listed') p.resolve(m.listing);
       else p.reject(new Error(m.message));
+      this.retireWhenIdle();
     }
+  }
+
+  /**
+   * An idle worker is a whole V8 isolate (~14 MB of RSS): it leaves once no job has come for
+   * WORKER_IDLE_MS, and the next job starts a fresh one (~100 ms, off the request path). Not
+   * while a timed-out call may still be stuck in it (the watchdog's business).
+   */
+  private retireWhenIdle(): void {
+    clearTimeout(this.idleTimer);
+    if (!this.worker || this.pending.size > 0) return;
+    this.idleTimer = setTimeout(() => {
+      const worker = this.worker;
+      if (!worker || this.pending.size > 0 || this.io.stalled > 0) return;
+      this.worker = undefined;
+      this.watchdog?.stop();
+      this.watchdog = undefined;
+      worker.terminate().catch(() => {});
+    }, WORKER_IDLE_MS);
+    this.idleTimer.unref();
   }
 
   private post(message: ToWorker): void {
@@ -124,6 +148,7 @@ export class WalkerClient {
   /** Starts the worker ahead of its first job (its start overlaps other work). */
   warm(): void {
     this.ensure();
+    this.retireWhenIdle();
   }
 
   /** One 'out' batch of job `id` is written: the worker may send the next. */
@@ -140,6 +165,7 @@ export class WalkerClient {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.idleTimer);
     const worker = this.worker;
     this.worker = undefined;
     this.watchdog?.stop();
