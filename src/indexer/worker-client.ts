@@ -30,9 +30,17 @@ export class WalkerClient {
   onIo: (stalled: number, paused: boolean) => void = () => {};
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(options: WorkerOptions, log: Logger) {
+  private readonly idleMs: number;
+
+  constructor(options: WorkerOptions, log: Logger, idleMs = WORKER_IDLE_MS) {
     this.options = options;
     this.log = log;
+    this.idleMs = idleMs;
+  }
+
+  /** Whether a worker thread is up (it retires when idle). */
+  get running(): boolean {
+    return this.worker !== undefined;
   }
 
   private ensure(): Worker {
@@ -109,7 +117,7 @@ export class WalkerClient {
       this.watchdog?.stop();
       this.watchdog = undefined;
       worker.terminate().catch(() => {});
-    }, WORKER_IDLE_MS);
+    }, this.idleMs);
     this.idleTimer.unref();
   }
 
