@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, post } from '../api/client.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { Tabs, currentTab } from '../components/Tabs.tsx';
-import { preferences, savePreference, type Theme } from '../state/session.ts';
+import { preferences, preferencesLoaded, savePreference, type Theme } from '../state/session.ts';
 import { toast, toastError } from '../state/toasts.ts';
 import { Tokens } from './Tokens.tsx';
 
@@ -11,7 +11,8 @@ function Preferences() {
   const p = preferences.value;
   const set = (key: string, value: unknown) => savePreference(key, value).then(() => toast('Saved'), (err) => toastError(err, 'Not saved'));
   return (
-    <div class="stack" style={{ maxWidth: '520px' }}>
+    // Disabled until the server's values are in, so a click never saves a default over them.
+    <fieldset class="stack" style={{ maxWidth: '520px', border: 0, padding: 0, margin: 0 }} disabled={!preferencesLoaded.value} aria-busy={!preferencesLoaded.value}>
       <label class="check"><input type="checkbox" checked={p.showHiddenFiles} onChange={(e) => void set('showHiddenFiles', e.currentTarget.checked)} /> Show hidden files (names starting with a dot)</label>
       <label class="check"><input type="checkbox" checked={p.showThumbnails !== false} onChange={(e) => void set('showThumbnails', e.currentTarget.checked)} /> Show picture thumbnails in the grid</label>
       <label>Theme
@@ -19,7 +20,7 @@ function Preferences() {
           <option value="system">Follow the system</option><option value="light">Light</option><option value="dark">Dark</option>
         </select>
       </label>
-    </div>
+    </fieldset>
   );
 }
 

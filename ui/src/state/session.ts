@@ -14,6 +14,8 @@ export const favorites = signal<Favorite[]>([]);
 export type Theme = 'system' | 'light' | 'dark';
 export interface Preferences { showHiddenFiles: boolean; showThumbnails: boolean; theme: Theme; [key: string]: unknown }
 export const preferences = signal<Preferences>({ showHiddenFiles: false, showThumbnails: true, theme: 'system' });
+/** The account's preferences arrived from the server (until then the form would show defaults). */
+export const preferencesLoaded = signal(false);
 
 export const chunkedUploads = computed(() => features.value.uploads?.chunked === true);
 
@@ -41,6 +43,7 @@ export async function loadWorkspace(): Promise<void> {
   volumes.value = Array.isArray(v) ? v : [];
   favorites.value = Array.isArray(fav) ? [...fav].sort((a, b) => a.position - b.position) : [];
   preferences.value = { ...preferences.value, ...(settings.user ?? {}) };
+  preferencesLoaded.value = true;
   applyTheme();
 }
 
