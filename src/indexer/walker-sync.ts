@@ -10,21 +10,9 @@ import path from 'node:path';
 import { isReservedName } from '../files/names.ts';
 import { isDocument } from './extract.ts';
 import { splitRel, joinRel, type WalkJob, type WalkSummary } from './protocol.ts';
-import { abs, isExcluded, type Extractor, type WalkSink } from './walker.ts';
+import { abs, closeDir, isExcluded, type Extractor, type OpenDir, type WalkSink } from './walker.ts';
 import { nodeSyncFs, type SyncFsLayer } from './fs-layer.ts';
 import { noBeat, type Beat } from './watchdog.ts';
-
-interface OpenDir {
-  rel: string;
-  parent: OpenDir | null;
-  pending: number;
-  size: number;
-  entries: number;
-  totalSize: number;
-  totalEntries: number;
-  complete: boolean;
-  mtime: number;
-}
 
 /** Longest stretch of synchronous calls before the worker's event loop gets a turn. */
 const SLICE_MS = 8;
@@ -89,21 +77,7 @@ export async function walkSync(job: WalkJob, sink: WalkSink, extract: Extractor 
   summary.isDir = true;
   const stack: OpenDir[] = [{ rel: job.rel, parent: null, pending: 1, size: 0, entries: 0, totalSize: 0, totalEntries: 0, complete: true, mtime: Math.trunc(first.mtimeMs) }];
   const finish = (node: OpenDir) => {
-    for (let n: OpenDir | null = node; n && --n.pending === 0; n = n.parent) {
-      summary.dirs++;
-      const [dir, name] = splitRel(n.rel);
-      sink.entry({ dir, name, isDir: true, size: n.size, mtime: n.mtime, entries: n.entries, totalSize: n.totalSize, totalEntries: n.totalEntries, complete: n.complete });
-      const p = n.parent;
-      if (!p) {
-        summary.totalSize = n.totalSize;
-        summary.totalEntries = n.totalEntries;
-        summary.complete = n.complete && !cancelled();
-        break;
-      }
-      p.totalSize += n.totalSize;
-      p.totalEntries += n.totalEntries;
-      if (!n.complete) p.complete = false;
-    }
+    for (let n: OpenDir | null = node; n && --n.pending === 0; n = closeDir(n, sink, summary, cancelled));
   };
 
   let sliceStart = performance.now();

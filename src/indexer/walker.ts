@@ -20,7 +20,7 @@ export interface WalkSink {
 
 export type Extractor = (file: string, name: string, size: number) => Promise<string | null>;
 
-interface OpenDir {
+export interface OpenDir {
   rel: string;
   parent: OpenDir | null;
   /** The folder's own listing plus each subfolder not yet finished. */
@@ -31,6 +31,28 @@ interface OpenDir {
   totalEntries: number;
   complete: boolean;
   mtime: number;
+}
+
+/**
+ * Records a folder whose listing and subfolders are all done and adds its totals to its
+ * parent (both walks add up sizes bottom-up this way). Returns the parent, or null when the
+ * walk's top folder finished (its totals are then the summary's).
+ */
+export function closeDir(node: OpenDir, sink: WalkSink, summary: WalkSummary, cancelled: () => boolean): OpenDir | null {
+  summary.dirs++;
+  const [dir, name] = splitRel(node.rel);
+  sink.entry({ dir, name, isDir: true, size: node.size, mtime: node.mtime, entries: node.entries, totalSize: node.totalSize, totalEntries: node.totalEntries, complete: node.complete });
+  const parent = node.parent;
+  if (!parent) {
+    summary.totalSize = node.totalSize;
+    summary.totalEntries = node.totalEntries;
+    summary.complete = node.complete && !cancelled();
+    return null;
+  }
+  parent.totalSize += node.totalSize;
+  parent.totalEntries += node.totalEntries;
+  if (!node.complete) parent.complete = false;
+  return parent;
 }
 
 const STAT_WINDOW = 16;
@@ -101,21 +123,12 @@ export async function walk(job: WalkJob, fs: FsLayer, guard: IoGuard, sink: Walk
   let waiting = false;
 
   const finishDir = (node: OpenDir) => {
-    summary.dirs++;
-    const [dir, name] = splitRel(node.rel);
-    sink.entry({ dir, name, isDir: true, size: node.size, mtime: node.mtime, entries: node.entries, totalSize: node.totalSize, totalEntries: node.totalEntries, complete: node.complete });
-    const parent = node.parent;
+    const parent = closeDir(node, sink, summary, cancelled);
     if (!parent) {
-      summary.totalSize = node.totalSize;
-      summary.totalEntries = node.totalEntries;
-      summary.complete = node.complete && !cancelled();
       walkFinished = true;
       maybeAllDone();
       return;
     }
-    parent.totalSize += node.totalSize;
-    parent.totalEntries += node.totalEntries;
-    if (!node.complete) parent.complete = false;
     if (--parent.pending === 0) finishDir(parent);
   };
 
