@@ -10,7 +10,6 @@ import { acquireInstanceLock, loadOrCreateSecret, type InstanceLock } from './db
 import { loadMigrations, runMigrations } from './db/migrations.ts';
 import { createChangeSink } from './changes.ts';
 import { parseTrustProxy } from './http/address.ts';
-import type { Authenticator } from './http/guard.ts';
 import { createLogger, type Logger } from './http/log.ts';
 import type { RouteDef } from './http/route.ts';
 import { createHttpServer } from './http/server.ts';
@@ -86,12 +85,11 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   const indexer = openIndexer({ config, db, log, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
   const sessionSecret = loadOrCreateSecret(config.storage.configDir, 'session-secret', config.auth.sessionSecret);
   const changes = createChangeSink((err) => log.warn('a change listener failed', { err }));
-  void changes;
+  const trustProxy = parseTrustProxy(config.server.trustProxy);
 
   // Identity: accounts, sessions, tokens, users administration, activity log, settings.
   // Other capabilities take `identity.users`, `identity.settings`, `identity.activity`.
-  const identity = createIdentity({ config, db, log, sessionSecret, trustProxy: parseTrustProxy(config.server.trustProxy) });
-  const authenticator: Authenticator = identity.authenticator;
+  const identity = createIdentity({ config, db, log, sessionSecret, trustProxy });
 
   const capabilities: Capability[] = [...identity.capabilities];
   // Files: the path resolver every other capability takes (`files.resolver`).
@@ -116,8 +114,7 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   for (const c of capabilities) routes.push(...c.routes);
 
   const server = createHttpServer({
-    routes, auth: authenticator, log,
-    trustProxy: parseTrustProxy(config.server.trustProxy),
+    routes, auth: identity.authenticator, log, trustProxy,
     jsonBodyLimit: config.limits.jsonBodyLimit,
     fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir),
   });
