@@ -4,6 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { signal } from '@preact/signals';
 import { ErrorNote } from './common.tsx';
+import { useSubmit } from './useSubmit.ts';
 
 export function Dialog({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ComponentChildren; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -54,8 +55,7 @@ export function askText(opts: { title: string; label: string; value?: string; co
 
 function TextDialog({ title, label, value = '', confirm, selectStem, secret, action, close }: Parameters<typeof askText>[0] & { close: () => void }) {
   const [text, setText] = useState(value);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmit();
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => {
     const el = input.current!;
@@ -66,8 +66,7 @@ function TextDialog({ title, label, value = '', confirm, selectStem, secret, act
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!text.trim()) { setError(new Error('A name is needed.')); return; }
-    setBusy(true);
-    try { await action(text); close(); } catch (err) { setError(err); } finally { setBusy(false); }
+    await run(async () => { await action(text); close(); });
   };
   return (
     <Dialog title={title} onClose={close}>

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, post } from '../api/client.ts';
 import type { User } from '../api/types.ts';
 import { ErrorNote } from '../components/common.tsx';
+import { useSubmit } from '../components/useSubmit.ts';
 import { signedIn, status } from '../state/session.ts';
 import { formatDuration } from '../util.ts';
 
@@ -34,17 +35,15 @@ export function SetupScreen() {
   const [email, setEmail] = useState('');
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useSubmit();
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true); setError(null);
-    try {
+    return run(async () => {
       const body: Record<string, string> = { email, password };
       if (username.trim()) body.username = username.trim();
       const answer = await post<{ user: User }>('/api/auth/setup', body);
       signedIn(answer.user);
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    });
   };
   return (
     <main class="auth-page">
@@ -68,8 +67,7 @@ export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?:
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [needCode, setNeedCode] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmit();
   const [left, setLeft] = useCountdown();
   const local = s?.strategies.local !== false && s?.authMode !== 'oidc';
   const oidc = Boolean(s?.strategies.oidc);
@@ -82,13 +80,12 @@ export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?:
     setError(err);
     if (err instanceof ApiError && err.status === 429) setLeft(err.retryAfter ?? 60);
   };
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true); setError(null);
-    try {
+    return run(async () => {
       if (needCode) finish(await post('/api/auth/login/totp', { code: code.trim() }, { allow401: true }));
       else finish(await post('/api/auth/login', { identifier: identifier.trim(), password }, { allow401: true }));
-    } catch (err) { fail(err); } finally { setBusy(false); }
+    }, fail);
   };
   const here = window.location.pathname + window.location.search;
   return (

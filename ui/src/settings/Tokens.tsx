@@ -5,6 +5,7 @@ import { del, get, patch, post } from '../api/client.ts';
 import type { ApiToken } from '../api/types.ts';
 import { askText, confirmDialog } from '../components/Dialog.tsx';
 import { ErrorNote } from '../components/common.tsx';
+import { useSubmit } from '../components/useSubmit.ts';
 import { toast, toastError } from '../state/toasts.ts';
 import { formatDate } from '../util.ts';
 
@@ -13,18 +14,16 @@ function IssueForm({ onIssued }: { onIssued: (secret: string) => void }) {
   const [scope, setScope] = useState<'read' | 'write'>('read');
   const [days, setDays] = useState('90');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useSubmit();
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true); setError(null);
-    try {
+    return run(async () => {
       const body: Record<string, unknown> = { name: name.trim(), scope, expiresInDays: days === 'never' ? null : Number(days) };
       if (password) body.password = password;
       const a = await post<{ token: ApiToken; secret: string }>('/api/auth/tokens', body, { allow401: true });
       setName(''); setPassword('');
       onIssued(a.secret);
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    });
   };
   return (
     <form class="stack" onSubmit={submit} aria-label="Issue a token">
