@@ -35,7 +35,10 @@ const tooLarge = (limit: number) =>
 const tooMany = (limit: number) =>
   new AppError(413, `More than MAX_FILES_PER_UPLOAD (${limit}) files in one request; nothing of this upload was kept.`, 'UPLOAD_TOO_MANY_FILES');
 
-interface Staged { part: string; target: UploadTarget; checked: Checked }
+interface Staged { part: string; target: UploadTarget; checked: Checked
+  /** Position of the file in the request (staging finishes in any order). */
+  order: number;
+}
 
 export function createMultipartReceiver(deps: { placement: Placement; staging: Staging; limits: MultipartLimits }): MultipartReceiver {
   const { placement, staging, limits } = deps;
@@ -77,7 +80,7 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
         settle();
       };
 
-      async function stageOne(target: UploadTarget, file: Readable): Promise<void> {
+      async function stageOne(target: UploadTarget, file: Readable, order: number): Promise<void> {
         const checked = await placement.check(caller, target);
         const { folder } = checked;
         const place = await staging.placeFor(folder.space!.root, folder.realPath);
@@ -90,7 +93,7 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
         parts.add(part);
         await pipeline(file, fs.createWriteStream(part, { flags: 'r+', highWaterMark: 1 << 20 }));
         if ((file as Readable & { truncated?: boolean }).truncated) throw tooLarge(limits.maxFileSize);
-        staged.push({ part, target, checked });
+        staged.push({ part, target, checked, order });
       }
 
       parser.on('field', (name, value) => {
@@ -112,7 +115,7 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
         active.add(file);
         file.on('error', () => {}); // a refusal destroys it; pipeline reports the error to the job
         file.on('limit', () => fail(tooLarge(limits.maxFileSize)));
-        jobs.push(stageOne(target, file).catch(fail).finally(() => active.delete(file)));
+        jobs.push(stageOne(target, file, jobs.length).catch(fail).finally(() => active.delete(file)));
       });
       parser.on('filesLimit', () => fail(tooMany(limits.maxFiles)));
       parser.on('fieldsLimit', () => fail(new AppError(413, 'Too many fields in one upload request.', 'UPLOAD_TOO_MANY_FIELDS')));
@@ -130,7 +133,7 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
       try {
         if (failure) throw failure;
         // Place in the order sent, so `x`, `x (1)`… follow the request.
-        staged.sort((a, b) => [...parts].indexOf(a.part) - [...parts].indexOf(b.part));
+        staged.sort((a, b) => a.order - b.order);
         for (const s of staged) placed.push(await placement.place(caller, s.target, s.part, s.checked));
         return placed.map(toFileItem);
       } catch (err) {
