@@ -1,5 +1,6 @@
 // esbuild: src/main.ts and every src/**/*.worker.ts become self-contained CommonJS files
 // that run inside the executable, where `require` knows only Node's built-in modules.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
@@ -68,6 +69,40 @@ function burrowPlugin(root: string): esbuild.Plugin {
   };
 }
 
+/**
+ * Every import and require the bundle resolved to a file must be the file Node itself loads
+ * from source (same package export, same ESM or CommonJS build): a bundling difference is a
+ * bug, and it fails the build here instead of a request at run time. Node answers in a child
+ * (`import.meta.resolve` with a parent needs a flag).
+ */
+export function sameAsNode(root: string, metafile: esbuild.Metafile): void {
+  const asks: { kind: string; parent: string; spec: string; bundled: string }[] = [];
+  for (const [file, input] of Object.entries(metafile.inputs)) {
+    if (file.includes(':')) continue; // a plugin's module (absent, native-addon)
+    for (const imp of input.imports) {
+      if (imp.external || !imp.original || imp.path.includes(':')) continue;
+      if (imp.kind !== 'require-call' && imp.kind !== 'import-statement' && imp.kind !== 'dynamic-import') continue;
+      asks.push({ kind: imp.kind, parent: path.join(root, file), spec: imp.original, bundled: path.join(root, imp.path) });
+    }
+  }
+  const script = `import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+const asks = JSON.parse(fs.readFileSync(0, 'utf8'));
+process.stdout.write(JSON.stringify(asks.map((a) => {
+  try {
+    return a.kind === 'require-call' ? createRequire(a.parent).resolve(a.spec) : fileURLToPath(import.meta.resolve(a.spec, pathToFileURL(a.parent).href));
+  } catch (err) {
+    return 'unresolvable: ' + String(err.message).split('\\n')[0];
+  }
+})));`;
+  const r = spawnSync(process.execPath, ['--no-warnings', '--experimental-import-meta-resolve', '--input-type=module', '-e', script], { input: JSON.stringify(asks), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`could not ask Node how it resolves the bundle's imports: ${r.stderr}`);
+  const node = JSON.parse(r.stdout) as string[];
+  const differ = asks.flatMap((a, i) => (node[i] === a.bundled ? [] : [`${path.relative(root, a.parent)}: ${a.kind === 'require-call' ? 'require' : 'import'}('${a.spec}') bundled ${path.relative(root, a.bundled)}, Node loads ${node[i]!.startsWith('unresolvable') ? node[i] : path.relative(root, node[i]!)}`]));
+  if (differ.length) throw new Error(`the bundle resolves modules differently from Node:\n  ${differ.join('\n  ')}`);
+}
+
 export interface BundleResult {
   readonly main: string;
   /** Worker bundles by their path below src/ with `.js` instead of `.ts`. */
@@ -93,8 +128,11 @@ export async function bundle(root: string, outDir: string): Promise<BundleResult
     minifyWhitespace: true,
     minifySyntax: true,
     legalComments: 'none',
-    mainFields: ['module', 'main'],
-    conditions: ['node', 'import', 'require'],
+    // esbuild's own resolution for platform node, which is Node's: an `import` takes a
+    // package's `import` export and a `require()` its `require` export. Forcing both
+    // conditions (or `module` before `main`) hands a CommonJS `require` an ESM build, which
+    // gives `{ default: fn }` where the package's CommonJS callers expect `fn` (yazl's
+    // buffer-crc32 did: every zip download crashed the executable). `sameAsNode` checks it.
     define: { 'import.meta.url': IMPORT_META_URL },
     banner: { js: BANNER },
     plugins: [burrowPlugin(root)],
@@ -103,6 +141,7 @@ export async function bundle(root: string, outDir: string): Promise<BundleResult
     metafile: true,
   });
   if (result.errors.length) throw new Error('esbuild failed');
+  sameAsNode(root, result.metafile!);
   return {
     main: path.join(outDir, 'burrow.js'),
     workers: Object.fromEntries(workers.map((w) => [w.replace(/\.ts$/, '.js'), path.join(outDir, 'workers', w.replace(/\.ts$/, '.js'))])),
