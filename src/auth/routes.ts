@@ -57,8 +57,8 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps): Ro
       handler: async ({ body, ip }) => {
         const identifier = body.identifier ?? body.email ?? body.username;
         if (!identifier) throw badRequest('Invalid body: identifier: Required (an email or a username).', 'INVALID_BODY');
-        const { user, session } = await auth.login({ identifier, password: body.password }, ip);
-        return reply(200, { user }, { 'Set-Cookie': cookies.set(session.id) });
+        const signIn = await auth.login({ identifier, password: body.password }, ip);
+        return reply(200, 'user' in signIn ? { user: signIn.user } : { totpRequired: true }, { 'Set-Cookie': cookies.set(signIn.session.id) });
       },
     }),
     route({

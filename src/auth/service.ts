@@ -7,14 +7,25 @@ import { AppError, badRequest, conflict, forbidden, unauthorized } from '../http
 import type { Caller } from '../http/route.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { LIMITS, type RateLimiter } from './rate-limits.ts';
-import type { SessionStore } from './sessions.ts';
+import type { SessionRow, SessionStore } from './sessions.ts';
 import { isAdminRow, toWire, type UserRow, type UsersStore, type WireUser } from './users-store.ts';
 
 export const INVALID_CREDENTIALS = 'AUTH_INVALID_CREDENTIALS';
 export const ACCOUNT_LOCKED = 'AUTH_ACCOUNT_LOCKED';
 export const METHOD_DISABLED = 'AUTH_METHOD_DISABLED';
+export const INVALID_TOTP_CODE = 'AUTH_INVALID_TOTP_CODE';
 
 export interface OpenedSession { id: string; hash: string }
+
+/** A sign-in ends signed in, or held for its second step (the session's cookie is set either way). */
+export type SignIn = { user: WireUser; session: OpenedSession } | { totpRequired: true; session: OpenedSession };
+
+/** The second factor as sign-in sees it (twofactor/ implements it). */
+export interface SecondFactor {
+  enabled(userId: string): boolean;
+  /** A right six-digit code (once per time step) or an unused recovery code (spent); null when wrong. */
+  verify(userId: string, code: string): { usedRecoveryCode: boolean; recoveryCodesLeft: number } | null;
+}
 
 export interface AuthDeps {
   config: Config;
@@ -23,6 +34,8 @@ export interface AuthDeps {
   sessions: SessionStore;
   limits: RateLimiter;
   activity: ActivityService;
+  /** Absent: no account has a second factor. */
+  secondFactor?: SecondFactor;
 }
 
 /** The local administrator every request acts as when AUTH_MODE=disabled. */
@@ -118,7 +131,7 @@ export class AuthService {
     if (lockedUntil) this.deps.activity.record({ action: 'auth.lockout', outcome: 'success', userId: row.id, username: row.username, ip, detail: { until: lockedUntil } });
   }
 
-  async login(input: { identifier: string; password: string }, ip: string): Promise<{ user: WireUser; session: OpenedSession }> {
+  async login(input: { identifier: string; password: string }, ip: string): Promise<SignIn> {
     this.refuseWhenOidcOnly();
     this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
     this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
@@ -139,9 +152,59 @@ export class AuthService {
     this.refuseLocked(fresh, ip);
     this.deps.users.clearFailures(row.id);
     this.deps.users.touchMethod(row.id, 'local_password', 'local');
-    const session = this.deps.sessions.create(row.id, 'password', ip);
-    this.deps.activity.record({ action: 'auth.login', outcome: 'success', userId: row.id, username: row.username, ip, detail: { method: 'password' } });
-    return { user: toWire(fresh), session };
+    return this.openSignIn(fresh, 'password', ip, false);
+  }
+
+  /**
+   * Opens the session of a sign-in whose first step succeeded: held for the second step when the
+   * account has a second factor and the first step did not already prove two factors.
+   */
+  private openSignIn(row: UserRow, method: string, ip: string, twoFactorsProven: boolean): SignIn {
+    if (!twoFactorsProven && this.deps.secondFactor?.enabled(row.id)) {
+      const session = this.deps.sessions.create(row.id, method, ip, 'held');
+      this.deps.activity.record({ action: 'auth.login', outcome: 'success', userId: row.id, username: row.username, ip, detail: { method, held: true } });
+      return { totpRequired: true, session };
+    }
+    const session = this.deps.sessions.create(row.id, method, ip);
+    this.deps.activity.record({ action: 'auth.login', outcome: 'success', userId: row.id, username: row.username, ip, detail: { method } });
+    return { user: toWire(row), session };
+  }
+
+  /**
+   * Sign-in by another first factor (passkey, identity provider, mobile exchange). A passkey that
+   * verified its user counts as two factors; one that did not is held for the code like a password.
+   */
+  signInWith(userId: string, method: 'passkey' | 'oidc', ip: string, opts: { twoFactorsProven: boolean }): SignIn {
+    const row = this.deps.users.get(userId);
+    if (!row) throw unauthorized('This account no longer exists.');
+    return this.openSignIn(row, method, ip, opts.twoFactorsProven);
+  }
+
+  /**
+   * The second step of a held sign-in: a wrong code counts against the account's lockout like a
+   * wrong password; a right one replaces the held session with a new active one.
+   */
+  loginSecondStep(held: SessionRow | null, code: string, ip: string): { user: WireUser; session: OpenedSession; usedRecoveryCode: boolean; recoveryCodesLeft: number } {
+    this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
+    this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
+    const factor = this.deps.secondFactor;
+    const row = held && held.state === 'held' ? this.deps.users.get(held.user_id) : undefined;
+    if (!held || !row || !factor) throw unauthorized('No sign-in is waiting for a code: sign in again.', INVALID_TOTP_CODE);
+    const heldRow = held;
+    this.refuseLocked(row, ip);
+    const result = factor.verify(row.id, code);
+    if (!result) {
+      this.deps.limits.count(`login-fail:${ip}`, LIMITS.signInFailures);
+      this.recordFailure(row, ip, 'wrong-totp-code');
+      throw unauthorized('The code is wrong.', INVALID_TOTP_CODE);
+    }
+    const session = this.deps.db.transaction(() => {
+      this.deps.sessions.delete(heldRow.id_hash);
+      this.deps.users.clearFailures(row.id);
+      return this.deps.sessions.create(row.id, heldRow.method, ip);
+    });
+    this.deps.activity.record({ action: 'auth.login', outcome: 'success', userId: row.id, username: row.username, ip, detail: { method: held.method, secondFactor: result.usedRecoveryCode ? 'recovery-code' : 'totp' } });
+    return { user: toWire(row), session, ...result };
   }
 
   logout(caller: Caller | null, sessionHash: string | null, ip: string): void {
@@ -161,7 +224,13 @@ export class AuthService {
 
   /** Checks the account's password for a credential route (wrong → 401, counted for lockout). */
   async confirmPassword(caller: Caller, password: string | undefined, ip: string): Promise<void> {
-    const row = this.account(caller);
+    return this.confirmPasswordOf(caller.userId, password, ip);
+  }
+
+  /** confirmPassword by account id, for services that never see a Caller. */
+  async confirmPasswordOf(userId: string, password: string | undefined, ip: string): Promise<void> {
+    const row = this.deps.users.get(userId);
+    if (!row) throw unauthorized();
     if (!row.password_hash) return;
     this.refuseLocked(row, ip);
     if (!password || !(await verifyPassword(password, row.password_hash))) {
