@@ -22,6 +22,7 @@ export const ACTIONS = [
   'token.issue', 'token.rename', 'token.revoke', 'token.refused',
   'admin.user-create', 'admin.user-update', 'admin.user-delete', 'admin.password-reset', 'admin.user-unlock', 'admin.role-restore',
   'admin.settings-change', 'admin.activity-clear',
+  'terminal.start', 'terminal.end',
 ] as const;
 
 export interface ActivityRow {

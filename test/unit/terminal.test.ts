@@ -1,0 +1,268 @@
+// The terminal service on a real pseudo-terminal running `sh`, and its WebSocket through a real
+// ws client against a small HTTP server that plays the part of the HTTP layer (it has already
+// authenticated the administrator's session and hands the upgrade over).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import WebSocket from 'ws';
+import type { ActivityEvent } from '../../src/activity/service.ts';
+import { silentLogger } from '../../src/http/log.ts';
+import type { PtyAddon } from '../../src/native.ts';
+import { isSecretVariable, terminalEnvironment } from '../../src/terminal/environment.ts';
+import { createTerminalManager, type TerminalOptions, type TerminalSession } from '../../src/terminal/sessions.ts';
+import { createTerminalSocketServer } from '../../src/terminal/socket.ts';
+import { createTicketStore } from '../../src/terminal/tickets.ts';
+import { AppError } from '../../src/http/errors.ts';
+
+const pty = createRequire(import.meta.url)('@lydell/node-pty') as PtyAddon;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const secretEnv = { PATH: process.env.PATH, HOME: process.env.HOME, KEEP_ME: 'visible', SESSION_SECRET: 's3', OIDC_CLIENT_SECRET: 'o1', OFFICEEDITOR_SECRET: 'w1', BACKUP_TOKEN: 't1', DB_PASSWORD: 'p1', ONLYOFFICE_SECRET: 'x1' };
+
+function manager(over: Partial<TerminalOptions> = {}, events: ActivityEvent[] = []) {
+  return createTerminalManager({
+    enabled: true, pty: () => pty, log: silentLogger, activity: { record: (e) => events.push(e) },
+    options: { maxSessions: 4, idleTimeoutMs: 60_000, outputBufferBytes: 256 * 1024, shell: '/bin/sh', env: secretEnv, ...over },
+  });
+}
+
+/** Collects a session's output as text; `until` waits for a pattern (bounded by a generous deadline). */
+function collect(session: TerminalSession) {
+  let text = '';
+  let exit: unknown = null;
+  session.attach({ output: (chunk, done) => { text += chunk.toString('utf8'); done(); }, exit: (e) => { exit = e; } });
+  return {
+    get text() { return text; },
+    get exit() { return exit as { reason: string; exitCode: number | null } | null; },
+    async until(check: () => boolean, what: string) {
+      const deadline = Date.now() + 10_000;
+      while (!check() && Date.now() < deadline) await sleep(20);
+      assert.ok(check(), `timed out waiting for ${what}; output so far: ${JSON.stringify(text.slice(-400))}`);
+    },
+  };
+}
+
+test('secret variables are recognised and left out of the shell environment', () => {
+  for (const name of ['SESSION_SECRET', 'OIDC_ISSUER', 'OFFICEEDITOR_URL', 'GITHUB_TOKEN', 'SMTP_PASSWORD', 'ONLYOFFICE_SECRET', 'api_key']) assert.ok(isSecretVariable(name), name);
+  for (const name of ['PATH', 'HOME', 'LANG', 'TOKENIZER', 'PASSWORDLESS']) assert.not.ok(isSecretVariable(name), name);
+  const env = terminalEnvironment(secretEnv, 'linux');
+  assert.is(env.KEEP_ME, 'visible');
+  assert.is(env.TERM, 'xterm-256color');
+  for (const name of ['SESSION_SECRET', 'OIDC_CLIENT_SECRET', 'OFFICEEDITOR_SECRET', 'BACKUP_TOKEN', 'DB_PASSWORD', 'ONLYOFFICE_SECRET']) assert.not.ok(name in env, name);
+});
+
+test('a shell runs on a real pty: output read back, resize applied, environment without secrets, start and end logged', async () => {
+  const events: ActivityEvent[] = [];
+  const m = manager({}, events);
+  const s = m.start({ userId: 'u1', username: 'admin', ip: '127.0.0.1' }, { cols: 80, rows: 24 });
+  const out = collect(s);
+  assert.is(m.active, 1);
+  s.write('echo "sum=$((40+2))"\n');
+  await out.until(() => out.text.includes('sum=42'), 'the echo');
+  s.resize(100, 30);
+  s.write('stty size\n');
+  await out.until(() => out.text.includes('30 100'), 'the new size');
+  s.write('env; echo env-done\n');
+  await out.until(() => /env-done\r?\n/.test(out.text.slice(out.text.lastIndexOf('env; echo env-done') + 20)), 'the environment');
+  assert.ok(out.text.includes('KEEP_ME=visible'));
+  for (const value of ['s3', 'o1', 'w1', 't1', 'p1', 'x1']) assert.not.ok(new RegExp(`=${value}\\r?$`, 'm').test(out.text), `secret value ${value} leaked`);
+  assert.not.ok(/^SESSION_SECRET=/m.test(out.text));
+  s.write('exit 3\n');
+  await out.until(() => out.exit !== null, 'the shell to exit');
+  assert.is(out.exit!.exitCode, 3);
+  assert.is(out.exit!.reason, 'exited');
+  assert.is(m.active, 0);
+  assert.equal(events.map((e) => e.action), ['terminal.start', 'terminal.end']);
+  assert.is((events[1]!.detail as { reason: string }).reason, 'exited');
+});
+
+test('an idle terminal is ended, and its end is logged as idle', async () => {
+  const events: ActivityEvent[] = [];
+  const m = manager({ idleTimeoutMs: 300 }, events);
+  const out = collect(m.start({ userId: 'u1', username: 'admin' }));
+  await out.until(() => out.exit !== null, 'the idle timeout');
+  assert.is(out.exit!.reason, 'idle');
+  assert.is(m.active, 0);
+  assert.is((events.at(-1)!.detail as { reason: string }).reason, 'idle');
+});
+
+test('the cap on concurrent terminals refuses one more with 429, and frees its place when one ends', async () => {
+  const m = manager({ maxSessions: 1 });
+  const first = m.start({ userId: 'u1', username: 'admin' });
+  try {
+    m.start({ userId: 'u1', username: 'admin' });
+    assert.unreachable('a second terminal started');
+  } catch (err) {
+    assert.instance(err, AppError);
+    assert.is((err as AppError).status, 429);
+    assert.is((err as AppError).code, 'TERMINAL_LIMIT');
+  }
+  await first.close();
+  const again = m.start({ userId: 'u1', username: 'admin' });
+  await again.close();
+  assert.is(m.active, 0);
+});
+
+test('without the add-on or when off, availability says why and a start answers 503 / 404', () => {
+  const missing = createTerminalManager({ enabled: true, pty: () => null, ptyProblem: () => 'no prebuilt binary', log: silentLogger, options: { maxSessions: 1, idleTimeoutMs: 0, outputBufferBytes: 1024 } });
+  const a = missing.availability();
+  assert.is(a.available, false);
+  assert.match(a.reason!, /no prebuilt binary/);
+  assert.throws(() => missing.start({ userId: 'u', username: 'a' }), (e: AppError) => e.status === 503 && e.code === 'TERMINAL_UNAVAILABLE');
+  const off = createTerminalManager({ enabled: false, pty: () => pty, log: silentLogger, options: { maxSessions: 1, idleTimeoutMs: 0, outputBufferBytes: 1024 } });
+  assert.is(off.availability().enabled, false);
+  assert.throws(() => off.start({ userId: 'u', username: 'a' }), (e: AppError) => e.status === 404);
+});
+
+test('output the client has not taken pauses the shell; taking it lets the shell go on', async () => {
+  const limit = 64 * 1024;
+  const m = manager({ outputBufferBytes: limit });
+  const s = m.start({ userId: 'u1', username: 'admin' });
+  let received = 0;
+  const unacked: (() => void)[] = [];
+  s.attach({ output: (chunk, done) => { received += chunk.length; unacked.push(done); }, exit: () => {} });
+  s.write('yes 0123456789012345678901234567890123456789\n');
+  const deadline = Date.now() + 10_000;
+  let settled = -1;
+  // Paused: the count stops moving (checked as "unchanged over a few reads", not by time).
+  while (Date.now() < deadline) {
+    const before = received;
+    await sleep(200);
+    if (before > limit && received === before) { settled = received; break; }
+  }
+  assert.ok(settled > 0, `the output never stopped (received ${received})`);
+  assert.ok(settled < limit * 8, `far more than the buffer was sent before the pause: ${settled}`);
+  for (const done of unacked.splice(0)) done();
+  const resumeDeadline = Date.now() + 10_000;
+  while (received === settled && Date.now() < resumeDeadline) await sleep(20);
+  assert.ok(received > settled, 'the shell did not resume after the client took the output');
+  await s.close();
+});
+
+// ---- the WebSocket ----
+
+async function socketRig() {
+  const events: ActivityEvent[] = [];
+  const m = manager({}, events);
+  const tickets = createTicketStore({ ttlMs: 10_000 });
+  const sockets = createTerminalSocketServer({ manager: m, tickets, log: silentLogger });
+  const server = http.createServer((_req, res) => { res.statusCode = 404; res.end(); });
+  server.on('upgrade', (req, socket, head) => {
+    // The HTTP layer's part: an administrator's session 'sess-1' was found behind the cookie.
+    sockets.handleUpgrade(req, socket, head, { userId: 'u1', username: 'admin', sessionId: 'sess-1', ip: '127.0.0.1', requestId: 'req-1' });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/api/terminal/socket`;
+  return {
+    m, tickets, base, events,
+    async close() {
+      await sockets.close();
+      await m.closeAll();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+type Opened = { ws: WebSocket; output: () => string; control: Record<string, unknown>[] };
+
+function connect(url: string, origin: string): Promise<Opened | { status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { origin });
+    // Listening from the start: the server's first frame can arrive with the handshake.
+    let output = '';
+    const control: Record<string, unknown>[] = [];
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) output += data.toString();
+      else control.push(JSON.parse(data.toString()));
+    });
+    ws.once('open', () => resolve({ ws, output: () => output, control }));
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => { body += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    ws.once('error', reject);
+  });
+}
+
+test('WebSocket: a ticket opens a shell once; output, resize and exit travel over the socket', async () => {
+  const rig = await socketRig();
+  try {
+    const origin = 'https://files.example.org';
+    const { ticket } = rig.tickets.issue({ sessionId: 'sess-1', userId: 'u1', username: 'admin', origin });
+    const url = `${rig.base}?ticket=${encodeURIComponent(ticket)}&cols=90&rows=20`;
+    const opened = await connect(url, origin);
+    assert.ok('ws' in opened, `refused: ${JSON.stringify(opened)}`);
+    const { ws, control } = opened as Opened;
+    const read = (opened as Opened).output;
+    const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+    const until = async (check: () => boolean, what: string) => {
+      const deadline = Date.now() + 10_000;
+      while (!check() && Date.now() < deadline) await sleep(20);
+      assert.ok(check(), `timed out waiting for ${what}: ${JSON.stringify(read().slice(-300))} ${JSON.stringify(control)}`);
+    };
+    await until(() => control.some((c) => c.type === 'ready'), 'ready');
+    assert.is(control.find((c) => c.type === 'ready')!.cols, 90);
+    ws.send(JSON.stringify({ type: 'input', data: 'echo "ws=$((6*7))"\n' }));
+    await until(() => read().includes('ws=42'), 'the echo');
+    ws.send(JSON.stringify({ type: 'resize', cols: 111, rows: 33 }));
+    ws.send(Buffer.from('stty size\n'), { binary: true });
+    await until(() => read().includes('33 111'), 'the resize');
+    ws.send('not json');
+    await until(() => control.some((c) => c.type === 'error'), 'an error for a bad frame');
+    ws.send(Buffer.from('exit\n'), { binary: true });
+    await until(() => control.some((c) => c.type === 'exit'), 'exit');
+    assert.is(await closed, 1000);
+    assert.is(rig.m.active, 0);
+
+    const again = await connect(url, origin);
+    assert.ok('status' in again, 'a used ticket opened a second shell');
+    assert.is((again as { status: number }).status, 403);
+    assert.is(JSON.parse((again as { body: string }).body).error.code, 'TERMINAL_TICKET_INVALID');
+    assert.is(rig.m.active, 0);
+    assert.equal(rig.events.map((e) => e.action), ['terminal.start', 'terminal.end']);
+  } finally {
+    await rig.close();
+  }
+});
+
+test('WebSocket: another origin, another session, an expired or forged ticket are refused with 403', async () => {
+  const rig = await socketRig();
+  try {
+    const origin = 'https://files.example.org';
+    const fromElsewhere = rig.tickets.issue({ sessionId: 'sess-1', userId: 'u1', username: 'admin', origin });
+    let r = await connect(`${rig.base}?ticket=${encodeURIComponent(fromElsewhere.ticket)}`, 'https://evil.example');
+    assert.is((r as { status: number }).status, 403);
+    // The refused attempt used the ticket up: the right page cannot use it after that either.
+    r = await connect(`${rig.base}?ticket=${encodeURIComponent(fromElsewhere.ticket)}`, origin);
+    assert.is((r as { status: number }).status, 403);
+
+    const otherSession = rig.tickets.issue({ sessionId: 'sess-2', userId: 'u1', username: 'admin', origin });
+    r = await connect(`${rig.base}?ticket=${encodeURIComponent(otherSession.ticket)}`, origin);
+    assert.is((r as { status: number }).status, 403);
+
+    const real = rig.tickets.issue({ sessionId: 'sess-1', userId: 'u1', username: 'admin', origin });
+    const forged = real.ticket.slice(0, real.ticket.indexOf('.') + 1) + 'A'.repeat(43);
+    r = await connect(`${rig.base}?ticket=${encodeURIComponent(forged)}`, origin);
+    assert.is((r as { status: number }).status, 403);
+    r = await connect(`${rig.base}`, origin);
+    assert.is((r as { status: number }).status, 403);
+    assert.is(rig.m.active, 0);
+  } finally {
+    await rig.close();
+  }
+});
+
+test('tickets expire', () => {
+  let now = 1_000_000;
+  const store = createTicketStore({ ttlMs: 10_000, now: () => now });
+  const t = store.issue({ sessionId: 's', userId: 'u', username: 'a', origin: 'https://o' });
+  now += 10_001;
+  assert.is(store.redeem(t.ticket, { sessionId: 's', origin: 'https://o' }), null);
+  const t2 = store.issue({ sessionId: 's', userId: 'u', username: 'a', origin: 'https://o' });
+  now += 9_000;
+  assert.is(store.redeem(t2.ticket, { sessionId: 's', origin: 'https://o' })?.userId, 'u');
+});
+
+test.run();
