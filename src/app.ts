@@ -114,7 +114,7 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   for (const c of capabilities) routes.push(...c.routes);
 
   const server = createHttpServer({
-    routes, auth: identity.authenticator, log, trustProxy,
+    routes, auth: identity.authenticator, log, trustProxy, publicUrl: config.server.publicUrl,
     jsonBodyLimit: config.limits.jsonBodyLimit,
     fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir),
   });

@@ -25,21 +25,20 @@ function decodeComponent(text: string): string {
   }
 }
 
-/** Reads a JSON body up to `limit` bytes; an empty body reads as `{}`. */
+/**
+ * Reads a JSON body up to `limit` bytes; an empty body reads as `{}`. An oversized body is
+ * refused without reading it further: the error answer (http/server.ts) reads the rest away.
+ */
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    throw new AppError(413, `The request body is larger than ${limit} bytes.`, 'BODY_TOO_LARGE');
-  }
+  const tooLarge = () => new AppError(413, `The request body is larger than ${limit} bytes.`, 'BODY_TOO_LARGE');
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  // Leaving the loop early must not destroy the request (and with it the socket the answer needs).
+  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw new AppError(413, `The request body is larger than ${limit} bytes.`, 'BODY_TOO_LARGE');
-    }
+    if (size > limit) throw tooLarge();
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8');

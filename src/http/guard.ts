@@ -5,6 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parsePattern } from 'regexparam';
 import { AppError, badRequest } from './errors.ts';
+import { assertSameOrigin, type OriginPolicy } from './origin.ts';
 import { effectiveScope, type Caller, type RouteDef } from './route.ts';
 
 export interface Authenticator {
@@ -80,10 +81,11 @@ function isReadRequest(method: string, row: RouteDef | undefined): boolean {
 }
 
 /**
- * Decides who is calling and whether they may reach the row. Throws the refusal.
+ * Decides who is calling and whether they may reach the row. Throws the refusal. Requests
+ * without a bearer token are refused when a browser sent a change from another site.
  * Returns the caller (null for public rows without credential).
  */
-export function guardRequest(req: IncomingMessage, pathname: string, ip: string, matcher: RouteMatcher, auth: Authenticator): { caller: Caller | null; row: RouteDef | undefined } {
+export function guardRequest(req: IncomingMessage, pathname: string, ip: string, matcher: RouteMatcher, auth: Authenticator, origin: OriginPolicy): { caller: Caller | null; row: RouteDef | undefined } {
   const method = (req.method ?? 'GET').toUpperCase();
   const path = normaliseGuardPath(pathname);
   const row = matcher.find(method, path);
@@ -95,6 +97,8 @@ export function guardRequest(req: IncomingMessage, pathname: string, ip: string,
     if (!caller) throw new AppError(401, 'The API token is not valid.', TOKEN_INVALID);
     if (caller.tokenScope !== 'write' && !isReadRequest(method, row)) throw new AppError(403, 'This API token may only read.', TOKEN_READ_ONLY);
   } else {
+    // Whatever credential rides along by itself (a cookie, or none with AUTH_MODE=disabled).
+    assertSameOrigin(req, origin);
     caller = auth.fromSession(req, ip) ?? auth.anonymousCaller();
   }
   if (row && (row.access === 'account' || row.access === 'session' || row.access === 'admin') && !caller) {

@@ -1,15 +1,55 @@
 // Writing answers. Only whole text files over 32 KB are compressed (spec §4.4 notes):
 // brotli when offered, otherwise gzip, always with Vary: Accept-Encoding.
+import { pipeline } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Logger } from './log.ts';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+const GONE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
+
+/** Did this error come from the client leaving (closed tab, cancelled download), not from us? */
+export function isClientGone(err: unknown, res: ServerResponse): boolean {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code === undefined || !GONE_CODES.has(code)) return false;
+  const socket = res.socket ?? res.req?.socket;
+  return res.destroyed || !socket || socket.destroyed || res.req?.destroyed === true;
+}
+
+/**
+ * Streams `source` into the answer. Any error on either side fails this answer only: both
+ * streams are destroyed (the client sees a cut answer) and it is logged once — at debug when
+ * the client left, otherwise at warn with the error. Never throws, never leaves an 'error'
+ * event unhandled. `done` (optional) runs once either way.
+ */
+export function pipeResponse(source: Readable, res: ServerResponse, log: Logger, done?: (err: Error | null) => void): void {
+  pipeline(source, res, (err) => {
+    if (err) {
+      const fields = { method: res.req?.method, path: res.req?.url?.split('?')[0], status: res.statusCode, code: (err as NodeJS.ErrnoException).code };
+      if (isClientGone(err, res)) log.debug('client went away during a streamed answer', fields);
+      else log.warn('a streamed answer failed', { ...fields, err });
+      if (!res.destroyed) res.destroy();
+    }
+    try {
+      done?.(err ?? null);
+    } catch (failure) {
+      log.error('a streamed answer\'s completion failed', { err: failure });
+    }
+  });
+}
+
+/** Sets status and JSON headers; returns the body to write (none for HEAD). */
+export function prepareJson(res: ServerResponse, status: number, body: unknown): string | undefined {
   const text = JSON.stringify(body);
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(res.req?.method === 'HEAD' ? undefined : text);
+  return res.req?.method === 'HEAD' ? undefined : text;
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.end(prepareJson(res, status, body));
 }
 
 export const COMPRESSION_THRESHOLD = 32 * 1024;

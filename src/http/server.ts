@@ -9,15 +9,18 @@ import { AppError, errorEnvelope, fromFsError } from './errors.ts';
 import { parseQuery, readJsonBody } from './body.ts';
 import { clientAddress, type TrustRule } from './address.ts';
 import { guardRequest, RouteMatcher, type Authenticator } from './guard.ts';
+import { endRefusal, refuseBody } from './linger.ts';
 import { requestContext, type Logger } from './log.ts';
 import { Reply, type Caller, type RouteDef } from './route.ts';
-import { sendJson } from './send.ts';
+import { isClientGone, prepareJson, sendJson } from './send.ts';
 
 export interface HttpOptions {
   routes: readonly RouteDef[];
   auth: Authenticator;
   log: Logger;
   trustProxy: TrustRule;
+  /** PUBLIC_URL: pages there may send changes too (besides the address a request was sent to). */
+  publicUrl?: string | null;
   jsonBodyLimit: number;
   /** Serves everything that is not an API route (the UI); answers 404 itself when it has nothing. */
   fallback?: (req: IncomingMessage, res: ServerResponse) => void;
@@ -27,6 +30,8 @@ export interface RequestState {
   requestId: string;
   ip: string;
   caller: Caller | null;
+  /** The client went away and that was logged (once, at debug). */
+  gone?: boolean;
 }
 
 const state = new WeakMap<IncomingMessage, RequestState>();
@@ -93,21 +98,60 @@ function extractParams(def: RouteDef, pathname: string): Record<string, string> 
   return params;
 }
 
+/** Method and path (never the query string, which may carry a secret) for log lines. */
+function requestFields(req: IncomingMessage | undefined): Record<string, unknown> {
+  return req ? { method: req.method, path: rawPathname(req) } : {};
+}
+
+/** Notes once, at debug, that the client left before its answer was complete. */
+function noteGone(req: IncomingMessage | undefined, log: Logger, fields: Record<string, unknown>): void {
+  const s = req ? state.get(req) : undefined;
+  if (s?.gone) return;
+  if (s) s.gone = true;
+  log.debug('client went away before the answer was complete', { ...requestFields(req), ...fields });
+}
+
+/**
+ * Every error answer goes through here: the envelope, and a log line carrying the requestId
+ * (info for refusals, warn/error for the server's own failures). Never throws.
+ */
 export function sendError(res: ServerResponse, err: unknown, requestId: string, log: Logger): void {
-  let appError = err instanceof AppError ? err : fromFsError(err);
-  if (!appError) {
-    log.error('unhandled error', { err });
-    appError = new AppError(500, 'Something went wrong on the server. Quote the request id when reporting it.', 'INTERNAL');
-  } else if (appError.status >= 500) {
-    log.warn('request failed', { status: appError.status, code: appError.code, err: err instanceof Error ? err : undefined });
-  }
-  if (res.headersSent) {
-    // A streamed answer already started: all we can do is cut it so the client sees a failure.
+  try {
+    const req = res.req as IncomingMessage | undefined;
+    if (isClientGone(err, res)) return noteGone(req, log, { requestId, code: (err as NodeJS.ErrnoException | null)?.code });
+    let appError = err instanceof AppError ? err : fromFsError(err);
+    const fields = { requestId, ...requestFields(req) };
+    if (!appError) {
+      log.error('unhandled error', { ...fields, status: 500, err });
+      appError = new AppError(500, 'Something went wrong on the server. Quote the request id when reporting it.', 'INTERNAL');
+    } else if (appError.status >= 500) {
+      log.warn('request failed', { ...fields, status: appError.status, code: appError.code, err: err instanceof Error ? err : undefined });
+    } else {
+      log.info('request refused', { ...fields, status: appError.status, code: appError.code });
+    }
+    if (res.headersSent) {
+      // A streamed answer already started: all we can do is cut it so the client sees a failure.
+      res.destroy();
+      return;
+    }
+    // The body may still be arriving: read it away so the client can read this answer.
+    if (req) refuseBody(req, res);
+    for (const [k, v] of Object.entries(appError.headers)) res.setHeader(k, v);
+    endRefusal(req, res, prepareJson(res, appError.status, errorEnvelope(appError.status, appError.message, requestId, appError.code)));
+  } catch (failure) {
+    log.error('an error answer could not be sent', { requestId, err: failure });
     res.destroy();
-    return;
   }
-  for (const [k, v] of Object.entries(appError.headers)) res.setHeader(k, v);
-  sendJson(res, appError.status, errorEnvelope(appError.status, appError.message, requestId, appError.code));
+}
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+/** A JSON row takes only application/json (a form cannot send it across sites); an empty body is fine. */
+function assertJsonBody(req: IncomingMessage): void {
+  const length = req.headers['content-length'];
+  const empty = req.headers['transfer-encoding'] === undefined && (length === undefined || Number(length) === 0);
+  if (empty || JSON_TYPE.test(req.headers['content-type'] ?? '')) return;
+  throw new AppError(415, `Send the body as JSON with Content-Type: application/json (it came as ${req.headers['content-type'] ? JSON.stringify(req.headers['content-type']) : 'no Content-Type'}).`, 'UNSUPPORTED_MEDIA_TYPE');
 }
 
 async function runRoute(def: RouteDef, req: IncomingMessage, res: ServerResponse, opts: HttpOptions): Promise<void> {
@@ -123,6 +167,7 @@ async function runRoute(def: RouteDef, req: IncomingMessage, res: ServerResponse
   }
   let body: unknown;
   if (def.body && def.body !== 'stream') {
+    assertJsonBody(req);
     const parsed = def.body.safeParse(await readJsonBody(req, def.bodyLimit ?? opts.jsonBodyLimit));
     if (!parsed.success) throw new AppError(400, zodMessage(parsed.error, 'body'), 'INVALID_BODY');
     body = parsed.data;
@@ -183,13 +228,18 @@ export function createHttpServer(opts: HttpOptions): http.Server {
         method: req.method, path: rawPathname(req), status: res.statusCode, ms: Math.round(performance.now() - started), ip,
       }));
     });
+    // A write to a socket the client closed must fail that answer only, never the process.
+    res.on('error', (err) => noteGone(req, opts.log, { requestId, code: (err as NodeJS.ErrnoException).code }));
+    res.on('close', () => {
+      if (!res.writableFinished) noteGone(req, opts.log, { requestId, status: res.statusCode });
+    });
     requestContext.run({ requestId }, () => {
       try {
         const pathname = rawPathname(req);
         // Judged on the folded spelling too, so `//api//…` or `/api%2F…` cannot slip past the guard.
         const folded = foldPath(pathname);
         if (isApiPath(pathname) || isApiPath(folded) || guardedOutsideApi.has(folded)) {
-          s.caller = guardRequest(req, pathname, ip, matcher, opts.auth).caller;
+          s.caller = guardRequest(req, pathname, ip, matcher, opts.auth, { trustProxy: opts.trustProxy, publicUrl: opts.publicUrl ?? null }).caller;
           const renewal = opts.auth.renewal?.(req);
           if (renewal) res.appendHeader('Set-Cookie', renewal);
         } else {

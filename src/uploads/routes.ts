@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { AppError, fromFsError } from '../http/errors.ts';
+import { refuseBody } from '../http/linger.ts';
 import { reply, route, type RouteDef } from '../http/route.ts';
 import type { MultipartReceiver } from './multipart.ts';
 import { CHECKSUM_ALGORITHMS, TUS_EXTENSIONS, TUS_HEADERS, TUS_VERSION, tusError } from './tus/protocol.ts';
@@ -20,14 +21,6 @@ export interface UploadRouteDeps {
 const fileItem = z.object({ name: z.string(), path: z.string(), dateModified: z.string(), size: z.number().int(), kind: z.string() });
 const TAGS = ['Uploads'];
 const TUS_PATH = '/api/upload/tus';
-
-/** After a refusal the sender may still be pushing bytes: read them away and close the connection. */
-function drainAfterRefusal(req: IncomingMessage, res: ServerResponse): void {
-  if (req.readableEnded) return;
-  if (!res.headersSent) res.setHeader('Connection', 'close');
-  req.unpipe();
-  req.resume();
-}
 
 function withTusHeaders(err: unknown): unknown {
   const app = err instanceof AppError ? err : fromFsError(err);
@@ -46,7 +39,7 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
       const answer = await call();
       return reply(answer.status, undefined, { ...TUS_HEADERS, ...answer.headers });
     } catch (err) {
-      drainAfterRefusal(req, res);
+      refuseBody(req, res);
       throw withTusHeaders(err);
     }
   }
@@ -79,7 +72,7 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
         try {
           return await multipart.receive(caller!, { headers: req.headers, body: req });
         } catch (err) {
-          drainAfterRefusal(req, res);
+          refuseBody(req, res);
           throw err;
         }
       },
