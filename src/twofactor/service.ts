@@ -1,0 +1,206 @@
+// The second factor: TOTP (RFC 6238, six digits, 30 s) with ten single-use recovery codes.
+// Setup is two steps (start draws a pending secret, the first right code turns it on), so an
+// account never asks for a code its owner could not produce. Sign-in verification is the
+// SecondFactor that auth/ calls; lockout and the held session stay there.
+import { randomBytes } from 'node:crypto';
+import { generateSecret, generateURI, verifySync } from 'otplib';
+import type { ActivityService } from '../activity/service.ts';
+import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
+import { INVALID_TOTP_CODE, type SecondFactor } from '../auth/service.ts';
+import type { UsersStore } from '../auth/users-store.ts';
+import type { Database } from '../db/database.ts';
+import { conflict, forbidden, notFound, unauthorized } from '../http/errors.ts';
+import type { SecretBox } from './secret-box.ts';
+
+export const RECOVERY_CODE_COUNT = 10;
+const PERIOD = 30;
+// One step either side: phone clocks drift, and a code typed at the end of its step arrives in the next.
+const TOLERANCE_SECONDS = PERIOD;
+// Crockford's Base32 alphabet (no i, l, o, u), lower case: 5 bits a character, easy to read aloud.
+const RECOVERY_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+export interface TwoFactorStatus { enabled: boolean; pending: boolean; confirmedAt: string | null; recoveryCodesLeft: number }
+
+/** The part of a session these calls need (a Caller fits). */
+export interface SessionOwner { readonly userId: string; readonly passwordSession?: boolean | undefined }
+
+export interface TwoFactorDeps {
+  db: Database;
+  box: SecretBox;
+  users: UsersStore;
+  limits: RateLimiter;
+  activity: ActivityService;
+  /** The account's password check (auth's confirmPasswordOf: wrong → 401, counted for lockout). */
+  confirmPassword: (userId: string, password: string | undefined, ip: string) => Promise<void>;
+  /** Shown by authenticator apps beside the account name. */
+  issuer?: string;
+  /** Seconds since the epoch (tests move the clock). */
+  now?: () => number;
+}
+
+interface TotpRow { user_id: string; secret_sealed: string; state: 'pending' | 'on'; created_at: string; confirmed_at: string | null; last_step: number | null }
+
+export function normaliseRecoveryCode(code: string): string {
+  return code.toLowerCase().replace(/[\s-]+/g, '');
+}
+
+function drawRecoveryCode(): string {
+  const bytes = randomBytes(10);
+  let out = '';
+  for (let i = 0; i < 10; i++) out += RECOVERY_ALPHABET[bytes[i]! & 31];
+  return `${out.slice(0, 5)}-${out.slice(5)}`;
+}
+
+export class TwoFactorService implements SecondFactor {
+  private readonly deps: TwoFactorDeps;
+  private readonly issuer: string;
+  private readonly now: () => number;
+
+  constructor(deps: TwoFactorDeps) {
+    this.deps = deps;
+    this.issuer = deps.issuer ?? 'Burrow';
+    this.now = deps.now ?? (() => Math.floor(Date.now() / 1000));
+  }
+
+  private row(userId: string): TotpRow | undefined {
+    return this.deps.db.get<TotpRow>('SELECT * FROM totp WHERE user_id = ?', [userId]);
+  }
+
+  private codesLeft(userId: string): number {
+    return this.deps.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM totp_recovery_codes WHERE user_id = ? AND used_at IS NULL', [userId])!.n;
+  }
+
+  status(userId: string): TwoFactorStatus {
+    const row = this.row(userId);
+    return {
+      enabled: row?.state === 'on',
+      pending: row?.state === 'pending',
+      confirmedAt: row?.state === 'on' ? row.confirmed_at : null,
+      recoveryCodesLeft: row?.state === 'on' ? this.codesLeft(userId) : 0,
+    };
+  }
+
+  enabled(userId: string): boolean {
+    return this.row(userId)?.state === 'on';
+  }
+
+  /** Draws a new pending secret (replacing an earlier pending one); the account asks for nothing yet. */
+  start(owner: SessionOwner, ip: string): { secret: string; uri: string } {
+    this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
+    if (!owner.passwordSession) throw forbidden('Sign in with your password to set up a second factor.', 'PASSWORD_SESSION_REQUIRED');
+    const user = this.deps.users.get(owner.userId);
+    if (!user) throw unauthorized();
+    if (this.row(user.id)?.state === 'on') throw conflict('A second factor is already on; turn it off first to set up a new one.', 'TOTP_ALREADY_ON');
+    const secret = generateSecret();
+    const now = new Date().toISOString();
+    this.deps.db.run(
+      `INSERT INTO totp (user_id, secret_sealed, state, created_at) VALUES (?1, ?2, 'pending', ?3)
+       ON CONFLICT (user_id) DO UPDATE SET secret_sealed = ?2, created_at = ?3, last_step = NULL WHERE state = 'pending'`,
+      [user.id, this.deps.box.seal(secret, user.id), now],
+    );
+    const uri = generateURI({ issuer: this.issuer, label: user.email ?? user.username, secret });
+    return { secret, uri };
+  }
+
+  /** The first right code turns the pending secret on; the recovery codes are returned this once. */
+  confirm(userId: string, code: string, ip: string): { recoveryCodes: string[] } {
+    this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
+    const row = this.row(userId);
+    if (row?.state !== 'pending') throw conflict('No second-factor setup is waiting: start it first.', 'TOTP_NOT_PENDING');
+    if (!this.acceptCode(row, code)) {
+      this.deps.activity.record({ action: 'auth.totp-enable', outcome: 'failure', userId, ip, detail: { reason: 'wrong-code' } });
+      throw unauthorized('The code is wrong. Check the time on your phone and try the next code.', INVALID_TOTP_CODE);
+    }
+    const codes = this.deps.db.transaction(() => {
+      this.deps.db.run("UPDATE totp SET state = 'on', confirmed_at = ? WHERE user_id = ?", [new Date().toISOString(), userId]);
+      return this.replaceRecoveryCodes(userId);
+    });
+    this.deps.activity.record({ action: 'auth.totp-enable', outcome: 'success', userId, ip });
+    return { recoveryCodes: codes };
+  }
+
+  /** New recovery codes (password first); the old ones stop working in the same transaction. */
+  async regenerateRecoveryCodes(userId: string, password: string | undefined, ip: string): Promise<{ recoveryCodes: string[] }> {
+    this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
+    await this.deps.confirmPassword(userId, password, ip);
+    const codes = this.deps.db.transaction(() => {
+      if (this.row(userId)?.state !== 'on') throw conflict('The second factor is off: there are no recovery codes to replace.', 'TOTP_NOT_ON');
+      return this.replaceRecoveryCodes(userId);
+    });
+    this.deps.activity.record({ action: 'auth.totp-recovery-codes', outcome: 'success', userId, ip });
+    return { recoveryCodes: codes };
+  }
+
+  /** Turns the second factor off (password first); also drops a pending setup. */
+  async turnOff(userId: string, password: string | undefined, ip: string): Promise<void> {
+    this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
+    await this.deps.confirmPassword(userId, password, ip);
+    if (this.remove(userId)) this.deps.activity.record({ action: 'auth.totp-disable', outcome: 'success', userId, ip });
+  }
+
+  /** An administrator removes an account's second factor (404 for an unknown account). */
+  adminRemove(adminId: string, userId: string, ip: string): { removed: boolean } {
+    const user = this.deps.users.get(userId);
+    if (!user) throw notFound('No such account.');
+    const removed = this.remove(userId);
+    this.deps.activity.record({ action: 'admin.totp-remove', outcome: 'success', userId: adminId, ip, detail: { account: user.id, username: user.username, removed } });
+    return { removed };
+  }
+
+  private remove(userId: string): boolean {
+    return this.deps.db.transaction(() => {
+      this.deps.db.run('DELETE FROM totp_recovery_codes WHERE user_id = ?', [userId]);
+      return this.deps.db.run('DELETE FROM totp WHERE user_id = ?', [userId]).changes > 0;
+    });
+  }
+
+  /** Sign-in: six digits, or an unused recovery code (spent). Null when wrong. */
+  verify(userId: string, code: string): { usedRecoveryCode: boolean; recoveryCodesLeft: number } | null {
+    const row = this.row(userId);
+    if (row?.state !== 'on') return null;
+    const trimmed = code.trim();
+    if (/^\d{6}$/.test(trimmed)) {
+      return this.acceptCode(row, trimmed) ? { usedRecoveryCode: false, recoveryCodesLeft: this.codesLeft(userId) } : null;
+    }
+    const normal = normaliseRecoveryCode(trimmed);
+    if (normal.length !== 10) return null;
+    const spent = this.deps.db.run(
+      'UPDATE totp_recovery_codes SET used_at = ? WHERE user_id = ? AND code_hash = ? AND used_at IS NULL',
+      [new Date().toISOString(), userId, this.deps.box.mac(`${userId}\0${normal}`)],
+    ).changes === 1;
+    return spent ? { usedRecoveryCode: true, recoveryCodesLeft: this.codesLeft(userId) } : null;
+  }
+
+  /** A right code of a time step later than the last one accepted; that step is then used up. */
+  private acceptCode(row: TotpRow, code: string): boolean {
+    if (!/^\d{6}$/.test(code.trim())) return false;
+    let secret: string;
+    try {
+      secret = this.deps.box.open(row.secret_sealed, row.user_id);
+    } catch {
+      return false;
+    }
+    const epoch = this.now();
+    const result = verifySync({
+      secret, token: code.trim(), epoch, period: PERIOD, epochTolerance: TOLERANCE_SECONDS,
+      ...(row.last_step !== null ? { afterTimeStep: row.last_step } : {}),
+    });
+    if (!result.valid) return false;
+    const step = Math.floor(epoch / PERIOD) + result.delta;
+    // Claimed with a compare-and-set: of two requests carrying the same code, one wins.
+    return this.deps.db.run(
+      'UPDATE totp SET last_step = ?1 WHERE user_id = ?2 AND (last_step IS NULL OR last_step < ?1)',
+      [step, row.user_id],
+    ).changes === 1;
+  }
+
+  private replaceRecoveryCodes(userId: string): string[] {
+    const codes = new Set<string>();
+    while (codes.size < RECOVERY_CODE_COUNT) codes.add(drawRecoveryCode());
+    this.deps.db.run('DELETE FROM totp_recovery_codes WHERE user_id = ?', [userId]);
+    for (const code of codes) {
+      this.deps.db.run('INSERT INTO totp_recovery_codes (user_id, code_hash) VALUES (?, ?)', [userId, this.deps.box.mac(`${userId}\0${normaliseRecoveryCode(code)}`)]);
+    }
+    return [...codes];
+  }
+}
