@@ -105,7 +105,7 @@ test('every unsafe route, with the cookie, from a foreign origin, a sibling subd
       for (const [source, headers] of Object.entries(sources)) {
         const kind = kinds[n++ % kinds.length]!;
         const { body, headers: typeHeaders } = BODIES[kind]!();
-        const extra = op.path.startsWith('/api/upload/tus') ? { 'tus-resumable': '1.0.0', 'upload-offset': '0', 'upload-length': '5' } : {};
+        const extra: Record<string, string> = op.path.startsWith('/api/upload/tus') ? { 'tus-resumable': '1.0.0', 'upload-offset': '0', 'upload-length': '5' } : {};
         const answer = await admin.request(op.method, op.path, op.method === 'DELETE' && kind === 'multipart' ? undefined : body, { ...typeHeaders, ...extra, ...headers });
         refused(answer, `${op.method} ${op.path} (${source}, ${kind})`);
       }
