@@ -42,7 +42,8 @@ async function refused(p: Promise<unknown>, status: number, code?: string) {
     if (code) assert.is((err as AppError).code, code);
     return err as AppError;
   }
-  throw new assert.Assertion({ message: `expected a refusal with ${status}`, generated: false, operator: 'refused' });
+  assert.unreachable(`expected a refusal with ${status}`);
+  throw new Error('unreachable');
 }
 
 test('get answers the raw mode with type bits, owner and group by name and number', async () => {
