@@ -1,0 +1,254 @@
+// Passkeys: registration and management for a signed-in account, and sign-in without a name
+// (discoverable credentials). Every byte on the wire is base64url (the library's JSON forms).
+// Challenges are rows: drawn by a start call, spent by the first finish that names them,
+// whatever its outcome, and only good for the ceremony (and account) they were drawn for.
+import { randomUUID } from 'node:crypto';
+import {
+  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
+  type AuthenticationResponseJSON, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import type { ActivityService } from '../activity/service.ts';
+import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
+import type { AuthService, SignIn } from '../auth/service.ts';
+import type { UsersStore } from '../auth/users-store.ts';
+import type { Database } from '../db/database.ts';
+import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../http/errors.ts';
+import type { RelyingParties, RelyingParty } from './relying-party.ts';
+
+export const PASSKEY_REJECTED = 'AUTH_PASSKEY_REJECTED';
+const CHALLENGE_MS = 5 * 60_000;
+export const MAX_NAME_LENGTH = 64;
+
+type Ceremony = 'registration' | 'authentication';
+
+export interface WirePasskey {
+  id: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  /** `multiDevice` for a synced passkey, `singleDevice` for one bound to its authenticator. */
+  deviceType: string;
+  backedUp: boolean;
+  transports: string[];
+}
+
+interface PasskeyRow {
+  id: string; user_id: string; credential_id: string; public_key: Uint8Array; counter: number; transports: string;
+  device_type: string; backed_up: number; name: string; created_at: string; last_used_at: string | null;
+}
+
+interface ChallengeRow { challenge: string; ceremony: Ceremony; user_id: string | null; rp_id: string; origins: string; expires_at: number }
+
+/** The part of a session these calls need (a Caller fits). */
+export interface SessionOwner { readonly userId: string; readonly passwordSession?: boolean | undefined }
+
+export interface PasskeyDeps {
+  db: Database;
+  users: UsersStore;
+  limits: RateLimiter;
+  activity: ActivityService;
+  auth: Pick<AuthService, 'signInWith' | 'confirmPasswordOf'>;
+  relyingParties: RelyingParties;
+  /** Shown by the browser when registering. */
+  rpName?: string;
+}
+
+function toWire(row: PasskeyRow): WirePasskey {
+  let transports: string[] = [];
+  try { transports = JSON.parse(row.transports); } catch { /* none */ }
+  return { id: row.id, name: row.name, createdAt: row.created_at, lastUsedAt: row.last_used_at, deviceType: row.device_type, backedUp: row.backed_up === 1, transports };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The challenge the browser signed, read from the client data (the library checks the rest). */
+function challengeOf(response: unknown): string | null {
+  if (!isObject(response) || typeof response.id !== 'string' || !isObject(response.response)) return null;
+  const clientData = response.response.clientDataJSON;
+  if (typeof clientData !== 'string' || clientData.length > 8192) return null;
+  try {
+    const parsed = JSON.parse(Buffer.from(clientData, 'base64url').toString('utf8'));
+    return isObject(parsed) && typeof parsed.challenge === 'string' ? parsed.challenge : null;
+  } catch {
+    return null;
+  }
+}
+
+const userHandleOf = (userId: string) => Buffer.from(userId, 'utf8').toString('base64url');
+
+export class PasskeyService {
+  private readonly deps: PasskeyDeps;
+  private readonly rpName: string;
+
+  constructor(deps: PasskeyDeps) {
+    this.deps = deps;
+    this.rpName = deps.rpName ?? 'Burrow';
+  }
+
+  private storeChallenge(challenge: string, ceremony: Ceremony, userId: string | null, rp: RelyingParty): void {
+    this.deps.db.run('INSERT INTO webauthn_challenges (challenge, ceremony, user_id, rp_id, origins, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [challenge, ceremony, userId, rp.rpId, JSON.stringify(rp.origins), Date.now() + CHALLENGE_MS]);
+  }
+
+  /** Spends the challenge the response names; returns it only when it was live and drawn for this ceremony (and account). */
+  private spendChallenge(response: unknown, ceremony: Ceremony, userId: string | null): ChallengeRow | null {
+    const challenge = challengeOf(response);
+    if (!challenge) return null;
+    const row = this.deps.db.transaction(() => {
+      const found = this.deps.db.get<ChallengeRow>('SELECT * FROM webauthn_challenges WHERE challenge = ?', [challenge]);
+      if (found) this.deps.db.run('DELETE FROM webauthn_challenges WHERE challenge = ?', [challenge]);
+      return found;
+    });
+    if (!row || row.ceremony !== ceremony || row.expires_at <= Date.now() || row.user_id !== userId) return null;
+    return row;
+  }
+
+  private passkeysOf(userId: string): PasskeyRow[] {
+    return this.deps.db.all<PasskeyRow>('SELECT * FROM passkeys WHERE user_id = ? ORDER BY created_at', [userId]);
+  }
+
+  list(userId: string): WirePasskey[] {
+    return this.passkeysOf(userId).map(toWire);
+  }
+
+  count(userId: string): number {
+    return this.deps.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM passkeys WHERE user_id = ?', [userId])!.n;
+  }
+
+  // --- registration (signed in) ---
+
+  async registrationOptions(owner: SessionOwner, requestOrigin: string | null, ip: string): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; origins: string[] }> {
+    this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
+    if (!owner.passwordSession) throw forbidden('Sign in with your password to add a passkey.', 'PASSWORD_SESSION_REQUIRED');
+    const user = this.deps.users.get(owner.userId);
+    if (!user) throw unauthorized();
+    const rp = this.deps.relyingParties.for(requestOrigin);
+    const options = await generateRegistrationOptions({
+      rpName: this.rpName, rpID: rp.rpId, userName: user.email ?? user.username, userDisplayName: user.display_name ?? user.username,
+      userID: new Uint8Array(Buffer.from(user.id, 'utf8')), attestationType: 'none', timeout: CHALLENGE_MS,
+      excludeCredentials: this.passkeysOf(user.id).map((p) => ({ id: p.credential_id, transports: toWire(p).transports })),
+      authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+    });
+    this.storeChallenge(options.challenge, 'registration', user.id, rp);
+    return { options, origins: rp.origins };
+  }
+
+  async finishRegistration(userId: string, response: unknown, name: string | undefined, ip: string): Promise<{ passkey: WirePasskey }> {
+    this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
+    const label = name?.trim() || `Passkey ${this.count(userId) + 1}`;
+    if (label.length > MAX_NAME_LENGTH) throw badRequest(`Invalid body: name: at most ${MAX_NAME_LENGTH} characters.`);
+    const challenge = this.spendChallenge(response, 'registration', userId);
+    if (!challenge) throw badRequest('This passkey registration is not the one started for this account, or it expired: start again.', 'PASSKEY_CHALLENGE_INVALID');
+    let info;
+    try {
+      const result = await verifyRegistrationResponse({
+        response: response as RegistrationResponseJSON, expectedChallenge: challenge.challenge,
+        expectedOrigin: JSON.parse(challenge.origins), expectedRPID: challenge.rp_id, requireUserVerification: false,
+      });
+      if (!result.verified) throw new Error('not verified');
+      info = result.registrationInfo;
+    } catch (err) {
+      this.deps.activity.record({ action: 'auth.passkey-add', outcome: 'failure', userId, ip, detail: { reason: (err as Error).message.slice(0, 200) } });
+      throw badRequest(`The passkey could not be verified: ${(err as Error).message}`, 'PASSKEY_INVALID');
+    }
+    const id = randomUUID();
+    const now = new Date().toISOString();
+    try {
+      this.deps.db.run(
+        'INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, device_type, backed_up, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [id, userId, info.credential.id, info.credential.publicKey, info.credential.counter, JSON.stringify(info.credential.transports ?? []),
+          info.credentialDeviceType, info.credentialBackedUp ? 1 : 0, label, now],
+      );
+    } catch (err) {
+      if (/UNIQUE/i.test((err as Error).message)) throw conflict('This passkey is already registered.', 'PASSKEY_EXISTS');
+      throw err;
+    }
+    this.deps.activity.record({ action: 'auth.passkey-add', outcome: 'success', userId, ip, detail: { passkey: id, name: label } });
+    return { passkey: toWire(this.deps.db.get<PasskeyRow>('SELECT * FROM passkeys WHERE id = ?', [id])!) };
+  }
+
+  rename(userId: string, id: string, name: string): { passkey: WirePasskey } {
+    const label = name.trim();
+    if (!label || label.length > MAX_NAME_LENGTH) throw badRequest(`Invalid body: name: 1 to ${MAX_NAME_LENGTH} characters.`);
+    if (this.deps.db.run('UPDATE passkeys SET name = ? WHERE id = ? AND user_id = ?', [label, id, userId]).changes === 0) throw notFound('No such passkey.');
+    return { passkey: toWire(this.deps.db.get<PasskeyRow>('SELECT * FROM passkeys WHERE id = ?', [id])!) };
+  }
+
+  /** Removes one passkey (password first when the account has one); never the last way into an account. */
+  async remove(userId: string, id: string, password: string | undefined, ip: string): Promise<void> {
+    this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
+    await this.deps.auth.confirmPasswordOf(userId, password, ip);
+    this.deps.db.transaction(() => {
+      const row = this.deps.db.get<PasskeyRow>('SELECT * FROM passkeys WHERE id = ? AND user_id = ?', [id, userId]);
+      if (!row) throw notFound('No such passkey.');
+      const user = this.deps.users.get(userId);
+      const otherWays = (user?.password_hash ? 1 : 0) + this.deps.users.methods(userId).filter((m) => m.type === 'oidc').length + this.count(userId) - 1;
+      if (otherWays === 0) throw conflict('This is the only way into this account: add a password or another passkey first.', 'LAST_SIGN_IN_METHOD');
+      this.deps.db.run('DELETE FROM passkeys WHERE id = ?', [id]);
+    });
+    this.deps.activity.record({ action: 'auth.passkey-remove', outcome: 'success', userId, ip, detail: { passkey: id } });
+  }
+
+  /** An administrator removes every passkey of an account (404 for an unknown account). */
+  adminRemoveAll(adminId: string, userId: string, ip: string): { removed: number } {
+    const user = this.deps.users.get(userId);
+    if (!user) throw notFound('No such account.');
+    const removed = this.deps.db.run('DELETE FROM passkeys WHERE user_id = ?', [userId]).changes;
+    this.deps.activity.record({ action: 'admin.passkeys-remove', outcome: 'success', userId: adminId, ip, detail: { account: user.id, username: user.username, removed } });
+    return { removed };
+  }
+
+  // --- sign-in (anonymous) ---
+
+  async authenticationOptions(requestOrigin: string | null, ip: string): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; origins: string[] }> {
+    this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
+    const rp = this.deps.relyingParties.for(requestOrigin);
+    const options = await generateAuthenticationOptions({ rpID: rp.rpId, userVerification: 'preferred', timeout: CHALLENGE_MS });
+    this.storeChallenge(options.challenge, 'authentication', null, rp);
+    return { options, origins: rp.origins };
+  }
+
+  /**
+   * Signs in with an assertion. Every refusal is the same 401; the reason goes to the activity log.
+   * A passkey that did not verify its user on an account with a second factor holds the sign-in.
+   */
+  async finishAuthentication(response: unknown, ip: string): Promise<SignIn> {
+    this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
+    this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
+    const refuse = (reason: string, userId: string | null = null): never => {
+      this.deps.limits.count(`login-fail:${ip}`, LIMITS.signInFailures);
+      this.deps.activity.record({ action: 'auth.login', outcome: 'failure', userId, ip, detail: { method: 'passkey', reason: reason.slice(0, 200) } });
+      throw new AppError(401, 'The passkey was not accepted.', PASSKEY_REJECTED);
+    };
+    const challenge = this.spendChallenge(response, 'authentication', null);
+    if (!challenge) return refuse('unknown, spent, expired or other-ceremony challenge');
+    const assertion = response as AuthenticationResponseJSON;
+    const row = this.deps.db.get<PasskeyRow>('SELECT * FROM passkeys WHERE credential_id = ?', [assertion.id]);
+    if (!row) return refuse('unknown credential');
+    const handle = isObject(assertion.response) ? assertion.response.userHandle : undefined;
+    if (handle !== undefined && handle !== null && handle !== userHandleOf(row.user_id)) return refuse('credential of another account', row.user_id);
+    let info;
+    try {
+      const result = await verifyAuthenticationResponse({
+        response: assertion, expectedChallenge: challenge.challenge, expectedOrigin: JSON.parse(challenge.origins), expectedRPID: challenge.rp_id,
+        credential: { id: row.credential_id, publicKey: new Uint8Array(row.public_key), counter: row.counter, transports: toWire(row).transports },
+        requireUserVerification: false,
+      });
+      if (!result.verified) return refuse('signature not verified', row.user_id);
+      info = result.authenticationInfo;
+    } catch (err) {
+      const message = (err as Error).message;
+      // A counter that went backwards: two copies of one authenticator key are in use.
+      if (/counter/i.test(message)) this.deps.activity.record({ action: 'auth.passkey-clone-suspected', outcome: 'failure', userId: row.user_id, ip, detail: { passkey: row.id } });
+      return refuse(message, row.user_id);
+    }
+    this.deps.db.run('UPDATE passkeys SET counter = ?, backed_up = ?, last_used_at = ? WHERE id = ?', [info.newCounter, info.credentialBackedUp ? 1 : 0, new Date().toISOString(), row.id]);
+    return this.deps.auth.signInWith(row.user_id, 'passkey', ip, { twoFactorsProven: info.userVerified });
+  }
+
+  /** Drops challenges nobody finished. */
+  sweep(): number {
+    return this.deps.db.run('DELETE FROM webauthn_challenges WHERE expires_at <= ?', [Date.now()]).changes;
+  }
+}
