@@ -132,6 +132,12 @@ export class AuthService {
   }
 
   async login(input: { identifier: string; password: string }, ip: string): Promise<SignIn> {
+    const fresh = await this.checkPassword(input, ip);
+    return this.openSignIn(fresh, 'password', ip, false);
+  }
+
+  /** The first step of a password sign-in: address budgets, lockout, the constant-cost check. */
+  private async checkPassword(input: { identifier: string; password: string }, ip: string): Promise<UserRow> {
     this.refuseWhenOidcOnly();
     this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
     this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
@@ -152,7 +158,22 @@ export class AuthService {
     this.refuseLocked(fresh, ip);
     this.deps.users.clearFailures(row.id);
     this.deps.users.touchMethod(row.id, 'local_password', 'local');
-    return this.openSignIn(fresh, 'password', ip, false);
+    return fresh;
+  }
+
+  /**
+   * A name and password checked without opening a session (WebDAV Basic): the same budgets,
+   * lockout and log as sign-in. An account with a second factor is refused — a client that
+   * cannot ask for the code signs in with an API token as its password instead.
+   */
+  async verifyPassword(input: { identifier: string; password: string }, ip: string): Promise<UserRow> {
+    const row = await this.checkPassword(input, ip);
+    if (this.deps.secondFactor?.enabled(row.id)) {
+      this.deps.activity.record({ action: 'auth.login', outcome: 'failure', userId: row.id, username: row.username, ip, detail: { reason: 'second-factor-needs-token', method: 'basic' } });
+      throw unauthorized('This account signs in with a second factor: use an API token as the password here.', 'AUTH_TOKEN_REQUIRED');
+    }
+    this.deps.activity.record({ action: 'auth.login', outcome: 'success', userId: row.id, username: row.username, ip, detail: { method: 'basic' } });
+    return row;
   }
 
   /**
