@@ -1,0 +1,110 @@
+// GET, HEAD and PUT. Reads are the download path's (Range, If-Range, ETag); a PUT streams into
+// a hidden temporary beside its target and is then placed: a new file claims its name
+// exclusively, an existing file's content is replaced only after it is kept as a version.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { etagOf, sendFile } from '../downloads/single.ts';
+import { createFileAt, openFileIn, withParentIn } from '../files/confined.ts';
+import { temporaryName } from '../files/names.ts';
+import type { ResolvedPath } from '../files/paths.ts';
+import { preconditions } from './locking.ts';
+import { davError, etagMatches } from './protocol.ts';
+import { nameOf, parentCollection, refuseReadOnly, type DavContext } from './resources.ts';
+
+export async function get(ctx: DavContext, req: IncomingMessage, res: ServerResponse, r: ResolvedPath): Promise<void> {
+  if (!r.exists) throw davError(404, 'No such file or folder.', 'NOT_FOUND');
+  if (!r.space || r.isDirectory) {
+    // A collection has no content of its own (RFC 4918 §9.4); say so without a listing page.
+    res.statusCode = 200;
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.setHeader('Content-Length', 0);
+    res.end();
+    return;
+  }
+  // The descriptor checked inside the space is the one streamed (confined at use).
+  await sendFile(req, res, await openFileIn(r.space.root, r.realPath), nameOf(r.virtualPath), 'attachment');
+}
+
+// RFC 9110 §13.1.1/§13.1.2 on PUT: "If-Match: *" needs a current representation, "If-None-Match:
+// *" needs none (a client creating a file that must not exist yet).
+function httpConditions(req: IncomingMessage, etag: string | null): void {
+  const match = req.headers['if-match'];
+  if (match) {
+    const ok = etag !== null && match.split(',').map((t) => t.trim()).some((t) => t === '*' || etagMatches(t, etag));
+    if (!ok) throw davError(412, 'If-Match does not match the current file.', 'DAV_PRECONDITION');
+  }
+  const noneMatch = req.headers['if-none-match'];
+  if (noneMatch && etag !== null && noneMatch.split(',').map((t) => t.trim()).some((t) => t === '*' || t === etag)) {
+    throw davError(412, 'If-None-Match: the file exists.', 'DAV_PRECONDITION');
+  }
+}
+
+// RFC 4918 §9.7.1: "A PUT that would result in the creation of a resource without an
+// appropriately scoped parent collection MUST fail with a 409 (Conflict)." §9.7.2: "a PUT request
+// to an existing collection MAY be treated as an error (405 Method Not Allowed)". RFC 9110 §14.5:
+// "An origin server that allows PUT on a given target resource MUST send a 400 (Bad Request)
+// response to a PUT request that contains a Content-Range header field".
+export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResponse, r: ResolvedPath): Promise<void> {
+  if (req.headers['content-range']) throw davError(400, 'Partial PUT (Content-Range) is not supported; send the whole file.', 'DAV_PARTIAL_PUT');
+  if (!r.space || (r.exists && r.isDirectory)) throw davError(405, 'A collection has no content to PUT.', 'DAV_IS_COLLECTION', { Allow: 'OPTIONS, PROPFIND, PROPPATCH, MKCOL, DELETE, COPY, MOVE, LOCK, UNLOCK' });
+  const parent = await parentCollection(ctx, r);
+  refuseReadOnly(r.exists ? r : parent, r.exists ? 'change this file' : 'create a file here');
+  httpConditions(req, r.exists ? etagOf(await fsp.stat(r.realPath)) : null);
+  await preconditions(ctx, req, r.virtualPath, [{ target: r, membership: !r.exists }]);
+
+  // Everything below happens in the checked parent folder's descriptor: the temporary, the
+  // version kept and the file replaced are the ones inside the volume, whatever is swapped.
+  const root = r.space.root;
+  const { replaced, etag } = await withParentIn(root, r.realPath, async (dir, name) => {
+    const current = await openFileIn(root, dir.at(name)).catch((err) => {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    });
+    try {
+      const tempName = temporaryName();
+      const temp = dir.at(tempName);
+      const fd = await createFileAt(dir, tempName, current ? current.stat.mode & 0o7777 : 0o644);
+      let replaced = current !== null;
+      try {
+        try {
+          await pipeline(req, fs.createWriteStream('', { fd, flush: true }));
+        } catch (err) {
+          throw req.aborted || (err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' ? davError(400, 'The upload ended before its last byte; nothing was kept.', 'DAV_ABORTED') : err;
+        }
+        if (!current) {
+          // A new file claims its name exclusively; one created meanwhile is replaced like any
+          // other existing file — after being kept as a version.
+          try {
+            await fsp.link(temp, dir.at(name));
+            await fsp.unlink(temp);
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+            replaced = true;
+          }
+        }
+        if (replaced) {
+          const now = current ?? await openFileIn(root, dir.at(name));
+          try {
+            await ctx.versions.keep(r.realPath, ctx.caller.username, now);
+          } finally {
+            if (now !== current) await now.close();
+          }
+          await fsp.rename(temp, dir.at(name));
+        }
+      } catch (err) {
+        await fsp.rm(temp, { force: true }).catch(() => {});
+        throw err;
+      }
+      return { replaced, etag: etagOf(await fsp.lstat(dir.at(name))) };
+    } finally {
+      await current?.close();
+    }
+  });
+  ctx.changes.emit(replaced ? { type: 'modified', path: r.realPath } : { type: 'created', path: r.realPath, isDirectory: false });
+  res.statusCode = replaced ? 204 : 201;
+  res.setHeader('ETag', etag);
+  res.setHeader('Content-Length', 0);
+  res.end();
+}

@@ -1,0 +1,117 @@
+// What a WebDAV request acts on: a URL under the mount resolved by the one resolver, its host
+// location for the DAV tables, its entity tag, and the members of a collection as the API's
+// listings show them (reserved names, rule-hidden children and links leading out left out).
+import type { Stats } from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { ChangeSink } from '../changes.ts';
+import { etagOf } from '../downloads/single.ts';
+import type { Bindings, RealLocation } from '../files/bindings.ts';
+import { isReservedName } from '../files/names.ts';
+import type { FileOps } from '../files/ops.ts';
+import { isInside, joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import type { Transfer } from '../files/transfer.ts';
+import { AppError, forbidden } from '../http/errors.ts';
+import type { Logger } from '../http/log.ts';
+import type { Caller } from '../http/route.ts';
+import type { TrashService } from '../trash/service.ts';
+import type { VersionService } from '../versions/service.ts';
+import { davError, hrefOf } from './protocol.ts';
+import type { DavStore } from './store.ts';
+
+/** The services WebDAV works through: the same ones the HTTP API uses. */
+export interface DavServices {
+  resolver: PathResolver;
+  ops: FileOps;
+  trash: TrashService;
+  versions: VersionService;
+  transfer: Transfer;
+  bindings: Bindings;
+  changes: ChangeSink;
+  store: DavStore;
+  log: Logger;
+}
+
+/** One request's context: the authenticated caller and the services. */
+export interface DavContext extends DavServices {
+  caller: Caller;
+  requestId: string;
+}
+
+export const locationOf = (r: ResolvedPath): RealLocation => ({ root: r.space!.root, relative: r.relative });
+
+export const isCollection = (r: ResolvedPath) => r.space === null || r.isDirectory;
+
+export const hrefFor = (r: ResolvedPath) => hrefOf(r.virtualPath, isCollection(r));
+
+export function parentVirtual(virtual: string): string {
+  const i = virtual.lastIndexOf('/');
+  return i < 0 ? '' : virtual.slice(0, i);
+}
+
+export const nameOf = (virtual: string) => virtual.slice(virtual.lastIndexOf('/') + 1);
+
+export async function resolve(ctx: DavContext, virtual: string): Promise<ResolvedPath> {
+  return ctx.resolver.resolve(ctx.caller, virtual);
+}
+
+/** The existing parent collection of a target (RFC 4918 §9.3.1, §9.7.1: 409 when missing). */
+export async function parentCollection(ctx: DavContext, target: ResolvedPath): Promise<ResolvedPath> {
+  if (!target.space) throw forbidden('The top of the mount cannot be changed.', 'TOP_LEVEL');
+  if (target.relative === '') throw forbidden('Volumes are not created, moved or removed over WebDAV.', 'TOP_LEVEL');
+  let parent: ResolvedPath;
+  try {
+    parent = await ctx.resolver.resolve(ctx.caller, parentVirtual(target.virtualPath));
+  } catch (err) {
+    if (err instanceof AppError && err.status === 404) throw davError(409, 'The parent collection does not exist.', 'DAV_NO_PARENT');
+    throw err;
+  }
+  if (!parent.exists || !parent.isDirectory) throw davError(409, 'The parent collection does not exist.', 'DAV_NO_PARENT');
+  return parent;
+}
+
+export function refuseReadOnly(r: ResolvedPath, what: string): void {
+  if (r.access.canWrite) return;
+  const why = r.access.readOnly === 'storage' ? 'the volume is read-only' : r.access.readOnly === 'permission' ? 'the server may not write there' : 'your access here is read-only';
+  throw forbidden(`You may not ${what}: ${why}.`, 'READ_ONLY');
+}
+
+export async function statOf(r: ResolvedPath): Promise<Stats | null> {
+  if (!r.space) return null;
+  return fsp.stat(r.realPath).catch(() => null);
+}
+
+export const etagFor = (st: Stats | null): string | null => (st ? etagOf(st) : null);
+
+/** A member of a collection, as PROPFIND Depth 1 lists it. */
+export interface Member { virtualPath: string; realPath: string | null; stats: Stats; isDirectory: boolean; root: string | null; relative: string }
+
+export async function membersOf(ctx: DavContext, r: ResolvedPath): Promise<Member[]> {
+  if (!r.space) {
+    const out: Member[] = [];
+    for (const s of await ctx.resolver.spaces(ctx.caller)) {
+      const st = await fsp.stat(s.root).catch(() => null);
+      if (st) out.push({ virtualPath: s.path, realPath: s.root, stats: st, isDirectory: true, root: s.root, relative: '' });
+    }
+    return out;
+  }
+  const hidden = ctx.resolver.hiddenChildren(r.virtualPath);
+  const root = r.space.root;
+  const out: Member[] = [];
+  for (const e of await fsp.readdir(r.realPath, { withFileTypes: true })) {
+    if (isReservedName(e.name) || hidden(e.name)) continue;
+    const full = path.join(r.realPath, e.name);
+    if (e.isSymbolicLink()) {
+      // A link is listed only when what it points to lies inside the same space.
+      const target = await fsp.realpath(full).catch(() => null);
+      if (!target || !isInside(root, target)) continue;
+    } else if (!e.isFile() && !e.isDirectory()) {
+      continue;
+    }
+    const st = await fsp.stat(full).catch(() => null);
+    if (!st || (!st.isFile() && !st.isDirectory())) continue;
+    const relative = r.relative ? `${r.relative}/${e.name}` : e.name;
+    out.push({ virtualPath: joinVirtual(r.virtualPath, e.name), realPath: full, stats: st, isDirectory: st.isDirectory(), root, relative });
+  }
+  return out;
+}
