@@ -84,6 +84,9 @@ export function createDavStore(db: Database): DavStore {
       });
     },
     moveProperties(from, to) {
+      // Idempotent: a second carry of the same move (binding and handler) finds nothing to move.
+      const [where, args] = subtree(from.root, from.relative);
+      if (!db.get(`SELECT 1 FROM dav_properties WHERE ${where} LIMIT 1`, args as never)) return;
       db.transaction(() => {
         store.copyProperties(from, to);
         store.forgetProperties(from);
