@@ -1,0 +1,330 @@
+// The archive capability: list, take one entry out, extract, create. Callers (a thin routes
+// file, the one-shot zip routes, WebDAV later) pass resolved, authorised real paths and folder
+// handles; this never sees a request. Each operation opens the archive once, without following
+// a link, and reads only that descriptor (identity for the cache comes from its fstat).
+import fs from 'node:fs';
+import { Transform, type Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import type { ChangeSink } from '../changes.ts';
+import { allocateFreeName, splitName } from '../files/names.ts';
+import { fromFsError } from '../http/errors.ts';
+import { ListingCache, identityKey } from './cache.ts';
+import { encrypted, tooLargeToBrowse, unreadable } from './errors.ts';
+import { entryPath } from './entry-path.ts';
+import { DEFAULT_EXTRACT_LIMITS, extract, type EntryFeed, type ExtractEvent, type ExtractLimits, type ExtractResult } from './extract.ts';
+import { detectFormat, isCompound, singleStreamName, type Format } from './formats.ts';
+import { Listing, Selection, type ListedEntry, type RawEntry } from './listing.ts';
+import { extractSevenZip, listSevenZip, openSevenZipEntry } from './sevenzip.ts';
+import { listTar, scanTar, singleStream } from './tar-reader.ts';
+import { plainTarget, type DirHandle, type ExtractTarget } from './target.ts';
+import { listZip, openZipEntry, skipTake, type ZipRef } from './zip-reader.ts';
+import { createZip, type CreateZipSource } from './create.ts';
+
+/** An archive the caller has resolved and may read. */
+export interface ArchiveFile {
+  /** Real path on the host (opened without following a link). */
+  real: string;
+  /** Its path as the API names it (echoed in the listing). */
+  path: string;
+  name: string;
+}
+
+/** Spec §2 Archive listing. */
+export interface ArchiveListingAnswer {
+  path: string;
+  name: string;
+  inside?: string;
+  entries: ListedEntry[];
+  total: number;
+  outside: number;
+}
+
+export interface EntryStream {
+  stream: Readable;
+  name: string;
+  /** Bytes of the whole entry when the archive declares them. */
+  size: number | null;
+  modified: string | null;
+}
+
+export interface ArchiveServiceOptions {
+  /** ARCHIVE_MAX_ENTRIES: an archive with more entries is refused (413) for listing and extraction. */
+  maxEntries: number;
+  /** MAX_BROWSABLE_ARCHIVE_SIZE: compound archives (tar.gz and kin) larger than this are not listed. */
+  maxBrowsableSize: number;
+  /** Entries kept across cached listings (least recently used out first). */
+  cacheEntries?: number;
+  extractLimits?: Partial<ExtractLimits>;
+  target?: ExtractTarget;
+  changes?: ChangeSink;
+}
+
+interface Catalogue { format: Format; listing: Listing; readonly weight: number }
+
+interface Opened { fd: number; size: number; mtime: Date; key: string; file: ArchiveFile }
+
+const open = promisify(fs.open);
+const fstat = promisify(fs.fstat);
+const close = (fd: number) => fs.close(fd, () => {});
+
+export class ArchiveService {
+  private readonly cache: ListingCache<Catalogue>;
+  private readonly options: ArchiveServiceOptions;
+  private readonly target: ExtractTarget;
+  private readonly limits: ExtractLimits;
+
+  constructor(options: ArchiveServiceOptions) {
+    this.options = options;
+    this.cache = new ListingCache<Catalogue>(options.cacheEntries ?? 1_000_000);
+    this.target = options.target ?? plainTarget;
+    this.limits = { ...DEFAULT_EXTRACT_LIMITS, ...options.extractLimits };
+  }
+
+  /** One folder level `inside` the archive (the top when absent), with the archive's totals. */
+  async list(file: ArchiveFile, inside?: string, page?: { offset?: number; limit?: number }): Promise<ArchiveListingAnswer> {
+    return this.withArchive(file, async (a) => {
+      const { listing } = await this.catalogue(a);
+      const level = listing.level(inside, page);
+      return { path: file.path, name: file.name, ...(level.inside !== null ? { inside: level.inside } : {}), entries: level.entries, total: listing.total, outside: listing.outside };
+    });
+  }
+
+  /**
+   * The one file named exactly `entry`, looked up in the listing first. `range` (inclusive
+   * end, already checked against `size` by the caller) is a byte range of a stored zip entry,
+   * and skipped over in a decompressed stream otherwise. The descriptor stays open until the
+   * stream ends or is destroyed.
+   */
+  async openEntry(file: ArchiveFile, entry: string, range?: { start: number; end: number }): Promise<EntryStream> {
+    const a = await this.openArchive(file);
+    let handedOver = false;
+    try {
+      const { format, listing } = await this.catalogue(a);
+      const record = listing.lookupFile(entry);
+      if (record.encrypted) throw encrypted(record.path);
+      if (record.kind !== 'file') throw unreadable(`"${record.path}" is a ${record.kind}, not a file`);
+      const meta = listing.entry(record.path);
+      let stream: Readable;
+      if (format === 'zip') {
+        stream = await openZipEntry(a.fd, record.ref as ZipRef, record.path, range);
+      } else if (format === 'sevenzip') {
+        stream = sized(await openSevenZipEntry(a.fd, a.size, file.name, record.ref as string, () => {}), record.size, record.path);
+        if (range) stream = skipTake(stream, range.start, range.end - range.start + 1);
+      } else if (format === 'gz' || format === 'bz2' || format === 'xz') {
+        stream = singleStream(a.fd, format);
+        if (range) stream = skipTake(stream, range.start, range.end - range.start + 1);
+      } else {
+        stream = await tarEntry(a.fd, format, record.path);
+        if (range) stream = skipTake(stream, range.start, range.end - range.start + 1);
+      }
+      handedOver = true;
+      stream.once('close', () => close(a.fd));
+      return { stream, name: meta.name, size: meta.size, modified: meta.modified };
+    } finally {
+      if (!handedOver) close(a.fd);
+    }
+  }
+
+  /**
+   * Extracts `entries` (a folder stands for everything under it; none means all) into
+   * `destination`, emitting spec §6 events, and announces every written path on the changes
+   * sink when it succeeded. A failure or `signal` removes what it had created, then throws.
+   */
+  async extract(file: ArchiveFile, entries: readonly string[], destination: DirHandle, emit: (e: ExtractEvent) => void = () => {}, signal?: AbortSignal): Promise<ExtractResult> {
+    return this.withArchive(file, async (a) => {
+      const { job, selectionError } = await this.plan(a, entries);
+      if (selectionError) throw selectionError;
+      const result = await extract({ ...job, target: this.target, destination, limits: this.limits, emit, signal });
+      for (const w of result.written) this.options.changes?.emit({ type: 'created', path: w.path, isDirectory: w.isDirectory });
+      return result;
+    });
+  }
+
+  /**
+   * The one-shot form (`POST /api/files/zip/extract`): the whole archive into a new folder
+   * beside it, named after the archive (`name (1)` when taken). Returns that folder.
+   */
+  async extractToNewFolder(file: ArchiveFile, parent: DirHandle, emit?: (e: ExtractEvent) => void, signal?: AbortSignal): Promise<{ name: string; path: string; result: ExtractResult }> {
+    const stem = file.name.replace(/\.(tar\.(gz|bz2|xz)|tgz|tbz2?|txz)$/i, '') === file.name ? splitName(file.name).stem : file.name.replace(/\.(tar\.(gz|bz2|xz)|tgz|tbz2?|txz)$/i, '');
+    let folder: DirHandle | undefined;
+    const name = await allocateFreeName(parent.path, stem || 'archive', async (candidate) => {
+      folder = await this.target.mkdirExclusive(parent, candidate.slice(parent.path.length + 1));
+    });
+    try {
+      const result = await this.extract(file, [], folder!, emit, signal);
+      this.options.changes?.emit({ type: 'created', path: folder!.path, isDirectory: true });
+      return { name, path: folder!.path, result };
+    } catch (err) {
+      await this.target.remove(folder!.path, true);
+      throw err;
+    }
+  }
+
+  /** A selection into a new zip in `destination` (`name`, numbered when taken). */
+  async compress(sources: CreateZipSource[], destination: DirHandle, name: string, options: { showHidden: boolean; signal?: AbortSignal }): Promise<{ name: string; path: string }> {
+    const made = await createZip(sources, destination.path, name, options);
+    this.options.changes?.emit({ type: 'created', path: made.path, isDirectory: false });
+    return made;
+  }
+
+  private async plan(a: Opened, entries: readonly string[]): Promise<{ job: Pick<Parameters<typeof extract>[0], 'archiveName' | 'archiveBytes' | 'selection' | 'declared' | 'feed'>; selectionError?: Error }> {
+    const format = await detectFormat(a.fd, a.file.name, a.size);
+    // A compound archive past the browse limit is still extracted whole, in one pass, without
+    // a listing first (its sizes are then only known as they come: the running guards hold).
+    if (isCompound(format) && a.size > this.options.maxBrowsableSize && entries.length === 0) {
+      const selection = Selection.everything();
+      return { job: { archiveName: a.file.name, archiveBytes: a.size, selection, declared: { files: null, bytes: null }, feed: tarFeed(a.fd, format, null) } };
+    }
+    const { listing } = await this.catalogue(a);
+    const selection = listing.selection(entries);
+    const declared = listing.declaredBytes(selection);
+    const locked = listing.records.find((r) => r.kind === 'file' && r.encrypted && selection.rootOf(r.path));
+    if (locked) return { job: null as never, selectionError: encrypted(locked.path) };
+    let feed: EntryFeed;
+    if (format === 'zip') feed = zipFeed(a.fd, listing, selection);
+    else if (format === 'sevenzip') feed = sevenZipFeed(a, listing, selection);
+    else if (format === 'gz' || format === 'bz2' || format === 'xz') feed = singleFeed(a.fd, format, listing.records[0]!.path);
+    else feed = tarFeed(a.fd, format, this.options.maxEntries);
+    return { job: { archiveName: a.file.name, archiveBytes: a.size, selection, declared, feed } };
+  }
+
+  private async catalogue(a: Opened): Promise<Catalogue> {
+    return this.cache.get(a.key, async () => {
+      const format = await detectFormat(a.fd, a.file.name, a.size);
+      if (isCompound(format) && a.size > this.options.maxBrowsableSize) throw tooLargeToBrowse(this.options.maxBrowsableSize);
+      const max = this.options.maxEntries;
+      let raw: RawEntry[];
+      if (format === 'zip') raw = await listZip(a.fd, max);
+      else if (format === 'sevenzip') raw = await listSevenZip(a.fd, a.size, a.file.name, max);
+      else if (format === 'gz' || format === 'bz2' || format === 'xz') raw = [{ stored: singleStreamName(a.file.name), kind: 'file', size: null, mtime: a.mtime, encrypted: false }];
+      else raw = await listTar(a.fd, format, max);
+      const listing = new Listing(raw);
+      return { format, listing, weight: listing.weight };
+    });
+  }
+
+  private async openArchive(file: ArchiveFile): Promise<Opened> {
+    let fd: number;
+    try {
+      fd = await open(file.real, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    } catch (err) {
+      throw fromFsError(err) ?? err;
+    }
+    try {
+      const st = await fstat(fd);
+      if (!st.isFile()) throw unreadable('not a file');
+      return { fd, size: st.size, mtime: st.mtime, key: identityKey({ real: file.real, dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }), file };
+    } catch (err) {
+      close(fd);
+      throw err;
+    }
+  }
+
+  private async withArchive<T>(file: ArchiveFile, fn: (a: Opened) => Promise<T>): Promise<T> {
+    const a = await this.openArchive(file);
+    try {
+      return await fn(a);
+    } finally {
+      close(a.fd);
+    }
+  }
+}
+
+/** Holds a stream to its declared size: more bytes than declared is an error, not more output. */
+function sized(stream: Readable, size: number | null, name: string): Readable {
+  if (size === null) return stream;
+  let seen = 0;
+  const guard = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      seen += chunk.length;
+      if (seen > size) return cb(unreadable(`"${name}" is larger than the archive says`));
+      cb(null, chunk);
+    },
+  });
+  stream.on('error', (err) => guard.destroy(err));
+  guard.on('close', () => stream.destroy());
+  return stream.pipe(guard);
+}
+
+async function tarEntry(fd: number, format: Format, wanted: string): Promise<Readable> {
+  return new Promise((resolve, reject) => {
+    let found = false;
+    scanTar(fd, format, async (raw, data) => {
+      if (found || raw.kind !== 'file' || entryPath(raw.stored) !== wanted) return;
+      found = true;
+      const out = new Transform({ transform: (c, _e, cb) => cb(null, c) });
+      resolve(out);
+      // The walk waits here until the caller has read the entry (or gone away).
+      await new Promise<void>((done) => {
+        data.pipe(out);
+        out.on('close', () => done());
+        data.on('end', () => done());
+      });
+      return 'stop';
+    }).then(() => {
+      if (!found) reject(unreadable('the entry was listed but not found when read again'));
+    }, (err) => (found ? undefined : reject(err)));
+  });
+}
+
+function zipFeed(fd: number, listing: Listing, selection: Selection): EntryFeed {
+  return {
+    async run(visit, signal) {
+      for (const r of listing.records) {
+        if (signal.aborted) return;
+        if (!selection.rootOf(r.path)) continue;
+        if (r.kind !== 'file') {
+          await visit({ path: r.path, stored: r.path, kind: r.kind, size: r.size }, null);
+          continue;
+        }
+        const data = await openZipEntry(fd, r.ref as ZipRef, r.path);
+        await visit({ path: r.path, stored: r.path, kind: r.kind, size: r.size }, data);
+      }
+    },
+  };
+}
+
+function tarFeed(fd: number, format: Format, maxEntries: number | null): EntryFeed {
+  return {
+    async run(visit, signal) {
+      let count = 0;
+      await scanTar(fd, format, async (raw, data) => {
+        if (signal.aborted) return 'stop';
+        if (maxEntries !== null && ++count > maxEntries) return 'stop';
+        await visit({ path: entryPath(raw.stored), stored: raw.stored, kind: raw.kind, size: raw.size }, raw.kind === 'file' ? data : null);
+      });
+    },
+  };
+}
+
+function singleFeed(fd: number, format: Format, name: string): EntryFeed {
+  return {
+    async run(visit) {
+      await visit({ path: name, stored: name, kind: 'file', size: null }, singleStream(fd, format));
+    },
+  };
+}
+
+function sevenZipFeed(a: Opened, listing: Listing, selection: Selection): EntryFeed {
+  return {
+    async run(visit, signal) {
+      const names: string[] = [];
+      for (const r of listing.records) {
+        if (!selection.rootOf(r.path)) continue;
+        if (r.kind === 'file') names.push(r.ref as string);
+        else await visit({ path: r.path, stored: r.path, kind: r.kind, size: r.size }, null);
+      }
+      if (!names.length) return;
+      await extractSevenZip(a.fd, a.size, a.file.name, names, async (outPath, data) => {
+        const p = entryPath(outPath);
+        const r = p === null ? undefined : listing.file(p);
+        if (!r || !selection.rootOf(r.path)) {
+          data.resume();
+          await new Promise((done) => data.on('end', done));
+          return;
+        }
+        await visit({ path: r.path, stored: outPath, kind: 'file', size: r.size }, data);
+      }, signal);
+    },
+  };
+}

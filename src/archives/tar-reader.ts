@@ -1,0 +1,138 @@
+// The tar family through tar-stream: tar, tar.gz (node:zlib), tar.bz2 (unbzip2-stream, pure
+// JavaScript) and tar.xz (xz-decompress: xz-embedded compiled to WebAssembly and inlined in
+// the package, so nothing native and nothing fetched). One forward pass: a listing reads the
+// whole archive, which is why these are the "compound" formats with a browse size limit.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { Duplex, PassThrough, Readable, type Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import tar from 'tar-stream';
+import { tooManyEntries, unreadable } from './errors.ts';
+import type { Format } from './formats.ts';
+import type { EntryKind, RawEntry } from './listing.ts';
+
+const require = createRequire(import.meta.url);
+
+/** The archive's bytes from `fd` (not closed here: the caller owns the descriptor). */
+function rawStream(fd: number): Readable {
+  return fs.createReadStream('', { fd, autoClose: false, start: 0, highWaterMark: 256 * 1024 });
+}
+
+function bunzip2(): Duplex {
+  const unbzip2 = require('unbzip2-stream') as () => Duplex;
+  // An old-style `through` stream: wrapped so pipeline sees a modern stream with errors intact.
+  const inner = unbzip2();
+  const outer = new PassThrough({ highWaterMark: 1024 * 1024 });
+  inner.on('data', (b: Buffer) => {
+    if (!outer.write(b)) inner.pause();
+  });
+  outer.on('drain', () => inner.resume());
+  inner.on('end', () => outer.end());
+  inner.on('error', (err: Error) => outer.destroy(err));
+  const input = new PassThrough();
+  input.on('data', (b: Buffer) => {
+    if (inner.write(b) === false) input.pause();
+  });
+  inner.on('drain', () => input.resume());
+  input.on('end', () => inner.end());
+  return Duplex.from({ writable: input, readable: outer });
+}
+
+function unxz(source: Readable): Readable {
+  const { XzReadableStream } = require('xz-decompress') as { XzReadableStream: new (s: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array> };
+  return Readable.fromWeb(new XzReadableStream(Readable.toWeb(source) as ReadableStream<Uint8Array>) as import('node:stream/web').ReadableStream);
+}
+
+/** The decompressed bytes of a gzip / bzip2 / xz archive (or a plain tar as it is). */
+export function decompressed(fd: number, format: Format): Readable {
+  const source = rawStream(fd);
+  const kind = format.replace(/^tar\.?/, '');
+  if (kind === 'gz') return chain(source, zlib.createGunzip({ chunkSize: 256 * 1024 }));
+  if (kind === 'bz2') return chain(source, bunzip2());
+  if (kind === 'xz') return unxz(source);
+  return source;
+}
+
+function chain(source: Readable, transform: Transform | Duplex): Readable {
+  source.on('error', (err) => transform.destroy(err));
+  transform.on('close', () => source.destroy());
+  return source.pipe(transform);
+}
+
+function kindOf(type: string | null | undefined): EntryKind {
+  switch (type) {
+    case 'file': case 'contiguous-file': case null: case undefined: return 'file';
+    case 'directory': return 'directory';
+    case 'symlink': case 'link': return 'link';
+    default: return 'device';
+  }
+}
+
+export type TarVisit = (raw: RawEntry, data: Readable) => Promise<'stop' | void>;
+
+/**
+ * Walks a tar archive entry by entry. `visit` must consume or ignore `data` (an ignored one is
+ * skipped); answering 'stop' ends the walk without reading further.
+ */
+export async function scanTar(fd: number, format: Format, visit: TarVisit): Promise<void> {
+  const extract = tar.extract();
+  const source = decompressed(fd, format);
+  const feeding = pipeline(source, extract).catch((err) => {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw err;
+  });
+  let stopped = false;
+  try {
+    for await (const entry of extract) {
+      const h = entry.header;
+      const raw: RawEntry = {
+        stored: h.name,
+        kind: kindOf(h.type),
+        size: kindOf(h.type) === 'file' ? h.size ?? 0 : null,
+        mtime: h.mtime ?? null,
+        encrypted: false,
+        linkTarget: h.linkname ?? undefined,
+      };
+      let consumed = false;
+      const data = entry as unknown as Readable;
+      data.once('data', () => { consumed = true; });
+      data.once('end', () => { consumed = true; });
+      const answer = await visit(raw, data);
+      if (answer === 'stop') {
+        stopped = true;
+        break;
+      }
+      if (!consumed && !data.readableEnded) data.resume();
+    }
+  } catch (err) {
+    source.destroy();
+    throw asUnreadable(err);
+  } finally {
+    if (stopped) source.destroy();
+  }
+  await feeding.catch((err) => {
+    if (!stopped) throw asUnreadable(err);
+  });
+}
+
+function asUnreadable(err: unknown): Error {
+  if (err && typeof err === 'object' && 'status' in err) return err as unknown as Error;
+  return unreadable((err as Error)?.message ?? String(err));
+}
+
+export async function listTar(fd: number, format: Format, maxEntries: number): Promise<RawEntry[]> {
+  const out: RawEntry[] = [];
+  await scanTar(fd, format, async (raw) => {
+    if (out.length >= maxEntries) throw tooManyEntries(maxEntries);
+    out.push(raw);
+  });
+  return out;
+}
+
+/** The one file of a plain .gz / .bz2 / .xz, fully checked by its decompressor as it streams. */
+export function singleStream(fd: number, format: Format): Readable {
+  const out = decompressed(fd, format);
+  const guarded = new PassThrough();
+  out.on('error', (err) => guarded.destroy(unreadable(err.message)));
+  return out.pipe(guarded);
+}

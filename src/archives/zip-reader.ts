@@ -1,0 +1,126 @@
+// Zip through yauzl: the central directory only for a listing (ZIP64 included), names decoded
+// the way yauzl decodes them (UTF-8 flag, Info-ZIP Unicode path field, else CP437) but
+// classified by us (yauzl would reject the whole archive for one `../` name; we leave that
+// entry out and count it). Sizes are checked against what decompression really gives.
+import { Readable } from 'node:stream';
+import yauzl from 'yauzl';
+import { encrypted as encryptedError, tooManyEntries, unreadable } from './errors.ts';
+import type { EntryKind, RawEntry } from './listing.ts';
+
+/** What opening an entry again needs; kept small (a 100,000-entry listing holds one each). */
+export interface ZipRef { offset: number; csize: number; usize: number; method: number; flags: number }
+
+const fromFd = (fd: number) =>
+  new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.fromFd(fd, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true }, (err, zip) => (err ? reject(err) : resolve(zip!))));
+
+const S_IFMT = 0o170000;
+
+function kindOf(e: yauzl.Entry, name: string): EntryKind {
+  const unixMode = e.versionMadeBy >> 8 === 3 ? (e.externalFileAttributes >>> 16) & S_IFMT : 0;
+  if (unixMode === 0o120000) return 'link';
+  if (unixMode === 0o020000 || unixMode === 0o060000 || unixMode === 0o010000 || unixMode === 0o140000) return 'device';
+  if (name.endsWith('/') || name.endsWith('\\') || unixMode === 0o040000) return 'directory';
+  // DOS directory attribute, for archivers that write neither a slash nor a mode.
+  if ((e.externalFileAttributes & 0x10) !== 0 && e.uncompressedSize === 0) return 'directory';
+  return 'file';
+}
+
+export async function listZip(fd: number, maxEntries: number): Promise<RawEntry[]> {
+  const zip = await fromFd(fd).catch((err) => {
+    throw unreadable((err as Error).message);
+  });
+  if (zip.entryCount > maxEntries) throw tooManyEntries(maxEntries);
+  const out: RawEntry[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      zip.on('entry', (e: yauzl.Entry) => {
+        const name = yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileName as unknown as Buffer, e.extraFields, false);
+        const kind = kindOf(e, name);
+        let mtime: Date | null = null;
+        try {
+          mtime = e.getLastModDate();
+        } catch {
+          mtime = null;
+        }
+        const ref: ZipRef = { offset: e.relativeOffsetOfLocalHeader, csize: e.compressedSize, usize: e.uncompressedSize, method: e.compressionMethod, flags: e.generalPurposeBitFlag };
+        out.push({ stored: name, kind, size: kind === 'directory' ? null : e.uncompressedSize, mtime, encrypted: e.isEncrypted(), ref });
+        zip.readEntry();
+      });
+      zip.on('end', resolve);
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  } catch (err) {
+    throw unreadable((err as Error).message);
+  } finally {
+    zip.close();
+  }
+  return out;
+}
+
+/**
+ * One entry's bytes. A stored entry is a plain byte range of the archive, so a Range costs
+ * nothing; a deflated one is decompressed and the bytes before `start` are skipped.
+ * `end` is inclusive, like HTTP's.
+ */
+export async function openZipEntry(fd: number, ref: ZipRef, name: string, range?: { start: number; end: number }): Promise<Readable> {
+  if (ref.flags & 1) throw encryptedError(name);
+  if (ref.method !== 0 && ref.method !== 8) throw unreadable(`"${name}" uses compression method ${ref.method}, which Burrow cannot read in a zip`);
+  const zip = await fromFd(fd).catch((err) => {
+    throw unreadable((err as Error).message);
+  });
+  const entry = Object.assign(new yauzl.Entry(), {
+    relativeOffsetOfLocalHeader: ref.offset,
+    compressedSize: ref.csize,
+    uncompressedSize: ref.usize,
+    compressionMethod: ref.method,
+    generalPurposeBitFlag: ref.flags,
+  });
+  const stored = ref.method === 0;
+  const options: yauzl.ZipFileOptions = stored && range ? { decodeFileData: false, start: range.start, end: range.end + 1 } as yauzl.ZipFileOptions : {};
+  const stream = await new Promise<Readable>((resolve, reject) =>
+    zip.openReadStream(entry, options, (err, s) => (err ? reject(unreadable(err.message)) : resolve(s!))));
+  stream.once('close', () => zip.close());
+  if (!stored && range) return skipTake(stream, range.start, range.end - range.start + 1);
+  return stream;
+}
+
+/** Bytes `start` … `start + length - 1` of a stream that can only be read from the beginning. */
+export function skipTake(source: Readable, start: number, length: number): Readable {
+  let skipped = 0;
+  let taken = 0;
+  let ended = false;
+  const end = () => {
+    if (!ended) out.push(null);
+    ended = true;
+  };
+  const out = new Readable({
+    read() {
+      source.resume();
+    },
+    destroy(err, cb) {
+      source.destroy();
+      cb(err);
+    },
+  });
+  source.on('data', (chunk: Buffer) => {
+    let c = chunk;
+    if (skipped < start) {
+      const skip = Math.min(start - skipped, c.length);
+      skipped += skip;
+      c = c.subarray(skip);
+    }
+    if (!c.length || ended) return;
+    const want = Math.min(length - taken, c.length);
+    taken += want;
+    if (!out.push(c.subarray(0, want))) source.pause();
+    if (taken >= length) {
+      end();
+      source.destroy();
+    }
+  });
+  source.on('end', end);
+  source.on('error', (err) => out.destroy(err));
+  return out;
+}
