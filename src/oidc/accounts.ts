@@ -1,0 +1,114 @@
+// From verified claims to an account: the provider's subject finds its account; failing that,
+// an account with the same email is linked (verified email when required); failing that, one
+// is made (when allowed). Roles follow the provider's groups only when OIDC_ADMIN_GROUPS is set
+// and a group claim arrived; otherwise the stored role stays.
+import type { ActivityService } from '../activity/service.ts';
+import { isAdminRow, type Role, type UserRow, type UsersStore } from '../auth/users-store.ts';
+import type { Database } from '../db/database.ts';
+import { denied } from './errors.ts';
+
+export interface Claims {
+  sub: string;
+  email?: unknown;
+  email_verified?: unknown;
+  preferred_username?: unknown;
+  name?: unknown;
+  groups?: unknown;
+  roles?: unknown;
+  entitlements?: unknown;
+  [claim: string]: unknown;
+}
+
+export interface AccountRules {
+  issuer: string;
+  adminGroups: readonly string[];
+  requireEmailVerified: boolean;
+  autoCreateUsers: boolean;
+}
+
+const GROUP_CLAIMS = ['groups', 'roles', 'entitlements'] as const;
+
+function names(value: unknown): string[] {
+  if (typeof value === 'string') return value.split(/[\s,]+/).filter(Boolean);
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  return [];
+}
+
+/** The role the provider's groups decide, or null when they decide nothing (rule 2). */
+export function roleFromGroups(claims: Claims, adminGroups: readonly string[]): Role | null {
+  if (adminGroups.length === 0) return null;
+  const present = GROUP_CLAIMS.filter((c) => claims[c] !== undefined && claims[c] !== null);
+  if (present.length === 0) return null;
+  const wanted = new Set(adminGroups.map((g) => g.toLowerCase()));
+  return present.some((c) => names(claims[c]).some((g) => wanted.has(g.toLowerCase()))) ? 'admin' : 'user';
+}
+
+const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
+
+export class OidcAccounts {
+  private readonly db: Database;
+  private readonly users: UsersStore;
+  private readonly activity: ActivityService;
+  private readonly rules: AccountRules;
+
+  constructor(db: Database, users: UsersStore, activity: ActivityService, rules: AccountRules) {
+    this.db = db;
+    this.users = users;
+    this.activity = activity;
+    this.rules = rules;
+  }
+
+  private bySubject(sub: string): UserRow | undefined {
+    const m = this.db.get<{ user_id: string }>("SELECT user_id FROM auth_methods WHERE type = 'oidc' AND provider = ? AND subject = ?", [this.rules.issuer, sub]);
+    return m ? this.users.get(m.user_id) : undefined;
+  }
+
+  private freeUsername(claims: Claims): string {
+    const email = text(claims.email);
+    const base = (text(claims.preferred_username) ?? (email ? email.split('@')[0]! : null) ?? 'user').replace(/[\s/\\]+/g, '-').slice(0, 48) || 'user';
+    for (let n = 1; ; n++) {
+      const candidate = n === 1 ? base : `${base}-${n}`;
+      if (this.users.findByIdentifier(candidate).length === 0) return candidate;
+    }
+  }
+
+  /** The account these claims sign in to (linked or made as the rules say), roles brought up to date. */
+  resolve(claims: Claims, ip: string): UserRow {
+    const email = text(claims.email);
+    const verified = claims.email_verified === true || claims.email_verified === 'true';
+    const decided = roleFromGroups(claims, this.rules.adminGroups);
+    const row = this.db.transaction(() => {
+      let user = this.bySubject(claims.sub);
+      if (!user && email) {
+        const byEmail = this.users.findByEmail(email);
+        if (byEmail) {
+          if (this.rules.requireEmailVerified && !verified) throw denied('Your identity provider has not verified your email address, so it cannot be linked to an account here.');
+          const linked = this.users.methods(byEmail.id).some((m) => m.type === 'oidc' && m.provider === this.rules.issuer);
+          if (linked) throw denied('The account with this email is already linked to another identity at this provider.');
+          this.users.addMethod(byEmail.id, 'oidc', this.rules.issuer, claims.sub);
+          this.activity.record({ action: 'auth.oidc-link', outcome: 'success', userId: byEmail.id, ip, detail: { issuer: this.rules.issuer, subject: claims.sub } });
+          user = byEmail;
+        }
+      }
+      if (!user) {
+        if (!this.rules.autoCreateUsers) throw denied('There is no account for you here, and new accounts are not created from the identity provider. Ask an administrator.');
+        if (this.rules.requireEmailVerified && !verified) throw denied('Your identity provider has not verified your email address, so no account is created for it.');
+        // The first account of an installation administers it, as with setup.
+        const role: Role = decided ?? (this.users.count() === 0 ? 'admin' : 'user');
+        user = this.users.insert({ username: this.freeUsername(claims), email, displayName: text(claims.name), passwordHash: null, roles: [role] });
+        this.users.addMethod(user.id, 'oidc', this.rules.issuer, claims.sub);
+        this.activity.record({ action: 'auth.oidc-create', outcome: 'success', userId: user.id, username: user.username, ip, detail: { issuer: this.rules.issuer, role } });
+        return user;
+      }
+      if (decided && (decided === 'admin') !== isAdminRow(user)) {
+        const from = isAdminRow(user) ? 'admin' : 'user';
+        this.users.update(user.id, { roles: [decided] });
+        this.activity.record({ action: 'auth.oidc-role-change', outcome: 'success', userId: user.id, username: user.username, ip, detail: { from, to: decided, issuer: this.rules.issuer } });
+        user = this.users.get(user.id)!;
+      }
+      return user;
+    });
+    this.users.touchMethod(row.id, 'oidc', this.rules.issuer);
+    return row;
+  }
+}

@@ -1,0 +1,284 @@
+// Sign-in through an OpenID Connect provider (authorization code + PKCE + state + nonce, all
+// kept server-side), and the bridge for native apps: the app's own S256 challenge rides along,
+// and after the provider signs the person in the app gets a one-time code it trades, with its
+// verifier, for an ordinary session. ID tokens are checked for their signature too
+// (non-repudiation checks), so an unsigned or wrongly signed token never signs anybody in.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import * as client from 'openid-client';
+import type { ActivityService } from '../activity/service.ts';
+import type { AuthService, OpenedSession } from '../auth/service.ts';
+import type { UsersStore, WireUser } from '../auth/users-store.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { AppError, badRequest } from '../http/errors.ts';
+import { OidcAccounts, type Claims } from './accounts.ts';
+import { badAnswer, badState, classify, OIDC_EXCHANGE_REJECTED, OidcError } from './errors.ts';
+
+const TRANSACTION_MS = 10 * 60_000;
+const MOBILE_CODE_MS = 60_000;
+export const MOBILE_COMPLETE_PATH = '/api/auth/oidc/mobile/complete';
+const PROMPTS = new Set(['login', 'consent', 'select_account']);
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+export interface OidcOptions {
+  issuer: string;
+  clientId: string;
+  clientSecret: string | null;
+  scopes: readonly string[];
+  /** OIDC_CALLBACK_URL; default `${base}/callback`. */
+  callbackUrl: string | null;
+  endpoints: { authorization: string | null; token: string | null; userinfo: string | null };
+  logoutUrl: string | null;
+  adminGroups: readonly string[];
+  requireEmailVerified: boolean;
+  autoCreateUsers: boolean;
+  mobileRedirectUris: readonly string[];
+  /** Limit for each call to the provider. */
+  timeoutMs: number;
+}
+
+/** The options when the provider is configured and allowed by AUTH_MODE, else null (its routes answer 404). */
+export function oidcOptions(config: Config, timeoutMs = 10_000): OidcOptions | null {
+  const o = config.oidc;
+  const mode = config.auth.mode;
+  if (!(mode === 'oidc' || mode === 'both') || !o.enabled || !o.issuer || !o.clientId) return null;
+  return {
+    issuer: o.issuer, clientId: o.clientId, clientSecret: o.clientSecret, scopes: o.scopes, callbackUrl: o.callbackUrl,
+    endpoints: { authorization: o.authorizationUrl, token: o.tokenUrl, userinfo: o.userinfoUrl }, logoutUrl: o.logoutUrl,
+    adminGroups: o.adminGroups, requireEmailVerified: o.requireEmailVerified, autoCreateUsers: o.autoCreateUsers,
+    mobileRedirectUris: o.mobileRedirectUris, timeoutMs,
+  };
+}
+
+export interface OidcDeps {
+  db: Database;
+  users: UsersStore;
+  activity: ActivityService;
+  auth: Pick<AuthService, 'signInWith'>;
+}
+
+interface TransactionRow {
+  state_hash: string; browser_hash: string; code_verifier: string; nonce: string; redirect_uri: string; return_to: string | null;
+  mobile_challenge: string | null; mobile_redirect_uri: string | null; expires_at: number;
+}
+
+/** What a start call hands the route: where to send the browser, and the cookie value binding the callback to it. */
+export interface Handoff { url: string; browserBinding: string }
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const random = () => randomBytes(32).toString('base64url');
+
+/** A landing place inside the application (a path on this origin), else the top. */
+export function safeReturnTo(value: string | null | undefined): string {
+  if (!value || !value.startsWith('/') || value.startsWith('//') || /[\\\u0000-\u001f]/.test(value)) return '/';
+  return value.slice(0, 2048);
+}
+
+export class OidcService {
+  private readonly deps: OidcDeps;
+  readonly options: OidcOptions;
+  private readonly accounts: OidcAccounts;
+  private configuration: Promise<client.Configuration> | null = null;
+
+  constructor(deps: OidcDeps, options: OidcOptions) {
+    this.deps = deps;
+    this.options = options;
+    this.accounts = new OidcAccounts(deps.db, deps.users, deps.activity, {
+      issuer: options.issuer, adminGroups: options.adminGroups, requireEmailVerified: options.requireEmailVerified, autoCreateUsers: options.autoCreateUsers,
+    });
+  }
+
+  /** Discovery (cached once it succeeded; a failure is retried by the next sign-in), with the endpoint overrides on top. */
+  private provider(): Promise<client.Configuration> {
+    this.configuration ??= this.discover().catch((err) => {
+      this.configuration = null;
+      throw classify(err, 'while reading its discovery document');
+    });
+    return this.configuration;
+  }
+
+  private async discover(): Promise<client.Configuration> {
+    const o = this.options;
+    const insecure = new URL(o.issuer).protocol === 'http:';
+    const execute = [client.enableNonRepudiationChecks, ...(insecure ? [client.allowInsecureRequests] : [])];
+    const timeout = Math.max(1, Math.ceil(o.timeoutMs / 1000));
+    const auth = o.clientSecret ? client.ClientSecretBasic(o.clientSecret) : client.None();
+    const discovered = await client.discovery(new URL(o.issuer), o.clientId, o.clientSecret ?? undefined, auth, { execute, timeout });
+    if (!o.endpoints.authorization && !o.endpoints.token && !o.endpoints.userinfo) return discovered;
+    const metadata = { ...discovered.serverMetadata() };
+    if (o.endpoints.authorization) metadata.authorization_endpoint = o.endpoints.authorization;
+    if (o.endpoints.token) metadata.token_endpoint = o.endpoints.token;
+    if (o.endpoints.userinfo) metadata.userinfo_endpoint = o.endpoints.userinfo;
+    const config = new client.Configuration(metadata, o.clientId, o.clientSecret ?? undefined, auth);
+    for (const fn of execute) fn(config);
+    config.timeout = timeout;
+    return config;
+  }
+
+  callbackUrl(baseUrl: string): string {
+    return this.options.callbackUrl ?? `${baseUrl.replace(/\/+$/, '')}/callback`;
+  }
+
+  mobileCallbackUrl(baseUrl: string): string {
+    return `${baseUrl.replace(/\/+$/, '')}${MOBILE_COMPLETE_PATH}`;
+  }
+
+  private async handoff(redirectUri: string, extra: { returnTo?: string | null; prompt?: string | null; mobileChallenge?: string; mobileRedirectUri?: string }): Promise<Handoff> {
+    if (extra.prompt && !PROMPTS.has(extra.prompt)) throw badRequest('Invalid query: prompt: one of login, consent, select_account.');
+    const config = await this.provider();
+    const state = random();
+    const nonce = random();
+    const verifier = client.randomPKCECodeVerifier();
+    const browserBinding = random();
+    this.deps.db.run(
+      'INSERT INTO oidc_transactions (state_hash, browser_hash, code_verifier, nonce, redirect_uri, return_to, mobile_challenge, mobile_redirect_uri, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [sha256(state), sha256(browserBinding), verifier, nonce, redirectUri, extra.returnTo ?? null, extra.mobileChallenge ?? null, extra.mobileRedirectUri ?? null, Date.now() + TRANSACTION_MS],
+    );
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri, scope: this.options.scopes.join(' '), state, nonce, response_type: 'code',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      ...(extra.prompt ? { prompt: extra.prompt } : {}),
+    });
+    return { url: url.href, browserBinding };
+  }
+
+  /** GET /api/auth/oidc/login: where to send the browser. */
+  begin(input: { baseUrl: string; returnTo?: string | null; prompt?: string | null }): Promise<Handoff> {
+    return this.handoff(this.callbackUrl(input.baseUrl), { returnTo: safeReturnTo(input.returnTo), prompt: input.prompt ?? null });
+  }
+
+  /** Spends the transaction the callback's state names; it must have been started by this browser. */
+  private takeTransaction(query: URLSearchParams, browserBinding: string | null): TransactionRow & { state: string } {
+    const state = query.get('state');
+    if (!state) throw badState('The sign-in answer carries no state: start the sign-in again.');
+    const row = this.deps.db.transaction(() => {
+      const found = this.deps.db.get<TransactionRow>('SELECT * FROM oidc_transactions WHERE state_hash = ?', [sha256(state)]);
+      if (found) this.deps.db.run('DELETE FROM oidc_transactions WHERE state_hash = ?', [found.state_hash]);
+      return found;
+    });
+    if (!row || row.expires_at <= Date.now()) throw badState('This sign-in is unknown or expired: start it again.');
+    const binding = Buffer.from(sha256(browserBinding ?? ''));
+    if (!timingSafeEqual(binding, Buffer.from(row.browser_hash))) throw badState('This sign-in was started in another browser: start it again here.');
+    return { ...row, state };
+  }
+
+  /** Trades the provider's code for verified claims (ID token signature, nonce, PKCE; userinfo must name the same subject). */
+  private async claims(row: TransactionRow & { state: string }, query: URLSearchParams): Promise<Claims> {
+    const config = await this.provider();
+    const current = new URL(row.redirect_uri);
+    for (const [k, v] of query) current.searchParams.append(k, v);
+    let tokens;
+    try {
+      tokens = await client.authorizationCodeGrant(config, current, {
+        pkceCodeVerifier: row.code_verifier, expectedState: row.state, expectedNonce: row.nonce, idTokenExpected: true,
+      });
+    } catch (err) {
+      throw classify(err, 'at the token step');
+    }
+    const idClaims = tokens.claims();
+    if (!idClaims) throw badAnswer('no ID token came back.');
+    let userinfo: Record<string, unknown> = {};
+    if (config.serverMetadata().userinfo_endpoint) {
+      try {
+        userinfo = await client.fetchUserInfo(config, tokens.access_token, idClaims.sub);
+      } catch (err) {
+        throw classify(err, 'at the userinfo step');
+      }
+    }
+    // The signed ID token wins where both speak.
+    return { ...userinfo, ...idClaims } as Claims;
+  }
+
+  /** GET /callback: the session of the person the provider signed in, and where to land. */
+  async complete(input: { query: URLSearchParams; browserBinding: string | null; ip: string }): Promise<{ user: WireUser; session: OpenedSession; returnTo: string }> {
+    const row = this.takeTransaction(input.query, input.browserBinding);
+    if (row.mobile_challenge) throw badState('This sign-in belongs to the app.');
+    try {
+      const claims = await this.claims(row, input.query);
+      const account = this.accounts.resolve(claims, input.ip);
+      const signIn = this.deps.auth.signInWith(account.id, 'oidc', input.ip, { twoFactorsProven: true });
+      if (!('user' in signIn)) throw new Error('a provider sign-in is never held');
+      return { user: signIn.user, session: signIn.session, returnTo: row.return_to ?? '/' };
+    } catch (err) {
+      this.deps.activity.record({ action: 'auth.login', outcome: 'failure', ip: input.ip, detail: { method: 'oidc', reason: (err as Error).message.slice(0, 300) } });
+      throw err;
+    }
+  }
+
+  // --- the native app bridge ---
+
+  /** GET /api/auth/oidc/mobile/login: S256 only; the redirect URI from the allow-list (custom schemes), default its first entry. */
+  mobileBegin(input: { baseUrl: string; codeChallenge: string | null; codeChallengeMethod: string | null; redirectUri: string | null }): Promise<Handoff> {
+    if (input.codeChallengeMethod !== 'S256') throw badRequest('Invalid query: code_challenge_method: only S256 is accepted.');
+    if (!input.codeChallenge || !S256_CHALLENGE.test(input.codeChallenge)) throw badRequest('Invalid query: code_challenge: an S256 challenge (43 base64url characters) is required.');
+    let appRedirect = this.options.mobileRedirectUris[0];
+    if (input.redirectUri) {
+      if (/^https?:/i.test(input.redirectUri)) throw badRequest('Invalid query: redirect_uri: http and https addresses are refused; use the app\'s custom scheme.');
+      if (!this.options.mobileRedirectUris.includes(input.redirectUri)) throw badRequest('Invalid query: redirect_uri: not on this server\'s allow-list (OIDC_MOBILE_REDIRECT_URIS).');
+      appRedirect = input.redirectUri;
+    }
+    if (!appRedirect) throw badRequest('No app redirect URI is configured (OIDC_MOBILE_REDIRECT_URIS).');
+    return this.handoff(this.mobileCallbackUrl(input.baseUrl), { mobileChallenge: input.codeChallenge, mobileRedirectUri: appRedirect });
+  }
+
+  /**
+   * GET /api/auth/oidc/mobile/complete: where to send the browser back to the app, with `code`
+   * or `error`. Only a callback whose transaction is unknown answers 400 (no app to return to).
+   */
+  async mobileComplete(input: { query: URLSearchParams; browserBinding: string | null; ip: string }): Promise<{ location: string }> {
+    const row = this.takeTransaction(input.query, input.browserBinding);
+    if (!row.mobile_challenge || !row.mobile_redirect_uri) throw badState('This sign-in was not started by the app.');
+    const back = new URL(row.mobile_redirect_uri);
+    try {
+      const claims = await this.claims(row, input.query);
+      const account = this.accounts.resolve(claims, input.ip);
+      const code = random();
+      this.deps.db.run('INSERT INTO oidc_mobile_codes (code_hash, user_id, challenge, expires_at) VALUES (?, ?, ?, ?)',
+        [sha256(code), account.id, row.mobile_challenge, Date.now() + MOBILE_CODE_MS]);
+      back.searchParams.set('code', code);
+    } catch (err) {
+      this.deps.activity.record({ action: 'auth.login', outcome: 'failure', ip: input.ip, detail: { method: 'oidc-mobile', reason: (err as Error).message.slice(0, 300) } });
+      back.searchParams.set('error', err instanceof AppError ? err.message : 'The sign-in failed.');
+    }
+    return { location: back.href };
+  }
+
+  /** POST /api/auth/oidc/exchange: any attempt destroys the code; the right verifier gets an ordinary session. */
+  exchange(input: { code: string; codeVerifier: string; ip: string }): { user: WireUser; session: OpenedSession } {
+    const reject = (reason: string): never => {
+      this.deps.activity.record({ action: 'auth.login', outcome: 'failure', ip: input.ip, detail: { method: 'oidc-mobile', reason } });
+      throw new OidcError(401, 'The sign-in code was not accepted: sign in again.', OIDC_EXCHANGE_REJECTED);
+    };
+    const row = this.deps.db.transaction(() => {
+      const found = this.deps.db.get<{ code_hash: string; user_id: string; challenge: string; expires_at: number }>('SELECT * FROM oidc_mobile_codes WHERE code_hash = ?', [sha256(input.code)]);
+      if (found) this.deps.db.run('DELETE FROM oidc_mobile_codes WHERE code_hash = ?', [found.code_hash]);
+      return found;
+    });
+    if (!row) return reject('unknown or used code');
+    if (row.expires_at <= Date.now()) return reject('expired code');
+    if (!VERIFIER.test(input.codeVerifier)) return reject('malformed verifier');
+    const computed = Buffer.from(createHash('sha256').update(input.codeVerifier, 'ascii').digest('base64url'));
+    const stored = Buffer.from(row.challenge);
+    if (computed.length !== stored.length || !timingSafeEqual(computed, stored)) return reject('verifier does not match the challenge');
+    const signIn = this.deps.auth.signInWith(row.user_id, 'oidc', input.ip, { twoFactorsProven: true });
+    if (!('user' in signIn)) return reject('held');
+    return { user: signIn.user, session: signIn.session };
+  }
+
+  /** GET /logout: the provider's logout address (OIDC_LOGOUT_URL), or null when only the local session ends. */
+  logoutUrl(baseUrl: string): string | null {
+    if (!this.options.logoutUrl) return null;
+    const url = new URL(this.options.logoutUrl);
+    url.searchParams.set('post_logout_redirect_uri', `${baseUrl.replace(/\/+$/, '')}/`);
+    url.searchParams.set('client_id', this.options.clientId);
+    return url.href;
+  }
+
+  /** Drops transactions and codes nobody finished. */
+  sweep(): number {
+    const now = Date.now();
+    return this.deps.db.run('DELETE FROM oidc_transactions WHERE expires_at <= ?', [now]).changes
+      + this.deps.db.run('DELETE FROM oidc_mobile_codes WHERE expires_at <= ?', [now]).changes;
+  }
+}
