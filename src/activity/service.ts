@@ -19,9 +19,11 @@ export interface ActivityConfig { enabled: boolean; retentionDays: number }
 /** The kinds of event this build writes (others' capabilities may add theirs through `record`). */
 export const ACTIONS = [
   'auth.setup', 'auth.login', 'auth.logout', 'auth.lockout', 'auth.password-change', 'auth.password-add',
+  'auth.totp-enable', 'auth.totp-disable', 'auth.totp-recovery-codes', 'auth.passkey-add', 'auth.passkey-remove', 'auth.passkey-clone-suspected',
+  'auth.oidc-create', 'auth.oidc-link', 'auth.oidc-role-change',
   'token.issue', 'token.rename', 'token.revoke', 'token.refused',
   'admin.user-create', 'admin.user-update', 'admin.user-delete', 'admin.password-reset', 'admin.user-unlock', 'admin.role-restore',
-  'admin.settings-change', 'admin.activity-clear',
+  'admin.settings-change', 'admin.activity-clear', 'admin.totp-remove', 'admin.passkeys-remove',
   'terminal.start', 'terminal.end',
 ] as const;
 
