@@ -23,12 +23,20 @@ function order(a: Migration, b: Migration): number {
   return na.slice(0, 3).localeCompare(nb.slice(0, 3)) || ca.localeCompare(cb) || na.localeCompare(nb);
 }
 
-/** Reads every `src/<capability>/NNN_name.sql` below `srcDir`. */
+/**
+ * Reads every `src/<capability>/NNN_name.sql` and `src/plugins/<plugin>/NNN_name.sql` below
+ * `srcDir`. A plugin's tables exist whether or not it is configured, so turning it on later
+ * needs no separate migration step (id `<plugin>/NNN_name`).
+ */
 export function collectMigrations(srcDir: string): Migration[] {
   const out: Migration[] = [];
-  for (const entry of fs.readdirSync(srcDir, { withFileTypes: true })) {
-    if (!entry.isDirectory()) continue;
-    const dir = path.join(srcDir, entry.name);
+  const plugins = path.join(srcDir, 'plugins');
+  const folders = fs.readdirSync(srcDir, { withFileTypes: true }).filter((e) => e.isDirectory() && e.name !== 'plugins').map((e) => ({ name: e.name, dir: path.join(srcDir, e.name) }));
+  if (fs.existsSync(plugins)) {
+    for (const e of fs.readdirSync(plugins, { withFileTypes: true })) if (e.isDirectory()) folders.push({ name: e.name, dir: path.join(plugins, e.name) });
+  }
+  for (const entry of folders) {
+    const dir = entry.dir;
     for (const file of fs.readdirSync(dir)) {
       if (FILE.test(file)) out.push({ id: `${entry.name}/${file.slice(0, -4)}`, sql: fs.readFileSync(path.join(dir, file), 'utf8') });
     }

@@ -1,0 +1,80 @@
+// Reading and replacing office files, confined at use: a file is opened without following a
+// final link and the descriptor's real location is checked against its space; a new content
+// is written to an exclusive temporary beside the file (capped while it streams), the
+// replaced content is kept as a version, then the temporary is renamed over it.
+// (When files/confined.ts lands, these helpers move onto its directory-descriptor opens.)
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { AppError, fromFsError } from '../../http/errors.ts';
+import { isInside } from '../../files/paths.ts';
+import { temporaryName } from '../../files/names.ts';
+import type { VersionService } from '../../versions/service.ts';
+
+async function confirmInside(handle: fsp.FileHandle, realPath: string, root: string): Promise<void> {
+  const where = process.platform === 'linux' ? await fsp.readlink(`/proc/self/fd/${handle.fd}`) : await fsp.realpath(realPath);
+  if (!isInside(root, where)) throw new AppError(403, 'The path leads outside its volume.', 'PATH_OUTSIDE');
+}
+
+export async function openForRead(realPath: string, root: string): Promise<{ handle: fsp.FileHandle; stat: fs.Stats }> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(realPath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new AppError(404, 'No such file.', 'NOT_FOUND');
+    throw fromFsError(err) ?? err;
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new AppError(404, 'No such file.', 'NOT_FOUND');
+    await confirmInside(handle, realPath, root);
+    return { handle, stat };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/** Streams `source` into a new temporary file in `dir`; refuses past `maxBytes` (413) and leaves nothing. */
+export async function writeTemporary(dir: string, root: string, source: AsyncIterable<Uint8Array> | Readable, maxBytes: number, mode = 0o644): Promise<{ path: string; size: number }> {
+  const temp = path.join(dir, temporaryName());
+  const handle = await fsp.open(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode).catch((err) => {
+    throw fromFsError(err) ?? err;
+  });
+  let size = 0;
+  try {
+    await confirmInside(handle, temp, root);
+    for await (const chunk of source) {
+      size += chunk.length;
+      if (size > maxBytes) throw new AppError(413, `The document is larger than this server accepts from the editor (${maxBytes} bytes).`, 'OFFICE_TOO_LARGE');
+      await handle.write(chunk);
+    }
+    await handle.sync();
+    await handle.close();
+    return { path: temp, size };
+  } catch (err) {
+    await handle.close().catch(() => {});
+    await fsp.rm(temp, { force: true });
+    throw fromFsError(err) ?? err;
+  }
+}
+
+/** Puts a finished temporary in place of `realPath`, keeping what it replaces as a version. */
+export async function replaceKeepingVersion(temp: string, realPath: string, versions: VersionService, username: string): Promise<fs.Stats> {
+  try {
+    const mode = (await fsp.lstat(realPath)).mode & 0o7777;
+    await fsp.chmod(temp, mode);
+    await versions.keep(realPath, username);
+    await fsp.rename(temp, realPath);
+  } catch (err) {
+    await fsp.rm(temp, { force: true });
+    throw fromFsError(err) ?? err;
+  }
+  return fsp.stat(realPath);
+}
+
+/** A short version label of a file's content state (changes with any write). */
+export function versionOf(stat: fs.Stats): string {
+  return `${stat.ino.toString(36)}-${stat.size.toString(36)}-${Math.round(stat.mtimeMs * 1000).toString(36)}`;
+}
