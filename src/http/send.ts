@@ -5,16 +5,21 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import { AppError } from './errors.ts';
 import type { Logger } from './log.ts';
 
 const GONE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
 
 /** Did this error come from the client leaving (closed tab, cancelled download), not from us? */
 export function isClientGone(err: unknown, res: ServerResponse): boolean {
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  if (code === undefined || !GONE_CODES.has(code)) return false;
   const socket = res.socket ?? res.req?.socket;
-  return res.destroyed || !socket || socket.destroyed || res.req?.destroyed === true;
+  // Not req.destroyed: a request whose body was read to the end is destroyed too.
+  const closed = res.destroyed || !socket || socket.destroyed;
+  if (!closed) return false;
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code !== undefined && GONE_CODES.has(code)) return true;
+  // A refusal nobody will read (the request was cut off: an aborted upload).
+  return err instanceof AppError && err.status < 500;
 }
 
 /**
