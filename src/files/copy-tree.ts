@@ -3,6 +3,13 @@
 // times of files and folders kept. Never written over: every file and folder is created
 // exclusively, so a taken name fails the copy instead of replacing anything.
 //
+// Confined at use (confined.ts): the selected item is opened and its descriptor confirmed
+// inside `root`; below it every folder and file is opened relative to its parent's
+// descriptor with O_NOFOLLOW, and bytes are copied from `/proc/self/fd/<fd>` — the file that
+// was opened, not whatever the name points at a moment later. A folder or file swapped for a
+// link during the copy is skipped, never followed. Created folders are opened the same way,
+// so the copy cannot be led out of its destination either.
+//
 // Symlinks: a link inside the tree is copied as a link only when its target is relative and
 // stays inside the tree being copied — so the copy points at its own copy of the target and
 // can never lead out of the volume it lands in. Every other link (absolute, or climbing out of
@@ -12,91 +19,101 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { dirOf, openChildDir, openChildFile, openDirNoFollow, openEntryIn, within, type Dir } from './confined.ts';
 
 export interface CopyReport { files: number; folders: number; links: number; skipped: number }
 
 const DEFAULT_CONCURRENCY = 8;
+/** Entries that changed kind under us (swapped for a link, removed): skipped, not followed. */
+const CHANGED = new Set(['ELOOP', 'ENOTDIR', 'EISDIR', 'EINVAL', 'ENOENT', 'EMLINK']);
 
-function inside(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+async function copyBytes(fromPath: string, to: string, st: fs.Stats): Promise<void> {
+  await fsp.copyFile(fromPath, to, fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE);
+  // lutimes: the name we just created exclusively is never followed.
+  await fsp.lutimes(to, st.atime, st.mtime);
 }
 
-async function copyFileKeepingTimes(from: string, to: string, st: fs.Stats): Promise<void> {
-  await fsp.copyFile(from, to, fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE);
-  await fsp.utimes(to, st.atime, st.mtime);
-}
-
-/** Copies `from` (file, folder or link) to `to`, which must not exist. */
-export async function copyTree(from: string, to: string, options: { concurrency?: number } = {}): Promise<CopyReport> {
+/**
+ * Copies `from` (file, folder or link; a path, possibly through a checked folder's descriptor)
+ * to `to`, which must not exist. `root`: the source must lie inside it (default: anywhere).
+ */
+export async function copyTree(from: string, to: string, options: { concurrency?: number; root?: string } = {}): Promise<CopyReport> {
   const report: CopyReport = { files: 0, folders: 0, links: 0, skipped: 0 };
-  let source = from;
-  let st = await fsp.lstat(source);
-  if (st.isSymbolicLink()) {
-    source = await fsp.realpath(from);
-    st = await fsp.stat(source);
-  }
-  if (!st.isDirectory()) {
-    if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EINVAL' });
-    await copyFileKeepingTimes(source, to, st);
-    report.files++;
-    return report;
-  }
+  const top = await openEntryIn(options.root ?? path.parse(path.resolve(from)).root, from);
+  try {
+    if (!top.stat.isDirectory()) {
+      if (!top.stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EINVAL' });
+      await copyBytes(top.path, to, top.stat);
+      report.files++;
+      return report;
+    }
+    const limit = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+    const treeRoot = top.real;
 
-  const limit = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
-  const inFlight = new Set<Promise<void>>();
-  let failure: unknown = null;
-  const schedule = async (task: () => Promise<void>) => {
-    while (inFlight.size >= limit) await Promise.race(inFlight);
-    if (failure) throw failure;
-    const p: Promise<void> = task().catch((err) => { failure ??= err; }).finally(() => inFlight.delete(p));
-    inFlight.add(p);
-  };
-  // Folder times are set last, deepest first: writing into a folder changes its mtime.
-  const folderTimes: [string, Date, Date][] = [];
-  const root = source;
-
-  async function copyFolder(src: string, dst: string, srcStats: fs.Stats): Promise<void> {
-    await fsp.mkdir(dst);
-    report.folders++;
-    folderTimes.push([dst, srcStats.atime, srcStats.mtime]);
-    const subfolders: string[] = [];
-    for await (const entry of await fsp.opendir(src)) {
-      if (failure) throw failure;
-      const s = path.join(src, entry.name);
-      const d = path.join(dst, entry.name);
-      if (entry.isDirectory()) {
-        subfolders.push(entry.name);
-      } else if (entry.isFile()) {
-        await schedule(async () => {
-          await copyFileKeepingTimes(s, d, await fsp.lstat(s));
-          report.files++;
-        });
-      } else if (entry.isSymbolicLink()) {
-        const target = await fsp.readlink(s);
-        if (!path.isAbsolute(target) && inside(root, path.resolve(src, target))) {
-          await fsp.symlink(target, d);
-          report.links++;
-        } else {
+    async function copyFolder(src: Dir, dstPath: string, srcStats: fs.Stats): Promise<void> {
+      await fsp.mkdir(dstPath);
+      report.folders++;
+      const dst = await openDirNoFollow(dstPath, dstPath);
+      try {
+        const entries = await fsp.readdir(src.path, { withFileTypes: true });
+        const files = entries.filter((e) => e.isFile());
+        for (let i = 0; i < files.length; i += limit) {
+          await Promise.all(files.slice(i, i + limit).map(async (e) => {
+            let file;
+            try {
+              file = await openChildFile(src, e.name);
+            } catch (err) {
+              if (!CHANGED.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+              report.skipped++;
+              return;
+            }
+            try {
+              await copyBytes(file.path, dst.at(e.name), file.stat);
+              report.files++;
+            } finally {
+              await file.close();
+            }
+          }));
+        }
+        for (const e of entries) {
+          if (e.isFile() || e.isDirectory()) continue;
+          if (e.isSymbolicLink()) {
+            const target = await fsp.readlink(src.at(e.name));
+            if (!path.isAbsolute(target) && within(treeRoot, path.resolve(src.real, target))) {
+              await fsp.symlink(target, dst.at(e.name));
+              report.links++;
+              continue;
+            }
+          }
           report.skipped++;
         }
-      } else {
-        report.skipped++;
+        for (const e of entries) {
+          if (!e.isDirectory()) continue;
+          let child: Dir;
+          try {
+            child = await openChildDir(src, e.name);
+          } catch (err) {
+            if (!CHANGED.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+            report.skipped++;
+            continue;
+          }
+          try {
+            await copyFolder(child, dst.at(e.name), await fsp.stat(child.path));
+          } finally {
+            await child.close();
+          }
+        }
+        // Set last: writing into a folder changes its mtime.
+        if (dst.fd >= 0) await new Promise<void>((resolve) => fs.futimes(dst.fd, srcStats.atime, srcStats.mtime, () => resolve()));
+        else await fsp.lutimes(dstPath, srcStats.atime, srcStats.mtime).catch(() => {});
+      } finally {
+        await dst.close();
       }
     }
-    for (const name of subfolders) {
-      const s = path.join(src, name);
-      await copyFolder(s, path.join(dst, name), await fsp.lstat(s));
-    }
-  }
 
-  try {
-    await copyFolder(source, to, st);
-  } catch (err) {
-    failure ??= err;
+    await copyFolder(dirOf(top), to, top.stat);
+    return report;
+  } finally {
+    await top.close();
   }
-  await Promise.all(inFlight);
-  if (failure) throw failure;
-  for (const [dir, atime, mtime] of folderTimes.reverse()) await fsp.utimes(dir, atime, mtime).catch(() => {});
-  return report;
 }

@@ -1,6 +1,7 @@
 // File operations (create folder/file, rename, copy/move, delete to trash, delete impact).
 // Every write claims names atomically, announces itself through the change sink and carries
 // or forgets the path's bindings.
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeSink } from '../changes.ts';
@@ -8,6 +9,7 @@ import { AppError, badRequest, forbidden } from '../http/errors.ts';
 import type { Caller } from '../http/route.ts';
 import type { TrashService } from '../trash/service.ts';
 import type { BindingScope, Bindings } from './bindings.ts';
+import { openDirIn, withDirIn } from './confined.ts';
 import { fileItem, type FileItem } from './items.ts';
 import { allocateFreeName, assertPlainName } from './names.ts';
 import { isInside, joinVirtual, type PathResolver, type ResolvedPath } from './paths.ts';
@@ -15,6 +17,9 @@ import type { Transfer } from './transfer.ts';
 
 export interface ItemRef { path: string; name: string }
 export interface TransferResult { from: string; to: string; skipped?: boolean }
+
+/** Create only: fails on a taken name and never follows a link in its place. */
+const EXCLUSIVE = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
 
 const locationOf = (r: ResolvedPath) => ({ root: r.space!.root, relative: r.relative });
 
@@ -57,26 +62,33 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
     async createFolder(caller, parent, name) {
       assertPlainName(name);
       const dir = await writableFolder(caller, parent);
-      const final = await allocateFreeName(dir.realPath, name, (c) => fsp.mkdir(c));
-      const real = path.join(dir.realPath, final);
-      changes.emit({ type: 'created', path: real, isDirectory: true });
-      return fileItem(dir.virtualPath, final, await fsp.stat(real));
+      // Claimed through the checked folder's descriptor: a swapped link cannot lead it outside.
+      const { final, st } = await withDirIn(dir.space!.root, dir.realPath, async (d) => {
+        const final = await allocateFreeName(d.path, name, (c) => fsp.mkdir(c));
+        return { final, st: await fsp.lstat(d.at(final)) };
+      });
+      changes.emit({ type: 'created', path: path.join(dir.realPath, final), isDirectory: true });
+      return fileItem(dir.virtualPath, final, st);
     },
 
     async createFile(caller, parent, name, content = '') {
       assertPlainName(name);
       const dir = await writableFolder(caller, parent);
-      const final = await allocateFreeName(dir.realPath, name, async (c) => {
-        const handle = await fsp.open(c, 'wx');
-        try {
-          if (content) await handle.writeFile(content);
-        } finally {
-          await handle.close();
-        }
+      const { final, st } = await withDirIn(dir.space!.root, dir.realPath, async (d) => {
+        let st: fs.Stats | undefined;
+        const final = await allocateFreeName(d.path, name, async (c) => {
+          const handle = await fsp.open(c, EXCLUSIVE, 0o644);
+          try {
+            if (content) await handle.writeFile(content);
+            st = await handle.stat();
+          } finally {
+            await handle.close();
+          }
+        });
+        return { final, st: st! };
       });
-      const real = path.join(dir.realPath, final);
-      changes.emit({ type: 'created', path: real, isDirectory: false });
-      return fileItem(dir.virtualPath, final, await fsp.stat(real));
+      changes.emit({ type: 'created', path: path.join(dir.realPath, final), isDirectory: false });
+      return fileItem(dir.virtualPath, final, st);
     },
 
     async rename(caller, parent, name, newName) {
@@ -85,27 +97,33 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
       if (!dir.access.canWrite || !target.access.canDelete) throw forbidden('You may not rename this item.', 'READ_ONLY');
       if (newName === name) return fileItem(dir.virtualPath, name, await fsp.stat(target.realPath));
       const destination = await resolver.resolve(caller, joinVirtual(dir.virtualPath, newName));
-      const stats = await fsp.lstat(target.realPath);
-      const isDirectory = stats.isDirectory();
-      // Only a case change of the same entry may reuse the "taken" name (case-insensitive disks).
-      const sameEntry = newName.toLowerCase() === name.toLowerCase() && (await fsp.lstat(destination.realPath).then((s) => s.ino === stats.ino, () => false));
-      if (destination.exists && !sameEntry) throw new AppError(409, `"${newName}" already exists here.`, 'EXISTS');
-      if (sameEntry) {
-        await fsp.rename(target.realPath, destination.realPath);
-      } else if (isDirectory) {
-        await fsp.mkdir(destination.realPath).catch((err) => {
-          throw err.code === 'EEXIST' ? new AppError(409, `"${newName}" already exists here.`, 'EXISTS') : err;
-        });
-        await fsp.rename(target.realPath, destination.realPath).catch(async (err) => {
-          await fsp.rmdir(destination.realPath).catch(() => {});
-          throw err;
-        });
-      } else {
-        await fsp.link(target.realPath, destination.realPath).catch((err) => {
-          throw err.code === 'EEXIST' ? new AppError(409, `"${newName}" already exists here.`, 'EXISTS') : err;
-        });
-        await fsp.unlink(target.realPath);
-      }
+      // Both names in one checked folder descriptor: the entry renamed is the one inside.
+      const isDirectory = await withDirIn(dir.space!.root, dir.realPath, async (d) => {
+        const from = d.at(name);
+        const to = d.at(newName);
+        const stats = await fsp.lstat(from);
+        const isDirectory = stats.isDirectory();
+        // Only a case change of the same entry may reuse the "taken" name (case-insensitive disks).
+        const sameEntry = newName.toLowerCase() === name.toLowerCase() && (await fsp.lstat(to).then((s) => s.ino === stats.ino, () => false));
+        if (destination.exists && !sameEntry) throw new AppError(409, `"${newName}" already exists here.`, 'EXISTS');
+        if (sameEntry) {
+          await fsp.rename(from, to);
+        } else if (isDirectory) {
+          await fsp.mkdir(to).catch((err) => {
+            throw err.code === 'EEXIST' ? new AppError(409, `"${newName}" already exists here.`, 'EXISTS') : err;
+          });
+          await fsp.rename(from, to).catch(async (err) => {
+            await fsp.rmdir(to).catch(() => {});
+            throw err;
+          });
+        } else {
+          await fsp.link(from, to).catch((err) => {
+            throw err.code === 'EEXIST' ? new AppError(409, `"${newName}" already exists here.`, 'EXISTS') : err;
+          });
+          await fsp.unlink(from);
+        }
+        return isDirectory;
+      });
       bindings.carry(target.virtualPath, destination.virtualPath, scopeOf(caller, target), { from: locationOf(target), to: locationOf(destination) });
       changes.emit({ type: 'moved', from: target.realPath, to: destination.realPath, isDirectory });
       return fileItem(dir.virtualPath, newName, await fsp.stat(destination.realPath));
@@ -115,13 +133,19 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
       if (!Array.isArray(items) || items.length === 0) throw badRequest('Name at least one item.', 'NO_ITEMS');
       const dest = await writableFolder(caller, destination);
       const results: TransferResult[] = [];
+      // The destination as a checked descriptor for the whole request; each source through its
+      // own checked parent folder (confined.ts).
+      const destDir = await openDirIn(dest.space!.root, dest.realPath);
+      try {
       for (const item of items) {
         const { parent, target } = await existingItem(caller, item);
         if (operation === 'move' && !target.access.canDelete) throw forbidden(`You may not move "${item.name}" away from where it is.`, 'READ_ONLY');
-        const stats = await fsp.lstat(target.realPath);
+        const srcDir = await openDirIn(parent.space!.root, parent.realPath);
+        try {
+        const source = { path: srcDir.at(item.name), real: target.realPath, root: target.space!.root };
+        const stats = await fsp.lstat(source.path);
         const isDirectory = stats.isDirectory();
-        const destReal = await fsp.realpath(dest.realPath);
-        if (isDirectory && isInside(await fsp.realpath(target.realPath), destReal)) {
+        if (isDirectory && isInside(await fsp.realpath(source.path), destDir.real)) {
           throw badRequest(`"${item.name}" cannot be put inside itself.`, 'INTO_ITSELF');
         }
         if (operation === 'move' && parent.virtualPath === dest.virtualPath) {
@@ -129,7 +153,7 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
           continue;
         }
         if (operation === 'move') {
-          const moved = await deps.transfer.move(target.realPath, dest.realPath, item.name, isDirectory);
+          const moved = await deps.transfer.move(source, destDir, item.name, isDirectory);
           const to = joinVirtual(dest.virtualPath, moved.name);
           const sameSpaceKind = scopeOf(caller, target).userId === scopeOf(caller, dest).userId;
           const real = { from: locationOf(target), to: { root: dest.space!.root, relative: dest.relative ? `${dest.relative}/${moved.name}` : moved.name } };
@@ -141,10 +165,16 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
           changes.emit({ type: 'moved', from: target.realPath, to: path.join(dest.realPath, moved.name), isDirectory });
           results.push({ from: target.virtualPath, to });
         } else {
-          const name = await deps.transfer.copy(target.realPath, dest.realPath, item.name, isDirectory);
+          const name = await deps.transfer.copy(source, destDir, item.name, isDirectory);
           changes.emit({ type: 'created', path: path.join(dest.realPath, name), isDirectory });
           results.push({ from: target.virtualPath, to: joinVirtual(dest.virtualPath, name) });
         }
+        } finally {
+          await srcDir.close();
+        }
+      }
+      } finally {
+        await destDir.close();
       }
       deps.recordDestination(caller.userId, dest.virtualPath);
       return { destination: dest.virtualPath, items: results };

@@ -1,7 +1,8 @@
 // Whole text files for the editor and the trash/version text reads: refused over the size
 // limit (400) or when binary (415); decoded in the encoding the file has (BOM, UTF-8, Latin-1).
-import fsp from 'node:fs/promises';
+import fs from 'node:fs';
 import { AppError } from '../http/errors.ts';
+import { openFileIn, type OpenedFile } from './confined.ts';
 
 export type TextEncoding = 'utf8' | 'utf8-bom' | 'utf16le' | 'latin1';
 
@@ -30,13 +31,36 @@ export function encodeText(content: string, encoding: TextEncoding): Buffer {
   }
 }
 
-/** Reads a whole text file: 400 over `maxBytes`, 415 when binary. */
-export async function readTextFile(realPath: string, maxBytes: number): Promise<{ content: string; encoding: TextEncoding; size: number; mtimeMs: number }> {
-  const stats = await fsp.stat(realPath);
-  if (stats.isDirectory()) throw new AppError(400, 'That is a folder, not a file.', 'IS_A_FOLDER');
-  if (stats.size > maxBytes) throw new AppError(400, `The file is larger than the editor limit (EDITOR_MAX_FILESIZE, ${maxBytes} bytes).`, 'TOO_LARGE');
-  const buf = await fsp.readFile(realPath);
-  if (buf.length > maxBytes) throw new AppError(400, `The file is larger than the editor limit (EDITOR_MAX_FILESIZE, ${maxBytes} bytes).`, 'TOO_LARGE');
+const tooLarge = (maxBytes: number) => new AppError(400, `The file is larger than the editor limit (EDITOR_MAX_FILESIZE, ${maxBytes} bytes).`, 'TOO_LARGE');
+
+/** The bytes of an open, checked file, at most `maxBytes` (400 beyond); read through its descriptor. */
+export async function readOpenedBytes(file: Pick<OpenedFile, 'fd' | 'stat'>, maxBytes: number): Promise<Buffer> {
+  if (file.stat.size > maxBytes) throw tooLarge(maxBytes);
+  // One byte more than allowed: a file grown since the fstat is refused, not cut.
+  const buf = Buffer.allocUnsafe(Math.min(maxBytes, file.stat.size) + 1);
+  let n = 0;
+  for (;;) {
+    const { bytesRead } = await new Promise<{ bytesRead: number }>((resolve, reject) => fs.read(file.fd, buf, n, buf.length - n, n, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead }))));
+    if (bytesRead === 0) break;
+    n += bytesRead;
+    if (n === buf.length) throw tooLarge(maxBytes);
+  }
+  return buf.subarray(0, n);
+}
+
+/** The text of an open, checked file: 400 over `maxBytes`, 415 when binary. */
+export async function readOpenedText(file: Pick<OpenedFile, 'fd' | 'stat'>, maxBytes: number): Promise<{ content: string; encoding: TextEncoding; size: number; mtimeMs: number }> {
+  const buf = await readOpenedBytes(file, maxBytes);
   if (looksBinary(buf)) throw new AppError(415, 'This is a binary file, not text.', 'BINARY');
-  return { ...decodeText(buf), size: stats.size, mtimeMs: stats.mtimeMs };
+  return { ...decodeText(buf), size: file.stat.size, mtimeMs: file.stat.mtimeMs };
+}
+
+/** Reads a whole text file inside `root` (confined at use): 400 over `maxBytes`, 415 when binary. */
+export async function readTextFile(root: string, realPath: string, maxBytes: number): Promise<{ content: string; encoding: TextEncoding; size: number; mtimeMs: number }> {
+  const file = await openFileIn(root, realPath);
+  try {
+    return await readOpenedText(file, maxBytes);
+  } finally {
+    await file.close();
+  }
 }

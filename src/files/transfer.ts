@@ -7,12 +7,26 @@ import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from '../db/database.ts';
+import type { Dir } from './confined.ts';
 import { copyTree } from './copy-tree.ts';
 import { placeDirectory, placeFile, renameToFreeName, temporaryName } from './names.ts';
 
+/**
+ * An entry to move or copy: `path` names it through its checked parent folder's descriptor
+ * (confined.ts), `real` is its real path for the journal, `root` the space it must stay in.
+ */
+export interface SourceEntry { path: string; real: string; root: string }
+
+/** A bare path is taken as it is (not confined at use): prefer a SourceEntry and a checked Dir. */
+type From = SourceEntry | string;
+type Into = Pick<Dir, 'path' | 'real' | 'at'> | string;
+const entryOf = (f: From): SourceEntry => (typeof f === 'string' ? { path: f, real: f, root: path.parse(path.resolve(f)).root } : f);
+const dirOf = (d: Into): Pick<Dir, 'path' | 'real' | 'at'> => (typeof d === 'string' ? { path: d, real: d, at: (n) => path.join(d, n) } : d);
+
 export interface Transfer {
-  move(from: string, dir: string, name: string, isDirectory: boolean): Promise<{ name: string; crossDevice: boolean }>;
-  copy(from: string, dir: string, name: string, isDirectory: boolean): Promise<string>;
+  /** Moves `from` into the checked folder `dir` under a free name. */
+  move(from: From, dir: Into, name: string, isDirectory: boolean): Promise<{ name: string; crossDevice: boolean }>;
+  copy(from: From, dir: Into, name: string, isDirectory: boolean): Promise<string>;
   /** Finishes or rolls back what a crash interrupted (startup); returns the sources it removed. */
   recover(): Promise<{ count: number; removedSources: string[] }>;
 }
@@ -23,47 +37,51 @@ export interface TransferOptions {
 }
 
 /** Copies one entry (file, folder, or what a selected link points to) to `to`, which must not exist. See copy-tree.ts for links inside folders. */
-export async function copyEntry(from: string, to: string): Promise<void> {
-  await copyTree(from, to);
+export async function copyEntry(from: SourceEntry, to: string): Promise<void> {
+  await copyTree(from.path, to, { root: from.root });
 }
 
 export function createTransfer(db: Database, options: TransferOptions = {}): Transfer {
   const renameFree = options.rename ?? renameToFreeName;
 
-  async function copyPlaced(from: string, dir: string, name: string, isDirectory: boolean, removeSource: boolean): Promise<string> {
-    const temp = path.join(dir, temporaryName());
+  async function copyPlaced(from: SourceEntry, dir: Pick<Dir, 'path' | 'real' | 'at'>, name: string, isDirectory: boolean, removeSource: boolean): Promise<string> {
+    const tempName = temporaryName();
+    const temp = dir.at(tempName);
     const id = randomUUID();
+    // The journal keeps real paths: recovery runs after a restart, when no descriptor is left.
     db.run('INSERT INTO file_op_journal (id, phase, temp_path, source_path, remove_source, started_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [id, 'copying', temp, from, removeSource ? 1 : 0, new Date().toISOString()]);
+      [id, 'copying', path.join(dir.real, tempName), from.real, removeSource ? 1 : 0, new Date().toISOString()]);
     let placed: string;
     try {
       await copyEntry(from, temp);
       // A selected link arrives as what it points to: place by what the temporary holds.
-      placed = (await fsp.lstat(temp)).isDirectory() ? await placeDirectory(temp, dir, name) : await placeFile(temp, dir, name);
+      placed = (await fsp.lstat(temp)).isDirectory() ? await placeDirectory(temp, dir.path, name) : await placeFile(temp, dir.path, name);
     } catch (err) {
       await fsp.rm(temp, { recursive: true, force: true }).catch(() => {});
       db.run('DELETE FROM file_op_journal WHERE id = ?', [id]);
       throw err;
     }
     if (removeSource) {
-      db.run("UPDATE file_op_journal SET phase = 'placed', temp_path = ? WHERE id = ?", [path.join(dir, placed), id]);
-      await fsp.rm(from, { recursive: true, force: true });
+      db.run("UPDATE file_op_journal SET phase = 'placed', temp_path = ? WHERE id = ?", [path.join(dir.real, placed), id]);
+      await fsp.rm(from.path, { recursive: true, force: true });
     }
     db.run('DELETE FROM file_op_journal WHERE id = ?', [id]);
     return placed;
   }
 
   return {
-    async move(from, dir, name, isDirectory) {
+    async move(fromArg, dirArg, name, isDirectory) {
+      const from = entryOf(fromArg);
+      const dir = dirOf(dirArg);
       try {
-        return { name: await renameFree(from, dir, name, isDirectory), crossDevice: false };
+        return { name: await renameFree(from.path, dir.path, name, isDirectory), crossDevice: false };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
       }
       return { name: await copyPlaced(from, dir, name, isDirectory, true), crossDevice: true };
     },
     copy(from, dir, name, isDirectory) {
-      return copyPlaced(from, dir, name, isDirectory, false);
+      return copyPlaced(entryOf(from), dirOf(dir), name, isDirectory, false);
     },
     async recover() {
       const rows = db.all<{ id: string; phase: string; temp_path: string; source_path: string; remove_source: number }>('SELECT * FROM file_op_journal');

@@ -1,7 +1,9 @@
 // Bounded tree totals (metadata, delete impact, download plans): counted at request time,
 // stopped at a bound of entries or time and then marked truncated. Symlinks are not followed.
+import type fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { openDirIn, type Dir } from './confined.ts';
 import { isReservedName } from './names.ts';
 
 export interface TreeTotals { totalSize: number; fileCount: number; dirCount: number; truncated: boolean }
@@ -42,32 +44,47 @@ export async function countTree(root: string, limits: { maxEntries?: number; max
   return totals;
 }
 
-/** Every file under `root` (relative names with '/'), bounded; for zip downloads and plans. */
-export async function* walkFiles(root: string, options: { showHidden: boolean }): AsyncGenerator<{ relative: string; real: string; size: number; mtime: Date; isDirectory: boolean }> {
+export interface WalkEntry { relative: string; /** a usable path through the checked top folder */ path: string; size: number; mtime: Date; isDirectory: boolean }
+
+/**
+ * Every file and folder under the checked folder `top` (relative names with '/'), for zip
+ * downloads and plans. Each folder is listed through its own descriptor, opened through `top`
+ * and confirmed inside `root` (confined.ts), so a folder swapped for a link during the walk is
+ * left out instead of listing what it points to. Links are not followed.
+ */
+export async function* walkFiles(root: string, top: Dir, options: { showHidden: boolean }): AsyncGenerator<WalkEntry> {
   const stack: string[] = [''];
   while (stack.length) {
     const rel = stack.pop()!;
-    const dir = path.join(root, rel);
-    let entries;
+    let dir: Dir;
     try {
-      entries = await fsp.readdir(dir, { withFileTypes: true });
+      dir = rel === '' ? top : await openDirIn(root, `${top.path}/${rel}`);
     } catch {
       continue;
     }
-    entries.sort((a, b) => a.name.localeCompare(b.name));
-    for (const e of entries) {
-      if (isReservedName(e.name) || (!options.showHidden && e.name.startsWith('.'))) continue;
-      const childRel = rel ? `${rel}/${e.name}` : e.name;
-      const real = path.join(dir, e.name);
-      if (e.isDirectory()) {
-        const s = await fsp.stat(real).catch(() => null);
-        if (!s) continue;
-        yield { relative: childRel, real, size: 0, mtime: s.mtime, isDirectory: true };
-        stack.push(childRel);
-      } else if (e.isFile()) {
-        const s = await fsp.stat(real).catch(() => null);
-        if (s) yield { relative: childRel, real, size: s.size, mtime: s.mtime, isDirectory: false };
+    try {
+      let entries: fs.Dirent[];
+      try {
+        entries = await fsp.readdir(dir.path, { withFileTypes: true });
+      } catch {
+        continue;
       }
+      entries.sort((a, b) => a.name.localeCompare(b.name));
+      for (const e of entries) {
+        if (isReservedName(e.name) || (!options.showHidden && e.name.startsWith('.'))) continue;
+        if (!e.isDirectory() && !e.isFile()) continue;
+        const childRel = rel ? `${rel}/${e.name}` : e.name;
+        const s = await fsp.lstat(dir.at(e.name)).catch(() => null);
+        if (!s) continue;
+        if (s.isDirectory()) {
+          yield { relative: childRel, path: `${top.path}/${childRel}`, size: 0, mtime: s.mtime, isDirectory: true };
+          stack.push(childRel);
+        } else if (s.isFile()) {
+          yield { relative: childRel, path: `${top.path}/${childRel}`, size: s.size, mtime: s.mtime, isDirectory: false };
+        }
+      }
+    } finally {
+      if (dir !== top) await dir.close();
     }
   }
 }

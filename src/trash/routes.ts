@@ -52,7 +52,7 @@ export function trashRoutes(deps: { trash: TrashService; ops: FileOps; changes: 
       handler: async ({ caller, params, req, res }) => {
         const found = await trash.find(caller!, params.id!);
         if (found.entry.isDirectory) throw new AppError(400, 'That is a folder, not a file.', 'IS_A_FOLDER');
-        const text = await readTextFile(found.storedPath, deps.config.limits.editorMaxFileSize);
+        const text = await readTextFile(found.space.root, found.storedPath, deps.config.limits.editorMaxFileSize);
         await sendWholeText(req, res, 200, JSON.stringify({ content: text.content, name: found.entry.name }), 'application/json; charset=utf-8', { 'Cache-Control': 'private, no-cache' });
       },
     }),

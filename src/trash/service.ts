@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../http/errors.ts';
 import type { Caller } from '../http/route.ts';
+import { ensureDirIn, withDirIn, withParentIn } from '../files/confined.ts';
 import { RESERVED_DIR } from '../files/names.ts';
 import { isInside, type PathResolver, type ResolvedPath, type Space } from '../files/paths.ts';
 import type { Transfer } from '../files/transfer.ts';
@@ -73,23 +74,25 @@ export function createTrash(db: Database, resolver: PathResolver, transfer: Tran
       await fsp.mkdir(trashDir, { recursive: true });
       const id = randomUUID();
       const stored = path.join(trashDir, id);
-      const stats = await fsp.lstat(item.realPath);
-      const name = path.basename(item.realPath);
-      db.run('INSERT INTO trash_items (id, space_root, original_relative, name, is_directory, size, stored_path, deleted_by, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [id, space.root, item.relative, name, stats.isDirectory() ? 1 : 0, stats.isDirectory() ? null : stats.size, stored, caller.username, new Date().toISOString()]);
-      try {
+      // Through checked descriptors of both folders: the entry trashed is the one inside.
+      await withParentIn(space.root, item.realPath, (src, name) => withDirIn(space.root, trashDir, async (trash) => {
+        const stats = await fsp.lstat(src.at(name));
+        db.run('INSERT INTO trash_items (id, space_root, original_relative, name, is_directory, size, stored_path, deleted_by, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          [id, space.root, item.relative, name, stats.isDirectory() ? 1 : 0, stats.isDirectory() ? null : stats.size, stored, caller.username, new Date().toISOString()]);
         try {
-          await fsp.rename(item.realPath, stored);
+          try {
+            await fsp.rename(src.at(name), trash.at(id));
+          } catch (err) {
+            // The item sits on another mount inside the volume: copy into the trash, then remove.
+            if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+            const placed = await transfer.move({ path: src.at(name), real: item.realPath, root: space.root }, trash, id, stats.isDirectory());
+            if (placed.name !== id) db.run('UPDATE trash_items SET stored_path = ? WHERE id = ?', [path.join(trashDir, placed.name), id]);
+          }
         } catch (err) {
-          // The item sits on another mount inside the volume: copy into the trash, then remove.
-          if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-          const placed = await transfer.move(item.realPath, trashDir, id, stats.isDirectory());
-          if (placed.name !== id) db.run('UPDATE trash_items SET stored_path = ? WHERE id = ?', [path.join(trashDir, placed.name), id]);
+          db.run('DELETE FROM trash_items WHERE id = ?', [id]);
+          throw err;
         }
-      } catch (err) {
-        db.run('DELETE FROM trash_items WHERE id = ?', [id]);
-        throw err;
-      }
+      }));
       return id;
     },
 
@@ -123,13 +126,21 @@ export function createTrash(db: Database, resolver: PathResolver, transfer: Tran
         if (!resolved.access.canWrite) throw new AppError(403, 'You may not write in the original folder.', 'READ_ONLY');
         dir = resolved.realPath;
         if (!isInside(space.root, dir)) throw new AppError(403, 'The original folder is outside its volume.', 'PATH_OUTSIDE');
-        await fsp.mkdir(dir, { recursive: true });
       }
       await fsp.lstat(row.stored_path).catch(() => {
         db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
         throw new AppError(404, 'The trashed item is gone.', 'NOT_FOUND');
       });
-      const placed = await transfer.move(row.stored_path, dir, row.name, isDirectory);
+      // Missing folders of the original place are made one by one, each confined.
+      const destRoot = destination ? destination.space!.root : space.root;
+      const into = await ensureDirIn(destRoot, dir);
+      let placed;
+      try {
+        placed = await withParentIn(space.root, row.stored_path, (trash, storedName) =>
+          transfer.move({ path: trash.at(storedName), real: row.stored_path, root: space.root }, into, row.name, isDirectory));
+      } finally {
+        await into.close();
+      }
       db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
       return { dir, parentVirtual, name: placed.name, isDirectory };
     },
