@@ -1,6 +1,5 @@
 // Downloads: one file with Range and validators, a folder or a selection as a streaming zip,
 // and the plan of a download (files, bytes, archive name) without sending it.
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { badRequest, forbidden } from '../http/errors.ts';
@@ -8,7 +7,8 @@ import { route, type Caller, type RouteDef } from '../http/route.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import { joinVirtual } from '../files/paths.ts';
 import { sendFile } from './single.ts';
-import { selectionEntries, sendZip, type ZipSource } from './zip.ts';
+import { openFileIn } from '../files/confined.ts';
+import { closeSources, openSources, selectionEntries, sendZip } from './zip.ts';
 
 const selection = z.object({
   path: z.string().optional(),
@@ -44,15 +44,15 @@ export function downloadRoutes(deps: { resolver: PathResolver; showHidden: (user
     const parent = path.posix.dirname(items[0]!.virtualPath);
     return `${parent === '.' ? 'download' : path.posix.basename(parent)}.zip`;
   };
-  const sourcesOf = (items: ResolvedPath[]): ZipSource[] => items.map((r) => ({ real: r.realPath, name: path.posix.basename(r.virtualPath), isDirectory: r.isDirectory }));
+  const sourcesOf = (items: ResolvedPath[]) => openSources(items.map((r) => ({ root: r.space!.root, real: r.realPath, name: path.posix.basename(r.virtualPath), isDirectory: r.isDirectory })));
 
   async function download(caller: Caller, sel: Selection, req: any, res: any) {
     const items = await resolveSelection(caller, sel);
     if (items.length === 1 && !items[0]!.isDirectory) {
-      const st = await fsp.stat(items[0]!.realPath);
-      return sendFile(req, res, items[0]!.realPath, st, path.posix.basename(items[0]!.virtualPath));
+      const file = await openFileIn(items[0]!.space!.root, items[0]!.realPath);
+      return sendFile(req, res, file, path.posix.basename(items[0]!.virtualPath));
     }
-    return sendZip(res, sourcesOf(items), archiveNameOf(items, sel.name), deps.showHidden(caller.userId), req.method === 'HEAD');
+    return sendZip(res, await sourcesOf(items), archiveNameOf(items, sel.name), deps.showHidden(caller.userId), req.method === 'HEAD');
   }
 
   return [
@@ -75,13 +75,18 @@ export function downloadRoutes(deps: { resolver: PathResolver; showHidden: (user
       handler: async ({ caller, body }) => {
         const items = await resolveSelection(caller!, body);
         if (items.length === 1 && !items[0]!.isDirectory) {
-          const st = await fsp.stat(items[0]!.realPath);
+          const st = await openFileIn(items[0]!.space!.root, items[0]!.realPath).then(async (f) => (await f.close(), f.stat));
           return { files: 1, folders: 0, totalBytes: st.size, archiveName: null, fileName: path.posix.basename(items[0]!.virtualPath), isArchive: false };
         }
         let files = 0, folders = 0, totalBytes = 0;
-        for await (const e of selectionEntries(sourcesOf(items), deps.showHidden(caller!.userId))) {
-          if (e.isDirectory) folders++;
-          else { files++; totalBytes += e.size; }
+        const sources = await sourcesOf(items);
+        try {
+          for await (const e of selectionEntries(sources, deps.showHidden(caller!.userId))) {
+            if (e.isDirectory) folders++;
+            else { files++; totalBytes += e.size; }
+          }
+        } finally {
+          await closeSources(sources);
         }
         return { files, folders, totalBytes, archiveName: archiveNameOf(items, body.name), isArchive: true };
       },

@@ -1,11 +1,14 @@
 // One file, streamed: Range (one range), If-Range, ETag, Last-Modified, If-None-Match,
 // If-Modified-Since, Content-Disposition with an RFC 5987 name. 1 MiB reads (Node's default
-// 64 KiB halves the rate).
+// 64 KiB halves the rate). Length, validators and bytes all come from one open descriptor
+// (a replacement racing the download cannot give headers of one file and bytes of another).
 import fs from 'node:fs';
 import type { Stats } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream';
 import { lookup } from 'mrmime';
+import type { OpenedFile } from '../files/confined.ts';
 
 export const CHUNK = 1024 * 1024;
 
@@ -46,7 +49,24 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return { start, end };
 }
 
-export async function sendFile(req: IncomingMessage, res: ServerResponse, realPath: string, st: Stats, name: string, disposition: 'attachment' | 'inline' = 'attachment', contentType = contentTypeOf(name)): Promise<void> {
+/**
+ * Streams `file` (an open, checked descriptor; closed here in every case) to `res`. A failed
+ * read or a file cut short while it streams ends that response (the socket is destroyed, so
+ * the client sees an incomplete answer, not a hang) and never the process; the promise then
+ * rejects with the error for the caller's log.
+ */
+export async function sendFile(req: IncomingMessage, res: ServerResponse, file: Pick<OpenedFile, 'fd' | 'stat' | 'close'>, name: string, disposition: 'attachment' | 'inline' = 'attachment', contentType = contentTypeOf(name)): Promise<void> {
+  const owner = { stream: false };
+  try {
+    await sendHeadersAndBody(req, res, file, name, disposition, contentType, owner);
+  } finally {
+    // Once a read stream holds the descriptor it closes it; closing it here too could close a reused number.
+    if (!owner.stream) await file.close();
+  }
+}
+
+async function sendHeadersAndBody(req: IncomingMessage, res: ServerResponse, file: Pick<OpenedFile, 'fd' | 'stat' | 'close'>, name: string, disposition: 'attachment' | 'inline', contentType: string, owner: { stream: boolean }): Promise<void> {
+  const st = file.stat;
   const etag = etagOf(st);
   const lastModified = new Date(Math.floor(st.mtimeMs / 1000) * 1000).toUTCString();
   res.setHeader('ETag', etag);
@@ -82,5 +102,25 @@ export async function sendFile(req: IncomingMessage, res: ServerResponse, realPa
     res.end();
     return;
   }
-  await pipeline(fs.createReadStream(realPath, { start, end, highWaterMark: CHUNK }), res);
+  const length = end - start + 1;
+  let sent = 0;
+  // A file truncated while it streams would leave the promised length unmet: fail instead.
+  const counted = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      sent += chunk.length;
+      cb(null, chunk);
+    },
+    flush(cb) {
+      cb(sent < length ? Object.assign(new Error(`the file ended after ${sent} of ${length} bytes`), { code: 'ESHORT' }) : null);
+    },
+  });
+  owner.stream = true;
+  const source = fs.createReadStream('', { fd: file.fd, start, end, highWaterMark: CHUNK, autoClose: true });
+  await new Promise<void>((resolve, reject) => {
+    pipeline(source, counted, res, (err) => {
+      if (!err) return resolve();
+      res.destroy();
+      reject(err);
+    });
+  });
 }

@@ -2,8 +2,8 @@
 // 32 KB), save in the file's own encoding with the replaced content kept as a version, and
 // the write done as temp + rename so a crash leaves the old or the new text.
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
@@ -12,7 +12,8 @@ import { reply, route, type Caller, type RouteDef } from '../http/route.ts';
 import { sendWholeText } from '../http/send.ts';
 import { temporaryName } from '../files/names.ts';
 import type { PathResolver } from '../files/paths.ts';
-import { decodeText, encodeText, looksBinary, readTextFile, type TextEncoding } from '../files/text.ts';
+import { openFileIn, withFileIn, withParentIn } from '../files/confined.ts';
+import { decodeText, encodeText, looksBinary, readOpenedBytes, readOpenedText, type TextEncoding } from '../files/text.ts';
 import type { VersionService } from '../versions/service.ts';
 
 export function editorEtag(content: Buffer | string, st: { ino: number; size: number; mtimeMs: number }): string {
@@ -26,8 +27,7 @@ export function editorRoutes(deps: { resolver: PathResolver; versions: VersionSe
     const file = await deps.resolver.resolve(caller, p, { mustExist: true });
     if (!file.space || file.isDirectory) throw badRequest('Name a file, not a folder.', 'IS_A_FOLDER');
     if (!file.access.canRead) throw forbidden('You may not read this file.');
-    const text = await readTextFile(file.realPath, max);
-    const st = await fsp.stat(file.realPath);
+    const { text, st } = await withFileIn(file.space.root, file.realPath, async (f) => ({ text: await readOpenedText(f, max), st: f.stat }));
     const etag = editorEtag(text.content, st);
     const inm = req.headers['if-none-match'];
     if (inm && inm.split(',').some((t: string) => t.trim() === etag)) {
@@ -62,45 +62,56 @@ export function editorRoutes(deps: { resolver: PathResolver; versions: VersionSe
         if (!file.space) throw badRequest('Name a file inside a volume.', 'TOP_LEVEL');
         if (file.isDirectory) throw badRequest('That is a folder, not a file.', 'IS_A_FOLDER');
         if (!file.access.canWrite) throw forbidden(file.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not change this file.', 'READ_ONLY');
-        let encoding: TextEncoding = 'utf8';
-        let mode: number | undefined;
-        if (file.exists) {
-          const st = await fsp.stat(file.realPath);
-          if (st.size > max) throw new AppError(400, `The file is larger than the editor limit (EDITOR_MAX_FILESIZE, ${max} bytes).`, 'TOO_LARGE');
-          const current = await fsp.readFile(file.realPath);
-          if (looksBinary(current)) throw new AppError(415, 'This is a binary file, not text.', 'BINARY');
-          encoding = decodeText(current).encoding;
-          mode = st.mode & 0o7777;
-        }
-        const bytes = encodeText(body.content, encoding);
-        if (bytes.length > max) throw new AppError(400, `The text is larger than the editor limit (EDITOR_MAX_FILESIZE, ${max} bytes).`, 'TOO_LARGE');
-        const dir = path.dirname(file.realPath);
-        const temp = path.join(dir, temporaryName());
-        const handle = await fsp.open(temp, 'wx', mode ?? 0o644);
-        try {
-          await handle.writeFile(bytes);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        try {
-          if (file.exists) {
-            await deps.versions.keep(file.realPath, caller!.username);
-            await fsp.rename(temp, file.realPath);
-          } else {
-            // A new file claims its name exclusively: never over one created meanwhile.
-            await fsp.link(temp, file.realPath).catch((err) => {
-              throw err.code === 'EEXIST' ? new AppError(409, 'The file was created by someone else meanwhile; reload it.', 'EXISTS') : err;
-            });
-            await fsp.unlink(temp);
+        // Everything below happens in the checked parent folder's descriptor: the text read, the
+        // version kept and the file replaced are the ones inside the volume, whatever is swapped.
+        const root = file.space.root;
+        const { etag, created } = await withParentIn(root, file.realPath, async (dir, name) => {
+          let encoding: TextEncoding = 'utf8';
+          let mode: number | undefined;
+          const current = await openFileIn(root, dir.at(name)).catch((err) => {
+            if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+            throw err;
+          });
+          try {
+            if (current) {
+              const bytes = await readOpenedBytes(current, max);
+              if (looksBinary(bytes)) throw new AppError(415, 'This is a binary file, not text.', 'BINARY');
+              encoding = decodeText(bytes).encoding;
+              mode = current.stat.mode & 0o7777;
+            }
+            const bytes = encodeText(body.content, encoding);
+            if (bytes.length > max) throw new AppError(400, `The text is larger than the editor limit (EDITOR_MAX_FILESIZE, ${max} bytes).`, 'TOO_LARGE');
+            const temp = temporaryName();
+            const handle = await fsp.open(dir.at(temp), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), mode ?? 0o644);
+            try {
+              try {
+                await handle.writeFile(bytes);
+                await handle.sync();
+              } finally {
+                await handle.close();
+              }
+              if (current) {
+                await deps.versions.keep(file.realPath, caller!.username, current);
+                await fsp.rename(dir.at(temp), dir.at(name));
+              } else {
+                // A new file claims its name exclusively: never over one created meanwhile.
+                await fsp.link(dir.at(temp), dir.at(name)).catch((err) => {
+                  throw err.code === 'EEXIST' ? new AppError(409, 'The file was created by someone else meanwhile; reload it.', 'EXISTS') : err;
+                });
+                await fsp.unlink(dir.at(temp));
+              }
+            } catch (err) {
+              await fsp.rm(dir.at(temp), { force: true });
+              throw err;
+            }
+            const st = await fsp.lstat(dir.at(name));
+            return { etag: editorEtag(body.content, st), created: !current };
+          } finally {
+            await current?.close();
           }
-        } catch (err) {
-          await fsp.rm(temp, { force: true });
-          throw err;
-        }
-        deps.changes.emit(file.exists ? { type: 'modified', path: file.realPath } : { type: 'created', path: file.realPath, isDirectory: false });
-        const st = await fsp.stat(file.realPath);
-        return reply(200, { success: true }, { ETag: editorEtag(body.content, st) });
+        });
+        deps.changes.emit(created ? { type: 'created', path: file.realPath, isDirectory: false } : { type: 'modified', path: file.realPath });
+        return reply(200, { success: true }, { ETag: etag });
       },
     }),
   ];

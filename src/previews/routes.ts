@@ -5,9 +5,9 @@
 // our origin (PDF is left out because browsers refuse to draw a PDF in a sandboxed document,
 // and their PDF viewers do not run a document's script with the page's origin).
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
+import { pipeline } from 'node:stream';
 import { z } from 'zod';
+import { openFileIn, withFileIn } from '../files/confined.ts';
 import { AppError, badRequest, notFound } from '../http/errors.ts';
 import { route, type Caller, type RouteDef } from '../http/route.ts';
 import { kindOf } from '../files/items.ts';
@@ -54,9 +54,9 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
         const name = nameOf(file);
         const kind = kindOf(name, false);
         if (!isPreviewable(kind)) throw new AppError(415, `Files of kind "${kind}" cannot be previewed; download it instead.`, 'NOT_PREVIEWABLE');
-        const st = await fsp.stat(file.realPath);
+        const opened = await openFileIn(file.space!.root, file.realPath);
         if (kind !== 'pdf') res.setHeader('Content-Security-Policy', SANDBOX);
-        await sendFile(req, res, file.realPath, st, name, 'inline');
+        await sendFile(req, res, opened, name, 'inline');
       },
     }),
     route({
@@ -66,19 +66,18 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
       responses: { 200: { description: 'The text', contentType: 'text/plain' }, 206: 'Partial content', 415: 'Binary file' },
       handler: async ({ caller, query, req, res }) => {
         const file = await readableFile(caller!, query.path);
-        const handle = await fsp.open(file.realPath, 'r');
-        let head: Buffer;
+        // The sniffed head and the bytes sent come from one descriptor.
+        const opened = await openFileIn(file.space!.root, file.realPath);
         try {
           const buf = Buffer.alloc(8192);
-          const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-          head = buf.subarray(0, bytesRead);
-        } finally {
-          await handle.close();
+          const bytesRead = await new Promise<number>((resolve, reject) => fs.read(opened.fd, buf, 0, buf.length, 0, (err, n) => (err ? reject(err) : resolve(n))));
+          if (looksBinary(buf.subarray(0, bytesRead))) throw new AppError(415, 'This is a binary file, not text.', 'BINARY');
+        } catch (err) {
+          await opened.close();
+          throw err;
         }
-        if (looksBinary(head)) throw new AppError(415, 'This is a binary file, not text.', 'BINARY');
-        const st = await fsp.stat(file.realPath);
         res.setHeader('Content-Security-Policy', SANDBOX);
-        await sendFile(req, res, file.realPath, st, nameOf(file), 'inline', 'text/plain; charset=utf-8');
+        await sendFile(req, res, opened, nameOf(file), 'inline', 'text/plain; charset=utf-8');
       },
     }),
     route({
@@ -87,7 +86,7 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
       responses: { 200: { description: 'The thumbnail URL', schema: z.object({ thumbnail: z.string() }) } },
       handler: async ({ caller, params }) => {
         const file = await readableFile(caller!, params.path ?? '');
-        const name = await thumbnails.thumbnailFor(file.realPath);
+        const name = await withFileIn(file.space!.root, file.realPath, (opened) => thumbnails.thumbnailFor(file.realPath, opened));
         return { thumbnail: name ? `/api/thumbnails-cache/${name}` : '' };
       },
     }),
@@ -96,16 +95,18 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
       responses: { 200: { description: 'The picture', contentType: 'image/webp' }, 404: 'No such thumbnail' },
       handler: async ({ params, res }) => {
         const file = thumbnails.cachedFile(params.file ?? '');
-        const st = file ? await fsp.stat(file).catch(() => null) : null;
-        if (!file || !st?.isFile()) throw notFound('No such thumbnail.');
+        const opened = file ? await openFileIn(thumbnails.dir, file).catch(() => null) : null;
+        if (!opened) throw notFound('No such thumbnail.');
         res.statusCode = 200;
         res.setHeader('Content-Type', 'image/webp');
-        res.setHeader('Content-Length', st.size);
+        res.setHeader('Content-Length', opened.stat.size);
         // The name changes with the picture and the settings, so the bytes behind it never do.
         res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
         res.setHeader('X-Content-Type-Options', 'nosniff');
         res.setHeader('Content-Security-Policy', SANDBOX);
-        await pipeline(fs.createReadStream(file, { highWaterMark: CHUNK }), res);
+        // The stream owns the descriptor; a failed read fails this answer only (rejected for the log).
+        const source = fs.createReadStream('', { fd: opened.fd, highWaterMark: CHUNK, autoClose: true });
+        await new Promise<void>((resolve, reject) => pipeline(source, res, (err) => (err ? (res.destroy(), reject(err)) : resolve())));
       },
     }),
   ];

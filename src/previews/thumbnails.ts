@@ -8,6 +8,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type { OpenedFile } from '../files/confined.ts';
 import type { Logger } from '../http/log.ts';
 
 export interface ThumbnailSettings { enabled: boolean; size: number; quality: number; concurrency: number }
@@ -30,8 +31,14 @@ type ImageModule = { Transformer: new (input: Uint8Array) => ImageTransformer };
 const FIT_INSIDE = 2;
 
 export interface Thumbnails {
-  /** The cache name for this picture now (made when missing), or null when there is none. */
-  thumbnailFor(realPath: string): Promise<string | null>;
+  /**
+   * The cache name for this picture now (made when missing), or null when there is none.
+   * `opened` is the checked descriptor of the picture (confined.ts): its size, time and bytes
+   * are the ones used; `realPath` only keys the cache.
+   */
+  thumbnailFor(realPath: string, opened: Pick<OpenedFile, 'stat' | 'path'>): Promise<string | null>;
+  /** The cache folder (thumbnail pictures are read only from inside it). */
+  readonly dir: string;
   /** Absolute path of a cached thumbnail by name, or null when the name is not one of ours. */
   cachedFile(name: string): string | null;
 }
@@ -85,8 +92,8 @@ export function createThumbnails(deps: { cacheDir: string; settings: () => Thumb
     }
   }
 
-  async function make(mod: ImageModule, realPath: string, target: string, settings: ThumbnailSettings): Promise<void> {
-    const input = await fsp.readFile(realPath);
+  async function make(mod: ImageModule, source: string, target: string, settings: ThumbnailSettings): Promise<void> {
+    const input = await fsp.readFile(source);
     const meta = await new mod.Transformer(input).metadata(false);
     if (meta.width * meta.height > MAX_PIXELS) throw new Error('picture too large for a thumbnail');
     let picture = new mod.Transformer(input).rotate();
@@ -102,11 +109,12 @@ export function createThumbnails(deps: { cacheDir: string; settings: () => Thumb
   }
 
   return {
-    async thumbnailFor(realPath) {
+    dir,
+    async thumbnailFor(realPath, opened) {
       const settings = deps.settings();
       if (!settings.enabled) return null;
-      const st = await fsp.stat(realPath).catch(() => null);
-      if (!st?.isFile() || st.size === 0 || st.size > MAX_SOURCE_BYTES) return null;
+      const st = opened.stat;
+      if (!st.isFile() || st.size === 0 || st.size > MAX_SOURCE_BYTES) return null;
       const mod = images();
       if (!mod) return null;
       const name = createHmac('sha256', await secret())
@@ -117,7 +125,7 @@ export function createThumbnails(deps: { cacheDir: string; settings: () => Thumb
       if (await fsp.access(target).then(() => true, () => false)) return name;
       let pending = inFlight.get(name);
       if (!pending) {
-        pending = slot(() => make(mod, realPath, target, settings))
+        pending = slot(() => make(mod, opened.path, target, settings))
           .then(() => name, (err) => {
             if (failed.size >= MAX_FAILURES) failed.clear();
             failed.add(name);
