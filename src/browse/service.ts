@@ -10,6 +10,7 @@ import { fileItem, kindOf, type FileItem } from '../files/items.ts';
 import { isReservedName } from '../files/names.ts';
 import type { PathResolver } from '../files/paths.ts';
 import type { Access } from '../files/access.ts';
+import { withDirIn, withFileIn } from '../files/confined.ts';
 import { countTree } from '../files/walk.ts';
 import { readMediaFacts } from './media.ts';
 
@@ -56,8 +57,12 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
       const showHidden = deps.showHidden(caller.userId);
       const hidden = resolver.hiddenChildren(target.virtualPath);
       deps.viewed?.(target.realPath);
-      const names = (await fsp.readdir(target.realPath)).filter((n) => !isReservedName(n) && (showHidden || !n.startsWith('.')) && !hidden(n));
-      const stats = await statAll(target.realPath, names);
+      // Listed through the folder's checked descriptor (confined.ts): a folder swapped for a
+      // link between the resolve and the listing never shows what lies outside.
+      const { names, stats } = await withDirIn(target.space.root, target.realPath, async (dir) => {
+        const names = (await fsp.readdir(dir.path)).filter((n) => !isReservedName(n) && (showHidden || !n.startsWith('.')) && !hidden(n));
+        return { names, stats: await statAll(dir.path, names) };
+      });
       items = [];
       for (let i = 0; i < names.length; i++) {
         const st = stats[i];
@@ -72,15 +77,10 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
   }
 
   async function usage(caller: Caller, virtual: string) {
-    let target;
-    try {
-      target = await resolver.resolve(caller, virtual, { mustExist: true });
-    } catch (err) {
-      if (err instanceof AppError && err.status === 403) return { path: virtual, size: 0, used: 0, free: 0, total: 0, percentUsed: 0 };
-      throw err;
-    }
+    // A link out of the volume is refused (403) and a dangling one is missing (404), as everywhere.
+    const target = await resolver.resolve(caller, virtual, { mustExist: true });
     if (!target.space) return { path: '', size: 0, used: 0, free: 0, total: 0, percentUsed: 0 };
-    const fs = await fsp.statfs(target.isDirectory ? target.realPath : path.dirname(target.realPath));
+    const fs = await withDirIn(target.space.root, target.isDirectory ? target.realPath : path.dirname(target.realPath), (dir) => fsp.statfs(dir.path));
     const total = fs.blocks * fs.bsize;
     const free = fs.bavail * fs.bsize;
     const used = Math.max(0, total - fs.bfree * fs.bsize);
@@ -98,7 +98,7 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
       dateModified: st.mtime.toISOString(), dateCreated: created.toISOString(), access: target.access,
     };
     if (st.isDirectory()) answer.directory = await countTree(target.realPath, { maxEntries: 50_000, maxMs: 3000 });
-    else Object.assign(answer, await readMediaFacts(target.realPath, answer.kind as string, st.size));
+    else Object.assign(answer, await withFileIn(target.space.root, target.realPath, (f) => readMediaFacts(f.path, answer.kind as string, f.stat.size)));
     return answer;
   }
 

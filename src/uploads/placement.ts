@@ -2,9 +2,11 @@
 // time: rights and folders may have changed since the upload began), create the folders of
 // `relativePath`, link the part under a free name (`name (1)`… — never over anything), and
 // announce every created folder and file through the change sink.
+import type { Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeSink } from '../changes.ts';
+import { childDirIn, openDirIn, withParentIn, type Dir } from '../files/confined.ts';
 import { assertPlainName, placeFile, temporaryName } from '../files/names.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import { AppError, forbidden } from '../http/errors.ts';
@@ -24,6 +26,8 @@ export interface PlacedFile {
   /** Virtual path of the folder holding it. */
   parent: string;
   realPath: string;
+  /** The space root it was placed in (taking it back is confined to it). */
+  root: string;
   size: number;
   modified: Date;
   /** Folders this placement created, outermost first (real paths). */
@@ -88,35 +92,43 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink): Pl
     return { folder, folders, name };
   }
 
-  /** mkdir one level at a time so we know which folders are ours; an existing one must be a real folder. */
-  async function ensureFolders(base: string, folders: string[]): Promise<{ dir: string; created: string[] }> {
+  /**
+   * mkdir one level at a time, each inside the checked descriptor of the one above, so we know
+   * which folders are ours and none can be led outside; an existing one must be a real folder.
+   */
+  async function ensureFolders(root: string, base: Dir, folders: string[]): Promise<{ dir: Dir; created: string[] }> {
     let dir = base;
     const created: string[] = [];
-    for (const f of folders) {
-      dir = path.join(dir, f);
-      try {
-        await fsp.mkdir(dir);
-        created.push(dir);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        const st = await fsp.lstat(dir);
-        if (!st.isDirectory()) throw new AppError(409, `"${f}" already exists and is not a folder.`, 'NOT_A_FOLDER');
+    try {
+      for (const f of folders) {
+        const st = await fsp.lstat(dir.at(f)).catch(() => null);
+        if (st && !st.isDirectory() && !st.isSymbolicLink()) throw new AppError(409, `"${f}" already exists and is not a folder.`, 'NOT_A_FOLDER');
+        const next = await childDirIn(root, dir, f).catch((err) => {
+          throw err.code === 'ENOTDIR' ? new AppError(409, `"${f}" already exists and is not a folder.`, 'NOT_A_FOLDER') : err;
+        });
+        if (next.created) created.push(path.join(dir.real, f));
+        if (dir !== base) await dir.close();
+        dir = next.dir;
       }
+    } catch (err) {
+      if (dir !== base) await dir.close();
+      for (const d of [...created].reverse()) await withParentIn(root, d, (p, n) => fsp.rmdir(p.at(n))).catch(() => {});
+      throw err;
     }
     return { dir, created };
   }
 
-  async function linkOrCopy(partFile: string, dir: string, name: string): Promise<string> {
+  async function linkOrCopy(partFile: string, dir: Dir, name: string): Promise<string> {
     try {
-      return await placeFile(partFile, dir, name);
+      return await placeFile(partFile, dir.path, name);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
       // The destination moved to another filesystem since staging began: copy beside it first
       // (so the placed name never shows a half-written file), then place that copy.
-      const temp = path.join(dir, temporaryName());
+      const temp = dir.at(temporaryName());
       try {
         await fsp.copyFile(partFile, temp, fsp.constants.COPYFILE_EXCL);
-        const final = await placeFile(temp, dir, name);
+        const final = await placeFile(temp, dir.path, name);
         await fsp.rm(partFile, { force: true });
         return final;
       } catch (copyErr) {
@@ -131,28 +143,41 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink): Pl
 
     async place(caller, target, partFile, checked) {
       const { folder, folders, name } = checked ?? await check(caller, target);
-      const { dir, created } = await ensureFolders(folder.realPath, folders);
+      const root = folder.space!.root;
+      // Placed through checked descriptors (confined.ts): the folder checked is the one written.
+      const base = await openDirIn(root, folder.realPath);
       let finalName: string;
+      let created: string[];
+      let realPath: string;
+      let st: Stats;
       try {
-        finalName = await linkOrCopy(partFile, dir, name);
-      } catch (err) {
-        for (const d of [...created].reverse()) await fsp.rmdir(d).catch(() => {});
-        throw err;
+        const made = await ensureFolders(root, base, folders);
+        created = made.created;
+        try {
+          finalName = await linkOrCopy(partFile, made.dir, name);
+          st = await fsp.lstat(made.dir.at(finalName));
+          realPath = path.join(made.dir.real, finalName);
+        } catch (err) {
+          for (const d of [...created].reverse()) await withParentIn(root, d, (p, n) => fsp.rmdir(p.at(n))).catch(() => {});
+          throw err;
+        } finally {
+          if (made.dir !== base) await made.dir.close();
+        }
+      } finally {
+        await base.close();
       }
-      const realPath = path.join(dir, finalName);
-      const st = await fsp.stat(realPath);
       for (const d of created) changes.emit({ type: 'created', path: d, isDirectory: true });
       changes.emit({ type: 'created', path: realPath, isDirectory: false });
       const parent = [folder.virtualPath, ...folders].join('/');
-      return { name: finalName, parent, realPath, size: st.size, modified: st.mtime, createdDirs: created };
+      return { name: finalName, parent, realPath, root, size: st.size, modified: st.mtime, createdDirs: created };
     },
 
     async undo(placed) {
-      await fsp.rm(placed.realPath, { force: true });
+      await withParentIn(placed.root, placed.realPath, (dir, name) => fsp.rm(dir.at(name), { force: true }));
       changes.emit({ type: 'deleted', path: placed.realPath, isDirectory: false });
       for (const d of [...placed.createdDirs].reverse()) {
         // rmdir only removes an empty folder: another upload's file keeps it.
-        if (await fsp.rmdir(d).then(() => true, () => false)) changes.emit({ type: 'deleted', path: d, isDirectory: true });
+        if (await withParentIn(placed.root, d, (dir, name) => fsp.rmdir(dir.at(name))).then(() => true, () => false)) changes.emit({ type: 'deleted', path: d, isDirectory: true });
       }
     },
   };

@@ -10,7 +10,7 @@ import { sendWholeText } from '../http/send.ts';
 import { fileItem } from '../files/items.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { readTextFile } from '../files/text.ts';
-import type { VersionService } from './service.ts';
+import { storedRoot, type VersionService } from './service.ts';
 
 export function versionRoutes(deps: { versions: VersionService; resolver: PathResolver; changes: ChangeSink; config: Config }): RouteDef[] {
   const { versions, resolver } = deps;
@@ -30,7 +30,7 @@ export function versionRoutes(deps: { versions: VersionService; resolver: PathRe
       responses: { 200: '`{ content, path }`', 400: 'Over EDITOR_MAX_FILESIZE', 415: 'Binary file' },
       handler: async ({ caller, params, req, res }) => {
         const { row, virtualPath } = await versions.find(caller!, params.id!);
-        const text = await readTextFile(row.stored_path, deps.config.limits.editorMaxFileSize);
+        const text = await readTextFile(storedRoot(row.stored_path), row.stored_path, deps.config.limits.editorMaxFileSize);
         await sendWholeText(req, res, 200, JSON.stringify({ content: text.content, path: virtualPath }), 'application/json; charset=utf-8', { 'Cache-Control': 'private, no-cache' });
       },
     }),

@@ -9,18 +9,26 @@ import type { Database } from '../db/database.ts';
 import { AppError } from '../http/errors.ts';
 import type { Caller } from '../http/route.ts';
 import type { BindingTable, RealLocation } from '../files/bindings.ts';
+import { openFileIn, withDirIn, withFileIn, withParentIn, type OpenedFile } from '../files/confined.ts';
 import { RESERVED_DIR, placeFile, temporaryName } from '../files/names.ts';
 import { isInside, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 
 interface Row { id: string; space_root: string; relative: string; size: number; modified_at: string; stored_path: string; created_at: string; created_by: string | null }
 export interface VersionEntry { id: string; path: string; size: number; modifiedAt: string; createdAt: string; createdBy: string | null }
 
+/** The space a stored version lives in (`<root>/.burrow/versions/<id>`): it stays there when its file moves to another space. */
+export const storedRoot = (storedPath: string) => path.resolve(storedPath, '..', '..', '..');
+
 /** Most versions kept per file; older ones are removed. */
 const KEEP_PER_FILE = 20;
 
 export interface VersionService {
-  /** Keeps the current content of `realPath` (call before overwriting it). Null when nothing to keep. */
-  keep(realPath: string, createdBy?: string): Promise<string | null>;
+  /**
+   * Keeps the current content of `realPath` (call before overwriting it). Null when nothing to
+   * keep. `source`: the checked, open descriptor of that content (confined.ts) — its bytes and
+   * real path are used, so the version kept is the file inside the volume.
+   */
+  keep(realPath: string, createdBy?: string, source?: Pick<OpenedFile, 'stat' | 'real' | 'path'>): Promise<string | null>;
   list(caller: Caller, file: ResolvedPath): VersionEntry[];
   find(caller: Caller, id: string): Promise<{ row: Row; virtualPath: string }>;
   restore(caller: Caller, id: string): Promise<string>;
@@ -54,17 +62,18 @@ export function createVersions(db: Database, resolver: PathResolver, roots: () =
     return best;
   }
 
-  async function keep(realPath: string, createdBy?: string): Promise<string | null> {
-    const st = await fsp.stat(realPath).catch(() => null);
+  async function keep(realPath: string, createdBy?: string, source?: Pick<OpenedFile, 'stat' | 'real' | 'path'>): Promise<string | null> {
+    const st = source ? source.stat : await fsp.stat(realPath).catch(() => null);
     if (!st?.isFile()) return null;
-    const real = await fsp.realpath(realPath);
+    const real = source ? source.real : await fsp.realpath(realPath);
     const root = rootOf(real);
     if (!root) return null;
     const dir = path.join(root, RESERVED_DIR, 'versions');
     await fsp.mkdir(dir, { recursive: true });
     const id = randomUUID();
     const stored = path.join(dir, id);
-    await fsp.copyFile(real, stored, fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE);
+    // Written through the checked descriptor of the versions folder, read from the checked source.
+    await withDirIn(root, dir, (d) => fsp.copyFile(source ? source.path : real, d.at(id), fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE));
     const relative = path.relative(root, real).split(path.sep).join('/');
     db.run('INSERT INTO file_versions (id, space_root, relative, size, modified_at, stored_path, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       [id, root, relative, st.size, st.mtime.toISOString(), stored, new Date().toISOString(), createdBy ?? null]);
@@ -76,7 +85,7 @@ export function createVersions(db: Database, resolver: PathResolver, roots: () =
     return id;
   }
 
-  const toEntry = (row: Row, virtualPath: string): VersionEntry => ({ id: row.id, path: virtualPath, size: row.size, modifiedAt: row.modified_at, createdAt: row.created_at, createdBy: row.created_by });
+const toEntry = (row: Row, virtualPath: string): VersionEntry => ({ id: row.id, path: virtualPath, size: row.size, modifiedAt: row.modified_at, createdAt: row.created_at, createdBy: row.created_by });
 
   async function find(caller: Caller, id: string) {
     const row = db.get<Row>('SELECT * FROM file_versions WHERE id = ?', [id]);
@@ -96,16 +105,24 @@ export function createVersions(db: Database, resolver: PathResolver, roots: () =
       const { row, virtualPath } = await find(caller, id);
       const file = await resolver.resolve(caller, virtualPath);
       if (!file.access.canWrite) throw new AppError(403, 'You may not change this file.', 'READ_ONLY');
-      // Write the old content beside the file, keep what is there now, then swap atomically.
-      const temp = path.join(path.dirname(file.realPath), temporaryName());
-      await fsp.copyFile(row.stored_path, temp, fs.constants.COPYFILE_EXCL);
-      try {
-        if (file.exists) await keep(file.realPath, caller.username);
-        await fsp.rename(temp, file.realPath);
-      } catch (err) {
-        await fsp.rm(temp, { force: true });
-        throw err;
-      }
+      // Write the old content beside the file, keep what is there now, then swap atomically —
+      // all in the checked parent folder's descriptor.
+      await withParentIn(file.space!.root, file.realPath, async (dir, name) => {
+        const temp = dir.at(temporaryName());
+        await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) => fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL));
+        try {
+          const current = await openFileIn(file.space!.root, dir.at(name)).catch(() => null);
+          try {
+            if (current) await keep(file.realPath, caller.username, current);
+          } finally {
+            await current?.close();
+          }
+          await fsp.rename(temp, dir.at(name));
+        } catch (err) {
+          await fsp.rm(temp, { force: true });
+          throw err;
+        }
+      });
       return virtualPath;
     },
     async restoreAsCopy(caller, id) {
@@ -113,11 +130,13 @@ export function createVersions(db: Database, resolver: PathResolver, roots: () =
       const parentVirtual = path.posix.dirname(virtualPath);
       const parent = await resolver.resolve(caller, parentVirtual, { mustExist: true });
       if (!parent.access.canWrite) throw new AppError(403, 'You may not write in this folder.', 'READ_ONLY');
-      const temp = path.join(parent.realPath, temporaryName());
-      await fsp.copyFile(row.stored_path, temp, fs.constants.COPYFILE_EXCL);
-      const name = await placeFile(temp, parent.realPath, path.posix.basename(virtualPath)).catch(async (err) => {
-        await fsp.rm(temp, { force: true });
-        throw err;
+      const name = await withDirIn(parent.space!.root, parent.realPath, async (dir) => {
+        const temp = dir.at(temporaryName());
+        await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) => fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL));
+        return placeFile(temp, dir.path, path.posix.basename(virtualPath)).catch(async (err) => {
+          await fsp.rm(temp, { force: true });
+          throw err;
+        });
       });
       return { parent: parent.virtualPath, name, real: path.join(parent.realPath, name) };
     },
