@@ -2,12 +2,12 @@
 // JavaScript) and tar.xz (xz-decompress: xz-embedded compiled to WebAssembly and inlined in
 // the package, so nothing native and nothing fetched). One forward pass: a listing reads the
 // whole archive, which is why these are the "compound" formats with a browse size limit.
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { Duplex, PassThrough, Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
+import { readDescriptor } from './descriptor.ts';
 import { tooManyEntries, unreadable } from './errors.ts';
 import type { Format } from './formats.ts';
 import type { EntryKind, RawEntry } from './listing.ts';
@@ -16,7 +16,7 @@ const require = createRequire(import.meta.url);
 
 /** The archive's bytes from `fd` (not closed here: the caller owns the descriptor). */
 function rawStream(fd: number): Readable {
-  return fs.createReadStream('', { fd, autoClose: false, start: 0, highWaterMark: 256 * 1024 });
+  return readDescriptor(fd);
 }
 
 function bunzip2(): Duplex {
@@ -93,16 +93,14 @@ export async function scanTar(fd: number, format: Format, visit: TarVisit): Prom
         encrypted: false,
         linkTarget: h.linkname ?? undefined,
       };
-      let consumed = false;
+      // No listener here: a 'data' listener would start the flow before the visitor pipes it.
       const data = entry as unknown as Readable;
-      data.once('data', () => { consumed = true; });
-      data.once('end', () => { consumed = true; });
       const answer = await visit(raw, data);
       if (answer === 'stop') {
         stopped = true;
         break;
       }
-      if (!consumed && !data.readableEnded) data.resume();
+      if (!data.readableEnded && !data.destroyed) data.resume();
     }
   } catch (err) {
     source.destroy();

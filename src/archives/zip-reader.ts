@@ -2,17 +2,41 @@
 // the way yauzl decodes them (UTF-8 flag, Info-ZIP Unicode path field, else CP437) but
 // classified by us (yauzl would reject the whole archive for one `../` name; we leave that
 // entry out and count it). Sizes are checked against what decompression really gives.
+import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import yauzl from 'yauzl';
+import { readDescriptor } from './descriptor.ts';
 import { encrypted as encryptedError, tooManyEntries, unreadable } from './errors.ts';
 import type { EntryKind, RawEntry } from './listing.ts';
 
 /** What opening an entry again needs; kept small (a 100,000-entry listing holds one each). */
 export interface ZipRef { offset: number; csize: number; usize: number; method: number; flags: number }
 
+/**
+ * Reads the caller's descriptor and never closes it (yauzl's own fd reader closes the
+ * descriptor with the last stream, and the same descriptor serves the next entry).
+ */
+class DescriptorReader extends yauzl.RandomAccessReader {
+  private readonly fd: number;
+
+  constructor(fd: number) {
+    super();
+    this.fd = fd;
+  }
+
+  override _readStreamForRange(start: number, end: number): Readable {
+    if (end <= start) return Readable.from([]);
+    return readDescriptor(this.fd, start, end - 1);
+  }
+}
+
 const fromFd = (fd: number) =>
-  new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.fromFd(fd, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true }, (err, zip) => (err ? reject(err) : resolve(zip!))));
+  new Promise<yauzl.ZipFile>((resolve, reject) => {
+    fs.fstat(fd, (err, st) => {
+      if (err) return reject(err);
+      yauzl.fromRandomAccessReader(new DescriptorReader(fd), st.size, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true }, (e, zip) => (e ? reject(e) : resolve(zip!)));
+    });
+  });
 
 const S_IFMT = 0o170000;
 

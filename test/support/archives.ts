@@ -1,0 +1,94 @@
+// Real archives for the archive tests, made here: yazl and tar-stream for crafted names, the
+// Debian tools (zip, 7zz/7z, gzip, bzip2, xz, tar) for what other archivers write.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import tar, { type Header } from 'tar-stream';
+import yazl from 'yazl';
+import { ArchiveService, type ArchiveFile } from '../../src/archives/service.ts';
+import type { ExtractEvent } from '../../src/archives/extract.ts';
+
+export const tmp = (tag = 'archives') => fs.mkdtempSync(path.join(os.tmpdir(), `burrow-${tag}-`));
+
+export function run(cmd: string, args: string[], cwd?: string): void {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr || r.stdout}`);
+}
+
+/** Debian's 7-Zip: `7zz` (package 7zip) or `7z`. A test that needs it fails when it is missing. */
+export function sevenZipTool(): string {
+  for (const c of ['7zz', '7z']) if (spawnSync('sh', ['-c', `command -v ${c}`]).status === 0) return c;
+  throw new Error('7-Zip is not installed (Debian package 7zip): the 7z tests cannot run');
+}
+
+export async function yazlZip(file: string, entries: { name: string; data?: Buffer | string; dir?: boolean; compress?: boolean; mode?: number }[], zip64 = false): Promise<void> {
+  const z = new yazl.ZipFile();
+  for (const e of entries) {
+    if (e.dir) z.addEmptyDirectory(e.name, {});
+    else z.addBuffer(Buffer.from(e.data ?? ''), e.name, { compress: e.compress ?? true, forceZip64Format: zip64, ...(e.mode ? { mode: e.mode } : {}) });
+  }
+  z.end((zip64 ? { forceZip64Format: true } : {}) as Parameters<typeof z.end>[0]);
+  await pipeline(z.outputStream, fs.createWriteStream(file));
+}
+
+export async function tarFile(file: string, entries: (Partial<Header> & { name: string; data?: Buffer | string })[]): Promise<void> {
+  const pack = tar.pack();
+  const done = pipeline(pack, fs.createWriteStream(file));
+  for (const { data, ...h } of entries) {
+    await new Promise<void>((resolve, reject) => pack.entry({ mtime: new Date('2024-05-01T10:00:00Z'), ...h }, data === undefined ? '' : Buffer.from(data), (err) => (err ? reject(err) : resolve())));
+  }
+  pack.finalize();
+  await done;
+}
+
+export const archiveFile = (real: string): ArchiveFile => ({ real, path: `vol/${path.basename(real)}`, name: path.basename(real) });
+
+export const service = (over: Partial<ConstructorParameters<typeof ArchiveService>[0]> = {}) =>
+  new ArchiveService({ maxEntries: 200_000, maxBrowsableSize: 2 * 1024 ** 3, ...over });
+
+export async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of stream) parts.push(c as Buffer);
+  return Buffer.concat(parts);
+}
+
+/** Every file below `dir` with its bytes, paths with '/'. */
+export function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) { out[`${r}/`] = ''; walk(r); }
+      else if (e.isSymbolicLink()) out[r] = `-> ${fs.readlinkSync(path.join(dir, r))}`;
+      else out[r] = fs.readFileSync(path.join(dir, r)).toString('latin1');
+    }
+  };
+  walk('');
+  return out;
+}
+
+export function collect(): { events: ExtractEvent[]; emit: (e: ExtractEvent) => void } {
+  const events: ExtractEvent[] = [];
+  return { events, emit: (e) => events.push(e) };
+}
+
+/** Renames entries in place (same byte length) in both headers: names yazl would refuse to write. */
+export function patchZipNames(file: string, renames: Record<string, string>, clearUtf8 = false): void {
+  const bytes = fs.readFileSync(file);
+  for (let i = 0; i + 4 < bytes.length; i++) {
+    const sig = bytes.readUInt32LE(i);
+    const local = sig === 0x04034b50, central = sig === 0x02014b50;
+    if (!local && !central) continue;
+    const nameAt = i + (local ? 30 : 46), nameLen = bytes.readUInt16LE(i + (local ? 26 : 28));
+    const to = renames[bytes.toString('latin1', nameAt, nameAt + nameLen)];
+    if (to === undefined) continue;
+    Buffer.from(to, 'latin1').copy(bytes, nameAt);
+    if (clearUtf8) {
+      const flagAt = i + (local ? 6 : 8);
+      bytes.writeUInt16LE(bytes.readUInt16LE(flagAt) & ~0x800, flagAt);
+    }
+  }
+  fs.writeFileSync(file, bytes);
+}
