@@ -88,7 +88,8 @@ export function parseVirtualPath(input: unknown): string[] {
     if (s === '') throw bad('The path contains an empty segment.');
     if (s === '.' || s === '..') throw bad('The path may not contain "." or ".." segments.');
     if (/%(2e|2f|5c|00)/i.test(s)) throw bad('The path may not contain encoded dots, slashes or NUL.');
-    if (/[\x00-\x1f]/.test(s)) throw bad('The path contains a control character.');
+    // Other control characters (CR, LF, tab…) are legal in names on disk, and files made on the
+    // host carry them: they must stay reachable. Headers never carry a name raw (RFC 5987).
     if (Buffer.byteLength(s) > 255) throw bad('A name in the path is longer than 255 bytes.');
   }
   return segments;
