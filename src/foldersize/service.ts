@@ -2,9 +2,11 @@
 // answers `indexed: false, sizeBytes: null`. Asking about a folder also notes it as on screen,
 // so the indexer re-checks it in the background.
 import fs from 'node:fs';
+import path from 'node:path';
 import { AppError } from '../http/errors.ts';
 import type { Caller } from '../http/route.ts';
-import type { PathResolver } from '../files/paths.ts';
+import { isReservedName } from '../files/names.ts';
+import { isInside, parseVirtualPath, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import type { Indexer } from '../indexer/indexer.ts';
 import type { Maintenance } from '../indexer/maintenance.ts';
 
@@ -36,15 +38,48 @@ async function mayList(real: string): Promise<boolean> {
 export function createFolderSizes(deps: FolderSizeDeps) {
   const { indexer, maintenance, resolver } = deps;
 
+  /**
+   * A folder an access rule hides: resolved through the nearest ancestor the caller may see,
+   * then confined to that ancestor's space like any path (spec §8: the size is reported, with
+   * canEnter false). Null when it is not a folder of the space (missing, a file, a link out).
+   */
+  async function hiddenFolder(caller: Caller, virtualPath: string): Promise<{ virtualPath: string; spaceRoot: string; realPath: string } | null> {
+    const segments = parseVirtualPath(virtualPath);
+    if (segments.some(isReservedName)) return null;
+    let visible = segments.length - 1;
+    while (visible > 0 && resolver.isHiddenByRule(segments.slice(0, visible).join('/'))) visible--;
+    if (visible === 0) return null; // a space itself is never hidden by a rule
+    const ancestor = await resolver.resolve(caller, segments.slice(0, visible).join('/'));
+    if (!ancestor.space || !ancestor.exists || !ancestor.isDirectory) return null;
+    const realPath = path.join(ancestor.realPath, ...segments.slice(visible));
+    const [real, root] = await Promise.all([fs.promises.realpath(realPath).catch(() => null), fs.promises.realpath(ancestor.space.root).catch(() => null)]);
+    if (!real || !root || !isInside(root, real)) return null;
+    const st = await fs.promises.lstat(realPath).catch(() => null); // the folder itself, not a link to one
+    if (!st?.isDirectory()) return null;
+    return { virtualPath: segments.join('/'), spaceRoot: ancestor.space.root, realPath };
+  }
+
   async function record(caller: Caller, virtualPath: string): Promise<FolderSizeRecord> {
-    const r = await resolver.resolve(caller, virtualPath);
+    let r: ResolvedPath;
+    try {
+      r = await resolver.resolve(caller, virtualPath);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 404) throw err;
+      const hidden = resolver.isHiddenByRule(parseVirtualPath(virtualPath).join('/')) ? await hiddenFolder(caller, virtualPath) : null;
+      if (!hidden) throw err;
+      return figuresFor(hidden.virtualPath, hidden.spaceRoot, hidden.realPath, false);
+    }
     if (!r.space || !r.exists || !r.isDirectory) return unindexed(r.virtualPath);
     const canEnter = r.access.canRead && (await mayList(r.realPath));
-    indexer.ensureRoot(await fs.promises.realpath(r.space.root).catch(() => r.space!.root));
-    const figures = indexer.figures(r.realPath);
-    if (figures.indexed) maintenance.noteViewed(r.realPath);
-    if (!figures.indexed) return unindexed(r.virtualPath, canEnter);
-    return { path: r.virtualPath, canEnter, sizeBytes: figures.sizeBytes, entryCount: figures.entryCount, lastUpdated: figures.lastUpdated, indexed: true };
+    return figuresFor(r.virtualPath, r.space.root, r.realPath, canEnter);
+  }
+
+  async function figuresFor(virtualPath: string, spaceRoot: string, realPath: string, canEnter: boolean): Promise<FolderSizeRecord> {
+    indexer.ensureRoot(await fs.promises.realpath(spaceRoot).catch(() => spaceRoot));
+    const figures = indexer.figures(realPath);
+    if (figures.indexed) maintenance.noteViewed(realPath);
+    if (!figures.indexed) return unindexed(virtualPath, canEnter);
+    return { path: virtualPath, canEnter, sizeBytes: figures.sizeBytes, entryCount: figures.entryCount, lastUpdated: figures.lastUpdated, indexed: true };
   }
 
   return {
