@@ -1,0 +1,138 @@
+// The ONLYOFFICE Docs protocol against a stub document server: a signed config, the download
+// link, and the callback that fetches the edited document (only from the document server,
+// capped) and saves it keeping the replaced content as a version.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { SignJWT, jwtVerify } from 'jose';
+import { createChangeSink } from '../../src/changes.ts';
+import { Database } from '../../src/db/database.ts';
+import { collectMigrations, runMigrations } from '../../src/db/migrations.ts';
+import { createPathResolver } from '../../src/files/paths.ts';
+import type { PersonalFolders } from '../../src/files/personal.ts';
+import { AppError } from '../../src/http/errors.ts';
+import { silentLogger } from '../../src/http/log.ts';
+import type { Caller } from '../../src/http/route.ts';
+import { createVersions } from '../../src/versions/service.ts';
+import { createOfficeEditorPlugin } from '../../src/plugins/officeeditor/index.ts';
+
+const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
+const SECRET = 'onlyoffice-test-secret-0123456789';
+const key = new TextEncoder().encode(SECRET);
+const src = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'src');
+const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-oo-')));
+const files = path.join(root, 'volumes', 'Files');
+fs.mkdirSync(files, { recursive: true });
+const db = new Database(path.join(root, 'config', 'burrow.db'));
+runMigrations(db, collectMigrations(src));
+const personal: PersonalFolders = { folderFor: async () => path.join(root, 'users', 'x'), all: () => [] };
+const resolver = createPathResolver({ volumeRoot: path.join(root, 'volumes'), userDirEnabled: false, userVolumesEnabled: false, personal, privateDirs: [path.join(root, 'config')] });
+const versions = createVersions(db, resolver, () => [files]);
+
+let docBase = '';
+const docServer = http.createServer((req, res) => {
+  if (req.url === '/cache/files/k1/output.docx') return res.end('edited by onlyoffice');
+  if (req.url === '/cache/files/big/output.docx') return res.end(Buffer.alloc(4096, 1));
+  res.statusCode = 404;
+  res.end();
+});
+
+const make = () => createOfficeEditorPlugin({
+  db, resolver, versions, changes: createChangeSink(), log: silentLogger, callerFor: (id) => (id === alice.userId ? alice : null),
+  publicUrl: 'https://files.example.org/', maxFileSize: 1024,
+  onlyoffice: { url: docBase, secret: SECRET, lang: 'en', extensions: [], forceSave: true },
+});
+
+test.before(async () => {
+  await new Promise<void>((r) => docServer.listen(0, '127.0.0.1', r));
+  docBase = `http://127.0.0.1:${(docServer.address() as AddressInfo).port}`;
+});
+test.after(async () => {
+  await new Promise((r) => docServer.close(r));
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+const query = (u: string, name: string) => new URL(u).searchParams.get(name);
+const fileIdIn = (u: string) => /\/(?:files|callback)\/([^/?]+)/.exec(new URL(u).pathname)![1]!;
+
+test('config: document server URL, editor config signed with the secret, download link that serves the file', async () => {
+  fs.writeFileSync(path.join(files, 'letter.docx'), 'letter v1');
+  const p = make();
+  assert.is(p.wopi, null);
+  assert.equal(p.features().onlyoffice, { enabled: true, extensions: p.onlyoffice!.extensions });
+  const { documentServerUrl, config } = await p.onlyoffice!.config(alice, { path: 'Files/letter.docx', mode: 'edit' });
+  assert.is(documentServerUrl, docBase);
+  const { payload } = await jwtVerify(config.token as string, key);
+  assert.equal((payload.document as { title: string }).title, 'letter.docx');
+  const doc = config.document as { url: string; key: string; fileType: string };
+  assert.is(doc.fileType, 'docx');
+  assert.is(config.documentType, 'word');
+  assert.ok(doc.url.startsWith('https://files.example.org/api/onlyoffice/files/'));
+  const answer = await p.onlyoffice!.download(fileIdIn(doc.url), query(doc.url, 'access_token'));
+  let body = '';
+  for await (const c of answer.stream!) body += c;
+  assert.is(body, 'letter v1');
+  // The download link is not a callback credential, nor the reverse.
+  const cb = (config.editorConfig as { callbackUrl: string }).callbackUrl;
+  await rejects(p.onlyoffice!.download(fileIdIn(doc.url), query(cb, 'access_token')), 401);
+  await rejects(p.onlyoffice!.download(fileIdIn(doc.url), config.token), 401);
+});
+
+test('callback status 2 saves the edited document from the document server, keeping a version; unsigned, foreign or oversize ones change nothing', async () => {
+  fs.writeFileSync(path.join(files, 'minutes.docx'), 'minutes v1');
+  const p = make();
+  const { config } = await p.onlyoffice!.config(alice, { path: 'Files/minutes.docx', mode: 'edit' });
+  const cb = (config.editorConfig as { callbackUrl: string }).callbackUrl;
+  const id = fileIdIn(cb);
+  const token = query(cb, 'access_token');
+  const sign = (body: Record<string, unknown>) => new SignJWT(body).setProtectedHeader({ alg: 'HS256' }).sign(key);
+  const edited = { key: 'k1', status: 2, url: `${docBase}/cache/files/k1/output.docx` };
+
+  await rejects(p.onlyoffice!.callback(id, token, edited, undefined), 401);
+  const forged = await new SignJWT(edited).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('wrong'));
+  await rejects(p.onlyoffice!.callback(id, token, { ...edited, token: forged }, undefined), 401);
+  const foreign = { ...edited, url: 'http://127.0.0.1:9/cache/files/k1/output.docx' };
+  await rejects(p.onlyoffice!.callback(id, token, { token: await sign(foreign) }, undefined), 400);
+  const big = { ...edited, url: `${docBase}/cache/files/big/output.docx` };
+  await rejects(p.onlyoffice!.callback(id, token, { token: await sign(big) }, undefined), 413);
+  assert.is(fs.readFileSync(path.join(files, 'minutes.docx'), 'utf8'), 'minutes v1');
+  assert.not.ok(fs.readdirSync(files).some((n) => n.startsWith('.burrow-tmp-')));
+
+  assert.equal(await p.onlyoffice!.callback(id, token, { status: 1, key: 'k1', token: await sign({ status: 1, key: 'k1' }) }, undefined), { error: 0 });
+  // The header form: Authorization: Bearer <jwt> with the body under `payload`.
+  const bearer = await sign({ payload: edited });
+  assert.equal(await p.onlyoffice!.callback(id, token, edited, `Bearer ${bearer}`), { error: 0 });
+  assert.is(fs.readFileSync(path.join(files, 'minutes.docx'), 'utf8'), 'edited by onlyoffice');
+  const kept = versions.list(alice, await resolver.resolve(alice, 'Files/minutes.docx'));
+  assert.is(kept.length, 1);
+  assert.is(fs.readFileSync((await versions.find(alice, kept[0]!.id)).row.stored_path, 'utf8'), 'minutes v1');
+});
+
+test('a view-mode config gives a callback that may not save', async () => {
+  fs.writeFileSync(path.join(files, 'ro.docx'), 'ro');
+  const p = make();
+  const { config } = await p.onlyoffice!.config(alice, { path: 'Files/ro.docx', mode: 'view' });
+  assert.is((config.editorConfig as { mode: string }).mode, 'view');
+  const cb = (config.editorConfig as { callbackUrl: string }).callbackUrl;
+  const body = { key: 'k1', status: 2, url: `${docBase}/cache/files/k1/output.docx` };
+  const signed = await new SignJWT(body).setProtectedHeader({ alg: 'HS256' }).sign(key);
+  await rejects(p.onlyoffice!.callback(fileIdIn(cb), query(cb, 'access_token'), { token: signed }, undefined), 403);
+  assert.is(fs.readFileSync(path.join(files, 'ro.docx'), 'utf8'), 'ro');
+});
+
+async function rejects(p: Promise<unknown>, status: number) {
+  try {
+    await p;
+  } catch (err) {
+    assert.instance(err, AppError, String(err));
+    assert.is((err as AppError).status, status, (err as Error).message);
+    return;
+  }
+  assert.unreachable(`expected ${status}`);
+}
+
+test.run();
