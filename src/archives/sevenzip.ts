@@ -5,6 +5,7 @@
 // Inside the executable the bytes come from the SEA asset `7zz.wasm` (the build embeds
 // node_modules/7z-wasm/7zz.wasm under that key, as it does node-sqlite3-wasm's); from source
 // they are read from the package. The worker bundles 7z-wasm's JavaScript (7zz.umd.js).
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { PassThrough, type Readable } from 'node:stream';
@@ -89,6 +90,21 @@ function sevenZipError(lines: string[]): Error {
   return unreadable(line.replace(/\/in\/[^\s]*/g, 'the archive').trim());
 }
 
+const AES = Buffer.from([0x06, 0xf1, 0x07, 0x01]);
+
+/** A 7z whose header is encoded with AES (made with -mhe=on): its names are behind the password. */
+async function hasEncryptedHeader(fd: number, size: number): Promise<boolean> {
+  const start = Buffer.alloc(32);
+  const r = (buf: Buffer, pos: number) => new Promise<number>((resolve, reject) => fs.read(fd, buf, 0, buf.length, pos, (e, n) => (e ? reject(e) : resolve(n))));
+  if ((await r(start, 0)) < 32 || start.toString('latin1', 0, 6) !== "7z\xbc\xaf\x27\x1c") return false;
+  const offset = 32 + Number(start.readBigUInt64LE(12));
+  const length = Number(start.readBigUInt64LE(20));
+  if (offset + length > size || length > 64 * 1024) return false;
+  const header = Buffer.alloc(length);
+  await r(header, offset);
+  return header[0] === 0x17 && header.includes(AES);
+}
+
 function parseModified(s: string | null): Date | null {
   const m = s && /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)/.exec(s);
   return m ? new Date(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : null;
@@ -96,7 +112,13 @@ function parseModified(s: string | null): Date | null {
 
 export async function listSevenZip(fd: number, size: number, name: string, maxEntries: number): Promise<RawEntry[]> {
   let listed: SevenZipListed[] = [];
-  await run(fd, size, name, { type: 'list' }, { onMessage: (m) => { if (m.type === 'entries') listed = m.entries; } });
+  try {
+    await run(fd, size, name, { type: 'list' }, { onMessage: (m) => { if (m.type === 'entries') listed = m.entries; } });
+  } catch (err) {
+    // 7-Zip's own "wrong password" for encrypted headers is lost in this build (see the worker).
+    if (await hasEncryptedHeader(fd, size)) throw encrypted();
+    throw err;
+  }
   if (listed.length > maxEntries) throw tooManyEntries(maxEntries);
   return listed.map((e) => ({
     stored: e.path,

@@ -56,16 +56,26 @@ async function main(): Promise<void> {
 
   // -p with nothing: a password prompt would read stdin; -spd: names are names, not wildcards;
   // -sccUTF-8: the listing in UTF-8; -bsp0: no progress lines mixed into the output.
-  const common = ['-p', '-spd', '-sccUTF-8', '-scsUTF-8', '-bsp0', '-y'];
+  const common = ['-p\u0001', '-spd', '-sccUTF-8', '-scsUTF-8', '-bsp0', '-y'];
+  // This build has no C++ exception catching: an exception 7-Zip would have turned into a
+  // message (a wrong password for encrypted headers, among others) escapes as a bare number.
+  const call = (args: string[]) => {
+    try {
+      return sz.callMain(args);
+    } catch (err) {
+      errors.push(typeof err === 'number' ? `7-Zip stopped (exception ${err})` : String((err as Error)?.message ?? err));
+      return 2;
+    }
+  };
   let code: number;
   if (data.job.type === 'list') {
-    code = sz.callMain(['l', '-slt', '-ba', ...common, archive]);
-    post({ type: 'entries', entries: parseSlt(out) });
+    code = call(['l', '-slt', '-ba', ...common, archive]);
+    if (code === 0) post({ type: 'entries', entries: parseSlt(out) });
   } else {
     FS.mkdir('/out');
     interceptFiles(FS);
     FS.writeFile('/names.txt', data.job.names.join('\n') + '\n');
-    code = sz.callMain(['x', ...common, '-aoa', '-o/out', archive, '@/names.txt']);
+    code = call(['x', ...common, '-aoa', '-o/out', archive, '@/names.txt']);
   }
   post({ type: 'end', code, errors: errors.concat(code !== 0 ? out.slice(-20) : []) });
 }

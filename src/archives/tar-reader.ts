@@ -81,6 +81,7 @@ export async function scanTar(fd: number, format: Format, visit: TarVisit): Prom
   const feeding = pipeline(source, extract).catch((err) => {
     if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw err;
   });
+  feeding.catch(() => {}); // awaited below; a walk that fails first must not leave it unhandled
   let stopped = false;
   try {
     for await (const entry of extract) {

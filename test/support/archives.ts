@@ -92,3 +92,15 @@ export function patchZipNames(file: string, renames: Record<string, string>, cle
   }
   fs.writeFileSync(file, bytes);
 }
+
+/** uvu has no async throws: awaits `p` and checks its rejection. */
+export async function rejects(p: Promise<unknown>, check: (err: any) => boolean, message?: string): Promise<void> {
+  let err: unknown;
+  try {
+    await p;
+  } catch (e) {
+    err = e;
+  }
+  if (err === undefined) throw new Error(`expected a rejection${message ? `: ${message}` : ''}`);
+  if (!check(err)) throw new Error(`unexpected rejection${message ? ` (${message})` : ''}: ${(err as any)?.status} ${(err as Error)?.message}`);
+}

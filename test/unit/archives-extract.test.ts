@@ -1,0 +1,144 @@
+// Extraction safety: nothing outside, no links or devices, nothing written over, sizes held to
+// what the archive says, bombs and full disks refused, failures leave only what was there.
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { plainTarget } from '../../src/archives/target.ts';
+import { archiveFile, collect, patchZipNames, readAll, rejects, run, service, sevenZipTool, tarFile, tmp, tree, yazlZip } from '../support/archives.ts';
+
+const dir = tmp('extract');
+const fresh = (tag: string) => fs.mkdtempSync(path.join(dir, `${tag}-`));
+
+test('zip-slip, absolute and drive-letter names are never written; the rest is', async () => {
+  const file = path.join(dir, 'slip.zip');
+  await yazlZip(file, [{ name: 'ok.txt', data: 'ok' }, { name: 'a/XX/XX/evil.txt', data: 'x' }, { name: 'Q_/win.txt', data: 'x' }, { name: 'Zetc/x', data: 'x' }, { name: 'aQXXQXXQbs.txt', data: 'x' }]);
+  patchZipNames(file, { 'a/XX/XX/evil.txt': 'a/../../evil.txt', 'Q_/win.txt': 'C:/win.txt', 'Zetc/x': '/etc/x', 'aQXXQXXQbs.txt': 'a\\..\\..\\bs.txt' });
+  const out = fresh('slip');
+  await service().extract(archiveFile(file), [], { path: out });
+  assert.equal(tree(out), { 'ok.txt': 'ok' });
+  assert.equal(fs.readdirSync(dir).filter((n) => /evil|win|bs/.test(n)), []);
+});
+
+test('tar: links (inside or out) and devices are never written, and are reported', async () => {
+  const file = path.join(dir, 'links.tar');
+  await tarFile(file, [
+    { name: 'f.txt', data: 'file' },
+    { name: 'out', type: 'symlink', linkname: '../../../etc/passwd' },
+    { name: 'in', type: 'symlink', linkname: 'f.txt' },
+    { name: 'hard', type: 'link', linkname: '/etc/passwd' },
+    { name: 'null', type: 'character-device', devmajor: 1, devminor: 3 },
+    { name: '../up.txt', data: 'x' },
+  ]);
+  const s = service();
+  const listed = await s.list(archiveFile(file));
+  assert.is(listed.outside, 1);
+  const out = fresh('links');
+  const { events, emit } = collect();
+  const result = await s.extract(archiveFile(file), [], { path: out }, emit);
+  assert.equal(tree(out), { 'f.txt': 'file' });
+  assert.equal(result.skipped.map((x) => `${x.entry}:${x.reason}`).sort(), ['hard:link', 'in:link', 'null:device', 'out:link']);
+  assert.ok(events.some((e) => e.type === 'done'));
+});
+
+test('taken names become name (1), files and folders, and done says where each landed', async () => {
+  const file = path.join(dir, 'taken.zip');
+  await yazlZip(file, [{ name: 'report.txt', data: 'new' }, { name: 'photos/a.jpg', data: 'jpg' }, { name: 'report.txt', data: 'dup' }]);
+  const out = fresh('taken');
+  fs.writeFileSync(path.join(out, 'report.txt'), 'old');
+  fs.mkdirSync(path.join(out, 'photos'));
+  const { events, emit } = collect();
+  const result = await service().extract(archiveFile(file), [], { path: out }, emit);
+  assert.equal(tree(out), { 'report.txt': 'old', 'report (1).txt': 'new', 'report (2).txt': 'dup', 'photos/': '', 'photos (1)/': '', 'photos (1)/a.jpg': 'jpg' });
+  const done = events.find((e) => e.type === 'done');
+  assert.equal(done && done.type === 'done' && done.landed, [{ entry: 'report.txt', name: 'report (1).txt' }, { entry: 'photos', name: 'photos (1)' }]);
+  assert.is(result.written.length, 4);
+});
+
+test('declared sizes that lie: nothing is left, and the error says so', async () => {
+  const file = path.join(dir, 'liar.zip');
+  await yazlZip(file, [{ name: 'first.txt', data: 'fine' }, { name: 'big.bin', data: Buffer.alloc(200_000, 1) }]);
+  // The central directory says big.bin holds 1,000 bytes; it inflates to 200,000.
+  const bytes = fs.readFileSync(file);
+  const cd = bytes.lastIndexOf(Buffer.from('big.bin')) - 46;
+  assert.is(bytes.readUInt32LE(cd), 0x02014b50);
+  bytes.writeUInt32LE(1000, cd + 24);
+  fs.writeFileSync(file, bytes);
+  const out = fresh('liar');
+  fs.writeFileSync(path.join(out, 'mine.txt'), 'mine');
+  const { events, emit } = collect();
+  await rejects(service().extract(archiveFile(file), [], { path: out }, emit), (e: any) => e.status === 422);
+  assert.equal(tree(out), { 'mine.txt': 'mine' });
+  assert.is(events.at(-1)!.type, 'error');
+});
+
+test('a bomb past the ratio cap stops and removes what it wrote; not enough space is 507 before writing', async () => {
+  const file = path.join(dir, 'bomb.zip');
+  await yazlZip(file, [{ name: 'a.bin', data: Buffer.alloc(4_000_000) }, { name: 'b.bin', data: Buffer.alloc(4_000_000) }]);
+  const out = fresh('bomb');
+  await rejects(service({ extractLimits: { maxRatio: 10, ratioFloor: 1_000_000 } }).extract(archiveFile(file), [], { path: out }), (e: any) => e.status === 422 && /expands/.test(e.message));
+  assert.equal(tree(out), {});
+  const small = { ...plainTarget, freeSpace: async () => 1000 };
+  await rejects(service({ target: small }).extract(archiveFile(file), [], { path: out }), (e: any) => e.status === 507 && e.code === 'NO_SPACE');
+  assert.equal(tree(out), {});
+});
+
+test('an aborted extraction removes only what it created', async () => {
+  const file = path.join(dir, 'slow.tar.gz');
+  const src = fresh('slow-src');
+  for (let i = 0; i < 40; i++) fs.writeFileSync(path.join(src, `f${i}.bin`), Buffer.alloc(256 * 1024, i));
+  run('tar', ['czf', file, '-C', src, '.']);
+  const out = fresh('slow');
+  fs.writeFileSync(path.join(out, 'f3.bin'), 'keep');
+  const controller = new AbortController();
+  let seen = 0;
+  const p = service().extract(archiveFile(file), [], { path: out }, (e) => { if (e.type === 'start' && ++seen) setImmediate(() => controller.abort()); }, controller.signal);
+  await rejects(p, () => true);
+  assert.equal(tree(out), { 'f3.bin': 'keep' });
+});
+
+test('damaged archives answer 422 ARCHIVE_UNREADABLE', async () => {
+  const zip = path.join(dir, 'ok.zip');
+  await yazlZip(zip, [{ name: 'a.txt', data: 'a'.repeat(10_000) }]);
+  const cut = path.join(dir, 'cut.zip');
+  fs.writeFileSync(cut, fs.readFileSync(zip).subarray(0, 60));
+  const src = fresh('dmg');
+  fs.writeFileSync(path.join(src, 'x.bin'), Buffer.alloc(100_000, 3));
+  const tgz = path.join(dir, 'cut.tar.gz');
+  run('tar', ['czf', tgz, '-C', src, 'x.bin']);
+  fs.writeFileSync(tgz, fs.readFileSync(tgz).subarray(0, 60));
+  const s7 = path.join(dir, 'cut.7z');
+  run(sevenZipTool(), ['a', '-bd', '-bso0', s7, 'x.bin'], src);
+  fs.writeFileSync(s7, fs.readFileSync(s7).subarray(0, 40));
+  for (const f of [cut, tgz, s7]) await rejects(service().list(archiveFile(f)), (e: any) => e.status === 422 && e.code === 'ARCHIVE_UNREADABLE', f);
+  const notArchive = path.join(dir, 'notes.txt');
+  fs.writeFileSync(notArchive, 'hello');
+  await rejects(service().list(archiveFile(notArchive)), (e: any) => e.status === 415);
+});
+
+test('encrypted entries: listed as encrypted, 409 when read, the open entries still read (zip -P, 7z -p)', async () => {
+  const src = fresh('enc-src');
+  fs.writeFileSync(path.join(src, 'secret.txt'), 'secret');
+  fs.writeFileSync(path.join(src, 'open.txt'), 'open');
+  const zipFile = path.join(dir, 'enc.zip');
+  run('zip', ['-q', '-P', 'pw', zipFile, 'secret.txt'], src);
+  run('zip', ['-q', zipFile, 'open.txt'], src);
+  const s = service();
+  const listed = await s.list(archiveFile(zipFile));
+  assert.equal(listed.entries.map((e) => [e.name, e.encrypted]), [['open.txt', false], ['secret.txt', true]]);
+  await rejects(s.openEntry(archiveFile(zipFile), 'secret.txt'), (e: any) => e.status === 409 && e.code === 'ARCHIVE_ENCRYPTED');
+  assert.is((await readAll((await s.openEntry(archiveFile(zipFile), 'open.txt')).stream)).toString(), 'open');
+  const out = fresh('enc');
+  await rejects(s.extract(archiveFile(zipFile), [], { path: out }), (e: any) => e.status === 409);
+  assert.equal(tree(out), {});
+  const seven = path.join(dir, 'enc.7z');
+  run(sevenZipTool(), ['a', '-bd', '-bso0', '-ppw', seven, 'secret.txt'], src);
+  assert.equal((await s.list(archiveFile(seven))).entries.map((e) => e.encrypted), [true]);
+  await rejects(s.openEntry(archiveFile(seven), 'secret.txt'), (e: any) => e.status === 409);
+  const hidden = path.join(dir, 'hidden.7z');
+  run(sevenZipTool(), ['a', '-bd', '-bso0', '-ppw', '-mhe=on', hidden, 'secret.txt'], src);
+  await rejects(s.list(archiveFile(hidden)), (e: any) => e.status === 409 && e.code === 'ARCHIVE_ENCRYPTED');
+});
+
+test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+test.run();
