@@ -100,7 +100,7 @@ test('an expired session row is refused; the session lifetime follows SESSION_MA
     const c = new Client(s.url);
     const a = await c.post('/api/auth/setup', { email: ADMIN.email, password: ADMIN.password });
     assert.match(a.headers.getSetCookie().join(';'), /Max-Age=172800/);
-    s.app.db.run("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z'");
+    await s.withDatabase((db) => db.run("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z'"));
     assert.equal((await c.get('/api/auth/me')).json, { user: null });
   } finally {
     await s.close();
@@ -113,7 +113,7 @@ test('sliding renewal sends the same cookie value again with a fresh lifetime', 
   try {
     const c = await setupAdmin(s);
     const value = c.cookies.get('connect.sid');
-    s.app.db.run("UPDATE sessions SET renewed_at = '2000-01-01T00:00:00.000Z'");
+    await s.withDatabase((db) => db.run("UPDATE sessions SET renewed_at = '2000-01-01T00:00:00.000Z'"));
     const a = await c.get('/api/auth/me');
     const set = a.headers.getSetCookie().find((x) => x.startsWith('connect.sid='));
     assert.ok(set, 'renewal cookie sent');

@@ -34,7 +34,7 @@ test('setup race: parallel requests make exactly one administrator', async () =>
     envelope(a);
   }
   assert.equal(created[0]!.json.user.roles, ['admin']);
-  const count = s.app.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM users')!.n;
+  const count = await s.withDatabase((db) => db.get<{ n: number }>('SELECT COUNT(*) AS n FROM users')!.n);
   assert.is(count, 1);
   // The winner is signed in.
   const cookie = created[0]!.headers.getSetCookie().find((c) => c.startsWith('connect.sid='))!;
@@ -78,7 +78,7 @@ test('sign-in by email or username in any letter case, deprecated synonyms, new 
   assert.is((await c.post('/api/auth/login', { username: 'admin', password: ADMIN.password })).status, 200);
   assert.is.not(a.cookies.get('connect.sid'), b.cookies.get('connect.sid'));
   // Only a keyed hash of the session id is stored.
-  const stored = s.app.db.all<{ id_hash: string }>('SELECT id_hash FROM sessions').map((r) => r.id_hash);
+  const stored = await s.withDatabase((db) => db.all<{ id_hash: string }>('SELECT id_hash FROM sessions').map((r) => r.id_hash));
   assert.not.ok(stored.includes(a.cookies.get('connect.sid')!));
   const missing = await new Client(s.url).post('/api/auth/login', { password: ADMIN.password });
   assert.is(missing.status, 400);
@@ -95,6 +95,7 @@ test('wrong password: 401 in the envelope, password never echoed in the answer o
   assert.is(a.status, 401);
   assert.is(envelope(a).code, 'AUTH_INVALID_CREDENTIALS');
   assert.not.ok(a.text.includes(secret));
+  await s.settleLogs();
   assert.not.ok(JSON.stringify(s.logs).includes(secret));
   const bad = await c.post('/api/auth/login', { identifier: 'admin', password: 12345 });
   assert.is(bad.status, 400);

@@ -99,17 +99,16 @@ test('a deleted account leaves no favourites, folder prefs, recent destinations,
   const host = path.join(s.dirs.root, 'carol-host');
   fs.mkdirSync(host);
   assert.is((await admin.post(`/api/users/${carolId}/volumes`, { label: 'Host', path: host, accessMode: 'readonly' })).status, 201);
-  const db = s.app.db;
-  const rows = (table: string) => db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE user_id = ?`, [carolId])!.n;
-  for (const t of ['favorites', 'folder_prefs', 'recent_destinations', 'user_volumes', 'personal_folders']) assert.ok(rows(t) > 0, t);
+  const rows = (table: string) => s.withDatabase((db) => db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE user_id = ?`, [carolId])!.n);
+  for (const t of ['favorites', 'folder_prefs', 'recent_destinations', 'user_volumes', 'personal_folders']) assert.ok((await rows(t)) > 0, t);
   // Another account's rows stay.
   await alice.post('/api/favorites', { path: 'Files/Shared' });
   const aliceId = (await me(alice)).id;
 
   const del = await admin.delete(`/api/users/${carolId}`);
   assert.ok(del.status === 200 || del.status === 204, del.text);
-  for (const t of ['favorites', 'folder_prefs', 'recent_destinations', 'user_volumes', 'personal_folders']) assert.is(rows(t), 0, t);
-  assert.is(db.get<{ n: number }>('SELECT COUNT(*) AS n FROM favorites WHERE user_id = ?', [aliceId])!.n, 1);
+  for (const t of ['favorites', 'folder_prefs', 'recent_destinations', 'user_volumes', 'personal_folders']) assert.is(await rows(t), 0, t);
+  assert.is(await s.withDatabase((db) => db.get<{ n: number }>('SELECT COUNT(*) AS n FROM favorites WHERE user_id = ?', [aliceId])!.n), 1);
   // A new account named carol gets a new folder, never the old files.
   const carol2 = await createUser(admin, s, { username: 'carol', password: 'carol-password-2' });
   assert.equal((await carol2.get('/api/browse/personal')).json.items, []);

@@ -137,16 +137,19 @@ test('a restart keeps the index (no new baseline walk); a format bump rebuilds e
   assert.is(r.indexed, true);
   assert.is(r.sizeBytes, 5321);
   await new Promise((res) => setTimeout(res, 200));
+  await s.settleLogs();
   assert.is(walks(), before, 'no baseline walk after an ordinary restart');
 
-  s.app.db.run("UPDATE idx_meta SET value = '0' WHERE key = 'format'");
   const rebuildsBefore = rebuilds();
-  await s.restart();
+  // The start that follows the edit is the one that rebuilds.
+  await s.withDatabase((db) => db.run("UPDATE idx_meta SET value = '0' WHERE key = 'format'"));
   c = new Client(s.url);
+  await s.settleLogs();
   assert.is(rebuilds(), rebuildsBefore + 1);
   await expectSize('Files/A', 5321, 7);
   await s.restart();
   c = new Client(s.url);
+  await s.settleLogs();
   assert.is(rebuilds(), rebuildsBefore + 1, 'the next start does not rebuild again');
   assert.is((await size('Files/A')).sizeBytes, 5321);
 });

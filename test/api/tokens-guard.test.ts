@@ -21,7 +21,7 @@ test.before(async () => {
   secrets.revoked = revoked;
   const expired = await issueToken(admin, 'write', { name: 'to expire', expiresInDays: 1 });
   // Time passing, simulated: the expiry moves into the past.
-  s.app.db.run("UPDATE api_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE name = 'to expire'");
+  await s.withDatabase((db) => db.run("UPDATE api_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE name = 'to expire'"));
   secrets.expired = expired;
   // Right shape, right id, wrong random part.
   secrets.forged = secrets.write.slice(0, -4) + (secrets.write.endsWith('AAAA') ? 'BBBB' : 'AAAA');
@@ -160,7 +160,7 @@ test('tokens are read only from the Authorization header, never a query paramete
 });
 
 test('without any credential, /api/volumes answers 401 in any letter case (once the route is mounted)', async () => {
-  if (!s.app.routes.some((r) => r.path === '/api/volumes')) return;
+  if (!(await s.routes()).some((r) => r.path === '/api/volumes')) return;
   for (const p of ['/api/volumes', '/API/VOLUMES', '/Api/Volumes/', '/api/volumes//']) {
     const a = await new Client(s.url).get(p);
     assert.is(a.status, 401, p);

@@ -13,7 +13,8 @@ test.before(async () => {
 });
 test.after(async () => { await s.close(); removeDirs(s.dirs); });
 
-const tokenCount = () => s.app.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_tokens')!.n;
+const tokenCount = () => s.withDatabase((db) => db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_tokens')!.n);
+
 
 test('issue: secret returned once with the fixed prefix, only its SHA-256 stored, listed without it', async () => {
   const a = await admin.post('/api/auth/tokens', { name: 'backup', scope: 'write', expiresInDays: 30, password: ADMIN.password });
@@ -22,9 +23,9 @@ test('issue: secret returned once with the fixed prefix, only its SHA-256 stored
   assert.is(a.json.token.name, 'backup');
   assert.is(a.json.token.scope, 'write');
   assert.match(a.json.token.expiresAt, /\.\d{3}Z$/);
-  const row = s.app.db.get<{ secret_hash: string }>('SELECT secret_hash FROM api_tokens WHERE id = ?', [a.json.token.id])!;
+  const [row, all] = await s.withDatabase((db) => [db.get<{ secret_hash: string }>('SELECT secret_hash FROM api_tokens WHERE id = ?', [a.json.token.id])!, db.all('SELECT * FROM api_tokens')] as const);
   assert.is(row.secret_hash.length, 64);
-  assert.not.ok(JSON.stringify(s.app.db.all('SELECT * FROM api_tokens')).includes(a.json.secret));
+  assert.not.ok(JSON.stringify(all).includes(a.json.secret));
   const list = await admin.get('/api/auth/tokens');
   assert.ok(list.json.tokens.some((t: any) => t.id === a.json.token.id));
   assert.not.ok(list.text.includes(a.json.secret));
@@ -35,14 +36,14 @@ test('issue: secret returned once with the fixed prefix, only its SHA-256 stored
 });
 
 test('issue: password required when the account has one; wrong or missing → 401, nothing added', async () => {
-  const before = tokenCount();
+  const before = await tokenCount();
   const missing = await admin.post('/api/auth/tokens', { name: 'x', scope: 'read' });
   assert.is(missing.status, 401);
   envelope(missing);
   const wrong = await admin.post('/api/auth/tokens', { name: 'x', scope: 'read', password: 'Not-The-Password' });
   assert.is(wrong.status, 401);
   assert.not.ok(wrong.text.includes('Not-The-Password'));
-  assert.is(tokenCount(), before);
+  assert.is(await tokenCount(), before);
   // The wrong attempts fed the lockout counter; a right sign-in clears it.
   assert.is((await admin.post('/api/auth/login', { identifier: 'admin', password: ADMIN.password })).status, 200);
 });
@@ -65,8 +66,10 @@ test('at most 50 live tokens; the refusal names the cap; revoking frees a place'
   const user = await createUser(admin, s, { username: 'capper', password: 'capper-password' });
   const id = (await me(user)).id;
   // 49 live tokens (and tombstones that do not count) written directly to save time.
-  for (let i = 0; i < 49; i++) s.app.db.run("INSERT INTO api_tokens (id, user_id, name, scope, secret_hash, created_at) VALUES (?, ?, ?, 'read', ?, ?)", [`cap${String(i).padStart(13, '0')}`, id, `t${i}`, 'f'.repeat(64), new Date().toISOString()]);
-  s.app.db.run("INSERT INTO api_tokens (id, user_id, name, scope, secret_hash, created_at, revoked_at) VALUES ('capdead000000000', ?, 'dead', 'read', NULL, ?, ?)", [id, new Date().toISOString(), new Date().toISOString()]);
+  await s.withDatabase((db) => {
+    for (let i = 0; i < 49; i++) db.run("INSERT INTO api_tokens (id, user_id, name, scope, secret_hash, created_at) VALUES (?, ?, ?, 'read', ?, ?)", [`cap${String(i).padStart(13, '0')}`, id, `t${i}`, 'f'.repeat(64), new Date().toISOString()]);
+    db.run("INSERT INTO api_tokens (id, user_id, name, scope, secret_hash, created_at, revoked_at) VALUES ('capdead000000000', ?, 'dead', 'read', NULL, ?, ?)", [id, new Date().toISOString(), new Date().toISOString()]);
+  });
   const fiftieth = await user.post('/api/auth/tokens', { name: 'fiftieth', password: 'capper-password' });
   assert.is(fiftieth.status, 201);
   const over = await user.post('/api/auth/tokens', { name: 'one too many', password: 'capper-password' });
@@ -89,7 +92,7 @@ test('rename and revoke: revoke asks nothing, keeps a tombstone, the token stops
   const after = await bearer.get('/api/auth/me');
   assert.is(after.status, 401);
   assert.is(envelope(after).code, 'AUTH_TOKEN_INVALID');
-  const tomb = s.app.db.get<any>('SELECT name, revoked_at, secret_hash FROM api_tokens WHERE id = ?', [id]);
+  const tomb = await s.withDatabase((db) => db.get<any>('SELECT name, revoked_at, secret_hash FROM api_tokens WHERE id = ?', [id]));
   assert.is(tomb.name, 'renamed');
   assert.match(tomb.revoked_at, /Z$/);
   assert.is(tomb.secret_hash, null);
@@ -112,11 +115,11 @@ test('last use (time, address) recorded, at most once a minute', async () => {
   const id = secret.split('_')[1]!;
   const bearer = new Client(s.url, secret);
   await bearer.get('/api/auth/me');
-  const first = s.app.db.get<any>('SELECT last_used_at, last_used_ip FROM api_tokens WHERE id = ?', [id]);
+  const first = await s.withDatabase((db) => db.get<any>('SELECT last_used_at, last_used_ip FROM api_tokens WHERE id = ?', [id]));
   assert.match(first.last_used_at, /Z$/);
   assert.is(first.last_used_ip, '127.0.0.1');
   await bearer.get('/api/auth/me');
-  assert.is(s.app.db.get<any>('SELECT last_used_at FROM api_tokens WHERE id = ?', [id]).last_used_at, first.last_used_at);
+  assert.is(await s.withDatabase((db) => db.get<any>('SELECT last_used_at FROM api_tokens WHERE id = ?', [id]).last_used_at), first.last_used_at);
   const listed = (await admin.get('/api/auth/tokens')).json.tokens.find((t: any) => t.id === id);
   assert.is(listed.lastUsedAt, first.last_used_at);
   assert.is(listed.lastUsedIp, '127.0.0.1');
@@ -146,7 +149,7 @@ test('a token follows its account: role removal applies next request, survives a
   assert.is((await bearer.get('/api/auth/me')).status, 200);
   assert.is((await admin.delete(`/api/users/${secondId}`)).status, 204);
   assert.is((await bearer.get('/api/auth/me')).status, 401);
-  assert.is(s.app.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_tokens WHERE user_id = ?', [secondId])!.n, 0);
+  assert.is(await s.withDatabase((db) => db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_tokens WHERE user_id = ?', [secondId])!.n), 0);
 });
 
 test.run();

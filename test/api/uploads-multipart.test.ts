@@ -1,7 +1,6 @@
 // POST /api/upload through the real server: FileItem answers, free names, folders from
 // relativePath, every refusal (wrong field, too big, too many, aborted, no space) keeping
 // nothing — neither in the volume nor in the staging folder.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -9,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { issueToken, setupAdmin } from '../support/auth.ts';
 import { Client, envelope } from '../support/client.ts';
+import { mountTmpfs } from '../support/mount.ts';
 import { makeDirs, removeDirs, startServer, type TestServer } from '../support/server.ts';
 
 function form(parts: Array<[string, string] | [string, Blob, string]>): FormData {
@@ -207,28 +207,12 @@ test('no space: 507 from the free-space probe (UPLOAD_FREE_SPACE_RESERVE larger 
   }
 });
 
-/** Mounts a 2 MiB tmpfs as a volume when the machine lets us (root with mount rights); null otherwise. */
-function tinyVolume(volumesDir: string): string | null {
-  const dir = path.join(volumesDir, 'Tiny');
-  fs.mkdirSync(dir, { recursive: true });
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', dir], { stdio: 'ignore' });
-    return dir;
-  } catch {
-    return null;
-  }
-}
-
 test('no space mid-stream: a real full filesystem (tmpfs) answers 507 and keeps nothing', async () => {
   const dirs = makeDirs();
-  const mounted = tinyVolume(dirs.volumes);
-  if (!mounted) {
-    console.log('  (skipped: cannot mount a tmpfs here; the 507 path is covered by the probe test above)');
-    removeDirs(dirs);
-    return;
-  }
-  const s = await startServer({ dirs, env: { UPLOAD_FREE_SPACE_RESERVE: '0' } });
+  const tiny = mountTmpfs(path.join(dirs.volumes, 'Tiny'), '2m');
+  let s: TestServer | undefined;
   try {
+    s = await startServer({ dirs, env: { UPLOAD_FREE_SPACE_RESERVE: '0' } });
     const admin = await setupAdmin(s);
     // Chunked (no Content-Length), so the probe cannot refuse it up front: the disk fills.
     const stream = new ReadableStream({
@@ -247,11 +231,11 @@ test('no space mid-stream: a real full filesystem (tmpfs) answers 507 and keeps 
     const json = (await res.json()) as { error: { code: string } };
     assert.is(res.status, 507, JSON.stringify(json));
     assert.is(json.error.code, 'NO_SPACE');
-    await until('staging empty', () => volumeState(s, 'Tiny').staged.length === 0);
+    await until('staging empty', () => volumeState(s!, 'Tiny').staged.length === 0);
     assert.equal(volumeState(s, 'Tiny').files, []);
   } finally {
-    await s.close();
-    execFileSync('umount', [mounted]);
+    await s?.close();
+    tiny.unmount();
     removeDirs(dirs);
   }
 });

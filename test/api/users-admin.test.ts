@@ -83,7 +83,7 @@ test('delete: its sessions, tokens and sign-in methods go with it; never yoursel
   assert.is((await admin.delete(`/api/users/${id}`)).status, 204);
   assert.equal((await k.get('/api/auth/me')).json, { user: null });
   for (const table of ['sessions', 'api_tokens', 'auth_methods']) {
-    assert.is(s.app.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE user_id = ?`, [id])!.n, 0, table);
+    assert.is(await s.withDatabase((db) => db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE user_id = ?`, [id])!.n), 0, table);
   }
   const self = await admin.delete(`/api/users/${adminId}`);
   assert.is(self.status, 409);

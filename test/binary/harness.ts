@@ -19,10 +19,11 @@ function buildInfo(): BuildInfo | null {
   }
 }
 
-function current(): { file: string; info: BuildInfo } | null {
+/** The host's executable in dist/, when its inputs are those of this tree (`anyInputs`: whatever they were). */
+function current(anyInputs = false): { file: string; info: BuildInfo } | null {
   const info = buildInfo();
   const entry = info?.targets[hostTargetId()];
-  if (!info || !entry || info.inputs !== inputHash(root)) return null;
+  if (!info || !entry || (!anyInputs && info.inputs !== inputHash(root))) return null;
   const file = path.join(dist, entry.file);
   return fs.existsSync(file) ? { file, info } : null;
 }
@@ -60,7 +61,9 @@ export function ensureBinary(): { file: string; info: BuildInfo } {
     if (again) return again;
     const r = spawnSync(process.execPath, [path.join(root, 'build', 'build.ts'), '--target', 'host'], { cwd: root, stdio: 'inherit', timeout: 20 * 60_000 });
     if (r.status !== 0) throw new Error(`npm run build failed (exit ${r.status ?? r.signal})`);
-    const built = current();
+    // The sources as they were when this build started: in a tree being edited meanwhile the
+    // hash has moved on, and building again would chase it.
+    const built = current(true);
     if (!built) throw new Error('the build finished but left no current executable for this platform');
     return built;
   });

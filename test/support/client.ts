@@ -33,7 +33,14 @@ export class Client {
         h['content-type'] ??= 'application/json';
       }
     }
-    const res = await fetch(this.base + path, { method, headers: h, body: payload, redirect: 'manual' });
+    let res: Response;
+    try {
+      res = await fetch(this.base + path, { method, headers: h, body: payload, redirect: 'manual' });
+    } catch (err) {
+      // fetch says only "fetch failed"; the reason (reset, refused, …) is in its cause.
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(`${method} ${path}: ${(err as Error).message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`, { cause: err });
+    }
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const eq = pair!.indexOf('=');
