@@ -57,10 +57,21 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
       const showHidden = deps.showHidden(caller.userId);
       const hidden = resolver.hiddenChildren(target.virtualPath);
       deps.viewed?.(target.realPath);
-      // Listed through the folder's checked descriptor (confined.ts): a folder swapped for a
-      // link between the resolve and the listing never shows what lies outside.
+      // Names come from the folder's checked descriptor (confined.ts): a folder swapped for a
+      // link between the resolve and the listing never shows what lies outside. The stats go by
+      // path — a /proc/self/fd path per entry costs a third of a 10,000-entry listing — and count
+      // only when the path names the checked folder before and after them; otherwise they are
+      // taken again through the descriptor. What remains: a swap out and back within one
+      // listing could show an outside entry's size and time under an inside name (never bytes
+      // or names).
       const { names, stats } = await withDirIn(target.space.root, target.realPath, async (dir) => {
         const names = (await fsp.readdir(dir.path)).filter((n) => !isReservedName(n) && (showHidden || !n.startsWith('.')) && !hidden(n));
+        const checked = await fsp.stat(dir.path);
+        const same = () => fsp.stat(target.realPath).then((st) => st.ino === checked.ino && st.dev === checked.dev, () => false);
+        if (await same()) {
+          const stats = await statAll(target.realPath, names);
+          if (await same()) return { names, stats };
+        }
         return { names, stats: await statAll(dir.path, names) };
       });
       items = [];
