@@ -3,6 +3,7 @@
 // database, starts the HTTP server; SIGTERM/SIGINT stop it cleanly.
 import { parseArgs } from 'node:util';
 import { ConfigError, allVariables, loadConfig } from './config.ts';
+import { fsReason, prepareDataDirs } from './config/dirs.ts';
 import { createApp, defaultUiDir } from './app.ts';
 import { uiDir } from './assets.ts';
 import { checkInChild, createNativeAddons, runForkedAddonHelper } from './native.ts';
@@ -65,9 +66,13 @@ async function main(): Promise<void> {
   let app;
   try {
     const config = loadConfig(env);
+    prepareDataDirs(config, Boolean(env.VOLUME_ROOT?.trim()));
     app = createApp(config, { uiDir: uiDir(config.storage.cacheDir, defaultUiDir()) }, env);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof InstanceLockError || err instanceof MigrationError) fatal(err.message);
+    const e = err as NodeJS.ErrnoException;
+    // A data file or folder the process may not use: say which, in one line.
+    if (typeof e?.code === 'string' && typeof e.syscall === 'string') fatal(`cannot start: ${e.path ? `${e.path}: ` : ''}${fsReason(e)}.`);
     throw err;
   }
   const log = createLogger(app.config.server.logLevel);
@@ -99,6 +104,8 @@ async function main(): Promise<void> {
 
 // On Windows the pty add-on re-runs this executable as its helper: be that helper, not a server.
 if (!runForkedAddonHelper()) main().catch((err) => {
-  process.stderr.write(`burrow: ${(err as Error).stack ?? err}\n`);
+  // One line; the stack (paths of the machine that built the executable) only when asked for.
+  const detail = process.env.LOG_LEVEL?.trim().toLowerCase() === 'debug' ? (err as Error)?.stack : undefined;
+  process.stderr.write(`burrow: ${detail ?? (err as Error)?.message ?? err}\n`);
   process.exit(1);
 });

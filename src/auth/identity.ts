@@ -18,6 +18,7 @@ import { UsersAdminService } from '../users/service.ts';
 import { IdentityAuthenticator, SessionCookies } from './authenticator.ts';
 import { RateLimiter } from './rate-limits.ts';
 import { authRoutes } from './routes.ts';
+import { authStartupWarnings } from './warnings.ts';
 import { AuthService } from './service.ts';
 import { SessionStore } from './sessions.ts';
 import { toInfo, UsersStore, type UserInfo } from './users-store.ts';
@@ -52,6 +53,8 @@ export function createIdentity({ config, db, log, sessionSecret, trustProxy }: I
   const cookies = new SessionCookies(config.server.publicUrl, sessions.maxAgeMs);
   const authenticator = new IdentityAuthenticator(config.auth.mode, users, sessions, tokens, cookies);
   const auth = new AuthService({ config, db, users, sessions, limits, activity });
+  // OIDC routes are not built yet: never advertised, and OIDC settings are named at startup.
+  authStartupWarnings(config, log, false);
   const usersAdmin = new UsersAdminService({ config, db, users, sessions, settings, activity });
 
   // At startup, before the first request: never a password reset, only the role.

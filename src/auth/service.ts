@@ -36,6 +36,8 @@ export interface AuthDeps {
   activity: ActivityService;
   /** Absent: no account has a second factor. */
   secondFactor?: SecondFactor;
+  /** The OIDC sign-in routes are mounted; until then OIDC is never advertised (its routes would answer 404). */
+  oidcRoutes?: boolean;
 }
 
 /** The local administrator every request acts as when AUTH_MODE=disabled. */
@@ -55,7 +57,7 @@ export class AuthService {
 
   private oidcConfigured(): boolean {
     const o = this.deps.config.oidc;
-    return (this.mode === 'oidc' || this.mode === 'both') && o.enabled && Boolean(o.issuer && o.clientId);
+    return this.deps.oidcRoutes === true && (this.mode === 'oidc' || this.mode === 'both') && o.enabled && Boolean(o.issuer && o.clientId);
   }
 
   requiresSetup(): boolean {

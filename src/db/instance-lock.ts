@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { ensureDirSync } from '../config/dirs.ts';
 
 export class InstanceLockError extends Error {}
 
@@ -21,7 +22,7 @@ function alive(pid: number): boolean {
 export interface InstanceLock { release(): void }
 
 export function acquireInstanceLock(configDir: string, databaseFile: string): InstanceLock {
-  fs.mkdirSync(configDir, { recursive: true });
+  ensureDirSync(configDir);
   const pidFile = path.join(configDir, 'burrow.pid');
   const key = path.resolve(pidFile);
   if (heldInThisProcess.has(key)) throw new InstanceLockError(`Another Burrow is already running with this config folder (${configDir}).`);

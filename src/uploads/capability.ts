@@ -30,6 +30,7 @@ export function createUploadsCapability(deps: UploadsDeps): Capability {
   const { config, db, log } = deps;
   const u = config.uploads;
   const staging = createStaging(db, u.freeSpaceReserve);
+  if (staging.leftoversRemoved) log.info('removed part files of interrupted multipart uploads', { removed: staging.leftoversRemoved });
   const placement = createPlacement(deps.resolver, deps.changes);
   const tus = createTusService({ store: createUploadStore(db), staging, placement, ttlMs: u.tusIncompleteTtlMs, log });
   const multipart = createMultipartReceiver({ placement, staging, limits: { maxFileSize: u.maxDirectUploadSize, maxFiles: u.maxFilesPerUpload } });

@@ -5,6 +5,7 @@
 // mounted inside a volume), the part file goes beside the destination under a hidden
 // temporary name instead.
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from '../db/database.ts';
@@ -32,6 +33,33 @@ export interface Staging {
   ensureSpace(dir: string, bytes: number): Promise<void>;
   /** Staging folders used so far (for the sweep). */
   knownDirs(): string[];
+  /** Multipart part files an earlier run left behind, removed when staging was opened. */
+  readonly leftoversRemoved: number;
+}
+
+/**
+ * A multipart request cannot resume, so its part files are garbage once the process that
+ * wrote them is gone: removed at startup, before the server listens (TUS parts are kept for
+ * their uploads and left to the TUS sweep).
+ */
+function removeMultipartLeftovers(dirs: Iterable<string>): number {
+  let removed = 0;
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue; // a volume that is not mounted now
+    }
+    for (const name of names) {
+      if (!MULTIPART_PART.test(name)) continue;
+      try {
+        fs.rmSync(path.join(dir, name), { force: true });
+        removed++;
+      } catch { /* left for the next start */ }
+    }
+  }
+  return removed;
 }
 
 export function noSpace(message = 'The volume does not have enough free space for this upload.'): AppError {
@@ -51,6 +79,7 @@ export function formatBytes(n: number): string {
 
 export function createStaging(db: Database, reserveBytes: number): Staging {
   const registered = new Set(db.all<{ dir: string }>('SELECT dir FROM upload_staging_dirs').map((r) => r.dir));
+  const leftoversRemoved = removeMultipartLeftovers(registered);
   /** Staging folders known to exist (made again by createPart if someone removed one). */
   const made = new Set<string>();
 
@@ -103,6 +132,7 @@ export function createStaging(db: Database, reserveBytes: number): Staging {
     },
 
     knownDirs: () => [...registered],
+    leftoversRemoved,
   };
 }
 
