@@ -95,7 +95,9 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
       responses: { 200: { description: 'The picture', contentType: 'image/webp' }, 404: 'No such thumbnail' },
       handler: async ({ params, res }) => {
         const file = thumbnails.cachedFile(params.file ?? '');
-        const opened = file ? await openFileIn(thumbnails.dir, file).catch(() => null) : null;
+        // The cache folder judged by its real path (CACHE_DIR may be reached through a link).
+        const cacheRoot = await fs.promises.realpath(thumbnails.dir).catch(() => thumbnails.dir);
+        const opened = file ? await openFileIn(cacheRoot, file).catch(() => null) : null;
         if (!opened) throw notFound('No such thumbnail.');
         res.statusCode = 200;
         res.setHeader('Content-Type', 'image/webp');
