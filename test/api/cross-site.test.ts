@@ -73,6 +73,9 @@ async function prepared(env: Record<string, string> = {}) {
   return { s, admin };
 }
 
+/** Log lines of an executable server arrive through a pipe: wait for them. */
+const settle = (s: TestServer) => (s as TestServer & { settleLogs?: () => Promise<void> }).settleLogs?.();
+
 test('every unsafe route, with the cookie, from a foreign origin, a sibling subdomain, Sec-Fetch-Site cross-site, a foreign Referer or Origin null, in every form content type: 403 and nothing changes', async () => {
   const { s, admin } = await prepared();
   try {
@@ -124,6 +127,7 @@ test('every unsafe route, with the cookie, from a foreign origin, a sibling subd
     // The refusal is in the log with its requestId.
     const refusal = await admin.post('/api/files/folder', { path: 'Files', name: 'x' }, { origin: 'https://evil.example' });
     const id = envelope(refusal).requestId;
+    await settle(s);
     assert.ok(s.logs.some((l) => l.requestId === id && l.level === 'info' && l.code === 'CROSS_SITE_REFUSED'));
   } finally {
     await s.close();

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setupAdmin } from '../support/auth.ts';
 import { envelope } from '../support/client.ts';
-import { removeDirs, startServer } from '../support/server.ts';
+import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 
 const LEVELS: Record<string, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
@@ -18,6 +18,9 @@ async function until(what: string, check: () => boolean, ms = 5000): Promise<voi
   }
 }
 
+/** Log lines of an executable server arrive through a pipe: wait for them. */
+const settle = (s: TestServer) => (s as TestServer & { settleLogs?: () => Promise<void> }).settleLogs?.();
+
 test('a 404 and a 400 put a line with their requestId in the log at the default level (info), without the query string', async () => {
   const s = await startServer();
   try {
@@ -26,6 +29,7 @@ test('a 404 and a 400 put a line with their requestId in the log at the default 
     assert.is(missing.status, 404);
     const bad = await admin.post('/api/files/folder', { path: 'Files', name: 'a/b' });
     assert.is(bad.status, 400);
+    await settle(s);
     for (const [answer, method, path] of [[missing, 'GET', '/api/no/such/route'], [bad, 'POST', '/api/files/folder']] as const) {
       const e = envelope(answer);
       const line = s.logs.find((l) => l.requestId === e.requestId && LEVELS[l.level]! >= LEVELS.info!);
@@ -40,6 +44,7 @@ test('a 404 and a 400 put a line with their requestId in the log at the default 
     // A refused sign-in: logged, but not the password.
     const wrong = await admin.post('/api/auth/login', { identifier: 'admin', password: 'not-the-password-123' });
     assert.is(wrong.status, 401);
+    await settle(s);
     assert.ok(s.logs.some((l) => l.requestId === envelope(wrong).requestId && l.level === 'info'));
     assert.not.ok(s.logs.some((l) => JSON.stringify(l).includes('not-the-password-123')));
   } finally {
@@ -61,6 +66,7 @@ test('a client that aborts an upload and a JSON body mid-way is one debug line, 
       socket.write(Buffer.alloc(bytes, 0x61));
       await new Promise((r) => setTimeout(r, 150));
       socket.destroy();
+      await settle(s);
       await until('the cut request is logged', () => s.logs.slice(before).some((l) => /went away/.test(l.msg)));
       await new Promise((r) => setTimeout(r, 200));
       const lines = s.logs.slice(before);

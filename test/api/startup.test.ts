@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '../support/client.ts';
 import * as support from '../support/server.ts';
-import { makeDirs, removeDirs, startServer } from '../support/server.ts';
+import { makeDirs, removeDirs, startServer, type TestServer } from '../support/server.ts';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 
@@ -43,6 +43,9 @@ function assertOneLine(r: { code: number | null; stderr: string; timedOut: boole
   assert.match(lines[0]!, pattern);
   assert.not.match(r.stderr, /\n\s+at |node:internal|\/snapshot\/|\.ts:\d+/, 'no stack and no source paths');
 }
+
+/** Log lines of an executable server arrive through a pipe: wait for them. */
+const settle = (s: TestServer) => (s as TestServer & { settleLogs?: () => Promise<void> }).settleLogs?.();
 
 test('CONFIG_DIR under /proc (a folder that cannot be created) fails fast with one line', async () => {
   const dirs = makeDirs();
@@ -101,6 +104,7 @@ test('part files of interrupted multipart uploads are removed at startup; TUS pa
     fs.writeFileSync(path.join(staging, 'notes.txt'), 'not ours to judge');
     await s.restart();
     assert.equal(fs.readdirSync(staging).sort(), ['notes.txt', tusPart]);
+    await settle(s);
     assert.ok(s.logs.some((l) => l.msg === 'removed part files of interrupted multipart uploads' && l.removed === 2));
   } finally {
     await s.close();
@@ -112,6 +116,7 @@ test('AUTH_MODE=disabled on a non-loopback address warns loudly; on loopback it 
   for (const [env, loud] of [[{ AUTH_ENABLED: 'false', HOST: '0.0.0.0' }, true], [{ AUTH_MODE: 'disabled', HOST: '0.0.0.0' }, true], [{ AUTH_MODE: 'disabled', HOST: '127.0.0.1' }, false]] as const) {
     const s = await startServer({ env: { ...env } });
     try {
+      await settle(s);
       const warned = s.logs.some((l) => l.level === 'warn' && /AUTHENTICATION IS OFF/.test(l.msg));
       assert.is(warned, loud, JSON.stringify(env));
     } finally {
@@ -126,6 +131,7 @@ test('OIDC_ENABLED without OIDC_ISSUER warns and is not advertised; OIDC is neve
   for (const env of cases) {
     const s = await startServer({ env });
     try {
+      await settle(s);
       assert.ok(s.logs.some((l) => l.level === 'warn' && /OIDC_ENABLED=true/.test(l.msg)), `warned for ${JSON.stringify(env)}`);
       assert.not.ok(s.logs.some((l) => JSON.stringify(l).includes('s3cret')), 'the client secret is never logged');
       const status = await new Client(s.url).get('/api/auth/status');
