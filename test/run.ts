@@ -1,76 +1,129 @@
 // The whole test suite: typecheck, then each uvu group in its own process. Prints
-// `N passed, N failed` as its last line. `node test/run.ts unit api` runs only those groups.
-import { spawnSync } from 'node:child_process';
+// `N passed, N failed` as its last line. `npm test -- unit api` runs only those groups.
+//
+// Groups: unit; api (test/api against a server from source); api-executable (the same
+// test/api files against the built executable, BURROW_TEST_SERVER=executable); inprocess
+// (tests that inject in-process fakes, from source only); e2e (a real browser, file by file);
+// binary (the executable as a user runs it).
+//
+// Counting tells the truth: no retries; a test uvu reports as skipped (test.skip, a leftover
+// test.only) did not run and counts as failed; a group that crashed before uvu could count
+// is one failure.
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensureBinary } from './binary/harness.ts';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const groups = ['unit', 'api', 'e2e', 'binary'];
+
+interface Group { dir: string; label: string; env?: Record<string, string>; fileByFile?: boolean; needsBinary?: boolean }
+const GROUPS: Record<string, Group> = {
+  unit: { dir: 'unit', label: 'unit' },
+  api: { dir: 'api', label: 'api' },
+  'api-executable': { dir: 'api', label: 'api (executable)', env: { BURROW_TEST_SERVER: 'executable' }, needsBinary: true },
+  inprocess: { dir: 'inprocess', label: 'inprocess (source only)' },
+  // One browser session per file keeps a failure's screenshots and state apart.
+  e2e: { dir: 'e2e', label: 'e2e', fileByFile: true },
+  binary: { dir: 'binary', label: 'binary', needsBinary: true },
+};
+
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const selected = wanted.length ? wanted : ['typecheck', ...groups];
+for (const w of wanted) {
+  if (w !== 'typecheck' && !GROUPS[w]) {
+    console.error(`unknown test group "${w}"; groups: typecheck, ${Object.keys(GROUPS).join(', ')}`);
+    process.exit(2);
+  }
+}
+const selected = wanted.length ? wanted : ['typecheck', ...Object.keys(GROUPS)];
 const uvu = path.join(root, 'node_modules', 'uvu', 'bin.js');
-const env = { ...process.env, PATH: `${path.join(root, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}`, FORCE_COLOR: '0' };
+const baseEnv = { ...process.env, PATH: `${path.join(root, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}`, FORCE_COLOR: '0' };
 
 let passed = 0;
 let failed = 0;
 const summary: string[] = [];
+const suiteStarted = Date.now();
+const seconds = (since: number) => Math.round((Date.now() - since) / 1000);
 
-for (const group of selected) {
+for (const name of selected) {
   const started = Date.now();
-  if (group === 'typecheck') {
-    const r = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noEmit'], { cwd: root, env, stdio: 'inherit' });
+  if (name === 'typecheck') {
+    const r = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noEmit'], { cwd: root, env: baseEnv, stdio: 'inherit' });
     if (r.status === 0) passed++; else failed++;
-    summary.push(`typecheck: ${r.status === 0 ? 'ok' : 'FAILED'} (${Date.now() - started} ms)`);
+    summary.push(`typecheck: ${r.status === 0 ? 'ok' : 'FAILED'} (${seconds(started)} s)`);
     continue;
   }
-  const dir = path.join(root, 'test', group);
-  if (!fs.existsSync(dir) || !fs.readdirSync(dir).some((f) => f.endsWith('.test.ts'))) {
-    summary.push(`${group}: no tests`);
+  const group = GROUPS[name]!;
+  const dir = path.join(root, 'test', group.dir);
+  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort() : [];
+  if (!files.length) {
+    // A group with no tests is a broken tree, not a pass.
+    failed++;
+    summary.push(`${group.label}: NO TESTS FOUND in test/${group.dir}`);
     continue;
   }
-  console.log(`\n=== ${group} ===`);
-  // The browser group runs file by file, and a failing file runs once more: a real browser on a
-  // shared 2-core machine has rare timing flakes. A retried file is named in the summary, and a
-  // file that fails twice counts as failed.
-  const units = group === 'e2e'
-    ? fs.readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort().map((f) => f.replace(/\.test\.ts$/, ''))
-    : [null];
+  console.log(`\n=== ${group.label} ===`);
+  const notes: string[] = [];
+  if (group.needsBinary) {
+    // Built once here (when missing or older than the sources), so its time is not a test's.
+    const buildStarted = Date.now();
+    try {
+      ensureBinary();
+      notes.push(`executable ready in ${seconds(buildStarted)} s`);
+    } catch (err) {
+      failed++;
+      summary.push(`${group.label}: FAILED, no executable: ${(err as Error).message}`);
+      continue;
+    }
+  }
+  const units = group.fileByFile ? files.map((f) => f.replace(/\.test\.ts$/, '')) : [null];
   let groupPassed = 0;
   let groupFailed = 0;
   let groupSkipped = 0;
-  const notes: string[] = [];
   for (const unit of units) {
-    let result = runUvu(group, unit);
-    if (unit && result.failed > 0) {
-      notes.push(`${unit} retried after ${result.failed} failure(s)`);
-      console.log(`\n--- ${group}/${unit}: ${result.failed} failed, running it once more ---`);
-      result = runUvu(group, unit);
-    }
-    if (result.crashed) notes.push(`${unit ?? group} CRASHED (${result.crashed})`);
+    const result = await runUvu(group, unit);
+    if (result.crashed) notes.push(`${unit ?? group.dir} CRASHED (${result.crashed})`);
+    else if (unit && result.failed) notes.push(`${unit}: ${result.failed} failed`);
     groupPassed += result.passed;
     groupFailed += result.failed;
     groupSkipped += result.skipped;
   }
+  if (groupSkipped) notes.push(`${groupSkipped} skipped, counted as failed`);
   passed += groupPassed;
-  failed += groupFailed;
-  summary.push(`${group}: ${groupPassed} passed, ${groupFailed} failed${groupSkipped ? `, ${groupSkipped} skipped` : ''} (${Math.round((Date.now() - started) / 1000)} s)${notes.length ? ` [${notes.join('; ')}]` : ''}`);
+  failed += groupFailed + groupSkipped;
+  summary.push(`${group.label}: ${groupPassed} passed, ${groupFailed + groupSkipped} failed (${seconds(started)} s)${notes.length ? ` [${notes.join('; ')}]` : ''}`);
 }
 
-function runUvu(group: string, unit: string | null): { passed: number; failed: number; skipped: number; crashed?: string } {
+/** Runs uvu on a group (or one file of it) and reads its own count. */
+async function runUvu(group: Group, unit: string | null): Promise<{ passed: number; failed: number; skipped: number; crashed?: string }> {
   const pattern = unit ? `^${unit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.test\\.ts$` : '\\.test\\.ts$';
-  const r = spawnSync(process.execPath, [uvu, path.join('test', group), pattern], { cwd: root, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 40 * 60_000 });
-  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`.replace(/\x1b\[[0-9;]*m/g, '');
-  process.stdout.write(out);
-  const total = Number(/Total:\s+(\d+)/.exec(out)?.[1] ?? NaN);
-  const ok = Number(/Passed:\s+(\d+)/.exec(out)?.[1] ?? NaN);
-  const skipped = Number(/Skipped:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  // Streamed as it comes (a CI log shows progress), and kept to read uvu's count at the end.
+  const child = spawn(process.execPath, [uvu, path.join('test', group.dir), pattern], { cwd: root, env: { ...baseEnv, ...group.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const take = (chunk: Buffer) => {
+    const text = chunk.toString('utf8').replace(/\x1b\[[0-9;]*m/g, '');
+    out += text;
+    process.stdout.write(text);
+  };
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 40 * 60_000);
+  const r = await new Promise<{ status: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (status, signal) => resolve({ status, signal })));
+  clearTimeout(timer);
+  // uvu's own count closes its output (the last match: a test may print such words too).
+  const last = (re: RegExp) => [...out.matchAll(re)].pop()?.[1];
+  const total = Number(last(/^\s*Total:\s+(\d+)$/gm) ?? NaN);
+  const ok = Number(last(/^\s*Passed:\s+(\d+)$/gm) ?? NaN);
+  const skipped = Number(last(/^\s*Skipped:\s+(\d+)$/gm) ?? 0);
   if (Number.isNaN(total) || Number.isNaN(ok)) {
-    // Crashed before uvu could count: one failure, so CI cannot go green on it.
+    // Crashed (or timed out) before uvu could count: one failure, so CI cannot go green on it.
     return { passed: 0, failed: 1, skipped: 0, crashed: `exit ${r.status}${r.signal ? `, ${r.signal}` : ''}` };
   }
-  return { passed: ok, failed: Math.max(total - ok - skipped, r.status === 0 ? 0 : 1), skipped };
+  // uvu's Total counts the tests that ran (a skipped test is not among them): failed = Total - Passed.
+  // A non-zero exit with nothing failed (an error after the last test) is one failure.
+  return { passed: ok, failed: Math.max(total - ok, r.status === 0 ? 0 : 1), skipped };
 }
 
 console.log('\n' + summary.join('\n'));
+console.log(`whole run: ${seconds(suiteStarted)} s`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
