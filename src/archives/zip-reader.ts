@@ -16,12 +16,39 @@ export interface ZipRef { offset: number; csize: number; usize: number; method: 
  * Reads the caller's descriptor and never closes it (yauzl's own fd reader closes the
  * descriptor with the last stream, and the same descriptor serves the next entry).
  */
+const WINDOW = 1024 * 1024;
+
 class DescriptorReader extends yauzl.RandomAccessReader {
   private readonly fd: number;
 
   constructor(fd: number) {
     super();
     this.fd = fd;
+  }
+
+  // yauzl reads the central directory a record at a time (two small reads per entry): serve
+  // them from a 1 MiB window read ahead, so a 100,000-entry listing is a few dozen preads.
+  private window = Buffer.alloc(0);
+  private windowStart = 0;
+
+  override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null) => void): void {
+    const inWindow = position >= this.windowStart && position + length <= this.windowStart + this.window.length;
+    if (inWindow) {
+      this.window.copy(buffer, offset, position - this.windowStart, position - this.windowStart + length);
+      // Never synchronously: yauzl asks for the next entry from inside this callback.
+      process.nextTick(callback, null);
+      return;
+    }
+    const size = Math.max(length, WINDOW);
+    const next = Buffer.allocUnsafe(size);
+    fs.read(this.fd, next, 0, size, position, (err, n) => {
+      if (err) return callback(err);
+      if (n < length) return callback(new Error('unexpected EOF'));
+      this.window = next.subarray(0, n);
+      this.windowStart = position;
+      this.window.copy(buffer, offset, 0, length);
+      callback(null);
+    });
   }
 
   override _readStreamForRange(start: number, end: number): Readable {

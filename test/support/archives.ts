@@ -104,3 +104,12 @@ export async function rejects(p: Promise<unknown>, check: (err: any) => boolean,
   if (err === undefined) throw new Error(`expected a rejection${message ? `: ${message}` : ''}`);
   if (!check(err)) throw new Error(`unexpected rejection${message ? ` (${message})` : ''}: ${(err as any)?.status} ${(err as Error)?.message}`);
 }
+
+/** `count` small files in 100 folders, zipped by Debian's zip (stored, no folder entries). */
+export function manyEntryZip(file: string, count: number): void {
+  const src = fs.mkdtempSync(path.join(path.dirname(file), 'many-'));
+  for (let d = 0; d < 100; d++) fs.mkdirSync(path.join(src, `d${d}`));
+  for (let i = 0; i < count; i++) fs.writeFileSync(path.join(src, `d${i % 100}`, `f${i}.txt`), `${i}`);
+  run('zip', ['-q', '-0', '-r', '-D', file, '.'], src);
+  fs.rmSync(src, { recursive: true, force: true });
+}
