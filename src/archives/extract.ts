@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fromFsError } from '../http/errors.ts';
+import { fromFsError } from '../core/errors.ts';
 import { allocateFreeName } from '../files/names.ts';
 import { bomb, isAppError, noSpace, unreadable } from './errors.ts';
 import { baseOf, parentOf, type EntryKind, type Selection } from './listing.ts';

@@ -7,7 +7,7 @@ import { Transform, type Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { ChangeSink } from '../changes.ts';
 import { allocateFreeName, splitName } from '../files/names.ts';
-import { fromFsError } from '../http/errors.ts';
+import { fromFsError } from '../core/errors.ts';
 import { ListingCache, identityKey } from './cache.ts';
 import { encrypted, tooLargeToBrowse, unreadable } from './errors.ts';
 import { entryPath } from './entry-path.ts';
