@@ -10,8 +10,9 @@ import { acquireInstanceLock, loadOrCreateSecret, type InstanceLock } from './db
 import { loadMigrations, runMigrations } from './db/migrations.ts';
 import { createChangeSink } from './changes.ts';
 import { parseTrustProxy } from './http/address.ts';
-import { createLogger, type Logger } from './http/log.ts';
+import { createLogger, type Logger } from './core/log.ts';
 import type { RouteDef } from './http/route.ts';
+import type { Capability } from './core/capability.ts';
 import { createHttpServer } from './http/server.ts';
 import { createUiHandler } from './http/static.ts';
 import { createFilesCapability } from './files/capability.ts';
@@ -20,17 +21,6 @@ import { createIndexes, openIndexer } from './indexer/capability.ts';
 import { createIdentity } from './auth/identity.ts';
 import { systemRoutes } from './system/routes.ts';
 import { VERSION } from './version.ts';
-
-/** What each capability hands the composition root. */
-export interface Capability {
-  routes: RouteDef[];
-  /** Sections of GET /api/features. */
-  features?: () => Record<string, unknown>;
-  /** Background work, started once the server listens (never in the request path). */
-  start?: () => void | Promise<void>;
-  /** Stops background work; called before the database closes. */
-  stop?: () => void | Promise<void>;
-}
 
 export interface AppOptions {
   log?: Logger;

@@ -9,7 +9,7 @@ import { uiDir } from './assets.ts';
 import { checkInChild, createNativeAddons, runForkedAddonHelper } from './native.ts';
 import { InstanceLockError } from './db/instance-lock.ts';
 import { MigrationError } from './db/migrations.ts';
-import { createLogger } from './http/log.ts';
+import { createLogger } from './core/log.ts';
 import { VERSION } from './version.ts';
 
 const USAGE = `Burrow ${VERSION}: a self-hosted web file manager.

@@ -1,7 +1,7 @@
 // The activity log: who did what, when, from where. Off until an administrator turns it on.
 // Writing a row never fails the request it describes: errors are logged and swallowed.
 import type { Database } from '../db/database.ts';
-import type { Logger } from '../http/log.ts';
+import type { Logger } from '../core/log.ts';
 
 export type Outcome = 'success' | 'failure';
 

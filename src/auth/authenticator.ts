@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { Authenticator } from '../http/guard.ts';
-import type { Caller } from '../http/route.ts';
+import type { Caller } from '../core/caller.ts';
 import type { TokenService } from '../tokens/service.ts';
 import type { SessionRow, SessionStore } from './sessions.ts';
 import { isAdminRow, parseRoles, type UsersStore } from './users-store.ts';

@@ -1,11 +1,11 @@
 // Identity, composed: accounts and sessions (auth/), API tokens (tokens/), administration of
 // accounts (users/), the activity log (activity/) and settings (settings/). app.ts builds this
 // once and hands the services below to the capabilities that need them.
-import type { Capability } from '../app.ts';
+import type { Capability } from '../core/capability.ts';
 import type { Config } from '../config.ts';
 import { ActivityService, type ActivityEvent } from '../activity/service.ts';
 import type { Database } from '../db/database.ts';
-import type { Logger } from '../http/log.ts';
+import type { Logger } from '../core/log.ts';
 import { activityRoutes } from '../activity/routes.ts';
 import type { TrustRule } from '../http/address.ts';
 import { LogoStore } from '../settings/logo.ts';

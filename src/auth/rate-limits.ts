@@ -2,7 +2,7 @@
 // not hand an attacker a fresh budget. Checked before any password hashing, so a flood costs
 // one indexed row update per request and never slows other people's sign-ins.
 import type { Database } from '../db/database.ts';
-import { tooMany } from '../http/errors.ts';
+import { tooMany } from '../core/errors.ts';
 
 export interface Limit { readonly max: number; readonly windowMs: number }
 

@@ -1,6 +1,6 @@
 // Rows of the route table for accounts and password sign-in (spec §4.1, password parts).
 import { z } from 'zod';
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../core/errors.ts';
 import { reply, route, type RouteDef } from '../http/route.ts';
 import type { IdentityAuthenticator, SessionCookies } from './authenticator.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';

@@ -3,8 +3,8 @@
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { ActivityService } from '../activity/service.ts';
-import { AppError, badRequest, conflict, forbidden, unauthorized } from '../http/errors.ts';
-import type { Caller } from '../http/route.ts';
+import { AppError, badRequest, conflict, forbidden, unauthorized } from '../core/errors.ts';
+import type { Caller } from '../core/caller.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { LIMITS, type RateLimiter } from './rate-limits.ts';
 import type { SessionRow, SessionStore } from './sessions.ts';

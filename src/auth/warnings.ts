@@ -1,7 +1,7 @@
 // Settings that start a server quietly in a state its owner would not choose: said loudly,
 // once, at startup.
 import type { Config } from '../config.ts';
-import type { Logger } from '../http/log.ts';
+import type { Logger } from '../core/log.ts';
 
 /** Only this machine can reach the address (a wildcard address is every interface). */
 export function isLoopbackHost(host: string): boolean {

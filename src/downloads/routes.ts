@@ -2,8 +2,9 @@
 // and the plan of a download (files, bytes, archive name) without sending it.
 import path from 'node:path';
 import { z } from 'zod';
-import { badRequest, forbidden } from '../http/errors.ts';
-import { route, type Caller, type RouteDef } from '../http/route.ts';
+import { badRequest, forbidden } from '../core/errors.ts';
+import { route, type RouteDef } from '../http/route.ts';
+import type { Caller } from '../core/caller.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import { joinVirtual } from '../files/paths.ts';
 import { sendFile } from './single.ts';

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Database } from '../db/database.ts';
-import { badRequest, notFound } from '../http/errors.ts';
+import { badRequest, notFound } from '../core/errors.ts';
 import { route, type RouteDef } from '../http/route.ts';
 import type { PathResolver } from '../files/paths.ts';
 

@@ -2,7 +2,7 @@
 // assignment of a volume, the token scope, and what the host lets the process do.
 import fsp from 'node:fs/promises';
 import fs from 'node:fs';
-import type { Caller } from '../http/route.ts';
+import type { Caller } from '../core/caller.ts';
 
 export type ReadOnlyReason = 'storage' | 'permission' | 'access' | null;
 

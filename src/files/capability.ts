@@ -3,11 +3,11 @@
 // every route of files, browse, downloads, trash, versions, favourites and assigned volumes.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Capability } from '../app.ts';
+import type { Capability } from '../core/capability.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import type { Logger } from '../http/log.ts';
+import type { Logger } from '../core/log.ts';
 import type { RouteDef } from '../http/route.ts';
 import { browseRoutes } from '../browse/routes.ts';
 import { createBrowse } from '../browse/service.ts';

@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../core/errors.ts';
 
 export const HAS_PROC_FD = process.platform === 'linux' && fs.existsSync('/proc/self/fd');
 const C = fs.constants;

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../core/errors.ts';
 
 /** Extensions that belong together: `backup.tar.gz` becomes `backup (1).tar.gz`. */
 const DOUBLE_EXTENSIONS = /\.tar\.(gz|bz2|xz|zst|lz|lzma|z)$/i;

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { AppError } from '../http/errors.ts';
-import type { Caller } from '../http/route.ts';
+import { AppError } from '../core/errors.ts';
+import type { Caller } from '../core/caller.ts';
 import { TOP_ACCESS, accessFor, callerMayWrite, createProbeCache, probeWritable, ruleAt, type Access, type AccessRule, type ReadOnlyReason } from './access.ts';
 import { isReservedName } from './names.ts';
 import type { PersonalFolders } from './personal.ts';

@@ -4,7 +4,7 @@ import fsp from 'node:fs/promises';
 import { z } from 'zod';
 import type { Database } from '../db/database.ts';
 import { route, type RouteDef } from '../http/route.ts';
-import { fromFsError, AppError } from '../http/errors.ts';
+import { fromFsError, AppError } from '../core/errors.ts';
 import type { Bindings } from './bindings.ts';
 import type { FileOps } from './ops.ts';
 import { scopeOf } from './ops.ts';

@@ -1,7 +1,7 @@
 // Whole text files for the editor and the trash/version text reads: refused over the size
 // limit (400) or when binary (415); decoded in the encoding the file has (BOM, UTF-8, Latin-1).
 import fs from 'node:fs';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { openFileIn, type OpenedFile } from './confined.ts';
 
 export type TextEncoding = 'utf8' | 'utf8-bom' | 'utf16le' | 'latin1';

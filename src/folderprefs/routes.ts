@@ -3,8 +3,9 @@
 // GET answers the defaults with `saved: false` when the account never chose for this folder.
 import { z } from 'zod';
 import type { Database } from '../db/database.ts';
-import { badRequest } from '../http/errors.ts';
-import { noContent, route, type Caller, type RouteDef } from '../http/route.ts';
+import { badRequest } from '../core/errors.ts';
+import { noContent, route, type RouteDef } from '../http/route.ts';
+import type { Caller } from '../core/caller.ts';
 import type { PathResolver } from '../files/paths.ts';
 
 const prefsFields = {

@@ -3,8 +3,8 @@
 // so the indexer re-checks it in the background.
 import fs from 'node:fs';
 import path from 'node:path';
-import { AppError } from '../http/errors.ts';
-import type { Caller } from '../http/route.ts';
+import { AppError } from '../core/errors.ts';
+import type { Caller } from '../core/caller.ts';
 import { isReservedName } from '../files/names.ts';
 import { isInside, parseVirtualPath, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import type { Indexer } from '../indexer/indexer.ts';

@@ -1,7 +1,7 @@
 // Request bodies and query strings. Queries keep a literal `+` (native clients send file
 // names with `+` unencoded), so URLSearchParams, which turns `+` into a space, is not used.
 import type { IncomingMessage } from 'node:http';
-import { AppError, badRequest } from './errors.ts';
+import { AppError, badRequest } from '../core/errors.ts';
 
 export function parseQuery(search: string): Record<string, string> {
   const out: Record<string, string> = {};

@@ -4,9 +4,10 @@
 // what is mounted and hold in any letter case or spelling of a path.
 import type { IncomingMessage } from 'node:http';
 import { parse as parsePattern } from 'regexparam';
-import { AppError, badRequest } from './errors.ts';
+import { AppError, badRequest } from '../core/errors.ts';
 import { assertSameOrigin, type OriginPolicy } from './origin.ts';
-import { effectiveScope, type Caller, type RouteDef } from './route.ts';
+import { effectiveScope, type RouteDef } from './route.ts';
+import type { Caller } from '../core/caller.ts';
 
 export interface Authenticator {
   /** The caller of every request when AUTH_MODE=disabled; null when authentication is on. */

@@ -5,7 +5,7 @@
 // Referer) must be this server's own origin or PUBLIC_URL. A request that names no origin at
 // all (curl, scripts, server-to-server callbacks) is not a browser's cross-site request.
 import type { IncomingMessage } from 'node:http';
-import { AppError } from './errors.ts';
+import { AppError } from '../core/errors.ts';
 import { peerAddress, type TrustRule } from './address.ts';
 
 export const CROSS_SITE_REFUSED = 'CROSS_SITE_REFUSED';

@@ -3,7 +3,11 @@
 // route cannot be mounted without being described, or described without being mounted.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
-import type { Logger } from './log.ts';
+import type { Caller, Scope } from '../core/caller.ts';
+import type { Logger } from '../core/log.ts';
+
+// Moved to src/core/caller.ts; re-exported until the folders named in src/http/errors.ts import from core.
+export type { Caller, Scope };
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
@@ -14,21 +18,6 @@ export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPT
  * admin: administrator, session only.
  */
 export type Access = 'public' | 'link' | 'session' | 'account' | 'admin';
-export type Scope = 'read' | 'write';
-
-export interface Caller {
-  readonly userId: string;
-  readonly username: string;
-  readonly roles: readonly string[];
-  readonly isAdmin: boolean;
-  /** anonymous: AUTH_MODE=disabled, where every request acts as the local administrator. */
-  readonly via: 'session' | 'token' | 'anonymous';
-  readonly sessionId?: string;
-  readonly tokenId?: string;
-  readonly tokenScope?: Scope;
-  /** The session was opened with a password (not a passkey or the provider). */
-  readonly passwordSession?: boolean;
-}
 
 export interface ResponseSpec {
   description: string;

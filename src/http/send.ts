@@ -5,8 +5,8 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import { AppError } from './errors.ts';
-import type { Logger } from './log.ts';
+import { AppError } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 
 const GONE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
 

@@ -5,13 +5,14 @@ import { randomBytes } from 'node:crypto';
 import polka from 'polka';
 import { parse as parsePattern } from 'regexparam';
 import { z } from 'zod';
-import { AppError, errorEnvelope, fromFsError } from './errors.ts';
+import { AppError, errorEnvelope, fromFsError } from '../core/errors.ts';
 import { parseQuery, readJsonBody } from './body.ts';
 import { clientAddress, type TrustRule } from './address.ts';
 import { guardRequest, RouteMatcher, type Authenticator } from './guard.ts';
 import { endRefusal, refuseBody } from './linger.ts';
-import { requestContext, type Logger } from './log.ts';
-import { Reply, type Caller, type RouteDef } from './route.ts';
+import { requestContext, type Logger } from '../core/log.ts';
+import { Reply, type RouteDef } from './route.ts';
+import type { Caller } from '../core/caller.ts';
 import { isClientGone, prepareJson, sendJson } from './send.ts';
 
 export interface HttpOptions {

@@ -2,12 +2,12 @@
 // sink, re-checks of folders on screen, the paced sweep) feeding GET/POST /api/folder-size and
 // GET /api/search. `noteViewed(realPath)` is for the browse route: a folder on screen is
 // re-checked in the background.
-import type { Capability } from '../app.ts';
+import type { Capability } from '../core/capability.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { PathResolver } from '../files/paths.ts';
-import type { Logger } from '../http/log.ts';
+import type { Logger } from '../core/log.ts';
 import { createFolderSizes } from '../foldersize/service.ts';
 import { folderSizeRoutes } from '../foldersize/routes.ts';
 import { createSearch } from '../search/service.ts';

@@ -9,7 +9,7 @@
 // drops the whole file and walks again), which also covers a file from an older build.
 import fs from 'node:fs';
 import type { Database } from '../db/database.ts';
-import type { Logger } from '../http/log.ts';
+import type { Logger } from '../core/log.ts';
 
 export const INDEX_SCHEMA = 'idx';
 

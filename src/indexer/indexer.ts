@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import type { Logger } from '../http/log.ts';
+import type { Logger } from '../core/log.ts';
 import { readMounts, mountOf, isNetworkFs, type Mount } from './mounts.ts';
 import type { DocRecord, EntryRecord, WalkJob, WalkSummary, WorkerOptions } from './protocol.ts';
 import { IndexStore, type RootRow } from './store.ts';

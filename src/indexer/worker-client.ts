@@ -4,7 +4,7 @@
 // (watchdog.ts).
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../workers.ts';
-import type { Logger } from '../http/log.ts';
+import type { Logger } from '../core/log.ts';
 import type { DocRecord, EntryRecord, FromWorker, Listing, ToWorker, WalkJob, WalkSummary, WorkerOptions } from './protocol.ts';
 import { syncBeatBuffer, SyncWatchdog, WalkerStalledError, type Stall } from './watchdog.ts';
 

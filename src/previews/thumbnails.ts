@@ -9,7 +9,7 @@ import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { OpenedFile } from '../files/confined.ts';
-import type { Logger } from '../http/log.ts';
+import type { Logger } from '../core/log.ts';
 
 export interface ThumbnailSettings { enabled: boolean; size: number; quality: number; concurrency: number }
 

@@ -3,7 +3,7 @@
 // whole names must match. The term never reaches a shell or a query string unescaped: names
 // are matched through a trigram phrase and a RegExp built here, documents through an FTS5
 // phrase made of the term's own letters and digits.
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../core/errors.ts';
 
 export const MIN_TERM = 3;
 export const MAX_TERM = 200;

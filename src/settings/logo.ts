@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import { AppError, badRequest } from '../http/errors.ts';
+import { AppError, badRequest } from '../core/errors.ts';
 
 export const MAX_LOGO_BYTES = 2 * 1024 * 1024;
 export const LOGO_FILE = /^[a-f0-9]{16}\.(png|jpg|gif|webp)$/;

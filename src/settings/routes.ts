@@ -3,9 +3,10 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import type { ActivityService } from '../activity/service.ts';
-import { AppError, forbidden, notFound } from '../http/errors.ts';
+import { AppError, forbidden, notFound } from '../core/errors.ts';
 import { TOKEN_NOT_ALLOWED } from '../http/guard.ts';
-import { route, type Caller, type RouteDef } from '../http/route.ts';
+import { route, type RouteDef } from '../http/route.ts';
+import type { Caller } from '../core/caller.ts';
 import { LOGO_TYPES, type LogoStore } from './logo.ts';
 import type { SettingsService } from './service.ts';
 

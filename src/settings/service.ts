@@ -2,7 +2,7 @@
 // preferences. Sections are JSON documents in `settings`; defaults live here.
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../core/errors.ts';
 
 export interface Branding { appName: string; appLogoUrl: string; showPoweredBy: boolean }
 export interface Thumbnails { enabled: boolean; size: number; quality: number; concurrency: number }

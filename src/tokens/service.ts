@@ -5,8 +5,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ActivityService } from '../activity/service.ts';
 import type { Database } from '../db/database.ts';
-import { badRequest, conflict, notFound } from '../http/errors.ts';
-import type { Caller, Scope } from '../http/route.ts';
+import { badRequest, conflict, notFound } from '../core/errors.ts';
+import type { Caller, Scope } from '../core/caller.ts';
 import { isAdminRow, parseRoles, type UsersStore } from '../auth/users-store.ts';
 
 export const TOKEN_PREFIX = 'burrow';

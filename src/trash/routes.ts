@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { noContent, route, type RouteDef } from '../http/route.ts';
 import { sendWholeText } from '../http/send.ts';
 import type { FileOps } from '../files/ops.ts';

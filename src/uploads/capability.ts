@@ -1,11 +1,11 @@
 // The uploads capability as app.ts sees it: its routes, its feature section and the expiry
 // sweep of resumable uploads (a timer started after listen, never in the request path).
-import type { Capability } from '../app.ts';
+import type { Capability } from '../core/capability.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { PathResolver } from '../files/paths.ts';
-import type { Logger } from '../http/log.ts';
+import type { Logger } from '../core/log.ts';
 import { createMultipartReceiver } from './multipart.ts';
 import { createPlacement } from './placement.ts';
 import { uploadRoutes } from './routes.ts';

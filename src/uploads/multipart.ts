@@ -8,8 +8,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { AppError, badRequest, fromFsError } from '../http/errors.ts';
-import type { Caller } from '../http/route.ts';
+import { AppError, badRequest, fromFsError } from '../core/errors.ts';
+import type { Caller } from '../core/caller.ts';
 import { toFileItem, type Checked, type FileItem, type Placement, type PlacedFile, type UploadTarget } from './placement.ts';
 import { formatBytes, removeQuietly, type Staging } from './staging.ts';
 

@@ -9,8 +9,8 @@ import type { ChangeSink } from '../changes.ts';
 import { childDirIn, openDirIn, withParentIn, type Dir } from '../files/confined.ts';
 import { assertPlainName, placeFile, temporaryName } from '../files/names.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
-import { AppError, forbidden } from '../http/errors.ts';
-import type { Caller } from '../http/route.ts';
+import { AppError, forbidden } from '../core/errors.ts';
+import type { Caller } from '../core/caller.ts';
 
 /** Where an upload goes, as the client named it. */
 export interface UploadTarget {

@@ -3,7 +3,7 @@
 // but answer 404 `UPLOAD_CHUNKED_DISABLED`, so a client learns why instead of meeting a 405.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { AppError, fromFsError } from '../http/errors.ts';
+import { AppError, fromFsError } from '../core/errors.ts';
 import { refuseBody } from '../http/linger.ts';
 import { reply, route, type RouteDef } from '../http/route.ts';
 import type { MultipartReceiver } from './multipart.ts';

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from '../db/database.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { RESERVED_DIR, TEMP_PREFIX } from '../files/names.ts';
 
 export const STAGING_SUBDIR = 'uploads';

@@ -3,8 +3,8 @@
 import type { ActivityService } from '../activity/service.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { badRequest, conflict, forbidden, notFound } from '../http/errors.ts';
-import type { Caller } from '../http/route.ts';
+import { badRequest, conflict, forbidden, notFound } from '../core/errors.ts';
+import type { Caller } from '../core/caller.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import type { SessionStore } from '../auth/sessions.ts';
 import { isAdminRow, normaliseRoles, toWire, type UserRow, type UsersStore, type WireUser } from '../auth/users-store.ts';

@@ -4,7 +4,7 @@ import fsp from 'node:fs/promises';
 import { z } from 'zod';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { noContent, route, type RouteDef } from '../http/route.ts';
 import { sendWholeText } from '../http/send.ts';
 import { fileItem } from '../files/items.ts';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { AppError, badRequest, conflict, notFound } from '../http/errors.ts';
+import { AppError, badRequest, conflict, notFound } from '../core/errors.ts';
 import { noContent, route, type RouteDef } from '../http/route.ts';
 import { assertPlainName } from '../files/names.ts';
 import { RESERVED_PREFIXES } from '../files/paths.ts';

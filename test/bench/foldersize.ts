@@ -29,7 +29,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/http/log.ts';
+import { createLogger } from '../../src/core/log.ts';
 
 const FILES = Number(process.argv[2] ?? 100_000);
 const FOLDERS = Number(process.argv[3] ?? 5000);

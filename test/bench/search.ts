@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Database } from '../../src/db/database.ts';
-import { createLogger } from '../../src/http/log.ts';
+import { createLogger } from '../../src/core/log.ts';
 import { openIndexFile } from '../../src/indexer/index-db.ts';
 import { IndexStore } from '../../src/indexer/store.ts';
 import type { DocRecord, EntryRecord } from '../../src/indexer/protocol.ts';

@@ -11,7 +11,7 @@ import { Database } from '../../src/db/database.ts';
 import { InstanceLockError } from '../../src/db/instance-lock.ts';
 import { MigrationError, runMigrations } from '../../src/db/migrations.ts';
 import { parseTrustProxy } from '../../src/http/address.ts';
-import { createLogger } from '../../src/http/log.ts';
+import { createLogger } from '../../src/core/log.ts';
 import { route } from '../../src/http/route.ts';
 import { createHttpServer } from '../../src/http/server.ts';
 import { Client, envelope } from '../support/client.ts';

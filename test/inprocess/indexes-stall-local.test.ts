@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/http/log.ts';
+import { createLogger } from '../../src/core/log.ts';
 import { Client } from '../support/client.ts';
 import { makeDirs, removeDirs, type TestDirs } from '../support/server.ts';
 

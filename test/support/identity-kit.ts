@@ -12,7 +12,7 @@ import { hashPassword } from '../../src/auth/passwords.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { Database } from '../../src/db/database.ts';
 import { loadMigrations, runMigrations } from '../../src/db/migrations.ts';
-import type { Logger } from '../../src/http/log.ts';
+import type { Logger } from '../../src/core/log.ts';
 import { SettingsService } from '../../src/settings/service.ts';
 
 export const quietLog = { debug() {}, info() {}, warn() {}, error() {}, child() { return quietLog; } } as unknown as Logger;

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { Database } from '../../src/db/database.ts';
-import { createLogger, type Logger } from '../../src/http/log.ts';
+import { createLogger, type Logger } from '../../src/core/log.ts';
 import { openApiPath } from '../../src/http/openapi.ts';
 import { sandbox, type Sandbox } from '../binary/harness.ts';
 

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPathResolver, parseVirtualPath, type PathResolver } from '../../src/files/paths.ts';
 import type { PersonalFolders } from '../../src/files/personal.ts';
-import type { Caller } from '../../src/http/route.ts';
+import type { Caller } from '../../src/core/caller.ts';
 
 const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
 const reader: Caller = { ...alice, via: 'token', tokenScope: 'read' };

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Database } from '../../src/db/database.ts';
-import { createLogger } from '../../src/http/log.ts';
+import { createLogger } from '../../src/core/log.ts';
 import { nodeFs } from '../../src/indexer/fs-layer.ts';
 import { INDEX_FORMAT, openIndexFile, closeIndexFile } from '../../src/indexer/index-db.ts';
 import { IoGuard } from '../../src/indexer/io-guard.ts';

@@ -2,7 +2,7 @@
 // queries handed to FTS5 (always quoted: the term never becomes query syntax).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AppError } from '../../src/http/errors.ts';
+import { AppError } from '../../src/core/errors.ts';
 import { compareNames, documentQuery, matchLine, nameTier, parseTerm, trigramPhrase } from '../../src/search/term.ts';
 
 function refused(raw: string, code: string) {

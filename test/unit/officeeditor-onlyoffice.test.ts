@@ -14,9 +14,9 @@ import { Database } from '../../src/db/database.ts';
 import { collectMigrations, runMigrations } from '../../src/db/migrations.ts';
 import { createPathResolver } from '../../src/files/paths.ts';
 import type { PersonalFolders } from '../../src/files/personal.ts';
-import { AppError } from '../../src/http/errors.ts';
-import { silentLogger } from '../../src/http/log.ts';
-import type { Caller } from '../../src/http/route.ts';
+import { AppError } from '../../src/core/errors.ts';
+import { silentLogger } from '../../src/core/log.ts';
+import type { Caller } from '../../src/core/caller.ts';
 import { createVersions } from '../../src/versions/service.ts';
 import { createOfficeEditorPlugin } from '../../src/plugins/officeeditor/index.ts';
 

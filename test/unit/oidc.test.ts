@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash, randomBytes } from 'node:crypto';
-import { AppError } from '../../src/http/errors.ts';
+import { AppError } from '../../src/core/errors.ts';
 import { OidcService, oidcOptions, type OidcOptions } from '../../src/oidc/service.ts';
 import { identityKit, type IdentityKit } from '../support/identity-kit.ts';
 import { startIdp, type TestIdp } from '../support/oidc-idp.ts';

@@ -3,7 +3,7 @@
 // wrong RP id or origin, unknown credential, a counter that went backwards).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AppError } from '../../src/http/errors.ts';
+import { AppError } from '../../src/core/errors.ts';
 import { RelyingParties } from '../../src/passkeys/relying-party.ts';
 import { PasskeyService } from '../../src/passkeys/service.ts';
 import { identityKit, type IdentityKit } from '../support/identity-kit.ts';

@@ -8,8 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPathResolver } from '../../src/files/paths.ts';
 import type { PersonalFolders } from '../../src/files/personal.ts';
-import type { Caller } from '../../src/http/route.ts';
-import { AppError } from '../../src/http/errors.ts';
+import type { Caller } from '../../src/core/caller.ts';
+import { AppError } from '../../src/core/errors.ts';
 import { createPermissions } from '../../src/permissions/service.ts';
 
 const admin: Caller = { userId: 'u-admin', username: 'admin', roles: ['admin'], isAdmin: true, via: 'session' };

@@ -8,13 +8,13 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import WebSocket from 'ws';
 import type { ActivityEvent } from '../../src/activity/service.ts';
-import { silentLogger } from '../../src/http/log.ts';
+import { silentLogger } from '../../src/core/log.ts';
 import type { PtyAddon } from '../../src/native.ts';
 import { isSecretVariable, terminalEnvironment } from '../../src/terminal/environment.ts';
 import { createTerminalManager, type TerminalOptions, type TerminalSession } from '../../src/terminal/sessions.ts';
 import { createTerminalSocketServer } from '../../src/terminal/socket.ts';
 import { createTicketStore } from '../../src/terminal/tickets.ts';
-import { AppError } from '../../src/http/errors.ts';
+import { AppError } from '../../src/core/errors.ts';
 
 const pty = createRequire(import.meta.url)('@lydell/node-pty') as PtyAddon;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

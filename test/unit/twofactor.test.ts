@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { SecretBox } from '../../src/twofactor/secret-box.ts';
 import { TwoFactorService } from '../../src/twofactor/service.ts';
-import { AppError } from '../../src/http/errors.ts';
+import { AppError } from '../../src/core/errors.ts';
 import { identityKit, type IdentityKit } from '../support/identity-kit.ts';
 
 const T0 = 1_893_456_000; // 2030-01-01T00:00:00Z, a step boundary

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WalkerClient } from '../../src/indexer/worker-client.ts';
-import type { Logger } from '../../src/http/log.ts';
+import type { Logger } from '../../src/core/log.ts';
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {}, child() { return quiet; } } as unknown as Logger;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -2,7 +2,7 @@
 // with sha256). Each validator sits under the protocol sentence it enforces (quoted from
 // https://tus.io/protocols/resumable-upload), so a reader can check one against the other.
 // Pure functions over header values: no I/O, no req/res.
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../core/errors.ts';
 
 export const TUS_VERSION = '1.0.0';
 export const TUS_EXTENSIONS = ['creation', 'termination', 'expiration', 'checksum'] as const;

@@ -12,9 +12,9 @@ import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { IncomingHttpHeaders } from 'node:http';
-import { AppError, fromFsError } from '../../http/errors.ts';
-import type { Logger } from '../../http/log.ts';
-import type { Caller } from '../../http/route.ts';
+import { AppError, fromFsError } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
+import type { Caller } from '../../core/caller.ts';
 import type { Placement, UploadTarget } from '../placement.ts';
 import { isPartName, removeQuietly, TUS_PART, type Staging } from '../staging.ts';
 import {

@@ -1,0 +1,18 @@
+// Who is asking: decided once per request by the guard, handed to services as a plain value.
+
+/** What an API token may do: read (GET, HEAD and the download rows) or also write. */
+export type Scope = 'read' | 'write';
+
+export interface Caller {
+  readonly userId: string;
+  readonly username: string;
+  readonly roles: readonly string[];
+  readonly isAdmin: boolean;
+  /** anonymous: AUTH_MODE=disabled, where every request acts as the local administrator. */
+  readonly via: 'session' | 'token' | 'anonymous';
+  readonly sessionId?: string;
+  readonly tokenId?: string;
+  readonly tokenScope?: Scope;
+  /** The session was opened with a password (not a passkey or the provider). */
+  readonly passwordSession?: boolean;
+}
