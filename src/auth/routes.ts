@@ -1,6 +1,6 @@
 // Rows of the route table for accounts and password sign-in (spec §4.1, password parts).
 import { z } from 'zod';
-import { badRequest } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { reply, route, type RouteDef } from '../http/route.ts';
 import type { IdentityAuthenticator, SessionCookies } from './authenticator.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
@@ -56,7 +56,7 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps): Ro
       responses: { 200: { description: 'Signed in; the session cookie is set', schema: userAnswer }, 400: 'Malformed body', 401: 'Wrong sign-in name or password', 403: 'Password sign-in is off', 429: 'Locked account or too many attempts (Retry-After)' },
       handler: async ({ body, ip }) => {
         const identifier = body.identifier ?? body.email ?? body.username;
-        if (!identifier) throw badRequest('Invalid body: identifier: Required (an email or a username).', 'INVALID_BODY');
+        if (!identifier) throw new AppError('INVALID_BODY', 'Invalid body: identifier: Required (an email or a username).');
         const signIn = await auth.login({ identifier, password: body.password }, ip);
         return reply(200, 'user' in signIn ? { user: signIn.user } : { totpRequired: true }, { 'Set-Cookie': cookies.set(signIn.session.id) });
       },

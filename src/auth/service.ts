@@ -3,7 +3,7 @@
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { ActivityService } from '../activity/service.ts';
-import { AppError, badRequest, conflict, forbidden, unauthorized } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { LIMITS, type RateLimiter } from './rate-limits.ts';
@@ -89,21 +89,21 @@ export class AuthService {
   }
 
   private refuseWhenOidcOnly(): void {
-    if (this.mode === 'oidc') throw forbidden('Password sign-in is turned off: this installation signs in through its identity provider only.', METHOD_DISABLED);
+    if (this.mode === 'oidc') throw new AppError(METHOD_DISABLED, 'Password sign-in is turned off: this installation signs in through its identity provider only.');
   }
 
   /** Creates the first administrator; serialised so concurrent calls never make two. */
   async setup(input: { email: string; username?: string | undefined; password: string }, ip: string): Promise<{ user: WireUser; session: OpenedSession }> {
     this.refuseWhenOidcOnly();
     this.deps.limits.hit(`setup:${ip}`, LIMITS.setup);
-    if (this.deps.users.count() > 0) throw forbidden('Setup is already complete.', 'SETUP_DONE');
+    if (this.deps.users.count() > 0) throw new AppError('SETUP_DONE');
     const email = input.email.trim();
     const username = (input.username?.trim() || email.split('@')[0]!).trim();
-    if (!username) throw badRequest('Invalid body: username: must not be empty.');
+    if (!username) throw new AppError('INVALID_BODY', 'Invalid body: username: must not be empty.');
     const hash = await hashPassword(input.password);
     // Hashing yielded: check again inside the same synchronous transaction as the insert.
     const row = this.deps.db.transaction(() => {
-      if (this.deps.users.count() > 0) throw forbidden('Setup is already complete.', 'SETUP_DONE');
+      if (this.deps.users.count() > 0) throw new AppError('SETUP_DONE');
       return this.deps.users.insert({ username, email, passwordHash: hash, roles: ['admin'] });
     });
     const session = this.deps.sessions.create(row.id, 'password', ip);
@@ -121,7 +121,7 @@ export class AuthService {
     const left = this.lockedFor(row);
     if (left > 0) {
       this.deps.activity.record({ action: 'auth.login', outcome: 'failure', userId: row.id, username: row.username, ip, detail: { reason: 'locked' } });
-      throw new AppError(429, 'Too many failed attempts: this account is locked for now. Try again later.', ACCOUNT_LOCKED, { 'Retry-After': String(Math.ceil(left / 1000)) });
+      throw new AppError(ACCOUNT_LOCKED, undefined, { headers: { 'Retry-After': String(Math.ceil(left / 1000)) } });
     }
   }
 
@@ -152,11 +152,11 @@ export class AuthService {
       this.deps.limits.count(`login-fail:${ip}`, LIMITS.signInFailures);
       if (row) this.recordFailure(row, ip, row.password_hash ? 'wrong-password' : 'no-password');
       else this.deps.activity.record({ action: 'auth.login', outcome: 'failure', ip, detail: { reason: candidates.length > 1 ? 'ambiguous-identifier' : 'unknown-account' } });
-      throw unauthorized('The sign-in name or password is wrong.', INVALID_CREDENTIALS);
+      throw new AppError(INVALID_CREDENTIALS);
     }
     // The lock may have been set while the hash was computed.
     const fresh = this.deps.users.get(row.id);
-    if (!fresh) throw unauthorized('The sign-in name or password is wrong.', INVALID_CREDENTIALS);
+    if (!fresh) throw new AppError(INVALID_CREDENTIALS);
     this.refuseLocked(fresh, ip);
     this.deps.users.clearFailures(row.id);
     this.deps.users.touchMethod(row.id, 'local_password', 'local');
@@ -172,7 +172,7 @@ export class AuthService {
     const row = await this.checkPassword(input, ip);
     if (this.deps.secondFactor?.enabled(row.id)) {
       this.deps.activity.record({ action: 'auth.login', outcome: 'failure', userId: row.id, username: row.username, ip, detail: { reason: 'second-factor-needs-token', method: 'basic' } });
-      throw unauthorized('This account signs in with a second factor: use an API token as the password here.', 'AUTH_TOKEN_REQUIRED');
+      throw new AppError('AUTH_TOKEN_REQUIRED');
     }
     this.deps.activity.record({ action: 'auth.login', outcome: 'success', userId: row.id, username: row.username, ip, detail: { method: 'basic' } });
     return row;
@@ -199,7 +199,7 @@ export class AuthService {
    */
   signInWith(userId: string, method: 'passkey' | 'oidc', ip: string, opts: { twoFactorsProven: boolean }): SignIn {
     const row = this.deps.users.get(userId);
-    if (!row) throw unauthorized('This account no longer exists.');
+    if (!row) throw new AppError('AUTH_REQUIRED', 'This account no longer exists.');
     return this.openSignIn(row, method, ip, opts.twoFactorsProven);
   }
 
@@ -212,14 +212,14 @@ export class AuthService {
     this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
     const factor = this.deps.secondFactor;
     const row = held && held.state === 'held' ? this.deps.users.get(held.user_id) : undefined;
-    if (!held || !row || !factor) throw unauthorized('No sign-in is waiting for a code: sign in again.', INVALID_TOTP_CODE);
+    if (!held || !row || !factor) throw new AppError(INVALID_TOTP_CODE, 'No sign-in is waiting for a code: sign in again.');
     const heldRow = held;
     this.refuseLocked(row, ip);
     const result = factor.verify(row.id, code);
     if (!result) {
       this.deps.limits.count(`login-fail:${ip}`, LIMITS.signInFailures);
       this.recordFailure(row, ip, 'wrong-totp-code');
-      throw unauthorized('The code is wrong.', INVALID_TOTP_CODE);
+      throw new AppError(INVALID_TOTP_CODE);
     }
     const session = this.deps.db.transaction(() => {
       this.deps.sessions.delete(heldRow.id_hash);
@@ -241,7 +241,7 @@ export class AuthService {
 
   private account(caller: Caller): UserRow {
     const row = this.deps.users.get(caller.userId);
-    if (!row) throw unauthorized();
+    if (!row) throw new AppError('AUTH_REQUIRED');
     return row;
   }
 
@@ -253,12 +253,12 @@ export class AuthService {
   /** confirmPassword by account id, for services that never see a Caller. */
   async confirmPasswordOf(userId: string, password: string | undefined, ip: string): Promise<void> {
     const row = this.deps.users.get(userId);
-    if (!row) throw unauthorized();
+    if (!row) throw new AppError('AUTH_REQUIRED');
     if (!row.password_hash) return;
     this.refuseLocked(row, ip);
     if (!password || !(await verifyPassword(password, row.password_hash))) {
       this.recordFailure(row, ip, 'wrong-password');
-      throw unauthorized('The password is wrong.', INVALID_CREDENTIALS);
+      throw new AppError(INVALID_CREDENTIALS, 'The password is wrong.');
     }
   }
 
@@ -270,12 +270,12 @@ export class AuthService {
   async changePassword(caller: Caller, currentPassword: string, newPassword: string, ip: string): Promise<OpenedSession> {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
     const row = this.account(caller);
-    if (!row.password_hash) throw badRequest('This account has no password yet; add one instead.', 'NO_PASSWORD');
+    if (!row.password_hash) throw new AppError('NO_PASSWORD');
     this.refuseLocked(row, ip);
     if (!(await verifyPassword(currentPassword, row.password_hash))) {
       this.recordFailure(row, ip, 'wrong-password');
       this.deps.activity.record({ action: 'auth.password-change', outcome: 'failure', userId: row.id, ip });
-      throw unauthorized('The current password is wrong.', INVALID_CREDENTIALS);
+      throw new AppError(INVALID_CREDENTIALS, 'The current password is wrong.');
     }
     const hash = await hashPassword(newPassword);
     const session = this.deps.db.transaction(() => {
@@ -289,9 +289,9 @@ export class AuthService {
 
   async addPassword(caller: Caller, password: string, ip: string): Promise<void> {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
-    if (!this.localAllowed || this.mode === 'oidc') throw forbidden('Local passwords cannot be created on this installation.', METHOD_DISABLED);
+    if (!this.localAllowed || this.mode === 'oidc') throw new AppError(METHOD_DISABLED, 'Local passwords cannot be created on this installation.');
     const row = this.account(caller);
-    if (row.password_hash) throw conflict('This account already has a password.', 'PASSWORD_EXISTS');
+    if (row.password_hash) throw new AppError('PASSWORD_EXISTS');
     const hash = await hashPassword(password);
     this.deps.users.setPassword(row.id, hash);
     this.deps.activity.record({ action: 'auth.password-add', outcome: 'success', userId: row.id, ip });

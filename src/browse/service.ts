@@ -100,7 +100,7 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
 
   async function metadata(caller: Caller, virtual: string) {
     const target = await resolver.resolve(caller, virtual, { mustExist: true });
-    if (!target.space) throw new AppError(400, 'The top has no metadata; name a volume or an item.', 'TOP_LEVEL');
+    if (!target.space) throw new AppError('TOP_LEVEL', 'The top has no metadata; name a volume or an item.');
     const st = await fsp.stat(target.realPath);
     const name = path.posix.basename(target.virtualPath);
     const created = st.birthtimeMs > 0 ? st.birthtime : st.ctime;

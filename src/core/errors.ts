@@ -109,6 +109,7 @@ export const ERRORS = {
   MISSING_DESTINATION: { status: 400, message: 'The uploadTo field must come before the file.' },
   BAD_DESTINATION: { status: 400, message: 'Uploads go into a folder of a volume, not the top.' },
   NO_FILE: { status: 400, message: 'No file arrived in the "filedata" field.' },
+  UPLOAD_ABORTED: { status: 400, message: 'The upload was interrupted before it was complete; nothing was kept.' },
   UPLOAD_TOO_LARGE: { status: 413, message: 'The file is larger than this server accepts.' },
   UPLOAD_TOO_MANY_FILES: { status: 413, message: 'Too many files in one upload request.' },
   UPLOAD_TOO_MANY_FIELDS: { status: 413, message: 'Too many fields in one upload request.' },
@@ -189,7 +190,7 @@ export type ErrorCode = keyof typeof ERRORS;
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
 /** The other statuses a code may answer with (never for most codes). */
-type AlsoStatus<C extends ErrorCode> = (typeof ERRORS)[C] extends { readonly also: readonly (infer S)[] } ? S : never;
+export type AlsoStatus<C extends ErrorCode> = C extends ErrorCode ? ((typeof ERRORS)[C] extends { readonly also: readonly (infer S)[] } ? S : never) : never;
 
 export interface ErrorOptions<C extends ErrorCode = ErrorCode> {
   headers?: Record<string, string>;
@@ -200,12 +201,12 @@ export interface ErrorOptions<C extends ErrorCode = ErrorCode> {
 
 const isErrorCode = (code: unknown): code is ErrorCode => typeof code === 'string' && Object.hasOwn(ERRORS, code);
 
-export class AppError extends Error {
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   readonly status: number;
   readonly code: ErrorCode;
   readonly headers: Record<string, string>;
 
-  constructor(code: ErrorCode, message?: string, options?: ErrorOptions);
+  constructor(code: C, message?: string, options?: ErrorOptions<C>);
   /**
    * @deprecated The status comes from the catalogue: `new AppError(code, message?)`. Kept while
    * src/archives, webdav, twofactor, passkeys, oidc, terminal, plugins and permissions still
@@ -213,7 +214,7 @@ export class AppError extends Error {
    * generic code).
    */
   constructor(status: number, message: string, code?: string, headers?: Record<string, string>);
-  constructor(first: ErrorCode | number, message?: string, third?: ErrorOptions | string, headers?: Record<string, string>) {
+  constructor(first: C | number, message?: string, third?: ErrorOptions<C> | string, headers?: Record<string, string>) {
     if (typeof first === 'number') {
       super(message);
       this.status = first;
@@ -221,12 +222,18 @@ export class AppError extends Error {
       this.headers = headers ?? {};
     } else {
       const entry: Entry = ERRORS[first];
-      const options = (third ?? {}) as ErrorOptions;
+      const options = (third ?? {}) as ErrorOptions<C>;
       super(message ?? entry.message, options.cause === undefined ? undefined : { cause: options.cause });
       this.status = options.status ?? entry.status;
       this.code = first;
       this.headers = options.headers ?? {};
     }
+  }
+
+  /** The same answer with more headers (a protocol's own, such as TUS's). */
+  withHeaders(headers: Record<string, string>): AppError {
+    // The status is this error's own, so it is one the catalogue allows for the code.
+    return new AppError(this.code, this.message, { headers: { ...headers, ...this.headers }, status: this.status as never, cause: this.cause });
   }
 }
 

@@ -2,7 +2,7 @@
 // and the plan of a download (files, bytes, archive name) without sending it.
 import path from 'node:path';
 import { z } from 'zod';
-import { badRequest, forbidden } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { route, type RouteDef } from '../http/route.ts';
 import type { Caller } from '../core/caller.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
@@ -28,12 +28,12 @@ export function downloadRoutes(deps: { resolver: PathResolver; showHidden: (user
       ...(sel.paths ?? []),
       ...(sel.items ?? []).map((i) => joinVirtual(i.path, i.name)),
     ];
-    if (wanted.length === 0) throw badRequest('Name what to download: `path`, `paths` or `items`.', 'NO_ITEMS');
+    if (wanted.length === 0) throw new AppError('NO_ITEMS', 'Name what to download: `path`, `paths` or `items`.');
     const out: ResolvedPath[] = [];
     for (const p of wanted) {
       const r = await resolver.resolve(caller, p, { mustExist: true });
-      if (!r.space) throw badRequest('The top cannot be downloaded; choose a volume or items.', 'TOP_LEVEL');
-      if (!r.access.canDownload) throw forbidden('You may not download this.', 'NO_DOWNLOAD');
+      if (!r.space) throw new AppError('TOP_LEVEL', 'The top cannot be downloaded; choose a volume or items.');
+      if (!r.access.canDownload) throw new AppError('NO_DOWNLOAD');
       out.push(r);
     }
     return out;

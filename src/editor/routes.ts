@@ -7,7 +7,7 @@ import fsp from 'node:fs/promises';
 import { z } from 'zod';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
-import { AppError, badRequest, forbidden } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { reply, route, type RouteDef } from '../http/route.ts';
 import type { Caller } from '../core/caller.ts';
 import { sendWholeText } from '../http/send.ts';
@@ -26,8 +26,8 @@ export function editorRoutes(deps: { resolver: PathResolver; versions: VersionSe
 
   async function read(caller: Caller, p: string, req: any, res: any) {
     const file = await deps.resolver.resolve(caller, p, { mustExist: true });
-    if (!file.space || file.isDirectory) throw badRequest('Name a file, not a folder.', 'IS_A_FOLDER');
-    if (!file.access.canRead) throw forbidden('You may not read this file.');
+    if (!file.space || file.isDirectory) throw new AppError('IS_A_FOLDER', 'Name a file, not a folder.');
+    if (!file.access.canRead) throw new AppError('FORBIDDEN', 'You may not read this file.');
     const { text, st } = await withFileIn(file.space.root, file.realPath, async (f) => ({ text: await readOpenedText(f, max), st: f.stat }));
     const etag = editorEtag(text.content, st);
     const inm = req.headers['if-none-match'];
@@ -60,9 +60,9 @@ export function editorRoutes(deps: { resolver: PathResolver; versions: VersionSe
       responses: { 200: '`{ success }` with the ETag the next read will carry', 400: 'Over EDITOR_MAX_FILESIZE', 415: 'Binary file' },
       handler: async ({ caller, body }) => {
         const file = await deps.resolver.resolve(caller!, body.path);
-        if (!file.space) throw badRequest('Name a file inside a volume.', 'TOP_LEVEL');
-        if (file.isDirectory) throw badRequest('That is a folder, not a file.', 'IS_A_FOLDER');
-        if (!file.access.canWrite) throw forbidden(file.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not change this file.', 'READ_ONLY');
+        if (!file.space) throw new AppError('TOP_LEVEL', 'Name a file inside a volume.');
+        if (file.isDirectory) throw new AppError('IS_A_FOLDER');
+        if (!file.access.canWrite) throw new AppError('READ_ONLY', file.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not change this file.');
         // Everything below happens in the checked parent folder's descriptor: the text read, the
         // version kept and the file replaced are the ones inside the volume, whatever is swapped.
         const root = file.space.root;
@@ -76,12 +76,12 @@ export function editorRoutes(deps: { resolver: PathResolver; versions: VersionSe
           try {
             if (current) {
               const bytes = await readOpenedBytes(current, max);
-              if (looksBinary(bytes)) throw new AppError(415, 'This is a binary file, not text.', 'BINARY');
+              if (looksBinary(bytes)) throw new AppError('BINARY');
               encoding = decodeText(bytes).encoding;
               mode = current.stat.mode & 0o7777;
             }
             const bytes = encodeText(body.content, encoding);
-            if (bytes.length > max) throw new AppError(400, `The text is larger than the editor limit (EDITOR_MAX_FILESIZE, ${max} bytes).`, 'TOO_LARGE');
+            if (bytes.length > max) throw new AppError('TOO_LARGE', `The text is larger than the editor limit (EDITOR_MAX_FILESIZE, ${max} bytes).`);
             const temp = temporaryName();
             const handle = await fsp.open(dir.at(temp), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), mode ?? 0o644);
             try {
@@ -97,7 +97,7 @@ export function editorRoutes(deps: { resolver: PathResolver; versions: VersionSe
               } else {
                 // A new file claims its name exclusively: never over one created meanwhile.
                 await fsp.link(dir.at(temp), dir.at(name)).catch((err) => {
-                  throw err.code === 'EEXIST' ? new AppError(409, 'The file was created by someone else meanwhile; reload it.', 'EXISTS') : err;
+                  throw err.code === 'EEXIST' ? new AppError('EXISTS', 'The file was created by someone else meanwhile; reload it.') : err;
                 });
                 await fsp.unlink(dir.at(temp));
               }

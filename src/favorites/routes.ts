@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Database } from '../db/database.ts';
-import { badRequest, notFound } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { route, type RouteDef } from '../http/route.ts';
 import type { PathResolver } from '../files/paths.ts';
 
@@ -25,7 +25,7 @@ export function favoriteRoutes(deps: { db: Database; resolver: PathResolver }): 
       responses: { 201: { description: 'The favourite', schema: favorite } },
       handler: async ({ caller, body }) => {
         const target = await deps.resolver.resolve(caller!, body.path, { mustExist: true });
-        if (!target.space) throw badRequest('The top cannot be a favourite.', 'TOP_LEVEL');
+        if (!target.space) throw new AppError('TOP_LEVEL', 'The top cannot be a favourite.');
         const now = new Date().toISOString();
         const existing = db.get<Row>('SELECT * FROM favorites WHERE user_id = ? AND path = ?', [caller!.userId, target.virtualPath]);
         if (existing) {
@@ -48,7 +48,7 @@ export function favoriteRoutes(deps: { db: Database; resolver: PathResolver }): 
         const ids = db.all<{ id: string }>('SELECT id FROM favorites WHERE user_id = ?', [caller!.userId]).map((r) => r.id);
         const wanted = new Set(body.order);
         if (wanted.size !== body.order.length || wanted.size !== ids.length || ids.some((id) => !wanted.has(id))) {
-          throw badRequest('`order` must name every favourite exactly once.', 'BAD_ORDER');
+          throw new AppError('BAD_ORDER');
         }
         const now = new Date().toISOString();
         db.transaction(() => body.order.forEach((id, i) => db.run('UPDATE favorites SET position = ?, updated_at = ? WHERE id = ? AND user_id = ?', [i, now, id, caller!.userId])));
@@ -61,7 +61,7 @@ export function favoriteRoutes(deps: { db: Database; resolver: PathResolver }): 
       responses: { 200: { description: 'The updated favourite', schema: favorite } },
       handler: ({ caller, params, body }) => {
         const row = db.get<Row>('SELECT * FROM favorites WHERE id = ? AND user_id = ?', [params.id!, caller!.userId]);
-        if (!row) throw notFound('No such favourite.', 'NOT_FOUND');
+        if (!row) throw new AppError('NOT_FOUND', 'No such favourite.');
         db.run('UPDATE favorites SET label = ?, icon = ?, color = ?, updated_at = ? WHERE id = ?',
           [body.label !== undefined ? body.label : row.label, body.icon ?? row.icon, body.color !== undefined ? body.color : row.color, new Date().toISOString(), row.id]);
         return toFavorite(db.get<Row>('SELECT * FROM favorites WHERE id = ?', [row.id])!);

@@ -33,7 +33,7 @@ const readlink = promisify(fs.readlink) as (p: string) => Promise<string>;
 const realpath = promisify(fs.realpath) as (p: string) => Promise<string>;
 const close = (fd: number) => new Promise<void>((resolve) => fs.close(fd, () => resolve()));
 
-export const outsideError = () => new AppError(403, 'The path leads outside its volume.', 'PATH_OUTSIDE');
+export const outsideError = () => new AppError('PATH_OUTSIDE');
 
 /** Is `child` the folder `parent` or inside it (both absolute, normalised)? */
 export function within(parent: string, child: string): boolean {
@@ -89,8 +89,8 @@ export async function openFileIn(root: string, p: string): Promise<OpenedFile> {
   let stat: fs.Stats;
   try {
     stat = await fstat(fd);
-    if (stat.isDirectory()) throw new AppError(400, 'That is a folder, not a file.', 'IS_A_FOLDER');
-    if (!stat.isFile()) throw new AppError(400, 'That is not a regular file.', 'NOT_A_FILE');
+    if (stat.isDirectory()) throw new AppError('IS_A_FOLDER');
+    if (!stat.isFile()) throw new AppError('NOT_A_FILE');
   } catch (err) {
     await close(fd);
     throw err;
@@ -139,7 +139,7 @@ export async function openDirIn(root: string, p: string): Promise<Dir> {
     fd = await open(p, C.O_RDONLY | DIRECTORY);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOTDIR') throw new AppError(400, 'The destination is not a folder.', 'NOT_A_FOLDER');
+    if (code === 'ENOTDIR') throw new AppError('NOT_A_FOLDER', 'The destination is not a folder.');
     throw err;
   }
   try {

@@ -42,12 +42,12 @@ export function isPlainName(name: unknown): name is string {
 
 /** Throws 400 unless `name` is a plain name. */
 export function assertPlainName(name: unknown, what = 'name'): string {
-  if (typeof name !== 'string' || name.trim() === '') throw new AppError(400, `The ${what} is empty.`, 'BAD_NAME');
-  if (/[/\\]/.test(name)) throw new AppError(400, `The ${what} may not contain / or \\.`, 'BAD_NAME');
-  if (name.includes('\0')) throw new AppError(400, `The ${what} may not contain a NUL byte.`, 'BAD_NAME');
-  if (name === '.' || name === '..') throw new AppError(400, `The ${what} may not be "." or "..".`, 'BAD_NAME');
-  if (Buffer.byteLength(name) > 255) throw new AppError(400, `The ${what} is longer than 255 bytes.`, 'NAME_TOO_LONG');
-  if (isReservedName(name)) throw new AppError(400, `The ${what} "${name}" is reserved by Burrow.`, 'BAD_NAME');
+  if (typeof name !== 'string' || name.trim() === '') throw new AppError('BAD_NAME', `The ${what} is empty.`);
+  if (/[/\\]/.test(name)) throw new AppError('BAD_NAME', `The ${what} may not contain / or \\.`);
+  if (name.includes('\0')) throw new AppError('BAD_NAME', `The ${what} may not contain a NUL byte.`);
+  if (name === '.' || name === '..') throw new AppError('BAD_NAME', `The ${what} may not be "." or "..".`);
+  if (Buffer.byteLength(name) > 255) throw new AppError('NAME_TOO_LONG', `The ${what} is longer than 255 bytes.`);
+  if (isReservedName(name)) throw new AppError('BAD_NAME', `The ${what} "${name}" is reserved by Burrow.`);
   return name;
 }
 
@@ -71,7 +71,7 @@ export function temporaryName(): string {
 export async function allocateFreeName(dir: string, name: string, claim: (candidatePath: string) => Promise<void>): Promise<string> {
   for (let n = 0; n < MAX_ATTEMPTS; n++) {
     const candidate = candidateName(name, n);
-    if (Buffer.byteLength(candidate) > 255) throw new AppError(400, 'The name is too long to number.', 'NAME_TOO_LONG');
+    if (Buffer.byteLength(candidate) > 255) throw new AppError('NAME_TOO_LONG', 'The name is too long to number.');
     try {
       await claim(path.join(dir, candidate));
       return candidate;
@@ -81,7 +81,7 @@ export async function allocateFreeName(dir: string, name: string, claim: (candid
       if (code !== 'EEXIST' && code !== 'ENOTEMPTY') throw err;
     }
   }
-  throw new AppError(409, `No free name is left for "${name}".`, 'EXISTS');
+  throw new AppError('EXISTS', `No free name is left for "${name}".`);
 }
 
 /**

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeSink } from '../changes.ts';
-import { AppError, badRequest, forbidden } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { TrashService } from '../trash/service.ts';
 import type { BindingScope, Bindings } from './bindings.ts';
@@ -42,14 +42,14 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
 
   async function writableFolder(caller: Caller, virtual: string): Promise<ResolvedPath> {
     const dir = await resolver.resolve(caller, virtual, { mustExist: true });
-    if (!dir.space) throw badRequest('Nothing can be written at the top; choose a volume.', 'TOP_LEVEL');
-    if (!dir.isDirectory) throw badRequest('The destination is not a folder.', 'NOT_A_FOLDER');
-    if (!dir.access.canWrite) throw forbidden(dir.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not write in this folder.', 'READ_ONLY');
+    if (!dir.space) throw new AppError('TOP_LEVEL', 'Nothing can be written at the top; choose a volume.');
+    if (!dir.isDirectory) throw new AppError('NOT_A_FOLDER', 'The destination is not a folder.');
+    if (!dir.access.canWrite) throw new AppError('READ_ONLY', dir.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not write in this folder.');
     return dir;
   }
 
   async function existingItem(caller: Caller, item: ItemRef): Promise<{ parent: ResolvedPath; target: ResolvedPath }> {
-    if (typeof item.name !== 'string' || item.name === '') throw badRequest('Each item needs a name.', 'BAD_NAME');
+    if (typeof item.name !== 'string' || item.name === '') throw new AppError('BAD_NAME', 'Each item needs a name.');
     assertPlainName(item.name);
     const parent = await resolver.resolve(caller, item.path ?? '', { mustExist: true });
     const target = await resolver.resolve(caller, joinVirtual(parent.virtualPath, item.name), { mustExist: true });
@@ -94,7 +94,7 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
     async rename(caller, parent, name, newName) {
       assertPlainName(newName, 'new name');
       const { parent: dir, target } = await existingItem(caller, { path: parent, name });
-      if (!dir.access.canWrite || !target.access.canDelete) throw forbidden('You may not rename this item.', 'READ_ONLY');
+      if (!dir.access.canWrite || !target.access.canDelete) throw new AppError('READ_ONLY', 'You may not rename this item.');
       if (newName === name) return fileItem(dir.virtualPath, name, await fsp.stat(target.realPath));
       const destination = await resolver.resolve(caller, joinVirtual(dir.virtualPath, newName));
       // Both names in one checked folder descriptor: the entry renamed is the one inside.
@@ -105,12 +105,12 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
         const isDirectory = stats.isDirectory();
         // Only a case change of the same entry may reuse the "taken" name (case-insensitive disks).
         const sameEntry = newName.toLowerCase() === name.toLowerCase() && (await fsp.lstat(to).then((s) => s.ino === stats.ino, () => false));
-        if (destination.exists && !sameEntry) throw new AppError(409, `"${newName}" already exists here.`, 'EXISTS');
+        if (destination.exists && !sameEntry) throw new AppError('EXISTS', `"${newName}" already exists here.`);
         if (sameEntry) {
           await fsp.rename(from, to);
         } else if (isDirectory) {
           await fsp.mkdir(to).catch((err) => {
-            throw err.code === 'EEXIST' ? new AppError(409, `"${newName}" already exists here.`, 'EXISTS') : err;
+            throw err.code === 'EEXIST' ? new AppError('EXISTS', `"${newName}" already exists here.`) : err;
           });
           await fsp.rename(from, to).catch(async (err) => {
             await fsp.rmdir(to).catch(() => {});
@@ -118,7 +118,7 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
           });
         } else {
           await fsp.link(from, to).catch((err) => {
-            throw err.code === 'EEXIST' ? new AppError(409, `"${newName}" already exists here.`, 'EXISTS') : err;
+            throw err.code === 'EEXIST' ? new AppError('EXISTS', `"${newName}" already exists here.`) : err;
           });
           await fsp.unlink(from);
         }
@@ -130,7 +130,7 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
     },
 
     async transfer(caller, items, destination, operation) {
-      if (!Array.isArray(items) || items.length === 0) throw badRequest('Name at least one item.', 'NO_ITEMS');
+      if (!Array.isArray(items) || items.length === 0) throw new AppError('NO_ITEMS');
       const dest = await writableFolder(caller, destination);
       const results: TransferResult[] = [];
       // The destination as a checked descriptor for the whole request; each source through its
@@ -139,14 +139,14 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
       try {
       for (const item of items) {
         const { parent, target } = await existingItem(caller, item);
-        if (operation === 'move' && !target.access.canDelete) throw forbidden(`You may not move "${item.name}" away from where it is.`, 'READ_ONLY');
+        if (operation === 'move' && !target.access.canDelete) throw new AppError('READ_ONLY', `You may not move "${item.name}" away from where it is.`);
         const srcDir = await openDirIn(parent.space!.root, parent.realPath);
         try {
         const source = { path: srcDir.at(item.name), real: target.realPath, root: target.space!.root };
         const stats = await fsp.lstat(source.path);
         const isDirectory = stats.isDirectory();
         if (isDirectory && isInside(await fsp.realpath(source.path), destDir.real)) {
-          throw badRequest(`"${item.name}" cannot be put inside itself.`, 'INTO_ITSELF');
+          throw new AppError('INTO_ITSELF', `"${item.name}" cannot be put inside itself.`);
         }
         if (operation === 'move' && parent.virtualPath === dest.virtualPath) {
           results.push({ from: target.virtualPath, to: target.virtualPath, skipped: true });
@@ -182,7 +182,7 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
 
     async resolveForDelete(caller, item) {
       const { parent, target } = await existingItem(caller, item);
-      if (!parent.access.canWrite || !target.access.canDelete) throw forbidden(`You may not delete "${item.name}".`, 'READ_ONLY');
+      if (!parent.access.canWrite || !target.access.canDelete) throw new AppError('READ_ONLY', `You may not delete "${item.name}".`);
       return target;
     },
 

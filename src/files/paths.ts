@@ -70,8 +70,8 @@ export interface ResolverOptions {
 /** Prefixes that never name a volume. */
 export const RESERVED_PREFIXES = new Set(['personal', 'share']);
 
-const bad = (message: string) => new AppError(400, message, 'BAD_PATH');
-const missing = () => new AppError(404, 'No such file or folder.', 'NOT_FOUND');
+const bad = (message: string) => new AppError('BAD_PATH', message);
+const missing = () => new AppError('NOT_FOUND', 'No such file or folder.');
 
 /** Splits and checks a virtual path; throws 400 for every spelling that could escape. */
 export function parseVirtualPath(input: unknown): string[] {
@@ -221,7 +221,7 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
       const realPath = path.join(space.root, ...rest);
       const location = await realLocation(realPath);
       if (!isInside(space.root, location.real)) {
-        throw new AppError(403, 'The path leads outside its volume.', 'PATH_OUTSIDE');
+        throw new AppError('PATH_OUTSIDE');
       }
       await assertNotPrivate(caller, location.real, space);
       if (opts.mustExist && !location.exists) throw missing();

@@ -4,7 +4,7 @@ import fsp from 'node:fs/promises';
 import { z } from 'zod';
 import type { Database } from '../db/database.ts';
 import { route, type RouteDef } from '../http/route.ts';
-import { fromFsError, AppError } from '../core/errors.ts';
+import { AppError, fromFsError } from '../core/errors.ts';
 import type { Bindings } from './bindings.ts';
 import type { FileOps } from './ops.ts';
 import { scopeOf } from './ops.ts';
@@ -117,7 +117,7 @@ export function fileRoutes(deps: { ops: FileOps; bindings: Bindings; db: Databas
             const r = await ops.deleteOne(caller!, target);
             items.push({ path: item.path, name: item.name, status: 'deleted', trashId: r.trashId });
           } catch (err) {
-            const e = err instanceof AppError ? err : fromFsError(err) ?? new AppError(500, 'The item could not be deleted.', 'INTERNAL');
+            const e = err instanceof AppError ? err : fromFsError(err) ?? new AppError('INTERNAL', 'The item could not be deleted.');
             items.push({ path: item.path, name: item.name, status: e.status === 404 ? 'missing' : 'failed' });
             send({ type: 'error', path: item.path, name: item.name, message: e.message, statusCode: e.status, code: e.code });
           }

@@ -31,7 +31,7 @@ export function encodeText(content: string, encoding: TextEncoding): Buffer {
   }
 }
 
-const tooLarge = (maxBytes: number) => new AppError(400, `The file is larger than the editor limit (EDITOR_MAX_FILESIZE, ${maxBytes} bytes).`, 'TOO_LARGE');
+const tooLarge = (maxBytes: number) => new AppError('TOO_LARGE', `The file is larger than the editor limit (EDITOR_MAX_FILESIZE, ${maxBytes} bytes).`);
 
 /** The bytes of an open, checked file, at most `maxBytes` (400 beyond); read through its descriptor. */
 export async function readOpenedBytes(file: Pick<OpenedFile, 'fd' | 'stat'>, maxBytes: number): Promise<Buffer> {
@@ -51,7 +51,7 @@ export async function readOpenedBytes(file: Pick<OpenedFile, 'fd' | 'stat'>, max
 /** The text of an open, checked file: 400 over `maxBytes`, 415 when binary. */
 export async function readOpenedText(file: Pick<OpenedFile, 'fd' | 'stat'>, maxBytes: number): Promise<{ content: string; encoding: TextEncoding; size: number; mtimeMs: number }> {
   const buf = await readOpenedBytes(file, maxBytes);
-  if (looksBinary(buf)) throw new AppError(415, 'This is a binary file, not text.', 'BINARY');
+  if (looksBinary(buf)) throw new AppError('BINARY');
   return { ...decodeText(buf), size: file.stat.size, mtimeMs: file.stat.mtimeMs };
 }
 

@@ -3,7 +3,7 @@
 // GET answers the defaults with `saved: false` when the account never chose for this folder.
 import { z } from 'zod';
 import type { Database } from '../db/database.ts';
-import { badRequest } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { noContent, route, type RouteDef } from '../http/route.ts';
 import type { Caller } from '../core/caller.ts';
 import type { PathResolver } from '../files/paths.ts';
@@ -24,7 +24,7 @@ export function folderPrefRoutes(deps: { db: Database; resolver: PathResolver })
   /** The folder's normalised virtual path; '' is the top. */
   async function folderOf(caller: Caller, virtual: string): Promise<string> {
     const target = await resolver.resolve(caller, virtual, { mustExist: true });
-    if (!target.isDirectory) throw badRequest('View preferences belong to folders; this is a file.', 'NOT_A_FOLDER');
+    if (!target.isDirectory) throw new AppError('NOT_A_FOLDER', 'View preferences belong to folders; this is a file.');
     return target.virtualPath;
   }
 

@@ -1,7 +1,7 @@
 // Request bodies and query strings. Queries keep a literal `+` (native clients send file
 // names with `+` unencoded), so URLSearchParams, which turns `+` into a space, is not used.
 import type { IncomingMessage } from 'node:http';
-import { AppError, badRequest } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 
 export function parseQuery(search: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -21,7 +21,7 @@ function decodeComponent(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
-    throw badRequest('The query string is not valid percent-encoding.');
+    throw new AppError('INVALID_QUERY', 'The query string is not valid percent-encoding.');
   }
 }
 
@@ -31,7 +31,7 @@ function decodeComponent(text: string): string {
  */
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   const declared = Number(req.headers['content-length']);
-  const tooLarge = () => new AppError(413, `The request body is larger than ${limit} bytes.`, 'BODY_TOO_LARGE');
+  const tooLarge = () => new AppError('BODY_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
@@ -46,6 +46,6 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   try {
     return JSON.parse(text);
   } catch {
-    throw badRequest('The request body is not valid JSON.', 'INVALID_JSON');
+    throw new AppError('INVALID_JSON');
   }
 }

@@ -4,7 +4,7 @@
 // what is mounted and hold in any letter case or spelling of a path.
 import type { IncomingMessage } from 'node:http';
 import { parse as parsePattern } from 'regexparam';
-import { AppError, badRequest } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { assertSameOrigin, type OriginPolicy } from './origin.ts';
 import { effectiveScope, type RouteDef } from './route.ts';
 import type { Caller } from '../core/caller.ts';
@@ -34,12 +34,12 @@ export function normaliseGuardPath(pathname: string): string {
     try {
       decoded = decodeURIComponent(decoded);
     } catch {
-      throw badRequest('The path is not valid percent-encoding.', 'BAD_PATH');
+      throw new AppError('BAD_PATH', 'The path is not valid percent-encoding.');
     }
   }
-  if (decoded.includes('\0')) throw badRequest('The path contains a NUL byte.', 'BAD_PATH');
+  if (decoded.includes('\0')) throw new AppError('BAD_PATH', 'The path contains a NUL byte.');
   const segments = decoded.toLowerCase().replace(/\\/g, '/').split('/').filter((s) => s !== '' && s !== '.');
-  if (segments.includes('..')) throw badRequest('The path may not contain "..".', 'BAD_PATH');
+  if (segments.includes('..')) throw new AppError('BAD_PATH', 'The path may not contain "..".');
   return '/' + segments.join('/');
 }
 
@@ -93,18 +93,18 @@ export function guardRequest(req: IncomingMessage, pathname: string, ip: string,
   const secret = bearerSecret(req);
   let caller: Caller | null;
   if (secret !== undefined) {
-    if (tokenRefused(method, path, row)) throw new AppError(403, 'API tokens may not be used on account, administration or terminal routes.', TOKEN_NOT_ALLOWED);
+    if (tokenRefused(method, path, row)) throw new AppError(TOKEN_NOT_ALLOWED);
     caller = auth.fromToken(secret, req, ip);
-    if (!caller) throw new AppError(401, 'The API token is not valid.', TOKEN_INVALID);
-    if (caller.tokenScope !== 'write' && !isReadRequest(method, row)) throw new AppError(403, 'This API token may only read.', TOKEN_READ_ONLY);
+    if (!caller) throw new AppError(TOKEN_INVALID);
+    if (caller.tokenScope !== 'write' && !isReadRequest(method, row)) throw new AppError(TOKEN_READ_ONLY);
   } else {
     // Whatever credential rides along by itself (a cookie, or none with AUTH_MODE=disabled).
     assertSameOrigin(req, origin);
     caller = auth.fromSession(req, ip) ?? auth.anonymousCaller();
   }
   if (row && (row.access === 'account' || row.access === 'session' || row.access === 'admin') && !caller) {
-    throw new AppError(401, 'Sign-in required.', 'AUTH_REQUIRED');
+    throw new AppError('AUTH_REQUIRED');
   }
-  if (row?.access === 'admin' && !caller!.isAdmin) throw new AppError(403, 'Administrators only.', 'ADMIN_ONLY');
+  if (row?.access === 'admin' && !caller!.isAdmin) throw new AppError('ADMIN_ONLY');
   return { caller, row };
 }

@@ -73,7 +73,5 @@ export function assertSameOrigin(req: IncomingMessage, policy: OriginPolicy): vo
   const source = claimedSource(req);
   if (source === null || source === 'same') return;
   if (source !== 'foreign' && ownOrigins(req, policy).includes(source)) return;
-  throw new AppError(403,
-    'This change was sent from another site and was refused. Open Burrow at its own address; behind a proxy, set PUBLIC_URL to that address.',
-    CROSS_SITE_REFUSED);
+  throw new AppError(CROSS_SITE_REFUSED, 'This change was sent from another site and was refused. Open Burrow at its own address; behind a proxy, set PUBLIC_URL to that address.');
 }

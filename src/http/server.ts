@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import polka from 'polka';
 import { parse as parsePattern } from 'regexparam';
 import { z } from 'zod';
-import { AppError, errorEnvelope, fromFsError } from '../core/errors.ts';
+import { AppError, fromFsError, errorEnvelope } from '../core/errors.ts';
 import { parseQuery, readJsonBody } from './body.ts';
 import { clientAddress, type TrustRule } from './address.ts';
 import { guardRequest, RouteMatcher, type Authenticator } from './guard.ts';
@@ -89,9 +89,9 @@ function extractParams(def: RouteDef, pathname: string): Record<string, string> 
       try {
         decoded = decodeURIComponent(segment);
       } catch {
-        throw new AppError(400, 'The path is not valid percent-encoding.', 'BAD_PATH');
+        throw new AppError('BAD_PATH', 'The path is not valid percent-encoding.');
       }
-      if (key === '*' && /[/\\]/.test(decoded)) throw new AppError(400, 'Encoded slashes are not allowed in a path.', 'BAD_PATH');
+      if (key === '*' && /[/\\]/.test(decoded)) throw new AppError('BAD_PATH', 'Encoded slashes are not allowed in a path.');
       return decoded;
     });
     params[key === '*' ? 'path' : key] = segments.join('/');
@@ -124,7 +124,7 @@ export function sendError(res: ServerResponse, err: unknown, requestId: string, 
     const fields = { requestId, ...requestFields(req) };
     if (!appError) {
       log.error('unhandled error', { ...fields, status: 500, err });
-      appError = new AppError(500, 'Something went wrong on the server. Quote the request id when reporting it.', 'INTERNAL');
+      appError = new AppError('INTERNAL');
     } else if (appError.status >= 500) {
       log.warn('request failed', { ...fields, status: appError.status, code: appError.code, err: err instanceof Error ? err : undefined });
     } else {
@@ -152,7 +152,7 @@ function assertJsonBody(req: IncomingMessage): void {
   const length = req.headers['content-length'];
   const empty = req.headers['transfer-encoding'] === undefined && (length === undefined || Number(length) === 0);
   if (empty || JSON_TYPE.test(req.headers['content-type'] ?? '')) return;
-  throw new AppError(415, `Send the body as JSON with Content-Type: application/json (it came as ${req.headers['content-type'] ? JSON.stringify(req.headers['content-type']) : 'no Content-Type'}).`, 'UNSUPPORTED_MEDIA_TYPE');
+  throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the body as JSON with Content-Type: application/json (it came as ${req.headers['content-type'] ? JSON.stringify(req.headers['content-type']) : 'no Content-Type'}).`);
 }
 
 async function runRoute(def: RouteDef, req: IncomingMessage, res: ServerResponse, opts: HttpOptions): Promise<void> {
@@ -163,14 +163,14 @@ async function runRoute(def: RouteDef, req: IncomingMessage, res: ServerResponse
   let query: unknown = {};
   if (def.query) {
     const parsed = def.query.safeParse(parseQuery(q < 0 ? '' : url.slice(q)));
-    if (!parsed.success) throw new AppError(400, zodMessage(parsed.error, 'query'), 'INVALID_QUERY');
+    if (!parsed.success) throw new AppError('INVALID_QUERY', zodMessage(parsed.error, 'query'));
     query = parsed.data;
   }
   let body: unknown;
   if (def.body && def.body !== 'stream') {
     assertJsonBody(req);
     const parsed = def.body.safeParse(await readJsonBody(req, def.bodyLimit ?? opts.jsonBodyLimit));
-    if (!parsed.success) throw new AppError(400, zodMessage(parsed.error, 'body'), 'INVALID_BODY');
+    if (!parsed.success) throw new AppError('INVALID_BODY', zodMessage(parsed.error, 'body'));
     body = parsed.data;
   }
   const result = await def.handler({ req, res, params, query, body, caller, requestId, ip, log: opts.log });
@@ -205,14 +205,14 @@ export function createHttpServer(opts: HttpOptions): http.Server {
       const pathname = rawPathname(req);
       if (!isApiPath(pathname)) {
         if (opts.fallback) return opts.fallback(req, res);
-        throw new AppError(404, 'Not found.', 'NOT_FOUND');
+        throw new AppError('NOT_FOUND');
       }
       const allowed = matcher.methodsFor(pathname.toLowerCase());
       if (allowed.length > 0) {
         res.setHeader('Allow', allowed.join(', '));
-        throw new AppError(405, `${req.method} is not allowed here; allowed: ${allowed.join(', ')}.`, 'METHOD_NOT_ALLOWED');
+        throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${allowed.join(', ')}.`);
       }
-      throw new AppError(404, 'No such API route.', 'NOT_FOUND');
+      throw new AppError('NOT_FOUND', 'No such API route.');
     },
   });
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { pipeline } from 'node:stream';
 import { z } from 'zod';
 import { openFileIn, withFileIn } from '../files/confined.ts';
-import { AppError, badRequest, notFound } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { route, type RouteDef } from '../http/route.ts';
 import type { Caller } from '../core/caller.ts';
 import { kindOf } from '../files/items.ts';
@@ -37,9 +37,9 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
 
   async function readableFile(caller: Caller, virtual: string): Promise<ResolvedPath> {
     const file = await resolver.resolve(caller, virtual, { mustExist: true });
-    if (!file.space) throw badRequest('Name a file, not the top.', 'TOP_LEVEL');
-    if (file.isDirectory) throw badRequest('That is a folder, not a file.', 'IS_A_FOLDER');
-    if (!file.access.canRead) throw new AppError(403, 'You may not read this file.', 'FORBIDDEN');
+    if (!file.space) throw new AppError('TOP_LEVEL', 'Name a file, not the top.');
+    if (file.isDirectory) throw new AppError('IS_A_FOLDER');
+    if (!file.access.canRead) throw new AppError('FORBIDDEN', 'You may not read this file.');
     return file;
   }
   const nameOf = (file: ResolvedPath) => file.virtualPath.slice(file.virtualPath.lastIndexOf('/') + 1);
@@ -54,7 +54,7 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
         const file = await readableFile(caller!, query.path);
         const name = nameOf(file);
         const kind = kindOf(name, false);
-        if (!isPreviewable(kind)) throw new AppError(415, `Files of kind "${kind}" cannot be previewed; download it instead.`, 'NOT_PREVIEWABLE');
+        if (!isPreviewable(kind)) throw new AppError('NOT_PREVIEWABLE', `Files of kind "${kind}" cannot be previewed; download it instead.`);
         const opened = await openFileIn(file.space!.root, file.realPath);
         if (kind !== 'pdf') res.setHeader('Content-Security-Policy', SANDBOX);
         await sendFile(req, res, opened, name, 'inline');
@@ -72,7 +72,7 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
         try {
           const buf = Buffer.alloc(8192);
           const bytesRead = await new Promise<number>((resolve, reject) => fs.read(opened.fd, buf, 0, buf.length, 0, (err, n) => (err ? reject(err) : resolve(n))));
-          if (looksBinary(buf.subarray(0, bytesRead))) throw new AppError(415, 'This is a binary file, not text.', 'BINARY');
+          if (looksBinary(buf.subarray(0, bytesRead))) throw new AppError('BINARY');
         } catch (err) {
           await opened.close();
           throw err;
@@ -99,7 +99,7 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
         // The cache folder judged by its real path (CACHE_DIR may be reached through a link).
         const cacheRoot = await fs.promises.realpath(thumbnails.dir).catch(() => thumbnails.dir);
         const opened = file ? await openFileIn(cacheRoot, file).catch(() => null) : null;
-        if (!opened) throw notFound('No such thumbnail.');
+        if (!opened) throw new AppError('NOT_FOUND', 'No such thumbnail.');
         res.statusCode = 200;
         res.setHeader('Content-Type', 'image/webp');
         res.setHeader('Content-Length', opened.stat.size);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { badRequest } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { PathResolver } from '../files/paths.ts';
 import type { Indexer } from '../indexer/indexer.ts';
@@ -46,7 +46,7 @@ export function createSearch(deps: SearchDeps) {
     if (trimmed !== '') {
       const r = await resolver.resolve(caller, trimmed, { mustExist: true });
       if (r.space) {
-        if (!r.isDirectory) throw badRequest('The start of a search must be a folder.', 'NOT_A_FOLDER');
+        if (!r.isDirectory) throw new AppError('NOT_A_FOLDER', 'The start of a search must be a folder.');
         return [{ real: r.realPath, spaceRoot: await realOr(r.space.root) }];
       }
     }

@@ -3,7 +3,7 @@
 // whole names must match. The term never reaches a shell or a query string unescaped: names
 // are matched through a trigram phrase and a RegExp built here, documents through an FTS5
 // phrase made of the term's own letters and digits.
-import { badRequest } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 
 export const MIN_TERM = 3;
 export const MAX_TERM = 200;
@@ -24,13 +24,13 @@ function escapeRegex(s: string): string {
 
 export function parseTerm(raw: string): Term {
   const text = raw.normalize('NFC').trim();
-  if ([...text].length < MIN_TERM) throw badRequest(`The search term needs at least ${MIN_TERM} characters.`, 'SEARCH_TERM_TOO_SHORT');
-  if ([...text].length > MAX_TERM) throw badRequest(`The search term may have at most ${MAX_TERM} characters.`, 'SEARCH_TERM_TOO_LONG');
+  if ([...text].length < MIN_TERM) throw new AppError('SEARCH_TERM_TOO_SHORT', `The search term needs at least ${MIN_TERM} characters.`);
+  if ([...text].length > MAX_TERM) throw new AppError('SEARCH_TERM_TOO_LONG', `The search term may have at most ${MAX_TERM} characters.`);
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(text)) throw badRequest('The search term may not contain control characters.', 'SEARCH_TERM_INVALID');
+  if (/[\u0000-\u001f\u007f]/.test(text)) throw new AppError('SEARCH_TERM_INVALID');
   if (/[*?]/.test(text)) {
     const literal = text.replace(/[*?]/g, '');
-    if (literal.length === 0) throw badRequest('A pattern needs some characters besides * and ?; it would match every name.', 'SEARCH_PATTERN_TOO_BROAD');
+    if (literal.length === 0) throw new AppError('SEARCH_PATTERN_TOO_BROAD');
     const source = [...text].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : escapeRegex(c))).join('');
     const runs = keyOf(text).split(/[*?]+/).filter(Boolean).sort((a, b) => [...b].length - [...a].length);
     return { kind: 'pattern', text, regex: new RegExp(`^${source}$`, 'isu'), longestLiteral: runs[0] ?? '' };

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import { AppError, badRequest } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 
 export const MAX_LOGO_BYTES = 2 * 1024 * 1024;
 export const LOGO_FILE = /^[a-f0-9]{16}\.(png|jpg|gif|webp)$/;
@@ -37,7 +37,7 @@ export class LogoStore {
       try {
         parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: MAX_LOGO_BYTES, fields: 10, parts: 20 } });
       } catch {
-        reject(badRequest('Send the logo as multipart/form-data in a part named "logo".', 'INVALID_BODY'));
+        reject(new AppError('INVALID_BODY', 'Send the logo as multipart/form-data in a part named "logo".'));
         return;
       }
       let seen = false;
@@ -45,7 +45,7 @@ export class LogoStore {
       let stored: Promise<string> | null = null;
       parser.on('file', (field, stream) => {
         if (field !== 'logo' || seen) {
-          failure ??= badRequest(`Unexpected file field "${field.slice(0, 50)}": send the logo in a part named "logo".`, 'INVALID_BODY');
+          failure ??= new AppError('INVALID_BODY', `Unexpected file field "${field.slice(0, 50)}": send the logo in a part named "logo".`);
           stream.resume();
           return;
         }
@@ -53,18 +53,18 @@ export class LogoStore {
         const chunks: Buffer[] = [];
         let size = 0;
         stream.on('data', (c: Buffer) => { size += c.length; chunks.push(c); });
-        stream.on('limit', () => { failure ??= new AppError(413, `The logo may be at most ${MAX_LOGO_BYTES / 1024 / 1024} MB.`, 'TOO_LARGE'); });
+        stream.on('limit', () => { failure ??= new AppError('TOO_LARGE', `The logo may be at most ${MAX_LOGO_BYTES / 1024 / 1024} MB.`, { status: 413 }); });
         stored = new Promise((done, fail) => stream.on('end', () => {
           if (failure) return done('');
           const bytes = Buffer.concat(chunks, size);
           const kind = sniff(bytes.subarray(0, 16));
-          if (!kind) { failure = new AppError(415, 'The logo must be a PNG, JPEG, GIF or WebP image.', 'UNSUPPORTED_TYPE'); return done(''); }
+          if (!kind) { failure = new AppError('UNSUPPORTED_TYPE', 'The logo must be a PNG, JPEG, GIF or WebP image.'); return done(''); }
           try { done(this.write(bytes, kind)); } catch (err) { fail(err); }
         }));
       });
-      parser.on('error', () => reject(badRequest('The multipart body is malformed.', 'INVALID_BODY')));
+      parser.on('error', () => reject(new AppError('INVALID_BODY', 'The multipart body is malformed.')));
       parser.on('close', () => {
-        if (!seen && !failure) failure = badRequest('Invalid body: logo: Required (a multipart part named "logo").', 'INVALID_BODY');
+        if (!seen && !failure) failure = new AppError('INVALID_BODY', 'Invalid body: logo: Required (a multipart part named "logo").');
         Promise.resolve(stored).then((name) => (failure ? reject(failure) : resolve(name!)), reject);
       });
       req.pipe(parser);

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import type { ActivityService } from '../activity/service.ts';
-import { AppError, forbidden, notFound } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { TOKEN_NOT_ALLOWED } from '../http/guard.ts';
 import { route, type RouteDef } from '../http/route.ts';
 import type { Caller } from '../core/caller.ts';
@@ -65,8 +65,8 @@ export function settingsRoutes({ settings, activity, logos }: SettingsRoutesDeps
   const apply = (caller: Caller, body: Patch, ip: string) => {
     const system = SYSTEM_KEYS.filter((k) => body[k] !== undefined);
     if (system.length) {
-      if (!caller.isAdmin) throw forbidden(`Only administrators may change ${system.join(', ')} settings.`, 'ADMIN_ONLY');
-      if (caller.via === 'token') throw new AppError(403, 'API tokens may not change installation settings.', TOKEN_NOT_ALLOWED);
+      if (!caller.isAdmin) throw new AppError('ADMIN_ONLY', `Only administrators may change ${system.join(', ')} settings.`);
+      if (caller.via === 'token') throw new AppError(TOKEN_NOT_ALLOWED, 'API tokens may not change installation settings.');
     }
     if (body.user) settings.setUserPrefs(caller.userId, body.user);
     if (body.branding) settings.setBranding(stripUndefined(body.branding));
@@ -113,9 +113,9 @@ export function settingsRoutes({ settings, activity, logos }: SettingsRoutesDeps
       responses: { 200: { description: 'The image', contentType: 'image/*' }, 404: 'No such logo' },
       handler: ({ params, res, req }) => {
         const file = logos.file(params.file!);
-        if (!file) throw notFound('No such logo.');
+        if (!file) throw new AppError('NOT_FOUND', 'No such logo.');
         let stat: fs.Stats;
-        try { stat = fs.statSync(file); } catch { throw notFound('No such logo.'); }
+        try { stat = fs.statSync(file); } catch { throw new AppError('NOT_FOUND', 'No such logo.'); }
         res.writeHead(200, {
           'Content-Type': LOGO_TYPES[params.file!.split('.').pop()!]!,
           'Content-Length': stat.size,

@@ -2,7 +2,7 @@
 // preferences. Sections are JSON documents in `settings`; defaults live here.
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
-import { badRequest } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 
 export interface Branding { appName: string; appLogoUrl: string; showPoweredBy: boolean }
 export interface Thumbnails { enabled: boolean; size: number; quality: number; concurrency: number }
@@ -29,7 +29,7 @@ export type SectionName = keyof Sections;
 /** A rule path: relative, slash-separated, no `.`/`..`, no leading or trailing slash. */
 export function normaliseRulePath(input: string): string {
   const segments = input.replace(/\\/g, '/').split('/').filter((s) => s !== '');
-  if (segments.some((s) => s === '..' || s === '.' || s.includes('\0'))) throw badRequest(`Invalid body: access.rules: path "${input}" may not contain "." or ".." segments.`);
+  if (segments.some((s) => s === '..' || s === '.' || s.includes('\0'))) throw new AppError('INVALID_BODY', `Invalid body: access.rules: path "${input}" may not contain "." or ".." segments.`);
   return segments.join('/');
 }
 
@@ -120,7 +120,7 @@ export class SettingsService {
         else stored[k] = v;
       }
       const text = JSON.stringify(stored);
-      if (Buffer.byteLength(text) > MAX_PREFS_BYTES) throw badRequest(`Invalid body: user: preferences may not exceed ${MAX_PREFS_BYTES} bytes.`);
+      if (Buffer.byteLength(text) > MAX_PREFS_BYTES) throw new AppError('INVALID_BODY', `Invalid body: user: preferences may not exceed ${MAX_PREFS_BYTES} bytes.`);
       this.db.run('INSERT INTO user_prefs (user_id, prefs, updated_at) VALUES (?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET prefs = excluded.prefs, updated_at = excluded.updated_at',
         [userId, text, new Date().toISOString()]);
       return { ...USER_DEFAULTS, ...stored };

@@ -5,7 +5,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ActivityService } from '../activity/service.ts';
 import type { Database } from '../db/database.ts';
-import { badRequest, conflict, notFound } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { Caller, Scope } from '../core/caller.ts';
 import { isAdminRow, parseRoles, type UsersStore } from '../auth/users-store.ts';
 
@@ -64,11 +64,11 @@ export class TokenService {
   /** Issues a token (the caller has already proved the password). The secret is returned only here. */
   issue(userId: string, input: { name: string; scope: Scope; expiresInDays: number | null }, ip: string): { token: WireToken; secret: string } {
     const name = input.name.trim();
-    if (!name) throw badRequest('Invalid body: name: must not be empty.');
+    if (!name) throw new AppError('INVALID_BODY', 'Invalid body: name: must not be empty.');
     const result = this.db.transaction(() => {
       const now = new Date();
       if (this.liveCount(userId, now.toISOString()) >= MAX_LIVE_TOKENS) {
-        throw conflict(`An account may hold at most ${MAX_LIVE_TOKENS} live API tokens; revoke one first.`, 'TOKEN_LIMIT');
+        throw new AppError('TOKEN_LIMIT', `An account may hold at most ${MAX_LIVE_TOKENS} live API tokens; revoke one first.`);
       }
       const id = newId();
       const secret = `${TOKEN_PREFIX}_${id}_${randomBytes(32).toString('base64url')}`;
@@ -84,13 +84,13 @@ export class TokenService {
   private own(userId: string, id: string): TokenRow {
     const row = this.db.get<TokenRow>('SELECT * FROM api_tokens WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [id, userId]);
     // Another account's token, a tombstone and an unknown id all read as "no such token".
-    if (!row) throw notFound('No such API token.', 'TOKEN_NOT_FOUND');
+    if (!row) throw new AppError('TOKEN_NOT_FOUND');
     return row;
   }
 
   rename(userId: string, id: string, name: string, ip: string): WireToken {
     const trimmed = name.trim();
-    if (!trimmed) throw badRequest('Invalid body: name: must not be empty.');
+    if (!trimmed) throw new AppError('INVALID_BODY', 'Invalid body: name: must not be empty.');
     const row = this.own(userId, id);
     this.db.run('UPDATE api_tokens SET name = ? WHERE id = ?', [trimmed, row.id]);
     this.activity.record({ action: 'token.rename', outcome: 'success', userId, ip, detail: { tokenId: id, from: row.name, to: trimmed } });

@@ -51,7 +51,7 @@ export function trashRoutes(deps: { trash: TrashService; ops: FileOps; changes: 
       responses: { 200: '`{ content, name }`', 400: 'Over EDITOR_MAX_FILESIZE', 415: 'Binary file' },
       handler: async ({ caller, params, req, res }) => {
         const found = await trash.find(caller!, params.id!);
-        if (found.entry.isDirectory) throw new AppError(400, 'That is a folder, not a file.', 'IS_A_FOLDER');
+        if (found.entry.isDirectory) throw new AppError('IS_A_FOLDER');
         const text = await readTextFile(found.space.root, found.storedPath, deps.config.limits.editorMaxFileSize);
         await sendWholeText(req, res, 200, JSON.stringify({ content: text.content, name: found.entry.name }), 'application/json; charset=utf-8', { 'Cache-Control': 'private, no-cache' });
       },

@@ -59,7 +59,7 @@ export function createTrash(db: Database, resolver: PathResolver, transfer: Tran
   async function findRow(caller: Caller, id: string): Promise<{ row: Row; space: Space }> {
     const row = db.get<Row>('SELECT * FROM trash_items WHERE id = ?', [id]);
     const space = row ? (await visible(caller)).get(row.space_root) : undefined;
-    if (!row || !space) throw new AppError(404, 'No such item in the trash.', 'NOT_FOUND');
+    if (!row || !space) throw new AppError('NOT_FOUND', 'No such item in the trash.');
     return { row, space };
   }
   async function remove(row: Row): Promise<void> {
@@ -123,13 +123,13 @@ export function createTrash(db: Database, resolver: PathResolver, transfer: Tran
         const parentRel = path.posix.dirname(row.original_relative);
         parentVirtual = parentRel === '.' ? space.path : `${space.path}/${parentRel}`;
         const resolved = await resolver.resolve(caller, parentVirtual);
-        if (!resolved.access.canWrite) throw new AppError(403, 'You may not write in the original folder.', 'READ_ONLY');
+        if (!resolved.access.canWrite) throw new AppError('READ_ONLY', 'You may not write in the original folder.');
         dir = resolved.realPath;
-        if (!isInside(space.root, dir)) throw new AppError(403, 'The original folder is outside its volume.', 'PATH_OUTSIDE');
+        if (!isInside(space.root, dir)) throw new AppError('PATH_OUTSIDE', 'The original folder is outside its volume.');
       }
       await fsp.lstat(row.stored_path).catch(() => {
         db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
-        throw new AppError(404, 'The trashed item is gone.', 'NOT_FOUND');
+        throw new AppError('NOT_FOUND', 'The trashed item is gone.');
       });
       // Missing folders of the original place are made one by one, each confined.
       const destRoot = destination ? destination.space!.root : space.root;

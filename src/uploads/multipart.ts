@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { AppError, badRequest, fromFsError } from '../core/errors.ts';
+import { AppError, fromFsError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { toFileItem, type Checked, type FileItem, type Placement, type PlacedFile, type UploadTarget } from './placement.ts';
 import { formatBytes, removeQuietly, type Staging } from './staging.ts';
@@ -26,14 +26,14 @@ export interface MultipartReceiver {
 
 class Aborted extends AppError {
   constructor() {
-    super(400, 'The upload was interrupted before it was complete; nothing was kept.', 'UPLOAD_ABORTED');
+    super('UPLOAD_ABORTED');
   }
 }
 
 const tooLarge = (limit: number) =>
-  new AppError(413, `A file is larger than MAX_DIRECT_UPLOAD_SIZE (${formatBytes(limit)}); nothing of this upload was kept.`, 'UPLOAD_TOO_LARGE');
+  new AppError('UPLOAD_TOO_LARGE', `A file is larger than MAX_DIRECT_UPLOAD_SIZE (${formatBytes(limit)}); nothing of this upload was kept.`);
 const tooMany = (limit: number) =>
-  new AppError(413, `More than MAX_FILES_PER_UPLOAD (${limit}) files in one request; nothing of this upload was kept.`, 'UPLOAD_TOO_MANY_FILES');
+  new AppError('UPLOAD_TOO_MANY_FILES', `More than MAX_FILES_PER_UPLOAD (${limit}) files in one request; nothing of this upload was kept.`);
 
 interface Staged { part: string; target: UploadTarget; checked: Checked
   /** Position of the file in the request (staging finishes in any order). */
@@ -46,7 +46,7 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
   return {
     async receive(caller, { headers, body }) {
       if (!/^multipart\/form-data\b/i.test(String(headers['content-type'] ?? ''))) {
-        throw badRequest('Send the files as multipart/form-data with the files in "filedata".', 'NOT_MULTIPART');
+        throw new AppError('NOT_MULTIPART');
       }
       const declared = Number(headers['content-length']);
       let parser: busboy.Busboy;
@@ -58,7 +58,7 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
           limits: { fileSize: limits.maxFileSize, files: limits.maxFiles, fields: 1000, fieldSize: 64 * 1024 },
         });
       } catch (err) {
-        throw badRequest(`The multipart body cannot be read: ${(err as Error).message}.`, 'BAD_MULTIPART');
+        throw new AppError('BAD_MULTIPART', `The multipart body cannot be read: ${(err as Error).message}.`);
       }
 
       const parts = new Set<string>();
@@ -104,11 +104,11 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
         if (failure) return void file.resume();
         if (name !== 'filedata') {
           file.resume();
-          return fail(badRequest(`Files go in the "filedata" field; a file came in "${name}". Nothing was kept.`, 'WRONG_FIELD'));
+          return fail(new AppError('WRONG_FIELD', `Files go in the "filedata" field; a file came in "${name}". Nothing was kept.`));
         }
         if (uploadTo === undefined) {
           file.resume();
-          return fail(badRequest('The uploadTo field must come before the file.', 'MISSING_DESTINATION'));
+          return fail(new AppError('MISSING_DESTINATION'));
         }
         const target: UploadTarget = { uploadTo, relativePath, filename: info.filename ?? '' };
         relativePath = '';
@@ -118,8 +118,8 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
         jobs.push(stageOne(target, file, jobs.length).catch(fail).finally(() => active.delete(file)));
       });
       parser.on('filesLimit', () => fail(tooMany(limits.maxFiles)));
-      parser.on('fieldsLimit', () => fail(new AppError(413, 'Too many fields in one upload request.', 'UPLOAD_TOO_MANY_FIELDS')));
-      parser.on('error', (err: Error) => fail(badRequest(`The multipart body is malformed: ${err.message}.`, 'BAD_MULTIPART')));
+      parser.on('fieldsLimit', () => fail(new AppError('UPLOAD_TOO_MANY_FIELDS')));
+      parser.on('error', (err: Error) => fail(new AppError('BAD_MULTIPART', `The multipart body is malformed: ${err.message}.`)));
       parser.on('close', () => settle());
       body.on('error', () => fail(new Aborted()));
       body.on('close', () => { if (!body.readableEnded) fail(new Aborted()); });
@@ -127,7 +127,7 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
 
       await parsed;
       await Promise.allSettled(jobs);
-      if (!failure && staged.length === 0) failure = badRequest('No file arrived in the "filedata" field.', 'NO_FILE');
+      if (!failure && staged.length === 0) failure = new AppError('NO_FILE');
 
       const placed: PlacedFile[] = [];
       try {

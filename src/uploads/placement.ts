@@ -9,7 +9,7 @@ import type { ChangeSink } from '../changes.ts';
 import { childDirIn, openDirIn, withParentIn, type Dir } from '../files/confined.ts';
 import { assertPlainName, placeFile, temporaryName } from '../files/names.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
-import { AppError, forbidden } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 
 /** Where an upload goes, as the client named it. */
@@ -55,7 +55,7 @@ export function splitTarget(target: UploadTarget): { folders: string[]; name: st
   // `a/b/c.txt` names the file; `a/b/` (or nothing) leaves the name to `filename`.
   const last = segments.pop();
   let name = last || target.filename;
-  if (!name) throw new AppError(400, 'The upload has no file name (send filename or relativePath).', 'BAD_NAME');
+  if (!name) throw new AppError('BAD_NAME', 'The upload has no file name (send filename or relativePath).');
   name = assertPlainName(name, 'file name');
   const folders = segments.map((s) => assertPlainName(s, 'folder name in relativePath'));
   return { folders, name };
@@ -64,9 +64,9 @@ export function splitTarget(target: UploadTarget): { folders: string[]; name: st
 /** Resolves `uploadTo` as a folder the caller may upload into. */
 export async function resolveUploadFolder(resolver: PathResolver, caller: Caller, uploadTo: string): Promise<ResolvedPath> {
   const folder = await resolver.resolve(caller, uploadTo, { mustExist: true });
-  if (!folder.space) throw new AppError(400, 'Uploads go into a folder of a volume, not the top.', 'BAD_DESTINATION');
-  if (!folder.isDirectory) throw new AppError(400, 'The destination is not a folder.', 'NOT_A_FOLDER');
-  if (!folder.access.canUpload) throw forbidden('You may not upload into this folder.', 'READ_ONLY');
+  if (!folder.space) throw new AppError('BAD_DESTINATION');
+  if (!folder.isDirectory) throw new AppError('NOT_A_FOLDER', 'The destination is not a folder.');
+  if (!folder.access.canUpload) throw new AppError('READ_ONLY', 'You may not upload into this folder.');
   return folder;
 }
 
@@ -88,7 +88,7 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink): Pl
   async function check(caller: Caller, target: UploadTarget) {
     const { folders, name } = splitTarget(target);
     const folder = await resolveUploadFolder(resolver, caller, target.uploadTo);
-    if (folders.length && !folder.access.canCreateFolder) throw forbidden('You may not create folders here.', 'READ_ONLY');
+    if (folders.length && !folder.access.canCreateFolder) throw new AppError('READ_ONLY', 'You may not create folders here.');
     return { folder, folders, name };
   }
 
@@ -102,9 +102,9 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink): Pl
     try {
       for (const f of folders) {
         const st = await fsp.lstat(dir.at(f)).catch(() => null);
-        if (st && !st.isDirectory() && !st.isSymbolicLink()) throw new AppError(409, `"${f}" already exists and is not a folder.`, 'NOT_A_FOLDER');
+        if (st && !st.isDirectory() && !st.isSymbolicLink()) throw new AppError('NOT_A_FOLDER', `"${f}" already exists and is not a folder.`, { status: 409 });
         const next = await childDirIn(root, dir, f).catch((err) => {
-          throw err.code === 'ENOTDIR' ? new AppError(409, `"${f}" already exists and is not a folder.`, 'NOT_A_FOLDER') : err;
+          throw err.code === 'ENOTDIR' ? new AppError('NOT_A_FOLDER', `"${f}" already exists and is not a folder.`, { status: 409 }) : err;
         });
         if (next.created) created.push(path.join(dir.real, f));
         if (dir !== base) await dir.close();

@@ -25,7 +25,7 @@ const TUS_PATH = '/api/upload/tus';
 function withTusHeaders(err: unknown): unknown {
   const app = err instanceof AppError ? err : fromFsError(err);
   if (!app) return err;
-  return new AppError(app.status, app.message, app.code, { ...TUS_HEADERS, ...app.headers });
+  return app.withHeaders(TUS_HEADERS);
 }
 
 export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
@@ -34,7 +34,7 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
   async function tusCall(req: IncomingMessage, res: ServerResponse, call: () => Promise<TusAnswer>) {
     try {
       if (!deps.chunkedEnabled) {
-        throw tusError(404, 'Resumable (TUS) uploads are turned off on this server (UPLOAD_CHUNKED_ENABLED=false); use POST /api/upload.', 'UPLOAD_CHUNKED_DISABLED');
+        throw tusError('UPLOAD_CHUNKED_DISABLED');
       }
       const answer = await call();
       return reply(answer.status, undefined, { ...TUS_HEADERS, ...answer.headers });

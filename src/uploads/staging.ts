@@ -63,7 +63,7 @@ function removeMultipartLeftovers(dirs: Iterable<string>): number {
 }
 
 export function noSpace(message = 'The volume does not have enough free space for this upload.'): AppError {
-  return new AppError(507, message, 'NO_SPACE');
+  return new AppError('NO_SPACE', message);
 }
 
 export function formatBytes(n: number): string {

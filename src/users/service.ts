@@ -3,7 +3,7 @@
 import type { ActivityService } from '../activity/service.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { badRequest, conflict, forbidden, notFound } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import type { SessionStore } from '../auth/sessions.ts';
@@ -25,8 +25,8 @@ export interface UserPatch { email?: string | null | undefined; username?: strin
 /** Turns a UNIQUE violation into the message an administrator can act on. */
 function uniqueConflict(err: unknown): never {
   const message = (err as Error).message ?? '';
-  if (/UNIQUE/i.test(message) && /email/i.test(message)) throw conflict('Email already in use.', 'EMAIL_TAKEN');
-  if (/UNIQUE/i.test(message) && /username/i.test(message)) throw conflict('Username already in use.', 'USERNAME_TAKEN');
+  if (/UNIQUE/i.test(message) && /email/i.test(message)) throw new AppError('EMAIL_TAKEN');
+  if (/UNIQUE/i.test(message) && /username/i.test(message)) throw new AppError('USERNAME_TAKEN');
   throw err;
 }
 
@@ -38,7 +38,7 @@ export class UsersAdminService {
 
   private row(id: string): UserRow {
     const row = this.deps.users.get(id);
-    if (!row) throw notFound('No such account.', 'USER_NOT_FOUND');
+    if (!row) throw new AppError('USER_NOT_FOUND');
     return row;
   }
 
@@ -57,11 +57,11 @@ export class UsersAdminService {
   }
 
   async create(admin: Caller, input: NewUser, ip: string): Promise<WireUser> {
-    if (input.password !== undefined && this.deps.config.auth.mode === 'oidc') throw forbidden('Local passwords cannot be created on this installation.', 'AUTH_METHOD_DISABLED');
-    if (input.password === undefined && this.deps.config.auth.mode !== 'oidc') throw badRequest('Invalid body: password: Required.', 'INVALID_BODY');
+    if (input.password !== undefined && this.deps.config.auth.mode === 'oidc') throw new AppError('AUTH_METHOD_DISABLED', 'Local passwords cannot be created on this installation.');
+    if (input.password === undefined && this.deps.config.auth.mode !== 'oidc') throw new AppError('INVALID_BODY', 'Invalid body: password: Required.');
     const email = input.email?.trim() || null;
     const username = input.username?.trim() || email?.split('@')[0];
-    if (!username) throw badRequest('Invalid body: username: Required when there is no email.', 'INVALID_BODY');
+    if (!username) throw new AppError('INVALID_BODY', 'Invalid body: username: Required when there is no email.');
     const hash = input.password === undefined ? null : await hashPassword(input.password);
     let row: UserRow;
     try {
@@ -78,9 +78,9 @@ export class UsersAdminService {
       const row = this.row(id);
       const roles = patch.roles === undefined ? undefined : normaliseRoles(patch.roles);
       if (roles && isAdminRow(row) && !roles.includes('admin') && this.deps.users.adminCount() <= 1) {
-        throw conflict('This is the last administrator: give another account the admin role first.', 'LAST_ADMIN');
+        throw new AppError('LAST_ADMIN');
       }
-      if (patch.username !== undefined && !patch.username.trim()) throw badRequest('Invalid body: username: must not be empty.', 'INVALID_BODY');
+      if (patch.username !== undefined && !patch.username.trim()) throw new AppError('INVALID_BODY', 'Invalid body: username: must not be empty.');
       try {
         this.deps.users.update(id, {
           ...(patch.username !== undefined ? { username: patch.username.trim() } : {}),
@@ -99,9 +99,9 @@ export class UsersAdminService {
 
   delete(admin: Caller, id: string, ip: string): void {
     this.deps.db.transaction(() => {
-      if (id === admin.userId) throw conflict('You cannot delete your own account.', 'CANNOT_DELETE_SELF');
+      if (id === admin.userId) throw new AppError('CANNOT_DELETE_SELF');
       const row = this.row(id);
-      if (isAdminRow(row) && this.deps.users.adminCount() <= 1) throw conflict('The last administrator cannot be deleted.', 'LAST_ADMIN');
+      if (isAdminRow(row) && this.deps.users.adminCount() <= 1) throw new AppError('LAST_ADMIN', 'The last administrator cannot be deleted.');
       // Sessions, tokens and sign-in methods go with the row (ON DELETE CASCADE).
       this.deps.users.delete(id);
       this.deps.settings.forgetUser(id);
@@ -110,7 +110,7 @@ export class UsersAdminService {
   }
 
   async resetPassword(admin: Caller, id: string, newPassword: string, ip: string): Promise<void> {
-    if (this.deps.config.auth.mode === 'oidc') throw forbidden('Local passwords cannot be created on this installation.', 'AUTH_METHOD_DISABLED');
+    if (this.deps.config.auth.mode === 'oidc') throw new AppError('AUTH_METHOD_DISABLED', 'Local passwords cannot be created on this installation.');
     this.row(id);
     const hash = await hashPassword(newPassword);
     this.deps.db.transaction(() => {

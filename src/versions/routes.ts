@@ -21,7 +21,7 @@ export function versionRoutes(deps: { versions: VersionService; resolver: PathRe
       responses: { 200: '`{ items: [{ id, path, size, modifiedAt, createdAt, createdBy }] }`' },
       handler: async ({ caller, query }) => {
         const file = await resolver.resolve(caller!, query.path);
-        if (!file.space) throw new AppError(400, 'Name a file.', 'TOP_LEVEL');
+        if (!file.space) throw new AppError('TOP_LEVEL', 'Name a file.');
         return { items: versions.list(caller!, file) };
       },
     }),

@@ -90,7 +90,7 @@ const toEntry = (row: Row, virtualPath: string): VersionEntry => ({ id: row.id, 
   async function find(caller: Caller, id: string) {
     const row = db.get<Row>('SELECT * FROM file_versions WHERE id = ?', [id]);
     const virtualPath = row ? await resolver.toVirtual(caller, path.join(row.space_root, row.relative)) : null;
-    if (!row || !virtualPath) throw new AppError(404, 'No such version.', 'NOT_FOUND');
+    if (!row || !virtualPath) throw new AppError('NOT_FOUND', 'No such version.');
     return { row, virtualPath };
   }
 
@@ -104,7 +104,7 @@ const toEntry = (row: Row, virtualPath: string): VersionEntry => ({ id: row.id, 
     async restore(caller, id) {
       const { row, virtualPath } = await find(caller, id);
       const file = await resolver.resolve(caller, virtualPath);
-      if (!file.access.canWrite) throw new AppError(403, 'You may not change this file.', 'READ_ONLY');
+      if (!file.access.canWrite) throw new AppError('READ_ONLY', 'You may not change this file.');
       // Write the old content beside the file, keep what is there now, then swap atomically —
       // all in the checked parent folder's descriptor.
       await withParentIn(file.space!.root, file.realPath, async (dir, name) => {
@@ -129,7 +129,7 @@ const toEntry = (row: Row, virtualPath: string): VersionEntry => ({ id: row.id, 
       const { row, virtualPath } = await find(caller, id);
       const parentVirtual = path.posix.dirname(virtualPath);
       const parent = await resolver.resolve(caller, parentVirtual, { mustExist: true });
-      if (!parent.access.canWrite) throw new AppError(403, 'You may not write in this folder.', 'READ_ONLY');
+      if (!parent.access.canWrite) throw new AppError('READ_ONLY', 'You may not write in this folder.');
       const name = await withDirIn(parent.space!.root, parent.realPath, async (dir) => {
         const temp = dir.at(temporaryName());
         await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) => fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL));
@@ -143,7 +143,7 @@ const toEntry = (row: Row, virtualPath: string): VersionEntry => ({ id: row.id, 
     async remove(caller, id) {
       const { row, virtualPath } = await find(caller, id);
       const file = await resolver.resolve(caller, virtualPath);
-      if (!file.access.canWrite) throw new AppError(403, 'You may not change this file, so you may not remove its versions.', 'READ_ONLY');
+      if (!file.access.canWrite) throw new AppError('READ_ONLY', 'You may not change this file, so you may not remove its versions.');
       await fsp.rm(row.stored_path, { force: true });
       db.run('DELETE FROM file_versions WHERE id = ?', [row.id]);
     },

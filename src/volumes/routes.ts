@@ -7,7 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { AppError, badRequest, conflict, notFound } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { noContent, route, type RouteDef } from '../http/route.ts';
 import { assertPlainName } from '../files/names.ts';
 import { RESERVED_PREFIXES } from '../files/paths.ts';
@@ -22,11 +22,11 @@ function hasUsersTable(db: Database): boolean {
 export function volumeRoutes(deps: { db: Database; store: UserVolumeStore; config: Config }): RouteDef[] {
   const { db, store, config } = deps;
   const assertUser = (id: string) => {
-    if (hasUsersTable(db) && !db.get('SELECT 1 AS x FROM users WHERE id = ?', [id])) throw notFound('No such account.', 'NOT_FOUND');
+    if (hasUsersTable(db) && !db.get('SELECT 1 AS x FROM users WHERE id = ?', [id])) throw new AppError('NOT_FOUND', 'No such account.');
   };
   const checkLabel = (label: string) => {
     assertPlainName(label, 'label');
-    if (RESERVED_PREFIXES.has(label)) throw badRequest(`"${label}" is reserved; choose another label.`, 'BAD_NAME');
+    if (RESERVED_PREFIXES.has(label)) throw new AppError('BAD_NAME', `"${label}" is reserved; choose another label.`);
     return label;
   };
   return [
@@ -44,12 +44,12 @@ export function volumeRoutes(deps: { db: Database; store: UserVolumeStore; confi
       responses: { 201: { description: '`{ volume }`', schema: z.object({ volume: userVolume }) } },
       handler: async ({ params, body }) => {
         assertUser(params.id!);
-        if (!config.storage.userVolumes) throw new AppError(409, 'Assigned volumes are off (USER_VOLUMES=false).', 'FEATURE_OFF');
+        if (!config.storage.userVolumes) throw new AppError('FEATURE_OFF', 'Assigned volumes are off (USER_VOLUMES=false).');
         const label = checkLabel(body.label.trim());
-        if (!path.isAbsolute(body.path)) throw badRequest('The path must be an absolute host folder.', 'BAD_PATH');
+        if (!path.isAbsolute(body.path)) throw new AppError('BAD_PATH', 'The path must be an absolute host folder.');
         const st = await fsp.stat(body.path).catch(() => null);
-        if (!st?.isDirectory()) throw badRequest('The path is not an existing folder.', 'NOT_A_FOLDER');
-        if (store.list(params.id!).some((v) => v.label === label)) throw conflict(`The account already has a volume labelled "${label}".`, 'EXISTS');
+        if (!st?.isDirectory()) throw new AppError('NOT_A_FOLDER', 'The path is not an existing folder.');
+        if (store.list(params.id!).some((v) => v.label === label)) throw new AppError('EXISTS', `The account already has a volume labelled "${label}".`);
         return { volume: store.add(params.id!, { label, path: await fsp.realpath(body.path), accessMode: body.accessMode }) };
       },
     }),
@@ -59,9 +59,9 @@ export function volumeRoutes(deps: { db: Database; store: UserVolumeStore; confi
       responses: { 200: { description: '`{ volume }`', schema: z.object({ volume: userVolume }) } },
       handler: ({ params, body }) => {
         const label = body.label !== undefined ? checkLabel(body.label.trim()) : undefined;
-        if (label && store.list(params.id!).some((v) => v.label === label && v.id !== params.volumeId)) throw conflict(`The account already has a volume labelled "${label}".`, 'EXISTS');
+        if (label && store.list(params.id!).some((v) => v.label === label && v.id !== params.volumeId)) throw new AppError('EXISTS', `The account already has a volume labelled "${label}".`);
         const volume = store.update(params.id!, params.volumeId!, { accessMode: body.accessMode, label });
-        if (!volume) throw notFound('No such assigned volume.', 'NOT_FOUND');
+        if (!volume) throw new AppError('NOT_FOUND', 'No such assigned volume.');
         return { volume };
       },
     }),
@@ -69,7 +69,7 @@ export function volumeRoutes(deps: { db: Database; store: UserVolumeStore; confi
       method: 'DELETE', path: '/api/users/:id/volumes/:volumeId', access: 'admin', summary: 'Remove an assigned volume (the folder itself is untouched)', tags: ['Accounts'],
       responses: { 204: 'Removed' },
       handler: ({ params }) => {
-        if (!store.remove(params.id!, params.volumeId!)) throw notFound('No such assigned volume.', 'NOT_FOUND');
+        if (!store.remove(params.id!, params.volumeId!)) throw new AppError('NOT_FOUND', 'No such assigned volume.');
         return noContent();
       },
     }),
@@ -79,7 +79,7 @@ export function volumeRoutes(deps: { db: Database; store: UserVolumeStore; confi
       responses: { 200: { description: 'current, parent, directories (absolute host paths)', schema: z.object({ current: z.string(), parent: z.string().nullable(), directories: z.array(z.object({ name: z.string(), path: z.string() })) }) } },
       handler: async ({ query }) => {
         let wanted = query.path && query.path.trim() ? query.path : config.storage.volumeRoot;
-        if (!path.isAbsolute(wanted) || wanted.includes('\0')) throw badRequest('The path must be an absolute host folder.', 'BAD_PATH');
+        if (!path.isAbsolute(wanted) || wanted.includes('\0')) throw new AppError('BAD_PATH', 'The path must be an absolute host folder.');
         // URLComponents leaves a literal `+` in names; the parser may have made it a space.
         if (!fs.existsSync(wanted) && query.path && fs.existsSync(query.path.replace(/ /g, '+'))) wanted = query.path.replace(/ /g, '+');
         const current = path.resolve(wanted);

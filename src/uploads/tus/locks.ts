@@ -28,7 +28,7 @@ export function createUploadLocks() {
       for (let h = holders.get(id); h; h = holders.get(id)) {
         if (!h.placing) h.controller.abort();
         const left = deadline - Date.now();
-        if (left <= 0) throw tusError(409, 'Another request is working on this upload; try again shortly.', 'TUS_BUSY');
+        if (left <= 0) throw tusError('TUS_BUSY');
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([h.done, new Promise<void>((resolve) => { timer = setTimeout(resolve, left); })]);
         clearTimeout(timer);

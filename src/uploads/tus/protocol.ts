@@ -2,7 +2,7 @@
 // with sha256). Each validator sits under the protocol sentence it enforces (quoted from
 // https://tus.io/protocols/resumable-upload), so a reader can check one against the other.
 // Pure functions over header values: no I/O, no req/res.
-import { AppError } from '../../core/errors.ts';
+import { AppError, type AlsoStatus, type ErrorCode } from '../../core/errors.ts';
 
 export const TUS_VERSION = '1.0.0';
 export const TUS_EXTENSIONS = ['creation', 'termination', 'expiration', 'checksum'] as const;
@@ -13,8 +13,8 @@ export const OFFSET_CONTENT_TYPE = 'application/offset+octet-stream';
 export const TUS_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'Tus-Resumable': TUS_VERSION, 'Cache-Control': 'no-store' });
 
 /** An error answer in the envelope, with the TUS headers the protocol asks for. */
-export function tusError(status: number, message: string, code: string, headers: Record<string, string> = {}): AppError {
-  return new AppError(status, message, code, { ...TUS_HEADERS, ...headers });
+export function tusError<C extends ErrorCode>(code: C, message?: string, headers: Record<string, string> = {}, status?: AlsoStatus<C>): AppError {
+  return new AppError(code, message, { headers: { ...TUS_HEADERS, ...headers }, ...(status === undefined ? {} : { status }) });
 }
 
 type HeaderValue = string | string[] | undefined;
@@ -26,18 +26,18 @@ const single = (v: HeaderValue): string | undefined => (Array.isArray(v) ? v[0] 
 export function checkTusResumable(value: HeaderValue): void {
   const v = single(value);
   if (v === undefined || v === '') {
-    throw tusError(412, 'The Tus-Resumable header is missing; this server speaks TUS 1.0.0.', 'TUS_VERSION', { 'Tus-Version': TUS_VERSION });
+    throw tusError('TUS_VERSION', 'The Tus-Resumable header is missing; this server speaks TUS 1.0.0.', { 'Tus-Version': TUS_VERSION });
   }
   if (v !== TUS_VERSION) {
-    throw tusError(412, `TUS version ${JSON.stringify(v)} is not supported; this server speaks TUS 1.0.0.`, 'TUS_VERSION', { 'Tus-Version': TUS_VERSION });
+    throw tusError('TUS_VERSION', `TUS version ${JSON.stringify(v)} is not supported; this server speaks TUS 1.0.0.`, { 'Tus-Version': TUS_VERSION });
   }
 }
 
 /** A non-negative decimal integer header (no sign, no fraction, no exponent, safe in JS). */
 function nonNegativeInteger(value: string, header: string): number {
-  if (!/^\d+$/.test(value)) throw tusError(400, `${header} must be a non-negative whole number of bytes, not ${JSON.stringify(value.slice(0, 40))}.`, 'TUS_BAD_HEADER');
+  if (!/^\d+$/.test(value)) throw tusError('TUS_BAD_HEADER', `${header} must be a non-negative whole number of bytes, not ${JSON.stringify(value.slice(0, 40))}.`);
   const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw tusError(413, `${header} ${value.slice(0, 40)} is larger than any file this server can hold.`, 'TUS_TOO_LARGE');
+  if (!Number.isSafeInteger(n)) throw tusError('TUS_TOO_LARGE', `${header} ${value.slice(0, 40)} is larger than any file this server can hold.`);
   return n;
 }
 
@@ -49,8 +49,8 @@ function nonNegativeInteger(value: string, header: string): number {
 export function parseUploadLength(value: HeaderValue, deferValue: HeaderValue): number {
   const v = single(value);
   if (v === undefined || v === '') {
-    if (single(deferValue) !== undefined) throw tusError(400, 'Upload-Defer-Length is not supported here; send Upload-Length.', 'TUS_BAD_HEADER');
-    throw tusError(400, 'The Upload-Length header is missing.', 'TUS_BAD_HEADER');
+    if (single(deferValue) !== undefined) throw tusError('TUS_BAD_HEADER', 'Upload-Defer-Length is not supported here; send Upload-Length.');
+    throw tusError('TUS_BAD_HEADER', 'The Upload-Length header is missing.');
   }
   return nonNegativeInteger(v, 'Upload-Length');
 }
@@ -59,7 +59,7 @@ export function parseUploadLength(value: HeaderValue, deferValue: HeaderValue): 
 // The value MUST be a non-negative integer."
 export function parseUploadOffset(value: HeaderValue): number {
   const v = single(value);
-  if (v === undefined || v === '') throw tusError(400, 'The Upload-Offset header is missing.', 'TUS_BAD_HEADER');
+  if (v === undefined || v === '') throw tusError('TUS_BAD_HEADER', 'The Upload-Offset header is missing.');
   return nonNegativeInteger(v, 'Upload-Offset');
 }
 
@@ -67,20 +67,20 @@ export function parseUploadOffset(value: HeaderValue): number {
 // server SHOULD return a 415 Unsupported Media Type status."
 export function checkPatchContentType(value: HeaderValue): void {
   const v = single(value)?.split(';')[0]?.trim().toLowerCase();
-  if (v !== OFFSET_CONTENT_TYPE) throw tusError(415, `A PATCH must be sent as ${OFFSET_CONTENT_TYPE}.`, 'TUS_CONTENT_TYPE');
+  if (v !== OFFSET_CONTENT_TYPE) throw tusError('TUS_CONTENT_TYPE', `A PATCH must be sent as ${OFFSET_CONTENT_TYPE}.`);
 }
 
 // "If the offsets do not match, the Server MUST respond with the 409 Conflict status without
 // modifying the upload resource."
 export function checkOffsetMatches(sent: number, current: number): void {
-  if (sent !== current) throw tusError(409, `Upload-Offset ${sent} does not match the server's offset ${current}; ask with HEAD and continue from there.`, 'TUS_OFFSET_MISMATCH');
+  if (sent !== current) throw tusError('TUS_OFFSET_MISMATCH', `Upload-Offset ${sent} does not match the server's offset ${current}; ask with HEAD and continue from there.`);
 }
 
 // Not a protocol sentence but its consequence: bytes past Upload-Length can only be an error;
 // answered like the size limit, 413, and the PATCH keeps nothing.
 export function checkFitsLength(offset: number, contentLength: number | undefined, length: number): void {
   if (contentLength !== undefined && offset + contentLength > length) {
-    throw tusError(413, `This PATCH would carry the upload past its Upload-Length of ${length} bytes.`, 'TUS_PAST_LENGTH');
+    throw tusError('TUS_PAST_LENGTH', `This PATCH would carry the upload past its Upload-Length of ${length} bytes.`);
   }
 }
 
@@ -97,20 +97,20 @@ export function parseUploadMetadata(value: HeaderValue): UploadMetadata {
   if (v === '') return out;
   for (const pair of v.split(',')) {
     const parts = pair.trim().split(' ');
-    if (parts.length > 2) throw tusError(400, 'Upload-Metadata pairs are "key base64value", separated by commas.', 'TUS_BAD_METADATA');
+    if (parts.length > 2) throw tusError('TUS_BAD_METADATA', 'Upload-Metadata pairs are "key base64value", separated by commas.');
     const [key, encoded] = parts as [string, string | undefined];
-    if (!/^[\x21-\x7e]+$/.test(key) || key.includes(',')) throw tusError(400, `Upload-Metadata key ${JSON.stringify(key)} is not valid.`, 'TUS_BAD_METADATA');
-    if (Object.hasOwn(out, key)) throw tusError(400, `Upload-Metadata key ${JSON.stringify(key)} appears twice.`, 'TUS_BAD_METADATA');
+    if (!/^[\x21-\x7e]+$/.test(key) || key.includes(',')) throw tusError('TUS_BAD_METADATA', `Upload-Metadata key ${JSON.stringify(key)} is not valid.`);
+    if (Object.hasOwn(out, key)) throw tusError('TUS_BAD_METADATA', `Upload-Metadata key ${JSON.stringify(key)} appears twice.`);
     if (encoded === undefined || encoded === '') {
       out[key] = null;
       continue;
     }
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded) || encoded.length % 4 !== 0) {
-      throw tusError(400, `Upload-Metadata value of ${JSON.stringify(key)} is not Base64.`, 'TUS_BAD_METADATA');
+      throw tusError('TUS_BAD_METADATA', `Upload-Metadata value of ${JSON.stringify(key)} is not Base64.`);
     }
     const decoded = Buffer.from(encoded, 'base64');
     const text = decoded.toString('utf8');
-    if (!Buffer.from(text, 'utf8').equals(decoded)) throw tusError(400, `Upload-Metadata value of ${JSON.stringify(key)} is not UTF-8 text.`, 'TUS_BAD_METADATA');
+    if (!Buffer.from(text, 'utf8').equals(decoded)) throw tusError('TUS_BAD_METADATA', `Upload-Metadata value of ${JSON.stringify(key)} is not UTF-8 text.`);
     out[key] = text;
   }
   return out;
@@ -127,14 +127,14 @@ export function parseUploadChecksum(value: HeaderValue): ChecksumRequest | null 
   const v = single(value);
   if (v === undefined || v === '') return null;
   const m = /^(\S+) ([A-Za-z0-9+/]+={0,2})$/.exec(v);
-  if (!m) throw tusError(400, 'Upload-Checksum must be "<algorithm> <base64 digest>".', 'TUS_BAD_CHECKSUM');
-  if (m[1]!.toLowerCase() !== 'sha256') throw tusError(400, `Checksum algorithm ${JSON.stringify(m[1])} is not supported; use sha256.`, 'TUS_BAD_CHECKSUM');
+  if (!m) throw tusError('TUS_BAD_CHECKSUM');
+  if (m[1]!.toLowerCase() !== 'sha256') throw tusError('TUS_BAD_CHECKSUM', `Checksum algorithm ${JSON.stringify(m[1])} is not supported; use sha256.`);
   const digest = Buffer.from(m[2]!, 'base64');
-  if (digest.length !== 32) throw tusError(400, 'A sha256 digest is 32 bytes (44 Base64 characters).', 'TUS_BAD_CHECKSUM');
+  if (digest.length !== 32) throw tusError('TUS_BAD_CHECKSUM', 'A sha256 digest is 32 bytes (44 Base64 characters).');
   return { algorithm: 'sha256', digest };
 }
 
-export const checksumMismatch = () => tusError(460, 'The Upload-Checksum does not match the bytes received; nothing of this PATCH was kept.', 'TUS_CHECKSUM_MISMATCH');
+export const checksumMismatch = () => tusError('TUS_CHECKSUM_MISMATCH');
 
 // "The Upload-Expires response header indicates the time after which the unfinished upload
 // expires. [...] The value of the Upload-Expires header MUST be in RFC 9110 datetime format."
@@ -152,6 +152,6 @@ export function finalizeErrorHeader(sentence: string): Record<string, string> {
 export function contentLength(value: HeaderValue): number | undefined {
   const v = single(value);
   if (v === undefined || v === '') return undefined;
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw tusError(400, 'Content-Length is not a whole number.', 'TUS_BAD_HEADER');
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw tusError('TUS_BAD_HEADER', 'Content-Length is not a whole number.');
   return Number(v);
 }

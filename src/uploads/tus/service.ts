@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { IncomingHttpHeaders } from 'node:http';
-import { AppError, fromFsError } from '../../core/errors.ts';
+import { AppError, fromFsError, type AlsoStatus } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../../core/caller.ts';
 import type { Placement, UploadTarget } from '../placement.ts';
@@ -20,6 +20,7 @@ import { isPartName, removeQuietly, TUS_PART, type Staging } from '../staging.ts
 import {
   checkFitsLength, checkOffsetMatches, checkPatchContentType, checkTusResumable, checksumMismatch, contentLength,
   finalizeErrorHeader, httpDate, parseUploadChecksum, parseUploadLength, parseUploadMetadata, parseUploadOffset, tusError,
+  TUS_HEADERS,
 } from './protocol.ts';
 import { createUploadLocks, type LockHandle } from './locks.ts';
 import type { UploadRow, UploadStore } from './store.ts';
@@ -85,7 +86,7 @@ export function createTusService(deps: TusDeps): TusService {
     }
   };
   const expiresHeader = (row: Pick<UploadRow, 'updatedAt'>) => ({ 'Upload-Expires': httpDate(expiresAt(row)) });
-  const gone = () => tusError(404, 'No such upload (it may have expired or been cancelled).', 'TUS_NOT_FOUND');
+  const gone = () => tusError('TUS_NOT_FOUND');
 
   async function discard(row: UploadRow): Promise<void> {
     if (row.state !== 'complete') await removeQuietly(row.stagingPath);
@@ -105,7 +106,7 @@ export function createTusService(deps: TusDeps): TusService {
       const part = await fsp.stat(row.stagingPath).catch(() => null);
       if (!part) {
         store.remove(row.id);
-        throw tusError(404, 'The data of this upload is gone; start it again.', 'TUS_NOT_FOUND');
+        throw tusError('TUS_NOT_FOUND', 'The data of this upload is gone; start it again.');
       }
       row.offset = Math.min(part.size, row.length);
     }
@@ -156,7 +157,8 @@ export function createTusService(deps: TusDeps): TusService {
   }
 
   function finalizeFailure(row: UploadRow, status: number, sentence: string): AppError {
-    return tusError(status, sentence, 'UPLOAD_FINALIZE_FAILED', { ...finalizeErrorHeader(sentence), 'Upload-Offset': String(row.length), 'Upload-Length': String(row.length) });
+    // The status is the one the placement failed with (ERRORS.UPLOAD_FINALIZE_FAILED.also).
+    return tusError('UPLOAD_FINALIZE_FAILED', sentence, { ...finalizeErrorHeader(sentence), 'Upload-Offset': String(row.length), 'Upload-Length': String(row.length) }, status as AlsoStatus<'UPLOAD_FINALIZE_FAILED'>);
   }
 
   /** Writes one PATCH body at `row.offset`; returns the new offset. Records progress as it goes. */
@@ -179,11 +181,11 @@ export function createTusService(deps: TusDeps): TusService {
       // The file's length is the offset: cut off whatever must not count.
       await fsp.truncate(row.stagingPath, row.offset + keep).catch(() => {});
       record(row, row.offset + keep, true);
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw tusError(404, 'The data of this upload is gone; start it again.', 'TUS_NOT_FOUND');
-      if (err instanceof PastLength) throw tusError(413, `This PATCH carries more bytes than the upload's Upload-Length of ${row.length}; nothing of it was kept.`, 'TUS_PAST_LENGTH');
-      if (lock.signal.aborted) throw tusError(409, 'A newer request for this upload took over; ask for the offset with HEAD.', 'TUS_SUPERSEDED');
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw tusError('TUS_NOT_FOUND', 'The data of this upload is gone; start it again.');
+      if (err instanceof PastLength) throw tusError('TUS_PAST_LENGTH', `This PATCH carries more bytes than the upload's Upload-Length of ${row.length}; nothing of it was kept.`);
+      if (lock.signal.aborted) throw tusError('TUS_SUPERSEDED');
       const fsError = fromFsError(err);
-      if (fsError) throw tusError(fsError.status, fsError.message, fsError.code ?? 'FS', { 'Upload-Offset': String(row.offset + keep) });
+      if (fsError) throw fsError.withHeaders({ ...TUS_HEADERS, 'Upload-Offset': String(row.offset + keep) });
       throw err;
     } finally {
       if (progress) clearInterval(progress);
@@ -203,7 +205,7 @@ export function createTusService(deps: TusDeps): TusService {
       const length = parseUploadLength(headers['upload-length'], headers['upload-defer-length']);
       const metadata = parseUploadMetadata(headers['upload-metadata']);
       const uploadTo = metadata.uploadTo;
-      if (uploadTo === undefined || uploadTo === null) throw tusError(400, 'Upload-Metadata must carry uploadTo (the destination folder, base64).', 'TUS_BAD_METADATA');
+      if (uploadTo === undefined || uploadTo === null) throw tusError('TUS_BAD_METADATA', 'Upload-Metadata must carry uploadTo (the destination folder, base64).');
       const target: UploadTarget = { uploadTo, relativePath: metadata.relativePath ?? '', filename: metadata.filename ?? '' };
       const { folder } = await placement.check(caller, target);
       const place = await staging.placeFor(folder.space!.root, folder.realPath);
@@ -241,7 +243,7 @@ export function createTusService(deps: TusDeps): TusService {
         // Finished but not placed: a failed placement, or a crash right after the last byte.
         if (row.state === 'finalize-failed' || row.offset === row.length) {
           const result = await finalize(caller, row, lock);
-          if (!result.ok) throw tusError(423, result.sentence, 'UPLOAD_FINALIZE_FAILED', { ...finalizeErrorHeader(result.sentence), 'Upload-Offset': String(row.length), 'Upload-Length': String(row.length) });
+          if (!result.ok) throw tusError('UPLOAD_FINALIZE_FAILED', result.sentence, { ...finalizeErrorHeader(result.sentence), 'Upload-Offset': String(row.length), 'Upload-Length': String(row.length) });
           return { status: 200, headers: { ...completeHeaders(row, result.finalPath), ...meta } };
         }
         return { status: 200, headers: { 'Upload-Offset': String(row.offset), 'Upload-Length': String(row.length), ...meta, ...expiresHeader(row) } };
