@@ -36,10 +36,14 @@ function withBuildLock<T>(fn: () => T): T {
   for (;;) {
     try {
       fs.mkdirSync(lock);
+      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
       break;
     } catch {
+      // A holder that died (killed mid-build) leaves the lock behind: clear it at once.
+      let holder = NaN;
+      try { holder = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8')); } catch { /* being made, or gone */ }
       const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > 15 * 60_000) fs.rmSync(lock, { recursive: true, force: true });
+      if (age > 15 * 60_000 || (holder > 0 && !alive(holder) && age > 1000)) fs.rmSync(lock, { recursive: true, force: true });
       if (Date.now() > deadline) throw new Error('waited 15 minutes for another build to finish');
       spawnSync('sleep', ['1']);
     }
@@ -48,6 +52,15 @@ function withBuildLock<T>(fn: () => T): T {
     return fn();
   } finally {
     fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
