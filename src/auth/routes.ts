@@ -53,7 +53,7 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps): Ro
       method: 'POST', path: '/api/auth/login', access: 'public', tags, body: loginBody,
       summary: 'Sign in with a password (identifier = email or username)',
       description: '`email` and `username` are accepted as deprecated synonyms of `identifier`.',
-      responses: { 200: { description: 'Signed in; the session cookie is set', schema: userAnswer }, 400: 'Malformed body', 401: 'Wrong sign-in name or password', 403: 'Password sign-in is off', 429: 'Locked account or too many attempts (Retry-After)' },
+      responses: { 200: { description: 'Signed in; the session cookie is set (or a second-factor code is asked for first)', schema: z.union([userAnswer, z.object({ totpRequired: z.literal(true) })]) }, 400: 'Malformed body', 401: 'Wrong sign-in name or password', 403: 'Password sign-in is off', 429: 'Locked account or too many attempts (Retry-After)' },
       handler: async ({ body, ip }) => {
         const identifier = body.identifier ?? body.email ?? body.username;
         if (!identifier) throw new AppError('INVALID_BODY', 'Invalid body: identifier: Required (an email or a username).');

@@ -7,6 +7,7 @@ import type { Stats } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream';
+import { isNotModified } from '../http/conditional.ts';
 import { lookup } from 'mrmime';
 import type { OpenedFile } from '../files/confined.ts';
 
@@ -76,9 +77,7 @@ async function sendHeadersAndBody(req: IncomingMessage, res: ServerResponse, fil
   res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Disposition', contentDisposition(name, disposition));
   res.setHeader('X-Content-Type-Options', 'nosniff');
-  const inm = req.headers['if-none-match'];
-  const ims = req.headers['if-modified-since'];
-  if ((inm && inm.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}` || t.trim() === '*')) || (!inm && ims && Date.parse(ims) >= Date.parse(lastModified))) {
+  if (isNotModified(req, { etag, lastModified })) {
     res.statusCode = 304;
     res.end();
     return;

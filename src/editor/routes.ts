@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import { AppError } from '../core/errors.ts';
 import { reply, route, type RouteDef } from '../http/route.ts';
 import type { Caller } from '../core/caller.ts';
+import { isNotModified } from '../http/conditional.ts';
 import { sendWholeText } from '../http/send.ts';
 import { temporaryName } from '../files/names.ts';
 import type { PathResolver } from '../files/paths.ts';
@@ -30,8 +31,7 @@ export function editorRoutes(deps: { resolver: PathResolver; versions: VersionSe
     if (!file.access.canRead) throw new AppError('FORBIDDEN', 'You may not read this file.');
     const { text, st } = await withFileIn(file.space.root, file.realPath, async (f) => ({ text: await readOpenedText(f, max), st: f.stat }));
     const etag = editorEtag(text.content, st);
-    const inm = req.headers['if-none-match'];
-    if (inm && inm.split(',').some((t: string) => t.trim() === etag)) {
+    if (isNotModified(req, { etag })) {
       res.statusCode = 304;
       res.setHeader('ETag', etag);
       res.setHeader('Cache-Control', 'private, no-cache');

@@ -4,11 +4,21 @@ import fsp from 'node:fs/promises';
 import { z } from 'zod';
 import type { Database } from '../db/database.ts';
 import { route, type RouteDef } from '../http/route.ts';
-import { AppError, fromFsError } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { Bindings } from './bindings.ts';
 import type { FileOps } from './ops.ts';
 import { scopeOf } from './ops.ts';
 import { countTree } from './walk.ts';
+import { errorFields, openEventStream } from '../http/ndjson.ts';
+
+type DeleteItem = { path: string; name?: string | undefined; status: 'deleted' | 'missing' | 'failed'; trashId?: string | null };
+/** The events of POST /api/files/delete-stream. */
+type DeleteEvents = {
+  start: { total: number };
+  progress: { done: number; total: number; path: string; name?: string | undefined };
+  error: { path: string; name?: string | undefined; message: string; statusCode: number; code: string };
+  done: { total: number; deleted: number; items: DeleteItem[] };
+};
 
 const itemRef = z.object({ path: z.string(), name: z.string(), kind: z.string().optional() });
 const itemsBody = z.object({ items: z.array(itemRef).min(1).max(10_000) });
@@ -103,13 +113,10 @@ export function fileRoutes(deps: { ops: FileOps; bindings: Bindings; db: Databas
       method: 'POST', path: '/api/files/delete-stream', access: 'account', summary: 'Delete items with a progress stream (NDJSON events start, progress, done, error)', tags: ['Files'], body: itemsBody,
       responses: { 200: { description: 'One JSON event per line', contentType: 'application/x-ndjson' } },
       handler: async ({ caller, body, res }) => {
-        res.statusCode = 200;
-        res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
-        res.setHeader('Cache-Control', 'no-store');
-        const send = (event: object) => res.write(JSON.stringify(event) + '\n');
+        const stream = openEventStream<DeleteEvents>(res);
         const total = body.items.length;
-        send({ type: 'start', total });
-        const items = [];
+        await stream.send('start', { total });
+        const items: DeleteEvents['done']['items'] = [];
         let done = 0;
         for (const item of body.items) {
           try {
@@ -117,15 +124,14 @@ export function fileRoutes(deps: { ops: FileOps; bindings: Bindings; db: Databas
             const r = await ops.deleteOne(caller!, target);
             items.push({ path: item.path, name: item.name, status: 'deleted', trashId: r.trashId });
           } catch (err) {
-            const e = err instanceof AppError ? err : fromFsError(err) ?? new AppError('INTERNAL', 'The item could not be deleted.');
-            items.push({ path: item.path, name: item.name, status: e.status === 404 ? 'missing' : 'failed' });
-            send({ type: 'error', path: item.path, name: item.name, message: e.message, statusCode: e.status, code: e.code });
+            const e = errorFields(err);
+            items.push({ path: item.path, name: item.name, status: e.statusCode === 404 ? 'missing' : 'failed' });
+            await stream.send('error', { path: item.path, name: item.name, ...e });
           }
           done++;
-          send({ type: 'progress', done, total, path: item.path, name: item.name });
+          await stream.send('progress', { done, total, path: item.path, name: item.name });
         }
-        send({ type: 'done', total, deleted: items.filter((i) => i.status === 'deleted').length, items });
-        res.end();
+        await stream.done({ total, deleted: items.filter((i) => i.status === 'deleted').length, items });
       },
     }),
     route({

@@ -24,7 +24,17 @@ export const TOKEN_NOT_ALLOWED = 'AUTH_TOKEN_NOT_ALLOWED';
 export const TOKEN_READ_ONLY = 'AUTH_TOKEN_READ_ONLY';
 export const TOKEN_INVALID = 'AUTH_TOKEN_INVALID';
 
-interface CompiledRow { def: RouteDef; pattern: RegExp }
+interface CompiledRow { def: RouteDef; pattern: RegExp; keys: string[] }
+
+/** The row a request reaches and its path parameters, from the one match per request. */
+export interface RouteMatch {
+  row: RouteDef;
+  /**
+   * The path parameters, percent-decoded one segment at a time (the wildcard `*` arrives as
+   * `path`); read after the guard has judged the caller, so refusals come first.
+   */
+  readParams(): Record<string, string>;
+}
 
 /** Lower-cased, decoded, without doubled or trailing slashes; refuses undecodable and `..`. */
 export function normaliseGuardPath(pathname: string): string {
@@ -43,16 +53,54 @@ export function normaliseGuardPath(pathname: string): string {
   return '/' + segments.join('/');
 }
 
+/** Each segment decoded once; an encoded `/` or `\` inside the wildcard is refused. */
+function paramsFrom(keys: readonly string[], m: RegExpExecArray): Record<string, string> {
+  const params: Record<string, string> = {};
+  keys.forEach((key, i) => {
+    const segments = (m[i + 1] ?? '').split('/').filter((s) => s !== '').map((segment) => {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        throw new AppError('BAD_PATH', 'The path is not valid percent-encoding.');
+      }
+      if (key === '*' && /[/\\]/.test(decoded)) throw new AppError('BAD_PATH', 'Encoded slashes are not allowed in a path.');
+      return decoded;
+    });
+    params[key === '*' ? 'path' : key] = segments.join('/');
+  });
+  return params;
+}
+
 export class RouteMatcher {
   private readonly rows: CompiledRow[];
   constructor(routes: readonly RouteDef[]) {
-    this.rows = routes.map((def) => ({ def, pattern: parsePattern(def.path).pattern }));
+    this.rows = routes.map((def) => {
+      const { keys, pattern } = parsePattern(def.path);
+      // dotAll: a decoded name may hold CR/LF (made on the host), and `*` must still match it.
+      return { def, keys, pattern: new RegExp(pattern.source, pattern.flags + 's') };
+    });
+  }
+  private findRow(method: string, path: string): CompiledRow | undefined {
+    const want = method.toUpperCase();
+    const candidates = this.rows.filter((r) => r.pattern.test(path) || r.pattern.test(path + '/'));
+    return candidates.find((r) => r.def.method === want) ?? (want === 'HEAD' ? candidates.find((r) => r.def.method === 'GET') : undefined);
   }
   /** The row for this method and normalised path (HEAD falls back to GET). */
   find(method: string, path: string): RouteDef | undefined {
-    const want = method.toUpperCase();
-    const candidates = this.rows.filter((r) => r.pattern.test(path) || r.pattern.test(path + '/'));
-    return (candidates.find((r) => r.def.method === want) ?? (want === 'HEAD' ? candidates.find((r) => r.def.method === 'GET') : undefined))?.def;
+    return this.findRow(method, path)?.def;
+  }
+  /**
+   * The one match of a request: the row for the normalised path (what the guard judges) and,
+   * when the raw path spells that row exactly (letter case, single slashes, separators not
+   * encoded), the parameters read from the raw path. Any other
+   * spelling is judged by the guard and then answers 404/405, as it always did.
+   */
+  match(method: string, normalisedPath: string, rawPath: string): { row: RouteDef | undefined; dispatch: RouteMatch | undefined } {
+    const r = this.findRow(method, normalisedPath);
+    const m = r?.pattern.exec(rawPath);
+    if (!r || !m) return { row: r?.def, dispatch: undefined };
+    return { row: r.def, dispatch: { row: r.def, readParams: () => paramsFrom(r.keys, m) } };
   }
   /** Methods mounted for a path (for 405 answers). */
   methodsFor(path: string): string[] {
@@ -86,10 +134,10 @@ function isReadRequest(method: string, row: RouteDef | undefined): boolean {
  * without a bearer token are refused when a browser sent a change from another site.
  * Returns the caller (null for public rows without credential).
  */
-export function guardRequest(req: IncomingMessage, pathname: string, ip: string, matcher: RouteMatcher, auth: Authenticator, origin: OriginPolicy): { caller: Caller | null; row: RouteDef | undefined } {
+export function guardRequest(req: IncomingMessage, pathname: string, ip: string, matcher: RouteMatcher, auth: Authenticator, origin: OriginPolicy): { caller: Caller | null; row: RouteDef | undefined; dispatch: RouteMatch | undefined } {
   const method = (req.method ?? 'GET').toUpperCase();
   const path = normaliseGuardPath(pathname);
-  const row = matcher.find(method, path);
+  const { row, dispatch } = matcher.match(method, path, pathname);
   const secret = bearerSecret(req);
   let caller: Caller | null;
   if (secret !== undefined) {
@@ -106,5 +154,5 @@ export function guardRequest(req: IncomingMessage, pathname: string, ip: string,
     throw new AppError('AUTH_REQUIRED');
   }
   if (row?.access === 'admin' && !caller!.isAdmin) throw new AppError('ADMIN_ONLY');
-  return { caller, row };
+  return { caller, row, dispatch };
 }

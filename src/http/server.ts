@@ -1,14 +1,14 @@
-// polka glue: request id, security headers, the guard, route rows → handlers, the error
-// envelope, 404/405 for unknown API paths, and the embedded UI behind everything else.
+// The HTTP server: request id, security headers, the guard, route rows → handlers, the error
+// envelope, 404/405 for unknown API paths, and the embedded UI (sirv) behind everything else.
+// Each request is matched once: the guard's match gives the row it judged and the parameters
+// the handler gets, so what is checked and what runs cannot differ.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import polka from 'polka';
-import { parse as parsePattern } from 'regexparam';
 import { z } from 'zod';
 import { AppError, fromFsError, errorEnvelope } from '../core/errors.ts';
 import { parseQuery, readJsonBody } from './body.ts';
 import { clientAddress, type TrustRule } from './address.ts';
-import { guardRequest, RouteMatcher, type Authenticator } from './guard.ts';
+import { guardRequest, RouteMatcher, type Authenticator, type RouteMatch } from './guard.ts';
 import { endRefusal, refuseBody } from './linger.ts';
 import { requestContext, type Logger } from '../core/log.ts';
 import { Reply, type RouteDef } from './route.ts';
@@ -70,33 +70,10 @@ function rawPathname(req: IncomingMessage): string {
   return q < 0 ? url : url.slice(0, q);
 }
 
-function zodMessage(error: z.ZodError, where: 'body' | 'query'): string {
+function zodMessage(error: z.ZodError, where: 'body' | 'query' | 'path parameter'): string {
   const issue = error.issues[0]!;
   const field = issue.path.length ? issue.path.join('.') : where;
   return `Invalid ${where}: ${field}: ${issue.message}`;
-}
-
-/** Path parameters from the raw path, each segment decoded once; an encoded `/` or `\` is refused. */
-function extractParams(def: RouteDef, pathname: string): Record<string, string> {
-  const { keys, pattern } = parsePattern(def.path);
-  const m = pattern.exec(pathname) ?? pattern.exec(pathname + '/');
-  const params: Record<string, string> = {};
-  if (!m) return params;
-  keys.forEach((key, i) => {
-    const raw = m[i + 1] ?? '';
-    const segments = raw.split('/').filter((s) => s !== '').map((segment) => {
-      let decoded: string;
-      try {
-        decoded = decodeURIComponent(segment);
-      } catch {
-        throw new AppError('BAD_PATH', 'The path is not valid percent-encoding.');
-      }
-      if (key === '*' && /[/\\]/.test(decoded)) throw new AppError('BAD_PATH', 'Encoded slashes are not allowed in a path.');
-      return decoded;
-    });
-    params[key === '*' ? 'path' : key] = segments.join('/');
-  });
-  return params;
 }
 
 /** Method and path (never the query string, which may carry a secret) for log lines. */
@@ -155,11 +132,17 @@ function assertJsonBody(req: IncomingMessage): void {
   throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the body as JSON with Content-Type: application/json (it came as ${req.headers['content-type'] ? JSON.stringify(req.headers['content-type']) : 'no Content-Type'}).`);
 }
 
-async function runRoute(def: RouteDef, req: IncomingMessage, res: ServerResponse, opts: HttpOptions): Promise<void> {
+async function runRoute(match: RouteMatch, req: IncomingMessage, res: ServerResponse, opts: HttpOptions): Promise<void> {
   const { requestId, ip, caller } = requestState(req);
+  const def = match.row;
   const url = req.url ?? '/';
   const q = url.indexOf('?');
-  const params = extractParams(def, rawPathname(req));
+  let params: unknown = match.readParams();
+  if (def.params) {
+    const parsed = def.params.safeParse(params);
+    if (!parsed.success) throw new AppError('INVALID_PARAMS', zodMessage(parsed.error, 'path parameter'));
+    params = parsed.data;
+  }
   let query: unknown = {};
   if (def.query) {
     const parsed = def.query.safeParse(parseQuery(q < 0 ? '' : url.slice(q)));
@@ -198,25 +181,25 @@ async function runRoute(def: RouteDef, req: IncomingMessage, res: ServerResponse
 
 export function createHttpServer(opts: HttpOptions): http.Server {
   const matcher = new RouteMatcher(opts.routes);
-  const guardedOutsideApi = new Set(opts.routes.filter((r) => !isApiPath(r.path)).map((r) => r.path.toLowerCase()));
-  const app = polka({
-    onError: (err, req, res) => sendError(res, err, state.get(req)?.requestId ?? 'unknown', opts.log),
-    onNoMatch: (req, res) => {
-      const pathname = rawPathname(req);
-      if (!isApiPath(pathname)) {
-        if (opts.fallback) return opts.fallback(req, res);
-        throw new AppError('NOT_FOUND');
-      }
-      const allowed = matcher.methodsFor(pathname.toLowerCase());
-      if (allowed.length > 0) {
-        res.setHeader('Allow', allowed.join(', '));
-        throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${allowed.join(', ')}.`);
-      }
-      throw new AppError('NOT_FOUND', 'No such API route.');
-    },
-  });
+  // Rows outside /api (probes, protocol endpoints) are guarded too, in any spelling.
+  const outsideApi = new RouteMatcher(opts.routes.filter((r) => !isApiPath(r.path)));
 
-  app.use((req, res, next) => {
+  /** No row for this spelling: the UI outside /api, otherwise 405 with Allow, or 404. */
+  function noMatch(req: IncomingMessage, res: ServerResponse): void {
+    const pathname = rawPathname(req);
+    if (!isApiPath(pathname)) {
+      if (opts.fallback) return opts.fallback(req, res);
+      throw new AppError('NOT_FOUND');
+    }
+    const allowed = matcher.methodsFor(pathname.toLowerCase());
+    if (allowed.length > 0) {
+      res.setHeader('Allow', allowed.join(', '));
+      throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${allowed.join(', ')}.`);
+    }
+    throw new AppError('NOT_FOUND', 'No such API route.');
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
     const requestId = randomBytes(9).toString('base64url');
     res.setHeader('X-Request-Id', requestId);
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
@@ -239,28 +222,23 @@ export function createHttpServer(opts: HttpOptions): http.Server {
         const pathname = rawPathname(req);
         // Judged on the folded spelling too, so `//api//…` or `/api%2F…` cannot slip past the guard.
         const folded = foldPath(pathname);
-        if (isApiPath(pathname) || isApiPath(folded) || guardedOutsideApi.has(folded)) {
-          s.caller = guardRequest(req, pathname, ip, matcher, opts.auth, { trustProxy: opts.trustProxy, publicUrl: opts.publicUrl ?? null }).caller;
+        let dispatch: RouteMatch | undefined;
+        if (isApiPath(pathname) || isApiPath(folded) || outsideApi.methodsFor(folded).length > 0) {
+          const guarded = guardRequest(req, pathname, ip, matcher, opts.auth, { trustProxy: opts.trustProxy, publicUrl: opts.publicUrl ?? null });
+          s.caller = guarded.caller;
+          dispatch = guarded.dispatch;
           const renewal = opts.auth.renewal?.(req);
           if (renewal) res.appendHeader('Set-Cookie', renewal);
-        } else {
-          s.caller = null;
         }
+        if (!dispatch) return noMatch(req, res);
+        runRoute(dispatch, req, res, opts).catch((err) => sendError(res, err, requestId, opts.log));
       } catch (err) {
-        return sendError(res, err, requestId, opts.log);
+        sendError(res, err, requestId, opts.log);
       }
-      next();
-    });
-  });
-
-  for (const def of opts.routes) {
-    app.add(def.method, def.path, (req: IncomingMessage, res: ServerResponse) => {
-      const s = requestState(req);
-      return requestContext.run({ requestId: s.requestId }, () => runRoute(def, req, res, opts).catch((err) => sendError(res, err, s.requestId, opts.log)));
     });
   }
 
-  const server = http.createServer(app.handler as unknown as http.RequestListener);
+  const server = http.createServer(handle);
   server.headersTimeout = 60_000;
   server.requestTimeout = 0; // uploads may take hours; idle sockets are bounded by keepAliveTimeout
   server.keepAliveTimeout = 65_000;

@@ -1,7 +1,7 @@
 // Health probes, the API description and the feature flags of this instance.
-import { z } from 'zod';
-import { buildOpenApi } from '../http/openapi.ts';
+import { buildOpenApi, type OpenApiDocument } from '../http/openapi.ts';
 import { route, reply, type RouteDef } from '../http/route.ts';
+import { features, health, openApiDocument } from './wire.ts';
 
 export interface SystemDeps {
   /** All mounted routes (read when the description is asked for). */
@@ -12,10 +12,8 @@ export interface SystemDeps {
   version: string;
 }
 
-const health = z.object({ status: z.enum(['ok', 'starting']) });
-
 export function systemRoutes(deps: SystemDeps): RouteDef[] {
-  let description: Record<string, unknown> | undefined;
+  let description: OpenApiDocument | undefined;
   return [
     route({
       method: 'GET', path: '/healthz', access: 'public', tags: ['System'],
@@ -32,13 +30,13 @@ export function systemRoutes(deps: SystemDeps): RouteDef[] {
     route({
       method: 'GET', path: '/api/openapi.json', access: 'public', tags: ['System'],
       summary: 'The OpenAPI 3.1 description of this running release.',
-      responses: { 200: 'OpenAPI document' },
+      responses: { 200: { description: 'OpenAPI document', schema: openApiDocument } },
       handler: () => (description ??= buildOpenApi(deps.routes())),
     }),
     route({
       method: 'GET', path: '/api/features', access: 'public', tags: ['System'],
       summary: 'Feature flags of this instance.',
-      responses: { 200: { description: 'Feature sections; every section present has a boolean `enabled`.', schema: z.record(z.string(), z.unknown()) } },
+      responses: { 200: { description: 'Feature sections; every section present has a boolean `enabled`.', schema: features } },
       handler: () => ({ version: deps.version, ...deps.features() }),
     }),
   ];

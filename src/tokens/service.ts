@@ -7,6 +7,7 @@ import type { ActivityService } from '../activity/service.ts';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller, Scope } from '../core/caller.ts';
+import type { WireToken } from './wire.ts';
 import { isAdminRow, parseRoles, type UsersStore } from '../auth/users-store.ts';
 
 export const TOKEN_PREFIX = 'burrow';
@@ -19,15 +20,6 @@ interface TokenRow {
   created_at: string; expires_at: string | null; last_used_at: string | null; last_used_ip: string | null; revoked_at: string | null;
 }
 
-export interface WireToken {
-  id: string;
-  name: string;
-  scope: Scope;
-  createdAt: string;
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  lastUsedIp: string | null;
-}
 
 const SECRET = /^burrow_([A-Za-z0-9]{16})_([A-Za-z0-9_-]{43})$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
