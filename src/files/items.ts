@@ -19,8 +19,8 @@ export function kindOf(name: string, isDirectory: boolean): string {
   return ext.length > 10 ? 'unknown' : ext;
 }
 
-/** Kinds the image add-on decodes into a thumbnail (no GIF: it cannot; never PDF). */
-export const THUMBNAIL_KINDS: ReadonlySet<string> = new Set(['jpg', 'jpeg', 'png', 'webp', 'avif', 'bmp', 'ico', 'tif', 'tiff']);
+/** Kinds src/previews/thumbnails.ts can make a picture of (videos only when ffmpeg is installed: the thumbnail is then "" otherwise; never PDF). */
+export const THUMBNAIL_KINDS: ReadonlySet<string> = new Set(['jpg', 'jpeg', 'png', 'webp', 'avif', 'bmp', 'ico', 'tif', 'tiff', 'gif', 'svg', 'mp4', 'm4v', 'mov', 'webm', 'mkv', 'ogv', 'avi', '3gp']);
 
 export function fileItem(parent: string, name: string, stats: Pick<Stats, 'mtime' | 'size' | 'isDirectory'>): FileItem {
   const isDirectory = stats.isDirectory();

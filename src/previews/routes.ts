@@ -15,7 +15,7 @@ import { kindOf } from '../files/items.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import { looksBinary } from '../files/text.ts';
 import { CHUNK, sendFile } from '../downloads/single.ts';
-import type { Thumbnails } from './thumbnails.ts';
+import { RENDITIONS, type Thumbnails } from './thumbnails.ts';
 
 const PREVIEWABLE = new Set([
   // pictures
@@ -83,11 +83,13 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
     }),
     route({
       method: 'GET', path: '/api/thumbnails/*', access: 'account', summary: 'Where to fetch a thumbnail of a picture (`""` when there is none)', tags: ['Previews'],
-      description: 'Answers `{ thumbnail }`: a server-relative URL of a cached WebP (`/api/thumbnails-cache/<name>.webp`), or `""` for kinds without thumbnails, pictures that do not decode, or when thumbnails are switched off (settings `thumbnails.enabled`). The picture is made on the first request, a few at a time (`thumbnails.concurrency`).',
+      description: 'Answers `{ thumbnail }`: a server-relative URL of a cached WebP (`/api/thumbnails-cache/<name>.webp`), or `""` for kinds without thumbnails, pictures that do not decode, or when thumbnails are switched off (settings `thumbnails.enabled`). The picture is made on the first request, a few at a time (`thumbnails.concurrency`). Pictures the add-on decodes (EXIF orientation applied), SVG rasterised (no script runs), the first frame of a GIF, and a video\'s first frame when ffmpeg is installed. `size` asks for a screen-sized rendition for a viewer instead: the longest side is rounded up to one of ' + RENDITIONS.join(', ') + ' pixels (never enlarged).',
+      query: z.object({ size: z.coerce.number().int().min(1).max(100_000).optional() }),
       responses: { 200: { description: 'The thumbnail URL', schema: z.object({ thumbnail: z.string() }) } },
-      handler: async ({ caller, params }) => {
+      handler: async ({ caller, params, query }) => {
         const file = await readableFile(caller!, params.path ?? '');
-        const name = await withFileIn(file.space!.root, file.realPath, (opened) => thumbnails.thumbnailFor(file.realPath, opened));
+        const kind = kindOf(nameOf(file), false);
+        const name = await withFileIn(file.space!.root, file.realPath, (opened) => thumbnails.thumbnailFor(file.realPath, opened, { kind, size: query.size }));
         return { thumbnail: name ? `/api/thumbnails-cache/${name}` : '' };
       },
     }),

@@ -4,10 +4,17 @@
 // time and the thumbnail settings: a changed file or setting gets a new name, and a name
 // cannot be guessed by an account that may not see the file. Generation is bounded by the
 // `thumbnails.concurrency` setting and shared by concurrent requests for the same picture.
+// Besides the thumbnail size there are a few screen-sized renditions (RENDITIONS) for the
+// viewer, so a phone is not sent 12 MP. Sources: what the add-on decodes, SVG rasterised by
+// the add-on (resvg: no script, no external fetches), GIF's first frame through omggif, and a
+// video's poster frame from ffmpeg when it is on the PATH (execFile, the checked descriptor
+// handed over as fd 3, never a path or a shell string).
+import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { GifReader } from 'omggif';
 import type { OpenedFile } from '../files/confined.ts';
 import type { Logger } from '../core/log.ts';
 
@@ -19,14 +26,26 @@ const MAX_PIXELS = 80_000_000;
 /** Remembered failures (by cache name), so a damaged picture is not decoded on every listing. */
 const MAX_FAILURES = 10_000;
 export const CACHE_NAME = /^[0-9a-f]{64}\.webp$/;
+/** Longest sides of the viewer's renditions; a wanted size is rounded up to one of these. */
+export const RENDITIONS = [640, 1280, 1920, 2560] as const;
+/** Kinds decoded by something other than the add-on's own decoder. */
+const VIDEO_KINDS = new Set(['mp4', 'm4v', 'mov', 'webm', 'mkv', 'ogv', 'avi', '3gp']);
+const FFMPEG_TIMEOUT_MS = 20_000;
+const FFMPEG_MAX_OUTPUT = 64 * 1024 * 1024;
 
 interface ImageTransformer {
   metadata(withExif?: boolean): Promise<{ width: number; height: number }>;
   rotate(): ImageTransformer;
   resize(width: number, height?: number | null, filter?: number | null, fit?: number | null): ImageTransformer;
   webp(quality?: number): Promise<Buffer>;
+  png(): Promise<Buffer>;
 }
-type ImageModule = { Transformer: new (input: Uint8Array) => ImageTransformer };
+type ImageModule = {
+  Transformer: (new (input: Uint8Array) => ImageTransformer) & {
+    fromSvg(input: Uint8Array | string): ImageTransformer;
+    fromRgbaPixels(input: Uint8Array, width: number, height: number): ImageTransformer;
+  };
+};
 /** `ResizeFit.Inside`: as large as possible within both bounds, aspect kept. */
 const FIT_INSIDE = 2;
 
@@ -36,11 +55,39 @@ export interface Thumbnails {
    * `opened` is the checked descriptor of the picture (confined.ts): its size, time and bytes
    * are the ones used; `realPath` only keys the cache.
    */
-  thumbnailFor(realPath: string, opened: Pick<OpenedFile, 'stat' | 'path'>): Promise<string | null>;
+  thumbnailFor(realPath: string, opened: Pick<OpenedFile, 'stat' | 'path' | 'fd'>, options?: { kind?: string; size?: number }): Promise<string | null>;
   /** The cache folder (thumbnail pictures are read only from inside it). */
   readonly dir: string;
   /** Absolute path of a cached thumbnail by name, or null when the name is not one of ours. */
   cachedFile(name: string): string | null;
+}
+
+/** The longest side to make for a wanted `size`: the thumbnail size, or the next rendition up (the largest at most). */
+export function renditionSize(wanted: number | undefined, thumbnailSize: number): number {
+  if (!wanted || !Number.isFinite(wanted) || wanted <= thumbnailSize) return thumbnailSize;
+  return RENDITIONS.find((r) => r >= wanted) ?? RENDITIONS[RENDITIONS.length - 1]!;
+}
+
+/** A poster frame as PNG from ffmpeg reading the open descriptor (its fd 3); null without ffmpeg. */
+function videoFrame(fd: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    // /dev/fd/3 reopens the very file we checked (seekable, unlike pipe:3, so an MP4 with its
+    // index at the end works); no path of ours is named and no shell is involved.
+    const child = spawn('ffmpeg', ['-v', 'error', '-nostdin', '-i', '/dev/fd/3', '-frames:v', '1', '-f', 'image2pipe', '-vcodec', 'png', 'pipe:1'],
+      { stdio: ['ignore', 'pipe', 'pipe', fd], windowsHide: true });
+    const out: Buffer[] = [];
+    let size = 0;
+    let errText = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), FFMPEG_TIMEOUT_MS);
+    child.stdout!.on('data', (b: Buffer) => { size += b.length; if (size > FFMPEG_MAX_OUTPUT) child.kill('SIGKILL'); else out.push(b); });
+    child.stderr!.on('data', (b: Buffer) => { if (errText.length < 2000) errText += b.toString(); });
+    child.on('error', (err: NodeJS.ErrnoException) => { clearTimeout(timer); if (err.code === 'ENOENT') resolve(null); else reject(err); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0 && size > 0 && size <= FFMPEG_MAX_OUTPUT) resolve(Buffer.concat(out));
+      else reject(new Error(`ffmpeg gave no frame (exit ${code}): ${errText.trim().slice(0, 300)}`));
+    });
+  });
 }
 
 export function createThumbnails(deps: { cacheDir: string; settings: () => ThumbnailSettings; log: Logger; loadModule?: () => ImageModule }): Thumbnails {
@@ -92,13 +139,38 @@ export function createThumbnails(deps: { cacheDir: string; settings: () => Thumb
     }
   }
 
-  async function make(mod: ImageModule, source: string, target: string, settings: ThumbnailSettings): Promise<void> {
-    const input = await fsp.readFile(source);
+  /** The picture to scale: decoded by kind (null when there is nothing to show, e.g. no ffmpeg). */
+  async function decode(mod: ImageModule, opened: Pick<OpenedFile, 'path' | 'fd'>, kind: string): Promise<ImageTransformer | null> {
+    if (VIDEO_KINDS.has(kind)) {
+      const frame = await videoFrame(opened.fd);
+      return frame ? new mod.Transformer(frame) : null;
+    }
+    const input = await fsp.readFile(opened.path);
+    // Rasterised at its own size first, so it is measured (and never enlarged) like any picture.
+    if (kind === 'svg') return fromPicture(mod, await mod.Transformer.fromSvg(input).png());
+    if (kind === 'gif') {
+      const gif = new GifReader(new Uint8Array(input.buffer, input.byteOffset, input.length));
+      if (gif.width * gif.height > MAX_PIXELS) throw new Error('picture too large for a thumbnail');
+      const pixels = new Uint8Array(gif.width * gif.height * 4);
+      gif.decodeAndBlitFrameRGBA(0, pixels);
+      return mod.Transformer.fromRgbaPixels(pixels, gif.width, gif.height);
+    }
+    return fromPicture(mod, input);
+  }
+
+  async function fromPicture(mod: ImageModule, input: Uint8Array): Promise<ImageTransformer> {
     const meta = await new mod.Transformer(input).metadata(false);
     if (meta.width * meta.height > MAX_PIXELS) throw new Error('picture too large for a thumbnail');
-    let picture = new mod.Transformer(input).rotate();
-    if (meta.width > settings.size || meta.height > settings.size) picture = picture.resize(settings.size, settings.size, null, FIT_INSIDE);
-    const webp = await picture.webp(settings.quality);
+    return new mod.Transformer(input).rotate();
+  }
+
+  async function make(mod: ImageModule, opened: Pick<OpenedFile, 'path' | 'fd'>, kind: string, target: string, size: number, quality: number): Promise<boolean> {
+    const source = await decode(mod, opened, kind);
+    if (!source) return false;
+    // Fit inside size × size (never enlarged: resize only shrinks with this fit when smaller).
+    const meta = await source.metadata(false).catch(() => null);
+    const picture = !meta || meta.width > size || meta.height > size ? source.resize(size, size, null, FIT_INSIDE) : source;
+    const webp = await picture.webp(quality);
     // Written whole under a temporary name, then renamed: a reader never sees half a picture.
     const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
     await fsp.writeFile(temp, webp, { flag: 'wx' });
@@ -106,27 +178,37 @@ export function createThumbnails(deps: { cacheDir: string; settings: () => Thumb
       await fsp.rm(temp, { force: true });
       throw err;
     });
+    return true;
   }
 
   return {
     dir,
-    async thumbnailFor(realPath, opened) {
+    async thumbnailFor(realPath, opened, options = {}) {
       const settings = deps.settings();
       if (!settings.enabled) return null;
       const st = opened.stat;
-      if (!st.isFile() || st.size === 0 || st.size > MAX_SOURCE_BYTES) return null;
+      const kind = options.kind ?? '';
+      // A video is read by ffmpeg a frame's worth at a time, so its size is no bound on the work.
+      if (!st.isFile() || st.size === 0 || (st.size > MAX_SOURCE_BYTES && !VIDEO_KINDS.has(kind))) return null;
+      const size = renditionSize(options.size, settings.size);
+      // Renditions are looked at full-screen: a better quality than the thumbnail's.
+      const quality = size === settings.size ? settings.quality : Math.max(settings.quality, 82);
       const mod = images();
       if (!mod) return null;
       const name = createHmac('sha256', await secret())
-        .update(JSON.stringify([realPath, st.size, st.mtimeMs, settings.size, settings.quality]))
+        .update(JSON.stringify([realPath, st.size, st.mtimeMs, size, quality, kind]))
         .digest('hex') + '.webp';
       if (failed.has(name)) return null;
       const target = path.join(dir, name);
       if (await fsp.access(target).then(() => true, () => false)) return name;
       let pending = inFlight.get(name);
       if (!pending) {
-        pending = slot(() => make(mod, opened.path, target, settings))
-          .then(() => name, (err) => {
+        pending = slot(() => make(mod, opened, kind, target, size, quality))
+          .then((made) => {
+            if (made) return name;
+            failed.add(name);
+            return null;
+          }, (err) => {
             if (failed.size >= MAX_FAILURES) failed.clear();
             failed.add(name);
             deps.log.debug('no thumbnail for a picture', { err: String(err) });
