@@ -33,9 +33,6 @@ import type { z } from 'zod';
 import type { Caller, Scope } from '../core/caller.ts';
 import type { Logger } from '../core/log.ts';
 
-// Moved to src/core/caller.ts; re-exported until the folders named in src/http/errors.ts import from core.
-export type { Caller, Scope };
-
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 /**

@@ -1,7 +1,7 @@
 // What can go wrong at the identity provider, as answers: unreachable or too slow → 503,
 // an answer we cannot use (error, bad signature, wrong nonce, other subject) → 502, a
 // callback that is not ours → 400, a person we may not let in → 403.
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../core/errors.ts';
 
 export const OIDC_UNAVAILABLE = 'OIDC_PROVIDER_UNAVAILABLE';
 export const OIDC_BAD_ANSWER = 'OIDC_PROVIDER_ERROR';

@@ -10,7 +10,7 @@ import type { AuthService, OpenedSession } from '../auth/service.ts';
 import type { UsersStore, WireUser } from '../auth/users-store.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { AppError, badRequest } from '../http/errors.ts';
+import { AppError, badRequest } from '../core/errors.ts';
 import { OidcAccounts, type Claims } from './accounts.ts';
 import { badAnswer, badState, classify, OIDC_EXCHANGE_REJECTED, OidcError } from './errors.ts';
 

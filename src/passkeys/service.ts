@@ -13,7 +13,7 @@ import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
 import type { AuthService, SignIn } from '../auth/service.ts';
 import type { UsersStore } from '../auth/users-store.ts';
 import type { Database } from '../db/database.ts';
-import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../http/errors.ts';
+import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../core/errors.ts';
 import type { RelyingParties, RelyingParty } from './relying-party.ts';
 
 export const PASSKEY_REJECTED = 'AUTH_PASSKEY_REJECTED';

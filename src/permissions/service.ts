@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { AppError, badRequest, forbidden, fromFsError } from '../http/errors.ts';
-import type { Caller } from '../http/route.ts';
+import { AppError, badRequest, forbidden, fromFsError } from '../core/errors.ts';
+import type { Caller } from '../core/caller.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import { isInside } from '../files/paths.ts';
 import { isReservedName } from '../files/names.ts';

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { IPty } from '@lydell/node-pty';
 import type { ActivityEvent } from '../activity/service.ts';
-import { AppError } from '../http/errors.ts';
-import type { Logger } from '../http/log.ts';
+import { AppError } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 import type { PtyAddon } from '../native.ts';
 import { terminalEnvironment } from './environment.ts';
 

@@ -13,8 +13,8 @@ import type { IncomingMessage } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { AppError, errorEnvelope } from '../http/errors.ts';
-import type { Logger } from '../http/log.ts';
+import { AppError, errorEnvelope } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 import type { TerminalManager, TerminalSession } from './sessions.ts';
 import type { TicketStore } from './tickets.ts';
 

@@ -9,7 +9,7 @@ import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
 import { INVALID_TOTP_CODE, type SecondFactor } from '../auth/service.ts';
 import type { UsersStore } from '../auth/users-store.ts';
 import type { Database } from '../db/database.ts';
-import { conflict, forbidden, notFound, unauthorized } from '../http/errors.ts';
+import { conflict, forbidden, notFound, unauthorized } from '../core/errors.ts';
 import type { SecretBox } from './secret-box.ts';
 
 export const RECOVERY_CODE_COUNT = 10;

@@ -9,9 +9,9 @@ import { LOCAL_ADMIN } from '../auth/authenticator.ts';
 import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
 import type { AuthService } from '../auth/service.ts';
 import { isAdminRow, parseRoles, type UsersStore } from '../auth/users-store.ts';
-import { AppError } from '../http/errors.ts';
-import type { Logger } from '../http/log.ts';
-import type { Caller } from '../http/route.ts';
+import { AppError } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
+import type { Caller } from '../core/caller.ts';
 import type { TokenService } from '../tokens/service.ts';
 
 export const BASIC_CHALLENGE = 'Basic realm="Burrow WebDAV", charset="UTF-8"';

@@ -2,7 +2,7 @@
 // the files, trash and versions services. The HTTP layer authenticates (webdav/auth.ts) and
 // hands the caller in; nothing here reads cookies.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, errorEnvelope, fromFsError } from '../http/errors.ts';
+import { AppError, errorEnvelope, fromFsError } from '../core/errors.ts';
 import { get, put } from './content.ts';
 import { lock, unlock } from './locking.ts';
 import { propfind, proppatch } from './props.ts';

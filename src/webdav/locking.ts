@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { createFileAt, withParentIn } from '../files/confined.ts';
 import type { IncomingMessage } from 'node:http';
-import { forbidden } from '../http/errors.ts';
+import { forbidden } from '../core/errors.ts';
 import type { ResolvedPath } from '../files/paths.ts';
 import { DavConditionError, davError, etagMatches, hrefOf, newLockToken, parseDepth, parseIf, parseLockTokenHeader, parseTimeout, submittedTokens, type IfList } from './protocol.ts';
 import { etagFor, hrefFor, locationOf, parentCollection, refuseReadOnly, statOf, type DavContext } from './resources.ts';

@@ -6,7 +6,7 @@ import fsp from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { contentTypeOf, etagOf } from '../downloads/single.ts';
 import type { ResolvedPath } from '../files/paths.ts';
-import { forbidden } from '../http/errors.ts';
+import { forbidden } from '../core/errors.ts';
 import { activeLock, preconditions, SUPPORTED_LOCK } from './locking.ts';
 import { DAV_NS, davError, hrefOf, propfindDepth } from './protocol.ts';
 import { locationOf, membersOf, nameOf, refuseReadOnly, type DavContext } from './resources.ts';

@@ -24,7 +24,7 @@
 // as the HTTP API. XML is parsed by @xmldom/xmldom (a namespace-aware W3C DOM: dead properties
 // keep their namespaces exactly; fast-xml-parser only strips or keeps prefixes).
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../core/errors.ts';
 
 /** Where the protocol is mounted; hrefs are built under it. */
 export const DAV_PREFIX = '/dav/';

@@ -8,7 +8,7 @@ import { withDirIn, withParentIn } from '../files/confined.ts';
 import { placeDirectory, renameToFreeName, temporaryName } from '../files/names.ts';
 import { scopeOf } from '../files/ops.ts';
 import { isInside, type ResolvedPath } from '../files/paths.ts';
-import { forbidden } from '../http/errors.ts';
+import { forbidden } from '../core/errors.ts';
 import { preconditions, type Change } from './locking.ts';
 import { copyDepth, davError, infiniteOnly, parseDestination, parseOverwrite } from './protocol.ts';
 import { locationOf, nameOf, parentCollection, refuseReadOnly, resolve, type DavContext } from './resources.ts';

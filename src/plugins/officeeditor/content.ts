@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { AppError, fromFsError } from '../../http/errors.ts';
+import { AppError, fromFsError } from '../../core/errors.ts';
 import { isInside } from '../../files/paths.ts';
 import { temporaryName } from '../../files/names.ts';
 import type { VersionService } from '../../versions/service.ts';

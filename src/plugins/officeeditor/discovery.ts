@@ -1,7 +1,7 @@
 // WOPI discovery: the editing server's XML says, per file extension, which URL opens it for
 // viewing and for editing. Fetched with a timeout and a size cap, cached for an hour; an
 // unreachable server is a clear 502, retried at the next request (not remembered).
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../core/errors.ts';
 
 export interface DiscoveryAction { ext: string; name: string; urlsrc: string; app: string }
 export interface Discovery { byExtension: Map<string, { view?: string; edit?: string }>; fetchedAt: number }

@@ -7,9 +7,9 @@
 import path from 'node:path';
 import type { ChangeSink } from '../../changes.ts';
 import type { Database } from '../../db/database.ts';
-import { AppError, badRequest, forbidden } from '../../http/errors.ts';
-import type { Logger } from '../../http/log.ts';
-import type { Caller } from '../../http/route.ts';
+import { AppError, badRequest, forbidden } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
+import type { Caller } from '../../core/caller.ts';
 import type { PathResolver } from '../../files/paths.ts';
 import type { VersionService } from '../../versions/service.ts';
 import { createDiscoveryClient, fillUrlsrc, type DiscoveryClient } from './discovery.ts';

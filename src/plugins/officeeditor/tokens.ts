@@ -5,7 +5,7 @@
 // it is, the same for every account (co-editors share one document).
 import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../core/errors.ts';
 
 export interface FileClaims { userId: string; fileId: string; path: string; canWrite: boolean }
 
