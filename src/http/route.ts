@@ -16,10 +16,17 @@
 //   is then checked against it at compile time, and so is the body of any `reply(status, body)`
 //   for a status with a schema. `status` on the row is the status of a plain return (default 200).
 // - Not JSON: give `contentType` (a stream, a file, NDJSON; the handler writes `res` itself, or
-//   returns `reply(status, buffer)`); no body: declare 204 and return `noContent()`.
+//   returns `reply(status, buffer)`); no body: declare 204 and return `noContent()`. Progress
+//   streams use `openEventStream(res)` (http/ndjson.ts, contentType application/x-ndjson);
+//   answers with an ETag use `isNotModified(req, { etag })` (http/conditional.ts) for 304.
 // - Errors: throw `new AppError('CODE', message?)` with a code from src/core/errors.ts; list the
 //   refusals in `responses` as prose (the error envelope is described once for all rows).
 // - The handler is one line into a service: no SQL, no loops over the file system here.
+// - Types: the handler's answer is inferred as written and must fit a declared answer. Two
+//   TypeScript corners: a literal inside a callback (`.map((s) => ({ kind: 'volume' }))`) widens
+//   to string — write `'volume' as const` or type the service's result; an empty literal array
+//   (`items: []`) reads as readonly — write `[] as Item[]`. Rows whose 2xx is prose only are not
+//   checked (and are listed in test/api/openapi.test.ts until converted).
 //
 //   route({
 //     method: 'PATCH', path: '/api/auth/tokens/:id', access: 'session', tags: ['API tokens'],
