@@ -64,7 +64,7 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   try {
     fs.mkdirSync(config.storage.cacheDir, { recursive: true });
     db = new Database(dbFile);
-    const applied = runMigrations(db, loadMigrations());
+    const applied = runMigrations(db, loadMigrations(), { backupDir: path.join(config.storage.configDir, 'backups'), release: VERSION });
     if (applied.length) log.info('database migrated', { applied });
   } catch (err) {
     lock.release();

@@ -51,11 +51,69 @@ export function loadMigrations(): Migration[] {
   return collectMigrations(path.join(path.dirname(new URL(import.meta.url).pathname), '..'));
 }
 
-export function runMigrations(db: Database, migrations: readonly Migration[]): string[] {
+/** A database that has migrations this build does not know: written by a newer Burrow. */
+export class NewerDatabaseError extends MigrationError {}
+
+export interface MigrateOptions {
+  /** Where a snapshot is kept before pending migrations run on an existing database (CONFIG_DIR/backups). */
+  backupDir?: string;
+  /** The release that writes the database (recorded in burrow_meta). */
+  release?: string;
+  /** Snapshots kept (the oldest go first). */
+  keepBackups?: number;
+}
+
+function meta(db: Database, key: string): string | undefined {
+  return db.get<{ value: string }>('SELECT value FROM burrow_meta WHERE key = ?', [key])?.value;
+}
+
+/**
+ * A consistent copy of the database before it is changed: VACUUM INTO (node-sqlite3-wasm has
+ * no backup API; VACUUM INTO reads one transaction's view), written under a temporary name and
+ * renamed, so a crash leaves no half-written backup. Returns the file.
+ */
+export function snapshotDatabase(db: Database, backupDir: string, label: string, keep = 5): string {
+  fs.mkdirSync(backupDir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
+  const file = path.join(backupDir, `burrow-${label.replace(/[^\w.+-]/g, '_')}-${stamp}.db`);
+  const temp = `${file}.partial`;
+  fs.rmSync(temp, { force: true });
+  db.run('VACUUM INTO ?', [temp]);
+  fs.renameSync(temp, file);
+  const old = fs.readdirSync(backupDir).filter((f) => /^burrow-.*\.db$/.test(f))
+    .map((f) => ({ f, t: fs.statSync(path.join(backupDir, f)).mtimeMs })).sort((a, b) => b.t - a.t || b.f.localeCompare(a.f));
+  for (const { f } of old.slice(Math.max(1, keep))) fs.rmSync(path.join(backupDir, f), { force: true });
+  return file;
+}
+
+export function runMigrations(db: Database, migrations: readonly Migration[], options: MigrateOptions = {}): string[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+  db.exec('CREATE TABLE IF NOT EXISTS burrow_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
   const applied = new Set(db.all<{ id: string }>('SELECT id FROM schema_migrations').map((r) => r.id));
+  const known = new Set(migrations.map((m) => m.id));
+  const unknown = [...applied].filter((id) => !known.has(id)).sort();
+  if (unknown.length) {
+    // Never alter what a newer release wrote: its tables may mean things this one does not know.
+    const by = meta(db, 'release');
+    throw new NewerDatabaseError(`The database ${db.file} was written by a newer Burrow${by ? ` (${by})` : ''}${options.release ? ` than this one (${options.release})` : ''}: it has changes this release does not know (${unknown.slice(0, 3).join(', ')}${unknown.length > 3 ? ', …' : ''}). Nothing was changed. Run that release or a newer one, or start this one on a backup from ${options.backupDir ?? 'CONFIG_DIR/backups'}.`);
+  }
   const pending = [...migrations].sort(order).filter((m) => !applied.has(m.id));
-  if (pending.length === 0) return [];
+  const record = () => {
+    if (options.release && meta(db, 'release') !== options.release) {
+      db.run('INSERT INTO burrow_meta (key, value) VALUES (\'release\', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [options.release]);
+    }
+  };
+  if (pending.length === 0) {
+    record();
+    return [];
+  }
+  if (applied.size > 0 && options.backupDir) {
+    try {
+      snapshotDatabase(db, options.backupDir, meta(db, 'release') ?? 'before-release-record', options.keepBackups);
+    } catch (err) {
+      throw new MigrationError(`Could not back up the database before migrating it, nothing was changed: ${(err as Error).message}`);
+    }
+  }
   let current = '';
   try {
     db.transaction(() => {
@@ -64,6 +122,7 @@ export function runMigrations(db: Database, migrations: readonly Migration[]): s
         db.exec(m.sql);
         db.run('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)', [m.id, new Date().toISOString()]);
       }
+      record();
     });
   } catch (err) {
     throw new MigrationError(`Database migration ${current} failed, nothing was changed: ${(err as Error).message}`);
