@@ -244,7 +244,9 @@ test('Ctrl+C / Ctrl+V copies into another folder; Ctrl+X / Ctrl+V moves', async 
 
 test('versions panel: two saves through the editor keep versions; restore one; restore one as a copy', async () => {
   await openVolume('Files');
-  await entry('notes.txt').dblclick();
+  // Double-click opens the viewer now; details and versions are on the item's menu.
+  await entry('notes.txt').click({ button: 'right' });
+  await page.getByRole('menuitem', { name: 'Details and versions' }).click();
   const panel = page.getByRole('complementary', { name: 'Details of notes.txt' });
   await panel.getByText('No earlier versions').waitFor();
   await panel.getByRole('button', { name: 'Edit text' }).click();

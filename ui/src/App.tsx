@@ -9,6 +9,7 @@ import { Lazy } from './components/Lazy.tsx';
 import { Sidebar } from './components/Sidebar.tsx';
 import { Toasts, Tray } from './components/Tray.tsx';
 import { FolderView } from './folder/FolderView.tsx';
+import { ViewerHost } from './viewers/state.tsx';
 import { Home } from './screens/Home.tsx';
 import { SetupScreen, SignInForm, SignInScreen } from './screens/SignIn.tsx';
 import { folderOf, location, navigate } from './state/router.ts';
@@ -55,6 +56,7 @@ function Workspace() {
       {menuOpen && <div class="scrim" onClick={() => setMenuOpen(false)} />}
       <main id="main" tabIndex={-1}><Screen /></main>
       <Tray />
+      <ViewerHost />
       {sessionExpired.value && (
         <div class="overlay" role="dialog" aria-modal="true" aria-label="Sign in again">
           <SignInForm overlay onDone={() => { sessionExpired.value = false; }} />

@@ -23,6 +23,9 @@ const PATHS: Record<string, string> = {
   shield: 'M12 3 4 6v6c0 5 3.5 8 8 9 4.5-1 8-4 8-9V6z',
   close: 'M6 6l12 12M18 6 6 18',
   plus: 'M12 5v14M5 12h14',
+  download: 'M12 4v12m-5-5 5 5 5-5M4 20h16',
+  external: 'M14 4h6v6m0-6-9 9M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5',
+  info: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zm0-10v6m0-9.5v.5',
 };
 
 export function Icon({ name, size = 20, label }: { name: IconName | keyof typeof PATHS; size?: number; label?: string }) {

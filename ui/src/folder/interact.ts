@@ -9,6 +9,7 @@ import { filesUrl, navigate } from '../state/router.ts';
 import { collectDropped, startUpload } from '../upload/start.ts';
 import { clipboard, download, fullPath, newFile, newFolder, paste, refOf, rename, toggleFavorite, transfer } from './actions.ts';
 import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
+import { openViewer } from '../viewers/state.tsx';
 import { access, focusIndex, focusTick, folderPath, items, reload, selectAll, selectOnly, selectRange, selected, selectedItems } from './model.ts';
 
 /** The file whose details/versions panel is open. */
@@ -16,7 +17,7 @@ export const detailsItem = signal<FileItem | null>(null);
 
 export function openItem(item: FileItem): void {
   if (isDir(item)) navigate(filesUrl(joinPath(item.path, item.name)));
-  else detailsItem.value = item;
+  else openViewer(item, items.value, access.value?.canWrite === true);
 }
 
 export function showItemMenu(x: number, y: number): void {
