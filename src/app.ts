@@ -17,6 +17,7 @@ import { createHttpServer } from './http/server.ts';
 import { createUiHandler } from './http/static.ts';
 import { createFilesCapability } from './files/capability.ts';
 import { createUploadsCapability } from './uploads/capability.ts';
+import { createSharesCapability } from './shares/capability.ts';
 import { createIndexes, openIndexer } from './indexer/capability.ts';
 import { createIdentity } from './auth/identity.ts';
 import { systemRoutes } from './system/routes.ts';
@@ -87,7 +88,10 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   files.useSettings({ accessRules: () => identity.settings.accessRules(), userPrefs: (userId) => identity.settings.userPrefs(userId), thumbnails: () => identity.settings.thumbnails() });
   capabilities.push(files);
   // Uploads: multipart and resumable (TUS), placed through the files resolver and names.
-  capabilities.push(createUploadsCapability({ config, db, resolver: files.resolver, changes, log }));
+  const uploads = createUploadsCapability({ config, db, resolver: files.resolver, changes, log });
+  capabilities.push(uploads);
+  // Shares: links as a space of the files resolver (`share/<token>/…`), bound to their items.
+  capabilities.push(createSharesCapability({ config, db, files, uploads, changes, activity: identity.activity, sessionSecret }));
   // Indexes: folder sizes and search, fed by the `changes` sink; `indexes.noteViewed(realPath)`
   // re-checks a folder on screen (for the browse route).
   const indexes = createIndexes({ config, db, log, changes, indexer, resolver: files.resolver, showHidden: (userId) => identity.settings.userPrefs(userId)?.showHiddenFiles === true, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });

@@ -15,4 +15,6 @@ export interface Caller {
   readonly tokenScope?: Scope;
   /** The session was opened with a password (not a passkey or the provider). */
   readonly passwordSession?: boolean;
+  /** A share-link holder: the resolver lets this caller reach `share/<token>/…` and nothing else. */
+  readonly link?: { readonly token: string };
 }

@@ -160,6 +160,17 @@ export const ERRORS = {
   WOPI_TOO_LARGE: { status: 412, message: 'The file is larger than X-WOPI-MaxExpectedSize.' },
   WOPI_NOT_SUPPORTED: { status: 501, message: 'This WOPI operation is not supported.' },
 
+  // Sharing: an unknown, expired or deleted link answer one identical 404 (no oracle)
+  SHARE_NOT_FOUND: { status: 404, message: 'No such share.' },
+  LINK_NOT_FOUND: { status: 404, message: 'This link does not exist or is no longer valid.' },
+  LINK_PASSWORD_REQUIRED: { status: 403, message: 'This link is protected by a password.' },
+  LINK_PASSWORD_WRONG: { status: 403, message: 'The password of this link is wrong.' },
+  LINK_SIGN_IN_REQUIRED: { status: 401, message: 'This link is shared with named accounts: sign in first.' },
+  LINK_NOT_ALLOWED: { status: 403, message: 'This link does not allow that.' },
+  LINK_FILE_REQUEST_FULL: { status: 413, message: 'This file request takes no more files or bytes.' },
+  SHARE_BAD_EXPIRY: { status: 400, message: 'The expiry must be a date in the future.' },
+  SHARE_BAD_USERS: { status: 400, message: 'A share with named accounts needs at least one other existing account.' },
+
   // WebDAV
   DAV_ABORTED: { status: 400, message: 'The upload ended before its last byte; nothing was kept.' },
   DAV_BAD_DEPTH: { status: 400, message: 'The Depth header is not valid.' },

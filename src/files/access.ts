@@ -15,6 +15,8 @@ export interface Access {
   canDownload: boolean;
   canCreateFolder: boolean;
   canCreateFile: boolean;
+  /** Set inside a link, where renaming is its own flag; elsewhere renaming follows canDelete. */
+  canRename?: boolean;
   readOnly: ReadOnlyReason;
 }
 

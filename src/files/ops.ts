@@ -12,7 +12,7 @@ import type { BindingScope, Bindings } from './bindings.ts';
 import { openDirIn, withDirIn } from './confined.ts';
 import { fileItem, type FileItem } from './items.ts';
 import { allocateFreeName, assertPlainName } from './names.ts';
-import { isInside, joinVirtual, type PathResolver, type ResolvedPath } from './paths.ts';
+import { isInside, joinVirtual, ownerView, type PathResolver, type ResolvedPath } from './paths.ts';
 import type { Transfer } from './transfer.ts';
 
 export interface ItemRef { path: string; name: string }
@@ -21,9 +21,11 @@ export interface TransferResult { from: string; to: string; skipped?: boolean }
 /** Create only: fails on a taken name and never follows a link in its place. */
 const EXCLUSIVE = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
 
-const locationOf = (r: ResolvedPath) => ({ root: r.space!.root, relative: r.relative });
+// Bindings, trash and versions live on the owner's side of a link (paths.ts ownerView).
+const locationOf = (r: ResolvedPath) => { const o = ownerView(r); return { root: o.space!.root, relative: o.relative }; };
+const bound = (r: ResolvedPath) => ownerView(r).virtualPath;
 
-export const scopeOf = (caller: Caller, r: ResolvedPath): BindingScope => ({ userId: r.space?.kind === 'volume' ? null : caller.userId });
+export const scopeOf = (caller: Caller, r: ResolvedPath): BindingScope => ({ userId: ownerView(r).space?.kind === 'volume' ? null : r.space?.share?.ownerId ?? caller.userId });
 
 export interface FileOps {
   createFolder(caller: Caller, parent: string, name: string): Promise<FileItem>;
@@ -34,17 +36,17 @@ export interface FileOps {
   resolveForDelete(caller: Caller, item: ItemRef): Promise<ResolvedPath>;
   deleteOne(caller: Caller, item: ResolvedPath): Promise<{ trashId: string; forgotten: Record<string, number> }>;
   /** Resolves a folder the caller may write in; 403 otherwise. */
-  writableFolder(caller: Caller, virtual: string): Promise<ResolvedPath>;
+  writableFolder(caller: Caller, virtual: string, need?: 'canWrite' | 'canCreateFolder' | 'canCreateFile'): Promise<ResolvedPath>;
 }
 
 export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer; trash: TrashService; bindings: Bindings; changes: ChangeSink; recordDestination(userId: string, path: string): void }): FileOps {
   const { resolver, changes, bindings } = deps;
 
-  async function writableFolder(caller: Caller, virtual: string): Promise<ResolvedPath> {
+  async function writableFolder(caller: Caller, virtual: string, need: 'canWrite' | 'canCreateFolder' | 'canCreateFile' = 'canWrite'): Promise<ResolvedPath> {
     const dir = await resolver.resolve(caller, virtual, { mustExist: true });
     if (!dir.space) throw new AppError('TOP_LEVEL', 'Nothing can be written at the top; choose a volume.');
     if (!dir.isDirectory) throw new AppError('NOT_A_FOLDER', 'The destination is not a folder.');
-    if (!dir.access.canWrite) throw new AppError('READ_ONLY', dir.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not write in this folder.');
+    if (!dir.access[need]) throw new AppError('READ_ONLY', dir.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not write in this folder.');
     return dir;
   }
 
@@ -61,7 +63,7 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
 
     async createFolder(caller, parent, name) {
       assertPlainName(name);
-      const dir = await writableFolder(caller, parent);
+      const dir = await writableFolder(caller, parent, 'canCreateFolder');
       // Claimed through the checked folder's descriptor: a swapped link cannot lead it outside.
       const { final, st } = await withDirIn(dir.space!.root, dir.realPath, async (d) => {
         const final = await allocateFreeName(d.path, name, (c) => fsp.mkdir(c));
@@ -73,7 +75,7 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
 
     async createFile(caller, parent, name, content = '') {
       assertPlainName(name);
-      const dir = await writableFolder(caller, parent);
+      const dir = await writableFolder(caller, parent, 'canCreateFile');
       const { final, st } = await withDirIn(dir.space!.root, dir.realPath, async (d) => {
         let st: fs.Stats | undefined;
         const final = await allocateFreeName(d.path, name, async (c) => {
@@ -94,7 +96,7 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
     async rename(caller, parent, name, newName) {
       assertPlainName(newName, 'new name');
       const { parent: dir, target } = await existingItem(caller, { path: parent, name });
-      if (!dir.access.canWrite || !target.access.canDelete) throw new AppError('READ_ONLY', 'You may not rename this item.');
+      if (!(target.access.canRename ?? (dir.access.canWrite && target.access.canDelete))) throw new AppError('READ_ONLY', 'You may not rename this item.');
       if (newName === name) return fileItem(dir.virtualPath, name, await fsp.stat(target.realPath));
       const destination = await resolver.resolve(caller, joinVirtual(dir.virtualPath, newName));
       // Both names in one checked folder descriptor: the entry renamed is the one inside.
@@ -124,7 +126,7 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
         }
         return isDirectory;
       });
-      bindings.carry(target.virtualPath, destination.virtualPath, scopeOf(caller, target), { from: locationOf(target), to: locationOf(destination) });
+      bindings.carry(bound(target), bound(destination), scopeOf(caller, target), { from: locationOf(target), to: locationOf(destination) });
       changes.emit({ type: 'moved', from: target.realPath, to: destination.realPath, isDirectory });
       return fileItem(dir.virtualPath, newName, await fsp.stat(destination.realPath));
     },
@@ -156,10 +158,11 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
           const moved = await deps.transfer.move(source, destDir, item.name, isDirectory);
           const to = joinVirtual(dest.virtualPath, moved.name);
           const sameSpaceKind = scopeOf(caller, target).userId === scopeOf(caller, dest).userId;
-          const real = { from: locationOf(target), to: { root: dest.space!.root, relative: dest.relative ? `${dest.relative}/${moved.name}` : moved.name } };
-          if (sameSpaceKind) bindings.carry(target.virtualPath, to, scopeOf(caller, target), real);
+          const destOwner = ownerView(dest);
+          const real = { from: locationOf(target), to: { root: destOwner.space!.root, relative: destOwner.relative ? `${destOwner.relative}/${moved.name}` : moved.name } };
+          if (sameSpaceKind) bindings.carry(bound(target), dest.space?.share ? `${bound(dest)}/${moved.name}` : to, scopeOf(caller, target), real);
           else {
-            bindings.forget(target.virtualPath, scopeOf(caller, target));
+            bindings.forget(bound(target), scopeOf(caller, target));
             bindings.carryReal(real.from, real.to);
           }
           changes.emit({ type: 'moved', from: target.realPath, to: path.join(dest.realPath, moved.name), isDirectory });
@@ -182,14 +185,15 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
 
     async resolveForDelete(caller, item) {
       const { parent, target } = await existingItem(caller, item);
-      if (!parent.access.canWrite || !target.access.canDelete) throw new AppError('READ_ONLY', `You may not delete "${item.name}".`);
+      if (!(parent.access.canWrite || parent.space?.share) || !target.access.canDelete) throw new AppError('READ_ONLY', `You may not delete "${item.name}".`);
       return target;
     },
 
     async deleteOne(caller, target) {
       const isDirectory = target.isDirectory;
-      const trashId = await deps.trash.put(caller, target);
-      const forgotten = bindings.forget(target.virtualPath, scopeOf(caller, target));
+      // Through a link, the item goes to its owner's trash (the owner's space, not the link's).
+      const trashId = await deps.trash.put(caller, ownerView(target));
+      const forgotten = bindings.forget(bound(target), scopeOf(caller, target));
       changes.emit({ type: 'deleted', path: target.realPath, isDirectory });
       return { trashId, forgotten };
     },

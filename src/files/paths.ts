@@ -23,6 +23,30 @@ export interface Space {
   root: string;
   readOnly: ReadOnlyReason;
   accessMode?: 'readonly' | 'readwrite';
+  /** A link's space: whose item it is, where it is on the owner's side, what the link allows. */
+  share?: ShareBinding;
+}
+
+/** What a share space stands on (set by the shares capability's provider). */
+export interface ShareBinding {
+  ownerId: string;
+  /** The owner's space holding the shared item, and the item's virtual path and relative path in it. */
+  ownerSpace: Space;
+  sourcePath: string;
+  sourceRelative: string;
+  /** What the link allows; every flag narrows the access the resolver computes (AND). */
+  allow: Partial<Pick<Access, 'canRead' | 'canWrite' | 'canUpload' | 'canDelete' | 'canDownload' | 'canCreateFolder' | 'canCreateFile' | 'canRename'>>;
+}
+
+/**
+ * A path inside a link as the owner sees it (bindings, trash, versions live on the owner's side);
+ * any other path unchanged. The real path is the one resolved and confined to the link.
+ */
+export function ownerView(r: ResolvedPath): ResolvedPath {
+  const share = r.space?.share;
+  if (!share) return r;
+  const relative = [share.sourceRelative, r.relative].filter(Boolean).join('/');
+  return { ...r, space: share.ownerSpace, relative, virtualPath: r.relative ? `${share.sourcePath}/${r.relative}` : share.sourcePath };
 }
 
 export interface ResolvedPath {
@@ -162,6 +186,7 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
   }
 
   async function spaces(caller: Caller): Promise<Space[]> {
+    if (caller.link) return [];
     const assigned = options.userVolumesEnabled ? options.assignedVolumes?.(caller.userId) ?? [] : [];
     if (assigned.length) {
       const out: Space[] = [];
@@ -189,11 +214,15 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
     for (const folder of options.personal.all()) {
       const folderReal = (await realpathOrNull(folder)) ?? folder;
       if (folderReal === own) continue;
+      // A link stands on its owner's side: the owner's own folder was checked when the link resolved.
+      if (space.share && space.share.ownerSpace.kind === 'personal' && isInside(folderReal, space.root)) continue;
       if (isInside(folderReal, real)) throw missing();
     }
   }
 
   async function spaceFor(caller: Caller, first: string, segments: string[]): Promise<{ space: Space; rest: string[] }> {
+    // A link holder reaches its own link and nothing else, whatever path it sends.
+    if (caller.link && (first !== 'share' || segments[1] !== caller.link.token)) throw missing();
     if (first === 'share') {
       const token = segments[1];
       const space = token && shareSpaces ? await shareSpaces(caller, token) : null;
@@ -215,7 +244,9 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
       // At any depth: a space may hold another space's root (an assigned folder inside a volume).
       if (rest.some(isReservedName)) throw missing();
       const normalised = segments.join('/');
-      const rule = ruleAt(rules(), normalised);
+      // Access rules name the owner's paths: a link is judged where its item really is.
+      const rulePath = space.share ? [space.share.sourcePath, ...rest].join('/') : normalised;
+      const rule = ruleAt(rules(), rulePath);
       if (rule === 'hidden') throw missing();
 
       const realPath = path.join(space.root, ...rest);
@@ -231,7 +262,13 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
       let readOnly: ReadOnlyReason = space.readOnly;
       if (readOnly === null && isDirectory) readOnly = await probeWritable(realPath);
       if (readOnly === null && (rule === 'ro' || !callerMayWrite(caller))) readOnly = 'access';
-      const access = accessFor(readOnly, { isRoot: rest.length === 0, canShare: space.kind !== 'share' });
+      let access = accessFor(readOnly, { isRoot: rest.length === 0, canShare: space.kind !== 'share' });
+      if (space.share) {
+        const allow = space.share.allow;
+        const narrowed = { ...access, canRename: access.canDelete } as Access & { canRename: boolean };
+        for (const key of Object.keys(allow) as (keyof typeof allow)[]) narrowed[key] = narrowed[key] && allow[key] === true;
+        access = narrowed;
+      }
       return { virtualPath: normalised, space, realPath, relative: rest.join('/'), access, exists: location.exists, isDirectory };
     },
 

@@ -26,7 +26,13 @@ export function sweepInterval(ttlMs: number): number {
   return Math.min(60_000, Math.max(250, Math.floor(ttlMs / 4)));
 }
 
-export function createUploadsCapability(deps: UploadsDeps): Capability {
+export interface UploadsCapability extends Capability {
+  /** For link holders' uploads (shares): the same receivers, placing through the resolver. */
+  readonly multipart: ReturnType<typeof createMultipartReceiver>;
+  readonly tus: ReturnType<typeof createTusService>;
+}
+
+export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
   const { config, db, log } = deps;
   const u = config.uploads;
   const staging = createStaging(db, u.freeSpaceReserve);
@@ -45,6 +51,7 @@ export function createUploadsCapability(deps: UploadsDeps): Capability {
   };
 
   return {
+    multipart, tus,
     routes: uploadRoutes({ multipart, tus, chunkedEnabled: u.chunkedEnabled, publicUrl: config.server.publicUrl }),
     features: () => ({
       uploads: { enabled: true, chunked: u.chunkedEnabled, maxDirectUploadSize: u.maxDirectUploadSize, maxFilesPerUpload: u.maxFilesPerUpload },

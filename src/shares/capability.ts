@@ -1,0 +1,55 @@
+// The shares capability as app.ts sees it: its store and service (which plugs the link space
+// into the resolver), its rows, its binding table, and the sweep of ended visitor sessions.
+import type { Capability } from '../core/capability.ts';
+import type { ChangeSink } from '../changes.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { ActivityEvent } from '../activity/service.ts';
+import { RateLimiter } from '../auth/rate-limits.ts';
+import { createBrowse } from '../browse/service.ts';
+import { pathTable } from '../files/bindings.ts';
+import type { FilesCapability } from '../files/capability.ts';
+import type { UploadsCapability } from '../uploads/capability.ts';
+import { createSharedEditor } from './editor.ts';
+import { shareRoutes } from './routes.ts';
+import { createShares } from './service.ts';
+import { createShareStore } from './store.ts';
+
+export interface SharesCapabilityDeps {
+  config: Config;
+  db: Database;
+  files: Pick<FilesCapability, 'resolver' | 'ops' | 'bindings' | 'versions'>;
+  uploads: Pick<UploadsCapability, 'multipart' | 'tus'>;
+  changes: ChangeSink;
+  activity: { record(event: ActivityEvent): void };
+  sessionSecret: string;
+}
+
+export function createSharesCapability(deps: SharesCapabilityDeps): Capability {
+  const { config, db, files } = deps;
+  const store = createShareStore(db);
+  // A share follows its item across rename/move and goes with its deletion (spec §1 rule 4).
+  files.bindings.register('shares', pathTable(db, 'shares'));
+  const shares = createShares({
+    store, resolver: files.resolver, limiter: new RateLimiter(db), activity: deps.activity,
+    sessionSecret: deps.sessionSecret, publicUrl: config.server.publicUrl,
+  });
+  const routes = shareRoutes({
+    shares, resolver: files.resolver, ops: files.ops, uploads: deps.uploads,
+    browse: createBrowse({ resolver: files.resolver, showHidden: () => false }),
+    editor: createSharedEditor({ resolver: files.resolver, versions: files.versions, changes: deps.changes, maxBytes: config.limits.editorMaxFileSize }),
+    publicUrl: config.server.publicUrl, chunkedEnabled: config.uploads.chunkedEnabled,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    routes,
+    features: () => ({ shares: { enabled: true, fileRequests: true } }),
+    start() {
+      timer = setInterval(() => shares.sweep(), 3_600_000);
+      timer.unref();
+    },
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}

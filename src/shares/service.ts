@@ -1,0 +1,327 @@
+// Shares: links to one item, bound to the owner's path (bindings follow rename/move and go with
+// delete). A link is resolved as a space of the one resolver (`share/<token>/…`): its root is
+// the shared item's real path, its access the owner's narrowed by the link's allow flags, and
+// a link holder's caller can reach that link and nothing else (paths.ts). Unknown, expired and
+// deleted links answer one identical 404. Password links hand out a visitor session: a random
+// id in a cookie scoped to the link's API path, its HMAC in the table, VISITOR_SESSION_MS long,
+// ended when the link's password changes.
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { IncomingMessage } from 'node:http';
+import { parseCookie, stringifySetCookie } from 'cookie';
+import { AppError } from '../core/errors.ts';
+import type { Caller } from '../core/caller.ts';
+import type { ActivityEvent } from '../activity/service.ts';
+import { hashPassword, verifyPassword } from '../auth/passwords.ts';
+import type { RateLimiter, Limit } from '../auth/rate-limits.ts';
+import { isInside, type PathResolver, type ResolvedPath, type ShareBinding, type Space } from '../files/paths.ts';
+import type { CreateShareInput, CreatedShare, LinkInfo, UpdateShareInput, WireShare } from './wire.ts';
+import type { ShareChanges, ShareRow, ShareStore } from './store.ts';
+
+/** How long a visitor stays let in after giving a link's password. */
+export const VISITOR_SESSION_MS = 12 * 3_600_000;
+export const LINK_COOKIE = 'burrow_link';
+/** Password guesses per address and link, and per link from anywhere. */
+export const LINK_PASSWORD_LIMITS = {
+  perAddress: { max: 10, windowMs: 15 * 60_000 },
+  perLink: { max: 100, windowMs: 15 * 60_000 },
+} satisfies Record<string, Limit>;
+
+export interface SharesDeps {
+  store: ShareStore;
+  resolver: PathResolver;
+  limiter: RateLimiter;
+  activity: { record(event: ActivityEvent): void };
+  sessionSecret: string;
+  publicUrl: string | null;
+}
+
+const flag = (b: boolean) => (b ? 1 : 0);
+const iso = (s: string | null | undefined) => (s == null ? null : new Date(s).toISOString());
+const linkGone = () => new AppError('LINK_NOT_FOUND');
+const expired = (row: ShareRow) => row.expires_at !== null && row.expires_at <= new Date().toISOString();
+
+/** The base URL links are built from: PUBLIC_URL, else the request's host. */
+export function baseUrlOf(req: IncomingMessage, publicUrl: string | null): string {
+  if (publicUrl) return publicUrl.replace(/\/+$/, '');
+  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
+  return `${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`;
+}
+
+export function createShares(deps: SharesDeps) {
+  const { store, resolver } = deps;
+  const secure = deps.publicUrl?.toLowerCase().startsWith('https:') ?? false;
+  const hmac = (id: string) => createHmac('sha256', deps.sessionSecret).update(`share-visitor:${id}`).digest('hex');
+
+  function ownerCaller(userId: string): Caller | null {
+    const a = store.account(userId);
+    if (!a) return null;
+    const roles = (() => { try { return JSON.parse(a.roles) as string[]; } catch { return a.roles.split(/[\s,]+/).filter(Boolean); } })();
+    return { userId: a.id, username: a.username, roles, isAdmin: roles.includes('admin'), via: 'session' };
+  }
+
+  function allowOf(row: ShareRow): ShareBinding['allow'] {
+    const request = row.file_request === 1;
+    return {
+      canRead: !request,
+      canDownload: !request && row.allow_download === 1,
+      canUpload: row.allow_upload === 1,
+      canCreateFile: !request && row.allow_create_file === 1,
+      canCreateFolder: !request && row.allow_create_folder === 1,
+      canRename: !request && row.allow_rename === 1,
+      canDelete: !request && row.allow_delete === 1,
+      canWrite: !request && row.allow_edit === 1,
+    };
+  }
+
+  /** The link's space: the owner's item as it is now (the owner must still reach it). */
+  async function spaceOf(row: ShareRow): Promise<Space | null> {
+    const owner = ownerCaller(row.user_id);
+    if (!owner) return null;
+    let r: ResolvedPath;
+    try {
+      r = await resolver.resolve(owner, row.path, { mustExist: true });
+    } catch {
+      return null;
+    }
+    if (!r.space || Boolean(row.is_directory) !== r.isDirectory) return null;
+    const root = await fsp.realpath(r.realPath).catch(() => null);
+    if (!root || !isInside(r.space.root, root)) return null;
+    return {
+      kind: 'share', name: path.posix.basename(row.path), path: `share/${row.token}`, root,
+      readOnly: r.access.readOnly,
+      share: { ownerId: row.user_id, ownerSpace: r.space, sourcePath: r.virtualPath, sourceRelative: r.relative, allow: allowOf(row) },
+    };
+  }
+
+  function visitorCookie(req: IncomingMessage | undefined): string | undefined {
+    const header = req?.headers.cookie;
+    if (!header) return undefined;
+    const v = parseCookie(header)[LINK_COOKIE];
+    return v && v.length <= 256 ? v : undefined;
+  }
+
+  /** May this caller (and this request's visitor cookie) use the link? Throws the refusal. */
+  function admit(row: ShareRow | undefined, caller: Caller | null, req?: IncomingMessage): ShareRow {
+    if (!row || expired(row)) throw linkGone();
+    if (caller && caller.userId === row.user_id && !caller.link) return row;
+    if (row.sharing_type === 'users') {
+      if (!caller || caller.link) throw new AppError('LINK_SIGN_IN_REQUIRED');
+      if (!store.isPermitted(row.id, caller.userId)) throw linkGone();
+      return row;
+    }
+    if (row.password_hash) {
+      const cookie = visitorCookie(req);
+      const ok = (cookie && store.sessionValid(hmac(cookie), row.id, row.password_gen))
+        || (caller?.sessionId && store.accountUnlocked(caller.sessionId, row.id, row.password_gen));
+      if (!ok) throw new AppError('LINK_PASSWORD_REQUIRED');
+    }
+    return row;
+  }
+
+  // The resolver asks here for `share/<token>/…`: a signed-in caller through the API's own
+  // routes, or a link holder's caller made by linkCaller (already admitted with its cookie).
+  resolver.setShareSpaces(async (caller, token) => {
+    const row = store.byToken(token);
+    if (!row || expired(row)) return null;
+    if (!caller?.link) {
+      try {
+        admit(row, caller);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'LINK_PASSWORD_REQUIRED') throw err;
+        return null;
+      }
+    }
+    return spaceOf(row);
+  });
+
+  function toWire(row: ShareRow, base: string, view: 'owner' | 'recipient'): WireShare {
+    const w: WireShare = {
+      id: row.id, shareToken: row.token, ownerId: row.user_id,
+      isDirectory: row.is_directory === 1,
+      accessMode: row.allow_edit || row.allow_upload || row.allow_create_file || row.allow_create_folder || row.allow_rename || row.allow_delete ? 'readwrite' : 'readonly',
+      sharingType: row.sharing_type, hasPassword: row.password_hash !== null,
+      expiresAt: row.expires_at, label: row.label,
+      downloadCount: row.download_count, accessCount: row.access_count, lastAccessedAt: row.last_accessed_at,
+      createdAt: row.created_at, updatedAt: row.updated_at,
+      allowDownload: row.allow_download === 1, allowUpload: row.allow_upload === 1, allowCreateFile: row.allow_create_file === 1,
+      allowCreateFolder: row.allow_create_folder === 1, allowRename: row.allow_rename === 1, allowDelete: row.allow_delete === 1, allowEdit: row.allow_edit === 1,
+      fileRequest: row.file_request ? { maxFiles: row.max_files, maxBytes: row.max_bytes, receivedFiles: row.received_files, receivedBytes: row.received_bytes } : null,
+      shareUrl: `${base}/s/${row.token}`,
+    };
+    if (view === 'owner') {
+      w.sourcePath = row.path;
+      if (row.sharing_type === 'users') w.permittedUserIds = store.userIds(row.id);
+    } else {
+      w.sourceName = path.posix.basename(row.path);
+      w.ownerName = store.account(row.user_id)?.username ?? '';
+    }
+    return w;
+  }
+
+  function checkedUsers(owner: Caller, ids: readonly string[] | undefined): string[] {
+    const unique = [...new Set(ids ?? [])].filter((id) => id !== owner.userId);
+    if (unique.length === 0 || unique.some((id) => !store.account(id))) throw new AppError('SHARE_BAD_USERS');
+    return unique;
+  }
+
+  function checkedExpiry(value: string | null | undefined): string | null {
+    if (value == null) return null;
+    const at = new Date(value);
+    if (at.getTime() <= Date.now()) throw new AppError('SHARE_BAD_EXPIRY');
+    return at.toISOString();
+  }
+
+  /** Allow flags from accessMode (the app sends only that) and the explicit flags (which win). */
+  function flagsOf(input: CreateShareInput | UpdateShareInput, base: ShareRow | null): ShareChanges {
+    const writable = input.accessMode !== undefined ? input.accessMode === 'readwrite' : null;
+    const pick = (explicit: boolean | undefined, current: number | undefined, fallback: boolean) =>
+      flag(explicit ?? (writable ?? (current !== undefined ? current === 1 : fallback)));
+    return {
+      allow_download: flag(input.allowDownload ?? (base ? base.allow_download === 1 : true)),
+      allow_upload: pick(input.allowUpload, base?.allow_upload, false),
+      allow_create_file: pick(input.allowCreateFile, base?.allow_create_file, false),
+      allow_create_folder: pick(input.allowCreateFolder, base?.allow_create_folder, false),
+      allow_rename: pick(input.allowRename, base?.allow_rename, false),
+      allow_delete: pick(input.allowDelete, base?.allow_delete, false),
+      allow_edit: pick(input.allowEdit, base?.allow_edit, false),
+    };
+  }
+
+  function ownRow(caller: Caller, id: string): ShareRow {
+    const row = store.byId(id);
+    // Another account's share, or a token sent in place of an id: nothing to see.
+    if (!row || row.user_id !== caller.userId) throw new AppError('SHARE_NOT_FOUND');
+    return row;
+  }
+
+  return {
+    async create(caller: Caller, input: CreateShareInput, base: string): Promise<CreatedShare> {
+      const item = await resolver.resolve(caller, input.sourcePath, { mustExist: true });
+      if (!item.space || item.space.kind === 'share') throw new AppError('BAD_PATH', 'Share an item of a volume or of your own folder (not the top, not a link).');
+      if (!item.access.canShare) throw new AppError('FORBIDDEN', 'You may not share this item.');
+      const users = input.sharingType === 'users' ? checkedUsers(caller, input.userIds) : [];
+      const now = new Date().toISOString();
+      const request = input.fileRequest != null;
+      if (request && !item.isDirectory) throw new AppError('NOT_A_FOLDER', 'A file request needs a folder.');
+      const flags = request
+        ? { allow_download: 0, allow_upload: 1, allow_create_file: 0, allow_create_folder: 0, allow_rename: 0, allow_delete: 0, allow_edit: 0 }
+        : flagsOf(input, null);
+      const row = {
+        id: randomUUID(),
+        // 144 bits from the crypto RNG: the link is the secret.
+        token: randomBytes(18).toString('base64url'),
+        user_id: caller.userId, path: item.virtualPath, is_directory: flag(item.isDirectory),
+        sharing_type: input.sharingType, password_hash: input.password ? await hashPassword(input.password) : null,
+        expires_at: checkedExpiry(input.expiresAt), label: input.label ?? null,
+        ...flags,
+        // Files only take what a file can: no uploads or creations inside a file.
+        ...(item.isDirectory ? {} : { allow_upload: 0, allow_create_file: 0, allow_create_folder: 0, allow_rename: 0, allow_delete: 0 }),
+        file_request: flag(request), max_files: input.fileRequest?.maxFiles ?? null, max_bytes: input.fileRequest?.maxBytes ?? null,
+        created_at: now, updated_at: now,
+      } as Parameters<ShareStore['insert']>[0];
+      store.insert(row, users);
+      deps.activity.record({ action: 'share.create', outcome: 'success', userId: caller.userId, detail: { id: row.id, path: row.path, sharingType: row.sharing_type, fileRequest: request } });
+      const wire = toWire(store.byId(row.id)!, base, 'owner');
+      return { ...wire, directFileUrl: `${base}/api/share/${row.token}/file` };
+    },
+
+    listMine: (caller: Caller, base: string) => ({ shares: store.ofOwner(caller.userId).map((r) => toWire(r, base, 'owner')) }),
+
+    sharedWithMe: (caller: Caller, base: string) => ({ shares: store.sharedWith(caller.userId).filter((r) => !expired(r)).map((r) => toWire(r, base, 'recipient')) }),
+
+    async update(caller: Caller, id: string, input: UpdateShareInput, base: string): Promise<WireShare> {
+      const row = ownRow(caller, id);
+      const changes: ShareChanges = row.file_request ? {} : flagsOf(input, row);
+      if (row.is_directory === 0) Object.assign(changes, { allow_upload: 0, allow_create_file: 0, allow_create_folder: 0, allow_rename: 0, allow_delete: 0 });
+      if (input.label !== undefined) changes.label = input.label;
+      if (input.expiresAt !== undefined) changes.expires_at = checkedExpiry(input.expiresAt);
+      if (input.sharingType !== undefined) changes.sharing_type = input.sharingType;
+      if (input.fileRequest !== undefined && row.file_request) {
+        changes.max_files = input.fileRequest?.maxFiles ?? null;
+        changes.max_bytes = input.fileRequest?.maxBytes ?? null;
+      }
+      const type = changes.sharing_type ?? row.sharing_type;
+      const users = type === 'users' && (input.userIds !== undefined || row.sharing_type !== 'users') ? checkedUsers(caller, input.userIds) : type === 'anyone' ? [] : undefined;
+      let endSessions = false;
+      if (input.password !== undefined) {
+        changes.password_hash = input.password === null ? null : await hashPassword(input.password);
+        endSessions = true;
+      }
+      store.update(row.id, changes, users, endSessions);
+      deps.activity.record({ action: 'share.update', outcome: 'success', userId: caller.userId, detail: { id: row.id } });
+      return toWire(store.byId(row.id)!, base, 'owner');
+    },
+
+    remove(caller: Caller, id: string): void {
+      const row = ownRow(caller, id);
+      store.remove(row.id);
+      deps.activity.record({ action: 'share.delete', outcome: 'success', userId: caller.userId, detail: { id: row.id, path: row.path } });
+    },
+
+    shareableUsers: (caller: Caller) => ({
+      users: store.accounts().filter((a) => a.id !== caller.userId).map((a) => ({ id: a.id, email: a.email, username: a.username, displayName: a.display_name })),
+    }),
+
+    /** Public facts of a link; unknown, expired and deleted links are one 404. */
+    async info(token: string, caller: Caller | null, req: IncomingMessage): Promise<LinkInfo> {
+      const row = store.byToken(token);
+      if (!row || expired(row) || !(await spaceOf(row))) throw linkGone();
+      let needsPassword = false;
+      try {
+        admit(row, caller, req);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        if (err.code === 'LINK_PASSWORD_REQUIRED') needsPassword = true;
+        else if (err.code !== 'LINK_SIGN_IN_REQUIRED') throw err;
+      }
+      const a = allowOf(row);
+      return {
+        shareToken: row.token, isDirectory: row.is_directory === 1, hasPassword: row.password_hash !== null,
+        sharingType: row.sharing_type, isExpired: false, label: row.label, expiresAt: row.expires_at,
+        name: path.posix.basename(row.path), isFileRequest: row.file_request === 1, needsPassword,
+        allow: { download: a.canDownload!, upload: a.canUpload!, createFile: a.canCreateFile!, createFolder: a.canCreateFolder!, rename: a.canRename!, delete: a.canDelete!, edit: a.canWrite! },
+      };
+    },
+
+    /** Checks a link's password (rate-limited like sign-in); answers the visitor cookie. */
+    async unlock(token: string, password: string, caller: Caller | null, ip: string): Promise<string | null> {
+      deps.limiter.hit(`link-password:${ip}:${token.slice(0, 64)}`, LINK_PASSWORD_LIMITS.perAddress);
+      const row = store.byToken(token);
+      if (!row || expired(row)) throw linkGone();
+      deps.limiter.hit(`link-password:${row.id}`, LINK_PASSWORD_LIMITS.perLink);
+      if (!row.password_hash) return null;
+      if (!(await verifyPassword(password, row.password_hash))) throw new AppError('LINK_PASSWORD_WRONG');
+      const id = randomBytes(32).toString('base64url');
+      const expiresAt = new Date(Date.now() + VISITOR_SESSION_MS).toISOString();
+      store.sessionInsert(hmac(id), row.id, row.password_gen, null, expiresAt);
+      if (caller?.sessionId && !caller.link) store.sessionInsert(hmac(`${id}:account`), row.id, row.password_gen, caller.sessionId, expiresAt);
+      return stringifySetCookie({
+        name: LINK_COOKIE, value: id, path: `/api/share/${row.token}`, httpOnly: true, sameSite: 'strict', secure,
+        maxAge: Math.floor(VISITOR_SESSION_MS / 1000), expires: new Date(Date.now() + VISITOR_SESSION_MS),
+      });
+    },
+
+    /** The caller of a link-holder request: admitted by account, users list or visitor cookie. */
+    linkCaller(token: string, caller: Caller | null, req: IncomingMessage): { caller: Caller; row: ShareRow } {
+      const row = admit(store.byToken(token), caller, req);
+      const linkCaller: Caller = {
+        userId: caller?.userId ?? `link:${row.id}`, username: caller?.username ?? `link ${row.label ?? row.token.slice(0, 6)}`,
+        roles: [], isAdmin: false, via: caller?.via === 'token' ? 'token' : 'session',
+        ...(caller?.tokenScope ? { tokenScope: caller.tokenScope } : {}),
+        link: { token: row.token },
+      };
+      return { caller: linkCaller, row };
+    },
+
+    touch: (row: ShareRow, download: boolean) => store.touch(row.id, download),
+    reserve: (row: ShareRow, bytes: number) => store.reserve(row.id, bytes),
+    release: (row: ShareRow, bytes: number) => store.release(row.id, bytes),
+    received(row: ShareRow, file: { name: string; size: number; path: string }, ip: string) {
+      deps.activity.record({ action: 'share.file-request.received', outcome: 'success', userId: row.user_id, ip, detail: { shareId: row.id, label: row.label, ...file } });
+    },
+    sweep: () => store.sweepSessions(),
+  };
+}
+export type SharesService = ReturnType<typeof createShares>;
