@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// CLI entry: `burrow [--port N] [--config DIR]`. Reads the environment once, opens the
-// database, starts the HTTP server; SIGTERM/SIGINT stop it cleanly.
+// CLI entry: `burrow [--port N] [--config DIR]`, `burrow doctor`, `burrow service …`. Reads the
+// environment once, opens the database, starts the HTTP server; SIGTERM/SIGINT stop it cleanly.
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, allVariables, loadConfig } from './config.ts';
 import { fsReason, prepareDataDirs } from './config/dirs.ts';
@@ -11,13 +12,21 @@ import { InstanceLockError } from './db/instance-lock.ts';
 import { MigrationError } from './db/migrations.ts';
 import { createLogger } from './core/log.ts';
 import { VERSION } from './version.ts';
+import { serviceCommand } from './service/cli.ts';
+import { essentialFailed, formatChecks, runDoctor } from './doctor/doctor.ts';
+import { consoleLogger, firstRunBanner, looseFiles, openBrowser, shouldOpenBrowser } from './console.ts';
+import type { Database } from './db/database.ts';
+import type { Config } from './config.ts';
 
 const USAGE = `Burrow ${VERSION}: a self-hosted web file manager.
 
-Usage: burrow [--port N] [--host ADDRESS] [--config DIR] [--volumes DIR] [--self-check]
+Usage: burrow [--port N] [--host ADDRESS] [--config DIR] [--cache DIR] [--volumes DIR] [--no-open] [--log-file FILE]
+       burrow doctor [--json]           check this computer: folders, port, add-ons, database (also --self-check)
+       burrow service install | uninstall | status [--dry-run] [--platform linux|macos|windows]   (burrow service --help)
 
-Every setting is an environment variable (--port, --host, --config and --volumes set PORT,
-HOST, CONFIG_DIR and VOLUME_ROOT; --self-check reports which optional native parts load). Variables:
+Every setting is an environment variable (--port, --host, --config, --cache and --volumes set PORT,
+HOST, CONFIG_DIR, CACHE_DIR and VOLUME_ROOT). On a desktop the browser opens on the first start
+unless --no-open is given. Variables:
 `;
 
 function fatal(message: string): never {
@@ -25,14 +34,29 @@ function fatal(message: string): never {
   process.exit(1);
 }
 
+/** A new installation: nobody can sign in yet, so the address shows the setup page. */
+function accountsMissing(db: Database, config: Config): boolean {
+  if (config.auth.mode === 'disabled') return false;
+  try {
+    return (db.get<{ n: number }>('SELECT COUNT(*) AS n FROM users')?.n ?? 0) === 0;
+  } catch {
+    return false;
+  }
+}
+
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv[0] === 'service') process.exit(await serviceCommand(argv.slice(1)));
+  const doctor = argv[0] === 'doctor';
   let args;
   try {
     args = parseArgs({
+      args: doctor ? argv.slice(1) : argv,
       options: {
         port: { type: 'string', short: 'p' }, host: { type: 'string' }, config: { type: 'string', short: 'c' },
-        volumes: { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' },
-        'self-check': { type: 'boolean' },
+        cache: { type: 'string' }, volumes: { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' },
+        'self-check': { type: 'boolean' }, 'check-addons': { type: 'boolean' }, json: { type: 'boolean' },
+        'no-open': { type: 'boolean' }, 'log-file': { type: 'string' },
       },
     }).values;
   } catch (err) {
@@ -51,8 +75,16 @@ async function main(): Promise<void> {
   if (args.host !== undefined) env.HOST = args.host;
   if (args.config !== undefined) env.CONFIG_DIR = args.config;
   if (args.volumes !== undefined) env.VOLUME_ROOT = args.volumes;
+  if (args.cache !== undefined) env.CACHE_DIR = args.cache;
+  if (args['log-file'] !== undefined) {
+    // A service without a log collector (the Windows task): the same lines, appended to a file.
+    const file = fs.createWriteStream(args['log-file'], { flags: 'a' });
+    const write = ((chunk: string | Uint8Array) => file.write(chunk)) as typeof process.stdout.write;
+    process.stdout.write = write;
+    process.stderr.write = write;
+  }
 
-  if (args['self-check']) {
+  if (args['check-addons']) {
     // Loads the optional native parts in this process and reports which work (JSON, one line).
     let cacheDir;
     try {
@@ -63,11 +95,24 @@ async function main(): Promise<void> {
     process.stdout.write(JSON.stringify(createNativeAddons(cacheDir).check()) + '\n');
     return;
   }
+  if (doctor || args['self-check']) {
+    let config;
+    try {
+      config = loadConfig(env);
+    } catch (err) {
+      fatal((err as Error).message);
+    }
+    const checks = await runDoctor({ config, env });
+    process.stdout.write(args.json ? JSON.stringify({ version: VERSION, ok: !essentialFailed(checks), checks }) + '\n' : formatChecks(checks));
+    process.exitCode = essentialFailed(checks) ? 1 : 0;
+    return;
+  }
+  const human = process.stdout.isTTY === true && args['log-file'] === undefined;
   let app;
   try {
     const config = loadConfig(env);
     prepareDataDirs(config, Boolean(env.VOLUME_ROOT?.trim()));
-    app = createApp(config, { uiDir: uiDir(config.storage.cacheDir, defaultUiDir()) }, env);
+    app = createApp(config, { uiDir: uiDir(config.storage.cacheDir, defaultUiDir()), ...(human ? { log: consoleLogger(config.server.logLevel) } : {}) }, env);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof InstanceLockError || err instanceof MigrationError) fatal(err.message);
     const e = err as NodeJS.ErrnoException;
@@ -75,7 +120,7 @@ async function main(): Promise<void> {
     if (typeof e?.code === 'string' && typeof e.syscall === 'string') fatal(`cannot start: ${e.path ? `${e.path}: ` : ''}${fsReason(e)}.`);
     throw err;
   }
-  const log = createLogger(app.config.server.logLevel);
+  const log = human ? consoleLogger(app.config.server.logLevel) : createLogger(app.config.server.logLevel);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -91,11 +136,20 @@ async function main(): Promise<void> {
   try {
     const address = await app.listen();
     const shownHost = address.address === '0.0.0.0' || address.address === '::' ? 'localhost' : address.address;
-    log.info('Burrow is listening', { url: `http://${shownHost}:${address.port}/`, port: address.port, configDir: app.config.storage.configDir, volumeRoot: app.config.storage.volumeRoot });
-    // Self-check, off the request path and in a child process (`--self-check`): loading the
+    const url = `http://${shownHost}:${address.port}/`;
+    const needsSetup = accountsMissing(app.db, app.config);
+    if (human) process.stdout.write(firstRunBanner({ address, config: app.config, needsSetup }));
+    else {
+      log.info('Burrow is listening', { url, port: address.port, configDir: app.config.storage.configDir, volumeRoot: app.config.storage.volumeRoot });
+      const loose = looseFiles(app.config.storage.volumeRoot);
+      if (loose.length) log.warn('files at the top of VOLUME_ROOT are not shown: only its folders are volumes; move them into a folder', { volumeRoot: app.config.storage.volumeRoot, files: loose.slice(0, 20) });
+    }
+    // The setup page is the address itself while no account exists.
+    if (shouldOpenBrowser({ env, noOpen: Boolean(args['no-open']), tty: human, needsSetup })) openBrowser(url, log);
+    // Add-on check, off the request path and in a child process (`--check-addons`): loading the
     // image add-on costs ~35 MB that an idle server should not carry, and a crashing add-on
     // must not take the server down.
-    setTimeout(() => void checkInChild().then((parts) => log.info('optional parts', parts)), 250).unref();
+    setTimeout(() => void checkInChild(env).then((parts) => log.info('optional parts', parts)), 250).unref();
   } catch (err) {
     await app.close(0);
     fatal(`cannot listen on ${app.config.server.host}:${app.config.server.port}: ${(err as Error).message}`);

@@ -87,13 +87,13 @@ function requireAddon(name: AddonName, cacheDir: string): unknown {
 }
 
 /**
- * Runs `burrow --self-check` (same arguments and environment) and returns what it found.
+ * Runs `burrow --check-addons` (this environment, or the one given) and returns what it found.
  * A child that crashes while loading an add-on reports every add-on as unavailable.
  */
-export function checkInChild(): Promise<Record<AddonName, AddonStatus>> {
+export function checkInChild(env: NodeJS.ProcessEnv = process.env): Promise<Record<AddonName, AddonStatus>> {
   const self = isExecutable() ? [] : [...process.execArgv, process.argv[1]!];
   return new Promise((resolve) => {
-    execFile(process.execPath, [...self, ...process.argv.slice(2), '--self-check'], { timeout: 60_000, windowsHide: true }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...self, '--check-addons'], { timeout: 60_000, windowsHide: true, env }, (err, stdout, stderr) => {
       try {
         if (!err) return resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Record<AddonName, AddonStatus>);
       } catch { /* fall through: report the failure below */ }
