@@ -152,6 +152,8 @@ function asAnswer(err: unknown): { message: string; status: number; code?: strin
 class Placer {
   readonly landed = new Map<string, string>();
   readonly written: { path: string; isDirectory: boolean }[] = [];
+  /** What this run created, as (folder, name) pairs: removed through the folder's handle. */
+  private readonly made: { parent: DirHandle; name: string; isDirectory: boolean }[] = [];
   private readonly dirs = new Map<string, Promise<DirHandle>>();
   private readonly target: ExtractTarget;
   private readonly destination: DirHandle;
@@ -169,6 +171,7 @@ class Placer {
         const parent = await this.dir(parentOf(entryDir), root);
         const { value, name } = await claim(parent, baseOf(entryDir), (n) => this.target.mkdirExclusive(parent, n));
         this.written.push({ path: value.path, isDirectory: true });
+        this.made.push({ parent, name, isDirectory: true });
         if (entryDir === root) this.landed.set(root, name);
         return value;
       })();
@@ -181,13 +184,15 @@ class Placer {
     const parent = await this.dir(parentOf(entryPath), root);
     const { value, name } = await claim(parent, baseOf(entryPath), (n) => this.target.createFileExclusive(parent, n));
     this.written.push({ path: value.path, isDirectory: false });
+    this.made.push({ parent, name, isDirectory: false });
     if (entryPath === root && !this.landed.has(root)) this.landed.set(root, name);
     return value;
   }
 
   /** Removes what this run created, deepest first; a folder someone else filled meanwhile stays. */
   async undo(): Promise<void> {
-    for (const w of [...this.written].reverse()) await this.target.remove(w.path, w.isDirectory);
+    for (const m of [...this.made].reverse()) await this.target.remove(m.parent, m.name, m.isDirectory);
+    this.made.length = 0;
     this.written.length = 0;
   }
 }

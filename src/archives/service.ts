@@ -3,11 +3,12 @@
 // handles; this never sees a request. Each operation opens the archive once, without following
 // a link, and reads only that descriptor (identity for the cache comes from its fstat).
 import fs from 'node:fs';
+import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
-import { promisify } from 'node:util';
 import type { ChangeSink } from '../changes.ts';
 import { allocateFreeName, splitName } from '../files/names.ts';
 import { fromFsError } from '../core/errors.ts';
+import { openFileIn } from '../files/confined.ts';
 import { ListingCache, identityKey } from './cache.ts';
 import { encrypted, tooLargeToBrowse, unreadable } from './errors.ts';
 import { entryPath } from './entry-path.ts';
@@ -22,7 +23,9 @@ import { createZip, type CreateZipSource } from './create.ts';
 
 /** An archive the caller has resolved and may read. */
 export interface ArchiveFile {
-  /** Real path on the host (opened without following a link). */
+  /** Real root of the space holding it: the opened descriptor must lie inside. */
+  root: string;
+  /** Real path on the host. */
   real: string;
   /** Its path as the API names it (echoed in the listing). */
   path: string;
@@ -63,8 +66,6 @@ interface Catalogue { format: Format; listing: Listing; readonly weight: number 
 
 interface Opened { fd: number; size: number; mtime: Date; key: string; file: ArchiveFile }
 
-const open = promisify(fs.open);
-const fstat = promisify(fs.fstat);
 const close = (fd: number) => fs.close(fd, () => {});
 
 export class ArchiveService {
@@ -148,23 +149,24 @@ export class ArchiveService {
     const stem = file.name.replace(/\.(tar\.(gz|bz2|xz)|tgz|tbz2?|txz)$/i, '') === file.name ? splitName(file.name).stem : file.name.replace(/\.(tar\.(gz|bz2|xz)|tgz|tbz2?|txz)$/i, '');
     let folder: DirHandle | undefined;
     const name = await allocateFreeName(parent.path, stem || 'archive', async (candidate) => {
-      folder = await this.target.mkdirExclusive(parent, candidate.slice(parent.path.length + 1));
+      folder = await this.target.mkdirExclusive(parent, path.basename(candidate));
     });
     try {
       const result = await this.extract(file, [], folder!, emit, signal);
       this.options.changes?.emit({ type: 'created', path: folder!.path, isDirectory: true });
       return { name, path: folder!.path, result };
     } catch (err) {
-      await this.target.remove(folder!.path, true);
+      await this.target.remove(parent, name, true);
       throw err;
     }
   }
 
   /** A selection into a new zip in `destination` (`name`, numbered when taken). */
   async compress(sources: CreateZipSource[], destination: DirHandle, name: string, options: { showHidden: boolean; signal?: AbortSignal }): Promise<{ name: string; path: string }> {
-    const made = await createZip(sources, destination.path, name, options);
-    this.options.changes?.emit({ type: 'created', path: made.path, isDirectory: false });
-    return made;
+    const made = await this.target.within(destination, (usable) => createZip(sources, usable, name, options));
+    const real = path.join(destination.path, made.name);
+    this.options.changes?.emit({ type: 'created', path: real, isDirectory: false });
+    return { name: made.name, path: real };
   }
 
   private async plan(a: Opened, entries: readonly string[]): Promise<{ job: Pick<Parameters<typeof extract>[0], 'archiveName' | 'archiveBytes' | 'selection' | 'declared' | 'feed'>; selectionError?: Error }> {
@@ -204,20 +206,14 @@ export class ArchiveService {
   }
 
   private async openArchive(file: ArchiveFile): Promise<Opened> {
-    let fd: number;
+    let opened;
     try {
-      fd = await open(file.real, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+      opened = await openFileIn(file.root, file.real);
     } catch (err) {
       throw fromFsError(err) ?? err;
     }
-    try {
-      const st = await fstat(fd);
-      if (!st.isFile()) throw unreadable('not a file');
-      return { fd, size: st.size, mtime: st.mtime, key: identityKey({ real: file.real, dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }), file };
-    } catch (err) {
-      close(fd);
-      throw err;
-    }
+    const { fd, stat: st } = opened;
+    return { fd, size: st.size, mtime: st.mtime, key: identityKey({ real: opened.real, dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }), file };
   }
 
   private async withArchive<T>(file: ArchiveFile, fn: (a: Opened) => Promise<T>): Promise<T> {

@@ -1,19 +1,21 @@
-// Where extraction writes: two exclusive operations on a folder handle, so the engine can be
-// bound to the confinement module (descriptors relative to a checked directory) without
-// changing. This binding works on plain paths with O_EXCL | O_NOFOLLOW: it never follows a
-// link at the last step and never opens a name that exists.
+// Where extraction writes: exclusive operations on folder handles, so the engine never names a
+// path itself. Two bindings: `confinedTarget` (the product: the destination is a folder
+// descriptor checked by files/confined.ts, everything is created relative to a descriptor and
+// the final name is never followed) and `plainTarget` (engine tests and benchmarks: real paths
+// with O_EXCL | O_NOFOLLOW).
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 
-/** A folder extraction may write into (today its real path; later a checked descriptor). */
+/** A folder extraction may write into. `path` is its real path: for events and bookkeeping, never for use by a confined binding. */
 export interface DirHandle {
   readonly path: string;
 }
 
 export interface CreatedFile {
   readonly stream: Writable;
+  /** Real path of the new file (for the changes sink). */
   readonly path: string;
 }
 
@@ -22,27 +24,36 @@ export interface ExtractTarget {
   createFileExclusive(dir: DirHandle, name: string): Promise<CreatedFile>;
   /** Creates folder `name` in `dir`; fails with EEXIST when the name is taken. */
   mkdirExclusive(dir: DirHandle, name: string): Promise<DirHandle>;
-  /** Removes what this extraction created (a file, or a folder only when empty). */
-  remove(p: string, isDirectory: boolean): Promise<void>;
+  /** Removes `name` of `dir` that this extraction created (a file, or a folder only when empty). */
+  remove(dir: DirHandle, name: string, isDirectory: boolean): Promise<void>;
   /** Bytes the caller may still write on the volume holding `dir`. */
   freeSpace(dir: DirHandle): Promise<number>;
+  /** Runs `fn` with a path naming exactly `dir`, for writers that take a folder path (a new zip). */
+  within<T>(dir: DirHandle, fn: (usable: string) => Promise<T>): Promise<T>;
 }
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+
+/**
+ * Extracted files are written in 1 MiB chunks: Node's default 16 KiB write stream makes one
+ * write system call per inflate output and halves the rate on large entries.
+ */
+export const WRITE_CHUNK = 1024 * 1024;
 
 export const plainTarget: ExtractTarget = {
   async createFileExclusive(dir, name) {
     const p = path.join(dir.path, name);
     const fd = await new Promise<number>((resolve, reject) =>
       fs.open(p, O_WRONLY | O_CREAT | O_EXCL | (O_NOFOLLOW ?? 0), 0o666, (err, fd) => (err ? reject(err) : resolve(fd))));
-    return { stream: fs.createWriteStream('', { fd, highWaterMark: 1024 * 1024 }), path: p };
+    return { stream: fs.createWriteStream('', { fd, highWaterMark: WRITE_CHUNK }), path: p };
   },
   async mkdirExclusive(dir, name) {
     const p = path.join(dir.path, name);
     await fsp.mkdir(p);
     return { path: p };
   },
-  async remove(p, isDirectory) {
+  async remove(dir, name, isDirectory) {
+    const p = path.join(dir.path, name);
     if (isDirectory) await fsp.rmdir(p).catch(() => {});
     else await fsp.unlink(p).catch(() => {});
   },
@@ -50,4 +61,5 @@ export const plainTarget: ExtractTarget = {
     const s = await fsp.statfs(dir.path);
     return s.bavail * s.bsize;
   },
+  within: (dir, fn) => fn(dir.path),
 };

@@ -43,7 +43,7 @@ export async function tarFile(file: string, entries: (Partial<Header> & { name: 
   await done;
 }
 
-export const archiveFile = (real: string): ArchiveFile => ({ real, path: `vol/${path.basename(real)}`, name: path.basename(real) });
+export const archiveFile = (real: string): ArchiveFile => ({ root: path.dirname(real), real, path: `vol/${path.basename(real)}`, name: path.basename(real) });
 
 export const service = (over: Partial<ConstructorParameters<typeof ArchiveService>[0]> = {}) =>
   new ArchiveService({ maxEntries: 200_000, maxBrowsableSize: 2 * 1024 ** 3, ...over });
