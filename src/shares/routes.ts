@@ -40,6 +40,10 @@ const ACTIVE = /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|a
 
 const fileItem = z.object({ name: z.string(), path: z.string(), dateModified: z.string(), size: z.number().int(), kind: z.string(), supportsThumbnail: z.boolean().optional() });
 const relPath = z.string().max(4096).default('');
+const access = z.object({ canRead: z.boolean(), canWrite: z.boolean(), canUpload: z.boolean(), canDelete: z.boolean(), canShare: z.boolean(), canDownload: z.boolean(), canCreateFolder: z.boolean(), canCreateFile: z.boolean(), canRename: z.boolean().optional(), readOnly: z.string().nullable() });
+const listing = z.object({ items: z.array(fileItem), access, current: z.object({ isDirectory: z.boolean() }), path: z.string() });
+/** TUS answers carry headers only. */
+const noBody = (description: string) => ({ description, contentType: 'text/plain', schema: z.string().max(0) });
 const itemRef = z.object({ path: z.string().max(4096), name: z.string() });
 
 export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
@@ -148,7 +152,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
     route({
       method: 'GET', path: '/api/share/:token/browse/*', access: 'link', tags: LINK_TAGS, summary: 'List a folder of a link (path relative to the link)',
       params: z.object({ token: linkToken, path: z.string().max(4096) }),
-      responses: { 200: { description: '`{items, access, current, path}` (paths as `share/<token>/…`)' }, 403: 'A file request lists nothing', 404: 'No such link or path' },
+      responses: { 200: { description: '`{items, access, current, path}` (paths as `share/<token>/…`)', schema: listing }, 403: 'A file request lists nothing', 404: 'No such link or path' },
       handler: async ({ params, caller, req }) => {
         const { caller: c, row } = holder(params.token, caller, req);
         const r = await deps.resolver.resolve(c, inLink(params.token, params.path), { mustExist: true });
@@ -161,7 +165,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       method: 'GET', path: '/api/share/:token/file', access: 'link', tags: LINK_TAGS,
       summary: 'One file of a link: `mode=download` (attachment), `inline` or `raw` (a sandboxed preview; HTML, SVG and other active types always as attachment with nosniff)',
       params: tokenParams, query: z.object({ path: relPath, mode: z.enum(['inline', 'raw', 'download']).default('download') }),
-      responses: { 200: { description: 'The bytes', contentType: 'application/octet-stream' }, 206: 'Partial content', 304: 'Not modified', 403: 'Downloads not allowed', 404: 'No such link or file' },
+      responses: { 200: { description: 'The bytes', contentType: 'application/octet-stream' }, 206: { description: 'Partial content (Range)', contentType: 'application/octet-stream' }, 304: 'Not modified', 403: 'Downloads not allowed', 404: 'No such link or file' },
       handler: async ({ params, query, caller, req, res }) => {
         const { caller: c, row } = holder(params.token, caller, req);
         const r = await deps.resolver.resolve(c, inLink(params.token, query.path), { mustExist: true });
@@ -248,7 +252,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       method: 'POST', path: '/api/share/:token/tus', access: 'link', tags: LINK_TAGS, body: 'stream',
       summary: 'Start a resumable (TUS) upload into a link; `uploadTo` in Upload-Metadata is `share/<token>/…`. A file request claims Upload-Length against its limits',
       params: tokenParams,
-      responses: { 201: { description: 'Created; Location is the link\'s upload URL' }, 403: 'Not allowed by the link', 404: 'No such link (or chunked uploads are off)', 413: 'The file request is full' },
+      responses: { 201: noBody('Created; Location is the link\'s upload URL (no body)'), 403: 'Not allowed by the link', 404: 'No such link (or chunked uploads are off)', 413: 'The file request is full' },
       handler: ({ params, caller, req, res }) => tusCall(req, res, async () => {
         const { caller: c, row } = holder(params.token, caller, req);
         const length = Number(req.headers['upload-length']);
@@ -267,7 +271,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
     route({
       method: 'HEAD', path: '/api/share/:token/tus/:id', access: 'link', tags: LINK_TAGS, summary: 'Offset of a link\'s resumable upload (TUS)',
       params: z.object({ token: linkToken, id: z.string().max(64) }),
-      responses: { 200: { description: 'Upload-Offset, Upload-Length' }, 404: 'No such link or upload', 423: 'Placement failed' },
+      responses: { 200: noBody('Upload-Offset, Upload-Length (no body)'), 404: 'No such link or upload', 423: 'Placement failed' },
       handler: ({ params, caller, req, res }) => tusCall(req, res, () => deps.uploads.tus.head(holder(params.token, caller, req).caller, params.id, req.headers)),
     }),
     route({
@@ -295,7 +299,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       method: 'GET', path: '/api/share/:token/editor', access: 'link', tags: LINK_TAGS,
       summary: 'Read a text file of a link for editing (ETag also changes with the link\'s canWrite/canDownload; 304 after the permission check)',
       params: tokenParams, query: z.object({ path: relPath }),
-      responses: { 200: { description: '`{ content }` with ETag', contentType: 'application/json' }, 304: 'Unchanged', 400: 'Over EDITOR_MAX_FILESIZE', 403: 'Not allowed by the link', 404: 'No such link or file', 415: 'Binary file' },
+      responses: { 200: { description: '`{ content }` with ETag (compressed over 32 KB when asked)', contentType: 'application/json', schema: z.object({ content: z.string() }) }, 304: 'Unchanged', 400: 'Over EDITOR_MAX_FILESIZE', 403: 'Not allowed by the link', 404: 'No such link or file', 415: 'Binary file' },
       handler: ({ params, query, caller, req, res }) => deps.editor.read(holder(params.token, caller, req).caller, inLink(params.token, query.path), req, res),
     }),
     route({

@@ -13,11 +13,8 @@ const shared = path.resolve(repo, '..', 'shared');
 
 /** Not built yet: `METHOD /path` → what it waits for. */
 const PENDING: Record<string, string> = {
-  'PUT /api/shares/{}': 'sharing (not yet an issue)',
-  'PUT /api/share/{}/editor': 'sharing (not yet an issue)',
   'DELETE /api/auth/passkeys/{}': 'second factor, passkeys and OIDC (a later identity issue)',
   'DELETE /api/auth/totp': 'second factor, passkeys and OIDC (a later identity issue)',
-  'DELETE /api/shares/{}': 'sharing (not yet an issue)',
   'DELETE /api/users/{}/passkeys': 'second factor, passkeys and OIDC (a later identity issue)',
   'DELETE /api/users/{}/two-factor': 'second factor, passkeys and OIDC (a later identity issue)',
   'GET /api/archive/entry': 'archives (not yet an issue)',
@@ -29,10 +26,6 @@ const PENDING: Record<string, string> = {
   'GET /api/auth/totp': 'second factor, passkeys and OIDC (a later identity issue)',
   'GET /api/officeeditor/wopi/files/{}': 'office editor integration (not yet an issue)',
   'GET /api/permissions/{}': 'previews and permissions (not yet an issue)',
-  'GET /api/share/{}/editor': 'sharing (not yet an issue)',
-  'GET /api/share/{}/info': 'sharing (not yet an issue)',
-  'GET /api/shares': 'sharing (not yet an issue)',
-  'GET /api/shares/shared-with-me': 'sharing (not yet an issue)',
   'GET /callback': 'second factor, passkeys and OIDC (a later identity issue)',
   'GET /login': 'second factor, passkeys and OIDC (a later identity issue)',
   'GET /logout': 'second factor, passkeys and OIDC (a later identity issue)',
@@ -54,7 +47,6 @@ const PENDING: Record<string, string> = {
   'POST /api/onlyoffice/config': 'office editor integration (not yet an issue)',
   'POST /api/permissions/chmod': 'previews and permissions (not yet an issue)',
   'POST /api/permissions/chown': 'previews and permissions (not yet an issue)',
-  'POST /api/shares': 'sharing (not yet an issue)',
   'POST /api/terminal/session': 'terminal (not yet an issue)',
 };
 
