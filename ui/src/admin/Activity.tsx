@@ -26,6 +26,16 @@ function Address() {
   );
 }
 
+/** Detail as words ("path: Files/a.txt · to: Files/b"), not raw JSON. */
+function describeDetail(detail: unknown): string {
+  if (detail === undefined || detail === null) return '';
+  if (typeof detail !== 'object') return String(detail);
+  return Object.entries(detail as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined && v !== null && v !== '')
+    .map(([k, v]) => `${k.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()}: ${Array.isArray(v) ? v.join(', ') : typeof v === 'object' ? Object.values(v as object).join(' ') : String(v)}`)
+    .join(' · ');
+}
+
 export function Activity() {
   const [filters, setFilters] = useState({ action: '', outcome: '', user: '', from: '', to: '', q: '' });
   const [pages, setPages] = useState<string[]>([]);
@@ -67,7 +77,7 @@ export function Activity() {
             <tr key={r.id}>
               <td class="small">{formatDate(r.time)}</td><td data-label="Action"><code>{r.action}</code></td><td data-label="Outcome">{r.outcome}</td>
               <td dir="auto" data-label="User">{r.username ?? r.userId ?? ''}</td><td class="small" data-label="Address">{r.address ?? ''}</td>
-              <td class="small" dir="auto">{r.detail === undefined || r.detail === null ? '' : typeof r.detail === 'string' ? r.detail : JSON.stringify(r.detail)}</td>
+              <td class="small detail" dir="auto">{describeDetail(r.detail)}</td>
             </tr>
           ))}</tbody>
         </table>

@@ -1,6 +1,6 @@
 // A file's details: facts from the server, download, its earlier versions (restore, restore
 // as a copy), and a plain text editor for text files. Loaded on first use.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { encodePath, get, joinPath, post, put } from '../api/client.ts';
 import type { FileItem, ItemAnswer, Metadata, Version } from '../api/types.ts';
 import { ErrorNote, Spinner } from '../components/common.tsx';
@@ -74,8 +74,11 @@ export default function Details({ item, onClose }: { item: FileItem; onClose: ()
   useEffect(() => { setEdit(false); }, [path]);
   useEffect(() => { get<Metadata>(`/api/metadata/${encodePath(path)}`).then(setMeta, () => setMeta(null)); }, [path, rev]);
   const isText = iconFor(item.kind) === 'text';
+  const panel = useRef<HTMLElement>(null);
+  // Focus moves into the panel so the keyboard (and a screen reader) follows what opened.
+  useEffect(() => { panel.current?.focus(); }, [path]);
   return (
-    <aside class="side-panel stack" aria-label={`Details of ${item.name}`} onKeyDown={(e) => { if (e.key === 'Escape') onClose(); }}>
+    <aside ref={panel} tabIndex={-1} class="side-panel stack" aria-label={`Details of ${item.name}`} onKeyDown={(e) => { if (e.key === 'Escape') onClose(); }}>
       <div class="actions" style={{ justifyContent: 'space-between' }}>
         <h2 dir="auto" style={{ margin: 0 }}>{item.name}</h2>
         <button type="button" class="icon-button" aria-label="Close details" onClick={onClose}>×</button>

@@ -91,6 +91,9 @@ export function FileArea() {
   };
 
   const onItemClick = (e: MouseEvent, index: number) => {
+    // Touch: one tap opens a folder (a long press selects, through the item menu).
+    const item = list[index];
+    if (item && isDir(item) && !e.shiftKey && !e.ctrlKey && !e.metaKey && (e as PointerEvent).pointerType === 'touch' || item && isDir(item) && !e.shiftKey && !e.ctrlKey && !e.metaKey && matchMedia('(pointer: coarse)').matches) { openItem(item); return; }
     if (e.shiftKey) selectRange(index, e.ctrlKey || e.metaKey);
     else if (e.ctrlKey || e.metaKey) toggle(index);
     else selectOnly(index);

@@ -1,8 +1,8 @@
 // File operations on the open folder. Each one talks to the public API, reports through a
 // toast or the operations tray, and reloads what changed.
 import { signal } from '@preact/signals';
-import { ApiError, del, encodePath, errorFrom, joinPath, patch, post, request } from '../api/client.ts';
-import type { DeleteEvent, DeleteImpact, FileItem, ItemAnswer, MoveAnswer } from '../api/types.ts';
+import { ApiError, del, encodePath, errorFrom, get, joinPath, patch, post, request } from '../api/client.ts';
+import type { DeleteEvent, DeleteImpact, Favorite, FileItem, ItemAnswer, MoveAnswer } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
 import { askText } from '../components/Dialog.tsx';
 import { favorites } from '../state/session.ts';
@@ -16,6 +16,14 @@ export const fullPath = (i: Ref) => joinPath(i.path, i.name);
 
 /** Ctrl+C / Ctrl+X: what a later paste copies or moves. */
 export const clipboard = signal<{ mode: 'copy' | 'move'; items: Ref[] } | null>(null);
+
+/** The server follows renames and moves in favourites and drops deleted ones: read them again. */
+export async function refreshFavorites(): Promise<void> {
+  try {
+    const list = await get<Favorite[]>('/api/favorites');
+    if (Array.isArray(list)) favorites.value = [...list].sort((a, b) => a.position - b.position);
+  } catch { /* the sidebar keeps what it had */ }
+}
 
 export function newFolder(): void {
   const parent = folderPath.value;
@@ -49,6 +57,7 @@ export function rename(item: FileItem): void {
       await post('/api/files/rename', { path: item.path, name: item.name, newName });
       toast(`Renamed to ${newName}`);
       await reload();
+      if (isDir(item)) void refreshFavorites();
     },
   });
 }
@@ -68,6 +77,7 @@ export async function transfer(mode: 'copy' | 'move', items: Ref[], destination:
     else { update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId }); toastError(err, `${verb} failed`); }
   }
   await reload();
+  if (mode === 'move') void refreshFavorites();
 }
 
 export async function paste(): Promise<void> {
@@ -115,6 +125,7 @@ export async function deleteItems(items: FileItem[]): Promise<void> {
     else { update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId }); toastError(err, 'Delete failed'); }
   }
   await reload();
+  void refreshFavorites();
 }
 
 /** Downloads one file or a selection (zip), with progress and cancel in the tray. */

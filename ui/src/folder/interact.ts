@@ -117,6 +117,7 @@ export function handleKey(e: KeyboardEvent, cols: number, page: number): void {
     case 'PageDown': return go(i + page * cols);
     case 'PageUp': return go(i - page * cols);
     case ' ': if (mod) { e.preventDefault(); const it = list[i]; if (it) { const s = new Set(selected.value); if (s.has(it.name)) s.delete(it.name); else s.add(it.name); selected.value = s; } } return;
+    case 'Escape': if (selected.value.size) { e.preventDefault(); selected.value = new Set(); } return;
     case 'Enter': { e.preventDefault(); const it = selectedItems.value[0] ?? list[i]; if (it) openItem(it); return; }
     case 'Backspace': e.preventDefault(); if (folderPath.value.includes('/')) navigate(filesUrl(parentOf(folderPath.value))); else navigate('/'); return;
     case 'Delete': e.preventDefault(); if (selectedItems.value.length && access.value?.canWrite) void confirmDelete(selectedItems.value); return;

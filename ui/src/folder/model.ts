@@ -6,7 +6,7 @@ import type { Access, FileItem, FolderSizeBatch, Listing } from '../api/types.ts
 import { isDir } from '../api/types.ts';
 import { preferences } from '../state/session.ts';
 import { collator } from '../util.ts';
-import { fetchViewPrefs, loadViewPrefs, saveViewPrefs } from './viewPrefs.ts';
+import { fetchViewPrefs, hasLocalViewPrefs, loadViewPrefs, saveViewPrefs } from './viewPrefs.ts';
 
 export type SortKey = 'name' | 'size' | 'modified' | 'kind';
 export interface ViewPrefs { view: 'list' | 'grid'; sortBy: SortKey; sortDir: 'asc' | 'desc' }
@@ -50,6 +50,14 @@ export const items = computed<FileItem[]>(() => {
 export const selectedItems = computed(() => items.value.filter((i) => selected.value.has(i.name)));
 
 let loadSeq = 0;
+/** The server answered a saved view choice for the open folder. */
+let chosen = false;
+
+const PICTURES = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif', 'heic', 'heif', 'bmp', 'tif', 'tiff', 'svg']);
+function mostlyPictures(list: FileItem[]): boolean {
+  const files = list.filter((i) => !isDir(i) && !i.name.startsWith('.'));
+  return files.length >= 4 && files.filter((i) => PICTURES.has(i.kind)).length / files.length >= 0.6;
+}
 export async function openFolder(path: string): Promise<void> {
   const changed = path !== folderPath.value || !listing.value;
   folderPath.value = path;
@@ -60,9 +68,10 @@ export async function openFolder(path: string): Promise<void> {
     anchorIndex.value = 0;
     folderSizes.value = {};
     listing.value = null;
+    chosen = false;
     viewPrefs.value = loadViewPrefs(path);
     // The server's choice (it follows renames and moves) replaces the local copy when it answers.
-    void fetchViewPrefs(path).then((v) => { if (v && folderPath.value === path) viewPrefs.value = v; });
+    void fetchViewPrefs(path).then((v) => { if (v && folderPath.value === path) { viewPrefs.value = v; chosen = true; } });
   }
   loading.value = true;
   loadError.value = null;
@@ -70,6 +79,8 @@ export async function openFolder(path: string): Promise<void> {
     const answer = await get<Listing>(`/api/browse/${encodePath(path)}`);
     if (seq !== loadSeq) return;
     listing.value = answer;
+    // A folder mostly of pictures opens as a grid until the person chooses (the choice is kept).
+    if (changed && !chosen && !hasLocalViewPrefs(path) && mostlyPictures(answer.items)) viewPrefs.value = { ...viewPrefs.value, view: 'grid' };
     const names = new Set(answer.items.map((i) => i.name));
     selected.value = new Set([...selected.value].filter((n) => names.has(n)));
     const reveal = revealName.value;

@@ -80,7 +80,7 @@ export function ListRow(p: EntryProps) {
   const folderSize = dir ? folderSizes.value[item.name] : undefined;
   return (
     <div {...entryAttrs(p, 'row')}>
-      <span class="col col-name"><Icon name={iconFor(item.kind)} size={18} /><span class="name" dir="auto" title={item.name}>{item.name}</span></span>
+      <span class="col col-name">{item.supportsThumbnail ? <Thumb item={item} size={22} /> : <Icon name={iconFor(item.kind)} size={18} />}<span class="name" dir="auto" title={item.name}>{item.name}</span></span>
       <span class="col col-size">{dir ? (folderSize === undefined || folderSize === null ? '—' : formatBytes(folderSize)) : formatBytes(item.size)}</span>
       <span class="col col-modified">{formatDate(item.dateModified)}</span>
       <span class="col col-kind">{kindLabel(item.kind)}</span>
@@ -91,7 +91,7 @@ export function ListRow(p: EntryProps) {
 
 const thumbCache = new Map<string, string>();
 
-function Thumb({ item }: { item: FileItem }) {
+function Thumb({ item, size = 56 }: { item: FileItem; size?: number }) {
   const full = joinPath(item.path, item.name);
   const [url, setUrl] = useState(thumbCache.get(full) ?? '');
   const want = item.supportsThumbnail && preferences.value.showThumbnails !== false;
@@ -107,8 +107,8 @@ function Thumb({ item }: { item: FileItem }) {
     }, 120);
     return () => { live = false; clearTimeout(t); };
   }, [full, want]);
-  if (want && url) return <img class="thumb" src={url} alt="" loading="lazy" decoding="async" draggable={false} />;
-  return <Icon name={iconFor(item.kind)} size={56} />;
+  if (want && url) return <img class={size < 56 ? 'thumb thumb-small' : 'thumb'} src={url} alt="" loading="lazy" decoding="async" draggable={false} width={size < 56 ? size : undefined} height={size < 56 ? size : undefined} />;
+  return <Icon name={iconFor(item.kind)} size={size < 56 ? 18 : 56} />;
 }
 
 export function GridTile(p: EntryProps) {

@@ -20,6 +20,11 @@ export function loadViewPrefs(path: string): ViewPrefs {
   return DEFAULT;
 }
 
+/** Has this browser a remembered choice for the folder? */
+export function hasLocalViewPrefs(path: string): boolean {
+  try { return localStorage.getItem(KEY + path) !== null; } catch { return false; }
+}
+
 export function saveViewPrefs(path: string, prefs: ViewPrefs): void {
   try { localStorage.setItem(KEY + path, JSON.stringify(prefs)); } catch { /* private mode */ }
   void pushToServer(path, prefs);

@@ -4,7 +4,7 @@ import { encodePath, get } from '../api/client.ts';
 import type { Usage, Volume } from '../api/types.ts';
 import { Icon, UsageBar } from '../components/common.tsx';
 import { filesUrl, navigate } from '../state/router.ts';
-import { favorites, volumes } from '../state/session.ts';
+import { favorites, features, volumes } from '../state/session.ts';
 import { formatBytes } from '../util.ts';
 
 const READ_ONLY: Record<string, string> = { storage: 'Read-only storage', permission: 'Not writable by the server', access: 'Read-only for you' };
@@ -22,7 +22,7 @@ function VolumeCard({ volume }: { volume: Volume }) {
         {volume.readOnly && <span class="badge read-only">{READ_ONLY[volume.readOnly] ?? 'Read-only'}</span>}
         {volume.accessMode === 'readonly' && !volume.readOnly && <span class="badge read-only">Read-only</span>}
       </div>
-      {total ? <>
+      {total && features.value.volumeUsage?.enabled ? <>
         <UsageBar used={used} total={total} />
         <span class="muted small">{formatBytes(used)} of {formatBytes(total)} used · {formatBytes(usage?.free ?? (total - (used ?? 0)))} free</span>
       </> : <span class="muted small">{usage?.size !== undefined ? `${formatBytes(usage.size)} used` : '\u00a0'}</span>}

@@ -32,7 +32,7 @@ function Result({ item, term }: { item: SearchItem; term: string }) {
     <li>
       <Icon name={dir ? 'folder' : iconFor(item.name.slice(item.name.lastIndexOf('.') + 1).toLowerCase())} />
       <div class="grow">
-        <button type="button" class="link" dir="auto" onClick={open}><Highlight text={item.name} term={term} /></button>
+        <button type="button" class="link" dir="auto" onClick={open}><span class="result-name"><Highlight text={item.name} term={term} /></span></button>
         <div class="where" dir="auto">{item.path || 'Top'}{item.matchLineNumber ? ` · line ${item.matchLineNumber}` : ''}</div>
         {item.matchLine && <code class="match-line" dir="auto"><Highlight text={item.matchLine} term={term} /></code>}
       </div>

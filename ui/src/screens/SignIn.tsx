@@ -35,9 +35,10 @@ export function SetupScreen() {
   const [email, setEmail] = useState('');
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const { busy, error, run } = useSubmit();
+  const { busy, error, setError, run } = useSubmit();
   const submit = (e: Event) => {
     e.preventDefault();
+    if (password.length < 8) { setError(new Error('The password needs at least 8 characters.')); return; }
     return run(async () => {
       const body: Record<string, string> = { email, password };
       if (username.trim()) body.username = username.trim();
@@ -53,7 +54,8 @@ export function SetupScreen() {
         <p class="muted">Create the first account. It administers this installation.</p>
         <label>Email<input name="email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} /></label>
         <label>Username <span class="muted">(optional)</span><input name="username" autocomplete="username" value={username} placeholder={email.split('@')[0] || ''} onInput={(e) => setUsername(e.currentTarget.value)} /></label>
-        <label>Password<input name="password" type="password" autocomplete="new-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
+        <label>Password<input name="password" type="password" autocomplete="new-password" required minLength={8} aria-describedby="password-rule" value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
+        <p id="password-rule" class={`muted small${password && password.length < 8 ? ' rule-unmet' : ''}`}>At least 8 characters{password && password.length < 8 ? ` (${8 - password.length} more)` : ''}.</p>
         <ErrorNote error={error} />
         <button class="primary" disabled={busy}>Create account</button>
       </form>

@@ -8,15 +8,18 @@ import { ErrorNote } from '../components/common.tsx';
 import { useSubmit } from '../components/useSubmit.ts';
 import { toast, toastError } from '../state/toasts.ts';
 import { formatDate } from '../util.ts';
+import { status } from '../state/session.ts';
 
 function IssueForm({ onIssued }: { onIssued: (secret: string) => void }) {
   const [name, setName] = useState('');
   const [scope, setScope] = useState<'read' | 'write'>('read');
   const [days, setDays] = useState('90');
   const [password, setPassword] = useState('');
-  const { busy, error, run } = useSubmit();
+  const { busy, error, setError, run } = useSubmit();
   const submit = (e: Event) => {
     e.preventDefault();
+    // Said before sending: an empty field is not a wrong password.
+    if (!password && status.value?.strategies.local !== false) { setError(new Error('Your password is required to issue a token.')); return; }
     return run(async () => {
       const body: Record<string, unknown> = { name: name.trim(), scope, expiresInDays: days === 'never' ? null : Number(days) };
       if (password) body.password = password;
@@ -62,7 +65,14 @@ export function Tokens() {
   const [error, setError] = useState<unknown>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const load = () => get<{ tokens: ApiToken[] }>('/api/auth/tokens').then((a) => { setTokens(a.tokens); setError(null); }, setError);
-  useEffect(() => { void load(); }, []);
+  useEffect(() => {
+    void load();
+    // "Last used" changes while the page is open (a script uses a token): keep it current.
+    const timer = setInterval(() => { if (document.visibilityState === 'visible') void load(); }, 15_000);
+    const onFocus = () => void load();
+    window.addEventListener('focus', onFocus);
+    return () => { clearInterval(timer); window.removeEventListener('focus', onFocus); };
+  }, []);
   const rename = (t: ApiToken) => askText({ title: 'Rename token', label: 'Name', value: t.name, confirm: 'Rename', action: async (name) => { await patch(`/api/auth/tokens/${encodeURIComponent(t.id)}`, { name }); void load(); } });
   const revoke = async (t: ApiToken) => {
     if (!await confirmDialog({ title: `Revoke “${t.name}”?`, body: 'Scripts using it stop working on their next request.', confirm: 'Revoke', danger: true })) return;

@@ -1,6 +1,7 @@
 // Who is signed in, what the instance offers, and the caller's preferences.
 import { computed, signal } from '@preact/signals';
 import { get, patch, post, sessionExpired } from '../api/client.ts';
+import { toasts } from './toasts.ts';
 import type { AuthStatus, Favorite, Features, Settings, User, Volume } from '../api/types.ts';
 
 export const status = signal<AuthStatus | null>(null);
@@ -76,6 +77,8 @@ export function signedIn(u: User): void {
 export async function signOut(): Promise<void> {
   try { await post('/api/auth/logout'); } catch { /* the local state goes anyway */ }
   user.value = null;
+  // Messages of the session that ended do not belong on the sign-in card.
+  toasts.value = [];
   volumes.value = [];
   favorites.value = [];
   await loadStatus();
