@@ -1,0 +1,97 @@
+// File requests through the real server with tus-js-client: an upload-only link to a folder —
+// no listing, no downloads, TUS with resume, names never overwrite, a file-count limit, and the
+// owner sees the count on the share and a row per arrival in the activity log.
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as tus from 'tus-js-client';
+import { Client, envelope } from '../support/client.ts';
+import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { setupAdmin } from '../support/auth.ts';
+
+let s: TestServer;
+let owner: Client;
+let token: string;
+let shareId: string;
+const inbox = () => path.join(s.dirs.volumes, 'Files', 'Inbox');
+
+function send(data: Buffer, name: string, options: Partial<tus.UploadOptions> & { onUpload?: (u: tus.Upload) => void } = {}): Promise<{ url: string; error?: tus.DetailedError }> {
+  return new Promise((resolve) => {
+    const upload = new tus.Upload(data, {
+      endpoint: `${s.url}/api/share/${token}/tus`,
+      metadata: { filename: name, uploadTo: `share/${token}`, relativePath: name },
+      retryDelays: null,
+      ...options,
+      onError: (error) => resolve({ url: upload.url!, error: error as tus.DetailedError }),
+      onSuccess: () => resolve({ url: upload.url! }),
+    });
+    options.onUpload?.(upload);
+    upload.start();
+  });
+}
+
+test.before(async () => {
+  s = await startServer({ env: { UPLOAD_CHUNKED_ENABLED: 'true' }, volumes: ['Files'] });
+  owner = await setupAdmin(s);
+  fs.mkdirSync(inbox());
+  fs.writeFileSync(path.join(inbox(), 'report.txt'), 'the owner\'s own');
+  assert.is((await owner.patch('/api/settings', { activity: { enabled: true, retentionDays: 30 } })).status, 200);
+  const created = await owner.post('/api/shares', { sourcePath: 'Files/Inbox', sharingType: 'anyone', fileRequest: { maxFiles: 3 }, label: 'Homework' });
+  assert.is(created.status, 201, created.text);
+  token = created.json.shareToken;
+  shareId = created.json.id;
+});
+test.after(async () => {
+  await s.close();
+  removeDirs(s.dirs);
+});
+
+test('the drop page sees no listing and cannot download', async () => {
+  const a = new Client(s.url);
+  const info = (await a.get(`/api/share/${token}/info`)).json;
+  assert.is(info.isFileRequest, true);
+  assert.is(info.allow.upload, true);
+  assert.is(info.allow.download, false);
+  for (const p of [`/api/share/${token}/browse/`, `/api/share/${token}/file?path=report.txt`, `/api/share/${token}/download/report.txt`, `/api/share/${token}/editor?path=report.txt`]) {
+    const r = await a.get(p);
+    assert.is(r.status, 403, p);
+    envelope(r);
+  }
+  assert.is((await a.post(`/api/share/${token}/files/folder`, { path: '', name: 'x' })).status, 403);
+});
+
+test('TUS through the link resumes, and a taken name never overwrites', async () => {
+  const data = Buffer.from('0123456789abcdefghij');
+  let first: tus.Upload | undefined;
+  const aborted = await new Promise<string>((resolve) => {
+    void send(data, 'report.txt', {
+      chunkSize: 5,
+      onUpload: (u) => { first = u; },
+      onChunkComplete: () => { void first!.abort().then(() => resolve(first!.url!)); },
+    });
+  });
+  assert.ok(aborted.includes(`/api/share/${token}/tus/`), aborted);
+  const resumed = await send(data, 'report.txt', { uploadUrl: aborted, chunkSize: 5 });
+  assert.is(resumed.error, undefined, String(resumed.error));
+  assert.is(fs.readFileSync(path.join(inbox(), 'report.txt'), 'utf8'), 'the owner\'s own');
+  assert.is(fs.readFileSync(path.join(inbox(), 'report (1).txt'), 'utf8'), data.toString());
+});
+
+test('the file-count limit holds; the owner sees the count and the activity rows', async () => {
+  assert.is((await send(Buffer.from('two'), 'two.txt')).error, undefined);
+  assert.is((await send(Buffer.from('three'), 'three.txt')).error, undefined);
+  const refused = await send(Buffer.from('four'), 'four.txt');
+  assert.is(refused.error?.originalResponse?.getStatus(), 413);
+  assert.not.ok(fs.existsSync(path.join(inbox(), 'four.txt')));
+  const mine = (await owner.get('/api/shares')).json.shares.find((x: any) => x.id === shareId);
+  assert.is(mine.fileRequest.receivedFiles, 3);
+  assert.is(mine.fileRequest.maxFiles, 3);
+  const log = await owner.get('/api/activity?action=share.file-request.received');
+  assert.is(log.status, 200, log.text);
+  const names = log.json.rows.map((r: any) => JSON.stringify(r.detail ?? r));
+  assert.is(names.length, 3, names.join('\n'));
+  assert.ok(names.some((n: string) => n.includes('report (1).txt')));
+});
+
+test.run();
