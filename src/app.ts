@@ -18,6 +18,7 @@ import { createUiHandler } from './http/static.ts';
 import { createFilesCapability } from './files/capability.ts';
 import { createUploadsCapability } from './uploads/capability.ts';
 import { createSharesCapability } from './shares/capability.ts';
+import { createWebdavCapability } from './webdav/capability.ts';
 import { createIndexes, openIndexer } from './indexer/capability.ts';
 import { createIdentity } from './auth/identity.ts';
 import { systemRoutes } from './system/routes.ts';
@@ -92,6 +93,9 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   capabilities.push(uploads);
   // Shares: links as a space of the files resolver (`share/<token>/…`), bound to their items.
   capabilities.push(createSharesCapability({ config, db, files, uploads, changes, activity: identity.activity, sessionSecret }));
+  // WebDAV at /dav/: the same files services, Basic sign-in through identity's checks.
+  const webdav = createWebdavCapability({ enabled: config.features.webdavEnabled, db, files, changes, log, activity: identity.activity, credentials: identity.credentials });
+  capabilities.push(webdav);
   // Indexes: folder sizes and search, fed by the `changes` sink; `indexes.noteViewed(realPath)`
   // re-checks a folder on screen (for the browse route).
   const indexes = createIndexes({ config, db, log, changes, indexer, resolver: files.resolver, showHidden: (userId) => identity.settings.userPrefs(userId)?.showHiddenFiles === true, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
@@ -111,6 +115,7 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
     routes, auth: identity.authenticator, log, trustProxy, publicUrl: config.server.publicUrl,
     jsonBodyLimit: config.limits.jsonBodyLimit,
     fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir),
+    rawMounts: webdav.mount ? [webdav.mount] : [],
   });
 
   let closing: Promise<void> | undefined;

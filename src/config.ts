@@ -105,6 +105,7 @@ export const variables = {
   features: {
     showVolumeUsage: bool('SHOW_VOLUME_USAGE', false, 'Show the volume usage bar.'),
     trashRetentionDays: int('TRASH_RETENTION_DAYS', 30, 'Days a trashed item is kept before it is removed for good; 0 keeps it until the trash is emptied.', 0, 36500),
+    webdavEnabled: bool('WEBDAV_ENABLED', true, 'Serve WebDAV at /dav/ (mount Burrow as a drive; HTTP Basic with the account password or an API token).'),
   },
   officeEditor: {
     url: url('OFFICEEDITOR_URL', 'Public base URL of the WOPI editing server; the office routes exist only when set (with PUBLIC_URL and OFFICEEDITOR_SECRET).'),

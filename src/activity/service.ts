@@ -25,6 +25,7 @@ export const ACTIONS = [
   'admin.user-create', 'admin.user-update', 'admin.user-delete', 'admin.password-reset', 'admin.user-unlock', 'admin.role-restore',
   'admin.settings-change', 'admin.activity-clear', 'admin.totp-remove', 'admin.passkeys-remove',
   'terminal.start', 'terminal.end',
+  'dav.put', 'dav.delete', 'dav.mkcol', 'dav.copy', 'dav.move',
 ] as const;
 
 export interface ActivityRow {

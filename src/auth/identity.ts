@@ -40,6 +40,8 @@ export interface Identity {
   users: { get(id: string): UserInfo | null };
   settings: SettingsService;
   activity: { record(event: ActivityEvent): void };
+  /** What checks a name and a password or token outside a session (WebDAV Basic). */
+  credentials: { mode: string; auth: AuthService; tokens: TokenService; users: UsersStore; limits: RateLimiter };
 }
 
 export function createIdentity({ config, db, log, sessionSecret, trustProxy }: IdentityDeps): Identity {
@@ -100,5 +102,6 @@ export function createIdentity({ config, db, log, sessionSecret, trustProxy }: I
     users: { get: (id) => { const row = users.get(id); return row ? toInfo(row) : null; } },
     settings,
     activity,
+    credentials: { mode: config.auth.mode, auth, tokens, users, limits },
   };
 }

@@ -29,7 +29,7 @@ import { createFileOps, type FileOps } from './ops.ts';
 import { createPathResolver, type PathResolver } from './paths.ts';
 import { createPersonalFolders } from './personal.ts';
 import { fileRoutes } from './routes.ts';
-import { createTransfer, type TransferOptions } from './transfer.ts';
+import { createTransfer, type Transfer, type TransferOptions } from './transfer.ts';
 
 export interface FilesSettings {
   /** Access rules of the installation (settings service). */
@@ -57,6 +57,8 @@ export interface FilesCapability extends Capability {
   readonly versions: VersionService;
   readonly trash: TrashService;
   readonly ops: FileOps;
+  /** Moves and copies through the journal (WebDAV places items with it). */
+  readonly transfer: Transfer;
   /** Shares register their table here so deletes forget and moves carry them. */
   readonly bindings: Bindings;
   /** Connects the settings service once it exists (access rules, per-account preferences). */
@@ -124,7 +126,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     .catch((err) => log.warn('trash sweep failed', { err }));
 
   return {
-    routes, resolver, userVolumes, versions, trash, ops, bindings,
+    routes, resolver, userVolumes, versions, trash, ops, bindings, transfer,
     useSettings(next) {
       Object.assign(settings, next);
     },

@@ -80,7 +80,8 @@ export function buildOpenApi(routes: readonly RouteDef[], version = 'unversioned
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Burrow', version, description: 'The HTTP API of Burrow, a self-hosted web file manager. Everything the web interface does goes through this API.' },
+    info: { title: 'Burrow', version, description: 'The HTTP API of Burrow, a self-hosted web file manager. Everything the web interface does goes through this API.\n\nNot part of this JSON API: a WebDAV server (RFC 4918, class 1 and 2) at `/dav/` for mounting the same files as a drive, signed in with HTTP Basic (account name and password, or an API token; a read token mounts read-only). GET /api/features says whether it is on (`webdav`).',
+      'x-webdav': { path: '/dav/', protocol: 'WebDAV (RFC 4918) class 1, 2', authentication: 'HTTP Basic: account name + password or API token', feature: 'webdav' } },
     paths,
     components: {
       securitySchemes: {

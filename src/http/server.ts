@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, fromFsError, errorEnvelope } from '../core/errors.ts';
 import { parseQuery, readJsonBody } from './body.ts';
-import { clientAddress, type TrustRule } from './address.ts';
+import { clientAddress, peerAddress, type TrustRule } from './address.ts';
 import { guardRequest, RouteMatcher, type Authenticator, type RouteMatch } from './guard.ts';
 import { endRefusal, refuseBody } from './linger.ts';
 import { requestContext, type Logger } from '../core/log.ts';
@@ -25,6 +25,28 @@ export interface HttpOptions {
   jsonBodyLimit: number;
   /** Serves everything that is not an API route (the UI); answers 404 itself when it has nothing. */
   fallback?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Protocols served outside the API (WebDAV): raw requests, their own authentication, no cookie. */
+  rawMounts?: readonly RawMount[];
+}
+
+/** A path prefix whose requests are handed over untouched: no guard, no JSON, no body limit, no session. */
+export interface RawMount {
+  /** `/dav/`: the mount takes `/dav` and everything under `/dav/` (as sent, case-sensitive). */
+  prefix: string;
+  handle(req: IncomingMessage, res: ServerResponse, ctx: { requestId: string; ip: string; secure: boolean }): void;
+  /** Requests to `/` with these methods are the mount's too (Windows' WebClient probes the root). */
+  rootMethods?: readonly string[];
+}
+
+function rawMountFor(mounts: readonly RawMount[], pathname: string, method: string | undefined): RawMount | undefined {
+  return mounts.find((m) => pathname === m.prefix.slice(0, -1) || pathname.startsWith(m.prefix) || (pathname === '/' && m.rootMethods?.includes(method ?? '')));
+}
+
+/** Sent over TLS, here or (as a trusted proxy says) before it. */
+function isSecure(req: IncomingMessage, trustProxy: TrustRule): boolean {
+  if ((req.socket as { encrypted?: boolean }).encrypted) return true;
+  const proto = req.headers['x-forwarded-proto'];
+  return trustProxy.trusts(peerAddress(req)) && (Array.isArray(proto) ? proto[0] : proto)?.split(',')[0]?.trim().toLowerCase() === 'https';
 }
 
 export interface RequestState {
@@ -220,6 +242,8 @@ export function createHttpServer(opts: HttpOptions): http.Server {
     requestContext.run({ requestId }, () => {
       try {
         const pathname = rawPathname(req);
+        const raw = rawMountFor(opts.rawMounts ?? [], pathname, req.method);
+        if (raw) return raw.handle(req, res, { requestId, ip, secure: isSecure(req, opts.trustProxy) });
         // Judged on the folded spelling too, so `//api//…` or `/api%2F…` cannot slip past the guard.
         const folded = foldPath(pathname);
         let dispatch: RouteMatch | undefined;

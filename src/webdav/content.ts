@@ -11,16 +11,21 @@ import { temporaryName } from '../files/names.ts';
 import type { ResolvedPath } from '../files/paths.ts';
 import { preconditions } from './locking.ts';
 import { davError, etagMatches } from './protocol.ts';
-import { nameOf, parentCollection, refuseReadOnly, type DavContext } from './resources.ts';
+import { membersOf, nameOf, parentCollection, refuseReadOnly, type DavContext } from './resources.ts';
 
 export async function get(ctx: DavContext, req: IncomingMessage, res: ServerResponse, r: ResolvedPath): Promise<void> {
   if (!r.exists) throw davError(404, 'No such file or folder.', 'NOT_FOUND');
   if (!r.space || r.isDirectory) {
-    // A collection has no content of its own (RFC 4918 §9.4); say so without a listing page.
+    // RFC 4918 §9.4: "GET, when applied to a collection, may return the contents of an
+    // "index.html" resource, a human-readable view of the contents of the collection, or
+    // something else altogether." Plain text, one name a line (folders end in "/"): an HTML page
+    // would be active content on our origin, and a browser shown this URL deserves more than 405.
+    const names = (await membersOf(ctx, r)).map((m) => nameOf(m.virtualPath) + (m.isDirectory ? '/' : '')).sort();
+    const body = Buffer.from(names.map((n) => n + '\n').join(''), 'utf8');
     res.statusCode = 200;
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-    res.setHeader('Content-Length', 0);
-    res.end();
+    res.setHeader('Content-Length', body.length);
+    res.end(req.method === 'HEAD' ? undefined : body);
     return;
   }
   // The descriptor checked inside the space is the one streamed (confined at use).

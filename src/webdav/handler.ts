@@ -82,7 +82,25 @@ export async function handleDav(req: IncomingMessage, res: ServerResponse, ctx: 
     await drain(req).catch(() => {});
     sendDavError(res, err, ctx);
   }
+  record(req, res, ctx);
 }
+
+/** Methods that change files; each success (and each refusal past sign-in) goes to the activity log. */
+const WRITES = new Set(['PUT', 'DELETE', 'MKCOL', 'COPY', 'MOVE']);
+
+function record(req: IncomingMessage, res: ServerResponse, ctx: DavContext): void {
+  const method = (req.method ?? '').toUpperCase();
+  if (!WRITES.has(method)) return;
+  const path = (req.url ?? '/').split('?')[0]!;
+  const destination = typeof req.headers.destination === 'string' ? req.headers.destination : undefined;
+  ctx.activity.record({
+    action: `dav.${method.toLowerCase()}`, outcome: res.statusCode < 300 ? 'success' : 'failure',
+    userId: ctx.caller.userId, username: ctx.caller.username, ip: ctx.ip,
+    detail: { path: safeDecode(path), status: res.statusCode, ...(destination ? { destination: safeDecode(destination) } : {}), ...(ctx.caller.tokenId ? { tokenId: ctx.caller.tokenId } : {}) },
+  });
+}
+
+const safeDecode = (s: string) => { try { return decodeURI(s); } catch { return s; } };
 
 async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: DavContext): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();

@@ -4,6 +4,7 @@
 import type { Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import type { ActivityEvent } from '../activity/service.ts';
 import type { ChangeSink } from '../changes.ts';
 import { etagOf } from '../downloads/single.ts';
 import type { Bindings, RealLocation } from '../files/bindings.ts';
@@ -30,12 +31,15 @@ export interface DavServices {
   changes: ChangeSink;
   store: DavStore;
   log: Logger;
+  /** The activity log: WebDAV writes are recorded like the API's (`dav.<method>`). */
+  activity: { record(event: ActivityEvent): void };
 }
 
 /** One request's context: the authenticated caller and the services. */
 export interface DavContext extends DavServices {
   caller: Caller;
   requestId: string;
+  ip: string;
 }
 
 export const locationOf = (r: ResolvedPath): RealLocation => ({ root: r.space!.root, relative: r.relative });

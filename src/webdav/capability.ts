@@ -1,0 +1,90 @@
+// WebDAV as a capability: the /dav/ mount the HTTP server hands raw requests to (no JSON, no body
+// limit, no cookie: Basic only), the features section with the address to mount, and the sweep
+// of expired locks. Built from the same files services the API uses.
+import type { ActivityEvent } from '../activity/service.ts';
+import type { ChangeSink } from '../changes.ts';
+import type { Capability } from '../core/capability.ts';
+import type { Logger } from '../core/log.ts';
+import { AppError } from '../core/errors.ts';
+import type { Database } from '../db/database.ts';
+import type { FilesCapability } from '../files/capability.ts';
+import type { RawMount } from '../http/server.ts';
+import { createDavAuthenticator, type DavAuthDeps } from './auth.ts';
+import { handleDav, sendDavError } from './handler.ts';
+import { DAV_COMPLIANCE, DAV_PREFIX } from './protocol.ts';
+import { createDavStore, davPropertyBindings } from './store.ts';
+
+export interface WebdavDeps {
+  enabled: boolean;
+  db: Database;
+  files: Pick<FilesCapability, 'resolver' | 'ops' | 'trash' | 'versions' | 'transfer' | 'bindings'>;
+  changes: ChangeSink;
+  log: Logger;
+  activity: { record(event: ActivityEvent): void };
+  credentials: Omit<DavAuthDeps, 'log'>;
+}
+
+export interface WebdavCapability extends Capability {
+  /** Absent when WEBDAV_ENABLED=false: /dav/ is then the UI's like any other unknown path. */
+  readonly mount: RawMount | null;
+}
+
+const SWEEP_EVERY_MS = 10 * 60_000;
+
+export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
+  const features = () => ({ webdav: { enabled: deps.enabled, path: DAV_PREFIX } });
+  if (!deps.enabled) return { routes: [], mount: null, features };
+  const store = createDavStore(deps.db);
+  deps.files.bindings.register('davProperties', davPropertyBindings(store));
+  const auth = createDavAuthenticator({ ...deps.credentials, log: deps.log });
+  const services = { ...deps.files, changes: deps.changes, store, log: deps.log, activity: deps.activity };
+
+  const mount: RawMount = {
+    prefix: DAV_PREFIX,
+    rootMethods: ['OPTIONS', 'PROPFIND'],
+    handle(req, res, { requestId, ip, secure }) {
+      const pathname = (req.url ?? '/').split('?')[0]!;
+      if (pathname === '/') {
+        // Windows asks the server's root before it maps a folder below it: say DAV is spoken
+        // here, and that the root itself is not a collection of ours.
+        req.resume();
+        res.setHeader('DAV', DAV_COMPLIANCE);
+        res.setHeader('MS-Author-Via', 'DAV');
+        res.setHeader('Allow', 'OPTIONS');
+        res.statusCode = req.method === 'OPTIONS' ? 200 : 405;
+        res.setHeader('Content-Length', 0);
+        res.end();
+        return;
+      }
+      auth.authenticate(req, ip, secure).then(
+        (caller) => handleDav(req, res, { ...services, caller, requestId, ip }),
+        (err) => {
+          req.resume();
+          if (!(err instanceof AppError) || err.status >= 500) deps.log.warn('WebDAV sign-in failed', { requestId, err });
+          sendDavError(res, err, { requestId, log: deps.log });
+        },
+      ).catch((err) => deps.log.error('WebDAV request failed', { requestId, err }));
+    },
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  const sweep = () => {
+    try {
+      const removed = store.sweepLocks();
+      if (removed) deps.log.debug('expired WebDAV locks removed', { removed });
+    } catch (err) {
+      deps.log.warn('WebDAV lock sweep failed', { err });
+    }
+  };
+  return {
+    routes: [], mount, features,
+    start() {
+      sweep();
+      timer = setInterval(sweep, SWEEP_EVERY_MS);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+    },
+  };
+}
