@@ -108,11 +108,14 @@ async function main(): Promise<void> {
     return;
   }
   const human = process.stdout.isTTY === true && args['log-file'] === undefined;
+  // In a terminal the banner comes first: startup lines wait for it.
+  let held: string[] | null = [];
+  const consoleWrite = (s: string) => (held ? held.push(s) : process.stdout.write(s));
   let app;
   try {
     const config = loadConfig(env);
     prepareDataDirs(config, Boolean(env.VOLUME_ROOT?.trim()));
-    app = createApp(config, { uiDir: uiDir(config.storage.cacheDir, defaultUiDir()), ...(human ? { log: consoleLogger(config.server.logLevel) } : {}) }, env);
+    app = createApp(config, { uiDir: uiDir(config.storage.cacheDir, defaultUiDir()), ...(human ? { log: consoleLogger(config.server.logLevel, consoleWrite) } : {}) }, env);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof InstanceLockError || err instanceof MigrationError) fatal(err.message);
     const e = err as NodeJS.ErrnoException;
@@ -120,7 +123,7 @@ async function main(): Promise<void> {
     if (typeof e?.code === 'string' && typeof e.syscall === 'string') fatal(`cannot start: ${e.path ? `${e.path}: ` : ''}${fsReason(e)}.`);
     throw err;
   }
-  const log = human ? consoleLogger(app.config.server.logLevel) : createLogger(app.config.server.logLevel);
+  const log = human ? consoleLogger(app.config.server.logLevel, consoleWrite) : createLogger(app.config.server.logLevel);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -138,8 +141,11 @@ async function main(): Promise<void> {
     const shownHost = address.address === '0.0.0.0' || address.address === '::' ? 'localhost' : address.address;
     const url = `http://${shownHost}:${address.port}/`;
     const needsSetup = accountsMissing(app.db, app.config);
-    if (human) process.stdout.write(firstRunBanner({ address, config: app.config, needsSetup }));
-    else {
+    if (human) {
+      process.stdout.write(firstRunBanner({ address, config: app.config, needsSetup }));
+      for (const line of held ?? []) process.stdout.write(line);
+      held = null;
+    } else {
       log.info('Burrow is listening', { url, port: address.port, configDir: app.config.storage.configDir, volumeRoot: app.config.storage.volumeRoot });
       const loose = looseFiles(app.config.storage.volumeRoot);
       if (loose.length) log.warn('files at the top of VOLUME_ROOT are not shown: only its folders are volumes; move them into a folder', { volumeRoot: app.config.storage.volumeRoot, files: loose.slice(0, 20) });
@@ -149,8 +155,12 @@ async function main(): Promise<void> {
     // Add-on check, off the request path and in a child process (`--check-addons`): loading the
     // image add-on costs ~35 MB that an idle server should not carry, and a crashing add-on
     // must not take the server down.
-    setTimeout(() => void checkInChild(env).then((parts) => log.info('optional parts', parts)), 250).unref();
+    setTimeout(() => void checkInChild(env).then((parts) => {
+      if (!human || Object.values(parts).some((p) => !p.available)) log.info('optional parts', parts);
+    }), 250).unref();
   } catch (err) {
+    for (const line of held ?? []) process.stdout.write(line);
+    held = null;
     await app.close(0);
     fatal(`cannot listen on ${app.config.server.host}:${app.config.server.port}: ${(err as Error).message}`);
   }
