@@ -41,6 +41,8 @@ export interface Features {
   uploads?: { enabled: boolean; chunked: boolean; maxDirectUploadSize: number; maxFilesPerUpload: number };
   folderSize?: { enabled: boolean; mode: 'off' | 'full' | 'shallow' };
   search?: { index: boolean };
+  /** WebDAV: mount `path` on this origin as a drive. */
+  webdav?: { enabled: boolean; path: string };
 }
 
 export type ReadOnlyReason = 'storage' | 'permission' | 'access' | null;

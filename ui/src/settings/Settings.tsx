@@ -6,6 +6,7 @@ import { Tabs, currentTab } from '../components/Tabs.tsx';
 import { preferences, preferencesLoaded, savePreference, type Theme } from '../state/session.ts';
 import { toast, toastError } from '../state/toasts.ts';
 import { Tokens } from './Tokens.tsx';
+import { Mount } from './Mount.tsx';
 
 function Preferences() {
   const p = preferences.value;
@@ -58,17 +59,18 @@ function Password() {
   );
 }
 
-const TABS = ['preferences', 'password', 'tokens'];
+const TABS = ['preferences', 'password', 'tokens', 'drive'];
 
 export default function Settings() {
   const tab = currentTab('/settings', TABS);
   return (
     <section class="page">
       <h1>Settings</h1>
-      <Tabs tabs={[{ to: '/settings/preferences', label: 'Preferences' }, { to: '/settings/password', label: 'Password' }, { to: '/settings/tokens', label: 'API tokens' }]} />
+      <Tabs tabs={[{ to: '/settings/preferences', label: 'Preferences' }, { to: '/settings/password', label: 'Password' }, { to: '/settings/tokens', label: 'API tokens' }, { to: '/settings/drive', label: 'Mount as a drive' }]} />
       {tab === 'preferences' && <Preferences />}
       {tab === 'password' && <Password />}
       {tab === 'tokens' && <Tokens />}
+      {tab === 'drive' && <Mount />}
     </section>
   );
 }
