@@ -18,6 +18,7 @@ import { createUiHandler } from './http/static.ts';
 import { createFilesCapability } from './files/capability.ts';
 import { createUploadsCapability } from './uploads/capability.ts';
 import { createSharesCapability } from './shares/capability.ts';
+import { createArchivesCapability } from './archives/capability.ts';
 import { createWebdavCapability } from './webdav/capability.ts';
 import { createIndexes, openIndexer } from './indexer/capability.ts';
 import { createIdentity } from './auth/identity.ts';
@@ -93,6 +94,8 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   capabilities.push(uploads);
   // Shares: links as a space of the files resolver (`share/<token>/…`), bound to their items.
   capabilities.push(createSharesCapability({ config, db, files, uploads, changes, activity: identity.activity, sessionSecret }));
+  // Archives: list, take out, extract and create, through the files resolver, confined at use.
+  capabilities.push(createArchivesCapability({ config, files, changes, showHidden: (userId) => identity.settings.userPrefs(userId)?.showHiddenFiles === true }));
   // WebDAV at /dav/: the same files services, Basic sign-in through identity's checks.
   const webdav = createWebdavCapability({ enabled: config.features.webdavEnabled, db, files, changes, log, activity: identity.activity, credentials: identity.credentials });
   capabilities.push(webdav);

@@ -90,6 +90,18 @@ export class ArchiveService {
     });
   }
 
+  /** What `openEntry` would serve (name, declared size, time), without reading it: for Range answers. */
+  async entryInfo(file: ArchiveFile, entry: string): Promise<Omit<EntryStream, 'stream'>> {
+    return this.withArchive(file, async (a) => {
+      const { listing } = await this.catalogue(a);
+      const record = listing.lookupFile(entry);
+      if (record.encrypted) throw encrypted(record.path);
+      if (record.kind !== 'file') throw unreadable(`"${record.path}" is a ${record.kind}, not a file`);
+      const meta = listing.entry(record.path);
+      return { name: meta.name, size: meta.size, modified: meta.modified };
+    });
+  }
+
   /**
    * The one file named exactly `entry`, looked up in the listing first. `range` (inclusive
    * end, already checked against `size` by the caller) is a byte range of a stored zip entry,

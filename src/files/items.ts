@@ -1,5 +1,6 @@
 // FileItem as the native client decodes it (wire-shapes §1.1): `path` is the parent folder.
 import type { Stats } from 'node:fs';
+import { z } from 'zod';
 
 export interface FileItem {
   name: string;
@@ -9,6 +10,16 @@ export interface FileItem {
   kind: string;
   supportsThumbnail?: boolean;
 }
+
+/** The one wire schema of a FileItem (answers of every capability that returns items). */
+export const wireFileItem = z.object({
+  name: z.string(),
+  path: z.string(),
+  dateModified: z.string(),
+  size: z.number().int(),
+  kind: z.string(),
+  supportsThumbnail: z.boolean().optional(),
+});
 
 /** `directory`, the lower-cased extension, or `unknown` (none, or longer than 10). */
 export function kindOf(name: string, isDirectory: boolean): string {

@@ -1,0 +1,28 @@
+// The archives capability as app.ts sees it: browse, take out, extract and create archives,
+// confined at use (extraction writes through confinedTarget), writes announced on the changes sink.
+import type { Capability } from '../core/capability.ts';
+import type { ChangeSink } from '../changes.ts';
+import type { Config } from '../config.ts';
+import type { FilesCapability } from '../files/capability.ts';
+import { confinedTarget } from './confined-target.ts';
+import { createArchiveOperations } from './operations.ts';
+import { archiveRoutes } from './routes.ts';
+import { ArchiveService } from './service.ts';
+
+export interface ArchivesDeps {
+  config: Config;
+  files: Pick<FilesCapability, 'resolver' | 'ops'>;
+  changes: ChangeSink;
+  /** The account's preference: dot-files go into a new zip only when it sees them. */
+  showHidden: (userId: string) => boolean;
+}
+
+export function createArchivesCapability(deps: ArchivesDeps): Capability {
+  const { limits } = deps.config;
+  const service = new ArchiveService({ maxEntries: limits.archiveMaxEntries, maxBrowsableSize: limits.maxBrowsableArchiveSize, target: confinedTarget, changes: deps.changes });
+  const operations = createArchiveOperations({ service, resolver: deps.files.resolver, ops: deps.files.ops, showHidden: deps.showHidden });
+  return {
+    routes: archiveRoutes({ operations }),
+    features: () => ({ archives: { enabled: true, maxBrowsableSize: limits.maxBrowsableArchiveSize, maxEntries: limits.archiveMaxEntries } }),
+  };
+}

@@ -1,0 +1,139 @@
+// The archive rows' work for a caller: resolve and authorise the virtual paths, open the
+// destination as a checked descriptor, then hand real paths and handles to ArchiveService.
+// Reading (listing, one entry) needs read and download rights on the archive; every write
+// (extract, the one-shot zip routes) needs the right to create files and folders in the
+// archive's own folder and in the destination, checked before anything is written.
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Caller } from '../core/caller.ts';
+import { AppError } from '../core/errors.ts';
+import { closeSources, openSources } from '../downloads/zip.ts';
+import { fileItem } from '../files/items.ts';
+import { assertPlainName, splitName } from '../files/names.ts';
+import type { FileOps } from '../files/ops.ts';
+import { joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import { openDestination, type Destination } from './confined-target.ts';
+import type { ExtractEvent, ExtractResult } from './extract.ts';
+import type { ArchiveFile, ArchiveService, EntryStream } from './service.ts';
+import type { ArchiveListing, CreatedItem } from './wire.ts';
+
+export interface ArchiveOperationsDeps {
+  service: ArchiveService;
+  resolver: PathResolver;
+  ops: Pick<FileOps, 'writableFolder'>;
+  showHidden: (userId: string) => boolean;
+}
+
+/** An extraction authorised and with its destination open: `run` writes, `close` releases the descriptors. */
+export interface PreparedExtraction {
+  run(emit: (e: ExtractEvent) => void, signal: AbortSignal): Promise<ExtractResult>;
+  close(): Promise<void>;
+}
+
+const parentOf = (virtual: string) => {
+  const i = virtual.lastIndexOf('/');
+  return i < 0 ? '' : virtual.slice(0, i);
+};
+
+export function createArchiveOperations(deps: ArchiveOperationsDeps) {
+  const { service, resolver, ops } = deps;
+
+  async function archive(caller: Caller, virtual: string): Promise<ArchiveFile> {
+    const r = await resolver.resolve(caller, virtual, { mustExist: true });
+    if (!r.space) throw new AppError('TOP_LEVEL', 'Name an archive inside a volume.');
+    if (r.isDirectory) throw new AppError('IS_A_FOLDER', 'That is a folder, not an archive.');
+    if (!r.access.canRead || !r.access.canDownload) throw new AppError('NO_DOWNLOAD', 'You may not read this archive.');
+    return { root: r.space.root, real: r.realPath, path: r.virtualPath, name: path.posix.basename(r.virtualPath) };
+  }
+
+  /** A folder the caller may create files and folders in (403 before anything is written). */
+  async function creatable(caller: Caller, virtual: string): Promise<ResolvedPath> {
+    const dir = await ops.writableFolder(caller, virtual, 'canCreateFile');
+    if (!dir.access.canCreateFolder) throw new AppError('READ_ONLY', 'You may not create folders here.');
+    return dir;
+  }
+
+  async function itemOf(destination: Destination, parentVirtual: string, name: string) {
+    const st = await destination.use((d) => fsp.stat(d.at(name)));
+    return fileItem(parentVirtual, name, st);
+  }
+
+  return {
+    async list(caller: Caller, q: { path: string; inside?: string | undefined; offset?: number | undefined; limit?: number | undefined }): Promise<ArchiveListing> {
+      return service.list(await archive(caller, q.path), q.inside, { ...(q.offset !== undefined ? { offset: q.offset } : {}), ...(q.limit !== undefined ? { limit: q.limit } : {}) });
+    },
+
+    /** The entry's name and size first (for Range), then its bytes. */
+    async entry(caller: Caller, q: { path: string; entry: string }): Promise<{ info: Omit<EntryStream, 'stream'>; open(range?: { start: number; end: number }): Promise<EntryStream> }> {
+      const file = await archive(caller, q.path);
+      const info = await service.entryInfo(file, q.entry);
+      return { info, open: (range) => service.openEntry(file, q.entry, range) };
+    },
+
+    async prepareExtract(caller: Caller, body: { path: string; entries: string[]; destination?: string | undefined }): Promise<PreparedExtraction> {
+      const file = await archive(caller, body.path);
+      const home = await creatable(caller, parentOf(file.path));
+      const target = body.destination === undefined ? home : await creatable(caller, body.destination);
+      const destination = await openDestination(target.space!.root, target.realPath);
+      return {
+        run: (emit, signal) => service.extract(file, body.entries, destination, emit, signal),
+        close: () => destination.close(),
+      };
+    },
+
+    /** POST /api/files/zip/extract: the whole archive into a new folder beside it. */
+    async extractToNewFolder(caller: Caller, virtual: string, signal?: AbortSignal): Promise<CreatedItem> {
+      const file = await archive(caller, virtual);
+      const home = await creatable(caller, parentOf(file.path));
+      const destination = await openDestination(home.space!.root, home.realPath);
+      try {
+        const made = await service.extractToNewFolder(file, destination, undefined, signal);
+        return { success: true, item: await itemOf(destination, home.virtualPath, made.name) };
+      } finally {
+        await destination.close();
+      }
+    },
+
+    /** A selection into a new zip (beside the first item unless a destination is named). */
+    async compress(caller: Caller, body: { items: { path: string; name: string }[]; destination?: string | undefined; name?: string | undefined }, signal?: AbortSignal): Promise<CreatedItem> {
+      const items: ResolvedPath[] = [];
+      for (const i of body.items) {
+        assertPlainName(i.name);
+        const r = await resolver.resolve(caller, joinVirtual(i.path, i.name), { mustExist: true });
+        if (!r.space) throw new AppError('TOP_LEVEL', 'Choose items inside a volume.');
+        if (!r.access.canDownload) throw new AppError('NO_DOWNLOAD', `You may not read "${i.name}".`);
+        items.push(r);
+      }
+      const home = await ops.writableFolder(caller, body.destination ?? body.items[0]!.path, 'canCreateFile');
+      const name = zipName(body.name ?? defaultName(items, home));
+      assertPlainName(name);
+      const sources = await openSources(items.map((r) => ({ root: r.space!.root, real: r.realPath, name: path.posix.basename(r.virtualPath), isDirectory: r.isDirectory })));
+      let destination: Destination;
+      try {
+        destination = await openDestination(home.space!.root, home.realPath);
+      } catch (err) {
+        await closeSources(sources);
+        throw err;
+      }
+      try {
+        const made = await service.compress(sources, destination, name, { showHidden: deps.showHidden(caller.userId), ...(signal ? { signal } : {}) });
+        return { success: true, item: await itemOf(destination, home.virtualPath, made.name) };
+      } finally {
+        await destination.close();
+      }
+    },
+  };
+}
+
+export type ArchiveOperations = ReturnType<typeof createArchiveOperations>;
+
+const zipName = (name: string) => (/\.zip$/i.test(name) ? name : `${name}.zip`);
+
+/** One item: its name (a file without its extension); several: the folder they are in. */
+function defaultName(items: ResolvedPath[], home: ResolvedPath): string {
+  if (items.length === 1) {
+    const base = path.posix.basename(items[0]!.virtualPath);
+    return items[0]!.isDirectory ? base : splitName(base).stem || base;
+  }
+  return path.posix.basename(home.virtualPath) || 'archive';
+}

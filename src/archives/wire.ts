@@ -1,0 +1,79 @@
+// Wire shapes of the archive rows: spec §2 Archive listing, §4.4 archive rows, §6 events, and
+// the native client's one-shot zip routes (wire-shapes "POST /api/files/zip/extract", "…/compress").
+import { z } from 'zod';
+import { wireFileItem } from '../files/items.ts';
+
+const virtualPath = z.string().max(4096);
+const entryName = z.string().min(1).max(4096);
+
+export const listQuery = z.object({
+  path: virtualPath,
+  inside: z.string().max(4096).optional(),
+  offset: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(100_000).optional(),
+});
+
+export const entryQuery = z.object({ path: virtualPath, entry: entryName });
+
+export const listedEntry = z.object({
+  name: z.string(),
+  path: z.string(),
+  isDirectory: z.boolean(),
+  size: z.number().int().nullable(),
+  modified: z.string().nullable(),
+  encrypted: z.boolean().optional(),
+});
+
+export const archiveListing = z.object({
+  path: z.string(),
+  name: z.string(),
+  inside: z.string().optional(),
+  entries: z.array(listedEntry),
+  total: z.number().int(),
+  outside: z.number().int(),
+});
+export type ArchiveListing = z.infer<typeof archiveListing>;
+
+export const extractBody = z.object({
+  path: virtualPath,
+  /** Entries to take out (a folder stands for everything under it); empty or absent: all. */
+  entries: z.array(entryName).max(100_000).default([]),
+  /** Folder to extract into; the archive's own folder when absent. */
+  destination: virtualPath.optional(),
+});
+
+/** NDJSON events of POST /api/archive/extract (spec §6), without their `type`. */
+export interface ExtractEvents {
+  start: { archive: string; entries: number | null; bytes: number | null };
+  progress: { entries: number; bytes: number; totalEntries: number | null; totalBytes: number | null };
+  error: { message: string; statusCode: number; code: string };
+  done: { entries: number; bytes: number; landed: { entry: string; name: string }[]; skipped: { entry: string; reason: 'link' | 'device' }[] };
+}
+
+/** The event lines, described for OpenAPI (one object per line, `type` first). */
+export const extractEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('start'), archive: z.string(), entries: z.number().int().nullable(), bytes: z.number().int().nullable() }),
+  z.object({ type: z.literal('progress'), entries: z.number().int(), bytes: z.number().int(), totalEntries: z.number().int().nullable(), totalBytes: z.number().int().nullable() }),
+  z.object({ type: z.literal('error'), message: z.string(), statusCode: z.number().int(), code: z.string() }),
+  z.object({
+    type: z.literal('done'), entries: z.number().int(), bytes: z.number().int(),
+    landed: z.array(z.object({ entry: z.string(), name: z.string() })),
+    skipped: z.array(z.object({ entry: z.string(), reason: z.enum(['link', 'device']) })),
+  }),
+]);
+
+export const zipExtractBody = z.object({
+  path: virtualPath,
+  /** The backend's form: only a new folder beside the archive is offered. */
+  destination: z.literal('folder').optional(),
+});
+
+export const zipCompressBody = z.object({
+  items: z.array(z.object({ path: virtualPath, name: z.string().min(1).max(255) })).min(1).max(10_000),
+  /** Folder that receives the zip; the first item's folder when absent (beside the selection). */
+  destination: virtualPath.optional(),
+  name: z.string().min(1).max(255).optional(),
+});
+
+export const createdItem = z.object({ success: z.literal(true), item: wireFileItem });
+export type CreatedItem = z.infer<typeof createdItem>;
