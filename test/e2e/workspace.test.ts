@@ -422,7 +422,8 @@ test('phone width: new screens fit 360 px', async () => {
       await shot(p.page, name);
     }
     await p.page.goto(`${server.url}/files/Files`);
-    await p.page.locator('.entry[data-name="notes.txt"]').dblclick();
+    await p.page.locator('.entry[data-name="notes.txt"]').click({ button: 'right' });
+    await p.page.getByRole('menuitem', { name: 'Details and versions' }).click();
     const kept = p.page.getByRole('complementary', { name: 'Details of notes.txt' }).getByRole('region', { name: 'Versions' }).locator('li');
     await kept.first().waitFor();
     assert.is(await kept.count(), (await api('GET', '/api/versions?path=Files/notes.txt') as { items: unknown[] }).items.length, 'every kept version listed');
