@@ -132,6 +132,19 @@ async function packageTarget(target: Target, shared: Record<string, string>, mai
   return output;
 }
 
+function readBuildInfo(): BuildInfo | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dist, BUILD_INFO), 'utf8')) as BuildInfo;
+  } catch {
+    return null;
+  }
+}
+
+/** The release stamped into the executable (BURROW_RELEASE, or package.json's version). */
+export function releaseLabel(): string {
+  return process.env.BURROW_RELEASE?.trim() || (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { target: { type: 'string', short: 't' }, 'no-ui': { type: 'boolean' } } });
   const known = allTargets();
@@ -145,7 +158,7 @@ async function main(): Promise<void> {
 
   const uiDist = buildUi(values['no-ui'] === true);
   log('bundle: esbuild');
-  const bundled = await bundle(root, path.join(work, 'bundle'));
+  const bundled = await bundle(root, path.join(work, 'bundle'), releaseLabel());
   const migrationsJson = path.join(work, 'migrations.json');
   fs.writeFileSync(migrationsJson, JSON.stringify(collectMigrations(path.join(root, 'src'))));
   const shared: Record<string, string> = {
@@ -159,12 +172,26 @@ async function main(): Promise<void> {
   if (uiDist) packs.ui = savePack(filesBelow(uiDist), path.join(work, 'ui.pack'), false);
   else log('ui: nothing to embed (no ui/dist/index.html); the executable answers 503 on UI paths');
 
-  const info: BuildInfo = { inputs, ui: uiDist !== null, targets: {}, skipped: {} };
+  // Targets built earlier from the same inputs stay listed (a CI run builds linux-x64, then linux-arm64).
+  const earlier = readBuildInfo();
+  const keep = earlier?.inputs === inputs ? earlier : null;
+  const release = releaseLabel();
+  const info: BuildInfo = {
+    inputs, ui: uiDist !== null, release,
+    targets: Object.fromEntries(Object.entries(keep?.targets ?? {}).filter(([id, t]) => !targets.some((x) => x.id === id) && fs.existsSync(path.join(dist, t.file)))),
+    skipped: {},
+    manifest: {
+      release, builtWith: process.version,
+      addons: Object.fromEntries(['@napi-rs/image', '@lydell/node-pty', 'node-sqlite3-wasm'].map((n) => [n, installedVersion(root, n)])),
+      node: { ...keep?.manifest?.node },
+    },
+  };
   for (const target of targets) {
     try {
       const file = await packageTarget(target, shared, bundled.main, packs);
       const sha256 = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
       info.targets[target.id] = { file: path.basename(file), bytes: fs.statSync(file).size, sha256 };
+      info.manifest!.node[target.id] = target.node.version;
       log(`${target.id}: ${path.basename(file)} ${(fs.statSync(file).size / 1e6).toFixed(1)} MB`);
     } catch (err) {
       if (values.target) throw err;

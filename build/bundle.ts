@@ -109,7 +109,7 @@ export interface BundleResult {
   readonly workers: Record<string, string>;
 }
 
-export async function bundle(root: string, outDir: string): Promise<BundleResult> {
+export async function bundle(root: string, outDir: string, release?: string): Promise<BundleResult> {
   const srcDir = path.join(root, 'src');
   const workers = workerEntries(srcDir);
   const entryPoints: Record<string, string> = { burrow: path.join(srcDir, 'main.ts') };
@@ -133,7 +133,8 @@ export async function bundle(root: string, outDir: string): Promise<BundleResult
     // conditions (or `module` before `main`) hands a CommonJS `require` an ESM build, which
     // gives `{ default: fn }` where the package's CommonJS callers expect `fn` (yazl's
     // buffer-crc32 did: every zip download crashed the executable). `sameAsNode` checks it.
-    define: { 'import.meta.url': IMPORT_META_URL },
+    // The release label is part of the executable (src/version.ts), not read from its environment.
+    define: { 'import.meta.url': IMPORT_META_URL, ...(release ? { 'process.env.BURROW_BUILD_VERSION': JSON.stringify(release) } : {}) },
     banner: { js: BANNER },
     plugins: [burrowPlugin(root)],
     logLevel: 'warning',

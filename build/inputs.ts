@@ -24,6 +24,7 @@ export function inputHash(root: string): string {
     if (fs.existsSync(p)) hash.update(`${file}\0`).update(fs.readFileSync(p));
   }
   hash.update(process.version);
+  hash.update(process.env.BURROW_RELEASE?.trim() ?? '');
   return hash.digest('hex');
 }
 
@@ -34,6 +35,10 @@ export interface BuildInfo {
   readonly ui: boolean;
   readonly targets: Record<string, { file: string; bytes: number; sha256: string }>;
   readonly skipped: Record<string, string>;
+  /** The release label stamped into the executables (`burrow --version`). */
+  readonly release?: string;
+  /** What is inside: the Node of each target, the add-on and SQLite package versions. */
+  readonly manifest?: { release: string; builtWith: string; addons: Record<string, string>; node: Record<string, string> };
 }
 
 export const BUILD_INFO = 'build-info.json';

@@ -13,7 +13,7 @@ export interface SystemDeps {
 }
 
 export function systemRoutes(deps: SystemDeps): RouteDef[] {
-  let description: OpenApiDocument | undefined;
+  let description: (OpenApiDocument & { 'x-release': string }) | undefined;
   return [
     route({
       method: 'GET', path: '/healthz', access: 'public', tags: ['System'],
@@ -31,7 +31,7 @@ export function systemRoutes(deps: SystemDeps): RouteDef[] {
       method: 'GET', path: '/api/openapi.json', access: 'public', tags: ['System'],
       summary: 'The OpenAPI 3.1 description of this running release.',
       responses: { 200: { description: 'OpenAPI document', schema: openApiDocument } },
-      handler: () => (description ??= buildOpenApi(deps.routes())),
+      handler: () => (description ??= { ...buildOpenApi(deps.routes()), 'x-release': deps.version }),
     }),
     route({
       method: 'GET', path: '/api/features', access: 'public', tags: ['System'],
