@@ -4,7 +4,7 @@
 // Groups: unit; api (test/api against a server from source); api-executable (the same
 // test/api files against the built executable, BURROW_TEST_SERVER=executable); inprocess
 // (tests that inject in-process fakes, from source only); e2e (a real browser, file by file);
-// binary (the executable as a user runs it).
+// binary (the executable as a user runs it); binary-arm64 (the same on linux-arm64 under qemu).
 //
 // Counting tells the truth: no retries; a test uvu reports as skipped (test.skip, a leftover
 // test.only) did not run and counts as failed; a group that crashed before uvu could count
@@ -25,6 +25,8 @@ const GROUPS: Record<string, Group> = {
   // One browser session per file keeps a failure's screenshots and state apart.
   e2e: { dir: 'e2e', label: 'e2e', fileByFile: true },
   binary: { dir: 'binary', label: 'binary', needsBinary: true },
+  // The same smoke suite on the linux-arm64 executable, under qemu-aarch64-static (.ci/run registers binfmt).
+  'binary-arm64': { dir: 'binary', label: 'binary (linux-arm64 under qemu)', env: { BURROW_TEST_TARGET: 'linux-arm64' }, needsBinary: true },
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
@@ -67,7 +69,7 @@ for (const name of selected) {
     // Built once here (when missing or older than the sources), so its time is not a test's.
     const buildStarted = Date.now();
     try {
-      ensureBinary();
+      ensureBinary(group.env?.BURROW_TEST_TARGET);
       notes.push(`executable ready in ${seconds(buildStarted)} s`);
     } catch (err) {
       failed++;

@@ -11,6 +11,24 @@ import { hostTargetId } from '../../build/targets.ts';
 export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 const dist = path.join(root, 'dist');
 
+/**
+ * The target under test: this machine's, or BURROW_TEST_TARGET (linux-arm64 runs here under
+ * qemu-aarch64-static through binfmt_misc, with the arm64 C libraries of Debian's
+ * libc6-arm64-cross / libstdc++6-arm64-cross: see .ci/run).
+ */
+export const testTarget: string = process.env.BURROW_TEST_TARGET || hostTargetId();
+export const emulated = testTarget !== hostTargetId();
+/** Emulation is ~5-10x slower: waits grow with it. */
+export const slowdown = emulated ? 8 : 1;
+
+function checkEmulation(target: string): void {
+  if (target === hostTargetId()) return;
+  if (target !== 'linux-arm64' || process.platform !== 'linux') throw new Error(`cannot run ${target} on this machine`);
+  if (!fs.existsSync('/proc/sys/fs/binfmt_misc/qemu-aarch64')) {
+    throw new Error('linux-arm64 runs under qemu-aarch64-static through binfmt_misc: register it (as root: cat /usr/lib/binfmt.d/qemu-aarch64.conf > /proc/sys/fs/binfmt_misc/register; .ci/run does)');
+  }
+}
+
 function buildInfo(): BuildInfo | null {
   try {
     return JSON.parse(fs.readFileSync(path.join(dist, BUILD_INFO), 'utf8')) as BuildInfo;
@@ -20,9 +38,9 @@ function buildInfo(): BuildInfo | null {
 }
 
 /** The host's executable in dist/, when its inputs are those of this tree (`anyInputs`: whatever they were). */
-function current(anyInputs = false): { file: string; info: BuildInfo } | null {
+function current(anyInputs = false, target = testTarget): { file: string; info: BuildInfo } | null {
   const info = buildInfo();
-  const entry = info?.targets[hostTargetId()];
+  const entry = info?.targets[target];
   if (!info || !entry || (!anyInputs && info.inputs !== inputHash(root))) return null;
   const file = path.join(dist, entry.file);
   return fs.existsSync(file) ? { file, info } : null;
@@ -64,23 +82,26 @@ function alive(pid: number): boolean {
   }
 }
 
-let cached: { file: string; info: BuildInfo } | undefined;
+const cached = new Map<string, { file: string; info: BuildInfo }>();
 
-/** The host's executable, built now if it is missing or stale. */
-export function ensureBinary(): { file: string; info: BuildInfo } {
-  if (cached) return cached;
-  cached = current() ?? withBuildLock(() => {
-    const again = current();
+/** The executable of the target under test (the host's unless BURROW_TEST_TARGET), built now if it is missing or stale. */
+export function ensureBinary(target = testTarget): { file: string; info: BuildInfo } {
+  const known = cached.get(target);
+  if (known) return known;
+  checkEmulation(target);
+  const result = current(false, target) ?? withBuildLock(() => {
+    const again = current(false, target);
     if (again) return again;
-    const r = spawnSync(process.execPath, [path.join(root, 'build', 'build.ts'), '--target', 'host'], { cwd: root, stdio: 'inherit', timeout: 20 * 60_000 });
+    const r = spawnSync(process.execPath, [path.join(root, 'build', 'build.ts'), '--target', target], { cwd: root, stdio: 'inherit', timeout: 20 * 60_000 });
     if (r.status !== 0) throw new Error(`npm run build failed (exit ${r.status ?? r.signal})`);
     // The sources as they were when this build started: in a tree being edited meanwhile the
     // hash has moved on, and building again would chase it.
-    const built = current(true);
-    if (!built) throw new Error('the build finished but left no current executable for this platform');
+    const built = current(true, target);
+    if (!built) throw new Error(`the build finished but left no current executable for ${target}`);
     return built;
   });
-  return cached;
+  cached.set(target, result);
+  return result;
 }
 
 export interface Sandbox {
@@ -120,16 +141,16 @@ export interface Running {
 
 /** The bare environment a service manager would give it, plus our folders. */
 export function bareEnv(box: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: '/usr/bin:/bin', HOME: box.dir, CONFIG_DIR: box.configDir, CACHE_DIR: box.cacheDir, VOLUME_ROOT: box.volumeRoot, HOST: '127.0.0.1', PORT: '0', ...extra };
+  return { PATH: '/usr/bin:/bin', HOME: box.dir, CONFIG_DIR: box.configDir, CACHE_DIR: box.cacheDir, VOLUME_ROOT: box.volumeRoot, HOST: '127.0.0.1', PORT: '0', ...(emulated ? { QEMU_LD_PREFIX: '/usr/aarch64-linux-gnu' } : {}), ...extra };
 }
 
 /** Runs the executable to completion (e.g. a refused second start). */
 export function runToEnd(box: Sandbox, env: Record<string, string>, args: string[] = [], timeoutMs = 20_000) {
-  return spawnSync(box.binary, args, { cwd: box.dir, env, encoding: 'utf8', timeout: timeoutMs });
+  return spawnSync(box.binary, args, { cwd: box.dir, env, encoding: 'utf8', timeout: timeoutMs * slowdown });
 }
 
 /** Starts it and waits for its "listening" line (which carries the port). */
-export function start(box: Sandbox, env: Record<string, string> = bareEnv(box), timeoutMs = 20_000): Promise<Running> {
+export function start(box: Sandbox, env: Record<string, string> = bareEnv(box), timeoutMs = 20_000 * slowdown): Promise<Running> {
   const child = spawn(box.binary, [], { cwd: box.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
@@ -164,7 +185,7 @@ export function start(box: Sandbox, env: Record<string, string> = bareEnv(box), 
 }
 
 /** Waits until `predicate(output)` holds (log lines written after startup). */
-export async function waitForOutput(run: Running, predicate: (out: string) => boolean, timeoutMs = 10_000): Promise<string> {
+export async function waitForOutput(run: Running, predicate: (out: string) => boolean, timeoutMs = 10_000 * slowdown): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate(run.output())) {
     if (Date.now() > deadline) throw new Error(`expected output did not appear; output:\n${run.output()}`);
