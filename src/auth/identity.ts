@@ -22,6 +22,8 @@ import { authStartupWarnings } from './warnings.ts';
 import { AuthService } from './service.ts';
 import { SessionStore } from './sessions.ts';
 import { toInfo, UsersStore, type UserInfo } from './users-store.ts';
+import { SecretBox } from '../twofactor/secret-box.ts';
+import { TwoFactorService } from '../twofactor/service.ts';
 
 const SWEEP_EVERY_MS = 60 * 60_000;
 
@@ -42,6 +44,8 @@ export interface Identity {
   activity: { record(event: ActivityEvent): void };
   /** What checks a name and a password or token outside a session (WebDAV Basic). */
   credentials: { mode: string; auth: AuthService; tokens: TokenService; users: UsersStore; limits: RateLimiter };
+  /** What the sign-in methods beyond the password (twofactor/, passkeys/, oidc/) build on. */
+  signIn: { auth: AuthService; authenticator: IdentityAuthenticator; cookies: SessionCookies; users: UsersStore; limits: RateLimiter; activity: ActivityService; twoFactor: TwoFactorService };
 }
 
 export function createIdentity({ config, db, log, sessionSecret, trustProxy }: IdentityDeps): Identity {
@@ -54,9 +58,13 @@ export function createIdentity({ config, db, log, sessionSecret, trustProxy }: I
   const tokens = new TokenService(db, users, activity);
   const cookies = new SessionCookies(config.server.publicUrl, sessions.maxAgeMs);
   const authenticator = new IdentityAuthenticator(config.auth.mode, users, sessions, tokens, cookies);
-  const auth = new AuthService({ config, db, users, sessions, limits, activity });
-  // OIDC routes are not built yet: never advertised, and OIDC settings are named at startup.
-  authStartupWarnings(config, log, false);
+  // The second factor's seeds are sealed under a key in CONFIG_DIR; its password check is auth's.
+  const twoFactor: TwoFactorService = new TwoFactorService({
+    db, box: SecretBox.fromConfigDir(config.storage.configDir, 'totp-key'), users, limits, activity,
+    confirmPassword: (userId, password, ip) => auth.confirmPasswordOf(userId, password, ip),
+  });
+  const auth: AuthService = new AuthService({ config, db, users, sessions, limits, activity, secondFactor: twoFactor, oidcRoutes: true });
+  authStartupWarnings(config, log, true);
   const usersAdmin = new UsersAdminService({ config, db, users, sessions, settings, activity });
 
   // At startup, before the first request: never a password reset, only the role.
@@ -103,5 +111,6 @@ export function createIdentity({ config, db, log, sessionSecret, trustProxy }: I
     settings,
     activity,
     credentials: { mode: config.auth.mode, auth, tokens, users, limits },
+    signIn: { auth, authenticator, cookies, users, limits, activity, twoFactor },
   };
 }

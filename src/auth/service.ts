@@ -70,7 +70,7 @@ export class AuthService {
     const user = this.userFor(caller);
     return {
       requiresSetup: this.requiresSetup(),
-      strategies: { local: this.mode === 'local' || this.mode === 'both', passkey: false, oidc: oidcEnabled },
+      strategies: { local: this.mode === 'local' || this.mode === 'both', passkey: this.mode === 'local' || this.mode === 'both', oidc: oidcEnabled },
       authEnabled: this.mode !== 'disabled',
       authMode: this.mode === 'disabled' ? 'local' : this.mode,
       authenticated: user !== null,
