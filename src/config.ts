@@ -45,6 +45,7 @@ export const variables = {
     maxFailed: int('AUTH_MAX_FAILED', 5, 'Failed sign-ins (password or second-factor code) before the account is locked.', 1, 1000),
     lockMinutes: int('AUTH_LOCK_MINUTES', 15, 'How long a locked account stays locked.', 1, 100000),
     adminEmail: optionalStr('AUTH_ADMIN_EMAIL', 'At startup, the account with this address gets the admin role back.'),
+    webauthnRpId: optionalStr('WEBAUTHN_RP_ID', 'Passkeys: the domain they belong to (PUBLIC_URL\'s host or a parent of it, so they work across sub-domains); default the host of PUBLIC_URL, else the address the browser used.'),
   },
   oidc: {
     enabled: bool('OIDC_ENABLED', false, 'true enables sign-in through an OpenID Connect provider.'),
@@ -65,6 +66,7 @@ export const variables = {
       for (const u of uris) if (/^https?:/i.test(u) || !/^[a-z][a-z0-9+.-]*:/i.test(u)) failVariable('OIDC_MOBILE_REDIRECT_URIS', u, 'custom-scheme URIs such as myapp://callback');
       return uris as readonly string[];
     }),
+    timeoutMs: int('OIDC_TIMEOUT_MS', 10_000, 'Limit for each call to the identity provider (discovery, token, userinfo); past it the sign-in answers 503.', 100, 300_000),
   },
   uploads: {
     maxDirectUploadSize: size('MAX_DIRECT_UPLOAD_SIZE', 64 * GB, '64G', 'Largest file accepted by a multipart upload.'),
