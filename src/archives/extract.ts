@@ -101,7 +101,9 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
       if (!data) return;
       const created = await placer.file(entry.path, root);
       let written = 0;
+      // 1 MiB on both sides: the next chunks inflate while the previous ones are written.
       const guard = new Transform({
+        highWaterMark: 1024 * 1024,
         transform(chunk: Buffer, _enc, cb) {
           written += chunk.length;
           bytes += chunk.length;
