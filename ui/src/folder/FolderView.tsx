@@ -8,6 +8,7 @@ import { formatBytes } from '../util.ts';
 import { download, newFile, newFolder, refOf, rename, toggleFavorite } from './actions.ts';
 import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
 import { FileArea } from './FileArea.tsx';
+import { compressToZip } from '../archives/actions.tsx';
 import { detailsItem, dropOnto, pickFiles } from './interact.ts';
 import { access, items, listing, loadError, loading, openFolder, selectedItems, setViewPrefs, viewPrefs, reload } from './model.ts';
 
@@ -46,6 +47,7 @@ function SelectionBar() {
       <span>{sel.length} selected{bytes ? ` · ${formatBytes(bytes)}` : ''}</span>
       <button type="button" onClick={() => void download(sel.map(refOf), sel.map((i) => i.kind))}>Download</button>
       {sel.length === 1 && <button type="button" disabled={!a?.canWrite} onClick={() => rename(sel[0]!)}>Rename</button>}
+      <button type="button" disabled={!a?.canWrite} onClick={() => void compressToZip(sel.map(refOf), () => void reload())}>Compress to zip</button>
       <button type="button" onClick={() => copyMoveDialog('copy', sel)}>Copy to…</button>
       <button type="button" disabled={!a?.canWrite} onClick={() => copyMoveDialog('move', sel)}>Move to…</button>
       <button type="button" class="danger" disabled={!a?.canWrite} onClick={() => void confirmDelete(sel)}>Delete</button>

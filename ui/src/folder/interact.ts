@@ -10,6 +10,8 @@ import { collectDropped, startUpload } from '../upload/start.ts';
 import { clipboard, download, fullPath, newFile, newFolder, paste, refOf, rename, toggleFavorite, transfer } from './actions.ts';
 import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
 import { openViewer } from '../viewers/state.tsx';
+import { archiveUrl, isArchiveName } from '../archives/kinds.ts';
+import { compressToZip, extractArchive, extractToDialog } from '../archives/actions.tsx';
 import { access, focusIndex, focusTick, folderPath, items, reload, selectAll, selectOnly, selectRange, selected, selectedItems } from './model.ts';
 
 /** The file whose details/versions panel is open. */
@@ -17,6 +19,7 @@ export const detailsItem = signal<FileItem | null>(null);
 
 export function openItem(item: FileItem): void {
   if (isDir(item)) navigate(filesUrl(joinPath(item.path, item.name)));
+  else if (isArchiveName(item.name)) navigate(archiveUrl(joinPath(item.path, item.name)));
   else openViewer(item, items.value, access.value?.canWrite === true);
 }
 
@@ -36,6 +39,8 @@ export function showItemMenu(x: number, y: number): void {
     { label: 'Cut', action: () => { clipboard.value = { mode: 'move', items: sel.map(refOf) }; }, disabled: !a?.canWrite, shortcut: 'Ctrl+X' },
     'separator',
     ...(one ? [{ label: fav ? 'Remove from favourites' : 'Add to favourites', action: () => void toggleFavorite(fullPath(one)) }] : []),
+    ...(one && isArchiveName(one.name) ? [{ label: 'Extract here', action: () => void extractArchive(fullPath(one), [], undefined, () => void reload()), disabled: !a?.canWrite }, { label: 'Extract to…', action: () => extractToDialog(fullPath(one), [], () => void reload()) }] : []),
+    { label: 'Compress to zip', action: () => void compressToZip(sel.map(refOf), () => void reload()), disabled: !a?.canWrite },
     ...(one && !isDir(one) ? [{ label: 'Details and versions', action: () => { detailsItem.value = one; } }] : []),
     { label: 'Delete…', action: () => void confirmDelete(sel), danger: true, disabled: !a?.canWrite, shortcut: 'Del' },
   ];
