@@ -89,6 +89,8 @@ export interface ResolverOptions {
   privateDirs: readonly string[];
   accessRules?: () => readonly AccessRule[];
   assignedVolumes?: (userId: string) => readonly AssignedVolume[];
+  /** Host folders added as volumes (Administration → Volumes), served beside VOLUME_ROOT's folders. */
+  hostVolumes?: () => readonly AssignedVolume[];
 }
 
 /** Prefixes that never name a volume. */
@@ -181,6 +183,13 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
       const root = await realpathOrNull(full);
       if (!root || (await privateZones()).some((zone) => isInside(zone, root))) continue;
       out.push({ kind: 'volume', name: e.name, path: e.name, root, readOnly: await probe(root) });
+    }
+    // Confined like the others: real root, never a private folder; a VOLUME_ROOT folder of the same name wins.
+    for (const v of options.hostVolumes?.() ?? []) {
+      if (out.some((s) => s.name.toLowerCase() === v.label.toLowerCase())) continue;
+      const root = await realpathOrNull(v.path);
+      if (!root || (await privateZones()).some((zone) => isInside(zone, root))) continue;
+      out.push({ kind: 'volume', name: v.label, path: v.label, root, accessMode: v.accessMode, readOnly: (await probe(root)) ?? (v.accessMode === 'readonly' ? 'access' : null) });
     }
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }

@@ -1,0 +1,93 @@
+// Host folders as volumes: an administrator names a folder of this computer, read-only or
+// read-write, and every account that sees volumes finds it beside VOLUME_ROOT's folders. The
+// path is checked here (an existing folder, not inside Burrow's own folders, the label free
+// among all volumes) and stored as its real path; the resolver confines every use of it.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../core/errors.ts';
+import { assertPlainName } from '../files/names.ts';
+import { RESERVED_PREFIXES, isInside } from '../files/paths.ts';
+import { probeWritable } from '../files/access.ts';
+import type { HostVolume, HostVolumeStore } from './host-store.ts';
+import type { WireHostVolume } from './wire.ts';
+
+export interface HostVolumeDeps {
+  store: HostVolumeStore;
+  volumeRoot: string;
+  /** CONFIG_DIR, CACHE_DIR: never served. */
+  privateDirs: readonly string[];
+}
+
+export function looseFilesAt(volumeRoot: string): string[] {
+  try {
+    return fs.readdirSync(volumeRoot, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name).sort();
+  } catch {
+    return [];
+  }
+}
+
+export function createHostVolumes(deps: HostVolumeDeps) {
+  const { store } = deps;
+
+  const rootFolders = (): string[] => {
+    try {
+      return fs.readdirSync(deps.volumeRoot, { withFileTypes: true }).filter((e) => !e.name.startsWith('.') && (e.isDirectory() || e.isSymbolicLink())).map((e) => e.name);
+    } catch {
+      return [];
+    }
+  };
+
+  function checkLabel(raw: string, except?: string): string {
+    const label = raw.trim();
+    assertPlainName(label, 'label');
+    if (label.startsWith('.')) throw new AppError('BAD_NAME', 'A volume label may not start with a dot.');
+    if (RESERVED_PREFIXES.has(label.toLowerCase())) throw new AppError('BAD_NAME', `"${label}" is reserved; choose another label.`);
+    const lower = label.toLowerCase();
+    if (rootFolders().some((n) => n.toLowerCase() === lower)) throw new AppError('EXISTS', `A folder of VOLUME_ROOT is already the volume "${label}"; choose another label.`);
+    if (store.list().some((v) => v.id !== except && v.label.toLowerCase() === lower)) throw new AppError('EXISTS', `There is already a volume labelled "${label}".`);
+    return label;
+  }
+
+  async function checkPath(raw: string): Promise<string> {
+    if (!path.isAbsolute(raw) || raw.includes('\0')) throw new AppError('BAD_PATH', 'The path must be an absolute host folder.');
+    const real = await fsp.realpath(raw).catch(() => null);
+    const st = real ? await fsp.stat(real).catch(() => null) : null;
+    if (!real || !st?.isDirectory()) throw new AppError('NOT_A_FOLDER', 'The path is not an existing folder.');
+    for (const dir of deps.privateDirs) {
+      const zone = (await fsp.realpath(dir).catch(() => null)) ?? path.resolve(dir);
+      if (isInside(zone, real)) throw new AppError('BAD_PATH', 'That folder is inside Burrow\'s own configuration or cache folder.');
+    }
+    return real;
+  }
+
+  async function toWire(v: HostVolume): Promise<WireHostVolume> {
+    const st = await fsp.stat(v.path).catch(() => null);
+    const readable = Boolean(st?.isDirectory()) && (await fsp.access(v.path, fs.constants.R_OK | fs.constants.X_OK).then(() => true, () => false));
+    return { ...v, available: readable, storageReadOnly: readable ? (await probeWritable(v.path)) !== null : true };
+  }
+
+  return {
+    async list() {
+      return { volumes: await Promise.all(store.list().map(toWire)), volumeRoot: deps.volumeRoot, looseFiles: looseFilesAt(deps.volumeRoot) };
+    },
+    async add(input: { label: string; path: string; accessMode: 'readonly' | 'readwrite' }) {
+      const label = checkLabel(input.label);
+      const real = await checkPath(input.path);
+      const volume = store.add({ label, path: real, accessMode: input.accessMode });
+      if (!volume) throw new AppError('EXISTS', `There is already a volume labelled "${label}".`);
+      return { volume: await toWire(volume) };
+    },
+    async update(id: string, input: { label?: string; accessMode?: 'readonly' | 'readwrite' }) {
+      const label = input.label === undefined ? undefined : checkLabel(input.label, id);
+      const volume = store.update(id, { ...(label ? { label } : {}), ...(input.accessMode ? { accessMode: input.accessMode } : {}) });
+      if (volume === undefined) throw new AppError('NOT_FOUND', 'No such volume.');
+      if (volume === null) throw new AppError('EXISTS', `There is already a volume labelled "${label}".`);
+      return { volume: await toWire(volume) };
+    },
+    remove(id: string): void {
+      if (!store.remove(id)) throw new AppError('NOT_FOUND', 'No such volume.');
+    },
+  };
+}
+export type HostVolumes = ReturnType<typeof createHostVolumes>;
