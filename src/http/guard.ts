@@ -138,6 +138,8 @@ export function guardRequest(req: IncomingMessage, pathname: string, ip: string,
   const method = (req.method ?? 'GET').toUpperCase();
   const path = normaliseGuardPath(pathname);
   const { row, dispatch } = matcher.match(method, path, pathname);
+  // The row's handler checks its own token; cookies and Authorization are not ours to read.
+  if (row?.access === 'callback') return { caller: null, row, dispatch };
   const secret = bearerSecret(req);
   let caller: Caller | null;
   if (secret !== undefined) {

@@ -22,6 +22,7 @@ const ACCESS_TEXT: Record<RouteDef['access'], string> = {
   session: 'Session cookie only; API tokens are refused.',
   account: 'Session cookie or API token.',
   admin: 'Administrator session only; API tokens are refused.',
+  callback: 'The calling server, by the access_token the row names (no cookie, no API token).',
 };
 
 export interface OpenApiDocument {
@@ -74,7 +75,7 @@ export function buildOpenApi(routes: readonly RouteDef[], version = 'unversioned
       ...(def.body && def.body !== 'stream' ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(def.body) } } } } : {}),
       ...(def.body === 'stream' ? { requestBody: { required: false, content: { 'application/octet-stream': {} } } } : {}),
       responses,
-      security: def.access === 'public' || def.access === 'link' ? [] : def.access === 'account' ? [{ session: [] }, { bearer: [] }] : [{ session: [] }],
+      security: def.access === 'public' || def.access === 'link' || def.access === 'callback' ? [] : def.access === 'account' ? [{ session: [] }, { bearer: [] }] : [{ session: [] }],
     };
     (paths[p] ??= {})[def.method.toLowerCase()] = operation;
   }

@@ -46,12 +46,15 @@ export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPT
  * public: no credential needed (a signed-in caller is still recognised);
  * link: a share-link holder (public as far as credentials go; the share decides);
  * session: session cookie only (tokens refused); account: session or API token;
- * admin: administrator, session only.
+ * admin: administrator, session only;
+ * callback: a server-to-server call authorised only by the row's own token (WOPI, ONLYOFFICE):
+ * no cookie is read, a bearer header is the protocol's and not an API token, no Origin check
+ * (nothing ambient is trusted, so a cross-site request gains nothing).
  */
-export type Access = 'public' | 'link' | 'session' | 'account' | 'admin';
+export type Access = 'public' | 'link' | 'session' | 'account' | 'admin' | 'callback';
 
 /** The caller a handler gets: the guard has already refused anonymous requests to the other rows. */
-export type CallerFor<A extends Access> = A extends 'public' | 'link' ? Caller | null : Caller;
+export type CallerFor<A extends Access> = A extends 'callback' ? null : A extends 'public' | 'link' ? Caller | null : Caller;
 
 /** The parameter names of a route pattern: `:id` → `id`, a trailing `*` → `path`. */
 export type PathParamNames<P extends string> =

@@ -12,6 +12,7 @@ import { guardRequest, RouteMatcher, type Authenticator, type RouteMatch } from 
 import { endRefusal, refuseBody } from './linger.ts';
 import { requestContext, type Logger } from '../core/log.ts';
 import { Reply, type RouteDef } from './route.ts';
+import type { Duplex } from 'node:stream';
 import type { Caller } from '../core/caller.ts';
 import { isClientGone, prepareJson, sendJson } from './send.ts';
 
@@ -27,6 +28,14 @@ export interface HttpOptions {
   fallback?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Protocols served outside the API (WebDAV): raw requests, their own authentication, no cookie. */
   rawMounts?: readonly RawMount[];
+  /** WebSocket endpoints (the terminal): the 'upgrade' requests for exactly `path`; any other upgrade is refused. */
+  upgrades?: readonly UpgradeMount[];
+}
+
+/** Takes over an HTTP upgrade for one path; it authenticates the request itself and answers on the socket. */
+export interface UpgradeMount {
+  path: string;
+  handle(req: IncomingMessage, socket: Duplex, head: Buffer, ctx: { requestId: string; ip: string }): void;
 }
 
 /** A path prefix whose requests are handed over untouched: no guard, no JSON, no body limit, no session. */
@@ -202,9 +211,10 @@ async function runRoute(match: RouteMatch, req: IncomingMessage, res: ServerResp
 }
 
 export function createHttpServer(opts: HttpOptions): http.Server {
-  const matcher = new RouteMatcher(opts.routes);
+  // Compiled at the first request, so rows of plugins imported while the app starts listening are in.
   // Rows outside /api (probes, protocol endpoints) are guarded too, in any spelling.
-  const outsideApi = new RouteMatcher(opts.routes.filter((r) => !isApiPath(r.path)));
+  let tables: { matcher: RouteMatcher; outsideApi: RouteMatcher } | undefined;
+  const compiled = () => (tables ??= { matcher: new RouteMatcher(opts.routes), outsideApi: new RouteMatcher(opts.routes.filter((r) => !isApiPath(r.path))) });
 
   /** No row for this spelling: the UI outside /api, otherwise 405 with Allow, or 404. */
   function noMatch(req: IncomingMessage, res: ServerResponse): void {
@@ -213,7 +223,7 @@ export function createHttpServer(opts: HttpOptions): http.Server {
       if (opts.fallback) return opts.fallback(req, res);
       throw new AppError('NOT_FOUND');
     }
-    const allowed = matcher.methodsFor(pathname.toLowerCase());
+    const allowed = compiled().matcher.methodsFor(pathname.toLowerCase());
     if (allowed.length > 0) {
       res.setHeader('Allow', allowed.join(', '));
       throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${allowed.join(', ')}.`);
@@ -247,8 +257,8 @@ export function createHttpServer(opts: HttpOptions): http.Server {
         // Judged on the folded spelling too, so `//api//…` or `/api%2F…` cannot slip past the guard.
         const folded = foldPath(pathname);
         let dispatch: RouteMatch | undefined;
-        if (isApiPath(pathname) || isApiPath(folded) || outsideApi.methodsFor(folded).length > 0) {
-          const guarded = guardRequest(req, pathname, ip, matcher, opts.auth, { trustProxy: opts.trustProxy, publicUrl: opts.publicUrl ?? null });
+        if (isApiPath(pathname) || isApiPath(folded) || compiled().outsideApi.methodsFor(folded).length > 0) {
+          const guarded = guardRequest(req, pathname, ip, compiled().matcher, opts.auth, { trustProxy: opts.trustProxy, publicUrl: opts.publicUrl ?? null });
           s.caller = guarded.caller;
           dispatch = guarded.dispatch;
           const renewal = opts.auth.renewal?.(req);
@@ -263,6 +273,23 @@ export function createHttpServer(opts: HttpOptions): http.Server {
   }
 
   const server = http.createServer(handle);
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const requestId = randomBytes(9).toString('base64url');
+    socket.on('error', () => socket.destroy());
+    const mount = opts.upgrades?.find((m) => m.path === rawPathname(req));
+    if (!mount) {
+      socket.end(`HTTP/1.1 404 Not Found\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    requestContext.run({ requestId }, () => {
+      try {
+        mount.handle(req, socket, head, { requestId, ip: clientAddress(req, opts.trustProxy) });
+      } catch (err) {
+        opts.log.error('upgrade failed', { requestId, err });
+        socket.destroy();
+      }
+    });
+  });
   server.headersTimeout = 60_000;
   server.requestTimeout = 0; // uploads may take hours; idle sockets are bounded by keepAliveTimeout
   server.keepAliveTimeout = 65_000;
