@@ -116,6 +116,19 @@ export const variables = {
     lang: str('OFFICEEDITOR_LANG', 'en', 'en', 'Editor language.'),
     fileExtensions: list('OFFICEEDITOR_FILE_EXTENSIONS', [], '', 'Comma separated extensions opened in the editor; otherwise defaults or discovery.'),
   },
+  onlyoffice: {
+    url: url('ONLYOFFICE_URL', 'Public base URL of an ONLYOFFICE Docs server; the /api/onlyoffice routes exist only when set (with PUBLIC_URL and ONLYOFFICE_SECRET).'),
+    secret: optionalStr('ONLYOFFICE_SECRET', 'The document server\'s JWT secret (signs the editor config, the download and callback links).'),
+    lang: str('ONLYOFFICE_LANG', 'en', 'en', 'Editor language.'),
+    fileExtensions: list('ONLYOFFICE_FILE_EXTENSIONS', [], '', 'Comma separated extensions opened in ONLYOFFICE; otherwise its defaults.'),
+    forceSave: bool('ONLYOFFICE_FORCE_SAVE', false, 'Let the editor\'s save button write the file (each save keeps the replaced content as a version).'),
+  },
+  terminal: {
+    enabled: bool('TERMINAL_ENABLED', false, 'Offer administrators a shell in the browser (Administration → Terminal), running as the service account.'),
+    maxSessions: int('TERMINAL_MAX_SESSIONS', 4, 'Most terminals open at once, all administrators together.', 1, 1000),
+    idleTimeoutMs: int('TERMINAL_IDLE_TIMEOUT_MS', 1_800_000, 'A terminal without input for this long is closed; 0 = never.'),
+    shell: optionalStr('TERMINAL_SHELL', 'The shell to run; default $SHELL (unless a no-login shell), else /bin/sh; COMSPEC on Windows.'),
+  },
 } as const;
 
 type ValuesOf<T> = { readonly [K in keyof T]: T[K] extends Variable<infer V> ? V : ValuesOf<T[K]> };

@@ -1,0 +1,101 @@
+// The administrator's terminal as a capability: POST /api/terminal/session issues a one-time
+// ticket bound to the session and the page's Origin; the WebSocket upgrade at
+// /api/terminal/socket (an administrator's session cookie, never a token) redeems it and runs
+// a shell on a pseudo-terminal. Off unless TERMINAL_ENABLED; where the pty add-on cannot load,
+// features.terminal says why and the route answers 503.
+import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { ActivityEvent } from '../activity/service.ts';
+import type { Capability } from '../core/capability.ts';
+import { AppError, errorEnvelope } from '../core/errors.ts';
+import type { Caller } from '../core/caller.ts';
+import type { Logger } from '../core/log.ts';
+import type { UpgradeMount } from '../http/server.ts';
+import { route } from '../http/route.ts';
+import type { PtyAddon } from '../native.ts';
+import { createTerminalManager } from './sessions.ts';
+import { createTerminalSocketServer } from './socket.ts';
+import { createTicketStore } from './tickets.ts';
+import { terminalSessionRequest, terminalTicket, type TerminalTicket } from './wire.ts';
+
+export const TERMINAL_SOCKET_PATH = '/api/terminal/socket';
+
+export interface TerminalCapabilityDeps {
+  config: { enabled: boolean; maxSessions: number; idleTimeoutMs: number; shell: string | null };
+  /** The pty add-on (loaded on first use), null when it cannot load. */
+  pty: () => PtyAddon | null;
+  ptyProblem?: () => string | undefined;
+  /** The session behind an upgrade request's cookie. */
+  fromSession(req: IncomingMessage, ip: string): Caller | null;
+  activity: { record(event: ActivityEvent): void };
+  log: Logger;
+}
+
+export interface TerminalCapability extends Capability {
+  /** The WebSocket endpoint; null when the terminal is off (the upgrade then answers 404). */
+  readonly upgrade: UpgradeMount | null;
+}
+
+/** Output sent but not yet taken by the browser before the shell is paused. */
+const OUTPUT_BUFFER_BYTES = 1024 * 1024;
+
+function refuse(socket: Duplex, err: AppError, requestId: string): void {
+  const body = JSON.stringify(errorEnvelope(err.status, err.message, requestId, err.code));
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), 'X-Request-Id': requestId, Connection: 'close' };
+  socket.end(`HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`);
+}
+
+export function createTerminalCapability(deps: TerminalCapabilityDeps): TerminalCapability {
+  const manager = createTerminalManager({
+    enabled: deps.config.enabled, pty: deps.pty, ...(deps.ptyProblem ? { ptyProblem: deps.ptyProblem } : {}), activity: deps.activity, log: deps.log,
+    options: { maxSessions: deps.config.maxSessions, idleTimeoutMs: deps.config.idleTimeoutMs, outputBufferBytes: OUTPUT_BUFFER_BYTES, shell: deps.config.shell ?? undefined },
+  });
+  const features = () => ({ terminal: manager.availability() });
+  const tickets = createTicketStore();
+  const sockets = createTerminalSocketServer({ manager, tickets, log: deps.log });
+
+  const routes = [
+    route({
+      method: 'POST', path: '/api/terminal/session', access: 'admin', tags: ['Terminal'],
+      summary: 'A one-time ticket for the terminal WebSocket',
+      description: `The ticket is bound to this session and to the page's Origin, and lasts seconds. Open \`${TERMINAL_SOCKET_PATH}?ticket=…&cols=…&rows=…\` as a WebSocket from the same page: binary frames carry terminal bytes both ways; text frames are JSON control messages (client: input, resize, ping; server: ready, exit, error, pong). Closing the socket ends the shell.`,
+      body: terminalSessionRequest,
+      responses: {
+        200: { description: 'The ticket', schema: terminalTicket },
+        400: 'No Origin header (only a page can open the terminal)',
+        403: 'Not an administrator session (API tokens are refused)',
+        404: 'The terminal is off (TERMINAL_ENABLED)',
+        429: 'TERMINAL_MAX_SESSIONS terminals are already open',
+        503: 'The terminal add-on cannot load on this host',
+      },
+      handler: ({ req, caller }): TerminalTicket => {
+        manager.assertCanStart();
+        if (caller.via !== 'session' || !caller.sessionId) throw new AppError('FORBIDDEN', 'The terminal needs a signed-in administrator session.');
+        const origin = req.headers.origin;
+        if (!origin) throw new AppError('BAD_REQUEST', 'Open the terminal from the web page: the request carries no Origin.');
+        return { ...tickets.issue({ sessionId: caller.sessionId, userId: caller.userId, username: caller.username, origin }), socketPath: TERMINAL_SOCKET_PATH };
+      },
+    }),
+  ];
+
+  const upgrade: UpgradeMount = {
+    path: TERMINAL_SOCKET_PATH,
+    handle(req, socket, head, { requestId, ip }) {
+      if (req.headers.authorization) return refuse(socket, new AppError('AUTH_TOKEN_NOT_ALLOWED'), requestId);
+      const caller = deps.fromSession(req, ip);
+      if (!caller) return refuse(socket, new AppError('AUTH_REQUIRED'), requestId);
+      if (!caller.isAdmin) return refuse(socket, new AppError('ADMIN_ONLY'), requestId);
+      sockets.handleUpgrade(req, socket, head, { userId: caller.userId, username: caller.username, sessionId: caller.sessionId, ip, requestId });
+    },
+  };
+
+  if (!deps.config.enabled) return { routes, upgrade: null, features };
+  return {
+    routes, upgrade, features,
+    async stop() {
+      await sockets.close();
+      await manager.closeAll();
+    },
+  };
+}
