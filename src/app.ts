@@ -22,6 +22,10 @@ import { createArchivesCapability } from './archives/capability.ts';
 import { createWebdavCapability } from './webdav/capability.ts';
 import { createIndexes, openIndexer } from './indexer/capability.ts';
 import { createIdentity } from './auth/identity.ts';
+import { createTerminalCapability } from './terminal/capability.ts';
+import { createPermissionsCapability } from './permissions/capability.ts';
+import { createNativeAddons } from './native.ts';
+import type { Caller } from './core/caller.ts';
 import { systemRoutes } from './system/routes.ts';
 import { VERSION } from './version.ts';
 
@@ -104,6 +108,19 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   const indexes = createIndexes({ config, db, log, changes, indexer, resolver: files.resolver, showHidden: (userId) => identity.settings.userPrefs(userId)?.showHiddenFiles === true, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
   capabilities.push(indexes);
   files.useSettings({ folderViewed: (realPath) => indexes.noteViewed(realPath) });
+  // Terminal: an administrator's shell over a WebSocket (TERMINAL_ENABLED), on the lazily loaded pty add-on.
+  const addons = createNativeAddons(config.storage.cacheDir);
+  const terminal = createTerminalCapability({ config: config.terminal, pty: () => addons.pty(), ptyProblem: () => addons.check().pty.reason, fromSession: (req) => identity.authenticator.fromSession(req), activity: identity.activity, log });
+  capabilities.push(terminal);
+  // Permissions: mode, owner and group of files inside volumes (administrators).
+  capabilities.push(createPermissionsCapability({ resolver: files.resolver }));
+  // Office editing: a plugin imported in listen() only when configured; until then the features say off.
+  capabilities.push({ routes: [], features: () => ({ collabora: { enabled: false, extensions: [] }, officeeditor: { enabled: false, extensions: [] }, onlyoffice: { enabled: false, extensions: [] } }) });
+  const callerFor = (userId: string): Caller | null => {
+    const user = identity.users.get(userId);
+    return user ? { userId: user.id, username: user.username, roles: user.roles, isAdmin: user.roles.includes('admin'), via: 'session' } : null;
+  };
+  const office = officeEditorOptions(config, log);
   let ready = false;
   const routes: RouteDef[] = [];
   routes.push(...systemRoutes({
@@ -119,12 +136,19 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
     jsonBodyLimit: config.limits.jsonBodyLimit,
     fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir),
     rawMounts: webdav.mount ? [webdav.mount] : [],
+    upgrades: terminal.upgrade ? [terminal.upgrade] : [],
   });
 
   let closing: Promise<void> | undefined;
   return {
     config, db, server, routes,
-    listen(port = config.server.port, host = config.server.host) {
+    async listen(port = config.server.port, host = config.server.host) {
+      if (office && !capabilities.some((c) => c.routes.some((r) => r.path.startsWith('/api/officeeditor/') || r.path.startsWith('/api/onlyoffice/')))) {
+        const { createOfficeEditorCapability } = await import('./plugins/officeeditor/routes.ts');
+        const plugin = createOfficeEditorCapability({ db, resolver: files.resolver, versions: files.versions, changes, log, callerFor, publicUrl: office.publicUrl, wopi: office.wopi, onlyoffice: office.onlyoffice });
+        capabilities.push(plugin);
+        routes.push(...plugin.routes);
+      }
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, async () => {
@@ -138,6 +162,8 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
     close(graceMs = 10_000) {
       closing ??= (async () => {
         ready = false;
+        // Upgraded sockets are not the HTTP server's to close: end the terminals first.
+        await terminal.stop?.();
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => { server.closeAllConnections(); resolve(); }, graceMs);
           timer.unref();
@@ -151,4 +177,16 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
       return closing;
     },
   };
+}
+
+/** The office integrations that are configured (each needs its URL, its secret and PUBLIC_URL), or null. */
+function officeEditorOptions(config: Config, log: Logger) {
+  const publicUrl = config.server.publicUrl;
+  const o = config.officeEditor;
+  const d = config.onlyoffice;
+  const wopi = o.url && o.secret && publicUrl ? { url: o.url, secret: o.secret, discoveryUrl: o.discoveryUrl ?? undefined, lang: o.lang, extensions: o.fileExtensions.map((e) => e.toLowerCase().replace(/^\./, '')) } : null;
+  const onlyoffice = d.url && d.secret && publicUrl ? { url: d.url, secret: d.secret, lang: d.lang, extensions: d.fileExtensions.map((e) => e.toLowerCase().replace(/^\./, '')), forceSave: d.forceSave } : null;
+  if (!wopi && (o.url || o.secret)) log.warn('office editing (WOPI) is off: it needs OFFICEEDITOR_URL, OFFICEEDITOR_SECRET and PUBLIC_URL');
+  if (!onlyoffice && (d.url || d.secret)) log.warn('ONLYOFFICE editing is off: it needs ONLYOFFICE_URL, ONLYOFFICE_SECRET and PUBLIC_URL');
+  return wopi || onlyoffice ? { publicUrl: publicUrl!, wopi, onlyoffice } : null;
 }
