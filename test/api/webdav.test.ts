@@ -9,6 +9,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { generateSync } from 'otplib';
 import { createUser, issueToken, setupAdmin } from '../support/auth.ts';
 import type { Client } from '../support/client.ts';
 import { startServer, removeDirs, type TestServer } from '../support/server.ts';
@@ -254,6 +255,18 @@ test('Basic with a wrong password counts toward the lockout (AUTH_MAX_FAILED=3)'
   const locked = await dav('PROPFIND', '/dav/', { user: 'bob', password: 'bob-password-1', headers: { Depth: '0' } });
   assert.is(locked.status, 429);
   assert.is((await fetch(`${s.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identifier: 'bob', password: 'bob-password-1' }) })).status, 429);
+});
+
+test('an account with a second factor cannot mount with its password, only with a token', async () => {
+  const carol = await createUser(admin, s, { username: 'carol', password: 'carol-password-1' });
+  const token = await issueToken(carol, 'write', { password: 'carol-password-1' });
+  const start = await carol.post('/api/auth/totp/start', {});
+  assert.is(start.status, 200, start.text);
+  assert.is((await carol.post('/api/auth/totp/confirm', { code: generateSync({ secret: start.json.secret }) })).status, 200);
+  const refused = await dav('PROPFIND', '/dav/', { user: 'carol', password: 'carol-password-1', headers: { Depth: '0' } });
+  assert.is(refused.status, 401);
+  assert.match(refused.headers.get('www-authenticate')!, /^Basic/);
+  assert.is((await dav('PROPFIND', '/dav/', { user: 'carol', password: token, headers: { Depth: '0' } })).status, 207);
 });
 
 test('Basic over plain HTTP from another machine is warned about in the log; over HTTPS or loopback it is not', async () => {
