@@ -1,33 +1,10 @@
 // Rows of the route table for accounts and password sign-in (spec §4.1, password parts).
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
-import { reply, route, type RouteDef } from '../http/route.ts';
+import { noContent, reply, route, type RouteDef } from '../http/route.ts';
 import type { IdentityAuthenticator, SessionCookies } from './authenticator.ts';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
 import type { AuthService } from './service.ts';
-
-const password = z.string().min(1).max(MAX_PASSWORD_LENGTH);
-const newPassword = z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`).max(MAX_PASSWORD_LENGTH);
-
-const userSchema = z.object({
-  id: z.string(), username: z.string(), email: z.string().nullable(), displayName: z.string().nullable(),
-  roles: z.array(z.string()), emailVerified: z.boolean(), createdAt: z.string(), updatedAt: z.string(),
-});
-const userAnswer = z.object({ user: userSchema });
-const maybeUserAnswer = z.object({ user: userSchema.nullable() });
-
-const setupBody = z.object({
-  email: z.email().max(254),
-  username: z.string().trim().min(1).max(64).regex(/^[^\s/\\]+$/, 'may not contain spaces or slashes').optional(),
-  password: newPassword,
-});
-
-const loginBody = z.object({
-  identifier: z.string().min(1).max(254).optional(),
-  email: z.string().min(1).max(254).optional(),
-  username: z.string().min(1).max(254).optional(),
-  password,
-});
+import { authStatus, loginAnswer, loginBody, maybeUserAnswer, message, methodsAnswer, newPassword, password, setupBody, userAnswer } from './wire.ts';
 
 export interface AuthRoutesDeps { auth: AuthService; authenticator: IdentityAuthenticator; cookies: SessionCookies }
 
@@ -37,7 +14,7 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps): Ro
     route({
       method: 'GET', path: '/api/auth/status', access: 'public', tags,
       summary: 'How this installation signs people in, and whether this caller is signed in',
-      responses: { 200: 'Sign-in status' },
+      responses: { 200: { description: 'Sign-in status', schema: authStatus } },
       handler: ({ req, caller }) => auth.status(caller, authenticator.session(req)?.row.state === 'held'),
     }),
     route({
@@ -53,7 +30,7 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps): Ro
       method: 'POST', path: '/api/auth/login', access: 'public', tags, body: loginBody,
       summary: 'Sign in with a password (identifier = email or username)',
       description: '`email` and `username` are accepted as deprecated synonyms of `identifier`.',
-      responses: { 200: { description: 'Signed in; the session cookie is set (or a second-factor code is asked for first)', schema: z.union([userAnswer, z.object({ totpRequired: z.literal(true) })]) }, 400: 'Malformed body', 401: 'Wrong sign-in name or password', 403: 'Password sign-in is off', 429: 'Locked account or too many attempts (Retry-After)' },
+      responses: { 200: { description: 'Signed in; the session cookie is set (or a second-factor code is asked for first)', schema: loginAnswer }, 400: 'Malformed body', 401: 'Wrong sign-in name or password', 403: 'Password sign-in is off', 429: 'Locked account or too many attempts (Retry-After)' },
       handler: async ({ body, ip }) => {
         const identifier = body.identifier ?? body.email ?? body.username;
         if (!identifier) throw new AppError('INVALID_BODY', 'Invalid body: identifier: Required (an email or a username).');
@@ -67,7 +44,7 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps): Ro
       responses: { 204: 'Signed out' },
       handler: ({ req, caller, ip }) => {
         auth.logout(caller, authenticator.session(req)?.row.id_hash ?? null, ip);
-        return reply(204, undefined, { 'Set-Cookie': cookies.clear() });
+        return noContent({ 'Set-Cookie': cookies.clear() });
       },
     }),
     route({
@@ -79,8 +56,8 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps): Ro
     route({
       method: 'GET', path: '/api/auth/methods', access: 'session', tags,
       summary: 'The ways this account can sign in',
-      responses: { 200: 'Sign-in methods', 401: 'Not signed in' },
-      handler: ({ caller }) => ({ methods: auth.methods(caller!.userId) }),
+      responses: { 200: { description: 'Sign-in methods', schema: methodsAnswer }, 401: 'Not signed in' },
+      handler: ({ caller }) => ({ methods: auth.methods(caller.userId) }),
     }),
     route({
       method: 'POST', path: '/api/auth/password', access: 'session', tags,
@@ -88,19 +65,16 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps): Ro
       summary: 'Change the password; every other session ends and this one moves to a new cookie',
       responses: { 204: 'Changed', 400: 'Malformed body or too short', 401: 'Current password wrong', 429: 'Too many attempts' },
       handler: async ({ caller, body, ip }) => {
-        const session = await auth.changePassword(caller!, body.currentPassword, body.newPassword, ip);
-        return reply(204, undefined, { 'Set-Cookie': cookies.set(session.id) });
+        const session = await auth.changePassword(caller, body.currentPassword, body.newPassword, ip);
+        return noContent({ 'Set-Cookie': cookies.set(session.id) });
       },
     }),
     route({
       method: 'POST', path: '/api/auth/password/add', access: 'session', tags,
       body: z.object({ password: newPassword }),
       summary: 'Give a password to an account made through the identity provider',
-      responses: { 200: 'Added', 400: 'Malformed body', 403: 'Local passwords are off', 409: 'The account already has a password', 429: 'Too many attempts' },
-      handler: async ({ caller, body, ip }) => {
-        await auth.addPassword(caller!, body.password, ip);
-        return { message: 'Password added.' };
-      },
+      responses: { 200: { description: 'Added', schema: message }, 400: 'Malformed body', 403: 'Local passwords are off', 409: 'The account already has a password', 429: 'Too many attempts' },
+      handler: ({ caller, body, ip }) => auth.addPassword(caller, body.password, ip),
     }),
   ];
 }

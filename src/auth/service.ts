@@ -9,6 +9,7 @@ import { hashPassword, verifyPassword } from './passwords.ts';
 import { LIMITS, type RateLimiter } from './rate-limits.ts';
 import type { SessionRow, SessionStore } from './sessions.ts';
 import { isAdminRow, toWire, type UserRow, type UsersStore, type WireUser } from './users-store.ts';
+import type { AuthStatus, SignInMethod } from './wire.ts';
 
 export const INVALID_CREDENTIALS = 'AUTH_INVALID_CREDENTIALS';
 export const ACCOUNT_LOCKED = 'AUTH_ACCOUNT_LOCKED';
@@ -64,7 +65,7 @@ export class AuthService {
     return this.localAllowed && this.mode !== 'disabled' && this.deps.users.count() === 0;
   }
 
-  status(caller: Caller | null, held: boolean) {
+  status(caller: Caller | null, held: boolean): AuthStatus {
     const o = this.deps.config.oidc;
     const oidcEnabled = this.oidcConfigured();
     const user = this.userFor(caller);
@@ -235,7 +236,7 @@ export class AuthService {
     if (caller && caller.via === 'session') this.deps.activity.record({ action: 'auth.logout', outcome: 'success', userId: caller.userId, ip });
   }
 
-  methods(userId: string) {
+  methods(userId: string): SignInMethod[] {
     return this.deps.users.methods(userId).map((m) => ({ id: m.id, type: m.type, provider: m.provider, lastUsedAt: m.last_used_at, createdAt: m.created_at }));
   }
 
@@ -287,7 +288,7 @@ export class AuthService {
     return session;
   }
 
-  async addPassword(caller: Caller, password: string, ip: string): Promise<void> {
+  async addPassword(caller: Caller, password: string, ip: string): Promise<{ message: string }> {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
     if (!this.localAllowed || this.mode === 'oidc') throw new AppError(METHOD_DISABLED, 'Local passwords cannot be created on this installation.');
     const row = this.account(caller);
@@ -295,6 +296,7 @@ export class AuthService {
     const hash = await hashPassword(password);
     this.deps.users.setPassword(row.id, hash);
     this.deps.activity.record({ action: 'auth.password-add', outcome: 'success', userId: row.id, ip });
+    return { message: 'Password added.' };
   }
 
   isAdmin(row: UserRow): boolean {

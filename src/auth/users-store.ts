@@ -1,6 +1,7 @@
 // The accounts table and its sign-in methods. Handlers never see this SQL; services do.
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
+import type { WireUser } from './wire.ts';
 
 export interface UserRow {
   id: string;
@@ -25,13 +26,7 @@ export interface UserInfo {
   roles: string[];
 }
 
-/** The User record on the wire (wire-shapes §1.3). */
-export interface WireUser extends UserInfo {
-  emailVerified: boolean;
-  createdAt: string;
-  updatedAt: string;
-  authMethods?: { method: string; provider: string | null }[];
-}
+export type { WireUser } from './wire.ts';
 
 export type Role = 'admin' | 'user';
 

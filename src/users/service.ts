@@ -9,6 +9,7 @@ import { hashPassword } from '../auth/passwords.ts';
 import type { SessionStore } from '../auth/sessions.ts';
 import { isAdminRow, normaliseRoles, toWire, type UserRow, type UsersStore, type WireUser } from '../auth/users-store.ts';
 import type { SettingsService } from '../settings/service.ts';
+import type { AdminUser, NewUser, ShareableUser, UserPatch } from './wire.ts';
 
 export interface UsersAdminDeps {
   config: Config;
@@ -19,8 +20,7 @@ export interface UsersAdminDeps {
   activity: ActivityService;
 }
 
-export interface NewUser { email?: string | undefined; username?: string | undefined; displayName?: string | null | undefined; password?: string | undefined; roles?: string[] | undefined }
-export interface UserPatch { email?: string | null | undefined; username?: string | undefined; displayName?: string | null | undefined; roles?: string[] | undefined }
+export type { NewUser, UserPatch } from './wire.ts';
 
 /** Turns a UNIQUE violation into the message an administrator can act on. */
 function uniqueConflict(err: unknown): never {
@@ -42,7 +42,7 @@ export class UsersAdminService {
     return row;
   }
 
-  list(): WireUser[] {
+  list(): AdminUser[] {
     const methods = this.deps.users.methodsByUser();
     return this.deps.users.list().map((row) => ({
       ...toWire(row),
@@ -52,7 +52,7 @@ export class UsersAdminService {
   }
 
   /** Everyone but the caller, for choosing whom to share with. */
-  shareable(callerId: string) {
+  shareable(callerId: string): ShareableUser[] {
     return this.deps.users.list().filter((r) => r.id !== callerId).map((r) => ({ id: r.id, email: r.email, username: r.username, displayName: r.display_name }));
   }
 
