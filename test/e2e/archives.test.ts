@@ -43,7 +43,7 @@ test('an archive opens like a folder: entries, breadcrumbs inside it, a text pre
   await page.goto(`${server.url}/files/Files`);
   await page.locator('.entry[data-name="bundle.zip"]').dblclick();
   await page.getByRole('button', { name: 'readme.txt' }).waitFor();
-  assert.match(page.url(), /\/archive\/Files\/bundle\.zip$/);
+  assert.match(page.url(), /\/archive\?path=Files%2Fbundle\.zip$/);
   await page.getByRole('button', { name: 'docs' }).click();
   await page.getByRole('navigation', { name: 'Inside the archive' }).getByText('docs').waitFor();
   await page.getByRole('button', { name: 'page.html' }).click();
@@ -57,7 +57,7 @@ test('an archive opens like a folder: entries, breadcrumbs inside it, a text pre
 });
 
 test('"Extract here" shows progress in the tray and the landed names; a second run lands under name (1)', async () => {
-  await page.goto(`${server.url}/archive/Files/bundle.zip`);
+  await page.goto(`${server.url}/archive?path=Files%2Fbundle.zip`);
   await page.getByRole('button', { name: 'readme.txt' }).waitFor();
   await page.getByRole('button', { name: 'Extract here' }).click();
   await page.locator('.tray').getByText(/Landed as .*docs.*readme\.txt|Landed as .*readme\.txt.*docs/).waitFor();

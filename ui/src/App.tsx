@@ -21,7 +21,7 @@ function Screen() {
   if (folder !== null) return folder ? <FolderView path={folder} /> : <Home />;
   if (loc.path === '/search') return <Lazy load={() => import('./screens/Search.tsx')} props={{}} />;
   if (loc.path === '/trash') return <Lazy load={() => import('./screens/Trash.tsx')} props={{}} />;
-  if (loc.path.startsWith('/archive/')) return <Lazy load={() => import('./archives/ArchiveView.tsx')} props={{}} />;
+  if (loc.path === '/archive') return <Lazy load={() => import('./archives/ArchiveView.tsx')} props={{}} />;
   if (loc.path.startsWith('/settings')) return <Lazy load={() => import('./settings/Settings.tsx')} props={{}} />;
   if (loc.path.startsWith('/admin') && isAdmin.value) return <Lazy load={() => import('./admin/Admin.tsx')} props={{}} />;
   return <Home />;

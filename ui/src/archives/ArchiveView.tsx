@@ -18,10 +18,6 @@ const IMAGE = /\.(png|jpe?g|gif|webp|avif|bmp)$/i;
 const TEXT = /\.(txt|md|log|csv|json|ya?ml|toml|ini|conf|cfg|xml|html?|css|js|ts|tsx|py|sh|c|h|cpp|rs|go|java|sql|svg)$/i;
 const TEXT_LIMIT = 1024 * 1024;
 
-function archiveOf(pathname: string): string {
-  return pathname.slice('/archive/'.length).split('/').filter(Boolean).map((s) => { try { return decodeURIComponent(s); } catch { return s; } }).join('/');
-}
-
 function Preview({ archive, entry, onClose }: { archive: string; entry: Entry; onClose: () => void }) {
   const [state, setState] = useState<{ url?: string; text?: string; error?: string } | null>(null);
   useEffect(() => {
@@ -55,7 +51,7 @@ function Preview({ archive, entry, onClose }: { archive: string; entry: Entry; o
 
 export default function ArchiveView() {
   const loc = location.value;
-  const archive = archiveOf(loc.path);
+  const archive = loc.query.get('path') ?? '';
   const inside = loc.query.get('inside') ?? '';
   const [listing, setListing] = useState<ArchiveListing | null>(null);
   const [error, setError] = useState<unknown>(null);
