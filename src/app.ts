@@ -22,6 +22,9 @@ import { createArchivesCapability } from './archives/capability.ts';
 import { createWebdavCapability } from './webdav/capability.ts';
 import { createIndexes, openIndexer } from './indexer/capability.ts';
 import { createIdentity } from './auth/identity.ts';
+import { createTwoFactorCapability } from './twofactor/capability.ts';
+import { createPasskeysCapability } from './passkeys/capability.ts';
+import { createOidcCapability } from './oidc/capability.ts';
 import { createTerminalCapability } from './terminal/capability.ts';
 import { createPermissionsCapability } from './permissions/capability.ts';
 import { createNativeAddons } from './native.ts';
@@ -89,6 +92,8 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   const identity = createIdentity({ config, db, log, sessionSecret, trustProxy });
 
   const capabilities: Capability[] = [...identity.capabilities];
+  // Sign-in beyond the password: the second factor, passkeys, the identity provider (and its app bridge).
+  capabilities.push(createTwoFactorCapability(identity), createPasskeysCapability({ config, db, log, identity, trustProxy }), createOidcCapability({ config, db, log, identity, trustProxy }));
   // Files: the path resolver every other capability takes (`files.resolver`).
   const files = createFilesCapability({ config, db, changes, log });
   files.useSettings({ accessRules: () => identity.settings.accessRules(), userPrefs: (userId) => identity.settings.userPrefs(userId), thumbnails: () => identity.settings.thumbnails() });

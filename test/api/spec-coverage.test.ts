@@ -13,28 +13,6 @@ const shared = path.resolve(repo, '..', 'shared');
 
 /** Not built yet: `METHOD /path` → what it waits for. */
 const PENDING: Record<string, string> = {
-  'DELETE /api/auth/passkeys/{}': 'second factor, passkeys and OIDC (a later identity issue)',
-  'DELETE /api/auth/totp': 'second factor, passkeys and OIDC (a later identity issue)',
-  'DELETE /api/users/{}/passkeys': 'second factor, passkeys and OIDC (a later identity issue)',
-  'DELETE /api/users/{}/two-factor': 'second factor, passkeys and OIDC (a later identity issue)',
-  'GET /api/auth/oidc/login': 'second factor, passkeys and OIDC (a later identity issue)',
-  'GET /api/auth/oidc/mobile/complete': 'second factor, passkeys and OIDC (a later identity issue)',
-  'GET /api/auth/oidc/mobile/login': 'second factor, passkeys and OIDC (a later identity issue)',
-  'GET /api/auth/passkeys': 'second factor, passkeys and OIDC (a later identity issue)',
-  'GET /api/auth/totp': 'second factor, passkeys and OIDC (a later identity issue)',
-  'GET /callback': 'second factor, passkeys and OIDC (a later identity issue)',
-  'GET /login': 'second factor, passkeys and OIDC (a later identity issue)',
-  'GET /logout': 'second factor, passkeys and OIDC (a later identity issue)',
-  'PATCH /api/auth/passkeys/{}': 'second factor, passkeys and OIDC (a later identity issue)',
-  'POST /api/auth/login/passkey/finish': 'second factor, passkeys and OIDC (a later identity issue)',
-  'POST /api/auth/login/passkey/start': 'second factor, passkeys and OIDC (a later identity issue)',
-  'POST /api/auth/login/totp': 'second factor, passkeys and OIDC (a later identity issue)',
-  'POST /api/auth/oidc/exchange': 'second factor, passkeys and OIDC (a later identity issue)',
-  'POST /api/auth/passkeys/register/finish': 'second factor, passkeys and OIDC (a later identity issue)',
-  'POST /api/auth/passkeys/register/start': 'second factor, passkeys and OIDC (a later identity issue)',
-  'POST /api/auth/totp/confirm': 'second factor, passkeys and OIDC (a later identity issue)',
-  'POST /api/auth/totp/recovery-codes': 'second factor, passkeys and OIDC (a later identity issue)',
-  'POST /api/auth/totp/start': 'second factor, passkeys and OIDC (a later identity issue)',
 };
 
 const METHOD = '(GET|POST|PUT|PATCH|DELETE|HEAD)';

@@ -1,0 +1,28 @@
+// Sign-in through the identity provider as a capability: the service when a provider is
+// configured (and AUTH_MODE allows it), the rows either way (404 without it), and a sweep of
+// hand-offs and app codes nobody finished.
+import type { Capability } from '../core/capability.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { Identity } from '../auth/identity.ts';
+import type { Logger } from '../core/log.ts';
+import type { TrustRule } from '../http/address.ts';
+import { oidcRoutes } from './routes.ts';
+import { OidcService, oidcOptions } from './service.ts';
+
+const SWEEP_EVERY_MS = 15 * 60_000;
+
+export function createOidcCapability(deps: { config: Config; db: Database; log: Logger; identity: Pick<Identity, 'signIn'>; trustProxy: TrustRule }): Capability {
+  const { auth, authenticator, cookies, users, activity } = deps.identity.signIn;
+  const options = oidcOptions(deps.config, deps.config.oidc.timeoutMs);
+  const oidc = options ? new OidcService({ db: deps.db, users, activity, auth }, options) : null;
+  let timer: NodeJS.Timeout | undefined;
+  const sweep = () => {
+    try { oidc?.sweep(); } catch (err) { deps.log.warn('identity-provider sweep failed', { err }); }
+  };
+  return {
+    routes: oidcRoutes({ oidc, auth, authenticator, cookies, publicUrl: deps.config.server.publicUrl, trustProxy: deps.trustProxy }),
+    start() { if (oidc) { timer = setInterval(sweep, SWEEP_EVERY_MS); timer.unref(); } },
+    stop() { if (timer) clearInterval(timer); },
+  };
+}
