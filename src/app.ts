@@ -139,7 +139,7 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   const server = createHttpServer({
     routes, auth: identity.authenticator, log, trustProxy, publicUrl: config.server.publicUrl,
     jsonBodyLimit: config.limits.jsonBodyLimit,
-    fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir),
+    fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir, officeOrigins(office)),
     rawMounts: webdav.mount ? [webdav.mount] : [],
     upgrades: terminal.upgrade ? [terminal.upgrade] : [],
   });
@@ -182,6 +182,11 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
       return closing;
     },
   };
+}
+
+/** Origins of the configured editors, which the UI frames (and posts the WOPI token to). */
+function officeOrigins(office: ReturnType<typeof officeEditorOptions>): string[] {
+  return [office?.wopi?.url, office?.onlyoffice?.url].filter((u): u is string => Boolean(u)).map((u) => new URL(u).origin);
 }
 
 /** The office integrations that are configured (each needs its URL, its secret and PUBLIC_URL), or null. */

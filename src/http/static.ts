@@ -11,8 +11,13 @@ const UI_CSP = [
   "form-action 'self'", "frame-ancestors 'self'",
 ].join('; ');
 
+/**
+ * `frameSources`: origins of configured office editors. The page frames them, posts the WOPI
+ * access_token to them in a form aimed at that frame, and loads ONLYOFFICE's api.js from them.
+ */
 export function createUiHandler(uiDir: string | null, frameSources: readonly string[] = []): (req: IncomingMessage, res: ServerResponse) => void {
-  const csp = `${UI_CSP}; frame-src 'self' ${frameSources.join(' ')}`.trim();
+  const extra = frameSources.length ? ` ${frameSources.join(' ')}` : '';
+  const csp = UI_CSP.replace("script-src 'self'", `script-src 'self'${extra}`).replace("form-action 'self'", `form-action 'self'${extra}`) + `; frame-src 'self'${extra}`;
   if (!uiDir || !fs.existsSync(path.join(uiDir, 'index.html'))) {
     return (_req, res) => {
       res.statusCode = 503;
