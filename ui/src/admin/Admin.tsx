@@ -1,18 +1,24 @@
-// Administration: users, activity log, installation settings.
+// Administration: users, volumes, activity log, installation settings.
 import { Tabs, currentTab } from '../components/Tabs.tsx';
 import { Activity } from './Activity.tsx';
 import { Installation } from './Installation.tsx';
 import { Users } from './Users.tsx';
+import { Lazy } from '../components/Lazy.tsx';
+import { features } from '../state/session.ts';
+import { Volumes } from './Volumes.tsx';
 
 export default function Admin() {
-  const tab = currentTab('/admin', ['users', 'activity', 'installation']);
+  const terminalOn = features.value.terminal?.enabled === true;
+  const tab = currentTab('/admin', ['users', 'volumes', 'activity', 'installation', ...(terminalOn ? ['terminal'] : [])]);
   return (
     <section class="page">
       <h1>Administration</h1>
-      <Tabs tabs={[{ to: '/admin/users', label: 'Users' }, { to: '/admin/activity', label: 'Activity log' }, { to: '/admin/installation', label: 'Installation' }]} />
+      <Tabs tabs={[{ to: '/admin/users', label: 'Users' }, { to: '/admin/volumes', label: 'Volumes' }, { to: '/admin/activity', label: 'Activity log' }, { to: '/admin/installation', label: 'Installation' }, ...(terminalOn ? [{ to: '/admin/terminal', label: 'Terminal' }] : [])]} />
       {tab === 'users' && <Users />}
+      {tab === 'volumes' && <Volumes />}
       {tab === 'activity' && <Activity />}
       {tab === 'installation' && <Installation />}
+      {tab === 'terminal' && <Lazy load={() => import('../terminal/Terminal.tsx')} props={{}} />}
     </section>
   );
 }

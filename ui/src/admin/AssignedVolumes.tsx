@@ -7,7 +7,7 @@ import { ErrorNote } from '../components/common.tsx';
 import { toastError } from '../state/toasts.ts';
 
 
-function ServerFiles({ onPick }: { onPick: (path: string) => void }) {
+export function ServerFiles({ onPick }: { onPick: (path: string) => void }) {
   const [at, setAt] = useState<string | undefined>(undefined);
   const [dirs, setServerDirectories] = useState<ServerDirectories | null>(null);
   const [error, setError] = useState<unknown>(null);

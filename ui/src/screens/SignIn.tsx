@@ -6,6 +6,7 @@ import type { User } from '../api/types.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { useSubmit } from '../components/useSubmit.ts';
 import { signedIn, status } from '../state/session.ts';
+import { navigate } from '../state/router.ts';
 import { formatDuration } from '../util.ts';
 
 function useCountdown(): [number, (s: number) => void] {
@@ -43,6 +44,8 @@ export function SetupScreen() {
       const body: Record<string, string> = { email, password };
       if (username.trim()) body.username = username.trim();
       const answer = await post<{ user: User }>('/api/auth/setup', body);
+      // The next step of a new installation: which folders of this computer to show.
+      navigate('/admin/volumes?welcome');
       signedIn(answer.user);
     });
   };
