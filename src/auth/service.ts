@@ -159,7 +159,9 @@ export class AuthService {
     const fresh = this.deps.users.get(row.id);
     if (!fresh) throw new AppError(INVALID_CREDENTIALS);
     this.refuseLocked(fresh, ip);
-    this.deps.users.clearFailures(row.id);
+    // With a second factor the count is cleared by the right code only: a known password must not
+    // reset the lockout that limits guessing the code.
+    if (!this.deps.secondFactor?.enabled(row.id)) this.deps.users.clearFailures(row.id);
     this.deps.users.touchMethod(row.id, 'local_password', 'local');
     return fresh;
   }
