@@ -10,7 +10,11 @@
 //           7z 127 vs 698 (0.18)
 //   500 MB: list 1183 ms vs 1271 ms (1.07), then 9 ms per folder from the cache; zip 125 vs 184
 //           MB/s (0.68); tar.gz 104 vs 207 (0.51); 7z 89 vs 291 (0.31)
-// Where it goes (not yet worked on): one entry at a time through a Transform guard and a
+// After 256 KiB zip inflate chunks and a 1 MiB guard buffer (confined target), 200 MB, load
+// average 13-17 on the 2 cores (noisy; the ratios only): list 0.73; zip 38 vs 62 MB/s (0.61);
+// tar.gz 31 vs 77 (0.41); 7z 34 vs 177 (0.19). An earlier run at load 17 gave zip 1.57 and tar.gz
+// 0.08: at that load one run says little. Re-measure on a quiet machine.
+// Where it went before: one entry at a time through a Transform guard and a
 // 1 MiB-chunk WriteStream; inflate on the main thread; 7z bytes cross a thread per 7-Zip
 // write call. 7-Zip in WebAssembly has no threads and no SIMD, so `7zz x` is the ceiling.
 import { spawnSync } from 'node:child_process';
