@@ -1,6 +1,7 @@
-// The files capability as app.ts sees it: the path resolver (handed to uploads, search,
-// shares…), the version keeper (editor and office saves), the bindings registry (shares), and
-// every route of files, browse, downloads, trash, versions, favourites and assigned volumes.
+// The files capability as app.ts sees it: the path resolver (handed to every folder of the files
+// family, uploads, search, shares…), the version keeper (editor and office saves), the trash,
+// the bindings registry (shares), and the rows of file operations (files/routes.ts). The other
+// folders of the family mount their own rows over these services in app.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Capability } from '../core/capability.ts';
@@ -9,44 +10,25 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../core/log.ts';
 import type { RouteDef } from '../http/route.ts';
-import { browseRoutes } from '../browse/routes.ts';
-import { createBrowse } from '../browse/service.ts';
-import { downloadRoutes } from '../downloads/routes.ts';
-import { editorRoutes } from '../editor/routes.ts';
-import { favoriteRoutes } from '../favorites/routes.ts';
-import { folderPrefRoutes } from '../folderprefs/routes.ts';
-import { previewRoutes } from '../previews/routes.ts';
-import { createThumbnails, type ThumbnailSettings } from '../previews/thumbnails.ts';
-import { trashRoutes } from '../trash/routes.ts';
 import { createTrash, type TrashService } from '../trash/service.ts';
-import { versionRoutes } from '../versions/routes.ts';
 import { createVersions, versionBindings, type VersionService } from '../versions/service.ts';
-import { volumeRoutes } from '../volumes/routes.ts';
 import { createUserVolumeStore, type UserVolumeStore } from '../volumes/store.ts';
 import type { AccessRule } from './access.ts';
 import { createBindings, pathTable, type Bindings } from './bindings.ts';
 import { createFileOps, type FileOps } from './ops.ts';
 import { createPathResolver, type PathResolver } from './paths.ts';
 import { createPersonalFolders } from './personal.ts';
+import { createRecentDestinations } from './recent.ts';
 import { fileRoutes } from './routes.ts';
 import { createTransfer, type Transfer, type TransferOptions } from './transfer.ts';
-
-export interface FilesSettings {
-  /** Access rules of the installation (settings service). */
-  accessRules: () => readonly AccessRule[];
-  /** The account's preferences; `showHiddenFiles` decides whether dot-files are listed. */
-  userPrefs: (userId: string) => { showHiddenFiles?: boolean } & Record<string, unknown>;
-  /** The installation's thumbnail settings (enabled, size, quality, concurrency). */
-  thumbnails: () => ThumbnailSettings;
-  /** A folder was listed (the indexes re-check it in the background). */
-  folderViewed: (realPath: string) => void;
-}
 
 export interface FilesDeps {
   config: Config;
   db: Database;
   changes: ChangeSink;
   log: Logger;
+  /** Access rules of the installation (the settings service, read at each resolve). */
+  accessRules: () => readonly AccessRule[];
   /** Test seam for cross-filesystem moves. */
   transfer?: TransferOptions;
 }
@@ -61,15 +43,12 @@ export interface FilesCapability extends Capability {
   readonly transfer: Transfer;
   /** Shares register their table here so deletes forget and moves carry them. */
   readonly bindings: Bindings;
-  /** Connects the settings service once it exists (access rules, per-account preferences). */
-  useSettings(settings: Partial<FilesSettings>): void;
 }
 
 const HOUR = 3_600_000;
 
 export function createFilesCapability(deps: FilesDeps): FilesCapability {
   const { config, db, changes, log } = deps;
-  const settings: FilesSettings = { folderViewed: () => {}, accessRules: () => [], userPrefs: () => ({}), thumbnails: () => ({ enabled: true, size: 256, quality: 80, concurrency: 4 }) };
   const userVolumes = createUserVolumeStore(db);
   const personal = createPersonalFolders(db, config.storage.userRoot);
   const resolver = createPathResolver({
@@ -78,7 +57,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     userVolumesEnabled: config.storage.userVolumes,
     personal,
     privateDirs: [config.storage.configDir, config.storage.cacheDir].map((d) => path.resolve(d)),
-    accessRules: () => settings.accessRules(),
+    accessRules: deps.accessRules,
     assignedVolumes: (userId) => userVolumes.list(userId),
   });
   const bindings = createBindings(db);
@@ -87,7 +66,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
   bindings.register('folderPrefs', pathTable(db, 'folder_prefs'));
   bindings.register('versions', versionBindings(db));
   const transfer = createTransfer(db, deps.transfer);
-  const trash = createTrash(db, resolver, transfer);
+  const trash = createTrash(db, resolver, transfer, changes);
   const spaceRoots = () => {
     const roots: string[] = [];
     const real = (p: string) => { try { return fs.realpathSync(p); } catch { return null; } };
@@ -98,26 +77,11 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     for (const row of db.all<{ path: string }>('SELECT DISTINCT path FROM user_volumes')) { const r = real(row.path); if (r) roots.push(r); }
     return roots;
   };
-  const versions = createVersions(db, resolver, spaceRoots);
-  const ops = createFileOps({
-    resolver, transfer, trash, bindings, changes,
-    recordDestination: (userId, p) => db.run('INSERT INTO recent_destinations (user_id, path, used_at) VALUES (?, ?, ?) ON CONFLICT (user_id, path) DO UPDATE SET used_at = excluded.used_at', [userId, p, new Date().toISOString()]),
-  });
-  const showHidden = (userId: string) => settings.userPrefs(userId)?.showHiddenFiles === true;
-  const browse = createBrowse({ viewed: (p) => settings.folderViewed(p), resolver, showHidden });
-  const thumbnails = createThumbnails({ cacheDir: config.storage.cacheDir, settings: () => settings.thumbnails(), log });
-
+  const versions = createVersions(db, resolver, spaceRoots, changes);
+  const recent = createRecentDestinations(db);
+  const ops = createFileOps({ resolver, transfer, trash, bindings, changes, recordDestination: recent.record });
   const routes: RouteDef[] = [
-    ...browseRoutes({ resolver, browse }),
-    ...fileRoutes({ ops, bindings, db }),
-    ...downloadRoutes({ resolver, showHidden }),
-    ...trashRoutes({ trash, ops, changes, config }),
-    ...versionRoutes({ versions, resolver, changes, config }),
-    ...editorRoutes({ resolver, versions, changes, config }),
-    ...favoriteRoutes({ db, resolver }),
-    ...folderPrefRoutes({ db, resolver }),
-    ...previewRoutes({ resolver, thumbnails }),
-    ...volumeRoutes({ db, store: userVolumes, config }),
+    ...fileRoutes({ ops, recent }),
   ];
 
   let sweepTimer: NodeJS.Timeout | undefined;
@@ -127,9 +91,6 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
 
   return {
     routes, resolver, userVolumes, versions, trash, ops, bindings, transfer,
-    useSettings(next) {
-      Object.assign(settings, next);
-    },
     features: () => ({
       userVolumes: { enabled: config.storage.userVolumes },
       volumeUsage: { enabled: config.features.showVolumeUsage },

@@ -1,25 +1,11 @@
-// FileItem as the native client decodes it (wire-shapes §1.1): `path` is the parent folder.
+// The one builder of a FileItem (its schema is files/wire.ts): every answer that carries an
+// item makes it here, so kind and supportsThumbnail mean the same everywhere.
 import type { Stats } from 'node:fs';
-import { z } from 'zod';
+import { fileItem as fileItemSchema, type FileItem } from './wire.ts';
 
-export interface FileItem {
-  name: string;
-  path: string;
-  dateModified: string;
-  size: number;
-  kind: string;
-  supportsThumbnail?: boolean;
-}
-
-/** The one wire schema of a FileItem (answers of every capability that returns items). */
-export const wireFileItem = z.object({
-  name: z.string(),
-  path: z.string(),
-  dateModified: z.string(),
-  size: z.number().int(),
-  kind: z.string(),
-  supportsThumbnail: z.boolean().optional(),
-});
+export type { FileItem };
+/** The FileItem schema under the name archives/ imports. */
+export const wireFileItem = fileItemSchema;
 
 /** `directory`, the lower-cased extension, or `unknown` (none, or longer than 10). */
 export function kindOf(name: string, isDirectory: boolean): string {
@@ -34,10 +20,14 @@ export function kindOf(name: string, isDirectory: boolean): string {
 export const THUMBNAIL_KINDS: ReadonlySet<string> = new Set(['jpg', 'jpeg', 'png', 'webp', 'avif', 'bmp', 'ico', 'tif', 'tiff', 'gif', 'svg', 'mp4', 'm4v', 'mov', 'webm', 'mkv', 'ogv', 'avi', '3gp']);
 
 export function fileItem(parent: string, name: string, stats: Pick<Stats, 'mtime' | 'size' | 'isDirectory'>): FileItem {
-  const isDirectory = stats.isDirectory();
-  const kind = kindOf(name, isDirectory);
-  const item: FileItem = { name, path: parent, dateModified: stats.mtime.toISOString(), size: isDirectory ? 0 : stats.size, kind };
-  if (THUMBNAIL_KINDS.has(kind) && stats.size > 0) item.supportsThumbnail = true;
+  return itemOf(parent, name, { modified: stats.mtime, size: stats.size, isDirectory: stats.isDirectory() });
+}
+
+/** The same from plain facts (an upload placed, an entry listed without a Stats). */
+export function itemOf(parent: string, name: string, facts: { modified: Date; size: number; isDirectory: boolean }): FileItem {
+  const kind = kindOf(name, facts.isDirectory);
+  const item: FileItem = { name, path: parent, dateModified: facts.modified.toISOString(), size: facts.isDirectory ? 0 : facts.size, kind };
+  if (THUMBNAIL_KINDS.has(kind) && facts.size > 0) item.supportsThumbnail = true;
   return item;
 }
 

@@ -10,13 +10,21 @@ import type { Caller } from '../core/caller.ts';
 import type { TrashService } from '../trash/service.ts';
 import type { BindingScope, Bindings } from './bindings.ts';
 import { openDirIn, withDirIn } from './confined.ts';
-import { fileItem, type FileItem } from './items.ts';
+import { fileItem } from './items.ts';
+import type { DeletedItem, DeleteImpact, FileItem, TransferResult } from './wire.ts';
+import { countTree } from './walk.ts';
 import { allocateFreeName, assertPlainName } from './names.ts';
 import { isInside, joinVirtual, ownerView, type PathResolver, type ResolvedPath } from './paths.ts';
 import type { Transfer } from './transfer.ts';
 
 export interface ItemRef { path: string; name: string }
-export interface TransferResult { from: string; to: string; skipped?: boolean }
+export type { TransferResult };
+
+/** Told as a deletion goes (the progress stream); with it, a failed item is reported, not thrown. */
+export interface DeleteProgress {
+  failed(item: ItemRef, err: unknown): Promise<void>;
+  done(item: ItemRef, done: number, total: number): Promise<void>;
+}
 
 /** Create only: fails on a taken name and never follows a link in its place. */
 const EXCLUSIVE = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
@@ -35,6 +43,13 @@ export interface FileOps {
   /** Resolves a deletion's item (existing, deletable by the caller). */
   resolveForDelete(caller: Caller, item: ItemRef): Promise<ResolvedPath>;
   deleteOne(caller: Caller, item: ResolvedPath): Promise<{ trashId: string; forgotten: Record<string, number> }>;
+  /**
+   * Deletes items to the trash, one after the other. An item that is not there is `missing`;
+   * without `progress` any other refusal fails the whole request, with it the item is `failed`.
+   */
+  deleteItems(caller: Caller, items: ItemRef[], progress?: DeleteProgress): Promise<DeletedItem[]>;
+  /** What deleting these items would affect (counted now, bounded), without deleting. */
+  deleteImpact(caller: Caller, items: ItemRef[]): Promise<DeleteImpact>;
   /** Resolves a folder the caller may write in; 403 otherwise. */
   writableFolder(caller: Caller, virtual: string, need?: 'canWrite' | 'canCreateFolder' | 'canCreateFile'): Promise<ResolvedPath>;
 }
@@ -196,6 +211,44 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
       const forgotten = bindings.forget(bound(target), scopeOf(caller, target));
       changes.emit({ type: 'deleted', path: target.realPath, isDirectory });
       return { trashId, forgotten };
+    },
+
+    async deleteItems(caller, items, progress) {
+      const out: DeletedItem[] = [];
+      let done = 0;
+      for (const item of items) {
+        try {
+          const target = await ops.resolveForDelete(caller, item);
+          const r = await ops.deleteOne(caller, target);
+          out.push({ path: item.path, name: item.name, status: 'deleted', trashId: r.trashId, deletedShareCount: r.forgotten.shares ?? 0, removedFavoriteCount: r.forgotten.favorites ?? 0 });
+        } catch (err) {
+          const missing = (err instanceof AppError && err.status === 404) || (err as NodeJS.ErrnoException).code === 'ENOENT';
+          if (!progress && !(missing && err instanceof AppError)) throw err;
+          out.push({ path: item.path, name: item.name, status: missing ? 'missing' : 'failed' });
+          await progress?.failed(item, err);
+        }
+        await progress?.done(item, ++done, items.length);
+      }
+      return out;
+    },
+
+    async deleteImpact(caller, items) {
+      const totals = { fileCount: 0, dirCount: 0, totalBytes: 0, truncated: false, shareCount: 0, favoriteCount: 0, bindingCount: 0 };
+      for (const item of items) {
+        const target = await ops.resolveForDelete(caller, item);
+        if (target.isDirectory) {
+          const t = await countTree(target.realPath, { maxEntries: 100_000, maxMs: 3000 });
+          totals.dirCount += 1 + t.dirCount; totals.fileCount += t.fileCount; totals.totalBytes += t.totalSize; totals.truncated ||= t.truncated;
+        } else {
+          totals.fileCount++;
+          totals.totalBytes += await fsp.lstat(target.realPath).then((s) => s.size, () => 0);
+        }
+        const counts = bindings.count(target.virtualPath, scopeOf(caller, target));
+        totals.shareCount += counts.shares ?? 0;
+        totals.favoriteCount += counts.favorites ?? 0;
+        totals.bindingCount += Object.values(counts).reduce((a, b) => a + b, 0);
+      }
+      return { ...totals, shares: [] };
     },
   };
   return ops;

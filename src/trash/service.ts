@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import type { ChangeSink } from '../changes.ts';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
@@ -42,7 +43,7 @@ export interface TrashService {
 
 const kindFor = (name: string, dir: boolean) => (dir ? 'directory' : (/\.([^.]{1,10})$/.exec(name)?.[1]?.toLowerCase() ?? 'unknown'));
 
-export function createTrash(db: Database, resolver: PathResolver, transfer: Transfer): TrashService {
+export function createTrash(db: Database, resolver: PathResolver, transfer: Transfer, changes: ChangeSink): TrashService {
   async function visible(caller: Caller): Promise<Map<string, Space>> {
     return new Map((await resolver.spaces(caller)).map((s) => [s.root, s]));
   }
@@ -142,6 +143,7 @@ export function createTrash(db: Database, resolver: PathResolver, transfer: Tran
         await into.close();
       }
       db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
+      changes.emit({ type: 'created', path: path.join(dir, placed.name), isDirectory });
       return { dir, parentVirtual, name: placed.name, isDirectory };
     },
 

@@ -11,6 +11,7 @@ import { assertPlainName, placeFile, temporaryName } from '../files/names.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
+import { itemOf, kindOf, type FileItem } from '../files/items.ts';
 
 /** Where an upload goes, as the client named it. */
 export interface UploadTarget {
@@ -34,18 +35,13 @@ export interface PlacedFile {
   createdDirs: string[];
 }
 
-/** FileItem of wire-shapes §1.1. */
-export interface FileItem { name: string; path: string; dateModified: string; size: number; kind: string }
+export type { FileItem };
+/** The kind of an uploaded file (files/items.ts kindOf). */
+export const fileKind = (name: string) => kindOf(name, false);
 
-export function fileKind(name: string): string {
-  const dot = name.lastIndexOf('.');
-  if (dot <= 0 || dot === name.length - 1) return 'unknown';
-  const ext = name.slice(dot + 1).toLowerCase();
-  return ext.length > 10 ? 'unknown' : ext;
-}
-
+/** The one FileItem builder (files/items.ts), so an uploaded item reads as a listed one. */
 export function toFileItem(p: PlacedFile): FileItem {
-  return { name: p.name, path: p.parent, dateModified: p.modified.toISOString(), size: p.size, kind: fileKind(p.name) };
+  return itemOf(p.parent, p.name, { modified: p.modified, size: p.size, isDirectory: false });
 }
 
 /** Splits and checks `relativePath` + `filename` into folders and the file name (400 on bad names). */

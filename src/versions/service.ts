@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import type { ChangeSink } from '../changes.ts';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
@@ -55,7 +56,7 @@ export function versionBindings(db: Database): BindingTable {
   };
 }
 
-export function createVersions(db: Database, resolver: PathResolver, roots: () => string[]): VersionService {
+export function createVersions(db: Database, resolver: PathResolver, roots: () => string[], changes: ChangeSink): VersionService {
   function rootOf(real: string): string | null {
     let best: string | null = null;
     for (const r of roots()) if (isInside(r, real) && r !== real && (!best || r.length > best.length)) best = r;
@@ -123,6 +124,7 @@ const toEntry = (row: Row, virtualPath: string): VersionEntry => ({ id: row.id, 
           throw err;
         }
       });
+      changes.emit({ type: 'modified', path: file.realPath });
       return virtualPath;
     },
     async restoreAsCopy(caller, id) {
@@ -138,7 +140,9 @@ const toEntry = (row: Row, virtualPath: string): VersionEntry => ({ id: row.id, 
           throw err;
         });
       });
-      return { parent: parent.virtualPath, name, real: path.join(parent.realPath, name) };
+      const real = path.join(parent.realPath, name);
+      changes.emit({ type: 'created', path: real, isDirectory: false });
+      return { parent: parent.virtualPath, name, real };
     },
     async remove(caller, id) {
       const { row, virtualPath } = await find(caller, id);

@@ -36,7 +36,7 @@ const db = new Database(path.join(root, 'config', 'burrow.db'));
 runMigrations(db, collectMigrations(src));
 const personal: PersonalFolders = { folderFor: async () => path.join(root, 'users', 'x'), all: () => [] };
 const resolver = createPathResolver({ volumeRoot: path.join(root, 'volumes'), userDirEnabled: false, userVolumesEnabled: false, personal, privateDirs: [path.join(root, 'config')] });
-const versions = createVersions(db, resolver, () => [files]);
+const versions = createVersions(db, resolver, () => [files], createChangeSink());
 const changes = createChangeSink();
 const callerFor = (id: string) => (id === alice.userId ? alice : null);
 
