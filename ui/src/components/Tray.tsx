@@ -75,6 +75,7 @@ export function Toasts() {
         <div key={t.id} class={`toast ${t.kind}`} role={t.kind === 'error' ? 'alert' : undefined}>
           <span dir="auto">{t.text}</span>
           {t.requestId && <span class="request-id">Request ID: <code>{t.requestId}</code></span>}
+          {t.action && <button type="button" class="small toast-action" onClick={() => { dismiss(t.id); void t.action!.run(); }}>{t.action.label}</button>}
           <button type="button" class="icon-button" aria-label="Dismiss" onClick={() => dismiss(t.id)}>×</button>
         </div>
       ))}

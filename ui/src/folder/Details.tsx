@@ -1,15 +1,16 @@
 // A file's details: facts from the server, download, its earlier versions (restore, restore
-// as a copy), and a plain text editor for text files. Loaded on first use.
+// as a copy), and "Edit text" into the full-window editor. Loaded on first use.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { encodePath, get, joinPath, post, put } from '../api/client.ts';
+import { encodePath, get, joinPath, post } from '../api/client.ts';
 import type { FileItem, ItemAnswer, Metadata, Version } from '../api/types.ts';
 import { ErrorNote, Spinner } from '../components/common.tsx';
 import { toast, toastError } from '../state/toasts.ts';
 import { formatBytes, formatDate, iconFor } from '../util.ts';
 import { download, refOf } from './actions.ts';
 import { reload } from './model.ts';
+import { editing } from '../viewers/state.tsx';
 
-// `rev` counts saves and restores in this panel: the versions list and the editor reload on it.
+// `rev` counts saves and restores in this panel (and the editor closing): the facts and versions reload on it.
 function Versions({ path, rev, onRestored }: { path: string; rev: number; onRestored: () => void }) {
   const [list, setList] = useState<Version[] | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -46,32 +47,15 @@ function Versions({ path, rev, onRestored }: { path: string; rev: number; onRest
   );
 }
 
-function TextEditor({ path, rev, onSaved }: { path: string; rev: number; onSaved: () => void }) {
-  const [text, setText] = useState<string | null>(null);
-  const [dirty, setDirty] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => { get<{ content: string }>(`/api/editor?path=${encodeURIComponent(path)}`).then((a) => { setText(a.content); setDirty(false); setError(null); }, setError); }, [path, rev]);
-  const save = async () => {
-    try { await put('/api/editor', { path, content: text }); setDirty(false); toast('Saved'); onSaved(); void reload(); } catch (err) { setError(err); }
-  };
-  if (error && text === null) return <ErrorNote error={error} />;
-  if (text === null) return <Spinner />;
-  return (
-    <div class="stack">
-      <textarea aria-label="File text" dir="auto" spellcheck={false} value={text} onInput={(e) => { setText(e.currentTarget.value); setDirty(true); }} />
-      <ErrorNote error={error} />
-      <div class="actions"><button type="button" class="primary" disabled={!dirty} onClick={() => void save()}>Save</button></div>
-    </div>
-  );
-}
-
 export default function Details({ item, onClose }: { item: FileItem; onClose: () => void }) {
   const path = joinPath(item.path, item.name);
   const [meta, setMeta] = useState<Metadata | null>(null);
-  const [edit, setEdit] = useState(false);
   const [rev, setRev] = useState(0);
   const bump = () => setRev((r) => r + 1);
-  useEffect(() => { setEdit(false); }, [path]);
+  const editingThis = editing.value?.path === path;
+  const wasEditing = useRef(false);
+  // Saves made in the editor are new versions: read them when it closes.
+  useEffect(() => { if (wasEditing.current && !editingThis) { bump(); void reload(); } wasEditing.current = editingThis; }, [editingThis]);
   useEffect(() => { get<Metadata>(`/api/metadata/${encodePath(path)}`).then(setMeta, () => setMeta(null)); }, [path, rev]);
   const isText = iconFor(item.kind) === 'text';
   const panel = useRef<HTMLElement>(null);
@@ -93,9 +77,8 @@ export default function Details({ item, onClose }: { item: FileItem; onClose: ()
       </dl>
       <div class="actions" style={{ justifyContent: 'flex-start' }}>
         <button type="button" onClick={() => void download([refOf(item)], [item.kind])}>Download</button>
-        {isText && <button type="button" onClick={() => setEdit(!edit)}>{edit ? 'Close editor' : 'Edit text'}</button>}
+        {isText && <button type="button" onClick={() => { editing.value = { path, name: item.name, kind: item.kind }; }}>Edit text</button>}
       </div>
-      {edit && <TextEditor path={path} rev={rev} onSaved={bump} />}
       <Versions path={path} rev={rev} onRestored={bump} />
     </aside>
   );

@@ -1,8 +1,8 @@
 // File operations on the open folder. Each one talks to the public API, reports through a
 // toast or the operations tray, and reloads what changed.
 import { signal } from '@preact/signals';
-import { ApiError, del, encodePath, errorFrom, get, joinPath, patch, post, request } from '../api/client.ts';
-import type { DeleteEvent, DeleteImpact, Favorite, FileItem, ItemAnswer, MoveAnswer } from '../api/types.ts';
+import { ApiError, del, encodePath, errorFrom, get, joinPath, parentOf, patch, post, request } from '../api/client.ts';
+import type { DeleteEvent, DeleteImpact, Favorite, FileItem, ItemAnswer, MoveAnswer, TrashEntry, TrashRestoreAnswer } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
 import { askText } from '../components/Dialog.tsx';
 import { favorites } from '../state/session.ts';
@@ -71,13 +71,54 @@ export async function transfer(mode: 'copy' | 'move', items: Ref[], destination:
     const answer = await post<MoveAnswer>(mode === 'copy' ? '/api/files/copy' : '/api/files/move', { items, destination }, { signal: controller.signal });
     const renamed = answer.items.filter((r) => !r.skipped && r.to && r.to.slice(r.to.lastIndexOf('/') + 1) !== r.from.slice(r.from.lastIndexOf('/') + 1));
     update({ state: 'done', progress: 1, detail: renamed.length ? `${renamed.length} renamed to avoid overwriting` : undefined });
-    toast(`${mode === 'copy' ? 'Copied' : 'Moved'} to ${destination || 'the top'}${renamed.length ? ` (${renamed.map((r) => r.to.slice(r.to.lastIndexOf('/') + 1)).join(', ')})` : ''}`);
+    const moved = mode === 'move' ? answer.items.filter((r) => !r.skipped && r.to) : [];
+    toast(`${mode === 'copy' ? 'Copied' : 'Moved'} to ${destination || 'the top'}${renamed.length ? ` (${renamed.map((r) => r.to.slice(r.to.lastIndexOf('/') + 1)).join(', ')})` : ''}`,
+      'success', undefined, moved.length ? { label: 'Undo', run: () => moveBack(moved) } : undefined);
   } catch (err) {
     if ((err as Error).name === 'AbortError') update({ state: 'cancelled', detail: 'Stopped; what was already done stays.' });
     else { update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId }); toastError(err, `${verb} failed`); }
   }
   await reload();
   if (mode === 'move') void refreshFavorites();
+}
+
+const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
+/** Undo of a move: each item goes back to the folder it came from (under the name it has now). */
+async function moveBack(moved: { from: string; to: string }[]): Promise<void> {
+  const byOrigin = new Map<string, Ref[]>();
+  for (const m of moved) {
+    const origin = parentOf(m.from);
+    byOrigin.set(origin, [...byOrigin.get(origin) ?? [], { path: parentOf(m.to), name: baseName(m.to) }]);
+  }
+  try {
+    for (const [origin, refs] of byOrigin) await post<MoveAnswer>('/api/files/move', { items: refs, destination: origin });
+    toast(`Moved back ${moved.length === 1 ? baseName(moved[0]!.from) : `${moved.length} items`}`);
+  } catch (err) { toastError(err, 'Undo failed'); }
+  await reload();
+  void refreshFavorites();
+}
+
+type Gone = Ref & { trashId?: string | null };
+
+/** Undo of a delete: each item's trash entry (the one the delete named, else the newest of that
+ *  name and folder) is restored where it was. */
+async function restoreDeleted(gone: Gone[]): Promise<void> {
+  try {
+    const { items: trash } = await get<{ items: TrashEntry[] }>('/api/trash');
+    const newestFirst = [...trash].sort((a, b) => Date.parse(b.deletedAt) - Date.parse(a.deletedAt));
+    let restored = 0;
+    for (const g of gone) {
+      const entry = newestFirst.find((e) => g.trashId ? e.id === g.trashId : e.path === g.path && e.name === g.name);
+      if (!entry) continue;
+      await post<TrashRestoreAnswer>(`/api/trash/items/${encodeURIComponent(entry.id)}/restore`, {});
+      restored++;
+    }
+    if (restored < gone.length) toast(`Restored ${restored} of ${gone.length}; the rest are no longer in the trash`, 'error');
+    else toast(`Restored ${gone.length === 1 ? gone[0]!.name : `${gone.length} items`}`);
+  } catch (err) { toastError(err, 'Undo failed'); }
+  await reload();
+  void refreshFavorites();
 }
 
 export async function paste(): Promise<void> {
@@ -99,6 +140,7 @@ export async function deleteItems(items: FileItem[]): Promise<void> {
   try {
     const res = await request('POST', '/api/files/delete-stream', body, { signal: controller.signal });
     let failed: string | undefined;
+    let gone: Gone[] = [];
     if (res.body) {
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';
@@ -114,12 +156,16 @@ export async function deleteItems(items: FileItem[]): Promise<void> {
           const ev = JSON.parse(line) as DeleteEvent;
           if (ev.type === 'progress') update({ progress: ev.done / ev.total, detail: `${ev.done} of ${ev.total}` });
           else if (ev.type === 'error') failed = failed ? `${failed}; ${ev.name}: ${ev.message}` : `${ev.name}: ${ev.message}`;
+          // The server's record also names the trash entry (and may give a full path without a name).
+          else if (ev.type === 'done') gone = (ev.items as { path: string; name?: string; status: string; trashId?: string | null }[]).filter((r) => r.status === 'deleted')
+            .map((r) => (r.name ? { path: r.path, name: r.name, trashId: r.trashId } : { path: parentOf(r.path), name: baseName(r.path), trashId: r.trashId }));
         }
       }
     }
     if (failed) throw new Error(failed);
     update({ state: 'done', progress: 1 });
-    toast(`Moved ${items.length === 1 ? items[0]!.name : `${items.length} items`} to the trash`);
+    toast(`Moved ${items.length === 1 ? items[0]!.name : `${items.length} items`} to the trash`, 'success', undefined,
+      gone.length ? { label: 'Undo', run: () => restoreDeleted(gone) } : undefined);
   } catch (err) {
     if ((err as Error).name === 'AbortError') update({ state: 'cancelled', detail: 'Stopped; what was already deleted is in the trash.' });
     else { update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId }); toastError(err, 'Delete failed'); }

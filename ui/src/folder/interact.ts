@@ -10,6 +10,7 @@ import { collectDropped, startUpload } from '../upload/start.ts';
 import { clipboard, download, fullPath, newFile, newFolder, paste, refOf, rename, toggleFavorite, transfer } from './actions.ts';
 import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
 import { openViewer } from '../viewers/state.tsx';
+import { officeKindFor, openInOfficeEditor } from '../office/state.tsx';
 import { archiveUrl, isArchiveName } from '../archives/kinds.ts';
 import { compressToZip, extractArchive, extractToDialog } from '../archives/actions.tsx';
 import { access, focusIndex, focusTick, folderPath, items, reload, selectAll, selectOnly, selectRange, selected, selectedItems } from './model.ts';
@@ -30,6 +31,7 @@ export function showItemMenu(x: number, y: number): void {
   const fav = one && favorites.value.some((f) => f.path === fullPath(one));
   const entries: MenuItem[] = [
     ...(one ? [{ label: 'Open', action: () => openItem(one), shortcut: 'Enter' }] : []),
+    ...(one && !isDir(one) && officeKindFor(one.name) ? [{ label: 'Open in editor', action: () => openInOfficeEditor(one.path, one.name, a?.canWrite === true) }] : []),
     { label: sel.length > 1 ? `Download ${sel.length} items as zip` : 'Download', action: () => void download(sel.map(refOf), sel.map((i) => i.kind)), disabled: a?.canDownload === false },
     'separator',
     ...(one ? [{ label: 'Rename…', action: () => rename(one), disabled: !a?.canWrite, shortcut: 'F2' }] : []),
@@ -39,6 +41,7 @@ export function showItemMenu(x: number, y: number): void {
     { label: 'Cut', action: () => { clipboard.value = { mode: 'move', items: sel.map(refOf) }; }, disabled: !a?.canWrite, shortcut: 'Ctrl+X' },
     'separator',
     ...(one ? [{ label: fav ? 'Remove from favourites' : 'Add to favourites', action: () => void toggleFavorite(fullPath(one)) }] : []),
+    ...(one ? [{ label: 'Share…', action: () => void import('../shares/ShareDialog.tsx').then((m) => m.openShareDialog({ path: fullPath(one), name: one.name, isDirectory: isDir(one) })), disabled: a?.canShare === false }] : []),
     ...(one && isArchiveName(one.name) ? [{ label: 'Extract here', action: () => void extractArchive(fullPath(one), [], undefined, () => void reload()), disabled: !a?.canWrite }, { label: 'Extract to…', action: () => extractToDialog(fullPath(one), [], () => void reload()) }] : []),
     { label: 'Compress to zip', action: () => void compressToZip(sel.map(refOf), () => void reload()), disabled: !a?.canWrite },
     ...(one && !isDir(one) ? [{ label: 'Details and versions', action: () => { detailsItem.value = one; } }] : []),
@@ -101,6 +104,29 @@ export function dropOnto(e: DragEvent, item: FileItem | null, destinationPath?: 
   }
 }
 
+// Type-ahead find: letters typed within a second of each other make a prefix; the first entry
+// whose name starts with it is selected (one letter typed again steps through its names).
+let typed = '';
+let typedAt = 0;
+function typeAhead(e: KeyboardEvent): void {
+  e.preventDefault();
+  const now = Date.now();
+  const key = e.key.toLocaleLowerCase();
+  typed = now - typedAt > 1000 ? key : typed + key;
+  typedAt = now;
+  const list = items.value;
+  const names = list.map((i) => i.name.toLocaleLowerCase());
+  const repeat = typed.length > 1 && [...typed].every((c) => c === key);
+  let index = -1;
+  if (repeat) {
+    const from = focusIndex.value + 1;
+    for (let k = 0; k < list.length && index < 0; k++) { const at = (from + k) % list.length; if (names[at]!.startsWith(key)) index = at; }
+  } else index = names.findIndex((n) => n.startsWith(typed));
+  if (index < 0) return;
+  focusTick.value++;
+  selectOnly(index);
+}
+
 export function handleKey(e: KeyboardEvent, cols: number, page: number): void {
   const list = items.value;
   const n = list.length;
@@ -129,6 +155,7 @@ export function handleKey(e: KeyboardEvent, cols: number, page: number): void {
     case 'F2': { e.preventDefault(); const one = selectedItems.value; if (one.length === 1 && access.value?.canWrite) rename(one[0]!); return; }
     case 'ContextMenu': { e.preventDefault(); const el = document.getElementById(`entry-${i}`); const r = el?.getBoundingClientRect(); if (list[i] && !selected.value.has(list[i]!.name)) selectOnly(i); showItemMenu(r?.left ?? 100, r?.bottom ?? 100); return; }
   }
+  if (!mod && !e.altKey && e.key.length === 1 && (e.key !== ' ' || typed)) { typeAhead(e); return; }
   if (!mod) return;
   const k = e.key.toLowerCase();
   if (k === 'a') { e.preventDefault(); selectAll(); }

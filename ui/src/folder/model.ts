@@ -22,6 +22,8 @@ export const anchorIndex = signal(0);
 /** Bumped by keyboard moves so the focused entry is scrolled into view even when it did not change. */
 export const focusTick = signal(0);
 export const folderSizes = signal<Record<string, number | null>>({});
+/** The filter box: shows only the loaded entries whose names contain it (nothing is asked of the server). */
+export const filterText = signal('');
 /** A name to select once the folder has loaded ("open containing folder"). */
 export const revealName = signal<string | null>(null);
 
@@ -30,7 +32,8 @@ export const access = computed<Access | null>(() => listing.value?.access ?? nul
 export const items = computed<FileItem[]>(() => {
   const list = listing.value?.items ?? [];
   const showHidden = preferences.value.showHiddenFiles;
-  const visible = showHidden ? list : list.filter((i) => !i.name.startsWith('.'));
+  const needle = filterText.value.trim().toLocaleLowerCase();
+  const visible = list.filter((i) => (showHidden || !i.name.startsWith('.')) && (!needle || i.name.toLocaleLowerCase().includes(needle)));
   const { sortBy, sortDir } = viewPrefs.value;
   const sizes = folderSizes.value;
   const dir = sortDir === 'asc' ? 1 : -1;
@@ -67,6 +70,7 @@ export async function openFolder(path: string): Promise<void> {
     focusIndex.value = 0;
     anchorIndex.value = 0;
     folderSizes.value = {};
+    filterText.value = '';
     listing.value = null;
     chosen = false;
     viewPrefs.value = loadViewPrefs(path);

@@ -91,7 +91,7 @@ export function ListRow(p: EntryProps) {
 
 const thumbCache = new Map<string, string>();
 
-function Thumb({ item, size = 56 }: { item: FileItem; size?: number }) {
+export function Thumb({ item, size = 56 }: { item: FileItem; size?: number }) {
   const full = joinPath(item.path, item.name);
   const [url, setUrl] = useState(thumbCache.get(full) ?? '');
   const want = item.supportsThumbnail && preferences.value.showThumbnails !== false;

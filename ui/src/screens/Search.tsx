@@ -1,11 +1,33 @@
 // Search results: names first, then documents that contain the term with the matching line.
-import { useEffect, useState } from 'preact/hooks';
-import { get, joinPath } from '../api/client.ts';
-import type { SearchAnswer, SearchItem } from '../api/types.ts';
-import { ErrorNote, Icon, Spinner } from '../components/common.tsx';
+// The search answer names each match only, so size and date (and the thumbnail) come from the
+// metadata route, asked for rows as they scroll into view, or for all of them to sort by.
+import { signal } from '@preact/signals';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { encodePath, get, joinPath } from '../api/client.ts';
+import type { Metadata, SearchAnswer, SearchItem } from '../api/types.ts';
+import { ErrorNote, Spinner } from '../components/common.tsx';
 import { revealName } from '../folder/model.ts';
+import { Thumb } from '../folder/rows.tsx';
 import { filesUrl, location, navigate } from '../state/router.ts';
-import { iconFor } from '../util.ts';
+import { collator, formatBytes, formatDate } from '../util.ts';
+
+type Order = 'relevance' | 'name' | 'size' | 'modified';
+const fullOf = (i: SearchItem) => joinPath(i.path, i.name);
+/** Metadata of results by full path; `null` while asked or when it could not be read. */
+const meta = signal<Record<string, Metadata | null>>({});
+const asked = new Set<string>();
+const THUMBS = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif', 'heic', 'heif', 'bmp', 'tif', 'tiff', 'svg', 'mp4', 'webm', 'mov', 'mkv', 'm4v']);
+
+async function loadMeta(paths: string[]): Promise<void> {
+  const todo = paths.filter((p) => !asked.has(p));
+  todo.forEach((p) => asked.add(p));
+  // A few at a time: a page of 200 results must not open 200 requests at once.
+  for (let i = 0; i < todo.length; i += 6) {
+    const batch = todo.slice(i, i + 6);
+    const got = await Promise.all(batch.map((p) => get<Metadata>(`/api/metadata/${encodePath(p)}`).catch(() => null)));
+    meta.value = { ...meta.value, ...Object.fromEntries(batch.map((p, k) => [p, got[k]])) };
+  }
+}
 
 function Highlight({ text, term }: { text: string; term: string }) {
   const t = term.replace(/[*?]/g, '').toLowerCase();
@@ -24,21 +46,41 @@ function Highlight({ text, term }: { text: string; term: string }) {
 
 function Result({ item, term }: { item: SearchItem; term: string }) {
   const dir = item.kind === 'dir';
+  const full = fullOf(item);
+  const row = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (asked.has(full)) return;
+    const io = new IntersectionObserver((seen) => { if (seen.some((s) => s.isIntersecting)) { io.disconnect(); void loadMeta([full]); } });
+    io.observe(row.current!);
+    return () => io.disconnect();
+  }, [full]);
+  const m = meta.value[full];
+  const ext = item.name.includes('.') ? item.name.slice(item.name.lastIndexOf('.') + 1).toLowerCase() : 'unknown';
+  const asItem = { name: item.name, path: item.path, kind: dir ? 'directory' : ext, size: m?.size ?? 0, dateModified: m?.dateModified ?? '', supportsThumbnail: !dir && THUMBS.has(ext) };
   const open = () => {
-    if (dir) navigate(filesUrl(joinPath(item.path, item.name)));
+    if (dir) navigate(filesUrl(full));
     else { revealName.value = item.name; navigate(filesUrl(item.path)); }
   };
   return (
-    <li>
-      <Icon name={dir ? 'folder' : iconFor(item.name.slice(item.name.lastIndexOf('.') + 1).toLowerCase())} />
+    <li ref={row} data-name={item.name}>
+      <Thumb item={asItem} size={32} />
       <div class="grow">
         <button type="button" class="link" dir="auto" onClick={open}><span class="result-name"><Highlight text={item.name} term={term} /></span></button>
         <div class="where" dir="auto">{item.path || 'Top'}{item.matchLineNumber ? ` · line ${item.matchLineNumber}` : ''}</div>
         {item.matchLine && <code class="match-line" dir="auto"><Highlight text={item.matchLine} term={term} /></code>}
       </div>
+      <div class="meta muted">{m ? <><span class="size">{dir ? '' : formatBytes(m.size)}</span><br /><span class="date">{formatDate(m.dateModified)}</span></> : ''}</div>
       {!dir && <button type="button" class="small" onClick={() => { revealName.value = item.name; navigate(filesUrl(item.path)); }}>Open folder</button>}
     </li>
   );
+}
+
+function ordered(list: SearchItem[], order: Order): SearchItem[] {
+  if (order === 'relevance') return list;
+  const m = meta.value;
+  const by = (i: SearchItem) => order === 'size' ? m[fullOf(i)]?.size ?? -1 : Date.parse(m[fullOf(i)]?.dateModified ?? '') || 0;
+  // Size and date: largest and newest first; name: A to Z.
+  return [...list].sort((a, b) => order === 'name' ? collator.compare(a.name, b.name) : by(b) - by(a) || collator.compare(a.name, b.name));
 }
 
 export default function Search() {
@@ -47,6 +89,10 @@ export default function Search() {
   const [answer, setAnswer] = useState<SearchAnswer | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const [order, setOrder] = useState<Order>('relevance');
+  useEffect(() => {
+    if ((order === 'size' || order === 'modified') && answer) void loadMeta(answer.items.map(fullOf));
+  }, [order, answer]);
   useEffect(() => {
     setAnswer(null); setError(null);
     if (q.trim().length < 3) return;
@@ -57,8 +103,8 @@ export default function Search() {
     get<SearchAnswer>(`/api/search?${params}`).then((a) => { if (live) setAnswer(a); }, (err) => { if (live) setError(err); }).finally(() => { if (live) setBusy(false); });
     return () => { live = false; };
   }, [q, scope]);
-  const names = answer?.items.filter((i) => !i.matchLine && !i.matchLineNumber) ?? [];
-  const content = answer?.items.filter((i) => i.matchLine || i.matchLineNumber) ?? [];
+  const names = ordered(answer?.items.filter((i) => !i.matchLine && !i.matchLineNumber) ?? [], order);
+  const content = ordered(answer?.items.filter((i) => i.matchLine || i.matchLineNumber) ?? [], order);
   return (
     <section class="page">
       <h1>Search{q ? <> for “<span dir="auto">{q}</span>”</> : ''}{scope ? <span class="muted"> in {scope}</span> : ''}</h1>
@@ -66,6 +112,9 @@ export default function Search() {
       {busy && <Spinner label="Searching" />}
       <ErrorNote error={error} />
       {answer && !answer.items.length && <p class="muted">Nothing found.</p>}
+      {answer && answer.items.length > 1 && <label class="sort-by">Sort by <select aria-label="Sort results" value={order} onChange={(e) => setOrder(e.currentTarget.value as Order)}>
+        <option value="relevance">Relevance</option><option value="name">Name</option><option value="size">Size (largest first)</option><option value="modified">Date (newest first)</option>
+      </select></label>}
       {names.length > 0 && <><h2>Names</h2><ul class="results" aria-label="Name matches">{names.map((i) => <Result key={`n${i.path}/${i.name}`} item={i} term={q} />)}</ul></>}
       {content.length > 0 && <><h2>In documents</h2><ul class="results" aria-label="Content matches">{content.map((i) => <Result key={`c${i.path}/${i.name}`} item={i} term={q} />)}</ul></>}
       {answer?.truncated && <p class="muted small">The search ran out of time before it looked everywhere; narrow it to a folder for the rest.</p>}

@@ -65,7 +65,15 @@ export default function Viewer() {
     const cur = viewing.value;
     if (cur) viewing.value = { ...cur, index: cur.items.indexOf(target) };
   };
-  const close = () => { viewing.value = null; };
+  // Back closes the viewer: it stands on a history entry of its own (kept when the editor opened
+  // from it returns), and closing it by a button or Escape steps back off that entry.
+  const close = () => { if (history.state?.burrowViewer) history.back(); else viewing.value = null; };
+  useEffect(() => {
+    if (!history.state?.burrowViewer) history.pushState({ burrowViewer: true }, '', window.location.href);
+    const onPop = () => { if (!history.state?.burrowViewer && !history.state?.burrowEditor) viewing.value = null; };
+    window.addEventListener('popstate', onPop);
+    return () => window.removeEventListener('popstate', onPop);
+  }, []);
   const nextAudio = () => {
     const cur = viewing.value;
     if (!cur) return;
