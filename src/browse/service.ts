@@ -6,15 +6,16 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
-import { fileItem, kindOf, type FileItem } from '../files/items.ts';
+import { fileItem, kindOf } from '../files/items.ts';
+import type { FileItem } from '../files/wire.ts';
 import { isReservedName } from '../files/names.ts';
 import type { PathResolver } from '../files/paths.ts';
-import type { Access } from '../files/access.ts';
 import { withDirIn, withFileIn } from '../files/confined.ts';
 import { countTree } from '../files/walk.ts';
 import { readMediaFacts } from './media.ts';
+import type { Listing, MediaFacts, Metadata, Usage, Volume } from './wire.ts';
 
-export interface Listing { items: FileItem[]; access: Access; current: { isDirectory: boolean }; path: string }
+export type { Listing };
 
 /**
  * One stat per name (lstat where the link is broken), in the order given. Callbacks, not
@@ -87,7 +88,13 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
     return { listing, json, etag };
   }
 
-  async function usage(caller: Caller, virtual: string) {
+  async function volumes(caller: Caller): Promise<Volume[]> {
+    return (await resolver.spaces(caller)).map((s) => ({
+      name: s.name, path: s.path, kind: s.kind === 'personal' ? 'personal' : 'volume', readOnly: s.readOnly, ...(s.accessMode ? { accessMode: s.accessMode } : {}),
+    }));
+  }
+
+  async function usage(caller: Caller, virtual: string): Promise<Usage> {
     // A link out of the volume is refused (403) and a dangling one is missing (404), as everywhere.
     const target = await resolver.resolve(caller, virtual, { mustExist: true });
     if (!target.space) return { path: '', size: 0, used: 0, free: 0, total: 0, percentUsed: 0 };
@@ -98,20 +105,21 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
     return { path: target.virtualPath, size: used, used, free, total, percentUsed: total ? Math.round((used / total) * 10000) / 100 : 0 };
   }
 
-  async function metadata(caller: Caller, virtual: string) {
+  async function metadata(caller: Caller, virtual: string): Promise<Metadata> {
     const target = await resolver.resolve(caller, virtual, { mustExist: true });
     if (!target.space) throw new AppError('TOP_LEVEL', 'The top has no metadata; name a volume or an item.');
     const st = await fsp.stat(target.realPath);
     const name = path.posix.basename(target.virtualPath);
     const created = st.birthtimeMs > 0 ? st.birthtime : st.ctime;
-    const answer: Record<string, unknown> = {
+    const answer: Metadata = {
       path: target.virtualPath, name, kind: kindOf(name, st.isDirectory()), size: st.isDirectory() ? 0 : st.size,
       dateModified: st.mtime.toISOString(), dateCreated: created.toISOString(), access: target.access,
     };
     if (st.isDirectory()) answer.directory = await countTree(target.realPath, { maxEntries: 50_000, maxMs: 3000 });
-    else Object.assign(answer, await withFileIn(target.space.root, target.realPath, (f) => readMediaFacts(f.path, answer.kind as string, f.stat.size)));
+    else Object.assign(answer, await withFileIn(target.space.root, target.realPath, (f) => readMediaFacts(f.path, answer.kind, f.stat.size)) as MediaFacts);
     return answer;
   }
 
-  return { list, usage, metadata };
+  return { volumes, list, usage, metadata };
 }
+export type Browse = ReturnType<typeof createBrowse>;

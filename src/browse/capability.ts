@@ -1,0 +1,14 @@
+// Browsing as app.ts mounts it: the listing service over the files resolver, its routes.
+import type { Capability } from '../core/capability.ts';
+import type { PathResolver } from '../files/paths.ts';
+import { browseRoutes } from './routes.ts';
+import { createBrowse } from './service.ts';
+
+export function createBrowseCapability(deps: {
+  resolver: PathResolver;
+  showHidden: (userId: string) => boolean;
+  /** A folder was listed (the indexes re-check it in the background). */
+  viewed: (realPath: string) => void;
+}): Capability {
+  return { routes: browseRoutes(createBrowse(deps)) };
+}
