@@ -1,0 +1,32 @@
+// What the trash rows do: the trash service with a chosen destination checked as a writable
+// folder, the restored item answered as a FileItem, and the text of a trashed file.
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Caller } from '../core/caller.ts';
+import { AppError } from '../core/errors.ts';
+import { fileItem } from '../files/items.ts';
+import type { FileOps } from '../files/ops.ts';
+import { readTextFile } from '../files/text.ts';
+import type { TrashService } from './service.ts';
+import type { RestoreAnswer, TrashText } from './wire.ts';
+
+export function createTrashActions(deps: { trash: TrashService; ops: FileOps; maxTextBytes: number }) {
+  const { trash } = deps;
+  return {
+    list: async (caller: Caller) => ({ items: await trash.list(caller) }),
+    async restore(caller: Caller, id: string, destination?: string): Promise<RestoreAnswer> {
+      const into = destination !== undefined ? await deps.ops.writableFolder(caller, destination) : undefined;
+      const done = await trash.restore(caller, id, into);
+      return { success: true, item: fileItem(done.parentVirtual, done.name, await fsp.stat(path.join(done.dir, done.name))), path: `${done.parentVirtual}/${done.name}` };
+    },
+    purge: (caller: Caller, id: string) => trash.purge(caller, id),
+    empty: async (caller: Caller) => ({ removed: await trash.empty(caller) }),
+    async text(caller: Caller, id: string): Promise<TrashText> {
+      const found = await trash.find(caller, id);
+      if (found.entry.isDirectory) throw new AppError('IS_A_FOLDER');
+      const text = await readTextFile(found.space.root, found.storedPath, deps.maxTextBytes);
+      return { content: text.content, name: found.entry.name };
+    },
+  };
+}
+export type TrashActions = ReturnType<typeof createTrashActions>;
