@@ -1,0 +1,111 @@
+// The text editor's reading and saving, for the editor rows and the shared editor of a link
+// (shares/editor.ts): read in the checked file's descriptor; save in the file's own encoding,
+// the replaced content kept as a version, the write done as temp + rename in the checked parent
+// folder so a crash leaves the old or the new text, and announced on the changes sink.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import type { ChangeSink } from '../changes.ts';
+import type { Caller } from '../core/caller.ts';
+import { AppError } from '../core/errors.ts';
+import { openFileIn, withFileIn, withParentIn } from '../files/confined.ts';
+import { temporaryName } from '../files/names.ts';
+import type { PathResolver, ResolvedPath } from '../files/paths.ts';
+import { decodeText, encodeText, looksBinary, readOpenedBytes, readOpenedText, type TextEncoding } from '../files/text.ts';
+import type { VersionService } from '../versions/service.ts';
+
+export function editorEtag(content: Buffer | string, st: { ino: number; size: number; mtimeMs: number }): string {
+  return '"' + createHash('sha1').update(content).update(`${st.ino}:${st.size}:${st.mtimeMs}`).digest('base64url') + '"';
+}
+
+export interface EditorDeps { resolver: PathResolver; versions: VersionService; changes: ChangeSink; maxBytes: number }
+
+export function createEditor(deps: EditorDeps) {
+  const max = deps.maxBytes;
+
+  /** The text of a checked file and its ETag. */
+  async function readText(file: ResolvedPath): Promise<{ content: string; etag: string }> {
+    const { text, st } = await withFileIn(file.space!.root, file.realPath, async (f) => ({ text: await readOpenedText(f, max), st: f.stat }));
+    return { content: text.content, etag: editorEtag(text.content, st) };
+  }
+
+  /**
+   * Writes `content` over a checked file (or creates it; `mayCreate` refuses that when it
+   * throws) and answers the ETag the next read will carry.
+   */
+  async function writeText(caller: Caller, file: ResolvedPath, content: string, mayCreate: () => void = () => {}): Promise<{ etag: string }> {
+    const root = file.space!.root;
+    // Everything below happens in the checked parent folder's descriptor: the text read, the
+    // version kept and the file replaced are the ones inside the volume, whatever is swapped.
+    const { etag, created } = await withParentIn(root, file.realPath, async (dir, name) => {
+      let encoding: TextEncoding = 'utf8';
+      let mode: number | undefined;
+      const current = await openFileIn(root, dir.at(name)).catch((err) => {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      });
+      try {
+        if (!current) mayCreate();
+        if (current) {
+          const bytes = await readOpenedBytes(current, max);
+          if (looksBinary(bytes)) throw new AppError('BINARY');
+          encoding = decodeText(bytes).encoding;
+          mode = current.stat.mode & 0o7777;
+        }
+        const bytes = encodeText(content, encoding);
+        if (bytes.length > max) throw new AppError('TOO_LARGE', `The text is larger than the editor limit (EDITOR_MAX_FILESIZE, ${max} bytes).`);
+        const temp = temporaryName();
+        const handle = await fsp.open(dir.at(temp), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), mode ?? 0o644);
+        try {
+          try {
+            await handle.writeFile(bytes);
+            await handle.sync();
+          } finally {
+            await handle.close();
+          }
+          if (current) {
+            // The replaced text is the owner's (through a link too): kept before the new one lands.
+            await deps.versions.keep(file.realPath, caller.username, current);
+            await fsp.rename(dir.at(temp), dir.at(name));
+          } else {
+            // A new file claims its name exclusively: never over one created meanwhile.
+            await fsp.link(dir.at(temp), dir.at(name)).catch((err) => {
+              throw err.code === 'EEXIST' ? new AppError('EXISTS', 'The file was created by someone else meanwhile; reload it.') : err;
+            });
+            await fsp.unlink(dir.at(temp));
+          }
+        } catch (err) {
+          await fsp.rm(dir.at(temp), { force: true });
+          throw err;
+        }
+        const st = await fsp.lstat(dir.at(name));
+        return { etag: editorEtag(content, st), created: !current };
+      } finally {
+        await current?.close();
+      }
+    });
+    deps.changes.emit(created ? { type: 'created', path: file.realPath, isDirectory: false } : { type: 'modified', path: file.realPath });
+    return { etag };
+  }
+
+  return {
+    readText,
+    writeText,
+    /** GET/POST /api/editor: permission first, then the text and its ETag. */
+    async read(caller: Caller, virtual: string): Promise<{ content: string; etag: string }> {
+      const file = await deps.resolver.resolve(caller, virtual, { mustExist: true });
+      if (!file.space || file.isDirectory) throw new AppError('IS_A_FOLDER', 'Name a file, not a folder.');
+      if (!file.access.canRead) throw new AppError('FORBIDDEN', 'You may not read this file.');
+      return readText(file);
+    },
+    /** PUT /api/editor. */
+    async save(caller: Caller, virtual: string, content: string): Promise<{ etag: string }> {
+      const file = await deps.resolver.resolve(caller, virtual);
+      if (!file.space) throw new AppError('TOP_LEVEL', 'Name a file inside a volume.');
+      if (file.isDirectory) throw new AppError('IS_A_FOLDER');
+      if (!file.access.canWrite) throw new AppError('READ_ONLY', file.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not change this file.');
+      return writeText(caller, file, content);
+    },
+  };
+}
+export type Editor = ReturnType<typeof createEditor>;
