@@ -1,23 +1,17 @@
 // Downloads: one file with Range and validators, a folder or a selection as a streaming zip,
 // and the plan of a download (files, bytes, archive name) without sending it.
 import path from 'node:path';
-import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import { route, type RouteDef } from '../http/route.ts';
 import type { Caller } from '../core/caller.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import { joinVirtual } from '../files/paths.ts';
+import { virtualPathParams } from '../files/wire.ts';
+import { downloadPlan, selection, type Selection } from './wire.ts';
 import { sendFile } from './single.ts';
 import { openFileIn } from '../files/confined.ts';
 import { closeSources, openSources, selectionEntries, sendZip } from './zip.ts';
 
-const selection = z.object({
-  path: z.string().optional(),
-  paths: z.array(z.string()).max(10_000).optional(),
-  items: z.array(z.object({ path: z.string(), name: z.string() })).max(10_000).optional(),
-  name: z.string().optional(),
-});
-type Selection = z.infer<typeof selection>;
 
 export function downloadRoutes(deps: { resolver: PathResolver; showHidden: (userId: string) => boolean }): RouteDef[] {
   const { resolver } = deps;
@@ -59,22 +53,23 @@ export function downloadRoutes(deps: { resolver: PathResolver; showHidden: (user
   return [
     route({
       method: 'GET', path: '/api/download/*', access: 'account', summary: 'Download one file (Range, If-Range, ETag, Last-Modified) or a folder as a zip', tags: ['Downloads'],
-      responses: { 200: { description: 'The bytes, or a zip for a folder', contentType: 'application/octet-stream' }, 206: 'Partial content', 304: 'Not modified', 416: 'Range not satisfiable' },
-      handler: ({ caller, params, req, res }) => download(caller!, { path: params.path ?? '' }, req, res),
+      params: virtualPathParams,
+      responses: { 200: { description: 'The bytes, or a zip for a folder', contentType: 'application/octet-stream' }, 206: { description: 'Partial content (one Range)', contentType: 'application/octet-stream' }, 304: 'Not modified', 416: 'Range not satisfiable' },
+      handler: ({ caller, params, req, res }) => download(caller, { path: params.path }, req, res),
     }),
     route({
       method: 'POST', path: '/api/download', access: 'account', scope: 'read', summary: 'Download a selection: one file as its bytes, folders or several items as a streaming zip', tags: ['Downloads'],
       description: 'Body: `{ path }` (one item), `{ paths: [...] }`, or `{ items: [{ path: parent, name }] }`; optional `name` of the archive. Already-compressed kinds are stored in the zip, the rest deflated.',
       body: selection,
       responses: { 200: { description: 'The bytes or a zip', contentType: 'application/octet-stream' } },
-      handler: ({ caller, body, req, res }) => download(caller!, body, req, res),
+      handler: ({ caller, body, req, res }) => download(caller, body, req, res),
     }),
     route({
       method: 'POST', path: '/api/download/plan', access: 'account', scope: 'read', summary: 'What a download of this selection would hold', tags: ['Downloads'],
       body: selection,
-      responses: { 200: { description: 'files, totalBytes, archiveName, isArchive', schema: z.object({ files: z.number(), folders: z.number(), totalBytes: z.number(), archiveName: z.string().nullable(), isArchive: z.boolean() }) } },
+      responses: { 200: { description: 'files, totalBytes, archiveName, isArchive', schema: downloadPlan } },
       handler: async ({ caller, body }) => {
-        const items = await resolveSelection(caller!, body);
+        const items = await resolveSelection(caller, body);
         if (items.length === 1 && !items[0]!.isDirectory) {
           const st = await openFileIn(items[0]!.space!.root, items[0]!.realPath).then(async (f) => (await f.close(), f.stat));
           return { files: 1, folders: 0, totalBytes: st.size, archiveName: null, fileName: path.posix.basename(items[0]!.virtualPath), isArchive: false };
@@ -82,7 +77,7 @@ export function downloadRoutes(deps: { resolver: PathResolver; showHidden: (user
         let files = 0, folders = 0, totalBytes = 0;
         const sources = await sourcesOf(items);
         try {
-          for await (const e of selectionEntries(sources, deps.showHidden(caller!.userId))) {
+          for await (const e of selectionEntries(sources, deps.showHidden(caller.userId))) {
             if (e.isDirectory) folders++;
             else { files++; totalBytes += e.size; }
           }

@@ -1,0 +1,8 @@
+// Downloads as app.ts mounts them.
+import type { Capability } from '../core/capability.ts';
+import type { PathResolver } from '../files/paths.ts';
+import { downloadRoutes } from './routes.ts';
+
+export function createDownloadsCapability(deps: { resolver: PathResolver; showHidden: (userId: string) => boolean }): Capability {
+  return { routes: downloadRoutes(deps) };
+}

@@ -1,0 +1,11 @@
+// Previews and thumbnails as app.ts mounts them.
+import type { Capability } from '../core/capability.ts';
+import type { Logger } from '../core/log.ts';
+import type { PathResolver } from '../files/paths.ts';
+import { previewRoutes } from './routes.ts';
+import { createThumbnails, type ThumbnailSettings } from './thumbnails.ts';
+
+export function createPreviewsCapability(deps: { resolver: PathResolver; cacheDir: string; thumbnails: () => ThumbnailSettings; log: Logger }): Capability {
+  const thumbnails = createThumbnails({ cacheDir: deps.cacheDir, settings: deps.thumbnails, log: deps.log });
+  return { routes: previewRoutes({ resolver: deps.resolver, thumbnails }) };
+}
