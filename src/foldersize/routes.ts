@@ -1,16 +1,10 @@
 // GET /api/folder-size/{path} and POST /api/folder-size/batch.
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/route.ts';
+import { folderSizeRecord as record } from './wire.ts';
+import { virtualPathParams } from '../files/wire.ts';
 import type { createFolderSizes } from './service.ts';
 
-const record = z.object({
-  path: z.string(),
-  canEnter: z.boolean().describe('The caller may open the folder (its size is reported either way)'),
-  sizeBytes: z.number().int().nullable().describe('Recursive size (FOLDER_SIZE_MODE=full) or of the direct files (shallow); null when not indexed'),
-  entryCount: z.number().int(),
-  lastUpdated: z.string().nullable(),
-  indexed: z.boolean(),
-});
 
 export function folderSizeRoutes(sizes: ReturnType<typeof createFolderSizes>): RouteDef[] {
   return [
@@ -18,8 +12,9 @@ export function folderSizeRoutes(sizes: ReturnType<typeof createFolderSizes>): R
       method: 'GET', path: '/api/folder-size/*', access: 'account', tags: ['Files'],
       summary: 'Size of a folder from the folder-size index',
       description: 'A lookup in the index, never a walk: an un-indexed folder answers 200 with `indexed: false` and `sizeBytes: null`.',
+      params: virtualPathParams,
       responses: { 200: { description: 'Folder size record', schema: record }, 400: 'Bad path', 401: 'Not signed in', 404: 'Unknown volume' },
-      handler: ({ caller, params }) => sizes.record(caller!, params.path ?? ''),
+      handler: ({ caller, params }) => sizes.record(caller, params.path),
     }),
     route({
       method: 'POST', path: '/api/folder-size/batch', access: 'account', scope: 'read', tags: ['Files'],
@@ -27,7 +22,7 @@ export function folderSizeRoutes(sizes: ReturnType<typeof createFolderSizes>): R
       description: 'One record per path, in order; a path that cannot be answered gets an un-indexed record.',
       body: z.object({ paths: z.array(z.string()).max(1000) }),
       responses: { 200: { description: 'Records', schema: z.object({ items: z.array(record) }) }, 400: 'Bad body', 401: 'Not signed in' },
-      handler: async ({ caller, body }) => ({ items: await sizes.batch(caller!, body.paths) }),
+      handler: async ({ caller, body }) => ({ items: await sizes.batch(caller, body.paths) }),
     }),
   ];
 }

@@ -1,15 +1,9 @@
 // GET /api/search.
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/route.ts';
+import { searchAnswer } from './wire.ts';
 import type { createSearch } from './service.ts';
 
-const item = z.object({
-  name: z.string(),
-  path: z.string().describe('The folder holding the match ("" at the top)'),
-  kind: z.enum(['dir', 'file']),
-  matchLine: z.string().optional().describe('For a document match: the line holding the term'),
-  matchLineNumber: z.number().int().optional().describe('1-based number of that line'),
-});
 
 export function searchRoutes(search: ReturnType<typeof createSearch>): RouteDef[] {
   return [
@@ -26,13 +20,13 @@ export function searchRoutes(search: ReturnType<typeof createSearch>): RouteDef[
         limit: z.coerce.number().int().min(1).max(500).optional(),
       }),
       responses: {
-        200: { description: 'Matches', schema: z.object({ items: z.array(item), truncated: z.boolean(), complete: z.boolean() }) },
+        200: { description: 'Matches', schema: searchAnswer },
         400: 'Term shorter than 3 characters, a pattern made only of wildcards, a bad path or limit',
         401: 'Not signed in',
         403: 'The start folder is not allowed',
         404: 'The start folder does not exist',
       },
-      handler: ({ caller, query }) => search.run(caller!, query.q, query.path, query.limit ?? 100),
+      handler: ({ caller, query }) => search.run(caller, query.q, query.path, query.limit ?? 100),
     }),
   ];
 }

@@ -1,0 +1,12 @@
+// Wire shapes of search.
+import { z } from 'zod';
+
+export const searchItem = z.object({
+  name: z.string(),
+  path: z.string().describe('The folder holding the match ("" at the top)'),
+  kind: z.enum(['dir', 'file']),
+  matchLine: z.string().optional().describe('For a document match: the line holding the term'),
+  matchLineNumber: z.number().int().optional().describe('1-based number of that line'),
+});
+export type SearchItem = z.infer<typeof searchItem>;
+export const searchAnswer = z.object({ items: z.array(searchItem), truncated: z.boolean(), complete: z.boolean() });
