@@ -10,7 +10,7 @@ import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
 import { FileArea } from './FileArea.tsx';
 import { compressToZip } from '../archives/actions.tsx';
 import { detailsItem, dropOnto, pickFiles } from './interact.ts';
-import { access, items, listing, loadError, loading, openFolder, selectedItems, setViewPrefs, viewPrefs, reload } from './model.ts';
+import { access, filterText, items, listing, loadError, loading, openFolder, selectedItems, setViewPrefs, viewPrefs, reload } from './model.ts';
 
 export function Breadcrumbs({ path }: { path: string }) {
   const parts = path.split('/').filter(Boolean);
@@ -55,6 +55,20 @@ function SelectionBar() {
   );
 }
 
+/** Filters the loaded entries as one types; Enter (or the button) searches this folder and below. */
+function FilterBox({ path }: { path: string }) {
+  const q = filterText.value;
+  const search = () => { if (q.trim().length >= 3) navigate(`/search?${new URLSearchParams({ q: q.trim(), path })}`); };
+  return (
+    <form class="filter-box" role="search" aria-label="This folder" onSubmit={(e) => { e.preventDefault(); search(); }}>
+      <input type="search" aria-label="Filter this folder" placeholder="Filter" value={q}
+        onInput={(e) => { filterText.value = e.currentTarget.value; }}
+        onKeyDown={(e) => { if (e.key === 'Escape' && q) { e.preventDefault(); e.stopPropagation(); filterText.value = ''; } }} />
+      <button type="submit" class="icon-button" disabled={q.trim().length < 3} aria-label="Search in this folder" title="Search in this folder and below"><Icon name="search" size={16} /></button>
+    </form>
+  );
+}
+
 export function FolderView({ path }: { path: string }) {
   useEffect(() => { void openFolder(path); }, [path]);
   useEffect(() => { detailsItem.value = null; }, [path]);
@@ -67,6 +81,7 @@ export function FolderView({ path }: { path: string }) {
     <section class="folder" aria-label={`Folder ${path}`}>
       <div class="folder-head">
         <Breadcrumbs path={path} />
+        <FilterBox path={path} />
         <div class="toolbar" role="toolbar" aria-label="Folder actions">
           <button type="button" disabled={!a?.canWrite} onClick={newFolder}><Icon name="plus" size={16} /> Folder</button>
           <button type="button" class="wide-only" disabled={!a?.canWrite} onClick={newFile}><Icon name="plus" size={16} /> File</button>
@@ -80,8 +95,8 @@ export function FolderView({ path }: { path: string }) {
       <ErrorNote error={loadError.value}><button type="button" onClick={() => void reload()}>Try again</button></ErrorNote>
       {l || !loading.value ? <FileArea /> : <div class="center"><Spinner /></div>}
       <SelectionBar />
-      {l && !items.value.length && !loading.value && <p class="empty muted">This folder is empty. Drop files here to upload.</p>}
-      <footer class="status-line" aria-live="polite">{l ? `${items.value.length} item${items.value.length === 1 ? '' : 's'}` : ''}{loading.value && l ? ' · refreshing…' : ''}</footer>
+      {l && !items.value.length && !loading.value && <p class="empty muted">{filterText.value ? `Nothing here matches “${filterText.value}”.` : 'This folder is empty. Drop files here to upload.'}</p>}
+      <footer class="status-line" aria-live="polite">{l ? `${items.value.length} item${items.value.length === 1 ? '' : 's'}${filterText.value ? ` matching “${filterText.value}”` : ''}` : ''}{loading.value && l ? ' · refreshing…' : ''}</footer>
       {detailsItem.value && <Lazy load={() => import('./Details.tsx')} props={{ item: detailsItem.value, onClose: () => { detailsItem.value = null; } }} />}
     </section>
   );
