@@ -35,7 +35,10 @@ export function endingsOf(text: string): { endings: Endings; mixed: boolean } {
 
 interface Loaded { etag: string | null; encoding: string; endings: Endings; mixed: boolean }
 
-export default function Editor({ file, onClose }: { file: { path: string; name: string; kind: string }; onClose: () => void }) {
+/** Another home for the file (a share link): where it is read and saved, and what to do after a save. */
+export interface EditorAdapter { editorUrl: string; rawUrl: string; save: (content: string) => Promise<Response>; onSaved?: () => void }
+
+export default function Editor({ file, onClose, adapter }: { file: { path: string; name: string; kind: string }; onClose: () => void; adapter?: EditorAdapter }) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const [loaded, setLoaded] = useState<Loaded | null>(null);
@@ -47,7 +50,7 @@ export default function Editor({ file, onClose }: { file: { path: string; name: 
   const closing = useRef(false);
   dirtyRef.current = dirty;
 
-  const editorUrl = `/api/editor?path=${encodeURIComponent(file.path)}`;
+  const editorUrl = adapter?.editorUrl ?? `/api/editor?path=${encodeURIComponent(file.path)}`;
 
   useEffect(() => {
     let live = true;
@@ -55,7 +58,7 @@ export default function Editor({ file, onClose }: { file: { path: string; name: 
       try {
         const [res, raw, cm] = await Promise.all([
           request('GET', editorUrl),
-          fetch(rawUrl(file.path), { credentials: 'same-origin' }).then(async (r) => (r.ok ? new Uint8Array(await r.arrayBuffer()) : null)),
+          fetch(adapter?.rawUrl ?? rawUrl(file.path), { credentials: 'same-origin' }).then(async (r) => (r.ok ? new Uint8Array(await r.arrayBuffer()) : null)),
           import('./codemirror.ts'),
         ]);
         const { content } = await res.json() as { content: string };
@@ -117,12 +120,12 @@ export default function Editor({ file, onClose }: { file: { path: string; name: 
         } else if (check.status !== 304) throw await errorFrom(check);
       }
       const content = v.state.doc.sliceString(0, v.state.doc.length, SEPARATOR[l.endings]);
-      const res = await request('PUT', '/api/editor', { path: file.path, content });
+      const res = adapter ? await adapter.save(content) : await request('PUT', '/api/editor', { path: file.path, content });
       info.current = { ...l, etag: res.headers.get('etag') };
       setLoaded(info.current);
       setDirty(false);
       toast(`Saved ${file.name}`);
-      void reload();
+      if (adapter) adapter.onSaved?.(); else void reload();
     } catch (err) { setError(err); } finally { setSaving(false); }
   }
 

@@ -1,7 +1,7 @@
 // Entry points for uploads from the always-loaded shell: collecting dropped files and folders
 // (which must happen during the drop event) and handing them to the lazily loaded uploader.
 import { chunkedUploads } from '../state/session.ts';
-import type { PickedFile } from './uploader.ts';
+import type { PickedFile, UploadEndpoints } from './uploader.ts';
 
 type Entry = FileSystemEntry;
 
@@ -48,10 +48,11 @@ export function collectPicked(list: FileList): PickedFile[] {
   return Array.from(list).map((file) => ({ file, relativePath: file.webkitRelativePath || file.name }));
 }
 
-export async function startUpload(files: PickedFile[], target: string, onDone: () => void): Promise<void> {
+/** `endpoints`: a share link's upload routes instead of the account's. */
+export async function startUpload(files: PickedFile[], target: string, onDone: () => void, endpoints?: UploadEndpoints): Promise<void> {
   if (!files.length) return;
   const { enqueue } = await import('./uploader.ts');
-  enqueue(files, target, chunkedUploads.value, onDone);
+  enqueue(files, target, chunkedUploads.value, onDone, endpoints);
 }
 
 export async function uploadControl(action: 'pause' | 'resume' | 'cancel', id: number): Promise<void> {

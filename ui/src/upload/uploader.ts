@@ -11,7 +11,11 @@ export interface PickedFile { file: File; relativePath: string }
 const PARALLEL = 3;
 const CHUNK = 8 * 1024 * 1024;
 
-interface Job { entry: UploadEntry; file: File; chunked: boolean; onDone: () => void; tus?: tus.Upload; xhr?: XMLHttpRequest }
+/** Where uploads go: the account's routes, or a share link's (`/api/share/<token>/tus`, `/upload`). */
+export interface UploadEndpoints { tus: string; multipart: string }
+const OWN: UploadEndpoints = { tus: '/api/upload/tus', multipart: '/api/upload' };
+
+interface Job { entry: UploadEntry; file: File; chunked: boolean; onDone: () => void; endpoints: UploadEndpoints; tus?: tus.Upload; xhr?: XMLHttpRequest }
 const jobs = new Map<number, Job>();
 let nextId = 1;
 let running = 0;
@@ -46,7 +50,7 @@ function startTus(job: Job): void {
   const { entry, file } = job;
   const name = entry.relativePath.split('/').pop() ?? file.name;
   const upload = new tus.Upload(file, {
-    endpoint: '/api/upload/tus',
+    endpoint: job.endpoints.tus,
     metadata: { filename: name, uploadTo: entry.target, relativePath: entry.relativePath, filetype: file.type || 'application/octet-stream' },
     chunkSize: CHUNK,
     retryDelays: [0, 1000, 3000, 6000],
@@ -99,7 +103,7 @@ function startMultipart(job: Job): void {
   form.append('filedata', file, entry.relativePath.split('/').pop() ?? file.name);
   const xhr = new XMLHttpRequest();
   job.xhr = xhr;
-  xhr.open('POST', '/api/upload');
+  xhr.open('POST', job.endpoints.multipart);
   xhr.setRequestHeader('accept', 'application/json');
   xhr.upload.onprogress = (e) => updateUpload(entry.id, { sent: e.loaded });
   xhr.onerror = () => finish(job, { state: 'failed', error: 'The server cannot be reached.' });
@@ -124,12 +128,12 @@ function startMultipart(job: Job): void {
   xhr.send(form);
 }
 
-export function enqueue(files: PickedFile[], target: string, chunked: boolean, onDone: () => void): void {
+export function enqueue(files: PickedFile[], target: string, chunked: boolean, onDone: () => void, endpoints: UploadEndpoints = OWN): void {
   const fresh: UploadEntry[] = files.map(({ file, relativePath }) => ({
     id: nextId++, name: file.name, target, relativePath, size: file.size, sent: 0, state: 'queued',
   }));
   uploads.value = [...uploads.value, ...fresh];
-  fresh.forEach((entry, i) => jobs.set(entry.id, { entry, file: files[i]!.file, chunked, onDone }));
+  fresh.forEach((entry, i) => jobs.set(entry.id, { entry, file: files[i]!.file, chunked, onDone, endpoints }));
   watchSpeed();
   pump();
 }
