@@ -6,23 +6,18 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import { noContent, route, type RouteDef } from '../http/route.ts';
 import { assertPlainName } from '../files/names.ts';
 import { RESERVED_PREFIXES } from '../files/paths.ts';
 import type { UserVolumeStore } from './store.ts';
 
-const userVolume = z.object({ id: z.string(), userId: z.string(), label: z.string(), path: z.string(), accessMode: z.enum(['readonly', 'readwrite']), createdAt: z.string(), updatedAt: z.string() });
+import { accountParams, userVolume, volumeParams } from './wire.ts';
 
-function hasUsersTable(db: Database): boolean {
-  return Boolean(db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'users'"));
-}
-
-export function volumeRoutes(deps: { db: Database; store: UserVolumeStore; config: Config }): RouteDef[] {
-  const { db, store, config } = deps;
+export function volumeRoutes(deps: { store: UserVolumeStore; config: Config }): RouteDef[] {
+  const { store, config } = deps;
   const assertUser = (id: string) => {
-    if (hasUsersTable(db) && !db.get('SELECT 1 AS x FROM users WHERE id = ?', [id])) throw new AppError('NOT_FOUND', 'No such account.');
+    if (!store.accountExists(id)) throw new AppError('NOT_FOUND', 'No such account.');
   };
   const checkLabel = (label: string) => {
     assertPlainName(label, 'label');
@@ -31,45 +26,45 @@ export function volumeRoutes(deps: { db: Database; store: UserVolumeStore; confi
   };
   return [
     route({
-      method: 'GET', path: '/api/users/:id/volumes', access: 'admin', summary: 'Volumes assigned to an account', tags: ['Accounts'],
+      method: 'GET', path: '/api/users/:id/volumes', access: 'admin', summary: 'Volumes assigned to an account', tags: ['Accounts'], params: accountParams,
       responses: { 200: { description: '`{ volumes }`', schema: z.object({ volumes: z.array(userVolume) }) } },
       handler: ({ params }) => {
-        assertUser(params.id!);
-        return { volumes: store.list(params.id!) };
+        assertUser(params.id);
+        return { volumes: store.list(params.id) };
       },
     }),
     route({
-      method: 'POST', path: '/api/users/:id/volumes', access: 'admin', summary: 'Assign a host folder to an account under a label', tags: ['Accounts'], status: 201,
+      method: 'POST', path: '/api/users/:id/volumes', access: 'admin', summary: 'Assign a host folder to an account under a label', tags: ['Accounts'], status: 201, params: accountParams,
       body: z.object({ label: z.string(), path: z.string(), accessMode: z.enum(['readonly', 'readwrite']).default('readonly') }),
       responses: { 201: { description: '`{ volume }`', schema: z.object({ volume: userVolume }) } },
       handler: async ({ params, body }) => {
-        assertUser(params.id!);
+        assertUser(params.id);
         if (!config.storage.userVolumes) throw new AppError('FEATURE_OFF', 'Assigned volumes are off (USER_VOLUMES=false).');
         const label = checkLabel(body.label.trim());
         if (!path.isAbsolute(body.path)) throw new AppError('BAD_PATH', 'The path must be an absolute host folder.');
         const st = await fsp.stat(body.path).catch(() => null);
         if (!st?.isDirectory()) throw new AppError('NOT_A_FOLDER', 'The path is not an existing folder.');
-        if (store.list(params.id!).some((v) => v.label === label)) throw new AppError('EXISTS', `The account already has a volume labelled "${label}".`);
-        return { volume: store.add(params.id!, { label, path: await fsp.realpath(body.path), accessMode: body.accessMode }) };
+        if (store.list(params.id).some((v) => v.label === label)) throw new AppError('EXISTS', `The account already has a volume labelled "${label}".`);
+        return { volume: store.add(params.id, { label, path: await fsp.realpath(body.path), accessMode: body.accessMode }) };
       },
     }),
     route({
-      method: 'PATCH', path: '/api/users/:id/volumes/:volumeId', access: 'admin', summary: 'Change the access mode or label of an assigned volume', tags: ['Accounts'],
+      method: 'PATCH', path: '/api/users/:id/volumes/:volumeId', access: 'admin', summary: 'Change the access mode or label of an assigned volume', tags: ['Accounts'], params: volumeParams,
       body: z.object({ accessMode: z.enum(['readonly', 'readwrite']).optional(), label: z.string().optional() }),
       responses: { 200: { description: '`{ volume }`', schema: z.object({ volume: userVolume }) } },
       handler: ({ params, body }) => {
         const label = body.label !== undefined ? checkLabel(body.label.trim()) : undefined;
-        if (label && store.list(params.id!).some((v) => v.label === label && v.id !== params.volumeId)) throw new AppError('EXISTS', `The account already has a volume labelled "${label}".`);
-        const volume = store.update(params.id!, params.volumeId!, { accessMode: body.accessMode, label });
+        if (label && store.list(params.id).some((v) => v.label === label && v.id !== params.volumeId)) throw new AppError('EXISTS', `The account already has a volume labelled "${label}".`);
+        const volume = store.update(params.id, params.volumeId, { accessMode: body.accessMode, label });
         if (!volume) throw new AppError('NOT_FOUND', 'No such assigned volume.');
         return { volume };
       },
     }),
     route({
-      method: 'DELETE', path: '/api/users/:id/volumes/:volumeId', access: 'admin', summary: 'Remove an assigned volume (the folder itself is untouched)', tags: ['Accounts'],
+      method: 'DELETE', path: '/api/users/:id/volumes/:volumeId', access: 'admin', summary: 'Remove an assigned volume (the folder itself is untouched)', tags: ['Accounts'], params: volumeParams,
       responses: { 204: 'Removed' },
       handler: ({ params }) => {
-        if (!store.remove(params.id!, params.volumeId!)) throw new AppError('NOT_FOUND', 'No such assigned volume.');
+        if (!store.remove(params.id, params.volumeId)) throw new AppError('NOT_FOUND', 'No such assigned volume.');
         return noContent();
       },
     }),

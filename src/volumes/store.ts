@@ -22,6 +22,8 @@ export interface UserVolumeStore {
   add(userId: string, input: { label: string; path: string; accessMode: 'readonly' | 'readwrite' }): UserVolume;
   update(userId: string, id: string, input: { label?: string; accessMode?: 'readonly' | 'readwrite' }): UserVolume | undefined;
   remove(userId: string, id: string): boolean;
+  /** The account exists (always true where the accounts table is not there). */
+  accountExists(userId: string): boolean;
 }
 
 export function createUserVolumeStore(db: Database): UserVolumeStore {
@@ -46,6 +48,7 @@ export function createUserVolumeStore(db: Database): UserVolumeStore {
       return store.get(userId, id);
     },
     remove: (userId, id) => db.run('DELETE FROM user_volumes WHERE user_id = ? AND id = ?', [userId, id]).changes > 0,
+    accountExists: (userId) => !db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'users'") || Boolean(db.get('SELECT 1 AS x FROM users WHERE id = ?', [userId])),
   };
   return store;
 }
