@@ -16,10 +16,19 @@ import type { Capability } from './core/capability.ts';
 import { createHttpServer } from './http/server.ts';
 import { createUiHandler } from './http/static.ts';
 import { createFilesCapability } from './files/capability.ts';
+import { createBrowseCapability } from './browse/capability.ts';
+import { createDownloadsCapability } from './downloads/capability.ts';
+import { createEditorCapability } from './editor/capability.ts';
+import { createPreviewsCapability } from './previews/capability.ts';
+import { createTrashCapability } from './trash/capability.ts';
+import { createVersionsCapability } from './versions/capability.ts';
+import { createFavoritesCapability } from './favorites/capability.ts';
+import { createFolderPrefsCapability } from './folderprefs/capability.ts';
+import { createVolumesCapability } from './volumes/capability.ts';
 import { createUploadsCapability } from './uploads/capability.ts';
 import { createSharesCapability } from './shares/capability.ts';
-import { createArchivesCapability } from './archives/capability.ts';
 import { createWebdavCapability } from './webdav/capability.ts';
+import { createArchivesCapability } from './archives/capability.ts';
 import { createIndexes, openIndexer } from './indexer/capability.ts';
 import { createIdentity } from './auth/identity.ts';
 import { createTwoFactorCapability } from './twofactor/capability.ts';
@@ -95,24 +104,39 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   // Sign-in beyond the password: the second factor, passkeys, the identity provider (and its app bridge).
   capabilities.push(createTwoFactorCapability(identity), createPasskeysCapability({ config, db, log, identity, trustProxy }), createOidcCapability({ config, db, log, identity, trustProxy }));
   // Files: the path resolver every other capability takes (`files.resolver`).
-  const files = createFilesCapability({ config, db, changes, log });
-  files.useSettings({ accessRules: () => identity.settings.accessRules(), userPrefs: (userId) => identity.settings.userPrefs(userId), thumbnails: () => identity.settings.thumbnails() });
-  capabilities.push(files);
+  const files = createFilesCapability({ config, db, changes, log, accessRules: () => identity.settings.accessRules() });
+  const showHidden = (userId: string) => identity.settings.userPrefs(userId)?.showHiddenFiles === true;
   // Uploads: multipart and resumable (TUS), placed through the files resolver and names.
   const uploads = createUploadsCapability({ config, db, resolver: files.resolver, changes, log });
   capabilities.push(uploads);
   // Shares: links as a space of the files resolver (`share/<token>/…`), bound to their items.
   capabilities.push(createSharesCapability({ config, db, files, uploads, changes, activity: identity.activity, sessionSecret }));
   // Archives: list, take out, extract and create, through the files resolver, confined at use.
-  capabilities.push(createArchivesCapability({ config, files, changes, showHidden: (userId) => identity.settings.userPrefs(userId)?.showHiddenFiles === true }));
+  capabilities.push(createArchivesCapability({ config, files, changes, showHidden }));
   // WebDAV at /dav/: the same files services, Basic sign-in through identity's checks.
   const webdav = createWebdavCapability({ enabled: config.features.webdavEnabled, db, files, changes, log, activity: identity.activity, credentials: identity.credentials });
   capabilities.push(webdav);
   // Indexes: folder sizes and search, fed by the `changes` sink; `indexes.noteViewed(realPath)`
   // re-checks a folder on screen (for the browse route).
-  const indexes = createIndexes({ config, db, log, changes, indexer, resolver: files.resolver, showHidden: (userId) => identity.settings.userPrefs(userId)?.showHiddenFiles === true, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
+  const indexes = createIndexes({ config, db, log, changes, indexer, resolver: files.resolver, showHidden, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
   capabilities.push(indexes);
-  files.useSettings({ folderViewed: (realPath) => indexes.noteViewed(realPath) });
+  // The files family, one route group per folder over the files services (as PocketBase's
+  // apis/base.go binds its groups): file operations, browsing, downloads, the editor, previews,
+  // trash, versions, favourites, folder preferences, assigned volumes.
+  const { resolver } = files;
+  const maxTextBytes = config.limits.editorMaxFileSize;
+  capabilities.push(
+    files,
+    createBrowseCapability({ resolver, showHidden, viewed: (realPath) => indexes.noteViewed(realPath) }),
+    createDownloadsCapability({ resolver, showHidden }),
+    createEditorCapability({ resolver, versions: files.versions, changes, maxBytes: maxTextBytes }),
+    createPreviewsCapability({ resolver, cacheDir: config.storage.cacheDir, thumbnails: () => identity.settings.thumbnails(), log }),
+    createTrashCapability({ trash: files.trash, ops: files.ops, maxTextBytes }),
+    createVersionsCapability({ versions: files.versions, resolver, maxTextBytes }),
+    createFavoritesCapability({ db, resolver }),
+    createFolderPrefsCapability({ db, resolver }),
+    createVolumesCapability({ store: files.userVolumes, config }),
+  );
   // Terminal: an administrator's shell over a WebSocket (TERMINAL_ENABLED), on the lazily loaded pty add-on.
   const addons = createNativeAddons(config.storage.cacheDir);
   const terminal = createTerminalCapability({ config: config.terminal, pty: () => addons.pty(), ptyProblem: () => addons.check().pty.reason, fromSession: (req) => identity.authenticator.fromSession(req), activity: identity.activity, log });
