@@ -10,6 +10,7 @@ import { Sidebar } from './components/Sidebar.tsx';
 import { Toasts, Tray } from './components/Tray.tsx';
 import { FolderView } from './folder/FolderView.tsx';
 import { ViewerHost } from './viewers/state.tsx';
+import { linkTokenOf } from './shares/api.ts';
 import { Home } from './screens/Home.tsx';
 import { SetupScreen, SignInForm, SignInScreen } from './screens/SignIn.tsx';
 import { folderOf, location, navigate } from './state/router.ts';
@@ -22,6 +23,8 @@ function Screen() {
   if (loc.path === '/search') return <Lazy load={() => import('./screens/Search.tsx')} props={{}} />;
   if (loc.path === '/trash') return <Lazy load={() => import('./screens/Trash.tsx')} props={{}} />;
   if (loc.path === '/archive') return <Lazy load={() => import('./archives/ArchiveView.tsx')} props={{}} />;
+  if (loc.path === '/shared') return <Lazy load={() => import('./shares/SharesView.tsx')} props={{ which: 'mine' as const }} />;
+  if (loc.path === '/shared-with-me') return <Lazy load={() => import('./shares/SharesView.tsx')} props={{ which: 'withMe' as const }} />;
   if (loc.path.startsWith('/settings')) return <Lazy load={() => import('./settings/Settings.tsx')} props={{}} />;
   if (loc.path.startsWith('/admin') && isAdmin.value) return <Lazy load={() => import('./admin/Admin.tsx')} props={{}} />;
   return <Home />;
@@ -69,6 +72,9 @@ function Workspace() {
 
 export function App() {
   useEffect(() => { void loadStatus(); }, []);
+  // A share link's page is for visitors too: no sign-in, no workspace around it.
+  const linkToken = linkTokenOf(location.value.path);
+  if (linkToken) return <><Lazy load={() => import('./shares/Visitor.tsx')} props={{ token: linkToken }} /><DialogHost /><ContextMenuHost /><Toasts /></>;
   const s = status.value;
   let body;
   if (bootError.value && !s) {

@@ -51,6 +51,8 @@ export function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
       </ul>
       <hr />
       <NavLink to="/search" icon="search" label="Search" current={loc.path === '/search'} />
+      <NavLink to="/shared" icon="external" label="Shared by me" current={loc.path === '/shared'} />
+      <NavLink to="/shared-with-me" icon="download" label="Shared with me" current={loc.path === '/shared-with-me'} />
       <NavLink to="/trash" icon="trash" label="Trash" current={loc.path === '/trash'} />
       <NavLink to="/settings" icon="gear" label="Settings" current={loc.path.startsWith('/settings')} />
       {isAdmin.value && <NavLink to="/admin" icon="shield" label="Administration" current={loc.path.startsWith('/admin')} />}

@@ -87,6 +87,7 @@ export function FolderView({ path }: { path: string }) {
           <button type="button" class="wide-only" disabled={!a?.canWrite} onClick={newFile}><Icon name="plus" size={16} /> File</button>
           <button type="button" disabled={!a?.canUpload} onClick={() => pickFiles(false)}><Icon name="upload" size={16} /> Upload</button>
           <button type="button" class="wide-only" disabled={!a?.canUpload} onClick={() => pickFiles(true)}>Upload folder</button>
+          <button type="button" disabled={a?.canShare === false} onClick={() => void import('../shares/ShareDialog.tsx').then((m) => m.openShareDialog({ path, name: path.slice(path.lastIndexOf('/') + 1), isDirectory: true }))}>Share</button>
           <button type="button" class="icon-button" aria-pressed={isFav} aria-label={isFav ? 'Remove folder from favourites' : 'Add folder to favourites'} onClick={() => void toggleFavorite(path)}><Icon name="star" size={18} /></button>
           <button type="button" class="icon-button" aria-label={view === 'list' ? 'Show as grid' : 'Show as list'} onClick={() => setViewPrefs({ view: view === 'list' ? 'grid' : 'list' })}><Icon name={view === 'list' ? 'grid' : 'list'} size={18} /></button>
         </div>
