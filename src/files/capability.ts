@@ -13,6 +13,9 @@ import type { RouteDef } from '../http/route.ts';
 import { createTrash, type TrashService } from '../trash/service.ts';
 import { createVersions, versionBindings, type VersionService } from '../versions/service.ts';
 import { createUserVolumeStore, type UserVolumeStore } from '../volumes/store.ts';
+import { createHostVolumeStore } from '../volumes/host-store.ts';
+import { createHostVolumes } from '../volumes/host-service.ts';
+import { hostVolumeRoutes } from '../volumes/host-routes.ts';
 import type { AccessRule } from './access.ts';
 import { createBindings, pathTable, type Bindings } from './bindings.ts';
 import { createFileOps, type FileOps } from './ops.ts';
@@ -50,6 +53,7 @@ const HOUR = 3_600_000;
 export function createFilesCapability(deps: FilesDeps): FilesCapability {
   const { config, db, changes, log } = deps;
   const userVolumes = createUserVolumeStore(db);
+  const hostVolumeStore = createHostVolumeStore(db);
   const personal = createPersonalFolders(db, config.storage.userRoot);
   const resolver = createPathResolver({
     volumeRoot: config.storage.volumeRoot,
@@ -59,6 +63,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     privateDirs: [config.storage.configDir, config.storage.cacheDir].map((d) => path.resolve(d)),
     accessRules: deps.accessRules,
     assignedVolumes: (userId) => userVolumes.list(userId),
+    hostVolumes: () => hostVolumeStore.list(),
   });
   const bindings = createBindings(db);
   bindings.register('favorites', pathTable(db, 'favorites'));
@@ -75,13 +80,16 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     } catch { /* no volume root yet */ }
     for (const p of personal.all()) { const r = real(p); if (r) roots.push(r); }
     for (const row of db.all<{ path: string }>('SELECT DISTINCT path FROM user_volumes')) { const r = real(row.path); if (r) roots.push(r); }
+    for (const v of hostVolumeStore.list()) { const r = real(v.path); if (r) roots.push(r); }
     return roots;
   };
   const versions = createVersions(db, resolver, spaceRoots, changes);
   const recent = createRecentDestinations(db);
   const ops = createFileOps({ resolver, transfer, trash, bindings, changes, recordDestination: recent.record });
+  const privateDirs = [config.storage.configDir, config.storage.cacheDir].map((d) => path.resolve(d));
   const routes: RouteDef[] = [
     ...fileRoutes({ ops, recent }),
+    ...hostVolumeRoutes(createHostVolumes({ store: hostVolumeStore, volumeRoot: config.storage.volumeRoot, privateDirs })),
   ];
 
   let sweepTimer: NodeJS.Timeout | undefined;
