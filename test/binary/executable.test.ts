@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { bareEnv, ensureBinary, runToEnd, sandbox, start, waitForOutput, type Running, type Sandbox } from './harness.ts';
+import { bareEnv, ensureBinary, runToEnd, sandbox, slowdown, start, waitForOutput, type Running, type Sandbox } from './harness.ts';
 
 let box: Sandbox;
 let run: Running;
@@ -145,10 +145,11 @@ function slowRequest(url: string, body: string, onFirstPart: () => void, pauseMs
     const half = Math.floor(body.length / 2);
     req.write(body.slice(0, half));
     req.flushHeaders();
+    // The server must have read the headers before the signal (under emulation it is slower to).
     setTimeout(() => {
       onFirstPart();
-      setTimeout(() => req.end(body.slice(half)), pauseMs);
-    }, 300);
+      setTimeout(() => req.end(body.slice(half)), pauseMs * slowdown);
+    }, 300 * slowdown);
   });
 }
 
@@ -158,7 +159,7 @@ test('SIGTERM: stops accepting, finishes the request in flight, closes the datab
   // The request that was in flight got a complete, well-formed answer.
   assert.ok(answer.status >= 200 && answer.status < 500, `status ${answer.status}`);
   assert.not.throws(() => JSON.parse(answer.text));
-  const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('still running'), 8000))]);
+  const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('still running'), 8000 * slowdown))]);
   assert.is(code, 0, run.output());
   assert.match(run.output(), /"msg":"stopping","signal":"SIGTERM"/);
   // The lock is released: the same folder starts again at once.
@@ -175,7 +176,7 @@ test('a new connection is refused once SIGTERM arrived, while a slow request sti
     run.child.kill('SIGTERM');
     setTimeout(() => {
       fetch(`${run.url}/healthz`).then(() => { refused = false; }, () => { refused = true; });
-    }, 150);
+    }, 150 * slowdown);
   }, 700);
   assert.ok(answer.status > 0);
   assert.is(await run.exited, 0);
