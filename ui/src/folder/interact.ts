@@ -42,7 +42,6 @@ export function showItemMenu(x: number, y: number): void {
     'separator',
     ...(one ? [{ label: fav ? 'Remove from favourites' : 'Add to favourites', action: () => void toggleFavorite(fullPath(one)) }] : []),
     ...(one ? [{ label: 'Share…', action: () => void import('../shares/ShareDialog.tsx').then((m) => m.openShareDialog({ path: fullPath(one), name: one.name, isDirectory: isDir(one) })), disabled: a?.canShare === false }] : []),
-    ...(one ? [{ label: 'Share…', action: () => void import('../shares/ShareDialog.tsx').then((m) => m.openShareDialog({ path: fullPath(one), name: one.name, isDirectory: isDir(one) })), disabled: a?.canShare === false }] : []),
     ...(one && isArchiveName(one.name) ? [{ label: 'Extract here', action: () => void extractArchive(fullPath(one), [], undefined, () => void reload()), disabled: !a?.canWrite }, { label: 'Extract to…', action: () => extractToDialog(fullPath(one), [], () => void reload()) }] : []),
     { label: 'Compress to zip', action: () => void compressToZip(sel.map(refOf), () => void reload()), disabled: !a?.canWrite },
     ...(one && !isDir(one) ? [{ label: 'Details and versions', action: () => { detailsItem.value = one; } }] : []),
