@@ -1,6 +1,14 @@
 // Wire shapes, as the server's routes answer them (spec + wire-shapes contract + the route
 // rows in src/*/routes.ts). The one place the UI names a field of an answer: screens import
 // these and read nothing else.
+//
+// The file item family comes from the server's own wire.ts schemas (types only: nothing of
+// the server is bundled), so the UI cannot drift from what the server answers.
+export type { FileItem, Access, ReadOnlyReason, ItemAnswer, TransferAnswer as MoveAnswer, DeleteImpact } from '../../../src/files/wire.ts';
+export type { Listing } from '../../../src/browse/wire.ts';
+export type { FolderPrefsAnswer as FolderPrefs } from '../../../src/folderprefs/wire.ts';
+export type { Favorite } from '../../../src/favorites/wire.ts';
+import type { FileItem, Access, ReadOnlyReason } from '../../../src/files/wire.ts';
 
 export interface User {
   id: string;
@@ -45,7 +53,6 @@ export interface Features {
   webdav?: { enabled: boolean; path: string };
 }
 
-export type ReadOnlyReason = 'storage' | 'permission' | 'access' | null;
 
 export interface Volume {
   name: string;
@@ -57,43 +64,12 @@ export interface Volume {
 
 export interface Usage { path: string; size?: number; used?: number; free?: number; total?: number; percentUsed?: number }
 
-export interface FileItem {
-  name: string;
-  /** The parent folder. */
-  path: string;
-  dateModified: string;
-  size: number;
-  /** `directory`, or the lower-cased extension, or `unknown`. */
-  kind: string;
-  supportsThumbnail?: boolean;
-}
-
-export interface Access {
-  canRead: boolean; canWrite: boolean; canUpload: boolean; canDelete: boolean; canShare: boolean; canDownload: boolean;
-  canCreateFolder?: boolean; canCreateFile?: boolean; readOnly?: ReadOnlyReason;
-}
-
 /** `GET /api/metadata/{path}`; `image`/`video` only for what could be read. */
 export interface Metadata {
   path: string; name: string; kind: string; size: number; dateModified: string; dateCreated: string;
   directory?: { totalSize: number; fileCount: number; dirCount: number; truncated: boolean };
   image?: { width?: number | null; height?: number | null };
   video?: { width?: number | null; height?: number | null; duration?: number | null };
-}
-
-export interface Listing { items: FileItem[]; access: Access; path: string; current?: { isDirectory: boolean } }
-
-/** `POST /api/files/folder`, `/file`, `/rename`, version restore-copy. */
-export interface ItemAnswer { success: true; item: FileItem }
-
-/** `POST /api/files/move` and `/copy`. */
-export interface MoveAnswer { success: true; destination: string; items: { from: string; to: string; skipped?: boolean }[] }
-
-/** `POST /api/files/delete-impact`. */
-export interface DeleteImpact {
-  fileCount: number; dirCount: number; totalBytes: number; truncated: boolean;
-  shareCount: number; favoriteCount: number; bindingCount: number;
-  shares: { sourcePath?: string; label?: string | null }[];
 }
 
 /** One line of `POST /api/files/delete-stream`. */
@@ -109,11 +85,6 @@ export interface SearchAnswer { items: SearchItem[]; truncated?: boolean; comple
 export interface FolderSize { path: string; canEnter: boolean; sizeBytes: number | null; entryCount: number; lastUpdated: string | null; indexed: boolean }
 /** `POST /api/folder-size/batch`: one record per asked path, in order. */
 export interface FolderSizeBatch { items: FolderSize[] }
-
-/** `GET/PUT /api/folder-prefs/{folder}`; `saved` is false while the account never chose. */
-export interface FolderPrefs { path: string; view: 'list' | 'grid'; sortBy: 'name' | 'size' | 'modified' | 'kind'; sortDir: 'asc' | 'desc'; saved: boolean; updatedAt: string | null }
-
-export interface Favorite { id: string; path: string; label: string | null; icon: string; color: string | null; position: number; createdAt: string; updatedAt: string }
 
 export interface TrashEntry {
   id: string; name: string;
