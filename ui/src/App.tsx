@@ -10,6 +10,7 @@ import { Sidebar } from './components/Sidebar.tsx';
 import { Toasts, Tray } from './components/Tray.tsx';
 import { FolderView } from './folder/FolderView.tsx';
 import { ViewerHost } from './viewers/state.tsx';
+import { OfficeHost } from './office/state.tsx';
 import { linkTokenOf } from './shares/api.ts';
 import { Home } from './screens/Home.tsx';
 import { SetupScreen, SignInForm, SignInScreen } from './screens/SignIn.tsx';
@@ -61,6 +62,7 @@ function Workspace() {
       <main id="main" tabIndex={-1}><Screen /></main>
       <Tray />
       <ViewerHost />
+      <OfficeHost />
       {sessionExpired.value && (
         <div class="overlay" role="dialog" aria-modal="true" aria-label="Sign in again">
           <SignInForm overlay onDone={() => { sessionExpired.value = false; }} />

@@ -51,6 +51,11 @@ export interface Features {
   search?: { index: boolean };
   /** WebDAV: mount `path` on this origin as a drive. */
   webdav?: { enabled: boolean; path: string };
+  /** The administrator's terminal: `available` false with a reason when it cannot run here. */
+  terminal?: { enabled: boolean; available: boolean; reason?: string };
+  /** Office editors and the extensions each opens (ONLYOFFICE wins when both match). */
+  onlyoffice?: { enabled: boolean; extensions: string[] };
+  collabora?: { enabled: boolean; extensions: string[] };
 }
 
 
