@@ -236,7 +236,8 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
           const items = await deps.uploads.multipart.receive(h.caller, { headers: req.headers, body: req });
           if (row.file_request) {
             const size = items.reduce((a, i) => a + i.size, 0);
-            shares.release(row, reserved - size);
+            // The claim counted one file of Content-Length bytes; keep what arrived (release would uncount the file).
+            shares.settle(row, items.length - 1, size - reserved);
             reserved = 0;
             for (const i of items) shares.received(row, { name: i.name, size: i.size, path: i.path }, ip);
           }

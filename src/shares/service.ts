@@ -318,6 +318,7 @@ export function createShares(deps: SharesDeps) {
     touch: (row: ShareRow, download: boolean) => store.touch(row.id, download),
     reserve: (row: ShareRow, bytes: number) => store.reserve(row.id, bytes),
     release: (row: ShareRow, bytes: number) => store.release(row.id, bytes),
+    settle: (row: ShareRow, files: number, bytes: number) => store.settle(row.id, files, bytes),
     received(row: ShareRow, file: { name: string; size: number; path: string }, ip: string) {
       deps.activity.record({ action: 'share.file-request.received', outcome: 'success', userId: row.user_id, ip, detail: { shareId: row.id, label: row.label, ...file } });
     },

@@ -71,6 +71,8 @@ export function createShareStore(db: Database) {
     reserve(id: string, bytes: number): boolean {
       return db.run('UPDATE shares SET received_files = received_files + 1, received_bytes = received_bytes + ? WHERE id = ? AND (max_files IS NULL OR received_files + 1 <= max_files) AND (max_bytes IS NULL OR received_bytes + ? <= max_bytes)', [bytes, id, bytes]).changes > 0;
     },
+    /** Corrects a reservation to what actually arrived (a multipart request may carry several files). */
+    settle: (id: string, files: number, bytes: number) => db.run('UPDATE shares SET received_files = max(0, received_files + ?), received_bytes = max(0, received_bytes + ?) WHERE id = ?', [files, bytes, id]),
     release: (id: string, bytes: number) => db.run('UPDATE shares SET received_files = max(0, received_files - 1), received_bytes = max(0, received_bytes - ?) WHERE id = ?', [bytes, id]),
     sessionInsert: (idHash: string, shareId: string, gen: number, accountSession: string | null, expiresAt: string) =>
       db.run('INSERT INTO share_sessions (id_hash, share_id, password_gen, account_session, expires_at) VALUES (?, ?, ?, ?, ?)', [idHash, shareId, gen, accountSession, expiresAt]),
