@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { sessionExpired, slowRequests } from './api/client.ts';
 import { ContextMenuHost } from './components/ContextMenu.tsx';
 import { DialogHost } from './components/Dialog.tsx';
-import { ErrorNote, Icon, Spinner } from './components/common.tsx';
+import { ErrorNote, Icon } from './components/common.tsx';
 import { Lazy } from './components/Lazy.tsx';
 import { Sidebar } from './components/Sidebar.tsx';
 import { Toasts, Tray } from './components/Tray.tsx';
@@ -14,6 +14,7 @@ import { OfficeHost } from './office/state.tsx';
 import { linkTokenOf } from './shares/api.ts';
 import { Home } from './screens/Home.tsx';
 import { SetupScreen, SignInForm, SignInScreen } from './screens/SignIn.tsx';
+import { BootWait } from './screens/signin-methods.tsx';
 import { folderOf, location, navigate } from './state/router.ts';
 import { bootError, isAdmin, loadStatus, loadWorkspace, signOut, status, user } from './state/session.ts';
 
@@ -89,7 +90,7 @@ export function App() {
         </div>
       </main>
     );
-  } else if (!s) body = <div class="center boot"><Spinner /></div>;
+  } else if (!s) body = <BootWait />;
   else if (s.requiresSetup) body = <SetupScreen />;
   else if (s.authEnabled && !s.authenticated && !user.value) body = <SignInScreen />;
   else body = <Workspace />;

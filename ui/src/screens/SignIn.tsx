@@ -8,6 +8,7 @@ import { useSubmit } from '../components/useSubmit.ts';
 import { signedIn, status } from '../state/session.ts';
 import { navigate } from '../state/router.ts';
 import { formatDuration } from '../util.ts';
+import { forgetHandoffs, PasskeyButton, ProviderButton, useAutoHandoff } from './signin-methods.tsx';
 
 function useCountdown(): [number, (s: number) => void] {
   const [left, setLeft] = useState(0);
@@ -71,15 +72,17 @@ export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?:
   const [identifier, setIdentifier] = useState('');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
-  const [needCode, setNeedCode] = useState(false);
+  const [needCode, setNeedCode] = useState(Boolean(s?.totpPending));
   const { busy, error, setError, run } = useSubmit();
   const [left, setLeft] = useCountdown();
   const local = s?.strategies.local !== false && s?.authMode !== 'oidc';
   const oidc = Boolean(s?.strategies.oidc);
+  const passkey = local && Boolean(s?.strategies.passkey);
+  useAutoHandoff(s, oidc && !local && !overlay);
 
   const finish = (answer: { user?: User; totpRequired?: boolean }) => {
     if (answer.totpRequired) { setNeedCode(true); return; }
-    if (answer.user) { signedIn(answer.user); onDone?.(); }
+    if (answer.user) { forgetHandoffs(); signedIn(answer.user); onDone?.(); }
   };
   const fail = (err: unknown) => {
     setError(err);
@@ -92,7 +95,6 @@ export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?:
       else finish(await post('/api/auth/login', { identifier: identifier.trim(), password }, { allow401: true }));
     }, fail);
   };
-  const here = window.location.pathname + window.location.search;
   return (
     <form class="auth-card stack" onSubmit={submit} aria-labelledby="signin-title">
       <Brand />
@@ -107,7 +109,8 @@ export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?:
         <input name="code" inputMode="numeric" autocomplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} /></label>}
       <LockoutNote error={error} left={left} />
       {local && <button class="primary" disabled={busy || left > 0}>{needCode ? 'Verify' : 'Sign in'}</button>}
-      {oidc && !needCode && <a class="button" href={`/api/auth/oidc/login?redirect=${encodeURIComponent(here)}`}>Sign in with your identity provider</a>}
+      {passkey && !needCode && <PasskeyButton onAnswer={finish} />}
+      {oidc && !needCode && <ProviderButton s={s} />}
     </form>
   );
 }

@@ -7,6 +7,7 @@ import { preferences, preferencesLoaded, savePreference, type Theme } from '../s
 import { toast, toastError } from '../state/toasts.ts';
 import { Tokens } from './Tokens.tsx';
 import { Mount } from './Mount.tsx';
+import { Security } from './Security.tsx';
 
 function Preferences() {
   const p = preferences.value;
@@ -59,16 +60,17 @@ function Password() {
   );
 }
 
-const TABS = ['preferences', 'password', 'tokens', 'drive'];
+const TABS = ['preferences', 'password', 'security', 'tokens', 'drive'];
 
 export default function Settings() {
   const tab = currentTab('/settings', TABS);
   return (
     <section class="page">
       <h1>Settings</h1>
-      <Tabs tabs={[{ to: '/settings/preferences', label: 'Preferences' }, { to: '/settings/password', label: 'Password' }, { to: '/settings/tokens', label: 'API tokens' }, { to: '/settings/drive', label: 'Mount as a drive' }]} />
+      <Tabs tabs={[{ to: '/settings/preferences', label: 'Preferences' }, { to: '/settings/password', label: 'Password' }, { to: '/settings/security', label: 'Two-step & passkeys' }, { to: '/settings/tokens', label: 'API tokens' }, { to: '/settings/drive', label: 'Mount as a drive' }]} />
       {tab === 'preferences' && <Preferences />}
       {tab === 'password' && <Password />}
+      {tab === 'security' && <Security />}
       {tab === 'tokens' && <Tokens />}
       {tab === 'drive' && <Mount />}
     </section>
