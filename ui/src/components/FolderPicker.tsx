@@ -65,6 +65,10 @@ export function FolderPicker({ title, start, confirm, onPick, onClose }: { title
           <button type="button" class="link" onClick={() => setAt('')}>All volumes</button>
           {crumbs.map((c, i) => <><span aria-hidden="true">/</span><button type="button" class="link" onClick={() => setAt(crumbs.slice(0, i + 1).join('/'))}>{c}</button></>)}
         </nav>
+        {naming !== null && <form class="picker-new" onSubmit={makeFolder}>
+          <input aria-label="New folder name" value={naming} autoFocus onInput={(e) => setNaming(e.currentTarget.value)} onKeyDown={(e) => { if (e.key === 'Escape') { e.stopPropagation(); setNaming(null); } }} />
+          <button type="submit" disabled={busy || !naming.trim()}>Create</button>
+        </form>}
         {recent.length > 0 && <div class="picker-recent" role="group" aria-label="Recent destinations"><span class="muted small">Recent:</span>
           {recent.map((p) => <button type="button" class="small" key={p} aria-pressed={p === at} title={p} onClick={() => setAt(p)}>{p.slice(p.lastIndexOf('/') + 1) || p}</button>)}
         </div>}
@@ -74,10 +78,6 @@ export function FolderPicker({ title, start, confirm, onPick, onClose }: { title
           {entries && !entries.length && <li class="muted empty">No folders here.</li>}
           {!entries && !error && <li class="muted empty">Loading…</li>}
         </ul>
-        {naming !== null && <form class="row" onSubmit={makeFolder}>
-          <input aria-label="New folder name" value={naming} autoFocus onInput={(e) => setNaming(e.currentTarget.value)} onKeyDown={(e) => { if (e.key === 'Escape') { e.stopPropagation(); setNaming(null); } }} />
-          <button type="submit" disabled={busy || !naming.trim()}>Create</button>
-        </form>}
         <ErrorNote error={error} />
         <div class="actions">
           <span class="muted grow">{at ? `Into ${at}` : 'Pick a volume first'}</span>
