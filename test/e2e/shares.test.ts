@@ -164,6 +164,8 @@ test('Shared by me lists both links with what they allow and what the file reque
   assert.match(await inbox.locator('.received').innerText(), /^1 file/);
   await shot(owner, 'shares-by-me-desktop');
   await owner.setViewportSize(PHONE);
+  await owner.reload(); // the shell's sidebar slides away at phone width; a fresh load starts with it closed
+  await owner.locator('.share-row').filter({ hasText: 'Docs for Carol' }).waitFor();
   await shot(owner, 'shares-by-me-phone');
   await owner.setViewportSize(DESKTOP);
 
