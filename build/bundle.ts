@@ -134,6 +134,9 @@ export async function bundle(root: string, outDir: string, release?: string): Pr
     // gives `{ default: fn }` where the package's CommonJS callers expect `fn` (yazl's
     // buffer-crc32 did: every zip download crashed the executable). `sameAsNode` checks it.
     // The release label is part of the executable (src/version.ts), not read from its environment.
+    // No extra conditions: esbuild otherwise adds webpack's `module` condition, and a package
+    // that lists it first (tslib) would hand its ESM build to CommonJS callers.
+    conditions: [],
     define: { 'import.meta.url': IMPORT_META_URL, ...(release ? { 'process.env.BURROW_BUILD_VERSION': JSON.stringify(release) } : {}) },
     banner: { js: BANNER },
     plugins: [burrowPlugin(root)],
