@@ -31,6 +31,11 @@ import { createWebdavCapability } from './webdav/capability.ts';
 import { createArchivesCapability } from './archives/capability.ts';
 import { createIndexes, openIndexer } from './indexer/capability.ts';
 import { createIdentity } from './auth/identity.ts';
+import { authRoutes } from './auth/routes.ts';
+import { tokenRoutes } from './tokens/routes.ts';
+import { usersRoutes } from './users/routes.ts';
+import { activityRoutes } from './activity/routes.ts';
+import { settingsRoutes } from './settings/routes.ts';
 import { createTwoFactorCapability } from './twofactor/capability.ts';
 import { createPasskeysCapability } from './passkeys/capability.ts';
 import { createOidcCapability } from './oidc/capability.ts';
@@ -96,11 +101,19 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   const changes = createChangeSink((err) => log.warn('a change listener failed', { err }));
   const trustProxy = parseTrustProxy(config.server.trustProxy);
 
-  // Identity: accounts, sessions, tokens, users administration, activity log, settings.
+  // Identity: accounts and sessions, API tokens, administration of accounts, the activity log,
+  // settings — one route group per folder over identity's services (and its background sweep).
   // Other capabilities take `identity.users`, `identity.settings`, `identity.activity`.
-  const identity = createIdentity({ config, db, log, sessionSecret, trustProxy });
-
-  const capabilities: Capability[] = [...identity.capabilities];
+  const identity = createIdentity({ config, db, log, sessionSecret });
+  const { services } = identity;
+  const capabilities: Capability[] = [
+    identity.background,
+    { routes: authRoutes(services) },
+    { routes: tokenRoutes(services) },
+    { routes: usersRoutes(services.usersAdmin) },
+    { routes: activityRoutes(services.activity, trustProxy) },
+    { routes: settingsRoutes(services) },
+  ];
   // Sign-in beyond the password: the second factor, passkeys, the identity provider (and its app bridge).
   capabilities.push(createTwoFactorCapability(identity), createPasskeysCapability({ config, db, log, identity, trustProxy }), createOidcCapability({ config, db, log, identity, trustProxy }));
   // Files: the path resolver every other capability takes (`files.resolver`).

@@ -1,7 +1,11 @@
 // The activity log: who did what, when, from where. Off until an administrator turns it on.
 // Writing a row never fails the request it describes: errors are logged and swallowed.
+import type { Caller } from '../core/caller.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../core/log.ts';
+import type { ActivityPage, ActivityQuery, ActivityRow } from './wire.ts';
+
+export type { ActivityQuery, ActivityRow } from './wire.ts';
 
 export type Outcome = 'success' | 'failure';
 
@@ -28,22 +32,7 @@ export const ACTIONS = [
   'dav.put', 'dav.delete', 'dav.mkcol', 'dav.copy', 'dav.move',
 ] as const;
 
-export interface ActivityRow {
-  id: string;
-  time: string;
-  action: string;
-  outcome: string;
-  userId: string | null;
-  username: string | null;
-  address: string | null;
-  detail: unknown;
-}
-
 interface DbRow { id: number; at: string; action: string; outcome: string; user_id: string | null; username: string | null; ip: string | null; detail: string | null }
-
-export interface ActivityQuery {
-  action?: string; outcome?: string; user?: string; from?: string; to?: string; q?: string; limit: number; before?: number;
-}
 
 export class ActivityService {
   private readonly db: Database;
@@ -51,12 +40,13 @@ export class ActivityService {
   private readonly config: () => ActivityConfig;
   private readonly extraActions = new Set<string>();
   /** Names of accounts, for rows that give only the id. */
-  usernameOf: (id: string) => string | null = () => null;
+  private readonly usernameOf: (id: string) => string | null;
 
-  constructor(db: Database, log: Logger, config: () => ActivityConfig) {
+  constructor(db: Database, log: Logger, config: () => ActivityConfig, usernameOf: (id: string) => string | null = () => null) {
     this.db = db;
     this.log = log;
     this.config = config;
+    this.usernameOf = usernameOf;
   }
 
   get enabled(): boolean {
@@ -121,11 +111,24 @@ export class ActivityService {
     return { rows: page, nextBefore: more ? page[page.length - 1]!.id : null };
   }
 
+  /** One page of rows, with what the log screen needs beside them. */
+  page(q: ActivityQuery): ActivityPage {
+    const { rows, nextBefore } = this.query(q);
+    return { rows, nextBefore, enabled: this.enabled, actions: this.actions() };
+  }
+
   clear(): number {
     return this.db.transaction(() => {
       this.db.run('DELETE FROM activity_throttle');
       return this.db.run('DELETE FROM activity').changes;
     });
+  }
+
+  /** Empties the log, then records who did it and how many rows went. */
+  clearBy(admin: Caller, ip: string): { removed: number } {
+    const removed = this.clear();
+    this.record({ action: 'admin.activity-clear', outcome: 'success', userId: admin.userId, username: admin.username, ip, detail: { removed } });
+    return { removed };
   }
 
   /** Drops rows older than the retention period. */

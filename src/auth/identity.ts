@@ -1,23 +1,19 @@
-// Identity, composed: accounts and sessions (auth/), API tokens (tokens/), administration of
-// accounts (users/), the activity log (activity/) and settings (settings/). app.ts builds this
-// once and hands the services below to the capabilities that need them.
+// Identity, composed: the services of accounts and sessions (auth/), API tokens (tokens/),
+// administration of accounts (users/), the activity log (activity/) and settings (settings/),
+// and their background sweep. app.ts builds this once, mounts each folder's route group over
+// `services`, and hands the narrower views below to the capabilities that need them.
 import type { Capability } from '../core/capability.ts';
 import type { Config } from '../config.ts';
 import { ActivityService, type ActivityEvent } from '../activity/service.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../core/log.ts';
-import { activityRoutes } from '../activity/routes.ts';
-import type { TrustRule } from '../http/address.ts';
 import { LogoStore } from '../settings/logo.ts';
-import { settingsRoutes } from '../settings/routes.ts';
+import { SettingsPanel } from '../settings/panel.ts';
 import { SettingsService } from '../settings/service.ts';
-import { tokenRoutes } from '../tokens/routes.ts';
 import { TokenService } from '../tokens/service.ts';
-import { usersRoutes } from '../users/routes.ts';
 import { UsersAdminService } from '../users/service.ts';
 import { IdentityAuthenticator, SessionCookies } from './authenticator.ts';
 import { RateLimiter } from './rate-limits.ts';
-import { authRoutes } from './routes.ts';
 import { authStartupWarnings } from './warnings.ts';
 import { AuthService } from './service.ts';
 import { SessionStore } from './sessions.ts';
@@ -32,11 +28,26 @@ export interface IdentityDeps {
   db: Database;
   log: Logger;
   sessionSecret: string;
-  trustProxy: TrustRule;
+}
+
+/** What the identity folders' route groups are built over. */
+export interface IdentityServices {
+  auth: AuthService;
+  authenticator: IdentityAuthenticator;
+  cookies: SessionCookies;
+  tokens: TokenService;
+  limits: RateLimiter;
+  usersAdmin: UsersAdminService;
+  activity: ActivityService;
+  settings: SettingsService;
+  panel: SettingsPanel;
+  logos: LogoStore;
 }
 
 export interface Identity {
-  capabilities: Capability[];
+  /** The sweep of expired sessions, rate-limit windows and old activity rows (after listen; no routes). */
+  background: Capability;
+  services: IdentityServices;
   authenticator: IdentityAuthenticator;
   /** Accounts as other capabilities see them. */
   users: { get(id: string): UserInfo | null };
@@ -48,11 +59,10 @@ export interface Identity {
   signIn: { auth: AuthService; authenticator: IdentityAuthenticator; cookies: SessionCookies; users: UsersStore; limits: RateLimiter; activity: ActivityService; twoFactor: TwoFactorService };
 }
 
-export function createIdentity({ config, db, log, sessionSecret, trustProxy }: IdentityDeps): Identity {
+export function createIdentity({ config, db, log, sessionSecret }: IdentityDeps): Identity {
   const users = new UsersStore(db);
   const settings = new SettingsService(db);
-  const activity = new ActivityService(db, log, () => settings.activity());
-  activity.usernameOf = (id) => users.get(id)?.username ?? null;
+  const activity = new ActivityService(db, log, () => settings.activity(), (id) => users.get(id)?.username ?? null);
   const sessions = new SessionStore(db, sessionSecret, config.auth.sessionMaxAgeDays);
   const limits = new RateLimiter(db);
   const tokens = new TokenService(db, users, activity);
@@ -86,14 +96,9 @@ export function createIdentity({ config, db, log, sessionSecret, trustProxy }: I
   };
   let timer: NodeJS.Timeout | undefined;
 
-  const capability: Capability = {
-    routes: [
-      ...authRoutes({ auth, authenticator, cookies }),
-      ...tokenRoutes({ tokens, auth, limits }),
-      ...usersRoutes(usersAdmin),
-      ...activityRoutes(activity, trustProxy),
-      ...settingsRoutes({ settings, activity, logos: new LogoStore(config.storage.configDir) }),
-    ],
+  const logos = new LogoStore(config.storage.configDir);
+  const background: Capability = {
+    routes: [],
     start() {
       setImmediate(sweep);
       timer = setInterval(sweep, SWEEP_EVERY_MS);
@@ -105,7 +110,8 @@ export function createIdentity({ config, db, log, sessionSecret, trustProxy }: I
   };
 
   return {
-    capabilities: [capability],
+    background,
+    services: { auth, authenticator, cookies, tokens, limits, usersAdmin, activity, settings, panel: new SettingsPanel({ settings, activity, logos }), logos },
     authenticator,
     users: { get: (id) => { const row = users.get(id); return row ? toInfo(row) : null; } },
     settings,

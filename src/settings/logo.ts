@@ -3,10 +3,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import busboy from 'busboy';
 import { AppError } from '../core/errors.ts';
 
+/** Where stored logos are served (GET /api/branding/logo/:file). */
+export const LOGO_PATH = '/api/branding/logo/';
 export const MAX_LOGO_BYTES = 2 * 1024 * 1024;
 export const LOGO_FILE = /^[a-f0-9]{16}\.(png|jpg|gif|webp)$/;
 export const LOGO_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
@@ -79,6 +81,27 @@ export class LogoStore {
     // Same content → same name, so replacing an existing file changes nothing.
     fs.renameSync(temp, path.join(this.dir, name));
     return name;
+  }
+
+  /** Stores an uploaded logo and gives its public address (saved with PATCH /api/settings). */
+  async upload(req: IncomingMessage): Promise<{ logoUrl: string }> {
+    return { logoUrl: LOGO_PATH + (await this.receive(req)) };
+  }
+
+  /** Writes a stored logo as the answer (HEAD: the headers only). */
+  send(name: string, method: string | undefined, res: ServerResponse): void {
+    const file = this.file(name);
+    if (!file) throw new AppError('NOT_FOUND', 'No such logo.');
+    let stat: fs.Stats;
+    try { stat = fs.statSync(file); } catch { throw new AppError('NOT_FOUND', 'No such logo.'); }
+    res.writeHead(200, {
+      'Content-Type': LOGO_TYPES[name.split('.').pop()!]!,
+      'Content-Length': stat.size,
+      // The name is a content hash: it never changes meaning.
+      'Cache-Control': 'public, max-age=31536000, immutable',
+    });
+    if (method === 'HEAD') return void res.end();
+    fs.createReadStream(file).on('error', () => res.destroy()).pipe(res);
   }
 
   /** Removes stored logos other than those named. */

@@ -4,12 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 
-export interface Branding { appName: string; appLogoUrl: string; showPoweredBy: boolean }
-export interface Thumbnails { enabled: boolean; size: number; quality: number; concurrency: number }
-export type RulePermission = 'rw' | 'ro' | 'hidden';
-export interface AccessRule { id: string; path: string; recursive: boolean; permissions: RulePermission }
-export interface ActivitySettings { enabled: boolean; retentionDays: number }
-export type UserPrefs = Record<string, unknown>;
+import type { AccessRule, ActivitySettings, Branding, RulePermission, Thumbnails, UserPrefs } from './wire.ts';
+
+export type { AccessRule, ActivitySettings, Branding, RulePermission, Thumbnails, UserPrefs } from './wire.ts';
 
 interface Sections { branding: Branding; thumbnails: Thumbnails; access: { rules: AccessRule[] }; activity: ActivitySettings }
 
