@@ -249,22 +249,32 @@ test('versions panel: two saves through the editor keep versions; restore one; r
   await page.getByRole('menuitem', { name: 'Details and versions' }).click();
   const panel = page.getByRole('complementary', { name: 'Details of notes.txt' });
   await panel.getByText('No earlier versions').waitFor();
+  // Edit text opens the full-window editor; the panel reads the versions again when it closes.
+  const editor = page.getByRole('dialog', { name: 'Editing notes.txt' });
+  const edit = async (content: string) => {
+    await editor.locator('.cm-content').click();
+    await page.keyboard.press('Control+a');
+    await page.keyboard.type(content);
+    await page.keyboard.press('Control+s');
+    await eventually(`saved "${content}"`, () => fs.readFileSync(path.join(files(), 'notes.txt'), 'utf8') === content);
+  };
   await panel.getByRole('button', { name: 'Edit text' }).click();
-  const text = panel.getByRole('textbox', { name: 'File text' });
-  await eventually('the editor has the text', async () => await text.inputValue() === 'one');
+  await editor.locator('.cm-content', { hasText: 'one' }).waitFor();
   const versions = panel.getByRole('region', { name: 'Versions' }).locator('li');
-  await text.fill('two');
-  await panel.getByRole('button', { name: 'Save' }).click();
-  await eventually('one version', async () => await versions.count() === 1);
-  await text.fill('three!');
-  await panel.getByRole('button', { name: 'Save' }).click();
+  await edit('two');
+  await edit('three!');
+  await editor.getByRole('button', { name: 'Close editor' }).click();
+  await editor.waitFor({ state: 'detached' });
   await eventually('two versions', async () => await versions.count() === 2);
   assert.is(fs.readFileSync(path.join(files(), 'notes.txt'), 'utf8'), 'three!');
   await shot(page, 'versions-desktop');
   // Newest first: [two, one]. Restore "one".
   await versions.nth(1).getByRole('button', { name: 'Restore', exact: true }).click();
   await eventually('file back to "one"', () => fs.readFileSync(path.join(files(), 'notes.txt'), 'utf8') === 'one');
-  await eventually('editor shows the restored text', async () => await text.inputValue() === 'one');
+  await panel.getByRole('button', { name: 'Edit text' }).click();
+  await editor.locator('.cm-content', { hasText: 'one' }).waitFor();
+  await editor.getByRole('button', { name: 'Close editor' }).click();
+  await editor.waitFor({ state: 'detached' });
   // The replaced content ("three!", 6 B) is now a version too; bring it back beside the file.
   await eventually('three versions', async () => await versions.count() === 3);
   await versions.filter({ hasText: '6 B' }).getByRole('button', { name: 'Restore as copy' }).click();

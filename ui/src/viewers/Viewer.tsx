@@ -69,7 +69,8 @@ export default function Viewer() {
   // from it returns), and closing it by a button or Escape steps back off that entry.
   const close = () => { if (history.state?.burrowViewer) history.back(); else viewing.value = null; };
   useEffect(() => {
-    if (!history.state?.burrowViewer) history.pushState({ burrowViewer: true }, '', window.location.href);
+    // Back from the editor is still on its way when the viewer returns: its entry is below.
+    if (!history.state?.burrowViewer && !history.state?.burrowEditor) history.pushState({ burrowViewer: true }, '', window.location.href);
     const onPop = () => { if (!history.state?.burrowViewer && !history.state?.burrowEditor) viewing.value = null; };
     window.addEventListener('popstate', onPop);
     return () => window.removeEventListener('popstate', onPop);
