@@ -2,13 +2,13 @@
 // `/api/upload/tus`. With UPLOAD_CHUNKED_ENABLED=false the TUS rows stay mounted and described
 // but answer 404 `UPLOAD_CHUNKED_DISABLED`, so a client learns why instead of meeting a 405.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
 import { AppError, fromFsError } from '../core/errors.ts';
 import { refuseBody } from '../http/linger.ts';
 import { reply, route, type RouteDef } from '../http/route.ts';
 import type { MultipartReceiver } from './multipart.ts';
 import { CHECKSUM_ALGORITHMS, TUS_EXTENSIONS, TUS_HEADERS, TUS_VERSION, tusError } from './tus/protocol.ts';
 import type { TusAnswer, TusService } from './tus/service.ts';
+import { noBody, tusParams, uploadedItems } from './wire.ts';
 
 export interface UploadRouteDeps {
   multipart: MultipartReceiver;
@@ -18,7 +18,6 @@ export interface UploadRouteDeps {
   publicUrl: string | null;
 }
 
-const fileItem = z.object({ name: z.string(), path: z.string(), dateModified: z.string(), size: z.number().int(), kind: z.string() });
 const TAGS = ['Uploads'];
 const TUS_PATH = '/api/upload/tus';
 
@@ -62,7 +61,7 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
       summary: 'Upload files in one multipart request (files in `filedata`; `uploadTo` and `relativePath` text fields before each file).',
       description: 'Each file streams to the destination volume and is placed, once the whole request has arrived, under a free name (`name (1)`…). Folders in `relativePath` are created as needed. A refused or interrupted request keeps nothing.',
       responses: {
-        201: { description: 'The stored files, in the order sent, with their final names', schema: z.array(fileItem) },
+        201: { description: 'The stored files, in the order sent, with their final names', schema: uploadedItems },
         400: 'A file in a field other than `filedata`, no `uploadTo` before the file, a bad name, or a malformed body',
         403: 'The caller may not upload into the folder',
         413: 'A file over MAX_DIRECT_UPLOAD_SIZE or more files than MAX_FILES_PER_UPLOAD (the message names the limit)',
@@ -70,7 +69,7 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
       },
       async handler({ req, res, caller }) {
         try {
-          return await multipart.receive(caller!, { headers: req.headers, body: req });
+          return await multipart.receive(caller, { headers: req.headers, body: req });
         } catch (err) {
           refuseBody(req, res);
           throw err;
@@ -85,7 +84,7 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
       handler: ({ req, res }) => tusCall(req, res, async () => ({ status: 204, headers: tusOptions() })),
     }),
     route({
-      method: 'OPTIONS', path: `${TUS_PATH}/:id`, access: 'public', scope: 'read', tags: TAGS,
+      method: 'OPTIONS', path: `${TUS_PATH}/:id`, access: 'public', scope: 'read', tags: TAGS, params: tusParams,
       summary: 'TUS discovery on an upload URL (same answer as on the creation URL).',
       description: disabledNote,
       responses: { 204: { description: 'Tus-Version, Tus-Extension, Tus-Checksum-Algorithm' } },
@@ -96,7 +95,7 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
       summary: 'Create a resumable upload (TUS creation): headers Tus-Resumable 1.0.0, Upload-Length, Upload-Metadata (filename, uploadTo, relativePath; base64).',
       description: `The destination is checked now and again when the last byte arrives. Parts are kept on the destination volume. ${disabledNote}`,
       responses: {
-        201: { description: 'Created; Location carries the upload URL, Upload-Expires when an unfinished upload is discarded' },
+        201: noBody('Created; Location carries the upload URL, Upload-Expires when an unfinished upload is discarded (no body)'),
         400: 'Missing or malformed Upload-Length / Upload-Metadata, bad names',
         403: 'The caller may not upload into the folder',
         413: 'Upload-Length beyond any file this server can hold',
@@ -104,24 +103,24 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
         ...tusErrors,
       },
       handler: ({ req, res, caller }) => tusCall(req, res, async () => {
-        const created = await tus.create(caller!, req.headers);
+        const created = await tus.create(caller, req.headers);
         req.resume(); // creation-with-upload is not offered: a body is ignored
         return { status: created.status, headers: { Location: `${deps.publicUrl ?? ''}${TUS_PATH}/${created.id}`, ...created.headers } };
       }),
     }),
     route({
-      method: 'HEAD', path: `${TUS_PATH}/:id`, access: 'account', tags: TAGS,
+      method: 'HEAD', path: `${TUS_PATH}/:id`, access: 'account', tags: TAGS, params: tusParams,
       summary: 'The offset of a resumable upload; complete (offset = length) only once the file is placed.',
       description: `Only the account that created the upload may ask. After a failed placement the answer is 423 with Upload-Finalize-Error (a URI-encoded sentence) and each HEAD retries the placement; once it succeeds the answer is complete. A complete answer carries Upload-File-Path (URI-encoded virtual path of the placed file). ${disabledNote}`,
       responses: {
-        200: { description: 'Upload-Offset, Upload-Length, Upload-Metadata, Upload-Expires (unfinished) or Upload-File-Path (complete)' },
+        200: noBody('Upload-Offset, Upload-Length, Upload-Metadata, Upload-Expires (unfinished) or Upload-File-Path (complete); no body'),
         423: 'The placement failed again (Upload-Finalize-Error says why)',
         ...tusErrors,
       },
-      handler: ({ req, res, caller, params }) => tusCall(req, res, () => tus.head(caller!, params.id!, req.headers)),
+      handler: ({ req, res, caller, params }) => tusCall(req, res, () => tus.head(caller, params.id, req.headers)),
     }),
     route({
-      method: 'PATCH', path: `${TUS_PATH}/:id`, access: 'account', tags: TAGS, body: 'stream',
+      method: 'PATCH', path: `${TUS_PATH}/:id`, access: 'account', tags: TAGS, body: 'stream', params: tusParams,
       summary: 'Send bytes of a resumable upload at Upload-Offset (Content-Type application/offset+octet-stream; optional Upload-Checksum sha256).',
       description: `The PATCH that brings the offset to the length places the file; when that fails it answers 500 (507 when the volume is full) with Upload-Finalize-Error. ${disabledNote}`,
       responses: {
@@ -134,14 +133,14 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
         507: 'The volume is full (Upload-Finalize-Error when it happened at placement)',
         ...tusErrors,
       },
-      handler: ({ req, res, caller, params }) => tusCall(req, res, () => tus.patch(caller!, params.id!, req.headers, req)),
+      handler: ({ req, res, caller, params }) => tusCall(req, res, () => tus.patch(caller, params.id, req.headers, req)),
     }),
     route({
-      method: 'DELETE', path: `${TUS_PATH}/:id`, access: 'account', tags: TAGS,
+      method: 'DELETE', path: `${TUS_PATH}/:id`, access: 'account', tags: TAGS, params: tusParams,
       summary: 'Cancel a resumable upload (TUS termination); its bytes are removed. A placed file is not touched.',
       description: disabledNote,
       responses: { 204: { description: 'Cancelled' }, ...tusErrors },
-      handler: ({ req, res, caller, params }) => tusCall(req, res, () => tus.terminate(caller!, params.id!, req.headers)),
+      handler: ({ req, res, caller, params }) => tusCall(req, res, () => tus.terminate(caller, params.id, req.headers)),
     }),
   ];
 }

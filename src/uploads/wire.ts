@@ -1,0 +1,13 @@
+// Wire shapes of the upload rows: the multipart answer is the one FileItem (files/wire.ts); the
+// TUS answers say everything in their headers.
+import { z } from 'zod';
+import { fileItem } from '../files/wire.ts';
+
+/** The stored files of a multipart upload, in the order sent, with their final names. */
+export const uploadedItems = z.array(fileItem);
+
+/** A TUS upload's id as its URL names it; an unknown one answers 404 with the TUS headers. */
+export const tusParams = z.object({ id: z.string().min(1) });
+
+/** A protocol answer whose meaning is in its headers. */
+export const noBody = (description: string) => ({ description, contentType: 'text/plain', schema: z.string().max(0) });
