@@ -30,6 +30,10 @@ import { createSharesCapability } from './shares/capability.ts';
 import { createWebdavCapability } from './webdav/capability.ts';
 import { createArchivesCapability } from './archives/capability.ts';
 import { createIndexes, openIndexer } from './indexer/capability.ts';
+import { createFolderSizes } from './foldersize/service.ts';
+import { folderSizeRoutes } from './foldersize/routes.ts';
+import { createSearch } from './search/service.ts';
+import { searchRoutes } from './search/routes.ts';
 import { createIdentity } from './auth/identity.ts';
 import { authRoutes } from './auth/routes.ts';
 import { tokenRoutes } from './tokens/routes.ts';
@@ -80,7 +84,7 @@ function prepareVolumeRoot(config: Config, log: Logger, explicit: boolean): void
   log.info('created the default volume root with a sample volume', { volumeRoot: config.storage.volumeRoot });
 }
 
-export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.ProcessEnv = process.env): App {
+export function createApp(config: Config, options: AppOptions = {}): App {
   const log = options.log ?? createLogger(config.server.logLevel);
   const dbFile = path.join(config.storage.configDir, 'burrow.db');
   const lock: InstanceLock = acquireInstanceLock(config.storage.configDir, dbFile);
@@ -94,7 +98,7 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
     lock.release();
     throw err;
   }
-  prepareVolumeRoot(config, log, Boolean(env.VOLUME_ROOT?.trim()));
+  prepareVolumeRoot(config, log, config.storage.volumeRootExplicit);
   // The index file and the indexer's thread first: the worker boots while the rest is built.
   const indexer = openIndexer({ config, db, log, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
   const sessionSecret = loadOrCreateSecret(config.storage.configDir, 'session-secret', config.auth.sessionSecret);
@@ -129,10 +133,14 @@ export function createApp(config: Config, options: AppOptions = {}, env: NodeJS.
   // WebDAV at /dav/: the same files services, Basic sign-in through identity's checks.
   const webdav = createWebdavCapability({ enabled: config.features.webdavEnabled, db, files, changes, log, activity: identity.activity, credentials: identity.credentials });
   capabilities.push(webdav);
-  // Indexes: folder sizes and search, fed by the `changes` sink; `indexes.noteViewed(realPath)`
-  // re-checks a folder on screen (for the browse route).
-  const indexes = createIndexes({ config, db, log, changes, indexer, resolver: files.resolver, showHidden, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
-  capabilities.push(indexes);
+  // Indexes: walks and deltas from the `changes` sink as background work; the folder-size and
+  // search groups and browse (`indexes.noteViewed`) see them through the narrow `Indexes` view.
+  const indexes = createIndexes({ config, db, log, changes, indexer, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
+  capabilities.push(
+    indexes,
+    { routes: folderSizeRoutes(createFolderSizes({ indexes, resolver: files.resolver })) },
+    { routes: searchRoutes(createSearch({ config, db, indexes, resolver: files.resolver, showHidden })) },
+  );
   // The files family, one route group per folder over the files services (as PocketBase's
   // apis/base.go binds its groups): file operations, browsing, downloads, the editor, previews,
   // trash, versions, favourites, folder preferences, assigned volumes.

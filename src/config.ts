@@ -132,7 +132,11 @@ export const variables = {
 } as const;
 
 type ValuesOf<T> = { readonly [K in keyof T]: T[K] extends Variable<infer V> ? V : ValuesOf<T[K]> };
-export type Config = ValuesOf<typeof variables>;
+/** The variables' values, and what loading them learnt besides (so nobody reads the environment again). */
+export type Config = ValuesOf<typeof variables> & {
+  /** VOLUME_ROOT was set: a missing root is an unmounted disk and is never created. */
+  readonly storage: { readonly volumeRootExplicit: boolean };
+};
 
 /** Every variable, flat, in table order (used by the README check and `burrow --help`). */
 export function allVariables(): Variable<unknown>[] {
@@ -173,7 +177,8 @@ function readGroup(node: object, env: Env, ctx: DefaultsContext): unknown {
 
 /** Reads the whole configuration; throws ConfigError with one line naming the variable. */
 export function loadConfig(env: Env = process.env, ctx: DefaultsContext = platformDefaults(env)): Config {
-  const config = readGroup(variables, env, ctx) as Config;
+  const values = readGroup(variables, env, ctx) as ValuesOf<typeof variables>;
+  const config: Config = Object.freeze({ ...values, storage: Object.freeze({ ...values.storage, volumeRootExplicit: Boolean(env.VOLUME_ROOT?.trim()) }) });
   if (config.folderSize.reconcileMinMs > config.folderSize.reconcileMaxMs) {
     throw new ConfigError('FOLDER_SIZE_RECONCILE_MIN_MS must not be larger than FOLDER_SIZE_RECONCILE_MAX_MS.');
   }

@@ -114,8 +114,8 @@ async function main(): Promise<void> {
   let app;
   try {
     const config = loadConfig(env);
-    prepareDataDirs(config, Boolean(env.VOLUME_ROOT?.trim()));
-    app = createApp(config, { uiDir: uiDir(config.storage.cacheDir, defaultUiDir()), ...(human ? { log: consoleLogger(config.server.logLevel, consoleWrite) } : {}) }, env);
+    prepareDataDirs(config, config.storage.volumeRootExplicit);
+    app = createApp(config, { uiDir: uiDir(config.storage.cacheDir, defaultUiDir()), ...(human ? { log: consoleLogger(config.server.logLevel, consoleWrite) } : {}) });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof InstanceLockError || err instanceof MigrationError) fatal(err.message);
     const e = err as NodeJS.ErrnoException;

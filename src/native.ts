@@ -14,7 +14,6 @@ import { createRequire } from 'node:module';
 import type * as ImageModule from '@napi-rs/image';
 import type * as PtyModule from '@lydell/node-pty';
 import { embeddedPacks, extractPack, isExecutable } from './assets.ts';
-import { loadConfig } from './config.ts';
 
 export type ImageAddon = typeof ImageModule;
 export type PtyAddon = typeof PtyModule;
@@ -37,7 +36,11 @@ export interface NativeAddons {
   check(): Record<AddonName, AddonStatus>;
 }
 
+/** CACHE_DIR of the add-ons this process made: the build routes bare add-on requires through it. */
+let processCacheDir: string | undefined;
+
 export function createNativeAddons(cacheDir: string): NativeAddons {
+  processCacheDir = cacheDir;
   const loaded = new Map<AddonName, { module: unknown } | { error: string }>();
 
   function load(name: AddonName): unknown {
@@ -70,10 +73,12 @@ export function createNativeAddons(cacheDir: string): NativeAddons {
 
 /**
  * For a plain lazy `require('@napi-rs/image')` elsewhere in src/: inside the executable the
- * build routes it here, and the add-on comes from CACHE_DIR as configured by the environment.
+ * build routes it here, and the add-on comes from the CACHE_DIR of the process's add-ons
+ * (createNativeAddons, made from the Config at startup).
  */
 export function requireAddonFromCache(name: AddonName): unknown {
-  return requireAddon(name, loadConfig(process.env).storage.cacheDir);
+  if (processCacheDir === undefined) throw new Error(`${PACKAGES[name]} was required before the add-ons were set up (createNativeAddons)`);
+  return requireAddon(name, processCacheDir);
 }
 
 function requireAddon(name: AddonName, cacheDir: string): unknown {

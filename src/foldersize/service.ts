@@ -7,8 +7,7 @@ import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { isReservedName } from '../files/names.ts';
 import { isInside, parseVirtualPath, type PathResolver, type ResolvedPath } from '../files/paths.ts';
-import type { Indexer } from '../indexer/indexer.ts';
-import type { Maintenance } from '../indexer/maintenance.ts';
+import type { Indexes } from '../indexer/indexes.ts';
 
 export interface FolderSizeRecord {
   path: string;
@@ -19,7 +18,7 @@ export interface FolderSizeRecord {
   indexed: boolean;
 }
 
-export interface FolderSizeDeps { indexer: Indexer; maintenance: Maintenance; resolver: PathResolver }
+export interface FolderSizeDeps { indexes: Indexes; resolver: PathResolver }
 
 function unindexed(path: string, canEnter = false): FolderSizeRecord {
   return { path, canEnter, sizeBytes: null, entryCount: 0, lastUpdated: null, indexed: false };
@@ -36,7 +35,7 @@ async function mayList(real: string): Promise<boolean> {
 }
 
 export function createFolderSizes(deps: FolderSizeDeps) {
-  const { indexer, maintenance, resolver } = deps;
+  const { indexes, resolver } = deps;
 
   /**
    * A folder an access rule hides: resolved through the nearest ancestor the caller may see,
@@ -75,9 +74,9 @@ export function createFolderSizes(deps: FolderSizeDeps) {
   }
 
   async function figuresFor(virtualPath: string, spaceRoot: string, realPath: string, canEnter: boolean): Promise<FolderSizeRecord> {
-    indexer.ensureRoot(await fs.promises.realpath(spaceRoot).catch(() => spaceRoot));
-    const figures = indexer.figures(realPath);
-    if (figures.indexed) maintenance.noteViewed(realPath);
+    indexes.ensureRoot(await fs.promises.realpath(spaceRoot).catch(() => spaceRoot));
+    const figures = indexes.figures(realPath);
+    if (figures.indexed) indexes.noteViewed(realPath);
     if (!figures.indexed) return unindexed(virtualPath, canEnter);
     return { path: virtualPath, canEnter, sizeBytes: figures.sizeBytes, entryCount: figures.entryCount, lastUpdated: figures.lastUpdated, indexed: true };
   }

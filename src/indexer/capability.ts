@@ -1,17 +1,12 @@
 // The indexes as app.ts sees them: one indexer (baseline walks, deltas from the `changes`
-// sink, re-checks of folders on screen, the paced sweep) feeding GET/POST /api/folder-size and
-// GET /api/search. `noteViewed(realPath)` is for the browse route: a folder on screen is
-// re-checked in the background.
+// sink, re-checks of folders on screen, the paced sweep) as background work, and the narrow
+// `Indexes` view (indexes.ts) that the folder-size and search services and browse are given.
 import type { Capability } from '../core/capability.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import type { PathResolver } from '../files/paths.ts';
 import type { Logger } from '../core/log.ts';
-import { createFolderSizes } from '../foldersize/service.ts';
-import { folderSizeRoutes } from '../foldersize/routes.ts';
-import { createSearch } from '../search/service.ts';
-import { searchRoutes } from '../search/routes.ts';
+import type { Indexes } from './indexes.ts';
 import { Indexer } from './indexer.ts';
 import { Maintenance } from './maintenance.ts';
 import type { WorkerOptions } from './protocol.ts';
@@ -21,9 +16,6 @@ export interface IndexesDeps {
   db: Database;
   log: Logger;
   changes: ChangeSink;
-  resolver: PathResolver;
-  /** The account's showHiddenFiles preference (search leaves dot-files out otherwise). */
-  showHidden?: (userId: string) => boolean;
   /** Tests: the worker's file-system layer (simulated stalls). */
   worker?: Pick<WorkerOptions, 'fsModule' | 'fsOptions'>;
   /** Opened earlier by openIndexer (its worker boots while the rest of the server is built). */
@@ -43,22 +35,16 @@ export function openIndexer(deps: Pick<IndexesDeps, 'config' | 'db' | 'log' | 'w
   return indexer;
 }
 
-export interface IndexesCapability extends Capability {
-  readonly indexer: Indexer;
-  readonly maintenance: Maintenance;
-  /** A folder is on screen (browse): re-check its entries in the background. */
-  noteViewed(realPath: string): void;
-}
+export interface IndexesCapability extends Capability, Indexes {}
 
 export function createIndexes(deps: IndexesDeps): IndexesCapability {
   const indexer = deps.indexer ?? openIndexer(deps);
   const maintenance = new Maintenance(indexer);
-  const sizes = createFolderSizes({ indexer, maintenance, resolver: deps.resolver });
-  const search = createSearch({ config: deps.config, db: deps.db, indexer, resolver: deps.resolver, ...(deps.showHidden ? { showHidden: deps.showHidden } : {}) });
   return {
-    indexer,
-    maintenance,
-    routes: [...folderSizeRoutes(sizes), ...searchRoutes(search)],
+    routes: [],
+    ensureRoot: (realRoot) => indexer.ensureRoot(realRoot),
+    figures: (realPath) => indexer.figures(realPath),
+    readyCover: (realPath) => indexer.readyCover(realPath),
     features: () => ({
       folderSize: { enabled: deps.config.folderSize.mode !== 'off', mode: deps.config.folderSize.mode },
       search: { index: deps.config.search.indexEnabled },

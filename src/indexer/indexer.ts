@@ -40,8 +40,8 @@ export class Indexer {
   readonly client: WalkerClient;
   readonly db: Database;
   readonly file: string;
-  /** Called when a root becomes 'ready' (maintenance applies the changes it held back). */
-  onReady: (root: RootRow) => void = () => {};
+  /** Told when a root becomes 'ready' (maintenance applies the changes it held back). */
+  private readonly readyListeners = new Set<(root: RootRow) => void>();
   /** Roots where a synchronous call hung: walked with the guarded walk from then on (watchdog.ts). */
   private readonly suspect = new Set<string>();
   /** Walks or keeps anything at all (folder sizes or the search catalogue). */
@@ -65,6 +65,12 @@ export class Indexer {
       if (paused) this.log.warn('file-system calls of the indexer are stuck; indexing paused until they return', { stalled });
       else if (stalled === 0) this.log.info('indexer file-system calls answer again; indexing resumed');
     };
+  }
+
+  /** Calls `listener` each time a root's catalogue completes; returns the unsubscribe. */
+  onRootReady(listener: (root: RootRow) => void): () => void {
+    this.readyListeners.add(listener);
+    return () => this.readyListeners.delete(listener);
   }
 
   /** Attaches the index file (format check, damage check, FOLDER_SIZE_REBUILD) and reads the known roots; no walking yet. */
@@ -249,7 +255,8 @@ export class Indexer {
       this.store.setRootState(root.id, 'ready', null);
       this.refreshRoots();
       this.log.info('index catalogue finished', { root: root.path, files: summary.files, folders: summary.dirs, ms: summary.ms });
-      this.onReady(this.rootsByLength.find((r) => r.id === root.id) ?? root);
+      const ready = this.rootsByLength.find((r) => r.id === root.id) ?? root;
+      for (const listener of this.readyListeners) listener(ready);
     } catch (err) {
       if (!this.stopped) this.log.warn('index catalogue walk failed', { root: root.path, err });
     }

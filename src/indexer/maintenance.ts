@@ -41,14 +41,16 @@ export class Maintenance {
   constructor(ix: Indexer) {
     this.ix = ix;
     this.interval = ix.config.folderSize.reconcileMs || ix.config.folderSize.reconcileMinMs;
+  }
+
+  /** A root's catalogue completed: the changes held back for it can be applied now. */
+  private release(): void {
     // Applying a held change after the walk is safe: a refresh replaces rows with what is on
     // disk now and adds only the difference, so a change the walk already saw adds nothing.
-    ix.onReady = () => {
-      if (!this.held.length) return;
-      this.queue.push(...this.held);
-      this.held = [];
-      this.schedule();
-    };
+    if (!this.held.length) return;
+    this.queue.push(...this.held);
+    this.held = [];
+    this.schedule();
   }
 
   /** True when the change touches a root still being walked (it is held back). */
@@ -64,10 +66,12 @@ export class Maintenance {
 
   start(changes: ChangeSink): void {
     if (!this.ix.enabled) return;
-    this.unsubscribe = changes.subscribe((c) => {
+    const fromChanges = changes.subscribe((c) => {
       this.queue.push(c);
       this.schedule();
     });
+    const fromReady = this.ix.onRootReady(() => this.release());
+    this.unsubscribe = () => { fromChanges(); fromReady(); };
     this.scheduleSweep();
   }
 

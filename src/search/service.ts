@@ -9,7 +9,7 @@ import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { PathResolver } from '../files/paths.ts';
-import type { Indexer } from '../indexer/indexer.ts';
+import type { Indexes } from '../indexer/indexes.ts';
 import { searchIndex, documentBody, type Found } from './from-index.ts';
 import { searchLive } from './live.ts';
 import { compareNames, matchLine, parseTerm, type Term } from './term.ts';
@@ -21,7 +21,7 @@ interface NameCandidate { real: string; name: string; isDir: boolean; tier: numb
 interface DocCandidate { real: string; name: string; order: number; id?: number; line?: string; lineNumber?: number }
 
 export interface SearchDeps {
-  config: Config; db: Database; indexer: Indexer; resolver: PathResolver;
+  config: Config; db: Database; indexes: Indexes; resolver: PathResolver;
   /** The account asked to see dot-files (preference showHiddenFiles); otherwise they and everything inside dot-folders stay out. */
   showHidden?: (userId: string) => boolean;
 }
@@ -39,7 +39,7 @@ function joinReal(root: string, rel: string): string {
 }
 
 export function createSearch(deps: SearchDeps) {
-  const { config, db, indexer, resolver } = deps;
+  const { config, db, indexes, resolver } = deps;
 
   async function startFolders(caller: Caller, startPath: string | undefined): Promise<{ real: string; spaceRoot: string }[]> {
     const trimmed = (startPath ?? '').replace(/^\/+|\/+$/g, '');
@@ -68,9 +68,9 @@ export function createSearch(deps: SearchDeps) {
     let truncated = false;
     let capped = false;
     for (const start of starts) {
-      indexer.ensureRoot(start.spaceRoot);
+      indexes.ensureRoot(start.spaceRoot);
       if (Date.now() > deadline) { truncated = true; break; }
-      const cover = config.search.indexEnabled ? indexer.readyCover(start.real) : null;
+      const cover = config.search.indexEnabled ? indexes.readyCover(start.real) : null;
       if (cover) {
         const found: Found = searchIndex(db, { rootId: cover.root.id, rootPath: cover.root.path, rel: cover.rel }, term, deadline, true, limit);
         for (const n of found.names) names.push({ real: joinReal(n.rootPath, n.rel), name: n.name, isDir: n.isDir, tier: n.tier });

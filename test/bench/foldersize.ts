@@ -76,7 +76,7 @@ const app = createApp(loadConfig(env), { uiDir: null, log: createLogger('info', 
   const l = JSON.parse(line);
   if (l.msg === 'index baseline walk finished') finished(l);
   if (l.msg === 'index catalogue finished') catalogued(l);
-}) }, env);
+}) });
 const delay = monitorEventLoopDelay({ resolution: 5 });
 const rssBefore = process.memoryUsage().rss;
 let peakRss = rssBefore;

@@ -39,7 +39,7 @@ test.before(async () => {
     log: createLogger('debug', {}, (line) => { logs.push(JSON.parse(line)); }),
     uiDir: null,
     indexerWorker: { fsModule: new URL('./fixtures/hanging-fs.ts', import.meta.url).href, fsOptions: { hang: 'Stuck', hangMs: HANG_MS, sync: true, hangLog } },
-  }, env);
+  });
   const address = await app.listen(0, '127.0.0.1');
   c = new Client(`http://127.0.0.1:${address.port}`);
 });

@@ -31,7 +31,7 @@ test.before(async () => {
     log: createLogger('debug', {}, (line) => { logs.push(JSON.parse(line)); }),
     uiDir: null,
     indexerWorker: { fsModule: new URL('./fixtures/hanging-fs.ts', import.meta.url).href, fsOptions: { hang: 'Stuck', hangMs: 2500 } },
-  }, env);
+  });
   const address = await app.listen(0, '127.0.0.1');
   c = new Client(`http://127.0.0.1:${address.port}`);
 });

@@ -73,7 +73,7 @@ export async function startServer(options: { env?: Record<string, string>; dirs?
     ? (port: number) => bootExecutable(dirs, { ...env, PORT: String(port) }, logs)
     : async (port: number): Promise<Instance> => {
       const log: Logger = createLogger('debug', {}, (line) => { logs.push(JSON.parse(line)); });
-      const a = createApp(loadConfig(env), { log, uiDir: options.uiDir ?? null }, env);
+      const a = createApp(loadConfig(env), { log, uiDir: options.uiDir ?? null });
       app = a;
       const address = await a.listen(port, '127.0.0.1');
       return { port: address.port, stop: () => a.close(1000) };

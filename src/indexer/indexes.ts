@@ -1,0 +1,17 @@
+// What the rest of the server sees of the indexer and its maintenance: the folder-size and
+// search services read figures and covers, browse reports folders on screen. Nothing else of
+// the Indexer/Maintenance pair (walks, the worker, the store) leaks past indexer/.
+import type { Coverage, FolderFigures } from './indexer.ts';
+
+export type { Coverage, FolderFigures };
+
+export interface Indexes {
+  /** A space root the caller reached: known to the index from now on (walked when owed). */
+  ensureRoot(realRoot: string): void;
+  /** Size and entry count of a folder, as far as the index knows them. */
+  figures(realPath: string): FolderFigures;
+  /** The root and relative path covering a folder, once that root's catalogue is complete; else null. */
+  readyCover(realPath: string): Coverage | null;
+  /** A folder is on screen: re-check its entries soon, in the background. */
+  noteViewed(realPath: string): void;
+}
