@@ -13,7 +13,7 @@ test('before setup: status asks for setup, me is null, protected routes answer 4
   const status = await c.get('/api/auth/status');
   assert.is(status.status, 200);
   assert.is(status.json.requiresSetup, true);
-  assert.equal(status.json.strategies, { local: true, passkey: false, oidc: false });
+  assert.equal(status.json.strategies, { local: true, passkey: true, oidc: false });
   assert.is(status.json.authEnabled, true);
   assert.is(status.json.authMode, 'both');
   assert.is(status.json.authenticated, false);

@@ -126,19 +126,23 @@ test('AUTH_MODE=disabled on a non-loopback address warns loudly; on loopback it 
   }
 });
 
-test('OIDC_ENABLED without OIDC_ISSUER warns and is not advertised; OIDC is never advertised while it has no routes', async () => {
-  const cases: Record<string, string>[] = [{ OIDC_ENABLED: 'true' }, { OIDC_ENABLED: 'true', OIDC_ISSUER: 'https://id.example.org', OIDC_CLIENT_ID: 'burrow', OIDC_CLIENT_SECRET: 's3cret' }];
-  for (const env of cases) {
+test('OIDC_ENABLED without OIDC_ISSUER warns and is not advertised; a configured provider is advertised without a warning', async () => {
+  const cases: [Record<string, string>, boolean][] = [
+    [{ OIDC_ENABLED: 'true' }, false],
+    [{ OIDC_ENABLED: 'true', OIDC_ISSUER: 'https://id.example.org', OIDC_CLIENT_ID: 'burrow', OIDC_CLIENT_SECRET: 's3cret' }, true],
+  ];
+  for (const [env, advertised] of cases) {
     const s = await startServer({ env });
     try {
       await settle(s);
-      assert.ok(s.logs.some((l) => l.level === 'warn' && /OIDC_ENABLED=true/.test(l.msg)), `warned for ${JSON.stringify(env)}`);
+      const warned = s.logs.some((l) => l.level === 'warn' && /OIDC_ENABLED=true/.test(l.msg));
+      assert.is(warned, !advertised, `warned for ${JSON.stringify(env)}`);
       assert.not.ok(s.logs.some((l) => JSON.stringify(l).includes('s3cret')), 'the client secret is never logged');
       const status = await new Client(s.url).get('/api/auth/status');
       assert.is(status.status, 200);
-      assert.is(status.json.strategies.oidc, false);
-      assert.is(status.json.oidc.enabled, false);
-      assert.is(status.json.oidc.issuer, null);
+      assert.is(status.json.strategies.oidc, advertised);
+      assert.is(status.json.oidc.enabled, advertised);
+      assert.is(status.json.oidc.issuer, advertised ? 'https://id.example.org' : null);
     } finally {
       await s.close();
       removeDirs(s.dirs);

@@ -64,7 +64,7 @@ const HOSTILE: string[] = [
   '..', '../secret.txt', 'Files/..', 'Files/../..', 'Files/../../secret.txt', 'Files/./docs', '.', './Files',
   '/etc/passwd', '/Files', '//Files', '\\Files', 'Files\\..\\..', 'Files/docs\\..\\..\\secret.txt',
   'Files/%2e%2e/secret.txt', 'Files/%2E%2E', 'Files/docs%2f..%2f..', 'Files/%2fetc', 'Files/%5c..', 'Files/%00',
-  'Files/a\0b', 'Files/\u0001', 'C:/Windows', 'c:\\', '~/x', '~root', 'Files//docs', 'Files/docs//a.txt',
+  'Files/a\0b', 'C:/Windows', 'c:\\', '~/x', '~root', 'Files//docs', 'Files/docs//a.txt',
   'Files/' + 'x'.repeat(256), 'Files/docs/../../..',
   'Files/link-out', 'Files/link-out/passwd', 'Files/link-up', 'Files/link-up/secret.txt', 'Files/dangling-out',
   'Files/dangling-outside-dir', 'Files/link-file-out', 'Files/link-other', 'Files/link-other/x.txt', 'Files/link-config',
