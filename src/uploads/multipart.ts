@@ -1,5 +1,6 @@
 // POST /api/upload: a streaming multipart body (busboy). Text fields `uploadTo` and
-// `relativePath` precede each `filedata` part; every file streams straight into a part file
+// `relativePath` precede each `filedata` part, or come in the query string (what scripts and
+// other clients send: `curl -F filedata=@x '…/api/upload?uploadTo=Files'`); every file streams straight into a part file
 // on the target volume, and only once the whole request has arrived are the files placed
 // (each under a free name). A refused or aborted request keeps nothing: part files are
 // removed, and a placement that fails midway takes back the files and folders it made.
@@ -12,6 +13,7 @@ import { AppError, fromFsError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { toFileItem, type Checked, type FileItem, type Placement, type PlacedFile, type UploadTarget } from './placement.ts';
 import { formatBytes, removeQuietly, type Staging } from './staging.ts';
+import type { UploadQuery } from './wire.ts';
 
 export interface MultipartLimits {
   /** MAX_DIRECT_UPLOAD_SIZE */
@@ -21,7 +23,7 @@ export interface MultipartLimits {
 }
 
 export interface MultipartReceiver {
-  receive(caller: Caller, input: { headers: IncomingHttpHeaders; body: Readable }): Promise<FileItem[]>;
+  receive(caller: Caller, input: { headers: IncomingHttpHeaders; body: Readable; query?: UploadQuery }): Promise<FileItem[]>;
 }
 
 class Aborted extends AppError {
@@ -44,7 +46,7 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
   const { placement, staging, limits } = deps;
 
   return {
-    async receive(caller, { headers, body }) {
+    async receive(caller, { headers, body, query = {} }) {
       if (!/^multipart\/form-data\b/i.test(String(headers['content-type'] ?? ''))) {
         throw new AppError('NOT_MULTIPART');
       }
@@ -66,8 +68,16 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
       const jobs: Promise<void>[] = [];
       const staged: Staged[] = [];
       let failure: unknown = null;
-      let uploadTo: string | undefined;
+      let uploadTo: string | undefined = query.uploadTo;
       let relativePath = '';
+      let files = 0;
+      /**
+       * A field that changes what the next file would get. Busboy hands parts over in order and a
+       * file has to be read through before the part after it is seen, so a field after a file can
+       * only steer that file by buffering it (or staging it on a volume not yet known): it is
+       * refused instead, with a message saying to send it first.
+       */
+      let after: string | null = null;
       let spaceChecked = false;
       let settle!: () => void;
       const parsed = new Promise<void>((resolve) => { settle = resolve; });
@@ -97,8 +107,13 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
       }
 
       parser.on('field', (name, value) => {
-        if (name === 'uploadTo') uploadTo = value;
-        else if (name === 'relativePath') relativePath = value;
+        if (name === 'uploadTo') {
+          if (files > 0 && value !== uploadTo) after = name;
+          uploadTo = value;
+        } else if (name === 'relativePath') {
+          if (files > 0 && value !== '') after = name;
+          relativePath = value;
+        }
       });
       parser.on('file', (name, file, info) => {
         if (failure) return void file.resume();
@@ -108,10 +123,20 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
         }
         if (uploadTo === undefined) {
           file.resume();
-          return fail(new AppError('MISSING_DESTINATION'));
+          return fail(new AppError('MISSING_DESTINATION', 'The destination must be known before the file: send the uploadTo field before "filedata", or put uploadTo in the query string. Nothing was kept.'));
         }
-        const target: UploadTarget = { uploadTo, relativePath, filename: info.filename ?? '' };
+        let named = relativePath;
+        if (!named && query.relativePath) {
+          if (files > 0) {
+            file.resume();
+            return fail(new AppError('INVALID_QUERY', 'relativePath in the query string names one file; with several files, send a relativePath field before each. Nothing was kept.'));
+          }
+          named = query.relativePath;
+        }
+        const target: UploadTarget = { uploadTo, relativePath: named, filename: info.filename ?? '' };
         relativePath = '';
+        after = null;
+        files++;
         active.add(file);
         file.on('error', () => {}); // a refusal destroys it; pipeline reports the error to the job
         file.on('limit', () => fail(tooLarge(limits.maxFileSize)));
@@ -120,7 +145,10 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
       parser.on('filesLimit', () => fail(tooMany(limits.maxFiles)));
       parser.on('fieldsLimit', () => fail(new AppError('UPLOAD_TOO_MANY_FIELDS')));
       parser.on('error', (err: Error) => fail(new AppError('BAD_MULTIPART', `The multipart body is malformed: ${err.message}.`)));
-      parser.on('close', () => settle());
+      parser.on('close', () => {
+        if (after) fail(new AppError('WRONG_FIELD', `"${after}" arrived after the last file, so it describes no file: send uploadTo and relativePath before the file they belong to (or in the query string). Nothing was kept.`));
+        settle();
+      });
       body.on('error', () => fail(new Aborted()));
       body.on('close', () => { if (!body.readableEnded) fail(new Aborted()); });
       body.pipe(parser);

@@ -8,7 +8,7 @@ import { reply, route, type RouteDef } from '../http/route.ts';
 import type { MultipartReceiver } from './multipart.ts';
 import { CHECKSUM_ALGORITHMS, TUS_EXTENSIONS, TUS_HEADERS, TUS_VERSION, tusError } from './tus/protocol.ts';
 import type { TusAnswer, TusService } from './tus/service.ts';
-import { noBody, tusParams, uploadedItems } from './wire.ts';
+import { noBody, tusParams, uploadedItems, uploadQuery } from './wire.ts';
 
 export interface UploadRouteDeps {
   multipart: MultipartReceiver;
@@ -57,19 +57,19 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
 
   return [
     route({
-      method: 'POST', path: '/api/upload', access: 'account', tags: TAGS, body: 'stream', status: 201,
-      summary: 'Upload files in one multipart request (files in `filedata`; `uploadTo` and `relativePath` text fields before each file).',
+      method: 'POST', path: '/api/upload', access: 'account', tags: TAGS, body: 'stream', status: 201, query: uploadQuery,
+      summary: 'Upload files in one multipart request (files in `filedata`; `uploadTo` and `relativePath` text fields before each file, or in the query string).',
       description: 'Each file streams to the destination volume and is placed, once the whole request has arrived, under a free name (`name (1)`…). Folders in `relativePath` are created as needed. A refused or interrupted request keeps nothing.',
       responses: {
         201: { description: 'The stored files, in the order sent, with their final names', schema: uploadedItems },
-        400: 'A file in a field other than `filedata`, no `uploadTo` before the file, a bad name, or a malformed body',
+        400: 'A file in a field other than `filedata`, no `uploadTo` before the file (nor in the query), `uploadTo`/`relativePath` after the last file, a query `relativePath` with several files, a bad name, or a malformed body',
         403: 'The caller may not upload into the folder',
         413: 'A file over MAX_DIRECT_UPLOAD_SIZE or more files than MAX_FILES_PER_UPLOAD (the message names the limit)',
         507: 'The volume lacks the space (UPLOAD_FREE_SPACE_RESERVE is kept free)',
       },
-      async handler({ req, res, caller }) {
+      async handler({ req, res, caller, query }) {
         try {
-          return await multipart.receive(caller, { headers: req.headers, body: req });
+          return await multipart.receive(caller, { headers: req.headers, body: req, query });
         } catch (err) {
           refuseBody(req, res);
           throw err;

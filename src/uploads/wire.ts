@@ -6,6 +6,16 @@ import { fileItem } from '../files/wire.ts';
 /** The stored files of a multipart upload, in the order sent, with their final names. */
 export const uploadedItems = z.array(fileItem);
 
+/**
+ * The query string of POST /api/upload: `uploadTo` is the destination of every file that no
+ * `uploadTo` field precedes; `relativePath` names the request's one file.
+ */
+export const uploadQuery = z.object({
+  uploadTo: z.string().max(4096).optional(),
+  relativePath: z.string().max(4096).optional(),
+});
+export type UploadQuery = z.infer<typeof uploadQuery>;
+
 /** A TUS upload's id as its URL names it; an unknown one answers 404 with the TUS headers. */
 export const tusParams = z.object({ id: z.string().min(1) });
 
