@@ -175,6 +175,9 @@ async function main(): Promise<void> {
       const mibs = median(runs[kind]);
       console.log(`  ${label[kind].padEnd(27)} ${mibs.toFixed(0).padStart(6)} MiB/s   ${(100 * mibs / bare).toFixed(0).padStart(3)} % of bare PUT, ${(100 * mibs / disk).toFixed(0).padStart(3)} % of disk ${spread(runs[kind])}`);
     }
+    // Issue 19's goal for what browsers send (tus-js-client, the UI): ≥ 0.8 of one PATCH.
+    const chunked = median(runs['tus-chunks']) / median(runs['tus-one']);
+    console.log(`  TUS 8 MiB PATCHes / one PATCH: ${chunked.toFixed(2)} (per round: ${runs['tus-chunks'].map((x, i) => (x / runs['tus-one'][i]!).toFixed(2)).join(', ')})`);
     const files = 1000;
     const seconds = await inWorker({ kind: 'small-files', base: s.url, bytes: 10 * 1024, files, concurrency: 4 });
     console.log(`  1,000 files of 10 KB (multipart, 4 at a time): ${(files / seconds).toFixed(0)} files/s`);

@@ -93,6 +93,17 @@ export function createTusService(deps: TusDeps): TusService {
     store.remove(row.id);
   }
 
+  /**
+   * Before taking the lock: is this the caller's upload? Only its owner may interrupt a PATCH in
+   * progress (a newer request takes over the lock), so a stranger is refused here. No stat: the
+   * offset is read under the lock, where it cannot move.
+   */
+  function owned(caller: Caller, id: string): void {
+    if (!ID.test(id)) throw gone();
+    const row = store.get(id);
+    if (!row || row.userId !== caller.userId) throw gone();
+  }
+
   /** The caller's live upload, or 404 (unknown, someone else's, or expired — never saying which). */
   async function load(caller: Caller, id: string): Promise<UploadRow> {
     if (!ID.test(id)) throw gone();
@@ -103,6 +114,12 @@ export function createTusService(deps: TusDeps): TusService {
       throw gone();
     }
     if (row.state === 'incomplete') {
+      // The part file's length is the offset: bytes are written at the offset and whatever must
+      // not count is cut off again. No fsync per PATCH: after a crash the file is as long as
+      // what the disk kept (ext4, XFS and btrfs extend a file's on-disk size only once its data
+      // is written), and HEAD reads the offset from it, so an offset never claims bytes a crash
+      // lost: the sender resends them. The one fsync is before placement (finalize), where
+      // "complete" is recorded and nothing could be resent.
       const part = await fsp.stat(row.stagingPath).catch(() => null);
       if (!part) {
         store.remove(row.id);
@@ -136,6 +153,13 @@ export function createTusService(deps: TusDeps): TusService {
       if (!(await fsp.stat(row.stagingPath).then(() => true, () => false))) {
         store.markComplete(row.id, null, now());
         return { ok: true, finalPath: null };
+      }
+      // Durable before it is recorded complete (the sender then forgets its copy).
+      const part = await fsp.open(row.stagingPath, 'r');
+      try {
+        await part.datasync();
+      } finally {
+        await part.close();
       }
       const placed = await placement.place(caller, targetOf(row), row.stagingPath);
       const finalPath = [placed.parent, placed.name].filter(Boolean).join('/');
@@ -234,7 +258,7 @@ export function createTusService(deps: TusDeps): TusService {
 
     async head(caller, id, headers) {
       checkTusResumable(headers['tus-resumable']);
-      await load(caller, id);
+      owned(caller, id);
       const lock = await locks.acquire(id);
       try {
         const row = await load(caller, id);
@@ -256,7 +280,7 @@ export function createTusService(deps: TusDeps): TusService {
       checkTusResumable(headers['tus-resumable']);
       checkPatchContentType(headers['content-type']);
       const sent = parseUploadOffset(headers['upload-offset']);
-      await load(caller, id);
+      owned(caller, id);
       const lock = await locks.acquire(id);
       try {
         let row = await load(caller, id);
@@ -280,7 +304,7 @@ export function createTusService(deps: TusDeps): TusService {
 
     async terminate(caller, id, headers) {
       checkTusResumable(headers['tus-resumable']);
-      await load(caller, id);
+      owned(caller, id);
       const lock = await locks.acquire(id);
       try {
         // A placed file is the user's now: terminating its upload only forgets the upload.
