@@ -61,7 +61,7 @@ test('repeated wrong passwords: the lockout says when to retry and counts down',
   try {
     await p.page.goto(server.url);
     await p.page.getByLabel('Email or username').fill('bob');
-    const button = p.page.getByRole('button', { name: 'Sign in' });
+    const button = p.page.getByRole('button', { name: 'Sign in', exact: true });
     const timer = p.page.getByRole('timer');
     for (let i = 0; i < 6 && !await timer.count(); i++) {
       await p.page.getByLabel('Password').fill(`wrong guess ${i}`);
@@ -252,7 +252,7 @@ test('phone width: administration screens fit 360 px', async () => {
     for (let i = 0; i < 4; i++) {
       await p.page.getByLabel('Password').fill('wrong again');
       if (await p.page.getByRole('timer').count()) break;
-      await p.page.getByRole('button', { name: 'Sign in' }).click();
+      await p.page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await p.page.locator('.error-note').waitFor();
       await p.page.waitForTimeout(200);
     }

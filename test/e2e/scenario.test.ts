@@ -54,6 +54,9 @@ test('first run: the setup page creates the administrator and opens the workspac
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Create account' }).click();
+  // A new installation's next step: which folders of this computer to show; Home has the volumes.
+  await page.getByText('Your account is ready.').waitFor();
+  await page.goto(server.url);
   await page.locator('.volume-card', { hasText: 'Files' }).waitFor();
 });
 
@@ -62,13 +65,13 @@ test('sign out, then sign in with identifier and password', async () => {
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   await page.getByLabel('Email or username').fill('ada');
   await page.getByLabel('Password').fill('wrong password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   const err = page.locator('.error-note');
   await err.waitFor();
   assert.match(await err.innerText(), /Request ID/);
   await shot(page, 'signin-error-desktop');
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.locator('.volume-card', { hasText: 'Files' }).waitFor();
   await shot(page, 'home-desktop');
 });
@@ -182,7 +185,7 @@ test('a 401 mid-session asks to sign in again and keeps what was typed', async (
   await overlay.waitFor();
   await overlay.getByLabel('Email or username').fill(email);
   await overlay.getByLabel('Password').fill(password);
-  await overlay.getByRole('button', { name: 'Sign in' }).click();
+  await overlay.getByRole('button', { name: 'Sign in', exact: true }).click();
   await overlay.waitFor({ state: 'detached' });
   assert.is(await page.getByLabel('Name').inputValue(), 'typed before expiry');
 });
@@ -202,7 +205,7 @@ test('phone width: the main screens fit 360 px', async () => {
     await p.page.getByLabel('Email or username').fill(email);
     await p.page.getByLabel('Password').fill(password);
     await shot(p.page, 'signin-phone');
-    await p.page.getByRole('button', { name: 'Sign in' }).click();
+    await p.page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await p.page.locator('.volume-card').first().waitFor();
     await shot(p.page, 'home-phone');
     await p.page.goto(`${server.url}/files/Files/docs`);

@@ -83,6 +83,8 @@ test('copy and paste: Ctrl+Shift+C copies the selection, Ctrl+Shift+V types it',
   await page.evaluate(() => navigator.clipboard.writeText('echo pasted-$((1+1))'));
   await page.locator('.xterm').click();
   await page.keyboard.press('Control+Shift+V');
+  // The paste reads the clipboard asynchronously: Enter only once the text stands on the prompt.
+  await eventually('the pasted text on the prompt', async () => (await screenText()).includes('echo pasted-$((1+1))'));
   await page.keyboard.press('Enter');
   await eventually('the pasted command to run', async () => /pasted-2/.test(await screenText()));
 });
