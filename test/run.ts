@@ -16,17 +16,33 @@ import { ensureBinary } from './binary/harness.ts';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
-interface Group { dir: string; label: string; env?: Record<string, string>; fileByFile?: boolean; needsBinary?: boolean }
+interface Group {
+  dir: string;
+  label: string;
+  env?: Record<string, string>;
+  fileByFile?: boolean;
+  needsBinary?: boolean;
+}
 const GROUPS: Record<string, Group> = {
   unit: { dir: 'unit', label: 'unit' },
   api: { dir: 'api', label: 'api' },
-  'api-executable': { dir: 'api', label: 'api (executable)', env: { BURROW_TEST_SERVER: 'executable' }, needsBinary: true },
+  'api-executable': {
+    dir: 'api',
+    label: 'api (executable)',
+    env: { BURROW_TEST_SERVER: 'executable' },
+    needsBinary: true,
+  },
   inprocess: { dir: 'inprocess', label: 'inprocess (source only)' },
   // One browser session per file keeps a failure's screenshots and state apart.
   e2e: { dir: 'e2e', label: 'e2e', fileByFile: true },
   binary: { dir: 'binary', label: 'binary', needsBinary: true },
   // The same smoke suite on the linux-arm64 executable, under qemu-aarch64-static (.ci/run registers binfmt).
-  'binary-arm64': { dir: 'binary', label: 'binary (linux-arm64 under qemu)', env: { BURROW_TEST_TARGET: 'linux-arm64' }, needsBinary: true },
+  'binary-arm64': {
+    dir: 'binary',
+    label: 'binary (linux-arm64 under qemu)',
+    env: { BURROW_TEST_TARGET: 'linux-arm64' },
+    needsBinary: true,
+  },
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
@@ -38,7 +54,11 @@ for (const w of wanted) {
 }
 const selected = wanted.length ? wanted : ['typecheck', ...Object.keys(GROUPS)];
 const uvu = path.join(root, 'node_modules', 'uvu', 'bin.js');
-const baseEnv = { ...process.env, PATH: `${path.join(root, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}`, FORCE_COLOR: '0' };
+const baseEnv = {
+  ...process.env,
+  PATH: `${path.join(root, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}`,
+  FORCE_COLOR: '0',
+};
 
 let passed = 0;
 let failed = 0;
@@ -49,14 +69,40 @@ const seconds = (since: number) => Math.round((Date.now() - since) / 1000);
 for (const name of selected) {
   const started = Date.now();
   if (name === 'typecheck') {
-    const r = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noEmit'], { cwd: root, env: baseEnv, stdio: 'inherit' });
-    if (r.status === 0) passed++; else failed++;
-    summary.push(`typecheck: ${r.status === 0 ? 'ok' : 'FAILED'} (${seconds(started)} s)`);
+    // The server and tests, the UI, and the formatter's verdict: each one pass or one failure.
+    const checks: [string, string[]][] = [
+      ['server', [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noEmit']],
+      [
+        'ui',
+        [
+          path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+          '-p',
+          path.join('ui', 'tsconfig.json'),
+          '--noEmit',
+        ],
+      ],
+      [
+        'format',
+        [path.join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '--log-level', 'warn', '.'],
+      ],
+    ];
+    const verdicts = checks.map(([label, args]) => {
+      const r = spawnSync(process.execPath, args, { cwd: root, env: baseEnv, stdio: 'inherit' });
+      if (r.status === 0) passed++;
+      else failed++;
+      return `${label} ${r.status === 0 ? 'ok' : 'FAILED'}`;
+    });
+    summary.push(`typecheck: ${verdicts.join(', ')} (${seconds(started)} s)`);
     continue;
   }
   const group = GROUPS[name]!;
   const dir = path.join(root, 'test', group.dir);
-  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort() : [];
+  const files = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.test.ts'))
+        .sort()
+    : [];
   if (!files.length) {
     // A group with no tests is a broken tree, not a pass.
     failed++;
@@ -92,14 +138,23 @@ for (const name of selected) {
   if (groupSkipped) notes.push(`${groupSkipped} skipped, counted as failed`);
   passed += groupPassed;
   failed += groupFailed + groupSkipped;
-  summary.push(`${group.label}: ${groupPassed} passed, ${groupFailed + groupSkipped} failed (${seconds(started)} s)${notes.length ? ` [${notes.join('; ')}]` : ''}`);
+  summary.push(
+    `${group.label}: ${groupPassed} passed, ${groupFailed + groupSkipped} failed (${seconds(started)} s)${notes.length ? ` [${notes.join('; ')}]` : ''}`,
+  );
 }
 
 /** Runs uvu on a group (or one file of it) and reads its own count. */
-async function runUvu(group: Group, unit: string | null): Promise<{ passed: number; failed: number; skipped: number; crashed?: string }> {
+async function runUvu(
+  group: Group,
+  unit: string | null,
+): Promise<{ passed: number; failed: number; skipped: number; crashed?: string }> {
   const pattern = unit ? `^${unit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.test\\.ts$` : '\\.test\\.ts$';
   // Streamed as it comes (a CI log shows progress), and kept to read uvu's count at the end.
-  const child = spawn(process.execPath, [uvu, path.join('test', group.dir), pattern], { cwd: root, env: { ...baseEnv, ...group.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [uvu, path.join('test', group.dir), pattern], {
+    cwd: root,
+    env: { ...baseEnv, ...group.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const take = (chunk: Buffer) => {
     const text = chunk.toString('utf8').replace(/\x1b\[[0-9;]*m/g, '');
@@ -109,7 +164,9 @@ async function runUvu(group: Group, unit: string | null): Promise<{ passed: numb
   child.stdout.on('data', take);
   child.stderr.on('data', take);
   const timer = setTimeout(() => child.kill('SIGKILL'), 40 * 60_000);
-  const r = await new Promise<{ status: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (status, signal) => resolve({ status, signal })));
+  const r = await new Promise<{ status: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (status, signal) => resolve({ status, signal })),
+  );
   clearTimeout(timer);
   // uvu's own count closes its output (the last match: a test may print such words too).
   const last = (re: RegExp) => [...out.matchAll(re)].pop()?.[1];
