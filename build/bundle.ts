@@ -43,11 +43,15 @@ function burrowPlugin(root: string): esbuild.Plugin {
       // embedded .wasm bytes so it never looks for a file beside the executable.
       build.onLoad({ filter: /node-sqlite3-wasm[\\/]dist[\\/]node-sqlite3-wasm\.js$/ }, async (args) => {
         const source = await fs.promises.readFile(args.path, 'utf8');
-        const prologue = 'var Module = (function () { try { var sea = require("node:sea"); if (sea.isSea()) return { wasmBinary: sea.getRawAsset("node-sqlite3-wasm.wasm") }; } catch (e) {} return undefined; })();\n';
+        const prologue =
+          'var Module = (function () { try { var sea = require("node:sea"); if (sea.isSea()) return { wasmBinary: sea.getRawAsset("node-sqlite3-wasm.wasm") }; } catch (e) {} return undefined; })();\n';
         return { contents: prologue + source, loader: 'js' };
       });
       // ws: its optional speed-ups are absent; it catches the failed require and carries on.
-      build.onResolve({ filter: /^(bufferutil|utf-8-validate)$/ }, (args) => ({ path: args.path, namespace: 'absent' }));
+      build.onResolve({ filter: /^(bufferutil|utf-8-validate)$/ }, (args) => ({
+        path: args.path,
+        namespace: 'absent',
+      }));
       build.onLoad({ filter: /.*/, namespace: 'absent' }, (args) => ({
         contents: `throw Object.assign(new Error("Cannot find module '${args.path}'"), { code: 'MODULE_NOT_FOUND' });`,
         loader: 'js',
@@ -57,7 +61,10 @@ function burrowPlugin(root: string): esbuild.Plugin {
       build.onResolve({ filter: NATIVE_PACKAGES }, (args) => {
         if (args.importer === nativeLoader) return undefined;
         const name = args.path === '@napi-rs/image' ? 'image' : args.path === '@lydell/node-pty' ? 'pty' : null;
-        if (!name) return { errors: [{ text: `${args.path}: only the packages themselves can be loaded from inside the executable` }] };
+        if (!name)
+          return {
+            errors: [{ text: `${args.path}: only the packages themselves can be loaded from inside the executable` }],
+          };
         return { path: name, namespace: 'native-addon' };
       });
       build.onLoad({ filter: /.*/, namespace: 'native-addon' }, (args) => ({
@@ -82,7 +89,12 @@ export function sameAsNode(root: string, metafile: esbuild.Metafile): void {
     for (const imp of input.imports) {
       if (imp.external || !imp.original || imp.path.includes(':')) continue;
       if (imp.kind !== 'require-call' && imp.kind !== 'import-statement' && imp.kind !== 'dynamic-import') continue;
-      asks.push({ kind: imp.kind, parent: path.join(root, file), spec: imp.original, bundled: path.join(root, imp.path) });
+      asks.push({
+        kind: imp.kind,
+        parent: path.join(root, file),
+        spec: imp.original,
+        bundled: path.join(root, imp.path),
+      });
     }
   }
   const script = `import { createRequire } from 'node:module';
@@ -96,10 +108,20 @@ process.stdout.write(JSON.stringify(asks.map((a) => {
     return 'unresolvable: ' + String(err.message).split('\\n')[0];
   }
 })));`;
-  const r = spawnSync(process.execPath, ['--no-warnings', '--experimental-import-meta-resolve', '--input-type=module', '-e', script], { input: JSON.stringify(asks), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(
+    process.execPath,
+    ['--no-warnings', '--experimental-import-meta-resolve', '--input-type=module', '-e', script],
+    { input: JSON.stringify(asks), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
   if (r.status !== 0) throw new Error(`could not ask Node how it resolves the bundle's imports: ${r.stderr}`);
   const node = JSON.parse(r.stdout) as string[];
-  const differ = asks.flatMap((a, i) => (node[i] === a.bundled ? [] : [`${path.relative(root, a.parent)}: ${a.kind === 'require-call' ? 'require' : 'import'}('${a.spec}') bundled ${path.relative(root, a.bundled)}, Node loads ${node[i]!.startsWith('unresolvable') ? node[i] : path.relative(root, node[i]!)}`]));
+  const differ = asks.flatMap((a, i) =>
+    node[i] === a.bundled
+      ? []
+      : [
+          `${path.relative(root, a.parent)}: ${a.kind === 'require-call' ? 'require' : 'import'}('${a.spec}') bundled ${path.relative(root, a.bundled)}, Node loads ${node[i]!.startsWith('unresolvable') ? node[i] : path.relative(root, node[i]!)}`,
+        ],
+  );
   if (differ.length) throw new Error(`the bundle resolves modules differently from Node:\n  ${differ.join('\n  ')}`);
 }
 
@@ -137,7 +159,10 @@ export async function bundle(root: string, outDir: string, release?: string): Pr
     // No extra conditions: esbuild otherwise adds webpack's `module` condition, and a package
     // that lists it first (tslib) would hand its ESM build to CommonJS callers.
     conditions: [],
-    define: { 'import.meta.url': IMPORT_META_URL, ...(release ? { 'process.env.BURROW_BUILD_VERSION': JSON.stringify(release) } : {}) },
+    define: {
+      'import.meta.url': IMPORT_META_URL,
+      ...(release ? { 'process.env.BURROW_BUILD_VERSION': JSON.stringify(release) } : {}),
+    },
     banner: { js: BANNER },
     plugins: [burrowPlugin(root)],
     logLevel: 'warning',
@@ -148,6 +173,8 @@ export async function bundle(root: string, outDir: string, release?: string): Pr
   sameAsNode(root, result.metafile!);
   return {
     main: path.join(outDir, 'burrow.js'),
-    workers: Object.fromEntries(workers.map((w) => [w.replace(/\.ts$/, '.js'), path.join(outDir, 'workers', w.replace(/\.ts$/, '.js'))])),
+    workers: Object.fromEntries(
+      workers.map((w) => [w.replace(/\.ts$/, '.js'), path.join(outDir, 'workers', w.replace(/\.ts$/, '.js'))]),
+    ),
   };
 }

@@ -12,7 +12,11 @@ function addTree(hash: ReturnType<typeof createHash>, root: string, rel: string)
     if (SKIP.has(entry.name)) continue;
     const child = `${rel}/${entry.name}`;
     if (entry.isDirectory()) addTree(hash, root, child);
-    else if (entry.isFile()) hash.update(`${child}\0`).update(fs.readFileSync(path.join(root, child))).update('\0');
+    else if (entry.isFile())
+      hash
+        .update(`${child}\0`)
+        .update(fs.readFileSync(path.join(root, child)))
+        .update('\0');
   }
 }
 
@@ -38,7 +42,12 @@ export interface BuildInfo {
   /** The release label stamped into the executables (`burrow --version`). */
   readonly release?: string;
   /** What is inside: the Node of each target, the add-on and SQLite package versions. */
-  readonly manifest?: { release: string; builtWith: string; addons: Record<string, string>; node: Record<string, string> };
+  readonly manifest?: {
+    release: string;
+    builtWith: string;
+    addons: Record<string, string>;
+    node: Record<string, string>;
+  };
 }
 
 export const BUILD_INFO = 'build-info.json';

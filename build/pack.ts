@@ -30,12 +30,16 @@ export function filesBelow(dir: string, prefix = '', skip: (rel: string) => bool
 
 export function writePack(files: readonly PackFile[]): Buffer {
   const contents = files.map((f) => fs.readFileSync(f.source));
-  const header = Buffer.from(JSON.stringify(files.map((f, i) => ({
-    path: f.path,
-    size: contents[i]!.length,
-    // Keep the executable bit (spawn-helper, .node files); nothing else matters here.
-    mode: fs.statSync(f.source).mode & 0o111 ? 0o755 : 0o644,
-  }))));
+  const header = Buffer.from(
+    JSON.stringify(
+      files.map((f, i) => ({
+        path: f.path,
+        size: contents[i]!.length,
+        // Keep the executable bit (spawn-helper, .node files); nothing else matters here.
+        mode: fs.statSync(f.source).mode & 0o111 ? 0o755 : 0o644,
+      })),
+    ),
+  );
   const length = Buffer.alloc(4);
   length.writeUInt32LE(header.length);
   return Buffer.concat([length, header, ...contents]);
@@ -52,7 +56,11 @@ export function savePack(files: readonly PackFile[], file: string, compress: boo
   let bytes = writePack(files);
   if (compress) {
     bytes = zlib.brotliCompressSync(bytes, {
-      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 9, [zlib.constants.BROTLI_PARAM_LGWIN]: 24, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+      params: {
+        [zlib.constants.BROTLI_PARAM_QUALITY]: 9,
+        [zlib.constants.BROTLI_PARAM_LGWIN]: 24,
+        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+      },
     });
   }
   fs.mkdirSync(path.dirname(file), { recursive: true });

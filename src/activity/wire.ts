@@ -1,7 +1,10 @@
 // Wire shapes of the activity log rows (administrator session only).
 import { z } from 'zod';
 
-const isoDate = z.string().refine((v) => !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 date').transform((v) => new Date(v).toISOString());
+const isoDate = z
+  .string()
+  .refine((v) => !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 date')
+  .transform((v) => new Date(v).toISOString());
 
 export const listQuery = z.object({
   action: z.string().max(100).optional(),

@@ -3,7 +3,13 @@
 // used first out), and one read per key at a time: ten requests for the same big archive wait
 // for one listing instead of reading it ten times.
 
-export interface ArchiveIdentity { real: string; dev: number; ino: number; size: number; mtimeMs: number }
+export interface ArchiveIdentity {
+  real: string;
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
 
 export const identityKey = (id: ArchiveIdentity) => `${id.real}\0${id.dev}\0${id.ino}\0${id.size}\0${id.mtimeMs}`;
 
@@ -28,10 +34,12 @@ export class ListingCache<Listing extends { readonly weight: number }> {
     }
     let pending = this.reading.get(key);
     if (!pending) {
-      pending = read().then((listing) => {
-        this.put(key, listing);
-        return listing;
-      }).finally(() => this.reading.delete(key));
+      pending = read()
+        .then((listing) => {
+          this.put(key, listing);
+          return listing;
+        })
+        .finally(() => this.reading.delete(key));
       this.reading.set(key, pending);
     }
     return pending;

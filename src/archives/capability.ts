@@ -19,10 +19,26 @@ export interface ArchivesDeps {
 
 export function createArchivesCapability(deps: ArchivesDeps): Capability {
   const { limits } = deps.config;
-  const service = new ArchiveService({ maxEntries: limits.archiveMaxEntries, maxBrowsableSize: limits.maxBrowsableArchiveSize, target: confinedTarget, changes: deps.changes });
-  const operations = createArchiveOperations({ service, resolver: deps.files.resolver, ops: deps.files.ops, showHidden: deps.showHidden });
+  const service = new ArchiveService({
+    maxEntries: limits.archiveMaxEntries,
+    maxBrowsableSize: limits.maxBrowsableArchiveSize,
+    target: confinedTarget,
+    changes: deps.changes,
+  });
+  const operations = createArchiveOperations({
+    service,
+    resolver: deps.files.resolver,
+    ops: deps.files.ops,
+    showHidden: deps.showHidden,
+  });
   return {
     routes: archiveRoutes({ operations }),
-    features: () => ({ archives: { enabled: true, maxBrowsableSize: limits.maxBrowsableArchiveSize, maxEntries: limits.archiveMaxEntries } }),
+    features: () => ({
+      archives: {
+        enabled: true,
+        maxBrowsableSize: limits.maxBrowsableArchiveSize,
+        maxEntries: limits.archiveMaxEntries,
+      },
+    }),
   };
 }

@@ -91,7 +91,8 @@ export async function openDestination(root: string, real: string): Promise<Desti
 }
 
 function confined(dir: DirHandle): ConfinedDir {
-  if (!(dir instanceof ConfinedDir)) throw new TypeError('the confined target writes only into a destination from openDestination()');
+  if (!(dir instanceof ConfinedDir))
+    throw new TypeError('the confined target writes only into a destination from openDestination()');
   return dir;
 }
 
@@ -107,7 +108,9 @@ export const confinedTarget: ExtractTarget = {
     return new ConfinedDir(h.pool, h, name, path.join(h.path, name));
   },
   async remove(dir, name, isDirectory) {
-    await confined(dir).use((d) => (isDirectory ? fsp.rmdir(d.at(name)) : fsp.unlink(d.at(name)))).catch(() => {});
+    await confined(dir)
+      .use((d) => (isDirectory ? fsp.rmdir(d.at(name)) : fsp.unlink(d.at(name))))
+      .catch(() => {});
   },
   async freeSpace(dir) {
     const s = await confined(dir).use((d) => fsp.statfs(d.path));

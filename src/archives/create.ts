@@ -18,7 +18,12 @@ export type CreateZipSource = ZipSource;
 /** Deflate level 1: most of the gain of level 6 at a fraction of the CPU on a 2-core NAS. */
 const FAST = 1;
 
-export async function createZip(sources: CreateZipSource[], destinationDir: string, name: string, options: { showHidden: boolean; signal?: AbortSignal }): Promise<{ name: string; path: string }> {
+export async function createZip(
+  sources: CreateZipSource[],
+  destinationDir: string,
+  name: string,
+  options: { showHidden: boolean; signal?: AbortSignal },
+): Promise<{ name: string; path: string }> {
   const temp = path.join(destinationDir, temporaryName());
   const out = fs.createWriteStream(temp, { flags: 'wx' });
   const zip = new yazl.ZipFile();
@@ -36,7 +41,11 @@ export async function createZip(sources: CreateZipSource[], destinationDir: stri
           zip.addReadStreamLazy(e.relative, { mtime: e.mtime, size: e.size, compressionLevel: level }, (cb) => {
             // Each file is opened through its checked top folder when its turn comes.
             if (top) cb(null, fs.createReadStream('', { fd: top.fd, autoClose: false, start: 0 }));
-            else openFileIn(e.root, e.path!).then((f) => cb(null, fs.createReadStream('', { fd: f.fd })), (err) => cb(err, null as never));
+            else
+              openFileIn(e.root, e.path!).then(
+                (f) => cb(null, fs.createReadStream('', { fd: f.fd })),
+                (err) => cb(err, null as never),
+              );
           });
         }
       }

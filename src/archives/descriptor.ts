@@ -4,9 +4,21 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 
-const keepOpen = { open: fs.open, read: fs.read, close: (_fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => cb(null) };
+const keepOpen = {
+  open: fs.open,
+  read: fs.read,
+  close: (_fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => cb(null),
+};
 
 /** Bytes `start` … `end` (inclusive; to the end when absent) of `fd`, never closing it. */
 export function readDescriptor(fd: number, start = 0, end?: number): Readable {
-  return fs.createReadStream('', { fd, start, end, autoClose: false, emitClose: true, highWaterMark: 1024 * 1024, fs: keepOpen } as Parameters<typeof fs.createReadStream>[1]);
+  return fs.createReadStream('', {
+    fd,
+    start,
+    end,
+    autoClose: false,
+    emitClose: true,
+    highWaterMark: 1024 * 1024,
+    fs: keepOpen,
+  } as Parameters<typeof fs.createReadStream>[1]);
 }

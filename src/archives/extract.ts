@@ -16,13 +16,25 @@ import type { CreatedFile, DirHandle, ExtractTarget } from './target.ts';
 export type ExtractEvent =
   | { type: 'start'; archive: string; entries: number | null; bytes: number | null }
   | { type: 'progress'; entries: number; bytes: number; totalEntries: number | null; totalBytes: number | null }
-  | { type: 'done'; entries: number; bytes: number; landed: { entry: string; name: string }[]; skipped: { entry: string; reason: SkipReason }[] }
+  | {
+      type: 'done';
+      entries: number;
+      bytes: number;
+      landed: { entry: string; name: string }[];
+      skipped: { entry: string; reason: SkipReason }[];
+    }
   | { type: 'error'; message: string; statusCode: number; code?: string };
 
 export type SkipReason = 'link' | 'device';
 
 /** One entry as a feed hands it over; `data` only for files. */
-export interface FeedEntry { path: string | null; stored: string; kind: EntryKind; size: number | null; encrypted?: boolean }
+export interface FeedEntry {
+  path: string | null;
+  stored: string;
+  kind: EntryKind;
+  size: number | null;
+  encrypted?: boolean;
+}
 
 /** A format's walk over the selected entries, in archive order. */
 export interface EntryFeed {
@@ -37,7 +49,11 @@ export interface ExtractLimits {
   ratioFloor: number;
 }
 
-export const DEFAULT_EXTRACT_LIMITS: ExtractLimits = { maxTotalBytes: Number.MAX_SAFE_INTEGER, maxRatio: 1000, ratioFloor: 256 * 1024 * 1024 };
+export const DEFAULT_EXTRACT_LIMITS: ExtractLimits = {
+  maxTotalBytes: Number.MAX_SAFE_INTEGER,
+  maxRatio: 1000,
+  ratioFloor: 256 * 1024 * 1024,
+};
 
 export interface ExtractJob {
   archiveName: string;
@@ -77,7 +93,8 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
   let lastProgress = Date.now();
   try {
     if (job.declared.bytes !== null) {
-      if (job.declared.bytes > limits.maxTotalBytes) throw bomb(`the selection would write ${job.declared.bytes} bytes, over the limit of ${limits.maxTotalBytes}`);
+      if (job.declared.bytes > limits.maxTotalBytes)
+        throw bomb(`the selection would write ${job.declared.bytes} bytes, over the limit of ${limits.maxTotalBytes}`);
       const free = await target.freeSpace(destination);
       if (job.declared.bytes > free) throw noSpace(job.declared.bytes, free);
     }
@@ -107,19 +124,28 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
         transform(chunk: Buffer, _enc, cb) {
           written += chunk.length;
           bytes += chunk.length;
-          if (entry.size !== null && written > entry.size) return cb(bomb(`"${entry.path}" is larger than the archive says (${entry.size} bytes)`));
+          if (entry.size !== null && written > entry.size)
+            return cb(bomb(`"${entry.path}" is larger than the archive says (${entry.size} bytes)`));
           if (bytes > limits.maxTotalBytes) return cb(bomb(`more than ${limits.maxTotalBytes} bytes`));
-          if (bytes > limits.ratioFloor && bytes > limits.maxRatio * job.archiveBytes) return cb(bomb(`the archive expands more than ${limits.maxRatio} times`));
+          if (bytes > limits.ratioFloor && bytes > limits.maxRatio * job.archiveBytes)
+            return cb(bomb(`the archive expands more than ${limits.maxRatio} times`));
           const now = Date.now();
           if (now - lastProgress >= PROGRESS_EVERY_MS) {
             lastProgress = now;
-            emit({ type: 'progress', entries: files, bytes, totalEntries: job.declared.files, totalBytes: job.declared.bytes });
+            emit({
+              type: 'progress',
+              entries: files,
+              bytes,
+              totalEntries: job.declared.files,
+              totalBytes: job.declared.bytes,
+            });
           }
           cb(null, chunk);
         },
       });
       await pipeline(data, guard, created.stream, { signal: controller.signal });
-      if (entry.size !== null && written < entry.size) throw unreadable(`"${entry.path}" ends before its declared size`);
+      if (entry.size !== null && written < entry.size)
+        throw unreadable(`"${entry.path}" ends before its declared size`);
       files++;
     }, controller.signal);
     if (controller.signal.aborted) throw controller.signal.reason ?? new Error('aborted');
@@ -131,7 +157,12 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
     controller.abort(err);
     await placer.undo();
     const answer = asAnswer(err);
-    emit({ type: 'error', message: answer.message, statusCode: answer.status, ...(answer.code ? { code: answer.code } : {}) });
+    emit({
+      type: 'error',
+      message: answer.message,
+      statusCode: answer.status,
+      ...(answer.code ? { code: answer.code } : {}),
+    });
     throw answer;
   } finally {
     job.signal?.removeEventListener('abort', onAbort);
@@ -142,7 +173,8 @@ function asAnswer(err: unknown): { message: string; status: number; code?: strin
   if (isAppError(err)) return err as never;
   const fsErr = fromFsError(err);
   if (fsErr) return fsErr as never;
-  if ((err as Error)?.name === 'AbortError') return Object.assign(new Error('The extraction was cancelled.'), { status: 499, code: 'ABORTED' });
+  if ((err as Error)?.name === 'AbortError')
+    return Object.assign(new Error('The extraction was cancelled.'), { status: 499, code: 'ABORTED' });
   return unreadable((err as Error)?.message) as never;
 }
 
@@ -199,7 +231,11 @@ class Placer {
   }
 }
 
-async function claim<T>(dir: DirHandle, name: string, op: (name: string) => Promise<T>): Promise<{ value: T; name: string }> {
+async function claim<T>(
+  dir: DirHandle,
+  name: string,
+  op: (name: string) => Promise<T>,
+): Promise<{ value: T; name: string }> {
   let value: T | undefined;
   const final = await allocateFreeName(dir.path, name, async (candidate) => {
     value = await op(path.basename(candidate));

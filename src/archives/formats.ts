@@ -11,7 +11,8 @@ export type Format = 'zip' | 'tar' | 'tar.gz' | 'tar.bz2' | 'tar.xz' | 'gz' | 'b
 export const isCompound = (f: Format) => f === 'tar.gz' || f === 'tar.bz2' || f === 'tar.xz';
 
 /** What 7-Zip opens for us beyond zip and the tar family (its own list is longer; these are the ones we offer). */
-const SEVENZIP_NAMES = /\.(7z|rar|iso|cab|arj|lzh|lha|cpio|rpm|deb|wim|xar|dmg|vhd|vhdx|vmdk|qcow2?|squashfs|img|chm|msi|nsis|udf|zipx|z|lzma|tbz|zst|tzst)$/i;
+const SEVENZIP_NAMES =
+  /\.(7z|rar|iso|cab|arj|lzh|lha|cpio|rpm|deb|wim|xar|dmg|vhd|vhdx|vmdk|qcow2?|squashfs|img|chm|msi|nsis|udf|zipx|z|lzma|tbz|zst|tzst)$/i;
 
 export function looksLikeArchive(name: string): boolean {
   return /\.(zip|tar|tgz|taz|tbz2?|txz|gz|bz2|xz)$/i.test(name) || SEVENZIP_NAMES.test(name);
@@ -30,8 +31,10 @@ export async function detectFormat(fd: number, name: string, size: number): Prom
     if (/\.(tar\.gz|tgz|taz)$/.test(lower)) return 'tar.gz';
     return isTar(await gunzipHead(fd, size)) ? 'tar.gz' : 'gz';
   }
-  if (head.toString('latin1', 0, 3) === 'BZh') return /\.(tar\.bz2|tbz2?)$/.test(lower) || !/\.bz2$/.test(lower) ? 'tar.bz2' : 'bz2';
-  if (head.length >= 6 && head.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]))) return /\.(tar\.xz|txz)$/.test(lower) || !/\.xz$/.test(lower) ? 'tar.xz' : 'xz';
+  if (head.toString('latin1', 0, 3) === 'BZh')
+    return /\.(tar\.bz2|tbz2?)$/.test(lower) || !/\.bz2$/.test(lower) ? 'tar.bz2' : 'bz2';
+  if (head.length >= 6 && head.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00])))
+    return /\.(tar\.xz|txz)$/.test(lower) || !/\.xz$/.test(lower) ? 'tar.xz' : 'xz';
   if (isTar(head)) return 'tar';
   if (/\.tar$/.test(lower) && size % 512 === 0) return 'tar';
   if (SEVENZIP_NAMES.test(lower) || sevenZipMagic(head)) return 'sevenzip';
@@ -41,7 +44,7 @@ export async function detectFormat(fd: number, name: string, size: number): Prom
 
 function sevenZipMagic(head: Buffer): boolean {
   const s = head.toString('latin1', 0, 8);
-  return s.startsWith("7z\xbc\xaf\x27\x1c") || s.startsWith('Rar!') || s.startsWith('MSCF');
+  return s.startsWith('7z\xbc\xaf\x27\x1c') || s.startsWith('Rar!') || s.startsWith('MSCF');
 }
 
 /** The first 512 bytes of a gzip stream (enough to see a tar header), from at most 64 KiB read. */

@@ -40,7 +40,10 @@ export interface ListedEntry {
   encrypted?: boolean;
 }
 
-interface Folder { mtimeMs: number | null; children: Set<string> }
+interface Folder {
+  mtimeMs: number | null;
+  children: Set<string>;
+}
 
 const byName = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
@@ -65,7 +68,15 @@ export class Listing {
         if (e.kind !== 'directory' || !/^[./\\]*$/.test(e.stored)) outside++;
         continue;
       }
-      const record: ArchiveRecord = { path: p, kind: e.kind, size: e.kind === 'directory' ? null : e.size, mtimeMs: e.mtime ? e.mtime.getTime() : null, encrypted: e.encrypted, linkTarget: e.linkTarget, ref: e.ref };
+      const record: ArchiveRecord = {
+        path: p,
+        kind: e.kind,
+        size: e.kind === 'directory' ? null : e.size,
+        mtimeMs: e.mtime ? e.mtime.getTime() : null,
+        encrypted: e.encrypted,
+        linkTarget: e.linkTarget,
+        ref: e.ref,
+      };
       records.push(record);
       if (e.kind === 'directory') {
         this.folder(p).mtimeMs = record.mtimeMs;
@@ -104,7 +115,10 @@ export class Listing {
   }
 
   /** One folder level, folders first, then by name (numbers in names in numeric order). */
-  level(inside: string | undefined, page: { offset?: number; limit?: number } = {}): { inside: string | null; entries: ListedEntry[]; count: number } {
+  level(
+    inside: string | undefined,
+    page: { offset?: number; limit?: number } = {},
+  ): { inside: string | null; entries: ListedEntry[]; count: number } {
     const position = positionPath(inside ?? '');
     if (position === 'bad') throw badPosition();
     const key = position ?? '';
@@ -135,10 +149,24 @@ export class Listing {
 
   entry(p: string): ListedEntry {
     const folder = this.folders.get(p);
-    if (folder) return { name: baseOf(p), path: p, isDirectory: true, size: null, modified: formatModified(folder.mtimeMs === null ? null : new Date(folder.mtimeMs)) };
+    if (folder)
+      return {
+        name: baseOf(p),
+        path: p,
+        isDirectory: true,
+        size: null,
+        modified: formatModified(folder.mtimeMs === null ? null : new Date(folder.mtimeMs)),
+      };
     const r = this.files.get(p);
     if (!r) throw entryNotFound(p);
-    return { name: baseOf(p), path: p, isDirectory: false, size: r.size, modified: formatModified(r.mtimeMs === null ? null : new Date(r.mtimeMs)), encrypted: r.encrypted };
+    return {
+      name: baseOf(p),
+      path: p,
+      isDirectory: false,
+      size: r.size,
+      modified: formatModified(r.mtimeMs === null ? null : new Date(r.mtimeMs)),
+      encrypted: r.encrypted,
+    };
   }
 
   /** The one file named exactly `name` (after the same normalisation as the listing). */
@@ -169,7 +197,11 @@ export class Listing {
         roots.add(p);
       }
       for (const r of [...roots]) {
-        for (let a = parentOf(r); a !== ''; a = parentOf(a)) if (roots.has(a)) { roots.delete(r); break; }
+        for (let a = parentOf(r); a !== ''; a = parentOf(a))
+          if (roots.has(a)) {
+            roots.delete(r);
+            break;
+          }
       }
     }
     return new Selection(roots);

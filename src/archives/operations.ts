@@ -59,18 +59,33 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
   }
 
   return {
-    async list(caller: Caller, q: { path: string; inside?: string | undefined; offset?: number | undefined; limit?: number | undefined }): Promise<ArchiveListing> {
-      return service.list(await archive(caller, q.path), q.inside, { ...(q.offset !== undefined ? { offset: q.offset } : {}), ...(q.limit !== undefined ? { limit: q.limit } : {}) });
+    async list(
+      caller: Caller,
+      q: { path: string; inside?: string | undefined; offset?: number | undefined; limit?: number | undefined },
+    ): Promise<ArchiveListing> {
+      return service.list(await archive(caller, q.path), q.inside, {
+        ...(q.offset !== undefined ? { offset: q.offset } : {}),
+        ...(q.limit !== undefined ? { limit: q.limit } : {}),
+      });
     },
 
     /** The entry's name and size first (for Range), then its bytes. */
-    async entry(caller: Caller, q: { path: string; entry: string }): Promise<{ info: Omit<EntryStream, 'stream'>; open(range?: { start: number; end: number }): Promise<EntryStream> }> {
+    async entry(
+      caller: Caller,
+      q: { path: string; entry: string },
+    ): Promise<{
+      info: Omit<EntryStream, 'stream'>;
+      open(range?: { start: number; end: number }): Promise<EntryStream>;
+    }> {
       const file = await archive(caller, q.path);
       const info = await service.entryInfo(file, q.entry);
       return { info, open: (range) => service.openEntry(file, q.entry, range) };
     },
 
-    async prepareExtract(caller: Caller, body: { path: string; entries: string[]; destination?: string | undefined }): Promise<PreparedExtraction> {
+    async prepareExtract(
+      caller: Caller,
+      body: { path: string; entries: string[]; destination?: string | undefined },
+    ): Promise<PreparedExtraction> {
       const file = await archive(caller, body.path);
       const home = await creatable(caller, parentOf(file.path));
       const target = body.destination === undefined ? home : await creatable(caller, body.destination);
@@ -95,7 +110,11 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
     },
 
     /** A selection into a new zip (beside the first item unless a destination is named). */
-    async compress(caller: Caller, body: { items: { path: string; name: string }[]; destination?: string | undefined; name?: string | undefined }, signal?: AbortSignal): Promise<CreatedItem> {
+    async compress(
+      caller: Caller,
+      body: { items: { path: string; name: string }[]; destination?: string | undefined; name?: string | undefined },
+      signal?: AbortSignal,
+    ): Promise<CreatedItem> {
       const items: ResolvedPath[] = [];
       for (const i of body.items) {
         assertPlainName(i.name);
@@ -107,7 +126,14 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
       const home = await ops.writableFolder(caller, body.destination ?? body.items[0]!.path, 'canCreateFile');
       const name = zipName(body.name ?? defaultName(items, home));
       assertPlainName(name);
-      const sources = await openSources(items.map((r) => ({ root: r.space!.root, real: r.realPath, name: path.posix.basename(r.virtualPath), isDirectory: r.isDirectory })));
+      const sources = await openSources(
+        items.map((r) => ({
+          root: r.space!.root,
+          real: r.realPath,
+          name: path.posix.basename(r.virtualPath),
+          isDirectory: r.isDirectory,
+        })),
+      );
       let destination: Destination;
       try {
         destination = await openDestination(home.space!.root, home.realPath);
@@ -116,7 +142,10 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
         throw err;
       }
       try {
-        const made = await service.compress(sources, destination, name, { showHidden: deps.showHidden(caller.userId), ...(signal ? { signal } : {}) });
+        const made = await service.compress(sources, destination, name, {
+          showHidden: deps.showHidden(caller.userId),
+          ...(signal ? { signal } : {}),
+        });
         return { success: true, item: await itemOf(destination, home.virtualPath, made.name) };
       } finally {
         await destination.close();

@@ -8,7 +8,17 @@ import { pipeResponse } from '../http/send.ts';
 import type { Logger } from '../core/log.ts';
 import { contentDisposition, parseRange } from '../downloads/single.ts';
 import type { ArchiveOperations, PreparedExtraction } from './operations.ts';
-import { archiveListing, createdItem, entryQuery, extractBody, extractEvent, listQuery, zipCompressBody, zipExtractBody, type ExtractEvents } from './wire.ts';
+import {
+  archiveListing,
+  createdItem,
+  entryQuery,
+  extractBody,
+  extractEvent,
+  listQuery,
+  zipCompressBody,
+  zipExtractBody,
+  type ExtractEvents,
+} from './wire.ts';
 
 const TAGS = ['Archives'];
 const REFUSALS = {
@@ -25,50 +35,95 @@ export function archiveRoutes(deps: { operations: ArchiveOperations }): RouteDef
   const { operations } = deps;
   return [
     route({
-      method: 'GET', path: '/api/archive/list', access: 'account', tags: TAGS,
-      summary: 'One folder level inside an archive (zip, tar and its compressed kinds, .gz/.bz2/.xz, 7z, rar, iso, cab…)',
-      description: 'Query `path` (the archive), optional `inside` (a folder in it; the top when absent), optional `offset`/`limit` to page a large level. Folders implied only by file paths are listed. `total` counts every entry of the archive, `outside` those left out because their names point outside it. Listings are cached per archive identity (path, size, modification time).',
+      method: 'GET',
+      path: '/api/archive/list',
+      access: 'account',
+      tags: TAGS,
+      summary:
+        'One folder level inside an archive (zip, tar and its compressed kinds, .gz/.bz2/.xz, 7z, rar, iso, cab…)',
+      description:
+        'Query `path` (the archive), optional `inside` (a folder in it; the top when absent), optional `offset`/`limit` to page a large level. Folders implied only by file paths are listed. `total` counts every entry of the archive, `outside` those left out because their names point outside it. Listings are cached per archive identity (path, size, modification time).',
       query: listQuery,
       responses: { 200: { description: 'Spec §2 Archive listing', schema: archiveListing }, ...REFUSALS },
       handler: ({ caller, query }) => operations.list(caller, query),
     }),
     route({
-      method: 'GET', path: '/api/archive/entry', access: 'account', tags: TAGS,
+      method: 'GET',
+      path: '/api/archive/entry',
+      access: 'account',
+      tags: TAGS,
       summary: 'One file out of an archive, always as an attachment (X-Content-Type-Options: nosniff)',
-      description: 'Query `path` (the archive) and `entry` (the exact name inside it, looked up in the listing first). Streamed; a single `Range` is answered 206 when the entry\'s size is known (seeking in stored zip entries, skipping in compressed streams).',
+      description:
+        "Query `path` (the archive) and `entry` (the exact name inside it, looked up in the listing first). Streamed; a single `Range` is answered 206 when the entry's size is known (seeking in stored zip entries, skipping in compressed streams).",
       query: entryQuery,
-      responses: { 200: { description: 'The entry\'s bytes', contentType: 'application/octet-stream' }, 206: { description: 'Part of the entry (Content-Range)', contentType: 'application/octet-stream' }, 416: 'Range not satisfiable', ...REFUSALS },
-      handler: async ({ caller, query, req, res, log }) => sendEntry(req, res, log, await operations.entry(caller, query)),
+      responses: {
+        200: { description: "The entry's bytes", contentType: 'application/octet-stream' },
+        206: { description: 'Part of the entry (Content-Range)', contentType: 'application/octet-stream' },
+        416: 'Range not satisfiable',
+        ...REFUSALS,
+      },
+      handler: async ({ caller, query, req, res, log }) =>
+        sendEntry(req, res, log, await operations.entry(caller, query)),
     }),
     route({
-      method: 'POST', path: '/api/archive/extract', access: 'account', tags: TAGS,
-      summary: 'Extract entries (a folder stands for everything under it; none: all) with NDJSON events start, progress, done, error',
-      description: 'Body `{path, entries, destination?}`. The destination (the archive\'s folder when absent) is authorised like the archive\'s folder, and extraction needs the right to create files and folders in both: refusals come as a plain error answer before anything is written. Taken names become `name (1)`; names pointing outside, absolute and drive names, links and devices are never written; a failed or cancelled run removes what it created. `done` carries the name each selected entry landed under and the entries skipped.',
+      method: 'POST',
+      path: '/api/archive/extract',
+      access: 'account',
+      tags: TAGS,
+      summary:
+        'Extract entries (a folder stands for everything under it; none: all) with NDJSON events start, progress, done, error',
+      description:
+        "Body `{path, entries, destination?}`. The destination (the archive's folder when absent) is authorised like the archive's folder, and extraction needs the right to create files and folders in both: refusals come as a plain error answer before anything is written. Taken names become `name (1)`; names pointing outside, absolute and drive names, links and devices are never written; a failed or cancelled run removes what it created. `done` carries the name each selected entry landed under and the entries skipped.",
       body: extractBody,
-      responses: { 200: { description: 'One JSON event per line', contentType: 'application/x-ndjson', schema: extractEvent }, 507: 'NO_SPACE: not enough free space for what the archive declares', ...REFUSALS },
+      responses: {
+        200: { description: 'One JSON event per line', contentType: 'application/x-ndjson', schema: extractEvent },
+        507: 'NO_SPACE: not enough free space for what the archive declares',
+        ...REFUSALS,
+      },
       handler: async ({ caller, body, res }) => streamExtraction(res, await operations.prepareExtract(caller, body)),
     }),
     route({
-      method: 'POST', path: '/api/files/zip/extract', access: 'account', tags: TAGS, status: 201,
+      method: 'POST',
+      path: '/api/files/zip/extract',
+      access: 'account',
+      tags: TAGS,
+      status: 201,
       summary: 'Extract a whole archive into a new folder beside it, named after the archive (`name (1)` when taken)',
-      description: 'The native client\'s one-shot form: one JSON answer, not a stream. Any archive kind Burrow opens, not only zip.',
+      description:
+        "The native client's one-shot form: one JSON answer, not a stream. Any archive kind Burrow opens, not only zip.",
       body: zipExtractBody,
       responses: { 201: { description: 'The new folder', schema: createdItem }, 507: 'NO_SPACE', ...REFUSALS },
       handler: ({ caller, body }) => operations.extractToNewFolder(caller, body.path),
     }),
     route({
-      method: 'POST', path: '/api/files/zip/compress', access: 'account', tags: TAGS, status: 201,
-      summary: 'A selection into a new zip (beside the first item unless `destination` names a folder; `name (1)` when taken)',
-      description: 'Body `{items: [{path, name}], destination?, name?}` (`path` is each item\'s folder). Streamed to a hidden temporary and placed when complete; already-compressed kinds are stored, the rest deflated.',
+      method: 'POST',
+      path: '/api/files/zip/compress',
+      access: 'account',
+      tags: TAGS,
+      status: 201,
+      summary:
+        'A selection into a new zip (beside the first item unless `destination` names a folder; `name (1)` when taken)',
+      description:
+        "Body `{items: [{path, name}], destination?, name?}` (`path` is each item's folder). Streamed to a hidden temporary and placed when complete; already-compressed kinds are stored, the rest deflated.",
       body: zipCompressBody,
-      responses: { 201: { description: 'The new archive', schema: createdItem }, 400: 'Bad item or name', 403: 'Not allowed to read an item or to write in the destination', 404: 'An item does not exist' },
+      responses: {
+        201: { description: 'The new archive', schema: createdItem },
+        400: 'Bad item or name',
+        403: 'Not allowed to read an item or to write in the destination',
+        404: 'An item does not exist',
+      },
       handler: ({ caller, body }) => operations.compress(caller, body),
     }),
   ];
 }
 
 /** The entry as an attachment, never a page on our origin; 206 for one satisfiable range. */
-async function sendEntry(req: IncomingMessage, res: ServerResponse, log: Logger, entry: Awaited<ReturnType<ArchiveOperations['entry']>>): Promise<void> {
+async function sendEntry(
+  req: IncomingMessage,
+  res: ServerResponse,
+  log: Logger,
+  entry: Awaited<ReturnType<ArchiveOperations['entry']>>,
+): Promise<void> {
   const { size } = entry.info;
   const range = size === null ? null : parseRange(req.headers.range, size);
   res.setHeader('Content-Type', 'application/octet-stream');
@@ -110,7 +165,13 @@ async function streamExtraction(res: ServerResponse, job: PreparedExtraction): P
   try {
     const result = await job.run((e) => {
       if (e.type === 'start') void events().send('start', { archive: e.archive, entries: e.entries, bytes: e.bytes });
-      else if (e.type === 'progress') void events().send('progress', { entries: e.entries, bytes: e.bytes, totalEntries: e.totalEntries, totalBytes: e.totalBytes });
+      else if (e.type === 'progress')
+        void events().send('progress', {
+          entries: e.entries,
+          bytes: e.bytes,
+          totalEntries: e.totalEntries,
+          totalBytes: e.totalBytes,
+        });
     }, gone.signal);
     await events().done({ entries: result.files, bytes: result.bytes, landed: result.landed, skipped: result.skipped });
   } catch (err) {

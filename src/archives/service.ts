@@ -12,7 +12,14 @@ import { openFileIn } from '../files/confined.ts';
 import { ListingCache, identityKey } from './cache.ts';
 import { encrypted, tooLargeToBrowse, unreadable } from './errors.ts';
 import { entryPath } from './entry-path.ts';
-import { DEFAULT_EXTRACT_LIMITS, extract, type EntryFeed, type ExtractEvent, type ExtractLimits, type ExtractResult } from './extract.ts';
+import {
+  DEFAULT_EXTRACT_LIMITS,
+  extract,
+  type EntryFeed,
+  type ExtractEvent,
+  type ExtractLimits,
+  type ExtractResult,
+} from './extract.ts';
 import { detectFormat, isCompound, singleStreamName, type Format } from './formats.ts';
 import { Listing, Selection, type ListedEntry, type RawEntry } from './listing.ts';
 import { extractSevenZip, listSevenZip, openSevenZipEntry } from './sevenzip.ts';
@@ -62,9 +69,19 @@ export interface ArchiveServiceOptions {
   changes?: ChangeSink;
 }
 
-interface Catalogue { format: Format; listing: Listing; readonly weight: number }
+interface Catalogue {
+  format: Format;
+  listing: Listing;
+  readonly weight: number;
+}
 
-interface Opened { fd: number; size: number; mtime: Date; key: string; file: ArchiveFile }
+interface Opened {
+  fd: number;
+  size: number;
+  mtime: Date;
+  key: string;
+  file: ArchiveFile;
+}
 
 const close = (fd: number) => fs.close(fd, () => {});
 
@@ -82,11 +99,22 @@ export class ArchiveService {
   }
 
   /** One folder level `inside` the archive (the top when absent), with the archive's totals. */
-  async list(file: ArchiveFile, inside?: string, page?: { offset?: number; limit?: number }): Promise<ArchiveListingAnswer> {
+  async list(
+    file: ArchiveFile,
+    inside?: string,
+    page?: { offset?: number; limit?: number },
+  ): Promise<ArchiveListingAnswer> {
     return this.withArchive(file, async (a) => {
       const { listing } = await this.catalogue(a);
       const level = listing.level(inside, page);
-      return { path: file.path, name: file.name, ...(level.inside !== null ? { inside: level.inside } : {}), entries: level.entries, total: listing.total, outside: listing.outside };
+      return {
+        path: file.path,
+        name: file.name,
+        ...(level.inside !== null ? { inside: level.inside } : {}),
+        entries: level.entries,
+        total: listing.total,
+        outside: listing.outside,
+      };
     });
   }
 
@@ -121,7 +149,11 @@ export class ArchiveService {
       if (format === 'zip') {
         stream = await openZipEntry(a.fd, record.ref as ZipRef, record.path, range);
       } else if (format === 'sevenzip') {
-        stream = sized(await openSevenZipEntry(a.fd, a.size, file.name, record.ref as string, () => {}), record.size, record.path);
+        stream = sized(
+          await openSevenZipEntry(a.fd, a.size, file.name, record.ref as string, () => {}),
+          record.size,
+          record.path,
+        );
         if (range) stream = skipTake(stream, range.start, range.end - range.start + 1);
       } else if (format === 'gz' || format === 'bz2' || format === 'xz') {
         stream = singleStream(a.fd, format);
@@ -143,12 +175,19 @@ export class ArchiveService {
    * `destination`, emitting spec §6 events, and announces every written path on the changes
    * sink when it succeeded. A failure or `signal` removes what it had created, then throws.
    */
-  async extract(file: ArchiveFile, entries: readonly string[], destination: DirHandle, emit: (e: ExtractEvent) => void = () => {}, signal?: AbortSignal): Promise<ExtractResult> {
+  async extract(
+    file: ArchiveFile,
+    entries: readonly string[],
+    destination: DirHandle,
+    emit: (e: ExtractEvent) => void = () => {},
+    signal?: AbortSignal,
+  ): Promise<ExtractResult> {
     return this.withArchive(file, async (a) => {
       const { job, selectionError } = await this.plan(a, entries);
       if (selectionError) throw selectionError;
       const result = await extract({ ...job, target: this.target, destination, limits: this.limits, emit, signal });
-      for (const w of result.written) this.options.changes?.emit({ type: 'created', path: w.path, isDirectory: w.isDirectory });
+      for (const w of result.written)
+        this.options.changes?.emit({ type: 'created', path: w.path, isDirectory: w.isDirectory });
       return result;
     });
   }
@@ -157,8 +196,16 @@ export class ArchiveService {
    * The one-shot form (`POST /api/files/zip/extract`): the whole archive into a new folder
    * beside it, named after the archive (`name (1)` when taken). Returns that folder.
    */
-  async extractToNewFolder(file: ArchiveFile, parent: DirHandle, emit?: (e: ExtractEvent) => void, signal?: AbortSignal): Promise<{ name: string; path: string; result: ExtractResult }> {
-    const stem = file.name.replace(/\.(tar\.(gz|bz2|xz)|tgz|tbz2?|txz)$/i, '') === file.name ? splitName(file.name).stem : file.name.replace(/\.(tar\.(gz|bz2|xz)|tgz|tbz2?|txz)$/i, '');
+  async extractToNewFolder(
+    file: ArchiveFile,
+    parent: DirHandle,
+    emit?: (e: ExtractEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<{ name: string; path: string; result: ExtractResult }> {
+    const stem =
+      file.name.replace(/\.(tar\.(gz|bz2|xz)|tgz|tbz2?|txz)$/i, '') === file.name
+        ? splitName(file.name).stem
+        : file.name.replace(/\.(tar\.(gz|bz2|xz)|tgz|tbz2?|txz)$/i, '');
     let folder: DirHandle | undefined;
     const name = await allocateFreeName(parent.path, stem || 'archive', async (candidate) => {
       folder = await this.target.mkdirExclusive(parent, path.basename(candidate));
@@ -174,20 +221,39 @@ export class ArchiveService {
   }
 
   /** A selection into a new zip in `destination` (`name`, numbered when taken). */
-  async compress(sources: CreateZipSource[], destination: DirHandle, name: string, options: { showHidden: boolean; signal?: AbortSignal }): Promise<{ name: string; path: string }> {
+  async compress(
+    sources: CreateZipSource[],
+    destination: DirHandle,
+    name: string,
+    options: { showHidden: boolean; signal?: AbortSignal },
+  ): Promise<{ name: string; path: string }> {
     const made = await this.target.within(destination, (usable) => createZip(sources, usable, name, options));
     const real = path.join(destination.path, made.name);
     this.options.changes?.emit({ type: 'created', path: real, isDirectory: false });
     return { name: made.name, path: real };
   }
 
-  private async plan(a: Opened, entries: readonly string[]): Promise<{ job: Pick<Parameters<typeof extract>[0], 'archiveName' | 'archiveBytes' | 'selection' | 'declared' | 'feed'>; selectionError?: Error }> {
+  private async plan(
+    a: Opened,
+    entries: readonly string[],
+  ): Promise<{
+    job: Pick<Parameters<typeof extract>[0], 'archiveName' | 'archiveBytes' | 'selection' | 'declared' | 'feed'>;
+    selectionError?: Error;
+  }> {
     const format = await detectFormat(a.fd, a.file.name, a.size);
     // A compound archive past the browse limit is still extracted whole, in one pass, without
     // a listing first (its sizes are then only known as they come: the running guards hold).
     if (isCompound(format) && a.size > this.options.maxBrowsableSize && entries.length === 0) {
       const selection = Selection.everything();
-      return { job: { archiveName: a.file.name, archiveBytes: a.size, selection, declared: { files: null, bytes: null }, feed: tarFeed(a.fd, format, null) } };
+      return {
+        job: {
+          archiveName: a.file.name,
+          archiveBytes: a.size,
+          selection,
+          declared: { files: null, bytes: null },
+          feed: tarFeed(a.fd, format, null),
+        },
+      };
     }
     const { listing } = await this.catalogue(a);
     const selection = listing.selection(entries);
@@ -197,7 +263,8 @@ export class ArchiveService {
     let feed: EntryFeed;
     if (format === 'zip') feed = zipFeed(a.fd, listing, selection);
     else if (format === 'sevenzip') feed = sevenZipFeed(a, listing, selection);
-    else if (format === 'gz' || format === 'bz2' || format === 'xz') feed = singleFeed(a.fd, format, listing.records[0]!.path);
+    else if (format === 'gz' || format === 'bz2' || format === 'xz')
+      feed = singleFeed(a.fd, format, listing.records[0]!.path);
     else feed = tarFeed(a.fd, format, this.options.maxEntries);
     return { job: { archiveName: a.file.name, archiveBytes: a.size, selection, declared, feed } };
   }
@@ -205,12 +272,14 @@ export class ArchiveService {
   private async catalogue(a: Opened): Promise<Catalogue> {
     return this.cache.get(a.key, async () => {
       const format = await detectFormat(a.fd, a.file.name, a.size);
-      if (isCompound(format) && a.size > this.options.maxBrowsableSize) throw tooLargeToBrowse(this.options.maxBrowsableSize);
+      if (isCompound(format) && a.size > this.options.maxBrowsableSize)
+        throw tooLargeToBrowse(this.options.maxBrowsableSize);
       const max = this.options.maxEntries;
       let raw: RawEntry[];
       if (format === 'zip') raw = await listZip(a.fd, max);
       else if (format === 'sevenzip') raw = await listSevenZip(a.fd, a.size, a.file.name, max);
-      else if (format === 'gz' || format === 'bz2' || format === 'xz') raw = [{ stored: singleStreamName(a.file.name), kind: 'file', size: null, mtime: a.mtime, encrypted: false }];
+      else if (format === 'gz' || format === 'bz2' || format === 'xz')
+        raw = [{ stored: singleStreamName(a.file.name), kind: 'file', size: null, mtime: a.mtime, encrypted: false }];
       else raw = await listTar(a.fd, format, max);
       const listing = new Listing(raw);
       return { format, listing, weight: listing.weight };
@@ -225,7 +294,13 @@ export class ArchiveService {
       throw fromFsError(err) ?? err;
     }
     const { fd, stat: st } = opened;
-    return { fd, size: st.size, mtime: st.mtime, key: identityKey({ real: opened.real, dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }), file };
+    return {
+      fd,
+      size: st.size,
+      mtime: st.mtime,
+      key: identityKey({ real: opened.real, dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }),
+      file,
+    };
   }
 
   private async withArchive<T>(file: ArchiveFile, fn: (a: Opened) => Promise<T>): Promise<T> {
@@ -269,9 +344,12 @@ async function tarEntry(fd: number, format: Format, wanted: string): Promise<Rea
         data.on('end', () => done());
       });
       return 'stop';
-    }).then(() => {
-      if (!found) reject(unreadable('the entry was listed but not found when read again'));
-    }, (err) => (found ? undefined : reject(err)));
+    }).then(
+      () => {
+        if (!found) reject(unreadable('the entry was listed but not found when read again'));
+      },
+      (err) => (found ? undefined : reject(err)),
+    );
   });
 }
 
@@ -299,7 +377,10 @@ function tarFeed(fd: number, format: Format, maxEntries: number | null): EntryFe
       await scanTar(fd, format, async (raw, data) => {
         if (signal.aborted) return 'stop';
         if (maxEntries !== null && ++count > maxEntries) return 'stop';
-        await visit({ path: entryPath(raw.stored), stored: raw.stored, kind: raw.kind, size: raw.size }, raw.kind === 'file' ? data : null);
+        await visit(
+          { path: entryPath(raw.stored), stored: raw.stored, kind: raw.kind, size: raw.size },
+          raw.kind === 'file' ? data : null,
+        );
       });
     },
   };
@@ -323,16 +404,23 @@ function sevenZipFeed(a: Opened, listing: Listing, selection: Selection): EntryF
         else await visit({ path: r.path, stored: r.path, kind: r.kind, size: r.size }, null);
       }
       if (!names.length) return;
-      await extractSevenZip(a.fd, a.size, a.file.name, names, async (outPath, data) => {
-        const p = entryPath(outPath);
-        const r = p === null ? undefined : listing.file(p);
-        if (!r || !selection.rootOf(r.path)) {
-          data.resume();
-          await new Promise((done) => data.on('end', done));
-          return;
-        }
-        await visit({ path: r.path, stored: outPath, kind: 'file', size: r.size }, data);
-      }, signal);
+      await extractSevenZip(
+        a.fd,
+        a.size,
+        a.file.name,
+        names,
+        async (outPath, data) => {
+          const p = entryPath(outPath);
+          const r = p === null ? undefined : listing.file(p);
+          if (!r || !selection.rootOf(r.path)) {
+            data.resume();
+            await new Promise((done) => data.on('end', done));
+            return;
+          }
+          await visit({ path: r.path, stored: outPath, kind: 'file', size: r.size }, data);
+        },
+        signal,
+      );
     },
   };
 }

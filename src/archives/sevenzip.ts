@@ -19,10 +19,13 @@ let compiled: Promise<WebAssembly.Module> | undefined;
 
 function sevenZipModule(): Promise<WebAssembly.Module> {
   compiled ??= (async () => {
-    const bytes = readEmbeddedAsset('7zz.wasm') ?? (await fsp.readFile(createRequire(import.meta.url).resolve('7z-wasm/7zz.wasm')));
+    const bytes =
+      readEmbeddedAsset('7zz.wasm') ?? (await fsp.readFile(createRequire(import.meta.url).resolve('7z-wasm/7zz.wasm')));
     return WebAssembly.compile(new Uint8Array(bytes));
   })();
-  compiled.catch(() => { compiled = undefined; });
+  compiled.catch(() => {
+    compiled = undefined;
+  });
   return compiled;
 }
 
@@ -54,20 +57,22 @@ async function run(fd: number, size: number, name: string, job: SevenZipJob, han
     await new Promise<void>((resolve, reject) => {
       worker.on('message', (m: FromSevenZip) => {
         if (m.type === 'end') end = m;
-        chain = chain.then(async () => {
-          if (failed) return;
-          try {
-            await handler.onMessage(m);
-          } catch (err) {
-            failed = err;
-            stop();
-          }
-        }).finally(() => {
-          if (m.type === 'data') {
-            Atomics.sub(ctl, 0, m.chunk.byteLength);
-            Atomics.notify(ctl, 0);
-          }
-        });
+        chain = chain
+          .then(async () => {
+            if (failed) return;
+            try {
+              await handler.onMessage(m);
+            } catch (err) {
+              failed = err;
+              stop();
+            }
+          })
+          .finally(() => {
+            if (m.type === 'data') {
+              Atomics.sub(ctl, 0, m.chunk.byteLength);
+              Atomics.notify(ctl, 0);
+            }
+          });
       });
       worker.on('error', reject);
       worker.on('exit', () => resolve());
@@ -86,7 +91,10 @@ async function run(fd: number, size: number, name: string, job: SevenZipJob, han
 function sevenZipError(lines: string[]): Error {
   const text = lines.join('\n');
   if (/wrong password|encrypted/i.test(text)) return encrypted();
-  const line = lines.find((l) => /error|can ?not|unexpected|headers/i.test(l) && l.trim() !== 'ERRORS:') ?? lines.find((l) => l.trim()) ?? 'unknown error';
+  const line =
+    lines.find((l) => /error|can ?not|unexpected|headers/i.test(l) && l.trim() !== 'ERRORS:') ??
+    lines.find((l) => l.trim()) ??
+    'unknown error';
   return unreadable(line.replace(/\/in\/[^\s]*/g, 'the archive').trim());
 }
 
@@ -95,8 +103,11 @@ const AES = Buffer.from([0x06, 0xf1, 0x07, 0x01]);
 /** A 7z whose header is encoded with AES (made with -mhe=on): its names are behind the password. */
 async function hasEncryptedHeader(fd: number, size: number): Promise<boolean> {
   const start = Buffer.alloc(32);
-  const r = (buf: Buffer, pos: number) => new Promise<number>((resolve, reject) => fs.read(fd, buf, 0, buf.length, pos, (e, n) => (e ? reject(e) : resolve(n))));
-  if ((await r(start, 0)) < 32 || start.toString('latin1', 0, 6) !== "7z\xbc\xaf\x27\x1c") return false;
+  const r = (buf: Buffer, pos: number) =>
+    new Promise<number>((resolve, reject) =>
+      fs.read(fd, buf, 0, buf.length, pos, (e, n) => (e ? reject(e) : resolve(n))),
+    );
+  if ((await r(start, 0)) < 32 || start.toString('latin1', 0, 6) !== '7z\xbc\xaf\x27\x1c') return false;
   const offset = 32 + Number(start.readBigUInt64LE(12));
   const length = Number(start.readBigUInt64LE(20));
   if (offset + length > size || length > 64 * 1024) return false;
@@ -113,7 +124,17 @@ function parseModified(s: string | null): Date | null {
 export async function listSevenZip(fd: number, size: number, name: string, maxEntries: number): Promise<RawEntry[]> {
   let listed: SevenZipListed[] = [];
   try {
-    await run(fd, size, name, { type: 'list' }, { onMessage: (m) => { if (m.type === 'entries') listed = m.entries; } });
+    await run(
+      fd,
+      size,
+      name,
+      { type: 'list' },
+      {
+        onMessage: (m) => {
+          if (m.type === 'entries') listed = m.entries;
+        },
+      },
+    );
   } catch (err) {
     // 7-Zip's own "wrong password" for encrypted headers is lost in this build (see the worker).
     if (await hasEncryptedHeader(fd, size)) throw encrypted();
@@ -136,7 +157,14 @@ export type SevenZipVisit = (path: string, data: Readable) => Promise<void>;
  * Extracts exactly `names` (entry paths as 7-Zip lists them), handing each created file to
  * `visit` as a stream in archive order; `visit` must read it to the end.
  */
-export async function extractSevenZip(fd: number, size: number, name: string, names: string[], visit: SevenZipVisit, signal?: AbortSignal): Promise<void> {
+export async function extractSevenZip(
+  fd: number,
+  size: number,
+  name: string,
+  names: string[],
+  visit: SevenZipVisit,
+  signal?: AbortSignal,
+): Promise<void> {
   let current: { stream: PassThrough; done: Promise<void> } | undefined;
   const finish = async () => {
     if (!current) return;
@@ -146,24 +174,33 @@ export async function extractSevenZip(fd: number, size: number, name: string, na
     await c.done;
   };
   try {
-    await run(fd, size, name, { type: 'extract', names }, {
-      signal,
-      async onMessage(m) {
-        if (m.type === 'open') {
-          await finish();
-          const stream = new PassThrough({ highWaterMark: 1024 * 1024 });
-          current = { stream, done: visit(m.path, stream) };
-          // A visit that fails early must not leave the next write waiting forever.
-          current.done.catch(() => stream.resume());
-        } else if (m.type === 'data' && current) {
-          const c = current;
-          const buf = Buffer.from(m.chunk.buffer, m.chunk.byteOffset, m.chunk.byteLength);
-          await Promise.race([new Promise<void>((resolve, reject) => c.stream.write(buf, (err) => (err ? reject(err) : resolve()))), c.done]);
-        } else if (m.type === 'close' || m.type === 'end') {
-          await finish();
-        }
+    await run(
+      fd,
+      size,
+      name,
+      { type: 'extract', names },
+      {
+        signal,
+        async onMessage(m) {
+          if (m.type === 'open') {
+            await finish();
+            const stream = new PassThrough({ highWaterMark: 1024 * 1024 });
+            current = { stream, done: visit(m.path, stream) };
+            // A visit that fails early must not leave the next write waiting forever.
+            current.done.catch(() => stream.resume());
+          } else if (m.type === 'data' && current) {
+            const c = current;
+            const buf = Buffer.from(m.chunk.buffer, m.chunk.byteOffset, m.chunk.byteLength);
+            await Promise.race([
+              new Promise<void>((resolve, reject) => c.stream.write(buf, (err) => (err ? reject(err) : resolve()))),
+              c.done,
+            ]);
+          } else if (m.type === 'close' || m.type === 'end') {
+            await finish();
+          }
+        },
       },
-    });
+    );
   } catch (err) {
     current?.stream.destroy(err as Error);
     throw err;
@@ -171,23 +208,42 @@ export async function extractSevenZip(fd: number, size: number, name: string, na
 }
 
 /** One entry of a 7-Zip archive as a stream (the worker ends when the stream is done or destroyed). */
-export function openSevenZipEntry(fd: number, size: number, name: string, entryPath: string, onEnd: () => void): Promise<Readable> {
+export function openSevenZipEntry(
+  fd: number,
+  size: number,
+  name: string,
+  entryPath: string,
+  onEnd: () => void,
+): Promise<Readable> {
   return new Promise((resolve, reject) => {
     const controller = new AbortController();
     let handed: PassThrough | undefined;
-    extractSevenZip(fd, size, name, [entryPath], (_path, data) => {
-      if (handed) return new Promise<void>((r) => { data.resume(); data.on('end', r); });
-      const out = new PassThrough();
-      handed = out;
-      resolve(out);
-      out.on('close', () => { if (!out.writableFinished) controller.abort(); });
-      return new Promise<void>((r, j) => {
-        data.pipe(out);
-        data.on('end', r);
-        out.on('close', r);
-        data.on('error', j);
-      });
-    }, controller.signal).then(
+    extractSevenZip(
+      fd,
+      size,
+      name,
+      [entryPath],
+      (_path, data) => {
+        if (handed)
+          return new Promise<void>((r) => {
+            data.resume();
+            data.on('end', r);
+          });
+        const out = new PassThrough();
+        handed = out;
+        resolve(out);
+        out.on('close', () => {
+          if (!out.writableFinished) controller.abort();
+        });
+        return new Promise<void>((r, j) => {
+          data.pipe(out);
+          data.on('end', r);
+          out.on('close', r);
+          data.on('error', j);
+        });
+      },
+      controller.signal,
+    ).then(
       () => {
         if (!handed) reject(unreadable('7-Zip extracted nothing for this entry'));
         onEnd();

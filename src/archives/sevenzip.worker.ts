@@ -17,14 +17,19 @@ const post = (m: FromSevenZip, transfer?: ArrayBuffer[]) => parentPort!.postMess
 type EmFS = any;
 
 async function main(): Promise<void> {
-  const factory = createRequire(import.meta.url)('7z-wasm') as (opts: object) => Promise<{ FS: EmFS; callMain(args: string[]): number }>;
+  const factory = createRequire(import.meta.url)('7z-wasm') as (
+    opts: object,
+  ) => Promise<{ FS: EmFS; callMain(args: string[]): number }>;
   const out: string[] = [];
   const errors: string[] = [];
   const sz = await factory({
     print: (line: string) => out.push(line),
     printErr: (line: string) => errors.push(line),
     // The module compiled once by the main thread; nothing is looked up beside a script.
-    instantiateWasm(imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) {
+    instantiateWasm(
+      imports: WebAssembly.Imports,
+      done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void,
+    ) {
       WebAssembly.instantiate(data.module, imports).then((instance) => done(instance, data.module));
       return {};
     },
@@ -63,7 +68,9 @@ async function main(): Promise<void> {
     try {
       return sz.callMain(args);
     } catch (err) {
-      errors.push(typeof err === 'number' ? `7-Zip stopped (exception ${err})` : String((err as Error)?.message ?? err));
+      errors.push(
+        typeof err === 'number' ? `7-Zip stopped (exception ${err})` : String((err as Error)?.message ?? err),
+      );
       return 2;
     }
   };
@@ -93,7 +100,13 @@ function interceptFiles(FS: EmFS): void {
     const node = stream.node;
     // Preallocation or truncation must not grow an in-memory copy: sizes are not kept.
     const setattr = node.node_ops.setattr;
-    node.node_ops = { ...node.node_ops, setattr: (n: unknown, attr: { size?: number }) => { const { size: _size, ...rest } = attr; setattr(n, rest); } };
+    node.node_ops = {
+      ...node.node_ops,
+      setattr: (n: unknown, attr: { size?: number }) => {
+        const { size: _size, ...rest } = attr;
+        setattr(n, rest);
+      },
+    };
     post({ type: 'open', path: full.slice('/out/'.length) });
     stream.stream_ops = {
       ...stream.stream_ops,
@@ -133,7 +146,15 @@ function parseSlt(lines: string[]): SevenZipListed[] {
       const link = unix === 'l' || !!cur['Symbolic Link'] || !!cur['Hard Link'];
       const device = unix === 'c' || unix === 'b' || unix === 'p' || unix === 's';
       const size = cur.Size === undefined || cur.Size === '' ? null : Number(cur.Size);
-      entries.push({ path: cur.Path, folder, link, device, size: Number.isFinite(size) ? size : null, modified: cur.Modified ? cur.Modified.slice(0, 19) : null, encrypted: cur.Encrypted === '+' });
+      entries.push({
+        path: cur.Path,
+        folder,
+        link,
+        device,
+        size: Number.isFinite(size) ? size : null,
+        modified: cur.Modified ? cur.Modified.slice(0, 19) : null,
+        encrypted: cur.Encrypted === '+',
+      });
     }
     cur = {};
   };

@@ -40,8 +40,14 @@ function bunzip2(): Duplex {
 }
 
 function unxz(source: Readable): Readable {
-  const { XzReadableStream } = require('xz-decompress') as { XzReadableStream: new (s: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array> };
-  return Readable.fromWeb(new XzReadableStream(Readable.toWeb(source) as ReadableStream<Uint8Array>) as import('node:stream/web').ReadableStream);
+  const { XzReadableStream } = require('xz-decompress') as {
+    XzReadableStream: new (s: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>;
+  };
+  return Readable.fromWeb(
+    new XzReadableStream(
+      Readable.toWeb(source) as ReadableStream<Uint8Array>,
+    ) as import('node:stream/web').ReadableStream,
+  );
 }
 
 /** The decompressed bytes of a gzip / bzip2 / xz archive (or a plain tar as it is). */
@@ -62,10 +68,18 @@ function chain(source: Readable, transform: Transform | Duplex): Readable {
 
 function kindOf(type: string | null | undefined): EntryKind {
   switch (type) {
-    case 'file': case 'contiguous-file': case null: case undefined: return 'file';
-    case 'directory': return 'directory';
-    case 'symlink': case 'link': return 'link';
-    default: return 'device';
+    case 'file':
+    case 'contiguous-file':
+    case null:
+    case undefined:
+      return 'file';
+    case 'directory':
+      return 'directory';
+    case 'symlink':
+    case 'link':
+      return 'link';
+    default:
+      return 'device';
   }
 }
 
@@ -89,7 +103,7 @@ export async function scanTar(fd: number, format: Format, visit: TarVisit): Prom
       const raw: RawEntry = {
         stored: h.name,
         kind: kindOf(h.type),
-        size: kindOf(h.type) === 'file' ? h.size ?? 0 : null,
+        size: kindOf(h.type) === 'file' ? (h.size ?? 0) : null,
         mtime: h.mtime ?? null,
         encrypted: false,
         linkTarget: h.linkname ?? undefined,

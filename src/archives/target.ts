@@ -44,7 +44,10 @@ export const plainTarget: ExtractTarget = {
   async createFileExclusive(dir, name) {
     const p = path.join(dir.path, name);
     const fd = await new Promise<number>((resolve, reject) =>
-      fs.open(p, O_WRONLY | O_CREAT | O_EXCL | (O_NOFOLLOW ?? 0), 0o666, (err, fd) => (err ? reject(err) : resolve(fd))));
+      fs.open(p, O_WRONLY | O_CREAT | O_EXCL | (O_NOFOLLOW ?? 0), 0o666, (err, fd) =>
+        err ? reject(err) : resolve(fd),
+      ),
+    );
     return { stream: fs.createWriteStream('', { fd, highWaterMark: WRITE_CHUNK }), path: p };
   },
   async mkdirExclusive(dir, name) {

@@ -47,16 +47,34 @@ export interface ExtractEvents {
   start: { archive: string; entries: number | null; bytes: number | null };
   progress: { entries: number; bytes: number; totalEntries: number | null; totalBytes: number | null };
   error: { message: string; statusCode: number; code: string };
-  done: { entries: number; bytes: number; landed: { entry: string; name: string }[]; skipped: { entry: string; reason: 'link' | 'device' }[] };
+  done: {
+    entries: number;
+    bytes: number;
+    landed: { entry: string; name: string }[];
+    skipped: { entry: string; reason: 'link' | 'device' }[];
+  };
 }
 
 /** The event lines, described for OpenAPI (one object per line, `type` first). */
 export const extractEvent = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('start'), archive: z.string(), entries: z.number().int().nullable(), bytes: z.number().int().nullable() }),
-  z.object({ type: z.literal('progress'), entries: z.number().int(), bytes: z.number().int(), totalEntries: z.number().int().nullable(), totalBytes: z.number().int().nullable() }),
+  z.object({
+    type: z.literal('start'),
+    archive: z.string(),
+    entries: z.number().int().nullable(),
+    bytes: z.number().int().nullable(),
+  }),
+  z.object({
+    type: z.literal('progress'),
+    entries: z.number().int(),
+    bytes: z.number().int(),
+    totalEntries: z.number().int().nullable(),
+    totalBytes: z.number().int().nullable(),
+  }),
   z.object({ type: z.literal('error'), message: z.string(), statusCode: z.number().int(), code: z.string() }),
   z.object({
-    type: z.literal('done'), entries: z.number().int(), bytes: z.number().int(),
+    type: z.literal('done'),
+    entries: z.number().int(),
+    bytes: z.number().int(),
     landed: z.array(z.object({ entry: z.string(), name: z.string() })),
     skipped: z.array(z.object({ entry: z.string(), reason: z.enum(['link', 'device']) })),
   }),
@@ -69,7 +87,10 @@ export const zipExtractBody = z.object({
 });
 
 export const zipCompressBody = z.object({
-  items: z.array(z.object({ path: virtualPath, name: z.string().min(1).max(255) })).min(1).max(10_000),
+  items: z
+    .array(z.object({ path: virtualPath, name: z.string().min(1).max(255) }))
+    .min(1)
+    .max(10_000),
   /** Folder that receives the zip; the first item's folder when absent (beside the selection). */
   destination: virtualPath.optional(),
   name: z.string().min(1).max(255).optional(),

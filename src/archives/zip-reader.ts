@@ -11,7 +11,13 @@ import { encrypted as encryptedError, isAppError, tooManyEntries, unreadable } f
 import type { EntryKind, RawEntry } from './listing.ts';
 
 /** What opening an entry again needs; kept small (a 100,000-entry listing holds one each). */
-export interface ZipRef { offset: number; csize: number; usize: number; method: number; flags: number }
+export interface ZipRef {
+  offset: number;
+  csize: number;
+  usize: number;
+  method: number;
+  flags: number;
+}
 
 /**
  * Reads the caller's descriptor and never closes it (yauzl's own fd reader closes the
@@ -32,7 +38,13 @@ class DescriptorReader extends yauzl.RandomAccessReader {
   private window = Buffer.alloc(0);
   private windowStart = 0;
 
-  override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null) => void): void {
+  override read(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+    callback: (err: Error | null) => void,
+  ): void {
     const inWindow = position >= this.windowStart && position + length <= this.windowStart + this.window.length;
     if (inWindow) {
       this.window.copy(buffer, offset, position - this.windowStart, position - this.windowStart + length);
@@ -62,7 +74,12 @@ const fromFd = (fd: number) =>
   new Promise<yauzl.ZipFile>((resolve, reject) => {
     fs.fstat(fd, (err, st) => {
       if (err) return reject(err);
-      yauzl.fromRandomAccessReader(new DescriptorReader(fd), st.size, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true }, (e, zip) => (e ? reject(e) : resolve(zip!)));
+      yauzl.fromRandomAccessReader(
+        new DescriptorReader(fd),
+        st.size,
+        { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true },
+        (e, zip) => (e ? reject(e) : resolve(zip!)),
+      );
     });
   });
 
@@ -87,7 +104,12 @@ export async function listZip(fd: number, maxEntries: number): Promise<RawEntry[
   try {
     await new Promise<void>((resolve, reject) => {
       zip.on('entry', (e: yauzl.Entry) => {
-        const name = yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileName as unknown as Buffer, e.extraFields, false);
+        const name = yauzl.getFileNameLowLevel(
+          e.generalPurposeBitFlag,
+          e.fileName as unknown as Buffer,
+          e.extraFields,
+          false,
+        );
         const kind = kindOf(e, name);
         let mtime: Date | null = null;
         try {
@@ -95,8 +117,21 @@ export async function listZip(fd: number, maxEntries: number): Promise<RawEntry[
         } catch {
           mtime = null;
         }
-        const ref: ZipRef = { offset: e.relativeOffsetOfLocalHeader, csize: e.compressedSize, usize: e.uncompressedSize, method: e.compressionMethod, flags: e.generalPurposeBitFlag };
-        out.push({ stored: name, kind, size: kind === 'directory' ? null : e.uncompressedSize, mtime, encrypted: e.isEncrypted(), ref });
+        const ref: ZipRef = {
+          offset: e.relativeOffsetOfLocalHeader,
+          csize: e.compressedSize,
+          usize: e.uncompressedSize,
+          method: e.compressionMethod,
+          flags: e.generalPurposeBitFlag,
+        };
+        out.push({
+          stored: name,
+          kind,
+          size: kind === 'directory' ? null : e.uncompressedSize,
+          mtime,
+          encrypted: e.isEncrypted(),
+          ref,
+        });
         zip.readEntry();
       });
       zip.on('end', resolve);
@@ -116,9 +151,15 @@ export async function listZip(fd: number, maxEntries: number): Promise<RawEntry[
  * nothing; a deflated one is decompressed and the bytes before `start` are skipped.
  * `end` is inclusive, like HTTP's.
  */
-export async function openZipEntry(fd: number, ref: ZipRef, name: string, range?: { start: number; end: number }): Promise<Readable> {
+export async function openZipEntry(
+  fd: number,
+  ref: ZipRef,
+  name: string,
+  range?: { start: number; end: number },
+): Promise<Readable> {
   if (ref.flags & 1) throw encryptedError(name);
-  if (ref.method !== 0 && ref.method !== 8) throw unreadable(`"${name}" uses compression method ${ref.method}, which Burrow cannot read in a zip`);
+  if (ref.method !== 0 && ref.method !== 8)
+    throw unreadable(`"${name}" uses compression method ${ref.method}, which Burrow cannot read in a zip`);
   const zip = await fromFd(fd).catch((err) => {
     throw unreadable((err as Error).message);
   });
@@ -132,9 +173,16 @@ export async function openZipEntry(fd: number, ref: ZipRef, name: string, range?
   const stored = ref.method === 0;
   // Deflated bytes are read raw and inflated here: yauzl's inflater has zlib's 16 KiB output
   // chunks (a callback, a guard pass and a write per 16 KiB); 256 KiB chunks cost a quarter of it.
-  const options = (stored && range ? { decodeFileData: false, start: range.start, end: range.end + 1 } : stored ? {} : { decodeFileData: false }) as yauzl.ZipFileOptions;
+  const options = (
+    stored && range
+      ? { decodeFileData: false, start: range.start, end: range.end + 1 }
+      : stored
+        ? {}
+        : { decodeFileData: false }
+  ) as yauzl.ZipFileOptions;
   const raw = await new Promise<Readable>((resolve, reject) =>
-    zip.openReadStream(entry, options, (err, s) => (err ? reject(unreadable(err.message)) : resolve(s!))));
+    zip.openReadStream(entry, options, (err, s) => (err ? reject(unreadable(err.message)) : resolve(s!))),
+  );
   raw.once('close', () => zip.close());
   if (stored) return range ? raw : exactly(raw, ref.usize, name);
   const inflate = zlib.createInflateRaw({ chunkSize: INFLATE_CHUNK });

@@ -10,7 +10,13 @@ import { isAdminRow, parseRoles, type UsersStore } from './users-store.ts';
 
 export const SESSION_COOKIE = 'connect.sid';
 
-export const LOCAL_ADMIN: Caller = Object.freeze({ userId: 'local', username: 'local', roles: ['admin'], isAdmin: true, via: 'anonymous' as const });
+export const LOCAL_ADMIN: Caller = Object.freeze({
+  userId: 'local',
+  username: 'local',
+  roles: ['admin'],
+  isAdmin: true,
+  via: 'anonymous' as const,
+});
 
 export class SessionCookies {
   private readonly secure: boolean;
@@ -22,12 +28,27 @@ export class SessionCookies {
   }
   set(value: string): string {
     return stringifySetCookie({
-      name: SESSION_COOKIE, value, path: '/', httpOnly: true, sameSite: 'lax', secure: this.secure,
-      maxAge: this.maxAgeSeconds, expires: new Date(Date.now() + this.maxAgeSeconds * 1000),
+      name: SESSION_COOKIE,
+      value,
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: this.secure,
+      maxAge: this.maxAgeSeconds,
+      expires: new Date(Date.now() + this.maxAgeSeconds * 1000),
     });
   }
   clear(): string {
-    return stringifySetCookie({ name: SESSION_COOKIE, value: '', path: '/', httpOnly: true, sameSite: 'lax', secure: this.secure, maxAge: 0, expires: new Date(0) });
+    return stringifySetCookie({
+      name: SESSION_COOKIE,
+      value: '',
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: this.secure,
+      maxAge: 0,
+      expires: new Date(0),
+    });
   }
 }
 
@@ -38,7 +59,10 @@ export function sessionCookieValue(req: IncomingMessage): string | undefined {
   return value && value.length <= 256 ? value : undefined;
 }
 
-export interface SessionLookup { row: SessionRow; caller: Caller | null }
+export interface SessionLookup {
+  row: SessionRow;
+  caller: Caller | null;
+}
 
 export class IdentityAuthenticator implements Authenticator {
   private readonly mode: string;
@@ -69,9 +93,18 @@ export class IdentityAuthenticator implements Authenticator {
     const row = value ? this.sessions.find(value) : undefined;
     if (row) {
       const user = this.users.get(row.user_id);
-      const caller: Caller | null = user && row.state === 'active'
-        ? { userId: user.id, username: user.username, roles: parseRoles(user.roles), isAdmin: isAdminRow(user), via: 'session', sessionId: row.id_hash, passwordSession: row.method === 'password' }
-        : null;
+      const caller: Caller | null =
+        user && row.state === 'active'
+          ? {
+              userId: user.id,
+              username: user.username,
+              roles: parseRoles(user.roles),
+              isAdmin: isAdminRow(user),
+              via: 'session',
+              sessionId: row.id_hash,
+              passwordSession: row.method === 'password',
+            }
+          : null;
       if (caller && this.sessions.renew(row)) this.renewals.set(req, this.cookies.set(value!));
       found = { row, caller };
     }

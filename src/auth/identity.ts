@@ -56,13 +56,26 @@ export interface Identity {
   /** What checks a name and a password or token outside a session (WebDAV Basic). */
   credentials: { mode: string; auth: AuthService; tokens: TokenService; users: UsersStore; limits: RateLimiter };
   /** What the sign-in methods beyond the password (twofactor/, passkeys/, oidc/) build on. */
-  signIn: { auth: AuthService; authenticator: IdentityAuthenticator; cookies: SessionCookies; users: UsersStore; limits: RateLimiter; activity: ActivityService; twoFactor: TwoFactorService };
+  signIn: {
+    auth: AuthService;
+    authenticator: IdentityAuthenticator;
+    cookies: SessionCookies;
+    users: UsersStore;
+    limits: RateLimiter;
+    activity: ActivityService;
+    twoFactor: TwoFactorService;
+  };
 }
 
 export function createIdentity({ config, db, log, sessionSecret }: IdentityDeps): Identity {
   const users = new UsersStore(db);
   const settings = new SettingsService(db);
-  const activity = new ActivityService(db, log, () => settings.activity(), (id) => users.get(id)?.username ?? null);
+  const activity = new ActivityService(
+    db,
+    log,
+    () => settings.activity(),
+    (id) => users.get(id)?.username ?? null,
+  );
   const sessions = new SessionStore(db, sessionSecret, config.auth.sessionMaxAgeDays);
   const limits = new RateLimiter(db);
   const tokens = new TokenService(db, users, activity);
@@ -70,10 +83,23 @@ export function createIdentity({ config, db, log, sessionSecret }: IdentityDeps)
   const authenticator = new IdentityAuthenticator(config.auth.mode, users, sessions, tokens, cookies);
   // The second factor's seeds are sealed under a key in CONFIG_DIR; its password check is auth's.
   const twoFactor: TwoFactorService = new TwoFactorService({
-    db, box: SecretBox.fromConfigDir(config.storage.configDir, 'totp-key'), users, limits, activity,
+    db,
+    box: SecretBox.fromConfigDir(config.storage.configDir, 'totp-key'),
+    users,
+    limits,
+    activity,
     confirmPassword: (userId, password, ip) => auth.confirmPasswordOf(userId, password, ip),
   });
-  const auth: AuthService = new AuthService({ config, db, users, sessions, limits, activity, secondFactor: twoFactor, oidcRoutes: true });
+  const auth: AuthService = new AuthService({
+    config,
+    db,
+    users,
+    sessions,
+    limits,
+    activity,
+    secondFactor: twoFactor,
+    oidcRoutes: true,
+  });
   authStartupWarnings(config, log, true);
   const usersAdmin = new UsersAdminService({ config, db, users, sessions, settings, activity });
 
@@ -82,7 +108,12 @@ export function createIdentity({ config, db, log, sessionSecret }: IdentityDeps)
     const restored = users.restoreAdmin(config.auth.adminEmail);
     if (restored) {
       log.info('AUTH_ADMIN_EMAIL: the admin role was given back', { userId: restored.id });
-      activity.record({ action: 'admin.role-restore', outcome: 'success', userId: restored.id, detail: { via: 'AUTH_ADMIN_EMAIL' } });
+      activity.record({
+        action: 'admin.role-restore',
+        outcome: 'success',
+        userId: restored.id,
+        detail: { via: 'AUTH_ADMIN_EMAIL' },
+      });
     }
   }
 
@@ -111,9 +142,25 @@ export function createIdentity({ config, db, log, sessionSecret }: IdentityDeps)
 
   return {
     background,
-    services: { auth, authenticator, cookies, tokens, limits, usersAdmin, activity, settings, panel: new SettingsPanel({ settings, activity, logos }), logos },
+    services: {
+      auth,
+      authenticator,
+      cookies,
+      tokens,
+      limits,
+      usersAdmin,
+      activity,
+      settings,
+      panel: new SettingsPanel({ settings, activity, logos }),
+      logos,
+    },
     authenticator,
-    users: { get: (id) => { const row = users.get(id); return row ? toInfo(row) : null; } },
+    users: {
+      get: (id) => {
+        const row = users.get(id);
+        return row ? toInfo(row) : null;
+      },
+    },
     settings,
     activity,
     credentials: { mode: config.auth.mode, auth, tokens, users, limits },

@@ -4,7 +4,10 @@
 import type { Database } from '../db/database.ts';
 import { tooMany } from '../core/errors.ts';
 
-export interface Limit { readonly max: number; readonly windowMs: number }
+export interface Limit {
+  readonly max: number;
+  readonly windowMs: number;
+}
 
 /** Budgets per address. Failed sign-ins are counted separately from all attempts. */
 export const LIMITS = {
@@ -21,7 +24,10 @@ export class RateLimiter {
   }
 
   private current(key: string, limit: Limit, now: number): { count: number; windowStart: number } {
-    const row = this.db.get<{ window_start: number; count: number }>('SELECT window_start, count FROM rate_limits WHERE key = ?', [key]);
+    const row = this.db.get<{ window_start: number; count: number }>(
+      'SELECT window_start, count FROM rate_limits WHERE key = ?',
+      [key],
+    );
     if (!row || now - row.window_start >= limit.windowMs) return { count: 0, windowStart: now };
     return { count: row.count, windowStart: row.window_start };
   }
@@ -30,14 +36,22 @@ export class RateLimiter {
   check(key: string, limit: Limit): void {
     const now = Date.now();
     const { count, windowStart } = this.current(key, limit, now);
-    if (count >= limit.max) throw tooMany('Too many attempts from this address. Try again later.', (windowStart + limit.windowMs - now) / 1000);
+    if (count >= limit.max)
+      throw tooMany(
+        'Too many attempts from this address. Try again later.',
+        (windowStart + limit.windowMs - now) / 1000,
+      );
   }
 
   /** Counts one attempt, then throws 429 when it went over the budget. */
   hit(key: string, limit: Limit): void {
     const now = Date.now();
     const { count, windowStart } = this.current(key, limit, now);
-    if (count >= limit.max) throw tooMany('Too many attempts from this address. Try again later.', (windowStart + limit.windowMs - now) / 1000);
+    if (count >= limit.max)
+      throw tooMany(
+        'Too many attempts from this address. Try again later.',
+        (windowStart + limit.windowMs - now) / 1000,
+      );
     this.count(key, limit);
   }
 
@@ -45,7 +59,10 @@ export class RateLimiter {
   count(key: string, limit: Limit): void {
     const now = Date.now();
     const { count, windowStart } = this.current(key, limit, now);
-    this.db.run('INSERT INTO rate_limits (key, window_start, count) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count', [key, windowStart, count + 1]);
+    this.db.run(
+      'INSERT INTO rate_limits (key, window_start, count) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count',
+      [key, windowStart, count + 1],
+    );
   }
 
   /** Drops windows that have ended (the longest window bounds what is kept). */

@@ -16,7 +16,10 @@ export const ACCOUNT_LOCKED = 'AUTH_ACCOUNT_LOCKED';
 export const METHOD_DISABLED = 'AUTH_METHOD_DISABLED';
 export const INVALID_TOTP_CODE = 'AUTH_INVALID_TOTP_CODE';
 
-export interface OpenedSession { id: string; hash: string }
+export interface OpenedSession {
+  id: string;
+  hash: string;
+}
 
 /** A sign-in ends signed in, or held for its second step (the session's cookie is set either way). */
 export type SignIn = { user: WireUser; session: OpenedSession } | { totpRequired: true; session: OpenedSession };
@@ -43,8 +46,14 @@ export interface AuthDeps {
 
 /** The local administrator every request acts as when AUTH_MODE=disabled. */
 export const LOCAL_ADMIN_USER: WireUser = Object.freeze({
-  id: 'local', username: 'local', email: null, displayName: 'Local administrator', roles: ['admin'],
-  emailVerified: false, createdAt: new Date(0).toISOString(), updatedAt: new Date(0).toISOString(),
+  id: 'local',
+  username: 'local',
+  email: null,
+  displayName: 'Local administrator',
+  roles: ['admin'],
+  emailVerified: false,
+  createdAt: new Date(0).toISOString(),
+  updatedAt: new Date(0).toISOString(),
 }) as WireUser;
 
 export class AuthService {
@@ -53,12 +62,21 @@ export class AuthService {
     this.deps = deps;
   }
 
-  get mode() { return this.deps.config.auth.mode; }
-  get localAllowed() { return this.mode === 'local' || this.mode === 'both' || this.mode === 'disabled'; }
+  get mode() {
+    return this.deps.config.auth.mode;
+  }
+  get localAllowed() {
+    return this.mode === 'local' || this.mode === 'both' || this.mode === 'disabled';
+  }
 
   private oidcConfigured(): boolean {
     const o = this.deps.config.oidc;
-    return this.deps.oidcRoutes === true && (this.mode === 'oidc' || this.mode === 'both') && o.enabled && Boolean(o.issuer && o.clientId);
+    return (
+      this.deps.oidcRoutes === true &&
+      (this.mode === 'oidc' || this.mode === 'both') &&
+      o.enabled &&
+      Boolean(o.issuer && o.clientId)
+    );
   }
 
   requiresSetup(): boolean {
@@ -71,13 +89,22 @@ export class AuthService {
     const user = this.userFor(caller);
     return {
       requiresSetup: this.requiresSetup(),
-      strategies: { local: this.mode === 'local' || this.mode === 'both', passkey: this.mode === 'local' || this.mode === 'both', oidc: oidcEnabled },
+      strategies: {
+        local: this.mode === 'local' || this.mode === 'both',
+        passkey: this.mode === 'local' || this.mode === 'both',
+        oidc: oidcEnabled,
+      },
       authEnabled: this.mode !== 'disabled',
       authMode: this.mode === 'disabled' ? 'local' : this.mode,
       authenticated: user !== null,
       ...(held ? { totpPending: true } : {}),
       user,
-      oidc: { enabled: oidcEnabled, issuer: oidcEnabled ? o.issuer : null, scopes: [...o.scopes], status: oidcEnabled ? 'configured' : 'disabled' },
+      oidc: {
+        enabled: oidcEnabled,
+        issuer: oidcEnabled ? o.issuer : null,
+        scopes: [...o.scopes],
+        status: oidcEnabled ? 'configured' : 'disabled',
+      },
     };
   }
 
@@ -90,11 +117,18 @@ export class AuthService {
   }
 
   private refuseWhenOidcOnly(): void {
-    if (this.mode === 'oidc') throw new AppError(METHOD_DISABLED, 'Password sign-in is turned off: this installation signs in through its identity provider only.');
+    if (this.mode === 'oidc')
+      throw new AppError(
+        METHOD_DISABLED,
+        'Password sign-in is turned off: this installation signs in through its identity provider only.',
+      );
   }
 
   /** Creates the first administrator; serialised so concurrent calls never make two. */
-  async setup(input: { email: string; username?: string | undefined; password: string }, ip: string): Promise<{ user: WireUser; session: OpenedSession }> {
+  async setup(
+    input: { email: string; username?: string | undefined; password: string },
+    ip: string,
+  ): Promise<{ user: WireUser; session: OpenedSession }> {
     this.refuseWhenOidcOnly();
     this.deps.limits.hit(`setup:${ip}`, LIMITS.setup);
     if (this.deps.users.count() > 0) throw new AppError('SETUP_DONE');
@@ -121,7 +155,14 @@ export class AuthService {
   private refuseLocked(row: UserRow, ip: string): void {
     const left = this.lockedFor(row);
     if (left > 0) {
-      this.deps.activity.record({ action: 'auth.login', outcome: 'failure', userId: row.id, username: row.username, ip, detail: { reason: 'locked' } });
+      this.deps.activity.record({
+        action: 'auth.login',
+        outcome: 'failure',
+        userId: row.id,
+        username: row.username,
+        ip,
+        detail: { reason: 'locked' },
+      });
       throw new AppError(ACCOUNT_LOCKED, undefined, { headers: { 'Retry-After': String(Math.ceil(left / 1000)) } });
     }
   }
@@ -130,8 +171,23 @@ export class AuthService {
   recordFailure(row: UserRow, ip: string, reason: string): void {
     const { maxFailed, lockMinutes } = this.deps.config.auth;
     const lockedUntil = this.deps.users.recordFailure(row.id, maxFailed, lockMinutes * 60_000);
-    this.deps.activity.record({ action: 'auth.login', outcome: 'failure', userId: row.id, username: row.username, ip, detail: { reason } });
-    if (lockedUntil) this.deps.activity.record({ action: 'auth.lockout', outcome: 'success', userId: row.id, username: row.username, ip, detail: { until: lockedUntil } });
+    this.deps.activity.record({
+      action: 'auth.login',
+      outcome: 'failure',
+      userId: row.id,
+      username: row.username,
+      ip,
+      detail: { reason },
+    });
+    if (lockedUntil)
+      this.deps.activity.record({
+        action: 'auth.lockout',
+        outcome: 'success',
+        userId: row.id,
+        username: row.username,
+        ip,
+        detail: { until: lockedUntil },
+      });
   }
 
   async login(input: { identifier: string; password: string }, ip: string): Promise<SignIn> {
@@ -152,7 +208,13 @@ export class AuthService {
     if (!ok || !row) {
       this.deps.limits.count(`login-fail:${ip}`, LIMITS.signInFailures);
       if (row) this.recordFailure(row, ip, row.password_hash ? 'wrong-password' : 'no-password');
-      else this.deps.activity.record({ action: 'auth.login', outcome: 'failure', ip, detail: { reason: candidates.length > 1 ? 'ambiguous-identifier' : 'unknown-account' } });
+      else
+        this.deps.activity.record({
+          action: 'auth.login',
+          outcome: 'failure',
+          ip,
+          detail: { reason: candidates.length > 1 ? 'ambiguous-identifier' : 'unknown-account' },
+        });
       throw new AppError(INVALID_CREDENTIALS);
     }
     // The lock may have been set while the hash was computed.
@@ -174,10 +236,24 @@ export class AuthService {
   async verifyPassword(input: { identifier: string; password: string }, ip: string): Promise<UserRow> {
     const row = await this.checkPassword(input, ip);
     if (this.deps.secondFactor?.enabled(row.id)) {
-      this.deps.activity.record({ action: 'auth.login', outcome: 'failure', userId: row.id, username: row.username, ip, detail: { reason: 'second-factor-needs-token', method: 'basic' } });
+      this.deps.activity.record({
+        action: 'auth.login',
+        outcome: 'failure',
+        userId: row.id,
+        username: row.username,
+        ip,
+        detail: { reason: 'second-factor-needs-token', method: 'basic' },
+      });
       throw new AppError('AUTH_TOKEN_REQUIRED');
     }
-    this.deps.activity.record({ action: 'auth.login', outcome: 'success', userId: row.id, username: row.username, ip, detail: { method: 'basic' } });
+    this.deps.activity.record({
+      action: 'auth.login',
+      outcome: 'success',
+      userId: row.id,
+      username: row.username,
+      ip,
+      detail: { method: 'basic' },
+    });
     return row;
   }
 
@@ -188,11 +264,25 @@ export class AuthService {
   private openSignIn(row: UserRow, method: string, ip: string, twoFactorsProven: boolean): SignIn {
     if (!twoFactorsProven && this.deps.secondFactor?.enabled(row.id)) {
       const session = this.deps.sessions.create(row.id, method, ip, 'held');
-      this.deps.activity.record({ action: 'auth.login', outcome: 'success', userId: row.id, username: row.username, ip, detail: { method, held: true } });
+      this.deps.activity.record({
+        action: 'auth.login',
+        outcome: 'success',
+        userId: row.id,
+        username: row.username,
+        ip,
+        detail: { method, held: true },
+      });
       return { totpRequired: true, session };
     }
     const session = this.deps.sessions.create(row.id, method, ip);
-    this.deps.activity.record({ action: 'auth.login', outcome: 'success', userId: row.id, username: row.username, ip, detail: { method } });
+    this.deps.activity.record({
+      action: 'auth.login',
+      outcome: 'success',
+      userId: row.id,
+      username: row.username,
+      ip,
+      detail: { method },
+    });
     return { user: toWire(row), session };
   }
 
@@ -210,12 +300,17 @@ export class AuthService {
    * The second step of a held sign-in: a wrong code counts against the account's lockout like a
    * wrong password; a right one replaces the held session with a new active one.
    */
-  loginSecondStep(held: SessionRow | null, code: string, ip: string): { user: WireUser; session: OpenedSession; usedRecoveryCode: boolean; recoveryCodesLeft: number } {
+  loginSecondStep(
+    held: SessionRow | null,
+    code: string,
+    ip: string,
+  ): { user: WireUser; session: OpenedSession; usedRecoveryCode: boolean; recoveryCodesLeft: number } {
     this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
     this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
     const factor = this.deps.secondFactor;
     const row = held && held.state === 'held' ? this.deps.users.get(held.user_id) : undefined;
-    if (!held || !row || !factor) throw new AppError(INVALID_TOTP_CODE, 'No sign-in is waiting for a code: sign in again.');
+    if (!held || !row || !factor)
+      throw new AppError(INVALID_TOTP_CODE, 'No sign-in is waiting for a code: sign in again.');
     const heldRow = held;
     this.refuseLocked(row, ip);
     const result = factor.verify(row.id, code);
@@ -229,17 +324,33 @@ export class AuthService {
       this.deps.users.clearFailures(row.id);
       return this.deps.sessions.create(row.id, heldRow.method, ip);
     });
-    this.deps.activity.record({ action: 'auth.login', outcome: 'success', userId: row.id, username: row.username, ip, detail: { method: held.method, secondFactor: result.usedRecoveryCode ? 'recovery-code' : 'totp' } });
+    this.deps.activity.record({
+      action: 'auth.login',
+      outcome: 'success',
+      userId: row.id,
+      username: row.username,
+      ip,
+      detail: { method: held.method, secondFactor: result.usedRecoveryCode ? 'recovery-code' : 'totp' },
+    });
     return { user: toWire(row), session, ...result };
   }
 
   logout(caller: Caller | null, sessionHash: string | null, ip: string): void {
     if (sessionHash) this.deps.sessions.delete(sessionHash);
-    if (caller && caller.via === 'session') this.deps.activity.record({ action: 'auth.logout', outcome: 'success', userId: caller.userId, ip });
+    if (caller && caller.via === 'session')
+      this.deps.activity.record({ action: 'auth.logout', outcome: 'success', userId: caller.userId, ip });
   }
 
   methods(userId: string): SignInMethod[] {
-    return this.deps.users.methods(userId).map((m) => ({ id: m.id, type: m.type, provider: m.provider, lastUsedAt: m.last_used_at, createdAt: m.created_at }));
+    return this.deps.users
+      .methods(userId)
+      .map((m) => ({
+        id: m.id,
+        type: m.type,
+        provider: m.provider,
+        lastUsedAt: m.last_used_at,
+        createdAt: m.created_at,
+      }));
   }
 
   private account(caller: Caller): UserRow {
@@ -270,7 +381,12 @@ export class AuthService {
   }
 
   /** Changes the password; every other session ends and this one moves to a new id. */
-  async changePassword(caller: Caller, currentPassword: string, newPassword: string, ip: string): Promise<OpenedSession> {
+  async changePassword(
+    caller: Caller,
+    currentPassword: string,
+    newPassword: string,
+    ip: string,
+  ): Promise<OpenedSession> {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
     const row = this.account(caller);
     if (!row.password_hash) throw new AppError('NO_PASSWORD');
@@ -292,7 +408,8 @@ export class AuthService {
 
   async addPassword(caller: Caller, password: string, ip: string): Promise<{ message: string }> {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
-    if (!this.localAllowed || this.mode === 'oidc') throw new AppError(METHOD_DISABLED, 'Local passwords cannot be created on this installation.');
+    if (!this.localAllowed || this.mode === 'oidc')
+      throw new AppError(METHOD_DISABLED, 'Local passwords cannot be created on this installation.');
     const row = this.account(caller);
     if (row.password_hash) throw new AppError('PASSWORD_EXISTS');
     const hash = await hashPassword(password);
@@ -305,4 +422,3 @@ export class AuthService {
     return isAdminRow(row);
   }
 }
-

@@ -37,13 +37,28 @@ export class SessionStore {
   }
 
   /** Opens a session; returns the cookie value (never stored). */
-  create(userId: string, method: string, ip: string, state: 'active' | 'held' = 'active'): { id: string; hash: string } {
+  create(
+    userId: string,
+    method: string,
+    ip: string,
+    state: 'active' | 'held' = 'active',
+  ): { id: string; hash: string } {
     const id = randomBytes(32).toString('base64url');
     const hash = this.hash(id);
     const now = Date.now();
     this.db.run(
       'INSERT INTO sessions (id_hash, user_id, state, method, held_until, created_at, expires_at, renewed_at, ip) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [hash, userId, state, method, state === 'held' ? new Date(now + HELD_MS).toISOString() : null, new Date(now).toISOString(), new Date(now + this.maxAgeMs).toISOString(), new Date(now).toISOString(), ip],
+      [
+        hash,
+        userId,
+        state,
+        method,
+        state === 'held' ? new Date(now + HELD_MS).toISOString() : null,
+        new Date(now).toISOString(),
+        new Date(now + this.maxAgeMs).toISOString(),
+        new Date(now).toISOString(),
+        ip,
+      ],
     );
     return { id, hash };
   }
@@ -64,7 +79,11 @@ export class SessionStore {
   renew(row: SessionRow): boolean {
     const now = Date.now();
     if (now - Date.parse(row.renewed_at) < RENEW_EVERY_MS) return false;
-    this.db.run('UPDATE sessions SET expires_at = ?, renewed_at = ? WHERE id_hash = ?', [new Date(now + this.maxAgeMs).toISOString(), new Date(now).toISOString(), row.id_hash]);
+    this.db.run('UPDATE sessions SET expires_at = ?, renewed_at = ? WHERE id_hash = ?', [
+      new Date(now + this.maxAgeMs).toISOString(),
+      new Date(now).toISOString(),
+      row.id_hash,
+    ]);
     return true;
   }
 
@@ -79,6 +98,7 @@ export class SessionStore {
 
   sweep(): number {
     const now = new Date().toISOString();
-    return this.db.run("DELETE FROM sessions WHERE expires_at <= ?1 OR (state = 'held' AND held_until <= ?1)", [now]).changes;
+    return this.db.run("DELETE FROM sessions WHERE expires_at <= ?1 OR (state = 'held' AND held_until <= ?1)", [now])
+      .changes;
   }
 }

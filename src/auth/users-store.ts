@@ -47,14 +47,32 @@ export function normaliseRoles(roles: readonly string[]): Role[] {
 export const isAdminRow = (row: Pick<UserRow, 'roles'>) => parseRoles(row.roles).includes('admin');
 
 export function toInfo(row: UserRow): UserInfo {
-  return { id: row.id, username: row.username, email: row.email, displayName: row.display_name, roles: parseRoles(row.roles) };
+  return {
+    id: row.id,
+    username: row.username,
+    email: row.email,
+    displayName: row.display_name,
+    roles: parseRoles(row.roles),
+  };
 }
 
 export function toWire(row: UserRow): WireUser {
-  return { ...toInfo(row), emailVerified: row.email_verified === 1, createdAt: row.created_at, updatedAt: row.updated_at };
+  return {
+    ...toInfo(row),
+    emailVerified: row.email_verified === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }
 
-export interface MethodRow { id: string; user_id: string; type: string; provider: string; last_used_at: string | null; created_at: string }
+export interface MethodRow {
+  id: string;
+  user_id: string;
+  type: string;
+  provider: string;
+  last_used_at: string | null;
+  created_at: string;
+}
 
 const ADMIN_COUNT = `SELECT COUNT(*) AS n FROM users WHERE EXISTS (SELECT 1 FROM json_each(users.roles) WHERE value = 'admin')`;
 
@@ -78,7 +96,9 @@ export class UsersStore {
 
   /** Every account the identifier names, as an email or a username (any letter case). */
   findByIdentifier(identifier: string): UserRow[] {
-    return this.db.all<UserRow>('SELECT * FROM users WHERE email = ?1 COLLATE NOCASE OR username = ?1 COLLATE NOCASE', [identifier.trim()]);
+    return this.db.all<UserRow>('SELECT * FROM users WHERE email = ?1 COLLATE NOCASE OR username = ?1 COLLATE NOCASE', [
+      identifier.trim(),
+    ]);
   }
 
   findByEmail(email: string): UserRow | undefined {
@@ -90,26 +110,56 @@ export class UsersStore {
   }
 
   /** Inserts an account (and its password method when it has a password). Throws on a taken name. */
-  insert(input: { username: string; email: string | null; displayName?: string | null; passwordHash: string | null; roles: Role[] }): UserRow {
+  insert(input: {
+    username: string;
+    email: string | null;
+    displayName?: string | null;
+    passwordHash: string | null;
+    roles: Role[];
+  }): UserRow {
     const now = new Date().toISOString();
     const id = randomUUID();
     this.db.transaction(() => {
       this.db.run(
         'INSERT INTO users (id, username, email, display_name, password_hash, roles, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        [id, input.username, input.email, input.displayName ?? null, input.passwordHash, JSON.stringify(input.roles), now, now],
+        [
+          id,
+          input.username,
+          input.email,
+          input.displayName ?? null,
+          input.passwordHash,
+          JSON.stringify(input.roles),
+          now,
+          now,
+        ],
       );
       if (input.passwordHash) this.addMethod(id, 'local_password', 'local');
     });
     return this.get(id)!;
   }
 
-  update(id: string, patch: { username?: string; email?: string | null; displayName?: string | null; roles?: Role[] }): void {
+  update(
+    id: string,
+    patch: { username?: string; email?: string | null; displayName?: string | null; roles?: Role[] },
+  ): void {
     const sets: string[] = [];
     const values: (string | null)[] = [];
-    if (patch.username !== undefined) { sets.push('username = ?'); values.push(patch.username); }
-    if (patch.email !== undefined) { sets.push('email = ?'); values.push(patch.email); }
-    if (patch.displayName !== undefined) { sets.push('display_name = ?'); values.push(patch.displayName); }
-    if (patch.roles !== undefined) { sets.push('roles = ?'); values.push(JSON.stringify(patch.roles)); }
+    if (patch.username !== undefined) {
+      sets.push('username = ?');
+      values.push(patch.username);
+    }
+    if (patch.email !== undefined) {
+      sets.push('email = ?');
+      values.push(patch.email);
+    }
+    if (patch.displayName !== undefined) {
+      sets.push('display_name = ?');
+      values.push(patch.displayName);
+    }
+    if (patch.roles !== undefined) {
+      sets.push('roles = ?');
+      values.push(JSON.stringify(patch.roles));
+    }
     if (sets.length === 0) return;
     sets.push('updated_at = ?');
     values.push(new Date().toISOString(), id);
@@ -118,7 +168,10 @@ export class UsersStore {
 
   setPassword(id: string, hash: string): void {
     this.db.transaction(() => {
-      this.db.run('UPDATE users SET password_hash = ?, failed_count = 0, locked_until = NULL, updated_at = ? WHERE id = ?', [hash, new Date().toISOString(), id]);
+      this.db.run(
+        'UPDATE users SET password_hash = ?, failed_count = 0, locked_until = NULL, updated_at = ? WHERE id = ?',
+        [hash, new Date().toISOString(), id],
+      );
       this.addMethod(id, 'local_password', 'local');
     });
   }
@@ -144,16 +197,24 @@ export class UsersStore {
   }
 
   clearFailures(id: string): void {
-    this.db.run('UPDATE users SET failed_count = 0, locked_until = NULL WHERE id = ? AND (failed_count != 0 OR locked_until IS NOT NULL)', [id]);
+    this.db.run(
+      'UPDATE users SET failed_count = 0, locked_until = NULL WHERE id = ? AND (failed_count != 0 OR locked_until IS NOT NULL)',
+      [id],
+    );
   }
 
   methods(userId: string): MethodRow[] {
-    return this.db.all<MethodRow>('SELECT id, user_id, type, provider, last_used_at, created_at FROM auth_methods WHERE user_id = ? ORDER BY created_at', [userId]);
+    return this.db.all<MethodRow>(
+      'SELECT id, user_id, type, provider, last_used_at, created_at FROM auth_methods WHERE user_id = ? ORDER BY created_at',
+      [userId],
+    );
   }
 
   methodsByUser(): Map<string, MethodRow[]> {
     const out = new Map<string, MethodRow[]>();
-    for (const m of this.db.all<MethodRow>('SELECT id, user_id, type, provider, last_used_at, created_at FROM auth_methods ORDER BY created_at')) {
+    for (const m of this.db.all<MethodRow>(
+      'SELECT id, user_id, type, provider, last_used_at, created_at FROM auth_methods ORDER BY created_at',
+    )) {
       const list = out.get(m.user_id) ?? [];
       list.push(m);
       out.set(m.user_id, list);
@@ -162,11 +223,19 @@ export class UsersStore {
   }
 
   addMethod(userId: string, type: 'local_password' | 'oidc', provider: string, subject: string | null = null): void {
-    this.db.run('INSERT OR IGNORE INTO auth_methods (id, user_id, type, provider, subject, created_at) VALUES (?, ?, ?, ?, ?, ?)', [randomUUID(), userId, type, provider, subject, new Date().toISOString()]);
+    this.db.run(
+      'INSERT OR IGNORE INTO auth_methods (id, user_id, type, provider, subject, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [randomUUID(), userId, type, provider, subject, new Date().toISOString()],
+    );
   }
 
   touchMethod(userId: string, type: string, provider: string): void {
-    this.db.run('UPDATE auth_methods SET last_used_at = ? WHERE user_id = ? AND type = ? AND provider = ?', [new Date().toISOString(), userId, type, provider]);
+    this.db.run('UPDATE auth_methods SET last_used_at = ? WHERE user_id = ? AND type = ? AND provider = ?', [
+      new Date().toISOString(),
+      userId,
+      type,
+      provider,
+    ]);
   }
 
   /** AUTH_ADMIN_EMAIL: gives the account with that address the admin role back. */

@@ -3,13 +3,27 @@ import { z } from 'zod';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
 
 export const password = z.string().min(1).max(MAX_PASSWORD_LENGTH);
-export const newPassword = z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`).max(MAX_PASSWORD_LENGTH);
-export const username = z.string().trim().min(1).max(64).regex(/^[^\s/\\]+$/, 'may not contain spaces or slashes');
+export const newPassword = z
+  .string()
+  .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
+  .max(MAX_PASSWORD_LENGTH);
+export const username = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[^\s/\\]+$/, 'may not contain spaces or slashes');
 
 /** The User record. */
 export const wireUser = z.object({
-  id: z.string(), username: z.string(), email: z.string().nullable(), displayName: z.string().nullable(),
-  roles: z.array(z.string()), emailVerified: z.boolean(), createdAt: z.string(), updatedAt: z.string(),
+  id: z.string(),
+  username: z.string(),
+  email: z.string().nullable(),
+  displayName: z.string().nullable(),
+  roles: z.array(z.string()),
+  emailVerified: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
 });
 export type WireUser = z.infer<typeof wireUser>;
 
@@ -39,11 +53,22 @@ export const authStatus = z.object({
   /** Signed in with a password and waiting for the second-factor code. */
   totpPending: z.literal(true).optional(),
   user: wireUser.nullable(),
-  oidc: z.object({ enabled: z.boolean(), issuer: z.string().nullable(), scopes: z.array(z.string()), status: z.enum(['configured', 'disabled']) }),
+  oidc: z.object({
+    enabled: z.boolean(),
+    issuer: z.string().nullable(),
+    scopes: z.array(z.string()),
+    status: z.enum(['configured', 'disabled']),
+  }),
 });
 export type AuthStatus = z.infer<typeof authStatus>;
 
-export const signInMethod = z.object({ id: z.string(), type: z.string(), provider: z.string(), lastUsedAt: z.string().nullable(), createdAt: z.string() });
+export const signInMethod = z.object({
+  id: z.string(),
+  type: z.string(),
+  provider: z.string(),
+  lastUsedAt: z.string().nullable(),
+  createdAt: z.string(),
+});
 export type SignInMethod = z.infer<typeof signInMethod>;
 export const methodsAnswer = z.object({ methods: z.array(signInMethod) });
 

@@ -11,7 +11,11 @@ const VIDEO = new Set(['mp4', 'm4v', 'mov', 'mkv', 'webm', 'avi', 'wmv', 'mpg', 
 const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
 const MAX_PDF_BYTES = 64 * 1024 * 1024;
 
-type ImageModule = { Transformer: new (input: Buffer) => { metadata(withExif?: boolean): Promise<{ width: number; height: number; orientation?: number | null }> } };
+type ImageModule = {
+  Transformer: new (input: Buffer) => {
+    metadata(withExif?: boolean): Promise<{ width: number; height: number; orientation?: number | null }>;
+  };
+};
 let imageModule: ImageModule | null | undefined;
 function images(): ImageModule | null {
   if (imageModule === undefined) {
@@ -28,7 +32,19 @@ async function imageFacts(file: string, size: number) {
   const mod = images();
   if (!mod || size > MAX_IMAGE_BYTES) return {};
   const meta = await new mod.Transformer(await fsp.readFile(file)).metadata(false);
-  return { image: { width: meta.width, height: meta.height, orientation: meta.orientation ?? null, cameraMake: null, cameraModel: null, lensModel: null, software: null, dateTaken: null, gps: null } };
+  return {
+    image: {
+      width: meta.width,
+      height: meta.height,
+      orientation: meta.orientation ?? null,
+      cameraMake: null,
+      cameraModel: null,
+      lensModel: null,
+      software: null,
+      dateTaken: null,
+      gps: null,
+    },
+  };
 }
 
 async function mediaFacts(file: string, isVideo: boolean) {
@@ -53,7 +69,7 @@ async function pdfFacts(file: string, size: number) {
     pages -= tail.match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
   }
   pages += tail.match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
-  return { document: { pages } , pages };
+  return { document: { pages }, pages };
 }
 
 export async function readMediaFacts(file: string, kind: string, size: number): Promise<Record<string, unknown>> {

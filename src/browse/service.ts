@@ -39,7 +39,11 @@ function statAll(dir: string, names: string[]): Promise<(Stats | null)[]> {
   });
 }
 
-export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId: string) => boolean; viewed?: (realPath: string) => void }) {
+export function createBrowse(deps: {
+  resolver: PathResolver;
+  showHidden: (userId: string) => boolean;
+  viewed?: (realPath: string) => void;
+}) {
   const { resolver } = deps;
 
   async function list(caller: Caller, virtual: string): Promise<{ listing: Listing; json: string; etag: string }> {
@@ -47,12 +51,23 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
     let items: FileItem[];
     if (!target.space) {
       const spaces = await resolver.spaces(caller);
-      items = await Promise.all(spaces.map(async (s) => {
-        const st = await fsp.stat(s.root).catch(() => null);
-        return { name: s.path, path: '', dateModified: (st?.mtime ?? new Date(0)).toISOString(), size: 0, kind: 'directory' };
-      }));
+      items = await Promise.all(
+        spaces.map(async (s) => {
+          const st = await fsp.stat(s.root).catch(() => null);
+          return {
+            name: s.path,
+            path: '',
+            dateModified: (st?.mtime ?? new Date(0)).toISOString(),
+            size: 0,
+            kind: 'directory',
+          };
+        }),
+      );
     } else if (!target.isDirectory) {
-      const { parent, name } = { parent: path.posix.dirname(target.virtualPath), name: path.posix.basename(target.virtualPath) };
+      const { parent, name } = {
+        parent: path.posix.dirname(target.virtualPath),
+        name: path.posix.basename(target.virtualPath),
+      };
       items = [fileItem(parent === '.' ? '' : parent, name, await fsp.stat(target.realPath))];
     } else {
       const showHidden = deps.showHidden(caller.userId);
@@ -66,9 +81,15 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
       // listing could show an outside entry's size and time under an inside name (never bytes
       // or names).
       const { names, stats } = await withDirIn(target.space.root, target.realPath, async (dir) => {
-        const names = (await fsp.readdir(dir.path)).filter((n) => !isReservedName(n) && (showHidden || !n.startsWith('.')) && !hidden(n));
+        const names = (await fsp.readdir(dir.path)).filter(
+          (n) => !isReservedName(n) && (showHidden || !n.startsWith('.')) && !hidden(n),
+        );
         const checked = await fsp.stat(dir.path);
-        const same = () => fsp.stat(target.realPath).then((st) => st.ino === checked.ino && st.dev === checked.dev, () => false);
+        const same = () =>
+          fsp.stat(target.realPath).then(
+            (st) => st.ino === checked.ino && st.dev === checked.dev,
+            () => false,
+          );
         if (await same()) {
           const stats = await statAll(target.realPath, names);
           if (await same()) return { names, stats };
@@ -81,7 +102,12 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
         if (st) items.push(fileItem(target.virtualPath, names[i]!, st));
       }
     }
-    const listing: Listing = { items, access: target.access, current: { isDirectory: target.isDirectory }, path: target.virtualPath };
+    const listing: Listing = {
+      items,
+      access: target.access,
+      current: { isDirectory: target.isDirectory },
+      path: target.virtualPath,
+    };
     // Serialised once: the same text is hashed for the ETag and sent.
     const json = JSON.stringify(listing);
     const etag = '"' + createHash('sha1').update(json).digest('base64url') + '"';
@@ -90,7 +116,11 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
 
   async function volumes(caller: Caller): Promise<Volume[]> {
     return (await resolver.spaces(caller)).map((s) => ({
-      name: s.name, path: s.path, kind: s.kind === 'personal' ? 'personal' : 'volume', readOnly: s.readOnly, ...(s.accessMode ? { accessMode: s.accessMode } : {}),
+      name: s.name,
+      path: s.path,
+      kind: s.kind === 'personal' ? 'personal' : 'volume',
+      readOnly: s.readOnly,
+      ...(s.accessMode ? { accessMode: s.accessMode } : {}),
     }));
   }
 
@@ -98,11 +128,22 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
     // A link out of the volume is refused (403) and a dangling one is missing (404), as everywhere.
     const target = await resolver.resolve(caller, virtual, { mustExist: true });
     if (!target.space) return { path: '', size: 0, used: 0, free: 0, total: 0, percentUsed: 0 };
-    const fs = await withDirIn(target.space.root, target.isDirectory ? target.realPath : path.dirname(target.realPath), (dir) => fsp.statfs(dir.path));
+    const fs = await withDirIn(
+      target.space.root,
+      target.isDirectory ? target.realPath : path.dirname(target.realPath),
+      (dir) => fsp.statfs(dir.path),
+    );
     const total = fs.blocks * fs.bsize;
     const free = fs.bavail * fs.bsize;
     const used = Math.max(0, total - fs.bfree * fs.bsize);
-    return { path: target.virtualPath, size: used, used, free, total, percentUsed: total ? Math.round((used / total) * 10000) / 100 : 0 };
+    return {
+      path: target.virtualPath,
+      size: used,
+      used,
+      free,
+      total,
+      percentUsed: total ? Math.round((used / total) * 10000) / 100 : 0,
+    };
   }
 
   async function metadata(caller: Caller, virtual: string): Promise<Metadata> {
@@ -112,11 +153,22 @@ export function createBrowse(deps: { resolver: PathResolver; showHidden: (userId
     const name = path.posix.basename(target.virtualPath);
     const created = st.birthtimeMs > 0 ? st.birthtime : st.ctime;
     const answer: Metadata = {
-      path: target.virtualPath, name, kind: kindOf(name, st.isDirectory()), size: st.isDirectory() ? 0 : st.size,
-      dateModified: st.mtime.toISOString(), dateCreated: created.toISOString(), access: target.access,
+      path: target.virtualPath,
+      name,
+      kind: kindOf(name, st.isDirectory()),
+      size: st.isDirectory() ? 0 : st.size,
+      dateModified: st.mtime.toISOString(),
+      dateCreated: created.toISOString(),
+      access: target.access,
     };
     if (st.isDirectory()) answer.directory = await countTree(target.realPath, { maxEntries: 50_000, maxMs: 3000 });
-    else Object.assign(answer, await withFileIn(target.space.root, target.realPath, (f) => readMediaFacts(f.path, answer.kind, f.stat.size)) as MediaFacts);
+    else
+      Object.assign(
+        answer,
+        (await withFileIn(target.space.root, target.realPath, (f) =>
+          readMediaFacts(f.path, answer.kind, f.stat.size),
+        )) as MediaFacts,
+      );
     return answer;
   }
 

@@ -3,23 +3,51 @@ import { z } from 'zod';
 import { access, fileItem, readOnlyReason } from '../files/wire.ts';
 
 export const volume = z.object({
-  name: z.string(), path: z.string(), kind: z.enum(['volume', 'personal']), readOnly: readOnlyReason,
+  name: z.string(),
+  path: z.string(),
+  kind: z.enum(['volume', 'personal']),
+  readOnly: readOnlyReason,
   accessMode: z.enum(['readonly', 'readwrite']).optional(),
 });
 export type Volume = z.infer<typeof volume>;
 
-export const listing = z.object({ items: z.array(fileItem), access, current: z.object({ isDirectory: z.boolean() }), path: z.string() });
+export const listing = z.object({
+  items: z.array(fileItem),
+  access,
+  current: z.object({ isDirectory: z.boolean() }),
+  path: z.string(),
+});
 export type Listing = z.infer<typeof listing>;
 
-export const usage = z.object({ path: z.string(), size: z.number(), used: z.number(), free: z.number(), total: z.number(), percentUsed: z.number() });
+export const usage = z.object({
+  path: z.string(),
+  size: z.number(),
+  used: z.number(),
+  free: z.number(),
+  total: z.number(),
+  percentUsed: z.number(),
+});
 export type Usage = z.infer<typeof usage>;
 
-const treeTotals = z.object({ totalSize: z.number(), fileCount: z.number().int(), dirCount: z.number().int(), truncated: z.boolean() });
+const treeTotals = z.object({
+  totalSize: z.number(),
+  fileCount: z.number().int(),
+  dirCount: z.number().int(),
+  truncated: z.boolean(),
+});
 const dimensions = { width: z.number().nullable().optional(), height: z.number().nullable().optional() };
 
 export const metadata = z.object({
-  path: z.string(), name: z.string(), kind: z.string(), size: z.number(), dateModified: z.string(), dateCreated: z.string(), access,
-  directory: treeTotals.optional().describe('A folder: totals counted now (bounded; `truncated` when the bound was reached)'),
+  path: z.string(),
+  name: z.string(),
+  kind: z.string(),
+  size: z.number(),
+  dateModified: z.string(),
+  dateCreated: z.string(),
+  access,
+  directory: treeTotals
+    .optional()
+    .describe('A folder: totals counted now (bounded; `truncated` when the bound was reached)'),
   image: z.object(dimensions).catchall(z.unknown()).optional(),
   video: z.object({ ...dimensions, duration: z.number().nullable().optional() }).optional(),
   audio: z.object({ duration: z.number().nullable().optional() }).catchall(z.unknown()).optional(),

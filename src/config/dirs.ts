@@ -8,8 +8,14 @@ import type { Config } from '../config.ts';
 import { ConfigError } from './variables.ts';
 
 const REASONS: Record<string, string> = {
-  EACCES: 'permission denied', EPERM: 'not permitted', EROFS: 'the file system is read-only', ENOENT: 'a parent folder refuses new folders',
-  ENOTDIR: 'a part of the path is a file', ENOSPC: 'the disk is full', EEXIST: 'a file is in the way', ELOOP: 'too many symbolic links',
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  EROFS: 'the file system is read-only',
+  ENOENT: 'a parent folder refuses new folders',
+  ENOTDIR: 'a part of the path is a file',
+  ENOSPC: 'the disk is full',
+  EEXIST: 'a file is in the way',
+  ELOOP: 'too many symbolic links',
 };
 
 /** Why a file-system call failed, in words (no stack, no code path). */
@@ -34,7 +40,8 @@ export function ensureDirSync(dir: string): void {
       current = parent;
       continue;
     }
-    if (!st.isDirectory()) throw Object.assign(new Error(`ENOTDIR: not a directory, '${current}'`), { code: 'ENOTDIR', path: current });
+    if (!st.isDirectory())
+      throw Object.assign(new Error(`ENOTDIR: not a directory, '${current}'`), { code: 'ENOTDIR', path: current });
     break;
   }
   for (const d of missing.reverse()) {
@@ -52,7 +59,9 @@ function usable(name: string, dir: string): void {
     fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
   } catch (err) {
     const who = typeof process.getuid === 'function' ? ` for this user (uid ${process.getuid()})` : '';
-    throw new ConfigError(`${name} (${dir}) cannot be used${who}: ${fsReason(err)}. Point ${name} at a folder Burrow may write, or fix its permissions.`);
+    throw new ConfigError(
+      `${name} (${dir}) cannot be used${who}: ${fsReason(err)}. Point ${name} at a folder Burrow may write, or fix its permissions.`,
+    );
   }
 }
 
@@ -60,5 +69,6 @@ function usable(name: string, dir: string): void {
 export function prepareDataDirs(config: Config, volumeRootExplicit: boolean): void {
   usable('CONFIG_DIR', config.storage.configDir);
   usable('CACHE_DIR', config.storage.cacheDir);
-  if (!volumeRootExplicit && !fs.existsSync(config.storage.volumeRoot)) usable('VOLUME_ROOT', path.dirname(config.storage.volumeRoot));
+  if (!volumeRootExplicit && !fs.existsSync(config.storage.volumeRoot))
+    usable('VOLUME_ROOT', path.dirname(config.storage.volumeRoot));
 }

@@ -36,7 +36,12 @@ function fail(name: string, value: string, accepts: string): never {
   throw new ConfigError(`${name}=${JSON.stringify(value)} is not valid: it accepts ${accepts}.`);
 }
 
-function variable<T>(name: string, defaultText: string, doc: string, parse: (value: string | undefined, ctx: DefaultsContext, env: Env) => T): Variable<T> {
+function variable<T>(
+  name: string,
+  defaultText: string,
+  doc: string,
+  parse: (value: string | undefined, ctx: DefaultsContext, env: Env) => T,
+): Variable<T> {
   return { name, defaultText, doc, read: (env, ctx) => parse(raw(env, name), ctx, env) };
 }
 
@@ -78,7 +83,14 @@ export function int(name: string, def: number, doc: string, min = 0, max = Numbe
 }
 
 /** An integer whose default is another variable's value (e.g. subtree batch = reconcile batch). */
-export function intOr(name: string, defaultText: string, doc: string, def: (env: Env) => number, min = 0, max = Number.MAX_SAFE_INTEGER): Variable<number> {
+export function intOr(
+  name: string,
+  defaultText: string,
+  doc: string,
+  def: (env: Env) => number,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): Variable<number> {
   const inner = int(name, 0, doc, min, max);
   return variable(name, defaultText, doc, (v, ctx, env) => (v === undefined ? def(env) : inner.read(env, ctx)));
 }
@@ -126,11 +138,29 @@ export function size(name: string, def: number, defaultText: string, doc: string
 }
 
 /** Comma, space or newline separated list. */
-export function list(name: string, def: readonly string[], defaultText: string, doc: string, separators = /[\s,]+/): Variable<readonly string[]> {
-  return variable(name, defaultText, doc, (v) => (v === undefined ? def : v.split(separators).map((s) => s.trim()).filter(Boolean)));
+export function list(
+  name: string,
+  def: readonly string[],
+  defaultText: string,
+  doc: string,
+  separators = /[\s,]+/,
+): Variable<readonly string[]> {
+  return variable(name, defaultText, doc, (v) =>
+    v === undefined
+      ? def
+      : v
+          .split(separators)
+          .map((s) => s.trim())
+          .filter(Boolean),
+  );
 }
 
-export function custom<T>(name: string, defaultText: string, doc: string, parse: (value: string | undefined, ctx: DefaultsContext, env: Env) => T): Variable<T> {
+export function custom<T>(
+  name: string,
+  defaultText: string,
+  doc: string,
+  parse: (value: string | undefined, ctx: DefaultsContext, env: Env) => T,
+): Variable<T> {
   return variable(name, defaultText, doc, parse);
 }
 

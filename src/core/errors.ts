@@ -7,7 +7,11 @@
 //   throw new AppError('BAD_NAME', `"${name}" is not a valid name.`);
 //   throw new AppError('RATE_LIMITED', undefined, { headers: { 'Retry-After': '30' } });
 
-interface Entry { readonly status: number; readonly message: string; readonly also?: readonly number[] }
+interface Entry {
+  readonly status: number;
+  readonly message: string;
+  readonly also?: readonly number[];
+}
 
 export const ERRORS = {
   // Requests in general
@@ -31,13 +35,22 @@ export const ERRORS = {
   // Credentials, accounts and the guard
   AUTH_REQUIRED: { status: 401, message: 'Sign-in required.' },
   AUTH_INVALID_CREDENTIALS: { status: 401, message: 'The sign-in name or password is wrong.' },
-  AUTH_ACCOUNT_LOCKED: { status: 429, message: 'Too many failed attempts: this account is locked for now. Try again later.' },
+  AUTH_ACCOUNT_LOCKED: {
+    status: 429,
+    message: 'Too many failed attempts: this account is locked for now. Try again later.',
+  },
   AUTH_METHOD_DISABLED: { status: 403, message: 'This way of signing in is turned off on this installation.' },
   AUTH_INVALID_TOTP_CODE: { status: 401, message: 'The code is wrong.' },
   AUTH_PASSKEY_REJECTED: { status: 401, message: 'The passkey was not accepted.' },
-  AUTH_TOKEN_REQUIRED: { status: 401, message: 'This account signs in with a second factor: use an API token as the password here.' },
+  AUTH_TOKEN_REQUIRED: {
+    status: 401,
+    message: 'This account signs in with a second factor: use an API token as the password here.',
+  },
   AUTH_TOKEN_INVALID: { status: 401, message: 'The API token is not valid.' },
-  AUTH_TOKEN_NOT_ALLOWED: { status: 403, message: 'API tokens may not be used on account, administration or terminal routes.' },
+  AUTH_TOKEN_NOT_ALLOWED: {
+    status: 403,
+    message: 'API tokens may not be used on account, administration or terminal routes.',
+  },
   AUTH_TOKEN_READ_ONLY: { status: 403, message: 'This API token may only read.' },
   ADMIN_ONLY: { status: 403, message: 'Administrators only.' },
   SETUP_DONE: { status: 403, message: 'Setup is already complete.' },
@@ -57,11 +70,14 @@ export const ERRORS = {
   TOTP_ALREADY_ON: { status: 409, message: 'A second factor is already on; turn it off first to set up a new one.' },
   TOTP_NOT_ON: { status: 409, message: 'The second factor is off.' },
   TOTP_NOT_PENDING: { status: 409, message: 'No second-factor setup is waiting: start it first.' },
-  PASSKEY_CHALLENGE_INVALID: { status: 400, message: 'This passkey ceremony is not the one started for this account, or it expired: start again.' },
+  PASSKEY_CHALLENGE_INVALID: {
+    status: 400,
+    message: 'This passkey ceremony is not the one started for this account, or it expired: start again.',
+  },
   PASSKEY_INVALID: { status: 400, message: 'The passkey answer could not be used.' },
   PASSKEY_EXISTS: { status: 409, message: 'This passkey is already registered.' },
   OIDC_PROVIDER_UNAVAILABLE: { status: 503, message: 'The identity provider cannot be reached.' },
-  OIDC_PROVIDER_ERROR: { status: 502, message: 'The identity provider\'s answer could not be used.' },
+  OIDC_PROVIDER_ERROR: { status: 502, message: "The identity provider's answer could not be used." },
   OIDC_STATE_INVALID: { status: 400, message: 'This sign-in is not the one that was started here: sign in again.' },
   OIDC_ACCESS_DENIED: { status: 403, message: 'The identity provider did not sign you in.' },
   OIDC_NOT_CONFIGURED: { status: 404, message: 'Sign-in through an identity provider is not configured.' },
@@ -92,7 +108,10 @@ export const ERRORS = {
   SEARCH_TERM_TOO_SHORT: { status: 400, message: 'The search term is too short.' },
   SEARCH_TERM_TOO_LONG: { status: 400, message: 'The search term is too long.' },
   SEARCH_TERM_INVALID: { status: 400, message: 'The search term may not contain control characters.' },
-  SEARCH_PATTERN_TOO_BROAD: { status: 400, message: 'A pattern needs some characters besides * and ?; it would match every name.' },
+  SEARCH_PATTERN_TOO_BROAD: {
+    status: 400,
+    message: 'A pattern needs some characters besides * and ?; it would match every name.',
+  },
 
   // Volumes and permissions (administration)
   VOLUME_ROOT: { status: 400, message: 'The volume root itself cannot be changed.' },
@@ -113,18 +132,29 @@ export const ERRORS = {
   UPLOAD_TOO_LARGE: { status: 413, message: 'The file is larger than this server accepts.' },
   UPLOAD_TOO_MANY_FILES: { status: 413, message: 'Too many files in one upload request.' },
   UPLOAD_TOO_MANY_FIELDS: { status: 413, message: 'Too many fields in one upload request.' },
-  UPLOAD_CHUNKED_DISABLED: { status: 404, message: 'Resumable (TUS) uploads are turned off on this server (UPLOAD_CHUNKED_ENABLED=false); use POST /api/upload.' },
+  UPLOAD_CHUNKED_DISABLED: {
+    status: 404,
+    message:
+      'Resumable (TUS) uploads are turned off on this server (UPLOAD_CHUNKED_ENABLED=false); use POST /api/upload.',
+  },
   // The status is the one the placement failed with (kept with the upload and repeated on HEAD).
-  UPLOAD_FINALIZE_FAILED: { status: 423, message: 'The upload arrived but could not be placed.', also: [400, 403, 404, 409, 413, 500, 507] },
+  UPLOAD_FINALIZE_FAILED: {
+    status: 423,
+    message: 'The upload arrived but could not be placed.',
+    also: [400, 403, 404, 409, 413, 500, 507],
+  },
   TUS_VERSION: { status: 412, message: 'This server speaks TUS 1.0.0.' },
   TUS_BAD_HEADER: { status: 400, message: 'A TUS header is missing or not valid.' },
   TUS_BAD_METADATA: { status: 400, message: 'Upload-Metadata is not valid.' },
   TUS_BAD_CHECKSUM: { status: 400, message: 'Upload-Checksum must be "<algorithm> <base64 digest>".' },
-  TUS_CHECKSUM_MISMATCH: { status: 460, message: 'The Upload-Checksum does not match the bytes received; nothing of this PATCH was kept.' },
+  TUS_CHECKSUM_MISMATCH: {
+    status: 460,
+    message: 'The Upload-Checksum does not match the bytes received; nothing of this PATCH was kept.',
+  },
   TUS_CONTENT_TYPE: { status: 415, message: 'A PATCH must be sent as application/offset+octet-stream.' },
   TUS_NOT_FOUND: { status: 404, message: 'No such upload (it may have expired or been cancelled).' },
-  TUS_OFFSET_MISMATCH: { status: 409, message: 'Upload-Offset does not match the upload\'s offset.' },
-  TUS_PAST_LENGTH: { status: 413, message: 'This PATCH carries more bytes than the upload\'s Upload-Length.' },
+  TUS_OFFSET_MISMATCH: { status: 409, message: "Upload-Offset does not match the upload's offset." },
+  TUS_PAST_LENGTH: { status: 413, message: "This PATCH carries more bytes than the upload's Upload-Length." },
   TUS_TOO_LARGE: { status: 413, message: 'The upload is larger than this server accepts.' },
   TUS_BUSY: { status: 409, message: 'Another request is working on this upload; try again shortly.' },
   TUS_SUPERSEDED: { status: 409, message: 'A newer request for this upload took over; ask for the offset with HEAD.' },
@@ -142,18 +172,30 @@ export const ERRORS = {
   TERMINAL_DISABLED: { status: 404, message: 'The terminal is not enabled on this server.' },
   TERMINAL_UNAVAILABLE: { status: 503, message: 'The terminal cannot start on this server.' },
   TERMINAL_LIMIT: { status: 429, message: 'Too many terminal sessions are open.' },
-  TERMINAL_TICKET_INVALID: { status: 403, message: 'The terminal ticket is missing, used, expired, or was issued to another session or page.' },
+  TERMINAL_TICKET_INVALID: {
+    status: 403,
+    message: 'The terminal ticket is missing, used, expired, or was issued to another session or page.',
+  },
 
   // Office editing (WOPI and ONLYOFFICE)
   OFFICE_DISCOVERY_UNREACHABLE: { status: 502, message: 'The office editing server cannot be reached.' },
-  OFFICE_DISCOVERY_INVALID: { status: 502, message: 'The office editing server answered a discovery document Burrow cannot use.' },
+  OFFICE_DISCOVERY_INVALID: {
+    status: 502,
+    message: 'The office editing server answered a discovery document Burrow cannot use.',
+  },
   OFFICE_TOKEN_INVALID: { status: 401, message: 'The access token is not valid for this file.' },
   OFFICE_TOO_LARGE: { status: 413, message: 'The document is too large.' },
   OFFICE_UNSUPPORTED_TYPE: { status: 415, message: 'The office editor does not open this type of file.' },
   ONLYOFFICE_BAD_URL: { status: 400, message: 'The callback carries no valid document URL.' },
-  ONLYOFFICE_FOREIGN_URL: { status: 400, message: 'The edited document must come from the configured document server.' },
+  ONLYOFFICE_FOREIGN_URL: {
+    status: 400,
+    message: 'The edited document must come from the configured document server.',
+  },
   ONLYOFFICE_UNSIGNED: { status: 401, message: 'The callback is not signed with the document server secret.' },
-  ONLYOFFICE_FETCH_FAILED: { status: 502, message: 'The edited document could not be fetched from the document server.' },
+  ONLYOFFICE_FETCH_FAILED: {
+    status: 502,
+    message: 'The edited document could not be fetched from the document server.',
+  },
   WOPI_BAD_LOCK: { status: 400, message: 'X-WOPI-Lock is missing, empty or too long.' },
   WOPI_BAD_TARGET: { status: 400, message: 'Send exactly one of X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget.' },
   WOPI_LOCK_MISMATCH: { status: 409, message: 'The file is locked with another lock.' },
@@ -201,7 +243,11 @@ export type ErrorCode = keyof typeof ERRORS;
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
 /** The other statuses a code may answer with (never for most codes). */
-export type AlsoStatus<C extends ErrorCode> = C extends ErrorCode ? ((typeof ERRORS)[C] extends { readonly also: readonly (infer S)[] } ? S : never) : never;
+export type AlsoStatus<C extends ErrorCode> = C extends ErrorCode
+  ? (typeof ERRORS)[C] extends { readonly also: readonly (infer S)[] }
+    ? S
+    : never
+  : never;
 
 export interface ErrorOptions<C extends ErrorCode = ErrorCode> {
   headers?: Record<string, string>;
@@ -244,18 +290,28 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   /** The same answer with more headers (a protocol's own, such as TUS's). */
   withHeaders(headers: Record<string, string>): AppError {
     // The status is this error's own, so it is one the catalogue allows for the code.
-    return new AppError(this.code, this.message, { headers: { ...headers, ...this.headers }, status: this.status as never, cause: this.cause });
+    return new AppError(this.code, this.message, {
+      headers: { ...headers, ...this.headers },
+      status: this.status as never,
+      cause: this.cause,
+    });
   }
 }
 
 function genericCode(status: number): ErrorCode {
   switch (status) {
-    case 401: return 'AUTH_REQUIRED';
-    case 403: return 'FORBIDDEN';
-    case 404: return 'NOT_FOUND';
-    case 409: return 'CONFLICT';
-    case 429: return 'RATE_LIMITED';
-    default: return status >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
+    case 401:
+      return 'AUTH_REQUIRED';
+    case 403:
+      return 'FORBIDDEN';
+    case 404:
+      return 'NOT_FOUND';
+    case 409:
+      return 'CONFLICT';
+    case 429:
+      return 'RATE_LIMITED';
+    default:
+      return status >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
   }
 }
 
@@ -272,7 +328,9 @@ export const conflict = (message: string, code?: string) => new AppError(409, me
 
 /** A 429 with Retry-After in whole seconds (at least 1). */
 export const tooMany = (message: string, retryAfterSeconds: number) =>
-  new AppError('RATE_LIMITED', message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+  new AppError('RATE_LIMITED', message, {
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+  });
 
 /** The JSON body of every error answer. */
 export function errorEnvelope(status: number, message: string, requestId: string, code?: string) {
@@ -283,15 +341,27 @@ export function errorEnvelope(status: number, message: string, requestId: string
 export function fromFsError(err: unknown): AppError | null {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   switch (code) {
-    case 'ENOENT': return new AppError('NOT_FOUND', 'No such file or folder.');
-    case 'EEXIST': return new AppError('EXISTS');
-    case 'ENOTDIR': return new AppError('NOT_A_FOLDER');
-    case 'EISDIR': return new AppError('IS_A_FOLDER');
-    case 'EACCES': case 'EPERM': return new AppError('PERMISSION');
-    case 'EROFS': return new AppError('READ_ONLY', 'This volume is read-only.');
-    case 'ENOSPC': case 'EDQUOT': return new AppError('NO_SPACE');
-    case 'ENAMETOOLONG': return new AppError('NAME_TOO_LONG');
-    case 'ENOTEMPTY': return new AppError('NOT_EMPTY');
-    default: return null;
+    case 'ENOENT':
+      return new AppError('NOT_FOUND', 'No such file or folder.');
+    case 'EEXIST':
+      return new AppError('EXISTS');
+    case 'ENOTDIR':
+      return new AppError('NOT_A_FOLDER');
+    case 'EISDIR':
+      return new AppError('IS_A_FOLDER');
+    case 'EACCES':
+    case 'EPERM':
+      return new AppError('PERMISSION');
+    case 'EROFS':
+      return new AppError('READ_ONLY', 'This volume is read-only.');
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return new AppError('NO_SPACE');
+    case 'ENAMETOOLONG':
+      return new AppError('NAME_TOO_LONG');
+    case 'ENOTEMPTY':
+      return new AppError('NOT_EMPTY');
+    default:
+      return null;
   }
 }

@@ -5,7 +5,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-export interface RequestContext { requestId: string }
+export interface RequestContext {
+  requestId: string;
+}
 export const requestContext = new AsyncLocalStorage<RequestContext>();
 
 export interface Logger {
@@ -16,13 +18,25 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger;
 }
 
-export function createLogger(level: Level = 'info', base: Record<string, unknown> = {}, write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
+export function createLogger(
+  level: Level = 'info',
+  base: Record<string, unknown> = {},
+  write: (line: string) => void = (l) => process.stdout.write(l),
+): Logger {
   const min = ORDER[level];
   const emit = (lvl: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < min) return;
     const ctx = requestContext.getStore();
-    const line: Record<string, unknown> = { time: new Date().toISOString(), level: lvl, msg, ...base, ...(ctx ? { requestId: ctx.requestId } : {}), ...fields };
-    if (line.err instanceof Error) line.err = { message: line.err.message, stack: line.err.stack, code: (line.err as NodeJS.ErrnoException).code };
+    const line: Record<string, unknown> = {
+      time: new Date().toISOString(),
+      level: lvl,
+      msg,
+      ...base,
+      ...(ctx ? { requestId: ctx.requestId } : {}),
+      ...fields,
+    };
+    if (line.err instanceof Error)
+      line.err = { message: line.err.message, stack: line.err.stack, code: (line.err as NodeJS.ErrnoException).code };
     write(JSON.stringify(line) + '\n');
   };
   return {

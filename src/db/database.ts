@@ -51,7 +51,9 @@ export class Database {
     this.db = new (sqlite().Database)(file);
     // One process owns the file (instance lock), so keep SQLite's lock for the whole run
     // instead of a mkdir/rmdir pair around every statement.
-    this.db.exec('PRAGMA locking_mode = EXCLUSIVE; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;');
+    this.db.exec(
+      'PRAGMA locking_mode = EXCLUSIVE; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;',
+    );
   }
 
   /** A cached prepared statement (finalized at close). */
@@ -75,7 +77,11 @@ export class Database {
       return fn(stmt);
     } catch (err) {
       this.statements.delete(sql);
-      try { if (!stmt.isFinalized) stmt.finalize(); } catch { /* the same error again */ }
+      try {
+        if (!stmt.isFinalized) stmt.finalize();
+      } catch {
+        /* the same error again */
+      }
       throw err;
     }
   }

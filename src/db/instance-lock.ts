@@ -19,13 +19,16 @@ function alive(pid: number): boolean {
   }
 }
 
-export interface InstanceLock { release(): void }
+export interface InstanceLock {
+  release(): void;
+}
 
 export function acquireInstanceLock(configDir: string, databaseFile: string): InstanceLock {
   ensureDirSync(configDir);
   const pidFile = path.join(configDir, 'burrow.pid');
   const key = path.resolve(pidFile);
-  if (heldInThisProcess.has(key)) throw new InstanceLockError(`Another Burrow is already running with this config folder (${configDir}).`);
+  if (heldInThisProcess.has(key))
+    throw new InstanceLockError(`Another Burrow is already running with this config folder (${configDir}).`);
   const temp = `${pidFile}.${randomBytes(6).toString('hex')}`;
   fs.writeFileSync(temp, `${process.pid}\n`);
   try {
@@ -37,7 +40,9 @@ export function acquireInstanceLock(configDir: string, databaseFile: string): In
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 3) throw err;
         const pid = Number.parseInt(fs.readFileSync(pidFile, 'utf8'), 10);
         if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
-          throw new InstanceLockError(`Another Burrow (pid ${pid}) is already running with this config folder (${configDir}); stop it first.`);
+          throw new InstanceLockError(
+            `Another Burrow (pid ${pid}) is already running with this config folder (${configDir}); stop it first.`,
+          );
         }
         // Stale: its process is gone (or it is our own pid left by an earlier run of this pid).
         fs.rmSync(pidFile, { force: true });
@@ -54,7 +59,9 @@ export function acquireInstanceLock(configDir: string, databaseFile: string): In
       heldInThisProcess.delete(key);
       try {
         if (Number.parseInt(fs.readFileSync(pidFile, 'utf8'), 10) === process.pid) fs.rmSync(pidFile, { force: true });
-      } catch { /* already gone */ }
+      } catch {
+        /* already gone */
+      }
     },
   };
 }

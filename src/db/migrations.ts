@@ -31,14 +31,19 @@ function order(a: Migration, b: Migration): number {
 export function collectMigrations(srcDir: string): Migration[] {
   const out: Migration[] = [];
   const plugins = path.join(srcDir, 'plugins');
-  const folders = fs.readdirSync(srcDir, { withFileTypes: true }).filter((e) => e.isDirectory() && e.name !== 'plugins').map((e) => ({ name: e.name, dir: path.join(srcDir, e.name) }));
+  const folders = fs
+    .readdirSync(srcDir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && e.name !== 'plugins')
+    .map((e) => ({ name: e.name, dir: path.join(srcDir, e.name) }));
   if (fs.existsSync(plugins)) {
-    for (const e of fs.readdirSync(plugins, { withFileTypes: true })) if (e.isDirectory()) folders.push({ name: e.name, dir: path.join(plugins, e.name) });
+    for (const e of fs.readdirSync(plugins, { withFileTypes: true }))
+      if (e.isDirectory()) folders.push({ name: e.name, dir: path.join(plugins, e.name) });
   }
   for (const entry of folders) {
     const dir = entry.dir;
     for (const file of fs.readdirSync(dir)) {
-      if (FILE.test(file)) out.push({ id: `${entry.name}/${file.slice(0, -4)}`, sql: fs.readFileSync(path.join(dir, file), 'utf8') });
+      if (FILE.test(file))
+        out.push({ id: `${entry.name}/${file.slice(0, -4)}`, sql: fs.readFileSync(path.join(dir, file), 'utf8') });
     }
   }
   return out.sort(order);
@@ -80,8 +85,11 @@ export function snapshotDatabase(db: Database, backupDir: string, label: string,
   fs.rmSync(temp, { force: true });
   db.run('VACUUM INTO ?', [temp]);
   fs.renameSync(temp, file);
-  const old = fs.readdirSync(backupDir).filter((f) => /^burrow-.*\.db$/.test(f))
-    .map((f) => ({ f, t: fs.statSync(path.join(backupDir, f)).mtimeMs })).sort((a, b) => b.t - a.t || b.f.localeCompare(a.f));
+  const old = fs
+    .readdirSync(backupDir)
+    .filter((f) => /^burrow-.*\.db$/.test(f))
+    .map((f) => ({ f, t: fs.statSync(path.join(backupDir, f)).mtimeMs }))
+    .sort((a, b) => b.t - a.t || b.f.localeCompare(a.f));
   for (const { f } of old.slice(Math.max(1, keep))) fs.rmSync(path.join(backupDir, f), { force: true });
   return file;
 }
@@ -95,12 +103,17 @@ export function runMigrations(db: Database, migrations: readonly Migration[], op
   if (unknown.length) {
     // Never alter what a newer release wrote: its tables may mean things this one does not know.
     const by = meta(db, 'release');
-    throw new NewerDatabaseError(`The database ${db.file} was written by a newer Burrow${by ? ` (${by})` : ''}${options.release ? ` than this one (${options.release})` : ''}: it has changes this release does not know (${unknown.slice(0, 3).join(', ')}${unknown.length > 3 ? ', …' : ''}). Nothing was changed. Run that release or a newer one, or start this one on a backup from ${options.backupDir ?? 'CONFIG_DIR/backups'}.`);
+    throw new NewerDatabaseError(
+      `The database ${db.file} was written by a newer Burrow${by ? ` (${by})` : ''}${options.release ? ` than this one (${options.release})` : ''}: it has changes this release does not know (${unknown.slice(0, 3).join(', ')}${unknown.length > 3 ? ', …' : ''}). Nothing was changed. Run that release or a newer one, or start this one on a backup from ${options.backupDir ?? 'CONFIG_DIR/backups'}.`,
+    );
   }
   const pending = [...migrations].sort(order).filter((m) => !applied.has(m.id));
   const record = () => {
     if (options.release && meta(db, 'release') !== options.release) {
-      db.run('INSERT INTO burrow_meta (key, value) VALUES (\'release\', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [options.release]);
+      db.run(
+        "INSERT INTO burrow_meta (key, value) VALUES ('release', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [options.release],
+      );
     }
   };
   if (pending.length === 0) {
@@ -111,7 +124,9 @@ export function runMigrations(db: Database, migrations: readonly Migration[], op
     try {
       snapshotDatabase(db, options.backupDir, meta(db, 'release') ?? 'before-release-record', options.keepBackups);
     } catch (err) {
-      throw new MigrationError(`Could not back up the database before migrating it, nothing was changed: ${(err as Error).message}`);
+      throw new MigrationError(
+        `Could not back up the database before migrating it, nothing was changed: ${(err as Error).message}`,
+      );
     }
   }
   let current = '';

@@ -14,7 +14,11 @@ import { VERSION } from '../version.ts';
 import { readDatabaseRelease } from '../db/release.ts';
 
 export type Status = 'ok' | 'warn' | 'fail';
-export interface Check { name: string; status: Status; detail: string }
+export interface Check {
+  name: string;
+  status: Status;
+  detail: string;
+}
 
 const MB = 1024 ** 2;
 
@@ -37,14 +41,22 @@ function writableFolder(name: string, dir: string): Check {
       while (!fs.existsSync(parent) && path.dirname(parent) !== parent) parent = path.dirname(parent);
       if (!fs.statSync(parent).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
       fs.accessSync(parent, fs.constants.W_OK | fs.constants.X_OK);
-      return { name, status: 'ok', detail: `${dir} will be made at the first start (${parent} is writable, ${freeSpace(parent)})` };
+      return {
+        name,
+        status: 'ok',
+        detail: `${dir} will be made at the first start (${parent} is writable, ${freeSpace(parent)})`,
+      };
     }
     const probe = path.join(dir, `.burrow-doctor-${process.pid}`);
     fs.writeFileSync(probe, 'x');
     fs.rmSync(probe, { force: true });
     return { name, status: 'ok', detail: `${dir} is writable, ${freeSpace(dir)}` };
   } catch (err) {
-    return { name, status: 'fail', detail: `${dir} cannot be written: ${fsReason(err)}. Point ${name} at a folder Burrow may write, or fix its permissions.` };
+    return {
+      name,
+      status: 'fail',
+      detail: `${dir} cannot be written: ${fsReason(err)}. Point ${name} at a folder Burrow may write, or fix its permissions.`,
+    };
   }
 }
 
@@ -67,7 +79,15 @@ function portFree(host: string, port: number): Promise<string | null> {
   if (port === 0) return Promise.resolve(null);
   return new Promise((resolve) => {
     const server = net.createServer();
-    server.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'EADDRINUSE' ? 'in use' : err.code === 'EACCES' ? 'not permitted (ports below 1024 need privileges)' : err.message));
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      resolve(
+        err.code === 'EADDRINUSE'
+          ? 'in use'
+          : err.code === 'EACCES'
+            ? 'not permitted (ports below 1024 need privileges)'
+            : err.message,
+      ),
+    );
     server.listen(port, host, () => server.close(() => resolve(null)));
   });
 }
@@ -82,7 +102,11 @@ function volumeCheck(name: string, dir: string): Check {
     fs.accessSync(dir, fs.constants.W_OK);
     return { name: `volume ${name}`, status: 'ok', detail: `${dir} readable and writable, ${freeSpace(dir)}` };
   } catch {
-    return { name: `volume ${name}`, status: 'warn', detail: `${dir} is read-only for this account: browsing works, changes are refused` };
+    return {
+      name: `volume ${name}`,
+      status: 'warn',
+      detail: `${dir} is read-only for this account: browsing works, changes are refused`,
+    };
   }
 }
 
@@ -93,38 +117,80 @@ function volumeChecks(config: Config, hostVolumes: readonly { label: string; pat
     entries = fs.readdirSync(root, { withFileTypes: true });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      return [{ name: 'VOLUME_ROOT', status: 'ok', detail: `${root} does not exist yet (the default one is made at the first start with a sample volume Files; a configured one that is missing is usually an unmounted disk)` }, ...hostVolumes.map((v) => volumeCheck(v.label, v.path))];
+      return [
+        {
+          name: 'VOLUME_ROOT',
+          status: 'ok',
+          detail: `${root} does not exist yet (the default one is made at the first start with a sample volume Files; a configured one that is missing is usually an unmounted disk)`,
+        },
+        ...hostVolumes.map((v) => volumeCheck(v.label, v.path)),
+      ];
     }
-    const none = hostVolumes.length ? 'only the folders added in Administration → Volumes are served' : 'no volumes are shown until it can be read';
-    return [{ name: 'VOLUME_ROOT', status: 'warn', detail: `${root}: ${fsReason(err)}; ${none}` }, ...hostVolumes.map((v) => volumeCheck(v.label, v.path))];
+    const none = hostVolumes.length
+      ? 'only the folders added in Administration → Volumes are served'
+      : 'no volumes are shown until it can be read';
+    return [
+      { name: 'VOLUME_ROOT', status: 'warn', detail: `${root}: ${fsReason(err)}; ${none}` },
+      ...hostVolumes.map((v) => volumeCheck(v.label, v.path)),
+    ];
   }
   const out: Check[] = [];
   const loose = entries.filter((e) => !e.name.startsWith('.') && e.isFile()).length;
-  out.push({ name: 'VOLUME_ROOT', status: loose ? 'warn' : 'ok', detail: loose ? `${root}: ${loose} loose file(s) at its top are not shown — each top-level folder is a volume; move them into a folder` : `${root}: each top-level folder is a volume` });
+  out.push({
+    name: 'VOLUME_ROOT',
+    status: loose ? 'warn' : 'ok',
+    detail: loose
+      ? `${root}: ${loose} loose file(s) at its top are not shown — each top-level folder is a volume; move them into a folder`
+      : `${root}: each top-level folder is a volume`,
+  });
   for (const e of entries) {
     if (e.name.startsWith('.') || !(e.isDirectory() || e.isSymbolicLink())) continue;
     out.push(volumeCheck(e.name, path.join(root, e.name)));
   }
   for (const v of hostVolumes) out.push(volumeCheck(v.label, v.path));
-  if (out.length === 1 && !hostVolumes.length) out.push({ name: 'volumes', status: 'warn', detail: 'none yet: add a host folder in Administration → Volumes, or a folder in VOLUME_ROOT' });
+  if (out.length === 1 && !hostVolumes.length)
+    out.push({
+      name: 'volumes',
+      status: 'warn',
+      detail: 'none yet: add a host folder in Administration → Volumes, or a folder in VOLUME_ROOT',
+    });
   return out;
 }
 
 function ffmpegCheck(): Check {
   const r = spawnSync('ffmpeg', ['-hide_banner', '-version'], { encoding: 'utf8', timeout: 10_000, windowsHide: true });
   if (r.status === 0) return { name: 'ffmpeg', status: 'ok', detail: (r.stdout.split('\n')[0] ?? 'found').trim() };
-  return { name: 'ffmpeg', status: 'warn', detail: 'not on the PATH: videos get no thumbnails (install ffmpeg to have them)' };
+  return {
+    name: 'ffmpeg',
+    status: 'warn',
+    detail: 'not on the PATH: videos get no thumbnails (install ffmpeg to have them)',
+  };
 }
 
 function publicUrlCheck(config: Config): Check {
   const url = config.server.publicUrl;
   if (!url) {
-    return { name: 'PUBLIC_URL', status: 'warn', detail: 'not set: share links use the address of each request; passkeys work only at http://localhost (browsers allow them on https:// or localhost alone) — to sign in with a passkey from other devices, serve Burrow over HTTPS and set PUBLIC_URL' };
+    return {
+      name: 'PUBLIC_URL',
+      status: 'warn',
+      detail:
+        'not set: share links use the address of each request; passkeys work only at http://localhost (browsers allow them on https:// or localhost alone) — to sign in with a passkey from other devices, serve Burrow over HTTPS and set PUBLIC_URL',
+    };
   }
   const u = new URL(url);
-  if (u.protocol === 'https:') return { name: 'PUBLIC_URL', status: 'ok', detail: `${url}: HTTPS, cookies are Secure, passkeys are bound to ${u.hostname}` };
-  if (u.hostname === 'localhost') return { name: 'PUBLIC_URL', status: 'ok', detail: `${url}: passkeys work on this computer only` };
-  return { name: 'PUBLIC_URL', status: 'warn', detail: `${url} is plain http: browsers refuse passkeys there and cookies are not Secure; use https://` };
+  if (u.protocol === 'https:')
+    return {
+      name: 'PUBLIC_URL',
+      status: 'ok',
+      detail: `${url}: HTTPS, cookies are Secure, passkeys are bound to ${u.hostname}`,
+    };
+  if (u.hostname === 'localhost')
+    return { name: 'PUBLIC_URL', status: 'ok', detail: `${url}: passkeys work on this computer only` };
+  return {
+    name: 'PUBLIC_URL',
+    status: 'warn',
+    detail: `${url} is plain http: browsers refuse passkeys there and cookies are not Secure; use https://`,
+  };
 }
 
 export interface DoctorInput {
@@ -136,21 +202,37 @@ export interface DoctorInput {
 
 export async function runDoctor({ config, env, addons = () => checkInChild(env) }: DoctorInput): Promise<Check[]> {
   const checks: Check[] = [];
-  checks.push({ name: 'version', status: 'ok', detail: `Burrow ${VERSION} (${isExecutable() ? 'executable' : 'from source'}, ${process.platform}-${process.arch})` });
+  checks.push({
+    name: 'version',
+    status: 'ok',
+    detail: `Burrow ${VERSION} (${isExecutable() ? 'executable' : 'from source'}, ${process.platform}-${process.arch})`,
+  });
   checks.push({ name: 'Node', status: 'ok', detail: `${process.version}, V8 ${process.versions.v8}` });
   const parts = await addons();
   const labels: Record<string, string> = { image: 'images add-on', pty: 'terminal add-on' };
   for (const [name, s] of Object.entries(parts)) {
-    checks.push({ name: labels[name] ?? name, status: s.available ? 'ok' : 'warn', detail: s.available ? `loads (${name === 'image' ? 'thumbnails, picture sizes' : 'the admin terminal'})` : `does not load, that feature is off: ${s.reason ?? 'unknown reason'}` });
+    checks.push({
+      name: labels[name] ?? name,
+      status: s.available ? 'ok' : 'warn',
+      detail: s.available
+        ? `loads (${name === 'image' ? 'thumbnails, picture sizes' : 'the admin terminal'})`
+        : `does not load, that feature is off: ${s.reason ?? 'unknown reason'}`,
+    });
   }
   checks.push(ffmpegCheck());
   const configCheck = writableFolder('CONFIG_DIR', config.storage.configDir);
   checks.push(configCheck, writableFolder('CACHE_DIR', config.storage.cacheDir));
 
   const holder = pidHolding(config.storage.configDir);
-  checks.push(holder
-    ? { name: 'instance lock', status: 'ok', detail: `held by a running Burrow (pid ${holder}); the checks below see the folders as that server would` }
-    : { name: 'instance lock', status: 'ok', detail: 'free: no Burrow is running with this config folder' });
+  checks.push(
+    holder
+      ? {
+          name: 'instance lock',
+          status: 'ok',
+          detail: `held by a running Burrow (pid ${holder}); the checks below see the folders as that server would`,
+        }
+      : { name: 'instance lock', status: 'ok', detail: 'free: no Burrow is running with this config folder' },
+  );
 
   const db = path.join(config.storage.configDir, 'burrow.db');
   let hostVolumes: { label: string; path: string }[] = [];
@@ -162,9 +244,19 @@ export async function runDoctor({ config, env, addons = () => checkInChild(env) 
     try {
       const info = readDatabaseRelease(db);
       hostVolumes = info.hostVolumes;
-      checks.push(info.newer
-        ? { name: 'database', status: 'fail', detail: `${db} was written by a newer Burrow (${info.release ?? 'unknown release'}; ${info.unknown.join(', ')}): this ${VERSION} will not start on it. Install that release or newer, or restore a backup from ${path.join(config.storage.configDir, 'backups')}` }
-        : { name: 'database', status: 'ok', detail: `${db}, last written by Burrow ${info.release ?? 'before releases were recorded'}${info.pending ? `; ${info.pending} migration(s) will run at the next start (a backup is made first)` : ''}` });
+      checks.push(
+        info.newer
+          ? {
+              name: 'database',
+              status: 'fail',
+              detail: `${db} was written by a newer Burrow (${info.release ?? 'unknown release'}; ${info.unknown.join(', ')}): this ${VERSION} will not start on it. Install that release or newer, or restore a backup from ${path.join(config.storage.configDir, 'backups')}`,
+            }
+          : {
+              name: 'database',
+              status: 'ok',
+              detail: `${db}, last written by Burrow ${info.release ?? 'before releases were recorded'}${info.pending ? `; ${info.pending} migration(s) will run at the next start (a backup is made first)` : ''}`,
+            },
+      );
     } catch (err) {
       checks.push({ name: 'database', status: 'fail', detail: `${db} cannot be read: ${(err as Error).message}` });
     }
@@ -173,11 +265,25 @@ export async function runDoctor({ config, env, addons = () => checkInChild(env) 
 
   const { host, port } = config.server;
   const portProblem = await portFree(host, port);
-  checks.push(portProblem === null
-    ? { name: 'port', status: 'ok', detail: port === 0 ? 'PORT=0: a free port is picked at start' : `${host}:${port} is free` }
-    : holder && portProblem === 'in use'
-      ? { name: 'port', status: 'ok', detail: `${host}:${port} is in use, presumably by the running Burrow (pid ${holder})` }
-      : { name: 'port', status: 'fail', detail: `${host}:${port} is ${portProblem}: another program uses it. Stop it or choose another port (PORT or --port)` });
+  checks.push(
+    portProblem === null
+      ? {
+          name: 'port',
+          status: 'ok',
+          detail: port === 0 ? 'PORT=0: a free port is picked at start' : `${host}:${port} is free`,
+        }
+      : holder && portProblem === 'in use'
+        ? {
+            name: 'port',
+            status: 'ok',
+            detail: `${host}:${port} is in use, presumably by the running Burrow (pid ${holder})`,
+          }
+        : {
+            name: 'port',
+            status: 'fail',
+            detail: `${host}:${port} is ${portProblem}: another program uses it. Stop it or choose another port (PORT or --port)`,
+          },
+  );
   checks.push(publicUrlCheck(config));
   return checks;
 }
@@ -188,7 +294,11 @@ export function formatChecks(checks: readonly Check[]): string {
   const lines = checks.map((c) => `  ${mark[c.status]}  ${c.name.padEnd(width)}  ${c.detail}`);
   const fails = checks.filter((c) => c.status === 'fail').length;
   const warns = checks.filter((c) => c.status === 'warn').length;
-  const verdict = fails ? `${fails} problem(s) stop Burrow from working here${warns ? `, ${warns} warning(s)` : ''}.` : warns ? `Burrow can run here; ${warns} warning(s).` : 'Burrow can run here.';
+  const verdict = fails
+    ? `${fails} problem(s) stop Burrow from working here${warns ? `, ${warns} warning(s)` : ''}.`
+    : warns
+      ? `Burrow can run here; ${warns} warning(s).`
+      : 'Burrow can run here.';
   return `Burrow doctor\n${lines.join('\n')}\n\n${verdict}\n`;
 }
 

@@ -3,6 +3,9 @@ import type { Capability } from '../core/capability.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { downloadRoutes } from './routes.ts';
 
-export function createDownloadsCapability(deps: { resolver: PathResolver; showHidden: (userId: string) => boolean }): Capability {
+export function createDownloadsCapability(deps: {
+  resolver: PathResolver;
+  showHidden: (userId: string) => boolean;
+}): Capability {
   return { routes: downloadRoutes(deps) };
 }

@@ -46,7 +46,10 @@ export function pooledFileStream(pool: ChunkPool, opened: Promise<number>): Read
   return new Readable({
     highWaterMark: CHUNK,
     construct(cb) {
-      opened.then((d) => { fd = d; cb(); }, cb);
+      opened.then((d) => {
+        fd = d;
+        cb();
+      }, cb);
     },
     read() {
       const buf = pool.take();

@@ -30,7 +30,10 @@ export function contentTypeOf(name: string): string {
 }
 
 /** Parses one `bytes=` range; null = serve whole, 'unsatisfiable' = 416. */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'unsatisfiable' {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | null | 'unsatisfiable' {
   if (!header) return null;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return null;
@@ -56,7 +59,14 @@ export function parseRange(header: string | undefined, size: number): { start: n
  * the client sees an incomplete answer, not a hang) and never the process; the promise then
  * rejects with the error for the caller's log.
  */
-export async function sendFile(req: IncomingMessage, res: ServerResponse, file: Pick<OpenedFile, 'fd' | 'stat' | 'close'>, name: string, disposition: 'attachment' | 'inline' = 'attachment', contentType = contentTypeOf(name)): Promise<void> {
+export async function sendFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  file: Pick<OpenedFile, 'fd' | 'stat' | 'close'>,
+  name: string,
+  disposition: 'attachment' | 'inline' = 'attachment',
+  contentType = contentTypeOf(name),
+): Promise<void> {
   const owner = { stream: false };
   try {
     await sendHeadersAndBody(req, res, file, name, disposition, contentType, owner);
@@ -66,7 +76,15 @@ export async function sendFile(req: IncomingMessage, res: ServerResponse, file: 
   }
 }
 
-async function sendHeadersAndBody(req: IncomingMessage, res: ServerResponse, file: Pick<OpenedFile, 'fd' | 'stat' | 'close'>, name: string, disposition: 'attachment' | 'inline', contentType: string, owner: { stream: boolean }): Promise<void> {
+async function sendHeadersAndBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  file: Pick<OpenedFile, 'fd' | 'stat' | 'close'>,
+  name: string,
+  disposition: 'attachment' | 'inline',
+  contentType: string,
+  owner: { stream: boolean },
+): Promise<void> {
   const st = file.stat;
   const etag = etagOf(st);
   const lastModified = new Date(Math.floor(st.mtimeMs / 1000) * 1000).toUTCString();
@@ -110,7 +128,11 @@ async function sendHeadersAndBody(req: IncomingMessage, res: ServerResponse, fil
       cb(null, chunk);
     },
     flush(cb) {
-      cb(sent < length ? Object.assign(new Error(`the file ended after ${sent} of ${length} bytes`), { code: 'ESHORT' }) : null);
+      cb(
+        sent < length
+          ? Object.assign(new Error(`the file ended after ${sent} of ${length} bytes`), { code: 'ESHORT' })
+          : null,
+      );
     },
   });
   owner.stream = true;

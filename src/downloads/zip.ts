@@ -30,7 +30,48 @@ try {
   // Keep the JavaScript checksum.
 }
 
-const STORED = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif', 'heic', 'heif', 'mp3', 'm4a', 'aac', 'ogg', 'opus', 'flac', 'mp4', 'm4v', 'mov', 'mkv', 'webm', 'avi', 'zip', 'gz', 'tgz', 'bz2', 'xz', 'zst', '7z', 'rar', 'docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'epub', 'jar', 'apk', 'pdf', 'woff', 'woff2']);
+const STORED = new Set([
+  'jpg',
+  'jpeg',
+  'png',
+  'gif',
+  'webp',
+  'avif',
+  'heic',
+  'heif',
+  'mp3',
+  'm4a',
+  'aac',
+  'ogg',
+  'opus',
+  'flac',
+  'mp4',
+  'm4v',
+  'mov',
+  'mkv',
+  'webm',
+  'avi',
+  'zip',
+  'gz',
+  'tgz',
+  'bz2',
+  'xz',
+  'zst',
+  '7z',
+  'rar',
+  'docx',
+  'xlsx',
+  'pptx',
+  'odt',
+  'ods',
+  'odp',
+  'epub',
+  'jar',
+  'apk',
+  'pdf',
+  'woff',
+  'woff2',
+]);
 
 export function isCompressedKind(name: string): boolean {
   const dot = name.lastIndexOf('.');
@@ -85,7 +126,10 @@ function hasCompressedMagic(head: Buffer): boolean {
 export async function compressionFor(name: string, size: number, fd: number): Promise<number> {
   if (!shouldDeflate(name, size)) return 0;
   const head = Buffer.allocUnsafe(Math.min(SAMPLE, size));
-  const bytesRead = await pread(fd, head, 0, head.length, 0).then((r) => r.bytesRead, () => 0);
+  const bytesRead = await pread(fd, head, 0, head.length, 0).then(
+    (r) => r.bytesRead,
+    () => 0,
+  );
   if (bytesRead === 0) return FAST_LEVEL; // the stream will report what went wrong
   const sample = head.subarray(0, bytesRead);
   if (hasCompressedMagic(sample)) return 0;
@@ -94,13 +138,20 @@ export async function compressionFor(name: string, size: number, fd: number): Pr
 }
 
 /** One selected item, opened and checked before the answer starts (a folder as a descriptor). */
-export interface ZipSource { name: string; root: string; dir?: Dir; file?: OpenedFile }
+export interface ZipSource {
+  name: string;
+  root: string;
+  dir?: Dir;
+  file?: OpenedFile;
+}
 
 /**
  * Opens the selected items inside their roots. A refusal (outside, gone) is an error answer
  * here, before any header is sent; everything later is read through these descriptors.
  */
-export async function openSources(items: { root: string; real: string; name: string; isDirectory: boolean }[]): Promise<ZipSource[]> {
+export async function openSources(
+  items: { root: string; real: string; name: string; isDirectory: boolean }[],
+): Promise<ZipSource[]> {
   const out: ZipSource[] = [];
   try {
     for (const i of items) {
@@ -121,20 +172,36 @@ export async function closeSources(sources: ZipSource[]): Promise<void> {
   }
 }
 
-interface ZipEntry { relative: string; size: number; mtime: Date; isDirectory: boolean; root: string; /** usable path (files under a folder) */ path?: string; /** an already open top file */ file?: OpenedFile }
+interface ZipEntry {
+  relative: string;
+  size: number;
+  mtime: Date;
+  isDirectory: boolean;
+  root: string;
+  /** usable path (files under a folder) */ path?: string;
+  /** an already open top file */ file?: OpenedFile;
+}
 
 /** Walks the selection: each top item under its own name. */
 export async function* selectionEntries(sources: ZipSource[], showHidden: boolean): AsyncGenerator<ZipEntry> {
   for (const s of sources) {
     if (s.file) {
-      yield { relative: s.name, size: s.file.stat.size, mtime: s.file.stat.mtime, isDirectory: false, root: s.root, file: s.file };
+      yield {
+        relative: s.name,
+        size: s.file.stat.size,
+        mtime: s.file.stat.mtime,
+        isDirectory: false,
+        root: s.root,
+        file: s.file,
+      };
       continue;
     }
     const dir = s.dir!;
     const st = await fs.promises.stat(dir.path).catch(() => null);
     if (!st) continue;
     yield { relative: s.name, size: 0, mtime: st.mtime, isDirectory: true, root: s.root };
-    for await (const e of walkFiles(s.root, dir, { showHidden })) yield { ...e, root: s.root, relative: `${s.name}/${e.relative}` };
+    for await (const e of walkFiles(s.root, dir, { showHidden }))
+      yield { ...e, root: s.root, relative: `${s.name}/${e.relative}` };
   }
 }
 
@@ -142,7 +209,13 @@ export async function* selectionEntries(sources: ZipSource[], showHidden: boolea
  * Streams the selection as a zip. Sources are closed here. Any failure (a file cut short, an
  * entry refused as outside, yazl itself) fails this answer only and rejects for the log.
  */
-export async function sendZip(res: ServerResponse, sources: ZipSource[], archiveName: string, showHidden: boolean, headOnly: boolean): Promise<void> {
+export async function sendZip(
+  res: ServerResponse,
+  sources: ZipSource[],
+  archiveName: string,
+  showHidden: boolean,
+  headOnly: boolean,
+): Promise<void> {
   res.statusCode = 200;
   res.setHeader('Content-Type', 'application/zip');
   res.setHeader('Content-Disposition', contentDisposition(archiveName));
@@ -183,7 +256,10 @@ export async function sendZip(res: ServerResponse, sources: ZipSource[], archive
       const level = await compressionFor(e.relative, e.size, fd);
       zip.addReadStreamLazy(e.relative, { mtime: e.mtime, size: e.size, compressionLevel: level }, (cb) => {
         waiting.delete(fd);
-        const stream = level === 0 ? pooledFileStream(pool, Promise.resolve(fd)) : fs.createReadStream('', { fd, highWaterMark: CHUNK, start: 0 });
+        const stream =
+          level === 0
+            ? pooledFileStream(pool, Promise.resolve(fd))
+            : fs.createReadStream('', { fd, highWaterMark: CHUNK, start: 0 });
         stream.once('close', () => window.leave());
         cb(null, stream);
       });
@@ -214,7 +290,10 @@ class Window {
     this.size = size;
   }
   async room(): Promise<void> {
-    while (this.open >= this.size) await new Promise<void>((r) => { this.wake = r; });
+    while (this.open >= this.size)
+      await new Promise<void>((r) => {
+        this.wake = r;
+      });
   }
   enter(): void {
     this.open++;

@@ -11,21 +11,38 @@ import { AppError } from '../core/errors.ts';
 import { openFileIn, withFileIn, withParentIn } from '../files/confined.ts';
 import { temporaryName } from '../files/names.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
-import { decodeText, encodeText, looksBinary, readOpenedBytes, readOpenedText, type TextEncoding } from '../files/text.ts';
+import {
+  decodeText,
+  encodeText,
+  looksBinary,
+  readOpenedBytes,
+  readOpenedText,
+  type TextEncoding,
+} from '../files/text.ts';
 import type { VersionService } from '../versions/service.ts';
 
 export function editorEtag(content: Buffer | string, st: { ino: number; size: number; mtimeMs: number }): string {
-  return '"' + createHash('sha1').update(content).update(`${st.ino}:${st.size}:${st.mtimeMs}`).digest('base64url') + '"';
+  return (
+    '"' + createHash('sha1').update(content).update(`${st.ino}:${st.size}:${st.mtimeMs}`).digest('base64url') + '"'
+  );
 }
 
-export interface EditorDeps { resolver: PathResolver; versions: VersionService; changes: ChangeSink; maxBytes: number }
+export interface EditorDeps {
+  resolver: PathResolver;
+  versions: VersionService;
+  changes: ChangeSink;
+  maxBytes: number;
+}
 
 export function createEditor(deps: EditorDeps) {
   const max = deps.maxBytes;
 
   /** The text of a checked file and its ETag. */
   async function readText(file: ResolvedPath): Promise<{ content: string; etag: string }> {
-    const { text, st } = await withFileIn(file.space!.root, file.realPath, async (f) => ({ text: await readOpenedText(f, max), st: f.stat }));
+    const { text, st } = await withFileIn(file.space!.root, file.realPath, async (f) => ({
+      text: await readOpenedText(f, max),
+      st: f.stat,
+    }));
     return { content: text.content, etag: editorEtag(text.content, st) };
   }
 
@@ -33,7 +50,12 @@ export function createEditor(deps: EditorDeps) {
    * Writes `content` over a checked file (or creates it; `mayCreate` refuses that when it
    * throws) and answers the ETag the next read will carry.
    */
-  async function writeText(caller: Caller, file: ResolvedPath, content: string, mayCreate: () => void = () => {}): Promise<{ etag: string }> {
+  async function writeText(
+    caller: Caller,
+    file: ResolvedPath,
+    content: string,
+    mayCreate: () => void = () => {},
+  ): Promise<{ etag: string }> {
     const root = file.space!.root;
     // Everything below happens in the checked parent folder's descriptor: the text read, the
     // version kept and the file replaced are the ones inside the volume, whatever is swapped.
@@ -53,9 +75,17 @@ export function createEditor(deps: EditorDeps) {
           mode = current.stat.mode & 0o7777;
         }
         const bytes = encodeText(content, encoding);
-        if (bytes.length > max) throw new AppError('TOO_LARGE', `The text is larger than the editor limit (EDITOR_MAX_FILESIZE, ${max} bytes).`);
+        if (bytes.length > max)
+          throw new AppError(
+            'TOO_LARGE',
+            `The text is larger than the editor limit (EDITOR_MAX_FILESIZE, ${max} bytes).`,
+          );
         const temp = temporaryName();
-        const handle = await fsp.open(dir.at(temp), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), mode ?? 0o644);
+        const handle = await fsp.open(
+          dir.at(temp),
+          fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0),
+          mode ?? 0o644,
+        );
         try {
           try {
             await handle.writeFile(bytes);
@@ -70,7 +100,9 @@ export function createEditor(deps: EditorDeps) {
           } else {
             // A new file claims its name exclusively: never over one created meanwhile.
             await fsp.link(dir.at(temp), dir.at(name)).catch((err) => {
-              throw err.code === 'EEXIST' ? new AppError('EXISTS', 'The file was created by someone else meanwhile; reload it.') : err;
+              throw err.code === 'EEXIST'
+                ? new AppError('EXISTS', 'The file was created by someone else meanwhile; reload it.')
+                : err;
             });
             await fsp.unlink(dir.at(temp));
           }
@@ -84,7 +116,11 @@ export function createEditor(deps: EditorDeps) {
         await current?.close();
       }
     });
-    deps.changes.emit(created ? { type: 'created', path: file.realPath, isDirectory: false } : { type: 'modified', path: file.realPath });
+    deps.changes.emit(
+      created
+        ? { type: 'created', path: file.realPath, isDirectory: false }
+        : { type: 'modified', path: file.realPath },
+    );
     return { etag };
   }
 
@@ -103,7 +139,11 @@ export function createEditor(deps: EditorDeps) {
       const file = await deps.resolver.resolve(caller, virtual);
       if (!file.space) throw new AppError('TOP_LEVEL', 'Name a file inside a volume.');
       if (file.isDirectory) throw new AppError('IS_A_FOLDER');
-      if (!file.access.canWrite) throw new AppError('READ_ONLY', file.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not change this file.');
+      if (!file.access.canWrite)
+        throw new AppError(
+          'READ_ONLY',
+          file.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not change this file.',
+        );
       return writeText(caller, file, content);
     },
   };

@@ -4,8 +4,26 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import type { Favorite, FavoriteChange } from './wire.ts';
 
-interface Row { id: string; path: string; label: string | null; icon: string; color: string | null; position: number; created_at: string; updated_at: string }
-const toFavorite = (r: Row): Favorite => ({ id: r.id, path: r.path, label: r.label, icon: r.icon, color: r.color, position: r.position, createdAt: r.created_at, updatedAt: r.updated_at });
+interface Row {
+  id: string;
+  path: string;
+  label: string | null;
+  icon: string;
+  color: string | null;
+  position: number;
+  created_at: string;
+  updated_at: string;
+}
+const toFavorite = (r: Row): Favorite => ({
+  id: r.id,
+  path: r.path,
+  label: r.label,
+  icon: r.icon,
+  color: r.color,
+  position: r.position,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
 
 export interface FavoriteStore {
   list(userId: string): Favorite[];
@@ -21,20 +39,40 @@ export interface FavoriteStore {
 export function createFavoriteStore(db: Database): FavoriteStore {
   const byId = (id: string) => toFavorite(db.get<Row>('SELECT * FROM favorites WHERE id = ?', [id])!);
   const update = (row: Row, change: FavoriteChange) => {
-    db.run('UPDATE favorites SET label = ?, icon = ?, color = ?, updated_at = ? WHERE id = ?',
-      [change.label !== undefined ? change.label : row.label, change.icon ?? row.icon, change.color !== undefined ? change.color : row.color, new Date().toISOString(), row.id]);
+    db.run('UPDATE favorites SET label = ?, icon = ?, color = ?, updated_at = ? WHERE id = ?', [
+      change.label !== undefined ? change.label : row.label,
+      change.icon ?? row.icon,
+      change.color !== undefined ? change.color : row.color,
+      new Date().toISOString(),
+      row.id,
+    ]);
     return byId(row.id);
   };
   return {
-    list: (userId) => db.all<Row>('SELECT * FROM favorites WHERE user_id = ? ORDER BY position, created_at', [userId]).map(toFavorite),
+    list: (userId) =>
+      db.all<Row>('SELECT * FROM favorites WHERE user_id = ? ORDER BY position, created_at', [userId]).map(toFavorite),
     put(userId, path, change) {
       const existing = db.get<Row>('SELECT * FROM favorites WHERE user_id = ? AND path = ?', [userId, path]);
       if (existing) return update(existing, change);
       const now = new Date().toISOString();
-      const position = db.get<{ n: number | null }>('SELECT MAX(position) AS n FROM favorites WHERE user_id = ?', [userId])!.n;
+      const position = db.get<{ n: number | null }>('SELECT MAX(position) AS n FROM favorites WHERE user_id = ?', [
+        userId,
+      ])!.n;
       const id = randomUUID();
-      db.run('INSERT INTO favorites (id, user_id, path, label, icon, color, position, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [id, userId, path, change.label ?? null, change.icon ?? 'outline:StarIcon', change.color ?? null, position === null ? 0 : position + 1, now, now]);
+      db.run(
+        'INSERT INTO favorites (id, user_id, path, label, icon, color, position, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [
+          id,
+          userId,
+          path,
+          change.label ?? null,
+          change.icon ?? 'outline:StarIcon',
+          change.color ?? null,
+          position === null ? 0 : position + 1,
+          now,
+          now,
+        ],
+      );
       return byId(id);
     },
     change(userId, id, change) {
@@ -46,7 +84,16 @@ export function createFavoriteStore(db: Database): FavoriteStore {
       const wanted = new Set(order);
       if (wanted.size !== order.length || wanted.size !== ids.length || ids.some((id) => !wanted.has(id))) return false;
       const now = new Date().toISOString();
-      db.transaction(() => order.forEach((id, i) => db.run('UPDATE favorites SET position = ?, updated_at = ? WHERE id = ? AND user_id = ?', [i, now, id, userId])));
+      db.transaction(() =>
+        order.forEach((id, i) =>
+          db.run('UPDATE favorites SET position = ?, updated_at = ? WHERE id = ? AND user_id = ?', [
+            i,
+            now,
+            id,
+            userId,
+          ]),
+        ),
+      );
       return true;
     },
     removePath: (userId, path) => void db.run('DELETE FROM favorites WHERE user_id = ? AND path = ?', [userId, path]),

@@ -8,7 +8,10 @@ import type { Database } from '../db/database.ts';
 export type BindingScope = { userId: string | null };
 
 /** Where an item is on the host: its space's real root and its path inside it ('/' separators). */
-export interface RealLocation { root: string; relative: string }
+export interface RealLocation {
+  root: string;
+  relative: string;
+}
 
 export interface BindingTable {
   /** Counts rows at or under `path` (delete-impact). */
@@ -21,15 +24,22 @@ export interface BindingTable {
 
 /** A plain table with `path` and `user_id` columns. */
 export function pathTable(db: Database, table: string): BindingTable {
-  const where = (scope: BindingScope) => `(path = ? OR (path >= ? AND path < ?))${scope.userId === null ? '' : ' AND user_id = ?'}`;
-  const args = (p: string, scope: BindingScope) => (scope.userId === null ? [p, p + '/', p + '0'] : [p, p + '/', p + '0', scope.userId]);
+  const where = (scope: BindingScope) =>
+    `(path = ? OR (path >= ? AND path < ?))${scope.userId === null ? '' : ' AND user_id = ?'}`;
+  const args = (p: string, scope: BindingScope) =>
+    scope.userId === null ? [p, p + '/', p + '0'] : [p, p + '/', p + '0', scope.userId];
   return {
-    count: (p, scope) => db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where(scope)}`, args(p, scope))!.n,
+    count: (p, scope) =>
+      db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where(scope)}`, args(p, scope))!.n,
     forget: (p, scope) => db.run(`DELETE FROM ${table} WHERE ${where(scope)}`, args(p, scope)).changes,
     carry(from, to, scope) {
       // Rows left at the destination belong to an item that no longer exists there.
       db.run(`DELETE FROM ${table} WHERE ${where(scope)}`, args(to, scope));
-      db.run(`UPDATE ${table} SET path = ? || substr(path, length(?) + 1) WHERE ${where(scope)}`, [to, from, ...args(from, scope)]);
+      db.run(`UPDATE ${table} SET path = ? || substr(path, length(?) + 1) WHERE ${where(scope)}`, [
+        to,
+        from,
+        ...args(from, scope),
+      ]);
     },
   };
 }

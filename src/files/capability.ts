@@ -74,13 +74,33 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
   const trash = createTrash(db, resolver, transfer, changes);
   const spaceRoots = () => {
     const roots: string[] = [];
-    const real = (p: string) => { try { return fs.realpathSync(p); } catch { return null; } };
+    const real = (p: string) => {
+      try {
+        return fs.realpathSync(p);
+      } catch {
+        return null;
+      }
+    };
     try {
-      for (const name of fs.readdirSync(config.storage.volumeRoot)) { const r = real(path.join(config.storage.volumeRoot, name)); if (r) roots.push(r); }
-    } catch { /* no volume root yet */ }
-    for (const p of personal.all()) { const r = real(p); if (r) roots.push(r); }
-    for (const row of db.all<{ path: string }>('SELECT DISTINCT path FROM user_volumes')) { const r = real(row.path); if (r) roots.push(r); }
-    for (const v of hostVolumeStore.list()) { const r = real(v.path); if (r) roots.push(r); }
+      for (const name of fs.readdirSync(config.storage.volumeRoot)) {
+        const r = real(path.join(config.storage.volumeRoot, name));
+        if (r) roots.push(r);
+      }
+    } catch {
+      /* no volume root yet */
+    }
+    for (const p of personal.all()) {
+      const r = real(p);
+      if (r) roots.push(r);
+    }
+    for (const row of db.all<{ path: string }>('SELECT DISTINCT path FROM user_volumes')) {
+      const r = real(row.path);
+      if (r) roots.push(r);
+    }
+    for (const v of hostVolumeStore.list()) {
+      const r = real(v.path);
+      if (r) roots.push(r);
+    }
     return roots;
   };
   const versions = createVersions(db, resolver, spaceRoots, changes);
@@ -89,16 +109,29 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
   const privateDirs = [config.storage.configDir, config.storage.cacheDir].map((d) => path.resolve(d));
   const routes: RouteDef[] = [
     ...fileRoutes({ ops, recent }),
-    ...hostVolumeRoutes(createHostVolumes({ store: hostVolumeStore, volumeRoot: config.storage.volumeRoot, privateDirs })),
+    ...hostVolumeRoutes(
+      createHostVolumes({ store: hostVolumeStore, volumeRoot: config.storage.volumeRoot, privateDirs }),
+    ),
   ];
 
   let sweepTimer: NodeJS.Timeout | undefined;
-  const sweep = () => trash.sweep(config.features.trashRetentionDays)
-    .then((n) => { if (n) log.info('trash sweep removed entries', { removed: n }); })
-    .catch((err) => log.warn('trash sweep failed', { err }));
+  const sweep = () =>
+    trash
+      .sweep(config.features.trashRetentionDays)
+      .then((n) => {
+        if (n) log.info('trash sweep removed entries', { removed: n });
+      })
+      .catch((err) => log.warn('trash sweep failed', { err }));
 
   return {
-    routes, resolver, userVolumes, versions, trash, ops, bindings, transfer,
+    routes,
+    resolver,
+    userVolumes,
+    versions,
+    trash,
+    ops,
+    bindings,
+    transfer,
     features: () => ({
       userVolumes: { enabled: config.storage.userVolumes },
       volumeUsage: { enabled: config.features.showVolumeUsage },

@@ -96,7 +96,13 @@ export async function openFileIn(root: string, p: string): Promise<OpenedFile> {
     throw err;
   }
   let closed = false;
-  return { fd, stat, real, path: fdPath(fd, real), close: () => (closed ? Promise.resolve() : ((closed = true), close(fd))) };
+  return {
+    fd,
+    stat,
+    real,
+    path: fdPath(fd, real),
+    close: () => (closed ? Promise.resolve() : ((closed = true), close(fd))),
+  };
 }
 
 /** Opens a file (read) and runs `use`, closing the descriptor afterwards. */
@@ -125,7 +131,9 @@ function makeDir(fd: number, real: string): Dir {
   const base = fdPath(fd, real);
   let closed = false;
   return {
-    fd, real, path: base,
+    fd,
+    real,
+    path: base,
     at: (name) => `${base}/${name}`,
     close: () => (closed || fd < 0 ? Promise.resolve() : ((closed = true), close(fd))),
   };
@@ -178,13 +186,20 @@ export async function openChildFile(parent: Dir, name: string): Promise<OpenedFi
   let stat: fs.Stats;
   try {
     stat = await fstat(fd);
-    if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: stat.isDirectory() ? 'EISDIR' : 'EINVAL' });
+    if (!stat.isFile())
+      throw Object.assign(new Error('not a regular file'), { code: stat.isDirectory() ? 'EISDIR' : 'EINVAL' });
   } catch (err) {
     await close(fd);
     throw err;
   }
   let closed = false;
-  return { fd, stat, real, path: fdPath(fd, real), close: () => (closed ? Promise.resolve() : ((closed = true), close(fd))) };
+  return {
+    fd,
+    stat,
+    real,
+    path: fdPath(fd, real),
+    close: () => (closed ? Promise.resolve() : ((closed = true), close(fd))),
+  };
 }
 
 /** Creates the file `name` in a checked folder, exclusively (EEXIST when taken, never through a link). */
@@ -198,12 +213,22 @@ export function splitReal(realPath: string): { parent: string; name: string } {
 }
 
 /** Opens the parent of `realPath` (checked inside `root`) and runs `use` with it and the entry's name. */
-export function withParentIn<T>(root: string, realPath: string, use: (dir: Dir, name: string) => Promise<T>): Promise<T> {
+export function withParentIn<T>(
+  root: string,
+  realPath: string,
+  use: (dir: Dir, name: string) => Promise<T>,
+): Promise<T> {
   const { parent, name } = splitReal(realPath);
   return withDirIn(root, parent, (dir) => use(dir, name));
 }
 
-export interface OpenedEntry { fd: number; stat: fs.Stats; real: string; path: string; close(): Promise<void> }
+export interface OpenedEntry {
+  fd: number;
+  stat: fs.Stats;
+  real: string;
+  path: string;
+  close(): Promise<void>;
+}
 
 /**
  * Opens a file or a folder inside `root` (a final link followed, then judged by the
@@ -224,7 +249,13 @@ export async function openEntryIn(root: string, p: string): Promise<OpenedEntry>
     throw err;
   });
   let closed = false;
-  return { fd: opened.fd, stat, real: opened.real, path: fdPath(opened.fd, opened.real), close: () => (closed ? Promise.resolve() : ((closed = true), close(opened.fd))) };
+  return {
+    fd: opened.fd,
+    stat,
+    real: opened.real,
+    path: fdPath(opened.fd, opened.real),
+    close: () => (closed ? Promise.resolve() : ((closed = true), close(opened.fd))),
+  };
 }
 
 /** A folder we just created at `p` (a path through a checked folder), opened without following a link. */
@@ -235,7 +266,13 @@ export async function openDirNoFollow(p: string, real: string): Promise<Dir> {
 
 /** A Dir for an entry already open (openEntryIn answered a folder). The caller keeps closing `entry`. */
 export function dirOf(entry: OpenedEntry): Dir {
-  return { fd: entry.fd, real: entry.real, path: entry.path, at: (name) => `${entry.path}/${name}`, close: () => Promise.resolve() };
+  return {
+    fd: entry.fd,
+    real: entry.real,
+    path: entry.path,
+    at: (name) => `${entry.path}/${name}`,
+    close: () => Promise.resolve(),
+  };
 }
 
 /**

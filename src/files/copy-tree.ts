@@ -21,7 +21,12 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { dirOf, openChildDir, openChildFile, openDirNoFollow, openEntryIn, within, type Dir } from './confined.ts';
 
-export interface CopyReport { files: number; folders: number; links: number; skipped: number }
+export interface CopyReport {
+  files: number;
+  folders: number;
+  links: number;
+  skipped: number;
+}
 
 const DEFAULT_CONCURRENCY = 8;
 /** Entries that changed kind under us (swapped for a link, removed): skipped, not followed. */
@@ -37,7 +42,11 @@ async function copyBytes(fromPath: string, to: string, st: fs.Stats): Promise<vo
  * Copies `from` (file, folder or link; a path, possibly through a checked folder's descriptor)
  * to `to`, which must not exist. `root`: the source must lie inside it (default: anywhere).
  */
-export async function copyTree(from: string, to: string, options: { concurrency?: number; root?: string } = {}): Promise<CopyReport> {
+export async function copyTree(
+  from: string,
+  to: string,
+  options: { concurrency?: number; root?: string } = {},
+): Promise<CopyReport> {
   const report: CopyReport = { files: 0, folders: 0, links: 0, skipped: 0 };
   const top = await openEntryIn(options.root ?? path.parse(path.resolve(from)).root, from);
   try {
@@ -58,22 +67,24 @@ export async function copyTree(from: string, to: string, options: { concurrency?
         const entries = await fsp.readdir(src.path, { withFileTypes: true });
         const files = entries.filter((e) => e.isFile());
         for (let i = 0; i < files.length; i += limit) {
-          await Promise.all(files.slice(i, i + limit).map(async (e) => {
-            let file;
-            try {
-              file = await openChildFile(src, e.name);
-            } catch (err) {
-              if (!CHANGED.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
-              report.skipped++;
-              return;
-            }
-            try {
-              await copyBytes(file.path, dst.at(e.name), file.stat);
-              report.files++;
-            } finally {
-              await file.close();
-            }
-          }));
+          await Promise.all(
+            files.slice(i, i + limit).map(async (e) => {
+              let file;
+              try {
+                file = await openChildFile(src, e.name);
+              } catch (err) {
+                if (!CHANGED.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+                report.skipped++;
+                return;
+              }
+              try {
+                await copyBytes(file.path, dst.at(e.name), file.stat);
+                report.files++;
+              } finally {
+                await file.close();
+              }
+            }),
+          );
         }
         for (const e of entries) {
           if (e.isFile() || e.isDirectory()) continue;
@@ -104,7 +115,8 @@ export async function copyTree(from: string, to: string, options: { concurrency?
           }
         }
         // Set last: writing into a folder changes its mtime.
-        if (dst.fd >= 0) await new Promise<void>((resolve) => fs.futimes(dst.fd, srcStats.atime, srcStats.mtime, () => resolve()));
+        if (dst.fd >= 0)
+          await new Promise<void>((resolve) => fs.futimes(dst.fd, srcStats.atime, srcStats.mtime, () => resolve()));
         else await fsp.lutimes(dstPath, srcStats.atime, srcStats.mtime).catch(() => {});
       } finally {
         await dst.close();

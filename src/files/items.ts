@@ -17,16 +17,46 @@ export function kindOf(name: string, isDirectory: boolean): string {
 }
 
 /** Kinds src/previews/thumbnails.ts can make a picture of (videos only when ffmpeg is installed: the thumbnail is then "" otherwise; never PDF). */
-export const THUMBNAIL_KINDS: ReadonlySet<string> = new Set(['jpg', 'jpeg', 'png', 'webp', 'avif', 'bmp', 'ico', 'tif', 'tiff', 'gif', 'svg', 'mp4', 'm4v', 'mov', 'webm', 'mkv', 'ogv', 'avi', '3gp']);
+export const THUMBNAIL_KINDS: ReadonlySet<string> = new Set([
+  'jpg',
+  'jpeg',
+  'png',
+  'webp',
+  'avif',
+  'bmp',
+  'ico',
+  'tif',
+  'tiff',
+  'gif',
+  'svg',
+  'mp4',
+  'm4v',
+  'mov',
+  'webm',
+  'mkv',
+  'ogv',
+  'avi',
+  '3gp',
+]);
 
 export function fileItem(parent: string, name: string, stats: Pick<Stats, 'mtime' | 'size' | 'isDirectory'>): FileItem {
   return itemOf(parent, name, { modified: stats.mtime, size: stats.size, isDirectory: stats.isDirectory() });
 }
 
 /** The same from plain facts (an upload placed, an entry listed without a Stats). */
-export function itemOf(parent: string, name: string, facts: { modified: Date; size: number; isDirectory: boolean }): FileItem {
+export function itemOf(
+  parent: string,
+  name: string,
+  facts: { modified: Date; size: number; isDirectory: boolean },
+): FileItem {
   const kind = kindOf(name, facts.isDirectory);
-  const item: FileItem = { name, path: parent, dateModified: facts.modified.toISOString(), size: facts.isDirectory ? 0 : facts.size, kind };
+  const item: FileItem = {
+    name,
+    path: parent,
+    dateModified: facts.modified.toISOString(),
+    size: facts.isDirectory ? 0 : facts.size,
+    kind,
+  };
   if (THUMBNAIL_KINDS.has(kind) && facts.size > 0) item.supportsThumbnail = true;
   return item;
 }

@@ -68,7 +68,11 @@ export function temporaryName(): string {
  * Claims `name`, `name (1)`, `name (2)`… in `dir` atomically: `claim(candidatePath)` must fail
  * with EEXIST when taken (open 'wx', mkdir, link). Returns the final name.
  */
-export async function allocateFreeName(dir: string, name: string, claim: (candidatePath: string) => Promise<void>): Promise<string> {
+export async function allocateFreeName(
+  dir: string,
+  name: string,
+  claim: (candidatePath: string) => Promise<void>,
+): Promise<string> {
   for (let n = 0; n < MAX_ATTEMPTS; n++) {
     const candidate = candidateName(name, n);
     if (Buffer.byteLength(candidate) > 255) throw new AppError('NAME_TOO_LONG', 'The name is too long to number.');

@@ -17,7 +17,10 @@ import { allocateFreeName, assertPlainName } from './names.ts';
 import { isInside, joinVirtual, ownerView, type PathResolver, type ResolvedPath } from './paths.ts';
 import type { Transfer } from './transfer.ts';
 
-export interface ItemRef { path: string; name: string }
+export interface ItemRef {
+  path: string;
+  name: string;
+}
 export type { TransferResult };
 
 /** Told as a deletion goes (the progress stream); with it, a failed item is reported, not thrown. */
@@ -30,16 +33,26 @@ export interface DeleteProgress {
 const EXCLUSIVE = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
 
 // Bindings, trash and versions live on the owner's side of a link (paths.ts ownerView).
-const locationOf = (r: ResolvedPath) => { const o = ownerView(r); return { root: o.space!.root, relative: o.relative }; };
+const locationOf = (r: ResolvedPath) => {
+  const o = ownerView(r);
+  return { root: o.space!.root, relative: o.relative };
+};
 const bound = (r: ResolvedPath) => ownerView(r).virtualPath;
 
-export const scopeOf = (caller: Caller, r: ResolvedPath): BindingScope => ({ userId: ownerView(r).space?.kind === 'volume' ? null : r.space?.share?.ownerId ?? caller.userId });
+export const scopeOf = (caller: Caller, r: ResolvedPath): BindingScope => ({
+  userId: ownerView(r).space?.kind === 'volume' ? null : (r.space?.share?.ownerId ?? caller.userId),
+});
 
 export interface FileOps {
   createFolder(caller: Caller, parent: string, name: string): Promise<FileItem>;
   createFile(caller: Caller, parent: string, name: string, content?: string): Promise<FileItem>;
   rename(caller: Caller, parent: string, name: string, newName: string): Promise<FileItem>;
-  transfer(caller: Caller, items: ItemRef[], destination: string, operation: 'copy' | 'move'): Promise<{ destination: string; items: TransferResult[] }>;
+  transfer(
+    caller: Caller,
+    items: ItemRef[],
+    destination: string,
+    operation: 'copy' | 'move',
+  ): Promise<{ destination: string; items: TransferResult[] }>;
   /** Resolves a deletion's item (existing, deletable by the caller). */
   resolveForDelete(caller: Caller, item: ItemRef): Promise<ResolvedPath>;
   deleteOne(caller: Caller, item: ResolvedPath): Promise<{ trashId: string; forgotten: Record<string, number> }>;
@@ -51,17 +64,36 @@ export interface FileOps {
   /** What deleting these items would affect (counted now, bounded), without deleting. */
   deleteImpact(caller: Caller, items: ItemRef[]): Promise<DeleteImpact>;
   /** Resolves a folder the caller may write in; 403 otherwise. */
-  writableFolder(caller: Caller, virtual: string, need?: 'canWrite' | 'canCreateFolder' | 'canCreateFile'): Promise<ResolvedPath>;
+  writableFolder(
+    caller: Caller,
+    virtual: string,
+    need?: 'canWrite' | 'canCreateFolder' | 'canCreateFile',
+  ): Promise<ResolvedPath>;
 }
 
-export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer; trash: TrashService; bindings: Bindings; changes: ChangeSink; recordDestination(userId: string, path: string): void }): FileOps {
+export function createFileOps(deps: {
+  resolver: PathResolver;
+  transfer: Transfer;
+  trash: TrashService;
+  bindings: Bindings;
+  changes: ChangeSink;
+  recordDestination(userId: string, path: string): void;
+}): FileOps {
   const { resolver, changes, bindings } = deps;
 
-  async function writableFolder(caller: Caller, virtual: string, need: 'canWrite' | 'canCreateFolder' | 'canCreateFile' = 'canWrite'): Promise<ResolvedPath> {
+  async function writableFolder(
+    caller: Caller,
+    virtual: string,
+    need: 'canWrite' | 'canCreateFolder' | 'canCreateFile' = 'canWrite',
+  ): Promise<ResolvedPath> {
     const dir = await resolver.resolve(caller, virtual, { mustExist: true });
     if (!dir.space) throw new AppError('TOP_LEVEL', 'Nothing can be written at the top; choose a volume.');
     if (!dir.isDirectory) throw new AppError('NOT_A_FOLDER', 'The destination is not a folder.');
-    if (!dir.access[need]) throw new AppError('READ_ONLY', dir.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not write in this folder.');
+    if (!dir.access[need])
+      throw new AppError(
+        'READ_ONLY',
+        dir.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not write in this folder.',
+      );
     return dir;
   }
 
@@ -111,7 +143,8 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
     async rename(caller, parent, name, newName) {
       assertPlainName(newName, 'new name');
       const { parent: dir, target } = await existingItem(caller, { path: parent, name });
-      if (!(target.access.canRename ?? (dir.access.canWrite && target.access.canDelete))) throw new AppError('READ_ONLY', 'You may not rename this item.');
+      if (!(target.access.canRename ?? (dir.access.canWrite && target.access.canDelete)))
+        throw new AppError('READ_ONLY', 'You may not rename this item.');
       if (newName === name) return fileItem(dir.virtualPath, name, await fsp.stat(target.realPath));
       const destination = await resolver.resolve(caller, joinVirtual(dir.virtualPath, newName));
       // Both names in one checked folder descriptor: the entry renamed is the one inside.
@@ -121,7 +154,12 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
         const stats = await fsp.lstat(from);
         const isDirectory = stats.isDirectory();
         // Only a case change of the same entry may reuse the "taken" name (case-insensitive disks).
-        const sameEntry = newName.toLowerCase() === name.toLowerCase() && (await fsp.lstat(to).then((s) => s.ino === stats.ino, () => false));
+        const sameEntry =
+          newName.toLowerCase() === name.toLowerCase() &&
+          (await fsp.lstat(to).then(
+            (s) => s.ino === stats.ino,
+            () => false,
+          ));
         if (destination.exists && !sameEntry) throw new AppError('EXISTS', `"${newName}" already exists here.`);
         if (sameEntry) {
           await fsp.rename(from, to);
@@ -141,7 +179,10 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
         }
         return isDirectory;
       });
-      bindings.carry(bound(target), bound(destination), scopeOf(caller, target), { from: locationOf(target), to: locationOf(destination) });
+      bindings.carry(bound(target), bound(destination), scopeOf(caller, target), {
+        from: locationOf(target),
+        to: locationOf(destination),
+      });
       changes.emit({ type: 'moved', from: target.realPath, to: destination.realPath, isDirectory });
       return fileItem(dir.virtualPath, newName, await fsp.stat(destination.realPath));
     },
@@ -154,43 +195,61 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
       // own checked parent folder (confined.ts).
       const destDir = await openDirIn(dest.space!.root, dest.realPath);
       try {
-      for (const item of items) {
-        const { parent, target } = await existingItem(caller, item);
-        if (operation === 'move' && !target.access.canDelete) throw new AppError('READ_ONLY', `You may not move "${item.name}" away from where it is.`);
-        const srcDir = await openDirIn(parent.space!.root, parent.realPath);
-        try {
-        const source = { path: srcDir.at(item.name), real: target.realPath, root: target.space!.root };
-        const stats = await fsp.lstat(source.path);
-        const isDirectory = stats.isDirectory();
-        if (isDirectory && isInside(await fsp.realpath(source.path), destDir.real)) {
-          throw new AppError('INTO_ITSELF', `"${item.name}" cannot be put inside itself.`);
-        }
-        if (operation === 'move' && parent.virtualPath === dest.virtualPath) {
-          results.push({ from: target.virtualPath, to: target.virtualPath, skipped: true });
-          continue;
-        }
-        if (operation === 'move') {
-          const moved = await deps.transfer.move(source, destDir, item.name, isDirectory);
-          const to = joinVirtual(dest.virtualPath, moved.name);
-          const sameSpaceKind = scopeOf(caller, target).userId === scopeOf(caller, dest).userId;
-          const destOwner = ownerView(dest);
-          const real = { from: locationOf(target), to: { root: destOwner.space!.root, relative: destOwner.relative ? `${destOwner.relative}/${moved.name}` : moved.name } };
-          if (sameSpaceKind) bindings.carry(bound(target), dest.space?.share ? `${bound(dest)}/${moved.name}` : to, scopeOf(caller, target), real);
-          else {
-            bindings.forget(bound(target), scopeOf(caller, target));
-            bindings.carryReal(real.from, real.to);
+        for (const item of items) {
+          const { parent, target } = await existingItem(caller, item);
+          if (operation === 'move' && !target.access.canDelete)
+            throw new AppError('READ_ONLY', `You may not move "${item.name}" away from where it is.`);
+          const srcDir = await openDirIn(parent.space!.root, parent.realPath);
+          try {
+            const source = { path: srcDir.at(item.name), real: target.realPath, root: target.space!.root };
+            const stats = await fsp.lstat(source.path);
+            const isDirectory = stats.isDirectory();
+            if (isDirectory && isInside(await fsp.realpath(source.path), destDir.real)) {
+              throw new AppError('INTO_ITSELF', `"${item.name}" cannot be put inside itself.`);
+            }
+            if (operation === 'move' && parent.virtualPath === dest.virtualPath) {
+              results.push({ from: target.virtualPath, to: target.virtualPath, skipped: true });
+              continue;
+            }
+            if (operation === 'move') {
+              const moved = await deps.transfer.move(source, destDir, item.name, isDirectory);
+              const to = joinVirtual(dest.virtualPath, moved.name);
+              const sameSpaceKind = scopeOf(caller, target).userId === scopeOf(caller, dest).userId;
+              const destOwner = ownerView(dest);
+              const real = {
+                from: locationOf(target),
+                to: {
+                  root: destOwner.space!.root,
+                  relative: destOwner.relative ? `${destOwner.relative}/${moved.name}` : moved.name,
+                },
+              };
+              if (sameSpaceKind)
+                bindings.carry(
+                  bound(target),
+                  dest.space?.share ? `${bound(dest)}/${moved.name}` : to,
+                  scopeOf(caller, target),
+                  real,
+                );
+              else {
+                bindings.forget(bound(target), scopeOf(caller, target));
+                bindings.carryReal(real.from, real.to);
+              }
+              changes.emit({
+                type: 'moved',
+                from: target.realPath,
+                to: path.join(dest.realPath, moved.name),
+                isDirectory,
+              });
+              results.push({ from: target.virtualPath, to });
+            } else {
+              const name = await deps.transfer.copy(source, destDir, item.name, isDirectory);
+              changes.emit({ type: 'created', path: path.join(dest.realPath, name), isDirectory });
+              results.push({ from: target.virtualPath, to: joinVirtual(dest.virtualPath, name) });
+            }
+          } finally {
+            await srcDir.close();
           }
-          changes.emit({ type: 'moved', from: target.realPath, to: path.join(dest.realPath, moved.name), isDirectory });
-          results.push({ from: target.virtualPath, to });
-        } else {
-          const name = await deps.transfer.copy(source, destDir, item.name, isDirectory);
-          changes.emit({ type: 'created', path: path.join(dest.realPath, name), isDirectory });
-          results.push({ from: target.virtualPath, to: joinVirtual(dest.virtualPath, name) });
         }
-        } finally {
-          await srcDir.close();
-        }
-      }
       } finally {
         await destDir.close();
       }
@@ -200,7 +259,8 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
 
     async resolveForDelete(caller, item) {
       const { parent, target } = await existingItem(caller, item);
-      if (!(parent.access.canWrite || parent.space?.share) || !target.access.canDelete) throw new AppError('READ_ONLY', `You may not delete "${item.name}".`);
+      if (!(parent.access.canWrite || parent.space?.share) || !target.access.canDelete)
+        throw new AppError('READ_ONLY', `You may not delete "${item.name}".`);
       return target;
     },
 
@@ -220,9 +280,17 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
         try {
           const target = await ops.resolveForDelete(caller, item);
           const r = await ops.deleteOne(caller, target);
-          out.push({ path: item.path, name: item.name, status: 'deleted', trashId: r.trashId, deletedShareCount: r.forgotten.shares ?? 0, removedFavoriteCount: r.forgotten.favorites ?? 0 });
+          out.push({
+            path: item.path,
+            name: item.name,
+            status: 'deleted',
+            trashId: r.trashId,
+            deletedShareCount: r.forgotten.shares ?? 0,
+            removedFavoriteCount: r.forgotten.favorites ?? 0,
+          });
         } catch (err) {
-          const missing = (err instanceof AppError && err.status === 404) || (err as NodeJS.ErrnoException).code === 'ENOENT';
+          const missing =
+            (err instanceof AppError && err.status === 404) || (err as NodeJS.ErrnoException).code === 'ENOENT';
           if (!progress && !(missing && err instanceof AppError)) throw err;
           out.push({ path: item.path, name: item.name, status: missing ? 'missing' : 'failed' });
           await progress?.failed(item, err);
@@ -233,15 +301,29 @@ export function createFileOps(deps: { resolver: PathResolver; transfer: Transfer
     },
 
     async deleteImpact(caller, items) {
-      const totals = { fileCount: 0, dirCount: 0, totalBytes: 0, truncated: false, shareCount: 0, favoriteCount: 0, bindingCount: 0 };
+      const totals = {
+        fileCount: 0,
+        dirCount: 0,
+        totalBytes: 0,
+        truncated: false,
+        shareCount: 0,
+        favoriteCount: 0,
+        bindingCount: 0,
+      };
       for (const item of items) {
         const target = await ops.resolveForDelete(caller, item);
         if (target.isDirectory) {
           const t = await countTree(target.realPath, { maxEntries: 100_000, maxMs: 3000 });
-          totals.dirCount += 1 + t.dirCount; totals.fileCount += t.fileCount; totals.totalBytes += t.totalSize; totals.truncated ||= t.truncated;
+          totals.dirCount += 1 + t.dirCount;
+          totals.fileCount += t.fileCount;
+          totals.totalBytes += t.totalSize;
+          totals.truncated ||= t.truncated;
         } else {
           totals.fileCount++;
-          totals.totalBytes += await fsp.lstat(target.realPath).then((s) => s.size, () => 0);
+          totals.totalBytes += await fsp.lstat(target.realPath).then(
+            (s) => s.size,
+            () => 0,
+          );
         }
         const counts = bindings.count(target.virtualPath, scopeOf(caller, target));
         totals.shareCount += counts.shares ?? 0;

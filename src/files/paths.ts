@@ -8,7 +8,17 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
-import { TOP_ACCESS, accessFor, callerMayWrite, createProbeCache, probeWritable, ruleAt, type Access, type AccessRule, type ReadOnlyReason } from './access.ts';
+import {
+  TOP_ACCESS,
+  accessFor,
+  callerMayWrite,
+  createProbeCache,
+  probeWritable,
+  ruleAt,
+  type Access,
+  type AccessRule,
+  type ReadOnlyReason,
+} from './access.ts';
 import { isReservedName } from './names.ts';
 import type { PersonalFolders } from './personal.ts';
 
@@ -35,7 +45,19 @@ export interface ShareBinding {
   sourcePath: string;
   sourceRelative: string;
   /** What the link allows; every flag narrows the access the resolver computes (AND). */
-  allow: Partial<Pick<Access, 'canRead' | 'canWrite' | 'canUpload' | 'canDelete' | 'canDownload' | 'canCreateFolder' | 'canCreateFile' | 'canRename'>>;
+  allow: Partial<
+    Pick<
+      Access,
+      | 'canRead'
+      | 'canWrite'
+      | 'canUpload'
+      | 'canDelete'
+      | 'canDownload'
+      | 'canCreateFolder'
+      | 'canCreateFile'
+      | 'canRename'
+    >
+  >;
 }
 
 /**
@@ -46,7 +68,12 @@ export function ownerView(r: ResolvedPath): ResolvedPath {
   const share = r.space?.share;
   if (!share) return r;
   const relative = [share.sourceRelative, r.relative].filter(Boolean).join('/');
-  return { ...r, space: share.ownerSpace, relative, virtualPath: r.relative ? `${share.sourcePath}/${r.relative}` : share.sourcePath };
+  return {
+    ...r,
+    space: share.ownerSpace,
+    relative,
+    virtualPath: r.relative ? `${share.sourcePath}/${r.relative}` : share.sourcePath,
+  };
 }
 
 export interface ResolvedPath {
@@ -78,7 +105,12 @@ export interface PathResolver {
   setShareSpaces(provider: (caller: Caller | null, token: string) => Promise<Space | null>): void;
 }
 
-export interface AssignedVolume { id: string; label: string; path: string; accessMode: 'readonly' | 'readwrite' }
+export interface AssignedVolume {
+  id: string;
+  label: string;
+  path: string;
+  accessMode: 'readonly' | 'readwrite';
+}
 
 export interface ResolverOptions {
   volumeRoot: string;
@@ -104,7 +136,8 @@ export function parseVirtualPath(input: unknown): string[] {
   if (typeof input !== 'string') throw bad('The path must be a string.');
   if (input.includes('\0')) throw bad('The path contains a NUL byte.');
   if (input.includes('\\')) throw bad('The path may not contain a backslash.');
-  if (input.startsWith('/') || input.startsWith('~')) throw bad('The path must be relative to the top (no leading "/" or "~").');
+  if (input.startsWith('/') || input.startsWith('~'))
+    throw bad('The path must be relative to the top (no leading "/" or "~").');
   if (/^[a-zA-Z]:/.test(input)) throw bad('The path may not name a drive.');
   // Trailing slashes are harmless; doubled slashes inside are not a spelling we accept.
   const trimmed = input.replace(/\/+$/, '');
@@ -164,7 +197,9 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
   let privateReal: string[] | null = null;
 
   async function privateZones(): Promise<string[]> {
-    privateReal ??= (await Promise.all(options.privateDirs.map(async (d) => (await realpathOrNull(d)) ?? path.resolve(d))));
+    privateReal ??= await Promise.all(
+      options.privateDirs.map(async (d) => (await realpathOrNull(d)) ?? path.resolve(d)),
+    );
     return privateReal;
   }
 
@@ -179,7 +214,8 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
     for (const e of entries) {
       if (e.name.startsWith('.') || RESERVED_PREFIXES.has(e.name)) continue;
       const full = path.join(options.volumeRoot, e.name);
-      if (!e.isDirectory() && !(e.isSymbolicLink() && (await fsp.stat(full).catch(() => null))?.isDirectory())) continue;
+      if (!e.isDirectory() && !(e.isSymbolicLink() && (await fsp.stat(full).catch(() => null))?.isDirectory()))
+        continue;
       const root = await realpathOrNull(full);
       if (!root || (await privateZones()).some((zone) => isInside(zone, root))) continue;
       out.push({ kind: 'volume', name: e.name, path: e.name, root, readOnly: await probe(root) });
@@ -189,21 +225,35 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
       if (out.some((s) => s.name.toLowerCase() === v.label.toLowerCase())) continue;
       const root = await realpathOrNull(v.path);
       if (!root || (await privateZones()).some((zone) => isInside(zone, root))) continue;
-      out.push({ kind: 'volume', name: v.label, path: v.label, root, accessMode: v.accessMode, readOnly: (await probe(root)) ?? (v.accessMode === 'readonly' ? 'access' : null) });
+      out.push({
+        kind: 'volume',
+        name: v.label,
+        path: v.label,
+        root,
+        accessMode: v.accessMode,
+        readOnly: (await probe(root)) ?? (v.accessMode === 'readonly' ? 'access' : null),
+      });
     }
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 
   async function spaces(caller: Caller): Promise<Space[]> {
     if (caller.link) return [];
-    const assigned = options.userVolumesEnabled ? options.assignedVolumes?.(caller.userId) ?? [] : [];
+    const assigned = options.userVolumesEnabled ? (options.assignedVolumes?.(caller.userId) ?? []) : [];
     if (assigned.length) {
       const out: Space[] = [];
       for (const v of assigned) {
         const root = await realpathOrNull(v.path);
         if (!root) continue;
         const storage = await probe(root);
-        out.push({ kind: 'assigned', name: v.label, path: v.label, root, accessMode: v.accessMode, readOnly: storage ?? (v.accessMode === 'readonly' ? 'access' : null) });
+        out.push({
+          kind: 'assigned',
+          name: v.label,
+          path: v.label,
+          root,
+          accessMode: v.accessMode,
+          readOnly: storage ?? (v.accessMode === 'readonly' ? 'access' : null),
+        });
       }
       return out;
     }
@@ -229,7 +279,11 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
     }
   }
 
-  async function spaceFor(caller: Caller, first: string, segments: string[]): Promise<{ space: Space; rest: string[] }> {
+  async function spaceFor(
+    caller: Caller,
+    first: string,
+    segments: string[],
+  ): Promise<{ space: Space; rest: string[] }> {
     // A link holder reaches its own link and nothing else, whatever path it sends.
     if (caller.link && (first !== 'share' || segments[1] !== caller.link.token)) throw missing();
     if (first === 'share') {
@@ -247,7 +301,15 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
     async resolve(caller, virtualPath, opts = {}) {
       const segments = parseVirtualPath(virtualPath);
       if (segments.length === 0) {
-        return { virtualPath: '', space: null, realPath: '', relative: '', access: TOP_ACCESS, exists: true, isDirectory: true };
+        return {
+          virtualPath: '',
+          space: null,
+          realPath: '',
+          relative: '',
+          access: TOP_ACCESS,
+          exists: true,
+          isDirectory: true,
+        };
       }
       const { space, rest } = await spaceFor(caller, segments[0]!, segments);
       // At any depth: a space may hold another space's root (an assigned folder inside a volume).
@@ -275,10 +337,19 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
       if (space.share) {
         const allow = space.share.allow;
         const narrowed = { ...access, canRename: access.canDelete } as Access & { canRename: boolean };
-        for (const key of Object.keys(allow) as (keyof typeof allow)[]) narrowed[key] = narrowed[key] && allow[key] === true;
+        for (const key of Object.keys(allow) as (keyof typeof allow)[])
+          narrowed[key] = narrowed[key] && allow[key] === true;
         access = narrowed;
       }
-      return { virtualPath: normalised, space, realPath, relative: rest.join('/'), access, exists: location.exists, isDirectory };
+      return {
+        virtualPath: normalised,
+        space,
+        realPath,
+        relative: rest.join('/'),
+        access,
+        exists: location.exists,
+        isDirectory,
+      };
     },
 
     spaces,

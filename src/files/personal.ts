@@ -12,7 +12,11 @@ export interface PersonalFolders {
 }
 
 function safeFolderName(username: string): string {
-  const cleaned = username.normalize('NFC').replace(/[^\p{L}\p{N}._-]+/gu, '_').replace(/^[._]+/, '').slice(0, 64);
+  const cleaned = username
+    .normalize('NFC')
+    .replace(/[^\p{L}\p{N}._-]+/gu, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, 64);
   return cleaned || 'user';
 }
 
@@ -38,7 +42,11 @@ export function createPersonalFolders(db: Database, userRoot: string): PersonalF
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
         throw err;
       }
-      db.run('INSERT INTO personal_folders (user_id, folder, created_at) VALUES (?, ?, ?)', [userId, name, new Date().toISOString()]);
+      db.run('INSERT INTO personal_folders (user_id, folder, created_at) VALUES (?, ?, ?)', [
+        userId,
+        name,
+        new Date().toISOString(),
+      ]);
       return path.join(userRoot, name);
     }
     throw new Error('no personal folder name left');
@@ -54,7 +62,9 @@ export function createPersonalFolders(db: Database, userRoot: string): PersonalF
       return pending;
     },
     all() {
-      return db.all<{ folder: string }>('SELECT folder FROM personal_folders').map((r) => path.join(userRoot, r.folder));
+      return db
+        .all<{ folder: string }>('SELECT folder FROM personal_folders')
+        .map((r) => path.join(userRoot, r.folder));
     },
   };
 }

@@ -11,8 +11,17 @@ export interface RecentDestinations {
 
 export function createRecentDestinations(db: Database): RecentDestinations {
   return {
-    record: (userId, path) => db.run('INSERT INTO recent_destinations (user_id, path, used_at) VALUES (?, ?, ?) ON CONFLICT (user_id, path) DO UPDATE SET used_at = excluded.used_at', [userId, path, new Date().toISOString()]),
-    list: (userId) => db.all<{ path: string; used_at: string }>('SELECT path, used_at FROM recent_destinations WHERE user_id = ? ORDER BY used_at DESC LIMIT 20', [userId])
-      .map((r) => ({ path: r.path, usedAt: r.used_at })),
+    record: (userId, path) =>
+      db.run(
+        'INSERT INTO recent_destinations (user_id, path, used_at) VALUES (?, ?, ?) ON CONFLICT (user_id, path) DO UPDATE SET used_at = excluded.used_at',
+        [userId, path, new Date().toISOString()],
+      ),
+    list: (userId) =>
+      db
+        .all<{ path: string; used_at: string }>(
+          'SELECT path, used_at FROM recent_destinations WHERE user_id = ? ORDER BY used_at DESC LIMIT 20',
+          [userId],
+        )
+        .map((r) => ({ path: r.path, usedAt: r.used_at })),
   };
 }

@@ -13,8 +13,10 @@ export function looksBinary(buf: Buffer): boolean {
 }
 
 export function decodeText(buf: Buffer): { content: string; encoding: TextEncoding } {
-  if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) return { content: buf.subarray(3).toString('utf8'), encoding: 'utf8-bom' };
-  if (buf.length >= 2 && buf[0] === 0xff && buf[1] === 0xfe) return { content: buf.subarray(2).toString('utf16le'), encoding: 'utf16le' };
+  if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf)
+    return { content: buf.subarray(3).toString('utf8'), encoding: 'utf8-bom' };
+  if (buf.length >= 2 && buf[0] === 0xff && buf[1] === 0xfe)
+    return { content: buf.subarray(2).toString('utf16le'), encoding: 'utf16le' };
   try {
     return { content: new TextDecoder('utf-8', { fatal: true }).decode(buf), encoding: 'utf8' };
   } catch {
@@ -24,14 +26,19 @@ export function decodeText(buf: Buffer): { content: string; encoding: TextEncodi
 
 export function encodeText(content: string, encoding: TextEncoding): Buffer {
   switch (encoding) {
-    case 'utf8-bom': return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(content, 'utf8')]);
-    case 'utf16le': return Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(content, 'utf16le')]);
-    case 'latin1': return Buffer.from(content, 'latin1');
-    default: return Buffer.from(content, 'utf8');
+    case 'utf8-bom':
+      return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(content, 'utf8')]);
+    case 'utf16le':
+      return Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(content, 'utf16le')]);
+    case 'latin1':
+      return Buffer.from(content, 'latin1');
+    default:
+      return Buffer.from(content, 'utf8');
   }
 }
 
-const tooLarge = (maxBytes: number) => new AppError('TOO_LARGE', `The file is larger than the editor limit (EDITOR_MAX_FILESIZE, ${maxBytes} bytes).`);
+const tooLarge = (maxBytes: number) =>
+  new AppError('TOO_LARGE', `The file is larger than the editor limit (EDITOR_MAX_FILESIZE, ${maxBytes} bytes).`);
 
 /** The bytes of an open, checked file, at most `maxBytes` (400 beyond); read through its descriptor. */
 export async function readOpenedBytes(file: Pick<OpenedFile, 'fd' | 'stat'>, maxBytes: number): Promise<Buffer> {
@@ -40,7 +47,9 @@ export async function readOpenedBytes(file: Pick<OpenedFile, 'fd' | 'stat'>, max
   const buf = Buffer.allocUnsafe(Math.min(maxBytes, file.stat.size) + 1);
   let n = 0;
   for (;;) {
-    const { bytesRead } = await new Promise<{ bytesRead: number }>((resolve, reject) => fs.read(file.fd, buf, n, buf.length - n, n, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead }))));
+    const { bytesRead } = await new Promise<{ bytesRead: number }>((resolve, reject) =>
+      fs.read(file.fd, buf, n, buf.length - n, n, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead }))),
+    );
     if (bytesRead === 0) break;
     n += bytesRead;
     if (n === buf.length) throw tooLarge(maxBytes);
@@ -49,14 +58,21 @@ export async function readOpenedBytes(file: Pick<OpenedFile, 'fd' | 'stat'>, max
 }
 
 /** The text of an open, checked file: 400 over `maxBytes`, 415 when binary. */
-export async function readOpenedText(file: Pick<OpenedFile, 'fd' | 'stat'>, maxBytes: number): Promise<{ content: string; encoding: TextEncoding; size: number; mtimeMs: number }> {
+export async function readOpenedText(
+  file: Pick<OpenedFile, 'fd' | 'stat'>,
+  maxBytes: number,
+): Promise<{ content: string; encoding: TextEncoding; size: number; mtimeMs: number }> {
   const buf = await readOpenedBytes(file, maxBytes);
   if (looksBinary(buf)) throw new AppError('BINARY');
   return { ...decodeText(buf), size: file.stat.size, mtimeMs: file.stat.mtimeMs };
 }
 
 /** Reads a whole text file inside `root` (confined at use): 400 over `maxBytes`, 415 when binary. */
-export async function readTextFile(root: string, realPath: string, maxBytes: number): Promise<{ content: string; encoding: TextEncoding; size: number; mtimeMs: number }> {
+export async function readTextFile(
+  root: string,
+  realPath: string,
+  maxBytes: number,
+): Promise<{ content: string; encoding: TextEncoding; size: number; mtimeMs: number }> {
   const file = await openFileIn(root, realPath);
   try {
     return await readOpenedText(file, maxBytes);

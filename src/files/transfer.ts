@@ -15,13 +15,19 @@ import { placeDirectory, placeFile, renameToFreeName, temporaryName } from './na
  * An entry to move or copy: `path` names it through its checked parent folder's descriptor
  * (confined.ts), `real` is its real path for the journal, `root` the space it must stay in.
  */
-export interface SourceEntry { path: string; real: string; root: string }
+export interface SourceEntry {
+  path: string;
+  real: string;
+  root: string;
+}
 
 /** A bare path is taken as it is (not confined at use): prefer a SourceEntry and a checked Dir. */
 type From = SourceEntry | string;
 type Into = Pick<Dir, 'path' | 'real' | 'at'> | string;
-const entryOf = (f: From): SourceEntry => (typeof f === 'string' ? { path: f, real: f, root: path.parse(path.resolve(f)).root } : f);
-const dirOf = (d: Into): Pick<Dir, 'path' | 'real' | 'at'> => (typeof d === 'string' ? { path: d, real: d, at: (n) => path.join(d, n) } : d);
+const entryOf = (f: From): SourceEntry =>
+  typeof f === 'string' ? { path: f, real: f, root: path.parse(path.resolve(f)).root } : f;
+const dirOf = (d: Into): Pick<Dir, 'path' | 'real' | 'at'> =>
+  typeof d === 'string' ? { path: d, real: d, at: (n) => path.join(d, n) } : d;
 
 export interface Transfer {
   /** Moves `from` into the checked folder `dir` under a free name. */
@@ -44,25 +50,38 @@ export async function copyEntry(from: SourceEntry, to: string): Promise<void> {
 export function createTransfer(db: Database, options: TransferOptions = {}): Transfer {
   const renameFree = options.rename ?? renameToFreeName;
 
-  async function copyPlaced(from: SourceEntry, dir: Pick<Dir, 'path' | 'real' | 'at'>, name: string, isDirectory: boolean, removeSource: boolean): Promise<string> {
+  async function copyPlaced(
+    from: SourceEntry,
+    dir: Pick<Dir, 'path' | 'real' | 'at'>,
+    name: string,
+    isDirectory: boolean,
+    removeSource: boolean,
+  ): Promise<string> {
     const tempName = temporaryName();
     const temp = dir.at(tempName);
     const id = randomUUID();
     // The journal keeps real paths: recovery runs after a restart, when no descriptor is left.
-    db.run('INSERT INTO file_op_journal (id, phase, temp_path, source_path, remove_source, started_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [id, 'copying', path.join(dir.real, tempName), from.real, removeSource ? 1 : 0, new Date().toISOString()]);
+    db.run(
+      'INSERT INTO file_op_journal (id, phase, temp_path, source_path, remove_source, started_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [id, 'copying', path.join(dir.real, tempName), from.real, removeSource ? 1 : 0, new Date().toISOString()],
+    );
     let placed: string;
     try {
       await copyEntry(from, temp);
       // A selected link arrives as what it points to: place by what the temporary holds.
-      placed = (await fsp.lstat(temp)).isDirectory() ? await placeDirectory(temp, dir.path, name) : await placeFile(temp, dir.path, name);
+      placed = (await fsp.lstat(temp)).isDirectory()
+        ? await placeDirectory(temp, dir.path, name)
+        : await placeFile(temp, dir.path, name);
     } catch (err) {
       await fsp.rm(temp, { recursive: true, force: true }).catch(() => {});
       db.run('DELETE FROM file_op_journal WHERE id = ?', [id]);
       throw err;
     }
     if (removeSource) {
-      db.run("UPDATE file_op_journal SET phase = 'placed', temp_path = ? WHERE id = ?", [path.join(dir.real, placed), id]);
+      db.run("UPDATE file_op_journal SET phase = 'placed', temp_path = ? WHERE id = ?", [
+        path.join(dir.real, placed),
+        id,
+      ]);
       await fsp.rm(from.path, { recursive: true, force: true });
     }
     db.run('DELETE FROM file_op_journal WHERE id = ?', [id]);
@@ -84,7 +103,9 @@ export function createTransfer(db: Database, options: TransferOptions = {}): Tra
       return copyPlaced(entryOf(from), dirOf(dir), name, isDirectory, false);
     },
     async recover() {
-      const rows = db.all<{ id: string; phase: string; temp_path: string; source_path: string; remove_source: number }>('SELECT * FROM file_op_journal');
+      const rows = db.all<{ id: string; phase: string; temp_path: string; source_path: string; remove_source: number }>(
+        'SELECT * FROM file_op_journal',
+      );
       const removedSources: string[] = [];
       for (const row of rows) {
         if (row.phase === 'copying') {

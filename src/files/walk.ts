@@ -6,9 +6,17 @@ import path from 'node:path';
 import { openDirIn, type Dir } from './confined.ts';
 import { isReservedName } from './names.ts';
 
-export interface TreeTotals { totalSize: number; fileCount: number; dirCount: number; truncated: boolean }
+export interface TreeTotals {
+  totalSize: number;
+  fileCount: number;
+  dirCount: number;
+  truncated: boolean;
+}
 
-export async function countTree(root: string, limits: { maxEntries?: number; maxMs?: number } = {}): Promise<TreeTotals> {
+export async function countTree(
+  root: string,
+  limits: { maxEntries?: number; maxMs?: number } = {},
+): Promise<TreeTotals> {
   const maxEntries = limits.maxEntries ?? 200_000;
   const deadline = Date.now() + (limits.maxMs ?? 5000);
   const totals: TreeTotals = { totalSize: 0, fileCount: 0, dirCount: 0, truncated: false };
@@ -44,7 +52,13 @@ export async function countTree(root: string, limits: { maxEntries?: number; max
   return totals;
 }
 
-export interface WalkEntry { relative: string; /** a usable path through the checked top folder */ path: string; size: number; mtime: Date; isDirectory: boolean }
+export interface WalkEntry {
+  relative: string;
+  /** a usable path through the checked top folder */ path: string;
+  size: number;
+  mtime: Date;
+  isDirectory: boolean;
+}
 
 /**
  * Every file and folder under the checked folder `top` (relative names with '/'), for zip
@@ -80,7 +94,13 @@ export async function* walkFiles(root: string, top: Dir, options: { showHidden: 
           yield { relative: childRel, path: `${top.path}/${childRel}`, size: 0, mtime: s.mtime, isDirectory: true };
           stack.push(childRel);
         } else if (s.isFile()) {
-          yield { relative: childRel, path: `${top.path}/${childRel}`, size: s.size, mtime: s.mtime, isDirectory: false };
+          yield {
+            relative: childRel,
+            path: `${top.path}/${childRel}`,
+            size: s.size,
+            mtime: s.mtime,
+            isDirectory: false,
+          };
         }
       }
     } finally {

@@ -18,8 +18,14 @@ export const readOnlyReason = z.enum(['storage', 'permission', 'access']).nullab
 export type ReadOnlyReason = z.infer<typeof readOnlyReason>;
 
 export const access = z.object({
-  canRead: z.boolean(), canWrite: z.boolean(), canUpload: z.boolean(), canDelete: z.boolean(), canShare: z.boolean(),
-  canDownload: z.boolean(), canCreateFolder: z.boolean(), canCreateFile: z.boolean(),
+  canRead: z.boolean(),
+  canWrite: z.boolean(),
+  canUpload: z.boolean(),
+  canDelete: z.boolean(),
+  canShare: z.boolean(),
+  canDownload: z.boolean(),
+  canCreateFolder: z.boolean(),
+  canCreateFile: z.boolean(),
   canRename: z.boolean().optional().describe('Set inside a link, where renaming is its own flag'),
   readOnly: readOnlyReason,
 });
@@ -42,7 +48,11 @@ export type ItemAnswer = z.infer<typeof itemAnswer>;
 
 export const transferResult = z.object({ from: z.string(), to: z.string(), skipped: z.boolean().optional() });
 export type TransferResult = z.infer<typeof transferResult>;
-export const transferAnswer = z.object({ success: z.boolean(), destination: z.string(), items: z.array(transferResult) });
+export const transferAnswer = z.object({
+  success: z.boolean(),
+  destination: z.string(),
+  items: z.array(transferResult),
+});
 export type TransferAnswer = z.infer<typeof transferAnswer>;
 
 export const deletedItem = z.object({
@@ -66,8 +76,13 @@ export interface DeleteEvents {
 }
 
 export const deleteImpact = z.object({
-  fileCount: z.number().int(), dirCount: z.number().int(), totalBytes: z.number(), truncated: z.boolean(),
-  shareCount: z.number().int(), favoriteCount: z.number().int(), bindingCount: z.number().int(),
+  fileCount: z.number().int(),
+  dirCount: z.number().int(),
+  totalBytes: z.number(),
+  truncated: z.boolean(),
+  shareCount: z.number().int(),
+  favoriteCount: z.number().int(),
+  bindingCount: z.number().int(),
   shares: z.array(z.object({ sourcePath: z.string().optional(), label: z.string().nullable().optional() })),
 });
 export type DeleteImpact = z.infer<typeof deleteImpact>;

@@ -7,5 +7,7 @@ import { createFolderPrefs } from './service.ts';
 import { createFolderPrefStore } from './store.ts';
 
 export function createFolderPrefsCapability(deps: { db: Database; resolver: PathResolver }): Capability {
-  return { routes: folderPrefRoutes(createFolderPrefs({ resolver: deps.resolver, store: createFolderPrefStore(deps.db) })) };
+  return {
+    routes: folderPrefRoutes(createFolderPrefs({ resolver: deps.resolver, store: createFolderPrefStore(deps.db) })),
+  };
 }

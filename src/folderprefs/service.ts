@@ -14,7 +14,8 @@ export function createFolderPrefs(deps: { resolver: PathResolver; store: FolderP
     return target.virtualPath;
   }
   return {
-    read: async (caller: Caller, virtual: string): Promise<FolderPrefsAnswer> => store.read(caller.userId, await folderOf(caller, virtual)),
+    read: async (caller: Caller, virtual: string): Promise<FolderPrefsAnswer> =>
+      store.read(caller.userId, await folderOf(caller, virtual)),
     async write(caller: Caller, virtual: string, change: Partial<FolderPrefs>): Promise<FolderPrefsAnswer> {
       const folder = await folderOf(caller, virtual);
       const { view, sortBy, sortDir } = store.read(caller.userId, folder);

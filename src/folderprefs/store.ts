@@ -15,16 +15,27 @@ export interface FolderPrefStore {
 export function createFolderPrefStore(db: Database): FolderPrefStore {
   return {
     read(userId, folder) {
-      const row = db.get<{ prefs: string; updated_at: string }>('SELECT prefs, updated_at FROM folder_prefs WHERE user_id = ? AND path = ?', [userId, folder]);
+      const row = db.get<{ prefs: string; updated_at: string }>(
+        'SELECT prefs, updated_at FROM folder_prefs WHERE user_id = ? AND path = ?',
+        [userId, folder],
+      );
       let stored: Partial<FolderPrefs> = {};
       if (row) {
         // A row written by an older release may miss keys or hold values no longer offered.
-        try { stored = folderPrefs.partial().catch({}).parse(JSON.parse(row.prefs)); } catch { stored = {}; }
+        try {
+          stored = folderPrefs.partial().catch({}).parse(JSON.parse(row.prefs));
+        } catch {
+          stored = {};
+        }
       }
       return { path: folder, ...DEFAULTS, ...stored, saved: Boolean(row), updatedAt: row?.updated_at ?? null };
     },
-    write: (userId, folder, prefs) => void db.run('INSERT INTO folder_prefs (user_id, path, prefs, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (user_id, path) DO UPDATE SET prefs = excluded.prefs, updated_at = excluded.updated_at',
-      [userId, folder, JSON.stringify(prefs), new Date().toISOString()]),
-    forget: (userId, folder) => void db.run('DELETE FROM folder_prefs WHERE user_id = ? AND path = ?', [userId, folder]),
+    write: (userId, folder, prefs) =>
+      void db.run(
+        'INSERT INTO folder_prefs (user_id, path, prefs, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (user_id, path) DO UPDATE SET prefs = excluded.prefs, updated_at = excluded.updated_at',
+        [userId, folder, JSON.stringify(prefs), new Date().toISOString()],
+      ),
+    forget: (userId, folder) =>
+      void db.run('DELETE FROM folder_prefs WHERE user_id = ? AND path = ?', [userId, folder]),
   };
 }

@@ -8,5 +8,10 @@ export const prefsFields = {
 };
 export const folderPrefs = z.object(prefsFields);
 export type FolderPrefs = z.infer<typeof folderPrefs>;
-export const folderPrefsAnswer = z.object({ path: z.string(), ...prefsFields, saved: z.boolean(), updatedAt: z.string().nullable() });
+export const folderPrefsAnswer = z.object({
+  path: z.string(),
+  ...prefsFields,
+  saved: z.boolean(),
+  updatedAt: z.string().nullable(),
+});
 export type FolderPrefsAnswer = z.infer<typeof folderPrefsAnswer>;

@@ -18,7 +18,10 @@ export interface FolderSizeRecord {
   indexed: boolean;
 }
 
-export interface FolderSizeDeps { indexes: Indexes; resolver: PathResolver }
+export interface FolderSizeDeps {
+  indexes: Indexes;
+  resolver: PathResolver;
+}
 
 function unindexed(path: string, canEnter = false): FolderSizeRecord {
   return { path, canEnter, sizeBytes: null, entryCount: 0, lastUpdated: null, indexed: false };
@@ -42,7 +45,10 @@ export function createFolderSizes(deps: FolderSizeDeps) {
    * then confined to that ancestor's space like any path (spec §8: the size is reported, with
    * canEnter false). Null when it is not a folder of the space (missing, a file, a link out).
    */
-  async function hiddenFolder(caller: Caller, virtualPath: string): Promise<{ virtualPath: string; spaceRoot: string; realPath: string } | null> {
+  async function hiddenFolder(
+    caller: Caller,
+    virtualPath: string,
+  ): Promise<{ virtualPath: string; spaceRoot: string; realPath: string } | null> {
     const segments = parseVirtualPath(virtualPath);
     if (segments.some(isReservedName)) return null;
     let visible = segments.length - 1;
@@ -51,7 +57,10 @@ export function createFolderSizes(deps: FolderSizeDeps) {
     const ancestor = await resolver.resolve(caller, segments.slice(0, visible).join('/'));
     if (!ancestor.space || !ancestor.exists || !ancestor.isDirectory) return null;
     const realPath = path.join(ancestor.realPath, ...segments.slice(visible));
-    const [real, root] = await Promise.all([fs.promises.realpath(realPath).catch(() => null), fs.promises.realpath(ancestor.space.root).catch(() => null)]);
+    const [real, root] = await Promise.all([
+      fs.promises.realpath(realPath).catch(() => null),
+      fs.promises.realpath(ancestor.space.root).catch(() => null),
+    ]);
     if (!real || !root || !isInside(root, real)) return null;
     const st = await fs.promises.lstat(realPath).catch(() => null); // the folder itself, not a link to one
     if (!st?.isDirectory()) return null;
@@ -64,7 +73,9 @@ export function createFolderSizes(deps: FolderSizeDeps) {
       r = await resolver.resolve(caller, virtualPath);
     } catch (err) {
       if (!(err instanceof AppError) || err.status !== 404) throw err;
-      const hidden = resolver.isHiddenByRule(parseVirtualPath(virtualPath).join('/')) ? await hiddenFolder(caller, virtualPath) : null;
+      const hidden = resolver.isHiddenByRule(parseVirtualPath(virtualPath).join('/'))
+        ? await hiddenFolder(caller, virtualPath)
+        : null;
       if (!hidden) throw err;
       return figuresFor(hidden.virtualPath, hidden.spaceRoot, hidden.realPath, false);
     }
@@ -73,12 +84,24 @@ export function createFolderSizes(deps: FolderSizeDeps) {
     return figuresFor(r.virtualPath, r.space.root, r.realPath, canEnter);
   }
 
-  async function figuresFor(virtualPath: string, spaceRoot: string, realPath: string, canEnter: boolean): Promise<FolderSizeRecord> {
+  async function figuresFor(
+    virtualPath: string,
+    spaceRoot: string,
+    realPath: string,
+    canEnter: boolean,
+  ): Promise<FolderSizeRecord> {
     indexes.ensureRoot(await fs.promises.realpath(spaceRoot).catch(() => spaceRoot));
     const figures = indexes.figures(realPath);
     if (figures.indexed) indexes.noteViewed(realPath);
     if (!figures.indexed) return unindexed(virtualPath, canEnter);
-    return { path: virtualPath, canEnter, sizeBytes: figures.sizeBytes, entryCount: figures.entryCount, lastUpdated: figures.lastUpdated, indexed: true };
+    return {
+      path: virtualPath,
+      canEnter,
+      sizeBytes: figures.sizeBytes,
+      entryCount: figures.entryCount,
+      lastUpdated: figures.lastUpdated,
+      indexed: true,
+    };
   }
 
   return {

@@ -33,10 +33,14 @@ export function parseTrustProxy(text: string): TrustRule {
   if (value === '' || value === 'false' || value === '0') return { text: 'false', hops: null, trusts: () => false };
   if (value === 'true') return { text: 'true', hops: null, trusts: () => true };
   if (/^\d+$/.test(value)) return { text: value, hops: Number(value), trusts: () => true };
-  const entries = value.split(/[\s,]+/).filter(Boolean).flatMap((e) => (e === 'loopback' ? LOOPBACK : [e]));
+  const entries = value
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .flatMap((e) => (e === 'loopback' ? LOOPBACK : [e]));
   const list = blockList(entries);
   return {
-    text: value, hops: null,
+    text: value,
+    hops: null,
     trusts: (address) => {
       const a = normalise(address);
       return net.isIP(a) ? list.check(a, net.isIPv6(a) ? 'ipv6' : 'ipv4') : false;
@@ -50,8 +54,11 @@ export function peerAddress(req: IncomingMessage): string {
 
 export function forwardedFor(req: IncomingMessage): string[] {
   const header = req.headers['x-forwarded-for'];
-  const joined = Array.isArray(header) ? header.join(',') : header ?? '';
-  return joined.split(',').map((s) => normalise(s.trim())).filter(Boolean);
+  const joined = Array.isArray(header) ? header.join(',') : (header ?? '');
+  return joined
+    .split(',')
+    .map((s) => normalise(s.trim()))
+    .filter(Boolean);
 }
 
 /** The client address: the peer, or the forwarded chain walked from the right past trusted hops. */

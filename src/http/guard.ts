@@ -24,7 +24,11 @@ export const TOKEN_NOT_ALLOWED = 'AUTH_TOKEN_NOT_ALLOWED';
 export const TOKEN_READ_ONLY = 'AUTH_TOKEN_READ_ONLY';
 export const TOKEN_INVALID = 'AUTH_TOKEN_INVALID';
 
-interface CompiledRow { def: RouteDef; pattern: RegExp; keys: string[] }
+interface CompiledRow {
+  def: RouteDef;
+  pattern: RegExp;
+  keys: string[];
+}
 
 /** The row a request reaches and its path parameters, from the one match per request. */
 export interface RouteMatch {
@@ -48,7 +52,11 @@ export function normaliseGuardPath(pathname: string): string {
     }
   }
   if (decoded.includes('\0')) throw new AppError('BAD_PATH', 'The path contains a NUL byte.');
-  const segments = decoded.toLowerCase().replace(/\\/g, '/').split('/').filter((s) => s !== '' && s !== '.');
+  const segments = decoded
+    .toLowerCase()
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((s) => s !== '' && s !== '.');
   if (segments.includes('..')) throw new AppError('BAD_PATH', 'The path may not contain "..".');
   return '/' + segments.join('/');
 }
@@ -57,16 +65,20 @@ export function normaliseGuardPath(pathname: string): string {
 function paramsFrom(keys: readonly string[], m: RegExpExecArray): Record<string, string> {
   const params: Record<string, string> = {};
   keys.forEach((key, i) => {
-    const segments = (m[i + 1] ?? '').split('/').filter((s) => s !== '').map((segment) => {
-      let decoded: string;
-      try {
-        decoded = decodeURIComponent(segment);
-      } catch {
-        throw new AppError('BAD_PATH', 'The path is not valid percent-encoding.');
-      }
-      if (key === '*' && /[/\\]/.test(decoded)) throw new AppError('BAD_PATH', 'Encoded slashes are not allowed in a path.');
-      return decoded;
-    });
+    const segments = (m[i + 1] ?? '')
+      .split('/')
+      .filter((s) => s !== '')
+      .map((segment) => {
+        let decoded: string;
+        try {
+          decoded = decodeURIComponent(segment);
+        } catch {
+          throw new AppError('BAD_PATH', 'The path is not valid percent-encoding.');
+        }
+        if (key === '*' && /[/\\]/.test(decoded))
+          throw new AppError('BAD_PATH', 'Encoded slashes are not allowed in a path.');
+        return decoded;
+      });
     params[key === '*' ? 'path' : key] = segments.join('/');
   });
   return params;
@@ -84,7 +96,10 @@ export class RouteMatcher {
   private findRow(method: string, path: string): CompiledRow | undefined {
     const want = method.toUpperCase();
     const candidates = this.rows.filter((r) => r.pattern.test(path) || r.pattern.test(path + '/'));
-    return candidates.find((r) => r.def.method === want) ?? (want === 'HEAD' ? candidates.find((r) => r.def.method === 'GET') : undefined);
+    return (
+      candidates.find((r) => r.def.method === want) ??
+      (want === 'HEAD' ? candidates.find((r) => r.def.method === 'GET') : undefined)
+    );
   }
   /** The row for this method and normalised path (HEAD falls back to GET). */
   find(method: string, path: string): RouteDef | undefined {
@@ -96,7 +111,11 @@ export class RouteMatcher {
    * encoded), the parameters read from the raw path. Any other
    * spelling is judged by the guard and then answers 404/405, as it always did.
    */
-  match(method: string, normalisedPath: string, rawPath: string): { row: RouteDef | undefined; dispatch: RouteMatch | undefined } {
+  match(
+    method: string,
+    normalisedPath: string,
+    rawPath: string,
+  ): { row: RouteDef | undefined; dispatch: RouteMatch | undefined } {
     const r = this.findRow(method, normalisedPath);
     const m = r?.pattern.exec(rawPath);
     if (!r || !m) return { row: r?.def, dispatch: undefined };
@@ -104,7 +123,9 @@ export class RouteMatcher {
   }
   /** Methods mounted for a path (for 405 answers). */
   methodsFor(path: string): string[] {
-    return [...new Set(this.rows.filter((r) => r.pattern.test(path) || r.pattern.test(path + '/')).map((r) => r.def.method))];
+    return [
+      ...new Set(this.rows.filter((r) => r.pattern.test(path) || r.pattern.test(path + '/')).map((r) => r.def.method)),
+    ];
   }
 }
 
@@ -134,7 +155,14 @@ function isReadRequest(method: string, row: RouteDef | undefined): boolean {
  * without a bearer token are refused when a browser sent a change from another site.
  * Returns the caller (null for public rows without credential).
  */
-export function guardRequest(req: IncomingMessage, pathname: string, ip: string, matcher: RouteMatcher, auth: Authenticator, origin: OriginPolicy): { caller: Caller | null; row: RouteDef | undefined; dispatch: RouteMatch | undefined } {
+export function guardRequest(
+  req: IncomingMessage,
+  pathname: string,
+  ip: string,
+  matcher: RouteMatcher,
+  auth: Authenticator,
+  origin: OriginPolicy,
+): { caller: Caller | null; row: RouteDef | undefined; dispatch: RouteMatch | undefined } {
   const method = (req.method ?? 'GET').toUpperCase();
   const path = normaliseGuardPath(pathname);
   const { row, dispatch } = matcher.match(method, path, pathname);

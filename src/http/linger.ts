@@ -46,32 +46,35 @@ export function refuseBody(req: IncomingMessage, res: ServerResponse, limits: Li
   }
   if (res.headersSent) res.shouldKeepAlive = false;
   else res.setHeader('Connection', 'close');
-  lingering.set(req, new Promise<void>((resolve) => {
-    let read = 0;
-    let idle: NodeJS.Timeout;
-    const total = setTimeout(stop, limits.maxMs);
-    const arm = () => {
-      clearTimeout(idle);
-      idle = setTimeout(stop, limits.idleMs);
-    };
-    function stop() {
-      clearTimeout(total);
-      clearTimeout(idle);
-      req.off('data', count);
-      resolve();
-    }
-    function count(chunk: Buffer) {
-      read += chunk.length;
-      if (read > limits.maxBytes) stop();
-      else arm();
-    }
-    arm();
-    req.on('data', count);
-    req.once('end', stop);
-    req.once('close', stop);
-    req.on('error', () => {}); // an aborted client is the end of it, not a failure
-    req.resume();
-  }));
+  lingering.set(
+    req,
+    new Promise<void>((resolve) => {
+      let read = 0;
+      let idle: NodeJS.Timeout;
+      const total = setTimeout(stop, limits.maxMs);
+      const arm = () => {
+        clearTimeout(idle);
+        idle = setTimeout(stop, limits.idleMs);
+      };
+      function stop() {
+        clearTimeout(total);
+        clearTimeout(idle);
+        req.off('data', count);
+        resolve();
+      }
+      function count(chunk: Buffer) {
+        read += chunk.length;
+        if (read > limits.maxBytes) stop();
+        else arm();
+      }
+      arm();
+      req.on('data', count);
+      req.once('end', stop);
+      req.once('close', stop);
+      req.on('error', () => {}); // an aborted client is the end of it, not a failure
+      req.resume();
+    }),
+  );
 }
 
 /**
@@ -86,5 +89,7 @@ export function endRefusal(req: IncomingMessage | undefined, res: ServerResponse
     return;
   }
   if (body !== undefined) res.write(body);
-  void pending.then(() => { if (!res.writableEnded) res.end(); });
+  void pending.then(() => {
+    if (!res.writableEnded) res.end();
+  });
 }

@@ -28,7 +28,7 @@ export interface EventStream<E extends EventShapes> {
 
 /** The fields of an error event for an error (message, statusCode, code), never a stack or a path of the host. */
 export function errorFields(err: unknown): { message: string; statusCode: number; code: string } {
-  const e = err instanceof AppError ? err : fromFsError(err) ?? new AppError('INTERNAL');
+  const e = err instanceof AppError ? err : (fromFsError(err) ?? new AppError('INTERNAL'));
   return { message: e.message, statusCode: e.status, code: e.code };
 }
 
@@ -62,7 +62,11 @@ export function openEventStream<E extends EventShapes>(res: ServerResponse, stat
       await write(frame('error', errorFields(err)));
       if (!gone()) res.end();
     },
-    get signal() { return aborter.signal; },
-    get closed() { return gone(); },
+    get signal() {
+      return aborter.signal;
+    },
+    get closed() {
+      return gone();
+    },
   };
 }

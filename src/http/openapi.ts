@@ -39,14 +39,20 @@ export function buildOpenApi(routes: readonly RouteDef[], version = 'unversioned
     const { keys } = parsePattern(def.path);
     // A row without a params schema is described as a bare string marked x-unvalidated;
     // test/api/openapi.test.ts lists such rows until they are converted.
-    const paramProps = def.params ? (jsonSchema(def.params) as { properties?: Record<string, unknown> }).properties ?? {} : {};
+    const paramProps = def.params
+      ? ((jsonSchema(def.params) as { properties?: Record<string, unknown> }).properties ?? {})
+      : {};
     const parameters: unknown[] = keys.map((key) => {
       const name = key === '*' ? 'path' : key;
       return {
-        name, in: 'path', required: key !== '*',
+        name,
+        in: 'path',
+        required: key !== '*',
         schema: paramProps[name] ?? { type: 'string' },
         ...(paramProps[name] ? {} : { 'x-unvalidated': true }),
-        ...(key === '*' ? { description: 'A virtual path; slashes kept, each segment percent-encoded; empty means the top.' } : {}),
+        ...(key === '*'
+          ? { description: 'A virtual path; slashes kept, each segment percent-encoded; empty means the top.' }
+          : {}),
       };
     });
     if (def.query) {
@@ -60,29 +66,58 @@ export function buildOpenApi(routes: readonly RouteDef[], version = 'unversioned
       const r = typeof spec === 'string' ? { description: spec } : spec;
       responses[status] = {
         description: r.description,
-        ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: jsonSchema(r.schema, 'output') } } } : r.contentType ? { content: { [r.contentType]: {} } } : {}),
+        ...(r.schema
+          ? { content: { [r.contentType ?? 'application/json']: { schema: jsonSchema(r.schema, 'output') } } }
+          : r.contentType
+            ? { content: { [r.contentType]: {} } }
+            : {}),
       };
     }
     responses.default = { $ref: '#/components/responses/Error' };
     const operation: Record<string, unknown> = {
       operationId: `${def.method.toLowerCase()}${p.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       summary: def.summary,
-      description: [def.description, `Access: ${ACCESS_TEXT[def.access]}`, def.access === 'account' ? `Token scope: ${effectiveScope(def)}.` : ''].filter(Boolean).join('\n\n'),
+      description: [
+        def.description,
+        `Access: ${ACCESS_TEXT[def.access]}`,
+        def.access === 'account' ? `Token scope: ${effectiveScope(def)}.` : '',
+      ]
+        .filter(Boolean)
+        .join('\n\n'),
       tags: def.tags,
       'x-access': def.access,
       ...(def.access === 'account' ? { 'x-scope': effectiveScope(def) } : {}),
       ...(parameters.length ? { parameters } : {}),
-      ...(def.body && def.body !== 'stream' ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(def.body) } } } } : {}),
-      ...(def.body === 'stream' ? { requestBody: { required: false, content: { 'application/octet-stream': {} } } } : {}),
+      ...(def.body && def.body !== 'stream'
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(def.body) } } } }
+        : {}),
+      ...(def.body === 'stream'
+        ? { requestBody: { required: false, content: { 'application/octet-stream': {} } } }
+        : {}),
       responses,
-      security: def.access === 'public' || def.access === 'link' || def.access === 'callback' ? [] : def.access === 'account' ? [{ session: [] }, { bearer: [] }] : [{ session: [] }],
+      security:
+        def.access === 'public' || def.access === 'link' || def.access === 'callback'
+          ? []
+          : def.access === 'account'
+            ? [{ session: [] }, { bearer: [] }]
+            : [{ session: [] }],
     };
     (paths[p] ??= {})[def.method.toLowerCase()] = operation;
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Burrow', version, description: 'The HTTP API of Burrow, a self-hosted web file manager. Everything the web interface does goes through this API.\n\nNot part of this JSON API: a WebDAV server (RFC 4918, class 1 and 2) at `/dav/` for mounting the same files as a drive, signed in with HTTP Basic (account name and password, or an API token; a read token mounts read-only). GET /api/features says whether it is on (`webdav`).',
-      'x-webdav': { path: '/dav/', protocol: 'WebDAV (RFC 4918) class 1, 2', authentication: 'HTTP Basic: account name + password or API token', feature: 'webdav' } },
+    info: {
+      title: 'Burrow',
+      version,
+      description:
+        'The HTTP API of Burrow, a self-hosted web file manager. Everything the web interface does goes through this API.\n\nNot part of this JSON API: a WebDAV server (RFC 4918, class 1 and 2) at `/dav/` for mounting the same files as a drive, signed in with HTTP Basic (account name and password, or an API token; a read token mounts read-only). GET /api/features says whether it is on (`webdav`).',
+      'x-webdav': {
+        path: '/dav/',
+        protocol: 'WebDAV (RFC 4918) class 1, 2',
+        authentication: 'HTTP Basic: account name + password or API token',
+        feature: 'webdav',
+      },
+    },
     paths,
     components: {
       securitySchemes: {
@@ -95,14 +130,23 @@ export function buildOpenApi(routes: readonly RouteDef[], version = 'unversioned
           content: {
             'application/json': {
               schema: {
-                type: 'object', required: ['success', 'error'],
+                type: 'object',
+                required: ['success', 'error'],
                 properties: {
                   success: { const: false },
                   error: {
-                    type: 'object', required: ['message', 'statusCode', 'requestId'],
+                    type: 'object',
+                    required: ['message', 'statusCode', 'requestId'],
                     properties: {
-                      message: { type: 'string' }, statusCode: { type: 'integer' }, requestId: { type: 'string' },
-                      code: { type: 'string', enum: ERROR_CODES, description: 'From the error catalogue (src/core/errors.ts); the status of each code is fixed there.' },
+                      message: { type: 'string' },
+                      statusCode: { type: 'integer' },
+                      requestId: { type: 'string' },
+                      code: {
+                        type: 'string',
+                        enum: ERROR_CODES,
+                        description:
+                          'From the error catalogue (src/core/errors.ts); the status of each code is fixed there.',
+                      },
                     },
                   },
                 },

@@ -43,7 +43,9 @@ export function ownOrigins(req: IncomingMessage, policy: OriginPolicy): string[]
   const out: string[] = [];
   const trusted = policy.trustProxy.trusts(peerAddress(req));
   const encrypted = Boolean((req.socket as { encrypted?: boolean }).encrypted);
-  const proto = (trusted ? firstValue(req.headers['x-forwarded-proto'])?.toLowerCase() : undefined) ?? (encrypted ? 'https' : 'http');
+  const proto =
+    (trusted ? firstValue(req.headers['x-forwarded-proto'])?.toLowerCase() : undefined) ??
+    (encrypted ? 'https' : 'http');
   const host = (trusted ? firstValue(req.headers['x-forwarded-host']) : undefined) ?? req.headers.host;
   if (host && (proto === 'http' || proto === 'https')) {
     const own = originOf(`${proto}://${host}`);
@@ -73,5 +75,8 @@ export function assertSameOrigin(req: IncomingMessage, policy: OriginPolicy): vo
   const source = claimedSource(req);
   if (source === null || source === 'same') return;
   if (source !== 'foreign' && ownOrigins(req, policy).includes(source)) return;
-  throw new AppError(CROSS_SITE_REFUSED, 'This change was sent from another site and was refused. Open Burrow at its own address; behind a proxy, set PUBLIC_URL to that address.');
+  throw new AppError(
+    CROSS_SITE_REFUSED,
+    'This change was sent from another site and was refused. Open Burrow at its own address; behind a proxy, set PUBLIC_URL to that address.',
+  );
 }

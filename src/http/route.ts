@@ -54,13 +54,22 @@ export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPT
 export type Access = 'public' | 'link' | 'session' | 'account' | 'admin' | 'callback';
 
 /** The caller a handler gets: the guard has already refused anonymous requests to the other rows. */
-export type CallerFor<A extends Access> = A extends 'callback' ? null : A extends 'public' | 'link' ? Caller | null : Caller;
+export type CallerFor<A extends Access> = A extends 'callback'
+  ? null
+  : A extends 'public' | 'link'
+    ? Caller | null
+    : Caller;
 
 /** The parameter names of a route pattern: `:id` → `id`, a trailing `*` → `path`. */
-export type PathParamNames<P extends string> =
-  P extends `${string}:${infer Name}/${infer Rest}` ? (Name extends `${infer N}?` ? N : Name) | PathParamNames<`/${Rest}`>
-    : P extends `${string}:${infer Name}` ? Name extends `${infer N}?` ? N : Name
-      : P extends `${string}*` ? 'path' : never;
+export type PathParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? (Name extends `${infer N}?` ? N : Name) | PathParamNames<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name extends `${infer N}?`
+      ? N
+      : Name
+    : P extends `${string}*`
+      ? 'path'
+      : never;
 
 export interface ResponseSpec {
   description: string;
@@ -86,7 +95,11 @@ export class Reply<S extends number = number, B = unknown> {
 }
 
 export function reply<S extends number>(status: S): Reply<S, undefined>;
-export function reply<S extends number, const B>(status: S, body: B, headers?: Record<string, string | number | string[]>): Reply<S, B>;
+export function reply<S extends number, const B>(
+  status: S,
+  body: B,
+  headers?: Record<string, string | number | string[]>,
+): Reply<S, B>;
 export function reply(status: number, body?: unknown, headers?: Record<string, string | number | string[]>): Reply {
   return new Reply(status, body, headers);
 }
@@ -105,20 +118,43 @@ type HasContentType<T> = T extends { contentType: string } ? true : false;
 
 /** Every Reply the row may give: typed bodies where a JSON schema is declared. */
 type RepliesOf<R> = {
-  [S in keyof R & number]: [JsonSchemaOf<R[S]>] extends [never] ? Reply<S, unknown> : Reply<S, z.output<JsonSchemaOf<R[S]>> | JsonText<z.output<JsonSchemaOf<R[S]>>>>;
+  [S in keyof R & number]: [JsonSchemaOf<R[S]>] extends [never]
+    ? Reply<S, unknown>
+    : Reply<S, z.output<JsonSchemaOf<R[S]>> | JsonText<z.output<JsonSchemaOf<R[S]>>>>;
 }[keyof R & number];
 
 /** Old rows (a 2xx described in prose only) are not checked; route-coverage lists them. */
-type Unchecked<R> = true extends { [S in keyof R & number]: Is2xx<S> extends true ? ([JsonSchemaOf<R[S]>] extends [never] ? (HasContentType<R[S]> extends true ? false : S extends 204 ? false : true) : false) : false }[keyof R & number] ? true : false;
+type Unchecked<R> = true extends {
+  [S in keyof R & number]: Is2xx<S> extends true
+    ? [JsonSchemaOf<R[S]>] extends [never]
+      ? HasContentType<R[S]> extends true
+        ? false
+        : S extends 204
+          ? false
+          : true
+      : false
+    : false;
+}[keyof R & number]
+  ? true
+  : false;
 
 /** A plain (non-Reply) return is the body of the row's `status` (one of its JSON 2xx answers). */
-type PlainOf<R> = { [S in keyof R & number]: Is2xx<S> extends true ? z.output<JsonSchemaOf<R[S]>> : never }[keyof R & number];
+type PlainOf<R> = { [S in keyof R & number]: Is2xx<S> extends true ? z.output<JsonSchemaOf<R[S]>> : never }[keyof R &
+  number];
 
 /** A row that declares 204, or a non-JSON 2xx, may write or end the answer itself and return nothing. */
-type NothingOf<R> = true extends { [S in keyof R & number]: Is2xx<S> extends true ? (S extends 204 ? true : HasContentType<R[S]>) : false }[keyof R & number] ? void : never;
+type NothingOf<R> = true extends {
+  [S in keyof R & number]: Is2xx<S> extends true ? (S extends 204 ? true : HasContentType<R[S]>) : false;
+}[keyof R & number]
+  ? void
+  : never;
 
 /** Protocol rows (TUS) answer a computed status without a body when no 2xx is JSON. */
-type BodylessOf<R> = true extends { [S in keyof R & number]: Is2xx<S> extends true ? ([JsonSchemaOf<R[S]>] extends [never] ? false : true) : false }[keyof R & number] ? never : Reply<number, undefined>;
+type BodylessOf<R> = true extends {
+  [S in keyof R & number]: Is2xx<S> extends true ? ([JsonSchemaOf<R[S]>] extends [never] ? false : true) : false;
+}[keyof R & number]
+  ? never
+  : Reply<number, undefined>;
 
 export type Answer<R> = Unchecked<R> extends true ? unknown : PlainOf<R> | RepliesOf<R> | NothingOf<R> | BodylessOf<R>;
 
@@ -137,7 +173,11 @@ export interface RouteContext<A extends Access = Access, P = Record<string, stri
 }
 
 export interface RouteDef<
-  Path extends string = string, A extends Access = Access, P = any, Q = any, B = any,
+  Path extends string = string,
+  A extends Access = Access,
+  P = any,
+  Q = any,
+  B = any,
   R extends Responses = Responses,
 > {
   method: Method;
@@ -163,7 +203,10 @@ export interface RouteDef<
 }
 
 /** A row as written: the handler's answer T is inferred (literals kept) and must fit the row's answers. */
-export interface RowInput<Path extends string, A extends Access, P, Q, B, R extends Responses, T> extends Omit<RouteDef<Path, A, P, Q, B, R>, 'handler'> {
+export interface RowInput<Path extends string, A extends Access, P, Q, B, R extends Responses, T> extends Omit<
+  RouteDef<Path, A, P, Q, B, R>,
+  'handler'
+> {
   handler(ctx: RouteContext<A, P, Q, B>): T | Promise<T>;
 }
 
@@ -172,8 +215,12 @@ export interface RowInput<Path extends string, A extends Access, P, Q, B, R exte
  * query, body and answer are checked against the row's own access and schemas.
  */
 export function route<
-  const Path extends string, A extends Access, R extends Responses,
-  P = Record<PathParamNames<Path>, string>, Q = any, B = any,
+  const Path extends string,
+  A extends Access,
+  R extends Responses,
+  P = Record<PathParamNames<Path>, string>,
+  Q = any,
+  B = any,
   // const: an inline 'ok' stays 'ok' (TypeScript would widen it to string before comparing).
   const T extends Answer<R> = Answer<R>,
 >(def: RowInput<Path, A, P, Q, B, R, T>): RouteDef {

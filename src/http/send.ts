@@ -8,7 +8,14 @@ import type { Readable } from 'node:stream';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 
-const GONE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
+const GONE_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ERR_STREAM_DESTROYED',
+  'ERR_STREAM_WRITE_AFTER_END',
+]);
 
 /** Did this error come from the client leaving (closed tab, cancelled download), not from us? */
 export function isClientGone(err: unknown, res: ServerResponse): boolean {
@@ -28,10 +35,20 @@ export function isClientGone(err: unknown, res: ServerResponse): boolean {
  * the client left, otherwise at warn with the error. Never throws, never leaves an 'error'
  * event unhandled. `done` (optional) runs once either way.
  */
-export function pipeResponse(source: Readable, res: ServerResponse, log: Logger, done?: (err: Error | null) => void): void {
+export function pipeResponse(
+  source: Readable,
+  res: ServerResponse,
+  log: Logger,
+  done?: (err: Error | null) => void,
+): void {
   pipeline(source, res, (err) => {
     if (err) {
-      const fields = { method: res.req?.method, path: res.req?.url?.split('?')[0], status: res.statusCode, code: (err as NodeJS.ErrnoException).code };
+      const fields = {
+        method: res.req?.method,
+        path: res.req?.url?.split('?')[0],
+        status: res.statusCode,
+        code: (err as NodeJS.ErrnoException).code,
+      };
       if (isClientGone(err, res)) log.debug('client went away during a streamed answer', fields);
       else log.warn('a streamed answer failed', { ...fields, err });
       if (!res.destroyed) res.destroy();
@@ -39,7 +56,7 @@ export function pipeResponse(source: Readable, res: ServerResponse, log: Logger,
     try {
       done?.(err ?? null);
     } catch (failure) {
-      log.error('a streamed answer\'s completion failed', { err: failure });
+      log.error("a streamed answer's completion failed", { err: failure });
     }
   });
 }
@@ -81,16 +98,28 @@ export function chooseEncoding(acceptEncoding: string | undefined): 'br' | 'gzip
  * Sends a body that carries a whole text file (JSON with `content`, or the text itself),
  * compressed when it is over the threshold and the client accepts it.
  */
-export async function sendWholeText(req: IncomingMessage, res: ServerResponse, status: number, payload: string, contentType: string, headers: Record<string, string> = {}): Promise<void> {
+export async function sendWholeText(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  payload: string,
+  contentType: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.setHeader('Content-Type', contentType);
   res.setHeader('Vary', 'Accept-Encoding');
   res.statusCode = status;
   const raw = Buffer.from(payload, 'utf8');
   const encoding = raw.length > COMPRESSION_THRESHOLD ? chooseEncoding(req.headers['accept-encoding']) : null;
-  const body = encoding === 'br'
-    ? await brotli(raw, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: raw.length } })
-    : encoding === 'gzip' ? await gzip(raw, { level: 6 }) : raw;
+  const body =
+    encoding === 'br'
+      ? await brotli(raw, {
+          params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+        })
+      : encoding === 'gzip'
+        ? await gzip(raw, { level: 6 })
+        : raw;
   if (encoding) res.setHeader('Content-Encoding', encoding);
   res.setHeader('Content-Length', body.length);
   res.end(req.method === 'HEAD' ? undefined : body);

@@ -48,14 +48,22 @@ export interface RawMount {
 }
 
 function rawMountFor(mounts: readonly RawMount[], pathname: string, method: string | undefined): RawMount | undefined {
-  return mounts.find((m) => pathname === m.prefix.slice(0, -1) || pathname.startsWith(m.prefix) || (pathname === '/' && m.rootMethods?.includes(method ?? '')));
+  return mounts.find(
+    (m) =>
+      pathname === m.prefix.slice(0, -1) ||
+      pathname.startsWith(m.prefix) ||
+      (pathname === '/' && m.rootMethods?.includes(method ?? '')),
+  );
 }
 
 /** Sent over TLS, here or (as a trusted proxy says) before it. */
 function isSecure(req: IncomingMessage, trustProxy: TrustRule): boolean {
   if ((req.socket as { encrypted?: boolean }).encrypted) return true;
   const proto = req.headers['x-forwarded-proto'];
-  return trustProxy.trusts(peerAddress(req)) && (Array.isArray(proto) ? proto[0] : proto)?.split(',')[0]?.trim().toLowerCase() === 'https';
+  return (
+    trustProxy.trusts(peerAddress(req)) &&
+    (Array.isArray(proto) ? proto[0] : proto)?.split(',')[0]?.trim().toLowerCase() === 'https'
+  );
 }
 
 export interface RequestState {
@@ -90,9 +98,16 @@ function isApiPath(pathname: string): boolean {
 function foldPath(pathname: string): string {
   let decoded = pathname;
   for (let i = 0; i < 3 && /%[0-9a-f]{2}/i.test(decoded); i++) {
-    try { decoded = decodeURIComponent(decoded); } catch { break; }
+    try {
+      decoded = decodeURIComponent(decoded);
+    } catch {
+      break;
+    }
   }
-  return decoded.replace(/\\/g, '/').replace(/\/{2,}/g, '/').toLowerCase();
+  return decoded
+    .replace(/\\/g, '/')
+    .replace(/\/{2,}/g, '/')
+    .toLowerCase();
 }
 
 function rawPathname(req: IncomingMessage): string {
@@ -127,14 +142,20 @@ function noteGone(req: IncomingMessage | undefined, log: Logger, fields: Record<
 export function sendError(res: ServerResponse, err: unknown, requestId: string, log: Logger): void {
   try {
     const req = res.req as IncomingMessage | undefined;
-    if (isClientGone(err, res)) return noteGone(req, log, { requestId, code: (err as NodeJS.ErrnoException | null)?.code });
+    if (isClientGone(err, res))
+      return noteGone(req, log, { requestId, code: (err as NodeJS.ErrnoException | null)?.code });
     let appError = err instanceof AppError ? err : fromFsError(err);
     const fields = { requestId, ...requestFields(req) };
     if (!appError) {
       log.error('unhandled error', { ...fields, status: 500, err });
       appError = new AppError('INTERNAL');
     } else if (appError.status >= 500) {
-      log.warn('request failed', { ...fields, status: appError.status, code: appError.code, err: err instanceof Error ? err : undefined });
+      log.warn('request failed', {
+        ...fields,
+        status: appError.status,
+        code: appError.code,
+        err: err instanceof Error ? err : undefined,
+      });
     } else {
       log.info('request refused', { ...fields, status: appError.status, code: appError.code });
     }
@@ -146,7 +167,11 @@ export function sendError(res: ServerResponse, err: unknown, requestId: string, 
     // The body may still be arriving: read it away so the client can read this answer.
     if (req) refuseBody(req, res);
     for (const [k, v] of Object.entries(appError.headers)) res.setHeader(k, v);
-    endRefusal(req, res, prepareJson(res, appError.status, errorEnvelope(appError.status, appError.message, requestId, appError.code)));
+    endRefusal(
+      req,
+      res,
+      prepareJson(res, appError.status, errorEnvelope(appError.status, appError.message, requestId, appError.code)),
+    );
   } catch (failure) {
     log.error('an error answer could not be sent', { requestId, err: failure });
     res.destroy();
@@ -160,10 +185,18 @@ function assertJsonBody(req: IncomingMessage): void {
   const length = req.headers['content-length'];
   const empty = req.headers['transfer-encoding'] === undefined && (length === undefined || Number(length) === 0);
   if (empty || JSON_TYPE.test(req.headers['content-type'] ?? '')) return;
-  throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the body as JSON with Content-Type: application/json (it came as ${req.headers['content-type'] ? JSON.stringify(req.headers['content-type']) : 'no Content-Type'}).`);
+  throw new AppError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `Send the body as JSON with Content-Type: application/json (it came as ${req.headers['content-type'] ? JSON.stringify(req.headers['content-type']) : 'no Content-Type'}).`,
+  );
 }
 
-async function runRoute(match: RouteMatch, req: IncomingMessage, res: ServerResponse, opts: HttpOptions): Promise<void> {
+async function runRoute(
+  match: RouteMatch,
+  req: IncomingMessage,
+  res: ServerResponse,
+  opts: HttpOptions,
+): Promise<void> {
   const { requestId, ip, caller } = requestState(req);
   const def = match.row;
   const url = req.url ?? '/';
@@ -214,7 +247,11 @@ export function createHttpServer(opts: HttpOptions): http.Server {
   // Compiled at the first request, so rows of plugins imported while the app starts listening are in.
   // Rows outside /api (probes, protocol endpoints) are guarded too, in any spelling.
   let tables: { matcher: RouteMatcher; outsideApi: RouteMatcher } | undefined;
-  const compiled = () => (tables ??= { matcher: new RouteMatcher(opts.routes), outsideApi: new RouteMatcher(opts.routes.filter((r) => !isApiPath(r.path))) });
+  const compiled = () =>
+    (tables ??= {
+      matcher: new RouteMatcher(opts.routes),
+      outsideApi: new RouteMatcher(opts.routes.filter((r) => !isApiPath(r.path))),
+    });
 
   /** No row for this spelling: the UI outside /api, otherwise 405 with Allow, or 404. */
   function noMatch(req: IncomingMessage, res: ServerResponse): void {
@@ -240,9 +277,15 @@ export function createHttpServer(opts: HttpOptions): http.Server {
     state.set(req, s);
     const started = performance.now();
     res.on('finish', () => {
-      requestContext.run({ requestId }, () => opts.log.debug('request', {
-        method: req.method, path: rawPathname(req), status: res.statusCode, ms: Math.round(performance.now() - started), ip,
-      }));
+      requestContext.run({ requestId }, () =>
+        opts.log.debug('request', {
+          method: req.method,
+          path: rawPathname(req),
+          status: res.statusCode,
+          ms: Math.round(performance.now() - started),
+          ip,
+        }),
+      );
     });
     // A write to a socket the client closed must fail that answer only, never the process.
     res.on('error', (err) => noteGone(req, opts.log, { requestId, code: (err as NodeJS.ErrnoException).code }));
@@ -258,7 +301,10 @@ export function createHttpServer(opts: HttpOptions): http.Server {
         const folded = foldPath(pathname);
         let dispatch: RouteMatch | undefined;
         if (isApiPath(pathname) || isApiPath(folded) || compiled().outsideApi.methodsFor(folded).length > 0) {
-          const guarded = guardRequest(req, pathname, ip, compiled().matcher, opts.auth, { trustProxy: opts.trustProxy, publicUrl: opts.publicUrl ?? null });
+          const guarded = guardRequest(req, pathname, ip, compiled().matcher, opts.auth, {
+            trustProxy: opts.trustProxy,
+            publicUrl: opts.publicUrl ?? null,
+          });
           s.caller = guarded.caller;
           dispatch = guarded.dispatch;
           const renewal = opts.auth.renewal?.(req);
@@ -278,7 +324,9 @@ export function createHttpServer(opts: HttpOptions): http.Server {
     socket.on('error', () => socket.destroy());
     const mount = opts.upgrades?.find((m) => m.path === rawPathname(req));
     if (!mount) {
-      socket.end(`HTTP/1.1 404 Not Found\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      socket.end(
+        `HTTP/1.1 404 Not Found\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+      );
       return;
     }
     requestContext.run({ requestId }, () => {

@@ -6,18 +6,33 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import sirv from 'sirv';
 
 const UI_CSP = [
-  "default-src 'self'", "img-src 'self' data: blob:", "media-src 'self' blob:", "style-src 'self' 'unsafe-inline'",
-  "script-src 'self'", "connect-src 'self' ws: wss:", "font-src 'self' data:", "object-src 'none'", "base-uri 'self'",
-  "form-action 'self'", "frame-ancestors 'self'",
+  "default-src 'self'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "style-src 'self' 'unsafe-inline'",
+  "script-src 'self'",
+  "connect-src 'self' ws: wss:",
+  "font-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'self'",
 ].join('; ');
 
 /**
  * `frameSources`: origins of configured office editors. The page frames them, posts the WOPI
  * access_token to them in a form aimed at that frame, and loads ONLYOFFICE's api.js from them.
  */
-export function createUiHandler(uiDir: string | null, frameSources: readonly string[] = []): (req: IncomingMessage, res: ServerResponse) => void {
+export function createUiHandler(
+  uiDir: string | null,
+  frameSources: readonly string[] = [],
+): (req: IncomingMessage, res: ServerResponse) => void {
   const extra = frameSources.length ? ` ${frameSources.join(' ')}` : '';
-  const csp = UI_CSP.replace("script-src 'self'", `script-src 'self'${extra}`).replace("form-action 'self'", `form-action 'self'${extra}`) + `; frame-src 'self'${extra}`;
+  const csp =
+    UI_CSP.replace("script-src 'self'", `script-src 'self'${extra}`).replace(
+      "form-action 'self'",
+      `form-action 'self'${extra}`,
+    ) + `; frame-src 'self'${extra}`;
   if (!uiDir || !fs.existsSync(path.join(uiDir, 'index.html'))) {
     return (_req, res) => {
       res.statusCode = 503;
@@ -32,11 +47,15 @@ export function createUiHandler(uiDir: string | null, frameSources: readonly str
     brotli: false,
     setHeaders(res, pathname) {
       res.setHeader('Content-Security-Policy', csp);
-      res.setHeader('Cache-Control', pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+      res.setHeader(
+        'Cache-Control',
+        pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
     },
   });
-  return (req, res) => serve(req, res, () => {
-    res.statusCode = 404;
-    res.end('Not found');
-  });
+  return (req, res) =>
+    serve(req, res, () => {
+      res.statusCode = 404;
+      res.end('Not found');
+    });
 }

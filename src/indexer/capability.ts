@@ -29,7 +29,12 @@ export interface IndexesDeps {
  * walk after listen (the fixed cost that dominated the baseline of a 100k-file volume).
  */
 export function openIndexer(deps: Pick<IndexesDeps, 'config' | 'db' | 'log' | 'worker'>): Indexer {
-  const indexer = new Indexer({ config: deps.config, db: deps.db, log: deps.log, ...(deps.worker ? { worker: deps.worker } : {}) });
+  const indexer = new Indexer({
+    config: deps.config,
+    db: deps.db,
+    log: deps.log,
+    ...(deps.worker ? { worker: deps.worker } : {}),
+  });
   // Format check and known roots now (a migration-time decision, no file-system work).
   indexer.open();
   return indexer;

@@ -9,16 +9,20 @@ const MAX_TEXT_FILE = 32 * 1024 * 1024;
 const MAX_OFFICE_FILE = 64 * 1024 * 1024;
 const MAX_XML_ENTRY = 16 * 1024 * 1024;
 
-const TEXT_EXTENSIONS = new Set((
-  'txt text md markdown rst org adoc tex csv tsv log json jsonc json5 yaml yml toml ini cfg conf properties env ' +
-  'xml html htm xhtml css scss less svg js mjs cjs jsx ts tsx vue py rb go rs java kt kts swift scala c h cc cpp hpp cs ' +
-  'php pl lua r sql sh bash zsh fish ps1 bat cmd srt vtt sub ics vcf gitignore dockerfile makefile gradle nfo diff patch'
-).split(' '));
+const TEXT_EXTENSIONS = new Set(
+  (
+    'txt text md markdown rst org adoc tex csv tsv log json jsonc json5 yaml yml toml ini cfg conf properties env ' +
+    'xml html htm xhtml css scss less svg js mjs cjs jsx ts tsx vue py rb go rs java kt kts swift scala c h cc cpp hpp cs ' +
+    'php pl lua r sql sh bash zsh fish ps1 bat cmd srt vtt sub ics vcf gitignore dockerfile makefile gradle nfo diff patch'
+  ).split(' '),
+);
 const OFFICE_PARTS: Record<string, RegExp> = {
   docx: /^word\/(document|header\d*|footer\d*|footnotes)\.xml$/,
   xlsx: /^xl\/(sharedStrings|worksheets\/sheet\d+)\.xml$/,
   pptx: /^ppt\/(slides\/slide\d+|notesSlides\/notesSlide\d+)\.xml$/,
-  odt: /^content\.xml$/, ods: /^content\.xml$/, odp: /^content\.xml$/,
+  odt: /^content\.xml$/,
+  ods: /^content\.xml$/,
+  odp: /^content\.xml$/,
 };
 
 export function extensionOf(name: string): string {
@@ -45,7 +49,8 @@ async function readHead(file: string, bytes: number): Promise<Buffer> {
 
 export function decodeText(buf: Buffer): string | null {
   if (buf.length >= 2 && buf[0] === 0xff && buf[1] === 0xfe) return buf.subarray(2).toString('utf16le');
-  if (buf.length >= 2 && buf[0] === 0xfe && buf[1] === 0xff) return Buffer.from(buf.subarray(2)).swap16().toString('utf16le');
+  if (buf.length >= 2 && buf[0] === 0xfe && buf[1] === 0xff)
+    return Buffer.from(buf.subarray(2)).swap16().toString('utf16le');
   const start = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
   if (buf.subarray(0, 8192).includes(0)) return null;
   return buf.subarray(start).toString('utf8');
@@ -77,11 +82,15 @@ function officeText(file: string, parts: RegExp): Promise<string | null> {
       if (err || !zip) return resolve(null);
       const texts: string[] = [];
       let length = 0;
-      const finish = () => { zip.close(); resolve(texts.length ? texts.join('\n') : null); };
+      const finish = () => {
+        zip.close();
+        resolve(texts.length ? texts.join('\n') : null);
+      };
       zip.on('error', () => resolve(texts.length ? texts.join('\n') : null));
       zip.on('end', finish);
       zip.on('entry', (entry: yauzl.Entry) => {
-        if (!parts.test(entry.fileName) || entry.uncompressedSize > MAX_XML_ENTRY || length >= MAX_TEXT) return zip.readEntry();
+        if (!parts.test(entry.fileName) || entry.uncompressedSize > MAX_XML_ENTRY || length >= MAX_TEXT)
+          return zip.readEntry();
         zip.openReadStream(entry, (streamErr, stream) => {
           if (streamErr || !stream) return zip.readEntry();
           const chunks: Buffer[] = [];
@@ -98,7 +107,9 @@ function officeText(file: string, parts: RegExp): Promise<string | null> {
             zip.readEntry();
           };
           stream.on('end', next);
-          stream.on('close', () => { if (bytes > MAX_XML_ENTRY) zip.readEntry(); });
+          stream.on('close', () => {
+            if (bytes > MAX_XML_ENTRY) zip.readEntry();
+          });
           stream.on('error', () => zip.readEntry());
         });
       });

@@ -3,8 +3,15 @@
 // Callback style on purpose: a walk makes one call per file, and promises cost ~40% there.
 import fs from 'node:fs';
 
-export interface DirEntry { name: string; isDir: boolean }
-export interface EntryStat { size: number; mtimeMs: number; isDir: boolean }
+export interface DirEntry {
+  name: string;
+  isDir: boolean;
+}
+export interface EntryStat {
+  size: number;
+  mtimeMs: number;
+  isDir: boolean;
+}
 export type Done<T> = (err: NodeJS.ErrnoException | null, value?: T) => void;
 
 export interface FsLayer {
@@ -17,7 +24,10 @@ export const nodeFs: FsLayer = {
   readdir(dir, done) {
     fs.readdir(dir, { withFileTypes: true }, (err, entries) => {
       if (err) return done(err);
-      done(null, entries.map((e) => ({ name: e.name, isDir: e.isDirectory() })));
+      done(
+        null,
+        entries.map((e) => ({ name: e.name, isDir: e.isDirectory() })),
+      );
     });
   },
   lstat(file, done) {

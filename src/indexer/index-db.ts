@@ -68,7 +68,9 @@ export function openIndexFile(db: Database, file: string, log: Logger, rebuild =
     try {
       fs.accessSync(file, fs.constants.R_OK | fs.constants.W_OK);
       db.attach(file, INDEX_SCHEMA);
-      const tables = db.all<{ name: string }>("SELECT name FROM idx.sqlite_master WHERE type = 'table'").map((r) => r.name);
+      const tables = db
+        .all<{ name: string }>("SELECT name FROM idx.sqlite_master WHERE type = 'table'")
+        .map((r) => r.name);
       if (!tables.includes('idx_meta') || !tables.includes('idx_entries')) throw new Error('not an index file');
       const format = db.get<{ value: string }>("SELECT value FROM idx.idx_meta WHERE key = 'format'")?.value;
       if (format !== String(INDEX_FORMAT)) reason = `format ${format ?? 'unknown'}`;
@@ -81,7 +83,11 @@ export function openIndexFile(db: Database, file: string, log: Logger, rebuild =
       reason = `unreadable (${(err as Error).message})`;
     }
     if (reason !== null) {
-      try { db.detach(INDEX_SCHEMA); } catch { /* was not attached */ }
+      try {
+        db.detach(INDEX_SCHEMA);
+      } catch {
+        /* was not attached */
+      }
     }
   }
   if (reason !== null) {
@@ -89,14 +95,18 @@ export function openIndexFile(db: Database, file: string, log: Logger, rebuild =
     removeFiles(file);
     db.attach(file, INDEX_SCHEMA);
   }
-  db.exec(`PRAGMA ${INDEX_SCHEMA}.synchronous = OFF; PRAGMA ${INDEX_SCHEMA}.journal_mode = PERSIST; PRAGMA ${INDEX_SCHEMA}.cache_size = -16000;`);
+  db.exec(
+    `PRAGMA ${INDEX_SCHEMA}.synchronous = OFF; PRAGMA ${INDEX_SCHEMA}.journal_mode = PERSIST; PRAGMA ${INDEX_SCHEMA}.cache_size = -16000;`,
+  );
   if (reason !== null) {
     db.transaction(() => {
       db.exec(SCHEMA_SQL);
       db.run("INSERT INTO idx.idx_meta (key, value) VALUES ('format', ?)", [String(INDEX_FORMAT)]);
     });
   }
-  db.run("INSERT INTO idx.idx_meta (key, value) VALUES ('open', '1') ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+  db.run(
+    "INSERT INTO idx.idx_meta (key, value) VALUES ('open', '1') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+  );
   return reason;
 }
 
@@ -105,5 +115,7 @@ export function closeIndexFile(db: Database): void {
   if (!db.isOpen) return;
   try {
     db.run("UPDATE idx.idx_meta SET value = '0' WHERE key = 'open'");
-  } catch { /* the file went away: the next start rebuilds it */ }
+  } catch {
+    /* the file went away: the next start rebuilds it */
+  }
 }

@@ -29,9 +29,18 @@ export interface IndexerOptions {
   worker?: Pick<WorkerOptions, 'fsModule' | 'fsOptions'>;
 }
 
-export interface Coverage { root: RootRow; rel: string }
+export interface Coverage {
+  root: RootRow;
+  rel: string;
+}
 
-export interface FolderFigures { indexed: boolean; sizeBytes: number | null; entryCount: number; lastUpdated: string | null; complete: boolean }
+export interface FolderFigures {
+  indexed: boolean;
+  sizeBytes: number | null;
+  entryCount: number;
+  lastUpdated: string | null;
+  complete: boolean;
+}
 
 export class Indexer {
   readonly config: Config;
@@ -60,9 +69,17 @@ export class Indexer {
     this.store = new IndexStore(options.db, options.config.search.indexEnabled);
     this.log = options.log;
     this.enabled = options.config.folderSize.mode !== 'off' || options.config.search.indexEnabled;
-    this.client = new WalkerClient({ ioTimeoutMs: options.config.folderSize.ioTimeoutMs, maxStalledIo: options.config.folderSize.maxStalledIo, ...options.worker }, options.log);
+    this.client = new WalkerClient(
+      {
+        ioTimeoutMs: options.config.folderSize.ioTimeoutMs,
+        maxStalledIo: options.config.folderSize.maxStalledIo,
+        ...options.worker,
+      },
+      options.log,
+    );
     this.client.onIo = (stalled, paused) => {
-      if (paused) this.log.warn('file-system calls of the indexer are stuck; indexing paused until they return', { stalled });
+      if (paused)
+        this.log.warn('file-system calls of the indexer are stuck; indexing paused until they return', { stalled });
       else if (stalled === 0) this.log.info('indexer file-system calls answer again; indexing resumed');
     };
   }
@@ -79,7 +96,8 @@ export class Indexer {
     this.refreshRoots();
     // Walks are owed (first start, rebuild, an unfinished catalogue): the worker boots in its
     // own thread while the rest of the server starts.
-    if (this.enabled && (!this.rootsByLength.length || this.rootsByLength.some((r) => r.state !== 'ready'))) this.client.warm();
+    if (this.enabled && (!this.rootsByLength.length || this.rootsByLength.some((r) => r.state !== 'ready')))
+      this.client.warm();
   }
 
   private refreshRoots(): void {
@@ -119,13 +137,22 @@ export class Indexer {
 
   /** Paths relative to a root that are never read (FOLDER_SIZE_EXCLUDE_PATHS). */
   excludes(): string[] {
-    return this.config.folderSize.excludePaths.map((p) => p.split(/[\\/]+/).filter((s) => s && s !== '.').join('/')).filter(Boolean);
+    return this.config.folderSize.excludePaths
+      .map((p) =>
+        p
+          .split(/[\\/]+/)
+          .filter((s) => s && s !== '.')
+          .join('/'),
+      )
+      .filter(Boolean);
   }
 
   concurrencyFor(rootPath: string): number {
     this.mounts ??= readMounts();
     const mount = mountOf(rootPath, this.mounts);
-    return mount && isNetworkFs(mount.fsType) ? this.config.folderSize.networkConcurrency : this.config.folderSize.concurrency;
+    return mount && isNetworkFs(mount.fsType)
+      ? this.config.folderSize.networkConcurrency
+      : this.config.folderSize.concurrency;
   }
 
   /**
@@ -144,7 +171,10 @@ export class Indexer {
    * between them; each written batch is acknowledged, and the worker never has more than a few
    * unwritten batches out (memory stays flat whatever the tree). Resolves once every row is written.
    */
-  async runWalk(root: RootRow, job: Omit<WalkJob, 'id' | 'root' | 'excludes' | 'content' | 'emit' | 'sync' | 'skip'> & { emit?: WalkJob['emit'] }): Promise<WalkSummary> {
+  async runWalk(
+    root: RootRow,
+    job: Omit<WalkJob, 'id' | 'root' | 'excludes' | 'content' | 'emit' | 'sync' | 'skip'> & { emit?: WalkJob['emit'] },
+  ): Promise<WalkSummary> {
     // A walk lost to a hung synchronous call starts again, guarded, without the hung folder; one
     // lost only because it shared the replaced worker simply starts again (watchdog.ts).
     const skip: string[] = [];
@@ -161,7 +191,11 @@ export class Indexer {
     }
   }
 
-  private async walkOnce(root: RootRow, job: Omit<WalkJob, 'id' | 'root' | 'excludes' | 'content' | 'emit' | 'sync' | 'skip'> & { emit?: WalkJob['emit'] }, skip: string[]): Promise<WalkSummary> {
+  private async walkOnce(
+    root: RootRow,
+    job: Omit<WalkJob, 'id' | 'root' | 'excludes' | 'content' | 'emit' | 'sync' | 'skip'> & { emit?: WalkJob['emit'] },
+    skip: string[],
+  ): Promise<WalkSummary> {
     const pending: { entries: EntryRecord[]; docs: DocRecord[] }[] = [];
     let draining: Promise<void> | undefined;
     let id = 0;
@@ -179,13 +213,21 @@ export class Indexer {
       draining = undefined;
     };
     const emit = job.emit ?? 'all';
-    const run = this.client.walk({
-      ...job, emit, root: root.path, excludes: this.excludes(), sync: this.syncFor(root.path), ...(skip.length ? { skip: [...skip] } : {}),
-      content: emit === 'all' && this.config.search.indexEnabled,
-    }, (entries, docs) => {
-      pending.push({ entries, docs });
-      draining ??= drain();
-    });
+    const run = this.client.walk(
+      {
+        ...job,
+        emit,
+        root: root.path,
+        excludes: this.excludes(),
+        sync: this.syncFor(root.path),
+        ...(skip.length ? { skip: [...skip] } : {}),
+        content: emit === 'all' && this.config.search.indexEnabled,
+      },
+      (entries, docs) => {
+        pending.push({ entries, docs });
+        draining ??= drain();
+      },
+    );
     id = run.id;
     try {
       return await run.done;
@@ -227,7 +269,13 @@ export class Indexer {
   private async baseline(root: RootRow): Promise<void> {
     try {
       while (!this.stopped && !this.store.deleteChunk(root.id, '')) await new Promise((r) => setImmediate(r));
-      const summary = await this.runWalk(root, { rel: '', concurrency: this.concurrencyFor(root.path), batch: 0, pauseMs: 0, emit: 'dirs' });
+      const summary = await this.runWalk(root, {
+        rel: '',
+        concurrency: this.concurrencyFor(root.path),
+        batch: 0,
+        pauseMs: 0,
+        emit: 'dirs',
+      });
       if (this.stopped) return;
       if (summary.missing) {
         this.log.warn('an indexed folder is missing; it is walked again when it comes back', { root: root.path });
@@ -235,7 +283,13 @@ export class Indexer {
       }
       this.store.setRootState(root.id, 'sized', Date.now());
       this.refreshRoots();
-      this.log.info('index baseline walk finished', { root: root.path, files: summary.files, folders: summary.dirs, ms: summary.ms, complete: summary.complete });
+      this.log.info('index baseline walk finished', {
+        root: root.path,
+        files: summary.files,
+        folders: summary.dirs,
+        ms: summary.ms,
+        complete: summary.complete,
+      });
     } catch (err) {
       if (!this.stopped) this.log.warn('index baseline walk failed', { root: root.path, err });
     }
@@ -250,11 +304,22 @@ export class Indexer {
    */
   private async catalogue(root: RootRow): Promise<void> {
     try {
-      const summary = await this.runWalk(root, { rel: '', concurrency: this.concurrencyFor(root.path), batch: 0, pauseMs: 0, emit: 'all' });
+      const summary = await this.runWalk(root, {
+        rel: '',
+        concurrency: this.concurrencyFor(root.path),
+        batch: 0,
+        pauseMs: 0,
+        emit: 'all',
+      });
       if (this.stopped || summary.missing) return;
       this.store.setRootState(root.id, 'ready', null);
       this.refreshRoots();
-      this.log.info('index catalogue finished', { root: root.path, files: summary.files, folders: summary.dirs, ms: summary.ms });
+      this.log.info('index catalogue finished', {
+        root: root.path,
+        files: summary.files,
+        folders: summary.dirs,
+        ms: summary.ms,
+      });
       const ready = this.rootsByLength.find((r) => r.id === root.id) ?? root;
       for (const listener of this.readyListeners) listener(ready);
     } catch (err) {
@@ -268,7 +333,10 @@ export class Indexer {
     for (const root of this.store.roots()) if (root.state === 'pending') this.queueBaseline(root);
     // A catalogue cut short by a stop is walked again (queued behind the baselines).
     if (this.store.roots().some((r) => r.state === 'sized')) void this.runBaselines();
-    const parents = [this.config.storage.volumeRoot, ...(this.config.storage.userDirEnabled ? [this.config.storage.userRoot] : [])];
+    const parents = [
+      this.config.storage.volumeRoot,
+      ...(this.config.storage.userDirEnabled ? [this.config.storage.userRoot] : []),
+    ];
     for (const parent of parents) {
       let names: fs.Dirent[] = [];
       try {
@@ -280,7 +348,9 @@ export class Indexer {
         if (!d.isDirectory() || d.name.startsWith('.')) continue;
         try {
           this.ensureRoot(await fs.promises.realpath(path.join(parent, d.name)));
-        } catch { /* vanished meanwhile */ }
+        } catch {
+          /* vanished meanwhile */
+        }
       }
     }
   }
@@ -297,8 +367,8 @@ export class Indexer {
     const at = row.updated_at ?? row.checked_at ?? c.root.walked_at;
     return {
       indexed: true,
-      sizeBytes: full ? row.total_size ?? 0 : row.size,
-      entryCount: full ? row.total_entries ?? 0 : row.entries ?? 0,
+      sizeBytes: full ? (row.total_size ?? 0) : row.size,
+      entryCount: full ? (row.total_entries ?? 0) : (row.entries ?? 0),
       lastUpdated: at ? new Date(at).toISOString() : null,
       complete: row.complete !== 0,
     };
@@ -307,7 +377,10 @@ export class Indexer {
   /** Serialises index mutations that read-modify-write rows (deltas, re-checks). */
   serial<T>(work: () => Promise<T>): Promise<T> {
     const next = this.wroteQueue.then(() => (this.stopped ? (undefined as T) : work()));
-    this.wroteQueue = next.then(() => undefined, () => undefined);
+    this.wroteQueue = next.then(
+      () => undefined,
+      () => undefined,
+    );
     return next;
   }
 

@@ -4,7 +4,11 @@
 // flight, new work waits, so a dead mount cannot starve the requests the server is answering.
 import type { Done } from './fs-layer.ts';
 
-interface InFlight { started: number; timedOut: boolean; finish: (err: NodeJS.ErrnoException | null, value?: unknown) => void }
+interface InFlight {
+  started: number;
+  timedOut: boolean;
+  finish: (err: NodeJS.ErrnoException | null, value?: unknown) => void;
+}
 
 export class IoGuard {
   private readonly timeoutMs: number;
@@ -63,7 +67,9 @@ export class IoGuard {
       entry.timedOut = true;
       this.stalled++;
       changed = true;
-      const err = Object.assign(new Error('file system call timed out'), { code: 'ETIMEDOUT' }) as NodeJS.ErrnoException;
+      const err = Object.assign(new Error('file system call timed out'), {
+        code: 'ETIMEDOUT',
+      }) as NodeJS.ErrnoException;
       entry.finish(err);
     }
     if (changed) this.changed();

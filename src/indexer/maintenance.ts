@@ -20,7 +20,11 @@ const VIEW_INTERVAL_MS = 2000;
  * to the fastest interval after a sweep that found changes and doubles, up to the slowest,
  * after an idle one.
  */
-export function nextSweepInterval(current: number, changes: number, cfg: { reconcileMs: number; reconcileMinMs: number; reconcileMaxMs: number }): number {
+export function nextSweepInterval(
+  current: number,
+  changes: number,
+  cfg: { reconcileMs: number; reconcileMinMs: number; reconcileMaxMs: number },
+): number {
   if (cfg.reconcileMs > 0) return cfg.reconcileMs;
   if (changes > 0) return cfg.reconcileMinMs;
   return Math.max(cfg.reconcileMinMs, Math.min(current * 2, cfg.reconcileMaxMs));
@@ -71,7 +75,10 @@ export class Maintenance {
       this.schedule();
     });
     const fromReady = this.ix.onRootReady(() => this.release());
-    this.unsubscribe = () => { fromChanges(); fromReady(); };
+    this.unsubscribe = () => {
+      fromChanges();
+      fromReady();
+    };
     this.scheduleSweep();
   }
 
@@ -149,7 +156,8 @@ export class Maintenance {
     const old = this.ix.store.entry(root.id, rel);
     if (!old) return;
     while (!this.ix.stopped && !this.ix.store.deleteChunk(root.id, rel)) await new Promise((r) => setImmediate(r));
-    if (!this.ix.stopped) this.ix.store.propagate(root.id, rel, difference(contribution(undefined), contribution(old)), Date.now());
+    if (!this.ix.stopped)
+      this.ix.store.propagate(root.id, rel, difference(contribution(undefined), contribution(old)), Date.now());
   }
 
   private async refreshPath(realPath: string): Promise<void> {
@@ -178,19 +186,31 @@ export class Maintenance {
       store.deleteDoc(old.id);
     }
     const fsCfg = this.ix.config.folderSize;
-    const summary = await this.ix.runWalk(root, { rel: target, concurrency: this.ix.concurrencyFor(root.path), batch: fsCfg.subtreeBatch, pauseMs: fsCfg.subtreePauseMs });
+    const summary = await this.ix.runWalk(root, {
+      rel: target,
+      concurrency: this.ix.concurrencyFor(root.path),
+      batch: fsCfg.subtreeBatch,
+      pauseMs: fsCfg.subtreePauseMs,
+    });
     if (this.ix.stopped) return;
     let after: Delta = contribution(undefined);
     if (summary.missing) {
       const stale = store.entry(root.id, target);
-      if (stale) while (!this.ix.stopped && !store.deleteChunk(root.id, target)) await new Promise((r) => setImmediate(r));
+      if (stale)
+        while (!this.ix.stopped && !store.deleteChunk(root.id, target)) await new Promise((r) => setImmediate(r));
     } else {
       after = contribution(store.entry(root.id, target));
     }
     // The old rows are gone, so the walk's own rows do not count twice: the difference is new - old.
     store.propagate(root.id, target, difference(after, old ? contribution(old) : contribution(undefined)), Date.now());
     if (summary.isDir && summary.ms >= fsCfg.subtreeSlowLogMs) {
-      this.ix.log.info('a folder-size subtree scan was slow', { root: root.path, path: target, ms: summary.ms, files: summary.files, folders: summary.dirs });
+      this.ix.log.info('a folder-size subtree scan was slow', {
+        root: root.path,
+        path: target,
+        ms: summary.ms,
+        files: summary.files,
+        folders: summary.dirs,
+      });
     }
   }
 
@@ -215,7 +235,8 @@ export class Maintenance {
       const k = known.get(e.name);
       known.delete(e.name);
       const childRel = joinRel(rel, e.name);
-      if (!k || Boolean(k.is_dir) !== e.isDir || (!e.isDir && (k.size !== e.size || k.mtime !== e.mtime))) stale.push(childRel);
+      if (!k || Boolean(k.is_dir) !== e.isDir || (!e.isDir && (k.size !== e.size || k.mtime !== e.mtime)))
+        stale.push(childRel);
       else if (e.isDir && (k.mtime !== e.mtime || k.complete === 0)) changedDirs.push(childRel);
     }
     for (const gone of known.values()) await this.forget(root, joinRel(rel, gone.name));
@@ -230,7 +251,9 @@ export class Maintenance {
 
   private scheduleSweep(): void {
     if (this.ix.stopped) return;
-    this.sweepTimer = setTimeout(() => { void this.sweep(); }, this.interval);
+    this.sweepTimer = setTimeout(() => {
+      void this.sweep();
+    }, this.interval);
     this.sweepTimer.unref();
   }
 
@@ -257,8 +280,14 @@ export class Maintenance {
             const before = this.ix.store.entry(root.id, rel);
             const changed = await this.ix.serial(() => this.recheck(root, rel));
             const after = this.ix.store.entry(root.id, rel);
-            if (changed.length || before?.total_size !== after?.total_size || before?.total_entries !== after?.total_entries) changes++;
-            if (after && after.checked_at === before?.checked_at) this.ix.store.markChecked(root.id, rel, after.mtime, Date.now());
+            if (
+              changed.length ||
+              before?.total_size !== after?.total_size ||
+              before?.total_entries !== after?.total_entries
+            )
+              changes++;
+            if (after && after.checked_at === before?.checked_at)
+              this.ix.store.markChecked(root.id, rel, after.mtime, Date.now());
           }
           done++;
         }
@@ -282,4 +311,3 @@ export class Maintenance {
     if (this.sweepTimer) clearTimeout(this.sweepTimer);
   }
 }
-

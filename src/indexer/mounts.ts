@@ -4,7 +4,10 @@ import fs from 'node:fs';
 
 const NETWORK = /^(nfs4?|cifs|smb3?|smbfs|sshfs|fuse\..*|9p|ceph|glusterfs|afs|davfs|webdav)$/;
 
-export interface Mount { point: string; fsType: string }
+export interface Mount {
+  point: string;
+  fsType: string;
+}
 
 /** Mount point → file-system type, from mountinfo text (fields: … 5 mount point … ' - ' fstype …). */
 export function parseMountInfo(text: string): Mount[] {
@@ -29,7 +32,8 @@ export function isNetworkFs(fsType: string): boolean {
 export function mountOf(path: string, mounts: readonly Mount[]): Mount | undefined {
   let best: Mount | undefined;
   for (const m of mounts) {
-    const inside = m.point === '/' || path === m.point || path.startsWith(m.point.endsWith('/') ? m.point : `${m.point}/`);
+    const inside =
+      m.point === '/' || path === m.point || path.startsWith(m.point.endsWith('/') ? m.point : `${m.point}/`);
     if (inside && (!best || m.point.length > best.point.length)) best = m;
   }
   return best;

@@ -16,7 +16,11 @@ export interface EntryRecord {
   complete?: boolean;
 }
 
-export interface DocRecord { dir: string; name: string; text: string }
+export interface DocRecord {
+  dir: string;
+  name: string;
+  text: string;
+}
 
 export interface WorkerOptions {
   ioTimeoutMs: number;
@@ -56,7 +60,12 @@ export interface WalkJob {
   skip?: string[];
 }
 
-export interface ListJob { id: number; root: string; rel: string; excludes: string[] }
+export interface ListJob {
+  id: number;
+  root: string;
+  rel: string;
+  excludes: string[];
+}
 
 export interface WalkSummary {
   /** The start path did not exist (or was not readable at all). */

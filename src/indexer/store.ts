@@ -5,17 +5,36 @@ import type { Database } from '../db/database.ts';
 import { joinRel, splitRel, type DocRecord, type EntryRecord } from './protocol.ts';
 
 /** 'pending': baseline due; 'sized': folder sizes known, the catalogue of names still filling; 'ready'. */
-export interface RootRow { id: number; path: string; state: 'pending' | 'sized' | 'ready'; walked_at: number | null }
+export interface RootRow {
+  id: number;
+  path: string;
+  state: 'pending' | 'sized' | 'ready';
+  walked_at: number | null;
+}
 export interface EntryRow {
-  id: number; root_id: number; dir: string; name: string; is_dir: number; size: number; mtime: number;
-  entries: number | null; total_size: number | null; total_entries: number | null; complete: number | null; checked_at: number | null; updated_at: number | null;
+  id: number;
+  root_id: number;
+  dir: string;
+  name: string;
+  is_dir: number;
+  size: number;
+  mtime: number;
+  entries: number | null;
+  total_size: number | null;
+  total_entries: number | null;
+  complete: number | null;
+  checked_at: number | null;
+  updated_at: number | null;
 }
 
-const COLUMNS = 'id, root_id, dir, name, is_dir, size, mtime, entries, total_size, total_entries, complete, checked_at, updated_at';
+const COLUMNS =
+  'id, root_id, dir, name, is_dir, size, mtime, entries, total_size, total_entries, complete, checked_at, updated_at';
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 /** Multi-row upserts: one call into the database per up to 64 rows instead of one per row. */
 const CHUNKS = [64, 16, 4, 1];
-const upsertSql = (rows: number) => `INSERT INTO idx_entries (root_id, dir, name, key, is_dir, size, mtime, entries, total_size, total_entries, complete, checked_at, updated_at)
+const upsertSql = (
+  rows: number,
+) => `INSERT INTO idx_entries (root_id, dir, name, key, is_dir, size, mtime, entries, total_size, total_entries, complete, checked_at, updated_at)
   VALUES ${Array.from({ length: rows }, () => ROW).join(', ')}
   ON CONFLICT (root_id, dir, name) DO UPDATE SET is_dir = excluded.is_dir, size = excluded.size, mtime = excluded.mtime,
     entries = excluded.entries, total_size = excluded.total_size, total_entries = excluded.total_entries,
@@ -34,17 +53,30 @@ export function below(rel: string): { sql: string; params: string[] } {
 }
 
 /** A change to one item as its ancestors see it: recursive totals, and the parent's direct figures. */
-export interface Delta { size: number; entries: number; directSize: number; directEntries: number }
+export interface Delta {
+  size: number;
+  entries: number;
+  directSize: number;
+  directEntries: number;
+}
 
 /** What an entry adds to its ancestors (an absent entry adds nothing). */
-export function contribution(row: Pick<EntryRow, 'is_dir' | 'size' | 'total_size' | 'total_entries'> | undefined): Delta {
+export function contribution(
+  row: Pick<EntryRow, 'is_dir' | 'size' | 'total_size' | 'total_entries'> | undefined,
+): Delta {
   if (!row) return { size: 0, entries: 0, directSize: 0, directEntries: 0 };
-  if (row.is_dir) return { size: row.total_size ?? 0, entries: (row.total_entries ?? 0) + 1, directSize: 0, directEntries: 1 };
+  if (row.is_dir)
+    return { size: row.total_size ?? 0, entries: (row.total_entries ?? 0) + 1, directSize: 0, directEntries: 1 };
   return { size: row.size, entries: 1, directSize: row.size, directEntries: 1 };
 }
 
 export function difference(after: Delta, before: Delta): Delta {
-  return { size: after.size - before.size, entries: after.entries - before.entries, directSize: after.directSize - before.directSize, directEntries: after.directEntries - before.directEntries };
+  return {
+    size: after.size - before.size,
+    entries: after.entries - before.entries,
+    directSize: after.directSize - before.directSize,
+    directEntries: after.directEntries - before.directEntries,
+  };
 }
 
 export class IndexStore {
@@ -61,7 +93,10 @@ export class IndexStore {
   }
 
   setMeta(key: string, value: string): void {
-    this.db.run('INSERT INTO idx_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+    this.db.run(
+      'INSERT INTO idx_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      [key, value],
+    );
   }
 
   roots(): RootRow[] {
@@ -69,12 +104,19 @@ export class IndexStore {
   }
 
   addRoot(path: string, now: number): RootRow {
-    this.db.run("INSERT INTO idx_roots (path, state, created_at) VALUES (?, 'pending', ?) ON CONFLICT (path) DO NOTHING", [path, now]);
+    this.db.run(
+      "INSERT INTO idx_roots (path, state, created_at) VALUES (?, 'pending', ?) ON CONFLICT (path) DO NOTHING",
+      [path, now],
+    );
     return this.db.get<RootRow>('SELECT id, path, state, walked_at FROM idx_roots WHERE path = ?', [path])!;
   }
 
   setRootState(id: number, state: RootRow['state'], walkedAt: number | null): void {
-    this.db.run('UPDATE idx_roots SET state = ?, walked_at = coalesce(?, walked_at) WHERE id = ?', [state, walkedAt, id]);
+    this.db.run('UPDATE idx_roots SET state = ?, walked_at = coalesce(?, walked_at) WHERE id = ?', [
+      state,
+      walkedAt,
+      id,
+    ]);
   }
 
   /** Writes one batch from the walker (tests, small batches): everything, in one go. */
@@ -95,16 +137,35 @@ export class IndexStore {
         const n = CHUNKS.find((c) => c <= entries.length)!;
         const params: (string | number | null)[] = [];
         for (const e of entries.splice(0, n)) {
-          params.push(rootId, e.dir, e.name, nameKey(e.name), e.isDir ? 1 : 0, e.size, e.mtime,
-            e.isDir ? e.entries ?? 0 : null, e.isDir ? e.totalSize ?? 0 : null, e.isDir ? e.totalEntries ?? 0 : null,
-            e.isDir ? (e.complete === false ? 0 : 1) : null, e.isDir ? now : null, e.isDir ? now : null);
+          params.push(
+            rootId,
+            e.dir,
+            e.name,
+            nameKey(e.name),
+            e.isDir ? 1 : 0,
+            e.size,
+            e.mtime,
+            e.isDir ? (e.entries ?? 0) : null,
+            e.isDir ? (e.totalSize ?? 0) : null,
+            e.isDir ? (e.totalEntries ?? 0) : null,
+            e.isDir ? (e.complete === false ? 0 : 1) : null,
+            e.isDir ? now : null,
+            e.isDir ? now : null,
+          );
         }
         this.db.run(UPSERTS.get(n)!, params);
       }
-      if (this.names) this.db.run("INSERT INTO idx_names (rowid, name) SELECT id, name FROM idx_entries WHERE id > ? AND name <> ''", [before]);
+      if (this.names)
+        this.db.run(
+          "INSERT INTO idx_names (rowid, name) SELECT id, name FROM idx_entries WHERE id > ? AND name <> ''",
+          [before],
+        );
       while (docs.length && performance.now() <= until) {
         const d = docs.shift()!;
-        const id = this.db.get<{ id: number }>('SELECT id FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ?', [rootId, d.dir, d.name])?.id;
+        const id = this.db.get<{ id: number }>(
+          'SELECT id FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ?',
+          [rootId, d.dir, d.name],
+        )?.id;
         if (id !== undefined) {
           this.db.run('DELETE FROM idx_docs WHERE rowid = ?', [id]);
           this.db.run('INSERT INTO idx_docs (rowid, body) VALUES (?, ?)', [id, d.text]);
@@ -128,11 +189,18 @@ export class IndexStore {
 
   entry(rootId: number, rel: string): EntryRow | undefined {
     const [dir, name] = splitRel(rel);
-    return this.db.get<EntryRow>(`SELECT ${COLUMNS} FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ?`, [rootId, dir, name]);
+    return this.db.get<EntryRow>(`SELECT ${COLUMNS} FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ?`, [
+      rootId,
+      dir,
+      name,
+    ]);
   }
 
   children(rootId: number, rel: string): EntryRow[] {
-    return this.db.all<EntryRow>(`SELECT ${COLUMNS} FROM idx_entries WHERE root_id = ? AND dir = ? AND name <> ''`, [rootId, rel]);
+    return this.db.all<EntryRow>(`SELECT ${COLUMNS} FROM idx_entries WHERE root_id = ? AND dir = ? AND name <> ''`, [
+      rootId,
+      rel,
+    ]);
   }
 
   /** Removes `rel` and everything below it, a chunk at a time; returns false while rows remain. */
@@ -140,13 +208,22 @@ export class IndexStore {
     const b = below(rel);
     const [dir, name] = splitRel(rel);
     const removed = this.db.transaction(() => {
-      const ids = this.db.all<{ id: number }>(`SELECT id FROM idx_entries WHERE root_id = ? AND ${b.sql} LIMIT ?`, [rootId, ...b.params, chunk]).map((r) => r.id);
+      const ids = this.db
+        .all<{ id: number }>(`SELECT id FROM idx_entries WHERE root_id = ? AND ${b.sql} LIMIT ?`, [
+          rootId,
+          ...b.params,
+          chunk,
+        ])
+        .map((r) => r.id);
       this.removeIds(ids);
       return ids.length;
     });
     if (removed >= chunk) return false;
     if (rel !== '') {
-      const self = this.db.get<{ id: number }>('SELECT id FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ?', [rootId, dir, name]);
+      const self = this.db.get<{ id: number }>(
+        'SELECT id FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ?',
+        [rootId, dir, name],
+      );
       if (self) this.db.transaction(() => this.removeIds([self.id]));
     }
     return true;
@@ -167,9 +244,13 @@ export class IndexStore {
       let first = true;
       for (;;) {
         const [dir, name] = splitRel(parent);
-        this.db.run(`UPDATE idx_entries SET total_size = max(0, total_size + ?), total_entries = max(0, total_entries + ?), updated_at = ?
+        this.db.run(
+          `UPDATE idx_entries SET total_size = max(0, total_size + ?), total_entries = max(0, total_entries + ?), updated_at = ?
           ${first ? ', size = max(0, size + ?), entries = max(0, entries + ?)' : ''} WHERE root_id = ? AND dir = ? AND name = ?`,
-        first ? [d.size, d.entries, now, d.directSize, d.directEntries, rootId, dir, name] : [d.size, d.entries, now, rootId, dir, name]);
+          first
+            ? [d.size, d.entries, now, d.directSize, d.directEntries, rootId, dir, name]
+            : [d.size, d.entries, now, rootId, dir, name],
+        );
         first = false;
         if (parent === '') break;
         parent = splitRel(parent)[0];
@@ -180,14 +261,23 @@ export class IndexStore {
   /** Records that a folder was just listed. */
   markChecked(rootId: number, rel: string, mtime: number, now: number): void {
     const [dir, name] = splitRel(rel);
-    this.db.run('UPDATE idx_entries SET mtime = ?, checked_at = ? WHERE root_id = ? AND dir = ? AND name = ?', [mtime, now, rootId, dir, name]);
+    this.db.run('UPDATE idx_entries SET mtime = ?, checked_at = ? WHERE root_id = ? AND dir = ? AND name = ?', [
+      mtime,
+      now,
+      rootId,
+      dir,
+      name,
+    ]);
   }
 
   /** Folders due for the paced sweep: incomplete ones first, then the longest unchecked. */
   dueFolders(limit: number, olderThan: number): EntryRow[] {
-    return this.db.all<EntryRow>(`SELECT e.id, e.root_id, e.dir, e.name, e.is_dir, e.size, e.mtime, e.entries, e.total_size, e.total_entries, e.complete, e.checked_at, e.updated_at
+    return this.db.all<EntryRow>(
+      `SELECT e.id, e.root_id, e.dir, e.name, e.is_dir, e.size, e.mtime, e.entries, e.total_size, e.total_entries, e.complete, e.checked_at, e.updated_at
       FROM idx_entries e JOIN idx_roots r ON r.id = e.root_id AND r.state = 'ready'
-      WHERE e.is_dir = 1 AND e.checked_at < ? ORDER BY e.complete ASC, e.checked_at ASC LIMIT ?`, [olderThan, limit]);
+      WHERE e.is_dir = 1 AND e.checked_at < ? ORDER BY e.complete ASC, e.checked_at ASC LIMIT ?`,
+      [olderThan, limit],
+    );
   }
 
   relOf(row: Pick<EntryRow, 'dir' | 'name'>): string {

@@ -21,17 +21,41 @@ const EXTRACT_QUEUE = 64;
 
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
-export async function walkSync(job: WalkJob, sink: WalkSink, extract: Extractor | null, cancelled: () => boolean, sfs: SyncFsLayer = nodeSyncFs, beat: Beat = noBeat): Promise<WalkSummary> {
+export async function walkSync(
+  job: WalkJob,
+  sink: WalkSink,
+  extract: Extractor | null,
+  cancelled: () => boolean,
+  sfs: SyncFsLayer = nodeSyncFs,
+  beat: Beat = noBeat,
+): Promise<WalkSummary> {
   const started = Date.now();
-  const summary: WalkSummary = { missing: false, isDir: false, totalSize: 0, totalEntries: 0, complete: true, dirs: 0, files: 0, ms: 0 };
+  const summary: WalkSummary = {
+    missing: false,
+    isDir: false,
+    totalSize: 0,
+    totalEntries: 0,
+    complete: true,
+    dirs: 0,
+    files: 0,
+    ms: 0,
+  };
   if (isExcluded(job.rel, job.excludes)) return { ...summary, missing: true };
   const readdir = (dir: string): string[] => {
     beat.enter();
-    try { return sfs.readdir(dir); } finally { beat.leave(); }
+    try {
+      return sfs.readdir(dir);
+    } finally {
+      beat.leave();
+    }
   };
   const lstat = (file: string) => {
     beat.enter();
-    try { return sfs.lstat(file); } finally { beat.leave(); }
+    try {
+      return sfs.lstat(file);
+    } finally {
+      beat.leave();
+    }
   };
   const skip = job.skip?.length ? new Set(job.skip) : null;
   beat.folder(job.id, job.rel);
@@ -51,12 +75,26 @@ export async function walkSync(job: WalkJob, sink: WalkSink, extract: Extractor 
       const item = queue.shift()!;
       extracting++;
       extract(item.file, item.name, item.size)
-        .then((text) => { if (text) sink.doc({ dir: item.dir, name: item.name, text }); }, () => {})
-        .finally(() => { extracting--; pumpExtract(); if (!extracting && !queue.length) drained(); });
+        .then(
+          (text) => {
+            if (text) sink.doc({ dir: item.dir, name: item.name, text });
+          },
+          () => {},
+        )
+        .finally(() => {
+          extracting--;
+          pumpExtract();
+          if (!extracting && !queue.length) drained();
+        });
     }
     if (cancelled()) queue.length = 0;
   };
-  const extractDone = () => (extracting || queue.length ? new Promise<void>((r) => { drained = r; }) : Promise.resolve());
+  const extractDone = () =>
+    extracting || queue.length
+      ? new Promise<void>((r) => {
+          drained = r;
+        })
+      : Promise.resolve();
   const file = (dir: string, name: string, size: number, mtime: number, real: string) => {
     summary.files++;
     if (job.emit === 'dirs') return;
@@ -75,7 +113,19 @@ export async function walkSync(job: WalkJob, sink: WalkSink, extract: Extractor 
   }
 
   summary.isDir = true;
-  const stack: OpenDir[] = [{ rel: job.rel, parent: null, pending: 1, size: 0, entries: 0, totalSize: 0, totalEntries: 0, complete: true, mtime: Math.trunc(first.mtimeMs) }];
+  const stack: OpenDir[] = [
+    {
+      rel: job.rel,
+      parent: null,
+      pending: 1,
+      size: 0,
+      entries: 0,
+      totalSize: 0,
+      totalEntries: 0,
+      complete: true,
+      mtime: Math.trunc(first.mtimeMs),
+    },
+  ];
   const finish = (node: OpenDir) => {
     for (let n: OpenDir | null = node; n && --n.pending === 0; n = closeDir(n, sink, summary, cancelled));
   };
@@ -134,7 +184,17 @@ export async function walkSync(job: WalkJob, sink: WalkSink, extract: Extractor 
       node.totalEntries++;
       if (st.isDirectory()) {
         node.pending++;
-        stack.push({ rel: joinRel(node.rel, name), parent: node, pending: 1, size: 0, entries: 0, totalSize: 0, totalEntries: 0, complete: true, mtime: Math.trunc(st.mtimeMs) });
+        stack.push({
+          rel: joinRel(node.rel, name),
+          parent: node,
+          pending: 1,
+          size: 0,
+          entries: 0,
+          totalSize: 0,
+          totalEntries: 0,
+          complete: true,
+          mtime: Math.trunc(st.mtimeMs),
+        });
       } else {
         node.size += st.size;
         node.totalSize += st.size;

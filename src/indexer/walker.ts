@@ -7,7 +7,16 @@ import { isReservedName } from '../files/names.ts';
 import { isDocument } from './extract.ts';
 import type { FsLayer, EntryStat } from './fs-layer.ts';
 import type { IoGuard } from './io-guard.ts';
-import { isWithin, joinRel, splitRel, type DocRecord, type EntryRecord, type Listing, type WalkJob, type WalkSummary } from './protocol.ts';
+import {
+  isWithin,
+  joinRel,
+  splitRel,
+  type DocRecord,
+  type EntryRecord,
+  type Listing,
+  type WalkJob,
+  type WalkSummary,
+} from './protocol.ts';
 
 export interface WalkSink {
   entry(record: EntryRecord): void;
@@ -38,10 +47,25 @@ export interface OpenDir {
  * parent (both walks add up sizes bottom-up this way). Returns the parent, or null when the
  * walk's top folder finished (its totals are then the summary's).
  */
-export function closeDir(node: OpenDir, sink: WalkSink, summary: WalkSummary, cancelled: () => boolean): OpenDir | null {
+export function closeDir(
+  node: OpenDir,
+  sink: WalkSink,
+  summary: WalkSummary,
+  cancelled: () => boolean,
+): OpenDir | null {
   summary.dirs++;
   const [dir, name] = splitRel(node.rel);
-  sink.entry({ dir, name, isDir: true, size: node.size, mtime: node.mtime, entries: node.entries, totalSize: node.totalSize, totalEntries: node.totalEntries, complete: node.complete });
+  sink.entry({
+    dir,
+    name,
+    isDir: true,
+    size: node.size,
+    mtime: node.mtime,
+    entries: node.entries,
+    totalSize: node.totalSize,
+    totalEntries: node.totalEntries,
+    complete: node.complete,
+  });
   const parent = node.parent;
   if (!parent) {
     summary.totalSize = node.totalSize;
@@ -62,8 +86,17 @@ export function abs(root: string, rel: string): string {
   return rel === '' ? root : path.join(root, ...rel.split('/'));
 }
 
-function lstat(fs: FsLayer, guard: IoGuard, file: string): Promise<{ err: NodeJS.ErrnoException | null; st?: EntryStat }> {
-  return new Promise((resolve) => guard.run<EntryStat>((d) => fs.lstat(file, d), (err, st) => resolve({ err, st })));
+function lstat(
+  fs: FsLayer,
+  guard: IoGuard,
+  file: string,
+): Promise<{ err: NodeJS.ErrnoException | null; st?: EntryStat }> {
+  return new Promise((resolve) =>
+    guard.run<EntryStat>(
+      (d) => fs.lstat(file, d),
+      (err, st) => resolve({ err, st }),
+    ),
+  );
 }
 
 export function isExcluded(rel: string, excludes: readonly string[]): boolean {
@@ -72,9 +105,25 @@ export function isExcluded(rel: string, excludes: readonly string[]): boolean {
   return false;
 }
 
-export async function walk(job: WalkJob, fs: FsLayer, guard: IoGuard, sink: WalkSink, extract: Extractor | null, cancelled: () => boolean): Promise<WalkSummary> {
+export async function walk(
+  job: WalkJob,
+  fs: FsLayer,
+  guard: IoGuard,
+  sink: WalkSink,
+  extract: Extractor | null,
+  cancelled: () => boolean,
+): Promise<WalkSummary> {
   const started = Date.now();
-  const summary: WalkSummary = { missing: false, isDir: false, totalSize: 0, totalEntries: 0, complete: true, dirs: 0, files: 0, ms: 0 };
+  const summary: WalkSummary = {
+    missing: false,
+    isDir: false,
+    totalSize: 0,
+    totalEntries: 0,
+    complete: true,
+    dirs: 0,
+    files: 0,
+    ms: 0,
+  };
   if (isExcluded(job.rel, job.excludes)) return { ...summary, missing: true };
   await guard.clear();
   const first = await lstat(fs, guard, abs(job.root, job.rel));
@@ -85,15 +134,28 @@ export async function walk(job: WalkJob, fs: FsLayer, guard: IoGuard, sink: Walk
   let extracting = 0;
   let walkFinished = false;
   let resolveAll: () => void = () => {};
-  const allDone = new Promise<void>((r) => { resolveAll = r; });
-  const maybeAllDone = () => { if (walkFinished && extracting === 0 && extractQueue.length === 0) resolveAll(); };
+  const allDone = new Promise<void>((r) => {
+    resolveAll = r;
+  });
+  const maybeAllDone = () => {
+    if (walkFinished && extracting === 0 && extractQueue.length === 0) resolveAll();
+  };
   const pumpExtract = () => {
     while (extract && extracting < EXTRACT_CONCURRENCY && extractQueue.length && !cancelled()) {
       const item = extractQueue.shift()!;
       extracting++;
       extract(item.file, item.name, item.size)
-        .then((text) => { if (text) sink.doc({ dir: item.dir, name: item.name, text }); }, () => {})
-        .finally(() => { extracting--; pumpExtract(); maybeAllDone(); });
+        .then(
+          (text) => {
+            if (text) sink.doc({ dir: item.dir, name: item.name, text });
+          },
+          () => {},
+        )
+        .finally(() => {
+          extracting--;
+          pumpExtract();
+          maybeAllDone();
+        });
     }
     if (cancelled()) extractQueue.length = 0;
   };
@@ -116,7 +178,17 @@ export async function walk(job: WalkJob, fs: FsLayer, guard: IoGuard, sink: Walk
   }
 
   summary.isDir = true;
-  const top: OpenDir = { rel: job.rel, parent: null, pending: 1, size: 0, entries: 0, totalSize: 0, totalEntries: 0, complete: true, mtime: first.st.mtimeMs };
+  const top: OpenDir = {
+    rel: job.rel,
+    parent: null,
+    pending: 1,
+    size: 0,
+    entries: 0,
+    totalSize: 0,
+    totalEntries: 0,
+    complete: true,
+    mtime: first.st.mtimeMs,
+  };
   const stack: OpenDir[] = [top];
   let active = 0;
   let sincePause = 0;
@@ -146,67 +218,100 @@ export async function walk(job: WalkJob, fs: FsLayer, guard: IoGuard, sink: Walk
       return listed(node);
     }
     const dirPath = abs(job.root, node.rel);
-    guard.run<{ name: string; isDir: boolean }[]>((d) => fs.readdir(dirPath, d), (err, names) => {
-      if (err || !names || cancelled()) {
-        node.complete = false;
-        return listed(node);
-      }
-      let next = 0;
-      let inFlight = 0;
-      let finished = false;
-      const finishOnce = () => { if (!finished) { finished = true; listed(node); } };
-      const statMore = () => {
-        while (inFlight < STAT_WINDOW && next < names.length) {
-          const name = names[next++]!.name;
-          const rel = joinRel(node.rel, name);
-          // Burrow's own folders (trash, versions, staging) and temporaries are not content.
-          if (isReservedName(name) || (job.excludes.length && isExcluded(rel, job.excludes))) continue;
-          const file = path.join(dirPath, name);
-          inFlight++;
-          sincePause++;
-          guard.run<EntryStat>((d) => fs.lstat(file, d), (statErr, st) => {
-            inFlight--;
-            if (st) {
-              node.entries++;
-              node.totalEntries++;
-              if (st.isDir) {
-                node.pending++;
-                stack.push({ rel, parent: node, pending: 1, size: 0, entries: 0, totalSize: 0, totalEntries: 0, complete: true, mtime: st.mtimeMs });
-              } else {
-                node.size += st.size;
-                node.totalSize += st.size;
-                fileFound(node.rel, name, st, file);
-              }
-            } else if (statErr?.code !== 'ENOENT') {
-              node.complete = false;
-            }
-            statMore();
-          });
+    guard.run<{ name: string; isDir: boolean }[]>(
+      (d) => fs.readdir(dirPath, d),
+      (err, names) => {
+        if (err || !names || cancelled()) {
+          node.complete = false;
+          return listed(node);
         }
-        if (next >= names.length && inFlight === 0) finishOnce();
-      };
-      statMore();
-    });
+        let next = 0;
+        let inFlight = 0;
+        let finished = false;
+        const finishOnce = () => {
+          if (!finished) {
+            finished = true;
+            listed(node);
+          }
+        };
+        const statMore = () => {
+          while (inFlight < STAT_WINDOW && next < names.length) {
+            const name = names[next++]!.name;
+            const rel = joinRel(node.rel, name);
+            // Burrow's own folders (trash, versions, staging) and temporaries are not content.
+            if (isReservedName(name) || (job.excludes.length && isExcluded(rel, job.excludes))) continue;
+            const file = path.join(dirPath, name);
+            inFlight++;
+            sincePause++;
+            guard.run<EntryStat>(
+              (d) => fs.lstat(file, d),
+              (statErr, st) => {
+                inFlight--;
+                if (st) {
+                  node.entries++;
+                  node.totalEntries++;
+                  if (st.isDir) {
+                    node.pending++;
+                    stack.push({
+                      rel,
+                      parent: node,
+                      pending: 1,
+                      size: 0,
+                      entries: 0,
+                      totalSize: 0,
+                      totalEntries: 0,
+                      complete: true,
+                      mtime: st.mtimeMs,
+                    });
+                  } else {
+                    node.size += st.size;
+                    node.totalSize += st.size;
+                    fileFound(node.rel, name, st, file);
+                  }
+                } else if (statErr?.code !== 'ENOENT') {
+                  node.complete = false;
+                }
+                statMore();
+              },
+            );
+          }
+          if (next >= names.length && inFlight === 0) finishOnce();
+        };
+        statMore();
+      },
+    );
   };
 
   const pump = () => {
     if (waiting) return;
     while (active < job.concurrency && stack.length) {
-      if (cancelled()) { stack.length = 0; break; }
+      if (cancelled()) {
+        stack.length = 0;
+        break;
+      }
       if (sink.full?.()) {
         waiting = true;
-        void sink.room!().then(() => { waiting = false; pump(); });
+        void sink.room!().then(() => {
+          waiting = false;
+          pump();
+        });
         return;
       }
       if (guard.paused) {
         waiting = true;
-        void guard.clear().then(() => { waiting = false; pump(); });
+        void guard.clear().then(() => {
+          waiting = false;
+          pump();
+        });
         return;
       }
       if (job.batch > 0 && sincePause >= job.batch && job.pauseMs > 0) {
         waiting = true;
         sincePause = 0;
-        setTimeout(() => { waiting = false; pump(); }, job.pauseMs);
+        setTimeout(() => {
+          waiting = false;
+          pump();
+        }, job.pauseMs);
         return;
       }
       const node = stack.pop()!;
@@ -222,7 +327,13 @@ export async function walk(job: WalkJob, fs: FsLayer, guard: IoGuard, sink: Walk
 }
 
 /** Direct entries of one folder, with sizes (the re-check of a folder on screen, the sweep). */
-export async function listFolder(root: string, rel: string, fs: FsLayer, guard: IoGuard, excludes: readonly string[]): Promise<Listing> {
+export async function listFolder(
+  root: string,
+  rel: string,
+  fs: FsLayer,
+  guard: IoGuard,
+  excludes: readonly string[],
+): Promise<Listing> {
   const dirPath = abs(root, rel);
   await guard.clear();
   const self = await lstat(fs, guard, dirPath);
@@ -231,11 +342,23 @@ export async function listFolder(root: string, rel: string, fs: FsLayer, guard: 
     return { ok: false, gone, mtime: 0, entries: [] };
   }
   const names = await new Promise<{ err: NodeJS.ErrnoException | null; names?: { name: string }[] }>((resolve) =>
-    guard.run<{ name: string; isDir: boolean }[]>((d) => fs.readdir(dirPath, d), (err, value) => resolve({ err, names: value })));
-  if (names.err || !names.names) return { ok: false, gone: names.err?.code === 'ENOENT' || names.err?.code === 'ENOTDIR', mtime: self.st.mtimeMs, entries: [] };
+    guard.run<{ name: string; isDir: boolean }[]>(
+      (d) => fs.readdir(dirPath, d),
+      (err, value) => resolve({ err, names: value }),
+    ),
+  );
+  if (names.err || !names.names)
+    return {
+      ok: false,
+      gone: names.err?.code === 'ENOENT' || names.err?.code === 'ENOTDIR',
+      mtime: self.st.mtimeMs,
+      entries: [],
+    };
   const entries: Listing['entries'] = [];
   let ok = true;
-  const todo = names.names.map((n) => n.name).filter((name) => !isReservedName(name) && !isExcluded(joinRel(rel, name), excludes));
+  const todo = names.names
+    .map((n) => n.name)
+    .filter((name) => !isReservedName(name) && !isExcluded(joinRel(rel, name), excludes));
   for (let i = 0; i < todo.length; i += STAT_WINDOW) {
     const part = todo.slice(i, i + STAT_WINDOW);
     const stats = await Promise.all(part.map((name) => lstat(fs, guard, path.join(dirPath, name))));

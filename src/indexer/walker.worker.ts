@@ -30,7 +30,9 @@ async function main(): Promise<void> {
   }
   const beat = options.beat ? new SyncBeat(options.beat) : noBeat;
   const send = (m: FromWorker) => port.postMessage(m);
-  const guard = new IoGuard(options.ioTimeoutMs, options.maxStalledIo, (stalled, paused) => send({ type: 'io', stalled, paused }));
+  const guard = new IoGuard(options.ioTimeoutMs, options.maxStalledIo, (stalled, paused) =>
+    send({ type: 'io', stalled, paused }),
+  );
   const cancelled = new Set<number>();
   /** Per job: batches in flight, and who waits for room. */
   const inFlight = new Map<number, { sent: number; waiters: (() => void)[] }>();
@@ -38,7 +40,10 @@ async function main(): Promise<void> {
   const withTimeout = <T>(p: Promise<T>): Promise<T | null> => {
     if (options.ioTimeoutMs <= 0) return p;
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<null>((r) => { timer = setTimeout(() => r(null), options.ioTimeoutMs); timer.unref(); });
+    const late = new Promise<null>((r) => {
+      timer = setTimeout(() => r(null), options.ioTimeoutMs);
+      timer.unref();
+    });
     return Promise.race([p, late]).finally(() => clearTimeout(timer));
   };
 
@@ -46,7 +51,10 @@ async function main(): Promise<void> {
     if (message.type === 'cancel') {
       cancelled.add(message.id);
       const flow = inFlight.get(message.id);
-      if (flow) { flow.sent = 0; for (const w of flow.waiters.splice(0)) w(); }
+      if (flow) {
+        flow.sent = 0;
+        for (const w of flow.waiters.splice(0)) w();
+      }
       return;
     }
     if (message.type === 'ack') {
@@ -70,27 +78,56 @@ async function main(): Promise<void> {
     let docs: DocRecord[] = [];
     let timer: NodeJS.Timeout | undefined;
     const flush = () => {
-      if (timer) { clearTimeout(timer); timer = undefined; }
+      if (timer) {
+        clearTimeout(timer);
+        timer = undefined;
+      }
       if (!entries.length && !docs.length) return;
       send({ type: 'out', id: job.id, entries, docs });
       flow.sent++;
       entries = [];
       docs = [];
     };
-    const later = () => { timer ??= setTimeout(flush, FLUSH_MS); };
+    const later = () => {
+      timer ??= setTimeout(flush, FLUSH_MS);
+    };
     const sink = {
-      entry(r: EntryRecord) { entries.push(r); if (entries.length >= FLUSH_ENTRIES) flush(); else later(); },
+      entry(r: EntryRecord) {
+        entries.push(r);
+        if (entries.length >= FLUSH_ENTRIES) flush();
+        else later();
+      },
       // A document is sent after its entry: the entry batch goes first.
-      doc(d: DocRecord) { docs.push(d); if (docs.length >= 50) flush(); else later(); },
+      doc(d: DocRecord) {
+        docs.push(d);
+        if (docs.length >= 50) flush();
+        else later();
+      },
       full: () => flow.sent >= CREDITS && !cancelled.has(job.id),
       room: () => new Promise<void>((r) => flow.waiters.push(r)),
     };
-    const extract = job.content ? (file: string, name: string, size: number) => (isDocument(name) ? withTimeout(extractText(file, name, size)) : Promise.resolve(null)) : null;
+    const extract = job.content
+      ? (file: string, name: string, size: number) =>
+          isDocument(name) ? withTimeout(extractText(file, name, size)) : Promise.resolve(null)
+      : null;
     const isCancelled = () => cancelled.has(job.id);
-    const end = () => { flush(); cancelled.delete(job.id); inFlight.delete(job.id); };
-    (job.sync && syncFs ? walkSync(job, sink, extract, isCancelled, syncFs, beat) : walk(job, fs, guard, sink, extract, isCancelled))
-      .then((summary) => { end(); send({ type: 'done', id: job.id, summary }); })
-      .catch((err: Error) => { end(); send({ type: 'failed', id: job.id, message: err.message }); });
+    const end = () => {
+      flush();
+      cancelled.delete(job.id);
+      inFlight.delete(job.id);
+    };
+    (job.sync && syncFs
+      ? walkSync(job, sink, extract, isCancelled, syncFs, beat)
+      : walk(job, fs, guard, sink, extract, isCancelled)
+    )
+      .then((summary) => {
+        end();
+        send({ type: 'done', id: job.id, summary });
+      })
+      .catch((err: Error) => {
+        end();
+        send({ type: 'failed', id: job.id, message: err.message });
+      });
   });
 }
 

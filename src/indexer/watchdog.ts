@@ -62,7 +62,11 @@ export class SyncBeat {
 export const noBeat = { folder() {}, enter() {}, leave() {} } satisfies Pick<SyncBeat, 'folder' | 'enter' | 'leave'>;
 export type Beat = typeof noBeat | SyncBeat;
 
-export interface Stall { jobId: number; folder: string; stuckMs: number }
+export interface Stall {
+  jobId: number;
+  folder: string;
+  stuckMs: number;
+}
 
 /** Main-thread side: notices a synchronous call that outlives the I/O timeout. */
 export class SyncWatchdog {
@@ -77,10 +81,13 @@ export class SyncWatchdog {
     this.head = new Int32Array(buffer, 0, HEADER);
     this.folderBytes = new Uint8Array(buffer, HEADER * 4, FOLDER_BYTES);
     // A few looks per timeout: a stall is reported between 1x and 1.25x the limit.
-    this.timer = setInterval(() => {
-      const stall = this.check(Date.now(), timeoutMs);
-      if (stall) onStall(stall);
-    }, Math.min(1000, Math.max(5, Math.floor(timeoutMs / 4))));
+    this.timer = setInterval(
+      () => {
+        const stall = this.check(Date.now(), timeoutMs);
+        if (stall) onStall(stall);
+      },
+      Math.min(1000, Math.max(5, Math.floor(timeoutMs / 4))),
+    );
     this.timer.unref();
   }
 
@@ -111,7 +118,11 @@ export class WalkerStalledError extends Error {
   readonly folder: string | null;
 
   constructor(hung: boolean, folder: string | null) {
-    super(hung ? 'a synchronous file-system call of the indexer outlived FOLDER_SIZE_IO_TIMEOUT_MS' : 'the indexer worker was replaced after a hung file-system call');
+    super(
+      hung
+        ? 'a synchronous file-system call of the indexer outlived FOLDER_SIZE_IO_TIMEOUT_MS'
+        : 'the indexer worker was replaced after a hung file-system call',
+    );
     this.name = 'WalkerStalledError';
     this.hung = hung;
     this.folder = folder;

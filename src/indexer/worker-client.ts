@@ -5,7 +5,16 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../workers.ts';
 import type { Logger } from '../core/log.ts';
-import type { DocRecord, EntryRecord, FromWorker, Listing, ToWorker, WalkJob, WalkSummary, WorkerOptions } from './protocol.ts';
+import type {
+  DocRecord,
+  EntryRecord,
+  FromWorker,
+  Listing,
+  ToWorker,
+  WalkJob,
+  WalkSummary,
+  WorkerOptions,
+} from './protocol.ts';
 import { syncBeatBuffer, SyncWatchdog, WalkerStalledError, type Stall } from './watchdog.ts';
 
 interface Pending {
@@ -47,10 +56,14 @@ export class WalkerClient {
     clearTimeout(this.idleTimer);
     if (this.worker) return this.worker;
     const beat = this.options.ioTimeoutMs > 0 ? syncBeatBuffer() : undefined;
-    const worker = startWorker('indexer/walker.worker.ts', { workerData: { ...this.options, ...(beat ? { beat } : {}) } });
+    const worker = startWorker('indexer/walker.worker.ts', {
+      workerData: { ...this.options, ...(beat ? { beat } : {}) },
+    });
     worker.unref();
     // An abandoned worker's late messages are not for the jobs of its successor.
-    worker.on('message', (m: FromWorker) => { if (this.worker === worker) this.receive(m); });
+    worker.on('message', (m: FromWorker) => {
+      if (this.worker === worker) this.receive(m);
+    });
     const fail = (err: Error) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
@@ -60,7 +73,10 @@ export class WalkerClient {
       this.pending.clear();
       for (const p of jobs) p.reject(err);
     };
-    worker.on('error', (err) => { this.log.error('the indexer worker failed', { err }); fail(err); });
+    worker.on('error', (err) => {
+      this.log.error('the indexer worker failed', { err });
+      fail(err);
+    });
     worker.on('exit', (code) => fail(new Error(`the indexer worker stopped (exit ${code})`)));
     this.worker = worker;
     if (beat) this.watchdog = new SyncWatchdog(beat, this.options.ioTimeoutMs, (stall) => this.stalled(worker, stall));
@@ -77,11 +93,15 @@ export class WalkerClient {
     this.pending.clear();
     const hung = jobs.find(([id]) => id === stall.jobId)?.[1];
     this.log.warn('a disk stopped answering the indexer; its worker is replaced and the folder is marked incomplete', {
-      root: hung?.root, folder: stall.folder, stuckMs: stall.stuckMs, timeoutMs: this.options.ioTimeoutMs,
+      root: hung?.root,
+      folder: stall.folder,
+      stuckMs: stall.stuckMs,
+      timeoutMs: this.options.ioTimeoutMs,
     });
     // Not awaited: a thread inside a hung system call ends only when the call returns.
     worker.terminate().catch(() => {});
-    for (const [id, p] of jobs) p.reject(new WalkerStalledError(id === stall.jobId, id === stall.jobId ? stall.folder : null));
+    for (const [id, p] of jobs)
+      p.reject(new WalkerStalledError(id === stall.jobId, id === stall.jobId ? stall.folder : null));
   }
 
   private receive(m: FromWorker): void {
@@ -125,7 +145,10 @@ export class WalkerClient {
     this.ensure().postMessage(message);
   }
 
-  walk(job: Omit<WalkJob, 'id'>, onOut: (entries: EntryRecord[], docs: DocRecord[]) => void): { id: number; done: Promise<WalkSummary> } {
+  walk(
+    job: Omit<WalkJob, 'id'>,
+    onOut: (entries: EntryRecord[], docs: DocRecord[]) => void,
+  ): { id: number; done: Promise<WalkSummary> } {
     const id = this.nextId++;
     const done = new Promise<WalkSummary>((resolve, reject) => {
       this.pending.set(id, { onOut, resolve, reject, root: job.root });

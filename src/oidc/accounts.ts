@@ -59,13 +59,19 @@ export class OidcAccounts {
   }
 
   private bySubject(sub: string): UserRow | undefined {
-    const m = this.db.get<{ user_id: string }>("SELECT user_id FROM auth_methods WHERE type = 'oidc' AND provider = ? AND subject = ?", [this.rules.issuer, sub]);
+    const m = this.db.get<{ user_id: string }>(
+      "SELECT user_id FROM auth_methods WHERE type = 'oidc' AND provider = ? AND subject = ?",
+      [this.rules.issuer, sub],
+    );
     return m ? this.users.get(m.user_id) : undefined;
   }
 
   private freeUsername(claims: Claims): string {
     const email = text(claims.email);
-    const base = (text(claims.preferred_username) ?? (email ? email.split('@')[0]! : null) ?? 'user').replace(/[\s/\\]+/g, '-').slice(0, 48) || 'user';
+    const base =
+      (text(claims.preferred_username) ?? (email ? email.split('@')[0]! : null) ?? 'user')
+        .replace(/[\s/\\]+/g, '-')
+        .slice(0, 48) || 'user';
     for (let n = 1; ; n++) {
       const candidate = n === 1 ? base : `${base}-${n}`;
       if (this.users.findByIdentifier(candidate).length === 0) return candidate;
@@ -82,28 +88,64 @@ export class OidcAccounts {
       if (!user && email) {
         const byEmail = this.users.findByEmail(email);
         if (byEmail) {
-          if (this.rules.requireEmailVerified && !verified) throw denied('Your identity provider has not verified your email address, so it cannot be linked to an account here.');
-          const linked = this.users.methods(byEmail.id).some((m) => m.type === 'oidc' && m.provider === this.rules.issuer);
-          if (linked) throw denied('The account with this email is already linked to another identity at this provider.');
+          if (this.rules.requireEmailVerified && !verified)
+            throw denied(
+              'Your identity provider has not verified your email address, so it cannot be linked to an account here.',
+            );
+          const linked = this.users
+            .methods(byEmail.id)
+            .some((m) => m.type === 'oidc' && m.provider === this.rules.issuer);
+          if (linked)
+            throw denied('The account with this email is already linked to another identity at this provider.');
           this.users.addMethod(byEmail.id, 'oidc', this.rules.issuer, claims.sub);
-          this.activity.record({ action: 'auth.oidc-link', outcome: 'success', userId: byEmail.id, ip, detail: { issuer: this.rules.issuer, subject: claims.sub } });
+          this.activity.record({
+            action: 'auth.oidc-link',
+            outcome: 'success',
+            userId: byEmail.id,
+            ip,
+            detail: { issuer: this.rules.issuer, subject: claims.sub },
+          });
           user = byEmail;
         }
       }
       if (!user) {
-        if (!this.rules.autoCreateUsers) throw denied('There is no account for you here, and new accounts are not created from the identity provider. Ask an administrator.');
-        if (this.rules.requireEmailVerified && !verified) throw denied('Your identity provider has not verified your email address, so no account is created for it.');
+        if (!this.rules.autoCreateUsers)
+          throw denied(
+            'There is no account for you here, and new accounts are not created from the identity provider. Ask an administrator.',
+          );
+        if (this.rules.requireEmailVerified && !verified)
+          throw denied('Your identity provider has not verified your email address, so no account is created for it.');
         // The first account of an installation administers it, as with setup.
         const role: Role = decided ?? (this.users.count() === 0 ? 'admin' : 'user');
-        user = this.users.insert({ username: this.freeUsername(claims), email, displayName: text(claims.name), passwordHash: null, roles: [role] });
+        user = this.users.insert({
+          username: this.freeUsername(claims),
+          email,
+          displayName: text(claims.name),
+          passwordHash: null,
+          roles: [role],
+        });
         this.users.addMethod(user.id, 'oidc', this.rules.issuer, claims.sub);
-        this.activity.record({ action: 'auth.oidc-create', outcome: 'success', userId: user.id, username: user.username, ip, detail: { issuer: this.rules.issuer, role } });
+        this.activity.record({
+          action: 'auth.oidc-create',
+          outcome: 'success',
+          userId: user.id,
+          username: user.username,
+          ip,
+          detail: { issuer: this.rules.issuer, role },
+        });
         return user;
       }
       if (decided && (decided === 'admin') !== isAdminRow(user)) {
         const from = isAdminRow(user) ? 'admin' : 'user';
         this.users.update(user.id, { roles: [decided] });
-        this.activity.record({ action: 'auth.oidc-role-change', outcome: 'success', userId: user.id, username: user.username, ip, detail: { from, to: decided, issuer: this.rules.issuer } });
+        this.activity.record({
+          action: 'auth.oidc-role-change',
+          outcome: 'success',
+          userId: user.id,
+          username: user.username,
+          ip,
+          detail: { from, to: decided, issuer: this.rules.issuer },
+        });
         user = this.users.get(user.id)!;
       }
       return user;

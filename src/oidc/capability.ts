@@ -12,17 +12,41 @@ import { OidcService, oidcOptions } from './service.ts';
 
 const SWEEP_EVERY_MS = 15 * 60_000;
 
-export function createOidcCapability(deps: { config: Config; db: Database; log: Logger; identity: Pick<Identity, 'signIn'>; trustProxy: TrustRule }): Capability {
+export function createOidcCapability(deps: {
+  config: Config;
+  db: Database;
+  log: Logger;
+  identity: Pick<Identity, 'signIn'>;
+  trustProxy: TrustRule;
+}): Capability {
   const { auth, authenticator, cookies, users, activity } = deps.identity.signIn;
   const options = oidcOptions(deps.config, deps.config.oidc.timeoutMs);
   const oidc = options ? new OidcService({ db: deps.db, users, activity, auth }, options) : null;
   let timer: NodeJS.Timeout | undefined;
   const sweep = () => {
-    try { oidc?.sweep(); } catch (err) { deps.log.warn('identity-provider sweep failed', { err }); }
+    try {
+      oidc?.sweep();
+    } catch (err) {
+      deps.log.warn('identity-provider sweep failed', { err });
+    }
   };
   return {
-    routes: oidcRoutes({ oidc, auth, authenticator, cookies, publicUrl: deps.config.server.publicUrl, trustProxy: deps.trustProxy }),
-    start() { if (oidc) { timer = setInterval(sweep, SWEEP_EVERY_MS); timer.unref(); } },
-    stop() { if (timer) clearInterval(timer); },
+    routes: oidcRoutes({
+      oidc,
+      auth,
+      authenticator,
+      cookies,
+      publicUrl: deps.config.server.publicUrl,
+      trustProxy: deps.trustProxy,
+    }),
+    start() {
+      if (oidc) {
+        timer = setInterval(sweep, SWEEP_EVERY_MS);
+        timer.unref();
+      }
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+    },
   };
 }

@@ -12,8 +12,10 @@ export const OIDC_EXCHANGE_REJECTED = 'OIDC_EXCHANGE_REJECTED';
 
 export class OidcError extends AppError {}
 
-export const unavailable = (detail: string) => new OidcError(503, `The identity provider cannot be reached: ${detail}`, OIDC_UNAVAILABLE);
-export const badAnswer = (detail: string) => new OidcError(502, `The identity provider's answer could not be used: ${detail}`, OIDC_BAD_ANSWER);
+export const unavailable = (detail: string) =>
+  new OidcError(503, `The identity provider cannot be reached: ${detail}`, OIDC_UNAVAILABLE);
+export const badAnswer = (detail: string) =>
+  new OidcError(502, `The identity provider's answer could not be used: ${detail}`, OIDC_BAD_ANSWER);
 export const badState = (detail: string) => new OidcError(400, detail, OIDC_STATE);
 export const denied = (detail: string) => new OidcError(403, detail, OIDC_DENIED);
 
@@ -29,12 +31,26 @@ export function classify(err: unknown, during: string): OidcError {
   const errors = chain(err);
   const timedOut = errors.some((e) => ['TimeoutError', 'AbortError'].includes((e as Error).name));
   if (timedOut) return unavailable(`no answer in time ${during}.`);
-  const network = errors.some((e) => (e as Error).message === 'fetch failed' || /ECONNREFUSED|ENOTFOUND|ECONNRESET|EHOSTUNREACH/.test(String((e as { code?: string }).code ?? (e as Error).message)));
+  const network = errors.some(
+    (e) =>
+      (e as Error).message === 'fetch failed' ||
+      /ECONNREFUSED|ENOTFOUND|ECONNRESET|EHOSTUNREACH/.test(
+        String((e as { code?: string }).code ?? (e as Error).message),
+      ),
+  );
   if (network) return unavailable(`connection failed ${during}.`);
   const first = err as { error?: string; error_description?: string; code?: string; message?: string };
-  if (first.error === 'access_denied' || first.error === 'login_required' || first.error === 'consent_required' || first.error === 'interaction_required') {
-    return denied(`The identity provider did not sign you in (${first.error}${first.error_description ? `: ${first.error_description}` : ''}).`);
+  if (
+    first.error === 'access_denied' ||
+    first.error === 'login_required' ||
+    first.error === 'consent_required' ||
+    first.error === 'interaction_required'
+  ) {
+    return denied(
+      `The identity provider did not sign you in (${first.error}${first.error_description ? `: ${first.error_description}` : ''}).`,
+    );
   }
-  if (first.error) return badAnswer(`${first.error}${first.error_description ? ` (${first.error_description})` : ''} ${during}.`);
+  if (first.error)
+    return badAnswer(`${first.error}${first.error_description ? ` (${first.error_description})` : ''} ${during}.`);
   return badAnswer(`${first.message ?? String(err)} ${during}.`);
 }

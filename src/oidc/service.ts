@@ -44,10 +44,18 @@ export function oidcOptions(config: Config, timeoutMs = 10_000): OidcOptions | n
   const mode = config.auth.mode;
   if (!(mode === 'oidc' || mode === 'both') || !o.enabled || !o.issuer || !o.clientId) return null;
   return {
-    issuer: o.issuer, clientId: o.clientId, clientSecret: o.clientSecret, scopes: o.scopes, callbackUrl: o.callbackUrl,
-    endpoints: { authorization: o.authorizationUrl, token: o.tokenUrl, userinfo: o.userinfoUrl }, logoutUrl: o.logoutUrl,
-    adminGroups: o.adminGroups, requireEmailVerified: o.requireEmailVerified, autoCreateUsers: o.autoCreateUsers,
-    mobileRedirectUris: o.mobileRedirectUris, timeoutMs,
+    issuer: o.issuer,
+    clientId: o.clientId,
+    clientSecret: o.clientSecret,
+    scopes: o.scopes,
+    callbackUrl: o.callbackUrl,
+    endpoints: { authorization: o.authorizationUrl, token: o.tokenUrl, userinfo: o.userinfoUrl },
+    logoutUrl: o.logoutUrl,
+    adminGroups: o.adminGroups,
+    requireEmailVerified: o.requireEmailVerified,
+    autoCreateUsers: o.autoCreateUsers,
+    mobileRedirectUris: o.mobileRedirectUris,
+    timeoutMs,
   };
 }
 
@@ -59,12 +67,22 @@ export interface OidcDeps {
 }
 
 interface TransactionRow {
-  state_hash: string; browser_hash: string; code_verifier: string; nonce: string; redirect_uri: string; return_to: string | null;
-  mobile_challenge: string | null; mobile_redirect_uri: string | null; expires_at: number;
+  state_hash: string;
+  browser_hash: string;
+  code_verifier: string;
+  nonce: string;
+  redirect_uri: string;
+  return_to: string | null;
+  mobile_challenge: string | null;
+  mobile_redirect_uri: string | null;
+  expires_at: number;
 }
 
 /** What a start call hands the route: where to send the browser, and the cookie value binding the callback to it. */
-export interface Handoff { url: string; browserBinding: string }
+export interface Handoff {
+  url: string;
+  browserBinding: string;
+}
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const random = () => randomBytes(32).toString('base64url');
@@ -85,7 +103,10 @@ export class OidcService {
     this.deps = deps;
     this.options = options;
     this.accounts = new OidcAccounts(deps.db, deps.users, deps.activity, {
-      issuer: options.issuer, adminGroups: options.adminGroups, requireEmailVerified: options.requireEmailVerified, autoCreateUsers: options.autoCreateUsers,
+      issuer: options.issuer,
+      adminGroups: options.adminGroups,
+      requireEmailVerified: options.requireEmailVerified,
+      autoCreateUsers: options.autoCreateUsers,
     });
   }
 
@@ -104,7 +125,10 @@ export class OidcService {
     const execute = [client.enableNonRepudiationChecks, ...(insecure ? [client.allowInsecureRequests] : [])];
     const timeout = Math.max(1, Math.ceil(o.timeoutMs / 1000));
     const auth = o.clientSecret ? client.ClientSecretBasic(o.clientSecret) : client.None();
-    const discovered = await client.discovery(new URL(o.issuer), o.clientId, o.clientSecret ?? undefined, auth, { execute, timeout });
+    const discovered = await client.discovery(new URL(o.issuer), o.clientId, o.clientSecret ?? undefined, auth, {
+      execute,
+      timeout,
+    });
     if (!o.endpoints.authorization && !o.endpoints.token && !o.endpoints.userinfo) return discovered;
     const metadata = { ...discovered.serverMetadata() };
     if (o.endpoints.authorization) metadata.authorization_endpoint = o.endpoints.authorization;
@@ -124,8 +148,12 @@ export class OidcService {
     return `${baseUrl.replace(/\/+$/, '')}${MOBILE_COMPLETE_PATH}`;
   }
 
-  private async handoff(redirectUri: string, extra: { returnTo?: string | null; prompt?: string | null; mobileChallenge?: string; mobileRedirectUri?: string }): Promise<Handoff> {
-    if (extra.prompt && !PROMPTS.has(extra.prompt)) throw badRequest('Invalid query: prompt: one of login, consent, select_account.');
+  private async handoff(
+    redirectUri: string,
+    extra: { returnTo?: string | null; prompt?: string | null; mobileChallenge?: string; mobileRedirectUri?: string },
+  ): Promise<Handoff> {
+    if (extra.prompt && !PROMPTS.has(extra.prompt))
+      throw badRequest('Invalid query: prompt: one of login, consent, select_account.');
     const config = await this.provider();
     const state = random();
     const nonce = random();
@@ -133,11 +161,26 @@ export class OidcService {
     const browserBinding = random();
     this.deps.db.run(
       'INSERT INTO oidc_transactions (state_hash, browser_hash, code_verifier, nonce, redirect_uri, return_to, mobile_challenge, mobile_redirect_uri, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [sha256(state), sha256(browserBinding), verifier, nonce, redirectUri, extra.returnTo ?? null, extra.mobileChallenge ?? null, extra.mobileRedirectUri ?? null, Date.now() + TRANSACTION_MS],
+      [
+        sha256(state),
+        sha256(browserBinding),
+        verifier,
+        nonce,
+        redirectUri,
+        extra.returnTo ?? null,
+        extra.mobileChallenge ?? null,
+        extra.mobileRedirectUri ?? null,
+        Date.now() + TRANSACTION_MS,
+      ],
     );
     const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: redirectUri, scope: this.options.scopes.join(' '), state, nonce, response_type: 'code',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      redirect_uri: redirectUri,
+      scope: this.options.scopes.join(' '),
+      state,
+      nonce,
+      response_type: 'code',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
       ...(extra.prompt ? { prompt: extra.prompt } : {}),
     });
     return { url: url.href, browserBinding };
@@ -145,7 +188,10 @@ export class OidcService {
 
   /** GET /api/auth/oidc/login: where to send the browser. */
   begin(input: { baseUrl: string; returnTo?: string | null; prompt?: string | null }): Promise<Handoff> {
-    return this.handoff(this.callbackUrl(input.baseUrl), { returnTo: safeReturnTo(input.returnTo), prompt: input.prompt ?? null });
+    return this.handoff(this.callbackUrl(input.baseUrl), {
+      returnTo: safeReturnTo(input.returnTo),
+      prompt: input.prompt ?? null,
+    });
   }
 
   /** Spends the transaction the callback's state names; it must have been started by this browser. */
@@ -153,13 +199,16 @@ export class OidcService {
     const state = query.get('state');
     if (!state) throw badState('The sign-in answer carries no state: start the sign-in again.');
     const row = this.deps.db.transaction(() => {
-      const found = this.deps.db.get<TransactionRow>('SELECT * FROM oidc_transactions WHERE state_hash = ?', [sha256(state)]);
+      const found = this.deps.db.get<TransactionRow>('SELECT * FROM oidc_transactions WHERE state_hash = ?', [
+        sha256(state),
+      ]);
       if (found) this.deps.db.run('DELETE FROM oidc_transactions WHERE state_hash = ?', [found.state_hash]);
       return found;
     });
     if (!row || row.expires_at <= Date.now()) throw badState('This sign-in is unknown or expired: start it again.');
     const binding = Buffer.from(sha256(browserBinding ?? ''));
-    if (!timingSafeEqual(binding, Buffer.from(row.browser_hash))) throw badState('This sign-in was started in another browser: start it again here.');
+    if (!timingSafeEqual(binding, Buffer.from(row.browser_hash)))
+      throw badState('This sign-in was started in another browser: start it again here.');
     return { ...row, state };
   }
 
@@ -171,7 +220,10 @@ export class OidcService {
     let tokens;
     try {
       tokens = await client.authorizationCodeGrant(config, current, {
-        pkceCodeVerifier: row.code_verifier, expectedState: row.state, expectedNonce: row.nonce, idTokenExpected: true,
+        pkceCodeVerifier: row.code_verifier,
+        expectedState: row.state,
+        expectedNonce: row.nonce,
+        idTokenExpected: true,
       });
     } catch (err) {
       throw classify(err, 'at the token step');
@@ -191,7 +243,11 @@ export class OidcService {
   }
 
   /** GET /callback: the session of the person the provider signed in, and where to land. */
-  async complete(input: { query: URLSearchParams; browserBinding: string | null; ip: string }): Promise<{ user: WireUser; session: OpenedSession; returnTo: string }> {
+  async complete(input: {
+    query: URLSearchParams;
+    browserBinding: string | null;
+    ip: string;
+  }): Promise<{ user: WireUser; session: OpenedSession; returnTo: string }> {
     const row = this.takeTransaction(input.query, input.browserBinding);
     if (row.mobile_challenge) throw badState('This sign-in belongs to the app.');
     try {
@@ -201,7 +257,12 @@ export class OidcService {
       if (!('user' in signIn)) throw new Error('a provider sign-in is never held');
       return { user: signIn.user, session: signIn.session, returnTo: row.return_to ?? '/' };
     } catch (err) {
-      this.deps.activity.record({ action: 'auth.login', outcome: 'failure', ip: input.ip, detail: { method: 'oidc', reason: (err as Error).message.slice(0, 300) } });
+      this.deps.activity.record({
+        action: 'auth.login',
+        outcome: 'failure',
+        ip: input.ip,
+        detail: { method: 'oidc', reason: (err as Error).message.slice(0, 300) },
+      });
       throw err;
     }
   }
@@ -209,24 +270,42 @@ export class OidcService {
   // --- the native app bridge ---
 
   /** GET /api/auth/oidc/mobile/login: S256 only; the redirect URI from the allow-list (custom schemes), default its first entry. */
-  mobileBegin(input: { baseUrl: string; codeChallenge: string | null; codeChallengeMethod: string | null; redirectUri: string | null }): Promise<Handoff> {
-    if (input.codeChallengeMethod !== 'S256') throw badRequest('Invalid query: code_challenge_method: only S256 is accepted.');
-    if (!input.codeChallenge || !S256_CHALLENGE.test(input.codeChallenge)) throw badRequest('Invalid query: code_challenge: an S256 challenge (43 base64url characters) is required.');
+  mobileBegin(input: {
+    baseUrl: string;
+    codeChallenge: string | null;
+    codeChallengeMethod: string | null;
+    redirectUri: string | null;
+  }): Promise<Handoff> {
+    if (input.codeChallengeMethod !== 'S256')
+      throw badRequest('Invalid query: code_challenge_method: only S256 is accepted.');
+    if (!input.codeChallenge || !S256_CHALLENGE.test(input.codeChallenge))
+      throw badRequest('Invalid query: code_challenge: an S256 challenge (43 base64url characters) is required.');
     let appRedirect = this.options.mobileRedirectUris[0];
     if (input.redirectUri) {
-      if (/^https?:/i.test(input.redirectUri)) throw badRequest('Invalid query: redirect_uri: http and https addresses are refused; use the app\'s custom scheme.');
-      if (!this.options.mobileRedirectUris.includes(input.redirectUri)) throw badRequest('Invalid query: redirect_uri: not on this server\'s allow-list (OIDC_MOBILE_REDIRECT_URIS).');
+      if (/^https?:/i.test(input.redirectUri))
+        throw badRequest(
+          "Invalid query: redirect_uri: http and https addresses are refused; use the app's custom scheme.",
+        );
+      if (!this.options.mobileRedirectUris.includes(input.redirectUri))
+        throw badRequest("Invalid query: redirect_uri: not on this server's allow-list (OIDC_MOBILE_REDIRECT_URIS).");
       appRedirect = input.redirectUri;
     }
     if (!appRedirect) throw badRequest('No app redirect URI is configured (OIDC_MOBILE_REDIRECT_URIS).');
-    return this.handoff(this.mobileCallbackUrl(input.baseUrl), { mobileChallenge: input.codeChallenge, mobileRedirectUri: appRedirect });
+    return this.handoff(this.mobileCallbackUrl(input.baseUrl), {
+      mobileChallenge: input.codeChallenge,
+      mobileRedirectUri: appRedirect,
+    });
   }
 
   /**
    * GET /api/auth/oidc/mobile/complete: where to send the browser back to the app, with `code`
    * or `error`. Only a callback whose transaction is unknown answers 400 (no app to return to).
    */
-  async mobileComplete(input: { query: URLSearchParams; browserBinding: string | null; ip: string }): Promise<{ location: string }> {
+  async mobileComplete(input: {
+    query: URLSearchParams;
+    browserBinding: string | null;
+    ip: string;
+  }): Promise<{ location: string }> {
     const row = this.takeTransaction(input.query, input.browserBinding);
     if (!row.mobile_challenge || !row.mobile_redirect_uri) throw badState('This sign-in was not started by the app.');
     const back = new URL(row.mobile_redirect_uri);
@@ -234,11 +313,18 @@ export class OidcService {
       const claims = await this.claims(row, input.query);
       const account = this.accounts.resolve(claims, input.ip);
       const code = random();
-      this.deps.db.run('INSERT INTO oidc_mobile_codes (code_hash, user_id, challenge, expires_at) VALUES (?, ?, ?, ?)',
-        [sha256(code), account.id, row.mobile_challenge, Date.now() + MOBILE_CODE_MS]);
+      this.deps.db.run(
+        'INSERT INTO oidc_mobile_codes (code_hash, user_id, challenge, expires_at) VALUES (?, ?, ?, ?)',
+        [sha256(code), account.id, row.mobile_challenge, Date.now() + MOBILE_CODE_MS],
+      );
       back.searchParams.set('code', code);
     } catch (err) {
-      this.deps.activity.record({ action: 'auth.login', outcome: 'failure', ip: input.ip, detail: { method: 'oidc-mobile', reason: (err as Error).message.slice(0, 300) } });
+      this.deps.activity.record({
+        action: 'auth.login',
+        outcome: 'failure',
+        ip: input.ip,
+        detail: { method: 'oidc-mobile', reason: (err as Error).message.slice(0, 300) },
+      });
       back.searchParams.set('error', err instanceof AppError ? err.message : 'The sign-in failed.');
     }
     return { location: back.href };
@@ -247,11 +333,19 @@ export class OidcService {
   /** POST /api/auth/oidc/exchange: any attempt destroys the code; the right verifier gets an ordinary session. */
   exchange(input: { code: string; codeVerifier: string; ip: string }): { user: WireUser; session: OpenedSession } {
     const reject = (reason: string): never => {
-      this.deps.activity.record({ action: 'auth.login', outcome: 'failure', ip: input.ip, detail: { method: 'oidc-mobile', reason } });
+      this.deps.activity.record({
+        action: 'auth.login',
+        outcome: 'failure',
+        ip: input.ip,
+        detail: { method: 'oidc-mobile', reason },
+      });
       throw new OidcError(401, 'The sign-in code was not accepted: sign in again.', OIDC_EXCHANGE_REJECTED);
     };
     const row = this.deps.db.transaction(() => {
-      const found = this.deps.db.get<{ code_hash: string; user_id: string; challenge: string; expires_at: number }>('SELECT * FROM oidc_mobile_codes WHERE code_hash = ?', [sha256(input.code)]);
+      const found = this.deps.db.get<{ code_hash: string; user_id: string; challenge: string; expires_at: number }>(
+        'SELECT * FROM oidc_mobile_codes WHERE code_hash = ?',
+        [sha256(input.code)],
+      );
       if (found) this.deps.db.run('DELETE FROM oidc_mobile_codes WHERE code_hash = ?', [found.code_hash]);
       return found;
     });
@@ -260,7 +354,8 @@ export class OidcService {
     if (!VERIFIER.test(input.codeVerifier)) return reject('malformed verifier');
     const computed = Buffer.from(createHash('sha256').update(input.codeVerifier, 'ascii').digest('base64url'));
     const stored = Buffer.from(row.challenge);
-    if (computed.length !== stored.length || !timingSafeEqual(computed, stored)) return reject('verifier does not match the challenge');
+    if (computed.length !== stored.length || !timingSafeEqual(computed, stored))
+      return reject('verifier does not match the challenge');
     const signIn = this.deps.auth.signInWith(row.user_id, 'oidc', input.ip, { twoFactorsProven: true });
     if (!('user' in signIn)) return reject('held');
     return { user: signIn.user, session: signIn.session };
@@ -278,7 +373,9 @@ export class OidcService {
   /** Drops transactions and codes nobody finished. */
   sweep(): number {
     const now = Date.now();
-    return this.deps.db.run('DELETE FROM oidc_transactions WHERE expires_at <= ?', [now]).changes
-      + this.deps.db.run('DELETE FROM oidc_mobile_codes WHERE expires_at <= ?', [now]).changes;
+    return (
+      this.deps.db.run('DELETE FROM oidc_transactions WHERE expires_at <= ?', [now]).changes +
+      this.deps.db.run('DELETE FROM oidc_mobile_codes WHERE expires_at <= ?', [now]).changes
+    );
   }
 }

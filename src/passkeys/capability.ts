@@ -12,17 +12,35 @@ import { PasskeyService } from './service.ts';
 
 const SWEEP_EVERY_MS = 15 * 60_000;
 
-export function createPasskeysCapability(deps: { config: Config; db: Database; log: Logger; identity: Pick<Identity, 'signIn'>; trustProxy: TrustRule }): Capability {
+export function createPasskeysCapability(deps: {
+  config: Config;
+  db: Database;
+  log: Logger;
+  identity: Pick<Identity, 'signIn'>;
+  trustProxy: TrustRule;
+}): Capability {
   const { auth, authenticator, cookies, users, limits, activity } = deps.identity.signIn;
-  const relyingParties = new RelyingParties({ publicUrl: deps.config.server.publicUrl, rpId: deps.config.auth.webauthnRpId });
+  const relyingParties = new RelyingParties({
+    publicUrl: deps.config.server.publicUrl,
+    rpId: deps.config.auth.webauthnRpId,
+  });
   const passkeys = new PasskeyService({ db: deps.db, users, limits, activity, auth, relyingParties });
   let timer: NodeJS.Timeout | undefined;
   const sweep = () => {
-    try { passkeys.sweep(); } catch (err) { deps.log.warn('passkey challenge sweep failed', { err }); }
+    try {
+      passkeys.sweep();
+    } catch (err) {
+      deps.log.warn('passkey challenge sweep failed', { err });
+    }
   };
   return {
     routes: passkeyRoutes({ passkeys, auth, authenticator, cookies, trustProxy: deps.trustProxy }),
-    start() { timer = setInterval(sweep, SWEEP_EVERY_MS); timer.unref(); },
-    stop() { if (timer) clearInterval(timer); },
+    start() {
+      timer = setInterval(sweep, SWEEP_EVERY_MS);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+    },
   };
 }

@@ -3,7 +3,10 @@
 // localhost or by LAN address) they follow the address the browser used, which the browser
 // itself vouches for in the signed client data.
 
-export interface RelyingParty { rpId: string; origins: string[] }
+export interface RelyingParty {
+  rpId: string;
+  origins: string[];
+}
 
 export interface RelyingPartyOptions {
   publicUrl: string | null;
@@ -26,7 +29,8 @@ export class RelyingParties {
     if (opts.publicUrl) {
       const url = new URL(opts.publicUrl);
       const rpId = this.rpId ?? url.hostname;
-      if (!suffixOf(url.hostname, rpId)) throw new RelyingPartyError(`WEBAUTHN_RP_ID ${rpId} is not ${url.hostname} or a parent domain of it.`);
+      if (!suffixOf(url.hostname, rpId))
+        throw new RelyingPartyError(`WEBAUTHN_RP_ID ${rpId} is not ${url.hostname} or a parent domain of it.`);
       this.fixed = { rpId, origins: [url.origin] };
     } else {
       this.fixed = null;

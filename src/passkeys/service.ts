@@ -4,8 +4,13 @@
 // whatever its outcome, and only good for the ceremony (and account) they were drawn for.
 import { randomUUID } from 'node:crypto';
 import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON,
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { ActivityService } from '../activity/service.ts';
@@ -34,14 +39,33 @@ export interface WirePasskey {
 }
 
 interface PasskeyRow {
-  id: string; user_id: string; credential_id: string; public_key: Uint8Array; counter: number; transports: string;
-  device_type: string; backed_up: number; name: string; created_at: string; last_used_at: string | null;
+  id: string;
+  user_id: string;
+  credential_id: string;
+  public_key: Uint8Array;
+  counter: number;
+  transports: string;
+  device_type: string;
+  backed_up: number;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
 }
 
-interface ChallengeRow { challenge: string; ceremony: Ceremony; user_id: string | null; rp_id: string; origins: string; expires_at: number }
+interface ChallengeRow {
+  challenge: string;
+  ceremony: Ceremony;
+  user_id: string | null;
+  rp_id: string;
+  origins: string;
+  expires_at: number;
+}
 
 /** The part of a session these calls need (a Caller fits). */
-export interface SessionOwner { readonly userId: string; readonly passwordSession?: boolean | undefined }
+export interface SessionOwner {
+  readonly userId: string;
+  readonly passwordSession?: boolean | undefined;
+}
 
 export interface PasskeyDeps {
   db: Database;
@@ -56,8 +80,20 @@ export interface PasskeyDeps {
 
 function toWire(row: PasskeyRow): WirePasskey {
   let transports: string[] = [];
-  try { transports = JSON.parse(row.transports); } catch { /* none */ }
-  return { id: row.id, name: row.name, createdAt: row.created_at, lastUsedAt: row.last_used_at, deviceType: row.device_type, backedUp: row.backed_up === 1, transports };
+  try {
+    transports = JSON.parse(row.transports);
+  } catch {
+    /* none */
+  }
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    deviceType: row.device_type,
+    backedUp: row.backed_up === 1,
+    transports,
+  };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -87,8 +123,10 @@ export class PasskeyService {
   }
 
   private storeChallenge(challenge: string, ceremony: Ceremony, userId: string | null, rp: RelyingParty): void {
-    this.deps.db.run('INSERT INTO webauthn_challenges (challenge, ceremony, user_id, rp_id, origins, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [challenge, ceremony, userId, rp.rpId, JSON.stringify(rp.origins), Date.now() + CHALLENGE_MS]);
+    this.deps.db.run(
+      'INSERT INTO webauthn_challenges (challenge, ceremony, user_id, rp_id, origins, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [challenge, ceremony, userId, rp.rpId, JSON.stringify(rp.origins), Date.now() + CHALLENGE_MS],
+    );
   }
 
   /** Spends the challenge the response names; returns it only when it was live and drawn for this ceremony (and account). */
@@ -96,7 +134,9 @@ export class PasskeyService {
     const challenge = challengeOf(response);
     if (!challenge) return null;
     const row = this.deps.db.transaction(() => {
-      const found = this.deps.db.get<ChallengeRow>('SELECT * FROM webauthn_challenges WHERE challenge = ?', [challenge]);
+      const found = this.deps.db.get<ChallengeRow>('SELECT * FROM webauthn_challenges WHERE challenge = ?', [
+        challenge,
+      ]);
       if (found) this.deps.db.run('DELETE FROM webauthn_challenges WHERE challenge = ?', [challenge]);
       return found;
     });
@@ -118,38 +158,69 @@ export class PasskeyService {
 
   // --- registration (signed in) ---
 
-  async registrationOptions(owner: SessionOwner, requestOrigin: string | null, ip: string): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; origins: string[] }> {
+  async registrationOptions(
+    owner: SessionOwner,
+    requestOrigin: string | null,
+    ip: string,
+  ): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; origins: string[] }> {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
-    if (!owner.passwordSession) throw forbidden('Sign in with your password to add a passkey.', 'PASSWORD_SESSION_REQUIRED');
+    if (!owner.passwordSession)
+      throw forbidden('Sign in with your password to add a passkey.', 'PASSWORD_SESSION_REQUIRED');
     const user = this.deps.users.get(owner.userId);
     if (!user) throw unauthorized();
     const rp = this.deps.relyingParties.for(requestOrigin);
     const options = await generateRegistrationOptions({
-      rpName: this.rpName, rpID: rp.rpId, userName: user.email ?? user.username, userDisplayName: user.display_name ?? user.username,
-      userID: new Uint8Array(Buffer.from(user.id, 'utf8')), attestationType: 'none', timeout: CHALLENGE_MS,
-      excludeCredentials: this.passkeysOf(user.id).map((p) => ({ id: p.credential_id, transports: toWire(p).transports })),
+      rpName: this.rpName,
+      rpID: rp.rpId,
+      userName: user.email ?? user.username,
+      userDisplayName: user.display_name ?? user.username,
+      userID: new Uint8Array(Buffer.from(user.id, 'utf8')),
+      attestationType: 'none',
+      timeout: CHALLENGE_MS,
+      excludeCredentials: this.passkeysOf(user.id).map((p) => ({
+        id: p.credential_id,
+        transports: toWire(p).transports,
+      })),
       authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
     });
     this.storeChallenge(options.challenge, 'registration', user.id, rp);
     return { options, origins: rp.origins };
   }
 
-  async finishRegistration(userId: string, response: unknown, name: string | undefined, ip: string): Promise<{ passkey: WirePasskey }> {
+  async finishRegistration(
+    userId: string,
+    response: unknown,
+    name: string | undefined,
+    ip: string,
+  ): Promise<{ passkey: WirePasskey }> {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
     const label = name?.trim() || `Passkey ${this.count(userId) + 1}`;
     if (label.length > MAX_NAME_LENGTH) throw badRequest(`Invalid body: name: at most ${MAX_NAME_LENGTH} characters.`);
     const challenge = this.spendChallenge(response, 'registration', userId);
-    if (!challenge) throw badRequest('This passkey registration is not the one started for this account, or it expired: start again.', 'PASSKEY_CHALLENGE_INVALID');
+    if (!challenge)
+      throw badRequest(
+        'This passkey registration is not the one started for this account, or it expired: start again.',
+        'PASSKEY_CHALLENGE_INVALID',
+      );
     let info;
     try {
       const result = await verifyRegistrationResponse({
-        response: response as RegistrationResponseJSON, expectedChallenge: challenge.challenge,
-        expectedOrigin: JSON.parse(challenge.origins), expectedRPID: challenge.rp_id, requireUserVerification: false,
+        response: response as RegistrationResponseJSON,
+        expectedChallenge: challenge.challenge,
+        expectedOrigin: JSON.parse(challenge.origins),
+        expectedRPID: challenge.rp_id,
+        requireUserVerification: false,
       });
       if (!result.verified) throw new Error('not verified');
       info = result.registrationInfo;
     } catch (err) {
-      this.deps.activity.record({ action: 'auth.passkey-add', outcome: 'failure', userId, ip, detail: { reason: (err as Error).message.slice(0, 200) } });
+      this.deps.activity.record({
+        action: 'auth.passkey-add',
+        outcome: 'failure',
+        userId,
+        ip,
+        detail: { reason: (err as Error).message.slice(0, 200) },
+      });
       throw badRequest(`The passkey could not be verified: ${(err as Error).message}`, 'PASSKEY_INVALID');
     }
     const id = randomUUID();
@@ -157,21 +228,42 @@ export class PasskeyService {
     try {
       this.deps.db.run(
         'INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, device_type, backed_up, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [id, userId, info.credential.id, info.credential.publicKey, info.credential.counter, JSON.stringify(info.credential.transports ?? []),
-          info.credentialDeviceType, info.credentialBackedUp ? 1 : 0, label, now],
+        [
+          id,
+          userId,
+          info.credential.id,
+          info.credential.publicKey,
+          info.credential.counter,
+          JSON.stringify(info.credential.transports ?? []),
+          info.credentialDeviceType,
+          info.credentialBackedUp ? 1 : 0,
+          label,
+          now,
+        ],
       );
     } catch (err) {
-      if (/UNIQUE/i.test((err as Error).message)) throw conflict('This passkey is already registered.', 'PASSKEY_EXISTS');
+      if (/UNIQUE/i.test((err as Error).message))
+        throw conflict('This passkey is already registered.', 'PASSKEY_EXISTS');
       throw err;
     }
-    this.deps.activity.record({ action: 'auth.passkey-add', outcome: 'success', userId, ip, detail: { passkey: id, name: label } });
+    this.deps.activity.record({
+      action: 'auth.passkey-add',
+      outcome: 'success',
+      userId,
+      ip,
+      detail: { passkey: id, name: label },
+    });
     return { passkey: toWire(this.deps.db.get<PasskeyRow>('SELECT * FROM passkeys WHERE id = ?', [id])!) };
   }
 
   rename(userId: string, id: string, name: string): { passkey: WirePasskey } {
     const label = name.trim();
-    if (!label || label.length > MAX_NAME_LENGTH) throw badRequest(`Invalid body: name: 1 to ${MAX_NAME_LENGTH} characters.`);
-    if (this.deps.db.run('UPDATE passkeys SET name = ? WHERE id = ? AND user_id = ?', [label, id, userId]).changes === 0) throw notFound('No such passkey.');
+    if (!label || label.length > MAX_NAME_LENGTH)
+      throw badRequest(`Invalid body: name: 1 to ${MAX_NAME_LENGTH} characters.`);
+    if (
+      this.deps.db.run('UPDATE passkeys SET name = ? WHERE id = ? AND user_id = ?', [label, id, userId]).changes === 0
+    )
+      throw notFound('No such passkey.');
     return { passkey: toWire(this.deps.db.get<PasskeyRow>('SELECT * FROM passkeys WHERE id = ?', [id])!) };
   }
 
@@ -183,11 +275,25 @@ export class PasskeyService {
       const row = this.deps.db.get<PasskeyRow>('SELECT * FROM passkeys WHERE id = ? AND user_id = ?', [id, userId]);
       if (!row) throw notFound('No such passkey.');
       const user = this.deps.users.get(userId);
-      const otherWays = (user?.password_hash ? 1 : 0) + this.deps.users.methods(userId).filter((m) => m.type === 'oidc').length + this.count(userId) - 1;
-      if (otherWays === 0) throw conflict('This is the only way into this account: add a password or another passkey first.', 'LAST_SIGN_IN_METHOD');
+      const otherWays =
+        (user?.password_hash ? 1 : 0) +
+        this.deps.users.methods(userId).filter((m) => m.type === 'oidc').length +
+        this.count(userId) -
+        1;
+      if (otherWays === 0)
+        throw conflict(
+          'This is the only way into this account: add a password or another passkey first.',
+          'LAST_SIGN_IN_METHOD',
+        );
       this.deps.db.run('DELETE FROM passkeys WHERE id = ?', [id]);
     });
-    this.deps.activity.record({ action: 'auth.passkey-remove', outcome: 'success', userId, ip, detail: { passkey: id } });
+    this.deps.activity.record({
+      action: 'auth.passkey-remove',
+      outcome: 'success',
+      userId,
+      ip,
+      detail: { passkey: id },
+    });
   }
 
   /** An administrator removes every passkey of an account (404 for an unknown account). */
@@ -195,16 +301,29 @@ export class PasskeyService {
     const user = this.deps.users.get(userId);
     if (!user) throw notFound('No such account.');
     const removed = this.deps.db.run('DELETE FROM passkeys WHERE user_id = ?', [userId]).changes;
-    this.deps.activity.record({ action: 'admin.passkeys-remove', outcome: 'success', userId: adminId, ip, detail: { account: user.id, username: user.username, removed } });
+    this.deps.activity.record({
+      action: 'admin.passkeys-remove',
+      outcome: 'success',
+      userId: adminId,
+      ip,
+      detail: { account: user.id, username: user.username, removed },
+    });
     return { removed };
   }
 
   // --- sign-in (anonymous) ---
 
-  async authenticationOptions(requestOrigin: string | null, ip: string): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; origins: string[] }> {
+  async authenticationOptions(
+    requestOrigin: string | null,
+    ip: string,
+  ): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; origins: string[] }> {
     this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
     const rp = this.deps.relyingParties.for(requestOrigin);
-    const options = await generateAuthenticationOptions({ rpID: rp.rpId, userVerification: 'preferred', timeout: CHALLENGE_MS });
+    const options = await generateAuthenticationOptions({
+      rpID: rp.rpId,
+      userVerification: 'preferred',
+      timeout: CHALLENGE_MS,
+    });
     this.storeChallenge(options.challenge, 'authentication', null, rp);
     return { options, origins: rp.origins };
   }
@@ -218,7 +337,13 @@ export class PasskeyService {
     this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
     const refuse = (reason: string, userId: string | null = null): never => {
       this.deps.limits.count(`login-fail:${ip}`, LIMITS.signInFailures);
-      this.deps.activity.record({ action: 'auth.login', outcome: 'failure', userId, ip, detail: { method: 'passkey', reason: reason.slice(0, 200) } });
+      this.deps.activity.record({
+        action: 'auth.login',
+        outcome: 'failure',
+        userId,
+        ip,
+        detail: { method: 'passkey', reason: reason.slice(0, 200) },
+      });
       throw new AppError(401, 'The passkey was not accepted.', PASSKEY_REJECTED);
     };
     const challenge = this.spendChallenge(response, 'authentication', null);
@@ -227,12 +352,21 @@ export class PasskeyService {
     const row = this.deps.db.get<PasskeyRow>('SELECT * FROM passkeys WHERE credential_id = ?', [assertion.id]);
     if (!row) return refuse('unknown credential');
     const handle = isObject(assertion.response) ? assertion.response.userHandle : undefined;
-    if (handle !== undefined && handle !== null && handle !== userHandleOf(row.user_id)) return refuse('credential of another account', row.user_id);
+    if (handle !== undefined && handle !== null && handle !== userHandleOf(row.user_id))
+      return refuse('credential of another account', row.user_id);
     let info;
     try {
       const result = await verifyAuthenticationResponse({
-        response: assertion, expectedChallenge: challenge.challenge, expectedOrigin: JSON.parse(challenge.origins), expectedRPID: challenge.rp_id,
-        credential: { id: row.credential_id, publicKey: new Uint8Array(row.public_key), counter: row.counter, transports: toWire(row).transports },
+        response: assertion,
+        expectedChallenge: challenge.challenge,
+        expectedOrigin: JSON.parse(challenge.origins),
+        expectedRPID: challenge.rp_id,
+        credential: {
+          id: row.credential_id,
+          publicKey: new Uint8Array(row.public_key),
+          counter: row.counter,
+          transports: toWire(row).transports,
+        },
         requireUserVerification: false,
       });
       if (!result.verified) return refuse('signature not verified', row.user_id);
@@ -240,10 +374,22 @@ export class PasskeyService {
     } catch (err) {
       const message = (err as Error).message;
       // A counter that went backwards: two copies of one authenticator key are in use.
-      if (/counter/i.test(message)) this.deps.activity.record({ action: 'auth.passkey-clone-suspected', outcome: 'failure', userId: row.user_id, ip, detail: { passkey: row.id } });
+      if (/counter/i.test(message))
+        this.deps.activity.record({
+          action: 'auth.passkey-clone-suspected',
+          outcome: 'failure',
+          userId: row.user_id,
+          ip,
+          detail: { passkey: row.id },
+        });
       return refuse(message, row.user_id);
     }
-    this.deps.db.run('UPDATE passkeys SET counter = ?, backed_up = ?, last_used_at = ? WHERE id = ?', [info.newCounter, info.credentialBackedUp ? 1 : 0, new Date().toISOString(), row.id]);
+    this.deps.db.run('UPDATE passkeys SET counter = ?, backed_up = ?, last_used_at = ? WHERE id = ?', [
+      info.newCounter,
+      info.credentialBackedUp ? 1 : 0,
+      new Date().toISOString(),
+      row.id,
+    ]);
     return this.deps.auth.signInWith(row.user_id, 'passkey', ip, { twoFactorsProven: info.userVerified });
   }
 

@@ -1,6 +1,9 @@
 // Wire shapes of the passkey rows (spec §2 Passkey, §3 Passkey ceremony, §4.1, §4.5). The
 // WebAuthn options and responses are the browser's JSON forms: every byte base64url.
-import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import type {
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+} from '@simplewebauthn/server';
 import { z } from 'zod';
 import { MAX_NAME_LENGTH } from './service.ts';
 
@@ -20,17 +23,26 @@ export const passkeyParams = z.object({ id: z.string().min(1).max(100) });
 
 const origins = z.array(z.string()).describe('the origins a browser may report for this relying party');
 export const registrationStart = z.object({
-  options: z.custom<PublicKeyCredentialCreationOptionsJSON>().describe('PublicKeyCredentialCreationOptions, every byte base64url (for navigator.credentials.create)'),
+  options: z
+    .custom<PublicKeyCredentialCreationOptionsJSON>()
+    .describe('PublicKeyCredentialCreationOptions, every byte base64url (for navigator.credentials.create)'),
   origins,
 });
 export const authenticationStart = z.object({
-  options: z.custom<PublicKeyCredentialRequestOptionsJSON>().describe('PublicKeyCredentialRequestOptions, every byte base64url (for navigator.credentials.get)'),
+  options: z
+    .custom<PublicKeyCredentialRequestOptionsJSON>()
+    .describe('PublicKeyCredentialRequestOptions, every byte base64url (for navigator.credentials.get)'),
   origins,
 });
 
 /** What navigator.credentials.create/get returned, in its JSON form. */
-const credentialResponse = z.record(z.string(), z.unknown()).describe('the PublicKeyCredential in its JSON form (every byte base64url)');
-export const registerFinishBody = z.object({ response: credentialResponse, name: z.string().max(MAX_NAME_LENGTH).optional() });
+const credentialResponse = z
+  .record(z.string(), z.unknown())
+  .describe('the PublicKeyCredential in its JSON form (every byte base64url)');
+export const registerFinishBody = z.object({
+  response: credentialResponse,
+  name: z.string().max(MAX_NAME_LENGTH).optional(),
+});
 export const signInFinishBody = z.object({ response: credentialResponse });
 export const renameBody = z.object({ name: z.string().trim().min(1).max(MAX_NAME_LENGTH) });
 export const removeBody = z.object({ password: z.string().min(1).max(1024).optional() }).optional();

@@ -13,7 +13,9 @@ function fromFile(db: Db, key: string): { name: string; id: number } | null {
       const f = line.split(':');
       if (f.length >= 3 && (f[0] === key || f[2] === key)) return { name: f[0]!, id: Number(f[2]) };
     }
-  } catch { /* no such file on this host */ }
+  } catch {
+    /* no such file on this host */
+  }
   return null;
 }
 

@@ -14,14 +14,34 @@ import { isInside } from '../files/paths.ts';
 import { isReservedName } from '../files/names.ts';
 import { idOf, nameOf } from './accounts.ts';
 
-export interface PermissionsInfo { path: string; mode: number; owner: string; group: string; uid: number; gid: number; isDirectory: boolean }
-export interface ChmodInput { path: string; mode: string; recursive?: boolean }
-export interface ChownInput { path: string; owner?: string; group?: string; recursive?: boolean }
+export interface PermissionsInfo {
+  path: string;
+  mode: number;
+  owner: string;
+  group: string;
+  uid: number;
+  gid: number;
+  isDirectory: boolean;
+}
+export interface ChmodInput {
+  path: string;
+  mode: string;
+  recursive?: boolean;
+}
+export interface ChownInput {
+  path: string;
+  owner?: string;
+  group?: string;
+  recursive?: boolean;
+}
 
 export interface PermissionsService {
   get(caller: Caller, virtualPath: string): Promise<PermissionsInfo>;
   chmod(caller: Caller, input: ChmodInput): Promise<{ success: true; path: string; mode: string; changed: number }>;
-  chown(caller: Caller, input: ChownInput): Promise<{ success: true; path: string; owner: string; group: string; uid: number; gid: number; changed: number }>;
+  chown(
+    caller: Caller,
+    input: ChownInput,
+  ): Promise<{ success: true; path: string; owner: string; group: string; uid: number; gid: number; changed: number }>;
 }
 
 /** Linux's O_PATH (not in fs.constants): a descriptor naming the inode without opening its content. */
@@ -29,24 +49,36 @@ const O_PATH_LINUX = 0o10000000;
 
 function refuseWindows(platform: NodeJS.Platform): void {
   if (platform === 'win32') {
-    throw new AppError(501, 'This server runs on Windows, where files have access lists instead of a mode, owner and group; change them in Windows (file properties, Security).', 'PERMISSIONS_UNSUPPORTED_PLATFORM');
+    throw new AppError(
+      501,
+      'This server runs on Windows, where files have access lists instead of a mode, owner and group; change them in Windows (file properties, Security).',
+      'PERMISSIONS_UNSUPPORTED_PLATFORM',
+    );
   }
 }
 
 /** A descriptor on the entry itself (never a link's target), verified to lie inside `root`. */
-async function openEntry(realPath: string, root: string, platform: NodeJS.Platform): Promise<{ fd: number; stat: fs.Stats; viaProc: boolean }> {
+async function openEntry(
+  realPath: string,
+  root: string,
+  platform: NodeJS.Platform,
+): Promise<{ fd: number; stat: fs.Stats; viaProc: boolean }> {
   const linux = platform === 'linux';
-  const flags = linux ? O_PATH_LINUX | fs.constants.O_NOFOLLOW : fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+  const flags = linux
+    ? O_PATH_LINUX | fs.constants.O_NOFOLLOW
+    : fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
   let fd: number;
   try {
     fd = fs.openSync(realPath, flags);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw badRequest('That is a link; permissions are never changed through a link.', 'IS_A_LINK');
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP')
+      throw badRequest('That is a link; permissions are never changed through a link.', 'IS_A_LINK');
     throw fromFsError(err) ?? err;
   }
   try {
     const stat = fs.fstatSync(fd);
-    if (stat.isSymbolicLink()) throw badRequest('That is a link; permissions are never changed through a link.', 'IS_A_LINK');
+    if (stat.isSymbolicLink())
+      throw badRequest('That is a link; permissions are never changed through a link.', 'IS_A_LINK');
     // The descriptor names where it really is: a folder above swapped for a link is caught here.
     const where = linux ? fs.readlinkSync(`/proc/self/fd/${fd}`) : await fsp.realpath(realPath);
     if (!isInside(root, where)) throw new AppError(403, 'The path leads outside its volume.', 'PATH_OUTSIDE');
@@ -57,7 +89,12 @@ async function openEntry(realPath: string, root: string, platform: NodeJS.Platfo
   }
 }
 
-async function withEntry<T>(realPath: string, root: string, platform: NodeJS.Platform, fn: (e: { fd: number; stat: fs.Stats; viaProc: boolean }) => Promise<T>): Promise<T> {
+async function withEntry<T>(
+  realPath: string,
+  root: string,
+  platform: NodeJS.Platform,
+  fn: (e: { fd: number; stat: fs.Stats; viaProc: boolean }) => Promise<T>,
+): Promise<T> {
   const entry = await openEntry(realPath, root, platform);
   try {
     return await fn(entry);
@@ -69,27 +106,45 @@ async function withEntry<T>(realPath: string, root: string, platform: NodeJS.Pla
 }
 
 function parseMode(mode: unknown): number {
-  if (typeof mode !== 'string' || !/^[0-7]{3,4}$/.test(mode)) throw badRequest('The mode must be 3 or 4 octal digits, such as "755" or "0640".', 'BAD_MODE');
+  if (typeof mode !== 'string' || !/^[0-7]{3,4}$/.test(mode))
+    throw badRequest('The mode must be 3 or 4 octal digits, such as "755" or "0640".', 'BAD_MODE');
   return parseInt(mode, 8);
 }
 
 export function createPermissions(deps: { resolver: PathResolver; platform?: NodeJS.Platform }): PermissionsService {
   const platform = deps.platform ?? process.platform;
 
-  async function target(caller: Caller, virtualPath: string, change: boolean): Promise<ResolvedPath & { space: NonNullable<ResolvedPath['space']> }> {
+  async function target(
+    caller: Caller,
+    virtualPath: string,
+    change: boolean,
+  ): Promise<ResolvedPath & { space: NonNullable<ResolvedPath['space']> }> {
     refuseWindows(platform);
     if (!caller.isAdmin) throw forbidden('Only an administrator may see or change file permissions.', 'ADMIN_ONLY');
     const file = await deps.resolver.resolve(caller, virtualPath, { mustExist: true });
     if (!file.space) throw badRequest('Name a file or folder inside a volume.', 'TOP_LEVEL');
     if (change) {
-      if (file.relative === '') throw badRequest("A volume's own folder keeps its permissions; change those of what is inside it.", 'VOLUME_ROOT');
-      if (!file.access.canWrite) throw forbidden(file.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not change this item.', 'READ_ONLY');
+      if (file.relative === '')
+        throw badRequest(
+          "A volume's own folder keeps its permissions; change those of what is inside it.",
+          'VOLUME_ROOT',
+        );
+      if (!file.access.canWrite)
+        throw forbidden(
+          file.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not change this item.',
+          'READ_ONLY',
+        );
     }
     return file as ResolvedPath & { space: NonNullable<ResolvedPath['space']> };
   }
 
   /** Applies `fn` to the entry and, when recursive and a folder, to everything below (links skipped). */
-  async function apply(realPath: string, root: string, recursive: boolean, fn: (e: { fd: number; stat: fs.Stats; viaProc: boolean }) => Promise<void>): Promise<number> {
+  async function apply(
+    realPath: string,
+    root: string,
+    recursive: boolean,
+    fn: (e: { fd: number; stat: fs.Stats; viaProc: boolean }) => Promise<void>,
+  ): Promise<number> {
     let changed = 0;
     const isDir = await withEntry(realPath, root, platform, async (e) => {
       await fn(e);
@@ -115,8 +170,13 @@ export function createPermissions(deps: { resolver: PathResolver; platform?: Nod
       const file = await target(caller, virtualPath, false);
       const st = await fsp.lstat(file.realPath);
       return {
-        path: file.virtualPath, mode: st.mode, uid: st.uid, gid: st.gid, isDirectory: st.isDirectory(),
-        owner: await nameOf('passwd', st.uid), group: await nameOf('group', st.gid),
+        path: file.virtualPath,
+        mode: st.mode,
+        uid: st.uid,
+        gid: st.gid,
+        isDirectory: st.isDirectory(),
+        owner: await nameOf('passwd', st.uid),
+        group: await nameOf('group', st.gid),
       };
     },
 
@@ -131,7 +191,8 @@ export function createPermissions(deps: { resolver: PathResolver; platform?: Nod
     },
 
     async chown(caller, input) {
-      if ((input.owner === undefined || input.owner === '') && (input.group === undefined || input.group === '')) throw badRequest('Name an owner, a group, or both.', 'NOTHING_TO_CHANGE');
+      if ((input.owner === undefined || input.owner === '') && (input.group === undefined || input.group === ''))
+        throw badRequest('Name an owner, a group, or both.', 'NOTHING_TO_CHANGE');
       const file = await target(caller, input.path, true);
       const uid = input.owner ? await idOf('passwd', input.owner) : -1;
       if (uid === null) throw badRequest(`This server has no account named "${input.owner}".`, 'UNKNOWN_OWNER');
@@ -145,11 +206,23 @@ export function createPermissions(deps: { resolver: PathResolver; platform?: Nod
           else await new Promise<void>((res, rej) => fs.fchown(fd, uid, gid, (err) => (err ? rej(err) : res())));
         });
       } catch (err) {
-        if ((err as AppError).code === 'PERMISSION') throw forbidden('The server runs without the right to give files to another owner (that needs root or CAP_CHOWN).', 'PERMISSION');
+        if ((err as AppError).code === 'PERMISSION')
+          throw forbidden(
+            'The server runs without the right to give files to another owner (that needs root or CAP_CHOWN).',
+            'PERMISSION',
+          );
         throw err;
       }
       const st = await fsp.lstat(file.realPath);
-      return { success: true, path: file.virtualPath, owner: await nameOf('passwd', st.uid), group: await nameOf('group', st.gid), uid: st.uid, gid: st.gid, changed };
+      return {
+        success: true,
+        path: file.virtualPath,
+        owner: await nameOf('passwd', st.uid),
+        group: await nameOf('group', st.gid),
+        uid: st.uid,
+        gid: st.gid,
+        changed,
+      };
     },
   };
 }

@@ -21,7 +21,12 @@ export const chmodRequest = z.object({
   recursive: z.boolean().optional(),
 });
 
-export const chmodAnswer = z.object({ success: z.literal(true), path: z.string(), mode: z.string(), changed: z.number().int() });
+export const chmodAnswer = z.object({
+  success: z.literal(true),
+  path: z.string(),
+  mode: z.string(),
+  changed: z.number().int(),
+});
 
 export const chownRequest = z.object({
   path: filePath,
@@ -31,5 +36,11 @@ export const chownRequest = z.object({
 });
 
 export const chownAnswer = z.object({
-  success: z.literal(true), path: z.string(), owner: z.string(), group: z.string(), uid: z.number().int(), gid: z.number().int(), changed: z.number().int(),
+  success: z.literal(true),
+  path: z.string(),
+  owner: z.string(),
+  group: z.string(),
+  uid: z.number().int(),
+  gid: z.number().int(),
+  changed: z.number().int(),
 });

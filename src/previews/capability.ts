@@ -5,7 +5,12 @@ import type { PathResolver } from '../files/paths.ts';
 import { previewRoutes } from './routes.ts';
 import { createThumbnails, type ThumbnailSettings } from './thumbnails.ts';
 
-export function createPreviewsCapability(deps: { resolver: PathResolver; cacheDir: string; thumbnails: () => ThumbnailSettings; log: Logger }): Capability {
+export function createPreviewsCapability(deps: {
+  resolver: PathResolver;
+  cacheDir: string;
+  thumbnails: () => ThumbnailSettings;
+  log: Logger;
+}): Capability {
   const thumbnails = createThumbnails({ cacheDir: deps.cacheDir, settings: deps.thumbnails, log: deps.log });
   return { routes: previewRoutes({ resolver: deps.resolver, thumbnails }) };
 }

@@ -20,11 +20,54 @@ import { RENDITIONS, type Thumbnails } from './thumbnails.ts';
 
 const PREVIEWABLE = new Set([
   // pictures
-  'jpg', 'jpeg', 'png', 'gif', 'webp', 'avif', 'bmp', 'ico', 'svg', 'tif', 'tiff', 'heic', 'heif',
+  'jpg',
+  'jpeg',
+  'png',
+  'gif',
+  'webp',
+  'avif',
+  'bmp',
+  'ico',
+  'svg',
+  'tif',
+  'tiff',
+  'heic',
+  'heif',
   // video and audio (streamed with Range)
-  'mp4', 'm4v', 'mov', 'webm', 'mkv', 'ogv', 'avi', '3gp', 'mp3', 'm4a', 'aac', 'wav', 'flac', 'ogg', 'oga', 'opus', 'weba',
+  'mp4',
+  'm4v',
+  'mov',
+  'webm',
+  'mkv',
+  'ogv',
+  'avi',
+  '3gp',
+  'mp3',
+  'm4a',
+  'aac',
+  'wav',
+  'flac',
+  'ogg',
+  'oga',
+  'opus',
+  'weba',
   // documents and text
-  'pdf', 'txt', 'md', 'markdown', 'log', 'csv', 'tsv', 'json', 'xml', 'html', 'htm', 'yaml', 'yml', 'ini', 'conf', 'toml',
+  'pdf',
+  'txt',
+  'md',
+  'markdown',
+  'log',
+  'csv',
+  'tsv',
+  'json',
+  'xml',
+  'html',
+  'htm',
+  'yaml',
+  'yml',
+  'ini',
+  'conf',
+  'toml',
 ]);
 const SANDBOX = 'sandbox';
 
@@ -47,32 +90,55 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
 
   return [
     route({
-      method: 'GET', path: '/api/preview', access: 'account', summary: 'A file inline with its real Content-Type (Range honoured), for viewers and players', tags: ['Previews'],
-      description: 'Pictures, video, audio, PDF and plain-text kinds; other kinds answer 415. Every answer but PDF carries `Content-Security-Policy: sandbox` and `X-Content-Type-Options: nosniff`. A literal `+` in `path` is a plus, not a space.',
+      method: 'GET',
+      path: '/api/preview',
+      access: 'account',
+      summary: 'A file inline with its real Content-Type (Range honoured), for viewers and players',
+      tags: ['Previews'],
+      description:
+        'Pictures, video, audio, PDF and plain-text kinds; other kinds answer 415. Every answer but PDF carries `Content-Security-Policy: sandbox` and `X-Content-Type-Options: nosniff`. A literal `+` in `path` is a plus, not a space.',
       query: z.object({ path: z.string() }),
-      responses: { 200: { description: 'The bytes', contentType: 'application/octet-stream' }, 206: { description: 'Partial content (one Range)', contentType: 'application/octet-stream' }, 304: 'Not modified', 415: 'Not a kind that can be previewed', 416: 'Range not satisfiable' },
+      responses: {
+        200: { description: 'The bytes', contentType: 'application/octet-stream' },
+        206: { description: 'Partial content (one Range)', contentType: 'application/octet-stream' },
+        304: 'Not modified',
+        415: 'Not a kind that can be previewed',
+        416: 'Range not satisfiable',
+      },
       handler: async ({ caller, query, req, res }) => {
         const file = await readableFile(caller, query.path);
         const name = nameOf(file);
         const kind = kindOf(name, false);
-        if (!isPreviewable(kind)) throw new AppError('NOT_PREVIEWABLE', `Files of kind "${kind}" cannot be previewed; download it instead.`);
+        if (!isPreviewable(kind))
+          throw new AppError('NOT_PREVIEWABLE', `Files of kind "${kind}" cannot be previewed; download it instead.`);
         const opened = await openFileIn(file.space!.root, file.realPath);
         if (kind !== 'pdf') res.setHeader('Content-Security-Policy', SANDBOX);
         await sendFile(req, res, opened, name, 'inline');
       },
     }),
     route({
-      method: 'GET', path: '/api/raw', access: 'account', summary: 'The text of a file alone, as text/plain (never interpreted by the browser)', tags: ['Previews'],
-      description: 'Streams the file as `text/plain; charset=utf-8` with `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox`; Range honoured. A binary file answers 415.',
+      method: 'GET',
+      path: '/api/raw',
+      access: 'account',
+      summary: 'The text of a file alone, as text/plain (never interpreted by the browser)',
+      tags: ['Previews'],
+      description:
+        'Streams the file as `text/plain; charset=utf-8` with `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox`; Range honoured. A binary file answers 415.',
       query: z.object({ path: z.string() }),
-      responses: { 200: { description: 'The text', contentType: 'text/plain' }, 206: { description: 'Partial content (one Range)', contentType: 'text/plain' }, 415: 'Binary file' },
+      responses: {
+        200: { description: 'The text', contentType: 'text/plain' },
+        206: { description: 'Partial content (one Range)', contentType: 'text/plain' },
+        415: 'Binary file',
+      },
       handler: async ({ caller, query, req, res }) => {
         const file = await readableFile(caller, query.path);
         // The sniffed head and the bytes sent come from one descriptor.
         const opened = await openFileIn(file.space!.root, file.realPath);
         try {
           const buf = Buffer.alloc(8192);
-          const bytesRead = await new Promise<number>((resolve, reject) => fs.read(opened.fd, buf, 0, buf.length, 0, (err, n) => (err ? reject(err) : resolve(n))));
+          const bytesRead = await new Promise<number>((resolve, reject) =>
+            fs.read(opened.fd, buf, 0, buf.length, 0, (err, n) => (err ? reject(err) : resolve(n))),
+          );
           if (looksBinary(buf.subarray(0, bytesRead))) throw new AppError('BINARY');
         } catch (err) {
           await opened.close();
@@ -83,19 +149,33 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
       },
     }),
     route({
-      method: 'GET', path: '/api/thumbnails/*', access: 'account', summary: 'Where to fetch a thumbnail of a picture (`""` when there is none)', tags: ['Previews'],
-      description: 'Answers `{ thumbnail }`: a server-relative URL of a cached WebP (`/api/thumbnails-cache/<name>.webp`), or `""` for kinds without thumbnails, pictures that do not decode, or when thumbnails are switched off (settings `thumbnails.enabled`). The picture is made on the first request, a few at a time (`thumbnails.concurrency`). Pictures the add-on decodes (EXIF orientation applied), SVG rasterised (no script runs), the first frame of a GIF, and a video\'s first frame when ffmpeg is installed. `size` asks for a screen-sized rendition for a viewer instead: the longest side is rounded up to one of ' + RENDITIONS.join(', ') + ' pixels (never enlarged).',
-      params: virtualPathParams, query: z.object({ size: z.coerce.number().int().min(1).max(100_000).optional() }),
+      method: 'GET',
+      path: '/api/thumbnails/*',
+      access: 'account',
+      summary: 'Where to fetch a thumbnail of a picture (`""` when there is none)',
+      tags: ['Previews'],
+      description:
+        'Answers `{ thumbnail }`: a server-relative URL of a cached WebP (`/api/thumbnails-cache/<name>.webp`), or `""` for kinds without thumbnails, pictures that do not decode, or when thumbnails are switched off (settings `thumbnails.enabled`). The picture is made on the first request, a few at a time (`thumbnails.concurrency`). Pictures the add-on decodes (EXIF orientation applied), SVG rasterised (no script runs), the first frame of a GIF, and a video\'s first frame when ffmpeg is installed. `size` asks for a screen-sized rendition for a viewer instead: the longest side is rounded up to one of ' +
+        RENDITIONS.join(', ') +
+        ' pixels (never enlarged).',
+      params: virtualPathParams,
+      query: z.object({ size: z.coerce.number().int().min(1).max(100_000).optional() }),
       responses: { 200: { description: 'The thumbnail URL', schema: z.object({ thumbnail: z.string() }) } },
       handler: async ({ caller, params, query }) => {
         const file = await readableFile(caller, params.path);
         const kind = kindOf(nameOf(file), false);
-        const name = await withFileIn(file.space!.root, file.realPath, (opened) => thumbnails.thumbnailFor(file.realPath, opened, { kind, size: query.size }));
+        const name = await withFileIn(file.space!.root, file.realPath, (opened) =>
+          thumbnails.thumbnailFor(file.realPath, opened, { kind, size: query.size }),
+        );
         return { thumbnail: name ? `/api/thumbnails-cache/${name}` : '' };
       },
     }),
     route({
-      method: 'GET', path: '/api/thumbnails-cache/:file', access: 'account', summary: 'A cached thumbnail picture (WebP) by the name GET /api/thumbnails handed out', tags: ['Previews'],
+      method: 'GET',
+      path: '/api/thumbnails-cache/:file',
+      access: 'account',
+      summary: 'A cached thumbnail picture (WebP) by the name GET /api/thumbnails handed out',
+      tags: ['Previews'],
       params: z.object({ file: z.string().min(1).max(255) }),
       responses: { 200: { description: 'The picture', contentType: 'image/webp' }, 404: 'No such thumbnail' },
       handler: async ({ params, res }) => {
@@ -113,7 +193,9 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
         res.setHeader('Content-Security-Policy', SANDBOX);
         // The stream owns the descriptor; a failed read fails this answer only (rejected for the log).
         const source = fs.createReadStream('', { fd: opened.fd, highWaterMark: CHUNK, autoClose: true });
-        await new Promise<void>((resolve, reject) => pipeline(source, res, (err) => (err ? (res.destroy(), reject(err)) : resolve())));
+        await new Promise<void>((resolve, reject) =>
+          pipeline(source, res, (err) => (err ? (res.destroy(), reject(err)) : resolve())),
+        );
       },
     }),
   ];

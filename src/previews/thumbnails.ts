@@ -18,7 +18,12 @@ import { GifReader } from 'omggif';
 import type { OpenedFile } from '../files/confined.ts';
 import type { Logger } from '../core/log.ts';
 
-export interface ThumbnailSettings { enabled: boolean; size: number; quality: number; concurrency: number }
+export interface ThumbnailSettings {
+  enabled: boolean;
+  size: number;
+  quality: number;
+  concurrency: number;
+}
 
 /** Pictures bigger than this (file bytes or decoded pixels) get no thumbnail. */
 const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
@@ -55,7 +60,11 @@ export interface Thumbnails {
    * `opened` is the checked descriptor of the picture (confined.ts): its size, time and bytes
    * are the ones used; `realPath` only keys the cache.
    */
-  thumbnailFor(realPath: string, opened: Pick<OpenedFile, 'stat' | 'path' | 'fd'>, options?: { kind?: string; size?: number }): Promise<string | null>;
+  thumbnailFor(
+    realPath: string,
+    opened: Pick<OpenedFile, 'stat' | 'path' | 'fd'>,
+    options?: { kind?: string; size?: number },
+  ): Promise<string | null>;
   /** The cache folder (thumbnail pictures are read only from inside it). */
   readonly dir: string;
   /** Absolute path of a cached thumbnail by name, or null when the name is not one of ours. */
@@ -73,15 +82,28 @@ function videoFrame(fd: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     // /dev/fd/3 reopens the very file we checked (seekable, unlike pipe:3, so an MP4 with its
     // index at the end works); no path of ours is named and no shell is involved.
-    const child = spawn('ffmpeg', ['-v', 'error', '-nostdin', '-i', '/dev/fd/3', '-frames:v', '1', '-f', 'image2pipe', '-vcodec', 'png', 'pipe:1'],
-      { stdio: ['ignore', 'pipe', 'pipe', fd], windowsHide: true });
+    const child = spawn(
+      'ffmpeg',
+      ['-v', 'error', '-nostdin', '-i', '/dev/fd/3', '-frames:v', '1', '-f', 'image2pipe', '-vcodec', 'png', 'pipe:1'],
+      { stdio: ['ignore', 'pipe', 'pipe', fd], windowsHide: true },
+    );
     const out: Buffer[] = [];
     let size = 0;
     let errText = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), FFMPEG_TIMEOUT_MS);
-    child.stdout!.on('data', (b: Buffer) => { size += b.length; if (size > FFMPEG_MAX_OUTPUT) child.kill('SIGKILL'); else out.push(b); });
-    child.stderr!.on('data', (b: Buffer) => { if (errText.length < 2000) errText += b.toString(); });
-    child.on('error', (err: NodeJS.ErrnoException) => { clearTimeout(timer); if (err.code === 'ENOENT') resolve(null); else reject(err); });
+    child.stdout!.on('data', (b: Buffer) => {
+      size += b.length;
+      if (size > FFMPEG_MAX_OUTPUT) child.kill('SIGKILL');
+      else out.push(b);
+    });
+    child.stderr!.on('data', (b: Buffer) => {
+      if (errText.length < 2000) errText += b.toString();
+    });
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      if (err.code === 'ENOENT') resolve(null);
+      else reject(err);
+    });
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code === 0 && size > 0 && size <= FFMPEG_MAX_OUTPUT) resolve(Buffer.concat(out));
@@ -90,7 +112,12 @@ function videoFrame(fd: number): Promise<Buffer | null> {
   });
 }
 
-export function createThumbnails(deps: { cacheDir: string; settings: () => ThumbnailSettings; log: Logger; loadModule?: () => ImageModule }): Thumbnails {
+export function createThumbnails(deps: {
+  cacheDir: string;
+  settings: () => ThumbnailSettings;
+  log: Logger;
+  loadModule?: () => ImageModule;
+}): Thumbnails {
   const dir = path.join(deps.cacheDir, 'thumbnails');
   let module: ImageModule | null | undefined;
   let key: Promise<Buffer> | undefined;
@@ -102,7 +129,9 @@ export function createThumbnails(deps: { cacheDir: string; settings: () => Thumb
   function images(): ImageModule | null {
     if (module === undefined) {
       try {
-        module = deps.loadModule ? deps.loadModule() : (createRequire(import.meta.url)('@napi-rs/image') as ImageModule);
+        module = deps.loadModule
+          ? deps.loadModule()
+          : (createRequire(import.meta.url)('@napi-rs/image') as ImageModule);
       } catch (err) {
         deps.log.warn('the image add-on could not be loaded; thumbnails are off', { err });
         module = null;
@@ -123,7 +152,10 @@ export function createThumbnails(deps: { cacheDir: string; settings: () => Thumb
       const value = await fsp.readFile(file);
       if (value.length < 32) throw new Error('thumbnail key is damaged');
       return value;
-    })().catch((err) => { key = undefined; throw err; });
+    })().catch((err) => {
+      key = undefined;
+      throw err;
+    });
     return key;
   }
 
@@ -140,7 +172,11 @@ export function createThumbnails(deps: { cacheDir: string; settings: () => Thumb
   }
 
   /** The picture to scale: decoded by kind (null when there is nothing to show, e.g. no ffmpeg). */
-  async function decode(mod: ImageModule, opened: Pick<OpenedFile, 'path' | 'fd'>, kind: string): Promise<ImageTransformer | null> {
+  async function decode(
+    mod: ImageModule,
+    opened: Pick<OpenedFile, 'path' | 'fd'>,
+    kind: string,
+  ): Promise<ImageTransformer | null> {
     if (VIDEO_KINDS.has(kind)) {
       const frame = await videoFrame(opened.fd);
       return frame ? new mod.Transformer(frame) : null;
@@ -164,12 +200,20 @@ export function createThumbnails(deps: { cacheDir: string; settings: () => Thumb
     return new mod.Transformer(input).rotate();
   }
 
-  async function make(mod: ImageModule, opened: Pick<OpenedFile, 'path' | 'fd'>, kind: string, target: string, size: number, quality: number): Promise<boolean> {
+  async function make(
+    mod: ImageModule,
+    opened: Pick<OpenedFile, 'path' | 'fd'>,
+    kind: string,
+    target: string,
+    size: number,
+    quality: number,
+  ): Promise<boolean> {
     const source = await decode(mod, opened, kind);
     if (!source) return false;
     // Fit inside size × size (never enlarged: resize only shrinks with this fit when smaller).
     const meta = await source.metadata(false).catch(() => null);
-    const picture = !meta || meta.width > size || meta.height > size ? source.resize(size, size, null, FIT_INSIDE) : source;
+    const picture =
+      !meta || meta.width > size || meta.height > size ? source.resize(size, size, null, FIT_INSIDE) : source;
     const webp = await picture.webp(quality);
     // Written whole under a temporary name, then renamed: a reader never sees half a picture.
     const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
@@ -195,25 +239,35 @@ export function createThumbnails(deps: { cacheDir: string; settings: () => Thumb
       const quality = size === settings.size ? settings.quality : Math.max(settings.quality, 82);
       const mod = images();
       if (!mod) return null;
-      const name = createHmac('sha256', await secret())
-        .update(JSON.stringify([realPath, st.size, st.mtimeMs, size, quality, kind]))
-        .digest('hex') + '.webp';
+      const name =
+        createHmac('sha256', await secret())
+          .update(JSON.stringify([realPath, st.size, st.mtimeMs, size, quality, kind]))
+          .digest('hex') + '.webp';
       if (failed.has(name)) return null;
       const target = path.join(dir, name);
-      if (await fsp.access(target).then(() => true, () => false)) return name;
+      if (
+        await fsp.access(target).then(
+          () => true,
+          () => false,
+        )
+      )
+        return name;
       let pending = inFlight.get(name);
       if (!pending) {
         pending = slot(() => make(mod, opened, kind, target, size, quality))
-          .then((made) => {
-            if (made) return name;
-            failed.add(name);
-            return null;
-          }, (err) => {
-            if (failed.size >= MAX_FAILURES) failed.clear();
-            failed.add(name);
-            deps.log.debug('no thumbnail for a picture', { err: String(err) });
-            return null;
-          })
+          .then(
+            (made) => {
+              if (made) return name;
+              failed.add(name);
+              return null;
+            },
+            (err) => {
+              if (failed.size >= MAX_FAILURES) failed.clear();
+              failed.add(name);
+              deps.log.debug('no thumbnail for a picture', { err: String(err) });
+              return null;
+            },
+          )
           .finally(() => inFlight.delete(name));
         inFlight.set(name, pending);
       }

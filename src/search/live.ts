@@ -7,9 +7,24 @@ import { isReservedName } from '../files/names.ts';
 import { decodeText, extensionOf, isDocument } from '../indexer/extract.ts';
 import { matchLine, nameTier, compareNames, type Term } from './term.ts';
 
-export interface LiveNameHit { real: string; name: string; isDir: boolean; tier: number }
-export interface LiveDocHit { real: string; name: string; line: string; lineNumber: number }
-export interface LiveFound { names: LiveNameHit[]; docs: LiveDocHit[]; truncated: boolean; capped: boolean }
+export interface LiveNameHit {
+  real: string;
+  name: string;
+  isDir: boolean;
+  tier: number;
+}
+export interface LiveDocHit {
+  real: string;
+  name: string;
+  line: string;
+  lineNumber: number;
+}
+export interface LiveFound {
+  names: LiveNameHit[];
+  docs: LiveDocHit[];
+  truncated: boolean;
+  capped: boolean;
+}
 
 const NAME_CAP = 5000;
 const DOC_READS = 300;
@@ -24,7 +39,10 @@ export async function searchLive(start: string, term: Term, deadline: number, ad
   const queue: string[] = [start];
   const docCandidates: { real: string; name: string }[] = [];
   while (queue.length) {
-    if (Date.now() > deadline) { out.truncated = true; break; }
+    if (Date.now() > deadline) {
+      out.truncated = true;
+      break;
+    }
     const dir = queue.shift()!;
     let entries: fs.Dirent[];
     try {
@@ -41,14 +59,23 @@ export async function searchLive(start: string, term: Term, deadline: number, ad
       if (tier >= 0) {
         if (out.names.length < NAME_CAP) out.names.push({ real, name: e.name, isDir, tier });
         else out.capped = true;
-      } else if (!isDir && e.isFile() && term.kind === 'word' && isDocument(e.name) && !PLAIN.has(extensionOf(e.name))) {
+      } else if (
+        !isDir &&
+        e.isFile() &&
+        term.kind === 'word' &&
+        isDocument(e.name) &&
+        !PLAIN.has(extensionOf(e.name))
+      ) {
         if (docCandidates.length < DOC_READS) docCandidates.push({ real, name: e.name });
         else out.capped = true;
       }
     }
   }
   for (const c of docCandidates) {
-    if (Date.now() > deadline) { out.truncated = true; break; }
+    if (Date.now() > deadline) {
+      out.truncated = true;
+      break;
+    }
     try {
       const handle = await fs.promises.open(c.real, 'r');
       try {
@@ -60,7 +87,9 @@ export async function searchLive(start: string, term: Term, deadline: number, ad
       } finally {
         await handle.close();
       }
-    } catch { /* unreadable: skipped */ }
+    } catch {
+      /* unreadable: skipped */
+    }
   }
   out.names.sort(compareNames);
   return out;

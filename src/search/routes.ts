@@ -4,13 +4,16 @@ import { route, type RouteDef } from '../http/route.ts';
 import { searchAnswer } from './wire.ts';
 import type { createSearch } from './service.ts';
 
-
 export function searchRoutes(search: ReturnType<typeof createSearch>): RouteDef[] {
   return [
     route({
-      method: 'GET', path: '/api/search', access: 'account', tags: ['Browse'],
+      method: 'GET',
+      path: '/api/search',
+      access: 'account',
+      tags: ['Browse'],
       summary: 'Search names and document text',
-      description: 'The term (`q`, at least 3 characters) is a word or its beginning; `*` and `?` make it a pattern whole names must match. ' +
+      description:
+        'The term (`q`, at least 3 characters) is a word or its beginning; `*` and `?` make it a pattern whole names must match. ' +
         'Names come first (exact, then beginning with the term, then a word inside beginning with it, then containing it; shorter names first), ' +
         'then documents containing a word that begins with the term, most relevant first. `path` is the folder to search in (the top when absent). ' +
         '`truncated`: the time budget (SEARCH_TIME_BUDGET_MS) ran out before every place was searched; `complete`: the page is the whole answer.',

@@ -14,14 +14,39 @@ import { searchIndex, documentBody, type Found } from './from-index.ts';
 import { searchLive } from './live.ts';
 import { compareNames, matchLine, parseTerm, type Term } from './term.ts';
 
-export interface SearchItem { name: string; path: string; kind: 'dir' | 'file'; matchLine?: string; matchLineNumber?: number }
-export interface SearchAnswer { items: SearchItem[]; truncated: boolean; complete: boolean }
+export interface SearchItem {
+  name: string;
+  path: string;
+  kind: 'dir' | 'file';
+  matchLine?: string;
+  matchLineNumber?: number;
+}
+export interface SearchAnswer {
+  items: SearchItem[];
+  truncated: boolean;
+  complete: boolean;
+}
 
-interface NameCandidate { real: string; name: string; isDir: boolean; tier: number }
-interface DocCandidate { real: string; name: string; order: number; id?: number; line?: string; lineNumber?: number }
+interface NameCandidate {
+  real: string;
+  name: string;
+  isDir: boolean;
+  tier: number;
+}
+interface DocCandidate {
+  real: string;
+  name: string;
+  order: number;
+  id?: number;
+  line?: string;
+  lineNumber?: number;
+}
 
 export interface SearchDeps {
-  config: Config; db: Database; indexes: Indexes; resolver: PathResolver;
+  config: Config;
+  db: Database;
+  indexes: Indexes;
+  resolver: PathResolver;
   /** The account asked to see dot-files (preference showHiddenFiles); otherwise they and everything inside dot-folders stay out. */
   showHidden?: (userId: string) => boolean;
 }
@@ -41,7 +66,10 @@ function joinReal(root: string, rel: string): string {
 export function createSearch(deps: SearchDeps) {
   const { config, db, indexes, resolver } = deps;
 
-  async function startFolders(caller: Caller, startPath: string | undefined): Promise<{ real: string; spaceRoot: string }[]> {
+  async function startFolders(
+    caller: Caller,
+    startPath: string | undefined,
+  ): Promise<{ real: string; spaceRoot: string }[]> {
     const trimmed = (startPath ?? '').replace(/^\/+|\/+$/g, '');
     if (trimmed !== '') {
       const r = await resolver.resolve(caller, trimmed, { mustExist: true });
@@ -59,7 +87,12 @@ export function createSearch(deps: SearchDeps) {
     return out;
   }
 
-  async function run(caller: Caller, q: string | undefined, startPath: string | undefined, limit: number): Promise<SearchAnswer> {
+  async function run(
+    caller: Caller,
+    q: string | undefined,
+    startPath: string | undefined,
+    limit: number,
+  ): Promise<SearchAnswer> {
     const term: Term = parseTerm(q ?? '');
     const deadline = Date.now() + config.search.timeBudgetMs;
     const starts = await startFolders(caller, startPath);
@@ -69,19 +102,38 @@ export function createSearch(deps: SearchDeps) {
     let capped = false;
     for (const start of starts) {
       indexes.ensureRoot(start.spaceRoot);
-      if (Date.now() > deadline) { truncated = true; break; }
+      if (Date.now() > deadline) {
+        truncated = true;
+        break;
+      }
       const cover = config.search.indexEnabled ? indexes.readyCover(start.real) : null;
       if (cover) {
-        const found: Found = searchIndex(db, { rootId: cover.root.id, rootPath: cover.root.path, rel: cover.rel }, term, deadline, true, limit);
-        for (const n of found.names) names.push({ real: joinReal(n.rootPath, n.rel), name: n.name, isDir: n.isDir, tier: n.tier });
-        for (const d of found.docs) docs.push({ real: joinReal(d.rootPath, d.rel), name: d.name, order: d.rank, id: d.id });
+        const found: Found = searchIndex(
+          db,
+          { rootId: cover.root.id, rootPath: cover.root.path, rel: cover.rel },
+          term,
+          deadline,
+          true,
+          limit,
+        );
+        for (const n of found.names)
+          names.push({ real: joinReal(n.rootPath, n.rel), name: n.name, isDir: n.isDir, tier: n.tier });
+        for (const d of found.docs)
+          docs.push({ real: joinReal(d.rootPath, d.rel), name: d.name, order: d.rank, id: d.id });
         truncated ||= found.truncated;
         capped ||= found.capped;
       } else {
         const found = await searchLive(start.real, term, deadline, () => true);
         names.push(...found.names);
         // Live document hits have no rank: they follow the ranked ones, in walk order.
-        for (const d of found.docs) docs.push({ real: d.real, name: d.name, order: Number.MAX_SAFE_INTEGER, line: d.line, lineNumber: d.lineNumber });
+        for (const d of found.docs)
+          docs.push({
+            real: d.real,
+            name: d.name,
+            order: Number.MAX_SAFE_INTEGER,
+            line: d.line,
+            lineNumber: d.lineNumber,
+          });
         truncated ||= found.truncated;
         capped ||= found.capped;
       }
@@ -102,15 +154,26 @@ export function createSearch(deps: SearchDeps) {
       return { name, path: virtual.slice(0, virtual.lastIndexOf('/')), kind: isDir ? 'dir' : 'file' };
     };
     for (const n of names) {
-      if (items.length >= limit) { more = true; break; }
+      if (items.length >= limit) {
+        more = true;
+        break;
+      }
       const item = await place(n.real, n.name, n.isDir);
       if (item) items.push(item);
     }
     for (const d of docs) {
-      if (items.length >= limit) { more = true; break; }
+      if (items.length >= limit) {
+        more = true;
+        break;
+      }
       const item = await place(d.real, d.name, false);
       if (!item) continue;
-      const hit = d.line !== undefined ? { line: d.line, lineNumber: d.lineNumber! } : d.id !== undefined ? matchLine(term, documentBody(db, d.id) ?? '') : null;
+      const hit =
+        d.line !== undefined
+          ? { line: d.line, lineNumber: d.lineNumber! }
+          : d.id !== undefined
+            ? matchLine(term, documentBody(db, d.id) ?? '')
+            : null;
       if (hit) {
         item.matchLine = hit.line;
         item.matchLineNumber = hit.lineNumber;

@@ -24,15 +24,20 @@ function escapeRegex(s: string): string {
 
 export function parseTerm(raw: string): Term {
   const text = raw.normalize('NFC').trim();
-  if ([...text].length < MIN_TERM) throw new AppError('SEARCH_TERM_TOO_SHORT', `The search term needs at least ${MIN_TERM} characters.`);
-  if ([...text].length > MAX_TERM) throw new AppError('SEARCH_TERM_TOO_LONG', `The search term may have at most ${MAX_TERM} characters.`);
+  if ([...text].length < MIN_TERM)
+    throw new AppError('SEARCH_TERM_TOO_SHORT', `The search term needs at least ${MIN_TERM} characters.`);
+  if ([...text].length > MAX_TERM)
+    throw new AppError('SEARCH_TERM_TOO_LONG', `The search term may have at most ${MAX_TERM} characters.`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(text)) throw new AppError('SEARCH_TERM_INVALID');
   if (/[*?]/.test(text)) {
     const literal = text.replace(/[*?]/g, '');
     if (literal.length === 0) throw new AppError('SEARCH_PATTERN_TOO_BROAD');
     const source = [...text].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : escapeRegex(c))).join('');
-    const runs = keyOf(text).split(/[*?]+/).filter(Boolean).sort((a, b) => [...b].length - [...a].length);
+    const runs = keyOf(text)
+      .split(/[*?]+/)
+      .filter(Boolean)
+      .sort((a, b) => [...b].length - [...a].length);
     return { kind: 'pattern', text, regex: new RegExp(`^${source}$`, 'isu'), longestLiteral: runs[0] ?? '' };
   }
   const key = keyOf(text);

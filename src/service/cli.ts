@@ -7,7 +7,15 @@ import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { isExecutable } from '../assets.ts';
-import { defaultVolumeRoot, describePlan, servicePlan, showArgv, type Action, type Plan, type Platform } from './plan.ts';
+import {
+  defaultVolumeRoot,
+  describePlan,
+  servicePlan,
+  showArgv,
+  type Action,
+  type Plan,
+  type Platform,
+} from './plan.ts';
 
 const USAGE = `Usage: burrow service install | uninstall | status [options]
 
@@ -21,17 +29,33 @@ const USAGE = `Usage: burrow service install | uninstall | status [options]
 `;
 
 export function hostPlatform(): Platform | null {
-  return process.platform === 'linux' ? 'linux' : process.platform === 'darwin' ? 'macos' : process.platform === 'win32' ? 'windows' : null;
+  return process.platform === 'linux'
+    ? 'linux'
+    : process.platform === 'darwin'
+      ? 'macos'
+      : process.platform === 'win32'
+        ? 'windows'
+        : null;
 }
 
-export async function serviceCommand(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
+export async function serviceCommand(
+  argv: readonly string[],
+  out: (s: string) => void = (s) => process.stdout.write(s),
+): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
-      args: [...argv], allowPositionals: true,
+      args: [...argv],
+      allowPositionals: true,
       options: {
-        'dry-run': { type: 'boolean' }, platform: { type: 'string' }, port: { type: 'string' }, volumes: { type: 'string' },
-        writable: { type: 'string', multiple: true }, user: { type: 'string' }, purge: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+        'dry-run': { type: 'boolean' },
+        platform: { type: 'string' },
+        port: { type: 'string' },
+        volumes: { type: 'string' },
+        writable: { type: 'string', multiple: true },
+        user: { type: 'string' },
+        purge: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
         'no-open': { type: 'boolean' },
       },
     });
@@ -52,12 +76,16 @@ export async function serviceCommand(argv: readonly string[], out: (s: string) =
   const host = hostPlatform();
   const platform = (v.platform ?? host) as Platform | null;
   if (!platform || !['linux', 'macos', 'windows'].includes(platform)) {
-    process.stderr.write(`burrow service: --platform must be linux, macos or windows${platform ? '' : ' (this computer is none of them)'}\n`);
+    process.stderr.write(
+      `burrow service: --platform must be linux, macos or windows${platform ? '' : ' (this computer is none of them)'}\n`,
+    );
     return 2;
   }
   const dryRun = Boolean(v['dry-run']);
   if (!dryRun && platform !== host) {
-    process.stderr.write(`burrow service: this computer is not ${platform}; use --dry-run to preview another platform\n`);
+    process.stderr.write(
+      `burrow service: this computer is not ${platform}; use --dry-run to preview another platform\n`,
+    );
     return 2;
   }
   const port = Number(v.port ?? 3000);
@@ -71,11 +99,13 @@ export async function serviceCommand(argv: readonly string[], out: (s: string) =
     return 2;
   }
   const p = platform === 'windows' ? path.win32 : path.posix;
-  const abs = (d: string) => (p.isAbsolute(d) ? p.normalize(d) : (host === platform ? path.resolve(d) : null));
+  const abs = (d: string) => (p.isAbsolute(d) ? p.normalize(d) : host === platform ? path.resolve(d) : null);
   const volumeRoot = v.volumes ? abs(v.volumes) : defaultVolumeRoot(platform, user);
   const writable = (v.writable ?? []).map(abs);
   if (volumeRoot === null || writable.includes(null)) {
-    process.stderr.write('burrow service: give --volumes and --writable as absolute paths when previewing another platform\n');
+    process.stderr.write(
+      'burrow service: give --volumes and --writable as absolute paths when previewing another platform\n',
+    );
     return 2;
   }
   // From source there is no single file to install; the preview still shows where it would go.
@@ -84,13 +114,22 @@ export async function serviceCommand(argv: readonly string[], out: (s: string) =
     process.stderr.write('burrow service: run this from the built executable (npm run build), not from source\n');
     return 2;
   }
-  const plan = servicePlan(platform, action, { binary, port, volumeRoot, writablePaths: writable as string[], user, purge: Boolean(v.purge) });
+  const plan = servicePlan(platform, action, {
+    binary,
+    port,
+    volumeRoot,
+    writablePaths: writable as string[],
+    user,
+    purge: Boolean(v.purge),
+  });
   if (dryRun) {
     out(describePlan(plan));
     return 0;
   }
   if (platform !== 'windows' && action !== 'status' && typeof process.getuid === 'function' && process.getuid() !== 0) {
-    process.stderr.write(`burrow service ${action}: run it as root (sudo ${showArgv([process.execPath, 'service', ...argv])})\n`);
+    process.stderr.write(
+      `burrow service ${action}: run it as root (sudo ${showArgv([process.execPath, 'service', ...argv])})\n`,
+    );
     return 1;
   }
   return carryOut(plan, out);
@@ -100,7 +139,8 @@ function carryOut(plan: Plan, out: (s: string) => void): number {
   for (const s of plan.steps) {
     try {
       if (s.kind === 'run') {
-        if (s.unless && spawnSync(s.unless[0]!, s.unless.slice(1), { stdio: 'ignore', windowsHide: true }).status === 0) continue;
+        if (s.unless && spawnSync(s.unless[0]!, s.unless.slice(1), { stdio: 'ignore', windowsHide: true }).status === 0)
+          continue;
         out(`$ ${showArgv(s.argv)}\n`);
         if (plan.action === 'status') {
           const r = spawnSync(s.argv[0]!, s.argv.slice(1), { stdio: 'inherit', windowsHide: true });
@@ -129,7 +169,9 @@ function carryOut(plan: Plan, out: (s: string) => void): number {
         out(`write ${s.file}\n`);
         fs.mkdirSync(path.dirname(s.file), { recursive: true });
         const temp = `${s.file}.new`;
-        const bytes = s.utf16 ? Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s.content.replace(/\n/g, '\r\n'), 'utf16le')]) : s.content;
+        const bytes = s.utf16
+          ? Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s.content.replace(/\n/g, '\r\n'), 'utf16le')])
+          : s.content;
         fs.writeFileSync(temp, bytes, { mode: s.mode });
         fs.renameSync(temp, s.file);
       }
@@ -138,7 +180,9 @@ function carryOut(plan: Plan, out: (s: string) => void): number {
       return 1;
     }
   }
-  out(`\nDone. Config: ${plan.folders.config}; cache: ${plan.folders.cache}; volumes: ${plan.folders.volumes}; log: ${plan.folders.logs}\n`);
+  out(
+    `\nDone. Config: ${plan.folders.config}; cache: ${plan.folders.cache}; volumes: ${plan.folders.volumes}; log: ${plan.folders.logs}\n`,
+  );
   for (const note of plan.notes) out(`${note}\n`);
   return 0;
 }

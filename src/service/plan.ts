@@ -117,7 +117,9 @@ export function launchdPlist(o: ServiceOptions, dirs: Plan['folders'], binary: s
   <string>${xml(o.user)}</string>
   <key>EnvironmentVariables</key>
   <dict>
-${Object.entries(env).map(([k, v]) => `    <key>${k}</key>\n    <string>${xml(v)}</string>`).join('\n')}
+${Object.entries(env)
+  .map(([k, v]) => `    <key>${k}</key>\n    <string>${xml(v)}</string>`)
+  .join('\n')}
   </dict>
   <key>WorkingDirectory</key>
   <string>${xml(dirs.config)}</string>
@@ -143,7 +145,19 @@ ${Object.entries(env).map(([k, v]) => `    <key>${k}</key>\n    <string>${xml(v)
 /** Windows: a Task Scheduler task (see windowsPlan for why not a Service Control Manager service). */
 export function windowsTask(o: ServiceOptions, dirs: Plan['folders'], binary: string): string {
   const quote = (s: string) => `"${s}"`;
-  const args = ['--no-open', '--config', quote(dirs.config), '--cache', quote(dirs.cache), '--volumes', quote(o.volumeRoot), '--port', String(o.port), '--log-file', quote(path.win32.join(dirs.logs, 'burrow.log'))].join(' ');
+  const args = [
+    '--no-open',
+    '--config',
+    quote(dirs.config),
+    '--cache',
+    quote(dirs.cache),
+    '--volumes',
+    quote(o.volumeRoot),
+    '--port',
+    String(o.port),
+    '--log-file',
+    quote(path.win32.join(dirs.logs, 'burrow.log')),
+  ].join(' ');
   return `<?xml version="1.0" encoding="UTF-16"?>
 <Task version="1.2" xmlns="http://schemas.microsoft.com/windows/2004/02/mit/task">
   <RegistrationInfo>
@@ -185,31 +199,87 @@ export function windowsTask(o: ServiceOptions, dirs: Plan['folders'], binary: st
 function linuxPlan(action: Action, o: ServiceOptions): Plan {
   const binary = '/usr/local/bin/burrow';
   const unit = '/etc/systemd/system/burrow.service';
-  const folders = { config: '/var/lib/burrow', cache: '/var/cache/burrow', volumes: o.volumeRoot, logs: 'journald (journalctl -u burrow)' };
+  const folders = {
+    config: '/var/lib/burrow',
+    cache: '/var/cache/burrow',
+    volumes: o.volumeRoot,
+    logs: 'journald (journalctl -u burrow)',
+  };
   const steps: Step[] = [];
   const notes: string[] = [];
   if (action === 'status') {
-    steps.push({ kind: 'run', argv: ['systemctl', 'status', '--no-pager', '--lines=5', 'burrow.service'], why: 'state of the service and its last log lines', mayFail: true });
+    steps.push({
+      kind: 'run',
+      argv: ['systemctl', 'status', '--no-pager', '--lines=5', 'burrow.service'],
+      why: 'state of the service and its last log lines',
+      mayFail: true,
+    });
     return { platform: 'linux', action, folders, steps, notes };
   }
   if (action === 'install') {
     steps.push(
-      { kind: 'run', argv: ['useradd', '--system', '--user-group', '--no-create-home', '--home-dir', folders.config, '--shell', '/usr/sbin/nologin', o.user], unless: ['id', '-u', o.user], why: `a system account that owns nothing but Burrow's own folders` },
-      { kind: 'copy', from: o.binary, to: binary, mode: 0o755, why: 'the executable (replaced atomically; a running service keeps the old one until restart)' },
+      {
+        kind: 'run',
+        argv: [
+          'useradd',
+          '--system',
+          '--user-group',
+          '--no-create-home',
+          '--home-dir',
+          folders.config,
+          '--shell',
+          '/usr/sbin/nologin',
+          o.user,
+        ],
+        unless: ['id', '-u', o.user],
+        why: `a system account that owns nothing but Burrow's own folders`,
+      },
+      {
+        kind: 'copy',
+        from: o.binary,
+        to: binary,
+        mode: 0o755,
+        why: 'the executable (replaced atomically; a running service keeps the old one until restart)',
+      },
       { kind: 'mkdir', dir: '/etc/burrow', why: 'settings folder' },
-      { kind: 'write', file: '/etc/burrow/burrow.env', content: '# Burrow settings, one NAME=value per line (see `burrow --help` for every variable).\n', mode: 0o640, keepExisting: true, why: 'settings file (kept when it exists)' },
-      { kind: 'run', argv: ['install', '-d', '-m', '0750', '-o', o.user, '-g', o.user, o.volumeRoot], unless: ['test', '-d', o.volumeRoot], why: 'the volume root, only when missing (an existing disk is never re-owned)' },
+      {
+        kind: 'write',
+        file: '/etc/burrow/burrow.env',
+        content: '# Burrow settings, one NAME=value per line (see `burrow --help` for every variable).\n',
+        mode: 0o640,
+        keepExisting: true,
+        why: 'settings file (kept when it exists)',
+      },
+      {
+        kind: 'run',
+        argv: ['install', '-d', '-m', '0750', '-o', o.user, '-g', o.user, o.volumeRoot],
+        unless: ['test', '-d', o.volumeRoot],
+        why: 'the volume root, only when missing (an existing disk is never re-owned)',
+      },
       { kind: 'write', file: unit, content: systemdUnit(o, folders, binary), mode: 0o644, why: 'the service unit' },
       { kind: 'run', argv: ['systemctl', 'daemon-reload'], why: 'systemd reads the unit' },
       { kind: 'run', argv: ['systemctl', 'enable', 'burrow.service'], why: 'start at boot' },
-      { kind: 'run', argv: ['systemctl', 'restart', 'burrow.service'], why: 'start it now (or restart an upgraded one)' },
+      {
+        kind: 'run',
+        argv: ['systemctl', 'restart', 'burrow.service'],
+        why: 'start it now (or restart an upgraded one)',
+      },
     );
-    notes.push(`Open http://<this computer's address>:${o.port}/ — \`burrow service status\` shows its state, \`journalctl -u burrow\` its log.`);
-    notes.push(`Volumes: each folder in ${o.volumeRoot} (readable and writable by the account ${o.user}); add host folders in Administration → Volumes — a folder the service must write needs \`--writable <folder>\` here (ProtectSystem=strict).`);
+    notes.push(
+      `Open http://<this computer's address>:${o.port}/ — \`burrow service status\` shows its state, \`journalctl -u burrow\` its log.`,
+    );
+    notes.push(
+      `Volumes: each folder in ${o.volumeRoot} (readable and writable by the account ${o.user}); add host folders in Administration → Volumes — a folder the service must write needs \`--writable <folder>\` here (ProtectSystem=strict).`,
+    );
     return { platform: 'linux', action, folders, steps, notes };
   }
   steps.push(
-    { kind: 'run', argv: ['systemctl', 'disable', '--now', 'burrow.service'], mayFail: true, why: 'stop it and no longer start at boot' },
+    {
+      kind: 'run',
+      argv: ['systemctl', 'disable', '--now', 'burrow.service'],
+      mayFail: true,
+      why: 'stop it and no longer start at boot',
+    },
     { kind: 'remove', target: unit, why: 'the service unit' },
     { kind: 'run', argv: ['systemctl', 'daemon-reload'], why: 'systemd forgets the unit' },
     { kind: 'remove', target: binary, why: 'the installed executable' },
@@ -223,7 +293,9 @@ function linuxPlan(action: Action, o: ServiceOptions): Plan {
     );
     notes.push(`Volumes are never removed: ${o.volumeRoot} stays as it is.`);
   } else {
-    notes.push(`Data kept: ${folders.config} (database, backups), ${folders.cache}, /etc/burrow and ${o.volumeRoot}. \`burrow service uninstall --purge\` removes all but the volumes.`);
+    notes.push(
+      `Data kept: ${folders.config} (database, backups), ${folders.cache}, /etc/burrow and ${o.volumeRoot}. \`burrow service uninstall --purge\` removes all but the volumes.`,
+    );
   }
   return { platform: 'linux', action, folders, steps, notes };
 }
@@ -231,27 +303,61 @@ function linuxPlan(action: Action, o: ServiceOptions): Plan {
 function macosPlan(action: Action, o: ServiceOptions): Plan {
   const binary = '/usr/local/bin/burrow';
   const plist = '/Library/LaunchDaemons/com.burrow.server.plist';
-  const folders = { config: '/Library/Application Support/Burrow', cache: '/Library/Caches/Burrow', volumes: o.volumeRoot, logs: '/Library/Logs/Burrow' };
+  const folders = {
+    config: '/Library/Application Support/Burrow',
+    cache: '/Library/Caches/Burrow',
+    volumes: o.volumeRoot,
+    logs: '/Library/Logs/Burrow',
+  };
   const steps: Step[] = [];
   const notes: string[] = [];
   if (action === 'status') {
-    steps.push({ kind: 'run', argv: ['launchctl', 'print', 'system/com.burrow.server'], why: 'state of the daemon', mayFail: true });
+    steps.push({
+      kind: 'run',
+      argv: ['launchctl', 'print', 'system/com.burrow.server'],
+      why: 'state of the daemon',
+      mayFail: true,
+    });
     return { platform: 'macos', action, folders, steps, notes };
   }
   if (action === 'install') {
     steps.push(
-      { kind: 'run', argv: ['launchctl', 'bootout', 'system', plist], mayFail: true, why: 'stop a running copy (fails harmlessly on a first install)' },
+      {
+        kind: 'run',
+        argv: ['launchctl', 'bootout', 'system', plist],
+        mayFail: true,
+        why: 'stop a running copy (fails harmlessly on a first install)',
+      },
       { kind: 'copy', from: o.binary, to: binary, mode: 0o755, why: 'the executable' },
       // The Node inside was re-written when Burrow was injected into it; macOS kills unsigned arm64 programs.
-      { kind: 'run', argv: ['codesign', '--force', '--sign', '-', binary], why: 'ad-hoc signature (the injection broke Node\'s own)' },
-      ...[folders.config, folders.cache, folders.logs].map((dir): Step => ({ kind: 'mkdir', dir, why: 'Burrow\'s own folder' })),
-      { kind: 'run', argv: ['chown', o.user, folders.config, folders.cache, folders.logs], why: `owned by ${o.user}, the account the daemon runs as` },
-      { kind: 'run', argv: ['install', '-d', '-o', o.user, o.volumeRoot], unless: ['test', '-d', o.volumeRoot], why: 'the volume root, only when missing' },
+      {
+        kind: 'run',
+        argv: ['codesign', '--force', '--sign', '-', binary],
+        why: "ad-hoc signature (the injection broke Node's own)",
+      },
+      ...[folders.config, folders.cache, folders.logs].map((dir): Step => ({
+        kind: 'mkdir',
+        dir,
+        why: "Burrow's own folder",
+      })),
+      {
+        kind: 'run',
+        argv: ['chown', o.user, folders.config, folders.cache, folders.logs],
+        why: `owned by ${o.user}, the account the daemon runs as`,
+      },
+      {
+        kind: 'run',
+        argv: ['install', '-d', '-o', o.user, o.volumeRoot],
+        unless: ['test', '-d', o.volumeRoot],
+        why: 'the volume root, only when missing',
+      },
       { kind: 'write', file: plist, content: launchdPlist(o, folders, binary), mode: 0o644, why: 'the launchd daemon' },
       { kind: 'run', argv: ['launchctl', 'bootstrap', 'system', plist], why: 'start it now and at boot' },
     );
     notes.push(`Open http://localhost:${o.port}/ — log: ${folders.logs}/burrow.log.`);
-    notes.push(`It runs as ${o.user} (not a hidden account) so that it can read that person's folders; macOS asks before it reads Documents, Desktop or Downloads.`);
+    notes.push(
+      `It runs as ${o.user} (not a hidden account) so that it can read that person's folders; macOS asks before it reads Documents, Desktop or Downloads.`,
+    );
     return { platform: 'macos', action, folders, steps, notes };
   }
   steps.push(
@@ -260,9 +366,13 @@ function macosPlan(action: Action, o: ServiceOptions): Plan {
     { kind: 'remove', target: binary, why: 'the installed executable' },
   );
   if (o.purge) {
-    for (const dir of [folders.config, folders.cache, folders.logs]) steps.push({ kind: 'remove', target: dir, why: '--purge' });
+    for (const dir of [folders.config, folders.cache, folders.logs])
+      steps.push({ kind: 'remove', target: dir, why: '--purge' });
     notes.push(`Volumes are never removed: ${o.volumeRoot} stays as it is.`);
-  } else notes.push(`Data kept: ${folders.config}, ${folders.cache}, ${folders.logs} and ${o.volumeRoot}. --purge removes all but the volumes.`);
+  } else
+    notes.push(
+      `Data kept: ${folders.config}, ${folders.cache}, ${folders.logs} and ${o.volumeRoot}. --purge removes all but the volumes.`,
+    );
   return { platform: 'macos', action, folders, steps, notes };
 }
 
@@ -276,26 +386,80 @@ function windowsPlan(action: Action, o: ServiceOptions): Plan {
   const programData = 'C:\\ProgramData\\Burrow';
   const installDir = 'C:\\Program Files\\Burrow';
   const binary = path.win32.join(installDir, 'burrow.exe');
-  const folders = { config: path.win32.join(programData, 'Config'), cache: path.win32.join(programData, 'Cache'), volumes: o.volumeRoot, logs: path.win32.join(programData, 'Logs') };
+  const folders = {
+    config: path.win32.join(programData, 'Config'),
+    cache: path.win32.join(programData, 'Cache'),
+    volumes: o.volumeRoot,
+    logs: path.win32.join(programData, 'Logs'),
+  };
   const taskFile = path.win32.join(programData, 'burrow-task.xml');
   const steps: Step[] = [];
   const notes: string[] = [];
   if (action === 'status') {
-    steps.push({ kind: 'run', argv: ['schtasks.exe', '/Query', '/TN', 'Burrow', '/V', '/FO', 'LIST'], why: 'state of the task', mayFail: true });
+    steps.push({
+      kind: 'run',
+      argv: ['schtasks.exe', '/Query', '/TN', 'Burrow', '/V', '/FO', 'LIST'],
+      why: 'state of the task',
+      mayFail: true,
+    });
     return { platform: 'windows', action, folders, steps, notes };
   }
   if (action === 'install') {
     steps.push(
-      { kind: 'run', argv: ['schtasks.exe', '/End', '/TN', 'Burrow'], mayFail: true, why: 'stop a running copy (fails harmlessly on a first install)' },
+      {
+        kind: 'run',
+        argv: ['schtasks.exe', '/End', '/TN', 'Burrow'],
+        mayFail: true,
+        why: 'stop a running copy (fails harmlessly on a first install)',
+      },
       { kind: 'mkdir', dir: installDir, why: 'program folder' },
       { kind: 'copy', from: o.binary, to: binary, mode: 0o755, why: 'the executable' },
-      ...[folders.config, folders.cache, folders.logs, o.volumeRoot].map((dir): Step => ({ kind: 'mkdir', dir, why: 'Burrow\'s folders and the volume root' })),
+      ...[folders.config, folders.cache, folders.logs, o.volumeRoot].map((dir): Step => ({
+        kind: 'mkdir',
+        dir,
+        why: "Burrow's folders and the volume root",
+      })),
       // LocalService (S-1-5-19) may change its own folders and the volumes, nothing else.
-      ...[folders.config, folders.cache, folders.logs, o.volumeRoot, ...o.writablePaths].map((dir): Step => ({ kind: 'run', argv: ['icacls.exe', dir, '/grant', '*S-1-5-19:(OI)(CI)M', '/T', '/Q'], why: 'LocalService may write here' })),
-      { kind: 'write', file: taskFile, content: windowsTask(o, folders, binary), mode: 0o644, utf16: true, why: 'the task definition (Task Scheduler reads UTF-16)' },
-      { kind: 'run', argv: ['schtasks.exe', '/Create', '/TN', 'Burrow', '/XML', taskFile, '/F'], why: 'start at boot as LocalService, restarted after a failure' },
-      { kind: 'run', argv: ['netsh.exe', 'advfirewall', 'firewall', 'delete', 'rule', 'name=Burrow'], mayFail: true, why: 'drop an older firewall rule' },
-      { kind: 'run', argv: ['netsh.exe', 'advfirewall', 'firewall', 'add', 'rule', 'name=Burrow', 'dir=in', 'action=allow', 'protocol=TCP', `localport=${o.port}`], why: 'reachable from the LAN' },
+      ...[folders.config, folders.cache, folders.logs, o.volumeRoot, ...o.writablePaths].map((dir): Step => ({
+        kind: 'run',
+        argv: ['icacls.exe', dir, '/grant', '*S-1-5-19:(OI)(CI)M', '/T', '/Q'],
+        why: 'LocalService may write here',
+      })),
+      {
+        kind: 'write',
+        file: taskFile,
+        content: windowsTask(o, folders, binary),
+        mode: 0o644,
+        utf16: true,
+        why: 'the task definition (Task Scheduler reads UTF-16)',
+      },
+      {
+        kind: 'run',
+        argv: ['schtasks.exe', '/Create', '/TN', 'Burrow', '/XML', taskFile, '/F'],
+        why: 'start at boot as LocalService, restarted after a failure',
+      },
+      {
+        kind: 'run',
+        argv: ['netsh.exe', 'advfirewall', 'firewall', 'delete', 'rule', 'name=Burrow'],
+        mayFail: true,
+        why: 'drop an older firewall rule',
+      },
+      {
+        kind: 'run',
+        argv: [
+          'netsh.exe',
+          'advfirewall',
+          'firewall',
+          'add',
+          'rule',
+          'name=Burrow',
+          'dir=in',
+          'action=allow',
+          'protocol=TCP',
+          `localport=${o.port}`,
+        ],
+        why: 'reachable from the LAN',
+      },
       { kind: 'run', argv: ['schtasks.exe', '/Run', '/TN', 'Burrow'], why: 'start it now' },
     );
     notes.push(`Open http://localhost:${o.port}/ — log: ${folders.logs}\\burrow.log.`);
@@ -303,15 +467,29 @@ function windowsPlan(action: Action, o: ServiceOptions): Plan {
   }
   steps.push(
     { kind: 'run', argv: ['schtasks.exe', '/End', '/TN', 'Burrow'], mayFail: true, why: 'stop it' },
-    { kind: 'run', argv: ['schtasks.exe', '/Delete', '/TN', 'Burrow', '/F'], mayFail: true, why: 'no longer start at boot' },
-    { kind: 'run', argv: ['netsh.exe', 'advfirewall', 'firewall', 'delete', 'rule', 'name=Burrow'], mayFail: true, why: 'the firewall rule' },
+    {
+      kind: 'run',
+      argv: ['schtasks.exe', '/Delete', '/TN', 'Burrow', '/F'],
+      mayFail: true,
+      why: 'no longer start at boot',
+    },
+    {
+      kind: 'run',
+      argv: ['netsh.exe', 'advfirewall', 'firewall', 'delete', 'rule', 'name=Burrow'],
+      mayFail: true,
+      why: 'the firewall rule',
+    },
     { kind: 'remove', target: taskFile, why: 'the task definition' },
     { kind: 'remove', target: binary, why: 'the installed executable' },
   );
   if (o.purge) {
-    for (const dir of [folders.config, folders.cache, folders.logs]) steps.push({ kind: 'remove', target: dir, why: '--purge' });
+    for (const dir of [folders.config, folders.cache, folders.logs])
+      steps.push({ kind: 'remove', target: dir, why: '--purge' });
     notes.push(`Volumes are never removed: ${o.volumeRoot} stays as it is.`);
-  } else notes.push(`Data kept: ${programData} (database, backups, cache, logs) and ${o.volumeRoot}. --purge removes all but the volumes.`);
+  } else
+    notes.push(
+      `Data kept: ${programData} (database, backups, cache, logs) and ${o.volumeRoot}. --purge removes all but the volumes.`,
+    );
   return { platform: 'windows', action, folders, steps, notes };
 }
 
@@ -334,12 +512,17 @@ export function showArgv(argv: readonly string[]): string {
 
 /** The --dry-run text: every file in full and every program with its arguments. */
 export function describePlan(plan: Plan): string {
-  const out: string[] = [`burrow service ${plan.action} --dry-run (${plan.platform}): nothing is changed. It would:`, ''];
+  const out: string[] = [
+    `burrow service ${plan.action} --dry-run (${plan.platform}): nothing is changed. It would:`,
+    '',
+  ];
   let n = 0;
   for (const s of plan.steps) {
     n++;
     if (s.kind === 'run') {
-      out.push(`${n}. run: ${showArgv(s.argv)}${s.unless ? `   (only if \`${showArgv(s.unless)}\` fails)` : ''}${s.mayFail ? '   (a failure here is expected when there is nothing to stop)' : ''}`);
+      out.push(
+        `${n}. run: ${showArgv(s.argv)}${s.unless ? `   (only if \`${showArgv(s.unless)}\` fails)` : ''}${s.mayFail ? '   (a failure here is expected when there is nothing to stop)' : ''}`,
+      );
       out.push(`   ${s.why}`);
     } else if (s.kind === 'copy') {
       out.push(`${n}. copy ${s.from} to ${s.to} (mode ${s.mode.toString(8)})`, `   ${s.why}`);
@@ -348,8 +531,17 @@ export function describePlan(plan: Plan): string {
     } else if (s.kind === 'remove') {
       out.push(`${n}. remove ${s.target}`, `   ${s.why}`);
     } else {
-      out.push(`${n}. write ${s.file} (mode ${s.mode.toString(8)}${s.keepExisting ? ', only when missing' : ''}${s.utf16 ? ', UTF-16' : ''}): ${s.why}`);
-      out.push('   ----8<----', ...s.content.replace(/\n$/, '').split('\n').map((l) => `   ${l}`), '   ---->8----');
+      out.push(
+        `${n}. write ${s.file} (mode ${s.mode.toString(8)}${s.keepExisting ? ', only when missing' : ''}${s.utf16 ? ', UTF-16' : ''}): ${s.why}`,
+      );
+      out.push(
+        '   ----8<----',
+        ...s.content
+          .replace(/\n$/, '')
+          .split('\n')
+          .map((l) => `   ${l}`),
+        '   ---->8----',
+      );
     }
   }
   if (plan.notes.length) out.push('', ...plan.notes);

@@ -11,14 +11,20 @@ import { AppError } from '../core/errors.ts';
 export const LOGO_PATH = '/api/branding/logo/';
 export const MAX_LOGO_BYTES = 2 * 1024 * 1024;
 export const LOGO_FILE = /^[a-f0-9]{16}\.(png|jpg|gif|webp)$/;
-export const LOGO_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+export const LOGO_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+};
 
 /** The image kind from its first bytes (the declared type is not trusted; SVG is refused: it can carry script). */
 function sniff(head: Buffer): string | null {
   if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
   if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'jpg';
   if (head.subarray(0, 4).toString('latin1') === 'GIF8') return 'gif';
-  if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') return 'webp';
+  if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP')
+    return 'webp';
   return null;
 }
 
@@ -37,7 +43,10 @@ export class LogoStore {
     return new Promise((resolve, reject) => {
       let parser: busboy.Busboy;
       try {
-        parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: MAX_LOGO_BYTES, fields: 10, parts: 20 } });
+        parser = busboy({
+          headers: req.headers,
+          limits: { files: 1, fileSize: MAX_LOGO_BYTES, fields: 10, parts: 20 },
+        });
       } catch {
         reject(new AppError('INVALID_BODY', 'Send the logo as multipart/form-data in a part named "logo".'));
         return;
@@ -47,26 +56,46 @@ export class LogoStore {
       let stored: Promise<string> | null = null;
       parser.on('file', (field, stream) => {
         if (field !== 'logo' || seen) {
-          failure ??= new AppError('INVALID_BODY', `Unexpected file field "${field.slice(0, 50)}": send the logo in a part named "logo".`);
+          failure ??= new AppError(
+            'INVALID_BODY',
+            `Unexpected file field "${field.slice(0, 50)}": send the logo in a part named "logo".`,
+          );
           stream.resume();
           return;
         }
         seen = true;
         const chunks: Buffer[] = [];
         let size = 0;
-        stream.on('data', (c: Buffer) => { size += c.length; chunks.push(c); });
-        stream.on('limit', () => { failure ??= new AppError('TOO_LARGE', `The logo may be at most ${MAX_LOGO_BYTES / 1024 / 1024} MB.`, { status: 413 }); });
-        stored = new Promise((done, fail) => stream.on('end', () => {
-          if (failure) return done('');
-          const bytes = Buffer.concat(chunks, size);
-          const kind = sniff(bytes.subarray(0, 16));
-          if (!kind) { failure = new AppError('UNSUPPORTED_TYPE', 'The logo must be a PNG, JPEG, GIF or WebP image.'); return done(''); }
-          try { done(this.write(bytes, kind)); } catch (err) { fail(err); }
-        }));
+        stream.on('data', (c: Buffer) => {
+          size += c.length;
+          chunks.push(c);
+        });
+        stream.on('limit', () => {
+          failure ??= new AppError('TOO_LARGE', `The logo may be at most ${MAX_LOGO_BYTES / 1024 / 1024} MB.`, {
+            status: 413,
+          });
+        });
+        stored = new Promise((done, fail) =>
+          stream.on('end', () => {
+            if (failure) return done('');
+            const bytes = Buffer.concat(chunks, size);
+            const kind = sniff(bytes.subarray(0, 16));
+            if (!kind) {
+              failure = new AppError('UNSUPPORTED_TYPE', 'The logo must be a PNG, JPEG, GIF or WebP image.');
+              return done('');
+            }
+            try {
+              done(this.write(bytes, kind));
+            } catch (err) {
+              fail(err);
+            }
+          }),
+        );
       });
       parser.on('error', () => reject(new AppError('INVALID_BODY', 'The multipart body is malformed.')));
       parser.on('close', () => {
-        if (!seen && !failure) failure = new AppError('INVALID_BODY', 'Invalid body: logo: Required (a multipart part named "logo").');
+        if (!seen && !failure)
+          failure = new AppError('INVALID_BODY', 'Invalid body: logo: Required (a multipart part named "logo").');
         Promise.resolve(stored).then((name) => (failure ? reject(failure) : resolve(name!)), reject);
       });
       req.pipe(parser);
@@ -93,7 +122,11 @@ export class LogoStore {
     const file = this.file(name);
     if (!file) throw new AppError('NOT_FOUND', 'No such logo.');
     let stat: fs.Stats;
-    try { stat = fs.statSync(file); } catch { throw new AppError('NOT_FOUND', 'No such logo.'); }
+    try {
+      stat = fs.statSync(file);
+    } catch {
+      throw new AppError('NOT_FOUND', 'No such logo.');
+    }
     res.writeHead(200, {
       'Content-Type': LOGO_TYPES[name.split('.').pop()!]!,
       'Content-Length': stat.size,
@@ -101,13 +134,20 @@ export class LogoStore {
       'Cache-Control': 'public, max-age=31536000, immutable',
     });
     if (method === 'HEAD') return void res.end();
-    fs.createReadStream(file).on('error', () => res.destroy()).pipe(res);
+    fs.createReadStream(file)
+      .on('error', () => res.destroy())
+      .pipe(res);
   }
 
   /** Removes stored logos other than those named. */
   prune(keep: readonly string[]): void {
     let names: string[];
-    try { names = fs.readdirSync(this.dir); } catch { return; }
-    for (const n of names) if (LOGO_FILE.test(n) && !keep.includes(n)) fs.rmSync(path.join(this.dir, n), { force: true });
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const n of names)
+      if (LOGO_FILE.test(n) && !keep.includes(n)) fs.rmSync(path.join(this.dir, n), { force: true });
   }
 }

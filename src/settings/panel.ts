@@ -34,8 +34,10 @@ export class SettingsPanel {
     const { settings } = this;
     const system = SYSTEM_KEYS.filter((k) => body[k] !== undefined);
     if (system.length) {
-      if (!caller.isAdmin) throw new AppError('ADMIN_ONLY', `Only administrators may change ${system.join(', ')} settings.`);
-      if (caller.via === 'token') throw new AppError('AUTH_TOKEN_NOT_ALLOWED', 'API tokens may not change installation settings.');
+      if (!caller.isAdmin)
+        throw new AppError('ADMIN_ONLY', `Only administrators may change ${system.join(', ')} settings.`);
+      if (caller.via === 'token')
+        throw new AppError('AUTH_TOKEN_NOT_ALLOWED', 'API tokens may not change installation settings.');
     }
     if (body.user) settings.setUserPrefs(caller.userId, body.user);
     if (body.branding) settings.setBranding(stripUndefined(body.branding));
@@ -46,11 +48,20 @@ export class SettingsPanel {
       const current = settings.branding().appLogoUrl;
       this.logos.prune(current.startsWith(LOGO_PATH) ? [current.slice(LOGO_PATH.length)] : []);
     }
-    if (system.length) this.activity.record({ action: 'admin.settings-change', outcome: 'success', userId: caller.userId, ip, detail: { sections: system, ...(body.activity ? { activity: settings.activity() } : {}) } });
+    if (system.length)
+      this.activity.record({
+        action: 'admin.settings-change',
+        outcome: 'success',
+        userId: caller.userId,
+        ip,
+        detail: { sections: system, ...(body.activity ? { activity: settings.activity() } : {}) },
+      });
     return this.view(caller);
   }
 }
 
 function stripUndefined<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }

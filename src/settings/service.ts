@@ -8,7 +8,12 @@ import type { AccessRule, ActivitySettings, Branding, RulePermission, Thumbnails
 
 export type { AccessRule, ActivitySettings, Branding, RulePermission, Thumbnails, UserPrefs } from './wire.ts';
 
-interface Sections { branding: Branding; thumbnails: Thumbnails; access: { rules: AccessRule[] }; activity: ActivitySettings }
+interface Sections {
+  branding: Branding;
+  thumbnails: Thumbnails;
+  access: { rules: AccessRule[] };
+  activity: ActivitySettings;
+}
 
 export const DEFAULTS: Readonly<Sections> = Object.freeze({
   branding: { appName: 'Burrow', appLogoUrl: '/logo.svg', showPoweredBy: true },
@@ -25,8 +30,15 @@ export type SectionName = keyof Sections;
 
 /** A rule path: relative, slash-separated, no `.`/`..`, no leading or trailing slash. */
 export function normaliseRulePath(input: string): string {
-  const segments = input.replace(/\\/g, '/').split('/').filter((s) => s !== '');
-  if (segments.some((s) => s === '..' || s === '.' || s.includes('\0'))) throw new AppError('INVALID_BODY', `Invalid body: access.rules: path "${input}" may not contain "." or ".." segments.`);
+  const segments = input
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((s) => s !== '');
+  if (segments.some((s) => s === '..' || s === '.' || s.includes('\0')))
+    throw new AppError(
+      'INVALID_BODY',
+      `Invalid body: access.rules: path "${input}" may not contain "." or ".." segments.`,
+    );
   return segments.join('/');
 }
 
@@ -47,22 +59,34 @@ export class SettingsService {
       try {
         const stored = JSON.parse(row.value);
         value = key === 'access' ? stored : { ...value, ...stored };
-      } catch { /* a damaged row reads as the defaults */ }
+      } catch {
+        /* a damaged row reads as the defaults */
+      }
     }
     this.cache.set(key, value);
     return value;
   }
 
   private write<K extends SectionName>(key: K, value: Sections[K]): void {
-    this.db.run('INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-      [key, JSON.stringify(value), new Date().toISOString()]);
+    this.db.run(
+      'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+      [key, JSON.stringify(value), new Date().toISOString()],
+    );
     this.cache.set(key, value);
   }
 
-  branding(): Branding { return { ...this.section('branding') }; }
-  thumbnails(): Thumbnails { return { ...this.section('thumbnails') }; }
-  accessRules(): AccessRule[] { return this.section('access').rules.map((r) => ({ ...r })); }
-  activity(): ActivitySettings { return { ...this.section('activity') }; }
+  branding(): Branding {
+    return { ...this.section('branding') };
+  }
+  thumbnails(): Thumbnails {
+    return { ...this.section('thumbnails') };
+  }
+  accessRules(): AccessRule[] {
+    return this.section('access').rules.map((r) => ({ ...r }));
+  }
+  activity(): ActivitySettings {
+    return { ...this.section('activity') };
+  }
 
   setBranding(patch: Partial<Branding>): Branding {
     const next = { ...this.section('branding'), ...patch };
@@ -83,13 +107,25 @@ export class SettingsService {
   }
 
   /** Replaces the whole rule list; rules without an id get one. */
-  setAccessRules(rules: { id?: string | undefined; path: string; recursive?: boolean | undefined; permissions?: RulePermission | undefined }[]): AccessRule[] {
+  setAccessRules(
+    rules: {
+      id?: string | undefined;
+      path: string;
+      recursive?: boolean | undefined;
+      permissions?: RulePermission | undefined;
+    }[],
+  ): AccessRule[] {
     const seen = new Set<string>();
     const next = rules.map((r) => {
       let id = r.id?.trim() || randomUUID();
       if (seen.has(id)) id = randomUUID();
       seen.add(id);
-      return { id, path: normaliseRulePath(r.path), recursive: r.recursive ?? true, permissions: r.permissions ?? 'rw' };
+      return {
+        id,
+        path: normaliseRulePath(r.path),
+        recursive: r.recursive ?? true,
+        permissions: r.permissions ?? 'rw',
+      };
     });
     this.write('access', { rules: next });
     return next.map((r) => ({ ...r }));
@@ -99,7 +135,11 @@ export class SettingsService {
     const row = this.db.get<{ prefs: string }>('SELECT prefs FROM user_prefs WHERE user_id = ?', [userId]);
     let stored: UserPrefs = {};
     if (row) {
-      try { stored = JSON.parse(row.prefs); } catch { stored = {}; }
+      try {
+        stored = JSON.parse(row.prefs);
+      } catch {
+        stored = {};
+      }
     }
     return { ...USER_DEFAULTS, ...stored };
   }
@@ -110,16 +150,23 @@ export class SettingsService {
       const row = this.db.get<{ prefs: string }>('SELECT prefs FROM user_prefs WHERE user_id = ?', [userId]);
       let stored: UserPrefs = {};
       if (row) {
-        try { stored = JSON.parse(row.prefs); } catch { stored = {}; }
+        try {
+          stored = JSON.parse(row.prefs);
+        } catch {
+          stored = {};
+        }
       }
       for (const [k, v] of Object.entries(patch)) {
         if (v === null) delete stored[k];
         else stored[k] = v;
       }
       const text = JSON.stringify(stored);
-      if (Buffer.byteLength(text) > MAX_PREFS_BYTES) throw new AppError('INVALID_BODY', `Invalid body: user: preferences may not exceed ${MAX_PREFS_BYTES} bytes.`);
-      this.db.run('INSERT INTO user_prefs (user_id, prefs, updated_at) VALUES (?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET prefs = excluded.prefs, updated_at = excluded.updated_at',
-        [userId, text, new Date().toISOString()]);
+      if (Buffer.byteLength(text) > MAX_PREFS_BYTES)
+        throw new AppError('INVALID_BODY', `Invalid body: user: preferences may not exceed ${MAX_PREFS_BYTES} bytes.`);
+      this.db.run(
+        'INSERT INTO user_prefs (user_id, prefs, updated_at) VALUES (?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET prefs = excluded.prefs, updated_at = excluded.updated_at',
+        [userId, text, new Date().toISOString()],
+      );
       return { ...USER_DEFAULTS, ...stored };
     });
   }

@@ -1,25 +1,42 @@
 // Wire shapes of the settings rows (wire-shapes §9).
 import { z } from 'zod';
 
-const prefKey = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]+$/, 'preference names are letters, digits, _ . -');
+const prefKey = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9_.-]+$/, 'preference names are letters, digits, _ . -');
 const userPrefsPatch = z.record(prefKey, z.unknown()).superRefine((prefs, ctx) => {
   for (const key of ['showHiddenFiles', 'showThumbnails']) {
-    if (key in prefs && prefs[key] !== null && typeof prefs[key] !== 'boolean') ctx.addIssue({ code: 'custom', path: [key], message: 'must be true or false' });
+    if (key in prefs && prefs[key] !== null && typeof prefs[key] !== 'boolean')
+      ctx.addIssue({ code: 'custom', path: [key], message: 'must be true or false' });
   }
 });
 
-const brandingPatch = z.object({
-  appName: z.string().trim().min(1).max(100).optional(),
-  appLogoUrl: z.string().trim().max(2048).refine((v) => v.startsWith('/') || /^https?:\/\//i.test(v), 'must be a server-relative path or an http(s) address').optional(),
-  showPoweredBy: z.boolean().optional(),
-}).strict();
+const brandingPatch = z
+  .object({
+    appName: z.string().trim().min(1).max(100).optional(),
+    appLogoUrl: z
+      .string()
+      .trim()
+      .max(2048)
+      .refine(
+        (v) => v.startsWith('/') || /^https?:\/\//i.test(v),
+        'must be a server-relative path or an http(s) address',
+      )
+      .optional(),
+    showPoweredBy: z.boolean().optional(),
+  })
+  .strict();
 
-const thumbnailsPatch = z.object({
-  enabled: z.boolean().optional(),
-  size: z.number().int().min(64).max(1024).optional(),
-  quality: z.number().int().min(1).max(100).optional(),
-  concurrency: z.number().int().min(1).max(50).optional(),
-}).strict();
+const thumbnailsPatch = z
+  .object({
+    enabled: z.boolean().optional(),
+    size: z.number().int().min(64).max(1024).optional(),
+    quality: z.number().int().min(1).max(100).optional(),
+    concurrency: z.number().int().min(1).max(50).optional(),
+  })
+  .strict();
 
 const accessRuleInput = z.object({
   id: z.string().max(100).optional(),
@@ -28,22 +45,40 @@ const accessRuleInput = z.object({
   permissions: z.enum(['rw', 'ro', 'hidden']).optional(),
 });
 
-export const patchBody = z.object({
-  user: userPrefsPatch.optional(),
-  branding: brandingPatch.optional(),
-  thumbnails: thumbnailsPatch.optional(),
-  access: z.object({ rules: z.array(accessRuleInput).max(1000) }).strict().optional(),
-  activity: z.object({ enabled: z.boolean().optional(), retentionDays: z.number().int().min(1).max(3650).optional() }).strict().optional(),
-}).strict();
+export const patchBody = z
+  .object({
+    user: userPrefsPatch.optional(),
+    branding: brandingPatch.optional(),
+    thumbnails: thumbnailsPatch.optional(),
+    access: z
+      .object({ rules: z.array(accessRuleInput).max(1000) })
+      .strict()
+      .optional(),
+    activity: z
+      .object({ enabled: z.boolean().optional(), retentionDays: z.number().int().min(1).max(3650).optional() })
+      .strict()
+      .optional(),
+  })
+  .strict();
 export type SettingsPatch = z.infer<typeof patchBody>;
 
 export const branding = z.object({ appName: z.string(), appLogoUrl: z.string(), showPoweredBy: z.boolean() });
 export type Branding = z.infer<typeof branding>;
-export const thumbnails = z.object({ enabled: z.boolean(), size: z.number().int(), quality: z.number().int(), concurrency: z.number().int() });
+export const thumbnails = z.object({
+  enabled: z.boolean(),
+  size: z.number().int(),
+  quality: z.number().int(),
+  concurrency: z.number().int(),
+});
 export type Thumbnails = z.infer<typeof thumbnails>;
 export const rulePermission = z.enum(['rw', 'ro', 'hidden']);
 export type RulePermission = z.infer<typeof rulePermission>;
-export const accessRule = z.object({ id: z.string(), path: z.string(), recursive: z.boolean(), permissions: rulePermission });
+export const accessRule = z.object({
+  id: z.string(),
+  path: z.string(),
+  recursive: z.boolean(),
+  permissions: rulePermission,
+});
 export type AccessRule = z.infer<typeof accessRule>;
 export const activitySettings = z.object({ enabled: z.boolean(), retentionDays: z.number().int() });
 export type ActivitySettings = z.infer<typeof activitySettings>;

@@ -31,14 +31,27 @@ export function createSharesCapability(deps: SharesCapabilityDeps): Capability {
   // A share follows its item across rename/move and goes with its deletion (spec §1 rule 4).
   files.bindings.register('shares', pathTable(db, 'shares'));
   const shares = createShares({
-    store, resolver: files.resolver, limiter: new RateLimiter(db), activity: deps.activity,
-    sessionSecret: deps.sessionSecret, publicUrl: config.server.publicUrl,
+    store,
+    resolver: files.resolver,
+    limiter: new RateLimiter(db),
+    activity: deps.activity,
+    sessionSecret: deps.sessionSecret,
+    publicUrl: config.server.publicUrl,
   });
   const routes = shareRoutes({
-    shares, resolver: files.resolver, ops: files.ops, uploads: deps.uploads,
+    shares,
+    resolver: files.resolver,
+    ops: files.ops,
+    uploads: deps.uploads,
     browse: createBrowse({ resolver: files.resolver, showHidden: () => false }),
-    editor: createSharedEditor({ resolver: files.resolver, versions: files.versions, changes: deps.changes, maxBytes: config.limits.editorMaxFileSize }),
-    publicUrl: config.server.publicUrl, chunkedEnabled: config.uploads.chunkedEnabled,
+    editor: createSharedEditor({
+      resolver: files.resolver,
+      versions: files.versions,
+      changes: deps.changes,
+      maxBytes: config.limits.editorMaxFileSize,
+    }),
+    publicUrl: config.server.publicUrl,
+    chunkedEnabled: config.uploads.chunkedEnabled,
   });
   let timer: NodeJS.Timeout | undefined;
   return {

@@ -13,11 +13,21 @@ import { isNotModified } from '../http/conditional.ts';
 import { sendWholeText } from '../http/send.ts';
 import type { VersionService } from '../versions/service.ts';
 
-export function createSharedEditor(deps: { resolver: PathResolver; versions: VersionService; changes: ChangeSink; maxBytes: number }) {
+export function createSharedEditor(deps: {
+  resolver: PathResolver;
+  versions: VersionService;
+  changes: ChangeSink;
+  maxBytes: number;
+}) {
   // The editor's own reading and saving; the link adds its checks and its flags to the ETag.
   const editor = createEditor(deps);
   const linkEtag = (base: string, file: ResolvedPath) =>
-    '"' + createHash('sha1').update(base).update(`w${file.access.canWrite ? 1 : 0}d${file.access.canDownload ? 1 : 0}`).digest('base64url') + '"';
+    '"' +
+    createHash('sha1')
+      .update(base)
+      .update(`w${file.access.canWrite ? 1 : 0}d${file.access.canDownload ? 1 : 0}`)
+      .digest('base64url') +
+    '"';
 
   async function target(caller: Caller, virtual: string): Promise<ResolvedPath> {
     const file = await deps.resolver.resolve(caller, virtual, { mustExist: true });
@@ -29,7 +39,8 @@ export function createSharedEditor(deps: { resolver: PathResolver; versions: Ver
     async read(caller: Caller, virtual: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
       const file = await target(caller, virtual);
       // Reading the whole text is a download of it.
-      if (!file.access.canRead || !file.access.canDownload) throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow reading this file.');
+      if (!file.access.canRead || !file.access.canDownload)
+        throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow reading this file.');
       const text = await editor.readText(file);
       const etag = linkEtag(text.etag, file);
       const headers = { ETag: etag, 'Cache-Control': 'private, no-cache' };
@@ -37,7 +48,14 @@ export function createSharedEditor(deps: { resolver: PathResolver; versions: Ver
         res.writeHead(304, headers).end();
         return;
       }
-      await sendWholeText(req, res, 200, JSON.stringify({ content: text.content }), 'application/json; charset=utf-8', headers);
+      await sendWholeText(
+        req,
+        res,
+        200,
+        JSON.stringify({ content: text.content }),
+        'application/json; charset=utf-8',
+        headers,
+      );
     },
 
     async save(caller: Caller, virtual: string, content: string): Promise<{ etag: string }> {
@@ -46,7 +64,8 @@ export function createSharedEditor(deps: { resolver: PathResolver; versions: Ver
       if (file.isDirectory) throw new AppError('IS_A_FOLDER');
       if (!file.access.canWrite) throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow changing files.');
       const { etag } = await editor.writeText(caller, file, content, () => {
-        if (!file.access.canCreateFile) throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow creating files.');
+        if (!file.access.canCreateFile)
+          throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow creating files.');
       });
       return { etag: linkEtag(etag, file) };
     },

@@ -18,7 +18,17 @@ import { refuseBody } from '../http/linger.ts';
 import { TUS_HEADERS, tusError } from '../uploads/tus/protocol.ts';
 import { baseUrlOf, type SharesService } from './service.ts';
 import type { createSharedEditor } from './editor.ts';
-import { createShareBody, createdShare, linkInfo, linkToken, passwordBody, shareId, shareList, updateShareBody, wireShare } from './wire.ts';
+import {
+  createShareBody,
+  createdShare,
+  linkInfo,
+  linkToken,
+  passwordBody,
+  shareId,
+  shareList,
+  updateShareBody,
+  wireShare,
+} from './wire.ts';
 import type { ShareRow } from './store.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -36,12 +46,36 @@ export interface ShareRouteDeps {
 const TAGS = ['Sharing'];
 const LINK_TAGS = ['Shared links'];
 /** Types a browser would run as a page on our origin: never inline through a link. */
-const ACTIVE = /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|text\/javascript|application\/javascript)/;
+const ACTIVE =
+  /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|text\/javascript|application\/javascript)/;
 
-const fileItem = z.object({ name: z.string(), path: z.string(), dateModified: z.string(), size: z.number().int(), kind: z.string(), supportsThumbnail: z.boolean().optional() });
+const fileItem = z.object({
+  name: z.string(),
+  path: z.string(),
+  dateModified: z.string(),
+  size: z.number().int(),
+  kind: z.string(),
+  supportsThumbnail: z.boolean().optional(),
+});
 const relPath = z.string().max(4096).default('');
-const access = z.object({ canRead: z.boolean(), canWrite: z.boolean(), canUpload: z.boolean(), canDelete: z.boolean(), canShare: z.boolean(), canDownload: z.boolean(), canCreateFolder: z.boolean(), canCreateFile: z.boolean(), canRename: z.boolean().optional(), readOnly: z.string().nullable() });
-const listing = z.object({ items: z.array(fileItem), access, current: z.object({ isDirectory: z.boolean() }), path: z.string() });
+const access = z.object({
+  canRead: z.boolean(),
+  canWrite: z.boolean(),
+  canUpload: z.boolean(),
+  canDelete: z.boolean(),
+  canShare: z.boolean(),
+  canDownload: z.boolean(),
+  canCreateFolder: z.boolean(),
+  canCreateFile: z.boolean(),
+  canRename: z.boolean().optional(),
+  readOnly: z.string().nullable(),
+});
+const listing = z.object({
+  items: z.array(fileItem),
+  access,
+  current: z.object({ isDirectory: z.boolean() }),
+  path: z.string(),
+});
 /** TUS answers carry headers only. */
 const noBody = (description: string) => ({ description, contentType: 'text/plain', schema: z.string().max(0) });
 const itemRef = z.object({ path: z.string().max(4096), name: z.string() });
@@ -54,19 +88,36 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
   const inLink = (token: string, rel: string) => joinVirtual(`share/${token}`, rel.replace(/^\/+|\/+$/g, ''));
   const holder = (token: string, caller: Caller | null, req: IncomingMessage) => shares.linkCaller(token, caller, req);
 
-  async function sendOne(req: IncomingMessage, res: ServerResponse, r: ResolvedPath, mode: 'download' | 'inline' | 'raw') {
+  async function sendOne(
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: ResolvedPath,
+    mode: 'download' | 'inline' | 'raw',
+  ) {
     const file = await openFileIn(r.space!.root, r.realPath);
-    const name = path.posix.basename(r.virtualPath === `share/${r.space!.path.slice(6)}` ? r.space!.name : r.virtualPath);
+    const name = path.posix.basename(
+      r.virtualPath === `share/${r.space!.path.slice(6)}` ? r.space!.name : r.virtualPath,
+    );
     const type = contentTypeOf(name);
     if (mode !== 'download' && !ACTIVE.test(type)) {
       // A preview: inline, but in a sandbox (no scripts, no same-origin) whatever the bytes hold.
-      res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'");
+      res.setHeader(
+        'Content-Security-Policy',
+        "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'",
+      );
       return sendFile(req, res, file, name, 'inline', type);
     }
     return sendFile(req, res, file, name, 'attachment', type);
   }
 
-  async function downloadLink(token: string, caller: Caller | null, rels: string[], name: string | undefined, req: IncomingMessage, res: ServerResponse) {
+  async function downloadLink(
+    token: string,
+    caller: Caller | null,
+    rels: string[],
+    name: string | undefined,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) {
     const { caller: c, row } = holder(token, caller, req);
     const items: ResolvedPath[] = [];
     for (const rel of rels.length ? rels : ['']) {
@@ -77,12 +128,22 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
     shares.touch(row, true);
     if (items.length === 1 && !items[0]!.isDirectory) return sendOne(req, res, items[0]!, 'download');
     const nameOf = (r: ResolvedPath) => (r.relative ? path.posix.basename(r.relative) : r.space!.name);
-    const sources = await openSources(items.map((r) => ({ root: r.space!.root, real: r.realPath, name: nameOf(r), isDirectory: r.isDirectory })));
-    const archive = name ? (name.endsWith('.zip') ? name : `${name}.zip`) : `${items.length === 1 ? nameOf(items[0]!) : row.path.split('/').pop()}.zip`;
+    const sources = await openSources(
+      items.map((r) => ({ root: r.space!.root, real: r.realPath, name: nameOf(r), isDirectory: r.isDirectory })),
+    );
+    const archive = name
+      ? name.endsWith('.zip')
+        ? name
+        : `${name}.zip`
+      : `${items.length === 1 ? nameOf(items[0]!) : row.path.split('/').pop()}.zip`;
     return sendZip(res, sources, archive, false, req.method === 'HEAD');
   }
 
-  async function tusCall(req: IncomingMessage, res: ServerResponse, call: () => Promise<{ status: number; headers: Record<string, string> }>) {
+  async function tusCall(
+    req: IncomingMessage,
+    res: ServerResponse,
+    call: () => Promise<{ status: number; headers: Record<string, string> }>,
+  ) {
     try {
       if (!deps.chunkedEnabled) throw tusError('UPLOAD_CHUNKED_DISABLED');
       const answer = await call();
@@ -101,32 +162,65 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
   return [
     // ---- the owner's shares ----
     route({
-      method: 'POST', path: '/api/shares', access: 'account', tags: TAGS, status: 201,
+      method: 'POST',
+      path: '/api/shares',
+      access: 'account',
+      tags: TAGS,
+      status: 201,
       summary: 'Share an item: a link for anyone or for named accounts, with optional password, expiry and allow flags',
-      description: 'Body: `sourcePath`, `sharingType` (`anyone` | `users` with `userIds`), optional `password`, `expiresAt` (future, ISO 8601), `label`, `accessMode` (`readonly` | `readwrite`, which sets the allow flags), the `allow*` flags (download, upload, createFile, createFolder, rename, delete, edit; explicit flags win), and `fileRequest` `{maxFiles?, maxBytes?}` for an upload-only link to a folder. The token is 144 random bits; `shareUrl` is built from PUBLIC_URL, else the request host.',
+      description:
+        'Body: `sourcePath`, `sharingType` (`anyone` | `users` with `userIds`), optional `password`, `expiresAt` (future, ISO 8601), `label`, `accessMode` (`readonly` | `readwrite`, which sets the allow flags), the `allow*` flags (download, upload, createFile, createFolder, rename, delete, edit; explicit flags win), and `fileRequest` `{maxFiles?, maxBytes?}` for an upload-only link to a folder. The token is 144 random bits; `shareUrl` is built from PUBLIC_URL, else the request host.',
       body: createShareBody,
-      responses: { 201: { description: 'The share, flattened, with shareUrl, shareToken and directFileUrl', schema: createdShare }, 400: 'Bad path, past expiry, no valid accounts', 403: 'The item may not be shared', 404: 'No such item' },
+      responses: {
+        201: { description: 'The share, flattened, with shareUrl, shareToken and directFileUrl', schema: createdShare },
+        400: 'Bad path, past expiry, no valid accounts',
+        403: 'The item may not be shared',
+        404: 'No such item',
+      },
       handler: ({ caller, body, req }) => shares.create(caller, body, base(req)),
     }),
     route({
-      method: 'GET', path: '/api/shares', access: 'account', tags: TAGS, summary: 'Shares I made ("shared by me")',
+      method: 'GET',
+      path: '/api/shares',
+      access: 'account',
+      tags: TAGS,
+      summary: 'Shares I made ("shared by me")',
       responses: { 200: { description: 'Shares with sourcePath', schema: shareList } },
       handler: ({ caller, req }) => shares.listMine(caller, base(req)),
     }),
     route({
-      method: 'GET', path: '/api/shares/shared-with-me', access: 'account', tags: TAGS, summary: 'Shares naming my account ("shared with me")',
+      method: 'GET',
+      path: '/api/shares/shared-with-me',
+      access: 'account',
+      tags: TAGS,
+      summary: 'Shares naming my account ("shared with me")',
       responses: { 200: { description: 'Shares with sourceName, without sourcePath', schema: shareList } },
       handler: ({ caller, req }) => shares.sharedWithMe(caller, base(req)),
     }),
-    ...(['PUT', 'PATCH'] as const).map((method) => route({
-      method, path: '/api/shares/:id', access: 'account', tags: TAGS,
-      summary: 'Change a share (key present ⇒ change): flags, password (null removes; any change ends the link\'s visitor sessions), expiry, label, accounts',
-      params: z.object({ id: shareId }), body: updateShareBody,
-      responses: { 200: { description: 'The updated share', schema: wireShare }, 400: 'Past expiry or no valid accounts', 404: 'No such share of mine' },
-      handler: ({ caller, params, body, req }) => shares.update(caller, params.id, body, base(req)),
-    })),
+    ...(['PUT', 'PATCH'] as const).map((method) =>
+      route({
+        method,
+        path: '/api/shares/:id',
+        access: 'account',
+        tags: TAGS,
+        summary:
+          "Change a share (key present ⇒ change): flags, password (null removes; any change ends the link's visitor sessions), expiry, label, accounts",
+        params: z.object({ id: shareId }),
+        body: updateShareBody,
+        responses: {
+          200: { description: 'The updated share', schema: wireShare },
+          400: 'Past expiry or no valid accounts',
+          404: 'No such share of mine',
+        },
+        handler: ({ caller, params, body, req }) => shares.update(caller, params.id, body, base(req)),
+      }),
+    ),
     route({
-      method: 'DELETE', path: '/api/shares/:id', access: 'account', tags: TAGS, summary: 'Delete a share by its id (a token in this place deletes nothing)',
+      method: 'DELETE',
+      path: '/api/shares/:id',
+      access: 'account',
+      tags: TAGS,
+      summary: 'Delete a share by its id (a token in this place deletes nothing)',
       params: z.object({ id: shareId }),
       responses: { 204: { description: 'Deleted' }, 404: 'No such share of mine' },
       handler: ({ caller, params }) => (shares.remove(caller, params.id), noContent()),
@@ -134,25 +228,47 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
 
     // ---- the link holder ----
     route({
-      method: 'GET', path: '/api/share/:token/info', access: 'public', tags: LINK_TAGS, summary: 'What a link is (unknown, expired and deleted links: one identical 404)',
+      method: 'GET',
+      path: '/api/share/:token/info',
+      access: 'public',
+      tags: LINK_TAGS,
+      summary: 'What a link is (unknown, expired and deleted links: one identical 404)',
       params: tokenParams,
       responses: { 200: { description: 'The link', schema: linkInfo }, 404: 'No such link' },
       handler: ({ params, caller, req }) => shares.info(params.token, caller, req),
     }),
     route({
-      method: 'POST', path: '/api/share/:token/access', access: 'link', tags: LINK_TAGS,
-      summary: 'Give a link\'s password: answers a visitor cookie scoped to the link (12 hours; ended when the password changes). Rate-limited like sign-in',
-      params: tokenParams, body: passwordBody,
-      responses: { 204: { description: 'Let in (Set-Cookie)' }, 403: 'Wrong password', 404: 'No such link', 429: 'Too many attempts' },
+      method: 'POST',
+      path: '/api/share/:token/access',
+      access: 'link',
+      tags: LINK_TAGS,
+      summary:
+        "Give a link's password: answers a visitor cookie scoped to the link (12 hours; ended when the password changes). Rate-limited like sign-in",
+      params: tokenParams,
+      body: passwordBody,
+      responses: {
+        204: { description: 'Let in (Set-Cookie)' },
+        403: 'Wrong password',
+        404: 'No such link',
+        429: 'Too many attempts',
+      },
       handler: async ({ params, body, caller, ip }) => {
         const cookie = await shares.unlock(params.token, body.password, caller, ip);
         return noContent(cookie ? { 'Set-Cookie': cookie } : {});
       },
     }),
     route({
-      method: 'GET', path: '/api/share/:token/browse/*', access: 'link', tags: LINK_TAGS, summary: 'List a folder of a link (path relative to the link)',
+      method: 'GET',
+      path: '/api/share/:token/browse/*',
+      access: 'link',
+      tags: LINK_TAGS,
+      summary: 'List a folder of a link (path relative to the link)',
       params: z.object({ token: linkToken, path: z.string().max(4096) }),
-      responses: { 200: { description: '`{items, access, current, path}` (paths as `share/<token>/…`)', schema: listing }, 403: 'A file request lists nothing', 404: 'No such link or path' },
+      responses: {
+        200: { description: '`{items, access, current, path}` (paths as `share/<token>/…`)', schema: listing },
+        403: 'A file request lists nothing',
+        404: 'No such link or path',
+      },
       handler: async ({ params, caller, req }) => {
         const { caller: c, row } = holder(params.token, caller, req);
         const r = await deps.resolver.resolve(c, inLink(params.token, params.path), { mustExist: true });
@@ -162,10 +278,21 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       },
     }),
     route({
-      method: 'GET', path: '/api/share/:token/file', access: 'link', tags: LINK_TAGS,
-      summary: 'One file of a link: `mode=download` (attachment), `inline` or `raw` (a sandboxed preview; HTML, SVG and other active types always as attachment with nosniff)',
-      params: tokenParams, query: z.object({ path: relPath, mode: z.enum(['inline', 'raw', 'download']).default('download') }),
-      responses: { 200: { description: 'The bytes', contentType: 'application/octet-stream' }, 206: { description: 'Partial content (Range)', contentType: 'application/octet-stream' }, 304: 'Not modified', 403: 'Downloads not allowed', 404: 'No such link or file' },
+      method: 'GET',
+      path: '/api/share/:token/file',
+      access: 'link',
+      tags: LINK_TAGS,
+      summary:
+        'One file of a link: `mode=download` (attachment), `inline` or `raw` (a sandboxed preview; HTML, SVG and other active types always as attachment with nosniff)',
+      params: tokenParams,
+      query: z.object({ path: relPath, mode: z.enum(['inline', 'raw', 'download']).default('download') }),
+      responses: {
+        200: { description: 'The bytes', contentType: 'application/octet-stream' },
+        206: { description: 'Partial content (Range)', contentType: 'application/octet-stream' },
+        304: 'Not modified',
+        403: 'Downloads not allowed',
+        404: 'No such link or file',
+      },
       handler: async ({ params, query, caller, req, res }) => {
         const { caller: c, row } = holder(params.token, caller, req);
         const r = await deps.resolver.resolve(c, inLink(params.token, query.path), { mustExist: true });
@@ -176,39 +303,129 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       },
     }),
     route({
-      method: 'GET', path: '/api/share/:token/download/*', access: 'link', tags: LINK_TAGS, summary: 'Download a file of a link, or a folder as a zip',
+      method: 'GET',
+      path: '/api/share/:token/download/*',
+      access: 'link',
+      tags: LINK_TAGS,
+      summary: 'Download a file of a link, or a folder as a zip',
       params: z.object({ token: linkToken, path: z.string().max(4096) }),
-      responses: { 200: { description: 'The bytes or a zip', contentType: 'application/octet-stream' }, 403: 'Downloads not allowed', 404: 'No such link or path' },
+      responses: {
+        200: { description: 'The bytes or a zip', contentType: 'application/octet-stream' },
+        403: 'Downloads not allowed',
+        404: 'No such link or path',
+      },
       handler: ({ params, caller, req, res }) => downloadLink(params.token, caller, [params.path], undefined, req, res),
     }),
     route({
-      method: 'POST', path: '/api/share/:token/download', access: 'link', scope: 'read', tags: LINK_TAGS, summary: 'Download a selection of a link (`paths` relative to the link) as one file or a zip',
-      params: tokenParams, body: z.object({ paths: z.array(z.string().max(4096)).max(10_000).default([]), name: z.string().max(255).optional() }),
-      responses: { 200: { description: 'The bytes or a zip', contentType: 'application/octet-stream' }, 403: 'Downloads not allowed', 404: 'No such link or path' },
-      handler: ({ params, body, caller, req, res }) => downloadLink(params.token, caller, body.paths, body.name, req, res),
+      method: 'POST',
+      path: '/api/share/:token/download',
+      access: 'link',
+      scope: 'read',
+      tags: LINK_TAGS,
+      summary: 'Download a selection of a link (`paths` relative to the link) as one file or a zip',
+      params: tokenParams,
+      body: z.object({
+        paths: z.array(z.string().max(4096)).max(10_000).default([]),
+        name: z.string().max(255).optional(),
+      }),
+      responses: {
+        200: { description: 'The bytes or a zip', contentType: 'application/octet-stream' },
+        403: 'Downloads not allowed',
+        404: 'No such link or path',
+      },
+      handler: ({ params, body, caller, req, res }) =>
+        downloadLink(params.token, caller, body.paths, body.name, req, res),
     }),
     route({
-      method: 'POST', path: '/api/share/:token/files/folder', access: 'link', tags: LINK_TAGS, status: 201, summary: 'Create a folder in a link (allowCreateFolder)',
-      params: tokenParams, body: z.object({ path: relPath, name: z.string() }),
-      responses: { 201: { description: 'The new folder', schema: z.object({ success: z.boolean(), item: fileItem }) }, 403: 'Not allowed by the link', 404: 'No such link or folder' },
-      handler: async ({ params, body, caller, req }) => ({ success: true, item: await ops.createFolder(holder(params.token, caller, req).caller, inLink(params.token, body.path), body.name) }),
+      method: 'POST',
+      path: '/api/share/:token/files/folder',
+      access: 'link',
+      tags: LINK_TAGS,
+      status: 201,
+      summary: 'Create a folder in a link (allowCreateFolder)',
+      params: tokenParams,
+      body: z.object({ path: relPath, name: z.string() }),
+      responses: {
+        201: { description: 'The new folder', schema: z.object({ success: z.boolean(), item: fileItem }) },
+        403: 'Not allowed by the link',
+        404: 'No such link or folder',
+      },
+      handler: async ({ params, body, caller, req }) => ({
+        success: true,
+        item: await ops.createFolder(
+          holder(params.token, caller, req).caller,
+          inLink(params.token, body.path),
+          body.name,
+        ),
+      }),
     }),
     route({
-      method: 'POST', path: '/api/share/:token/files/file', access: 'link', tags: LINK_TAGS, status: 201, summary: 'Create a file in a link (allowCreateFile; a taken name becomes `name (1)`)',
-      params: tokenParams, body: z.object({ path: relPath, name: z.string(), content: z.string().max(1_000_000).optional() }),
-      responses: { 201: { description: 'The new file', schema: z.object({ success: z.boolean(), item: fileItem }) }, 403: 'Not allowed by the link', 404: 'No such link or folder' },
-      handler: async ({ params, body, caller, req }) => ({ success: true, item: await ops.createFile(holder(params.token, caller, req).caller, inLink(params.token, body.path), body.name, body.content) }),
+      method: 'POST',
+      path: '/api/share/:token/files/file',
+      access: 'link',
+      tags: LINK_TAGS,
+      status: 201,
+      summary: 'Create a file in a link (allowCreateFile; a taken name becomes `name (1)`)',
+      params: tokenParams,
+      body: z.object({ path: relPath, name: z.string(), content: z.string().max(1_000_000).optional() }),
+      responses: {
+        201: { description: 'The new file', schema: z.object({ success: z.boolean(), item: fileItem }) },
+        403: 'Not allowed by the link',
+        404: 'No such link or folder',
+      },
+      handler: async ({ params, body, caller, req }) => ({
+        success: true,
+        item: await ops.createFile(
+          holder(params.token, caller, req).caller,
+          inLink(params.token, body.path),
+          body.name,
+          body.content,
+        ),
+      }),
     }),
     route({
-      method: 'POST', path: '/api/share/:token/files/rename', access: 'link', tags: LINK_TAGS, summary: 'Rename an item of a link (allowRename; 409 when taken)',
-      params: tokenParams, body: z.object({ path: relPath, name: z.string(), newName: z.string() }),
-      responses: { 200: { description: 'The renamed item', schema: z.object({ success: z.boolean(), item: fileItem }) }, 403: 'Not allowed by the link', 404: 'No such link or item', 409: 'Name taken' },
-      handler: async ({ params, body, caller, req }) => ({ success: true, item: await ops.rename(holder(params.token, caller, req).caller, inLink(params.token, body.path), body.name, body.newName) }),
+      method: 'POST',
+      path: '/api/share/:token/files/rename',
+      access: 'link',
+      tags: LINK_TAGS,
+      summary: 'Rename an item of a link (allowRename; 409 when taken)',
+      params: tokenParams,
+      body: z.object({ path: relPath, name: z.string(), newName: z.string() }),
+      responses: {
+        200: { description: 'The renamed item', schema: z.object({ success: z.boolean(), item: fileItem }) },
+        403: 'Not allowed by the link',
+        404: 'No such link or item',
+        409: 'Name taken',
+      },
+      handler: async ({ params, body, caller, req }) => ({
+        success: true,
+        item: await ops.rename(
+          holder(params.token, caller, req).caller,
+          inLink(params.token, body.path),
+          body.name,
+          body.newName,
+        ),
+      }),
     }),
     route({
-      method: 'DELETE', path: '/api/share/:token/files', access: 'link', tags: LINK_TAGS, summary: 'Delete items of a link (allowDelete); they go to the owner\'s trash',
-      params: tokenParams, body: z.object({ items: z.array(itemRef).min(1).max(1000) }),
-      responses: { 200: { description: 'Per item: deleted', schema: z.object({ success: z.boolean(), items: z.array(z.object({ path: z.string(), name: z.string(), status: z.string() })) }) }, 403: 'Not allowed by the link', 404: 'No such link or item' },
+      method: 'DELETE',
+      path: '/api/share/:token/files',
+      access: 'link',
+      tags: LINK_TAGS,
+      summary: "Delete items of a link (allowDelete); they go to the owner's trash",
+      params: tokenParams,
+      body: z.object({ items: z.array(itemRef).min(1).max(1000) }),
+      responses: {
+        200: {
+          description: 'Per item: deleted',
+          schema: z.object({
+            success: z.boolean(),
+            items: z.array(z.object({ path: z.string(), name: z.string(), status: z.string() })),
+          }),
+        },
+        403: 'Not allowed by the link',
+        404: 'No such link or item',
+      },
       handler: async ({ params, body, caller, req }) => {
         const c = holder(params.token, caller, req).caller;
         const items: { path: string; name: string; status: string }[] = [];
@@ -221,10 +438,21 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       },
     }),
     route({
-      method: 'POST', path: '/api/share/:token/upload', access: 'link', tags: LINK_TAGS, body: 'stream', status: 201,
-      summary: 'Upload into a link (allowUpload, or a file request): multipart like POST /api/upload, `uploadTo` is `share/<token>/…`; names never overwrite',
+      method: 'POST',
+      path: '/api/share/:token/upload',
+      access: 'link',
+      tags: LINK_TAGS,
+      body: 'stream',
+      status: 201,
+      summary:
+        'Upload into a link (allowUpload, or a file request): multipart like POST /api/upload, `uploadTo` is `share/<token>/…`; names never overwrite',
       params: tokenParams,
-      responses: { 201: { description: 'The stored files', schema: z.array(fileItem) }, 403: 'Not allowed by the link', 404: 'No such link', 413: 'Too large, or the file request is full' },
+      responses: {
+        201: { description: 'The stored files', schema: z.array(fileItem) },
+        403: 'Not allowed by the link',
+        404: 'No such link',
+        413: 'Too large, or the file request is full',
+      },
       async handler({ params, caller, req, res, ip }) {
         let reserved = 0;
         let row: ShareRow | undefined;
@@ -250,66 +478,150 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       },
     }),
     route({
-      method: 'POST', path: '/api/share/:token/tus', access: 'link', tags: LINK_TAGS, body: 'stream',
-      summary: 'Start a resumable (TUS) upload into a link; `uploadTo` in Upload-Metadata is `share/<token>/…`. A file request claims Upload-Length against its limits',
+      method: 'POST',
+      path: '/api/share/:token/tus',
+      access: 'link',
+      tags: LINK_TAGS,
+      body: 'stream',
+      summary:
+        'Start a resumable (TUS) upload into a link; `uploadTo` in Upload-Metadata is `share/<token>/…`. A file request claims Upload-Length against its limits',
       params: tokenParams,
-      responses: { 201: noBody('Created; Location is the link\'s upload URL (no body)'), 403: 'Not allowed by the link', 404: 'No such link (or chunked uploads are off)', 413: 'The file request is full' },
-      handler: ({ params, caller, req, res }) => tusCall(req, res, async () => {
-        const { caller: c, row } = holder(params.token, caller, req);
-        const length = Number(req.headers['upload-length']);
-        if (row.file_request && Number.isSafeInteger(length) && length >= 0) claim(row, length);
-        let created;
-        try {
-          created = await deps.uploads.tus.create(c, req.headers);
-        } catch (err) {
-          if (row.file_request && Number.isSafeInteger(length)) shares.release(row, length);
-          throw err;
-        }
-        req.resume();
-        return { status: created.status, headers: { Location: `${deps.publicUrl ?? ''}/api/share/${row.token}/tus/${created.id}`, ...created.headers } };
-      }),
+      responses: {
+        201: noBody("Created; Location is the link's upload URL (no body)"),
+        403: 'Not allowed by the link',
+        404: 'No such link (or chunked uploads are off)',
+        413: 'The file request is full',
+      },
+      handler: ({ params, caller, req, res }) =>
+        tusCall(req, res, async () => {
+          const { caller: c, row } = holder(params.token, caller, req);
+          const length = Number(req.headers['upload-length']);
+          if (row.file_request && Number.isSafeInteger(length) && length >= 0) claim(row, length);
+          let created;
+          try {
+            created = await deps.uploads.tus.create(c, req.headers);
+          } catch (err) {
+            if (row.file_request && Number.isSafeInteger(length)) shares.release(row, length);
+            throw err;
+          }
+          req.resume();
+          return {
+            status: created.status,
+            headers: {
+              Location: `${deps.publicUrl ?? ''}/api/share/${row.token}/tus/${created.id}`,
+              ...created.headers,
+            },
+          };
+        }),
     }),
     route({
-      method: 'HEAD', path: '/api/share/:token/tus/:id', access: 'link', tags: LINK_TAGS, summary: 'Offset of a link\'s resumable upload (TUS)',
+      method: 'HEAD',
+      path: '/api/share/:token/tus/:id',
+      access: 'link',
+      tags: LINK_TAGS,
+      summary: "Offset of a link's resumable upload (TUS)",
       params: z.object({ token: linkToken, id: z.string().max(64) }),
-      responses: { 200: noBody('Upload-Offset, Upload-Length (no body)'), 404: 'No such link or upload', 423: 'Placement failed' },
-      handler: ({ params, caller, req, res }) => tusCall(req, res, () => deps.uploads.tus.head(holder(params.token, caller, req).caller, params.id, req.headers)),
+      responses: {
+        200: noBody('Upload-Offset, Upload-Length (no body)'),
+        404: 'No such link or upload',
+        423: 'Placement failed',
+      },
+      handler: ({ params, caller, req, res }) =>
+        tusCall(req, res, () =>
+          deps.uploads.tus.head(holder(params.token, caller, req).caller, params.id, req.headers),
+        ),
     }),
     route({
-      method: 'PATCH', path: '/api/share/:token/tus/:id', access: 'link', tags: LINK_TAGS, body: 'stream', summary: 'Send bytes of a link\'s resumable upload (TUS); the last byte places the file under a free name',
+      method: 'PATCH',
+      path: '/api/share/:token/tus/:id',
+      access: 'link',
+      tags: LINK_TAGS,
+      body: 'stream',
+      summary: "Send bytes of a link's resumable upload (TUS); the last byte places the file under a free name",
       params: z.object({ token: linkToken, id: z.string().max(64) }),
       responses: { 204: { description: 'Upload-Offset' }, 404: 'No such link or upload', 409: 'Offset mismatch' },
-      handler: ({ params, caller, req, res, ip }) => tusCall(req, res, async () => {
-        const { caller: c, row } = holder(params.token, caller, req);
-        const answer = await deps.uploads.tus.patch(c, params.id, req.headers, req);
-        const placed = answer.headers['Upload-File-Path'];
-        if (row.file_request && placed) {
-          const full = decodeURIComponent(placed);
-          shares.received(row, { name: path.posix.basename(full), size: Number(answer.headers['Upload-Offset'] ?? 0), path: path.posix.dirname(full) }, ip);
-        }
-        return answer;
-      }),
+      handler: ({ params, caller, req, res, ip }) =>
+        tusCall(req, res, async () => {
+          const { caller: c, row } = holder(params.token, caller, req);
+          const answer = await deps.uploads.tus.patch(c, params.id, req.headers, req);
+          const placed = answer.headers['Upload-File-Path'];
+          if (row.file_request && placed) {
+            const full = decodeURIComponent(placed);
+            shares.received(
+              row,
+              {
+                name: path.posix.basename(full),
+                size: Number(answer.headers['Upload-Offset'] ?? 0),
+                path: path.posix.dirname(full),
+              },
+              ip,
+            );
+          }
+          return answer;
+        }),
     }),
     route({
-      method: 'DELETE', path: '/api/share/:token/tus/:id', access: 'link', tags: LINK_TAGS, summary: 'Cancel a link\'s resumable upload (TUS termination)',
+      method: 'DELETE',
+      path: '/api/share/:token/tus/:id',
+      access: 'link',
+      tags: LINK_TAGS,
+      summary: "Cancel a link's resumable upload (TUS termination)",
       params: z.object({ token: linkToken, id: z.string().max(64) }),
       responses: { 204: { description: 'Cancelled' }, 404: 'No such link or upload' },
-      handler: ({ params, caller, req, res }) => tusCall(req, res, () => deps.uploads.tus.terminate(holder(params.token, caller, req).caller, params.id, req.headers)),
+      handler: ({ params, caller, req, res }) =>
+        tusCall(req, res, () =>
+          deps.uploads.tus.terminate(holder(params.token, caller, req).caller, params.id, req.headers),
+        ),
     }),
     route({
-      method: 'GET', path: '/api/share/:token/editor', access: 'link', tags: LINK_TAGS,
-      summary: 'Read a text file of a link for editing (ETag also changes with the link\'s canWrite/canDownload; 304 after the permission check)',
-      params: tokenParams, query: z.object({ path: relPath }),
-      responses: { 200: { description: '`{ content }` with ETag (compressed over 32 KB when asked)', contentType: 'application/json', schema: z.object({ content: z.string() }) }, 304: 'Unchanged', 400: 'Over EDITOR_MAX_FILESIZE', 403: 'Not allowed by the link', 404: 'No such link or file', 415: 'Binary file' },
-      handler: ({ params, query, caller, req, res }) => deps.editor.read(holder(params.token, caller, req).caller, inLink(params.token, query.path), req, res),
+      method: 'GET',
+      path: '/api/share/:token/editor',
+      access: 'link',
+      tags: LINK_TAGS,
+      summary:
+        "Read a text file of a link for editing (ETag also changes with the link's canWrite/canDownload; 304 after the permission check)",
+      params: tokenParams,
+      query: z.object({ path: relPath }),
+      responses: {
+        200: {
+          description: '`{ content }` with ETag (compressed over 32 KB when asked)',
+          contentType: 'application/json',
+          schema: z.object({ content: z.string() }),
+        },
+        304: 'Unchanged',
+        400: 'Over EDITOR_MAX_FILESIZE',
+        403: 'Not allowed by the link',
+        404: 'No such link or file',
+        415: 'Binary file',
+      },
+      handler: ({ params, query, caller, req, res }) =>
+        deps.editor.read(holder(params.token, caller, req).caller, inLink(params.token, query.path), req, res),
     }),
     route({
-      method: 'PUT', path: '/api/share/:token/editor', access: 'link', tags: LINK_TAGS,
-      summary: 'Save a text file through a writable link (allowEdit); the replaced content is kept as a version for the owner',
-      params: tokenParams, body: z.object({ path: relPath, content: z.string() }),
-      responses: { 200: { description: '`{ success }` with the ETag the next read carries', schema: z.object({ success: z.boolean() }) }, 400: 'Over EDITOR_MAX_FILESIZE', 403: 'Not allowed by the link', 404: 'No such link or file', 415: 'Binary file' },
+      method: 'PUT',
+      path: '/api/share/:token/editor',
+      access: 'link',
+      tags: LINK_TAGS,
+      summary:
+        'Save a text file through a writable link (allowEdit); the replaced content is kept as a version for the owner',
+      params: tokenParams,
+      body: z.object({ path: relPath, content: z.string() }),
+      responses: {
+        200: {
+          description: '`{ success }` with the ETag the next read carries',
+          schema: z.object({ success: z.boolean() }),
+        },
+        400: 'Over EDITOR_MAX_FILESIZE',
+        403: 'Not allowed by the link',
+        404: 'No such link or file',
+        415: 'Binary file',
+      },
       handler: async ({ params, body, caller, req }) => {
-        const { etag } = await deps.editor.save(holder(params.token, caller, req).caller, inLink(params.token, body.path), body.content);
+        const { etag } = await deps.editor.save(
+          holder(params.token, caller, req).caller,
+          inLink(params.token, body.path),
+          body.content,
+        );
         return reply(200, { success: true }, { ETag: etag });
       },
     }),

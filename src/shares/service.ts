@@ -57,7 +57,13 @@ export function createShares(deps: SharesDeps) {
   function ownerCaller(userId: string): Caller | null {
     const a = store.account(userId);
     if (!a) return null;
-    const roles = (() => { try { return JSON.parse(a.roles) as string[]; } catch { return a.roles.split(/[\s,]+/).filter(Boolean); } })();
+    const roles = (() => {
+      try {
+        return JSON.parse(a.roles) as string[];
+      } catch {
+        return a.roles.split(/[\s,]+/).filter(Boolean);
+      }
+    })();
     return { userId: a.id, username: a.username, roles, isAdmin: roles.includes('admin'), via: 'session' };
   }
 
@@ -89,9 +95,18 @@ export function createShares(deps: SharesDeps) {
     const root = await fsp.realpath(r.realPath).catch(() => null);
     if (!root || !isInside(r.space.root, root)) return null;
     return {
-      kind: 'share', name: path.posix.basename(row.path), path: `share/${row.token}`, root,
+      kind: 'share',
+      name: path.posix.basename(row.path),
+      path: `share/${row.token}`,
+      root,
       readOnly: r.access.readOnly,
-      share: { ownerId: row.user_id, ownerSpace: r.space, sourcePath: r.virtualPath, sourceRelative: r.relative, allow: allowOf(row) },
+      share: {
+        ownerId: row.user_id,
+        ownerSpace: r.space,
+        sourcePath: r.virtualPath,
+        sourceRelative: r.relative,
+        allow: allowOf(row),
+      },
     };
   }
 
@@ -113,8 +128,9 @@ export function createShares(deps: SharesDeps) {
     }
     if (row.password_hash) {
       const cookie = visitorCookie(req);
-      const ok = (cookie && store.sessionValid(hmac(cookie), row.id, row.password_gen))
-        || (caller?.sessionId && store.accountUnlocked(caller.sessionId, row.id, row.password_gen));
+      const ok =
+        (cookie && store.sessionValid(hmac(cookie), row.id, row.password_gen)) ||
+        (caller?.sessionId && store.accountUnlocked(caller.sessionId, row.id, row.password_gen));
       if (!ok) throw new AppError('LINK_PASSWORD_REQUIRED');
     }
     return row;
@@ -138,16 +154,43 @@ export function createShares(deps: SharesDeps) {
 
   function toWire(row: ShareRow, base: string, view: 'owner' | 'recipient'): WireShare {
     const w: WireShare = {
-      id: row.id, shareToken: row.token, ownerId: row.user_id,
+      id: row.id,
+      shareToken: row.token,
+      ownerId: row.user_id,
       isDirectory: row.is_directory === 1,
-      accessMode: row.allow_edit || row.allow_upload || row.allow_create_file || row.allow_create_folder || row.allow_rename || row.allow_delete ? 'readwrite' : 'readonly',
-      sharingType: row.sharing_type, hasPassword: row.password_hash !== null,
-      expiresAt: row.expires_at, label: row.label,
-      downloadCount: row.download_count, accessCount: row.access_count, lastAccessedAt: row.last_accessed_at,
-      createdAt: row.created_at, updatedAt: row.updated_at,
-      allowDownload: row.allow_download === 1, allowUpload: row.allow_upload === 1, allowCreateFile: row.allow_create_file === 1,
-      allowCreateFolder: row.allow_create_folder === 1, allowRename: row.allow_rename === 1, allowDelete: row.allow_delete === 1, allowEdit: row.allow_edit === 1,
-      fileRequest: row.file_request ? { maxFiles: row.max_files, maxBytes: row.max_bytes, receivedFiles: row.received_files, receivedBytes: row.received_bytes } : null,
+      accessMode:
+        row.allow_edit ||
+        row.allow_upload ||
+        row.allow_create_file ||
+        row.allow_create_folder ||
+        row.allow_rename ||
+        row.allow_delete
+          ? 'readwrite'
+          : 'readonly',
+      sharingType: row.sharing_type,
+      hasPassword: row.password_hash !== null,
+      expiresAt: row.expires_at,
+      label: row.label,
+      downloadCount: row.download_count,
+      accessCount: row.access_count,
+      lastAccessedAt: row.last_accessed_at,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      allowDownload: row.allow_download === 1,
+      allowUpload: row.allow_upload === 1,
+      allowCreateFile: row.allow_create_file === 1,
+      allowCreateFolder: row.allow_create_folder === 1,
+      allowRename: row.allow_rename === 1,
+      allowDelete: row.allow_delete === 1,
+      allowEdit: row.allow_edit === 1,
+      fileRequest: row.file_request
+        ? {
+            maxFiles: row.max_files,
+            maxBytes: row.max_bytes,
+            receivedFiles: row.received_files,
+            receivedBytes: row.received_bytes,
+          }
+        : null,
       shareUrl: `${base}/s/${row.token}`,
     };
     if (view === 'owner') {
@@ -177,7 +220,7 @@ export function createShares(deps: SharesDeps) {
   function flagsOf(input: CreateShareInput | UpdateShareInput, base: ShareRow | null): ShareChanges {
     const writable = input.accessMode !== undefined ? input.accessMode === 'readwrite' : null;
     const pick = (explicit: boolean | undefined, current: number | undefined, fallback: boolean) =>
-      flag(explicit ?? (writable ?? (current !== undefined ? current === 1 : fallback)));
+      flag(explicit ?? writable ?? (current !== undefined ? current === 1 : fallback));
     return {
       allow_download: flag(input.allowDownload ?? (base ? base.allow_download === 1 : true)),
       allow_upload: pick(input.allowUpload, base?.allow_upload, false),
@@ -199,42 +242,79 @@ export function createShares(deps: SharesDeps) {
   return {
     async create(caller: Caller, input: CreateShareInput, base: string): Promise<CreatedShare> {
       const item = await resolver.resolve(caller, input.sourcePath, { mustExist: true });
-      if (!item.space || item.space.kind === 'share') throw new AppError('BAD_PATH', 'Share an item of a volume or of your own folder (not the top, not a link).');
+      if (!item.space || item.space.kind === 'share')
+        throw new AppError('BAD_PATH', 'Share an item of a volume or of your own folder (not the top, not a link).');
       if (!item.access.canShare) throw new AppError('FORBIDDEN', 'You may not share this item.');
       const users = input.sharingType === 'users' ? checkedUsers(caller, input.userIds) : [];
       const now = new Date().toISOString();
       const request = input.fileRequest != null;
       if (request && !item.isDirectory) throw new AppError('NOT_A_FOLDER', 'A file request needs a folder.');
       const flags = request
-        ? { allow_download: 0, allow_upload: 1, allow_create_file: 0, allow_create_folder: 0, allow_rename: 0, allow_delete: 0, allow_edit: 0 }
+        ? {
+            allow_download: 0,
+            allow_upload: 1,
+            allow_create_file: 0,
+            allow_create_folder: 0,
+            allow_rename: 0,
+            allow_delete: 0,
+            allow_edit: 0,
+          }
         : flagsOf(input, null);
       const row = {
         id: randomUUID(),
         // 144 bits from the crypto RNG: the link is the secret.
         token: randomBytes(18).toString('base64url'),
-        user_id: caller.userId, path: item.virtualPath, is_directory: flag(item.isDirectory),
-        sharing_type: input.sharingType, password_hash: input.password ? await hashPassword(input.password) : null,
-        expires_at: checkedExpiry(input.expiresAt), label: input.label ?? null,
+        user_id: caller.userId,
+        path: item.virtualPath,
+        is_directory: flag(item.isDirectory),
+        sharing_type: input.sharingType,
+        password_hash: input.password ? await hashPassword(input.password) : null,
+        expires_at: checkedExpiry(input.expiresAt),
+        label: input.label ?? null,
         ...flags,
         // Files only take what a file can: no uploads or creations inside a file.
-        ...(item.isDirectory ? {} : { allow_upload: 0, allow_create_file: 0, allow_create_folder: 0, allow_rename: 0, allow_delete: 0 }),
-        file_request: flag(request), max_files: input.fileRequest?.maxFiles ?? null, max_bytes: input.fileRequest?.maxBytes ?? null,
-        created_at: now, updated_at: now,
+        ...(item.isDirectory
+          ? {}
+          : { allow_upload: 0, allow_create_file: 0, allow_create_folder: 0, allow_rename: 0, allow_delete: 0 }),
+        file_request: flag(request),
+        max_files: input.fileRequest?.maxFiles ?? null,
+        max_bytes: input.fileRequest?.maxBytes ?? null,
+        created_at: now,
+        updated_at: now,
       } as Parameters<ShareStore['insert']>[0];
       store.insert(row, users);
-      deps.activity.record({ action: 'share.create', outcome: 'success', userId: caller.userId, detail: { id: row.id, path: row.path, sharingType: row.sharing_type, fileRequest: request } });
+      deps.activity.record({
+        action: 'share.create',
+        outcome: 'success',
+        userId: caller.userId,
+        detail: { id: row.id, path: row.path, sharingType: row.sharing_type, fileRequest: request },
+      });
       const wire = toWire(store.byId(row.id)!, base, 'owner');
       return { ...wire, directFileUrl: `${base}/api/share/${row.token}/file` };
     },
 
-    listMine: (caller: Caller, base: string) => ({ shares: store.ofOwner(caller.userId).map((r) => toWire(r, base, 'owner')) }),
+    listMine: (caller: Caller, base: string) => ({
+      shares: store.ofOwner(caller.userId).map((r) => toWire(r, base, 'owner')),
+    }),
 
-    sharedWithMe: (caller: Caller, base: string) => ({ shares: store.sharedWith(caller.userId).filter((r) => !expired(r)).map((r) => toWire(r, base, 'recipient')) }),
+    sharedWithMe: (caller: Caller, base: string) => ({
+      shares: store
+        .sharedWith(caller.userId)
+        .filter((r) => !expired(r))
+        .map((r) => toWire(r, base, 'recipient')),
+    }),
 
     async update(caller: Caller, id: string, input: UpdateShareInput, base: string): Promise<WireShare> {
       const row = ownRow(caller, id);
       const changes: ShareChanges = row.file_request ? {} : flagsOf(input, row);
-      if (row.is_directory === 0) Object.assign(changes, { allow_upload: 0, allow_create_file: 0, allow_create_folder: 0, allow_rename: 0, allow_delete: 0 });
+      if (row.is_directory === 0)
+        Object.assign(changes, {
+          allow_upload: 0,
+          allow_create_file: 0,
+          allow_create_folder: 0,
+          allow_rename: 0,
+          allow_delete: 0,
+        });
       if (input.label !== undefined) changes.label = input.label;
       if (input.expiresAt !== undefined) changes.expires_at = checkedExpiry(input.expiresAt);
       if (input.sharingType !== undefined) changes.sharing_type = input.sharingType;
@@ -243,25 +323,43 @@ export function createShares(deps: SharesDeps) {
         changes.max_bytes = input.fileRequest?.maxBytes ?? null;
       }
       const type = changes.sharing_type ?? row.sharing_type;
-      const users = type === 'users' && (input.userIds !== undefined || row.sharing_type !== 'users') ? checkedUsers(caller, input.userIds) : type === 'anyone' ? [] : undefined;
+      const users =
+        type === 'users' && (input.userIds !== undefined || row.sharing_type !== 'users')
+          ? checkedUsers(caller, input.userIds)
+          : type === 'anyone'
+            ? []
+            : undefined;
       let endSessions = false;
       if (input.password !== undefined) {
         changes.password_hash = input.password === null ? null : await hashPassword(input.password);
         endSessions = true;
       }
       store.update(row.id, changes, users, endSessions);
-      deps.activity.record({ action: 'share.update', outcome: 'success', userId: caller.userId, detail: { id: row.id } });
+      deps.activity.record({
+        action: 'share.update',
+        outcome: 'success',
+        userId: caller.userId,
+        detail: { id: row.id },
+      });
       return toWire(store.byId(row.id)!, base, 'owner');
     },
 
     remove(caller: Caller, id: string): void {
       const row = ownRow(caller, id);
       store.remove(row.id);
-      deps.activity.record({ action: 'share.delete', outcome: 'success', userId: caller.userId, detail: { id: row.id, path: row.path } });
+      deps.activity.record({
+        action: 'share.delete',
+        outcome: 'success',
+        userId: caller.userId,
+        detail: { id: row.id, path: row.path },
+      });
     },
 
     shareableUsers: (caller: Caller) => ({
-      users: store.accounts().filter((a) => a.id !== caller.userId).map((a) => ({ id: a.id, email: a.email, username: a.username, displayName: a.display_name })),
+      users: store
+        .accounts()
+        .filter((a) => a.id !== caller.userId)
+        .map((a) => ({ id: a.id, email: a.email, username: a.username, displayName: a.display_name })),
     }),
 
     /** Public facts of a link; unknown, expired and deleted links are one 404. */
@@ -278,10 +376,25 @@ export function createShares(deps: SharesDeps) {
       }
       const a = allowOf(row);
       return {
-        shareToken: row.token, isDirectory: row.is_directory === 1, hasPassword: row.password_hash !== null,
-        sharingType: row.sharing_type, isExpired: false, label: row.label, expiresAt: row.expires_at,
-        name: path.posix.basename(row.path), isFileRequest: row.file_request === 1, needsPassword,
-        allow: { download: a.canDownload!, upload: a.canUpload!, createFile: a.canCreateFile!, createFolder: a.canCreateFolder!, rename: a.canRename!, delete: a.canDelete!, edit: a.canWrite! },
+        shareToken: row.token,
+        isDirectory: row.is_directory === 1,
+        hasPassword: row.password_hash !== null,
+        sharingType: row.sharing_type,
+        isExpired: false,
+        label: row.label,
+        expiresAt: row.expires_at,
+        name: path.posix.basename(row.path),
+        isFileRequest: row.file_request === 1,
+        needsPassword,
+        allow: {
+          download: a.canDownload!,
+          upload: a.canUpload!,
+          createFile: a.canCreateFile!,
+          createFolder: a.canCreateFolder!,
+          rename: a.canRename!,
+          delete: a.canDelete!,
+          edit: a.canWrite!,
+        },
       };
     },
 
@@ -296,10 +409,17 @@ export function createShares(deps: SharesDeps) {
       const id = randomBytes(32).toString('base64url');
       const expiresAt = new Date(Date.now() + VISITOR_SESSION_MS).toISOString();
       store.sessionInsert(hmac(id), row.id, row.password_gen, null, expiresAt);
-      if (caller?.sessionId && !caller.link) store.sessionInsert(hmac(`${id}:account`), row.id, row.password_gen, caller.sessionId, expiresAt);
+      if (caller?.sessionId && !caller.link)
+        store.sessionInsert(hmac(`${id}:account`), row.id, row.password_gen, caller.sessionId, expiresAt);
       return stringifySetCookie({
-        name: LINK_COOKIE, value: id, path: `/api/share/${row.token}`, httpOnly: true, sameSite: 'strict', secure,
-        maxAge: Math.floor(VISITOR_SESSION_MS / 1000), expires: new Date(Date.now() + VISITOR_SESSION_MS),
+        name: LINK_COOKIE,
+        value: id,
+        path: `/api/share/${row.token}`,
+        httpOnly: true,
+        sameSite: 'strict',
+        secure,
+        maxAge: Math.floor(VISITOR_SESSION_MS / 1000),
+        expires: new Date(Date.now() + VISITOR_SESSION_MS),
       });
     },
 
@@ -307,8 +427,11 @@ export function createShares(deps: SharesDeps) {
     linkCaller(token: string, caller: Caller | null, req: IncomingMessage): { caller: Caller; row: ShareRow } {
       const row = admit(store.byToken(token), caller, req);
       const linkCaller: Caller = {
-        userId: caller?.userId ?? `link:${row.id}`, username: caller?.username ?? `link ${row.label ?? row.token.slice(0, 6)}`,
-        roles: [], isAdmin: false, via: caller?.via === 'token' ? 'token' : 'session',
+        userId: caller?.userId ?? `link:${row.id}`,
+        username: caller?.username ?? `link ${row.label ?? row.token.slice(0, 6)}`,
+        roles: [],
+        isAdmin: false,
+        via: caller?.via === 'token' ? 'token' : 'session',
         ...(caller?.tokenScope ? { tokenScope: caller.tokenScope } : {}),
         link: { token: row.token },
       };
@@ -320,7 +443,13 @@ export function createShares(deps: SharesDeps) {
     release: (row: ShareRow, bytes: number) => store.release(row.id, bytes),
     settle: (row: ShareRow, files: number, bytes: number) => store.settle(row.id, files, bytes),
     received(row: ShareRow, file: { name: string; size: number; path: string }, ip: string) {
-      deps.activity.record({ action: 'share.file-request.received', outcome: 'success', userId: row.user_id, ip, detail: { shareId: row.id, label: row.label, ...file } });
+      deps.activity.record({
+        action: 'share.file-request.received',
+        outcome: 'success',
+        userId: row.user_id,
+        ip,
+        detail: { shareId: row.id, label: row.label, ...file },
+      });
     },
     sweep: () => store.sweepSessions(),
   };

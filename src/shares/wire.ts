@@ -17,7 +17,13 @@ const allowFlags = {
 };
 
 /** ISO 8601 with or without fraction (the app sends `2027-01-15T10:00:00Z`). */
-const isoDate = z.string().refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)), 'an ISO 8601 date-time');
+const isoDate = z
+  .string()
+  .refine(
+    (s) =>
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)),
+    'an ISO 8601 date-time',
+  );
 
 const fileRequest = z.object({
   maxFiles: z.number().int().min(1).max(1_000_000).nullable().optional(),
@@ -78,7 +84,14 @@ export const wireShare = z.object({
   permittedUserIds: z.array(z.string()).optional(),
   ownerName: z.string().optional(),
   /** Present for a file request: the limits and what has arrived. */
-  fileRequest: z.object({ maxFiles: z.number().int().nullable(), maxBytes: z.number().int().nullable(), receivedFiles: z.number().int(), receivedBytes: z.number().int() }).nullable(),
+  fileRequest: z
+    .object({
+      maxFiles: z.number().int().nullable(),
+      maxBytes: z.number().int().nullable(),
+      receivedFiles: z.number().int(),
+      receivedBytes: z.number().int(),
+    })
+    .nullable(),
   shareUrl: z.string(),
 });
 export type WireShare = z.infer<typeof wireShare>;
@@ -88,7 +101,16 @@ export type CreatedShare = z.infer<typeof createdShare>;
 
 export const shareList = z.object({ shares: z.array(wireShare) });
 
-export const shareableUsers = z.object({ users: z.array(z.object({ id: z.string(), email: z.string().nullable(), username: z.string(), displayName: z.string().nullable() })) });
+export const shareableUsers = z.object({
+  users: z.array(
+    z.object({
+      id: z.string(),
+      email: z.string().nullable(),
+      username: z.string(),
+      displayName: z.string().nullable(),
+    }),
+  ),
+});
 
 export const linkInfo = z.object({
   shareToken: z.string(),
@@ -102,7 +124,15 @@ export const linkInfo = z.object({
   name: z.string(),
   isFileRequest: z.boolean(),
   needsPassword: z.boolean(),
-  allow: z.object({ download: z.boolean(), upload: z.boolean(), createFile: z.boolean(), createFolder: z.boolean(), rename: z.boolean(), delete: z.boolean(), edit: z.boolean() }),
+  allow: z.object({
+    download: z.boolean(),
+    upload: z.boolean(),
+    createFile: z.boolean(),
+    createFolder: z.boolean(),
+    rename: z.boolean(),
+    delete: z.boolean(),
+    edit: z.boolean(),
+  }),
 });
 export type LinkInfo = z.infer<typeof linkInfo>;
 

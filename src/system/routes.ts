@@ -16,27 +16,41 @@ export function systemRoutes(deps: SystemDeps): RouteDef[] {
   let description: (OpenApiDocument & { 'x-release': string }) | undefined;
   return [
     route({
-      method: 'GET', path: '/healthz', access: 'public', tags: ['System'],
+      method: 'GET',
+      path: '/healthz',
+      access: 'public',
+      tags: ['System'],
       summary: 'Liveness probe: the process answers.',
       responses: { 200: { description: 'Alive', schema: health } },
       handler: () => ({ status: 'ok' }),
     }),
     route({
-      method: 'GET', path: '/readyz', access: 'public', tags: ['System'],
+      method: 'GET',
+      path: '/readyz',
+      access: 'public',
+      tags: ['System'],
       summary: 'Readiness probe: the database is open and migrated.',
       responses: { 200: { description: 'Ready', schema: health }, 503: { description: 'Not ready', schema: health } },
       handler: () => (deps.isReady() ? { status: 'ok' } : reply(503, { status: 'starting' })),
     }),
     route({
-      method: 'GET', path: '/api/openapi.json', access: 'public', tags: ['System'],
+      method: 'GET',
+      path: '/api/openapi.json',
+      access: 'public',
+      tags: ['System'],
       summary: 'The OpenAPI 3.1 description of this running release.',
       responses: { 200: { description: 'OpenAPI document', schema: openApiDocument } },
       handler: () => (description ??= { ...buildOpenApi(deps.routes()), 'x-release': deps.version }),
     }),
     route({
-      method: 'GET', path: '/api/features', access: 'public', tags: ['System'],
+      method: 'GET',
+      path: '/api/features',
+      access: 'public',
+      tags: ['System'],
       summary: 'Feature flags of this instance.',
-      responses: { 200: { description: 'Feature sections; every section present has a boolean `enabled`.', schema: features } },
+      responses: {
+        200: { description: 'Feature sections; every section present has a boolean `enabled`.', schema: features },
+      },
       handler: () => ({ version: deps.version, ...deps.features() }),
     }),
   ];

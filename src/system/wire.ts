@@ -10,7 +10,10 @@ export type Features = z.infer<typeof features>;
 
 /** The OpenAPI 3.1 document (described by its own standard, not repeated here). */
 export const openApiDocument = z.object({
-  openapi: z.string(), info: z.record(z.string(), z.unknown()), paths: z.record(z.string(), z.record(z.string(), z.unknown())), components: z.record(z.string(), z.unknown()),
+  openapi: z.string(),
+  info: z.record(z.string(), z.unknown()),
+  paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+  components: z.record(z.string(), z.unknown()),
   /** The running release (`burrow --version`, /api/features `version`); info.version stays `unversioned` as the spec says. */
   'x-release': z.string(),
 });

@@ -42,14 +42,32 @@ const OUTPUT_BUFFER_BYTES = 1024 * 1024;
 
 function refuse(socket: Duplex, err: AppError, requestId: string): void {
   const body = JSON.stringify(errorEnvelope(err.status, err.message, requestId, err.code));
-  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), 'X-Request-Id': requestId, Connection: 'close' };
-  socket.end(`HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`);
+  const headers = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Request-Id': requestId,
+    Connection: 'close',
+  };
+  socket.end(
+    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\r\n')}\r\n\r\n${body}`,
+  );
 }
 
 export function createTerminalCapability(deps: TerminalCapabilityDeps): TerminalCapability {
   const manager = createTerminalManager({
-    enabled: deps.config.enabled, pty: deps.pty, ...(deps.ptyProblem ? { ptyProblem: deps.ptyProblem } : {}), activity: deps.activity, log: deps.log,
-    options: { maxSessions: deps.config.maxSessions, idleTimeoutMs: deps.config.idleTimeoutMs, outputBufferBytes: OUTPUT_BUFFER_BYTES, shell: deps.config.shell ?? undefined },
+    enabled: deps.config.enabled,
+    pty: deps.pty,
+    ...(deps.ptyProblem ? { ptyProblem: deps.ptyProblem } : {}),
+    activity: deps.activity,
+    log: deps.log,
+    options: {
+      maxSessions: deps.config.maxSessions,
+      idleTimeoutMs: deps.config.idleTimeoutMs,
+      outputBufferBytes: OUTPUT_BUFFER_BYTES,
+      shell: deps.config.shell ?? undefined,
+    },
   });
   const features = () => ({ terminal: manager.availability() });
   const tickets = createTicketStore();
@@ -57,7 +75,10 @@ export function createTerminalCapability(deps: TerminalCapabilityDeps): Terminal
 
   const routes = [
     route({
-      method: 'POST', path: '/api/terminal/session', access: 'admin', tags: ['Terminal'],
+      method: 'POST',
+      path: '/api/terminal/session',
+      access: 'admin',
+      tags: ['Terminal'],
       summary: 'A one-time ticket for the terminal WebSocket',
       description: `The ticket is bound to this session and to the page's Origin, and lasts seconds. Open \`${TERMINAL_SOCKET_PATH}?ticket=…&cols=…&rows=…\` as a WebSocket from the same page: binary frames carry terminal bytes both ways; text frames are JSON control messages (client: input, resize, ping; server: ready, exit, error, pong). Closing the socket ends the shell.`,
       body: terminalSessionRequest,
@@ -71,10 +92,15 @@ export function createTerminalCapability(deps: TerminalCapabilityDeps): Terminal
       },
       handler: ({ req, caller }): TerminalTicket => {
         manager.assertCanStart();
-        if (caller.via !== 'session' || !caller.sessionId) throw new AppError('FORBIDDEN', 'The terminal needs a signed-in administrator session.');
+        if (caller.via !== 'session' || !caller.sessionId)
+          throw new AppError('FORBIDDEN', 'The terminal needs a signed-in administrator session.');
         const origin = req.headers.origin;
-        if (!origin) throw new AppError('BAD_REQUEST', 'Open the terminal from the web page: the request carries no Origin.');
-        return { ...tickets.issue({ sessionId: caller.sessionId, userId: caller.userId, username: caller.username, origin }), socketPath: TERMINAL_SOCKET_PATH };
+        if (!origin)
+          throw new AppError('BAD_REQUEST', 'Open the terminal from the web page: the request carries no Origin.');
+        return {
+          ...tickets.issue({ sessionId: caller.sessionId, userId: caller.userId, username: caller.username, origin }),
+          socketPath: TERMINAL_SOCKET_PATH,
+        };
       },
     }),
   ];
@@ -86,13 +112,21 @@ export function createTerminalCapability(deps: TerminalCapabilityDeps): Terminal
       const caller = deps.fromSession(req, ip);
       if (!caller) return refuse(socket, new AppError('AUTH_REQUIRED'), requestId);
       if (!caller.isAdmin) return refuse(socket, new AppError('ADMIN_ONLY'), requestId);
-      sockets.handleUpgrade(req, socket, head, { userId: caller.userId, username: caller.username, sessionId: caller.sessionId, ip, requestId });
+      sockets.handleUpgrade(req, socket, head, {
+        userId: caller.userId,
+        username: caller.username,
+        sessionId: caller.sessionId,
+        ip,
+        requestId,
+      });
     },
   };
 
   if (!deps.config.enabled) return { routes, upgrade: null, features };
   return {
-    routes, upgrade, features,
+    routes,
+    upgrade,
+    features,
     async stop() {
       await sockets.close();
       await manager.closeAll();

@@ -5,7 +5,17 @@
 
 const SECRET_NAMES = new Set(['SESSION_SECRET', 'AUTH_ADMIN_PASSWORD']);
 const SECRET_PREFIXES = ['OIDC_', 'OFFICEEDITOR_', 'ONLYOFFICE_', 'COLLABORA_'];
-const SECRET_SUFFIXES = ['_SECRET', '_TOKEN', '_PASSWORD', '_PASSWD', '_PASS', '_KEY', '_CREDENTIALS', '_SECRET_FILE', '_PASSWORD_FILE'];
+const SECRET_SUFFIXES = [
+  '_SECRET',
+  '_TOKEN',
+  '_PASSWORD',
+  '_PASSWD',
+  '_PASS',
+  '_KEY',
+  '_CREDENTIALS',
+  '_SECRET_FILE',
+  '_PASSWORD_FILE',
+];
 
 export function isSecretVariable(name: string): boolean {
   const upper = name.toUpperCase();
@@ -15,7 +25,10 @@ export function isSecretVariable(name: string): boolean {
 }
 
 /** The environment for a terminal's shell: `base` without secrets, plus what a terminal needs. */
-export function terminalEnvironment(base: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Record<string, string> {
+export function terminalEnvironment(
+  base: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {
     if (value === undefined || isSecretVariable(name)) continue;

@@ -28,10 +28,18 @@ export interface TerminalOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export interface TerminalUser { userId: string; username: string; ip?: string | null }
+export interface TerminalUser {
+  userId: string;
+  username: string;
+  ip?: string | null;
+}
 
 export type EndReason = 'exited' | 'idle' | 'closed' | 'shutdown';
-export interface TerminalExit { exitCode: number | null; signal: number | null; reason: EndReason }
+export interface TerminalExit {
+  exitCode: number | null;
+  signal: number | null;
+  reason: EndReason;
+}
 
 /** Where a session's output goes (the WebSocket). `done` is called once the chunk has left. */
 export interface TerminalSink {
@@ -39,7 +47,11 @@ export interface TerminalSink {
   exit(info: TerminalExit): void;
 }
 
-export interface TerminalAvailability { enabled: boolean; available: boolean; reason?: string }
+export interface TerminalAvailability {
+  enabled: boolean;
+  available: boolean;
+  reason?: string;
+}
 
 export interface TerminalSession {
   readonly id: string;
@@ -93,7 +105,11 @@ function defaultShell(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string
 }
 
 function defaultCwd(cwd: string | undefined): string {
-  for (const candidate of [cwd, os.homedir(), process.platform === 'win32' ? process.env.SystemDrive ?? 'C:\\' : '/']) {
+  for (const candidate of [
+    cwd,
+    os.homedir(),
+    process.platform === 'win32' ? (process.env.SystemDrive ?? 'C:\\') : '/',
+  ]) {
     if (candidate && fs.statSync(candidate, { throwIfNoEntry: false })?.isDirectory()) return candidate;
   }
   return process.cwd();
@@ -105,8 +121,14 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
   const sessions = new Map<string, TerminalSession>();
 
   function availability(): TerminalAvailability {
-    if (!deps.enabled) return { enabled: false, available: false, reason: 'The terminal is off (TERMINAL_ENABLED is not true).' };
-    if (!deps.pty()) return { enabled: true, available: false, reason: `The terminal add-on (@lydell/node-pty) cannot load on this host${deps.ptyProblem?.() ? `: ${deps.ptyProblem()}` : ''}.` };
+    if (!deps.enabled)
+      return { enabled: false, available: false, reason: 'The terminal is off (TERMINAL_ENABLED is not true).' };
+    if (!deps.pty())
+      return {
+        enabled: true,
+        available: false,
+        reason: `The terminal add-on (@lydell/node-pty) cannot load on this host${deps.ptyProblem?.() ? `: ${deps.ptyProblem()}` : ''}.`,
+      };
     return { enabled: true, available: true };
   }
 
@@ -115,7 +137,12 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
     if (!a.enabled) throw new AppError(404, 'The terminal is not enabled on this server.', 'TERMINAL_DISABLED');
     if (!a.available) throw new AppError(503, a.reason!, 'TERMINAL_UNAVAILABLE');
     if (sessions.size >= opts.maxSessions) {
-      throw new AppError(429, `${opts.maxSessions} terminal(s) are already open (TERMINAL_MAX_SESSIONS); close one first.`, 'TERMINAL_LIMIT', { 'Retry-After': '5' });
+      throw new AppError(
+        429,
+        `${opts.maxSessions} terminal(s) are already open (TERMINAL_MAX_SESSIONS); close one first.`,
+        'TERMINAL_LIMIT',
+        { 'Retry-After': '5' },
+      );
     }
   }
 
@@ -127,7 +154,11 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
     const cols = clampSize(size.cols, 80, 1000);
     const rows = clampSize(size.rows, 24, 1000);
     const proc = addon.spawn(shell, [...(opts.shellArgs ?? [])], {
-      name: 'xterm-256color', cols, rows, cwd: defaultCwd(opts.cwd), env: terminalEnvironment(env, platform),
+      name: 'xterm-256color',
+      cols,
+      rows,
+      cwd: defaultCwd(opts.cwd),
+      env: terminalEnvironment(env, platform),
       // Raw bytes: counted exactly for backpressure, and passed on without re-encoding.
       encoding: null,
     });
@@ -136,7 +167,13 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
     return session;
   }
 
-  function createSession(proc: IPty, user: TerminalUser, shell: string, initialCols: number, initialRows: number): TerminalSession {
+  function createSession(
+    proc: IPty,
+    user: TerminalUser,
+    shell: string,
+    initialCols: number,
+    initialRows: number,
+  ): TerminalSession {
     const id = randomUUID();
     const startedAt = new Date();
     let cols = initialCols;
@@ -151,7 +188,14 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
     let killTimer: NodeJS.Timeout | null = null;
     const waiters: ((e: TerminalExit) => void)[] = [];
 
-    deps.activity?.record({ action: 'terminal.start', outcome: 'success', userId: user.userId, username: user.username, ip: user.ip ?? null, detail: { terminalId: id, shell, pid: proc.pid } });
+    deps.activity?.record({
+      action: 'terminal.start',
+      outcome: 'success',
+      userId: user.userId,
+      username: user.username,
+      ip: user.ip ?? null,
+      detail: { terminalId: id, shell, pid: proc.pid },
+    });
     deps.log.info('terminal started', { terminalId: id, user: user.username, pid: proc.pid });
 
     const touch = () => {
@@ -195,8 +239,18 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
       exited = { exitCode: exitCode ?? null, signal: signal || null, reason: endReason };
       sessions.delete(id);
       deps.activity?.record({
-        action: 'terminal.end', outcome: 'success', userId: user.userId, username: user.username, ip: user.ip ?? null,
-        detail: { terminalId: id, reason: endReason, exitCode: exited.exitCode, signal: exited.signal, durationMs: Date.now() - startedAt.getTime() },
+        action: 'terminal.end',
+        outcome: 'success',
+        userId: user.userId,
+        username: user.username,
+        ip: user.ip ?? null,
+        detail: {
+          terminalId: id,
+          reason: endReason,
+          exitCode: exited.exitCode,
+          signal: exited.signal,
+          durationMs: Date.now() - startedAt.getTime(),
+        },
       });
       deps.log.info('terminal ended', { terminalId: id, user: user.username, reason: endReason, exitCode });
       sink?.exit(exited);
@@ -204,10 +258,18 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
     });
 
     const session: TerminalSession = {
-      id, user, startedAt,
-      get cols() { return cols; },
-      get rows() { return rows; },
-      get pid() { return proc.pid; },
+      id,
+      user,
+      startedAt,
+      get cols() {
+        return cols;
+      },
+      get rows() {
+        return rows;
+      },
+      get pid() {
+        return proc.pid;
+      },
       attach(next) {
         sink = next;
         for (const chunk of pending.splice(0)) deliver(chunk);
@@ -234,9 +296,15 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
           if (paused) proc.resume();
           try {
             proc.kill(platform === 'win32' ? undefined : 'SIGHUP');
-          } catch { /* already gone: onExit follows */ }
+          } catch {
+            /* already gone: onExit follows */
+          }
           killTimer = setTimeout(() => {
-            try { proc.kill(platform === 'win32' ? undefined : 'SIGKILL'); } catch { /* gone */ }
+            try {
+              proc.kill(platform === 'win32' ? undefined : 'SIGKILL');
+            } catch {
+              /* gone */
+            }
           }, KILL_GRACE_MS);
           killTimer.unref();
         }
@@ -251,7 +319,9 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
     availability,
     assertCanStart,
     start,
-    get active() { return sessions.size; },
+    get active() {
+      return sessions.size;
+    },
     async closeAll() {
       await Promise.all([...sessions.values()].map((s) => s.close('shutdown')));
     },

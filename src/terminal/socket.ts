@@ -37,13 +37,32 @@ export interface TerminalSocketServer {
 /** Largest client frame: keystrokes and pastes, not file transfers. */
 const MAX_FRAME = 256 * 1024;
 
-export function createTerminalSocketServer(deps: { manager: TerminalManager; tickets: TicketStore; log: Logger }): TerminalSocketServer {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME, perMessageDeflate: false, clientTracking: true });
+export function createTerminalSocketServer(deps: {
+  manager: TerminalManager;
+  tickets: TicketStore;
+  log: Logger;
+}): TerminalSocketServer {
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_FRAME,
+    perMessageDeflate: false,
+    clientTracking: true,
+  });
 
   function refuse(socket: Duplex, err: AppError, requestId: string): void {
     const body = JSON.stringify(errorEnvelope(err.status, err.message, requestId, err.code));
-    const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), 'X-Request-Id': requestId, Connection: 'close', ...err.headers };
-    socket.end(`HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`);
+    const headers = {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(body)),
+      'X-Request-Id': requestId,
+      Connection: 'close',
+      ...err.headers,
+    };
+    socket.end(
+      `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}\r\n${Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\r\n')}\r\n\r\n${body}`,
+    );
   }
 
   function join(ws: WebSocket, session: TerminalSession): void {
@@ -75,7 +94,8 @@ export function createTerminalSocketServer(deps: { manager: TerminalManager; tic
           else control({ type: 'error', message: 'input needs a string `data`.' });
           return;
         case 'resize':
-          if (Number.isInteger(msg.cols) && Number.isInteger(msg.rows)) session.resize(msg.cols as number, msg.rows as number);
+          if (Number.isInteger(msg.cols) && Number.isInteger(msg.rows))
+            session.resize(msg.cols as number, msg.rows as number);
           else control({ type: 'error', message: 'resize needs integer `cols` and `rows`.' });
           return;
         case 'ping':
@@ -94,14 +114,25 @@ export function createTerminalSocketServer(deps: { manager: TerminalManager; tic
       const ticket = url.searchParams.get('ticket') ?? '';
       const binding = deps.tickets.redeem(ticket, { sessionId: caller.sessionId, origin: req.headers.origin });
       if (!binding || binding.userId !== caller.userId) {
-        return refuse(socket, new AppError(403, 'The terminal ticket is missing, used, expired, or was issued to another session or page.', 'TERMINAL_TICKET_INVALID'), caller.requestId);
+        return refuse(
+          socket,
+          new AppError(
+            403,
+            'The terminal ticket is missing, used, expired, or was issued to another session or page.',
+            'TERMINAL_TICKET_INVALID',
+          ),
+          caller.requestId,
+        );
       }
       try {
         deps.manager.assertCanStart();
       } catch (err) {
         return refuse(socket, err as AppError, caller.requestId);
       }
-      const size = { cols: Number(url.searchParams.get('cols')) || undefined, rows: Number(url.searchParams.get('rows')) || undefined };
+      const size = {
+        cols: Number(url.searchParams.get('cols')) || undefined,
+        rows: Number(url.searchParams.get('rows')) || undefined,
+      };
       wss.handleUpgrade(req, socket, head, (ws) => {
         let session: TerminalSession;
         try {

@@ -12,7 +12,10 @@ export interface TicketBinding {
   readonly origin: string;
 }
 
-export interface IssuedTicket { ticket: string; expiresAt: string }
+export interface IssuedTicket {
+  ticket: string;
+  expiresAt: string;
+}
 
 export interface TicketStore {
   issue(binding: TicketBinding): IssuedTicket;
@@ -20,12 +23,19 @@ export interface TicketStore {
    * Consumes the ticket whatever the outcome (a second try with the same one always fails),
    * and answers its binding only when the session and the origin are those it was issued to.
    */
-  redeem(ticket: string, presented: { sessionId: string | undefined; origin: string | undefined }): TicketBinding | null;
+  redeem(
+    ticket: string,
+    presented: { sessionId: string | undefined; origin: string | undefined },
+  ): TicketBinding | null;
   /** Tickets not yet redeemed nor expired (tests, diagnostics). */
   readonly size: number;
 }
 
-interface Held { digest: Buffer; binding: TicketBinding; expiresAt: number }
+interface Held {
+  digest: Buffer;
+  binding: TicketBinding;
+  expiresAt: number;
+}
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 
@@ -35,7 +45,9 @@ function sameText(a: string, b: string): boolean {
 }
 
 /** Tickets live in memory: they last seconds, and a restart ends every terminal anyway. */
-export function createTicketStore(options: { ttlMs?: number; maxOutstanding?: number; now?: () => number } = {}): TicketStore {
+export function createTicketStore(
+  options: { ttlMs?: number; maxOutstanding?: number; now?: () => number } = {},
+): TicketStore {
   const ttlMs = options.ttlMs ?? 10_000;
   const maxOutstanding = options.maxOutstanding ?? 64;
   const now = options.now ?? Date.now;

@@ -12,33 +12,67 @@ export function tokenRoutes(deps: { tokens: TokenService; auth: AuthService; lim
   const tags = ['API tokens'];
   return [
     route({
-      method: 'GET', path: '/api/auth/tokens', access: 'session', tags,
-      summary: 'This account\'s live API tokens',
+      method: 'GET',
+      path: '/api/auth/tokens',
+      access: 'session',
+      tags,
+      summary: "This account's live API tokens",
       responses: { 200: { description: 'Tokens (never their secrets)', schema: tokenList } },
       handler: ({ caller }) => ({ tokens: tokens.list(caller.userId) }),
     }),
     route({
-      method: 'POST', path: '/api/auth/tokens', access: 'session', tags, body: issueBody, status: 201,
+      method: 'POST',
+      path: '/api/auth/tokens',
+      access: 'session',
+      tags,
+      body: issueBody,
+      status: 201,
       summary: 'Issue an API token; its secret is in this answer only',
       description: `\`scope\` read (GET, HEAD, POST /api/download, POST /api/download/plan) or write; \`expiresInDays\` 1..3650 or null; \`password\` is required when the account has one. At most ${MAX_LIVE_TOKENS} live tokens per account.`,
-      responses: { 201: { description: 'The token and its secret', schema: issuedToken }, 400: 'Malformed body', 401: 'Password wrong or missing', 409: `Already ${MAX_LIVE_TOKENS} live tokens`, 429: 'Too many attempts' },
+      responses: {
+        201: { description: 'The token and its secret', schema: issuedToken },
+        400: 'Malformed body',
+        401: 'Password wrong or missing',
+        409: `Already ${MAX_LIVE_TOKENS} live tokens`,
+        429: 'Too many attempts',
+      },
       handler: async ({ caller, body, ip }) => {
         limits.hit(`credential:${ip}`, LIMITS.credential);
         await auth.confirmPassword(caller, body.password, ip);
-        return tokens.issue(caller.userId, { name: body.name, scope: body.scope, expiresInDays: body.expiresInDays }, ip);
+        return tokens.issue(
+          caller.userId,
+          { name: body.name, scope: body.scope, expiresInDays: body.expiresInDays },
+          ip,
+        );
       },
     }),
     route({
-      method: 'PATCH', path: '/api/auth/tokens/:id', access: 'session', tags, params: tokenParams, body: z.object({ name: tokenName }),
+      method: 'PATCH',
+      path: '/api/auth/tokens/:id',
+      access: 'session',
+      tags,
+      params: tokenParams,
+      body: z.object({ name: tokenName }),
       summary: 'Rename an API token (by its id, never its secret)',
-      responses: { 200: { description: 'The token', schema: oneToken }, 400: 'Malformed body', 404: 'No such token on this account' },
+      responses: {
+        200: { description: 'The token', schema: oneToken },
+        400: 'Malformed body',
+        404: 'No such token on this account',
+      },
       handler: ({ caller, params, body, ip }) => ({ token: tokens.rename(caller.userId, params.id, body.name, ip) }),
     }),
     route({
-      method: 'DELETE', path: '/api/auth/tokens/:id', access: 'session', tags, params: tokenParams,
+      method: 'DELETE',
+      path: '/api/auth/tokens/:id',
+      access: 'session',
+      tags,
+      params: tokenParams,
       summary: 'Revoke an API token; it stops working on the next request',
       responses: { 204: { description: 'Revoked' }, 404: 'No such token on this account' },
-      handler: ({ caller, params, ip }) => { tokens.revoke(caller.userId, params.id, ip); return noContent(); },
+      handler: ({ caller, params, ip }) => {
+        tokens.revoke(caller.userId, params.id, ip);
+        return noContent();
+      },
     }),
   ];
 }

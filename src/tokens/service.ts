@@ -16,16 +16,31 @@ const LAST_USE_EVERY_MS = 60_000;
 const REFUSAL_LOG_EVERY_MS = 3_600_000;
 
 interface TokenRow {
-  id: string; user_id: string; name: string; scope: Scope; secret_hash: string | null;
-  created_at: string; expires_at: string | null; last_used_at: string | null; last_used_ip: string | null; revoked_at: string | null;
+  id: string;
+  user_id: string;
+  name: string;
+  scope: Scope;
+  secret_hash: string | null;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  last_used_ip: string | null;
+  revoked_at: string | null;
 }
-
 
 const SECRET = /^burrow_([A-Za-z0-9]{16})_([A-Za-z0-9_-]{43})$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
 function toWire(row: TokenRow): WireToken {
-  return { id: row.id, name: row.name, scope: row.scope, createdAt: row.created_at, expiresAt: row.expires_at, lastUsedAt: row.last_used_at, lastUsedIp: row.last_used_ip };
+  return {
+    id: row.id,
+    name: row.name,
+    scope: row.scope,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    lastUsedAt: row.last_used_at,
+    lastUsedIp: row.last_used_ip,
+  };
 }
 
 function newId(): string {
@@ -45,36 +60,63 @@ export class TokenService {
   }
 
   private liveCount(userId: string, now: string): number {
-    return this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)', [userId, now])!.n;
+    return this.db.get<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)',
+      [userId, now],
+    )!.n;
   }
 
   list(userId: string): WireToken[] {
     const now = new Date().toISOString();
-    return this.db.all<TokenRow>('SELECT * FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at DESC, id', [userId, now]).map(toWire);
+    return this.db
+      .all<TokenRow>(
+        'SELECT * FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at DESC, id',
+        [userId, now],
+      )
+      .map(toWire);
   }
 
   /** Issues a token (the caller has already proved the password). The secret is returned only here. */
-  issue(userId: string, input: { name: string; scope: Scope; expiresInDays: number | null }, ip: string): { token: WireToken; secret: string } {
+  issue(
+    userId: string,
+    input: { name: string; scope: Scope; expiresInDays: number | null },
+    ip: string,
+  ): { token: WireToken; secret: string } {
     const name = input.name.trim();
     if (!name) throw new AppError('INVALID_BODY', 'Invalid body: name: must not be empty.');
     const result = this.db.transaction(() => {
       const now = new Date();
       if (this.liveCount(userId, now.toISOString()) >= MAX_LIVE_TOKENS) {
-        throw new AppError('TOKEN_LIMIT', `An account may hold at most ${MAX_LIVE_TOKENS} live API tokens; revoke one first.`);
+        throw new AppError(
+          'TOKEN_LIMIT',
+          `An account may hold at most ${MAX_LIVE_TOKENS} live API tokens; revoke one first.`,
+        );
       }
       const id = newId();
       const secret = `${TOKEN_PREFIX}_${id}_${randomBytes(32).toString('base64url')}`;
-      const expiresAt = input.expiresInDays === null ? null : new Date(now.getTime() + input.expiresInDays * 86_400_000).toISOString();
-      this.db.run('INSERT INTO api_tokens (id, user_id, name, scope, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        [id, userId, name, input.scope, sha256(secret).toString('hex'), now.toISOString(), expiresAt]);
+      const expiresAt =
+        input.expiresInDays === null ? null : new Date(now.getTime() + input.expiresInDays * 86_400_000).toISOString();
+      this.db.run(
+        'INSERT INTO api_tokens (id, user_id, name, scope, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [id, userId, name, input.scope, sha256(secret).toString('hex'), now.toISOString(), expiresAt],
+      );
       return { token: toWire(this.db.get<TokenRow>('SELECT * FROM api_tokens WHERE id = ?', [id])!), secret };
     });
-    this.activity.record({ action: 'token.issue', outcome: 'success', userId, ip, detail: { tokenId: result.token.id, name, scope: input.scope, expiresAt: result.token.expiresAt } });
+    this.activity.record({
+      action: 'token.issue',
+      outcome: 'success',
+      userId,
+      ip,
+      detail: { tokenId: result.token.id, name, scope: input.scope, expiresAt: result.token.expiresAt },
+    });
     return result;
   }
 
   private own(userId: string, id: string): TokenRow {
-    const row = this.db.get<TokenRow>('SELECT * FROM api_tokens WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [id, userId]);
+    const row = this.db.get<TokenRow>('SELECT * FROM api_tokens WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [
+      id,
+      userId,
+    ]);
     // Another account's token, a tombstone and an unknown id all read as "no such token".
     if (!row) throw new AppError('TOKEN_NOT_FOUND');
     return row;
@@ -85,14 +127,29 @@ export class TokenService {
     if (!trimmed) throw new AppError('INVALID_BODY', 'Invalid body: name: must not be empty.');
     const row = this.own(userId, id);
     this.db.run('UPDATE api_tokens SET name = ? WHERE id = ?', [trimmed, row.id]);
-    this.activity.record({ action: 'token.rename', outcome: 'success', userId, ip, detail: { tokenId: id, from: row.name, to: trimmed } });
+    this.activity.record({
+      action: 'token.rename',
+      outcome: 'success',
+      userId,
+      ip,
+      detail: { tokenId: id, from: row.name, to: trimmed },
+    });
     return toWire({ ...row, name: trimmed });
   }
 
   revoke(userId: string, id: string, ip: string): void {
     const row = this.own(userId, id);
-    this.db.run('UPDATE api_tokens SET revoked_at = ?, secret_hash = NULL WHERE id = ?', [new Date().toISOString(), row.id]);
-    this.activity.record({ action: 'token.revoke', outcome: 'success', userId, ip, detail: { tokenId: id, name: row.name } });
+    this.db.run('UPDATE api_tokens SET revoked_at = ?, secret_hash = NULL WHERE id = ?', [
+      new Date().toISOString(),
+      row.id,
+    ]);
+    this.activity.record({
+      action: 'token.revoke',
+      outcome: 'success',
+      userId,
+      ip,
+      detail: { tokenId: id, name: row.name },
+    });
   }
 
   /** The caller behind a bearer secret, or null (the refusal reason is logged, throttled). */
@@ -100,7 +157,13 @@ export class TokenService {
     const m = SECRET.exec(secret);
     const row = m ? this.db.get<TokenRow>('SELECT * FROM api_tokens WHERE id = ?', [m[1]!]) : undefined;
     const refuse = (reason: string, key: string, userId?: string) => {
-      this.activity.recordThrottled(`token:${key}`, REFUSAL_LOG_EVERY_MS, { action: 'token.refused', outcome: 'failure', userId: userId ?? null, ip, detail: { reason, ...(row ? { tokenId: row.id } : {}) } });
+      this.activity.recordThrottled(`token:${key}`, REFUSAL_LOG_EVERY_MS, {
+        action: 'token.refused',
+        outcome: 'failure',
+        userId: userId ?? null,
+        ip,
+        detail: { reason, ...(row ? { tokenId: row.id } : {}) },
+      });
       return null;
     };
     if (!row) return refuse(m ? 'unknown' : 'forged', `unknown@${ip}`);
@@ -115,8 +178,20 @@ export class TokenService {
     const user = this.users.get(row.user_id);
     if (!user) return refuse('unknown', row.id);
     if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USE_EVERY_MS) {
-      this.db.run('UPDATE api_tokens SET last_used_at = ?, last_used_ip = ? WHERE id = ?', [now.toISOString(), ip, row.id]);
+      this.db.run('UPDATE api_tokens SET last_used_at = ?, last_used_ip = ? WHERE id = ?', [
+        now.toISOString(),
+        ip,
+        row.id,
+      ]);
     }
-    return { userId: user.id, username: user.username, roles: parseRoles(user.roles), isAdmin: isAdminRow(user), via: 'token', tokenId: row.id, tokenScope: row.scope };
+    return {
+      userId: user.id,
+      username: user.username,
+      roles: parseRoles(user.roles),
+      isAdmin: isAdminRow(user),
+      via: 'token',
+      tokenId: row.id,
+      tokenScope: row.scope,
+    };
   }
 }

@@ -17,7 +17,11 @@ export function createTrashActions(deps: { trash: TrashService; ops: FileOps; ma
     async restore(caller: Caller, id: string, destination?: string): Promise<RestoreAnswer> {
       const into = destination !== undefined ? await deps.ops.writableFolder(caller, destination) : undefined;
       const done = await trash.restore(caller, id, into);
-      return { success: true, item: fileItem(done.parentVirtual, done.name, await fsp.stat(path.join(done.dir, done.name))), path: `${done.parentVirtual}/${done.name}` };
+      return {
+        success: true,
+        item: fileItem(done.parentVirtual, done.name, await fsp.stat(path.join(done.dir, done.name))),
+        path: `${done.parentVirtual}/${done.name}`,
+      };
     },
     purge: (caller: Caller, id: string) => trash.purge(caller, id),
     empty: async (caller: Caller) => ({ removed: await trash.empty(caller) }),

@@ -13,7 +13,17 @@ import { RESERVED_DIR } from '../files/names.ts';
 import { isInside, type PathResolver, type ResolvedPath, type Space } from '../files/paths.ts';
 import type { Transfer } from '../files/transfer.ts';
 
-interface Row { id: string; space_root: string; original_relative: string; name: string; is_directory: number; size: number | null; stored_path: string; deleted_by: string; deleted_at: string }
+interface Row {
+  id: string;
+  space_root: string;
+  original_relative: string;
+  name: string;
+  is_directory: number;
+  size: number | null;
+  stored_path: string;
+  deleted_by: string;
+  deleted_at: string;
+}
 
 export interface TrashEntry {
   id: string;
@@ -34,27 +44,41 @@ export interface TrashService {
   list(caller: Caller): Promise<TrashEntry[]>;
   /** The entry and its stored real path, or 404 when the caller cannot see it. */
   find(caller: Caller, id: string): Promise<{ entry: TrashEntry; storedPath: string; space: Space }>;
-  restore(caller: Caller, id: string, destination?: ResolvedPath): Promise<{ dir: string; parentVirtual: string; name: string; isDirectory: boolean }>;
+  restore(
+    caller: Caller,
+    id: string,
+    destination?: ResolvedPath,
+  ): Promise<{ dir: string; parentVirtual: string; name: string; isDirectory: boolean }>;
   purge(caller: Caller, id: string): Promise<void>;
   empty(caller: Caller): Promise<number>;
   /** Removes entries older than `days` and rows whose stored item vanished. */
   sweep(days: number): Promise<number>;
 }
 
-const kindFor = (name: string, dir: boolean) => (dir ? 'directory' : (/\.([^.]{1,10})$/.exec(name)?.[1]?.toLowerCase() ?? 'unknown'));
+const kindFor = (name: string, dir: boolean) =>
+  dir ? 'directory' : (/\.([^.]{1,10})$/.exec(name)?.[1]?.toLowerCase() ?? 'unknown');
 
-export function createTrash(db: Database, resolver: PathResolver, transfer: Transfer, changes: ChangeSink): TrashService {
+export function createTrash(
+  db: Database,
+  resolver: PathResolver,
+  transfer: Transfer,
+  changes: ChangeSink,
+): TrashService {
   async function visible(caller: Caller): Promise<Map<string, Space>> {
     return new Map((await resolver.spaces(caller)).map((s) => [s.root, s]));
   }
   const toEntry = (row: Row, space: Space): TrashEntry => {
     const parentRel = path.posix.dirname(row.original_relative);
     return {
-      id: row.id, name: row.name,
+      id: row.id,
+      name: row.name,
       path: parentRel === '.' ? space.path : `${space.path}/${parentRel}`,
       originalPath: `${space.path}/${row.original_relative}`,
-      isDirectory: row.is_directory === 1, kind: kindFor(row.name, row.is_directory === 1),
-      size: row.size, deletedAt: row.deleted_at, deletedBy: row.deleted_by,
+      isDirectory: row.is_directory === 1,
+      kind: kindFor(row.name, row.is_directory === 1),
+      size: row.size,
+      deletedAt: row.deleted_at,
+      deletedBy: row.deleted_by,
     };
   };
   async function findRow(caller: Caller, id: string): Promise<{ row: Row; space: Space }> {
@@ -76,24 +100,44 @@ export function createTrash(db: Database, resolver: PathResolver, transfer: Tran
       const id = randomUUID();
       const stored = path.join(trashDir, id);
       // Through checked descriptors of both folders: the entry trashed is the one inside.
-      await withParentIn(space.root, item.realPath, (src, name) => withDirIn(space.root, trashDir, async (trash) => {
-        const stats = await fsp.lstat(src.at(name));
-        db.run('INSERT INTO trash_items (id, space_root, original_relative, name, is_directory, size, stored_path, deleted_by, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-          [id, space.root, item.relative, name, stats.isDirectory() ? 1 : 0, stats.isDirectory() ? null : stats.size, stored, caller.username, new Date().toISOString()]);
-        try {
+      await withParentIn(space.root, item.realPath, (src, name) =>
+        withDirIn(space.root, trashDir, async (trash) => {
+          const stats = await fsp.lstat(src.at(name));
+          db.run(
+            'INSERT INTO trash_items (id, space_root, original_relative, name, is_directory, size, stored_path, deleted_by, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            [
+              id,
+              space.root,
+              item.relative,
+              name,
+              stats.isDirectory() ? 1 : 0,
+              stats.isDirectory() ? null : stats.size,
+              stored,
+              caller.username,
+              new Date().toISOString(),
+            ],
+          );
           try {
-            await fsp.rename(src.at(name), trash.at(id));
+            try {
+              await fsp.rename(src.at(name), trash.at(id));
+            } catch (err) {
+              // The item sits on another mount inside the volume: copy into the trash, then remove.
+              if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+              const placed = await transfer.move(
+                { path: src.at(name), real: item.realPath, root: space.root },
+                trash,
+                id,
+                stats.isDirectory(),
+              );
+              if (placed.name !== id)
+                db.run('UPDATE trash_items SET stored_path = ? WHERE id = ?', [path.join(trashDir, placed.name), id]);
+            }
           } catch (err) {
-            // The item sits on another mount inside the volume: copy into the trash, then remove.
-            if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-            const placed = await transfer.move({ path: src.at(name), real: item.realPath, root: space.root }, trash, id, stats.isDirectory());
-            if (placed.name !== id) db.run('UPDATE trash_items SET stored_path = ? WHERE id = ?', [path.join(trashDir, placed.name), id]);
+            db.run('DELETE FROM trash_items WHERE id = ?', [id]);
+            throw err;
           }
-        } catch (err) {
-          db.run('DELETE FROM trash_items WHERE id = ?', [id]);
-          throw err;
-        }
-      }));
+        }),
+      );
       return id;
     },
 
@@ -126,7 +170,8 @@ export function createTrash(db: Database, resolver: PathResolver, transfer: Tran
         const resolved = await resolver.resolve(caller, parentVirtual);
         if (!resolved.access.canWrite) throw new AppError('READ_ONLY', 'You may not write in the original folder.');
         dir = resolved.realPath;
-        if (!isInside(space.root, dir)) throw new AppError('PATH_OUTSIDE', 'The original folder is outside its volume.');
+        if (!isInside(space.root, dir))
+          throw new AppError('PATH_OUTSIDE', 'The original folder is outside its volume.');
       }
       await fsp.lstat(row.stored_path).catch(() => {
         db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
@@ -138,7 +183,13 @@ export function createTrash(db: Database, resolver: PathResolver, transfer: Tran
       let placed;
       try {
         placed = await withParentIn(space.root, row.stored_path, (trash, storedName) =>
-          transfer.move({ path: trash.at(storedName), real: row.stored_path, root: space.root }, into, row.name, isDirectory));
+          transfer.move(
+            { path: trash.at(storedName), real: row.stored_path, root: space.root },
+            into,
+            row.name,
+            isDirectory,
+          ),
+        );
       } finally {
         await into.close();
       }

@@ -17,7 +17,11 @@ export type TrashEntry = z.infer<typeof trashEntry>;
 export const trashList = z.object({ items: z.array(trashEntry) });
 export const trashParams = z.object({ id: z.string().min(1) });
 export const restoreBody = z.object({ destination: z.string().optional() });
-export const restoreAnswer = z.object({ success: z.boolean(), item: fileItem, path: z.string().describe("The restored item's full path") });
+export const restoreAnswer = z.object({
+  success: z.boolean(),
+  item: fileItem,
+  path: z.string().describe("The restored item's full path"),
+});
 export type RestoreAnswer = z.infer<typeof restoreAnswer>;
 export const emptyAnswer = z.object({ removed: z.number().int() });
 export const trashText = z.object({ content: z.string(), name: z.string() });

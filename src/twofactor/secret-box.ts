@@ -21,7 +21,8 @@ export class SecretBox {
   static fromConfigDir(configDir: string, name: string): SecretBox {
     const text = loadOrCreateSecret(configDir, name, null);
     const key = Buffer.from(text, 'base64url');
-    if (key.length !== 32) throw new Error(`${name} in the config folder is not a 32-byte key; remove it only if no second factor needs it`);
+    if (key.length !== 32)
+      throw new Error(`${name} in the config folder is not a 32-byte key; remove it only if no second factor needs it`);
     return new SecretBox(key);
   }
 
@@ -30,7 +31,12 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return [VERSION, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+    return [
+      VERSION,
+      iv.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+      body.toString('base64url'),
+    ].join('.');
   }
 
   /** Throws when the value was altered, sealed for another context or under another key. */

@@ -19,10 +19,18 @@ const TOLERANCE_SECONDS = PERIOD;
 // Crockford's Base32 alphabet (no i, l, o, u), lower case: 5 bits a character, easy to read aloud.
 const RECOVERY_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
-export interface TwoFactorStatus { enabled: boolean; pending: boolean; confirmedAt: string | null; recoveryCodesLeft: number }
+export interface TwoFactorStatus {
+  enabled: boolean;
+  pending: boolean;
+  confirmedAt: string | null;
+  recoveryCodesLeft: number;
+}
 
 /** The part of a session these calls need (a Caller fits). */
-export interface SessionOwner { readonly userId: string; readonly passwordSession?: boolean | undefined }
+export interface SessionOwner {
+  readonly userId: string;
+  readonly passwordSession?: boolean | undefined;
+}
 
 export interface TwoFactorDeps {
   db: Database;
@@ -38,7 +46,14 @@ export interface TwoFactorDeps {
   now?: () => number;
 }
 
-interface TotpRow { user_id: string; secret_sealed: string; state: 'pending' | 'on'; created_at: string; confirmed_at: string | null; last_step: number | null }
+interface TotpRow {
+  user_id: string;
+  secret_sealed: string;
+  state: 'pending' | 'on';
+  created_at: string;
+  confirmed_at: string | null;
+  last_step: number | null;
+}
 
 export function normaliseRecoveryCode(code: string): string {
   return code.toLowerCase().replace(/[\s-]+/g, '');
@@ -67,7 +82,10 @@ export class TwoFactorService implements SecondFactor {
   }
 
   private codesLeft(userId: string): number {
-    return this.deps.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM totp_recovery_codes WHERE user_id = ? AND used_at IS NULL', [userId])!.n;
+    return this.deps.db.get<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM totp_recovery_codes WHERE user_id = ? AND used_at IS NULL',
+      [userId],
+    )!.n;
   }
 
   status(userId: string): TwoFactorStatus {
@@ -87,10 +105,12 @@ export class TwoFactorService implements SecondFactor {
   /** Draws a new pending secret (replacing an earlier pending one); the account asks for nothing yet. */
   start(owner: SessionOwner, ip: string): { secret: string; uri: string } {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
-    if (!owner.passwordSession) throw forbidden('Sign in with your password to set up a second factor.', 'PASSWORD_SESSION_REQUIRED');
+    if (!owner.passwordSession)
+      throw forbidden('Sign in with your password to set up a second factor.', 'PASSWORD_SESSION_REQUIRED');
     const user = this.deps.users.get(owner.userId);
     if (!user) throw unauthorized();
-    if (this.row(user.id)?.state === 'on') throw conflict('A second factor is already on; turn it off first to set up a new one.', 'TOTP_ALREADY_ON');
+    if (this.row(user.id)?.state === 'on')
+      throw conflict('A second factor is already on; turn it off first to set up a new one.', 'TOTP_ALREADY_ON');
     const secret = generateSecret();
     const now = new Date().toISOString();
     this.deps.db.run(
@@ -106,13 +126,23 @@ export class TwoFactorService implements SecondFactor {
   confirm(userId: string, code: string, ip: string): { recoveryCodes: string[] } {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
     const row = this.row(userId);
-    if (row?.state !== 'pending') throw conflict('No second-factor setup is waiting: start it first.', 'TOTP_NOT_PENDING');
+    if (row?.state !== 'pending')
+      throw conflict('No second-factor setup is waiting: start it first.', 'TOTP_NOT_PENDING');
     if (!this.acceptCode(row, code)) {
-      this.deps.activity.record({ action: 'auth.totp-enable', outcome: 'failure', userId, ip, detail: { reason: 'wrong-code' } });
+      this.deps.activity.record({
+        action: 'auth.totp-enable',
+        outcome: 'failure',
+        userId,
+        ip,
+        detail: { reason: 'wrong-code' },
+      });
       throw unauthorized('The code is wrong. Check the time on your phone and try the next code.', INVALID_TOTP_CODE);
     }
     const codes = this.deps.db.transaction(() => {
-      this.deps.db.run("UPDATE totp SET state = 'on', confirmed_at = ? WHERE user_id = ?", [new Date().toISOString(), userId]);
+      this.deps.db.run("UPDATE totp SET state = 'on', confirmed_at = ? WHERE user_id = ?", [
+        new Date().toISOString(),
+        userId,
+      ]);
       return this.replaceRecoveryCodes(userId);
     });
     this.deps.activity.record({ action: 'auth.totp-enable', outcome: 'success', userId, ip });
@@ -120,11 +150,16 @@ export class TwoFactorService implements SecondFactor {
   }
 
   /** New recovery codes (password first); the old ones stop working in the same transaction. */
-  async regenerateRecoveryCodes(userId: string, password: string | undefined, ip: string): Promise<{ recoveryCodes: string[] }> {
+  async regenerateRecoveryCodes(
+    userId: string,
+    password: string | undefined,
+    ip: string,
+  ): Promise<{ recoveryCodes: string[] }> {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
     await this.deps.confirmPassword(userId, password, ip);
     const codes = this.deps.db.transaction(() => {
-      if (this.row(userId)?.state !== 'on') throw conflict('The second factor is off: there are no recovery codes to replace.', 'TOTP_NOT_ON');
+      if (this.row(userId)?.state !== 'on')
+        throw conflict('The second factor is off: there are no recovery codes to replace.', 'TOTP_NOT_ON');
       return this.replaceRecoveryCodes(userId);
     });
     this.deps.activity.record({ action: 'auth.totp-recovery-codes', outcome: 'success', userId, ip });
@@ -143,7 +178,13 @@ export class TwoFactorService implements SecondFactor {
     const user = this.deps.users.get(userId);
     if (!user) throw notFound('No such account.');
     const removed = this.remove(userId);
-    this.deps.activity.record({ action: 'admin.totp-remove', outcome: 'success', userId: adminId, ip, detail: { account: user.id, username: user.username, removed } });
+    this.deps.activity.record({
+      action: 'admin.totp-remove',
+      outcome: 'success',
+      userId: adminId,
+      ip,
+      detail: { account: user.id, username: user.username, removed },
+    });
     return { removed };
   }
 
@@ -160,14 +201,17 @@ export class TwoFactorService implements SecondFactor {
     if (row?.state !== 'on') return null;
     const trimmed = code.trim();
     if (/^\d{6}$/.test(trimmed)) {
-      return this.acceptCode(row, trimmed) ? { usedRecoveryCode: false, recoveryCodesLeft: this.codesLeft(userId) } : null;
+      return this.acceptCode(row, trimmed)
+        ? { usedRecoveryCode: false, recoveryCodesLeft: this.codesLeft(userId) }
+        : null;
     }
     const normal = normaliseRecoveryCode(trimmed);
     if (normal.length !== 10) return null;
-    const spent = this.deps.db.run(
-      'UPDATE totp_recovery_codes SET used_at = ? WHERE user_id = ? AND code_hash = ? AND used_at IS NULL',
-      [new Date().toISOString(), userId, this.deps.box.mac(`${userId}\0${normal}`)],
-    ).changes === 1;
+    const spent =
+      this.deps.db.run(
+        'UPDATE totp_recovery_codes SET used_at = ? WHERE user_id = ? AND code_hash = ? AND used_at IS NULL',
+        [new Date().toISOString(), userId, this.deps.box.mac(`${userId}\0${normal}`)],
+      ).changes === 1;
     return spent ? { usedRecoveryCode: true, recoveryCodesLeft: this.codesLeft(userId) } : null;
   }
 
@@ -182,16 +226,22 @@ export class TwoFactorService implements SecondFactor {
     }
     const epoch = this.now();
     const result = verifySync({
-      secret, token: code.trim(), epoch, period: PERIOD, epochTolerance: TOLERANCE_SECONDS,
+      secret,
+      token: code.trim(),
+      epoch,
+      period: PERIOD,
+      epochTolerance: TOLERANCE_SECONDS,
       ...(row.last_step !== null ? { afterTimeStep: row.last_step } : {}),
     });
     if (!result.valid) return false;
     const step = Math.floor(epoch / PERIOD) + result.delta;
     // Claimed with a compare-and-set: of two requests carrying the same code, one wins.
-    return this.deps.db.run(
-      'UPDATE totp SET last_step = ?1 WHERE user_id = ?2 AND (last_step IS NULL OR last_step < ?1)',
-      [step, row.user_id],
-    ).changes === 1;
+    return (
+      this.deps.db.run('UPDATE totp SET last_step = ?1 WHERE user_id = ?2 AND (last_step IS NULL OR last_step < ?1)', [
+        step,
+        row.user_id,
+      ]).changes === 1
+    );
   }
 
   private replaceRecoveryCodes(userId: string): string[] {
@@ -199,7 +249,10 @@ export class TwoFactorService implements SecondFactor {
     while (codes.size < RECOVERY_CODE_COUNT) codes.add(drawRecoveryCode());
     this.deps.db.run('DELETE FROM totp_recovery_codes WHERE user_id = ?', [userId]);
     for (const code of codes) {
-      this.deps.db.run('INSERT INTO totp_recovery_codes (user_id, code_hash) VALUES (?, ?)', [userId, this.deps.box.mac(`${userId}\0${normaliseRecoveryCode(code)}`)]);
+      this.deps.db.run('INSERT INTO totp_recovery_codes (user_id, code_hash) VALUES (?, ?)', [
+        userId,
+        this.deps.box.mac(`${userId}\0${normaliseRecoveryCode(code)}`),
+      ]);
     }
     return [...codes];
   }

@@ -3,13 +3,22 @@ import { z } from 'zod';
 
 /** The User record of a sign-in answer (the same shape as auth's). */
 export const signedInUser = z.object({
-  id: z.string(), username: z.string(), email: z.string().nullable(), displayName: z.string().nullable(),
-  roles: z.array(z.string()), emailVerified: z.boolean(), createdAt: z.string(), updatedAt: z.string(),
+  id: z.string(),
+  username: z.string(),
+  email: z.string().nullable(),
+  displayName: z.string().nullable(),
+  roles: z.array(z.string()),
+  emailVerified: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
 });
 /** A sign-in that ended signed in, or is held for the second-factor code. */
 export const signInAnswer = z.union([z.object({ user: signedInUser }), z.object({ totpRequired: z.literal(true) })]);
 
-export const sixDigits = z.string().trim().regex(/^\d{6}$/, 'six digits');
+export const sixDigits = z
+  .string()
+  .trim()
+  .regex(/^\d{6}$/, 'six digits');
 export const password = z.string().min(1).max(1024);
 
 export const totpStatus = z.object({
@@ -24,9 +33,13 @@ export const totpStart = z.object({
   uri: z.string().describe('otpauth:// URI for an authenticator app (shown as a QR code)'),
 });
 
-export const recoveryCodes = z.object({ recoveryCodes: z.array(z.string()).describe('each usable once in place of a code; shown this once') });
+export const recoveryCodes = z.object({
+  recoveryCodes: z.array(z.string()).describe('each usable once in place of a code; shown this once'),
+});
 
-export const secondStepBody = z.object({ code: z.string().trim().min(1).max(64).describe('six digits, or an unused recovery code') });
+export const secondStepBody = z.object({
+  code: z.string().trim().min(1).max(64).describe('six digits, or an unused recovery code'),
+});
 export const secondStepAnswer = z.object({
   user: signedInUser,
   usedRecoveryCode: z.boolean().optional(),
@@ -34,4 +47,6 @@ export const secondStepAnswer = z.object({
 });
 
 export const accountParams = z.object({ id: z.string().min(1).max(200) });
-export const adminTotpRemoved = z.object({ removed: z.boolean().describe('false when the account had no second factor') });
+export const adminTotpRemoved = z.object({
+  removed: z.boolean().describe('false when the account had no second factor'),
+});

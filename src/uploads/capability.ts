@@ -36,25 +36,40 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
   const { config, db, log } = deps;
   const u = config.uploads;
   const staging = createStaging(db, u.freeSpaceReserve);
-  if (staging.leftoversRemoved) log.info('removed part files of interrupted multipart uploads', { removed: staging.leftoversRemoved });
+  if (staging.leftoversRemoved)
+    log.info('removed part files of interrupted multipart uploads', { removed: staging.leftoversRemoved });
   const placement = createPlacement(deps.resolver, deps.changes);
   const tus = createTusService({ store: createUploadStore(db), staging, placement, ttlMs: u.tusIncompleteTtlMs, log });
-  const multipart = createMultipartReceiver({ placement, staging, limits: { maxFileSize: u.maxDirectUploadSize, maxFiles: u.maxFilesPerUpload } });
+  const multipart = createMultipartReceiver({
+    placement,
+    staging,
+    limits: { maxFileSize: u.maxDirectUploadSize, maxFiles: u.maxFilesPerUpload },
+  });
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<unknown> = Promise.resolve();
 
   const sweep = () => {
-    sweeping = sweeping.then(() => tus.sweep()).then(
-      (removed) => { if (removed) log.info('expired uploads discarded', { removed }); },
-      (err) => log.warn('upload sweep failed', { err }),
-    );
+    sweeping = sweeping
+      .then(() => tus.sweep())
+      .then(
+        (removed) => {
+          if (removed) log.info('expired uploads discarded', { removed });
+        },
+        (err) => log.warn('upload sweep failed', { err }),
+      );
   };
 
   return {
-    multipart, tus,
+    multipart,
+    tus,
     routes: uploadRoutes({ multipart, tus, chunkedEnabled: u.chunkedEnabled, publicUrl: config.server.publicUrl }),
     features: () => ({
-      uploads: { enabled: true, chunked: u.chunkedEnabled, maxDirectUploadSize: u.maxDirectUploadSize, maxFilesPerUpload: u.maxFilesPerUpload },
+      uploads: {
+        enabled: true,
+        chunked: u.chunkedEnabled,
+        maxDirectUploadSize: u.maxDirectUploadSize,
+        maxFilesPerUpload: u.maxFilesPerUpload,
+      },
     }),
     start() {
       sweep();

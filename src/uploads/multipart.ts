@@ -11,7 +11,14 @@ import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { AppError, fromFsError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
-import { toFileItem, type Checked, type FileItem, type Placement, type PlacedFile, type UploadTarget } from './placement.ts';
+import {
+  toFileItem,
+  type Checked,
+  type FileItem,
+  type Placement,
+  type PlacedFile,
+  type UploadTarget,
+} from './placement.ts';
 import { formatBytes, removeQuietly, type Staging } from './staging.ts';
 import type { UploadQuery } from './wire.ts';
 
@@ -23,7 +30,10 @@ export interface MultipartLimits {
 }
 
 export interface MultipartReceiver {
-  receive(caller: Caller, input: { headers: IncomingHttpHeaders; body: Readable; query?: UploadQuery }): Promise<FileItem[]>;
+  receive(
+    caller: Caller,
+    input: { headers: IncomingHttpHeaders; body: Readable; query?: UploadQuery },
+  ): Promise<FileItem[]>;
 }
 
 class Aborted extends AppError {
@@ -33,16 +43,29 @@ class Aborted extends AppError {
 }
 
 const tooLarge = (limit: number) =>
-  new AppError('UPLOAD_TOO_LARGE', `A file is larger than MAX_DIRECT_UPLOAD_SIZE (${formatBytes(limit)}); nothing of this upload was kept.`);
+  new AppError(
+    'UPLOAD_TOO_LARGE',
+    `A file is larger than MAX_DIRECT_UPLOAD_SIZE (${formatBytes(limit)}); nothing of this upload was kept.`,
+  );
 const tooMany = (limit: number) =>
-  new AppError('UPLOAD_TOO_MANY_FILES', `More than MAX_FILES_PER_UPLOAD (${limit}) files in one request; nothing of this upload was kept.`);
+  new AppError(
+    'UPLOAD_TOO_MANY_FILES',
+    `More than MAX_FILES_PER_UPLOAD (${limit}) files in one request; nothing of this upload was kept.`,
+  );
 
-interface Staged { part: string; target: UploadTarget; checked: Checked
+interface Staged {
+  part: string;
+  target: UploadTarget;
+  checked: Checked;
   /** Position of the file in the request (staging finishes in any order). */
   order: number;
 }
 
-export function createMultipartReceiver(deps: { placement: Placement; staging: Staging; limits: MultipartLimits }): MultipartReceiver {
+export function createMultipartReceiver(deps: {
+  placement: Placement;
+  staging: Staging;
+  limits: MultipartLimits;
+}): MultipartReceiver {
   const { placement, staging, limits } = deps;
 
   return {
@@ -80,7 +103,9 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
       let after: string | null = null;
       let spaceChecked = false;
       let settle!: () => void;
-      const parsed = new Promise<void>((resolve) => { settle = resolve; });
+      const parsed = new Promise<void>((resolve) => {
+        settle = resolve;
+      });
 
       const fail = (err: unknown) => {
         if (failure) return;
@@ -119,17 +144,32 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
         if (failure) return void file.resume();
         if (name !== 'filedata') {
           file.resume();
-          return fail(new AppError('WRONG_FIELD', `Files go in the "filedata" field; a file came in "${name}". Nothing was kept.`));
+          return fail(
+            new AppError(
+              'WRONG_FIELD',
+              `Files go in the "filedata" field; a file came in "${name}". Nothing was kept.`,
+            ),
+          );
         }
         if (uploadTo === undefined) {
           file.resume();
-          return fail(new AppError('MISSING_DESTINATION', 'The destination must be known before the file: send the uploadTo field before "filedata", or put uploadTo in the query string. Nothing was kept.'));
+          return fail(
+            new AppError(
+              'MISSING_DESTINATION',
+              'The destination must be known before the file: send the uploadTo field before "filedata", or put uploadTo in the query string. Nothing was kept.',
+            ),
+          );
         }
         let named = relativePath;
         if (!named && query.relativePath) {
           if (files > 0) {
             file.resume();
-            return fail(new AppError('INVALID_QUERY', 'relativePath in the query string names one file; with several files, send a relativePath field before each. Nothing was kept.'));
+            return fail(
+              new AppError(
+                'INVALID_QUERY',
+                'relativePath in the query string names one file; with several files, send a relativePath field before each. Nothing was kept.',
+              ),
+            );
           }
           named = query.relativePath;
         }
@@ -140,17 +180,31 @@ export function createMultipartReceiver(deps: { placement: Placement; staging: S
         active.add(file);
         file.on('error', () => {}); // a refusal destroys it; pipeline reports the error to the job
         file.on('limit', () => fail(tooLarge(limits.maxFileSize)));
-        jobs.push(stageOne(target, file, jobs.length).catch(fail).finally(() => active.delete(file)));
+        jobs.push(
+          stageOne(target, file, jobs.length)
+            .catch(fail)
+            .finally(() => active.delete(file)),
+        );
       });
       parser.on('filesLimit', () => fail(tooMany(limits.maxFiles)));
       parser.on('fieldsLimit', () => fail(new AppError('UPLOAD_TOO_MANY_FIELDS')));
-      parser.on('error', (err: Error) => fail(new AppError('BAD_MULTIPART', `The multipart body is malformed: ${err.message}.`)));
+      parser.on('error', (err: Error) =>
+        fail(new AppError('BAD_MULTIPART', `The multipart body is malformed: ${err.message}.`)),
+      );
       parser.on('close', () => {
-        if (after) fail(new AppError('WRONG_FIELD', `"${after}" arrived after the last file, so it describes no file: send uploadTo and relativePath before the file they belong to (or in the query string). Nothing was kept.`));
+        if (after)
+          fail(
+            new AppError(
+              'WRONG_FIELD',
+              `"${after}" arrived after the last file, so it describes no file: send uploadTo and relativePath before the file they belong to (or in the query string). Nothing was kept.`,
+            ),
+          );
         settle();
       });
       body.on('error', () => fail(new Aborted()));
-      body.on('close', () => { if (!body.readableEnded) fail(new Aborted()); });
+      body.on('close', () => {
+        if (!body.readableEnded) fail(new Aborted());
+      });
       body.pipe(parser);
 
       await parsed;

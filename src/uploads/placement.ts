@@ -58,7 +58,11 @@ export function splitTarget(target: UploadTarget): { folders: string[]; name: st
 }
 
 /** Resolves `uploadTo` as a folder the caller may upload into. */
-export async function resolveUploadFolder(resolver: PathResolver, caller: Caller, uploadTo: string): Promise<ResolvedPath> {
+export async function resolveUploadFolder(
+  resolver: PathResolver,
+  caller: Caller,
+  uploadTo: string,
+): Promise<ResolvedPath> {
   const folder = await resolver.resolve(caller, uploadTo, { mustExist: true });
   if (!folder.space) throw new AppError('BAD_DESTINATION');
   if (!folder.isDirectory) throw new AppError('NOT_A_FOLDER', 'The destination is not a folder.');
@@ -66,7 +70,11 @@ export async function resolveUploadFolder(resolver: PathResolver, caller: Caller
   return folder;
 }
 
-export interface Checked { folder: ResolvedPath; folders: string[]; name: string }
+export interface Checked {
+  folder: ResolvedPath;
+  folders: string[];
+  name: string;
+}
 
 export interface Placement {
   /** Checks the destination before any byte is received (same rules as placing). */
@@ -84,7 +92,8 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink): Pl
   async function check(caller: Caller, target: UploadTarget) {
     const { folders, name } = splitTarget(target);
     const folder = await resolveUploadFolder(resolver, caller, target.uploadTo);
-    if (folders.length && !folder.access.canCreateFolder) throw new AppError('READ_ONLY', 'You may not create folders here.');
+    if (folders.length && !folder.access.canCreateFolder)
+      throw new AppError('READ_ONLY', 'You may not create folders here.');
     return { folder, folders, name };
   }
 
@@ -98,9 +107,12 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink): Pl
     try {
       for (const f of folders) {
         const st = await fsp.lstat(dir.at(f)).catch(() => null);
-        if (st && !st.isDirectory() && !st.isSymbolicLink()) throw new AppError('NOT_A_FOLDER', `"${f}" already exists and is not a folder.`, { status: 409 });
+        if (st && !st.isDirectory() && !st.isSymbolicLink())
+          throw new AppError('NOT_A_FOLDER', `"${f}" already exists and is not a folder.`, { status: 409 });
         const next = await childDirIn(root, dir, f).catch((err) => {
-          throw err.code === 'ENOTDIR' ? new AppError('NOT_A_FOLDER', `"${f}" already exists and is not a folder.`, { status: 409 }) : err;
+          throw err.code === 'ENOTDIR'
+            ? new AppError('NOT_A_FOLDER', `"${f}" already exists and is not a folder.`, { status: 409 })
+            : err;
         });
         if (next.created) created.push(path.join(dir.real, f));
         if (dir !== base) await dir.close();
@@ -138,7 +150,7 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink): Pl
     check,
 
     async place(caller, target, partFile, checked) {
-      const { folder, folders, name } = checked ?? await check(caller, target);
+      const { folder, folders, name } = checked ?? (await check(caller, target));
       const root = folder.space!.root;
       // Placed through checked descriptors (confined.ts): the folder checked is the one written.
       const base = await openDirIn(root, folder.realPath);
@@ -154,7 +166,8 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink): Pl
           st = await fsp.lstat(made.dir.at(finalName));
           realPath = path.join(made.dir.real, finalName);
         } catch (err) {
-          for (const d of [...created].reverse()) await withParentIn(root, d, (p, n) => fsp.rmdir(p.at(n))).catch(() => {});
+          for (const d of [...created].reverse())
+            await withParentIn(root, d, (p, n) => fsp.rmdir(p.at(n))).catch(() => {});
           throw err;
         } finally {
           if (made.dir !== base) await made.dir.close();
@@ -173,7 +186,13 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink): Pl
       changes.emit({ type: 'deleted', path: placed.realPath, isDirectory: false });
       for (const d of [...placed.createdDirs].reverse()) {
         // rmdir only removes an empty folder: another upload's file keeps it.
-        if (await withParentIn(placed.root, d, (dir, name) => fsp.rmdir(dir.at(name))).then(() => true, () => false)) changes.emit({ type: 'deleted', path: d, isDirectory: true });
+        if (
+          await withParentIn(placed.root, d, (dir, name) => fsp.rmdir(dir.at(name))).then(
+            () => true,
+            () => false,
+          )
+        )
+          changes.emit({ type: 'deleted', path: d, isDirectory: true });
       }
     },
   };

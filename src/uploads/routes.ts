@@ -51,15 +51,23 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
   });
   const disabledNote = 'Answers 404 `UPLOAD_CHUNKED_DISABLED` unless UPLOAD_CHUNKED_ENABLED=true.';
   const tusErrors = {
-    404: 'Unknown, expired or someone else\'s upload; or chunked uploads are turned off (`UPLOAD_CHUNKED_DISABLED`)',
+    404: "Unknown, expired or someone else's upload; or chunked uploads are turned off (`UPLOAD_CHUNKED_DISABLED`)",
     412: 'Tus-Resumable missing or not 1.0.0 (the answer carries Tus-Version)',
   };
 
   return [
     route({
-      method: 'POST', path: '/api/upload', access: 'account', tags: TAGS, body: 'stream', status: 201, query: uploadQuery,
-      summary: 'Upload files in one multipart request (files in `filedata`; `uploadTo` and `relativePath` text fields before each file, or in the query string).',
-      description: 'Each file streams to the destination volume and is placed, once the whole request has arrived, under a free name (`name (1)`…). Folders in `relativePath` are created as needed. A refused or interrupted request keeps nothing.',
+      method: 'POST',
+      path: '/api/upload',
+      access: 'account',
+      tags: TAGS,
+      body: 'stream',
+      status: 201,
+      query: uploadQuery,
+      summary:
+        'Upload files in one multipart request (files in `filedata`; `uploadTo` and `relativePath` text fields before each file, or in the query string).',
+      description:
+        'Each file streams to the destination volume and is placed, once the whole request has arrived, under a free name (`name (1)`…). Folders in `relativePath` are created as needed. A refused or interrupted request keeps nothing.',
       responses: {
         201: { description: 'The stored files, in the order sent, with their final names', schema: uploadedItems },
         400: 'A file in a field other than `filedata`, no `uploadTo` before the file (nor in the query), `uploadTo`/`relativePath` after the last file, a query `relativePath` with several files, a bad name, or a malformed body',
@@ -77,55 +85,92 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
       },
     }),
     route({
-      method: 'OPTIONS', path: TUS_PATH, access: 'public', scope: 'read', tags: TAGS,
+      method: 'OPTIONS',
+      path: TUS_PATH,
+      access: 'public',
+      scope: 'read',
+      tags: TAGS,
       summary: 'TUS discovery: the protocol version and extensions this server supports.',
       description: disabledNote,
-      responses: { 204: { description: 'Tus-Version, Tus-Extension (creation, termination, expiration, checksum), Tus-Checksum-Algorithm (sha256)' } },
+      responses: {
+        204: {
+          description:
+            'Tus-Version, Tus-Extension (creation, termination, expiration, checksum), Tus-Checksum-Algorithm (sha256)',
+        },
+      },
       handler: ({ req, res }) => tusCall(req, res, async () => ({ status: 204, headers: tusOptions() })),
     }),
     route({
-      method: 'OPTIONS', path: `${TUS_PATH}/:id`, access: 'public', scope: 'read', tags: TAGS, params: tusParams,
+      method: 'OPTIONS',
+      path: `${TUS_PATH}/:id`,
+      access: 'public',
+      scope: 'read',
+      tags: TAGS,
+      params: tusParams,
       summary: 'TUS discovery on an upload URL (same answer as on the creation URL).',
       description: disabledNote,
       responses: { 204: { description: 'Tus-Version, Tus-Extension, Tus-Checksum-Algorithm' } },
       handler: ({ req, res }) => tusCall(req, res, async () => ({ status: 204, headers: tusOptions() })),
     }),
     route({
-      method: 'POST', path: TUS_PATH, access: 'account', tags: TAGS, body: 'stream',
-      summary: 'Create a resumable upload (TUS creation): headers Tus-Resumable 1.0.0, Upload-Length, Upload-Metadata (filename, uploadTo, relativePath; base64).',
+      method: 'POST',
+      path: TUS_PATH,
+      access: 'account',
+      tags: TAGS,
+      body: 'stream',
+      summary:
+        'Create a resumable upload (TUS creation): headers Tus-Resumable 1.0.0, Upload-Length, Upload-Metadata (filename, uploadTo, relativePath; base64).',
       description: `The destination is checked now and again when the last byte arrives. Parts are kept on the destination volume. ${disabledNote}`,
       responses: {
-        201: noBody('Created; Location carries the upload URL, Upload-Expires when an unfinished upload is discarded (no body)'),
+        201: noBody(
+          'Created; Location carries the upload URL, Upload-Expires when an unfinished upload is discarded (no body)',
+        ),
         400: 'Missing or malformed Upload-Length / Upload-Metadata, bad names',
         403: 'The caller may not upload into the folder',
         413: 'Upload-Length beyond any file this server can hold',
         507: 'The volume lacks the space for Upload-Length',
         ...tusErrors,
       },
-      handler: ({ req, res, caller }) => tusCall(req, res, async () => {
-        const created = await tus.create(caller, req.headers);
-        req.resume(); // creation-with-upload is not offered: a body is ignored
-        return { status: created.status, headers: { Location: `${deps.publicUrl ?? ''}${TUS_PATH}/${created.id}`, ...created.headers } };
-      }),
+      handler: ({ req, res, caller }) =>
+        tusCall(req, res, async () => {
+          const created = await tus.create(caller, req.headers);
+          req.resume(); // creation-with-upload is not offered: a body is ignored
+          return {
+            status: created.status,
+            headers: { Location: `${deps.publicUrl ?? ''}${TUS_PATH}/${created.id}`, ...created.headers },
+          };
+        }),
     }),
     route({
-      method: 'HEAD', path: `${TUS_PATH}/:id`, access: 'account', tags: TAGS, params: tusParams,
+      method: 'HEAD',
+      path: `${TUS_PATH}/:id`,
+      access: 'account',
+      tags: TAGS,
+      params: tusParams,
       summary: 'The offset of a resumable upload; complete (offset = length) only once the file is placed.',
       description: `Only the account that created the upload may ask. After a failed placement the answer is 423 with Upload-Finalize-Error (a URI-encoded sentence) and each HEAD retries the placement; once it succeeds the answer is complete. A complete answer carries Upload-File-Path (URI-encoded virtual path of the placed file). ${disabledNote}`,
       responses: {
-        200: noBody('Upload-Offset, Upload-Length, Upload-Metadata, Upload-Expires (unfinished) or Upload-File-Path (complete); no body'),
+        200: noBody(
+          'Upload-Offset, Upload-Length, Upload-Metadata, Upload-Expires (unfinished) or Upload-File-Path (complete); no body',
+        ),
         423: 'The placement failed again (Upload-Finalize-Error says why)',
         ...tusErrors,
       },
       handler: ({ req, res, caller, params }) => tusCall(req, res, () => tus.head(caller, params.id, req.headers)),
     }),
     route({
-      method: 'PATCH', path: `${TUS_PATH}/:id`, access: 'account', tags: TAGS, body: 'stream', params: tusParams,
-      summary: 'Send bytes of a resumable upload at Upload-Offset (Content-Type application/offset+octet-stream; optional Upload-Checksum sha256).',
+      method: 'PATCH',
+      path: `${TUS_PATH}/:id`,
+      access: 'account',
+      tags: TAGS,
+      body: 'stream',
+      params: tusParams,
+      summary:
+        'Send bytes of a resumable upload at Upload-Offset (Content-Type application/offset+octet-stream; optional Upload-Checksum sha256).',
       description: `The PATCH that brings the offset to the length places the file; when that fails it answers 500 (507 when the volume is full) with Upload-Finalize-Error. ${disabledNote}`,
       responses: {
         204: { description: 'Upload-Offset after this PATCH (and Upload-File-Path once placed)' },
-        409: 'Upload-Offset does not match the server\'s offset',
+        409: "Upload-Offset does not match the server's offset",
         413: 'The bytes go past Upload-Length (none of them are kept)',
         415: 'Content-Type is not application/offset+octet-stream',
         460: 'Upload-Checksum does not match (none of the bytes are kept)',
@@ -133,10 +178,15 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
         507: 'The volume is full (Upload-Finalize-Error when it happened at placement)',
         ...tusErrors,
       },
-      handler: ({ req, res, caller, params }) => tusCall(req, res, () => tus.patch(caller, params.id, req.headers, req)),
+      handler: ({ req, res, caller, params }) =>
+        tusCall(req, res, () => tus.patch(caller, params.id, req.headers, req)),
     }),
     route({
-      method: 'DELETE', path: `${TUS_PATH}/:id`, access: 'account', tags: TAGS, params: tusParams,
+      method: 'DELETE',
+      path: `${TUS_PATH}/:id`,
+      access: 'account',
+      tags: TAGS,
+      params: tusParams,
       summary: 'Cancel a resumable upload (TUS termination); its bytes are removed. A placed file is not touched.',
       description: disabledNote,
       responses: { 204: { description: 'Cancelled' }, ...tusErrors },

@@ -56,7 +56,9 @@ function removeMultipartLeftovers(dirs: Iterable<string>): number {
       try {
         fs.rmSync(path.join(dir, name), { force: true });
         removed++;
-      } catch { /* left for the next start */ }
+      } catch {
+        /* left for the next start */
+      }
     }
   }
   return removed;
@@ -127,7 +129,9 @@ export function createStaging(db: Database, reserveBytes: number): Staging {
         return; // A filesystem that cannot say: the write itself will answer ENOSPC.
       }
       if (bytes + reserveBytes > free) {
-        throw noSpace(`The volume has ${formatBytes(Math.max(0, free - reserveBytes))} free for uploads; this upload needs ${formatBytes(bytes)}.`);
+        throw noSpace(
+          `The volume has ${formatBytes(Math.max(0, free - reserveBytes))} free for uploads; this upload needs ${formatBytes(bytes)}.`,
+        );
       }
     },
 

@@ -7,7 +7,14 @@ import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import type { SessionStore } from '../auth/sessions.ts';
-import { isAdminRow, normaliseRoles, toWire, type UserRow, type UsersStore, type WireUser } from '../auth/users-store.ts';
+import {
+  isAdminRow,
+  normaliseRoles,
+  toWire,
+  type UserRow,
+  type UsersStore,
+  type WireUser,
+} from '../auth/users-store.ts';
 import type { SettingsService } from '../settings/service.ts';
 import type { AdminUser, NewUser, ShareableUser, UserPatch } from './wire.ts';
 
@@ -46,30 +53,50 @@ export class UsersAdminService {
     const methods = this.deps.users.methodsByUser();
     return this.deps.users.list().map((row) => ({
       ...toWire(row),
-      authMethods: (methods.get(row.id) ?? []).map((m) => ({ method: m.type, provider: m.type === 'local_password' ? null : m.provider })),
+      authMethods: (methods.get(row.id) ?? []).map((m) => ({
+        method: m.type,
+        provider: m.type === 'local_password' ? null : m.provider,
+      })),
       locked: Boolean(row.locked_until && Date.parse(row.locked_until) > Date.now()),
     }));
   }
 
   /** Everyone but the caller, for choosing whom to share with. */
   shareable(callerId: string): ShareableUser[] {
-    return this.deps.users.list().filter((r) => r.id !== callerId).map((r) => ({ id: r.id, email: r.email, username: r.username, displayName: r.display_name }));
+    return this.deps.users
+      .list()
+      .filter((r) => r.id !== callerId)
+      .map((r) => ({ id: r.id, email: r.email, username: r.username, displayName: r.display_name }));
   }
 
   async create(admin: Caller, input: NewUser, ip: string): Promise<WireUser> {
-    if (input.password !== undefined && this.deps.config.auth.mode === 'oidc') throw new AppError('AUTH_METHOD_DISABLED', 'Local passwords cannot be created on this installation.');
-    if (input.password === undefined && this.deps.config.auth.mode !== 'oidc') throw new AppError('INVALID_BODY', 'Invalid body: password: Required.');
+    if (input.password !== undefined && this.deps.config.auth.mode === 'oidc')
+      throw new AppError('AUTH_METHOD_DISABLED', 'Local passwords cannot be created on this installation.');
+    if (input.password === undefined && this.deps.config.auth.mode !== 'oidc')
+      throw new AppError('INVALID_BODY', 'Invalid body: password: Required.');
     const email = input.email?.trim() || null;
     const username = input.username?.trim() || email?.split('@')[0];
     if (!username) throw new AppError('INVALID_BODY', 'Invalid body: username: Required when there is no email.');
     const hash = input.password === undefined ? null : await hashPassword(input.password);
     let row: UserRow;
     try {
-      row = this.deps.users.insert({ username, email, displayName: input.displayName ?? null, passwordHash: hash, roles: normaliseRoles(input.roles ?? []) });
+      row = this.deps.users.insert({
+        username,
+        email,
+        displayName: input.displayName ?? null,
+        passwordHash: hash,
+        roles: normaliseRoles(input.roles ?? []),
+      });
     } catch (err) {
       uniqueConflict(err);
     }
-    this.deps.activity.record({ action: 'admin.user-create', outcome: 'success', userId: admin.userId, ip, detail: { targetId: row.id, username: row.username, roles: JSON.parse(row.roles) } });
+    this.deps.activity.record({
+      action: 'admin.user-create',
+      outcome: 'success',
+      userId: admin.userId,
+      ip,
+      detail: { targetId: row.id, username: row.username, roles: JSON.parse(row.roles) },
+    });
     return toWire(row);
   }
 
@@ -80,7 +107,8 @@ export class UsersAdminService {
       if (roles && isAdminRow(row) && !roles.includes('admin') && this.deps.users.adminCount() <= 1) {
         throw new AppError('LAST_ADMIN');
       }
-      if (patch.username !== undefined && !patch.username.trim()) throw new AppError('INVALID_BODY', 'Invalid body: username: must not be empty.');
+      if (patch.username !== undefined && !patch.username.trim())
+        throw new AppError('INVALID_BODY', 'Invalid body: username: must not be empty.');
       try {
         this.deps.users.update(id, {
           ...(patch.username !== undefined ? { username: patch.username.trim() } : {}),
@@ -92,7 +120,13 @@ export class UsersAdminService {
         uniqueConflict(err);
       }
       const changed = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined);
-      this.deps.activity.record({ action: 'admin.user-update', outcome: 'success', userId: admin.userId, ip, detail: { targetId: id, changed, ...(roles ? { roles } : {}) } });
+      this.deps.activity.record({
+        action: 'admin.user-update',
+        outcome: 'success',
+        userId: admin.userId,
+        ip,
+        detail: { targetId: id, changed, ...(roles ? { roles } : {}) },
+      });
       return toWire(this.row(id));
     });
   }
@@ -101,16 +135,24 @@ export class UsersAdminService {
     this.deps.db.transaction(() => {
       if (id === admin.userId) throw new AppError('CANNOT_DELETE_SELF');
       const row = this.row(id);
-      if (isAdminRow(row) && this.deps.users.adminCount() <= 1) throw new AppError('LAST_ADMIN', 'The last administrator cannot be deleted.');
+      if (isAdminRow(row) && this.deps.users.adminCount() <= 1)
+        throw new AppError('LAST_ADMIN', 'The last administrator cannot be deleted.');
       // Sessions, tokens and sign-in methods go with the row (ON DELETE CASCADE).
       this.deps.users.delete(id);
       this.deps.settings.forgetUser(id);
-      this.deps.activity.record({ action: 'admin.user-delete', outcome: 'success', userId: admin.userId, ip, detail: { targetId: id, username: row.username } });
+      this.deps.activity.record({
+        action: 'admin.user-delete',
+        outcome: 'success',
+        userId: admin.userId,
+        ip,
+        detail: { targetId: id, username: row.username },
+      });
     });
   }
 
   async resetPassword(admin: Caller, id: string, newPassword: string, ip: string): Promise<void> {
-    if (this.deps.config.auth.mode === 'oidc') throw new AppError('AUTH_METHOD_DISABLED', 'Local passwords cannot be created on this installation.');
+    if (this.deps.config.auth.mode === 'oidc')
+      throw new AppError('AUTH_METHOD_DISABLED', 'Local passwords cannot be created on this installation.');
     this.row(id);
     const hash = await hashPassword(newPassword);
     this.deps.db.transaction(() => {
@@ -118,13 +160,25 @@ export class UsersAdminService {
       this.deps.users.setPassword(id, hash);
       this.deps.sessions.deleteForUser(id);
     });
-    this.deps.activity.record({ action: 'admin.password-reset', outcome: 'success', userId: admin.userId, ip, detail: { targetId: id } });
+    this.deps.activity.record({
+      action: 'admin.password-reset',
+      outcome: 'success',
+      userId: admin.userId,
+      ip,
+      detail: { targetId: id },
+    });
   }
 
   unlock(admin: Caller, id: string, ip: string): WireUser {
     this.row(id);
     this.deps.users.clearFailures(id);
-    this.deps.activity.record({ action: 'admin.user-unlock', outcome: 'success', userId: admin.userId, ip, detail: { targetId: id } });
+    this.deps.activity.record({
+      action: 'admin.user-unlock',
+      outcome: 'success',
+      userId: admin.userId,
+      ip,
+      detail: { targetId: id },
+    });
     return toWire(this.row(id));
   }
 }

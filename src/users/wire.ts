@@ -37,6 +37,11 @@ export const userList = z.object({ users: z.array(adminUser) });
 export const oneUser = z.object({ user: wireUser });
 
 /** Another account, for choosing whom to share with. */
-export const shareableUser = z.object({ id: z.string(), email: z.string().nullable(), username: z.string(), displayName: z.string().nullable() });
+export const shareableUser = z.object({
+  id: z.string(),
+  email: z.string().nullable(),
+  username: z.string(),
+  displayName: z.string().nullable(),
+});
 export type ShareableUser = z.infer<typeof shareableUser>;
 export const shareableList = z.object({ users: z.array(shareableUser) });

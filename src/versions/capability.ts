@@ -6,6 +6,10 @@ import { createVersionActions } from './actions.ts';
 import { versionRoutes } from './routes.ts';
 import type { VersionService } from './service.ts';
 
-export function createVersionsCapability(deps: { versions: VersionService; resolver: PathResolver; maxTextBytes: number }): Capability {
+export function createVersionsCapability(deps: {
+  versions: VersionService;
+  resolver: PathResolver;
+  maxTextBytes: number;
+}): Capability {
   return { routes: versionRoutes(createVersionActions(deps)) };
 }

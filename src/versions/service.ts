@@ -14,8 +14,24 @@ import { openFileIn, withDirIn, withFileIn, withParentIn, type OpenedFile } from
 import { RESERVED_DIR, placeFile, temporaryName } from '../files/names.ts';
 import { isInside, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 
-interface Row { id: string; space_root: string; relative: string; size: number; modified_at: string; stored_path: string; created_at: string; created_by: string | null }
-export interface VersionEntry { id: string; path: string; size: number; modifiedAt: string; createdAt: string; createdBy: string | null }
+interface Row {
+  id: string;
+  space_root: string;
+  relative: string;
+  size: number;
+  modified_at: string;
+  stored_path: string;
+  created_at: string;
+  created_by: string | null;
+}
+export interface VersionEntry {
+  id: string;
+  path: string;
+  size: number;
+  modifiedAt: string;
+  createdAt: string;
+  createdBy: string | null;
+}
 
 /** The space a stored version lives in (`<root>/.burrow/versions/<id>`): it stays there when its file moves to another space. */
 export const storedRoot = (storedPath: string) => path.resolve(storedPath, '..', '..', '..');
@@ -29,7 +45,11 @@ export interface VersionService {
    * keep. `source`: the checked, open descriptor of that content (confined.ts) — its bytes and
    * real path are used, so the version kept is the file inside the volume.
    */
-  keep(realPath: string, createdBy?: string, source?: Pick<OpenedFile, 'stat' | 'real' | 'path'>): Promise<string | null>;
+  keep(
+    realPath: string,
+    createdBy?: string,
+    source?: Pick<OpenedFile, 'stat' | 'real' | 'path'>,
+  ): Promise<string | null>;
   list(caller: Caller, file: ResolvedPath): VersionEntry[];
   find(caller: Caller, id: string): Promise<{ row: Row; virtualPath: string }>;
   restore(caller: Caller, id: string): Promise<string>;
@@ -49,21 +69,32 @@ export function versionBindings(db: Database): BindingTable {
     carryReal(from: RealLocation, to: RealLocation) {
       if (from.root === to.root && from.relative === to.relative) return;
       const p = from.relative;
-      db.run(`UPDATE file_versions SET space_root = ?, relative = ? || substr(relative, length(?) + 1)
+      db.run(
+        `UPDATE file_versions SET space_root = ?, relative = ? || substr(relative, length(?) + 1)
         WHERE space_root = ? AND (relative = ? OR (relative >= ? AND relative < ?))`,
-      [to.root, to.relative, p, from.root, p, p + '/', p + '0']);
+        [to.root, to.relative, p, from.root, p, p + '/', p + '0'],
+      );
     },
   };
 }
 
-export function createVersions(db: Database, resolver: PathResolver, roots: () => string[], changes: ChangeSink): VersionService {
+export function createVersions(
+  db: Database,
+  resolver: PathResolver,
+  roots: () => string[],
+  changes: ChangeSink,
+): VersionService {
   function rootOf(real: string): string | null {
     let best: string | null = null;
     for (const r of roots()) if (isInside(r, real) && r !== real && (!best || r.length > best.length)) best = r;
     return best;
   }
 
-  async function keep(realPath: string, createdBy?: string, source?: Pick<OpenedFile, 'stat' | 'real' | 'path'>): Promise<string | null> {
+  async function keep(
+    realPath: string,
+    createdBy?: string,
+    source?: Pick<OpenedFile, 'stat' | 'real' | 'path'>,
+  ): Promise<string | null> {
     const st = source ? source.stat : await fsp.stat(realPath).catch(() => null);
     if (!st?.isFile()) return null;
     const real = source ? source.real : await fsp.realpath(realPath);
@@ -74,11 +105,20 @@ export function createVersions(db: Database, resolver: PathResolver, roots: () =
     const id = randomUUID();
     const stored = path.join(dir, id);
     // Written through the checked descriptor of the versions folder, read from the checked source.
-    await withDirIn(root, dir, (d) => fsp.copyFile(source ? source.path : real, d.at(id), fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE));
+    await withDirIn(root, dir, (d) =>
+      fsp.copyFile(source ? source.path : real, d.at(id), fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE),
+    );
     const relative = path.relative(root, real).split(path.sep).join('/');
-    db.run('INSERT INTO file_versions (id, space_root, relative, size, modified_at, stored_path, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      [id, root, relative, st.size, st.mtime.toISOString(), stored, new Date().toISOString(), createdBy ?? null]);
-    const old = db.all<Row>('SELECT * FROM file_versions WHERE space_root = ? AND relative = ? ORDER BY created_at DESC', [root, relative]).slice(KEEP_PER_FILE);
+    db.run(
+      'INSERT INTO file_versions (id, space_root, relative, size, modified_at, stored_path, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [id, root, relative, st.size, st.mtime.toISOString(), stored, new Date().toISOString(), createdBy ?? null],
+    );
+    const old = db
+      .all<Row>('SELECT * FROM file_versions WHERE space_root = ? AND relative = ? ORDER BY created_at DESC', [
+        root,
+        relative,
+      ])
+      .slice(KEEP_PER_FILE);
     for (const row of old) {
       await fsp.rm(row.stored_path, { force: true });
       db.run('DELETE FROM file_versions WHERE id = ?', [row.id]);
@@ -86,7 +126,14 @@ export function createVersions(db: Database, resolver: PathResolver, roots: () =
     return id;
   }
 
-const toEntry = (row: Row, virtualPath: string): VersionEntry => ({ id: row.id, path: virtualPath, size: row.size, modifiedAt: row.modified_at, createdAt: row.created_at, createdBy: row.created_by });
+  const toEntry = (row: Row, virtualPath: string): VersionEntry => ({
+    id: row.id,
+    path: virtualPath,
+    size: row.size,
+    modifiedAt: row.modified_at,
+    createdAt: row.created_at,
+    createdBy: row.created_by,
+  });
 
   async function find(caller: Caller, id: string) {
     const row = db.get<Row>('SELECT * FROM file_versions WHERE id = ?', [id]);
@@ -99,7 +146,12 @@ const toEntry = (row: Row, virtualPath: string): VersionEntry => ({ id: row.id, 
     keep,
     list(caller, file) {
       const root = file.space!.root;
-      return db.all<Row>('SELECT * FROM file_versions WHERE space_root = ? AND relative = ? ORDER BY created_at DESC', [root, file.relative]).map((r) => toEntry(r, file.virtualPath));
+      return db
+        .all<Row>('SELECT * FROM file_versions WHERE space_root = ? AND relative = ? ORDER BY created_at DESC', [
+          root,
+          file.relative,
+        ])
+        .map((r) => toEntry(r, file.virtualPath));
     },
     find,
     async restore(caller, id) {
@@ -110,7 +162,9 @@ const toEntry = (row: Row, virtualPath: string): VersionEntry => ({ id: row.id, 
       // all in the checked parent folder's descriptor.
       await withParentIn(file.space!.root, file.realPath, async (dir, name) => {
         const temp = dir.at(temporaryName());
-        await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) => fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL));
+        await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) =>
+          fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL),
+        );
         try {
           const current = await openFileIn(file.space!.root, dir.at(name)).catch(() => null);
           try {
@@ -134,7 +188,9 @@ const toEntry = (row: Row, virtualPath: string): VersionEntry => ({ id: row.id, 
       if (!parent.access.canWrite) throw new AppError('READ_ONLY', 'You may not write in this folder.');
       const name = await withDirIn(parent.space!.root, parent.realPath, async (dir) => {
         const temp = dir.at(temporaryName());
-        await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) => fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL));
+        await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) =>
+          fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL),
+        );
         return placeFile(temp, dir.path, path.posix.basename(virtualPath)).catch(async (err) => {
           await fsp.rm(temp, { force: true });
           throw err;
@@ -147,7 +203,8 @@ const toEntry = (row: Row, virtualPath: string): VersionEntry => ({ id: row.id, 
     async remove(caller, id) {
       const { row, virtualPath } = await find(caller, id);
       const file = await resolver.resolve(caller, virtualPath);
-      if (!file.access.canWrite) throw new AppError('READ_ONLY', 'You may not change this file, so you may not remove its versions.');
+      if (!file.access.canWrite)
+        throw new AppError('READ_ONLY', 'You may not change this file, so you may not remove its versions.');
       await fsp.rm(row.stored_path, { force: true });
       db.run('DELETE FROM file_versions WHERE id = ?', [row.id]);
     },

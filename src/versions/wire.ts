@@ -1,7 +1,14 @@
 // Wire shapes of the versions rows.
 import { z } from 'zod';
 
-export const versionEntry = z.object({ id: z.string(), path: z.string(), size: z.number(), modifiedAt: z.string(), createdAt: z.string(), createdBy: z.string().nullable() });
+export const versionEntry = z.object({
+  id: z.string(),
+  path: z.string(),
+  size: z.number(),
+  modifiedAt: z.string(),
+  createdAt: z.string(),
+  createdBy: z.string().nullable(),
+});
 export type VersionEntryWire = z.infer<typeof versionEntry>;
 export const versionList = z.object({ items: z.array(versionEntry) });
 export const versionParams = z.object({ id: z.string().min(1) });

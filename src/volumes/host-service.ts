@@ -21,7 +21,11 @@ export interface HostVolumeDeps {
 
 export function looseFilesAt(volumeRoot: string): string[] {
   try {
-    return fs.readdirSync(volumeRoot, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name).sort();
+    return fs
+      .readdirSync(volumeRoot, { withFileTypes: true })
+      .filter((e) => e.isFile() && !e.name.startsWith('.'))
+      .map((e) => e.name)
+      .sort();
   } catch {
     return [];
   }
@@ -32,7 +36,10 @@ export function createHostVolumes(deps: HostVolumeDeps) {
 
   const rootFolders = (): string[] => {
     try {
-      return fs.readdirSync(deps.volumeRoot, { withFileTypes: true }).filter((e) => !e.name.startsWith('.') && (e.isDirectory() || e.isSymbolicLink())).map((e) => e.name);
+      return fs
+        .readdirSync(deps.volumeRoot, { withFileTypes: true })
+        .filter((e) => !e.name.startsWith('.') && (e.isDirectory() || e.isSymbolicLink()))
+        .map((e) => e.name);
     } catch {
       return [];
     }
@@ -42,34 +49,48 @@ export function createHostVolumes(deps: HostVolumeDeps) {
     const label = raw.trim();
     assertPlainName(label, 'label');
     if (label.startsWith('.')) throw new AppError('BAD_NAME', 'A volume label may not start with a dot.');
-    if (RESERVED_PREFIXES.has(label.toLowerCase())) throw new AppError('BAD_NAME', `"${label}" is reserved; choose another label.`);
+    if (RESERVED_PREFIXES.has(label.toLowerCase()))
+      throw new AppError('BAD_NAME', `"${label}" is reserved; choose another label.`);
     const lower = label.toLowerCase();
-    if (rootFolders().some((n) => n.toLowerCase() === lower)) throw new AppError('EXISTS', `A folder of VOLUME_ROOT is already the volume "${label}"; choose another label.`);
-    if (store.list().some((v) => v.id !== except && v.label.toLowerCase() === lower)) throw new AppError('EXISTS', `There is already a volume labelled "${label}".`);
+    if (rootFolders().some((n) => n.toLowerCase() === lower))
+      throw new AppError('EXISTS', `A folder of VOLUME_ROOT is already the volume "${label}"; choose another label.`);
+    if (store.list().some((v) => v.id !== except && v.label.toLowerCase() === lower))
+      throw new AppError('EXISTS', `There is already a volume labelled "${label}".`);
     return label;
   }
 
   async function checkPath(raw: string): Promise<string> {
-    if (!path.isAbsolute(raw) || raw.includes('\0')) throw new AppError('BAD_PATH', 'The path must be an absolute host folder.');
+    if (!path.isAbsolute(raw) || raw.includes('\0'))
+      throw new AppError('BAD_PATH', 'The path must be an absolute host folder.');
     const real = await fsp.realpath(raw).catch(() => null);
     const st = real ? await fsp.stat(real).catch(() => null) : null;
     if (!real || !st?.isDirectory()) throw new AppError('NOT_A_FOLDER', 'The path is not an existing folder.');
     for (const dir of deps.privateDirs) {
       const zone = (await fsp.realpath(dir).catch(() => null)) ?? path.resolve(dir);
-      if (isInside(zone, real)) throw new AppError('BAD_PATH', 'That folder is inside Burrow\'s own configuration or cache folder.');
+      if (isInside(zone, real))
+        throw new AppError('BAD_PATH', "That folder is inside Burrow's own configuration or cache folder.");
     }
     return real;
   }
 
   async function toWire(v: HostVolume): Promise<WireHostVolume> {
     const st = await fsp.stat(v.path).catch(() => null);
-    const readable = Boolean(st?.isDirectory()) && (await fsp.access(v.path, fs.constants.R_OK | fs.constants.X_OK).then(() => true, () => false));
+    const readable =
+      Boolean(st?.isDirectory()) &&
+      (await fsp.access(v.path, fs.constants.R_OK | fs.constants.X_OK).then(
+        () => true,
+        () => false,
+      ));
     return { ...v, available: readable, storageReadOnly: readable ? (await probeWritable(v.path)) !== null : true };
   }
 
   return {
     async list() {
-      return { volumes: await Promise.all(store.list().map(toWire)), volumeRoot: deps.volumeRoot, looseFiles: looseFilesAt(deps.volumeRoot) };
+      return {
+        volumes: await Promise.all(store.list().map(toWire)),
+        volumeRoot: deps.volumeRoot,
+        looseFiles: looseFilesAt(deps.volumeRoot),
+      };
     },
     async add(input: { label: string; path: string; accessMode: 'readonly' | 'readwrite' }) {
       const label = checkLabel(input.label);
@@ -80,7 +101,10 @@ export function createHostVolumes(deps: HostVolumeDeps) {
     },
     async update(id: string, input: { label?: string; accessMode?: 'readonly' | 'readwrite' }) {
       const label = input.label === undefined ? undefined : checkLabel(input.label, id);
-      const volume = store.update(id, { ...(label ? { label } : {}), ...(input.accessMode ? { accessMode: input.accessMode } : {}) });
+      const volume = store.update(id, {
+        ...(label ? { label } : {}),
+        ...(input.accessMode ? { accessMode: input.accessMode } : {}),
+      });
       if (volume === undefined) throw new AppError('NOT_FOUND', 'No such volume.');
       if (volume === null) throw new AppError('EXISTS', `There is already a volume labelled "${label}".`);
       return { volume: await toWire(volume) };

@@ -3,11 +3,32 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 
-export interface HostVolume { id: string; label: string; path: string; accessMode: 'readonly' | 'readwrite'; createdAt: string; updatedAt: string }
+export interface HostVolume {
+  id: string;
+  label: string;
+  path: string;
+  accessMode: 'readonly' | 'readwrite';
+  createdAt: string;
+  updatedAt: string;
+}
 
-interface Row { id: string; label: string; path: string; access_mode: 'readonly' | 'readwrite'; created_at: string; updated_at: string }
+interface Row {
+  id: string;
+  label: string;
+  path: string;
+  access_mode: 'readonly' | 'readwrite';
+  created_at: string;
+  updated_at: string;
+}
 
-const toVolume = (r: Row): HostVolume => ({ id: r.id, label: r.label, path: r.path, accessMode: r.access_mode, createdAt: r.created_at, updatedAt: r.updated_at });
+const toVolume = (r: Row): HostVolume => ({
+  id: r.id,
+  label: r.label,
+  path: r.path,
+  accessMode: r.access_mode,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
 
 export interface HostVolumeStore {
   list(): HostVolume[];
@@ -32,7 +53,10 @@ export function createHostVolumeStore(db: Database): HostVolumeStore {
       const now = new Date().toISOString();
       const id = randomUUID();
       try {
-        db.run('INSERT INTO host_volumes (id, label, path, access_mode, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [id, input.label, input.path, input.accessMode, now, now]);
+        db.run(
+          'INSERT INTO host_volumes (id, label, path, access_mode, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+          [id, input.label, input.path, input.accessMode, now, now],
+        );
       } catch (err) {
         if (isUnique(err)) return null;
         throw err;
@@ -43,7 +67,12 @@ export function createHostVolumeStore(db: Database): HostVolumeStore {
       const current = store.get(id);
       if (!current) return undefined;
       try {
-        db.run('UPDATE host_volumes SET label = ?, access_mode = ?, updated_at = ? WHERE id = ?', [input.label ?? current.label, input.accessMode ?? current.accessMode, new Date().toISOString(), id]);
+        db.run('UPDATE host_volumes SET label = ?, access_mode = ?, updated_at = ? WHERE id = ?', [
+          input.label ?? current.label,
+          input.accessMode ?? current.accessMode,
+          new Date().toISOString(),
+          id,
+        ]);
       } catch (err) {
         if (isUnique(err)) return null;
         throw err;

@@ -29,8 +29,10 @@ export interface DavAuthDeps {
   log: Logger;
 }
 
-export const davUnauthorized = (message = 'Sign in with your account name and password or an API token.', code = 'AUTH_REQUIRED') =>
-  new AppError(401, message, code, { 'WWW-Authenticate': BASIC_CHALLENGE });
+export const davUnauthorized = (
+  message = 'Sign in with your account name and password or an API token.',
+  code = 'AUTH_REQUIRED',
+) => new AppError(401, message, code, { 'WWW-Authenticate': BASIC_CHALLENGE });
 
 /** RFC 7617 §2: `Basic base64(user-id ":" password)`; the user-id cannot contain a colon. */
 export function parseBasic(header: string | undefined): { name: string; secret: string } | null {
@@ -42,7 +44,8 @@ export function parseBasic(header: string | undefined): { name: string; secret: 
   return { name: text.slice(0, colon), secret: text.slice(colon + 1) };
 }
 
-const isLoopback = (ip: string) => ip === '127.0.0.1' || ip === '::1' || ip.startsWith('127.') || ip === '::ffff:127.0.0.1';
+const isLoopback = (ip: string) =>
+  ip === '127.0.0.1' || ip === '::1' || ip.startsWith('127.') || ip === '::ffff:127.0.0.1';
 
 export interface DavAuthenticator {
   /** The caller of a /dav/ request, or a 401 carrying the Basic challenge. */
@@ -54,16 +57,27 @@ export function createDavAuthenticator(deps: DavAuthDeps): DavAuthenticator {
   const remembered = new Map<string, { mac: Buffer; userId: string; passwordHash: string; until: number }>();
   const warned = new Set<string>();
 
-  const mac = (name: string, secret: string) => createHmac('sha256', key).update(name).update('\0').update(secret).digest();
+  const mac = (name: string, secret: string) =>
+    createHmac('sha256', key).update(name).update('\0').update(secret).digest();
 
   function warnPlain(ip: string): void {
     if (warned.has(ip) || warned.size > MAX_REMEMBERED) return;
     warned.add(ip);
-    deps.log.warn('WebDAV Basic credentials arrive over plain HTTP from another machine; serve Burrow over HTTPS (or behind a TLS proxy) before mounting it on a network', { ip });
+    deps.log.warn(
+      'WebDAV Basic credentials arrive over plain HTTP from another machine; serve Burrow over HTTPS (or behind a TLS proxy) before mounting it on a network',
+      { ip },
+    );
   }
 
   function fromRow(row: { id: string; username: string; roles: string }): Caller {
-    return { userId: row.id, username: row.username, roles: parseRoles(row.roles), isAdmin: isAdminRow(row), via: 'session', passwordSession: true };
+    return {
+      userId: row.id,
+      username: row.username,
+      roles: parseRoles(row.roles),
+      isAdmin: isAdminRow(row),
+      via: 'session',
+      passwordSession: true,
+    };
   }
 
   function rememberedCaller(name: string, secret: string): Caller | null {
@@ -72,7 +86,11 @@ export function createDavAuthenticator(deps: DavAuthDeps): DavAuthenticator {
     if (!timingSafeEqual(hit.mac, mac(name.toLowerCase(), secret))) return null;
     const row = deps.users.get(hit.userId);
     // A changed password, a lock or a removed account end what was remembered at once.
-    if (!row || row.password_hash !== hit.passwordHash || (row.locked_until && Date.parse(row.locked_until) > Date.now())) {
+    if (
+      !row ||
+      row.password_hash !== hit.passwordHash ||
+      (row.locked_until && Date.parse(row.locked_until) > Date.now())
+    ) {
       remembered.delete(name.toLowerCase());
       return null;
     }
@@ -109,7 +127,12 @@ export function createDavAuthenticator(deps: DavAuthDeps): DavAuthenticator {
         throw err;
       }
       if (remembered.size >= MAX_REMEMBERED) remembered.clear();
-      remembered.set(basic.name.toLowerCase(), { mac: mac(basic.name.toLowerCase(), basic.secret), userId: row.id, passwordHash: row.password_hash ?? '', until: Date.now() + REMEMBER_MS });
+      remembered.set(basic.name.toLowerCase(), {
+        mac: mac(basic.name.toLowerCase(), basic.secret),
+        userId: row.id,
+        passwordHash: row.password_hash ?? '',
+        until: Date.now() + REMEMBER_MS,
+      });
       return fromRow(row);
     },
   };

@@ -56,14 +56,18 @@ export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
         res.end();
         return;
       }
-      auth.authenticate(req, ip, secure).then(
-        (caller) => handleDav(req, res, { ...services, caller, requestId, ip }),
-        (err) => {
-          req.resume();
-          if (!(err instanceof AppError) || err.status >= 500) deps.log.warn('WebDAV sign-in failed', { requestId, err });
-          sendDavError(res, err, { requestId, log: deps.log });
-        },
-      ).catch((err) => deps.log.error('WebDAV request failed', { requestId, err }));
+      auth
+        .authenticate(req, ip, secure)
+        .then(
+          (caller) => handleDav(req, res, { ...services, caller, requestId, ip }),
+          (err) => {
+            req.resume();
+            if (!(err instanceof AppError) || err.status >= 500)
+              deps.log.warn('WebDAV sign-in failed', { requestId, err });
+            sendDavError(res, err, { requestId, log: deps.log });
+          },
+        )
+        .catch((err) => deps.log.error('WebDAV request failed', { requestId, err }));
     },
   };
 
@@ -77,7 +81,9 @@ export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
     }
   };
   return {
-    routes: [], mount, features,
+    routes: [],
+    mount,
+    features,
     start() {
       sweep();
       timer = setInterval(sweep, SWEEP_EVERY_MS);

@@ -37,11 +37,23 @@ export async function get(ctx: DavContext, req: IncomingMessage, res: ServerResp
 function httpConditions(req: IncomingMessage, etag: string | null): void {
   const match = req.headers['if-match'];
   if (match) {
-    const ok = etag !== null && match.split(',').map((t) => t.trim()).some((t) => t === '*' || etagMatches(t, etag));
+    const ok =
+      etag !== null &&
+      match
+        .split(',')
+        .map((t) => t.trim())
+        .some((t) => t === '*' || etagMatches(t, etag));
     if (!ok) throw davError(412, 'If-Match does not match the current file.', 'DAV_PRECONDITION');
   }
   const noneMatch = req.headers['if-none-match'];
-  if (noneMatch && etag !== null && noneMatch.split(',').map((t) => t.trim()).some((t) => t === '*' || t === etag)) {
+  if (
+    noneMatch &&
+    etag !== null &&
+    noneMatch
+      .split(',')
+      .map((t) => t.trim())
+      .some((t) => t === '*' || t === etag)
+  ) {
     throw davError(412, 'If-None-Match: the file exists.', 'DAV_PRECONDITION');
   }
 }
@@ -52,8 +64,12 @@ function httpConditions(req: IncomingMessage, etag: string | null): void {
 // "An origin server that allows PUT on a given target resource MUST send a 400 (Bad Request)
 // response to a PUT request that contains a Content-Range header field".
 export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResponse, r: ResolvedPath): Promise<void> {
-  if (req.headers['content-range']) throw davError(400, 'Partial PUT (Content-Range) is not supported; send the whole file.', 'DAV_PARTIAL_PUT');
-  if (!r.space || (r.exists && r.isDirectory)) throw davError(405, 'A collection has no content to PUT.', 'DAV_IS_COLLECTION', { Allow: 'OPTIONS, PROPFIND, PROPPATCH, MKCOL, DELETE, COPY, MOVE, LOCK, UNLOCK' });
+  if (req.headers['content-range'])
+    throw davError(400, 'Partial PUT (Content-Range) is not supported; send the whole file.', 'DAV_PARTIAL_PUT');
+  if (!r.space || (r.exists && r.isDirectory))
+    throw davError(405, 'A collection has no content to PUT.', 'DAV_IS_COLLECTION', {
+      Allow: 'OPTIONS, PROPFIND, PROPPATCH, MKCOL, DELETE, COPY, MOVE, LOCK, UNLOCK',
+    });
   const parent = await parentCollection(ctx, r);
   refuseReadOnly(r.exists ? r : parent, r.exists ? 'change this file' : 'create a file here');
   httpConditions(req, r.exists ? etagOf(await fsp.stat(r.realPath)) : null);
@@ -76,7 +92,9 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
         try {
           await pipeline(req, fs.createWriteStream('', { fd, flush: true }));
         } catch (err) {
-          throw req.aborted || (err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' ? davError(400, 'The upload ended before its last byte; nothing was kept.', 'DAV_ABORTED') : err;
+          throw req.aborted || (err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE'
+            ? davError(400, 'The upload ended before its last byte; nothing was kept.', 'DAV_ABORTED')
+            : err;
         }
         if (!current) {
           // A new file claims its name exclusively; one created meanwhile is replaced like any
@@ -90,7 +108,7 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
           }
         }
         if (replaced) {
-          const now = current ?? await openFileIn(root, dir.at(name));
+          const now = current ?? (await openFileIn(root, dir.at(name)));
           try {
             await ctx.versions.keep(r.realPath, ctx.caller.username, now);
           } finally {
@@ -107,7 +125,9 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
       await current?.close();
     }
   });
-  ctx.changes.emit(replaced ? { type: 'modified', path: r.realPath } : { type: 'created', path: r.realPath, isDirectory: false });
+  ctx.changes.emit(
+    replaced ? { type: 'modified', path: r.realPath } : { type: 'created', path: r.realPath, isDirectory: false },
+  );
   res.statusCode = replaced ? 204 : 201;
   res.setHeader('ETag', etag);
   res.setHeader('Content-Length', 0);

@@ -6,7 +6,14 @@ import { AppError, errorEnvelope, fromFsError } from '../core/errors.ts';
 import { get, put } from './content.ts';
 import { lock, unlock } from './locking.ts';
 import { propfind, proppatch } from './props.ts';
-import { DAV_COMPLIANCE, DAV_METHODS, DavConditionError, davError, virtualFromDavPath, XML_BODY_LIMIT } from './protocol.ts';
+import {
+  DAV_COMPLIANCE,
+  DAV_METHODS,
+  DavConditionError,
+  davError,
+  virtualFromDavPath,
+  XML_BODY_LIMIT,
+} from './protocol.ts';
 import { resolve, type DavContext } from './resources.ts';
 import { copyOrMove, mkcol, remove } from './tree.ts';
 import { errorBody, parseXml, type Element } from './xml.ts';
@@ -21,7 +28,8 @@ async function xmlBody(req: IncomingMessage): Promise<Element | null> {
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > XML_BODY_LIMIT) throw davError(413, `XML bodies are limited to ${XML_BODY_LIMIT} bytes.`, 'DAV_BODY_TOO_LARGE');
+    if (size > XML_BODY_LIMIT)
+      throw davError(413, `XML bodies are limited to ${XML_BODY_LIMIT} bytes.`, 'DAV_BODY_TOO_LARGE');
     chunks.push(chunk as Buffer);
   }
   return parseXml(Buffer.concat(chunks).toString('utf8'));
@@ -30,7 +38,9 @@ async function xmlBody(req: IncomingMessage): Promise<Element | null> {
 /** Drains a body the method does not read, so the connection can carry the next request. */
 async function drain(req: IncomingMessage): Promise<void> {
   if (req.readableEnded) return;
-  for await (const _ of req) { /* discarded */ }
+  for await (const _ of req) {
+    /* discarded */
+  }
 }
 
 function sendEmpty(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
@@ -94,13 +104,27 @@ function record(req: IncomingMessage, res: ServerResponse, ctx: DavContext): voi
   const path = (req.url ?? '/').split('?')[0]!;
   const destination = typeof req.headers.destination === 'string' ? req.headers.destination : undefined;
   ctx.activity.record({
-    action: `dav.${method.toLowerCase()}`, outcome: res.statusCode < 300 ? 'success' : 'failure',
-    userId: ctx.caller.userId, username: ctx.caller.username, ip: ctx.ip,
-    detail: { path: safeDecode(path), status: res.statusCode, ...(destination ? { destination: safeDecode(destination) } : {}), ...(ctx.caller.tokenId ? { tokenId: ctx.caller.tokenId } : {}) },
+    action: `dav.${method.toLowerCase()}`,
+    outcome: res.statusCode < 300 ? 'success' : 'failure',
+    userId: ctx.caller.userId,
+    username: ctx.caller.username,
+    ip: ctx.ip,
+    detail: {
+      path: safeDecode(path),
+      status: res.statusCode,
+      ...(destination ? { destination: safeDecode(destination) } : {}),
+      ...(ctx.caller.tokenId ? { tokenId: ctx.caller.tokenId } : {}),
+    },
   });
 }
 
-const safeDecode = (s: string) => { try { return decodeURI(s); } catch { return s; } };
+const safeDecode = (s: string) => {
+  try {
+    return decodeURI(s);
+  } catch {
+    return s;
+  }
+};
 
 async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: DavContext): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
@@ -113,7 +137,8 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: DavConte
     sendEmpty(res, 200, { Allow: ALLOW, 'MS-Author-Via': 'DAV' });
     return;
   }
-  if (!(DAV_METHODS as readonly string[]).includes(method)) throw davError(405, `${method} is not a WebDAV method here.`, 'DAV_METHOD', { Allow: ALLOW });
+  if (!(DAV_METHODS as readonly string[]).includes(method))
+    throw davError(405, `${method} is not a WebDAV method here.`, 'DAV_METHOD', { Allow: ALLOW });
   const r = await resolve(ctx, virtualFromDavPath(pathname));
 
   switch (method) {

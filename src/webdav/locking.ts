@@ -6,15 +6,42 @@ import { createFileAt, withParentIn } from '../files/confined.ts';
 import type { IncomingMessage } from 'node:http';
 import { forbidden } from '../core/errors.ts';
 import type { ResolvedPath } from '../files/paths.ts';
-import { DavConditionError, davError, etagMatches, hrefOf, newLockToken, parseDepth, parseIf, parseLockTokenHeader, parseTimeout, submittedTokens, type IfList } from './protocol.ts';
-import { etagFor, hrefFor, locationOf, parentCollection, refuseReadOnly, statOf, type DavContext } from './resources.ts';
+import {
+  DavConditionError,
+  davError,
+  etagMatches,
+  hrefOf,
+  newLockToken,
+  parseDepth,
+  parseIf,
+  parseLockTokenHeader,
+  parseTimeout,
+  submittedTokens,
+  type IfList,
+} from './protocol.ts';
+import {
+  etagFor,
+  hrefFor,
+  locationOf,
+  parentCollection,
+  refuseReadOnly,
+  statOf,
+  type DavContext,
+} from './resources.ts';
 import type { LockRow } from './store.ts';
 import { child, elements, escapeText, isDav, serialize, XML_HEAD, type Element } from './xml.ts';
 
 /** What a request is about to change: the resource, its members too, or its parent's membership. */
-export interface Change { target: ResolvedPath; withBelow?: boolean; membership?: boolean }
+export interface Change {
+  target: ResolvedPath;
+  withBelow?: boolean;
+  membership?: boolean;
+}
 
-export interface Preconditions { lists: IfList[] | null; tokens: Set<string> }
+export interface Preconditions {
+  lists: IfList[] | null;
+  tokens: Set<string>;
+}
 
 /** Live locks that apply to a resolved path. */
 function locksAt(ctx: DavContext, r: ResolvedPath, withBelow = false): LockRow[] {
@@ -22,7 +49,10 @@ function locksAt(ctx: DavContext, r: ResolvedPath, withBelow = false): LockRow[]
   return ctx.store.locksCovering(locationOf(r), { withBelow });
 }
 
-async function conditionState(ctx: DavContext, virtual: string): Promise<{ tokens: Set<string>; etag: string | null } | null> {
+async function conditionState(
+  ctx: DavContext,
+  virtual: string,
+): Promise<{ tokens: Set<string>; etag: string | null } | null> {
   let r: ResolvedPath;
   try {
     r = await ctx.resolver.resolve(ctx.caller, virtual);
@@ -37,7 +67,11 @@ async function conditionState(ctx: DavContext, virtual: string): Promise<{ token
 // the request MUST fail with a 412 (Precondition Failed)." §10.4.2: a Condition "evaluates to true
 // if the resource's state matches"; "Not" negates; a list is true when all its conditions are;
 // the header is true when any list is. Untagged lists apply to the Request-URI.
-export async function evaluateIf(ctx: DavContext, req: IncomingMessage, requestVirtual: string): Promise<Preconditions> {
+export async function evaluateIf(
+  ctx: DavContext,
+  req: IncomingMessage,
+  requestVirtual: string,
+): Promise<Preconditions> {
   const lists = parseIf(req.headers.if, req.headers.host);
   if (!lists) return { lists: null, tokens: new Set() };
   const states = new Map<string, Awaited<ReturnType<typeof conditionState>>>();
@@ -47,7 +81,8 @@ export async function evaluateIf(ctx: DavContext, req: IncomingMessage, requestV
     if (!states.has(at)) states.set(at, at === '\0' ? null : await conditionState(ctx, at));
     const state = states.get(at)!;
     const holds = list.conditions.every((c) => {
-      const matches = state !== null && (c.token !== undefined ? state.tokens.has(c.token) : etagMatches(c.etag!, state.etag));
+      const matches =
+        state !== null && (c.token !== undefined ? state.tokens.has(c.token) : etagMatches(c.etag!, state.etag));
       return c.not ? !matches : matches;
     });
     if (holds) any = true;
@@ -75,18 +110,31 @@ export function checkLocks(ctx: DavContext, pre: Preconditions, changes: Change[
     if (c.target.exists) for (const l of locksAt(ctx, c.target, c.withBelow)) add(l);
     else for (const l of locksAt(ctx, c.target)) add(l);
     if (c.membership && c.target.relative !== '') {
-      const parentRel = c.target.relative.includes('/') ? c.target.relative.slice(0, c.target.relative.lastIndexOf('/')) : '';
+      const parentRel = c.target.relative.includes('/')
+        ? c.target.relative.slice(0, c.target.relative.lastIndexOf('/'))
+        : '';
       for (const l of ctx.store.locksCovering({ root: c.target.space.root, relative: parentRel })) add(l);
     }
   }
   for (const locks of byRoot.values()) {
     const ok = locks.some((l) => pre.tokens.has(l.token) && l.user_id === ctx.caller.userId);
-    if (!ok) throw new DavConditionError(423, 'The resource is locked; submit the lock token in the If header.', 'DAV_LOCKED', 'lock-token-submitted');
+    if (!ok)
+      throw new DavConditionError(
+        423,
+        'The resource is locked; submit the lock token in the If header.',
+        'DAV_LOCKED',
+        'lock-token-submitted',
+      );
   }
 }
 
 /** Both checks, in the RFC's order. */
-export async function preconditions(ctx: DavContext, req: IncomingMessage, requestVirtual: string, changes: Change[]): Promise<Preconditions> {
+export async function preconditions(
+  ctx: DavContext,
+  req: IncomingMessage,
+  requestVirtual: string,
+  changes: Change[],
+): Promise<Preconditions> {
   const pre = await evaluateIf(ctx, req, requestVirtual);
   checkLocks(ctx, pre, changes);
   return pre;
@@ -95,30 +143,42 @@ export async function preconditions(ctx: DavContext, req: IncomingMessage, reque
 /** `<D:activelock>` of one lock, its root named for this caller. */
 export function activeLock(l: LockRow, lockRootVirtual: string, isCollection: boolean): string {
   const left = Math.max(0, Math.round((l.expires_at - Date.now()) / 1000));
-  return '<D:activelock>'
-    + '<D:locktype><D:write/></D:locktype>'
-    + `<D:lockscope><D:${l.scope}/></D:lockscope>`
-    + `<D:depth>${l.depth === -1 ? 'infinity' : '0'}</D:depth>`
-    + (l.owner_xml ?? '')
-    + `<D:timeout>Second-${left}</D:timeout>`
-    + `<D:locktoken><D:href>${escapeText(l.token)}</D:href></D:locktoken>`
-    + `<D:lockroot><D:href>${escapeText(hrefOf(lockRootVirtual, isCollection))}</D:href></D:lockroot>`
-    + '</D:activelock>';
+  return (
+    '<D:activelock>' +
+    '<D:locktype><D:write/></D:locktype>' +
+    `<D:lockscope><D:${l.scope}/></D:lockscope>` +
+    `<D:depth>${l.depth === -1 ? 'infinity' : '0'}</D:depth>` +
+    (l.owner_xml ?? '') +
+    `<D:timeout>Second-${left}</D:timeout>` +
+    `<D:locktoken><D:href>${escapeText(l.token)}</D:href></D:locktoken>` +
+    `<D:lockroot><D:href>${escapeText(hrefOf(lockRootVirtual, isCollection))}</D:href></D:lockroot>` +
+    '</D:activelock>'
+  );
 }
 
 /** The lockdiscovery value of a resource (locks on it and depth-infinity locks above it). */
 export function lockDiscovery(ctx: DavContext, r: ResolvedPath): string {
   if (!r.space) return '';
   const spacePath = r.space.path;
-  return locksAt(ctx, r).map((l) => activeLock(l, l.relative ? `${spacePath}/${l.relative}` : spacePath, l.relative !== r.relative || r.isDirectory)).join('');
+  return locksAt(ctx, r)
+    .map((l) =>
+      activeLock(l, l.relative ? `${spacePath}/${l.relative}` : spacePath, l.relative !== r.relative || r.isDirectory),
+    )
+    .join('');
 }
 
-export const SUPPORTED_LOCK = '<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>'
-  + '<D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>';
+export const SUPPORTED_LOCK =
+  '<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>' +
+  '<D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>';
 
-interface LockAnswer { status: number; body: string; headers: Record<string, string> }
+interface LockAnswer {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
 
-const lockBody = (inner: string) => `${XML_HEAD}<D:prop xmlns:D="DAV:"><D:lockdiscovery>${inner}</D:lockdiscovery></D:prop>`;
+const lockBody = (inner: string) =>
+  `${XML_HEAD}<D:prop xmlns:D="DAV:"><D:lockdiscovery>${inner}</D:lockdiscovery></D:prop>`;
 
 // §9.10: LOCK. "A LOCK request to an unmapped URL MUST result in the creation of a locked
 // (non-collection) resource with empty content." (§7.3) "Values other than 0 or infinity MUST NOT
@@ -126,24 +186,41 @@ const lockBody = (inner: string) => `${XML_HEAD}<D:prop xmlns:D="DAV:"><D:lockdi
 // request to the URL of a resource within the scope of the lock. This request MUST NOT have a
 // body and it MUST specify which lock to refresh by using the 'If' header with a single lock
 // token." §9.10.6: a conflicting lock is refused with 423 and 'no-conflicting-lock'.
-export async function lock(ctx: DavContext, req: IncomingMessage, r: ResolvedPath, body: Element | null): Promise<LockAnswer> {
+export async function lock(
+  ctx: DavContext,
+  req: IncomingMessage,
+  r: ResolvedPath,
+  body: Element | null,
+): Promise<LockAnswer> {
   if (!r.space) throw forbidden('The top of the mount cannot be locked.', 'TOP_LEVEL');
   const timeout = parseTimeout(req.headers.timeout);
   if (!body) {
     const pre = await evaluateIf(ctx, req, r.virtualPath);
     const held = locksAt(ctx, r).filter((l) => pre.tokens.has(l.token));
-    if (held.length !== 1) throw davError(400, 'A lock refresh names exactly one lock covering this resource in the If header.', 'DAV_BAD_REFRESH');
-    if (held[0]!.user_id !== ctx.caller.userId) throw forbidden('This lock belongs to another account.', 'DAV_NOT_LOCK_OWNER');
+    if (held.length !== 1)
+      throw davError(
+        400,
+        'A lock refresh names exactly one lock covering this resource in the If header.',
+        'DAV_BAD_REFRESH',
+      );
+    if (held[0]!.user_id !== ctx.caller.userId)
+      throw forbidden('This lock belongs to another account.', 'DAV_NOT_LOCK_OWNER');
     const fresh = ctx.store.refreshLock(held[0]!.token, timeout);
     const rootVirtual = fresh.relative ? `${r.space.path}/${fresh.relative}` : r.space.path;
-    return { status: 200, body: lockBody(activeLock(fresh, rootVirtual, r.isDirectory || fresh.relative !== r.relative)), headers: {} };
+    return {
+      status: 200,
+      body: lockBody(activeLock(fresh, rootVirtual, r.isDirectory || fresh.relative !== r.relative)),
+      headers: {},
+    };
   }
   if (!isDav(body, 'lockinfo')) throw davError(400, 'A LOCK body is a DAV:lockinfo element.', 'DAV_BAD_XML');
   const scopeEl = child(body, 'lockscope');
   const scope = scopeEl && elements(scopeEl).find((e) => isDav(e, 'exclusive') || isDav(e, 'shared'))?.localName;
   const typeEl = child(body, 'locktype');
-  if (scope !== 'exclusive' && scope !== 'shared') throw davError(400, 'DAV:lockscope must be exclusive or shared.', 'DAV_BAD_XML');
-  if (!typeEl || !elements(typeEl).some((e) => isDav(e, 'write'))) throw davError(400, 'Only write locks exist.', 'DAV_BAD_XML');
+  if (scope !== 'exclusive' && scope !== 'shared')
+    throw davError(400, 'DAV:lockscope must be exclusive or shared.', 'DAV_BAD_XML');
+  if (!typeEl || !elements(typeEl).some((e) => isDav(e, 'write')))
+    throw davError(400, 'Only write locks exist.', 'DAV_BAD_XML');
   const ownerEl = child(body, 'owner');
   const depth = parseDepth(req.headers.depth, 'infinity');
   if (depth === '1') throw davError(400, 'LOCK takes Depth 0 or infinity.', 'DAV_BAD_DEPTH');
@@ -168,10 +245,20 @@ export async function lock(ctx: DavContext, req: IncomingMessage, r: ResolvedPat
     created = true;
   }
   const row = ctx.store.createLock({
-    token: newLockToken(), root: r.space.root, relative: r.relative, depth: depth === 'infinity' ? -1 : 0, scope,
-    ownerXml: ownerEl ? serialize(ownerEl) : null, userId: ctx.caller.userId, timeoutSeconds: timeout,
+    token: newLockToken(),
+    root: r.space.root,
+    relative: r.relative,
+    depth: depth === 'infinity' ? -1 : 0,
+    scope,
+    ownerXml: ownerEl ? serialize(ownerEl) : null,
+    userId: ctx.caller.userId,
+    timeoutSeconds: timeout,
   });
-  return { status: created ? 201 : 200, body: lockBody(activeLock(row, r.virtualPath, r.isDirectory)), headers: { 'Lock-Token': `<${row.token}>` } };
+  return {
+    status: created ? 201 : 200,
+    body: lockBody(activeLock(row, r.virtualPath, r.isDirectory)),
+    headers: { 'Lock-Token': `<${row.token}>` },
+  };
 }
 
 // §9.11: "The UNLOCK method removes the lock identified by the lock token in the Lock-Token
@@ -180,8 +267,15 @@ export async function lock(ctx: DavContext, req: IncomingMessage, r: ResolvedPat
 export function unlock(ctx: DavContext, req: IncomingMessage, r: ResolvedPath): void {
   const token = parseLockTokenHeader(req.headers['lock-token']);
   const held = locksAt(ctx, r).find((l) => l.token === token);
-  if (!held) throw new DavConditionError(409, 'No lock with this token covers the resource.', 'DAV_NO_SUCH_LOCK', 'lock-token-matches-request-uri');
-  if (held.user_id !== ctx.caller.userId) throw forbidden('This lock belongs to another account.', 'DAV_NOT_LOCK_OWNER');
+  if (!held)
+    throw new DavConditionError(
+      409,
+      'No lock with this token covers the resource.',
+      'DAV_NO_SUCH_LOCK',
+      'lock-token-matches-request-uri',
+    );
+  if (held.user_id !== ctx.caller.userId)
+    throw forbidden('This lock belongs to another account.', 'DAV_NOT_LOCK_OWNER');
   ctx.store.removeLock(token);
 }
 

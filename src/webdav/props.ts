@@ -11,9 +11,33 @@ import { activeLock, preconditions, SUPPORTED_LOCK } from './locking.ts';
 import { DAV_NS, davError, hrefOf, propfindDepth } from './protocol.ts';
 import { locationOf, membersOf, nameOf, refuseReadOnly, type DavContext } from './resources.ts';
 import type { DeadProperty } from './store.ts';
-import { elements, emptyProp, escapeText, isDav, propKey, propWith, serialize, statusLine, XML_HEAD, type Element, type PropName } from './xml.ts';
+import {
+  elements,
+  emptyProp,
+  escapeText,
+  isDav,
+  propKey,
+  propWith,
+  serialize,
+  statusLine,
+  XML_HEAD,
+  type Element,
+  type PropName,
+} from './xml.ts';
 
-const LIVE = ['creationdate', 'displayname', 'getcontentlength', 'getcontenttype', 'getetag', 'getlastmodified', 'resourcetype', 'supportedlock', 'lockdiscovery', 'quota-available-bytes', 'quota-used-bytes'] as const;
+const LIVE = [
+  'creationdate',
+  'displayname',
+  'getcontentlength',
+  'getcontenttype',
+  'getetag',
+  'getlastmodified',
+  'resourcetype',
+  'supportedlock',
+  'lockdiscovery',
+  'quota-available-bytes',
+  'quota-used-bytes',
+] as const;
 // RFC 4331 §3: "[quota properties] SHOULD NOT be returned by a PROPFIND DAV:allprop request".
 const NOT_IN_ALLPROP = new Set(['quota-available-bytes', 'quota-used-bytes']);
 
@@ -46,28 +70,50 @@ async function quota(entry: Entry): Promise<{ available: number; used: number } 
 async function liveValue(ctx: DavContext, e: Entry, name: string): Promise<string | null> {
   const st = e.stats;
   switch (name) {
-    case 'resourcetype': return e.isDirectory ? '<D:collection/>' : '';
-    case 'displayname': return escapeText(e.virtualPath === '' ? 'Burrow' : nameOf(e.virtualPath));
-    case 'creationdate': return st ? (st.birthtimeMs > 0 ? st.birthtime : st.ctime).toISOString().replace(/\.\d{3}Z$/, 'Z') : null;
-    case 'getlastmodified': return st ? httpDate(st.mtime) : null;
-    case 'getcontentlength': return st && !e.isDirectory ? String(st.size) : null;
-    case 'getcontenttype': return !e.isDirectory ? escapeText(contentTypeOf(nameOf(e.virtualPath))) : null;
-    case 'getetag': return st && !e.isDirectory ? escapeText(etagOf(st)) : null;
-    case 'supportedlock': return e.root ? SUPPORTED_LOCK : null;
+    case 'resourcetype':
+      return e.isDirectory ? '<D:collection/>' : '';
+    case 'displayname':
+      return escapeText(e.virtualPath === '' ? 'Burrow' : nameOf(e.virtualPath));
+    case 'creationdate':
+      return st ? (st.birthtimeMs > 0 ? st.birthtime : st.ctime).toISOString().replace(/\.\d{3}Z$/, 'Z') : null;
+    case 'getlastmodified':
+      return st ? httpDate(st.mtime) : null;
+    case 'getcontentlength':
+      return st && !e.isDirectory ? String(st.size) : null;
+    case 'getcontenttype':
+      return !e.isDirectory ? escapeText(contentTypeOf(nameOf(e.virtualPath))) : null;
+    case 'getetag':
+      return st && !e.isDirectory ? escapeText(etagOf(st)) : null;
+    case 'supportedlock':
+      return e.root ? SUPPORTED_LOCK : null;
     case 'lockdiscovery': {
       if (!e.root) return '';
       const locks = ctx.store.locksCovering({ root: e.root, relative: e.relative });
-      return locks.map((l) => activeLock(l, l.relative ? `${e.spacePath}/${l.relative}` : e.spacePath!, e.isDirectory || l.relative !== e.relative)).join('');
+      return locks
+        .map((l) =>
+          activeLock(
+            l,
+            l.relative ? `${e.spacePath}/${l.relative}` : e.spacePath!,
+            e.isDirectory || l.relative !== e.relative,
+          ),
+        )
+        .join('');
     }
-    case 'quota-available-bytes': return (await quota(e))?.available.toString() ?? null;
-    case 'quota-used-bytes': return (await quota(e))?.used.toString() ?? null;
-    default: return null;
+    case 'quota-available-bytes':
+      return (await quota(e))?.available.toString() ?? null;
+    case 'quota-used-bytes':
+      return (await quota(e))?.used.toString() ?? null;
+    default:
+      return null;
   }
 }
 
 type Request = { kind: 'allprop'; include: PropName[] } | { kind: 'propname' } | { kind: 'prop'; names: PropName[] };
 
-const nameOfElement = (el: Element): PropName => ({ namespace: el.namespaceURI ?? '', name: el.localName ?? el.nodeName });
+const nameOfElement = (el: Element): PropName => ({
+  namespace: el.namespaceURI ?? '',
+  name: el.localName ?? el.nodeName,
+});
 
 // §9.1: "A client may choose not to submit a request body. An empty PROPFIND request body MUST
 // be treated as if it were an 'allprop' request." The body is DAV:propfind holding one of
@@ -87,7 +133,9 @@ function parsePropfind(body: Element | null): Request {
 }
 
 function propstat(props: string[], status: number): string {
-  return props.length ? `<D:propstat><D:prop>${props.join('')}</D:prop><D:status>${statusLine(status)}</D:status></D:propstat>` : '';
+  return props.length
+    ? `<D:propstat><D:prop>${props.join('')}</D:prop><D:status>${statusLine(status)}</D:status></D:propstat>`
+    : '';
 }
 
 async function responseFor(ctx: DavContext, e: Entry, request: Request): Promise<string> {
@@ -112,7 +160,10 @@ async function responseFor(ctx: DavContext, e: Entry, request: Request): Promise
       else missing.push(emptyProp(p));
     }
   } else {
-    const include = request.kind === 'allprop' ? new Set(request.include.filter((p) => p.namespace === DAV_NS).map((p) => p.name)) : new Set<string>();
+    const include =
+      request.kind === 'allprop'
+        ? new Set(request.include.filter((p) => p.namespace === DAV_NS).map((p) => p.name))
+        : new Set<string>();
     for (const name of LIVE) {
       if (request.kind === 'allprop' && NOT_IN_ALLPROP.has(name) && !include.has(name)) continue;
       await live(name, request.kind === 'propname');
@@ -122,13 +173,23 @@ async function responseFor(ctx: DavContext, e: Entry, request: Request): Promise
   return `<D:response><D:href>${escapeText(hrefOf(e.virtualPath, e.isDirectory))}</D:href>${propstat(found, 200)}${propstat(missing, 404)}</D:response>`;
 }
 
-export async function propfind(ctx: DavContext, req: IncomingMessage, res: ServerResponse, r: ResolvedPath, body: Element | null): Promise<void> {
+export async function propfind(
+  ctx: DavContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: ResolvedPath,
+  body: Element | null,
+): Promise<void> {
   const depth = propfindDepth(req.headers.depth);
   const request = parsePropfind(body);
   if (!r.exists) throw davError(404, 'No such file or folder.', 'NOT_FOUND');
   const self: Entry = {
-    virtualPath: r.virtualPath, isDirectory: r.space === null || r.isDirectory, stats: r.space ? await fsp.stat(r.realPath) : null,
-    root: r.space?.root ?? null, relative: r.relative, spacePath: r.space?.path ?? null,
+    virtualPath: r.virtualPath,
+    isDirectory: r.space === null || r.isDirectory,
+    stats: r.space ? await fsp.stat(r.realPath) : null,
+    root: r.space?.root ?? null,
+    relative: r.relative,
+    spacePath: r.space?.path ?? null,
   };
   const members = depth === '1' && self.isDirectory ? await membersOf(ctx, r) : [];
   res.statusCode = 207;
@@ -138,7 +199,14 @@ export async function propfind(ctx: DavContext, req: IncomingMessage, res: Serve
   res.write(await responseFor(ctx, self, request));
   for (const m of members) {
     const spacePath = r.space ? r.space.path : m.virtualPath;
-    const entry: Entry = { virtualPath: m.virtualPath, isDirectory: m.isDirectory, stats: m.stats, root: m.root, relative: m.relative, spacePath };
+    const entry: Entry = {
+      virtualPath: m.virtualPath,
+      isDirectory: m.isDirectory,
+      stats: m.stats,
+      root: m.root,
+      relative: m.relative,
+      spacePath,
+    };
     // Respect back-pressure on a large folder.
     if (!res.write(await responseFor(ctx, entry, request))) await new Promise((resolve) => res.once('drain', resolve));
   }
@@ -152,10 +220,17 @@ const WIN32_TIMES: Record<string, 'mtime' | 'atime'> = { Win32LastModifiedTime: 
 // either all be executed or none executed." §9.2.1: a property that cannot be changed is
 // answered 403 ('cannot-modify-protected-property' for live ones) and, as nothing is done, the
 // others "424 (Failed Dependency)".
-export async function proppatch(ctx: DavContext, req: IncomingMessage, res: ServerResponse, r: ResolvedPath, body: Element | null): Promise<void> {
+export async function proppatch(
+  ctx: DavContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: ResolvedPath,
+  body: Element | null,
+): Promise<void> {
   if (!r.space) throw forbidden('The top of the mount has no properties to change.', 'TOP_LEVEL');
   if (!r.exists) throw davError(404, 'No such file or folder.', 'NOT_FOUND');
-  if (!body || !isDav(body, 'propertyupdate')) throw davError(400, 'A PROPPATCH body is a DAV:propertyupdate element.', 'DAV_BAD_XML');
+  if (!body || !isDav(body, 'propertyupdate'))
+    throw davError(400, 'A PROPPATCH body is a DAV:propertyupdate element.', 'DAV_BAD_XML');
   refuseReadOnly(r, 'change properties here');
   await preconditions(ctx, req, r.virtualPath, [{ target: r }]);
 
@@ -165,7 +240,8 @@ export async function proppatch(ctx: DavContext, req: IncomingMessage, res: Serv
   const times: { atime?: Date; mtime?: Date } = {};
   for (const instruction of elements(body)) {
     const isSet = isDav(instruction, 'set');
-    if (!isSet && !isDav(instruction, 'remove')) throw davError(400, 'DAV:propertyupdate holds DAV:set and DAV:remove.', 'DAV_BAD_XML');
+    if (!isSet && !isDav(instruction, 'remove'))
+      throw davError(400, 'DAV:propertyupdate holds DAV:set and DAV:remove.', 'DAV_BAD_XML');
     const prop = elements(instruction).find((e) => isDav(e, 'prop'));
     if (!prop) throw davError(400, `DAV:${instruction.localName} needs a DAV:prop.`, 'DAV_BAD_XML');
     for (const el of elements(prop)) {

@@ -35,7 +35,20 @@ export const DAV_NS = 'DAV:';
 // the DAV header with compliance-class '1' on all OPTIONS responses. [...] a resource that
 // supports class 2 MUST also support class 1."
 export const DAV_COMPLIANCE = '1, 2';
-export const DAV_METHODS = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'MKCOL', 'COPY', 'MOVE', 'PROPFIND', 'PROPPATCH', 'LOCK', 'UNLOCK'] as const;
+export const DAV_METHODS = [
+  'OPTIONS',
+  'GET',
+  'HEAD',
+  'PUT',
+  'DELETE',
+  'MKCOL',
+  'COPY',
+  'MOVE',
+  'PROPFIND',
+  'PROPPATCH',
+  'LOCK',
+  'UNLOCK',
+] as const;
 export type DavMethod = (typeof DAV_METHODS)[number];
 
 /** Largest XML request body read (PROPFIND, PROPPATCH, LOCK): bounded, never a file. */
@@ -44,7 +57,8 @@ export const XML_BODY_LIMIT = 1024 * 1024;
 type HeaderValue = string | string[] | undefined;
 const single = (v: HeaderValue): string | undefined => (Array.isArray(v) ? v[0] : v)?.trim();
 
-export const davError = (status: number, message: string, code: string, headers: Record<string, string> = {}) => new AppError(status, message, code, headers);
+export const davError = (status: number, message: string, code: string, headers: Record<string, string> = {}) =>
+  new AppError(status, message, code, headers);
 
 /** A refusal whose RFC precondition or postcondition element goes into a `DAV:error` body. */
 export class DavConditionError extends AppError {
@@ -72,7 +86,13 @@ export function parseDepth(value: HeaderValue, absent: Depth): Depth {
 // volume in one answer is a scan in the request path.
 export function propfindDepth(value: HeaderValue): '0' | '1' {
   const depth = parseDepth(value, 'infinity');
-  if (depth === 'infinity') throw new DavConditionError(403, 'PROPFIND with Depth: infinity is not served; ask with Depth 0 or 1.', 'DAV_INFINITE_DEPTH', 'propfind-finite-depth');
+  if (depth === 'infinity')
+    throw new DavConditionError(
+      403,
+      'PROPFIND with Depth: infinity is not served; ask with Depth 0 or 1.',
+      'DAV_INFINITE_DEPTH',
+      'propfind-finite-depth',
+    );
   return depth;
 }
 
@@ -89,7 +109,12 @@ export function copyDepth(value: HeaderValue): '0' | 'infinity' {
 // on it. A client MUST NOT submit a Depth header on a MOVE on a collection with any value but
 // "infinity"." §9.6.1 says the same of DELETE.
 export function infiniteOnly(value: HeaderValue, method: string): void {
-  if (parseDepth(value, 'infinity') !== 'infinity') throw davError(400, `${method} of a collection always applies to all of it; send Depth: infinity or no Depth.`, 'DAV_BAD_DEPTH');
+  if (parseDepth(value, 'infinity') !== 'infinity')
+    throw davError(
+      400,
+      `${method} of a collection always applies to all of it; send Depth: infinity or no Depth.`,
+      'DAV_BAD_DEPTH',
+    );
 }
 
 // §10.6: "Overwrite = "Overwrite" ":" ("T" | "F")" [...] "If the overwrite header is not
@@ -121,7 +146,8 @@ export function virtualFromDavPath(pathname: string): string {
     } catch {
       throw davError(400, 'The path is not valid percent-encoded UTF-8.', 'BAD_PATH');
     }
-    if (s.includes('/') || s.includes('\\') || s.includes('\0')) throw davError(400, 'A name in the path contains an encoded separator or NUL.', 'BAD_PATH');
+    if (s.includes('/') || s.includes('\\') || s.includes('\0'))
+      throw davError(400, 'A name in the path contains an encoded separator or NUL.', 'BAD_PATH');
     // Kept as sent so the resolver sees (and refuses) "", "." and ".." itself.
     out.push(s);
   }
@@ -130,7 +156,13 @@ export function virtualFromDavPath(pathname: string): string {
 
 /** The href of a virtual path: each segment percent-encoded, collections ending in "/". */
 export function hrefOf(virtualPath: string, isCollection: boolean): string {
-  const encoded = virtualPath === '' ? '' : virtualPath.split('/').map((s) => encodeURIComponent(s)).join('/');
+  const encoded =
+    virtualPath === ''
+      ? ''
+      : virtualPath
+          .split('/')
+          .map((s) => encodeURIComponent(s))
+          .join('/');
   if (encoded === '') return DAV_PREFIX;
   return DAV_PREFIX + encoded + (isCollection ? '/' : '');
 }
@@ -149,13 +181,17 @@ export function parseDestination(value: HeaderValue, requestHost: string | undef
     throw davError(400, 'The Destination header is not a URI.', 'DAV_BAD_DESTINATION');
   }
   if (/^[a-z][a-z0-9+.-]*:/i.test(v)) {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw davError(502, 'The Destination is not on this server.', 'DAV_OTHER_SERVER');
-    if (!requestHost || url.host.toLowerCase() !== requestHost.toLowerCase()) throw davError(502, 'The Destination names another server.', 'DAV_OTHER_SERVER');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw davError(502, 'The Destination is not on this server.', 'DAV_OTHER_SERVER');
+    if (!requestHost || url.host.toLowerCase() !== requestHost.toLowerCase())
+      throw davError(502, 'The Destination names another server.', 'DAV_OTHER_SERVER');
   }
-  if (url.search || url.hash) throw davError(400, 'The Destination may not carry a query or fragment.', 'DAV_BAD_DESTINATION');
+  if (url.search || url.hash)
+    throw davError(400, 'The Destination may not carry a query or fragment.', 'DAV_BAD_DESTINATION');
   // URL() removes dot segments; judge the path as it was sent.
   const raw = /^[a-z][a-z0-9+.-]*:\/\/[^/]*(\/[^?#]*)?/i.exec(v)?.[1] ?? v.split(/[?#]/)[0]!;
-  if (!raw.startsWith(DAV_PREFIX)) throw davError(502, 'The Destination lies outside the WebDAV mount.', 'DAV_OTHER_SERVER');
+  if (!raw.startsWith(DAV_PREFIX))
+    throw davError(502, 'The Destination lies outside the WebDAV mount.', 'DAV_OTHER_SERVER');
   return virtualFromDavPath(raw);
 }
 
@@ -190,8 +226,15 @@ export function parseLockTokenHeader(value: HeaderValue): string {
   return m[1]!;
 }
 
-export interface IfCondition { not: boolean; token?: string; etag?: string }
-export interface IfList { /** virtual path of a tagged list; undefined = the request URI */ resource?: string; conditions: IfCondition[] }
+export interface IfCondition {
+  not: boolean;
+  token?: string;
+  etag?: string;
+}
+export interface IfList {
+  /** virtual path of a tagged list; undefined = the request URI */ resource?: string;
+  conditions: IfCondition[];
+}
 
 // §10.4.2: "If = "If" ":" ( 1*No-tag-list | 1*Tagged-list ); No-tag-list = List; Tagged-list =
 // Resource-Tag 1*List; List = "(" 1*Condition ")"; Condition = ["Not"] (State-token |
@@ -206,7 +249,9 @@ export function parseIf(value: HeaderValue, requestHost: string | undefined): If
   let tag: string | undefined;
   let tagged: boolean | undefined;
   const bad = () => davError(400, 'The If header is malformed.', 'DAV_BAD_IF');
-  const skip = () => { while (i < text.length && /\s/.test(text[i]!)) i++; };
+  const skip = () => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
   while (true) {
     skip();
     if (i >= text.length) break;
@@ -232,7 +277,10 @@ export function parseIf(value: HeaderValue, requestHost: string | undefined): If
     const conditions: IfCondition[] = [];
     while (true) {
       skip();
-      if (text[i] === ')') { i++; break; }
+      if (text[i] === ')') {
+        i++;
+        break;
+      }
       let not = false;
       if (/^not\b/i.test(text.slice(i, i + 4))) {
         not = true;

@@ -67,16 +67,23 @@ export async function parentCollection(ctx: DavContext, target: ResolvedPath): P
   try {
     parent = await ctx.resolver.resolve(ctx.caller, parentVirtual(target.virtualPath));
   } catch (err) {
-    if (err instanceof AppError && err.status === 404) throw davError(409, 'The parent collection does not exist.', 'DAV_NO_PARENT');
+    if (err instanceof AppError && err.status === 404)
+      throw davError(409, 'The parent collection does not exist.', 'DAV_NO_PARENT');
     throw err;
   }
-  if (!parent.exists || !parent.isDirectory) throw davError(409, 'The parent collection does not exist.', 'DAV_NO_PARENT');
+  if (!parent.exists || !parent.isDirectory)
+    throw davError(409, 'The parent collection does not exist.', 'DAV_NO_PARENT');
   return parent;
 }
 
 export function refuseReadOnly(r: ResolvedPath, what: string): void {
   if (r.access.canWrite) return;
-  const why = r.access.readOnly === 'storage' ? 'the volume is read-only' : r.access.readOnly === 'permission' ? 'the server may not write there' : 'your access here is read-only';
+  const why =
+    r.access.readOnly === 'storage'
+      ? 'the volume is read-only'
+      : r.access.readOnly === 'permission'
+        ? 'the server may not write there'
+        : 'your access here is read-only';
   throw forbidden(`You may not ${what}: ${why}.`, 'READ_ONLY');
 }
 
@@ -88,14 +95,22 @@ export async function statOf(r: ResolvedPath): Promise<Stats | null> {
 export const etagFor = (st: Stats | null): string | null => (st ? etagOf(st) : null);
 
 /** A member of a collection, as PROPFIND Depth 1 lists it. */
-export interface Member { virtualPath: string; realPath: string | null; stats: Stats; isDirectory: boolean; root: string | null; relative: string }
+export interface Member {
+  virtualPath: string;
+  realPath: string | null;
+  stats: Stats;
+  isDirectory: boolean;
+  root: string | null;
+  relative: string;
+}
 
 export async function membersOf(ctx: DavContext, r: ResolvedPath): Promise<Member[]> {
   if (!r.space) {
     const out: Member[] = [];
     for (const s of await ctx.resolver.spaces(ctx.caller)) {
       const st = await fsp.stat(s.root).catch(() => null);
-      if (st) out.push({ virtualPath: s.path, realPath: s.root, stats: st, isDirectory: true, root: s.root, relative: '' });
+      if (st)
+        out.push({ virtualPath: s.path, realPath: s.root, stats: st, isDirectory: true, root: s.root, relative: '' });
     }
     return out;
   }
@@ -115,7 +130,14 @@ export async function membersOf(ctx: DavContext, r: ResolvedPath): Promise<Membe
     const st = await fsp.stat(full).catch(() => null);
     if (!st || (!st.isFile() && !st.isDirectory())) continue;
     const relative = r.relative ? `${r.relative}/${e.name}` : e.name;
-    out.push({ virtualPath: joinVirtual(r.virtualPath, e.name), realPath: full, stats: st, isDirectory: st.isDirectory(), root, relative });
+    out.push({
+      virtualPath: joinVirtual(r.virtualPath, e.name),
+      realPath: full,
+      stats: st,
+      isDirectory: st.isDirectory(),
+      root,
+      relative,
+    });
   }
   return out;
 }

@@ -4,7 +4,11 @@
 import type { Database } from '../db/database.ts';
 import type { BindingTable, RealLocation } from '../files/bindings.ts';
 
-export interface DeadProperty { namespace: string; name: string; xml: string }
+export interface DeadProperty {
+  namespace: string;
+  name: string;
+  xml: string;
+}
 
 export interface LockRow {
   token: string;
@@ -19,12 +23,24 @@ export interface LockRow {
   created_at: string;
 }
 
-export interface NewLock { root: string; relative: string; depth: 0 | -1; scope: 'exclusive' | 'shared'; ownerXml: string | null; userId: string; timeoutSeconds: number; token: string }
+export interface NewLock {
+  root: string;
+  relative: string;
+  depth: 0 | -1;
+  scope: 'exclusive' | 'shared';
+  ownerXml: string | null;
+  userId: string;
+  timeoutSeconds: number;
+  token: string;
+}
 
 /** WHERE fragment and arguments for "at or below `relative`" within one root. */
 function subtree(root: string, relative: string): [string, unknown[]] {
   if (relative === '') return ['space_root = ?', [root]];
-  return ['space_root = ? AND (relative = ? OR (relative >= ? AND relative < ?))', [root, relative, relative + '/', relative + '0']];
+  return [
+    'space_root = ? AND (relative = ? OR (relative >= ? AND relative < ?))',
+    [root, relative, relative + '/', relative + '0'],
+  ];
 }
 
 /** `relative` and every folder above it inside the root, the root itself ('') included. */
@@ -39,7 +55,10 @@ export function selfAndAncestors(relative: string): string[] {
 export interface DavStore {
   properties(at: RealLocation): DeadProperty[];
   /** Applies a PROPPATCH's instructions in order, all or nothing. */
-  patchProperties(at: RealLocation, ops: ({ set: DeadProperty } | { remove: { namespace: string; name: string } })[]): void;
+  patchProperties(
+    at: RealLocation,
+    ops: ({ set: DeadProperty } | { remove: { namespace: string; name: string } })[],
+  ): void;
   copyProperties(from: RealLocation, to: RealLocation): void;
   moveProperties(from: RealLocation, to: RealLocation): void;
   forgetProperties(at: RealLocation): void;
@@ -58,16 +77,26 @@ export interface DavStore {
 export function createDavStore(db: Database): DavStore {
   const store: DavStore = {
     properties(at) {
-      return db.all<DeadProperty>('SELECT namespace, name, xml FROM dav_properties WHERE space_root = ? AND relative = ? ORDER BY namespace, name', [at.root, at.relative]);
+      return db.all<DeadProperty>(
+        'SELECT namespace, name, xml FROM dav_properties WHERE space_root = ? AND relative = ? ORDER BY namespace, name',
+        [at.root, at.relative],
+      );
     },
     patchProperties(at, ops) {
       db.transaction(() => {
         for (const op of ops) {
           if ('set' in op) {
-            db.run('INSERT INTO dav_properties (space_root, relative, namespace, name, xml) VALUES (?, ?, ?, ?, ?) ON CONFLICT (space_root, relative, namespace, name) DO UPDATE SET xml = excluded.xml',
-              [at.root, at.relative, op.set.namespace, op.set.name, op.set.xml]);
+            db.run(
+              'INSERT INTO dav_properties (space_root, relative, namespace, name, xml) VALUES (?, ?, ?, ?, ?) ON CONFLICT (space_root, relative, namespace, name) DO UPDATE SET xml = excluded.xml',
+              [at.root, at.relative, op.set.namespace, op.set.name, op.set.xml],
+            );
           } else {
-            db.run('DELETE FROM dav_properties WHERE space_root = ? AND relative = ? AND namespace = ? AND name = ?', [at.root, at.relative, op.remove.namespace, op.remove.name]);
+            db.run('DELETE FROM dav_properties WHERE space_root = ? AND relative = ? AND namespace = ? AND name = ?', [
+              at.root,
+              at.relative,
+              op.remove.namespace,
+              op.remove.name,
+            ]);
           }
         }
       });
@@ -76,10 +105,16 @@ export function createDavStore(db: Database): DavStore {
       const [where, args] = subtree(from.root, from.relative);
       db.transaction(() => {
         store.forgetProperties(to);
-        const rows = db.all<{ relative: string; namespace: string; name: string; xml: string }>(`SELECT relative, namespace, name, xml FROM dav_properties WHERE ${where}`, args as never);
+        const rows = db.all<{ relative: string; namespace: string; name: string; xml: string }>(
+          `SELECT relative, namespace, name, xml FROM dav_properties WHERE ${where}`,
+          args as never,
+        );
         for (const r of rows) {
           const rel = to.relative + r.relative.slice(from.relative.length);
-          db.run('INSERT OR REPLACE INTO dav_properties (space_root, relative, namespace, name, xml) VALUES (?, ?, ?, ?, ?)', [to.root, rel.replace(/^\//, ''), r.namespace, r.name, r.xml]);
+          db.run(
+            'INSERT OR REPLACE INTO dav_properties (space_root, relative, namespace, name, xml) VALUES (?, ?, ?, ?, ?)',
+            [to.root, rel.replace(/^\//, ''), r.namespace, r.name, r.xml],
+          );
         }
       });
     },
@@ -101,11 +136,18 @@ export function createDavStore(db: Database): DavStore {
       const now = options.now ?? Date.now();
       const ancestors = selfAndAncestors(at.relative);
       const marks = ancestors.map(() => '?').join(',');
-      const rows = db.all<LockRow>(`SELECT * FROM dav_locks WHERE space_root = ? AND relative IN (${marks}) AND expires_at > ?`, [at.root, ...ancestors, now]);
+      const rows = db.all<LockRow>(
+        `SELECT * FROM dav_locks WHERE space_root = ? AND relative IN (${marks}) AND expires_at > ?`,
+        [at.root, ...ancestors, now],
+      );
       const covering = rows.filter((r) => r.relative === at.relative || r.depth === -1);
       if (!options.withBelow) return covering;
       const [where, args] = subtree(at.root, at.relative);
-      const below = db.all<LockRow>(`SELECT * FROM dav_locks WHERE ${where} AND relative <> ? AND expires_at > ?`, [...args, at.relative, now] as never);
+      const below = db.all<LockRow>(`SELECT * FROM dav_locks WHERE ${where} AND relative <> ? AND expires_at > ?`, [
+        ...args,
+        at.relative,
+        now,
+      ] as never);
       return [...covering, ...below];
     },
     lock(token, now = Date.now()) {
@@ -113,12 +155,29 @@ export function createDavStore(db: Database): DavStore {
     },
     createLock(input) {
       const now = Date.now();
-      db.run('INSERT INTO dav_locks (token, space_root, relative, depth, scope, owner_xml, user_id, timeout_seconds, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [input.token, input.root, input.relative, input.depth, input.scope, input.ownerXml, input.userId, input.timeoutSeconds, now + input.timeoutSeconds * 1000, new Date(now).toISOString()]);
+      db.run(
+        'INSERT INTO dav_locks (token, space_root, relative, depth, scope, owner_xml, user_id, timeout_seconds, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [
+          input.token,
+          input.root,
+          input.relative,
+          input.depth,
+          input.scope,
+          input.ownerXml,
+          input.userId,
+          input.timeoutSeconds,
+          now + input.timeoutSeconds * 1000,
+          new Date(now).toISOString(),
+        ],
+      );
       return db.get<LockRow>('SELECT * FROM dav_locks WHERE token = ?', [input.token])!;
     },
     refreshLock(token, timeoutSeconds) {
-      db.run('UPDATE dav_locks SET timeout_seconds = ?, expires_at = ? WHERE token = ?', [timeoutSeconds, Date.now() + timeoutSeconds * 1000, token]);
+      db.run('UPDATE dav_locks SET timeout_seconds = ?, expires_at = ? WHERE token = ?', [
+        timeoutSeconds,
+        Date.now() + timeoutSeconds * 1000,
+        token,
+      ]);
       return db.get<LockRow>('SELECT * FROM dav_locks WHERE token = ?', [token])!;
     },
     removeLock(token) {

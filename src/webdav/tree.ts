@@ -14,7 +14,8 @@ import { copyDepth, davError, infiniteOnly, parseDestination, parseOverwrite } f
 import { locationOf, nameOf, parentCollection, refuseReadOnly, resolve, type DavContext } from './resources.ts';
 
 /** Has the request a body (MKCOL must refuse one it does not understand)? */
-const hasBody = (req: IncomingMessage) => Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+const hasBody = (req: IncomingMessage) =>
+  Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
 
 // §9.3: "MKCOL creates a new collection resource at the location specified by the Request-URI.
 // If the Request-URI is already mapped to a resource, then the MKCOL MUST fail." §9.3.1: "405
@@ -25,7 +26,10 @@ const hasBody = (req: IncomingMessage) => Number(req.headers['content-length'] ?
 // functionality for them)."
 export async function mkcol(ctx: DavContext, req: IncomingMessage, r: ResolvedPath): Promise<number> {
   if (hasBody(req)) throw davError(415, 'MKCOL takes no body.', 'DAV_MKCOL_BODY');
-  if (r.exists) throw davError(405, 'Something already exists here.', 'EXISTS', { Allow: 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, COPY, MOVE, LOCK, UNLOCK' });
+  if (r.exists)
+    throw davError(405, 'Something already exists here.', 'EXISTS', {
+      Allow: 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, COPY, MOVE, LOCK, UNLOCK',
+    });
   const parent = await parentCollection(ctx, r);
   refuseReadOnly(parent, 'create a folder here');
   await preconditions(ctx, req, r.virtualPath, [{ target: r, membership: true }]);
@@ -73,16 +77,27 @@ export async function remove(ctx: DavContext, req: IncomingMessage, r: ResolvedP
 // mapped to a resource". Success: "201 (Created) - The source resource was successfully copied
 // [moved]. The copy [move] operation resulted in the creation of a new resource." "204 (No
 // Content) - The source resource was successfully copied to a preexisting destination resource."
-export async function copyOrMove(ctx: DavContext, req: IncomingMessage, r: ResolvedPath, operation: 'copy' | 'move'): Promise<number> {
+export async function copyOrMove(
+  ctx: DavContext,
+  req: IncomingMessage,
+  r: ResolvedPath,
+  operation: 'copy' | 'move',
+): Promise<number> {
   if (!r.exists) throw davError(404, 'No such file or folder.', 'NOT_FOUND');
   if (!r.space) throw forbidden('The top of the mount cannot be copied or moved.', 'TOP_LEVEL');
   const depth = operation === 'copy' ? copyDepth(req.headers.depth) : 'infinity';
   if (operation === 'move' && r.isDirectory) infiniteOnly(req.headers.depth, 'MOVE');
   const overwrite = parseOverwrite(req.headers.overwrite);
   const d = await resolve(ctx, parseDestination(req.headers.destination, req.headers.host));
-  if (!d.space || d.relative === '') throw forbidden('A volume cannot be replaced; name a path inside one.', 'TOP_LEVEL');
-  if (d.space.root === r.space.root && d.relative === r.relative) throw forbidden('The source and the destination are the same.', 'DAV_SAME_RESOURCE');
-  if (r.isDirectory && d.space.root === r.space.root && (r.relative === '' || d.relative.startsWith(r.relative + '/'))) {
+  if (!d.space || d.relative === '')
+    throw forbidden('A volume cannot be replaced; name a path inside one.', 'TOP_LEVEL');
+  if (d.space.root === r.space.root && d.relative === r.relative)
+    throw forbidden('The source and the destination are the same.', 'DAV_SAME_RESOURCE');
+  if (
+    r.isDirectory &&
+    d.space.root === r.space.root &&
+    (r.relative === '' || d.relative.startsWith(r.relative + '/'))
+  ) {
     throw forbidden('A folder cannot be put inside itself.', 'INTO_ITSELF');
   }
   const destParent = await parentCollection(ctx, d);
@@ -91,7 +106,8 @@ export async function copyOrMove(ctx: DavContext, req: IncomingMessage, r: Resol
   if (d.exists) await refuseUndeletable(ctx, d, 'replace the destination');
   if (operation === 'move') await refuseUndeletable(ctx, r, 'move this away');
   // A symlinked folder is judged where it leads: never copied or moved into itself that way.
-  if (r.isDirectory && isInside(await fsp.realpath(r.realPath), await fsp.realpath(destParent.realPath))) throw forbidden('A folder cannot be put inside itself.', 'INTO_ITSELF');
+  if (r.isDirectory && isInside(await fsp.realpath(r.realPath), await fsp.realpath(destParent.realPath)))
+    throw forbidden('A folder cannot be put inside itself.', 'INTO_ITSELF');
 
   const changes: Change[] = [{ target: d, withBelow: true, membership: true }];
   if (operation === 'move') changes.push({ target: r, withBelow: true, membership: true });
@@ -108,14 +124,21 @@ export async function copyOrMove(ctx: DavContext, req: IncomingMessage, r: Resol
 
   if (operation === 'move') {
     const srcRoot = r.space.root;
-    await withParentIn(srcRoot, r.realPath, (src, srcName) => withDirIn(destSpace.root, destDir, async (dir) => {
-      const moved = await ctx.transfer.move({ path: src.at(srcName), real: r.realPath, root: srcRoot }, dir, name, r.isDirectory);
-      if (moved.name !== name) {
-        // Someone took the name between the trash and the rename: put the item back, say so.
-        await renameToFreeName(dir.at(moved.name), src.path, srcName, r.isDirectory).catch(() => {});
-        throw davError(412, 'The destination was created by someone else meanwhile.', 'DAV_EXISTS');
-      }
-    }));
+    await withParentIn(srcRoot, r.realPath, (src, srcName) =>
+      withDirIn(destSpace.root, destDir, async (dir) => {
+        const moved = await ctx.transfer.move(
+          { path: src.at(srcName), real: r.realPath, root: srcRoot },
+          dir,
+          name,
+          r.isDirectory,
+        );
+        if (moved.name !== name) {
+          // Someone took the name between the trash and the rename: put the item back, say so.
+          await renameToFreeName(dir.at(moved.name), src.path, srcName, r.isDirectory).catch(() => {});
+          throw davError(412, 'The destination was created by someone else meanwhile.', 'DAV_EXISTS');
+        }
+      }),
+    );
     const sameKind = scopeOf(ctx.caller, r).userId === scopeOf(ctx.caller, d).userId;
     if (sameKind) ctx.bindings.carry(r.virtualPath, d.virtualPath, scopeOf(ctx.caller, r), { from, to });
     else {
@@ -140,11 +163,17 @@ export async function copyOrMove(ctx: DavContext, req: IncomingMessage, r: Resol
         throw err;
       });
     });
-    ctx.store.patchProperties(to, ctx.store.properties(from).map((p) => ({ set: p })));
+    ctx.store.patchProperties(
+      to,
+      ctx.store.properties(from).map((p) => ({ set: p })),
+    );
   } else {
     const srcRoot = r.space.root;
-    placed = await withParentIn(srcRoot, r.realPath, (src, srcName) => withDirIn(destSpace.root, destDir, (dir) =>
-      ctx.transfer.copy({ path: src.at(srcName), real: r.realPath, root: srcRoot }, dir, name, r.isDirectory)));
+    placed = await withParentIn(srcRoot, r.realPath, (src, srcName) =>
+      withDirIn(destSpace.root, destDir, (dir) =>
+        ctx.transfer.copy({ path: src.at(srcName), real: r.realPath, root: srcRoot }, dir, name, r.isDirectory),
+      ),
+    );
     ctx.store.copyProperties(from, to);
   }
   if (placed !== name) {

@@ -10,10 +10,15 @@ export type { Element } from '@xmldom/xmldom';
 export function parseXml(text: string): Element | null {
   if (text.trim() === '') return null;
   // No document type declarations: entity expansion is a denial of service and no client needs it.
-  if (/<!DOCTYPE/i.test(text)) throw davError(400, 'XML bodies with a document type declaration are not accepted.', 'DAV_BAD_XML');
+  if (/<!DOCTYPE/i.test(text))
+    throw davError(400, 'XML bodies with a document type declaration are not accepted.', 'DAV_BAD_XML');
   let root: Element | null = null;
   try {
-    const doc = new DOMParser({ onError: (level, message) => { if (level !== 'warning') throw new Error(message); } }).parseFromString(text, 'application/xml');
+    const doc = new DOMParser({
+      onError: (level, message) => {
+        if (level !== 'warning') throw new Error(message);
+      },
+    }).parseFromString(text, 'application/xml');
     root = doc.documentElement;
   } catch {
     throw davError(400, 'The XML body is not well-formed.', 'DAV_BAD_XML');
@@ -46,7 +51,10 @@ export function escapeAttr(s: string): string {
   return escapeText(s).replace(/"/g, '&quot;');
 }
 
-export interface PropName { namespace: string; name: string }
+export interface PropName {
+  namespace: string;
+  name: string;
+}
 export const propKey = (p: PropName) => `${p.namespace}\n${p.name}`;
 
 /** An empty property element: DAV: ones with the D: prefix, others declaring their namespace. */
@@ -70,7 +78,19 @@ export function errorBody(condition: string, message: string): string {
 }
 
 export const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 207: 'Multi-Status', 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found',
-  409: 'Conflict', 412: 'Precondition Failed', 423: 'Locked', 424: 'Failed Dependency', 500: 'Internal Server Error', 502: 'Bad Gateway', 507: 'Insufficient Storage',
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  207: 'Multi-Status',
+  400: 'Bad Request',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  412: 'Precondition Failed',
+  423: 'Locked',
+  424: 'Failed Dependency',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  507: 'Insufficient Storage',
 };
 export const statusLine = (status: number) => `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd();

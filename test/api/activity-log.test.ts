@@ -6,8 +6,14 @@ import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 
 let s: TestServer;
 let admin: Client;
-test.before(async () => { s = await startServer({ env: { TRUST_PROXY: 'loopback' } }); admin = await setupAdmin(s); });
-test.after(async () => { await s.close(); removeDirs(s.dirs); });
+test.before(async () => {
+  s = await startServer({ env: { TRUST_PROXY: 'loopback' } });
+  admin = await setupAdmin(s);
+});
+test.after(async () => {
+  await s.close();
+  removeDirs(s.dirs);
+});
 
 test('off until switched on: no rows are written and the list is empty', async () => {
   await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: 'wrong-password' });
@@ -22,13 +28,23 @@ test('off until switched on: no rows are written and the list is empty', async (
 test('switched on: sign-in success/failure, settings and user administration are recorded with address and detail', async () => {
   const on = await admin.patch('/api/settings', { activity: { enabled: true, retentionDays: 7 } });
   assert.equal(on.json.activity, { enabled: true, retentionDays: 7 });
-  await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: 'Typed-Secret-42' }, { 'x-forwarded-for': '192.0.2.44' });
+  await new Client(s.url).post(
+    '/api/auth/login',
+    { identifier: 'admin', password: 'Typed-Secret-42' },
+    { 'x-forwarded-for': '192.0.2.44' },
+  );
   await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: ADMIN.password });
   await createUser(admin, s, { username: 'mia', password: 'mia-password' });
   const a = await admin.get('/api/activity');
   assert.is(a.json.enabled, true);
   const actions = a.json.rows.map((r: any) => `${r.action}:${r.outcome}`);
-  for (const want of ['admin.settings-change:success', 'auth.login:failure', 'auth.login:success', 'admin.user-create:success']) assert.ok(actions.includes(want), want);
+  for (const want of [
+    'admin.settings-change:success',
+    'auth.login:failure',
+    'auth.login:success',
+    'admin.user-create:success',
+  ])
+    assert.ok(actions.includes(want), want);
   const failure = a.json.rows.find((r: any) => r.action === 'auth.login' && r.outcome === 'failure');
   assert.is(failure.address, '192.0.2.44');
   assert.is(failure.username, 'admin');
@@ -38,14 +54,21 @@ test('switched on: sign-in success/failure, settings and user administration are
   assert.not.ok(a.text.includes('Typed-Secret-42'), 'the typed password is not recorded');
   // newest first
   const ids = a.json.rows.map((r: any) => Number(r.id));
-  assert.equal(ids, [...ids].sort((x: number, y: number) => y - x));
+  assert.equal(
+    ids,
+    [...ids].sort((x: number, y: number) => y - x),
+  );
 });
 
 test('filters and keyset paging', async () => {
   const failures = await admin.get('/api/activity?outcome=failure');
   assert.ok(failures.json.rows.length >= 1);
   assert.ok(failures.json.rows.every((r: any) => r.outcome === 'failure'));
-  assert.ok((await admin.get('/api/activity?action=admin.user-create')).json.rows.every((r: any) => r.action === 'admin.user-create'));
+  assert.ok(
+    (await admin.get('/api/activity?action=admin.user-create')).json.rows.every(
+      (r: any) => r.action === 'admin.user-create',
+    ),
+  );
   assert.ok((await admin.get('/api/activity?user=admin')).json.rows.length >= 2);
   assert.ok((await admin.get('/api/activity?q=192.0.2')).json.rows.length === 1);
   assert.equal((await admin.get('/api/activity?from=2999-01-01T00:00:00Z')).json.rows, []);
@@ -85,16 +108,27 @@ test('only administrators; clear answers removed then writes admin.activity-clea
 test('retention sweep drops rows older than retentionDays', async () => {
   // The sweep runs once right after start (off the request path): the start that follows
   // the insert. Its end is seen through the API before the file is looked at.
-  await s.withDatabase((db) => db.run("INSERT INTO activity (at, action, outcome) VALUES ('2001-01-01T00:00:00.000Z', 'auth.login', 'success')"));
-  const old = async () => (await admin.get('/api/activity?limit=500')).json.rows.filter((r: any) => r.at < '2002-01-01').length;
+  await s.withDatabase((db) =>
+    db.run("INSERT INTO activity (at, action, outcome) VALUES ('2001-01-01T00:00:00.000Z', 'auth.login', 'success')"),
+  );
+  const old = async () =>
+    (await admin.get('/api/activity?limit=500')).json.rows.filter((r: any) => r.at < '2002-01-01').length;
   for (let i = 0; i < 200 && (await old()) > 0; i++) await new Promise((r) => setTimeout(r, 25));
-  assert.is(await s.withDatabase((db) => db.get<{ n: number }>("SELECT COUNT(*) AS n FROM activity WHERE at < '2002-01-01'")!.n), 0);
+  assert.is(
+    await s.withDatabase(
+      (db) => db.get<{ n: number }>("SELECT COUNT(*) AS n FROM activity WHERE at < '2002-01-01'")!.n,
+    ),
+    0,
+  );
 });
 
 test('address: recorded, peer, trustsPeer, trustProxy and forwarding headers', async () => {
   const c = new Client(s.url);
   c.cookies = new Map(admin.cookies);
-  const a = await c.get('/api/activity/address', { 'x-forwarded-for': '198.51.100.1, 203.0.113.9', 'x-forwarded-proto': 'https' });
+  const a = await c.get('/api/activity/address', {
+    'x-forwarded-for': '198.51.100.1, 203.0.113.9',
+    'x-forwarded-proto': 'https',
+  });
   assert.is(a.status, 200);
   assert.is(a.json.peer, '127.0.0.1');
   assert.is(a.json.trustsPeer, true);
@@ -105,10 +139,18 @@ test('address: recorded, peer, trustsPeer, trustProxy and forwarding headers', a
 });
 
 test('writing a row never fails the request it describes', async () => {
-  await s.withDatabase((db) => db.exec("CREATE TRIGGER activity_broken BEFORE INSERT ON activity BEGIN SELECT RAISE(ABORT, 'disk trouble'); END"));
+  await s.withDatabase((db) =>
+    db.exec("CREATE TRIGGER activity_broken BEFORE INSERT ON activity BEGIN SELECT RAISE(ABORT, 'disk trouble'); END"),
+  );
   try {
-    assert.is((await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: ADMIN.password })).status, 200);
-    assert.is((await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: 'wrong-password' })).status, 401);
+    assert.is(
+      (await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: ADMIN.password })).status,
+      200,
+    );
+    assert.is(
+      (await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: 'wrong-password' })).status,
+      401,
+    );
     await s.settleLogs();
     assert.ok(s.logs.some((l) => l.msg === 'could not write an activity row'));
   } finally {

@@ -17,9 +17,17 @@ let files: string;
 const FILES: Record<string, string> = { 'top.txt': 'top file', 'docs/a.txt': 'alpha text', 'docs/deep/b.txt': 'beta' };
 
 /** POST /api/archive/extract, the answer split into its events. */
-async function extract(c: Client, body: object): Promise<{ status: number; type: string | null; events: any[]; text: string }> {
+async function extract(
+  c: Client,
+  body: object,
+): Promise<{ status: number; type: string | null; events: any[]; text: string }> {
   const r = await c.post('/api/archive/extract', body);
-  const events = r.headers.get('content-type')?.startsWith('application/x-ndjson') ? r.text.trim().split('\n').map((l) => JSON.parse(l)) : [];
+  const events = r.headers.get('content-type')?.startsWith('application/x-ndjson')
+    ? r.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+    : [];
   return { status: r.status, type: r.headers.get('content-type'), events, text: r.text };
 }
 
@@ -40,7 +48,10 @@ test.before(async () => {
     fs.writeFileSync(path.join(src, name), data);
   }
   const arc = fresh('arc');
-  await yazlZip(path.join(arc, 'set.zip'), Object.entries(FILES).map(([name, data]) => ({ name, data })));
+  await yazlZip(
+    path.join(arc, 'set.zip'),
+    Object.entries(FILES).map(([name, data]) => ({ name, data })),
+  );
   run('tar', ['czf', path.join(arc, 'set.tar.gz'), '-C', src, ...Object.keys(FILES)]);
   run(sevenZipTool(), ['a', '-bd', '-bso0', path.join(arc, 'set.7z'), ...Object.keys(FILES)], src);
 });
@@ -58,24 +69,47 @@ for (const kind of ['zip', 'tar.gz', '7z']) {
     const types = r.events.map((e) => e.type);
     assert.is(types[0], 'start');
     assert.is(types.at(-1), 'done');
-    assert.ok(types.slice(1, -1).every((t) => t === 'progress'), types.join());
+    assert.ok(
+      types.slice(1, -1).every((t) => t === 'progress'),
+      types.join(),
+    );
     assert.ok(types.includes('progress'));
     assert.is(r.events[0].archive, `set.${kind}`);
     const done = r.events.at(-1);
     assert.is(done.entries, 3);
     assert.is(done.bytes, 22);
     assert.equal(done.landed.map((l: any) => `${l.entry}=${l.name}`).sort(), ['docs=docs', 'top.txt=top.txt']);
-    assert.equal(tree(out), { 'top.txt': 'top file', 'docs/': '', 'docs/a.txt': 'alpha text', 'docs/deep/': '', 'docs/deep/b.txt': 'beta' });
-    const again = await extract(alice, { path: `Files/arc/set.${kind}`, entries: ['docs/deep'], destination: `Files/out-${kind}` });
+    assert.equal(tree(out), {
+      'top.txt': 'top file',
+      'docs/': '',
+      'docs/a.txt': 'alpha text',
+      'docs/deep/': '',
+      'docs/deep/b.txt': 'beta',
+    });
+    const again = await extract(alice, {
+      path: `Files/arc/set.${kind}`,
+      entries: ['docs/deep'],
+      destination: `Files/out-${kind}`,
+    });
     assert.equal(again.events.at(-1).landed, [{ entry: 'docs/deep', name: 'deep' }]);
-    const third = await extract(alice, { path: `Files/arc/set.${kind}`, entries: ['docs', 'top.txt'], destination: `Files/out-${kind}` });
-    assert.equal(third.events.at(-1).landed.map((l: any) => l.name).sort(), ['docs (1)', 'top (1).txt']);
+    const third = await extract(alice, {
+      path: `Files/arc/set.${kind}`,
+      entries: ['docs', 'top.txt'],
+      destination: `Files/out-${kind}`,
+    });
+    assert.equal(
+      third.events
+        .at(-1)
+        .landed.map((l: any) => l.name)
+        .sort(),
+      ['docs (1)', 'top (1).txt'],
+    );
     assert.is(fs.readFileSync(path.join(out, 'docs (1)', 'deep', 'b.txt'), 'utf8'), 'beta');
     assert.is(fs.readFileSync(path.join(out, 'top.txt'), 'utf8'), 'top file');
   });
 }
 
-test('without a destination the archive\'s own folder receives the entries; the folder listing shows them', async () => {
+test("without a destination the archive's own folder receives the entries; the folder listing shows them", async () => {
   const dir = fresh('here');
   fs.copyFileSync(path.join(files, 'arc', 'set.zip'), path.join(dir, 'set.zip'));
   const r = await extract(alice, { path: 'Files/here/set.zip', entries: ['top.txt'] });
@@ -86,8 +120,17 @@ test('without a destination the archive\'s own folder receives the entries; the 
 
 test('hostile entries: zip-slip, absolute and drive names, links pointing out and devices are never written', async () => {
   const arc = path.join(files, 'arc');
-  await yazlZip(path.join(arc, 'slip.zip'), [{ name: 'ok.txt', data: 'ok' }, { name: 'a/XX/XX/evil.txt', data: 'x' }, { name: 'Q_/win.txt', data: 'x' }, { name: 'Zetc/x', data: 'x' }]);
-  patchZipNames(path.join(arc, 'slip.zip'), { 'a/XX/XX/evil.txt': 'a/../../evil.txt', 'Q_/win.txt': 'C:/win.txt', 'Zetc/x': '/etc/x' });
+  await yazlZip(path.join(arc, 'slip.zip'), [
+    { name: 'ok.txt', data: 'ok' },
+    { name: 'a/XX/XX/evil.txt', data: 'x' },
+    { name: 'Q_/win.txt', data: 'x' },
+    { name: 'Zetc/x', data: 'x' },
+  ]);
+  patchZipNames(path.join(arc, 'slip.zip'), {
+    'a/XX/XX/evil.txt': 'a/../../evil.txt',
+    'Q_/win.txt': 'C:/win.txt',
+    'Zetc/x': '/etc/x',
+  });
   const out = fresh('slip-out');
   const r = await extract(alice, { path: 'Files/arc/slip.zip', entries: [], destination: 'Files/slip-out' });
   assert.is(r.events.at(-1).type, 'done', r.text);
@@ -109,7 +152,10 @@ test('hostile entries: zip-slip, absolute and drive names, links pointing out an
 
 test('declared sizes that lie: an error event 422, and nothing is left behind', async () => {
   const file = path.join(files, 'arc', 'liar.zip');
-  await yazlZip(file, [{ name: 'first.txt', data: 'fine' }, { name: 'big.bin', data: Buffer.alloc(200_000, 1) }]);
+  await yazlZip(file, [
+    { name: 'first.txt', data: 'fine' },
+    { name: 'big.bin', data: Buffer.alloc(200_000, 1) },
+  ]);
   const bytes = fs.readFileSync(file);
   const cd = bytes.lastIndexOf(Buffer.from('big.bin')) - 46;
   assert.is(bytes.readUInt32LE(cd), 0x02014b50);
@@ -119,7 +165,10 @@ test('declared sizes that lie: an error event 422, and nothing is left behind', 
   fs.writeFileSync(path.join(out, 'mine.txt'), 'mine');
   const r = await extract(alice, { path: 'Files/arc/liar.zip', entries: [], destination: 'Files/liar-out' });
   assert.is(r.status, 200);
-  assert.equal(r.events.map((e) => e.type).filter((t) => t !== 'progress'), ['start', 'error']);
+  assert.equal(
+    r.events.map((e) => e.type).filter((t) => t !== 'progress'),
+    ['start', 'error'],
+  );
   assert.equal([r.events.at(-1).statusCode, r.events.at(-1).code], [422, 'ARCHIVE_UNREADABLE']);
   assert.equal(tree(out), { 'mine.txt': 'mine' });
 });
@@ -132,7 +181,11 @@ test('an encrypted selection is refused with 409 before anything is written', as
   run('zip', ['-q', '-P', 'pw', path.join(files, 'arc', 'enc.zip'), 'secret.txt'], src);
   run('zip', ['-q', path.join(files, 'arc', 'enc.zip'), 'open.txt'], src);
   const out = fresh('enc-out');
-  const r = await alice.post('/api/archive/extract', { path: 'Files/arc/enc.zip', entries: [], destination: 'Files/enc-out' });
+  const r = await alice.post('/api/archive/extract', {
+    path: 'Files/arc/enc.zip',
+    entries: [],
+    destination: 'Files/enc-out',
+  });
   assert.is(r.status, 409);
   assert.is(envelope(r).code, 'ARCHIVE_ENCRYPTED');
   assert.equal(tree(out), {});
@@ -145,7 +198,9 @@ test('refused without the right to write (an access rule ro): a read-only destin
   const ro = fresh('ro');
   fs.copyFileSync(path.join(files, 'arc', 'set.zip'), path.join(ro, 'set.zip'));
   const rw = fresh('rw');
-  const set = await admin.patch('/api/settings', { access: { rules: [{ id: 'r', path: 'Files/ro', recursive: true, permissions: 'ro' }] } });
+  const set = await admin.patch('/api/settings', {
+    access: { rules: [{ id: 'r', path: 'Files/ro', recursive: true, permissions: 'ro' }] },
+  });
   assert.is(set.status, 200, set.text);
   try {
     for (const body of [
@@ -159,7 +214,10 @@ test('refused without the right to write (an access rule ro): a read-only destin
     }
     const one = await alice.post('/api/files/zip/extract', { path: 'Files/ro/set.zip' });
     assert.is(one.status, 403);
-    const zip = await alice.post('/api/files/zip/compress', { items: [{ path: 'Files/arc', name: 'set.zip' }], destination: 'Files/ro' });
+    const zip = await alice.post('/api/files/zip/compress', {
+      items: [{ path: 'Files/arc', name: 'set.zip' }],
+      destination: 'Files/ro',
+    });
     assert.is(zip.status, 403);
     assert.equal(fs.readdirSync(ro), ['set.zip']);
     assert.equal(fs.readdirSync(rw), []);
@@ -171,10 +229,30 @@ test('refused without the right to write (an access rule ro): a read-only destin
 });
 
 test('a destination that is missing, a file, or outside is refused before anything is written', async () => {
-  assert.is((await alice.post('/api/archive/extract', { path: 'Files/arc/set.zip', entries: [], destination: 'Files/nowhere' })).status, 404);
-  assert.is((await alice.post('/api/archive/extract', { path: 'Files/arc/set.zip', entries: [], destination: 'Files/arc/set.zip' })).status, 400);
-  assert.is((await alice.post('/api/archive/extract', { path: 'Files/arc/set.zip', entries: [], destination: '../..' })).status, 400);
-  const missing = await alice.post('/api/archive/extract', { path: 'Files/arc/set.zip', entries: ['nothing/here'], destination: 'Files/rw' });
+  assert.is(
+    (await alice.post('/api/archive/extract', { path: 'Files/arc/set.zip', entries: [], destination: 'Files/nowhere' }))
+      .status,
+    404,
+  );
+  assert.is(
+    (
+      await alice.post('/api/archive/extract', {
+        path: 'Files/arc/set.zip',
+        entries: [],
+        destination: 'Files/arc/set.zip',
+      })
+    ).status,
+    400,
+  );
+  assert.is(
+    (await alice.post('/api/archive/extract', { path: 'Files/arc/set.zip', entries: [], destination: '../..' })).status,
+    400,
+  );
+  const missing = await alice.post('/api/archive/extract', {
+    path: 'Files/arc/set.zip',
+    entries: ['nothing/here'],
+    destination: 'Files/rw',
+  });
   assert.is(missing.status, 404);
   assert.is(envelope(missing).code, 'ARCHIVE_ENTRY_NOT_FOUND');
   assert.equal(fs.readdirSync(path.join(files, 'rw')), []);
@@ -186,9 +264,18 @@ test('POST /api/files/zip/extract: 201 {success, item} with the new folder besid
   const r = await alice.post('/api/files/zip/extract', { path: 'Files/oneshot/set.tar.gz' });
   assert.is(r.status, 201, r.text);
   assert.is(r.json.success, true);
-  assert.equal({ ...r.json.item, dateModified: 'x' }, { name: 'set', path: 'Files/oneshot', dateModified: 'x', size: 0, kind: 'directory' });
+  assert.equal(
+    { ...r.json.item, dateModified: 'x' },
+    { name: 'set', path: 'Files/oneshot', dateModified: 'x', size: 0, kind: 'directory' },
+  );
   assert.match(r.json.item.dateModified, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-  assert.equal(tree(path.join(dir, 'set')), { 'top.txt': 'top file', 'docs/': '', 'docs/a.txt': 'alpha text', 'docs/deep/': '', 'docs/deep/b.txt': 'beta' });
+  assert.equal(tree(path.join(dir, 'set')), {
+    'top.txt': 'top file',
+    'docs/': '',
+    'docs/a.txt': 'alpha text',
+    'docs/deep/': '',
+    'docs/deep/b.txt': 'beta',
+  });
   const again = await alice.post('/api/files/zip/extract', { path: 'Files/oneshot/set.tar.gz' });
   assert.is(again.json.item.name, 'set (1)');
   fs.writeFileSync(path.join(dir, 'plain.txt'), 'not an archive at all');
@@ -206,18 +293,42 @@ test('POST /api/files/zip/compress: a selection into a new zip beside it (name (
   fs.mkdirSync(path.join(dir, 'photos'));
   fs.writeFileSync(path.join(dir, 'photos', 'a.jpg'), 'jpg bytes');
   fs.writeFileSync(path.join(dir, 'notes.txt'), 'notes '.repeat(5000));
-  const r = await alice.post('/api/files/zip/compress', { items: [{ path: 'Files/pack', name: 'photos' }, { path: 'Files/pack', name: 'notes.txt' }] });
+  const r = await alice.post('/api/files/zip/compress', {
+    items: [
+      { path: 'Files/pack', name: 'photos' },
+      { path: 'Files/pack', name: 'notes.txt' },
+    ],
+  });
   assert.is(r.status, 201, r.text);
-  assert.equal({ ...r.json.item, dateModified: 'x' }, { name: 'pack.zip', path: 'Files/pack', dateModified: 'x', size: fs.statSync(path.join(dir, 'pack.zip')).size, kind: 'zip' });
+  assert.equal(
+    { ...r.json.item, dateModified: 'x' },
+    {
+      name: 'pack.zip',
+      path: 'Files/pack',
+      dateModified: 'x',
+      size: fs.statSync(path.join(dir, 'pack.zip')).size,
+      kind: 'zip',
+    },
+  );
   run('unzip', ['-tq', path.join(dir, 'pack.zip')]);
   const listed = await alice.get('/api/archive/list?path=Files/pack/pack.zip');
   assert.equal(listed.json.entries.map((e: any) => e.name).sort(), ['notes.txt', 'photos']);
-  const named = await alice.post('/api/files/zip/compress', { items: [{ path: 'Files/pack', name: 'notes.txt' }], destination: 'Files/pack', name: 'pack' });
+  const named = await alice.post('/api/files/zip/compress', {
+    items: [{ path: 'Files/pack', name: 'notes.txt' }],
+    destination: 'Files/pack',
+    name: 'pack',
+  });
   assert.is(named.json.item.name, 'pack (1).zip');
   const single = await alice.post('/api/files/zip/compress', { items: [{ path: 'Files/pack', name: 'notes.txt' }] });
   assert.is(single.json.item.name, 'notes.zip');
-  assert.is((await alice.post('/api/files/zip/compress', { items: [{ path: 'Files/pack', name: 'gone.txt' }] })).status, 404);
-  assert.equal(fs.readdirSync(dir).filter((n) => n.startsWith('.')), []);
+  assert.is(
+    (await alice.post('/api/files/zip/compress', { items: [{ path: 'Files/pack', name: 'gone.txt' }] })).status,
+    404,
+  );
+  assert.equal(
+    fs.readdirSync(dir).filter((n) => n.startsWith('.')),
+    [],
+  );
 });
 
 test.run();

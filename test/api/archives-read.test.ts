@@ -16,10 +16,18 @@ let alice: Client;
 let reader: Client;
 let arc: string;
 const q = (p: string, extra: Record<string, string> = {}) => new URLSearchParams({ path: p, ...extra }).toString();
-const list = (c: Client, p: string, inside?: string) => c.get(`/api/archive/list?${q(p, inside === undefined ? {} : { inside })}`);
-const entry = (c: Client, p: string, e: string, headers?: Record<string, string>) => c.get(`/api/archive/entry?${q(p, { entry: e })}`, headers);
+const list = (c: Client, p: string, inside?: string) =>
+  c.get(`/api/archive/list?${q(p, inside === undefined ? {} : { inside })}`);
+const entry = (c: Client, p: string, e: string, headers?: Record<string, string>) =>
+  c.get(`/api/archive/entry?${q(p, { entry: e })}`, headers);
 
-const FILES: Record<string, string> = { 'top.txt': 'top file', 'docs/a.txt': 'alpha text', 'docs/deep/b.txt': 'beta', 'page.html': '<script>alert(1)</script>', 'img.svg': '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>' };
+const FILES: Record<string, string> = {
+  'top.txt': 'top file',
+  'docs/a.txt': 'alpha text',
+  'docs/deep/b.txt': 'beta',
+  'page.html': '<script>alert(1)</script>',
+  'img.svg': '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>',
+};
 
 test.before(async () => {
   s = await startServer({ env: { ARCHIVE_MAX_ENTRIES: '50', MAX_BROWSABLE_ARCHIVE_SIZE: '256K', LOG_LEVEL: 'debug' } });
@@ -34,7 +42,10 @@ test.before(async () => {
   }
   fs.mkdirSync(arc, { recursive: true });
   // No folder entries in the zip: docs/ and docs/deep/ are implied by the file paths.
-  await yazlZip(path.join(arc, 'set.zip'), Object.entries(FILES).map(([name, data]) => ({ name, data, compress: name !== 'top.txt' })));
+  await yazlZip(
+    path.join(arc, 'set.zip'),
+    Object.entries(FILES).map(([name, data]) => ({ name, data, compress: name !== 'top.txt' })),
+  );
   run('tar', ['czf', path.join(arc, 'set.tar.gz'), '-C', src, ...Object.keys(FILES)]);
   run(sevenZipTool(), ['a', '-bd', '-bso0', path.join(arc, 'set.7z'), ...Object.keys(FILES)], src);
 });
@@ -56,11 +67,20 @@ for (const kind of ['zip', 'tar.gz', '7z']) {
     assert.equal(Object.keys(byName).sort(), ['docs', 'img.svg', 'page.html', 'top.txt']);
     assert.equal(byName.docs, { ...byName.docs, isDirectory: true, size: null, path: 'docs' });
     assert.not.ok('encrypted' in byName.docs);
-    assert.equal([byName['top.txt'].size, byName['top.txt'].isDirectory, byName['top.txt'].encrypted], [8, false, false]);
+    assert.equal(
+      [byName['top.txt'].size, byName['top.txt'].isDirectory, byName['top.txt'].encrypted],
+      [8, false, false],
+    );
     assert.match(byName['top.txt'].modified, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     const docs = await list(alice, `Files/arc/set.${kind}`, 'docs');
     assert.is(docs.json.inside, 'docs');
-    assert.equal(docs.json.entries.map((e: any) => [e.path, e.isDirectory]), [['docs/deep', true], ['docs/a.txt', false]]);
+    assert.equal(
+      docs.json.entries.map((e: any) => [e.path, e.isDirectory]),
+      [
+        ['docs/deep', true],
+        ['docs/a.txt', false],
+      ],
+    );
     for (const [name, data] of Object.entries(FILES)) {
       const r = await entry(alice, `Files/arc/set.${kind}`, name);
       assert.is(r.status, 200, `${name}: ${r.text}`);
@@ -99,11 +119,19 @@ test('an entry is looked up by its exact name; a folder is not a file; a positio
 
 test('zip-slip, absolute and drive-letter names are counted as outside and never listed', async () => {
   const file = path.join(arc, 'slip.zip');
-  await yazlZip(file, [{ name: 'ok.txt', data: 'ok' }, { name: 'a/XX/XX/evil.txt', data: 'x' }, { name: 'Q_/win.txt', data: 'x' }, { name: 'Zetc/x', data: 'x' }]);
+  await yazlZip(file, [
+    { name: 'ok.txt', data: 'ok' },
+    { name: 'a/XX/XX/evil.txt', data: 'x' },
+    { name: 'Q_/win.txt', data: 'x' },
+    { name: 'Zetc/x', data: 'x' },
+  ]);
   patchZipNames(file, { 'a/XX/XX/evil.txt': 'a/../../evil.txt', 'Q_/win.txt': 'C:/win.txt', 'Zetc/x': '/etc/x' });
   const r = await list(alice, 'Files/arc/slip.zip');
   assert.is(r.status, 200, r.text);
-  assert.equal(r.json.entries.map((e: any) => e.path), ['ok.txt']);
+  assert.equal(
+    r.json.entries.map((e: any) => e.path),
+    ['ok.txt'],
+  );
   assert.is(r.json.outside, 3);
   assert.is(r.json.total, 4);
   const e = await entry(alice, 'Files/arc/slip.zip', '../evil.txt');
@@ -118,7 +146,13 @@ test('encrypted entries: listed as such, 409 when read, the open entries of the 
   run('zip', ['-q', '-P', 'pw', path.join(arc, 'enc.zip'), 'secret.txt'], src);
   run('zip', ['-q', path.join(arc, 'enc.zip'), 'open.txt'], src);
   const r = await list(alice, 'Files/arc/enc.zip');
-  assert.equal(r.json.entries.map((e: any) => [e.name, e.encrypted]), [['open.txt', false], ['secret.txt', true]]);
+  assert.equal(
+    r.json.entries.map((e: any) => [e.name, e.encrypted]),
+    [
+      ['open.txt', false],
+      ['secret.txt', true],
+    ],
+  );
   const locked = await entry(alice, 'Files/arc/enc.zip', 'secret.txt');
   assert.is(locked.status, 409);
   assert.is(envelope(locked).code, 'ARCHIVE_ENCRYPTED');
@@ -143,7 +177,10 @@ test('damaged archives answer 422 ARCHIVE_UNREADABLE; a file that is no archive 
 });
 
 test('more entries than ARCHIVE_MAX_ENTRIES: 413 ARCHIVE_TOO_MANY_ENTRIES', async () => {
-  await yazlZip(path.join(arc, 'many.zip'), Array.from({ length: 60 }, (_, i) => ({ name: `f${i}.txt`, data: `${i}` })));
+  await yazlZip(
+    path.join(arc, 'many.zip'),
+    Array.from({ length: 60 }, (_, i) => ({ name: `f${i}.txt`, data: `${i}` })),
+  );
   const r = await list(alice, 'Files/arc/many.zip');
   assert.is(r.status, 413);
   assert.is(envelope(r).code, 'ARCHIVE_TOO_MANY_ENTRIES');
@@ -161,11 +198,17 @@ test('a compound archive over MAX_BROWSABLE_ARCHIVE_SIZE is 413 before decompres
   assert.is(envelope(r).code, 'ARCHIVE_TOO_LARGE_TO_BROWSE');
   const z = await list(alice, 'Files/arc/big.zip');
   assert.is(z.status, 200, z.text);
-  assert.equal(z.json.entries.map((e: any) => e.name), ['noise.bin']);
+  assert.equal(
+    z.json.entries.map((e: any) => e.name),
+    ['noise.bin'],
+  );
 });
 
 test('a tar symlink entry pointing out is listed as no file and never served', async () => {
-  await tarFile(path.join(arc, 'links.tar'), [{ name: 'f.txt', data: 'file' }, { name: 'out', type: 'symlink', linkname: '../../../etc/passwd' }]);
+  await tarFile(path.join(arc, 'links.tar'), [
+    { name: 'f.txt', data: 'file' },
+    { name: 'out', type: 'symlink', linkname: '../../../etc/passwd' },
+  ]);
   const r = await list(alice, 'Files/arc/links.tar');
   assert.is(r.status, 200, r.text);
   const out = await entry(alice, 'Files/arc/links.tar', 'out');
@@ -178,7 +221,11 @@ test('a read token lists and reads entries, and may not extract (403, nothing wr
   assert.is((await list(reader, 'Files/arc/set.zip')).status, 200);
   assert.is((await entry(reader, 'Files/arc/set.zip', 'top.txt')).text, 'top file');
   const before = fs.readdirSync(arc).sort();
-  for (const [url, body] of [['/api/archive/extract', { path: 'Files/arc/set.zip', entries: [] }], ['/api/files/zip/extract', { path: 'Files/arc/set.zip' }], ['/api/files/zip/compress', { items: [{ path: 'Files/arc', name: 'set.zip' }] }]] as const) {
+  for (const [url, body] of [
+    ['/api/archive/extract', { path: 'Files/arc/set.zip', entries: [] }],
+    ['/api/files/zip/extract', { path: 'Files/arc/set.zip' }],
+    ['/api/files/zip/compress', { items: [{ path: 'Files/arc', name: 'set.zip' }] }],
+  ] as const) {
     const r = await reader.post(url, body);
     assert.is(r.status, 403, `${url}: ${r.text}`);
     assert.is(envelope(r).code, 'AUTH_TOKEN_READ_ONLY');

@@ -19,12 +19,31 @@ let env: Record<string, string>;
 test.before(async () => {
   server = await startServer();
   idp = await startIdp([`${server.url}/callback`, `${server.url}/api/auth/oidc/mobile/complete`]);
-  idp.accounts.set('alice', { email: 'alice@example.org', email_verified: true, name: 'Alice A', preferred_username: 'alice', groups: ['Staff'] });
-  idp.accounts.set('boss', { email: 'boss@example.org', email_verified: true, preferred_username: 'boss', groups: ['Burrow-Admins'] });
+  idp.accounts.set('alice', {
+    email: 'alice@example.org',
+    email_verified: true,
+    name: 'Alice A',
+    preferred_username: 'alice',
+    groups: ['Staff'],
+  });
+  idp.accounts.set('boss', {
+    email: 'boss@example.org',
+    email_verified: true,
+    preferred_username: 'boss',
+    groups: ['Burrow-Admins'],
+  });
   env = {
-    OIDC_ENABLED: 'true', OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret,
-    OIDC_SCOPES: 'openid profile email groups', OIDC_ADMIN_GROUPS: 'burrow-admins', OIDC_TOKEN_URL: idp.tokenProxyUrl, OIDC_USERINFO_URL: idp.userinfoProxyUrl,
-    OIDC_TIMEOUT_MS: '1500', OIDC_MOBILE_REDIRECT_URIS: 'nextexplorer://oidc-callback,myapp://done', OIDC_LOGOUT_URL: `${idp.issuer}/session/end`,
+    OIDC_ENABLED: 'true',
+    OIDC_ISSUER: idp.issuer,
+    OIDC_CLIENT_ID: idp.clientId,
+    OIDC_CLIENT_SECRET: idp.clientSecret,
+    OIDC_SCOPES: 'openid profile email groups',
+    OIDC_ADMIN_GROUPS: 'burrow-admins',
+    OIDC_TOKEN_URL: idp.tokenProxyUrl,
+    OIDC_USERINFO_URL: idp.userinfoProxyUrl,
+    OIDC_TIMEOUT_MS: '1500',
+    OIDC_MOBILE_REDIRECT_URIS: 'nextexplorer://oidc-callback,myapp://done',
+    OIDC_LOGOUT_URL: `${idp.issuer}/session/end`,
   };
 });
 test.after(async () => {
@@ -32,9 +51,17 @@ test.after(async () => {
   await idp.close();
   removeDirs(server.dirs);
 });
-test.before.each(() => { idp.tokenMode = 'pass'; idp.userinfoMode = 'pass'; idp.nextAccount = 'alice'; });
+test.before.each(() => {
+  idp.tokenMode = 'pass';
+  idp.userinfoMode = 'pass';
+  idp.nextAccount = 'alice';
+});
 
-function refused(answer: { status: number; text: string; headers: Headers; json: any }, status: number, code?: string): void {
+function refused(
+  answer: { status: number; text: string; headers: Headers; json: any },
+  status: number,
+  code?: string,
+): void {
   assert.is(answer.status, status, answer.text.slice(0, 300));
   const e = envelope(answer);
   if (code) assert.is(e.code, code, e.message);
@@ -59,7 +86,11 @@ test('without a provider: the provider rows answer 404 and /login goes to the si
   const anon = new Client(server.url);
   assert.is((await anon.get('/api/auth/status')).json.strategies.oidc, false);
   refused(await anon.get('/api/auth/oidc/login'), 404, 'OIDC_NOT_CONFIGURED');
-  refused(await anon.get('/api/auth/oidc/mobile/login?code_challenge_method=S256&code_challenge=' + 'a'.repeat(43)), 404, 'OIDC_NOT_CONFIGURED');
+  refused(
+    await anon.get('/api/auth/oidc/mobile/login?code_challenge_method=S256&code_challenge=' + 'a'.repeat(43)),
+    404,
+    'OIDC_NOT_CONFIGURED',
+  );
   refused(await anon.get('/api/auth/oidc/mobile/complete?state=x&code=y'), 404, 'OIDC_NOT_CONFIGURED');
   refused(await anon.post('/api/auth/oidc/exchange', { code: 'x', code_verifier: 'y' }), 404, 'OIDC_NOT_CONFIGURED');
   refused(await anon.get('/callback?state=x&code=y'), 404, 'OIDC_NOT_CONFIGURED');
@@ -168,15 +199,29 @@ test('the native app bridge: mobile/login → provider → mobile/complete → e
   assert.is(exchanged.json.user.username, 'alice');
   assert.ok(app.cookies.get('connect.sid'));
   assert.is((await me(app)).username, 'alice');
-  refused(await new Client(server.url).post('/api/auth/oidc/exchange', { code, code_verifier: verifier }), 401, 'OIDC_EXCHANGE_REJECTED');
+  refused(
+    await new Client(server.url).post('/api/auth/oidc/exchange', { code, code_verifier: verifier }),
+    401,
+    'OIDC_EXCHANGE_REJECTED',
+  );
 
   // A wrong verifier spends the code too.
   const second = pkce();
-  const to2 = await mobileCode(`code_challenge=${second.challenge}&code_challenge_method=S256&redirect_uri=${encodeURIComponent('myapp://done')}`);
+  const to2 = await mobileCode(
+    `code_challenge=${second.challenge}&code_challenge_method=S256&redirect_uri=${encodeURIComponent('myapp://done')}`,
+  );
   assert.is(`${to2.protocol}//${to2.host}`, 'myapp://done');
   const code2 = to2.searchParams.get('code')!;
-  refused(await new Client(server.url).post('/api/auth/oidc/exchange', { code: code2, code_verifier: verifier }), 401, 'OIDC_EXCHANGE_REJECTED');
-  refused(await new Client(server.url).post('/api/auth/oidc/exchange', { code: code2, code_verifier: second.verifier }), 401, 'OIDC_EXCHANGE_REJECTED');
+  refused(
+    await new Client(server.url).post('/api/auth/oidc/exchange', { code: code2, code_verifier: verifier }),
+    401,
+    'OIDC_EXCHANGE_REJECTED',
+  );
+  refused(
+    await new Client(server.url).post('/api/auth/oidc/exchange', { code: code2, code_verifier: second.verifier }),
+    401,
+    'OIDC_EXCHANGE_REJECTED',
+  );
 
   // A provider failure comes back to the app as `error`.
   idp.tokenMode = 'unsigned';
@@ -188,9 +233,24 @@ test('the native app bridge: mobile/login → provider → mobile/complete → e
 test('mobile/login refuses http(s) and unlisted redirects, and anything but S256', async () => {
   const { challenge } = pkce();
   const anon = new Client(server.url);
-  refused(await anon.get(`/api/auth/oidc/mobile/login?code_challenge=${challenge}&code_challenge_method=S256&redirect_uri=${encodeURIComponent('https://evil.example/cb')}`), 400);
-  refused(await anon.get(`/api/auth/oidc/mobile/login?code_challenge=${challenge}&code_challenge_method=S256&redirect_uri=${encodeURIComponent('http://127.0.0.1/cb')}`), 400);
-  refused(await anon.get(`/api/auth/oidc/mobile/login?code_challenge=${challenge}&code_challenge_method=S256&redirect_uri=${encodeURIComponent('otherapp://cb')}`), 400);
+  refused(
+    await anon.get(
+      `/api/auth/oidc/mobile/login?code_challenge=${challenge}&code_challenge_method=S256&redirect_uri=${encodeURIComponent('https://evil.example/cb')}`,
+    ),
+    400,
+  );
+  refused(
+    await anon.get(
+      `/api/auth/oidc/mobile/login?code_challenge=${challenge}&code_challenge_method=S256&redirect_uri=${encodeURIComponent('http://127.0.0.1/cb')}`,
+    ),
+    400,
+  );
+  refused(
+    await anon.get(
+      `/api/auth/oidc/mobile/login?code_challenge=${challenge}&code_challenge_method=S256&redirect_uri=${encodeURIComponent('otherapp://cb')}`,
+    ),
+    400,
+  );
   refused(await anon.get(`/api/auth/oidc/mobile/login?code_challenge=${challenge}&code_challenge_method=plain`), 400);
   refused(await anon.get('/api/auth/oidc/mobile/login?code_challenge_method=S256'), 400);
   refused(await anon.get('/api/auth/oidc/mobile/complete?state=unknown&code=x'), 400, 'OIDC_STATE_INVALID');
@@ -200,8 +260,17 @@ test('API tokens are refused on the provider rows under /api/auth', async () => 
   const admin = new Client(server.url);
   await admin.post('/api/auth/login', { identifier: 'admin', password: 'admin-password-1' });
   const bearer = new Client(server.url, await issueToken(admin, 'write'));
-  for (const [method, path] of [['GET', '/api/auth/oidc/login'], ['GET', '/api/auth/oidc/mobile/login'], ['GET', '/api/auth/oidc/mobile/complete'], ['POST', '/api/auth/oidc/exchange']] as const) {
-    refused(await bearer.request(method, path, method === 'POST' ? { code: 'x', code_verifier: 'y' } : undefined), 403, 'AUTH_TOKEN_NOT_ALLOWED');
+  for (const [method, path] of [
+    ['GET', '/api/auth/oidc/login'],
+    ['GET', '/api/auth/oidc/mobile/login'],
+    ['GET', '/api/auth/oidc/mobile/complete'],
+    ['POST', '/api/auth/oidc/exchange'],
+  ] as const) {
+    refused(
+      await bearer.request(method, path, method === 'POST' ? { code: 'x', code_verifier: 'y' } : undefined),
+      403,
+      'AUTH_TOKEN_NOT_ALLOWED',
+    );
   }
 });
 
@@ -211,7 +280,11 @@ test('AUTH_MODE=oidc offers only the provider', async () => {
   const status = (await anon.get('/api/auth/status')).json;
   assert.equal(status.strategies, { local: false, passkey: false, oidc: true });
   assert.is(status.authMode, 'oidc');
-  refused(await anon.post('/api/auth/login', { identifier: 'admin', password: 'admin-password-1' }), 403, 'AUTH_METHOD_DISABLED');
+  refused(
+    await anon.post('/api/auth/login', { identifier: 'admin', password: 'admin-password-1' }),
+    403,
+    'AUTH_METHOD_DISABLED',
+  );
   refused(await anon.post('/api/auth/login/passkey/start'), 403, 'AUTH_METHOD_DISABLED');
   const browser = new Client(server.url);
   await browser.get(await handoff(browser, '/login'));

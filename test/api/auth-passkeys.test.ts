@@ -28,7 +28,11 @@ test.after(async () => {
   removeDirs(server.dirs);
 });
 
-function refused(answer: { status: number; text: string; headers: Headers; json: any }, status: number, code?: string): void {
+function refused(
+  answer: { status: number; text: string; headers: Headers; json: any },
+  status: number,
+  code?: string,
+): void {
   assert.is(answer.status, status, answer.text.slice(0, 300));
   const e = envelope(answer);
   if (code) assert.is(e.code, code, e.message);
@@ -39,7 +43,10 @@ async function register(client: Client, auth: SoftAuthenticator, name?: string, 
   assert.is(start.status, 200, start.text);
   assert.equal(start.json.origins, [base]);
   assert.is(start.json.options.rp.id, 'localhost');
-  return client.post('/api/auth/passkeys/register/finish', { response: auth.create(start.json.options, lies), ...(name ? { name } : {}) });
+  return client.post('/api/auth/passkeys/register/finish', {
+    response: auth.create(start.json.options, lies),
+    ...(name ? { name } : {}),
+  });
 }
 
 async function signInWith(auth: SoftAuthenticator, lies = {}, credential = auth.credentials.at(-1)!) {
@@ -47,7 +54,9 @@ async function signInWith(auth: SoftAuthenticator, lies = {}, credential = auth.
   const start = await browser.post('/api/auth/login/passkey/start');
   assert.is(start.status, 200, start.text);
   assert.match(start.json.options.challenge, /^[A-Za-z0-9_-]+$/);
-  const finish = await browser.post('/api/auth/login/passkey/finish', { response: auth.get(start.json.options, credential, lies) });
+  const finish = await browser.post('/api/auth/login/passkey/finish', {
+    response: auth.get(start.json.options, credential, lies),
+  });
   return { browser, finish, options: start.json.options };
 }
 
@@ -92,26 +101,57 @@ test('every refusal at sign-in is 401 AUTH_PASSKEY_REJECTED and opens no session
     ['another origin', () => signInWith(auth, { origin: 'https://evil.example' })],
     ['another RP id', () => signInWith(auth, { rpId: 'evil.example' })],
     ['a create answer in a get ceremony', () => signInWith(auth, { type: 'webauthn.create' })],
-    ['another account\'s user handle', () => signInWith(auth, { userHandle: ivyAuth.credentials[0]!.userHandle })],
-    ['an unknown credential', () => signInWith(new SoftAuthenticator(base), {}, (() => { const a = new SoftAuthenticator(base); a.create({ challenge: 'x', user: { id: 'eA' } }); return a.credentials[0]!; })())],
-    ['a bad signature', async () => {
-      const browser = new Client(base);
-      const start = (await browser.post('/api/auth/login/passkey/start')).json;
-      const response = auth.get(start.options);
-      const sig = Buffer.from(response.response.signature, 'base64url');
-      sig[sig.length - 1]! ^= 0xff;
-      response.response.signature = sig.toString('base64url');
-      return { browser, finish: await browser.post('/api/auth/login/passkey/finish', { response }) };
-    }],
-    ['a challenge nobody drew', async () => {
-      const browser = new Client(base);
-      return { browser, finish: await browser.post('/api/auth/login/passkey/finish', { response: auth.get({ challenge: 'bm90LWEtY2hhbGxlbmdl' }) }) };
-    }],
-    ['a registration challenge', async () => {
-      const start = (await client.post('/api/auth/passkeys/register/start')).json;
-      const browser = new Client(base);
-      return { browser, finish: await browser.post('/api/auth/login/passkey/finish', { response: auth.get({ challenge: start.options.challenge }) }) };
-    }],
+    ["another account's user handle", () => signInWith(auth, { userHandle: ivyAuth.credentials[0]!.userHandle })],
+    [
+      'an unknown credential',
+      () =>
+        signInWith(
+          new SoftAuthenticator(base),
+          {},
+          (() => {
+            const a = new SoftAuthenticator(base);
+            a.create({ challenge: 'x', user: { id: 'eA' } });
+            return a.credentials[0]!;
+          })(),
+        ),
+    ],
+    [
+      'a bad signature',
+      async () => {
+        const browser = new Client(base);
+        const start = (await browser.post('/api/auth/login/passkey/start')).json;
+        const response = auth.get(start.options);
+        const sig = Buffer.from(response.response.signature, 'base64url');
+        sig[sig.length - 1]! ^= 0xff;
+        response.response.signature = sig.toString('base64url');
+        return { browser, finish: await browser.post('/api/auth/login/passkey/finish', { response }) };
+      },
+    ],
+    [
+      'a challenge nobody drew',
+      async () => {
+        const browser = new Client(base);
+        return {
+          browser,
+          finish: await browser.post('/api/auth/login/passkey/finish', {
+            response: auth.get({ challenge: 'bm90LWEtY2hhbGxlbmdl' }),
+          }),
+        };
+      },
+    ],
+    [
+      'a registration challenge',
+      async () => {
+        const start = (await client.post('/api/auth/passkeys/register/start')).json;
+        const browser = new Client(base);
+        return {
+          browser,
+          finish: await browser.post('/api/auth/login/passkey/finish', {
+            response: auth.get({ challenge: start.options.challenge }),
+          }),
+        };
+      },
+    ],
   ];
   for (const [what, attempt] of cases) {
     const { finish, browser } = await attempt();
@@ -137,7 +177,11 @@ test('registration refusals leave nothing behind', async () => {
   refused(await register(client, auth, undefined, { rpId: 'evil.example' }), 400, 'PASSKEY_INVALID');
   // Another account's registration challenge.
   const other = (await admin.post('/api/auth/passkeys/register/start')).json;
-  refused(await client.post('/api/auth/passkeys/register/finish', { response: auth.create(other.options) }), 400, 'PASSKEY_CHALLENGE_INVALID');
+  refused(
+    await client.post('/api/auth/passkeys/register/finish', { response: auth.create(other.options) }),
+    400,
+    'PASSKEY_CHALLENGE_INVALID',
+  );
   assert.equal((await client.get('/api/auth/passkeys')).json.passkeys, []);
 });
 
@@ -149,7 +193,9 @@ test('a passkey without user verification on an account with a second factor ask
   assert.is((await register(client, auth)).status, 201);
   const started = (await client.post('/api/auth/totp/start')).json;
   const { generateSync } = await import('otplib');
-  const confirmed = await client.post('/api/auth/totp/confirm', { code: generateSync({ secret: started.secret, epoch: Math.floor(Date.now() / 1000) }) });
+  const confirmed = await client.post('/api/auth/totp/confirm', {
+    code: generateSync({ secret: started.secret, epoch: Math.floor(Date.now() / 1000) }),
+  });
   assert.is(confirmed.status, 200, confirmed.text);
   const held = await signInWith(auth, { userVerified: false });
   assert.equal(held.finish.json, { totpRequired: true });
@@ -187,11 +233,21 @@ test('API tokens are refused on every passkey row', async () => {
   const bearer = new Client(base, token);
   const { id } = await me(admin);
   for (const [method, path] of [
-    ['GET', '/api/auth/passkeys'], ['POST', '/api/auth/passkeys/register/start'], ['POST', '/api/auth/passkeys/register/finish'],
-    ['PATCH', '/api/auth/passkeys/x'], ['DELETE', '/api/auth/passkeys/x'], ['POST', '/api/auth/login/passkey/start'],
-    ['POST', '/api/auth/login/passkey/finish'], ['DELETE', `/api/users/${id}/passkeys`], ['GET', '/api/Auth/PASSKEYS/'],
+    ['GET', '/api/auth/passkeys'],
+    ['POST', '/api/auth/passkeys/register/start'],
+    ['POST', '/api/auth/passkeys/register/finish'],
+    ['PATCH', '/api/auth/passkeys/x'],
+    ['DELETE', '/api/auth/passkeys/x'],
+    ['POST', '/api/auth/login/passkey/start'],
+    ['POST', '/api/auth/login/passkey/finish'],
+    ['DELETE', `/api/users/${id}/passkeys`],
+    ['GET', '/api/Auth/PASSKEYS/'],
   ] as const) {
-    refused(await bearer.request(method, path, method === 'GET' ? undefined : { name: 'x', response: {} }), 403, 'AUTH_TOKEN_NOT_ALLOWED');
+    refused(
+      await bearer.request(method, path, method === 'GET' ? undefined : { name: 'x', response: {} }),
+      403,
+      'AUTH_TOKEN_NOT_ALLOWED',
+    );
   }
 });
 

@@ -13,22 +13,38 @@ test('lockout is counted per account whichever identifier was typed; 429 + Retry
     const from = (n: number) => ({ 'x-forwarded-for': `203.0.113.${n}` });
     const ids = ['frank', 'FRANK@example.org', 'Frank', 'frank@EXAMPLE.org', 'frank'];
     for (let i = 0; i < 5; i++) {
-      const a = await new Client(s.url).post('/api/auth/login', { identifier: ids[i], password: 'wrong-password' }, from(i + 1));
+      const a = await new Client(s.url).post(
+        '/api/auth/login',
+        { identifier: ids[i], password: 'wrong-password' },
+        from(i + 1),
+      );
       assert.is(a.status, 401, `attempt ${i + 1}`);
     }
-    const locked = await new Client(s.url).post('/api/auth/login', { identifier: 'frank', password: 'frank-password' }, from(10));
+    const locked = await new Client(s.url).post(
+      '/api/auth/login',
+      { identifier: 'frank', password: 'frank-password' },
+      from(10),
+    );
     assert.is(locked.status, 429);
     assert.is(envelope(locked).code, 'AUTH_ACCOUNT_LOCKED');
     const retry = Number(locked.headers.get('retry-after'));
     assert.ok(retry > 800 && retry <= 900, String(retry));
     // Another account is not affected.
-    assert.is((await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: ADMIN.password }, from(11))).status, 200);
+    assert.is(
+      (await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: ADMIN.password }, from(11)))
+        .status,
+      200,
+    );
     const list = (await admin.get('/api/users')).json.users;
     const frank = list.find((u: any) => u.username === 'frank');
     assert.is(frank.locked, true);
     const unlock = await admin.post(`/api/users/${frank.id}/unlock`);
     assert.is(unlock.status, 200);
-    assert.is((await new Client(s.url).post('/api/auth/login', { identifier: 'frank', password: 'frank-password' }, from(12))).status, 200);
+    assert.is(
+      (await new Client(s.url).post('/api/auth/login', { identifier: 'frank', password: 'frank-password' }, from(12)))
+        .status,
+      200,
+    );
   } finally {
     await s.close();
     removeDirs(s.dirs);
@@ -43,15 +59,36 @@ test('a flood of sign-in attempts from one address → 429 with Retry-After, kep
     let limited: Response | undefined;
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) {
-      const a = await new Client(s.url).post('/api/auth/login', { identifier: `nobody${i}`, password: 'whatever-pw' }, flood);
+      const a = await new Client(s.url).post(
+        '/api/auth/login',
+        { identifier: `nobody${i}`, password: 'whatever-pw' },
+        flood,
+      );
       statuses.push(a.status);
-      if (a.status === 429) { limited = a as unknown as Response; envelope(a); break; }
+      if (a.status === 429) {
+        limited = a as unknown as Response;
+        envelope(a);
+        break;
+      }
     }
     assert.ok(limited, `no 429 in ${statuses.join(',')}`);
     assert.ok(Number(limited!.headers.get('retry-after')) > 0);
     await s.restart();
-    assert.is((await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: ADMIN.password }, flood)).status, 429);
-    assert.is((await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: ADMIN.password }, { 'x-forwarded-for': '198.51.100.8' })).status, 200);
+    assert.is(
+      (await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: ADMIN.password }, flood))
+        .status,
+      429,
+    );
+    assert.is(
+      (
+        await new Client(s.url).post(
+          '/api/auth/login',
+          { identifier: 'admin', password: ADMIN.password },
+          { 'x-forwarded-for': '198.51.100.8' },
+        )
+      ).status,
+      200,
+    );
   } finally {
     await s.close();
     removeDirs(s.dirs);
@@ -65,25 +102,40 @@ test('sessions survive a restart; password change ends the other sessions and mo
     const other = await signIn(s, 'admin', ADMIN.password);
     await s.restart();
     admin.cookies.size; // same cookie jar, new server process state
-    const c1 = new Client(s.url); c1.cookies = new Map(admin.cookies);
-    const c2 = new Client(s.url); c2.cookies = new Map(other.cookies);
+    const c1 = new Client(s.url);
+    c1.cookies = new Map(admin.cookies);
+    const c2 = new Client(s.url);
+    c2.cookies = new Map(other.cookies);
     assert.is((await c1.get('/api/auth/me')).json.user.username, 'admin');
     assert.is((await c2.get('/api/auth/me')).json.user.username, 'admin');
     const old = c1.cookies.get('connect.sid');
-    const wrong = await c1.post('/api/auth/password', { currentPassword: 'nope-nope', newPassword: 'brand-new-password' });
+    const wrong = await c1.post('/api/auth/password', {
+      currentPassword: 'nope-nope',
+      newPassword: 'brand-new-password',
+    });
     assert.is(wrong.status, 401);
     const short = await c1.post('/api/auth/password', { currentPassword: ADMIN.password, newPassword: 'short' });
     assert.is(short.status, 400);
     assert.match(envelope(short).message, /newPassword/);
-    const changed = await c1.post('/api/auth/password', { currentPassword: ADMIN.password, newPassword: 'brand-new-password' });
+    const changed = await c1.post('/api/auth/password', {
+      currentPassword: ADMIN.password,
+      newPassword: 'brand-new-password',
+    });
     assert.is(changed.status, 204);
     assert.is.not(c1.cookies.get('connect.sid'), old);
     assert.is((await c1.get('/api/auth/me')).json.user.username, 'admin');
     assert.equal((await c2.get('/api/auth/me')).json, { user: null });
-    const stale = new Client(s.url); stale.cookies.set('connect.sid', old!);
+    const stale = new Client(s.url);
+    stale.cookies.set('connect.sid', old!);
     assert.equal((await stale.get('/api/auth/me')).json, { user: null });
-    assert.is((await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: ADMIN.password })).status, 401);
-    assert.is((await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: 'brand-new-password' })).status, 200);
+    assert.is(
+      (await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: ADMIN.password })).status,
+      401,
+    );
+    assert.is(
+      (await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: 'brand-new-password' })).status,
+      200,
+    );
     // password/add: this account already has one
     const add = await c1.post('/api/auth/password/add', { password: 'another-password' });
     assert.is(add.status, 409);
@@ -169,7 +221,12 @@ test('AUTH_ADMIN_EMAIL gives the admin role back at startup (never touching the 
   const s = await startServer();
   try {
     const admin = await setupAdmin(s);
-    const g = await createUser(admin, s, { username: 'grace', email: 'grace@example.org', password: 'grace-password', roles: ['admin'] });
+    const g = await createUser(admin, s, {
+      username: 'grace',
+      email: 'grace@example.org',
+      password: 'grace-password',
+      roles: ['admin'],
+    });
     const graceId = (await me(g)).id;
     assert.is((await g.patch(`/api/users/${(await me(admin)).id}`, { roles: ['user'] })).status, 200);
     await s.restart({ AUTH_ADMIN_EMAIL: 'ADMIN@example.org' });

@@ -5,8 +5,13 @@ import { Client, envelope } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 
 let s: TestServer;
-test.before(async () => { s = await startServer(); });
-test.after(async () => { await s.close(); removeDirs(s.dirs); });
+test.before(async () => {
+  s = await startServer();
+});
+test.after(async () => {
+  await s.close();
+  removeDirs(s.dirs);
+});
 
 test('before setup: status asks for setup, me is null, protected routes answer 401', async () => {
   const c = new Client(s.url);
@@ -53,9 +58,15 @@ test('setup: username defaults to what is before the @; refused once done', asyn
     assert.is(a.status, 201);
     assert.is(a.json.user.username, 'Carol.Smith');
     assert.is((await c.get('/api/auth/me')).json.user.id, a.json.user.id);
-    const again = await new Client(other.url).post('/api/auth/setup', { email: 'x@example.org', password: 'long-enough-1' });
+    const again = await new Client(other.url).post('/api/auth/setup', {
+      email: 'x@example.org',
+      password: 'long-enough-1',
+    });
     assert.is(again.status, 403);
-    const bad = await new Client(other.url).post('/api/auth/setup', { email: 'not-an-email', password: 'long-enough-1' });
+    const bad = await new Client(other.url).post('/api/auth/setup', {
+      email: 'not-an-email',
+      password: 'long-enough-1',
+    });
     assert.is(bad.status, 400);
     assert.match(envelope(bad).message, /email/);
   } finally {
@@ -66,7 +77,10 @@ test('setup: username defaults to what is before the @; refused once done', asyn
 
 test('sign-in by email or username in any letter case, deprecated synonyms, new session id each time', async () => {
   const a = new Client(s.url);
-  assert.is((await a.post('/api/auth/login', { identifier: 'ADMIN@Example.org', password: ADMIN.password })).status, 200);
+  assert.is(
+    (await a.post('/api/auth/login', { identifier: 'ADMIN@Example.org', password: ADMIN.password })).status,
+    200,
+  );
   const b = new Client(s.url);
   const byName = await b.post('/api/auth/login', { email: 'Admin', password: ADMIN.password });
   assert.is(byName.status, 200);
@@ -78,7 +92,9 @@ test('sign-in by email or username in any letter case, deprecated synonyms, new 
   assert.is((await c.post('/api/auth/login', { username: 'admin', password: ADMIN.password })).status, 200);
   assert.is.not(a.cookies.get('connect.sid'), b.cookies.get('connect.sid'));
   // Only a keyed hash of the session id is stored.
-  const stored = await s.withDatabase((db) => db.all<{ id_hash: string }>('SELECT id_hash FROM sessions').map((r) => r.id_hash));
+  const stored = await s.withDatabase((db) =>
+    db.all<{ id_hash: string }>('SELECT id_hash FROM sessions').map((r) => r.id_hash),
+  );
   assert.not.ok(stored.includes(a.cookies.get('connect.sid')!));
   const missing = await new Client(s.url).post('/api/auth/login', { password: ADMIN.password });
   assert.is(missing.status, 400);
@@ -108,11 +124,22 @@ test('an identifier naming two accounts signs nobody in', async () => {
   const admin = await signIn(s, 'admin', ADMIN.password);
   await createUser(admin, s, { username: 'dave', email: 'dave@example.org', password: 'dave-password-1' });
   // eve's username is dave's email.
-  const created = await admin.post('/api/users', { username: 'dave@example.org', email: 'eve@example.org', password: 'eve-password-1', roles: [] });
+  const created = await admin.post('/api/users', {
+    username: 'dave@example.org',
+    email: 'eve@example.org',
+    password: 'eve-password-1',
+    roles: [],
+  });
   assert.is(created.status, 201);
-  const a = await new Client(s.url).post('/api/auth/login', { identifier: 'dave@example.org', password: 'dave-password-1' });
+  const a = await new Client(s.url).post('/api/auth/login', {
+    identifier: 'dave@example.org',
+    password: 'dave-password-1',
+  });
   assert.is(a.status, 401);
-  assert.is((await new Client(s.url).post('/api/auth/login', { identifier: 'dave', password: 'dave-password-1' })).status, 200);
+  assert.is(
+    (await new Client(s.url).post('/api/auth/login', { identifier: 'dave', password: 'dave-password-1' })).status,
+    200,
+  );
 });
 
 test('logout ends the session; me answers null after', async () => {

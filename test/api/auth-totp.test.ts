@@ -40,7 +40,11 @@ async function freshStep(): Promise<number> {
   return Math.floor(Date.now() / 30_000) * 30;
 }
 
-function refused(answer: { status: number; text: string; headers: Headers; json: any }, status: number, code?: string): void {
+function refused(
+  answer: { status: number; text: string; headers: Headers; json: any },
+  status: number,
+  code?: string,
+): void {
   assert.is(answer.status, status, answer.text.slice(0, 300));
   const e = envelope(answer);
   if (code) assert.is(e.code, code, e.message);
@@ -55,8 +59,17 @@ async function turnOn(client: Client, step: number): Promise<{ secret: string; r
   assert.is(parsed.protocol, 'otpauth:');
   assert.is(parsed.searchParams.get('secret'), secret);
   // Pending: nothing is asked of the account yet.
-  assert.equal((await client.get('/api/auth/totp')).json, { enabled: false, pending: true, confirmedAt: null, recoveryCodesLeft: 0 });
-  refused(await client.post('/api/auth/totp/confirm', { code: code(secret, step - 60 * 30) }), 401, 'AUTH_INVALID_TOTP_CODE');
+  assert.equal((await client.get('/api/auth/totp')).json, {
+    enabled: false,
+    pending: true,
+    confirmedAt: null,
+    recoveryCodesLeft: 0,
+  });
+  refused(
+    await client.post('/api/auth/totp/confirm', { code: code(secret, step - 60 * 30) }),
+    401,
+    'AUTH_INVALID_TOTP_CODE',
+  );
   const confirmed = await client.post('/api/auth/totp/confirm', { code: code(secret, step - 30) });
   assert.is(confirmed.status, 200, confirmed.text);
   assert.is(confirmed.json.recoveryCodes.length, 10);
@@ -96,7 +109,9 @@ test('setup, then a password sign-in is held until a right code; one code per ti
 
   // The same code again (another sign-in, same time step): refused.
   const again = new Client(server.url);
-  assert.equal((await again.post('/api/auth/login', { identifier: 'carol', password: 'carol-password-1' })).json, { totpRequired: true });
+  assert.equal((await again.post('/api/auth/login', { identifier: 'carol', password: 'carol-password-1' })).json, {
+    totpRequired: true,
+  });
   refused(await again.post('/api/auth/login/totp', { code: now }), 401, 'AUTH_INVALID_TOTP_CODE');
   assert.is((await again.get('/api/auth/me')).json.user, null);
   // The next step's code (within the clock-drift window) works once.
@@ -132,8 +147,16 @@ test('a recovery code signs in once; new codes replace the old; the owner turns 
 
   refused(await dave.delete('/api/auth/totp', { password: 'wrong-password' }), 401);
   assert.is((await dave.delete('/api/auth/totp', { password: 'dave-password-1' })).status, 204);
-  assert.equal((await dave.get('/api/auth/totp')).json, { enabled: false, pending: false, confirmedAt: null, recoveryCodesLeft: 0 });
-  const plain = await new Client(server.url).post('/api/auth/login', { identifier: 'dave', password: 'dave-password-1' });
+  assert.equal((await dave.get('/api/auth/totp')).json, {
+    enabled: false,
+    pending: false,
+    confirmedAt: null,
+    recoveryCodesLeft: 0,
+  });
+  const plain = await new Client(server.url).post('/api/auth/login', {
+    identifier: 'dave',
+    password: 'dave-password-1',
+  });
   assert.ok(plain.json.user, plain.text);
 });
 
@@ -144,15 +167,26 @@ test('wrong codes count against the same lockout as wrong passwords', async () =
   const browser = new Client(server.url);
   // One wrong password, then wrong codes: the fourth failure locks the account (AUTH_MAX_FAILED=4).
   refused(await browser.post('/api/auth/login', { identifier: 'erin', password: 'nope-nope-nope' }), 401);
-  assert.equal((await browser.post('/api/auth/login', { identifier: 'erin', password: 'erin-password-1' })).json, { totpRequired: true });
-  for (let i = 0; i < 3; i++) refused(await browser.post('/api/auth/login/totp', { code: '000000' === code(secret, step) ? '111111' : '000000' }), 401, 'AUTH_INVALID_TOTP_CODE');
+  assert.equal((await browser.post('/api/auth/login', { identifier: 'erin', password: 'erin-password-1' })).json, {
+    totpRequired: true,
+  });
+  for (let i = 0; i < 3; i++)
+    refused(
+      await browser.post('/api/auth/login/totp', { code: '000000' === code(secret, step) ? '111111' : '000000' }),
+      401,
+      'AUTH_INVALID_TOTP_CODE',
+    );
   // Locked now: even the right code is refused, and so is the right password.
   refused(await browser.post('/api/auth/login/totp', { code: code(secret, step) }), 429, 'AUTH_ACCOUNT_LOCKED');
-  refused(await new Client(server.url).post('/api/auth/login', { identifier: 'erin', password: 'erin-password-1' }), 429, 'AUTH_ACCOUNT_LOCKED');
+  refused(
+    await new Client(server.url).post('/api/auth/login', { identifier: 'erin', password: 'erin-password-1' }),
+    429,
+    'AUTH_ACCOUNT_LOCKED',
+  );
   assert.is((await browser.get('/api/auth/me')).json.user, null);
 });
 
-test('an administrator removes an account\'s second factor', async () => {
+test("an administrator removes an account's second factor", async () => {
   const step = await freshStep();
   const fay = await createUser(admin, server, { username: 'fay', password: 'fay-password-1' });
   await turnOn(fay, step);
@@ -175,10 +209,20 @@ test('API tokens are refused on every second-factor row', async () => {
   const bearer = new Client(server.url, token);
   const { id } = await me(admin);
   for (const [method, path] of [
-    ['GET', '/api/auth/totp'], ['POST', '/api/auth/totp/start'], ['POST', '/api/auth/totp/confirm'], ['POST', '/api/auth/totp/recovery-codes'],
-    ['DELETE', '/api/auth/totp'], ['POST', '/api/auth/login/totp'], ['DELETE', `/api/users/${id}/two-factor`], ['GET', '/api/AUTH/Totp/'],
+    ['GET', '/api/auth/totp'],
+    ['POST', '/api/auth/totp/start'],
+    ['POST', '/api/auth/totp/confirm'],
+    ['POST', '/api/auth/totp/recovery-codes'],
+    ['DELETE', '/api/auth/totp'],
+    ['POST', '/api/auth/login/totp'],
+    ['DELETE', `/api/users/${id}/two-factor`],
+    ['GET', '/api/AUTH/Totp/'],
   ] as const) {
-    refused(await bearer.request(method, path, method === 'GET' ? undefined : { code: '123456', password: ADMIN.password }), 403, 'AUTH_TOKEN_NOT_ALLOWED');
+    refused(
+      await bearer.request(method, path, method === 'GET' ? undefined : { code: '123456', password: ADMIN.password }),
+      403,
+      'AUTH_TOKEN_NOT_ALLOWED',
+    );
   }
   // Nothing changed.
   assert.is((await admin.get('/api/auth/totp')).json.pending, false);

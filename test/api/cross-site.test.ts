@@ -47,11 +47,21 @@ async function unsafeOperations(s: TestServer): Promise<Array<{ method: string; 
 }
 
 type Body = { body: string | FormData; headers: Record<string, string> };
-const attackBody = { path: 'Files/evil', paths: ['Files/a.txt'], name: 'evil', content: 'pwned', destination: 'Files/Sub', items: [{ path: 'Files/a.txt' }] };
+const attackBody = {
+  path: 'Files/evil',
+  paths: ['Files/a.txt'],
+  name: 'evil',
+  content: 'pwned',
+  destination: 'Files/Sub',
+  items: [{ path: 'Files/a.txt' }],
+};
 const BODIES: Record<string, () => Body> = {
   json: () => ({ body: JSON.stringify(attackBody), headers: { 'content-type': 'application/json' } }),
   text: () => ({ body: JSON.stringify(attackBody), headers: { 'content-type': 'text/plain;charset=UTF-8' } }),
-  urlencoded: () => ({ body: `${encodeURIComponent(JSON.stringify(attackBody))}=`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+  urlencoded: () => ({
+    body: `${encodeURIComponent(JSON.stringify(attackBody))}=`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  }),
   multipart: () => {
     const fd = new FormData();
     fd.append('uploadTo', 'Files');
@@ -82,7 +92,9 @@ test('every unsafe route, with the cookie, from a foreign origin, a sibling subd
     const token = await issueToken(admin, 'write');
     // A real resumable upload, so the TUS rows are refused on an id that exists.
     const created = await new Client(s.url, token).request('POST', '/api/upload/tus', undefined, {
-      'tus-resumable': '1.0.0', 'upload-length': '5', 'upload-metadata': `filename ${btoa('t.txt')},uploadTo ${btoa('Files')}`,
+      'tus-resumable': '1.0.0',
+      'upload-length': '5',
+      'upload-metadata': `filename ${btoa('t.txt')},uploadTo ${btoa('Files')}`,
     });
     assert.is(created.status, 201, created.text);
     const tusPath = new URL(created.headers.get('location')!, s.url).pathname;
@@ -108,24 +120,42 @@ test('every unsafe route, with the cookie, from a foreign origin, a sibling subd
       for (const [source, headers] of Object.entries(sources)) {
         const kind = kinds[n++ % kinds.length]!;
         const { body, headers: typeHeaders } = BODIES[kind]!();
-        const extra: Record<string, string> = op.path.startsWith('/api/upload/tus') ? { 'tus-resumable': '1.0.0', 'upload-offset': '0', 'upload-length': '5' } : {};
-        const answer = await admin.request(op.method, op.path, op.method === 'DELETE' && kind === 'multipart' ? undefined : body, { ...typeHeaders, ...extra, ...headers });
+        const extra: Record<string, string> = op.path.startsWith('/api/upload/tus')
+          ? { 'tus-resumable': '1.0.0', 'upload-offset': '0', 'upload-length': '5' }
+          : {};
+        const answer = await admin.request(
+          op.method,
+          op.path,
+          op.method === 'DELETE' && kind === 'multipart' ? undefined : body,
+          { ...typeHeaders, ...extra, ...headers },
+        );
         refused(answer, `${op.method} ${op.path} (${source}, ${kind})`);
       }
     }
     // The multipart upload, in each form shape, from another site.
     for (const kind of kinds) {
       const { body, headers } = BODIES[kind]!();
-      refused(await admin.request('POST', '/api/upload', body, { ...headers, origin: 'https://evil.example' }), `upload (${kind})`);
+      refused(
+        await admin.request('POST', '/api/upload', body, { ...headers, origin: 'https://evil.example' }),
+        `upload (${kind})`,
+      );
     }
     assert.equal(diskState(s), disk, 'nothing changed on disk');
-    assert.equal(await accountState(admin), account, 'nothing changed in the accounts, settings, tokens, favourites or trash');
+    assert.equal(
+      await accountState(admin),
+      account,
+      'nothing changed in the accounts, settings, tokens, favourites or trash',
+    );
     // The TUS upload is still there and untouched.
     const head = await new Client(s.url, token).request('HEAD', tusPath, undefined, { 'tus-resumable': '1.0.0' });
     assert.is(head.status, 200);
     assert.is(head.headers.get('upload-offset'), '0');
     // The refusal is in the log with its requestId.
-    const refusal = await admin.post('/api/files/folder', { path: 'Files', name: 'x' }, { origin: 'https://evil.example' });
+    const refusal = await admin.post(
+      '/api/files/folder',
+      { path: 'Files', name: 'x' },
+      { origin: 'https://evil.example' },
+    );
     const id = envelope(refusal).requestId;
     await settle(s);
     assert.ok(s.logs.some((l) => l.requestId === id && l.level === 'info' && l.code === 'CROSS_SITE_REFUSED'));
@@ -138,29 +168,46 @@ test('every unsafe route, with the cookie, from a foreign origin, a sibling subd
 test('same-origin pages (Origin, Sec-Fetch-Site, Referer), scripts naming no origin, and bearer tokens from anywhere succeed', async () => {
   const { s, admin } = await prepared();
   try {
-    const folder = (name: string, headers: Record<string, string>, c: Client = admin) => c.post('/api/files/folder', { path: 'Files', name }, headers);
+    const folder = (name: string, headers: Record<string, string>, c: Client = admin) =>
+      c.post('/api/files/folder', { path: 'Files', name }, headers);
     assert.is((await folder('by-origin', { origin: s.url })).status, 201);
-    assert.is((await folder('by-origin-slash', { origin: s.url.replace('127.0.0.1', 'localhost') })).status, 403, 'another host name of the same machine is another origin');
+    assert.is(
+      (await folder('by-origin-slash', { origin: s.url.replace('127.0.0.1', 'localhost') })).status,
+      403,
+      'another host name of the same machine is another origin',
+    );
     assert.is((await folder('by-fetch-site', { 'sec-fetch-site': 'same-origin' })).status, 201);
     assert.is((await folder('by-referer', { referer: `${s.url}/Files` })).status, 201);
     assert.is((await folder('by-script', {})).status, 201);
     const token = await issueToken(admin, 'write');
     const script = new Client(s.url, token);
-    assert.is((await folder('by-token', { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }, script)).status, 201);
+    assert.is(
+      (await folder('by-token', { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }, script)).status,
+      201,
+    );
     // Same-origin multipart and TUS.
     const fd = new FormData();
     fd.append('uploadTo', 'Files');
     fd.append('filedata', new Blob(['hello']), 'up.txt');
     assert.is((await admin.post('/api/upload', fd, { origin: s.url })).status, 201);
     const tus = await admin.request('POST', '/api/upload/tus', undefined, {
-      origin: s.url, 'tus-resumable': '1.0.0', 'upload-length': '2', 'upload-metadata': `filename ${btoa('t.txt')},uploadTo ${btoa('Files')}`,
+      origin: s.url,
+      'tus-resumable': '1.0.0',
+      'upload-length': '2',
+      'upload-metadata': `filename ${btoa('t.txt')},uploadTo ${btoa('Files')}`,
     });
     assert.is(tus.status, 201, tus.text);
     const tusPath = new URL(tus.headers.get('location')!, s.url).pathname;
-    const patch = await admin.request('PATCH', tusPath, 'hi', { origin: s.url, 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' });
+    const patch = await admin.request('PATCH', tusPath, 'hi', {
+      origin: s.url,
+      'tus-resumable': '1.0.0',
+      'upload-offset': '0',
+      'content-type': 'application/offset+octet-stream',
+    });
     assert.is(patch.status, 204, patch.text);
     const names = fs.readdirSync(path.join(s.dirs.volumes, 'Files')).sort();
-    for (const n of ['by-origin', 'by-fetch-site', 'by-referer', 'by-script', 'by-token', 'up.txt', 't.txt']) assert.ok(names.includes(n), `${n} in ${names}`);
+    for (const n of ['by-origin', 'by-fetch-site', 'by-referer', 'by-script', 'by-token', 'up.txt', 't.txt'])
+      assert.ok(names.includes(n), `${n} in ${names}`);
     assert.not.ok(names.includes('by-origin-slash'));
   } finally {
     await s.close();
@@ -171,16 +218,44 @@ test('same-origin pages (Origin, Sec-Fetch-Site, Referer), scripts naming no ori
 test('PUBLIC_URL pages succeed; its sibling subdomains and its http twin do not; forwarded host and proto count only from a trusted proxy', async () => {
   const { s, admin } = await prepared({ PUBLIC_URL: 'https://files.example.org', TRUST_PROXY: 'false' });
   try {
-    const folder = (name: string, headers: Record<string, string>) => admin.post('/api/files/folder', { path: 'Files', name }, headers);
+    const folder = (name: string, headers: Record<string, string>) =>
+      admin.post('/api/files/folder', { path: 'Files', name }, headers);
     assert.is((await folder('public', { origin: 'https://files.example.org' })).status, 201);
     refused(await folder('sibling', { origin: 'https://other.example.org' }), 'sibling subdomain of PUBLIC_URL');
     refused(await folder('http-twin', { origin: 'http://files.example.org' }), 'PUBLIC_URL over http');
-    refused(await folder('forwarded', { origin: 'https://proxy.example.net', 'x-forwarded-host': 'proxy.example.net', 'x-forwarded-proto': 'https' }), 'forwarded headers from an untrusted peer');
+    refused(
+      await folder('forwarded', {
+        origin: 'https://proxy.example.net',
+        'x-forwarded-host': 'proxy.example.net',
+        'x-forwarded-proto': 'https',
+      }),
+      'forwarded headers from an untrusted peer',
+    );
     await s.restart({ TRUST_PROXY: 'loopback' });
     const again = new Client(s.url);
     again.cookies = admin.cookies;
-    assert.is((await again.post('/api/files/folder', { path: 'Files', name: 'forwarded' }, { origin: 'https://proxy.example.net', 'x-forwarded-host': 'proxy.example.net', 'x-forwarded-proto': 'https' })).status, 201);
-    refused(await again.post('/api/files/folder', { path: 'Files', name: 'forwarded-2' }, { origin: 'https://evil.example', 'x-forwarded-host': 'proxy.example.net', 'x-forwarded-proto': 'https' }), 'origin other than the forwarded one');
+    assert.is(
+      (
+        await again.post(
+          '/api/files/folder',
+          { path: 'Files', name: 'forwarded' },
+          {
+            origin: 'https://proxy.example.net',
+            'x-forwarded-host': 'proxy.example.net',
+            'x-forwarded-proto': 'https',
+          },
+        )
+      ).status,
+      201,
+    );
+    refused(
+      await again.post(
+        '/api/files/folder',
+        { path: 'Files', name: 'forwarded-2' },
+        { origin: 'https://evil.example', 'x-forwarded-host': 'proxy.example.net', 'x-forwarded-proto': 'https' },
+      ),
+      'origin other than the forwarded one',
+    );
   } finally {
     await s.close();
     removeDirs(s.dirs);
@@ -190,20 +265,47 @@ test('PUBLIC_URL pages succeed; its sibling subdomains and its http twin do not;
 test('JSON rows take only application/json (415), an empty body is fine; with AUTH_MODE=disabled a foreign page can change nothing and cannot sign in across sites', async () => {
   const { s, admin } = await prepared();
   try {
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx']) {
-      const answer = await admin.post('/api/files/folder', JSON.stringify({ path: 'Files', name: 'typed' }), { 'content-type': type });
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonx',
+    ]) {
+      const answer = await admin.post('/api/files/folder', JSON.stringify({ path: 'Files', name: 'typed' }), {
+        'content-type': type,
+      });
       assert.is(answer.status, 415, `${type}: ${answer.text}`);
       assert.is(envelope(answer).code, 'UNSUPPORTED_MEDIA_TYPE');
     }
-    const noType = await fetch(s.url + '/api/files/folder', { method: 'POST', headers: { cookie: admin.cookieHeader }, body: new TextEncoder().encode(JSON.stringify({ path: 'Files', name: 'typed' })) });
+    const noType = await fetch(s.url + '/api/files/folder', {
+      method: 'POST',
+      headers: { cookie: admin.cookieHeader },
+      body: new TextEncoder().encode(JSON.stringify({ path: 'Files', name: 'typed' })),
+    });
     assert.is(noType.status, 415);
     assert.not.ok(fs.existsSync(path.join(s.dirs.volumes, 'Files', 'typed')));
-    assert.is((await admin.post('/api/files/folder', { path: 'Files', name: 'typed' }, { 'content-type': 'application/json; charset=utf-8' })).status, 201);
+    assert.is(
+      (
+        await admin.post(
+          '/api/files/folder',
+          { path: 'Files', name: 'typed' },
+          { 'content-type': 'application/json; charset=utf-8' },
+        )
+      ).status,
+      201,
+    );
     // An empty body on a row whose schema allows it.
     const logout = await admin.request('POST', '/api/auth/logout', undefined, { origin: s.url });
     assert.ok(logout.status < 300, `logout: ${logout.status} ${logout.text}`);
     // Sign-in from another site (no cookie yet): refused.
-    refused(await new Client(s.url).post('/api/auth/login', { identifier: 'admin', password: 'admin-password-1' }, { origin: 'https://evil.example' }), 'cross-site sign-in');
+    refused(
+      await new Client(s.url).post(
+        '/api/auth/login',
+        { identifier: 'admin', password: 'admin-password-1' },
+        { origin: 'https://evil.example' },
+      ),
+      'cross-site sign-in',
+    );
   } finally {
     await s.close();
     removeDirs(s.dirs);
@@ -211,7 +313,10 @@ test('JSON rows take only application/json (415), an empty body is fine; with AU
   const open = await startServer({ env: { AUTH_MODE: 'disabled' } });
   try {
     const c = new Client(open.url);
-    refused(await c.post('/api/files/folder', { path: 'Files', name: 'evil' }, { origin: 'https://evil.example' }), 'AUTH_MODE=disabled, foreign origin');
+    refused(
+      await c.post('/api/files/folder', { path: 'Files', name: 'evil' }, { origin: 'https://evil.example' }),
+      'AUTH_MODE=disabled, foreign origin',
+    );
     assert.is((await c.post('/api/files/folder', { path: 'Files', name: 'local' }, { origin: open.url })).status, 201);
     assert.equal(fs.readdirSync(path.join(open.dirs.volumes, 'Files')), ['local']);
   } finally {

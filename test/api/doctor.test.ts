@@ -9,13 +9,21 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeDirs, removeDirs, serverCommand, startServer } from '../support/server.ts';
 
-function burrow(args: string[], env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+function burrow(
+  args: string[],
+  env: Record<string, string>,
+): { status: number | null; stdout: string; stderr: string } {
   const c = serverCommand();
-  const r = spawnSync(c.file, [...c.args, ...args], { env: { ...c.env, HOST: '127.0.0.1', ...env }, encoding: 'utf8', timeout: 90_000 });
+  const r = spawnSync(c.file, [...c.args, ...args], {
+    env: { ...c.env, HOST: '127.0.0.1', ...env },
+    encoding: 'utf8',
+    timeout: 90_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const line = (out: string, name: string) => out.split('\n').find((l) => new RegExp(`^  (ok  |warn|FAIL)  ${name} `).test(l));
+const line = (out: string, name: string) =>
+  out.split('\n').find((l) => new RegExp(`^  (ok  |warn|FAIL)  ${name} `).test(l));
 
 async function freePort(): Promise<number> {
   const s = net.createServer();
@@ -29,7 +37,12 @@ test('a healthy setup: every check listed, exit 0; --self-check says the same; -
   const dirs = makeDirs();
   fs.mkdirSync(path.join(dirs.volumes, 'Photos'));
   fs.writeFileSync(path.join(dirs.volumes, 'stray.txt'), 'x');
-  const env = { CONFIG_DIR: dirs.config, CACHE_DIR: dirs.cache, VOLUME_ROOT: dirs.volumes, PORT: String(await freePort()) };
+  const env = {
+    CONFIG_DIR: dirs.config,
+    CACHE_DIR: dirs.cache,
+    VOLUME_ROOT: dirs.volumes,
+    PORT: String(await freePort()),
+  };
   try {
     const r = burrow(['doctor'], env);
     assert.is(r.status, 0, r.stdout + r.stderr);
@@ -49,7 +62,11 @@ test('a healthy setup: every check listed, exit 0; --self-check says the same; -
     assert.match(r.stdout, /Burrow can run here; \d+ warning\(s\)\.\n$/);
     // Free space moves between two runs (other writers on the disk): compare the text without its figures.
     const withoutFigures = (text: string) => text.replace(/\d+(\.\d+)? [KMGT]?B free/g, 'N free');
-    assert.is(withoutFigures(burrow(['--self-check'], env).stdout), withoutFigures(r.stdout), '--self-check is the doctor');
+    assert.is(
+      withoutFigures(burrow(['--self-check'], env).stdout),
+      withoutFigures(r.stdout),
+      '--self-check is the doctor',
+    );
     const j = burrow(['doctor', '--json'], env);
     const parsed = JSON.parse(j.stdout) as { ok: boolean; checks: { name: string; status: string; detail: string }[] };
     assert.is(parsed.ok, true);
@@ -70,13 +87,31 @@ test('an unwritable cache folder and a taken port fail, with a non-zero exit', a
   fs.writeFileSync(path.join(dirs.root, 'a-file'), 'x');
   try {
     // A file where a folder must be: no account, root included, can make the cache there.
-    const r = burrow(['doctor'], { CONFIG_DIR: dirs.config, CACHE_DIR: path.join(dirs.root, 'a-file', 'cache'), VOLUME_ROOT: dirs.volumes, PORT: String(port) });
+    const r = burrow(['doctor'], {
+      CONFIG_DIR: dirs.config,
+      CACHE_DIR: path.join(dirs.root, 'a-file', 'cache'),
+      VOLUME_ROOT: dirs.volumes,
+      PORT: String(port),
+    });
     assert.is(r.status, 1, r.stdout + r.stderr);
-    assert.match(line(r.stdout, 'CACHE_DIR')!, /^ {2}FAIL {2}CACHE_DIR .*cannot be written: a part of the path is a file\. Point CACHE_DIR at a folder/);
-    assert.match(line(r.stdout, 'port')!, new RegExp(`^  FAIL  port .*127\\.0\\.0\\.1:${port} is in use: another program uses it`));
+    assert.match(
+      line(r.stdout, 'CACHE_DIR')!,
+      /^ {2}FAIL {2}CACHE_DIR .*cannot be written: a part of the path is a file\. Point CACHE_DIR at a folder/,
+    );
+    assert.match(
+      line(r.stdout, 'port')!,
+      new RegExp(`^  FAIL  port .*127\\.0\\.0\\.1:${port} is in use: another program uses it`),
+    );
     assert.match(line(r.stdout, 'CONFIG_DIR')!, /^ {2}ok /);
     assert.match(r.stdout, /2 problem\(s\) stop Burrow from working here/);
-    const j = JSON.parse(burrow(['doctor', '--json'], { CONFIG_DIR: dirs.config, CACHE_DIR: path.join(dirs.root, 'a-file', 'cache'), VOLUME_ROOT: dirs.volumes, PORT: String(port) }).stdout);
+    const j = JSON.parse(
+      burrow(['doctor', '--json'], {
+        CONFIG_DIR: dirs.config,
+        CACHE_DIR: path.join(dirs.root, 'a-file', 'cache'),
+        VOLUME_ROOT: dirs.volumes,
+        PORT: String(port),
+      }).stdout,
+    );
     assert.is(j.ok, false);
   } finally {
     blocker.close();
@@ -88,7 +123,12 @@ test('next to a running Burrow: the lock and the port are its own, not a failure
   const s = await startServer();
   try {
     const port = new URL(s.url).port;
-    const r = burrow(['doctor'], { CONFIG_DIR: s.dirs.config, CACHE_DIR: s.dirs.cache, VOLUME_ROOT: s.dirs.volumes, PORT: port });
+    const r = burrow(['doctor'], {
+      CONFIG_DIR: s.dirs.config,
+      CACHE_DIR: s.dirs.cache,
+      VOLUME_ROOT: s.dirs.volumes,
+      PORT: port,
+    });
     assert.is(r.status, 0, r.stdout);
     assert.match(line(r.stdout, 'instance lock')!, /held by a running Burrow \(pid \d+\)/);
     assert.match(line(r.stdout, 'port')!, /in use, presumably by the running Burrow/);

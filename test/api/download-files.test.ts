@@ -55,9 +55,19 @@ test('one file: whole, ranges, validators', async () => {
   assert.is(bad.res.status, 416);
   assert.is(bad.res.headers.get('content-range'), 'bytes */5000');
   assert.is((await raw('/api/download/Files/data.bin', { headers: { 'if-none-match': etag } })).res.status, 304);
-  assert.is((await raw('/api/download/Files/data.bin', { headers: { range: 'bytes=0-9', 'if-range': etag } })).res.status, 206);
-  assert.is((await raw('/api/download/Files/data.bin', { headers: { range: 'bytes=0-9', 'if-range': '"stale"' } })).res.status, 200);
-  assert.is((await raw('/api/download/Files/data.bin', { headers: { range: 'bytes=0-9', 'if-range': lastModified } })).res.status, 206);
+  assert.is(
+    (await raw('/api/download/Files/data.bin', { headers: { range: 'bytes=0-9', 'if-range': etag } })).res.status,
+    206,
+  );
+  assert.is(
+    (await raw('/api/download/Files/data.bin', { headers: { range: 'bytes=0-9', 'if-range': '"stale"' } })).res.status,
+    200,
+  );
+  assert.is(
+    (await raw('/api/download/Files/data.bin', { headers: { range: 'bytes=0-9', 'if-range': lastModified } })).res
+      .status,
+    206,
+  );
   const head = await raw('/api/download/Files/data.bin', { method: 'HEAD' });
   assert.is(head.res.status, 200);
   assert.is(head.bytes.length, 0);
@@ -68,7 +78,11 @@ test('one file: whole, ranges, validators', async () => {
 });
 
 test('POST /api/download of one file: bytes with an RFC 5987 name', async () => {
-  const r = await raw('/api/download', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: 'Files/Album/sub/Grüße €.txt' }) });
+  const r = await raw('/api/download', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ path: 'Files/Album/sub/Grüße €.txt' }),
+  });
   assert.is(r.res.status, 200);
   assert.is(r.bytes.toString(), 'utf8 name');
   const cd = r.res.headers.get('content-disposition')!;
@@ -82,12 +96,27 @@ function readZip(buf: Buffer): Promise<Map<string, { data: Buffer; method: numbe
       if (err) return reject(err);
       const out = new Map<string, { data: Buffer; method: number; utf8: boolean }>();
       zip.on('entry', (entry: yauzl.Entry) => {
-        if (entry.fileName.endsWith('/')) { out.set(entry.fileName, { data: Buffer.alloc(0), method: entry.compressionMethod, utf8: (entry.generalPurposeBitFlag & 0x800) !== 0 }); zip.readEntry(); return; }
+        if (entry.fileName.endsWith('/')) {
+          out.set(entry.fileName, {
+            data: Buffer.alloc(0),
+            method: entry.compressionMethod,
+            utf8: (entry.generalPurposeBitFlag & 0x800) !== 0,
+          });
+          zip.readEntry();
+          return;
+        }
         zip.openReadStream(entry, (e, stream) => {
           if (e) return reject(e);
           const chunks: Buffer[] = [];
           stream.on('data', (d: Buffer) => chunks.push(d));
-          stream.on('end', () => { out.set(entry.fileName, { data: Buffer.concat(chunks), method: entry.compressionMethod, utf8: (entry.generalPurposeBitFlag & 0x800) !== 0 }); zip.readEntry(); });
+          stream.on('end', () => {
+            out.set(entry.fileName, {
+              data: Buffer.concat(chunks),
+              method: entry.compressionMethod,
+              utf8: (entry.generalPurposeBitFlag & 0x800) !== 0,
+            });
+            zip.readEntry();
+          });
         });
       });
       zip.on('end', () => resolve(out));
@@ -98,18 +127,37 @@ function readZip(buf: Buffer): Promise<Map<string, { data: Buffer; method: numbe
 }
 
 test('a folder downloads as a zip: stored for compressed kinds, UTF-8 names, nothing hidden', async () => {
-  const r = await raw('/api/download', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: 'Files/Album' }) });
+  const r = await raw('/api/download', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ path: 'Files/Album' }),
+  });
   assert.is(r.res.status, 200);
   assert.is(r.res.headers.get('content-type'), 'application/zip');
   assert.match(r.res.headers.get('content-disposition')!, /filename="Album\.zip"/);
   const entries = await readZip(r.bytes);
-  assert.equal([...entries.keys()].sort(), ['Album/', 'Album/notes.txt', 'Album/photo.jpg', 'Album/sub/', 'Album/sub/Grüße €.txt']);
+  assert.equal([...entries.keys()].sort(), [
+    'Album/',
+    'Album/notes.txt',
+    'Album/photo.jpg',
+    'Album/sub/',
+    'Album/sub/Grüße €.txt',
+  ]);
   assert.is(entries.get('Album/photo.jpg')!.method, 0, 'jpg stored');
   assert.is(entries.get('Album/notes.txt')!.method, 8, 'text deflated');
   assert.is(entries.get('Album/sub/Grüße €.txt')!.method, 0, 'small files stored: deflate gains little there');
   assert.ok(entries.get('Album/sub/Grüße €.txt')!.utf8);
   assert.is(entries.get('Album/notes.txt')!.data.toString(), 'a'.repeat(40_000));
-  const several = await raw('/api/download', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ path: 'Files', name: 'data.bin' }, { path: 'Files/Album', name: 'notes.txt' }] }) });
+  const several = await raw('/api/download', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      items: [
+        { path: 'Files', name: 'data.bin' },
+        { path: 'Files/Album', name: 'notes.txt' },
+      ],
+    }),
+  });
   assert.equal([...(await readZip(several.bytes)).keys()].sort(), ['data.bin', 'notes.txt']);
 });
 

@@ -50,8 +50,15 @@ test('downloads racing a replacement: every answer is whole and holds one versio
 });
 
 // The zip names its files at the top of the selection: they are opened (and sized) before the answer starts.
-const zipOf = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ paths: ['Files/cut/big.zip', 'Files/cut/small.txt'] }) };
-for (const [label, url, init] of [['a single download', '/api/download/Files/cut/big.zip', {}], ['a zip', '/api/download', zipOf]] as const) {
+const zipOf = {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ paths: ['Files/cut/big.zip', 'Files/cut/small.txt'] }),
+};
+for (const [label, url, init] of [
+  ['a single download', '/api/download/Files/cut/big.zip', {}],
+  ['a zip', '/api/download', zipOf],
+] as const) {
   test(`${label} of a file cut short while it streams fails that answer and the server stays up`, async () => {
     fs.rmSync(vol('cut'), { recursive: true, force: true });
     fs.mkdirSync(vol('cut'));
@@ -73,7 +80,13 @@ for (const [label, url, init] of [['a single download', '/api/download/Files/cut
     const again = await fetch(`${s.url}/api/browse/Files`);
     assert.is(again.status, 200, 'the server is still up');
     const deadline = Date.now() + 2000;
-    const logged = () => s.logs.some((l) => (l.level === 'warn' || l.level === 'error') && /fail|error/i.test(String(l.msg)) && String(l.path ?? l.url ?? '').startsWith('/api/download'));
+    const logged = () =>
+      s.logs.some(
+        (l) =>
+          (l.level === 'warn' || l.level === 'error') &&
+          /fail|error/i.test(String(l.msg)) &&
+          String(l.path ?? l.url ?? '').startsWith('/api/download'),
+      );
     while (!logged() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     assert.ok(logged(), 'the failure is logged');
     s.logs.length = 0;

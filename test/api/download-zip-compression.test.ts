@@ -50,7 +50,10 @@ function entries(buf: Buffer): Promise<Map<string, { method: number; data: Buffe
           if (e) return reject(e);
           const chunks: Buffer[] = [];
           stream.on('data', (d: Buffer) => chunks.push(d));
-          stream.on('end', () => { out.set(entry.fileName, { method: entry.compressionMethod, data: Buffer.concat(chunks) }); zip.readEntry(); });
+          stream.on('end', () => {
+            out.set(entry.fileName, { method: entry.compressionMethod, data: Buffer.concat(chunks) });
+            zip.readEntry();
+          });
           stream.on('error', reject);
         });
       });
@@ -63,7 +66,9 @@ function entries(buf: Buffer): Promise<Map<string, { method: number; data: Buffe
 
 test('random content is stored, text deflated, compressed formats stored by signature; unzip -t passes', async () => {
   const answer = await fetch(`${s.url}/api/download`, {
-    method: 'POST', headers: { 'content-type': 'application/json', cookie: admin.cookieHeader, origin: s.url }, body: JSON.stringify({ path: 'Files/Mix' }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: admin.cookieHeader, origin: s.url },
+    body: JSON.stringify({ path: 'Files/Mix' }),
   });
   assert.is(answer.status, 200);
   const zip = Buffer.from(await answer.arrayBuffer());
@@ -74,11 +79,15 @@ test('random content is stored, text deflated, compressed formats stored by sign
   assert.is(method('mostly-random'), 0, 'a start that does not shrink: stored');
   assert.is(method('notes.txt'), 8, 'text deflated');
   assert.is(method('data.log'), 8, 'text under any name deflated');
-  for (const [name, data] of Object.entries(files)) assert.ok(got.get(`Mix/${name}`)!.data.equals(data), `${name} round-trips`);
+  for (const [name, data] of Object.entries(files))
+    assert.ok(got.get(`Mix/${name}`)!.data.equals(data), `${name} round-trips`);
   // Deflated at a fast level, the text still shrinks by far.
   const stored = files['random.bin']!.length + files['backup.dat']!.length + files['mostly-random']!.length;
   const text = files['notes.txt']!.length + files['data.log']!.length;
-  assert.ok(zip.length < stored + text * 0.3, `text compressed: zip of ${zip.length} bytes for ${stored} stored and ${text} of text`);
+  assert.ok(
+    zip.length < stored + text * 0.3,
+    `text compressed: zip of ${zip.length} bytes for ${stored} stored and ${text} of text`,
+  );
   const file = path.join(s.dirs.root, 'mix.zip');
   fs.writeFileSync(file, zip);
   const { stdout } = await run('unzip', ['-t', file]);

@@ -12,7 +12,11 @@ import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 let s: TestServer;
 const MB = 1024 * 1024;
 const vol = (...p: string[]) => path.join(s.dirs.volumes, 'Files', ...p);
-const content = (i: number, size: number) => { const b = Buffer.allocUnsafe(size + 4); for (let j = 0; j < size; j += 4) b.writeUInt32LE(Math.imul(j + i * 7919, 2654435761) >>> 0, j); return b.subarray(0, size); };
+const content = (i: number, size: number) => {
+  const b = Buffer.allocUnsafe(size + 4);
+  for (let j = 0; j < size; j += 4) b.writeUInt32LE(Math.imul(j + i * 7919, 2654435761) >>> 0, j);
+  return b.subarray(0, size);
+};
 const files = new Map<string, Buffer>();
 
 test.before(async () => {
@@ -32,26 +36,44 @@ test.after(async () => {
 /** POSTs and reads the answer slowly, pausing between chunks so the server meets backpressure. */
 function slowDownload(body: string, stopAfter = Infinity): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${s.url}/api/download`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      let got = 0;
-      res.on('data', (d: Buffer) => {
-        chunks.push(d);
-        got += d.length;
-        if (got > stopAfter) { req.destroy(); resolve(Buffer.concat(chunks)); return; }
-        res.pause();
-        setTimeout(() => res.resume(), chunks.length % 16 === 0 ? 5 : 0);
-      });
-      res.on('end', () => resolve(Buffer.concat(chunks)));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${s.url}/api/download`,
+      { method: 'POST', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let got = 0;
+        res.on('data', (d: Buffer) => {
+          chunks.push(d);
+          got += d.length;
+          if (got > stopAfter) {
+            req.destroy();
+            resolve(Buffer.concat(chunks));
+            return;
+          }
+          res.pause();
+          setTimeout(() => res.resume(), chunks.length % 16 === 0 ? 5 : 0);
+        });
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+        res.on('error', reject);
+      },
+    );
     req.on('error', (e) => (stopAfter < Infinity ? undefined : reject(e)));
     req.end(body);
   });
 }
 
 /** Descriptors this process holds on the selection's files. */
-const openInSelection = () => fs.readdirSync('/proc/self/fd').map((d) => { try { return fs.readlinkSync(`/proc/self/fd/${d}`); } catch { return ''; } }).filter((l) => l.includes(`${path.sep}Pics${path.sep}`));
+const openInSelection = () =>
+  fs
+    .readdirSync('/proc/self/fd')
+    .map((d) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${d}`);
+      } catch {
+        return '';
+      }
+    })
+    .filter((l) => l.includes(`${path.sep}Pics${path.sep}`));
 
 test('multi-MiB stored entries arrive intact through a slow client (CRC checked by unzip)', async () => {
   const zip = await slowDownload(JSON.stringify({ path: 'Files/Pics' }));
@@ -71,7 +93,11 @@ test('a client leaving mid-archive leaves no descriptor open and the server keep
   assert.ok(part.length > 6 * MB);
   await new Promise((r) => setTimeout(r, 200));
   assert.equal(openInSelection(), [], 'no descriptors left open');
-  const again = await fetch(`${s.url}/api/download`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ paths: ['Files/Pics/clip.mp4', 'Files/Pics/photo-3.jpg'] }) });
+  const again = await fetch(`${s.url}/api/download`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ paths: ['Files/Pics/clip.mp4', 'Files/Pics/photo-3.jpg'] }),
+  });
   const bytes = Buffer.from(await again.arrayBuffer());
   const file = path.join(s.dirs.root, 'again.zip');
   fs.writeFileSync(file, bytes);

@@ -30,7 +30,10 @@ test('a 404 and a 400 put a line with their requestId in the log at the default 
     const bad = await admin.post('/api/files/folder', { path: 'Files', name: 'a/b' });
     assert.is(bad.status, 400);
     await settle(s);
-    for (const [answer, method, path] of [[missing, 'GET', '/api/no/such/route'], [bad, 'POST', '/api/files/folder']] as const) {
+    for (const [answer, method, path] of [
+      [missing, 'GET', '/api/no/such/route'],
+      [bad, 'POST', '/api/files/folder'],
+    ] as const) {
       const e = envelope(answer);
       const line = s.logs.find((l) => l.requestId === e.requestId && LEVELS[l.level]! >= LEVELS.info!);
       assert.ok(line, `a line at info or above for ${e.requestId}`);
@@ -40,7 +43,10 @@ test('a 404 and a 400 put a line with their requestId in the log at the default 
       assert.is(line.method, method);
       assert.is(line.path, path);
     }
-    assert.not.ok(s.logs.some((l) => JSON.stringify(l).includes('SECRET-IN-QUERY')), 'the query string is never logged');
+    assert.not.ok(
+      s.logs.some((l) => JSON.stringify(l).includes('SECRET-IN-QUERY')),
+      'the query string is never logged',
+    );
     // A refused sign-in: logged, but not the password.
     const wrong = await admin.post('/api/auth/login', { identifier: 'admin', password: 'not-the-password-123' });
     assert.is(wrong.status, 401);
@@ -70,15 +76,28 @@ test('a client that aborts an upload and a JSON body mid-way is one debug line, 
       await until('the cut request is logged', () => s.logs.slice(before).some((l) => /went away/.test(l.msg)));
       await new Promise((r) => setTimeout(r, 200));
       const lines = s.logs.slice(before);
-      assert.equal(lines.filter((l) => l.level === 'error' || l.level === 'warn'), [], 'no error or warning');
-      assert.not.ok(lines.some((l) => /unhandled/.test(l.msg) || l.err?.stack), 'no stack');
+      assert.equal(
+        lines.filter((l) => l.level === 'error' || l.level === 'warn'),
+        [],
+        'no error or warning',
+      );
+      assert.not.ok(
+        lines.some((l) => /unhandled/.test(l.msg) || l.err?.stack),
+        'no stack',
+      );
       assert.is(lines.filter((l) => /went away/.test(l.msg)).length, 1, 'one line');
       assert.is(lines.find((l) => /went away/.test(l.msg))?.level, 'debug');
     };
     const boundary = 'b0undary';
     const preamble = `--${boundary}\r\nContent-Disposition: form-data; name="uploadTo"\r\n\r\nFiles\r\n--${boundary}\r\nContent-Disposition: form-data; name="filedata"; filename="x.bin"\r\n\r\n`;
-    await cut(`POST /api/upload HTTP/1.1\r\nHost: ${host.host}\r\nCookie: ${admin.cookieHeader}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 10000000\r\n\r\n${preamble}`, 300_000);
-    await cut(`POST /api/files/folder HTTP/1.1\r\nHost: ${host.host}\r\nCookie: ${admin.cookieHeader}\r\nContent-Type: application/json\r\nContent-Length: 500000\r\n\r\n{"path":"Files","name":"`, 1000);
+    await cut(
+      `POST /api/upload HTTP/1.1\r\nHost: ${host.host}\r\nCookie: ${admin.cookieHeader}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 10000000\r\n\r\n${preamble}`,
+      300_000,
+    );
+    await cut(
+      `POST /api/files/folder HTTP/1.1\r\nHost: ${host.host}\r\nCookie: ${admin.cookieHeader}\r\nContent-Type: application/json\r\nContent-Length: 500000\r\n\r\n{"path":"Files","name":"`,
+      1000,
+    );
     assert.is((await admin.get('/api/volumes')).status, 200, 'the server carries on');
   } finally {
     await s.close();

@@ -85,10 +85,14 @@ test('read tokens read and download but never write', async () => {
 test('access rules: hidden is gone everywhere, read-only refuses writes', async () => {
   fs.mkdirSync(path.join(s.dirs.volumes, 'Files', 'Secret', 'in'), { recursive: true });
   fs.mkdirSync(path.join(s.dirs.volumes, 'Media', 'Archive'), { recursive: true });
-  const set = await admin.patch('/api/settings', { access: { rules: [
-    { id: 'a', path: 'Files/Secret', recursive: true, permissions: 'hidden' },
-    { id: 'b', path: 'Media/Archive', recursive: true, permissions: 'ro' },
-  ] } });
+  const set = await admin.patch('/api/settings', {
+    access: {
+      rules: [
+        { id: 'a', path: 'Files/Secret', recursive: true, permissions: 'hidden' },
+        { id: 'b', path: 'Media/Archive', recursive: true, permissions: 'ro' },
+      ],
+    },
+  });
   assert.is(set.status, 200, set.text);
   assert.not.ok((await alice.get('/api/browse/Files')).json.items.some((i: any) => i.name === 'Secret'));
   assert.is((await alice.get('/api/browse/Files/Secret/in')).status, 404);
@@ -112,14 +116,20 @@ test('assigned volumes replace the volumes for that account', async () => {
   fs.mkdirSync(host);
   fs.writeFileSync(path.join(host, 'plan.txt'), 'plan');
   const bobId = (await me(bob)).id;
-  const add = await admin.post(`/api/users/${bobId}/volumes`, { label: 'Projects', path: host, accessMode: 'readonly' });
+  const add = await admin.post(`/api/users/${bobId}/volumes`, {
+    label: 'Projects',
+    path: host,
+    accessMode: 'readonly',
+  });
   assert.is(add.status, 201, add.text);
   assert.is(add.json.volume.path, fs.realpathSync(host));
   assert.is(typeof add.json.volume.id, 'string');
   assert.is((await admin.post(`/api/users/${bobId}/volumes`, { label: 'personal', path: host })).status, 400);
   assert.is((await admin.post(`/api/users/${bobId}/volumes`, { label: 'X', path: 'relative/path' })).status, 400);
   const vols = (await bob.get('/api/volumes')).json;
-  assert.equal(vols, [{ name: 'Projects', path: 'Projects', kind: 'volume', readOnly: 'access', accessMode: 'readonly' }]);
+  assert.equal(vols, [
+    { name: 'Projects', path: 'Projects', kind: 'volume', readOnly: 'access', accessMode: 'readonly' },
+  ]);
   assert.is((await bob.get('/api/browse/Files')).status, 404);
   assert.is((await bob.post('/api/download', { path: 'Projects/plan.txt' })).text, 'plan');
   assert.is((await bob.post('/api/files/folder', { path: 'Projects', name: 'n' })).status, 403);
@@ -134,7 +144,20 @@ test('assigned volumes replace the volumes for that account', async () => {
   assert.ok((await bob.get('/api/volumes')).json.some((v: any) => v.path === 'Files'));
 });
 
-const HOSTILE = ['..', 'Files/..', 'Files/../..', '/etc', '\\Files', 'Files\\..', 'Files/%2e%2e', 'Files/a%2fb', 'Files/.burrow', 'C:/x', 'Files//x', 'Files/./x'];
+const HOSTILE = [
+  '..',
+  'Files/..',
+  'Files/../..',
+  '/etc',
+  '\\Files',
+  'Files\\..',
+  'Files/%2e%2e',
+  'Files/a%2fb',
+  'Files/.burrow',
+  'C:/x',
+  'Files//x',
+  'Files/./x',
+];
 
 test('hostile paths are refused by every file route', async () => {
   const routes: Array<(p: string) => Promise<{ status: number }>> = [
@@ -160,7 +183,13 @@ test('hostile paths are refused by every file route', async () => {
       assert.ok([400, 403, 404].includes(r.status), `route ${i} with ${JSON.stringify(p)} answered ${r.status}`);
     }
   }
-  for (const url of ['/api/browse/Files/..%2F..', '/api/metadata/..', '/api/usage/Files%2F..%2F..', '/api/download/Files/%2e%2e/x', '/api/browse/Files/.burrow']) {
+  for (const url of [
+    '/api/browse/Files/..%2F..',
+    '/api/metadata/..',
+    '/api/usage/Files%2F..%2F..',
+    '/api/download/Files/%2e%2e/x',
+    '/api/browse/Files/.burrow',
+  ]) {
     const r = await alice.get(url);
     assert.ok([400, 403, 404].includes(r.status), `${url} answered ${r.status}`);
   }

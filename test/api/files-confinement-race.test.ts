@@ -36,10 +36,16 @@ function swapLoop(a: string, b: string, seconds: number): Promise<number> {
     const child = spawn('python3', ['-c', SWAPPER, a, b, String(seconds)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`swap loop failed: ${err}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(Number(out.trim())) : reject(new Error(`swap loop failed: ${err}`)),
+    );
   });
 }
 
@@ -53,7 +59,13 @@ function snapshot(dir: string): Map<string, string> {
       if (st.isDirectory()) {
         out.set(r, 'dir');
         walk(r);
-      } else if (st.isFile()) out.set(r, `file ${st.size} ${createHash('sha1').update(fs.readFileSync(path.join(dir, r))).digest('hex')} ${st.mtimeMs}`);
+      } else if (st.isFile())
+        out.set(
+          r,
+          `file ${st.size} ${createHash('sha1')
+            .update(fs.readFileSync(path.join(dir, r)))
+            .digest('hex')} ${st.mtimeMs}`,
+        );
       else out.set(r, st.isSymbolicLink() ? `link ${fs.readlinkSync(path.join(dir, r))}` : 'other');
     }
   };
@@ -93,7 +105,8 @@ test('a folder swapped with a symlink to outside while files are read and writte
   // Same names outside and inside: a request that follows the swapped link finds them.
   const fill = (dir: string, text: string) => {
     fs.mkdirSync(path.join(dir, 'sub'), { recursive: true });
-    for (const name of ['doc.txt', 'edit.txt', 'pic.txt', 'sub/deep.txt']) fs.writeFileSync(path.join(dir, name), `${text} ${name}\n`);
+    for (const name of ['doc.txt', 'edit.txt', 'pic.txt', 'sub/deep.txt'])
+      fs.writeFileSync(path.join(dir, name), `${text} ${name}\n`);
   };
   fill(outside, MARKER);
   fill(path.join(volume, 'race'), 'INSIDE');
@@ -121,7 +134,12 @@ test('a folder swapped with a symlink to outside while files are read and writte
     }
   }
   const bytes = async (method: string, url: string, body?: unknown) => {
-    const res = await fetch(s.url + url, { signal: AbortSignal.timeout(15_000), method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+    const res = await fetch(s.url + url, {
+      signal: AbortSignal.timeout(15_000),
+      method,
+      headers: body ? { 'content-type': 'application/json' } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
   };
   const workers = [
@@ -135,14 +153,34 @@ test('a folder swapped with a symlink to outside while files are read and writte
       const r = await c.put('/api/editor', { path: 'Files/race/edit.txt', content: `INSIDE edit ${seq++}\n` });
       return { status: r.status };
     }),
-    worker('create file', async () => ({ status: (await c.post('/api/files/file', { path: 'Files/race', name: 'new.txt', content: 'INSIDE new' })).status })),
-    worker('create folder', async () => ({ status: (await c.post('/api/files/folder', { path: 'Files/race/sub', name: 'newdir' })).status })),
-    worker('copy out of', async () => ({ status: (await c.post('/api/files/copy', { items: [{ path: 'Files/race', name: 'sub' }, { path: 'Files/race', name: 'pic.txt' }], destination: 'Files/copies' })).status })),
-    worker('copy into', async () => ({ status: (await c.post('/api/files/copy', { items: [{ path: 'Files', name: 'pool' }], destination: 'Files/race' })).status })),
+    worker('create file', async () => ({
+      status: (await c.post('/api/files/file', { path: 'Files/race', name: 'new.txt', content: 'INSIDE new' })).status,
+    })),
+    worker('create folder', async () => ({
+      status: (await c.post('/api/files/folder', { path: 'Files/race/sub', name: 'newdir' })).status,
+    })),
+    worker('copy out of', async () => ({
+      status: (
+        await c.post('/api/files/copy', {
+          items: [
+            { path: 'Files/race', name: 'sub' },
+            { path: 'Files/race', name: 'pic.txt' },
+          ],
+          destination: 'Files/copies',
+        })
+      ).status,
+    })),
+    worker('copy into', async () => ({
+      status: (await c.post('/api/files/copy', { items: [{ path: 'Files', name: 'pool' }], destination: 'Files/race' }))
+        .status,
+    })),
     worker('move into', async () => {
       const name = `m${seq++}.txt`;
       fs.writeFileSync(path.join(volume, 'pool', name), 'INSIDE move');
-      return { status: (await c.post('/api/files/move', { items: [{ path: 'Files/pool', name }], destination: 'Files/race' })).status };
+      return {
+        status: (await c.post('/api/files/move', { items: [{ path: 'Files/pool', name }], destination: 'Files/race' }))
+          .status,
+      };
     }),
     worker('upload', async () => {
       const fd = new FormData();
@@ -157,18 +195,30 @@ test('a folder swapped with a symlink to outside while files are read and writte
   await Promise.all(workers);
 
   const after = snapshot(outside);
-  const changedOutside = [...new Set([...before.keys(), ...after.keys()])].filter((k) => before.get(k) !== after.get(k));
+  const changedOutside = [...new Set([...before.keys(), ...after.keys()])].filter(
+    (k) => before.get(k) !== after.get(k),
+  );
   const pulledIn = filesWithMarker(volume);
   const leaked = Object.values(stats).reduce((n, st) => n + st.leaked, 0);
-  console.log(`  swaps: ${swaps}; per route (requests/ok/leaked):`, Object.entries(stats).map(([k, v]) => `${k} ${v.requests}/${v.ok}/${v.leaked}`).join(', '));
-  console.log(`  outside entries created or changed: ${changedOutside.length}; volume files holding outside bytes: ${pulledIn.length}`);
+  console.log(
+    `  swaps: ${swaps}; per route (requests/ok/leaked):`,
+    Object.entries(stats)
+      .map(([k, v]) => `${k} ${v.requests}/${v.ok}/${v.leaked}`)
+      .join(', '),
+  );
+  console.log(
+    `  outside entries created or changed: ${changedOutside.length}; volume files holding outside bytes: ${pulledIn.length}`,
+  );
   assert.ok(swaps > 100, 'the swap loop ran');
   assert.is(leaked, 0, 'answers carrying outside bytes');
   assert.equal(changedOutside, [], 'entries created or changed outside the volume');
   assert.equal(pulledIn, [], 'outside content copied into the volume');
   for (const [kind, st] of Object.entries(stats)) {
     assert.ok(finals[kind]! < 300, `${kind}: works once the folder stays in place (${finals[kind]})`);
-    assert.not.ok(st.statuses[500] || st.statuses[0], `${kind}: no 500 answers, no broken answers (${JSON.stringify(st.statuses)})`);
+    assert.not.ok(
+      st.statuses[500] || st.statuses[0],
+      `${kind}: no 500 answers, no broken answers (${JSON.stringify(st.statuses)})`,
+    );
   }
   assert.is((await c.get('/api/browse/Files')).status, 200, 'the server is still up');
 });

@@ -13,14 +13,16 @@ import { Client } from '../support/client.ts';
 import { mountTmpfs } from '../support/mount.ts';
 import { makeDirs, removeDirs, serverCommand } from '../support/server.ts';
 
-
 const FILES = 400;
 const SIZE = 256 * 1024;
 
 function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
     const command = serverCommand();
-    const child = spawn(command.file, command.args, { env: { ...command.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command.file, command.args, {
+      env: { ...command.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 20_000);
     child.stdout!.on('data', (d) => {
@@ -31,8 +33,13 @@ function startChild(env: Record<string, string>): Promise<{ child: ChildProcess;
         resolve({ child, url: `http://127.0.0.1:${m[1]}` });
       }
     });
-    child.stderr!.on('data', (d) => { out += d; });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited ${code}: ${out}`)); });
+    child.stderr!.on('data', (d) => {
+      out += d;
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited ${code}: ${out}`));
+    });
   });
 }
 
@@ -61,7 +68,13 @@ function treeIs(dir: string, hashes: Map<string, string>): boolean {
   if (!fs.existsSync(dir)) return false;
   const names = fs.readdirSync(dir);
   if (names.length !== hashes.size) return false;
-  return [...hashes].every(([n, h]) => fs.existsSync(path.join(dir, n)) && createHash('sha1').update(fs.readFileSync(path.join(dir, n))).digest('hex') === h);
+  return [...hashes].every(
+    ([n, h]) =>
+      fs.existsSync(path.join(dir, n)) &&
+      createHash('sha1')
+        .update(fs.readFileSync(path.join(dir, n)))
+        .digest('hex') === h,
+  );
 }
 
 /** Waits until a temporary appears in `dir` (the copy is under way). */
@@ -83,7 +96,16 @@ test('SIGKILL mid cross-filesystem move and mid trash restore leaves old or new 
   assert.is.not(fs.statSync(shmRoot).dev, fs.statSync(dirs.volumes).dev, 'a second file system');
   fs.mkdirSync(path.join(dirs.volumes, 'Files'));
   fs.symlinkSync(shmRoot, path.join(dirs.volumes, 'Fast'));
-  const env = { AUTH_MODE: 'disabled', HOST: '127.0.0.1', PORT: '0', VOLUME_ROOT: dirs.volumes, CONFIG_DIR: dirs.config, CACHE_DIR: dirs.cache, USER_ROOT: dirs.users, LOG_LEVEL: 'info' };
+  const env = {
+    AUTH_MODE: 'disabled',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    VOLUME_ROOT: dirs.volumes,
+    CONFIG_DIR: dirs.config,
+    CACHE_DIR: dirs.cache,
+    USER_ROOT: dirs.users,
+    LOG_LEVEL: 'info',
+  };
   let server: Awaited<ReturnType<typeof startChild>> | undefined;
   try {
     server = await startChild(env);
@@ -124,7 +146,10 @@ test('SIGKILL mid cross-filesystem move and mid trash restore leaves old or new 
     const trash = (await c3.get('/api/trash')).json.items;
     const inTrash = trash.some((i: any) => i.id === trashId);
     const restored = treeIs(path.join(shmRoot, 'Big'), hashes);
-    assert.ok(inTrash !== restored, `the item is either still in the trash (${inTrash}) or completely restored (${restored})`);
+    assert.ok(
+      inTrash !== restored,
+      `the item is either still in the trash (${inTrash}) or completely restored (${restored})`,
+    );
     console.log(`  restore killed mid-copy: found ${inTrash ? 'the item still in the trash' : 'the item restored'}`);
     if (inTrash) {
       const again = await c3.post(`/api/trash/items/${trashId}/restore`, { destination: 'Fast' });

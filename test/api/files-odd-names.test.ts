@@ -27,7 +27,10 @@ test('a file whose name holds CR/LF is listed, downloaded with safe headers, ren
   fs.writeFileSync(vol('odd', odd), 'content');
   const listing = await c.get('/api/browse/Files/odd');
   assert.is(listing.status, 200);
-  assert.equal(listing.json.items.map((i: any) => i.name), [odd]);
+  assert.equal(
+    listing.json.items.map((i: any) => i.name),
+    [odd],
+  );
 
   const res = await fetch(`${s.url}/api/download/Files/odd/${encodeURIComponent(odd)}`);
   assert.is(res.status, 200);

@@ -25,27 +25,45 @@ test('volumes and browse answer the wire shapes', async () => {
   fs.writeFileSync(vol('Docs', 'a.txt'), 'hello');
   fs.writeFileSync(vol('Docs', '.hidden'), 'x');
   const volumes = await c.get('/api/volumes');
-  assert.equal(volumes.json.map((v: any) => [v.name, v.path, v.kind, v.readOnly]), [['Files', 'Files', 'volume', null], ['Other', 'Other', 'volume', null]]);
+  assert.equal(
+    volumes.json.map((v: any) => [v.name, v.path, v.kind, v.readOnly]),
+    [
+      ['Files', 'Files', 'volume', null],
+      ['Other', 'Other', 'volume', null],
+    ],
+  );
   const top = await c.get('/api/browse/');
   assert.is(top.json.path, '');
-  assert.equal(top.json.items.map((i: any) => i.name), ['Files', 'Other']);
+  assert.equal(
+    top.json.items.map((i: any) => i.name),
+    ['Files', 'Other'],
+  );
   const docs = await c.get('/api/browse/Files/Docs');
   assert.is(docs.status, 200);
   assert.is(docs.json.path, 'Files/Docs');
   assert.is(docs.json.current.isDirectory, true);
-  assert.equal(docs.json.items.map((i: any) => i.name), ['a.txt'], 'hidden files are not listed by default');
+  assert.equal(
+    docs.json.items.map((i: any) => i.name),
+    ['a.txt'],
+    'hidden files are not listed by default',
+  );
   const item = docs.json.items[0];
   assert.is(item.path, 'Files/Docs');
   assert.is(item.kind, 'txt');
   assert.is(item.size, 5);
   assert.match(item.dateModified, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-  for (const k of ['canRead', 'canWrite', 'canUpload', 'canDelete', 'canShare', 'canDownload']) assert.type(docs.json.access[k], 'boolean');
+  for (const k of ['canRead', 'canWrite', 'canUpload', 'canDelete', 'canShare', 'canDownload'])
+    assert.type(docs.json.access[k], 'boolean');
   const etag = docs.headers.get('etag')!;
   const again = await c.get('/api/browse/Files/Docs', { 'if-none-match': etag });
   assert.is(again.status, 304);
   assert.is(again.text, '');
   fs.writeFileSync(vol('Docs', 'a.txt'), 'changed!');
-  assert.is((await c.get('/api/browse/Files/Docs', { 'if-none-match': etag })).status, 200, 'a changed file changes the ETag');
+  assert.is(
+    (await c.get('/api/browse/Files/Docs', { 'if-none-match': etag })).status,
+    200,
+    'a changed file changes the ETag',
+  );
   assert.is(envelope(await c.get('/api/browse/Files/Nope')).statusCode, 404);
   assert.is(envelope(await c.get('/api/browse/Files/..%2F..')).statusCode, 400);
 });
@@ -89,17 +107,44 @@ test('parallel copies of one item into one folder each land under their own name
   fs.mkdirSync(vol('src'));
   fs.writeFileSync(vol('src', 'p.bin'), Buffer.alloc(100_000, 7));
   fs.mkdirSync(vol('dst'));
-  const answers = await Promise.all(Array.from({ length: 8 }, () =>
-    c.post('/api/files/copy', { items: [{ path: 'Files/src', name: 'p.bin' }], destination: 'Files/dst' })));
-  const names = answers.map((a) => { assert.is(a.status, 200, a.text); return a.json.items[0].to; });
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, () =>
+      c.post('/api/files/copy', { items: [{ path: 'Files/src', name: 'p.bin' }], destination: 'Files/dst' }),
+    ),
+  );
+  const names = answers.map((a) => {
+    assert.is(a.status, 200, a.text);
+    return a.json.items[0].to;
+  });
   assert.is(new Set(names).size, 8);
-  assert.equal(fs.readdirSync(vol('dst')).sort(), ['p (1).bin', 'p (2).bin', 'p (3).bin', 'p (4).bin', 'p (5).bin', 'p (6).bin', 'p (7).bin', 'p.bin']);
+  assert.equal(fs.readdirSync(vol('dst')).sort(), [
+    'p (1).bin',
+    'p (2).bin',
+    'p (3).bin',
+    'p (4).bin',
+    'p (5).bin',
+    'p (6).bin',
+    'p (7).bin',
+    'p.bin',
+  ]);
   for (const n of fs.readdirSync(vol('dst'))) assert.is(fs.statSync(vol('dst', n)).size, 100_000);
   // Folders too, via the move route with the discriminator.
   fs.mkdirSync(vol('tree', 'inner'), { recursive: true });
   fs.writeFileSync(vol('tree', 'inner', 'f.txt'), 'f');
-  const both = await Promise.all([1, 2, 3].map(() => c.post('/api/files/move', { operation: 'copy', items: [{ path: 'Files', name: 'tree' }], destination: 'Files/dst' })));
-  assert.equal(both.map((b) => b.json.items[0].to).sort(), ['Files/dst/tree', 'Files/dst/tree (1)', 'Files/dst/tree (2)']);
+  const both = await Promise.all(
+    [1, 2, 3].map(() =>
+      c.post('/api/files/move', {
+        operation: 'copy',
+        items: [{ path: 'Files', name: 'tree' }],
+        destination: 'Files/dst',
+      }),
+    ),
+  );
+  assert.equal(both.map((b) => b.json.items[0].to).sort(), [
+    'Files/dst/tree',
+    'Files/dst/tree (1)',
+    'Files/dst/tree (2)',
+  ]);
   assert.is(fs.readFileSync(vol('dst', 'tree (2)', 'inner', 'f.txt'), 'utf8'), 'f');
 });
 
@@ -120,8 +165,14 @@ test('move: into a taken name, into itself, no-op, across volumes', async () => 
   const across = await c.post('/api/files/move', { items: [{ path: 'Files', name: 'm' }], destination: 'Other' });
   assert.is(across.json.items[0].to, 'Other/m');
   assert.not.ok(fs.existsSync(vol('m')));
-  assert.is((await c.post('/api/files/move', { items: [{ path: 'Files', name: 'missing' }], destination: 'Other' })).status, 404);
-  assert.is((await c.post('/api/files/move', { items: [{ path: 'Files', name: 'x.txt' }], destination: '' })).status, 400);
+  assert.is(
+    (await c.post('/api/files/move', { items: [{ path: 'Files', name: 'missing' }], destination: 'Other' })).status,
+    404,
+  );
+  assert.is(
+    (await c.post('/api/files/move', { items: [{ path: 'Files', name: 'x.txt' }], destination: '' })).status,
+    400,
+  );
 });
 
 test('bindings: favourites follow a rename byte-exactly and vanish on delete', async () => {
@@ -134,21 +185,45 @@ test('bindings: favourites follow a rename byte-exactly and vanish on delete', a
   assert.is(f1.json.icon, 'outline:StarIcon');
   await c.post('/api/files/rename', { path: 'Files', name: 'Docs2', newName: 'Papers' });
   let favs = (await c.get('/api/favorites')).json;
-  assert.equal(favs.map((f: any) => f.path), ['Files/Papers/sub', 'Files/docs2']);
+  assert.equal(
+    favs.map((f: any) => f.path),
+    ['Files/Papers/sub', 'Files/docs2'],
+  );
   const reorder = await c.patch('/api/favorites/reorder', { order: [f2.json.id, f1.json.id] });
-  assert.equal(reorder.json.map((f: any) => [f.path, f.position]), [['Files/docs2', 0], ['Files/Papers/sub', 1]]);
+  assert.equal(
+    reorder.json.map((f: any) => [f.path, f.position]),
+    [
+      ['Files/docs2', 0],
+      ['Files/Papers/sub', 1],
+    ],
+  );
   assert.is((await c.patch('/api/favorites/reorder', { order: [f2.json.id] })).status, 400);
-  const renamed = await c.patch(`/api/favorites/${f2.json.id}`, { label: 'Lower', icon: 'outline:FolderIcon', color: null });
+  const renamed = await c.patch(`/api/favorites/${f2.json.id}`, {
+    label: 'Lower',
+    icon: 'outline:FolderIcon',
+    color: null,
+  });
   assert.is(renamed.json.label, 'Lower');
   const impact = await c.post('/api/files/delete-impact', { items: [{ path: 'Files', name: 'Papers' }] });
   assert.is(impact.json.favoriteCount, 1);
   assert.is(impact.json.dirCount, 2);
   assert.is(impact.json.shareCount, 0);
-  const del = await c.delete('/api/files', { items: [{ path: 'Files', name: 'Papers' }, { path: 'Files', name: 'never-was' }] });
+  const del = await c.delete('/api/files', {
+    items: [
+      { path: 'Files', name: 'Papers' },
+      { path: 'Files', name: 'never-was' },
+    ],
+  });
   assert.is(del.status, 200);
-  assert.equal(del.json.items.map((i: any) => i.status), ['deleted', 'missing']);
+  assert.equal(
+    del.json.items.map((i: any) => i.status),
+    ['deleted', 'missing'],
+  );
   favs = (await c.get('/api/favorites')).json;
-  assert.equal(favs.map((f: any) => f.path), ['Files/docs2']);
+  assert.equal(
+    favs.map((f: any) => f.path),
+    ['Files/docs2'],
+  );
   await c.delete('/api/favorites', { path: 'Files/docs2' });
   assert.equal((await c.get('/api/favorites')).json, []);
 });
@@ -188,10 +263,18 @@ test('trash: delete is a rename, restore never overwrites, purge and empty', asy
 
 test('delete-stream sends NDJSON events', async () => {
   fs.writeFileSync(vol('s1.txt'), '1');
-  const r = await c.post('/api/files/delete-stream', { items: [{ path: 'Files', name: 's1.txt' }, { path: 'Files', name: 'nope.txt' }] });
+  const r = await c.post('/api/files/delete-stream', {
+    items: [
+      { path: 'Files', name: 's1.txt' },
+      { path: 'Files', name: 'nope.txt' },
+    ],
+  });
   assert.is(r.status, 200);
   assert.match(r.headers.get('content-type')!, /application\/x-ndjson/);
-  const events = r.text.trim().split('\n').map((l) => JSON.parse(l));
+  const events = r.text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.is(events[0].type, 'start');
   assert.is(events.at(-1).type, 'done');
   assert.is(events.at(-1).deleted, 1);
@@ -211,7 +294,8 @@ test('usage and metadata', async () => {
   assert.equal(m.json.directory, { totalSize: 30, fileCount: 2, dirCount: 1, truncated: false });
   assert.is(m.json.kind, 'directory');
   assert.match(m.json.dateCreated, /Z$/);
-  const pdf = '%PDF-1.4\n1 0 obj << /Type /Pages /Count 2 >> endobj\n2 0 obj << /Type /Page >> endobj\n3 0 obj << /Type /Page >> endobj\n%%EOF';
+  const pdf =
+    '%PDF-1.4\n1 0 obj << /Type /Pages /Count 2 >> endobj\n2 0 obj << /Type /Page >> endobj\n3 0 obj << /Type /Page >> endobj\n%%EOF';
   fs.writeFileSync(vol('meta', 'doc.pdf'), pdf);
   assert.is((await c.get('/api/metadata/Files/meta/doc.pdf')).json.pages, 2);
 });

@@ -29,7 +29,14 @@ test('defaults until chosen; partial updates merge; each account has its own', a
   fs.mkdirSync(vol('Photos'));
   const first = await alice.get('/api/folder-prefs/Files/Photos');
   assert.is(first.status, 200, first.text);
-  assert.equal(first.json, { path: 'Files/Photos', view: 'list', sortBy: 'name', sortDir: 'asc', saved: false, updatedAt: null });
+  assert.equal(first.json, {
+    path: 'Files/Photos',
+    view: 'list',
+    sortBy: 'name',
+    sortDir: 'asc',
+    saved: false,
+    updatedAt: null,
+  });
   const put = await alice.put('/api/folder-prefs/Files/Photos', { view: 'grid' });
   assert.is(put.status, 200, put.text);
   assert.is(put.json.view, 'grid');
@@ -49,7 +56,13 @@ test('defaults until chosen; partial updates merge; each account has its own', a
 test('bad input: unknown values and keys 400, files 400, missing folders 404, read tokens refused', async () => {
   fs.mkdirSync(vol('Docs'));
   fs.writeFileSync(vol('Docs', 'a.txt'), 'a');
-  for (const body of [{ view: 'tiles' }, { sortBy: 'colour' }, { sortDir: 'up' }, { view: 'grid', extra: 1 }, { view: 7 }]) {
+  for (const body of [
+    { view: 'tiles' },
+    { sortBy: 'colour' },
+    { sortDir: 'up' },
+    { view: 'grid', extra: 1 },
+    { view: 7 },
+  ]) {
     const r = await alice.put('/api/folder-prefs/Files/Docs', body);
     assert.is(r.status, 400, JSON.stringify(body));
     envelope(r);
@@ -75,9 +88,17 @@ test('carried on rename and move, byte-exact; forgotten for every account on del
   assert.is((await alice.get('/api/folder-prefs/Files/Job')).json.view, 'grid');
   assert.is((await alice.get('/api/folder-prefs/Files/Job/Sub')).json.sortBy, 'size');
   assert.is((await bob.get('/api/folder-prefs/Files/Job/Sub')).json.sortDir, 'desc', "bob's row moved with the folder");
-  assert.is((await alice.get('/api/folder-prefs/Files/work')).json.sortBy, 'kind', 'a name differing by case is untouched');
+  assert.is(
+    (await alice.get('/api/folder-prefs/Files/work')).json.sortBy,
+    'kind',
+    'a name differing by case is untouched',
+  );
   fs.mkdirSync(vol('Archive'));
-  assert.is((await alice.post('/api/files/move', { items: [{ path: 'Files/Job', name: 'Sub' }], destination: 'Files/Archive' })).status, 200);
+  assert.is(
+    (await alice.post('/api/files/move', { items: [{ path: 'Files/Job', name: 'Sub' }], destination: 'Files/Archive' }))
+      .status,
+    200,
+  );
   assert.is((await alice.get('/api/folder-prefs/Files/Archive/Sub')).json.sortBy, 'size');
   assert.is((await alice.delete('/api/files', { items: [{ path: 'Files/Archive', name: 'Sub' }] })).status, 200);
   // A new folder at the same place starts from the defaults, for both accounts.
@@ -98,22 +119,37 @@ test('a deleted account leaves no favourites, folder prefs, recent destinations,
   assert.is((await carol.get('/api/files/recent-destinations')).json.destinations.length, 1);
   const host = path.join(s.dirs.root, 'carol-host');
   fs.mkdirSync(host);
-  assert.is((await admin.post(`/api/users/${carolId}/volumes`, { label: 'Host', path: host, accessMode: 'readonly' })).status, 201);
-  const rows = (table: string) => s.withDatabase((db) => db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE user_id = ?`, [carolId])!.n);
-  for (const t of ['favorites', 'folder_prefs', 'recent_destinations', 'user_volumes', 'personal_folders']) assert.ok((await rows(t)) > 0, t);
+  assert.is(
+    (await admin.post(`/api/users/${carolId}/volumes`, { label: 'Host', path: host, accessMode: 'readonly' })).status,
+    201,
+  );
+  const rows = (table: string) =>
+    s.withDatabase((db) => db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE user_id = ?`, [carolId])!.n);
+  for (const t of ['favorites', 'folder_prefs', 'recent_destinations', 'user_volumes', 'personal_folders'])
+    assert.ok((await rows(t)) > 0, t);
   // Another account's rows stay.
   await alice.post('/api/favorites', { path: 'Files/Shared' });
   const aliceId = (await me(alice)).id;
 
   const del = await admin.delete(`/api/users/${carolId}`);
   assert.ok(del.status === 200 || del.status === 204, del.text);
-  for (const t of ['favorites', 'folder_prefs', 'recent_destinations', 'user_volumes', 'personal_folders']) assert.is(await rows(t), 0, t);
-  assert.is(await s.withDatabase((db) => db.get<{ n: number }>('SELECT COUNT(*) AS n FROM favorites WHERE user_id = ?', [aliceId])!.n), 1);
+  for (const t of ['favorites', 'folder_prefs', 'recent_destinations', 'user_volumes', 'personal_folders'])
+    assert.is(await rows(t), 0, t);
+  assert.is(
+    await s.withDatabase(
+      (db) => db.get<{ n: number }>('SELECT COUNT(*) AS n FROM favorites WHERE user_id = ?', [aliceId])!.n,
+    ),
+    1,
+  );
   // A new account named carol gets a new folder, never the old files.
   const carol2 = await createUser(admin, s, { username: 'carol', password: 'carol-password-2' });
   assert.equal((await carol2.get('/api/browse/personal')).json.items, []);
   assert.is((await carol2.get('/api/favorites')).json.length, 0);
-  assert.is(fs.readFileSync(path.join(s.dirs.users, 'carol', 'mine.txt'), 'utf8'), 'carol', 'the old files stay on disk');
+  assert.is(
+    fs.readFileSync(path.join(s.dirs.users, 'carol', 'mine.txt'), 'utf8'),
+    'carol',
+    'the old files stay on disk',
+  );
 });
 
 test('AUTH_MODE=disabled: the local caller keeps its folder prefs', async () => {

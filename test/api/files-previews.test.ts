@@ -19,7 +19,12 @@ const vol = (...p: string[]) => path.join(s.dirs.volumes, 'Files', ...p);
 
 async function picture(width: number, height: number, format: 'png' | 'jpeg'): Promise<Buffer> {
   const px = new Uint8Array(width * height * 4);
-  for (let i = 0; i < px.length; i += 4) { px[i] = (i / 4) % 256; px[i + 1] = 80; px[i + 2] = 160; px[i + 3] = 255; }
+  for (let i = 0; i < px.length; i += 4) {
+    px[i] = (i / 4) % 256;
+    px[i + 1] = 80;
+    px[i + 2] = 160;
+    px[i + 3] = 255;
+  }
   return image.Transformer.fromRgbaPixels(px, width, height)[format]();
 }
 
@@ -78,7 +83,10 @@ test('raw answers text as text/plain with nosniff; binary 415; other accounts ke
   assert.is(raw.bytes.toString(), '<b>hi</b>');
   fs.writeFileSync(vol('bin.dat'), Buffer.from([1, 2, 0, 3]));
   assert.is(envelope(await admin.get('/api/raw?path=Files/bin.dat')).statusCode, 415);
-  assert.is((await admin.post('/api/files/file', { path: 'personal', name: 'secret.txt', content: 'mine' })).status, 201);
+  assert.is(
+    (await admin.post('/api/files/file', { path: 'personal', name: 'secret.txt', content: 'mine' })).status,
+    201,
+  );
   assert.is((await fetchBytes(admin, '/api/raw?path=personal/secret.txt')).bytes.toString(), 'mine');
   // bob's `personal` is his own: admin's file is not there, by any of these routes.
   assert.is((await bob.get('/api/raw?path=personal/secret.txt')).status, 404);
@@ -106,7 +114,11 @@ test('thumbnails: WebP of PNG and JPEG within the size, cached, renewed when the
   assert.is(pic.headers.get('content-type'), 'image/webp');
   const meta = await new image.Transformer(pic.bytes).metadata();
   assert.equal([meta.format, meta.width, meta.height], ['webp', 256, 128]);
-  assert.is((await admin.get('/api/thumbnails/Files/wide.png')).json.thumbnail, t.json.thumbnail, 'cached under the same name');
+  assert.is(
+    (await admin.get('/api/thumbnails/Files/wide.png')).json.thumbnail,
+    t.json.thumbnail,
+    'cached under the same name',
+  );
   assert.is((await new Client(s.url).get(t.json.thumbnail)).status, 401, 'never public');
   const small = await admin.get('/api/thumbnails/Files/small.jpg');
   const smallMeta = await new image.Transformer((await fetchBytes(admin, small.json.thumbnail)).bytes).metadata();
@@ -123,7 +135,10 @@ test('thumbnails: WebP of PNG and JPEG within the size, cached, renewed when the
   assert.equal((await admin.get('/api/thumbnails/Files/broken.png')).json, { thumbnail: '' });
   assert.equal((await admin.get('/api/thumbnails/Files/doc2.pdf')).json, { thumbnail: '' });
   assert.equal((await admin.get('/api/thumbnails/Files/notes.html')).json, { thumbnail: '' });
-  assert.ok([400, 404].includes((await admin.get('/api/thumbnails-cache/..%2F..%2Fconfig%2Fburrow.db')).status), 'encoded slashes refused');
+  assert.ok(
+    [400, 404].includes((await admin.get('/api/thumbnails-cache/..%2F..%2Fconfig%2Fburrow.db')).status),
+    'encoded slashes refused',
+  );
   assert.is((await admin.get('/api/thumbnails-cache/.key')).status, 404);
   assert.is((await admin.get('/api/thumbnails-cache/' + '0'.repeat(64) + '.webp')).status, 404);
   // Cache names are keyed: no account learns a name by hashing a path it may know.
@@ -134,19 +149,29 @@ test('thumbnails: WebP of PNG and JPEG within the size, cached, renewed when the
 test('parallel requests for many pictures all answer; settings change the size; off answers ""', async () => {
   fs.mkdirSync(vol('many'));
   for (let i = 0; i < 12; i++) fs.writeFileSync(vol('many', `p${i}.png`), await picture(300 + i, 200, 'png'));
-  const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => admin.get(`/api/thumbnails/Files/many/p${i}.png`)));
+  const answers = await Promise.all(
+    Array.from({ length: 12 }, (_, i) => admin.get(`/api/thumbnails/Files/many/p${i}.png`)),
+  );
   assert.ok(answers.every((a) => a.status === 200 && a.json.thumbnail.startsWith('/api/thumbnails-cache/')));
   assert.is(new Set(answers.map((a) => a.json.thumbnail)).size, 12);
   // The same picture asked for at once is made once.
   const same = await Promise.all(Array.from({ length: 5 }, () => admin.get('/api/thumbnails/Files/many/p0.png')));
   assert.is(new Set(same.map((a) => a.json.thumbnail)).size, 1);
 
-  assert.is((await admin.patch('/api/settings', { thumbnails: { enabled: true, size: 64, quality: 50, concurrency: 1 } })).status, 200);
+  assert.is(
+    (await admin.patch('/api/settings', { thumbnails: { enabled: true, size: 64, quality: 50, concurrency: 1 } }))
+      .status,
+    200,
+  );
   const resized = await admin.get('/api/thumbnails/Files/many/p0.png');
   assert.is.not(resized.json.thumbnail, answers[0]!.json.thumbnail);
   const meta = await new image.Transformer((await fetchBytes(admin, resized.json.thumbnail)).bytes).metadata();
   assert.is(meta.width, 64);
-  assert.is((await admin.patch('/api/settings', { thumbnails: { enabled: false, size: 64, quality: 50, concurrency: 1 } })).status, 200);
+  assert.is(
+    (await admin.patch('/api/settings', { thumbnails: { enabled: false, size: 64, quality: 50, concurrency: 1 } }))
+      .status,
+    200,
+  );
   assert.equal((await admin.get('/api/thumbnails/Files/many/p1.png')).json, { thumbnail: '' });
 });
 

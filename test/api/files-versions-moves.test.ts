@@ -10,7 +10,8 @@ import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 let s: TestServer;
 let c: Client;
 const vol = (...p: string[]) => path.join(s.dirs.volumes, ...p);
-const versionsOf = async (p: string) => (await c.get(`/api/versions?path=${encodeURIComponent(p)}`)).json.items as any[];
+const versionsOf = async (p: string) =>
+  (await c.get(`/api/versions?path=${encodeURIComponent(p)}`)).json.items as any[];
 
 test.before(async () => {
   s = await startServer({ env: { AUTH_MODE: 'disabled' }, volumes: ['Files', 'Other'] });
@@ -48,7 +49,11 @@ test('renaming and moving a folder carries the versions of the files below it (b
   assert.is((await versionsOf('Files/Papers/deep/x.txt')).length, 2);
   assert.is((await versionsOf('Files/Docs2/y.txt')).length, 2, '`Docs2` is not below `Docs`');
   fs.mkdirSync(vol('Files', 'Archive'));
-  assert.is((await c.post('/api/files/move', { items: [{ path: 'Files', name: 'Papers' }], destination: 'Files/Archive' })).status, 200);
+  assert.is(
+    (await c.post('/api/files/move', { items: [{ path: 'Files', name: 'Papers' }], destination: 'Files/Archive' }))
+      .status,
+    200,
+  );
   const v = await versionsOf('Files/Archive/Papers/deep/x.txt');
   assert.is(v.length, 2);
   // Restoring at the new place puts the old text there.
@@ -58,9 +63,15 @@ test('renaming and moving a folder carries the versions of the files below it (b
 
 test('a move to another volume carries them too; a copy does not', async () => {
   await fileWithVersions('Files/m', 'z.txt');
-  assert.is((await c.post('/api/files/copy', { items: [{ path: 'Files/m', name: 'z.txt' }], destination: 'Other' })).status, 200);
+  assert.is(
+    (await c.post('/api/files/copy', { items: [{ path: 'Files/m', name: 'z.txt' }], destination: 'Other' })).status,
+    200,
+  );
   assert.is((await versionsOf('Other/z.txt')).length, 0);
-  assert.is((await c.post('/api/files/move', { items: [{ path: 'Files/m', name: 'z.txt' }], destination: 'Other' })).status, 200);
+  assert.is(
+    (await c.post('/api/files/move', { items: [{ path: 'Files/m', name: 'z.txt' }], destination: 'Other' })).status,
+    200,
+  );
   const v = await versionsOf('Other/z (1).txt');
   assert.is(v.length, 2);
   assert.is((await versionsOf('Files/m/z.txt')).length, 0);
@@ -70,7 +81,14 @@ test('a move to another volume carries them too; a copy does not', async () => {
 test('removing or restoring a version needs write access to the file', async () => {
   await fileWithVersions('Files/locked', 'l.txt');
   const [v] = await versionsOf('Files/locked/l.txt');
-  assert.is((await c.patch('/api/settings', { access: { rules: [{ path: 'Files/locked', recursive: true, permissions: 'ro' }] } })).status, 200);
+  assert.is(
+    (
+      await c.patch('/api/settings', {
+        access: { rules: [{ path: 'Files/locked', recursive: true, permissions: 'ro' }] },
+      })
+    ).status,
+    200,
+  );
   try {
     const del = await c.delete(`/api/versions/${v.id}`);
     assert.is(del.status, 403);

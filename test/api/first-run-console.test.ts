@@ -18,12 +18,22 @@ test('in a terminal: the address here and on the LAN, the data folders, how to s
   fs.writeFileSync(path.join(dirs.volumes, 'loose.txt'), 'x');
   const c = serverCommand();
   // No DISPLAY: a terminal without a desktop never opens a browser.
-  const env: Record<string, string> = { ...c.env, HOST: '0.0.0.0', PORT: '0', CONFIG_DIR: dirs.config, CACHE_DIR: dirs.cache, VOLUME_ROOT: dirs.volumes, TERM: 'xterm' };
+  const env: Record<string, string> = {
+    ...c.env,
+    HOST: '0.0.0.0',
+    PORT: '0',
+    CONFIG_DIR: dirs.config,
+    CACHE_DIR: dirs.cache,
+    VOLUME_ROOT: dirs.volumes,
+    TERM: 'xterm',
+  };
   delete env.DISPLAY;
   delete env.WAYLAND_DISPLAY;
   const term = pty.spawn(c.file, c.args, { cols: 160, rows: 50, env, cwd: dirs.root });
   let out = '';
-  term.onData((d) => { out += d; });
+  term.onData((d) => {
+    out += d;
+  });
   const exited = new Promise<number>((resolve) => term.onExit((e) => resolve(e.exitCode)));
   try {
     const deadline = Date.now() + 60_000;
@@ -36,7 +46,10 @@ test('in a terminal: the address here and on the LAN, the data folders, how to s
     const port = /Open it on this computer: {2}http:\/\/localhost:(\d+)\//.exec(text)?.[1];
     assert.ok(port, text);
     for (const a of lanAddresses().filter((x) => x.family === 'IPv4')) {
-      assert.ok(text.includes(`http://${a.address}:${port}/   (${a.name})`), `LAN address ${a.address} (${a.name}) listed:\n${text}`);
+      assert.ok(
+        text.includes(`http://${a.address}:${port}/   (${a.name})`),
+        `LAN address ${a.address} (${a.name}) listed:\n${text}`,
+      );
     }
     assert.match(text, /First start: open that address and create the administrator account\./);
     assert.ok(text.includes(`Database and settings:     ${dirs.config}`), text);
@@ -46,9 +59,17 @@ test('in a terminal: the address here and on the LAN, the data folders, how to s
     assert.is(res.status, 200);
     term.kill('SIGINT');
     assert.is(await exited, 0);
-    assert.match(out.replace(/\r/g, ''), /\n\d\d:\d\d:\d\d info {2}stopping {2}signal=SIGINT\n/, 'later log lines are short words too');
+    assert.match(
+      out.replace(/\r/g, ''),
+      /\n\d\d:\d\d:\d\d info {2}stopping {2}signal=SIGINT\n/,
+      'later log lines are short words too',
+    );
   } finally {
-    try { term.kill('SIGKILL'); } catch { /* gone */ }
+    try {
+      term.kill('SIGKILL');
+    } catch {
+      /* gone */
+    }
     removeDirs(dirs);
   }
 });
@@ -56,15 +77,33 @@ test('in a terminal: the address here and on the LAN, the data folders, how to s
 test('without a terminal the log is JSON from the first line (services, tests)', async () => {
   const dirs = makeDirs();
   const c = serverCommand();
-  const child = spawn(c.file, c.args, { env: { ...c.env, HOST: '127.0.0.1', PORT: '0', CONFIG_DIR: dirs.config, CACHE_DIR: dirs.cache, VOLUME_ROOT: dirs.volumes }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(c.file, c.args, {
+    env: {
+      ...c.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      CONFIG_DIR: dirs.config,
+      CACHE_DIR: dirs.cache,
+      VOLUME_ROOT: dirs.volumes,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
   try {
     const deadline = Date.now() + 60_000;
     while (!out.includes('Burrow is listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const first = out.split('\n')[0]!;
     assert.is(typeof JSON.parse(first).msg, 'string', first);
-    assert.ok(out.split('\n').filter(Boolean).every((l) => l.startsWith('{')), out);
+    assert.ok(
+      out
+        .split('\n')
+        .filter(Boolean)
+        .every((l) => l.startsWith('{')),
+      out,
+    );
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.on('exit', r));
@@ -82,14 +121,36 @@ test('the browser opens only for a person at a desktop on a new installation', (
   assert.not.ok(shouldOpenBrowser({ ...base, noOpen: true, env: { DISPLAY: ':0' }, platform: 'linux' }), '--no-open');
   assert.not.ok(shouldOpenBrowser({ ...base, tty: false, env: { DISPLAY: ':0' }, platform: 'linux' }), 'no terminal');
   assert.not.ok(shouldOpenBrowser({ ...base, env: { DISPLAY: ':0', CI: 'true' }, platform: 'linux' }), 'CI');
-  assert.not.ok(shouldOpenBrowser({ ...base, env: { DISPLAY: ':0', INVOCATION_ID: 'x' }, platform: 'linux' }), 'systemd service');
-  assert.not.ok(shouldOpenBrowser({ ...base, env: { XPC_SERVICE_NAME: 'com.burrow.server' }, platform: 'darwin' }), 'launchd');
-  assert.not.ok(shouldOpenBrowser({ ...base, needsSetup: false, env: { DISPLAY: ':0' }, platform: 'linux' }), 'already set up');
+  assert.not.ok(
+    shouldOpenBrowser({ ...base, env: { DISPLAY: ':0', INVOCATION_ID: 'x' }, platform: 'linux' }),
+    'systemd service',
+  );
+  assert.not.ok(
+    shouldOpenBrowser({ ...base, env: { XPC_SERVICE_NAME: 'com.burrow.server' }, platform: 'darwin' }),
+    'launchd',
+  );
+  assert.not.ok(
+    shouldOpenBrowser({ ...base, needsSetup: false, env: { DISPLAY: ':0' }, platform: 'linux' }),
+    'already set up',
+  );
   assert.equal(browserCommand('http://localhost:3000/', 'linux'), ['xdg-open', ['http://localhost:3000/']]);
   assert.equal(browserCommand('http://localhost:3000/', 'darwin'), ['open', ['http://localhost:3000/']]);
-  assert.equal(browserCommand('http://localhost:3000/', 'win32'), ['cmd.exe', ['/d', '/c', 'start', '""', 'http://localhost:3000/']]);
-  const fake = { eth0: [{ address: '192.168.1.20', family: 'IPv4', internal: false }, { address: 'fe80::1', family: 'IPv6', internal: false }], lo: [{ address: '127.0.0.1', family: 'IPv4', internal: true }], wg0: [{ address: '10.8.0.2', family: 'IPv4', internal: false }] } as unknown as NodeJS.Dict<os.NetworkInterfaceInfo[]>;
-  assert.equal(lanAddresses(fake).map((a) => `${a.name} ${a.address}`), ['eth0 192.168.1.20', 'wg0 10.8.0.2']);
+  assert.equal(browserCommand('http://localhost:3000/', 'win32'), [
+    'cmd.exe',
+    ['/d', '/c', 'start', '""', 'http://localhost:3000/'],
+  ]);
+  const fake = {
+    eth0: [
+      { address: '192.168.1.20', family: 'IPv4', internal: false },
+      { address: 'fe80::1', family: 'IPv6', internal: false },
+    ],
+    lo: [{ address: '127.0.0.1', family: 'IPv4', internal: true }],
+    wg0: [{ address: '10.8.0.2', family: 'IPv4', internal: false }],
+  } as unknown as NodeJS.Dict<os.NetworkInterfaceInfo[]>;
+  assert.equal(
+    lanAddresses(fake).map((a) => `${a.name} ${a.address}`),
+    ['eth0 192.168.1.20', 'wg0 10.8.0.2'],
+  );
 });
 
 test.run();

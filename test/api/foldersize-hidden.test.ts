@@ -35,17 +35,31 @@ test('a folder hidden by an access rule answers its size with canEnter:false; mi
     fs.writeFileSync(path.join(outside, 'o.bin'), Buffer.alloc(50));
     fs.symlinkSync(outside, vol('Link'));
     const admin = await setupAdmin(s);
-    const set = await admin.patch('/api/settings', { access: { rules: [
-      { id: 'h', path: 'Files/Secret', recursive: true, permissions: 'hidden' },
-      { id: 'l', path: 'Files/Link', recursive: true, permissions: 'hidden' },
-      { id: 'p', path: 'Files/plain.txt', recursive: false, permissions: 'hidden' },
-    ] } });
+    const set = await admin.patch('/api/settings', {
+      access: {
+        rules: [
+          { id: 'h', path: 'Files/Secret', recursive: true, permissions: 'hidden' },
+          { id: 'l', path: 'Files/Link', recursive: true, permissions: 'hidden' },
+          { id: 'p', path: 'Files/plain.txt', recursive: false, permissions: 'hidden' },
+        ],
+      },
+    });
     assert.is(set.status, 200, set.text);
     // Hidden in listings and for reading…
     assert.is((await admin.get('/api/browse/Files/Secret')).status, 404);
     // …but its size is there, marked not enterable.
     const secret = await indexedSize(admin, 'Files/Secret', 1000);
-    assert.equal({ ...secret, lastUpdated: null }, { path: 'Files/Secret', canEnter: false, sizeBytes: 1000, entryCount: secret.entryCount, lastUpdated: null, indexed: true });
+    assert.equal(
+      { ...secret, lastUpdated: null },
+      {
+        path: 'Files/Secret',
+        canEnter: false,
+        sizeBytes: 1000,
+        entryCount: secret.entryCount,
+        lastUpdated: null,
+        indexed: true,
+      },
+    );
     const deeper = await indexedSize(admin, 'Files/Secret/Deeper', 700);
     assert.is(deeper.canEnter, false);
     const batch = await admin.post('/api/folder-size/batch', { paths: ['Files/Secret', 'Files', 'Files/Secret/none'] });

@@ -28,7 +28,8 @@ test('the description lists exactly the mounted routes', async () => {
   try {
     const doc = (await new Client(s.url).get('/api/openapi.json')).json;
     const described = new Set<string>();
-    for (const [p, ops] of Object.entries<Record<string, unknown>>(doc.paths)) for (const m of Object.keys(ops)) described.add(`${m.toUpperCase()} ${p}`);
+    for (const [p, ops] of Object.entries<Record<string, unknown>>(doc.paths))
+      for (const m of Object.keys(ops)) described.add(`${m.toUpperCase()} ${p}`);
     const routes = await s.routes();
     const mounted = new Set(routes.map((r) => `${r.method} ${r.path}`));
     assert.equal([...described].sort(), [...mounted].sort());

@@ -24,7 +24,11 @@ test('add, use, keep, rename, make read-only and remove a host folder volume', a
     assert.equal(listed.json.volumes, []);
     assert.equal(listed.json.looseFiles, ['stray.pdf'], 'the loose file at the top of VOLUME_ROOT is named');
 
-    const added = await admin.request('POST', '/api/admin/volumes', { label: 'Photos', path: host, accessMode: 'readwrite' });
+    const added = await admin.request('POST', '/api/admin/volumes', {
+      label: 'Photos',
+      path: host,
+      accessMode: 'readwrite',
+    });
     assert.is(added.status, 201, added.text);
     assert.is(added.json.volume.path, fs.realpathSync(host));
     assert.is(added.json.volume.available, true);
@@ -61,7 +65,7 @@ test('add, use, keep, rename, make read-only and remove a host folder volume', a
   }
 });
 
-test('refusals: not a folder, relative, Burrow\'s own folders, a taken or reserved label, not an administrator', async () => {
+test("refusals: not a folder, relative, Burrow's own folders, a taken or reserved label, not an administrator", async () => {
   const s = await startServer({ volumes: ['Files'] });
   const host = path.join(s.dirs.root, 'host');
   fs.mkdirSync(host);
@@ -90,7 +94,11 @@ test('refusals: not a folder, relative, Burrow\'s own folders, a taken or reserv
     const again = await post({ label: 'host', path: host });
     assert.is(again.status, 409);
     assert.is((await bob.request('POST', '/api/admin/volumes', { label: 'Mine', path: host })).status, 403);
-    assert.is((await admin.request('GET', '/api/admin/volumes')).json.volumes.length, 1, 'refused requests left nothing');
+    assert.is(
+      (await admin.request('GET', '/api/admin/volumes')).json.volumes.length,
+      1,
+      'refused requests left nothing',
+    );
   } finally {
     await s.close();
     removeDirs(s.dirs);

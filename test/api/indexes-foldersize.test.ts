@@ -26,12 +26,19 @@ async function expectSize(p: string, bytes: number, entries?: number) {
     if (last.indexed && last.sizeBytes === bytes && (entries === undefined || last.entryCount === entries)) return last;
     await new Promise((r) => setTimeout(r, 30));
   }
-  assert.unreachable(`${p}: expected ${bytes} bytes${entries === undefined ? '' : ` / ${entries} entries`}, got ${JSON.stringify(last)}`);
+  assert.unreachable(
+    `${p}: expected ${bytes} bytes${entries === undefined ? '' : ` / ${entries} entries`}, got ${JSON.stringify(last)}`,
+  );
 }
 
 test.before(async () => {
   s = await startServer({
-    env: { AUTH_MODE: 'disabled', FOLDER_SIZE_MODE: 'full', FOLDER_SIZE_FLUSH_MS: '20', FOLDER_SIZE_EXCLUDE_PATHS: 'Skip,deep/er' },
+    env: {
+      AUTH_MODE: 'disabled',
+      FOLDER_SIZE_MODE: 'full',
+      FOLDER_SIZE_FLUSH_MS: '20',
+      FOLDER_SIZE_EXCLUDE_PATHS: 'Skip,deep/er',
+    },
     volumes: ['Files', 'Other'],
   });
   c = new Client(s.url);
@@ -44,7 +51,14 @@ test.after(async () => {
 test('un-indexed folders answer indexed:false, never an error; unknown volumes 404', async () => {
   // Before the tree exists the baseline has nothing to say about this folder.
   const missing = await size('Files/not-yet');
-  assert.equal(missing, { path: 'Files/not-yet', canEnter: false, sizeBytes: null, entryCount: 0, lastUpdated: null, indexed: false });
+  assert.equal(missing, {
+    path: 'Files/not-yet',
+    canEnter: false,
+    sizeBytes: null,
+    entryCount: 0,
+    lastUpdated: null,
+    indexed: false,
+  });
   const unknown = await c.get('/api/folder-size/Nope/x');
   assert.is(unknown.status, 404);
   envelope(unknown);
@@ -76,11 +90,22 @@ test('baseline walk: recursive sizes and counts, exclusions left out', async () 
   assert.is(skipped.sizeBytes, null);
   const batch = await c.post('/api/folder-size/batch', { paths: ['Files/A', 'Files/A/B', 'Nope', 'Files/A/one.txt'] });
   assert.is(batch.status, 200);
-  assert.equal(batch.json.items.map((r: any) => [r.path, r.sizeBytes, r.indexed]), [['Files/A', 1100, true], ['Files/A/B', 1000, true], ['Nope', null, false], ['Files/A/one.txt', null, false]]);
+  assert.equal(
+    batch.json.items.map((r: any) => [r.path, r.sizeBytes, r.indexed]),
+    [
+      ['Files/A', 1100, true],
+      ['Files/A/B', 1000, true],
+      ['Nope', null, false],
+      ['Files/A/one.txt', null, false],
+    ],
+  );
 });
 
 test('own writes: create file and folder, rename, copy, move, delete, upload — sizes follow at once', async () => {
-  assert.is((await c.post('/api/files/file', { path: 'Files/A', name: 'new.txt', content: 'y'.repeat(50) })).status, 201);
+  assert.is(
+    (await c.post('/api/files/file', { path: 'Files/A', name: 'new.txt', content: 'y'.repeat(50) })).status,
+    201,
+  );
   await expectSize('Files/A', 1150, 4);
   await expectSize('Files', 1157, 7);
 
@@ -88,7 +113,10 @@ test('own writes: create file and folder, rename, copy, move, delete, upload —
   await expectSize('Files/A', 1150, 5);
   await expectSize('Files/A/C', 0, 0);
 
-  assert.is((await c.post('/api/files/rename', { path: 'Files/A', name: 'new.txt', newName: 'renamed.txt' })).status, 200);
+  assert.is(
+    (await c.post('/api/files/rename', { path: 'Files/A', name: 'new.txt', newName: 'renamed.txt' })).status,
+    200,
+  );
   await expectSize('Files/A', 1150, 5);
 
   const copy = await c.post('/api/files/copy', { items: [{ path: 'Files/A', name: 'B' }], destination: 'Files/A/C' });

@@ -19,9 +19,16 @@ const q = (c: Client, query: string) => c.get(`/api/search?${query}`);
 async function docx(file: string, text: string): Promise<void> {
   const zip = new yazl.ZipFile();
   zip.addBuffer(Buffer.from('<?xml version="1.0"?><Types/>'), '[Content_Types].xml');
-  zip.addBuffer(Buffer.from(`<w:document><w:body><w:p><w:r><w:t>Title</w:t></w:r></w:p><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:body></w:document>`), 'word/document.xml');
+  zip.addBuffer(
+    Buffer.from(
+      `<w:document><w:body><w:p><w:r><w:t>Title</w:t></w:r></w:p><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:body></w:document>`,
+    ),
+    'word/document.xml',
+  );
   zip.end();
-  await new Promise<void>((resolve, reject) => zip.outputStream.pipe(fs.createWriteStream(file)).on('close', resolve).on('error', reject));
+  await new Promise<void>((resolve, reject) =>
+    zip.outputStream.pipe(fs.createWriteStream(file)).on('close', resolve).on('error', reject),
+  );
 }
 
 async function indexed(c: Client, query: string, name: string) {
@@ -61,8 +68,12 @@ test('names first, closest first (exact, prefix, word start, contains), then doc
   assert.is(a.status, 200);
   const names = a.json.items.map((i: any) => `${i.path}|${i.name}|${i.kind}`);
   assert.equal(names.slice(0, 7), [
-    'Files|report|file', 'Files/Work|report.pdf|file', 'Files/Work|reports|dir', 'Files/Work/reports|reporting-2024.xlsx|file',
-    'Files/Work|annual-report.txt|file', 'Files/Work|misreported.txt|file',
+    'Files|report|file',
+    'Files/Work|report.pdf|file',
+    'Files/Work|reports|dir',
+    'Files/Work/reports|reporting-2024.xlsx|file',
+    'Files/Work|annual-report.txt|file',
+    'Files/Work|misreported.txt|file',
     'Files/Work|memo.txt|file',
   ]);
   const docs = a.json.items.slice(6);
@@ -80,7 +91,10 @@ test('patterns match whole names; wildcard-only patterns and short terms are ref
   const a = await q(admin, 'q=*.txt&path=Files/Work');
   assert.equal(a.json.items.map((i: any) => i.name).sort(), ['annual-report.txt', 'memo.txt', 'misreported.txt']);
   const b = await q(admin, 'q=rep?rt.*');
-  assert.equal(b.json.items.map((i: any) => i.name), ['report.pdf']);
+  assert.equal(
+    b.json.items.map((i: any) => i.name),
+    ['report.pdf'],
+  );
   for (const bad of ['q=ab', 'q=', '', 'q=***', 'q=%3F%3F%3F', 'q=%20%20ab%20']) {
     const r = await q(admin, bad);
     assert.is(r.status, 400, bad);
@@ -95,16 +109,36 @@ test('limit bounds: 1..500, default 100; a short page is not complete', async ()
     envelope(r);
   }
   const one = await q(admin, 'q=report&limit=1');
-  assert.equal(one.json.items.map((i: any) => i.name), ['report']);
+  assert.equal(
+    one.json.items.map((i: any) => i.name),
+    ['report'],
+  );
   assert.is(one.json.complete, false);
   assert.is((await q(admin, 'q=report&limit=500')).status, 200);
 });
 
 test('hostile terms are plain text: --pre=x, %_, quotes, FTS syntax', async () => {
-  assert.equal((await q(admin, 'q=--pre%3Dx')).json.items.map((i: any) => i.name), ['--pre=x.txt']);
-  assert.equal((await q(admin, 'q=%25_done')).json.items.map((i: any) => i.name), ['100%_done.txt']);
-  assert.equal((await q(admin, 'q=%22hi%22')).json.items.map((i: any) => i.name), ['say "hi".txt']);
-  for (const term of ['%22%22%22', 'NEAR(a b)', 'a OR b*', '%5B%5D%5B', 'x\'; DROP TABLE idx_entries; --', '^^^', '***a']) {
+  assert.equal(
+    (await q(admin, 'q=--pre%3Dx')).json.items.map((i: any) => i.name),
+    ['--pre=x.txt'],
+  );
+  assert.equal(
+    (await q(admin, 'q=%25_done')).json.items.map((i: any) => i.name),
+    ['100%_done.txt'],
+  );
+  assert.equal(
+    (await q(admin, 'q=%22hi%22')).json.items.map((i: any) => i.name),
+    ['say "hi".txt'],
+  );
+  for (const term of [
+    '%22%22%22',
+    'NEAR(a b)',
+    'a OR b*',
+    '%5B%5D%5B',
+    "x'; DROP TABLE idx_entries; --",
+    '^^^',
+    '***a',
+  ]) {
     const r = await q(admin, `q=${encodeURIComponent(decodeURIComponent(term))}`);
     assert.ok(r.status === 200 || r.status === 400, `${term}: ${r.status} ${r.text}`);
     if (r.status === 400) envelope(r);
@@ -114,23 +148,36 @@ test('hostile terms are plain text: --pre=x, %_, quotes, FTS syntax', async () =
   assert.ok(outside.status === 400 || outside.status === 404, outside.text);
 });
 
-test('other accounts\' personal folders never appear; own personal folder does', async () => {
-  const put = await bob.post('/api/files/file', { path: 'personal', name: 'bob-secret-report.txt', content: 'report of bob' });
+test("other accounts' personal folders never appear; own personal folder does", async () => {
+  const put = await bob.post('/api/files/file', {
+    path: 'personal',
+    name: 'bob-secret-report.txt',
+    content: 'report of bob',
+  });
   assert.is(put.status, 201, put.text);
   await indexed(bob, 'q=secret', 'bob-secret-report.txt');
   const mine = await q(bob, 'q=secret');
-  assert.equal(mine.json.items.map((i: any) => [i.path, i.name]), [['personal', 'bob-secret-report.txt']]);
+  assert.equal(
+    mine.json.items.map((i: any) => [i.path, i.name]),
+    [['personal', 'bob-secret-report.txt']],
+  );
   const theirs = await q(admin, 'q=secret');
   assert.equal(theirs.json.items, []);
   const byContent = await q(admin, 'q=bob');
-  assert.equal(byContent.json.items.filter((i: any) => /bob/.test(i.name)), []);
+  assert.equal(
+    byContent.json.items.filter((i: any) => /bob/.test(i.name)),
+    [],
+  );
 });
 
 test('without the index: a bounded live walk with the same rules, truncated when the budget runs out', async () => {
   await s.restart({ SEARCH_INDEX_ENABLED: 'false', FOLDER_SIZE_MODE: 'off' });
   admin = await setupAdminOrSignIn();
   const a = await q(admin, 'q=report&path=Files/Work');
-  assert.equal(a.json.items.slice(0, 3).map((i: any) => i.name), ['report.pdf', 'reports', 'reporting-2024.xlsx']);
+  assert.equal(
+    a.json.items.slice(0, 3).map((i: any) => i.name),
+    ['report.pdf', 'reports', 'reporting-2024.xlsx'],
+  );
   const notes = a.json.items.find((i: any) => i.name === 'notes.md');
   assert.is(notes.matchLineNumber, 2);
   assert.is(a.json.complete, true);

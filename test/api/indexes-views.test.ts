@@ -27,8 +27,12 @@ test.before(async () => {
   fs.writeFileSync(vol('.stash', 'zebra-inside.txt'), 'i');
   await s.restart({ FOLDER_SIZE_REBUILD: 'true' });
   admin = await setupAdmin(s);
-  for (let i = 0; i < 200 && !s.logs.some((l) => l.msg === 'index catalogue finished'); i++) await new Promise((r) => setTimeout(r, 25));
-  assert.ok(s.logs.some((l) => l.msg === 'index catalogue finished'), 'the catalogue was built');
+  for (let i = 0; i < 200 && !s.logs.some((l) => l.msg === 'index catalogue finished'); i++)
+    await new Promise((r) => setTimeout(r, 25));
+  assert.ok(
+    s.logs.some((l) => l.msg === 'index catalogue finished'),
+    'the catalogue was built',
+  );
 });
 test.after(async () => {
   await s.close();
@@ -38,7 +42,11 @@ test.after(async () => {
 test('dot-files and dot-folders stay out of search results unless the account shows hidden files', async () => {
   assert.equal(await names('q=zebra'), ['Files/A/zebra-visible.txt']);
   assert.is((await admin.patch('/api/settings', { user: { showHiddenFiles: true } })).status, 200);
-  assert.equal((await names('q=zebra')).sort(), ['Files/.stash/zebra-inside.txt', 'Files/A/.zebra-dotfile.txt', 'Files/A/zebra-visible.txt']);
+  assert.equal((await names('q=zebra')).sort(), [
+    'Files/.stash/zebra-inside.txt',
+    'Files/A/.zebra-dotfile.txt',
+    'Files/A/zebra-visible.txt',
+  ]);
   assert.is((await admin.patch('/api/settings', { user: { showHiddenFiles: false } })).status, 200);
   assert.equal(await names('q=zebra'), ['Files/A/zebra-visible.txt']);
 });

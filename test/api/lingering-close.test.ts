@@ -16,7 +16,11 @@ const MiB = 1024 * 1024;
  * reads (as a busy client that answers its own writes first): a server that closes with
  * unread bytes sends a reset, the write fails and the answer is lost.
  */
-function rawSend(url: string, head: string, bodyBytes: number): Promise<{ answer: string; writeError: string | null; sent: number }> {
+function rawSend(
+  url: string,
+  head: string,
+  bodyBytes: number,
+): Promise<{ answer: string; writeError: string | null; sent: number }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = net.connect(Number(port), hostname);
@@ -24,8 +28,12 @@ function rawSend(url: string, head: string, bodyBytes: number): Promise<{ answer
     let writeError: string | null = null;
     let sent = 0;
     socket.pause();
-    socket.on('data', (d) => { answer += d.toString('latin1'); });
-    socket.on('error', (err: NodeJS.ErrnoException) => { writeError = err.code ?? err.message; });
+    socket.on('data', (d) => {
+      answer += d.toString('latin1');
+    });
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      writeError = err.code ?? err.message;
+    });
     socket.on('close', () => resolve({ answer, writeError, sent }));
     socket.write(head);
     const chunk = Buffer.alloc(256 * 1024);
@@ -72,7 +80,11 @@ test('a raw socket pushing 24 MiB of multipart body reads the whole 413 answer b
     const boundary = 'XbOuNdArY';
     const preamble = `--${boundary}\r\nContent-Disposition: form-data; name="uploadTo"\r\n\r\nFiles\r\n--${boundary}\r\nContent-Disposition: form-data; name="filedata"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
     const total = 24 * MiB;
-    const got = await rawSend(s.url, multipartHead(s, admin.cookieHeader, boundary, preamble.length + total) + preamble, total);
+    const got = await rawSend(
+      s.url,
+      multipartHead(s, admin.cookieHeader, boundary, preamble.length + total) + preamble,
+      total,
+    );
     assert.match(got.answer, /^HTTP\/1\.1 413 /, `answer: ${got.answer.slice(0, 80)} (write error ${got.writeError})`);
     assert.match(got.answer, /\r\nconnection: close\r\n/i);
     assert.match(got.answer, /"code":"UPLOAD_TOO_LARGE"/, 'the whole envelope arrived');
@@ -87,11 +99,17 @@ test('a JSON body over the limit and a TUS PATCH refused mid-body: both answers 
   try {
     const admin = await setupAdmin(s);
     const big = await fetch(s.url + '/api/files/folder', {
-      method: 'POST', headers: { cookie: admin.cookieHeader, 'content-type': 'application/json' }, body: new Uint8Array(32 * MiB).fill(0x20),
+      method: 'POST',
+      headers: { cookie: admin.cookieHeader, 'content-type': 'application/json' },
+      body: new Uint8Array(32 * MiB).fill(0x20),
     });
     assert.is(big.status, 413);
     assert.is((await big.json()).error.code, 'BODY_TOO_LARGE');
-    const raw = await rawSend(s.url, `POST /api/files/folder HTTP/1.1\r\nHost: ${new URL(s.url).host}\r\nCookie: ${admin.cookieHeader}\r\nContent-Type: application/json\r\nContent-Length: ${24 * MiB}\r\n\r\n`, 24 * MiB);
+    const raw = await rawSend(
+      s.url,
+      `POST /api/files/folder HTTP/1.1\r\nHost: ${new URL(s.url).host}\r\nCookie: ${admin.cookieHeader}\r\nContent-Type: application/json\r\nContent-Length: ${24 * MiB}\r\n\r\n`,
+      24 * MiB,
+    );
     assert.match(raw.answer, /^HTTP\/1\.1 413 /);
     assert.match(raw.answer, /"code":"BODY_TOO_LARGE"/);
 
@@ -99,15 +117,30 @@ test('a JSON body over the limit and a TUS PATCH refused mid-body: both answers 
     const token = await issueToken(admin, 'write');
     const created = await fetch(s.url + '/api/upload/tus', {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'tus-resumable': '1.0.0', 'upload-length': String(64 * MiB), 'upload-metadata': `filename ${Buffer.from('t.bin').toString('base64')},uploadTo ${Buffer.from('Files').toString('base64')}` },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'tus-resumable': '1.0.0',
+        'upload-length': String(64 * MiB),
+        'upload-metadata': `filename ${Buffer.from('t.bin').toString('base64')},uploadTo ${Buffer.from('Files').toString('base64')}`,
+      },
     });
     assert.is(created.status, 201, await created.text());
     const location = new URL(created.headers.get('location')!, s.url).pathname;
-    const patch = await rawSend(s.url, `PATCH ${location} HTTP/1.1\r\nHost: ${new URL(s.url).host}\r\nAuthorization: Bearer ${token}\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 5\r\nContent-Type: application/offset+octet-stream\r\nContent-Length: ${24 * MiB}\r\n\r\n`, 24 * MiB);
+    const patch = await rawSend(
+      s.url,
+      `PATCH ${location} HTTP/1.1\r\nHost: ${new URL(s.url).host}\r\nAuthorization: Bearer ${token}\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 5\r\nContent-Type: application/offset+octet-stream\r\nContent-Length: ${24 * MiB}\r\n\r\n`,
+      24 * MiB,
+    );
     assert.match(patch.answer, /^HTTP\/1\.1 409 /, patch.answer.slice(0, 100));
     const viaFetch = await fetch(s.url + location, {
-      method: 'PATCH', body: new Uint8Array(48 * MiB),
-      headers: { authorization: `Bearer ${token}`, 'tus-resumable': '1.0.0', 'upload-offset': '7', 'content-type': 'application/offset+octet-stream' },
+      method: 'PATCH',
+      body: new Uint8Array(48 * MiB),
+      headers: {
+        authorization: `Bearer ${token}`,
+        'tus-resumable': '1.0.0',
+        'upload-offset': '7',
+        'content-type': 'application/offset+octet-stream',
+      },
     });
     assert.is(viaFetch.status, 409);
     assert.is(new Client(s.url, token).bearer, token);

@@ -31,7 +31,11 @@ const vol = (...p: string[]) => path.join(s.dirs.volumes, 'Files', ...p);
 const toBurrow = (u: string) => u.replace(PUBLIC, s.url);
 
 /** What the editing server sends along on every call back (a real one sends Origin and Bearer too). */
-const wopiHeaders = (token: string, extra: Record<string, string> = {}) => ({ origin: editorBase, authorization: `Bearer ${token}`, ...extra });
+const wopiHeaders = (token: string, extra: Record<string, string> = {}) => ({
+  origin: editorBase,
+  authorization: `Bearer ${token}`,
+  ...extra,
+});
 
 const editor = http.createServer(async (req, res) => {
   const url = new URL(req.url!, editorBase);
@@ -56,13 +60,27 @@ const editor = http.createServer(async (req, res) => {
     const got = await fetch(`${src}/contents${q}`, { headers: wopiHeaders(token) });
     steps.getFile = { status: got.status, body: await got.text() };
     calls.push('GetFile');
-    const lock = await fetch(src + q, { method: 'POST', headers: wopiHeaders(token, { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'stub-lock-1' }) });
+    const lock = await fetch(src + q, {
+      method: 'POST',
+      headers: wopiHeaders(token, { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'stub-lock-1' }),
+    });
     steps.lock = { status: lock.status };
     calls.push('Lock');
-    const put = await fetch(`${src}/contents${q}`, { method: 'POST', headers: wopiHeaders(token, { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'stub-lock-1', 'content-type': 'application/octet-stream' }), body: nextContent });
+    const put = await fetch(`${src}/contents${q}`, {
+      method: 'POST',
+      headers: wopiHeaders(token, {
+        'X-WOPI-Override': 'PUT',
+        'X-WOPI-Lock': 'stub-lock-1',
+        'content-type': 'application/octet-stream',
+      }),
+      body: nextContent,
+    });
     steps.putFile = { status: put.status, text: await put.text() };
     calls.push('PutFile');
-    const unlock = await fetch(src + q, { method: 'POST', headers: wopiHeaders(token, { 'X-WOPI-Override': 'UNLOCK', 'X-WOPI-Lock': 'stub-lock-1' }) });
+    const unlock = await fetch(src + q, {
+      method: 'POST',
+      headers: wopiHeaders(token, { 'X-WOPI-Override': 'UNLOCK', 'X-WOPI-Lock': 'stub-lock-1' }),
+    });
     steps.unlock = { status: unlock.status };
     calls.push('Unlock');
     res.setHeader('Content-Type', 'application/json');
@@ -76,10 +94,17 @@ const editor = http.createServer(async (req, res) => {
 test.before(async () => {
   await new Promise<void>((r) => editor.listen(0, '127.0.0.1', r));
   editorBase = `http://127.0.0.1:${(editor.address() as AddressInfo).port}`;
-  s = await startServer({ env: {
-    PUBLIC_URL: PUBLIC, OFFICEEDITOR_URL: editorBase, OFFICEEDITOR_SECRET: SECRET, OFFICEEDITOR_LANG: 'de',
-    ONLYOFFICE_URL: editorBase, ONLYOFFICE_SECRET: OO_SECRET, ONLYOFFICE_FILE_EXTENSIONS: 'docx,xlsx',
-  } });
+  s = await startServer({
+    env: {
+      PUBLIC_URL: PUBLIC,
+      OFFICEEDITOR_URL: editorBase,
+      OFFICEEDITOR_SECRET: SECRET,
+      OFFICEEDITOR_LANG: 'de',
+      ONLYOFFICE_URL: editorBase,
+      ONLYOFFICE_SECRET: OO_SECRET,
+      ONLYOFFICE_FILE_EXTENSIONS: 'docx,xlsx',
+    },
+  });
   admin = await setupAdmin(s);
   bob = await createUser(admin, s, { username: 'bob', password: 'bob-password-1' });
 });
@@ -99,14 +124,27 @@ test('features report both integrations with their extensions', async () => {
 
 test('the editing server opens, locks, saves and unlocks through the real routes; the save keeps a version', async () => {
   fs.writeFileSync(vol('report.docx'), 'report v1');
-  const c = await admin.post('/api/officeeditor/config', { path: 'Files/report.docx', mode: 'edit' }, { origin: s.url });
+  const c = await admin.post(
+    '/api/officeeditor/config',
+    { path: 'Files/report.docx', mode: 'edit' },
+    { origin: s.url },
+  );
   assert.is(c.status, 200, c.text);
-  assert.ok(c.json.urlSrc.startsWith(`${editorBase}/browser/cool.html?ui=de&WOPISrc=${encodeURIComponent(`${PUBLIC}/api/officeeditor/wopi/files/`)}`), c.json.urlSrc);
+  assert.ok(
+    c.json.urlSrc.startsWith(
+      `${editorBase}/browser/cool.html?ui=de&WOPISrc=${encodeURIComponent(`${PUBLIC}/api/officeeditor/wopi/files/`)}`,
+    ),
+    c.json.urlSrc,
+  );
   assert.not.ok(c.json.urlSrc.includes('access_token'), 'the web page posts the token; it is not in the address');
   assert.is(c.json.mode, 'edit');
   nextContent = 'report v2';
-  const res = await fetch(c.json.urlSrc, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ access_token: c.json.access_token, access_token_ttl: String(c.json.access_token_ttl) }) });
-  const steps = await res.json() as Record<string, any>;
+  const res = await fetch(c.json.urlSrc, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ access_token: c.json.access_token, access_token_ttl: String(c.json.access_token_ttl) }),
+  });
+  const steps = (await res.json()) as Record<string, any>;
   assert.equal(calls.slice(-5), ['CheckFileInfo', 'GetFile', 'Lock', 'PutFile', 'Unlock']);
   assert.is(steps.checkFileInfo.status, 200, JSON.stringify(steps.checkFileInfo));
   assert.is(steps.checkFileInfo.body.BaseFileName, 'report.docx');
@@ -127,45 +165,87 @@ test('a lock held by another editor answers 409 with X-WOPI-Lock, and nothing is
   const c = (await admin.post('/api/officeeditor/config', { path: 'Files/locked.docx' })).json;
   const src = `${s.url}/api/officeeditor/wopi/files/${c.fileId}?access_token=${encodeURIComponent(c.access_token)}`;
   const contents = `${s.url}/api/officeeditor/wopi/files/${c.fileId}/contents?access_token=${encodeURIComponent(c.access_token)}`;
-  assert.is((await fetch(src, { method: 'POST', headers: wopiHeaders(c.access_token, { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'editor-A' }) })).status, 200);
-  const other = await fetch(src, { method: 'POST', headers: wopiHeaders(c.access_token, { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'editor-B' }) });
+  assert.is(
+    (
+      await fetch(src, {
+        method: 'POST',
+        headers: wopiHeaders(c.access_token, { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'editor-A' }),
+      })
+    ).status,
+    200,
+  );
+  const other = await fetch(src, {
+    method: 'POST',
+    headers: wopiHeaders(c.access_token, { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'editor-B' }),
+  });
   assert.is(other.status, 409);
   assert.is(other.headers.get('x-wopi-lock'), 'editor-A');
-  const put = await fetch(contents, { method: 'POST', headers: wopiHeaders(c.access_token, { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'editor-B' }), body: 'overwritten' });
+  const put = await fetch(contents, {
+    method: 'POST',
+    headers: wopiHeaders(c.access_token, { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'editor-B' }),
+    body: 'overwritten',
+  });
   assert.is(put.status, 409);
   assert.is(put.headers.get('x-wopi-lock'), 'editor-A');
   assert.is(fs.readFileSync(vol('locked.docx'), 'utf8'), 'locked v1');
-  const get = await fetch(src, { method: 'POST', headers: wopiHeaders(c.access_token, { 'X-WOPI-Override': 'GET_LOCK' }) });
+  const get = await fetch(src, {
+    method: 'POST',
+    headers: wopiHeaders(c.access_token, { 'X-WOPI-Override': 'GET_LOCK' }),
+  });
   assert.is(get.headers.get('x-wopi-lock'), 'editor-A');
-  assert.is((await fetch(src, { method: 'POST', headers: wopiHeaders(c.access_token, { 'X-WOPI-Override': 'UNLOCK', 'X-WOPI-Lock': 'editor-A' }) })).status, 200);
+  assert.is(
+    (
+      await fetch(src, {
+        method: 'POST',
+        headers: wopiHeaders(c.access_token, { 'X-WOPI-Override': 'UNLOCK', 'X-WOPI-Lock': 'editor-A' }),
+      })
+    ).status,
+    200,
+  );
 });
 
 test('forged, expired and other-file tokens answer 401; a cookie alone opens nothing', async () => {
   fs.writeFileSync(vol('guarded.docx'), 'guarded');
   const c = (await admin.post('/api/officeeditor/config', { path: 'Files/guarded.docx' })).json;
   const claims = JSON.parse(Buffer.from(c.access_token.split('.')[1], 'base64url').toString());
-  const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode('not-the-secret'));
-  const expired = await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(SECRET));
+  const forged = await new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .sign(new TextEncoder().encode('not-the-secret'));
+  const expired = await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .sign(new TextEncoder().encode(SECRET));
   fs.writeFileSync(vol('other.docx'), 'other');
   const otherFile = (await admin.post('/api/officeeditor/config', { path: 'Files/other.docx' })).json;
-  for (const [what, token] of [['forged', forged], ['expired', expired], ['other file', otherFile.access_token], ['none', '']] as const) {
+  for (const [what, token] of [
+    ['forged', forged],
+    ['expired', expired],
+    ['other file', otherFile.access_token],
+    ['none', ''],
+  ] as const) {
     const r = await fetch(`${s.url}/api/officeeditor/wopi/files/${c.fileId}?access_token=${encodeURIComponent(token)}`);
     assert.is(r.status, 401, what);
-    const put = await fetch(`${s.url}/api/officeeditor/wopi/files/${c.fileId}/contents?access_token=${encodeURIComponent(token)}`, { method: 'POST', headers: { 'X-WOPI-Override': 'PUT' }, body: 'x' });
+    const put = await fetch(
+      `${s.url}/api/officeeditor/wopi/files/${c.fileId}/contents?access_token=${encodeURIComponent(token)}`,
+      { method: 'POST', headers: { 'X-WOPI-Override': 'PUT' }, body: 'x' },
+    );
     assert.is(put.status, 401, what);
   }
-  const withCookie = await fetch(`${s.url}/api/officeeditor/wopi/files/${c.fileId}/contents`, { headers: { cookie: admin.cookieHeader } });
+  const withCookie = await fetch(`${s.url}/api/officeeditor/wopi/files/${c.fileId}/contents`, {
+    headers: { cookie: admin.cookieHeader },
+  });
   assert.is(withCookie.status, 401);
   assert.is(fs.readFileSync(vol('guarded.docx'), 'utf8'), 'guarded');
 });
 
-test('the native client\'s collabora config carries the token in urlSrc and under both names', async () => {
+test("the native client's collabora config carries the token in urlSrc and under both names", async () => {
   const c = await admin.post('/api/collabora/config', { path: 'Files/report.docx', mode: 'view' });
   assert.is(c.status, 200, c.text);
   assert.is(c.json.accessToken, c.json.access_token);
   assert.ok(c.json.urlSrc.includes(`access_token=${encodeURIComponent(c.json.access_token)}`));
   assert.is(c.json.mode, 'view');
-  const info = await fetch(`${s.url}/api/officeeditor/wopi/files/${c.json.fileId}?access_token=${encodeURIComponent(c.json.access_token)}`);
+  const info = await fetch(
+    `${s.url}/api/officeeditor/wopi/files/${c.json.fileId}?access_token=${encodeURIComponent(c.json.access_token)}`,
+  );
   assert.is((await info.json()).UserCanWrite, false);
   const bad = await admin.post('/api/collabora/config', { path: 'Files/none.docx' });
   assert.is(bad.status, 404);
@@ -175,7 +255,10 @@ test('the native client\'s collabora config carries the token in urlSrc and unde
 test('a read-only viewer gets a view token: saving through it is refused', async () => {
   fs.writeFileSync(vol('shared.docx'), 'shared v1');
   const c = (await bob.post('/api/officeeditor/config', { path: 'Files/shared.docx', mode: 'view' })).json;
-  const put = await fetch(`${s.url}/api/officeeditor/wopi/files/${c.fileId}/contents?access_token=${encodeURIComponent(c.access_token)}`, { method: 'POST', headers: { 'X-WOPI-Override': 'PUT' }, body: 'changed' });
+  const put = await fetch(
+    `${s.url}/api/officeeditor/wopi/files/${c.fileId}/contents?access_token=${encodeURIComponent(c.access_token)}`,
+    { method: 'POST', headers: { 'X-WOPI-Override': 'PUT' }, body: 'changed' },
+  );
   assert.is(put.status, 403);
   assert.is(fs.readFileSync(vol('shared.docx'), 'utf8'), 'shared v1');
 });
@@ -191,18 +274,34 @@ test('ONLYOFFICE: signed config, the document server downloads and calls back; t
   assert.is(download.status, 200);
   assert.is(await download.text(), 'oo v1');
   const body = { key: config.document.key, status: 2, url: `${editorBase}/cache/edited.docx`, users: ['x'] };
-  const jwt = await new SignJWT({ payload: body }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(OO_SECRET));
-  const callback = await fetch(toBurrow(config.editorConfig.callbackUrl), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}`, origin: editorBase }, body: JSON.stringify(body) });
+  const jwt = await new SignJWT({ payload: body })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .sign(new TextEncoder().encode(OO_SECRET));
+  const callback = await fetch(toBurrow(config.editorConfig.callbackUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}`, origin: editorBase },
+    body: JSON.stringify(body),
+  });
   assert.is(callback.status, 200, await callback.clone().text());
   assert.equal(await callback.json(), { error: 0 });
   assert.is(fs.readFileSync(vol('oo.docx'), 'utf8'), 'edited in onlyoffice');
   assert.is((await admin.get('/api/versions?path=Files/oo.docx')).json.items.length, 1);
   // Unsigned, or pointing elsewhere: refused, nothing written.
-  const unsigned = await fetch(toBurrow(config.editorConfig.callbackUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const unsigned = await fetch(toBurrow(config.editorConfig.callbackUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   assert.is(unsigned.status, 401);
   const elsewhere = { ...body, url: 'http://127.0.0.1:9/evil.docx' };
-  const jwt2 = await new SignJWT({ payload: elsewhere }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(OO_SECRET));
-  const foreign = await fetch(toBurrow(config.editorConfig.callbackUrl), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt2}` }, body: JSON.stringify(elsewhere) });
+  const jwt2 = await new SignJWT({ payload: elsewhere })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .sign(new TextEncoder().encode(OO_SECRET));
+  const foreign = await fetch(toBurrow(config.editorConfig.callbackUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt2}` },
+    body: JSON.stringify(elsewhere),
+  });
   assert.is(foreign.status, 400);
   assert.is(fs.readFileSync(vol('oo.docx'), 'utf8'), 'edited in onlyoffice');
 });

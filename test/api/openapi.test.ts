@@ -8,8 +8,7 @@ import { Client } from '../support/client.ts';
 import { removeDirs, startServer } from '../support/server.ts';
 
 /** `METHOD /path: what is missing` — empty it as the rows are converted. */
-const UNCONVERTED: string[] = [
-];
+const UNCONVERTED: string[] = [];
 
 interface Operation {
   parameters?: { name: string; in: string; schema?: unknown; 'x-unvalidated'?: boolean }[];
@@ -25,7 +24,9 @@ function gaps(method: string, path: string, op: Operation): string[] {
     const types = Object.keys(content);
     // A 2xx must say what it carries: a JSON schema, or another content type (a file, a stream).
     if (types.length === 0) out.push(`${method} ${path}: ${status} answer schema`);
-    for (const type of types) if (/json/.test(type) && !/ndjson/.test(type) && !content[type]!.schema) out.push(`${method} ${path}: ${status} answer schema`);
+    for (const type of types)
+      if (/json/.test(type) && !/ndjson/.test(type) && !content[type]!.schema)
+        out.push(`${method} ${path}: ${status} answer schema`);
   }
   for (const p of op.parameters ?? []) {
     if (p.in === 'path' && (p['x-unvalidated'] || !p.schema)) out.push(`${method} ${path}: params schema`);
@@ -46,7 +47,11 @@ test('every 2xx JSON answer has a schema and every path parameter has one (the u
     const fresh = found.filter((g) => !listed.has(g));
     const converted = UNCONVERTED.filter((g) => !found.includes(g));
     if (found.length) console.log(`rows still to convert (${found.length}):\n  ${found.join('\n  ')}`);
-    assert.equal(fresh, [], `new rows without schemas (give them schemas; do not add them to UNCONVERTED):\n${fresh.join('\n')}`);
+    assert.equal(
+      fresh,
+      [],
+      `new rows without schemas (give them schemas; do not add them to UNCONVERTED):\n${fresh.join('\n')}`,
+    );
     assert.equal(converted, [], `converted, remove from UNCONVERTED:\n${converted.join('\n')}`);
   } finally {
     await s.close();
@@ -60,7 +65,15 @@ test('the error envelope lists the catalogue codes', async () => {
     const doc = (await new Client(s.url).get('/api/openapi.json')).json;
     const code = doc.components.responses.Error.content['application/json'].schema.properties.error.properties.code;
     assert.ok(Array.isArray(code.enum) && code.enum.length > 50, 'code is an enum of the catalogue');
-    for (const c of ['NOT_FOUND', 'AUTH_TOKEN_READ_ONLY', 'INVALID_PARAMS', 'TUS_VERSION', 'ARCHIVE_ENCRYPTED', 'CROSS_SITE_REFUSED']) assert.ok(code.enum.includes(c), c);
+    for (const c of [
+      'NOT_FOUND',
+      'AUTH_TOKEN_READ_ONLY',
+      'INVALID_PARAMS',
+      'TUS_VERSION',
+      'ARCHIVE_ENCRYPTED',
+      'CROSS_SITE_REFUSED',
+    ])
+      assert.ok(code.enum.includes(c), c);
   } finally {
     await s.close();
     removeDirs(s.dirs);
@@ -72,7 +85,10 @@ test('a converted row describes its path parameter by its schema', async () => {
   try {
     const doc = (await new Client(s.url).get('/api/openapi.json')).json;
     const rename = doc.paths['/api/auth/tokens/{id}'].patch;
-    assert.equal(rename.parameters.find((p: { name: string }) => p.name === 'id').schema, { type: 'string', minLength: 1 });
+    assert.equal(rename.parameters.find((p: { name: string }) => p.name === 'id').schema, {
+      type: 'string',
+      minLength: 1,
+    });
   } finally {
     await s.close();
     removeDirs(s.dirs);

@@ -50,21 +50,31 @@ test('mode, owner and group as the host sees them', async () => {
   assert.is(a.json.uid, st.uid);
   assert.is(a.json.gid, st.gid);
   assert.is(a.json.isDirectory, false);
-  assert.is(a.json.owner, execFileSync('id', ['-nu', String(st.uid)]).toString().trim());
+  assert.is(
+    a.json.owner,
+    execFileSync('id', ['-nu', String(st.uid)])
+      .toString()
+      .trim(),
+  );
   assert.type(a.json.group, 'string');
   const d = await admin.get('/api/permissions/Files/tree');
   assert.is(d.json.isDirectory, true);
 });
 
 test('chmod changes the mode, and the whole tree when recursive (links left alone)', async () => {
-  const a = await admin.post('/api/permissions/chmod', { path: 'Files/a.txt', mode: '600', recursive: false }, { origin: s.url });
+  const a = await admin.post(
+    '/api/permissions/chmod',
+    { path: 'Files/a.txt', mode: '600', recursive: false },
+    { origin: s.url },
+  );
   assert.is(a.status, 200, a.text);
   assert.is(a.json.success, true);
   assert.is(modeOf(vol('a.txt')), 0o600);
   const t = await admin.post('/api/permissions/chmod', { path: 'Files/tree', mode: '750', recursive: true });
   assert.is(t.status, 200, t.text);
   assert.is(t.json.changed, 4);
-  for (const p of [vol('tree'), vol('tree', 'b.txt'), vol('tree', 'sub'), vol('tree', 'sub', 'c.txt')]) assert.is(modeOf(p), 0o750, p);
+  for (const p of [vol('tree'), vol('tree', 'b.txt'), vol('tree', 'sub'), vol('tree', 'sub', 'c.txt')])
+    assert.is(modeOf(p), 0o750, p);
   assert.is(modeOf(path.join(s.dirs.root, 'outside.txt')), 0o600, 'the target of a link inside the tree was changed');
   for (const mode of ['999', 'rwx', '7', '12345']) {
     const bad = await admin.post('/api/permissions/chmod', { path: 'Files/a.txt', mode });
@@ -91,9 +101,12 @@ test('chown gives a file to another owner and group', async () => {
   assert.is(nothing.status, 400);
 });
 
-test('never through a link, never outside a volume, never a volume\'s own folder', async () => {
+test("never through a link, never outside a volume, never a volume's own folder", async () => {
   const before = fs.lstatSync(path.join(s.dirs.root, 'outside.txt'));
-  for (const body of [{ path: 'Files/link-out', mode: '777' }, { path: 'Files/dir-link/outside.txt', mode: '777' }]) {
+  for (const body of [
+    { path: 'Files/link-out', mode: '777' },
+    { path: 'Files/dir-link/outside.txt', mode: '777' },
+  ]) {
     const r = await admin.post('/api/permissions/chmod', body);
     assert.ok(r.status === 400 || r.status === 403 || r.status === 404, `${body.path}: ${r.status} ${r.text}`);
     envelope(r);
@@ -113,7 +126,7 @@ test('never through a link, never outside a volume, never a volume\'s own folder
   assert.is(after.mode, fs.lstatSync(path.join(s.dirs.root, 'outside.txt')).mode);
 });
 
-test('administrators only; a read token may look but not change; an administrator\'s write token may change', async () => {
+test("administrators only; a read token may look but not change; an administrator's write token may change", async () => {
   const g = await bob.get('/api/permissions/Files/a.txt');
   assert.is(g.status, 403);
   assert.is(envelope(g).code, 'ADMIN_ONLY');
@@ -129,7 +142,11 @@ test('administrators only; a read token may look but not change; an administrato
   const write = new Client(s.url, await issueToken(admin, 'write'));
   assert.is((await write.post('/api/permissions/chmod', { path: 'Files/a.txt', mode: '640' })).status, 200);
   assert.is(modeOf(vol('a.txt')), 0o640);
-  const cross = await admin.post('/api/permissions/chmod', { path: 'Files/a.txt', mode: '777' }, { origin: 'http://evil.example' });
+  const cross = await admin.post(
+    '/api/permissions/chmod',
+    { path: 'Files/a.txt', mode: '777' },
+    { origin: 'http://evil.example' },
+  );
   assert.is(cross.status, 403);
   assert.is(modeOf(vol('a.txt')), 0o640);
 });

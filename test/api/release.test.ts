@@ -13,8 +13,11 @@ test('--version, /api/features and /api/openapi.json name the same release', asy
   assert.match(release, /^\d+\.\d+\.\d+(-[\w.]+)?$/);
   const s = await startServer();
   try {
-    const features = await (await fetch(`${s.url}/api/features`)).json() as { version: string };
-    const doc = await (await fetch(`${s.url}/api/openapi.json`)).json() as { info: { version: string }; 'x-release': string };
+    const features = (await (await fetch(`${s.url}/api/features`)).json()) as { version: string };
+    const doc = (await (await fetch(`${s.url}/api/openapi.json`)).json()) as {
+      info: { version: string };
+      'x-release': string;
+    };
     assert.is(features.version, release);
     assert.is(doc['x-release'], release);
     assert.is(doc.info.version, 'unversioned');

@@ -18,7 +18,10 @@ function written(out: string, file: string): string {
   const start = out.indexOf(`write ${file} `);
   assert.ok(start >= 0, `writes ${file}:\n${out}`);
   const body = out.slice(out.indexOf('----8<----\n', start) + 11, out.indexOf('   ---->8----', start));
-  return body.split('\n').map((l) => l.replace(/^ {3}/, '')).join('\n');
+  return body
+    .split('\n')
+    .map((l) => l.replace(/^ {3}/, ''))
+    .join('\n');
 }
 
 function python(code: string, input: string): string {
@@ -29,16 +32,44 @@ function python(code: string, input: string): string {
 
 test('linux: a systemd unit with its own user, state/cache folders, hardening and the volumes writable', () => {
   const before = fs.existsSync('/etc/systemd/system/burrow.service');
-  const r = burrow('service', 'install', '--dry-run', '--platform', 'linux', '--port', '8080', '--volumes', '/srv/my files', '--writable', '/data/photos');
+  const r = burrow(
+    'service',
+    'install',
+    '--dry-run',
+    '--platform',
+    'linux',
+    '--port',
+    '8080',
+    '--volumes',
+    '/srv/my files',
+    '--writable',
+    '/data/photos',
+  );
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stdout, /^burrow service install --dry-run \(linux\): nothing is changed/);
   const unit = written(r.stdout, '/etc/systemd/system/burrow.service');
-  for (const line of ['User=burrow', 'Group=burrow', 'ExecStart=/usr/local/bin/burrow --no-open', 'StateDirectory=burrow', 'CacheDirectory=burrow',
-    'Environment=CONFIG_DIR=/var/lib/burrow', 'Environment=CACHE_DIR=/var/cache/burrow', 'Environment=PORT=8080', 'ProtectSystem=strict',
-    'NoNewPrivileges=true', 'PrivateTmp=true', 'StandardOutput=journal', 'ReadWritePaths="/srv/my files" /data/photos', 'WantedBy=multi-user.target']) {
+  for (const line of [
+    'User=burrow',
+    'Group=burrow',
+    'ExecStart=/usr/local/bin/burrow --no-open',
+    'StateDirectory=burrow',
+    'CacheDirectory=burrow',
+    'Environment=CONFIG_DIR=/var/lib/burrow',
+    'Environment=CACHE_DIR=/var/cache/burrow',
+    'Environment=PORT=8080',
+    'ProtectSystem=strict',
+    'NoNewPrivileges=true',
+    'PrivateTmp=true',
+    'StandardOutput=journal',
+    'ReadWritePaths="/srv/my files" /data/photos',
+    'WantedBy=multi-user.target',
+  ]) {
     assert.ok(unit.split('\n').includes(line), `unit has ${line}:\n${unit}`);
   }
-  assert.match(r.stdout, /run: useradd --system --user-group --no-create-home --home-dir \/var\/lib\/burrow --shell \/usr\/sbin\/nologin burrow {3}\(only if `id -u burrow` fails\)/);
+  assert.match(
+    r.stdout,
+    /run: useradd --system --user-group --no-create-home --home-dir \/var\/lib\/burrow --shell \/usr\/sbin\/nologin burrow {3}\(only if `id -u burrow` fails\)/,
+  );
   assert.match(r.stdout, /run: systemctl daemon-reload\n/);
   assert.match(r.stdout, /run: systemctl enable burrow.service\n[^\n]*\n\d+\. run: systemctl restart burrow.service/);
   assert.match(r.stdout, /copy <the burrow executable>|copy \/.+ to \/usr\/local\/bin\/burrow/);
@@ -64,30 +95,55 @@ test('macos: a launchd daemon (a valid plist) and the ad-hoc signature', () => {
   const r = burrow('service', 'install', '--dry-run', '--platform', 'macos', '--user', 'ana', '--port', '3001');
   assert.is(r.status, 0, r.stderr);
   const plist = written(r.stdout, '/Library/LaunchDaemons/com.burrow.server.plist');
-  const parsed = JSON.parse(python('import plistlib,sys,json; print(json.dumps(plistlib.loads(sys.stdin.buffer.read())))', plist));
+  const parsed = JSON.parse(
+    python('import plistlib,sys,json; print(json.dumps(plistlib.loads(sys.stdin.buffer.read())))', plist),
+  );
   assert.is(parsed.Label, 'com.burrow.server');
   assert.equal(parsed.ProgramArguments, ['/usr/local/bin/burrow', '--no-open']);
   assert.is(parsed.UserName, 'ana');
-  assert.equal(parsed.EnvironmentVariables, { CONFIG_DIR: '/Library/Application Support/Burrow', CACHE_DIR: '/Library/Caches/Burrow', VOLUME_ROOT: '/Users/ana/Burrow', PORT: '3001' });
+  assert.equal(parsed.EnvironmentVariables, {
+    CONFIG_DIR: '/Library/Application Support/Burrow',
+    CACHE_DIR: '/Library/Caches/Burrow',
+    VOLUME_ROOT: '/Users/ana/Burrow',
+    PORT: '3001',
+  });
   assert.equal(parsed.KeepAlive, { SuccessfulExit: false });
   assert.match(r.stdout, /run: codesign --force --sign - \/usr\/local\/bin\/burrow/);
   assert.match(r.stdout, /run: launchctl bootstrap system \/Library\/LaunchDaemons\/com.burrow.server.plist/);
 });
 
 test('windows: a boot task as LocalService (valid task XML), folder rights and the firewall, no extra binary', () => {
-  const r = burrow('service', 'install', '--dry-run', '--platform', 'windows', '--volumes', 'D:\\Shared', '--port', '3002');
+  const r = burrow(
+    'service',
+    'install',
+    '--dry-run',
+    '--platform',
+    'windows',
+    '--volumes',
+    'D:\\Shared',
+    '--port',
+    '3002',
+  );
   assert.is(r.status, 0, r.stderr);
   const task = written(r.stdout, 'C:\\ProgramData\\Burrow\\burrow-task.xml');
-  const parsed = JSON.parse(python([
-    'import sys,json,xml.etree.ElementTree as E',
-    'ns={"t":"http://schemas.microsoft.com/windows/2004/02/mit/task"}',
-    'x=E.fromstring(sys.stdin.read().replace("encoding=\\"UTF-16\\"",""))',
-    'print(json.dumps({k:x.find(p,ns).text for k,p in {"cmd":".//t:Exec/t:Command","args":".//t:Exec/t:Arguments","user":".//t:Principal/t:UserId","limit":".//t:ExecutionTimeLimit"}.items()}))',
-  ].join('\n'), task));
+  const parsed = JSON.parse(
+    python(
+      [
+        'import sys,json,xml.etree.ElementTree as E',
+        'ns={"t":"http://schemas.microsoft.com/windows/2004/02/mit/task"}',
+        'x=E.fromstring(sys.stdin.read().replace("encoding=\\"UTF-16\\"",""))',
+        'print(json.dumps({k:x.find(p,ns).text for k,p in {"cmd":".//t:Exec/t:Command","args":".//t:Exec/t:Arguments","user":".//t:Principal/t:UserId","limit":".//t:ExecutionTimeLimit"}.items()}))',
+      ].join('\n'),
+      task,
+    ),
+  );
   assert.is(parsed.cmd, 'C:\\Program Files\\Burrow\\burrow.exe');
   assert.is(parsed.user, 'S-1-5-19');
   assert.is(parsed.limit, 'PT0S');
-  assert.is(parsed.args, '--no-open --config "C:\\ProgramData\\Burrow\\Config" --cache "C:\\ProgramData\\Burrow\\Cache" --volumes "D:\\Shared" --port 3002 --log-file "C:\\ProgramData\\Burrow\\Logs\\burrow.log"');
+  assert.is(
+    parsed.args,
+    '--no-open --config "C:\\ProgramData\\Burrow\\Config" --cache "C:\\ProgramData\\Burrow\\Cache" --volumes "D:\\Shared" --port 3002 --log-file "C:\\ProgramData\\Burrow\\Logs\\burrow.log"',
+  );
   assert.match(r.stdout, /run: schtasks.exe \/Create \/TN Burrow \/XML C:\\ProgramData\\Burrow\\burrow-task.xml \/F/);
   assert.match(r.stdout, /run: icacls.exe D:\\Shared \/grant \*S-1-5-19:\(OI\)\(CI\)M \/T \/Q/);
   assert.match(r.stdout, /localport=3002/);
@@ -95,8 +151,14 @@ test('windows: a boot task as LocalService (valid task XML), folder rights and t
 });
 
 test('status previews the query; a real run for another platform and bad options are refused', () => {
-  assert.match(burrow('service', 'status', '--dry-run', '--platform', 'linux').stdout, /run: systemctl status --no-pager --lines=5 burrow.service/);
-  assert.match(burrow('service', 'status', '--dry-run', '--platform', 'windows').stdout, /run: schtasks.exe \/Query \/TN Burrow/);
+  assert.match(
+    burrow('service', 'status', '--dry-run', '--platform', 'linux').stdout,
+    /run: systemctl status --no-pager --lines=5 burrow.service/,
+  );
+  assert.match(
+    burrow('service', 'status', '--dry-run', '--platform', 'windows').stdout,
+    /run: schtasks.exe \/Query \/TN Burrow/,
+  );
   const other = burrow('service', 'install', '--platform', 'windows');
   assert.is(other.status, 2);
   assert.match(other.stderr, /not windows; use --dry-run/);

@@ -7,10 +7,20 @@ import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 let s: TestServer;
 let admin: Client;
 let user: Client;
-test.before(async () => { s = await startServer(); admin = await setupAdmin(s); user = await createUser(admin, s, { username: 'olga', password: 'olga-password' }); });
-test.after(async () => { await s.close(); removeDirs(s.dirs); });
+test.before(async () => {
+  s = await startServer();
+  admin = await setupAdmin(s);
+  user = await createUser(admin, s, { username: 'olga', password: 'olga-password' });
+});
+test.after(async () => {
+  await s.close();
+  removeDirs(s.dirs);
+});
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4f40000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4f40000000049454e44ae426082',
+  'hex',
+);
 
 test('GET: defaults; administrators also see access rules and activity settings', async () => {
   const u = (await user.get('/api/settings')).json;
@@ -41,12 +51,19 @@ test('user preferences: any account, merged per account, null removes, validated
 });
 
 test('system sections: administrators only (403 with a message), echoed back', async () => {
-  for (const body of [{ thumbnails: { enabled: false } }, { branding: { appName: 'x' } }, { access: { rules: [] } }, { activity: { enabled: true } }]) {
+  for (const body of [
+    { thumbnails: { enabled: false } },
+    { branding: { appName: 'x' } },
+    { access: { rules: [] } },
+    { activity: { enabled: true } },
+  ]) {
     const a = await user.patch('/api/settings', body);
     assert.is(a.status, 403, JSON.stringify(body));
     assert.match(envelope(a).message, /administrators/i);
   }
-  const t = await admin.patch('/api/settings', { thumbnails: { enabled: false, size: 320, quality: 70, concurrency: 2 } });
+  const t = await admin.patch('/api/settings', {
+    thumbnails: { enabled: false, size: 320, quality: 70, concurrency: 2 },
+  });
   assert.equal(t.json.thumbnails, { enabled: false, size: 320, quality: 70, concurrency: 2 });
   assert.is((await admin.patch('/api/settings', { thumbnails: { size: 2000 } })).status, 400);
   assert.is((await admin.patch('/api/settings', { thumbnails: { quality: 0 } })).status, 400);
@@ -63,10 +80,14 @@ test('system sections: administrators only (403 with a message), echoed back', a
 });
 
 test('access rules: the whole list replaces, ids are strings, paths normalised, bad rules refused', async () => {
-  const a = await admin.patch('/api/settings', { access: { rules: [
-    { path: '/Media/Private/', permissions: 'hidden' },
-    { id: 'keep-me', path: 'Docs', recursive: false, permissions: 'ro' },
-  ] } });
+  const a = await admin.patch('/api/settings', {
+    access: {
+      rules: [
+        { path: '/Media/Private/', permissions: 'hidden' },
+        { id: 'keep-me', path: 'Docs', recursive: false, permissions: 'ro' },
+      ],
+    },
+  });
   assert.is(a.status, 200);
   const [first, second] = a.json.access.rules;
   assert.is(typeof first.id, 'string');
@@ -76,14 +97,19 @@ test('access rules: the whole list replaces, ids are strings, paths normalised, 
   const replaced = await admin.patch('/api/settings', { access: { rules: [{ path: 'Other', permissions: 'rw' }] } });
   assert.is(replaced.json.access.rules.length, 1);
   assert.is((await admin.patch('/api/settings', { access: { rules: [{ path: 'a/../b' }] } })).status, 400);
-  assert.is((await admin.patch('/api/settings', { access: { rules: [{ path: 'a', permissions: 'rwx' }] } })).status, 400);
+  assert.is(
+    (await admin.patch('/api/settings', { access: { rules: [{ path: 'a', permissions: 'rwx' }] } })).status,
+    400,
+  );
   await s.restart();
-  const c = new Client(s.url); c.cookies = new Map(admin.cookies);
+  const c = new Client(s.url);
+  c.cookies = new Map(admin.cookies);
   assert.is((await c.get('/api/settings')).json.access.rules[0].path, 'Other', 'kept across a restart');
 });
 
 test('logo upload: image only, at most 2 MB, served publicly under the returned URL', async () => {
-  const c = new Client(s.url); c.cookies = new Map(admin.cookies);
+  const c = new Client(s.url);
+  c.cookies = new Map(admin.cookies);
   const form = new FormData();
   form.append('logo', new Blob([PNG], { type: 'image/png' }), 'logo.png');
   const up = await c.request('POST', '/api/settings/upload-logo', form);
@@ -93,10 +119,17 @@ test('logo upload: image only, at most 2 MB, served publicly under the returned 
   assert.is(img.status, 200);
   assert.is(img.headers.get('content-type'), 'image/png');
   assert.equal(Buffer.from(await img.arrayBuffer()), PNG);
-  assert.is((await c.patch('/api/settings', { branding: { appLogoUrl: up.json.logoUrl } })).json.branding.appLogoUrl, up.json.logoUrl);
+  assert.is(
+    (await c.patch('/api/settings', { branding: { appLogoUrl: up.json.logoUrl } })).json.branding.appLogoUrl,
+    up.json.logoUrl,
+  );
 
   const svg = new FormData();
-  svg.append('logo', new Blob(['<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'], { type: 'image/jpeg' }), 'logo.jpg');
+  svg.append(
+    'logo',
+    new Blob(['<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'], { type: 'image/jpeg' }),
+    'logo.jpg',
+  );
   const refused = await c.request('POST', '/api/settings/upload-logo', svg);
   assert.is(refused.status, 415);
   envelope(refused);
@@ -106,7 +139,8 @@ test('logo upload: image only, at most 2 MB, served publicly under the returned 
   const wrongField = new FormData();
   wrongField.append('image', new Blob([PNG], { type: 'image/png' }), 'logo.png');
   assert.is((await c.request('POST', '/api/settings/upload-logo', wrongField)).status, 400);
-  const u = new Client(s.url); u.cookies = new Map(user.cookies);
+  const u = new Client(s.url);
+  u.cookies = new Map(user.cookies);
   assert.is((await u.request('POST', '/api/settings/upload-logo', form)).status, 403);
   assert.is((await fetch(`${s.url}/api/branding/logo/..%2fburrow.db`)).status, 400);
   assert.is((await fetch(`${s.url}/api/branding/logo/0000000000000000.png`)).status, 404);

@@ -16,7 +16,11 @@ let token: string;
 let shareId: string;
 const inbox = () => path.join(s.dirs.volumes, 'Files', 'Inbox');
 
-function send(data: Buffer, name: string, options: Partial<tus.UploadOptions> & { onUpload?: (u: tus.Upload) => void } = {}): Promise<{ url: string; error?: tus.DetailedError }> {
+function send(
+  data: Buffer,
+  name: string,
+  options: Partial<tus.UploadOptions> & { onUpload?: (u: tus.Upload) => void } = {},
+): Promise<{ url: string; error?: tus.DetailedError }> {
   return new Promise((resolve) => {
     const upload = new tus.Upload(data, {
       endpoint: `${s.url}/api/share/${token}/tus`,
@@ -35,9 +39,14 @@ test.before(async () => {
   s = await startServer({ env: { UPLOAD_CHUNKED_ENABLED: 'true' }, volumes: ['Files'] });
   owner = await setupAdmin(s);
   fs.mkdirSync(inbox());
-  fs.writeFileSync(path.join(inbox(), 'report.txt'), 'the owner\'s own');
+  fs.writeFileSync(path.join(inbox(), 'report.txt'), "the owner's own");
   assert.is((await owner.patch('/api/settings', { activity: { enabled: true, retentionDays: 30 } })).status, 200);
-  const created = await owner.post('/api/shares', { sourcePath: 'Files/Inbox', sharingType: 'anyone', fileRequest: { maxFiles: 3 }, label: 'Homework' });
+  const created = await owner.post('/api/shares', {
+    sourcePath: 'Files/Inbox',
+    sharingType: 'anyone',
+    fileRequest: { maxFiles: 3 },
+    label: 'Homework',
+  });
   assert.is(created.status, 201, created.text);
   token = created.json.shareToken;
   shareId = created.json.id;
@@ -53,7 +62,12 @@ test('the drop page sees no listing and cannot download', async () => {
   assert.is(info.isFileRequest, true);
   assert.is(info.allow.upload, true);
   assert.is(info.allow.download, false);
-  for (const p of [`/api/share/${token}/browse/`, `/api/share/${token}/file?path=report.txt`, `/api/share/${token}/download/report.txt`, `/api/share/${token}/editor?path=report.txt`]) {
+  for (const p of [
+    `/api/share/${token}/browse/`,
+    `/api/share/${token}/file?path=report.txt`,
+    `/api/share/${token}/download/report.txt`,
+    `/api/share/${token}/editor?path=report.txt`,
+  ]) {
     const r = await a.get(p);
     assert.is(r.status, 403, p);
     envelope(r);
@@ -67,14 +81,18 @@ test('TUS through the link resumes, and a taken name never overwrites', async ()
   const aborted = await new Promise<string>((resolve) => {
     void send(data, 'report.txt', {
       chunkSize: 5,
-      onUpload: (u) => { first = u; },
-      onChunkComplete: () => { void first!.abort().then(() => resolve(first!.url!)); },
+      onUpload: (u) => {
+        first = u;
+      },
+      onChunkComplete: () => {
+        void first!.abort().then(() => resolve(first!.url!));
+      },
     });
   });
   assert.ok(aborted.includes(`/api/share/${token}/tus/`), aborted);
   const resumed = await send(data, 'report.txt', { uploadUrl: aborted, chunkSize: 5 });
   assert.is(resumed.error, undefined, String(resumed.error));
-  assert.is(fs.readFileSync(path.join(inbox(), 'report.txt'), 'utf8'), 'the owner\'s own');
+  assert.is(fs.readFileSync(path.join(inbox(), 'report.txt'), 'utf8'), "the owner's own");
   assert.is(fs.readFileSync(path.join(inbox(), 'report (1).txt'), 'utf8'), data.toString());
 });
 

@@ -37,7 +37,10 @@ test.before(async () => {
   fs.writeFileSync(path.join(files, 'Docs', 'a.txt'), 'hello');
   fs.writeFileSync(path.join(files, 'Docs', 'sub', 'b.txt'), 'deep');
   fs.writeFileSync(path.join(files, 'Docs', 'page.html'), '<script>alert(1)</script>');
-  fs.writeFileSync(path.join(files, 'Docs', 'pic.svg'), '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+  fs.writeFileSync(
+    path.join(files, 'Docs', 'pic.svg'),
+    '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+  );
   fs.writeFileSync(path.join(files, 'Docs-secret', 'key.txt'), 'secret');
   fs.writeFileSync(path.join(files, 'top.txt'), 'parent file');
   fs.writeFileSync(path.join(files, 'single.txt'), 'only me');
@@ -50,7 +53,13 @@ test.after(async () => {
 });
 
 test('create answers the flattened share with shareUrl, shareToken and directFileUrl (native shapes)', async () => {
-  const created = await share(alice, { sourcePath: 'Files/Docs', accessMode: 'readonly', sharingType: 'anyone', userIds: [], expiresAt: '2099-01-15T10:00:00Z' });
+  const created = await share(alice, {
+    sourcePath: 'Files/Docs',
+    accessMode: 'readonly',
+    sharingType: 'anyone',
+    userIds: [],
+    expiresAt: '2099-01-15T10:00:00Z',
+  });
   assert.type(created.id, 'string');
   assert.ok(created.shareToken.length >= 22, 'token of at least 128 bits');
   assert.ok(created.shareUrl.startsWith(s.url), created.shareUrl);
@@ -59,15 +68,32 @@ test('create answers the flattened share with shareUrl, shareToken and directFil
   assert.is(created.accessMode, 'readonly');
   assert.is(created.sharingType, 'anyone');
   assert.type(created.ownerId, 'string');
-  assert.ok(ISO_MS.test(created.createdAt) && ISO_MS.test(created.updatedAt) && ISO_MS.test(created.expiresAt), created.expiresAt);
+  assert.ok(
+    ISO_MS.test(created.createdAt) && ISO_MS.test(created.updatedAt) && ISO_MS.test(created.expiresAt),
+    created.expiresAt,
+  );
   assert.is(created.downloadCount, 0);
   assert.is(created.sourcePath, 'Files/Docs');
   const mine = (await alice.get('/api/shares')).json;
   assert.ok(mine.shares.some((x: any) => x.id === created.id && x.sourcePath === 'Files/Docs'));
   const info = await anon().get(`/api/share/${created.shareToken}/info`);
   assert.is(info.status, 200);
-  assert.equal({ t: info.json.shareToken, d: info.json.isDirectory, p: info.json.hasPassword, s: info.json.sharingType, e: info.json.isExpired }, { t: created.shareToken, d: true, p: false, s: 'anyone', e: false });
-  const updated = await alice.put(`/api/shares/${created.id}`, { label: 'docs', accessMode: 'readwrite', sharingType: 'anyone', expiresAt: null });
+  assert.equal(
+    {
+      t: info.json.shareToken,
+      d: info.json.isDirectory,
+      p: info.json.hasPassword,
+      s: info.json.sharingType,
+      e: info.json.isExpired,
+    },
+    { t: created.shareToken, d: true, p: false, s: 'anyone', e: false },
+  );
+  const updated = await alice.put(`/api/shares/${created.id}`, {
+    label: 'docs',
+    accessMode: 'readwrite',
+    sharingType: 'anyone',
+    expiresAt: null,
+  });
   assert.is(updated.status, 200, updated.text);
   assert.is(updated.json.label, 'docs');
   assert.is(updated.json.accessMode, 'readwrite');
@@ -85,11 +111,26 @@ test('unknown, truncated, expired and deleted links answer one identical 404', a
   const live = await share(alice, { sourcePath: 'Files/Docs', sharingType: 'anyone' });
   const gone = await share(alice, { sourcePath: 'Files/Docs', sharingType: 'anyone' });
   await alice.delete(`/api/shares/${gone.id}`);
-  const soon = await share(alice, { sourcePath: 'Files/Docs', sharingType: 'anyone', expiresAt: new Date(Date.now() + 1500).toISOString() });
+  const soon = await share(alice, {
+    sourcePath: 'Files/Docs',
+    sharingType: 'anyone',
+    expiresAt: new Date(Date.now() + 1500).toISOString(),
+  });
   await new Promise((r) => setTimeout(r, 1700));
   const bodies = new Set<string>();
-  for (const token of ['A'.repeat(24), live.shareToken.slice(0, -1), live.shareToken.slice(0, 8), gone.shareToken, soon.shareToken]) {
-    for (const p of [`/api/share/${token}/info`, `/api/share/${token}/browse/`, `/api/share/${token}/file?path=a.txt`, `/api/share/${token}/editor?path=a.txt`]) {
+  for (const token of [
+    'A'.repeat(24),
+    live.shareToken.slice(0, -1),
+    live.shareToken.slice(0, 8),
+    gone.shareToken,
+    soon.shareToken,
+  ]) {
+    for (const p of [
+      `/api/share/${token}/info`,
+      `/api/share/${token}/browse/`,
+      `/api/share/${token}/file?path=a.txt`,
+      `/api/share/${token}/editor?path=a.txt`,
+    ]) {
       const r = await anon().get(p);
       assert.is(r.status, 404, `${p}: ${r.text}`);
       const e = envelope(r);
@@ -103,27 +144,41 @@ test('unknown, truncated, expired and deleted links answer one identical 404', a
 });
 
 test('traversal, encoded traversal, prefix siblings and symlinks never leave the shared folder', async () => {
-  const t = (await share(alice, { sourcePath: 'Files/Docs', sharingType: 'anyone', accessMode: 'readwrite' })).shareToken;
+  const t = (await share(alice, { sourcePath: 'Files/Docs', sharingType: 'anyone', accessMode: 'readwrite' }))
+    .shareToken;
   const a = anon();
   const list = await a.get(`/api/share/${t}/browse/`);
   assert.is(list.status, 200);
   assert.ok(list.json.items.some((i: any) => i.name === 'a.txt'));
   assert.ok(list.json.path.startsWith(`share/${t}`));
   const probes = [
-    `/api/share/${t}/browse/..`, `/api/share/${t}/browse/../Docs-secret`, `/api/share/${t}/browse/%2e%2e/Docs-secret`,
-    `/api/share/${t}/browse/%252e%252e/Docs-secret`, `/api/share/${t}/browse/sub%2f..%2f..%2fDocs-secret`,
-    `/api/share/${t}/file?path=../Docs-secret/key.txt`, `/api/share/${t}/file?path=..%2FDocs-secret%2Fkey.txt`,
-    `/api/share/${t}/file?path=%2e%2e/Docs-secret/key.txt`, `/api/share/${t}/file?path=/etc/passwd`,
-    `/api/share/${t}/download/..%2FDocs-secret`, `/api/share/${t}/editor?path=../Docs-secret/key.txt`,
-    `/api/share/${t}-secret/browse/`, `/api/share/${t}/file?path=out-file.txt`, `/api/share/${t}/browse/out-dir`,
-    `/api/share/${t}/download/out-dir`, `/api/share/${t}/editor?path=out-file.txt`,
+    `/api/share/${t}/browse/..`,
+    `/api/share/${t}/browse/../Docs-secret`,
+    `/api/share/${t}/browse/%2e%2e/Docs-secret`,
+    `/api/share/${t}/browse/%252e%252e/Docs-secret`,
+    `/api/share/${t}/browse/sub%2f..%2f..%2fDocs-secret`,
+    `/api/share/${t}/file?path=../Docs-secret/key.txt`,
+    `/api/share/${t}/file?path=..%2FDocs-secret%2Fkey.txt`,
+    `/api/share/${t}/file?path=%2e%2e/Docs-secret/key.txt`,
+    `/api/share/${t}/file?path=/etc/passwd`,
+    `/api/share/${t}/download/..%2FDocs-secret`,
+    `/api/share/${t}/editor?path=../Docs-secret/key.txt`,
+    `/api/share/${t}-secret/browse/`,
+    `/api/share/${t}/file?path=out-file.txt`,
+    `/api/share/${t}/browse/out-dir`,
+    `/api/share/${t}/download/out-dir`,
+    `/api/share/${t}/editor?path=out-file.txt`,
   ];
   for (const p of probes) {
     const r = await a.get(p);
     assert.ok([400, 403, 404].includes(r.status), `${p} answered ${r.status}`);
     assert.not.ok(r.text.includes('secret') && !r.text.includes('error'), p);
   }
-  for (const body of [{ paths: ['../Docs-secret'] }, { paths: ['out-dir'] }, { paths: ['sub/../../Docs-secret/key.txt'] }]) {
+  for (const body of [
+    { paths: ['../Docs-secret'] },
+    { paths: ['out-dir'] },
+    { paths: ['sub/../../Docs-secret/key.txt'] },
+  ]) {
     const r = await a.post(`/api/share/${t}/download`, body);
     assert.ok([400, 403, 404].includes(r.status), JSON.stringify(body));
   }
@@ -138,7 +193,8 @@ test('traversal, encoded traversal, prefix siblings and symlinks never leave the
 });
 
 test('a flag-less link refuses every write route; what it refuses leaves nothing behind', async () => {
-  const t = (await share(alice, { sourcePath: 'Files/Docs', sharingType: 'anyone', accessMode: 'readonly' })).shareToken;
+  const t = (await share(alice, { sourcePath: 'Files/Docs', sharingType: 'anyone', accessMode: 'readonly' }))
+    .shareToken;
   const a = anon();
   const form = new FormData();
   form.append('uploadTo', `share/${t}`);
@@ -166,7 +222,7 @@ test('a flag-less link refuses every write route; what it refuses leaves nothing
   assert.is(fs.readFileSync(path.join(docs, 'a.txt'), 'utf8'), 'hello');
 });
 
-test('a writable link: create, rename, delete to the owner\'s trash, and an editor save kept as a version', async () => {
+test("a writable link: create, rename, delete to the owner's trash, and an editor save kept as a version", async () => {
   fs.mkdirSync(path.join(s.dirs.volumes, 'Files', 'Work'));
   fs.writeFileSync(path.join(s.dirs.volumes, 'Files', 'Work', 'notes.txt'), 'v1');
   const created = await share(alice, { sourcePath: 'Files/Work', sharingType: 'anyone', accessMode: 'readwrite' });
@@ -176,7 +232,10 @@ test('a writable link: create, rename, delete to the owner\'s trash, and an edit
   const f = await a.post(`/api/share/${t}/files/file`, { path: 'made', name: 'x.txt', content: 'x' });
   assert.is(f.status, 201, f.text);
   assert.is((await a.post(`/api/share/${t}/files/file`, { path: 'made', name: 'x.txt' })).json.item.name, 'x (1).txt');
-  assert.is((await a.post(`/api/share/${t}/files/rename`, { path: 'made', name: 'x.txt', newName: 'y.txt' })).status, 200);
+  assert.is(
+    (await a.post(`/api/share/${t}/files/rename`, { path: 'made', name: 'x.txt', newName: 'y.txt' })).status,
+    200,
+  );
   const read = await a.get(`/api/share/${t}/editor?path=notes.txt`);
   assert.is(read.status, 200);
   assert.is(read.json.content, 'v1');
@@ -186,7 +245,10 @@ test('a writable link: create, rename, delete to the owner\'s trash, and an edit
   assert.is(saved.status, 200, saved.text);
   assert.is(fs.readFileSync(path.join(s.dirs.volumes, 'Files', 'Work', 'notes.txt'), 'utf8'), 'v2');
   const versions = await alice.get(`/api/versions?path=${encodeURIComponent('Files/Work/notes.txt')}`);
-  assert.ok(JSON.stringify(versions.json).includes('"id"'), `the owner sees the replaced text as a version: ${versions.text.slice(0, 300)}`);
+  assert.ok(
+    JSON.stringify(versions.json).includes('"id"'),
+    `the owner sees the replaced text as a version: ${versions.text.slice(0, 300)}`,
+  );
   // The ETag changes with the link's flags, not only with the file.
   const before = (await a.get(`/api/share/${t}/editor?path=notes.txt`)).headers.get('etag')!;
   await alice.put(`/api/shares/${created.id}`, { allowEdit: false });
@@ -198,7 +260,10 @@ test('a writable link: create, rename, delete to the owner\'s trash, and an edit
   assert.is(del.status, 200, del.text);
   const trash = await alice.get('/api/trash');
   assert.ok(trash.text.includes('y.txt'), `the owner's trash holds it: ${trash.text.slice(0, 300)}`);
-  assert.not.ok(fs.existsSync(path.join(s.dirs.volumes, 'Files', 'Work', '.burrow')), 'no trash inside the shared folder');
+  assert.not.ok(
+    fs.existsSync(path.join(s.dirs.volumes, 'Files', 'Work', '.burrow')),
+    'no trash inside the shared folder',
+  );
   // The shared folder itself cannot be deleted or renamed through its link.
   assert.is((await a.delete(`/api/share/${t}/files`, { items: [{ path: '', name: '' }] })).status, 400);
 });
@@ -209,7 +274,13 @@ test('a file share gives that file only; active types come as attachment with no
   const one = await a.get(`/api/share/${t}/file`);
   assert.is(one.status, 200);
   assert.is(one.text, 'only me');
-  for (const p of [`/api/share/${t}/file?path=top.txt`, `/api/share/${t}/file?path=../top.txt`, `/api/share/${t}/browse/top.txt`, `/api/share/${t}/download/top.txt`, `/api/share/${t}/editor?path=../top.txt`]) {
+  for (const p of [
+    `/api/share/${t}/file?path=top.txt`,
+    `/api/share/${t}/file?path=../top.txt`,
+    `/api/share/${t}/browse/top.txt`,
+    `/api/share/${t}/download/top.txt`,
+    `/api/share/${t}/editor?path=../top.txt`,
+  ]) {
     const r = await a.get(p);
     assert.ok([400, 403, 404].includes(r.status), `${p} answered ${r.status}`);
     assert.not.ok(r.text.includes('parent file'));
@@ -233,7 +304,12 @@ test('a file share gives that file only; active types come as attachment with no
 
 test('users shares: only the named accounts, signed in; shared-with-me in the native shape', async () => {
   const carol = await createUser(admin, s, { username: 'carol', password: 'carol-password-1' });
-  const created = await share(alice, { sourcePath: 'Files/Docs', sharingType: 'users', userIds: [bobId], accessMode: 'readonly' });
+  const created = await share(alice, {
+    sourcePath: 'Files/Docs',
+    sharingType: 'users',
+    userIds: [bobId],
+    accessMode: 'readonly',
+  });
   const t = created.shareToken;
   assert.is((await bob.get(`/api/share/${t}/browse/`)).status, 200);
   assert.is((await bob.get(`/api/browse/share/${t}`)).status, 200);
@@ -266,13 +342,22 @@ test('password links: a visitor session scoped to the link, ended by a password 
   assert.match(cookie, /HttpOnly/i);
   assert.is((await v.get(`/api/share/${t}/browse/`)).status, 200);
   // Another link does not accept this link's session.
-  const other = (await share(alice, { sourcePath: 'Files/Docs', sharingType: 'anyone', password: 'open sesame' })).shareToken;
-  assert.is((await new Client(s.url).get(`/api/share/${other}/browse/`, { cookie: `burrow_link=${v.cookies.get('burrow_link')}` })).status, 403);
+  const other = (await share(alice, { sourcePath: 'Files/Docs', sharingType: 'anyone', password: 'open sesame' }))
+    .shareToken;
+  assert.is(
+    (
+      await new Client(s.url).get(`/api/share/${other}/browse/`, {
+        cookie: `burrow_link=${v.cookies.get('burrow_link')}`,
+      })
+    ).status,
+    403,
+  );
   await alice.put(`/api/shares/${created.id}`, { password: 'new secret' });
   assert.is((await v.get(`/api/share/${t}/browse/`)).status, 403);
   const attacker = anon();
   const statuses: number[] = [];
-  for (let i = 0; i < 14; i++) statuses.push((await attacker.post(`/api/share/${t}/access`, { password: `guess-${i}` })).status);
+  for (let i = 0; i < 14; i++)
+    statuses.push((await attacker.post(`/api/share/${t}/access`, { password: `guess-${i}` })).status);
   assert.ok(statuses.includes(429), statuses.join(','));
   assert.ok(statuses.slice(0, 5).every((x) => x === 403));
   const refused = await attacker.post(`/api/share/${t}/access`, { password: 'new secret' });
@@ -290,7 +375,10 @@ test('bindings: a share follows its item across rename and move and goes with it
   assert.is((await anon().get(`/api/share/${t}/file?path=m.txt`)).text, 'm');
   let mine = (await alice.get('/api/shares')).json.shares;
   assert.is(mine.find((x: any) => x.id === created.id).sourcePath, 'Files/Moved');
-  const moved = await alice.post('/api/files/move', { items: [{ path: 'Files', name: 'Moved' }], destination: 'Other' });
+  const moved = await alice.post('/api/files/move', {
+    items: [{ path: 'Files', name: 'Moved' }],
+    destination: 'Other',
+  });
   assert.is(moved.status, 200, moved.text);
   mine = (await alice.get('/api/shares')).json.shares;
   assert.is(mine.find((x: any) => x.id === created.id).sourcePath, 'Other/Moved');

@@ -16,22 +16,42 @@ const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..',
 
 /** The server the run is about (source, or the executable when the support offers it). */
 function command(): { file: string; args: string[]; env: Record<string, string | undefined> } {
-  const fromSupport = (support as { serverCommand?: () => { file: string; args: string[]; env: Record<string, string> } }).serverCommand;
-  return fromSupport ? fromSupport() : { file: process.execPath, args: [path.join(repo, 'src', 'main.ts')], env: { ...process.env } };
+  const fromSupport = (
+    support as { serverCommand?: () => { file: string; args: string[]; env: Record<string, string> } }
+  ).serverCommand;
+  return fromSupport
+    ? fromSupport()
+    : { file: process.execPath, args: [path.join(repo, 'src', 'main.ts')], env: { ...process.env } };
 }
 
 /** Runs the server expecting it to stop by itself; resolves with its exit code and output. */
-function runToExit(env: Record<string, string>, ms = 15_000): Promise<{ code: number | null; stderr: string; stdout: string; timedOut: boolean }> {
+function runToExit(
+  env: Record<string, string>,
+  ms = 15_000,
+): Promise<{ code: number | null; stderr: string; stdout: string; timedOut: boolean }> {
   const c = command();
   return new Promise((resolve) => {
-    const child = spawn(c.file, c.args, { env: { ...c.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(c.file, c.args, {
+      env: { ...c.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
-    child.stdout!.on('data', (d) => { stdout += d; });
-    child.stderr!.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, ms);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, stderr, stdout, timedOut }); });
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr!.on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, ms);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, stdout, timedOut });
+    });
   });
 }
 
@@ -52,7 +72,11 @@ test('CONFIG_DIR under /proc (a folder that cannot be created) fails fast with o
   try {
     const r = await runToExit({ CONFIG_DIR: '/proc/burrow-x', CACHE_DIR: dirs.cache, VOLUME_ROOT: dirs.volumes });
     assertOneLine(r, /^burrow: CONFIG_DIR \(\/proc\/burrow-x\) cannot be used/);
-    const r2 = await runToExit({ CONFIG_DIR: dirs.config, CACHE_DIR: '/proc/burrow-y/cache', VOLUME_ROOT: dirs.volumes });
+    const r2 = await runToExit({
+      CONFIG_DIR: dirs.config,
+      CACHE_DIR: '/proc/burrow-y/cache',
+      VOLUME_ROOT: dirs.volumes,
+    });
     assertOneLine(r2, /^burrow: CACHE_DIR \(\/proc\/burrow-y\/cache\) cannot be used/);
   } finally {
     removeDirs(dirs);
@@ -67,7 +91,11 @@ test('an unwritable or blocked data folder is one clear line and a non-zero exit
   fs.mkdirSync(readOnly);
   let mounted = false;
   try {
-    const r = await runToExit({ CONFIG_DIR: path.join(blocked, 'config'), CACHE_DIR: dirs.cache, VOLUME_ROOT: dirs.volumes });
+    const r = await runToExit({
+      CONFIG_DIR: path.join(blocked, 'config'),
+      CACHE_DIR: dirs.cache,
+      VOLUME_ROOT: dirs.volumes,
+    });
     assertOneLine(r, /^burrow: CONFIG_DIR \(.*a-file\/config\) cannot be used.*a part of the path is a file/);
     if (process.getuid?.() === 0) {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', readOnly]);
@@ -75,7 +103,11 @@ test('an unwritable or blocked data folder is one clear line and a non-zero exit
     } else {
       fs.chmodSync(readOnly, 0o555);
     }
-    const r2 = await runToExit({ CONFIG_DIR: dirs.config, CACHE_DIR: path.join(readOnly, 'cache'), VOLUME_ROOT: dirs.volumes });
+    const r2 = await runToExit({
+      CONFIG_DIR: dirs.config,
+      CACHE_DIR: path.join(readOnly, 'cache'),
+      VOLUME_ROOT: dirs.volumes,
+    });
     assertOneLine(r2, /^burrow: CACHE_DIR \(.*ro\/cache\) cannot be used/);
     const r3 = await runToExit({ CONFIG_DIR: readOnly, CACHE_DIR: dirs.cache, VOLUME_ROOT: dirs.volumes });
     assertOneLine(r3, /^burrow: CONFIG_DIR \(.*\/ro\) cannot be used/);
@@ -113,7 +145,11 @@ test('part files of interrupted multipart uploads are removed at startup; TUS pa
 });
 
 test('AUTH_MODE=disabled on a non-loopback address warns loudly; on loopback it does not', async () => {
-  for (const [env, loud] of [[{ AUTH_ENABLED: 'false', HOST: '0.0.0.0' }, true], [{ AUTH_MODE: 'disabled', HOST: '0.0.0.0' }, true], [{ AUTH_MODE: 'disabled', HOST: '127.0.0.1' }, false]] as const) {
+  for (const [env, loud] of [
+    [{ AUTH_ENABLED: 'false', HOST: '0.0.0.0' }, true],
+    [{ AUTH_MODE: 'disabled', HOST: '0.0.0.0' }, true],
+    [{ AUTH_MODE: 'disabled', HOST: '127.0.0.1' }, false],
+  ] as const) {
     const s = await startServer({ env: { ...env } });
     try {
       await settle(s);
@@ -129,7 +165,15 @@ test('AUTH_MODE=disabled on a non-loopback address warns loudly; on loopback it 
 test('OIDC_ENABLED without OIDC_ISSUER warns and is not advertised; a configured provider is advertised without a warning', async () => {
   const cases: [Record<string, string>, boolean][] = [
     [{ OIDC_ENABLED: 'true' }, false],
-    [{ OIDC_ENABLED: 'true', OIDC_ISSUER: 'https://id.example.org', OIDC_CLIENT_ID: 'burrow', OIDC_CLIENT_SECRET: 's3cret' }, true],
+    [
+      {
+        OIDC_ENABLED: 'true',
+        OIDC_ISSUER: 'https://id.example.org',
+        OIDC_CLIENT_ID: 'burrow',
+        OIDC_CLIENT_SECRET: 's3cret',
+      },
+      true,
+    ],
   ];
   for (const [env, advertised] of cases) {
     const s = await startServer({ env });
@@ -137,7 +181,10 @@ test('OIDC_ENABLED without OIDC_ISSUER warns and is not advertised; a configured
       await settle(s);
       const warned = s.logs.some((l) => l.level === 'warn' && /OIDC_ENABLED=true/.test(l.msg));
       assert.is(warned, !advertised, `warned for ${JSON.stringify(env)}`);
-      assert.not.ok(s.logs.some((l) => JSON.stringify(l).includes('s3cret')), 'the client secret is never logged');
+      assert.not.ok(
+        s.logs.some((l) => JSON.stringify(l).includes('s3cret')),
+        'the client secret is never logged',
+      );
       const status = await new Client(s.url).get('/api/auth/status');
       assert.is(status.status, 200);
       assert.is(status.json.strategies.oidc, advertised);

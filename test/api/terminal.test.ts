@@ -23,13 +23,25 @@ async function ticket(client: Client, origin: string | null = s.url): Promise<st
   return a.json.ticket;
 }
 
-interface Opened { ws: WebSocket; text: () => string; control: any[]; closed: Promise<{ code: number }> }
+interface Opened {
+  ws: WebSocket;
+  text: () => string;
+  control: any[];
+  closed: Promise<{ code: number }>;
+}
 
 /** Opens the socket; resolves with the open socket, or rejects with the refusal's status and body. */
-function open(t: string, opts: { cookie?: string; origin?: string; headers?: Record<string, string> } = {}): Promise<Opened> {
-  const ws = new WebSocket(`${s.url.replace(/^http/, 'ws')}/api/terminal/socket?ticket=${encodeURIComponent(t)}&cols=100&rows=30`, {
-    headers: { ...(opts.cookie ? { cookie: opts.cookie } : {}), ...opts.headers }, origin: opts.origin ?? s.url,
-  });
+function open(
+  t: string,
+  opts: { cookie?: string; origin?: string; headers?: Record<string, string> } = {},
+): Promise<Opened> {
+  const ws = new WebSocket(
+    `${s.url.replace(/^http/, 'ws')}/api/terminal/socket?ticket=${encodeURIComponent(t)}&cols=100&rows=30`,
+    {
+      headers: { ...(opts.cookie ? { cookie: opts.cookie } : {}), ...opts.headers },
+      origin: opts.origin ?? s.url,
+    },
+  );
   let out = '';
   const control: any[] = [];
   const closed = new Promise<{ code: number }>((resolve) => ws.on('close', (code) => resolve({ code })));
@@ -41,8 +53,17 @@ function open(t: string, opts: { cookie?: string; origin?: string; headers?: Rec
     ws.on('open', () => resolve({ ws, text: () => out, control, closed }));
     ws.on('unexpected-response', (_req, res) => {
       let body = '';
-      res.on('data', (c) => { body += c; });
-      res.on('end', () => reject(Object.assign(new Error(`refused ${res.statusCode}`), { status: res.statusCode, body: JSON.parse(body || 'null') })));
+      res.on('data', (c) => {
+        body += c;
+      });
+      res.on('end', () =>
+        reject(
+          Object.assign(new Error(`refused ${res.statusCode}`), {
+            status: res.statusCode,
+            body: JSON.parse(body || 'null'),
+          }),
+        ),
+      );
     });
     ws.on('error', (err) => reject(err));
   });
@@ -74,10 +95,15 @@ function alive(pid: number): boolean {
 }
 
 test.before(async () => {
-  s = await startServer({ env: { TERMINAL_ENABLED: 'true', TERMINAL_SHELL: '/bin/sh', TERMINAL_MAX_SESSIONS: '2', LOG_LEVEL: 'debug' } });
+  s = await startServer({
+    env: { TERMINAL_ENABLED: 'true', TERMINAL_SHELL: '/bin/sh', TERMINAL_MAX_SESSIONS: '2', LOG_LEVEL: 'debug' },
+  });
   admin = await setupAdmin(s);
   bob = await createUser(admin, s, { username: 'bob', password: 'bob-password-1' });
-  assert.is((await admin.patch('/api/settings', { activity: { enabled: true, retentionDays: 7 } }, { origin: s.url })).status, 200);
+  assert.is(
+    (await admin.patch('/api/settings', { activity: { enabled: true, retentionDays: 7 } }, { origin: s.url })).status,
+    200,
+  );
 });
 
 test.after(async () => {
@@ -154,10 +180,13 @@ test('a ticket of another session is refused (same account, other sign-in)', asy
   assert.is(r.body.error.code, 'TERMINAL_TICKET_INVALID');
 });
 
-
-test('API tokens are refused on the ticket route and on the socket, even an administrator\'s write token', async () => {
+test("API tokens are refused on the ticket route and on the socket, even an administrator's write token", async () => {
   const token = await issueToken(admin, 'write');
-  const a = await fetch(`${s.url}/api/terminal/session`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', origin: s.url }, body: '{}' });
+  const a = await fetch(`${s.url}/api/terminal/session`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', origin: s.url },
+    body: '{}',
+  });
   assert.is(a.status, 403);
   assert.is((await a.json()).error.code, 'AUTH_TOKEN_NOT_ALLOWED');
   const t = await ticket(admin);
@@ -211,7 +240,10 @@ test('off by default: features say so, the route answers 404 and the socket is n
     const r = await a.post('/api/terminal/session', {}, { origin: off.url });
     assert.is(r.status, 404);
     assert.is(envelope(r).code, 'TERMINAL_DISABLED');
-    const ws = new WebSocket(`${off.url.replace(/^http/, 'ws')}/api/terminal/socket?ticket=x`, { headers: { cookie: a.cookieHeader }, origin: off.url });
+    const ws = new WebSocket(`${off.url.replace(/^http/, 'ws')}/api/terminal/socket?ticket=x`, {
+      headers: { cookie: a.cookieHeader },
+      origin: off.url,
+    });
     const status = await new Promise<number>((resolve) => {
       ws.on('unexpected-response', (_q, res) => resolve(res.statusCode!));
       ws.on('error', () => resolve(-1));

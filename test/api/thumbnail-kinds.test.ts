@@ -39,7 +39,8 @@ test('GIF, SVG and video kinds are listed with thumbnails and get one', async ()
   fs.writeFileSync(vol('hostile.svg'), HOSTILE_SVG);
   fs.writeFileSync(vol('clip.webm'), webm());
   const items = (await admin.get('/api/browse/Files')).json.items as any[];
-  for (const n of ['anim.gif', 'hostile.svg', 'clip.webm']) assert.is(items.find((i) => i.name === n)?.supportsThumbnail, true, n);
+  for (const n of ['anim.gif', 'hostile.svg', 'clip.webm'])
+    assert.is(items.find((i) => i.name === n)?.supportsThumbnail, true, n);
   const gif = (await admin.get('/api/thumbnails/Files/anim.gif')).json.thumbnail;
   assert.match(gif, /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp$/);
   assert.equal(await dims(gif), [40, 30]);
@@ -59,9 +60,21 @@ test('renditions: EXIF orientation applied, size rounded up to a rendition, neve
   assert.is(r.status, 200);
   assert.is.not(r.json.thumbnail, thumb);
   assert.equal(await dims(r.json.thumbnail), [640, 1280], '1000 rounds up to the 1280 rendition, upright');
-  assert.is((await admin.get('/api/thumbnails/Files/photo.jpg?size=1280')).json.thumbnail, r.json.thumbnail, 'same rendition, same cached name');
-  assert.equal(await dims((await admin.get('/api/thumbnails/Files/photo.jpg?size=99999')).json.thumbnail), [1280, 2560], 'bounded by the largest rendition');
-  assert.equal(await dims((await admin.get('/api/thumbnails/Files/small.png?size=1920')).json.thumbnail), [300, 200], 'never enlarged');
+  assert.is(
+    (await admin.get('/api/thumbnails/Files/photo.jpg?size=1280')).json.thumbnail,
+    r.json.thumbnail,
+    'same rendition, same cached name',
+  );
+  assert.equal(
+    await dims((await admin.get('/api/thumbnails/Files/photo.jpg?size=99999')).json.thumbnail),
+    [1280, 2560],
+    'bounded by the largest rendition',
+  );
+  assert.equal(
+    await dims((await admin.get('/api/thumbnails/Files/small.png?size=1920')).json.thumbnail),
+    [300, 200],
+    'never enlarged',
+  );
   assert.is((await admin.get('/api/thumbnails/Files/photo.jpg?size=abc')).status, 400);
   assert.is((await admin.get('/api/thumbnails/Files/photo.jpg?size=0')).status, 400);
 });

@@ -21,28 +21,47 @@ test.before(async () => {
   secrets.revoked = revoked;
   const expired = await issueToken(admin, 'write', { name: 'to expire', expiresInDays: 1 });
   // Time passing, simulated: the expiry moves into the past.
-  await s.withDatabase((db) => db.run("UPDATE api_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE name = 'to expire'"));
+  await s.withDatabase((db) =>
+    db.run("UPDATE api_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE name = 'to expire'"),
+  );
   secrets.expired = expired;
   // Right shape, right id, wrong random part.
   secrets.forged = secrets.write.slice(0, -4) + (secrets.write.endsWith('AAAA') ? 'BBBB' : 'AAAA');
   secrets.unknown = 'burrow_ABCDEFGHIJKLMNOP_' + 'x'.repeat(43);
   secrets.garbage = 'not-a-token';
 });
-test.after(async () => { await s.close(); removeDirs(s.dirs); });
+test.after(async () => {
+  await s.close();
+  removeDirs(s.dirs);
+});
 
 /** A request with the path sent byte for byte (fetch would resolve `%2e%2e` and such itself). */
-function raw(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Headers; text: string }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: Headers; text: string }> {
   const url = new URL(s.url);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
-        resolve({ status: res.statusCode!, headers: h, text: Buffer.concat(chunks).toString('utf8') });
-      });
-    });
+    const req = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: { ...headers, ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
+          resolve({ status: res.statusCode!, headers: h, text: Buffer.concat(chunks).toString('utf8') });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -123,15 +142,32 @@ test(`${rows.length} spellings against the real routes`, async () => {
   for (const [method, path, cred, status, code] of rows) {
     const headers: Record<string, string> = {};
     if (cred !== 'none') headers.authorization = `Bearer ${secrets[cred]}`;
-    const body = method === 'PATCH' && path.toLowerCase().includes('settings') ? JSON.stringify({ user: { guardTest: true } }) : method === 'GET' ? undefined : '{}';
+    const body =
+      method === 'PATCH' && path.toLowerCase().includes('settings')
+        ? JSON.stringify({ user: { guardTest: true } })
+        : method === 'GET'
+          ? undefined
+          : '{}';
     const res = await raw(method, path, { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, body);
     const text = res.text;
     let json: any;
-    try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
-    if (res.status !== status) { failures.push(`${method} ${path} [${cred}]: ${res.status} ${text.slice(0, 120)}`); continue; }
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (res.status !== status) {
+      failures.push(`${method} ${path} [${cred}]: ${res.status} ${text.slice(0, 120)}`);
+      continue;
+    }
     if (status >= 400) {
-      try { envelope({ status: res.status, headers: res.headers, text, json }); } catch (err) { failures.push(`${method} ${path}: ${(err as Error).message}`); }
-      if (code && json?.error?.code !== code) failures.push(`${method} ${path} [${cred}]: code ${json.error.code}, wanted ${code}`);
+      try {
+        envelope({ status: res.status, headers: res.headers, text, json });
+      } catch (err) {
+        failures.push(`${method} ${path}: ${(err as Error).message}`);
+      }
+      if (code && json?.error?.code !== code)
+        failures.push(`${method} ${path} [${cred}]: code ${json.error.code}, wanted ${code}`);
     }
   }
   assert.equal(failures, []);

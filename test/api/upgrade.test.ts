@@ -17,14 +17,22 @@ import { makeDirs, removeDirs, serverCommand, startServer } from '../support/ser
 const fixture = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'schema-first-release');
 
 function firstReleaseMigrations(): Migration[] {
-  return fs.readdirSync(fixture).filter((f) => f.endsWith('.sql') && f.includes('--'))
+  return fs
+    .readdirSync(fixture)
+    .filter((f) => f.endsWith('.sql') && f.includes('--'))
     .map((f) => ({ id: f.replace('--', '/').slice(0, -4), sql: fs.readFileSync(path.join(fixture, f), 'utf8') }));
 }
 
 type Rows = Record<string, Record<string, unknown>[]>;
 
 function allRows(db: Database, tables?: string[]): Rows {
-  const names = tables ?? db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'burrow_meta')").map((r) => r.name);
+  const names =
+    tables ??
+    db
+      .all<{ name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'burrow_meta')",
+      )
+      .map((r) => r.name);
   return Object.fromEntries(names.map((t) => [t, db.all(`SELECT * FROM "${t}" ORDER BY rowid`)]));
 }
 
@@ -41,7 +49,13 @@ async function firstReleaseDatabase(file: string): Promise<Rows> {
   try {
     runMigrations(db, firstReleaseMigrations());
     const hash = await hashPassword('first-release-pw');
-    db.exec(fs.readFileSync(path.join(fixture, 'seed.sql'), 'utf8').replaceAll('@HASH@', () => hash).replaceAll('@ROOT@', () => root).replaceAll('@NOW@', () => new Date().toISOString()));
+    db.exec(
+      fs
+        .readFileSync(path.join(fixture, 'seed.sql'), 'utf8')
+        .replaceAll('@HASH@', () => hash)
+        .replaceAll('@ROOT@', () => root)
+        .replaceAll('@NOW@', () => new Date().toISOString()),
+    );
     // The first release had no burrow_meta table (runMigrations of this tree adds it).
     db.exec('DROP TABLE burrow_meta');
     return allRows(db);
@@ -55,7 +69,9 @@ test('a database of the first released schema is backed up, migrated, and keeps 
   fs.mkdirSync(path.join(dirs.volumes, 'Files'), { recursive: true });
   const before = await firstReleaseDatabase(path.join(dirs.config, 'burrow.db'));
   // Every table but the crash-recovery journal, which each start replays and empties.
-  const empty = Object.entries(before).filter(([t, r]) => !r.length && t !== 'file_op_journal').map(([t]) => t);
+  const empty = Object.entries(before)
+    .filter(([t, r]) => !r.length && t !== 'file_op_journal')
+    .map(([t]) => t);
   assert.equal(empty, [], 'the seed fills every table');
   const s = await startServer({ dirs });
   try {
@@ -76,11 +92,19 @@ test('a database of the first released schema is backed up, migrated, and keeps 
       const after = allRows(db, Object.keys(before));
       for (const [table, rows] of Object.entries(before)) {
         for (const row of rows) {
-          const kept = after[table]!.some((r) => Object.entries(row).every(([k, v]) => k === 'last_used_at' || k === 'renewed_at' || k === 'updated_at' || r[k] === v));
+          const kept = after[table]!.some((r) =>
+            Object.entries(row).every(
+              ([k, v]) => k === 'last_used_at' || k === 'renewed_at' || k === 'updated_at' || r[k] === v,
+            ),
+          );
           assert.ok(kept, `${table} keeps ${JSON.stringify(row)}`);
         }
       }
-      assert.is(db.get<{ value: string }>("SELECT value FROM burrow_meta WHERE key = 'release'")?.value, features.json.version, 'the release that migrated it is recorded');
+      assert.is(
+        db.get<{ value: string }>("SELECT value FROM burrow_meta WHERE key = 'release'")?.value,
+        features.json.version,
+        'the release that migrated it is recorded',
+      );
     });
   } finally {
     await s.close();
@@ -91,11 +115,19 @@ test('a database of the first released schema is backed up, migrated, and keeps 
 function runToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const c = serverCommand();
   return new Promise((resolve) => {
-    const child = spawn(c.file, c.args, { env: { ...c.env, HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(c.file, c.args, {
+      env: { ...c.env, HOST: '127.0.0.1', PORT: '0', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
-    child.stderr!.on('data', (d) => { stderr += d; });
+    child.stderr!.on('data', (d) => {
+      stderr += d;
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, stderr }); });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
   });
 }
 
@@ -105,8 +137,13 @@ test('a database written by a newer Burrow is refused with one clear line and no
   try {
     await firstReleaseDatabase(file);
     const db = new Database(file);
-    db.exec("CREATE TABLE burrow_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO burrow_meta VALUES ('release', '9.0.0');");
-    db.run('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)', ['future/001_hologram_shares', new Date().toISOString()]);
+    db.exec(
+      "CREATE TABLE burrow_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO burrow_meta VALUES ('release', '9.0.0');",
+    );
+    db.run('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)', [
+      'future/001_hologram_shares',
+      new Date().toISOString(),
+    ]);
     db.close();
     const hash = () => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
     const was = hash();

@@ -41,7 +41,12 @@ test('a file lands under its name with folders from relativePath; the answer is 
   const s = await startServer();
   try {
     const admin = await setupAdmin(s);
-    const body = () => form([['uploadTo', 'Files'], ['relativePath', 'Trip/Day 1/notes.txt'], ['filedata', new Blob(['hello world']), 'ignored.txt']]);
+    const body = () =>
+      form([
+        ['uploadTo', 'Files'],
+        ['relativePath', 'Trip/Day 1/notes.txt'],
+        ['filedata', new Blob(['hello world']), 'ignored.txt'],
+      ]);
     const first = await admin.post('/api/upload', body());
     assert.is(first.status, 201, first.text);
     assert.ok(Array.isArray(first.json));
@@ -60,11 +65,23 @@ test('a file lands under its name with folders from relativePath; the answer is 
     assert.equal(volumeState(s).staged, [], 'nothing left in staging');
 
     // Without relativePath the part's filename names the file; several files in one request keep their order.
-    const many = await admin.post('/api/upload', form([
-      ['uploadTo', 'Files/Trip'], ['filedata', new Blob(['a']), 'a.JPG'], ['relativePath', 'b'], ['filedata', new Blob(['bb']), 'whatever'],
-    ]));
+    const many = await admin.post(
+      '/api/upload',
+      form([
+        ['uploadTo', 'Files/Trip'],
+        ['filedata', new Blob(['a']), 'a.JPG'],
+        ['relativePath', 'b'],
+        ['filedata', new Blob(['bb']), 'whatever'],
+      ]),
+    );
     assert.is(many.status, 201, many.text);
-    assert.equal(many.json.map((i: { name: string; kind: string; path: string }) => [i.name, i.kind, i.path]), [['a.JPG', 'jpg', 'Files/Trip'], ['b', 'unknown', 'Files/Trip']]);
+    assert.equal(
+      many.json.map((i: { name: string; kind: string; path: string }) => [i.name, i.kind, i.path]),
+      [
+        ['a.JPG', 'jpg', 'Files/Trip'],
+        ['b', 'unknown', 'Files/Trip'],
+      ],
+    );
   } finally {
     await s.close();
     removeDirs(s.dirs);
@@ -75,13 +92,27 @@ test('three parallel uploads of one name land as x, x (1), x (2) with their own 
   const s = await startServer();
   try {
     const admin = await setupAdmin(s);
-    const answers = await Promise.all([0, 1, 2].map((i) => admin.post('/api/upload', form([['uploadTo', 'Files'], ['relativePath', 'x.bin'], ['filedata', new Blob([Buffer.alloc(200_000 + i, i)]), 'x.bin']]))));
+    const answers = await Promise.all(
+      [0, 1, 2].map((i) =>
+        admin.post(
+          '/api/upload',
+          form([
+            ['uploadTo', 'Files'],
+            ['relativePath', 'x.bin'],
+            ['filedata', new Blob([Buffer.alloc(200_000 + i, i)]), 'x.bin'],
+          ]),
+        ),
+      ),
+    );
     for (const a of answers) assert.is(a.status, 201, a.text);
     assert.equal(answers.map((a) => a.json[0].name).sort(), ['x (1).bin', 'x (2).bin', 'x.bin']);
     for (const a of answers) {
       const bytes = fs.readFileSync(path.join(s.dirs.volumes, 'Files', a.json[0].name));
       assert.is(bytes.length, a.json[0].size);
-      assert.ok(bytes.every((b) => b === bytes.length - 200_000), 'each file holds its own upload');
+      assert.ok(
+        bytes.every((b) => b === bytes.length - 200_000),
+        'each file holds its own upload',
+      );
     }
   } finally {
     await s.close();
@@ -95,15 +126,90 @@ test('refusals keep nothing: wrong field (400), no uploadTo (400), bad names (40
     const admin = await setupAdmin(s);
     const big = new Blob([Buffer.alloc(3 * 1024 * 1024, 1)]);
     const cases: Array<[string, FormData, number, string, RegExp?]> = [
-      ['wrong field', form([['uploadTo', 'Files'], ['relativePath', 'new/a.txt'], ['attachment', new Blob(['x']), 'a.txt']]), 400, 'WRONG_FIELD', /filedata/],
-      ['file before uploadTo', form([['filedata', new Blob(['x']), 'a.txt'], ['uploadTo', 'Files']]), 400, 'MISSING_DESTINATION'],
-      ['dot-dot in relativePath', form([['uploadTo', 'Files'], ['relativePath', '../escape.txt'], ['filedata', new Blob(['x']), 'a.txt']]), 400, 'BAD_NAME'],
-      ['reserved name', form([['uploadTo', 'Files'], ['relativePath', '.burrow/x.txt'], ['filedata', new Blob(['x']), 'a.txt']]), 400, 'BAD_NAME'],
-      ['escaping uploadTo', form([['uploadTo', 'Files/../..'], ['filedata', new Blob(['x']), 'a.txt']]), 400, 'BAD_PATH'],
-      ['the top', form([['uploadTo', ''], ['filedata', new Blob(['x']), 'a.txt']]), 400, 'BAD_DESTINATION'],
+      [
+        'wrong field',
+        form([
+          ['uploadTo', 'Files'],
+          ['relativePath', 'new/a.txt'],
+          ['attachment', new Blob(['x']), 'a.txt'],
+        ]),
+        400,
+        'WRONG_FIELD',
+        /filedata/,
+      ],
+      [
+        'file before uploadTo',
+        form([
+          ['filedata', new Blob(['x']), 'a.txt'],
+          ['uploadTo', 'Files'],
+        ]),
+        400,
+        'MISSING_DESTINATION',
+      ],
+      [
+        'dot-dot in relativePath',
+        form([
+          ['uploadTo', 'Files'],
+          ['relativePath', '../escape.txt'],
+          ['filedata', new Blob(['x']), 'a.txt'],
+        ]),
+        400,
+        'BAD_NAME',
+      ],
+      [
+        'reserved name',
+        form([
+          ['uploadTo', 'Files'],
+          ['relativePath', '.burrow/x.txt'],
+          ['filedata', new Blob(['x']), 'a.txt'],
+        ]),
+        400,
+        'BAD_NAME',
+      ],
+      [
+        'escaping uploadTo',
+        form([
+          ['uploadTo', 'Files/../..'],
+          ['filedata', new Blob(['x']), 'a.txt'],
+        ]),
+        400,
+        'BAD_PATH',
+      ],
+      [
+        'the top',
+        form([
+          ['uploadTo', ''],
+          ['filedata', new Blob(['x']), 'a.txt'],
+        ]),
+        400,
+        'BAD_DESTINATION',
+      ],
       ['no file', form([['uploadTo', 'Files']]), 400, 'NO_FILE'],
-      ['too big after a good file', form([['uploadTo', 'Files'], ['relativePath', 'new/ok.txt'], ['filedata', new Blob(['fine']), 'ok.txt'], ['relativePath', 'new/big.bin'], ['filedata', big, 'big.bin']]), 413, 'UPLOAD_TOO_LARGE', /MAX_DIRECT_UPLOAD_SIZE \(1 MiB\)/],
-      ['too many', form([['uploadTo', 'Files'], ['filedata', new Blob(['1']), '1.txt'], ['filedata', new Blob(['2']), '2.txt'], ['filedata', new Blob(['3']), '3.txt']]), 413, 'UPLOAD_TOO_MANY_FILES', /MAX_FILES_PER_UPLOAD \(2\)/],
+      [
+        'too big after a good file',
+        form([
+          ['uploadTo', 'Files'],
+          ['relativePath', 'new/ok.txt'],
+          ['filedata', new Blob(['fine']), 'ok.txt'],
+          ['relativePath', 'new/big.bin'],
+          ['filedata', big, 'big.bin'],
+        ]),
+        413,
+        'UPLOAD_TOO_LARGE',
+        /MAX_DIRECT_UPLOAD_SIZE \(1 MiB\)/,
+      ],
+      [
+        'too many',
+        form([
+          ['uploadTo', 'Files'],
+          ['filedata', new Blob(['1']), '1.txt'],
+          ['filedata', new Blob(['2']), '2.txt'],
+          ['filedata', new Blob(['3']), '3.txt'],
+        ]),
+        413,
+        'UPLOAD_TOO_MANY_FILES',
+        /MAX_FILES_PER_UPLOAD \(2\)/,
+      ],
     ];
     for (const [name, body, status, code, message] of cases) {
       const answer = await admin.post('/api/upload', body);
@@ -130,15 +236,25 @@ test('a placement failing midway takes back the files and the folders this reque
     const root = path.join(s.dirs.volumes, 'Files');
     fs.mkdirSync(path.join(root, 'kept'));
     fs.writeFileSync(path.join(root, 'plain.txt'), 'a file, not a folder');
-    const answer = await admin.post('/api/upload', form([
-      ['uploadTo', 'Files'],
-      ['relativePath', 'fresh/deeper/one.txt'], ['filedata', new Blob(['1']), 'one.txt'],
-      ['relativePath', 'kept/two.txt'], ['filedata', new Blob(['2']), 'two.txt'],
-      ['relativePath', 'plain.txt/three.txt'], ['filedata', new Blob(['3']), 'three.txt'],
-    ]));
+    const answer = await admin.post(
+      '/api/upload',
+      form([
+        ['uploadTo', 'Files'],
+        ['relativePath', 'fresh/deeper/one.txt'],
+        ['filedata', new Blob(['1']), 'one.txt'],
+        ['relativePath', 'kept/two.txt'],
+        ['filedata', new Blob(['2']), 'two.txt'],
+        ['relativePath', 'plain.txt/three.txt'],
+        ['filedata', new Blob(['3']), 'three.txt'],
+      ]),
+    );
     assert.is(answer.status, 409, answer.text);
     assert.is(envelope(answer).code, 'NOT_A_FOLDER');
-    assert.equal(volumeState(s), { files: ['kept', 'plain.txt'], staged: [] }, 'fresh/ is gone, kept/ stays, no file of the request remains');
+    assert.equal(
+      volumeState(s),
+      { files: ['kept', 'plain.txt'], staged: [] },
+      'fresh/ is gone, kept/ stays, no file of the request remains',
+    );
   } finally {
     await s.close();
     removeDirs(s.dirs);
@@ -152,13 +268,21 @@ test('an upload aborted mid-stream leaves nothing behind, and the server keeps s
     const boundary = 'Boundary-abc123';
     const head = Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="uploadTo"\r\n\r\nFiles\r\n` +
-      `--${boundary}\r\nContent-Disposition: form-data; name="relativePath"\r\n\r\ndeep/er/half.bin\r\n` +
-      `--${boundary}\r\nContent-Disposition: form-data; name="filedata"; filename="half.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        `--${boundary}\r\nContent-Disposition: form-data; name="relativePath"\r\n\r\ndeep/er/half.bin\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="filedata"; filename="half.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
     );
     const url = new URL(s.url + '/api/upload');
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: {
-      cookie: admin.cookieHeader, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + 10_000_000),
-    } });
+    const req = http.request({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: {
+        cookie: admin.cookieHeader,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + 10_000_000),
+      },
+    });
     req.on('error', () => {});
     req.write(head);
     req.write(Buffer.alloc(3_000_000, 9));
@@ -166,7 +290,13 @@ test('an upload aborted mid-stream leaves nothing behind, and the server keeps s
     req.destroy();
     await until('the part file to go', () => volumeState(s).staged.length === 0);
     assert.equal(volumeState(s).files, [], 'no file and no folder from relativePath');
-    const after = await admin.post('/api/upload', form([['uploadTo', 'Files'], ['filedata', new Blob(['ok']), 'ok.txt']]));
+    const after = await admin.post(
+      '/api/upload',
+      form([
+        ['uploadTo', 'Files'],
+        ['filedata', new Blob(['ok']), 'ok.txt'],
+      ]),
+    );
     assert.is(after.status, 201);
   } finally {
     await s.close();
@@ -178,7 +308,11 @@ test('credentials: none → 401, a read token → 403 AUTH_TOKEN_READ_ONLY, a wr
   const s = await startServer();
   try {
     const admin = await setupAdmin(s);
-    const body = () => form([['uploadTo', 'Files'], ['filedata', new Blob(['x']), 'a.txt']]);
+    const body = () =>
+      form([
+        ['uploadTo', 'Files'],
+        ['filedata', new Blob(['x']), 'a.txt'],
+      ]);
     const anonymous = await new Client(s.url).post('/api/upload', body());
     assert.is(anonymous.status, 401);
     const reader = await new Client(s.url, await issueToken(admin, 'read')).post('/api/upload', body());
@@ -197,7 +331,13 @@ test('no space: 507 from the free-space probe (UPLOAD_FREE_SPACE_RESERVE larger 
   const s = await startServer({ env: { UPLOAD_FREE_SPACE_RESERVE: '1000T' } });
   try {
     const admin = await setupAdmin(s);
-    const answer = await admin.post('/api/upload', form([['uploadTo', 'Files'], ['filedata', new Blob(['x']), 'a.txt']]));
+    const answer = await admin.post(
+      '/api/upload',
+      form([
+        ['uploadTo', 'Files'],
+        ['filedata', new Blob(['x']), 'a.txt'],
+      ]),
+    );
     assert.is(answer.status, 507, answer.text);
     assert.is(envelope(answer).code, 'NO_SPACE');
     assert.equal(volumeState(s), { files: [], staged: [] });
@@ -218,15 +358,25 @@ test('no space mid-stream: a real full filesystem (tmpfs) answers 507 and keeps 
     const stream = new ReadableStream({
       start(controller) {
         const b = 'Boundary-full';
-        controller.enqueue(new TextEncoder().encode(`--${b}\r\nContent-Disposition: form-data; name="uploadTo"\r\n\r\nTiny\r\n--${b}\r\nContent-Disposition: form-data; name="filedata"; filename="f.bin"\r\n\r\n`));
+        controller.enqueue(
+          new TextEncoder().encode(
+            `--${b}\r\nContent-Disposition: form-data; name="uploadTo"\r\n\r\nTiny\r\n--${b}\r\nContent-Disposition: form-data; name="filedata"; filename="f.bin"\r\n\r\n`,
+          ),
+        );
         for (let i = 0; i < 12; i++) controller.enqueue(new Uint8Array(256 * 1024).fill(1));
         controller.enqueue(new TextEncoder().encode(`\r\n--${b}--\r\n`));
         controller.close();
       },
     });
     const res = await fetch(s.url + '/api/upload', {
-      method: 'POST', body: stream, duplex: 'half',
-      headers: { cookie: admin.cookieHeader, 'content-type': 'multipart/form-data; boundary=Boundary-full', accept: 'application/json' },
+      method: 'POST',
+      body: stream,
+      duplex: 'half',
+      headers: {
+        cookie: admin.cookieHeader,
+        'content-type': 'multipart/form-data; boundary=Boundary-full',
+        accept: 'application/json',
+      },
     } as RequestInit);
     const json = (await res.json()) as { error: { code: string } };
     assert.is(res.status, 507, JSON.stringify(json));

@@ -43,7 +43,8 @@ async function curl(url: string, parts: string[]): Promise<{ status: number; bod
 }
 
 const volume = (...p: string[]) => path.join(s.dirs.volumes, 'Files', ...p);
-const userFiles = () => (fs.readdirSync(volume(), { recursive: true }) as string[]).filter((f) => !f.startsWith('.burrow')).sort();
+const userFiles = () =>
+  (fs.readdirSync(volume(), { recursive: true }) as string[]).filter((f) => !f.startsWith('.burrow')).sort();
 const staged = () => (fs.existsSync(volume('.burrow', 'uploads')) ? fs.readdirSync(volume('.burrow', 'uploads')) : []);
 
 function clear(): void {
@@ -62,7 +63,9 @@ test('curl -F filedata=@file with uploadTo in the query string stores the file u
 
 test('relativePath in the query names the one file, folders made as needed', async () => {
   clear();
-  const a = await curl(`/api/upload?uploadTo=Files&relativePath=${encodeURIComponent('Q3/final report.txt')}`, ['filedata=@report.txt']);
+  const a = await curl(`/api/upload?uploadTo=Files&relativePath=${encodeURIComponent('Q3/final report.txt')}`, [
+    'filedata=@report.txt',
+  ]);
   assert.is(a.status, 201, JSON.stringify(a.body));
   assert.equal([a.body[0].path, a.body[0].name], ['Files/Q3', 'final report.txt']);
   assert.ok(fs.existsSync(volume('Q3', 'final report.txt')));
@@ -72,9 +75,17 @@ test('form fields before a file win over the query; files without fields keep th
   clear();
   fs.mkdirSync(volume('Inbox'));
   fs.mkdirSync(volume('Other'));
-  const a = await curl('/api/upload?uploadTo=Files/Inbox', ['filedata=@report.txt', 'uploadTo=Files/Other', 'relativePath=renamed.txt', 'filedata=@second.txt']);
+  const a = await curl('/api/upload?uploadTo=Files/Inbox', [
+    'filedata=@report.txt',
+    'uploadTo=Files/Other',
+    'relativePath=renamed.txt',
+    'filedata=@second.txt',
+  ]);
   assert.is(a.status, 201, JSON.stringify(a.body));
-  assert.equal(a.body.map((f: { path: string; name: string }) => `${f.path}/${f.name}`), ['Files/Inbox/report.txt', 'Files/Other/renamed.txt']);
+  assert.equal(
+    a.body.map((f: { path: string; name: string }) => `${f.path}/${f.name}`),
+    ['Files/Inbox/report.txt', 'Files/Other/renamed.txt'],
+  );
 });
 
 test('a repeated uploadTo after the file that changes nothing is accepted', async () => {
@@ -87,10 +98,34 @@ test('a repeated uploadTo after the file that changes nothing is accepted', asyn
 test('fields after the file are refused with a message saying to send them first; nothing is kept', async () => {
   clear();
   const cases: Array<[string, string, string[], string, RegExp]> = [
-    ['uploadTo only after the file', '/api/upload', ['filedata=@report.txt', 'uploadTo=Files'], 'MISSING_DESTINATION', /before "filedata".*query string/],
-    ['relativePath after the last file', '/api/upload?uploadTo=Files', ['filedata=@report.txt', 'relativePath=named.txt'], 'WRONG_FIELD', /"relativePath" arrived after the last file.*before the file/],
-    ['a different uploadTo after the last file', '/api/upload', ['uploadTo=Files', 'filedata=@report.txt', 'uploadTo=Files/Else'], 'WRONG_FIELD', /"uploadTo" arrived after the last file/],
-    ['query relativePath for two files', '/api/upload?uploadTo=Files&relativePath=one.txt', ['filedata=@report.txt', 'filedata=@second.txt'], 'INVALID_QUERY', /names one file/],
+    [
+      'uploadTo only after the file',
+      '/api/upload',
+      ['filedata=@report.txt', 'uploadTo=Files'],
+      'MISSING_DESTINATION',
+      /before "filedata".*query string/,
+    ],
+    [
+      'relativePath after the last file',
+      '/api/upload?uploadTo=Files',
+      ['filedata=@report.txt', 'relativePath=named.txt'],
+      'WRONG_FIELD',
+      /"relativePath" arrived after the last file.*before the file/,
+    ],
+    [
+      'a different uploadTo after the last file',
+      '/api/upload',
+      ['uploadTo=Files', 'filedata=@report.txt', 'uploadTo=Files/Else'],
+      'WRONG_FIELD',
+      /"uploadTo" arrived after the last file/,
+    ],
+    [
+      'query relativePath for two files',
+      '/api/upload?uploadTo=Files&relativePath=one.txt',
+      ['filedata=@report.txt', 'filedata=@second.txt'],
+      'INVALID_QUERY',
+      /names one file/,
+    ],
   ];
   for (const [name, url, parts, code, message] of cases) {
     const a = await curl(url, parts);
@@ -109,8 +144,13 @@ test('fields after the file are refused with a message saying to send them first
 });
 
 test('the query parameters are described in the OpenAPI document', async () => {
-  const doc = (await admin.get('/api/openapi.json')).json as { paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>> };
-  const names = (doc.paths['/api/upload']!.post!.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name).sort();
+  const doc = (await admin.get('/api/openapi.json')).json as {
+    paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>>;
+  };
+  const names = (doc.paths['/api/upload']!.post!.parameters ?? [])
+    .filter((p) => p.in === 'query')
+    .map((p) => p.name)
+    .sort();
   assert.equal(names, ['relativePath', 'uploadTo']);
 });
 

@@ -22,10 +22,20 @@ function start(env: Record<string, string> = {}) {
   return startServer({ env: { UPLOAD_CHUNKED_ENABLED: 'true', ...env } });
 }
 
-interface Sent { url: string; error?: tus.DetailedError; firstProgress?: number }
+interface Sent {
+  url: string;
+  error?: tus.DetailedError;
+  firstProgress?: number;
+}
 
 /** Runs one tus-js-client upload to its end (success or error). */
-function send(s: TestServer, client: Client, data: Buffer, metadata: Record<string, string>, options: Partial<tus.UploadOptions> & { onUpload?: (u: tus.Upload) => void } = {}): Promise<Sent> {
+function send(
+  s: TestServer,
+  client: Client,
+  data: Buffer,
+  metadata: Record<string, string>,
+  options: Partial<tus.UploadOptions> & { onUpload?: (u: tus.Upload) => void } = {},
+): Promise<Sent> {
   return new Promise((resolve) => {
     const sent: Partial<Sent> = {};
     const upload = new tus.Upload(data, {
@@ -75,10 +85,21 @@ test('OPTIONS advertises TUS 1.0.0 and its extensions; with UPLOAD_CHUNKED_ENABL
     const options = await new Client(on.url).request('OPTIONS', '/api/upload/tus');
     assert.is(options.status, 204);
     assert.is(options.headers.get('tus-version'), '1.0.0');
-    assert.equal(options.headers.get('tus-extension')!.split(','), ['creation', 'termination', 'expiration', 'checksum']);
+    assert.equal(options.headers.get('tus-extension')!.split(','), [
+      'creation',
+      'termination',
+      'expiration',
+      'checksum',
+    ]);
     assert.is(options.headers.get('tus-checksum-algorithm'), 'sha256');
     const admin = await setupAdmin(off);
-    for (const [method, p] of [['OPTIONS', '/api/upload/tus'], ['POST', '/api/upload/tus'], ['HEAD', '/api/upload/tus/0123456789abcdef0123456789abcdef'], ['PATCH', '/api/upload/tus/0123456789abcdef0123456789abcdef'], ['DELETE', '/api/upload/tus/0123456789abcdef0123456789abcdef']] as const) {
+    for (const [method, p] of [
+      ['OPTIONS', '/api/upload/tus'],
+      ['POST', '/api/upload/tus'],
+      ['HEAD', '/api/upload/tus/0123456789abcdef0123456789abcdef'],
+      ['PATCH', '/api/upload/tus/0123456789abcdef0123456789abcdef'],
+      ['DELETE', '/api/upload/tus/0123456789abcdef0123456789abcdef'],
+    ] as const) {
       const answer = await admin.request(method, p, undefined, { ...TUS, 'Upload-Length': '1' });
       assert.is(answer.status, 404, `${method} ${p}`);
       if (method !== 'HEAD') assert.is(envelope(answer).code, 'UPLOAD_CHUNKED_DISABLED');
@@ -92,7 +113,7 @@ test('OPTIONS advertises TUS 1.0.0 and its extensions; with UPLOAD_CHUNKED_ENABL
   }
 });
 
-test('a 50 MB upload interrupted mid-way resumes from the server\'s offset and lands intact', async () => {
+test("a 50 MB upload interrupted mid-way resumes from the server's offset and lands intact", async () => {
   const s = await start();
   // A relay that drops the connection once ~20 MB went through it: the network failing mid-upload.
   const target = new URL(s.url);
@@ -134,7 +155,10 @@ test('a 50 MB upload interrupted mid-way resumes from the server\'s offset and l
 
     const resumed = await send(s, admin, data, { filename: 'big.bin', uploadTo: 'Files' }, { uploadUrl: url });
     assert.is(resumed.error, undefined, String(resumed.error));
-    assert.ok(resumed.firstProgress !== undefined && resumed.firstProgress >= offset, `the resumed upload started at the server offset ${offset}, not at ${resumed.firstProgress}`);
+    assert.ok(
+      resumed.firstProgress !== undefined && resumed.firstProgress >= offset,
+      `the resumed upload started at the server offset ${offset}, not at ${resumed.firstProgress}`,
+    );
     const placed = path.join(s.dirs.volumes, 'Files', 'big.bin');
     assert.is(sha(fs.readFileSync(placed)), sha(data));
     const done = await head(admin, url);
@@ -153,14 +177,31 @@ test('three parallel uploads of one name land as x, x (1), x (2); relativePath c
   const s = await start();
   try {
     const admin = await setupAdmin(s);
-    const results = await Promise.all([1, 2, 3].map((n) => send(s, admin, Buffer.alloc(300_000 * n, n), { filename: 'x.dat', uploadTo: 'Files' }, { chunkSize: 128 * 1024 })));
+    const results = await Promise.all(
+      [1, 2, 3].map((n) =>
+        send(
+          s,
+          admin,
+          Buffer.alloc(300_000 * n, n),
+          { filename: 'x.dat', uploadTo: 'Files' },
+          { chunkSize: 128 * 1024 },
+        ),
+      ),
+    );
     for (const r of results) assert.is(r.error, undefined, String(r.error));
-    const names = fs.readdirSync(path.join(s.dirs.volumes, 'Files')).filter((n) => !n.startsWith('.')).sort();
+    const names = fs
+      .readdirSync(path.join(s.dirs.volumes, 'Files'))
+      .filter((n) => !n.startsWith('.'))
+      .sort();
     assert.equal(names, ['x (1).dat', 'x (2).dat', 'x.dat']);
     const sizes = names.map((n) => fs.statSync(path.join(s.dirs.volumes, 'Files', n)).size).sort();
     assert.equal(sizes, [300_000, 600_000, 900_000]);
 
-    const nested = await send(s, admin, Buffer.from('photo'), { filename: 'ignored.jpg', uploadTo: 'Files', relativePath: 'Holiday/2024/beach.jpg' });
+    const nested = await send(s, admin, Buffer.from('photo'), {
+      filename: 'ignored.jpg',
+      uploadTo: 'Files',
+      relativePath: 'Holiday/2024/beach.jpg',
+    });
     assert.is(nested.error, undefined, String(nested.error));
     assert.is(fs.readFileSync(path.join(s.dirs.volumes, 'Files', 'Holiday', '2024', 'beach.jpg'), 'utf8'), 'photo');
 
@@ -182,15 +223,21 @@ test('placement failure: finishing PATCH 500 + Upload-Finalize-Error, HEAD 423 (
     fs.mkdirSync(dest);
     const data = Buffer.alloc(3 * 1024 * 1024, 5);
     // After the first chunk, the destination folder is replaced by a file (root ignores chmod).
-    const failed = await send(s, admin, data, { filename: 'report.pdf', uploadTo: 'Files/Inbox' }, {
-      chunkSize: 1024 * 1024,
-      onChunkComplete: (_chunk, accepted) => {
-        if (accepted === 1024 * 1024) {
-          fs.rmSync(dest, { recursive: true });
-          fs.writeFileSync(dest, 'not a folder');
-        }
+    const failed = await send(
+      s,
+      admin,
+      data,
+      { filename: 'report.pdf', uploadTo: 'Files/Inbox' },
+      {
+        chunkSize: 1024 * 1024,
+        onChunkComplete: (_chunk, accepted) => {
+          if (accepted === 1024 * 1024) {
+            fs.rmSync(dest, { recursive: true });
+            fs.writeFileSync(dest, 'not a folder');
+          }
+        },
       },
-    });
+    );
     assert.ok(failed.error, 'the finishing PATCH failed');
     const res = failed.error!.originalResponse!;
     assert.is(res.getStatus(), 500);
@@ -227,12 +274,25 @@ test('state lives in the database: complete answers complete after a restart, an
     let admin = await setupAdmin(s);
     const done = await send(s, admin, Buffer.from('finished before restart'), { filename: 'a.txt', uploadTo: 'Files' });
     assert.is(done.error, undefined);
-    const created = await admin.request('POST', '/api/upload/tus', undefined, { ...TUS, 'Upload-Length': '10', 'Upload-Metadata': `filename ${b64('b.txt')},uploadTo ${b64('Files')}` });
+    const created = await admin.request('POST', '/api/upload/tus', undefined, {
+      ...TUS,
+      'Upload-Length': '10',
+      'Upload-Metadata': `filename ${b64('b.txt')},uploadTo ${b64('Files')}`,
+    });
     assert.is(created.status, 201);
     const url = created.headers.get('location')!;
     assert.match(url, /^\/api\/upload\/tus\/[0-9a-f]{32}$/);
     assert.ok(created.headers.get('upload-expires'));
-    assert.is((await admin.request('PATCH', url, '01234', { ...TUS, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' })).status, 204);
+    assert.is(
+      (
+        await admin.request('PATCH', url, '01234', {
+          ...TUS,
+          'Upload-Offset': '0',
+          'Content-Type': 'application/offset+octet-stream',
+        })
+      ).status,
+      204,
+    );
 
     await s.restart();
     admin = again(s, admin);
@@ -240,15 +300,32 @@ test('state lives in the database: complete answers complete after a restart, an
     assert.is(h.status, 200);
     assert.is(h.headers.get('upload-offset'), h.headers.get('upload-length'));
     assert.is((await head(admin, s.url + url)).headers.get('upload-offset'), '5');
-    const rest = await admin.request('PATCH', url, '56789', { ...TUS, 'Upload-Offset': '5', 'Content-Type': 'application/offset+octet-stream' });
+    const rest = await admin.request('PATCH', url, '56789', {
+      ...TUS,
+      'Upload-Offset': '5',
+      'Content-Type': 'application/offset+octet-stream',
+    });
     assert.is(rest.status, 204);
     assert.is(fs.readFileSync(path.join(s.dirs.volumes, 'Files', 'b.txt'), 'utf8'), '0123456789');
 
     // A crash after the last byte was recorded but before placement: HEAD must not say
     // "complete" until it has placed the file itself.
-    const c = await admin.request('POST', '/api/upload/tus', undefined, { ...TUS, 'Upload-Length': '4', 'Upload-Metadata': `filename ${b64('c.txt')},uploadTo ${b64('Files')}` });
+    const c = await admin.request('POST', '/api/upload/tus', undefined, {
+      ...TUS,
+      'Upload-Length': '4',
+      'Upload-Metadata': `filename ${b64('c.txt')},uploadTo ${b64('Files')}`,
+    });
     const cUrl = c.headers.get('location')!;
-    assert.is((await admin.request('PATCH', cUrl, 'ab', { ...TUS, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' })).status, 204);
+    assert.is(
+      (
+        await admin.request('PATCH', cUrl, 'ab', {
+          ...TUS,
+          'Upload-Offset': '0',
+          'Content-Type': 'application/offset+octet-stream',
+        })
+      ).status,
+      204,
+    );
     await s.close();
     const id = cUrl.split('/').pop()!;
     fs.appendFileSync(path.join(stagingDir(s), `tus-${id}.part`), 'cd');
@@ -272,9 +349,17 @@ test('expiry: the sweep discards an unfinished upload and its bytes after TUS_IN
   const s = await start({ TUS_INCOMPLETE_UPLOAD_TTL_MS: '1000' });
   try {
     const admin = await setupAdmin(s);
-    const created = await admin.request('POST', '/api/upload/tus', undefined, { ...TUS, 'Upload-Length': '100', 'Upload-Metadata': `filename ${b64('slow.bin')},uploadTo ${b64('Files')}` });
+    const created = await admin.request('POST', '/api/upload/tus', undefined, {
+      ...TUS,
+      'Upload-Length': '100',
+      'Upload-Metadata': `filename ${b64('slow.bin')},uploadTo ${b64('Files')}`,
+    });
     const url = created.headers.get('location')!;
-    await admin.request('PATCH', url, 'x'.repeat(40), { ...TUS, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' });
+    await admin.request('PATCH', url, 'x'.repeat(40), {
+      ...TUS,
+      'Upload-Offset': '0',
+      'Content-Type': 'application/offset+octet-stream',
+    });
     const done = await send(s, admin, Buffer.from('quick'), { filename: 'quick.txt', uploadTo: 'Files' });
     assert.equal(staged(s).length, 1);
     // The sweep (not a request) removes the part file.
@@ -294,10 +379,18 @@ test('only the owner may HEAD, PATCH or DELETE an upload; DELETE removes its byt
   try {
     const admin = await setupAdmin(s);
     const other = await createUser(admin, s, { username: 'mallory', password: 'mallory-password-1' });
-    const created = await admin.request('POST', '/api/upload/tus', undefined, { ...TUS, 'Upload-Length': '4', 'Upload-Metadata': `filename ${b64('mine.txt')},uploadTo ${b64('Files')}` });
+    const created = await admin.request('POST', '/api/upload/tus', undefined, {
+      ...TUS,
+      'Upload-Length': '4',
+      'Upload-Metadata': `filename ${b64('mine.txt')},uploadTo ${b64('Files')}`,
+    });
     const url = created.headers.get('location')!;
     assert.is((await other.request('HEAD', url, undefined, TUS)).status, 404);
-    const patch = await other.request('PATCH', url, 'evil', { ...TUS, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' });
+    const patch = await other.request('PATCH', url, 'evil', {
+      ...TUS,
+      'Upload-Offset': '0',
+      'Content-Type': 'application/offset+octet-stream',
+    });
     assert.is(patch.status, 404);
     assert.is(envelope(patch).code, 'TUS_NOT_FOUND');
     assert.is((await other.request('DELETE', url, undefined, TUS)).status, 404);
@@ -327,8 +420,20 @@ test('protocol refusals: version 412, bad lengths, metadata, offsets 409, past t
       [{ ...TUS, 'Upload-Metadata': meta }, 400, 'TUS_BAD_HEADER'],
       [{ ...TUS, 'Upload-Length': '5', 'Upload-Metadata': `filename ${b64('p.txt')}` }, 400, 'TUS_BAD_METADATA'],
       [{ ...TUS, 'Upload-Length': '5', 'Upload-Metadata': 'filename not*base64' }, 400, 'TUS_BAD_METADATA'],
-      [{ ...TUS, 'Upload-Length': '5', 'Upload-Metadata': `filename ${b64('../p.txt')},uploadTo ${b64('Files')}` }, 400, 'BAD_NAME'],
-      [{ ...TUS, 'Upload-Length': '5', 'Upload-Metadata': `filename ${b64('p.txt')},uploadTo ${b64('Files/missing')}` }, 404, 'NOT_FOUND'],
+      [
+        { ...TUS, 'Upload-Length': '5', 'Upload-Metadata': `filename ${b64('../p.txt')},uploadTo ${b64('Files')}` },
+        400,
+        'BAD_NAME',
+      ],
+      [
+        {
+          ...TUS,
+          'Upload-Length': '5',
+          'Upload-Metadata': `filename ${b64('p.txt')},uploadTo ${b64('Files/missing')}`,
+        },
+        404,
+        'NOT_FOUND',
+      ],
       [{ ...TUS, 'Upload-Length': String(2 ** 50), 'Upload-Metadata': meta }, 507, 'NO_SPACE'],
     ];
     for (const [headers, status, code] of refusals) {
@@ -344,7 +449,8 @@ test('protocol refusals: version 412, bad lengths, metadata, offsets 409, past t
     assert.equal(staged(s), [], 'no refused creation left a part file');
 
     const url = (await create({ ...TUS, 'Upload-Length': '10', 'Upload-Metadata': meta })).headers.get('location')!;
-    const patch = (body: string, headers: Record<string, string>) => admin.request('PATCH', url, body, { ...TUS, 'Content-Type': 'application/offset+octet-stream', ...headers });
+    const patch = (body: string, headers: Record<string, string>) =>
+      admin.request('PATCH', url, body, { ...TUS, 'Content-Type': 'application/offset+octet-stream', ...headers });
     const offset = async () => (await head(admin, s.url + url)).headers.get('upload-offset');
     const digest = (text: string) => `sha256 ${createHash('sha256').update(text).digest('base64')}`;
 

@@ -7,8 +7,15 @@ import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 let s: TestServer;
 let admin: Client;
 let adminId: string;
-test.before(async () => { s = await startServer(); admin = await setupAdmin(s); adminId = (await me(admin)).id; });
-test.after(async () => { await s.close(); removeDirs(s.dirs); });
+test.before(async () => {
+  s = await startServer();
+  admin = await setupAdmin(s);
+  adminId = (await me(admin)).id;
+});
+test.after(async () => {
+  await s.close();
+  removeDirs(s.dirs);
+});
 
 test('list shows roles and authMethods; only administrators may call it', async () => {
   const user = await createUser(admin, s, { username: 'henry', password: 'henry-password', displayName: 'Henry H' });
@@ -30,10 +37,20 @@ test('list shows roles and authMethods; only administrators may call it', async 
 });
 
 test('create: unique usernames and emails whatever the case; bad bodies 400 naming the field', async () => {
-  const dup = await admin.post('/api/users', { email: 'HENRY@example.org', username: 'henry2', password: 'long-enough-1', roles: [] });
+  const dup = await admin.post('/api/users', {
+    email: 'HENRY@example.org',
+    username: 'henry2',
+    password: 'long-enough-1',
+    roles: [],
+  });
   assert.is(dup.status, 409);
   assert.is(envelope(dup).message, 'Email already in use.');
-  const dupName = await admin.post('/api/users', { email: 'h3@example.org', username: 'HENRY', password: 'long-enough-1', roles: [] });
+  const dupName = await admin.post('/api/users', {
+    email: 'h3@example.org',
+    username: 'HENRY',
+    password: 'long-enough-1',
+    roles: [],
+  });
   assert.is(dupName.status, 409);
   assert.is(envelope(dupName).message, 'Username already in use.');
   const bad = await admin.post('/api/users', { email: 'nope', password: 'long-enough-1' });
@@ -52,7 +69,12 @@ test('create: unique usernames and emails whatever the case; bad bodies 400 nami
 
 test('update: username, email, display name, roles; the last administrator keeps the role', async () => {
   const ivy = (await admin.get('/api/users')).json.users.find((u: any) => u.username === 'ivy');
-  const a = await admin.patch(`/api/users/${ivy.id}`, { username: 'ivy2', email: 'ivy2@example.org', displayName: 'Ivy', roles: ['admin'] });
+  const a = await admin.patch(`/api/users/${ivy.id}`, {
+    username: 'ivy2',
+    email: 'ivy2@example.org',
+    displayName: 'Ivy',
+    roles: ['admin'],
+  });
   assert.is(a.status, 200);
   assert.is(a.json.user.username, 'ivy2');
   assert.equal(a.json.user.roles, ['admin']);
@@ -72,7 +94,10 @@ test('password reset signs out every session of that account', async () => {
   assert.is(r.status, 204);
   assert.equal((await j1.get('/api/auth/me')).json, { user: null });
   assert.equal((await j2.get('/api/auth/me')).json, { user: null });
-  assert.is((await new Client(s.url).post('/api/auth/login', { identifier: 'judy', password: 'judy-new-password' })).status, 200);
+  assert.is(
+    (await new Client(s.url).post('/api/auth/login', { identifier: 'judy', password: 'judy-new-password' })).status,
+    200,
+  );
   assert.is((await admin.post(`/api/users/${id}/password`, {})).status, 400);
 });
 
@@ -83,7 +108,13 @@ test('delete: its sessions, tokens and sign-in methods go with it; never yoursel
   assert.is((await admin.delete(`/api/users/${id}`)).status, 204);
   assert.equal((await k.get('/api/auth/me')).json, { user: null });
   for (const table of ['sessions', 'api_tokens', 'auth_methods']) {
-    assert.is(await s.withDatabase((db) => db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE user_id = ?`, [id])!.n), 0, table);
+    assert.is(
+      await s.withDatabase(
+        (db) => db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE user_id = ?`, [id])!.n,
+      ),
+      0,
+      table,
+    );
   }
   const self = await admin.delete(`/api/users/${adminId}`);
   assert.is(self.status, 409);

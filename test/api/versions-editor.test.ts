@@ -30,7 +30,11 @@ test('editor reads with ETag and 304, refuses big and binary files', async () =>
   assert.is((await c.post('/api/editor', { path: 'Files/a.txt' })).json.content, 'one');
   const past = new Date(Date.now() - 86_400_000);
   fs.utimesSync(vol('a.txt'), past, past);
-  assert.is((await c.get('/api/editor?path=Files/a.txt', { 'if-none-match': etag })).status, 200, 'mtime set back changes the ETag');
+  assert.is(
+    (await c.get('/api/editor?path=Files/a.txt', { 'if-none-match': etag })).status,
+    200,
+    'mtime set back changes the ETag',
+  );
   fs.writeFileSync(vol('big.txt'), 'x'.repeat(300 * 1024));
   assert.is(envelope(await c.get('/api/editor?path=Files/big.txt')).statusCode, 400);
   fs.writeFileSync(vol('bin.dat'), Buffer.from([1, 0, 2, 3]));
@@ -66,7 +70,10 @@ test('a new file is created by a save; a save over the limit is refused and chan
   const tooBig = await c.put('/api/editor', { path: 'Files/new.md', content: 'y'.repeat(250 * 1024) });
   assert.is(tooBig.status, 400);
   assert.is(fs.readFileSync(vol('new.md'), 'utf8'), '# hi');
-  assert.equal(fs.readdirSync(vol()).filter((n) => n.startsWith('.burrow-tmp-')), []);
+  assert.equal(
+    fs.readdirSync(vol()).filter((n) => n.startsWith('.burrow-tmp-')),
+    [],
+  );
 });
 
 test('large text answers are compressed when accepted (editor, versions, trash)', async () => {

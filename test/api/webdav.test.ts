@@ -21,10 +21,20 @@ let readToken: string;
 let writeToken: string;
 const PASSWORD = 'alice-password-1';
 const vol = (...p: string[]) => path.join(s.dirs.volumes, 'Files', ...p);
-const auth = (user = 'alice', password = PASSWORD) => ({ authorization: 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64') });
+const auth = (user = 'alice', password = PASSWORD) => ({
+  authorization: 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64'),
+});
 
-function dav(method: string, p: string, opts: { headers?: Record<string, string>; body?: string; user?: string; password?: string; noAuth?: boolean } = {}) {
-  return fetch(s.url + p, { method, headers: { ...(opts.noAuth ? {} : auth(opts.user, opts.password)), ...opts.headers }, body: opts.body });
+function dav(
+  method: string,
+  p: string,
+  opts: { headers?: Record<string, string>; body?: string; user?: string; password?: string; noAuth?: boolean } = {},
+) {
+  return fetch(s.url + p, {
+    method,
+    headers: { ...(opts.noAuth ? {} : auth(opts.user, opts.password)), ...opts.headers },
+    body: opts.body,
+  });
 }
 
 /** A request with the path sent byte for byte (fetch would normalise dot segments first). */
@@ -43,8 +53,12 @@ function run(cmd: string, args: string[], env: Record<string, string> = {}): Pro
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, out }));
   });
@@ -70,7 +84,7 @@ test.after(async () => {
 });
 
 test('features name the mount; OPTIONS advertises class 1 and 2; no credentials or a session cookie get the Basic challenge', async () => {
-  const f = await (await fetch(`${s.url}/api/features`)).json() as any;
+  const f = (await (await fetch(`${s.url}/api/features`)).json()) as any;
   assert.equal(f.webdav, { enabled: true, path: '/dav/' });
   const o = await dav('OPTIONS', '/dav/Files/');
   assert.is(o.status, 200);
@@ -83,9 +97,18 @@ test('features name the mount; OPTIONS advertises class 1 and 2; no credentials 
   assert.match(none.headers.get('www-authenticate')!, /^Basic realm=/);
   // The UI's session cookie is worth nothing here: /dav/ reads only Basic.
   assert.ok(alice.cookieHeader, 'the test client holds a session cookie');
-  assert.is((await dav('PUT', '/dav/Files/cookie.txt', { noAuth: true, body: 'x', headers: { cookie: alice.cookieHeader, origin: s.url } })).status, 401);
+  assert.is(
+    (
+      await dav('PUT', '/dav/Files/cookie.txt', {
+        noAuth: true,
+        body: 'x',
+        headers: { cookie: alice.cookieHeader, origin: s.url },
+      })
+    ).status,
+    401,
+  );
   assert.not.ok(fs.existsSync(vol('cookie.txt')));
-  const openapi = await (await fetch(`${s.url}/api/openapi.json`)).json() as any;
+  const openapi = (await (await fetch(`${s.url}/api/openapi.json`)).json()) as any;
   assert.is(openapi.info['x-webdav'].path, '/dav/');
   assert.not.ok(Object.keys(openapi.paths).some((p) => p.startsWith('/dav')));
   assert.is((await dav('POST', '/dav/Files/x')).status, 405);
@@ -94,10 +117,20 @@ test('features name the mount; OPTIONS advertises class 1 and 2; no credentials 
 for (const suite of ['basic', 'copymove', 'props', 'locks', 'http']) {
   test(`litmus ${suite} passes`, async () => {
     fs.mkdirSync(vol('litmus-' + suite), { recursive: true });
-    const r = await run('litmus', [`${s.url}/dav/Files/litmus-${suite}/`, 'alice', PASSWORD], { TESTS: suite, HOME: s.dirs.root });
+    const r = await run('litmus', [`${s.url}/dav/Files/litmus-${suite}/`, 'alice', PASSWORD], {
+      TESTS: suite,
+      HOME: s.dirs.root,
+    });
     const summary = /summary for `\w+': of (\d+) tests run: (\d+) passed, (\d+) failed/.exec(r.out);
     assert.ok(summary, `litmus printed no summary:\n${r.out.slice(-2000)}`);
-    assert.is(summary![3], '0', `litmus ${suite} failures:\n${r.out.split('\n').filter((l) => /FAIL|WARNING/.test(l)).join('\n')}`);
+    assert.is(
+      summary![3],
+      '0',
+      `litmus ${suite} failures:\n${r.out
+        .split('\n')
+        .filter((l) => /FAIL|WARNING/.test(l))
+        .join('\n')}`,
+    );
     assert.not.match(r.out, /WARNING/);
     assert.is(r.code, 0);
   });
@@ -110,7 +143,15 @@ test('rclone copies a tree up and down; rclone check finds them identical', asyn
   fs.writeFileSync(path.join(up, 'sub', 'é ü #%.txt'), 'ünï\n');
   fs.writeFileSync(path.join(up, 'sub', 'deep', 'x.txt'), 'deep\n');
   const obscured = (await run('rclone', ['obscure', PASSWORD])).out.trim();
-  const env = { RCLONE_CONFIG_B_TYPE: 'webdav', RCLONE_CONFIG_B_URL: `${s.url}/dav/`, RCLONE_CONFIG_B_VENDOR: 'other', RCLONE_CONFIG_B_USER: 'alice', RCLONE_CONFIG_B_PASS: obscured, RCLONE_CONFIG: path.join(s.dirs.root, 'rclone.conf'), HOME: s.dirs.root };
+  const env = {
+    RCLONE_CONFIG_B_TYPE: 'webdav',
+    RCLONE_CONFIG_B_URL: `${s.url}/dav/`,
+    RCLONE_CONFIG_B_VENDOR: 'other',
+    RCLONE_CONFIG_B_USER: 'alice',
+    RCLONE_CONFIG_B_PASS: obscured,
+    RCLONE_CONFIG: path.join(s.dirs.root, 'rclone.conf'),
+    HOME: s.dirs.root,
+  };
   assert.is((await run('rclone', ['copy', up, 'B:Files/tree'], env)).code, 0);
   const check = await run('rclone', ['check', up, 'B:Files/tree'], env);
   assert.is(check.code, 0, check.out);
@@ -122,7 +163,10 @@ test('rclone copies a tree up and down; rclone check finds them identical', asyn
   fs.appendFileSync(path.join(up, 'f1.bin'), 'more');
   assert.is((await run('rclone', ['copy', up, 'B:Files/tree'], env)).code, 0);
   assert.is((await run('rclone', ['check', up, 'B:Files/tree'], env)).code, 0);
-  assert.equal((await versionsOf('Files/tree/f1.bin')).map((v) => v.size), [1013]);
+  assert.equal(
+    (await versionsOf('Files/tree/f1.bin')).map((v) => v.size),
+    [1013],
+  );
 });
 
 test('a PUT over an existing file leaves the replaced content as a version; DELETE goes to the trash', async () => {
@@ -159,25 +203,55 @@ test('a read token mounts read-only; a write token writes; a token names its own
   assert.is((await dav('PUT', '/dav/Files/new.txt', { ...as, body: 'x' })).status, 403);
   assert.is((await dav('DELETE', '/dav/Files/r.txt', as)).status, 403);
   assert.is((await dav('MKCOL', '/dav/Files/d', as)).status, 403);
-  assert.is((await dav('MOVE', '/dav/Files/r.txt', { ...as, headers: { Destination: `${s.url}/dav/Files/r2.txt` } })).status, 403);
-  assert.is((await dav('LOCK', '/dav/Files/r.txt', { ...as, body: '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>' })).status, 403);
+  assert.is(
+    (await dav('MOVE', '/dav/Files/r.txt', { ...as, headers: { Destination: `${s.url}/dav/Files/r2.txt` } })).status,
+    403,
+  );
+  assert.is(
+    (
+      await dav('LOCK', '/dav/Files/r.txt', {
+        ...as,
+        body: '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>',
+      })
+    ).status,
+    403,
+  );
   assert.is(fs.readFileSync(vol('r.txt'), 'utf8'), 'R');
   assert.not.ok(fs.existsSync(vol('new.txt')));
-  assert.is((await dav('PUT', '/dav/Files/by-token.txt', { user: 'alice', password: writeToken, body: 't' })).status, 201);
+  assert.is(
+    (await dav('PUT', '/dav/Files/by-token.txt', { user: 'alice', password: writeToken, body: 't' })).status,
+    201,
+  );
   assert.is(fs.readFileSync(vol('by-token.txt'), 'utf8'), 't');
-  assert.is((await dav('PROPFIND', '/dav/Files/', { user: 'admin', password: writeToken, headers: { Depth: '0' } })).status, 401);
+  assert.is(
+    (await dav('PROPFIND', '/dav/Files/', { user: 'admin', password: writeToken, headers: { Depth: '0' } })).status,
+    401,
+  );
 });
 
 test('an access-rule read-only folder refuses PUT, DELETE and MOVE', async () => {
   fs.mkdirSync(vol('ro'));
   fs.writeFileSync(vol('ro', 'k.txt'), 'K');
-  assert.is((await admin.patch('/api/settings', { access: { rules: [{ id: 'r1', path: 'Files/ro', recursive: true, permissions: 'ro' }] } })).status, 200);
+  assert.is(
+    (
+      await admin.patch('/api/settings', {
+        access: { rules: [{ id: 'r1', path: 'Files/ro', recursive: true, permissions: 'ro' }] },
+      })
+    ).status,
+    200,
+  );
   try {
     assert.is((await dav('PUT', '/dav/Files/ro/k.txt', { body: 'x' })).status, 403);
     assert.is((await dav('PUT', '/dav/Files/ro/n.txt', { body: 'x' })).status, 403);
     assert.is((await dav('DELETE', '/dav/Files/ro/k.txt')).status, 403);
-    assert.is((await dav('MOVE', '/dav/Files/ro/k.txt', { headers: { Destination: `${s.url}/dav/Files/k.txt` } })).status, 403);
-    assert.is((await dav('COPY', '/dav/Files/r.txt', { headers: { Destination: `${s.url}/dav/Files/ro/r.txt` } })).status, 403);
+    assert.is(
+      (await dav('MOVE', '/dav/Files/ro/k.txt', { headers: { Destination: `${s.url}/dav/Files/k.txt` } })).status,
+      403,
+    );
+    assert.is(
+      (await dav('COPY', '/dav/Files/r.txt', { headers: { Destination: `${s.url}/dav/Files/ro/r.txt` } })).status,
+      403,
+    );
     assert.is(fs.readFileSync(vol('ro', 'k.txt'), 'utf8'), 'K');
     assert.equal(fs.readdirSync(vol('ro')), ['k.txt']);
   } finally {
@@ -188,13 +262,29 @@ test('an access-rule read-only folder refuses PUT, DELETE and MOVE', async () =>
 test('hostile paths: encoded dot-dot, Destination elsewhere or on another host, links out', async () => {
   fs.writeFileSync(path.join(s.dirs.root, 'secret.txt'), 'S');
   fs.writeFileSync(vol('h.txt'), 'H');
-  for (const p of ['/dav/Files/%2e%2e/%2e%2e/secret.txt', '/dav/Files/../../secret.txt', '/dav/../secret.txt', '/dav/Files/..%2f..%2fsecret.txt', '/dav/Files/%2E%2E%5C%2E%2E%5Csecret.txt', '/dav/Files/a%00b']) {
+  for (const p of [
+    '/dav/Files/%2e%2e/%2e%2e/secret.txt',
+    '/dav/Files/../../secret.txt',
+    '/dav/../secret.txt',
+    '/dav/Files/..%2f..%2fsecret.txt',
+    '/dav/Files/%2E%2E%5C%2E%2E%5Csecret.txt',
+    '/dav/Files/a%00b',
+  ]) {
     const status = await raw('GET', p);
     assert.ok(status === 400 || status === 404, `${p} answered ${status}`);
   }
-  assert.is((await dav('MOVE', '/dav/Files/h.txt', { headers: { Destination: 'http://evil.example/dav/Files/x.txt' } })).status, 502);
-  assert.is((await dav('COPY', '/dav/Files/h.txt', { headers: { Destination: `${s.url}/api/files/x.txt` } })).status, 502);
-  assert.is((await dav('COPY', '/dav/Files/h.txt', { headers: { Destination: `${s.url}/dav/Files/%2e%2e/x.txt` } })).status, 400);
+  assert.is(
+    (await dav('MOVE', '/dav/Files/h.txt', { headers: { Destination: 'http://evil.example/dav/Files/x.txt' } })).status,
+    502,
+  );
+  assert.is(
+    (await dav('COPY', '/dav/Files/h.txt', { headers: { Destination: `${s.url}/api/files/x.txt` } })).status,
+    502,
+  );
+  assert.is(
+    (await dav('COPY', '/dav/Files/h.txt', { headers: { Destination: `${s.url}/dav/Files/%2e%2e/x.txt` } })).status,
+    400,
+  );
   assert.is(await raw('COPY', '/dav/Files/h.txt', { Destination: `${s.url}/dav/Files/../../x.txt` }), 400);
   assert.is(await raw('MOVE', '/dav/Files/h.txt', { Destination: `${s.url}/dav/../x.txt` }), 400);
   assert.ok(fs.existsSync(vol('h.txt')));
@@ -213,7 +303,10 @@ test('PROPFIND Depth: infinity is refused with propfind-finite-depth', async () 
   const r = await dav('PROPFIND', '/dav/Files/', { headers: { Depth: 'infinity' } });
   assert.is(r.status, 403);
   assert.match(await r.text(), /propfind-finite-depth/);
-  const q = await dav('PROPFIND', '/dav/Files/', { headers: { Depth: '0' }, body: '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:quota-available-bytes/><D:quota-used-bytes/></D:prop></D:propfind>' });
+  const q = await dav('PROPFIND', '/dav/Files/', {
+    headers: { Depth: '0' },
+    body: '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:quota-available-bytes/><D:quota-used-bytes/></D:prop></D:propfind>',
+  });
   assert.match(await q.text(), /<D:quota-available-bytes>\d+<\/D:quota-available-bytes>/);
 });
 
@@ -251,10 +344,23 @@ test('writes reach the indexes (changes sink) and the activity log', async () =>
 
 test('Basic with a wrong password counts toward the lockout (AUTH_MAX_FAILED=3)', async () => {
   await createUser(admin, s, { username: 'bob', password: 'bob-password-1' });
-  for (let i = 0; i < 3; i++) assert.is((await dav('PROPFIND', '/dav/', { user: 'bob', password: 'wrong', headers: { Depth: '0' } })).status, 401);
+  for (let i = 0; i < 3; i++)
+    assert.is(
+      (await dav('PROPFIND', '/dav/', { user: 'bob', password: 'wrong', headers: { Depth: '0' } })).status,
+      401,
+    );
   const locked = await dav('PROPFIND', '/dav/', { user: 'bob', password: 'bob-password-1', headers: { Depth: '0' } });
   assert.is(locked.status, 429);
-  assert.is((await fetch(`${s.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identifier: 'bob', password: 'bob-password-1' }) })).status, 429);
+  assert.is(
+    (
+      await fetch(`${s.url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ identifier: 'bob', password: 'bob-password-1' }),
+      })
+    ).status,
+    429,
+  );
 });
 
 test('an account with a second factor cannot mount with its password, only with a token', async () => {
@@ -262,8 +368,15 @@ test('an account with a second factor cannot mount with its password, only with 
   const token = await issueToken(carol, 'write', { password: 'carol-password-1' });
   const start = await carol.post('/api/auth/totp/start', {});
   assert.is(start.status, 200, start.text);
-  assert.is((await carol.post('/api/auth/totp/confirm', { code: generateSync({ secret: start.json.secret }) })).status, 200);
-  const refused = await dav('PROPFIND', '/dav/', { user: 'carol', password: 'carol-password-1', headers: { Depth: '0' } });
+  assert.is(
+    (await carol.post('/api/auth/totp/confirm', { code: generateSync({ secret: start.json.secret }) })).status,
+    200,
+  );
+  const refused = await dav('PROPFIND', '/dav/', {
+    user: 'carol',
+    password: 'carol-password-1',
+    headers: { Depth: '0' },
+  });
   assert.is(refused.status, 401);
   assert.match(refused.headers.get('www-authenticate')!, /^Basic/);
   assert.is((await dav('PROPFIND', '/dav/', { user: 'carol', password: token, headers: { Depth: '0' } })).status, 207);
@@ -271,8 +384,18 @@ test('an account with a second factor cannot mount with its password, only with 
 
 test('Basic over plain HTTP from another machine is warned about in the log; over HTTPS or loopback it is not', async () => {
   // TRUST_PROXY=loopback: the test plays a proxy that names the client and its scheme.
-  assert.is((await dav('PROPFIND', '/dav/', { headers: { Depth: '0', 'x-forwarded-for': '203.0.113.7' } })).status, 207);
-  assert.is((await dav('PROPFIND', '/dav/', { headers: { Depth: '0', 'x-forwarded-for': '203.0.113.8', 'x-forwarded-proto': 'https' } })).status, 207);
+  assert.is(
+    (await dav('PROPFIND', '/dav/', { headers: { Depth: '0', 'x-forwarded-for': '203.0.113.7' } })).status,
+    207,
+  );
+  assert.is(
+    (
+      await dav('PROPFIND', '/dav/', {
+        headers: { Depth: '0', 'x-forwarded-for': '203.0.113.8', 'x-forwarded-proto': 'https' },
+      })
+    ).status,
+    207,
+  );
   await s.settleLogs();
   const warned = s.logs.filter((l) => /WebDAV Basic credentials arrive over plain HTTP/.test(l.msg)).map((l) => l.ip);
   assert.equal(warned, ['203.0.113.7']);

@@ -36,7 +36,9 @@ const tool = (cmd: string, args: string[], cwd?: string) => {
 const sevenZip = ['7zz', '7z'].find((c) => spawnSync('sh', ['-c', `command -v ${c}`]).status === 0);
 const rows: string[] = [];
 const row = (what: string, ours: number, theirs: number, unit: 'ms' | 'MB/s') =>
-  rows.push(`${what.padEnd(34)} burrow ${ours.toFixed(unit === 'ms' ? 0 : 1).padStart(8)} ${unit}   tool ${theirs.toFixed(unit === 'ms' ? 0 : 1).padStart(8)} ${unit}   ratio ${(unit === 'ms' ? theirs / ours : ours / theirs).toFixed(2)}`);
+  rows.push(
+    `${what.padEnd(34)} burrow ${ours.toFixed(unit === 'ms' ? 0 : 1).padStart(8)} ${unit}   tool ${theirs.toFixed(unit === 'ms' ? 0 : 1).padStart(8)} ${unit}   ratio ${(unit === 'ms' ? theirs / ours : ours / theirs).toFixed(2)}`,
+  );
 
 try {
   // 1. Listing 100,000 entries (cold: a fresh service, so nothing is cached).
@@ -58,7 +60,9 @@ try {
   fs.mkdirSync(path.join(src, 'photos'), { recursive: true });
   fs.mkdirSync(path.join(src, 'text'), { recursive: true });
   const files = Math.max(2, Math.round(payloadMb / 10));
-  const words = Buffer.from(Array.from({ length: 20_000 }, (_, i) => `line ${i} of a log file with words ${i * 7919 % 1000}\n`).join(''));
+  const words = Buffer.from(
+    Array.from({ length: 20_000 }, (_, i) => `line ${i} of a log file with words ${(i * 7919) % 1000}\n`).join(''),
+  );
   for (let i = 0; i < files; i++) {
     if (i % 2) fs.writeFileSync(path.join(src, 'photos', `p${i}.jpg`), crypto.randomBytes(10 * MB));
     else {
@@ -89,9 +93,25 @@ try {
     fs.rmSync(out, { recursive: true, force: true });
     return bytes / MB / (took / 1000);
   };
-  row(`extract ${bytes / MB} MB zip`, await ourExtract(zip), toolExtract('unzip', (o) => ['-q', zip, '-d', o]), 'MB/s');
-  row(`extract ${bytes / MB} MB tar.gz`, await ourExtract(tgz), toolExtract('tar', (o) => ['xzf', tgz, '-C', o]), 'MB/s');
-  if (sevenZip) row(`extract ${bytes / MB} MB 7z (7z-wasm)`, await ourExtract(seven), toolExtract(sevenZip, (o) => ['x', '-bd', '-bso0', `-o${o}`, seven]), 'MB/s');
+  row(
+    `extract ${bytes / MB} MB zip`,
+    await ourExtract(zip),
+    toolExtract('unzip', (o) => ['-q', zip, '-d', o]),
+    'MB/s',
+  );
+  row(
+    `extract ${bytes / MB} MB tar.gz`,
+    await ourExtract(tgz),
+    toolExtract('tar', (o) => ['xzf', tgz, '-C', o]),
+    'MB/s',
+  );
+  if (sevenZip)
+    row(
+      `extract ${bytes / MB} MB 7z (7z-wasm)`,
+      await ourExtract(seven),
+      toolExtract(sevenZip, (o) => ['x', '-bd', '-bso0', `-o${o}`, seven]),
+      'MB/s',
+    );
   else rows.push('7z: Debian 7-Zip not installed, not measured');
   console.log(rows.join('\n'));
 } finally {

@@ -27,20 +27,31 @@ try {
   async function bare() {
     const names = await fsp.readdir(dir);
     const stats = await Promise.all(names.map((n) => fsp.stat(path.join(dir, n))));
-    return JSON.stringify(names.map((n, i) => ({ name: n, size: stats[i]!.size, mtime: stats[i]!.mtime.toISOString() }))).length;
+    return JSON.stringify(
+      names.map((n, i) => ({ name: n, size: stats[i]!.size, mtime: stats[i]!.mtime.toISOString() })),
+    ).length;
   }
   // The stricter ceiling: the same work with callbacks (no promise per entry).
   function bareCallbacks() {
-    return new Promise<number>((resolve, reject) => fs.readdir(dir, (err, names) => {
-      if (err) return reject(err);
-      const stats: fs.Stats[] = new Array(names.length);
-      let pending = names.length;
-      names.forEach((n, i) => fs.stat(dir + path.sep + n, (e, st) => {
-        if (e) return reject(e);
-        stats[i] = st;
-        if (--pending === 0) resolve(JSON.stringify(names.map((m, j) => ({ name: m, size: stats[j]!.size, mtime: stats[j]!.mtime.toISOString() }))).length);
-      }));
-    }));
+    return new Promise<number>((resolve, reject) =>
+      fs.readdir(dir, (err, names) => {
+        if (err) return reject(err);
+        const stats: fs.Stats[] = new Array(names.length);
+        let pending = names.length;
+        names.forEach((n, i) =>
+          fs.stat(dir + path.sep + n, (e, st) => {
+            if (e) return reject(e);
+            stats[i] = st;
+            if (--pending === 0)
+              resolve(
+                JSON.stringify(
+                  names.map((m, j) => ({ name: m, size: stats[j]!.size, mtime: stats[j]!.mtime.toISOString() })),
+                ).length,
+              );
+          }),
+        );
+      }),
+    );
   }
   async function burrow() {
     const res = await fetch(`${s.url}/api/browse/Files/big`);
@@ -48,22 +59,39 @@ try {
     const text = await res.text();
     if (res.status !== 200 || text.split('"kind"').length - 1 !== N) throw new Error(`listing failed (${res.status})`);
   }
-  for (let i = 0; i < 3; i++) { await bare(); await bareCallbacks(); await burrow(); }
+  for (let i = 0; i < 3; i++) {
+    await bare();
+    await bareCallbacks();
+    await burrow();
+  }
   const bareTimes: number[] = [];
   const callbackTimes: number[] = [];
   const burrowTimes: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    let t = performance.now(); await bare(); bareTimes.push(performance.now() - t);
-    t = performance.now(); await bareCallbacks(); callbackTimes.push(performance.now() - t);
-    t = performance.now(); await burrow(); burrowTimes.push(performance.now() - t);
+    let t = performance.now();
+    await bare();
+    bareTimes.push(performance.now() - t);
+    t = performance.now();
+    await bareCallbacks();
+    callbackTimes.push(performance.now() - t);
+    t = performance.now();
+    await burrow();
+    burrowTimes.push(performance.now() - t);
   }
   const b = median(bareTimes);
   const cb = median(callbackTimes);
   const h = median(burrowTimes);
-  console.log(JSON.stringify({
-    bench: 'browse-10k', bareNodeMs: Math.round(b), bareCallbacksMs: Math.round(cb), burrowHttpMs: Math.round(h),
-    ratio: Math.round((h / b) * 100) / 100, ratioToCallbacks: Math.round((h / cb) * 100) / 100, target: '<= 1.2',
-  }));
+  console.log(
+    JSON.stringify({
+      bench: 'browse-10k',
+      bareNodeMs: Math.round(b),
+      bareCallbacksMs: Math.round(cb),
+      burrowHttpMs: Math.round(h),
+      ratio: Math.round((h / b) * 100) / 100,
+      ratioToCallbacks: Math.round((h / cb) * 100) / 100,
+      target: '<= 1.2',
+    }),
+  );
 } finally {
   await s.close();
   removeDirs(s.dirs);

@@ -52,7 +52,10 @@ function time(fn: () => void): number {
   return performance.now() - t;
 }
 execFileSync('du', ['-sb', vol]); // warm the cache for both
-const duMs = Math.min(time(() => execFileSync('du', ['-sb', vol])), time(() => execFileSync('du', ['-sb', vol])));
+const duMs = Math.min(
+  time(() => execFileSync('du', ['-sb', vol])),
+  time(() => execFileSync('du', ['-sb', vol])),
+);
 // The plain Node ceiling: a recursive synchronous readdir + lstat walk summing sizes.
 function plainWalk(dir: string): number {
   let total = 0;
@@ -62,21 +65,37 @@ function plainWalk(dir: string): number {
   }
   return total;
 }
-const nodeWalkMs = Math.min(time(() => plainWalk(vol)), time(() => plainWalk(vol)));
+const nodeWalkMs = Math.min(
+  time(() => plainWalk(vol)),
+  time(() => plainWalk(vol)),
+);
 
 const env = {
-  HOST: '127.0.0.1', PORT: '0', VOLUME_ROOT: path.join(root, 'volumes'), CONFIG_DIR: path.join(root, 'config'), CACHE_DIR: path.join(root, 'cache'),
-  AUTH_MODE: 'disabled', FOLDER_SIZE_MODE: 'full', LOG_LEVEL: 'info',
+  HOST: '127.0.0.1',
+  PORT: '0',
+  VOLUME_ROOT: path.join(root, 'volumes'),
+  CONFIG_DIR: path.join(root, 'config'),
+  CACHE_DIR: path.join(root, 'cache'),
+  AUTH_MODE: 'disabled',
+  FOLDER_SIZE_MODE: 'full',
+  LOG_LEVEL: 'info',
 };
 let finished: (line: Record<string, any>) => void = () => {};
-const done = new Promise<Record<string, any>>((r) => { finished = r; });
+const done = new Promise<Record<string, any>>((r) => {
+  finished = r;
+});
 let catalogued: (line: Record<string, any>) => void = () => {};
-const catalogueDone = new Promise<Record<string, any>>((r) => { catalogued = r; });
-const app = createApp(loadConfig(env), { uiDir: null, log: createLogger('info', {}, (line) => {
-  const l = JSON.parse(line);
-  if (l.msg === 'index baseline walk finished') finished(l);
-  if (l.msg === 'index catalogue finished') catalogued(l);
-}) });
+const catalogueDone = new Promise<Record<string, any>>((r) => {
+  catalogued = r;
+});
+const app = createApp(loadConfig(env), {
+  uiDir: null,
+  log: createLogger('info', {}, (line) => {
+    const l = JSON.parse(line);
+    if (l.msg === 'index baseline walk finished') finished(l);
+    if (l.msg === 'index catalogue finished') catalogued(l);
+  }),
+});
 const delay = monitorEventLoopDelay({ resolution: 5 });
 const rssBefore = process.memoryUsage().rss;
 let peakRss = rssBefore;
@@ -95,7 +114,9 @@ const line = await done;
 const walkMs = performance.now() - started;
 const sizesDelay = { p50: delay.percentile(50), p99: delay.percentile(99), max: delay.max };
 const sizesPeakRss = peakRss;
-const row = app.db.get<{ total_size: number; total_entries: number }>("SELECT total_size, total_entries FROM idx_entries WHERE dir = '' AND name = ''");
+const row = app.db.get<{ total_size: number; total_entries: number }>(
+  "SELECT total_size, total_entries FROM idx_entries WHERE dir = '' AND name = ''",
+);
 const catalogueLine = await catalogueDone;
 const catalogueMs = performance.now() - started;
 delay.disable();
@@ -106,25 +127,31 @@ await app.close(1000);
 fs.rmSync(root, { recursive: true, force: true });
 
 const ms = (ns: number) => (ns / 1e6).toFixed(1);
-console.log(JSON.stringify({
-  tree: { files: FILES, folders: FOLDERS + 50, bytes },
-  indexed: { bytes: row?.total_size, entries: row?.total_entries, correct: row?.total_size === bytes },
-  duMs: Math.round(duMs),
-  nodeWalkMs: Math.round(nodeWalkMs),
-  sizesReadyMs: Math.round(walkMs),
-  workerWalkMs: line.ms,
-  sizesRatioToDu: Number((walkMs / duMs).toFixed(2)),
-  sizesRatioToNodeWalk: Number((walkMs / nodeWalkMs).toFixed(2)),
-  eventLoopDelayDuringSizesMs: { p50: ms(sizesDelay.p50), p99: ms(sizesDelay.p99), max: ms(sizesDelay.max) },
-  catalogueReadyMs: Math.round(catalogueMs),
-  catalogueWorkerMs: catalogueLine.ms,
-  catalogueRatioToDu: Number((catalogueMs / duMs).toFixed(2)),
-  eventLoopDelayWholeMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
-  peakRssMb: Math.round(peakRss / 1048576),
-  rssGrowthDuringSizesMb: Math.round((sizesPeakRss - rssBefore) / 1048576),
-  rssGrowthMb: Math.round((peakRss - rssBefore) / 1048576),
-  /** Main thread only: the JavaScript heap, and memory outside it (the database's wasm memory counts here). */
-  peakMainHeapMb: Math.round(peakHeap / 1048576),
-  peakExternalMb: Math.round(peakExternal / 1048576),
-  indexBytesPerEntry: Math.round(dbBytes / rows),
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      tree: { files: FILES, folders: FOLDERS + 50, bytes },
+      indexed: { bytes: row?.total_size, entries: row?.total_entries, correct: row?.total_size === bytes },
+      duMs: Math.round(duMs),
+      nodeWalkMs: Math.round(nodeWalkMs),
+      sizesReadyMs: Math.round(walkMs),
+      workerWalkMs: line.ms,
+      sizesRatioToDu: Number((walkMs / duMs).toFixed(2)),
+      sizesRatioToNodeWalk: Number((walkMs / nodeWalkMs).toFixed(2)),
+      eventLoopDelayDuringSizesMs: { p50: ms(sizesDelay.p50), p99: ms(sizesDelay.p99), max: ms(sizesDelay.max) },
+      catalogueReadyMs: Math.round(catalogueMs),
+      catalogueWorkerMs: catalogueLine.ms,
+      catalogueRatioToDu: Number((catalogueMs / duMs).toFixed(2)),
+      eventLoopDelayWholeMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
+      peakRssMb: Math.round(peakRss / 1048576),
+      rssGrowthDuringSizesMb: Math.round((sizesPeakRss - rssBefore) / 1048576),
+      rssGrowthMb: Math.round((peakRss - rssBefore) / 1048576),
+      /** Main thread only: the JavaScript heap, and memory outside it (the database's wasm memory counts here). */
+      peakMainHeapMb: Math.round(peakHeap / 1048576),
+      peakExternalMb: Math.round(peakExternal / 1048576),
+      indexBytesPerEntry: Math.round(dbBytes / rows),
+    },
+    null,
+    2,
+  ),
+);

@@ -24,14 +24,19 @@ import { parseTerm } from '../../src/search/term.ts';
 
 const SIZES = (process.argv[2] ?? '100000,1000000').split(',').map(Number);
 const DOCS = Number(process.argv[3] ?? 10_000);
-const WORDS = ('report invoice holiday photo scan budget summary draft final notes meeting contract receipt letter ' +
-  'backup archive project design music video family garden travel recipe manual thesis chapter slides export').split(' ');
+const WORDS = (
+  'report invoice holiday photo scan budget summary draft final notes meeting contract receipt letter ' +
+  'backup archive project design music video family garden travel recipe manual thesis chapter slides export'
+).split(' ');
 const EXT = ['pdf', 'jpg', 'txt', 'docx', 'xlsx', 'mp3', 'png', 'md', 'zip', 'mkv'];
 
 /** Deterministic pseudo-random numbers (the same catalogue every run). */
 function rng(seed: number) {
   let x = seed >>> 0;
-  return () => { x = (x * 1664525 + 1013904223) >>> 0; return x / 2 ** 32; };
+  return () => {
+    x = (x * 1664525 + 1013904223) >>> 0;
+    return x / 2 ** 32;
+  };
 }
 
 function percentile(values: number[], p: number): number {
@@ -39,7 +44,20 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-const QUERIES = ['report', 'invoice-2', 'holid', 'photo_0', 'summ', 'eting', 'contract', 'zzqxv', 'budget final', 'scan*.pdf', 'draft-??.txt', 'travel'];
+const QUERIES = [
+  'report',
+  'invoice-2',
+  'holid',
+  'photo_0',
+  'summ',
+  'eting',
+  'contract',
+  'zzqxv',
+  'budget final',
+  'scan*.pdf',
+  'draft-??.txt',
+  'travel',
+];
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-bench-search-'));
 const log = createLogger('warn');
@@ -64,7 +82,10 @@ try {
       const name = i % perFolder === 0 ? `${w1}${sep}${folder}` : `${w1}${sep}${w2}-${i % 1000}.${EXT[i % EXT.length]}`;
       names.push(name);
       batch.push({ dir: `area-${folder % 100}/box-${folder}`, name, isDir: false, size: i, mtime: 0 });
-      if (batch.length === 5000) { store.write(rootId, batch, [], 0); batch = []; }
+      if (batch.length === 5000) {
+        store.write(rootId, batch, [], 0);
+        batch = [];
+      }
     }
     store.write(rootId, batch, [], 0);
     const writeMs = performance.now() - started;
@@ -83,7 +104,8 @@ try {
         const lower = term.kind === 'word' ? term.key : null;
         const m = performance.now();
         let hits = 0;
-        for (const n of names) if (lower ? n.toLowerCase().includes(lower) : term.kind === 'pattern' && term.regex.test(n)) hits++;
+        for (const n of names)
+          if (lower ? n.toLowerCase().includes(lower) : term.kind === 'pattern' && term.regex.test(n)) hits++;
         memTimings.push(performance.now() - m);
         void hits;
       }
@@ -93,7 +115,11 @@ try {
     results.push({
       catalogueRows: rows,
       writeMs: Math.round(writeMs),
-      nameSearchMs: { p50: Number(percentile(timings, 50).toFixed(2)), p95: Number(percentile(timings, 95).toFixed(2)), max: Number(Math.max(...timings).toFixed(2)) },
+      nameSearchMs: {
+        p50: Number(percentile(timings, 50).toFixed(2)),
+        p95: Number(percentile(timings, 95).toFixed(2)),
+        max: Number(Math.max(...timings).toFixed(2)),
+      },
       inMemoryScanMs: { p50: Number(percentile(memTimings, 50).toFixed(2)) },
       ratioToInMemoryScanP50: Number((percentile(timings, 50) / percentile(memTimings, 50)).toFixed(2)),
       avgHitsPerQuery: Math.round(found / timings.length),
@@ -114,7 +140,13 @@ try {
     const docs: DocRecord[] = [];
     for (let i = start; i < Math.min(DOCS, start + 500); i++) {
       const lines: string[] = [];
-      for (let l = 0; l < 40; l++) lines.push(Array.from({ length: 10 }, () => WORDS[Math.floor(rand() * WORDS.length)]! + (rand() < 0.05 ? String(i % 97) : '')).join(' '));
+      for (let l = 0; l < 40; l++)
+        lines.push(
+          Array.from(
+            { length: 10 },
+            () => WORDS[Math.floor(rand() * WORDS.length)]! + (rand() < 0.05 ? String(i % 97) : ''),
+          ).join(' '),
+        );
       const text = lines.join('\n');
       texts.push(text);
       entries.push({ dir: `d${i % 50}`, name: `doc-${i}.txt`, isDir: false, size: text.length, mtime: 0 });
@@ -142,7 +174,10 @@ try {
   db.close();
   results.push({
     documents: DOCS,
-    contentSearchMs: { p50: Number(percentile(timings, 50).toFixed(2)), p95: Number(percentile(timings, 95).toFixed(2)) },
+    contentSearchMs: {
+      p50: Number(percentile(timings, 50).toFixed(2)),
+      p95: Number(percentile(timings, 95).toFixed(2)),
+    },
     inMemoryScanMs: { p50: Number(percentile(memTimings, 50).toFixed(2)) },
     ratioToInMemoryScanP50: Number((percentile(timings, 50) / percentile(memTimings, 50)).toFixed(2)),
     indexBytesPerDocument: Math.round(fs.statSync(file).size / DOCS),

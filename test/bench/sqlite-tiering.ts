@@ -26,8 +26,14 @@ function work(): void {
   const { Database } = createRequire(import.meta.url)('node-sqlite3-wasm') as { Database: new (f: string) => any };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-tier-'));
   const db = new Database(path.join(dir, 'b.db'));
-  const t = (fn: () => void) => { const s = process.hrtime.bigint(); fn(); return Number(process.hrtime.bigint() - s) / 1e6; };
-  db.exec('PRAGMA locking_mode = EXCLUSIVE; PRAGMA synchronous = NORMAL; CREATE TABLE f (id INTEGER PRIMARY KEY, dir TEXT, name TEXT, size INTEGER); CREATE INDEX f_dir ON f (dir, name);');
+  const t = (fn: () => void) => {
+    const s = process.hrtime.bigint();
+    fn();
+    return Number(process.hrtime.bigint() - s) / 1e6;
+  };
+  db.exec(
+    'PRAGMA locking_mode = EXCLUSIVE; PRAGMA synchronous = NORMAL; CREATE TABLE f (id INTEGER PRIMARY KEY, dir TEXT, name TEXT, size INTEGER); CREATE INDEX f_dir ON f (dir, name);',
+  );
   const insert = t(() => {
     db.exec('BEGIN');
     const st = db.prepare('INSERT INTO f (dir, name, size) VALUES (?, ?, ?)');
@@ -40,8 +46,12 @@ function work(): void {
     for (let i = 0; i < 2000; i++) st.all([`d${i % 500}`]);
     st.finalize();
   });
-  const group = t(() => { for (let i = 0; i < 5; i++) db.all('SELECT dir, COUNT(*), SUM(size) FROM f GROUP BY dir'); });
-  const like = t(() => { for (let i = 0; i < 5; i++) db.all("SELECT id FROM f WHERE name LIKE '%99%'"); });
+  const group = t(() => {
+    for (let i = 0; i < 5; i++) db.all('SELECT dir, COUNT(*), SUM(size) FROM f GROUP BY dir');
+  });
+  const like = t(() => {
+    for (let i = 0; i < 5; i++) db.all("SELECT id FROM f WHERE name LIKE '%99%'");
+  });
   const rss = process.memoryUsage().rss / 2 ** 20;
   setTimeout(() => {
     const idle = process.memoryUsage().rss / 2 ** 20;
@@ -55,12 +65,17 @@ if (child) {
   work();
 } else {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const variants: [string, string[]][] = [['optimizing tier (default)', []], ['--liftoff-only', ['--liftoff-only']]];
+  const variants: [string, string[]][] = [
+    ['optimizing tier (default)', []],
+    ['--liftoff-only', ['--liftoff-only']],
+  ];
   const results: Record<string, Record<string, number>> = {};
   for (const [name, flags] of variants) {
     const runs: Record<string, number>[] = [];
     for (let i = 0; i < RUNS; i++) {
-      const r = spawnSync(process.execPath, [...flags, new URL(import.meta.url).pathname, '--child'], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [...flags, new URL(import.meta.url).pathname, '--child'], {
+        encoding: 'utf8',
+      });
       if (r.status !== 0) throw new Error(r.stderr);
       runs.push(JSON.parse(r.stdout.trim()));
     }
@@ -68,8 +83,12 @@ if (child) {
   }
   const base = results['optimizing tier (default)']!;
   for (const [name, r] of Object.entries(results)) {
-    console.log(`${name.padEnd(26)} insert 100k ${r.insert!.toFixed(0)} ms, 2000 page reads ${r.pages!.toFixed(0)} ms, GROUP BY x5 ${r.group!.toFixed(0)} ms, LIKE x5 ${r.like!.toFixed(0)} ms; RSS ${r.rss!.toFixed(1)} MB, after 5 s ${r.idle!.toFixed(1)} MB`);
+    console.log(
+      `${name.padEnd(26)} insert 100k ${r.insert!.toFixed(0)} ms, 2000 page reads ${r.pages!.toFixed(0)} ms, GROUP BY x5 ${r.group!.toFixed(0)} ms, LIKE x5 ${r.like!.toFixed(0)} ms; RSS ${r.rss!.toFixed(1)} MB, after 5 s ${r.idle!.toFixed(1)} MB`,
+    );
   }
   const lo = results['--liftoff-only']!;
-  console.log(`liftoff-only / default: insert ${(lo.insert! / base.insert!).toFixed(2)}x, pages ${(lo.pages! / base.pages!).toFixed(2)}x, GROUP BY ${(lo.group! / base.group!).toFixed(2)}x, LIKE ${(lo.like! / base.like!).toFixed(2)}x; idle RSS ${(lo.idle! - base.idle!).toFixed(1)} MB`);
+  console.log(
+    `liftoff-only / default: insert ${(lo.insert! / base.insert!).toFixed(2)}x, pages ${(lo.pages! / base.pages!).toFixed(2)}x, GROUP BY ${(lo.group! / base.group!).toFixed(2)}x, LIKE ${(lo.like! / base.like!).toFixed(2)}x; idle RSS ${(lo.idle! - base.idle!).toFixed(1)} MB`,
+  );
 }

@@ -54,19 +54,33 @@ async function pollUntilOk(url: string, deadline: number): Promise<void> {
     try {
       const res = await fetch(url);
       if (res.ok) return;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     if (Date.now() > deadline) throw new Error(`${url} did not answer in time`);
     await new Promise((r) => setTimeout(r, 2));
   }
 }
 
-interface Sample { startMs: number; rssMb: number; lateRssMb: number }
+interface Sample {
+  startMs: number;
+  rssMb: number;
+  lateRssMb: number;
+}
 
 // The indexer's walker thread leaves after 10 s without jobs (src/indexer/worker-client.ts):
 // the late reading is the server as it idles for hours.
 const LATE_MS = 13_000;
 
-async function measure(command: string, args: string[], cwd: string, env: Record<string, string>, url: string, idleMs: number, lateMs = 0): Promise<Sample> {
+async function measure(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  url: string,
+  idleMs: number,
+  lateMs = 0,
+): Promise<Sample> {
   const t0 = performance.now();
   const child = spawn(command, args, { cwd, env, stdio: 'ignore' });
   try {
@@ -92,7 +106,16 @@ async function main(): Promise<void> {
   const nodeScript = "require('http').createServer((q,s)=>s.end('ok')).listen(+process.env.PORT,'127.0.0.1')";
   for (let i = 0; i < RUNS; i++) {
     const port = await freePort();
-    ceiling.push(await measure(process.execPath, ['-e', nodeScript], process.cwd(), { PATH: '/usr/bin:/bin', PORT: String(port) }, `http://127.0.0.1:${port}/`, 3000));
+    ceiling.push(
+      await measure(
+        process.execPath,
+        ['-e', nodeScript],
+        process.cwd(),
+        { PATH: '/usr/bin:/bin', PORT: String(port) },
+        `http://127.0.0.1:${port}/`,
+        3000,
+      ),
+    );
   }
   const cold: Sample[] = [];
   const warm: Sample[] = [];
@@ -109,17 +132,39 @@ async function main(): Promise<void> {
       box.remove();
     }
   }
-  const spread = (xs: number[], digits: number) => `[${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)}]`;
-  const stat = (xs: number[], digits: number, width: number) => `${median(xs).toFixed(digits).padStart(width)} ${spread(xs, digits).padEnd(13)}`;
-  const line = (name: string, xs: Sample[]) => `${name.padEnd(36)} start ${stat(xs.map((s) => s.startMs), 0, 5)} ms   idle RSS ${stat(xs.map((s) => s.rssMb), 1, 6)} MB   after ${LATE_MS / 1000} s ${stat(xs.map((s) => s.lateRssMb), 1, 6)} MB`;
-  console.log(`startup bench (${RUNS} runs each, medians [min-max]; idle RSS read 3 s after ready, and ${LATE_MS / 1000} s after for Burrow)`);
+  const spread = (xs: number[], digits: number) =>
+    `[${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)}]`;
+  const stat = (xs: number[], digits: number, width: number) =>
+    `${median(xs).toFixed(digits).padStart(width)} ${spread(xs, digits).padEnd(13)}`;
+  const line = (name: string, xs: Sample[]) =>
+    `${name.padEnd(36)} start ${stat(
+      xs.map((s) => s.startMs),
+      0,
+      5,
+    )} ms   idle RSS ${stat(
+      xs.map((s) => s.rssMb),
+      1,
+      6,
+    )} MB   after ${LATE_MS / 1000} s ${stat(
+      xs.map((s) => s.lateRssMb),
+      1,
+      6,
+    )} MB`;
+  console.log(
+    `startup bench (${RUNS} runs each, medians [min-max]; idle RSS read 3 s after ready, and ${LATE_MS / 1000} s after for Burrow)`,
+  );
   console.log(line('bare node -e http server (ceiling)', ceiling));
   console.log(line('burrow, first start (fresh folders)', cold));
   console.log(line('burrow, later start', warm));
   const ratio = median(cold.map((s) => s.startMs)) / median(ceiling.map((s) => s.startMs));
-  console.log(`start ratio vs ceiling: ${ratio.toFixed(2)}x   RSS over ceiling: ${(median(cold.map((s) => s.rssMb)) - median(ceiling.map((s) => s.rssMb))).toFixed(1)} MB`);
-  console.log(`binary ${path.basename(file)}: ${(bytes / 1e6).toFixed(1)} MB (${(bytes / 2 ** 20).toFixed(1)} MiB)${info.ui ? '' : ' (built without a UI)'}`);
-  for (const t of Object.values(info.targets)) if (t.file !== path.basename(file)) console.log(`binary ${t.file}: ${(t.bytes / 1e6).toFixed(1)} MB`);
+  console.log(
+    `start ratio vs ceiling: ${ratio.toFixed(2)}x   RSS over ceiling: ${(median(cold.map((s) => s.rssMb)) - median(ceiling.map((s) => s.rssMb))).toFixed(1)} MB`,
+  );
+  console.log(
+    `binary ${path.basename(file)}: ${(bytes / 1e6).toFixed(1)} MB (${(bytes / 2 ** 20).toFixed(1)} MiB)${info.ui ? '' : ' (built without a UI)'}`,
+  );
+  for (const t of Object.values(info.targets))
+    if (t.file !== path.basename(file)) console.log(`binary ${t.file}: ${(t.bytes / 1e6).toFixed(1)} MB`);
   console.log('targets: start < 300 ms, idle RSS < 60 MB, linux-x64 binary < 130 MB');
 }
 

@@ -17,7 +17,13 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 const MiB = 1024 * 1024;
 const CHUNK = 8 * MiB;
 
-interface Job { kind: 'put' | 'multipart' | 'tus-one' | 'tus-chunks' | 'small-files'; base: string; bytes: number; files?: number; concurrency?: number }
+interface Job {
+  kind: 'put' | 'multipart' | 'tus-one' | 'tus-chunks' | 'small-files';
+  base: string;
+  bytes: number;
+  files?: number;
+  concurrency?: number;
+}
 
 // ---- client (worker thread) ----------------------------------------------------------------
 
@@ -25,12 +31,19 @@ const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 8 });
 const block = Buffer.alloc(CHUNK);
 for (let i = 0; i < block.length; i += 4) block.writeUInt32LE((i * 2654435761) >>> 0, i);
 
-function request(method: string, url: string, headers: Record<string, string | number>, write: (req: http.ClientRequest) => Promise<void>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function request(
+  method: string,
+  url: string,
+  headers: Record<string, string | number>,
+  write: (req: http.ClientRequest) => Promise<void>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, headers, agent: keepAlive }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (d) => { body += d; });
+      res.on('data', (d) => {
+        body += d;
+      });
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
     });
     req.on('error', reject);
@@ -51,30 +64,64 @@ function expect(answer: { status: number; body: string }, ...ok: number[]): void
 
 async function multipart(base: string, name: string, bytes: number): Promise<void> {
   const boundary = 'Boundary-bench';
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="uploadTo"\r\n\r\nBench\r\n--${boundary}\r\nContent-Disposition: form-data; name="relativePath"\r\n\r\n${name}\r\n--${boundary}\r\nContent-Disposition: form-data; name="filedata"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="uploadTo"\r\n\r\nBench\r\n--${boundary}\r\nContent-Disposition: form-data; name="relativePath"\r\n\r\n${name}\r\n--${boundary}\r\nContent-Disposition: form-data; name="filedata"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  expect(await request('POST', `${base}/api/upload`, { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + bytes + tail.length }, async (req) => {
-    req.write(head);
-    await pump(req, bytes);
-    req.write(tail);
-  }), 201);
+  expect(
+    await request(
+      'POST',
+      `${base}/api/upload`,
+      {
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': head.length + bytes + tail.length,
+      },
+      async (req) => {
+        req.write(head);
+        await pump(req, bytes);
+        req.write(tail);
+      },
+    ),
+    201,
+  );
 }
 
 async function tus(base: string, bytes: number, chunk: number): Promise<void> {
   const meta = `filename ${Buffer.from('tus.bin').toString('base64')},uploadTo ${Buffer.from('Bench').toString('base64')}`;
-  const created = await request('POST', `${base}/api/upload/tus`, { 'tus-resumable': '1.0.0', 'upload-length': bytes, 'upload-metadata': meta }, async () => {});
+  const created = await request(
+    'POST',
+    `${base}/api/upload/tus`,
+    { 'tus-resumable': '1.0.0', 'upload-length': bytes, 'upload-metadata': meta },
+    async () => {},
+  );
   expect(created, 201);
   const url = base + created.headers.location;
   for (let offset = 0; offset < bytes; offset += chunk) {
     const n = Math.min(chunk, bytes - offset);
-    expect(await request('PATCH', url, { 'tus-resumable': '1.0.0', 'upload-offset': offset, 'content-type': 'application/offset+octet-stream', 'content-length': n }, (req) => pump(req, n)), 204);
+    expect(
+      await request(
+        'PATCH',
+        url,
+        {
+          'tus-resumable': '1.0.0',
+          'upload-offset': offset,
+          'content-type': 'application/offset+octet-stream',
+          'content-length': n,
+        },
+        (req) => pump(req, n),
+      ),
+      204,
+    );
   }
 }
 
 async function runJob(job: Job): Promise<number> {
   const started = performance.now();
   if (job.kind === 'put') {
-    expect(await request('PUT', `${job.base}/file`, { 'content-length': job.bytes }, (req) => pump(req, job.bytes)), 201);
+    expect(
+      await request('PUT', `${job.base}/file`, { 'content-length': job.bytes }, (req) => pump(req, job.bytes)),
+      201,
+    );
   } else if (job.kind === 'multipart') {
     await multipart(job.base, 'multipart.bin', job.bytes);
   } else if (job.kind === 'tus-one') {
@@ -83,15 +130,22 @@ async function runJob(job: Job): Promise<number> {
     await tus(job.base, job.bytes, CHUNK);
   } else {
     let next = 0;
-    await Promise.all(Array.from({ length: job.concurrency! }, async () => {
-      while (next < job.files!) await multipart(job.base, `small-${next++}.bin`, job.bytes);
-    }));
+    await Promise.all(
+      Array.from({ length: job.concurrency! }, async () => {
+        while (next < job.files!) await multipart(job.base, `small-${next++}.bin`, job.bytes);
+      }),
+    );
   }
   return (performance.now() - started) / 1000;
 }
 
 if (!isMainThread) {
-  runJob(workerData as Job).then((s) => parentPort!.postMessage({ seconds: s }), (err) => parentPort!.postMessage({ error: String(err) })).finally(() => keepAlive.destroy());
+  runJob(workerData as Job)
+    .then(
+      (s) => parentPort!.postMessage({ seconds: s }),
+      (err) => parentPort!.postMessage({ error: String(err) }),
+    )
+    .finally(() => keepAlive.destroy());
 }
 
 // ---- main thread ---------------------------------------------------------------------------
@@ -100,14 +154,20 @@ function inWorker(job: Job): Promise<number> {
   flush();
   return new Promise((resolve, reject) => {
     const w = new Worker(new URL(import.meta.url), { workerData: job });
-    w.once('message', (m: { seconds?: number; error?: string }) => (m.error ? reject(new Error(m.error)) : resolve(m.seconds!)));
+    w.once('message', (m: { seconds?: number; error?: string }) =>
+      m.error ? reject(new Error(m.error)) : resolve(m.seconds!),
+    );
     w.once('error', reject);
   });
 }
 
 /** Writes back dirty pages of the previous run, so no run pays for the one before it. */
 function flush(): void {
-  try { execFileSync('sync'); } catch { /* not available: runs are then a little order-dependent */ }
+  try {
+    execFileSync('sync');
+  } catch {
+    /* not available: runs are then a little order-dependent */
+  }
 }
 
 async function diskCeiling(dir: string, bytes: number): Promise<number> {
@@ -116,7 +176,8 @@ async function diskCeiling(dir: string, bytes: number): Promise<number> {
   const started = performance.now();
   const out = fs.createWriteStream(file, { highWaterMark: 1 * MiB });
   for (let left = bytes; left > 0; left -= CHUNK) {
-    if (!out.write(left >= CHUNK ? block : block.subarray(0, left))) await new Promise<void>((r) => out.once("drain", () => r()));
+    if (!out.write(left >= CHUNK ? block : block.subarray(0, left)))
+      await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
   const seconds = (performance.now() - started) / 1000;
@@ -128,7 +189,10 @@ async function barePut(dir: string, bytes: number): Promise<number> {
   const server = http.createServer((req, res) => {
     const out = fs.createWriteStream(path.join(dir, `put-${Date.now()}.bin`));
     req.pipe(out);
-    out.on('finish', () => { res.statusCode = 201; res.end(); });
+    out.on('finish', () => {
+      res.statusCode = 201;
+      res.end();
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -148,14 +212,27 @@ async function main(): Promise<void> {
   const bytes = sizeMiB * MiB;
   const { startServer, removeDirs } = await import('../support/server.ts');
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-bench-upload-'));
-  const s = await startServer({ volumes: ['Bench'], env: { AUTH_MODE: 'disabled', UPLOAD_CHUNKED_ENABLED: 'true', LOG_LEVEL: 'warn' } });
+  const s = await startServer({
+    volumes: ['Bench'],
+    env: { AUTH_MODE: 'disabled', UPLOAD_CHUNKED_ENABLED: 'true', LOG_LEVEL: 'warn' },
+  });
   const bench = path.join(s.dirs.volumes, 'Bench');
-  const clear = () => { for (const f of fs.readdirSync(bench)) if (!f.startsWith('.')) fs.rmSync(path.join(bench, f), { recursive: true }); };
+  const clear = () => {
+    for (const f of fs.readdirSync(bench)) if (!f.startsWith('.')) fs.rmSync(path.join(bench, f), { recursive: true });
+  };
   const rate = (seconds: number) => bytes / MiB / seconds;
   const kinds = ['disk', 'bare', 'multipart', 'tus-one', 'tus-chunks'] as const;
-  const runs: Record<(typeof kinds)[number], number[]> = { disk: [], bare: [], multipart: [], 'tus-one': [], 'tus-chunks': [] };
+  const runs: Record<(typeof kinds)[number], number[]> = {
+    disk: [],
+    bare: [],
+    multipart: [],
+    'tus-one': [],
+    'tus-chunks': [],
+  };
   try {
-    console.log(`upload bench: ${sizeMiB} MiB per run, ${rounds} interleaved rounds (medians), ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}, Node ${process.version}`);
+    console.log(
+      `upload bench: ${sizeMiB} MiB per run, ${rounds} interleaved rounds (medians), ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}, Node ${process.version}`,
+    );
     // Interleaved rounds: a busy neighbour slows every variant alike instead of one of them.
     for (let round = 0; round < rounds; round++) {
       runs.disk.push(rate(await diskCeiling(scratch, bytes)));
@@ -169,15 +246,25 @@ async function main(): Promise<void> {
     const bare = median(runs.bare);
     const spread = (xs: number[]) => `(runs ${xs.map((x) => x.toFixed(0)).join(', ')})`;
     console.log(`  disk write (no HTTP)        ${disk.toFixed(0).padStart(6)} MiB/s   ${spread(runs.disk)}`);
-    console.log(`  bare Node PUT-to-disk       ${bare.toFixed(0).padStart(6)} MiB/s   the target's 100 % ${spread(runs.bare)}`);
-    const label = { multipart: 'Burrow multipart', 'tus-one': 'Burrow TUS, one PATCH', 'tus-chunks': 'Burrow TUS, 8 MiB PATCHes' } as const;
+    console.log(
+      `  bare Node PUT-to-disk       ${bare.toFixed(0).padStart(6)} MiB/s   the target's 100 % ${spread(runs.bare)}`,
+    );
+    const label = {
+      multipart: 'Burrow multipart',
+      'tus-one': 'Burrow TUS, one PATCH',
+      'tus-chunks': 'Burrow TUS, 8 MiB PATCHes',
+    } as const;
     for (const kind of ['multipart', 'tus-one', 'tus-chunks'] as const) {
       const mibs = median(runs[kind]);
-      console.log(`  ${label[kind].padEnd(27)} ${mibs.toFixed(0).padStart(6)} MiB/s   ${(100 * mibs / bare).toFixed(0).padStart(3)} % of bare PUT, ${(100 * mibs / disk).toFixed(0).padStart(3)} % of disk ${spread(runs[kind])}`);
+      console.log(
+        `  ${label[kind].padEnd(27)} ${mibs.toFixed(0).padStart(6)} MiB/s   ${((100 * mibs) / bare).toFixed(0).padStart(3)} % of bare PUT, ${((100 * mibs) / disk).toFixed(0).padStart(3)} % of disk ${spread(runs[kind])}`,
+      );
     }
     // Issue 19's goal for what browsers send (tus-js-client, the UI): ≥ 0.8 of one PATCH.
     const chunked = median(runs['tus-chunks']) / median(runs['tus-one']);
-    console.log(`  TUS 8 MiB PATCHes / one PATCH: ${chunked.toFixed(2)} (per round: ${runs['tus-chunks'].map((x, i) => (x / runs['tus-one'][i]!).toFixed(2)).join(', ')})`);
+    console.log(
+      `  TUS 8 MiB PATCHes / one PATCH: ${chunked.toFixed(2)} (per round: ${runs['tus-chunks'].map((x, i) => (x / runs['tus-one'][i]!).toFixed(2)).join(', ')})`,
+    );
     const files = 1000;
     const seconds = await inWorker({ kind: 'small-files', base: s.url, bytes: 10 * 1024, files, concurrency: 4 });
     console.log(`  1,000 files of 10 KB (multipart, 4 at a time): ${(files / seconds).toFixed(0)} files/s`);

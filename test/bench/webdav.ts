@@ -27,31 +27,41 @@ try {
   const work = path.join(s.dirs.root, 'bench');
   const small = path.join(work, 'src', 'small');
   fs.mkdirSync(small, { recursive: true });
-  for (let i = 0; i < smallFiles; i++) fs.writeFileSync(path.join(small, `f${i}.txt`), Buffer.alloc(smallKiB * 1024, i % 251));
+  for (let i = 0; i < smallFiles; i++)
+    fs.writeFileSync(path.join(small, `f${i}.txt`), Buffer.alloc(smallKiB * 1024, i % 251));
   const largeDir = path.join(work, 'src', 'large');
   fs.mkdirSync(largeDir);
   {
     const fd = fs.openSync(path.join(largeDir, 'big.bin'), 'w');
     const block = Buffer.alloc(8 * 1024 * 1024);
     for (let i = 0; i < block.length; i += 4) block.writeUInt32LE((i * 2654435761) >>> 0, i);
-    for (let left = largeMiB; left > 0; left -= 8) fs.writeSync(fd, left >= 8 ? block : block.subarray(0, left * 1024 * 1024));
+    for (let left = largeMiB; left > 0; left -= 8)
+      fs.writeSync(fd, left >= 8 ? block : block.subarray(0, left * 1024 * 1024));
     fs.closeSync(fd);
   }
 
   const obscured = spawnSync('rclone', ['obscure', ADMIN.password], { encoding: 'utf8' }).stdout.trim();
   const env = {
-    ...process.env, HOME: work, RCLONE_CONFIG: path.join(work, 'rclone.conf'),
-    RCLONE_CONFIG_B_TYPE: 'webdav', RCLONE_CONFIG_B_URL: `${s.url}/dav/`, RCLONE_CONFIG_B_VENDOR: 'other',
-    RCLONE_CONFIG_B_USER: ADMIN.username, RCLONE_CONFIG_B_PASS: obscured,
+    ...process.env,
+    HOME: work,
+    RCLONE_CONFIG: path.join(work, 'rclone.conf'),
+    RCLONE_CONFIG_B_TYPE: 'webdav',
+    RCLONE_CONFIG_B_URL: `${s.url}/dav/`,
+    RCLONE_CONFIG_B_VENDOR: 'other',
+    RCLONE_CONFIG_B_USER: ADMIN.username,
+    RCLONE_CONFIG_B_PASS: obscured,
   };
   // Asynchronous: the server runs in this process and must keep answering while rclone works.
-  const run = (args: string[]) => new Promise<{ code: number | null; err: string }>((resolve, reject) => {
-    const child = spawn('rclone', args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d) => { err += d; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, err }));
-  });
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; err: string }>((resolve, reject) => {
+      const child = spawn('rclone', args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d) => {
+        err += d;
+      });
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, err }));
+    });
   const rclone = async (...args: string[]): Promise<number> => {
     const t = performance.now();
     const r = await run([...args, '--transfers', TRANSFERS, '--checkers', '8']);
@@ -61,7 +71,10 @@ try {
   const drop = () => spawnSync('sync');
 
   const rows: { what: string; local: number; dav: number; bytes: number }[] = [];
-  for (const [what, dir, bytes] of [[`${smallFiles} files of ${smallKiB} KiB`, 'small', smallFiles * smallKiB * 1024], [`one ${largeMiB} MiB file`, 'large', largeMiB * 1024 * 1024]] as const) {
+  for (const [what, dir, bytes] of [
+    [`${smallFiles} files of ${smallKiB} KiB`, 'small', smallFiles * smallKiB * 1024],
+    [`one ${largeMiB} MiB file`, 'large', largeMiB * 1024 * 1024],
+  ] as const) {
     drop();
     const localUp = await rclone('copy', path.join(work, 'src', dir), path.join(work, 'local', dir));
     drop();
@@ -72,13 +85,18 @@ try {
     const davDown = await rclone('copy', `B:Files/bench/${dir}`, path.join(work, 'dav-back', dir));
     const check = await run(['check', path.join(work, 'src', dir), path.join(work, 'dav-back', dir)]);
     if (check.code !== 0) throw new Error(`what came back differs:\n${check.err}`);
-    rows.push({ what: `${what}, up`, local: localUp, dav: davUp, bytes }, { what: `${what}, down`, local: localDown, dav: davDown, bytes });
+    rows.push(
+      { what: `${what}, up`, local: localUp, dav: davUp, bytes },
+      { what: `${what}, down`, local: localDown, dav: davDown, bytes },
+    );
   }
 
   console.log(`rclone --transfers ${TRANSFERS}: WebDAV (${s.url}/dav/, Basic) vs a local folder, same run`);
   for (const r of rows) {
     const rate = (sec: number) => `${(r.bytes / 1024 / 1024 / sec).toFixed(1)} MiB/s`;
-    console.log(`${r.what.padEnd(34)} local ${r.local.toFixed(2).padStart(7)} s (${rate(r.local)})   webdav ${r.dav.toFixed(2).padStart(7)} s (${rate(r.dav)})   webdav/local time ${(r.dav / r.local).toFixed(2)}x`);
+    console.log(
+      `${r.what.padEnd(34)} local ${r.local.toFixed(2).padStart(7)} s (${rate(r.local)})   webdav ${r.dav.toFixed(2).padStart(7)} s (${rate(r.dav)})   webdav/local time ${(r.dav / r.local).toFixed(2)}x`,
+    );
   }
 } finally {
   await s.close();

@@ -37,7 +37,15 @@ const run = promisify(execFile);
 // The client is curl in its own process: an in-process fetch() spends more CPU reading the
 // bytes than either server spends sending them, and would cap both at the same low rate.
 async function drain(url: string, body?: string): Promise<{ bytes: number; seconds: number }> {
-  const args = ['-s', '-o', '/dev/null', '-w', '%{size_download} %{time_total}', ...(body ? ['-H', 'content-type: application/json', '--data-binary', body] : []), url];
+  const args = [
+    '-s',
+    '-o',
+    '/dev/null',
+    '-w',
+    '%{size_download} %{time_total}',
+    ...(body ? ['-H', 'content-type: application/json', '--data-binary', body] : []),
+    url,
+  ];
   const { stdout } = await run('curl', args);
   const [bytes, seconds] = stdout.trim().split(' ').map(Number);
   return { bytes: bytes!, seconds: seconds! };
@@ -58,17 +66,43 @@ const plain = http.createServer(async (req, res) => {
   res.end();
 });
 try {
-  const noise = (n: number, seed: number) => { const b = Buffer.allocUnsafe(n); for (let i = 0; i < n; i += 4) b.writeUInt32LE((Math.imul(i + seed, 2654435761) >>> 0), i); return b; };
-  const write = (set: string, name: string, b: Buffer) => { fs.mkdirSync(path.join(root, set), { recursive: true }); fs.writeFileSync(path.join(root, set, name), b); return b.length; };
+  const noise = (n: number, seed: number) => {
+    const b = Buffer.allocUnsafe(n);
+    for (let i = 0; i < n; i += 4) b.writeUInt32LE(Math.imul(i + seed, 2654435761) >>> 0, i);
+    return b;
+  };
+  const write = (set: string, name: string, b: Buffer) => {
+    fs.mkdirSync(path.join(root, set), { recursive: true });
+    fs.writeFileSync(path.join(root, set, name), b);
+    return b.length;
+  };
   const sizes: Record<string, number> = { mixed: 0, incompressible: 0, compressible: 0 };
   for (let i = 0; i < 40; i++) sizes.mixed! += write('mixed', `photo-${i}.jpg`, noise(2 * MB, i));
   for (let i = 0; i < 2; i++) sizes.mixed! += write('mixed', `clip-${i}.mp4`, noise(9 * MB, 100 + i));
   for (let i = 0; i < 200; i++) sizes.mixed! += write('mixed', `note-${i}.txt`, Buffer.from(`line ${i}\n`.repeat(250)));
-  for (let i = 0; i < 100; i++) sizes.incompressible! += write('incompressible', `part-${i}.bin`, crypto.randomBytes(MB));
+  for (let i = 0; i < 100; i++)
+    sizes.incompressible! += write('incompressible', `part-${i}.bin`, crypto.randomBytes(MB));
   // Text that compresses like logs do (~4-5x at level 1), not a repeated line (which is free).
-  const words = ['GET', 'POST', '/api/files', '/api/download', '200', '304', '404', 'user', 'alice', 'bob', 'ok', 'slow', 'cache', 'miss', 'hit', 'ms'];
+  const words = [
+    'GET',
+    'POST',
+    '/api/files',
+    '/api/download',
+    '200',
+    '304',
+    '404',
+    'user',
+    'alice',
+    'bob',
+    'ok',
+    'slow',
+    'cache',
+    'miss',
+    'hit',
+    'ms',
+  ];
   let seed = 1;
-  const rnd = () => ((seed = Math.imul(seed ^ (seed >>> 15), 2246822507) + 0x9e3779b9) >>> 0);
+  const rnd = () => (seed = Math.imul(seed ^ (seed >>> 15), 2246822507) + 0x9e3779b9) >>> 0;
   for (let i = 0; i < 100; i++) {
     const lines: string[] = [];
     let size = 0;
@@ -90,20 +124,29 @@ try {
   ];
   for (const [set, ceiling, ceilingPath, samples] of rows) {
     const total = sizes[set]!;
-    await drain(plainUrl + ceilingPath); await zip(set);
+    await drain(plainUrl + ceilingPath);
+    await zip(set);
     const rates = { ceiling: [] as number[], zip: [] as number[] };
     let zipBytes = 0;
     for (let i = 0; i < samples; i++) {
-      const p = await drain(plainUrl + ceilingPath); rates.ceiling.push(total / p.seconds);
-      const z = await zip(set); rates.zip.push(total / z.seconds);
+      const p = await drain(plainUrl + ceilingPath);
+      rates.ceiling.push(total / p.seconds);
+      const z = await zip(set);
+      rates.zip.push(total / z.seconds);
       zipBytes = z.bytes;
     }
-    console.log(JSON.stringify({
-      bench: `zip-${set}`, inputMB: Math.round(total / MB), zipMB: Math.round(zipBytes / MB), ceiling,
-      ceilingMBps: Math.round(median(rates.ceiling) / MB), zipMBps: Math.round(median(rates.zip) / MB),
-      ratio: Math.round((median(rates.zip) / median(rates.ceiling)) * 100) / 100,
-      target: set === 'compressible' ? 'ratio >= 1' : '>= 700 MB/s',
-    }));
+    console.log(
+      JSON.stringify({
+        bench: `zip-${set}`,
+        inputMB: Math.round(total / MB),
+        zipMB: Math.round(zipBytes / MB),
+        ceiling,
+        ceilingMBps: Math.round(median(rates.ceiling) / MB),
+        zipMBps: Math.round(median(rates.zip) / MB),
+        ratio: Math.round((median(rates.zip) / median(rates.ceiling)) * 100) / 100,
+        target: set === 'compressible' ? 'ratio >= 1' : '>= 700 MB/s',
+      }),
+    );
   }
 } finally {
   plain.close();

@@ -5,7 +5,17 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { bareEnv, ensureBinary, runToEnd, sandbox, slowdown, start, waitForOutput, type Running, type Sandbox } from './harness.ts';
+import {
+  bareEnv,
+  ensureBinary,
+  runToEnd,
+  sandbox,
+  slowdown,
+  start,
+  waitForOutput,
+  type Running,
+  type Sandbox,
+} from './harness.ts';
 
 let box: Sandbox;
 let run: Running;
@@ -44,7 +54,7 @@ test('/healthz and /readyz answer', async () => {
 test('/api/openapi.json describes the API (OpenAPI 3.1, unversioned)', async () => {
   const res = await fetch(`${run.url}/api/openapi.json`);
   assert.is(res.status, 200);
-  const doc = await res.json() as { openapi: string; info: { version: string }; paths: Record<string, unknown> };
+  const doc = (await res.json()) as { openapi: string; info: { version: string }; paths: Record<string, unknown> };
   assert.match(doc.openapi, /^3\.1/);
   assert.is(doc.info.version, 'unversioned');
   assert.ok(doc.paths['/api/features'], 'features route described');
@@ -95,7 +105,10 @@ test('the UI index is served from the embedded UI', async () => {
 test('an unknown API path answers the 404 envelope with its requestId', async () => {
   const res = await fetch(`${run.url}/api/no-such-thing`);
   assert.is(res.status, 404);
-  const body = await res.json() as { success: boolean; error: { statusCode: number; requestId: string; message: string } };
+  const body = (await res.json()) as {
+    success: boolean;
+    error: { statusCode: number; requestId: string; message: string };
+  };
   assert.is(body.success, false);
   assert.is(body.error.statusCode, 404);
   assert.ok(body.error.requestId);
@@ -104,12 +117,21 @@ test('an unknown API path answers the 404 envelope with its requestId', async ()
 
 test('the startup self-check reports the native add-ons, which load from inside the executable', async () => {
   const out = await waitForOutput(run, (o) => o.includes('"msg":"optional parts"'));
-  const line = JSON.parse(out.split('\n').find((l) => l.includes('"msg":"optional parts"'))!) as Record<string, { available: boolean; reason?: string }>;
+  const line = JSON.parse(out.split('\n').find((l) => l.includes('"msg":"optional parts"'))!) as Record<
+    string,
+    { available: boolean; reason?: string }
+  >;
   assert.ok(line.image?.available, `image add-on: ${line.image?.reason}`);
   assert.ok(line.pty?.available, `pty add-on: ${line.pty?.reason}`);
   const native = fs.readdirSync(path.join(box.cacheDir, 'native'));
-  assert.ok(native.some((e) => /^addon-image-[0-9a-f]{16}$/.test(e)), native.join(','));
-  assert.not.ok(native.some((e) => e.includes('.tmp-')), 'no half-extracted folder left');
+  assert.ok(
+    native.some((e) => /^addon-image-[0-9a-f]{16}$/.test(e)),
+    native.join(','),
+  );
+  assert.not.ok(
+    native.some((e) => e.includes('.tmp-')),
+    'no half-extracted folder left',
+  );
 });
 
 test('a second instance on the same CONFIG_DIR refuses with a clear message', () => {
@@ -133,14 +155,25 @@ test('a bad environment value stops startup with one line naming the variable', 
 });
 
 /** Sends a request whose body arrives in two parts, `pause` apart; resolves with the answer. */
-function slowRequest(url: string, body: string, onFirstPart: () => void, pauseMs: number): Promise<{ status: number; text: string }> {
+function slowRequest(
+  url: string,
+  body: string,
+  onFirstPart: () => void,
+  pauseMs: number,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => { text += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = http.request(
+      `${url}/api/auth/login`,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     const half = Math.floor(body.length / 2);
     req.write(body.slice(0, half));
@@ -159,7 +192,10 @@ test('SIGTERM: stops accepting, finishes the request in flight, closes the datab
   // The request that was in flight got a complete, well-formed answer.
   assert.ok(answer.status >= 200 && answer.status < 500, `status ${answer.status}`);
   assert.not.throws(() => JSON.parse(answer.text));
-  const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('still running'), 8000 * slowdown))]);
+  const code = await Promise.race([
+    run.exited,
+    new Promise((r) => setTimeout(() => r('still running'), 8000 * slowdown)),
+  ]);
   assert.is(code, 0, run.output());
   assert.match(run.output(), /"msg":"stopping","signal":"SIGTERM"/);
   // The lock is released: the same folder starts again at once.
@@ -172,12 +208,24 @@ test('SIGTERM: stops accepting, finishes the request in flight, closes the datab
 test('a new connection is refused once SIGTERM arrived, while a slow request still runs', async () => {
   const body = JSON.stringify({ username: 'nobody', password: 'x'.repeat(40) });
   let refused: unknown = null;
-  const answer = await slowRequest(run.url, body, () => {
-    run.child.kill('SIGTERM');
-    setTimeout(() => {
-      fetch(`${run.url}/healthz`).then(() => { refused = false; }, () => { refused = true; });
-    }, 150 * slowdown);
-  }, 700);
+  const answer = await slowRequest(
+    run.url,
+    body,
+    () => {
+      run.child.kill('SIGTERM');
+      setTimeout(() => {
+        fetch(`${run.url}/healthz`).then(
+          () => {
+            refused = false;
+          },
+          () => {
+            refused = true;
+          },
+        );
+      }, 150 * slowdown);
+    },
+    700,
+  );
   assert.ok(answer.status > 0);
   assert.is(await run.exited, 0);
   assert.is(refused, true, 'a new request after SIGTERM was accepted');

@@ -41,7 +41,10 @@ test.after(async () => {
 
 test('the indexer worker runs inside the executable: recursive folder sizes', async () => {
   const record = await poll(async () => {
-    const r = await (await fetch(`${run.url}/api/folder-size/Files/a`)).json() as { indexed: boolean; sizeBytes: number | null };
+    const r = (await (await fetch(`${run.url}/api/folder-size/Files/a`)).json()) as {
+      indexed: boolean;
+      sizeBytes: number | null;
+    };
     return r.indexed ? r : undefined;
   }, 'the folder-size index');
   assert.is(record.sizeBytes, 100_000 + 'a line about periwinkle otters\n'.length);
@@ -49,16 +52,21 @@ test('the indexer worker runs inside the executable: recursive folder sizes', as
 
 test('search finds a file by name and by its content', async () => {
   const byContent = await poll(async () => {
-    const r = await (await fetch(`${run.url}/api/search?q=periwinkle`)).json() as { items: { name: string; path: string }[] };
+    const r = (await (await fetch(`${run.url}/api/search?q=periwinkle`)).json()) as {
+      items: { name: string; path: string }[];
+    };
     return r.items.length ? r : undefined;
   }, 'a content hit');
-  assert.equal(byContent.items.map((i) => `${i.path}/${i.name}`), ['Files/a/notes.txt']);
-  const byName = await (await fetch(`${run.url}/api/search?q=blob`)).json() as { items: { name: string }[] };
+  assert.equal(
+    byContent.items.map((i) => `${i.path}/${i.name}`),
+    ['Files/a/notes.txt'],
+  );
+  const byName = (await (await fetch(`${run.url}/api/search?q=blob`)).json()) as { items: { name: string }[] };
   assert.ok(byName.items.some((i) => i.name === 'blob.bin'));
 });
 
 test('thumbnails come from the image add-on extracted from the executable', async () => {
-  const answer = await (await fetch(`${run.url}/api/thumbnails/Files/pic.png`)).json() as { thumbnail: string };
+  const answer = (await (await fetch(`${run.url}/api/thumbnails/Files/pic.png`)).json()) as { thumbnail: string };
   assert.match(answer.thumbnail, /^\//);
   const res = await fetch(run.url + answer.thumbnail);
   assert.is(res.status, 200);

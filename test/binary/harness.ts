@@ -25,7 +25,9 @@ function checkEmulation(target: string): void {
   if (target === hostTargetId()) return;
   if (target !== 'linux-arm64' || process.platform !== 'linux') throw new Error(`cannot run ${target} on this machine`);
   if (!fs.existsSync('/proc/sys/fs/binfmt_misc/qemu-aarch64')) {
-    throw new Error('linux-arm64 runs under qemu-aarch64-static through binfmt_misc: register it (as root: cat /usr/lib/binfmt.d/qemu-aarch64.conf > /proc/sys/fs/binfmt_misc/register; .ci/run does)');
+    throw new Error(
+      'linux-arm64 runs under qemu-aarch64-static through binfmt_misc: register it (as root: cat /usr/lib/binfmt.d/qemu-aarch64.conf > /proc/sys/fs/binfmt_misc/register; .ci/run does)',
+    );
   }
 }
 
@@ -59,9 +61,14 @@ function withBuildLock<T>(fn: () => T): T {
     } catch {
       // A holder that died (killed mid-build) leaves the lock behind: clear it at once.
       let holder = NaN;
-      try { holder = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8')); } catch { /* being made, or gone */ }
+      try {
+        holder = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8'));
+      } catch {
+        /* being made, or gone */
+      }
       const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > 15 * 60_000 || (holder > 0 && !alive(holder) && age > 1000)) fs.rmSync(lock, { recursive: true, force: true });
+      if (age > 15 * 60_000 || (holder > 0 && !alive(holder) && age > 1000))
+        fs.rmSync(lock, { recursive: true, force: true });
       if (Date.now() > deadline) throw new Error('waited 15 minutes for another build to finish');
       spawnSync('sleep', ['1']);
     }
@@ -89,17 +96,23 @@ export function ensureBinary(target = testTarget): { file: string; info: BuildIn
   const known = cached.get(target);
   if (known) return known;
   checkEmulation(target);
-  const result = current(false, target) ?? withBuildLock(() => {
-    const again = current(false, target);
-    if (again) return again;
-    const r = spawnSync(process.execPath, [path.join(root, 'build', 'build.ts'), '--target', target], { cwd: root, stdio: 'inherit', timeout: 20 * 60_000 });
-    if (r.status !== 0) throw new Error(`npm run build failed (exit ${r.status ?? r.signal})`);
-    // The sources as they were when this build started: in a tree being edited meanwhile the
-    // hash has moved on, and building again would chase it.
-    const built = current(true, target);
-    if (!built) throw new Error(`the build finished but left no current executable for ${target}`);
-    return built;
-  });
+  const result =
+    current(false, target) ??
+    withBuildLock(() => {
+      const again = current(false, target);
+      if (again) return again;
+      const r = spawnSync(process.execPath, [path.join(root, 'build', 'build.ts'), '--target', target], {
+        cwd: root,
+        stdio: 'inherit',
+        timeout: 20 * 60_000,
+      });
+      if (r.status !== 0) throw new Error(`npm run build failed (exit ${r.status ?? r.signal})`);
+      // The sources as they were when this build started: in a tree being edited meanwhile the
+      // hash has moved on, and building again would chase it.
+      const built = current(true, target);
+      if (!built) throw new Error(`the build finished but left no current executable for ${target}`);
+      return built;
+    });
   cached.set(target, result);
   return result;
 }
@@ -121,7 +134,8 @@ export function sandbox(): Sandbox {
   fs.copyFileSync(file, binary);
   fs.chmodSync(binary, 0o755);
   return {
-    dir, binary,
+    dir,
+    binary,
     configDir: path.join(dir, 'config'),
     cacheDir: path.join(dir, 'cache'),
     volumeRoot: path.join(dir, 'volumes'),
@@ -141,7 +155,17 @@ export interface Running {
 
 /** The bare environment a service manager would give it, plus our folders. */
 export function bareEnv(box: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: '/usr/bin:/bin', HOME: box.dir, CONFIG_DIR: box.configDir, CACHE_DIR: box.cacheDir, VOLUME_ROOT: box.volumeRoot, HOST: '127.0.0.1', PORT: '0', ...(emulated ? { QEMU_LD_PREFIX: '/usr/aarch64-linux-gnu' } : {}), ...extra };
+  return {
+    PATH: '/usr/bin:/bin',
+    HOME: box.dir,
+    CONFIG_DIR: box.configDir,
+    CACHE_DIR: box.cacheDir,
+    VOLUME_ROOT: box.volumeRoot,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ...(emulated ? { QEMU_LD_PREFIX: '/usr/aarch64-linux-gnu' } : {}),
+    ...extra,
+  };
 }
 
 /** Runs the executable to completion (e.g. a refused second start). */
@@ -150,10 +174,16 @@ export function runToEnd(box: Sandbox, env: Record<string, string>, args: string
 }
 
 /** Starts it and waits for its "listening" line (which carries the port). */
-export function start(box: Sandbox, env: Record<string, string> = bareEnv(box), timeoutMs = 20_000 * slowdown): Promise<Running> {
+export function start(
+  box: Sandbox,
+  env: Record<string, string> = bareEnv(box),
+  timeoutMs = 20_000 * slowdown,
+): Promise<Running> {
   const child = spawn(box.binary, [], { cwd: box.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -165,7 +195,8 @@ export function start(box: Sandbox, env: Record<string, string> = bareEnv(box), 
       if (m) {
         clearTimeout(timer);
         resolve({
-          child, exited,
+          child,
+          exited,
           url: `http://127.0.0.1:${m[1]}`,
           output: () => out,
           stop(signal = 'SIGTERM') {
@@ -185,7 +216,11 @@ export function start(box: Sandbox, env: Record<string, string> = bareEnv(box), 
 }
 
 /** Waits until `predicate(output)` holds (log lines written after startup). */
-export async function waitForOutput(run: Running, predicate: (out: string) => boolean, timeoutMs = 10_000 * slowdown): Promise<string> {
+export async function waitForOutput(
+  run: Running,
+  predicate: (out: string) => boolean,
+  timeoutMs = 10_000 * slowdown,
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate(run.output())) {
     if (Date.now() > deadline) throw new Error(`expected output did not appear; output:\n${run.output()}`);

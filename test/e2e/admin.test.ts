@@ -25,9 +25,14 @@ const api = async (method: string, url: string, data?: unknown) => {
   return res.status() === 204 ? undefined : res.json();
 };
 /** A sign-in outside the browser's session (its own cookie jar). */
-const signIn = async (identifier: string, password: string) => (await fetch(`${server.url}/api/auth/login`, {
-  method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identifier, password }),
-})).status;
+const signIn = async (identifier: string, password: string) =>
+  (
+    await fetch(`${server.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ identifier, password }),
+    })
+  ).status;
 async function eventually(what: string, check: () => Promise<boolean> | boolean, ms = 8000): Promise<void> {
   const until = Date.now() + ms;
   for (;;) {
@@ -36,15 +41,22 @@ async function eventually(what: string, check: () => Promise<boolean> | boolean,
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-const userRow = (name: string) => page.getByRole('table', { name: 'Accounts' }).getByRole('row').filter({ has: page.getByText(name, { exact: true }) });
+const userRow = (name: string) =>
+  page
+    .getByRole('table', { name: 'Accounts' })
+    .getByRole('row')
+    .filter({ has: page.getByText(name, { exact: true }) });
 type ApiUser = { id: string; username: string; roles: string[]; locked: boolean };
-const usersByName = async () => new Map(((await api('GET', '/api/users')) as { users: ApiUser[] }).users.map((u) => [u.username, u]));
+const usersByName = async () =>
+  new Map(((await api('GET', '/api/users')) as { users: ApiUser[] }).users.map((u) => [u.username, u]));
 
 test.before(async () => {
   server = await startWithUi({ AUTH_MAX_FAILED: '3', USER_VOLUMES: 'true' }, ['Files', 'Shared']);
   ({ browser } = await launch());
   const p = await newPage(browser, DESKTOP);
-  context = p.context; page = p.page; problems = p.problems;
+  context = p.context;
+  page = p.page;
+  problems = p.problems;
   await setupAdmin(context, server.url, ADMIN, adminPassword);
   await api('POST', '/api/users', { email: 'bob@example.org', password: PW, roles: [] });
 });
@@ -63,18 +75,20 @@ test('repeated wrong passwords: the lockout says when to retry and counts down',
     await p.page.getByLabel('Email or username').fill('bob');
     const button = p.page.getByRole('button', { name: 'Sign in', exact: true });
     const timer = p.page.getByRole('timer');
-    for (let i = 0; i < 6 && !await timer.count(); i++) {
+    for (let i = 0; i < 6 && !(await timer.count()); i++) {
       await p.page.getByLabel('Password').fill(`wrong guess ${i}`);
       await button.click();
       await p.page.locator('.error-note').waitFor();
-      await p.page.waitForFunction(() => !document.querySelector('button.primary[disabled]') || document.querySelector('[role=timer]'));
+      await p.page.waitForFunction(
+        () => !document.querySelector('button.primary[disabled]') || document.querySelector('[role=timer]'),
+      );
     }
     const first = await timer.innerText();
     assert.match(first, /You can try again in \d+ min \d+ s\./);
     assert.match(await p.page.locator('.error-note').innerText(), /locked[\s\S]*Request ID/);
     assert.ok(await button.isDisabled(), 'no sign-in while locked');
     await shot(p.page, 'lockout-desktop');
-    await eventually('the countdown moves', async () => await timer.innerText() !== first, 4000);
+    await eventually('the countdown moves', async () => (await timer.innerText()) !== first, 4000);
     assert.is(await signIn('bob', PW), 429, 'the server holds the lock too');
   } finally {
     await p.context.close();
@@ -88,7 +102,7 @@ test('administration: a locked account shows it and is unlocked', async () => {
   await shot(page, 'admin-users-desktop');
   await bob.getByRole('button', { name: 'Unlock' }).click();
   await page.getByText('Account unlocked').waitFor();
-  await eventually('badge gone', async () => await bob.getByText('Locked after failed sign-ins').count() === 0);
+  await eventually('badge gone', async () => (await bob.getByText('Locked after failed sign-ins').count()) === 0);
   assert.is((await usersByName()).get('bob')!.locked, false);
   assert.is(await signIn('bob', PW), 200);
 });
@@ -102,7 +116,9 @@ test('administration: create an account, change its role, reset its password', a
   await carol.waitFor();
   assert.equal((await usersByName()).get('carol')!.roles, ['user']);
   await carol.getByRole('combobox', { name: 'Role of carol' }).selectOption('admin');
-  await eventually('carol is an administrator', async () => (await usersByName()).get('carol')!.roles.includes('admin'));
+  await eventually('carol is an administrator', async () =>
+    (await usersByName()).get('carol')!.roles.includes('admin'),
+  );
   await carol.getByRole('combobox', { name: 'Role of carol' }).selectOption('user');
   await eventually('carol is a user again', async () => !(await usersByName()).get('carol')!.roles.includes('admin'));
   await carol.getByRole('button', { name: 'Reset password' }).click();
@@ -133,7 +149,10 @@ test('administration: assigned volumes picked with the server-files browser', as
   const carolId = (await usersByName()).get('carol')!.id;
   type Vol = { label: string; path: string; accessMode: string };
   let vols = ((await api('GET', `/api/users/${carolId}/volumes`)) as { volumes: Vol[] }).volumes;
-  assert.equal(vols.map((v) => [v.label, v.path, v.accessMode]), [['Team', path.join(server.dirs.volumes, 'Shared'), 'readwrite']]);
+  assert.equal(
+    vols.map((v) => [v.label, v.path, v.accessMode]),
+    [['Team', path.join(server.dirs.volumes, 'Shared'), 'readwrite']],
+  );
   await dialog.getByRole('combobox', { name: 'Access to Team' }).selectOption('readonly');
   await eventually('read-only on the server', async () => {
     vols = ((await api('GET', `/api/users/${carolId}/volumes`)) as { volumes: Vol[] }).volumes;
@@ -147,26 +166,35 @@ test('administration: delete an account', async () => {
   await userRow('carol').getByRole('button', { name: 'Delete' }).click();
   await page.locator('dialog[open]').getByRole('button', { name: 'Delete account' }).click();
   await page.getByText('Account deleted').waitFor();
-  await eventually('carol gone', async () => await userRow('carol').count() === 0);
+  await eventually('carol gone', async () => (await userRow('carol').count()) === 0);
   assert.not.ok((await usersByName()).has('carol'));
 });
 
 test('activity log: switched on in installation settings; filter, pages, address, clear', async () => {
   await page.getByRole('link', { name: 'Installation' }).click();
   await page.getByRole('checkbox', { name: /Record sign-ins/ }).check();
-  await page.getByRole('checkbox', { name: /Record sign-ins/ }).locator('xpath=ancestor::form').getByRole('button', { name: 'Save' }).click();
+  await page
+    .getByRole('checkbox', { name: /Record sign-ins/ })
+    .locator('xpath=ancestor::form')
+    .getByRole('button', { name: 'Save' })
+    .click();
   await page.getByText('Settings saved').waitFor();
   assert.is(((await api('GET', '/api/settings')) as { activity: { enabled: boolean } }).activity.enabled, true);
   await shot(page, 'installation-desktop');
   // 60 recorded events of one kind: more than a page of 50.
-  const { token } = await api('POST', '/api/auth/tokens', { name: 'log filler', scope: 'read', expiresInDays: 1, password: adminPassword }) as { token: { id: string } };
+  const { token } = (await api('POST', '/api/auth/tokens', {
+    name: 'log filler',
+    scope: 'read',
+    expiresInDays: 1,
+    password: adminPassword,
+  })) as { token: { id: string } };
   for (let i = 0; i < 60; i++) await api('PATCH', `/api/auth/tokens/${token.id}`, { name: `log filler ${i}` });
   assert.is(await signIn('bob', 'not his password'), 401);
 
   await page.getByRole('link', { name: 'Activity log' }).click();
   const table = page.getByRole('table', { name: 'Activity' });
   const rows = table.locator('tbody tr');
-  await eventually('rows listed', async () => await rows.count() === 50);
+  await eventually('rows listed', async () => (await rows.count()) === 50);
   await page.getByRole('combobox', { name: 'Action' }).selectOption('token.rename');
   await page.getByRole('button', { name: 'Filter' }).click();
   await eventually('only renames', async () => {
@@ -176,20 +204,25 @@ test('activity log: switched on in installation settings; filter, pages, address
   const firstPage = await table.locator('tbody tr td:nth-child(6)').allInnerTexts();
   await page.getByRole('button', { name: 'Older' }).click();
   await page.getByText('Page 2').waitFor();
-  await eventually('the rest on page 2', async () => await rows.count() === 10);
+  await eventually('the rest on page 2', async () => (await rows.count()) === 10);
   assert.ok(await page.getByRole('button', { name: 'Older' }).isDisabled(), 'no page 3');
   const second = await table.locator('tbody tr td:nth-child(6)').allInnerTexts();
-  assert.ok(second.every((d) => !firstPage.includes(d)), 'page 2 holds other rows');
+  assert.ok(
+    second.every((d) => !firstPage.includes(d)),
+    'page 2 holds other rows',
+  );
   await page.getByRole('button', { name: 'Newer' }).click();
   await page.getByText('Page 1').waitFor();
-  await eventually('page 1 again', async () => await rows.count() === 50);
+  await eventually('page 1 again', async () => (await rows.count()) === 50);
   // Failures of bob, by outcome and user.
   await page.getByRole('combobox', { name: 'Action' }).selectOption('');
   await page.getByRole('combobox', { name: 'Outcome' }).selectOption('failure');
   await page.getByRole('textbox', { name: 'User' }).fill('bob');
   await page.getByRole('button', { name: 'Filter' }).click();
-  await eventually('bob\'s failed sign-ins', async () => {
-    const cells = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+  await eventually("bob's failed sign-ins", async () => {
+    const cells = await rows.evaluateAll((trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+    );
     return cells.length > 0 && cells.every((c) => c[2] === 'failure' && c[3] === 'bob' && c[4] === '127.0.0.1');
   });
   await shot(page, 'activity-desktop');
@@ -207,7 +240,10 @@ test('activity log: switched on in installation settings; filter, pages, address
   await page.getByRole('combobox', { name: 'Outcome' }).selectOption('');
   await page.getByRole('textbox', { name: 'User' }).fill('');
   await page.getByRole('button', { name: 'Filter' }).click();
-  await eventually('only the clear row shows', async () => (await table.locator('tbody tr td:nth-child(2)').allInnerTexts()).join() === 'admin.activity-clear');
+  await eventually(
+    'only the clear row shows',
+    async () => (await table.locator('tbody tr td:nth-child(2)').allInnerTexts()).join() === 'admin.activity-clear',
+  );
 });
 
 test('change password: a wrong current password is explained; the right one changes it', async () => {
@@ -217,7 +253,11 @@ test('change password: a wrong current password is explained; the right one chan
   await page.getByLabel('New password again').fill('a brand new admin password');
   await page.getByRole('button', { name: 'Change password' }).click();
   await page.locator('.error-note', { hasText: 'Request ID' }).waitFor();
-  assert.is(await page.getByRole('dialog', { name: 'Sign in again' }).count(), 0, 'a wrong password is not an expired session');
+  assert.is(
+    await page.getByRole('dialog', { name: 'Sign in again' }).count(),
+    0,
+    'a wrong password is not an expired session',
+  );
   await page.getByLabel('Current password').fill(adminPassword);
   await page.getByRole('button', { name: 'Change password' }).click();
   await page.getByText(/Password changed/).waitFor();

@@ -28,7 +28,9 @@ test.before(async () => {
   fs.writeFileSync(path.join(files, 'notes.txt'), 'notes');
   ({ browser } = await launch());
   const p = await newPage(browser, DESKTOP);
-  page = p.page; problems = p.problems; closeContext = () => p.context.close();
+  page = p.page;
+  problems = p.problems;
+  closeContext = () => p.context.close();
   await setupAdmin(p.context, server.url);
 });
 
@@ -49,7 +51,7 @@ test('an archive opens like a folder: entries, breadcrumbs inside it, a text pre
   await page.getByRole('button', { name: 'page.html' }).click();
   const preview = page.locator('.archive-preview pre');
   await preview.waitFor();
-  assert.match(await preview.textContent() ?? '', /<script>window.__ran = true<\/script>/);
+  assert.match((await preview.textContent()) ?? '', /<script>window.__ran = true<\/script>/);
   assert.is(await page.evaluate(() => (window as unknown as { __ran?: boolean }).__ran), undefined);
   await shot(page, 'archive-inside');
   await page.getByRole('navigation', { name: 'Inside the archive' }).getByRole('link', { name: 'bundle.zip' }).click();
@@ -60,10 +62,16 @@ test('"Extract here" shows progress in the tray and the landed names; a second r
   await page.goto(`${server.url}/archive?path=Files%2Fbundle.zip`);
   await page.getByRole('button', { name: 'readme.txt' }).waitFor();
   await page.getByRole('button', { name: 'Extract here' }).click();
-  await page.locator('.tray').getByText(/Landed as .*docs.*readme\.txt|Landed as .*readme\.txt.*docs/).waitFor();
+  await page
+    .locator('.tray')
+    .getByText(/Landed as .*docs.*readme\.txt|Landed as .*readme\.txt.*docs/)
+    .waitFor();
   assert.is(fs.readFileSync(path.join(files, 'docs', 'guide.txt'), 'utf8'), 'the guide');
   await page.getByRole('button', { name: 'Extract here' }).click();
-  await page.locator('.tray').getByText(/docs \(1\)/).waitFor();
+  await page
+    .locator('.tray')
+    .getByText(/docs \(1\)/)
+    .waitFor();
   assert.ok(fs.existsSync(path.join(files, 'readme (1).txt')));
 });
 

@@ -22,9 +22,25 @@ function newestSource(dir: string): number {
 
 export function ensureUiBuilt(): void {
   const built = path.join(uiDir, 'index.html');
-  const sources = Math.max(newestSource(path.join(repo, 'ui', 'src')), fs.statSync(path.join(repo, 'ui', 'index.html')).mtimeMs, fs.statSync(path.join(repo, 'ui', 'vite.config.ts')).mtimeMs);
+  const sources = Math.max(
+    newestSource(path.join(repo, 'ui', 'src')),
+    fs.statSync(path.join(repo, 'ui', 'index.html')).mtimeMs,
+    fs.statSync(path.join(repo, 'ui', 'vite.config.ts')).mtimeMs,
+  );
   if (fs.existsSync(built) && fs.statSync(built).mtimeMs >= sources) return;
-  execFileSync(process.execPath, [path.join(repo, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', 'ui', '--config', 'ui/vite.config.ts', '--logLevel', 'warn'], { cwd: repo, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [
+      path.join(repo, 'node_modules', 'vite', 'bin', 'vite.js'),
+      'build',
+      'ui',
+      '--config',
+      'ui/vite.config.ts',
+      '--logLevel',
+      'warn',
+    ],
+    { cwd: repo, stdio: 'inherit' },
+  );
 }
 
 export async function startWithUi(env: Record<string, string> = {}, volumes?: string[]): Promise<TestServer> {
@@ -40,8 +56,16 @@ export async function launch(): Promise<{ browser: Browser; profile: string }> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
   return { browser, profile };
 }
@@ -49,12 +73,18 @@ export async function launch(): Promise<{ browser: Browser; profile: string }> {
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 360, height: 740 };
 
-export async function newPage(browser: Browser, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+export async function newPage(
+  browser: Browser,
+  viewport = DESKTOP,
+): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
   const context = await browser.newContext({ viewport, deviceScaleFactor: 1, acceptDownloads: true });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('dialog', (d) => { problems.push(`unexpected browser dialog: ${d.message()}`); void d.dismiss(); });
+  page.on('dialog', (d) => {
+    problems.push(`unexpected browser dialog: ${d.message()}`);
+    void d.dismiss();
+  });
   page.setDefaultTimeout(15_000);
   return { context, page, problems };
 }
@@ -65,12 +95,19 @@ export async function shot(page: Page, name: string): Promise<void> {
 }
 
 /** Setup through the page's own request context, so the browser holds the session cookie. */
-export async function setupAdmin(context: BrowserContext, url: string, email = 'admin@example.org', password = 'correct horse battery'): Promise<void> {
+export async function setupAdmin(
+  context: BrowserContext,
+  url: string,
+  email = 'admin@example.org',
+  password = 'correct horse battery',
+): Promise<void> {
   const res = await context.request.post(`${url}/api/auth/setup`, { data: { email, password } });
   if (res.status() !== 201) throw new Error(`setup answered ${res.status()}: ${await res.text()}`);
 }
 
 export async function hasRoute(url: string, method: string, routePath: string): Promise<boolean> {
-  const doc = await (await fetch(`${url}/api/openapi.json`)).json() as { paths: Record<string, Record<string, unknown>> };
+  const doc = (await (await fetch(`${url}/api/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   return Boolean(doc.paths[routePath]?.[method.toLowerCase()]);
 }

@@ -113,7 +113,9 @@ test('phone: one tap on a folder opens it', async () => {
     await ph.locator('.entry[data-name="Documents"]').tap();
     await ph.locator('.entry[data-name="Cooking"]').waitFor();
     await shot(ph, 'tap-opens-folder-phone');
-  } finally { await phone.close(); }
+  } finally {
+    await phone.close();
+  }
 });
 
 test('sign-out leaves no toast; setup states the password rule', async () => {
@@ -131,7 +133,11 @@ test('sign-out leaves no toast; setup states the password rule', async () => {
     await p.page.getByLabel('Password').fill('short');
     await p.page.getByText('3 more').waitFor();
     await shot(p.page, 'setup-rule-phone');
-  } finally { await p.context.close(); await fresh.close(); removeDirs(fresh.dirs); }
+  } finally {
+    await p.context.close();
+    await fresh.close();
+    removeDirs(fresh.dirs);
+  }
 });
 
 test.run();

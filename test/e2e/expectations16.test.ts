@@ -47,7 +47,10 @@ test('delete, then Undo on the toast restores the file from the trash', async ()
   await page.goto(`${server.url}/files/Files/Work`);
   await entry('notes.txt').click();
   await page.keyboard.press('Delete');
-  await page.getByRole('dialog', { name: 'Delete “notes.txt”?' }).getByRole('button', { name: 'Move to trash' }).click();
+  await page
+    .getByRole('dialog', { name: 'Delete “notes.txt”?' })
+    .getByRole('button', { name: 'Move to trash' })
+    .click();
   await entry('notes.txt').waitFor({ state: 'detached' });
   assert.not.ok(fs.existsSync(files('Work', 'notes.txt')));
   await shot(page, 'undo-delete-toast');
@@ -55,7 +58,7 @@ test('delete, then Undo on the toast restores the file from the trash', async ()
   await toast('Restored notes.txt').waitFor();
   await entry('notes.txt').waitFor();
   assert.is(fs.readFileSync(files('Work', 'notes.txt'), 'utf8'), 'first line\n');
-  const trash = await (await context.request.get(`${server.url}/api/trash`)).json() as { items: unknown[] };
+  const trash = (await (await context.request.get(`${server.url}/api/trash`)).json()) as { items: unknown[] };
   assert.is(trash.items.length, 0, 'the trash entry was the one restored');
 });
 
@@ -113,11 +116,16 @@ test('the filter box filters the loaded listing; Enter searches this folder only
   const box = page.getByRole('searchbox', { name: 'Filter this folder' });
   await box.fill('recipe');
   await entry('zebra.txt').waitFor({ state: 'detached' });
-  assert.equal((await page.locator('.entry').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')))).sort(),
-    ['recipe-large.txt', 'recipe-photo.png', 'recipe-small.txt']);
+  assert.equal(
+    (await page.locator('.entry').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')))).sort(),
+    ['recipe-large.txt', 'recipe-photo.png', 'recipe-small.txt'],
+  );
   await page.getByText('3 items matching “recipe”').waitFor();
   await box.press('Enter');
-  await page.waitForURL((u) => u.pathname === '/search' && u.searchParams.get('q') === 'recipe' && u.searchParams.get('path') === 'Files/Work');
+  await page.waitForURL(
+    (u) =>
+      u.pathname === '/search' && u.searchParams.get('q') === 'recipe' && u.searchParams.get('path') === 'Files/Work',
+  );
   const names = page.getByRole('list', { name: 'Name matches' });
   await names.locator('li[data-name="recipe-report.txt"]').waitFor();
   assert.is(await names.locator('li[data-name="recipe-elsewhere.txt"]').count(), 0, 'nothing from outside the folder');
@@ -132,12 +140,17 @@ test('search results show thumbnail, size and date, and sort by size', async () 
   await page.getByRole('combobox', { name: 'Sort results' }).selectOption('size');
   // Largest first: 50,000 > 2,000 > 1 bytes (the picture's size is whatever the encoder made).
   await page.waitForFunction(() => {
-    const order = [...document.querySelectorAll('[aria-label="Name matches"] li')].map((li) => li.getAttribute('data-name')).filter((n) => n!.endsWith('.txt'));
+    const order = [...document.querySelectorAll('[aria-label="Name matches"] li')]
+      .map((li) => li.getAttribute('data-name'))
+      .filter((n) => n!.endsWith('.txt'));
     return order.join() === 'recipe-large.txt,recipe-report.txt,recipe-small.txt';
   });
   await page.getByRole('combobox', { name: 'Sort results' }).selectOption('name');
   const order = await names.locator('li').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')));
-  assert.equal(order, [...order].sort((a, b) => a!.localeCompare(b!)));
+  assert.equal(
+    order,
+    [...order].sort((a, b) => a!.localeCompare(b!)),
+  );
   await shot(page, 'search-sorted');
 });
 

@@ -26,8 +26,12 @@ test.before(async () => {
   server = await startWithUi({ UPLOAD_CHUNKED_ENABLED: 'true' });
   ({ browser, profile } = await launch());
   const p = await newPage(browser, DESKTOP);
-  page = p.page; problems = p.problems; closeContext = () => p.context.close();
-  page.on('request', (r) => { if (r.url().includes('/api/upload/tus')) tusRequests.push(r.method()); });
+  page = p.page;
+  problems = p.problems;
+  closeContext = () => p.context.close();
+  page.on('request', (r) => {
+    if (r.url().includes('/api/upload/tus')) tusRequests.push(r.method());
+  });
   const docs = path.join(upload, 'docs');
   fs.mkdirSync(docs);
   fs.writeFileSync(path.join(docs, 'notes.txt'), 'first line\nthe burrowing badgers dig at night\n');
@@ -86,7 +90,10 @@ test('upload a folder through TUS and browse it', async () => {
   await page.locator('.tray').getByText('Uploads').first().waitFor();
   await page.waitForFunction(() => document.querySelectorAll('.tray .upload.done').length === 3);
   assert.ok(tusRequests.includes('POST') && tusRequests.includes('PATCH'), `TUS was used (${tusRequests.join(',')})`);
-  assert.equal(fs.readFileSync(path.join(volume(), 'docs', 'notes.txt'), 'utf8'), 'first line\nthe burrowing badgers dig at night\n');
+  assert.equal(
+    fs.readFileSync(path.join(volume(), 'docs', 'notes.txt'), 'utf8'),
+    'first line\nthe burrowing badgers dig at night\n',
+  );
   await entry('docs').dblclick();
   await entry('notes.txt').waitFor();
   for (const n of ['a.txt', 'b.md']) await entry(n).waitFor();
@@ -134,7 +141,7 @@ test('delete to the trash with the impact warning, then restore', async () => {
 });
 
 test('search finds the file by name and by content, and opens its folder', async () => {
-  if (!await hasRoute(server.url, 'GET', '/api/search')) {
+  if (!(await hasRoute(server.url, 'GET', '/api/search'))) {
     console.log('  SKIPPED: GET /api/search is not mounted yet (search capability missing)');
     return;
   }
@@ -142,8 +149,19 @@ test('search finds the file by name and by content, and opens its folder', async
   // The index learns of writes through the change sink; allow it a few seconds.
   const appears = async (term: string, list: string, name: string | RegExp) => {
     for (let i = 0; i < 5; i++) {
-      if (i === 0) { await box.fill(term); await box.press('Enter'); } else await page.reload();
-      const ok = await page.getByRole('list', { name: list }).getByText(name).first().waitFor({ timeout: 3000 }).then(() => true, () => false);
+      if (i === 0) {
+        await box.fill(term);
+        await box.press('Enter');
+      } else await page.reload();
+      const ok = await page
+        .getByRole('list', { name: list })
+        .getByText(name)
+        .first()
+        .waitFor({ timeout: 3000 })
+        .then(
+          () => true,
+          () => false,
+        );
       if (ok) return true;
     }
     return false;
@@ -152,9 +170,16 @@ test('search finds the file by name and by content, and opens its folder', async
   const content = await appears('badgers', 'Content matches', /burrowing\s*badgers/);
   assert.ok(content, 'content match with its line');
   await shot(page, 'search-desktop');
-  await page.getByRole('list', { name: 'Content matches' }).getByRole('button', { name: 'Open folder' }).first().click();
+  await page
+    .getByRole('list', { name: 'Content matches' })
+    .getByRole('button', { name: 'Open folder' })
+    .first()
+    .click();
   await entry('notes-renamed.txt').waitFor();
-  assert.ok(await entry('notes-renamed.txt').evaluate((el) => el.classList.contains('selected')), 'the file is selected in its folder');
+  assert.ok(
+    await entry('notes-renamed.txt').evaluate((el) => el.classList.contains('selected')),
+    'the file is selected in its folder',
+  );
 });
 
 test('issue a read token, see the secret once, and use it with fetch', async () => {
@@ -169,7 +194,11 @@ test('issue a read token, see the secret once, and use it with fetch', async () 
   const read = await fetch(`${server.url}/api/volumes`, { headers: { authorization: `Bearer ${secret}` } });
   assert.is(read.status, 200);
   assert.ok((await read.json()).some((v: { name: string }) => v.name === 'Files'));
-  const write = await fetch(`${server.url}/api/files/folder`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ path: 'Files', name: 'nope' }) });
+  const write = await fetch(`${server.url}/api/files/folder`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ path: 'Files', name: 'nope' }),
+  });
   assert.is(write.status, 403);
   await page.getByRole('button', { name: 'I have stored it' }).click();
   await page.getByRole('table', { name: 'API tokens' }).getByText('e2e script').waitFor();

@@ -29,7 +29,9 @@ test.before(async () => {
   fs.writeFileSync(path.join(files, 'Inbox', 'report.txt'), 'already here');
   ({ browser } = await launch());
   const p = await newPage(browser, DESKTOP);
-  owner = p.page; problems = p.problems; ownerContext = p.context;
+  owner = p.page;
+  problems = p.problems;
+  ownerContext = p.context;
   await setupAdmin(p.context, server.url);
 });
 
@@ -102,19 +104,32 @@ test('a fresh browser opens the link: password (wrong, then right), browse, prev
 
   // One file downloads as itself.
   await page.getByRole('button', { name: 'Actions for readme.txt' }).click();
-  const [one] = await Promise.all([page.waitForEvent('download'), page.getByRole('menuitem', { name: 'Download' }).click()]);
+  const [one] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('menuitem', { name: 'Download' }).click(),
+  ]);
   assert.is(one.suggestedFilename(), 'readme.txt');
   assert.is(fs.readFileSync((await one.path())!, 'utf8'), 'hello from the shared folder');
 
   // The whole folder as a zip.
-  const [zip] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download all' }).click()]);
+  const [zip] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download all' }).click(),
+  ]);
   assert.is(zip.suggestedFilename(), 'Docs.zip');
   const bytes = fs.readFileSync((await zip.path())!);
   assert.is(bytes.subarray(0, 2).toString('latin1'), 'PK');
 
   // Upload through the link; it lands in the owner's folder.
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: 'Upload' }).click()]);
-  await chooser.setFiles({ name: 'from-visitor.txt', mimeType: 'text/plain', buffer: Buffer.from('sent through the link') });
+  const [chooser] = await Promise.all([
+    page.waitForEvent('filechooser'),
+    page.getByRole('button', { name: 'Upload' }).click(),
+  ]);
+  await chooser.setFiles({
+    name: 'from-visitor.txt',
+    mimeType: 'text/plain',
+    buffer: Buffer.from('sent through the link'),
+  });
   await page.locator('.link-entry[data-name="from-visitor.txt"]').waitFor();
   assert.is(fs.readFileSync(path.join(files, 'Docs', 'from-visitor.txt'), 'utf8'), 'sent through the link');
   // What the link does not allow is not offered.
@@ -142,7 +157,10 @@ test('a file request: the drop page takes a file and never overwrites a name', a
   await page.goto(requestLink);
   await page.getByRole('heading', { name: 'Send me your report' }).waitFor();
   assert.is(await page.locator('.link-entry').count(), 0);
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: 'Drop files here or choose files' }).click()]);
+  const [chooser] = await Promise.all([
+    page.waitForEvent('filechooser'),
+    page.getByRole('button', { name: 'Drop files here or choose files' }).click(),
+  ]);
   await chooser.setFiles({ name: 'report.txt', mimeType: 'text/plain', buffer: Buffer.from('my report') });
   await page.locator('.drop-item.done').filter({ hasText: 'sent as report (1).txt' }).waitFor();
   assert.is(fs.readFileSync(path.join(files, 'Inbox', 'report.txt'), 'utf8'), 'already here');
@@ -178,7 +196,11 @@ test('Shared by me lists both links with what they allow and what the file reque
   await owner.locator('.share-row').filter({ hasText: 'Reports, please' }).waitFor();
 
   // Delete: the link is gone for its holders.
-  await owner.locator('.share-row').filter({ hasText: 'Reports, please' }).getByRole('button', { name: 'Delete' }).click();
+  await owner
+    .locator('.share-row')
+    .filter({ hasText: 'Reports, please' })
+    .getByRole('button', { name: 'Delete' })
+    .click();
   await owner.getByRole('dialog').getByRole('button', { name: 'Delete link' }).click();
   await owner.locator('.share-row').filter({ hasText: 'Reports, please' }).waitFor({ state: 'detached' });
   const { page } = await visitor();

@@ -18,7 +18,8 @@ let problems: string[];
 const EMAIL = 'admin@example.org';
 const PASSWORD = 'correct horse battery';
 
-const me = async () => (await (await context.request.get(`${base}/api/auth/me`)).json()).user as { username: string } | null;
+const me = async () =>
+  (await (await context.request.get(`${base}/api/auth/me`)).json()).user as { username: string } | null;
 async function signOut(): Promise<void> {
   await context.request.post(`${base}/api/auth/logout`);
   await page.goto(base);
@@ -35,7 +36,14 @@ test.before(async () => {
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
 });
 test.after(async () => {

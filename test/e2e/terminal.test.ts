@@ -26,17 +26,27 @@ async function eventually(what: string, check: () => Promise<boolean> | boolean,
 const screenText = () => page.locator('.xterm-rows').innerText();
 
 test.before(async () => {
-  try { await prepare(); } catch (err) { console.error(err); throw err; }
+  try {
+    await prepare();
+  } catch (err) {
+    console.error(err);
+    throw err;
+  }
 });
 
 async function prepare(): Promise<void> {
   server = await startWithUi({ TERMINAL_ENABLED: 'true', TERMINAL_SHELL: '/bin/sh' });
   ({ browser } = await launch());
   const p = await newPage(browser, DESKTOP);
-  context = p.context; page = p.page; problems = p.problems;
+  context = p.context;
+  page = p.page;
+  problems = p.problems;
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   await setupAdmin(context, server.url);
-  await context.request.patch(`${server.url}/api/settings`, { data: { activity: { enabled: true, retentionDays: 7 } }, headers: { origin: server.url } });
+  await context.request.patch(`${server.url}/api/settings`, {
+    data: { activity: { enabled: true, retentionDays: 7 } },
+    headers: { origin: server.url },
+  });
 }
 
 test.after(async () => {
@@ -56,7 +66,10 @@ test('type echo hi in the terminal and read it back; it fills the window and fol
   await eventually('hi-42 on the screen', async () => /hi-42/.test(await screenText()));
   const frame = page.locator('.terminal-frame');
   const box = (await frame.boundingBox())!;
-  assert.ok(Math.abs(box.y + box.height - (DESKTOP.height - 12)) <= 2, `the terminal ends at ${box.y + box.height}, the window at ${DESKTOP.height}`);
+  assert.ok(
+    Math.abs(box.y + box.height - (DESKTOP.height - 12)) <= 2,
+    `the terminal ends at ${box.y + box.height}, the window at ${DESKTOP.height}`,
+  );
   const cols = async () => (await page.locator('.xterm-rows > div').first().boundingBox())!.width;
   const wide = await cols();
   await page.setViewportSize({ width: 900, height: 600 });
@@ -66,7 +79,11 @@ test('type echo hi in the terminal and read it back; it fills the window and fol
   });
   await page.keyboard.type('stty size');
   await page.keyboard.press('Enter');
-  await eventually('the shell to see the new size', async () => /\n\d+ (\d+)\s/.test(await screenText()) && Number(/\n\d+ (\d+)\s*\n/.exec(await screenText())?.[1] ?? 999) < 130);
+  await eventually(
+    'the shell to see the new size',
+    async () =>
+      /\n\d+ (\d+)\s/.test(await screenText()) && Number(/\n\d+ (\d+)\s*\n/.exec(await screenText())?.[1] ?? 999) < 130,
+  );
   await shot(page, 'terminal-desktop');
   await page.setViewportSize(DESKTOP);
 });
@@ -77,9 +94,14 @@ test('copy and paste: Ctrl+Shift+C copies the selection, Ctrl+Shift+V types it',
   await eventually('the echo', async () => (await screenText()).split('copy-me-please').length >= 3);
   await page.evaluate(() => navigator.clipboard.writeText(''));
   // A triple click selects the output line (xterm's own selection), Ctrl+Shift+C copies it.
-  await page.locator('.xterm-rows > div').filter({ hasText: /^copy-me-please\s*$/ }).click({ clickCount: 3, force: true });
+  await page
+    .locator('.xterm-rows > div')
+    .filter({ hasText: /^copy-me-please\s*$/ })
+    .click({ clickCount: 3, force: true });
   await page.keyboard.press('Control+Shift+C');
-  await eventually('the selection on the clipboard', async () => (await page.evaluate(() => navigator.clipboard.readText())).includes('copy-me-please'));
+  await eventually('the selection on the clipboard', async () =>
+    (await page.evaluate(() => navigator.clipboard.readText())).includes('copy-me-please'),
+  );
   await page.evaluate(() => navigator.clipboard.writeText('echo pasted-$((1+1))'));
   await page.locator('.xterm').click();
   await page.keyboard.press('Control+Shift+V');
@@ -90,9 +112,19 @@ test('copy and paste: Ctrl+Shift+C copies the selection, Ctrl+Shift+V types it',
 });
 
 test('leaving the page ends the shell', async () => {
-  const before = ((await (await context.request.get(`${server.url}/api/activity?action=terminal.end`)).json()) as { rows: unknown[] }).rows.length;
+  const before = (
+    (await (await context.request.get(`${server.url}/api/activity?action=terminal.end`)).json()) as { rows: unknown[] }
+  ).rows.length;
   await page.goto(`${server.url}/admin/users`);
-  await eventually('terminal.end on the activity log', async () => ((await (await context.request.get(`${server.url}/api/activity?action=terminal.end`)).json()) as { rows: unknown[] }).rows.length > before);
+  await eventually(
+    'terminal.end on the activity log',
+    async () =>
+      (
+        (await (await context.request.get(`${server.url}/api/activity?action=terminal.end`)).json()) as {
+          rows: unknown[];
+        }
+      ).rows.length > before,
+  );
   assert.equal(problems, []);
 });
 

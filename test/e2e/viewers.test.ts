@@ -37,7 +37,8 @@ async function eventually(what: string, check: () => Promise<boolean> | boolean,
 async function bigPng(): Promise<Buffer> {
   const { createRequire } = await import('node:module');
   const image = createRequire(import.meta.url)('@napi-rs/image');
-  const w = 1400, h = 1000;
+  const w = 1400,
+    h = 1000;
   const px = new Uint8Array(crypto.randomBytes(w * h * 4));
   for (let i = 3; i < px.length; i += 4) px[i] = 255;
   return image.Transformer.fromRgbaPixels(px, w, h).png();
@@ -47,7 +48,7 @@ async function openViewerOn(name: string) {
   await page.goto(`${server.url}/files/Files`);
   await page.locator(`.entry[data-name="${name}"]`).dblclick();
   await viewer().waitFor();
-  await eventually(`viewer shows ${name}`, async () => await title().innerText() === name);
+  await eventually(`viewer shows ${name}`, async () => (await title().innerText()) === name);
 }
 
 test.before(async () => {
@@ -61,14 +62,19 @@ test.before(async () => {
   fs.writeFileSync(files('tone-a.wav'), wav(1));
   fs.writeFileSync(files('tone-b.wav'), wav(1));
   fs.writeFileSync(files('clip.webm'), webm());
-  fs.writeFileSync(files('readme.md'), '# Read me\n\nSome **bold** text.\n\n<script>window.__mdRan = true</script>\n<img src="x" onerror="window.__mdRan = true">\n\n![remote](https://example.invalid/track.png)\n\n![beside](small.png)\n');
+  fs.writeFileSync(
+    files('readme.md'),
+    '# Read me\n\nSome **bold** text.\n\n<script>window.__mdRan = true</script>\n<img src="x" onerror="window.__mdRan = true">\n\n![remote](https://example.invalid/track.png)\n\n![beside](small.png)\n',
+  );
   fs.writeFileSync(files('code.ts'), 'export const answer: number = 42;\n// a comment\n');
   // Latin-1 bytes (é = 0xe9) and CRLF line endings, which a save must keep.
   fs.writeFileSync(files('legacy.txt'), Buffer.from('caf\xe9 one\r\nline two\r\n', 'latin1'));
   fs.writeFileSync(files('data.bin'), crypto.randomBytes(64));
   ({ browser } = await launch());
   const p = await newPage(browser, DESKTOP);
-  context = p.context; page = p.page; problems = p.problems;
+  context = p.context;
+  page = p.page;
+  problems = p.problems;
   await setupAdmin(context, server.url);
 });
 
@@ -90,10 +96,10 @@ test('picture: EXIF orientation honoured, zoom, next/previous by keys, Escape cl
   await page.getByRole('button', { name: 'Zoom in' }).click();
   await viewer().getByText('150 %').waitFor();
   await page.keyboard.press('ArrowRight');
-  await eventually('next is readme.md', async () => await title().innerText() === 'readme.md');
+  await eventually('next is readme.md', async () => (await title().innerText()) === 'readme.md');
   await page.keyboard.press('ArrowLeft');
   await page.keyboard.press('ArrowLeft');
-  await eventually('previous of photo.jpg is legacy.txt', async () => await title().innerText() === 'legacy.txt');
+  await eventually('previous of photo.jpg is legacy.txt', async () => (await title().innerText()) === 'legacy.txt');
   await page.keyboard.press('Escape');
   await viewer().waitFor({ state: 'detached' });
   assert.ok(await page.locator('.scroller').evaluate((el) => el === document.activeElement), 'focus back in the list');
@@ -102,16 +108,21 @@ test('picture: EXIF orientation honoured, zoom, next/previous by keys, Escape cl
 test('a large picture comes as a screen-sized rendition; a GIF stays the file (animated)', async () => {
   await openViewerOn('big.png');
   const img = viewer().locator('.image-stage img');
-  await eventually('rendition', async () => /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp$/.test(await img.getAttribute('src') ?? ''));
+  await eventually('rendition', async () =>
+    /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp$/.test((await img.getAttribute('src')) ?? ''),
+  );
   await viewer().getByRole('button', { name: 'Previous file' }).click();
-  await eventually('anim.gif', async () => await title().innerText() === 'anim.gif');
-  assert.match(await viewer().locator('.image-stage img').getAttribute('src') ?? '', /^\/api\/preview\?path=Files%2Fanim\.gif$/);
+  await eventually('anim.gif', async () => (await title().innerText()) === 'anim.gif');
+  assert.match(
+    (await viewer().locator('.image-stage img').getAttribute('src')) ?? '',
+    /^\/api\/preview\?path=Files%2Fanim\.gif$/,
+  );
 });
 
 test('SVG: only a rasterised picture; its script never runs', async () => {
   await openViewerOn('hostile.svg');
   const img = viewer().locator('.image-stage img');
-  await eventually('rasterised', async () => /^\/api\/thumbnails-cache\//.test(await img.getAttribute('src') ?? ''));
+  await eventually('rasterised', async () => /^\/api\/thumbnails-cache\//.test((await img.getAttribute('src')) ?? ''));
   await eventually('decoded', () => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0));
   assert.is(await page.evaluate(() => (window as any).__svgRan), undefined);
   assert.is.not(await page.title(), 'PWNED');
@@ -123,7 +134,7 @@ test('SVG: only a rasterised picture; its script never runs', async () => {
   await page.keyboard.press('Escape');
 });
 
-test('PDF in the browser\'s viewer; audio with the folder\'s playlist; video streamed with Range', async () => {
+test("PDF in the browser's viewer; audio with the folder's playlist; video streamed with Range", async () => {
   await openViewerOn('doc.pdf');
   const frame = viewer().locator('iframe.pdf-frame');
   await frame.waitFor();
@@ -136,18 +147,24 @@ test('PDF in the browser\'s viewer; audio with the folder\'s playlist; video str
   await openViewerOn('tone-a.wav');
   const audio = viewer().locator('audio');
   await audio.waitFor();
-  await eventually('audio metadata read', () => audio.evaluate((el: HTMLAudioElement) => el.readyState >= 1 && el.duration > 0.9));
+  await eventually('audio metadata read', () =>
+    audio.evaluate((el: HTMLAudioElement) => el.readyState >= 1 && el.duration > 0.9),
+  );
   const playlist = viewer().getByRole('list', { name: 'Playlist' });
   assert.equal(await playlist.locator('.name').allInnerTexts(), ['tone-a.wav', 'tone-b.wav']);
   await shot(page, 'viewer-audio-desktop');
   await playlist.getByText('tone-b.wav').click();
-  await eventually('tone-b playing', async () => await title().innerText() === 'tone-b.wav');
+  await eventually('tone-b playing', async () => (await title().innerText()) === 'tone-b.wav');
   await page.keyboard.press('Escape');
 
   await openViewerOn('clip.webm');
   const video = viewer().locator('video');
-  await eventually('video decoded', () => video.evaluate((el: HTMLVideoElement) => el.readyState >= 1 && el.videoWidth === 160));
-  const ranged = await context.request.get(`${server.url}/api/preview?path=Files%2Fclip.webm`, { headers: { range: 'bytes=0-99' } });
+  await eventually('video decoded', () =>
+    video.evaluate((el: HTMLVideoElement) => el.readyState >= 1 && el.videoWidth === 160),
+  );
+  const ranged = await context.request.get(`${server.url}/api/preview?path=Files%2Fclip.webm`, {
+    headers: { range: 'bytes=0-99' },
+  });
   assert.is(ranged.status(), 206);
   await shot(page, 'viewer-video-desktop');
   await page.keyboard.press('Escape');
@@ -173,7 +190,7 @@ test('code read-only with syntax colours; no preview for other kinds, with downl
   const content = viewer().locator('.cm-content');
   await content.waitFor();
   assert.is(await content.getAttribute('contenteditable'), 'false');
-  await eventually('highlighted', async () => await viewer().locator('.cm-line span[class]').count() > 0);
+  await eventually('highlighted', async () => (await viewer().locator('.cm-line span[class]').count()) > 0);
   await shot(page, 'viewer-code-desktop');
   await page.keyboard.press('Escape');
   await openViewerOn('data.bin');
@@ -204,7 +221,11 @@ test('editor: encoding and line endings shown and kept, Ctrl+S, guard on close, 
   await ed.getByText('Unsaved changes').waitFor();
   await page.keyboard.press('Control+s');
   await ed.getByText('Saved', { exact: true }).waitFor();
-  assert.equal(fs.readFileSync(files('legacy.txt')), Buffer.from('caf\xe9 one two\r\nline two\r\n', 'latin1'), 'Latin-1 and CRLF kept');
+  assert.equal(
+    fs.readFileSync(files('legacy.txt')),
+    Buffer.from('caf\xe9 one two\r\nline two\r\n', 'latin1'),
+    'Latin-1 and CRLF kept',
+  );
 
   // Someone else changes the file; our save asks first.
   fs.writeFileSync(files('legacy.txt'), Buffer.from('chang\xe9 elsewhere\r\n', 'latin1'));
@@ -218,7 +239,11 @@ test('editor: encoding and line endings shown and kept, Ctrl+S, guard on close, 
   await conflict.waitFor();
   await shot(page, 'editor-conflict-desktop');
   await conflict.getByRole('button', { name: 'Cancel' }).click();
-  assert.equal(fs.readFileSync(files('legacy.txt'), 'latin1'), 'chang\xe9 elsewhere\r\n', 'nothing replaced without asking');
+  assert.equal(
+    fs.readFileSync(files('legacy.txt'), 'latin1'),
+    'chang\xe9 elsewhere\r\n',
+    'nothing replaced without asking',
+  );
   await page.keyboard.press('Control+s');
   await conflict.waitFor();
   await conflict.getByRole('button', { name: 'Replace with mine' }).click();
@@ -252,7 +277,10 @@ test('phone: tap a file opens the viewer, swipe goes to the next, screenshots', 
     await ph.mouse.move(stage.x + stage.width / 2, y, { steps: 4 });
     await ph.mouse.move(stage.x + 30, y, { steps: 4 });
     await ph.mouse.up();
-    await eventually('swiped to readme.md', async () => await v.locator('.viewer-title .name').innerText() === 'readme.md');
+    await eventually(
+      'swiped to readme.md',
+      async () => (await v.locator('.viewer-title .name').innerText()) === 'readme.md',
+    );
     await v.locator('.markdown-body h1').waitFor();
     await shot(ph, 'viewer-markdown-phone');
     await ph.keyboard.press('Escape');

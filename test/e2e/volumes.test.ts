@@ -52,7 +52,10 @@ test('setup, then add a host folder as a read-only volume with the picker, and f
     await page.getByRole('form', { name: 'Add a folder' }).getByRole('combobox').selectOption('readonly');
     await shot(page, 'volumes-add-desktop');
     await page.getByRole('button', { name: 'Add folder' }).click();
-    const row = page.getByRole('list', { name: 'Host folder volumes' }).getByRole('listitem').filter({ hasText: 'Documents' });
+    const row = page
+      .getByRole('list', { name: 'Host folder volumes' })
+      .getByRole('listitem')
+      .filter({ hasText: 'Documents' });
     await row.waitFor();
     assert.ok((await row.innerText()).includes(path.join(server.dirs.root, 'host-docs')));
     assert.is(await row.getByRole('combobox').inputValue(), 'readonly');

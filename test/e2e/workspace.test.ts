@@ -31,11 +31,18 @@ function png(width = 48, height = 32): Buffer {
     return out;
   };
   const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0); ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; ihdr[9] = 2; // 8-bit RGB
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2; // 8-bit RGB
   const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3, 0).map((_, i) => [200, 80, 40][i % 3]!)]);
   const raw = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 const files = () => path.join(server.dirs.volumes, 'Files');
@@ -55,9 +62,17 @@ async function eventually(what: string, check: () => Promise<boolean> | boolean,
   }
 }
 /** The names of the rendered entries, top to bottom (rows are absolutely placed). */
-const namesInOrder = () => page.locator('.entry').evaluateAll((els) => els
-  .map((el) => ({ name: el.getAttribute('data-name')!, y: el.getBoundingClientRect().top, x: el.getBoundingClientRect().left }))
-  .sort((a, b) => a.y - b.y || a.x - b.x).map((e) => e.name));
+const namesInOrder = () =>
+  page.locator('.entry').evaluateAll((els) =>
+    els
+      .map((el) => ({
+        name: el.getAttribute('data-name')!,
+        y: el.getBoundingClientRect().top,
+        x: el.getBoundingClientRect().left,
+      }))
+      .sort((a, b) => a.y - b.y || a.x - b.x)
+      .map((e) => e.name),
+  );
 /** In-app navigation through the sidebar (keeps the page's state, unlike goto). */
 const openVolume = async (name: string) => {
   await page.getByRole('navigation', { name: 'Places' }).getByRole('link', { name, exact: true }).click();
@@ -81,7 +96,9 @@ test.before(async () => {
   fs.writeFileSync(path.join(f, 'notes.txt'), 'one');
   ({ browser } = await launch());
   const p = await newPage(browser, DESKTOP);
-  context = p.context; page = p.page; problems = p.problems;
+  context = p.context;
+  page = p.page;
+  problems = p.problems;
   await setupAdmin(context, server.url);
 });
 
@@ -101,11 +118,11 @@ test('favourites: added from the toolbar, dragged to a new order that the server
   await page.goto(`${server.url}/files/Files/dest`);
   await page.getByRole('button', { name: 'Add folder to favourites' }).click();
   const favs = page.getByRole('list', { name: 'Favourites' }).locator('li');
-  await eventually('two favourites in the sidebar', async () => await favs.count() === 2);
+  await eventually('two favourites in the sidebar', async () => (await favs.count()) === 2);
   assert.equal(await favs.allInnerTexts(), ['docs', 'dest']);
   await favs.nth(1).dragTo(favs.nth(0));
   await eventually('the server holds the new order', async () => {
-    const list = await api('GET', '/api/favorites') as { path: string; position: number }[];
+    const list = (await api('GET', '/api/favorites')) as { path: string; position: number }[];
     return list.map((f) => f.path).join() === 'Files/dest,Files/docs';
   });
   await page.reload();
@@ -121,19 +138,25 @@ test('sort and view are remembered per folder through /api/folder-prefs (not onl
   await header.getByRole('button').click();
   assert.is(await header.getAttribute('aria-sort'), 'descending');
   await eventually('prefs on the server', async () => {
-    const p = await api('GET', '/api/folder-prefs/Files/docs') as { sortBy: string; sortDir: string; saved: boolean };
+    const p = (await api('GET', '/api/folder-prefs/Files/docs')) as { sortBy: string; sortDir: string; saved: boolean };
     return p.saved && p.sortBy === 'size' && p.sortDir === 'desc';
   });
   // Folders first, then files by size, largest first.
   assert.equal(await namesInOrder(), ['sub', 'b.txt', 'd.txt', 'c.txt', 'a.txt']);
   await page.goto(`${server.url}/files/Files/dest`);
   await page.getByRole('button', { name: 'Show as grid' }).click();
-  await eventually('grid on the server', async () => (await api('GET', '/api/folder-prefs/Files/dest') as { view: string }).view === 'grid');
+  await eventually(
+    'grid on the server',
+    async () => ((await api('GET', '/api/folder-prefs/Files/dest')) as { view: string }).view === 'grid',
+  );
   // Forget the browser's own copy: what comes back must come from the server.
   await page.evaluate(() => localStorage.clear());
   await page.goto(`${server.url}/files/Files/docs`);
   await entry('a.txt').waitFor();
-  await eventually('sort from the server', async () => await page.getByRole('columnheader', { name: /Size/ }).getAttribute('aria-sort') === 'descending');
+  await eventually(
+    'sort from the server',
+    async () => (await page.getByRole('columnheader', { name: /Size/ }).getAttribute('aria-sort')) === 'descending',
+  );
   assert.equal(await namesInOrder(), ['sub', 'b.txt', 'd.txt', 'c.txt', 'a.txt']);
   await page.evaluate(() => localStorage.clear());
   await page.goto(`${server.url}/files/Files/dest`);
@@ -178,7 +201,9 @@ test('rubber band: dragging on empty space selects the rows the rectangle crosse
   await page.locator('.rubber-band').waitFor();
   await shot(page, 'rubber-band-desktop');
   await page.mouse.up();
-  const selected = await page.locator('.entry.selected').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')).sort());
+  const selected = await page
+    .locator('.entry.selected')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('data-name')).sort());
   assert.equal(selected, ['b.txt', 'c.txt', 'd.txt']);
   await page.getByText('3 selected').waitFor();
   assert.is(await page.locator('.rubber-band').count(), 0, 'the band goes away');
@@ -265,7 +290,7 @@ test('versions panel: two saves through the editor keep versions; restore one; r
   await edit('three!');
   await editor.getByRole('button', { name: 'Close editor' }).click();
   await editor.waitFor({ state: 'detached' });
-  await eventually('two versions', async () => await versions.count() === 2);
+  await eventually('two versions', async () => (await versions.count()) === 2);
   assert.is(fs.readFileSync(path.join(files(), 'notes.txt'), 'utf8'), 'three!');
   await shot(page, 'versions-desktop');
   // Newest first: [two, one]. Restore "one".
@@ -276,7 +301,7 @@ test('versions panel: two saves through the editor keep versions; restore one; r
   await editor.getByRole('button', { name: 'Close editor' }).click();
   await editor.waitFor({ state: 'detached' });
   // The replaced content ("three!", 6 B) is now a version too; bring it back beside the file.
-  await eventually('three versions', async () => await versions.count() === 3);
+  await eventually('three versions', async () => (await versions.count()) === 3);
   await versions.filter({ hasText: '6 B' }).getByRole('button', { name: 'Restore as copy' }).click();
   await eventually('notes (1).txt made', () => fs.existsSync(path.join(files(), 'notes (1).txt')));
   assert.is(fs.readFileSync(path.join(files(), 'notes (1).txt'), 'utf8'), 'three!');
@@ -294,52 +319,73 @@ test('preferences: "show hidden files" shows a dot-file; the theme is applied an
   await page.getByText('Saved').first().waitFor();
   await page.getByRole('combobox', { name: 'Theme' }).selectOption('dark');
   assert.is(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
-  await eventually('theme on the server', async () => (await api('GET', '/api/settings') as { user: { theme?: string } }).user.theme === 'dark');
+  await eventually(
+    'theme on the server',
+    async () => ((await api('GET', '/api/settings')) as { user: { theme?: string } }).user.theme === 'dark',
+  );
   await shot(page, 'preferences-dark-desktop');
   await openVolume('Files');
   await entry('.hidden.txt').waitFor();
   await page.evaluate(() => localStorage.clear());
   await page.reload();
   await entry('.hidden.txt').waitFor();
-  await eventually('dark after reload, from the server', async () => await page.evaluate(() => document.documentElement.dataset.theme) === 'dark');
+  await eventually(
+    'dark after reload, from the server',
+    async () => (await page.evaluate(() => document.documentElement.dataset.theme)) === 'dark',
+  );
   await shot(page, 'folder-dark-desktop');
   await page.goto(`${server.url}/settings/preferences`);
   await page.getByRole('checkbox', { name: /Show hidden files/ }).uncheck();
   await page.getByRole('combobox', { name: 'Theme' }).selectOption('system');
   assert.is(await page.evaluate(() => document.documentElement.dataset.theme), undefined);
   await eventually('both back on the server', async () => {
-    const u = (await api('GET', '/api/settings') as { user: { theme?: string; showHiddenFiles?: boolean } }).user;
+    const u = ((await api('GET', '/api/settings')) as { user: { theme?: string; showHiddenFiles?: boolean } }).user;
     return u.theme === 'system' && u.showHiddenFiles === false;
   });
 });
 
 test('grid view shows picture thumbnails from /api/thumbnails', async () => {
-  if (!await hasRoute(server.url, 'GET', '/api/thumbnails/{path}') && !await hasRoute(server.url, 'GET', '/api/thumbnails/*')) {
-    const doc = await (await fetch(`${server.url}/api/openapi.json`)).json() as { paths: Record<string, unknown> };
-    assert.ok(Object.keys(doc.paths).some((p) => p.startsWith('/api/thumbnails/')), 'thumbnail route mounted');
+  if (
+    !(await hasRoute(server.url, 'GET', '/api/thumbnails/{path}')) &&
+    !(await hasRoute(server.url, 'GET', '/api/thumbnails/*'))
+  ) {
+    const doc = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    assert.ok(
+      Object.keys(doc.paths).some((p) => p.startsWith('/api/thumbnails/')),
+      'thumbnail route mounted',
+    );
   }
   await page.goto(`${server.url}/files/Files/pics`);
   await page.getByRole('button', { name: 'Show as grid' }).click();
   const img = page.locator('.entry[data-name="pic.png"] img.thumb');
   await img.waitFor();
-  assert.match(await img.getAttribute('src') ?? '', /^\/api\/thumbnails-cache\//);
-  await eventually('the thumbnail decoded', () => img.evaluate((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0));
+  assert.match((await img.getAttribute('src')) ?? '', /^\/api\/thumbnails-cache\//);
+  await eventually('the thumbnail decoded', () =>
+    img.evaluate((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0),
+  );
   await shot(page, 'thumbnails-grid-desktop');
 });
 
 test('folder sizes from the index fill the size column (FOLDER_SIZE_MODE=full)', async () => {
   const cell = page.locator('.entry[data-name="sizes"] .col-size');
-  await eventually('the index knows the folder', async () => {
-    await page.goto(`${server.url}/files/Files`);
-    await entry('sizes').waitFor();
-    await page.waitForTimeout(300);
-    return (await cell.innerText()).trim() === '293 KB';
-  }, 15_000);
+  await eventually(
+    'the index knows the folder',
+    async () => {
+      await page.goto(`${server.url}/files/Files`);
+      await entry('sizes').waitFor();
+      await page.waitForTimeout(300);
+      return (await cell.innerText()).trim() === '293 KB';
+    },
+    15_000,
+  );
   await shot(page, 'folder-sizes-desktop');
 });
 
 test('a slow server shows the "waiting" bar until the answer comes', async () => {
-  await page.route('**/api/browse/**', async (r) => { await new Promise((ok) => setTimeout(ok, 2500)); await r.continue().catch(() => undefined); });
+  await page.route('**/api/browse/**', async (r) => {
+    await new Promise((ok) => setTimeout(ok, 2500));
+    await r.continue().catch(() => undefined);
+  });
   try {
     await entry('docs').dblclick();
     const bar = page.getByRole('status').filter({ hasText: 'Waiting for the server' });
@@ -359,12 +405,23 @@ test('TUS upload: pause stops at an offset the server keeps, resume goes on from
   fs.writeFileSync(gone, Buffer.alloc(20 * 1024 * 1024, 4));
   const tus: { method: string; url: string }[] = [];
   const locations: string[] = [];
-  page.on('request', (r) => { if (r.url().includes('/api/upload/tus')) tus.push({ method: r.method(), url: r.url() }); });
-  page.on('response', (r) => { const l = r.headers().location; if (r.request().method() === 'POST' && r.url().endsWith('/api/upload/tus') && l) locations.push(new URL(l, server.url).href); });
+  page.on('request', (r) => {
+    if (r.url().includes('/api/upload/tus')) tus.push({ method: r.method(), url: r.url() });
+  });
+  page.on('response', (r) => {
+    const l = r.headers().location;
+    if (r.request().method() === 'POST' && r.url().endsWith('/api/upload/tus') && l)
+      locations.push(new URL(l, server.url).href);
+  });
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
   // About 3 MB/s upwards, so there is time to pause and cancel.
-  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 3 * 1024 * 1024 });
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: 3 * 1024 * 1024,
+  });
   const offsetOf = async (url: string) => {
     const res = await context.request.head(url, { headers: { 'Tus-Resumable': '1.0.0' } });
     return { status: res.status(), offset: Number(res.headers()['upload-offset'] ?? NaN) };
@@ -389,14 +446,31 @@ test('TUS upload: pause stops at an offset the server keeps, resume goes on from
     assert.is((await offsetOf(locations[0]!)).offset, paused.offset, 'nothing more arrives while paused');
     await row.getByRole('button', { name: 'Resume' }).click();
     await row.getByRole('button', { name: 'Pause' }).waitFor();
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
-    await page.waitForFunction(() => document.querySelector('.tray .upload.done')?.textContent?.includes('big.bin'), undefined, { timeout: 30_000 });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
+    await page.waitForFunction(
+      () => document.querySelector('.tray .upload.done')?.textContent?.includes('big.bin'),
+      undefined,
+      { timeout: 30_000 },
+    );
     assert.is(fs.statSync(path.join(files(), 'dest', 'big.bin')).size, 20 * 1024 * 1024);
     assert.is(tus.filter((r) => r.method === 'POST').length, 1, 'resumed on the same upload, not started again');
     const patches = tus.filter((r) => r.method === 'PATCH');
-    assert.ok(patches.every((r) => r.url === locations[0]), 'every PATCH went to the one upload URL');
+    assert.ok(
+      patches.every((r) => r.url === locations[0]),
+      'every PATCH went to the one upload URL',
+    );
 
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 3 * 1024 * 1024 });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 3 * 1024 * 1024,
+    });
     chooser = page.waitForEvent('filechooser');
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     await (await chooser).setFiles(gone);
@@ -409,7 +483,14 @@ test('TUS upload: pause stops at an offset the server keeps, resume goes on from
     await eventually('the server forgot it', async () => (await offsetOf(locations[1]!)).status === 404);
     assert.not.ok(fs.existsSync(path.join(files(), 'dest', 'gone.bin')), 'no file placed');
   } finally {
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }).catch(() => undefined);
+    await cdp
+      .send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: -1,
+      })
+      .catch(() => undefined);
     await cdp.detach().catch(() => undefined);
   }
   assert.equal(problems, []);
@@ -434,9 +515,16 @@ test('phone width: new screens fit 360 px', async () => {
     await p.page.goto(`${server.url}/files/Files`);
     await p.page.locator('.entry[data-name="notes.txt"]').click({ button: 'right' });
     await p.page.getByRole('menuitem', { name: 'Details and versions' }).click();
-    const kept = p.page.getByRole('complementary', { name: 'Details of notes.txt' }).getByRole('region', { name: 'Versions' }).locator('li');
+    const kept = p.page
+      .getByRole('complementary', { name: 'Details of notes.txt' })
+      .getByRole('region', { name: 'Versions' })
+      .locator('li');
     await kept.first().waitFor();
-    assert.is(await kept.count(), (await api('GET', '/api/versions?path=Files/notes.txt') as { items: unknown[] }).items.length, 'every kept version listed');
+    assert.is(
+      await kept.count(),
+      ((await api('GET', '/api/versions?path=Files/notes.txt')) as { items: unknown[] }).items.length,
+      'every kept version listed',
+    );
     await shot(p.page, 'versions-phone');
     assert.equal(p.problems, []);
   } finally {

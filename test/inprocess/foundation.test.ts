@@ -22,17 +22,35 @@ test('http layer: malformed JSON, oversized body, schema errors and crashes are 
   const log = createLogger('debug', {}, (l) => lines.push(JSON.parse(l)));
   const routes = [
     route({
-      method: 'POST', path: '/api/echo', access: 'public', tags: ['Test'], summary: 'echo',
-      body: z.object({ name: z.string().min(1), count: z.number().int() }), responses: { 200: 'ok' },
-      handler: ({ body }) => { log.info('echo handled'); return body; },
+      method: 'POST',
+      path: '/api/echo',
+      access: 'public',
+      tags: ['Test'],
+      summary: 'echo',
+      body: z.object({ name: z.string().min(1), count: z.number().int() }),
+      responses: { 200: 'ok' },
+      handler: ({ body }) => {
+        log.info('echo handled');
+        return body;
+      },
     }),
     route({
-      method: 'GET', path: '/api/crash', access: 'public', tags: ['Test'], summary: 'crash', responses: { 200: 'never' },
-      handler: () => { throw new Error('secret detail /srv/private/path'); },
+      method: 'GET',
+      path: '/api/crash',
+      access: 'public',
+      tags: ['Test'],
+      summary: 'crash',
+      responses: { 200: 'never' },
+      handler: () => {
+        throw new Error('secret detail /srv/private/path');
+      },
     }),
   ];
   const server = createHttpServer({
-    routes, log, jsonBodyLimit: 1024, trustProxy: parseTrustProxy('false'),
+    routes,
+    log,
+    jsonBodyLimit: 1024,
+    trustProxy: parseTrustProxy('false'),
     auth: { anonymousCaller: () => null, fromSession: () => null, fromToken: () => null },
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -73,7 +91,10 @@ test('a second instance on the same config folder refuses; a crash-left lock is 
   const log = createLogger('error', {}, () => {});
   const first = createApp(loadConfig(env), { log, uiDir: null });
   try {
-    assert.throws(() => createApp(loadConfig(env), { log, uiDir: null }), (err: Error) => err instanceof InstanceLockError && /already running/.test(err.message));
+    assert.throws(
+      () => createApp(loadConfig(env), { log, uiDir: null }),
+      (err: Error) => err instanceof InstanceLockError && /already running/.test(err.message),
+    );
   } finally {
     await first.close(0);
   }
@@ -95,11 +116,12 @@ test('a failing migration changes nothing and names itself', () => {
   try {
     runMigrations(db, [{ id: 'a/001_first', sql: 'CREATE TABLE first (x INTEGER);' }]);
     assert.throws(
-      () => runMigrations(db, [
-        { id: 'a/001_first', sql: 'CREATE TABLE first (x INTEGER);' },
-        { id: 'a/002_second', sql: 'CREATE TABLE second (x INTEGER);' },
-        { id: 'b/003_broken', sql: 'CREATE TABLE oops (;' },
-      ]),
+      () =>
+        runMigrations(db, [
+          { id: 'a/001_first', sql: 'CREATE TABLE first (x INTEGER);' },
+          { id: 'a/002_second', sql: 'CREATE TABLE second (x INTEGER);' },
+          { id: 'b/003_broken', sql: 'CREATE TABLE oops (;' },
+        ]),
       (err: Error) => err instanceof MigrationError && /b\/003_broken/.test(err.message),
     );
     assert.is(db.get("SELECT name FROM sqlite_master WHERE name = 'second'"), undefined);

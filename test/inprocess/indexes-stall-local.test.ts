@@ -25,20 +25,36 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 test.before(async () => {
   dirs = makeDirs();
   const vol = path.join(dirs.volumes, 'Files');
-  const w = (rel: string, bytes: number) => { fs.mkdirSync(path.dirname(path.join(vol, rel)), { recursive: true }); fs.writeFileSync(path.join(vol, rel), Buffer.alloc(bytes)); };
+  const w = (rel: string, bytes: number) => {
+    fs.mkdirSync(path.dirname(path.join(vol, rel)), { recursive: true });
+    fs.writeFileSync(path.join(vol, rel), Buffer.alloc(bytes));
+  };
   w('Fine/a.bin', 10);
   w('Stuck/b.bin', 20);
   w('Stuck/inner/c.bin', 40);
   w('Other/deep/d.bin', 30);
   hangLog = path.join(dirs.cache, 'hangs.log');
   const env = {
-    HOST: '127.0.0.1', PORT: '0', VOLUME_ROOT: dirs.volumes, CONFIG_DIR: dirs.config, CACHE_DIR: dirs.cache, USER_ROOT: dirs.users,
-    AUTH_MODE: 'disabled', FOLDER_SIZE_MODE: 'full', FOLDER_SIZE_IO_TIMEOUT_MS: String(TIMEOUT_MS), FOLDER_SIZE_FLUSH_MS: '20',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    VOLUME_ROOT: dirs.volumes,
+    CONFIG_DIR: dirs.config,
+    CACHE_DIR: dirs.cache,
+    USER_ROOT: dirs.users,
+    AUTH_MODE: 'disabled',
+    FOLDER_SIZE_MODE: 'full',
+    FOLDER_SIZE_IO_TIMEOUT_MS: String(TIMEOUT_MS),
+    FOLDER_SIZE_FLUSH_MS: '20',
   };
   app = createApp(loadConfig(env), {
-    log: createLogger('debug', {}, (line) => { logs.push(JSON.parse(line)); }),
+    log: createLogger('debug', {}, (line) => {
+      logs.push(JSON.parse(line));
+    }),
     uiDir: null,
-    indexerWorker: { fsModule: new URL('./fixtures/hanging-fs.ts', import.meta.url).href, fsOptions: { hang: 'Stuck', hangMs: HANG_MS, sync: true, hangLog } },
+    indexerWorker: {
+      fsModule: new URL('./fixtures/hanging-fs.ts', import.meta.url).href,
+      fsOptions: { hang: 'Stuck', hangMs: HANG_MS, sync: true, hangLog },
+    },
   });
   const address = await app.listen(0, '127.0.0.1');
   c = new Client(`http://127.0.0.1:${address.port}`);
@@ -68,7 +84,10 @@ test('a hung synchronous read: requests keep answering, the rest of the sizes ar
   }
   assert.ok(figures.indexed, 'the sizes arrived');
   assert.is(figures.sizeBytes, 40, 'everything but the hung folder: Fine (10) + Other/deep (30)');
-  assert.ok(Date.now() - hungAt < HANG_MS - 1000, `sizes arrived ${Date.now() - hungAt} ms after the hang began: the I/O timeout was honoured, the read was not waited for`);
+  assert.ok(
+    Date.now() - hungAt < HANG_MS - 1000,
+    `sizes arrived ${Date.now() - hungAt} ms after the hang began: the I/O timeout was honoured, the read was not waited for`,
+  );
   assert.is((await c.get('/api/folder-size/Files/Other')).json.sizeBytes, 30);
 
   const stalls = logs.filter((l) => /disk stopped answering the indexer/.test(l.msg));
@@ -76,7 +95,8 @@ test('a hung synchronous read: requests keep answering, the rest of the sizes ar
   assert.is(stalls[0].folder, 'Stuck');
   assert.ok(stalls[0].stuckMs >= TIMEOUT_MS);
 
-  const row = (name: string) => app.db.get<{ complete: number }>('SELECT complete FROM idx_entries WHERE name = ? AND is_dir = 1', [name]);
+  const row = (name: string) =>
+    app.db.get<{ complete: number }>('SELECT complete FROM idx_entries WHERE name = ? AND is_dir = 1', [name]);
   assert.is(row('Stuck')?.complete, 0, 'the hung folder is due for a targeted rebuild');
   assert.is(row('')?.complete, 0, 'the volume knows it is incomplete');
   assert.is(row('Fine')?.complete, 1);
@@ -85,7 +105,10 @@ test('a hung synchronous read: requests keep answering, the rest of the sizes ar
 
   // The catalogue still completes (guarded: its read of the hung folder times out on its own).
   for (let i = 0; i < 300 && !logs.some((l) => l.msg === 'index catalogue finished'); i++) await sleep(20);
-  assert.ok(logs.some((l) => l.msg === 'index catalogue finished'), 'the catalogue finished');
+  assert.ok(
+    logs.some((l) => l.msg === 'index catalogue finished'),
+    'the catalogue finished',
+  );
   const found = (await c.get('/api/search?q=d.bin&path=Files')).json;
   assert.ok(JSON.stringify(found).includes('d.bin'), 'names of the rest of the tree are searchable');
 });

@@ -24,13 +24,27 @@ test.before(async () => {
   fs.writeFileSync(path.join(vol, 'Fine', 'a.bin'), Buffer.alloc(10));
   fs.writeFileSync(path.join(vol, 'Stuck', 'b.bin'), Buffer.alloc(20));
   const env = {
-    HOST: '127.0.0.1', PORT: '0', VOLUME_ROOT: dirs.volumes, CONFIG_DIR: dirs.config, CACHE_DIR: dirs.cache, USER_ROOT: dirs.users,
-    AUTH_MODE: 'disabled', FOLDER_SIZE_MODE: 'full', FOLDER_SIZE_IO_TIMEOUT_MS: '100', FOLDER_SIZE_MAX_STALLED_IO: '1', FOLDER_SIZE_FLUSH_MS: '20',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    VOLUME_ROOT: dirs.volumes,
+    CONFIG_DIR: dirs.config,
+    CACHE_DIR: dirs.cache,
+    USER_ROOT: dirs.users,
+    AUTH_MODE: 'disabled',
+    FOLDER_SIZE_MODE: 'full',
+    FOLDER_SIZE_IO_TIMEOUT_MS: '100',
+    FOLDER_SIZE_MAX_STALLED_IO: '1',
+    FOLDER_SIZE_FLUSH_MS: '20',
   };
   app = createApp(loadConfig(env), {
-    log: createLogger('debug', {}, (line) => { logs.push(JSON.parse(line)); }),
+    log: createLogger('debug', {}, (line) => {
+      logs.push(JSON.parse(line));
+    }),
     uiDir: null,
-    indexerWorker: { fsModule: new URL('./fixtures/hanging-fs.ts', import.meta.url).href, fsOptions: { hang: 'Stuck', hangMs: 2500 } },
+    indexerWorker: {
+      fsModule: new URL('./fixtures/hanging-fs.ts', import.meta.url).href,
+      fsOptions: { hang: 'Stuck', hangMs: 2500 },
+    },
   });
   const address = await app.listen(0, '127.0.0.1');
   c = new Client(`http://127.0.0.1:${address.port}`);

@@ -13,24 +13,45 @@ import { reply, route } from '../../src/http/route.ts';
 import { createHttpServer } from '../../src/http/server.ts';
 import { Client, envelope } from '../support/client.ts';
 
-type Events = { start: { total: number }; progress: { done: number }; error: { message: string; statusCode: number; code: string }; done: { total: number } };
+type Events = {
+  start: { total: number };
+  progress: { done: number };
+  error: { message: string; statusCode: number; code: string };
+  done: { total: number };
+};
 
 async function serve() {
   let streamAborted: Promise<boolean> | undefined;
   const routes = [
     route({
-      method: 'GET', path: '/api/things/:id/*', access: 'public', tags: ['Test'], summary: 'a thing',
+      method: 'GET',
+      path: '/api/things/:id/*',
+      access: 'public',
+      tags: ['Test'],
+      summary: 'a thing',
       params: z.object({ id: z.string().regex(/^\d+$/).transform(Number), path: z.string() }),
       responses: { 200: { description: 'the thing', schema: z.object({ id: z.number(), path: z.string() }) } },
       handler: ({ params }) => ({ id: params.id, path: params.path }),
     }),
     route({
-      method: 'GET', path: '/api/tagged', access: 'public', tags: ['Test'], summary: 'etag',
+      method: 'GET',
+      path: '/api/tagged',
+      access: 'public',
+      tags: ['Test'],
+      summary: 'etag',
       responses: { 200: { description: 'x', schema: z.object({ ok: z.boolean() }) }, 304: 'unchanged' },
-      handler: ({ req }) => (isNotModified(req, { etag: '"v1"' }) ? reply(304, undefined, { ETag: '"v1"' }) : reply(200, { ok: true }, { ETag: '"v1"' })),
+      handler: ({ req }) =>
+        isNotModified(req, { etag: '"v1"' })
+          ? reply(304, undefined, { ETag: '"v1"' })
+          : reply(200, { ok: true }, { ETag: '"v1"' }),
     }),
     route({
-      method: 'POST', path: '/api/stream', access: 'public', tags: ['Test'], summary: 'ndjson', query: z.object({ n: z.coerce.number().default(3), fail: z.string().optional() }),
+      method: 'POST',
+      path: '/api/stream',
+      access: 'public',
+      tags: ['Test'],
+      summary: 'ndjson',
+      query: z.object({ n: z.coerce.number().default(3), fail: z.string().optional() }),
       responses: { 200: { description: 'events', contentType: 'application/x-ndjson' } },
       handler: async ({ res, query }) => {
         const stream = openEventStream<Events>(res);
@@ -46,7 +67,10 @@ async function serve() {
     }),
   ];
   const server = createHttpServer({
-    routes, log: silentLogger, jsonBodyLimit: 1024, trustProxy: parseTrustProxy('false'),
+    routes,
+    log: silentLogger,
+    jsonBodyLimit: 1024,
+    trustProxy: parseTrustProxy('false'),
     auth: { anonymousCaller: () => null, fromSession: () => null, fromToken: () => null },
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -75,11 +99,15 @@ test('path parameters: validated and transformed by the row schema; a bad one is
 test('conditional GET: strong, weak, lists and * give 304; others 200', async () => {
   const { server, c } = await serve();
   try {
-    for (const inm of ['"v1"', 'W/"v1"', '"x", "v1"', '"a,b", W/"v1"', '*']) assert.is((await c.request('GET', '/api/tagged', undefined, { 'if-none-match': inm })).status, 304, inm);
-    for (const inm of ['"v2"', '"v1x"', 'v1']) assert.is((await c.request('GET', '/api/tagged', undefined, { 'if-none-match': inm })).status, 200, inm);
+    for (const inm of ['"v1"', 'W/"v1"', '"x", "v1"', '"a,b", W/"v1"', '*'])
+      assert.is((await c.request('GET', '/api/tagged', undefined, { 'if-none-match': inm })).status, 304, inm);
+    for (const inm of ['"v2"', '"v1x"', 'v1'])
+      assert.is((await c.request('GET', '/api/tagged', undefined, { 'if-none-match': inm })).status, 200, inm);
     assert.equal(parseEtagList('"a,b" , W/"c",*'), ['"a,b"', 'W/"c"', '*']);
     assert.ok(etagMatches('W/"q"', '"q"') && etagMatches('"q"', 'W/"q"'));
-    const req = { headers: { 'if-modified-since': new Date(2_000_000_000_000).toUTCString() } } as unknown as http.IncomingMessage;
+    const req = {
+      headers: { 'if-modified-since': new Date(2_000_000_000_000).toUTCString() },
+    } as unknown as http.IncomingMessage;
     assert.ok(isNotModified(req, { etag: '"z"', lastModified: new Date(1_999_999_999_000).toUTCString() }));
     assert.not.ok(isNotModified(req, { etag: '"z"', lastModified: new Date(2_000_000_100_000).toUTCString() }));
   } finally {
@@ -92,13 +120,30 @@ test('NDJSON stream: start, progress, done framing; a final error event; the str
   try {
     const ok = await c.request('POST', '/api/stream?n=2');
     assert.is(ok.headers.get('content-type'), 'application/x-ndjson; charset=utf-8');
-    assert.equal(ok.text.trim().split('\n').map((l) => JSON.parse(l)), [{ type: 'start', total: 2 }, { type: 'progress', done: 1 }, { type: 'progress', done: 2 }, { type: 'done', total: 2 }]);
-    const failed = (await c.request('POST', '/api/stream?n=1&fail=1')).text.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(
+      ok.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+      [
+        { type: 'start', total: 2 },
+        { type: 'progress', done: 1 },
+        { type: 'progress', done: 2 },
+        { type: 'done', total: 2 },
+      ],
+    );
+    const failed = (await c.request('POST', '/api/stream?n=1&fail=1')).text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(failed.at(-1), { type: 'error', message: 'The volume is full.', statusCode: 507, code: 'NO_SPACE' });
     // A client that reads the first line and hangs up: the writer aborts instead of writing on.
     await new Promise<void>((resolve, reject) => {
       const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/api/stream?n=100000' }, (res) => {
-        res.once('data', () => { req.destroy(); resolve(); });
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
       });
       req.on('error', () => {});
       req.end();

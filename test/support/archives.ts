@@ -23,27 +23,50 @@ export function sevenZipTool(): string {
   throw new Error('7-Zip is not installed (Debian package 7zip): the 7z tests cannot run');
 }
 
-export async function yazlZip(file: string, entries: { name: string; data?: Buffer | string; dir?: boolean; compress?: boolean; mode?: number }[], zip64 = false): Promise<void> {
+export async function yazlZip(
+  file: string,
+  entries: { name: string; data?: Buffer | string; dir?: boolean; compress?: boolean; mode?: number }[],
+  zip64 = false,
+): Promise<void> {
   const z = new yazl.ZipFile();
   for (const e of entries) {
     if (e.dir) z.addEmptyDirectory(e.name, {});
-    else z.addBuffer(Buffer.from(e.data ?? ''), e.name, { compress: e.compress ?? true, forceZip64Format: zip64, ...(e.mode ? { mode: e.mode } : {}) });
+    else
+      z.addBuffer(Buffer.from(e.data ?? ''), e.name, {
+        compress: e.compress ?? true,
+        forceZip64Format: zip64,
+        ...(e.mode ? { mode: e.mode } : {}),
+      });
   }
   z.end((zip64 ? { forceZip64Format: true } : {}) as Parameters<typeof z.end>[0]);
   await pipeline(z.outputStream, fs.createWriteStream(file));
 }
 
-export async function tarFile(file: string, entries: (Partial<Header> & { name: string; data?: Buffer | string })[]): Promise<void> {
+export async function tarFile(
+  file: string,
+  entries: (Partial<Header> & { name: string; data?: Buffer | string })[],
+): Promise<void> {
   const pack = tar.pack();
   const done = pipeline(pack, fs.createWriteStream(file));
   for (const { data, ...h } of entries) {
-    await new Promise<void>((resolve, reject) => pack.entry({ mtime: new Date('2024-05-01T10:00:00Z'), ...h }, data === undefined ? '' : Buffer.from(data), (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      pack.entry(
+        { mtime: new Date('2024-05-01T10:00:00Z'), ...h },
+        data === undefined ? '' : Buffer.from(data),
+        (err) => (err ? reject(err) : resolve()),
+      ),
+    );
   }
   pack.finalize();
   await done;
 }
 
-export const archiveFile = (real: string): ArchiveFile => ({ root: path.dirname(real), real, path: `vol/${path.basename(real)}`, name: path.basename(real) });
+export const archiveFile = (real: string): ArchiveFile => ({
+  root: path.dirname(real),
+  real,
+  path: `vol/${path.basename(real)}`,
+  name: path.basename(real),
+});
 
 export const service = (over: Partial<ConstructorParameters<typeof ArchiveService>[0]> = {}) =>
   new ArchiveService({ maxEntries: 200_000, maxBrowsableSize: 2 * 1024 ** 3, ...over });
@@ -60,8 +83,10 @@ export function tree(dir: string): Record<string, string> {
   const walk = (rel: string) => {
     for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) { out[`${r}/`] = ''; walk(r); }
-      else if (e.isSymbolicLink()) out[r] = `-> ${fs.readlinkSync(path.join(dir, r))}`;
+      if (e.isDirectory()) {
+        out[`${r}/`] = '';
+        walk(r);
+      } else if (e.isSymbolicLink()) out[r] = `-> ${fs.readlinkSync(path.join(dir, r))}`;
       else out[r] = fs.readFileSync(path.join(dir, r)).toString('latin1');
     }
   };
@@ -79,9 +104,11 @@ export function patchZipNames(file: string, renames: Record<string, string>, cle
   const bytes = fs.readFileSync(file);
   for (let i = 0; i + 4 < bytes.length; i++) {
     const sig = bytes.readUInt32LE(i);
-    const local = sig === 0x04034b50, central = sig === 0x02014b50;
+    const local = sig === 0x04034b50,
+      central = sig === 0x02014b50;
     if (!local && !central) continue;
-    const nameAt = i + (local ? 30 : 46), nameLen = bytes.readUInt16LE(i + (local ? 26 : 28));
+    const nameAt = i + (local ? 30 : 46),
+      nameLen = bytes.readUInt16LE(i + (local ? 26 : 28));
     const to = renames[bytes.toString('latin1', nameAt, nameAt + nameLen)];
     if (to === undefined) continue;
     Buffer.from(to, 'latin1').copy(bytes, nameAt);
@@ -102,7 +129,10 @@ export async function rejects(p: Promise<unknown>, check: (err: any) => boolean,
     err = e;
   }
   if (err === undefined) throw new Error(`expected a rejection${message ? `: ${message}` : ''}`);
-  if (!check(err)) throw new Error(`unexpected rejection${message ? ` (${message})` : ''}: ${(err as any)?.status} ${(err as Error)?.message}`);
+  if (!check(err))
+    throw new Error(
+      `unexpected rejection${message ? ` (${message})` : ''}: ${(err as any)?.status} ${(err as Error)?.message}`,
+    );
 }
 
 /** `count` small files in 100 folders, zipped by Debian's zip (stored, no folder entries). */

@@ -10,9 +10,16 @@ function must(answer: { status: number; text: string }, what: string, ...ok: num
 }
 
 /** Creates the first administrator and returns a client signed in as it. */
-export async function setupAdmin(server: TestServer, opts: { email?: string; username?: string; password?: string } = {}): Promise<Client> {
+export async function setupAdmin(
+  server: TestServer,
+  opts: { email?: string; username?: string; password?: string } = {},
+): Promise<Client> {
   const client = new Client(server.url);
-  const answer = await client.post('/api/auth/setup', { email: opts.email ?? ADMIN.email, username: opts.username ?? ADMIN.username, password: opts.password ?? ADMIN.password });
+  const answer = await client.post('/api/auth/setup', {
+    email: opts.email ?? ADMIN.email,
+    username: opts.username ?? ADMIN.username,
+    password: opts.password ?? ADMIN.password,
+  });
   must(answer, 'setup', 201);
   return client;
 }
@@ -25,9 +32,16 @@ export async function signIn(server: TestServer, identifier: string, password: s
 }
 
 /** Creates an account through the administration route and returns a client signed in as it. */
-export async function createUser(admin: Client, server: TestServer, opts: { username: string; password: string; email?: string; roles?: string[]; displayName?: string }): Promise<Client> {
+export async function createUser(
+  admin: Client,
+  server: TestServer,
+  opts: { username: string; password: string; email?: string; roles?: string[]; displayName?: string },
+): Promise<Client> {
   const answer = await admin.post('/api/users', {
-    email: opts.email ?? `${opts.username.toLowerCase()}@example.org`, username: opts.username, password: opts.password, roles: opts.roles ?? [],
+    email: opts.email ?? `${opts.username.toLowerCase()}@example.org`,
+    username: opts.username,
+    password: opts.password,
+    roles: opts.roles ?? [],
     ...(opts.displayName ? { displayName: opts.displayName } : {}),
   });
   must(answer, `create user ${opts.username}`, 201);
@@ -35,8 +49,17 @@ export async function createUser(admin: Client, server: TestServer, opts: { user
 }
 
 /** Issues an API token for the signed-in client and returns its secret. */
-export async function issueToken(client: Client, scope: 'read' | 'write', opts: { password?: string; name?: string; expiresInDays?: number | null } = {}): Promise<string> {
-  const answer = await client.post('/api/auth/tokens', { name: opts.name ?? `${scope} token`, scope, expiresInDays: opts.expiresInDays ?? null, password: opts.password ?? ADMIN.password });
+export async function issueToken(
+  client: Client,
+  scope: 'read' | 'write',
+  opts: { password?: string; name?: string; expiresInDays?: number | null } = {},
+): Promise<string> {
+  const answer = await client.post('/api/auth/tokens', {
+    name: opts.name ?? `${scope} token`,
+    scope,
+    expiresInDays: opts.expiresInDays ?? null,
+    password: opts.password ?? ADMIN.password,
+  });
   must(answer, 'issue token', 201);
   return answer.json.secret as string;
 }

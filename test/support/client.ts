@@ -21,7 +21,12 @@ export class Client {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
-  async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Answer<T>> {
     const h: Record<string, string> = { accept: 'application/json', ...headers };
     if (this.cookies.size) h.cookie = this.cookieHeader;
     if (this.bearer) h.authorization = `Bearer ${this.bearer}`;
@@ -39,7 +44,10 @@ export class Client {
     } catch (err) {
       // fetch says only "fetch failed"; the reason (reset, refused, …) is in its cause.
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(`${method} ${path}: ${(err as Error).message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`, { cause: err });
+      throw new Error(
+        `${method} ${path}: ${(err as Error).message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`,
+        { cause: err },
+      );
     }
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
@@ -51,23 +59,45 @@ export class Client {
     }
     const text = await res.text();
     let json: any;
-    try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
     return { status: res.status, headers: res.headers, text, json };
   }
 
-  get<T = any>(path: string, headers?: Record<string, string>) { return this.request<T>('GET', path, undefined, headers); }
-  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>) { return this.request<T>('POST', path, body ?? {}, headers); }
-  put<T = any>(path: string, body?: unknown, headers?: Record<string, string>) { return this.request<T>('PUT', path, body ?? {}, headers); }
-  patch<T = any>(path: string, body?: unknown, headers?: Record<string, string>) { return this.request<T>('PATCH', path, body ?? {}, headers); }
-  delete<T = any>(path: string, body?: unknown, headers?: Record<string, string>) { return this.request<T>('DELETE', path, body, headers); }
+  get<T = any>(path: string, headers?: Record<string, string>) {
+    return this.request<T>('GET', path, undefined, headers);
+  }
+  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
+    return this.request<T>('POST', path, body ?? {}, headers);
+  }
+  put<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
+    return this.request<T>('PUT', path, body ?? {}, headers);
+  }
+  patch<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
+    return this.request<T>('PATCH', path, body ?? {}, headers);
+  }
+  delete<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
+    return this.request<T>('DELETE', path, body, headers);
+  }
 }
 
 /** Asserts the spec's error envelope and returns it. */
 export function envelope(answer: Answer): { message: string; statusCode: number; requestId: string; code?: string } {
   const e = answer.json?.error;
-  if (answer.json?.success !== false || !e || typeof e.message !== 'string' || e.statusCode !== answer.status || typeof e.requestId !== 'string' || !e.requestId) {
+  if (
+    answer.json?.success !== false ||
+    !e ||
+    typeof e.message !== 'string' ||
+    e.statusCode !== answer.status ||
+    typeof e.requestId !== 'string' ||
+    !e.requestId
+  ) {
     throw new Error(`not an error envelope (status ${answer.status}): ${answer.text.slice(0, 300)}`);
   }
-  if (answer.headers.get('x-request-id') !== e.requestId) throw new Error('X-Request-Id does not match the envelope requestId');
+  if (answer.headers.get('x-request-id') !== e.requestId)
+    throw new Error('X-Request-Id does not match the envelope requestId');
   return e;
 }

@@ -15,7 +15,15 @@ import { loadMigrations, runMigrations } from '../../src/db/migrations.ts';
 import type { Logger } from '../../src/core/log.ts';
 import { SettingsService } from '../../src/settings/service.ts';
 
-export const quietLog = { debug() {}, info() {}, warn() {}, error() {}, child() { return quietLog; } } as unknown as Logger;
+export const quietLog = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child() {
+    return quietLog;
+  },
+} as unknown as Logger;
 
 export interface IdentityKit {
   dir: string;
@@ -30,7 +38,10 @@ export interface IdentityKit {
   auth: AuthService;
   /** Lets auth ask the given second factor (set before sign-ins that should see it). */
   useSecondFactor(factor: SecondFactor): void;
-  addUser(username: string, opts?: { password?: string | null; email?: string | null; admin?: boolean }): Promise<string>;
+  addUser(
+    username: string,
+    opts?: { password?: string | null; email?: string | null; admin?: boolean },
+  ): Promise<string>;
   activityRows(action?: string): { action: string; outcome: string; userId: string | null; detail: unknown }[];
   close(): void;
 }
@@ -39,7 +50,12 @@ export async function identityKit(env: Record<string, string> = {}): Promise<Ide
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-identity-'));
   const configDir = path.join(dir, 'config');
   fs.mkdirSync(configDir, { recursive: true });
-  const config = loadConfig({ CONFIG_DIR: configDir, VOLUME_ROOT: path.join(dir, 'volumes'), CACHE_DIR: path.join(dir, 'cache'), ...env });
+  const config = loadConfig({
+    CONFIG_DIR: configDir,
+    VOLUME_ROOT: path.join(dir, 'volumes'),
+    CACHE_DIR: path.join(dir, 'cache'),
+    ...env,
+  });
   const db = new Database(path.join(configDir, 'burrow.db'));
   runMigrations(db, loadMigrations());
   const users = new UsersStore(db);
@@ -51,13 +67,26 @@ export async function identityKit(env: Record<string, string> = {}): Promise<Ide
   const deps: ConstructorParameters<typeof AuthService>[0] = { config, db, users, sessions, limits, activity };
   const auth = new AuthService(deps);
   return {
-    dir, configDir, config, db, users, sessions, limits, settings, activity, auth,
-    useSecondFactor(factor) { deps.secondFactor = factor; },
+    dir,
+    configDir,
+    config,
+    db,
+    users,
+    sessions,
+    limits,
+    settings,
+    activity,
+    auth,
+    useSecondFactor(factor) {
+      deps.secondFactor = factor;
+    },
     async addUser(username, opts = {}) {
       const password = opts.password === undefined ? `${username}-password` : opts.password;
       const row = users.insert({
-        username, email: opts.email === undefined ? `${username}@example.org` : opts.email,
-        passwordHash: password ? await hashPassword(password) : null, roles: opts.admin ? ['admin'] : ['user'],
+        username,
+        email: opts.email === undefined ? `${username}@example.org` : opts.email,
+        passwordHash: password ? await hashPassword(password) : null,
+        roles: opts.admin ? ['admin'] : ['user'],
       });
       return row.id;
     },

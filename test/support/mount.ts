@@ -4,7 +4,10 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 
-export interface Mounted { readonly dir: string; unmount(): void }
+export interface Mounted {
+  readonly dir: string;
+  unmount(): void;
+}
 
 /** Mounts a fresh tmpfs of `size` (e.g. `2m`, `256m`) at `dir`, created if missing. */
 export function mountTmpfs(dir: string, size: string): Mounted {

@@ -9,7 +9,14 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, importJWK, SignJWT, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import Provider from 'oidc-provider';
 
-export interface IdpAccount { email?: string; email_verified?: boolean; name?: string; preferred_username?: string; groups?: string[]; roles?: string[] }
+export interface IdpAccount {
+  email?: string;
+  email_verified?: boolean;
+  name?: string;
+  preferred_username?: string;
+  groups?: string[];
+  roles?: string[];
+}
 export type TokenMode = 'pass' | 'wrong-key' | 'unsigned' | 'bad-nonce' | 'slow' | 'error';
 export type UserinfoMode = 'pass' | 'other-subject';
 
@@ -30,7 +37,9 @@ export interface TestIdp {
 }
 
 function listen(server: http.Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 }
 
 async function body(req: http.IncomingMessage): Promise<Buffer> {
@@ -53,10 +62,24 @@ export async function startIdp(redirectUris: string[]): Promise<TestIdp> {
     userinfoMode: 'pass' as UserinfoMode,
   };
   const provider = new Provider(issuer, {
-    clients: [{ client_id: 'burrow', client_secret: 'burrow-secret', redirect_uris: redirectUris, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }],
+    clients: [
+      {
+        client_id: 'burrow',
+        client_secret: 'burrow-secret',
+        redirect_uris: redirectUris,
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
     jwks: { keys: [signingJwk] },
     scopes: ['openid', 'email', 'profile', 'groups'],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'], groups: ['groups', 'roles'] },
+    claims: {
+      openid: ['sub'],
+      email: ['email', 'email_verified'],
+      profile: ['name', 'preferred_username'],
+      groups: ['groups', 'roles'],
+    },
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
@@ -65,13 +88,21 @@ export async function startIdp(redirectUris: string[]): Promise<TestIdp> {
     async findAccount(_ctx: unknown, id: string) {
       const account = state.accounts.get(id);
       if (!account) return undefined;
-      return { accountId: id, async claims() { return { sub: id, ...account }; } };
+      return {
+        accountId: id,
+        async claims() {
+          return { sub: id, ...account };
+        },
+      };
     },
     // First-party client: no consent screen.
     async loadExistingGrant(ctx: any) {
       const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);
       if (grantId) return ctx.oidc.provider.Grant.find(grantId);
-      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
+      const grant = new ctx.oidc.provider.Grant({
+        clientId: ctx.oidc.client.clientId,
+        accountId: ctx.oidc.session.accountId,
+      });
       grant.addOIDCScope('openid email profile groups');
       await grant.save();
       return grant;
@@ -80,8 +111,12 @@ export async function startIdp(redirectUris: string[]): Promise<TestIdp> {
   const callback = provider.callback();
   server.on('request', (req, res) => {
     if (req.url?.startsWith('/interaction/')) {
-      provider.interactionFinished(req, res, { login: { accountId: state.nextAccount } }, { mergeWithLastSubmission: false })
-        .catch((err: Error) => { res.statusCode = 500; res.end(err.message); });
+      provider
+        .interactionFinished(req, res, { login: { accountId: state.nextAccount } }, { mergeWithLastSubmission: false })
+        .catch((err: Error) => {
+          res.statusCode = 500;
+          res.end(err.message);
+        });
       return;
     }
     callback(req, res);
@@ -96,58 +131,106 @@ export async function startIdp(redirectUris: string[]): Promise<TestIdp> {
     }
     const key = mode === 'wrong-key' ? otherKey : await importJWK(signingJwk, 'RS256');
     return new SignJWT({ ...payload, ...(mode === 'bad-nonce' ? { nonce: 'not-the-nonce' } : {}) })
-      .setProtectedHeader({ alg: 'RS256', kid: header.kid ?? 'k1' }).sign(key);
+      .setProtectedHeader({ alg: 'RS256', kid: header.kid ?? 'k1' })
+      .sign(key);
   };
 
   // The token endpoint, spoiled as the test asks.
   const tokenProxy = http.createServer((req, res) => {
-    spoilToken(req, res).catch((err: Error) => { if (!res.headersSent) res.writeHead(502).end(err.message); else res.destroy(); });
+    spoilToken(req, res).catch((err: Error) => {
+      if (!res.headersSent) res.writeHead(502).end(err.message);
+      else res.destroy();
+    });
   });
   const spoilToken = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const sent = await body(req);
     if (state.tokenMode === 'slow') await new Promise((r) => setTimeout(r, 4000));
     if (state.tokenMode === 'error') {
-      res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: 'server_error', error_description: 'the provider broke' }));
+      res
+        .writeHead(500, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ error: 'server_error', error_description: 'the provider broke' }));
       return;
     }
-    const upstream = await fetch(`${issuer}/token`, { method: 'POST', body: new Uint8Array(sent), headers: { 'Content-Type': String(req.headers['content-type']), Authorization: String(req.headers.authorization ?? '') } });
-    const json = await upstream.json() as Record<string, unknown>;
-    if (typeof json.id_token === 'string' && state.tokenMode !== 'pass') json.id_token = await resign(json.id_token, state.tokenMode);
-    res.writeHead(upstream.status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(JSON.stringify(json));
+    const upstream = await fetch(`${issuer}/token`, {
+      method: 'POST',
+      body: new Uint8Array(sent),
+      headers: {
+        'Content-Type': String(req.headers['content-type']),
+        Authorization: String(req.headers.authorization ?? ''),
+      },
+    });
+    const json = (await upstream.json()) as Record<string, unknown>;
+    if (typeof json.id_token === 'string' && state.tokenMode !== 'pass')
+      json.id_token = await resign(json.id_token, state.tokenMode);
+    res
+      .writeHead(upstream.status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
+      .end(JSON.stringify(json));
   };
   const tokenProxyUrl = `${await listen(tokenProxy)}/token`;
 
   const userinfoProxy = http.createServer((req, res) => {
-    spoilUserinfo(req, res).catch((err: Error) => { if (!res.headersSent) res.writeHead(502).end(err.message); else res.destroy(); });
+    spoilUserinfo(req, res).catch((err: Error) => {
+      if (!res.headersSent) res.writeHead(502).end(err.message);
+      else res.destroy();
+    });
   });
   const spoilUserinfo = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const upstream = await fetch(`${issuer}/me`, { headers: { Authorization: String(req.headers.authorization ?? '') } });
-    const json = await upstream.json() as Record<string, unknown>;
+    const upstream = await fetch(`${issuer}/me`, {
+      headers: { Authorization: String(req.headers.authorization ?? '') },
+    });
+    const json = (await upstream.json()) as Record<string, unknown>;
     if (state.userinfoMode === 'other-subject') json.sub = 'somebody-else';
     res.writeHead(upstream.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(json));
   };
   const userinfoProxyUrl = `${await listen(userinfoProxy)}/me`;
 
   return {
-    issuer, clientId: 'burrow', clientSecret: 'burrow-secret', tokenProxyUrl, userinfoProxyUrl,
-    get accounts() { return state.accounts; },
-    get nextAccount() { return state.nextAccount; }, set nextAccount(v) { state.nextAccount = v; },
-    get tokenMode() { return state.tokenMode; }, set tokenMode(v) { state.tokenMode = v; },
-    get userinfoMode() { return state.userinfoMode; }, set userinfoMode(v) { state.userinfoMode = v; },
+    issuer,
+    clientId: 'burrow',
+    clientSecret: 'burrow-secret',
+    tokenProxyUrl,
+    userinfoProxyUrl,
+    get accounts() {
+      return state.accounts;
+    },
+    get nextAccount() {
+      return state.nextAccount;
+    },
+    set nextAccount(v) {
+      state.nextAccount = v;
+    },
+    get tokenMode() {
+      return state.tokenMode;
+    },
+    set tokenMode(v) {
+      state.tokenMode = v;
+    },
+    get userinfoMode() {
+      return state.userinfoMode;
+    },
+    set userinfoMode(v) {
+      state.userinfoMode = v;
+    },
     async browse(start, stopAt) {
       // A fresh browser each time, so the login step (and its account) runs every time.
       const cookies = new Map<string, string>();
       let url = new URL(start);
       for (let hop = 0; hop < 20; hop++) {
         if (url.href.startsWith(stopAt)) return url;
-        const res = await fetch(url, { redirect: 'manual', headers: { Cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+        const res = await fetch(url, {
+          redirect: 'manual',
+          headers: { Cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+        });
         for (const line of res.headers.getSetCookie()) {
           const [pair] = line.split(';');
           const eq = pair!.indexOf('=');
           cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
         }
         const location = res.headers.get('location');
-        if (!location) throw new Error(`the provider stopped at ${url.href} with ${res.status}: ${(await res.text()).slice(0, 300)}`);
+        if (!location)
+          throw new Error(
+            `the provider stopped at ${url.href} with ${res.status}: ${(await res.text()).slice(0, 300)}`,
+          );
         await res.arrayBuffer().catch(() => undefined);
         url = new URL(location, url);
       }

@@ -21,7 +21,13 @@ import { sandbox, type Sandbox } from '../binary/harness.ts';
 export type ServerMode = 'source' | 'executable';
 export const serverMode: ServerMode = process.env.BURROW_TEST_SERVER === 'executable' ? 'executable' : 'source';
 
-export interface TestDirs { root: string; volumes: string; config: string; cache: string; users: string }
+export interface TestDirs {
+  root: string;
+  volumes: string;
+  config: string;
+  cache: string;
+  users: string;
+}
 
 export interface TestServer {
   readonly url: string;
@@ -49,7 +55,13 @@ export interface TestServer {
 
 export function makeDirs(prefix = 'burrow-test-'): TestDirs {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  const dirs = { root, volumes: path.join(root, 'volumes'), config: path.join(root, 'config'), cache: path.join(root, 'cache'), users: path.join(root, 'users') };
+  const dirs = {
+    root,
+    volumes: path.join(root, 'volumes'),
+    config: path.join(root, 'config'),
+    cache: path.join(root, 'cache'),
+    users: path.join(root, 'users'),
+  };
   fs.mkdirSync(dirs.volumes, { recursive: true });
   return dirs;
 }
@@ -60,24 +72,34 @@ interface Instance {
   stop(): Promise<void>;
 }
 
-export async function startServer(options: { env?: Record<string, string>; dirs?: TestDirs; volumes?: string[]; uiDir?: string | null } = {}): Promise<TestServer> {
+export async function startServer(
+  options: { env?: Record<string, string>; dirs?: TestDirs; volumes?: string[]; uiDir?: string | null } = {},
+): Promise<TestServer> {
   const dirs = options.dirs ?? makeDirs();
   for (const v of options.volumes ?? ['Files']) fs.mkdirSync(path.join(dirs.volumes, v), { recursive: true });
   const logs: Record<string, any>[] = [];
   let env: Record<string, string> = {
-    HOST: '127.0.0.1', PORT: '0', VOLUME_ROOT: dirs.volumes, CONFIG_DIR: dirs.config, CACHE_DIR: dirs.cache, USER_ROOT: dirs.users,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    VOLUME_ROOT: dirs.volumes,
+    CONFIG_DIR: dirs.config,
+    CACHE_DIR: dirs.cache,
+    USER_ROOT: dirs.users,
     ...options.env,
   };
   let app: App | undefined;
-  const boot = serverMode === 'executable'
-    ? (port: number) => bootExecutable(dirs, { ...env, PORT: String(port) }, logs)
-    : async (port: number): Promise<Instance> => {
-      const log: Logger = createLogger('debug', {}, (line) => { logs.push(JSON.parse(line)); });
-      const a = createApp(loadConfig(env), { log, uiDir: options.uiDir ?? null });
-      app = a;
-      const address = await a.listen(port, '127.0.0.1');
-      return { port: address.port, stop: () => a.close(1000) };
-    };
+  const boot =
+    serverMode === 'executable'
+      ? (port: number) => bootExecutable(dirs, { ...env, PORT: String(port) }, logs)
+      : async (port: number): Promise<Instance> => {
+          const log: Logger = createLogger('debug', {}, (line) => {
+            logs.push(JSON.parse(line));
+          });
+          const a = createApp(loadConfig(env), { log, uiDir: options.uiDir ?? null });
+          app = a;
+          const address = await a.listen(port, '127.0.0.1');
+          return { port: address.port, stop: () => a.close(1000) };
+        };
   let current: Instance | null = await boot(0);
   let port = current.port;
   const stop = async () => {
@@ -92,7 +114,10 @@ export async function startServer(options: { env?: Record<string, string>; dirs?
   };
   const url = `http://127.0.0.1:${port}`;
   return {
-    url, mode: serverMode, dirs, logs,
+    url,
+    mode: serverMode,
+    dirs,
+    logs,
     async settleLogs() {
       if (serverMode === 'source' || !current) return;
       // Lines arrive through a pipe: the line of a request made now comes after every
@@ -102,14 +127,19 @@ export async function startServer(options: { env?: Record<string, string>; dirs?
       const id = res.headers.get('x-request-id');
       const deadline = Date.now() + 10_000;
       while (!logs.some((l) => l.msg === 'request' && l.requestId === id)) {
-        if (Date.now() > deadline) throw new Error('the server did not log the request of settleLogs() within 10 s (is LOG_LEVEL debug?)');
+        if (Date.now() > deadline)
+          throw new Error('the server did not log the request of settleLogs() within 10 s (is LOG_LEVEL debug?)');
         await new Promise((r) => setTimeout(r, 10));
       }
     },
     async routes() {
       if (serverMode === 'source') return app!.routes.map((r) => ({ method: r.method, path: openApiPath(r.path) }));
-      const doc = await (await fetch(`${url}/api/openapi.json`)).json() as { paths: Record<string, Record<string, unknown>> };
-      return Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path: p })));
+      const doc = (await (await fetch(`${url}/api/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, unknown>>;
+      };
+      return Object.entries(doc.paths).flatMap(([p, ops]) =>
+        Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path: p })),
+      );
     },
     async withDatabase(fn) {
       await stop();
@@ -162,7 +192,11 @@ process.on('exit', () => {
  * both modes. Its output goes to `logs` (JSON lines); anything else is kept for the error
  * that reports an unexpected exit, which fails the test at `close()`.
  */
-async function bootExecutable(dirs: TestDirs, env: Record<string, string>, logs: Record<string, any>[]): Promise<Instance> {
+async function bootExecutable(
+  dirs: TestDirs,
+  env: Record<string, string>,
+  logs: Record<string, any>[],
+): Promise<Instance> {
   box ??= sandbox();
   const child = spawn(box.binary, [], {
     cwd: dirs.root,
@@ -179,17 +213,28 @@ async function bootExecutable(dirs: TestDirs, env: Record<string, string>, logs:
     partial = lines.pop()!;
     for (const line of lines) {
       let parsed: Record<string, any> | undefined;
-      try { parsed = JSON.parse(line); } catch { /* not a log line */ }
-      if (!parsed || typeof parsed !== 'object') { other += line + '\n'; continue; }
+      try {
+        parsed = JSON.parse(line);
+      } catch {
+        /* not a log line */
+      }
+      if (!parsed || typeof parsed !== 'object') {
+        other += line + '\n';
+        continue;
+      }
       logs.push(parsed);
       if (parsed.msg === 'Burrow is listening') onListening?.(parsed.port);
     }
   });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { other += chunk; });
-  const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => {
-    children.delete(child);
-    resolve(signal ?? String(code));
-  }));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    other += chunk;
+  });
+  const exited = new Promise<string>((resolve) =>
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      resolve(signal ?? String(code));
+    }),
+  );
   let died: Error | undefined;
   void exited.then((how) => {
     if (stopping) return;
@@ -201,8 +246,14 @@ async function bootExecutable(dirs: TestDirs, env: Record<string, string>, logs:
       child.kill('SIGKILL');
       reject(new Error(`the executable did not listen within 60 s; output:\n${other}`));
     }, 60_000);
-    onListening = (p) => { clearTimeout(timer); resolve(p); };
-    void exited.then((how) => { clearTimeout(timer); reject(new Error(`the executable exited (${how}) before listening; output:\n${other}`)); });
+    onListening = (p) => {
+      clearTimeout(timer);
+      resolve(p);
+    };
+    void exited.then((how) => {
+      clearTimeout(timer);
+      reject(new Error(`the executable exited (${how}) before listening; output:\n${other}`));
+    });
   });
   return {
     port,
@@ -213,7 +264,8 @@ async function bootExecutable(dirs: TestDirs, env: Record<string, string>, logs:
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       const how = await exited;
       clearTimeout(timer);
-      if (how !== '0') throw new Error(`the executable did not stop cleanly on SIGTERM (${how}); output:\n${other.slice(-4000)}`);
+      if (how !== '0')
+        throw new Error(`the executable did not stop cleanly on SIGTERM (${how}); output:\n${other.slice(-4000)}`);
     },
   };
 }

@@ -9,9 +9,23 @@ import { isoCBOR } from '@simplewebauthn/server/helpers';
 const b64u = (b: Uint8Array | Buffer | string) => Buffer.from(b).toString('base64url');
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest();
 
-export interface SoftCredential { id: Buffer; privateKey: KeyObject; publicJwk: { x: string; y: string }; userHandle: string; counter: number }
+export interface SoftCredential {
+  id: Buffer;
+  privateKey: KeyObject;
+  publicJwk: { x: string; y: string };
+  userHandle: string;
+  counter: number;
+}
 
-export interface Lies { origin?: string; rpId?: string; userVerified?: boolean; userHandle?: string | null; counter?: number; challenge?: string; type?: string }
+export interface Lies {
+  origin?: string;
+  rpId?: string;
+  userVerified?: boolean;
+  userHandle?: string | null;
+  counter?: number;
+  challenge?: string;
+  type?: string;
+}
 
 function flags(uv: boolean, attested: boolean): number {
   // UP, UV, backup eligible + backed up (a synced passkey), AT when carrying a credential.
@@ -35,27 +49,60 @@ export class SoftAuthenticator {
   }
 
   private clientData(type: string, challenge: string, lies: Lies): string {
-    return JSON.stringify({ type: lies.type ?? type, challenge: lies.challenge ?? challenge, origin: lies.origin ?? this.origin, crossOrigin: false });
+    return JSON.stringify({
+      type: lies.type ?? type,
+      challenge: lies.challenge ?? challenge,
+      origin: lies.origin ?? this.origin,
+      crossOrigin: false,
+    });
   }
 
   /** navigator.credentials.create(): a new discoverable credential, attestation `none`. */
   create(options: { challenge: string; user: { id: string } }, lies: Lies = {}) {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const jwk = publicKey.export({ format: 'jwk' }) as { x: string; y: string };
-    const credential: SoftCredential = { id: randomBytes(32), privateKey, publicJwk: jwk, userHandle: options.user.id, counter: 0 };
+    const credential: SoftCredential = {
+      id: randomBytes(32),
+      privateKey,
+      publicJwk: jwk,
+      userHandle: options.user.id,
+      counter: 0,
+    };
     this.credentials.push(credential);
-    const cose = new Map<number, number | Uint8Array>([[1, 2], [3, -7], [-1, 1], [-2, new Uint8Array(Buffer.from(jwk.x, 'base64url'))], [-3, new Uint8Array(Buffer.from(jwk.y, 'base64url'))]]);
+    const cose = new Map<number, number | Uint8Array>([
+      [1, 2],
+      [3, -7],
+      [-1, 1],
+      [-2, new Uint8Array(Buffer.from(jwk.x, 'base64url'))],
+      [-3, new Uint8Array(Buffer.from(jwk.y, 'base64url'))],
+    ]);
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(credential.id.length);
     const authData = Buffer.concat([
-      sha256(lies.rpId ?? this.rpId), Buffer.from([flags(lies.userVerified ?? true, true)]), u32(0),
-      Buffer.alloc(16), idLength, credential.id, Buffer.from(isoCBOR.encode(cose)),
+      sha256(lies.rpId ?? this.rpId),
+      Buffer.from([flags(lies.userVerified ?? true, true)]),
+      u32(0),
+      Buffer.alloc(16),
+      idLength,
+      credential.id,
+      Buffer.from(isoCBOR.encode(cose)),
     ]);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]) as never);
+    const attestationObject = isoCBOR.encode(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', new Uint8Array(authData)],
+      ]) as never,
+    );
     return {
-      id: b64u(credential.id), rawId: b64u(credential.id), type: 'public-key', authenticatorAttachment: 'platform', clientExtensionResults: {},
+      id: b64u(credential.id),
+      rawId: b64u(credential.id),
+      type: 'public-key',
+      authenticatorAttachment: 'platform',
+      clientExtensionResults: {},
       response: {
-        clientDataJSON: b64u(this.clientData('webauthn.create', options.challenge, lies)), attestationObject: b64u(attestationObject),
+        clientDataJSON: b64u(this.clientData('webauthn.create', options.challenge, lies)),
+        attestationObject: b64u(attestationObject),
         transports: ['internal'],
       },
     };
@@ -64,14 +111,24 @@ export class SoftAuthenticator {
   /** navigator.credentials.get(): an assertion by `credential` (default: the last one made). */
   get(options: { challenge: string }, credential: SoftCredential = this.credentials.at(-1)!, lies: Lies = {}) {
     credential.counter = lies.counter ?? credential.counter + 1;
-    const authData = Buffer.concat([sha256(lies.rpId ?? this.rpId), Buffer.from([flags(lies.userVerified ?? true, false)]), u32(credential.counter)]);
+    const authData = Buffer.concat([
+      sha256(lies.rpId ?? this.rpId),
+      Buffer.from([flags(lies.userVerified ?? true, false)]),
+      u32(credential.counter),
+    ]);
     const clientDataJSON = this.clientData('webauthn.get', options.challenge, lies);
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), credential.privateKey);
     const userHandle = lies.userHandle === undefined ? credential.userHandle : lies.userHandle;
     return {
-      id: b64u(credential.id), rawId: b64u(credential.id), type: 'public-key', authenticatorAttachment: 'platform', clientExtensionResults: {},
+      id: b64u(credential.id),
+      rawId: b64u(credential.id),
+      type: 'public-key',
+      authenticatorAttachment: 'platform',
+      clientExtensionResults: {},
       response: {
-        clientDataJSON: b64u(clientDataJSON), authenticatorData: b64u(authData), signature: b64u(signature),
+        clientDataJSON: b64u(clientDataJSON),
+        authenticatorData: b64u(authData),
+        signature: b64u(signature),
         ...(userHandle === null ? {} : { userHandle }),
       },
     };

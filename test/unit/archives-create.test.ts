@@ -25,7 +25,10 @@ test('a selection becomes a new zip; a taken name becomes name (1); unzip reads 
   assert.is(fs.readFileSync(path.join(work, 'bundle.zip'), 'utf8'), 'taken');
   run('unzip', ['-tq', made.path]);
   const listed = await s.list(archiveFile(made.path));
-  assert.equal(listed.entries.map((e) => e.name), ['photos', 'notes.txt']);
+  assert.equal(
+    listed.entries.map((e) => e.name),
+    ['photos', 'notes.txt'],
+  );
   const out = path.join(dir, 'out');
   fs.mkdirSync(out);
   run('unzip', ['-q', made.path, '-d', out]);
@@ -36,7 +39,10 @@ test('a selection becomes a new zip; a taken name becomes name (1); unzip reads 
   const v = unzipOutput('unzip', ['-v', made.path]);
   assert.match(v, /50000\s+Stored\s+50000.*photos\/trip\/a\.jpg/);
   assert.match(v, /40000\s+Defl:\w\s.*notes\.txt/);
-  assert.equal(fs.readdirSync(work).filter((n) => n.startsWith('.burrow')), []);
+  assert.equal(
+    fs.readdirSync(work).filter((n) => n.startsWith('.burrow')),
+    [],
+  );
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

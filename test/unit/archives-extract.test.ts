@@ -5,19 +5,46 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { plainTarget } from '../../src/archives/target.ts';
-import { archiveFile, collect, patchZipNames, readAll, rejects, run, service, sevenZipTool, tarFile, tmp, tree, yazlZip } from '../support/archives.ts';
+import {
+  archiveFile,
+  collect,
+  patchZipNames,
+  readAll,
+  rejects,
+  run,
+  service,
+  sevenZipTool,
+  tarFile,
+  tmp,
+  tree,
+  yazlZip,
+} from '../support/archives.ts';
 
 const dir = tmp('extract');
 const fresh = (tag: string) => fs.mkdtempSync(path.join(dir, `${tag}-`));
 
 test('zip-slip, absolute and drive-letter names are never written; the rest is', async () => {
   const file = path.join(dir, 'slip.zip');
-  await yazlZip(file, [{ name: 'ok.txt', data: 'ok' }, { name: 'a/XX/XX/evil.txt', data: 'x' }, { name: 'Q_/win.txt', data: 'x' }, { name: 'Zetc/x', data: 'x' }, { name: 'aQXXQXXQbs.txt', data: 'x' }]);
-  patchZipNames(file, { 'a/XX/XX/evil.txt': 'a/../../evil.txt', 'Q_/win.txt': 'C:/win.txt', 'Zetc/x': '/etc/x', 'aQXXQXXQbs.txt': 'a\\..\\..\\bs.txt' });
+  await yazlZip(file, [
+    { name: 'ok.txt', data: 'ok' },
+    { name: 'a/XX/XX/evil.txt', data: 'x' },
+    { name: 'Q_/win.txt', data: 'x' },
+    { name: 'Zetc/x', data: 'x' },
+    { name: 'aQXXQXXQbs.txt', data: 'x' },
+  ]);
+  patchZipNames(file, {
+    'a/XX/XX/evil.txt': 'a/../../evil.txt',
+    'Q_/win.txt': 'C:/win.txt',
+    'Zetc/x': '/etc/x',
+    'aQXXQXXQbs.txt': 'a\\..\\..\\bs.txt',
+  });
   const out = fresh('slip');
   await service().extract(archiveFile(file), [], { path: out });
   assert.equal(tree(out), { 'ok.txt': 'ok' });
-  assert.equal(fs.readdirSync(dir).filter((n) => /evil|win|bs/.test(n)), []);
+  assert.equal(
+    fs.readdirSync(dir).filter((n) => /evil|win|bs/.test(n)),
+    [],
+  );
 });
 
 test('tar: links (inside or out) and devices are never written, and are reported', async () => {
@@ -37,27 +64,49 @@ test('tar: links (inside or out) and devices are never written, and are reported
   const { events, emit } = collect();
   const result = await s.extract(archiveFile(file), [], { path: out }, emit);
   assert.equal(tree(out), { 'f.txt': 'file' });
-  assert.equal(result.skipped.map((x) => `${x.entry}:${x.reason}`).sort(), ['hard:link', 'in:link', 'null:device', 'out:link']);
+  assert.equal(result.skipped.map((x) => `${x.entry}:${x.reason}`).sort(), [
+    'hard:link',
+    'in:link',
+    'null:device',
+    'out:link',
+  ]);
   assert.ok(events.some((e) => e.type === 'done'));
 });
 
 test('taken names become name (1), files and folders, and done says where each landed', async () => {
   const file = path.join(dir, 'taken.zip');
-  await yazlZip(file, [{ name: 'report.txt', data: 'new' }, { name: 'photos/a.jpg', data: 'jpg' }, { name: 'report.txt', data: 'dup' }]);
+  await yazlZip(file, [
+    { name: 'report.txt', data: 'new' },
+    { name: 'photos/a.jpg', data: 'jpg' },
+    { name: 'report.txt', data: 'dup' },
+  ]);
   const out = fresh('taken');
   fs.writeFileSync(path.join(out, 'report.txt'), 'old');
   fs.mkdirSync(path.join(out, 'photos'));
   const { events, emit } = collect();
   const result = await service().extract(archiveFile(file), [], { path: out }, emit);
-  assert.equal(tree(out), { 'report.txt': 'old', 'report (1).txt': 'new', 'report (2).txt': 'dup', 'photos/': '', 'photos (1)/': '', 'photos (1)/a.jpg': 'jpg' });
+  assert.equal(tree(out), {
+    'report.txt': 'old',
+    'report (1).txt': 'new',
+    'report (2).txt': 'dup',
+    'photos/': '',
+    'photos (1)/': '',
+    'photos (1)/a.jpg': 'jpg',
+  });
   const done = events.find((e) => e.type === 'done');
-  assert.equal(done && done.type === 'done' && done.landed, [{ entry: 'report.txt', name: 'report (1).txt' }, { entry: 'photos', name: 'photos (1)' }]);
+  assert.equal(done && done.type === 'done' && done.landed, [
+    { entry: 'report.txt', name: 'report (1).txt' },
+    { entry: 'photos', name: 'photos (1)' },
+  ]);
   assert.is(result.written.length, 4);
 });
 
 test('declared sizes that lie: nothing is left, and the error says so', async () => {
   const file = path.join(dir, 'liar.zip');
-  await yazlZip(file, [{ name: 'first.txt', data: 'fine' }, { name: 'big.bin', data: Buffer.alloc(200_000, 1) }]);
+  await yazlZip(file, [
+    { name: 'first.txt', data: 'fine' },
+    { name: 'big.bin', data: Buffer.alloc(200_000, 1) },
+  ]);
   // The central directory says big.bin holds 1,000 bytes; it inflates to 200,000.
   const bytes = fs.readFileSync(file);
   const cd = bytes.lastIndexOf(Buffer.from('big.bin')) - 46;
@@ -74,12 +123,21 @@ test('declared sizes that lie: nothing is left, and the error says so', async ()
 
 test('a bomb past the ratio cap stops and removes what it wrote; not enough space is 507 before writing', async () => {
   const file = path.join(dir, 'bomb.zip');
-  await yazlZip(file, [{ name: 'a.bin', data: Buffer.alloc(4_000_000) }, { name: 'b.bin', data: Buffer.alloc(4_000_000) }]);
+  await yazlZip(file, [
+    { name: 'a.bin', data: Buffer.alloc(4_000_000) },
+    { name: 'b.bin', data: Buffer.alloc(4_000_000) },
+  ]);
   const out = fresh('bomb');
-  await rejects(service({ extractLimits: { maxRatio: 10, ratioFloor: 1_000_000 } }).extract(archiveFile(file), [], { path: out }), (e: any) => e.status === 422 && /expands/.test(e.message));
+  await rejects(
+    service({ extractLimits: { maxRatio: 10, ratioFloor: 1_000_000 } }).extract(archiveFile(file), [], { path: out }),
+    (e: any) => e.status === 422 && /expands/.test(e.message),
+  );
   assert.equal(tree(out), {});
   const small = { ...plainTarget, freeSpace: async () => 1000 };
-  await rejects(service({ target: small }).extract(archiveFile(file), [], { path: out }), (e: any) => e.status === 507 && e.code === 'NO_SPACE');
+  await rejects(
+    service({ target: small }).extract(archiveFile(file), [], { path: out }),
+    (e: any) => e.status === 507 && e.code === 'NO_SPACE',
+  );
   assert.equal(tree(out), {});
 });
 
@@ -92,7 +150,15 @@ test('an aborted extraction removes only what it created', async () => {
   fs.writeFileSync(path.join(out, 'f3.bin'), 'keep');
   const controller = new AbortController();
   let seen = 0;
-  const p = service().extract(archiveFile(file), [], { path: out }, (e) => { if (e.type === 'start' && ++seen) setImmediate(() => controller.abort()); }, controller.signal);
+  const p = service().extract(
+    archiveFile(file),
+    [],
+    { path: out },
+    (e) => {
+      if (e.type === 'start' && ++seen) setImmediate(() => controller.abort());
+    },
+    controller.signal,
+  );
   await rejects(p, () => true);
   assert.equal(tree(out), { 'f3.bin': 'keep' });
 });
@@ -110,7 +176,8 @@ test('damaged archives answer 422 ARCHIVE_UNREADABLE', async () => {
   const s7 = path.join(dir, 'cut.7z');
   run(sevenZipTool(), ['a', '-bd', '-bso0', s7, 'x.bin'], src);
   fs.writeFileSync(s7, fs.readFileSync(s7).subarray(0, 40));
-  for (const f of [cut, tgz, s7]) await rejects(service().list(archiveFile(f)), (e: any) => e.status === 422 && e.code === 'ARCHIVE_UNREADABLE', f);
+  for (const f of [cut, tgz, s7])
+    await rejects(service().list(archiveFile(f)), (e: any) => e.status === 422 && e.code === 'ARCHIVE_UNREADABLE', f);
   const notArchive = path.join(dir, 'notes.txt');
   fs.writeFileSync(notArchive, 'hello');
   await rejects(service().list(archiveFile(notArchive)), (e: any) => e.status === 415);
@@ -125,15 +192,27 @@ test('encrypted entries: listed as encrypted, 409 when read, the open entries st
   run('zip', ['-q', zipFile, 'open.txt'], src);
   const s = service();
   const listed = await s.list(archiveFile(zipFile));
-  assert.equal(listed.entries.map((e) => [e.name, e.encrypted]), [['open.txt', false], ['secret.txt', true]]);
-  await rejects(s.openEntry(archiveFile(zipFile), 'secret.txt'), (e: any) => e.status === 409 && e.code === 'ARCHIVE_ENCRYPTED');
+  assert.equal(
+    listed.entries.map((e) => [e.name, e.encrypted]),
+    [
+      ['open.txt', false],
+      ['secret.txt', true],
+    ],
+  );
+  await rejects(
+    s.openEntry(archiveFile(zipFile), 'secret.txt'),
+    (e: any) => e.status === 409 && e.code === 'ARCHIVE_ENCRYPTED',
+  );
   assert.is((await readAll((await s.openEntry(archiveFile(zipFile), 'open.txt')).stream)).toString(), 'open');
   const out = fresh('enc');
   await rejects(s.extract(archiveFile(zipFile), [], { path: out }), (e: any) => e.status === 409);
   assert.equal(tree(out), {});
   const seven = path.join(dir, 'enc.7z');
   run(sevenZipTool(), ['a', '-bd', '-bso0', '-ppw', seven, 'secret.txt'], src);
-  assert.equal((await s.list(archiveFile(seven))).entries.map((e) => e.encrypted), [true]);
+  assert.equal(
+    (await s.list(archiveFile(seven))).entries.map((e) => e.encrypted),
+    [true],
+  );
   await rejects(s.openEntry(archiveFile(seven), 'secret.txt'), (e: any) => e.status === 409);
   const hidden = path.join(dir, 'hidden.7z');
   run(sevenZipTool(), ['a', '-bd', '-bso0', '-ppw', '-mhe=on', hidden, 'secret.txt'], src);

@@ -9,12 +9,21 @@ const dir = tmp('formats');
 const src = path.join(dir, 'src');
 fs.mkdirSync(path.join(src, 'docs', 'deep'), { recursive: true });
 fs.writeFileSync(path.join(src, 'docs', 'a.txt'), 'alpha\n');
-fs.writeFileSync(path.join(src, 'docs', 'deep', 'b.bin'), Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 251)));
+fs.writeFileSync(
+  path.join(src, 'docs', 'deep', 'b.bin'),
+  Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 251)),
+);
 fs.writeFileSync(path.join(src, 'top.txt'), 'top\n');
 const expected = tree(src);
 
 const made: Record<string, string> = {
-  zip: 'set.zip', tar: 'set.tar', 'tar.gz': 'set.tar.gz', tgz: 'set.tgz', 'tar.bz2': 'set.tar.bz2', 'tar.xz': 'set.tar.xz', '7z': 'set.7z',
+  zip: 'set.zip',
+  tar: 'set.tar',
+  'tar.gz': 'set.tar.gz',
+  tgz: 'set.tgz',
+  'tar.bz2': 'set.tar.bz2',
+  'tar.xz': 'set.tar.xz',
+  '7z': 'set.7z',
 };
 run('zip', ['-qr', path.join(dir, made.zip!), '.'], src);
 run('tar', ['cf', path.join(dir, made.tar!), '-C', src, 'docs', 'top.txt']);
@@ -29,9 +38,16 @@ for (const [kind, name] of Object.entries(made)) {
     const s = service();
     const file = archiveFile(path.join(dir, name));
     const top = await s.list(file);
-    assert.equal(top.entries.map((e) => `${e.name}${e.isDirectory ? '/' : ''}`), ['docs/', 'top.txt'], kind);
+    assert.equal(
+      top.entries.map((e) => `${e.name}${e.isDirectory ? '/' : ''}`),
+      ['docs/', 'top.txt'],
+      kind,
+    );
     const deep = await s.list(file, 'docs/deep');
-    assert.equal(deep.entries.map((e) => [e.name, e.size]), [['b.bin', 300_000]]);
+    assert.equal(
+      deep.entries.map((e) => [e.name, e.size]),
+      [['b.bin', 300_000]],
+    );
     assert.is(deep.inside, 'docs/deep');
     const entry = await s.openEntry(file, 'docs/deep/b.bin');
     assert.ok((await readAll(entry.stream)).equals(fs.readFileSync(path.join(src, 'docs/deep/b.bin'))));
@@ -42,20 +58,30 @@ for (const [kind, name] of Object.entries(made)) {
     const result = await s.extract(file, [], { path: out }, emit);
     assert.equal(tree(out), expected, kind);
     assert.equal(result.landed.map((l) => l.name).sort(), ['docs', 'top.txt']);
-    assert.equal(events.map((e) => e.type).filter((t, i, a) => t !== a[i - 1]), ['start', 'progress', 'done']);
+    assert.equal(
+      events.map((e) => e.type).filter((t, i, a) => t !== a[i - 1]),
+      ['start', 'progress', 'done'],
+    );
     const done = events.at(-1)!;
     assert.is(done.type === 'done' && done.entries, 3);
   });
 }
 
 test('plain .gz, .bz2 and .xz hold one file named without the extension', async () => {
-  for (const [tool, ext] of [['gzip', 'gz'], ['bzip2', 'bz2'], ['xz', 'xz']] as const) {
+  for (const [tool, ext] of [
+    ['gzip', 'gz'],
+    ['bzip2', 'bz2'],
+    ['xz', 'xz'],
+  ] as const) {
     const f = path.join(dir, `single-${ext}.txt`);
     fs.copyFileSync(path.join(src, 'docs/deep/b.bin'), f);
     run(tool, ['-k', f]);
     const s = service();
     const listed = await s.list(archiveFile(`${f}.${ext}`));
-    assert.equal(listed.entries.map((e) => e.name), [`single-${ext}.txt`]);
+    assert.equal(
+      listed.entries.map((e) => e.name),
+      [`single-${ext}.txt`],
+    );
     const entry = await s.openEntry(archiveFile(`${f}.${ext}`), `single-${ext}.txt`);
     assert.ok((await readAll(entry.stream)).equals(fs.readFileSync(f)), ext);
   }

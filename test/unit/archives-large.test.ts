@@ -29,7 +29,10 @@ test('a 100,000-entry zip lists, and paging through it answers from the cache', 
   run('touch', ['-r', ref, file]);
   assert.is(fs.statSync(file).mtimeMs, st.mtimeMs);
   const page = await s.list(archiveFile(file), 'd7', { offset: 10, limit: 5 });
-  assert.equal(page.entries.map((e) => e.name), ['f1007.txt', 'f1107.txt', 'f1207.txt', 'f1307.txt', 'f1407.txt']);
+  assert.equal(
+    page.entries.map((e) => e.name),
+    ['f1007.txt', 'f1107.txt', 'f1207.txt', 'f1307.txt', 'f1407.txt'],
+  );
   // A changed archive is a new key: the garbage is now read, and refused.
   fs.utimesSync(file, st.atime, new Date(st.mtimeMs + 5000));
   await rejects(s.list(archiveFile(file)), (e) => e.status === 422);
@@ -37,7 +40,10 @@ test('a 100,000-entry zip lists, and paging through it answers from the cache', 
 
 test('more entries than ARCHIVE_MAX_ENTRIES: 413 ARCHIVE_TOO_MANY_ENTRIES, for zip and tar', async () => {
   const zip = path.join(dir, 'cap.zip');
-  await yazlZip(zip, Array.from({ length: 50 }, (_, i) => ({ name: `f${i}`, data: 'x' })));
+  await yazlZip(
+    zip,
+    Array.from({ length: 50 }, (_, i) => ({ name: `f${i}`, data: 'x' })),
+  );
   const s = service({ maxEntries: 20 });
   await rejects(s.list(archiveFile(zip)), (e) => e.status === 413 && e.code === 'ARCHIVE_TOO_MANY_ENTRIES');
   const src = fs.mkdtempSync(path.join(dir, 'cap-'));
@@ -49,7 +55,10 @@ test('more entries than ARCHIVE_MAX_ENTRIES: 413 ARCHIVE_TOO_MANY_ENTRIES, for z
 
 test('a compound archive over MAX_BROWSABLE_ARCHIVE_SIZE is refused before decompressing; a zip of that size lists', async () => {
   const src = fs.mkdtempSync(path.join(dir, 'big-'));
-  fs.writeFileSync(path.join(src, 'noise.bin'), Buffer.from(Array.from({ length: 200_000 }, () => Math.floor(Math.random() * 256))));
+  fs.writeFileSync(
+    path.join(src, 'noise.bin'),
+    Buffer.from(Array.from({ length: 200_000 }, () => Math.floor(Math.random() * 256))),
+  );
   const tgz = path.join(dir, 'big.tar.gz');
   run('tar', ['czf', tgz, '-C', src, '.']);
   const zip = path.join(dir, 'big.zip');
@@ -58,7 +67,10 @@ test('a compound archive over MAX_BROWSABLE_ARCHIVE_SIZE is refused before decom
   assert.ok(fs.statSync(tgz).size > limit && fs.statSync(zip).size > limit);
   const s = service({ maxBrowsableSize: limit });
   await rejects(s.list(archiveFile(tgz)), (e) => e.status === 413 && e.code === 'ARCHIVE_TOO_LARGE_TO_BROWSE');
-  assert.equal((await s.list(archiveFile(zip))).entries.map((e) => e.name), ['noise.bin']);
+  assert.equal(
+    (await s.list(archiveFile(zip))).entries.map((e) => e.name),
+    ['noise.bin'],
+  );
   // Extracting it whole still works: one pass, no listing.
   const out = fs.mkdtempSync(path.join(dir, 'big-out-'));
   await s.extract(archiveFile(tgz), [], { path: out });

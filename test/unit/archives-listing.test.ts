@@ -6,10 +6,27 @@ import { entryPath, linkTargetInside } from '../../src/archives/entry-path.ts';
 import { Listing } from '../../src/archives/listing.ts';
 import { archiveFile, patchZipNames, readAll, service, tmp, yazlZip } from '../support/archives.ts';
 
-const raw = (stored: string, kind: 'file' | 'directory' = 'file', size: number | null = 1) => ({ stored, kind, size, mtime: new Date(2024, 0, 2, 3, 4, 5), encrypted: false });
+const raw = (stored: string, kind: 'file' | 'directory' = 'file', size: number | null = 1) => ({
+  stored,
+  kind,
+  size,
+  mtime: new Date(2024, 0, 2, 3, 4, 5),
+  encrypted: false,
+});
 
 test('names pointing outside are outside: absolute, drive letters, .., backslashes, reserved', () => {
-  for (const bad of ['/etc/passwd', '../x', 'a/../../x', 'C:/x', 'c:x', '\\\\server\\x', '..\\..\\x', 'a/.burrow/x', 'a\0b']) assert.is(entryPath(bad), null, bad);
+  for (const bad of [
+    '/etc/passwd',
+    '../x',
+    'a/../../x',
+    'C:/x',
+    'c:x',
+    '\\\\server\\x',
+    '..\\..\\x',
+    'a/.burrow/x',
+    'a\0b',
+  ])
+    assert.is(entryPath(bad), null, bad);
   assert.is(entryPath('./a//b/./c'), 'a/b/c');
   assert.is(entryPath('a\\b'), 'a/b');
   assert.is(linkTargetInside('a/link', '../b'), 'b');
@@ -17,37 +34,87 @@ test('names pointing outside are outside: absolute, drive letters, .., backslash
 });
 
 test('a listing implies folders from file paths, counts names outside, lists one level', () => {
-  const l = new Listing([raw('docs/a.txt'), raw('docs/sub/b.txt'), raw('../evil'), raw('/abs'), raw('top.txt'), raw('empty/', 'directory', null)]);
+  const l = new Listing([
+    raw('docs/a.txt'),
+    raw('docs/sub/b.txt'),
+    raw('../evil'),
+    raw('/abs'),
+    raw('top.txt'),
+    raw('empty/', 'directory', null),
+  ]);
   assert.is(l.total, 6);
   assert.is(l.outside, 2);
   const top = l.level(undefined);
   assert.is(top.inside, null);
-  assert.equal(top.entries.map((e) => [e.name, e.isDirectory]), [['docs', true], ['empty', true], ['top.txt', false]]);
-  assert.equal(top.entries[2], { name: 'top.txt', path: 'top.txt', isDirectory: false, size: 1, modified: '2024-01-02 03:04:05', encrypted: false });
+  assert.equal(
+    top.entries.map((e) => [e.name, e.isDirectory]),
+    [
+      ['docs', true],
+      ['empty', true],
+      ['top.txt', false],
+    ],
+  );
+  assert.equal(top.entries[2], {
+    name: 'top.txt',
+    path: 'top.txt',
+    isDirectory: false,
+    size: 1,
+    modified: '2024-01-02 03:04:05',
+    encrypted: false,
+  });
   assert.equal(top.entries[0]!.size, null);
-  assert.equal(l.level('docs').entries.map((e) => e.path), ['docs/sub', 'docs/a.txt']);
+  assert.equal(
+    l.level('docs').entries.map((e) => e.path),
+    ['docs/sub', 'docs/a.txt'],
+  );
   assert.equal(l.level('docs/').entries.length, 2);
-  assert.throws(() => l.level('../x'), (e: any) => e.status === 400 && e.code === 'ARCHIVE_BAD_POSITION');
-  assert.throws(() => l.level('nope'), (e: any) => e.status === 404 && e.code === 'ARCHIVE_ENTRY_NOT_FOUND');
+  assert.throws(
+    () => l.level('../x'),
+    (e: any) => e.status === 400 && e.code === 'ARCHIVE_BAD_POSITION',
+  );
+  assert.throws(
+    () => l.level('nope'),
+    (e: any) => e.status === 404 && e.code === 'ARCHIVE_ENTRY_NOT_FOUND',
+  );
 });
 
 test('entries are matched exactly: folder/alph is not folder/alpha', () => {
   const l = new Listing([raw('folder/alpha')]);
   assert.is(l.lookupFile('folder/alpha').path, 'folder/alpha');
-  assert.throws(() => l.lookupFile('folder/alph'), (e: any) => e.code === 'ARCHIVE_ENTRY_NOT_FOUND');
-  assert.throws(() => l.lookupFile('folder'), (e: any) => e.code === 'ARCHIVE_ENTRY_NOT_FOUND');
-  assert.throws(() => l.lookupFile('../folder/alpha'), (e: any) => e.code === 'ARCHIVE_BAD_POSITION');
+  assert.throws(
+    () => l.lookupFile('folder/alph'),
+    (e: any) => e.code === 'ARCHIVE_ENTRY_NOT_FOUND',
+  );
+  assert.throws(
+    () => l.lookupFile('folder'),
+    (e: any) => e.code === 'ARCHIVE_ENTRY_NOT_FOUND',
+  );
+  assert.throws(
+    () => l.lookupFile('../folder/alpha'),
+    (e: any) => e.code === 'ARCHIVE_BAD_POSITION',
+  );
 });
 
 test('zip: UTF-8 and CP437 names, ZIP64, implied folders, Range on a stored entry', async () => {
   const dir = tmp();
   const file = path.join(dir, 'names.zip');
-  await yazlZip(file, [{ name: 'ünï/cødé.txt', data: 'utf8' }, { name: 'X.txt', data: 'cp437', compress: false }, { name: 'deep/a/b/c.bin', data: Buffer.alloc(70_000, 7) }], true);
+  await yazlZip(
+    file,
+    [
+      { name: 'ünï/cødé.txt', data: 'utf8' },
+      { name: 'X.txt', data: 'cp437', compress: false },
+      { name: 'deep/a/b/c.bin', data: Buffer.alloc(70_000, 7) },
+    ],
+    true,
+  );
   // Make X.txt a CP437 name: byte 0x81 is "ü" there, and the UTF-8 flag goes off.
   patchZipNames(file, { 'X.txt': '\x81.txt' }, true);
   const s = service();
   const top = await s.list(archiveFile(file));
-  assert.equal(top.entries.map((e) => e.name), ['deep', 'ünï', 'ü.txt']);
+  assert.equal(
+    top.entries.map((e) => e.name),
+    ['deep', 'ünï', 'ü.txt'],
+  );
   assert.is(top.total, 3);
   assert.is(top.outside, 0);
   assert.is((await s.list(archiveFile(file), 'deep/a/b')).entries[0]!.size, 70_000);
@@ -64,11 +131,19 @@ test('zip with ../, absolute and drive-letter names lists the rest and counts th
   const dir = tmp();
   const file = path.join(dir, 'slip.zip');
   // yazl refuses these names: placeholders of the same length, renamed in place.
-  await yazlZip(file, [{ name: 'ok.txt', data: 'ok' }, { name: 'a/XX/XX/evil.txt', data: 'x' }, { name: 'Q_/win.txt', data: 'x' }, { name: 'Zetc/x', data: 'x' }]);
+  await yazlZip(file, [
+    { name: 'ok.txt', data: 'ok' },
+    { name: 'a/XX/XX/evil.txt', data: 'x' },
+    { name: 'Q_/win.txt', data: 'x' },
+    { name: 'Zetc/x', data: 'x' },
+  ]);
   patchZipNames(file, { 'a/XX/XX/evil.txt': 'a/../../evil.txt', 'Q_/win.txt': 'C:/win.txt', 'Zetc/x': '/etc/x' });
   const s = service();
   const answer = await s.list(archiveFile(file));
-  assert.equal(answer.entries.map((e) => e.name), ['ok.txt']);
+  assert.equal(
+    answer.entries.map((e) => e.name),
+    ['ok.txt'],
+  );
   assert.is(answer.total, 4);
   assert.is(answer.outside, 3);
   fs.rmSync(dir, { recursive: true });

@@ -59,7 +59,10 @@ test('AUTH_ENABLED=false means AUTH_MODE=disabled; subtree knobs follow the reco
 });
 
 test('the README table lists exactly the variables the config reads, with the same defaults', () => {
-  const readme = fs.readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'README.md'), 'utf8');
+  const readme = fs.readFileSync(
+    path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'README.md'),
+    'utf8',
+  );
   const rows = new Map<string, string>();
   for (const line of readme.split('\n')) {
     const m = /^\|\s*`([A-Z][A-Z0-9_]+)`\s*\|\s*([^|]*?)\s*\|/.exec(line);

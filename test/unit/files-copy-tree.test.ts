@@ -24,11 +24,16 @@ test('copies a deep tree with many files, keeping contents and times', async () 
   assert.equal(report, { files: 300, folders: 6, links: 0, skipped: 0 });
   for (let d = 0; d < 5; d++) {
     const rel = Array.from({ length: d }, (_, i) => `level${i}`);
-    for (let f = 0; f < 60; f += 7) assert.is(fs.readFileSync(path.join(root, 'dst', ...rel, `f${f}.txt`), 'utf8'), `${d}/${f}`.repeat(f + 1));
+    for (let f = 0; f < 60; f += 7)
+      assert.is(fs.readFileSync(path.join(root, 'dst', ...rel, `f${f}.txt`), 'utf8'), `${d}/${f}`.repeat(f + 1));
   }
   assert.ok(fs.statSync(path.join(root, 'dst', 'empty')).isDirectory());
   assert.is(fs.statSync(path.join(root, 'dst', 'f3.txt')).mtime.toISOString(), past.toISOString());
-  assert.is(fs.statSync(path.join(root, 'dst', 'level0')).mtime.toISOString(), past.toISOString(), 'folder times set after their content');
+  assert.is(
+    fs.statSync(path.join(root, 'dst', 'level0')).mtime.toISOString(),
+    past.toISOString(),
+    'folder times set after their content',
+  );
   fs.rmSync(root, { recursive: true, force: true });
 });
 
@@ -55,12 +60,17 @@ test('links inside the tree stay links; links leading out of it, absolute links 
   assert.is(fs.readFileSync(path.join(dst, 'to-a'), 'utf8'), 'a');
   assert.is(fs.readFileSync(path.join(dst, 'docs', 'up-a'), 'utf8'), 'a');
   assert.ok(fs.lstatSync(path.join(dst, 'to-docs')).isSymbolicLink());
-  for (const gone of ['out-of-tree', 'docs/out-of-volume', 'absolute', 'etc', 'pipe']) assert.not.ok(fs.existsSync(path.join(dst, gone)) || isLink(path.join(dst, gone)), gone);
+  for (const gone of ['out-of-tree', 'docs/out-of-volume', 'absolute', 'etc', 'pipe'])
+    assert.not.ok(fs.existsSync(path.join(dst, gone)) || isLink(path.join(dst, gone)), gone);
   fs.rmSync(root, { recursive: true, force: true });
 });
 
 function isLink(p: string): boolean {
-  try { return fs.lstatSync(p).isSymbolicLink(); } catch { return false; }
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 test('a selected link is copied as what it points to; an existing destination is never written over', async () => {
@@ -73,10 +83,16 @@ test('a selected link is copied as what it points to; an existing destination is
   assert.ok(fs.lstatSync(path.join(root, 'copy')).isDirectory());
   fs.mkdirSync(path.join(root, 'taken'));
   fs.writeFileSync(path.join(root, 'taken', 'keep.txt'), 'keep');
-  await copyTree(path.join(root, 'real'), path.join(root, 'taken')).then(() => assert.unreachable('copied over a folder'), (err) => assert.is(err.code, 'EEXIST'));
+  await copyTree(path.join(root, 'real'), path.join(root, 'taken')).then(
+    () => assert.unreachable('copied over a folder'),
+    (err) => assert.is(err.code, 'EEXIST'),
+  );
   assert.equal(fs.readdirSync(path.join(root, 'taken')), ['keep.txt']);
   fs.writeFileSync(path.join(root, 'file-taken.txt'), 'old');
-  await copyTree(path.join(root, 'real', 'x.txt'), path.join(root, 'file-taken.txt')).then(() => assert.unreachable(), (err) => assert.is(err.code, 'EEXIST'));
+  await copyTree(path.join(root, 'real', 'x.txt'), path.join(root, 'file-taken.txt')).then(
+    () => assert.unreachable(),
+    (err) => assert.is(err.code, 'EEXIST'),
+  );
   assert.is(fs.readFileSync(path.join(root, 'file-taken.txt'), 'utf8'), 'old');
   fs.rmSync(root, { recursive: true, force: true });
 });
@@ -90,9 +106,16 @@ test('a failure midway stops the copy and reports the error', async () => {
   // A name taken inside the destination makes one file copy fail with EEXIST.
   const dst = path.join(root, 'dst', 'tree');
   const originalMkdir = fs.promises.mkdir;
-  (fs.promises as any).mkdir = async (p: string, o?: any) => { const r = await originalMkdir(p, o); if (p === dst) fs.writeFileSync(path.join(dst, 'f7.txt'), 'taken'); return r; };
+  (fs.promises as any).mkdir = async (p: string, o?: any) => {
+    const r = await originalMkdir(p, o);
+    if (p === dst) fs.writeFileSync(path.join(dst, 'f7.txt'), 'taken');
+    return r;
+  };
   try {
-    await copyTree(src, dst, { concurrency: 3 }).then(() => assert.unreachable(), (err) => assert.is(err.code, 'EEXIST'));
+    await copyTree(src, dst, { concurrency: 3 }).then(
+      () => assert.unreachable(),
+      (err) => assert.is(err.code, 'EEXIST'),
+    );
   } finally {
     (fs.promises as any).mkdir = originalMkdir;
   }

@@ -4,7 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { allocateFreeName, assertPlainName, candidateName, isPlainName, placeDirectory, placeFile, splitName } from '../../src/files/names.ts';
+import {
+  allocateFreeName,
+  assertPlainName,
+  candidateName,
+  isPlainName,
+  placeDirectory,
+  placeFile,
+  splitName,
+} from '../../src/files/names.ts';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-names-'));
 
@@ -24,19 +32,26 @@ test('plain names refuse separators, NUL, dots, reserved names and overlong name
   for (const bad of ['', ' ', 'a/b', 'a\\b', 'a\0b', '.', '..', '.burrow', '.burrow-tmp-x', 'x'.repeat(256)]) {
     assert.is(isPlainName(bad), false, JSON.stringify(bad));
   }
-  for (const good of ['a', 'a b', '.hidden', 'ünïcødé.txt', '..a', 'x'.repeat(255)]) assert.is(isPlainName(good), true, good);
-  assert.throws(() => assertPlainName('a/b'), (e: any) => e.status === 400);
+  for (const good of ['a', 'a b', '.hidden', 'ünïcødé.txt', '..a', 'x'.repeat(255)])
+    assert.is(isPlainName(good), true, good);
+  assert.throws(
+    () => assertPlainName('a/b'),
+    (e: any) => e.status === 400,
+  );
 });
 
 test('parallel claims of one name each get their own name', async () => {
   const dir = tmp();
   try {
-    const names = await Promise.all(Array.from({ length: 25 }, (_, i) =>
-      allocateFreeName(dir, 'report.pdf', async (candidate) => {
-        const h = await fsp.open(candidate, 'wx');
-        await h.writeFile(String(i));
-        await h.close();
-      })));
+    const names = await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        allocateFreeName(dir, 'report.pdf', async (candidate) => {
+          const h = await fsp.open(candidate, 'wx');
+          await h.writeFile(String(i));
+          await h.close();
+        }),
+      ),
+    );
     assert.is(new Set(names).size, 25);
     assert.ok(names.includes('report.pdf'));
     assert.ok(names.includes('report (24).pdf'));

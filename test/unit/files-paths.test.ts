@@ -48,7 +48,10 @@ function setup() {
     all: () => [path.join(users, 'alice'), path.join(users, 'bob')],
   };
   resolver = createPathResolver({
-    volumeRoot: vol, userDirEnabled: true, userVolumesEnabled: false, personal,
+    volumeRoot: vol,
+    userDirEnabled: true,
+    userVolumesEnabled: false,
+    personal,
     privateDirs: [path.join(root, 'config')],
     accessRules: () => [
       { id: '1', path: 'Files/secret-rule', recursive: true, permissions: 'hidden' },
@@ -61,17 +64,66 @@ function setup() {
 setup();
 
 const HOSTILE: string[] = [
-  '..', '../secret.txt', 'Files/..', 'Files/../..', 'Files/../../secret.txt', 'Files/./docs', '.', './Files',
-  '/etc/passwd', '/Files', '//Files', '\\Files', 'Files\\..\\..', 'Files/docs\\..\\..\\secret.txt',
-  'Files/%2e%2e/secret.txt', 'Files/%2E%2E', 'Files/docs%2f..%2f..', 'Files/%2fetc', 'Files/%5c..', 'Files/%00',
-  'Files/a\0b', 'C:/Windows', 'c:\\', '~/x', '~root', 'Files//docs', 'Files/docs//a.txt',
-  'Files/' + 'x'.repeat(256), 'Files/docs/../../..',
-  'Files/link-out', 'Files/link-out/passwd', 'Files/link-up', 'Files/link-up/secret.txt', 'Files/dangling-out',
-  'Files/dangling-outside-dir', 'Files/link-file-out', 'Files/link-other', 'Files/link-other/x.txt', 'Files/link-config',
-  'Files/link-config/burrow.db', 'Files/link-bob', 'Files/link-bob/diary.txt', 'Files/.burrow', 'Files/.burrow/trash',
-  'Files/.burrow-tmp-abc', 'Files/docs/.burrow-tmp-abc', 'NoSuchVolume', 'NoSuchVolume/x', 'share/unknown',
-  'personal/../users/bob', 'users/bob', 'users/bob/diary.txt', 'users/alice', 'LinkedConfig', 'LinkedConfig/burrow.db',
-  'Files/secret-rule', 'Files/secret-rule/inner', 'personal/.burrow', 'Files/docs/.burrow', 'Files/docs/.burrow/uploads/part',
+  '..',
+  '../secret.txt',
+  'Files/..',
+  'Files/../..',
+  'Files/../../secret.txt',
+  'Files/./docs',
+  '.',
+  './Files',
+  '/etc/passwd',
+  '/Files',
+  '//Files',
+  '\\Files',
+  'Files\\..\\..',
+  'Files/docs\\..\\..\\secret.txt',
+  'Files/%2e%2e/secret.txt',
+  'Files/%2E%2E',
+  'Files/docs%2f..%2f..',
+  'Files/%2fetc',
+  'Files/%5c..',
+  'Files/%00',
+  'Files/a\0b',
+  'C:/Windows',
+  'c:\\',
+  '~/x',
+  '~root',
+  'Files//docs',
+  'Files/docs//a.txt',
+  'Files/' + 'x'.repeat(256),
+  'Files/docs/../../..',
+  'Files/link-out',
+  'Files/link-out/passwd',
+  'Files/link-up',
+  'Files/link-up/secret.txt',
+  'Files/dangling-out',
+  'Files/dangling-outside-dir',
+  'Files/link-file-out',
+  'Files/link-other',
+  'Files/link-other/x.txt',
+  'Files/link-config',
+  'Files/link-config/burrow.db',
+  'Files/link-bob',
+  'Files/link-bob/diary.txt',
+  'Files/.burrow',
+  'Files/.burrow/trash',
+  'Files/.burrow-tmp-abc',
+  'Files/docs/.burrow-tmp-abc',
+  'NoSuchVolume',
+  'NoSuchVolume/x',
+  'share/unknown',
+  'personal/../users/bob',
+  'users/bob',
+  'users/bob/diary.txt',
+  'users/alice',
+  'LinkedConfig',
+  'LinkedConfig/burrow.db',
+  'Files/secret-rule',
+  'Files/secret-rule/inner',
+  'personal/.burrow',
+  'Files/docs/.burrow',
+  'Files/docs/.burrow/uploads/part',
 ];
 
 test(`${HOSTILE.length} hostile paths never resolve`, async () => {
@@ -133,7 +185,10 @@ test('access: rules make folders read-only, read tokens never write', async () =
 
 test('spaces and toVirtual keep to what the caller may see', async () => {
   const spaces = await resolver.spaces(alice);
-  assert.equal(spaces.map((s) => s.path), ['Files', 'Other', 'users', 'personal']);
+  assert.equal(
+    spaces.map((s) => s.path),
+    ['Files', 'Other', 'users', 'personal'],
+  );
   assert.is(await resolver.toVirtual(alice, path.join(root, 'volumes', 'Files', 'docs', 'a.txt')), 'Files/docs/a.txt');
   assert.is(await resolver.toVirtual(alice, path.join(root, 'volumes', 'users', 'alice', 'x')), 'personal/x');
   assert.is(await resolver.toVirtual(alice, path.join(root, 'volumes', 'users', 'bob', 'diary.txt')), null);

@@ -22,9 +22,22 @@ const quiet = createLogger('error', {}, () => {});
 
 test('contribution and difference: files count once, folders with everything below them', () => {
   assert.equal(contribution(undefined), { size: 0, entries: 0, directSize: 0, directEntries: 0 });
-  assert.equal(contribution({ is_dir: 0, size: 10, total_size: null, total_entries: null }), { size: 10, entries: 1, directSize: 10, directEntries: 1 });
-  assert.equal(contribution({ is_dir: 1, size: 3, total_size: 100, total_entries: 7 }), { size: 100, entries: 8, directSize: 0, directEntries: 1 });
-  const grown = difference(contribution({ is_dir: 0, size: 25, total_size: null, total_entries: null }), contribution({ is_dir: 0, size: 10, total_size: null, total_entries: null }));
+  assert.equal(contribution({ is_dir: 0, size: 10, total_size: null, total_entries: null }), {
+    size: 10,
+    entries: 1,
+    directSize: 10,
+    directEntries: 1,
+  });
+  assert.equal(contribution({ is_dir: 1, size: 3, total_size: 100, total_entries: 7 }), {
+    size: 100,
+    entries: 8,
+    directSize: 0,
+    directEntries: 1,
+  });
+  const grown = difference(
+    contribution({ is_dir: 0, size: 25, total_size: null, total_entries: null }),
+    contribution({ is_dir: 0, size: 10, total_size: null, total_entries: null }),
+  );
   assert.equal(grown, { size: 15, entries: 0, directSize: 15, directEntries: 0 });
 });
 
@@ -40,7 +53,10 @@ test('below(): the folder itself and its descendants only (a/b, not a/bc)', () =
 
 function tree(): string {
   const root = tmp();
-  const w = (rel: string, bytes: number) => { fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true }); fs.writeFileSync(path.join(root, rel), Buffer.alloc(bytes)); };
+  const w = (rel: string, bytes: number) => {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), Buffer.alloc(bytes));
+  };
   w('a/one.bin', 100);
   w('a/b/two.bin', 1000);
   w('a/b/c/three.bin', 5);
@@ -54,9 +70,23 @@ function tree(): string {
 async function collect(kind: 'sync' | 'async', root: string, emit: WalkJob['emit']) {
   const records: EntryRecord[] = [];
   const sink = { entry: (r: EntryRecord) => records.push(r), doc: () => {} };
-  const job: WalkJob = { id: 1, root, rel: '', concurrency: 2, batch: 0, pauseMs: 0, excludes: ['skip'], content: false, emit, sync: kind === 'sync' };
+  const job: WalkJob = {
+    id: 1,
+    root,
+    rel: '',
+    concurrency: 2,
+    batch: 0,
+    pauseMs: 0,
+    excludes: ['skip'],
+    content: false,
+    emit,
+    sync: kind === 'sync',
+  };
   const guard = new IoGuard(0, 1);
-  const summary = kind === 'sync' ? await walkSync(job, sink, null, () => false) : await walk(job, nodeFs, guard, sink, null, () => false);
+  const summary =
+    kind === 'sync'
+      ? await walkSync(job, sink, null, () => false)
+      : await walk(job, nodeFs, guard, sink, null, () => false);
   guard.close();
   const byRel = new Map(records.map((r) => [r.dir === '' ? r.name : `${r.dir}/${r.name}`, r]));
   return { summary, records, byRel };
@@ -99,15 +129,22 @@ test('store: bulk rows enter the name index; deleting a subtree takes its names 
     const store = new IndexStore(db, true);
     const root = store.addRoot('/r', 0).id;
     const rows: EntryRecord[] = [];
-    for (let i = 0; i < 150; i++) rows.push({ dir: i < 100 ? 'keep' : 'gone', name: `report-${i}.txt`, isDir: false, size: i, mtime: 0 });
-    rows.push({ dir: '', name: 'keep', isDir: true, size: 0, mtime: 0 }, { dir: '', name: 'gone', isDir: true, size: 0, mtime: 0 });
+    for (let i = 0; i < 150; i++)
+      rows.push({ dir: i < 100 ? 'keep' : 'gone', name: `report-${i}.txt`, isDir: false, size: i, mtime: 0 });
+    rows.push(
+      { dir: '', name: 'keep', isDir: true, size: 0, mtime: 0 },
+      { dir: '', name: 'gone', isDir: true, size: 0, mtime: 0 },
+    );
     store.write(root, rows, [], 1);
-    const named = () => db.get<{ n: number }>(`SELECT count(*) AS n FROM idx_names WHERE idx_names MATCH '"report"'`)!.n;
+    const named = () =>
+      db.get<{ n: number }>(`SELECT count(*) AS n FROM idx_names WHERE idx_names MATCH '"report"'`)!.n;
     assert.is(named(), 150);
     // Writing the same rows again updates them in place: no second name entry.
     store.write(root, [{ dir: 'keep', name: 'report-1.txt', isDir: false, size: 5, mtime: 0 }], [], 2);
     assert.is(named(), 150);
-    while (!store.deleteChunk(root, 'gone', 7)) { /* chunk by chunk */ }
+    while (!store.deleteChunk(root, 'gone', 7)) {
+      /* chunk by chunk */
+    }
     assert.is(named(), 100);
     assert.is(store.entry(root, 'gone'), undefined);
     assert.is(store.entry(root, 'keep/report-1.txt')!.size, 5);
@@ -126,7 +163,10 @@ test('index file: kept when sound; rebuilt when missing, not a database, or of a
     const reason = openIndexFile(db, file, quiet);
     return { db, reason };
   };
-  const close = (db: Database) => { closeIndexFile(db); db.close(); };
+  const close = (db: Database) => {
+    closeIndexFile(db);
+    db.close();
+  };
   try {
     let { db, reason } = open();
     assert.is(reason, 'missing');
@@ -142,7 +182,10 @@ test('index file: kept when sound; rebuilt when missing, not a database, or of a
     ({ db, reason } = open());
     assert.is(reason, 'format 0');
     assert.is(new IndexStore(db).roots().length, 0, 'another format starts empty');
-    assert.is(db.get<{ value: string }>("SELECT value FROM idx_meta WHERE key = 'format'")!.value, String(INDEX_FORMAT));
+    assert.is(
+      db.get<{ value: string }>("SELECT value FROM idx_meta WHERE key = 'format'")!.value,
+      String(INDEX_FORMAT),
+    );
     close(db);
 
     fs.writeFileSync(file, Buffer.alloc(8192, 0x5a)); // not a database at all

@@ -9,7 +9,7 @@ const adaptive = { reconcileMs: 0, reconcileMinMs: 1000, reconcileMaxMs: 10_000 
 test('adaptive: doubles while idle, capped at the slowest', () => {
   let i = adaptive.reconcileMinMs;
   const seen: number[] = [];
-  for (let n = 0; n < 6; n++) seen.push(i = nextSweepInterval(i, 0, adaptive));
+  for (let n = 0; n < 6; n++) seen.push((i = nextSweepInterval(i, 0, adaptive)));
   assert.equal(seen, [2000, 4000, 8000, 10_000, 10_000, 10_000]);
 });
 

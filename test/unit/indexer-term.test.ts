@@ -60,9 +60,17 @@ test('name tiers: exact (also without extension), prefix, word start, contains, 
 
 test('ordering: tier, then shorter, then by name', () => {
   const items = [
-    { tier: 3, name: 'x' }, { tier: 1, name: 'reports-long' }, { tier: 1, name: 'reports' }, { tier: 0, name: 'report' }, { tier: 1, name: 'reportb' }, { tier: 1, name: 'reporta' },
+    { tier: 3, name: 'x' },
+    { tier: 1, name: 'reports-long' },
+    { tier: 1, name: 'reports' },
+    { tier: 0, name: 'report' },
+    { tier: 1, name: 'reportb' },
+    { tier: 1, name: 'reporta' },
   ];
-  assert.equal(items.sort(compareNames).map((i) => i.name), ['report', 'reporta', 'reportb', 'reports', 'reports-long', 'x']);
+  assert.equal(
+    items.sort(compareNames).map((i) => i.name),
+    ['report', 'reporta', 'reportb', 'reports', 'reports-long', 'x'],
+  );
 });
 
 test('FTS5 queries are quoted phrases: hostile terms stay literal', () => {

@@ -53,7 +53,10 @@ test('calls that keep finishing are progress, however long the walk', () => {
 
 function tree(): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-idx-dog-'));
-  const w = (rel: string, bytes: number) => { fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true }); fs.writeFileSync(path.join(root, rel), Buffer.alloc(bytes)); };
+  const w = (rel: string, bytes: number) => {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), Buffer.alloc(bytes));
+  };
   w('ok/a.bin', 10);
   w('bad/b.bin', 20);
   w('bad/deeper/c.bin', 40);
@@ -67,12 +70,51 @@ for (const kind of ['sync', 'async'] as const) {
     try {
       const records: EntryRecord[] = [];
       const sink = { entry: (r: EntryRecord) => records.push(r), doc: () => {} };
-      const job: WalkJob = { id: 3, root, rel: '', concurrency: 2, batch: 0, pauseMs: 0, excludes: [], content: false, emit: 'dirs', sync: kind === 'sync', skip: ['bad'] };
+      const job: WalkJob = {
+        id: 3,
+        root,
+        rel: '',
+        concurrency: 2,
+        batch: 0,
+        pauseMs: 0,
+        excludes: [],
+        content: false,
+        emit: 'dirs',
+        sync: kind === 'sync',
+        skip: ['bad'],
+      };
       const buffer = syncBeatBuffer();
       const guard = new IoGuard(0, 1);
-      const summary = kind === 'sync'
-        ? await walkSync(job, sink, null, () => false, { readdir: (d) => { read.push(d); return nodeSyncFs.readdir(d); }, lstat: nodeSyncFs.lstat }, new SyncBeat(buffer))
-        : await walk(job, { readdir: (d, done) => { read.push(d); nodeFs.readdir(d, done); }, lstat: nodeFs.lstat }, guard, sink, null, () => false);
+      const summary =
+        kind === 'sync'
+          ? await walkSync(
+              job,
+              sink,
+              null,
+              () => false,
+              {
+                readdir: (d) => {
+                  read.push(d);
+                  return nodeSyncFs.readdir(d);
+                },
+                lstat: nodeSyncFs.lstat,
+              },
+              new SyncBeat(buffer),
+            )
+          : await walk(
+              job,
+              {
+                readdir: (d, done) => {
+                  read.push(d);
+                  nodeFs.readdir(d, done);
+                },
+                lstat: nodeFs.lstat,
+              },
+              guard,
+              sink,
+              null,
+              () => false,
+            );
       guard.close();
       assert.ok(!read.some((d) => d.endsWith(`${path.sep}bad`)), 'the skipped folder was not read');
       const bad = records.find((r) => r.name === 'bad')!;

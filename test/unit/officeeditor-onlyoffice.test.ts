@@ -30,7 +30,13 @@ fs.mkdirSync(files, { recursive: true });
 const db = new Database(path.join(root, 'config', 'burrow.db'));
 runMigrations(db, collectMigrations(src));
 const personal: PersonalFolders = { folderFor: async () => path.join(root, 'users', 'x'), all: () => [] };
-const resolver = createPathResolver({ volumeRoot: path.join(root, 'volumes'), userDirEnabled: false, userVolumesEnabled: false, personal, privateDirs: [path.join(root, 'config')] });
+const resolver = createPathResolver({
+  volumeRoot: path.join(root, 'volumes'),
+  userDirEnabled: false,
+  userVolumesEnabled: false,
+  personal,
+  privateDirs: [path.join(root, 'config')],
+});
 const versions = createVersions(db, resolver, () => [files], createChangeSink());
 
 let docBase = '';
@@ -41,11 +47,18 @@ const docServer = http.createServer((req, res) => {
   res.end();
 });
 
-const make = () => createOfficeEditorPlugin({
-  db, resolver, versions, changes: createChangeSink(), log: silentLogger, callerFor: (id) => (id === alice.userId ? alice : null),
-  publicUrl: 'https://files.example.org/', maxFileSize: 1024,
-  onlyoffice: { url: docBase, secret: SECRET, lang: 'en', extensions: [], forceSave: true },
-});
+const make = () =>
+  createOfficeEditorPlugin({
+    db,
+    resolver,
+    versions,
+    changes: createChangeSink(),
+    log: silentLogger,
+    callerFor: (id) => (id === alice.userId ? alice : null),
+    publicUrl: 'https://files.example.org/',
+    maxFileSize: 1024,
+    onlyoffice: { url: docBase, secret: SECRET, lang: 'en', extensions: [], forceSave: true },
+  });
 
 test.before(async () => {
   await new Promise<void>((r) => docServer.listen(0, '127.0.0.1', r));
@@ -102,7 +115,15 @@ test('callback status 2 saves the edited document from the document server, keep
   assert.is(fs.readFileSync(path.join(files, 'minutes.docx'), 'utf8'), 'minutes v1');
   assert.not.ok(fs.readdirSync(files).some((n) => n.startsWith('.burrow-tmp-')));
 
-  assert.equal(await p.onlyoffice!.callback(id, token, { status: 1, key: 'k1', token: await sign({ status: 1, key: 'k1' }) }, undefined), { error: 0 });
+  assert.equal(
+    await p.onlyoffice!.callback(
+      id,
+      token,
+      { status: 1, key: 'k1', token: await sign({ status: 1, key: 'k1' }) },
+      undefined,
+    ),
+    { error: 0 },
+  );
   // The header form: Authorization: Bearer <jwt> with the body under `payload`.
   const bearer = await sign({ payload: edited });
   assert.equal(await p.onlyoffice!.callback(id, token, edited, `Bearer ${bearer}`), { error: 0 });

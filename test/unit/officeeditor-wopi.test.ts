@@ -35,7 +35,13 @@ fs.mkdirSync(files, { recursive: true });
 const db = new Database(path.join(root, 'config', 'burrow.db'));
 runMigrations(db, collectMigrations(src));
 const personal: PersonalFolders = { folderFor: async () => path.join(root, 'users', 'x'), all: () => [] };
-const resolver = createPathResolver({ volumeRoot: path.join(root, 'volumes'), userDirEnabled: false, userVolumesEnabled: false, personal, privateDirs: [path.join(root, 'config')] });
+const resolver = createPathResolver({
+  volumeRoot: path.join(root, 'volumes'),
+  userDirEnabled: false,
+  userVolumesEnabled: false,
+  personal,
+  privateDirs: [path.join(root, 'config')],
+});
 const versions = createVersions(db, resolver, () => [files], createChangeSink());
 const changes = createChangeSink();
 const callerFor = (id: string) => (id === alice.userId ? alice : null);
@@ -72,13 +78,23 @@ const editor = http.createServer(async (req, res) => {
     const got = await fetch(`${src}/contents${q}`);
     steps.getFile = { status: got.status, body: await got.text(), version: got.headers.get('x-wopi-itemversion') };
     editorLog.push('GetFile');
-    const lock = await fetch(src + q, { method: 'POST', headers: { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'stub-lock-1' } });
+    const lock = await fetch(src + q, {
+      method: 'POST',
+      headers: { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'stub-lock-1' },
+    });
     steps.lock = { status: lock.status };
     editorLog.push('Lock');
-    const put = await fetch(`${src}/contents${q}`, { method: 'POST', headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'stub-lock-1' }, body: content });
+    const put = await fetch(`${src}/contents${q}`, {
+      method: 'POST',
+      headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'stub-lock-1' },
+      body: content,
+    });
     steps.putFile = { status: put.status, body: await put.json(), version: put.headers.get('x-wopi-itemversion') };
     editorLog.push('PutFile');
-    const unlock = await fetch(src + q, { method: 'POST', headers: { 'X-WOPI-Override': 'UNLOCK', 'X-WOPI-Lock': 'stub-lock-1' } });
+    const unlock = await fetch(src + q, {
+      method: 'POST',
+      headers: { 'X-WOPI-Override': 'UNLOCK', 'X-WOPI-Lock': 'stub-lock-1' },
+    });
     steps.unlock = { status: unlock.status };
     editorLog.push('Unlock');
     res.setHeader('Content-Type', 'application/json');
@@ -99,8 +115,12 @@ const burrow = http.createServer(async (req, res) => {
     const token = url.searchParams.get('access_token');
     const w = plugin.wopi!;
     const answer: WopiAnswer = m[2]
-      ? (req.method === 'GET' ? await w.getFile(m[1]!, token, req.headers) : await w.putFile(m[1]!, token, req.headers, req))
-      : (req.method === 'GET' ? await w.checkFileInfo(m[1]!, token) : await w.fileOperation(m[1]!, token, req.headers, req));
+      ? req.method === 'GET'
+        ? await w.getFile(m[1]!, token, req.headers)
+        : await w.putFile(m[1]!, token, req.headers, req)
+      : req.method === 'GET'
+        ? await w.checkFileInfo(m[1]!, token)
+        : await w.fileOperation(m[1]!, token, req.headers, req);
     res.writeHead(answer.status, answer.headers);
     if (answer.stream) answer.stream.pipe(res);
     else res.end(answer.json === undefined ? '' : JSON.stringify(answer.json));
@@ -114,8 +134,20 @@ const burrow = http.createServer(async (req, res) => {
 
 function makePlugin(over: { tokenTtlMs?: number; discoveryUrl?: string } = {}) {
   return createOfficeEditorPlugin({
-    db, resolver, versions, changes, log: silentLogger, callerFor, publicUrl: burrowBase,
-    wopi: { url: editorBase, secret: SECRET, lang: 'de', extensions: [], ...(over.discoveryUrl ? { discoveryUrl: over.discoveryUrl } : {}) },
+    db,
+    resolver,
+    versions,
+    changes,
+    log: silentLogger,
+    callerFor,
+    publicUrl: burrowBase,
+    wopi: {
+      url: editorBase,
+      secret: SECRET,
+      lang: 'de',
+      extensions: [],
+      ...(over.discoveryUrl ? { discoveryUrl: over.discoveryUrl } : {}),
+    },
     ...(over.tokenTtlMs !== undefined ? { tokenTtlMs: over.tokenTtlMs } : {}),
   });
 }
@@ -136,14 +168,20 @@ test.after(async () => {
 });
 
 test('discovery: actions parsed per extension, placeholders filled with the language', () => {
-  const actions = parseDiscovery('<app name="w"><action name="edit" ext="DOCX" urlsrc="https://e/x?&lt;ui=UI_LLCC&amp;&gt;&lt;dchat=DISABLE_CHAT&amp;&gt;"/></app>');
-  assert.equal(actions.map((a) => [a.ext, a.name]), [['docx', 'edit']]);
+  const actions = parseDiscovery(
+    '<app name="w"><action name="edit" ext="DOCX" urlsrc="https://e/x?&lt;ui=UI_LLCC&amp;&gt;&lt;dchat=DISABLE_CHAT&amp;&gt;"/></app>',
+  );
+  assert.equal(
+    actions.map((a) => [a.ext, a.name]),
+    [['docx', 'edit']],
+  );
   assert.is(fillUrlsrc(actions[0]!.urlsrc, 'fr'), 'https://e/x?ui=fr&');
   assert.is(fillUrlsrc('https://e/x', 'fr'), 'https://e/x?');
 });
 
 test('UTF-7 names round-trip', () => {
-  for (const name of ['Report.docx', 'Bericht für Ärzte.docx', 'a+b.docx', '報告.odt']) assert.is(decodeUtf7(encodeUtf7(name)), name);
+  for (const name of ['Report.docx', 'Bericht für Ärzte.docx', 'a+b.docx', '報告.odt'])
+    assert.is(decodeUtf7(encodeUtf7(name)), name);
   assert.is(decodeUtf7('Hi Mom -+Jjo--!'), 'Hi Mom -\u263A-!');
 });
 
@@ -169,8 +207,12 @@ test('config answers the editor URL from discovery and a token; the native varia
 test('the editing server opens, locks, saves and unlocks; the save keeps the replaced content as a version', async () => {
   fs.writeFileSync(path.join(files, 'report.docx'), 'report v1');
   const c = await plugin.wopi!.config(alice, { path: 'Files/report.docx', mode: 'edit' });
-  const res = await fetch(c.urlSrc, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ access_token: c.access_token, new_content: 'report v2' }) });
-  const steps = await res.json() as Record<string, { status: number; body?: any; version?: string }>;
+  const res = await fetch(c.urlSrc, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ access_token: c.access_token, new_content: 'report v2' }),
+  });
+  const steps = (await res.json()) as Record<string, { status: number; body?: any; version?: string }>;
   assert.equal(editorLog.slice(-5), ['CheckFileInfo', 'GetFile', 'Lock', 'PutFile', 'Unlock']);
   const info = steps.checkFileInfo!.body;
   assert.is(steps.checkFileInfo!.status, 200);
@@ -192,14 +234,22 @@ test('the editing server opens, locks, saves and unlocks; the save keeps the rep
   assert.is(kept.length, 1);
   const { row } = await versions.find(alice, kept[0]!.id);
   assert.is(fs.readFileSync(row.stored_path, 'utf8'), 'report v1');
-  assert.not.ok(fs.readdirSync(files).some((n) => n.startsWith('.burrow-tmp-')), 'a temporary was left behind');
+  assert.not.ok(
+    fs.readdirSync(files).some((n) => n.startsWith('.burrow-tmp-')),
+    'a temporary was left behind',
+  );
 });
 
 test('forged, expired and other-file tokens answer 401; nothing is changed', async () => {
   fs.writeFileSync(path.join(files, 'guarded.docx'), 'guarded');
   const c = await plugin.wopi!.config(alice, { path: 'Files/guarded.docx' });
   const src = plugin.wopi!.wopiSrc(c.fileId);
-  const forged = await new SignJWT({ fid: c.fileId, p: 'Files/guarded.docx', rw: true }).setProtectedHeader({ alg: 'HS256' }).setSubject(alice.userId).setAudience('burrow-wopi').setExpirationTime('1h').sign(new TextEncoder().encode('another-secret'));
+  const forged = await new SignJWT({ fid: c.fileId, p: 'Files/guarded.docx', rw: true })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(alice.userId)
+    .setAudience('burrow-wopi')
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode('another-secret'));
   const expiredPlugin = makePlugin({ tokenTtlMs: -60_000 });
   const expired = (await expiredPlugin.wopi!.config(alice, { path: 'Files/guarded.docx' })).access_token;
   fs.writeFileSync(path.join(files, 'other.docx'), 'other');
@@ -208,7 +258,11 @@ test('forged, expired and other-file tokens answer 401; nothing is changed', asy
     const r = await fetch(`${src}?access_token=${encodeURIComponent(token)}`);
     assert.is(r.status, 401, token);
     assert.is((await r.json()).error.code, 'OFFICE_TOKEN_INVALID');
-    const put = await fetch(`${src}/contents?access_token=${encodeURIComponent(token)}`, { method: 'POST', headers: { 'X-WOPI-Override': 'PUT' }, body: 'evil' });
+    const put = await fetch(`${src}/contents?access_token=${encodeURIComponent(token)}`, {
+      method: 'POST',
+      headers: { 'X-WOPI-Override': 'PUT' },
+      body: 'evil',
+    });
     assert.is(put.status, 401);
   }
   assert.is(fs.readFileSync(path.join(files, 'guarded.docx'), 'utf8'), 'guarded');
@@ -219,12 +273,17 @@ test('a lock held by another editing session: 409 with X-WOPI-Lock naming it, fo
   const c = await plugin.wopi!.config(alice, { path: 'Files/shared.docx' });
   const url = `${plugin.wopi!.wopiSrc(c.fileId)}?access_token=${encodeURIComponent(c.access_token)}`;
   const contents = `${plugin.wopi!.wopiSrc(c.fileId)}/contents?access_token=${encodeURIComponent(c.access_token)}`;
-  const op = (override: string, headers: Record<string, string> = {}) => fetch(url, { method: 'POST', headers: { 'X-WOPI-Override': override, ...headers } });
+  const op = (override: string, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { 'X-WOPI-Override': override, ...headers } });
   assert.is((await op('LOCK', { 'X-WOPI-Lock': 'A' })).status, 200);
   const r1 = await op('LOCK', { 'X-WOPI-Lock': 'B' });
   assert.is(r1.status, 409);
   assert.is(r1.headers.get('x-wopi-lock'), 'A');
-  const r2 = await fetch(contents, { method: 'POST', headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'B' }, body: 'by B' });
+  const r2 = await fetch(contents, {
+    method: 'POST',
+    headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'B' },
+    body: 'by B',
+  });
   assert.is(r2.status, 409);
   assert.is(r2.headers.get('x-wopi-lock'), 'A');
   assert.is(fs.readFileSync(path.join(files, 'shared.docx'), 'utf8'), 'shared v1');
@@ -237,7 +296,11 @@ test('a lock held by another editing session: 409 with X-WOPI-Lock naming it, fo
   assert.is((await op('LOCK', { 'X-WOPI-Lock': 'C', 'X-WOPI-OldLock': 'A' })).status, 200);
   assert.is((await op('REFRESH_LOCK', { 'X-WOPI-Lock': 'C' })).status, 200);
   assert.is((await op('UNLOCK', { 'X-WOPI-Lock': 'C' })).status, 200);
-  const r4 = await fetch(contents, { method: 'POST', headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'C' }, body: 'late' });
+  const r4 = await fetch(contents, {
+    method: 'POST',
+    headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': 'C' },
+    body: 'late',
+  });
   assert.is(r4.status, 409);
   assert.is(r4.headers.get('x-wopi-lock'), '');
   assert.is((await op('RENAME_FILE', { 'X-WOPI-RequestedName': 'x' })).status, 501);
@@ -258,7 +321,8 @@ test('PutRelativeFile: a suggested name is numbered when taken, a relative one i
   fs.writeFileSync(path.join(files, 'memo.docx'), 'memo');
   const c = await plugin.wopi!.config(alice, { path: 'Files/memo.docx' });
   const url = `${plugin.wopi!.wopiSrc(c.fileId)}?access_token=${encodeURIComponent(c.access_token)}`;
-  const put = (headers: Record<string, string>, body: string) => fetch(url, { method: 'POST', headers: { 'X-WOPI-Override': 'PUT_RELATIVE', ...headers }, body });
+  const put = (headers: Record<string, string>, body: string) =>
+    fetch(url, { method: 'POST', headers: { 'X-WOPI-Override': 'PUT_RELATIVE', ...headers }, body });
   const r1 = await put({ 'X-WOPI-SuggestedTarget': encodeUtf7('.odt') }, 'as odt');
   assert.is(r1.status, 200);
   const b1 = await r1.json();
@@ -273,10 +337,17 @@ test('PutRelativeFile: a suggested name is numbered when taken, a relative one i
   assert.is(fs.readFileSync(path.join(files, 'memo.odt'), 'utf8'), 'as odt');
   const r4 = await put({ 'X-WOPI-RelativeTarget': encodeUtf7('Bericht für Ärzte.docx') }, 'new');
   assert.is((await r4.json()).Name, 'Bericht für Ärzte.docx');
-  const r5 = await put({ 'X-WOPI-RelativeTarget': encodeUtf7('memo.odt'), 'X-WOPI-OverwriteRelativeTarget': 'true' }, 'replaced');
+  const r5 = await put(
+    { 'X-WOPI-RelativeTarget': encodeUtf7('memo.odt'), 'X-WOPI-OverwriteRelativeTarget': 'true' },
+    'replaced',
+  );
   assert.is(r5.status, 200);
   assert.is(fs.readFileSync(path.join(files, 'memo.odt'), 'utf8'), 'replaced');
-  assert.is(versions.list(alice, await resolver.resolve(alice, 'Files/memo.odt')).length, 1, 'the replaced file was not kept as a version');
+  assert.is(
+    versions.list(alice, await resolver.resolve(alice, 'Files/memo.odt')).length,
+    1,
+    'the replaced file was not kept as a version',
+  );
   const created = await fetch(b1.Url);
   assert.is((await created.json()).BaseFileName, 'memo.odt');
 });

@@ -15,26 +15,59 @@ let idp: TestIdp;
 
 test.before(async () => {
   idp = await startIdp([`${BASE}/callback`, `${BASE}/api/auth/oidc/mobile/complete`]);
-  idp.accounts.set('alice', { email: 'alice@example.org', email_verified: true, name: 'Alice A', preferred_username: 'alice', groups: ['Staff'] });
-  idp.accounts.set('boss', { email: 'boss@example.org', email_verified: true, preferred_username: 'boss', groups: ['Burrow-Admins', 'Staff'] });
+  idp.accounts.set('alice', {
+    email: 'alice@example.org',
+    email_verified: true,
+    name: 'Alice A',
+    preferred_username: 'alice',
+    groups: ['Staff'],
+  });
+  idp.accounts.set('boss', {
+    email: 'boss@example.org',
+    email_verified: true,
+    preferred_username: 'boss',
+    groups: ['Burrow-Admins', 'Staff'],
+  });
   idp.accounts.set('nogroups', { email: 'ng@example.org', email_verified: true, preferred_username: 'ng' });
-  idp.accounts.set('unverified', { email: 'unverified@example.org', email_verified: false, preferred_username: 'unverified' });
+  idp.accounts.set('unverified', {
+    email: 'unverified@example.org',
+    email_verified: false,
+    preferred_username: 'unverified',
+  });
 });
-test.after(async () => { await idp.close(); });
-test.before.each(() => { idp.tokenMode = 'pass'; idp.userinfoMode = 'pass'; idp.nextAccount = 'alice'; });
+test.after(async () => {
+  await idp.close();
+});
+test.before.each(() => {
+  idp.tokenMode = 'pass';
+  idp.userinfoMode = 'pass';
+  idp.nextAccount = 'alice';
+});
 
 function options(overrides: Partial<OidcOptions> = {}): OidcOptions {
   return {
-    issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, scopes: ['openid', 'profile', 'email', 'groups'], callbackUrl: null,
-    endpoints: { authorization: null, token: idp.tokenProxyUrl, userinfo: idp.userinfoProxyUrl }, logoutUrl: null,
-    adminGroups: ['burrow-admins'], requireEmailVerified: false, autoCreateUsers: true, mobileRedirectUris: ['nextexplorer://oidc-callback', 'myapp://done'],
-    timeoutMs: 1500, ...overrides,
+    issuer: idp.issuer,
+    clientId: idp.clientId,
+    clientSecret: idp.clientSecret,
+    scopes: ['openid', 'profile', 'email', 'groups'],
+    callbackUrl: null,
+    endpoints: { authorization: null, token: idp.tokenProxyUrl, userinfo: idp.userinfoProxyUrl },
+    logoutUrl: null,
+    adminGroups: ['burrow-admins'],
+    requireEmailVerified: false,
+    autoCreateUsers: true,
+    mobileRedirectUris: ['nextexplorer://oidc-callback', 'myapp://done'],
+    timeoutMs: 1500,
+    ...overrides,
   };
 }
 
 async function setup(overrides: Partial<OidcOptions> = {}): Promise<{ kit: IdentityKit; oidc: OidcService }> {
   const kit = await identityKit();
-  return { kit, oidc: new OidcService({ db: kit.db, users: kit.users, activity: kit.activity, auth: kit.auth }, options(overrides)) };
+  return {
+    kit,
+    oidc: new OidcService({ db: kit.db, users: kit.users, activity: kit.activity, auth: kit.auth }, options(overrides)),
+  };
 }
 
 async function signIn(oidc: OidcService, account = 'alice') {
@@ -57,16 +90,30 @@ async function refused(fn: () => Promise<unknown>, status: number, code?: string
 }
 
 test('options exist only when configured and allowed by AUTH_MODE', async () => {
-  const kit = await identityKit({ OIDC_ENABLED: 'true', OIDC_ISSUER: 'https://id.example', OIDC_CLIENT_ID: 'c', PUBLIC_URL: 'https://files.example' });
+  const kit = await identityKit({
+    OIDC_ENABLED: 'true',
+    OIDC_ISSUER: 'https://id.example',
+    OIDC_CLIENT_ID: 'c',
+    PUBLIC_URL: 'https://files.example',
+  });
   try {
     const o = oidcOptions(kit.config)!;
     assert.is(o.issuer, 'https://id.example');
     assert.equal(o.mobileRedirectUris, ['nextexplorer://oidc-callback']);
     assert.is(o.callbackUrl, null);
-  } finally { kit.close(); }
-  for (const env of [{ OIDC_ENABLED: 'true', OIDC_CLIENT_ID: 'c' } as Record<string, string>, { OIDC_ENABLED: 'true', OIDC_ISSUER: 'https://id.example', OIDC_CLIENT_ID: 'c', AUTH_MODE: 'local' }]) {
+  } finally {
+    kit.close();
+  }
+  for (const env of [
+    { OIDC_ENABLED: 'true', OIDC_CLIENT_ID: 'c' } as Record<string, string>,
+    { OIDC_ENABLED: 'true', OIDC_ISSUER: 'https://id.example', OIDC_CLIENT_ID: 'c', AUTH_MODE: 'local' },
+  ]) {
     const k = await identityKit(env);
-    try { assert.is(oidcOptions(k.config), null); } finally { k.close(); }
+    try {
+      assert.is(oidcOptions(k.config), null);
+    } finally {
+      k.close();
+    }
   }
 });
 
@@ -95,12 +142,17 @@ test('code flow with PKCE, state and nonce: the authorization request, a new acc
     assert.is(done.returnTo, '/Files/docs');
     assert.is(s.kit.sessions.find(done.session.id)!.state, 'active');
     const methods = s.kit.users.methods(done.user.id);
-    assert.equal(methods.map((m) => [m.type, m.provider]), [['oidc', idp.issuer]]);
+    assert.equal(
+      methods.map((m) => [m.type, m.provider]),
+      [['oidc', idp.issuer]],
+    );
     // Again: the same account, by its subject.
     const again = await signIn(s.oidc);
     assert.is(again.user.id, done.user.id);
     assert.is(s.kit.users.count(), 1);
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
 test('roles follow the groups at every sign-in (case-insensitive) and the change is logged; no group claim keeps the role', async () => {
@@ -120,13 +172,17 @@ test('roles follow the groups at every sign-in (case-insensitive) and the change
     s.kit.users.update(ng.user.id, { roles: ['admin'] });
     assert.equal((await signIn(s.oidc, 'nogroups')).user.roles, ['admin']);
     idp.accounts.get('boss')!.roles = undefined;
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
   // Without OIDC_ADMIN_GROUPS the provider never decides; the very first account administers.
   const t = await setup({ adminGroups: [] });
   try {
     assert.equal((await signIn(t.oidc, 'alice')).user.roles, ['admin']);
     assert.equal((await signIn(t.oidc, 'nogroups')).user.roles, ['user']);
-  } finally { t.kit.close(); }
+  } finally {
+    t.kit.close();
+  }
 });
 
 test('linking by email, verified email required, no auto-create', async () => {
@@ -137,18 +193,28 @@ test('linking by email, verified email required, no auto-create', async () => {
     assert.is(linked.user.id, existing);
     const unverifiedLocal = await s.kit.addUser('unv', { email: 'unverified@example.org' });
     await refused(() => signIn(s.oidc, 'unverified'), 403, 'OIDC_ACCESS_DENIED');
-    assert.equal(s.kit.users.methods(unverifiedLocal).map((m) => m.type), ['local_password'], 'not linked');
-  } finally { s.kit.close(); }
+    assert.equal(
+      s.kit.users.methods(unverifiedLocal).map((m) => m.type),
+      ['local_password'],
+      'not linked',
+    );
+  } finally {
+    s.kit.close();
+  }
   const t = await setup({ autoCreateUsers: false });
   try {
     await refused(() => signIn(t.oidc, 'nogroups'), 403, 'OIDC_ACCESS_DENIED');
     assert.is(t.kit.users.count(), 0, 'no account made');
-  } finally { t.kit.close(); }
+  } finally {
+    t.kit.close();
+  }
   const u = await setup({ requireEmailVerified: true });
   try {
     await refused(() => signIn(u.oidc, 'unverified'), 403);
     assert.is(u.kit.users.count(), 0);
-  } finally { u.kit.close(); }
+  } finally {
+    u.kit.close();
+  }
 });
 
 test('bad state, another browser, a replayed callback', async () => {
@@ -159,13 +225,19 @@ test('bad state, another browser, a replayed callback', async () => {
     const forged = new URLSearchParams(back.searchParams);
     forged.set('state', 'not-our-state');
     await refused(() => s.oidc.complete({ query: forged, browserBinding, ip: 'ip' }), 400, 'OIDC_STATE_INVALID');
-    await refused(() => s.oidc.complete({ query: back.searchParams, browserBinding: 'another-browser', ip: 'ip' }), 400, 'OIDC_STATE_INVALID');
+    await refused(
+      () => s.oidc.complete({ query: back.searchParams, browserBinding: 'another-browser', ip: 'ip' }),
+      400,
+      'OIDC_STATE_INVALID',
+    );
     // The attempt above spent the transaction: the real browser must start again.
     await refused(() => s.oidc.complete({ query: back.searchParams, browserBinding, ip: 'ip' }), 400);
     const ok = await signIn(s.oidc);
     assert.ok(ok.user);
     assert.is(s.kit.users.count(), 1);
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
 test('spoiled answers: ID token signed by another key, unsigned, wrong nonce, other userinfo subject, provider error -> 502', async () => {
@@ -181,7 +253,9 @@ test('spoiled answers: ID token signed by another key, unsigned, wrong nonce, ot
     await refused(() => signIn(s.oidc), 502, 'OIDC_PROVIDER_ERROR');
     assert.is(s.kit.users.count(), 0, 'nothing created');
     assert.is(s.kit.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM sessions')!.n, 0, 'no session');
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
 test('slow or unreachable provider -> 503 with a clear message', async () => {
@@ -190,12 +264,16 @@ test('slow or unreachable provider -> 503 with a clear message', async () => {
     idp.tokenMode = 'slow';
     const err = await refused(() => signIn(s.oidc), 503, 'OIDC_PROVIDER_UNAVAILABLE');
     assert.match(err.message, /in time/);
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
   const dead = await setup({ issuer: 'http://127.0.0.1:9' });
   try {
     const err = await refused(() => dead.oidc.begin({ baseUrl: BASE }), 503, 'OIDC_PROVIDER_UNAVAILABLE');
     assert.match(err.message, /discovery/);
-  } finally { dead.kit.close(); }
+  } finally {
+    dead.kit.close();
+  }
 });
 
 test('logout address only with OIDC_LOGOUT_URL', async () => {
@@ -206,7 +284,10 @@ test('logout address only with OIDC_LOGOUT_URL', async () => {
     const url = new URL(t.oidc.logoutUrl(BASE)!);
     assert.is(url.searchParams.get('post_logout_redirect_uri'), `${BASE}/`);
     assert.is(url.searchParams.get('client_id'), 'burrow');
-  } finally { s.kit.close(); t.kit.close(); }
+  } finally {
+    s.kit.close();
+    t.kit.close();
+  }
 });
 
 const pkce = () => {
@@ -215,7 +296,12 @@ const pkce = () => {
 };
 
 async function mobile(oidc: OidcService, challenge: string, redirectUri: string | null = null) {
-  const { url, browserBinding } = await oidc.mobileBegin({ baseUrl: BASE, codeChallenge: challenge, codeChallengeMethod: 'S256', redirectUri });
+  const { url, browserBinding } = await oidc.mobileBegin({
+    baseUrl: BASE,
+    codeChallenge: challenge,
+    codeChallengeMethod: 'S256',
+    redirectUri,
+  });
   const back = await idp.browse(url, BASE);
   assert.is(back.pathname, '/api/auth/oidc/mobile/complete');
   return new URL((await oidc.mobileComplete({ query: back.searchParams, browserBinding, ip: 'ip' })).location);
@@ -233,7 +319,11 @@ test('mobile bridge: S256 challenge, default redirect, one-time code bound to th
     const done = s.oidc.exchange({ code, codeVerifier: verifier, ip: 'ip' });
     assert.is(done.user.username, 'alice');
     assert.is(s.kit.sessions.find(done.session.id)!.state, 'active');
-    await refused(async () => s.oidc.exchange({ code, codeVerifier: verifier, ip: 'ip' }), 401, 'OIDC_EXCHANGE_REJECTED');
+    await refused(
+      async () => s.oidc.exchange({ code, codeVerifier: verifier, ip: 'ip' }),
+      401,
+      'OIDC_EXCHANGE_REJECTED',
+    );
 
     // A wrong verifier destroys the code: the right one cannot use it afterwards.
     const second = pkce();
@@ -246,7 +336,9 @@ test('mobile bridge: S256 challenge, default redirect, one-time code bound to th
     s.kit.db.run('UPDATE oidc_mobile_codes SET expires_at = ?', [Date.now() - 1]);
     await refused(async () => s.oidc.exchange({ code: code3, codeVerifier: third.verifier, ip: 'ip' }), 401);
     assert.is(s.kit.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM oidc_mobile_codes')!.n, 0);
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
 test('mobile bridge refusals: method, challenge, redirect URIs off the list or http(s); provider failure goes back to the app as error', async () => {
@@ -262,19 +354,41 @@ test('mobile bridge refusals: method, challenge, redirect URIs off the list or h
     await refused(() => begin(challenge, 'S256', 'https://evil.example/cb'), 400);
     await refused(() => begin(challenge, 'S256', 'http://127.0.0.1/cb'), 400);
     await refused(() => begin(challenge, 'S256', 'otherapp://cb'), 400);
-    assert.is(s.kit.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM oidc_transactions')!.n, 0, 'a refused start leaves nothing');
+    assert.is(
+      s.kit.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM oidc_transactions')!.n,
+      0,
+      'a refused start leaves nothing',
+    );
     idp.tokenMode = 'wrong-key';
     const back = await mobile(s.oidc, challenge);
     assert.is(back.protocol, 'nextexplorer:');
     assert.not.ok(back.searchParams.has('code'));
     assert.match(back.searchParams.get('error')!, /identity provider/);
-    await refused(() => s.oidc.mobileComplete({ query: new URLSearchParams({ state: 'nope', code: 'x' }), browserBinding: null, ip: 'ip' }), 400);
+    await refused(
+      () =>
+        s.oidc.mobileComplete({
+          query: new URLSearchParams({ state: 'nope', code: 'x' }),
+          browserBinding: null,
+          ip: 'ip',
+        }),
+      400,
+    );
     // A browser callback cannot finish an app's sign-in, nor the other way round.
     idp.tokenMode = 'pass';
-    const app = await s.oidc.mobileBegin({ baseUrl: BASE, codeChallenge: challenge, codeChallengeMethod: 'S256', redirectUri: null });
+    const app = await s.oidc.mobileBegin({
+      baseUrl: BASE,
+      codeChallenge: challenge,
+      codeChallengeMethod: 'S256',
+      redirectUri: null,
+    });
     const appBack = await idp.browse(app.url, BASE);
-    await refused(() => s.oidc.complete({ query: appBack.searchParams, browserBinding: app.browserBinding, ip: 'ip' }), 400);
-  } finally { s.kit.close(); }
+    await refused(
+      () => s.oidc.complete({ query: appBack.searchParams, browserBinding: app.browserBinding, ip: 'ip' }),
+      400,
+    );
+  } finally {
+    s.kit.close();
+  }
 });
 
 test.run();

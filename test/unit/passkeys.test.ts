@@ -14,8 +14,15 @@ const ORIGIN = 'https://files.example.org';
 async function setup(opts: { publicUrl?: string | null; rpId?: string } = {}) {
   const kit = await identityKit();
   const passkeys = new PasskeyService({
-    db: kit.db, users: kit.users, limits: kit.limits, activity: kit.activity, auth: kit.auth,
-    relyingParties: new RelyingParties({ publicUrl: opts.publicUrl === undefined ? ORIGIN : opts.publicUrl, rpId: opts.rpId ?? null }),
+    db: kit.db,
+    users: kit.users,
+    limits: kit.limits,
+    activity: kit.activity,
+    auth: kit.auth,
+    relyingParties: new RelyingParties({
+      publicUrl: opts.publicUrl === undefined ? ORIGIN : opts.publicUrl,
+      rpId: opts.rpId ?? null,
+    }),
   });
   const alice = await kit.addUser('alice');
   const bob = await kit.addUser('bob');
@@ -42,7 +49,12 @@ async function register(s: { passkeys: PasskeyService }, userId: string, device:
   return s.passkeys.finishRegistration(userId, device.create(options), name, 'ip');
 }
 
-async function signIn(s: { passkeys: PasskeyService }, device: SoftAuthenticator, lies = {}, credential = device.credentials.at(-1)!) {
+async function signIn(
+  s: { passkeys: PasskeyService },
+  device: SoftAuthenticator,
+  lies = {},
+  credential = device.credentials.at(-1)!,
+) {
   const { options } = await s.passkeys.authenticationOptions(null, 'ip');
   return s.passkeys.finishAuthentication(device.get(options, credential, lies), 'ip');
 }
@@ -59,12 +71,18 @@ test('register, list, rename, sign in; options carry every byte as base64url and
     const { passkey } = await s.passkeys.finishRegistration(s.alice, device.create(options), ' Laptop ', 'ip');
     assert.is(passkey.name, 'Laptop');
     assert.is(passkey.deviceType, 'multiDevice');
-    assert.equal(s.passkeys.list(s.alice).map((p) => p.id), [passkey.id]);
+    assert.equal(
+      s.passkeys.list(s.alice).map((p) => p.id),
+      [passkey.id],
+    );
     assert.equal(s.passkeys.list(s.bob), []);
     assert.is(s.passkeys.rename(s.alice, passkey.id, 'Phone').passkey.name, 'Phone');
     await refused(async () => s.passkeys.rename(s.bob, passkey.id, 'mine'), 404);
     const again = await s.passkeys.registrationOptions({ userId: s.alice, passwordSession: true }, null, 'ip');
-    assert.equal(again.options.excludeCredentials?.map((c) => c.id), [device.credentials[0]!.id.toString('base64url')]);
+    assert.equal(
+      again.options.excludeCredentials?.map((c) => c.id),
+      [device.credentials[0]!.id.toString('base64url')],
+    );
 
     const { options: get, origins } = await s.passkeys.authenticationOptions(null, 'ip');
     assert.equal(origins, [ORIGIN]);
@@ -73,7 +91,9 @@ test('register, list, rename, sign in; options carry every byte as base64url and
     assert.ok('user' in result && result.user.username === 'alice');
     assert.is(s.kit.sessions.find(result.session.id)!.method, 'passkey');
     assert.ok(s.passkeys.list(s.alice)[0]!.lastUsedAt);
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
 test('a challenge is spent by its finish and good for one ceremony only', async () => {
@@ -83,29 +103,51 @@ test('a challenge is spent by its finish and good for one ceremony only', async 
     await register(s, s.alice, device);
     const { options } = await s.passkeys.authenticationOptions(null, 'ip');
     const assertion = device.get(options);
-    assert.ok('user' in await s.passkeys.finishAuthentication(assertion, 'ip'));
+    assert.ok('user' in (await s.passkeys.finishAuthentication(assertion, 'ip')));
     await rejected(() => s.passkeys.finishAuthentication(assertion, 'ip'));
     // A fresh assertion over the spent challenge (higher counter) is refused too.
     await rejected(() => s.passkeys.finishAuthentication(device.get(options), 'ip'));
     // A registration challenge cannot sign anybody in, and the attempt spends it.
     const reg = await s.passkeys.registrationOptions({ userId: s.alice, passwordSession: true }, null, 'ip');
     await rejected(() => s.passkeys.finishAuthentication(device.get({ challenge: reg.options.challenge }), 'ip'));
-    await refused(() => s.passkeys.finishRegistration(s.alice, new SoftAuthenticator(ORIGIN).create(reg.options), undefined, 'ip'), 400, 'PASSKEY_CHALLENGE_INVALID');
+    await refused(
+      () => s.passkeys.finishRegistration(s.alice, new SoftAuthenticator(ORIGIN).create(reg.options), undefined, 'ip'),
+      400,
+      'PASSKEY_CHALLENGE_INVALID',
+    );
     // A sign-in challenge cannot register a passkey.
     const auth = await s.passkeys.authenticationOptions(null, 'ip');
-    await refused(() => s.passkeys.finishRegistration(s.alice, new SoftAuthenticator(ORIGIN).create({ challenge: auth.options.challenge, user: reg.options.user }), undefined, 'ip'), 400);
+    await refused(
+      () =>
+        s.passkeys.finishRegistration(
+          s.alice,
+          new SoftAuthenticator(ORIGIN).create({ challenge: auth.options.challenge, user: reg.options.user }),
+          undefined,
+          'ip',
+        ),
+      400,
+    );
     // A registration started by Alice cannot be finished by Bob.
     const reg2 = await s.passkeys.registrationOptions({ userId: s.alice, passwordSession: true }, null, 'ip');
-    await refused(() => s.passkeys.finishRegistration(s.bob, new SoftAuthenticator(ORIGIN).create(reg2.options), undefined, 'ip'), 400);
+    await refused(
+      () => s.passkeys.finishRegistration(s.bob, new SoftAuthenticator(ORIGIN).create(reg2.options), undefined, 'ip'),
+      400,
+    );
     // A made-up challenge.
     await rejected(() => s.passkeys.finishAuthentication(device.get({ challenge: 'bm90LWEtY2hhbGxlbmdl' }), 'ip'));
-    assert.is(s.kit.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM webauthn_challenges')!.n, 0, 'nothing left behind');
+    assert.is(
+      s.kit.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM webauthn_challenges')!.n,
+      0,
+      'nothing left behind',
+    );
     assert.is(s.passkeys.count(s.alice), 1);
     assert.is(s.passkeys.count(s.bob), 0);
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
-test('refusals: other account\'s credential, wrong RP id, wrong origin, unknown credential, garbage, counter gone backwards', async () => {
+test("refusals: other account's credential, wrong RP id, wrong origin, unknown credential, garbage, counter gone backwards", async () => {
   const s = await setup();
   try {
     const aliceDevice = new SoftAuthenticator(ORIGIN);
@@ -128,16 +170,28 @@ test('refusals: other account\'s credential, wrong RP id, wrong origin, unknown 
     forged.credentials[0]!.id = aliceDevice.credentials[0]!.id;
     await rejected(() => signIn(s, forged));
     // A clone: the counter does not move forward.
-    assert.ok('user' in await signIn(s, aliceDevice, { counter: 10 }));
+    assert.ok('user' in (await signIn(s, aliceDevice, { counter: 10 })));
     await rejected(() => signIn(s, aliceDevice, { counter: 10 }));
     await rejected(() => signIn(s, aliceDevice, { counter: 3 }));
     assert.ok(s.kit.activityRows('auth.passkey-clone-suspected').length >= 1);
-    assert.ok('user' in await signIn(s, aliceDevice, { counter: 11 }));
+    assert.ok('user' in (await signIn(s, aliceDevice, { counter: 11 })));
     // Registration for another RP id or origin is refused too.
     const { options } = await s.passkeys.registrationOptions({ userId: s.alice, passwordSession: true }, null, 'ip');
-    await refused(() => s.passkeys.finishRegistration(s.alice, new SoftAuthenticator('https://evil.example').create(options), undefined, 'ip'), 400, 'PASSKEY_INVALID');
+    await refused(
+      () =>
+        s.passkeys.finishRegistration(
+          s.alice,
+          new SoftAuthenticator('https://evil.example').create(options),
+          undefined,
+          'ip',
+        ),
+      400,
+      'PASSKEY_INVALID',
+    );
     assert.is(s.passkeys.count(s.alice), 1);
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
 test('a passkey without user verification on an account with a second factor holds the sign-in', async () => {
@@ -153,8 +207,10 @@ test('a passkey without user verification on an account with a second factor hol
     assert.ok('user' in verified);
     const bobDevice = new SoftAuthenticator(ORIGIN);
     await register(s, s.bob, bobDevice);
-    assert.ok('user' in await signIn(s, bobDevice, { userVerified: false }), 'no second factor: signed in');
-  } finally { s.kit.close(); }
+    assert.ok('user' in (await signIn(s, bobDevice, { userVerified: false })), 'no second factor: signed in');
+  } finally {
+    s.kit.close();
+  }
 });
 
 test('removing: password when the account has one, never the last way in, administrator removes all', async () => {
@@ -182,16 +238,28 @@ test('removing: password when the account has one, never the last way in, admini
     const admin = await s.kit.addUser('root', { admin: true });
     assert.equal(s.passkeys.adminRemoveAll(admin, s.bob, 'ip'), { removed: 2 });
     await refused(async () => s.passkeys.adminRemoveAll(admin, 'nobody', 'ip'), 404);
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
-test('relying party: WEBAUTHN_RP_ID must cover PUBLIC_URL; without PUBLIC_URL the browser\'s address is used', async () => {
+test("relying party: WEBAUTHN_RP_ID must cover PUBLIC_URL; without PUBLIC_URL the browser's address is used", async () => {
   assert.throws(() => new RelyingParties({ publicUrl: ORIGIN, rpId: 'other.org' }), /WEBAUTHN_RP_ID/);
-  assert.equal(new RelyingParties({ publicUrl: ORIGIN, rpId: 'example.org' }).for('http://attacker'), { rpId: 'example.org', origins: [ORIGIN] });
-  assert.equal(new RelyingParties({ publicUrl: null }).for('http://localhost:3000'), { rpId: 'localhost', origins: ['http://localhost:3000'] });
+  assert.equal(new RelyingParties({ publicUrl: ORIGIN, rpId: 'example.org' }).for('http://attacker'), {
+    rpId: 'example.org',
+    origins: [ORIGIN],
+  });
+  assert.equal(new RelyingParties({ publicUrl: null }).for('http://localhost:3000'), {
+    rpId: 'localhost',
+    origins: ['http://localhost:3000'],
+  });
   const s = await setup({ publicUrl: null });
   try {
-    const { options, origins } = await s.passkeys.registrationOptions({ userId: s.alice, passwordSession: true }, 'http://localhost:3000', 'ip');
+    const { options, origins } = await s.passkeys.registrationOptions(
+      { userId: s.alice, passwordSession: true },
+      'http://localhost:3000',
+      'ip',
+    );
     assert.equal(origins, ['http://localhost:3000']);
     const device = new SoftAuthenticator('http://localhost:3000');
     await s.passkeys.finishRegistration(s.alice, device.create(options), undefined, 'ip');
@@ -200,7 +268,9 @@ test('relying party: WEBAUTHN_RP_ID must cover PUBLIC_URL; without PUBLIC_URL th
     const other = new SoftAuthenticator('http://192.168.1.2:3000', 'localhost');
     other.credentials.push(device.credentials[0]!);
     await rejected(() => s.passkeys.finishAuthentication(other.get(get), 'ip'));
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
 test.run();

@@ -29,7 +29,13 @@ fs.symlinkSync('a.txt', path.join(files, 'link-in'));
 fs.symlinkSync(path.join(root, 'outside.txt'), path.join(files, 'link-out'));
 fs.symlinkSync(path.join(root, 'outside.txt'), path.join(files, 'tree', 'link-out'));
 const personal: PersonalFolders = { folderFor: async () => path.join(root, 'users', 'x'), all: () => [] };
-const resolver = createPathResolver({ volumeRoot: vol, userDirEnabled: false, userVolumesEnabled: false, personal, privateDirs: [] });
+const resolver = createPathResolver({
+  volumeRoot: vol,
+  userDirEnabled: false,
+  userVolumesEnabled: false,
+  personal,
+  privateDirs: [],
+});
 const perms = createPermissions({ resolver });
 const modeOf = (p: string) => fs.lstatSync(p).mode & 0o7777;
 
@@ -67,7 +73,8 @@ test('chmod changes a file, and a tree when recursive, passing over links inside
   const before = modeOf(path.join(root, 'outside.txt'));
   const tree = await perms.chmod(admin, { path: 'Files/tree', mode: '750', recursive: true });
   assert.is(tree.changed, 4);
-  for (const p of ['tree', 'tree/b.txt', 'tree/sub', 'tree/sub/c.txt']) assert.is(modeOf(path.join(files, p)), 0o750, p);
+  for (const p of ['tree', 'tree/b.txt', 'tree/sub', 'tree/sub/c.txt'])
+    assert.is(modeOf(path.join(files, p)), 0o750, p);
   assert.is(modeOf(path.join(root, 'outside.txt')), before, 'the link inside the tree was followed');
   fs.chmodSync(path.join(files, 'tree'), 0o755);
 });

@@ -18,12 +18,32 @@ import { AppError } from '../../src/core/errors.ts';
 
 const pty = createRequire(import.meta.url)('@lydell/node-pty') as PtyAddon;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const secretEnv = { PATH: process.env.PATH, HOME: process.env.HOME, KEEP_ME: 'visible', SESSION_SECRET: 's3', OIDC_CLIENT_SECRET: 'o1', OFFICEEDITOR_SECRET: 'w1', BACKUP_TOKEN: 't1', DB_PASSWORD: 'p1', ONLYOFFICE_SECRET: 'x1' };
+const secretEnv = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  KEEP_ME: 'visible',
+  SESSION_SECRET: 's3',
+  OIDC_CLIENT_SECRET: 'o1',
+  OFFICEEDITOR_SECRET: 'w1',
+  BACKUP_TOKEN: 't1',
+  DB_PASSWORD: 'p1',
+  ONLYOFFICE_SECRET: 'x1',
+};
 
 function manager(over: Partial<TerminalOptions> = {}, events: ActivityEvent[] = []) {
   return createTerminalManager({
-    enabled: true, pty: () => pty, log: silentLogger, activity: { record: (e) => events.push(e) },
-    options: { maxSessions: 4, idleTimeoutMs: 60_000, outputBufferBytes: 256 * 1024, shell: '/bin/sh', env: secretEnv, ...over },
+    enabled: true,
+    pty: () => pty,
+    log: silentLogger,
+    activity: { record: (e) => events.push(e) },
+    options: {
+      maxSessions: 4,
+      idleTimeoutMs: 60_000,
+      outputBufferBytes: 256 * 1024,
+      shell: '/bin/sh',
+      env: secretEnv,
+      ...over,
+    },
   });
 }
 
@@ -31,10 +51,22 @@ function manager(over: Partial<TerminalOptions> = {}, events: ActivityEvent[] = 
 function collect(session: TerminalSession) {
   let text = '';
   let exit: unknown = null;
-  session.attach({ output: (chunk, done) => { text += chunk.toString('utf8'); done(); }, exit: (e) => { exit = e; } });
+  session.attach({
+    output: (chunk, done) => {
+      text += chunk.toString('utf8');
+      done();
+    },
+    exit: (e) => {
+      exit = e;
+    },
+  });
   return {
-    get text() { return text; },
-    get exit() { return exit as { reason: string; exitCode: number | null } | null; },
+    get text() {
+      return text;
+    },
+    get exit() {
+      return exit as { reason: string; exitCode: number | null } | null;
+    },
     async until(check: () => boolean, what: string) {
       const deadline = Date.now() + 10_000;
       while (!check() && Date.now() < deadline) await sleep(20);
@@ -44,12 +76,29 @@ function collect(session: TerminalSession) {
 }
 
 test('secret variables are recognised and left out of the shell environment', () => {
-  for (const name of ['SESSION_SECRET', 'OIDC_ISSUER', 'OFFICEEDITOR_URL', 'GITHUB_TOKEN', 'SMTP_PASSWORD', 'ONLYOFFICE_SECRET', 'api_key']) assert.ok(isSecretVariable(name), name);
+  for (const name of [
+    'SESSION_SECRET',
+    'OIDC_ISSUER',
+    'OFFICEEDITOR_URL',
+    'GITHUB_TOKEN',
+    'SMTP_PASSWORD',
+    'ONLYOFFICE_SECRET',
+    'api_key',
+  ])
+    assert.ok(isSecretVariable(name), name);
   for (const name of ['PATH', 'HOME', 'LANG', 'TOKENIZER', 'PASSWORDLESS']) assert.not.ok(isSecretVariable(name), name);
   const env = terminalEnvironment(secretEnv, 'linux');
   assert.is(env.KEEP_ME, 'visible');
   assert.is(env.TERM, 'xterm-256color');
-  for (const name of ['SESSION_SECRET', 'OIDC_CLIENT_SECRET', 'OFFICEEDITOR_SECRET', 'BACKUP_TOKEN', 'DB_PASSWORD', 'ONLYOFFICE_SECRET']) assert.not.ok(name in env, name);
+  for (const name of [
+    'SESSION_SECRET',
+    'OIDC_CLIENT_SECRET',
+    'OFFICEEDITOR_SECRET',
+    'BACKUP_TOKEN',
+    'DB_PASSWORD',
+    'ONLYOFFICE_SECRET',
+  ])
+    assert.not.ok(name in env, name);
 });
 
 test('a shell runs on a real pty: output read back, resize applied, environment without secrets, start and end logged', async () => {
@@ -64,16 +113,23 @@ test('a shell runs on a real pty: output read back, resize applied, environment 
   s.write('stty size\n');
   await out.until(() => out.text.includes('30 100'), 'the new size');
   s.write('env; echo env-done\n');
-  await out.until(() => /env-done\r?\n/.test(out.text.slice(out.text.lastIndexOf('env; echo env-done') + 20)), 'the environment');
+  await out.until(
+    () => /env-done\r?\n/.test(out.text.slice(out.text.lastIndexOf('env; echo env-done') + 20)),
+    'the environment',
+  );
   assert.ok(out.text.includes('KEEP_ME=visible'));
-  for (const value of ['s3', 'o1', 'w1', 't1', 'p1', 'x1']) assert.not.ok(new RegExp(`=${value}\\r?$`, 'm').test(out.text), `secret value ${value} leaked`);
+  for (const value of ['s3', 'o1', 'w1', 't1', 'p1', 'x1'])
+    assert.not.ok(new RegExp(`=${value}\\r?$`, 'm').test(out.text), `secret value ${value} leaked`);
   assert.not.ok(/^SESSION_SECRET=/m.test(out.text));
   s.write('exit 3\n');
   await out.until(() => out.exit !== null, 'the shell to exit');
   assert.is(out.exit!.exitCode, 3);
   assert.is(out.exit!.reason, 'exited');
   assert.is(m.active, 0);
-  assert.equal(events.map((e) => e.action), ['terminal.start', 'terminal.end']);
+  assert.equal(
+    events.map((e) => e.action),
+    ['terminal.start', 'terminal.end'],
+  );
   assert.is((events[1]!.detail as { reason: string }).reason, 'exited');
 });
 
@@ -105,14 +161,31 @@ test('the cap on concurrent terminals refuses one more with 429, and frees its p
 });
 
 test('without the add-on or when off, availability says why and a start answers 503 / 404', () => {
-  const missing = createTerminalManager({ enabled: true, pty: () => null, ptyProblem: () => 'no prebuilt binary', log: silentLogger, options: { maxSessions: 1, idleTimeoutMs: 0, outputBufferBytes: 1024 } });
+  const missing = createTerminalManager({
+    enabled: true,
+    pty: () => null,
+    ptyProblem: () => 'no prebuilt binary',
+    log: silentLogger,
+    options: { maxSessions: 1, idleTimeoutMs: 0, outputBufferBytes: 1024 },
+  });
   const a = missing.availability();
   assert.is(a.available, false);
   assert.match(a.reason!, /no prebuilt binary/);
-  assert.throws(() => missing.start({ userId: 'u', username: 'a' }), (e: AppError) => e.status === 503 && e.code === 'TERMINAL_UNAVAILABLE');
-  const off = createTerminalManager({ enabled: false, pty: () => pty, log: silentLogger, options: { maxSessions: 1, idleTimeoutMs: 0, outputBufferBytes: 1024 } });
+  assert.throws(
+    () => missing.start({ userId: 'u', username: 'a' }),
+    (e: AppError) => e.status === 503 && e.code === 'TERMINAL_UNAVAILABLE',
+  );
+  const off = createTerminalManager({
+    enabled: false,
+    pty: () => pty,
+    log: silentLogger,
+    options: { maxSessions: 1, idleTimeoutMs: 0, outputBufferBytes: 1024 },
+  });
   assert.is(off.availability().enabled, false);
-  assert.throws(() => off.start({ userId: 'u', username: 'a' }), (e: AppError) => e.status === 404);
+  assert.throws(
+    () => off.start({ userId: 'u', username: 'a' }),
+    (e: AppError) => e.status === 404,
+  );
 });
 
 test('output the client has not taken pauses the shell; taking it lets the shell go on', async () => {
@@ -121,7 +194,13 @@ test('output the client has not taken pauses the shell; taking it lets the shell
   const s = m.start({ userId: 'u1', username: 'admin' });
   let received = 0;
   const unacked: (() => void)[] = [];
-  s.attach({ output: (chunk, done) => { received += chunk.length; unacked.push(done); }, exit: () => {} });
+  s.attach({
+    output: (chunk, done) => {
+      received += chunk.length;
+      unacked.push(done);
+    },
+    exit: () => {},
+  });
   s.write('yes 0123456789012345678901234567890123456789\n');
   const deadline = Date.now() + 10_000;
   let settled = -1;
@@ -129,7 +208,10 @@ test('output the client has not taken pauses the shell; taking it lets the shell
   while (Date.now() < deadline) {
     const before = received;
     await sleep(200);
-    if (before > limit && received === before) { settled = received; break; }
+    if (before > limit && received === before) {
+      settled = received;
+      break;
+    }
   }
   assert.ok(settled > 0, `the output never stopped (received ${received})`);
   assert.ok(settled < limit * 8, `far more than the buffer was sent before the pause: ${settled}`);
@@ -147,15 +229,27 @@ async function socketRig() {
   const m = manager({}, events);
   const tickets = createTicketStore({ ttlMs: 10_000 });
   const sockets = createTerminalSocketServer({ manager: m, tickets, log: silentLogger });
-  const server = http.createServer((_req, res) => { res.statusCode = 404; res.end(); });
+  const server = http.createServer((_req, res) => {
+    res.statusCode = 404;
+    res.end();
+  });
   server.on('upgrade', (req, socket, head) => {
     // The HTTP layer's part: an administrator's session 'sess-1' was found behind the cookie.
-    sockets.handleUpgrade(req, socket, head, { userId: 'u1', username: 'admin', sessionId: 'sess-1', ip: '127.0.0.1', requestId: 'req-1' });
+    sockets.handleUpgrade(req, socket, head, {
+      userId: 'u1',
+      username: 'admin',
+      sessionId: 'sess-1',
+      ip: '127.0.0.1',
+      requestId: 'req-1',
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/api/terminal/socket`;
   return {
-    m, tickets, base, events,
+    m,
+    tickets,
+    base,
+    events,
     async close() {
       await sockets.close();
       await m.closeAll();
@@ -179,7 +273,9 @@ function connect(url: string, origin: string): Promise<Opened | { status: number
     ws.once('open', () => resolve({ ws, output: () => output, control }));
     ws.once('unexpected-response', (_req, res) => {
       let body = '';
-      res.on('data', (c: Buffer) => { body += c; });
+      res.on('data', (c: Buffer) => {
+        body += c;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
     ws.once('error', reject);
@@ -200,7 +296,10 @@ test('WebSocket: a ticket opens a shell once; output, resize and exit travel ove
     const until = async (check: () => boolean, what: string) => {
       const deadline = Date.now() + 10_000;
       while (!check() && Date.now() < deadline) await sleep(20);
-      assert.ok(check(), `timed out waiting for ${what}: ${JSON.stringify(read().slice(-300))} ${JSON.stringify(control)}`);
+      assert.ok(
+        check(),
+        `timed out waiting for ${what}: ${JSON.stringify(read().slice(-300))} ${JSON.stringify(control)}`,
+      );
     };
     await until(() => control.some((c) => c.type === 'ready'), 'ready');
     assert.is(control.find((c) => c.type === 'ready')!.cols, 90);
@@ -221,7 +320,10 @@ test('WebSocket: a ticket opens a shell once; output, resize and exit travel ove
     assert.is((again as { status: number }).status, 403);
     assert.is(JSON.parse((again as { body: string }).body).error.code, 'TERMINAL_TICKET_INVALID');
     assert.is(rig.m.active, 0);
-    assert.equal(rig.events.map((e) => e.action), ['terminal.start', 'terminal.end']);
+    assert.equal(
+      rig.events.map((e) => e.action),
+      ['terminal.start', 'terminal.end'],
+    );
   } finally {
     await rig.close();
   }

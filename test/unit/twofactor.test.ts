@@ -10,14 +10,20 @@ import { AppError } from '../../src/core/errors.ts';
 import { identityKit, type IdentityKit } from '../support/identity-kit.ts';
 
 const T0 = 1_893_456_000; // 2030-01-01T00:00:00Z, a step boundary
-const oath = (secret: string, at: number) => execFileSync('oathtool', ['--totp', '-b', '--now', `@${at}`, secret], { encoding: 'utf8' }).trim();
+const oath = (secret: string, at: number) =>
+  execFileSync('oathtool', ['--totp', '-b', '--now', `@${at}`, secret], { encoding: 'utf8' }).trim();
 
 async function setup(): Promise<{ kit: IdentityKit; tf: TwoFactorService; clock: { t: number }; userId: string }> {
   const kit = await identityKit();
   const clock = { t: T0 + 5 };
   const tf = new TwoFactorService({
-    db: kit.db, box: SecretBox.fromConfigDir(kit.configDir, 'twofactor.key'), users: kit.users, limits: kit.limits, activity: kit.activity,
-    confirmPassword: (id, pw, ip) => kit.auth.confirmPasswordOf(id, pw, ip), now: () => clock.t,
+    db: kit.db,
+    box: SecretBox.fromConfigDir(kit.configDir, 'twofactor.key'),
+    users: kit.users,
+    limits: kit.limits,
+    activity: kit.activity,
+    confirmPassword: (id, pw, ip) => kit.auth.confirmPasswordOf(id, pw, ip),
+    now: () => clock.t,
   });
   kit.useSecondFactor(tf);
   const userId = await kit.addUser('alice');
@@ -56,15 +62,19 @@ test('start draws a Base32 secret and an otpauth URI; nothing is asked of the ac
     const signIn = await s.kit.auth.login({ identifier: 'alice', password: 'alice-password' }, 'ip');
     assert.ok('user' in signIn, 'a pending secret does not hold the sign-in');
     // The secret is sealed at rest, and sealed for this account only.
-    const row = s.kit.db.get<{ secret_sealed: string }>('SELECT secret_sealed FROM totp WHERE user_id = ?', [s.userId])!;
+    const row = s.kit.db.get<{ secret_sealed: string }>('SELECT secret_sealed FROM totp WHERE user_id = ?', [
+      s.userId,
+    ])!;
     assert.not.ok(row.secret_sealed.includes(secret));
     const box = SecretBox.fromConfigDir(s.kit.configDir, 'twofactor.key');
     assert.is(box.open(row.secret_sealed, s.userId), secret);
     assert.throws(() => box.open(row.secret_sealed, 'another-account'));
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
-test('confirm takes the independent generator\'s code, returns ten recovery codes once, stored hashed', async () => {
+test("confirm takes the independent generator's code, returns ten recovery codes once, stored hashed", async () => {
   const s = await setup();
   try {
     const { secret } = s.tf.start({ userId: s.userId, passwordSession: true }, 'ip');
@@ -79,12 +89,17 @@ test('confirm takes the independent generator\'s code, returns ten recovery code
     assert.is(st.pending, false);
     assert.is(st.recoveryCodesLeft, 10);
     assert.ok(st.confirmedAt);
-    const stored = s.kit.db.all<{ code_hash: string }>('SELECT code_hash FROM totp_recovery_codes WHERE user_id = ?', [s.userId]);
+    const stored = s.kit.db.all<{ code_hash: string }>('SELECT code_hash FROM totp_recovery_codes WHERE user_id = ?', [
+      s.userId,
+    ]);
     assert.is(stored.length, 10);
-    for (const { code_hash } of stored) for (const c of recoveryCodes) assert.not.ok(code_hash.includes(c.replace('-', '')));
+    for (const { code_hash } of stored)
+      for (const c of recoveryCodes) assert.not.ok(code_hash.includes(c.replace('-', '')));
     await rejects(() => s.tf.confirm(s.userId, oath(secret, s.clock.t), 'ip'), 409);
     await rejects(() => s.tf.start({ userId: s.userId, passwordSession: true }, 'ip'), 409);
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
 test('a code is accepted once per time step: the confirming code and a replay are refused; the next step works', async () => {
@@ -105,7 +120,9 @@ test('a code is accepted once per time step: the confirming code and a replay ar
     assert.is(s.tf.verify(s.userId, oath(secret, s.clock.t - 120)), null, 'too old');
     assert.is(s.tf.verify(s.userId, '12345'), null);
     assert.is(s.tf.verify(s.userId, 'abcdef'), null);
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
 test('a recovery code works once (any case, spaces or dash), and regenerating stops the old ones', async () => {
@@ -121,7 +138,9 @@ test('a recovery code works once (any case, spaces or dash), and regenerating st
     assert.is(s.tf.status(s.userId).recoveryCodesLeft, 10);
     assert.is(s.tf.verify(s.userId, codes[1]!), null, 'old codes stop working');
     assert.ok(s.tf.verify(s.userId, recoveryCodes[1]!));
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
 test('turn off needs the password; an administrator can remove it; both leave nothing behind', async () => {
@@ -139,7 +158,9 @@ test('turn off needs the password; an administrator can remove it; both leave no
     assert.is(s.tf.enabled(s.userId), false);
     await rejects(() => s.tf.adminRemove(adminId, 'no-such-account', 'ip'), 404);
     assert.ok(s.kit.activityRows('admin.totp-remove').length === 1);
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
 test('sign-in is held for the code; a wrong code counts against the same lockout as a wrong password', async () => {
@@ -169,7 +190,9 @@ test('sign-in is held for the code; a wrong code counts against the same lockout
     assert.is(s.kit.sessions.find(first.session.id), undefined, 'the held session is gone');
     assert.is(s.kit.sessions.find(done.session.id)!.state, 'active');
     await rejects(() => s.kit.auth.loginSecondStep(null, '123456', 'ip'), 401, 'AUTH_INVALID_TOTP_CODE');
-  } finally { s.kit.close(); }
+  } finally {
+    s.kit.close();
+  }
 });
 
 test.run();

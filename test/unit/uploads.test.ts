@@ -14,8 +14,15 @@ import { createPlacement, fileKind, splitTarget } from '../../src/uploads/placem
 import { formatBytes } from '../../src/uploads/staging.ts';
 import { createUploadLocks } from '../../src/uploads/tus/locks.ts';
 import {
-  checkFitsLength, checkOffsetMatches, checkPatchContentType, checkTusResumable, finalizeErrorHeader,
-  parseUploadChecksum, parseUploadLength, parseUploadMetadata, parseUploadOffset,
+  checkFitsLength,
+  checkOffsetMatches,
+  checkPatchContentType,
+  checkTusResumable,
+  finalizeErrorHeader,
+  parseUploadChecksum,
+  parseUploadLength,
+  parseUploadMetadata,
+  parseUploadOffset,
 } from '../../src/uploads/tus/protocol.ts';
 
 function refused(fn: () => unknown, status: number, code?: string): void {
@@ -35,13 +42,18 @@ test('Tus-Resumable: 1.0.0 only; otherwise 412 with Tus-Version', () => {
   checkTusResumable('1.0.0');
   refused(() => checkTusResumable(undefined), 412, 'TUS_VERSION');
   refused(() => checkTusResumable('0.2.2'), 412);
-  try { checkTusResumable('2'); } catch (err) { assert.is((err as AppError).headers['Tus-Version'], '1.0.0'); }
+  try {
+    checkTusResumable('2');
+  } catch (err) {
+    assert.is((err as AppError).headers['Tus-Version'], '1.0.0');
+  }
 });
 
 test('Upload-Length / Upload-Offset: non-negative safe integers', () => {
   assert.is(parseUploadLength('0', undefined), 0);
   assert.is(parseUploadLength('1073741824', undefined), 1073741824);
-  for (const bad of ['-1', '1.5', '1e3', ' ', 'abc', '+5']) refused(() => parseUploadLength(bad, undefined), bad.trim() === '' ? 400 : 400);
+  for (const bad of ['-1', '1.5', '1e3', ' ', 'abc', '+5'])
+    refused(() => parseUploadLength(bad, undefined), bad.trim() === '' ? 400 : 400);
   refused(() => parseUploadLength('9007199254740993', undefined), 413, 'TUS_TOO_LARGE');
   refused(() => parseUploadLength(undefined, '1'), 400);
   assert.is(parseUploadOffset('42'), 42);
@@ -51,7 +63,11 @@ test('Upload-Length / Upload-Offset: non-negative safe integers', () => {
 
 test('Upload-Metadata: base64 values, unique keys, empty values allowed, UTF-8 names kept', () => {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
-  assert.equal(parseUploadMetadata(`filename ${b64('Ünïcode file.txt')},uploadTo ${b64('Files/a b')},flag`), { filename: 'Ünïcode file.txt', uploadTo: 'Files/a b', flag: null });
+  assert.equal(parseUploadMetadata(`filename ${b64('Ünïcode file.txt')},uploadTo ${b64('Files/a b')},flag`), {
+    filename: 'Ünïcode file.txt',
+    uploadTo: 'Files/a b',
+    flag: null,
+  });
   assert.equal(parseUploadMetadata(undefined), {});
   refused(() => parseUploadMetadata(`a ${b64('x')},a ${b64('y')}`), 400, 'TUS_BAD_METADATA');
   refused(() => parseUploadMetadata('a b c'), 400);
@@ -72,17 +88,33 @@ test('PATCH rules: content type 415, offsets 409, past the length 413, checksum 
   assert.is(parseUploadChecksum(undefined), null);
   refused(() => parseUploadChecksum('md5 AAAA'), 400, 'TUS_BAD_CHECKSUM');
   refused(() => parseUploadChecksum('sha256 AAAA'), 400);
-  assert.is(decodeURIComponent(finalizeErrorHeader('Could not place: 100% full')['Upload-Finalize-Error']!), 'Could not place: 100% full');
+  assert.is(
+    decodeURIComponent(finalizeErrorHeader('Could not place: 100% full')['Upload-Finalize-Error']!),
+    'Could not place: 100% full',
+  );
 });
 
 test('relativePath: folders and the name; the last segment names the file; bad names refused', () => {
-  assert.equal(splitTarget({ uploadTo: 'V', relativePath: 'a/b/c.txt', filename: 'x' }), { folders: ['a', 'b'], name: 'c.txt' });
+  assert.equal(splitTarget({ uploadTo: 'V', relativePath: 'a/b/c.txt', filename: 'x' }), {
+    folders: ['a', 'b'],
+    name: 'c.txt',
+  });
   assert.equal(splitTarget({ uploadTo: 'V', relativePath: '', filename: 'x.txt' }), { folders: [], name: 'x.txt' });
-  assert.equal(splitTarget({ uploadTo: 'V', relativePath: 'a/', filename: 'x.txt' }), { folders: ['a'], name: 'x.txt' });
+  assert.equal(splitTarget({ uploadTo: 'V', relativePath: 'a/', filename: 'x.txt' }), {
+    folders: ['a'],
+    name: 'x.txt',
+  });
   for (const relativePath of ['../x', 'a/../x', 'a//x', '.burrow/x', 'a/\0/x']) {
-    assert.throws(() => splitTarget({ uploadTo: 'V', relativePath, filename: 'x' }), (err: AppError) => err.status === 400, relativePath);
+    assert.throws(
+      () => splitTarget({ uploadTo: 'V', relativePath, filename: 'x' }),
+      (err: AppError) => err.status === 400,
+      relativePath,
+    );
   }
-  assert.throws(() => splitTarget({ uploadTo: 'V', relativePath: '', filename: '' }), (err: AppError) => err.status === 400);
+  assert.throws(
+    () => splitTarget({ uploadTo: 'V', relativePath: '', filename: '' }),
+    (err: AppError) => err.status === 400,
+  );
   assert.is(fileKind('a.JPG'), 'jpg');
   assert.is(fileKind('Makefile'), 'unknown');
   assert.is(fileKind('.bashrc'), 'unknown');
@@ -101,8 +133,26 @@ test('placement announces created folders and the file, numbers taken names, and
     fs.writeFileSync(path.join(volume, 'taken.txt'), 'old');
     const resolver = {
       async resolve(_c: Caller, virtualPath: string): Promise<ResolvedPath> {
-        const access = { canRead: true, canWrite: true, canUpload: true, canDelete: true, canShare: true, canDownload: true, canCreateFolder: true, canCreateFile: true, readOnly: null };
-        return { virtualPath, space: { kind: 'volume', name: 'V', path: 'V', root: volume, readOnly: null }, realPath: volume, relative: '', access, exists: true, isDirectory: true };
+        const access = {
+          canRead: true,
+          canWrite: true,
+          canUpload: true,
+          canDelete: true,
+          canShare: true,
+          canDownload: true,
+          canCreateFolder: true,
+          canCreateFile: true,
+          readOnly: null,
+        };
+        return {
+          virtualPath,
+          space: { kind: 'volume', name: 'V', path: 'V', root: volume, readOnly: null },
+          realPath: volume,
+          relative: '',
+          access,
+          exists: true,
+          isDirectory: true,
+        };
       },
     } as unknown as PathResolver;
     const changes = createChangeSink();
@@ -121,13 +171,22 @@ test('placement announces created folders and the file, numbers taken names, and
     fs.writeFileSync(part, 'deep');
     const deep = await placement.place(caller, { uploadTo: 'V', relativePath: 'a/b/f.txt', filename: '' }, part);
     assert.is(deep.parent, 'V/a/b');
-    assert.equal(seen.map((c) => [c.type, 'path' in c ? path.relative(volume, c.path) : '']), [
-      ['created', 'taken (1).txt'], ['created', 'a'], ['created', path.join('a', 'b')], ['created', path.join('a', 'b', 'f.txt')],
-    ]);
+    assert.equal(
+      seen.map((c) => [c.type, 'path' in c ? path.relative(volume, c.path) : '']),
+      [
+        ['created', 'taken (1).txt'],
+        ['created', 'a'],
+        ['created', path.join('a', 'b')],
+        ['created', path.join('a', 'b', 'f.txt')],
+      ],
+    );
     seen.length = 0;
     await placement.undo(deep);
     assert.not.ok(fs.existsSync(path.join(volume, 'a')));
-    assert.equal(seen.map((c) => c.type), ['deleted', 'deleted', 'deleted']);
+    assert.equal(
+      seen.map((c) => c.type),
+      ['deleted', 'deleted', 'deleted'],
+    );
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -137,7 +196,10 @@ test('locks: a newcomer takes over from a writer (its signal aborts) but waits f
   const locks = createUploadLocks();
   const writer = await locks.acquire('u1');
   let taken = false;
-  const newcomer = locks.acquire('u1').then((l) => { taken = true; return l; });
+  const newcomer = locks.acquire('u1').then((l) => {
+    taken = true;
+    return l;
+  });
   await Promise.resolve();
   assert.ok(writer.signal.aborted, 'the writer is told to stop');
   assert.not.ok(taken, 'but the newcomer waits until it lets go');
@@ -146,7 +208,10 @@ test('locks: a newcomer takes over from a writer (its signal aborts) but waits f
   assert.ok(taken);
   second.placing();
   let third = false;
-  const after = locks.acquire('u1').then((l) => { third = true; l.release(); });
+  const after = locks.acquire('u1').then((l) => {
+    third = true;
+    l.release();
+  });
   await Promise.resolve();
   assert.not.ok(second.signal.aborted, 'a placement is never interrupted');
   assert.not.ok(third);

@@ -8,7 +8,15 @@ import path from 'node:path';
 import { WalkerClient } from '../../src/indexer/worker-client.ts';
 import type { Logger } from '../../src/core/log.ts';
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {}, child() { return quiet; } } as unknown as Logger;
+const quiet = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child() {
+    return quiet;
+  },
+} as unknown as Logger;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until(check: () => boolean, ms: number): Promise<boolean> {
@@ -27,7 +35,10 @@ test('an idle walker thread retires and the next listing starts a new one', asyn
     assert.ok(await until(() => !client.running, 10_000), 'the idle worker did not retire');
     const listing = await client.list(dir, '', []);
     assert.ok(listing.ok);
-    assert.equal(listing.entries.map((e) => e.name), ['a.txt']);
+    assert.equal(
+      listing.entries.map((e) => e.name),
+      ['a.txt'],
+    );
     assert.ok(client.running, 'a job starts a worker');
     assert.ok(await until(() => !client.running, 10_000), 'the worker did not retire after its job');
   } finally {

@@ -25,48 +25,105 @@ function Screen() {
   if (loc.path === '/search') return <Lazy load={() => import('./screens/Search.tsx')} props={{}} />;
   if (loc.path === '/trash') return <Lazy load={() => import('./screens/Trash.tsx')} props={{}} />;
   if (loc.path === '/archive') return <Lazy load={() => import('./archives/ArchiveView.tsx')} props={{}} />;
-  if (loc.path === '/shared') return <Lazy load={() => import('./shares/SharesView.tsx')} props={{ which: 'mine' as const }} />;
-  if (loc.path === '/shared-with-me') return <Lazy load={() => import('./shares/SharesView.tsx')} props={{ which: 'withMe' as const }} />;
+  if (loc.path === '/shared')
+    return <Lazy load={() => import('./shares/SharesView.tsx')} props={{ which: 'mine' as const }} />;
+  if (loc.path === '/shared-with-me')
+    return <Lazy load={() => import('./shares/SharesView.tsx')} props={{ which: 'withMe' as const }} />;
   if (loc.path.startsWith('/settings')) return <Lazy load={() => import('./settings/Settings.tsx')} props={{}} />;
-  if (loc.path.startsWith('/admin') && isAdmin.value) return <Lazy load={() => import('./admin/Admin.tsx')} props={{}} />;
+  if (loc.path.startsWith('/admin') && isAdmin.value)
+    return <Lazy load={() => import('./admin/Admin.tsx')} props={{}} />;
   return <Home />;
 }
 
 function SearchBox() {
-  const [q, setQ] = useState(location.value.path === '/search' ? location.value.query.get('q') ?? '' : '');
+  const [q, setQ] = useState(location.value.path === '/search' ? (location.value.query.get('q') ?? '') : '');
   return (
-    <form class="search-box" role="search" onSubmit={(e) => { e.preventDefault(); if (q.trim()) navigate(`/search?q=${encodeURIComponent(q.trim())}`); }}>
+    <form
+      class="search-box"
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (q.trim()) navigate(`/search?q=${encodeURIComponent(q.trim())}`);
+      }}
+    >
       <Icon name="search" size={18} />
-      <input type="search" aria-label="Search files" placeholder="Search files and text" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
+      <input
+        type="search"
+        aria-label="Search files"
+        placeholder="Search files and text"
+        value={q}
+        onInput={(e) => setQ(e.currentTarget.value)}
+      />
     </form>
   );
 }
 
 function Workspace() {
   const [menuOpen, setMenuOpen] = useState(false);
-  useEffect(() => { void loadWorkspace(); }, [user.value?.id]);
+  useEffect(() => {
+    void loadWorkspace();
+  }, [user.value?.id]);
   const u = user.value;
   const authEnabled = status.value?.authEnabled !== false && status.value?.authMode !== 'disabled';
   return (
     <div class={`shell${menuOpen ? ' menu-open' : ''}`}>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="topbar">
-        <button type="button" class="icon-button menu-button" aria-label="Menu" aria-expanded={menuOpen} onClick={() => setMenuOpen(!menuOpen)}><Icon name="menu" /></button>
-        <a class="logo" href="/" onClick={(e) => { e.preventDefault(); navigate('/'); }}><img src="/favicon.svg" width="26" height="26" alt="" /><span>Burrow</span></a>
+        <button
+          type="button"
+          class="icon-button menu-button"
+          aria-label="Menu"
+          aria-expanded={menuOpen}
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          <Icon name="menu" />
+        </button>
+        <a
+          class="logo"
+          href="/"
+          onClick={(e) => {
+            e.preventDefault();
+            navigate('/');
+          }}
+        >
+          <img src="/favicon.svg" width="26" height="26" alt="" />
+          <span>Burrow</span>
+        </a>
         <SearchBox />
-        {u && <span class="who wide-only" dir="auto">{u.displayName || u.username}</span>}
-        {authEnabled && <button type="button" class="sign-out" onClick={() => void signOut()}>Sign out</button>}
+        {u && (
+          <span class="who wide-only" dir="auto">
+            {u.displayName || u.username}
+          </span>
+        )}
+        {authEnabled && (
+          <button type="button" class="sign-out" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        )}
       </header>
-      {slowRequests.value > 0 && <div class="slow-bar" role="status">Waiting for the server…</div>}
+      {slowRequests.value > 0 && (
+        <div class="slow-bar" role="status">
+          Waiting for the server…
+        </div>
+      )}
       <Sidebar onNavigate={() => setMenuOpen(false)} />
       {menuOpen && <div class="scrim" onClick={() => setMenuOpen(false)} />}
-      <main id="main" tabIndex={-1}><Screen /></main>
+      <main id="main" tabIndex={-1}>
+        <Screen />
+      </main>
       <Tray />
       <ViewerHost />
       <OfficeHost />
       {sessionExpired.value && (
         <div class="overlay" role="dialog" aria-modal="true" aria-label="Sign in again">
-          <SignInForm overlay onDone={() => { sessionExpired.value = false; }} />
+          <SignInForm
+            overlay
+            onDone={() => {
+              sessionExpired.value = false;
+            }}
+          />
         </div>
       )}
     </div>
@@ -74,10 +131,20 @@ function Workspace() {
 }
 
 export function App() {
-  useEffect(() => { void loadStatus(); }, []);
+  useEffect(() => {
+    void loadStatus();
+  }, []);
   // A share link's page is for visitors too: no sign-in, no workspace around it.
   const linkToken = linkTokenOf(location.value.path);
-  if (linkToken) return <><Lazy load={() => import('./shares/Visitor.tsx')} props={{ token: linkToken }} /><DialogHost /><ContextMenuHost /><Toasts /></>;
+  if (linkToken)
+    return (
+      <>
+        <Lazy load={() => import('./shares/Visitor.tsx')} props={{ token: linkToken }} />
+        <DialogHost />
+        <ContextMenuHost />
+        <Toasts />
+      </>
+    );
   const s = status.value;
   let body;
   if (bootError.value && !s) {
@@ -86,7 +153,9 @@ export function App() {
         <div class="auth-card stack">
           <h1>Burrow is not answering</h1>
           <ErrorNote error={bootError.value} />
-          <button type="button" class="primary" onClick={() => void loadStatus()}>Try again</button>
+          <button type="button" class="primary" onClick={() => void loadStatus()}>
+            Try again
+          </button>
         </div>
       </main>
     );
@@ -94,5 +163,12 @@ export function App() {
   else if (s.requiresSetup) body = <SetupScreen />;
   else if (s.authEnabled && !s.authenticated && !user.value) body = <SignInScreen />;
   else body = <Workspace />;
-  return <>{body}<DialogHost /><ContextMenuHost /><Toasts /></>;
+  return (
+    <>
+      {body}
+      <DialogHost />
+      <ContextMenuHost />
+      <Toasts />
+    </>
+  );
 }

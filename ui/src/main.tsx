@@ -6,7 +6,9 @@ import './styles.css';
 try {
   const t = localStorage.getItem('burrow.theme');
   if (t === 'light' || t === 'dark') document.documentElement.dataset.theme = t;
-} catch { /* private mode */ }
+} catch {
+  /* private mode */
+}
 
 // The static "Burrow" placeholder of index.html goes: render() does not replace what it finds,
 // and a leftover below the shell made the whole page scroll.

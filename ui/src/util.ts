@@ -5,7 +5,10 @@ export function formatBytes(n: number | null | undefined): string {
   const units = ['KB', 'MB', 'GB', 'TB', 'PB'];
   let v = n / 1024;
   let i = 0;
-  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 }
 
@@ -35,7 +38,31 @@ const IMAGE = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif', 'bmp', 'svg'
 const VIDEO = new Set(['mp4', 'mkv', 'mov', 'webm', 'avi', 'm4v']);
 const AUDIO = new Set(['mp3', 'flac', 'ogg', 'wav', 'm4a', 'opus', 'aac']);
 const ARCHIVE = new Set(['zip', 'tar', 'gz', 'tgz', '7z', 'rar', 'bz2', 'xz', 'iso']);
-const TEXT = new Set(['txt', 'md', 'json', 'js', 'ts', 'tsx', 'css', 'html', 'xml', 'yml', 'yaml', 'csv', 'log', 'ini', 'conf', 'sh', 'py', 'go', 'rs', 'c', 'h', 'java', 'toml']);
+const TEXT = new Set([
+  'txt',
+  'md',
+  'json',
+  'js',
+  'ts',
+  'tsx',
+  'css',
+  'html',
+  'xml',
+  'yml',
+  'yaml',
+  'csv',
+  'log',
+  'ini',
+  'conf',
+  'sh',
+  'py',
+  'go',
+  'rs',
+  'c',
+  'h',
+  'java',
+  'toml',
+]);
 
 export type IconName = 'folder' | 'file' | 'image' | 'video' | 'audio' | 'archive' | 'text';
 export function iconFor(kind: string): IconName {

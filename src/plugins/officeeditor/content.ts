@@ -13,7 +13,8 @@ import { temporaryName } from '../../files/names.ts';
 import type { VersionService } from '../../versions/service.ts';
 
 async function confirmInside(handle: fsp.FileHandle, realPath: string, root: string): Promise<void> {
-  const where = process.platform === 'linux' ? await fsp.readlink(`/proc/self/fd/${handle.fd}`) : await fsp.realpath(realPath);
+  const where =
+    process.platform === 'linux' ? await fsp.readlink(`/proc/self/fd/${handle.fd}`) : await fsp.realpath(realPath);
   if (!isInside(root, where)) throw new AppError(403, 'The path leads outside its volume.', 'PATH_OUTSIDE');
 }
 
@@ -37,17 +38,30 @@ export async function openForRead(realPath: string, root: string): Promise<{ han
 }
 
 /** Streams `source` into a new temporary file in `dir`; refuses past `maxBytes` (413) and leaves nothing. */
-export async function writeTemporary(dir: string, root: string, source: AsyncIterable<Uint8Array> | Readable, maxBytes: number, mode = 0o644): Promise<{ path: string; size: number }> {
+export async function writeTemporary(
+  dir: string,
+  root: string,
+  source: AsyncIterable<Uint8Array> | Readable,
+  maxBytes: number,
+  mode = 0o644,
+): Promise<{ path: string; size: number }> {
   const temp = path.join(dir, temporaryName());
-  const handle = await fsp.open(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode).catch((err) => {
-    throw fromFsError(err) ?? err;
-  });
+  const handle = await fsp
+    .open(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode)
+    .catch((err) => {
+      throw fromFsError(err) ?? err;
+    });
   let size = 0;
   try {
     await confirmInside(handle, temp, root);
     for await (const chunk of source) {
       size += chunk.length;
-      if (size > maxBytes) throw new AppError(413, `The document is larger than this server accepts from the editor (${maxBytes} bytes).`, 'OFFICE_TOO_LARGE');
+      if (size > maxBytes)
+        throw new AppError(
+          413,
+          `The document is larger than this server accepts from the editor (${maxBytes} bytes).`,
+          'OFFICE_TOO_LARGE',
+        );
       await handle.write(chunk);
     }
     await handle.sync();
@@ -61,7 +75,12 @@ export async function writeTemporary(dir: string, root: string, source: AsyncIte
 }
 
 /** Puts a finished temporary in place of `realPath`, keeping what it replaces as a version. */
-export async function replaceKeepingVersion(temp: string, realPath: string, versions: VersionService, username: string): Promise<fs.Stats> {
+export async function replaceKeepingVersion(
+  temp: string,
+  realPath: string,
+  versions: VersionService,
+  username: string,
+): Promise<fs.Stats> {
   try {
     const mode = (await fsp.lstat(realPath)).mode & 0o7777;
     await fsp.chmod(temp, mode);

@@ -3,20 +3,33 @@
 // unreachable server is a clear 502, retried at the next request (not remembered).
 import { AppError } from '../../core/errors.ts';
 
-export interface DiscoveryAction { ext: string; name: string; urlsrc: string; app: string }
-export interface Discovery { byExtension: Map<string, { view?: string; edit?: string }>; fetchedAt: number }
+export interface DiscoveryAction {
+  ext: string;
+  name: string;
+  urlsrc: string;
+  app: string;
+}
+export interface Discovery {
+  byExtension: Map<string, { view?: string; edit?: string }>;
+  fetchedAt: number;
+}
 
 const CACHE_MS = 60 * 60 * 1000;
 const TIMEOUT_MS = 8000;
 const MAX_BYTES = 4 * 1024 * 1024;
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-const decodeXml = (s: string) => s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (_m, e: string) =>
-  e[0] === '#' ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1))) : ENTITIES[e.toLowerCase()]!);
+const decodeXml = (s: string) =>
+  s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (_m, e: string) =>
+    e[0] === '#'
+      ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1)))
+      : ENTITIES[e.toLowerCase()]!,
+  );
 
 function attributes(tag: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of tag.matchAll(/([A-Za-z_:][-\w:.]*)\s*=\s*("([^"]*)"|'([^']*)')/g)) out[m[1]!] = decodeXml(m[3] ?? m[4] ?? '');
+  for (const m of tag.matchAll(/([A-Za-z_:][-\w:.]*)\s*=\s*("([^"]*)"|'([^']*)')/g))
+    out[m[1]!] = decodeXml(m[3] ?? m[4] ?? '');
   return out;
 }
 
@@ -28,7 +41,8 @@ export function parseDiscovery(xml: string): DiscoveryAction[] {
     const appName = attributes(app[1]!).name ?? '';
     for (const action of app[2]!.matchAll(/<action\b([^>]*?)\/?>/g)) {
       const a = attributes(action[1]!);
-      if (a.ext && a.name && a.urlsrc) out.push({ ext: a.ext.toLowerCase(), name: a.name, urlsrc: a.urlsrc, app: appName });
+      if (a.ext && a.name && a.urlsrc)
+        out.push({ ext: a.ext.toLowerCase(), name: a.name, urlsrc: a.urlsrc, app: appName });
     }
   }
   return out;
@@ -51,7 +65,8 @@ export function indexActions(actions: readonly DiscoveryAction[]): Discovery['by
  */
 export function fillUrlsrc(urlsrc: string, lang: string): string {
   const filled = urlsrc.replace(/<([^=<>]+)=([^&<>]+)&?>/g, (_m, name: string, value: string) =>
-    /^(UI_LLCC|DC_LLCC|UI_LLCC_LIST)$/.test(value) ? `${name}=${encodeURIComponent(lang)}&` : '');
+    /^(UI_LLCC|DC_LLCC|UI_LLCC_LIST)$/.test(value) ? `${name}=${encodeURIComponent(lang)}&` : '',
+  );
   if (!filled.includes('?')) return `${filled}?`;
   return /[?&]$/.test(filled) ? filled : `${filled}&`;
 }
@@ -62,7 +77,11 @@ export interface DiscoveryClient {
   cached(): Discovery | null;
 }
 
-export function createDiscoveryClient(url: string, fetchImpl: typeof fetch = fetch, now: () => number = Date.now): DiscoveryClient {
+export function createDiscoveryClient(
+  url: string,
+  fetchImpl: typeof fetch = fetch,
+  now: () => number = Date.now,
+): DiscoveryClient {
   let cache: Discovery | null = null;
   let inFlight: Promise<Discovery> | null = null;
 
@@ -81,10 +100,19 @@ export function createDiscoveryClient(url: string, fetchImpl: typeof fetch = fet
       }
       text = Buffer.concat(chunks).toString('utf8');
     } catch (err) {
-      throw new AppError(502, `The office editing server could not be reached for its discovery document (${(err as Error).message}).`, 'OFFICE_DISCOVERY_UNREACHABLE');
+      throw new AppError(
+        502,
+        `The office editing server could not be reached for its discovery document (${(err as Error).message}).`,
+        'OFFICE_DISCOVERY_UNREACHABLE',
+      );
     }
     const byExtension = indexActions(parseDiscovery(text));
-    if (byExtension.size === 0) throw new AppError(502, 'The office editing server answered a discovery document without any action.', 'OFFICE_DISCOVERY_INVALID');
+    if (byExtension.size === 0)
+      throw new AppError(
+        502,
+        'The office editing server answered a discovery document without any action.',
+        'OFFICE_DISCOVERY_INVALID',
+      );
     cache = { byExtension, fetchedAt: now() };
     return cache;
   }
@@ -92,7 +120,9 @@ export function createDiscoveryClient(url: string, fetchImpl: typeof fetch = fet
   return {
     async get() {
       if (cache && now() - cache.fetchedAt < CACHE_MS) return cache;
-      inFlight ??= load().finally(() => { inFlight = null; });
+      inFlight ??= load().finally(() => {
+        inFlight = null;
+      });
       return inFlight;
     },
     cached: () => cache,

@@ -64,17 +64,37 @@ export interface OfficeEditorConfigAnswer {
 
 export interface OfficeEditorPlugin {
   /** Null when OFFICEEDITOR_* is not configured. */
-  readonly wopi: (WopiHost & {
-    /** POST /api/officeeditor/config and /api/collabora/config. The web UI posts access_token to urlSrc; the native client loads urlSrc (it carries the token). */
-    config(caller: Caller, input: { path: string; mode?: EditMode }, options?: { tokenInUrl?: boolean }): Promise<OfficeEditorConfigAnswer>;
-  }) | null;
+  readonly wopi:
+    | (WopiHost & {
+        /** POST /api/officeeditor/config and /api/collabora/config. The web UI posts access_token to urlSrc; the native client loads urlSrc (it carries the token). */
+        config(
+          caller: Caller,
+          input: { path: string; mode?: EditMode },
+          options?: { tokenInUrl?: boolean },
+        ): Promise<OfficeEditorConfigAnswer>;
+      })
+    | null;
   /** Null when ONLYOFFICE_* is not configured. */
   readonly onlyoffice: OnlyOfficeService | null;
   /** Sections of GET /api/features: `onlyoffice`, `collabora` (and `officeeditor`, the spec's word). */
   features(): Record<string, unknown>;
 }
 
-export const WOPI_DEFAULT_EXTENSIONS = ['docx', 'doc', 'odt', 'rtf', 'xlsx', 'xls', 'ods', 'csv', 'pptx', 'ppt', 'odp', 'odg', 'pdf'];
+export const WOPI_DEFAULT_EXTENSIONS = [
+  'docx',
+  'doc',
+  'odt',
+  'rtf',
+  'xlsx',
+  'xls',
+  'ods',
+  'csv',
+  'pptx',
+  'ppt',
+  'odp',
+  'odg',
+  'pdf',
+];
 const DEFAULT_MAX_FILE = 1024 ** 3;
 /** Ten hours, the WOPI recommendation; every call re-checks the account and its rights anyway. */
 const DEFAULT_TOKEN_TTL_MS = 10 * 60 * 60 * 1000;
@@ -89,31 +109,72 @@ export function createOfficeEditorPlugin(deps: OfficeEditorDeps): OfficeEditorPl
     const o = deps.wopi;
     discovery = createDiscoveryClient(o.discoveryUrl || `${o.url.replace(/\/+$/, '')}/hosting/discovery`, deps.fetch);
     const host = createWopiHost({
-      resolver: deps.resolver, versions: deps.versions, changes: deps.changes, locks: createLockStore(deps.db), callerFor: deps.callerFor,
-      secret: o.secret, key: secretKey(o.secret), publicUrl, tokenTtlMs: deps.tokenTtlMs ?? DEFAULT_TOKEN_TTL_MS, maxFileSize,
+      resolver: deps.resolver,
+      versions: deps.versions,
+      changes: deps.changes,
+      locks: createLockStore(deps.db),
+      callerFor: deps.callerFor,
+      secret: o.secret,
+      key: secretKey(o.secret),
+      publicUrl,
+      tokenTtlMs: deps.tokenTtlMs ?? DEFAULT_TOKEN_TTL_MS,
+      maxFileSize,
     });
     const d = discovery;
     wopi = Object.assign(host, {
-      async config(caller: Caller, input: { path: string; mode?: EditMode }, options: { tokenInUrl?: boolean } = {}): Promise<OfficeEditorConfigAnswer> {
+      async config(
+        caller: Caller,
+        input: { path: string; mode?: EditMode },
+        options: { tokenInUrl?: boolean } = {},
+      ): Promise<OfficeEditorConfigAnswer> {
         const file = await deps.resolver.resolve(caller, input.path, { mustExist: true });
         if (!file.space || file.isDirectory) throw badRequest('Name a file, not a folder.', 'IS_A_FOLDER');
         if (!file.access.canRead) throw forbidden('You may not read this file.');
         const ext = path.extname(file.realPath).slice(1).toLowerCase();
-        if (o.extensions.length && !o.extensions.includes(ext)) throw new AppError(415, `Files of type .${ext || '(none)'} are not opened in the office editor here (OFFICEEDITOR_FILE_EXTENSIONS).`, 'OFFICE_UNSUPPORTED_TYPE');
+        if (o.extensions.length && !o.extensions.includes(ext))
+          throw new AppError(
+            415,
+            `Files of type .${ext || '(none)'} are not opened in the office editor here (OFFICEEDITOR_FILE_EXTENSIONS).`,
+            'OFFICE_UNSUPPORTED_TYPE',
+          );
         const actions = (await d.get()).byExtension.get(ext);
-        if (!actions || (!actions.edit && !actions.view)) throw new AppError(415, `The office editing server offers no editor for .${ext || '(none)'} files.`, 'OFFICE_UNSUPPORTED_TYPE');
+        if (!actions || (!actions.edit && !actions.view))
+          throw new AppError(
+            415,
+            `The office editing server offers no editor for .${ext || '(none)'} files.`,
+            'OFFICE_UNSUPPORTED_TYPE',
+          );
         const mode: EditMode = input.mode !== 'view' && file.access.canWrite && actions.edit ? 'edit' : 'view';
-        const urlsrc = mode === 'edit' ? actions.edit! : actions.view ?? actions.edit!;
+        const urlsrc = mode === 'edit' ? actions.edit! : (actions.view ?? actions.edit!);
         const issued = await host.issue(caller, file, mode === 'edit');
         let urlSrc = `${fillUrlsrc(urlsrc, o.lang)}WOPISrc=${encodeURIComponent(host.wopiSrc(issued.fileId))}`;
-        if (options.tokenInUrl) urlSrc += `&access_token=${encodeURIComponent(issued.token)}&access_token_ttl=${issued.expiresAt}`;
-        return { urlSrc, access_token: issued.token, accessToken: issued.token, accessTokenTtl: issued.expiresAt, access_token_ttl: issued.expiresAt, fileId: issued.fileId, mode };
+        if (options.tokenInUrl)
+          urlSrc += `&access_token=${encodeURIComponent(issued.token)}&access_token_ttl=${issued.expiresAt}`;
+        return {
+          urlSrc,
+          access_token: issued.token,
+          accessToken: issued.token,
+          accessTokenTtl: issued.expiresAt,
+          access_token_ttl: issued.expiresAt,
+          fileId: issued.fileId,
+          mode,
+        };
       },
     });
   }
 
   const onlyoffice = deps.onlyoffice
-    ? createOnlyOffice({ resolver: deps.resolver, versions: deps.versions, changes: deps.changes, log: deps.log, callerFor: deps.callerFor, publicUrl, options: deps.onlyoffice, maxFileSize, ...(deps.fetch ? { fetch: deps.fetch } : {}) })
+    ? createOnlyOffice({
+        resolver: deps.resolver,
+        versions: deps.versions,
+        changes: deps.changes,
+        log: deps.log,
+        callerFor: deps.callerFor,
+        publicUrl,
+        options: deps.onlyoffice,
+        maxFileSize,
+        ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      })
     : null;
 
   function wopiExtensions(): string[] {
@@ -131,7 +192,9 @@ export function createOfficeEditorPlugin(deps: OfficeEditorDeps): OfficeEditorPl
       return {
         collabora,
         officeeditor: collabora,
-        onlyoffice: onlyoffice ? { enabled: true, extensions: [...onlyoffice.extensions] } : { enabled: false, extensions: [] },
+        onlyoffice: onlyoffice
+          ? { enabled: true, extensions: [...onlyoffice.extensions] }
+          : { enabled: false, extensions: [] },
       };
     },
   };

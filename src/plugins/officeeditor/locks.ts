@@ -22,7 +22,10 @@ export interface LockStore {
 
 export function createLockStore(db: Database, now: () => number = Date.now): LockStore {
   function current(fileId: string): string {
-    const row = db.get<{ lock_value: string; expires_at: number }>('SELECT lock_value, expires_at FROM office_locks WHERE file_id = ?', [fileId]);
+    const row = db.get<{ lock_value: string; expires_at: number }>(
+      'SELECT lock_value, expires_at FROM office_locks WHERE file_id = ?',
+      [fileId],
+    );
     if (!row) return '';
     if (row.expires_at <= now()) {
       db.run('DELETE FROM office_locks WHERE file_id = ? AND expires_at <= ?', [fileId, now()]);
@@ -31,8 +34,10 @@ export function createLockStore(db: Database, now: () => number = Date.now): Loc
     return row.lock_value;
   }
   const set = (fileId: string, value: string, userId: string) =>
-    db.run('INSERT INTO office_locks (file_id, lock_value, user_id, expires_at, created_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (file_id) DO UPDATE SET lock_value = ?2, user_id = ?3, expires_at = ?4',
-      [fileId, value, userId, now() + LOCK_TTL_MS, new Date(now()).toISOString()]);
+    db.run(
+      'INSERT INTO office_locks (file_id, lock_value, user_id, expires_at, created_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (file_id) DO UPDATE SET lock_value = ?2, user_id = ?3, expires_at = ?4',
+      [fileId, value, userId, now() + LOCK_TTL_MS, new Date(now()).toISOString()],
+    );
 
   return {
     current,

@@ -45,17 +45,73 @@ const DOWNLOAD_TTL_MS = 60 * 60 * 1000;
 const CALLBACK_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const FETCH_TIMEOUT_MS = 120_000;
 
-export const ONLYOFFICE_DEFAULT_EXTENSIONS = ['docx', 'doc', 'odt', 'rtf', 'txt', 'xlsx', 'xls', 'ods', 'csv', 'pptx', 'ppt', 'odp', 'pdf'];
+export const ONLYOFFICE_DEFAULT_EXTENSIONS = [
+  'docx',
+  'doc',
+  'odt',
+  'rtf',
+  'txt',
+  'xlsx',
+  'xls',
+  'ods',
+  'csv',
+  'pptx',
+  'ppt',
+  'odp',
+  'pdf',
+];
 
 const DOCUMENT_TYPES: Record<string, 'word' | 'cell' | 'slide' | 'pdf'> = {};
-for (const e of ['doc', 'docm', 'docx', 'dot', 'dotm', 'dotx', 'epub', 'fb2', 'fodt', 'htm', 'html', 'mht', 'mhtml', 'odt', 'ott', 'rtf', 'txt', 'xml', 'md']) DOCUMENT_TYPES[e] = 'word';
-for (const e of ['csv', 'et', 'ett', 'fods', 'ods', 'ots', 'sxc', 'xls', 'xlsb', 'xlsm', 'xlsx', 'xlt', 'xltm', 'xltx']) DOCUMENT_TYPES[e] = 'cell';
-for (const e of ['dps', 'dpt', 'fodp', 'odp', 'otp', 'pot', 'potm', 'potx', 'pps', 'ppsm', 'ppsx', 'ppt', 'pptm', 'pptx', 'sxi']) DOCUMENT_TYPES[e] = 'slide';
+for (const e of [
+  'doc',
+  'docm',
+  'docx',
+  'dot',
+  'dotm',
+  'dotx',
+  'epub',
+  'fb2',
+  'fodt',
+  'htm',
+  'html',
+  'mht',
+  'mhtml',
+  'odt',
+  'ott',
+  'rtf',
+  'txt',
+  'xml',
+  'md',
+])
+  DOCUMENT_TYPES[e] = 'word';
+for (const e of ['csv', 'et', 'ett', 'fods', 'ods', 'ots', 'sxc', 'xls', 'xlsb', 'xlsm', 'xlsx', 'xlt', 'xltm', 'xltx'])
+  DOCUMENT_TYPES[e] = 'cell';
+for (const e of [
+  'dps',
+  'dpt',
+  'fodp',
+  'odp',
+  'otp',
+  'pot',
+  'potm',
+  'potx',
+  'pps',
+  'ppsm',
+  'ppsx',
+  'ppt',
+  'pptm',
+  'pptx',
+  'sxi',
+])
+  DOCUMENT_TYPES[e] = 'slide';
 for (const e of ['djvu', 'oxps', 'pdf', 'xps']) DOCUMENT_TYPES[e] = 'pdf';
 
 export interface OnlyOfficeService {
   readonly extensions: readonly string[];
-  config(caller: Caller, input: { path: string; mode?: 'edit' | 'view' }): Promise<{ documentServerUrl: string; config: Record<string, unknown> }>;
+  config(
+    caller: Caller,
+    input: { path: string; mode?: 'edit' | 'view' },
+  ): Promise<{ documentServerUrl: string; config: Record<string, unknown> }>;
   /** GET /api/onlyoffice/files/{fileId}/content?access_token= (the document server's download). */
   download(fileId: string, token: unknown): Promise<WopiAnswer>;
   /** POST /api/onlyoffice/callback/{fileId}?access_token= with the document server's (signed) body. */
@@ -75,7 +131,8 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
     const caller = deps.callerFor(claims.userId);
     if (!caller) throw new AppError(401, 'The account behind this link can no longer sign in.', 'OFFICE_TOKEN_INVALID');
     const file = await deps.resolver.resolve(caller, claims.path, { mustExist: true });
-    if (!file.space || file.isDirectory || fileIdFor(opts.secret, file.realPath) !== fileId) throw new AppError(404, 'No such file.', 'NOT_FOUND');
+    if (!file.space || file.isDirectory || fileIdFor(opts.secret, file.realPath) !== fileId)
+      throw new AppError(404, 'No such file.', 'NOT_FOUND');
     return { caller, claims, file };
   }
 
@@ -84,7 +141,8 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
     const inBody = body && typeof body === 'object' ? (body as { token?: unknown }).token : undefined;
     const bearer = authorization && /^Bearer\s+(.+)$/i.exec(authorization)?.[1];
     const jwt = typeof inBody === 'string' ? inBody : bearer;
-    if (!jwt) throw new AppError(401, 'The callback is not signed with the document server secret.', 'ONLYOFFICE_UNSIGNED');
+    if (!jwt)
+      throw new AppError(401, 'The callback is not signed with the document server secret.', 'ONLYOFFICE_UNSIGNED');
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(jwt, key, { algorithms: ['HS256'] }));
@@ -92,7 +150,9 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
       throw new AppError(401, 'The callback signature is not valid.', 'ONLYOFFICE_UNSIGNED');
     }
     // In the header form the body sits under `payload`.
-    return (typeof inBody === 'string' ? payload : (payload.payload as Record<string, unknown> | undefined) ?? payload) as Record<string, unknown>;
+    return (
+      typeof inBody === 'string' ? payload : ((payload.payload as Record<string, unknown> | undefined) ?? payload)
+    ) as Record<string, unknown>;
   }
 
   return {
@@ -104,7 +164,12 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
       if (!file.access.canRead) throw forbidden('You may not read this file.');
       const ext = path.extname(file.realPath).slice(1).toLowerCase();
       const documentType = DOCUMENT_TYPES[ext];
-      if (!documentType || !extensions.includes(ext)) throw new AppError(415, `Files of type .${ext || '(none)'} are not opened in the office editor here.`, 'OFFICE_UNSUPPORTED_TYPE');
+      if (!documentType || !extensions.includes(ext))
+        throw new AppError(
+          415,
+          `Files of type .${ext || '(none)'} are not opened in the office editor here.`,
+          'OFFICE_UNSUPPORTED_TYPE',
+        );
       const { handle, stat } = await openForRead(file.realPath, file.space.root);
       await handle.close();
       const canEdit = input.mode !== 'view' && file.access.canWrite;
@@ -130,7 +195,11 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
           customization: { forcesave: opts.forceSave },
         },
       };
-      config.token = await new SignJWT(config as JWTPayload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt().setExpirationTime('12h').sign(key);
+      config.token = await new SignJWT(config as JWTPayload)
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setIssuedAt()
+        .setExpirationTime('12h')
+        .sign(key);
       return { documentServerUrl: base, config };
     },
 
@@ -139,7 +208,11 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
       const { handle, stat } = await openForRead(file.realPath, file.space!.root);
       return {
         status: 200,
-        headers: { 'Content-Type': 'application/octet-stream', 'Content-Length': String(stat.size), 'Cache-Control': 'no-store' },
+        headers: {
+          'Content-Type': 'application/octet-stream',
+          'Content-Length': String(stat.size),
+          'Cache-Control': 'no-store',
+        },
         stream: handle.createReadStream({ autoClose: true }),
       };
     },
@@ -149,10 +222,12 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
       const signed = await signedBody(body, authorization);
       const status = Number(signed.status);
       if (status !== 2 && status !== 6) {
-        if (status === 3 || status === 7) deps.log.warn('the document server reports a saving error', { fileId, status });
+        if (status === 3 || status === 7)
+          deps.log.warn('the document server reports a saving error', { fileId, status });
         return { error: 0 };
       }
-      if (!claims.canWrite || !file.access.canWrite) throw forbidden('This editing session may not change the file.', 'READ_ONLY');
+      if (!claims.canWrite || !file.access.canWrite)
+        throw forbidden('This editing session may not change the file.', 'READ_ONLY');
       const url = typeof signed.url === 'string' ? signed.url : '';
       let source: URL;
       try {
@@ -161,19 +236,41 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
         throw badRequest('The callback carries no valid document URL.', 'ONLYOFFICE_BAD_URL');
       }
       // Only the configured document server: a forged URL must not make us fetch from elsewhere.
-      if (source.origin !== serverOrigin) throw badRequest('The edited document must come from the configured document server.', 'ONLYOFFICE_FOREIGN_URL');
+      if (source.origin !== serverOrigin)
+        throw badRequest(
+          'The edited document must come from the configured document server.',
+          'ONLYOFFICE_FOREIGN_URL',
+        );
       let res: Response;
       try {
         res = await fetchImpl(source, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'error' });
       } catch (err) {
-        throw new AppError(502, `The edited document could not be fetched from the document server (${(err as Error).message}).`, 'ONLYOFFICE_FETCH_FAILED');
+        throw new AppError(
+          502,
+          `The edited document could not be fetched from the document server (${(err as Error).message}).`,
+          'ONLYOFFICE_FETCH_FAILED',
+        );
       }
-      if (!res.ok || !res.body) throw new AppError(502, `The document server answered ${res.status} for the edited document.`, 'ONLYOFFICE_FETCH_FAILED');
+      if (!res.ok || !res.body)
+        throw new AppError(
+          502,
+          `The document server answered ${res.status} for the edited document.`,
+          'ONLYOFFICE_FETCH_FAILED',
+        );
       if (Number(res.headers.get('content-length') ?? 0) > deps.maxFileSize) {
         await res.body.cancel();
-        throw new AppError(413, `The edited document is larger than this server accepts (${deps.maxFileSize} bytes).`, 'OFFICE_TOO_LARGE');
+        throw new AppError(
+          413,
+          `The edited document is larger than this server accepts (${deps.maxFileSize} bytes).`,
+          'OFFICE_TOO_LARGE',
+        );
       }
-      const temp = await writeTemporary(path.dirname(file.realPath), file.space!.root, res.body as unknown as AsyncIterable<Uint8Array>, deps.maxFileSize);
+      const temp = await writeTemporary(
+        path.dirname(file.realPath),
+        file.space!.root,
+        res.body as unknown as AsyncIterable<Uint8Array>,
+        deps.maxFileSize,
+      );
       await replaceKeepingVersion(temp.path, file.realPath, deps.versions, caller.username);
       deps.changes.emit({ type: 'modified', path: file.realPath });
       return { error: 0 };

@@ -7,7 +7,12 @@ import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
 import { AppError } from '../../core/errors.ts';
 
-export interface FileClaims { userId: string; fileId: string; path: string; canWrite: boolean }
+export interface FileClaims {
+  userId: string;
+  fileId: string;
+  path: string;
+  canWrite: boolean;
+}
 
 export function secretKey(secret: string): Uint8Array {
   return new TextEncoder().encode(secret);
@@ -17,7 +22,12 @@ export function fileIdFor(secret: string, realPath: string): string {
   return createHmac('sha256', secret).update('burrow-office-file\0').update(realPath).digest('base64url').slice(0, 32);
 }
 
-export async function signFileToken(key: Uint8Array, audience: string, claims: FileClaims, ttlMs: number): Promise<{ token: string; expiresAt: number }> {
+export async function signFileToken(
+  key: Uint8Array,
+  audience: string,
+  claims: FileClaims,
+  ttlMs: number,
+): Promise<{ token: string; expiresAt: number }> {
   const expiresAt = Date.now() + ttlMs;
   const token = await new SignJWT({ fid: claims.fileId, p: claims.path, rw: claims.canWrite })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -30,7 +40,12 @@ export async function signFileToken(key: Uint8Array, audience: string, claims: F
 }
 
 /** The claims of a valid token for `fileId`; any flaw (forged, expired, other file or use) is one 401. */
-export async function verifyFileToken(key: Uint8Array, audience: string, token: unknown, fileId: string): Promise<FileClaims> {
+export async function verifyFileToken(
+  key: Uint8Array,
+  audience: string,
+  token: unknown,
+  fileId: string,
+): Promise<FileClaims> {
   const invalid = () => new AppError(401, 'The access token is not valid for this file.', 'OFFICE_TOKEN_INVALID');
   if (typeof token !== 'string' || token === '') throw invalid();
   let payload: JWTPayload;
@@ -39,7 +54,13 @@ export async function verifyFileToken(key: Uint8Array, audience: string, token: 
   } catch {
     throw invalid();
   }
-  if (payload.fid !== fileId || typeof payload.sub !== 'string' || typeof payload.p !== 'string' || typeof payload.rw !== 'boolean') throw invalid();
+  if (
+    payload.fid !== fileId ||
+    typeof payload.sub !== 'string' ||
+    typeof payload.p !== 'string' ||
+    typeof payload.rw !== 'boolean'
+  )
+    throw invalid();
   return { userId: payload.sub, fileId, path: payload.p, canWrite: payload.rw };
 }
 

@@ -28,14 +28,31 @@ export const onlyofficeConfigAnswer = z.object({
 
 /** WOPI CheckFileInfo (the properties this host sets). */
 export const checkFileInfo = z.object({
-  BaseFileName: z.string(), OwnerId: z.string(), Size: z.number().int(), Version: z.string(), LastModifiedTime: z.string(),
-  UserId: z.string(), UserFriendlyName: z.string(), UserCanWrite: z.boolean(), ReadOnly: z.boolean(), UserCanRename: z.boolean(),
-  UserCanNotWriteRelative: z.boolean(), SupportsLocks: z.boolean(), SupportsGetLock: z.boolean(), SupportsExtendedLockLength: z.boolean(),
-  SupportsUpdate: z.boolean(), SupportsRename: z.boolean(), SupportsDeleteFile: z.boolean(), SupportsUserInfo: z.boolean(),
-  IsAnonymousUser: z.boolean(), PostMessageOrigin: z.string(),
+  BaseFileName: z.string(),
+  OwnerId: z.string(),
+  Size: z.number().int(),
+  Version: z.string(),
+  LastModifiedTime: z.string(),
+  UserId: z.string(),
+  UserFriendlyName: z.string(),
+  UserCanWrite: z.boolean(),
+  ReadOnly: z.boolean(),
+  UserCanRename: z.boolean(),
+  UserCanNotWriteRelative: z.boolean(),
+  SupportsLocks: z.boolean(),
+  SupportsGetLock: z.boolean(),
+  SupportsExtendedLockLength: z.boolean(),
+  SupportsUpdate: z.boolean(),
+  SupportsRename: z.boolean(),
+  SupportsDeleteFile: z.boolean(),
+  SupportsUserInfo: z.boolean(),
+  IsAnonymousUser: z.boolean(),
+  PostMessageOrigin: z.string(),
 });
 
-export const accessTokenQuery = z.object({ access_token: z.string().max(8192).optional(), access_token_ttl: z.string().optional() }).passthrough();
+export const accessTokenQuery = z
+  .object({ access_token: z.string().max(8192).optional(), access_token_ttl: z.string().optional() })
+  .passthrough();
 
 export const onlyofficeCallbackBody = z.record(z.string(), z.unknown());
 export const onlyofficeCallbackAnswer = z.object({ error: z.literal(0) });

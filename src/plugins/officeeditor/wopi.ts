@@ -42,18 +42,37 @@ export interface WopiDeps {
   maxFileSize: number;
 }
 
-export interface WopiFile { caller: Caller; claims: FileClaims; file: ResolvedPath; canWrite: boolean }
+export interface WopiFile {
+  caller: Caller;
+  claims: FileClaims;
+  file: ResolvedPath;
+  canWrite: boolean;
+}
 
 export interface WopiHost {
   /** A token and file id for `file` as `caller` sees it (config routes). */
-  issue(caller: Caller, file: ResolvedPath, canWrite: boolean): Promise<{ fileId: string; token: string; expiresAt: number }>;
+  issue(
+    caller: Caller,
+    file: ResolvedPath,
+    canWrite: boolean,
+  ): Promise<{ fileId: string; token: string; expiresAt: number }>;
   /** The WOPISrc of a file id. */
   wopiSrc(fileId: string): string;
   checkFileInfo(fileId: string, token: unknown): Promise<WopiAnswer>;
   getFile(fileId: string, token: unknown, headers: WopiHeaders): Promise<WopiAnswer>;
-  putFile(fileId: string, token: unknown, headers: WopiHeaders, body: AsyncIterable<Uint8Array> | Readable): Promise<WopiAnswer>;
+  putFile(
+    fileId: string,
+    token: unknown,
+    headers: WopiHeaders,
+    body: AsyncIterable<Uint8Array> | Readable,
+  ): Promise<WopiAnswer>;
   /** POST /files/{id}: dispatches on X-WOPI-Override (LOCK, GET_LOCK, REFRESH_LOCK, UNLOCK, PUT_RELATIVE…). */
-  fileOperation(fileId: string, token: unknown, headers: WopiHeaders, body: AsyncIterable<Uint8Array> | Readable): Promise<WopiAnswer>;
+  fileOperation(
+    fileId: string,
+    token: unknown,
+    headers: WopiHeaders,
+    body: AsyncIterable<Uint8Array> | Readable,
+  ): Promise<WopiAnswer>;
 }
 
 const header = (h: WopiHeaders, name: string): string | undefined => {
@@ -75,7 +94,8 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
   async function open(fileId: string, token: unknown): Promise<WopiFile> {
     const claims = await verifyFileToken(deps.key, WOPI_AUDIENCE, token, fileId);
     const caller = deps.callerFor(claims.userId);
-    if (!caller) throw new AppError(401, 'The account behind this access token can no longer sign in.', 'OFFICE_TOKEN_INVALID');
+    if (!caller)
+      throw new AppError(401, 'The account behind this access token can no longer sign in.', 'OFFICE_TOKEN_INVALID');
     const file = await deps.resolver.resolve(caller, claims.path, { mustExist: true });
     // The path now names another file (moved, replaced by a folder): the token's file is gone.
     if (!file.space || file.isDirectory || idOf(file) !== fileId) throw new AppError(404, 'No such file.', 'NOT_FOUND');
@@ -84,7 +104,9 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
 
   async function folderWritable(w: WopiFile): Promise<ResolvedPath | null> {
     if (!w.claims.canWrite) return null;
-    const parent = await deps.resolver.resolve(w.caller, path.posix.dirname(w.file.virtualPath), { mustExist: true }).catch(() => null);
+    const parent = await deps.resolver
+      .resolve(w.caller, path.posix.dirname(w.file.virtualPath), { mustExist: true })
+      .catch(() => null);
     return parent?.access.canWrite ? parent : null;
   }
 
@@ -96,10 +118,16 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
   function assertLockAllowsWrite(fileId: string, presented: string | undefined, size: number): void {
     const held = deps.locks.current(fileId);
     if (held !== '' && presented !== held) throw lockConflict(held, 'The file is locked by another editing session.');
-    if (held === '' && presented !== undefined && presented !== '' && size !== 0) throw lockConflict('', 'The file is not locked.');
+    if (held === '' && presented !== undefined && presented !== '' && size !== 0)
+      throw lockConflict('', 'The file is not locked.');
   }
 
-  async function putRelative(fileId: string, w: WopiFile, headers: WopiHeaders, body: AsyncIterable<Uint8Array> | Readable): Promise<WopiAnswer> {
+  async function putRelative(
+    fileId: string,
+    w: WopiFile,
+    headers: WopiHeaders,
+    body: AsyncIterable<Uint8Array> | Readable,
+  ): Promise<WopiAnswer> {
     const suggested = header(headers, 'X-WOPI-SuggestedTarget');
     const relative = header(headers, 'X-WOPI-RelativeTarget');
     if ((suggested === undefined) === (relative === undefined)) {
@@ -125,7 +153,11 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
         assertPlainName(name, 'file name');
       } catch (err) {
         drain(body);
-        throw new AppError(400, (err as Error).message, 'WOPI_BAD_TARGET', { 'X-WOPI-ValidRelativeTarget': encodeUtf7(`${splitName(path.basename(w.file.realPath)).stem} (1)${path.extname(w.file.realPath)}`) });
+        throw new AppError(400, (err as Error).message, 'WOPI_BAD_TARGET', {
+          'X-WOPI-ValidRelativeTarget': encodeUtf7(
+            `${splitName(path.basename(w.file.realPath)).stem} (1)${path.extname(w.file.realPath)}`,
+          ),
+        });
       }
     }
     const temp = await writeTemporary(dir, parent.space!.root, body, deps.maxFileSize);
@@ -139,12 +171,16 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
         const existing = await fsp.lstat(target).catch(() => null);
         if (existing && !overwrite) {
           let n = 1;
-          while (n < 1000 && await fsp.lstat(path.join(dir, candidateName(name, n))).catch(() => null)) n++;
-          throw new AppError(409, 'A file with that name exists.', 'EXISTS', { 'X-WOPI-ValidRelativeTarget': encodeUtf7(candidateName(name, n)) });
+          while (n < 1000 && (await fsp.lstat(path.join(dir, candidateName(name, n))).catch(() => null))) n++;
+          throw new AppError(409, 'A file with that name exists.', 'EXISTS', {
+            'X-WOPI-ValidRelativeTarget': encodeUtf7(candidateName(name, n)),
+          });
         }
         if (existing) {
           if (!existing.isFile()) throw new AppError(409, 'A folder or link has that name.', 'EXISTS');
-          const targetFile = await deps.resolver.resolve(w.caller, joinVirtual(parent.virtualPath, name), { mustExist: true });
+          const targetFile = await deps.resolver.resolve(w.caller, joinVirtual(parent.virtualPath, name), {
+            mustExist: true,
+          });
           const held = deps.locks.current(idOf(targetFile));
           if (held !== '') throw lockConflict(held, 'The file to replace is locked.');
           await replaceKeepingVersion(temp.path, target, deps.versions, w.caller.username);
@@ -152,7 +188,11 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
         } else {
           // The name was free a moment ago; claim it exclusively (never over one created meanwhile).
           await fsp.link(temp.path, target).catch((err) => {
-            throw err.code === 'EEXIST' ? new AppError(409, 'A file with that name was just created.', 'EXISTS', { 'X-WOPI-ValidRelativeTarget': encodeUtf7(candidateName(name, 1)) }) : err;
+            throw err.code === 'EEXIST'
+              ? new AppError(409, 'A file with that name was just created.', 'EXISTS', {
+                  'X-WOPI-ValidRelativeTarget': encodeUtf7(candidateName(name, 1)),
+                })
+              : err;
           });
           await fsp.unlink(temp.path);
           deps.changes.emit({ type: 'created', path: target, isDirectory: false });
@@ -163,11 +203,15 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
       await fsp.rm(temp.path, { force: true });
       throw err;
     }
-    if (suggested !== undefined) deps.changes.emit({ type: 'created', path: path.join(dir, finalName), isDirectory: false });
-    const created = await deps.resolver.resolve(w.caller, joinVirtual(parent.virtualPath, finalName), { mustExist: true });
+    if (suggested !== undefined)
+      deps.changes.emit({ type: 'created', path: path.join(dir, finalName), isDirectory: false });
+    const created = await deps.resolver.resolve(w.caller, joinVirtual(parent.virtualPath, finalName), {
+      mustExist: true,
+    });
     const issued = await host.issue(w.caller, created, true);
     return {
-      status: 200, headers: {},
+      status: 200,
+      headers: {},
       json: { Name: finalName, Url: `${wopiSrc(issued.fileId)}?access_token=${encodeURIComponent(issued.token)}` },
     };
   }
@@ -175,7 +219,12 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
   const host: WopiHost = {
     async issue(caller, file, canWrite) {
       const fileId = idOf(file);
-      const { token, expiresAt } = await signFileToken(deps.key, WOPI_AUDIENCE, { userId: caller.userId, fileId, path: file.virtualPath, canWrite }, deps.tokenTtlMs);
+      const { token, expiresAt } = await signFileToken(
+        deps.key,
+        WOPI_AUDIENCE,
+        { userId: caller.userId, fileId, path: file.virtualPath, canWrite },
+        deps.tokenTtlMs,
+      );
       return { fileId, token, expiresAt };
     },
 
@@ -187,7 +236,8 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
       await handle.close();
       const parent = await folderWritable(w);
       return {
-        status: 200, headers: {},
+        status: 200,
+        headers: {},
         json: {
           BaseFileName: path.basename(w.file.realPath),
           OwnerId: String(stat.uid),
@@ -223,7 +273,12 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
       }
       return {
         status: 200,
-        headers: { 'Content-Type': 'application/octet-stream', 'Content-Length': String(stat.size), 'X-WOPI-ItemVersion': versionOf(stat), 'Cache-Control': 'no-store' },
+        headers: {
+          'Content-Type': 'application/octet-stream',
+          'Content-Length': String(stat.size),
+          'X-WOPI-ItemVersion': versionOf(stat),
+          'Cache-Control': 'no-store',
+        },
         stream: handle.createReadStream({ autoClose: true }),
       };
     },
@@ -255,7 +310,11 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
       }
       const stat = await replaceKeepingVersion(temp.path, w.file.realPath, deps.versions, w.caller.username);
       deps.changes.emit({ type: 'modified', path: w.file.realPath });
-      return { status: 200, headers: { 'X-WOPI-ItemVersion': versionOf(stat) }, json: { LastModifiedTime: stat.mtime.toISOString() } };
+      return {
+        status: 200,
+        headers: { 'X-WOPI-ItemVersion': versionOf(stat) },
+        json: { LastModifiedTime: stat.mtime.toISOString() },
+      };
     },
 
     async fileOperation(fileId, token, headers, body) {
@@ -269,20 +328,32 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
       }
       if (override === 'PUT_RELATIVE') return putRelative(fileId, w, headers, body);
       drain(body);
-      if (override === 'GET_LOCK') return { status: 200, headers: { 'X-WOPI-Lock': deps.locks.current(fileId) }, json: {} };
+      if (override === 'GET_LOCK')
+        return { status: 200, headers: { 'X-WOPI-Lock': deps.locks.current(fileId) }, json: {} };
       if (override === 'RENAME_FILE' || override === 'DELETE' || override === 'PUT_USER_INFO') {
         throw new AppError(501, `${override} is not offered by this host.`, 'WOPI_NOT_SUPPORTED');
       }
-      if (!['LOCK', 'REFRESH_LOCK', 'UNLOCK'].includes(override)) throw new AppError(501, `Unknown X-WOPI-Override "${override}".`, 'WOPI_NOT_SUPPORTED');
+      if (!['LOCK', 'REFRESH_LOCK', 'UNLOCK'].includes(override))
+        throw new AppError(501, `Unknown X-WOPI-Override "${override}".`, 'WOPI_NOT_SUPPORTED');
       assertMayWrite(w);
       const lock = header(headers, 'X-WOPI-Lock') ?? '';
-      if (lock === '' || lock.length > MAX_LOCK_LENGTH) throw badRequest('X-WOPI-Lock is missing, empty or too long.', 'WOPI_BAD_LOCK');
+      if (lock === '' || lock.length > MAX_LOCK_LENGTH)
+        throw badRequest('X-WOPI-Lock is missing, empty or too long.', 'WOPI_BAD_LOCK');
       const oldLock = header(headers, 'X-WOPI-OldLock');
       const stat = await fsp.stat(w.file.realPath);
-      const result = override === 'LOCK'
-        ? (oldLock !== undefined ? deps.locks.relock(fileId, oldLock, lock, w.caller.userId) : deps.locks.lock(fileId, lock, w.caller.userId))
-        : override === 'REFRESH_LOCK' ? deps.locks.refresh(fileId, lock) : deps.locks.unlock(fileId, lock);
-      if (!result.ok) throw lockConflict(result.current, result.current === '' ? 'The file is not locked.' : 'The file is locked by another editing session.');
+      const result =
+        override === 'LOCK'
+          ? oldLock !== undefined
+            ? deps.locks.relock(fileId, oldLock, lock, w.caller.userId)
+            : deps.locks.lock(fileId, lock, w.caller.userId)
+          : override === 'REFRESH_LOCK'
+            ? deps.locks.refresh(fileId, lock)
+            : deps.locks.unlock(fileId, lock);
+      if (!result.ok)
+        throw lockConflict(
+          result.current,
+          result.current === '' ? 'The file is not locked.' : 'The file is locked by another editing session.',
+        );
       return { status: 200, headers: { 'X-WOPI-ItemVersion': versionOf(stat) }, json: {} };
     },
   };

@@ -12,7 +12,11 @@ export interface LockHandle {
   release(): void;
 }
 
-interface Holder { controller: AbortController; placing: boolean; done: Promise<void> }
+interface Holder {
+  controller: AbortController;
+  placing: boolean;
+  done: Promise<void>;
+}
 
 /** How long a newcomer waits for the holder to let go before answering 409 (tus clients retry it). */
 const WAIT_MS = 15_000;
@@ -30,11 +34,22 @@ export function createUploadLocks() {
         const left = deadline - Date.now();
         if (left <= 0) throw tusError('TUS_BUSY');
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([h.done, new Promise<void>((resolve) => { timer = setTimeout(resolve, left); })]);
+        await Promise.race([
+          h.done,
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, left);
+          }),
+        ]);
         clearTimeout(timer);
       }
       let resolveDone!: () => void;
-      const holder: Holder = { controller: new AbortController(), placing: false, done: new Promise<void>((r) => { resolveDone = r; }) };
+      const holder: Holder = {
+        controller: new AbortController(),
+        placing: false,
+        done: new Promise<void>((r) => {
+          resolveDone = r;
+        }),
+      };
       holders.set(id, holder);
       let released = false;
       return {

@@ -10,11 +10,22 @@ export const CHECKSUM_ALGORITHMS = ['sha256'] as const;
 export const OFFSET_CONTENT_TYPE = 'application/offset+octet-stream';
 
 /** Headers every TUS answer carries, errors included. */
-export const TUS_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'Tus-Resumable': TUS_VERSION, 'Cache-Control': 'no-store' });
+export const TUS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Tus-Resumable': TUS_VERSION,
+  'Cache-Control': 'no-store',
+});
 
 /** An error answer in the envelope, with the TUS headers the protocol asks for. */
-export function tusError<C extends ErrorCode>(code: C, message?: string, headers: Record<string, string> = {}, status?: AlsoStatus<C>): AppError {
-  return new AppError(code, message, { headers: { ...TUS_HEADERS, ...headers }, ...(status === undefined ? {} : { status }) });
+export function tusError<C extends ErrorCode>(
+  code: C,
+  message?: string,
+  headers: Record<string, string> = {},
+  status?: AlsoStatus<C>,
+): AppError {
+  return new AppError(code, message, {
+    headers: { ...TUS_HEADERS, ...headers },
+    ...(status === undefined ? {} : { status }),
+  });
 }
 
 type HeaderValue = string | string[] | undefined;
@@ -26,18 +37,27 @@ const single = (v: HeaderValue): string | undefined => (Array.isArray(v) ? v[0] 
 export function checkTusResumable(value: HeaderValue): void {
   const v = single(value);
   if (v === undefined || v === '') {
-    throw tusError('TUS_VERSION', 'The Tus-Resumable header is missing; this server speaks TUS 1.0.0.', { 'Tus-Version': TUS_VERSION });
+    throw tusError('TUS_VERSION', 'The Tus-Resumable header is missing; this server speaks TUS 1.0.0.', {
+      'Tus-Version': TUS_VERSION,
+    });
   }
   if (v !== TUS_VERSION) {
-    throw tusError('TUS_VERSION', `TUS version ${JSON.stringify(v)} is not supported; this server speaks TUS 1.0.0.`, { 'Tus-Version': TUS_VERSION });
+    throw tusError('TUS_VERSION', `TUS version ${JSON.stringify(v)} is not supported; this server speaks TUS 1.0.0.`, {
+      'Tus-Version': TUS_VERSION,
+    });
   }
 }
 
 /** A non-negative decimal integer header (no sign, no fraction, no exponent, safe in JS). */
 function nonNegativeInteger(value: string, header: string): number {
-  if (!/^\d+$/.test(value)) throw tusError('TUS_BAD_HEADER', `${header} must be a non-negative whole number of bytes, not ${JSON.stringify(value.slice(0, 40))}.`);
+  if (!/^\d+$/.test(value))
+    throw tusError(
+      'TUS_BAD_HEADER',
+      `${header} must be a non-negative whole number of bytes, not ${JSON.stringify(value.slice(0, 40))}.`,
+    );
   const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw tusError('TUS_TOO_LARGE', `${header} ${value.slice(0, 40)} is larger than any file this server can hold.`);
+  if (!Number.isSafeInteger(n))
+    throw tusError('TUS_TOO_LARGE', `${header} ${value.slice(0, 40)} is larger than any file this server can hold.`);
   return n;
 }
 
@@ -49,7 +69,8 @@ function nonNegativeInteger(value: string, header: string): number {
 export function parseUploadLength(value: HeaderValue, deferValue: HeaderValue): number {
   const v = single(value);
   if (v === undefined || v === '') {
-    if (single(deferValue) !== undefined) throw tusError('TUS_BAD_HEADER', 'Upload-Defer-Length is not supported here; send Upload-Length.');
+    if (single(deferValue) !== undefined)
+      throw tusError('TUS_BAD_HEADER', 'Upload-Defer-Length is not supported here; send Upload-Length.');
     throw tusError('TUS_BAD_HEADER', 'The Upload-Length header is missing.');
   }
   return nonNegativeInteger(v, 'Upload-Length');
@@ -73,7 +94,11 @@ export function checkPatchContentType(value: HeaderValue): void {
 // "If the offsets do not match, the Server MUST respond with the 409 Conflict status without
 // modifying the upload resource."
 export function checkOffsetMatches(sent: number, current: number): void {
-  if (sent !== current) throw tusError('TUS_OFFSET_MISMATCH', `Upload-Offset ${sent} does not match the server's offset ${current}; ask with HEAD and continue from there.`);
+  if (sent !== current)
+    throw tusError(
+      'TUS_OFFSET_MISMATCH',
+      `Upload-Offset ${sent} does not match the server's offset ${current}; ask with HEAD and continue from there.`,
+    );
 }
 
 // Not a protocol sentence but its consequence: bytes past Upload-Length can only be an error;
@@ -84,7 +109,9 @@ export function checkFitsLength(offset: number, contentLength: number | undefine
   }
 }
 
-export interface UploadMetadata { [key: string]: string | null }
+export interface UploadMetadata {
+  [key: string]: string | null;
+}
 
 // "The Upload-Metadata request and response header MUST consist of one or more comma-separated
 // key-value pairs. The key and value MUST be separated by a space. The key MUST NOT contain
@@ -97,10 +124,13 @@ export function parseUploadMetadata(value: HeaderValue): UploadMetadata {
   if (v === '') return out;
   for (const pair of v.split(',')) {
     const parts = pair.trim().split(' ');
-    if (parts.length > 2) throw tusError('TUS_BAD_METADATA', 'Upload-Metadata pairs are "key base64value", separated by commas.');
+    if (parts.length > 2)
+      throw tusError('TUS_BAD_METADATA', 'Upload-Metadata pairs are "key base64value", separated by commas.');
     const [key, encoded] = parts as [string, string | undefined];
-    if (!/^[\x21-\x7e]+$/.test(key) || key.includes(',')) throw tusError('TUS_BAD_METADATA', `Upload-Metadata key ${JSON.stringify(key)} is not valid.`);
-    if (Object.hasOwn(out, key)) throw tusError('TUS_BAD_METADATA', `Upload-Metadata key ${JSON.stringify(key)} appears twice.`);
+    if (!/^[\x21-\x7e]+$/.test(key) || key.includes(','))
+      throw tusError('TUS_BAD_METADATA', `Upload-Metadata key ${JSON.stringify(key)} is not valid.`);
+    if (Object.hasOwn(out, key))
+      throw tusError('TUS_BAD_METADATA', `Upload-Metadata key ${JSON.stringify(key)} appears twice.`);
     if (encoded === undefined || encoded === '') {
       out[key] = null;
       continue;
@@ -110,13 +140,17 @@ export function parseUploadMetadata(value: HeaderValue): UploadMetadata {
     }
     const decoded = Buffer.from(encoded, 'base64');
     const text = decoded.toString('utf8');
-    if (!Buffer.from(text, 'utf8').equals(decoded)) throw tusError('TUS_BAD_METADATA', `Upload-Metadata value of ${JSON.stringify(key)} is not UTF-8 text.`);
+    if (!Buffer.from(text, 'utf8').equals(decoded))
+      throw tusError('TUS_BAD_METADATA', `Upload-Metadata value of ${JSON.stringify(key)} is not UTF-8 text.`);
     out[key] = text;
   }
   return out;
 }
 
-export interface ChecksumRequest { algorithm: 'sha256'; digest: Buffer }
+export interface ChecksumRequest {
+  algorithm: 'sha256';
+  digest: Buffer;
+}
 
 // "The Upload-Checksum request header contains information about the checksum of the current
 // body payload. The header MUST consist of the name of the used checksum algorithm and the
@@ -128,7 +162,8 @@ export function parseUploadChecksum(value: HeaderValue): ChecksumRequest | null 
   if (v === undefined || v === '') return null;
   const m = /^(\S+) ([A-Za-z0-9+/]+={0,2})$/.exec(v);
   if (!m) throw tusError('TUS_BAD_CHECKSUM');
-  if (m[1]!.toLowerCase() !== 'sha256') throw tusError('TUS_BAD_CHECKSUM', `Checksum algorithm ${JSON.stringify(m[1])} is not supported; use sha256.`);
+  if (m[1]!.toLowerCase() !== 'sha256')
+    throw tusError('TUS_BAD_CHECKSUM', `Checksum algorithm ${JSON.stringify(m[1])} is not supported; use sha256.`);
   const digest = Buffer.from(m[2]!, 'base64');
   if (digest.length !== 32) throw tusError('TUS_BAD_CHECKSUM', 'A sha256 digest is 32 bytes (44 Base64 characters).');
   return { algorithm: 'sha256', digest };
@@ -152,6 +187,7 @@ export function finalizeErrorHeader(sentence: string): Record<string, string> {
 export function contentLength(value: HeaderValue): number | undefined {
   const v = single(value);
   if (v === undefined || v === '') return undefined;
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw tusError('TUS_BAD_HEADER', 'Content-Length is not a whole number.');
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)))
+    throw tusError('TUS_BAD_HEADER', 'Content-Length is not a whole number.');
   return Number(v);
 }

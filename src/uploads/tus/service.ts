@@ -18,14 +18,28 @@ import type { Caller } from '../../core/caller.ts';
 import type { Placement, UploadTarget } from '../placement.ts';
 import { isPartName, removeQuietly, TUS_PART, type Staging } from '../staging.ts';
 import {
-  checkFitsLength, checkOffsetMatches, checkPatchContentType, checkTusResumable, checksumMismatch, contentLength,
-  finalizeErrorHeader, httpDate, parseUploadChecksum, parseUploadLength, parseUploadMetadata, parseUploadOffset, tusError,
+  checkFitsLength,
+  checkOffsetMatches,
+  checkPatchContentType,
+  checkTusResumable,
+  checksumMismatch,
+  contentLength,
+  finalizeErrorHeader,
+  httpDate,
+  parseUploadChecksum,
+  parseUploadLength,
+  parseUploadMetadata,
+  parseUploadOffset,
+  tusError,
   TUS_HEADERS,
 } from './protocol.ts';
 import { createUploadLocks, type LockHandle } from './locks.ts';
 import type { UploadRow, UploadStore } from './store.ts';
 
-export interface TusAnswer { status: number; headers: Record<string, string> }
+export interface TusAnswer {
+  status: number;
+  headers: Record<string, string>;
+}
 
 export interface TusService {
   create(caller: Caller, headers: IncomingHttpHeaders): Promise<TusAnswer & { id: string }>;
@@ -145,12 +159,21 @@ export function createTusService(deps: TusDeps): TusService {
   }
 
   /** finished → complete or finalize-failed. Runs under the upload's lock. */
-  async function finalize(caller: Caller, row: UploadRow, lock: LockHandle): Promise<{ ok: true; finalPath: string | null } | { ok: false; status: number; sentence: string }> {
+  async function finalize(
+    caller: Caller,
+    row: UploadRow,
+    lock: LockHandle,
+  ): Promise<{ ok: true; finalPath: string | null } | { ok: false; status: number; sentence: string }> {
     lock.placing();
     try {
       // A crash between link and bookkeeping leaves no part file behind a finished row (the
       // sweep never removes a part file whose row exists): the file was placed already.
-      if (!(await fsp.stat(row.stagingPath).then(() => true, () => false))) {
+      if (
+        !(await fsp.stat(row.stagingPath).then(
+          () => true,
+          () => false,
+        ))
+      ) {
         store.markComplete(row.id, null, now());
         return { ok: true, finalPath: null };
       }
@@ -182,11 +205,21 @@ export function createTusService(deps: TusDeps): TusService {
 
   function finalizeFailure(row: UploadRow, status: number, sentence: string): AppError {
     // The status is the one the placement failed with (ERRORS.UPLOAD_FINALIZE_FAILED.also).
-    return tusError('UPLOAD_FINALIZE_FAILED', sentence, { ...finalizeErrorHeader(sentence), 'Upload-Offset': String(row.length), 'Upload-Length': String(row.length) }, status as AlsoStatus<'UPLOAD_FINALIZE_FAILED'>);
+    return tusError(
+      'UPLOAD_FINALIZE_FAILED',
+      sentence,
+      { ...finalizeErrorHeader(sentence), 'Upload-Offset': String(row.length), 'Upload-Length': String(row.length) },
+      status as AlsoStatus<'UPLOAD_FINALIZE_FAILED'>,
+    );
   }
 
   /** Writes one PATCH body at `row.offset`; returns the new offset. Records progress as it goes. */
-  async function receive(row: UploadRow, headers: IncomingHttpHeaders, body: Readable, lock: LockHandle): Promise<number> {
+  async function receive(
+    row: UploadRow,
+    headers: IncomingHttpHeaders,
+    body: Readable,
+    lock: LockHandle,
+  ): Promise<number> {
     const checksum = parseUploadChecksum(headers['upload-checksum']);
     const declared = contentLength(headers['content-length']);
     checkFitsLength(row.offset, declared, row.length);
@@ -205,8 +238,13 @@ export function createTusService(deps: TusDeps): TusService {
       // The file's length is the offset: cut off whatever must not count.
       await fsp.truncate(row.stagingPath, row.offset + keep).catch(() => {});
       record(row, row.offset + keep, true);
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw tusError('TUS_NOT_FOUND', 'The data of this upload is gone; start it again.');
-      if (err instanceof PastLength) throw tusError('TUS_PAST_LENGTH', `This PATCH carries more bytes than the upload's Upload-Length of ${row.length}; nothing of it was kept.`);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+        throw tusError('TUS_NOT_FOUND', 'The data of this upload is gone; start it again.');
+      if (err instanceof PastLength)
+        throw tusError(
+          'TUS_PAST_LENGTH',
+          `This PATCH carries more bytes than the upload's Upload-Length of ${row.length}; nothing of it was kept.`,
+        );
       if (lock.signal.aborted) throw tusError('TUS_SUPERSEDED');
       const fsError = fromFsError(err);
       if (fsError) throw fsError.withHeaders({ ...TUS_HEADERS, 'Upload-Offset': String(row.offset + keep) });
@@ -229,8 +267,13 @@ export function createTusService(deps: TusDeps): TusService {
       const length = parseUploadLength(headers['upload-length'], headers['upload-defer-length']);
       const metadata = parseUploadMetadata(headers['upload-metadata']);
       const uploadTo = metadata.uploadTo;
-      if (uploadTo === undefined || uploadTo === null) throw tusError('TUS_BAD_METADATA', 'Upload-Metadata must carry uploadTo (the destination folder, base64).');
-      const target: UploadTarget = { uploadTo, relativePath: metadata.relativePath ?? '', filename: metadata.filename ?? '' };
+      if (uploadTo === undefined || uploadTo === null)
+        throw tusError('TUS_BAD_METADATA', 'Upload-Metadata must carry uploadTo (the destination folder, base64).');
+      const target: UploadTarget = {
+        uploadTo,
+        relativePath: metadata.relativePath ?? '',
+        filename: metadata.filename ?? '',
+      };
       const { folder } = await placement.check(caller, target);
       const place = await staging.placeFor(folder.space!.root, folder.realPath);
       await staging.ensureSpace(place.dir, length);
@@ -238,8 +281,16 @@ export function createTusService(deps: TusDeps): TusService {
       const stagingPath = await staging.createPart(place, 'tus', id);
       const at = now();
       store.insert({
-        id, userId: caller.userId, length, metadata: String(headers['upload-metadata'] ?? ''), filename: target.filename,
-        uploadTo: target.uploadTo, relativePath: target.relativePath, stagingPath, createdAt: at, updatedAt: at,
+        id,
+        userId: caller.userId,
+        length,
+        metadata: String(headers['upload-metadata'] ?? ''),
+        filename: target.filename,
+        uploadTo: target.uploadTo,
+        relativePath: target.relativePath,
+        stagingPath,
+        createdAt: at,
+        updatedAt: at,
       });
       const row = store.get(id)!;
       if (length === 0) {
@@ -263,14 +314,28 @@ export function createTusService(deps: TusDeps): TusService {
       try {
         const row = await load(caller, id);
         const meta: Record<string, string> = row.metadata ? { 'Upload-Metadata': row.metadata } : {};
-        if (row.state === 'complete') return { status: 200, headers: { ...completeHeaders(row, row.finalPath), ...meta } };
+        if (row.state === 'complete')
+          return { status: 200, headers: { ...completeHeaders(row, row.finalPath), ...meta } };
         // Finished but not placed: a failed placement, or a crash right after the last byte.
         if (row.state === 'finalize-failed' || row.offset === row.length) {
           const result = await finalize(caller, row, lock);
-          if (!result.ok) throw tusError('UPLOAD_FINALIZE_FAILED', result.sentence, { ...finalizeErrorHeader(result.sentence), 'Upload-Offset': String(row.length), 'Upload-Length': String(row.length) });
+          if (!result.ok)
+            throw tusError('UPLOAD_FINALIZE_FAILED', result.sentence, {
+              ...finalizeErrorHeader(result.sentence),
+              'Upload-Offset': String(row.length),
+              'Upload-Length': String(row.length),
+            });
           return { status: 200, headers: { ...completeHeaders(row, result.finalPath), ...meta } };
         }
-        return { status: 200, headers: { 'Upload-Offset': String(row.offset), 'Upload-Length': String(row.length), ...meta, ...expiresHeader(row) } };
+        return {
+          status: 200,
+          headers: {
+            'Upload-Offset': String(row.offset),
+            'Upload-Length': String(row.length),
+            ...meta,
+            ...expiresHeader(row),
+          },
+        };
       } finally {
         lock.release();
       }
@@ -292,7 +357,8 @@ export function createTusService(deps: TusDeps): TusService {
           checkOffsetMatches(sent, row.offset);
           const offset = await receive(row, headers, body, lock);
           row = { ...row, offset };
-          if (offset < row.length) return { status: 204, headers: { 'Upload-Offset': String(offset), ...expiresHeader(row) } };
+          if (offset < row.length)
+            return { status: 204, headers: { 'Upload-Offset': String(offset), ...expiresHeader(row) } };
         }
         const result = await finalize(caller, row, lock);
         if (!result.ok) throw finalizeFailure(row, result.status, result.sentence);

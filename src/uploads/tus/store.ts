@@ -28,7 +28,9 @@ const COLUMNS = `id, user_id AS userId, state, upload_length AS length, upload_o
   completed_at AS completedAt`;
 
 export interface UploadStore {
-  insert(row: Omit<UploadRow, 'finalPath' | 'finalizeError' | 'finalizeStatus' | 'completedAt' | 'offset' | 'state'>): void;
+  insert(
+    row: Omit<UploadRow, 'finalPath' | 'finalizeError' | 'finalizeStatus' | 'completedAt' | 'offset' | 'state'>,
+  ): void;
   get(id: string): UploadRow | undefined;
   setOffset(id: string, offset: number, now: number): void;
   markComplete(id: string, finalPath: string | null, now: number): void;
@@ -46,14 +48,29 @@ export function createUploadStore(db: Database): UploadStore {
       db.run(
         `INSERT INTO uploads (id, user_id, state, upload_length, upload_offset, metadata, filename, upload_to, relative_path, staging_path, created_at, updated_at)
          VALUES (?, ?, 'incomplete', ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
-        [r.id, r.userId, r.length, r.metadata, r.filename, r.uploadTo, r.relativePath, r.stagingPath, r.createdAt, r.updatedAt],
+        [
+          r.id,
+          r.userId,
+          r.length,
+          r.metadata,
+          r.filename,
+          r.uploadTo,
+          r.relativePath,
+          r.stagingPath,
+          r.createdAt,
+          r.updatedAt,
+        ],
       );
     },
     get(id) {
       return db.get<UploadRow>(`SELECT ${COLUMNS} FROM uploads WHERE id = ?`, [id]);
     },
     setOffset(id, offset, now) {
-      db.run(`UPDATE uploads SET upload_offset = ?, updated_at = ? WHERE id = ? AND state = 'incomplete'`, [offset, now, id]);
+      db.run(`UPDATE uploads SET upload_offset = ?, updated_at = ? WHERE id = ? AND state = 'incomplete'`, [
+        offset,
+        now,
+        id,
+      ]);
     },
     markComplete(id, finalPath, now) {
       db.run(
@@ -72,7 +89,10 @@ export function createUploadStore(db: Database): UploadStore {
       db.run('DELETE FROM uploads WHERE id = ?', [id]);
     },
     olderThan(cutoff, limit) {
-      return db.all<UploadRow>(`SELECT ${COLUMNS} FROM uploads WHERE updated_at < ? ORDER BY updated_at LIMIT ?`, [cutoff, limit]);
+      return db.all<UploadRow>(`SELECT ${COLUMNS} FROM uploads WHERE updated_at < ? ORDER BY updated_at LIMIT ?`, [
+        cutoff,
+        limit,
+      ]);
     },
     has(id) {
       return db.get('SELECT 1 AS x FROM uploads WHERE id = ?', [id]) !== undefined;

@@ -9,11 +9,25 @@ import { Volumes } from './Volumes.tsx';
 
 export default function Admin() {
   const terminalOn = features.value.terminal?.enabled === true;
-  const tab = currentTab('/admin', ['users', 'volumes', 'activity', 'installation', ...(terminalOn ? ['terminal'] : [])]);
+  const tab = currentTab('/admin', [
+    'users',
+    'volumes',
+    'activity',
+    'installation',
+    ...(terminalOn ? ['terminal'] : []),
+  ]);
   return (
     <section class="page">
       <h1>Administration</h1>
-      <Tabs tabs={[{ to: '/admin/users', label: 'Users' }, { to: '/admin/volumes', label: 'Volumes' }, { to: '/admin/activity', label: 'Activity log' }, { to: '/admin/installation', label: 'Installation' }, ...(terminalOn ? [{ to: '/admin/terminal', label: 'Terminal' }] : [])]} />
+      <Tabs
+        tabs={[
+          { to: '/admin/users', label: 'Users' },
+          { to: '/admin/volumes', label: 'Volumes' },
+          { to: '/admin/activity', label: 'Activity log' },
+          { to: '/admin/installation', label: 'Installation' },
+          ...(terminalOn ? [{ to: '/admin/terminal', label: 'Terminal' }] : []),
+        ]}
+      />
       {tab === 'users' && <Users />}
       {tab === 'volumes' && <Volumes />}
       {tab === 'activity' && <Activity />}

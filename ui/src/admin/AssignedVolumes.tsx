@@ -6,23 +6,43 @@ import { Dialog } from '../components/Dialog.tsx';
 import { ErrorNote } from '../components/common.tsx';
 import { toastError } from '../state/toasts.ts';
 
-
 export function ServerFiles({ onPick }: { onPick: (path: string) => void }) {
   const [at, setAt] = useState<string | undefined>(undefined);
   const [dirs, setServerDirectories] = useState<ServerDirectories | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
-    get<ServerDirectories>(`/api/admin/browse-directories${at ? `?path=${encodeURIComponent(at)}` : ''}`).then((d) => { setServerDirectories(d); setError(null); }, setError);
+    get<ServerDirectories>(`/api/admin/browse-directories${at ? `?path=${encodeURIComponent(at)}` : ''}`).then((d) => {
+      setServerDirectories(d);
+      setError(null);
+    }, setError);
   }, [at]);
   return (
     <div class="stack">
-      <div class="muted small">Server folder: <code>{dirs?.current}</code></div>
+      <div class="muted small">
+        Server folder: <code>{dirs?.current}</code>
+      </div>
       <ul class="picker-list" aria-label="Server folders">
-        {dirs?.parent && <li><button type="button" class="row-button" onClick={() => setAt(dirs.parent!)}>↰ Up</button></li>}
-        {dirs?.directories.map((d) => <li key={d.path}><button type="button" class="row-button" onClick={() => setAt(d.path)}>{d.name}</button></li>)}
+        {dirs?.parent && (
+          <li>
+            <button type="button" class="row-button" onClick={() => setAt(dirs.parent!)}>
+              ↰ Up
+            </button>
+          </li>
+        )}
+        {dirs?.directories.map((d) => (
+          <li key={d.path}>
+            <button type="button" class="row-button" onClick={() => setAt(d.path)}>
+              {d.name}
+            </button>
+          </li>
+        ))}
       </ul>
       <ErrorNote error={error} />
-      <div><button type="button" disabled={!dirs} onClick={() => onPick(dirs!.current)}>Use this folder</button></div>
+      <div>
+        <button type="button" disabled={!dirs} onClick={() => onPick(dirs!.current)}>
+          Use this folder
+        </button>
+      </div>
     </div>
   );
 }
@@ -36,10 +56,20 @@ export function AssignedVolumes({ user, onClose }: { user: User; onClose: () => 
   const [mode, setMode] = useState<'readonly' | 'readwrite'>('readwrite');
   const [browsing, setBrowsing] = useState(false);
   const load = () => get<{ volumes: UserVolume[] }>(base).then((a) => setList(a.volumes), setError);
-  useEffect(() => { void load(); }, []);
+  useEffect(() => {
+    void load();
+  }, []);
   const add = async (e: Event) => {
     e.preventDefault();
-    try { await post(base, { label, path, accessMode: mode }); setLabel(''); setPath(''); setError(null); void load(); } catch (err) { setError(err); }
+    try {
+      await post(base, { label, path, accessMode: mode });
+      setLabel('');
+      setPath('');
+      setError(null);
+      void load();
+    } catch (err) {
+      setError(err);
+    }
   };
   return (
     <Dialog title={`Volumes of ${user.username}`} onClose={onClose} wide>
@@ -48,26 +78,66 @@ export function AssignedVolumes({ user, onClose }: { user: User; onClose: () => 
         <ul class="results">
           {list?.map((v) => (
             <li key={v.id}>
-              <div class="grow"><strong dir="auto">{v.label}</strong><div class="where">{v.path}</div></div>
-              <select aria-label={`Access to ${v.label}`} value={v.accessMode} onChange={(e) => patch(`${base}/${encodeURIComponent(v.id)}`, { accessMode: e.currentTarget.value }).then(load, (err) => toastError(err))}>
-                <option value="readwrite">Read and write</option><option value="readonly">Read only</option>
+              <div class="grow">
+                <strong dir="auto">{v.label}</strong>
+                <div class="where">{v.path}</div>
+              </div>
+              <select
+                aria-label={`Access to ${v.label}`}
+                value={v.accessMode}
+                onChange={(e) =>
+                  patch(`${base}/${encodeURIComponent(v.id)}`, { accessMode: e.currentTarget.value }).then(
+                    load,
+                    (err) => toastError(err),
+                  )
+                }
+              >
+                <option value="readwrite">Read and write</option>
+                <option value="readonly">Read only</option>
               </select>
-              <button type="button" class="small danger" onClick={() => del(`${base}/${encodeURIComponent(v.id)}`).then(load, (err) => toastError(err))}>Remove</button>
+              <button
+                type="button"
+                class="small danger"
+                onClick={() => del(`${base}/${encodeURIComponent(v.id)}`).then(load, (err) => toastError(err))}
+              >
+                Remove
+              </button>
             </li>
           ))}
           {list && !list.length && <li class="muted">None: the account sees the shared volumes.</li>}
         </ul>
         <form class="stack" onSubmit={add}>
           <div class="form-grid">
-            <label>Label<input required value={label} onInput={(e) => setLabel(e.currentTarget.value)} /></label>
-            <label>Server folder<input required value={path} onInput={(e) => setPath(e.currentTarget.value)} /></label>
-            <label>Access<select value={mode} onChange={(e) => setMode(e.currentTarget.value as any)}><option value="readwrite">Read and write</option><option value="readonly">Read only</option></select></label>
+            <label>
+              Label
+              <input required value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
+            </label>
+            <label>
+              Server folder
+              <input required value={path} onInput={(e) => setPath(e.currentTarget.value)} />
+            </label>
+            <label>
+              Access
+              <select value={mode} onChange={(e) => setMode(e.currentTarget.value as any)}>
+                <option value="readwrite">Read and write</option>
+                <option value="readonly">Read only</option>
+              </select>
+            </label>
           </div>
           <div class="actions" style={{ justifyContent: 'flex-start' }}>
-            <button type="button" onClick={() => setBrowsing(!browsing)}>{browsing ? 'Hide server folders' : 'Browse server folders…'}</button>
+            <button type="button" onClick={() => setBrowsing(!browsing)}>
+              {browsing ? 'Hide server folders' : 'Browse server folders…'}
+            </button>
             <button class="primary">Assign</button>
           </div>
-          {browsing && <ServerFiles onPick={(p) => { setPath(p); setBrowsing(false); }} />}
+          {browsing && (
+            <ServerFiles
+              onPick={(p) => {
+                setPath(p);
+                setBrowsing(false);
+              }}
+            />
+          )}
         </form>
         <ErrorNote error={error} />
       </div>

@@ -22,21 +22,49 @@ function CreateUser({ onCreated }: { onCreated: () => void }) {
       const body: Record<string, unknown> = { email, password, roles: admin ? ['admin'] : [] };
       if (username.trim()) body.username = username.trim();
       await post('/api/users', body);
-      setEmail(''); setUsername(''); setPassword(''); setAdmin(false);
+      setEmail('');
+      setUsername('');
+      setPassword('');
+      setAdmin(false);
       toast('Account created');
       onCreated();
-    } catch (err) { setError(err); }
+    } catch (err) {
+      setError(err);
+    }
   };
   return (
     <form class="stack" onSubmit={submit} aria-label="Create an account">
       <div class="form-grid">
-        <label>Email<input type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} /></label>
-        <label>Username<input value={username} placeholder={email.split('@')[0]} onInput={(e) => setUsername(e.currentTarget.value)} /></label>
-        <label>Password<input type="password" autocomplete="new-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
-        <label class="check"><input type="checkbox" checked={admin} onChange={(e) => setAdmin(e.currentTarget.checked)} /> Administrator</label>
+        <label>
+          Email
+          <input type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        </label>
+        <label>
+          Username
+          <input
+            value={username}
+            placeholder={email.split('@')[0]}
+            onInput={(e) => setUsername(e.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Password
+          <input
+            type="password"
+            autocomplete="new-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+        </label>
+        <label class="check">
+          <input type="checkbox" checked={admin} onChange={(e) => setAdmin(e.currentTarget.checked)} /> Administrator
+        </label>
       </div>
       <ErrorNote error={error} />
-      <div><button class="primary">Create account</button></div>
+      <div>
+        <button class="primary">Create account</button>
+      </div>
     </form>
   );
 }
@@ -44,16 +72,45 @@ function CreateUser({ onCreated }: { onCreated: () => void }) {
 export function Users() {
   const [users, setUsers] = useState<AdminUser[] | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const load = () => get<{ users: AdminUser[] }>('/api/users').then((a) => { setUsers(a.users); setError(null); }, setError);
-  useEffect(() => { void load(); }, []);
-  const act = (fn: () => Promise<unknown>, done: string) => fn().then(() => { toast(done); void load(); }, (err) => toastError(err));
-  const setRole = (u: AdminUser, admin: boolean) => act(() => patch(`/api/users/${encodeURIComponent(u.id)}`, { roles: admin ? ['admin'] : [] }), 'Role changed');
-  const reset = (u: AdminUser) => askText({
-    title: `New password for ${u.username}`, label: 'New password (every session of the account is signed out)', confirm: 'Reset password', secret: true,
-    action: async (pw) => { await post(`/api/users/${encodeURIComponent(u.id)}/password`, { newPassword: pw }); toast('Password reset'); },
-  });
+  const load = () =>
+    get<{ users: AdminUser[] }>('/api/users').then((a) => {
+      setUsers(a.users);
+      setError(null);
+    }, setError);
+  useEffect(() => {
+    void load();
+  }, []);
+  const act = (fn: () => Promise<unknown>, done: string) =>
+    fn().then(
+      () => {
+        toast(done);
+        void load();
+      },
+      (err) => toastError(err),
+    );
+  const setRole = (u: AdminUser, admin: boolean) =>
+    act(() => patch(`/api/users/${encodeURIComponent(u.id)}`, { roles: admin ? ['admin'] : [] }), 'Role changed');
+  const reset = (u: AdminUser) =>
+    askText({
+      title: `New password for ${u.username}`,
+      label: 'New password (every session of the account is signed out)',
+      confirm: 'Reset password',
+      secret: true,
+      action: async (pw) => {
+        await post(`/api/users/${encodeURIComponent(u.id)}/password`, { newPassword: pw });
+        toast('Password reset');
+      },
+    });
   const remove = async (u: AdminUser) => {
-    if (!await confirmDialog({ title: `Delete ${u.username}?`, body: 'The account, its sessions and its API tokens go. Files stay where they are.', confirm: 'Delete account', danger: true })) return;
+    if (
+      !(await confirmDialog({
+        title: `Delete ${u.username}?`,
+        body: 'The account, its sessions and its API tokens go. Files stay where they are.',
+        confirm: 'Delete account',
+        danger: true,
+      }))
+    )
+      return;
     void act(() => del(`/api/users/${encodeURIComponent(u.id)}`), 'Account deleted');
   };
   const volumesOf = (u: AdminUser) => showDialog((close) => <AssignedVolumes user={u} onClose={close} />);
@@ -66,24 +123,77 @@ export function Users() {
       {users && (
         <div class="table-wrap">
           <table class="data" aria-label="Accounts">
-            <thead><tr><th>User</th><th>Role</th><th>Sign-in</th><th>Created</th><th /></tr></thead>
-            <tbody>{users.map((u) => {
-              const admin = Boolean(u.roles?.includes('admin'));
-                            return (
-                <tr key={u.id}>
-                  <td><strong dir="auto">{u.username}</strong><div class="muted small" dir="auto">{u.email}</div>{u.locked && <span class="badge read-only">Locked after failed sign-ins</span>}</td>
-                  <td data-label="Role"><select aria-label={`Role of ${u.username}`} value={admin ? 'admin' : 'user'} disabled={u.id === me.value?.id} onChange={(e) => void setRole(u, e.currentTarget.value === 'admin')}><option value="user">User</option><option value="admin">Administrator</option></select></td>
-                  <td class="small" data-label="Sign-in">{u.authMethods.map((m) => m.method).join(', ')}</td>
-                  <td class="small" data-label="Created">{formatDate(u.createdAt)}</td>
-                  <td class="actions">
-                    <button type="button" class="small" onClick={() => reset(u)}>Reset password</button>
-                    {u.locked && <button type="button" class="small" onClick={() => void act(() => post(`/api/users/${encodeURIComponent(u.id)}/unlock`), 'Account unlocked')}>Unlock</button>}
-                    {features.value.userVolumes?.enabled === true && <button type="button" class="small" onClick={() => volumesOf(u)}>Volumes</button>}
-                    <button type="button" class="small danger" disabled={u.id === me.value?.id} onClick={() => void remove(u)}>Delete</button>
-                  </td>
-                </tr>
-              );
-            })}</tbody>
+            <thead>
+              <tr>
+                <th>User</th>
+                <th>Role</th>
+                <th>Sign-in</th>
+                <th>Created</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {users.map((u) => {
+                const admin = Boolean(u.roles?.includes('admin'));
+                return (
+                  <tr key={u.id}>
+                    <td>
+                      <strong dir="auto">{u.username}</strong>
+                      <div class="muted small" dir="auto">
+                        {u.email}
+                      </div>
+                      {u.locked && <span class="badge read-only">Locked after failed sign-ins</span>}
+                    </td>
+                    <td data-label="Role">
+                      <select
+                        aria-label={`Role of ${u.username}`}
+                        value={admin ? 'admin' : 'user'}
+                        disabled={u.id === me.value?.id}
+                        onChange={(e) => void setRole(u, e.currentTarget.value === 'admin')}
+                      >
+                        <option value="user">User</option>
+                        <option value="admin">Administrator</option>
+                      </select>
+                    </td>
+                    <td class="small" data-label="Sign-in">
+                      {u.authMethods.map((m) => m.method).join(', ')}
+                    </td>
+                    <td class="small" data-label="Created">
+                      {formatDate(u.createdAt)}
+                    </td>
+                    <td class="actions">
+                      <button type="button" class="small" onClick={() => reset(u)}>
+                        Reset password
+                      </button>
+                      {u.locked && (
+                        <button
+                          type="button"
+                          class="small"
+                          onClick={() =>
+                            void act(() => post(`/api/users/${encodeURIComponent(u.id)}/unlock`), 'Account unlocked')
+                          }
+                        >
+                          Unlock
+                        </button>
+                      )}
+                      {features.value.userVolumes?.enabled === true && (
+                        <button type="button" class="small" onClick={() => volumesOf(u)}>
+                          Volumes
+                        </button>
+                      )}
+                      <button
+                        type="button"
+                        class="small danger"
+                        disabled={u.id === me.value?.id}
+                        onClick={() => void remove(u)}
+                      >
+                        Delete
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
           </table>
         </div>
       )}

@@ -7,8 +7,19 @@ import { location } from '../state/router.ts';
 import { toastError } from '../state/toasts.ts';
 import { ServerFiles } from './AssignedVolumes.tsx';
 
-interface HostVolume { id: string; label: string; path: string; accessMode: 'readonly' | 'readwrite'; available: boolean; storageReadOnly: boolean }
-interface HostVolumeList { volumes: HostVolume[]; volumeRoot: string; looseFiles: string[] }
+interface HostVolume {
+  id: string;
+  label: string;
+  path: string;
+  accessMode: 'readonly' | 'readwrite';
+  available: boolean;
+  storageReadOnly: boolean;
+}
+interface HostVolumeList {
+  volumes: HostVolume[];
+  volumeRoot: string;
+  looseFiles: string[];
+}
 
 export function Volumes() {
   const [data, setData] = useState<HostVolumeList | null>(null);
@@ -19,26 +30,42 @@ export function Volumes() {
   const [browsing, setBrowsing] = useState(false);
   const welcome = location.value.query.get('welcome') !== null;
   const load = () => get<HostVolumeList>('/api/admin/volumes').then(setData, setError);
-  useEffect(() => { void load(); }, []);
+  useEffect(() => {
+    void load();
+  }, []);
   const add = async (e: Event) => {
     e.preventDefault();
     try {
       await post('/api/admin/volumes', { label: label.trim(), path, accessMode: mode });
-      setLabel(''); setPath(''); setError(null); void load();
-    } catch (err) { setError(err); }
+      setLabel('');
+      setPath('');
+      setError(null);
+      void load();
+    } catch (err) {
+      setError(err);
+    }
   };
-  const change = (v: HostVolume, body: Record<string, string>) => patch(`/api/admin/volumes/${encodeURIComponent(v.id)}`, body).then(load, (err) => toastError(err));
+  const change = (v: HostVolume, body: Record<string, string>) =>
+    patch(`/api/admin/volumes/${encodeURIComponent(v.id)}`, body).then(load, (err) => toastError(err));
   return (
     <div class="stack">
-      {welcome && <p class="notice" role="status">Your account is ready. Now choose the folders of this computer that Burrow should show — for example your Documents or Pictures.</p>}
+      {welcome && (
+        <p class="notice" role="status">
+          Your account is ready. Now choose the folders of this computer that Burrow should show — for example your
+          Documents or Pictures.
+        </p>
+      )}
       <p class="muted small">
-        Every folder inside <code>{data?.volumeRoot}</code> is a volume. Add other folders of this computer here: every account sees them too
-        (an account with assigned volumes sees only those).
+        Every folder inside <code>{data?.volumeRoot}</code> is a volume. Add other folders of this computer here: every
+        account sees them too (an account with assigned volumes sees only those).
       </p>
       {data && data.looseFiles.length > 0 && (
         <p class="notice" role="note">
-          {data.looseFiles.length} file{data.looseFiles.length > 1 ? 's' : ''} at the top of <code>{data.volumeRoot}</code> {data.looseFiles.length > 1 ? 'are' : 'is'} not shown
-          ({data.looseFiles.slice(0, 5).join(', ')}{data.looseFiles.length > 5 ? ', …' : ''}): only the folders there are volumes. Move {data.looseFiles.length > 1 ? 'them' : 'it'} into a folder, or add that folder itself below.
+          {data.looseFiles.length} file{data.looseFiles.length > 1 ? 's' : ''} at the top of{' '}
+          <code>{data.volumeRoot}</code> {data.looseFiles.length > 1 ? 'are' : 'is'} not shown (
+          {data.looseFiles.slice(0, 5).join(', ')}
+          {data.looseFiles.length > 5 ? ', …' : ''}): only the folders there are volumes. Move{' '}
+          {data.looseFiles.length > 1 ? 'them' : 'it'} into a folder, or add that folder itself below.
         </p>
       )}
       <ul class="results" aria-label="Host folder volumes">
@@ -47,14 +74,38 @@ export function Volumes() {
             <div class="grow">
               <strong dir="auto">{v.label}</strong>
               <div class="where">{v.path}</div>
-              {!v.available && <div class="rule-unmet small">Burrow cannot read this folder now (missing disk or permissions).</div>}
-              {v.available && v.storageReadOnly && v.accessMode === 'readwrite' && <div class="muted small">The folder itself is read-only for Burrow.</div>}
+              {!v.available && (
+                <div class="rule-unmet small">Burrow cannot read this folder now (missing disk or permissions).</div>
+              )}
+              {v.available && v.storageReadOnly && v.accessMode === 'readwrite' && (
+                <div class="muted small">The folder itself is read-only for Burrow.</div>
+              )}
             </div>
-            <select aria-label={`Access to ${v.label}`} value={v.accessMode} onChange={(e) => change(v, { accessMode: e.currentTarget.value })}>
-              <option value="readwrite">Read and write</option><option value="readonly">Read only</option>
+            <select
+              aria-label={`Access to ${v.label}`}
+              value={v.accessMode}
+              onChange={(e) => change(v, { accessMode: e.currentTarget.value })}
+            >
+              <option value="readwrite">Read and write</option>
+              <option value="readonly">Read only</option>
             </select>
-            <button type="button" class="small" onClick={() => { const name = prompt('New name', v.label); if (name && name.trim() && name !== v.label) void change(v, { label: name.trim() }); }}>Rename</button>
-            <button type="button" class="small danger" onClick={() => del(`/api/admin/volumes/${encodeURIComponent(v.id)}`).then(load, (err) => toastError(err))}>Remove</button>
+            <button
+              type="button"
+              class="small"
+              onClick={() => {
+                const name = prompt('New name', v.label);
+                if (name && name.trim() && name !== v.label) void change(v, { label: name.trim() });
+              }}
+            >
+              Rename
+            </button>
+            <button
+              type="button"
+              class="small danger"
+              onClick={() => del(`/api/admin/volumes/${encodeURIComponent(v.id)}`).then(load, (err) => toastError(err))}
+            >
+              Remove
+            </button>
           </li>
         ))}
         {data && !data.volumes.length && <li class="muted">No host folders added yet.</li>}
@@ -62,15 +113,37 @@ export function Volumes() {
       <form class="stack" onSubmit={add} aria-label="Add a folder">
         <h2>Add a folder</h2>
         <div class="form-grid">
-          <label>Name<input required value={label} placeholder="Documents" onInput={(e) => setLabel(e.currentTarget.value)} /></label>
-          <label>Folder on this computer<input required value={path} onInput={(e) => setPath(e.currentTarget.value)} /></label>
-          <label>Access<select value={mode} onChange={(e) => setMode(e.currentTarget.value as 'readonly' | 'readwrite')}><option value="readwrite">Read and write</option><option value="readonly">Read only</option></select></label>
+          <label>
+            Name
+            <input required value={label} placeholder="Documents" onInput={(e) => setLabel(e.currentTarget.value)} />
+          </label>
+          <label>
+            Folder on this computer
+            <input required value={path} onInput={(e) => setPath(e.currentTarget.value)} />
+          </label>
+          <label>
+            Access
+            <select value={mode} onChange={(e) => setMode(e.currentTarget.value as 'readonly' | 'readwrite')}>
+              <option value="readwrite">Read and write</option>
+              <option value="readonly">Read only</option>
+            </select>
+          </label>
         </div>
         <div class="actions" style={{ justifyContent: 'flex-start' }}>
-          <button type="button" onClick={() => setBrowsing(!browsing)}>{browsing ? 'Hide the folders of this computer' : 'Browse this computer…'}</button>
+          <button type="button" onClick={() => setBrowsing(!browsing)}>
+            {browsing ? 'Hide the folders of this computer' : 'Browse this computer…'}
+          </button>
           <button class="primary">Add folder</button>
         </div>
-        {browsing && <ServerFiles onPick={(p) => { setPath(p); if (!label.trim()) setLabel(p.split(/[\\/]/).filter(Boolean).pop() ?? ''); setBrowsing(false); }} />}
+        {browsing && (
+          <ServerFiles
+            onPick={(p) => {
+              setPath(p);
+              if (!label.trim()) setLabel(p.split(/[\\/]/).filter(Boolean).pop() ?? '');
+              setBrowsing(false);
+            }}
+          />
+        )}
       </form>
       <ErrorNote error={error} />
     </div>

@@ -73,28 +73,44 @@ export async function errorFrom(res: Response): Promise<ApiError> {
       code = e.code;
     } else if (typeof e === 'string') message = e;
     else if (typeof body?.message === 'string') message = body.message;
-  } catch { /* not JSON: keep the status line */ }
+  } catch {
+    /* not JSON: keep the status line */
+  }
   if (res.status === 413 && !/large|limit|many/i.test(message)) message = `Too large for the server: ${message}`;
   if (res.status === 507) message = `The volume is full: ${message}`;
   return new ApiError(res.status, message, requestId, code, retryAfterOf(res));
 }
 
 /** fetch with the shell's bookkeeping; answers the Response when it is 2xx/304, else throws. */
-export async function request(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<Response> {
+export async function request(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: RequestOptions = {},
+): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   let payload: BodyInit | undefined;
   if (body !== undefined) {
     if (body instanceof FormData || body instanceof Blob || typeof body === 'string') payload = body as BodyInit;
-    else { payload = JSON.stringify(body); headers['content-type'] = 'application/json'; }
+    else {
+      payload = JSON.stringify(body);
+      headers['content-type'] = 'application/json';
+    }
   }
   let slow = false;
-  const timer = setTimeout(() => { slow = true; slowRequests.value++; }, SLOW_AFTER_MS);
+  const timer = setTimeout(() => {
+    slow = true;
+    slowRequests.value++;
+  }, SLOW_AFTER_MS);
   let res: Response;
   try {
     res = await fetch(path, { method, headers, body: payload, signal: options.signal, credentials: 'same-origin' });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
-    throw new ApiError(0, 'The server cannot be reached. Check that Burrow is running and your network is up, then try again.');
+    throw new ApiError(
+      0,
+      'The server cannot be reached. Check that Burrow is running and your network is up, then try again.',
+    );
   } finally {
     clearTimeout(timer);
     if (slow) slowRequests.value--;
@@ -103,7 +119,8 @@ export async function request(method: string, path: string, body?: unknown, opti
   const error = await errorFrom(res);
   // AUTH_REQUIRED is the guard saying there is no session at all; other 401s on the sign-in
   // and credential routes mean a wrong password.
-  if (res.status === 401 && (error.code === 'AUTH_REQUIRED' || (!options.allow401 && !path.startsWith('/api/auth/')))) sessionExpired.value = true;
+  if (res.status === 401 && (error.code === 'AUTH_REQUIRED' || (!options.allow401 && !path.startsWith('/api/auth/'))))
+    sessionExpired.value = true;
   throw error;
 }
 
@@ -115,10 +132,14 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
 }
 
 export const get = <T = any>(path: string, options?: RequestOptions) => api<T>('GET', path, undefined, options);
-export const post = <T = any>(path: string, body?: unknown, options?: RequestOptions) => api<T>('POST', path, body ?? {}, options);
-export const patch = <T = any>(path: string, body?: unknown, options?: RequestOptions) => api<T>('PATCH', path, body ?? {}, options);
-export const put = <T = any>(path: string, body?: unknown, options?: RequestOptions) => api<T>('PUT', path, body ?? {}, options);
-export const del = <T = any>(path: string, body?: unknown, options?: RequestOptions) => api<T>('DELETE', path, body, options);
+export const post = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
+  api<T>('POST', path, body ?? {}, options);
+export const patch = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
+  api<T>('PATCH', path, body ?? {}, options);
+export const put = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
+  api<T>('PUT', path, body ?? {}, options);
+export const del = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
+  api<T>('DELETE', path, body, options);
 
 /** Human text for any error, with the requestId so a report can be matched to the log. */
 export function describeError(err: unknown): { message: string; requestId?: string } {

@@ -4,7 +4,14 @@
 //
 // The file item family comes from the server's own wire.ts schemas (types only: nothing of
 // the server is bundled), so the UI cannot drift from what the server answers.
-export type { FileItem, Access, ReadOnlyReason, ItemAnswer, TransferAnswer as MoveAnswer, DeleteImpact } from '../../../src/files/wire.ts';
+export type {
+  FileItem,
+  Access,
+  ReadOnlyReason,
+  ItemAnswer,
+  TransferAnswer as MoveAnswer,
+  DeleteImpact,
+} from '../../../src/files/wire.ts';
 export type { Listing } from '../../../src/browse/wire.ts';
 export type { FolderPrefsAnswer as FolderPrefs } from '../../../src/folderprefs/wire.ts';
 export type { Favorite } from '../../../src/favorites/wire.ts';
@@ -58,7 +65,6 @@ export interface Features {
   collabora?: { enabled: boolean; extensions: string[] };
 }
 
-
 export interface Volume {
   name: string;
   path: string;
@@ -67,11 +73,23 @@ export interface Volume {
   accessMode?: 'readonly' | 'readwrite';
 }
 
-export interface Usage { path: string; size?: number; used?: number; free?: number; total?: number; percentUsed?: number }
+export interface Usage {
+  path: string;
+  size?: number;
+  used?: number;
+  free?: number;
+  total?: number;
+  percentUsed?: number;
+}
 
 /** `GET /api/metadata/{path}`; `image`/`video` only for what could be read. */
 export interface Metadata {
-  path: string; name: string; kind: string; size: number; dateModified: string; dateCreated: string;
+  path: string;
+  name: string;
+  kind: string;
+  size: number;
+  dateModified: string;
+  dateCreated: string;
   directory?: { totalSize: number; fileCount: number; dirCount: number; truncated: boolean };
   image?: { width?: number | null; height?: number | null };
   video?: { width?: number | null; height?: number | null; duration?: number | null };
@@ -82,28 +100,74 @@ export type DeleteEvent =
   | { type: 'start'; total: number }
   | { type: 'progress'; done: number; total: number; path: string; name: string }
   | { type: 'error'; path: string; name: string; message: string; statusCode: number; code?: string }
-  | { type: 'done'; total: number; deleted: number; items: { path: string; name: string; status: 'deleted' | 'missing' | 'failed' }[] };
+  | {
+      type: 'done';
+      total: number;
+      deleted: number;
+      items: { path: string; name: string; status: 'deleted' | 'missing' | 'failed' }[];
+    };
 
-export interface SearchItem { name: string; path: string; kind: 'file' | 'dir'; matchLine?: string; matchLineNumber?: number }
-export interface SearchAnswer { items: SearchItem[]; truncated?: boolean; complete?: boolean }
+export interface SearchItem {
+  name: string;
+  path: string;
+  kind: 'file' | 'dir';
+  matchLine?: string;
+  matchLineNumber?: number;
+}
+export interface SearchAnswer {
+  items: SearchItem[];
+  truncated?: boolean;
+  complete?: boolean;
+}
 
-export interface FolderSize { path: string; canEnter: boolean; sizeBytes: number | null; entryCount: number; lastUpdated: string | null; indexed: boolean }
+export interface FolderSize {
+  path: string;
+  canEnter: boolean;
+  sizeBytes: number | null;
+  entryCount: number;
+  lastUpdated: string | null;
+  indexed: boolean;
+}
 /** `POST /api/folder-size/batch`: one record per asked path, in order. */
-export interface FolderSizeBatch { items: FolderSize[] }
+export interface FolderSizeBatch {
+  items: FolderSize[];
+}
 
 export interface TrashEntry {
-  id: string; name: string;
+  id: string;
+  name: string;
   /** The folder it was deleted from. */
   path: string;
-  originalPath: string; isDirectory: boolean; kind: string; size: number; deletedAt: string; deletedBy: string | null;
+  originalPath: string;
+  isDirectory: boolean;
+  kind: string;
+  size: number;
+  deletedAt: string;
+  deletedBy: string | null;
 }
-export interface TrashRestoreAnswer { success: true; item: FileItem; /** Full path of the restored item. */ path: string }
+export interface TrashRestoreAnswer {
+  success: true;
+  item: FileItem;
+  /** Full path of the restored item. */ path: string;
+}
 
-export interface Version { id: string; path: string; size: number; modifiedAt: string; createdAt: string; createdBy: string | null }
+export interface Version {
+  id: string;
+  path: string;
+  size: number;
+  modifiedAt: string;
+  createdAt: string;
+  createdBy: string | null;
+}
 
 export interface ApiToken {
-  id: string; name: string; scope: 'read' | 'write';
-  createdAt: string; expiresAt: string | null; lastUsedAt: string | null; lastUsedIp: string | null;
+  id: string;
+  name: string;
+  scope: 'read' | 'write';
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  lastUsedIp: string | null;
 }
 
 /** `GET/PATCH /api/settings` (system sections only for administrators). */
@@ -115,19 +179,47 @@ export interface Settings {
 }
 
 export interface ActivityRow {
-  id: string; time: string; action: string; outcome: 'success' | 'failure';
-  userId: string | null; username: string | null; address: string | null; detail: unknown;
+  id: string;
+  time: string;
+  action: string;
+  outcome: 'success' | 'failure';
+  userId: string | null;
+  username: string | null;
+  address: string | null;
+  detail: unknown;
 }
-export interface ActivityPage { rows: ActivityRow[]; nextBefore: string | null; enabled: boolean; actions: string[] }
+export interface ActivityPage {
+  rows: ActivityRow[];
+  nextBefore: string | null;
+  enabled: boolean;
+  actions: string[];
+}
 
 /** `GET /api/activity/address`: which address the log records and why. */
 export interface AddressDiagnosis {
-  recorded: string; peer: string; trustsPeer: boolean; trustProxy: string; forwardedChain: string[]; headers: Record<string, string>;
+  recorded: string;
+  peer: string;
+  trustsPeer: boolean;
+  trustProxy: string;
+  forwardedChain: string[];
+  headers: Record<string, string>;
 }
 
-export interface UserVolume { id: string; userId: string; label: string; path: string; accessMode: 'readonly' | 'readwrite'; createdAt?: string; updatedAt?: string }
+export interface UserVolume {
+  id: string;
+  userId: string;
+  label: string;
+  path: string;
+  accessMode: 'readonly' | 'readwrite';
+  createdAt?: string;
+  updatedAt?: string;
+}
 
 /** `GET /api/admin/browse-directories` (absolute host paths; administrators only). */
-export interface ServerDirectories { current: string; parent: string | null; directories: { name: string; path: string }[] }
+export interface ServerDirectories {
+  current: string;
+  parent: string | null;
+  directories: { name: string; path: string }[];
+}
 
 export const isDir = (item: { kind: string }) => item.kind === 'directory';

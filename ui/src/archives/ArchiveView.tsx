@@ -11,11 +11,26 @@ import { extractArchive, extractToDialog } from './actions.tsx';
 import { archiveUrl, entryUrl } from './kinds.ts';
 import './archives.css';
 
-interface Entry { name: string; path: string; isDirectory: boolean; size: number | null; modified: string | null; encrypted?: boolean }
-interface ArchiveListing { path: string; name: string; inside?: string; entries: Entry[]; total: number; outside: number }
+interface Entry {
+  name: string;
+  path: string;
+  isDirectory: boolean;
+  size: number | null;
+  modified: string | null;
+  encrypted?: boolean;
+}
+interface ArchiveListing {
+  path: string;
+  name: string;
+  inside?: string;
+  entries: Entry[];
+  total: number;
+  outside: number;
+}
 
 const IMAGE = /\.(png|jpe?g|gif|webp|avif|bmp)$/i;
-const TEXT = /\.(txt|md|log|csv|json|ya?ml|toml|ini|conf|cfg|xml|html?|css|js|ts|tsx|py|sh|c|h|cpp|rs|go|java|sql|svg)$/i;
+const TEXT =
+  /\.(txt|md|log|csv|json|ya?ml|toml|ini|conf|cfg|xml|html?|css|js|ts|tsx|py|sh|c|h|cpp|rs|go|java|sql|svg)$/i;
 const TEXT_LIMIT = 1024 * 1024;
 
 function Preview({ archive, entry, onClose }: { archive: string; entry: Entry; onClose: () => void }) {
@@ -31,20 +46,41 @@ function Preview({ archive, entry, onClose }: { archive: string; entry: Entry; o
         if (cancelled) return;
         // Raster pictures only as images; everything else as text in a <pre>: no markup of the
         // archive ever runs on our origin.
-        if (IMAGE.test(entry.name)) setState({ url: (url = URL.createObjectURL(new Blob([blob], { type: 'image/*' }))) });
+        if (IMAGE.test(entry.name))
+          setState({ url: (url = URL.createObjectURL(new Blob([blob], { type: 'image/*' }))) });
         else setState({ text: await blob.slice(0, TEXT_LIMIT).text() });
-      } catch (err) { if (!cancelled) setState({ error: describeError(err).message }); }
+      } catch (err) {
+        if (!cancelled) setState({ error: describeError(err).message });
+      }
     })();
-    return () => { cancelled = true; if (url) URL.revokeObjectURL(url); };
+    return () => {
+      cancelled = true;
+      if (url) URL.revokeObjectURL(url);
+    };
   }, [archive, entry.path]);
   return (
     <aside class="archive-preview" aria-label={`Preview of ${entry.name}`}>
-      <header><strong dir="auto">{entry.name}</strong>
-        <a class="button" href={entryUrl(archive, entry.path)} download={entry.name}>Download</a>
-        <button type="button" onClick={() => extractToDialog(archive, [entry.path])}>Extract to…</button>
-        <button type="button" class="icon-button" aria-label="Close preview" onClick={onClose}><Icon name="close" size={16} /></button>
+      <header>
+        <strong dir="auto">{entry.name}</strong>
+        <a class="button" href={entryUrl(archive, entry.path)} download={entry.name}>
+          Download
+        </a>
+        <button type="button" onClick={() => extractToDialog(archive, [entry.path])}>
+          Extract to…
+        </button>
+        <button type="button" class="icon-button" aria-label="Close preview" onClick={onClose}>
+          <Icon name="close" size={16} />
+        </button>
       </header>
-      {!state ? <Spinner /> : state.error ? <p class="error">{state.error}</p> : state.url ? <img src={state.url} alt={entry.name} /> : <pre class="archive-text">{state.text}</pre>}
+      {!state ? (
+        <Spinner />
+      ) : state.error ? (
+        <p class="error">{state.error}</p>
+      ) : state.url ? (
+        <img src={state.url} alt={entry.name} />
+      ) : (
+        <pre class="archive-text">{state.text}</pre>
+      )}
     </aside>
   );
 }
@@ -60,10 +96,21 @@ export default function ArchiveView() {
   const load = async () => {
     setError(null);
     try {
-      setListing(await get<ArchiveListing>(`/api/archive/list?${new URLSearchParams({ path: archive, ...(inside ? { inside } : {}) })}`));
-    } catch (err) { setListing(null); setError(err); }
+      setListing(
+        await get<ArchiveListing>(
+          `/api/archive/list?${new URLSearchParams({ path: archive, ...(inside ? { inside } : {}) })}`,
+        ),
+      );
+    } catch (err) {
+      setListing(null);
+      setError(err);
+    }
   };
-  useEffect(() => { setTicked(new Set()); setPreview(null); void load(); }, [archive, inside]);
+  useEffect(() => {
+    setTicked(new Set());
+    setPreview(null);
+    void load();
+  }, [archive, inside]);
 
   const folder = archive.includes('/') ? archive.slice(0, archive.lastIndexOf('/')) : '';
   const parts = inside.split('/').filter(Boolean);
@@ -71,7 +118,13 @@ export default function ArchiveView() {
     if (e.isDirectory) navigate(archiveUrl(archive, e.path));
     else if (!e.encrypted) setPreview(e);
   };
-  const toggle = (p: string) => setTicked((t) => { const n = new Set(t); if (n.has(p)) n.delete(p); else n.add(p); return n; });
+  const toggle = (p: string) =>
+    setTicked((t) => {
+      const n = new Set(t);
+      if (n.has(p)) n.delete(p);
+      else n.add(p);
+      return n;
+    });
   const chosen = [...ticked];
   const canPreview = (e: Entry) => IMAGE.test(e.name) || TEXT.test(e.name);
   return (
@@ -80,34 +133,121 @@ export default function ArchiveView() {
         <div class="crumbs-row">
           <Breadcrumbs path={folder} />
           <nav class="crumbs" aria-label="Inside the archive">
-            <span class="sep" aria-hidden="true">›</span>
-            {parts.length ? <a href={archiveUrl(archive)} onClick={(ev) => { ev.preventDefault(); navigate(archiveUrl(archive)); }}>{listing?.name ?? archive.slice(archive.lastIndexOf('/') + 1)}</a> : <span aria-current="page">{archive.slice(archive.lastIndexOf('/') + 1)}</span>}
+            <span class="sep" aria-hidden="true">
+              ›
+            </span>
+            {parts.length ? (
+              <a
+                href={archiveUrl(archive)}
+                onClick={(ev) => {
+                  ev.preventDefault();
+                  navigate(archiveUrl(archive));
+                }}
+              >
+                {listing?.name ?? archive.slice(archive.lastIndexOf('/') + 1)}
+              </a>
+            ) : (
+              <span aria-current="page">{archive.slice(archive.lastIndexOf('/') + 1)}</span>
+            )}
             {parts.map((p, i) => {
               const to = parts.slice(0, i + 1).join('/');
-              return <><span class="sep" aria-hidden="true">›</span>{i === parts.length - 1 ? <span aria-current="page" dir="auto">{p}</span> : <a href={archiveUrl(archive, to)} dir="auto" onClick={(ev) => { ev.preventDefault(); navigate(archiveUrl(archive, to)); }}>{p}</a>}</>;
+              return (
+                <>
+                  <span class="sep" aria-hidden="true">
+                    ›
+                  </span>
+                  {i === parts.length - 1 ? (
+                    <span aria-current="page" dir="auto">
+                      {p}
+                    </span>
+                  ) : (
+                    <a
+                      href={archiveUrl(archive, to)}
+                      dir="auto"
+                      onClick={(ev) => {
+                        ev.preventDefault();
+                        navigate(archiveUrl(archive, to));
+                      }}
+                    >
+                      {p}
+                    </a>
+                  )}
+                </>
+              );
             })}
           </nav>
         </div>
         <div class="toolbar" role="toolbar" aria-label="Archive actions">
-          <button type="button" onClick={() => void extractArchive(archive, chosen)}>{chosen.length ? `Extract ${chosen.length} here` : 'Extract here'}</button>
-          <button type="button" onClick={() => extractToDialog(archive, chosen)}>Extract to…</button>
-          <a class="button" href={`/files/${encodePath(folder)}`} onClick={(ev) => { ev.preventDefault(); navigate(`/files/${encodePath(folder)}`); }}>Back to folder</a>
+          <button type="button" onClick={() => void extractArchive(archive, chosen)}>
+            {chosen.length ? `Extract ${chosen.length} here` : 'Extract here'}
+          </button>
+          <button type="button" onClick={() => extractToDialog(archive, chosen)}>
+            Extract to…
+          </button>
+          <a
+            class="button"
+            href={`/files/${encodePath(folder)}`}
+            onClick={(ev) => {
+              ev.preventDefault();
+              navigate(`/files/${encodePath(folder)}`);
+            }}
+          >
+            Back to folder
+          </a>
         </div>
       </div>
-      <ErrorNote error={error}><button type="button" onClick={() => void load()}>Try again</button></ErrorNote>
-      {!listing && !error && <div class="center"><Spinner /></div>}
+      <ErrorNote error={error}>
+        <button type="button" onClick={() => void load()}>
+          Try again
+        </button>
+      </ErrorNote>
+      {!listing && !error && (
+        <div class="center">
+          <Spinner />
+        </div>
+      )}
       {listing && (
         <table class="data" aria-label="Entries">
-          <thead><tr><th scope="col" aria-label="Select"></th><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Modified</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col" aria-label="Select"></th>
+              <th scope="col">Name</th>
+              <th scope="col">Size</th>
+              <th scope="col">Modified</th>
+            </tr>
+          </thead>
           <tbody>
             {listing.entries.map((e) => (
               <tr key={e.path} aria-selected={ticked.has(e.path)}>
-                <td><input type="checkbox" aria-label={`Select ${e.name}`} checked={ticked.has(e.path)} onChange={() => toggle(e.path)} /></td>
                 <td>
-                  <button type="button" class="link" dir="auto" disabled={!e.isDirectory && (e.encrypted || !canPreview(e))} onClick={() => open(e)}>
-                    <Icon name={e.isDirectory ? 'folder' : 'file'} size={16} /> {e.name}{e.encrypted ? ' 🔒' : ''}
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${e.name}`}
+                    checked={ticked.has(e.path)}
+                    onChange={() => toggle(e.path)}
+                  />
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    class="link"
+                    dir="auto"
+                    disabled={!e.isDirectory && (e.encrypted || !canPreview(e))}
+                    onClick={() => open(e)}
+                  >
+                    <Icon name={e.isDirectory ? 'folder' : 'file'} size={16} /> {e.name}
+                    {e.encrypted ? ' 🔒' : ''}
                   </button>
-                  {!e.isDirectory && !e.encrypted && <a class="entry-download" href={entryUrl(archive, e.path)} download={e.name} aria-label={`Download ${e.name}`}><Icon name="download" size={14} /></a>}
+                  {!e.isDirectory && !e.encrypted && (
+                    <a
+                      class="entry-download"
+                      href={entryUrl(archive, e.path)}
+                      download={e.name}
+                      aria-label={`Download ${e.name}`}
+                    >
+                      <Icon name="download" size={14} />
+                    </a>
+                  )}
                 </td>
                 <td>{e.size === null ? '' : formatBytes(e.size)}</td>
                 <td>{e.modified ?? ''}</td>
@@ -116,7 +256,12 @@ export default function ArchiveView() {
           </tbody>
         </table>
       )}
-      {listing && <footer class="status-line">{listing.entries.length} here · {listing.total} in the archive{listing.outside ? ` · ${listing.outside} left out (names pointing outside)` : ''}</footer>}
+      {listing && (
+        <footer class="status-line">
+          {listing.entries.length} here · {listing.total} in the archive
+          {listing.outside ? ` · ${listing.outside} left out (names pointing outside)` : ''}
+        </footer>
+      )}
       {preview && <Preview archive={archive} entry={preview} onClose={() => setPreview(null)} />}
     </section>
   );

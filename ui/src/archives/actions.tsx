@@ -10,7 +10,13 @@ import { toast, toastError } from '../state/toasts.ts';
 type ExtractEvent =
   | { type: 'start'; archive: string; entries: number | null; bytes: number | null }
   | { type: 'progress'; entries: number; bytes: number; totalEntries: number | null; totalBytes: number | null }
-  | { type: 'done'; entries: number; bytes: number; landed: { entry: string; name: string }[]; skipped: { entry: string; reason: string }[] }
+  | {
+      type: 'done';
+      entries: number;
+      bytes: number;
+      landed: { entry: string; name: string }[];
+      skipped: { entry: string; reason: string }[];
+    }
   | { type: 'error'; message: string; statusCode: number; code?: string };
 
 const nameOf = (p: string) => p.slice(p.lastIndexOf('/') + 1);
@@ -20,14 +26,22 @@ const folderOfPath = (p: string) => (p.includes('/') ? p.slice(0, p.lastIndexOf(
  * Extracts `entries` (all when empty) of the archive into `destination` (its own folder when
  * absent). Resolves with the names the entries landed under, or null when it failed.
  */
-export async function extractArchive(archivePath: string, entries: string[], destination?: string, onDone?: () => void): Promise<{ entry: string; name: string }[] | null> {
+export async function extractArchive(
+  archivePath: string,
+  entries: string[],
+  destination?: string,
+  onDone?: () => void,
+): Promise<{ entry: string; name: string }[] | null> {
   const controller = new AbortController();
-  const what = entries.length === 1 ? nameOf(entries[0]!) : entries.length ? `${entries.length} items` : nameOf(archivePath);
+  const what =
+    entries.length === 1 ? nameOf(entries[0]!) : entries.length ? `${entries.length} items` : nameOf(archivePath);
   const update = startTask(`Extracting ${what}`, () => controller.abort());
   try {
     const res = await fetch('/api/archive/extract', {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
-      body: JSON.stringify({ path: archivePath, entries, ...(destination !== undefined ? { destination } : {}) }), signal: controller.signal,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      body: JSON.stringify({ path: archivePath, entries, ...(destination !== undefined ? { destination } : {}) }),
+      signal: controller.signal,
     });
     if (!res.ok) throw await errorFrom(res);
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -43,7 +57,11 @@ export async function extractArchive(archivePath: string, entries: string[], des
         buffer = buffer.slice(nl + 1);
         if (!line) continue;
         const ev = JSON.parse(line) as ExtractEvent;
-        if (ev.type === 'progress') update({ progress: ev.totalBytes ? ev.bytes / ev.totalBytes : null, detail: `${ev.entries}${ev.totalEntries ? ` of ${ev.totalEntries}` : ''} files` });
+        if (ev.type === 'progress')
+          update({
+            progress: ev.totalBytes ? ev.bytes / ev.totalBytes : null,
+            detail: `${ev.entries}${ev.totalEntries ? ` of ${ev.totalEntries}` : ''} files`,
+          });
         else if (ev.type === 'error') throw Object.assign(new Error(ev.message), { status: ev.statusCode });
         else if (ev.type === 'done') done = ev;
       }
@@ -51,12 +69,22 @@ export async function extractArchive(archivePath: string, entries: string[], des
     if (!done) throw new Error('The extraction stopped without finishing.');
     const landed = done.landed.map((l) => l.name);
     const renamed = done.landed.filter((l) => l.name !== nameOf(l.entry));
-    update({ state: 'done', progress: 1, detail: `Landed as ${landed.join(', ')}${done.skipped.length ? ` · ${done.skipped.length} links or devices not written` : ''}` });
-    toast(`Extracted to ${(destination ?? folderOfPath(archivePath)) || 'the folder'}: ${landed.join(', ')}${renamed.length ? ' (renamed to avoid overwriting)' : ''}`);
+    update({
+      state: 'done',
+      progress: 1,
+      detail: `Landed as ${landed.join(', ')}${done.skipped.length ? ` · ${done.skipped.length} links or devices not written` : ''}`,
+    });
+    toast(
+      `Extracted to ${(destination ?? folderOfPath(archivePath)) || 'the folder'}: ${landed.join(', ')}${renamed.length ? ' (renamed to avoid overwriting)' : ''}`,
+    );
     return done.landed;
   } catch (err) {
-    if ((err as Error).name === 'AbortError') update({ state: 'cancelled', detail: 'Stopped; nothing it had written was kept.' });
-    else { update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId }); toastError(err, 'Extraction failed'); }
+    if ((err as Error).name === 'AbortError')
+      update({ state: 'cancelled', detail: 'Stopped; nothing it had written was kept.' });
+    else {
+      update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId });
+      toastError(err, 'Extraction failed');
+    }
     return null;
   } finally {
     onDone?.();
@@ -66,9 +94,15 @@ export async function extractArchive(archivePath: string, entries: string[], des
 /** "Extract to…": pick a folder, then extract there. */
 export function extractToDialog(archivePath: string, entries: string[], onDone?: () => void): void {
   showDialog((close) => (
-    <FolderPicker title={`Extract ${entries.length === 1 ? `“${nameOf(entries[0]!)}”` : entries.length ? `${entries.length} items` : `“${nameOf(archivePath)}”`} to…`}
-      start={folderOfPath(archivePath)} confirm="Extract here" onClose={close}
-      onPick={(dest) => { void extractArchive(archivePath, entries, dest, onDone); }} />
+    <FolderPicker
+      title={`Extract ${entries.length === 1 ? `“${nameOf(entries[0]!)}”` : entries.length ? `${entries.length} items` : `“${nameOf(archivePath)}”`} to…`}
+      start={folderOfPath(archivePath)}
+      confirm="Extract here"
+      onClose={close}
+      onPick={(dest) => {
+        void extractArchive(archivePath, entries, dest, onDone);
+      }}
+    />
   ));
 }
 

@@ -9,4 +9,5 @@ export function archiveUrl(archivePath: string, inside = ''): string {
 }
 
 /** The entry's bytes, always an attachment (the server never serves it as a page). */
-export const entryUrl = (archivePath: string, entry: string) => `/api/archive/entry?${new URLSearchParams({ path: archivePath, entry })}`;
+export const entryUrl = (archivePath: string, entry: string) =>
+  `/api/archive/entry?${new URLSearchParams({ path: archivePath, entry })}`;

@@ -15,11 +15,29 @@ export function Lazy<P>({ load, props }: { load: () => Promise<{ default: Compon
   useEffect(() => {
     if (cache.has(key)) return;
     let live = true;
-    load().then((m) => { cache.set(key, m.default); if (live) setLoaded({ key, Component: m.default }); },
-      (err) => { if (live) setError({ key, error: new Error(`This part of the page could not be loaded (${(err as Error).message}). Reload the page.`) }); });
-    return () => { live = false; };
+    load().then(
+      (m) => {
+        cache.set(key, m.default);
+        if (live) setLoaded({ key, Component: m.default });
+      },
+      (err) => {
+        if (live)
+          setError({
+            key,
+            error: new Error(`This part of the page could not be loaded (${(err as Error).message}). Reload the page.`),
+          });
+      },
+    );
+    return () => {
+      live = false;
+    };
   }, [key]);
   if (error?.key === key) return <ErrorNote error={error.error} />;
-  if (!Component) return <div class="center"><Spinner /></div>;
+  if (!Component)
+    return (
+      <div class="center">
+        <Spinner />
+      </div>
+    );
   return <Component {...(props as any)} />;
 }

@@ -6,13 +6,48 @@ import { reorderFavorites } from '../folder/actions.ts';
 import { dropOnto } from '../folder/interact.ts';
 import { Icon } from './common.tsx';
 
-function NavLink({ to, icon, label, current, onDropItems }: { to: string; icon: string; label: string; current: boolean; onDropItems?: (e: DragEvent) => void }) {
+function NavLink({
+  to,
+  icon,
+  label,
+  current,
+  onDropItems,
+}: {
+  to: string;
+  icon: string;
+  label: string;
+  current: boolean;
+  onDropItems?: (e: DragEvent) => void;
+}) {
   return (
-    <a href={to} class={current ? 'current' : undefined} aria-current={current ? 'page' : undefined} dir="auto"
-      onClick={(e) => { e.preventDefault(); navigate(to); }}
-      onDragOver={onDropItems && ((e: DragEvent) => { if (e.dataTransfer?.types.includes('application/x-burrow-items')) { e.preventDefault(); e.dataTransfer.dropEffect = e.altKey ? 'copy' : 'move'; } })}
-      onDrop={onDropItems && ((e: DragEvent) => { e.preventDefault(); onDropItems(e); })}>
-      <Icon name={icon as any} size={18} /><span>{label}</span>
+    <a
+      href={to}
+      class={current ? 'current' : undefined}
+      aria-current={current ? 'page' : undefined}
+      dir="auto"
+      onClick={(e) => {
+        e.preventDefault();
+        navigate(to);
+      }}
+      onDragOver={
+        onDropItems &&
+        ((e: DragEvent) => {
+          if (e.dataTransfer?.types.includes('application/x-burrow-items')) {
+            e.preventDefault();
+            e.dataTransfer.dropEffect = e.altKey ? 'copy' : 'move';
+          }
+        })
+      }
+      onDrop={
+        onDropItems &&
+        ((e: DragEvent) => {
+          e.preventDefault();
+          onDropItems(e);
+        })
+      }
+    >
+      <Icon name={icon as any} size={18} />
+      <span>{label}</span>
     </a>
   );
 }
@@ -25,27 +60,65 @@ export function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
   const reorderTo = (targetId: string) => {
     if (!dragging || dragging === targetId) return;
     const ids = favs.map((f) => f.id).filter((id) => id !== dragging);
-    ids.splice(ids.indexOf(targetId) + (favs.findIndex((f) => f.id === dragging) < favs.findIndex((f) => f.id === targetId) ? 1 : 0), 0, dragging);
+    ids.splice(
+      ids.indexOf(targetId) +
+        (favs.findIndex((f) => f.id === dragging) < favs.findIndex((f) => f.id === targetId) ? 1 : 0),
+      0,
+      dragging,
+    );
     void reorderFavorites(ids);
   };
   return (
-    <nav class="sidebar" aria-label="Places" onClick={(e) => { if ((e.target as HTMLElement).closest('a')) onNavigate?.(); }}>
+    <nav
+      class="sidebar"
+      aria-label="Places"
+      onClick={(e) => {
+        if ((e.target as HTMLElement).closest('a')) onNavigate?.();
+      }}
+    >
       <NavLink to="/" icon="home" label="Home" current={loc.path === '/'} />
       <h2>Volumes</h2>
       {volumes.value.map((v) => (
-        <NavLink key={v.path} to={filesUrl(v.path)} icon="folder" label={v.name} current={folder !== null && (folder === v.path || folder.startsWith(`${v.path}/`))}
-          onDropItems={(e) => dropOnto(e, null, v.path)} />
+        <NavLink
+          key={v.path}
+          to={filesUrl(v.path)}
+          icon="folder"
+          label={v.name}
+          current={folder !== null && (folder === v.path || folder.startsWith(`${v.path}/`))}
+          onDropItems={(e) => dropOnto(e, null, v.path)}
+        />
       ))}
       {favs.length > 0 && <h2>Favourites</h2>}
       <ul class="favorites" aria-label="Favourites">
         {favs.map((f) => (
-          <li key={f.id} draggable class={dragging === f.id ? 'dragging' : undefined}
-            onDragStart={(e) => { setDragging(f.id); e.dataTransfer!.setData('application/x-burrow-favorite', f.id); e.dataTransfer!.effectAllowed = 'move'; }}
+          <li
+            key={f.id}
+            draggable
+            class={dragging === f.id ? 'dragging' : undefined}
+            onDragStart={(e) => {
+              setDragging(f.id);
+              e.dataTransfer!.setData('application/x-burrow-favorite', f.id);
+              e.dataTransfer!.effectAllowed = 'move';
+            }}
             onDragEnd={() => setDragging(null)}
-            onDragOver={(e) => { if (e.dataTransfer?.types.includes('application/x-burrow-favorite')) e.preventDefault(); }}
-            onDrop={(e) => { if (e.dataTransfer?.types.includes('application/x-burrow-favorite')) { e.preventDefault(); reorderTo(f.id); setDragging(null); } }}>
-            <NavLink to={filesUrl(f.path)} icon="star" label={f.label || f.path.slice(f.path.lastIndexOf('/') + 1)} current={folder === f.path}
-              onDropItems={(e) => dropOnto(e, null, f.path)} />
+            onDragOver={(e) => {
+              if (e.dataTransfer?.types.includes('application/x-burrow-favorite')) e.preventDefault();
+            }}
+            onDrop={(e) => {
+              if (e.dataTransfer?.types.includes('application/x-burrow-favorite')) {
+                e.preventDefault();
+                reorderTo(f.id);
+                setDragging(null);
+              }
+            }}
+          >
+            <NavLink
+              to={filesUrl(f.path)}
+              icon="star"
+              label={f.label || f.path.slice(f.path.lastIndexOf('/') + 1)}
+              current={folder === f.path}
+              onDropItems={(e) => dropOnto(e, null, f.path)}
+            />
           </li>
         ))}
       </ul>
@@ -55,7 +128,9 @@ export function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
       <NavLink to="/shared-with-me" icon="download" label="Shared with me" current={loc.path === '/shared-with-me'} />
       <NavLink to="/trash" icon="trash" label="Trash" current={loc.path === '/trash'} />
       <NavLink to="/settings" icon="gear" label="Settings" current={loc.path.startsWith('/settings')} />
-      {isAdmin.value && <NavLink to="/admin" icon="shield" label="Administration" current={loc.path.startsWith('/admin')} />}
+      {isAdmin.value && (
+        <NavLink to="/admin" icon="shield" label="Administration" current={loc.path.startsWith('/admin')} />
+      )}
     </nav>
   );
 }

@@ -28,10 +28,30 @@ const PATHS: Record<string, string> = {
   info: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zm0-10v6m0-9.5v.5',
 };
 
-export function Icon({ name, size = 20, label }: { name: IconName | keyof typeof PATHS; size?: number; label?: string }) {
+export function Icon({
+  name,
+  size = 20,
+  label,
+}: {
+  name: IconName | keyof typeof PATHS;
+  size?: number;
+  label?: string;
+}) {
   return (
-    <svg class={`icon icon-${name}`} width={size} height={size} viewBox="0 0 24 24" fill="none" stroke="currentColor"
-      stroke-width="1.7" stroke-linecap="round" stroke-linejoin="round" aria-hidden={label ? undefined : 'true'} role={label ? 'img' : undefined} aria-label={label}>
+    <svg
+      class={`icon icon-${name}`}
+      width={size}
+      height={size}
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      stroke-width="1.7"
+      stroke-linecap="round"
+      stroke-linejoin="round"
+      aria-hidden={label ? undefined : 'true'}
+      role={label ? 'img' : undefined}
+      aria-label={label}
+    >
       <path d={PATHS[name] ?? PATHS.file} />
     </svg>
   );
@@ -44,7 +64,11 @@ export function ErrorNote({ error, children }: { error: unknown; children?: Comp
   return (
     <div class="error-note" role="alert">
       <span class="error-message">{message}</span>
-      {requestId && <span class="request-id">Request ID: <code>{requestId}</code></span>}
+      {requestId && (
+        <span class="request-id">
+          Request ID: <code>{requestId}</code>
+        </span>
+      )}
       {children}
     </div>
   );
@@ -54,7 +78,14 @@ export function UsageBar({ used, total }: { used?: number; total?: number }) {
   if (!total || used === undefined) return null;
   const pct = Math.min(100, Math.max(0, (used / total) * 100));
   return (
-    <div class={`usage-bar${pct > 90 ? ' full' : ''}`} role="meter" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(pct)} aria-label="Space used">
+    <div
+      class={`usage-bar${pct > 90 ? ' full' : ''}`}
+      role="meter"
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={Math.round(pct)}
+      aria-label="Space used"
+    >
       <span style={{ width: `${pct}%` }} />
     </div>
   );

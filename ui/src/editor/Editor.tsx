@@ -21,7 +21,12 @@ const SEPARATOR: Record<Endings, string> = { LF: '\n', CRLF: '\r\n', CR: '\r' };
 export function encodingOf(bytes: Uint8Array): string {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'UTF-8 with BOM';
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'UTF-16 LE';
-  try { new TextDecoder('utf-8', { fatal: true }).decode(bytes); return 'UTF-8'; } catch { return 'Latin-1 (ISO-8859-1)'; }
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return 'UTF-8';
+  } catch {
+    return 'Latin-1 (ISO-8859-1)';
+  }
 }
 
 export function endingsOf(text: string): { endings: Endings; mixed: boolean } {
@@ -33,12 +38,30 @@ export function endingsOf(text: string): { endings: Endings; mixed: boolean } {
   return { endings, mixed: [crlf, lf, cr].filter((n) => n > 0).length > 1 };
 }
 
-interface Loaded { etag: string | null; encoding: string; endings: Endings; mixed: boolean }
+interface Loaded {
+  etag: string | null;
+  encoding: string;
+  endings: Endings;
+  mixed: boolean;
+}
 
 /** Another home for the file (a share link): where it is read and saved, and what to do after a save. */
-export interface EditorAdapter { editorUrl: string; rawUrl: string; save: (content: string) => Promise<Response>; onSaved?: () => void }
+export interface EditorAdapter {
+  editorUrl: string;
+  rawUrl: string;
+  save: (content: string) => Promise<Response>;
+  onSaved?: () => void;
+}
 
-export default function Editor({ file, onClose, adapter }: { file: { path: string; name: string; kind: string }; onClose: () => void; adapter?: EditorAdapter }) {
+export default function Editor({
+  file,
+  onClose,
+  adapter,
+}: {
+  file: { path: string; name: string; kind: string };
+  onClose: () => void;
+  adapter?: EditorAdapter;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const [loaded, setLoaded] = useState<Loaded | null>(null);
@@ -58,44 +81,80 @@ export default function Editor({ file, onClose, adapter }: { file: { path: strin
       try {
         const [res, raw, cm] = await Promise.all([
           request('GET', editorUrl),
-          fetch(adapter?.rawUrl ?? rawUrl(file.path), { credentials: 'same-origin' }).then(async (r) => (r.ok ? new Uint8Array(await r.arrayBuffer()) : null)),
+          fetch(adapter?.rawUrl ?? rawUrl(file.path), { credentials: 'same-origin' }).then(async (r) =>
+            r.ok ? new Uint8Array(await r.arrayBuffer()) : null,
+          ),
           import('./codemirror.ts'),
         ]);
-        const { content } = await res.json() as { content: string };
+        const { content } = (await res.json()) as { content: string };
         if (!live) return;
         const e = endingsOf(content);
         const l: Loaded = { etag: res.headers.get('etag'), encoding: raw ? encodingOf(raw) : 'UTF-8', ...e };
         info.current = l;
         setLoaded(l);
-        view.current = await cm.createEditor({ parent: host.current!, doc: content, kind: file.kind, readOnly: false, onChange: () => setDirty(true), onSave: () => void save() });
+        view.current = await cm.createEditor({
+          parent: host.current!,
+          doc: content,
+          kind: file.kind,
+          readOnly: false,
+          onChange: () => setDirty(true),
+          onSave: () => void save(),
+        });
         view.current.focus();
-      } catch (err) { if (live) setError(err); }
+      } catch (err) {
+        if (live) setError(err);
+      }
     })();
-    return () => { live = false; view.current?.destroy(); };
+    return () => {
+      live = false;
+      view.current?.destroy();
+    };
   }, [file.path]);
 
   // Tab close and reload: the browser's own question (the only one it allows there).
   useEffect(() => {
-    const before = (e: BeforeUnloadEvent) => { if (dirtyRef.current) { e.preventDefault(); e.returnValue = ''; } };
+    const before = (e: BeforeUnloadEvent) => {
+      if (dirtyRef.current) {
+        e.preventDefault();
+        e.returnValue = '';
+      }
+    };
     window.addEventListener('beforeunload', before);
     // Back: one history entry of our own, so Back closes the editor (asking first when changed).
     history.pushState({ burrowEditor: true }, '', window.location.href);
     const onPop = () => {
       if (closing.current) return;
-      if (!dirtyRef.current) { closing.current = true; onClose(); return; }
+      if (!dirtyRef.current) {
+        closing.current = true;
+        onClose();
+        return;
+      }
       history.pushState({ burrowEditor: true }, '', window.location.href);
-      void confirmLeave().then((ok) => { if (ok) { closing.current = true; history.back(); onClose(); } });
+      void confirmLeave().then((ok) => {
+        if (ok) {
+          closing.current = true;
+          history.back();
+          onClose();
+        }
+      });
     };
     window.addEventListener('popstate', onPop);
-    return () => { window.removeEventListener('beforeunload', before); window.removeEventListener('popstate', onPop); };
+    return () => {
+      window.removeEventListener('beforeunload', before);
+      window.removeEventListener('popstate', onPop);
+    };
   }, []);
 
-  const confirmLeave = () => confirmDialog({
-    title: 'Discard unsaved changes?', body: `Your changes to “${file.name}” are not saved.`, confirm: 'Discard changes', danger: true,
-  });
+  const confirmLeave = () =>
+    confirmDialog({
+      title: 'Discard unsaved changes?',
+      body: `Your changes to “${file.name}” are not saved.`,
+      confirm: 'Discard changes',
+      danger: true,
+    });
 
   const close = async () => {
-    if (dirtyRef.current && !await confirmLeave()) return;
+    if (dirtyRef.current && !(await confirmLeave())) return;
     closing.current = true;
     if (history.state?.burrowEditor) history.back();
     onClose();
@@ -105,34 +164,57 @@ export default function Editor({ file, onClose, adapter }: { file: { path: strin
     const v = view.current;
     const l = info.current;
     if (!v || !l || saving) return;
-    setSaving(true); setError(null);
+    setSaving(true);
+    setError(null);
     try {
       // Still the file we opened? The server answers 304 to our ETag when it is.
       if (l.etag) {
-        const check = await fetch(editorUrl, { headers: { 'if-none-match': l.etag, accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' });
+        const check = await fetch(editorUrl, {
+          headers: { 'if-none-match': l.etag, accept: 'application/json' },
+          credentials: 'same-origin',
+          cache: 'no-store',
+        });
         if (check.status === 200) {
           const replace = await confirmDialog({
             title: 'The file changed since you opened it',
             body: `Someone (or another tab) saved “${file.name}” after you opened it. Replace it with your text? What is there now is kept as an earlier version.`,
-            confirm: 'Replace with mine', danger: true,
+            confirm: 'Replace with mine',
+            danger: true,
           });
           if (!replace) return;
         } else if (check.status !== 304) throw await errorFrom(check);
       }
       const content = v.state.doc.sliceString(0, v.state.doc.length, SEPARATOR[l.endings]);
-      const res = adapter ? await adapter.save(content) : await request('PUT', '/api/editor', { path: file.path, content });
+      const res = adapter
+        ? await adapter.save(content)
+        : await request('PUT', '/api/editor', { path: file.path, content });
       info.current = { ...l, etag: res.headers.get('etag') };
       setLoaded(info.current);
       setDirty(false);
       toast(`Saved ${file.name}`);
-      if (adapter) adapter.onSaved?.(); else void reload();
-    } catch (err) { setError(err); } finally { setSaving(false); }
+      if (adapter) adapter.onSaved?.();
+      else void reload();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setSaving(false);
+    }
   }
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') { e.preventDefault(); void save(); }
-      else if (e.key === 'Escape' && !document.querySelector('dialog[open]') && !(e.target as HTMLElement).closest('.cm-panel')) { e.preventDefault(); e.stopPropagation(); void close(); }
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
+        e.preventDefault();
+        void save();
+      } else if (
+        e.key === 'Escape' &&
+        !document.querySelector('dialog[open]') &&
+        !(e.target as HTMLElement).closest('.cm-panel')
+      ) {
+        e.preventDefault();
+        e.stopPropagation();
+        void close();
+      }
     };
     window.addEventListener('keydown', onKey, true);
     return () => window.removeEventListener('keydown', onKey, true);
@@ -141,13 +223,27 @@ export default function Editor({ file, onClose, adapter }: { file: { path: strin
   return (
     <div class="editor-window" role="dialog" aria-modal="true" aria-label={`Editing ${file.name}`}>
       <header class="viewer-bar">
-        <button type="button" class="icon-button" aria-label="Close editor" onClick={() => void close()}><Icon name="close" /></button>
+        <button type="button" class="icon-button" aria-label="Close editor" onClick={() => void close()}>
+          <Icon name="close" />
+        </button>
         <div class="viewer-title">
-          <span class="name" dir="auto">{file.name}</span>
+          <span class="name" dir="auto">
+            {file.name}
+          </span>
           <span class="muted small">{file.path}</span>
         </div>
-        <button type="button" class="wide-only" onClick={() => { if (view.current) void import('./codemirror.ts').then((cm) => cm.openSearchPanel(view.current!)); }}>Find and replace</button>
-        <button type="button" class="primary" disabled={!dirty || saving} onClick={() => void save()}>{saving ? 'Saving…' : 'Save'}</button>
+        <button
+          type="button"
+          class="wide-only"
+          onClick={() => {
+            if (view.current) void import('./codemirror.ts').then((cm) => cm.openSearchPanel(view.current!));
+          }}
+        >
+          Find and replace
+        </button>
+        <button type="button" class="primary" disabled={!dirty || saving} onClick={() => void save()}>
+          {saving ? 'Saving…' : 'Save'}
+        </button>
       </header>
       <ErrorNote error={error} />
       <div class="editor-body">
@@ -156,9 +252,14 @@ export default function Editor({ file, onClose, adapter }: { file: { path: strin
       </div>
       {loaded && (
         <footer class="editor-status" aria-label="File format">
-          <span class={dirty ? 'dirty' : undefined} role="status">{dirty ? 'Unsaved changes' : 'Saved'}</span>
+          <span class={dirty ? 'dirty' : undefined} role="status">
+            {dirty ? 'Unsaved changes' : 'Saved'}
+          </span>
           <span title="Kept when saving">Encoding: {loaded.encoding}</span>
-          <span title="Kept when saving">Line endings: {loaded.endings}{loaded.mixed ? ' (mixed; saved as ' + loaded.endings + ')' : ''}</span>
+          <span title="Kept when saving">
+            Line endings: {loaded.endings}
+            {loaded.mixed ? ' (mixed; saved as ' + loaded.endings + ')' : ''}
+          </span>
           <span class="wide-only">Ctrl+S saves · Ctrl+F finds</span>
         </footer>
       )}

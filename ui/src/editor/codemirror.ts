@@ -3,7 +3,13 @@
 // read-only for the viewer. Loaded only with the editor or the text viewer.
 import { basicSetup } from 'codemirror';
 import { indentWithTab } from '@codemirror/commands';
-import { defaultHighlightStyle, HighlightStyle, StreamLanguage, syntaxHighlighting, type StreamParser } from '@codemirror/language';
+import {
+  defaultHighlightStyle,
+  HighlightStyle,
+  StreamLanguage,
+  syntaxHighlighting,
+  type StreamParser,
+} from '@codemirror/language';
 import { openSearchPanel } from '@codemirror/search';
 import { Compartment, EditorState, type Extension } from '@codemirror/state';
 import { EditorView, keymap } from '@codemirror/view';
@@ -65,11 +71,16 @@ export async function languageFor(kind: string): Promise<Extension | null> {
 
 // Colours that read on the dark theme as well (the default style is tuned for white).
 const darkHighlight = HighlightStyle.define([
-  { tag: t.keyword, color: '#d9a55e' }, { tag: [t.string, t.special(t.string)], color: '#9ccc65' },
-  { tag: t.comment, color: '#8d857a', fontStyle: 'italic' }, { tag: [t.number, t.bool, t.null], color: '#f2a37f' },
-  { tag: [t.typeName, t.className], color: '#80cbc4' }, { tag: t.propertyName, color: '#9fc1f5' },
-  { tag: t.heading, color: '#d9a55e', fontWeight: 'bold' }, { tag: t.link, color: '#8ab4f8', textDecoration: 'underline' },
-  { tag: [t.tagName, t.angleBracket], color: '#f2796f' }, { tag: t.attributeName, color: '#e0c08a' },
+  { tag: t.keyword, color: '#d9a55e' },
+  { tag: [t.string, t.special(t.string)], color: '#9ccc65' },
+  { tag: t.comment, color: '#8d857a', fontStyle: 'italic' },
+  { tag: [t.number, t.bool, t.null], color: '#f2a37f' },
+  { tag: [t.typeName, t.className], color: '#80cbc4' },
+  { tag: t.propertyName, color: '#9fc1f5' },
+  { tag: t.heading, color: '#d9a55e', fontWeight: 'bold' },
+  { tag: t.link, color: '#8ab4f8', textDecoration: 'underline' },
+  { tag: [t.tagName, t.angleBracket], color: '#f2796f' },
+  { tag: t.attributeName, color: '#e0c08a' },
 ]);
 
 const theme = EditorView.theme({
@@ -93,14 +104,26 @@ export interface EditorOptions {
 
 export async function createEditor(o: EditorOptions): Promise<EditorView> {
   const language = new Compartment();
-  const dark = matchMedia('(prefers-color-scheme: dark)').matches && document.documentElement.dataset.theme !== 'light' || document.documentElement.dataset.theme === 'dark';
+  const dark =
+    (matchMedia('(prefers-color-scheme: dark)').matches && document.documentElement.dataset.theme !== 'light') ||
+    document.documentElement.dataset.theme === 'dark';
   const view = new EditorView({
     parent: o.parent,
     state: EditorState.create({
       doc: o.doc,
       extensions: [
         basicSetup,
-        keymap.of([indentWithTab, { key: 'Mod-s', preventDefault: true, run: () => { o.onSave?.(); return true; } }]),
+        keymap.of([
+          indentWithTab,
+          {
+            key: 'Mod-s',
+            preventDefault: true,
+            run: () => {
+              o.onSave?.();
+              return true;
+            },
+          },
+        ]),
         language.of([]),
         syntaxHighlighting(dark ? darkHighlight : defaultHighlightStyle, { fallback: true }),
         theme,
@@ -108,11 +131,15 @@ export async function createEditor(o: EditorOptions): Promise<EditorView> {
         EditorState.readOnly.of(o.readOnly),
         EditorView.editable.of(!o.readOnly),
         EditorView.contentAttributes.of({ 'aria-label': o.readOnly ? 'File text (read-only)' : 'File text' }),
-        EditorView.updateListener.of((u) => { if (u.docChanged) o.onChange?.(u.state.doc); }),
+        EditorView.updateListener.of((u) => {
+          if (u.docChanged) o.onChange?.(u.state.doc);
+        }),
       ],
     }),
   });
   // The language arrives after the text is on screen (its chunk may still be loading).
-  void languageFor(o.kind).then((ext) => { if (ext) view.dispatch({ effects: language.reconfigure(ext) }); });
+  void languageFor(o.kind).then((ext) => {
+    if (ext) view.dispatch({ effects: language.reconfigure(ext) });
+  });
   return view;
 }

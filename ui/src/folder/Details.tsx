@@ -14,8 +14,14 @@ import { editing } from '../viewers/state.tsx';
 function Versions({ path, rev, onRestored }: { path: string; rev: number; onRestored: () => void }) {
   const [list, setList] = useState<Version[] | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const load = () => get<{ items: Version[] }>(`/api/versions?path=${encodeURIComponent(path)}`).then((a) => { setList(a.items); setError(null); }, setError);
-  useEffect(() => { void load(); }, [path, rev]);
+  const load = () =>
+    get<{ items: Version[] }>(`/api/versions?path=${encodeURIComponent(path)}`).then((a) => {
+      setList(a.items);
+      setError(null);
+    }, setError);
+  useEffect(() => {
+    void load();
+  }, [path, rev]);
   const restore = async (v: Version, asCopy: boolean) => {
     try {
       if (asCopy) {
@@ -25,21 +31,33 @@ function Versions({ path, rev, onRestored }: { path: string; rev: number; onRest
         await post(`/api/versions/${encodeURIComponent(v.id)}/restore`, {});
         toast('Version restored');
       }
-      onRestored(); void reload();
-    } catch (err) { toastError(err, 'Restore failed'); }
+      onRestored();
+      void reload();
+    } catch (err) {
+      toastError(err, 'Restore failed');
+    }
   };
   return (
     <section aria-label="Versions">
       <h3>Earlier versions</h3>
       <ErrorNote error={error} />
       {!list && !error && <Spinner />}
-      {list && !list.length && <p class="muted small">No earlier versions. A version is kept each time the file is saved over.</p>}
+      {list && !list.length && (
+        <p class="muted small">No earlier versions. A version is kept each time the file is saved over.</p>
+      )}
       <ul class="results">
         {list?.map((v) => (
           <li key={v.id}>
-            <div class="grow">{formatDate(v.modifiedAt)}<div class="where">{formatBytes(v.size)}</div></div>
-            <button type="button" class="small" onClick={() => void restore(v, false)}>Restore</button>
-            <button type="button" class="small" onClick={() => void restore(v, true)}>Restore as copy</button>
+            <div class="grow">
+              {formatDate(v.modifiedAt)}
+              <div class="where">{formatBytes(v.size)}</div>
+            </div>
+            <button type="button" class="small" onClick={() => void restore(v, false)}>
+              Restore
+            </button>
+            <button type="button" class="small" onClick={() => void restore(v, true)}>
+              Restore as copy
+            </button>
           </li>
         ))}
       </ul>
@@ -55,29 +73,82 @@ export default function Details({ item, onClose }: { item: FileItem; onClose: ()
   const editingThis = editing.value?.path === path;
   const wasEditing = useRef(false);
   // Saves made in the editor are new versions: read them when it closes.
-  useEffect(() => { if (wasEditing.current && !editingThis) { bump(); void reload(); } wasEditing.current = editingThis; }, [editingThis]);
-  useEffect(() => { get<Metadata>(`/api/metadata/${encodePath(path)}`).then(setMeta, () => setMeta(null)); }, [path, rev]);
+  useEffect(() => {
+    if (wasEditing.current && !editingThis) {
+      bump();
+      void reload();
+    }
+    wasEditing.current = editingThis;
+  }, [editingThis]);
+  useEffect(() => {
+    get<Metadata>(`/api/metadata/${encodePath(path)}`).then(setMeta, () => setMeta(null));
+  }, [path, rev]);
   const isText = iconFor(item.kind) === 'text';
   const panel = useRef<HTMLElement>(null);
   // Focus moves into the panel so the keyboard (and a screen reader) follows what opened.
-  useEffect(() => { panel.current?.focus(); }, [path]);
+  useEffect(() => {
+    panel.current?.focus();
+  }, [path]);
   return (
-    <aside ref={panel} tabIndex={-1} class="side-panel stack" aria-label={`Details of ${item.name}`} onKeyDown={(e) => { if (e.key === 'Escape') onClose(); }}>
+    <aside
+      ref={panel}
+      tabIndex={-1}
+      class="side-panel stack"
+      aria-label={`Details of ${item.name}`}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') onClose();
+      }}
+    >
       <div class="actions" style={{ justifyContent: 'space-between' }}>
-        <h2 dir="auto" style={{ margin: 0 }}>{item.name}</h2>
-        <button type="button" class="icon-button" aria-label="Close details" onClick={onClose}>×</button>
+        <h2 dir="auto" style={{ margin: 0 }}>
+          {item.name}
+        </h2>
+        <button type="button" class="icon-button" aria-label="Close details" onClick={onClose}>
+          ×
+        </button>
       </div>
       <dl class="facts">
-        <dt>Size</dt><dd>{formatBytes(meta?.size ?? item.size)}</dd>
-        <dt>Modified</dt><dd>{formatDate(meta?.dateModified ?? item.dateModified)}</dd>
-        {meta?.dateCreated && <><dt>Created</dt><dd>{formatDate(meta.dateCreated)}</dd></>}
-        <dt>Where</dt><dd dir="auto">{item.path}</dd>
-        {meta?.image?.width && <><dt>Dimensions</dt><dd>{meta.image.width} × {meta.image.height}</dd></>}
-        {meta?.video?.duration && <><dt>Duration</dt><dd>{Math.round(meta.video.duration)} s</dd></>}
+        <dt>Size</dt>
+        <dd>{formatBytes(meta?.size ?? item.size)}</dd>
+        <dt>Modified</dt>
+        <dd>{formatDate(meta?.dateModified ?? item.dateModified)}</dd>
+        {meta?.dateCreated && (
+          <>
+            <dt>Created</dt>
+            <dd>{formatDate(meta.dateCreated)}</dd>
+          </>
+        )}
+        <dt>Where</dt>
+        <dd dir="auto">{item.path}</dd>
+        {meta?.image?.width && (
+          <>
+            <dt>Dimensions</dt>
+            <dd>
+              {meta.image.width} × {meta.image.height}
+            </dd>
+          </>
+        )}
+        {meta?.video?.duration && (
+          <>
+            <dt>Duration</dt>
+            <dd>{Math.round(meta.video.duration)} s</dd>
+          </>
+        )}
       </dl>
       <div class="actions" style={{ justifyContent: 'flex-start' }}>
-        <button type="button" onClick={() => void download([refOf(item)], [item.kind])}>Download</button>
-        {isText && <button type="button" onClick={() => { editing.value = { path, name: item.name, kind: item.kind }; }}>Edit text</button>}
+        <button type="button" onClick={() => void download([refOf(item)], [item.kind])}>
+          Download
+        </button>
+        {isText && (
+          <button
+            type="button"
+            onClick={() => {
+              editing.value = { path, name: item.name, kind: item.kind };
+            }}
+          >
+            Edit text
+          </button>
+        )}
       </div>
       <Versions path={path} rev={rev} onRestored={bump} />
     </aside>

@@ -4,7 +4,17 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { FileItem } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
-import { focusIndex, focusTick, folderPath, items, selected, viewPrefs, selectOnly, selectRange, toggle } from './model.ts';
+import {
+  focusIndex,
+  focusTick,
+  folderPath,
+  items,
+  selected,
+  viewPrefs,
+  selectOnly,
+  selectRange,
+  toggle,
+} from './model.ts';
 import { GridTile, ListHeader, ListRow, columnTemplate } from './rows.tsx';
 import { handleKey, openItem, showItemMenu, showAreaMenu, dropOnto, dragStart } from './interact.ts';
 
@@ -12,7 +22,10 @@ const LIST_ROW = 36;
 const TILE_W = 136;
 const TILE_H = 156;
 
-interface Geometry { rowH: number; cols: number }
+interface Geometry {
+  rowH: number;
+  cols: number;
+}
 
 export function FileArea() {
   const scroller = useRef<HTMLDivElement>(null);
@@ -22,7 +35,9 @@ export function FileArea() {
   const [dropTarget, setDropTarget] = useState<string | null>(null);
   const grid = viewPrefs.value.view === 'grid';
   const list = items.value;
-  const geo: Geometry = grid ? { rowH: TILE_H, cols: Math.max(1, Math.floor(size.w / TILE_W)) } : { rowH: LIST_ROW, cols: 1 };
+  const geo: Geometry = grid
+    ? { rowH: TILE_H, cols: Math.max(1, Math.floor(size.w / TILE_W)) }
+    : { rowH: LIST_ROW, cols: 1 };
   const rows = Math.ceil(list.length / geo.cols);
 
   useLayoutEffect(() => {
@@ -33,7 +48,10 @@ export function FileArea() {
     return () => ro.disconnect();
   }, []);
 
-  useEffect(() => { scroller.current!.scrollTop = 0; setTop(0); }, [folderPath.value]);
+  useEffect(() => {
+    scroller.current!.scrollTop = 0;
+    setTop(0);
+  }, [folderPath.value]);
 
   // Keep the keyboard focus row on screen.
   useEffect(() => {
@@ -48,10 +66,11 @@ export function FileArea() {
   const first = Math.max(0, Math.floor(top / geo.rowH) - overscan);
   const last = Math.min(rows, Math.ceil((top + size.h) / geo.rowH) + overscan);
   const visible: { item: FileItem; index: number }[] = [];
-  for (let r = first; r < last; r++) for (let c = 0; c < geo.cols; c++) {
-    const index = r * geo.cols + c;
-    if (index < list.length) visible.push({ item: list[index]!, index });
-  }
+  for (let r = first; r < last; r++)
+    for (let c = 0; c < geo.cols; c++) {
+      const index = r * geo.cols + c;
+      if (index < list.length) visible.push({ item: list[index]!, index });
+    }
 
   const onScroll = () => {
     const t = scroller.current!.scrollTop;
@@ -64,7 +83,8 @@ export function FileArea() {
     if (e.button !== 0 || (e.target as HTMLElement).closest('.entry')) return;
     const el = scroller.current!;
     const box = el.getBoundingClientRect();
-    const x0 = e.clientX - box.left, y0 = e.clientY - box.top + el.scrollTop;
+    const x0 = e.clientX - box.left,
+      y0 = e.clientY - box.top + el.scrollTop;
     if (x0 > el.clientWidth) return; // the scrollbar
     const base = e.ctrlKey || e.metaKey ? new Set(selected.value) : new Set<string>();
     if (!e.ctrlKey && !e.metaKey) selected.value = new Set();
@@ -76,16 +96,24 @@ export function FileArea() {
       const [ya, yb] = [Math.min(y0, y1), Math.max(y0, y1)];
       const [xa, xb] = [Math.min(x0, x1), Math.max(x0, x1)];
       const next = new Set(base);
-      const r0 = Math.floor(ya / geo.rowH), r1 = Math.min(rows - 1, Math.floor(yb / geo.rowH));
-      const c0 = grid ? Math.floor(xa / TILE_W) : 0, c1 = grid ? Math.min(geo.cols - 1, Math.floor(xb / TILE_W)) : 0;
-      for (let r = r0; r <= r1; r++) for (let c = c0; c <= c1; c++) {
-        const it = list[r * geo.cols + c];
-        if (it) next.add(it.name);
-      }
+      const r0 = Math.floor(ya / geo.rowH),
+        r1 = Math.min(rows - 1, Math.floor(yb / geo.rowH));
+      const c0 = grid ? Math.floor(xa / TILE_W) : 0,
+        c1 = grid ? Math.min(geo.cols - 1, Math.floor(xb / TILE_W)) : 0;
+      for (let r = r0; r <= r1; r++)
+        for (let c = c0; c <= c1; c++) {
+          const it = list[r * geo.cols + c];
+          if (it) next.add(it.name);
+        }
       selected.value = next;
-      if (m.clientY > box.bottom - 20) el.scrollTop += 20; else if (m.clientY < box.top + 20) el.scrollTop -= 20;
+      if (m.clientY > box.bottom - 20) el.scrollTop += 20;
+      else if (m.clientY < box.top + 20) el.scrollTop -= 20;
     };
-    const up = () => { el.removeEventListener('pointermove', move); el.removeEventListener('pointerup', up); setBand(null); };
+    const up = () => {
+      el.removeEventListener('pointermove', move);
+      el.removeEventListener('pointerup', up);
+      setBand(null);
+    };
     el.addEventListener('pointermove', move);
     el.addEventListener('pointerup', up);
   };
@@ -93,7 +121,13 @@ export function FileArea() {
   const onItemClick = (e: MouseEvent, index: number) => {
     // Touch: one tap opens a folder (a long press selects, through the item menu).
     const item = list[index];
-    if (item && isDir(item) && !e.shiftKey && !e.ctrlKey && !e.metaKey && (e as PointerEvent).pointerType === 'touch' || item && isDir(item) && !e.shiftKey && !e.ctrlKey && !e.metaKey && matchMedia('(pointer: coarse)').matches) { openItem(item); return; }
+    if (
+      (item && isDir(item) && !e.shiftKey && !e.ctrlKey && !e.metaKey && (e as PointerEvent).pointerType === 'touch') ||
+      (item && isDir(item) && !e.shiftKey && !e.ctrlKey && !e.metaKey && matchMedia('(pointer: coarse)').matches)
+    ) {
+      openItem(item);
+      return;
+    }
     if (e.shiftKey) selectRange(index, e.ctrlKey || e.metaKey);
     else if (e.ctrlKey || e.metaKey) toggle(index);
     else selectOnly(index);
@@ -112,7 +146,7 @@ export function FileArea() {
       const types = e.dataTransfer?.types ?? [];
       const ours = types.includes('application/x-burrow-items');
       if (!ours && !types.includes('Files')) return;
-      if (item && (!isDir(item) || selected.value.has(item.name) && ours)) return;
+      if (item && (!isDir(item) || (selected.value.has(item.name) && ours))) return;
       e.preventDefault();
       e.stopPropagation();
       e.dataTransfer!.dropEffect = ours ? (e.altKey ? 'copy' : 'move') : 'copy';
@@ -131,30 +165,70 @@ export function FileArea() {
   const area = dragHandlers(null);
   const sel = selected.value;
   return (
-    <div class={`file-area ${grid ? 'grid-mode' : 'list-mode'}${dropTarget === '' ? ' drop-here' : ''}`} style={{ '--cols': columnTemplate.value } as any}>
+    <div
+      class={`file-area ${grid ? 'grid-mode' : 'list-mode'}${dropTarget === '' ? ' drop-here' : ''}`}
+      style={{ '--cols': columnTemplate.value } as any}
+    >
       {!grid && <ListHeader />}
-      <div ref={scroller} class="scroller" tabIndex={0} role={grid ? 'grid' : 'listbox'} aria-multiselectable="true"
-        aria-label="Folder contents" aria-activedescendant={list[focusIndex.value] ? `entry-${focusIndex.value}` : undefined}
-        onScroll={onScroll} onPointerDown={onPointerDown} onKeyDown={(e) => handleKey(e, geo.cols, Math.max(1, Math.floor(size.h / geo.rowH)))}
-        onContextMenu={(e) => { if (!(e.target as HTMLElement).closest('.entry')) { e.preventDefault(); showAreaMenu(e.clientX, e.clientY); } }}
-        {...area}>
+      <div
+        ref={scroller}
+        class="scroller"
+        tabIndex={0}
+        role={grid ? 'grid' : 'listbox'}
+        aria-multiselectable="true"
+        aria-label="Folder contents"
+        aria-activedescendant={list[focusIndex.value] ? `entry-${focusIndex.value}` : undefined}
+        onScroll={onScroll}
+        onPointerDown={onPointerDown}
+        onKeyDown={(e) => handleKey(e, geo.cols, Math.max(1, Math.floor(size.h / geo.rowH)))}
+        onContextMenu={(e) => {
+          if (!(e.target as HTMLElement).closest('.entry')) {
+            e.preventDefault();
+            showAreaMenu(e.clientX, e.clientY);
+          }
+        }}
+        {...area}
+      >
         <div class="spacer" style={{ height: `${rows * geo.rowH}px` }}>
           {visible.map(({ item, index }) => {
             const props = {
-              key: item.name, item, index, selected: sel.has(item.name), focused: index === focusIndex.value,
+              key: item.name,
+              item,
+              index,
+              selected: sel.has(item.name),
+              focused: index === focusIndex.value,
               dropping: dropTarget === item.name,
-              style: grid ? { transform: `translate(${(index % geo.cols) * TILE_W}px, ${Math.floor(index / geo.cols) * TILE_H}px)` } : { transform: `translateY(${index * LIST_ROW}px)` },
+              style: grid
+                ? {
+                    transform: `translate(${(index % geo.cols) * TILE_W}px, ${Math.floor(index / geo.cols) * TILE_H}px)`,
+                  }
+                : { transform: `translateY(${index * LIST_ROW}px)` },
               onClick: (e: MouseEvent) => onItemClick(e, index),
               onDblClick: () => openItem(item),
               onContextMenu: (e: MouseEvent) => onItemMenu(e, index),
-              onMore: (e: MouseEvent) => { e.stopPropagation(); if (!sel.has(item.name)) selectOnly(index); const r = (e.currentTarget as HTMLElement).getBoundingClientRect(); showItemMenu(r.left, r.bottom); },
+              onMore: (e: MouseEvent) => {
+                e.stopPropagation();
+                if (!sel.has(item.name)) selectOnly(index);
+                const r = (e.currentTarget as HTMLElement).getBoundingClientRect();
+                showItemMenu(r.left, r.bottom);
+              },
               onDragStart: (e: DragEvent) => dragStart(e, item),
               ...dragHandlers(item),
             };
             return grid ? <GridTile {...props} /> : <ListRow {...props} />;
           })}
         </div>
-        {band && <div class="rubber-band" style={{ left: `${Math.min(band.x0, band.x1)}px`, top: `${Math.min(band.y0, band.y1)}px`, width: `${Math.abs(band.x1 - band.x0)}px`, height: `${Math.abs(band.y1 - band.y0)}px` }} />}
+        {band && (
+          <div
+            class="rubber-band"
+            style={{
+              left: `${Math.min(band.x0, band.x1)}px`,
+              top: `${Math.min(band.y0, band.y1)}px`,
+              width: `${Math.abs(band.x1 - band.x0)}px`,
+              height: `${Math.abs(band.y1 - band.y0)}px`,
+            }}
+          />
+        )}
       </div>
     </div>
   );

@@ -10,27 +10,73 @@ import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
 import { FileArea } from './FileArea.tsx';
 import { compressToZip } from '../archives/actions.tsx';
 import { detailsItem, dropOnto, pickFiles } from './interact.ts';
-import { access, filterText, items, listing, loadError, loading, openFolder, selectedItems, setViewPrefs, viewPrefs, reload } from './model.ts';
+import {
+  access,
+  filterText,
+  items,
+  listing,
+  loadError,
+  loading,
+  openFolder,
+  selectedItems,
+  setViewPrefs,
+  viewPrefs,
+  reload,
+} from './model.ts';
 
 export function Breadcrumbs({ path }: { path: string }) {
   const parts = path.split('/').filter(Boolean);
   const volume = volumes.value.find((v) => v.path === parts[0]);
   const drop = (target: string) => ({
-    onDragOver: (e: DragEvent) => { if (e.dataTransfer?.types.includes('application/x-burrow-items')) { e.preventDefault(); e.dataTransfer.dropEffect = e.altKey ? 'copy' : 'move'; } },
-    onDrop: (e: DragEvent) => { e.preventDefault(); dropOnto(e, null, target); },
+    onDragOver: (e: DragEvent) => {
+      if (e.dataTransfer?.types.includes('application/x-burrow-items')) {
+        e.preventDefault();
+        e.dataTransfer.dropEffect = e.altKey ? 'copy' : 'move';
+      }
+    },
+    onDrop: (e: DragEvent) => {
+      e.preventDefault();
+      dropOnto(e, null, target);
+    },
   });
   return (
     <nav class="crumbs" aria-label="Breadcrumbs">
-      <a href="/" onClick={(e) => { e.preventDefault(); navigate('/'); }}><Icon name="home" size={16} label="Home" /></a>
+      <a
+        href="/"
+        onClick={(e) => {
+          e.preventDefault();
+          navigate('/');
+        }}
+      >
+        <Icon name="home" size={16} label="Home" />
+      </a>
       {parts.map((p, i) => {
         const to = parts.slice(0, i + 1).join('/');
         const label = i === 0 && volume ? volume.name : p;
-        return <>
-          <span class="sep" aria-hidden="true">›</span>
-          {i === parts.length - 1
-            ? <span aria-current="page" dir="auto" {...drop(to)}>{label}</span>
-            : <a href={filesUrl(to)} dir="auto" onClick={(e) => { e.preventDefault(); navigate(filesUrl(to)); }} {...drop(to)}>{label}</a>}
-        </>;
+        return (
+          <>
+            <span class="sep" aria-hidden="true">
+              ›
+            </span>
+            {i === parts.length - 1 ? (
+              <span aria-current="page" dir="auto" {...drop(to)}>
+                {label}
+              </span>
+            ) : (
+              <a
+                href={filesUrl(to)}
+                dir="auto"
+                onClick={(e) => {
+                  e.preventDefault();
+                  navigate(filesUrl(to));
+                }}
+                {...drop(to)}
+              >
+                {label}
+              </a>
+            )}
+          </>
+        );
       })}
     </nav>
   );
@@ -44,13 +90,41 @@ function SelectionBar() {
   const bytes = sel.reduce((n, i) => n + (i.kind === 'directory' ? 0 : i.size), 0);
   return (
     <div class="selection-bar" role="toolbar" aria-label="Selection">
-      <span>{sel.length} selected{bytes ? ` · ${formatBytes(bytes)}` : ''}</span>
-      <button type="button" onClick={() => void download(sel.map(refOf), sel.map((i) => i.kind))}>Download</button>
-      {sel.length === 1 && <button type="button" disabled={!a?.canWrite} onClick={() => rename(sel[0]!)}>Rename</button>}
-      <button type="button" disabled={!a?.canWrite} onClick={() => void compressToZip(sel.map(refOf), () => void reload())}>Compress to zip</button>
-      <button type="button" onClick={() => copyMoveDialog('copy', sel)}>Copy to…</button>
-      <button type="button" disabled={!a?.canWrite} onClick={() => copyMoveDialog('move', sel)}>Move to…</button>
-      <button type="button" class="danger" disabled={!a?.canWrite} onClick={() => void confirmDelete(sel)}>Delete</button>
+      <span>
+        {sel.length} selected{bytes ? ` · ${formatBytes(bytes)}` : ''}
+      </span>
+      <button
+        type="button"
+        onClick={() =>
+          void download(
+            sel.map(refOf),
+            sel.map((i) => i.kind),
+          )
+        }
+      >
+        Download
+      </button>
+      {sel.length === 1 && (
+        <button type="button" disabled={!a?.canWrite} onClick={() => rename(sel[0]!)}>
+          Rename
+        </button>
+      )}
+      <button
+        type="button"
+        disabled={!a?.canWrite}
+        onClick={() => void compressToZip(sel.map(refOf), () => void reload())}
+      >
+        Compress to zip
+      </button>
+      <button type="button" onClick={() => copyMoveDialog('copy', sel)}>
+        Copy to…
+      </button>
+      <button type="button" disabled={!a?.canWrite} onClick={() => copyMoveDialog('move', sel)}>
+        Move to…
+      </button>
+      <button type="button" class="danger" disabled={!a?.canWrite} onClick={() => void confirmDelete(sel)}>
+        Delete
+      </button>
     </div>
   );
 }
@@ -58,20 +132,55 @@ function SelectionBar() {
 /** Filters the loaded entries as one types; Enter (or the button) searches this folder and below. */
 function FilterBox({ path }: { path: string }) {
   const q = filterText.value;
-  const search = () => { if (q.trim().length >= 3) navigate(`/search?${new URLSearchParams({ q: q.trim(), path })}`); };
+  const search = () => {
+    if (q.trim().length >= 3) navigate(`/search?${new URLSearchParams({ q: q.trim(), path })}`);
+  };
   return (
-    <form class="filter-box" role="search" aria-label="This folder" onSubmit={(e) => { e.preventDefault(); search(); }}>
-      <input type="search" aria-label="Filter this folder" placeholder="Filter" value={q}
-        onInput={(e) => { filterText.value = e.currentTarget.value; }}
-        onKeyDown={(e) => { if (e.key === 'Escape' && q) { e.preventDefault(); e.stopPropagation(); filterText.value = ''; } }} />
-      <button type="submit" class="icon-button" disabled={q.trim().length < 3} aria-label="Search in this folder" title="Search in this folder and below"><Icon name="search" size={16} /></button>
+    <form
+      class="filter-box"
+      role="search"
+      aria-label="This folder"
+      onSubmit={(e) => {
+        e.preventDefault();
+        search();
+      }}
+    >
+      <input
+        type="search"
+        aria-label="Filter this folder"
+        placeholder="Filter"
+        value={q}
+        onInput={(e) => {
+          filterText.value = e.currentTarget.value;
+        }}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape' && q) {
+            e.preventDefault();
+            e.stopPropagation();
+            filterText.value = '';
+          }
+        }}
+      />
+      <button
+        type="submit"
+        class="icon-button"
+        disabled={q.trim().length < 3}
+        aria-label="Search in this folder"
+        title="Search in this folder and below"
+      >
+        <Icon name="search" size={16} />
+      </button>
     </form>
   );
 }
 
 export function FolderView({ path }: { path: string }) {
-  useEffect(() => { void openFolder(path); }, [path]);
-  useEffect(() => { detailsItem.value = null; }, [path]);
+  useEffect(() => {
+    void openFolder(path);
+  }, [path]);
+  useEffect(() => {
+    detailsItem.value = null;
+  }, [path]);
   const a = access.value;
   const l = listing.value;
   const isFav = favorites.value.some((f) => f.path === path);
@@ -83,22 +192,94 @@ export function FolderView({ path }: { path: string }) {
         <Breadcrumbs path={path} />
         <FilterBox path={path} />
         <div class="toolbar" role="toolbar" aria-label="Folder actions">
-          <button type="button" disabled={!a?.canWrite} onClick={newFolder}><Icon name="plus" size={16} /> Folder</button>
-          <button type="button" class="wide-only" disabled={!a?.canWrite} onClick={newFile}><Icon name="plus" size={16} /> File</button>
-          <button type="button" disabled={!a?.canUpload} onClick={() => pickFiles(false)}><Icon name="upload" size={16} /> Upload</button>
-          <button type="button" class="wide-only" disabled={!a?.canUpload} onClick={() => pickFiles(true)}>Upload folder</button>
-          <button type="button" disabled={a?.canShare === false} onClick={() => void import('../shares/ShareDialog.tsx').then((m) => m.openShareDialog({ path, name: path.slice(path.lastIndexOf('/') + 1), isDirectory: true }))}>Share</button>
-          <button type="button" class="icon-button" aria-pressed={isFav} aria-label={isFav ? 'Remove folder from favourites' : 'Add folder to favourites'} onClick={() => void toggleFavorite(path)}><Icon name="star" size={18} /></button>
-          <button type="button" class="icon-button" aria-label={view === 'list' ? 'Show as grid' : 'Show as list'} onClick={() => setViewPrefs({ view: view === 'list' ? 'grid' : 'list' })}><Icon name={view === 'list' ? 'grid' : 'list'} size={18} /></button>
+          <button type="button" disabled={!a?.canWrite} onClick={newFolder}>
+            <Icon name="plus" size={16} /> Folder
+          </button>
+          <button type="button" class="wide-only" disabled={!a?.canWrite} onClick={newFile}>
+            <Icon name="plus" size={16} /> File
+          </button>
+          <button type="button" disabled={!a?.canUpload} onClick={() => pickFiles(false)}>
+            <Icon name="upload" size={16} /> Upload
+          </button>
+          <button type="button" class="wide-only" disabled={!a?.canUpload} onClick={() => pickFiles(true)}>
+            Upload folder
+          </button>
+          <button
+            type="button"
+            disabled={a?.canShare === false}
+            onClick={() =>
+              void import('../shares/ShareDialog.tsx').then((m) =>
+                m.openShareDialog({ path, name: path.slice(path.lastIndexOf('/') + 1), isDirectory: true }),
+              )
+            }
+          >
+            Share
+          </button>
+          <button
+            type="button"
+            class="icon-button"
+            aria-pressed={isFav}
+            aria-label={isFav ? 'Remove folder from favourites' : 'Add folder to favourites'}
+            onClick={() => void toggleFavorite(path)}
+          >
+            <Icon name="star" size={18} />
+          </button>
+          <button
+            type="button"
+            class="icon-button"
+            aria-label={view === 'list' ? 'Show as grid' : 'Show as list'}
+            onClick={() => setViewPrefs({ view: view === 'list' ? 'grid' : 'list' })}
+          >
+            <Icon name={view === 'list' ? 'grid' : 'list'} size={18} />
+          </button>
         </div>
       </div>
-      {readOnly && <p class="notice">Read-only{a.readOnly ? ` (${a.readOnly === 'storage' ? 'the storage is mounted read-only' : a.readOnly === 'permission' ? 'the server may not write here' : 'your access is read-only'})` : ''}.</p>}
-      <ErrorNote error={loadError.value}><button type="button" onClick={() => void reload()}>Try again</button></ErrorNote>
-      {l || !loading.value ? <FileArea /> : <div class="center"><Spinner /></div>}
+      {readOnly && (
+        <p class="notice">
+          Read-only
+          {a.readOnly
+            ? ` (${a.readOnly === 'storage' ? 'the storage is mounted read-only' : a.readOnly === 'permission' ? 'the server may not write here' : 'your access is read-only'})`
+            : ''}
+          .
+        </p>
+      )}
+      <ErrorNote error={loadError.value}>
+        <button type="button" onClick={() => void reload()}>
+          Try again
+        </button>
+      </ErrorNote>
+      {l || !loading.value ? (
+        <FileArea />
+      ) : (
+        <div class="center">
+          <Spinner />
+        </div>
+      )}
       <SelectionBar />
-      {l && !items.value.length && !loading.value && <p class="empty muted">{filterText.value ? `Nothing here matches “${filterText.value}”.` : 'This folder is empty. Drop files here to upload.'}</p>}
-      <footer class="status-line" aria-live="polite">{l ? `${items.value.length} item${items.value.length === 1 ? '' : 's'}${filterText.value ? ` matching “${filterText.value}”` : ''}` : ''}{loading.value && l ? ' · refreshing…' : ''}</footer>
-      {detailsItem.value && <Lazy load={() => import('./Details.tsx')} props={{ item: detailsItem.value, onClose: () => { detailsItem.value = null; } }} />}
+      {l && !items.value.length && !loading.value && (
+        <p class="empty muted">
+          {filterText.value
+            ? `Nothing here matches “${filterText.value}”.`
+            : 'This folder is empty. Drop files here to upload.'}
+        </p>
+      )}
+      <footer class="status-line" aria-live="polite">
+        {l
+          ? `${items.value.length} item${items.value.length === 1 ? '' : 's'}${filterText.value ? ` matching “${filterText.value}”` : ''}`
+          : ''}
+        {loading.value && l ? ' · refreshing…' : ''}
+      </footer>
+      {detailsItem.value && (
+        <Lazy
+          load={() => import('./Details.tsx')}
+          props={{
+            item: detailsItem.value,
+            onClose: () => {
+              detailsItem.value = null;
+            },
+          }}
+        />
+      )}
     </section>
   );
 }

@@ -2,7 +2,16 @@
 // toast or the operations tray, and reloads what changed.
 import { signal } from '@preact/signals';
 import { ApiError, del, encodePath, errorFrom, get, joinPath, parentOf, patch, post, request } from '../api/client.ts';
-import type { DeleteEvent, DeleteImpact, Favorite, FileItem, ItemAnswer, MoveAnswer, TrashEntry, TrashRestoreAnswer } from '../api/types.ts';
+import type {
+  DeleteEvent,
+  DeleteImpact,
+  Favorite,
+  FileItem,
+  ItemAnswer,
+  MoveAnswer,
+  TrashEntry,
+  TrashRestoreAnswer,
+} from '../api/types.ts';
 import { isDir } from '../api/types.ts';
 import { askText } from '../components/Dialog.tsx';
 import { favorites } from '../state/session.ts';
@@ -10,7 +19,10 @@ import { startTask } from '../state/tasks.ts';
 import { toast, toastError } from '../state/toasts.ts';
 import { folderPath, reload } from './model.ts';
 
-export interface Ref { path: string; name: string }
+export interface Ref {
+  path: string;
+  name: string;
+}
 export const refOf = (i: FileItem): Ref => ({ path: i.path, name: i.name });
 export const fullPath = (i: Ref) => joinPath(i.path, i.name);
 
@@ -22,13 +34,18 @@ export async function refreshFavorites(): Promise<void> {
   try {
     const list = await get<Favorite[]>('/api/favorites');
     if (Array.isArray(list)) favorites.value = [...list].sort((a, b) => a.position - b.position);
-  } catch { /* the sidebar keeps what it had */ }
+  } catch {
+    /* the sidebar keeps what it had */
+  }
 }
 
 export function newFolder(): void {
   const parent = folderPath.value;
   askText({
-    title: 'New folder', label: 'Name', value: 'New folder', confirm: 'Create',
+    title: 'New folder',
+    label: 'Name',
+    value: 'New folder',
+    confirm: 'Create',
     action: async (name) => {
       const answer = await post<ItemAnswer>('/api/files/folder', { path: parent, name });
       toast(`Created ${answer.item.name}`);
@@ -40,7 +57,11 @@ export function newFolder(): void {
 export function newFile(): void {
   const parent = folderPath.value;
   askText({
-    title: 'New file', label: 'Name', value: 'New file.txt', confirm: 'Create', selectStem: true,
+    title: 'New file',
+    label: 'Name',
+    value: 'New file.txt',
+    confirm: 'Create',
+    selectStem: true,
     action: async (name) => {
       const answer = await post<ItemAnswer>('/api/files/file', { path: parent, name });
       toast(`Created ${answer.item.name}`);
@@ -51,7 +72,11 @@ export function newFile(): void {
 
 export function rename(item: FileItem): void {
   askText({
-    title: `Rename “${item.name}”`, label: 'New name', value: item.name, confirm: 'Rename', selectStem: !isDir(item),
+    title: `Rename “${item.name}”`,
+    label: 'New name',
+    value: item.name,
+    confirm: 'Rename',
+    selectStem: !isDir(item),
     action: async (newName) => {
       if (newName === item.name) return;
       await post('/api/files/rename', { path: item.path, name: item.name, newName });
@@ -66,17 +91,37 @@ export async function transfer(mode: 'copy' | 'move', items: Ref[], destination:
   if (!items.length) return;
   const verb = mode === 'copy' ? 'Copying' : 'Moving';
   const controller = new AbortController();
-  const update = startTask(`${verb} ${items.length === 1 ? items[0]!.name : `${items.length} items`}`, () => controller.abort());
+  const update = startTask(`${verb} ${items.length === 1 ? items[0]!.name : `${items.length} items`}`, () =>
+    controller.abort(),
+  );
   try {
-    const answer = await post<MoveAnswer>(mode === 'copy' ? '/api/files/copy' : '/api/files/move', { items, destination }, { signal: controller.signal });
-    const renamed = answer.items.filter((r) => !r.skipped && r.to && r.to.slice(r.to.lastIndexOf('/') + 1) !== r.from.slice(r.from.lastIndexOf('/') + 1));
-    update({ state: 'done', progress: 1, detail: renamed.length ? `${renamed.length} renamed to avoid overwriting` : undefined });
+    const answer = await post<MoveAnswer>(
+      mode === 'copy' ? '/api/files/copy' : '/api/files/move',
+      { items, destination },
+      { signal: controller.signal },
+    );
+    const renamed = answer.items.filter(
+      (r) => !r.skipped && r.to && r.to.slice(r.to.lastIndexOf('/') + 1) !== r.from.slice(r.from.lastIndexOf('/') + 1),
+    );
+    update({
+      state: 'done',
+      progress: 1,
+      detail: renamed.length ? `${renamed.length} renamed to avoid overwriting` : undefined,
+    });
     const moved = mode === 'move' ? answer.items.filter((r) => !r.skipped && r.to) : [];
-    toast(`${mode === 'copy' ? 'Copied' : 'Moved'} to ${destination || 'the top'}${renamed.length ? ` (${renamed.map((r) => r.to.slice(r.to.lastIndexOf('/') + 1)).join(', ')})` : ''}`,
-      'success', undefined, moved.length ? { label: 'Undo', run: () => moveBack(moved) } : undefined);
+    toast(
+      `${mode === 'copy' ? 'Copied' : 'Moved'} to ${destination || 'the top'}${renamed.length ? ` (${renamed.map((r) => r.to.slice(r.to.lastIndexOf('/') + 1)).join(', ')})` : ''}`,
+      'success',
+      undefined,
+      moved.length ? { label: 'Undo', run: () => moveBack(moved) } : undefined,
+    );
   } catch (err) {
-    if ((err as Error).name === 'AbortError') update({ state: 'cancelled', detail: 'Stopped; what was already done stays.' });
-    else { update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId }); toastError(err, `${verb} failed`); }
+    if ((err as Error).name === 'AbortError')
+      update({ state: 'cancelled', detail: 'Stopped; what was already done stays.' });
+    else {
+      update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId });
+      toastError(err, `${verb} failed`);
+    }
   }
   await reload();
   if (mode === 'move') void refreshFavorites();
@@ -89,12 +134,15 @@ async function moveBack(moved: { from: string; to: string }[]): Promise<void> {
   const byOrigin = new Map<string, Ref[]>();
   for (const m of moved) {
     const origin = parentOf(m.from);
-    byOrigin.set(origin, [...byOrigin.get(origin) ?? [], { path: parentOf(m.to), name: baseName(m.to) }]);
+    byOrigin.set(origin, [...(byOrigin.get(origin) ?? []), { path: parentOf(m.to), name: baseName(m.to) }]);
   }
   try {
-    for (const [origin, refs] of byOrigin) await post<MoveAnswer>('/api/files/move', { items: refs, destination: origin });
+    for (const [origin, refs] of byOrigin)
+      await post<MoveAnswer>('/api/files/move', { items: refs, destination: origin });
     toast(`Moved back ${moved.length === 1 ? baseName(moved[0]!.from) : `${moved.length} items`}`);
-  } catch (err) { toastError(err, 'Undo failed'); }
+  } catch (err) {
+    toastError(err, 'Undo failed');
+  }
   await reload();
   void refreshFavorites();
 }
@@ -109,14 +157,17 @@ async function restoreDeleted(gone: Gone[]): Promise<void> {
     const newestFirst = [...trash].sort((a, b) => Date.parse(b.deletedAt) - Date.parse(a.deletedAt));
     let restored = 0;
     for (const g of gone) {
-      const entry = newestFirst.find((e) => g.trashId ? e.id === g.trashId : e.path === g.path && e.name === g.name);
+      const entry = newestFirst.find((e) => (g.trashId ? e.id === g.trashId : e.path === g.path && e.name === g.name));
       if (!entry) continue;
       await post<TrashRestoreAnswer>(`/api/trash/items/${encodeURIComponent(entry.id)}/restore`, {});
       restored++;
     }
-    if (restored < gone.length) toast(`Restored ${restored} of ${gone.length}; the rest are no longer in the trash`, 'error');
+    if (restored < gone.length)
+      toast(`Restored ${restored} of ${gone.length}; the rest are no longer in the trash`, 'error');
     else toast(`Restored ${gone.length === 1 ? gone[0]!.name : `${gone.length} items`}`);
-  } catch (err) { toastError(err, 'Undo failed'); }
+  } catch (err) {
+    toastError(err, 'Undo failed');
+  }
   await reload();
   void refreshFavorites();
 }
@@ -129,14 +180,18 @@ export async function paste(): Promise<void> {
 }
 
 export async function deleteImpact(items: FileItem[]): Promise<DeleteImpact> {
-  return post<DeleteImpact>('/api/files/delete-impact', { items: items.map((i) => ({ path: i.path, name: i.name, kind: i.kind })) });
+  return post<DeleteImpact>('/api/files/delete-impact', {
+    items: items.map((i) => ({ path: i.path, name: i.name, kind: i.kind })),
+  });
 }
 
 /** Deletes to trash through the streaming route, so long deletes show progress and can stop. */
 export async function deleteItems(items: FileItem[]): Promise<void> {
   const body = { items: items.map((i) => ({ path: i.path, name: i.name, kind: i.kind })) };
   const controller = new AbortController();
-  const update = startTask(`Deleting ${items.length === 1 ? items[0]!.name : `${items.length} items`}`, () => controller.abort());
+  const update = startTask(`Deleting ${items.length === 1 ? items[0]!.name : `${items.length} items`}`, () =>
+    controller.abort(),
+  );
   try {
     const res = await request('POST', '/api/files/delete-stream', body, { signal: controller.signal });
     let failed: string | undefined;
@@ -155,20 +210,35 @@ export async function deleteItems(items: FileItem[]): Promise<void> {
           if (!line) continue;
           const ev = JSON.parse(line) as DeleteEvent;
           if (ev.type === 'progress') update({ progress: ev.done / ev.total, detail: `${ev.done} of ${ev.total}` });
-          else if (ev.type === 'error') failed = failed ? `${failed}; ${ev.name}: ${ev.message}` : `${ev.name}: ${ev.message}`;
+          else if (ev.type === 'error')
+            failed = failed ? `${failed}; ${ev.name}: ${ev.message}` : `${ev.name}: ${ev.message}`;
           // The server's record also names the trash entry (and may give a full path without a name).
-          else if (ev.type === 'done') gone = (ev.items as { path: string; name?: string; status: string; trashId?: string | null }[]).filter((r) => r.status === 'deleted')
-            .map((r) => (r.name ? { path: r.path, name: r.name, trashId: r.trashId } : { path: parentOf(r.path), name: baseName(r.path), trashId: r.trashId }));
+          else if (ev.type === 'done')
+            gone = (ev.items as { path: string; name?: string; status: string; trashId?: string | null }[])
+              .filter((r) => r.status === 'deleted')
+              .map((r) =>
+                r.name
+                  ? { path: r.path, name: r.name, trashId: r.trashId }
+                  : { path: parentOf(r.path), name: baseName(r.path), trashId: r.trashId },
+              );
         }
       }
     }
     if (failed) throw new Error(failed);
     update({ state: 'done', progress: 1 });
-    toast(`Moved ${items.length === 1 ? items[0]!.name : `${items.length} items`} to the trash`, 'success', undefined,
-      gone.length ? { label: 'Undo', run: () => restoreDeleted(gone) } : undefined);
+    toast(
+      `Moved ${items.length === 1 ? items[0]!.name : `${items.length} items`} to the trash`,
+      'success',
+      undefined,
+      gone.length ? { label: 'Undo', run: () => restoreDeleted(gone) } : undefined,
+    );
   } catch (err) {
-    if ((err as Error).name === 'AbortError') update({ state: 'cancelled', detail: 'Stopped; what was already deleted is in the trash.' });
-    else { update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId }); toastError(err, 'Delete failed'); }
+    if ((err as Error).name === 'AbortError')
+      update({ state: 'cancelled', detail: 'Stopped; what was already deleted is in the trash.' });
+    else {
+      update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId });
+      toastError(err, 'Delete failed');
+    }
   }
   await reload();
   void refreshFavorites();
@@ -183,14 +253,21 @@ export async function download(items: Ref[], kinds?: string[]): Promise<void> {
     const a = document.createElement('a');
     a.href = `/api/download/${encodePath(fullPath(single))}`;
     a.download = single.name;
-    document.body.append(a); a.click(); a.remove();
+    document.body.append(a);
+    a.click();
+    a.remove();
     return;
   }
   const body = single ? { path: fullPath(single) } : { paths: items.map(fullPath), items };
   const controller = new AbortController();
   const update = startTask(`Downloading ${single ? single.name : `${items.length} items`}`, () => controller.abort());
   try {
-    const res = await fetch('/api/download', { method: 'POST', headers: { 'content-type': 'application/json', accept: '*/*' }, body: JSON.stringify(body), signal: controller.signal });
+    const res = await fetch('/api/download', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: '*/*' },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
     if (!res.ok) throw await errorFrom(res);
     const total = Number(res.headers.get('content-length') ?? 0);
     const chunks: Uint8Array[] = [];
@@ -204,21 +281,36 @@ export async function download(items: Ref[], kinds?: string[]): Promise<void> {
       update({ progress: total ? got / total : null, detail: total ? undefined : `${Math.round(got / 1024)} KB` });
     }
     const name = fileNameFrom(res.headers.get('content-disposition')) ?? (single ? single.name : 'download.zip');
-    const url = URL.createObjectURL(new Blob(chunks as BlobPart[], { type: res.headers.get('content-type') ?? 'application/octet-stream' }));
+    const url = URL.createObjectURL(
+      new Blob(chunks as BlobPart[], { type: res.headers.get('content-type') ?? 'application/octet-stream' }),
+    );
     const a = document.createElement('a');
-    a.href = url; a.download = name; document.body.append(a); a.click(); a.remove();
+    a.href = url;
+    a.download = name;
+    document.body.append(a);
+    a.click();
+    a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 60_000);
     update({ state: 'done', progress: 1 });
   } catch (err) {
     if ((err as Error).name === 'AbortError') update({ state: 'cancelled' });
-    else { update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId }); toastError(err, 'Download failed'); }
+    else {
+      update({ state: 'failed', detail: (err as Error).message, requestId: (err as ApiError).requestId });
+      toastError(err, 'Download failed');
+    }
   }
 }
 
 function fileNameFrom(header: string | null): string | null {
   if (!header) return null;
   const star = /filename\*=UTF-8''([^;]+)/i.exec(header);
-  if (star) { try { return decodeURIComponent(star[1]!); } catch { /* fall through */ } }
+  if (star) {
+    try {
+      return decodeURIComponent(star[1]!);
+    } catch {
+      /* fall through */
+    }
+  }
   const plain = /filename="?([^";]+)"?/i.exec(header);
   return plain ? plain[1]! : null;
 }
@@ -235,7 +327,9 @@ export async function toggleFavorite(path: string): Promise<void> {
       favorites.value = [...favorites.value, fav];
       toast('Added to favourites');
     }
-  } catch (err) { toastError(err); }
+  } catch (err) {
+    toastError(err);
+  }
 }
 
 export async function reorderFavorites(order: string[]): Promise<void> {
@@ -245,5 +339,8 @@ export async function reorderFavorites(order: string[]): Promise<void> {
   try {
     const answer = await patch('/api/favorites/reorder', { order });
     if (Array.isArray(answer)) favorites.value = answer;
-  } catch (err) { favorites.value = before; toastError(err, 'Could not reorder favourites'); }
+  } catch (err) {
+    favorites.value = before;
+    toastError(err, 'Could not reorder favourites');
+  }
 }

@@ -9,7 +9,11 @@ import { collator } from '../util.ts';
 import { fetchViewPrefs, hasLocalViewPrefs, loadViewPrefs, saveViewPrefs } from './viewPrefs.ts';
 
 export type SortKey = 'name' | 'size' | 'modified' | 'kind';
-export interface ViewPrefs { view: 'list' | 'grid'; sortBy: SortKey; sortDir: 'asc' | 'desc' }
+export interface ViewPrefs {
+  view: 'list' | 'grid';
+  sortBy: SortKey;
+  sortDir: 'asc' | 'desc';
+}
 
 export const folderPath = signal<string>('');
 export const listing = signal<Listing | null>(null);
@@ -33,13 +37,16 @@ export const items = computed<FileItem[]>(() => {
   const list = listing.value?.items ?? [];
   const showHidden = preferences.value.showHiddenFiles;
   const needle = filterText.value.trim().toLocaleLowerCase();
-  const visible = list.filter((i) => (showHidden || !i.name.startsWith('.')) && (!needle || i.name.toLocaleLowerCase().includes(needle)));
+  const visible = list.filter(
+    (i) => (showHidden || !i.name.startsWith('.')) && (!needle || i.name.toLocaleLowerCase().includes(needle)),
+  );
   const { sortBy, sortDir } = viewPrefs.value;
   const sizes = folderSizes.value;
   const dir = sortDir === 'asc' ? 1 : -1;
-  const sizeOf = (i: FileItem) => (isDir(i) ? sizes[i.name] ?? -1 : i.size);
+  const sizeOf = (i: FileItem) => (isDir(i) ? (sizes[i.name] ?? -1) : i.size);
   const cmp = (a: FileItem, b: FileItem) => {
-    const da = isDir(a), db = isDir(b);
+    const da = isDir(a),
+      db = isDir(b);
     if (da !== db) return da ? -1 : 1;
     let r = 0;
     if (sortBy === 'size') r = sizeOf(a) - sizeOf(b);
@@ -75,7 +82,12 @@ export async function openFolder(path: string): Promise<void> {
     chosen = false;
     viewPrefs.value = loadViewPrefs(path);
     // The server's choice (it follows renames and moves) replaces the local copy when it answers.
-    void fetchViewPrefs(path).then((v) => { if (v && folderPath.value === path) { viewPrefs.value = v; chosen = true; } });
+    void fetchViewPrefs(path).then((v) => {
+      if (v && folderPath.value === path) {
+        viewPrefs.value = v;
+        chosen = true;
+      }
+    });
   }
   loading.value = true;
   loadError.value = null;
@@ -84,7 +96,8 @@ export async function openFolder(path: string): Promise<void> {
     if (seq !== loadSeq) return;
     listing.value = answer;
     // A folder mostly of pictures opens as a grid until the person chooses (the choice is kept).
-    if (changed && !chosen && !hasLocalViewPrefs(path) && mostlyPictures(answer.items)) viewPrefs.value = { ...viewPrefs.value, view: 'grid' };
+    if (changed && !chosen && !hasLocalViewPrefs(path) && mostlyPictures(answer.items))
+      viewPrefs.value = { ...viewPrefs.value, view: 'grid' };
     const names = new Set(answer.items.map((i) => i.name));
     selected.value = new Set([...selected.value].filter((n) => names.has(n)));
     const reveal = revealName.value;
@@ -108,11 +121,15 @@ async function loadFolderSizes(path: string, list: FileItem[]): Promise<void> {
   const dirs = list.filter(isDir).slice(0, 500);
   if (!dirs.length || !path) return;
   try {
-    const answer = await post<FolderSizeBatch>('/api/folder-size/batch', { paths: dirs.map((d) => joinPath(path, d.name)) });
+    const answer = await post<FolderSizeBatch>('/api/folder-size/batch', {
+      paths: dirs.map((d) => joinPath(path, d.name)),
+    });
     if (path !== folderPath.value) return;
     const sizes: Record<string, number | null> = {};
     // One record per asked path, in order.
-    answer.items.forEach((r, i) => { sizes[dirs[i]!.name] = r.indexed ? r.sizeBytes : null; });
+    answer.items.forEach((r, i) => {
+      sizes[dirs[i]!.name] = r.indexed ? r.sizeBytes : null;
+    });
     folderSizes.value = sizes;
   } catch (err) {
     // Folder sizes are a bonus: an index that is off or missing leaves the column empty.
@@ -150,7 +167,8 @@ export function toggle(index: number): void {
   const item = items.value[index];
   if (!item) return;
   const next = new Set(selected.value);
-  if (next.has(item.name)) next.delete(item.name); else next.add(item.name);
+  if (next.has(item.name)) next.delete(item.name);
+  else next.add(item.name);
   selected.value = next;
   focusIndex.value = index;
   anchorIndex.value = index;

@@ -12,7 +12,12 @@ import { folderSizes, sortBy, viewPrefs, type SortKey } from './model.ts';
 type Widths = { name: number; size: number; modified: number; kind: number };
 const WIDTHS_KEY = 'burrow.columns';
 function loadWidths(): Widths {
-  try { const w = JSON.parse(localStorage.getItem(WIDTHS_KEY) ?? 'null'); if (w && typeof w.name === 'number') return w; } catch { /* defaults */ }
+  try {
+    const w = JSON.parse(localStorage.getItem(WIDTHS_KEY) ?? 'null');
+    if (w && typeof w.name === 'number') return w;
+  } catch {
+    /* defaults */
+  }
   return { name: 0, size: 110, modified: 200, kind: 110 };
 }
 export const widths = signal<Widths>(loadWidths());
@@ -23,7 +28,10 @@ export const columnTemplate = computed(() => {
 });
 
 const COLUMNS: { key: SortKey; label: string }[] = [
-  { key: 'name', label: 'Name' }, { key: 'size', label: 'Size' }, { key: 'modified', label: 'Modified' }, { key: 'kind', label: 'Kind' },
+  { key: 'name', label: 'Name' },
+  { key: 'size', label: 'Size' },
+  { key: 'modified', label: 'Modified' },
+  { key: 'kind', label: 'Kind' },
 ];
 
 function startResize(e: PointerEvent, key: SortKey) {
@@ -34,11 +42,17 @@ function startResize(e: PointerEvent, key: SortKey) {
   const startW = cell.getBoundingClientRect().width;
   const handle = e.currentTarget as HTMLElement;
   handle.setPointerCapture(e.pointerId);
-  const move = (m: PointerEvent) => { widths.value = { ...widths.value, [key]: Math.max(60, Math.round(startW + m.clientX - startX)) }; };
+  const move = (m: PointerEvent) => {
+    widths.value = { ...widths.value, [key]: Math.max(60, Math.round(startW + m.clientX - startX)) };
+  };
   const up = () => {
     handle.removeEventListener('pointermove', move);
     handle.removeEventListener('pointerup', up);
-    try { localStorage.setItem(WIDTHS_KEY, JSON.stringify(widths.value)); } catch { /* ignore */ }
+    try {
+      localStorage.setItem(WIDTHS_KEY, JSON.stringify(widths.value));
+    } catch {
+      /* ignore */
+    }
   };
   handle.addEventListener('pointermove', move);
   handle.addEventListener('pointerup', up);
@@ -49,9 +63,23 @@ export function ListHeader() {
   return (
     <div class="list-header" role="row">
       {COLUMNS.map((c) => (
-        <div key={c.key} class={`col col-${c.key}`} role="columnheader" aria-sort={by === c.key ? (sortDir === 'asc' ? 'ascending' : 'descending') : 'none'}>
-          <button type="button" class="sort" onClick={() => sortBy(c.key)}>{c.label}{by === c.key && <span aria-hidden="true">{sortDir === 'asc' ? ' ▲' : ' ▼'}</span>}</button>
-          <span class="resize" role="separator" aria-orientation="vertical" aria-label={`Resize ${c.label}`} onPointerDown={(e) => startResize(e, c.key)} />
+        <div
+          key={c.key}
+          class={`col col-${c.key}`}
+          role="columnheader"
+          aria-sort={by === c.key ? (sortDir === 'asc' ? 'ascending' : 'descending') : 'none'}
+        >
+          <button type="button" class="sort" onClick={() => sortBy(c.key)}>
+            {c.label}
+            {by === c.key && <span aria-hidden="true">{sortDir === 'asc' ? ' ▲' : ' ▼'}</span>}
+          </button>
+          <span
+            class="resize"
+            role="separator"
+            aria-orientation="vertical"
+            aria-label={`Resize ${c.label}`}
+            onPointerDown={(e) => startResize(e, c.key)}
+          />
         </div>
       ))}
       <div class="col" />
@@ -60,17 +88,38 @@ export function ListHeader() {
 }
 
 export interface EntryProps {
-  item: FileItem; index: number; selected: boolean; focused: boolean; dropping: boolean; style: Record<string, string>;
-  onClick: (e: MouseEvent) => void; onDblClick: () => void; onContextMenu: (e: MouseEvent) => void; onMore: (e: MouseEvent) => void;
-  onDragStart: (e: DragEvent) => void; onDragOver: (e: DragEvent) => void; onDragLeave: () => void; onDrop: (e: DragEvent) => void;
+  item: FileItem;
+  index: number;
+  selected: boolean;
+  focused: boolean;
+  dropping: boolean;
+  style: Record<string, string>;
+  onClick: (e: MouseEvent) => void;
+  onDblClick: () => void;
+  onContextMenu: (e: MouseEvent) => void;
+  onMore: (e: MouseEvent) => void;
+  onDragStart: (e: DragEvent) => void;
+  onDragOver: (e: DragEvent) => void;
+  onDragLeave: () => void;
+  onDrop: (e: DragEvent) => void;
 }
 
 function entryAttrs(p: EntryProps, cls: string) {
   return {
-    id: `entry-${p.index}`, role: 'option' as const, 'aria-selected': p.selected, draggable: true, 'data-name': p.item.name,
+    id: `entry-${p.index}`,
+    role: 'option' as const,
+    'aria-selected': p.selected,
+    draggable: true,
+    'data-name': p.item.name,
     class: `entry ${cls}${p.selected ? ' selected' : ''}${p.focused ? ' focused' : ''}${p.dropping ? ' dropping' : ''}${isDir(p.item) ? ' is-dir' : ''}`,
-    style: p.style, onClick: p.onClick, onDblClick: p.onDblClick, onContextMenu: p.onContextMenu,
-    onDragStart: p.onDragStart, onDragOver: p.onDragOver, onDragLeave: p.onDragLeave, onDrop: p.onDrop,
+    style: p.style,
+    onClick: p.onClick,
+    onDblClick: p.onDblClick,
+    onContextMenu: p.onContextMenu,
+    onDragStart: p.onDragStart,
+    onDragOver: p.onDragOver,
+    onDragLeave: p.onDragLeave,
+    onDrop: p.onDrop,
   };
 }
 
@@ -80,11 +129,30 @@ export function ListRow(p: EntryProps) {
   const folderSize = dir ? folderSizes.value[item.name] : undefined;
   return (
     <div {...entryAttrs(p, 'row')}>
-      <span class="col col-name">{item.supportsThumbnail ? <Thumb item={item} size={22} /> : <Icon name={iconFor(item.kind)} size={18} />}<span class="name" dir="auto" title={item.name}>{item.name}</span></span>
-      <span class="col col-size">{dir ? (folderSize === undefined || folderSize === null ? '—' : formatBytes(folderSize)) : formatBytes(item.size)}</span>
+      <span class="col col-name">
+        {item.supportsThumbnail ? <Thumb item={item} size={22} /> : <Icon name={iconFor(item.kind)} size={18} />}
+        <span class="name" dir="auto" title={item.name}>
+          {item.name}
+        </span>
+      </span>
+      <span class="col col-size">
+        {dir
+          ? folderSize === undefined || folderSize === null
+            ? '—'
+            : formatBytes(folderSize)
+          : formatBytes(item.size)}
+      </span>
       <span class="col col-modified">{formatDate(item.dateModified)}</span>
       <span class="col col-kind">{kindLabel(item.kind)}</span>
-      <button type="button" class="col more icon-button" tabIndex={-1} aria-label={`Actions for ${item.name}`} onClick={p.onMore}>⋮</button>
+      <button
+        type="button"
+        class="col more icon-button"
+        tabIndex={-1}
+        aria-label={`Actions for ${item.name}`}
+        onClick={p.onMore}
+      >
+        ⋮
+      </button>
     </div>
   );
 }
@@ -100,23 +168,53 @@ export function Thumb({ item, size = 56 }: { item: FileItem; size?: number }) {
     let live = true;
     // Wait a moment so fast scrolling does not ask for every tile it passes.
     const t = setTimeout(() => {
-      get<{ thumbnail: string }>(`/api/thumbnails/${encodePath(full)}`).then((a) => {
-        thumbCache.set(full, a.thumbnail ?? '');
-        if (live) setUrl(a.thumbnail ?? '');
-      }, () => thumbCache.set(full, ''));
+      get<{ thumbnail: string }>(`/api/thumbnails/${encodePath(full)}`).then(
+        (a) => {
+          thumbCache.set(full, a.thumbnail ?? '');
+          if (live) setUrl(a.thumbnail ?? '');
+        },
+        () => thumbCache.set(full, ''),
+      );
     }, 120);
-    return () => { live = false; clearTimeout(t); };
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
   }, [full, want]);
-  if (want && url) return <img class={size < 56 ? 'thumb thumb-small' : 'thumb'} src={url} alt="" loading="lazy" decoding="async" draggable={false} width={size < 56 ? size : undefined} height={size < 56 ? size : undefined} />;
+  if (want && url)
+    return (
+      <img
+        class={size < 56 ? 'thumb thumb-small' : 'thumb'}
+        src={url}
+        alt=""
+        loading="lazy"
+        decoding="async"
+        draggable={false}
+        width={size < 56 ? size : undefined}
+        height={size < 56 ? size : undefined}
+      />
+    );
   return <Icon name={iconFor(item.kind)} size={size < 56 ? 18 : 56} />;
 }
 
 export function GridTile(p: EntryProps) {
   return (
     <div {...entryAttrs(p, 'tile')}>
-      <div class="tile-visual"><Thumb item={p.item} /></div>
-      <span class="name" dir="auto" title={p.item.name}>{p.item.name}</span>
-      <button type="button" class="more icon-button" tabIndex={-1} aria-label={`Actions for ${p.item.name}`} onClick={p.onMore}>⋮</button>
+      <div class="tile-visual">
+        <Thumb item={p.item} />
+      </div>
+      <span class="name" dir="auto" title={p.item.name}>
+        {p.item.name}
+      </span>
+      <button
+        type="button"
+        class="more icon-button"
+        tabIndex={-1}
+        aria-label={`Actions for ${p.item.name}`}
+        onClick={p.onMore}
+      >
+        ⋮
+      </button>
     </div>
   );
 }

@@ -9,30 +9,47 @@ const KEY = 'burrow.view.';
 const DEFAULT: ViewPrefs = { view: 'list', sortBy: 'name', sortDir: 'asc' };
 
 function valid(v: any): v is ViewPrefs {
-  return v && (v.view === 'list' || v.view === 'grid') && ['name', 'size', 'modified', 'kind'].includes(v.sortBy) && (v.sortDir === 'asc' || v.sortDir === 'desc');
+  return (
+    v &&
+    (v.view === 'list' || v.view === 'grid') &&
+    ['name', 'size', 'modified', 'kind'].includes(v.sortBy) &&
+    (v.sortDir === 'asc' || v.sortDir === 'desc')
+  );
 }
 
 export function loadViewPrefs(path: string): ViewPrefs {
   try {
     const v = JSON.parse(localStorage.getItem(KEY + path) ?? 'null');
     if (valid(v)) return v;
-  } catch { /* unreadable: defaults */ }
+  } catch {
+    /* unreadable: defaults */
+  }
   return DEFAULT;
 }
 
 /** Has this browser a remembered choice for the folder? */
 export function hasLocalViewPrefs(path: string): boolean {
-  try { return localStorage.getItem(KEY + path) !== null; } catch { return false; }
+  try {
+    return localStorage.getItem(KEY + path) !== null;
+  } catch {
+    return false;
+  }
 }
 
 export function saveViewPrefs(path: string, prefs: ViewPrefs): void {
-  try { localStorage.setItem(KEY + path, JSON.stringify(prefs)); } catch { /* private mode */ }
+  try {
+    localStorage.setItem(KEY + path, JSON.stringify(prefs));
+  } catch {
+    /* private mode */
+  }
   void pushToServer(path, prefs);
 }
 
 /** Server side: `GET/PUT /api/folder-prefs/<folder>`; nothing chosen there yet reads as null. */
 let pushToServer = async (path: string, prefs: ViewPrefs): Promise<void> => {
-  await put(`/api/folder-prefs/${encodePath(path)}`, prefs).catch(() => { /* kept locally */ });
+  await put(`/api/folder-prefs/${encodePath(path)}`, prefs).catch(() => {
+    /* kept locally */
+  });
 };
 let pullFromServer = async (path: string): Promise<ViewPrefs | null> => {
   const a = await get<FolderPrefs>(`/api/folder-prefs/${encodePath(path)}`);
@@ -48,7 +65,13 @@ export async function fetchViewPrefs(path: string): Promise<ViewPrefs | null> {
   try {
     const v = await pullFromServer(path);
     if (!valid(v)) return null;
-    try { localStorage.setItem(KEY + path, JSON.stringify(v)); } catch { /* ignore */ }
+    try {
+      localStorage.setItem(KEY + path, JSON.stringify(v));
+    } catch {
+      /* ignore */
+    }
     return v;
-  } catch { return null; }
+  } catch {
+    return null;
+  }
 }

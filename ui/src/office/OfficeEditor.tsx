@@ -7,9 +7,20 @@ import { describeError, post } from '../api/client.ts';
 import type { OfficeDocument } from './state.tsx';
 import './office.css';
 
-interface WopiConfig { urlSrc: string; access_token: string; access_token_ttl: number }
-interface OnlyOfficeConfig { documentServerUrl: string; config: Record<string, unknown> }
-declare global { interface Window { DocsAPI?: { DocEditor: new (id: string, config: Record<string, unknown>) => { destroyEditor(): void } } } }
+interface WopiConfig {
+  urlSrc: string;
+  access_token: string;
+  access_token_ttl: number;
+}
+interface OnlyOfficeConfig {
+  documentServerUrl: string;
+  config: Record<string, unknown>;
+}
+declare global {
+  interface Window {
+    DocsAPI?: { DocEditor: new (id: string, config: Record<string, unknown>) => { destroyEditor(): void } };
+  }
+}
 
 function loadScript(src: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -39,37 +50,63 @@ export default function OfficeEditor({ doc, onClose }: { doc: OfficeDocument; on
         } else {
           const c = await post<OnlyOfficeConfig>('/api/onlyoffice/config', { path: full, mode: doc.mode });
           await loadScript(`${c.documentServerUrl.replace(/\/+$/, '')}/web-apps/apps/api/documents/api.js`);
-          if (live && window.DocsAPI) editor = new window.DocsAPI.DocEditor('office-onlyoffice', { ...c.config, width: '100%', height: '100%' });
+          if (live && window.DocsAPI)
+            editor = new window.DocsAPI.DocEditor('office-onlyoffice', { ...c.config, width: '100%', height: '100%' });
         }
       } catch (err) {
         if (live) setError(describeError(err).message);
       }
     })();
-    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') onClose(); };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') onClose();
+    };
     window.addEventListener('keydown', onKey);
-    return () => { live = false; window.removeEventListener('keydown', onKey); editor?.destroyEditor(); };
+    return () => {
+      live = false;
+      window.removeEventListener('keydown', onKey);
+      editor?.destroyEditor();
+    };
   }, [full, doc.kind, doc.mode]);
 
   // The form is submitted once it is rendered with the answer: its target is the frame below.
-  useEffect(() => { if (wopi) form.current?.submit(); }, [wopi]);
+  useEffect(() => {
+    if (wopi) form.current?.submit();
+  }, [wopi]);
 
   return (
     <div class="office-editor" role="dialog" aria-label={`${doc.name} in the office editor`}>
       <header class="office-bar">
         <strong title={full}>{doc.name}</strong>
-        <button type="button" onClick={onClose}>Close</button>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
       </header>
-      {error && <p class="office-error" role="alert">{error}</p>}
-      {doc.kind === 'wopi' && <>
-        {wopi && (
-          <form ref={form} action={wopi.urlSrc} method="post" target="office-frame" class="office-form">
-            <input type="hidden" name="access_token" value={wopi.access_token} />
-            <input type="hidden" name="access_token_ttl" value={String(wopi.access_token_ttl)} />
-          </form>
-        )}
-        <iframe name="office-frame" title={`Editor for ${doc.name}`} class="office-frame" allow="clipboard-read; clipboard-write; fullscreen" />
-      </>}
-      {doc.kind === 'onlyoffice' && <div class="office-frame"><div id="office-onlyoffice" /></div>}
+      {error && (
+        <p class="office-error" role="alert">
+          {error}
+        </p>
+      )}
+      {doc.kind === 'wopi' && (
+        <>
+          {wopi && (
+            <form ref={form} action={wopi.urlSrc} method="post" target="office-frame" class="office-form">
+              <input type="hidden" name="access_token" value={wopi.access_token} />
+              <input type="hidden" name="access_token_ttl" value={String(wopi.access_token_ttl)} />
+            </form>
+          )}
+          <iframe
+            name="office-frame"
+            title={`Editor for ${doc.name}`}
+            class="office-frame"
+            allow="clipboard-read; clipboard-write; fullscreen"
+          />
+        </>
+      )}
+      {doc.kind === 'onlyoffice' && (
+        <div class="office-frame">
+          <div id="office-onlyoffice" />
+        </div>
+      )}
     </div>
   );
 }

@@ -6,7 +6,12 @@ import { Lazy } from '../components/Lazy.tsx';
 import { features } from '../state/session.ts';
 
 export type OfficeKind = 'onlyoffice' | 'wopi';
-export interface OfficeDocument { path: string; name: string; kind: OfficeKind; mode: 'edit' | 'view' }
+export interface OfficeDocument {
+  path: string;
+  name: string;
+  kind: OfficeKind;
+  mode: 'edit' | 'view';
+}
 export const officeOpen = signal<OfficeDocument | null>(null);
 
 const extensionOf = (name: string) => (/\.([^.]+)$/.exec(name)?.[1] ?? '').toLowerCase();
@@ -27,5 +32,15 @@ export function openInOfficeEditor(path: string, name: string, canWrite: boolean
 }
 
 export function OfficeHost() {
-  return officeOpen.value ? <Lazy load={() => import('./OfficeEditor.tsx')} props={{ doc: officeOpen.value, onClose: () => { officeOpen.value = null; } }} /> : null;
+  return officeOpen.value ? (
+    <Lazy
+      load={() => import('./OfficeEditor.tsx')}
+      props={{
+        doc: officeOpen.value,
+        onClose: () => {
+          officeOpen.value = null;
+        },
+      }}
+    />
+  ) : null;
 }

@@ -16,7 +16,25 @@ const fullOf = (i: SearchItem) => joinPath(i.path, i.name);
 /** Metadata of results by full path; `null` while asked or when it could not be read. */
 const meta = signal<Record<string, Metadata | null>>({});
 const asked = new Set<string>();
-const THUMBS = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif', 'heic', 'heif', 'bmp', 'tif', 'tiff', 'svg', 'mp4', 'webm', 'mov', 'mkv', 'm4v']);
+const THUMBS = new Set([
+  'jpg',
+  'jpeg',
+  'png',
+  'gif',
+  'webp',
+  'avif',
+  'heic',
+  'heif',
+  'bmp',
+  'tif',
+  'tiff',
+  'svg',
+  'mp4',
+  'webm',
+  'mov',
+  'mkv',
+  'm4v',
+]);
 
 async function loadMeta(paths: string[]): Promise<void> {
   const todo = paths.filter((p) => !asked.has(p));
@@ -50,27 +68,74 @@ function Result({ item, term }: { item: SearchItem; term: string }) {
   const row = useRef<HTMLLIElement>(null);
   useEffect(() => {
     if (asked.has(full)) return;
-    const io = new IntersectionObserver((seen) => { if (seen.some((s) => s.isIntersecting)) { io.disconnect(); void loadMeta([full]); } });
+    const io = new IntersectionObserver((seen) => {
+      if (seen.some((s) => s.isIntersecting)) {
+        io.disconnect();
+        void loadMeta([full]);
+      }
+    });
     io.observe(row.current!);
     return () => io.disconnect();
   }, [full]);
   const m = meta.value[full];
   const ext = item.name.includes('.') ? item.name.slice(item.name.lastIndexOf('.') + 1).toLowerCase() : 'unknown';
-  const asItem = { name: item.name, path: item.path, kind: dir ? 'directory' : ext, size: m?.size ?? 0, dateModified: m?.dateModified ?? '', supportsThumbnail: !dir && THUMBS.has(ext) };
+  const asItem = {
+    name: item.name,
+    path: item.path,
+    kind: dir ? 'directory' : ext,
+    size: m?.size ?? 0,
+    dateModified: m?.dateModified ?? '',
+    supportsThumbnail: !dir && THUMBS.has(ext),
+  };
   const open = () => {
     if (dir) navigate(filesUrl(full));
-    else { revealName.value = item.name; navigate(filesUrl(item.path)); }
+    else {
+      revealName.value = item.name;
+      navigate(filesUrl(item.path));
+    }
   };
   return (
     <li ref={row} data-name={item.name}>
       <Thumb item={asItem} size={32} />
       <div class="grow">
-        <button type="button" class="link" dir="auto" onClick={open}><span class="result-name"><Highlight text={item.name} term={term} /></span></button>
-        <div class="where" dir="auto">{item.path || 'Top'}{item.matchLineNumber ? ` · line ${item.matchLineNumber}` : ''}</div>
-        {item.matchLine && <code class="match-line" dir="auto"><Highlight text={item.matchLine} term={term} /></code>}
+        <button type="button" class="link" dir="auto" onClick={open}>
+          <span class="result-name">
+            <Highlight text={item.name} term={term} />
+          </span>
+        </button>
+        <div class="where" dir="auto">
+          {item.path || 'Top'}
+          {item.matchLineNumber ? ` · line ${item.matchLineNumber}` : ''}
+        </div>
+        {item.matchLine && (
+          <code class="match-line" dir="auto">
+            <Highlight text={item.matchLine} term={term} />
+          </code>
+        )}
       </div>
-      <div class="meta muted">{m ? <><span class="size">{dir ? '' : formatBytes(m.size)}</span><br /><span class="date">{formatDate(m.dateModified)}</span></> : ''}</div>
-      {!dir && <button type="button" class="small" onClick={() => { revealName.value = item.name; navigate(filesUrl(item.path)); }}>Open folder</button>}
+      <div class="meta muted">
+        {m ? (
+          <>
+            <span class="size">{dir ? '' : formatBytes(m.size)}</span>
+            <br />
+            <span class="date">{formatDate(m.dateModified)}</span>
+          </>
+        ) : (
+          ''
+        )}
+      </div>
+      {!dir && (
+        <button
+          type="button"
+          class="small"
+          onClick={() => {
+            revealName.value = item.name;
+            navigate(filesUrl(item.path));
+          }}
+        >
+          Open folder
+        </button>
+      )}
     </li>
   );
 }
@@ -78,9 +143,12 @@ function Result({ item, term }: { item: SearchItem; term: string }) {
 function ordered(list: SearchItem[], order: Order): SearchItem[] {
   if (order === 'relevance') return list;
   const m = meta.value;
-  const by = (i: SearchItem) => order === 'size' ? m[fullOf(i)]?.size ?? -1 : Date.parse(m[fullOf(i)]?.dateModified ?? '') || 0;
+  const by = (i: SearchItem) =>
+    order === 'size' ? (m[fullOf(i)]?.size ?? -1) : Date.parse(m[fullOf(i)]?.dateModified ?? '') || 0;
   // Size and date: largest and newest first; name: A to Z.
-  return [...list].sort((a, b) => order === 'name' ? collator.compare(a.name, b.name) : by(b) - by(a) || collator.compare(a.name, b.name));
+  return [...list].sort((a, b) =>
+    order === 'name' ? collator.compare(a.name, b.name) : by(b) - by(a) || collator.compare(a.name, b.name),
+  );
 }
 
 export default function Search() {
@@ -94,30 +162,89 @@ export default function Search() {
     if ((order === 'size' || order === 'modified') && answer) void loadMeta(answer.items.map(fullOf));
   }, [order, answer]);
   useEffect(() => {
-    setAnswer(null); setError(null);
+    setAnswer(null);
+    setError(null);
     if (q.trim().length < 3) return;
     let live = true;
     setBusy(true);
     const params = new URLSearchParams({ q, limit: '200' });
     if (scope) params.set('path', scope);
-    get<SearchAnswer>(`/api/search?${params}`).then((a) => { if (live) setAnswer(a); }, (err) => { if (live) setError(err); }).finally(() => { if (live) setBusy(false); });
-    return () => { live = false; };
+    get<SearchAnswer>(`/api/search?${params}`)
+      .then(
+        (a) => {
+          if (live) setAnswer(a);
+        },
+        (err) => {
+          if (live) setError(err);
+        },
+      )
+      .finally(() => {
+        if (live) setBusy(false);
+      });
+    return () => {
+      live = false;
+    };
   }, [q, scope]);
   const names = ordered(answer?.items.filter((i) => !i.matchLine && !i.matchLineNumber) ?? [], order);
   const content = ordered(answer?.items.filter((i) => i.matchLine || i.matchLineNumber) ?? [], order);
   return (
     <section class="page">
-      <h1>Search{q ? <> for “<span dir="auto">{q}</span>”</> : ''}{scope ? <span class="muted"> in {scope}</span> : ''}</h1>
-      {q.trim().length < 3 && <p class="muted">Type at least three characters in the search box. <code>*</code> and <code>?</code> make a name pattern.</p>}
+      <h1>
+        Search
+        {q ? (
+          <>
+            {' '}
+            for “<span dir="auto">{q}</span>”
+          </>
+        ) : (
+          ''
+        )}
+        {scope ? <span class="muted"> in {scope}</span> : ''}
+      </h1>
+      {q.trim().length < 3 && (
+        <p class="muted">
+          Type at least three characters in the search box. <code>*</code> and <code>?</code> make a name pattern.
+        </p>
+      )}
       {busy && <Spinner label="Searching" />}
       <ErrorNote error={error} />
       {answer && !answer.items.length && <p class="muted">Nothing found.</p>}
-      {answer && answer.items.length > 1 && <label class="sort-by">Sort by <select aria-label="Sort results" value={order} onChange={(e) => setOrder(e.currentTarget.value as Order)}>
-        <option value="relevance">Relevance</option><option value="name">Name</option><option value="size">Size (largest first)</option><option value="modified">Date (newest first)</option>
-      </select></label>}
-      {names.length > 0 && <><h2>Names</h2><ul class="results" aria-label="Name matches">{names.map((i) => <Result key={`n${i.path}/${i.name}`} item={i} term={q} />)}</ul></>}
-      {content.length > 0 && <><h2>In documents</h2><ul class="results" aria-label="Content matches">{content.map((i) => <Result key={`c${i.path}/${i.name}`} item={i} term={q} />)}</ul></>}
-      {answer?.truncated && <p class="muted small">The search ran out of time before it looked everywhere; narrow it to a folder for the rest.</p>}
+      {answer && answer.items.length > 1 && (
+        <label class="sort-by">
+          Sort by{' '}
+          <select aria-label="Sort results" value={order} onChange={(e) => setOrder(e.currentTarget.value as Order)}>
+            <option value="relevance">Relevance</option>
+            <option value="name">Name</option>
+            <option value="size">Size (largest first)</option>
+            <option value="modified">Date (newest first)</option>
+          </select>
+        </label>
+      )}
+      {names.length > 0 && (
+        <>
+          <h2>Names</h2>
+          <ul class="results" aria-label="Name matches">
+            {names.map((i) => (
+              <Result key={`n${i.path}/${i.name}`} item={i} term={q} />
+            ))}
+          </ul>
+        </>
+      )}
+      {content.length > 0 && (
+        <>
+          <h2>In documents</h2>
+          <ul class="results" aria-label="Content matches">
+            {content.map((i) => (
+              <Result key={`c${i.path}/${i.name}`} item={i} term={q} />
+            ))}
+          </ul>
+        </>
+      )}
+      {answer?.truncated && (
+        <p class="muted small">
+          The search ran out of time before it looked everywhere; narrow it to a folder for the rest.
+        </p>
+      )}
     </section>
   );
 }

@@ -24,13 +24,20 @@ function LockoutNote({ error, left }: { error: unknown; left: number }) {
   if (!(error instanceof ApiError) || error.status !== 429) return <ErrorNote error={error} />;
   return (
     <ErrorNote error={error}>
-      <span class="retry" role="timer">{left > 0 ? `You can try again in ${formatDuration(left)}.` : 'You can try again now.'}</span>
+      <span class="retry" role="timer">
+        {left > 0 ? `You can try again in ${formatDuration(left)}.` : 'You can try again now.'}
+      </span>
     </ErrorNote>
   );
 }
 
 export function Brand() {
-  return <div class="brand"><img src="/favicon.svg" width="36" height="36" alt="" /><span>Burrow</span></div>;
+  return (
+    <div class="brand">
+      <img src="/favicon.svg" width="36" height="36" alt="" />
+      <span>Burrow</span>
+    </div>
+  );
 }
 
 export function SetupScreen() {
@@ -40,7 +47,10 @@ export function SetupScreen() {
   const { busy, error, setError, run } = useSubmit();
   const submit = (e: Event) => {
     e.preventDefault();
-    if (password.length < 8) { setError(new Error('The password needs at least 8 characters.')); return; }
+    if (password.length < 8) {
+      setError(new Error('The password needs at least 8 characters.'));
+      return;
+    }
     return run(async () => {
       const body: Record<string, string> = { email, password };
       if (username.trim()) body.username = username.trim();
@@ -56,12 +66,47 @@ export function SetupScreen() {
         <Brand />
         <h1 id="setup-title">Welcome to Burrow</h1>
         <p class="muted">Create the first account. It administers this installation.</p>
-        <label>Email<input name="email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} /></label>
-        <label>Username <span class="muted">(optional)</span><input name="username" autocomplete="username" value={username} placeholder={email.split('@')[0] || ''} onInput={(e) => setUsername(e.currentTarget.value)} /></label>
-        <label>Password<input name="password" type="password" autocomplete="new-password" required minLength={8} aria-describedby="password-rule" value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
-        <p id="password-rule" class={`muted small${password && password.length < 8 ? ' rule-unmet' : ''}`}>At least 8 characters{password && password.length < 8 ? ` (${8 - password.length} more)` : ''}.</p>
+        <label>
+          Email
+          <input
+            name="email"
+            type="email"
+            autocomplete="email"
+            required
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Username <span class="muted">(optional)</span>
+          <input
+            name="username"
+            autocomplete="username"
+            value={username}
+            placeholder={email.split('@')[0] || ''}
+            onInput={(e) => setUsername(e.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Password
+          <input
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            required
+            minLength={8}
+            aria-describedby="password-rule"
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+        </label>
+        <p id="password-rule" class={`muted small${password && password.length < 8 ? ' rule-unmet' : ''}`}>
+          At least 8 characters{password && password.length < 8 ? ` (${8 - password.length} more)` : ''}.
+        </p>
         <ErrorNote error={error} />
-        <button class="primary" disabled={busy}>Create account</button>
+        <button class="primary" disabled={busy}>
+          Create account
+        </button>
       </form>
     </main>
   );
@@ -81,8 +126,15 @@ export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?:
   useAutoHandoff(s, oidc && !local && !overlay);
 
   const finish = (answer: { user?: User; totpRequired?: boolean }) => {
-    if (answer.totpRequired) { setNeedCode(true); return; }
-    if (answer.user) { forgetHandoffs(); signedIn(answer.user); onDone?.(); }
+    if (answer.totpRequired) {
+      setNeedCode(true);
+      return;
+    }
+    if (answer.user) {
+      forgetHandoffs();
+      signedIn(answer.user);
+      onDone?.();
+    }
   };
   const fail = (err: unknown) => {
     setError(err);
@@ -100,15 +152,55 @@ export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?:
       <Brand />
       <h1 id="signin-title">{overlay ? 'Your session ended' : 'Sign in'}</h1>
       {overlay && <p class="muted">Sign in again to carry on. Nothing you typed is lost.</p>}
-      {!local && !oidc && <p class="error-note" role="alert">No way to sign in is configured on this server. Ask its administrator.</p>}
-      {local && !needCode && <>
-        <label>Email or username<input name="identifier" autocomplete="username" required value={identifier} onInput={(e) => setIdentifier(e.currentTarget.value)} /></label>
-        <label>Password<input name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
-      </>}
-      {needCode && <label>Code from your authenticator app (or a recovery code)
-        <input name="code" inputMode="numeric" autocomplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} /></label>}
+      {!local && !oidc && (
+        <p class="error-note" role="alert">
+          No way to sign in is configured on this server. Ask its administrator.
+        </p>
+      )}
+      {local && !needCode && (
+        <>
+          <label>
+            Email or username
+            <input
+              name="identifier"
+              autocomplete="username"
+              required
+              value={identifier}
+              onInput={(e) => setIdentifier(e.currentTarget.value)}
+            />
+          </label>
+          <label>
+            Password
+            <input
+              name="password"
+              type="password"
+              autocomplete="current-password"
+              required
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          </label>
+        </>
+      )}
+      {needCode && (
+        <label>
+          Code from your authenticator app (or a recovery code)
+          <input
+            name="code"
+            inputMode="numeric"
+            autocomplete="one-time-code"
+            required
+            value={code}
+            onInput={(e) => setCode(e.currentTarget.value)}
+          />
+        </label>
+      )}
       <LockoutNote error={error} left={left} />
-      {local && <button class="primary" disabled={busy || left > 0}>{needCode ? 'Verify' : 'Sign in'}</button>}
+      {local && (
+        <button class="primary" disabled={busy || left > 0}>
+          {needCode ? 'Verify' : 'Sign in'}
+        </button>
+      )}
       {passkey && !needCode && <PasskeyButton onAnswer={finish} />}
       {oidc && !needCode && <ProviderButton s={s} />}
     </form>
@@ -116,5 +208,9 @@ export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?:
 }
 
 export function SignInScreen() {
-  return <main class="auth-page"><SignInForm /></main>;
+  return (
+    <main class="auth-page">
+      <SignInForm />
+    </main>
+  );
 }

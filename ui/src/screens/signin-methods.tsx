@@ -14,13 +14,21 @@ const LOOP_COUNT = 3;
 function handoffs(): number[] {
   try {
     const list = JSON.parse(sessionStorage.getItem(HANDOFFS_KEY) ?? '[]') as unknown;
-    return Array.isArray(list) ? list.filter((t): t is number => typeof t === 'number' && Date.now() - t < LOOP_WINDOW_MS) : [];
-  } catch { return []; }
+    return Array.isArray(list)
+      ? list.filter((t): t is number => typeof t === 'number' && Date.now() - t < LOOP_WINDOW_MS)
+      : [];
+  } catch {
+    return [];
+  }
 }
 
 /** Notes a hand-off to the provider (kept for this tab only). */
 export function recordHandoff(): void {
-  try { sessionStorage.setItem(HANDOFFS_KEY, JSON.stringify([...handoffs(), Date.now()])); } catch { /* private mode */ }
+  try {
+    sessionStorage.setItem(HANDOFFS_KEY, JSON.stringify([...handoffs(), Date.now()]));
+  } catch {
+    /* private mode */
+  }
 }
 
 /** Three hand-offs within ten seconds that came back without a session: the provider and Burrow disagree. */
@@ -29,12 +37,20 @@ export function handoffLoop(): boolean {
 }
 
 export function forgetHandoffs(): void {
-  try { sessionStorage.removeItem(HANDOFFS_KEY); } catch { /* private mode */ }
+  try {
+    sessionStorage.removeItem(HANDOFFS_KEY);
+  } catch {
+    /* private mode */
+  }
 }
 
 /** The provider's name as a person knows it: the issuer's host. */
 export function providerName(s: AuthStatus | null): string {
-  try { return s?.oidc?.issuer ? new URL(s.oidc.issuer).hostname : 'your identity provider'; } catch { return 'your identity provider'; }
+  try {
+    return s?.oidc?.issuer ? new URL(s.oidc.issuer).hostname : 'your identity provider';
+  } catch {
+    return 'your identity provider';
+  }
 }
 
 export function providerLoginUrl(): string {
@@ -44,7 +60,11 @@ export function providerLoginUrl(): string {
 
 export function ProviderButton({ s }: { s: AuthStatus | null }) {
   if (handoffLoop()) return <LoopNote s={s} />;
-  return <a class="button" href={providerLoginUrl()} onClick={recordHandoff}>Sign in with {providerName(s)}</a>;
+  return (
+    <a class="button" href={providerLoginUrl()} onClick={recordHandoff}>
+      Sign in with {providerName(s)}
+    </a>
+  );
 }
 
 export function LoopNote({ s }: { s: AuthStatus | null }) {
@@ -52,7 +72,17 @@ export function LoopNote({ s }: { s: AuthStatus | null }) {
     <div class="error-note" role="alert">
       Signing in through {providerName(s)} came back three times without a session, so Burrow stopped sending you there.
       Check the provider's settings for this server (callback address, clock, allowed accounts), then{' '}
-      <button type="button" class="link" onClick={() => { forgetHandoffs(); window.location.reload(); }}>try again</button>.
+      <button
+        type="button"
+        class="link"
+        onClick={() => {
+          forgetHandoffs();
+          window.location.reload();
+        }}
+      >
+        try again
+      </button>
+      .
     </div>
   );
 }
@@ -69,15 +99,20 @@ export function useAutoHandoff(s: AuthStatus | null, only: boolean): void {
 export function PasskeyButton({ onAnswer }: { onAnswer: (answer: { user?: User; totpRequired?: boolean }) => void }) {
   const { busy, error, run } = useSubmit();
   if (!browserSupportsWebAuthn()) return null;
-  const signIn = () => run(async () => {
-    const start = await post<{ options: any }>('/api/auth/login/passkey/start');
-    const response = await startAuthentication({ optionsJSON: start.options });
-    onAnswer(await post('/api/auth/login/passkey/finish', { response }, { allow401: true }));
-  });
-  return <>
-    <button type="button" class="button" disabled={busy} onClick={() => void signIn()}>Sign in with a passkey</button>
-    <ErrorNote error={error} />
-  </>;
+  const signIn = () =>
+    run(async () => {
+      const start = await post<{ options: any }>('/api/auth/login/passkey/start');
+      const response = await startAuthentication({ optionsJSON: start.options });
+      onAnswer(await post('/api/auth/login/passkey/finish', { response }, { allow401: true }));
+    });
+  return (
+    <>
+      <button type="button" class="button" disabled={busy} onClick={() => void signIn()}>
+        Sign in with a passkey
+      </button>
+      <ErrorNote error={error} />
+    </>
+  );
 }
 
 /** The boot page: a logo while the first answer is awaited, and a reload offer past twelve seconds. */
@@ -90,10 +125,14 @@ export function BootWait() {
   return (
     <div class="center boot stack" role="status" aria-live="polite">
       <img src="/favicon.svg" width="48" height="48" alt="Burrow" />
-      {late && <>
-        <p>This is taking longer than it should.</p>
-        <button type="button" class="primary" onClick={() => window.location.reload()}>Reload</button>
-      </>}
+      {late && (
+        <>
+          <p>This is taking longer than it should.</p>
+          <button type="button" class="primary" onClick={() => window.location.reload()}>
+            Reload
+          </button>
+        </>
+      )}
     </div>
   );
 }

@@ -13,18 +13,37 @@ export function Mount() {
   const windows = secure ? url : `\\\\${host.replace(/:(\d+)$/, '@$1')}${dav.path.replace(/\//g, '\\')}`;
   return (
     <div class="stack">
-      <p>Your folders can be opened as a drive in other programs. Address: <code>{url}</code></p>
-      <p class="small">Sign in with your account name (<code>{name}</code>) and your password, or an API token as the password. A read token gives a read-only drive. An account with a second factor must use a token.</p>
-      {!secure && <p class="small warning">This page came over plain HTTP: the password would cross the network readable. Serve Burrow over HTTPS before mounting it from another machine (Windows refuses Basic sign-in over plain HTTP unless told otherwise).</p>}
+      <p>
+        Your folders can be opened as a drive in other programs. Address: <code>{url}</code>
+      </p>
+      <p class="small">
+        Sign in with your account name (<code>{name}</code>) and your password, or an API token as the password. A read
+        token gives a read-only drive. An account with a second factor must use a token.
+      </p>
+      {!secure && (
+        <p class="small warning">
+          This page came over plain HTTP: the password would cross the network readable. Serve Burrow over HTTPS before
+          mounting it from another machine (Windows refuses Basic sign-in over plain HTTP unless told otherwise).
+        </p>
+      )}
       <dl class="mount-list">
         <dt>Windows</dt>
-        <dd>File Explorer → This PC → <b>Map network drive</b> → Folder: <code>{windows}</code> → tick “Connect using different credentials”.</dd>
+        <dd>
+          File Explorer → This PC → <b>Map network drive</b> → Folder: <code>{windows}</code> → tick “Connect using
+          different credentials”.
+        </dd>
         <dt>macOS</dt>
-        <dd>Finder → Go → <b>Connect to Server</b> (⌘K) → <code>{url}</code> → Registered User.</dd>
+        <dd>
+          Finder → Go → <b>Connect to Server</b> (⌘K) → <code>{url}</code> → Registered User.
+        </dd>
         <dt>Linux</dt>
-        <dd>Files (GNOME) “Other Locations” or Dolphin’s address bar: <code>{linux}</code></dd>
+        <dd>
+          Files (GNOME) “Other Locations” or Dolphin’s address bar: <code>{linux}</code>
+        </dd>
         <dt>rclone</dt>
-        <dd><code>{`rclone config create burrow webdav url=${url} vendor=other user=${name} pass=$(rclone obscure YOUR-TOKEN)`}</code></dd>
+        <dd>
+          <code>{`rclone config create burrow webdav url=${url} vendor=other user=${name} pass=$(rclone obscure YOUR-TOKEN)`}</code>
+        </dd>
       </dl>
     </div>
   );

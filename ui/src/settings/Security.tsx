@@ -9,8 +9,20 @@ import { askText, confirmDialog } from '../components/Dialog.tsx';
 import { QrCode } from '../shares/Qr.tsx';
 import { toast, toastError } from '../state/toasts.ts';
 
-interface TotpStatus { enabled: boolean; pending: boolean; confirmedAt: string | null; recoveryCodesLeft: number }
-interface Passkey { id: string; name: string; createdAt: string; lastUsedAt: string | null; deviceType: string; backedUp: boolean }
+interface TotpStatus {
+  enabled: boolean;
+  pending: boolean;
+  confirmedAt: string | null;
+  recoveryCodesLeft: number;
+}
+interface Passkey {
+  id: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  deviceType: string;
+  backedUp: boolean;
+}
 
 function downloadCodes(codes: string[]): void {
   const text = `Burrow recovery codes for ${location.host}\nEach code signs in once in place of the six-digit code.\n\n${codes.join('\n')}\n`;
@@ -25,9 +37,20 @@ function downloadCodes(codes: string[]): void {
 function RecoveryCodes({ codes }: { codes: string[] }) {
   return (
     <div class="stack" aria-label="Recovery codes">
-      <p>Keep these recovery codes somewhere safe. Each signs you in once if your phone is not at hand. They are shown only now.</p>
-      <ul class="recovery-codes" style={{ fontFamily: 'monospace', columns: 2, listStyle: 'none', padding: 0 }}>{codes.map((c) => <li key={c}>{c}</li>)}</ul>
-      <div><button type="button" class="primary" onClick={() => downloadCodes(codes)}>Download recovery codes</button></div>
+      <p>
+        Keep these recovery codes somewhere safe. Each signs you in once if your phone is not at hand. They are shown
+        only now.
+      </p>
+      <ul class="recovery-codes" style={{ fontFamily: 'monospace', columns: 2, listStyle: 'none', padding: 0 }}>
+        {codes.map((c) => (
+          <li key={c}>{c}</li>
+        ))}
+      </ul>
+      <div>
+        <button type="button" class="primary" onClick={() => downloadCodes(codes)}>
+          Download recovery codes
+        </button>
+      </div>
     </div>
   );
 }
@@ -41,50 +64,141 @@ function SecondFactor() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const load = () => get<TotpStatus>('/api/auth/totp').then(setStatus, setError);
-  useEffect(() => { void load(); }, []);
+  useEffect(() => {
+    void load();
+  }, []);
   const act = async (fn: () => Promise<void>) => {
-    setError(null); setBusy(true);
-    try { await fn(); } catch (err) { setError(err); } finally { setBusy(false); }
+    setError(null);
+    setBusy(true);
+    try {
+      await fn();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   };
-  const start = () => act(async () => { setCodes(null); setSetup(await post('/api/auth/totp/start')); });
-  const confirm = (e: Event) => { e.preventDefault(); return act(async () => {
-    const answer = await post<{ recoveryCodes: string[] }>('/api/auth/totp/confirm', { code: code.trim() }, { allow401: true });
-    setCodes(answer.recoveryCodes); setSetup(null); setCode(''); toast('Two-step sign-in is on'); await load();
-  }); };
-  const regenerate = (e: Event) => { e.preventDefault(); return act(async () => {
-    const answer = await post<{ recoveryCodes: string[] }>('/api/auth/totp/recovery-codes', { password }, { allow401: true });
-    setCodes(answer.recoveryCodes); setPassword(''); await load();
-  }); };
+  const start = () =>
+    act(async () => {
+      setCodes(null);
+      setSetup(await post('/api/auth/totp/start'));
+    });
+  const confirm = (e: Event) => {
+    e.preventDefault();
+    return act(async () => {
+      const answer = await post<{ recoveryCodes: string[] }>(
+        '/api/auth/totp/confirm',
+        { code: code.trim() },
+        { allow401: true },
+      );
+      setCodes(answer.recoveryCodes);
+      setSetup(null);
+      setCode('');
+      toast('Two-step sign-in is on');
+      await load();
+    });
+  };
+  const regenerate = (e: Event) => {
+    e.preventDefault();
+    return act(async () => {
+      const answer = await post<{ recoveryCodes: string[] }>(
+        '/api/auth/totp/recovery-codes',
+        { password },
+        { allow401: true },
+      );
+      setCodes(answer.recoveryCodes);
+      setPassword('');
+      await load();
+    });
+  };
   const turnOff = async () => {
-    if (!await confirmDialog({ title: 'Turn off two-step sign-in?', body: 'Signing in will ask only for your password.', confirm: 'Turn off', danger: true })) return;
-    await act(async () => { await del('/api/auth/totp', { password }, { allow401: true }); setPassword(''); setCodes(null); toast('Two-step sign-in is off'); await load(); });
+    if (
+      !(await confirmDialog({
+        title: 'Turn off two-step sign-in?',
+        body: 'Signing in will ask only for your password.',
+        confirm: 'Turn off',
+        danger: true,
+      }))
+    )
+      return;
+    await act(async () => {
+      await del('/api/auth/totp', { password }, { allow401: true });
+      setPassword('');
+      setCodes(null);
+      toast('Two-step sign-in is off');
+      await load();
+    });
   };
   if (!status) return <ErrorNote error={error} />;
   return (
     <section class="stack" style={{ maxWidth: '560px' }} aria-labelledby="totp-title">
       <h2 id="totp-title">Two-step sign-in</h2>
       {codes && <RecoveryCodes codes={codes} />}
-      {!status.enabled && !setup && <>
-        <p class="muted">After your password, Burrow asks for a six-digit code from an authenticator app on your phone.</p>
-        <div><button type="button" class="primary" disabled={busy} onClick={() => void start()}>Set up two-step sign-in</button></div>
-      </>}
-      {setup && <form class="stack" onSubmit={confirm}>
-        <p>Scan this code with your authenticator app, or type the key by hand.</p>
-        <QrCode text={setup.uri} />
-        <p>Key: <code data-testid="totp-secret">{setup.secret}</code></p>
-        <label>Six-digit code from the app<input name="code" inputMode="numeric" autocomplete="one-time-code" pattern="\d{6}" required value={code} onInput={(e) => setCode(e.currentTarget.value)} /></label>
-        <div><button class="primary" disabled={busy}>Turn on</button></div>
-      </form>}
-      {status.enabled && <>
-        <p>On since {status.confirmedAt ? new Date(status.confirmedAt).toLocaleDateString() : '—'}. Recovery codes left: {status.recoveryCodesLeft}.</p>
-        <form class="stack" onSubmit={regenerate}>
-          <label>Password<input type="password" autocomplete="current-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
-          <div class="row" style={{ gap: '8px', display: 'flex' }}>
-            <button class="button" disabled={busy}>New recovery codes</button>
-            <button type="button" class="button danger" disabled={busy} onClick={() => void turnOff()}>Turn off</button>
+      {!status.enabled && !setup && (
+        <>
+          <p class="muted">
+            After your password, Burrow asks for a six-digit code from an authenticator app on your phone.
+          </p>
+          <div>
+            <button type="button" class="primary" disabled={busy} onClick={() => void start()}>
+              Set up two-step sign-in
+            </button>
+          </div>
+        </>
+      )}
+      {setup && (
+        <form class="stack" onSubmit={confirm}>
+          <p>Scan this code with your authenticator app, or type the key by hand.</p>
+          <QrCode text={setup.uri} />
+          <p>
+            Key: <code data-testid="totp-secret">{setup.secret}</code>
+          </p>
+          <label>
+            Six-digit code from the app
+            <input
+              name="code"
+              inputMode="numeric"
+              autocomplete="one-time-code"
+              pattern="\d{6}"
+              required
+              value={code}
+              onInput={(e) => setCode(e.currentTarget.value)}
+            />
+          </label>
+          <div>
+            <button class="primary" disabled={busy}>
+              Turn on
+            </button>
           </div>
         </form>
-      </>}
+      )}
+      {status.enabled && (
+        <>
+          <p>
+            On since {status.confirmedAt ? new Date(status.confirmedAt).toLocaleDateString() : '—'}. Recovery codes
+            left: {status.recoveryCodesLeft}.
+          </p>
+          <form class="stack" onSubmit={regenerate}>
+            <label>
+              Password
+              <input
+                type="password"
+                autocomplete="current-password"
+                value={password}
+                onInput={(e) => setPassword(e.currentTarget.value)}
+              />
+            </label>
+            <div class="row" style={{ gap: '8px', display: 'flex' }}>
+              <button class="button" disabled={busy}>
+                New recovery codes
+              </button>
+              <button type="button" class="button danger" disabled={busy} onClick={() => void turnOff()}>
+                Turn off
+              </button>
+            </div>
+          </form>
+        </>
+      )}
       <ErrorNote error={error} />
     </section>
   );
@@ -96,59 +210,123 @@ function Passkeys() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const load = () => get<{ passkeys: Passkey[] }>('/api/auth/passkeys').then((a) => setList(a.passkeys), setError);
-  useEffect(() => { void load(); }, []);
+  useEffect(() => {
+    void load();
+  }, []);
   const secure = window.isSecureContext && browserSupportsWebAuthn();
   const add = async (e: Event) => {
     e.preventDefault();
-    setError(null); setBusy(true);
+    setError(null);
+    setBusy(true);
     try {
       const start = await post<{ options: any }>('/api/auth/passkeys/register/start');
       const response = await startRegistration({ optionsJSON: start.options });
       await post('/api/auth/passkeys/register/finish', { response, name: name.trim() || undefined });
-      setName(''); toast('Passkey added'); await load();
-    } catch (err) { setError(err); } finally { setBusy(false); }
+      setName('');
+      toast('Passkey added');
+      await load();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   };
-  const rename = (p: Passkey) => askText({
-    title: 'Rename passkey', label: 'Name', value: p.name, confirm: 'Rename',
-    action: async (value) => { await patch(`/api/auth/passkeys/${encodeURIComponent(p.id)}`, { name: value }); await load(); },
-  });
-  const remove = (p: Passkey) => askText({
-    title: `Remove “${p.name}”`, label: 'Your password (leave empty if the account has none)', confirm: 'Remove', secret: true,
-    action: async (value) => {
-      try {
-        await del(`/api/auth/passkeys/${encodeURIComponent(p.id)}`, value ? { password: value } : {}, { allow401: true });
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 409) toastError(err, 'Not removed');
-        throw err;
-      }
-      toast('Passkey removed'); await load();
-    },
-  });
+  const rename = (p: Passkey) =>
+    askText({
+      title: 'Rename passkey',
+      label: 'Name',
+      value: p.name,
+      confirm: 'Rename',
+      action: async (value) => {
+        await patch(`/api/auth/passkeys/${encodeURIComponent(p.id)}`, { name: value });
+        await load();
+      },
+    });
+  const remove = (p: Passkey) =>
+    askText({
+      title: `Remove “${p.name}”`,
+      label: 'Your password (leave empty if the account has none)',
+      confirm: 'Remove',
+      secret: true,
+      action: async (value) => {
+        try {
+          await del(`/api/auth/passkeys/${encodeURIComponent(p.id)}`, value ? { password: value } : {}, {
+            allow401: true,
+          });
+        } catch (err) {
+          if (err instanceof ApiError && err.status === 409) toastError(err, 'Not removed');
+          throw err;
+        }
+        toast('Passkey removed');
+        await load();
+      },
+    });
   return (
     <section class="stack" style={{ maxWidth: '560px' }} aria-labelledby="passkeys-title">
       <h2 id="passkeys-title">Passkeys</h2>
-      <p class="muted">Sign in with your fingerprint, face or device PIN instead of a password.
-        Passkeys need a secure connection: https, or this computer's own address (localhost). On a home network over plain http the browser offers none — put Burrow behind https to use them there.</p>
-      {!secure && <p class="error-note" role="note">This page is not a secure context ({location.protocol}//{location.host}), so this browser cannot create or use passkeys here.</p>}
+      <p class="muted">
+        Sign in with your fingerprint, face or device PIN instead of a password. Passkeys need a secure connection:
+        https, or this computer's own address (localhost). On a home network over plain http the browser offers none —
+        put Burrow behind https to use them there.
+      </p>
+      {!secure && (
+        <p class="error-note" role="note">
+          This page is not a secure context ({location.protocol}//{location.host}), so this browser cannot create or use
+          passkeys here.
+        </p>
+      )}
       {list && list.length === 0 && <p>No passkeys yet.</p>}
-      {list && list.length > 0 && <ul class="passkeys" style={{ listStyle: 'none', padding: 0 }}>
-        {list.map((p) => (
-          <li key={p.id} style={{ display: 'flex', gap: '8px', alignItems: 'center', padding: '4px 0' }}>
-            <span style={{ flex: 1 }}><strong>{p.name}</strong> <span class="muted small">added {new Date(p.createdAt).toLocaleDateString()}{p.lastUsedAt ? `, last used ${new Date(p.lastUsedAt).toLocaleDateString()}` : ''}{p.backedUp ? ', synced' : ''}</span></span>
-            <button type="button" class="button" onClick={() => rename(p)}>Rename</button>
-            <button type="button" class="button danger" onClick={() => remove(p)}>Remove</button>
-          </li>
-        ))}
-      </ul>}
-      {secure && <form class="stack" onSubmit={add}>
-        <label>Name for the new passkey<input name="passkey-name" maxLength={64} placeholder="e.g. Laptop" value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
-        <div><button class="primary" disabled={busy}>Add a passkey</button></div>
-      </form>}
+      {list && list.length > 0 && (
+        <ul class="passkeys" style={{ listStyle: 'none', padding: 0 }}>
+          {list.map((p) => (
+            <li key={p.id} style={{ display: 'flex', gap: '8px', alignItems: 'center', padding: '4px 0' }}>
+              <span style={{ flex: 1 }}>
+                <strong>{p.name}</strong>{' '}
+                <span class="muted small">
+                  added {new Date(p.createdAt).toLocaleDateString()}
+                  {p.lastUsedAt ? `, last used ${new Date(p.lastUsedAt).toLocaleDateString()}` : ''}
+                  {p.backedUp ? ', synced' : ''}
+                </span>
+              </span>
+              <button type="button" class="button" onClick={() => rename(p)}>
+                Rename
+              </button>
+              <button type="button" class="button danger" onClick={() => remove(p)}>
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {secure && (
+        <form class="stack" onSubmit={add}>
+          <label>
+            Name for the new passkey
+            <input
+              name="passkey-name"
+              maxLength={64}
+              placeholder="e.g. Laptop"
+              value={name}
+              onInput={(e) => setName(e.currentTarget.value)}
+            />
+          </label>
+          <div>
+            <button class="primary" disabled={busy}>
+              Add a passkey
+            </button>
+          </div>
+        </form>
+      )}
       <ErrorNote error={error} />
     </section>
   );
 }
 
 export function Security() {
-  return <div class="stack"><SecondFactor /><Passkeys /></div>;
+  return (
+    <div class="stack">
+      <SecondFactor />
+      <Passkeys />
+    </div>
+  );
 }

@@ -11,15 +11,41 @@ import { Security } from './Security.tsx';
 
 function Preferences() {
   const p = preferences.value;
-  const set = (key: string, value: unknown) => savePreference(key, value).then(() => toast('Saved'), (err) => toastError(err, 'Not saved'));
+  const set = (key: string, value: unknown) =>
+    savePreference(key, value).then(
+      () => toast('Saved'),
+      (err) => toastError(err, 'Not saved'),
+    );
   return (
     // Disabled until the server's values are in, so a click never saves a default over them.
-    <fieldset class="stack" style={{ maxWidth: '520px', border: 0, padding: 0, margin: 0 }} disabled={!preferencesLoaded.value} aria-busy={!preferencesLoaded.value}>
-      <label class="check"><input type="checkbox" checked={p.showHiddenFiles} onChange={(e) => void set('showHiddenFiles', e.currentTarget.checked)} /> Show hidden files (names starting with a dot)</label>
-      <label class="check"><input type="checkbox" checked={p.showThumbnails !== false} onChange={(e) => void set('showThumbnails', e.currentTarget.checked)} /> Show picture thumbnails in the grid</label>
-      <label>Theme
+    <fieldset
+      class="stack"
+      style={{ maxWidth: '520px', border: 0, padding: 0, margin: 0 }}
+      disabled={!preferencesLoaded.value}
+      aria-busy={!preferencesLoaded.value}
+    >
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={p.showHiddenFiles}
+          onChange={(e) => void set('showHiddenFiles', e.currentTarget.checked)}
+        />{' '}
+        Show hidden files (names starting with a dot)
+      </label>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={p.showThumbnails !== false}
+          onChange={(e) => void set('showThumbnails', e.currentTarget.checked)}
+        />{' '}
+        Show picture thumbnails in the grid
+      </label>
+      <label>
+        Theme
         <select value={p.theme ?? 'system'} onChange={(e) => void set('theme', e.currentTarget.value as Theme)}>
-          <option value="system">Follow the system</option><option value="light">Light</option><option value="dark">Dark</option>
+          <option value="system">Follow the system</option>
+          <option value="light">Light</option>
+          <option value="dark">Dark</option>
         </select>
       </label>
     </fieldset>
@@ -36,26 +62,69 @@ function Password() {
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
-    if (next !== repeat) { setError(new Error('The two new passwords differ.')); return; }
+    if (next !== repeat) {
+      setError(new Error('The two new passwords differ.'));
+      return;
+    }
     setBusy(true);
     try {
       if (noPassword) await post('/api/auth/password/add', { password: next });
       else await post('/api/auth/password', { currentPassword: current, newPassword: next }, { allow401: true });
-      setCurrent(''); setNext(''); setRepeat('');
+      setCurrent('');
+      setNext('');
+      setRepeat('');
       toast(noPassword ? 'Password added' : 'Password changed; your other sessions were signed out');
     } catch (err) {
       if (err instanceof ApiError && err.status === 409) setNoPassword(false);
       setError(err);
-    } finally { setBusy(false); }
+    } finally {
+      setBusy(false);
+    }
   };
   return (
     <form class="stack" style={{ maxWidth: '420px' }} onSubmit={submit}>
-      <label class="check"><input type="checkbox" checked={noPassword} onChange={(e) => setNoPassword(e.currentTarget.checked)} /> My account has no password yet (signed up through the identity provider)</label>
-      {!noPassword && <label>Current password<input type="password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} /></label>}
-      <label>New password<input type="password" autocomplete="new-password" required value={next} onInput={(e) => setNext(e.currentTarget.value)} /></label>
-      <label>New password again<input type="password" autocomplete="new-password" required value={repeat} onInput={(e) => setRepeat(e.currentTarget.value)} /></label>
+      <label class="check">
+        <input type="checkbox" checked={noPassword} onChange={(e) => setNoPassword(e.currentTarget.checked)} /> My
+        account has no password yet (signed up through the identity provider)
+      </label>
+      {!noPassword && (
+        <label>
+          Current password
+          <input
+            type="password"
+            autocomplete="current-password"
+            required
+            value={current}
+            onInput={(e) => setCurrent(e.currentTarget.value)}
+          />
+        </label>
+      )}
+      <label>
+        New password
+        <input
+          type="password"
+          autocomplete="new-password"
+          required
+          value={next}
+          onInput={(e) => setNext(e.currentTarget.value)}
+        />
+      </label>
+      <label>
+        New password again
+        <input
+          type="password"
+          autocomplete="new-password"
+          required
+          value={repeat}
+          onInput={(e) => setRepeat(e.currentTarget.value)}
+        />
+      </label>
       <ErrorNote error={error} />
-      <div><button class="primary" disabled={busy}>{noPassword ? 'Add password' : 'Change password'}</button></div>
+      <div>
+        <button class="primary" disabled={busy}>
+          {noPassword ? 'Add password' : 'Change password'}
+        </button>
+      </div>
     </form>
   );
 }
@@ -67,7 +136,15 @@ export default function Settings() {
   return (
     <section class="page">
       <h1>Settings</h1>
-      <Tabs tabs={[{ to: '/settings/preferences', label: 'Preferences' }, { to: '/settings/password', label: 'Password' }, { to: '/settings/security', label: 'Two-step & passkeys' }, { to: '/settings/tokens', label: 'API tokens' }, { to: '/settings/drive', label: 'Mount as a drive' }]} />
+      <Tabs
+        tabs={[
+          { to: '/settings/preferences', label: 'Preferences' },
+          { to: '/settings/password', label: 'Password' },
+          { to: '/settings/security', label: 'Two-step & passkeys' },
+          { to: '/settings/tokens', label: 'API tokens' },
+          { to: '/settings/drive', label: 'Mount as a drive' },
+        ]}
+      />
       {tab === 'preferences' && <Preferences />}
       {tab === 'password' && <Password />}
       {tab === 'security' && <Security />}

@@ -19,27 +19,69 @@ function IssueForm({ onIssued }: { onIssued: (secret: string) => void }) {
   const submit = (e: Event) => {
     e.preventDefault();
     // Said before sending: an empty field is not a wrong password.
-    if (!password && status.value?.strategies.local !== false) { setError(new Error('Your password is required to issue a token.')); return; }
+    if (!password && status.value?.strategies.local !== false) {
+      setError(new Error('Your password is required to issue a token.'));
+      return;
+    }
     return run(async () => {
-      const body: Record<string, unknown> = { name: name.trim(), scope, expiresInDays: days === 'never' ? null : Number(days) };
+      const body: Record<string, unknown> = {
+        name: name.trim(),
+        scope,
+        expiresInDays: days === 'never' ? null : Number(days),
+      };
       if (password) body.password = password;
       const a = await post<{ token: ApiToken; secret: string }>('/api/auth/tokens', body, { allow401: true });
-      setName(''); setPassword('');
+      setName('');
+      setPassword('');
       onIssued(a.secret);
     });
   };
   return (
     <form class="stack" onSubmit={submit} aria-label="Issue a token">
       <div class="form-grid">
-        <label>Name<input required maxLength={100} value={name} placeholder="backup script" onInput={(e) => setName(e.currentTarget.value)} /></label>
-        <label>Scope<select value={scope} onChange={(e) => setScope(e.currentTarget.value as 'read' | 'write')}><option value="read">Read (list and download)</option><option value="write">Write (also upload, move, delete)</option></select></label>
-        <label>Expires<select value={days} onChange={(e) => setDays(e.currentTarget.value)}>
-          <option value="7">in 7 days</option><option value="30">in 30 days</option><option value="90">in 90 days</option><option value="365">in a year</option><option value="never">never (until revoked)</option>
-        </select></label>
-        <label>Your password<input type="password" autocomplete="current-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
+        <label>
+          Name
+          <input
+            required
+            maxLength={100}
+            value={name}
+            placeholder="backup script"
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Scope
+          <select value={scope} onChange={(e) => setScope(e.currentTarget.value as 'read' | 'write')}>
+            <option value="read">Read (list and download)</option>
+            <option value="write">Write (also upload, move, delete)</option>
+          </select>
+        </label>
+        <label>
+          Expires
+          <select value={days} onChange={(e) => setDays(e.currentTarget.value)}>
+            <option value="7">in 7 days</option>
+            <option value="30">in 30 days</option>
+            <option value="90">in 90 days</option>
+            <option value="365">in a year</option>
+            <option value="never">never (until revoked)</option>
+          </select>
+        </label>
+        <label>
+          Your password
+          <input
+            type="password"
+            autocomplete="current-password"
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+        </label>
       </div>
       <ErrorNote error={error} />
-      <div><button class="primary" disabled={busy}>Issue token</button></div>
+      <div>
+        <button class="primary" disabled={busy}>
+          Issue token
+        </button>
+      </div>
     </form>
   );
 }
@@ -47,15 +89,33 @@ function IssueForm({ onIssued }: { onIssued: (secret: string) => void }) {
 function Secret({ secret, onDone }: { secret: string; onDone: () => void }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
-    try { await navigator.clipboard.writeText(secret); setCopied(true); }
-    catch { const r = document.createRange(); r.selectNodeContents(document.getElementById('token-secret')!); getSelection()?.removeAllRanges(); getSelection()?.addRange(r); }
+    try {
+      await navigator.clipboard.writeText(secret);
+      setCopied(true);
+    } catch {
+      const r = document.createRange();
+      r.selectNodeContents(document.getElementById('token-secret')!);
+      getSelection()?.removeAllRanges();
+      getSelection()?.addRange(r);
+    }
   };
   return (
     <div class="warning stack" role="alert">
       <strong>Copy this token now. It is shown only once; Burrow keeps only a fingerprint of it.</strong>
-      <div class="secret"><code id="token-secret">{secret}</code><button type="button" onClick={() => void copy()}>{copied ? 'Copied' : 'Copy'}</button></div>
-      <span class="small">Send it as <code>Authorization: Bearer …</code>. Anyone who has it can act with its scope.</span>
-      <div><button type="button" onClick={onDone}>I have stored it</button></div>
+      <div class="secret">
+        <code id="token-secret">{secret}</code>
+        <button type="button" onClick={() => void copy()}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+      </div>
+      <span class="small">
+        Send it as <code>Authorization: Bearer …</code>. Anyone who has it can act with its scope.
+      </span>
+      <div>
+        <button type="button" onClick={onDone}>
+          I have stored it
+        </button>
+      </div>
     </div>
   );
 }
@@ -64,19 +124,52 @@ export function Tokens() {
   const [tokens, setTokens] = useState<ApiToken[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [secret, setSecret] = useState<string | null>(null);
-  const load = () => get<{ tokens: ApiToken[] }>('/api/auth/tokens').then((a) => { setTokens(a.tokens); setError(null); }, setError);
+  const load = () =>
+    get<{ tokens: ApiToken[] }>('/api/auth/tokens').then((a) => {
+      setTokens(a.tokens);
+      setError(null);
+    }, setError);
   useEffect(() => {
     void load();
     // "Last used" changes while the page is open (a script uses a token): keep it current.
-    const timer = setInterval(() => { if (document.visibilityState === 'visible') void load(); }, 15_000);
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') void load();
+    }, 15_000);
     const onFocus = () => void load();
     window.addEventListener('focus', onFocus);
-    return () => { clearInterval(timer); window.removeEventListener('focus', onFocus); };
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener('focus', onFocus);
+    };
   }, []);
-  const rename = (t: ApiToken) => askText({ title: 'Rename token', label: 'Name', value: t.name, confirm: 'Rename', action: async (name) => { await patch(`/api/auth/tokens/${encodeURIComponent(t.id)}`, { name }); void load(); } });
+  const rename = (t: ApiToken) =>
+    askText({
+      title: 'Rename token',
+      label: 'Name',
+      value: t.name,
+      confirm: 'Rename',
+      action: async (name) => {
+        await patch(`/api/auth/tokens/${encodeURIComponent(t.id)}`, { name });
+        void load();
+      },
+    });
   const revoke = async (t: ApiToken) => {
-    if (!await confirmDialog({ title: `Revoke “${t.name}”?`, body: 'Scripts using it stop working on their next request.', confirm: 'Revoke', danger: true })) return;
-    try { await del(`/api/auth/tokens/${encodeURIComponent(t.id)}`); toast('Token revoked'); void load(); } catch (err) { toastError(err); }
+    if (
+      !(await confirmDialog({
+        title: `Revoke “${t.name}”?`,
+        body: 'Scripts using it stop working on their next request.',
+        confirm: 'Revoke',
+        danger: true,
+      }))
+    )
+      return;
+    try {
+      await del(`/api/auth/tokens/${encodeURIComponent(t.id)}`);
+      toast('Token revoked');
+      void load();
+    } catch (err) {
+      toastError(err);
+    }
   };
   const lastUse = (t: ApiToken) => {
     if (!t.lastUsedAt) return 'never';
@@ -84,21 +177,55 @@ export function Tokens() {
   };
   return (
     <div class="stack">
-      <p class="muted">Tokens let scripts use the same API as this page. They cannot sign in, change your account or administer.</p>
-      {secret ? <Secret secret={secret} onDone={() => setSecret(null)} /> : <IssueForm onIssued={(s) => { setSecret(s); void load(); }} />}
+      <p class="muted">
+        Tokens let scripts use the same API as this page. They cannot sign in, change your account or administer.
+      </p>
+      {secret ? (
+        <Secret secret={secret} onDone={() => setSecret(null)} />
+      ) : (
+        <IssueForm
+          onIssued={(s) => {
+            setSecret(s);
+            void load();
+          }}
+        />
+      )}
       <ErrorNote error={error} />
       {tokens && !tokens.length && <p class="muted">No tokens yet.</p>}
       {tokens && tokens.length > 0 && (
         <div class="table-wrap">
           <table class="data" aria-label="API tokens">
-            <thead><tr><th>Name</th><th>Scope</th><th>Issued</th><th>Last used</th><th>Expires</th><th /></tr></thead>
-            <tbody>{tokens.map((t) => (
-              <tr key={t.id}>
-                <td dir="auto"><strong>{t.name}</strong></td><td data-label="Scope">{t.scope}</td><td data-label="Issued">{formatDate(t.createdAt)}</td><td data-label="Last used">{lastUse(t)}</td>
-                <td data-label="Expires">{t.expiresAt ? formatDate(t.expiresAt) : 'never'}</td>
-                <td class="actions"><button type="button" class="small" onClick={() => rename(t)}>Rename</button><button type="button" class="small danger" onClick={() => void revoke(t)}>Revoke</button></td>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Scope</th>
+                <th>Issued</th>
+                <th>Last used</th>
+                <th>Expires</th>
+                <th />
               </tr>
-            ))}</tbody>
+            </thead>
+            <tbody>
+              {tokens.map((t) => (
+                <tr key={t.id}>
+                  <td dir="auto">
+                    <strong>{t.name}</strong>
+                  </td>
+                  <td data-label="Scope">{t.scope}</td>
+                  <td data-label="Issued">{formatDate(t.createdAt)}</td>
+                  <td data-label="Last used">{lastUse(t)}</td>
+                  <td data-label="Expires">{t.expiresAt ? formatDate(t.expiresAt) : 'never'}</td>
+                  <td class="actions">
+                    <button type="button" class="small" onClick={() => rename(t)}>
+                      Rename
+                    </button>
+                    <button type="button" class="small danger" onClick={() => void revoke(t)}>
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
           </table>
         </div>
       )}

@@ -10,22 +10,48 @@ import type { LinkApi, LinkInfo } from './api.ts';
 
 export function DropPage({ api, info }: { api: LinkApi; info: LinkInfo }) {
   const [over, setOver] = useState(false);
-  const send = (files: Parameters<typeof startUpload>[0]) => void startUpload(files, api.uploadTo(''), () => undefined, api.uploads);
+  const send = (files: Parameters<typeof startUpload>[0]) =>
+    void startUpload(files, api.uploadTo(''), () => undefined, api.uploads);
   const pick = () => {
     const input = document.createElement('input');
-    input.type = 'file'; input.multiple = true;
-    input.onchange = () => { if (input.files) send(collectPicked(input.files)); };
+    input.type = 'file';
+    input.multiple = true;
+    input.onchange = () => {
+      if (input.files) send(collectPicked(input.files));
+    };
     input.click();
   };
   const list = uploads.value;
   return (
     <section class="drop-page stack" aria-label="Send files">
       <h1 dir="auto">{info.label || `Send files to “${info.name}”`}</h1>
-      <p class="muted">What you send goes to the owner of this link. You will not see other people's files, and nothing already there is replaced.</p>
-      <div class={`drop-zone${over ? ' over' : ''}`} role="button" tabIndex={0} aria-label="Drop files here or choose files"
-        onClick={pick} onKeyDown={(e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pick(); } }}
-        onDragOver={(e) => { e.preventDefault(); setOver(true); }} onDragLeave={() => setOver(false)}
-        onDrop={(e) => { e.preventDefault(); setOver(false); if (e.dataTransfer) void collectDropped(e.dataTransfer).then(send); }}>
+      <p class="muted">
+        What you send goes to the owner of this link. You will not see other people's files, and nothing already there
+        is replaced.
+      </p>
+      <div
+        class={`drop-zone${over ? ' over' : ''}`}
+        role="button"
+        tabIndex={0}
+        aria-label="Drop files here or choose files"
+        onClick={pick}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' || e.key === ' ') {
+            e.preventDefault();
+            pick();
+          }
+        }}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setOver(true);
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={(e) => {
+          e.preventDefault();
+          setOver(false);
+          if (e.dataTransfer) void collectDropped(e.dataTransfer).then(send);
+        }}
+      >
         <Icon name="upload" size={40} />
         <strong>Drop files here</strong>
         <span class="muted">or</span>
@@ -36,12 +62,34 @@ export function DropPage({ api, info }: { api: LinkApi; info: LinkInfo }) {
           {list.map((u) => (
             <li key={u.id} class={`drop-item ${u.state}`} data-name={u.name}>
               <div class="line">
-                <span class="name" dir="auto">{u.relativePath}</span>
-                <span class="muted small">{u.state === 'done' ? (u.storedAs ? `sent as ${u.storedAs}` : 'sent') : u.state === 'failed' ? 'failed' : u.state === 'cancelled' ? 'cancelled' : `${formatBytes(u.sent)} of ${formatBytes(u.size)}`}</span>
+                <span class="name" dir="auto">
+                  {u.relativePath}
+                </span>
+                <span class="muted small">
+                  {u.state === 'done'
+                    ? u.storedAs
+                      ? `sent as ${u.storedAs}`
+                      : 'sent'
+                    : u.state === 'failed'
+                      ? 'failed'
+                      : u.state === 'cancelled'
+                        ? 'cancelled'
+                        : `${formatBytes(u.sent)} of ${formatBytes(u.size)}`}
+                </span>
               </div>
-              {(u.state === 'uploading' || u.state === 'queued' || u.state === 'paused') && <progress max={1} value={u.size ? u.sent / u.size : 0} aria-label={`Sending ${u.name}`} />}
-              {u.error && <div class="error-note small" role="alert">{u.error}</div>}
-              {(u.state === 'failed' || u.state === 'paused') && <button type="button" class="small" onClick={() => void uploadControl('resume', u.id)}>{u.state === 'failed' ? 'Retry' : 'Resume'}</button>}
+              {(u.state === 'uploading' || u.state === 'queued' || u.state === 'paused') && (
+                <progress max={1} value={u.size ? u.sent / u.size : 0} aria-label={`Sending ${u.name}`} />
+              )}
+              {u.error && (
+                <div class="error-note small" role="alert">
+                  {u.error}
+                </div>
+              )}
+              {(u.state === 'failed' || u.state === 'paused') && (
+                <button type="button" class="small" onClick={() => void uploadControl('resume', u.id)}>
+                  {u.state === 'failed' ? 'Retry' : 'Resume'}
+                </button>
+              )}
             </li>
           ))}
         </ul>

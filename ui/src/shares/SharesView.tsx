@@ -12,8 +12,13 @@ import { copyText, openShareDialog } from './ShareDialog.tsx';
 import './shares.css';
 
 const FLAG_NAMES: [keyof Share, string][] = [
-  ['allowDownload', 'download'], ['allowUpload', 'upload'], ['allowCreateFolder', 'new folders'], ['allowCreateFile', 'new files'],
-  ['allowRename', 'rename'], ['allowDelete', 'delete'], ['allowEdit', 'edit'],
+  ['allowDownload', 'download'],
+  ['allowUpload', 'upload'],
+  ['allowCreateFolder', 'new folders'],
+  ['allowCreateFile', 'new files'],
+  ['allowRename', 'rename'],
+  ['allowDelete', 'delete'],
+  ['allowEdit', 'edit'],
 ];
 
 function flagsOf(s: Share): string {
@@ -30,13 +35,32 @@ function expiryOf(s: Share): string {
 function ShareRow({ s, mine, onChanged }: { s: Share; mine: boolean; onChanged: () => void }) {
   const name = s.sourceName ?? s.sourcePath?.split('/').pop() ?? '';
   const openItem = () => {
-    if (!mine || !s.sourcePath) { window.open(s.shareUrl, '_blank', 'noopener'); return; }
+    if (!mine || !s.sourcePath) {
+      window.open(s.shareUrl, '_blank', 'noopener');
+      return;
+    }
     navigate(filesUrl(s.isDirectory ? s.sourcePath : parentOf(s.sourcePath)));
   };
   const remove = async () => {
-    const ok = await confirmDialog({ title: 'Delete this link?', body: <p>People who have “{s.label || name}” can no longer open it. The {s.isDirectory ? 'folder' : 'file'} itself stays.</p>, confirm: 'Delete link', danger: true });
+    const ok = await confirmDialog({
+      title: 'Delete this link?',
+      body: (
+        <p>
+          People who have “{s.label || name}” can no longer open it. The {s.isDirectory ? 'folder' : 'file'} itself
+          stays.
+        </p>
+      ),
+      confirm: 'Delete link',
+      danger: true,
+    });
     if (!ok) return;
-    try { await deleteShare(s.id); toast('Link deleted'); onChanged(); } catch (err) { toastError(err, 'Could not delete the link'); }
+    try {
+      await deleteShare(s.id);
+      toast('Link deleted');
+      onChanged();
+    } catch (err) {
+      toastError(err, 'Could not delete the link');
+    }
   };
   const fr = s.fileRequest;
   return (
@@ -44,23 +68,78 @@ function ShareRow({ s, mine, onChanged }: { s: Share; mine: boolean; onChanged: 
       <div class="share-main">
         <Icon name={s.isDirectory ? 'folder' : 'file'} size={22} />
         <div>
-          <div class="share-title" dir="auto">{s.label || name}</div>
-          <div class="muted small" dir="auto">{mine ? s.sourcePath : `${name}${s.ownerName ? ` · from ${s.ownerName}` : ''}`}</div>
+          <div class="share-title" dir="auto">
+            {s.label || name}
+          </div>
+          <div class="muted small" dir="auto">
+            {mine ? s.sourcePath : `${name}${s.ownerName ? ` · from ${s.ownerName}` : ''}`}
+          </div>
         </div>
       </div>
       <dl class="share-facts small">
-        <div><dt>Type</dt><dd>{fr ? 'File request' : s.sharingType === 'users' ? `Accounts (${s.permittedUserIds?.length ?? '—'})` : 'Anyone with the link'}{s.hasPassword ? ' · password' : ''}</dd></div>
-        <div><dt>Expires</dt><dd>{expiryOf(s)}</dd></div>
-        <div><dt>Allows</dt><dd>{flagsOf(s)}</dd></div>
-        {fr
-          ? <div><dt>Received</dt><dd class="received">{fr.receivedFiles} file{fr.receivedFiles === 1 ? '' : 's'}, {formatBytes(fr.receivedBytes)}{fr.maxFiles || fr.maxBytes ? ` (limit ${[fr.maxFiles ? `${fr.maxFiles} files` : '', fr.maxBytes ? formatBytes(fr.maxBytes) : ''].filter(Boolean).join(', ')})` : ''}</dd></div>
-          : mine && <div><dt>Opened</dt><dd>{s.accessCount}× · {s.downloadCount} download{s.downloadCount === 1 ? '' : 's'}</dd></div>}
+        <div>
+          <dt>Type</dt>
+          <dd>
+            {fr
+              ? 'File request'
+              : s.sharingType === 'users'
+                ? `Accounts (${s.permittedUserIds?.length ?? '—'})`
+                : 'Anyone with the link'}
+            {s.hasPassword ? ' · password' : ''}
+          </dd>
+        </div>
+        <div>
+          <dt>Expires</dt>
+          <dd>{expiryOf(s)}</dd>
+        </div>
+        <div>
+          <dt>Allows</dt>
+          <dd>{flagsOf(s)}</dd>
+        </div>
+        {fr ? (
+          <div>
+            <dt>Received</dt>
+            <dd class="received">
+              {fr.receivedFiles} file{fr.receivedFiles === 1 ? '' : 's'}, {formatBytes(fr.receivedBytes)}
+              {fr.maxFiles || fr.maxBytes
+                ? ` (limit ${[fr.maxFiles ? `${fr.maxFiles} files` : '', fr.maxBytes ? formatBytes(fr.maxBytes) : ''].filter(Boolean).join(', ')})`
+                : ''}
+            </dd>
+          </div>
+        ) : (
+          mine && (
+            <div>
+              <dt>Opened</dt>
+              <dd>
+                {s.accessCount}× · {s.downloadCount} download{s.downloadCount === 1 ? '' : 's'}
+              </dd>
+            </div>
+          )
+        )}
       </dl>
       <div class="actions share-actions">
-        <button type="button" class="small" onClick={openItem}>Open</button>
-        <button type="button" class="small" onClick={() => void copyText(s.shareUrl)}>Copy link</button>
-        {mine && <button type="button" class="small" onClick={() => openShareDialog({ path: s.sourcePath ?? '', name, isDirectory: s.isDirectory }, s, onChanged)}>Edit</button>}
-        {mine && <button type="button" class="small danger" onClick={() => void remove()}>Delete</button>}
+        <button type="button" class="small" onClick={openItem}>
+          Open
+        </button>
+        <button type="button" class="small" onClick={() => void copyText(s.shareUrl)}>
+          Copy link
+        </button>
+        {mine && (
+          <button
+            type="button"
+            class="small"
+            onClick={() =>
+              openShareDialog({ path: s.sourcePath ?? '', name, isDirectory: s.isDirectory }, s, onChanged)
+            }
+          >
+            Edit
+          </button>
+        )}
+        {mine && (
+          <button type="button" class="small danger" onClick={() => void remove()}>
+            Delete
+          </button>
+        )}
       </div>
     </li>
   );
@@ -69,16 +148,42 @@ function ShareRow({ s, mine, onChanged }: { s: Share; mine: boolean; onChanged: 
 export default function SharesView({ which }: { which: 'mine' | 'withMe' }) {
   const [shares, setShares] = useState<Share[] | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const load = () => { setError(null); (which === 'mine' ? listMyShares() : listSharedWithMe()).then(setShares, setError); };
-  useEffect(() => { setShares(null); load(); }, [which]);
+  const load = () => {
+    setError(null);
+    (which === 'mine' ? listMyShares() : listSharedWithMe()).then(setShares, setError);
+  };
+  useEffect(() => {
+    setShares(null);
+    load();
+  }, [which]);
   const title = which === 'mine' ? 'Shared by me' : 'Shared with me';
   return (
     <section class="page shares-page" aria-label={title}>
       <h1>{title}</h1>
-      <ErrorNote error={error}><button type="button" onClick={load}>Try again</button></ErrorNote>
-      {!shares && !error && <div class="center"><Spinner /></div>}
-      {shares && !shares.length && <p class="muted">{which === 'mine' ? 'You have not shared anything yet. Use “Share…” on a file or folder.' : 'Nobody has shared anything with your account yet.'}</p>}
-      {shares && shares.length > 0 && <ul class="share-list">{shares.map((s) => <ShareRow key={s.id} s={s} mine={which === 'mine'} onChanged={load} />)}</ul>}
+      <ErrorNote error={error}>
+        <button type="button" onClick={load}>
+          Try again
+        </button>
+      </ErrorNote>
+      {!shares && !error && (
+        <div class="center">
+          <Spinner />
+        </div>
+      )}
+      {shares && !shares.length && (
+        <p class="muted">
+          {which === 'mine'
+            ? 'You have not shared anything yet. Use “Share…” on a file or folder.'
+            : 'Nobody has shared anything with your account yet.'}
+        </p>
+      )}
+      {shares && shares.length > 0 && (
+        <ul class="share-list">
+          {shares.map((s) => (
+            <ShareRow key={s.id} s={s} mine={which === 'mine'} onChanged={load} />
+          ))}
+        </ul>
+      )}
     </section>
   );
 }

@@ -18,22 +18,56 @@ import { downloadZip, linkUrl, relOf } from './Visitor.tsx';
 
 function Crumbs({ token, name, rel }: { token: string; name: string; rel: string }) {
   const parts = rel.split('/').filter(Boolean);
-  const go = (to: string) => (e: Event) => { e.preventDefault(); navigate(linkUrl(token, to)); };
+  const go = (to: string) => (e: Event) => {
+    e.preventDefault();
+    navigate(linkUrl(token, to));
+  };
   return (
     <nav class="crumbs" aria-label="Breadcrumbs">
-      {parts.length ? <a href={linkUrl(token, '')} onClick={go('')} dir="auto">{name}</a> : <span aria-current="page" dir="auto">{name}</span>}
+      {parts.length ? (
+        <a href={linkUrl(token, '')} onClick={go('')} dir="auto">
+          {name}
+        </a>
+      ) : (
+        <span aria-current="page" dir="auto">
+          {name}
+        </span>
+      )}
       {parts.map((p, i) => {
         const to = parts.slice(0, i + 1).join('/');
-        return <>
-          <span class="sep" aria-hidden="true">›</span>
-          {i === parts.length - 1 ? <span aria-current="page" dir="auto">{p}</span> : <a href={linkUrl(token, to)} onClick={go(to)} dir="auto">{p}</a>}
-        </>;
+        return (
+          <>
+            <span class="sep" aria-hidden="true">
+              ›
+            </span>
+            {i === parts.length - 1 ? (
+              <span aria-current="page" dir="auto">
+                {p}
+              </span>
+            ) : (
+              <a href={linkUrl(token, to)} onClick={go(to)} dir="auto">
+                {p}
+              </a>
+            )}
+          </>
+        );
       })}
     </nav>
   );
 }
 
-export function FolderLink({ api, info, rel, signInNeeded }: { api: LinkApi; info: LinkInfo; rel: string; onSignIn: () => void; signInNeeded: ComponentChildren }) {
+export function FolderLink({
+  api,
+  info,
+  rel,
+  signInNeeded,
+}: {
+  api: LinkApi;
+  info: LinkInfo;
+  rel: string;
+  onSignIn: () => void;
+  signInNeeded: ComponentChildren;
+}) {
   const token = info.shareToken;
   const [listing, setListing] = useState<Listing | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -42,46 +76,110 @@ export function FolderLink({ api, info, rel, signInNeeded }: { api: LinkApi; inf
   const [dragOver, setDragOver] = useState(false);
   const a = info.allow;
 
-  const load = () => api.browse(rel).then((l: Listing) => { setListing(l); setError(null); }, (err) => { setError(err); setListing(null); });
-  useEffect(() => { setListing(null); setSelected(new Set()); setViewing(null); void load(); }, [rel]);
+  const load = () =>
+    api.browse(rel).then(
+      (l: Listing) => {
+        setListing(l);
+        setError(null);
+      },
+      (err) => {
+        setError(err);
+        setListing(null);
+      },
+    );
+  useEffect(() => {
+    setListing(null);
+    setSelected(new Set());
+    setViewing(null);
+    void load();
+  }, [rel]);
 
   if (error instanceof ApiError && error.status === 401) return <>{signInNeeded}</>;
 
-  const items = [...(listing?.items ?? [])].sort((x, y) => (isDir(y) ? 1 : 0) - (isDir(x) ? 1 : 0) || collator.compare(x.name, y.name));
+  const items = [...(listing?.items ?? [])].sort(
+    (x, y) => (isDir(y) ? 1 : 0) - (isDir(x) ? 1 : 0) || collator.compare(x.name, y.name),
+  );
   const sel = items.filter((i) => selected.has(i.name));
-  const toggle = (name: string) => { const s = new Set(selected); if (s.has(name)) s.delete(name); else s.add(name); setSelected(s); };
+  const toggle = (name: string) => {
+    const s = new Set(selected);
+    if (s.has(name)) s.delete(name);
+    else s.add(name);
+    setSelected(s);
+  };
 
   const open = (i: FileItem) => (isDir(i) ? navigate(linkUrl(token, relOf(token, i))) : setViewing(i));
   const download = (list: FileItem[]) => {
     if (list.length === 1 && !isDir(list[0]!)) {
       const el = document.createElement('a');
-      el.href = api.fileUrl(relOf(token, list[0]!), 'download'); el.download = list[0]!.name;
-      document.body.append(el); el.click(); el.remove();
-    } else void downloadZip(api, list.map((i) => relOf(token, i)), list.length === 1 ? list[0]!.name : (rel ? rel.split('/').pop()! : info.name));
+      el.href = api.fileUrl(relOf(token, list[0]!), 'download');
+      el.download = list[0]!.name;
+      document.body.append(el);
+      el.click();
+      el.remove();
+    } else
+      void downloadZip(
+        api,
+        list.map((i) => relOf(token, i)),
+        list.length === 1 ? list[0]!.name : rel ? rel.split('/').pop()! : info.name,
+      );
   };
-  const rename = (i: FileItem) => askText({
-    title: `Rename “${i.name}”`, label: 'New name', value: i.name, confirm: 'Rename', selectStem: !isDir(i),
-    action: async (newName) => { if (newName === i.name) return; await api.rename(rel, i.name, newName); toast(`Renamed to ${newName}`); await load(); },
-  });
+  const rename = (i: FileItem) =>
+    askText({
+      title: `Rename “${i.name}”`,
+      label: 'New name',
+      value: i.name,
+      confirm: 'Rename',
+      selectStem: !isDir(i),
+      action: async (newName) => {
+        if (newName === i.name) return;
+        await api.rename(rel, i.name, newName);
+        toast(`Renamed to ${newName}`);
+        await load();
+      },
+    });
   const remove = async (list: FileItem[]) => {
-    const ok = await confirmDialog({ title: list.length === 1 ? `Delete “${list[0]!.name}”?` : `Delete ${list.length} items?`, body: 'The owner can restore it from their trash.', confirm: 'Delete', danger: true });
+    const ok = await confirmDialog({
+      title: list.length === 1 ? `Delete “${list[0]!.name}”?` : `Delete ${list.length} items?`,
+      body: 'The owner can restore it from their trash.',
+      confirm: 'Delete',
+      danger: true,
+    });
     if (!ok) return;
-    try { await api.remove(list.map((i) => ({ path: rel, name: i.name }))); toast('Deleted'); setSelected(new Set()); } catch (err) { toastError(err, 'Delete failed'); }
+    try {
+      await api.remove(list.map((i) => ({ path: rel, name: i.name })));
+      toast('Deleted');
+      setSelected(new Set());
+    } catch (err) {
+      toastError(err, 'Delete failed');
+    }
     await load();
   };
-  const create = (kind: 'folder' | 'file') => askText({
-    title: kind === 'folder' ? 'New folder' : 'New file', label: 'Name', value: kind === 'folder' ? 'New folder' : 'New file.txt', confirm: 'Create', selectStem: kind === 'file',
-    action: async (name) => { await (kind === 'folder' ? api.createFolder(rel, name) : api.createFile(rel, name)); toast(`Created ${name}`); await load(); },
-  });
+  const create = (kind: 'folder' | 'file') =>
+    askText({
+      title: kind === 'folder' ? 'New folder' : 'New file',
+      label: 'Name',
+      value: kind === 'folder' ? 'New folder' : 'New file.txt',
+      confirm: 'Create',
+      selectStem: kind === 'file',
+      action: async (name) => {
+        await (kind === 'folder' ? api.createFolder(rel, name) : api.createFile(rel, name));
+        toast(`Created ${name}`);
+        await load();
+      },
+    });
   const upload = (dir: boolean) => {
     const input = document.createElement('input');
-    input.type = 'file'; input.multiple = true;
+    input.type = 'file';
+    input.multiple = true;
     if (dir) input.webkitdirectory = true;
-    input.onchange = () => { if (input.files) void startUpload(collectPicked(input.files), api.uploadTo(rel), () => void load(), api.uploads); };
+    input.onchange = () => {
+      if (input.files) void startUpload(collectPicked(input.files), api.uploadTo(rel), () => void load(), api.uploads);
+    };
     input.click();
   };
   const onDrop = async (e: DragEvent) => {
-    e.preventDefault(); setDragOver(false);
+    e.preventDefault();
+    setDragOver(false);
     if (!a.upload || !e.dataTransfer) return;
     const files = await collectDropped(e.dataTransfer);
     void startUpload(files, api.uploadTo(rel), () => void load(), api.uploads);
@@ -95,42 +193,122 @@ export function FolderLink({ api, info, rel, signInNeeded }: { api: LinkApi; inf
   };
 
   return (
-    <section class={`visitor-folder${dragOver ? ' dropping' : ''}`} aria-label={`Shared folder ${info.name}`}
-      onDragOver={(e) => { if (a.upload && e.dataTransfer?.types.includes('Files')) { e.preventDefault(); setDragOver(true); } }}
-      onDragLeave={() => setDragOver(false)} onDrop={(e) => void onDrop(e)}>
+    <section
+      class={`visitor-folder${dragOver ? ' dropping' : ''}`}
+      aria-label={`Shared folder ${info.name}`}
+      onDragOver={(e) => {
+        if (a.upload && e.dataTransfer?.types.includes('Files')) {
+          e.preventDefault();
+          setDragOver(true);
+        }
+      }}
+      onDragLeave={() => setDragOver(false)}
+      onDrop={(e) => void onDrop(e)}
+    >
       <div class="folder-head">
         <Crumbs token={token} name={info.name} rel={rel} />
         <div class="toolbar" role="toolbar" aria-label="Folder actions">
-          {a.download && <button type="button" onClick={() => (sel.length ? download(sel) : void downloadZip(api, [rel], rel ? rel.split('/').pop()! : info.name))}><Icon name="download" size={16} /> {sel.length ? `Download ${sel.length}` : 'Download all'}</button>}
-          {a.upload && <button type="button" onClick={() => upload(false)}><Icon name="upload" size={16} /> Upload</button>}
-          {a.createFolder && <button type="button" onClick={() => create('folder')}><Icon name="plus" size={16} /> Folder</button>}
-          {a.createFile && <button type="button" onClick={() => create('file')}><Icon name="plus" size={16} /> File</button>}
-          {a.delete && sel.length > 0 && <button type="button" class="danger" onClick={() => void remove(sel)}>Delete {sel.length}</button>}
+          {a.download && (
+            <button
+              type="button"
+              onClick={() =>
+                sel.length ? download(sel) : void downloadZip(api, [rel], rel ? rel.split('/').pop()! : info.name)
+              }
+            >
+              <Icon name="download" size={16} /> {sel.length ? `Download ${sel.length}` : 'Download all'}
+            </button>
+          )}
+          {a.upload && (
+            <button type="button" onClick={() => upload(false)}>
+              <Icon name="upload" size={16} /> Upload
+            </button>
+          )}
+          {a.createFolder && (
+            <button type="button" onClick={() => create('folder')}>
+              <Icon name="plus" size={16} /> Folder
+            </button>
+          )}
+          {a.createFile && (
+            <button type="button" onClick={() => create('file')}>
+              <Icon name="plus" size={16} /> File
+            </button>
+          )}
+          {a.delete && sel.length > 0 && (
+            <button type="button" class="danger" onClick={() => void remove(sel)}>
+              Delete {sel.length}
+            </button>
+          )}
         </div>
       </div>
-      <ErrorNote error={error}><button type="button" onClick={() => void load()}>Try again</button></ErrorNote>
-      {!listing && !error && <div class="center"><Spinner /></div>}
+      <ErrorNote error={error}>
+        <button type="button" onClick={() => void load()}>
+          Try again
+        </button>
+      </ErrorNote>
+      {!listing && !error && (
+        <div class="center">
+          <Spinner />
+        </div>
+      )}
       {listing && (
         <ul class="link-entries" aria-label="Entries">
           {items.map((i) => (
-            <li key={i.name} class={`link-entry${selected.has(i.name) ? ' selected' : ''}`} data-name={i.name}
-              onContextMenu={(e) => { e.preventDefault(); menu(i, e.clientX, e.clientY); }}>
-              <input type="checkbox" aria-label={`Select ${i.name}`} checked={selected.has(i.name)} onChange={() => toggle(i.name)} />
+            <li
+              key={i.name}
+              class={`link-entry${selected.has(i.name) ? ' selected' : ''}`}
+              data-name={i.name}
+              onContextMenu={(e) => {
+                e.preventDefault();
+                menu(i, e.clientX, e.clientY);
+              }}
+            >
+              <input
+                type="checkbox"
+                aria-label={`Select ${i.name}`}
+                checked={selected.has(i.name)}
+                onChange={() => toggle(i.name)}
+              />
               <button type="button" class="row-button link-open" onClick={() => open(i)}>
                 <Icon name={isDir(i) ? 'folder' : iconFor(i.kind)} size={20} />
-                <span class="name" dir="auto">{i.name}</span>
+                <span class="name" dir="auto">
+                  {i.name}
+                </span>
               </button>
               <span class="muted small link-size">{isDir(i) ? '' : formatBytes(i.size)}</span>
               <span class="muted small link-date wide-only">{formatDate(i.dateModified)}</span>
-              <button type="button" class="icon-button" aria-label={`Actions for ${i.name}`} onClick={(e) => { const r = (e.currentTarget as HTMLElement).getBoundingClientRect(); menu(i, r.left, r.bottom); }}>⋯</button>
+              <button
+                type="button"
+                class="icon-button"
+                aria-label={`Actions for ${i.name}`}
+                onClick={(e) => {
+                  const r = (e.currentTarget as HTMLElement).getBoundingClientRect();
+                  menu(i, r.left, r.bottom);
+                }}
+              >
+                ⋯
+              </button>
             </li>
           ))}
         </ul>
       )}
-      {listing && !items.length && <p class="empty muted">This folder is empty.{a.upload ? ' Drop files here to upload.' : ''}</p>}
+      {listing && !items.length && (
+        <p class="empty muted">This folder is empty.{a.upload ? ' Drop files here to upload.' : ''}</p>
+      )}
       {viewing && (
-        <div class="overlay link-overlay" onClick={(e) => { if (e.target === e.currentTarget) setViewing(null); }}>
-          <LinkPreview api={api} info={info} item={viewing} rel={joinPath(rel, viewing.name)} onClose={() => setViewing(null)} onSaved={() => void load()} />
+        <div
+          class="overlay link-overlay"
+          onClick={(e) => {
+            if (e.target === e.currentTarget) setViewing(null);
+          }}
+        >
+          <LinkPreview
+            api={api}
+            info={info}
+            item={viewing}
+            rel={joinPath(rel, viewing.name)}
+            onClose={() => setViewing(null)}
+            onSaved={() => void load()}
+          />
         </div>
       )}
     </section>

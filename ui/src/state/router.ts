@@ -3,17 +3,23 @@
 import { signal } from '@preact/signals';
 import { encodePath } from '../api/client.ts';
 
-export interface Location { path: string; query: URLSearchParams }
+export interface Location {
+  path: string;
+  query: URLSearchParams;
+}
 
 const read = (): Location => ({ path: window.location.pathname, query: new URLSearchParams(window.location.search) });
 
 export const location = signal<Location>(read());
 
-window.addEventListener('popstate', () => { location.value = read(); });
+window.addEventListener('popstate', () => {
+  location.value = read();
+});
 
 export function navigate(to: string, replace = false): void {
   if (to === window.location.pathname + window.location.search) return;
-  if (replace) history.replaceState(null, '', to); else history.pushState(null, '', to);
+  if (replace) history.replaceState(null, '', to);
+  else history.pushState(null, '', to);
   location.value = read();
   window.scrollTo(0, 0);
 }
@@ -24,7 +30,16 @@ export const filesUrl = (virtualPath: string) => `/files/${encodePath(virtualPat
 /** The virtual path of a `/files/...` address, or null for other screens. */
 export function folderOf(loc: Location): string | null {
   if (loc.path !== '/files' && !loc.path.startsWith('/files/')) return null;
-  return loc.path.slice('/files/'.length).split('/').filter(Boolean).map((s) => {
-    try { return decodeURIComponent(s); } catch { return s; }
-  }).join('/');
+  return loc.path
+    .slice('/files/'.length)
+    .split('/')
+    .filter(Boolean)
+    .map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    })
+    .join('/');
 }

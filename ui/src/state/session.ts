@@ -13,7 +13,12 @@ export const volumes = signal<Volume[]>([]);
 export const favorites = signal<Favorite[]>([]);
 
 export type Theme = 'system' | 'light' | 'dark';
-export interface Preferences { showHiddenFiles: boolean; showThumbnails: boolean; theme: Theme; [key: string]: unknown }
+export interface Preferences {
+  showHiddenFiles: boolean;
+  showThumbnails: boolean;
+  theme: Theme;
+  [key: string]: unknown;
+}
 export const preferences = signal<Preferences>({ showHiddenFiles: false, showThumbnails: true, theme: 'system' });
 /** The account's preferences arrived from the server (until then the form would show defaults). */
 export const preferencesLoaded = signal(false);
@@ -65,7 +70,11 @@ export function applyTheme(): void {
   const t = preferences.value.theme;
   if (t === 'light' || t === 'dark') document.documentElement.dataset.theme = t;
   else delete document.documentElement.dataset.theme;
-  try { localStorage.setItem('burrow.theme', t ?? 'system'); } catch { /* private mode */ }
+  try {
+    localStorage.setItem('burrow.theme', t ?? 'system');
+  } catch {
+    /* private mode */
+  }
 }
 
 export function signedIn(u: User): void {
@@ -75,7 +84,11 @@ export function signedIn(u: User): void {
 }
 
 export async function signOut(): Promise<void> {
-  try { await post('/api/auth/logout'); } catch { /* the local state goes anyway */ }
+  try {
+    await post('/api/auth/logout');
+  } catch {
+    /* the local state goes anyway */
+  }
   user.value = null;
   // Messages of the session that ended do not belong on the sign-in card.
   toasts.value = [];

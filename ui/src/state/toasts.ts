@@ -3,8 +3,17 @@ import { signal } from '@preact/signals';
 import { describeError } from '../api/client.ts';
 
 /** `action`: one button on the toast (Undo); pressing it dismisses the toast and runs it. */
-export interface ToastAction { label: string; run: () => void | Promise<void> }
-export interface Toast { id: number; kind: 'info' | 'success' | 'error'; text: string; requestId?: string; action?: ToastAction }
+export interface ToastAction {
+  label: string;
+  run: () => void | Promise<void>;
+}
+export interface Toast {
+  id: number;
+  kind: 'info' | 'success' | 'error';
+  text: string;
+  requestId?: string;
+  action?: ToastAction;
+}
 
 export const toasts = signal<Toast[]>([]);
 let next = 1;

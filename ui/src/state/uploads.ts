@@ -23,10 +23,13 @@ export const uploads = signal<UploadEntry[]>([]);
 export const uploadSpeed = signal(0);
 
 export const uploadTotals = computed(() => {
-  let size = 0, sent = 0, active = 0;
+  let size = 0,
+    sent = 0,
+    active = 0;
   for (const u of uploads.value) {
     if (u.state === 'cancelled') continue;
-    size += u.size; sent += Math.min(u.sent, u.size);
+    size += u.size;
+    sent += Math.min(u.sent, u.size);
     if (u.state === 'uploading' || u.state === 'queued') active++;
   }
   return { size, sent, active };

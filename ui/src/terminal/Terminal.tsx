@@ -11,7 +11,8 @@ import { describeError, post } from '../api/client.ts';
 import { features } from '../state/session.ts';
 import './terminal.css';
 
-type Status = { kind: 'connecting' } | { kind: 'open' } | { kind: 'ended'; text: string } | { kind: 'failed'; text: string };
+type Status =
+  { kind: 'connecting' } | { kind: 'open' } | { kind: 'ended'; text: string } | { kind: 'failed'; text: string };
 
 export default function TerminalPage() {
   const frame = useRef<HTMLDivElement>(null);
@@ -22,7 +23,12 @@ export default function TerminalPage() {
 
   useEffect(() => {
     if (t && !t.available) return;
-    const term = new XTerm({ cursorBlink: true, fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace', fontSize: 14, scrollback: 5000 });
+    const term = new XTerm({
+      cursorBlink: true,
+      fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace',
+      fontSize: 14,
+      scrollback: 5000,
+    });
     const fit = new FitAddon();
     term.loadAddon(fit);
     term.open(host.current!);
@@ -33,13 +39,34 @@ export default function TerminalPage() {
       const text = term.getSelection();
       if (text) void navigator.clipboard?.writeText(text);
     };
-    const paste = () => { void navigator.clipboard?.readText?.().then((text) => { if (text) term.paste(text); }, () => { /* the browser's own paste event still works */ }); };
+    const paste = () => {
+      void navigator.clipboard?.readText?.().then(
+        (text) => {
+          if (text) term.paste(text);
+        },
+        () => {
+          /* the browser's own paste event still works */
+        },
+      );
+    };
     term.attachCustomKeyEventHandler((e) => {
       if (e.type !== 'keydown') return true;
-      if (e.ctrlKey && e.shiftKey && e.code === 'KeyC') { copy(); e.preventDefault(); return false; }
-      if (e.ctrlKey && e.shiftKey && e.code === 'KeyV') { paste(); e.preventDefault(); return false; }
+      if (e.ctrlKey && e.shiftKey && e.code === 'KeyC') {
+        copy();
+        e.preventDefault();
+        return false;
+      }
+      if (e.ctrlKey && e.shiftKey && e.code === 'KeyV') {
+        paste();
+        e.preventDefault();
+        return false;
+      }
       // Ctrl+C with a selection copies (as terminals on Windows do); without one it interrupts.
-      if (e.ctrlKey && !e.shiftKey && e.code === 'KeyC' && term.hasSelection()) { copy(); term.clearSelection(); return false; }
+      if (e.ctrlKey && !e.shiftKey && e.code === 'KeyC' && term.hasSelection()) {
+        copy();
+        term.clearSelection();
+        return false;
+      }
       // Ctrl+V: leave it to the browser, whose paste event xterm turns into input.
       if (e.ctrlKey && !e.shiftKey && e.code === 'KeyV') return false;
       return true;
@@ -50,19 +77,30 @@ export default function TerminalPage() {
       const el = frame.current;
       if (!el) return;
       el.style.height = `${Math.max(160, window.innerHeight - el.getBoundingClientRect().top - 12)}px`;
-      try { fit.fit(); } catch { /* not visible yet */ }
+      try {
+        fit.fit();
+      } catch {
+        /* not visible yet */
+      }
     };
     layout();
     const observer = new ResizeObserver(layout);
     observer.observe(document.body);
     window.addEventListener('resize', layout);
 
-    term.onData((data) => { if (ws?.readyState === WebSocket.OPEN) ws.send(encoder.encode(data)); });
-    term.onResize(({ cols, rows }) => { if (ws?.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'resize', cols, rows })); });
+    term.onData((data) => {
+      if (ws?.readyState === WebSocket.OPEN) ws.send(encoder.encode(data));
+    });
+    term.onResize(({ cols, rows }) => {
+      if (ws?.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'resize', cols, rows }));
+    });
 
     (async () => {
       try {
-        const { ticket, socketPath } = await post<{ ticket: string; socketPath: string }>('/api/terminal/session', { cols: term.cols, rows: term.rows });
+        const { ticket, socketPath } = await post<{ ticket: string; socketPath: string }>('/api/terminal/session', {
+          cols: term.cols,
+          rows: term.rows,
+        });
         if (gone) return;
         const url = new URL(socketPath, location.href);
         url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -71,14 +109,36 @@ export default function TerminalPage() {
         ws.binaryType = 'arraybuffer';
         ws.onmessage = (ev) => {
           if (ev.data instanceof ArrayBuffer) return term.write(new Uint8Array(ev.data));
-          const msg = JSON.parse(String(ev.data)) as { type: string; exitCode?: number | null; reason?: string; message?: string };
-          if (msg.type === 'ready') { setStatus({ kind: 'open' }); term.focus(); }
-          else if (msg.type === 'exit') setStatus({ kind: 'ended', text: msg.reason === 'idle' ? 'Closed after a while without input.' : msg.reason === 'shutdown' ? 'The server is stopping.' : `The shell ended${msg.exitCode != null ? ` (exit code ${msg.exitCode})` : ''}.` });
+          const msg = JSON.parse(String(ev.data)) as {
+            type: string;
+            exitCode?: number | null;
+            reason?: string;
+            message?: string;
+          };
+          if (msg.type === 'ready') {
+            setStatus({ kind: 'open' });
+            term.focus();
+          } else if (msg.type === 'exit')
+            setStatus({
+              kind: 'ended',
+              text:
+                msg.reason === 'idle'
+                  ? 'Closed after a while without input.'
+                  : msg.reason === 'shutdown'
+                    ? 'The server is stopping.'
+                    : `The shell ended${msg.exitCode != null ? ` (exit code ${msg.exitCode})` : ''}.`,
+            });
           else if (msg.type === 'error') term.write(`\r\n\x1b[31m${msg.message ?? 'error'}\x1b[0m\r\n`);
         };
         ws.onclose = (ev) => {
           if (gone) return;
-          setStatus((s) => (s.kind === 'ended' ? s : ev.code === 1000 ? { kind: 'ended', text: 'The terminal was closed.' } : { kind: 'failed', text: 'The connection to the server was lost.' }));
+          setStatus((s) =>
+            s.kind === 'ended'
+              ? s
+              : ev.code === 1000
+                ? { kind: 'ended', text: 'The terminal was closed.' }
+                : { kind: 'failed', text: 'The connection to the server was lost.' },
+          );
         };
       } catch (err) {
         if (!gone) setStatus({ kind: 'failed', text: describeError(err).message });
@@ -95,15 +155,39 @@ export default function TerminalPage() {
   }, [run, t?.available]);
 
   if (t && !t.available) {
-    return <p class="note">{t.enabled ? t.reason ?? 'The terminal cannot run on this server.' : 'The terminal is off. Set TERMINAL_ENABLED=true and restart Burrow to offer it to administrators.'}</p>;
+    return (
+      <p class="note">
+        {t.enabled
+          ? (t.reason ?? 'The terminal cannot run on this server.')
+          : 'The terminal is off. Set TERMINAL_ENABLED=true and restart Burrow to offer it to administrators.'}
+      </p>
+    );
   }
   return (
     <div class="terminal-page">
       <div class="terminal-bar" role="status">
-        <span>{status.kind === 'connecting' ? 'Connecting…' : status.kind === 'open' ? 'Shell on the server, as the account Burrow runs under. Copy: select, Ctrl+Shift+C · Paste: Ctrl+Shift+V' : status.text}</span>
-        {(status.kind === 'ended' || status.kind === 'failed') && <button type="button" onClick={() => { setStatus({ kind: 'connecting' }); setRun(run + 1); }}>New terminal</button>}
+        <span>
+          {status.kind === 'connecting'
+            ? 'Connecting…'
+            : status.kind === 'open'
+              ? 'Shell on the server, as the account Burrow runs under. Copy: select, Ctrl+Shift+C · Paste: Ctrl+Shift+V'
+              : status.text}
+        </span>
+        {(status.kind === 'ended' || status.kind === 'failed') && (
+          <button
+            type="button"
+            onClick={() => {
+              setStatus({ kind: 'connecting' });
+              setRun(run + 1);
+            }}
+          >
+            New terminal
+          </button>
+        )}
       </div>
-      <div class="terminal-frame" ref={frame}><div class="terminal-host" ref={host} data-testid="terminal" /></div>
+      <div class="terminal-frame" ref={frame}>
+        <div class="terminal-host" ref={host} data-testid="terminal" />
+      </div>
     </div>
   );
 }

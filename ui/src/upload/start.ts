@@ -8,11 +8,15 @@ type Entry = FileSystemEntry;
 function readAll(reader: FileSystemDirectoryReader): Promise<Entry[]> {
   return new Promise((resolve, reject) => {
     const out: Entry[] = [];
-    const step = () => reader.readEntries((batch) => {
-      if (!batch.length) { resolve(out); return; }
-      out.push(...batch);
-      step();
-    }, reject);
+    const step = () =>
+      reader.readEntries((batch) => {
+        if (!batch.length) {
+          resolve(out);
+          return;
+        }
+        out.push(...batch);
+        step();
+      }, reject);
     step();
   });
 }
@@ -34,7 +38,11 @@ export function collectDropped(data: DataTransfer): Promise<PickedFile[]> {
   for (const item of Array.from(data.items)) {
     if (item.kind !== 'file') continue;
     const entry = item.webkitGetAsEntry?.();
-    if (entry) entries.push(entry); else { const f = item.getAsFile(); if (f) loose.push(f); }
+    if (entry) entries.push(entry);
+    else {
+      const f = item.getAsFile();
+      if (f) loose.push(f);
+    }
   }
   return (async () => {
     const out: PickedFile[] = loose.map((file) => ({ file, relativePath: file.name }));
@@ -49,7 +57,12 @@ export function collectPicked(list: FileList): PickedFile[] {
 }
 
 /** `endpoints`: a share link's upload routes instead of the account's. */
-export async function startUpload(files: PickedFile[], target: string, onDone: () => void, endpoints?: UploadEndpoints): Promise<void> {
+export async function startUpload(
+  files: PickedFile[],
+  target: string,
+  onDone: () => void,
+  endpoints?: UploadEndpoints,
+): Promise<void> {
   if (!files.length) return;
   const { enqueue } = await import('./uploader.ts');
   enqueue(files, target, chunkedUploads.value, onDone, endpoints);

@@ -6,16 +6,30 @@ import type { FileItem } from '../api/types.ts';
 import { toast } from '../state/toasts.ts';
 import { uploads, uploadSpeed, updateUpload, type UploadEntry } from '../state/uploads.ts';
 
-export interface PickedFile { file: File; relativePath: string }
+export interface PickedFile {
+  file: File;
+  relativePath: string;
+}
 
 const PARALLEL = 3;
 const CHUNK = 8 * 1024 * 1024;
 
 /** Where uploads go: the account's routes, or a share link's (`/api/share/<token>/tus`, `/upload`). */
-export interface UploadEndpoints { tus: string; multipart: string }
+export interface UploadEndpoints {
+  tus: string;
+  multipart: string;
+}
 const OWN: UploadEndpoints = { tus: '/api/upload/tus', multipart: '/api/upload' };
 
-interface Job { entry: UploadEntry; file: File; chunked: boolean; onDone: () => void; endpoints: UploadEndpoints; tus?: tus.Upload; xhr?: XMLHttpRequest }
+interface Job {
+  entry: UploadEntry;
+  file: File;
+  chunked: boolean;
+  onDone: () => void;
+  endpoints: UploadEndpoints;
+  tus?: tus.Upload;
+  xhr?: XMLHttpRequest;
+}
 const jobs = new Map<number, Job>();
 let nextId = 1;
 let running = 0;
@@ -23,7 +37,8 @@ let running = 0;
 function pump(): void {
   for (const job of jobs.values()) {
     if (running >= PARALLEL) return;
-    if (job.entry.state === 'queued' && uploads.value.find((u) => u.id === job.entry.id)?.state === 'queued') start(job);
+    if (job.entry.state === 'queued' && uploads.value.find((u) => u.id === job.entry.id)?.state === 'queued')
+      start(job);
   }
 }
 
@@ -38,12 +53,17 @@ function finish(job: Job, patch: Partial<UploadEntry>): void {
 function start(job: Job): void {
   running++;
   updateUpload(job.entry.id, { state: 'uploading', startedAt: Date.now(), error: undefined });
-  if (job.chunked) startTus(job); else startMultipart(job);
+  if (job.chunked) startTus(job);
+  else startMultipart(job);
 }
 
 function storedNameFrom(header: string | null | undefined, fallback: string): string {
   if (!header) return fallback;
-  try { return decodeURIComponent(header); } catch { return header; }
+  try {
+    return decodeURIComponent(header);
+  } catch {
+    return header;
+  }
 }
 
 function startTus(job: Job): void {
@@ -51,7 +71,12 @@ function startTus(job: Job): void {
   const name = entry.relativePath.split('/').pop() ?? file.name;
   const upload = new tus.Upload(file, {
     endpoint: job.endpoints.tus,
-    metadata: { filename: name, uploadTo: entry.target, relativePath: entry.relativePath, filetype: file.type || 'application/octet-stream' },
+    metadata: {
+      filename: name,
+      uploadTo: entry.target,
+      relativePath: entry.relativePath,
+      filetype: file.type || 'application/octet-stream',
+    },
     chunkSize: CHUNK,
     retryDelays: [0, 1000, 3000, 6000],
     storeFingerprintForResuming: true,
@@ -69,7 +94,11 @@ function startTus(job: Job): void {
     onError: (err) => {
       const res = (err as tus.DetailedError).originalResponse;
       const status = res?.getStatus() ?? 0;
-      if (status === 401) { sessionExpired.value = true; finish(job, { state: 'paused', error: 'Sign in again, then resume.' }); return; }
+      if (status === 401) {
+        sessionExpired.value = true;
+        finish(job, { state: 'paused', error: 'Sign in again, then resume.' });
+        return;
+      }
       let message = status ? '' : 'The server cannot be reached.';
       let requestId: string | undefined;
       if (res) {
@@ -79,7 +108,9 @@ function startTus(job: Job): void {
           const body = JSON.parse(res.getBody() || '{}');
           message = body?.error?.message ?? message;
           requestId = body?.error?.requestId ?? requestId;
-        } catch { /* not JSON */ }
+        } catch {
+          /* not JSON */
+        }
         if (finalize) message = storedNameFrom(finalize, message);
         if (status === 413) message = `Too large: ${message || 'the server refused the size'}`;
         if (status === 507) message = `The volume is full: ${message}`;
@@ -89,10 +120,13 @@ function startTus(job: Job): void {
     },
   });
   job.tus = upload;
-  upload.findPreviousUploads().then((previous) => {
-    if (previous.length) upload.resumeFromPreviousUpload(previous[0]!);
-    upload.start();
-  }, () => upload.start());
+  upload.findPreviousUploads().then(
+    (previous) => {
+      if (previous.length) upload.resumeFromPreviousUpload(previous[0]!);
+      upload.start();
+    },
+    () => upload.start(),
+  );
 }
 
 function startMultipart(job: Job): void {
@@ -107,30 +141,51 @@ function startMultipart(job: Job): void {
   xhr.setRequestHeader('accept', 'application/json');
   xhr.upload.onprogress = (e) => updateUpload(entry.id, { sent: e.loaded });
   xhr.onerror = () => finish(job, { state: 'failed', error: 'The server cannot be reached.' });
-  xhr.onabort = () => { /* cancel() already recorded the state */ };
+  xhr.onabort = () => {
+    /* cancel() already recorded the state */
+  };
   xhr.onload = async () => {
-    const res = new Response(xhr.responseText, { status: xhr.status, headers: { 'x-request-id': xhr.getResponseHeader('x-request-id') ?? '' } });
+    const res = new Response(xhr.responseText, {
+      status: xhr.status,
+      headers: { 'x-request-id': xhr.getResponseHeader('x-request-id') ?? '' },
+    });
     if (xhr.status >= 200 && xhr.status < 300) {
       let stored: string | undefined;
       try {
         // The answer is an array of FileItem with the stored names.
         const body = JSON.parse(xhr.responseText) as FileItem[];
         stored = body[0]?.name;
-      } catch { /* keep the asked name */ }
+      } catch {
+        /* keep the asked name */
+      }
       const asked = entry.relativePath.split('/').pop();
       finish(job, { state: 'done', sent: entry.size, storedAs: stored && stored !== asked ? stored : undefined });
       return;
     }
-    if (xhr.status === 401) { sessionExpired.value = true; }
+    if (xhr.status === 401) {
+      sessionExpired.value = true;
+    }
     const err = await errorFrom(res);
     finish(job, { state: 'failed', error: err.message, requestId: err.requestId });
   };
   xhr.send(form);
 }
 
-export function enqueue(files: PickedFile[], target: string, chunked: boolean, onDone: () => void, endpoints: UploadEndpoints = OWN): void {
+export function enqueue(
+  files: PickedFile[],
+  target: string,
+  chunked: boolean,
+  onDone: () => void,
+  endpoints: UploadEndpoints = OWN,
+): void {
   const fresh: UploadEntry[] = files.map(({ file, relativePath }) => ({
-    id: nextId++, name: file.name, target, relativePath, size: file.size, sent: 0, state: 'queued',
+    id: nextId++,
+    name: file.name,
+    target,
+    relativePath,
+    size: file.size,
+    sent: 0,
+    state: 'queued',
   }));
   uploads.value = [...uploads.value, ...fresh];
   fresh.forEach((entry, i) => jobs.set(entry.id, { entry, file: files[i]!.file, chunked, onDone, endpoints }));
@@ -150,7 +205,8 @@ export function resume(id: number): void {
   if (!job) return;
   running++;
   updateUpload(id, { state: 'uploading', error: undefined });
-  if (job.tus) job.tus.start(); else startMultipart(job);
+  if (job.tus) job.tus.start();
+  else startMultipart(job);
 }
 
 export function cancel(id: number): void {
@@ -176,9 +232,12 @@ function watchSpeed(): void {
     const sent = total();
     const instant = ((sent - last) / (now - lastAt)) * 1000;
     uploadSpeed.value = uploadSpeed.value ? uploadSpeed.value * 0.6 + instant * 0.4 : instant;
-    last = sent; lastAt = now;
+    last = sent;
+    lastAt = now;
     if (!uploads.value.some((u) => u.state === 'uploading' || u.state === 'queued')) {
-      clearInterval(speedTimer); speedTimer = undefined; uploadSpeed.value = 0;
+      clearInterval(speedTimer);
+      speedTimer = undefined;
+      uploadSpeed.value = 0;
       const failed = uploads.value.filter((u) => u.state === 'failed').length;
       if (!failed) toast('Uploads finished');
     }

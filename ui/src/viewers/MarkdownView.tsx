@@ -17,33 +17,52 @@ function normalise(path: string): string | null {
   const out: string[] = [];
   for (const part of path.split('/')) {
     if (!part || part === '.') continue;
-    if (part === '..') { if (!out.length) return null; out.pop(); } else out.push(part);
+    if (part === '..') {
+      if (!out.length) return null;
+      out.pop();
+    } else out.push(part);
   }
   return out.join('/');
 }
 
-export function renderMarkdown(source: string, folder: string, allowRemote: boolean): { html: string; blocked: number } {
+export function renderMarkdown(
+  source: string,
+  folder: string,
+  allowRemote: boolean,
+): { html: string; blocked: number } {
   let blocked = 0;
   const purify = DOMPurify();
   purify.addHook('afterSanitizeAttributes', (node) => {
     if (node.tagName === 'A') {
       const href = node.getAttribute('href') ?? '';
-      if (REMOTE.test(href)) { node.setAttribute('target', '_blank'); node.setAttribute('rel', 'noopener noreferrer'); }
+      if (REMOTE.test(href)) {
+        node.setAttribute('target', '_blank');
+        node.setAttribute('rel', 'noopener noreferrer');
+      }
     }
     if (node.tagName === 'IMG') {
       const src = node.getAttribute('src') ?? '';
       node.removeAttribute('srcset');
       if (/^data:image\//i.test(src)) return;
       if (REMOTE.test(src)) {
-        if (!allowRemote) { blocked++; node.setAttribute('data-blocked-src', src); node.removeAttribute('src'); node.setAttribute('alt', `[picture from ${src.replace(/^[a-z]+:\/\//i, '').split('/')[0]} not loaded]`); }
+        if (!allowRemote) {
+          blocked++;
+          node.setAttribute('data-blocked-src', src);
+          node.removeAttribute('src');
+          node.setAttribute('alt', `[picture from ${src.replace(/^[a-z]+:\/\//i, '').split('/')[0]} not loaded]`);
+        }
         return;
       }
       const local = normalise(src.startsWith('/') ? src : `${folder}/${decodeURIComponent(src.split(/[?#]/)[0]!)}`);
-      if (local === null) node.removeAttribute('src'); else node.setAttribute('src', previewUrl(local));
+      if (local === null) node.removeAttribute('src');
+      else node.setAttribute('src', previewUrl(local));
     }
   });
   const raw = marked.parse(source, { async: false, gfm: true }) as string;
-  const html = purify.sanitize(raw, { FORBID_TAGS: ['style', 'form', 'input', 'button', 'iframe', 'object', 'embed'], FORBID_ATTR: ['style'] });
+  const html = purify.sanitize(raw, {
+    FORBID_TAGS: ['style', 'form', 'input', 'button', 'iframe', 'object', 'embed'],
+    FORBID_ATTR: ['style'],
+  });
   return { html, blocked };
 }
 
@@ -53,18 +72,37 @@ export default function MarkdownView({ path }: { path: string }) {
   const [allowRemote, setAllowRemote] = useState(false);
   useEffect(() => {
     const controller = new AbortController();
-    setSource(null); setError(null); setAllowRemote(false);
-    fetchText(path, controller.signal).then((r) => setSource(r.text), (err) => { if (!controller.signal.aborted) setError(err); });
+    setSource(null);
+    setError(null);
+    setAllowRemote(false);
+    fetchText(path, controller.signal).then(
+      (r) => setSource(r.text),
+      (err) => {
+        if (!controller.signal.aborted) setError(err);
+      },
+    );
     return () => controller.abort();
   }, [path]);
-  const rendered = useMemo(() => (source === null ? null : renderMarkdown(source, parentOf(path), allowRemote)), [source, allowRemote, path]);
-  if (error) return <div class="viewer-message"><ErrorNote error={error} /></div>;
+  const rendered = useMemo(
+    () => (source === null ? null : renderMarkdown(source, parentOf(path), allowRemote)),
+    [source, allowRemote, path],
+  );
+  if (error)
+    return (
+      <div class="viewer-message">
+        <ErrorNote error={error} />
+      </div>
+    );
   if (!rendered) return <Spinner label="Loading the document" />;
   return (
     <div class="markdown-stage">
       {rendered.blocked > 0 && (
-        <p class="notice remote-note">{rendered.blocked} picture{rendered.blocked === 1 ? '' : 's'} from other sites not loaded.
-          <button type="button" class="small" onClick={() => setAllowRemote(true)}>Show remote pictures</button></p>
+        <p class="notice remote-note">
+          {rendered.blocked} picture{rendered.blocked === 1 ? '' : 's'} from other sites not loaded.
+          <button type="button" class="small" onClick={() => setAllowRemote(true)}>
+            Show remote pictures
+          </button>
+        </p>
       )}
       <article class="markdown-body" dir="auto" dangerouslySetInnerHTML={{ __html: rendered.html }} />
     </div>

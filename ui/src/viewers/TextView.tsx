@@ -9,7 +9,11 @@ const MAX_BYTES = 2 * 1024 * 1024;
 
 /** The start of a text file through /api/raw (415 for binary files), and whether it was cut. */
 export async function fetchText(path: string, signal?: AbortSignal): Promise<{ text: string; cut: boolean }> {
-  const res = await fetch(rawUrl(path), { headers: { range: `bytes=0-${MAX_BYTES - 1}` }, signal, credentials: 'same-origin' });
+  const res = await fetch(rawUrl(path), {
+    headers: { range: `bytes=0-${MAX_BYTES - 1}` },
+    signal,
+    credentials: 'same-origin',
+  });
   if (!res.ok) throw await errorFrom(res);
   const total = Number(res.headers.get('content-range')?.split('/')[1] ?? NaN);
   const bytes = new Uint8Array(await res.arrayBuffer());
@@ -23,23 +27,38 @@ export function TextView({ path, kind }: { path: string; kind: string }) {
   useEffect(() => {
     const controller = new AbortController();
     let view: { destroy(): void } | null = null;
-    setState(null); setError(null);
+    setState(null);
+    setError(null);
     (async () => {
       try {
-        const [{ text, cut }, cm] = await Promise.all([fetchText(path, controller.signal), import('../editor/codemirror.ts')]);
+        const [{ text, cut }, cm] = await Promise.all([
+          fetchText(path, controller.signal),
+          import('../editor/codemirror.ts'),
+        ]);
         if (controller.signal.aborted) return;
         host.current!.replaceChildren();
         view = await cm.createEditor({ parent: host.current!, doc: text, kind, readOnly: true });
         setState({ cut });
-      } catch (err) { if (!controller.signal.aborted) setError(err); }
+      } catch (err) {
+        if (!controller.signal.aborted) setError(err);
+      }
     })();
-    return () => { controller.abort(); view?.destroy(); };
+    return () => {
+      controller.abort();
+      view?.destroy();
+    };
   }, [path]);
   return (
     <div class="text-stage">
-      {error ? <div class="viewer-message"><ErrorNote error={error} /></div> : null}
+      {error ? (
+        <div class="viewer-message">
+          <ErrorNote error={error} />
+        </div>
+      ) : null}
       {!state && !error && <Spinner label="Loading the text" />}
-      {state?.cut && <p class="notice">Only the first {MAX_BYTES / 1024 / 1024} MB are shown. Download the file for the rest.</p>}
+      {state?.cut && (
+        <p class="notice">Only the first {MAX_BYTES / 1024 / 1024} MB are shown. Download the file for the rest.</p>
+      )}
       <div class="code-host" ref={host} />
     </div>
   );

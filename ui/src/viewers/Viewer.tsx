@@ -22,26 +22,53 @@ function Facts({ item, note }: { item: FileItem; note: string }) {
   return (
     <div class="viewer-message facts-card">
       <Icon name="file" size={56} />
-      <p><strong>{note}</strong></p>
+      <p>
+        <strong>{note}</strong>
+      </p>
       <dl class="facts">
-        <dt>Kind</dt><dd>{kindLabel(item.kind)}</dd>
-        <dt>Size</dt><dd>{formatBytes(item.size)}</dd>
-        <dt>Modified</dt><dd>{formatDate(item.dateModified)}</dd>
-        <dt>Where</dt><dd dir="auto">{item.path}</dd>
+        <dt>Kind</dt>
+        <dd>{kindLabel(item.kind)}</dd>
+        <dt>Size</dt>
+        <dd>{formatBytes(item.size)}</dd>
+        <dt>Modified</dt>
+        <dd>{formatDate(item.dateModified)}</dd>
+        <dt>Where</dt>
+        <dd dir="auto">{item.path}</dd>
       </dl>
-      <button type="button" class="primary" onClick={() => void download([refOf(item)], [item.kind])}>Download</button>
+      <button type="button" class="primary" onClick={() => void download([refOf(item)], [item.kind])}>
+        Download
+      </button>
     </div>
   );
 }
 
-function Playlist({ items, current, onPick }: { items: FileItem[]; current: FileItem; onPick: (item: FileItem) => void }) {
+function Playlist({
+  items,
+  current,
+  onPick,
+}: {
+  items: FileItem[];
+  current: FileItem;
+  onPick: (item: FileItem) => void;
+}) {
   const audio = items.filter((i) => viewKind(i.kind) === 'audio');
   if (audio.length < 2) return null;
   return (
     <ol class="playlist" aria-label="Playlist">
       {audio.map((i) => (
-        <li key={i.name}><button type="button" class="row-button" aria-current={i === current ? 'true' : undefined} onClick={() => onPick(i)}>
-          <Icon name="audio" size={16} /><span class="name" dir="auto">{i.name}</span></button></li>
+        <li key={i.name}>
+          <button
+            type="button"
+            class="row-button"
+            aria-current={i === current ? 'true' : undefined}
+            onClick={() => onPick(i)}
+          >
+            <Icon name="audio" size={16} />
+            <span class="name" dir="auto">
+              {i.name}
+            </span>
+          </button>
+        </li>
       ))}
     </ol>
   );
@@ -67,11 +94,17 @@ export default function Viewer() {
   };
   // Back closes the viewer: it stands on a history entry of its own (kept when the editor opened
   // from it returns), and closing it by a button or Escape steps back off that entry.
-  const close = () => { if (history.state?.burrowViewer) history.back(); else viewing.value = null; };
+  const close = () => {
+    if (history.state?.burrowViewer) history.back();
+    else viewing.value = null;
+  };
   useEffect(() => {
     // Back from the editor is still on its way when the viewer returns: its entry is below.
-    if (!history.state?.burrowViewer && !history.state?.burrowEditor) history.pushState({ burrowViewer: true }, '', window.location.href);
-    const onPop = () => { if (!history.state?.burrowViewer && !history.state?.burrowEditor) viewing.value = null; };
+    if (!history.state?.burrowViewer && !history.state?.burrowEditor)
+      history.pushState({ burrowViewer: true }, '', window.location.href);
+    const onPop = () => {
+      if (!history.state?.burrowViewer && !history.state?.burrowEditor) viewing.value = null;
+    };
     window.addEventListener('popstate', onPop);
     return () => window.removeEventListener('popstate', onPop);
   }, []);
@@ -81,7 +114,10 @@ export default function Viewer() {
     for (let k = 1; k < cur.items.length; k++) {
       const i = (cur.index + k) % cur.items.length;
       if (i <= cur.index) break; // the playlist ends at the folder's end
-      if (viewKind(cur.items[i]!.kind) === 'audio') { viewing.value = { ...cur, index: i }; return; }
+      if (viewKind(cur.items[i]!.kind) === 'audio') {
+        viewing.value = { ...cur, index: i };
+        return;
+      }
     }
   };
 
@@ -91,26 +127,49 @@ export default function Viewer() {
       if (document.querySelector('dialog[open]')) return;
       const t = e.target as HTMLElement;
       const typing = t.closest('.cm-editor, input, textarea, select, audio, video');
-      if (e.key === 'Escape') { e.preventDefault(); close(); return; }
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        close();
+        return;
+      }
       if (typing) return;
-      if (e.key === 'ArrowRight' || e.key === 'PageDown') { e.preventDefault(); go(1); }
-      else if (e.key === 'ArrowLeft' || e.key === 'PageUp') { e.preventDefault(); go(-1); }
+      if (e.key === 'ArrowRight' || e.key === 'PageDown') {
+        e.preventDefault();
+        go(1);
+      } else if (e.key === 'ArrowLeft' || e.key === 'PageUp') {
+        e.preventDefault();
+        go(-1);
+      }
     };
     window.addEventListener('keydown', onKey);
-    return () => { window.removeEventListener('keydown', onKey); restore?.focus?.(); };
+    return () => {
+      window.removeEventListener('keydown', onKey);
+      restore?.focus?.();
+    };
   }, []);
 
   let body;
   if (kind === 'image') body = <ImageView key={path} item={item} path={path} onSwipe={go} />;
   else if (kind === 'pdf') body = <iframe key={path} class="pdf-frame" title={item.name} src={previewUrl(path)} />;
-  else if (kind === 'video') body = <video key={path} class="media" src={previewUrl(path)} controls autoplay playsInline preload="metadata" />;
-  else if (kind === 'audio') body = (
-    <div class="audio-stage">
-      <Icon name="audio" size={72} />
-      <audio key={path} class="media" src={previewUrl(path)} controls autoplay preload="metadata" onEnded={nextAudio} aria-label={`Player: ${item.name}`} />
-      <Playlist items={v.items} current={item} onPick={goTo} />
-    </div>
-  );
+  else if (kind === 'video')
+    body = <video key={path} class="media" src={previewUrl(path)} controls autoplay playsInline preload="metadata" />;
+  else if (kind === 'audio')
+    body = (
+      <div class="audio-stage">
+        <Icon name="audio" size={72} />
+        <audio
+          key={path}
+          class="media"
+          src={previewUrl(path)}
+          controls
+          autoplay
+          preload="metadata"
+          onEnded={nextAudio}
+          aria-label={`Player: ${item.name}`}
+        />
+        <Playlist items={v.items} current={item} onPick={goTo} />
+      </div>
+    );
   else if (kind === 'markdown') body = <Lazy load={() => import('./MarkdownView.tsx')} props={{ path }} />;
   else if (kind === 'text') body = <TextView key={path} path={path} kind={item.kind} />;
   else body = <Facts item={item} note="No preview for this kind of file." />;
@@ -119,19 +178,71 @@ export default function Viewer() {
   return (
     <div class="viewer" ref={root} tabIndex={-1} role="dialog" aria-modal="true" aria-label={`Viewer: ${item.name}`}>
       <header class="viewer-bar">
-        <button type="button" class="icon-button" aria-label="Close viewer" onClick={close}><Icon name="close" /></button>
+        <button type="button" class="icon-button" aria-label="Close viewer" onClick={close}>
+          <Icon name="close" />
+        </button>
         <div class="viewer-title">
-          <span class="name" dir="auto" title={item.name}>{item.name}</span>
-          <span class="muted small">{count > 1 ? `${v.index + 1} of ${count} · ` : ''}{formatBytes(item.size)}</span>
+          <span class="name" dir="auto" title={item.name}>
+            {item.name}
+          </span>
+          <span class="muted small">
+            {count > 1 ? `${v.index + 1} of ${count} · ` : ''}
+            {formatBytes(item.size)}
+          </span>
         </div>
-        {count > 1 && <button type="button" class="icon-button" aria-label="Previous file" onClick={() => go(-1)}>‹</button>}
-        {count > 1 && <button type="button" class="icon-button" aria-label="Next file" onClick={() => go(1)}>›</button>}
-        {isEditable(item.kind) && v.canWrite && (
-          <button type="button" onClick={() => { editing.value = { path, name: item.name, kind: item.kind }; }}>Edit</button>
+        {count > 1 && (
+          <button type="button" class="icon-button" aria-label="Previous file" onClick={() => go(-1)}>
+            ‹
+          </button>
         )}
-        <button type="button" class="icon-button" aria-label="Download" title="Download" onClick={() => void download([refOf(item)], [item.kind])}><Icon name="download" /></button>
-        {canOpenTab && <a class="button icon-button" href={previewUrl(path)} target="_blank" rel="noopener noreferrer" aria-label="Open in a new tab" title="Open in a new tab"><Icon name="external" /></a>}
-        <button type="button" class="icon-button wide-only" aria-label="Details and versions" title="Details and versions" onClick={() => { detailsItem.value = item; close(); }}><Icon name="info" /></button>
+        {count > 1 && (
+          <button type="button" class="icon-button" aria-label="Next file" onClick={() => go(1)}>
+            ›
+          </button>
+        )}
+        {isEditable(item.kind) && v.canWrite && (
+          <button
+            type="button"
+            onClick={() => {
+              editing.value = { path, name: item.name, kind: item.kind };
+            }}
+          >
+            Edit
+          </button>
+        )}
+        <button
+          type="button"
+          class="icon-button"
+          aria-label="Download"
+          title="Download"
+          onClick={() => void download([refOf(item)], [item.kind])}
+        >
+          <Icon name="download" />
+        </button>
+        {canOpenTab && (
+          <a
+            class="button icon-button"
+            href={previewUrl(path)}
+            target="_blank"
+            rel="noopener noreferrer"
+            aria-label="Open in a new tab"
+            title="Open in a new tab"
+          >
+            <Icon name="external" />
+          </a>
+        )}
+        <button
+          type="button"
+          class="icon-button wide-only"
+          aria-label="Details and versions"
+          title="Details and versions"
+          onClick={() => {
+            detailsItem.value = item;
+            close();
+          }}
+        >
+          <Icon name="info" />
+        </button>
       </header>
       <div class={`viewer-body kind-${kind}`}>{body}</div>
     </div>

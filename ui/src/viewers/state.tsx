@@ -5,7 +5,11 @@ import type { FileItem } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
 import { Lazy } from '../components/Lazy.tsx';
 
-export interface Viewing { items: FileItem[]; index: number; canWrite: boolean }
+export interface Viewing {
+  items: FileItem[];
+  index: number;
+  canWrite: boolean;
+}
 export const viewing = signal<Viewing | null>(null);
 /** The file open in the editor (full path, name). */
 export const editing = signal<{ path: string; name: string; kind: string } | null>(null);
@@ -13,13 +17,28 @@ export const editing = signal<{ path: string; name: string; kind: string } | nul
 /** Opens `item` in the viewer; next/previous walk `siblings` (the folder's files, in its order). */
 export function openViewer(item: FileItem, siblings: FileItem[], canWrite: boolean): void {
   const files = siblings.filter((i) => !isDir(i));
-  const index = Math.max(0, files.findIndex((i) => i.name === item.name && i.path === item.path));
+  const index = Math.max(
+    0,
+    files.findIndex((i) => i.name === item.name && i.path === item.path),
+  );
   viewing.value = { items: files.length ? files : [item], index: files.length ? index : 0, canWrite };
 }
 
 export function ViewerHost() {
-  return <>
-    {viewing.value && !editing.value && <Lazy load={() => import('./Viewer.tsx')} props={{}} />}
-    {editing.value && <Lazy load={() => import('../editor/Editor.tsx')} props={{ file: editing.value, onClose: () => { editing.value = null; } }} />}
-  </>;
+  return (
+    <>
+      {viewing.value && !editing.value && <Lazy load={() => import('./Viewer.tsx')} props={{}} />}
+      {editing.value && (
+        <Lazy
+          load={() => import('../editor/Editor.tsx')}
+          props={{
+            file: editing.value,
+            onClose: () => {
+              editing.value = null;
+            },
+          }}
+        />
+      )}
+    </>
+  );
 }
