@@ -342,15 +342,13 @@ export class AuthService {
   }
 
   methods(userId: string): SignInMethod[] {
-    return this.deps.users
-      .methods(userId)
-      .map((m) => ({
-        id: m.id,
-        type: m.type,
-        provider: m.provider,
-        lastUsedAt: m.last_used_at,
-        createdAt: m.created_at,
-      }));
+    return this.deps.users.methods(userId).map((m) => ({
+      id: m.id,
+      type: m.type,
+      provider: m.provider,
+      lastUsedAt: m.last_used_at,
+      createdAt: m.created_at,
+    }));
   }
 
   private account(caller: Caller): UserRow {
