@@ -13,11 +13,11 @@ export const OIDC_EXCHANGE_REJECTED = 'OIDC_EXCHANGE_REJECTED';
 export class OidcError extends AppError {}
 
 export const unavailable = (detail: string) =>
-  new OidcError(503, `The identity provider cannot be reached: ${detail}`, OIDC_UNAVAILABLE);
+  new OidcError(OIDC_UNAVAILABLE, `The identity provider cannot be reached: ${detail}`);
 export const badAnswer = (detail: string) =>
-  new OidcError(502, `The identity provider's answer could not be used: ${detail}`, OIDC_BAD_ANSWER);
-export const badState = (detail: string) => new OidcError(400, detail, OIDC_STATE);
-export const denied = (detail: string) => new OidcError(403, detail, OIDC_DENIED);
+  new OidcError(OIDC_BAD_ANSWER, `The identity provider's answer could not be used: ${detail}`);
+export const badState = (detail: string) => new OidcError(OIDC_STATE, detail);
+export const denied = (detail: string) => new OidcError(OIDC_DENIED, detail);
 
 function chain(err: unknown): unknown[] {
   const out: unknown[] = [];

@@ -10,7 +10,7 @@ import type { AuthService, OpenedSession } from '../auth/service.ts';
 import type { UsersStore, WireUser } from '../auth/users-store.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { AppError, badRequest } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { OidcAccounts, type Claims } from './accounts.ts';
 import { badAnswer, badState, classify, OIDC_EXCHANGE_REJECTED, OidcError } from './errors.ts';
 
@@ -153,7 +153,7 @@ export class OidcService {
     extra: { returnTo?: string | null; prompt?: string | null; mobileChallenge?: string; mobileRedirectUri?: string },
   ): Promise<Handoff> {
     if (extra.prompt && !PROMPTS.has(extra.prompt))
-      throw badRequest('Invalid query: prompt: one of login, consent, select_account.');
+      throw new AppError('BAD_REQUEST', 'Invalid query: prompt: one of login, consent, select_account.');
     const config = await this.provider();
     const state = random();
     const nonce = random();
@@ -277,20 +277,28 @@ export class OidcService {
     redirectUri: string | null;
   }): Promise<Handoff> {
     if (input.codeChallengeMethod !== 'S256')
-      throw badRequest('Invalid query: code_challenge_method: only S256 is accepted.');
+      throw new AppError('BAD_REQUEST', 'Invalid query: code_challenge_method: only S256 is accepted.');
     if (!input.codeChallenge || !S256_CHALLENGE.test(input.codeChallenge))
-      throw badRequest('Invalid query: code_challenge: an S256 challenge (43 base64url characters) is required.');
+      throw new AppError(
+        'BAD_REQUEST',
+        'Invalid query: code_challenge: an S256 challenge (43 base64url characters) is required.',
+      );
     let appRedirect = this.options.mobileRedirectUris[0];
     if (input.redirectUri) {
       if (/^https?:/i.test(input.redirectUri))
-        throw badRequest(
+        throw new AppError(
+          'BAD_REQUEST',
           "Invalid query: redirect_uri: http and https addresses are refused; use the app's custom scheme.",
         );
       if (!this.options.mobileRedirectUris.includes(input.redirectUri))
-        throw badRequest("Invalid query: redirect_uri: not on this server's allow-list (OIDC_MOBILE_REDIRECT_URIS).");
+        throw new AppError(
+          'BAD_REQUEST',
+          "Invalid query: redirect_uri: not on this server's allow-list (OIDC_MOBILE_REDIRECT_URIS).",
+        );
       appRedirect = input.redirectUri;
     }
-    if (!appRedirect) throw badRequest('No app redirect URI is configured (OIDC_MOBILE_REDIRECT_URIS).');
+    if (!appRedirect)
+      throw new AppError('BAD_REQUEST', 'No app redirect URI is configured (OIDC_MOBILE_REDIRECT_URIS).');
     return this.handoff(this.mobileCallbackUrl(input.baseUrl), {
       mobileChallenge: input.codeChallenge,
       mobileRedirectUri: appRedirect,
@@ -339,7 +347,7 @@ export class OidcService {
         ip: input.ip,
         detail: { method: 'oidc-mobile', reason },
       });
-      throw new OidcError(401, 'The sign-in code was not accepted: sign in again.', OIDC_EXCHANGE_REJECTED);
+      throw new OidcError(OIDC_EXCHANGE_REJECTED, 'The sign-in code was not accepted: sign in again.');
     };
     const row = this.deps.db.transaction(() => {
       const found = this.deps.db.get<{ code_hash: string; user_id: string; challenge: string; expires_at: number }>(
