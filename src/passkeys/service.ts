@@ -18,7 +18,7 @@ import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
 import type { AuthService, SignIn } from '../auth/service.ts';
 import type { UsersStore } from '../auth/users-store.ts';
 import type { Database } from '../db/database.ts';
-import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { RelyingParties, RelyingParty } from './relying-party.ts';
 
 export const PASSKEY_REJECTED = 'AUTH_PASSKEY_REJECTED';
@@ -165,9 +165,9 @@ export class PasskeyService {
   ): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; origins: string[] }> {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
     if (!owner.passwordSession)
-      throw forbidden('Sign in with your password to add a passkey.', 'PASSWORD_SESSION_REQUIRED');
+      throw new AppError('PASSWORD_SESSION_REQUIRED', 'Sign in with your password to add a passkey.');
     const user = this.deps.users.get(owner.userId);
-    if (!user) throw unauthorized();
+    if (!user) throw new AppError('AUTH_REQUIRED');
     const rp = this.deps.relyingParties.for(requestOrigin);
     const options = await generateRegistrationOptions({
       rpName: this.rpName,
@@ -195,12 +195,13 @@ export class PasskeyService {
   ): Promise<{ passkey: WirePasskey }> {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
     const label = name?.trim() || `Passkey ${this.count(userId) + 1}`;
-    if (label.length > MAX_NAME_LENGTH) throw badRequest(`Invalid body: name: at most ${MAX_NAME_LENGTH} characters.`);
+    if (label.length > MAX_NAME_LENGTH)
+      throw new AppError('BAD_REQUEST', `Invalid body: name: at most ${MAX_NAME_LENGTH} characters.`);
     const challenge = this.spendChallenge(response, 'registration', userId);
     if (!challenge)
-      throw badRequest(
-        'This passkey registration is not the one started for this account, or it expired: start again.',
+      throw new AppError(
         'PASSKEY_CHALLENGE_INVALID',
+        'This passkey registration is not the one started for this account, or it expired: start again.',
       );
     let info;
     try {
@@ -221,7 +222,7 @@ export class PasskeyService {
         ip,
         detail: { reason: (err as Error).message.slice(0, 200) },
       });
-      throw badRequest(`The passkey could not be verified: ${(err as Error).message}`, 'PASSKEY_INVALID');
+      throw new AppError('PASSKEY_INVALID', `The passkey could not be verified: ${(err as Error).message}`);
     }
     const id = randomUUID();
     const now = new Date().toISOString();
@@ -243,7 +244,7 @@ export class PasskeyService {
       );
     } catch (err) {
       if (/UNIQUE/i.test((err as Error).message))
-        throw conflict('This passkey is already registered.', 'PASSKEY_EXISTS');
+        throw new AppError('PASSKEY_EXISTS', 'This passkey is already registered.');
       throw err;
     }
     this.deps.activity.record({
@@ -259,11 +260,11 @@ export class PasskeyService {
   rename(userId: string, id: string, name: string): { passkey: WirePasskey } {
     const label = name.trim();
     if (!label || label.length > MAX_NAME_LENGTH)
-      throw badRequest(`Invalid body: name: 1 to ${MAX_NAME_LENGTH} characters.`);
+      throw new AppError('BAD_REQUEST', `Invalid body: name: 1 to ${MAX_NAME_LENGTH} characters.`);
     if (
       this.deps.db.run('UPDATE passkeys SET name = ? WHERE id = ? AND user_id = ?', [label, id, userId]).changes === 0
     )
-      throw notFound('No such passkey.');
+      throw new AppError('NOT_FOUND', 'No such passkey.');
     return { passkey: toWire(this.deps.db.get<PasskeyRow>('SELECT * FROM passkeys WHERE id = ?', [id])!) };
   }
 
@@ -273,7 +274,7 @@ export class PasskeyService {
     await this.deps.auth.confirmPasswordOf(userId, password, ip);
     this.deps.db.transaction(() => {
       const row = this.deps.db.get<PasskeyRow>('SELECT * FROM passkeys WHERE id = ? AND user_id = ?', [id, userId]);
-      if (!row) throw notFound('No such passkey.');
+      if (!row) throw new AppError('NOT_FOUND', 'No such passkey.');
       const user = this.deps.users.get(userId);
       const otherWays =
         (user?.password_hash ? 1 : 0) +
@@ -281,9 +282,9 @@ export class PasskeyService {
         this.count(userId) -
         1;
       if (otherWays === 0)
-        throw conflict(
-          'This is the only way into this account: add a password or another passkey first.',
+        throw new AppError(
           'LAST_SIGN_IN_METHOD',
+          'This is the only way into this account: add a password or another passkey first.',
         );
       this.deps.db.run('DELETE FROM passkeys WHERE id = ?', [id]);
     });
@@ -299,7 +300,7 @@ export class PasskeyService {
   /** An administrator removes every passkey of an account (404 for an unknown account). */
   adminRemoveAll(adminId: string, userId: string, ip: string): { removed: number } {
     const user = this.deps.users.get(userId);
-    if (!user) throw notFound('No such account.');
+    if (!user) throw new AppError('NOT_FOUND', 'No such account.');
     const removed = this.deps.db.run('DELETE FROM passkeys WHERE user_id = ?', [userId]).changes;
     this.deps.activity.record({
       action: 'admin.passkeys-remove',
@@ -344,7 +345,7 @@ export class PasskeyService {
         ip,
         detail: { method: 'passkey', reason: reason.slice(0, 200) },
       });
-      throw new AppError(401, 'The passkey was not accepted.', PASSKEY_REJECTED);
+      throw new AppError(PASSKEY_REJECTED, 'The passkey was not accepted.');
     };
     const challenge = this.spendChallenge(response, 'authentication', null);
     if (!challenge) return refuse('unknown, spent, expired or other-ceremony challenge');
