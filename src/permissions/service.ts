@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { AppError, badRequest, forbidden, fromFsError } from '../core/errors.ts';
+import { AppError, fromFsError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import { isInside } from '../files/paths.ts';
@@ -50,9 +50,8 @@ const O_PATH_LINUX = 0o10000000;
 function refuseWindows(platform: NodeJS.Platform): void {
   if (platform === 'win32') {
     throw new AppError(
-      501,
-      'This server runs on Windows, where files have access lists instead of a mode, owner and group; change them in Windows (file properties, Security).',
       'PERMISSIONS_UNSUPPORTED_PLATFORM',
+      'This server runs on Windows, where files have access lists instead of a mode, owner and group; change them in Windows (file properties, Security).',
     );
   }
 }
@@ -72,16 +71,16 @@ async function openEntry(
     fd = fs.openSync(realPath, flags);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ELOOP')
-      throw badRequest('That is a link; permissions are never changed through a link.', 'IS_A_LINK');
+      throw new AppError('IS_A_LINK', 'That is a link; permissions are never changed through a link.');
     throw fromFsError(err) ?? err;
   }
   try {
     const stat = fs.fstatSync(fd);
     if (stat.isSymbolicLink())
-      throw badRequest('That is a link; permissions are never changed through a link.', 'IS_A_LINK');
+      throw new AppError('IS_A_LINK', 'That is a link; permissions are never changed through a link.');
     // The descriptor names where it really is: a folder above swapped for a link is caught here.
     const where = linux ? fs.readlinkSync(`/proc/self/fd/${fd}`) : await fsp.realpath(realPath);
-    if (!isInside(root, where)) throw new AppError(403, 'The path leads outside its volume.', 'PATH_OUTSIDE');
+    if (!isInside(root, where)) throw new AppError('PATH_OUTSIDE', 'The path leads outside its volume.');
     return { fd, stat, viaProc: linux };
   } catch (err) {
     fs.closeSync(fd);
@@ -107,7 +106,7 @@ async function withEntry<T>(
 
 function parseMode(mode: unknown): number {
   if (typeof mode !== 'string' || !/^[0-7]{3,4}$/.test(mode))
-    throw badRequest('The mode must be 3 or 4 octal digits, such as "755" or "0640".', 'BAD_MODE');
+    throw new AppError('BAD_MODE', 'The mode must be 3 or 4 octal digits, such as "755" or "0640".');
   return parseInt(mode, 8);
 }
 
@@ -120,19 +119,19 @@ export function createPermissions(deps: { resolver: PathResolver; platform?: Nod
     change: boolean,
   ): Promise<ResolvedPath & { space: NonNullable<ResolvedPath['space']> }> {
     refuseWindows(platform);
-    if (!caller.isAdmin) throw forbidden('Only an administrator may see or change file permissions.', 'ADMIN_ONLY');
+    if (!caller.isAdmin) throw new AppError('ADMIN_ONLY', 'Only an administrator may see or change file permissions.');
     const file = await deps.resolver.resolve(caller, virtualPath, { mustExist: true });
-    if (!file.space) throw badRequest('Name a file or folder inside a volume.', 'TOP_LEVEL');
+    if (!file.space) throw new AppError('TOP_LEVEL', 'Name a file or folder inside a volume.');
     if (change) {
       if (file.relative === '')
-        throw badRequest(
-          "A volume's own folder keeps its permissions; change those of what is inside it.",
+        throw new AppError(
           'VOLUME_ROOT',
+          "A volume's own folder keeps its permissions; change those of what is inside it.",
         );
       if (!file.access.canWrite)
-        throw forbidden(
-          file.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not change this item.',
+        throw new AppError(
           'READ_ONLY',
+          file.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not change this item.',
         );
     }
     return file as ResolvedPath & { space: NonNullable<ResolvedPath['space']> };
@@ -192,12 +191,12 @@ export function createPermissions(deps: { resolver: PathResolver; platform?: Nod
 
     async chown(caller, input) {
       if ((input.owner === undefined || input.owner === '') && (input.group === undefined || input.group === ''))
-        throw badRequest('Name an owner, a group, or both.', 'NOTHING_TO_CHANGE');
+        throw new AppError('NOTHING_TO_CHANGE', 'Name an owner, a group, or both.');
       const file = await target(caller, input.path, true);
       const uid = input.owner ? await idOf('passwd', input.owner) : -1;
-      if (uid === null) throw badRequest(`This server has no account named "${input.owner}".`, 'UNKNOWN_OWNER');
+      if (uid === null) throw new AppError('UNKNOWN_OWNER', `This server has no account named "${input.owner}".`);
       const gid = input.group ? await idOf('group', input.group) : -1;
-      if (gid === null) throw badRequest(`This server has no group named "${input.group}".`, 'UNKNOWN_GROUP');
+      if (gid === null) throw new AppError('UNKNOWN_GROUP', `This server has no group named "${input.group}".`);
       let changed: number;
       try {
         changed = await apply(file.realPath, file.space.root, input.recursive === true, async ({ fd, viaProc }) => {
@@ -207,9 +206,9 @@ export function createPermissions(deps: { resolver: PathResolver; platform?: Nod
         });
       } catch (err) {
         if ((err as AppError).code === 'PERMISSION')
-          throw forbidden(
-            'The server runs without the right to give files to another owner (that needs root or CAP_CHOWN).',
+          throw new AppError(
             'PERMISSION',
+            'The server runs without the right to give files to another owner (that needs root or CAP_CHOWN).',
           );
         throw err;
       }
