@@ -111,7 +111,7 @@ const burrow = http.createServer(async (req, res) => {
   const url = new URL(req.url!, burrowBase);
   const m = /^\/api\/officeeditor\/wopi\/files\/([^/]+)(\/contents)?$/.exec(url.pathname);
   try {
-    if (!m) throw new AppError(404, 'No route.');
+    if (!m) throw new AppError('NOT_FOUND', 'No route.');
     const token = url.searchParams.get('access_token');
     const w = plugin.wopi!;
     const answer: WopiAnswer = m[2]
@@ -125,7 +125,7 @@ const burrow = http.createServer(async (req, res) => {
     if (answer.stream) answer.stream.pipe(res);
     else res.end(answer.json === undefined ? '' : JSON.stringify(answer.json));
   } catch (err) {
-    const e = err instanceof AppError ? err : new AppError(500, String(err));
+    const e = err instanceof AppError ? err : new AppError('INTERNAL', String(err));
     if (!(err instanceof AppError)) console.error(err);
     res.writeHead(e.status, { 'Content-Type': 'application/json', ...e.headers });
     res.end(JSON.stringify(errorEnvelope(e.status, e.message, 'req', e.code)));

@@ -15,7 +15,7 @@ import type { VersionService } from '../../versions/service.ts';
 async function confirmInside(handle: fsp.FileHandle, realPath: string, root: string): Promise<void> {
   const where =
     process.platform === 'linux' ? await fsp.readlink(`/proc/self/fd/${handle.fd}`) : await fsp.realpath(realPath);
-  if (!isInside(root, where)) throw new AppError(403, 'The path leads outside its volume.', 'PATH_OUTSIDE');
+  if (!isInside(root, where)) throw new AppError('PATH_OUTSIDE', 'The path leads outside its volume.');
 }
 
 export async function openForRead(realPath: string, root: string): Promise<{ handle: fsp.FileHandle; stat: fs.Stats }> {
@@ -23,12 +23,12 @@ export async function openForRead(realPath: string, root: string): Promise<{ han
   try {
     handle = await fsp.open(realPath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new AppError(404, 'No such file.', 'NOT_FOUND');
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new AppError('NOT_FOUND', 'No such file.');
     throw fromFsError(err) ?? err;
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) throw new AppError(404, 'No such file.', 'NOT_FOUND');
+    if (!stat.isFile()) throw new AppError('NOT_FOUND', 'No such file.');
     await confirmInside(handle, realPath, root);
     return { handle, stat };
   } catch (err) {
@@ -58,9 +58,8 @@ export async function writeTemporary(
       size += chunk.length;
       if (size > maxBytes)
         throw new AppError(
-          413,
-          `The document is larger than this server accepts from the editor (${maxBytes} bytes).`,
           'OFFICE_TOO_LARGE',
+          `The document is larger than this server accepts from the editor (${maxBytes} bytes).`,
         );
       await handle.write(chunk);
     }

@@ -101,17 +101,15 @@ export function createDiscoveryClient(
       text = Buffer.concat(chunks).toString('utf8');
     } catch (err) {
       throw new AppError(
-        502,
-        `The office editing server could not be reached for its discovery document (${(err as Error).message}).`,
         'OFFICE_DISCOVERY_UNREACHABLE',
+        `The office editing server could not be reached for its discovery document (${(err as Error).message}).`,
       );
     }
     const byExtension = indexActions(parseDiscovery(text));
     if (byExtension.size === 0)
       throw new AppError(
-        502,
-        'The office editing server answered a discovery document without any action.',
         'OFFICE_DISCOVERY_INVALID',
+        'The office editing server answered a discovery document without any action.',
       );
     cache = { byExtension, fetchedAt: now() };
     return cache;

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { ChangeSink } from '../../changes.ts';
 import type { Database } from '../../db/database.ts';
-import { AppError, badRequest, forbidden } from '../../core/errors.ts';
+import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../../core/caller.ts';
 import type { PathResolver } from '../../files/paths.ts';
@@ -128,21 +128,19 @@ export function createOfficeEditorPlugin(deps: OfficeEditorDeps): OfficeEditorPl
         options: { tokenInUrl?: boolean } = {},
       ): Promise<OfficeEditorConfigAnswer> {
         const file = await deps.resolver.resolve(caller, input.path, { mustExist: true });
-        if (!file.space || file.isDirectory) throw badRequest('Name a file, not a folder.', 'IS_A_FOLDER');
-        if (!file.access.canRead) throw forbidden('You may not read this file.');
+        if (!file.space || file.isDirectory) throw new AppError('IS_A_FOLDER', 'Name a file, not a folder.');
+        if (!file.access.canRead) throw new AppError('FORBIDDEN', 'You may not read this file.');
         const ext = path.extname(file.realPath).slice(1).toLowerCase();
         if (o.extensions.length && !o.extensions.includes(ext))
           throw new AppError(
-            415,
-            `Files of type .${ext || '(none)'} are not opened in the office editor here (OFFICEEDITOR_FILE_EXTENSIONS).`,
             'OFFICE_UNSUPPORTED_TYPE',
+            `Files of type .${ext || '(none)'} are not opened in the office editor here (OFFICEEDITOR_FILE_EXTENSIONS).`,
           );
         const actions = (await d.get()).byExtension.get(ext);
         if (!actions || (!actions.edit && !actions.view))
           throw new AppError(
-            415,
-            `The office editing server offers no editor for .${ext || '(none)'} files.`,
             'OFFICE_UNSUPPORTED_TYPE',
+            `The office editing server offers no editor for .${ext || '(none)'} files.`,
           );
         const mode: EditMode = input.mode !== 'view' && file.access.canWrite && actions.edit ? 'edit' : 'view';
         const urlsrc = mode === 'edit' ? actions.edit! : (actions.view ?? actions.edit!);

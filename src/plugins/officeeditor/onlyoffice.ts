@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
 import type { ChangeSink } from '../../changes.ts';
-import { AppError, badRequest, forbidden } from '../../core/errors.ts';
+import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../../core/caller.ts';
 import type { PathResolver } from '../../files/paths.ts';
@@ -129,10 +129,10 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
   async function fileFor(fileId: string, token: unknown, audience: string) {
     const claims = await verifyFileToken(key, audience, token, fileId);
     const caller = deps.callerFor(claims.userId);
-    if (!caller) throw new AppError(401, 'The account behind this link can no longer sign in.', 'OFFICE_TOKEN_INVALID');
+    if (!caller) throw new AppError('OFFICE_TOKEN_INVALID', 'The account behind this link can no longer sign in.');
     const file = await deps.resolver.resolve(caller, claims.path, { mustExist: true });
     if (!file.space || file.isDirectory || fileIdFor(opts.secret, file.realPath) !== fileId)
-      throw new AppError(404, 'No such file.', 'NOT_FOUND');
+      throw new AppError('NOT_FOUND', 'No such file.');
     return { caller, claims, file };
   }
 
@@ -141,13 +141,12 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
     const inBody = body && typeof body === 'object' ? (body as { token?: unknown }).token : undefined;
     const bearer = authorization && /^Bearer\s+(.+)$/i.exec(authorization)?.[1];
     const jwt = typeof inBody === 'string' ? inBody : bearer;
-    if (!jwt)
-      throw new AppError(401, 'The callback is not signed with the document server secret.', 'ONLYOFFICE_UNSIGNED');
+    if (!jwt) throw new AppError('ONLYOFFICE_UNSIGNED', 'The callback is not signed with the document server secret.');
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(jwt, key, { algorithms: ['HS256'] }));
     } catch {
-      throw new AppError(401, 'The callback signature is not valid.', 'ONLYOFFICE_UNSIGNED');
+      throw new AppError('ONLYOFFICE_UNSIGNED', 'The callback signature is not valid.');
     }
     // In the header form the body sits under `payload`.
     return (
@@ -160,15 +159,14 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
 
     async config(caller, input) {
       const file = await deps.resolver.resolve(caller, input.path, { mustExist: true });
-      if (!file.space || file.isDirectory) throw badRequest('Name a file, not a folder.', 'IS_A_FOLDER');
-      if (!file.access.canRead) throw forbidden('You may not read this file.');
+      if (!file.space || file.isDirectory) throw new AppError('IS_A_FOLDER', 'Name a file, not a folder.');
+      if (!file.access.canRead) throw new AppError('FORBIDDEN', 'You may not read this file.');
       const ext = path.extname(file.realPath).slice(1).toLowerCase();
       const documentType = DOCUMENT_TYPES[ext];
       if (!documentType || !extensions.includes(ext))
         throw new AppError(
-          415,
-          `Files of type .${ext || '(none)'} are not opened in the office editor here.`,
           'OFFICE_UNSUPPORTED_TYPE',
+          `Files of type .${ext || '(none)'} are not opened in the office editor here.`,
         );
       const { handle, stat } = await openForRead(file.realPath, file.space.root);
       await handle.close();
@@ -227,42 +225,39 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
         return { error: 0 };
       }
       if (!claims.canWrite || !file.access.canWrite)
-        throw forbidden('This editing session may not change the file.', 'READ_ONLY');
+        throw new AppError('READ_ONLY', 'This editing session may not change the file.');
       const url = typeof signed.url === 'string' ? signed.url : '';
       let source: URL;
       try {
         source = new URL(url);
       } catch {
-        throw badRequest('The callback carries no valid document URL.', 'ONLYOFFICE_BAD_URL');
+        throw new AppError('ONLYOFFICE_BAD_URL', 'The callback carries no valid document URL.');
       }
       // Only the configured document server: a forged URL must not make us fetch from elsewhere.
       if (source.origin !== serverOrigin)
-        throw badRequest(
-          'The edited document must come from the configured document server.',
+        throw new AppError(
           'ONLYOFFICE_FOREIGN_URL',
+          'The edited document must come from the configured document server.',
         );
       let res: Response;
       try {
         res = await fetchImpl(source, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'error' });
       } catch (err) {
         throw new AppError(
-          502,
-          `The edited document could not be fetched from the document server (${(err as Error).message}).`,
           'ONLYOFFICE_FETCH_FAILED',
+          `The edited document could not be fetched from the document server (${(err as Error).message}).`,
         );
       }
       if (!res.ok || !res.body)
         throw new AppError(
-          502,
-          `The document server answered ${res.status} for the edited document.`,
           'ONLYOFFICE_FETCH_FAILED',
+          `The document server answered ${res.status} for the edited document.`,
         );
       if (Number(res.headers.get('content-length') ?? 0) > deps.maxFileSize) {
         await res.body.cancel();
         throw new AppError(
-          413,
-          `The edited document is larger than this server accepts (${deps.maxFileSize} bytes).`,
           'OFFICE_TOO_LARGE',
+          `The edited document is larger than this server accepts (${deps.maxFileSize} bytes).`,
         );
       }
       const temp = await writeTemporary(

@@ -46,7 +46,7 @@ export async function verifyFileToken(
   token: unknown,
   fileId: string,
 ): Promise<FileClaims> {
-  const invalid = () => new AppError(401, 'The access token is not valid for this file.', 'OFFICE_TOKEN_INVALID');
+  const invalid = () => new AppError('OFFICE_TOKEN_INVALID', 'The access token is not valid for this file.');
   if (typeof token !== 'string' || token === '') throw invalid();
   let payload: JWTPayload;
   try {

@@ -6,7 +6,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ChangeSink } from '../../changes.ts';
-import { AppError, badRequest } from '../../core/errors.ts';
+import { AppError } from '../../core/errors.ts';
 import type { Caller } from '../../core/caller.ts';
 import { assertPlainName, candidateName, placeFile, splitName } from '../../files/names.ts';
 import { joinVirtual, type PathResolver, type ResolvedPath } from '../../files/paths.ts';
@@ -81,7 +81,9 @@ const header = (h: WopiHeaders, name: string): string | undefined => {
 };
 
 const lockConflict = (current: string, reason: string) =>
-  new AppError(409, reason, 'WOPI_LOCK_MISMATCH', { 'X-WOPI-Lock': current, 'X-WOPI-LockFailureReason': reason });
+  new AppError('WOPI_LOCK_MISMATCH', reason, {
+    headers: { 'X-WOPI-Lock': current, 'X-WOPI-LockFailureReason': reason },
+  });
 
 function drain(body: AsyncIterable<Uint8Array> | Readable): void {
   if (typeof (body as Readable).resume === 'function') (body as Readable).resume();
@@ -95,10 +97,10 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
     const claims = await verifyFileToken(deps.key, WOPI_AUDIENCE, token, fileId);
     const caller = deps.callerFor(claims.userId);
     if (!caller)
-      throw new AppError(401, 'The account behind this access token can no longer sign in.', 'OFFICE_TOKEN_INVALID');
+      throw new AppError('OFFICE_TOKEN_INVALID', 'The account behind this access token can no longer sign in.');
     const file = await deps.resolver.resolve(caller, claims.path, { mustExist: true });
     // The path now names another file (moved, replaced by a folder): the token's file is gone.
-    if (!file.space || file.isDirectory || idOf(file) !== fileId) throw new AppError(404, 'No such file.', 'NOT_FOUND');
+    if (!file.space || file.isDirectory || idOf(file) !== fileId) throw new AppError('NOT_FOUND', 'No such file.');
     return { caller, claims, file, canWrite: claims.canWrite && file.access.canWrite };
   }
 
@@ -111,7 +113,7 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
   }
 
   function assertMayWrite(w: WopiFile): void {
-    if (!w.canWrite) throw new AppError(403, 'This access token does not allow changing the file.', 'READ_ONLY');
+    if (!w.canWrite) throw new AppError('READ_ONLY', 'This access token does not allow changing the file.');
   }
 
   /** The lock rule of PutFile: a held lock must be presented; an unlocked non-empty file is refused to a client that uses locks. */
@@ -132,12 +134,12 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
     const relative = header(headers, 'X-WOPI-RelativeTarget');
     if ((suggested === undefined) === (relative === undefined)) {
       drain(body);
-      throw badRequest('Send exactly one of X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget.', 'WOPI_BAD_TARGET');
+      throw new AppError('WOPI_BAD_TARGET', 'Send exactly one of X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget.');
     }
     const parent = await folderWritable(w);
     if (!parent) {
       drain(body);
-      throw new AppError(403, 'You may not create files in this folder.', 'READ_ONLY');
+      throw new AppError('READ_ONLY', 'You may not create files in this folder.');
     }
     const dir = path.dirname(w.file.realPath);
     let name: string;
@@ -153,10 +155,12 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
         assertPlainName(name, 'file name');
       } catch (err) {
         drain(body);
-        throw new AppError(400, (err as Error).message, 'WOPI_BAD_TARGET', {
-          'X-WOPI-ValidRelativeTarget': encodeUtf7(
-            `${splitName(path.basename(w.file.realPath)).stem} (1)${path.extname(w.file.realPath)}`,
-          ),
+        throw new AppError('WOPI_BAD_TARGET', (err as Error).message, {
+          headers: {
+            'X-WOPI-ValidRelativeTarget': encodeUtf7(
+              `${splitName(path.basename(w.file.realPath)).stem} (1)${path.extname(w.file.realPath)}`,
+            ),
+          },
         });
       }
     }
@@ -172,12 +176,14 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
         if (existing && !overwrite) {
           let n = 1;
           while (n < 1000 && (await fsp.lstat(path.join(dir, candidateName(name, n))).catch(() => null))) n++;
-          throw new AppError(409, 'A file with that name exists.', 'EXISTS', {
-            'X-WOPI-ValidRelativeTarget': encodeUtf7(candidateName(name, n)),
+          throw new AppError('EXISTS', 'A file with that name exists.', {
+            headers: {
+              'X-WOPI-ValidRelativeTarget': encodeUtf7(candidateName(name, n)),
+            },
           });
         }
         if (existing) {
-          if (!existing.isFile()) throw new AppError(409, 'A folder or link has that name.', 'EXISTS');
+          if (!existing.isFile()) throw new AppError('EXISTS', 'A folder or link has that name.');
           const targetFile = await deps.resolver.resolve(w.caller, joinVirtual(parent.virtualPath, name), {
             mustExist: true,
           });
@@ -189,8 +195,10 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
           // The name was free a moment ago; claim it exclusively (never over one created meanwhile).
           await fsp.link(temp.path, target).catch((err) => {
             throw err.code === 'EEXIST'
-              ? new AppError(409, 'A file with that name was just created.', 'EXISTS', {
-                  'X-WOPI-ValidRelativeTarget': encodeUtf7(candidateName(name, 1)),
+              ? new AppError('EXISTS', 'A file with that name was just created.', {
+                  headers: {
+                    'X-WOPI-ValidRelativeTarget': encodeUtf7(candidateName(name, 1)),
+                  },
                 })
               : err;
           });
@@ -269,7 +277,7 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
       const max = Number(header(headers, 'X-WOPI-MaxExpectedSize') ?? NaN);
       if (Number.isFinite(max) && stat.size > max) {
         await handle.close();
-        throw new AppError(412, 'The file is larger than X-WOPI-MaxExpectedSize.', 'WOPI_TOO_LARGE');
+        throw new AppError('WOPI_TOO_LARGE', 'The file is larger than X-WOPI-MaxExpectedSize.');
       }
       return {
         status: 200,
@@ -331,14 +339,14 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
       if (override === 'GET_LOCK')
         return { status: 200, headers: { 'X-WOPI-Lock': deps.locks.current(fileId) }, json: {} };
       if (override === 'RENAME_FILE' || override === 'DELETE' || override === 'PUT_USER_INFO') {
-        throw new AppError(501, `${override} is not offered by this host.`, 'WOPI_NOT_SUPPORTED');
+        throw new AppError('WOPI_NOT_SUPPORTED', `${override} is not offered by this host.`);
       }
       if (!['LOCK', 'REFRESH_LOCK', 'UNLOCK'].includes(override))
-        throw new AppError(501, `Unknown X-WOPI-Override "${override}".`, 'WOPI_NOT_SUPPORTED');
+        throw new AppError('WOPI_NOT_SUPPORTED', `Unknown X-WOPI-Override "${override}".`);
       assertMayWrite(w);
       const lock = header(headers, 'X-WOPI-Lock') ?? '';
       if (lock === '' || lock.length > MAX_LOCK_LENGTH)
-        throw badRequest('X-WOPI-Lock is missing, empty or too long.', 'WOPI_BAD_LOCK');
+        throw new AppError('WOPI_BAD_LOCK', 'X-WOPI-Lock is missing, empty or too long.');
       const oldLock = header(headers, 'X-WOPI-OldLock');
       const stat = await fsp.stat(w.file.realPath);
       const result =
