@@ -134,14 +134,13 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
 
   function assertCanStart(): void {
     const a = availability();
-    if (!a.enabled) throw new AppError(404, 'The terminal is not enabled on this server.', 'TERMINAL_DISABLED');
-    if (!a.available) throw new AppError(503, a.reason!, 'TERMINAL_UNAVAILABLE');
+    if (!a.enabled) throw new AppError('TERMINAL_DISABLED', 'The terminal is not enabled on this server.');
+    if (!a.available) throw new AppError('TERMINAL_UNAVAILABLE', a.reason!);
     if (sessions.size >= opts.maxSessions) {
       throw new AppError(
-        429,
-        `${opts.maxSessions} terminal(s) are already open (TERMINAL_MAX_SESSIONS); close one first.`,
         'TERMINAL_LIMIT',
-        { 'Retry-After': '5' },
+        `${opts.maxSessions} terminal(s) are already open (TERMINAL_MAX_SESSIONS); close one first.`,
+        { headers: { 'Retry-After': '5' } },
       );
     }
   }

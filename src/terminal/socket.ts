@@ -117,9 +117,8 @@ export function createTerminalSocketServer(deps: {
         return refuse(
           socket,
           new AppError(
-            403,
-            'The terminal ticket is missing, used, expired, or was issued to another session or page.',
             'TERMINAL_TICKET_INVALID',
+            'The terminal ticket is missing, used, expired, or was issued to another session or page.',
           ),
           caller.requestId,
         );
