@@ -9,7 +9,7 @@ import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
 import { INVALID_TOTP_CODE, type SecondFactor } from '../auth/service.ts';
 import type { UsersStore } from '../auth/users-store.ts';
 import type { Database } from '../db/database.ts';
-import { conflict, forbidden, notFound, unauthorized } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { SecretBox } from './secret-box.ts';
 
 export const RECOVERY_CODE_COUNT = 10;
@@ -106,11 +106,11 @@ export class TwoFactorService implements SecondFactor {
   start(owner: SessionOwner, ip: string): { secret: string; uri: string } {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
     if (!owner.passwordSession)
-      throw forbidden('Sign in with your password to set up a second factor.', 'PASSWORD_SESSION_REQUIRED');
+      throw new AppError('PASSWORD_SESSION_REQUIRED', 'Sign in with your password to set up a second factor.');
     const user = this.deps.users.get(owner.userId);
-    if (!user) throw unauthorized();
+    if (!user) throw new AppError('AUTH_REQUIRED');
     if (this.row(user.id)?.state === 'on')
-      throw conflict('A second factor is already on; turn it off first to set up a new one.', 'TOTP_ALREADY_ON');
+      throw new AppError('TOTP_ALREADY_ON', 'A second factor is already on; turn it off first to set up a new one.');
     const secret = generateSecret();
     const now = new Date().toISOString();
     this.deps.db.run(
@@ -127,7 +127,7 @@ export class TwoFactorService implements SecondFactor {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
     const row = this.row(userId);
     if (row?.state !== 'pending')
-      throw conflict('No second-factor setup is waiting: start it first.', 'TOTP_NOT_PENDING');
+      throw new AppError('TOTP_NOT_PENDING', 'No second-factor setup is waiting: start it first.');
     if (!this.acceptCode(row, code)) {
       this.deps.activity.record({
         action: 'auth.totp-enable',
@@ -136,7 +136,7 @@ export class TwoFactorService implements SecondFactor {
         ip,
         detail: { reason: 'wrong-code' },
       });
-      throw unauthorized('The code is wrong. Check the time on your phone and try the next code.', INVALID_TOTP_CODE);
+      throw new AppError(INVALID_TOTP_CODE, 'The code is wrong. Check the time on your phone and try the next code.');
     }
     const codes = this.deps.db.transaction(() => {
       this.deps.db.run("UPDATE totp SET state = 'on', confirmed_at = ? WHERE user_id = ?", [
@@ -159,7 +159,7 @@ export class TwoFactorService implements SecondFactor {
     await this.deps.confirmPassword(userId, password, ip);
     const codes = this.deps.db.transaction(() => {
       if (this.row(userId)?.state !== 'on')
-        throw conflict('The second factor is off: there are no recovery codes to replace.', 'TOTP_NOT_ON');
+        throw new AppError('TOTP_NOT_ON', 'The second factor is off: there are no recovery codes to replace.');
       return this.replaceRecoveryCodes(userId);
     });
     this.deps.activity.record({ action: 'auth.totp-recovery-codes', outcome: 'success', userId, ip });
@@ -176,7 +176,7 @@ export class TwoFactorService implements SecondFactor {
   /** An administrator removes an account's second factor (404 for an unknown account). */
   adminRemove(adminId: string, userId: string, ip: string): { removed: boolean } {
     const user = this.deps.users.get(userId);
-    if (!user) throw notFound('No such account.');
+    if (!user) throw new AppError('NOT_FOUND', 'No such account.');
     const removed = this.remove(userId);
     this.deps.activity.record({
       action: 'admin.totp-remove',
