@@ -90,7 +90,7 @@ export const ERRORS = {
   PERMISSION: { status: 403, message: 'The server may not access this item.' },
   BAD_NAME: { status: 400, message: 'The name is not valid.' },
   NAME_TOO_LONG: { status: 400, message: 'The name is too long.' },
-  EXISTS: { status: 409, message: 'That name is already taken.' },
+  EXISTS: { status: 409, message: 'That name is already taken.', also: [405] },
   NOT_EMPTY: { status: 409, message: 'The folder is not empty.' },
   NOT_A_FOLDER: { status: 400, message: 'A part of the path is not a folder.', also: [409] },
   NOT_A_FILE: { status: 400, message: 'That is not a regular file.' },
@@ -256,35 +256,17 @@ export interface ErrorOptions<C extends ErrorCode = ErrorCode> {
   cause?: unknown;
 }
 
-const isErrorCode = (code: unknown): code is ErrorCode => typeof code === 'string' && Object.hasOwn(ERRORS, code);
-
 export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   readonly status: number;
   readonly code: ErrorCode;
   readonly headers: Record<string, string>;
 
-  constructor(code: C, message?: string, options?: ErrorOptions<C>);
-  /**
-   * @deprecated The status comes from the catalogue: `new AppError(code, message?)`. Kept while
-   * src/archives, webdav, twofactor, passkeys, oidc, terminal, plugins and permissions still
-   * throw the old way; it goes when they convert (a code outside the table answers its status's
-   * generic code).
-   */
-  constructor(status: number, message: string, code?: string, headers?: Record<string, string>);
-  constructor(first: C | number, message?: string, third?: ErrorOptions<C> | string, headers?: Record<string, string>) {
-    if (typeof first === 'number') {
-      super(message);
-      this.status = first;
-      this.code = isErrorCode(third) ? third : genericCode(first);
-      this.headers = headers ?? {};
-    } else {
-      const entry: Entry = ERRORS[first];
-      const options = (third ?? {}) as ErrorOptions<C>;
-      super(message ?? entry.message, options.cause === undefined ? undefined : { cause: options.cause });
-      this.status = options.status ?? entry.status;
-      this.code = first;
-      this.headers = options.headers ?? {};
-    }
+  constructor(code: C, message?: string, options: ErrorOptions<C> = {}) {
+    const entry: Entry = ERRORS[code];
+    super(message ?? entry.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.status = options.status ?? entry.status;
+    this.code = code;
+    this.headers = options.headers ?? {};
   }
 
   /** The same answer with more headers (a protocol's own, such as TUS's). */
@@ -297,34 +279,6 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
     });
   }
 }
-
-function genericCode(status: number): ErrorCode {
-  switch (status) {
-    case 401:
-      return 'AUTH_REQUIRED';
-    case 403:
-      return 'FORBIDDEN';
-    case 404:
-      return 'NOT_FOUND';
-    case 409:
-      return 'CONFLICT';
-    case 429:
-      return 'RATE_LIMITED';
-    default:
-      return status >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
-  }
-}
-
-/** @deprecated `new AppError(code, message?)`; kept for the folders listed on AppError's old constructor. */
-export const badRequest = (message: string, code?: string) => new AppError(400, message, code);
-/** @deprecated see badRequest. */
-export const unauthorized = (message = 'Sign-in required.', code?: string) => new AppError(401, message, code);
-/** @deprecated see badRequest. */
-export const forbidden = (message = 'You may not do this.', code?: string) => new AppError(403, message, code);
-/** @deprecated see badRequest. */
-export const notFound = (message = 'Not found.', code?: string) => new AppError(404, message, code);
-/** @deprecated see badRequest. */
-export const conflict = (message: string, code?: string) => new AppError(409, message, code);
 
 /** A 429 with Retry-After in whole seconds (at least 1). */
 export const tooMany = (message: string, retryAfterSeconds: number) =>

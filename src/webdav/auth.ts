@@ -9,7 +9,7 @@ import { LOCAL_ADMIN } from '../auth/authenticator.ts';
 import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
 import type { AuthService } from '../auth/service.ts';
 import { isAdminRow, parseRoles, type UsersStore } from '../auth/users-store.ts';
-import { AppError } from '../core/errors.ts';
+import { AppError, type ErrorCode } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { Caller } from '../core/caller.ts';
 import type { TokenService } from '../tokens/service.ts';
@@ -31,8 +31,8 @@ export interface DavAuthDeps {
 
 export const davUnauthorized = (
   message = 'Sign in with your account name and password or an API token.',
-  code = 'AUTH_REQUIRED',
-) => new AppError(401, message, code, { 'WWW-Authenticate': BASIC_CHALLENGE });
+  code: ErrorCode = 'AUTH_REQUIRED',
+) => new AppError(code, message, { headers: { 'WWW-Authenticate': BASIC_CHALLENGE } });
 
 /** RFC 7617 §2: `Basic base64(user-id ":" password)`; the user-id cannot contain a colon. */
 export function parseBasic(header: string | undefined): { name: string; secret: string } | null {

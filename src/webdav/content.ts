@@ -5,16 +5,17 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
+import { AppError } from '../core/errors.ts';
 import { etagOf, sendFile } from '../downloads/single.ts';
 import { createFileAt, openFileIn, withParentIn } from '../files/confined.ts';
 import { temporaryName } from '../files/names.ts';
 import type { ResolvedPath } from '../files/paths.ts';
 import { preconditions } from './locking.ts';
-import { davError, etagMatches } from './protocol.ts';
+import { etagMatches } from './protocol.ts';
 import { membersOf, nameOf, parentCollection, refuseReadOnly, type DavContext } from './resources.ts';
 
 export async function get(ctx: DavContext, req: IncomingMessage, res: ServerResponse, r: ResolvedPath): Promise<void> {
-  if (!r.exists) throw davError(404, 'No such file or folder.', 'NOT_FOUND');
+  if (!r.exists) throw new AppError('NOT_FOUND', 'No such file or folder.');
   if (!r.space || r.isDirectory) {
     // RFC 4918 §9.4: "GET, when applied to a collection, may return the contents of an
     // "index.html" resource, a human-readable view of the contents of the collection, or
@@ -43,7 +44,7 @@ function httpConditions(req: IncomingMessage, etag: string | null): void {
         .split(',')
         .map((t) => t.trim())
         .some((t) => t === '*' || etagMatches(t, etag));
-    if (!ok) throw davError(412, 'If-Match does not match the current file.', 'DAV_PRECONDITION');
+    if (!ok) throw new AppError('DAV_PRECONDITION', 'If-Match does not match the current file.');
   }
   const noneMatch = req.headers['if-none-match'];
   if (
@@ -54,7 +55,7 @@ function httpConditions(req: IncomingMessage, etag: string | null): void {
       .map((t) => t.trim())
       .some((t) => t === '*' || t === etag)
   ) {
-    throw davError(412, 'If-None-Match: the file exists.', 'DAV_PRECONDITION');
+    throw new AppError('DAV_PRECONDITION', 'If-None-Match: the file exists.');
   }
 }
 
@@ -65,10 +66,12 @@ function httpConditions(req: IncomingMessage, etag: string | null): void {
 // response to a PUT request that contains a Content-Range header field".
 export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResponse, r: ResolvedPath): Promise<void> {
   if (req.headers['content-range'])
-    throw davError(400, 'Partial PUT (Content-Range) is not supported; send the whole file.', 'DAV_PARTIAL_PUT');
+    throw new AppError('DAV_PARTIAL_PUT', 'Partial PUT (Content-Range) is not supported; send the whole file.');
   if (!r.space || (r.exists && r.isDirectory))
-    throw davError(405, 'A collection has no content to PUT.', 'DAV_IS_COLLECTION', {
-      Allow: 'OPTIONS, PROPFIND, PROPPATCH, MKCOL, DELETE, COPY, MOVE, LOCK, UNLOCK',
+    throw new AppError('DAV_IS_COLLECTION', 'A collection has no content to PUT.', {
+      headers: {
+        Allow: 'OPTIONS, PROPFIND, PROPPATCH, MKCOL, DELETE, COPY, MOVE, LOCK, UNLOCK',
+      },
     });
   const parent = await parentCollection(ctx, r);
   refuseReadOnly(r.exists ? r : parent, r.exists ? 'change this file' : 'create a file here');
@@ -93,7 +96,7 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
           await pipeline(req, fs.createWriteStream('', { fd, flush: true }));
         } catch (err) {
           throw req.aborted || (err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE'
-            ? davError(400, 'The upload ended before its last byte; nothing was kept.', 'DAV_ABORTED')
+            ? new AppError('DAV_ABORTED', 'The upload ended before its last byte; nothing was kept.')
             : err;
         }
         if (!current) {

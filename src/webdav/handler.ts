@@ -6,14 +6,7 @@ import { AppError, errorEnvelope, fromFsError } from '../core/errors.ts';
 import { get, put } from './content.ts';
 import { lock, unlock } from './locking.ts';
 import { propfind, proppatch } from './props.ts';
-import {
-  DAV_COMPLIANCE,
-  DAV_METHODS,
-  DavConditionError,
-  davError,
-  virtualFromDavPath,
-  XML_BODY_LIMIT,
-} from './protocol.ts';
+import { DAV_COMPLIANCE, DAV_METHODS, DavConditionError, virtualFromDavPath, XML_BODY_LIMIT } from './protocol.ts';
 import { resolve, type DavContext } from './resources.ts';
 import { copyOrMove, mkcol, remove } from './tree.ts';
 import { errorBody, parseXml, type Element } from './xml.ts';
@@ -29,7 +22,7 @@ async function xmlBody(req: IncomingMessage): Promise<Element | null> {
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > XML_BODY_LIMIT)
-      throw davError(413, `XML bodies are limited to ${XML_BODY_LIMIT} bytes.`, 'DAV_BODY_TOO_LARGE');
+      throw new AppError('DAV_BODY_TOO_LARGE', `XML bodies are limited to ${XML_BODY_LIMIT} bytes.`);
     chunks.push(chunk as Buffer);
   }
   return parseXml(Buffer.concat(chunks).toString('utf8'));
@@ -138,7 +131,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, ctx: DavConte
     return;
   }
   if (!(DAV_METHODS as readonly string[]).includes(method))
-    throw davError(405, `${method} is not a WebDAV method here.`, 'DAV_METHOD', { Allow: ALLOW });
+    throw new AppError('DAV_METHOD', `${method} is not a WebDAV method here.`, { headers: { Allow: ALLOW } });
   const r = await resolve(ctx, virtualFromDavPath(pathname));
 
   switch (method) {

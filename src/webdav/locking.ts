@@ -4,11 +4,10 @@
 import fs from 'node:fs';
 import { createFileAt, withParentIn } from '../files/confined.ts';
 import type { IncomingMessage } from 'node:http';
-import { forbidden } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { ResolvedPath } from '../files/paths.ts';
 import {
   DavConditionError,
-  davError,
   etagMatches,
   hrefOf,
   newLockToken,
@@ -87,7 +86,7 @@ export async function evaluateIf(
     });
     if (holds) any = true;
   }
-  if (!any) throw davError(412, 'The If header does not match the current state of the resource.', 'DAV_PRECONDITION');
+  if (!any) throw new AppError('DAV_PRECONDITION', 'The If header does not match the current state of the resource.');
   return { lists, tokens: submittedTokens(lists) };
 }
 
@@ -120,9 +119,8 @@ export function checkLocks(ctx: DavContext, pre: Preconditions, changes: Change[
     const ok = locks.some((l) => pre.tokens.has(l.token) && l.user_id === ctx.caller.userId);
     if (!ok)
       throw new DavConditionError(
-        423,
-        'The resource is locked; submit the lock token in the If header.',
         'DAV_LOCKED',
+        'The resource is locked; submit the lock token in the If header.',
         'lock-token-submitted',
       );
   }
@@ -192,19 +190,18 @@ export async function lock(
   r: ResolvedPath,
   body: Element | null,
 ): Promise<LockAnswer> {
-  if (!r.space) throw forbidden('The top of the mount cannot be locked.', 'TOP_LEVEL');
+  if (!r.space) throw new AppError('TOP_LEVEL', 'The top of the mount cannot be locked.', { status: 403 });
   const timeout = parseTimeout(req.headers.timeout);
   if (!body) {
     const pre = await evaluateIf(ctx, req, r.virtualPath);
     const held = locksAt(ctx, r).filter((l) => pre.tokens.has(l.token));
     if (held.length !== 1)
-      throw davError(
-        400,
-        'A lock refresh names exactly one lock covering this resource in the If header.',
+      throw new AppError(
         'DAV_BAD_REFRESH',
+        'A lock refresh names exactly one lock covering this resource in the If header.',
       );
     if (held[0]!.user_id !== ctx.caller.userId)
-      throw forbidden('This lock belongs to another account.', 'DAV_NOT_LOCK_OWNER');
+      throw new AppError('DAV_NOT_LOCK_OWNER', 'This lock belongs to another account.');
     const fresh = ctx.store.refreshLock(held[0]!.token, timeout);
     const rootVirtual = fresh.relative ? `${r.space.path}/${fresh.relative}` : r.space.path;
     return {
@@ -213,24 +210,24 @@ export async function lock(
       headers: {},
     };
   }
-  if (!isDav(body, 'lockinfo')) throw davError(400, 'A LOCK body is a DAV:lockinfo element.', 'DAV_BAD_XML');
+  if (!isDav(body, 'lockinfo')) throw new AppError('DAV_BAD_XML', 'A LOCK body is a DAV:lockinfo element.');
   const scopeEl = child(body, 'lockscope');
   const scope = scopeEl && elements(scopeEl).find((e) => isDav(e, 'exclusive') || isDav(e, 'shared'))?.localName;
   const typeEl = child(body, 'locktype');
   if (scope !== 'exclusive' && scope !== 'shared')
-    throw davError(400, 'DAV:lockscope must be exclusive or shared.', 'DAV_BAD_XML');
+    throw new AppError('DAV_BAD_XML', 'DAV:lockscope must be exclusive or shared.');
   if (!typeEl || !elements(typeEl).some((e) => isDav(e, 'write')))
-    throw davError(400, 'Only write locks exist.', 'DAV_BAD_XML');
+    throw new AppError('DAV_BAD_XML', 'Only write locks exist.');
   const ownerEl = child(body, 'owner');
   const depth = parseDepth(req.headers.depth, 'infinity');
-  if (depth === '1') throw davError(400, 'LOCK takes Depth 0 or infinity.', 'DAV_BAD_DEPTH');
+  if (depth === '1') throw new AppError('DAV_BAD_DEPTH', 'LOCK takes Depth 0 or infinity.');
 
   refuseReadOnly(r, 'lock this');
   const pre = await evaluateIf(ctx, req, r.virtualPath);
   // A new lock conflicts with an exclusive one in its scope, and an exclusive one with any.
   const existing = locksAt(ctx, r, depth === 'infinity' && r.exists);
   if (existing.some((l) => l.scope === 'exclusive' || scope === 'exclusive')) {
-    throw new DavConditionError(423, 'The resource is already locked.', 'DAV_LOCKED', 'no-conflicting-lock');
+    throw new DavConditionError('DAV_LOCKED', 'The resource is already locked.', 'no-conflicting-lock');
   }
   let created = false;
   if (!r.exists) {
@@ -238,7 +235,7 @@ export async function lock(
     refuseReadOnly(parent, 'create a file here');
     checkLocks(ctx, pre, [{ target: r, membership: true }]);
     const fd = await withParentIn(r.space.root, r.realPath, (dir, name) => createFileAt(dir, name)).catch((err) => {
-      throw err.code === 'EEXIST' ? davError(409, 'The resource was created meanwhile; lock it again.', 'EXISTS') : err;
+      throw err.code === 'EEXIST' ? new AppError('EXISTS', 'The resource was created meanwhile; lock it again.') : err;
     });
     fs.closeSync(fd);
     ctx.changes.emit({ type: 'created', path: r.realPath, isDirectory: false });
@@ -269,13 +266,12 @@ export function unlock(ctx: DavContext, req: IncomingMessage, r: ResolvedPath): 
   const held = locksAt(ctx, r).find((l) => l.token === token);
   if (!held)
     throw new DavConditionError(
-      409,
-      'No lock with this token covers the resource.',
       'DAV_NO_SUCH_LOCK',
+      'No lock with this token covers the resource.',
       'lock-token-matches-request-uri',
     );
   if (held.user_id !== ctx.caller.userId)
-    throw forbidden('This lock belongs to another account.', 'DAV_NOT_LOCK_OWNER');
+    throw new AppError('DAV_NOT_LOCK_OWNER', 'This lock belongs to another account.');
   ctx.store.removeLock(token);
 }
 

@@ -6,9 +6,9 @@ import fsp from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { contentTypeOf, etagOf } from '../downloads/single.ts';
 import type { ResolvedPath } from '../files/paths.ts';
-import { forbidden } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { activeLock, preconditions, SUPPORTED_LOCK } from './locking.ts';
-import { DAV_NS, davError, hrefOf, propfindDepth } from './protocol.ts';
+import { DAV_NS, hrefOf, propfindDepth } from './protocol.ts';
 import { locationOf, membersOf, nameOf, refuseReadOnly, type DavContext } from './resources.ts';
 import type { DeadProperty } from './store.ts';
 import {
@@ -120,7 +120,7 @@ const nameOfElement = (el: Element): PropName => ({
 // DAV:prop, DAV:propname or DAV:allprop (with an optional DAV:include).
 function parsePropfind(body: Element | null): Request {
   if (!body) return { kind: 'allprop', include: [] };
-  if (!isDav(body, 'propfind')) throw davError(400, 'A PROPFIND body is a DAV:propfind element.', 'DAV_BAD_XML');
+  if (!isDav(body, 'propfind')) throw new AppError('DAV_BAD_XML', 'A PROPFIND body is a DAV:propfind element.');
   const kids = elements(body);
   const prop = kids.find((e) => isDav(e, 'prop'));
   if (prop) return { kind: 'prop', names: elements(prop).map(nameOfElement) };
@@ -129,7 +129,7 @@ function parsePropfind(body: Element | null): Request {
     const include = kids.find((e) => isDav(e, 'include'));
     return { kind: 'allprop', include: include ? elements(include).map(nameOfElement) : [] };
   }
-  throw davError(400, 'DAV:propfind must hold DAV:prop, DAV:propname or DAV:allprop.', 'DAV_BAD_XML');
+  throw new AppError('DAV_BAD_XML', 'DAV:propfind must hold DAV:prop, DAV:propname or DAV:allprop.');
 }
 
 function propstat(props: string[], status: number): string {
@@ -182,7 +182,7 @@ export async function propfind(
 ): Promise<void> {
   const depth = propfindDepth(req.headers.depth);
   const request = parsePropfind(body);
-  if (!r.exists) throw davError(404, 'No such file or folder.', 'NOT_FOUND');
+  if (!r.exists) throw new AppError('NOT_FOUND', 'No such file or folder.');
   const self: Entry = {
     virtualPath: r.virtualPath,
     isDirectory: r.space === null || r.isDirectory,
@@ -227,10 +227,10 @@ export async function proppatch(
   r: ResolvedPath,
   body: Element | null,
 ): Promise<void> {
-  if (!r.space) throw forbidden('The top of the mount has no properties to change.', 'TOP_LEVEL');
-  if (!r.exists) throw davError(404, 'No such file or folder.', 'NOT_FOUND');
+  if (!r.space) throw new AppError('TOP_LEVEL', 'The top of the mount has no properties to change.', { status: 403 });
+  if (!r.exists) throw new AppError('NOT_FOUND', 'No such file or folder.');
   if (!body || !isDav(body, 'propertyupdate'))
-    throw davError(400, 'A PROPPATCH body is a DAV:propertyupdate element.', 'DAV_BAD_XML');
+    throw new AppError('DAV_BAD_XML', 'A PROPPATCH body is a DAV:propertyupdate element.');
   refuseReadOnly(r, 'change properties here');
   await preconditions(ctx, req, r.virtualPath, [{ target: r }]);
 
@@ -241,9 +241,9 @@ export async function proppatch(
   for (const instruction of elements(body)) {
     const isSet = isDav(instruction, 'set');
     if (!isSet && !isDav(instruction, 'remove'))
-      throw davError(400, 'DAV:propertyupdate holds DAV:set and DAV:remove.', 'DAV_BAD_XML');
+      throw new AppError('DAV_BAD_XML', 'DAV:propertyupdate holds DAV:set and DAV:remove.');
     const prop = elements(instruction).find((e) => isDav(e, 'prop'));
-    if (!prop) throw davError(400, `DAV:${instruction.localName} needs a DAV:prop.`, 'DAV_BAD_XML');
+    if (!prop) throw new AppError('DAV_BAD_XML', `DAV:${instruction.localName} needs a DAV:prop.`);
     for (const el of elements(prop)) {
       const p = nameOfElement(el);
       names.push(p);

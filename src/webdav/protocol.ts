@@ -24,7 +24,7 @@
 // as the HTTP API. XML is parsed by @xmldom/xmldom (a namespace-aware W3C DOM: dead properties
 // keep their namespaces exactly; fast-xml-parser only strips or keeps prefixes).
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../core/errors.ts';
+import { AppError, type ErrorCode } from '../core/errors.ts';
 
 /** Where the protocol is mounted; hrefs are built under it. */
 export const DAV_PREFIX = '/dav/';
@@ -57,14 +57,11 @@ export const XML_BODY_LIMIT = 1024 * 1024;
 type HeaderValue = string | string[] | undefined;
 const single = (v: HeaderValue): string | undefined => (Array.isArray(v) ? v[0] : v)?.trim();
 
-export const davError = (status: number, message: string, code: string, headers: Record<string, string> = {}) =>
-  new AppError(status, message, code, headers);
-
 /** A refusal whose RFC precondition or postcondition element goes into a `DAV:error` body. */
 export class DavConditionError extends AppError {
   readonly condition: string;
-  constructor(status: number, message: string, code: string, condition: string) {
-    super(status, message, code);
+  constructor(code: ErrorCode, message: string, condition: string) {
+    super(code, message);
     this.condition = condition;
   }
 }
@@ -77,7 +74,7 @@ export function parseDepth(value: HeaderValue, absent: Depth): Depth {
   const v = single(value)?.toLowerCase();
   if (v === undefined || v === '') return absent;
   if (v === '0' || v === '1' || v === 'infinity') return v;
-  throw davError(400, 'Depth must be 0, 1 or infinity.', 'DAV_BAD_DEPTH');
+  throw new AppError('DAV_BAD_DEPTH', 'Depth must be 0, 1 or infinity.');
 }
 
 // §9.1: "Servers SHOULD treat a request without a Depth header as if a "Depth: infinity"
@@ -88,9 +85,8 @@ export function propfindDepth(value: HeaderValue): '0' | '1' {
   const depth = parseDepth(value, 'infinity');
   if (depth === 'infinity')
     throw new DavConditionError(
-      403,
-      'PROPFIND with Depth: infinity is not served; ask with Depth 0 or 1.',
       'DAV_INFINITE_DEPTH',
+      'PROPFIND with Depth: infinity is not served; ask with Depth 0 or 1.',
       'propfind-finite-depth',
     );
   return depth;
@@ -101,7 +97,7 @@ export function propfindDepth(value: HeaderValue): '0' | '1' {
 // collection with a value of "0" or "infinity"."
 export function copyDepth(value: HeaderValue): '0' | 'infinity' {
   const depth = parseDepth(value, 'infinity');
-  if (depth === '1') throw davError(400, 'COPY takes Depth 0 or infinity.', 'DAV_BAD_DEPTH');
+  if (depth === '1') throw new AppError('DAV_BAD_DEPTH', 'COPY takes Depth 0 or infinity.');
   return depth;
 }
 
@@ -110,10 +106,9 @@ export function copyDepth(value: HeaderValue): '0' | 'infinity' {
 // "infinity"." §9.6.1 says the same of DELETE.
 export function infiniteOnly(value: HeaderValue, method: string): void {
   if (parseDepth(value, 'infinity') !== 'infinity')
-    throw davError(
-      400,
-      `${method} of a collection always applies to all of it; send Depth: infinity or no Depth.`,
+    throw new AppError(
       'DAV_BAD_DEPTH',
+      `${method} of a collection always applies to all of it; send Depth: infinity or no Depth.`,
     );
 }
 
@@ -125,7 +120,7 @@ export function parseOverwrite(value: HeaderValue): boolean {
   if (v === undefined || v === '') return true;
   if (v === 'T' || v === 't') return true;
   if (v === 'F' || v === 'f') return false;
-  throw davError(400, 'Overwrite must be T or F.', 'DAV_BAD_OVERWRITE');
+  throw new AppError('DAV_BAD_OVERWRITE', 'Overwrite must be T or F.');
 }
 
 /**
@@ -135,7 +130,7 @@ export function parseOverwrite(value: HeaderValue): boolean {
  */
 export function virtualFromDavPath(pathname: string): string {
   const prefix = DAV_PREFIX.slice(0, -1);
-  if (pathname !== prefix && !pathname.startsWith(DAV_PREFIX)) throw davError(404, 'Not a WebDAV path.', 'NOT_FOUND');
+  if (pathname !== prefix && !pathname.startsWith(DAV_PREFIX)) throw new AppError('NOT_FOUND', 'Not a WebDAV path.');
   const rest = pathname.slice(DAV_PREFIX.length).replace(/\/+$/, '');
   if (rest === '') return '';
   const out: string[] = [];
@@ -144,10 +139,10 @@ export function virtualFromDavPath(pathname: string): string {
     try {
       s = decodeURIComponent(raw);
     } catch {
-      throw davError(400, 'The path is not valid percent-encoded UTF-8.', 'BAD_PATH');
+      throw new AppError('BAD_PATH', 'The path is not valid percent-encoded UTF-8.');
     }
     if (s.includes('/') || s.includes('\\') || s.includes('\0'))
-      throw davError(400, 'A name in the path contains an encoded separator or NUL.', 'BAD_PATH');
+      throw new AppError('BAD_PATH', 'A name in the path contains an encoded separator or NUL.');
     // Kept as sent so the resolver sees (and refuses) "", "." and ".." itself.
     out.push(s);
   }
@@ -173,25 +168,25 @@ export function hrefOf(virtualPath: string, isCollection: boolean): string {
 // repository, or URL namespace." Burrow serves only itself, under its own mount.
 export function parseDestination(value: HeaderValue, requestHost: string | undefined): string {
   const v = single(value);
-  if (!v) throw davError(400, 'COPY and MOVE need a Destination header.', 'DAV_NO_DESTINATION');
+  if (!v) throw new AppError('DAV_NO_DESTINATION', 'COPY and MOVE need a Destination header.');
   let url: URL;
   try {
     url = new URL(v, `http://${requestHost ?? 'localhost'}`);
   } catch {
-    throw davError(400, 'The Destination header is not a URI.', 'DAV_BAD_DESTINATION');
+    throw new AppError('DAV_BAD_DESTINATION', 'The Destination header is not a URI.');
   }
   if (/^[a-z][a-z0-9+.-]*:/i.test(v)) {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw davError(502, 'The Destination is not on this server.', 'DAV_OTHER_SERVER');
+      throw new AppError('DAV_OTHER_SERVER', 'The Destination is not on this server.');
     if (!requestHost || url.host.toLowerCase() !== requestHost.toLowerCase())
-      throw davError(502, 'The Destination names another server.', 'DAV_OTHER_SERVER');
+      throw new AppError('DAV_OTHER_SERVER', 'The Destination names another server.');
   }
   if (url.search || url.hash)
-    throw davError(400, 'The Destination may not carry a query or fragment.', 'DAV_BAD_DESTINATION');
+    throw new AppError('DAV_BAD_DESTINATION', 'The Destination may not carry a query or fragment.');
   // URL() removes dot segments; judge the path as it was sent.
   const raw = /^[a-z][a-z0-9+.-]*:\/\/[^/]*(\/[^?#]*)?/i.exec(v)?.[1] ?? v.split(/[?#]/)[0]!;
   if (!raw.startsWith(DAV_PREFIX))
-    throw davError(502, 'The Destination lies outside the WebDAV mount.', 'DAV_OTHER_SERVER');
+    throw new AppError('DAV_OTHER_SERVER', 'The Destination lies outside the WebDAV mount.');
   return virtualFromDavPath(raw);
 }
 
@@ -222,7 +217,7 @@ export const newLockToken = () => `urn:uuid:${randomUUID()}`;
 // §10.5: "Lock-Token = "Lock-Token" ":" Coded-URL" with Coded-URL = "<" absolute-URI ">".
 export function parseLockTokenHeader(value: HeaderValue): string {
   const m = /^<([^<>\s]+)>$/.exec(single(value) ?? '');
-  if (!m) throw davError(400, 'UNLOCK needs a Lock-Token header: <token>.', 'DAV_BAD_LOCK_TOKEN');
+  if (!m) throw new AppError('DAV_BAD_LOCK_TOKEN', 'UNLOCK needs a Lock-Token header: <token>.');
   return m[1]!;
 }
 
@@ -248,7 +243,7 @@ export function parseIf(value: HeaderValue, requestHost: string | undefined): If
   let i = 0;
   let tag: string | undefined;
   let tagged: boolean | undefined;
-  const bad = () => davError(400, 'The If header is malformed.', 'DAV_BAD_IF');
+  const bad = () => new AppError('DAV_BAD_IF', 'The If header is malformed.');
   const skip = () => {
     while (i < text.length && /\s/.test(text[i]!)) i++;
   };

@@ -12,12 +12,12 @@ import { isReservedName } from '../files/names.ts';
 import type { FileOps } from '../files/ops.ts';
 import { isInside, joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import type { Transfer } from '../files/transfer.ts';
-import { AppError, forbidden } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { Caller } from '../core/caller.ts';
 import type { TrashService } from '../trash/service.ts';
 import type { VersionService } from '../versions/service.ts';
-import { davError, hrefOf } from './protocol.ts';
+import { hrefOf } from './protocol.ts';
 import type { DavStore } from './store.ts';
 
 /** The services WebDAV works through: the same ones the HTTP API uses. */
@@ -61,18 +61,19 @@ export async function resolve(ctx: DavContext, virtual: string): Promise<Resolve
 
 /** The existing parent collection of a target (RFC 4918 §9.3.1, §9.7.1: 409 when missing). */
 export async function parentCollection(ctx: DavContext, target: ResolvedPath): Promise<ResolvedPath> {
-  if (!target.space) throw forbidden('The top of the mount cannot be changed.', 'TOP_LEVEL');
-  if (target.relative === '') throw forbidden('Volumes are not created, moved or removed over WebDAV.', 'TOP_LEVEL');
+  if (!target.space) throw new AppError('TOP_LEVEL', 'The top of the mount cannot be changed.', { status: 403 });
+  if (target.relative === '')
+    throw new AppError('TOP_LEVEL', 'Volumes are not created, moved or removed over WebDAV.', { status: 403 });
   let parent: ResolvedPath;
   try {
     parent = await ctx.resolver.resolve(ctx.caller, parentVirtual(target.virtualPath));
   } catch (err) {
     if (err instanceof AppError && err.status === 404)
-      throw davError(409, 'The parent collection does not exist.', 'DAV_NO_PARENT');
+      throw new AppError('DAV_NO_PARENT', 'The parent collection does not exist.');
     throw err;
   }
   if (!parent.exists || !parent.isDirectory)
-    throw davError(409, 'The parent collection does not exist.', 'DAV_NO_PARENT');
+    throw new AppError('DAV_NO_PARENT', 'The parent collection does not exist.');
   return parent;
 }
 
@@ -84,7 +85,7 @@ export function refuseReadOnly(r: ResolvedPath, what: string): void {
       : r.access.readOnly === 'permission'
         ? 'the server may not write there'
         : 'your access here is read-only';
-  throw forbidden(`You may not ${what}: ${why}.`, 'READ_ONLY');
+  throw new AppError('READ_ONLY', `You may not ${what}: ${why}.`);
 }
 
 export async function statOf(r: ResolvedPath): Promise<Stats | null> {

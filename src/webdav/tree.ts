@@ -8,9 +8,9 @@ import { withDirIn, withParentIn } from '../files/confined.ts';
 import { placeDirectory, renameToFreeName, temporaryName } from '../files/names.ts';
 import { scopeOf } from '../files/ops.ts';
 import { isInside, type ResolvedPath } from '../files/paths.ts';
-import { forbidden } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { preconditions, type Change } from './locking.ts';
-import { copyDepth, davError, infiniteOnly, parseDestination, parseOverwrite } from './protocol.ts';
+import { copyDepth, infiniteOnly, parseDestination, parseOverwrite } from './protocol.ts';
 import { locationOf, nameOf, parentCollection, refuseReadOnly, resolve, type DavContext } from './resources.ts';
 
 /** Has the request a body (MKCOL must refuse one it does not understand)? */
@@ -25,16 +25,19 @@ const hasBody = (req: IncomingMessage) =>
 // type (although bodies are legal on MKCOL requests, this specification doesn't define any
 // functionality for them)."
 export async function mkcol(ctx: DavContext, req: IncomingMessage, r: ResolvedPath): Promise<number> {
-  if (hasBody(req)) throw davError(415, 'MKCOL takes no body.', 'DAV_MKCOL_BODY');
+  if (hasBody(req)) throw new AppError('DAV_MKCOL_BODY', 'MKCOL takes no body.');
   if (r.exists)
-    throw davError(405, 'Something already exists here.', 'EXISTS', {
-      Allow: 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, COPY, MOVE, LOCK, UNLOCK',
+    throw new AppError('EXISTS', 'Something already exists here.', {
+      status: 405,
+      headers: {
+        Allow: 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, COPY, MOVE, LOCK, UNLOCK',
+      },
     });
   const parent = await parentCollection(ctx, r);
   refuseReadOnly(parent, 'create a folder here');
   await preconditions(ctx, req, r.virtualPath, [{ target: r, membership: true }]);
   await withParentIn(r.space!.root, r.realPath, (dir, name) => fsp.mkdir(dir.at(name))).catch((err) => {
-    throw err.code === 'EEXIST' ? davError(405, 'Something already exists here.', 'EXISTS') : err;
+    throw err.code === 'EEXIST' ? new AppError('EXISTS', 'Something already exists here.', { status: 405 }) : err;
   });
   ctx.changes.emit({ type: 'created', path: r.realPath, isDirectory: true });
   return 201;
@@ -59,7 +62,7 @@ async function toTrash(ctx: DavContext, r: ResolvedPath): Promise<void> {
 // §9.6.1: "The DELETE method on a collection MUST act as if a "Depth: infinity" header was used
 // on it." Burrow's DELETE is the trash's: the item can be restored by the account.
 export async function remove(ctx: DavContext, req: IncomingMessage, r: ResolvedPath): Promise<number> {
-  if (!r.exists) throw davError(404, 'No such file or folder.', 'NOT_FOUND');
+  if (!r.exists) throw new AppError('NOT_FOUND', 'No such file or folder.');
   if (r.isDirectory) infiniteOnly(req.headers.depth, 'DELETE');
   await refuseUndeletable(ctx, r, 'delete this');
   await preconditions(ctx, req, r.virtualPath, [{ target: r, withBelow: true, membership: true }]);
@@ -83,31 +86,31 @@ export async function copyOrMove(
   r: ResolvedPath,
   operation: 'copy' | 'move',
 ): Promise<number> {
-  if (!r.exists) throw davError(404, 'No such file or folder.', 'NOT_FOUND');
-  if (!r.space) throw forbidden('The top of the mount cannot be copied or moved.', 'TOP_LEVEL');
+  if (!r.exists) throw new AppError('NOT_FOUND', 'No such file or folder.');
+  if (!r.space) throw new AppError('TOP_LEVEL', 'The top of the mount cannot be copied or moved.', { status: 403 });
   const depth = operation === 'copy' ? copyDepth(req.headers.depth) : 'infinity';
   if (operation === 'move' && r.isDirectory) infiniteOnly(req.headers.depth, 'MOVE');
   const overwrite = parseOverwrite(req.headers.overwrite);
   const d = await resolve(ctx, parseDestination(req.headers.destination, req.headers.host));
   if (!d.space || d.relative === '')
-    throw forbidden('A volume cannot be replaced; name a path inside one.', 'TOP_LEVEL');
+    throw new AppError('TOP_LEVEL', 'A volume cannot be replaced; name a path inside one.', { status: 403 });
   if (d.space.root === r.space.root && d.relative === r.relative)
-    throw forbidden('The source and the destination are the same.', 'DAV_SAME_RESOURCE');
+    throw new AppError('DAV_SAME_RESOURCE', 'The source and the destination are the same.');
   if (
     r.isDirectory &&
     d.space.root === r.space.root &&
     (r.relative === '' || d.relative.startsWith(r.relative + '/'))
   ) {
-    throw forbidden('A folder cannot be put inside itself.', 'INTO_ITSELF');
+    throw new AppError('INTO_ITSELF', 'A folder cannot be put inside itself.', { status: 403 });
   }
   const destParent = await parentCollection(ctx, d);
-  if (d.exists && !overwrite) throw davError(412, 'The destination exists and Overwrite is F.', 'DAV_EXISTS');
+  if (d.exists && !overwrite) throw new AppError('DAV_EXISTS', 'The destination exists and Overwrite is F.');
   refuseReadOnly(destParent, 'write at the destination');
   if (d.exists) await refuseUndeletable(ctx, d, 'replace the destination');
   if (operation === 'move') await refuseUndeletable(ctx, r, 'move this away');
   // A symlinked folder is judged where it leads: never copied or moved into itself that way.
   if (r.isDirectory && isInside(await fsp.realpath(r.realPath), await fsp.realpath(destParent.realPath)))
-    throw forbidden('A folder cannot be put inside itself.', 'INTO_ITSELF');
+    throw new AppError('INTO_ITSELF', 'A folder cannot be put inside itself.', { status: 403 });
 
   const changes: Change[] = [{ target: d, withBelow: true, membership: true }];
   if (operation === 'move') changes.push({ target: r, withBelow: true, membership: true });
@@ -135,7 +138,7 @@ export async function copyOrMove(
         if (moved.name !== name) {
           // Someone took the name between the trash and the rename: put the item back, say so.
           await renameToFreeName(dir.at(moved.name), src.path, srcName, r.isDirectory).catch(() => {});
-          throw davError(412, 'The destination was created by someone else meanwhile.', 'DAV_EXISTS');
+          throw new AppError('DAV_EXISTS', 'The destination was created by someone else meanwhile.');
         }
       }),
     );
@@ -178,7 +181,7 @@ export async function copyOrMove(
   }
   if (placed !== name) {
     await fsp.rm(path.join(destDir, placed), { recursive: true, force: true });
-    throw davError(412, 'The destination was created by someone else meanwhile.', 'DAV_EXISTS');
+    throw new AppError('DAV_EXISTS', 'The destination was created by someone else meanwhile.');
   }
   ctx.changes.emit({ type: 'created', path: destReal, isDirectory: r.isDirectory });
   return existed ? 204 : 201;

@@ -2,7 +2,8 @@
 // §8.3: "the namespace ... MUST be used to identify the element"; prefixes mean nothing), and
 // answers written as text with every non-DAV element carrying its own namespace declaration.
 import { DOMParser, XMLSerializer, type Element, type Node } from '@xmldom/xmldom';
-import { DAV_NS, davError } from './protocol.ts';
+import { AppError } from '../core/errors.ts';
+import { DAV_NS } from './protocol.ts';
 
 export type { Element } from '@xmldom/xmldom';
 
@@ -11,7 +12,7 @@ export function parseXml(text: string): Element | null {
   if (text.trim() === '') return null;
   // No document type declarations: entity expansion is a denial of service and no client needs it.
   if (/<!DOCTYPE/i.test(text))
-    throw davError(400, 'XML bodies with a document type declaration are not accepted.', 'DAV_BAD_XML');
+    throw new AppError('DAV_BAD_XML', 'XML bodies with a document type declaration are not accepted.');
   let root: Element | null = null;
   try {
     const doc = new DOMParser({
@@ -21,9 +22,9 @@ export function parseXml(text: string): Element | null {
     }).parseFromString(text, 'application/xml');
     root = doc.documentElement;
   } catch {
-    throw davError(400, 'The XML body is not well-formed.', 'DAV_BAD_XML');
+    throw new AppError('DAV_BAD_XML', 'The XML body is not well-formed.');
   }
-  if (!root) throw davError(400, 'The XML body is empty.', 'DAV_BAD_XML');
+  if (!root) throw new AppError('DAV_BAD_XML', 'The XML body is empty.');
   return root;
 }
 
