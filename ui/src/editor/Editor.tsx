@@ -71,6 +71,11 @@ export default function Editor({
   const dirtyRef = useRef(false);
   const info = useRef<Loaded | null>(null);
   const closing = useRef(false);
+  // A save in flight, read from a ref: key handlers registered by an earlier render (CodeMirror's
+  // keymap, the window listener before its effect re-runs) must see the current state, not
+  // the one of the render that made them. One Ctrl+S starts exactly one save.
+  const savingNow = useRef(false);
+  const saveLatest = useRef<() => Promise<void>>(async () => {});
   dirtyRef.current = dirty;
 
   const editorUrl = adapter?.editorUrl ?? `/api/editor?path=${encodeURIComponent(file.path)}`;
@@ -98,7 +103,7 @@ export default function Editor({
           kind: file.kind,
           readOnly: false,
           onChange: () => setDirty(true),
-          onSave: () => void save(),
+          onSave: () => void saveLatest.current(),
         });
         view.current.focus();
       } catch (err) {
@@ -163,7 +168,8 @@ export default function Editor({
   async function save(): Promise<void> {
     const v = view.current;
     const l = info.current;
-    if (!v || !l || saving) return;
+    if (!v || !l || savingNow.current) return;
+    savingNow.current = true;
     setSaving(true);
     setError(null);
     try {
@@ -197,15 +203,19 @@ export default function Editor({
     } catch (err) {
       setError(err);
     } finally {
+      savingNow.current = false;
       setSaving(false);
     }
   }
+  saveLatest.current = save;
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
+        // Taken here for the whole window; CodeMirror's own Mod-s never sees it (one save).
         e.preventDefault();
-        void save();
+        e.stopPropagation();
+        void saveLatest.current();
       } else if (
         e.key === 'Escape' &&
         !document.querySelector('dialog[open]') &&
