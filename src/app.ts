@@ -196,6 +196,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     pty: () => addons.pty(),
     ptyProblem: () => addons.check().pty.reason,
     fromSession: (req) => identity.authenticator.fromSession(req),
+    adminSessionActive: (id) => identity.authenticator.adminSessionActive(id),
     activity: identity.activity,
     log,
   });

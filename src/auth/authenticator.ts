@@ -116,6 +116,16 @@ export class IdentityAuthenticator implements Authenticator {
     return this.session(req)?.caller ?? null;
   }
 
+  /**
+   * Whether a session (its stored hash, `Caller.sessionId`) still signs an administrator in:
+   * what lives on after the request that started it (the terminal) asks this while it runs.
+   */
+  adminSessionActive(sessionId: string): boolean {
+    const row = this.sessions.active(sessionId);
+    const user = row && this.users.get(row.user_id);
+    return !!user && isAdminRow(user);
+  }
+
   fromToken(secret: string, _req: IncomingMessage, ip: string): Caller | null {
     return this.tokens.authenticate(secret, ip);
   }

@@ -75,6 +75,12 @@ export class SessionStore {
     return row;
   }
 
+  /** The session stored under `hash` while it is signed in (not held, not expired). */
+  active(hash: string): SessionRow | undefined {
+    const row = this.db.get<SessionRow>('SELECT * FROM sessions WHERE id_hash = ?', [hash]);
+    return row && row.state === 'active' && row.expires_at > new Date().toISOString() ? row : undefined;
+  }
+
   /** Slides the expiry when the last renewal is old enough; true when the cookie should be sent again. */
   renew(row: SessionRow): boolean {
     const now = Date.now();

@@ -28,6 +28,8 @@ export interface TerminalCapabilityDeps {
   ptyProblem?: () => string | undefined;
   /** The session behind an upgrade request's cookie. */
   fromSession(req: IncomingMessage, ip: string): Caller | null;
+  /** Whether that session still signs an administrator in (sign-out, revocation, demotion end the shell). */
+  adminSessionActive(sessionId: string): boolean;
   activity: { record(event: ActivityEvent): void };
   log: Logger;
 }
@@ -71,7 +73,12 @@ export function createTerminalCapability(deps: TerminalCapabilityDeps): Terminal
   });
   const features = () => ({ terminal: manager.availability() });
   const tickets = createTicketStore();
-  const sockets = createTerminalSocketServer({ manager, tickets, log: deps.log });
+  const sockets = createTerminalSocketServer({
+    manager,
+    tickets,
+    log: deps.log,
+    sessionActive: deps.adminSessionActive,
+  });
 
   const routes = [
     route({

@@ -34,7 +34,7 @@ export interface TerminalUser {
   ip?: string | null;
 }
 
-export type EndReason = 'exited' | 'idle' | 'closed' | 'shutdown';
+export type EndReason = 'exited' | 'idle' | 'closed' | 'shutdown' | 'signed-out';
 export interface TerminalExit {
   exitCode: number | null;
   signal: number | null;

@@ -36,11 +36,19 @@ export interface TerminalSocketServer {
 
 /** Largest client frame: keystrokes and pastes, not file transfers. */
 const MAX_FRAME = 256 * 1024;
+/**
+ * How often a running shell asks whether its session is still signed in. Polled rather than
+ * told: sessions end by sign-out, revocation, password change, demotion or expiry, in other
+ * modules and (for expiry) without any event at all.
+ */
+const SESSION_CHECK_MS = 1000;
 
 export function createTerminalSocketServer(deps: {
   manager: TerminalManager;
   tickets: TicketStore;
   log: Logger;
+  /** Asked every SESSION_CHECK_MS while a shell runs: the shell ends with the session that opened it. */
+  sessionActive: (sessionId: string) => boolean;
 }): TerminalSocketServer {
   const wss = new WebSocketServer({
     noServer: true,
@@ -65,7 +73,11 @@ export function createTerminalSocketServer(deps: {
     );
   }
 
-  function join(ws: WebSocket, session: TerminalSession): void {
+  function join(ws: WebSocket, session: TerminalSession, sessionId: string | undefined): void {
+    const watch = setInterval(() => {
+      if (!sessionId || !deps.sessionActive(sessionId)) void session.close('signed-out');
+    }, SESSION_CHECK_MS);
+    watch.unref();
     const control = (msg: Record<string, unknown>) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
     };
@@ -104,7 +116,10 @@ export function createTerminalSocketServer(deps: {
           return control({ type: 'error', message: 'Unknown message type.' });
       }
     });
-    ws.on('close', () => void session.close('closed'));
+    ws.on('close', () => {
+      clearInterval(watch);
+      void session.close('closed');
+    });
     ws.on('error', (err) => deps.log.warn('terminal socket error', { terminalId: session.id, err }));
   }
 
@@ -143,7 +158,7 @@ export function createTerminalSocketServer(deps: {
           return;
         }
         ws.send(JSON.stringify({ type: 'ready', id: session.id, cols: session.cols, rows: session.rows }));
-        join(ws, session);
+        join(ws, session, caller.sessionId);
       });
     },
     async close() {

@@ -157,6 +157,26 @@ test('the shell exiting closes the socket with an exit message', async () => {
   assert.is(exit.reason, 'exited');
 });
 
+test('signing out ends the shell that session opened (and only that one)', async () => {
+  const other = await signIn(s, ADMIN.username, ADMIN.password);
+  const stays = await open(await ticket(admin), { cookie: admin.cookieHeader });
+  const goes = await open(await ticket(other), { cookie: other.cookieHeader });
+  await until(() => goes.control.some((m) => m.type === 'ready'), 'ready');
+  goes.ws.send(JSON.stringify({ type: 'input', data: 'echo "pid=$$"\r' }));
+  await until(() => /pid=\d+/.test(goes.text()), 'the pid', goes.text);
+  const pid = Number(/pid=(\d+)/.exec(goes.text())![1]);
+  assert.is((await other.post('/api/auth/logout', {}, { origin: s.url })).status, 204);
+  await until(() => goes.control.some((m) => m.type === 'exit'), 'the exit message');
+  assert.is(goes.control.find((m) => m.type === 'exit').reason, 'signed-out');
+  assert.is((await goes.closed).code, 1000);
+  await until(() => !alive(pid), 'the shell to end');
+  // The other session's terminal still answers.
+  stays.ws.send(JSON.stringify({ type: 'input', data: 'echo still-$((6*7))\r' }));
+  await until(() => /still-42/.test(stays.text()), 'the other terminal', stays.text);
+  stays.ws.close();
+  await stays.closed;
+});
+
 test('a ticket opened from another page is refused, and is gone afterwards', async () => {
   const t = await ticket(admin);
   const other = await refused(open(t, { cookie: admin.cookieHeader, origin: 'http://evil.example' }));

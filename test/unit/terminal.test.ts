@@ -228,7 +228,7 @@ async function socketRig() {
   const events: ActivityEvent[] = [];
   const m = manager({}, events);
   const tickets = createTicketStore({ ttlMs: 10_000 });
-  const sockets = createTerminalSocketServer({ manager: m, tickets, log: silentLogger });
+  const sockets = createTerminalSocketServer({ manager: m, tickets, log: silentLogger, sessionActive: () => true });
   const server = http.createServer((_req, res) => {
     res.statusCode = 404;
     res.end();

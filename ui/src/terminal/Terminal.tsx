@@ -126,7 +126,9 @@ export default function TerminalPage() {
                   ? 'Closed after a while without input.'
                   : msg.reason === 'shutdown'
                     ? 'The server is stopping.'
-                    : `The shell ended${msg.exitCode != null ? ` (exit code ${msg.exitCode})` : ''}.`,
+                    : msg.reason === 'signed-out'
+                      ? 'Your session ended (signed out), so the shell was ended.'
+                      : `The shell ended${msg.exitCode != null ? ` (exit code ${msg.exitCode})` : ''}.`,
             });
           else if (msg.type === 'error') term.write(`\r\n\x1b[31m${msg.message ?? 'error'}\x1b[0m\r\n`);
         };
