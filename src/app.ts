@@ -45,7 +45,7 @@ import { createPasskeysCapability } from './passkeys/capability.ts';
 import { createOidcCapability } from './oidc/capability.ts';
 import { createTerminalCapability } from './terminal/capability.ts';
 import { createPermissionsCapability } from './permissions/capability.ts';
-import { createNativeAddons } from './native.ts';
+import { createNativeAddons, type NativeAddons } from './native.ts';
 import type { Caller } from './core/caller.ts';
 import { systemRoutes } from './system/routes.ts';
 import { VERSION } from './version.ts';
@@ -56,6 +56,8 @@ export interface AppOptions {
   indexerWorker?: { fsModule: string; fsOptions?: unknown };
   /** Folder of the built UI (`ui/dist`); null serves a plain notice instead. */
   uiDir?: string | null;
+  /** Tests: the native add-ons as a host where one cannot load would have them. */
+  addons?: NativeAddons;
 }
 
 export interface App {
@@ -130,17 +132,31 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     createOidcCapability({ config, db, log, identity, trustProxy }),
   );
   // Files: the path resolver every other capability takes (`files.resolver`).
-  const files = createFilesCapability({ config, db, changes, log, accessRules: () => identity.settings.accessRules() });
+  const files = createFilesCapability({
+    config,
+    db,
+    changes,
+    log,
+    accessRules: () => identity.settings.accessRules(),
+    activity: identity.activity,
+  });
   const showHidden = (userId: string) => identity.settings.userPrefs(userId)?.showHiddenFiles === true;
   // Uploads: multipart and resumable (TUS), placed through the files resolver and names.
-  const uploads = createUploadsCapability({ config, db, resolver: files.resolver, changes, log });
+  const uploads = createUploadsCapability({
+    config,
+    db,
+    resolver: files.resolver,
+    changes,
+    log,
+    activity: identity.activity,
+  });
   capabilities.push(uploads);
   // Shares: links as a space of the files resolver (`share/<token>/…`), bound to their items.
   capabilities.push(
     createSharesCapability({ config, db, files, uploads, changes, activity: identity.activity, sessionSecret }),
   );
   // Archives: list, take out, extract and create, through the files resolver, confined at use.
-  capabilities.push(createArchivesCapability({ config, files, changes, showHidden }));
+  capabilities.push(createArchivesCapability({ config, files, changes, showHidden, activity: identity.activity }));
   // WebDAV at /dav/: the same files services, Basic sign-in through identity's checks.
   const webdav = createWebdavCapability({
     enabled: config.features.webdavEnabled,
@@ -176,21 +192,27 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     files,
     createBrowseCapability({ resolver, showHidden, viewed: (realPath) => indexes.noteViewed(realPath) }),
     createDownloadsCapability({ resolver, showHidden }),
-    createEditorCapability({ resolver, versions: files.versions, changes, maxBytes: maxTextBytes }),
+    createEditorCapability({
+      resolver,
+      versions: files.versions,
+      changes,
+      maxBytes: maxTextBytes,
+      activity: identity.activity,
+    }),
     createPreviewsCapability({
       resolver,
       cacheDir: config.storage.cacheDir,
       thumbnails: () => identity.settings.thumbnails(),
       log,
     }),
-    createTrashCapability({ trash: files.trash, ops: files.ops, maxTextBytes }),
+    createTrashCapability({ trash: files.trash, ops: files.ops, maxTextBytes, activity: identity.activity }),
     createVersionsCapability({ versions: files.versions, resolver, maxTextBytes }),
     createFavoritesCapability({ db, resolver }),
     createFolderPrefsCapability({ db, resolver }),
     createVolumesCapability({ store: files.userVolumes, config }),
   );
   // Terminal: an administrator's shell over a WebSocket (TERMINAL_ENABLED), on the lazily loaded pty add-on.
-  const addons = createNativeAddons(config.storage.cacheDir);
+  const addons = options.addons ?? createNativeAddons(config.storage.cacheDir);
   const terminal = createTerminalCapability({
     config: config.terminal,
     pty: () => addons.pty(),
