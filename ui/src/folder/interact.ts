@@ -44,6 +44,8 @@ export const detailsItem = signal<FileItem | null>(null);
 export function openItem(item: FileItem): void {
   if (isDir(item)) navigate(filesUrl(joinPath(item.path, item.name)));
   else if (isArchiveName(item.name)) navigate(archiveUrl(joinPath(item.path, item.name)));
+  // A document an office integration handles opens in it, as in the peers' file managers.
+  else if (officeKindFor(item.name)) openInOfficeEditor(item.path, item.name, access.value?.canWrite === true);
   else openViewer(item, items.value, access.value?.canWrite === true);
 }
 
