@@ -11,6 +11,7 @@ import { loadMigrations, runMigrations } from './db/migrations.ts';
 import { createChangeSink } from './changes.ts';
 import { parseTrustProxy } from './http/address.ts';
 import { createLogger, type Logger } from './core/log.ts';
+import { RequestLoad } from './core/load.ts';
 import type { RouteDef } from './http/route.ts';
 import type { Capability } from './core/capability.ts';
 import { createHttpServer } from './http/server.ts';
@@ -106,8 +107,16 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     throw err;
   }
   prepareVolumeRoot(config, log, config.storage.volumeRootExplicit);
+  // Requests in flight, counted by the HTTP server: background work yields to them.
+  const load = new RequestLoad();
   // The index file and the indexer's thread first: the worker boots while the rest is built.
-  const indexer = openIndexer({ config, db, log, ...(options.indexerWorker ? { worker: options.indexerWorker } : {}) });
+  const indexer = openIndexer({
+    config,
+    db,
+    log,
+    load,
+    ...(options.indexerWorker ? { worker: options.indexerWorker } : {}),
+  });
   const sessionSecret = loadOrCreateSecret(config.storage.configDir, 'session-secret', config.auth.sessionSecret);
   const changes = createChangeSink((err) => log.warn('a change listener failed', { err }));
   const trustProxy = parseTrustProxy(config.server.trustProxy);
@@ -176,6 +185,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     log,
     changes,
     indexer,
+    served: files.hostVolumes,
     ...(options.indexerWorker ? { worker: options.indexerWorker } : {}),
   });
   capabilities.push(
@@ -269,6 +279,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir, officeOrigins(office)),
     rawMounts: webdav.mount ? [webdav.mount] : [],
     upgrades: terminal.upgrade ? [terminal.upgrade] : [],
+    load,
   });
 
   let closing: Promise<void> | undefined;

@@ -14,7 +14,7 @@ import { createTrash, type TrashService } from '../trash/service.ts';
 import { createVersions, versionBindings, type VersionService } from '../versions/service.ts';
 import { createUserVolumeStore, type UserVolumeStore } from '../volumes/store.ts';
 import { createHostVolumeStore } from '../volumes/host-store.ts';
-import { createHostVolumes } from '../volumes/host-service.ts';
+import { createHostVolumes, type HostVolumeEvent } from '../volumes/host-service.ts';
 import { hostVolumeRoutes } from '../volumes/host-routes.ts';
 import type { AccessRule } from './access.ts';
 import { createBindings, pathTable, type Bindings } from './bindings.ts';
@@ -46,6 +46,13 @@ export interface FilesCapability extends Capability {
   readonly transfer: Transfer;
   /** Shares register their table here so deletes forget and moves carry them. */
   readonly bindings: Bindings;
+  /** Host folders served as volumes, as the indexes follow them (real paths). */
+  readonly hostVolumes: {
+    roots(): string[];
+    /** Whether any space (a volume, a personal or assigned folder, a host folder) is rooted at this real path. */
+    inUse(realRoot: string): boolean;
+    subscribe(listener: (event: HostVolumeEvent) => void): () => void;
+  };
 }
 
 const HOUR = 3_600_000;
@@ -107,10 +114,18 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
   const recent = createRecentDestinations(db);
   const ops = createFileOps({ resolver, transfer, trash, bindings, changes, recordDestination: recent.record });
   const privateDirs = [config.storage.configDir, config.storage.cacheDir].map((d) => path.resolve(d));
+  const hostVolumeListeners = new Set<(event: HostVolumeEvent) => void>();
   const routes: RouteDef[] = [
     ...fileRoutes({ ops, recent }),
     ...hostVolumeRoutes(
-      createHostVolumes({ store: hostVolumeStore, volumeRoot: config.storage.volumeRoot, privateDirs }),
+      createHostVolumes({
+        store: hostVolumeStore,
+        volumeRoot: config.storage.volumeRoot,
+        privateDirs,
+        announce: (event) => {
+          for (const listener of hostVolumeListeners) listener(event);
+        },
+      }),
     ),
   ];
 
@@ -132,6 +147,14 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     ops,
     bindings,
     transfer,
+    hostVolumes: {
+      roots: () => hostVolumeStore.list().map((v) => v.path),
+      inUse: (realRoot) => spaceRoots().includes(realRoot),
+      subscribe(listener) {
+        hostVolumeListeners.add(listener);
+        return () => hostVolumeListeners.delete(listener);
+      },
+    },
     features: () => ({
       userVolumes: { enabled: config.storage.userVolumes },
       volumeUsage: { enabled: config.features.showVolumeUsage },

@@ -30,6 +30,8 @@ export interface HttpOptions {
   rawMounts?: readonly RawMount[];
   /** WebSocket endpoints (the terminal): the 'upgrade' requests for exactly `path`; any other upgrade is refused. */
   upgrades?: readonly UpgradeMount[];
+  /** Told of every request in and out (core/load.ts): background work yields while people wait. */
+  load?: { begin(): number; end(ticket: number): void };
 }
 
 /** Takes over an HTTP upgrade for one path; it authenticates the request itself and answers on the socket. */
@@ -276,6 +278,11 @@ export function createHttpServer(opts: HttpOptions): http.Server {
     const s: RequestState = { requestId, ip, caller: null };
     state.set(req, s);
     const started = performance.now();
+    const load = opts.load;
+    if (load) {
+      const ticket = load.begin();
+      res.once('close', () => load.end(ticket));
+    }
     res.on('finish', () => {
       requestContext.run({ requestId }, () =>
         opts.log.debug('request', {

@@ -6,10 +6,23 @@ import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../core/log.ts';
+import type { RequestLoad } from '../core/load.ts';
 import type { Indexes } from './indexes.ts';
 import { Indexer } from './indexer.ts';
 import { Maintenance } from './maintenance.ts';
 import type { WorkerOptions } from './protocol.ts';
+
+/**
+ * Spaces served besides VOLUME_ROOT's folders and the personal folders (host folders added as
+ * volumes): indexed from the start like those, and as they are added or removed at run time.
+ */
+export interface ServedRoots {
+  /** Real paths served now. */
+  roots(): string[];
+  /** Whether some space still serves this real path (a removed volume's index is kept then). */
+  inUse(realRoot: string): boolean;
+  subscribe(listener: (event: { type: 'added' | 'removed'; path: string }) => void): () => void;
+}
 
 export interface IndexesDeps {
   config: Config;
@@ -20,6 +33,9 @@ export interface IndexesDeps {
   worker?: Pick<WorkerOptions, 'fsModule' | 'fsOptions'>;
   /** Opened earlier by openIndexer (its worker boots while the rest of the server is built). */
   indexer?: Indexer;
+  served?: ServedRoots;
+  /** Requests in flight (the HTTP layer counts them): background work yields to them. */
+  load?: RequestLoad;
 }
 
 /**
@@ -28,12 +44,13 @@ export interface IndexesDeps {
  * modules) then overlaps the building of the other capabilities instead of delaying the first
  * walk after listen (the fixed cost that dominated the baseline of a 100k-file volume).
  */
-export function openIndexer(deps: Pick<IndexesDeps, 'config' | 'db' | 'log' | 'worker'>): Indexer {
+export function openIndexer(deps: Pick<IndexesDeps, 'config' | 'db' | 'log' | 'worker' | 'load'>): Indexer {
   const indexer = new Indexer({
     config: deps.config,
     db: deps.db,
     log: deps.log,
     ...(deps.worker ? { worker: deps.worker } : {}),
+    ...(deps.load ? { load: deps.load } : {}),
   });
   // Format check and known roots now (a migration-time decision, no file-system work).
   indexer.open();
@@ -45,6 +62,7 @@ export interface IndexesCapability extends Capability, Indexes {}
 export function createIndexes(deps: IndexesDeps): IndexesCapability {
   const indexer = deps.indexer ?? openIndexer(deps);
   const maintenance = new Maintenance(indexer);
+  let unsubscribe = () => {};
   return {
     routes: [],
     ensureRoot: (realRoot) => indexer.ensureRoot(realRoot),
@@ -57,10 +75,21 @@ export function createIndexes(deps: IndexesDeps): IndexesCapability {
     noteViewed: (realPath) => maintenance.noteViewed(realPath),
     start() {
       maintenance.start(deps.changes);
+      const served = deps.served;
+      if (served) {
+        unsubscribe = served.subscribe((event) => {
+          if (event.type === 'added') indexer.ensureRoot(event.path);
+          else if (!served.inUse(event.path))
+            void indexer
+              .dropRoot(event.path)
+              .catch((err) => deps.log.warn('an index root could not be dropped', { err }));
+        });
+      }
       // Walks start after the server listens, off the request path.
-      void indexer.discover().catch((err) => deps.log.warn('index discovery failed', { err }));
+      void indexer.discover(served?.roots() ?? []).catch((err) => deps.log.warn('index discovery failed', { err }));
     },
     async stop() {
+      unsubscribe();
       maintenance.stop();
       await indexer.stop();
     },

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../core/log.ts';
+import { noLoad, type RequestLoad } from '../core/load.ts';
 import { readMounts, mountOf, isNetworkFs, type Mount } from './mounts.ts';
 import type { DocRecord, EntryRecord, WalkJob, WalkSummary, WorkerOptions } from './protocol.ts';
 import { IndexStore, type RootRow } from './store.ts';
@@ -27,6 +28,8 @@ export interface IndexerOptions {
   file?: string;
   /** Tests: a module giving the worker its file-system layer. */
   worker?: Pick<WorkerOptions, 'fsModule' | 'fsOptions'>;
+  /** Requests in flight: walks, writes and the sweep yield to them. */
+  load?: RequestLoad;
 }
 
 export interface Coverage {
@@ -49,6 +52,7 @@ export class Indexer {
   readonly client: WalkerClient;
   readonly db: Database;
   readonly file: string;
+  readonly load: RequestLoad;
   /** Told when a root becomes 'ready' (maintenance applies the changes it held back). */
   private readonly readyListeners = new Set<(root: RootRow) => void>();
   /** Roots where a synchronous call hung: walked with the guarded walk from then on (watchdog.ts). */
@@ -61,6 +65,10 @@ export class Indexer {
   private baselineQueue: RootRow[] = [];
   private baselineRunning = false;
   private wroteQueue: Promise<void> = Promise.resolve();
+  /** Walks under way (job id → root), so a dropped root's walk can be cancelled and awaited. */
+  private readonly runs = new Map<number, { rootId: number; done: Promise<unknown> }>();
+  /** Paths served again while their old rows were being dropped: walked once the drop is done. */
+  private readonly readd = new Set<string>();
 
   constructor(options: IndexerOptions) {
     this.config = options.config;
@@ -68,11 +76,13 @@ export class Indexer {
     this.file = options.file ?? path.join(options.config.storage.cacheDir, 'index.db');
     this.store = new IndexStore(options.db, options.config.search.indexEnabled);
     this.log = options.log;
+    this.load = options.load ?? noLoad;
     this.enabled = options.config.folderSize.mode !== 'off' || options.config.search.indexEnabled;
     this.client = new WalkerClient(
       {
         ioTimeoutMs: options.config.folderSize.ioTimeoutMs,
         maxStalledIo: options.config.folderSize.maxStalledIo,
+        load: this.load.buffer,
         ...options.worker,
       },
       options.log,
@@ -101,7 +111,7 @@ export class Indexer {
   }
 
   private refreshRoots(): void {
-    this.rootsByLength = this.store.roots();
+    this.rootsByLength = this.store.roots().filter((r) => r.state !== 'dropping');
   }
 
   /** The indexed root holding `realPath`, and the path inside it. */
@@ -131,6 +141,10 @@ export class Indexer {
   ensureRoot(realRoot: string): void {
     if (!this.enabled || this.stopped || this.cover(realRoot)) return;
     const root = this.store.addRoot(realRoot, Date.now());
+    if (root.state === 'dropping') {
+      this.readd.add(realRoot);
+      return;
+    }
     this.refreshRoots();
     this.queueBaseline(root);
   }
@@ -201,14 +215,17 @@ export class Indexer {
     let id = 0;
     const drain = async () => {
       while (pending.length && !this.stopped) {
+        // Between slices the event loop answers requests; while people are being served the
+        // next slice waits for them (bounded), and the worker, short of acks, waits too.
+        await this.load.turn();
         const batch = pending[0]!;
+        const t = performance.now();
         this.store.writeFor(root.id, batch.entries, batch.docs, Date.now(), WRITE_SLICE_MS);
+        this.load.spent(performance.now() - t);
         if (!batch.entries.length && !batch.docs.length) {
           pending.shift();
           this.client.ack(id);
         }
-        // Yield between slices: the event loop answers requests while a large walk lands.
-        await new Promise((r) => setImmediate(r));
       }
       draining = undefined;
     };
@@ -229,12 +246,49 @@ export class Indexer {
       },
     );
     id = run.id;
+    const unwatch = this.load.watch();
+    const written = (async () => {
+      try {
+        return await run.done;
+      } finally {
+        // What the worker sent is written either way (a retry rewrites the same rows).
+        while (draining) await draining;
+      }
+    })();
+    this.runs.set(run.id, { rootId: root.id, done: written });
     try {
-      return await run.done;
+      return await written;
     } finally {
-      // What the worker sent is written either way (a retry rewrites the same rows).
-      while (draining) await draining;
+      unwatch();
+      this.runs.delete(run.id);
     }
+  }
+
+  /**
+   * A space that no longer serves `realRoot` (a host volume removed): its walks are cancelled
+   * and its rows removed a chunk at a time, behind the maintenance already under way. Marked
+   * first, so search and folder sizes stop answering from it at once and a restart finishes it.
+   */
+  async dropRoot(realRoot: string): Promise<void> {
+    const root = this.store.roots().find((r) => r.path === realRoot);
+    if (!root || this.stopped) return;
+    this.store.setRootState(root.id, 'dropping', null);
+    this.refreshRoots();
+    this.baselineQueue = this.baselineQueue.filter((r) => r.id !== root.id);
+    await this.finishDrop(root);
+  }
+
+  private async finishDrop(root: RootRow): Promise<void> {
+    const walks = [...this.runs.entries()].filter(([, r]) => r.rootId === root.id);
+    for (const [id] of walks) this.client.cancel(id);
+    await Promise.allSettled(walks.map(([, r]) => r.done));
+    await this.serial(async () => {
+      while (!this.stopped && !this.store.deleteChunk(root.id, '')) await this.load.turn();
+      if (this.stopped) return;
+      this.store.removeRoot(root.id);
+      this.log.info('index root dropped', { root: root.path });
+    });
+    if (this.readd.delete(root.path)) this.ensureRoot(root.path);
   }
 
   private queueBaseline(root: RootRow): void {
@@ -268,7 +322,7 @@ export class Indexer {
    */
   private async baseline(root: RootRow): Promise<void> {
     try {
-      while (!this.stopped && !this.store.deleteChunk(root.id, '')) await new Promise((r) => setImmediate(r));
+      while (!this.stopped && !this.store.deleteChunk(root.id, '')) await this.load.turn();
       const summary = await this.runWalk(root, {
         rel: '',
         concurrency: this.concurrencyFor(root.path),
@@ -327,10 +381,18 @@ export class Indexer {
     }
   }
 
-  /** Starts the walks the index still owes: pending roots, and the volumes of VOLUME_ROOT. */
-  async discover(): Promise<void> {
+  /**
+   * Starts the walks the index still owes: pending roots, the volumes of VOLUME_ROOT and the
+   * personal folders, and `extraRoots` (host folders served as volumes, real paths); finishes
+   * drops a stop cut short.
+   */
+  async discover(extraRoots: readonly string[] = []): Promise<void> {
     if (!this.enabled) return;
-    for (const root of this.store.roots()) if (root.state === 'pending') this.queueBaseline(root);
+    for (const root of this.store.roots()) {
+      if (root.state === 'pending') this.queueBaseline(root);
+      else if (root.state === 'dropping')
+        void this.finishDrop(root).catch((err) => this.log.warn('an index root could not be dropped', { err }));
+    }
     // A catalogue cut short by a stop is walked again (queued behind the baselines).
     if (this.store.roots().some((r) => r.state === 'sized')) void this.runBaselines();
     const parents = [
@@ -353,6 +415,7 @@ export class Indexer {
         }
       }
     }
+    for (const root of extraRoots) this.ensureRoot(root);
   }
 
   /** Folder-size figures from the rows alone (never a file-system call). */

@@ -155,7 +155,7 @@ export class Maintenance {
   private async forget(root: RootRow, rel: string): Promise<void> {
     const old = this.ix.store.entry(root.id, rel);
     if (!old) return;
-    while (!this.ix.stopped && !this.ix.store.deleteChunk(root.id, rel)) await new Promise((r) => setImmediate(r));
+    while (!this.ix.stopped && !this.ix.store.deleteChunk(root.id, rel)) await this.ix.load.turn();
     if (!this.ix.stopped)
       this.ix.store.propagate(root.id, rel, difference(contribution(undefined), contribution(old)), Date.now());
   }
@@ -181,7 +181,7 @@ export class Maintenance {
     if (!store.entry(root.id, splitRel(target)[0])) return; // the root row itself is missing: the baseline will come
     const old = store.entry(root.id, target);
     if (old?.is_dir) {
-      while (!this.ix.stopped && !store.deleteChunk(root.id, target)) await new Promise((r) => setImmediate(r));
+      while (!this.ix.stopped && !store.deleteChunk(root.id, target)) await this.ix.load.turn();
     } else if (old) {
       store.deleteDoc(old.id);
     }
@@ -196,8 +196,7 @@ export class Maintenance {
     let after: Delta = contribution(undefined);
     if (summary.missing) {
       const stale = store.entry(root.id, target);
-      if (stale)
-        while (!this.ix.stopped && !store.deleteChunk(root.id, target)) await new Promise((r) => setImmediate(r));
+      if (stale) while (!this.ix.stopped && !store.deleteChunk(root.id, target)) await this.ix.load.turn();
     } else {
       after = contribution(store.entry(root.id, target));
     }
@@ -290,6 +289,8 @@ export class Maintenance {
               this.ix.store.markChecked(root.id, rel, after.mtime, Date.now());
           }
           done++;
+          // One folder at a time, each after the requests waiting (bounded: the sweep still ends).
+          await this.ix.load.turn();
         }
         if (cfg.reconcilePauseMs > 0) await new Promise((r) => setTimeout(r, cfg.reconcilePauseMs));
       }

@@ -30,6 +30,8 @@ export interface WorkerOptions {
   fsOptions?: unknown;
   /** The synchronous walk's call counter, read by the main thread's watchdog (watchdog.ts). */
   beat?: SharedArrayBuffer;
+  /** The main thread's verdict "people are being served" (core/load.ts): walks and extraction hold back. */
+  load?: SharedArrayBuffer;
 }
 
 export interface WalkJob {

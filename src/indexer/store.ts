@@ -4,11 +4,15 @@
 import type { Database } from '../db/database.ts';
 import { joinRel, splitRel, type DocRecord, type EntryRecord } from './protocol.ts';
 
-/** 'pending': baseline due; 'sized': folder sizes known, the catalogue of names still filling; 'ready'. */
+/**
+ * 'pending': baseline due; 'sized': folder sizes known, the catalogue of names still filling;
+ * 'ready'; 'dropping': no space serves it any more, its rows are being removed (kept through a
+ * restart, so a drop cut short is finished, and the id is not reused while rows remain).
+ */
 export interface RootRow {
   id: number;
   path: string;
-  state: 'pending' | 'sized' | 'ready';
+  state: 'pending' | 'sized' | 'ready' | 'dropping';
   walked_at: number | null;
 }
 export interface EntryRow {
@@ -117,6 +121,11 @@ export class IndexStore {
       walkedAt,
       id,
     ]);
+  }
+
+  /** Forgets a root whose rows are all gone (deleteChunk(id, '') answered true). */
+  removeRoot(id: number): void {
+    this.db.run('DELETE FROM idx_roots WHERE id = ?', [id]);
   }
 
   /** Writes one batch from the walker (tests, small batches): everything, in one go. */

@@ -28,6 +28,8 @@ export async function walkSync(
   cancelled: () => boolean,
   sfs: SyncFsLayer = nodeSyncFs,
   beat: Beat = noBeat,
+  /** Waits while people are being served (core/load.ts); called between slices. */
+  pace: () => Promise<void> = () => Promise.resolve(),
 ): Promise<WalkSummary> {
   const started = Date.now();
   const summary: WalkSummary = {
@@ -137,6 +139,7 @@ export async function walkSync(
     if (performance.now() - sliceStart > SLICE_MS || queue.length > EXTRACT_QUEUE) {
       while (queue.length > EXTRACT_QUEUE && !cancelled()) await turn();
       await turn();
+      await pace();
       sliceStart = performance.now();
     }
     if (sink.full?.()) {

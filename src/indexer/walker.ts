@@ -112,6 +112,9 @@ export async function walk(
   sink: WalkSink,
   extract: Extractor | null,
   cancelled: () => boolean,
+  /** People are being served (core/load.ts): the next folder waits for `pace`. */
+  hold: () => boolean = () => false,
+  pace: () => Promise<void> = () => Promise.resolve(),
 ): Promise<WalkSummary> {
   const started = Date.now();
   const summary: WalkSummary = {
@@ -302,6 +305,18 @@ export async function walk(
         void guard.clear().then(() => {
           waiting = false;
           pump();
+        });
+        return;
+      }
+      if (hold()) {
+        waiting = true;
+        void pace().then(() => {
+          waiting = false;
+          if (!hold()) return pump();
+          // Still busy: this one folder is the slice that keeps the walk moving.
+          if (!stack.length || cancelled()) return pump();
+          active++;
+          list(stack.pop()!);
         });
         return;
       }

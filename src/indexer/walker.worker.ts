@@ -5,6 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { nodeFs, nodeSyncFs, type FsLayer, type FsLayerFactory, type SyncFsLayer } from './fs-layer.ts';
 import { noBeat, SyncBeat } from './watchdog.ts';
 import { IoGuard } from './io-guard.ts';
+import { workerHold, workerPace } from '../core/load.ts';
 import { extractText, isDocument } from './extract.ts';
 import { listFolder, walk } from './walker.ts';
 import { walkSync } from './walker-sync.ts';
@@ -34,6 +35,9 @@ async function main(): Promise<void> {
     send({ type: 'io', stalled, paused }),
   );
   const cancelled = new Set<number>();
+  // One pace for the walks and the extraction: together one slice per MAX_DEFER_MS while busy.
+  const pace = workerPace(options.load);
+  const hold = workerHold(options.load);
   /** Per job: batches in flight, and who waits for room. */
   const inFlight = new Map<number, { sent: number; waiters: (() => void)[] }>();
   // The timer is cleared when the read answers: one per document, never one left per file.
@@ -106,9 +110,10 @@ async function main(): Promise<void> {
       full: () => flow.sent >= CREDITS && !cancelled.has(job.id),
       room: () => new Promise<void>((r) => flow.waiters.push(r)),
     };
+    // Extraction reads through the thread pool the requests' file reads share: it waits too.
     const extract = job.content
-      ? (file: string, name: string, size: number) =>
-          isDocument(name) ? withTimeout(extractText(file, name, size)) : Promise.resolve(null)
+      ? async (file: string, name: string, size: number) =>
+          isDocument(name) ? (await pace(), withTimeout(extractText(file, name, size))) : null
       : null;
     const isCancelled = () => cancelled.has(job.id);
     const end = () => {
@@ -117,8 +122,8 @@ async function main(): Promise<void> {
       inFlight.delete(job.id);
     };
     (job.sync && syncFs
-      ? walkSync(job, sink, extract, isCancelled, syncFs, beat)
-      : walk(job, fs, guard, sink, extract, isCancelled)
+      ? walkSync(job, sink, extract, isCancelled, syncFs, beat, pace)
+      : walk(job, fs, guard, sink, extract, isCancelled, hold, pace)
     )
       .then((summary) => {
         end();

@@ -17,6 +17,14 @@ export interface HostVolumeDeps {
   volumeRoot: string;
   /** CONFIG_DIR, CACHE_DIR: never served. */
   privateDirs: readonly string[];
+  /** Told of each folder starting or stopping to be served (the indexes follow). */
+  announce?: (event: HostVolumeEvent) => void;
+}
+
+export interface HostVolumeEvent {
+  type: 'added' | 'removed';
+  /** The folder's real path. */
+  path: string;
 }
 
 export function looseFilesAt(volumeRoot: string): string[] {
@@ -97,6 +105,7 @@ export function createHostVolumes(deps: HostVolumeDeps) {
       const real = await checkPath(input.path);
       const volume = store.add({ label, path: real, accessMode: input.accessMode });
       if (!volume) throw new AppError('EXISTS', `There is already a volume labelled "${label}".`);
+      deps.announce?.({ type: 'added', path: volume.path });
       return { volume: await toWire(volume) };
     },
     async update(id: string, input: { label?: string; accessMode?: 'readonly' | 'readwrite' }) {
@@ -110,7 +119,9 @@ export function createHostVolumes(deps: HostVolumeDeps) {
       return { volume: await toWire(volume) };
     },
     remove(id: string): void {
-      if (!store.remove(id)) throw new AppError('NOT_FOUND', 'No such volume.');
+      const volume = store.get(id);
+      if (!volume || !store.remove(id)) throw new AppError('NOT_FOUND', 'No such volume.');
+      deps.announce?.({ type: 'removed', path: volume.path });
     },
   };
 }

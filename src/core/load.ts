@@ -1,0 +1,143 @@
+// How busy people keep the server, so background work (indexing, the paced sweep) yields to
+// them. The HTTP layer reports each request in and out. A request younger than FRESH_MS means
+// someone is waiting now; an older one (a long download, a slow phone streaming a video) counts
+// only while it actually keeps the main thread busy, which a probe measures (event-loop lag and
+// the share of the loop spent on anything but background work). The probe runs only while
+// background work is under way, so an idle server has no timer.
+//
+// Background work never stops altogether: however busy, it gets a slice at least every
+// MAX_DEFER_MS, so a server under constant load still finishes its indexes, only slower.
+// Worker threads read the same verdict from a shared word (`flag`), without messages.
+import { performance } from 'node:perf_hooks';
+
+const FRESH_MS = 2000;
+const PROBE_MS = 20;
+/** A probe tick this late: the loop is overloaded. */
+const LAG_MS = 15;
+/** Share of the loop taken by requests (background excluded) that counts as busy. */
+const BUSY_SHARE = 0.3;
+/** However busy, background work gets a slice at least this often. */
+export const MAX_DEFER_MS = 100;
+/** How often a deferred background task looks again. */
+const RECHECK_MS = 5;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Worker side: waits while the main thread says people are being served (bounded by MAX_DEFER_MS). */
+export function workerPace(buffer: SharedArrayBuffer | undefined): () => Promise<void> {
+  if (!buffer) return () => Promise.resolve();
+  const flag = new Int32Array(buffer);
+  let last = performance.now();
+  return async () => {
+    while (Atomics.load(flag, 0) !== 0 && performance.now() - last < MAX_DEFER_MS) await sleep(RECHECK_MS);
+    last = performance.now();
+  };
+}
+
+/** Worker side: whether the main thread says people are being served now (no waiting). */
+export function workerHold(buffer: SharedArrayBuffer | undefined): () => boolean {
+  if (!buffer) return () => false;
+  const flag = new Int32Array(buffer);
+  return () => Atomics.load(flag, 0) !== 0;
+}
+
+export class RequestLoad {
+  /** Shared with worker threads: [0] is 1 while background work should hold back. */
+  readonly buffer = new SharedArrayBuffer(4);
+  private readonly flag = new Int32Array(this.buffer);
+  private readonly started = new Map<number, number>();
+  private nextId = 0;
+  private watchers = 0;
+  private probe: NodeJS.Timeout | undefined;
+  private lastTick = 0;
+  private elu = performance.eventLoopUtilization();
+  private backgroundMs = 0;
+  private loaded = false;
+  private lastSlice = 0;
+
+  /** A request came in; returns its ticket for `end`. */
+  begin(): number {
+    const id = ++this.nextId;
+    this.started.set(id, performance.now());
+    Atomics.store(this.flag, 0, 1);
+    return id;
+  }
+
+  end(id: number): void {
+    this.started.delete(id);
+    this.publish();
+  }
+
+  get inFlight(): number {
+    return this.started.size;
+  }
+
+  /** People are being served: background work should hold back. */
+  busy(): boolean {
+    if (this.loaded) return true;
+    const now = performance.now();
+    for (const t of this.started.values()) if (now - t < FRESH_MS) return true;
+    return false;
+  }
+
+  private publish(): void {
+    Atomics.store(this.flag, 0, this.busy() ? 1 : 0);
+  }
+
+  /** Background work starts: watch the loop until the returned stop is called. */
+  watch(): () => void {
+    if (this.watchers++ === 0) {
+      this.lastTick = performance.now();
+      this.elu = performance.eventLoopUtilization();
+      this.backgroundMs = 0;
+      this.probe = setInterval(() => this.tick(), PROBE_MS);
+      this.probe.unref();
+    }
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      if (--this.watchers === 0) {
+        clearInterval(this.probe);
+        this.probe = undefined;
+        this.loaded = false;
+        this.publish();
+      }
+    };
+  }
+
+  private tick(): void {
+    const now = performance.now();
+    const lag = now - this.lastTick - PROBE_MS;
+    this.lastTick = now;
+    const used = performance.eventLoopUtilization(this.elu);
+    this.elu = performance.eventLoopUtilization();
+    const window = used.active + used.idle;
+    const share = window > 0 ? Math.max(0, used.active - this.backgroundMs) / window : 0;
+    this.backgroundMs = 0;
+    // Only requests make the loop "loaded": background alone (no request in flight) never defers itself.
+    this.loaded = this.started.size > 0 && (lag > LAG_MS || share > BUSY_SHARE);
+    this.publish();
+  }
+
+  /** Background work ran this long on the main thread (not counted as people's load). */
+  spent(ms: number): void {
+    this.backgroundMs += ms;
+  }
+
+  /**
+   * Resolves when main-thread background work may take its next slice: after one turn of the
+   * event loop when nobody waits, else once they are served or MAX_DEFER_MS after the last slice.
+   */
+  async turn(): Promise<void> {
+    if (!this.busy()) {
+      await new Promise<void>((r) => setImmediate(r));
+    } else {
+      while (this.busy() && performance.now() - this.lastSlice < MAX_DEFER_MS) await sleep(RECHECK_MS);
+    }
+    this.lastSlice = performance.now();
+  }
+}
+
+/** No load reported (tests of the indexer alone, tools): background work never waits. */
+export const noLoad = new RequestLoad();
