@@ -101,6 +101,7 @@ export const ERRORS = {
   NO_SPACE: { status: 507, message: 'The volume is full.' },
   NO_DOWNLOAD: { status: 403, message: 'You may not download this.' },
   BINARY: { status: 415, message: 'This is a binary file, not text.' },
+  EDITOR_CHANGED: { status: 412, message: 'The file changed since you opened it.' },
   TOO_LARGE: { status: 400, message: 'The file is too large for this.', also: [413] },
   NOT_PREVIEWABLE: { status: 415, message: 'This file has no preview.' },
   UNSUPPORTED_TYPE: { status: 415, message: 'This type of file is not supported here.' },

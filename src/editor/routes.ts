@@ -1,11 +1,11 @@
 // The text editor: read (ETag, If-None-Match 304 after the permission check, compressed over
-// 32 KB) and save (editor/service.ts).
+// 32 KB) and save (editor/service.ts; If-Match refuses a save over a file changed since).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isNotModified } from '../http/conditional.ts';
 import { reply, route, type RouteDef } from '../http/route.ts';
 import { sendWholeText } from '../http/send.ts';
 import type { Editor } from './service.ts';
-import { editorRead, editorSave, editorText, savedAnswer, type EditorText } from './wire.ts';
+import { IF_MATCH, editorRead, editorSave, editorText, savedAnswer, type EditorText } from './wire.ts';
 
 /** The text with its ETag (compressed when large), or 304 when the client's copy is current. */
 export async function sendEditorText(
@@ -70,13 +70,19 @@ export function editorRoutes(editor: Editor, maxBytes: number): RouteDef[] {
       tags: ['Editor'],
       body: editorSave,
       bodyLimit: maxBytes * 6 + 64 * 1024,
+      requestHeaders: { 'If-Match': IF_MATCH },
       responses: {
         200: { description: '`{ success }` with the ETag the next read will carry', schema: savedAnswer },
         400: 'Over EDITOR_MAX_FILESIZE',
+        412: 'EDITOR_CHANGED: If-Match does not match the file as it is now; nothing was written',
         415: 'Binary file',
       },
-      handler: async ({ caller, body }) =>
-        reply(200, { success: true }, { ETag: (await editor.save(caller, body.path, body.content)).etag }),
+      handler: async ({ caller, body, req }) =>
+        reply(
+          200,
+          { success: true },
+          { ETag: (await editor.save(caller, body.path, body.content, req.headers['if-match'])).etag },
+        ),
     }),
   ];
 }

@@ -1,6 +1,7 @@
 // The text editor's reading and saving, for the editor rows and the shared editor of a link
-// (shares/editor.ts): read in the checked file's descriptor; save in the file's own encoding,
-// the replaced content kept as a version, the write done as temp + rename in the checked parent
+// (shares/editor.ts): read in the checked file's descriptor; save in the file's own encoding
+// (refused when If-Match names another state of the file than the one being replaced), the
+// replaced content kept as a version, the write done as temp + rename in the checked parent
 // folder so a crash leaves the old or the new text, and announced on the changes sink.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ import type { ChangeSink } from '../changes.ts';
 import type { Caller } from '../core/caller.ts';
 import { AppError } from '../core/errors.ts';
 import { openFileIn, withFileIn, withParentIn } from '../files/confined.ts';
+import { ifMatchHolds } from '../http/conditional.ts';
 import { temporaryName } from '../files/names.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import {
@@ -25,6 +27,21 @@ export function editorEtag(content: Buffer | string, st: { ino: number; size: nu
   return (
     '"' + createHash('sha1').update(content).update(`${st.ino}:${st.size}:${st.mtimeMs}`).digest('base64url') + '"'
   );
+}
+
+// Saves of one file run one after another (in this process, through the editor or a link), so
+// If-Match is compared with what the previous save left: two saves sent with the same ETag do
+// not both land, the second is refused.
+const saving = new Map<string, Promise<unknown>>();
+async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const mine = (saving.get(key) ?? Promise.resolve()).then(work);
+  const settled = mine.catch(() => {});
+  saving.set(key, settled);
+  try {
+    return await mine;
+  } finally {
+    if (saving.get(key) === settled) saving.delete(key);
+  }
 }
 
 export interface EditorDeps {
@@ -48,74 +65,87 @@ export function createEditor(deps: EditorDeps) {
 
   /**
    * Writes `content` over a checked file (or creates it; `mayCreate` refuses that when it
-   * throws) and answers the ETag the next read will carry.
+   * throws) and answers the ETag the next read will carry. `ifMatch` (the client's If-Match)
+   * refuses the save with EDITOR_CHANGED unless the file, as it is at write time, still has
+   * that ETag (`asSent` turns the file's ETag into the one the client was given, e.g. a link's).
    */
   async function writeText(
     caller: Caller,
     file: ResolvedPath,
     content: string,
     mayCreate: () => void = () => {},
+    ifMatch?: { header: string; asSent?: (etag: string) => string },
   ): Promise<{ etag: string }> {
     const root = file.space!.root;
     // Everything below happens in the checked parent folder's descriptor: the text read, the
     // version kept and the file replaced are the ones inside the volume, whatever is swapped.
-    const { etag, created } = await withParentIn(root, file.realPath, async (dir, name) => {
-      let encoding: TextEncoding = 'utf8';
-      let mode: number | undefined;
-      const current = await openFileIn(root, dir.at(name)).catch((err) => {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw err;
-      });
-      try {
-        if (!current) mayCreate();
-        if (current) {
-          const bytes = await readOpenedBytes(current, max);
-          if (looksBinary(bytes)) throw new AppError('BINARY');
-          encoding = decodeText(bytes).encoding;
-          mode = current.stat.mode & 0o7777;
-        }
-        const bytes = encodeText(content, encoding);
-        if (bytes.length > max)
-          throw new AppError(
-            'TOO_LARGE',
-            `The text is larger than the editor limit (EDITOR_MAX_FILESIZE, ${max} bytes).`,
-          );
-        const temp = temporaryName();
-        const handle = await fsp.open(
-          dir.at(temp),
-          fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0),
-          mode ?? 0o644,
-        );
-        try {
-          try {
-            await handle.writeFile(bytes);
-            await handle.sync();
-          } finally {
-            await handle.close();
-          }
-          if (current) {
-            // The replaced text is the owner's (through a link too): kept before the new one lands.
-            await deps.versions.keep(file.realPath, caller.username, current);
-            await fsp.rename(dir.at(temp), dir.at(name));
-          } else {
-            // A new file claims its name exclusively: never over one created meanwhile.
-            await fsp.link(dir.at(temp), dir.at(name)).catch((err) => {
-              throw err.code === 'EEXIST'
-                ? new AppError('EXISTS', 'The file was created by someone else meanwhile; reload it.')
-                : err;
-            });
-            await fsp.unlink(dir.at(temp));
-          }
-        } catch (err) {
-          await fsp.rm(dir.at(temp), { force: true });
+    const { etag, created } = await oneAtATime(file.realPath, () =>
+      withParentIn(root, file.realPath, async (dir, name) => {
+        let encoding: TextEncoding = 'utf8';
+        let mode: number | undefined;
+        const current = await openFileIn(root, dir.at(name)).catch((err) => {
+          if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
           throw err;
+        });
+        try {
+          if (!current) mayCreate();
+          let etagNow: string | null = null;
+          if (current) {
+            const bytes = await readOpenedBytes(current, max);
+            if (looksBinary(bytes)) throw new AppError('BINARY');
+            const text = decodeText(bytes);
+            encoding = text.encoding;
+            mode = current.stat.mode & 0o7777;
+            // The same ETag a read of these bytes would carry (readText).
+            if (ifMatch) etagNow = editorEtag(text.content, current.stat);
+          }
+          // Checked on the descriptor kept as the version below, in the checked folder: not on an
+          // earlier look at the path (the old pre-check by a read raced with other writers).
+          if (ifMatch && !ifMatchHolds(ifMatch.header, etagNow && (ifMatch.asSent?.(etagNow) ?? etagNow)))
+            throw new AppError('EDITOR_CHANGED');
+          const bytes = encodeText(content, encoding);
+          if (bytes.length > max)
+            throw new AppError(
+              'TOO_LARGE',
+              `The text is larger than the editor limit (EDITOR_MAX_FILESIZE, ${max} bytes).`,
+            );
+          const temp = temporaryName();
+          const handle = await fsp.open(
+            dir.at(temp),
+            fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0),
+            mode ?? 0o644,
+          );
+          try {
+            try {
+              await handle.writeFile(bytes);
+              await handle.sync();
+            } finally {
+              await handle.close();
+            }
+            if (current) {
+              // The replaced text is the owner's (through a link too): kept before the new one lands.
+              await deps.versions.keep(file.realPath, caller.username, current);
+              await fsp.rename(dir.at(temp), dir.at(name));
+            } else {
+              // A new file claims its name exclusively: never over one created meanwhile.
+              await fsp.link(dir.at(temp), dir.at(name)).catch((err) => {
+                throw err.code === 'EEXIST'
+                  ? new AppError('EXISTS', 'The file was created by someone else meanwhile; reload it.')
+                  : err;
+              });
+              await fsp.unlink(dir.at(temp));
+            }
+          } catch (err) {
+            await fsp.rm(dir.at(temp), { force: true });
+            throw err;
+          }
+          const st = await fsp.lstat(dir.at(name));
+          return { etag: editorEtag(content, st), created: !current };
+        } finally {
+          await current?.close();
         }
-        const st = await fsp.lstat(dir.at(name));
-        return { etag: editorEtag(content, st), created: !current };
-      } finally {
-        await current?.close();
-      }
-    });
+      }),
+    );
     deps.changes.emit(
       created
         ? { type: 'created', path: file.realPath, isDirectory: false }
@@ -134,8 +164,8 @@ export function createEditor(deps: EditorDeps) {
       if (!file.access.canRead) throw new AppError('FORBIDDEN', 'You may not read this file.');
       return readText(file);
     },
-    /** PUT /api/editor. */
-    async save(caller: Caller, virtual: string, content: string): Promise<{ etag: string }> {
+    /** PUT /api/editor; `ifMatch` is the If-Match header when sent. */
+    async save(caller: Caller, virtual: string, content: string, ifMatch?: string): Promise<{ etag: string }> {
       const file = await deps.resolver.resolve(caller, virtual);
       if (!file.space) throw new AppError('TOP_LEVEL', 'Name a file inside a volume.');
       if (file.isDirectory) throw new AppError('IS_A_FOLDER');
@@ -144,7 +174,7 @@ export function createEditor(deps: EditorDeps) {
           'READ_ONLY',
           file.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not change this file.',
         );
-      return writeText(caller, file, content);
+      return writeText(caller, file, content, undefined, ifMatch === undefined ? undefined : { header: ifMatch });
     },
   };
 }

@@ -1,9 +1,10 @@
-// Conditional GET (RFC 9110 §13.1.2, §13.1.3, §13.2.2): one reading of If-None-Match and
+// Conditional requests (RFC 9110 §13.1.1, §13.1.2, §13.1.3, §13.2.2): one reading of If-Match (a
+// change only over the copy the client has), If-None-Match and
 // If-Modified-Since for every route that sends validators, so a client's cache behaves the
 // same on listings, the editor and downloads.
 import type { IncomingMessage } from 'node:http';
 
-/** Entity tags of an If-None-Match list (`*` stays `*`); a bare unquoted token counts as itself. */
+/** Entity tags of an If-None-Match or If-Match list (`*` stays `*`); a bare unquoted token counts as itself. */
 export function parseEtagList(header: string): string[] {
   const tags: string[] = [];
   // Quoted tags may contain commas, so they are taken whole before splitting what is left.
@@ -20,6 +21,15 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   const want = opaque(etag);
   return parseEtagList(header).some((tag) => tag === '*' || opaque(tag) === want);
+}
+
+/**
+ * If-Match (RFC 9110 §13.1.1) on a change: `*` holds when the target exists, a list of tags when
+ * one of them is the current ETag by the strong comparison (a weak tag never matches).
+ */
+export function ifMatchHolds(header: string, etag: string | null): boolean {
+  if (etag === null) return false;
+  return parseEtagList(header).some((tag) => tag === '*' || (!tag.startsWith('W/') && tag === etag));
 }
 
 /**

@@ -61,6 +61,9 @@ export function buildOpenApi(routes: readonly RouteDef[], version = 'unversioned
         parameters.push({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: prop });
       }
     }
+    for (const [name, description] of Object.entries(def.requestHeaders ?? {})) {
+      parameters.push({ name, in: 'header', required: false, description, schema: { type: 'string' } });
+    }
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries(def.responses)) {
       const r = typeof spec === 'string' ? { description: spec } : spec;

@@ -19,6 +19,8 @@
 //   returns `reply(status, buffer)`); no body: declare 204 and return `noContent()`. Progress
 //   streams use `openEventStream(res)` (http/ndjson.ts, contentType application/x-ndjson);
 //   answers with an ETag use `isNotModified(req, { etag })` (http/conditional.ts) for 304.
+// - Request headers the row reads (If-Match, …): name them in `requestHeaders` with what they
+//   do; the handler reads `req.headers` and passes the value into the service.
 // - Errors: throw `new AppError('CODE', message?)` with a code from src/core/errors.ts; list the
 //   refusals in `responses` as prose (the error envelope is described once for all rows).
 // - The handler is one line into a service: no SQL, no loops over the file system here.
@@ -192,6 +194,8 @@ export interface RouteDef<
   /** One key per path parameter (the wildcard is `path`); the raw values are strings. */
   params?: z.ZodType<P, Record<PathParamNames<Path>, string>>;
   query?: z.ZodType<Q>;
+  /** Request headers the row reads, each with what it does (described as header parameters). */
+  requestHeaders?: Record<string, string>;
   /** A zod schema for a JSON body, or 'stream' when the handler reads the request itself. */
   body?: z.ZodType<B> | 'stream';
   /** Largest JSON body in bytes (default JSON_BODY_LIMIT). */

@@ -1,7 +1,8 @@
 // The shared editor (spec §4.4): the editor's rules through a link. Read: permission first,
 // then ETag/304; the ETag also carries the link's canWrite and canDownload, so changing them
-// changes it. Save: only through a link that allows editing, in the file's own encoding, the
-// replaced text kept as a version for the owner, written as temp + rename in the checked folder.
+// changes it. Save: only through a link that allows editing, If-Match compared with that ETag,
+// in the file's own encoding, the replaced text kept as a version for the owner, written as
+// temp + rename in the checked folder.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChangeSink } from '../changes.ts';
@@ -58,15 +59,22 @@ export function createSharedEditor(deps: {
       );
     },
 
-    async save(caller: Caller, virtual: string, content: string): Promise<{ etag: string }> {
+    /** `ifMatch` (If-Match when sent) is compared with the ETag a read through this link carries. */
+    async save(caller: Caller, virtual: string, content: string, ifMatch?: string): Promise<{ etag: string }> {
       const file = await deps.resolver.resolve(caller, virtual);
       if (!file.space) throw new AppError('TOP_LEVEL');
       if (file.isDirectory) throw new AppError('IS_A_FOLDER');
       if (!file.access.canWrite) throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow changing files.');
-      const { etag } = await editor.writeText(caller, file, content, () => {
-        if (!file.access.canCreateFile)
-          throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow creating files.');
-      });
+      const { etag } = await editor.writeText(
+        caller,
+        file,
+        content,
+        () => {
+          if (!file.access.canCreateFile)
+            throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow creating files.');
+        },
+        ifMatch === undefined ? undefined : { header: ifMatch, asSent: (base) => linkEtag(base, file) },
+      );
       return { etag: linkEtag(etag, file) };
     },
   };

@@ -17,6 +17,7 @@ import type { UploadsCapability } from '../uploads/capability.ts';
 import { refuseBody } from '../http/linger.ts';
 import { TUS_HEADERS, tusError } from '../uploads/tus/protocol.ts';
 import { baseUrlOf, type SharesService } from './service.ts';
+import { IF_MATCH } from '../editor/wire.ts';
 import type { createSharedEditor } from './editor.ts';
 import {
   createShareBody,
@@ -606,6 +607,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         'Save a text file through a writable link (allowEdit); the replaced content is kept as a version for the owner',
       params: tokenParams,
       body: z.object({ path: relPath, content: z.string() }),
+      requestHeaders: { 'If-Match': IF_MATCH },
       responses: {
         200: {
           description: '`{ success }` with the ETag the next read carries',
@@ -614,6 +616,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         400: 'Over EDITOR_MAX_FILESIZE',
         403: 'Not allowed by the link',
         404: 'No such link or file',
+        412: "EDITOR_CHANGED: If-Match does not match the link's ETag of the file as it is now; nothing was written",
         415: 'Binary file',
       },
       handler: async ({ params, body, caller, req }) => {
@@ -621,6 +624,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
           holder(params.token, caller, req).caller,
           inLink(params.token, body.path),
           body.content,
+          req.headers['if-match'],
         );
         return reply(200, { success: true }, { ETag: etag });
       },

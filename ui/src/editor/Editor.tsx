@@ -1,11 +1,12 @@
 // The text editor, full-window: CodeMirror 6 (line numbers, search and replace, syntax by
 // extension), Ctrl/Cmd+S saves. The file's encoding and line endings are shown and kept (the
 // server writes the encoding the file has; the lines are joined with the endings they had).
-// Unsaved changes are guarded on close, Back and tab close. A save first asks the server
-// whether the file is still the one that was opened (its ETag): if someone changed it
-// meanwhile the person chooses; the replaced content is kept as a version either way.
+// Unsaved changes are guarded on close, Back and tab close. A save carries the ETag the text
+// was read with (If-Match): the server refuses it (412) when someone changed the file
+// meanwhile, checked as it writes, and the person chooses; "Replace with mine" saves without
+// the condition. The replaced content is kept as a version either way.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { errorFrom, request } from '../api/client.ts';
+import { ApiError, request } from '../api/client.ts';
 import { confirmDialog } from '../components/Dialog.tsx';
 import { ErrorNote, Icon, Spinner } from '../components/common.tsx';
 import { reload } from '../folder/model.ts';
@@ -49,7 +50,8 @@ interface Loaded {
 export interface EditorAdapter {
   editorUrl: string;
   rawUrl: string;
-  save: (content: string) => Promise<Response>;
+  /** Sends the text with `headers` (If-Match when the person has not chosen to replace). */
+  save: (content: string, headers: Record<string, string>) => Promise<Response>;
   onSaved?: () => void;
 }
 
@@ -173,27 +175,26 @@ export default function Editor({
     setSaving(true);
     setError(null);
     try {
-      // Still the file we opened? The server answers 304 to our ETag when it is.
-      if (l.etag) {
-        const check = await fetch(editorUrl, {
-          headers: { 'if-none-match': l.etag, accept: 'application/json' },
-          credentials: 'same-origin',
-          cache: 'no-store',
-        });
-        if (check.status === 200) {
-          const replace = await confirmDialog({
-            title: 'The file changed since you opened it',
-            body: `Someone (or another tab) saved “${file.name}” after you opened it. Replace it with your text? What is there now is kept as an earlier version.`,
-            confirm: 'Replace with mine',
-            danger: true,
-          });
-          if (!replace) return;
-        } else if (check.status !== 304) throw await errorFrom(check);
-      }
       const content = v.state.doc.sliceString(0, v.state.doc.length, SEPARATOR[l.endings]);
-      const res = adapter
-        ? await adapter.save(content)
-        : await request('PUT', '/api/editor', { path: file.path, content });
+      const send = (headers: Record<string, string>) =>
+        adapter
+          ? adapter.save(content, headers)
+          : request('PUT', '/api/editor', { path: file.path, content }, { headers });
+      let res: Response;
+      try {
+        // Only over the file we opened: the server compares as it writes.
+        res = await send(l.etag ? { 'if-match': l.etag } : {});
+      } catch (err) {
+        if (!(err instanceof ApiError && err.status === 412)) throw err;
+        const replace = await confirmDialog({
+          title: 'The file changed since you opened it',
+          body: `Someone (or another tab) saved “${file.name}” after you opened it. Replace it with your text? What is there now is kept as an earlier version.`,
+          confirm: 'Replace with mine',
+          danger: true,
+        });
+        if (!replace) return;
+        res = await send({});
+      }
       info.current = { ...l, etag: res.headers.get('etag') };
       setLoaded(info.current);
       setDirty(false);

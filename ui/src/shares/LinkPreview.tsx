@@ -94,8 +94,8 @@ export function LinkPreview({
             adapter: {
               editorUrl: api.editorUrl(rel),
               rawUrl: api.fileUrl(rel, 'raw'),
-              save: (content: string) =>
-                request('PUT', `${api.base}/editor`, { path: rel, content }, { allow401: true }),
+              save: (content: string, headers: Record<string, string>) =>
+                request('PUT', `${api.base}/editor`, { path: rel, content }, { allow401: true, headers }),
               onSaved,
             },
           }}
