@@ -61,6 +61,23 @@ export const ACTIONS = [
   'dav.mkcol',
   'dav.copy',
   'dav.move',
+  'files.upload',
+  'files.create-folder',
+  'files.create-file',
+  'files.rename',
+  'files.move',
+  'files.copy',
+  'files.delete',
+  'trash.restore',
+  'trash.purge',
+  'trash.empty',
+  'editor.save',
+  'archive.extract',
+  'archive.compress',
+  'share.create',
+  'share.update',
+  'share.delete',
+  'share.file-request.received',
 ] as const;
 
 interface DbRow {

@@ -3,6 +3,7 @@
 import type { Capability } from '../core/capability.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
+import type { ActivitySink } from '../files/activity.ts';
 import type { FilesCapability } from '../files/capability.ts';
 import { confinedTarget } from './confined-target.ts';
 import { createArchiveOperations } from './operations.ts';
@@ -15,6 +16,7 @@ export interface ArchivesDeps {
   changes: ChangeSink;
   /** The account's preference: dot-files go into a new zip only when it sees them. */
   showHidden: (userId: string) => boolean;
+  activity: ActivitySink;
 }
 
 export function createArchivesCapability(deps: ArchivesDeps): Capability {
@@ -30,6 +32,7 @@ export function createArchivesCapability(deps: ArchivesDeps): Capability {
     resolver: deps.files.resolver,
     ops: deps.files.ops,
     showHidden: deps.showHidden,
+    activity: deps.activity,
   });
   return {
     routes: archiveRoutes({ operations }),

@@ -2,12 +2,14 @@
 // destination as a checked descriptor, then hand real paths and handles to ArchiveService.
 // Reading (listing, one entry) needs read and download rights on the archive; every write
 // (extract, the one-shot zip routes) needs the right to create files and folders in the
-// archive's own folder and in the destination, checked before anything is written.
+// archive's own folder and in the destination, checked before anything is written. Each
+// write that completes is one activity row (archive.extract, archive.compress).
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Caller } from '../core/caller.ts';
 import { AppError } from '../core/errors.ts';
 import { closeSources, openSources } from '../downloads/zip.ts';
+import { fileEvent, listed, shownPath, type ActivitySink } from '../files/activity.ts';
 import { fileItem } from '../files/items.ts';
 import { assertPlainName, splitName } from '../files/names.ts';
 import type { FileOps } from '../files/ops.ts';
@@ -22,6 +24,7 @@ export interface ArchiveOperationsDeps {
   resolver: PathResolver;
   ops: Pick<FileOps, 'writableFolder'>;
   showHidden: (userId: string) => boolean;
+  activity: ActivitySink;
 }
 
 /** An extraction authorised and with its destination open: `run` writes, `close` releases the descriptors. */
@@ -36,15 +39,32 @@ const parentOf = (virtual: string) => {
 };
 
 export function createArchiveOperations(deps: ArchiveOperationsDeps) {
-  const { service, resolver, ops } = deps;
+  const { service, resolver, ops, activity } = deps;
 
-  async function archive(caller: Caller, virtual: string): Promise<ArchiveFile> {
+  async function archive(caller: Caller, virtual: string): Promise<ArchiveFile & { shown: string }> {
     const r = await resolver.resolve(caller, virtual, { mustExist: true });
     if (!r.space) throw new AppError('TOP_LEVEL', 'Name an archive inside a volume.');
     if (r.isDirectory) throw new AppError('IS_A_FOLDER', 'That is a folder, not an archive.');
     if (!r.access.canRead || !r.access.canDownload) throw new AppError('NO_DOWNLOAD', 'You may not read this archive.');
-    return { root: r.space.root, real: r.realPath, path: r.virtualPath, name: path.posix.basename(r.virtualPath) };
+    const file = {
+      root: r.space.root,
+      real: r.realPath,
+      path: r.virtualPath,
+      name: path.posix.basename(r.virtualPath),
+    };
+    return { ...file, shown: shownPath(r) };
   }
+
+  const extracted = (caller: Caller, file: { shown: string }, into: string, result: ExtractResult, entries?: number) =>
+    activity.record(
+      fileEvent(caller, 'archive.extract', {
+        path: file.shown,
+        destination: into,
+        ...(entries ? { entries } : {}),
+        files: result.files,
+        bytes: result.bytes,
+      }),
+    );
 
   /** A folder the caller may create files and folders in (403 before anything is written). */
   async function creatable(caller: Caller, virtual: string): Promise<ResolvedPath> {
@@ -91,7 +111,11 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
       const target = body.destination === undefined ? home : await creatable(caller, body.destination);
       const destination = await openDestination(target.space!.root, target.realPath);
       return {
-        run: (emit, signal) => service.extract(file, body.entries, destination, emit, signal),
+        async run(emit, signal) {
+          const result = await service.extract(file, body.entries, destination, emit, signal);
+          extracted(caller, file, shownPath(target), result, body.entries.length);
+          return result;
+        },
         close: () => destination.close(),
       };
     },
@@ -103,6 +127,7 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
       const destination = await openDestination(home.space!.root, home.realPath);
       try {
         const made = await service.extractToNewFolder(file, destination, undefined, signal);
+        extracted(caller, file, joinVirtual(shownPath(home), made.name), made.result);
         return { success: true, item: await itemOf(destination, home.virtualPath, made.name) };
       } finally {
         await destination.close();
@@ -146,6 +171,12 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
           showHidden: deps.showHidden(caller.userId),
           ...(signal ? { signal } : {}),
         });
+        activity.record(
+          fileEvent(caller, 'archive.compress', {
+            path: joinVirtual(shownPath(home), made.name),
+            ...listed(items.map(shownPath)),
+          }),
+        );
         return { success: true, item: await itemOf(destination, home.virtualPath, made.name) };
       } finally {
         await destination.close();

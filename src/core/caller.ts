@@ -16,5 +16,7 @@ export interface Caller {
   /** The session was opened with a password (not a passkey or the provider). */
   readonly passwordSession?: boolean;
   /** A share-link holder: the resolver lets this caller reach `share/<token>/…` and nothing else. */
-  readonly link?: { readonly token: string };
+  readonly link?: { readonly token: string; readonly shareId?: string };
+  /** The client's address as the activity log records it (TRUST_PROXY applied), set by the guard. */
+  readonly address?: string;
 }

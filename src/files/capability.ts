@@ -17,6 +17,7 @@ import { createHostVolumeStore } from '../volumes/host-store.ts';
 import { createHostVolumes, type HostVolumeEvent } from '../volumes/host-service.ts';
 import { hostVolumeRoutes } from '../volumes/host-routes.ts';
 import type { AccessRule } from './access.ts';
+import type { ActivitySink } from './activity.ts';
 import { createBindings, pathTable, type Bindings } from './bindings.ts';
 import { createFileOps, type FileOps } from './ops.ts';
 import { createPathResolver, type PathResolver } from './paths.ts';
@@ -32,6 +33,8 @@ export interface FilesDeps {
   log: Logger;
   /** Access rules of the installation (the settings service, read at each resolve). */
   accessRules: () => readonly AccessRule[];
+  /** The activity log: one row per file operation (files/activity.ts). */
+  activity: ActivitySink;
   /** Test seam for cross-filesystem moves. */
   transfer?: TransferOptions;
 }
@@ -112,7 +115,15 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
   };
   const versions = createVersions(db, resolver, spaceRoots, changes);
   const recent = createRecentDestinations(db);
-  const ops = createFileOps({ resolver, transfer, trash, bindings, changes, recordDestination: recent.record });
+  const ops = createFileOps({
+    resolver,
+    transfer,
+    trash,
+    bindings,
+    changes,
+    activity: deps.activity,
+    recordDestination: recent.record,
+  });
   const privateDirs = [config.storage.configDir, config.storage.cacheDir].map((d) => path.resolve(d));
   const hostVolumeListeners = new Set<(event: HostVolumeEvent) => void>();
   const routes: RouteDef[] = [

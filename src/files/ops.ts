@@ -1,6 +1,6 @@
 // File operations (create folder/file, rename, copy/move, delete to trash, delete impact).
-// Every write claims names atomically, announces itself through the change sink and carries
-// or forgets the path's bindings.
+// Every write claims names atomically, announces itself through the change sink, carries
+// or forgets the path's bindings, and writes one activity row (files/activity.ts).
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import type { ChangeSink } from '../changes.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { TrashService } from '../trash/service.ts';
+import { fileEvent, listed, shownPath, type ActivitySink } from './activity.ts';
 import type { BindingScope, Bindings } from './bindings.ts';
 import { openDirIn, withDirIn } from './confined.ts';
 import { fileItem } from './items.ts';
@@ -57,10 +58,15 @@ export interface FileOps {
   resolveForDelete(caller: Caller, item: ItemRef): Promise<ResolvedPath>;
   deleteOne(caller: Caller, item: ResolvedPath): Promise<{ trashId: string; forgotten: Record<string, number> }>;
   /**
-   * Deletes items to the trash, one after the other. An item that is not there is `missing`;
+   * Deletes items to the trash, one after the other, and writes one activity row for what went.
+   * An item that is not there is `missing` (or, with `missing: 'refuse'`, fails the request);
    * without `progress` any other refusal fails the whole request, with it the item is `failed`.
    */
-  deleteItems(caller: Caller, items: ItemRef[], progress?: DeleteProgress): Promise<DeletedItem[]>;
+  deleteItems(
+    caller: Caller,
+    items: ItemRef[],
+    options?: { progress?: DeleteProgress; missing?: 'report' | 'refuse' },
+  ): Promise<DeletedItem[]>;
   /** What deleting these items would affect (counted now, bounded), without deleting. */
   deleteImpact(caller: Caller, items: ItemRef[]): Promise<DeleteImpact>;
   /** Resolves a folder the caller may write in; 403 otherwise. */
@@ -77,9 +83,10 @@ export function createFileOps(deps: {
   trash: TrashService;
   bindings: Bindings;
   changes: ChangeSink;
+  activity: ActivitySink;
   recordDestination(userId: string, path: string): void;
 }): FileOps {
-  const { resolver, changes, bindings } = deps;
+  const { resolver, changes, bindings, activity } = deps;
 
   async function writableFolder(
     caller: Caller,
@@ -117,6 +124,7 @@ export function createFileOps(deps: {
         return { final, st: await fsp.lstat(d.at(final)) };
       });
       changes.emit({ type: 'created', path: path.join(dir.realPath, final), isDirectory: true });
+      activity.record(fileEvent(caller, 'files.create-folder', { path: joinVirtual(shownPath(dir), final) }));
       return fileItem(dir.virtualPath, final, st);
     },
 
@@ -137,6 +145,9 @@ export function createFileOps(deps: {
         return { final, st: st! };
       });
       changes.emit({ type: 'created', path: path.join(dir.realPath, final), isDirectory: false });
+      activity.record(
+        fileEvent(caller, 'files.create-file', { path: joinVirtual(shownPath(dir), final), size: st.size }),
+      );
       return fileItem(dir.virtualPath, final, st);
     },
 
@@ -184,6 +195,9 @@ export function createFileOps(deps: {
         to: locationOf(destination),
       });
       changes.emit({ type: 'moved', from: target.realPath, to: destination.realPath, isDirectory });
+      activity.record(
+        fileEvent(caller, 'files.rename', { path: shownPath(target), to: shownPath(destination), isDirectory }),
+      );
       return fileItem(dir.virtualPath, newName, await fsp.stat(destination.realPath));
     },
 
@@ -191,6 +205,8 @@ export function createFileOps(deps: {
       if (!Array.isArray(items) || items.length === 0) throw new AppError('NO_ITEMS');
       const dest = await writableFolder(caller, destination);
       const results: TransferResult[] = [];
+      // What was carried out, as the owner sees it: recorded even when a later item fails.
+      const done: string[] = [];
       // The destination as a checked descriptor for the whole request; each source through its
       // own checked parent folder (confined.ts).
       const destDir = await openDirIn(dest.space!.root, dest.realPath);
@@ -241,10 +257,12 @@ export function createFileOps(deps: {
                 isDirectory,
               });
               results.push({ from: target.virtualPath, to });
+              done.push(shownPath(target));
             } else {
               const name = await deps.transfer.copy(source, destDir, item.name, isDirectory);
               changes.emit({ type: 'created', path: path.join(dest.realPath, name), isDirectory });
               results.push({ from: target.virtualPath, to: joinVirtual(dest.virtualPath, name) });
+              done.push(shownPath(target));
             }
           } finally {
             await srcDir.close();
@@ -252,6 +270,8 @@ export function createFileOps(deps: {
         }
       } finally {
         await destDir.close();
+        if (done.length)
+          activity.record(fileEvent(caller, `files.${operation}`, { destination: shownPath(dest), ...listed(done) }));
       }
       deps.recordDestination(caller.userId, dest.virtualPath);
       return { destination: dest.virtualPath, items: results };
@@ -273,13 +293,29 @@ export function createFileOps(deps: {
       return { trashId, forgotten };
     },
 
-    async deleteItems(caller, items, progress) {
+    async deleteItems(caller, items, options = {}) {
+      const { progress } = options;
       const out: DeletedItem[] = [];
+      const deleted: string[] = [];
       let done = 0;
-      for (const item of items) {
+      try {
+        for (const item of items) await one(item);
+      } finally {
+        // One row for the request, written for what went even when a later item failed it.
+        if (deleted.length) {
+          const notDeleted = out.length - deleted.length;
+          activity.record(
+            fileEvent(caller, 'files.delete', { ...listed(deleted), ...(notDeleted ? { notDeleted } : {}) }),
+          );
+        }
+      }
+      return out;
+
+      async function one(item: ItemRef): Promise<void> {
         try {
           const target = await ops.resolveForDelete(caller, item);
           const r = await ops.deleteOne(caller, target);
+          deleted.push(shownPath(target));
           out.push({
             path: item.path,
             name: item.name,
@@ -291,13 +327,13 @@ export function createFileOps(deps: {
         } catch (err) {
           const missing =
             (err instanceof AppError && err.status === 404) || (err as NodeJS.ErrnoException).code === 'ENOENT';
-          if (!progress && !(missing && err instanceof AppError)) throw err;
+          const reported = missing && err instanceof AppError && options.missing !== 'refuse';
+          if (!progress && !reported) throw err;
           out.push({ path: item.path, name: item.name, status: missing ? 'missing' : 'failed' });
           await progress?.failed(item, err);
         }
         await progress?.done(item, ++done, items.length);
       }
-      return out;
     },
 
     async deleteImpact(caller, items) {

@@ -152,8 +152,10 @@ async function deleteStream(
   const total = items.length;
   await stream.send('start', { total });
   const done = await ops.deleteItems(caller, items, {
-    failed: (item, err) => stream.send('error', { path: item.path, name: item.name, ...errorFields(err) }),
-    done: (item, n) => stream.send('progress', { done: n, total, path: item.path, name: item.name }),
+    progress: {
+      failed: (item, err) => stream.send('error', { path: item.path, name: item.name, ...errorFields(err) }),
+      done: (item, n) => stream.send('progress', { done: n, total, path: item.path, name: item.name }),
+    },
   });
   await stream.done({ total, deleted: done.filter((i) => i.status === 'deleted').length, items: done });
 }

@@ -312,7 +312,7 @@ export function createHttpServer(opts: HttpOptions): http.Server {
             trustProxy: opts.trustProxy,
             publicUrl: opts.publicUrl ?? null,
           });
-          s.caller = guarded.caller;
+          s.caller = guarded.caller && { ...guarded.caller, address: ip };
           dispatch = guarded.dispatch;
           const renewal = opts.auth.renewal?.(req);
           if (renewal) res.appendHeader('Set-Cookie', renewal);

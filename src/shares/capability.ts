@@ -49,6 +49,7 @@ export function createSharesCapability(deps: SharesCapabilityDeps): Capability {
       versions: files.versions,
       changes: deps.changes,
       maxBytes: config.limits.editorMaxFileSize,
+      activity: deps.activity,
     }),
     publicUrl: config.server.publicUrl,
     chunkedEnabled: config.uploads.chunkedEnabled,

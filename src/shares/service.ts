@@ -13,6 +13,7 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { ActivityEvent } from '../activity/service.ts';
+import { fileEvent } from '../files/activity.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import type { RateLimiter, Limit } from '../auth/rate-limits.ts';
 import { isInside, type PathResolver, type ResolvedPath, type ShareBinding, type Space } from '../files/paths.ts';
@@ -283,12 +284,25 @@ export function createShares(deps: SharesDeps) {
         updated_at: now,
       } as Parameters<ShareStore['insert']>[0];
       store.insert(row, users);
-      deps.activity.record({
-        action: 'share.create',
-        outcome: 'success',
-        userId: caller.userId,
-        detail: { id: row.id, path: row.path, sharingType: row.sharing_type, fileRequest: request },
-      });
+      deps.activity.record(
+        fileEvent(caller, 'share.create', {
+          id: row.id,
+          path: row.path,
+          sharingType: row.sharing_type,
+          fileRequest: request,
+          writable: [
+            row.allow_upload,
+            row.allow_create_file,
+            row.allow_create_folder,
+            row.allow_rename,
+            row.allow_delete,
+            row.allow_edit,
+          ].some((f) => f === 1),
+          password: row.password_hash !== null,
+          expiresAt: row.expires_at,
+          ...(row.label ? { label: row.label } : {}),
+        }),
+      );
       const wire = toWire(store.byId(row.id)!, base, 'owner');
       return { ...wire, directFileUrl: `${base}/api/share/${row.token}/file` };
     },
@@ -335,24 +349,21 @@ export function createShares(deps: SharesDeps) {
         endSessions = true;
       }
       store.update(row.id, changes, users, endSessions);
-      deps.activity.record({
-        action: 'share.update',
-        outcome: 'success',
-        userId: caller.userId,
-        detail: { id: row.id },
-      });
+      deps.activity.record(
+        fileEvent(caller, 'share.update', {
+          id: row.id,
+          path: row.path,
+          // Which settings were sent (never their values: a password among them).
+          changed: Object.keys(input).filter((k) => input[k as keyof UpdateShareInput] !== undefined),
+        }),
+      );
       return toWire(store.byId(row.id)!, base, 'owner');
     },
 
     remove(caller: Caller, id: string): void {
       const row = ownRow(caller, id);
       store.remove(row.id);
-      deps.activity.record({
-        action: 'share.delete',
-        outcome: 'success',
-        userId: caller.userId,
-        detail: { id: row.id, path: row.path },
-      });
+      deps.activity.record(fileEvent(caller, 'share.delete', { id: row.id, path: row.path }));
     },
 
     shareableUsers: (caller: Caller) => ({
@@ -423,8 +434,16 @@ export function createShares(deps: SharesDeps) {
       });
     },
 
-    /** The caller of a link-holder request: admitted by account, users list or visitor cookie. */
-    linkCaller(token: string, caller: Caller | null, req: IncomingMessage): { caller: Caller; row: ShareRow } {
+    /**
+     * The caller of a link-holder request: admitted by account, users list or visitor cookie.
+     * `address` is the request's (the activity log names the link and where it was used from).
+     */
+    linkCaller(
+      token: string,
+      caller: Caller | null,
+      req: IncomingMessage,
+      address?: string,
+    ): { caller: Caller; row: ShareRow } {
       const row = admit(store.byToken(token), caller, req);
       const linkCaller: Caller = {
         userId: caller?.userId ?? `link:${row.id}`,
@@ -433,7 +452,9 @@ export function createShares(deps: SharesDeps) {
         isAdmin: false,
         via: caller?.via === 'token' ? 'token' : 'session',
         ...(caller?.tokenScope ? { tokenScope: caller.tokenScope } : {}),
-        link: { token: row.token },
+        ...(caller?.tokenId ? { tokenId: caller.tokenId } : {}),
+        ...((address ?? caller?.address) ? { address: (address ?? caller?.address)! } : {}),
+        link: { token: row.token, shareId: row.id },
       };
       return { caller: linkCaller, row };
     },

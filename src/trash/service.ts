@@ -48,8 +48,9 @@ export interface TrashService {
     caller: Caller,
     id: string,
     destination?: ResolvedPath,
-  ): Promise<{ dir: string; parentVirtual: string; name: string; isDirectory: boolean }>;
-  purge(caller: Caller, id: string): Promise<void>;
+  ): Promise<{ dir: string; parentVirtual: string; name: string; isDirectory: boolean; entry: TrashEntry }>;
+  /** Removes one entry for good; answers what it was. */
+  purge(caller: Caller, id: string): Promise<TrashEntry>;
   empty(caller: Caller): Promise<number>;
   /** Removes entries older than `days` and rows whose stored item vanished. */
   sweep(days: number): Promise<number>;
@@ -195,11 +196,13 @@ export function createTrash(
       }
       db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
       changes.emit({ type: 'created', path: path.join(dir, placed.name), isDirectory });
-      return { dir, parentVirtual, name: placed.name, isDirectory };
+      return { dir, parentVirtual, name: placed.name, isDirectory, entry: toEntry(row, space) };
     },
 
     async purge(caller, id) {
-      await remove((await findRow(caller, id)).row);
+      const { row, space } = await findRow(caller, id);
+      await remove(row);
+      return toEntry(row, space);
     },
 
     async empty(caller) {

@@ -4,6 +4,7 @@ import type { Capability } from '../core/capability.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import type { ActivitySink } from '../files/activity.ts';
 import type { PathResolver } from '../files/paths.ts';
 import type { Logger } from '../core/log.ts';
 import { createMultipartReceiver } from './multipart.ts';
@@ -19,6 +20,8 @@ export interface UploadsDeps {
   resolver: PathResolver;
   changes: ChangeSink;
   log: Logger;
+  /** The activity log: one row per upload request (multipart) or placed upload (TUS). */
+  activity: ActivitySink;
 }
 
 /** How often the sweep runs: a quarter of the TTL, between a quarter second and a minute. */
@@ -39,10 +42,18 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
   if (staging.leftoversRemoved)
     log.info('removed part files of interrupted multipart uploads', { removed: staging.leftoversRemoved });
   const placement = createPlacement(deps.resolver, deps.changes);
-  const tus = createTusService({ store: createUploadStore(db), staging, placement, ttlMs: u.tusIncompleteTtlMs, log });
+  const tus = createTusService({
+    store: createUploadStore(db),
+    staging,
+    placement,
+    ttlMs: u.tusIncompleteTtlMs,
+    log,
+    activity: deps.activity,
+  });
   const multipart = createMultipartReceiver({
     placement,
     staging,
+    activity: deps.activity,
     limits: { maxFileSize: u.maxDirectUploadSize, maxFiles: u.maxFilesPerUpload },
   });
   let timer: NodeJS.Timeout | undefined;

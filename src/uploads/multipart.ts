@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { AppError, fromFsError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
+import { fileEvent, listed, type ActivitySink } from '../files/activity.ts';
 import {
   toFileItem,
   type Checked,
@@ -65,6 +66,7 @@ export function createMultipartReceiver(deps: {
   placement: Placement;
   staging: Staging;
   limits: MultipartLimits;
+  activity: ActivitySink;
 }): MultipartReceiver {
   const { placement, staging, limits } = deps;
 
@@ -217,6 +219,13 @@ export function createMultipartReceiver(deps: {
         // Place in the order sent, so `x`, `x (1)`… follow the request.
         staged.sort((a, b) => a.order - b.order);
         for (const s of staged) placed.push(await placement.place(caller, s.target, s.part, s.checked));
+        deps.activity.record(
+          fileEvent(caller, 'files.upload', {
+            ...listed(placed.map((p) => p.shown)),
+            bytes: placed.reduce((n, p) => n + p.size, 0),
+            method: 'multipart',
+          }),
+        );
         return placed.map(toFileItem);
       } catch (err) {
         for (const p of placed.reverse()) await placement.undo(p).catch(() => {});

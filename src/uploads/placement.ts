@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { ChangeSink } from '../changes.ts';
 import { childDirIn, openDirIn, withParentIn, type Dir } from '../files/confined.ts';
 import { assertPlainName, placeFile, temporaryName } from '../files/names.ts';
-import type { PathResolver, ResolvedPath } from '../files/paths.ts';
+import { ownerView, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { itemOf, kindOf, type FileItem } from '../files/items.ts';
@@ -26,6 +26,8 @@ export interface PlacedFile {
   name: string;
   /** Virtual path of the folder holding it. */
   parent: string;
+  /** Virtual path of the file as its owner sees it (through a link: without the token), for the activity log. */
+  shown: string;
   realPath: string;
   /** The space root it was placed in (taking it back is confined to it). */
   root: string;
@@ -178,7 +180,17 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink): Pl
       for (const d of created) changes.emit({ type: 'created', path: d, isDirectory: true });
       changes.emit({ type: 'created', path: realPath, isDirectory: false });
       const parent = [folder.virtualPath, ...folders].join('/');
-      return { name: finalName, parent, realPath, root, size: st.size, modified: st.mtime, createdDirs: created };
+      const shown = [ownerView(folder).virtualPath, ...folders, finalName].join('/');
+      return {
+        name: finalName,
+        parent,
+        shown,
+        realPath,
+        root,
+        size: st.size,
+        modified: st.mtime,
+        createdDirs: created,
+      };
     },
 
     async undo(placed) {

@@ -15,6 +15,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { AppError, fromFsError, type AlsoStatus } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../../core/caller.ts';
+import { fileEvent, type ActivitySink } from '../../files/activity.ts';
 import type { Placement, UploadTarget } from '../placement.ts';
 import { isPartName, removeQuietly, TUS_PART, type Staging } from '../staging.ts';
 import {
@@ -56,6 +57,8 @@ export interface TusDeps {
   placement: Placement;
   ttlMs: number;
   log: Logger;
+  /** The activity log: one row when an upload's file is placed. */
+  activity: ActivitySink;
   now?: () => number;
 }
 
@@ -187,6 +190,9 @@ export function createTusService(deps: TusDeps): TusService {
       const placed = await placement.place(caller, targetOf(row), row.stagingPath);
       const finalPath = [placed.parent, placed.name].filter(Boolean).join('/');
       store.markComplete(row.id, finalPath, now());
+      deps.activity.record(
+        fileEvent(caller, 'files.upload', { paths: [placed.shown], count: 1, bytes: placed.size, method: 'tus' }),
+      );
       return { ok: true, finalPath };
     } catch (err) {
       const { status, sentence } = describeFailure(err);

@@ -6,6 +6,7 @@ import { ErrorNote } from '../components/common.tsx';
 import { toast, toastError } from '../state/toasts.ts';
 import type { ActivityPage, AddressDiagnosis } from '../api/types.ts';
 import { formatDate } from '../util.ts';
+import { describeActivity } from './activity-words.ts';
 
 function Address() {
   const [info, setInfo] = useState<AddressDiagnosis | null>(null);
@@ -61,19 +62,6 @@ function Address() {
       )}
     </details>
   );
-}
-
-/** Detail as words ("path: Files/a.txt · to: Files/b"), not raw JSON. */
-function describeDetail(detail: unknown): string {
-  if (detail === undefined || detail === null) return '';
-  if (typeof detail !== 'object') return String(detail);
-  return Object.entries(detail as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined && v !== null && v !== '')
-    .map(
-      ([k, v]) =>
-        `${k.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()}: ${Array.isArray(v) ? v.join(', ') : typeof v === 'object' ? Object.values(v as object).join(' ') : String(v)}`,
-    )
-    .join(' · ');
 }
 
 export function Activity() {
@@ -202,7 +190,7 @@ export function Activity() {
                   {r.address ?? ''}
                 </td>
                 <td class="small detail" dir="auto">
-                  {describeDetail(r.detail)}
+                  {describeActivity(r.action, r.detail)}
                 </td>
               </tr>
             ))}
