@@ -2,6 +2,7 @@
 // item makes it here, so kind and supportsThumbnail mean the same everywhere.
 import type { Stats } from 'node:fs';
 import { fileItem as fileItemSchema, type FileItem } from './wire.ts';
+import { THUMBNAIL_KINDS } from './kinds.ts';
 
 export type { FileItem };
 /** The FileItem schema under the name archives/ imports. */
@@ -15,29 +16,6 @@ export function kindOf(name: string, isDirectory: boolean): string {
   const ext = name.slice(dot + 1).toLowerCase();
   return ext.length > 10 ? 'unknown' : ext;
 }
-
-/** Kinds src/previews/thumbnails.ts can make a picture of (videos only when ffmpeg is installed: the thumbnail is then "" otherwise; never PDF). */
-export const THUMBNAIL_KINDS: ReadonlySet<string> = new Set([
-  'jpg',
-  'jpeg',
-  'png',
-  'webp',
-  'avif',
-  'bmp',
-  'ico',
-  'tif',
-  'tiff',
-  'gif',
-  'svg',
-  'mp4',
-  'm4v',
-  'mov',
-  'webm',
-  'mkv',
-  'ogv',
-  'avi',
-  '3gp',
-]);
 
 export function fileItem(parent: string, name: string, stats: Pick<Stats, 'mtime' | 'size' | 'isDirectory'>): FileItem {
   return itemOf(parent, name, { modified: stats.mtime, size: stats.size, isDirectory: stats.isDirectory() });

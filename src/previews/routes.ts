@@ -17,63 +17,13 @@ import { virtualPathParams } from '../files/wire.ts';
 import { looksBinary } from '../files/text.ts';
 import { CHUNK, sendFile } from '../downloads/single.ts';
 import { RENDITIONS, type Thumbnails } from './thumbnails.ts';
+import { PREVIEW_KINDS } from '../files/kinds.ts';
 
-const PREVIEWABLE = new Set([
-  // pictures
-  'jpg',
-  'jpeg',
-  'png',
-  'gif',
-  'webp',
-  'avif',
-  'bmp',
-  'ico',
-  'svg',
-  'tif',
-  'tiff',
-  'heic',
-  'heif',
-  // video and audio (streamed with Range)
-  'mp4',
-  'm4v',
-  'mov',
-  'webm',
-  'mkv',
-  'ogv',
-  'avi',
-  '3gp',
-  'mp3',
-  'm4a',
-  'aac',
-  'wav',
-  'flac',
-  'ogg',
-  'oga',
-  'opus',
-  'weba',
-  // documents and text
-  'pdf',
-  'txt',
-  'md',
-  'markdown',
-  'log',
-  'csv',
-  'tsv',
-  'json',
-  'xml',
-  'html',
-  'htm',
-  'yaml',
-  'yml',
-  'ini',
-  'conf',
-  'toml',
-]);
 const SANDBOX = 'sandbox';
 
 /** Can `GET /api/preview` show this kind? */
 export function isPreviewable(kind: string): boolean {
-  return PREVIEWABLE.has(kind);
+  return PREVIEW_KINDS.has(kind);
 }
 
 export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbnails }): RouteDef[] {

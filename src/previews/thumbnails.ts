@@ -17,6 +17,7 @@ import path from 'node:path';
 import { GifReader } from 'omggif';
 import type { OpenedFile } from '../files/confined.ts';
 import type { Logger } from '../core/log.ts';
+import { VIDEO_KINDS } from '../files/kinds.ts';
 
 export interface ThumbnailSettings {
   enabled: boolean;
@@ -34,7 +35,6 @@ export const CACHE_NAME = /^[0-9a-f]{64}\.webp$/;
 /** Longest sides of the viewer's renditions; a wanted size is rounded up to one of these. */
 export const RENDITIONS = [640, 1280, 1920, 2560] as const;
 /** Kinds decoded by something other than the add-on's own decoder. */
-const VIDEO_KINDS = new Set(['mp4', 'm4v', 'mov', 'webm', 'mkv', 'ogv', 'avi', '3gp']);
 const FFMPEG_TIMEOUT_MS = 20_000;
 const FFMPEG_MAX_OUTPUT = 64 * 1024 * 1024;
 
