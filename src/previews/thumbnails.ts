@@ -34,7 +34,6 @@ const MAX_FAILURES = 10_000;
 export const CACHE_NAME = /^[0-9a-f]{64}\.webp$/;
 /** Longest sides of the viewer's renditions; a wanted size is rounded up to one of these. */
 export const RENDITIONS = [640, 1280, 1920, 2560] as const;
-/** Kinds decoded by something other than the add-on's own decoder. */
 const FFMPEG_TIMEOUT_MS = 20_000;
 const FFMPEG_MAX_OUTPUT = 64 * 1024 * 1024;
 
