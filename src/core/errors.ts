@@ -211,6 +211,10 @@ export const ERRORS = {
   LINK_SIGN_IN_REQUIRED: { status: 401, message: 'This link is shared with named accounts: sign in first.' },
   LINK_NOT_ALLOWED: { status: 403, message: 'This link does not allow that.' },
   LINK_FILE_REQUEST_FULL: { status: 413, message: 'This file request takes no more files or bytes.' },
+  LINK_FILE_REQUEST_LENGTH: {
+    status: 411,
+    message: 'This file request limits its bytes: send the upload with a Content-Length (or use TUS).',
+  },
   SHARE_BAD_EXPIRY: { status: 400, message: 'The expiry must be a date in the future.' },
   SHARE_BAD_USERS: { status: 400, message: 'A share with named accounts needs at least one other existing account.' },
 

@@ -15,6 +15,7 @@ import { openSources, sendZip } from '../downloads/zip.ts';
 import type { createBrowse } from '../browse/service.ts';
 import type { UploadsCapability } from '../uploads/capability.ts';
 import { refuseBody } from '../http/linger.ts';
+import { requestState } from '../http/server.ts';
 import { TUS_HEADERS, tusError } from '../uploads/tus/protocol.ts';
 import { baseUrlOf, type SharesService } from './service.ts';
 import { IF_MATCH } from '../editor/wire.ts';
@@ -87,7 +88,8 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
   const tokenParams = z.object({ token: linkToken });
   /** `share/<token>/<rel>` — rel is checked again by the resolver (no `..`, no encoded escapes). */
   const inLink = (token: string, rel: string) => joinVirtual(`share/${token}`, rel.replace(/^\/+|\/+$/g, ''));
-  const holder = (token: string, caller: Caller | null, req: IncomingMessage) => shares.linkCaller(token, caller, req);
+  const holder = (token: string, caller: Caller | null, req: IncomingMessage) =>
+    shares.linkCaller(token, caller, req, requestState(req).ip);
 
   async function sendOne(
     req: IncomingMessage,
@@ -428,14 +430,9 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         404: 'No such link or item',
       },
       handler: async ({ params, body, caller, req }) => {
-        const c = holder(params.token, caller, req).caller;
-        const items: { path: string; name: string; status: string }[] = [];
-        for (const item of body.items) {
-          const target = await ops.resolveForDelete(c, { path: inLink(params.token, item.path), name: item.name });
-          await ops.deleteOne(c, target);
-          items.push({ path: item.path, name: item.name, status: 'deleted' });
-        }
-        return { success: true, items };
+        const refs = body.items.map((i) => ({ path: inLink(params.token, i.path), name: i.name }));
+        const done = await ops.deleteItems(holder(params.token, caller, req).caller, refs, { missing: 'refuse' });
+        return { success: true, items: done.map((d, i) => ({ ...body.items[i]!, status: d.status })) };
       },
     }),
     route({
@@ -452,6 +449,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         201: { description: 'The stored files', schema: z.array(fileItem) },
         403: 'Not allowed by the link',
         404: 'No such link',
+        411: 'A file request with a byte limit needs Content-Length',
         413: 'Too large, or the file request is full',
       },
       async handler({ params, caller, req, res, ip }) {
@@ -460,8 +458,14 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         try {
           const h = holder(params.token, caller, req);
           row = h.row;
-          reserved = Number(req.headers['content-length'] ?? 0) || 0;
-          claim(h.row, reserved);
+          // A byte limit is claimed from Content-Length before the body comes: a chunked body
+          // would claim nothing and could pass the limit.
+          if (row.file_request && row.max_bytes !== null && req.headers['content-length'] === undefined)
+            throw new AppError('LINK_FILE_REQUEST_LENGTH');
+          const length = Number(req.headers['content-length'] ?? 0) || 0;
+          claim(h.row, length);
+          // Only a claim that was taken is given back on failure.
+          reserved = length;
           const items = await deps.uploads.multipart.receive(h.caller, { headers: req.headers, body: req });
           if (row.file_request) {
             const size = items.reduce((a, i) => a + i.size, 0);

@@ -112,4 +112,72 @@ test('the file-count limit holds; the owner sees the count and the activity rows
   assert.ok(names.some((n: string) => n.includes('report (1).txt')));
 });
 
+test('the byte limit holds for TUS and multipart; what is refused leaves nothing; a body without a length is refused', async () => {
+  fs.mkdirSync(path.join(s.dirs.volumes, 'Files', 'Bytes'));
+  const made = await owner.post('/api/shares', {
+    sourcePath: 'Files/Bytes',
+    sharingType: 'anyone',
+    fileRequest: { maxBytes: 4000 },
+  });
+  assert.is(made.status, 201, made.text);
+  const bytesToken = made.json.shareToken;
+  const folder = (name: string) => path.join(s.dirs.volumes, 'Files', 'Bytes', name);
+  const viaTus = (data: Buffer, name: string) =>
+    new Promise<tus.DetailedError | undefined>((resolve) => {
+      new tus.Upload(data, {
+        endpoint: `${s.url}/api/share/${bytesToken}/tus`,
+        metadata: { filename: name, uploadTo: `share/${bytesToken}`, relativePath: name },
+        retryDelays: null,
+        onError: (error) => resolve(error as tus.DetailedError),
+        onSuccess: () => resolve(undefined),
+      }).start();
+    });
+  const viaForm = (data: Buffer, name: string) => {
+    const form = new FormData();
+    form.append('uploadTo', `share/${bytesToken}`);
+    form.append('relativePath', name);
+    form.append('filedata', new Blob([new Uint8Array(data)]), name);
+    return new Client(s.url).request('POST', `/api/share/${bytesToken}/upload`, form);
+  };
+  assert.is(await viaTus(Buffer.alloc(3000, 1), 'big.bin'), undefined);
+  const overTus = await viaTus(Buffer.alloc(1500, 2), 'over-tus.bin');
+  assert.is(overTus?.originalResponse?.getStatus(), 413);
+  const overForm = await viaForm(Buffer.alloc(2000, 3), 'over-form.bin');
+  assert.is(overForm.status, 413, overForm.text);
+  assert.is(envelope(overForm).code, 'LINK_FILE_REQUEST_FULL');
+  // A chunked body (no Content-Length) would claim nothing: refused before it is read.
+  const boundary = 'x-boundary';
+  const chunked = await fetch(`${s.url}/api/share/${bytesToken}/upload`, {
+    method: 'POST',
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body: new ReadableStream({
+      start(c) {
+        c.enqueue(
+          new TextEncoder().encode(
+            `--${boundary}\r\nContent-Disposition: form-data; name="filedata"; filename="chunked.bin"\r\n\r\n${'z'.repeat(5000)}\r\n--${boundary}--\r\n`,
+          ),
+        );
+        c.close();
+      },
+    }),
+    duplex: 'half',
+  } as RequestInit);
+  assert.is(chunked.status, 411);
+  assert.is((await chunked.json()).error.code, 'LINK_FILE_REQUEST_LENGTH');
+  const small = await viaForm(Buffer.alloc(400, 4), 'small.bin');
+  assert.is(small.status, 201, small.text);
+  assert.equal(
+    fs
+      .readdirSync(path.join(s.dirs.volumes, 'Files', 'Bytes'))
+      .filter((n) => n !== '.burrow')
+      .sort(),
+    ['big.bin', 'small.bin'],
+  );
+  assert.is(fs.statSync(folder('big.bin')).size, 3000);
+  const mine = (await owner.get('/api/shares')).json.shares.find((x: any) => x.id === made.json.id);
+  assert.is(mine.fileRequest.maxBytes, 4000);
+  assert.is(mine.fileRequest.receivedBytes, 3400);
+  assert.is(mine.fileRequest.receivedFiles, 2);
+});
+
 test.run();
