@@ -9,6 +9,7 @@ import fsp from 'node:fs/promises';
 import type { ChangeSink } from '../changes.ts';
 import type { Caller } from '../core/caller.ts';
 import { AppError } from '../core/errors.ts';
+import { fileEvent, shownPath, type ActivitySink } from '../files/activity.ts';
 import { openFileIn, withFileIn, withParentIn } from '../files/confined.ts';
 import { ifMatchHolds } from '../http/conditional.ts';
 import { temporaryName } from '../files/names.ts';
@@ -49,6 +50,8 @@ export interface EditorDeps {
   versions: VersionService;
   changes: ChangeSink;
   maxBytes: number;
+  /** The activity log: one `editor.save` row per save. */
+  activity?: ActivitySink;
 }
 
 export function createEditor(deps: EditorDeps) {
@@ -151,6 +154,7 @@ export function createEditor(deps: EditorDeps) {
         ? { type: 'created', path: file.realPath, isDirectory: false }
         : { type: 'modified', path: file.realPath },
     );
+    deps.activity?.record(fileEvent(caller, 'editor.save', { path: shownPath(file), created }));
     return { etag };
   }
 

@@ -9,6 +9,7 @@ import type { ChangeSink } from '../changes.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { createEditor } from '../editor/service.ts';
+import type { ActivitySink } from '../files/activity.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import { isNotModified } from '../http/conditional.ts';
 import { sendWholeText } from '../http/send.ts';
@@ -19,6 +20,7 @@ export function createSharedEditor(deps: {
   versions: VersionService;
   changes: ChangeSink;
   maxBytes: number;
+  activity: ActivitySink;
 }) {
   // The editor's own reading and saving; the link adds its checks and its flags to the ETag.
   const editor = createEditor(deps);
