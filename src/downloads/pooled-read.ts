@@ -39,10 +39,20 @@ export class ChunkPool {
   }
 }
 
-/** A file as a stream of pooled 1 MiB chunks; the descriptor may be opened ahead of time. */
-export function pooledFileStream(pool: ChunkPool, opened: Promise<number>): Readable {
+/**
+ * A file as a stream of pooled 1 MiB chunks; the descriptor may be opened ahead of time and is
+ * closed with the stream. With `range` (inclusive end), exactly those bytes: a file that ends
+ * before `end` (cut short while it streams) fails the stream with ESHORT instead of leaving
+ * a promised length unmet.
+ */
+export function pooledFileStream(
+  pool: ChunkPool,
+  opened: Promise<number>,
+  range?: { start: number; end: number },
+): Readable {
   let fd = -1;
-  let position = 0;
+  let position = range ? range.start : 0;
+  const stop = range ? range.end + 1 : Infinity;
   return new Readable({
     highWaterMark: CHUNK,
     construct(cb) {
@@ -52,14 +62,21 @@ export function pooledFileStream(pool: ChunkPool, opened: Promise<number>): Read
       }, cb);
     },
     read() {
+      if (position >= stop) return void this.push(null);
       const buf = pool.take();
-      fs.read(fd, buf, 0, CHUNK, position, (err, n) => {
+      fs.read(fd, buf, 0, Math.min(CHUNK, stop - position), position, (err, n) => {
         if (err) {
           pool.putBack(buf);
           this.destroy(err);
         } else if (n === 0) {
           pool.putBack(buf);
-          this.push(null);
+          if (range) {
+            const sent = position - range.start;
+            const length = stop - range.start;
+            this.destroy(
+              Object.assign(new Error(`the file ended after ${sent} of ${length} bytes`), { code: 'ESHORT' }),
+            );
+          } else this.push(null);
         } else {
           position += n;
           this.push(pool.lend(buf, n));

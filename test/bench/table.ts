@@ -21,7 +21,7 @@ export interface BenchRow {
   unit: string;
   /** Higher is better for Burrow: see above. */
   ratio: number;
-  /** The goal for `ratio`, e.g. "≥ 0.95" (parsed by `met`), or prose when not a ratio. */
+  /** The goal: a bound on `ratio` ("≥ 0.95"), on Burrow's figure ("≥ 700 MB/s", "≤ 60 MB"), or prose. */
   goal: string;
   /** What the ceiling is, and anything a reader needs to trust the figure. */
   note?: string;
@@ -58,11 +58,27 @@ export function costRow(
   return { operation, burrow, ceiling, unit, ratio: round(ceiling / burrow), goal, note };
 }
 
-/** Whether a row meets its goal: true/false for "≥ x" / "> x" goals, null when the goal is not a bound on the ratio. */
+/**
+ * Whether a row meets its goal: "≥ 0.95" bounds the ratio; "≥ 700 MB/s" or "≤ 60 MB" (a bound
+ * followed by the row's unit) bounds Burrow's own figure. null when the goal is prose.
+ */
 export function met(row: BenchRow): boolean | null {
-  const m = /^\s*(≥|>=|>)\s*([\d.]+)/.exec(row.goal);
+  const m = /^\s*(≥|>=|>|≤|<=|<)\s*([\d.]+)\s*(.*?)\s*$/.exec(row.goal);
   if (!m) return null;
-  return m[1] === '>' ? row.ratio > Number(m[2]) : row.ratio >= Number(m[2]);
+  if (m[3] && m[3] !== row.unit) return null;
+  const x = m[3] ? row.burrow : row.ratio;
+  const bound = Number(m[2]);
+  switch (m[1]) {
+    case '>':
+      return x > bound;
+    case '<':
+      return x < bound;
+    case '≤':
+    case '<=':
+      return x <= bound;
+    default:
+      return x >= bound;
+  }
 }
 
 function figure(x: number): string {

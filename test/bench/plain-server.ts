@@ -1,0 +1,138 @@
+// The bare Node HTTP servers the benches measure Burrow against, each in its own process (as
+// Burrow is), started with `startPlainServer(root)`. No auth, no checks, no database: what
+// sending the same bytes costs in Node and nothing else. GET paths:
+//   /stream/<file>   fs.createReadStream with 1 MiB reads piped to the response (Range honoured):
+//                    the textbook Node server, and issue 19's download ceiling;
+//   /pooled/<file>   1 MiB reads into reused buffers, one read ahead (Range honoured): the same
+//                    technique Burrow uses, without Burrow — the highest Node figure we know;
+//   /stored/<dir>    every file of <dir>, in name order, back to back, pooled reads: the bytes a
+//                    stored zip carries, without the zip (no CRC, no headers) — a stored zip's ceiling;
+//   /deflate/<dir>   the same files each through zlib deflate level 1 (raw): a zip of text
+//                    that deflates at level 1 cannot be cheaper than this.
+// Run as a child: node test/bench/plain-server.ts <root> (prints the port).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+
+const MB = 1024 * 1024;
+
+export interface PlainServer {
+  url: string;
+  close(): void;
+}
+
+/** Starts the plain server over `root` in a child process. */
+export async function startPlainServer(root: string): Promise<PlainServer> {
+  return startChild(process.execPath, [new URL(import.meta.url).pathname, root]);
+}
+
+/**
+ * The sendfile(2) ceiling: a Python server (http.server) that answers with socket.sendfile, the
+ * zero-copy path copyparty takes. Node has no sendfile for sockets; this is what the kernel gives.
+ */
+export async function startSendfileServer(file: string): Promise<PlainServer> {
+  const script = `
+import os, sys
+from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
+path = sys.argv[1]
+class H(BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    def log_message(self, *a): pass
+    def do_GET(self):
+        size = os.path.getsize(path); start, end = 0, size - 1
+        r = self.headers.get('Range')
+        if r:
+            a, b = r.split('=')[1].split('-'); start = int(a); end = int(b) if b else size - 1
+        self.send_response(206 if r else 200)
+        self.send_header('Content-Length', str(end - start + 1)); self.end_headers(); self.wfile.flush()
+        with open(path, 'rb') as f: self.connection.sendfile(f, start, end - start + 1)
+s = ThreadingHTTPServer(('127.0.0.1', 0), H); print(s.server_address[1], flush=True); s.serve_forever()
+`;
+  return startChild('python3', ['-c', script, file]);
+}
+
+async function startChild(cmd: string, args: string[]): Promise<PlainServer> {
+  const child: ChildProcess = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${cmd} exited (${code}) before listening`)));
+    readline.createInterface({ input: child.stdout! }).once('line', resolve);
+  });
+  return { url: `http://127.0.0.1:${port.trim()}`, close: () => void child.kill() };
+}
+
+function parseRange(header: string | undefined, size: number): { start: number; end: number } | null {
+  const m = header ? /^bytes=(\d+)-(\d*)$/.exec(header) : null;
+  return m ? { start: Number(m[1]), end: m[2] ? Math.min(Number(m[2]), size - 1) : size - 1 } : null;
+}
+
+const free: Buffer[] = [];
+const take = () => free.pop() ?? Buffer.allocUnsafeSlow(MB);
+const giveBack = (b: Buffer) => void (free.length < 8 && free.push(b));
+
+/** Writes bytes [start, end] of `file` with reused buffers, one read ahead of the socket. */
+async function pooled(res: http.ServerResponse, file: string, start: number, end: number): Promise<void> {
+  const fd = fs.openSync(file, 'r');
+  const read = (pos: number) =>
+    new Promise<[Buffer, number]>((resolve, reject) => {
+      const buf = take();
+      fs.read(fd, buf, 0, Math.min(MB, end + 1 - pos), pos, (err, n) => (err ? reject(err) : resolve([buf, n])));
+    });
+  try {
+    let pos = start;
+    let next = pos <= end ? read(pos) : null;
+    while (next) {
+      const [buf, n] = await next;
+      if (n === 0) throw new Error('short file');
+      pos += n;
+      next = pos <= end ? read(pos) : null;
+      if (!res.write(n === buf.length ? buf : buf.subarray(0, n), () => giveBack(buf)))
+        await new Promise((r) => res.once('drain', r));
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function serve(root: string): void {
+  const server = http.createServer(async (req, res) => {
+    const [, mode, ...rest] = decodeURIComponent(new URL(req.url!, 'http://x').pathname).split('/');
+    const target = path.join(root, ...rest);
+    try {
+      if (mode === 'stream' || mode === 'pooled') {
+        const size = fs.statSync(target).size;
+        const range = parseRange(req.headers.range, size);
+        const { start, end } = range ?? { start: 0, end: size - 1 };
+        res.writeHead(range ? 206 : 200, { 'Content-Length': end - start + 1 });
+        if (mode === 'stream') await pipeline(fs.createReadStream(target, { highWaterMark: MB, start, end }), res);
+        else {
+          await pooled(res, target, start, end);
+          res.end();
+        }
+        return;
+      }
+      const names = fs.readdirSync(target).sort();
+      res.setMaxListeners(0);
+      res.writeHead(200);
+      for (const name of names) {
+        const file = path.join(target, name);
+        if (mode === 'stored') await pooled(res, file, 0, fs.statSync(file).size - 1);
+        else
+          await pipeline(fs.createReadStream(file, { highWaterMark: MB }), zlib.createDeflateRaw({ level: 1 }), res, {
+            end: false,
+          });
+      }
+      res.end();
+    } catch (err) {
+      res.destroy(err as Error);
+    }
+  });
+  server.listen(0, '127.0.0.1', () => console.log((server.address() as AddressInfo).port));
+}
+
+if (import.meta.main) serve(process.argv[2]!);
