@@ -4,7 +4,8 @@
 // playlist), a WebM, Markdown with a script and a remote picture, code, and a kind with no
 // preview. Next/previous by keys, buttons and swipe; Escape closes. The editor: encoding and
 // line endings shown and kept, Ctrl+S, the unsaved-changes guard, the changed-elsewhere
-// question, versions kept. Screenshots at desktop and phone width go to test/.artifacts/.
+// question (the server's 412 to If-Match), versions kept. Screenshots at desktop and phone
+// width go to test/.artifacts/.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -202,6 +203,13 @@ test('code read-only with syntax colours; no preview for other kinds, with downl
 });
 
 test('editor: encoding and line endings shown and kept, Ctrl+S, guard on close, changed-elsewhere question, versions kept', async () => {
+  // Every save as sent: whether it carried If-Match, and the answer.
+  const saves: [boolean, number][] = [];
+  page.on('response', (r) => {
+    const q = r.request();
+    if (q.method() === 'PUT' && new URL(r.url()).pathname === '/api/editor')
+      saves.push([q.headers()['if-match'] !== undefined, r.status()]);
+  });
   await openViewerOn('legacy.txt');
   await viewer().getByRole('button', { name: 'Edit' }).click();
   const ed = page.locator('.editor-window');
@@ -249,6 +257,13 @@ test('editor: encoding and line endings shown and kept, Ctrl+S, guard on close, 
   await conflict.getByRole('button', { name: 'Replace with mine' }).click();
   await ed.getByText('Saved', { exact: true }).waitFor();
   assert.equal(fs.readFileSync(files('legacy.txt'), 'latin1'), 'caf\xe9 one two!\r\nline two\r\n');
+  // The server decided (If-Match refused twice, then the save without it); one Ctrl+S, one save.
+  assert.equal(saves, [
+    [true, 200],
+    [true, 412],
+    [true, 412],
+    [false, 200],
+  ]);
   const versions = await (await context.request.get(`${server.url}/api/versions?path=Files%2Flegacy.txt`)).json();
   assert.ok(versions.items.length >= 2, `the replaced texts are versions (${versions.items.length})`);
   // Closing with nothing unsaved asks nothing.
