@@ -501,12 +501,15 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         tusCall(req, res, async () => {
           const { caller: c, row } = holder(params.token, caller, req);
           const length = Number(req.headers['upload-length']);
-          if (row.file_request && Number.isSafeInteger(length) && length >= 0) claim(row, length);
+          // Only a claim that was taken is given back: a refused or malformed Upload-Length
+          // (negative, missing) must not lower the request's counts.
+          const claimed = row.file_request && Number.isSafeInteger(length) && length >= 0;
+          if (claimed) claim(row, length);
           let created;
           try {
             created = await deps.uploads.tus.create(c, req.headers);
           } catch (err) {
-            if (row.file_request && Number.isSafeInteger(length)) shares.release(row, length);
+            if (claimed) shares.release(row, length);
             throw err;
           }
           req.resume();

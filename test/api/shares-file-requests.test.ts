@@ -164,6 +164,18 @@ test('the byte limit holds for TUS and multipart; what is refused leaves nothing
   } as RequestInit);
   assert.is(chunked.status, 411);
   assert.is((await chunked.json()).error.code, 'LINK_FILE_REQUEST_LENGTH');
+  // Malformed lengths are refused and give back nothing they never claimed.
+  for (const length of ['-1', '-4000', 'x']) {
+    const r = await fetch(`${s.url}/api/share/${bytesToken}/tus`, {
+      method: 'POST',
+      headers: {
+        'tus-resumable': '1.0.0',
+        'upload-length': length,
+        'upload-metadata': `filename ${Buffer.from('m.bin').toString('base64')}`,
+      },
+    });
+    assert.is(r.status, 400, `Upload-Length ${length}`);
+  }
   const small = await viaForm(Buffer.alloc(400, 4), 'small.bin');
   assert.is(small.status, 201, small.text);
   assert.equal(
