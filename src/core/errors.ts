@@ -202,6 +202,8 @@ export const ERRORS = {
   WOPI_LOCK_MISMATCH: { status: 409, message: 'The file is locked with another lock.' },
   WOPI_TOO_LARGE: { status: 412, message: 'The file is larger than X-WOPI-MaxExpectedSize.' },
   WOPI_NOT_SUPPORTED: { status: 501, message: 'This WOPI operation is not supported.' },
+  // WOPI: "if a request isn't signed properly, the host must return a 500 Internal Server Error".
+  WOPI_PROOF_INVALID: { status: 500, message: 'The call is not signed by the office editing server (WOPI proof key)' },
 
   // Sharing: an unknown, expired or deleted link answer one identical 404 (no oracle)
   SHARE_NOT_FOUND: { status: 404, message: 'No such share.' },

@@ -2,6 +2,7 @@
 // viewing and for editing. Fetched with a timeout and a size cap, cached for an hour; an
 // unreachable server is a clear 502, retried at the next request (not remembered).
 import { AppError } from '../../core/errors.ts';
+import { rsaKey, type ProofKeys } from './proof.ts';
 
 export interface DiscoveryAction {
   ext: string;
@@ -11,10 +12,13 @@ export interface DiscoveryAction {
 }
 export interface Discovery {
   byExtension: Map<string, { view?: string; edit?: string }>;
+  /** The editing server's proof keys, when it publishes them (then every call back must be signed). */
+  proofKeys: ProofKeys | null;
   fetchedAt: number;
 }
 
 const CACHE_MS = 60 * 60 * 1000;
+const REFRESH_MIN_MS = 60 * 1000;
 const TIMEOUT_MS = 8000;
 const MAX_BYTES = 4 * 1024 * 1024;
 
@@ -48,6 +52,15 @@ export function parseDiscovery(xml: string): DiscoveryAction[] {
   return out;
 }
 
+/** `<proof-key modulus exponent oldmodulus oldexponent …/>`, as keys; null when absent. */
+export function parseProofKeys(xml: string): ProofKeys | null {
+  const tag = /<proof-key\b([^>]*?)\/?>/.exec(xml);
+  if (!tag) return null;
+  const a = attributes(tag[1]!);
+  const current = rsaKey(a.modulus, a.exponent);
+  return current ? { current, old: rsaKey(a.oldmodulus, a.oldexponent) } : null;
+}
+
 export function indexActions(actions: readonly DiscoveryAction[]): Discovery['byExtension'] {
   const map = new Map<string, { view?: string; edit?: string }>();
   for (const a of actions) {
@@ -73,6 +86,8 @@ export function fillUrlsrc(urlsrc: string, lang: string): string {
 
 export interface DiscoveryClient {
   get(): Promise<Discovery>;
+  /** Fetches again unless the cached document is younger than a minute (proof keys rotate). */
+  refresh(): Promise<Discovery>;
   /** The cached discovery, if one was fetched (feature reports must not wait for the network). */
   cached(): Discovery | null;
 }
@@ -111,17 +126,22 @@ export function createDiscoveryClient(
         'OFFICE_DISCOVERY_INVALID',
         'The office editing server answered a discovery document without any action.',
       );
-    cache = { byExtension, fetchedAt: now() };
+    cache = { byExtension, proofKeys: parseProofKeys(text), fetchedAt: now() };
     return cache;
   }
+  const fetchOnce = () =>
+    (inFlight ??= load().finally(() => {
+      inFlight = null;
+    }));
 
   return {
     async get() {
       if (cache && now() - cache.fetchedAt < CACHE_MS) return cache;
-      inFlight ??= load().finally(() => {
-        inFlight = null;
-      });
-      return inFlight;
+      return fetchOnce();
+    },
+    async refresh() {
+      if (cache && now() - cache.fetchedAt < REFRESH_MIN_MS) return cache;
+      return fetchOnce();
     },
     cached: () => cache,
   };

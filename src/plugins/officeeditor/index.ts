@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { ChangeSink } from '../../changes.ts';
 import type { Database } from '../../db/database.ts';
-import { AppError } from '../../core/errors.ts';
+import { AppError, ERRORS } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../../core/caller.ts';
 import type { PathResolver } from '../../files/paths.ts';
@@ -16,7 +16,8 @@ import { createDiscoveryClient, fillUrlsrc, type DiscoveryClient } from './disco
 import { createLockStore } from './locks.ts';
 import { createOnlyOffice, type OnlyOfficeOptions, type OnlyOfficeService } from './onlyoffice.ts';
 import { secretKey } from './tokens.ts';
-import { createWopiHost, type WopiHost } from './wopi.ts';
+import { disproof } from './proof.ts';
+import { createWopiHost, type WopiHeaders, type WopiHost } from './wopi.ts';
 
 export interface WopiOptions {
   /** OFFICEEDITOR_URL */
@@ -66,6 +67,12 @@ export interface OfficeEditorPlugin {
   /** Null when OFFICEEDITOR_* is not configured. */
   readonly wopi:
     | (WopiHost & {
+        /**
+         * Refuses a call back (500, as WOPI asks) that is not signed with the proof key the
+         * editing server's discovery publishes; calls pass unsigned only when it publishes none.
+         * `requestUrl` is the path and query as received (the editor called PUBLIC_URL + that).
+         */
+        prove(requestUrl: string, accessToken: string | undefined, headers: WopiHeaders): Promise<void>;
         /** POST /api/officeeditor/config and /api/collabora/config. The web UI posts access_token to urlSrc; the native client loads urlSrc (it carries the token). */
         config(
           caller: Caller,
@@ -122,6 +129,31 @@ export function createOfficeEditorPlugin(deps: OfficeEditorDeps): OfficeEditorPl
     });
     const d = discovery;
     wopi = Object.assign(host, {
+      async prove(requestUrl: string, accessToken: string | undefined, headers: WopiHeaders): Promise<void> {
+        let keys = (await d.get()).proofKeys;
+        if (!keys) return;
+        const one = (name: string) => {
+          const v = headers[name];
+          return Array.isArray(v) ? v[0] : v;
+        };
+        const call = {
+          accessToken: accessToken ?? '',
+          url: `${publicUrl}${requestUrl}`,
+          timestamp: one('x-wopi-timestamp'),
+          proof: one('x-wopi-proof'),
+          proofOld: one('x-wopi-proofold'),
+        };
+        let why = disproof(keys, call, Date.now());
+        if (why) {
+          // The editing server may have rotated its keys since the discovery was read.
+          keys = (await d.refresh()).proofKeys;
+          why = keys ? disproof(keys, call, Date.now()) : null;
+        }
+        if (why) {
+          deps.log.warn('office: a WOPI call was refused, its proof does not hold', { why });
+          throw new AppError('WOPI_PROOF_INVALID', `${ERRORS.WOPI_PROOF_INVALID.message} (${why}).`);
+        }
+      },
       async config(
         caller: Caller,
         input: { path: string; mode?: EditMode },

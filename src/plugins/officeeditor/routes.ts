@@ -25,6 +25,7 @@ const onlyofficeTags = ['Office editing (ONLYOFFICE)'];
 const tokenRefusals = {
   401: 'The access_token is missing, forged, expired, or for another file',
   404: 'The file is gone',
+  500: 'Not signed with the proof key the editing server publishes in its discovery (WOPI_PROOF_INVALID)',
 };
 
 /** The token the editing server presents: `?access_token=`, else WOPI's `Authorization: Bearer`. */
@@ -50,6 +51,12 @@ export function createOfficeEditorCapability(deps: OfficeEditorDeps): Capability
   const routes = [];
   const wopi = plugin.wopi;
   if (wopi) {
+    /** The presented token of a call back whose proof holds (see prove). */
+    const proven = async (req: IncomingMessage, query: { access_token?: string | undefined }) => {
+      const token = presentedToken(req, query);
+      await wopi.prove(req.url ?? '/', token, req.headers);
+      return token;
+    };
     const configRefusals = {
       400: 'A folder, or not inside a volume',
       403: 'The file may not be read',
@@ -103,7 +110,7 @@ export function createOfficeEditorCapability(deps: OfficeEditorDeps): Capability
           ...tokenRefusals,
         },
         handler: async ({ req, res, params, query }) =>
-          send(res, await wopi.checkFileInfo(params.fileId, presentedToken(req, query))),
+          send(res, await wopi.checkFileInfo(params.fileId, await proven(req, query))),
       }),
       route({
         method: 'POST',
@@ -126,7 +133,7 @@ export function createOfficeEditorCapability(deps: OfficeEditorDeps): Capability
           ...tokenRefusals,
         },
         handler: async ({ req, res, params, query }) =>
-          send(res, await wopi.fileOperation(params.fileId, presentedToken(req, query), req.headers, req)),
+          send(res, await wopi.fileOperation(params.fileId, await proven(req, query), req.headers, req)),
       }),
       route({
         method: 'GET',
@@ -142,7 +149,7 @@ export function createOfficeEditorCapability(deps: OfficeEditorDeps): Capability
           ...tokenRefusals,
         },
         handler: async ({ req, res, params, query }) =>
-          send(res, await wopi.getFile(params.fileId, presentedToken(req, query), req.headers)),
+          send(res, await wopi.getFile(params.fileId, await proven(req, query), req.headers)),
       }),
       route({
         method: 'POST',
@@ -161,7 +168,7 @@ export function createOfficeEditorCapability(deps: OfficeEditorDeps): Capability
           ...tokenRefusals,
         },
         handler: async ({ req, res, params, query }) =>
-          send(res, await wopi.putFile(params.fileId, presentedToken(req, query), req.headers, req)),
+          send(res, await wopi.putFile(params.fileId, await proven(req, query), req.headers, req)),
       }),
     );
   }
