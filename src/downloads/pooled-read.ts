@@ -112,3 +112,65 @@ export async function pumpToResponse(source: Readable, res: ServerResponse, pool
     throw err;
   }
 }
+
+/**
+ * Sends bytes [start, end] of `fd` to `res` and ends it: 1 MiB reads into the pool's buffers,
+ * the next read in flight while the socket takes the last one, a buffer back in the pool once
+ * the socket has copied it. No stream between file and socket: one read and one write per MiB.
+ * A file that ends before `end` fails with ESHORT (the promised length would be unmet); a client
+ * that leaves fails with its close. Never closes `fd`.
+ */
+export async function sendRange(res: ServerResponse, fd: number, start: number, end: number, pool: ChunkPool) {
+  const read = (pos: number) =>
+    new Promise<[Buffer, number]>((resolve, reject) => {
+      const buf = pool.take();
+      fs.read(fd, buf, 0, Math.min(CHUNK, end + 1 - pos), pos, (err, n) => {
+        if (!err) return resolve([buf, n]);
+        pool.putBack(buf);
+        reject(err);
+      });
+    });
+  let next: Promise<[Buffer, number]> | null = start <= end ? read(start) : null;
+  try {
+    let pos = start;
+    while (next) {
+      const [buf, n] = await next;
+      next = null;
+      if (n === 0) {
+        pool.putBack(buf);
+        throw Object.assign(new Error(`the file ended after ${pos - start} of ${end + 1 - start} bytes`), {
+          code: 'ESHORT',
+        });
+      }
+      pos += n;
+      if (pos <= end) next = read(pos);
+      if (res.destroyed) throw Object.assign(new Error('the client left'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+      const ok = res.write(n === buf.length ? buf : buf.subarray(0, n), () => pool.putBack(buf));
+      if (!ok && next) await drained(res);
+    }
+    await new Promise<void>((resolve) => res.end(resolve));
+    await finished(res);
+  } finally {
+    // A read still in flight when the answer failed: let it land before the caller closes fd.
+    if (next)
+      await next.then(
+        ([buf]) => pool.putBack(buf),
+        () => {},
+      );
+  }
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = (err?: Error) => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onDrain = () => settle();
+    const onClose = () => settle(Object.assign(new Error('the client left'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    res.on('drain', onDrain);
+    res.on('close', onClose);
+  });
+}

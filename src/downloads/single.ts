@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isNotModified } from '../http/conditional.ts';
 import { lookup } from 'mrmime';
 import type { OpenedFile } from '../files/confined.ts';
-import { ChunkPool, pooledFileStream, pumpToResponse } from './pooled-read.ts';
+import { ChunkPool, sendRange } from './pooled-read.ts';
 
 export { CHUNK } from './pooled-read.ts';
 
@@ -66,12 +66,11 @@ export async function sendFile(
   disposition: 'attachment' | 'inline' = 'attachment',
   contentType = contentTypeOf(name),
 ): Promise<void> {
-  const owner = { stream: false };
   try {
-    await sendHeadersAndBody(req, res, file, name, disposition, contentType, owner);
+    await sendHeadersAndBody(req, res, file, name, disposition, contentType);
   } finally {
-    // Once a read stream holds the descriptor it closes it; closing it here too could close a reused number.
-    if (!owner.stream) await file.close();
+    // sendRange has no read in flight once it settles: closing now cannot race a read.
+    await file.close();
   }
 }
 
@@ -82,7 +81,6 @@ async function sendHeadersAndBody(
   name: string,
   disposition: 'attachment' | 'inline',
   contentType: string,
-  owner: { stream: boolean },
 ): Promise<void> {
   const st = file.stat;
   const etag = etagOf(st);
@@ -118,13 +116,10 @@ async function sendHeadersAndBody(
     res.end();
     return;
   }
-  owner.stream = true;
-  // Pooled reads (no fresh buffer per read for the collector to chase), one read ahead of the
-  // socket, each buffer reused once the socket has taken its bytes: see pooled-read.ts.
-  const pool = new ChunkPool(4);
-  const source = pooledFileStream(pool, Promise.resolve(file.fd), { start, end });
+  // Pooled reads straight to the socket (no fresh buffer per read for the collector to chase,
+  // no stream between file and socket), one read ahead: see pooled-read.ts.
   try {
-    await pumpToResponse(source, res, pool);
+    await sendRange(res, file.fd, start, end, new ChunkPool(4));
   } catch (err) {
     res.destroy();
     throw err;
