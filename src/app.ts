@@ -306,6 +306,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
           publicUrl: office.publicUrl,
           wopi: office.wopi,
           onlyoffice: office.onlyoffice,
+          activity: identity.activity,
         });
         capabilities.push(plugin);
         routes.push(...plugin.routes);

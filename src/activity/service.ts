@@ -72,6 +72,7 @@ export const ACTIONS = [
   'trash.purge',
   'trash.empty',
   'editor.save',
+  'office.save',
   'archive.extract',
   'archive.compress',
   'share.create',

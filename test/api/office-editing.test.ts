@@ -107,6 +107,7 @@ test.before(async () => {
   });
   admin = await setupAdmin(s);
   bob = await createUser(admin, s, { username: 'bob', password: 'bob-password-1' });
+  assert.is((await admin.patch('/api/settings', { activity: { enabled: true, retentionDays: 7 } })).status, 200);
 });
 
 test.after(async () => {
@@ -304,6 +305,18 @@ test('ONLYOFFICE: signed config, the document server downloads and calls back; t
   });
   assert.is(foreign.status, 400);
   assert.is(fs.readFileSync(vol('oo.docx'), 'utf8'), 'edited in onlyoffice');
+});
+
+test("the editing servers' saves are on the activity log as the person who opened the document", async () => {
+  const rows = (await admin.get('/api/activity?action=office.save')).json.rows;
+  const seen = rows.map((r: any) => `${r.username} ${r.detail.via} ${r.detail.path}${r.detail.as ? ' new' : ''}`);
+  assert.ok(seen.includes('admin WOPI Files/report.docx'), seen.join('\n'));
+  assert.ok(seen.includes('admin ONLYOFFICE Files/oo.docx'), seen.join('\n'));
+  // Refused saves (locked, view token, unsigned callback) wrote no row.
+  assert.not.ok(
+    seen.some((s: string) => /locked|guarded|viewer/.test(s)),
+    seen.join('\n'),
+  );
 });
 
 test('without configuration the office routes are absent: 404 and not described', async () => {

@@ -16,6 +16,7 @@ import { createDiscoveryClient, fillUrlsrc, type DiscoveryClient } from './disco
 import { createLockStore } from './locks.ts';
 import { createOnlyOffice, type OnlyOfficeOptions, type OnlyOfficeService } from './onlyoffice.ts';
 import { secretKey } from './tokens.ts';
+import type { ActivitySink } from '../../files/activity.ts';
 import { disproof } from './proof.ts';
 import { createWopiHost, type WopiHeaders, type WopiHost } from './wopi.ts';
 
@@ -49,6 +50,8 @@ export interface OfficeEditorDeps {
   /** WOPI access token lifetime: the editing server cannot renew it, so it spans an editing session. */
   tokenTtlMs?: number;
   fetch?: typeof fetch;
+  /** Saves by the editing servers go to the activity log. */
+  activity?: ActivitySink;
 }
 
 export type EditMode = 'edit' | 'view';
@@ -126,6 +129,7 @@ export function createOfficeEditorPlugin(deps: OfficeEditorDeps): OfficeEditorPl
       publicUrl,
       tokenTtlMs: deps.tokenTtlMs ?? DEFAULT_TOKEN_TTL_MS,
       maxFileSize,
+      ...(deps.activity ? { activity: deps.activity } : {}),
     });
     const d = discovery;
     wopi = Object.assign(host, {
@@ -204,6 +208,7 @@ export function createOfficeEditorPlugin(deps: OfficeEditorDeps): OfficeEditorPl
         options: deps.onlyoffice,
         maxFileSize,
         ...(deps.fetch ? { fetch: deps.fetch } : {}),
+        ...(deps.activity ? { activity: deps.activity } : {}),
       })
     : null;
 

@@ -11,6 +11,7 @@ import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../../core/caller.ts';
 import type { PathResolver } from '../../files/paths.ts';
 import type { VersionService } from '../../versions/service.ts';
+import { fileEvent, shownPath, type ActivitySink } from '../../files/activity.ts';
 import { openForRead, replaceKeepingVersion, versionOf, writeTemporary } from './content.ts';
 import type { WopiAnswer } from './wopi.ts';
 import { fileIdFor, signFileToken, verifyFileToken } from './tokens.ts';
@@ -26,6 +27,8 @@ export interface OnlyOfficeOptions {
 }
 
 export interface OnlyOfficeDeps {
+  /** Saves go to the activity log as the account the config was signed for. */
+  activity?: ActivitySink;
   resolver: PathResolver;
   versions: VersionService;
   changes: ChangeSink;
@@ -268,6 +271,7 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
       );
       await replaceKeepingVersion(temp.path, file.realPath, deps.versions, caller.username);
       deps.changes.emit({ type: 'modified', path: file.realPath });
+      deps.activity?.record(fileEvent(caller, 'office.save', { path: shownPath(file), via: 'ONLYOFFICE' }));
       return { error: 0 };
     },
   };

@@ -11,6 +11,7 @@ import type { Caller } from '../../core/caller.ts';
 import { assertPlainName, candidateName, placeFile, splitName } from '../../files/names.ts';
 import { joinVirtual, type PathResolver, type ResolvedPath } from '../../files/paths.ts';
 import type { VersionService } from '../../versions/service.ts';
+import { fileEvent, shownPath, type ActivitySink } from '../../files/activity.ts';
 import { openForRead, replaceKeepingVersion, versionOf, writeTemporary } from './content.ts';
 import { MAX_LOCK_LENGTH, type LockStore } from './locks.ts';
 import { decodeUtf7, encodeUtf7, fileIdFor, signFileToken, verifyFileToken, type FileClaims } from './tokens.ts';
@@ -28,6 +29,8 @@ export interface WopiAnswer {
 export type WopiHeaders = Record<string, string | string[] | undefined>;
 
 export interface WopiDeps {
+  /** Saves go to the activity log as the account the token was issued to. */
+  activity?: ActivitySink;
   resolver: PathResolver;
   versions: VersionService;
   changes: ChangeSink;
@@ -92,6 +95,10 @@ function drain(body: AsyncIterable<Uint8Array> | Readable): void {
 export function createWopiHost(deps: WopiDeps): WopiHost {
   const idOf = (file: ResolvedPath) => fileIdFor(deps.secret, file.realPath);
   const wopiSrc = (fileId: string) => `${deps.publicUrl}/api/officeeditor/wopi/files/${fileId}`;
+  const saved = (caller: Caller, file: ResolvedPath, asNew: boolean) =>
+    deps.activity?.record(
+      fileEvent(caller, 'office.save', { path: shownPath(file), via: 'WOPI', ...(asNew ? { as: 'new file' } : {}) }),
+    );
 
   async function open(fileId: string, token: unknown): Promise<WopiFile> {
     const claims = await verifyFileToken(deps.key, WOPI_AUDIENCE, token, fileId);
@@ -216,6 +223,7 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
     const created = await deps.resolver.resolve(w.caller, joinVirtual(parent.virtualPath, finalName), {
       mustExist: true,
     });
+    saved(w.caller, created, true);
     const issued = await host.issue(w.caller, created, true);
     return {
       status: 200,
@@ -318,6 +326,7 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
       }
       const stat = await replaceKeepingVersion(temp.path, w.file.realPath, deps.versions, w.caller.username);
       deps.changes.emit({ type: 'modified', path: w.file.realPath });
+      saved(w.caller, w.file, false);
       return {
         status: 200,
         headers: { 'X-WOPI-ItemVersion': versionOf(stat) },

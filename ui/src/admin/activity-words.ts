@@ -39,6 +39,8 @@ const SENTENCES: Record<string, (d: Detail) => string> = {
   'trash.purge': (d) => `Deleted ${str(d.path)} from the trash for good`,
   'trash.empty': (d) => `Emptied the trash (${count(d)} deleted for good)`,
   'editor.save': (d) => `${d.created ? 'Created' : 'Saved'} ${str(d.path)} in the editor`,
+  'office.save': (d) =>
+    `Saved ${str(d.path)} in the office editor` + (d.as ? ` as a new file` : '') + (d.via ? ` (${str(d.via)})` : ''),
   'archive.extract': (d) =>
     `Extracted ${d.entries ? `${plural(num(d.entries), 'entry', 'entries')} of ` : ''}${str(d.path)} into ` +
     `${str(d.destination)} (${plural(num(d.files), 'file')}, ${formatBytes(num(d.bytes))})`,
