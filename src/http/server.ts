@@ -15,6 +15,7 @@ import { Reply, type RouteDef } from './route.ts';
 import type { Duplex } from 'node:stream';
 import type { Caller } from '../core/caller.ts';
 import { isClientGone, prepareJson, sendJson } from './send.ts';
+import { prepareErrorPage, wantsErrorPage } from './error-page.ts';
 
 export interface HttpOptions {
   routes: readonly RouteDef[];
@@ -172,7 +173,9 @@ export function sendError(res: ServerResponse, err: unknown, requestId: string, 
     endRefusal(
       req,
       res,
-      prepareJson(res, appError.status, errorEnvelope(appError.status, appError.message, requestId, appError.code)),
+      wantsErrorPage(req)
+        ? prepareErrorPage(res, appError.status, appError.message, requestId)
+        : prepareJson(res, appError.status, errorEnvelope(appError.status, appError.message, requestId, appError.code)),
     );
   } catch (failure) {
     log.error('an error answer could not be sent', { requestId, err: failure });

@@ -149,6 +149,15 @@ test('a spoiled state, another browser, an unsigned ID token and a slow provider
   const back = await handoff(a, '/api/auth/oidc/login');
   const spoiled = back.replace(/state=[^&]+/, 'state=not-the-state');
   refused(await a.get(spoiled), 400, 'OIDC_STATE_INVALID');
+  // A browser coming back from the provider gets a page (same status, message, request id), not JSON.
+  const page = await a.get(spoiled, { accept: 'text/html,application/xhtml+xml', 'sec-fetch-mode': 'navigate' });
+  assert.is(page.status, 400);
+  assert.match(page.headers.get('content-type')!, /^text\/html/);
+  assert.match(page.headers.get('content-security-policy')!, /default-src 'none'/);
+  const requestId = page.headers.get('x-request-id')!;
+  assert.ok(requestId && page.text.includes(requestId), page.text);
+  assert.match(page.text, /<a href="\/">Back to the sign-in screen<\/a>/);
+  assert.not.match(page.text, /<script/i);
   // The right state carried to another browser (no binding cookie) signs nobody in.
   const thief = new Client(server.url);
   const b = new Client(server.url);
