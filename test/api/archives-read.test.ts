@@ -1,4 +1,4 @@
-// Archives through HTTP, reading: listings and single entries of zip, tar.gz and 7z, hostile
+// Archives through HTTP, reading: listings and single entries of zip, tar.gz, 7z, iso and cab, hostile
 // names, passwords, damaged archives, the entry cap, the browse limit of compound archives,
 // and what a read token may do. Archives are made by the tests (yazl, tar-stream, Debian tools).
 import fs from 'node:fs';
@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { Client, envelope } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { createUser, issueToken, setupAdmin } from '../support/auth.ts';
-import { patchZipNames, run, sevenZipTool, tarFile, yazlZip } from '../support/archives.ts';
+import { cabinet, isoImage, patchZipNames, run, sevenZipTool, tarFile, yazlZip } from '../support/archives.ts';
 
 let s: TestServer;
 let alice: Client;
@@ -48,13 +48,15 @@ test.before(async () => {
   );
   run('tar', ['czf', path.join(arc, 'set.tar.gz'), '-C', src, ...Object.keys(FILES)]);
   run(sevenZipTool(), ['a', '-bd', '-bso0', path.join(arc, 'set.7z'), ...Object.keys(FILES)], src);
+  isoImage(path.join(arc, 'set.iso'), src);
+  cabinet(path.join(arc, 'set.cab'), src, Object.keys(FILES));
 });
 test.after(async () => {
   await s.close();
   removeDirs(s.dirs);
 });
 
-for (const kind of ['zip', 'tar.gz', '7z']) {
+for (const kind of ['zip', 'tar.gz', '7z', 'iso', 'cab']) {
   test(`${kind}: the top level, a folder inside, and every entry's bytes`, async () => {
     const top = await list(alice, `Files/arc/set.${kind}`);
     assert.is(top.status, 200, top.text);
@@ -164,7 +166,7 @@ test('encrypted entries: listed as such, 409 when read, the open entries of the 
 });
 
 test('damaged archives answer 422 ARCHIVE_UNREADABLE; a file that is no archive 415', async () => {
-  for (const kind of ['zip', 'tar.gz', '7z']) {
+  for (const kind of ['zip', 'tar.gz', '7z', 'iso', 'cab']) {
     fs.writeFileSync(path.join(arc, `cut.${kind}`), fs.readFileSync(path.join(arc, `set.${kind}`)).subarray(0, 40));
     const r = await list(alice, `Files/arc/cut.${kind}`);
     assert.is(r.status, 422, `${kind}: ${r.text}`);

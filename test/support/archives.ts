@@ -1,5 +1,5 @@
 // Real archives for the archive tests, made here: yazl and tar-stream for crafted names, the
-// Debian tools (zip, 7zz/7z, gzip, bzip2, xz, tar) for what other archivers write.
+// Debian tools (zip, 7zz/7z, gzip, bzip2, xz, tar, xorriso, gcab) for what other archivers write.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,6 +21,16 @@ export function run(cmd: string, args: string[], cwd?: string): void {
 export function sevenZipTool(): string {
   for (const c of ['7zz', '7z']) if (spawnSync('sh', ['-c', `command -v ${c}`]).status === 0) return c;
   throw new Error('7-Zip is not installed (Debian package 7zip): the 7z tests cannot run');
+}
+
+/** An ISO 9660 image of `src` with Rock Ridge and Joliet names (Debian's xorriso). */
+export function isoImage(file: string, src: string): void {
+  run('xorriso', ['-as', 'mkisofs', '-quiet', '-R', '-J', '-V', 'BURROW', '-o', file, src]);
+}
+
+/** A cabinet of `names` (relative to `src`) with MSZIP blocks (Debian's gcab); cabinets hold no folder entries. */
+export function cabinet(file: string, src: string, names: string[]): void {
+  run('gcab', ['-c', '-z', file, ...names], src);
 }
 
 export async function yazlZip(

@@ -1,9 +1,21 @@
-// Each format listed and extracted byte-exact, with archives made by the Debian tools.
+// Each format listed and extracted byte-exact, with archives made by the Debian tools
+// (zip, tar, gzip, bzip2, xz, 7zz, xorriso, gcab).
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { archiveFile, collect, readAll, run, service, sevenZipTool, tmp, tree } from '../support/archives.ts';
+import {
+  archiveFile,
+  cabinet,
+  collect,
+  isoImage,
+  readAll,
+  run,
+  service,
+  sevenZipTool,
+  tmp,
+  tree,
+} from '../support/archives.ts';
 
 const dir = tmp('formats');
 const src = path.join(dir, 'src');
@@ -24,6 +36,8 @@ const made: Record<string, string> = {
   'tar.bz2': 'set.tar.bz2',
   'tar.xz': 'set.tar.xz',
   '7z': 'set.7z',
+  iso: 'set.iso',
+  cab: 'set.cab',
 };
 run('zip', ['-qr', path.join(dir, made.zip!), '.'], src);
 run('tar', ['cf', path.join(dir, made.tar!), '-C', src, 'docs', 'top.txt']);
@@ -32,6 +46,10 @@ fs.copyFileSync(path.join(dir, made['tar.gz']!), path.join(dir, made.tgz!));
 run('tar', ['cjf', path.join(dir, made['tar.bz2']!), '-C', src, 'docs', 'top.txt']);
 run('tar', ['cJf', path.join(dir, made['tar.xz']!), '-C', src, 'docs', 'top.txt']);
 run(sevenZipTool(), ['a', '-bd', '-bso0', path.join(dir, made['7z']!), 'docs', 'top.txt'], src);
+// ISO 9660 with Rock Ridge and Joliet names (xorriso), a cabinet with MSZIP blocks (gcab):
+// both read through 7z-wasm; the cabinet has no folder entries, its folders are implied.
+isoImage(path.join(dir, made.iso!), src);
+cabinet(path.join(dir, made.cab!), src, ['docs/a.txt', 'docs/deep/b.bin', 'top.txt']);
 
 for (const [kind, name] of Object.entries(made)) {
   test(`${kind}: listed and extracted byte-exact`, async () => {
