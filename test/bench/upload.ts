@@ -6,13 +6,16 @@
 // The client runs in a worker thread (its own event loop), sending from memory, so the
 // server's work is what is measured. Printed, not asserted.
 //
-//   node test/bench/upload.ts [sizeMiB=1024] [rounds=3]
+//   npm run bench -- upload [--quick] [sizeMiB=1024] [rounds=3]   (through the executable;
+//   the source: BURROW_TEST_SERVER=source)
+import './executable.ts';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { rateRow, runAlone, type BenchOptions, type BenchRow } from './table.ts';
 
 const MiB = 1024 * 1024;
 const CHUNK = 8 * MiB;
@@ -206,9 +209,10 @@ async function barePut(dir: string, bytes: number): Promise<number> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
-async function main(): Promise<void> {
-  const sizeMiB = Number(process.argv[2] ?? 1024);
-  const rounds = Number(process.argv[3] ?? 3);
+export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
+  const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const sizeMiB = Number(args[0] ?? (opts.quick ? 256 : 1024));
+  const rounds = Number(args[1] ?? (opts.quick ? 2 : 3));
   const bytes = sizeMiB * MiB;
   const { startServer, removeDirs } = await import('../support/server.ts');
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-bench-upload-'));
@@ -269,6 +273,20 @@ async function main(): Promise<void> {
     const seconds = await inWorker({ kind: 'small-files', base: s.url, bytes: 10 * 1024, files, concurrency: 4 });
     console.log(`  1,000 files of 10 KB (multipart, 4 at a time): ${(files / seconds).toFixed(0)} files/s`);
     clear();
+    const ceiling = 'bare Node PUT piped to a file';
+    return [
+      rateRow(`multipart upload ${sizeMiB} MiB`, median(runs.multipart), bare, 'MB/s', '≥ 0.8', ceiling),
+      rateRow(`TUS, one PATCH of ${sizeMiB} MiB`, median(runs['tus-one']), bare, 'MB/s', '≥ 0.8', ceiling),
+      rateRow('TUS, 8 MiB PATCHes', median(runs['tus-chunks']), bare, 'MB/s', '≥ 0.6', ceiling),
+      rateRow(
+        'TUS, 8 MiB PATCHes vs one PATCH',
+        median(runs['tus-chunks']),
+        median(runs['tus-one']),
+        'MB/s',
+        '≥ 0.8',
+        'Burrow TUS in one PATCH, same run',
+      ),
+    ];
   } finally {
     await s.close();
     removeDirs(s.dirs);
@@ -276,4 +294,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (isMainThread) await main();
+if (isMainThread) await runAlone(import.meta.main, rows);
