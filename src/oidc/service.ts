@@ -4,7 +4,7 @@
 // verifier, for an ordinary session. ID tokens are checked for their signature too
 // (non-repudiation checks), so an unsigned or wrongly signed token never signs anybody in.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import * as client from 'openid-client';
+import type { Configuration } from 'openid-client';
 import type { ActivityService } from '../activity/service.ts';
 import type { AuthService, OpenedSession } from '../auth/service.ts';
 import type { UsersStore, WireUser } from '../auth/users-store.ts';
@@ -16,6 +16,11 @@ import { badAnswer, badState, classify, OIDC_EXCHANGE_REJECTED, OidcError } from
 
 const TRANSACTION_MS = 10 * 60_000;
 const MOBILE_CODE_MS = 60_000;
+// openid-client (with oauth4webapi and jose) is evaluated on the first sign-in through the
+// provider, not at start: an idle server, and one without a provider, never carries it.
+let loaded: Promise<typeof import('openid-client')> | undefined;
+const openidClient = () => (loaded ??= import('openid-client'));
+
 export const MOBILE_COMPLETE_PATH = '/api/auth/oidc/mobile/complete';
 const PROMPTS = new Set(['login', 'consent', 'select_account']);
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -97,7 +102,7 @@ export class OidcService {
   private readonly deps: OidcDeps;
   readonly options: OidcOptions;
   private readonly accounts: OidcAccounts;
-  private configuration: Promise<client.Configuration> | null = null;
+  private configuration: Promise<Configuration> | null = null;
 
   constructor(deps: OidcDeps, options: OidcOptions) {
     this.deps = deps;
@@ -111,7 +116,7 @@ export class OidcService {
   }
 
   /** Discovery (cached once it succeeded; a failure is retried by the next sign-in), with the endpoint overrides on top. */
-  private provider(): Promise<client.Configuration> {
+  private provider(): Promise<Configuration> {
     this.configuration ??= this.discover().catch((err) => {
       this.configuration = null;
       throw classify(err, 'while reading its discovery document');
@@ -119,7 +124,8 @@ export class OidcService {
     return this.configuration;
   }
 
-  private async discover(): Promise<client.Configuration> {
+  private async discover(): Promise<Configuration> {
+    const client = await openidClient();
     const o = this.options;
     const insecure = new URL(o.issuer).protocol === 'http:';
     const execute = [client.enableNonRepudiationChecks, ...(insecure ? [client.allowInsecureRequests] : [])];
@@ -155,6 +161,7 @@ export class OidcService {
     if (extra.prompt && !PROMPTS.has(extra.prompt))
       throw new AppError('BAD_REQUEST', 'Invalid query: prompt: one of login, consent, select_account.');
     const config = await this.provider();
+    const client = await openidClient();
     const state = random();
     const nonce = random();
     const verifier = client.randomPKCECodeVerifier();
@@ -215,6 +222,7 @@ export class OidcService {
   /** Trades the provider's code for verified claims (ID token signature, nonce, PKCE; userinfo must name the same subject). */
   private async claims(row: TransactionRow & { state: string }, query: URLSearchParams): Promise<Claims> {
     const config = await this.provider();
+    const client = await openidClient();
     const current = new URL(row.redirect_uri);
     for (const [k, v] of query) current.searchParams.append(k, v);
     let tokens;

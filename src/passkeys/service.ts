@@ -3,15 +3,11 @@
 // Challenges are rows: drawn by a start call, spent by the first finish that names them,
 // whatever its outcome, and only good for the ceremony (and account) they were drawn for.
 import { randomUUID } from 'node:crypto';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { ActivityService } from '../activity/service.ts';
 import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
@@ -20,6 +16,11 @@ import type { UsersStore } from '../auth/users-store.ts';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { RelyingParties, RelyingParty } from './relying-party.ts';
+
+// The WebAuthn stack (@simplewebauthn/server with its X.509/ASN.1 and CBOR libraries, ~5 MB
+// of heap once evaluated) is loaded by the first ceremony, not at start.
+let loaded: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const webauthn = () => (loaded ??= import('@simplewebauthn/server'));
 
 export const PASSKEY_REJECTED = 'AUTH_PASSKEY_REJECTED';
 const CHALLENGE_MS = 5 * 60_000;
@@ -169,6 +170,7 @@ export class PasskeyService {
     const user = this.deps.users.get(owner.userId);
     if (!user) throw new AppError('AUTH_REQUIRED');
     const rp = this.deps.relyingParties.for(requestOrigin);
+    const { generateRegistrationOptions } = await webauthn();
     const options = await generateRegistrationOptions({
       rpName: this.rpName,
       rpID: rp.rpId,
@@ -203,6 +205,7 @@ export class PasskeyService {
         'PASSKEY_CHALLENGE_INVALID',
         'This passkey registration is not the one started for this account, or it expired: start again.',
       );
+    const { verifyRegistrationResponse } = await webauthn();
     let info;
     try {
       const result = await verifyRegistrationResponse({
@@ -320,6 +323,7 @@ export class PasskeyService {
   ): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; origins: string[] }> {
     this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
     const rp = this.deps.relyingParties.for(requestOrigin);
+    const { generateAuthenticationOptions } = await webauthn();
     const options = await generateAuthenticationOptions({
       rpID: rp.rpId,
       userVerification: 'preferred',
@@ -355,6 +359,7 @@ export class PasskeyService {
     const handle = isObject(assertion.response) ? assertion.response.userHandle : undefined;
     if (handle !== undefined && handle !== null && handle !== userHandleOf(row.user_id))
       return refuse('credential of another account', row.user_id);
+    const { verifyAuthenticationResponse } = await webauthn();
     let info;
     try {
       const result = await verifyAuthenticationResponse({

@@ -12,7 +12,8 @@
 import type { IncomingMessage } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { createRequire } from 'node:module';
+import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { AppError, errorEnvelope } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { TerminalManager, TerminalSession } from './sessions.ts';
@@ -50,12 +51,15 @@ export function createTerminalSocketServer(deps: {
   /** Asked every SESSION_CHECK_MS while a shell runs: the shell ends with the session that opened it. */
   sessionActive: (sessionId: string) => boolean;
 }): TerminalSocketServer {
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: MAX_FRAME,
-    perMessageDeflate: false,
-    clientTracking: true,
-  });
+  // ws is evaluated by the first terminal, not at start (an idle server never carries it).
+  let wss: WebSocketServer | undefined;
+  const sockets = () =>
+    (wss ??= new (createRequire(import.meta.url)('ws') as typeof import('ws')).WebSocketServer({
+      noServer: true,
+      maxPayload: MAX_FRAME,
+      perMessageDeflate: false,
+      clientTracking: true,
+    }));
 
   function refuse(socket: Duplex, err: AppError, requestId: string): void {
     const body = JSON.stringify(errorEnvelope(err.status, err.message, requestId, err.code));
@@ -147,7 +151,7 @@ export function createTerminalSocketServer(deps: {
         cols: Number(url.searchParams.get('cols')) || undefined,
         rows: Number(url.searchParams.get('rows')) || undefined,
       };
-      wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets().handleUpgrade(req, socket, head, (ws) => {
         let session: TerminalSession;
         try {
           session = deps.manager.start({ userId: caller.userId, username: caller.username, ip: caller.ip }, size);
@@ -162,8 +166,10 @@ export function createTerminalSocketServer(deps: {
       });
     },
     async close() {
-      for (const ws of wss.clients) ws.terminate();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      const open = wss;
+      if (!open) return;
+      for (const ws of open.clients) ws.terminate();
+      await new Promise<void>((resolve) => open.close(() => resolve()));
     },
   };
 }

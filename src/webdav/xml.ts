@@ -1,11 +1,16 @@
 // XML for WebDAV: request bodies parsed by @xmldom/xmldom with namespaces resolved (RFC 4918
 // §8.3: "the namespace ... MUST be used to identify the element"; prefixes mean nothing), and
 // answers written as text with every non-DAV element carrying its own namespace declaration.
-import { DOMParser, XMLSerializer, type Element, type Node } from '@xmldom/xmldom';
+import { createRequire } from 'node:module';
+import type { Element, Node } from '@xmldom/xmldom';
 import { AppError } from '../core/errors.ts';
 import { DAV_NS } from './protocol.ts';
 
 export type { Element } from '@xmldom/xmldom';
+
+// @xmldom/xmldom is evaluated by the first WebDAV request with an XML body, not at start.
+let xmldom: typeof import('@xmldom/xmldom') | undefined;
+const dom = () => (xmldom ??= createRequire(import.meta.url)('@xmldom/xmldom') as typeof import('@xmldom/xmldom'));
 
 /** Parses a request body; 400 for anything not well-formed or namespace-valid. */
 export function parseXml(text: string): Element | null {
@@ -13,6 +18,7 @@ export function parseXml(text: string): Element | null {
   // No document type declarations: entity expansion is a denial of service and no client needs it.
   if (/<!DOCTYPE/i.test(text))
     throw new AppError('DAV_BAD_XML', 'XML bodies with a document type declaration are not accepted.');
+  const { DOMParser } = dom();
   let root: Element | null = null;
   try {
     const doc = new DOMParser({
@@ -41,7 +47,7 @@ export const child = (parent: Element, localName: string) => elements(parent).fi
 
 /** The element as XML text, declaring every namespace it uses (it may be pasted anywhere). */
 export function serialize(el: Element | Node): string {
-  return new XMLSerializer().serializeToString(el);
+  return new (dom().XMLSerializer)().serializeToString(el);
 }
 
 export function escapeText(s: string): string {
