@@ -3,6 +3,7 @@ import type { Capability } from '../core/capability.ts';
 import type { Logger } from '../core/log.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { previewRoutes } from './routes.ts';
+import { createPreviews } from './service.ts';
 import { createThumbnails, type ThumbnailSettings } from './thumbnails.ts';
 
 export function createPreviewsCapability(deps: {
@@ -12,5 +13,5 @@ export function createPreviewsCapability(deps: {
   log: Logger;
 }): Capability {
   const thumbnails = createThumbnails({ cacheDir: deps.cacheDir, settings: deps.thumbnails, log: deps.log });
-  return { routes: previewRoutes({ resolver: deps.resolver, thumbnails }) };
+  return { routes: previewRoutes(createPreviews({ resolver: deps.resolver, thumbnails })) };
 }

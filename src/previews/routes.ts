@@ -5,39 +5,39 @@
 // our origin (PDF is left out because browsers refuse to draw a PDF in a sandboxed document,
 // and their PDF viewers do not run a document's script with the page's origin).
 import fs from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { z } from 'zod';
-import { openFileIn, withFileIn } from '../files/confined.ts';
-import { AppError } from '../core/errors.ts';
 import { route, type RouteDef } from '../http/route.ts';
-import type { Caller } from '../core/caller.ts';
-import { kindOf } from '../files/items.ts';
-import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import { virtualPathParams } from '../files/wire.ts';
-import { looksBinary } from '../files/text.ts';
+import type { OpenedFile } from '../files/confined.ts';
 import { CHUNK, sendFile } from '../downloads/single.ts';
-import { RENDITIONS, type Thumbnails } from './thumbnails.ts';
-import { PREVIEW_KINDS } from '../files/kinds.ts';
+import type { Preview, Previews } from './service.ts';
+import { RENDITIONS } from './thumbnails.ts';
 
 const SANDBOX = 'sandbox';
 
-/** Can `GET /api/preview` show this kind? */
-export function isPreviewable(kind: string): boolean {
-  return PREVIEW_KINDS.has(kind);
+function sendPreview(req: IncomingMessage, res: ServerResponse, p: Preview, contentType?: string): Promise<void> {
+  if (p.sandbox) res.setHeader('Content-Security-Policy', SANDBOX);
+  return sendFile(req, res, p.opened, p.name, 'inline', contentType);
 }
 
-export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbnails }): RouteDef[] {
-  const { resolver, thumbnails } = deps;
+/** A cached thumbnail: its name changes with the picture and the settings, so its bytes never do. */
+async function sendCachedPicture(res: ServerResponse, opened: OpenedFile): Promise<void> {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'image/webp');
+  res.setHeader('Content-Length', opened.stat.size);
+  res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Security-Policy', SANDBOX);
+  // The stream owns the descriptor; a failed read fails this answer only (rejected for the log).
+  const source = fs.createReadStream('', { fd: opened.fd, highWaterMark: CHUNK, autoClose: true });
+  await new Promise<void>((resolve, reject) =>
+    pipeline(source, res, (err) => (err ? (res.destroy(), reject(err)) : resolve())),
+  );
+}
 
-  async function readableFile(caller: Caller, virtual: string): Promise<ResolvedPath> {
-    const file = await resolver.resolve(caller, virtual, { mustExist: true });
-    if (!file.space) throw new AppError('TOP_LEVEL', 'Name a file, not the top.');
-    if (file.isDirectory) throw new AppError('IS_A_FOLDER');
-    if (!file.access.canRead) throw new AppError('FORBIDDEN', 'You may not read this file.');
-    return file;
-  }
-  const nameOf = (file: ResolvedPath) => file.virtualPath.slice(file.virtualPath.lastIndexOf('/') + 1);
-
+export function previewRoutes(previews: Previews): RouteDef[] {
   return [
     route({
       method: 'GET',
@@ -55,16 +55,7 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
         415: 'Not a kind that can be previewed',
         416: 'Range not satisfiable',
       },
-      handler: async ({ caller, query, req, res }) => {
-        const file = await readableFile(caller, query.path);
-        const name = nameOf(file);
-        const kind = kindOf(name, false);
-        if (!isPreviewable(kind))
-          throw new AppError('NOT_PREVIEWABLE', `Files of kind "${kind}" cannot be previewed; download it instead.`);
-        const opened = await openFileIn(file.space!.root, file.realPath);
-        if (kind !== 'pdf') res.setHeader('Content-Security-Policy', SANDBOX);
-        await sendFile(req, res, opened, name, 'inline');
-      },
+      handler: async ({ caller, query, req, res }) => sendPreview(req, res, await previews.preview(caller, query.path)),
     }),
     route({
       method: 'GET',
@@ -80,23 +71,8 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
         206: { description: 'Partial content (one Range)', contentType: 'text/plain' },
         415: 'Binary file',
       },
-      handler: async ({ caller, query, req, res }) => {
-        const file = await readableFile(caller, query.path);
-        // The sniffed head and the bytes sent come from one descriptor.
-        const opened = await openFileIn(file.space!.root, file.realPath);
-        try {
-          const buf = Buffer.alloc(8192);
-          const bytesRead = await new Promise<number>((resolve, reject) =>
-            fs.read(opened.fd, buf, 0, buf.length, 0, (err, n) => (err ? reject(err) : resolve(n))),
-          );
-          if (looksBinary(buf.subarray(0, bytesRead))) throw new AppError('BINARY');
-        } catch (err) {
-          await opened.close();
-          throw err;
-        }
-        res.setHeader('Content-Security-Policy', SANDBOX);
-        await sendFile(req, res, opened, nameOf(file), 'inline', 'text/plain; charset=utf-8');
-      },
+      handler: async ({ caller, query, req, res }) =>
+        sendPreview(req, res, await previews.text(caller, query.path), 'text/plain; charset=utf-8'),
     }),
     route({
       method: 'GET',
@@ -111,14 +87,7 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
       params: virtualPathParams,
       query: z.object({ size: z.coerce.number().int().min(1).max(100_000).optional() }),
       responses: { 200: { description: 'The thumbnail URL', schema: z.object({ thumbnail: z.string() }) } },
-      handler: async ({ caller, params, query }) => {
-        const file = await readableFile(caller, params.path);
-        const kind = kindOf(nameOf(file), false);
-        const name = await withFileIn(file.space!.root, file.realPath, (opened) =>
-          thumbnails.thumbnailFor(file.realPath, opened, { kind, size: query.size }),
-        );
-        return { thumbnail: name ? `/api/thumbnails-cache/${name}` : '' };
-      },
+      handler: ({ caller, params, query }) => previews.thumbnailUrl(caller, params.path, query.size),
     }),
     route({
       method: 'GET',
@@ -128,25 +97,7 @@ export function previewRoutes(deps: { resolver: PathResolver; thumbnails: Thumbn
       tags: ['Previews'],
       params: z.object({ file: z.string().min(1).max(255) }),
       responses: { 200: { description: 'The picture', contentType: 'image/webp' }, 404: 'No such thumbnail' },
-      handler: async ({ params, res }) => {
-        const file = thumbnails.cachedFile(params.file);
-        // The cache folder judged by its real path (CACHE_DIR may be reached through a link).
-        const cacheRoot = await fs.promises.realpath(thumbnails.dir).catch(() => thumbnails.dir);
-        const opened = file ? await openFileIn(cacheRoot, file).catch(() => null) : null;
-        if (!opened) throw new AppError('NOT_FOUND', 'No such thumbnail.');
-        res.statusCode = 200;
-        res.setHeader('Content-Type', 'image/webp');
-        res.setHeader('Content-Length', opened.stat.size);
-        // The name changes with the picture and the settings, so the bytes behind it never do.
-        res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
-        res.setHeader('X-Content-Type-Options', 'nosniff');
-        res.setHeader('Content-Security-Policy', SANDBOX);
-        // The stream owns the descriptor; a failed read fails this answer only (rejected for the log).
-        const source = fs.createReadStream('', { fd: opened.fd, highWaterMark: CHUNK, autoClose: true });
-        await new Promise<void>((resolve, reject) =>
-          pipeline(source, res, (err) => (err ? (res.destroy(), reject(err)) : resolve())),
-        );
-      },
+      handler: async ({ params, res }) => sendCachedPicture(res, await previews.cachedThumbnail(params.file)),
     }),
   ];
 }
