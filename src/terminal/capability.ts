@@ -80,6 +80,19 @@ export function createTerminalCapability(deps: TerminalCapabilityDeps): Terminal
     sessionActive: deps.adminSessionActive,
   });
 
+  /** A ticket for this administrator's session and page, when a terminal can start now. */
+  function issueTicket(caller: Caller, origin: string | undefined): TerminalTicket {
+    manager.assertCanStart();
+    if (caller.via !== 'session' || !caller.sessionId)
+      throw new AppError('FORBIDDEN', 'The terminal needs a signed-in administrator session.');
+    if (!origin)
+      throw new AppError('BAD_REQUEST', 'Open the terminal from the web page: the request carries no Origin.');
+    return {
+      ...tickets.issue({ sessionId: caller.sessionId, userId: caller.userId, username: caller.username, origin }),
+      socketPath: TERMINAL_SOCKET_PATH,
+    };
+  }
+
   const routes = [
     route({
       method: 'POST',
@@ -97,18 +110,7 @@ export function createTerminalCapability(deps: TerminalCapabilityDeps): Terminal
         429: 'TERMINAL_MAX_SESSIONS terminals are already open',
         503: 'The terminal add-on cannot load on this host',
       },
-      handler: ({ req, caller }): TerminalTicket => {
-        manager.assertCanStart();
-        if (caller.via !== 'session' || !caller.sessionId)
-          throw new AppError('FORBIDDEN', 'The terminal needs a signed-in administrator session.');
-        const origin = req.headers.origin;
-        if (!origin)
-          throw new AppError('BAD_REQUEST', 'Open the terminal from the web page: the request carries no Origin.');
-        return {
-          ...tickets.issue({ sessionId: caller.sessionId, userId: caller.userId, username: caller.username, origin }),
-          socketPath: TERMINAL_SOCKET_PATH,
-        };
-      },
+      handler: ({ req, caller }) => issueTicket(caller, req.headers.origin),
     }),
   ];
 
