@@ -39,8 +39,8 @@ export const AUDIO_KINDS: ReadonlySet<string> = new Set([
   'weba',
 ]);
 export const MARKDOWN_KINDS: ReadonlySet<string> = new Set(['md', 'markdown']);
-/** Text and code: the read-only viewer with syntax colours, and the editor. */
-export const TEXT_KINDS: ReadonlySet<string> = new Set([
+/** Text kinds `GET /api/preview` also serves inline (as sandboxed plain text). */
+const PREVIEW_TEXT_KINDS: ReadonlySet<string> = new Set([
   ...MARKDOWN_KINDS,
   'txt',
   'log',
@@ -54,8 +54,12 @@ export const TEXT_KINDS: ReadonlySet<string> = new Set([
   'yml',
   'ini',
   'conf',
-  'cfg',
   'toml',
+]);
+/** Text and code: the read-only viewer with syntax colours, and the editor. */
+export const TEXT_KINDS: ReadonlySet<string> = new Set([
+  ...PREVIEW_TEXT_KINDS,
+  'cfg',
   'env',
   'properties',
   'js',
@@ -108,23 +112,6 @@ export const TEXT_KINDS: ReadonlySet<string> = new Set([
   'adoc',
   'org',
   'nfo',
-]);
-/** Text kinds `GET /api/preview` also serves inline (as sandboxed plain text). */
-const PREVIEW_TEXT_KINDS: ReadonlySet<string> = new Set([
-  ...MARKDOWN_KINDS,
-  'txt',
-  'log',
-  'csv',
-  'tsv',
-  'json',
-  'xml',
-  'html',
-  'htm',
-  'yaml',
-  'yml',
-  'ini',
-  'conf',
-  'toml',
 ]);
 
 /** Kinds `GET /api/preview` serves inline with their real Content-Type (others answer 415). */

@@ -10,31 +10,13 @@ import { revealName } from '../folder/model.ts';
 import { Thumb } from '../folder/rows.tsx';
 import { filesUrl, location, navigate } from '../state/router.ts';
 import { collator, formatBytes, formatDate } from '../util.ts';
+import { THUMBNAIL_KINDS } from '../../../src/files/kinds.ts';
 
 type Order = 'relevance' | 'name' | 'size' | 'modified';
 const fullOf = (i: SearchItem) => joinPath(i.path, i.name);
 /** Metadata of results by full path; `null` while asked or when it could not be read. */
 const meta = signal<Record<string, Metadata | null>>({});
 const asked = new Set<string>();
-const THUMBS = new Set([
-  'jpg',
-  'jpeg',
-  'png',
-  'gif',
-  'webp',
-  'avif',
-  'heic',
-  'heif',
-  'bmp',
-  'tif',
-  'tiff',
-  'svg',
-  'mp4',
-  'webm',
-  'mov',
-  'mkv',
-  'm4v',
-]);
 
 async function loadMeta(paths: string[]): Promise<void> {
   const todo = paths.filter((p) => !asked.has(p));
@@ -85,7 +67,7 @@ function Result({ item, term }: { item: SearchItem; term: string }) {
     kind: dir ? 'directory' : ext,
     size: m?.size ?? 0,
     dateModified: m?.dateModified ?? '',
-    supportsThumbnail: !dir && THUMBS.has(ext),
+    supportsThumbnail: !dir && THUMBNAIL_KINDS.has(ext),
   };
   const open = () => {
     if (dir) navigate(filesUrl(full));
