@@ -5,10 +5,16 @@ export type SevenZipJob =
   /** Extract exactly these entry paths (no wildcards); bytes come back as messages, never as files. */
   | { type: 'extract'; names: string[] };
 
+/** A stretch of the bytes 7-Zip sees: a range of the archive's descriptor, or bytes made here. */
+export type ViewPart = { at: number; length: number } | { bytes: Uint8Array };
+
 export interface SevenZipWorkerData {
   module: WebAssembly.Module;
   fd: number;
+  /** What 7-Zip sees: the descriptor's size, or the view's total. */
   size: number;
+  /** When present, 7-Zip reads these parts one after another instead of the descriptor as it is. */
+  view?: ViewPart[];
   /** The archive's own name (7-Zip picks some handlers by extension: .iso, .cab…). */
   name: string;
   job: SevenZipJob;

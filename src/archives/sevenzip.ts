@@ -13,7 +13,7 @@ import { readEmbeddedAsset } from '../assets.ts';
 import { startWorker } from '../workers.ts';
 import { encrypted, tooManyEntries, unreadable } from './errors.ts';
 import type { RawEntry } from './listing.ts';
-import type { FromSevenZip, SevenZipJob, SevenZipListed, SevenZipWorkerData } from './sevenzip-protocol.ts';
+import type { FromSevenZip, SevenZipJob, SevenZipListed, SevenZipWorkerData, ViewPart } from './sevenzip-protocol.ts';
 
 let compiled: Promise<WebAssembly.Module> | undefined;
 
@@ -32,13 +32,15 @@ function sevenZipModule(): Promise<WebAssembly.Module> {
 interface Run {
   onMessage(m: FromSevenZip): void | Promise<void>;
   signal?: AbortSignal;
+  /** What 7-Zip reads instead of the descriptor as it is (`size` is then the view's total). */
+  view?: ViewPart[];
 }
 
 /** Runs one job; messages are handled one after another (a write finishes before the next starts). */
 async function run(fd: number, size: number, name: string, job: SevenZipJob, handler: Run): Promise<void> {
   const control = new SharedArrayBuffer(8);
   const ctl = new Int32Array(control);
-  const data: SevenZipWorkerData = { module: await sevenZipModule(), fd, size, name, job, control };
+  const data: SevenZipWorkerData = { module: await sevenZipModule(), fd, size, view: handler.view, name, job, control };
   const worker = startWorker('archives/sevenzip.worker.ts', { workerData: data });
   let chain = Promise.resolve();
   let failed: unknown;
@@ -164,6 +166,7 @@ export async function extractSevenZip(
   names: string[],
   visit: SevenZipVisit,
   signal?: AbortSignal,
+  view?: ViewPart[],
 ): Promise<void> {
   let current: { stream: PassThrough; done: Promise<void> } | undefined;
   const finish = async () => {
@@ -181,6 +184,7 @@ export async function extractSevenZip(
       { type: 'extract', names },
       {
         signal,
+        view,
         async onMessage(m) {
           if (m.type === 'open') {
             await finish();
@@ -207,13 +211,17 @@ export async function extractSevenZip(
   }
 }
 
-/** One entry of a 7-Zip archive as a stream (the worker ends when the stream is done or destroyed). */
+/**
+ * One entry of a 7-Zip archive as a stream (the worker ends when the stream is done or destroyed).
+ * With `view`, 7-Zip reads those parts as the archive (`size` their total) instead of `fd` as it is.
+ */
 export function openSevenZipEntry(
   fd: number,
   size: number,
   name: string,
   entryPath: string,
   onEnd: () => void,
+  view?: ViewPart[],
 ): Promise<Readable> {
   return new Promise((resolve, reject) => {
     const controller = new AbortController();
@@ -243,6 +251,7 @@ export function openSevenZipEntry(
         });
       },
       controller.signal,
+      view,
     ).then(
       () => {
         if (!handed) reject(unreadable('7-Zip extracted nothing for this entry'));

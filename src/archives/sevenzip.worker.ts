@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { FromSevenZip, SevenZipListed, SevenZipWorkerData } from './sevenzip-protocol.ts';
+import type { FromSevenZip, SevenZipListed, SevenZipWorkerData, ViewPart } from './sevenzip-protocol.ts';
 import { IN_FLIGHT_LIMIT } from './sevenzip-protocol.ts';
 
 const data = workerData as SevenZipWorkerData;
@@ -40,7 +40,9 @@ async function main(): Promise<void> {
     open() {},
     close() {},
     read(_stream: unknown, buffer: Uint8Array, offset: number, length: number, position: number) {
-      return fs.readSync(data.fd, buffer, offset, length, position);
+      return data.view
+        ? readView(data.view, buffer, offset, length, position)
+        : fs.readSync(data.fd, buffer, offset, length, position);
     },
     llseek(stream: { position: number }, offset: number, whence: number) {
       let p = offset;
@@ -132,6 +134,27 @@ function interceptFiles(FS: EmFS): void {
     };
     return stream;
   };
+}
+
+/** Reads `length` bytes at `position` of the parts laid end to end (ranges read from the descriptor). */
+function readView(parts: ViewPart[], buffer: Uint8Array, offset: number, length: number, position: number): number {
+  let done = 0;
+  let start = 0;
+  for (const part of parts) {
+    const size = 'bytes' in part ? part.bytes.length : part.length;
+    const from = position + done - start;
+    if (done < length && from >= 0 && from < size) {
+      const n = Math.min(size - from, length - done);
+      if ('bytes' in part) buffer.set(part.bytes.subarray(from, from + n), offset + done);
+      else {
+        const got = fs.readSync(data.fd, buffer, offset + done, n, part.at + from);
+        if (got !== n) return done + got;
+      }
+      done += n;
+    }
+    start += size;
+  }
+  return done;
 }
 
 /** `7z l -slt` blocks (`Key = Value` lines, a blank line between entries). */

@@ -1,14 +1,20 @@
 // Zip through yauzl: the central directory only for a listing (ZIP64 included), names decoded
 // the way yauzl decodes them (UTF-8 flag, Info-ZIP Unicode path field, else CP437) but
 // classified by us (yauzl would reject the whole archive for one `../` name; we leave that
-// entry out and count it). Sizes are checked against what decompression really gives.
+// entry out and count it). Sizes are checked against what decompression really gives. Stored
+// and deflated entries are read here; any other method (bzip2, LZMA, xz…) by 7-Zip (zip-view.ts).
 import fs from 'node:fs';
 import { Readable, Transform } from 'node:stream';
+import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { readDescriptor } from './descriptor.ts';
 import { encrypted as encryptedError, isAppError, tooManyEntries, unreadable } from './errors.ts';
 import type { EntryKind, RawEntry } from './listing.ts';
+import { openSevenZipEntry } from './sevenzip.ts';
+import { VIEW_ENTRY, oneEntryZip } from './zip-view.ts';
+
+const fstat = promisify(fs.fstat);
 
 /** What opening an entry again needs; kept small (a 100,000-entry listing holds one each). */
 export interface ZipRef {
@@ -17,6 +23,7 @@ export interface ZipRef {
   usize: number;
   method: number;
   flags: number;
+  crc: number;
 }
 
 /**
@@ -123,6 +130,7 @@ export async function listZip(fd: number, maxEntries: number): Promise<RawEntry[
           usize: e.uncompressedSize,
           method: e.compressionMethod,
           flags: e.generalPurposeBitFlag,
+          crc: e.crc32,
         };
         out.push({
           stored: name,
@@ -148,8 +156,8 @@ export async function listZip(fd: number, maxEntries: number): Promise<RawEntry[
 
 /**
  * One entry's bytes. A stored entry is a plain byte range of the archive, so a Range costs
- * nothing; a deflated one is decompressed and the bytes before `start` are skipped.
- * `end` is inclusive, like HTTP's.
+ * nothing; a deflated one is decompressed and the bytes before `start` are skipped; any other
+ * method is decompressed by 7-Zip (zip-view.ts), skipped the same way. `end` is inclusive, like HTTP's.
  */
 export async function openZipEntry(
   fd: number,
@@ -158,8 +166,7 @@ export async function openZipEntry(
   range?: { start: number; end: number },
 ): Promise<Readable> {
   if (ref.flags & 1) throw encryptedError(name);
-  if (ref.method !== 0 && ref.method !== 8)
-    throw unreadable(`"${name}" uses compression method ${ref.method}, which Burrow cannot read in a zip`);
+  if (ref.method !== 0 && ref.method !== 8) return bySevenZip(fd, ref, name, range);
   const zip = await fromFd(fd).catch((err) => {
     throw unreadable((err as Error).message);
   });
@@ -195,6 +202,18 @@ export async function openZipEntry(
 
 const INFLATE_CHUNK = 256 * 1024;
 
+async function bySevenZip(fd: number, ref: ZipRef, name: string, range?: { start: number; end: number }) {
+  const { size: archiveSize } = await fstat(fd);
+  const { view, size } = await oneEntryZip(fd, archiveSize, ref, name);
+  // 7-Zip checks the CRC; the declared size is held here as for every other method.
+  const stream = exactly(
+    await openSevenZipEntry(fd, size, `${VIEW_ENTRY}.zip`, VIEW_ENTRY, () => {}, view),
+    ref.usize,
+    name,
+  );
+  return range ? skipTake(stream, range.start, range.end - range.start + 1) : stream;
+}
+
 /** The entry must give exactly the size its central directory declares (a lie is an error, never more output). */
 function exactly(source: Readable, size: number, name: string): Readable {
   let seen = 0;
@@ -210,6 +229,10 @@ function exactly(source: Readable, size: number, name: string): Readable {
   });
   source.on('error', (err) => check.destroy(isAppError(err) ? err : unreadable((err as Error).message)));
   check.on('close', () => source.destroy());
+  // A short entry can fail here before anyone reads it (an extraction is still claiming its
+  // name): the error stays the stream's `errored` state, which pipeline and iteration report;
+  // without a listener it would be thrown as an unhandled 'error' event.
+  check.on('error', () => {});
   return source.pipe(check);
 }
 

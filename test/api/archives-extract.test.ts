@@ -111,6 +111,15 @@ for (const kind of ['zip', 'tar.gz', '7z', 'iso', 'cab']) {
   });
 }
 
+test('a zip whose entries are bzip2-compressed (7-Zip) extracts through 7-Zip', async () => {
+  const src = path.join(s.dirs.root, 'src');
+  run(sevenZipTool(), ['a', '-bd', '-bso0', '-tzip', '-mm=BZip2', path.join(files, 'arc', 'bz.zip'), 'docs'], src);
+  const out = fresh('out-bz');
+  const r = await extract(alice, { path: 'Files/arc/bz.zip', entries: ['docs'], destination: 'Files/out-bz' });
+  assert.is(r.events.at(-1).type, 'done', r.text);
+  assert.equal(tree(out), { 'docs/': '', 'docs/a.txt': 'alpha text', 'docs/deep/': '', 'docs/deep/b.txt': 'beta' });
+});
+
 test("without a destination the archive's own folder receives the entries; the folder listing shows them", async () => {
   const dir = fresh('here');
   fs.copyFileSync(path.join(files, 'arc', 'set.zip'), path.join(dir, 'set.zip'));

@@ -1,6 +1,7 @@
-// Archives through HTTP, reading: listings and single entries of zip, tar.gz, 7z, iso and cab, hostile
-// names, passwords, damaged archives, the entry cap, the browse limit of compound archives,
-// and what a read token may do. Archives are made by the tests (yazl, tar-stream, Debian tools).
+// Archives through HTTP, reading: listings and single entries of zip (bzip2 and LZMA entries
+// too), tar.gz, 7z, iso and cab, hostile names, passwords, damaged archives, the entry cap, the
+// browse limit of compound archives, and what a read token may do. Archives are made by the
+// tests (yazl, tar-stream, Debian tools).
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -102,6 +103,29 @@ for (const kind of ['zip', 'tar.gz', '7z', 'iso', 'cab']) {
     assert.is(past.status, 416);
   });
 }
+
+test('zip entries compressed with bzip2 and LZMA (7-Zip) list like any other and read through 7-Zip', async () => {
+  const src = path.join(s.dirs.root, 'src');
+  for (const method of ['BZip2', 'LZMA']) {
+    run(sevenZipTool(), ['a', '-bd', '-bso0', '-tzip', `-mm=${method}`, path.join(arc, `${method}.zip`), 'docs'], src);
+    const top = await list(alice, `Files/arc/${method}.zip`, 'docs');
+    assert.is(top.status, 200, top.text);
+    assert.equal(
+      top.json.entries.map((e: any) => [e.name, e.size]),
+      [
+        ['deep', null],
+        ['a.txt', 10],
+      ],
+    );
+    const r = await entry(alice, `Files/arc/${method}.zip`, 'docs/a.txt');
+    assert.is(r.status, 200, r.text);
+    assert.is(r.text, 'alpha text');
+    assert.match(r.headers.get('content-disposition') ?? '', /^attachment; /);
+    const part = await entry(alice, `Files/arc/${method}.zip`, 'docs/deep/b.txt', { range: 'bytes=1-2' });
+    assert.is(part.status, 206);
+    assert.is(part.text, 'et');
+  }
+});
 
 test('an entry is looked up by its exact name; a folder is not a file; a position outside is 400', async () => {
   const near = await entry(alice, 'Files/arc/set.zip', 'docs/a.tx');
