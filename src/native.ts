@@ -8,6 +8,7 @@
 // (its JS loader + the platform's `.node` files, see build/README.md) extracted once to
 // CACHE_DIR/native/<name>-<hash>/node_modules/… and required from there, so the packages'
 // own resolution of their per-platform binary works unchanged.
+import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -99,7 +100,7 @@ function requireAddon(name: AddonName, cacheDir: string): unknown {
 export function checkInChild(env: NodeJS.ProcessEnv = process.env): Promise<Record<AddonName, AddonStatus>> {
   const self = isExecutable() ? [] : [...process.execArgv, process.argv[1]!];
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [...self, '--check-addons'],
       { timeout: 60_000, windowsHide: true, env },
@@ -118,6 +119,13 @@ export function checkInChild(env: NodeJS.ProcessEnv = process.env): Promise<Reco
         );
       },
     );
+    // Background work: a second start of this program, right after launch, must not slow the
+    // first walks of the indexes (or anyone's requests) on a small machine.
+    try {
+      if (child.pid !== undefined) os.setPriority(child.pid, os.constants.priority.PRIORITY_LOW);
+    } catch {
+      /* not permitted here: it simply runs at normal priority */
+    }
   });
 }
 

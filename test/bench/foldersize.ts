@@ -1,7 +1,11 @@
-// Baseline walk of a generated 100,000-file / 5,000-folder tree by the real indexer (worker
-// walk + batched writes on the main thread) against `du -sb` of the same tree in the same run;
-// event-loop delay of the main thread during the walk (p50/p99/max) and peak RSS.
-// Run: node test/bench/foldersize.ts [files=100000] [folders=5000]
+// Folder sizes of a generated 100,000-file / 5,000-folder tree, from launch: the server process
+// (the executable unless BURROW_TEST_SERVER=source) started with FOLDER_SIZE_REBUILD=true, timed
+// from the spawn to its "index baseline walk finished" line, against `du -sb` of the same tree
+// measured right before each launch (warm cache for both). Goal: ≤ 3× du. A plain Node walk
+// (readdirSync + lstatSync) is printed beside it; the catalogue (every name) is a second row.
+// Run: npm run bench -- foldersize [--quick] [files=100000] [folders=5000]
+//
+// History (earlier, in-process measurements: from app.listen, not from launch):
 //
 // Measured on the shared 2-core dev machine (numbers swing ±30 % between runs):
 //   before (per-row upserts + trigram trigger in the main database, async walk): 100k files:
@@ -26,37 +30,21 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/core/log.ts';
+import { launch } from './serve.ts';
+import { costRow, runAlone, type BenchOptions, type BenchRow } from './table.ts';
 
-const FILES = Number(process.argv[2] ?? 100_000);
-const FOLDERS = Number(process.argv[3] ?? 5000);
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-bench-fs-'));
-const vol = path.join(root, 'volumes', 'Data');
-let bytes = 0;
-for (let d = 0; d < FOLDERS; d++) {
-  const dir = path.join(vol, `group-${d % 50}`, `folder-${d}`);
-  fs.mkdirSync(dir, { recursive: true });
-  for (let f = 0; f < FILES / FOLDERS; f++) {
-    const n = (d * 7 + f * 13) % 3000;
-    fs.writeFileSync(path.join(dir, `file-${d}-${f}.dat`), Buffer.alloc(n));
-    bytes += n;
-  }
-}
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
 
 function time(fn: () => void): number {
   const t = performance.now();
   fn();
   return performance.now() - t;
 }
-execFileSync('du', ['-sb', vol]); // warm the cache for both
-const duMs = Math.min(
-  time(() => execFileSync('du', ['-sb', vol])),
-  time(() => execFileSync('du', ['-sb', vol])),
-);
-// The plain Node ceiling: a recursive synchronous readdir + lstat walk summing sizes.
+
+/** The plain Node walk: a recursive synchronous readdir + lstat summing sizes. */
 function plainWalk(dir: string): number {
   let total = 0;
   for (const name of fs.readdirSync(dir)) {
@@ -65,93 +53,85 @@ function plainWalk(dir: string): number {
   }
   return total;
 }
-const nodeWalkMs = Math.min(
-  time(() => plainWalk(vol)),
-  time(() => plainWalk(vol)),
-);
 
-const env = {
-  HOST: '127.0.0.1',
-  PORT: '0',
-  VOLUME_ROOT: path.join(root, 'volumes'),
-  CONFIG_DIR: path.join(root, 'config'),
-  CACHE_DIR: path.join(root, 'cache'),
-  AUTH_MODE: 'disabled',
-  FOLDER_SIZE_MODE: 'full',
-  LOG_LEVEL: 'info',
-};
-let finished: (line: Record<string, any>) => void = () => {};
-const done = new Promise<Record<string, any>>((r) => {
-  finished = r;
-});
-let catalogued: (line: Record<string, any>) => void = () => {};
-const catalogueDone = new Promise<Record<string, any>>((r) => {
-  catalogued = r;
-});
-const app = createApp(loadConfig(env), {
-  uiDir: null,
-  log: createLogger('info', {}, (line) => {
-    const l = JSON.parse(line);
-    if (l.msg === 'index baseline walk finished') finished(l);
-    if (l.msg === 'index catalogue finished') catalogued(l);
-  }),
-});
-const delay = monitorEventLoopDelay({ resolution: 5 });
-const rssBefore = process.memoryUsage().rss;
-let peakRss = rssBefore;
-let peakHeap = 0;
-let peakExternal = 0;
-const rssTimer = setInterval(() => {
-  const m = process.memoryUsage();
-  peakRss = Math.max(peakRss, m.rss);
-  peakHeap = Math.max(peakHeap, m.heapUsed);
-  peakExternal = Math.max(peakExternal, m.external);
-}, 20);
-const started = performance.now();
-delay.enable();
-await app.listen(0, '127.0.0.1');
-const line = await done;
-const walkMs = performance.now() - started;
-const sizesDelay = { p50: delay.percentile(50), p99: delay.percentile(99), max: delay.max };
-const sizesPeakRss = peakRss;
-const row = app.db.get<{ total_size: number; total_entries: number }>(
-  "SELECT total_size, total_entries FROM idx_entries WHERE dir = '' AND name = ''",
-);
-const catalogueLine = await catalogueDone;
-const catalogueMs = performance.now() - started;
-delay.disable();
-clearInterval(rssTimer);
-const rows = app.db.get<{ n: number }>('SELECT count(*) AS n FROM idx_entries')!.n;
-const dbBytes = fs.statSync(path.join(root, 'cache', 'index.db')).size;
-await app.close(1000);
-fs.rmSync(root, { recursive: true, force: true });
+export async function rows(opts: BenchOptions & { files?: number; folders?: number } = {}): Promise<BenchRow[]> {
+  const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const files = opts.files ?? Number(args[0] ?? (opts.quick ? 30_000 : 100_000));
+  const folders = opts.folders ?? Number(args[1] ?? Math.max(1, Math.round(files / 20)));
+  const launches = opts.quick ? 2 : 4;
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-bench-fs-'));
+  const vol = path.join(root, 'volumes', 'Data');
+  let bytes = 0;
+  for (let d = 0; d < folders; d++) {
+    const dir = path.join(vol, `group-${d % 50}`, `folder-${d}`);
+    fs.mkdirSync(dir, { recursive: true });
+    for (let f = 0; f < files / folders; f++) {
+      const n = (d * 7 + f * 13) % 3000;
+      fs.writeFileSync(path.join(dir, `file-${d}-${f}.dat`), Buffer.alloc(n));
+      bytes += n;
+    }
+  }
+  const real = fs.realpathSync(vol);
+  const env = {
+    VOLUME_ROOT: path.join(root, 'volumes'),
+    CONFIG_DIR: path.join(root, 'config'),
+    CACHE_DIR: path.join(root, 'cache'),
+    AUTH_MODE: 'disabled',
+    FOLDER_SIZE_MODE: 'full',
+    LOG_LEVEL: 'info',
+  };
+  const du: number[] = [];
+  const node: number[] = [];
+  const sized: number[] = [];
+  const catalogued: number[] = [];
+  let correct = true;
+  try {
+    execFileSync('du', ['-sb', vol]); // warm the cache for both
+    // The first start extracts the add-ons and makes the database: not counted.
+    for (let i = -1; i < launches; i++) {
+      du.push(time(() => execFileSync('du', ['-sb', vol])));
+      node.push(time(() => plainWalk(vol)));
+      const s = await launch(i < 0 ? env : { ...env, FOLDER_SIZE_REBUILD: 'true' });
+      try {
+        const line = await s.waitFor((l) => l.msg === 'index baseline walk finished' && l.root === real);
+        const done = await s.waitFor((l) => l.msg === 'index catalogue finished' && l.root === real);
+        const size = await fetch(`${s.url}/api/folder-size/Data`).then((r) => r.json() as Promise<any>);
+        correct &&= size.sizeBytes === bytes;
+        if (i >= 0) {
+          sized.push(line.at - s.launchedAt);
+          catalogued.push(done.at - s.launchedAt);
+        } else {
+          du.pop();
+          node.pop();
+        }
+      } finally {
+        await s.stop();
+      }
+    }
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  if (!correct) throw new Error('the indexed size of the tree is not the sum of its files');
+  const k = Math.round(files / 1000);
+  const note = `du -sb of the same tree (warm), median of ${launches}; plain Node walk ${Math.round(median(node))} ms`;
+  return [
+    costRow(
+      `folder sizes of a ${k}k-file tree, launch → ready`,
+      Math.round(median(sized)),
+      Math.round(median(du)),
+      'ms',
+      '≥ 0.33',
+      `${note}; goal: ≤ 3× du`,
+    ),
+    costRow(
+      `catalogue of every name (${k}k files), launch → ready`,
+      Math.round(median(catalogued)),
+      Math.round(median(du)),
+      'ms',
+      'no goal',
+      'the same du; search answers from the index after this',
+    ),
+  ];
+}
 
-const ms = (ns: number) => (ns / 1e6).toFixed(1);
-console.log(
-  JSON.stringify(
-    {
-      tree: { files: FILES, folders: FOLDERS + 50, bytes },
-      indexed: { bytes: row?.total_size, entries: row?.total_entries, correct: row?.total_size === bytes },
-      duMs: Math.round(duMs),
-      nodeWalkMs: Math.round(nodeWalkMs),
-      sizesReadyMs: Math.round(walkMs),
-      workerWalkMs: line.ms,
-      sizesRatioToDu: Number((walkMs / duMs).toFixed(2)),
-      sizesRatioToNodeWalk: Number((walkMs / nodeWalkMs).toFixed(2)),
-      eventLoopDelayDuringSizesMs: { p50: ms(sizesDelay.p50), p99: ms(sizesDelay.p99), max: ms(sizesDelay.max) },
-      catalogueReadyMs: Math.round(catalogueMs),
-      catalogueWorkerMs: catalogueLine.ms,
-      catalogueRatioToDu: Number((catalogueMs / duMs).toFixed(2)),
-      eventLoopDelayWholeMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
-      peakRssMb: Math.round(peakRss / 1048576),
-      rssGrowthDuringSizesMb: Math.round((sizesPeakRss - rssBefore) / 1048576),
-      rssGrowthMb: Math.round((peakRss - rssBefore) / 1048576),
-      /** Main thread only: the JavaScript heap, and memory outside it (the database's wasm memory counts here). */
-      peakMainHeapMb: Math.round(peakHeap / 1048576),
-      peakExternalMb: Math.round(peakExternal / 1048576),
-      indexBytesPerEntry: Math.round(dbBytes / rows),
-    },
-    null,
-    2,
-  ),
-);
+await runAlone(import.meta.main, rows);
