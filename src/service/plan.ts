@@ -41,7 +41,8 @@ export const SERVICE_NAME = 'burrow';
 
 /** systemd unit: a dedicated unprivileged user, folders made by systemd, the file system read-only except what it must write. */
 export function systemdUnit(o: ServiceOptions, dirs: Plan['folders'], binary: string): string {
-  const writable = [o.volumeRoot, ...o.writablePaths].map(quoteUnitPath).join(' ');
+  const writable = [o.volumeRoot, ...o.writablePaths].map(unitWord).join(' ');
+  const env = (name: string, value: string | number) => `Environment=${unitWord(`${name}=${value}`)}`;
   return `# Burrow as a systemd service, written by \`burrow service install\` (run it again to change
 # the port or the volumes; other settings go in /etc/burrow/burrow.env, see \`burrow --help\`).
 [Unit]
@@ -53,16 +54,16 @@ Wants=network-online.target
 Type=simple
 User=${o.user}
 Group=${o.user}
-ExecStart=${binary} --no-open
+ExecStart=${unitWord(binary)} --no-open
 # systemd makes and owns these for the service user (/var/lib/burrow, /var/cache/burrow).
 StateDirectory=burrow
 StateDirectoryMode=0750
 CacheDirectory=burrow
 CacheDirectoryMode=0750
-Environment=CONFIG_DIR=${dirs.config}
-Environment=CACHE_DIR=${dirs.cache}
-Environment=VOLUME_ROOT=${o.volumeRoot}
-Environment=PORT=${o.port}
+${env('CONFIG_DIR', dirs.config)}
+${env('CACHE_DIR', dirs.cache)}
+${env('VOLUME_ROOT', o.volumeRoot)}
+${env('PORT', o.port)}
 EnvironmentFile=-/etc/burrow/burrow.env
 WorkingDirectory=${dirs.config}
 # The log is one JSON object per line on stdout: journalctl -u burrow.
@@ -92,9 +93,13 @@ WantedBy=multi-user.target
 `;
 }
 
-function quoteUnitPath(p: string): string {
-  // systemd splits the list on spaces; a quoted entry keeps a path with spaces whole.
-  return /[\s"]/.test(p) ? `"${p.replace(/(["\\])/g, '\\$1')}"` : p;
+/**
+ * One word of a unit setting: `%` doubled (systemd expands specifiers such as %h in these
+ * settings), and quoted when it holds a space, a quote or a backslash (systemd splits on spaces).
+ */
+function unitWord(word: string): string {
+  const w = word.replace(/%/g, '%%');
+  return /[\s"\\]/.test(w) ? `"${w.replace(/(["\\])/g, '\\$1')}"` : w;
 }
 
 const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

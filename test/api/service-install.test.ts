@@ -3,6 +3,8 @@
 // parser), and nothing changed on this computer.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serverCommand } from '../support/server.ts';
@@ -74,6 +76,40 @@ test('linux: a systemd unit with its own user, state/cache folders, hardening an
   assert.match(r.stdout, /run: systemctl enable burrow.service\n[^\n]*\n\d+\. run: systemctl restart burrow.service/);
   assert.match(r.stdout, /copy <the burrow executable>|copy \/.+ to \/usr\/local\/bin\/burrow/);
   assert.is(fs.existsSync('/etc/systemd/system/burrow.service'), before, 'nothing written');
+});
+
+test('linux: systemd itself reads the unit without a complaint (systemd-analyze verify)', () => {
+  // A space (systemd splits words on it) and a % (systemd expands specifiers such as %h).
+  const r = burrow('service', 'install', '--dry-run', '--platform', 'linux', '--volumes', '/srv/my files/100%z');
+  assert.is(r.status, 0, r.stderr);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-unit-'));
+  try {
+    const unit = path.join(dir, 'burrow.service');
+    fs.writeFileSync(unit, written(r.stdout, '/etc/systemd/system/burrow.service'));
+    // The unit names the installed executable; in a mount namespace of its own (root, as CI
+    // runs) a stand-in is bound there, so the check is systemd's and this host is not touched.
+    const bin = path.join(dir, 'bin');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'burrow'), '#!/bin/sh\n', { mode: 0o755 });
+    const v = spawnSync(
+      'unshare',
+      [
+        '--mount',
+        'sh',
+        '-c',
+        'mkdir -p /usr/local/bin && mount --bind "$1" /usr/local/bin && exec systemd-analyze verify --man=no "$2"',
+        'verify',
+        bin,
+        unit,
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    assert.is(v.status, 0, `${v.error ?? ''}${v.stdout}${v.stderr}`);
+    // systemd warns and goes on for a setting it cannot read ("…, ignoring"): none may be there.
+    assert.is((v.stdout + v.stderr).trim(), '', 'systemd has something to say about the unit');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('linux: uninstall keeps the data; --purge removes all but the volumes', () => {
