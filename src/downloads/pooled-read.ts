@@ -148,7 +148,8 @@ export async function sendRange(res: ServerResponse, fd: number, start: number, 
       const ok = res.write(n === buf.length ? buf : buf.subarray(0, n), () => pool.putBack(buf));
       if (!ok && next) await drained(res);
     }
-    await new Promise<void>((resolve) => res.end(resolve));
+    // finished(), not end's callback: that one never comes when the client leaves at the last byte.
+    res.end();
     await finished(res);
   } finally {
     // A read still in flight when the answer failed: let it land before the caller closes fd.
