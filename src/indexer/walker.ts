@@ -196,6 +196,8 @@ export async function walk(
   let active = 0;
   let sincePause = 0;
   let waiting = false;
+  /** The folder after a wait for `pace` is listed even while people are still being served. */
+  let forced = false;
 
   const finishDir = (node: OpenDir) => {
     const parent = closeDir(node, sink, summary, cancelled);
@@ -308,15 +310,13 @@ export async function walk(
         });
         return;
       }
-      if (hold()) {
+      if (!forced && hold()) {
         waiting = true;
         void pace().then(() => {
           waiting = false;
-          if (!hold()) return pump();
-          // Still busy: this one folder is the slice that keeps the walk moving.
-          if (!stack.length || cancelled()) return pump();
-          active++;
-          list(stack.pop()!);
+          // Idle again, or the longest wait is over: the next folder goes either way.
+          forced = true;
+          pump();
         });
         return;
       }
@@ -330,6 +330,7 @@ export async function walk(
         return;
       }
       const node = stack.pop()!;
+      forced = false;
       active++;
       list(node);
     }
