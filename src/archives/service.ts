@@ -23,6 +23,7 @@ import {
 import { detectFormat, isCompound, singleStreamName, type Format } from './formats.ts';
 import { Listing, Selection, type ListedEntry, type RawEntry } from './listing.ts';
 import { extractSevenZip, listSevenZip, openSevenZipEntry } from './sevenzip.ts';
+import { listPlainTar } from './tar-index.ts';
 import { listTar, scanTar, singleStream } from './tar-reader.ts';
 import { plainTarget, type DirHandle, type ExtractTarget } from './target.ts';
 import { listZip, openZipEntry, skipTake, type ZipRef } from './zip-reader.ts';
@@ -280,6 +281,7 @@ export class ArchiveService {
       else if (format === 'sevenzip') raw = await listSevenZip(a.fd, a.size, a.file.name, max);
       else if (format === 'gz' || format === 'bz2' || format === 'xz')
         raw = [{ stored: singleStreamName(a.file.name), kind: 'file', size: null, mtime: a.mtime, encrypted: false }];
+      else if (format === 'tar') raw = await listPlainTar(a.fd, a.size, max);
       else raw = await listTar(a.fd, format, max);
       const listing = new Listing(raw);
       return { format, listing, weight: listing.weight };

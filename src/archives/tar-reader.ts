@@ -1,7 +1,8 @@
 // The tar family through tar-stream: tar, tar.gz (node:zlib), tar.bz2 (unbzip2-stream, pure
 // JavaScript) and tar.xz (xz-decompress: xz-embedded compiled to WebAssembly and inlined in
-// the package, so nothing native and nothing fetched). One forward pass: a listing reads the
-// whole archive, which is why these are the "compound" formats with a browse size limit.
+// the package, so nothing native and nothing fetched). One forward pass: a listing of a
+// compressed tar reads the whole archive, which is why those are the "compound" formats with a
+// browse size limit. A plain tar is listed from its headers alone (tar-index.ts).
 import { createRequire } from 'node:module';
 import { Duplex, PassThrough, Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
