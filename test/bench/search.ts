@@ -7,7 +7,7 @@
 // Not through the executable: the catalogue is written in-process (no million files on disk).
 // The in-memory scan is a ceiling for small catalogues only: at 1M names the index beats it,
 // as an index should, so that row is a reference and carries no goal.
-// Run: npm run bench -- search [--quick] [rows=100000,1000000] [docs=10000]
+// Run: npm run bench -- search [--million] [rows=100000] [docs=10000]   (--million adds 1M rows)
 //
 // Measured (shared 2-core machine): before the key-index hint / JSON fetch / page limits:
 //   100k names p50 68 ms p95 152 ms; 1M p50 123 ms p95 634 ms; content p50 39-55 ms.
@@ -63,7 +63,7 @@ const QUERIES = [
 ];
 
 export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
-  const SIZES = (args[0] ?? (opts.quick ? '100000' : '100000,1000000')).split(',').map(Number);
+  const SIZES = (args[0] ?? (process.argv.includes('--million') ? '100000,1000000' : '100000')).split(',').map(Number);
   const DOCS = Number(args[1] ?? 10_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-bench-search-'));
   const log = createLogger('warn');

@@ -1,12 +1,12 @@
 // Upload throughput against this machine's own ceilings, measured in the same run:
-//   disk      — 1 GiB written with fs.createWriteStream (no HTTP)
+//   disk      — the same bytes written with fs.createWriteStream (no HTTP)
 //   bare PUT  — a bare Node HTTP server piping a PUT body to a file (the target: ≥ 90 % of it)
-//   Burrow    — 1 GiB by multipart POST /api/upload, by TUS in one PATCH, and by TUS in 8 MiB
+//   Burrow    — the bytes by multipart POST /api/upload, by TUS in one PATCH, and by TUS in 8 MiB
 //               PATCHes; then 1,000 files of 10 KB by multipart (files per second)
 // The client runs in a worker thread (its own event loop), sending from memory, so the
 // server's work is what is measured. Printed, not asserted.
 //
-//   npm run bench -- upload [--quick] [sizeMiB=1024] [rounds=3]   (through the executable;
+//   npm run bench -- upload [--quick] [sizeMiB=256] [rounds=3]   (through the executable;
 //   the source: BURROW_TEST_SERVER=source)
 import './executable.ts';
 import { execFileSync } from 'node:child_process';
@@ -211,7 +211,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-  const sizeMiB = Number(args[0] ?? (opts.quick ? 256 : 1024));
+  const sizeMiB = Number(args[0] ?? (opts.quick ? 128 : 256));
   const rounds = Number(args[1] ?? (opts.quick ? 2 : 3));
   const bytes = sizeMiB * MiB;
   const { startServer, removeDirs } = await import('../support/server.ts');

@@ -9,7 +9,7 @@
 // PROPFIND and a PUT each, the checked open of the parent, an fsync of every file before it is
 // placed (flush: true: a crash leaves old or new content), the version check, the changes sink.
 //
-//   npm run bench -- webdav [--quick] [largeMiB=1024] [smallFiles=1000] [smallKiB=4]
+//   npm run bench -- webdav [--quick] [largeMiB=512] [smallFiles=1000] [smallKiB=4]
 import './executable.ts';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,7 +22,7 @@ const TRANSFERS = '4';
 
 export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-  const largeMiB = Number(args[0] ?? (opts.quick ? 256 : 1024));
+  const largeMiB = Number(args[0] ?? (opts.quick ? 128 : 512));
   const smallFiles = Number(args[1] ?? (opts.quick ? 300 : 1000));
   const smallKiB = Number(args[2] ?? 4);
   const s = await startServer({ env: { LOG_LEVEL: 'error' } });
