@@ -8,7 +8,17 @@ import * as assert from 'uvu/assert';
 import { Client, envelope } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { createUser, setupAdmin } from '../support/auth.ts';
-import { cabinet, isoImage, patchZipNames, run, sevenZipTool, tarFile, tree, yazlZip } from '../support/archives.ts';
+import {
+  cabinet,
+  isoImage,
+  patchZipNames,
+  run,
+  sevenZipTool,
+  storedRar,
+  tarFile,
+  tree,
+  yazlZip,
+} from '../support/archives.ts';
 
 let s: TestServer;
 let admin: Client;
@@ -56,13 +66,17 @@ test.before(async () => {
   run(sevenZipTool(), ['a', '-bd', '-bso0', path.join(arc, 'set.7z'), ...Object.keys(FILES)], src);
   isoImage(path.join(arc, 'set.iso'), src);
   cabinet(path.join(arc, 'set.cab'), src, Object.keys(FILES));
+  storedRar(
+    path.join(arc, 'set.rar'),
+    Object.entries(FILES).map(([name, data]) => ({ name, data })),
+  );
 });
 test.after(async () => {
   await s.close();
   removeDirs(s.dirs);
 });
 
-for (const kind of ['zip', 'tar.gz', '7z', 'iso', 'cab']) {
+for (const kind of ['zip', 'tar.gz', '7z', 'iso', 'cab', 'rar']) {
   test(`${kind}: events start, progress…, done in order; the files land; a second run lands under name (1)`, async () => {
     const out = fresh(`out-${kind}`);
     const r = await extract(alice, { path: `Files/arc/set.${kind}`, entries: [], destination: `Files/out-${kind}` });

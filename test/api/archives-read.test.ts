@@ -1,7 +1,7 @@
 // Archives through HTTP, reading: listings and single entries of zip (bzip2 and LZMA entries
-// too), tar.gz, 7z, iso and cab, hostile names, passwords, damaged archives, the entry cap, the
-// browse limit of compound archives, and what a read token may do. Archives are made by the
-// tests (yazl, tar-stream, Debian tools).
+// too), tar.gz, 7z, iso, cab and rar, hostile names, passwords, damaged archives, the entry cap,
+// the browse limit of compound archives, and what a read token may do. Archives are made by the
+// tests (yazl, tar-stream, Debian tools; the RAR, stored, written byte by byte).
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -10,7 +10,16 @@ import * as assert from 'uvu/assert';
 import { Client, envelope } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { createUser, issueToken, setupAdmin } from '../support/auth.ts';
-import { cabinet, isoImage, patchZipNames, run, sevenZipTool, tarFile, yazlZip } from '../support/archives.ts';
+import {
+  cabinet,
+  isoImage,
+  patchZipNames,
+  run,
+  sevenZipTool,
+  storedRar,
+  tarFile,
+  yazlZip,
+} from '../support/archives.ts';
 
 let s: TestServer;
 let alice: Client;
@@ -51,13 +60,17 @@ test.before(async () => {
   run(sevenZipTool(), ['a', '-bd', '-bso0', path.join(arc, 'set.7z'), ...Object.keys(FILES)], src);
   isoImage(path.join(arc, 'set.iso'), src);
   cabinet(path.join(arc, 'set.cab'), src, Object.keys(FILES));
+  storedRar(
+    path.join(arc, 'set.rar'),
+    Object.entries(FILES).map(([name, data]) => ({ name, data })),
+  );
 });
 test.after(async () => {
   await s.close();
   removeDirs(s.dirs);
 });
 
-for (const kind of ['zip', 'tar.gz', '7z', 'iso', 'cab']) {
+for (const kind of ['zip', 'tar.gz', '7z', 'iso', 'cab', 'rar']) {
   test(`${kind}: the top level, a folder inside, and every entry's bytes`, async () => {
     const top = await list(alice, `Files/arc/set.${kind}`);
     assert.is(top.status, 200, top.text);
@@ -190,7 +203,7 @@ test('encrypted entries: listed as such, 409 when read, the open entries of the 
 });
 
 test('damaged archives answer 422 ARCHIVE_UNREADABLE; a file that is no archive 415', async () => {
-  for (const kind of ['zip', 'tar.gz', '7z', 'iso', 'cab']) {
+  for (const kind of ['zip', 'tar.gz', '7z', 'iso', 'cab', 'rar']) {
     fs.writeFileSync(path.join(arc, `cut.${kind}`), fs.readFileSync(path.join(arc, `set.${kind}`)).subarray(0, 40));
     const r = await list(alice, `Files/arc/cut.${kind}`);
     assert.is(r.status, 422, `${kind}: ${r.text}`);

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
 import tar, { type Header } from 'tar-stream';
 import yazl from 'yazl';
 import { ArchiveService, type ArchiveFile } from '../../src/archives/service.ts';
@@ -31,6 +32,59 @@ export function isoImage(file: string, src: string): void {
 /** A cabinet of `names` (relative to `src`) with MSZIP blocks (Debian's gcab); cabinets hold no folder entries. */
 export function cabinet(file: string, src: string, names: string[]): void {
   run('gcab', ['-c', '-z', file, ...names], src);
+}
+
+/**
+ * A RAR 4 archive of stored entries, written byte by byte from the RAR 2.9-4.x format (there is
+ * no free RAR creator in Debian; storing is the one method that needs no RAR compressor): the
+ * marker block, the archive header, one file header (method 0x30, store) per entry followed by
+ * its bytes, and the end block. Header CRCs are the low 16 bits of CRC-32; names use '\\'.
+ */
+export function storedRar(
+  file: string,
+  entries: { name: string; data?: Buffer | string; dir?: boolean; mtime?: Date }[],
+) {
+  const block = (type: number, flags: number, body: Buffer, extra = Buffer.alloc(0)) => {
+    const head = Buffer.alloc(7);
+    head.writeUInt8(type, 2);
+    head.writeUInt16LE(flags, 3);
+    head.writeUInt16LE(7 + body.length, 5);
+    const crc = zlib.crc32(Buffer.concat([head.subarray(2), body]));
+    head.writeUInt16LE(crc & 0xffff, 0);
+    return Buffer.concat([head, body, extra]);
+  };
+  const dosTime = (d: Date) =>
+    (((d.getFullYear() - 1980) << 25) |
+      ((d.getMonth() + 1) << 21) |
+      (d.getDate() << 16) |
+      (d.getHours() << 11) |
+      (d.getMinutes() << 5) |
+      (d.getSeconds() >> 1)) >>>
+    0;
+  const parts = [Buffer.from('Rar!\x1a\x07\x00', 'latin1'), block(0x73, 0, Buffer.alloc(6))];
+  for (const e of entries) {
+    const data = Buffer.from(e.data ?? '');
+    const name = Buffer.from(e.name.replaceAll('/', '\\'), 'latin1');
+    const body = Buffer.alloc(25);
+    body.writeUInt32LE(data.length, 0); // packed size
+    body.writeUInt32LE(data.length, 4); // unpacked size
+    body.writeUInt8(2, 8); // host: Windows
+    body.writeUInt32LE(zlib.crc32(data), 9);
+    body.writeUInt32LE(dosTime(e.mtime ?? new Date(2024, 4, 1, 10, 0, 0)), 13);
+    body.writeUInt8(20, 17); // version needed: 2.0
+    body.writeUInt8(0x30, 18); // method: store
+    body.writeUInt16LE(name.length, 19);
+    body.writeUInt32LE(e.dir ? 0x10 : 0x20, 21); // DOS attributes: directory / archive
+    // 0x8000: a data area follows (packed size); 0x00e0: the entry is a folder.
+    parts.push(block(0x74, 0x8000 | (e.dir ? 0x00e0 : 0), Buffer.concat([body, name]), data));
+  }
+  parts.push(block(0x7b, 0, Buffer.alloc(0)));
+  fs.writeFileSync(file, Buffer.concat(parts));
+  // Read back by an independent RAR reader (libarchive's bsdtar): the fixture is a real RAR.
+  const listed = spawnSync('bsdtar', ['-tf', file], { encoding: 'utf8' });
+  const names = entries.map((e) => e.name).join('\n');
+  if (listed.status !== 0 || listed.stdout.trim() !== names)
+    throw new Error(`bsdtar does not read the RAR as written: ${listed.stderr || listed.stdout}`);
 }
 
 export async function yazlZip(

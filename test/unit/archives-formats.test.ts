@@ -1,5 +1,5 @@
 // Each format listed and extracted byte-exact, with archives made by the Debian tools
-// (zip, tar, gzip, bzip2, xz, 7zz, xorriso, gcab).
+// (zip, tar, gzip, bzip2, xz, 7zz, xorriso, gcab), and a stored RAR 4 written here.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -13,6 +13,7 @@ import {
   run,
   service,
   sevenZipTool,
+  storedRar,
   tmp,
   tree,
 } from '../support/archives.ts';
@@ -38,6 +39,7 @@ const made: Record<string, string> = {
   '7z': 'set.7z',
   iso: 'set.iso',
   cab: 'set.cab',
+  rar: 'set.rar',
 };
 run('zip', ['-qr', path.join(dir, made.zip!), '.'], src);
 run('tar', ['cf', path.join(dir, made.tar!), '-C', src, 'docs', 'top.txt']);
@@ -50,6 +52,14 @@ run(sevenZipTool(), ['a', '-bd', '-bso0', path.join(dir, made['7z']!), 'docs', '
 // both read through 7z-wasm; the cabinet has no folder entries, its folders are implied.
 isoImage(path.join(dir, made.iso!), src);
 cabinet(path.join(dir, made.cab!), src, ['docs/a.txt', 'docs/deep/b.bin', 'top.txt']);
+// RAR 4 with stored entries, written by the test (no free RAR creator exists) and checked by bsdtar.
+storedRar(path.join(dir, made.rar!), [
+  { name: 'docs', dir: true },
+  { name: 'docs/a.txt', data: fs.readFileSync(path.join(src, 'docs/a.txt')) },
+  { name: 'docs/deep', dir: true },
+  { name: 'docs/deep/b.bin', data: fs.readFileSync(path.join(src, 'docs/deep/b.bin')) },
+  { name: 'top.txt', data: fs.readFileSync(path.join(src, 'top.txt')) },
+]);
 
 for (const [kind, name] of Object.entries(made)) {
   test(`${kind}: listed and extracted byte-exact`, async () => {
