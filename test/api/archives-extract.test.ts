@@ -63,6 +63,7 @@ test.before(async () => {
     Object.entries(FILES).map(([name, data]) => ({ name, data })),
   );
   run('tar', ['czf', path.join(arc, 'set.tar.gz'), '-C', src, ...Object.keys(FILES)]);
+  run('tar', ['cf', path.join(arc, 'set.tar'), '-C', src, ...Object.keys(FILES)]);
   run(sevenZipTool(), ['a', '-bd', '-bso0', path.join(arc, 'set.7z'), ...Object.keys(FILES)], src);
   isoImage(path.join(arc, 'set.iso'), src);
   cabinet(path.join(arc, 'set.cab'), src, Object.keys(FILES));
@@ -76,7 +77,7 @@ test.after(async () => {
   removeDirs(s.dirs);
 });
 
-for (const kind of ['zip', 'tar.gz', '7z', 'iso', 'cab', 'rar']) {
+for (const kind of ['zip', 'tar', 'tar.gz', '7z', 'iso', 'cab', 'rar']) {
   test(`${kind}: events start, progress…, done in order; the files land; a second run lands under name (1)`, async () => {
     const out = fresh(`out-${kind}`);
     const r = await extract(alice, { path: `Files/arc/set.${kind}`, entries: [], destination: `Files/out-${kind}` });
