@@ -54,6 +54,13 @@ export function openIndexer(deps: Pick<IndexesDeps, 'config' | 'db' | 'log' | 'w
   });
   // Format check and known roots now (a migration-time decision, no file-system work).
   indexer.open();
+  // The walks owed start now, in the worker, while the rest of the server is built: folder
+  // sizes from launch, not from listen (the host folders served as volumes join at start()).
+  try {
+    indexer.discover();
+  } catch (err) {
+    deps.log.warn('index discovery failed', { err });
+  }
   return indexer;
 }
 
@@ -85,8 +92,8 @@ export function createIndexes(deps: IndexesDeps): IndexesCapability {
               .catch((err) => deps.log.warn('an index root could not be dropped', { err }));
         });
       }
-      // Walks start after the server listens, off the request path.
-      void indexer.discover(served?.roots() ?? []).catch((err) => deps.log.warn('index discovery failed', { err }));
+      // The walks of VOLUME_ROOT started with openIndexer; the host folders' join them now.
+      for (const root of served?.roots() ?? []) indexer.ensureRoot(root);
     },
     async stop() {
       unsubscribe();

@@ -384,10 +384,12 @@ export class Indexer {
   /**
    * Starts the walks the index still owes: pending roots, the volumes of VOLUME_ROOT and the
    * personal folders, and `extraRoots` (host folders served as volumes, real paths); finishes
-   * drops a stop cut short.
+   * drops a stop cut short. Synchronous up to the first walk's job being posted: called while
+   * the server is still being built, the worker walks on the other core meanwhile (the writes
+   * wait for the main thread's first free turn).
    */
-  async discover(extraRoots: readonly string[] = []): Promise<void> {
-    if (!this.enabled) return;
+  discover(extraRoots: readonly string[] = []): void {
+    if (!this.enabled || this.stopped) return;
     for (const root of this.store.roots()) {
       if (root.state === 'pending') this.queueBaseline(root);
       else if (root.state === 'dropping')
@@ -399,17 +401,18 @@ export class Indexer {
       this.config.storage.volumeRoot,
       ...(this.config.storage.userDirEnabled ? [this.config.storage.userRoot] : []),
     ];
+    // A few entries (the volumes, the personal folders), listed once at startup.
     for (const parent of parents) {
       let names: fs.Dirent[] = [];
       try {
-        names = await fs.promises.readdir(parent, { withFileTypes: true });
+        names = fs.readdirSync(parent, { withFileTypes: true });
       } catch {
         continue;
       }
       for (const d of names) {
         if (!d.isDirectory() || d.name.startsWith('.')) continue;
         try {
-          this.ensureRoot(await fs.promises.realpath(path.join(parent, d.name)));
+          this.ensureRoot(fs.realpathSync(path.join(parent, d.name)));
         } catch {
           /* vanished meanwhile */
         }

@@ -95,10 +95,13 @@ async function main(): Promise<void> {
     const later = () => {
       timer ??= setTimeout(flush, FLUSH_MS);
     };
+    // The sizes phase sends folder records only (one per folder): larger batches, so a walk
+    // started while the main thread is still busy building the server does not stop for acks.
+    const flushAt = job.emit === 'dirs' ? 4 * FLUSH_ENTRIES : FLUSH_ENTRIES;
     const sink = {
       entry(r: EntryRecord) {
         entries.push(r);
-        if (entries.length >= FLUSH_ENTRIES) flush();
+        if (entries.length >= flushAt) flush();
         else later();
       },
       // A document is sent after its entry: the entry batch goes first.
