@@ -1,9 +1,10 @@
 // Zip entries compressed with methods other than store and deflate (bzip2 12, LZMA 14, xz 95,
-// PPMd 98, Deflate64 9), made by Debian's 7-Zip and Info-ZIP: listed by yauzl like any entry,
-// read and extracted through 7z-wasm, byte-exact, with ranges, damage refused.
+// PPMd 98, Deflate64 9, zstd 93), made by Debian's 7-Zip, Info-ZIP and zstd: listed by yauzl
+// like any entry, read and extracted through 7z-wasm, byte-exact, with ranges, damage refused.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { archiveFile, readAll, rejects, run, service, sevenZipTool, tmp, tree } from '../support/archives.ts';
@@ -94,6 +95,57 @@ test('Info-ZIP bzip2 written to a pipe (sizes in a data descriptor after the dat
   await s.extract(archiveFile(file), [], { path: out });
   assert.equal(tree(out), expected);
 });
+
+test('zstd (method 93): a zip around a frame from the zstd tool (no Debian archiver writes one) reads and extracts', async () => {
+  const data = fs.readFileSync(path.join(src, 'docs/deep/b.bin'));
+  const packed = spawnSync('zstd', ['-q', '-c'], { input: data, maxBuffer: 16 * 1024 * 1024 });
+  assert.is(packed.status, 0, String(packed.stderr));
+  const file = path.join(dir, 'zstd.zip');
+  fs.writeFileSync(file, oneEntryZipFile('b.bin', 93, packed.stdout, data));
+  run(sevenZip, ['t', '-bd', '-bso0', file]); // Debian's 7-Zip reads it: the fixture is a real zstd zip
+  const s = service();
+  const listed = await s.list(archiveFile(file));
+  assert.equal(
+    listed.entries.map((e) => [e.name, e.size]),
+    [['b.bin', data.length]],
+  );
+  assert.ok((await readAll((await s.openEntry(archiveFile(file), 'b.bin')).stream)).equals(data));
+  const out = fs.mkdtempSync(path.join(dir, 'out-zstd-'));
+  await s.extract(archiveFile(file), [], { path: out });
+  assert.ok(fs.readFileSync(path.join(out, 'b.bin')).equals(data));
+});
+
+/** A zip of one entry whose compressed bytes were made elsewhere. */
+function oneEntryZipFile(name: string, method: number, packed: Buffer, data: Buffer): Buffer {
+  const n = Buffer.from(name);
+  const crc = zlib.crc32(data);
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(63, 4);
+  local.writeUInt16LE(method, 8);
+  local.writeUInt16LE(0x21, 12);
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(packed.length, 18);
+  local.writeUInt32LE(data.length, 22);
+  local.writeUInt16LE(n.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(63, 4);
+  central.writeUInt16LE(63, 6);
+  central.writeUInt16LE(method, 10);
+  central.writeUInt16LE(0x21, 14);
+  central.writeUInt32LE(crc, 16);
+  central.writeUInt32LE(packed.length, 20);
+  central.writeUInt32LE(data.length, 24);
+  central.writeUInt16LE(n.length, 28);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(central.length + n.length, 12);
+  end.writeUInt32LE(local.length + n.length + packed.length, 16);
+  return Buffer.concat([local, n, packed, central, n, end]);
+}
 
 test('damaged compressed bytes: the entry read fails (422) and an extraction leaves nothing', async () => {
   const file = path.join(dir, 'damaged.zip');
