@@ -21,12 +21,12 @@ import {
   type ExtractResult,
 } from './extract.ts';
 import { detectFormat, isCompound, singleStreamName, type Format } from './formats.ts';
-import { Listing, Selection, type ListedEntry, type RawEntry } from './listing.ts';
+import { Listing, Selection, type ArchiveRecord, type ListedEntry, type RawEntry } from './listing.ts';
 import { extractSevenZip, listSevenZip, openSevenZipEntry } from './sevenzip.ts';
 import { listPlainTar } from './tar-index.ts';
 import { listTar, scanTar, singleStream } from './tar-reader.ts';
 import { plainTarget, type DirHandle, type ExtractTarget } from './target.ts';
-import { listZip, openZipEntry, skipTake, type ZipRef } from './zip-reader.ts';
+import { extractBySevenZip, listZip, openZipEntry, readsHere, skipTake, type ZipRef } from './zip-reader.ts';
 import { createZip, type CreateZipSource } from './create.ts';
 
 /** An archive the caller has resolved and may read. */
@@ -358,6 +358,9 @@ async function tarEntry(fd: number, format: Format, wanted: string): Promise<Rea
 function zipFeed(fd: number, listing: Listing, selection: Selection): EntryFeed {
   return {
     async run(visit, signal) {
+      // Entries only 7-Zip decompresses come last, all in one 7-Zip run (one per entry would
+      // cost a worker start each).
+      const later: ArchiveRecord[] = [];
       for (const r of listing.records) {
         if (signal.aborted) return;
         if (!selection.rootOf(r.path)) continue;
@@ -365,9 +368,23 @@ function zipFeed(fd: number, listing: Listing, selection: Selection): EntryFeed 
           await visit({ path: r.path, stored: r.path, kind: r.kind, size: r.size }, null);
           continue;
         }
+        if (!readsHere(r.ref as ZipRef)) {
+          later.push(r);
+          continue;
+        }
         const data = await openZipEntry(fd, r.ref as ZipRef, r.path);
         await visit({ path: r.path, stored: r.path, kind: r.kind, size: r.size }, data);
       }
+      if (!later.length || signal.aborted) return;
+      await extractBySevenZip(
+        fd,
+        later.map((r) => ({ ref: r.ref as ZipRef, name: r.path })),
+        (i, data) => {
+          const r = later[i]!;
+          return visit({ path: r.path, stored: r.path, kind: r.kind, size: r.size }, data);
+        },
+        signal,
+      );
     },
   };
 }

@@ -11,8 +11,8 @@ import yauzl from 'yauzl';
 import { readDescriptor } from './descriptor.ts';
 import { encrypted as encryptedError, isAppError, tooManyEntries, unreadable } from './errors.ts';
 import type { EntryKind, RawEntry } from './listing.ts';
-import { openSevenZipEntry } from './sevenzip.ts';
-import { VIEW_ENTRY, oneEntryZip } from './zip-view.ts';
+import { extractSevenZip, openSevenZipEntry } from './sevenzip.ts';
+import { entriesZip, type ViewEntry } from './zip-view.ts';
 
 const fstat = promisify(fs.fstat);
 
@@ -202,16 +202,50 @@ export async function openZipEntry(
 
 const INFLATE_CHUNK = 256 * 1024;
 
+/** Whether this reader decompresses the entry itself (stored, deflated) or 7-Zip does. */
+export const readsHere = (ref: ZipRef) => ref.method === 0 || ref.method === 8;
+
 async function bySevenZip(fd: number, ref: ZipRef, name: string, range?: { start: number; end: number }) {
   const { size: archiveSize } = await fstat(fd);
-  const { view, size } = await oneEntryZip(fd, archiveSize, ref, name);
+  const { view, size } = await entriesZip(fd, archiveSize, [{ ref, name }]);
   // 7-Zip checks the CRC; the declared size is held here as for every other method.
-  const stream = exactly(
-    await openSevenZipEntry(fd, size, `${VIEW_ENTRY}.zip`, VIEW_ENTRY, () => {}, view),
-    ref.usize,
-    name,
-  );
+  const stream = exactly(await openSevenZipEntry(fd, size, 'entries.zip', '0', () => {}, view), ref.usize, name);
   return range ? skipTake(stream, range.start, range.end - range.start + 1) : stream;
+}
+
+/** Entries per 7-Zip run when extracting (each run holds their made headers). */
+const BATCH = 1000;
+
+/**
+ * Extracts entries that 7-Zip decompresses, in as few 7-Zip runs as batches (starting a run
+ * costs far more than an entry): `visit` gets each entry's bytes in the order given.
+ */
+export async function extractBySevenZip(
+  fd: number,
+  entries: readonly ViewEntry[],
+  visit: (index: number, data: Readable) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
+  const { size: archiveSize } = await fstat(fd);
+  for (let from = 0; from < entries.length; from += BATCH) {
+    const batch = entries.slice(from, from + BATCH);
+    const { view, size } = await entriesZip(fd, archiveSize, batch);
+    const names = batch.map((_, i) => String(i));
+    await extractSevenZip(
+      fd,
+      size,
+      'entries.zip',
+      names,
+      async (outPath, data) => {
+        const i = Number(outPath);
+        const e = batch[i];
+        if (!e || String(i) !== outPath) throw unreadable(`7-Zip gave an entry it was not asked for`);
+        await visit(from + i, exactly(data, e.ref.usize, e.name));
+      },
+      signal,
+      view,
+    );
+  }
 }
 
 /** The entry must give exactly the size its central directory declares (a lie is an error, never more output). */

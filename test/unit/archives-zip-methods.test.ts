@@ -147,6 +147,24 @@ function oneEntryZipFile(name: string, method: number, packed: Buffer, data: Buf
   return Buffer.concat([local, n, packed, central, n, end]);
 }
 
+test('1,200 bzip2 entries beside deflated ones extract in two 7-Zip runs, every byte in place', async () => {
+  const many = path.join(dir, 'many-src');
+  fs.mkdirSync(path.join(many, 'bz'), { recursive: true });
+  fs.mkdirSync(path.join(many, 'plain'));
+  for (let i = 0; i < 1200; i++) fs.writeFileSync(path.join(many, 'bz', `f${i}.txt`), `file ${i}\n`.repeat(100));
+  for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(many, 'plain', `p${i}.txt`), `plain ${i}\n`.repeat(100));
+  const file = path.join(dir, 'many.zip');
+  run(sevenZip, ['a', '-bd', '-bso0', '-tzip', '-mm=BZip2', file, 'bz'], many);
+  run(sevenZip, ['a', '-bd', '-bso0', '-tzip', '-mm=Deflate', file, 'plain'], many);
+  const m = methods(file);
+  assert.is(Object.keys(m).filter((n) => m[n] === 12).length, 1200);
+  assert.is(m['plain/p0.txt'], 8);
+  const out = fs.mkdtempSync(path.join(dir, 'out-many-'));
+  const result = await service().extract(archiveFile(file), [], { path: out });
+  assert.is(result.files, 1205);
+  assert.equal(tree(out), tree(many));
+});
+
 test('damaged compressed bytes: the entry read fails (422) and an extraction leaves nothing', async () => {
   const file = path.join(dir, 'damaged.zip');
   run(sevenZip, ['a', '-bd', '-bso0', '-tzip', '-mm=BZip2', file, 'docs/deep/b.bin'], src);
