@@ -17,7 +17,7 @@ const LAG_MS = 15;
 /** Share of the loop taken by requests (background excluded) that counts as busy. */
 const BUSY_SHARE = 0.3;
 /** However busy, background work gets a slice at least this often. */
-export const MAX_DEFER_MS = 100;
+export const MAX_DEFER_MS = 200;
 /** How often a deferred background task looks again. */
 const RECHECK_MS = 5;
 
