@@ -50,6 +50,7 @@ import { createNativeAddons, type NativeAddons } from './native.ts';
 import type { Caller } from './core/caller.ts';
 import { systemRoutes } from './system/routes.ts';
 import { VERSION } from './version.ts';
+import { createIdleCollector } from './core/idle-gc.ts';
 
 export interface AppOptions {
   log?: Logger;
@@ -282,6 +283,10 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     load,
   });
 
+  // Memory a burst of requests (or the start) left behind goes back once things are quiet.
+  const idle = createIdleCollector();
+  server.on('request', () => idle.touch());
+
   let closing: Promise<void> | undefined;
   return {
     config,
@@ -317,6 +322,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
           server.off('error', reject);
           for (const c of capabilities) await c.start?.();
           ready = true;
+          idle.touch();
           resolve(server.address() as AddressInfo);
         });
       });
@@ -324,6 +330,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     close(graceMs = 10_000) {
       closing ??= (async () => {
         ready = false;
+        idle.stop();
         // Upgraded sockets are not the HTTP server's to close: end the terminals first.
         await terminal.stop?.();
         await new Promise<void>((resolve) => {

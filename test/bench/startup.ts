@@ -25,6 +25,8 @@ const MiB = 1024 * 1024;
 /** The walker thread leaves after 10 s without jobs (src/indexer/worker-client.ts). */
 const LATE_MS = 13_000;
 const EARLY_MS = 3_000;
+/** After the workload: the server at rest again (src/core/idle-gc.ts collects after 1 s of quiet). */
+const REST_MS = 3_000;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -225,6 +227,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
         await sleep(LATE_MS - EARLY_MS);
         const lateMb = rssMb(node.child.pid!);
         await bareWorkload(node.base, tree);
+        await sleep(REST_MS);
         bare.push({ startMs: node.startMs, earlyMb, lateMb, workMb: rssMb(node.child.pid!) });
       } finally {
         await node.stop();
@@ -238,6 +241,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
         await sleep(LATE_MS - EARLY_MS);
         const lateMb = rssMb(burrow.child.pid!);
         await workload(burrow.base, tree, opts.quick ? 3 : 5);
+        await sleep(REST_MS);
         cold.push({ startMs: burrow.startMs, earlyMb, lateMb, workMb: rssMb(burrow.child.pid!) });
       } finally {
         await burrow.stop();
@@ -273,7 +277,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       m(bare, 'workMb'),
       'MB',
       '≤ 100 MB',
-      `browse ×${opts.quick ? 3 : 5}, search ×${opts.quick ? 3 : 5}, a 32 MiB upload, ${opts.quick ? 8 : 20} × 1 MiB downloads and their zip; ceiling: the bare server after the same bytes (downloads twice, the upload); ${n}`,
+      `browse ×${opts.quick ? 3 : 5}, search ×${opts.quick ? 3 : 5}, a 32 MiB upload, ${opts.quick ? 8 : 20} × 1 MiB downloads and their zip, read ${REST_MS / 1000} s after; ceiling: the bare server after the same bytes (downloads twice, the upload); ${n}`,
     ),
   ];
 }
