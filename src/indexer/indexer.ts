@@ -19,6 +19,8 @@ export { INDEX_FORMAT } from './index-db.ts';
 
 /** Longest a single write slice holds the event loop (plus its commit; synchronous=OFF keeps that short). */
 const WRITE_SLICE_MS = 6;
+/** The same while people are being served (a slice granted by the pace's longest wait). */
+const BUSY_WRITE_SLICE_MS = 2;
 
 export interface IndexerOptions {
   config: Config;
@@ -220,7 +222,8 @@ export class Indexer {
         await this.load.turn();
         const batch = pending[0]!;
         const t = performance.now();
-        this.store.writeFor(root.id, batch.entries, batch.docs, Date.now(), WRITE_SLICE_MS);
+        const budget = this.load.busy() ? BUSY_WRITE_SLICE_MS : WRITE_SLICE_MS;
+        this.store.writeFor(root.id, batch.entries, batch.docs, Date.now(), budget);
         this.load.spent(performance.now() - t);
         if (!batch.entries.length && !batch.docs.length) {
           pending.shift();

@@ -30,6 +30,8 @@ export async function walkSync(
   beat: Beat = noBeat,
   /** Waits while people are being served (core/load.ts); called between slices. */
   pace: () => Promise<void> = () => Promise.resolve(),
+  /** People are being served now: the slice ends at the next folder (core/load.ts). */
+  hold: () => boolean = () => false,
 ): Promise<WalkSummary> {
   const started = Date.now();
   const summary: WalkSummary = {
@@ -134,13 +136,17 @@ export async function walkSync(
 
   let sliceStart = performance.now();
   let sincePause = 0;
+  /** This slice was granted while people are still being served (the pace's longest wait): it runs to its end. */
+  let forced = false;
   while (stack.length) {
     if (cancelled()) break;
-    if (performance.now() - sliceStart > SLICE_MS || queue.length > EXTRACT_QUEUE) {
+    // A request that arrives mid-slice ends the slice at the next folder, not SLICE_MS later.
+    if (performance.now() - sliceStart > SLICE_MS || queue.length > EXTRACT_QUEUE || (!forced && hold())) {
       while (queue.length > EXTRACT_QUEUE && !cancelled()) await turn();
       await turn();
       await pace();
       sliceStart = performance.now();
+      forced = hold();
     }
     if (sink.full?.()) {
       await sink.room!();

@@ -125,7 +125,7 @@ async function main(): Promise<void> {
       inFlight.delete(job.id);
     };
     (job.sync && syncFs
-      ? walkSync(job, sink, extract, isCancelled, syncFs, beat, pace)
+      ? walkSync(job, sink, extract, isCancelled, syncFs, beat, pace, hold)
       : walk(job, fs, guard, sink, extract, isCancelled, hold, pace)
     )
       .then((summary) => {
