@@ -32,6 +32,8 @@ const picked = args.filter((a) => !a.startsWith('--'));
 for (const p of picked)
   if (!(BENCHES as readonly string[]).includes(p)) throw new Error(`unknown bench ${p}; names: ${BENCHES.join(' ')}`);
 const names = picked.length ? BENCHES.filter((n) => picked.includes(n)) : BENCHES;
+// Benches read positional sizes from the command line when run alone: keep the names from them.
+process.argv.splice(2, Infinity, ...args.filter((a) => a.startsWith('--')));
 const opts: BenchOptions = { quick };
 
 if (process.env.BURROW_TEST_SERVER === 'executable') {

@@ -26,7 +26,7 @@ import { searchIndex } from '../../src/search/from-index.ts';
 import { parseTerm } from '../../src/search/term.ts';
 import { costRow, runAlone, type BenchOptions, type BenchRow } from './table.ts';
 
-const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const args = import.meta.main ? process.argv.slice(2).filter((a) => !a.startsWith('--')) : [];
 const WORDS = (
   'report invoice holiday photo scan budget summary draft final notes meeting contract receipt letter ' +
   'backup archive project design music video family garden travel recipe manual thesis chapter slides export'

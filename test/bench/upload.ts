@@ -1,5 +1,5 @@
 // Upload throughput against this machine's own ceilings, measured in the same run:
-//   disk      — the same bytes written with fs.createWriteStream (no HTTP)
+//   disk      — the same bytes written with fs.createWriteStream and flushed (no HTTP): the ceiling
 //   bare PUT  — a bare Node HTTP server piping a PUT body to a file (the target: ≥ 90 % of it)
 //   Burrow    — the bytes by multipart POST /api/upload, by TUS in one PATCH, and by TUS in 8 MiB
 //               PATCHes; then 1,000 files of 10 KB by multipart (files per second)
@@ -177,7 +177,9 @@ async function diskCeiling(dir: string, bytes: number): Promise<number> {
   flush();
   const file = path.join(dir, 'disk.bin');
   const started = performance.now();
-  const out = fs.createWriteStream(file, { highWaterMark: 1 * MiB });
+  // flush: the bytes on disk before close (fdatasync), as an upload's are before it is placed;
+  // without it a run that fits the page cache measures memory, not the disk.
+  const out = fs.createWriteStream(file, { highWaterMark: 1 * MiB, flush: true });
   for (let left = bytes; left > 0; left -= CHUNK) {
     if (!out.write(left >= CHUNK ? block : block.subarray(0, left)))
       await new Promise<void>((r) => out.once('drain', () => r()));
@@ -210,7 +212,7 @@ async function barePut(dir: string, bytes: number): Promise<number> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
-  const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const args = import.meta.main ? process.argv.slice(2).filter((a) => !a.startsWith('--')) : [];
   const sizeMiB = Number(args[0] ?? (opts.quick ? 128 : 256));
   const rounds = Number(args[1] ?? (opts.quick ? 2 : 3));
   const bytes = sizeMiB * MiB;
@@ -273,11 +275,13 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
     const seconds = await inWorker({ kind: 'small-files', base: s.url, bytes: 10 * 1024, files, concurrency: 4 });
     console.log(`  1,000 files of 10 KB (multipart, 4 at a time): ${(files / seconds).toFixed(0)} files/s`);
     clear();
-    const ceiling = 'bare Node PUT piped to a file';
+    // The ceiling is the disk write: the bare PUT server (req.pipe to a WriteStream, small writes)
+    // measured below Burrow, so it is no ceiling; its figure stays in the note.
+    const ceiling = `the same bytes written and flushed to disk, no HTTP (bare Node PUT server: ${bare.toFixed(0)} MB/s)`;
     return [
-      rateRow(`multipart upload ${sizeMiB} MiB`, median(runs.multipart), bare, 'MB/s', '≥ 0.8', ceiling),
-      rateRow(`TUS, one PATCH of ${sizeMiB} MiB`, median(runs['tus-one']), bare, 'MB/s', '≥ 0.8', ceiling),
-      rateRow('TUS, 8 MiB PATCHes', median(runs['tus-chunks']), bare, 'MB/s', '≥ 0.6', ceiling),
+      rateRow(`multipart upload ${sizeMiB} MiB`, median(runs.multipart), disk, 'MB/s', '≥ 0.8', ceiling),
+      rateRow(`TUS, one PATCH of ${sizeMiB} MiB`, median(runs['tus-one']), disk, 'MB/s', '≥ 0.8', ceiling),
+      rateRow('TUS, 8 MiB PATCHes', median(runs['tus-chunks']), disk, 'MB/s', '≥ 0.6', ceiling),
       rateRow(
         'TUS, 8 MiB PATCHes vs one PATCH',
         median(runs['tus-chunks']),
