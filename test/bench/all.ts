@@ -10,7 +10,7 @@
 import './executable.ts';
 import fs from 'node:fs';
 import os from 'node:os';
-import { formatTable, met, type BenchOptions, type BenchRow } from './table.ts';
+import { formatTable, met, type BenchOptions, type BenchRow } from './support/table.ts';
 
 /** In the issue's order. Each file exports `rows(opts): Promise<BenchRow[]>`. */
 const BENCHES = [

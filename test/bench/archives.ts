@@ -28,7 +28,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { listTar } from '../../src/archives/tar-reader.ts';
 import { archiveFile, manyEntryZip, run, service, tmp } from '../support/archives.ts';
-import { costRow, rateRow, runAlone, type BenchOptions, type BenchRow } from './table.ts';
+import { costRow, rateRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 const MB = 1024 ** 2;
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;

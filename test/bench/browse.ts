@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { removeDirs, startServer } from '../support/server.ts';
-import { costRow, runAlone, type BenchOptions, type BenchRow } from './table.ts';
+import { costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 const N = 10_000;
 

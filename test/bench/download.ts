@@ -33,9 +33,9 @@ import './executable.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { removeDirs, startServer } from '../support/server.ts';
-import { drain, interleaved, MB } from './measure.ts';
-import { startPlainServer, startSendfileServer } from './plain-server.ts';
-import { rateRow, runAlone, type BenchOptions, type BenchRow } from './table.ts';
+import { drain, interleaved, MB } from './support/measure.ts';
+import { startPlainServer, startSendfileServer } from './support/plain-server.ts';
+import { rateRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   const size = (opts.quick ? 256 : 1024) * MB;

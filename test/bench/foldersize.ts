@@ -30,8 +30,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch } from './serve.ts';
-import { costRow, runAlone, type BenchOptions, type BenchRow } from './table.ts';
+import { launch } from './support/serve.ts';
+import { costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

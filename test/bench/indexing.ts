@@ -14,8 +14,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { launch, type BenchServer, type LogLine } from './serve.ts';
-import { rateRow, costRow, runAlone, type BenchOptions, type BenchRow } from './table.ts';
+import { launch, type BenchServer, type LogLine } from './support/serve.ts';
+import { rateRow, costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 const MiB = 1024 * 1024;
 const run = promisify(execFile);

@@ -24,7 +24,7 @@ import { IndexStore } from '../../src/indexer/store.ts';
 import type { DocRecord, EntryRecord } from '../../src/indexer/protocol.ts';
 import { searchIndex } from '../../src/search/from-index.ts';
 import { parseTerm } from '../../src/search/term.ts';
-import { costRow, runAlone, type BenchOptions, type BenchRow } from './table.ts';
+import { costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 const args = import.meta.main ? process.argv.slice(2).filter((a) => !a.startsWith('--')) : [];
 const WORDS = (

@@ -18,8 +18,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { bareEnv, ensureBinary, sandbox } from '../binary/harness.ts';
-import { median } from './measure.ts';
-import { costRow, runAlone, type BenchOptions, type BenchRow } from './table.ts';
+import { median } from './support/measure.ts';
+import { costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 const MiB = 1024 * 1024;
 /**

@@ -15,7 +15,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { rateRow, runAlone, type BenchOptions, type BenchRow } from './table.ts';
+import { rateRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 const MiB = 1024 * 1024;
 const CHUNK = 8 * MiB;

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setupAdmin, ADMIN } from '../support/auth.ts';
 import { removeDirs, startServer } from '../support/server.ts';
-import { costRow, runAlone, type BenchOptions, type BenchRow } from './table.ts';
+import { costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 const TRANSFERS = '4';
 

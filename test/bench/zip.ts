@@ -22,9 +22,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { removeDirs, startServer } from '../support/server.ts';
-import { drain, interleaved, MB } from './measure.ts';
-import { startPlainServer } from './plain-server.ts';
-import { rateRow, runAlone, type BenchOptions, type BenchRow } from './table.ts';
+import { drain, interleaved, MB } from './support/measure.ts';
+import { startPlainServer } from './support/plain-server.ts';
+import { rateRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   const rounds = opts.quick ? 3 : 5;

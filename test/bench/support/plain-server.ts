@@ -9,7 +9,7 @@
 //                    stored zip carries, without the zip (no CRC, no headers) — a stored zip's ceiling;
 //   /deflate/<dir>   the same files each through zlib deflate level 1 (raw): a zip of text
 //                    that deflates at level 1 cannot be cheaper than this.
-// Run as a child: node test/bench/plain-server.ts <root> (prints the port).
+// Run as a child: node test/bench/support/plain-server.ts <root> (prints the port).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';

@@ -4,7 +4,7 @@
 // kept, each with the time it arrived, so a bench can time "launch → a log line".
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { ensureBinary, root } from '../binary/harness.ts';
+import { ensureBinary, root } from '../../binary/harness.ts';
 
 export type LogLine = Record<string, any> & { at: number };
 
