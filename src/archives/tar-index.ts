@@ -8,7 +8,8 @@
 import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { tooManyEntries, unreadable } from './errors.ts';
-import type { EntryKind, RawEntry } from './listing.ts';
+import type { RawEntry } from './listing.ts';
+import { kindOf } from './tar-reader.ts';
 
 const read = promisify(fs.read);
 const BLOCK = 512;
@@ -122,23 +123,6 @@ export async function listPlainTar(fd: number, size: number, maxEntries: number)
 }
 
 const padded = (n: number) => n + ((BLOCK - (n % BLOCK)) % BLOCK);
-
-/** Entry kinds as the tar-stream walk (tar-reader.ts) classifies them. */
-function kindOf(type: string | null): EntryKind {
-  switch (type) {
-    case 'file':
-    case 'contiguous-file':
-    case null:
-      return 'file';
-    case 'directory':
-      return 'directory';
-    case 'symlink':
-    case 'link':
-      return 'link';
-    default:
-      return 'device';
-  }
-}
 
 const TYPES: Record<number, string> = {
   0: 'file',

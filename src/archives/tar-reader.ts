@@ -67,7 +67,8 @@ function chain(source: Readable, transform: Transform | Duplex): Readable {
   return source.pipe(transform);
 }
 
-function kindOf(type: string | null | undefined): EntryKind {
+/** Entry kinds of a tar header's type (the header listing in tar-index.ts uses the same). */
+export function kindOf(type: string | null | undefined): EntryKind {
   switch (type) {
     case 'file':
     case 'contiguous-file':
