@@ -20,6 +20,7 @@ import { TUS_HEADERS, tusError } from '../uploads/tus/protocol.ts';
 import { baseUrlOf, type SharesService } from './service.ts';
 import { IF_MATCH } from '../editor/wire.ts';
 import type { createSharedEditor } from './editor.ts';
+import { createLinkIntake } from './intake.ts';
 import {
   createShareBody,
   createdShare,
@@ -31,7 +32,6 @@ import {
   updateShareBody,
   wireShare,
 } from './wire.ts';
-import type { ShareRow } from './store.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface ShareRouteDeps {
@@ -85,6 +85,7 @@ const itemRef = z.object({ path: z.string().max(4096), name: z.string() });
 export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
   const { shares, ops } = deps;
   const base = (req: IncomingMessage) => baseUrlOf(req, deps.publicUrl);
+  const intake = createLinkIntake(deps);
   const tokenParams = z.object({ token: linkToken });
   /** `share/<token>/<rel>` — rel is checked again by the resolver (no `..`, no encoded escapes). */
   const inLink = (token: string, rel: string) => joinVirtual(`share/${token}`, rel.replace(/^\/+|\/+$/g, ''));
@@ -150,16 +151,13 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
     try {
       if (!deps.chunkedEnabled) throw tusError('UPLOAD_CHUNKED_DISABLED');
       const answer = await call();
+      // A body sent with the request (nothing here reads one) is drained, not left on the socket.
+      req.resume();
       return reply(answer.status, undefined, { ...TUS_HEADERS, ...answer.headers });
     } catch (err) {
       refuseBody(req, res);
       throw err instanceof AppError ? err.withHeaders(TUS_HEADERS) : err;
     }
-  }
-
-  /** A file request counts what arrives; its limits are claimed before the bytes come. */
-  function claim(row: ShareRow, bytes: number) {
-    if (row.file_request && !shares.reserve(row, bytes)) throw new AppError('LINK_FILE_REQUEST_FULL');
   }
 
   return [
@@ -452,35 +450,8 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         411: 'A file request with a byte limit needs Content-Length',
         413: 'Too large, or the file request is full',
       },
-      async handler({ params, caller, req, res, ip }) {
-        let reserved = 0;
-        let row: ShareRow | undefined;
-        try {
-          const h = holder(params.token, caller, req);
-          row = h.row;
-          // A byte limit is claimed from Content-Length before the body comes: a chunked body
-          // would claim nothing and could pass the limit.
-          if (row.file_request && row.max_bytes !== null && req.headers['content-length'] === undefined)
-            throw new AppError('LINK_FILE_REQUEST_LENGTH');
-          const length = Number(req.headers['content-length'] ?? 0) || 0;
-          claim(h.row, length);
-          // Only a claim that was taken is given back on failure.
-          reserved = length;
-          const items = await deps.uploads.multipart.receive(h.caller, { headers: req.headers, body: req });
-          if (row.file_request) {
-            const size = items.reduce((a, i) => a + i.size, 0);
-            // The claim counted one file of Content-Length bytes; keep what arrived (release would uncount the file).
-            shares.settle(row, items.length - 1, size - reserved);
-            reserved = 0;
-            for (const i of items) shares.received(row, { name: i.name, size: i.size, path: i.path }, ip);
-          }
-          return items;
-        } catch (err) {
-          if (row?.file_request && reserved) shares.release(row, reserved);
-          refuseBody(req, res);
-          throw err;
-        }
-      },
+      handler: async ({ params, caller, req, ip }) =>
+        intake.multipart(holder(params.token, caller, req), { headers: req.headers, body: req }, ip),
     }),
     route({
       method: 'POST',
@@ -498,29 +469,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         413: 'The file request is full',
       },
       handler: ({ params, caller, req, res }) =>
-        tusCall(req, res, async () => {
-          const { caller: c, row } = holder(params.token, caller, req);
-          const length = Number(req.headers['upload-length']);
-          // Only a claim that was taken is given back: a refused or malformed Upload-Length
-          // (negative, missing) must not lower the request's counts.
-          const claimed = row.file_request && Number.isSafeInteger(length) && length >= 0;
-          if (claimed) claim(row, length);
-          let created;
-          try {
-            created = await deps.uploads.tus.create(c, req.headers);
-          } catch (err) {
-            if (claimed) shares.release(row, length);
-            throw err;
-          }
-          req.resume();
-          return {
-            status: created.status,
-            headers: {
-              Location: `${deps.publicUrl ?? ''}/api/share/${row.token}/tus/${created.id}`,
-              ...created.headers,
-            },
-          };
-        }),
+        tusCall(req, res, () => intake.tusCreate(holder(params.token, caller, req), req.headers)),
     }),
     route({
       method: 'HEAD',

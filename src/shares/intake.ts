@@ -1,0 +1,82 @@
+// Uploads into a link. A file request counts what arrives against its limits (files, bytes):
+// the room is claimed before the bytes come (multipart: its Content-Length; TUS: its
+// Upload-Length), settled to what actually arrived, and given back when the upload fails —
+// only a claim that was taken is ever given back, so a refused or malformed request cannot
+// lower the counts. Every arrival is a row of the owner's activity log.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Caller } from '../core/caller.ts';
+import { AppError } from '../core/errors.ts';
+import type { FileItem } from '../files/wire.ts';
+import type { UploadsCapability } from '../uploads/capability.ts';
+import type { SharesService } from './service.ts';
+import type { ShareRow } from './store.ts';
+
+export interface LinkHolder {
+  caller: Caller;
+  row: ShareRow;
+}
+
+export function createLinkIntake(deps: {
+  shares: SharesService;
+  uploads: Pick<UploadsCapability, 'multipart' | 'tus'>;
+  publicUrl: string | null;
+}) {
+  const { shares, uploads } = deps;
+
+  /** Claims room for one file of `bytes`; 413 when the request is full. */
+  function claim(row: ShareRow, bytes: number): void {
+    if (!shares.reserve(row, bytes)) throw new AppError('LINK_FILE_REQUEST_FULL');
+  }
+
+  return {
+    /** POST /api/share/{token}/upload: multipart like POST /api/upload, into the link. */
+    async multipart(
+      h: LinkHolder,
+      request: { headers: IncomingHttpHeaders; body: Readable },
+      ip: string,
+    ): Promise<FileItem[]> {
+      const { row } = h;
+      if (!row.file_request) return uploads.multipart.receive(h.caller, request);
+      // A chunked body would claim nothing and could pass a byte limit.
+      if (row.max_bytes !== null && request.headers['content-length'] === undefined)
+        throw new AppError('LINK_FILE_REQUEST_LENGTH');
+      const reserved = Number(request.headers['content-length'] ?? 0) || 0;
+      claim(row, reserved);
+      let items: FileItem[];
+      try {
+        items = await uploads.multipart.receive(h.caller, request);
+      } catch (err) {
+        shares.release(row, reserved);
+        throw err;
+      }
+      // The claim counted one file of Content-Length bytes; keep what arrived.
+      const size = items.reduce((a, i) => a + i.size, 0);
+      shares.settle(row, items.length - 1, size - reserved);
+      for (const i of items) shares.received(row, { name: i.name, size: i.size, path: i.path }, ip);
+      return items;
+    },
+
+    /** POST /api/share/{token}/tus: a resumable upload into the link, its Location under the link. */
+    async tusCreate(h: LinkHolder, headers: IncomingHttpHeaders) {
+      const { row } = h;
+      const length = Number(headers['upload-length']);
+      // A malformed Upload-Length (negative, missing) claims nothing: the TUS layer refuses it.
+      const claimed = row.file_request && Number.isSafeInteger(length) && length >= 0;
+      if (claimed) claim(row, length);
+      let created;
+      try {
+        created = await uploads.tus.create(h.caller, headers);
+      } catch (err) {
+        if (claimed) shares.release(row, length);
+        throw err;
+      }
+      return {
+        status: created.status,
+        headers: { Location: `${deps.publicUrl ?? ''}/api/share/${row.token}/tus/${created.id}`, ...created.headers },
+      };
+    },
+  };
+}
+
+export type LinkIntake = ReturnType<typeof createLinkIntake>;
