@@ -2,10 +2,11 @@
 import type { Capability } from '../core/capability.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { downloadRoutes } from './routes.ts';
+import { createDownloads } from './service.ts';
 
 export function createDownloadsCapability(deps: {
   resolver: PathResolver;
   showHidden: (userId: string) => boolean;
 }): Capability {
-  return { routes: downloadRoutes(deps) };
+  return { routes: downloadRoutes(createDownloads(deps)) };
 }

@@ -1,0 +1,104 @@
+// Downloads: what a selection is (one file as its bytes; folders or several items as a zip),
+// resolved and opened before any answer starts, and its plan (files, bytes, archive name)
+// without sending it. The routes only send what this opened.
+import path from 'node:path';
+import type { Caller } from '../core/caller.ts';
+import { AppError } from '../core/errors.ts';
+import { openFileIn, type OpenedFile } from '../files/confined.ts';
+import { joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import type { DownloadPlan, Selection } from './wire.ts';
+import { closeSources, openSources, selectionEntries, type ZipSource } from './zip.ts';
+
+export type Download =
+  | { kind: 'file'; file: OpenedFile; name: string }
+  | { kind: 'zip'; sources: ZipSource[]; archiveName: string; showHidden: boolean };
+
+export function createDownloads(deps: { resolver: PathResolver; showHidden: (userId: string) => boolean }) {
+  const { resolver } = deps;
+
+  async function resolveSelection(caller: Caller, sel: Selection): Promise<ResolvedPath[]> {
+    const wanted = [
+      ...(sel.path !== undefined ? [sel.path] : []),
+      ...(sel.paths ?? []),
+      ...(sel.items ?? []).map((i) => joinVirtual(i.path, i.name)),
+    ];
+    if (wanted.length === 0) throw new AppError('NO_ITEMS', 'Name what to download: `path`, `paths` or `items`.');
+    const out: ResolvedPath[] = [];
+    for (const p of wanted) {
+      const r = await resolver.resolve(caller, p, { mustExist: true });
+      if (!r.space) throw new AppError('TOP_LEVEL', 'The top cannot be downloaded; choose a volume or items.');
+      if (!r.access.canDownload) throw new AppError('NO_DOWNLOAD');
+      out.push(r);
+    }
+    return out;
+  }
+
+  const archiveNameOf = (items: ResolvedPath[], wanted?: string) => {
+    if (wanted) return wanted.endsWith('.zip') ? wanted : `${wanted}.zip`;
+    if (items.length === 1) return `${path.posix.basename(items[0]!.virtualPath)}.zip`;
+    const parent = path.posix.dirname(items[0]!.virtualPath);
+    return `${parent === '.' ? 'download' : path.posix.basename(parent)}.zip`;
+  };
+  const sourcesOf = (items: ResolvedPath[]) =>
+    openSources(
+      items.map((r) => ({
+        root: r.space!.root,
+        real: r.realPath,
+        name: path.posix.basename(r.virtualPath),
+        isDirectory: r.isDirectory,
+      })),
+    );
+  const isOneFile = (items: ResolvedPath[]) => items.length === 1 && !items[0]!.isDirectory;
+
+  return {
+    /** The selection opened: its descriptors are the ones read, whatever happens to the paths. */
+    async open(caller: Caller, sel: Selection): Promise<Download> {
+      const items = await resolveSelection(caller, sel);
+      if (isOneFile(items)) {
+        const file = await openFileIn(items[0]!.space!.root, items[0]!.realPath);
+        return { kind: 'file', file, name: path.posix.basename(items[0]!.virtualPath) };
+      }
+      return {
+        kind: 'zip',
+        sources: await sourcesOf(items),
+        archiveName: archiveNameOf(items, sel.name),
+        showHidden: deps.showHidden(caller.userId),
+      };
+    },
+
+    /** What a download of the selection would hold, counted through the same descriptors. */
+    async plan(caller: Caller, sel: Selection): Promise<DownloadPlan> {
+      const items = await resolveSelection(caller, sel);
+      if (isOneFile(items)) {
+        const f = await openFileIn(items[0]!.space!.root, items[0]!.realPath);
+        await f.close();
+        return {
+          files: 1,
+          folders: 0,
+          totalBytes: f.stat.size,
+          archiveName: null,
+          fileName: path.posix.basename(items[0]!.virtualPath),
+          isArchive: false,
+        };
+      }
+      let files = 0;
+      let folders = 0;
+      let totalBytes = 0;
+      const sources = await sourcesOf(items);
+      try {
+        for await (const e of selectionEntries(sources, deps.showHidden(caller.userId))) {
+          if (e.isDirectory) folders++;
+          else {
+            files++;
+            totalBytes += e.size;
+          }
+        }
+      } finally {
+        await closeSources(sources);
+      }
+      return { files, folders, totalBytes, archiveName: archiveNameOf(items, sel.name), isArchive: true };
+    },
+  };
+}
+
+export type Downloads = ReturnType<typeof createDownloads>;
