@@ -75,14 +75,8 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
         413: 'A file over MAX_DIRECT_UPLOAD_SIZE or more files than MAX_FILES_PER_UPLOAD (the message names the limit)',
         507: 'The volume lacks the space (UPLOAD_FREE_SPACE_RESERVE is kept free)',
       },
-      async handler({ req, res, caller, query }) {
-        try {
-          return await multipart.receive(caller, { headers: req.headers, body: req, query });
-        } catch (err) {
-          refuseBody(req, res);
-          throw err;
-        }
-      },
+      // A refusal reads the rest of the body away (the error answer does, for every row).
+      handler: ({ req, caller, query }) => multipart.receive(caller, { headers: req.headers, body: req, query }),
     }),
     route({
       method: 'OPTIONS',
