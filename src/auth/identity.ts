@@ -54,7 +54,14 @@ export interface Identity {
   settings: SettingsService;
   activity: { record(event: ActivityEvent): void };
   /** What checks a name and a password or token outside a session (WebDAV Basic). */
-  credentials: { mode: string; auth: AuthService; tokens: TokenService; users: UsersStore; limits: RateLimiter };
+  credentials: {
+    mode: string;
+    auth: AuthService;
+    tokens: TokenService;
+    users: UsersStore;
+    limits: RateLimiter;
+    secondFactor: TwoFactorService;
+  };
   /** What the sign-in methods beyond the password (twofactor/, passkeys/, oidc/) build on. */
   signIn: {
     auth: AuthService;
@@ -163,7 +170,7 @@ export function createIdentity({ config, db, log, sessionSecret }: IdentityDeps)
     },
     settings,
     activity,
-    credentials: { mode: config.auth.mode, auth, tokens, users, limits },
+    credentials: { mode: config.auth.mode, auth, tokens, users, limits, secondFactor: twoFactor },
     signIn: { auth, authenticator, cookies, users, limits, activity, twoFactor },
   };
 }

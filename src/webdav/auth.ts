@@ -3,11 +3,13 @@
 // so no sessions and no cross-site requests. Clients send the credentials with every request, so
 // a password proven once is remembered for a few minutes by a keyed hash (never the password):
 // scrypt and the sign-in budgets are spent on the first request, not on every file of a copy.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+// Every remembered use reads the account again, so a changed password, a lock, a removed account
+// or a second factor turned on since ends it at the next request.
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LOCAL_ADMIN } from '../auth/authenticator.ts';
 import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
-import type { AuthService } from '../auth/service.ts';
+import type { AuthService, SecondFactor } from '../auth/service.ts';
 import { isAdminRow, parseRoles, type UsersStore } from '../auth/users-store.ts';
 import { AppError, type ErrorCode } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
@@ -26,6 +28,8 @@ export interface DavAuthDeps {
   tokens: Pick<TokenService, 'authenticate'>;
   users: Pick<UsersStore, 'get' | 'findByIdentifier'>;
   limits: Pick<RateLimiter, 'check' | 'count'>;
+  /** Absent: no account has a second factor. */
+  secondFactor?: Pick<SecondFactor, 'enabled'>;
   log: Logger;
 }
 
@@ -53,7 +57,8 @@ export interface DavAuthenticator {
 }
 
 export function createDavAuthenticator(deps: DavAuthDeps): DavAuthenticator {
-  const key = randomBytes(32);
+  // A key object made once: an HMAC keyed with raw bytes imports the key again on every request.
+  const key = createSecretKey(randomBytes(32));
   const remembered = new Map<string, { mac: Buffer; userId: string; passwordHash: string; until: number }>();
   const warned = new Set<string>();
 
@@ -85,11 +90,12 @@ export function createDavAuthenticator(deps: DavAuthDeps): DavAuthenticator {
     if (!hit || hit.until < Date.now()) return null;
     if (!timingSafeEqual(hit.mac, mac(name.toLowerCase(), secret))) return null;
     const row = deps.users.get(hit.userId);
-    // A changed password, a lock or a removed account end what was remembered at once.
+    // A changed password, a lock, a removed account or a second factor end what was remembered at once.
     if (
       !row ||
       row.password_hash !== hit.passwordHash ||
-      (row.locked_until && Date.parse(row.locked_until) > Date.now())
+      (row.locked_until && Date.parse(row.locked_until) > Date.now()) ||
+      deps.secondFactor?.enabled(row.id)
     ) {
       remembered.delete(name.toLowerCase());
       return null;

@@ -382,6 +382,40 @@ test('an account with a second factor cannot mount with its password, only with 
   assert.is((await dav('PROPFIND', '/dav/', { user: 'carol', password: token, headers: { Depth: '0' } })).status, 207);
 });
 
+// A proven password is remembered for a few minutes (scrypt once per mount, not once per file):
+// what would end a sign-in ends the remembered one at the very next request.
+test('a remembered password stops working at once after a password change, a reset or a second factor', async () => {
+  const propfind = (user: string, password: string) =>
+    dav('PROPFIND', '/dav/', { user, password, headers: { Depth: '0' } }).then((r) => r.status);
+  const dave = await createUser(admin, s, { username: 'dave', password: 'dave-password-1' });
+  assert.is(await propfind('dave', 'dave-password-1'), 207);
+  assert.is(await propfind('dave', 'dave-password-1'), 207);
+  const changed = await dave.post('/api/auth/password', {
+    currentPassword: 'dave-password-1',
+    newPassword: 'dave-password-2',
+  });
+  assert.is(changed.status, 204, changed.text);
+  assert.is(await propfind('dave', 'dave-password-1'), 401);
+  assert.is(await propfind('dave', 'dave-password-2'), 207);
+
+  // An administrator's reset ends it too.
+  const id = (await admin.get('/api/users')).json.users.find((u: { username: string }) => u.username === 'dave').id;
+  assert.is((await admin.post(`/api/users/${id}/password`, { newPassword: 'dave-password-3' })).status, 204);
+  assert.is(await propfind('dave', 'dave-password-2'), 401);
+  assert.is(await propfind('dave', 'dave-password-3'), 207);
+
+  // Turning on a second factor: from then on only a token mounts, also for a client already in.
+  const erin = await createUser(admin, s, { username: 'erin', password: 'erin-password-1' });
+  assert.is(await propfind('erin', 'erin-password-1'), 207);
+  const start = await erin.post('/api/auth/totp/start', {});
+  assert.is(start.status, 200, start.text);
+  assert.is(
+    (await erin.post('/api/auth/totp/confirm', { code: generateSync({ secret: start.json.secret }) })).status,
+    200,
+  );
+  assert.is(await propfind('erin', 'erin-password-1'), 401);
+});
+
 test('Basic over plain HTTP from another machine is warned about in the log; over HTTPS or loopback it is not', async () => {
   // TRUST_PROXY=loopback: the test plays a proxy that names the client and its scheme.
   assert.is(
