@@ -1,18 +1,27 @@
 // WebDAV throughput with a real client: rclone copying a folder of 1,000 small files and one
-// large file up to /dav/ and back down, against the ceiling of rclone copying the same folder
-// to a local folder, in the same run (same disk, same rclone, same --transfers). The server is
-// the executable (the source: BURROW_TEST_SERVER=source), signed in with Basic as a real account.
+// large file up to /dav/ and back down, against two ceilings measured in the same run (same
+// disk, same rclone, same --transfers): rclone copying the folder to a local folder, and rclone
+// copying it over WebDAV to `rclone serve webdav` of a local folder (Go's x/net/webdav: no
+// accounts, no versions, no trash, no index; the protocol's cost with this client and nothing
+// else). The server is the executable (the source: BURROW_TEST_SERVER=source), signed in with
+// Basic as a real account.
 //
-// Measured here (2 shared cores, one disk, rclone --transfers 4): one 1 GiB file up 1.10x and
-// down 0.97x the local copy's time (62 / 73 MiB/s); 1,000 files of 4 KiB up 23x (37 ms a file)
-// and down 16x (13 ms a file). Small files pay per request what a local copy does not: a
-// PROPFIND and a PUT each, the checked open of the parent, an fsync of every file before it is
-// placed (flush: true: a crash leaves old or new content), the version check, the changes sink.
+// Why small files are slow over WebDAV, and not Burrow's to fix: rclone's WebDAV backend paces
+// every call it makes (its pacer lets one call start per 10 ms, whatever --transfers says;
+// Debian's rclone 1.60 has no flag to change that) and an upload makes three calls a file: MKCOL
+// of the parent, PUT, then PROPFIND Depth 0 to read the size and time back. So 1,000 files take
+// at least 30 s up and 10 s down (one GET each) against any server. Measured on the shared 2-core
+// machine while CI ran, 300 files of 4 KiB from source: rclone serve webdav 10.2 s up / 3.6 s
+// down, Burrow 10.5-11.6 s / 3.9-5.4 s; Burrow's main thread was idle 60% of the upload. The
+// server's own cost per call (~5 ms of main thread there: the resolver's volume listing and
+// realpaths, the remembered-password check, SQLite for locks, dead properties, activity and the
+// index, the fsync of every file) shows only past this floor.
 //
 //   npm run bench -- webdav [--quick] [largeMiB=512] [smallFiles=1000] [smallKiB=4]
-import './executable.ts';
-import { spawn, spawnSync } from 'node:child_process';
+import './support/executable.ts';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { setupAdmin, ADMIN } from '../support/auth.ts';
 import { removeDirs, startServer } from '../support/server.ts';
@@ -26,6 +35,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   const smallFiles = Number(args[1] ?? (opts.quick ? 300 : 1000));
   const smallKiB = Number(args[2] ?? 4);
   const s = await startServer({ env: { LOG_LEVEL: 'error' } });
+  let plain: ChildProcess | undefined;
   try {
     await setupAdmin(s);
     const work = path.join(s.dirs.root, 'bench');
@@ -45,7 +55,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
     }
 
     const obscured = spawnSync('rclone', ['obscure', ADMIN.password], { encoding: 'utf8' }).stdout.trim();
-    const env = {
+    const env: NodeJS.ProcessEnv = {
       ...process.env,
       HOME: work,
       RCLONE_CONFIG: path.join(work, 'rclone.conf'),
@@ -54,7 +64,39 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       RCLONE_CONFIG_B_VENDOR: 'other',
       RCLONE_CONFIG_B_USER: ADMIN.username,
       RCLONE_CONFIG_B_PASS: obscured,
+      RCLONE_CONFIG_P_TYPE: 'webdav',
+      RCLONE_CONFIG_P_VENDOR: 'other',
+      RCLONE_CONFIG_P_USER: ADMIN.username,
+      RCLONE_CONFIG_P_PASS: obscured,
     };
+    // The protocol ceiling: rclone's own WebDAV server over a local folder, on a free port.
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const served = path.join(work, 'served');
+    fs.mkdirSync(served);
+    plain = spawn(
+      'rclone',
+      ['serve', 'webdav', served, '--addr', `127.0.0.1:${port}`, '--user', ADMIN.username, '--pass', ADMIN.password],
+      { env: { ...process.env, HOME: work }, stdio: 'ignore' },
+    );
+    env.RCLONE_CONFIG_P_URL = `http://127.0.0.1:${port}/`;
+    for (let i = 0; ; i++) {
+      const up = await new Promise<boolean>((resolve) =>
+        net
+          .connect(port, '127.0.0.1', function (this: net.Socket) {
+            this.end();
+            resolve(true);
+          })
+          .on('error', () => resolve(false)),
+      );
+      if (up) break;
+      if (i > 100) throw new Error('rclone serve webdav did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
     // Asynchronous: the server runs in this process and must keep answering while rclone works.
     const run = (args: string[]) =>
       new Promise<{ code: number | null; err: string }>((resolve, reject) => {
@@ -76,7 +118,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
     };
     const drop = () => spawnSync('sync');
 
-    const rows: { what: string; local: number; dav: number; bytes: number }[] = [];
+    const rows: { what: string; local: number; plain: number; dav: number; bytes: number }[] = [];
     for (const [what, dir, bytes] of [
       [`${smallFiles} files of ${smallKiB} KiB`, 'small', smallFiles * smallKiB * 1024],
       [`one ${largeMiB} MiB file`, 'large', largeMiB * 1024 * 1024],
@@ -84,37 +126,60 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       drop();
       const localUp = await rclone('copy', path.join(work, 'src', dir), path.join(work, 'local', dir));
       drop();
+      const plainUp = await rclone('copy', path.join(work, 'src', dir), `P:${dir}`);
+      drop();
       const davUp = await rclone('copy', path.join(work, 'src', dir), `B:Files/bench/${dir}`);
       drop();
       const localDown = await rclone('copy', path.join(work, 'local', dir), path.join(work, 'local-back', dir));
+      drop();
+      const plainDown = await rclone('copy', `P:${dir}`, path.join(work, 'plain-back', dir));
       drop();
       const davDown = await rclone('copy', `B:Files/bench/${dir}`, path.join(work, 'dav-back', dir));
       const check = await run(['check', path.join(work, 'src', dir), path.join(work, 'dav-back', dir)]);
       if (check.code !== 0) throw new Error(`what came back differs:\n${check.err}`);
       rows.push(
-        { what: `${what}, up`, local: localUp, dav: davUp, bytes },
-        { what: `${what}, down`, local: localDown, dav: davDown, bytes },
+        { what: `${what}, up`, local: localUp, plain: plainUp, dav: davUp, bytes },
+        { what: `${what}, down`, local: localDown, plain: plainDown, dav: davDown, bytes },
       );
     }
 
-    console.log(`rclone --transfers ${TRANSFERS}: WebDAV (${s.url}/dav/, Basic) vs a local folder, same run`);
+    console.log(
+      `rclone --transfers ${TRANSFERS}: WebDAV (${s.url}/dav/, Basic) vs a local folder and vs rclone serve webdav, same run`,
+    );
     for (const r of rows) {
       const rate = (sec: number) => `${(r.bytes / 1024 / 1024 / sec).toFixed(1)} MiB/s`;
+      const fig = (sec: number) => `${sec.toFixed(2).padStart(7)} s (${rate(sec)})`;
       console.log(
-        `${r.what.padEnd(34)} local ${r.local.toFixed(2).padStart(7)} s (${rate(r.local)})   webdav ${r.dav.toFixed(2).padStart(7)} s (${rate(r.dav)})   webdav/local time ${(r.dav / r.local).toFixed(2)}x`,
+        `${r.what.padEnd(34)} local ${fig(r.local)}   rclone serve ${fig(r.plain)}   burrow ${fig(r.dav)}   burrow/local ${(r.dav / r.local).toFixed(2)}x   burrow/serve ${(r.dav / r.plain).toFixed(2)}x`,
       );
     }
-    return rows.map((r) =>
-      costRow(
-        `WebDAV (rclone) ${r.what}`,
-        r.dav,
-        r.local,
-        's',
-        r.what.includes('files of') ? 'reference' : '≥ 0.8',
-        `rclone --transfers ${TRANSFERS} to a local folder`,
-      ),
-    );
+    return rows.flatMap((r) => {
+      const small = r.what.includes('files of');
+      return [
+        costRow(
+          `WebDAV (rclone) ${r.what}`,
+          r.dav,
+          r.local,
+          's',
+          small ? 'reference' : '≥ 0.8',
+          `rclone --transfers ${TRANSFERS} to a local folder`,
+        ),
+        ...(small
+          ? [
+              costRow(
+                `WebDAV (rclone) ${r.what}, vs the protocol`,
+                r.dav,
+                r.plain,
+                's',
+                '≥ 0.8',
+                `rclone --transfers ${TRANSFERS} to rclone serve webdav of a local folder (rclone paces its WebDAV calls)`,
+              ),
+            ]
+          : []),
+      ];
+    });
   } finally {
+    plain?.kill();
     await s.close();
     removeDirs(s.dirs);
   }
