@@ -7,7 +7,7 @@
 // (e.g. `all download zip`). BURROW_TEST_SERVER=source measures the source instead. A bench
 // that fails is reported under the table and makes the exit code 1; the others still run.
 // Ratios read one way in every row: higher is better for Burrow (see table.ts).
-import './executable.ts';
+import './support/executable.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import { formatTable, met, type BenchOptions, type BenchRow } from './support/table.ts';

@@ -7,7 +7,7 @@
 //   before: bare 85-91 ms, Burrow 107-124 ms, ratio 1.26-1.42
 //   after (callback stats, no per-entry promise/closure/join): bare 84-117 ms, callbacks 45-71 ms,
 //         Burrow 53-86 ms, ratio 0.63-0.84 to bare, 1.15-1.28 to callbacks (median ~1.19)
-import './executable.ts';
+import './support/executable.ts';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';

@@ -29,7 +29,7 @@
 // /dev/null reads a local file at only 1.3-1.4 GB/s here, and the Python sendfile server measured
 // below the Node ones. Copyparty's 2× (measured on a quiet machine) is out of Node's reach
 // anyway: Node has no sendfile for sockets, so every byte is read into a buffer and written.
-import './executable.ts';
+import './support/executable.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { removeDirs, startServer } from '../support/server.ts';

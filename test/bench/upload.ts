@@ -8,7 +8,7 @@
 //
 //   npm run bench -- upload [--quick] [sizeMiB=256] [rounds=3]   (through the executable;
 //   the source: BURROW_TEST_SERVER=source)
-import './executable.ts';
+import './support/executable.ts';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
