@@ -1,23 +1,22 @@
-// A selection as a streaming zip (yazl): entries are added while the tree is walked and read
-// lazily, each file decides whether compression pays (stored when its kind or its sampled start
-// says it will not shrink, deflated at a fast level otherwise), names are UTF-8, and only what a
-// listing would show goes in (no Burrow folders, no symlinks, hidden files per preference).
+// A selection as a streaming zip (ZipWriter, zip-writer.ts): entries are written while the tree
+// is walked, a few files opened and sampled ahead of the one streaming; each file decides whether
+// compression pays (stored when its kind or its sampled start says it will not shrink, deflated at
+// a fast level otherwise), names are UTF-8, and only what a listing would show goes in (no Burrow
+// folders, no symlinks, hidden files per preference).
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
-import { promisify } from 'node:util';
-import yazl from 'yazl';
+import { finished } from 'node:stream/promises';
+import zlib from 'node:zlib';
 import { openDirIn, openFileIn, type Dir, type OpenedFile } from '../files/confined.ts';
 import { walkFiles } from '../files/walk.ts';
-import { ChunkPool, CHUNK, pooledFileStream, pumpToResponse } from './pooled-read.ts';
+import { ChunkPool, CHUNK } from './pooled-read.ts';
 import { contentDisposition } from './single.ts';
+import { ZipWriter } from './zip-writer.ts';
 
-const deflateRaw = promisify(zlib.deflateRaw);
-const pread = promisify(fs.read);
-
-// yazl checksums every entry with buffer-crc32, a table loop in JavaScript (~150 MB/s); a
+// Zips written to disk (archives/create.ts) still go through yazl, which checksums every entry
+// with buffer-crc32, a table loop in JavaScript (~150 MB/s); a
 // stored zip is bound by it. Hand the same module Node's native crc32 (same results, ~10 GB/s).
 // In the executable the module cannot be reached by name (no node_modules): there yazl's
 // checksum stream itself is given the native crc32 (withNativeCrc) — without it the executable's
@@ -38,7 +37,7 @@ try {
  * yazl pipes each entry's stream first into its checksum stream (a Transform keeping `crc32`,
  * not exported): the first time, that stream's prototype gets the native checksum.
  */
-function withNativeCrc(stream: Readable): Readable {
+export function withNativeCrc(stream: Readable): Readable {
   if (nativeCrc || typeof zlib.crc32 !== 'function') return stream;
   const pipe = stream.pipe;
   stream.pipe = function (this: Readable, dest: NodeJS.WritableStream, opts?: { end?: boolean }) {
@@ -119,8 +118,8 @@ export function shouldDeflate(name: string, size: number): boolean {
 
 /** Deflate level for what does compress: level 1 runs ~3x level 6 for a few % more bytes. */
 export const FAST_LEVEL = 1;
-/** The start of a file deflated to predict the rest. */
-const SAMPLE = 64 * 1024;
+/** The start of a file examined to predict the rest. */
+const SAMPLE = 16 * 1024;
 /** Deflate only when the sample shrinks to at most this fraction (saves ≥ 10 %). */
 const PAYS = 0.9;
 
@@ -149,23 +148,44 @@ function hasCompressedMagic(head: Buffer): boolean {
 }
 
 /**
- * The deflate level for one file read through `fd`: 0 (stored) for small files, compressed kinds
- * by name or signature, and content whose first 64 KiB, deflated at the fast level, does not
- * shrink by 10 %; FAST_LEVEL otherwise. The sample is deflated on the thread pool, and the
- * decision is made while earlier entries stream (see sendZip's window).
+ * Whether the start of a file is worth deflating. Cheap tests first, in JavaScript over the
+ * sample (~20 µs): when its bytes' order-0 entropy is low, Huffman coding alone saves 10 %; when
+ * it is near 8 bits and no 4-byte string repeats, nothing in deflate can (noise, ciphertext,
+ * compressed data). Only between the two is the sample deflated — a zlib stream per call costs
+ * ~0.3 ms and ~300 KB of external memory, more than sending a 1 MiB file and a GC every few dozen
+ * files (it was a third of the CPU of a zip of random files).
  */
-export async function compressionFor(name: string, size: number, fd: number): Promise<number> {
+export function worthDeflating(sample: Buffer): boolean {
+  const n = sample.length;
+  const counts = new Uint32Array(256);
+  for (let i = 0; i < n; i++) counts[sample[i]!]!++;
+  let bits = 0;
+  for (let c = 0; c < 256; c++) {
+    const k = counts[c]!;
+    if (k) bits -= k * Math.log2(k / n);
+  }
+  if (bits <= n * 8 * PAYS) return true;
+  const last = new Int32Array(1 << 12).fill(-1);
+  let repeats = 0;
+  for (let i = 0; i + 4 <= n; i++) {
+    const word = (sample[i]! | (sample[i + 1]! << 8) | (sample[i + 2]! << 16) | (sample[i + 3]! << 24)) >>> 0;
+    const h = Math.imul(word, 2654435761) >>> 20;
+    const j = last[h]!;
+    if (j >= 0 && sample.readUInt32LE(j) === word) repeats++;
+    last[h] = i;
+  }
+  if (repeats < n / 64) return false;
+  return zlib.deflateRawSync(sample, { level: FAST_LEVEL }).length <= n * PAYS;
+}
+
+/** The deflate level for a file given its first bytes (read ahead, see sendZip). */
+export function levelFor(name: string, size: number, head: Buffer): number {
   if (!shouldDeflate(name, size)) return 0;
-  const head = Buffer.allocUnsafe(Math.min(SAMPLE, size));
-  const bytesRead = await pread(fd, head, 0, head.length, 0).then(
-    (r) => r.bytesRead,
-    () => 0,
-  );
-  if (bytesRead === 0) return FAST_LEVEL; // the stream will report what went wrong
-  const sample = head.subarray(0, bytesRead);
+  // Nothing read: the entry's own reads will report what went wrong.
+  if (head.length === 0) return FAST_LEVEL;
+  const sample = head.subarray(0, SAMPLE);
   if (hasCompressedMagic(sample)) return 0;
-  const packed = await deflateRaw(sample, { level: FAST_LEVEL });
-  return packed.length <= sample.length * PAYS ? FAST_LEVEL : 0;
+  return worthDeflating(sample) ? FAST_LEVEL : 0;
 }
 
 /** One selected item, opened and checked before the answer starts (a folder as a descriptor). */
@@ -236,9 +256,18 @@ export async function* selectionEntries(sources: ZipSource[], showHidden: boolea
   }
 }
 
+/** A file opened and decided ahead of its turn: the descriptor, the level, the bytes sampled. */
+interface Prepared {
+  entry: ZipEntry;
+  file?: { fd: number; size: number; mtime: Date; close: () => Promise<void> };
+  level: number;
+  head: Buffer;
+}
+
 /**
- * Streams the selection as a zip. Sources are closed here. Any failure (a file cut short, an
- * entry refused as outside, yazl itself) fails this answer only and rejects for the log.
+ * Streams the selection as a zip (ZipWriter). Sources are closed here. Any failure (a file cut
+ * short, an entry refused as outside, the client leaving) fails this answer only and rejects
+ * for the log.
  */
 export async function sendZip(
   res: ServerResponse,
@@ -256,91 +285,87 @@ export async function sendZip(
     res.end();
     return;
   }
-  const zip = new yazl.ZipFile();
-  const output = zip.outputStream as Readable;
-  // yazl reports a bad entry on the ZipFile, not on its output: route it there so it fails this answer.
-  zip.on('error', (err: Error) => output.destroy(err));
-  const pool = new ChunkPool();
-  const window = new Window(WINDOW);
-  const done = pumpToResponse(output, res, pool);
-  done.catch(() => {});
-  // A client that leaves stops the pump: nothing streams through any more, so nobody waits.
-  output.once('close', () => window.close());
-  const owned = new Set<OpenedFile>();
-  // Descriptors opened ahead and not yet handed to a stream (closed here if the answer fails).
-  const waiting = new Set<number>();
+  const pool = new ChunkPool(WINDOW + 8);
+  const zip = new ZipWriter(res, pool);
+  // Files opened ahead and not yet streamed: closed here whatever happens.
+  const open = new Set<Prepared['file']>();
+  const prepare = async (entry: ZipEntry): Promise<Prepared> => {
+    if (entry.isDirectory) return { entry, level: 0, head: EMPTY };
+    let file: Prepared['file'];
+    if (entry.file) {
+      const f = entry.file;
+      // A top file belongs to its source and is closed with it.
+      file = { fd: f.fd, size: f.stat.size, mtime: f.stat.mtime, close: async () => {} };
+    } else {
+      const f = await openFileIn(entry.root, entry.path!);
+      file = { fd: f.fd, size: f.stat.size, mtime: f.stat.mtime, close: () => f.close() };
+    }
+    open.add(file);
+    // The first chunk is read here, ahead of its turn: the sample comes from it, and it is the
+    // start of the entry, so the next file's first read overlaps the current file's sending.
+    const head = await readHead(pool, file.fd, file.size);
+    return { entry, file, level: levelFor(entry.relative, file.size, head), head };
+  };
   try {
-    for await (const e of selectionEntries(sources, showHidden)) {
-      if (output.destroyed) break;
-      if (e.isDirectory) {
-        zip.addEmptyDirectory(e.relative, { mtime: e.mtime });
+    for await (const p of ahead(selectionEntries(sources, showHidden), WINDOW, prepare)) {
+      if (!p.file) {
+        await zip.directory(p.entry.relative, p.entry.mtime);
         continue;
       }
-      // A few files are opened (and sampled) ahead of the one streaming, never more: the local
-      // header carries the method, so the decision has to be made before the entry is added.
-      await window.room();
-      if (output.destroyed) break;
-      if (e.file) owned.add(e.file);
-      const fd = e.file ? e.file.fd : (await openFileIn(e.root, e.path!)).fd;
-      waiting.add(fd);
-      window.enter();
-      const level = await compressionFor(e.relative, e.size, fd);
-      zip.addReadStreamLazy(e.relative, { mtime: e.mtime, size: e.size, compressionLevel: level }, (cb) => {
-        waiting.delete(fd);
-        const stream =
-          level === 0
-            ? pooledFileStream(pool, Promise.resolve(fd))
-            : fs.createReadStream('', { fd, highWaterMark: CHUNK, start: 0 });
-        stream.once('close', () => window.leave());
-        cb(null, withNativeCrc(stream));
-      });
+      try {
+        await zip.file(p.entry.relative, p.file.mtime, p.file.fd, p.file.size, p.level, p.head);
+      } finally {
+        open.delete(p.file);
+        await p.file.close();
+      }
     }
+    await zip.finish();
+    res.end();
+    await finished(res);
   } catch (err) {
-    output.destroy(err as Error);
+    res.destroy(err as Error);
+    throw err;
   } finally {
-    zip.end();
-  }
-  try {
-    await done;
-  } finally {
-    window.close();
-    for (const fd of waiting) fs.close(fd, () => {});
-    await closeSources(sources.filter((s) => !s.file || !owned.has(s.file)));
+    for (const f of open) await f!.close();
+    await closeSources(sources);
   }
 }
 
-/** Files opened ahead of the one streaming: enough to hide an open() and a sample per entry. */
+const EMPTY = Buffer.alloc(0);
+
+/** Up to 1 MiB from the start of fd, as a view lent from the pool (empty when the read fails). */
+function readHead(pool: ChunkPool, fd: number, size: number): Promise<Buffer> {
+  if (size === 0) return Promise.resolve(EMPTY);
+  const buf = pool.take();
+  return new Promise((resolve) =>
+    fs.read(fd, buf, 0, Math.min(CHUNK, size), 0, (err, n) => {
+      if (err || n === 0) {
+        pool.putBack(buf);
+        resolve(EMPTY);
+      } else resolve(pool.lend(buf, n));
+    }),
+  );
+}
+
+/** Files opened (and sampled) ahead of the one streaming: enough to hide an open() and a sample. */
 const WINDOW = 4;
 
-/** A counting gate: room() waits while `size` files are open and not yet streamed through. */
-class Window {
-  private open = 0;
-  private wake: (() => void) | null = null;
-  private readonly size: number;
-  constructor(size: number) {
-    this.size = size;
-  }
-  async room(): Promise<void> {
-    while (this.open >= this.size)
-      await new Promise<void>((r) => {
-        this.wake = r;
-      });
-  }
-  enter(): void {
-    this.open++;
-  }
-  leave(): void {
-    this.open--;
-    this.release();
-  }
-  /** The answer ended: nothing more will leave, so nobody may wait. */
-  close(): void {
-    this.open = -Infinity;
-    this.release();
-  }
-  private release(): void {
-    const w = this.wake;
-    this.wake = null;
-    w?.();
+/**
+ * `prepare` applied to each item `size` ahead of the consumer, results in order. When the
+ * consumer stops (or fails), the preparations still running are waited for, so whatever they
+ * opened is known to the caller before it cleans up.
+ */
+async function* ahead<T, U>(items: AsyncIterable<T>, size: number, prepare: (t: T) => Promise<U>): AsyncGenerator<U> {
+  const pending: Promise<U>[] = [];
+  try {
+    for await (const item of items) {
+      const p = prepare(item);
+      p.catch(() => {}); // awaited in turn below; a failure ahead is not unhandled meanwhile
+      pending.push(p);
+      if (pending.length >= size) yield await pending.shift()!;
+    }
+    while (pending.length) yield await pending.shift()!;
+  } finally {
+    await Promise.allSettled(pending);
   }
 }

@@ -17,7 +17,7 @@
 //   per-file decision (store what does not shrink, deflate the rest at level 1), load ~6.5:
 //   mixed 197 / 201 MB/s; incompressible 108 / 119; compressible 37 / 24, zlib level 1 27 / 21;
 //   100 MB of text → 34 MB.
-import './executable.ts';
+import './support/executable.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
