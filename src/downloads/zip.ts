@@ -119,7 +119,7 @@ export function shouldDeflate(name: string, size: number): boolean {
 /** Deflate level for what does compress: level 1 runs ~3x level 6 for a few % more bytes. */
 export const FAST_LEVEL = 1;
 /** The start of a file examined to predict the rest. */
-const SAMPLE = 16 * 1024;
+const SAMPLE = 8 * 1024;
 /** Deflate only when the sample shrinks to at most this fraction (saves ≥ 10 %). */
 const PAYS = 0.9;
 
@@ -165,14 +165,14 @@ export function worthDeflating(sample: Buffer): boolean {
     if (k) bits -= k * Math.log2(k / n);
   }
   if (bits <= n * 8 * PAYS) return true;
-  const last = new Int32Array(1 << 12).fill(-1);
+  // A table of 4-byte words seen, by hash: finding the same word again is a repeat deflate can use.
+  const seen = new Int32Array(1 << 12);
   let repeats = 0;
   for (let i = 0; i + 4 <= n; i++) {
-    const word = (sample[i]! | (sample[i + 1]! << 8) | (sample[i + 2]! << 16) | (sample[i + 3]! << 24)) >>> 0;
-    const h = Math.imul(word, 2654435761) >>> 20;
-    const j = last[h]!;
-    if (j >= 0 && sample.readUInt32LE(j) === word) repeats++;
-    last[h] = i;
+    const word = sample[i]! | (sample[i + 1]! << 8) | (sample[i + 2]! << 16) | (sample[i + 3]! << 24);
+    const h = Math.imul(word, -1640531535) >>> 20;
+    if (seen[h] === word) repeats++;
+    else seen[h] = word;
   }
   if (repeats < n / 64) return false;
   return zlib.deflateRawSync(sample, { level: FAST_LEVEL }).length <= n * PAYS;
@@ -285,7 +285,7 @@ export async function sendZip(
     res.end();
     return;
   }
-  const pool = new ChunkPool(WINDOW + 8);
+  const pool = new ChunkPool(AHEAD_BYTES / CHUNK + 8);
   const zip = new ZipWriter(res, pool);
   // Files opened ahead and not yet streamed: closed here whatever happens.
   const open = new Set<Prepared['file']>();
@@ -307,7 +307,8 @@ export async function sendZip(
     return { entry, file, level: levelFor(entry.relative, file.size, head), head };
   };
   try {
-    for await (const p of ahead(selectionEntries(sources, showHidden), WINDOW, prepare)) {
+    const weight = (e: ZipEntry) => (e.isDirectory ? 0 : Math.min(e.size, CHUNK));
+    for await (const p of ahead(selectionEntries(sources, showHidden), weight, prepare)) {
       if (!p.file) {
         await zip.directory(p.entry.relative, p.entry.mtime);
         continue;
@@ -316,7 +317,8 @@ export async function sendZip(
         await zip.file(p.entry.relative, p.file.mtime, p.file.fd, p.file.size, p.level, p.head);
       } finally {
         open.delete(p.file);
-        await p.file.close();
+        // Not awaited: a close is a trip to the thread pool the next entry need not wait for.
+        p.file.close().catch(() => {});
       }
     }
     await zip.finish();
@@ -336,36 +338,57 @@ const EMPTY = Buffer.alloc(0);
 /** Up to 1 MiB from the start of fd, as a view lent from the pool (empty when the read fails). */
 function readHead(pool: ChunkPool, fd: number, size: number): Promise<Buffer> {
   if (size === 0) return Promise.resolve(EMPTY);
-  const buf = pool.take();
+  // A small file gets a buffer of its own size (not lent, so never pooled): many of them ahead
+  // must not hold 1 MiB each.
+  const small = size < CHUNK / 4;
+  const buf = small ? Buffer.allocUnsafe(size) : pool.take();
   return new Promise((resolve) =>
     fs.read(fd, buf, 0, Math.min(CHUNK, size), 0, (err, n) => {
       if (err || n === 0) {
-        pool.putBack(buf);
+        if (!small) pool.putBack(buf);
         resolve(EMPTY);
-      } else resolve(pool.lend(buf, n));
+      } else resolve(small ? buf.subarray(0, n) : pool.lend(buf, n));
     }),
   );
 }
 
-/** Files opened (and sampled) ahead of the one streaming: enough to hide an open() and a sample. */
-const WINDOW = 4;
+/**
+ * How far ahead of the one streaming files are opened and their first chunk read: enough files
+ * to hide an open, a check and a read per entry (small files are mostly that), and a bound on
+ * the bytes read ahead so memory stays flat.
+ */
+const AHEAD_FILES = 32;
+const AHEAD_BYTES = 4 * CHUNK;
 
 /**
- * `prepare` applied to each item `size` ahead of the consumer, results in order. When the
- * consumer stops (or fails), the preparations still running are waited for, so whatever they
- * opened is known to the caller before it cleans up.
+ * `prepare` applied to items ahead of the consumer (at most AHEAD_FILES, and AHEAD_BYTES by
+ * `weight`, but always one), results in order. When the consumer stops (or fails), the
+ * preparations still running are waited for, so whatever they opened is known to the caller
+ * before it cleans up.
  */
-async function* ahead<T, U>(items: AsyncIterable<T>, size: number, prepare: (t: T) => Promise<U>): AsyncGenerator<U> {
-  const pending: Promise<U>[] = [];
+async function* ahead<T, U>(
+  items: AsyncIterable<T>,
+  weight: (t: T) => number,
+  prepare: (t: T) => Promise<U>,
+): AsyncGenerator<U> {
+  const pending: Array<{ result: Promise<U>; weight: number }> = [];
+  let bytes = 0;
+  const next = async () => {
+    const p = pending.shift()!;
+    bytes -= p.weight;
+    return p.result;
+  };
   try {
     for await (const item of items) {
-      const p = prepare(item);
-      p.catch(() => {}); // awaited in turn below; a failure ahead is not unhandled meanwhile
-      pending.push(p);
-      if (pending.length >= size) yield await pending.shift()!;
+      const w = weight(item);
+      while (pending.length && (pending.length >= AHEAD_FILES || bytes + w > AHEAD_BYTES)) yield await next();
+      const result = prepare(item);
+      result.catch(() => {}); // awaited in turn; a failure ahead is not unhandled meanwhile
+      pending.push({ result, weight: w });
+      bytes += w;
     }
-    while (pending.length) yield await pending.shift()!;
+    while (pending.length) yield await next();
   } finally {
-    await Promise.allSettled(pending);
+    await Promise.allSettled(pending.map((p) => p.result));
   }
 }
