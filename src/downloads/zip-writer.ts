@@ -266,7 +266,8 @@ export class ZipWriter {
           yield copy;
         }
       },
-      zlib.createDeflateRaw({ level }),
+      // 64 KiB out, not 16: a quarter of the socket writes.
+      zlib.createDeflateRaw({ level, chunkSize: 64 * 1024 }),
       async function (compressed: AsyncIterable<Buffer>) {
         for await (const out of compressed) await sink.write(out);
       },
