@@ -1,0 +1,76 @@
+// The zip writer on its own, through a real HTTP answer: more than 65,535 entries need the ZIP64
+// end records; names are UTF-8; stored and deflated entries carry their CRCs in data descriptors.
+// Checked by Info-ZIP's `unzip -t` and read back with yauzl.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import yauzl from 'yauzl';
+import { ChunkPool } from '../../src/downloads/pooled-read.ts';
+import { ZipWriter } from '../../src/downloads/zip-writer.ts';
+
+test('70,000 entries (ZIP64 end records), UTF-8 names, stored and deflated entries pass unzip -t', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zip-writer-'));
+  try {
+    const text = Buffer.from('the same line again and again\n'.repeat(4000));
+    const source = path.join(dir, 'source.txt');
+    fs.writeFileSync(source, text);
+    const server = http.createServer(async (_req, res) => {
+      const zip = new ZipWriter(res, new ChunkPool());
+      const fd = fs.openSync(source, 'r');
+      try {
+        for (let i = 0; i < 70_000; i++) await zip.directory(`d${i}`, new Date(2026, 0, 2, 3, 4, 6));
+        await zip.file('Grüße/deflated.txt', new Date(), fd, text.length, 1, text.subarray(0, 1000));
+        await zip.file('Grüße/stored.txt', new Date(), fd, text.length, 0, Buffer.alloc(0));
+        await zip.finish();
+        res.end();
+      } finally {
+        fs.closeSync(fd);
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const bytes = Buffer.from(await answer.arrayBuffer());
+    server.close();
+    const file = path.join(dir, 'out.zip');
+    fs.writeFileSync(file, bytes);
+    const tested = execFileSync('unzip', ['-tq', file]).toString();
+    assert.match(tested, /No errors detected/);
+    const got = await new Promise<Map<string, { method: number; data: Buffer }>>((resolve, reject) => {
+      yauzl.fromBuffer(bytes, { lazyEntries: true }, (err, zip) => {
+        if (err) return reject(err);
+        const out = new Map<string, { method: number; data: Buffer }>();
+        let count = 0;
+        zip.on('entry', (entry: yauzl.Entry) => {
+          count++;
+          if (entry.fileName.endsWith('/')) return zip.readEntry();
+          zip.openReadStream(entry, (e, stream) => {
+            if (e) return reject(e);
+            const chunks: Buffer[] = [];
+            stream.on('data', (d: Buffer) => chunks.push(d));
+            stream.on('end', () => {
+              out.set(entry.fileName, { method: entry.compressionMethod, data: Buffer.concat(chunks) });
+              zip.readEntry();
+            });
+            stream.on('error', reject);
+          });
+        });
+        zip.on('end', () => (count === 70_002 ? resolve(out) : reject(new Error(`${count} entries`))));
+        zip.on('error', reject);
+        zip.readEntry();
+      });
+    });
+    assert.is(got.get('Grüße/deflated.txt')!.method, 8);
+    assert.is(got.get('Grüße/stored.txt')!.method, 0);
+    assert.ok(got.get('Grüße/deflated.txt')!.data.equals(text));
+    assert.ok(got.get('Grüße/stored.txt')!.data.equals(text));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
