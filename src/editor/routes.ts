@@ -11,9 +11,9 @@ import { IF_MATCH, editorRead, editorSave, editorText, savedAnswer, type EditorT
 export async function sendEditorText(
   req: IncomingMessage,
   res: ServerResponse,
-  text: EditorText,
-  etag: string,
+  text: EditorText & { etag: string },
 ): Promise<void> {
+  const { etag } = text;
   const headers = { ETag: etag, 'Cache-Control': 'private, no-cache' };
   if (isNotModified(req, { etag })) {
     res.writeHead(304, headers).end();
@@ -38,8 +38,6 @@ const readAnswers = {
 } as const;
 
 export function editorRoutes(editor: Editor, maxBytes: number): RouteDef[] {
-  const read = async (req: IncomingMessage, res: ServerResponse, text: { content: string; etag: string }) =>
-    sendEditorText(req, res, text, text.etag);
   return [
     route({
       method: 'GET',
@@ -49,7 +47,7 @@ export function editorRoutes(editor: Editor, maxBytes: number): RouteDef[] {
       tags: ['Editor'],
       query: editorRead,
       responses: readAnswers,
-      handler: async ({ caller, query, req, res }) => read(req, res, await editor.read(caller, query.path)),
+      handler: async ({ caller, query, req, res }) => sendEditorText(req, res, await editor.read(caller, query.path)),
     }),
     route({
       method: 'POST',
@@ -60,7 +58,7 @@ export function editorRoutes(editor: Editor, maxBytes: number): RouteDef[] {
       tags: ['Editor'],
       body: editorRead,
       responses: readAnswers,
-      handler: async ({ caller, body, req, res }) => read(req, res, await editor.read(caller, body.path)),
+      handler: async ({ caller, body, req, res }) => sendEditorText(req, res, await editor.read(caller, body.path)),
     }),
     route({
       method: 'PUT',

@@ -4,15 +4,12 @@
 // in the file's own encoding, the replaced text kept as a version for the owner, written as
 // temp + rename in the checked folder.
 import { createHash } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChangeSink } from '../changes.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { createEditor } from '../editor/service.ts';
 import type { ActivitySink } from '../files/activity.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
-import { isNotModified } from '../http/conditional.ts';
-import { sendWholeText } from '../http/send.ts';
 import type { VersionService } from '../versions/service.ts';
 
 export function createSharedEditor(deps: {
@@ -39,26 +36,14 @@ export function createSharedEditor(deps: {
   }
 
   return {
-    async read(caller: Caller, virtual: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    /** The text and the link's ETag of it (the route sends it, or 304). */
+    async read(caller: Caller, virtual: string): Promise<{ content: string; etag: string }> {
       const file = await target(caller, virtual);
       // Reading the whole text is a download of it.
       if (!file.access.canRead || !file.access.canDownload)
         throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow reading this file.');
       const text = await editor.readText(file);
-      const etag = linkEtag(text.etag, file);
-      const headers = { ETag: etag, 'Cache-Control': 'private, no-cache' };
-      if (isNotModified(req, { etag })) {
-        res.writeHead(304, headers).end();
-        return;
-      }
-      await sendWholeText(
-        req,
-        res,
-        200,
-        JSON.stringify({ content: text.content }),
-        'application/json; charset=utf-8',
-        headers,
-      );
+      return { content: text.content, etag: linkEtag(text.etag, file) };
     },
 
     /** `ifMatch` (If-Match when sent) is compared with the ETag a read through this link carries. */

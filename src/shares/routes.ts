@@ -19,6 +19,7 @@ import { requestState } from '../http/server.ts';
 import { TUS_HEADERS, tusError } from '../uploads/tus/protocol.ts';
 import { baseUrlOf, type SharesService } from './service.ts';
 import { IF_MATCH } from '../editor/wire.ts';
+import { sendEditorText } from '../editor/routes.ts';
 import type { createSharedEditor } from './editor.ts';
 import { createLinkIntake } from './intake.ts';
 import {
@@ -551,8 +552,12 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         404: 'No such link or file',
         415: 'Binary file',
       },
-      handler: ({ params, query, caller, req, res }) =>
-        deps.editor.read(holder(params.token, caller, req).caller, inLink(params.token, query.path), req, res),
+      handler: async ({ params, query, caller, req, res }) =>
+        sendEditorText(
+          req,
+          res,
+          await deps.editor.read(holder(params.token, caller, req).caller, inLink(params.token, query.path)),
+        ),
     }),
     route({
       method: 'PUT',
