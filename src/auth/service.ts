@@ -152,17 +152,15 @@ export class AuthService {
     return left > 0 ? left : 0;
   }
 
+  /** An `auth.login` row of the activity log for this account. */
+  private signInRow(row: UserRow, outcome: 'success' | 'failure', ip: string, detail: Record<string, unknown>): void {
+    this.deps.activity.record({ action: 'auth.login', outcome, userId: row.id, username: row.username, ip, detail });
+  }
+
   private refuseLocked(row: UserRow, ip: string): void {
     const left = this.lockedFor(row);
     if (left > 0) {
-      this.deps.activity.record({
-        action: 'auth.login',
-        outcome: 'failure',
-        userId: row.id,
-        username: row.username,
-        ip,
-        detail: { reason: 'locked' },
-      });
+      this.signInRow(row, 'failure', ip, { reason: 'locked' });
       throw new AppError(ACCOUNT_LOCKED, undefined, { headers: { 'Retry-After': String(Math.ceil(left / 1000)) } });
     }
   }
@@ -171,14 +169,7 @@ export class AuthService {
   recordFailure(row: UserRow, ip: string, reason: string): void {
     const { maxFailed, lockMinutes } = this.deps.config.auth;
     const lockedUntil = this.deps.users.recordFailure(row.id, maxFailed, lockMinutes * 60_000);
-    this.deps.activity.record({
-      action: 'auth.login',
-      outcome: 'failure',
-      userId: row.id,
-      username: row.username,
-      ip,
-      detail: { reason },
-    });
+    this.signInRow(row, 'failure', ip, { reason });
     if (lockedUntil)
       this.deps.activity.record({
         action: 'auth.lockout',
@@ -236,24 +227,10 @@ export class AuthService {
   async verifyPassword(input: { identifier: string; password: string }, ip: string): Promise<UserRow> {
     const row = await this.checkPassword(input, ip);
     if (this.deps.secondFactor?.enabled(row.id)) {
-      this.deps.activity.record({
-        action: 'auth.login',
-        outcome: 'failure',
-        userId: row.id,
-        username: row.username,
-        ip,
-        detail: { reason: 'second-factor-needs-token', method: 'basic' },
-      });
+      this.signInRow(row, 'failure', ip, { reason: 'second-factor-needs-token', method: 'basic' });
       throw new AppError('AUTH_TOKEN_REQUIRED');
     }
-    this.deps.activity.record({
-      action: 'auth.login',
-      outcome: 'success',
-      userId: row.id,
-      username: row.username,
-      ip,
-      detail: { method: 'basic' },
-    });
+    this.signInRow(row, 'success', ip, { method: 'basic' });
     return row;
   }
 
@@ -264,25 +241,11 @@ export class AuthService {
   private openSignIn(row: UserRow, method: string, ip: string, twoFactorsProven: boolean): SignIn {
     if (!twoFactorsProven && this.deps.secondFactor?.enabled(row.id)) {
       const session = this.deps.sessions.create(row.id, method, ip, 'held');
-      this.deps.activity.record({
-        action: 'auth.login',
-        outcome: 'success',
-        userId: row.id,
-        username: row.username,
-        ip,
-        detail: { method, held: true },
-      });
+      this.signInRow(row, 'success', ip, { method, held: true });
       return { totpRequired: true, session };
     }
     const session = this.deps.sessions.create(row.id, method, ip);
-    this.deps.activity.record({
-      action: 'auth.login',
-      outcome: 'success',
-      userId: row.id,
-      username: row.username,
-      ip,
-      detail: { method },
-    });
+    this.signInRow(row, 'success', ip, { method });
     return { user: toWire(row), session };
   }
 
@@ -324,13 +287,9 @@ export class AuthService {
       this.deps.users.clearFailures(row.id);
       return this.deps.sessions.create(row.id, heldRow.method, ip);
     });
-    this.deps.activity.record({
-      action: 'auth.login',
-      outcome: 'success',
-      userId: row.id,
-      username: row.username,
-      ip,
-      detail: { method: held.method, secondFactor: result.usedRecoveryCode ? 'recovery-code' : 'totp' },
+    this.signInRow(row, 'success', ip, {
+      method: held.method,
+      secondFactor: result.usedRecoveryCode ? 'recovery-code' : 'totp',
     });
     return { user: toWire(row), session, ...result };
   }
