@@ -22,6 +22,8 @@ import { IF_MATCH } from '../editor/wire.ts';
 import { sendEditorText } from '../editor/routes.ts';
 import type { createSharedEditor } from './editor.ts';
 import { createLinkIntake } from './intake.ts';
+import { fileItem, itemAnswer } from '../files/wire.ts';
+import { listing } from '../browse/wire.ts';
 import {
   createShareBody,
   createdShare,
@@ -52,33 +54,7 @@ const LINK_TAGS = ['Shared links'];
 const ACTIVE =
   /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|text\/javascript|application\/javascript)/;
 
-const fileItem = z.object({
-  name: z.string(),
-  path: z.string(),
-  dateModified: z.string(),
-  size: z.number().int(),
-  kind: z.string(),
-  supportsThumbnail: z.boolean().optional(),
-});
 const relPath = z.string().max(4096).default('');
-const access = z.object({
-  canRead: z.boolean(),
-  canWrite: z.boolean(),
-  canUpload: z.boolean(),
-  canDelete: z.boolean(),
-  canShare: z.boolean(),
-  canDownload: z.boolean(),
-  canCreateFolder: z.boolean(),
-  canCreateFile: z.boolean(),
-  canRename: z.boolean().optional(),
-  readOnly: z.string().nullable(),
-});
-const listing = z.object({
-  items: z.array(fileItem),
-  access,
-  current: z.object({ isDirectory: z.boolean() }),
-  path: z.string(),
-});
 /** TUS answers carry headers only. */
 const noBody = (description: string) => ({ description, contentType: 'text/plain', schema: z.string().max(0) });
 const itemRef = z.object({ path: z.string().max(4096), name: z.string() });
@@ -348,7 +324,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       params: tokenParams,
       body: z.object({ path: relPath, name: z.string() }),
       responses: {
-        201: { description: 'The new folder', schema: z.object({ success: z.boolean(), item: fileItem }) },
+        201: { description: 'The new folder', schema: itemAnswer },
         403: 'Not allowed by the link',
         404: 'No such link or folder',
       },
@@ -371,7 +347,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       params: tokenParams,
       body: z.object({ path: relPath, name: z.string(), content: z.string().max(1_000_000).optional() }),
       responses: {
-        201: { description: 'The new file', schema: z.object({ success: z.boolean(), item: fileItem }) },
+        201: { description: 'The new file', schema: itemAnswer },
         403: 'Not allowed by the link',
         404: 'No such link or folder',
       },
@@ -394,7 +370,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       params: tokenParams,
       body: z.object({ path: relPath, name: z.string(), newName: z.string() }),
       responses: {
-        200: { description: 'The renamed item', schema: z.object({ success: z.boolean(), item: fileItem }) },
+        200: { description: 'The renamed item', schema: itemAnswer },
         403: 'Not allowed by the link',
         404: 'No such link or item',
         409: 'Name taken',
