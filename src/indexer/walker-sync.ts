@@ -10,13 +10,21 @@ import path from 'node:path';
 import { isReservedName } from '../files/names.ts';
 import { isDocument } from './extract.ts';
 import { splitRel, joinRel, type WalkJob, type WalkSummary } from './protocol.ts';
-import { abs, closeDir, isExcluded, type Extractor, type OpenDir, type WalkSink } from './walker.ts';
+import {
+  abs,
+  closeDir,
+  createExtractQueue,
+  emptySummary,
+  isExcluded,
+  type Extractor,
+  type OpenDir,
+  type WalkSink,
+} from './walker.ts';
 import { nodeSyncFs, type SyncFsLayer } from './fs-layer.ts';
 import { noBeat, type Beat } from './watchdog.ts';
 
 /** Longest stretch of synchronous calls before the worker's event loop gets a turn. */
 const SLICE_MS = 8;
-const EXTRACT_CONCURRENCY = 2;
 const EXTRACT_QUEUE = 64;
 
 const turn = () => new Promise<void>((r) => setImmediate(r));
@@ -34,16 +42,7 @@ export async function walkSync(
   hold: () => boolean = () => false,
 ): Promise<WalkSummary> {
   const started = Date.now();
-  const summary: WalkSummary = {
-    missing: false,
-    isDir: false,
-    totalSize: 0,
-    totalEntries: 0,
-    complete: true,
-    dirs: 0,
-    files: 0,
-    ms: 0,
-  };
+  const summary = emptySummary();
   if (isExcluded(job.rel, job.excludes)) return { ...summary, missing: true };
   const readdir = (dir: string): string[] => {
     beat.enter();
@@ -71,48 +70,18 @@ export async function walkSync(
   }
   if (!first) return { ...summary, missing: true, complete: false, ms: Date.now() - started };
 
-  const queue: { file: string; dir: string; name: string; size: number }[] = [];
-  let extracting = 0;
-  let drained: () => void = () => {};
-  const pumpExtract = () => {
-    while (extract && extracting < EXTRACT_CONCURRENCY && queue.length && !cancelled()) {
-      const item = queue.shift()!;
-      extracting++;
-      extract(item.file, item.name, item.size)
-        .then(
-          (text) => {
-            if (text) sink.doc({ dir: item.dir, name: item.name, text });
-          },
-          () => {},
-        )
-        .finally(() => {
-          extracting--;
-          pumpExtract();
-          if (!extracting && !queue.length) drained();
-        });
-    }
-    if (cancelled()) queue.length = 0;
-  };
-  const extractDone = () =>
-    extracting || queue.length
-      ? new Promise<void>((r) => {
-          drained = r;
-        })
-      : Promise.resolve();
+  const extracts = extract ? createExtractQueue(extract, sink, cancelled) : null;
   const file = (dir: string, name: string, size: number, mtime: number, real: string) => {
     summary.files++;
     if (job.emit === 'dirs') return;
     sink.entry({ dir, name, isDir: false, size, mtime });
-    if (job.content && extract && isDocument(name)) {
-      queue.push({ file: real, dir, name, size });
-      pumpExtract();
-    }
+    if (job.content && extracts && isDocument(name)) extracts.add(real, dir, name, size);
   };
 
   if (!first.isDirectory()) {
     const [dir, name] = splitRel(job.rel);
     file(dir, name, first.size, Math.trunc(first.mtimeMs), abs(job.root, job.rel));
-    await extractDone();
+    await extracts?.drained();
     return { ...summary, totalSize: first.size, ms: Date.now() - started };
   }
 
@@ -141,8 +110,8 @@ export async function walkSync(
   while (stack.length) {
     if (cancelled()) break;
     // A request that arrives mid-slice ends the slice at the next folder, not SLICE_MS later.
-    if (performance.now() - sliceStart > SLICE_MS || queue.length > EXTRACT_QUEUE || (!forced && hold())) {
-      while (queue.length > EXTRACT_QUEUE && !cancelled()) await turn();
+    if (performance.now() - sliceStart > SLICE_MS || (extracts?.waiting ?? 0) > EXTRACT_QUEUE || (!forced && hold())) {
+      while ((extracts?.waiting ?? 0) > EXTRACT_QUEUE && !cancelled()) await turn();
       await turn();
       await pace();
       sliceStart = performance.now();
@@ -213,7 +182,7 @@ export async function walkSync(
     finish(node);
   }
   if (cancelled()) summary.complete = false;
-  await extractDone();
+  await extracts?.drained();
   summary.ms = Date.now() - started;
   return summary;
 }

@@ -105,6 +105,65 @@ export function isExcluded(rel: string, excludes: readonly string[]): boolean {
   return false;
 }
 
+/** What a walk has found so far: nothing yet. */
+export const emptySummary = (): WalkSummary => ({
+  missing: false,
+  isDir: false,
+  totalSize: 0,
+  totalEntries: 0,
+  complete: true,
+  dirs: 0,
+  files: 0,
+  ms: 0,
+});
+
+/**
+ * Document text extraction beside a walk (both walkers): EXTRACT_CONCURRENCY at a time, in the
+ * order found; a cancelled walk drops what is still waiting.
+ */
+export function createExtractQueue(extract: Extractor, sink: WalkSink, cancelled: () => boolean) {
+  const waiting: { file: string; dir: string; name: string; size: number }[] = [];
+  let running = 0;
+  let onDrained: (() => void) | null = null;
+  const idle = () => running === 0 && waiting.length === 0;
+  const pump = () => {
+    while (running < EXTRACT_CONCURRENCY && waiting.length && !cancelled()) {
+      const item = waiting.shift()!;
+      running++;
+      extract(item.file, item.name, item.size)
+        .then(
+          (text) => {
+            if (text) sink.doc({ dir: item.dir, name: item.name, text });
+          },
+          () => {},
+        )
+        .finally(() => {
+          running--;
+          pump();
+          if (idle()) onDrained?.();
+        });
+    }
+    if (cancelled()) waiting.length = 0;
+  };
+  return {
+    add(file: string, dir: string, name: string, size: number): void {
+      waiting.push({ file, dir, name, size });
+      pump();
+    },
+    /** Files found and not yet being read. */
+    get waiting(): number {
+      return waiting.length;
+    },
+    /** Resolves once nothing is waiting or being read. */
+    drained: (): Promise<void> =>
+      idle()
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            onDrained = resolve;
+          }),
+  };
+}
+
 export async function walk(
   job: WalkJob,
   fs: FsLayer,
@@ -117,66 +176,28 @@ export async function walk(
   pace: () => Promise<void> = () => Promise.resolve(),
 ): Promise<WalkSummary> {
   const started = Date.now();
-  const summary: WalkSummary = {
-    missing: false,
-    isDir: false,
-    totalSize: 0,
-    totalEntries: 0,
-    complete: true,
-    dirs: 0,
-    files: 0,
-    ms: 0,
-  };
+  const summary = emptySummary();
   if (isExcluded(job.rel, job.excludes)) return { ...summary, missing: true };
   await guard.clear();
   const first = await lstat(fs, guard, abs(job.root, job.rel));
   if (first.err || !first.st) return { ...summary, missing: true, complete: false, ms: Date.now() - started };
   const [startDir, startName] = splitRel(job.rel);
 
-  const extractQueue: { file: string; dir: string; name: string; size: number }[] = [];
-  let extracting = 0;
-  let walkFinished = false;
-  let resolveAll: () => void = () => {};
-  const allDone = new Promise<void>((r) => {
-    resolveAll = r;
+  const extracts = extract ? createExtractQueue(extract, sink, cancelled) : null;
+  let walked: () => void = () => {};
+  const walkDone = new Promise<void>((resolve) => {
+    walked = resolve;
   });
-  const maybeAllDone = () => {
-    if (walkFinished && extracting === 0 && extractQueue.length === 0) resolveAll();
-  };
-  const pumpExtract = () => {
-    while (extract && extracting < EXTRACT_CONCURRENCY && extractQueue.length && !cancelled()) {
-      const item = extractQueue.shift()!;
-      extracting++;
-      extract(item.file, item.name, item.size)
-        .then(
-          (text) => {
-            if (text) sink.doc({ dir: item.dir, name: item.name, text });
-          },
-          () => {},
-        )
-        .finally(() => {
-          extracting--;
-          pumpExtract();
-          maybeAllDone();
-        });
-    }
-    if (cancelled()) extractQueue.length = 0;
-  };
   const fileFound = (dir: string, name: string, st: EntryStat, file: string) => {
     summary.files++;
     if (job.emit === 'dirs') return;
     sink.entry({ dir, name, isDir: false, size: st.size, mtime: st.mtimeMs });
-    if (job.content && extract && isDocument(name)) {
-      extractQueue.push({ file, dir, name, size: st.size });
-      pumpExtract();
-    }
+    if (job.content && extracts && isDocument(name)) extracts.add(file, dir, name, st.size);
   };
 
   if (!first.st.isDir) {
     fileFound(startDir, startName, first.st, abs(job.root, job.rel));
-    walkFinished = true;
-    maybeAllDone();
-    await allDone;
+    await extracts?.drained();
     return { ...summary, totalSize: first.st.size, ms: Date.now() - started };
   }
 
@@ -202,8 +223,7 @@ export async function walk(
   const finishDir = (node: OpenDir) => {
     const parent = closeDir(node, sink, summary, cancelled);
     if (!parent) {
-      walkFinished = true;
-      maybeAllDone();
+      walked();
       return;
     }
     if (--parent.pending === 0) finishDir(parent);
@@ -337,7 +357,8 @@ export async function walk(
   };
 
   pump();
-  await allDone;
+  await walkDone;
+  await extracts?.drained();
   summary.ms = Date.now() - started;
   return summary;
 }
