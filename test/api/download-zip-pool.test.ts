@@ -62,18 +62,8 @@ function slowDownload(body: string, stopAfter = Infinity): Promise<Buffer> {
   });
 }
 
-/** Descriptors this process holds on the selection's files. */
-const openInSelection = () =>
-  fs
-    .readdirSync('/proc/self/fd')
-    .map((d) => {
-      try {
-        return fs.readlinkSync(`/proc/self/fd/${d}`);
-      } catch {
-        return '';
-      }
-    })
-    .filter((l) => l.includes(`${path.sep}Pics${path.sep}`));
+/** The server's open descriptors on the file(s) (its own process, from source or the executable). */
+const openInSelection = () => s.openFiles().filter((l) => l.includes(`${path.sep}Pics${path.sep}`));
 
 test('multi-MiB stored entries arrive intact through a slow client (CRC checked by unzip)', async () => {
   const zip = await slowDownload(JSON.stringify({ path: 'Files/Pics' }));

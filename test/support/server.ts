@@ -51,6 +51,8 @@ export interface TestServer {
   withDatabase<T>(fn: (db: Database) => T | Promise<T>): Promise<T>;
   restart(extraEnv?: Record<string, string>): Promise<void>;
   close(): Promise<void>;
+  /** Where the files the server holds open are named now (`/proc/<pid>/fd` link targets). */
+  openFiles(): string[];
 }
 
 export function makeDirs(prefix = 'burrow-test-'): TestDirs {
@@ -69,6 +71,8 @@ export function makeDirs(prefix = 'burrow-test-'): TestDirs {
 /** One running server of either kind. */
 interface Instance {
   readonly port: number;
+  /** The process serving: this one from source, the child for the executable. */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -98,7 +102,7 @@ export async function startServer(
           const a = createApp(loadConfig(env), { log, uiDir: options.uiDir ?? null });
           app = a;
           const address = await a.listen(port, '127.0.0.1');
-          return { port: address.port, stop: () => a.close(1000) };
+          return { port: address.port, pid: process.pid, stop: () => a.close(1000) };
         };
   let current: Instance | null = await boot(0);
   let port = current.port;
@@ -162,6 +166,16 @@ export async function startServer(
       await start();
     },
     close: stop,
+    openFiles() {
+      const dir = `/proc/${current?.pid ?? process.pid}/fd`;
+      return fs.readdirSync(dir).flatMap((d) => {
+        try {
+          return [fs.readlinkSync(`${dir}/${d}`)];
+        } catch {
+          return [];
+        }
+      });
+    },
   };
 }
 
@@ -257,6 +271,7 @@ async function bootExecutable(
   });
   return {
     port,
+    pid: child.pid!,
     async stop() {
       if (died) throw died;
       stopping = true;
