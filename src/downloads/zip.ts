@@ -5,8 +5,6 @@
 // folders, no symlinks, hidden files per preference).
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
-import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { openDirIn, openFileIn, type Dir, type OpenedFile } from '../files/confined.ts';
@@ -14,51 +12,6 @@ import { walkFiles } from '../files/walk.ts';
 import { ChunkPool, CHUNK } from './pooled-read.ts';
 import { contentDisposition } from './single.ts';
 import { ZipWriter } from './zip-writer.ts';
-
-// Zips written to disk (archives/create.ts) still go through yazl, which checksums every entry
-// with buffer-crc32, a table loop in JavaScript (~150 MB/s); a
-// stored zip is bound by it. Hand the same module Node's native crc32 (same results, ~10 GB/s).
-// In the executable the module cannot be reached by name (no node_modules): there yazl's
-// checksum stream itself is given the native crc32 (withNativeCrc) — without it the executable's
-// stored zips ran at a third of the source's.
-let nativeCrc = false;
-try {
-  const yazlPath = createRequire(import.meta.url).resolve('yazl');
-  const crc = createRequire(yazlPath)('buffer-crc32') as { unsigned: (buf: Buffer, previous?: number) => number };
-  if (typeof zlib.crc32 === 'function' && crc.unsigned(Buffer.from('burrow')) === zlib.crc32('burrow')) {
-    crc.unsigned = (buf, previous = 0) => zlib.crc32(buf, typeof previous === 'number' ? previous : 0);
-    nativeCrc = true;
-  }
-} catch {
-  // Patched through the first entry's stream instead.
-}
-
-/**
- * yazl pipes each entry's stream first into its checksum stream (a Transform keeping `crc32`,
- * not exported): the first time, that stream's prototype gets the native checksum.
- */
-export function withNativeCrc(stream: Readable): Readable {
-  if (nativeCrc || typeof zlib.crc32 !== 'function') return stream;
-  const pipe = stream.pipe;
-  stream.pipe = function (this: Readable, dest: NodeJS.WritableStream, opts?: { end?: boolean }) {
-    stream.pipe = pipe;
-    const proto = Object.getPrototypeOf(dest) as { _transform?: unknown } | null;
-    if (!nativeCrc && proto && typeof (dest as { crc32?: unknown }).crc32 === 'number' && proto._transform) {
-      proto._transform = function (
-        this: { crc32: number },
-        chunk: Buffer,
-        _encoding: string,
-        cb: (err: null, chunk: Buffer) => void,
-      ) {
-        this.crc32 = zlib.crc32(chunk, this.crc32);
-        cb(null, chunk);
-      };
-      nativeCrc = true;
-    }
-    return pipe.call(this, dest, opts);
-  } as typeof stream.pipe;
-  return stream;
-}
 
 const STORED = new Set([
   'jpg',
