@@ -196,7 +196,10 @@ test('tokens are read only from the Authorization header, never a query paramete
 });
 
 test('without any credential, /api/volumes answers 401 in any letter case', async () => {
-  assert.ok((await s.routes()).some((r) => r.path === '/api/volumes'), '/api/volumes is mounted');
+  assert.ok(
+    (await s.routes()).some((r) => r.path === '/api/volumes'),
+    '/api/volumes is mounted',
+  );
   for (const p of ['/api/volumes', '/API/VOLUMES', '/Api/Volumes/', '/api/volumes//']) {
     const a = await new Client(s.url).get(p);
     assert.is(a.status, 401, p);
