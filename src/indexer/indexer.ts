@@ -308,11 +308,16 @@ export class Indexer {
         const root = this.baselineQueue.shift()!;
         await this.baseline(root);
       }
-      // Catalogues after every root's sizes: sizes everywhere first.
+      // Catalogues after every root's sizes: sizes everywhere first. A stop during the last
+      // walk has closed the database: nothing more is read from it.
+      if (this.stopped) return;
       for (const root of this.store.roots()) {
         if (this.stopped || this.baselineQueue.length) break;
         if (root.state === 'sized') await this.catalogue(root);
       }
+    } catch (err) {
+      // Started without anyone waiting (void): a failure is logged, never the process's end.
+      if (!this.stopped) this.log.warn('index walks failed', { err });
     } finally {
       this.baselineRunning = false;
     }
