@@ -128,6 +128,9 @@ export interface ResolverOptions {
 /** Prefixes that never name a volume. */
 export const RESERVED_PREFIXES = new Set(['personal', 'share']);
 
+/** How long the volumes read from disk are trusted before they are read again. */
+const VOLUMES_FRESH_MS = 1000;
+
 const bad = (message: string) => new AppError('BAD_PATH', message);
 const missing = () => new AppError('NOT_FOUND', 'No such file or folder.');
 
@@ -203,7 +206,39 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
     return privateReal;
   }
 
+  // Every request resolves through the volumes; reading them (a readdir of VOLUME_ROOT, a stat
+  // and a realpath per volume, a realpath per host folder) cost ~15 % of a small request. They
+  // change when VOLUME_ROOT's entries or the host-volume list change, which the key sees; a
+  // symlink re-pointed further down (outside VOLUME_ROOT) is seen within a second. Confinement
+  // does not rest on this: every descriptor is still checked against its root at use.
+  let volumesCache: { key: string; until: number; spaces: Promise<Space[]> } | null = null;
   async function volumeSpaces(): Promise<Space[]> {
+    const top = await fsp.stat(options.volumeRoot, { bigint: true }).catch(() => null);
+    const key = `${top?.ino}:${top?.mtimeNs}:${top?.ctimeNs}:${top?.nlink}:${top?.size}:${JSON.stringify(options.hostVolumes?.() ?? [])}`;
+    const now = Date.now();
+    if (!volumesCache || volumesCache.key !== key || now >= volumesCache.until) {
+      const spaces = readVolumeSpaces();
+      volumesCache = { key, until: now + VOLUMES_FRESH_MS, spaces };
+      spaces.catch(() => {
+        if (volumesCache?.spaces === spaces) volumesCache = null;
+      });
+    }
+    return [...(await volumesCache.spaces)];
+  }
+
+  /** Real paths of the other accounts' personal folders (assertNotPrivate), fresh for as long as the volumes. */
+  const personalReal = new Map<string, { until: number; real: string }>();
+  async function realPersonalFolder(folder: string): Promise<string> {
+    const now = Date.now();
+    const hit = personalReal.get(folder);
+    if (hit && now < hit.until) return hit.real;
+    const real = (await realpathOrNull(folder)) ?? folder;
+    if (personalReal.size > 10_000) personalReal.clear();
+    personalReal.set(folder, { until: now + VOLUMES_FRESH_MS, real });
+    return real;
+  }
+
+  async function readVolumeSpaces(): Promise<Space[]> {
     let entries: fs.Dirent[];
     try {
       entries = await fsp.readdir(options.volumeRoot, { withFileTypes: true });
@@ -271,7 +306,7 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
     if (!options.userDirEnabled && options.personal.all().length === 0) return;
     const own = space.kind === 'personal' ? space.root : null;
     for (const folder of options.personal.all()) {
-      const folderReal = (await realpathOrNull(folder)) ?? folder;
+      const folderReal = await realPersonalFolder(folder);
       if (folderReal === own) continue;
       // A link stands on its owner's side: the owner's own folder was checked when the link resolved.
       if (space.share && space.share.ownerSpace.kind === 'personal' && isInside(folderReal, space.root)) continue;
