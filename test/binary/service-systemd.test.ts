@@ -15,7 +15,7 @@ const BINARY_INSIDE = '/opt/burrow-under-test/burrow';
 const PORT = 3000;
 // Under qemu the arm64 C libraries are found through QEMU_LD_PREFIX: the service gets it from
 // its settings file, which install keeps when it exists.
-const EMULATION_ENV = emulated ? { QEMU_LD_PREFIX: '/usr/aarch64-linux-gnu' } : {};
+const EMULATION_ENV: Record<string, string> = emulated ? { QEMU_LD_PREFIX: '/usr/aarch64-linux-gnu' } : {};
 
 interface Container {
   /** Runs a program inside (argv, no shell); never throws. */
