@@ -20,8 +20,6 @@ const EMULATION_ENV: Record<string, string> = emulated ? { QEMU_LD_PREFIX: '/usr
 interface Container {
   /** Runs a program inside (argv, no shell); never throws. */
   run(argv: string[], env?: Record<string, string>): { status: number | null; out: string };
-  /** Writes a file inside the container's layer (before the boot sees it, or after). */
-  root: string;
   stop(): void;
 }
 
@@ -87,7 +85,7 @@ function boot(): Promise<Container> {
         };
         // "degraded": some unit of this machine's own boot failed in a container; the manager runs.
         const state = run(['systemctl', 'is-system-running', '--wait']).out.trim();
-        if (state === 'running' || state === 'degraded') return resolve({ run, root, stop });
+        if (state === 'running' || state === 'degraded') return resolve({ run, stop });
       }
       if (Date.now() > deadline) {
         stop();
