@@ -8,7 +8,7 @@ import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { noContent, reply, route, type RouteDef } from '../http/route.ts';
 import type { FileOps } from '../files/ops.ts';
-import { joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import { type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import { openFileIn } from '../files/confined.ts';
 import { contentTypeOf, sendFile } from '../downloads/single.ts';
 import { openSources, sendZip } from '../downloads/zip.ts';
@@ -22,6 +22,7 @@ import { IF_MATCH } from '../editor/wire.ts';
 import { sendEditorText } from '../editor/routes.ts';
 import type { createSharedEditor } from './editor.ts';
 import { createLinkIntake } from './intake.ts';
+import { createLinkReads, inLink, type LinkDownload } from './reads.ts';
 import { fileItem, itemAnswer } from '../files/wire.ts';
 import { listing } from '../browse/wire.ts';
 import {
@@ -64,8 +65,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
   const base = (req: IncomingMessage) => baseUrlOf(req, deps.publicUrl);
   const intake = createLinkIntake(deps);
   const tokenParams = z.object({ token: linkToken });
-  /** `share/<token>/<rel>` — rel is checked again by the resolver (no `..`, no encoded escapes). */
-  const inLink = (token: string, rel: string) => joinVirtual(`share/${token}`, rel.replace(/^\/+|\/+$/g, ''));
+  const reads = createLinkReads(deps);
   const holder = (token: string, caller: Caller | null, req: IncomingMessage) =>
     shares.linkCaller(token, caller, req, requestState(req).ip);
 
@@ -91,33 +91,18 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
     return sendFile(req, res, file, name, 'attachment', type);
   }
 
-  async function downloadLink(
-    token: string,
-    caller: Caller | null,
-    rels: string[],
-    name: string | undefined,
-    req: IncomingMessage,
-    res: ServerResponse,
-  ) {
-    const { caller: c, row } = holder(token, caller, req);
-    const items: ResolvedPath[] = [];
-    for (const rel of rels.length ? rels : ['']) {
-      const r = await deps.resolver.resolve(c, inLink(token, rel), { mustExist: true });
-      if (!r.access.canDownload) throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow downloads.');
-      items.push(r);
-    }
-    shares.touch(row, true);
-    if (items.length === 1 && !items[0]!.isDirectory) return sendOne(req, res, items[0]!, 'download');
-    const nameOf = (r: ResolvedPath) => (r.relative ? path.posix.basename(r.relative) : r.space!.name);
+  /** Writes what a link download resolved to: the file itself, or the zip of its items. */
+  async function sendDownload(req: IncomingMessage, res: ServerResponse, d: LinkDownload) {
+    if (d.kind === 'file') return sendOne(req, res, d.item, 'download');
     const sources = await openSources(
-      items.map((r) => ({ root: r.space!.root, real: r.realPath, name: nameOf(r), isDirectory: r.isDirectory })),
+      d.items.map(({ item, name }) => ({
+        root: item.space!.root,
+        real: item.realPath,
+        name,
+        isDirectory: item.isDirectory,
+      })),
     );
-    const archive = name
-      ? name.endsWith('.zip')
-        ? name
-        : `${name}.zip`
-      : `${items.length === 1 ? nameOf(items[0]!) : row.path.split('/').pop()}.zip`;
-    return sendZip(res, sources, archive, false, req.method === 'HEAD');
+    return sendZip(res, sources, d.archive, false, req.method === 'HEAD');
   }
 
   async function tusCall(
@@ -247,13 +232,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         403: 'A file request lists nothing',
         404: 'No such link or path',
       },
-      handler: async ({ params, caller, req }) => {
-        const { caller: c, row } = holder(params.token, caller, req);
-        const r = await deps.resolver.resolve(c, inLink(params.token, params.path), { mustExist: true });
-        if (!r.access.canRead) throw new AppError('LINK_NOT_ALLOWED', 'This link takes files; it shows nothing.');
-        shares.touch(row, false);
-        return (await deps.browse.list(c, r.virtualPath)).listing;
-      },
+      handler: ({ params, caller, req }) => reads.listing(holder(params.token, caller, req), params.path),
     }),
     route({
       method: 'GET',
@@ -271,14 +250,8 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         403: 'Downloads not allowed',
         404: 'No such link or file',
       },
-      handler: async ({ params, query, caller, req, res }) => {
-        const { caller: c, row } = holder(params.token, caller, req);
-        const r = await deps.resolver.resolve(c, inLink(params.token, query.path), { mustExist: true });
-        if (r.isDirectory) throw new AppError('IS_A_FOLDER');
-        if (!r.access.canDownload) throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow downloads.');
-        shares.touch(row, query.mode === 'download');
-        await sendOne(req, res, r, query.mode);
-      },
+      handler: async ({ params, query, caller, req, res }) =>
+        sendOne(req, res, await reads.file(holder(params.token, caller, req), query.path, query.mode), query.mode),
     }),
     route({
       method: 'GET',
@@ -292,7 +265,8 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         403: 'Downloads not allowed',
         404: 'No such link or path',
       },
-      handler: ({ params, caller, req, res }) => downloadLink(params.token, caller, [params.path], undefined, req, res),
+      handler: async ({ params, caller, req, res }) =>
+        sendDownload(req, res, await reads.download(holder(params.token, caller, req), [params.path], undefined)),
     }),
     route({
       method: 'POST',
@@ -311,8 +285,8 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         403: 'Downloads not allowed',
         404: 'No such link or path',
       },
-      handler: ({ params, body, caller, req, res }) =>
-        downloadLink(params.token, caller, body.paths, body.name, req, res),
+      handler: async ({ params, body, caller, req, res }) =>
+        sendDownload(req, res, await reads.download(holder(params.token, caller, req), body.paths, body.name)),
     }),
     route({
       method: 'POST',

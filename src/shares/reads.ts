@@ -1,0 +1,69 @@
+// What a link holder reads: a folder's listing, one file, or a download (one file, or a zip of
+// the items). Paths are relative to the link and resolved as `share/<token>/…` by the one
+// resolver, which confines them to the shared item; the link's allow flags narrow what it gives.
+import path from 'node:path';
+import { AppError } from '../core/errors.ts';
+import { joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import type { createBrowse } from '../browse/service.ts';
+import type { Listing } from '../browse/wire.ts';
+import type { LinkHolder } from './intake.ts';
+import type { SharesService } from './service.ts';
+
+/** `share/<token>/<rel>` — rel is checked again by the resolver (no `..`, no encoded escapes). */
+export const inLink = (token: string, rel: string) => joinVirtual(`share/${token}`, rel.replace(/^\/+|\/+$/g, ''));
+
+/** What a download sends: the one file itself, or a zip of the items under `archive`. */
+export type LinkDownload =
+  | { kind: 'file'; item: ResolvedPath }
+  | { kind: 'zip'; items: { item: ResolvedPath; name: string }[]; archive: string };
+
+export function createLinkReads(deps: {
+  shares: SharesService;
+  resolver: PathResolver;
+  browse: ReturnType<typeof createBrowse>;
+}) {
+  const { shares, resolver } = deps;
+  const noDownloads = () => new AppError('LINK_NOT_ALLOWED', 'This link does not allow downloads.');
+
+  return {
+    async listing(h: LinkHolder, rel: string): Promise<Listing> {
+      const r = await resolver.resolve(h.caller, inLink(h.row.token, rel), { mustExist: true });
+      if (!r.access.canRead) throw new AppError('LINK_NOT_ALLOWED', 'This link takes files; it shows nothing.');
+      shares.touch(h.row, false);
+      return (await deps.browse.list(h.caller, r.virtualPath)).listing;
+    },
+
+    /** One file to send; a download (not a preview) counts as one on the link. */
+    async file(h: LinkHolder, rel: string, mode: 'download' | 'inline' | 'raw'): Promise<ResolvedPath> {
+      const r = await resolver.resolve(h.caller, inLink(h.row.token, rel), { mustExist: true });
+      if (r.isDirectory) throw new AppError('IS_A_FOLDER');
+      if (!r.access.canDownload) throw noDownloads();
+      shares.touch(h.row, mode === 'download');
+      return r;
+    },
+
+    /** The items (the whole link when none are named): one file as itself, anything else as a zip. */
+    async download(h: LinkHolder, rels: string[], name: string | undefined): Promise<LinkDownload> {
+      const items: ResolvedPath[] = [];
+      for (const rel of rels.length ? rels : ['']) {
+        const r = await resolver.resolve(h.caller, inLink(h.row.token, rel), { mustExist: true });
+        if (!r.access.canDownload) throw noDownloads();
+        items.push(r);
+      }
+      shares.touch(h.row, true);
+      if (items.length === 1 && !items[0]!.isDirectory) return { kind: 'file', item: items[0]! };
+      const named = items.map((item) => ({
+        item,
+        name: item.relative ? path.posix.basename(item.relative) : item.space!.name,
+      }));
+      const archive = name
+        ? name.endsWith('.zip')
+          ? name
+          : `${name}.zip`
+        : `${named.length === 1 ? named[0]!.name : h.row.path.split('/').pop()}.zip`;
+      return { kind: 'zip', items: named, archive };
+    },
+  };
+}
+
+export type LinkReads = ReturnType<typeof createLinkReads>;
