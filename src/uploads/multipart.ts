@@ -4,10 +4,9 @@
 // on the target volume, and only once the whole request has arrived are the files placed
 // (each under a free name). A refused or aborted request keeps nothing: part files are
 // removed, and a placement that fails midway takes back the files and folders it made.
-import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { AppError, fromFsError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
@@ -20,6 +19,7 @@ import {
   type PlacedFile,
   type UploadTarget,
 } from './placement.ts';
+import { writeBody } from './body-writer.ts';
 import { formatBytes, removeQuietly, type Staging } from './staging.ts';
 import type { UploadQuery } from './wire.ts';
 
@@ -128,8 +128,16 @@ export function createMultipartReceiver(deps: {
         }
         const part = await staging.createPart(place, 'mp');
         parts.add(part);
-        await pipeline(file, fs.createWriteStream(part, { flags: 'r+', highWaterMark: 1 << 20 }));
-        if ((file as Readable & { truncated?: boolean }).truncated) throw tooLarge(limits.maxFileSize);
+        const out = await fsp.open(part, 'r+');
+        try {
+          await writeBody(file, out.fd, 0).done;
+          if ((file as Readable & { truncated?: boolean }).truncated) throw tooLarge(limits.maxFileSize);
+          // On disk before it is placed, as a resumable upload's part is: a crash after placement
+          // must not leave a name whose bytes were never written.
+          await out.datasync();
+        } finally {
+          await out.close();
+        }
         staged.push({ part, target, checked, order });
       }
 

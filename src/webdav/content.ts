@@ -4,8 +4,9 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
 import { AppError } from '../core/errors.ts';
+import { writeBody } from '../uploads/body-writer.ts';
 import { etagOf, sendFile } from '../downloads/single.ts';
 import { createFileAt, openFileIn, withParentIn } from '../files/confined.ts';
 import { temporaryName } from '../files/names.ts';
@@ -13,6 +14,9 @@ import type { ResolvedPath } from '../files/paths.ts';
 import { preconditions } from './locking.ts';
 import { etagMatches } from './protocol.ts';
 import { membersOf, nameOf, parentCollection, refuseReadOnly, type DavContext } from './resources.ts';
+
+const fsDatasync = promisify(fs.fdatasync);
+const fsClose = promisify(fs.close);
 
 export async function get(ctx: DavContext, req: IncomingMessage, res: ServerResponse, r: ResolvedPath): Promise<void> {
   if (!r.exists) throw new AppError('NOT_FOUND', 'No such file or folder.');
@@ -93,11 +97,15 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
       let replaced = current !== null;
       try {
         try {
-          await pipeline(req, fs.createWriteStream('', { fd, flush: true }));
+          await writeBody(req, fd, 0).done;
+          // On disk before it takes the name (the old content stays until the rename).
+          await fsDatasync(fd);
         } catch (err) {
           throw req.aborted || (err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE'
             ? new AppError('DAV_ABORTED', 'The upload ended before its last byte; nothing was kept.')
             : err;
+        } finally {
+          await fsClose(fd).catch(() => {});
         }
         if (!current) {
           // A new file claims its name exclusively; one created meanwhile is replaced like any

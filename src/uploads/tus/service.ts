@@ -5,12 +5,9 @@
 // byte) are discarded; complete ones are remembered just as long, so a sender that asks after
 // a restart still hears "complete".
 import { createHash, randomBytes, type Hash } from 'node:crypto';
-import { once } from 'node:events';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppError, fromFsError, type AlsoStatus } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
@@ -34,6 +31,7 @@ import {
   tusError,
   TUS_HEADERS,
 } from './protocol.ts';
+import { writeBody, type BodyWrite } from '../body-writer.ts';
 import { createUploadLocks, type LockHandle } from './locks.ts';
 import type { UploadRow, UploadStore } from './store.ts';
 
@@ -69,17 +67,13 @@ const RECORD_EVERY_MS = 2000;
 class PastLength extends Error {}
 
 /** Counts (and optionally hashes) the bytes of a PATCH, refusing any past the upload's length. */
-function meter(max: number, hash: Hash | null): Transform & { count: number } {
-  const t = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      t.count += chunk.length;
-      if (t.count > max) return done(new PastLength());
-      hash?.update(chunk);
-      done(null, chunk);
-    },
-  }) as Transform & { count: number };
-  t.count = 0;
-  return t;
+function meter(max: number, hash: Hash | null): (chunk: Buffer) => void {
+  let count = 0;
+  return (chunk) => {
+    count += chunk.length;
+    if (count > max) throw new PastLength();
+    hash?.update(chunk);
+  };
 }
 
 export function createTusService(deps: TusDeps): TusService {
@@ -231,18 +225,26 @@ export function createTusService(deps: TusDeps): TusService {
     checkFitsLength(row.offset, declared, row.length);
     await staging.ensureSpace(path.dirname(row.stagingPath), declared ?? row.length - row.offset);
     const hash = checksum ? createHash('sha256') : null;
-    const counter = meter(row.length - row.offset, hash);
-    const out = fs.createWriteStream(row.stagingPath, { flags: 'r+', start: row.offset, highWaterMark: 1 << 20 });
+    let write: BodyWrite | null = null;
+    let written = 0;
     // A long PATCH keeps its row fresh (a checksum PATCH too: until it is verified its bytes
     // are not counted, but the upload is alive).
-    const progress = setInterval(() => record(row, checksum ? row.offset : row.offset + out.bytesWritten), recordEvery);
+    const progress = setInterval(
+      () => record(row, checksum ? row.offset : row.offset + (write?.written ?? 0)),
+      recordEvery,
+    );
+    let part: fsp.FileHandle | null = null;
     try {
-      await pipeline(body, counter, out, { signal: lock.signal });
+      part = await fsp.open(row.stagingPath, 'r+');
+      write = writeBody(body, part.fd, row.offset, {
+        inspect: meter(row.length - row.offset, hash),
+        signal: lock.signal,
+      });
+      written = await write.done;
     } catch (err) {
-      if (!out.closed) await once(out, 'close').catch(() => {});
-      const keep = !checksum && !(err instanceof PastLength) ? out.bytesWritten : 0;
+      const keep = write && !checksum && !(err instanceof PastLength) ? write.written : 0;
       // The file's length is the offset: cut off whatever must not count.
-      await fsp.truncate(row.stagingPath, row.offset + keep).catch(() => {});
+      if (part) await part.truncate(row.offset + keep).catch(() => {});
       record(row, row.offset + keep, true);
       if ((err as NodeJS.ErrnoException).code === 'ENOENT')
         throw tusError('TUS_NOT_FOUND', 'The data of this upload is gone; start it again.');
@@ -256,13 +258,14 @@ export function createTusService(deps: TusDeps): TusService {
       if (fsError) throw fsError.withHeaders({ ...TUS_HEADERS, 'Upload-Offset': String(row.offset + keep) });
       throw err;
     } finally {
-      if (progress) clearInterval(progress);
+      clearInterval(progress);
+      await part?.close().catch(() => {});
     }
     if (checksum && !hash!.digest().equals(checksum.digest)) {
       await fsp.truncate(row.stagingPath, row.offset);
       throw checksumMismatch();
     }
-    const offset = row.offset + out.bytesWritten;
+    const offset = row.offset + written;
     record(row, offset, offset === row.length);
     return offset;
   }
