@@ -6,10 +6,10 @@
 // a PassThrough with 16 KiB marks before the socket, one entry at a time with no read ahead;
 // a stored zip ran at 0.2-0.4x of the same bytes sent bare. Here a stored entry is one read
 // into a reused 1 MiB buffer, one native crc32 and one socket write per MiB, the next read in
-// flight (the way single downloads are sent); deflated entries go through one zlib stream.
+// flight (the way single downloads are sent); deflated entries are 1 MiB blocks deflated two at a
+// time on the thread pool (deflateBlock), written in order.
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { CHUNK, type ChunkPool } from './pooled-read.ts';
 
@@ -30,6 +30,63 @@ interface Central {
   offset: number;
   zip64: boolean;
   directory: boolean;
+}
+
+/**
+ * Deflate blocks run on at most this many threads of libuv's pool at once, process-wide: two
+ * cores' worth, and two of the pool's four threads left for the file reads every download needs.
+ */
+export const DEFLATE_THREADS = 2;
+let deflating = 0;
+const waitingForThread: Array<() => void> = [];
+
+async function deflateThread(): Promise<() => void> {
+  if (deflating >= DEFLATE_THREADS) await new Promise<void>((resolve) => waitingForThread.push(resolve));
+  else deflating++;
+  return () => {
+    const next = waitingForThread.shift();
+    if (next) next();
+    else deflating--;
+  };
+}
+
+/** Deflate's window: a block is compressed with the 32 KiB before it as its dictionary. */
+const WINDOW = 32 * 1024;
+
+/** The last WINDOW bytes of `before` followed by `chunk`, copied (the chunk goes back to a pool). */
+function windowAfter(before: Buffer | undefined, chunk: Buffer): Buffer {
+  if (chunk.length >= WINDOW || !before) return Buffer.from(chunk.subarray(Math.max(0, chunk.length - WINDOW)));
+  const joined = Buffer.concat([before, chunk]);
+  return joined.subarray(Math.max(0, joined.length - WINDOW));
+}
+
+/**
+ * One block of a raw deflate stream, compressed on the thread pool (one call, no stream kept):
+ * with the previous block's last 32 KiB as dictionary it matches across the seam as one stream
+ * would, and a sync flush ends it on a byte boundary so the blocks of a file concatenate into
+ * one valid stream; `last` finishes it. pigz's technique: blocks of one file, or whole files
+ * ahead of their turn, deflate on two threads while the answer is written in order.
+ */
+export async function deflateBlock(
+  data: Buffer,
+  level: number,
+  dictionary: Buffer | undefined,
+  last: boolean,
+): Promise<Buffer> {
+  const release = await deflateThread();
+  try {
+    const options: zlib.ZlibOptions = {
+      level,
+      chunkSize: 128 * 1024,
+      finishFlush: last ? zlib.constants.Z_FINISH : zlib.constants.Z_SYNC_FLUSH,
+    };
+    if (dictionary) options.dictionary = dictionary;
+    return await new Promise<Buffer>((resolve, reject) =>
+      zlib.deflateRaw(data, options, (err, out) => (err ? reject(err) : resolve(out))),
+    );
+  } finally {
+    release();
+  }
 }
 
 /** Pieces below this (headers, descriptors, small files) are gathered into one socket write. */
@@ -178,6 +235,11 @@ export class ZipWriter {
     const entry = await this.local(name, mtime, level ? 8 : 0, FLAGS, zip64);
     if (level) await this.deflated(entry, fd, size, level, head);
     else await this.stored(entry, fd, size, head);
+    await this.descriptor(entry, size);
+  }
+
+  private async descriptor(entry: Central, size: number): Promise<void> {
+    const zip64 = entry.zip64;
     entry.size = size;
     const d = Buffer.alloc(zip64 ? 24 : 16);
     d.writeUInt32LE(0x08074b50, 0);
@@ -244,36 +306,52 @@ export class ZipWriter {
     entry.compressed = size;
   }
 
+  /**
+   * Deflated in blocks of one read each (1 MiB), DEFLATE_THREADS blocks at a time on the thread
+   * pool, written in order (see deflateBlock): one zlib stream would keep a long text file on
+   * one thread.
+   */
   private async deflated(entry: Central, fd: number, size: number, level: number, head: Buffer): Promise<void> {
-    let crc = 0;
     const pool = this.pool;
-    const chunks = this.chunks.bind(this);
-    const sink = this.sink;
-    const start = sink.offset;
-    await pipeline(
-      async function* () {
-        if (head.length) {
-          crc = zlib.crc32(head);
-          const copy = Buffer.from(head);
-          pool.giveBack(head);
-          yield copy;
-        }
-        for await (const chunk of chunks(fd, head.length, size)) {
-          crc = zlib.crc32(chunk, crc);
-          // zlib keeps the input until it has consumed it: it gets its own copy, the pool its buffer.
-          const copy = Buffer.from(chunk);
-          pool.giveBack(chunk);
-          yield copy;
-        }
-      },
-      // 64 KiB out, not 16: a quarter of the socket writes.
-      zlib.createDeflateRaw({ level, chunkSize: 64 * 1024 }),
-      async function (compressed: AsyncIterable<Buffer>) {
-        for await (const out of compressed) await sink.write(out);
-      },
-    );
+    const start = this.sink.offset;
+    let crc = 0;
+    let fed = 0;
+    let dictionary: Buffer | undefined;
+    const inFlight: Promise<Buffer>[] = [];
+    const feed = (chunk: Buffer) => {
+      crc = zlib.crc32(chunk, crc);
+      fed += chunk.length;
+      const block = deflateBlock(chunk, level, dictionary, fed >= size);
+      // zlib reads the chunk on its thread: the pool gets it back once the block is done.
+      inFlight.push(block.finally(() => pool.giveBack(chunk)));
+      dictionary = windowAfter(dictionary, chunk);
+    };
+    try {
+      if (head.length) feed(head);
+      for await (const chunk of this.chunks(fd, head.length, size)) {
+        while (inFlight.length >= DEFLATE_THREADS) await this.sink.write(await inFlight.shift()!);
+        feed(chunk);
+      }
+      while (inFlight.length) await this.sink.write(await inFlight.shift()!);
+    } finally {
+      // Blocks still deflating after a failure hold pool buffers: let them land.
+      await Promise.allSettled(inFlight);
+    }
     entry.crc = crc;
-    entry.compressed = sink.offset - start;
+    entry.compressed = this.sink.offset - start;
+  }
+
+  /**
+   * A file deflated whole ahead of its turn (deflateBlock with `last`), given its CRC: the
+   * header, those bytes, the descriptor.
+   */
+  async deflatedFile(name: string, mtime: Date, size: number, crc: number, compressed: Buffer): Promise<void> {
+    const zip64 = size >= ZIP64_SIZE;
+    const entry = await this.local(name, mtime, 8, FLAGS, zip64);
+    await this.sink.write(compressed);
+    entry.crc = crc;
+    entry.compressed = compressed.length;
+    await this.descriptor(entry, size);
   }
 
   /** The central directory and its end records; then the answer ends. */

@@ -11,7 +11,7 @@ import { openDirIn, openFileIn, type Dir, type OpenedFile } from '../files/confi
 import { walkFiles } from '../files/walk.ts';
 import { ChunkPool, CHUNK } from './pooled-read.ts';
 import { contentDisposition } from './single.ts';
-import { ZipWriter } from './zip-writer.ts';
+import { deflateBlock, ZipWriter } from './zip-writer.ts';
 
 const STORED = new Set([
   'jpg',
@@ -209,12 +209,16 @@ export async function* selectionEntries(sources: ZipSource[], showHidden: boolea
   }
 }
 
-/** A file opened and decided ahead of its turn: the descriptor, the level, the bytes sampled. */
+/**
+ * A file opened and decided ahead of its turn: the descriptor, the level, the bytes sampled;
+ * a file that deflates and fits in its first read is already deflating (with its CRC).
+ */
 interface Prepared {
   entry: ZipEntry;
   file?: { fd: number; size: number; mtime: Date; close: () => Promise<void> };
   level: number;
   head: Buffer;
+  deflated?: { crc: number; bytes: Promise<Buffer> };
 }
 
 /**
@@ -257,7 +261,13 @@ export async function sendZip(
     // The first chunk is read here, ahead of its turn: the sample comes from it, and it is the
     // start of the entry, so the next file's first read overlaps the current file's sending.
     const head = await readHead(pool, file.fd, file.size);
-    return { entry, file, level: levelFor(entry.relative, file.size, head), head };
+    const level = levelFor(entry.relative, file.size, head);
+    if (!level || head.length !== file.size) return { entry, file, level, head };
+    // The whole file is in `head`: it deflates now, on the thread pool, while earlier entries
+    // are written (at most DEFLATE_THREADS at once, all downloads together).
+    const bytes = deflateBlock(head, level, undefined, true).finally(() => pool.giveBack(head));
+    bytes.catch(() => {}); // awaited in turn
+    return { entry, file, level, head: EMPTY, deflated: { crc: zlib.crc32(head), bytes } };
   };
   try {
     const weight = (e: ZipEntry) => (e.isDirectory ? 0 : Math.min(e.size, CHUNK));
@@ -267,7 +277,10 @@ export async function sendZip(
         continue;
       }
       try {
-        await zip.file(p.entry.relative, p.file.mtime, p.file.fd, p.file.size, p.level, p.head);
+        if (p.deflated) {
+          const { crc, bytes } = p.deflated;
+          await zip.deflatedFile(p.entry.relative, p.file.mtime, p.file.size, crc, await bytes);
+        } else await zip.file(p.entry.relative, p.file.mtime, p.file.fd, p.file.size, p.level, p.head);
       } finally {
         open.delete(p.file);
         // Not awaited: a close is a trip to the thread pool the next entry need not wait for.
@@ -311,7 +324,7 @@ function readHead(pool: ChunkPool, fd: number, size: number): Promise<Buffer> {
  * the bytes read ahead so memory stays flat.
  */
 const AHEAD_FILES = 32;
-const AHEAD_BYTES = 4 * CHUNK;
+const AHEAD_BYTES = 8 * CHUNK;
 
 /**
  * `prepare` applied to items ahead of the consumer (at most AHEAD_FILES, and AHEAD_BYTES by

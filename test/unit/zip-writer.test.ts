@@ -11,7 +11,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import yauzl from 'yauzl';
 import { ChunkPool } from '../../src/downloads/pooled-read.ts';
-import { ZipWriter } from '../../src/downloads/zip-writer.ts';
+import { deflateBlock, ZipWriter } from '../../src/downloads/zip-writer.ts';
+import zlib from 'node:zlib';
 
 test('70,000 entries (ZIP64 end records), UTF-8 names, stored and deflated entries pass unzip -t', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zip-writer-'));
@@ -68,6 +69,53 @@ test('70,000 entries (ZIP64 end records), UTF-8 names, stored and deflated entri
     assert.is(got.get('Grüße/stored.txt')!.method, 0);
     assert.ok(got.get('Grüße/deflated.txt')!.data.equals(text));
     assert.ok(got.get('Grüße/stored.txt')!.data.equals(text));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a multi-MiB text deflated in blocks (each with the last 32 KiB before it) and a file deflated whole ahead read back byte for byte', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zip-writer-'));
+  try {
+    // Text whose matches reach across the 1 MiB seams: lines repeat from far back.
+    let seed = 7;
+    const rnd = () => (seed = Math.imul(seed ^ (seed >>> 15), 2246822507) + 0x9e3779b9) >>> 0;
+    const lines = Array.from({ length: 500 }, (_, i) => `line ${i} ${rnd().toString(36)} ${rnd().toString(36)}\n`);
+    const parts: string[] = [];
+    for (let n = 0; n < 3.5 * 1024 * 1024;) {
+      const l = lines[rnd() % lines.length]!;
+      parts.push(l);
+      n += l.length;
+    }
+    const text = Buffer.from(parts.join(''));
+    const small = text.subarray(0, 300_000);
+    const source = path.join(dir, 'source.txt');
+    fs.writeFileSync(source, text);
+    const server = http.createServer(async (_req, res) => {
+      const zip = new ZipWriter(res, new ChunkPool());
+      const fd = fs.openSync(source, 'r');
+      try {
+        await zip.file('blocks.txt', new Date(), fd, text.length, 1, text.subarray(0, 40_000));
+        const whole = await deflateBlock(small, 1, undefined, true);
+        await zip.deflatedFile('whole.txt', new Date(), small.length, zlib.crc32(small), whole);
+        await zip.finish();
+        res.end();
+      } finally {
+        fs.closeSync(fd);
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const bytes = Buffer.from(await answer.arrayBuffer());
+    server.close();
+    const file = path.join(dir, 'out.zip');
+    fs.writeFileSync(file, bytes);
+    assert.match(execFileSync('unzip', ['-tq', file]).toString(), /No errors detected/);
+    assert.ok(execFileSync('unzip', ['-p', file, 'blocks.txt'], { maxBuffer: 1 << 30 }).equals(text));
+    assert.ok(execFileSync('unzip', ['-p', file, 'whole.txt'], { maxBuffer: 1 << 30 }).equals(small));
+    // Blocks lose (almost) nothing against one stream: the dictionary carries matches across.
+    const oneStream = zlib.deflateRawSync(text, { level: 1 }).length + zlib.deflateRawSync(small, { level: 1 }).length;
+    assert.ok(bytes.length < oneStream * 1.01 + 1000, `${bytes.length} bytes against ${oneStream} in one stream`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -7,8 +7,11 @@
 //                    technique Burrow uses, without Burrow — the highest Node figure we know;
 //   /stored/<dir>    every file of <dir>, in name order, back to back, pooled reads: the bytes a
 //                    stored zip carries, without the zip (no CRC, no headers) — a stored zip's ceiling;
-//   /deflate/<dir>   the same files each through zlib deflate level 1 (raw): a zip of text
-//                    that deflates at level 1 cannot be cheaper than this.
+//   /deflate/<dir>   the same files each through zlib deflate level 1 (raw), one after another;
+//   /zipwork/<dir>   the work a zip of <dir> cannot avoid, told by name what to do (no sampling):
+//                    .log and .txt files deflated at level 1 in one call each on the thread pool,
+//                    `?threads=N` (default 2) of them at a time ahead of the one sending, in
+//                    order; every other file sent as is with pooled reads. No CRC, no headers.
 // Run as a child: node test/bench/support/plain-server.ts <root> (prints the port).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -99,6 +102,41 @@ async function pooled(res: http.ServerResponse, file: string, start: number, end
   }
 }
 
+const deflates = (name: string) => /\.(log|txt)$/.test(name);
+
+/** Stored files pooled, text deflated `threads` files at a time ahead of the one sending. */
+async function zipWork(res: http.ServerResponse, dir: string, names: string[], threads: number): Promise<void> {
+  const deflated = (file: string) =>
+    fs.promises
+      .readFile(file)
+      .then(
+        (b) => new Promise<Buffer>((ok, fail) => zlib.deflateRaw(b, { level: 1 }, (e, z) => (e ? fail(e) : ok(z)))),
+      );
+  const ahead = new Map<number, Promise<Buffer>>();
+  let next = 0;
+  const fill = (from: number) => {
+    while (next < names.length && [...ahead.keys()].filter((k) => k >= from).length < threads) {
+      if (deflates(names[next]!)) {
+        const p = deflated(path.join(dir, names[next]!));
+        p.catch(() => {});
+        ahead.set(next, p);
+      }
+      next++;
+    }
+  };
+  res.writeHead(200);
+  for (let i = 0; i < names.length; i++) {
+    fill(i);
+    const file = path.join(dir, names[i]!);
+    if (deflates(names[i]!)) {
+      const z = await ahead.get(i)!;
+      ahead.delete(i);
+      if (!res.write(z)) await new Promise((r) => res.once('drain', r));
+    } else await pooled(res, file, 0, fs.statSync(file).size - 1);
+  }
+  res.end();
+}
+
 function serve(root: string): void {
   const server = http.createServer(async (req, res) => {
     const [, mode, ...rest] = decodeURIComponent(new URL(req.url!, 'http://x').pathname).split('/');
@@ -117,6 +155,11 @@ function serve(root: string): void {
         return;
       }
       const names = fs.readdirSync(target).sort();
+      if (mode === 'zipwork') {
+        const threads = Number(new URL(req.url!, 'http://x').searchParams.get('threads') ?? 2);
+        await zipWork(res, target, names, threads);
+        return;
+      }
       res.setMaxListeners(0);
       res.writeHead(200);
       for (const name of names) {
