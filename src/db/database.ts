@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { wasmBaselineOnly } from './wasm-tier.ts';
 
 export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
 export type Params = SqlValue[] | Record<string, SqlValue> | SqlValue | undefined;
@@ -35,6 +36,8 @@ type WasmModule = { Database: new (file: string, opts?: { fileMustExist?: boolea
 let wasmModule: WasmModule | undefined;
 function sqlite(): WasmModule {
   // Loaded on first use; the bundle for the executable feeds the .wasm bytes from an asset.
+  // Requiring it compiles the WebAssembly: the compiler tier is chosen first.
+  if (!wasmModule) wasmBaselineOnly();
   wasmModule ??= createRequire(import.meta.url)('node-sqlite3-wasm') as WasmModule;
   return wasmModule;
 }

@@ -12,12 +12,16 @@
 // RSS is read 25 s after ready: the first walk is done and the indexer's walker thread has
 // retired (10 s without jobs); the 3 s reading is in the note. The workload's own timings are
 // exported (`workload`) so a V8 flag can be weighed on the same work (build/README.md).
+//
+// BURROW_BENCH_BASELINE=<executable> also starts that executable (an earlier build kept aside)
+// in every round, on fresh folders of its own, and prints its rows too: a change weighed
+// against what it replaces in the same run.
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { bareEnv, ensureBinary, sandbox } from '../binary/harness.ts';
+import { bareEnv, ensureBinary, sandbox, type Sandbox } from '../binary/harness.ts';
 import { median } from './support/measure.ts';
 import { costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
@@ -208,6 +212,8 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   const { file } = ensureBinary();
   const bare: Sample[] = [];
   const cold: Sample[] = [];
+  const baseline = process.env.BURROW_BENCH_BASELINE;
+  const before: Sample[] = [];
   for (let i = 0; i < runs; i++) {
     // Interleaved: a neighbour's burst of load falls on both alike.
     const box = sandbox();
@@ -215,7 +221,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       const volume = path.join(box.volumeRoot, 'Files');
       fs.mkdirSync(volume, { recursive: true });
       const tree = makeTree(volume, opts.quick === true);
-      let port = await freePort();
+      const port = await freePort();
       const node = await launch(
         process.execPath,
         ['-e', BARE_SERVER],
@@ -235,19 +241,36 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       } finally {
         await node.stop();
       }
-      port = await freePort();
-      const env = bareEnv(box, { PORT: String(port), LOG_LEVEL: 'warn', AUTH_MODE: 'disabled' });
-      const burrow = await launch(box.binary, [], box.dir, env, port, '/readyz');
-      try {
-        await sleep(EARLY_MS);
-        const earlyMb = rssMb(burrow.child.pid!);
-        await sleep(LATE_MS - EARLY_MS);
-        const lateMb = rssMb(burrow.child.pid!);
-        await workload(burrow.base, tree, opts.quick ? 3 : 5);
-        await sleep(REST_MS);
-        cold.push({ startMs: burrow.startMs, earlyMb, lateMb, workMb: rssMb(burrow.child.pid!) });
-      } finally {
-        await burrow.stop();
+      const burrowRun = async (binary: string, dirs: Sandbox, into: Sample[]) => {
+        const port = await freePort();
+        const env = bareEnv(dirs, { PORT: String(port), LOG_LEVEL: 'warn', AUTH_MODE: 'disabled' });
+        const burrow = await launch(binary, [], box.dir, env, port, '/readyz');
+        try {
+          await sleep(EARLY_MS);
+          const earlyMb = rssMb(burrow.child.pid!);
+          await sleep(LATE_MS - EARLY_MS);
+          const lateMb = rssMb(burrow.child.pid!);
+          await workload(burrow.base, tree, opts.quick ? 3 : 5);
+          await sleep(REST_MS);
+          into.push({ startMs: burrow.startMs, earlyMb, lateMb, workMb: rssMb(burrow.child.pid!) });
+        } finally {
+          await burrow.stop();
+        }
+      };
+      // Alternating which goes first: the second finds the first's upload in the volume.
+      if (!baseline || i % 2 === 0) await burrowRun(box.binary, box, cold);
+      if (baseline) {
+        // Its own fresh configuration and cache, the same volumes.
+        const copy = path.join(box.dir, 'baseline-burrow');
+        fs.copyFileSync(baseline, copy);
+        fs.chmodSync(copy, 0o755);
+        const dirs = {
+          ...box,
+          configDir: path.join(box.dir, 'baseline-config'),
+          cacheDir: path.join(box.dir, 'baseline-cache'),
+        };
+        await burrowRun(copy, dirs, before);
+        if (i % 2 === 1) await burrowRun(box.binary, box, cold);
       }
     } finally {
       box.remove();
@@ -257,6 +280,34 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   const spread = (xs: Sample[], k: keyof Sample) =>
     `${Math.min(...xs.map((s) => s[k])).toFixed(0)}-${Math.max(...xs.map((s) => s[k])).toFixed(0)}`;
   const n = `medians of ${runs}`;
+  const baselineRows = before.length
+    ? [
+        costRow(
+          'baseline: start to /readyz',
+          Math.round(m(before, 'startMs')),
+          Math.round(m(bare, 'startMs')),
+          'ms',
+          '≤ 300 ms',
+          `BURROW_BENCH_BASELINE, same rounds; ${spread(before, 'startMs')} ms`,
+        ),
+        costRow(
+          'baseline: idle memory (RSS)',
+          m(before, 'lateMb'),
+          m(bare, 'lateMb'),
+          'MB',
+          '≤ 60 MB',
+          `at ${EARLY_MS / 1000} s ${m(before, 'earlyMb')} MB`,
+        ),
+        costRow(
+          'baseline: memory after the workload',
+          m(before, 'workMb'),
+          m(bare, 'workMb'),
+          'MB',
+          '≤ 100 MB',
+          'the same workload',
+        ),
+      ]
+    : [];
   return [
     costRow(
       'start to /readyz, empty config',
@@ -282,6 +333,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       '≤ 100 MB',
       `browse ×${opts.quick ? 3 : 5}, search ×${opts.quick ? 3 : 5}, a 32 MiB upload, ${opts.quick ? 8 : 20} × 1 MiB downloads and their zip, read ${REST_MS / 1000} s after; ceiling: the bare server after the same bytes (downloads twice, the upload); ${n}`,
     ),
+    ...baselineRows,
   ];
 }
 
