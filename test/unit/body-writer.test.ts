@@ -1,0 +1,137 @@
+// The request-body writer of uploads (src/uploads/body-writer.ts) on real files: every byte lands
+// at its offset however the chunks come, and a failure leaves a written prefix it reports.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { writeBody } from '../../src/uploads/body-writer.ts';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-body-writer-'));
+let n = 0;
+
+function fileWith(prefix: Buffer): { file: string; fd: number } {
+  const file = path.join(dir, `f${n++}`);
+  fs.writeFileSync(file, prefix);
+  return { file, fd: fs.openSync(file, 'r+') };
+}
+
+function bytes(length: number, seed: number): Buffer {
+  const b = Buffer.alloc(length);
+  for (let i = 0; i < length; i++) b[i] = (i * 31 + seed) & 0xff;
+  return b;
+}
+
+test('a body of uneven chunks is written whole, after what the file held, from the position on', async () => {
+  const head = Buffer.from('kept-');
+  const { file, fd } = fileWith(head);
+  const chunks = [1, 65536, 7, 3 << 20, 65535, 1 << 20, 12345].map((len, i) => bytes(len, i));
+  try {
+    const write = writeBody(Readable.from(chunks), fd, head.length);
+    const written = await write.done;
+    const body = Buffer.concat(chunks);
+    assert.is(written, body.length);
+    assert.is(write.written, body.length);
+    assert.ok(fs.readFileSync(file).equals(Buffer.concat([head, body])));
+  } finally {
+    fs.closeSync(fd);
+  }
+});
+
+test('an empty body writes nothing and resolves with 0', async () => {
+  const { file, fd } = fileWith(Buffer.alloc(0));
+  try {
+    assert.is(await writeBody(Readable.from([]), fd, 0).done, 0);
+    assert.is(fs.statSync(file).size, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+});
+
+test('a refusal from inspect rejects with it, destroys the body, and nothing of the refused chunk is written', async () => {
+  const { file, fd } = fileWith(Buffer.alloc(0));
+  const source = new PassThrough();
+  const refusal = new Error('past the length');
+  let seen = 0;
+  try {
+    const write = writeBody(source, fd, 0, {
+      inspect: (chunk) => {
+        seen += chunk.length;
+        if (seen > 100_000) throw refusal;
+      },
+    });
+    source.write(bytes(60_000, 1));
+    await new Promise((r) => setTimeout(r, 50));
+    source.write(bytes(60_000, 2));
+    const err = await write.done.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    assert.is(err, refusal);
+    assert.ok(source.destroyed);
+    // Only whole, accepted chunks can be in the file, and `written` says how much.
+    assert.is(fs.statSync(file).size, write.written);
+    assert.ok(write.written === 0 || write.written === 60_000, `written ${write.written}`);
+  } finally {
+    fs.closeSync(fd);
+  }
+});
+
+test('an abort rejects with its reason and keeps a reported prefix', async () => {
+  const { file, fd } = fileWith(Buffer.alloc(0));
+  const source = new PassThrough();
+  const controller = new AbortController();
+  try {
+    const write = writeBody(source, fd, 0, { signal: controller.signal });
+    source.write(bytes(200_000, 3));
+    await new Promise((r) => setTimeout(r, 50));
+    controller.abort(new Error('superseded'));
+    const err = (await write.done.then(
+      () => null,
+      (e: unknown) => e,
+    )) as Error | null;
+    assert.is(err?.message, 'superseded');
+    assert.ok(source.destroyed);
+    assert.is(fs.statSync(file).size, write.written);
+    assert.ok(fs.readFileSync(file).equals(bytes(200_000, 3).subarray(0, write.written)));
+  } finally {
+    fs.closeSync(fd);
+  }
+});
+
+test('a body cut off before its end rejects (the sender left)', async () => {
+  const { fd } = fileWith(Buffer.alloc(0));
+  const source = new PassThrough();
+  try {
+    const write = writeBody(source, fd, 0);
+    source.write(bytes(1000, 4));
+    source.destroy(new Error('ECONNRESET'));
+    const err = (await write.done.then(
+      () => null,
+      (e: unknown) => e,
+    )) as Error | null;
+    assert.is(err?.message, 'ECONNRESET');
+  } finally {
+    fs.closeSync(fd);
+  }
+});
+
+test('a write that fails (a descriptor open for reading only) rejects with the write error', async () => {
+  const file = path.join(dir, `ro${n++}`);
+  fs.writeFileSync(file, '');
+  const fd = fs.openSync(file, 'r');
+  try {
+    const err = (await writeBody(Readable.from([bytes(5000, 5)]), fd, 0).done.then(
+      () => null,
+      (e: unknown) => e,
+    )) as NodeJS.ErrnoException | null;
+    assert.is(err?.code, 'EBADF');
+  } finally {
+    fs.closeSync(fd);
+  }
+});
+
+test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test.run();
