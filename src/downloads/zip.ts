@@ -11,7 +11,7 @@ import { openDirIn, openFileIn, type Dir, type OpenedFile } from '../files/confi
 import { walkFiles } from '../files/walk.ts';
 import { ChunkPool, CHUNK } from './pooled-read.ts';
 import { contentDisposition } from './single.ts';
-import { deflateBlock, ZipWriter } from './zip-writer.ts';
+import { deflateWhole, ZipWriter } from './zip-writer.ts';
 
 const STORED = new Set([
   'jpg',
@@ -211,14 +211,14 @@ export async function* selectionEntries(sources: ZipSource[], showHidden: boolea
 
 /**
  * A file opened and decided ahead of its turn: the descriptor, the level, the bytes sampled;
- * a file that deflates and fits in its first read is already deflating (with its CRC).
+ * a file that deflates and fits in its first read is already deflating (its CRC with it).
  */
 interface Prepared {
   entry: ZipEntry;
   file?: { fd: number; size: number; mtime: Date; close: () => Promise<void> };
   level: number;
   head: Buffer;
-  deflated?: { crc: number; bytes: Promise<Buffer> };
+  deflated?: Promise<{ crc: number; bytes: Buffer }>;
 }
 
 /**
@@ -265,9 +265,9 @@ export async function sendZip(
     if (!level || head.length !== file.size) return { entry, file, level, head };
     // The whole file is in `head`: it deflates now, on the thread pool, while earlier entries
     // are written (at most DEFLATE_THREADS at once, all downloads together).
-    const bytes = deflateBlock(head, level, undefined, true).finally(() => pool.giveBack(head));
-    bytes.catch(() => {}); // awaited in turn
-    return { entry, file, level, head: EMPTY, deflated: { crc: zlib.crc32(head), bytes } };
+    const deflated = deflateWhole(head, level).finally(() => pool.giveBack(head));
+    deflated.catch(() => {}); // awaited in turn
+    return { entry, file, level, head: EMPTY, deflated };
   };
   try {
     const weight = (e: ZipEntry) => (e.isDirectory ? 0 : Math.min(e.size, CHUNK));
@@ -278,8 +278,8 @@ export async function sendZip(
       }
       try {
         if (p.deflated) {
-          const { crc, bytes } = p.deflated;
-          await zip.deflatedFile(p.entry.relative, p.file.mtime, p.file.size, crc, await bytes);
+          const { crc, bytes } = await p.deflated;
+          await zip.deflatedFile(p.entry.relative, p.file.mtime, p.file.size, crc, bytes);
         } else await zip.file(p.entry.relative, p.file.mtime, p.file.fd, p.file.size, p.level, p.head);
       } finally {
         open.delete(p.file);

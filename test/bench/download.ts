@@ -33,9 +33,9 @@ import './support/executable.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { removeDirs, startServer } from '../support/server.ts';
-import { drain, interleaved, MB } from './support/measure.ts';
+import { childPid, cpuMs, drain, interleaved, MB, median, quiet } from './support/measure.ts';
 import { startPlainServer, startSendfileServer } from './support/plain-server.ts';
-import { rateRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
+import { costRow, rateRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   const size = (opts.quick ? 256 : 1024) * MB;
@@ -49,6 +49,10 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   fs.closeSync(fd);
   const plain = await startPlainServer(path.join(s.dirs.volumes, 'Files'));
   const sendfile = await startSendfileServer(file);
+  // From source, Burrow runs in this process (its CPU then includes starting each curl, ~1 %).
+  const burrowPid = s.mode === 'executable' ? childPid(/\/burrow-\w+-\w+$/) : process.pid;
+  const plainPid = childPid(/plain-server/);
+  await quiet(burrowPid);
   try {
     const out: BenchRow[] = [];
     // Whole file, then the middle half by Range (a seek, then the same streaming).
@@ -58,16 +62,19 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
     ];
     for (const c of cases) {
       const want = c.range ? size / 2 : size;
-      const rate = async (url: string) => {
+      const cpu: Record<'burrow' | 'pooled', number[]> = { burrow: [], pooled: [] };
+      const rate = async (url: string, who?: { pid: number; into: number[] }) => {
+        const before = who ? cpuMs(who.pid) : 0;
         const r = await drain(url, { range: c.range });
+        if (who) who.into.push(((cpuMs(who.pid) - before) * MB * 1024) / want);
         if (r.bytes !== want || r.status !== (c.range ? 206 : 200))
           throw new Error(`${url}: ${r.status}, ${r.bytes} of ${want} bytes`);
         return want / MB / r.seconds;
       };
       const m = await interleaved(rounds, {
-        burrow: () => rate(`${s.url}/api/download/Files/big.bin`),
+        burrow: () => rate(`${s.url}/api/download/Files/big.bin`, { pid: burrowPid, into: cpu.burrow }),
         stream: () => rate(`${plain.url}/stream/big.bin`),
-        pooled: () => rate(`${plain.url}/pooled/big.bin`),
+        pooled: () => rate(`${plain.url}/pooled/big.bin`, { pid: plainPid, into: cpu.pooled }),
         sendfile: () => rate(sendfile.url),
       });
       out.push(
@@ -81,6 +88,16 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
           'bare Node, reused 1 MiB buffers (Burrow without Burrow)',
         ),
         rateRow(c.label, m.burrow, m.sendfile, 'MB/s', 'to chase', 'sendfile(2) (Python; what copyparty does)'),
+        // The server's own cost, which the neighbours' load on the shared machine hardly moves
+        // (the MB/s above swing ±30 % between runs; this within a few %).
+        costRow(
+          `${c.label}, server CPU per GiB`,
+          Math.round(median(cpu.burrow)),
+          Math.round(median(cpu.pooled)),
+          'ms',
+          '≥ 0.9',
+          'bare Node, reused 1 MiB buffers: CPU (user + system) of the server process per GiB sent, same rounds',
+        ),
       );
     }
     return out;

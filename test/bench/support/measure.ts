@@ -1,5 +1,6 @@
 // What the benches share: the client (curl in its own process) and the statistics.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -42,4 +43,40 @@ export async function interleaved<K extends string>(
   const samples = Object.fromEntries(keys.map((k) => [k, [] as number[]])) as unknown as Record<K, number[]>;
   for (let i = 0; i < rounds; i++) for (const k of keys) samples[k].push(await contenders[k]());
   return Object.fromEntries(keys.map((k) => [k, median(samples[k])])) as Record<K, number>;
+}
+
+const TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+
+/** CPU time (user + system, ms, all threads) a process has used so far (/proc/<pid>/stat). */
+export function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+}
+
+/** This process's child whose program (its first two arguments) matches `what`: a bench's servers. */
+export function childPid(what: RegExp): number {
+  const kids = execFileSync('pgrep', ['-P', String(process.pid)])
+    .toString()
+    .trim()
+    .split('\n')
+    .map(Number);
+  const program = (k: number) => fs.readFileSync(`/proc/${k}/cmdline`, 'utf8').split('\0').slice(0, 2).join(' ');
+  const pid = kids.find((k) => what.test(program(k)));
+  if (!pid) throw new Error(`no child process matching ${what}`);
+  return pid;
+}
+
+/**
+ * Waits until `pid` has used under 5 % of a core for two half-second windows running (at most
+ * `timeoutMs`): a fresh server catalogues and extracts the files a bench just wrote, and a
+ * measure taken meanwhile is of both (the indexing bench measures that case on purpose).
+ */
+export async function quiet(pid: number, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let calm = 0;
+  while (calm < 2 && Date.now() < deadline) {
+    const before = cpuMs(pid);
+    await new Promise((r) => setTimeout(r, 500));
+    calm = cpuMs(pid) - before < 25 ? calm + 1 : 0;
+  }
 }
