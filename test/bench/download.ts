@@ -50,7 +50,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   const plain = await startPlainServer(path.join(s.dirs.volumes, 'Files'));
   const sendfile = await startSendfileServer(file);
   // From source, Burrow runs in this process (its CPU then includes starting each curl, ~1 %).
-  const burrowPid = s.mode === 'executable' ? childPid(/\/burrow-\w+-\w+$/) : process.pid;
+  const burrowPid = s.mode === 'executable' ? childPid(/\/burrow-\w+-\w+( |$)/) : process.pid;
   const plainPid = childPid(/plain-server/);
   await quiet(burrowPid);
   try {

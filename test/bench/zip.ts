@@ -116,7 +116,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
     ];
     // Measured once the fresh server has catalogued (and extracted the text of) what was just
     // written. From source, Burrow runs in this process (its CPU then includes starting curl).
-    const burrowPid = s.mode === 'executable' ? childPid(/\/burrow-\w+-\w+$/) : process.pid;
+    const burrowPid = s.mode === 'executable' ? childPid(/\/burrow-\w+-\w+( |$)/) : process.pid;
     const plainPid = childPid(/plain-server/);
     await quiet(burrowPid);
     const out: BenchRow[] = [];

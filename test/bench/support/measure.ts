@@ -60,7 +60,7 @@ export function childPid(what: RegExp): number {
     .trim()
     .split('\n')
     .map(Number);
-  const program = (k: number) => fs.readFileSync(`/proc/${k}/cmdline`, 'utf8').split('\0').slice(0, 2).join(' ');
+  const program = (k: number) => fs.readFileSync(`/proc/${k}/cmdline`, 'utf8').split('\0').slice(0, 2).join(' ').trim();
   const pid = kids.find((k) => what.test(program(k)));
   if (!pid) throw new Error(`no child process matching ${what}`);
   return pid;

@@ -10,8 +10,8 @@
 //   /deflate/<dir>   the same files each through zlib deflate level 1 (raw), one after another;
 //   /zipwork/<dir>   the work a zip of <dir> cannot avoid, told by name what to do (no sampling):
 //                    .log and .txt files deflated at level 1 in one call each on the thread pool,
-//                    `?threads=N` (default 2) of them at a time ahead of the one sending, in
-//                    order; every other file sent as is with pooled reads. No CRC, no headers.
+//                    `?threads=N` (default 2) at a time, up to 8 files ahead of the one sending,
+//                    in order; every other file sent as is with pooled reads. No CRC, no headers.
 // Run as a child: node test/bench/support/plain-server.ts <root> (prints the port).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -104,33 +104,41 @@ async function pooled(res: http.ServerResponse, file: string, start: number, end
 
 const deflates = (name: string) => /\.(log|txt)$/.test(name);
 
-/** Stored files pooled, text deflated `threads` files at a time ahead of the one sending. */
+/**
+ * Stored files pooled; text read up to 8 files ahead and deflated `threads` at a time, a thread
+ * taking the next file the moment it is free (as Burrow's look-ahead does), written in order.
+ */
 async function zipWork(res: http.ServerResponse, dir: string, names: string[], threads: number): Promise<void> {
-  const deflated = (file: string) =>
-    fs.promises
-      .readFile(file)
-      .then(
-        (b) => new Promise<Buffer>((ok, fail) => zlib.deflateRaw(b, { level: 1 }, (e, z) => (e ? fail(e) : ok(z)))),
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const deflated = async (file: string) => {
+    const input = await fs.promises.readFile(file);
+    if (running >= threads) await new Promise<void>((r) => waiting.push(r));
+    else running++;
+    try {
+      return await new Promise<Buffer>((ok, fail) =>
+        zlib.deflateRaw(input, { level: 1 }, (e, z) => (e ? fail(e) : ok(z))),
       );
-  const ahead = new Map<number, Promise<Buffer>>();
-  let next = 0;
-  const fill = (from: number) => {
-    while (next < names.length && [...ahead.keys()].filter((k) => k >= from).length < threads) {
-      if (deflates(names[next]!)) {
-        const p = deflated(path.join(dir, names[next]!));
-        p.catch(() => {});
-        ahead.set(next, p);
-      }
-      next++;
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
     }
   };
+  const started = new Map<number, Promise<Buffer>>();
+  let next = 0;
   res.writeHead(200);
   for (let i = 0; i < names.length; i++) {
-    fill(i);
+    for (; next < Math.min(names.length, i + 8); next++) {
+      if (!deflates(names[next]!)) continue;
+      const p = deflated(path.join(dir, names[next]!));
+      p.catch(() => {});
+      started.set(next, p);
+    }
     const file = path.join(dir, names[i]!);
     if (deflates(names[i]!)) {
-      const z = await ahead.get(i)!;
-      ahead.delete(i);
+      const z = await started.get(i)!;
+      started.delete(i);
       if (!res.write(z)) await new Promise((r) => res.once('drain', r));
     } else await pooled(res, file, 0, fs.statSync(file).size - 1);
   }
