@@ -29,6 +29,13 @@
 // /dev/null reads a local file at only 1.3-1.4 GB/s here, and the Python sendfile server measured
 // below the Node ones. Copyparty's 2× (measured on a quiet machine) is out of Node's reach
 // anyway: Node has no sendfile for sockets, so every byte is read into a buffer and written.
+// Range against the whole file (issue 19 had Range at 0.70x of the pooled ceiling, the whole
+// file at 1.27x in the same table): the same code path (sendRange: a Range is its start and
+// end, 1 MiB reads from the start offset), and the same cost — the server CPU per GiB sent,
+// measured in the same rounds, is level with the pooled ceiling's for both (executable, 7
+// rounds: whole 360 / 350 ms per GiB, Range 330 / 350), while the MB/s of one run swing by
+// ±30 % with the neighbours' load and in either direction (whole 0.85x / Range 0.88x in one
+// run, 0.77x / 1.12x in the next). So the CPU rows are the ones to read on this machine.
 import './support/executable.ts';
 import fs from 'node:fs';
 import path from 'node:path';
