@@ -1,43 +1,22 @@
 // Listing folders, usage and metadata. A listing is one readdir plus one stat per entry
-// (bounded concurrency through the thread pool), never a recursive walk.
+// (stats.ts: a thread of their own for large folders, libuv's pool for small ones), never a
+// recursive walk.
 import { createHash } from 'node:crypto';
-import fs, { type Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
-import { fileItem, kindOf } from '../files/items.ts';
+import { fileItem, itemOf, kindOf } from '../files/items.ts';
 import type { FileItem } from '../files/wire.ts';
 import { isReservedName } from '../files/names.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { withDirIn, withFileIn } from '../files/confined.ts';
 import { countTree } from '../files/walk.ts';
 import { readMediaFacts } from './media.ts';
+import { statEntries } from './stats.ts';
 import type { Listing, MediaFacts, Metadata, Usage, Volume } from './wire.ts';
 
 export type { Listing };
-
-/**
- * One stat per name (lstat where the link is broken), in the order given. Callbacks, not
- * fs/promises: a promise, a closure and a path.join per entry were a fifth of a 10,000-entry
- * listing; the thread pool bounds how many stats run at once.
- */
-function statAll(dir: string, names: string[]): Promise<(Stats | null)[]> {
-  const out: (Stats | null)[] = new Array(names.length).fill(null);
-  if (names.length === 0) return Promise.resolve(out);
-  const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
-  return new Promise((resolve) => {
-    let pending = names.length;
-    const settle = (i: number, st: Stats | null) => {
-      out[i] = st;
-      if (--pending === 0) resolve(out);
-    };
-    for (let i = 0; i < names.length; i++) {
-      const full = prefix + names[i];
-      fs.stat(full, (err, st) => (err ? fs.lstat(full, (e, l) => settle(i, e ? null : l)) : settle(i, st)));
-    }
-  });
-}
 
 export function createBrowse(deps: {
   resolver: PathResolver;
@@ -91,15 +70,18 @@ export function createBrowse(deps: {
             () => false,
           );
         if (await same()) {
-          const stats = await statAll(target.realPath, names);
+          const stats = await statEntries(target.realPath, names);
           if (await same()) return { names, stats };
         }
-        return { names, stats: await statAll(dir.path, names) };
+        return { names, stats: await statEntries(dir.path, names) };
       });
       items = [];
+      const { sizes, mtimes, kinds } = stats;
       for (let i = 0; i < names.length; i++) {
-        const st = stats[i];
-        if (st) items.push(fileItem(target.virtualPath, names[i]!, st));
+        if (kinds[i] === 0) continue; // gone meanwhile, or unreadable
+        items.push(
+          itemOf(target.virtualPath, names[i]!, { modified: mtimes[i]!, size: sizes[i]!, isDirectory: kinds[i] === 2 }),
+        );
       }
     }
     const listing: Listing = {

@@ -21,17 +21,35 @@ export function fileItem(parent: string, name: string, stats: Pick<Stats, 'mtime
   return itemOf(parent, name, { modified: stats.mtime, size: stats.size, isDirectory: stats.isDirectory() });
 }
 
-/** The same from plain facts (an upload placed, an entry listed without a Stats). */
+/** The Date's own ISO text up to the second, kept from the last call: a folder's files mostly share it. */
+let lastSecond = NaN;
+let lastPrefix = '';
+/** Years 0000-9999 have the plain ISO form; the rest (and NaN) get the Date's own text. */
+const PLAIN_ISO_UNTIL = 253402300800000;
+
+/** `new Date(ms).toISOString()` without a Date per call (a listing makes one per entry). */
+export function isoTime(ms: number): string {
+  if (!(ms >= 0 && ms < PLAIN_ISO_UNTIL)) return new Date(ms).toISOString();
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+    lastSecond = second;
+  }
+  const milli = Math.floor(ms) - second * 1000;
+  return lastPrefix + (milli < 10 ? '00' : milli < 100 ? '0' : '') + milli + 'Z';
+}
+
+/** The same from plain facts (an upload placed, an entry listed without a Stats; `modified` a Date or ms). */
 export function itemOf(
   parent: string,
   name: string,
-  facts: { modified: Date; size: number; isDirectory: boolean },
+  facts: { modified: Date | number; size: number; isDirectory: boolean },
 ): FileItem {
   const kind = kindOf(name, facts.isDirectory);
   const item: FileItem = {
     name,
     path: parent,
-    dateModified: facts.modified.toISOString(),
+    dateModified: typeof facts.modified === 'number' ? isoTime(facts.modified) : facts.modified.toISOString(),
     size: facts.isDirectory ? 0 : facts.size,
     kind,
   };
