@@ -321,7 +321,9 @@ function readHead(pool: ChunkPool, fd: number, size: number): Promise<Buffer> {
 /**
  * How far ahead of the one streaming files are opened and their first chunk read: enough files
  * to hide an open, a check and a read per entry (small files are mostly that), and a bound on
- * the bytes read ahead so memory stays flat.
+ * the bytes read ahead so memory stays flat. 8 MiB, not 4: with half the files text, 4 left
+ * one of the two deflating threads idle at times (the mix at 0.6x of its ceiling, not 0.9x);
+ * the peak memory of a zip measured the same with either (+35 MB over idle, 40 or 340 files).
  */
 const AHEAD_FILES = 32;
 const AHEAD_BYTES = 8 * CHUNK;
