@@ -31,11 +31,12 @@
 // anyway: Node has no sendfile for sockets, so every byte is read into a buffer and written.
 // Range against the whole file (issue 19 had Range at 0.70x of the pooled ceiling, the whole
 // file at 1.27x in the same table): the same code path (sendRange: a Range is its start and
-// end, 1 MiB reads from the start offset), and the same cost — the server CPU per GiB sent,
-// measured in the same rounds, is level with the pooled ceiling's for both (executable, 7
-// rounds: whole 360 / 350 ms per GiB, Range 330 / 350), while the MB/s of one run swing by
-// ±30 % with the neighbours' load and in either direction (whole 0.85x / Range 0.88x in one
-// run, 0.77x / 1.12x in the next). So the CPU rows are the ones to read on this machine.
+// end, 1 MiB reads from the start offset), and the same cost: the server CPU per GiB sent,
+// measured in the same rounds, against the pooled ceiling's (executable, 7 rounds, three runs):
+// whole 340 / 360, 360 / 350, 390 / 310 ms per GiB; Range 340 / 300, 330 / 350, 510 / 500.
+// The MB/s of one run swing by ±30 % with the neighbours' load, in either direction and for
+// either case (pooled ratio, whole / Range: 0.85x / 0.88x, then 0.77x / 1.12x, then 0.84x /
+// 0.96x). No Range-only cost shows in any of it; the CPU rows move less, read them first.
 import './support/executable.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -95,8 +96,8 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
           'bare Node, reused 1 MiB buffers (Burrow without Burrow)',
         ),
         rateRow(c.label, m.burrow, m.sendfile, 'MB/s', 'to chase', 'sendfile(2) (Python; what copyparty does)'),
-        // The server's own cost, which the neighbours' load on the shared machine hardly moves
-        // (the MB/s above swing ±30 % between runs; this within a few %).
+        // The server's own cost, which the neighbours' load on the shared machine moves less
+        // (the MB/s above swing ±30 % between runs; this ~10-20 %).
         costRow(
           `${c.label}, server CPU per GiB`,
           Math.round(median(cpu.burrow)),
