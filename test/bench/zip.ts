@@ -31,9 +31,9 @@
 //   gzip frame, 8 MiB look-ahead; measured against the ceilings above once the fresh server is
 //   quiet, with the servers' CPU per zip. Before (source, --quick, load ~7, same-run ceilings):
 //   mixed 28.4 / 100 MB/s (0.28x), compressible 34.9 / 57.9 (0.60x), incompressible 430 / 877.
-//   After (the executable, 5 rounds, load ~2.5): mixed 226 / 255 (0.89x; CPU 670 / 555 ms,
-//   0.83x), compressible 138 / 144 (0.96x; CPU 0.92x), incompressible 1060 / 2125 (0.50x; the
-//   issue's goal, 700 MB/s, met). What the mix still spends beyond its ceiling is on the main
+//   After (the executable, 5 rounds, two runs, load 2.5-3): mixed 226 / 255 and 157 / 182 MB/s
+//   (0.89x, 0.86x; CPU 0.83x, 0.78x), compressible 138 / 144 and 99.6 / 103 (0.96x, 0.97x;
+//   CPU 0.92x, 0.93x), incompressible 1060 / 2125 and 851 / 1623 (the issue's 700 MB/s met). What the mix still spends beyond its ceiling is on the main
 //   thread, which on 2 cores competes with the two deflating threads: the CRC of the stored
 //   half (~0.2 ms a MiB), an open, a check and a close per file, and the collector (a zlib
 //   handle per file is external memory).
