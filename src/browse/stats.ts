@@ -1,7 +1,8 @@
 // One stat per entry of a listing, in the order given: sizes, times and kinds. Large folders go
 // to the stat worker (stat.worker.ts: synchronous calls in a thread of their own); small ones,
 // and any listing while the worker starts or after it failed, use callbacks through libuv's
-// pool. The worker starts at the first large listing and leaves after a quiet minute.
+// pool. The worker starts at the first large listing and leaves after 10 quiet seconds (it is
+// a whole V8 isolate, ~10 MB).
 import fs, { type Stats } from 'node:fs';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -12,8 +13,8 @@ export type EntryStats = Omit<StatResult, 'id'>;
 
 /** From this many names a listing's stats go to the worker (below, a hand-over costs more than it saves). */
 const WORKER_FROM = 256;
-const IDLE_MS = 60_000;
-/** A worker silent this long is stuck in a call (a disk that stopped answering): abandoned. */
+const IDLE_MS = 10_000;
+/** A worker silent this long (plus 1 ms an entry) is stuck in a call (a disk that stopped answering): abandoned. */
 const STUCK_MS = 5_000;
 
 /** Callbacks, not fs/promises: a promise and a closure per entry were a fifth of a large listing. */
@@ -50,6 +51,9 @@ let worker: Worker | undefined;
 let online = false;
 let idleTimer: NodeJS.Timeout | undefined;
 let nextId = 1;
+/** After a stuck worker, callbacks only for a while: a thread inside a hung call cannot be ended, so none is piled on it. */
+let noWorkerUntil = 0;
+const AFTER_STUCK_MS = 60_000;
 const pending = new Map<number, Pending>();
 
 function abandon(err: Error): void {
@@ -98,8 +102,10 @@ function statInWorker(w: Worker, dir: string, names: string[]): Promise<EntrySta
   const id = nextId++;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      if (worker === w) abandon(new Error('the stat worker stopped answering'));
-    }, STUCK_MS);
+      if (worker !== w) return;
+      noWorkerUntil = Date.now() + AFTER_STUCK_MS;
+      abandon(new Error('the stat worker stopped answering'));
+    }, STUCK_MS + names.length);
     timer.unref();
     pending.set(id, { resolve, reject, timer });
     clearTimeout(idleTimer);
@@ -109,7 +115,7 @@ function statInWorker(w: Worker, dir: string, names: string[]): Promise<EntrySta
 
 /** Stats of `names` in `dir` (by path; the caller checks the folder around the call). */
 export async function statEntries(dir: string, names: string[]): Promise<EntryStats> {
-  if (names.length < WORKER_FROM) return statByCallbacks(dir, names);
+  if (names.length < WORKER_FROM || Date.now() < noWorkerUntil) return statByCallbacks(dir, names);
   if (!worker) {
     try {
       start();
