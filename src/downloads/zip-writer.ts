@@ -1,6 +1,7 @@
-// A streaming zip writer straight onto the response: local header, the bytes, a data descriptor
-// (CRC and sizes known only at the end), then the central directory, with ZIP64 records where
-// sizes, offsets or the entry count need them, and UTF-8 names (flag bit 11).
+// A streaming zip writer onto any Writable (a download's response, a zip written to disk): local
+// header, the bytes, a data descriptor (CRC and sizes known only at the end), then the central
+// directory, with ZIP64 records where sizes, offsets or the entry count need them, and UTF-8
+// names (flag bit 11).
 //
 // Why not yazl here: yazl sends every chunk through its checksum Transform, a byte counter and
 // a PassThrough with 16 KiB marks before the socket, one entry at a time with no read ahead;
@@ -9,7 +10,7 @@
 // flight (the way single downloads are sent); deflated entries are 1 MiB blocks deflated two at a
 // time on the thread pool (deflateBlock), written in order.
 import fs from 'node:fs';
-import type { ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 import zlib from 'node:zlib';
 import { CHUNK, type ChunkPool } from './pooled-read.ts';
 
@@ -115,19 +116,22 @@ export async function deflateWhole(data: Buffer, level: number): Promise<{ crc: 
 const SMALL = 16 * 1024;
 const BATCH = 64 * 1024;
 
-/** The answer as a byte sink with backpressure; fails once the client has left. */
+/**
+ * The output as a byte sink with backpressure; fails once it is destroyed (the client left, the
+ * disk refused a write), with the output's own error when it has one.
+ */
 class Sink {
   offset = 0;
-  private readonly res: ServerResponse;
+  private readonly res: Writable;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private pendingDone: Array<() => void> = [];
-  constructor(res: ServerResponse) {
+  constructor(res: Writable) {
     this.res = res;
   }
-  /** `written` is called once the bytes are no longer needed (the socket or a batch has them). */
+  /** `written` is called once the bytes are no longer needed (the output or a batch has them). */
   async write(buf: Buffer, written?: () => void): Promise<void> {
-    if (this.res.destroyed) throw gone();
+    if (this.res.destroyed) throw gone(this.res);
     this.offset += buf.length;
     if (buf.length < SMALL) {
       this.pending.push(buf);
@@ -142,7 +146,7 @@ class Sink {
   }
   async flush(): Promise<void> {
     if (!this.pending.length) return;
-    if (this.res.destroyed) throw gone();
+    if (this.res.destroyed) throw gone(this.res);
     if (!this.res.write(this.takeBatch())) await drained(this.res);
   }
   private takeBatch(): Buffer {
@@ -155,11 +159,12 @@ class Sink {
   }
 }
 
-const gone = () => Object.assign(new Error('the client left'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+const gone = (out: Writable): Error =>
+  out.errored ?? Object.assign(new Error('the output was closed'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 
-function drained(res: ServerResponse): Promise<void> {
+function drained(res: Writable): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (res.destroyed) return reject(gone());
+    if (res.destroyed) return reject(gone(res));
     const settle = (err?: Error) => {
       res.off('drain', onDrain);
       res.off('close', onClose);
@@ -167,7 +172,7 @@ function drained(res: ServerResponse): Promise<void> {
       else resolve();
     };
     const onDrain = () => settle();
-    const onClose = () => settle(gone());
+    const onClose = () => settle(gone(res));
     res.on('drain', onDrain);
     res.on('close', onClose);
   });
@@ -195,7 +200,7 @@ export class ZipWriter {
   private readonly sink: Sink;
   private readonly pool: ChunkPool;
   private readonly entries: Central[] = [];
-  constructor(res: ServerResponse, pool: ChunkPool) {
+  constructor(res: Writable, pool: ChunkPool) {
     this.sink = new Sink(res);
     this.pool = pool;
   }
@@ -373,7 +378,7 @@ export class ZipWriter {
     await this.descriptor(entry, size);
   }
 
-  /** The central directory and its end records; then the answer ends. */
+  /** The central directory and its end records, all written out (the caller ends the output). */
   async finish(): Promise<void> {
     const start = this.sink.offset;
     const parts: Buffer[] = [];

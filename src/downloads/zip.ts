@@ -5,6 +5,7 @@
 // folders, no symlinks, hidden files per preference).
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { openDirIn, openFileIn, type Dir, type OpenedFile } from '../files/confined.ts';
@@ -242,8 +243,29 @@ export async function sendZip(
     res.end();
     return;
   }
+  try {
+    await writeZip(res, sources, showHidden);
+    res.end();
+    await finished(res);
+  } catch (err) {
+    res.destroy(err as Error);
+    throw err;
+  }
+}
+
+/**
+ * The selection as zip bytes onto `out` (a download's response, a file being written), up to
+ * the end of the central directory; the caller ends `out`. Sources and every file opened ahead
+ * are closed here, whatever happens. Stops with the signal's reason between entries.
+ */
+export async function writeZip(
+  out: Writable,
+  sources: ZipSource[],
+  showHidden: boolean,
+  signal?: AbortSignal,
+): Promise<void> {
   const pool = new ChunkPool(AHEAD_BYTES / CHUNK + 8);
-  const zip = new ZipWriter(res, pool);
+  const zip = new ZipWriter(out, pool);
   // Files opened ahead and not yet streamed: closed here whatever happens.
   const open = new Set<Prepared['file']>();
   const prepare = async (entry: ZipEntry): Promise<Prepared> => {
@@ -264,7 +286,7 @@ export async function sendZip(
     const level = levelFor(entry.relative, file.size, head);
     if (!level || head.length !== file.size) return { entry, file, level, head };
     // The whole file is in `head`: it deflates now, on the thread pool, while earlier entries
-    // are written (at most DEFLATE_THREADS at once, all downloads together).
+    // are written (at most DEFLATE_THREADS at once, all zips together).
     const deflated = deflateWhole(head, level).finally(() => pool.giveBack(head));
     deflated.catch(() => {}); // awaited in turn
     return { entry, file, level, head: EMPTY, deflated };
@@ -272,6 +294,7 @@ export async function sendZip(
   try {
     const weight = (e: ZipEntry) => (e.isDirectory ? 0 : Math.min(e.size, CHUNK));
     for await (const p of ahead(selectionEntries(sources, showHidden), weight, prepare)) {
+      signal?.throwIfAborted();
       if (!p.file) {
         await zip.directory(p.entry.relative, p.entry.mtime);
         continue;
@@ -288,11 +311,6 @@ export async function sendZip(
       }
     }
     await zip.finish();
-    res.end();
-    await finished(res);
-  } catch (err) {
-    res.destroy(err as Error);
-    throw err;
   } finally {
     for (const f of open) await f!.close();
     await closeSources(sources);

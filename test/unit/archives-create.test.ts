@@ -1,10 +1,13 @@
-// A selection into a new zip beside it: stored for compressed kinds, deflated otherwise,
-// the name numbered when taken, and read back byte-exact by Debian's unzip.
+// A selection into a new zip beside it: stored for compressed kinds and content that does not
+// shrink, deflated otherwise, the name numbered when taken, read back byte-exact by Debian's
+// unzip and by yauzl; a cancelled run leaves nothing behind.
 import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import yauzl from 'yauzl';
 import { openSources } from '../../src/downloads/zip.ts';
 import { archiveFile, run, service, tmp, tree } from '../support/archives.ts';
 
@@ -35,7 +38,7 @@ test('a selection becomes a new zip; a taken name becomes name (1); unzip reads 
   const t = tree(out);
   assert.is(t['photos/trip/a.jpg'], Buffer.alloc(50_000, 9).toString('latin1'));
   assert.is(t['notes.txt'], 'n'.repeat(40_000));
-  // Stored for a compressed kind, deflated (level 1; yazl does not mark the level) for text.
+  // Stored for a compressed kind, deflated (level 1, not marked in the flags) for text.
   const v = unzipOutput('unzip', ['-v', made.path]);
   assert.match(v, /50000\s+Stored\s+50000.*photos\/trip\/a\.jpg/);
   assert.match(v, /40000\s+Defl:\w\s.*notes\.txt/);
@@ -45,6 +48,85 @@ test('a selection becomes a new zip; a taken name becomes name (1); unzip reads 
   );
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+test('content decides stored or deflated; a multi-MiB text and random bytes read back by yauzl and unzip -t', async () => {
+  const dir = tmp('create-mix');
+  const work = path.join(dir, 'work');
+  fs.mkdirSync(path.join(work, 'mix'), { recursive: true });
+  const random = crypto.randomBytes(3 * 1024 * 1024 + 17);
+  const text = Buffer.from(
+    Array.from({ length: 90_000 }, (_, i) => `line ${i}: the quick brown fox ${i % 97}\n`).join(''),
+  );
+  const small = Buffer.from('small text '.repeat(30_000));
+  fs.writeFileSync(path.join(work, 'mix', 'random.dat'), random);
+  fs.writeFileSync(path.join(work, 'mix', 'text.log'), text);
+  fs.writeFileSync(path.join(work, 'mix', 'small.txt'), small);
+  fs.writeFileSync(path.join(work, 'mix', 'empty.txt'), '');
+  const s = service();
+  const sources = await openSources([{ root: work, real: path.join(work, 'mix'), name: 'mix', isDirectory: true }]);
+  const made = await s.compress(sources, { path: work }, 'mix.zip', { showHidden: false });
+  assert.is(made.name, 'mix.zip');
+  run('unzip', ['-tq', made.path]);
+  const got = await entries(fs.readFileSync(made.path));
+  assert.equal([...got.keys()].sort(), ['mix/', 'mix/empty.txt', 'mix/random.dat', 'mix/small.txt', 'mix/text.log']);
+  assert.is(got.get('mix/random.dat')!.method, 0);
+  assert.ok(got.get('mix/random.dat')!.data.equals(random));
+  assert.is(got.get('mix/text.log')!.method, 8);
+  assert.ok(got.get('mix/text.log')!.data.equals(text));
+  assert.is(got.get('mix/small.txt')!.method, 8);
+  assert.ok(got.get('mix/small.txt')!.data.equals(small));
+  assert.is(got.get('mix/empty.txt')!.data.length, 0);
+  assert.ok(fs.statSync(made.path).size < random.length + text.length / 2);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('a cancelled run leaves no zip and no temporary file, and closes its sources', async () => {
+  const dir = tmp('create-cancel');
+  const work = path.join(dir, 'work');
+  fs.mkdirSync(path.join(work, 'docs'), { recursive: true });
+  fs.writeFileSync(path.join(work, 'docs', 'a.txt'), 'a'.repeat(100_000));
+  const s = service();
+  const descriptors = fs.readdirSync('/proc/self/fd').length;
+  const sources = await openSources([{ root: work, real: path.join(work, 'docs'), name: 'docs', isDirectory: true }]);
+  const cancel = new AbortController();
+  cancel.abort(new Error('cancelled'));
+  await s.compress(sources, { path: work }, 'docs.zip', { showHidden: false, signal: cancel.signal }).then(
+    () => assert.unreachable('a cancelled zip was placed'),
+    (err: Error) => assert.is(err.message, 'cancelled'),
+  );
+  assert.equal(fs.readdirSync(work), ['docs']);
+  assert.is(fs.readdirSync('/proc/self/fd').length, descriptors);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Every entry of a zip with its method and bytes, read by yauzl (a reader other than unzip). */
+function entries(buf: Buffer): Promise<Map<string, { method: number; data: Buffer }>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(buf, { lazyEntries: true }, (err, zip) => {
+      if (err) return reject(err);
+      const out = new Map<string, { method: number; data: Buffer }>();
+      zip.on('entry', (entry: yauzl.Entry) => {
+        if (entry.fileName.endsWith('/')) {
+          out.set(entry.fileName, { method: entry.compressionMethod, data: Buffer.alloc(0) });
+          return zip.readEntry();
+        }
+        zip.openReadStream(entry, (e, stream) => {
+          if (e) return reject(e);
+          const chunks: Buffer[] = [];
+          stream.on('data', (d: Buffer) => chunks.push(d));
+          stream.on('end', () => {
+            out.set(entry.fileName, { method: entry.compressionMethod, data: Buffer.concat(chunks) });
+            zip.readEntry();
+          });
+          stream.on('error', reject);
+        });
+      });
+      zip.on('end', () => resolve(out));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}
 
 function unzipOutput(cmd: string, args: string[]): string {
   return spawnSync(cmd, args, { encoding: 'utf8' }).stdout;
