@@ -219,7 +219,7 @@ interface Prepared {
   file?: { fd: number; size: number; mtime: Date; close: () => Promise<void> };
   level: number;
   head: Buffer;
-  deflated?: Promise<{ crc: number; bytes: Buffer }>;
+  deflated?: Promise<{ crc: number; bytes: Buffer[] }>;
 }
 
 /**

@@ -2,6 +2,7 @@
 // end records; names are UTF-8; stored and deflated entries carry their CRCs in data descriptors.
 // Checked by Info-ZIP's `unzip -t` and read back with yauzl.
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -119,6 +120,32 @@ test('a multi-MiB text deflated in blocks (each with the last 32 KiB before it) 
     assert.ok(bytes.length < oneStream * 1.01 + 1000, `${bytes.length} bytes against ${oneStream} in one stream`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('files deflated whole one after another and side by side (the engines are reused) each inflate to themselves', async () => {
+  const line = (i: number) => `2026-11-24T05:${i % 60}:00Z GET /api/files/${(i * 7919) % 10007} 200 ${i % 97} ms\n`;
+  const text = Buffer.from(Array.from({ length: 40_000 }, (_, i) => line(i)).join(''));
+  const inputs = [
+    text,
+    text.subarray(12_345, 345_678),
+    Buffer.alloc(20_000, 'a'),
+    crypto.randomBytes(300_000),
+    Buffer.concat([text.subarray(0, 200_000), crypto.randomBytes(50_000)]),
+  ];
+  for (let round = 0; round < 5; round++) {
+    // Sequentially (one engine handed from file to file), then all at once (more files than engines).
+    const results =
+      round % 2
+        ? await Promise.all(inputs.map((b) => deflateWhole(b, 1)))
+        : await inputs.reduce<Promise<Array<{ crc: number; bytes: Buffer[] }>>>(
+            async (done, b) => [...(await done), await deflateWhole(b, 1)],
+            Promise.resolve([]),
+          );
+    results.forEach((whole, i) => {
+      assert.ok(zlib.inflateRawSync(Buffer.concat(whole.bytes)).equals(inputs[i]!), `round ${round}, input ${i}`);
+      assert.is(whole.crc, zlib.crc32(inputs[i]!));
+    });
   }
 });
 
