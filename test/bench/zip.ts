@@ -33,10 +33,28 @@
 //   mixed 28.4 / 100 MB/s (0.28x), compressible 34.9 / 57.9 (0.60x), incompressible 430 / 877.
 //   After (the executable, 5 rounds, two runs, load 2.5-3): mixed 226 / 255 and 157 / 182 MB/s
 //   (0.89x, 0.86x; CPU 0.83x, 0.78x), compressible 138 / 144 and 99.6 / 103 (0.96x, 0.97x;
-//   CPU 0.92x, 0.93x), incompressible 1060 / 2125 and 851 / 1623 (the 700 MB/s met). What the mix still spends beyond its ceiling is on the main
-//   thread, which on 2 cores competes with the two deflating threads: the CRC of the stored
-//   half (~0.2 ms a MiB), an open, a check and a close per file, and the collector (a zlib
-//   handle per file is external memory).
+//   CPU 0.92x, 0.93x), incompressible 1060 / 2125 and 851 / 1623 (the 700 MB/s met).
+//   Where the mix's extra CPU went (11-24 05:10, the ceiling deflating with 128 KiB output pieces;
+//   the server's threads from /proc, a scratch driver of writeZip, --trace-gc): main thread ~70 ms
+//   a zip of the writer alone against the bare server's ~51 ms including its socket writes; of it
+//   the CRC of the stored half ~20 ms (~0.35-0.45 ms a MiB; the text half's CRC rides in zlib's
+//   gzip frame, +0.3 ms a MiB on a pool thread), the sampling probe ~2 ms (44 us a random file, 9
+//   us a text one), the open, descriptor check, fstat, close and the walk's lstat a few us of CPU
+//   each (a CPU profile shows them large only because waking a pool thread on 2 busy cores preempts
+//   the main thread). The largest item was the collector: ~5 full collections a zip in the server
+//   (heap ~20 MB, 10-25 ms of the main thread each with their incremental steps), started by
+//   external memory — a new zlib stream per text file (~300 KB of state), its output buffers and
+//   their concatenation. Files deflated whole now go through two gzip engines kept from file to
+//   file (reset between them, closed after 5 idle seconds) and their output pieces are written as
+//   they are: ~34 -> ~24 full collections over the same --quick rounds. Through the executable,
+//   same-run ceilings, 5 rounds: before (three runs, 05:10-05:19, load ~2-2.5, the first two beside
+//   profiling runs): mixed 0.75x, 0.71x, 0.87x (CPU 0.79x, 0.75x, 0.75x), compressible 0.83x,
+//   0.91x, 0.92x (CPU 0.85x, 0.88x, 0.85x), incompressible 1210, 753, 887 MB/s; after (three runs,
+//   05:23-05:28): mixed 154 / 164 (0.94x), 262 / 308 (0.85x), 268 / 313 (0.86x), CPU 0.87x, 0.88x,
+//   0.83x; compressible 0.98x, 0.95x, 0.95x (CPU 0.93x in the last); incompressible 742, 1076, 1211
+//   MB/s. What is left against the ceiling is mostly the CRC a zip must carry and this ceiling
+//   omits (~35 ms of a ~500 ms mix), and the bare server still opens a zlib stream per file (its
+//   heap is tiny, so that costs it little).
 import './support/executable.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
