@@ -30,7 +30,8 @@ import { createUploadsCapability } from './uploads/capability.ts';
 import { createSharesCapability } from './shares/capability.ts';
 import { createWebdavCapability } from './webdav/capability.ts';
 import { createArchivesCapability } from './archives/capability.ts';
-import { createIndexes, openIndexer } from './indexer/capability.ts';
+import { createIndexes, openIndexer, walkerAhead } from './indexer/capability.ts';
+import type { EarlyWalker } from './indexer/early.ts';
 import { createFolderSizes } from './foldersize/service.ts';
 import { folderSizeRoutes } from './foldersize/routes.ts';
 import { createSearch } from './search/service.ts';
@@ -60,6 +61,8 @@ export interface AppOptions {
   uiDir?: string | null;
   /** Tests: the native add-ons as a host where one cannot load would have them. */
   addons?: NativeAddons;
+  /** The walker's thread main.ts started while the modules loaded (indexer/early.ts), with its request counter. */
+  walker?: EarlyWalker;
 }
 
 export interface App {
@@ -94,6 +97,11 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const log = options.log ?? createLogger(config.server.logLevel);
   const dbFile = path.join(config.storage.configDir, 'burrow.db');
   const lock: InstanceLock = acquireInstanceLock(config.storage.configDir, dbFile);
+  // Requests in flight, counted by the HTTP server: background work yields to them.
+  const load = options.walker?.load ?? new RequestLoad();
+  // A full walk owed at any rate (rebuild, first start): the walker's thread boots while the
+  // database opens and migrates (main.ts started it earlier still).
+  const walker = options.walker?.client ?? walkerAhead(config, log, load, options.indexerWorker);
   let db: Database;
   try {
     fs.mkdirSync(config.storage.cacheDir, { recursive: true });
@@ -104,12 +112,11 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     });
     if (applied.length) log.info('database migrated', { applied });
   } catch (err) {
+    void walker?.close();
     lock.release();
     throw err;
   }
   prepareVolumeRoot(config, log, config.storage.volumeRootExplicit);
-  // Requests in flight, counted by the HTTP server: background work yields to them.
-  const load = new RequestLoad();
   // The index file and the indexer's thread first: the worker boots while the rest is built.
   const indexer = openIndexer({
     config,
@@ -117,6 +124,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     log,
     load,
     ...(options.indexerWorker ? { worker: options.indexerWorker } : {}),
+    ...(walker ? { client: walker } : {}),
   });
   const sessionSecret = loadOrCreateSecret(config.storage.configDir, 'session-secret', config.auth.sessionSecret);
   const changes = createChangeSink((err) => log.warn('a change listener failed', { err }));

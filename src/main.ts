@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // CLI entry: `burrow [--port N] [--config DIR]`, `burrow doctor`, `burrow service …`. Reads the
 // environment once, opens the database, starts the HTTP server; SIGTERM/SIGINT stop it cleanly.
+// First: on a server start that owes a full walk, the walker's thread boots while the rest loads.
+import { takeEarlyWalker } from './indexer/early-start.ts';
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
+import { readCommandLine, serverEnv } from './cli-args.ts';
 import { ConfigError, allVariables, loadConfig } from './config.ts';
 import { fsReason, prepareDataDirs } from './config/dirs.ts';
 import { createApp, defaultUiDir } from './app.ts';
@@ -46,30 +48,14 @@ function accountsMissing(db: Database, config: Config): boolean {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  if (argv[0] === 'service') process.exit(await serviceCommand(argv.slice(1)));
-  const doctor = argv[0] === 'doctor';
-  let args;
+  let line;
   try {
-    args = parseArgs({
-      args: doctor ? argv.slice(1) : argv,
-      options: {
-        port: { type: 'string', short: 'p' },
-        host: { type: 'string' },
-        config: { type: 'string', short: 'c' },
-        cache: { type: 'string' },
-        volumes: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-        'self-check': { type: 'boolean' },
-        'check-addons': { type: 'boolean' },
-        json: { type: 'boolean' },
-        'no-open': { type: 'boolean' },
-        'log-file': { type: 'string' },
-      },
-    }).values;
+    line = readCommandLine(argv);
   } catch (err) {
     fatal(`${(err as Error).message} (see burrow --help)`);
   }
+  if (line.service) process.exit(await serviceCommand(argv.slice(1)));
+  const { doctor, values: args } = line;
   if (args.help) {
     process.stdout.write(
       USAGE +
@@ -84,12 +70,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${VERSION}\n`);
     return;
   }
-  const env = { ...process.env };
-  if (args.port !== undefined) env.PORT = args.port;
-  if (args.host !== undefined) env.HOST = args.host;
-  if (args.config !== undefined) env.CONFIG_DIR = args.config;
-  if (args.volumes !== undefined) env.VOLUME_ROOT = args.volumes;
-  if (args.cache !== undefined) env.CACHE_DIR = args.cache;
+  const env = serverEnv(line, process.env);
   if (args['log-file'] !== undefined) {
     // A service without a log collector (the Windows task): the same lines, appended to a file.
     const file = fs.createWriteStream(args['log-file'], { flags: 'a' });
@@ -135,6 +116,7 @@ async function main(): Promise<void> {
     prepareDataDirs(config, config.storage.volumeRootExplicit);
     app = createApp(config, {
       uiDir: uiDir(config.storage.cacheDir, defaultUiDir()),
+      walker: takeEarlyWalker(),
       ...(human ? { log: consoleLogger(config.server.logLevel, consoleWrite) } : {}),
     });
   } catch (err) {

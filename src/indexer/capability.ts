@@ -9,6 +9,7 @@ import type { Logger } from '../core/log.ts';
 import type { RequestLoad } from '../core/load.ts';
 import type { Indexes } from './indexes.ts';
 import { Indexer } from './indexer.ts';
+import type { WalkerClient } from './worker-client.ts';
 import { Maintenance } from './maintenance.ts';
 import type { WorkerOptions } from './protocol.ts';
 
@@ -44,13 +45,16 @@ export interface IndexesDeps {
  * modules) then overlaps the building of the other capabilities instead of delaying the first
  * walk after listen (the fixed cost that dominated the baseline of a 100k-file volume).
  */
-export function openIndexer(deps: Pick<IndexesDeps, 'config' | 'db' | 'log' | 'worker' | 'load'>): Indexer {
+export function openIndexer(
+  deps: Pick<IndexesDeps, 'config' | 'db' | 'log' | 'worker' | 'load'> & { client?: WalkerClient },
+): Indexer {
   const indexer = new Indexer({
     config: deps.config,
     db: deps.db,
     log: deps.log,
     ...(deps.worker ? { worker: deps.worker } : {}),
     ...(deps.load ? { load: deps.load } : {}),
+    ...(deps.client ? { client: deps.client } : {}),
   });
   // Format check and known roots now (a migration-time decision, no file-system work).
   indexer.open();
@@ -63,6 +67,8 @@ export function openIndexer(deps: Pick<IndexesDeps, 'config' | 'db' | 'log' | 'w
   }
   return indexer;
 }
+
+export { walkerAhead } from './indexer.ts';
 
 export interface IndexesCapability extends Capability, Indexes {}
 

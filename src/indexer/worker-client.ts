@@ -33,7 +33,8 @@ export class WalkerClient {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private readonly options: WorkerOptions;
-  private readonly log: Logger;
+  /** Replaced by the server's logger when a thread started early is taken over (early.ts). */
+  log: Logger;
   /** Timed-out file-system calls still stuck in the worker, and whether work is paused. */
   io = { stalled: 0, paused: false };
   onIo: (stalled: number, paused: boolean) => void = () => {};

@@ -37,6 +37,16 @@
 //   the listed folders' rows made from the parts' totals) gained nothing here: in a bare process
 //   one worker 374-584 ms, two 376-771 ms; in the server from source the same (readdir/lstat
 //   do not scale across this machine's two vCPUs) — not kept.
+//   Marks through the executable showed the walk waiting for the worker, not for the database:
+//   main() ran 110-165 ms after the spawn, the worker (started after the migrations) reached its
+//   first line 186-325 ms, 10-60 ms after discover() had posted the walk. Now the worker starts
+//   when a full walk is owed whatever the database says (FOLDER_SIZE_REBUILD, or no index file):
+//   before any other module of the executable is evaluated (src/indexer/early-start.ts, the
+//   first import of main.ts; createApp does the same before opening the database when it is not
+//   given one). Interleaved launches of the executables before/after, same run, 9 rounds each,
+//   the machine shared and loaded (du 224-360 ms, median 252): sized 971 → 836 ms median
+//   (3.85× → 3.32× the median du; the paired ratios 3.50× → 3.38×, ranges 2.46-4.22× and
+//   2.57-4.39×); an earlier quieter pair of 7 rounds: 899 → 759 ms (du median 297).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

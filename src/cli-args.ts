@@ -1,0 +1,51 @@
+// The command line of `burrow`, read the same way by main.ts and by the walker's early start
+// (indexer/early.ts), which must tell a server start from the other modes before main runs.
+import { parseArgs } from 'node:util';
+
+const OPTIONS = {
+  port: { type: 'string', short: 'p' },
+  host: { type: 'string' },
+  config: { type: 'string', short: 'c' },
+  cache: { type: 'string' },
+  volumes: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+  'self-check': { type: 'boolean' },
+  'check-addons': { type: 'boolean' },
+  json: { type: 'boolean' },
+  'no-open': { type: 'boolean' },
+  'log-file': { type: 'string' },
+} as const;
+
+export interface CommandLine {
+  /** `burrow service …` (its own arguments, read by service/cli.ts). */
+  service: boolean;
+  doctor: boolean;
+  values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
+}
+
+/** Throws parseArgs' error on an unknown or malformed option. */
+export function readCommandLine(argv: readonly string[]): CommandLine {
+  if (argv[0] === 'service') return { service: true, doctor: false, values: {} };
+  const doctor = argv[0] === 'doctor';
+  const { values } = parseArgs({ args: doctor ? argv.slice(1) : [...argv], options: OPTIONS });
+  return { service: false, doctor, values };
+}
+
+/** Whether the command line starts the server (not the doctor, a service command, help, version or a check). */
+export function startsServer(line: CommandLine): boolean {
+  const v = line.values;
+  return !line.service && !line.doctor && !v.help && !v.version && !v['self-check'] && !v['check-addons'];
+}
+
+/** The environment the server reads: the options that set variables applied over `env`. */
+export function serverEnv(line: CommandLine, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const v = line.values;
+  const out = { ...env };
+  if (v.port !== undefined) out.PORT = v.port;
+  if (v.host !== undefined) out.HOST = v.host;
+  if (v.config !== undefined) out.CONFIG_DIR = v.config;
+  if (v.volumes !== undefined) out.VOLUME_ROOT = v.volumes;
+  if (v.cache !== undefined) out.CACHE_DIR = v.cache;
+  return out;
+}
