@@ -18,6 +18,20 @@
 // against what it replaces in the same run. Last run (2026-11-24, medians of 5, load ~1-4):
 // start 415 ms (previous build 613, bare Node 76); idle 110 MB (112, bare 48.4); after the
 // workload 184 MB (167, bare 70.1) — build/README.md says where the megabytes are.
+// 05:15 run (stat worker's young generation 2 MB vs the build before, load ~3): after the
+// workload 166 MB (157-169; before 177), at 15 s 134.5 (127-138; before 127.8), bare 70.6/66.5.
+//
+// Where the RSS after the workload is (/proc/<pid>/smaps by mapping, one run, idle → 3 s → 15 s
+// → 60 s after): the executable's file pages 54.5 → 60.4 → 56.5 → 56.5 MB; anonymous (V8 heaps,
+// thread arenas, stacks) 44.8 → 101.7 → 56.2 → 52.5; glibc's main arena ([heap]) 7.4 → 20.9 →
+// 20.9 → 20.9 (never given back); RSS 110.6 → 187 → 137.6 → 133.9. At 3 s two worker threads
+// are alive (the stat worker from the listings, the indexer's walker cataloguing the upload):
+// ~45 MB of the anonymous part, gone by 15 s. So the 3 s reading is a fair "right after a
+// burst" figure but not what stays: the 15 s one is. Tried by environment on the same probe
+// (one run each): GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072 (no dynamic threshold: large
+// Buffers are mmapped and unmapped, not left in [heap]) [heap] 20.9 → 10.7 MB, 60 s 125 MB;
+// glibc.malloc.arena_max=2 anonymous −15 MB, [heap] +8, 60 s 127 MB — only settable before the
+// process starts (a service file, or the executable re-starting itself with it).
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -36,6 +50,12 @@ const LATE_MS = 25_000;
 const EARLY_MS = 3_000;
 /** After the workload: the server at rest again (src/core/idle-gc.ts collects after 1 s of quiet). */
 const REST_MS = 3_000;
+/**
+ * And again later: at 3 s the threads the workload started are still there (the stat worker
+ * and the indexer's walker leave 10 s after their last job) — that is what a user sees right
+ * after a burst; what stays is what is left once they have gone.
+ */
+const SETTLED_MS = 15_000;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -207,6 +227,7 @@ interface Sample {
   earlyMb: number;
   lateMb: number;
   workMb: number;
+  settledMb: number;
 }
 
 export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
@@ -239,7 +260,9 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
         const lateMb = rssMb(node.child.pid!);
         await bareWorkload(node.base, tree);
         await sleep(REST_MS);
-        bare.push({ startMs: node.startMs, earlyMb, lateMb, workMb: rssMb(node.child.pid!) });
+        const workMb = rssMb(node.child.pid!);
+        await sleep(SETTLED_MS - REST_MS);
+        bare.push({ startMs: node.startMs, earlyMb, lateMb, workMb, settledMb: rssMb(node.child.pid!) });
       } finally {
         await node.stop();
       }
@@ -254,7 +277,9 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
           const lateMb = rssMb(burrow.child.pid!);
           await workload(burrow.base, tree, opts.quick ? 3 : 5);
           await sleep(REST_MS);
-          into.push({ startMs: burrow.startMs, earlyMb, lateMb, workMb: rssMb(burrow.child.pid!) });
+          const workMb = rssMb(burrow.child.pid!);
+          await sleep(SETTLED_MS - REST_MS);
+          into.push({ startMs: burrow.startMs, earlyMb, lateMb, workMb, settledMb: rssMb(burrow.child.pid!) });
         } finally {
           await burrow.stop();
         }
@@ -306,7 +331,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
           m(bare, 'workMb'),
           'MB',
           '≤ 100 MB',
-          'the same workload',
+          `the same workload; at ${SETTLED_MS / 1000} s ${m(before, 'settledMb')} MB`,
         ),
       ]
     : [];
@@ -333,7 +358,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       m(bare, 'workMb'),
       'MB',
       '≤ 100 MB',
-      `browse ×${opts.quick ? 3 : 5}, search ×${opts.quick ? 3 : 5}, a 32 MiB upload, ${opts.quick ? 8 : 20} × 1 MiB downloads and their zip, read ${REST_MS / 1000} s after; ceiling: the bare server after the same bytes (downloads twice, the upload); ${n}`,
+      `browse ×${opts.quick ? 3 : 5}, search ×${opts.quick ? 3 : 5}, a 32 MiB upload, ${opts.quick ? 8 : 20} × 1 MiB downloads and their zip, read ${REST_MS / 1000} s after (at ${SETTLED_MS / 1000} s ${m(cold, 'settledMb')} MB, ${spread(cold, 'settledMb')}; ceiling ${m(bare, 'settledMb')}); Burrow ${spread(cold, 'workMb')} MB; ceiling: the bare server after the same bytes (downloads twice, the upload); ${n}`,
     ),
     ...baselineRows,
   ];
