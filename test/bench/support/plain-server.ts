@@ -11,7 +11,9 @@
 //   /zipwork/<dir>   the work a zip of <dir> cannot avoid, told by name what to do (no sampling):
 //                    .log and .txt files deflated at level 1 in one call each on the thread pool,
 //                    `?threads=N` (default 2) at a time, up to 8 files ahead of the one sending,
-//                    in order; every other file sent as is with pooled reads. No CRC, no headers.
+//                    in order; every other file sent as is with pooled reads. With the CRC-32
+//                    every zip entry must carry (stored: zlib.crc32 over the bytes sent; text:
+//                    zlib's gzip frame computes it on the pool thread, as Burrow's does); no headers.
 // Run as a child: node test/bench/support/plain-server.ts <root> (prints the port).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -79,7 +81,13 @@ const take = () => free.pop() ?? Buffer.allocUnsafeSlow(MB);
 const giveBack = (b: Buffer) => void (free.length < 8 && free.push(b));
 
 /** Writes bytes [start, end] of `file` with reused buffers, one read ahead of the socket. */
-async function pooled(res: http.ServerResponse, file: string, start: number, end: number): Promise<void> {
+async function pooled(
+  res: http.ServerResponse,
+  file: string,
+  start: number,
+  end: number,
+  onChunk?: (bytes: Buffer) => void,
+): Promise<void> {
   const fd = fs.openSync(file, 'r');
   const read = (pos: number) =>
     new Promise<[Buffer, number]>((resolve, reject) => {
@@ -94,8 +102,9 @@ async function pooled(res: http.ServerResponse, file: string, start: number, end
       if (n === 0) throw new Error('short file');
       pos += n;
       next = pos <= end ? read(pos) : null;
-      if (!res.write(n === buf.length ? buf : buf.subarray(0, n), () => giveBack(buf)))
-        await new Promise((r) => res.once('drain', r));
+      const bytes = n === buf.length ? buf : buf.subarray(0, n);
+      onChunk?.(bytes);
+      if (!res.write(bytes, () => giveBack(buf))) await new Promise((r) => res.once('drain', r));
     }
   } finally {
     fs.closeSync(fd);
@@ -120,7 +129,7 @@ async function zipWork(res: http.ServerResponse, dir: string, names: string[], t
     else running++;
     try {
       return await new Promise<Buffer>((ok, fail) =>
-        zlib.deflateRaw(input, { level: 1, chunkSize: DEFLATE_CHUNK }, (e, z) => (e ? fail(e) : ok(z))),
+        zlib.gzip(input, { level: 1, chunkSize: DEFLATE_CHUNK }, (e, z) => (e ? fail(e) : ok(z))),
       );
     } finally {
       const next = waiting.shift();
@@ -143,7 +152,10 @@ async function zipWork(res: http.ServerResponse, dir: string, names: string[], t
       const z = await started.get(i)!;
       started.delete(i);
       if (!res.write(z)) await new Promise((r) => res.once('drain', r));
-    } else await pooled(res, file, 0, fs.statSync(file).size - 1);
+    } else {
+      let crc = 0;
+      await pooled(res, file, 0, fs.statSync(file).size - 1, (bytes) => (crc = zlib.crc32(bytes, crc)));
+    }
   }
   res.end();
 }
