@@ -46,7 +46,12 @@
 //   given one). Interleaved launches of the executables before/after, same run, 9 rounds each,
 //   the machine shared and loaded (du 224-360 ms, median 252): sized 971 → 836 ms median
 //   (3.85× → 3.32× the median du; the paired ratios 3.50× → 3.38×, ranges 2.46-4.22× and
-//   2.57-4.39×); an earlier quieter pair of 7 rounds: 899 → 759 ms (du median 297).
+//   2.57-4.39×); an earlier quieter pair of 7 rounds: 899 → 759 ms (du median 297). This bench
+//   right after: 780 ms against du 243 ms (3.2×). Marks now (quiet launches): early start 45 ms,
+//   worker's first line 84-124 ms, main() 102-148 ms, migrated 132-183 ms, walk posted and started
+//   143-196 ms, sized 576-729 ms. The walk now waits ~55 ms for the database (open, migrations,
+//   index file, discover); posting the volumes' walk before it (adopted by the indexer once the
+//   root rows exist) is the next lever.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
