@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import yauzl from 'yauzl';
+import { zipEntries } from '../support/archives.ts';
 import { setupAdmin } from '../support/auth.ts';
 import type { Client } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
@@ -39,31 +39,6 @@ test.after(async () => {
   removeDirs(s.dirs);
 });
 
-function entries(buf: Buffer): Promise<Map<string, { method: number; data: Buffer }>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(buf, { lazyEntries: true }, (err, zip) => {
-      if (err) return reject(err);
-      const out = new Map<string, { method: number; data: Buffer }>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        if (entry.fileName.endsWith('/')) return zip.readEntry();
-        zip.openReadStream(entry, (e, stream) => {
-          if (e) return reject(e);
-          const chunks: Buffer[] = [];
-          stream.on('data', (d: Buffer) => chunks.push(d));
-          stream.on('end', () => {
-            out.set(entry.fileName, { method: entry.compressionMethod, data: Buffer.concat(chunks) });
-            zip.readEntry();
-          });
-          stream.on('error', reject);
-        });
-      });
-      zip.on('end', () => resolve(out));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
-
 test('random content is stored, text deflated, compressed formats stored by signature; unzip -t passes', async () => {
   const answer = await fetch(`${s.url}/api/download`, {
     method: 'POST',
@@ -72,7 +47,7 @@ test('random content is stored, text deflated, compressed formats stored by sign
   });
   assert.is(answer.status, 200);
   const zip = Buffer.from(await answer.arrayBuffer());
-  const got = await entries(zip);
+  const got = await zipEntries(zip);
   const method = (name: string) => got.get(`Mix/${name}`)?.method;
   assert.is(method('random.bin'), 0, 'random stored');
   assert.is(method('backup.dat'), 0, 'gzip under another name stored');

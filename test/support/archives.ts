@@ -10,6 +10,7 @@ import tar, { type Header } from 'tar-stream';
 import yazl from 'yazl';
 import { ArchiveService, type ArchiveFile } from '../../src/archives/service.ts';
 import type { ExtractEvent } from '../../src/archives/extract.ts';
+import yauzl from 'yauzl';
 
 export const tmp = (tag = 'archives') => fs.mkdtempSync(path.join(os.tmpdir(), `burrow-${tag}-`));
 
@@ -206,4 +207,33 @@ export function manyEntryZip(file: string, count: number): void {
   for (let i = 0; i < count; i++) fs.writeFileSync(path.join(src, `d${i % 100}`, `f${i}.txt`), `${i}`);
   run('zip', ['-q', '-0', '-r', '-D', file, '.'], src);
   fs.rmSync(src, { recursive: true, force: true });
+}
+
+/** Every entry of a zip (folders too, with no bytes) with its method and bytes, read by yauzl — a reader other than unzip. */
+export function zipEntries(buf: Buffer): Promise<Map<string, { method: number; data: Buffer }>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(buf, { lazyEntries: true }, (err, zip) => {
+      if (err) return reject(err);
+      const out = new Map<string, { method: number; data: Buffer }>();
+      zip.on('entry', (entry: yauzl.Entry) => {
+        if (entry.fileName.endsWith('/')) {
+          out.set(entry.fileName, { method: entry.compressionMethod, data: Buffer.alloc(0) });
+          return zip.readEntry();
+        }
+        zip.openReadStream(entry, (e, stream) => {
+          if (e) return reject(e);
+          const chunks: Buffer[] = [];
+          stream.on('data', (d: Buffer) => chunks.push(d));
+          stream.on('end', () => {
+            out.set(entry.fileName, { method: entry.compressionMethod, data: Buffer.concat(chunks) });
+            zip.readEntry();
+          });
+          stream.on('error', reject);
+        });
+      });
+      zip.on('end', () => resolve(out));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
 }

@@ -7,9 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import yauzl from 'yauzl';
 import { openSources } from '../../src/downloads/zip.ts';
-import { archiveFile, run, service, tmp, tree } from '../support/archives.ts';
+import { archiveFile, run, service, tmp, tree, zipEntries } from '../support/archives.ts';
 
 test('a selection becomes a new zip; a taken name becomes name (1); unzip reads it back', async () => {
   const dir = tmp('create');
@@ -67,7 +66,7 @@ test('content decides stored or deflated; a multi-MiB text and random bytes read
   const made = await s.compress(sources, { path: work }, 'mix.zip', { showHidden: false });
   assert.is(made.name, 'mix.zip');
   run('unzip', ['-tq', made.path]);
-  const got = await entries(fs.readFileSync(made.path));
+  const got = await zipEntries(fs.readFileSync(made.path));
   assert.equal([...got.keys()].sort(), ['mix/', 'mix/empty.txt', 'mix/random.dat', 'mix/small.txt', 'mix/text.log']);
   assert.is(got.get('mix/random.dat')!.method, 0);
   assert.ok(got.get('mix/random.dat')!.data.equals(random));
@@ -98,35 +97,6 @@ test('a cancelled run leaves no zip and no temporary file, and closes its source
   assert.is(fs.readdirSync('/proc/self/fd').length, descriptors);
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-/** Every entry of a zip with its method and bytes, read by yauzl (a reader other than unzip). */
-function entries(buf: Buffer): Promise<Map<string, { method: number; data: Buffer }>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(buf, { lazyEntries: true }, (err, zip) => {
-      if (err) return reject(err);
-      const out = new Map<string, { method: number; data: Buffer }>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        if (entry.fileName.endsWith('/')) {
-          out.set(entry.fileName, { method: entry.compressionMethod, data: Buffer.alloc(0) });
-          return zip.readEntry();
-        }
-        zip.openReadStream(entry, (e, stream) => {
-          if (e) return reject(e);
-          const chunks: Buffer[] = [];
-          stream.on('data', (d: Buffer) => chunks.push(d));
-          stream.on('end', () => {
-            out.set(entry.fileName, { method: entry.compressionMethod, data: Buffer.concat(chunks) });
-            zip.readEntry();
-          });
-          stream.on('error', reject);
-        });
-      });
-      zip.on('end', () => resolve(out));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
 
 function unzipOutput(cmd: string, args: string[]): string {
   return spawnSync(cmd, args, { encoding: 'utf8' }).stdout;
