@@ -15,33 +15,47 @@ import { ChunkPool } from '../../src/downloads/pooled-read.ts';
 import { deflateWhole, ZipWriter } from '../../src/downloads/zip-writer.ts';
 import zlib from 'node:zlib';
 
+/**
+ * A zip written by `write` (reading `source` through one descriptor) as the answer of a real
+ * HTTP response, fetched, kept as `<dir>/out.zip` and passed through Info-ZIP's `unzip -t`.
+ */
+async function zipThroughResponse(
+  dir: string,
+  source: string,
+  write: (zip: ZipWriter, fd: number) => Promise<void>,
+): Promise<{ bytes: Buffer; file: string }> {
+  const server = http.createServer(async (_req, res) => {
+    const zip = new ZipWriter(res, new ChunkPool());
+    const fd = fs.openSync(source, 'r');
+    try {
+      await write(zip, fd);
+      await zip.finish();
+      res.end();
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  const bytes = Buffer.from(await answer.arrayBuffer());
+  server.close();
+  const file = path.join(dir, 'out.zip');
+  fs.writeFileSync(file, bytes);
+  assert.match(execFileSync('unzip', ['-tq', file]).toString(), /No errors detected/);
+  return { bytes, file };
+}
+
 test('70,000 entries (ZIP64 end records), UTF-8 names, stored and deflated entries pass unzip -t', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zip-writer-'));
   try {
     const text = Buffer.from('the same line again and again\n'.repeat(4000));
     const source = path.join(dir, 'source.txt');
     fs.writeFileSync(source, text);
-    const server = http.createServer(async (_req, res) => {
-      const zip = new ZipWriter(res, new ChunkPool());
-      const fd = fs.openSync(source, 'r');
-      try {
-        for (let i = 0; i < 70_000; i++) await zip.directory(`d${i}`, new Date(2026, 0, 2, 3, 4, 6));
-        await zip.file('Grüße/deflated.txt', new Date(), fd, text.length, 1, text.subarray(0, 1000));
-        await zip.file('Grüße/stored.txt', new Date(), fd, text.length, 0, Buffer.alloc(0));
-        await zip.finish();
-        res.end();
-      } finally {
-        fs.closeSync(fd);
-      }
+    const { bytes } = await zipThroughResponse(dir, source, async (zip, fd) => {
+      for (let i = 0; i < 70_000; i++) await zip.directory(`d${i}`, new Date(2026, 0, 2, 3, 4, 6));
+      await zip.file('Grüße/deflated.txt', new Date(), fd, text.length, 1, text.subarray(0, 1000));
+      await zip.file('Grüße/stored.txt', new Date(), fd, text.length, 0, Buffer.alloc(0));
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-    const bytes = Buffer.from(await answer.arrayBuffer());
-    server.close();
-    const file = path.join(dir, 'out.zip');
-    fs.writeFileSync(file, bytes);
-    const tested = execFileSync('unzip', ['-tq', file]).toString();
-    assert.match(tested, /No errors detected/);
     const got = await zipEntries(bytes);
     assert.is(got.size, 70_002, 'every entry, ZIP64 count included');
     assert.is(got.get('Grüße/deflated.txt')!.method, 8);
@@ -70,27 +84,12 @@ test('a multi-MiB text deflated in blocks (each with the last 32 KiB before it) 
     const small = text.subarray(0, 300_000);
     const source = path.join(dir, 'source.txt');
     fs.writeFileSync(source, text);
-    const server = http.createServer(async (_req, res) => {
-      const zip = new ZipWriter(res, new ChunkPool());
-      const fd = fs.openSync(source, 'r');
-      try {
-        await zip.file('blocks.txt', new Date(), fd, text.length, 1, text.subarray(0, 40_000));
-        const whole = await deflateWhole(small, 1);
-        assert.is(whole.crc, zlib.crc32(small));
-        await zip.deflatedFile('whole.txt', new Date(), small.length, whole.crc, whole.bytes);
-        await zip.finish();
-        res.end();
-      } finally {
-        fs.closeSync(fd);
-      }
+    const { bytes, file } = await zipThroughResponse(dir, source, async (zip, fd) => {
+      await zip.file('blocks.txt', new Date(), fd, text.length, 1, text.subarray(0, 40_000));
+      const whole = await deflateWhole(small, 1);
+      assert.is(whole.crc, zlib.crc32(small));
+      await zip.deflatedFile('whole.txt', new Date(), small.length, whole.crc, whole.bytes);
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-    const bytes = Buffer.from(await answer.arrayBuffer());
-    server.close();
-    const file = path.join(dir, 'out.zip');
-    fs.writeFileSync(file, bytes);
-    assert.match(execFileSync('unzip', ['-tq', file]).toString(), /No errors detected/);
     assert.ok(execFileSync('unzip', ['-p', file, 'blocks.txt'], { maxBuffer: 1 << 30 }).equals(text));
     assert.ok(execFileSync('unzip', ['-p', file, 'whole.txt'], { maxBuffer: 1 << 30 }).equals(small));
     // Blocks lose (almost) nothing against one stream: the dictionary carries matches across.
