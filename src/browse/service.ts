@@ -79,9 +79,10 @@ export function createBrowse(deps: {
       const { sizes, mtimes, kinds } = stats;
       for (let i = 0; i < names.length; i++) {
         if (kinds[i] === 0) continue; // gone meanwhile, or unreadable
-        items.push(
-          itemOf(target.virtualPath, names[i]!, { modified: mtimes[i]!, size: sizes[i]!, isDirectory: kinds[i] === 2 }),
-        );
+        // Rounded to the millisecond as Node's Stats.mtime is, so a listing says what every
+        // other answer about the same file says (a Date from the raw mtimeMs truncates).
+        const modified = Math.round(mtimes[i]!);
+        items.push(itemOf(target.virtualPath, names[i]!, { modified, size: sizes[i]!, isDirectory: kinds[i] === 2 }));
       }
     }
     const listing: Listing = {
