@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setupAdmin } from '../support/auth.ts';
 import { envelope, type Client } from '../support/client.ts';
-import { removeDirs, startServer } from '../support/server.ts';
+import { makeDirs, removeDirs, startServer } from '../support/server.ts';
 
 async function indexedSize(c: Client, p: string, bytes: number): Promise<any> {
   let last: any;
@@ -23,17 +23,24 @@ async function indexedSize(c: Client, p: string, bytes: number): Promise<any> {
 }
 
 test('a folder hidden by an access rule answers its size with canEnter:false; missing, file and link-out paths stay 404', async () => {
-  const s = await startServer({ env: { FOLDER_SIZE_MODE: 'full', FOLDER_SIZE_FLUSH_MS: '20' }, volumes: ['Files'] });
-  const vol = (...p: string[]) => path.join(s.dirs.volumes, 'Files', ...p);
-  const outside = path.join(s.dirs.root, 'outside');
+  // The tree is there before the server starts: its first walk may begin at once, and a file
+  // written by another program after a folder was walked waits for the sweep.
+  const dirs = makeDirs();
+  const vol = (...p: string[]) => path.join(dirs.volumes, 'Files', ...p);
+  const outside = path.join(dirs.root, 'outside');
+  fs.mkdirSync(vol('Secret', 'Deeper'), { recursive: true });
+  fs.writeFileSync(vol('Secret', 'a.bin'), Buffer.alloc(300));
+  fs.writeFileSync(vol('Secret', 'Deeper', 'b.bin'), Buffer.alloc(700));
+  fs.writeFileSync(vol('plain.txt'), 'x');
+  fs.mkdirSync(outside);
+  fs.writeFileSync(path.join(outside, 'o.bin'), Buffer.alloc(50));
+  fs.symlinkSync(outside, vol('Link'));
+  const s = await startServer({
+    env: { FOLDER_SIZE_MODE: 'full', FOLDER_SIZE_FLUSH_MS: '20' },
+    dirs,
+    volumes: ['Files'],
+  });
   try {
-    fs.mkdirSync(vol('Secret', 'Deeper'), { recursive: true });
-    fs.writeFileSync(vol('Secret', 'a.bin'), Buffer.alloc(300));
-    fs.writeFileSync(vol('Secret', 'Deeper', 'b.bin'), Buffer.alloc(700));
-    fs.writeFileSync(vol('plain.txt'), 'x');
-    fs.mkdirSync(outside);
-    fs.writeFileSync(path.join(outside, 'o.bin'), Buffer.alloc(50));
-    fs.symlinkSync(outside, vol('Link'));
     const admin = await setupAdmin(s);
     const set = await admin.patch('/api/settings', {
       access: {
