@@ -4,7 +4,7 @@
 // (a third of the CPU of a stored zip went to the collector). Reused buffers allocate nothing.
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 
 export const CHUNK = 1024 * 1024;
@@ -144,7 +144,7 @@ export async function sendRange(res: ServerResponse, fd: number, start: number, 
       }
       pos += n;
       if (pos <= end) next = read(pos);
-      if (res.destroyed) throw Object.assign(new Error('the client left'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+      if (res.destroyed) throw gone(res);
       const ok = res.write(n === buf.length ? buf : buf.subarray(0, n), () => pool.putBack(buf));
       if (!ok && next) await drained(res);
     }
@@ -161,17 +161,23 @@ export async function sendRange(res: ServerResponse, fd: number, start: number, 
   }
 }
 
-function drained(res: ServerResponse): Promise<void> {
+/** Why an output can take no more: its own error, else a premature close (the client left). */
+export const gone = (out: Writable): Error =>
+  out.errored ?? Object.assign(new Error('the output was closed'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+
+/** Resolves when `out` drains; rejects once it is (or already was) destroyed. */
+export function drained(out: Writable): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (out.destroyed) return reject(gone(out));
     const settle = (err?: Error) => {
-      res.off('drain', onDrain);
-      res.off('close', onClose);
+      out.off('drain', onDrain);
+      out.off('close', onClose);
       if (err) reject(err);
       else resolve();
     };
     const onDrain = () => settle();
-    const onClose = () => settle(Object.assign(new Error('the client left'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    res.on('drain', onDrain);
-    res.on('close', onClose);
+    const onClose = () => settle(gone(out));
+    out.on('drain', onDrain);
+    out.on('close', onClose);
   });
 }

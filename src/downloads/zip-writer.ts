@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import zlib from 'node:zlib';
-import { CHUNK, type ChunkPool } from './pooled-read.ts';
+import { CHUNK, drained, gone, type ChunkPool } from './pooled-read.ts';
 
 const U32 = 0xffffffff;
 /** Entries at least this large get ZIP64 sizes (deflate may grow incompressible data a little). */
@@ -245,25 +245,6 @@ class Sink {
     this.pendingDone = [];
     return batch;
   }
-}
-
-const gone = (out: Writable): Error =>
-  out.errored ?? Object.assign(new Error('the output was closed'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
-
-function drained(res: Writable): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (res.destroyed) return reject(gone(res));
-    const settle = (err?: Error) => {
-      res.off('drain', onDrain);
-      res.off('close', onClose);
-      if (err) reject(err);
-      else resolve();
-    };
-    const onDrain = () => settle();
-    const onClose = () => settle(gone(res));
-    res.on('drain', onDrain);
-    res.on('close', onClose);
-  });
 }
 
 /** DOS date and time (local, 2 s steps, as Info-ZIP writes them) packed as date << 16 | time. */
