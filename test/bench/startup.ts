@@ -254,15 +254,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
         '/',
       );
       try {
-        await sleep(EARLY_MS);
-        const earlyMb = rssMb(node.child.pid!);
-        await sleep(LATE_MS - EARLY_MS);
-        const lateMb = rssMb(node.child.pid!);
-        await bareWorkload(node.base, tree);
-        await sleep(REST_MS);
-        const workMb = rssMb(node.child.pid!);
-        await sleep(SETTLED_MS - REST_MS);
-        bare.push({ startMs: node.startMs, earlyMb, lateMb, workMb, settledMb: rssMb(node.child.pid!) });
+        bare.push(await sample(node.child.pid!, node.startMs, () => bareWorkload(node.base, tree)));
       } finally {
         await node.stop();
       }
@@ -271,15 +263,9 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
         const env = bareEnv(dirs, { PORT: String(port), LOG_LEVEL: 'warn', AUTH_MODE: 'disabled' });
         const burrow = await launch(binary, [], box.dir, env, port, '/readyz');
         try {
-          await sleep(EARLY_MS);
-          const earlyMb = rssMb(burrow.child.pid!);
-          await sleep(LATE_MS - EARLY_MS);
-          const lateMb = rssMb(burrow.child.pid!);
-          await workload(burrow.base, tree, opts.quick ? 3 : 5);
-          await sleep(REST_MS);
-          const workMb = rssMb(burrow.child.pid!);
-          await sleep(SETTLED_MS - REST_MS);
-          into.push({ startMs: burrow.startMs, earlyMb, lateMb, workMb, settledMb: rssMb(burrow.child.pid!) });
+          into.push(
+            await sample(burrow.child.pid!, burrow.startMs, () => workload(burrow.base, tree, opts.quick ? 3 : 5)),
+          );
         } finally {
           await burrow.stop();
         }
@@ -365,3 +351,16 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
 }
 
 await runAlone(import.meta.main, rows);
+
+/** One server's readings: RSS early and late while idle, then after `work` (3 s and 15 s later). */
+async function sample(pid: number, startMs: number, work: () => Promise<unknown>): Promise<Sample> {
+  await sleep(EARLY_MS);
+  const earlyMb = rssMb(pid);
+  await sleep(LATE_MS - EARLY_MS);
+  const lateMb = rssMb(pid);
+  await work();
+  await sleep(REST_MS);
+  const workMb = rssMb(pid);
+  await sleep(SETTLED_MS - REST_MS);
+  return { startMs, earlyMb, lateMb, workMb, settledMb: rssMb(pid) };
+}
