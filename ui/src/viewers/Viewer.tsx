@@ -3,7 +3,7 @@
 // lightbox, PDF in the browser's own viewer, audio (with the folder's audio as a playlist) and
 // video in the browser's players (Range streaming), text read-only with syntax colours,
 // Markdown rendered and sanitised, anything else a facts panel. Loaded on first use.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { joinPath } from '../api/client.ts';
 import type { FileItem } from '../api/types.ts';
 import { Icon } from '../components/common.tsx';
@@ -98,7 +98,9 @@ export default function Viewer() {
     if (history.state?.burrowViewer) history.back();
     else viewing.value = null;
   };
-  useEffect(() => {
+  // Before the viewer is painted: a Back pressed as soon as it shows must find its entry (after
+  // paint, a quick Back left the folder's page instead of closing the viewer).
+  useLayoutEffect(() => {
     // Back from the editor is still on its way when the viewer returns: its entry is below.
     if (!history.state?.burrowViewer && !history.state?.burrowEditor)
       history.pushState({ burrowViewer: true }, '', window.location.href);
