@@ -85,7 +85,10 @@ export function createIdentity({ config, db, log, sessionSecret }: IdentityDeps)
   );
   const sessions = new SessionStore(db, sessionSecret, config.auth.sessionMaxAgeDays);
   const limits = new RateLimiter(db);
-  const tokens = new TokenService(db, users, activity);
+  const tokens = new TokenService(db, users, activity, {
+    limits,
+    confirmPassword: (userId, password, ip) => auth.confirmPasswordOf(userId, password, ip),
+  });
   const cookies = new SessionCookies(config.server.publicUrl, sessions.maxAgeMs);
   const authenticator = new IdentityAuthenticator(config.auth.mode, users, sessions, tokens, cookies);
   // The second factor's seeds are sealed under a key in CONFIG_DIR; its password check is auth's.

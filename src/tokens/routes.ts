@@ -2,13 +2,11 @@
 // on /api/auth/*).
 import { z } from 'zod';
 import { noContent, route, type RouteDef } from '../http/route.ts';
-import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
-import type { AuthService } from '../auth/service.ts';
 import { MAX_LIVE_TOKENS, type TokenService } from './service.ts';
 import { issueBody, issuedToken, oneToken, tokenList, tokenName, tokenParams } from './wire.ts';
 
-export function tokenRoutes(deps: { tokens: TokenService; auth: AuthService; limits: RateLimiter }): RouteDef[] {
-  const { tokens, auth, limits } = deps;
+export function tokenRoutes(deps: { tokens: TokenService }): RouteDef[] {
+  const { tokens } = deps;
   const tags = ['API tokens'];
   return [
     route({
@@ -36,15 +34,7 @@ export function tokenRoutes(deps: { tokens: TokenService; auth: AuthService; lim
         409: `Already ${MAX_LIVE_TOKENS} live tokens`,
         429: 'Too many attempts',
       },
-      handler: async ({ caller, body, ip }) => {
-        limits.hit(`credential:${ip}`, LIMITS.credential);
-        await auth.confirmPassword(caller, body.password, ip);
-        return tokens.issue(
-          caller.userId,
-          { name: body.name, scope: body.scope, expiresInDays: body.expiresInDays },
-          ip,
-        );
-      },
+      handler: ({ caller, body, ip }) => tokens.issue(caller.userId, body, ip),
     }),
     route({
       method: 'PATCH',

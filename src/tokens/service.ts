@@ -9,6 +9,7 @@ import { AppError } from '../core/errors.ts';
 import type { Caller, Scope } from '../core/caller.ts';
 import type { WireToken } from './wire.ts';
 import { isAdminRow, parseRoles, type UsersStore } from '../auth/users-store.ts';
+import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
 
 export const TOKEN_PREFIX = 'burrow';
 export const MAX_LIVE_TOKENS = 50;
@@ -48,15 +49,23 @@ function newId(): string {
   return [...randomBytes(16)].map((b) => alphabet[b % alphabet.length]).join('');
 }
 
+/** Issuing a token is a credential step: rate-limited per address, the password proved (auth's check). */
+export interface TokenCredentials {
+  limits: RateLimiter;
+  confirmPassword: (userId: string, password: string | undefined, ip: string) => Promise<void>;
+}
+
 export class TokenService {
   private readonly db: Database;
   private readonly users: UsersStore;
   private readonly activity: ActivityService;
+  private readonly credentials: TokenCredentials;
 
-  constructor(db: Database, users: UsersStore, activity: ActivityService) {
+  constructor(db: Database, users: UsersStore, activity: ActivityService, credentials: TokenCredentials) {
     this.db = db;
     this.users = users;
     this.activity = activity;
+    this.credentials = credentials;
   }
 
   private liveCount(userId: string, now: string): number {
@@ -76,12 +85,14 @@ export class TokenService {
       .map(toWire);
   }
 
-  /** Issues a token (the caller has already proved the password). The secret is returned only here. */
-  issue(
+  /** Issues a token once the account's password is proved. The secret is returned only here. */
+  async issue(
     userId: string,
-    input: { name: string; scope: Scope; expiresInDays: number | null },
+    input: { name: string; scope: Scope; expiresInDays: number | null; password?: string },
     ip: string,
-  ): { token: WireToken; secret: string } {
+  ): Promise<{ token: WireToken; secret: string }> {
+    this.credentials.limits.hit(`credential:${ip}`, LIMITS.credential);
+    await this.credentials.confirmPassword(userId, input.password, ip);
     const name = input.name.trim();
     if (!name) throw new AppError('INVALID_BODY', 'Invalid body: name: must not be empty.');
     const result = this.db.transaction(() => {
