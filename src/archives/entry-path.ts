@@ -4,8 +4,13 @@
 // step, or a step Burrow reserves for itself, is "outside": never listed, never written.
 import { isReservedName } from '../files/names.ts';
 
+const PLAIN = /^(?![a-zA-Z]:)(?:[^/\\\0.][^/\\\0]*\/)*[^/\\\0.][^/\\\0]*\/?$/;
+
 /** The safe path of an entry (`a/b/c`, no leading or trailing slash), or null when it points outside. */
 export function entryPath(stored: string): string | null {
+  // Most names are a path already (no backslash, NUL, empty or dot-led step, drive letter,
+  // leading slash), short enough that no step can pass 255 bytes: taken as they are.
+  if (stored.length <= 85 && PLAIN.test(stored)) return stored.endsWith('/') ? stored.slice(0, -1) : stored;
   if (stored.includes('\0')) return null;
   const name = stored.replace(/\\/g, '/');
   if (name.startsWith('/') || /^[a-zA-Z]:/.test(name)) return null;

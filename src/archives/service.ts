@@ -276,14 +276,15 @@ export class ArchiveService {
       if (isCompound(format) && a.size > this.options.maxBrowsableSize)
         throw tooLargeToBrowse(this.options.maxBrowsableSize);
       const max = this.options.maxEntries;
-      let raw: RawEntry[];
-      if (format === 'zip') raw = await listZip(a.fd, max);
-      else if (format === 'sevenzip') raw = await listSevenZip(a.fd, a.size, a.file.name, max);
+      const listing = new Listing();
+      // A zip's listing is built as its central directory is parsed (no 100,000 raw entries held).
+      const add = (raw: RawEntry[]) => raw.forEach((e) => listing.add(e));
+      if (format === 'zip') await listZip(a.fd, max, (e) => listing.add(e));
+      else if (format === 'sevenzip') add(await listSevenZip(a.fd, a.size, a.file.name, max));
       else if (format === 'gz' || format === 'bz2' || format === 'xz')
-        raw = [{ stored: singleStreamName(a.file.name), kind: 'file', size: null, mtime: a.mtime, encrypted: false }];
-      else if (format === 'tar') raw = await listPlainTar(a.fd, a.size, max);
-      else raw = await listTar(a.fd, format, max);
-      const listing = new Listing(raw);
+        add([{ stored: singleStreamName(a.file.name), kind: 'file', size: null, mtime: a.mtime, encrypted: false }]);
+      else if (format === 'tar') add(await listPlainTar(a.fd, a.size, max));
+      else add(await listTar(a.fd, format, max));
       return { format, listing, weight: listing.weight };
     });
   }

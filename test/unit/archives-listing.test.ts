@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { entryPath, linkTargetInside } from '../../src/archives/entry-path.ts';
@@ -94,6 +95,114 @@ test('entries are matched exactly: folder/alph is not folder/alpha', () => {
     (e: any) => e.code === 'ARCHIVE_BAD_POSITION',
   );
 });
+
+test('a name twice, and a file and a folder of one name: the folder is listed once, the first file is the one opened', () => {
+  const first = { ...raw('docs/a.txt', 'file', 1) };
+  const l = new Listing([
+    first,
+    raw('docs/a.txt', 'file', 2),
+    raw('clash', 'file', 3),
+    raw('clash/inner.txt'),
+    raw('later', 'file', 4),
+    raw('later/', 'directory', null),
+    raw('later', 'file', 5),
+  ]);
+  assert.equal(
+    l.level(undefined).entries.map((e) => [e.name, e.isDirectory]),
+    [
+      ['clash', true],
+      ['docs', true],
+      ['later', true],
+    ],
+  );
+  assert.equal(
+    l.level('docs').entries.map((e) => [e.name, e.size]),
+    [['a.txt', 1]],
+  );
+  assert.is(l.lookupFile('docs/a.txt').size, 1);
+  assert.throws(
+    () => l.lookupFile('clash'),
+    (e: any) => e.code === 'ARCHIVE_ENTRY_NOT_FOUND',
+  );
+  assert.throws(
+    () => l.lookupFile('later'),
+    (e: any) => e.code === 'ARCHIVE_ENTRY_NOT_FOUND',
+  );
+  // Every entry is still extracted (the second of a name as `name (1)`).
+  assert.is(l.records.length, 7);
+  assert.equal(l.declaredBytes(l.selection(['docs'])), { files: 2, bytes: 3 });
+});
+
+test('zip: an Info-ZIP Unicode path field names the entry, even when the stored name is plain ASCII', async () => {
+  const dir = tmp();
+  const file = path.join(dir, 'unicode-path.zip');
+  fs.writeFileSync(
+    file,
+    storedZip([
+      { stored: 'caf_.txt', unicode: 'café.txt', data: 'field' },
+      { stored: 'plain.txt', data: 'plain' },
+      { stored: 'bad_.txt', unicode: 'ignored.txt', data: 'crc', wrongCrc: true },
+    ]),
+  );
+  const s = service();
+  const top = await s.list(archiveFile(file));
+  assert.equal(
+    top.entries.map((e) => e.name),
+    ['bad_.txt', 'café.txt', 'plain.txt'],
+  );
+  assert.is((await readAll((await s.openEntry(archiveFile(file), 'café.txt')).stream)).toString(), 'field');
+  fs.rmSync(dir, { recursive: true });
+});
+
+/** A zip of stored entries written byte by byte: yazl writes no Info-ZIP Unicode path field (0x7075). */
+function storedZip(entries: { stored: string; unicode?: string; data: string; wrongCrc?: boolean }[]): Buffer {
+  const parts: Buffer[] = [];
+  const central: Buffer[] = [];
+  let at = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.stored, 'latin1');
+    const data = Buffer.from(e.data);
+    let extra = Buffer.alloc(0);
+    if (e.unicode) {
+      const utf8 = Buffer.from(e.unicode);
+      extra = Buffer.alloc(4 + 5 + utf8.length);
+      extra.writeUInt16LE(0x7075, 0);
+      extra.writeUInt16LE(5 + utf8.length, 2);
+      extra.writeUInt8(1, 4);
+      extra.writeUInt32LE((zlib.crc32(name) + (e.wrongCrc ? 1 : 0)) >>> 0, 5);
+      utf8.copy(extra, 9);
+    }
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(10, 4);
+    local.writeUInt32LE(zlib.crc32(data), 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    const head = Buffer.alloc(46);
+    head.writeUInt32LE(0x02014b50, 0);
+    head.writeUInt16LE(0x031e, 4);
+    head.writeUInt16LE(10, 6);
+    head.writeUInt32LE(zlib.crc32(data), 16);
+    head.writeUInt32LE(data.length, 20);
+    head.writeUInt32LE(data.length, 24);
+    head.writeUInt16LE(name.length, 28);
+    head.writeUInt16LE(extra.length, 30);
+    head.writeUInt32LE((0o100644 << 16) >>> 0, 38);
+    head.writeUInt32LE(at, 42);
+    parts.push(local, name, data);
+    central.push(head, name, extra);
+    at += local.length + name.length + data.length;
+  }
+  const directory = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(at, 16);
+  return Buffer.concat([...parts, directory, end]);
+}
 
 test('zip: UTF-8 and CP437 names, ZIP64, implied folders, Range on a stored entry', async () => {
   const dir = tmp();
