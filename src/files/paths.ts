@@ -97,6 +97,8 @@ export interface PathResolver {
   spaces(caller: Caller): Promise<Space[]>;
   /** Host path → the caller's virtual path, or null when the caller cannot see it (search results, folder sizes). */
   toVirtual(caller: Caller, realPath: string): Promise<string | null>;
+  /** toVirtual for many paths in one request (a page of search results): the caller's spaces are read once. */
+  virtualizer(caller: Caller): Promise<(realPath: string) => Promise<string | null>>;
   /** Is this virtual path hidden by an access rule (listings leave such children out)? */
   isHiddenByRule(virtualPath: string): boolean;
   /** A predicate over the children of one folder (one snapshot of the rules for a whole listing). */
@@ -272,6 +274,24 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 
+  async function virtualIn(list: Space[], caller: Caller, realPath: string): Promise<string | null> {
+    const target = path.resolve(realPath);
+    let best: Space | null = null;
+    for (const s of list) {
+      if (isInside(s.root, target) && (!best || s.root.length > best.root.length)) best = s;
+    }
+    if (!best) return null;
+    const rel = path.relative(best.root, target).split(path.sep).filter(Boolean);
+    if (rel.some(isReservedName)) return null;
+    const virtual = [best.path, ...rel].join('/');
+    try {
+      await assertNotPrivate(caller, target, best);
+    } catch {
+      return null;
+    }
+    return ruleAt(rules(), virtual) === 'hidden' ? null : virtual;
+  }
+
   async function spaces(caller: Caller): Promise<Space[]> {
     if (caller.link) return [];
     const assigned = options.userVolumesEnabled ? (options.assignedVolumes?.(caller.userId) ?? []) : [];
@@ -390,21 +410,12 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
     spaces,
 
     async toVirtual(caller, realPath) {
-      const target = path.resolve(realPath);
-      let best: Space | null = null;
-      for (const s of await spaces(caller)) {
-        if (isInside(s.root, target) && (!best || s.root.length > best.root.length)) best = s;
-      }
-      if (!best) return null;
-      const rel = path.relative(best.root, target).split(path.sep).filter(Boolean);
-      if (rel.some(isReservedName)) return null;
-      const virtual = [best.path, ...rel].join('/');
-      try {
-        await assertNotPrivate(caller, target, best);
-      } catch {
-        return null;
-      }
-      return ruleAt(rules(), virtual) === 'hidden' ? null : virtual;
+      return virtualIn(await spaces(caller), caller, realPath);
+    },
+
+    async virtualizer(caller) {
+      const snapshot = await spaces(caller);
+      return (realPath) => virtualIn(snapshot, caller, realPath);
     },
 
     isHiddenByRule(virtualPath) {

@@ -27,8 +27,11 @@ export interface SearchAnswer {
   complete: boolean;
 }
 
+/** A name found in the index carries its root and relative path; its real path is made only if it is shown. */
 interface NameCandidate {
-  real: string;
+  real?: string;
+  rootPath?: string;
+  rel?: string;
   name: string;
   isDir: boolean;
   tier: number;
@@ -117,7 +120,7 @@ export function createSearch(deps: SearchDeps) {
           limit,
         );
         for (const n of found.names)
-          names.push({ real: joinReal(n.rootPath, n.rel), name: n.name, isDir: n.isDir, tier: n.tier });
+          names.push({ rootPath: n.rootPath, rel: n.rel, name: n.name, isDir: n.isDir, tier: n.tier });
         for (const d of found.docs)
           docs.push({ real: joinReal(d.rootPath, d.rel), name: d.name, order: d.rank, id: d.id });
         truncated ||= found.truncated;
@@ -145,9 +148,10 @@ export function createSearch(deps: SearchDeps) {
     const shown = new Set<string>();
     let more = false;
     const dotFiles = deps.showHidden?.(caller.userId) === true;
+    const toVirtual = await resolver.virtualizer(caller);
     const place = async (real: string, name: string, isDir: boolean): Promise<SearchItem | null> => {
       if (shown.has(real)) return null;
-      const virtual = await resolver.toVirtual(caller, real);
+      const virtual = await toVirtual(real);
       if (virtual === null || !virtual.includes('/')) return null;
       if (!dotFiles && virtual.split('/').some((segment) => segment.startsWith('.'))) return null;
       shown.add(real);
@@ -158,7 +162,7 @@ export function createSearch(deps: SearchDeps) {
         more = true;
         break;
       }
-      const item = await place(n.real, n.name, n.isDir);
+      const item = await place(n.real ?? joinReal(n.rootPath!, n.rel!), n.name, n.isDir);
       if (item) items.push(item);
     }
     for (const d of docs) {
