@@ -4,7 +4,10 @@
 // so no million files have to exist on disk; queries go through the search layer the route
 // uses (src/search/from-index.ts). Ceiling in the same run: a plain in-memory JavaScript scan of
 // the same names / texts (what holding everything in RAM would cost, with no index at all).
-// Not through the executable: the catalogue is written in-process (no million files on disk).
+// Those rows are not through the executable: the catalogue is written in-process (no million
+// files on disk). One row is: 100,000 real (empty) files catalogued by the executable's own
+// first walk, the same queries over HTTP, against a bare Node server holding the same names in
+// memory and ranking them per query (support/search-ceiling.ts), rounds interleaved.
 // The in-memory scan is a ceiling for small catalogues only: at 1M names the index beats it,
 // as an index should, so that row is a reference and carries no goal.
 // Run: npm run bench -- search [--million] [rows=100000] [docs=10000]   (--million adds 1M rows)
@@ -14,7 +17,10 @@
 // After: 100k names p50 11-12 ms p95 19-30 ms (in-memory JS scan 8-10 ms); 1M names p50 16 ms
 //   p95 28 ms (JS scan 67 ms); content over 10k documents p50 19 ms p95 37 ms (JS scan 4 ms);
 //   243-248 index bytes per name row, 4.9 KB per 2.4 KB document (FTS5 with positions).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Database } from '../../src/db/database.ts';
@@ -24,6 +30,7 @@ import { IndexStore } from '../../src/indexer/store.ts';
 import type { DocRecord, EntryRecord } from '../../src/indexer/protocol.ts';
 import { searchIndex } from '../../src/search/from-index.ts';
 import { parseTerm } from '../../src/search/term.ts';
+import { launch } from './support/serve.ts';
 import { costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 const args = import.meta.main ? process.argv.slice(2).filter((a) => !a.startsWith('--')) : [];
@@ -62,6 +69,96 @@ const QUERIES = [
   'travel',
 ];
 
+/** The catalogue's names: folders of 20 under 100 areas, each folder's first a bare word and a number. */
+function* catalogueNames(rows: number): Generator<{ dir: string; name: string }> {
+  const rand = rng(rows);
+  const perFolder = 20;
+  for (let i = 0; i < rows; i++) {
+    const folder = Math.floor(i / perFolder);
+    const w1 = WORDS[Math.floor(rand() * WORDS.length)]!;
+    const w2 = WORDS[Math.floor(rand() * WORDS.length)]!;
+    const sep = ['-', '_', ' '][i % 3]!;
+    const name = i % perFolder === 0 ? `${w1}${sep}${folder}` : `${w1}${sep}${w2}-${i % 1000}.${EXT[i % EXT.length]}`;
+    yield { dir: `area-${folder % 100}/box-${folder}`, name };
+  }
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+/** Milliseconds for one GET of `url` to its last byte (keep-alive). */
+function timedGet(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    http
+      .get(url, { agent }, (res) => {
+        if (res.statusCode !== 200) reject(new Error(`${url}: ${res.statusCode}`));
+        res.resume();
+        res.on('end', () => resolve(performance.now() - t));
+      })
+      .on('error', reject);
+  });
+}
+
+/**
+ * The same queries over HTTP against the executable, on a volume of `rows` real (empty) files
+ * catalogued by its own first walk; the ceiling is a bare Node server holding the same names in
+ * memory (support/search-ceiling.ts), asked the same questions in the same rounds, interleaved.
+ */
+async function overHttp(rows: number, rounds: number): Promise<BenchRow> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-bench-search-http-'));
+  const data = path.join(dir, 'volumes', 'Data');
+  const made = new Set<string>();
+  for (const { dir: folder, name } of catalogueNames(rows)) {
+    const at = path.join(data, folder);
+    if (!made.has(at)) (fs.mkdirSync(at, { recursive: true }), made.add(at));
+    fs.writeFileSync(path.join(at, name), '');
+  }
+  const dataReal = fs.realpathSync(data);
+  const s = await launch({
+    VOLUME_ROOT: path.join(dir, 'volumes'),
+    CONFIG_DIR: path.join(dir, 'config'),
+    CACHE_DIR: path.join(dir, 'cache'),
+    AUTH_MODE: 'disabled',
+    LOG_LEVEL: 'info',
+  });
+  const ceiling = spawn(
+    process.execPath,
+    [new URL('./support/search-ceiling.ts', import.meta.url).pathname, data, 'Data'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  try {
+    await s.waitFor((l) => l.msg === 'index catalogue finished' && l.root === dataReal);
+    const [line] = (await once(ceiling.stdout!.setEncoding('utf8'), 'data')) as [string];
+    const bare = `http://127.0.0.1:${JSON.parse(line).port}`;
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    for (let round = 0; round <= rounds; round++) {
+      for (const q of QUERIES) {
+        const query = `q=${encodeURIComponent(q)}&limit=100`;
+        const a = await timedGet(`${s.url}/api/search?${query}`);
+        const b = await timedGet(`${bare}/search?${query}`);
+        // Round 0 warms both servers (compilation, caches, connections).
+        if (round > 0) (ours.push(a), theirs.push(b));
+      }
+    }
+    return costRow(
+      `search a name in ${rows.toLocaleString('en')} files, over HTTP (p50)`,
+      percentile(ours, 50),
+      percentile(theirs, 50),
+      'ms',
+      '≥ 0.5',
+      `a bare Node server holding the same names in memory, ranking all of them per query as Burrow does, the same JSON over HTTP (no index); p95 Burrow ${percentile(ours, 95).toFixed(1)} ms, ceiling ${percentile(theirs, 95).toFixed(1)} ms`,
+    );
+  } finally {
+    ceiling.kill();
+    await s.stop();
+    agent.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   const SIZES = (args[0] ?? (process.argv.includes('--million') ? '100000,1000000' : '100000')).split(',').map(Number);
   const DOCS = Number(args[1] ?? 10_000);
@@ -76,20 +173,13 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       openIndexFile(db, file, log);
       const store = new IndexStore(db, true);
       const rootId = store.addRoot('/bench', Date.now()).id;
-      const rand = rng(rows);
       const names: string[] = [];
-      const perFolder = 20;
       const started = performance.now();
       let batch: EntryRecord[] = [];
-      for (let i = 0; i < rows; i++) {
-        const folder = Math.floor(i / perFolder);
-        const w1 = WORDS[Math.floor(rand() * WORDS.length)]!;
-        const w2 = WORDS[Math.floor(rand() * WORDS.length)]!;
-        const sep = ['-', '_', ' '][i % 3]!;
-        const name =
-          i % perFolder === 0 ? `${w1}${sep}${folder}` : `${w1}${sep}${w2}-${i % 1000}.${EXT[i % EXT.length]}`;
+      let i = 0;
+      for (const { dir, name } of catalogueNames(rows)) {
         names.push(name);
-        batch.push({ dir: `area-${folder % 100}/box-${folder}`, name, isDir: false, size: i, mtime: 0 });
+        batch.push({ dir, name, isDir: false, size: i++, mtime: 0 });
         if (batch.length === 5000) {
           store.write(rootId, batch, [], 0);
           batch = [];
@@ -213,6 +303,8 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  // The issue's row as a user meets it: through the executable, over HTTP, after Burrow's own walk.
+  out.splice(SIZES.length, 0, await overHttp(opts.quick ? 30_000 : 100_000, opts.quick ? 2 : 5));
   console.log(JSON.stringify(results, null, 2));
   return out;
 }
