@@ -9,13 +9,21 @@ import { finished } from 'node:stream/promises';
 
 export const CHUNK = 1024 * 1024;
 
-/** Buffers lent as views; a view comes back only when its bytes were written to the socket. */
+/**
+ * Buffers lent as views; a view comes back only when its bytes were written to the socket. With
+ * `idleMs`, the pool can be shared by every answer of a kind (it outlives them): its free
+ * buffers are released once none was taken or given back for that long, and released at once
+ * (detached, not left to the collector), so nothing is held at rest.
+ */
 export class ChunkPool {
   private readonly free: Buffer[] = [];
   private readonly lent = new WeakMap<Buffer, Buffer>();
   private readonly max: number;
-  constructor(max = 8) {
+  private readonly idleMs: number;
+  private idle: NodeJS.Timeout | undefined;
+  constructor(max = 8, idleMs = 0) {
     this.max = max;
+    this.idleMs = idleMs;
   }
   take(): Buffer {
     return this.free.pop() ?? Buffer.allocUnsafeSlow(CHUNK);
@@ -31,11 +39,23 @@ export class ChunkPool {
     const whole = this.lent.get(chunk);
     if (!whole) return;
     this.lent.delete(chunk);
-    if (this.free.length < this.max) this.free.push(whole);
+    this.keep(whole);
   }
   /** For a buffer read into but never lent (end of file). */
   putBack(whole: Buffer): void {
-    if (this.free.length < this.max) this.free.push(whole);
+    this.keep(whole);
+  }
+  private keep(whole: Buffer): void {
+    if (this.free.length >= this.max) return;
+    this.free.push(whole);
+    if (!this.idleMs) return;
+    if (this.idle) this.idle.refresh();
+    else this.idle = setTimeout(() => this.release(), this.idleMs).unref();
+  }
+  /** Frees the buffers nobody holds: detaching one frees its memory now, not at a later collection. */
+  private release(): void {
+    this.idle = undefined;
+    for (const whole of this.free.splice(0)) (whole.buffer as ArrayBuffer).transfer(0);
   }
 }
 

@@ -126,4 +126,20 @@ test('files deflated whole one after another and side by side (the engines are r
   }
 });
 
+test('a pool shared by zips lends the same buffers again, and frees them once idle', async () => {
+  const pool = new ChunkPool(4, 20);
+  const whole = pool.take();
+  const view = pool.lend(whole, 100);
+  pool.giveBack(view);
+  pool.giveBack(view); // a second return of the same view is ignored
+  const again = pool.take();
+  assert.is(again, whole, 'the buffer given back is lent again');
+  assert.is.not(pool.take(), whole, 'and only once');
+  pool.putBack(again);
+  const deadline = Date.now() + 5_000;
+  while (again.buffer.byteLength && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  assert.is(again.buffer.byteLength, 0, 'an idle pool frees its buffers (detached, not left to the collector)');
+  assert.is(pool.take().length, 1024 * 1024, 'and allocates afresh afterwards');
+});
+
 test.run();
