@@ -26,10 +26,7 @@ export interface ZipRef {
   crc: number;
 }
 
-/**
- * Reads the caller's descriptor and never closes it (yauzl's own fd reader closes the
- * descriptor with the last stream, and the same descriptor serves the next entry).
- */
+/** A listing's read-ahead window over the central directory. */
 const WINDOW = 1024 * 1024;
 /**
  * Reads answered from the window in a row before one waits a tick. yauzl asks for the next
@@ -38,19 +35,28 @@ const WINDOW = 1024 * 1024;
  */
 const AT_ONCE = 128;
 
+/**
+ * Reads the caller's descriptor and never closes it (yauzl's own fd reader closes the
+ * descriptor with the last stream, and the same descriptor serves the next entry).
+ */
 class DescriptorReader extends yauzl.RandomAccessReader {
   private readonly fd: number;
+  private readonly readAhead: number;
 
-  constructor(fd: number) {
+  /** @param readAhead bytes read at once (a listing's window); 0 reads exactly what yauzl asks */
+  constructor(fd: number, readAhead: number) {
     super();
     this.fd = fd;
+    this.readAhead = readAhead;
   }
 
-  // yauzl reads the central directory a record at a time (two small reads per entry): serve
-  // them from a 1 MiB window read ahead, so a 100,000-entry listing is a few dozen preads and
-  // never holds more than one window, however large the central directory.
-  private window = Buffer.alloc(0);
+  // yauzl reads the central directory a record at a time (two small reads per entry): a
+  // listing serves them from a 1 MiB window read ahead, so 100,000 entries are a few dozen
+  // preads, into one buffer however large the central directory. Opening an entry reads only
+  // its local header (a window there would be a megabyte per entry extracted).
+  private window: Buffer = Buffer.alloc(0);
   private windowStart = 0;
+  private spare: Buffer | undefined;
   private atOnce = 0;
 
   override read(
@@ -68,9 +74,17 @@ class DescriptorReader extends yauzl.RandomAccessReader {
       process.nextTick(callback, null);
       return;
     }
-    const size = Math.max(length, WINDOW);
-    const next = Buffer.allocUnsafe(size);
-    fs.read(this.fd, next, 0, size, position, (err, n) => {
+    if (length >= this.readAhead) {
+      fs.read(this.fd, buffer, offset, length, position, (err, n) => {
+        if (err) return callback(err);
+        callback(n < length ? new Error('unexpected EOF') : null);
+      });
+      return;
+    }
+    // The window's buffer is refilled: yauzl's reads come one after another, each copied out.
+    const next = (this.spare ??= Buffer.allocUnsafeSlow(this.readAhead));
+    this.window = Buffer.alloc(0);
+    fs.read(this.fd, next, 0, next.length, position, (err, n) => {
       if (err) return callback(err);
       if (n < length) return callback(new Error('unexpected EOF'));
       this.window = next.subarray(0, n);
@@ -87,12 +101,12 @@ class DescriptorReader extends yauzl.RandomAccessReader {
   }
 }
 
-const fromFd = (fd: number) =>
+const fromFd = (fd: number, readAhead: number) =>
   new Promise<yauzl.ZipFile>((resolve, reject) => {
     fs.fstat(fd, (err, st) => {
       if (err) return reject(err);
       yauzl.fromRandomAccessReader(
-        new DescriptorReader(fd),
+        new DescriptorReader(fd, readAhead),
         st.size,
         { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true },
         (e, zip) => (e ? reject(e) : resolve(zip!)),
@@ -133,7 +147,7 @@ function nameOf(e: yauzl.Entry): string {
 
 /** Every entry of the central directory, in order, given to `visit` as it is parsed (none is kept here). */
 export async function listZip(fd: number, maxEntries: number, visit: (e: RawEntry) => void): Promise<void> {
-  const zip = await fromFd(fd).catch((err) => {
+  const zip = await fromFd(fd, WINDOW).catch((err) => {
     throw unreadable((err as Error).message);
   });
   if (zip.entryCount > maxEntries) throw tooManyEntries(maxEntries);
@@ -195,7 +209,7 @@ export async function openZipEntry(
 ): Promise<Readable> {
   if (ref.flags & 1) throw encryptedError(name);
   if (ref.method !== 0 && ref.method !== 8) return bySevenZip(fd, ref, name, range);
-  const zip = await fromFd(fd).catch((err) => {
+  const zip = await fromFd(fd, 0).catch((err) => {
     throw unreadable((err as Error).message);
   });
   const entry = Object.assign(new yauzl.Entry(), {
