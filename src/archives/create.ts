@@ -27,7 +27,9 @@ export async function createZip(
   options: { showHidden: boolean; signal?: AbortSignal },
 ): Promise<{ name: string; path: string }> {
   const temp = path.join(destinationDir, temporaryName());
-  const out = fs.createWriteStream(temp, { flags: 'wx', highWaterMark: QUEUED });
+  // flush: the bytes reach the disk before the descriptor closes, so a placed zip is whole even
+  // after a power cut (uploads do the same before they name a file).
+  const out = fs.createWriteStream(temp, { flags: 'wx', highWaterMark: QUEUED, flush: true });
   // A refused open or write destroys the stream; the writer fails with that error (out.errored).
   out.on('error', () => {});
   const signal = options.signal;
@@ -36,7 +38,7 @@ export async function createZip(
   try {
     await writeZip(out, sources, options.showHidden, signal);
     out.end();
-    // Resolves once the descriptor is closed: every byte is in the file before it is placed.
+    // Resolves once the descriptor is flushed and closed: every byte is on the disk before it is placed.
     await finished(out);
     signal?.throwIfAborted();
     const final = await placeFile(temp, destinationDir, name);

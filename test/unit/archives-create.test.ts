@@ -1,6 +1,6 @@
 // A selection into a new zip beside it: stored for compressed kinds and content that does not
 // shrink, deflated otherwise, the name numbered when taken, read back byte-exact by Debian's
-// unzip and by yauzl; a cancelled run leaves nothing behind.
+// unzip and by yauzl; a cancelled run, or one the disk cannot hold, leaves nothing behind.
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -96,6 +96,36 @@ test('a cancelled run leaves no zip and no temporary file, and closes its source
   assert.equal(fs.readdirSync(work), ['docs']);
   assert.is(fs.readdirSync('/proc/self/fd').length, descriptors);
   fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('a disk that fills up midway leaves no zip and no temporary file, and closes its sources', async () => {
+  const dir = tmp('create-full');
+  const work = path.join(dir, 'work');
+  const small = path.join(dir, 'small');
+  fs.mkdirSync(path.join(work, 'photos'), { recursive: true });
+  fs.mkdirSync(small);
+  // Random bytes are stored as they are: 3 MiB cannot fit a 1 MiB filesystem.
+  for (let i = 0; i < 3; i++) fs.writeFileSync(path.join(work, 'photos', `p${i}.raw`), crypto.randomBytes(1024 * 1024));
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', small], { encoding: 'utf8' });
+  assert.is(mounted.status, 0, `a 1 MiB tmpfs is needed (run as root, as CI does): ${mounted.stderr}`);
+  try {
+    fs.writeFileSync(path.join(small, 'kept.txt'), 'kept');
+    const s = service();
+    const descriptors = fs.readdirSync('/proc/self/fd').length;
+    const sources = await openSources([
+      { root: work, real: path.join(work, 'photos'), name: 'photos', isDirectory: true },
+    ]);
+    await s.compress(sources, { path: small }, 'photos.zip', { showHidden: false }).then(
+      () => assert.unreachable('a zip was placed on a full disk'),
+      (err: NodeJS.ErrnoException) => assert.is(err.code, 'ENOSPC'),
+    );
+    assert.equal(fs.readdirSync(small), ['kept.txt']);
+    assert.is(fs.readFileSync(path.join(small, 'kept.txt'), 'utf8'), 'kept');
+    assert.is(fs.readdirSync('/proc/self/fd').length, descriptors);
+  } finally {
+    spawnSync('umount', [small]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 function unzipOutput(cmd: string, args: string[]): string {
