@@ -5,6 +5,8 @@ import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -124,6 +126,58 @@ test('files deflated whole one after another and side by side (the engines are r
       assert.is(whole.crc, zlib.crc32(inputs[i]!));
     });
   }
+});
+
+test('zlib output shared by zips side by side is freed only once each zip has written its part', async () => {
+  let seed = 11;
+  const rnd = () => (seed = Math.imul(seed ^ (seed >>> 15), 2246822507) + 0x9e3779b9) >>> 0;
+  const inputs = Array.from({ length: 40 }, (_, f) =>
+    Buffer.from(
+      Array.from(
+        { length: 3000 + (rnd() % 3000) },
+        (_, i) => `${f} ${i} GET /api/files/${rnd() % 9973} ${rnd() % 500}\n`,
+      ).join(''),
+    ),
+  );
+  // An output that takes its bytes when it calls back (as a socket does), one slow and one fast:
+  // a buffer freed while the slow zip still waits on a piece of it would leave a hole there.
+  const output = (delayMs: number) => {
+    const got: Buffer[] = [];
+    const stream = new Writable({
+      highWaterMark: 64 * 1024,
+      write(chunk: Buffer, _encoding, callback) {
+        setTimeout(() => {
+          got.push(Buffer.from(chunk));
+          callback();
+        }, delayMs);
+      },
+    });
+    return { stream, got };
+  };
+  const outputs = [output(3), output(0)];
+  const handed: Buffer[] = [];
+  await Promise.all(
+    outputs.map(async ({ stream }, z) => {
+      const zip = new ZipWriter(stream, new ChunkPool());
+      for (let i = z; i < inputs.length; i += 2) {
+        const whole = await deflateWhole(inputs[i]!, 1);
+        handed.push(...whole.bytes);
+        await zip.deflatedFile(`f${i}.txt`, new Date(), inputs[i]!.length, whole.crc, whole.bytes);
+      }
+      await zip.finish();
+      stream.end();
+      await finished(stream);
+    }),
+  );
+  for (const [z, { got }] of outputs.entries()) {
+    const entries = await zipEntries(Buffer.concat(got));
+    for (let i = z; i < inputs.length; i += 2)
+      assert.ok(entries.get(`f${i}.txt`)?.data.equals(inputs[i]!), `zip ${z}, file ${i}`);
+  }
+  assert.ok(
+    handed.some((b) => b.length === 0),
+    'full output buffers were freed once written',
+  );
 });
 
 test('a pool shared by zips lends the same buffers again, and frees them once idle', async () => {
