@@ -26,7 +26,7 @@ import { extractSevenZip, listSevenZip, openSevenZipEntry } from './sevenzip.ts'
 import { listPlainTar } from './tar-index.ts';
 import { listTar, scanTar, singleStream } from './tar-reader.ts';
 import { plainTarget, type DirHandle, type ExtractTarget } from './target.ts';
-import { extractBySevenZip, listZip, openZipEntry, readsHere, skipTake, type ZipRef } from './zip-reader.ts';
+import { extractBySevenZip, listZip, openZip, openZipEntry, readsHere, skipTake, type ZipRef } from './zip-reader.ts';
 import { createZip, type CreateZipSource } from './create.ts';
 
 /** An archive the caller has resolved and may read. */
@@ -362,19 +362,24 @@ function zipFeed(fd: number, listing: Listing, selection: Selection): EntryFeed 
       // Entries only 7-Zip decompresses come last, all in one 7-Zip run (one per entry would
       // cost a worker start each).
       const later: ArchiveRecord[] = [];
-      for (const r of listing.records) {
-        if (signal.aborted) return;
-        if (!selection.rootOf(r.path)) continue;
-        if (r.kind !== 'file') {
-          await visit({ path: r.path, stored: r.path, kind: r.kind, size: r.size }, null);
-          continue;
+      const zip = await openZip(fd);
+      try {
+        for (const r of listing.records) {
+          if (signal.aborted) return;
+          if (!selection.rootOf(r.path)) continue;
+          if (r.kind !== 'file') {
+            await visit({ path: r.path, stored: r.path, kind: r.kind, size: r.size }, null);
+            continue;
+          }
+          if (!readsHere(r.ref as ZipRef)) {
+            later.push(r);
+            continue;
+          }
+          const data = await openZipEntry(fd, r.ref as ZipRef, r.path, undefined, zip);
+          await visit({ path: r.path, stored: r.path, kind: r.kind, size: r.size }, data);
         }
-        if (!readsHere(r.ref as ZipRef)) {
-          later.push(r);
-          continue;
-        }
-        const data = await openZipEntry(fd, r.ref as ZipRef, r.path);
-        await visit({ path: r.path, stored: r.path, kind: r.kind, size: r.size }, data);
+      } finally {
+        zip.close();
       }
       if (!later.length || signal.aborted) return;
       await extractBySevenZip(

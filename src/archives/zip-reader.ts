@@ -197,6 +197,16 @@ export async function listZip(fd: number, maxEntries: number, visit: (e: RawEntr
 }
 
 /**
+ * The zip for opening entries: its end record found and read once (64 KiB searched), so
+ * an extraction passing it to each `openZipEntry` reads each entry's local header and bytes only.
+ * Closing it leaves the descriptor open.
+ */
+export const openZip = (fd: number): Promise<yauzl.ZipFile> =>
+  fromFd(fd, 0).catch((err) => {
+    throw unreadable((err as Error).message);
+  });
+
+/**
  * One entry's bytes. A stored entry is a plain byte range of the archive, so a Range costs
  * nothing; a deflated one is decompressed and the bytes before `start` are skipped; any other
  * method is decompressed by 7-Zip (zip-view.ts), skipped the same way. `end` is inclusive, like HTTP's.
@@ -206,12 +216,11 @@ export async function openZipEntry(
   ref: ZipRef,
   name: string,
   range?: { start: number; end: number },
+  opened?: yauzl.ZipFile,
 ): Promise<Readable> {
   if (ref.flags & 1) throw encryptedError(name);
   if (ref.method !== 0 && ref.method !== 8) return bySevenZip(fd, ref, name, range);
-  const zip = await fromFd(fd, 0).catch((err) => {
-    throw unreadable((err as Error).message);
-  });
+  const zip = opened ?? (await openZip(fd));
   const entry = Object.assign(new yauzl.Entry(), {
     relativeOffsetOfLocalHeader: ref.offset,
     compressedSize: ref.csize,
@@ -232,7 +241,7 @@ export async function openZipEntry(
   const raw = await new Promise<Readable>((resolve, reject) =>
     zip.openReadStream(entry, options, (err, s) => (err ? reject(unreadable(err.message)) : resolve(s!))),
   );
-  raw.once('close', () => zip.close());
+  if (!opened) raw.once('close', () => zip.close());
   if (stored) return range ? raw : exactly(raw, ref.usize, name);
   const inflate = zlib.createInflateRaw({ chunkSize: INFLATE_CHUNK });
   raw.on('error', (err) => inflate.destroy(err));
