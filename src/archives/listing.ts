@@ -104,7 +104,7 @@ export class Listing {
       ref: e.ref,
     };
     this.kept.push(record);
-    if (this.byPath) {
+    if (this.byPath || this.sorted.size) {
       this.byPath = undefined;
       this.sorted.clear();
     }
