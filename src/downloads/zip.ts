@@ -72,8 +72,12 @@ export function shouldDeflate(name: string, size: number): boolean {
 
 /** Deflate level for what does compress: level 1 runs ~3x level 6 for a few % more bytes. */
 export const FAST_LEVEL = 1;
-/** The start of a file examined to predict the rest. */
-const SAMPLE = 8 * 1024;
+/**
+ * The start of a file examined to predict the rest. 4 KiB decides as 8 KiB did (the same
+ * answer for ~5,000 files of a Debian system and node_modules, each judged against deflating
+ * its first MiB) at half the cost (~12 us a random sample, where every test runs).
+ */
+const SAMPLE = 4 * 1024;
 /** Deflate only when the sample shrinks to at most this fraction (saves ≥ 10 %). */
 const PAYS = 0.9;
 
@@ -108,7 +112,7 @@ const wordsSeen = new Int32Array(1 << 12);
 
 /**
  * Whether the start of a file is worth deflating. Cheap tests first, in JavaScript over the
- * sample (~20 µs): when its bytes' order-0 entropy is low, Huffman coding alone saves 10 %; when
+ * sample (~12 µs for 4 KiB): when its bytes' order-0 entropy is low, Huffman coding alone saves 10 %; when
  * it is near 8 bits and no 4-byte string repeats, nothing in deflate can (noise, ciphertext,
  * compressed data). Only between the two is the sample deflated — a zlib stream per call costs
  * ~0.3 ms and ~300 KB of external memory, more than sending a 1 MiB file and a GC every few dozen

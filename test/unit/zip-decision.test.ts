@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FAST_LEVEL, levelFor, worthDeflating } from '../../src/downloads/zip.ts';
 
-const SAMPLE = 8 * 1024;
+const SAMPLE = 4 * 1024;
 const text = Buffer.from(
   Array.from(
     { length: 2_000 },
