@@ -31,7 +31,7 @@ const WINDOW = 1024 * 1024;
 /**
  * Reads answered from the window in a row before one waits a tick. yauzl asks for the next
  * entry from inside a read's callback, so each answered at once deepens the stack (about five
- * frames a read); a tick per read cost a sixth of a 100,000-entry listing.
+ * frames a read); a tick per read cost about a fifth of a 100,000-entry listing.
  */
 const AT_ONCE = 128;
 
