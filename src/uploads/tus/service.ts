@@ -115,8 +115,12 @@ export function createTusService(deps: TusDeps): TusService {
     if (!row || row.userId !== caller.userId) throw gone();
   }
 
-  /** The caller's live upload, or 404 (unknown, someone else's, or expired — never saying which). */
-  async function load(caller: Caller, id: string): Promise<UploadRow> {
+  /**
+   * The caller's live upload, or 404 (unknown, someone else's, or expired — never saying which).
+   * An unfinished upload's offset is measured here unless the caller measures it itself (a PATCH
+   * reads it from the descriptor it writes, see receive).
+   */
+  async function load(caller: Caller, id: string, measure = true): Promise<UploadRow> {
     if (!ID.test(id)) throw gone();
     const row = store.get(id);
     if (!row || row.userId !== caller.userId) throw gone();
@@ -124,7 +128,7 @@ export function createTusService(deps: TusDeps): TusService {
       await discard(row);
       throw gone();
     }
-    if (row.state === 'incomplete') {
+    if (row.state === 'incomplete' && measure) {
       // The part file's length is the offset: bytes are written at the offset and whatever must
       // not count is cut off again. No fsync per PATCH: after a crash the file is as long as
       // what the disk kept (ext4, XFS and btrfs extend a file's on-disk size only once its data
@@ -132,13 +136,15 @@ export function createTusService(deps: TusDeps): TusService {
       // lost: the sender resends them. The one fsync is before placement (finalize), where
       // "complete" is recorded and nothing could be resent.
       const part = await fsp.stat(row.stagingPath).catch(() => null);
-      if (!part) {
-        store.remove(row.id);
-        throw tusError('TUS_NOT_FOUND', 'The data of this upload is gone; start it again.');
-      }
+      if (!part) throw partGone(row);
       row.offset = Math.min(part.size, row.length);
     }
     return row;
+  }
+
+  function partGone(row: UploadRow): AppError {
+    store.remove(row.id);
+    return tusError('TUS_NOT_FOUND', 'The data of this upload is gone; start it again.');
   }
 
   function targetOf(row: UploadRow): UploadTarget {
@@ -213,61 +219,82 @@ export function createTusService(deps: TusDeps): TusService {
     );
   }
 
-  /** Writes one PATCH body at `row.offset`; returns the new offset. Records progress as it goes. */
+  /**
+   * Writes one PATCH body at the upload's offset; returns the new offset. Records progress as
+   * it goes. What a PATCH costs beyond its bytes is paid while the sender waits and the disk
+   * idles (measured, test/bench/upload.ts), so the part file is opened and the free space asked
+   * at once, the offset is read from the descriptor written (its length), and the descriptor is
+   * closed after the answer, not before it.
+   */
   async function receive(
     row: UploadRow,
+    sent: number,
     headers: IncomingHttpHeaders,
     body: Readable,
     lock: LockHandle,
   ): Promise<number> {
     const checksum = parseUploadChecksum(headers['upload-checksum']);
     const declared = contentLength(headers['content-length']);
-    checkFitsLength(row.offset, declared, row.length);
-    await staging.ensureSpace(path.dirname(row.stagingPath), declared ?? row.length - row.offset);
-    const hash = checksum ? createHash('sha256') : null;
+    const dir = path.dirname(row.stagingPath);
+    const [opened, space] = await Promise.allSettled([
+      fsp.open(row.stagingPath, 'r+'),
+      declared === undefined ? null : staging.ensureSpace(dir, declared),
+    ]);
+    if (opened.status === 'rejected') {
+      if ((opened.reason as NodeJS.ErrnoException).code === 'ENOENT') throw partGone(row);
+      throw opened.reason;
+    }
+    const part = opened.value;
     let write: BodyWrite | null = null;
-    let written = 0;
-    // A long PATCH keeps its row fresh (a checksum PATCH too: until it is verified its bytes
-    // are not counted, but the upload is alive).
-    const progress = setInterval(
-      () => record(row, checksum ? row.offset : row.offset + (write?.written ?? 0)),
-      recordEvery,
-    );
-    let part: fsp.FileHandle | null = null;
+    let progress: NodeJS.Timeout | undefined;
     try {
-      part = await fsp.open(row.stagingPath, 'r+');
-      write = writeBody(body, part.fd, row.offset, {
-        inspect: meter(row.length - row.offset, hash),
-        signal: lock.signal,
-      });
-      written = await write.done;
-    } catch (err) {
-      const keep = write && !checksum && !(err instanceof PastLength) ? write.written : 0;
-      // The file's length is the offset: cut off whatever must not count.
-      if (part) await part.truncate(row.offset + keep).catch(() => {});
-      record(row, row.offset + keep, true);
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-        throw tusError('TUS_NOT_FOUND', 'The data of this upload is gone; start it again.');
-      if (err instanceof PastLength)
-        throw tusError(
-          'TUS_PAST_LENGTH',
-          `This PATCH carries more bytes than the upload's Upload-Length of ${row.length}; nothing of it was kept.`,
-        );
-      if (lock.signal.aborted) throw tusError('TUS_SUPERSEDED');
-      const fsError = fromFsError(err);
-      if (fsError) throw fsError.withHeaders({ ...TUS_HEADERS, 'Upload-Offset': String(row.offset + keep) });
-      throw err;
+      row.offset = Math.min((await part.stat()).size, row.length);
+      // The order of the refusals is the order of the rules: offset 409, length 413, space 507.
+      checkOffsetMatches(sent, row.offset);
+      checkFitsLength(row.offset, declared, row.length);
+      if (space.status === 'rejected') throw space.reason;
+      if (declared === undefined) await staging.ensureSpace(dir, row.length - row.offset);
+      const hash = checksum ? createHash('sha256') : null;
+      // A long PATCH keeps its row fresh (a checksum PATCH too: until it is verified its bytes
+      // are not counted, but the upload is alive).
+      progress = setInterval(
+        () => record(row, checksum ? row.offset : row.offset + (write?.written ?? 0)),
+        recordEvery,
+      );
+      let written: number;
+      try {
+        write = writeBody(body, part.fd, row.offset, {
+          inspect: meter(row.length - row.offset, hash),
+          signal: lock.signal,
+        });
+        written = await write.done;
+      } catch (err) {
+        const keep = write && !checksum && !(err instanceof PastLength) ? write.written : 0;
+        // The file's length is the offset: cut off whatever must not count.
+        await part.truncate(row.offset + keep).catch(() => {});
+        record(row, row.offset + keep, true);
+        if (err instanceof PastLength)
+          throw tusError(
+            'TUS_PAST_LENGTH',
+            `This PATCH carries more bytes than the upload's Upload-Length of ${row.length}; nothing of it was kept.`,
+          );
+        if (lock.signal.aborted) throw tusError('TUS_SUPERSEDED');
+        const fsError = fromFsError(err);
+        if (fsError) throw fsError.withHeaders({ ...TUS_HEADERS, 'Upload-Offset': String(row.offset + keep) });
+        throw err;
+      }
+      if (checksum && !hash!.digest().equals(checksum.digest)) {
+        await part.truncate(row.offset);
+        throw checksumMismatch();
+      }
+      const offset = row.offset + written;
+      record(row, offset, offset === row.length);
+      return offset;
     } finally {
       clearInterval(progress);
-      await part?.close().catch(() => {});
+      // Not awaited: the answer does not wait for the close (the bytes are in the file already).
+      part.close().catch(() => {});
     }
-    if (checksum && !hash!.digest().equals(checksum.digest)) {
-      await fsp.truncate(row.stagingPath, row.offset);
-      throw checksumMismatch();
-    }
-    const offset = row.offset + written;
-    record(row, offset, offset === row.length);
-    return offset;
   }
 
   return {
@@ -357,14 +384,13 @@ export function createTusService(deps: TusDeps): TusService {
       owned(caller, id);
       const lock = await locks.acquire(id);
       try {
-        let row = await load(caller, id);
+        let row = await load(caller, id, false);
         if (row.state !== 'incomplete') {
           checkOffsetMatches(sent, row.length);
           checkFitsLength(sent, contentLength(headers['content-length']), row.length);
           if (row.state === 'complete') return { status: 204, headers: completeHeaders(row, row.finalPath) };
         } else {
-          checkOffsetMatches(sent, row.offset);
-          const offset = await receive(row, headers, body, lock);
+          const offset = await receive(row, sent, headers, body, lock);
           row = { ...row, offset };
           if (offset < row.length)
             return { status: 204, headers: { 'Upload-Offset': String(offset), ...expiresHeader(row) } };
