@@ -27,12 +27,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { rateRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
+import { FIRST_CHUNK, nextChunkSize } from '../../ui/src/upload/chunk-size.ts';
 
 const MiB = 1024 * 1024;
 const CHUNK = 8 * MiB;
 
 interface Job {
-  kind: 'put' | 'multipart' | 'tus-one' | 'tus-chunks' | 'small-files';
+  kind: 'put' | 'multipart' | 'tus-one' | 'tus-chunks' | 'tus-ui' | 'small-files';
   base: string;
   bytes: number;
   files?: number;
@@ -104,7 +105,8 @@ async function multipart(base: string, name: string, bytes: number): Promise<voi
   );
 }
 
-async function tus(base: string, bytes: number, chunk: number): Promise<void> {
+/** A TUS upload in PATCHes of `chunk` bytes, or sized as the UI sizes them (each from the last one's speed). */
+async function tus(base: string, bytes: number, chunk: number | 'ui'): Promise<void> {
   const meta = `filename ${Buffer.from('tus.bin').toString('base64')},uploadTo ${Buffer.from('Bench').toString('base64')}`;
   const created = await request(
     'POST',
@@ -114,22 +116,25 @@ async function tus(base: string, bytes: number, chunk: number): Promise<void> {
   );
   expect(created, 201);
   const url = base + created.headers.location;
-  for (let offset = 0; offset < bytes; offset += chunk) {
-    const n = Math.min(chunk, bytes - offset);
-    expect(
-      await request(
-        'PATCH',
-        url,
-        {
-          'tus-resumable': '1.0.0',
-          'upload-offset': offset,
-          'content-type': 'application/offset+octet-stream',
-          'content-length': n,
-        },
-        (req) => pump(req, n),
-      ),
-      204,
+  let size = chunk === 'ui' ? FIRST_CHUNK : chunk;
+  for (let offset = 0, n = 0; offset < bytes; offset += n) {
+    n = Math.min(size, bytes - offset);
+    const started = performance.now();
+    const answer = await request(
+      'PATCH',
+      url,
+      {
+        'tus-resumable': '1.0.0',
+        'upload-offset': offset,
+        'content-type': 'application/offset+octet-stream',
+        'content-length': n,
+      },
+      (req) => pump(req, n),
     );
+    expect(answer, 204);
+    if (answer.headers['upload-offset'] !== String(offset + n))
+      throw new Error(`the server's offset is ${answer.headers['upload-offset']}, not ${offset + n}`);
+    if (chunk === 'ui') size = nextChunkSize(n, performance.now() - started);
   }
 }
 
@@ -146,6 +151,8 @@ async function runJob(job: Job): Promise<number> {
     await tus(job.base, job.bytes, job.bytes);
   } else if (job.kind === 'tus-chunks') {
     await tus(job.base, job.bytes, CHUNK);
+  } else if (job.kind === 'tus-ui') {
+    await tus(job.base, job.bytes, 'ui');
   } else {
     let next = 0;
     await Promise.all(
@@ -242,13 +249,14 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
     for (const f of fs.readdirSync(bench)) if (!f.startsWith('.')) fs.rmSync(path.join(bench, f), { recursive: true });
   };
   const rate = (seconds: number) => bytes / MiB / seconds;
-  const kinds = ['disk', 'bare', 'multipart', 'tus-one', 'tus-chunks'] as const;
+  const kinds = ['disk', 'bare', 'multipart', 'tus-one', 'tus-chunks', 'tus-ui'] as const;
   const runs: Record<(typeof kinds)[number], number[]> = {
     disk: [],
     bare: [],
     multipart: [],
     'tus-one': [],
     'tus-chunks': [],
+    'tus-ui': [],
   };
   try {
     console.log(
@@ -258,7 +266,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
     for (let round = 0; round < rounds; round++) {
       runs.disk.push(rate(await diskCeiling(scratch, bytes)));
       runs.bare.push(rate(await barePut(scratch, bytes)));
-      for (const kind of ['multipart', 'tus-one', 'tus-chunks'] as const) {
+      for (const kind of ['multipart', 'tus-one', 'tus-chunks', 'tus-ui'] as const) {
         runs[kind].push(rate(await inWorker({ kind, base: s.url, bytes })));
         clear();
       }
@@ -274,8 +282,9 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       multipart: 'Burrow multipart',
       'tus-one': 'Burrow TUS, one PATCH',
       'tus-chunks': 'Burrow TUS, 8 MiB PATCHes',
+      'tus-ui': "Burrow TUS, the UI's PATCHes",
     } as const;
-    for (const kind of ['multipart', 'tus-one', 'tus-chunks'] as const) {
+    for (const kind of ['multipart', 'tus-one', 'tus-chunks', 'tus-ui'] as const) {
       const mibs = median(runs[kind]);
       console.log(
         `  ${label[kind].padEnd(27)} ${mibs.toFixed(0).padStart(6)} MiB/s   ${((100 * mibs) / bare).toFixed(0).padStart(3)} % of bare PUT, ${((100 * mibs) / disk).toFixed(0).padStart(3)} % of disk ${spread(runs[kind])}`,
@@ -283,8 +292,11 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
     }
     // Issue 19's goal for what browsers send (tus-js-client, the UI): ≥ 0.8 of one PATCH.
     const chunked = median(runs['tus-chunks']) / median(runs['tus-one']);
+    const perRound = (kind: 'tus-chunks' | 'tus-ui') =>
+      runs[kind].map((x, i) => (x / runs['tus-one'][i]!).toFixed(2)).join(', ');
+    console.log(`  TUS 8 MiB PATCHes / one PATCH: ${chunked.toFixed(2)} (per round: ${perRound('tus-chunks')})`);
     console.log(
-      `  TUS 8 MiB PATCHes / one PATCH: ${chunked.toFixed(2)} (per round: ${runs['tus-chunks'].map((x, i) => (x / runs['tus-one'][i]!).toFixed(2)).join(', ')})`,
+      `  TUS the UI's PATCHes / one PATCH: ${(median(runs['tus-ui']) / median(runs['tus-one'])).toFixed(2)} (per round: ${perRound('tus-ui')})`,
     );
     const files = 1000;
     const seconds = await inWorker({ kind: 'small-files', base: s.url, bytes: 10 * 1024, files, concurrency: 4 });
@@ -303,6 +315,14 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
         median(runs['tus-one']),
         'MB/s',
         '≥ 0.8',
+        'Burrow TUS in one PATCH, same run',
+      ),
+      rateRow(
+        "TUS, the UI's PATCHes (8 MiB, then sized from the last one's speed) vs one PATCH",
+        median(runs['tus-ui']),
+        median(runs['tus-one']),
+        'MB/s',
+        '≥ 0.9',
         'Burrow TUS in one PATCH, same run',
       ),
     ];

@@ -5,6 +5,7 @@ import { errorFrom, sessionExpired, joinPath } from '../api/client.ts';
 import type { FileItem } from '../api/types.ts';
 import { toast } from '../state/toasts.ts';
 import { uploads, uploadSpeed, updateUpload, type UploadEntry } from '../state/uploads.ts';
+import { FIRST_CHUNK, LARGEST_CHUNK, nextChunkSize } from './chunk-size.ts';
 
 export interface PickedFile {
   file: File;
@@ -12,7 +13,8 @@ export interface PickedFile {
 }
 
 const PARALLEL = 3;
-const CHUNK = 8 * 1024 * 1024;
+/** The longest PATCH sent: lowered to FIRST_CHUNK for good once a proxy refused a longer one. */
+let largestChunk = LARGEST_CHUNK;
 
 /** Where uploads go: the account's routes, or a share link's (`/api/share/<token>/tus`, `/upload`). */
 export interface UploadEndpoints {
@@ -69,6 +71,7 @@ function storedNameFrom(header: string | null | undefined, fallback: string): st
 function startTus(job: Job): void {
   const { entry, file } = job;
   const name = entry.relativePath.split('/').pop() ?? file.name;
+  let chunkStarted = performance.now();
   const upload = new tus.Upload(file, {
     endpoint: job.endpoints.tus,
     metadata: {
@@ -77,12 +80,26 @@ function startTus(job: Job): void {
       relativePath: entry.relativePath,
       filetype: file.type || 'application/octet-stream',
     },
-    chunkSize: CHUNK,
+    chunkSize: Math.min(FIRST_CHUNK, largestChunk),
     retryDelays: [0, 1000, 3000, 6000],
     storeFingerprintForResuming: true,
     removeFingerprintOnSuccess: true,
-    onShouldRetry: (err) => {
-      const status = err.originalResponse?.getStatus() ?? 0;
+    // Each PATCH is sized from how fast the one before it went (chunk-size.ts).
+    onChunkComplete: (bytes) => {
+      const now = performance.now();
+      upload.options.chunkSize = nextChunkSize(bytes, now - chunkStarted, largestChunk);
+      chunkStarted = now;
+    },
+    onShouldRetry: (err, _attempt, options) => {
+      const res = err.originalResponse;
+      const status = res?.getStatus() ?? 0;
+      // A 413 without Tus-Resumable is a proxy's body limit, not Burrow's (whose TUS answers all
+      // carry it): go on with the smallest PATCHes.
+      if (status === 413 && !res?.getHeader('Tus-Resumable') && (options.chunkSize ?? 0) > FIRST_CHUNK) {
+        largestChunk = FIRST_CHUNK;
+        options.chunkSize = FIRST_CHUNK;
+        return true;
+      }
       return status === 0 || status === 409 || status === 423 || status >= 502;
     },
     onProgress: (sent) => updateUpload(entry.id, { sent }),
