@@ -13,6 +13,12 @@ import { AppError } from '../core/errors.ts';
 import { RESERVED_DIR, TEMP_PREFIX } from '../files/names.ts';
 
 export const STAGING_SUBDIR = 'uploads';
+/**
+ * A volume's free space, once asked, answers again for this long when the bytes asked for are
+ * at most a quarter of it (an upload's PATCHes ask every few milliseconds; a disk filling from
+ * elsewhere in that time still ends a write with ENOSPC, answered 507).
+ */
+const FREE_SPACE_FRESH_MS = 1000;
 /** Part files of resumable uploads: `tus-<id>.part`; of multipart requests: `mp-<random>.part`. */
 export const TUS_PART = /^tus-([0-9a-f]{32})\.part$/;
 export const MULTIPART_PART = /^mp-[A-Za-z0-9_-]+\.part$/;
@@ -84,6 +90,8 @@ export function createStaging(db: Database, reserveBytes: number): Staging {
   const leftoversRemoved = removeMultipartLeftovers(registered);
   /** Staging folders known to exist (made again by createPart if someone removed one). */
   const made = new Set<string>();
+  /** The last free space read per folder, and when. */
+  const lastFree = new Map<string, { free: number; at: number }>();
 
   async function sameDevice(a: string, b: string): Promise<boolean> {
     const [sa, sb] = await Promise.all([fsp.stat(a), fsp.stat(b)]);
@@ -121,10 +129,14 @@ export function createStaging(db: Database, reserveBytes: number): Staging {
     },
 
     async ensureSpace(dir, bytes) {
+      const last = lastFree.get(dir);
+      if (last && Date.now() - last.at < FREE_SPACE_FRESH_MS && 4 * (bytes + reserveBytes) <= last.free) return;
       let free: number;
       try {
         const s = await fsp.statfs(dir);
         free = Number(s.bavail) * Number(s.bsize);
+        if (lastFree.size >= 64) lastFree.clear(); // folders beside their destinations are many
+        lastFree.set(dir, { free, at: Date.now() });
       } catch {
         return; // A filesystem that cannot say: the write itself will answer ENOSPC.
       }

@@ -63,6 +63,8 @@ export interface TusDeps {
 const ID = /^[0-9a-f]{32}$/;
 /** Longest gap between two writes of an active upload's row (its offset and activity clock). */
 const RECORD_EVERY_MS = 2000;
+/** How long an unfinished upload's part file stays open after a PATCH, for the next one. */
+const HOLD_MS = 10_000;
 
 class PastLength extends Error {}
 
@@ -80,6 +82,30 @@ export function createTusService(deps: TusDeps): TusService {
   const { store, staging, placement, ttlMs, log } = deps;
   const now = deps.now ?? Date.now;
   const locks = createUploadLocks();
+
+  // A part file between two PATCHes of its upload: still open, with the offset the last PATCH
+  // left (its length). The next PATCH then starts writing at once: the open, fstat and statfs
+  // round trips to the thread pool came between its request and its first byte written. Only
+  // this process writes a part, and only under its upload's lock; a PATCH that fails, the last
+  // PATCH, a termination and the sweep let go of it, and so does HOLD_MS without a PATCH.
+  const held = new Map<string, { part: fsp.FileHandle; offset: number; timer: NodeJS.Timeout }>();
+  const hold = (id: string, part: fsp.FileHandle, offset: number) => {
+    const timer = setTimeout(() => letGo(id), HOLD_MS);
+    timer.unref();
+    held.set(id, { part, offset, timer });
+  };
+  const take = (id: string) => {
+    const h = held.get(id);
+    if (!h) return undefined;
+    clearTimeout(h.timer);
+    held.delete(id);
+    return h;
+  };
+  const letGo = (id: string) => {
+    take(id)
+      ?.part.close()
+      .catch(() => {});
+  };
 
   const expiresAt = (row: Pick<UploadRow, 'updatedAt'>) => row.updatedAt + ttlMs;
   // The part file's length is the offset (bytes are written at the offset, refused bytes are
@@ -100,6 +126,7 @@ export function createTusService(deps: TusDeps): TusService {
   const gone = () => tusError('TUS_NOT_FOUND');
 
   async function discard(row: UploadRow): Promise<void> {
+    letGo(row.id);
     if (row.state !== 'complete') await removeQuietly(row.stagingPath);
     store.remove(row.id);
   }
@@ -220,11 +247,57 @@ export function createTusService(deps: TusDeps): TusService {
   }
 
   /**
+   * The part file opened for a PATCH once the PATCH may write to it, checked in the order of
+   * the rules: the data is there (404), the offsets match (409), the bytes fit the length (413)
+   * and the volume (507). Held from the last PATCH, or opened while the free space is asked,
+   * its offset read from the descriptor written (its length).
+   */
+  async function openChecked(
+    row: UploadRow,
+    sent: number,
+    declared: number | undefined,
+  ): Promise<{ part: fsp.FileHandle; wasHeld: boolean }> {
+    const dir = path.dirname(row.stagingPath);
+    const kept = take(row.id);
+    if (kept) {
+      try {
+        row.offset = kept.offset;
+        checkOffsetMatches(sent, row.offset);
+        checkFitsLength(row.offset, declared, row.length);
+        await staging.ensureSpace(dir, declared ?? row.length - row.offset);
+        return { part: kept.part, wasHeld: true };
+      } catch (err) {
+        hold(row.id, kept.part, kept.offset); // a refused PATCH changed nothing
+        throw err;
+      }
+    }
+    const [opened, space] = await Promise.allSettled([
+      fsp.open(row.stagingPath, 'r+'),
+      declared === undefined ? null : staging.ensureSpace(dir, declared),
+    ]);
+    if (opened.status === 'rejected') {
+      if ((opened.reason as NodeJS.ErrnoException).code === 'ENOENT') throw partGone(row);
+      throw opened.reason;
+    }
+    const part = opened.value;
+    try {
+      row.offset = Math.min((await part.stat()).size, row.length);
+      checkOffsetMatches(sent, row.offset);
+      checkFitsLength(row.offset, declared, row.length);
+      if (space.status === 'rejected') throw space.reason;
+      if (declared === undefined) await staging.ensureSpace(dir, row.length - row.offset);
+      return { part, wasHeld: false };
+    } catch (err) {
+      part.close().catch(() => {});
+      throw err;
+    }
+  }
+
+  /**
    * Writes one PATCH body at the upload's offset; returns the new offset. Records progress as
    * it goes. What a PATCH costs beyond its bytes is paid while the sender waits and the disk
-   * idles (measured, test/bench/upload.ts), so the part file is opened and the free space asked
-   * at once, the offset is read from the descriptor written (its length), and the descriptor is
-   * closed after the answer, not before it.
+   * idles (test/bench/upload.ts has the timeline), so nothing waits on a close: an unfinished
+   * upload's part stays open for its next PATCH, the last PATCH's is closed after the answer.
    */
   async function receive(
     row: UploadRow,
@@ -235,32 +308,17 @@ export function createTusService(deps: TusDeps): TusService {
   ): Promise<number> {
     const checksum = parseUploadChecksum(headers['upload-checksum']);
     const declared = contentLength(headers['content-length']);
-    const dir = path.dirname(row.stagingPath);
-    const [opened, space] = await Promise.allSettled([
-      fsp.open(row.stagingPath, 'r+'),
-      declared === undefined ? null : staging.ensureSpace(dir, declared),
-    ]);
-    if (opened.status === 'rejected') {
-      if ((opened.reason as NodeJS.ErrnoException).code === 'ENOENT') throw partGone(row);
-      throw opened.reason;
-    }
-    const part = opened.value;
+    const { part, wasHeld } = await openChecked(row, sent, declared);
+    let kept = false;
     let write: BodyWrite | null = null;
-    let progress: NodeJS.Timeout | undefined;
+    const hash = checksum ? createHash('sha256') : null;
+    // A long PATCH keeps its row fresh (a checksum PATCH too: until it is verified its bytes
+    // are not counted, but the upload is alive).
+    const progress = setInterval(
+      () => record(row, checksum ? row.offset : row.offset + (write?.written ?? 0)),
+      recordEvery,
+    );
     try {
-      row.offset = Math.min((await part.stat()).size, row.length);
-      // The order of the refusals is the order of the rules: offset 409, length 413, space 507.
-      checkOffsetMatches(sent, row.offset);
-      checkFitsLength(row.offset, declared, row.length);
-      if (space.status === 'rejected') throw space.reason;
-      if (declared === undefined) await staging.ensureSpace(dir, row.length - row.offset);
-      const hash = checksum ? createHash('sha256') : null;
-      // A long PATCH keeps its row fresh (a checksum PATCH too: until it is verified its bytes
-      // are not counted, but the upload is alive).
-      progress = setInterval(
-        () => record(row, checksum ? row.offset : row.offset + (write?.written ?? 0)),
-        recordEvery,
-      );
       let written: number;
       try {
         write = writeBody(body, part.fd, row.offset, {
@@ -288,12 +346,20 @@ export function createTusService(deps: TusDeps): TusService {
         throw checksumMismatch();
       }
       const offset = row.offset + written;
+      if (offset < row.length) {
+        hold(row.id, part, offset);
+        kept = true;
+      } else if (wasHeld && (await part.stat()).nlink === 0) {
+        // Held since a PATCH before: the part was removed behind Burrow's back meanwhile, and
+        // the bytes went to a file nobody can name.
+        throw partGone(row);
+      }
       record(row, offset, offset === row.length);
       return offset;
     } finally {
       clearInterval(progress);
-      // Not awaited: the answer does not wait for the close (the bytes are in the file already).
-      part.close().catch(() => {});
+      // Not awaited: the bytes are in the file already; the answer need not wait for the close.
+      if (!kept) part.close().catch(() => {});
     }
   }
 
