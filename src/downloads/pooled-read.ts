@@ -12,8 +12,8 @@ export const CHUNK = 1024 * 1024;
 /**
  * Buffers lent as views; a view comes back only when its bytes were written to the socket. With
  * `idleMs`, the pool can be shared by every answer of a kind (it outlives them): its free
- * buffers are released once none was taken or given back for that long, and released at once
- * (detached, not left to the collector), so nothing is held at rest.
+ * buffers are released once none was given back for that long (at most twice that), and
+ * released at once (detached, not left to the collector), so nothing is held at rest.
  */
 export class ChunkPool {
   private readonly free: Buffer[] = [];
@@ -21,6 +21,9 @@ export class ChunkPool {
   private readonly max: number;
   private readonly idleMs: number;
   private idle: NodeJS.Timeout | undefined;
+  /** Buffers kept so far: the idle check compares it, instead of re-arming a timer per MiB. */
+  private kept = 0;
+  private keptAtCheck = -1;
   constructor(max = 8, idleMs = 0) {
     this.max = max;
     this.idleMs = idleMs;
@@ -49,11 +52,16 @@ export class ChunkPool {
     if (this.free.length >= this.max) return;
     this.free.push(whole);
     if (!this.idleMs) return;
-    if (this.idle) this.idle.refresh();
-    else this.idle = setTimeout(() => this.release(), this.idleMs).unref();
+    this.kept++;
+    this.idle ??= setTimeout(() => this.checkIdle(), this.idleMs).unref();
   }
-  /** Frees the buffers nobody holds: detaching one frees its memory now, not at a later collection. */
-  private release(): void {
+  /** Frees the buffers nobody holds once the pool went unused: detaching frees the memory now. */
+  private checkIdle(): void {
+    if (this.kept !== this.keptAtCheck) {
+      this.keptAtCheck = this.kept;
+      this.idle = setTimeout(() => this.checkIdle(), this.idleMs).unref();
+      return;
+    }
     this.idle = undefined;
     for (const whole of this.free.splice(0)) (whole.buffer as ArrayBuffer).transfer(0);
   }
