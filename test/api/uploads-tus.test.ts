@@ -406,6 +406,36 @@ test('only the owner may HEAD, PATCH or DELETE an upload; DELETE removes its byt
   }
 });
 
+test('a part file removed between two PATCHes (the server keeps it open for the next one): the PATCH that ends the upload answers 404 and nothing is placed', async () => {
+  const s = await start();
+  try {
+    const admin = await setupAdmin(s);
+    const meta = `filename ${b64('gone.txt')},uploadTo ${b64('Files')}`;
+    const created = await admin.request('POST', '/api/upload/tus', undefined, {
+      ...TUS,
+      'Upload-Length': '10',
+      'Upload-Metadata': meta,
+    });
+    const url = created.headers.get('location')!;
+    const patch = (body: string, offset: number) =>
+      admin.request('PATCH', url, body, {
+        ...TUS,
+        'Content-Type': 'application/offset+octet-stream',
+        'Upload-Offset': String(offset),
+      });
+    assert.is((await patch('abcde', 0)).status, 204);
+    for (const name of staged(s)) fs.rmSync(path.join(stagingDir(s), name));
+    const last = await patch('fghij', 5);
+    assert.is(last.status, 404, last.text);
+    assert.is(envelope(last).code, 'TUS_NOT_FOUND');
+    assert.not.ok(fs.existsSync(path.join(s.dirs.volumes, 'Files', 'gone.txt')), 'nothing placed');
+    assert.is((await head(admin, s.url + url)).status, 404, 'the upload is forgotten');
+  } finally {
+    await s.close();
+    removeDirs(s.dirs);
+  }
+});
+
 test('protocol refusals: version 412, bad lengths, metadata, offsets 409, past the length 413, content type 415, checksum 460 — and none moves the offset', async () => {
   const s = await start();
   try {
