@@ -1,8 +1,10 @@
 // Upload throughput against this machine's own ceilings, measured in the same run:
 //   disk      — the same bytes written with fs.createWriteStream and flushed (no HTTP): the ceiling
 //   bare PUT  — a bare Node HTTP server piping a PUT body to a file (the target: ≥ 90 % of it)
-//   Burrow    — the bytes by multipart POST /api/upload, by TUS in one PATCH, and by TUS in 8 MiB
-//               PATCHes; then 1,000 files of 10 KB by multipart (files per second)
+//   Burrow    — the bytes by multipart POST /api/upload, by TUS in one PATCH, by TUS in 8 MiB
+//               PATCHes and in the PATCHes the UI sends (8 MiB, then sized from the last one's
+//               speed: ui/src/upload/chunk-size.ts); then 1,000 files of 10 KB by multipart (files
+//               per second)
 // The client runs in a worker thread (its own event loop), sending from memory, so the
 // server's work is what is measured. Printed, not asserted.
 //
@@ -12,10 +14,20 @@
 // fdatasync at the end (0.02-0.11 s: the kernel has written most back by then). The page-cache
 // copy of the writes is a third of the samples, on a libuv thread; V8's collector another
 // fifth: the parser's fresh buffers are external memory, and the server runs 10-16 full
-// collections during one such upload (a bare Node server on the same client: 2-4). An 8 MiB
-// PATCH costs ~1.5 ms more than its bytes (500 PATCHes of 4 KiB: 1.3-1.8 ms each, 0.6-1.0 ms
-// of server CPU; five thread-pool calls: stat, statfs, open, write, close). Runs on the shared
-// machine vary 2x, so the rounds are interleaved and the medians reported.
+// collections during one such upload (a bare Node server on the same client: 2-4).
+//
+// What a PATCH costs beyond its bytes (256 MiB in 8 MiB PATCHes, this bench's client, server
+// from source with its request, body and answer events timed; medians of 32 PATCHes a round,
+// shared machine): the client's request reaches the server's 'request' event after 0.5-2.0 ms
+// (as much against a bare Node server: the client writing 8 MiB into the socket, and a CPU for
+// the server), the server reads the body 0.6-0.8 ms after that (HTTP layer 0.3, TUS checks and
+// two row reads 0.25; it was 1.6-1.8 ms while each PATCH stat'ed, statfs'ed, opened and closed
+// the part one after the other: now the part stays open between PATCHes), the body takes 5-9
+// ms, and the answer leaves 1.6-3.7 ms after the body's end: the writes still queued then, 2
+// MiB in flight and up to 2 MiB gathered (the disk is the slower side). So the disk idles from
+// one PATCH's last write to the next one's first: an answer, the client's next request and the
+// checks, ~2-3 ms a PATCH; one PATCH never idles. No fsync per PATCH (service.ts says why).
+// Runs on the shared machine vary 2x, so the rounds are interleaved and the medians reported.
 //
 //   npm run bench -- upload [--quick] [sizeMiB=256] [rounds=5]   (through the executable;
 //   the source: BURROW_TEST_SERVER=source)
