@@ -58,6 +58,26 @@
 //   ceiling omitted (~35 ms of a ~500 ms mix); it now computes it (stored bytes: zlib.crc32 as
 //   sent; text: zlib's gzip frame on the pool thread, as Burrow). The bare server still opens a
 //   zlib stream per file (its heap is tiny, so that costs it little).
+//   Where the incompressible zip's CPU beyond its ceiling went (11-24 07:10-07:50, from source:
+//   per-thread CPU from /proc, perf, strace -c; 100 x 1 MiB random): the collector — a pool of
+//   1 MiB buffers allocated afresh for every zip (~16 MiB of external memory, about one full
+//   collection a zip): V8's helper threads ~26 -> ~5 ms a zip with one pool for all zips (freed,
+//   detached, 1-2 s after the last); the CRC-32 (zlib.crc32, ~21-27 ms, which any zip pays; a
+//   SIMD crc32 add-on measured 2.7x faster here, but it is a native dependency); the sampling
+//   probe, ~45 -> ~12 us a file (a rolled 4-byte word, reused tables, 4 KiB decides as 8 did);
+//   trips to the thread pool: 6 a file (the walk's lstat, open, readlink, fstat, read, close)
+//   against the ceiling's 1, ~39 futex calls a file against 6.5 — the readlink is now gone for
+//   files directly in a selected folder (opened through its checked descriptor); the walk's
+//   lstat and the close would be ~13 ms more (A/B). Compressible: zlib's output (~35 MB of
+//   128 KiB buffers a zip) left to the collector made ~4 full collections of the ~20 MB heap a
+//   zip (~100 ms of CPU); freed as soon as written: V8's helper threads ~90 -> ~17 ms a zip.
+//   The incompressible ceiling then got the CRC (before: the same bytes, no CRC; its figure is
+//   still printed beside it). Through the executable, 3 runs (07:46-07:51, load 2-3.6, the first
+//   before the readlink went): incompressible 950 / 1120 / 1132 MB/s, CPU 80 / 90 / 105 ms,
+//   against the ceiling with the CRC 1089 / 1252 / 1459 MB/s, 50 / 70 / 70 ms (0.63x, 0.78x,
+//   0.67x) and without it 1549 / 2276 / 2041 MB/s, 45 / 40 / 45 ms; compressible 1.00x, 1.03x,
+//   0.98x (CPU 0.98x, 1.02x, 0.98x); mixed 0.93x, 0.96x, 1.00x (CPU 0.98x, 0.97x, 0.94x).
+//   Before (README, quiet machine): incompressible CPU 160 ms; compressible 0.94x (CPU 0.95x).
 import './support/executable.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
