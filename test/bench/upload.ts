@@ -275,10 +275,14 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       `upload bench: ${sizeMiB} MiB per run, ${rounds} interleaved rounds (medians), ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}, Node ${process.version}`,
     );
     // Interleaved rounds: a busy neighbour slows every variant alike instead of one of them.
+    // Burrow's variants run in the reverse order every other round: measured (two servers, each
+    // first in its rounds and then second), a variant's ratio moved by 0.05-0.25 with its place
+    // in the round, so a fixed order would give one variant that advantage every time.
     for (let round = 0; round < rounds; round++) {
       runs.disk.push(rate(await diskCeiling(scratch, bytes)));
       runs.bare.push(rate(await barePut(scratch, bytes)));
-      for (const kind of ['multipart', 'tus-one', 'tus-chunks', 'tus-ui'] as const) {
+      const burrow = ['multipart', 'tus-one', 'tus-chunks', 'tus-ui'] as const;
+      for (const kind of round % 2 ? [...burrow].reverse() : burrow) {
         runs[kind].push(rate(await inWorker({ kind, base: s.url, bytes })));
         clear();
       }
