@@ -3,6 +3,7 @@
 // environment once, opens the database, starts the HTTP server; SIGTERM/SIGINT stop it cleanly.
 // First: on a server start that owes a full walk, the walker's thread boots while the rest loads.
 import { takeEarlyWalker } from './indexer/early-start.ts';
+import { afterEarlyWalks } from './indexer/early.ts';
 import fs from 'node:fs';
 import { readCommandLine, serverEnv } from './cli-args.ts';
 import { ConfigError, allVariables, loadConfig } from './config.ts';
@@ -111,12 +112,13 @@ async function main(): Promise<void> {
   let held: string[] | null = [];
   const consoleWrite = (s: string) => (held ? held.push(s) : process.stdout.write(s));
   let app;
+  const walker = takeEarlyWalker();
   try {
     const config = loadConfig(env);
     prepareDataDirs(config, config.storage.volumeRootExplicit);
     app = createApp(config, {
       uiDir: uiDir(config.storage.cacheDir, defaultUiDir()),
-      walker: takeEarlyWalker(),
+      walker,
       ...(human ? { log: consoleLogger(config.server.logLevel, consoleWrite) } : {}),
     });
   } catch (err) {
@@ -173,14 +175,15 @@ async function main(): Promise<void> {
     if (shouldOpenBrowser({ env, noOpen: Boolean(args['no-open']), tty: human, needsSetup })) openBrowser(url, log);
     // Add-on check, off the request path and in a child process (`--check-addons`): loading the
     // image add-on costs ~35 MB that an idle server should not carry, and a crashing add-on
-    // must not take the server down.
-    setTimeout(
+    // must not take the server down. Not beside a first walk: it would take one of its cores.
+    afterEarlyWalks(
+      walker,
+      250,
       () =>
         void checkInChild(env).then((parts) => {
           if (!human || Object.values(parts).some((p) => !p.available)) log.info('optional parts', parts);
         }),
-      250,
-    ).unref();
+    );
   } catch (err) {
     for (const line of held ?? []) process.stdout.write(line);
     held = null;

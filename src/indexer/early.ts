@@ -35,3 +35,23 @@ export function startEarlyWalker(argv: readonly string[], env: NodeJS.ProcessEnv
     return undefined;
   }
 }
+
+/** Polled while the early walker still walks (cheap: one number read). */
+const REST_POLL_MS = 100;
+/** Past this, start work waits no longer (a large tree's catalogue runs for minutes). */
+const REST_MAX_MS = 10_000;
+
+/**
+ * Runs `work` `delayMs` from now, or, on a start whose first walks run in the early walker's
+ * thread, once that thread has no walk left (at most REST_MAX_MS later). For start work that
+ * burns a core of its own — the add-on check boots a second process of this executable — which,
+ * run beside the first walk on a two-core machine, slowed that walk by a third.
+ */
+export function afterEarlyWalks(early: EarlyWalker | undefined, delayMs: number, work: () => void): void {
+  const until = Date.now() + delayMs + REST_MAX_MS;
+  const check = () => {
+    if (!early || early.client.busy === 0 || Date.now() >= until) work();
+    else setTimeout(check, REST_POLL_MS).unref();
+  };
+  setTimeout(check, delayMs).unref();
+}
