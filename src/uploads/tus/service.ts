@@ -65,6 +65,8 @@ const ID = /^[0-9a-f]{32}$/;
 const RECORD_EVERY_MS = 2000;
 /** How long an unfinished upload's part file stays open after a PATCH, for the next one. */
 const HOLD_MS = 10_000;
+/** Most part files held open at once (each is a descriptor; the oldest held goes first). */
+const HOLD_MAX = 64;
 
 class PastLength extends Error {}
 
@@ -90,6 +92,7 @@ export function createTusService(deps: TusDeps): TusService {
   // PATCH, a termination and the sweep let go of it, and so does HOLD_MS without a PATCH.
   const held = new Map<string, { part: fsp.FileHandle; offset: number; timer: NodeJS.Timeout }>();
   const hold = (id: string, part: fsp.FileHandle, offset: number) => {
+    if (held.size >= HOLD_MAX) letGo(held.keys().next().value!);
     const timer = setTimeout(() => letGo(id), HOLD_MS);
     timer.unref();
     held.set(id, { part, offset, timer });
