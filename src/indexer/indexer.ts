@@ -84,7 +84,69 @@ export function walkerAhead(
   if (!indexingEnabled(config) || !(config.folderSize.rebuild || !fs.existsSync(file))) return undefined;
   const client = walkerClient(config, log, load, worker);
   client.warm();
+  // The index file is new or rebuilt, so it holds no roots: the first root discover() finds is
+  // the first folder of VOLUME_ROOT, and its sizes walk the first job. Posted now, it runs while
+  // the database opens; discover() takes it over if it asks for the same walk, else cancels it.
+  const first = volumeFolders(config.storage.volumeRoot)[0];
+  if (first) {
+    const mounts = readMounts();
+    client.prewalk({
+      ...baselineJob(config, first, mounts),
+      root: first,
+      excludes: excludePaths(config),
+      sync: !onNetworkFs(first, mounts),
+      content: false,
+    });
+  }
   return client;
+}
+
+/** The real paths of a parent's folders that are indexed roots (VOLUME_ROOT's volumes, the personal folders). */
+function volumeFolders(parent: string): string[] {
+  let names: fs.Dirent[];
+  try {
+    names = fs.readdirSync(parent, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const d of names) {
+    if (!d.isDirectory() || d.name.startsWith('.')) continue;
+    try {
+      out.push(fs.realpathSync(path.join(parent, d.name)));
+    } catch {
+      /* vanished meanwhile */
+    }
+  }
+  return out;
+}
+
+/** Paths relative to a root that are never read (FOLDER_SIZE_EXCLUDE_PATHS). */
+function excludePaths(config: Config): string[] {
+  return config.folderSize.excludePaths
+    .map((p) =>
+      p
+        .split(/[\\/]+/)
+        .filter((s) => s && s !== '.')
+        .join('/'),
+    )
+    .filter(Boolean);
+}
+
+function onNetworkFs(rootPath: string, mounts: Mount[]): boolean {
+  const mount = mountOf(rootPath, mounts);
+  return Boolean(mount && isNetworkFs(mount.fsType));
+}
+
+/** Phase one's walk of a root: folder records only. */
+function baselineJob(config: Config, rootPath: string, mounts: Mount[]) {
+  return {
+    rel: '',
+    concurrency: onNetworkFs(rootPath, mounts) ? config.folderSize.networkConcurrency : config.folderSize.concurrency,
+    batch: 0,
+    pauseMs: 0,
+    emit: 'dirs' as const,
+  };
 }
 
 export class Indexer {
@@ -186,20 +248,12 @@ export class Indexer {
 
   /** Paths relative to a root that are never read (FOLDER_SIZE_EXCLUDE_PATHS). */
   excludes(): string[] {
-    return this.config.folderSize.excludePaths
-      .map((p) =>
-        p
-          .split(/[\\/]+/)
-          .filter((s) => s && s !== '.')
-          .join('/'),
-      )
-      .filter(Boolean);
+    return excludePaths(this.config);
   }
 
   concurrencyFor(rootPath: string): number {
     this.mounts ??= readMounts();
-    const mount = mountOf(rootPath, this.mounts);
-    return mount && isNetworkFs(mount.fsType)
+    return onNetworkFs(rootPath, this.mounts)
       ? this.config.folderSize.networkConcurrency
       : this.config.folderSize.concurrency;
   }
@@ -211,8 +265,7 @@ export class Indexer {
   syncFor(rootPath: string): boolean {
     if (this.suspect.has(rootPath)) return false;
     this.mounts ??= readMounts();
-    const mount = mountOf(rootPath, this.mounts);
-    return !(mount && isNetworkFs(mount.fsType));
+    return !onNetworkFs(rootPath, this.mounts);
   }
 
   /**
@@ -257,6 +310,7 @@ export class Indexer {
         const t = performance.now();
         const budget = this.load.busy() ? BUSY_WRITE_SLICE_MS : WRITE_SLICE_MS;
         this.store.writeFor(root.id, batch.entries, batch.docs, Date.now(), budget);
+        process.stderr.write(`MARK slice${Math.round(performance.now() - t)} ${Date.now()}\n`);
         this.load.spent(performance.now() - t);
         if (!batch.entries.length && !batch.docs.length) {
           pending.shift();
@@ -364,13 +418,8 @@ export class Indexer {
   private async baseline(root: RootRow): Promise<void> {
     try {
       while (!this.stopped && !this.store.deleteChunk(root.id, '')) await this.load.turn();
-      const summary = await this.runWalk(root, {
-        rel: '',
-        concurrency: this.concurrencyFor(root.path),
-        batch: 0,
-        pauseMs: 0,
-        emit: 'dirs',
-      });
+      this.mounts ??= readMounts();
+      const summary = await this.runWalk(root, baselineJob(this.config, root.path, this.mounts));
       if (this.stopped) return;
       if (summary.missing) {
         this.log.warn('an indexed folder is missing; it is walked again when it comes back', { root: root.path });
@@ -430,6 +479,15 @@ export class Indexer {
    * wait for the main thread's first free turn).
    */
   discover(extraRoots: readonly string[] = []): void {
+    try {
+      this.discoverRoots(extraRoots);
+    } finally {
+      // A walk posted ahead (walkerAhead) that this did not ask for is not owed.
+      this.client.dropPrewalks();
+    }
+  }
+
+  private discoverRoots(extraRoots: readonly string[]): void {
     if (!this.enabled || this.stopped) return;
     for (const root of this.store.roots()) {
       if (root.state === 'pending') this.queueBaseline(root);
@@ -443,22 +501,7 @@ export class Indexer {
       ...(this.config.storage.userDirEnabled ? [this.config.storage.userRoot] : []),
     ];
     // A few entries (the volumes, the personal folders), listed once at startup.
-    for (const parent of parents) {
-      let names: fs.Dirent[] = [];
-      try {
-        names = fs.readdirSync(parent, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      for (const d of names) {
-        if (!d.isDirectory() || d.name.startsWith('.')) continue;
-        try {
-          this.ensureRoot(fs.realpathSync(path.join(parent, d.name)));
-        } catch {
-          /* vanished meanwhile */
-        }
-      }
-    }
+    for (const parent of parents) for (const root of volumeFolders(parent)) this.ensureRoot(root);
     for (const root of extraRoots) this.ensureRoot(root);
   }
 

@@ -27,10 +27,30 @@ interface Pending {
 
 const WORKER_IDLE_MS = 10_000;
 
+/** A walk posted before anyone asked for it (prewalk): its batches wait until walk() asks for the same job. */
+interface Prewalk {
+  id: number;
+  key: string;
+  batches: [EntryRecord[], DocRecord[]][];
+  done: Promise<WalkSummary>;
+  /** Lost with its worker: the one who asks walks afresh. */
+  failed?: boolean;
+}
+
+/** The same job whatever the order its fields were given in. */
+function jobKey(job: Omit<WalkJob, 'id'>): string {
+  return JSON.stringify(
+    Object.keys(job)
+      .sort()
+      .map((k) => [k, job[k as keyof typeof job]]),
+  );
+}
+
 export class WalkerClient {
   private worker: Worker | undefined;
   private watchdog: SyncWatchdog | undefined;
   private readonly pending = new Map<number, Pending>();
+  private prewalks: Prewalk[] = [];
   private nextId = 1;
   private readonly options: WorkerOptions;
   /** Replaced by the server's logger when a thread started early is taken over (early.ts). */
@@ -147,6 +167,51 @@ export class WalkerClient {
   }
 
   walk(
+    job: Omit<WalkJob, 'id'>,
+    onOut: (entries: EntryRecord[], docs: DocRecord[]) => void,
+  ): { id: number; done: Promise<WalkSummary> } {
+    const key = jobKey(job);
+    this.prewalks = this.prewalks.filter((p) => !p.failed);
+    const ahead = this.prewalks.findIndex((p) => p.key === key);
+    if (ahead >= 0) {
+      // The same walk, posted before the database could say it was owed: taken over as it
+      // stands (the batches it sent so far first, unacknowledged, as if they had just come).
+      const p = this.prewalks.splice(ahead, 1)[0]!;
+      const running = this.pending.get(p.id);
+      if (running) running.onOut = onOut;
+      // After the taker has the job's id (its batches are acknowledged by it); before any
+      // batch still to come, which arrives as a message, later.
+      const sent = p.batches.splice(0);
+      queueMicrotask(() => {
+        for (const [entries, docs] of sent) onOut(entries, docs);
+      });
+      return { id: p.id, done: p.done };
+    }
+    return this.postWalk(job, onOut);
+  }
+
+  /**
+   * Posts a walk nobody has asked for yet (early.ts: the first volume's baseline while the
+   * database opens). Its batches are kept, unacknowledged, so the worker stops after a few
+   * (memory stays flat); walk() with the same job takes it over, dropPrewalks() cancels it.
+   */
+  prewalk(job: Omit<WalkJob, 'id'>): void {
+    const batches: Prewalk['batches'] = [];
+    const run = this.postWalk(job, (entries, docs) => batches.push([entries, docs]));
+    const p: Prewalk = { id: run.id, key: jobKey(job), batches, done: run.done };
+    // Taken over once failed, it would fail its taker: the taker walks afresh instead.
+    run.done.catch(() => {
+      p.failed = true;
+    });
+    this.prewalks.push(p);
+  }
+
+  /** Cancels the walks posted ahead that nobody took over (not owed after all). */
+  dropPrewalks(): void {
+    for (const p of this.prewalks.splice(0)) this.cancel(p.id);
+  }
+
+  private postWalk(
     job: Omit<WalkJob, 'id'>,
     onOut: (entries: EntryRecord[], docs: DocRecord[]) => void,
   ): { id: number; done: Promise<WalkSummary> } {
