@@ -74,6 +74,13 @@ export interface IndexesCapability extends Capability, Indexes {}
 
 export function createIndexes(deps: IndexesDeps): IndexesCapability {
   const indexer = deps.indexer ?? openIndexer(deps);
+  // The host folders served as volumes are known as soon as the database is open: their walks
+  // queue now, behind VOLUME_ROOT's, not when the server starts listening.
+  try {
+    for (const root of deps.served?.roots() ?? []) indexer.ensureRoot(root);
+  } catch (err) {
+    deps.log.warn('index discovery failed', { err });
+  }
   const maintenance = new Maintenance(indexer);
   let unsubscribe = () => {};
   return {
@@ -98,7 +105,7 @@ export function createIndexes(deps: IndexesDeps): IndexesCapability {
               .catch((err) => deps.log.warn('an index root could not be dropped', { err }));
         });
       }
-      // The walks of VOLUME_ROOT started with openIndexer; the host folders' join them now.
+      // Host folders added since the indexes were built (the others are walked already).
       for (const root of served?.roots() ?? []) indexer.ensureRoot(root);
     },
     async stop() {
