@@ -52,6 +52,27 @@
 //   143-196 ms, sized 576-729 ms. The walk now waits ~55 ms for the database (open, migrations,
 //   index file, discover); posting the volumes' walk before it (adopted by the indexer once the
 //   root rows exist) is the next lever.
+//   Timeline of one launch through the executable (marks from the spawn, 100k files, three
+//   launches, quiet machine): early start 47-54 ms, walker thread up 90-126, main() 113-138,
+//   index file open 150-224, walk posted 161-228, listening 186-261, walk 433-536 ms, last rows
+//   written 10-17 ms after it, sized 620-782. And one more piece in that window: the add-on check
+//   (a second process of this executable, --check-addons, 250 ms after listen) booted in the
+//   middle of the walk on the two-core machine ("optional parts" logged at 619-684 ms). Now it
+//   waits until the early walker has no walk left (10 s at most), and the first volume's sizes
+//   walk is posted as the thread starts (taken over by discover(), which asks for the same job;
+//   see walkerAhead), so the walk begins at the thread's first line. Interleaved launches of the
+//   executables, same runs: sized 3.26x -> 3.02x du (add-on check deferred, load ~3, 6 rounds),
+//   then 606 -> 538 ms median (2.60x -> 2.35x, the walk posted early, 12 rounds).
+//   What is left: the walker thread's CPU at "sized" is 400-420 ms against 412-437 ms of walk
+//   (it is never starved on a quiet machine; main thread 190-220 ms), and a profile of walkSync
+//   puts ~80 % of it in the lstat and readdir calls: the Node walk's floor here is ~315-330 ms
+//   (sys ~250 ms) against du's ~220 ms (sys ~195: du stats each name relative to its folder's
+//   descriptor, Node's fs only by full path). The fixed part is ~100 ms (Node's own start ~40,
+//   the thread's boot ~50) and the write tail ~10 ms. This bench, three runs back to back through
+//   the executable (load 0.7-1.0): 532 / 531 / 610 ms against du 226 / 225 / 261 ms (2.35x /
+//   2.36x / 2.34x). Interleaved with the executable from before both changes, 10 rounds each,
+//   same run: sized 664 -> 573 ms median (2.72x -> 2.50x the paired du; ranges 2.02-3.26x and
+//   1.90-2.83x).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
