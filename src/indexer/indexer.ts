@@ -310,7 +310,6 @@ export class Indexer {
         const t = performance.now();
         const budget = this.load.busy() ? BUSY_WRITE_SLICE_MS : WRITE_SLICE_MS;
         this.store.writeFor(root.id, batch.entries, batch.docs, Date.now(), budget);
-        process.stderr.write(`MARK slice${Math.round(performance.now() - t)} ${Date.now()}\n`);
         this.load.spent(performance.now() - t);
         if (!batch.entries.length && !batch.docs.length) {
           pending.shift();
