@@ -16,10 +16,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { launch, type BenchServer, type LogLine } from './support/serve.ts';
 import { rateRow, costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
+import { block, CHUNK, request, tusUpload } from './support/upload-client.ts';
 
 const MiB = 1024 * 1024;
 const run = promisify(execFile);
-const CHUNK = 8 * MiB;
 
 export interface IndexingOptions extends BenchOptions {
   /** A 1,000,000-file tree instead of 100,000 (`--million`). */
@@ -50,29 +50,6 @@ function makeTree(dir: string, files: number): void {
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-const block = Buffer.alloc(CHUNK);
-for (let i = 0; i < block.length; i += 4) block.writeUInt32LE((i * 2654435761) >>> 0, i);
-
-function request(
-  method: string,
-  url: string,
-  headers: Record<string, string | number>,
-  body?: (req: http.ClientRequest) => Promise<void>,
-): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: number }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers, agent }, (res) => {
-      let bytes = 0;
-      res.on('data', (d: Buffer) => {
-        bytes += d.length;
-      });
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    (body ?? (async () => {}))(req).then(() => req.end(), reject);
-  });
-}
-
 /** curl in its own process: reading a fast download in this process would cap both figures alike. */
 async function download(s: BenchServer, bytes: number): Promise<number> {
   const { stdout } = await run('curl', [
@@ -91,37 +68,13 @@ async function download(s: BenchServer, bytes: number): Promise<number> {
 let tusCount = 0;
 async function tus(s: BenchServer, bytes: number): Promise<number> {
   const t = performance.now();
-  const name = Buffer.from(`tus-${tusCount++}.bin`).toString('base64');
-  const created = await request('POST', `${s.url}/api/upload/tus`, {
-    'tus-resumable': '1.0.0',
-    'upload-length': bytes,
-    'upload-metadata': `filename ${name},uploadTo ${Buffer.from('Files/uploads').toString('base64')}`,
-  });
-  if (created.status !== 201) throw new Error(`TUS creation answered ${created.status}`);
-  const url = s.url + created.headers.location;
-  for (let offset = 0; offset < bytes; offset += CHUNK) {
-    const n = Math.min(CHUNK, bytes - offset);
-    const r = await request(
-      'PATCH',
-      url,
-      {
-        'tus-resumable': '1.0.0',
-        'upload-offset': offset,
-        'content-type': 'application/offset+octet-stream',
-        'content-length': n,
-      },
-      async (req) => {
-        if (!req.write(n === CHUNK ? block : block.subarray(0, n))) await new Promise((r) => req.once('drain', r));
-      },
-    );
-    if (r.status !== 204) throw new Error(`TUS PATCH answered ${r.status}`);
-  }
+  await tusUpload(agent, s.url, bytes, { filename: `tus-${tusCount++}.bin`, uploadTo: 'Files/uploads', first: CHUNK });
   return bytes / MiB / ((performance.now() - t) / 1000);
 }
 
 async function browse(s: BenchServer): Promise<number> {
   const t = performance.now();
-  const r = await request('GET', `${s.url}/api/browse/Files/many`, {});
+  const r = await request(agent, 'GET', `${s.url}/api/browse/Files/many`, {});
   if (r.status !== 200) throw new Error(`browse answered ${r.status}`);
   return performance.now() - t;
 }

@@ -40,9 +40,9 @@ import path from 'node:path';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { rateRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 import { FIRST_CHUNK, nextChunkSize } from '../../ui/src/upload/chunk-size.ts';
+import { block, CHUNK, expect, pump, request, tusUpload } from './support/upload-client.ts';
 
 const MiB = 1024 * 1024;
-const CHUNK = 8 * MiB;
 
 interface Job {
   kind: 'put' | 'multipart' | 'tus-one' | 'tus-chunks' | 'tus-ui' | 'small-files';
@@ -55,40 +55,6 @@ interface Job {
 // ---- client (worker thread) ----------------------------------------------------------------
 
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 8 });
-const block = Buffer.alloc(CHUNK);
-for (let i = 0; i < block.length; i += 4) block.writeUInt32LE((i * 2654435761) >>> 0, i);
-
-function request(
-  method: string,
-  url: string,
-  headers: Record<string, string | number>,
-  write: (req: http.ClientRequest) => Promise<void>,
-): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers, agent: keepAlive }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => {
-        body += d;
-      });
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    write(req).then(() => req.end(), reject);
-  });
-}
-
-async function pump(req: http.ClientRequest, bytes: number): Promise<void> {
-  for (let left = bytes; left > 0; left -= CHUNK) {
-    const piece = left >= CHUNK ? block : block.subarray(0, left);
-    if (!req.write(piece)) await new Promise((r) => req.once('drain', r));
-  }
-}
-
-function expect(answer: { status: number; body: string }, ...ok: number[]): void {
-  if (!ok.includes(answer.status)) throw new Error(`answered ${answer.status}: ${answer.body.slice(0, 200)}`);
-}
-
 async function multipart(base: string, name: string, bytes: number): Promise<void> {
   // A boundary as long as the ones clients send (Chrome's `----WebKitFormBoundary` + 16, curl's 24
   // dashes + 16 hex): busboy looks for it with Boyer-Moore-Horspool in JavaScript, whose steps are
@@ -101,6 +67,7 @@ async function multipart(base: string, name: string, bytes: number): Promise<voi
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   expect(
     await request(
+      keepAlive,
       'POST',
       `${base}/api/upload`,
       {
@@ -118,43 +85,22 @@ async function multipart(base: string, name: string, bytes: number): Promise<voi
 }
 
 /** A TUS upload in PATCHes of `chunk` bytes, or sized as the UI sizes them (each from the last one's speed). */
-async function tus(base: string, bytes: number, chunk: number | 'ui'): Promise<void> {
-  const meta = `filename ${Buffer.from('tus.bin').toString('base64')},uploadTo ${Buffer.from('Bench').toString('base64')}`;
-  const created = await request(
-    'POST',
-    `${base}/api/upload/tus`,
-    { 'tus-resumable': '1.0.0', 'upload-length': bytes, 'upload-metadata': meta },
-    async () => {},
-  );
-  expect(created, 201);
-  const url = base + created.headers.location;
-  let size = chunk === 'ui' ? FIRST_CHUNK : chunk;
-  for (let offset = 0, n = 0; offset < bytes; offset += n) {
-    n = Math.min(size, bytes - offset);
-    const started = performance.now();
-    const answer = await request(
-      'PATCH',
-      url,
-      {
-        'tus-resumable': '1.0.0',
-        'upload-offset': offset,
-        'content-type': 'application/offset+octet-stream',
-        'content-length': n,
-      },
-      (req) => pump(req, n),
-    );
-    expect(answer, 204);
-    if (answer.headers['upload-offset'] !== String(offset + n))
-      throw new Error(`the server's offset is ${answer.headers['upload-offset']}, not ${offset + n}`);
-    if (chunk === 'ui') size = nextChunkSize(n, performance.now() - started);
-  }
+function tus(base: string, bytes: number, chunk: number | 'ui'): Promise<void> {
+  return tusUpload(keepAlive, base, bytes, {
+    filename: 'tus.bin',
+    uploadTo: 'Bench',
+    first: chunk === 'ui' ? FIRST_CHUNK : chunk,
+    ...(chunk === 'ui' ? { next: nextChunkSize } : {}),
+  });
 }
 
 async function runJob(job: Job): Promise<number> {
   const started = performance.now();
   if (job.kind === 'put') {
     expect(
-      await request('PUT', `${job.base}/file`, { 'content-length': job.bytes }, (req) => pump(req, job.bytes)),
+      await request(keepAlive, 'PUT', `${job.base}/file`, { 'content-length': job.bytes }, (req) =>
+        pump(req, job.bytes),
+      ),
       201,
     );
   } else if (job.kind === 'multipart') {
