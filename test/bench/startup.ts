@@ -21,6 +21,11 @@
 // 05:15 run (stat worker's young generation 2 MB vs the build before, load ~3): after the
 // workload 166 MB (157-169; before 177), at 15 s 134.5 (127-138; before 127.8), bare 70.6/66.5.
 //
+// The stack's floor (FLOOR_SERVER below: the bare server plus node-sqlite3-wasm and node:crypto
+// in use, no Burrow code), 2026-11-24 09:40, --quick, medians of 3: idle 59.9 MB (59-60; bare
+// server 48.3), after the same bytes 77.2 MB (bare 69.6); Burrow 97.3 and 134 MB. The idle goal
+// (60 MB) is the floor of the stack itself, before any line of the program or its packaging.
+//
 // Where the RSS after the workload is (/proc/<pid>/smaps by mapping, one run, idle → 3 s → 15 s
 // → 60 s after): the executable's file pages 54.5 → 60.4 → 56.5 → 56.5 MB; anonymous (V8 heaps,
 // thread arenas, stacks) 44.8 → 101.7 → 56.2 → 52.5; glibc's main arena ([heap]) 7.4 → 20.9 →
@@ -36,6 +41,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { bareEnv, ensureBinary, sandbox, type Sandbox } from '../binary/harness.ts';
 import { median } from './support/measure.ts';
@@ -130,6 +136,20 @@ http.createServer((q, s) => {
   if (q.method === 'PUT') return q.pipe(fs.createWriteStream(file)).on('close', () => s.end('ok'));
   fs.createReadStream(file, { highWaterMark: 1048576 }).on('error', () => { s.statusCode = 404; s.end(); }).pipe(s);
 }).listen(+process.env.PORT, '127.0.0.1');`;
+
+// The floor of the design card's stack: the same bare server with node-sqlite3-wasm compiled as
+// Burrow compiles it (baseline tier, src/db/wasm-tier.ts), a database open and queried, and
+// node:crypto's hash and RNG used (what every request with a session or token does) — no line of
+// Burrow. What any server on this stack holds before its own code: the idle goal is measured
+// against it as well.
+const FLOOR_SERVER = `
+require('v8').setFlagsFromString('--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering');
+const { Database } = require(process.env.SQLITE_MODULE);
+const db = new Database(require('path').join(process.cwd(), 'floor.db'));
+db.exec('CREATE TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t(name) VALUES (\\'x\\')');
+globalThis.kept = [db.all('SELECT count(*) AS n FROM t'), require('crypto').createHash('sha256').update(require('crypto').randomBytes(32)).digest()];
+${BARE_SERVER}`;
+const SQLITE_MODULE = createRequire(import.meta.url).resolve('node-sqlite3-wasm');
 
 /** The files the workload reads: a big folder to list and search, and a folder to zip and download. */
 export function makeTree(volume: string, quick: boolean): { listed: number; zipped: string[] } {
@@ -234,6 +254,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   const runs = opts.quick ? 3 : 5;
   const { file } = ensureBinary();
   const bare: Sample[] = [];
+  const floor: Sample[] = [];
   const cold: Sample[] = [];
   const baseline = process.env.BURROW_BENCH_BASELINE;
   const before: Sample[] = [];
@@ -257,6 +278,20 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
         bare.push(await sample(node.child.pid!, node.startMs, () => bareWorkload(node.base, tree)));
       } finally {
         await node.stop();
+      }
+      const floorPort = await freePort();
+      const stack = await launch(
+        process.execPath,
+        ['-e', FLOOR_SERVER],
+        box.dir,
+        { PATH: '/usr/bin:/bin', PORT: String(floorPort), ROOT: volume, SQLITE_MODULE },
+        floorPort,
+        '/',
+      );
+      try {
+        floor.push(await sample(stack.child.pid!, stack.startMs, () => bareWorkload(stack.base, tree)));
+      } finally {
+        await stack.stop();
       }
       const burrowRun = async (binary: string, dirs: Sandbox, into: Sample[]) => {
         const port = await freePort();
@@ -339,12 +374,28 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       `${LATE_MS / 1000} s after ready; at ${EARLY_MS / 1000} s ${m(cold, 'earlyMb')} MB (ceiling ${m(bare, 'earlyMb')}); ceiling: the bare server; ${n}`,
     ),
     costRow(
+      "idle memory (RSS), against the stack's floor",
+      m(cold, 'lateMb'),
+      m(floor, 'lateMb'),
+      'MB',
+      'reference',
+      `the same bare server with node-sqlite3-wasm compiled as Burrow compiles it, a database open and queried, node:crypto used — no Burrow code: what the design card's stack holds before any; ${spread(floor, 'lateMb')} MB; ${n}`,
+    ),
+    costRow(
       'memory after the workload (RSS)',
       m(cold, 'workMb'),
       m(bare, 'workMb'),
       'MB',
       '≤ 100 MB',
       `browse ×${opts.quick ? 3 : 5}, search ×${opts.quick ? 3 : 5}, a 32 MiB upload, ${opts.quick ? 8 : 20} × 1 MiB downloads and their zip, read ${REST_MS / 1000} s after (at ${SETTLED_MS / 1000} s ${m(cold, 'settledMb')} MB, ${spread(cold, 'settledMb')}; ceiling ${m(bare, 'settledMb')}); Burrow ${spread(cold, 'workMb')} MB; ceiling: the bare server after the same bytes (downloads twice, the upload); ${n}`,
+    ),
+    costRow(
+      "memory after the workload (RSS), against the stack's floor",
+      m(cold, 'workMb'),
+      m(floor, 'workMb'),
+      'MB',
+      'reference',
+      `the stack's floor server (above) after the same bytes, read ${REST_MS / 1000} s after (at ${SETTLED_MS / 1000} s ${m(floor, 'settledMb')} MB)`,
     ),
     ...baselineRows,
   ];
