@@ -191,8 +191,8 @@ export async function closeSources(sources: ZipSource[]): Promise<void> {
 
 interface ZipEntry {
   relative: string;
-  size: number;
-  mtime: Date;
+  /** -1: a file not stat'ed by the walk (its descriptor's fstat tells) */ size: number;
+  /** null: a file not stat'ed by the walk */ mtime: Date | null;
   isDirectory: boolean;
   root: string;
   /** usable path (files under a folder) */ path?: string;
@@ -201,8 +201,16 @@ interface ZipEntry {
   in?: { dir: Dir; name: string };
 }
 
-/** Walks the selection: each top item under its own name. */
-export async function* selectionEntries(sources: ZipSource[], showHidden: boolean): AsyncGenerator<ZipEntry> {
+/**
+ * Walks the selection: each top item under its own name. With `statFiles` false (a zip), files
+ * come with the type the folder's listing gives and no size or time: writeZip learns those from
+ * the descriptor it reads.
+ */
+export async function* selectionEntries(
+  sources: ZipSource[],
+  showHidden: boolean,
+  statFiles = true,
+): AsyncGenerator<ZipEntry> {
   for (const s of sources) {
     if (s.file) {
       yield {
@@ -219,7 +227,7 @@ export async function* selectionEntries(sources: ZipSource[], showHidden: boolea
     const st = await fs.promises.stat(dir.path).catch(() => null);
     if (!st) continue;
     yield { relative: s.name, size: 0, mtime: st.mtime, isDirectory: true, root: s.root };
-    for await (const e of walkFiles(s.root, dir, { showHidden })) {
+    for await (const e of walkFiles(s.root, dir, { showHidden, statFiles })) {
       const direct = HAS_PROC_FD && !e.isDirectory && !e.relative.includes('/');
       yield {
         ...e,
@@ -289,20 +297,37 @@ export async function writeZip(
   const zip = new ZipWriter(out, pool);
   // Files opened ahead and not yet streamed: closed here whatever happens.
   const open = new Set<Prepared['file']>();
-  const prepare = async (entry: ZipEntry): Promise<Prepared> => {
+  // Preparations done, and the last that chose to deflate: see aheadBytes.
+  let prepared = 0;
+  let lastDeflating = -Infinity;
+  const aheadBytes = () => (prepared - lastDeflating <= AHEAD_FILES / 4 ? AHEAD_BYTES : STORED_AHEAD_BYTES);
+  // A file the walk listed and that is gone, or no longer a regular file, when opened: left out.
+  const prepare = async (entry: ZipEntry): Promise<Prepared | null> => {
     if (entry.isDirectory) return { entry, level: 0, head: EMPTY };
     let file: Prepared['file'];
     if (entry.file) {
       const f = entry.file;
       // A top file belongs to its source and is closed with it.
       file = { fd: f.fd, size: f.stat.size, mtime: f.stat.mtime, close: async () => {} };
-    } else {
+    } else if (entry.in) {
       // A file directly in a selected folder opens through that folder's checked descriptor,
       // its one name never followed (confined by construction, as tree copies open theirs):
-      // the descriptor check of openFileIn (a readlink on the thread pool) is not needed, and
-      // each trip to the pool is a wake-up of a thread and of the loop (~3-7 ms of CPU a zip of
-      // 100 files, interleaved A/B from source, within the noise of single runs).
-      const f = entry.in ? await openChildFile(entry.in.dir, entry.in.name) : await openFileIn(entry.root, entry.path!);
+      // no descriptor check (a readlink) and no lstat in the walk — its type came from the
+      // folder's listing, its size and time come from this descriptor, and a link or a folder
+      // put in its place since is refused by the open (O_NOFOLLOW) or the fstat, and left out.
+      // Each trip to the thread pool saved is a wake-up of a thread and of the loop.
+      const f = await openChildFile(entry.in.dir, entry.in.name).catch((err: NodeJS.ErrnoException) => {
+        if (err.code && REPLACED.has(err.code)) return null;
+        throw err;
+      });
+      if (!f) return null;
+      file = { fd: f.fd, size: f.stat.size, mtime: f.stat.mtime, close: () => f.close() };
+    } else {
+      // Deeper files open by path (openFileIn follows a final link that stays inside): the
+      // lstat keeps links out of the zip, as the listing shows them.
+      const st = await fs.promises.lstat(entry.path!).catch(() => null);
+      if (!st?.isFile()) return null;
+      const f = await openFileIn(entry.root, entry.path!);
       file = { fd: f.fd, size: f.stat.size, mtime: f.stat.mtime, close: () => f.close() };
     }
     open.add(file);
@@ -310,6 +335,8 @@ export async function writeZip(
     // start of the entry, so the next file's first read overlaps the current file's sending.
     const head = await readHead(pool, file.fd, file.size);
     const level = levelFor(entry.relative, file.size, head);
+    prepared++;
+    if (level) lastDeflating = prepared;
     if (!level || head.length !== file.size) return { entry, file, level, head };
     // The whole file is in `head`: it deflates now, on the thread pool, while earlier entries
     // are written (at most DEFLATE_THREADS at once, all zips together).
@@ -318,11 +345,15 @@ export async function writeZip(
     return { entry, file, level, head: EMPTY, deflated };
   };
   try {
-    const weight = (e: ZipEntry) => (e.isDirectory ? 0 : Math.min(e.size, CHUNK));
-    for await (const p of ahead(selectionEntries(sources, showHidden), weight, prepare)) {
+    // A file weighs its first read: a full one until its size is known.
+    const weigh = (e: ZipEntry) => (e.isDirectory ? 0 : e.size < 0 ? CHUNK : Math.min(e.size, CHUNK));
+    const held = (p: Prepared | null) => (p?.file ? Math.min(p.file.size, CHUNK) : 0);
+    const entries = selectionEntries(sources, showHidden, false);
+    for await (const p of ahead(entries, weigh, prepare, held, aheadBytes)) {
       signal?.throwIfAborted();
+      if (!p) continue;
       if (!p.file) {
-        await zip.directory(p.entry.relative, p.entry.mtime);
+        await zip.directory(p.entry.relative, p.entry.mtime!);
         continue;
       }
       try {
@@ -345,6 +376,9 @@ export async function writeZip(
 
 const EMPTY = Buffer.alloc(0);
 
+/** Why opening a listed file fails when it was removed or replaced (by a link, a folder, a FIFO) since. */
+const REPLACED = new Set(['ENOENT', 'ELOOP', 'EISDIR', 'EINVAL']);
+
 /** Up to 1 MiB from the start of fd, as a view lent from the pool (empty when the read fails). */
 function readHead(pool: ChunkPool, fd: number, size: number): Promise<Buffer> {
   if (size === 0) return Promise.resolve(EMPTY);
@@ -364,13 +398,17 @@ function readHead(pool: ChunkPool, fd: number, size: number): Promise<Buffer> {
 
 /**
  * How far ahead of the one streaming files are opened and their first chunk read: enough files
- * to hide an open, a check and a read per entry (small files are mostly that), and a bound on
- * the bytes read ahead so memory stays flat. 8 MiB, not 4: with half the files text, 4 left
- * one of the two deflating threads idle at times (the mix at 0.6x of its ceiling, not 0.9x);
- * the peak memory of a zip measured the same with either (+35 MB over idle, 40 or 340 files).
+ * to hide an open and a read per entry (small files are mostly that), and a bound on the bytes
+ * read ahead so memory stays flat. While files deflate, 8 MiB, not 4: with half the files text,
+ * 4 left one of the two deflating threads idle at times (the mix at 0.6x of its ceiling, not
+ * 0.9x); the peak memory of a zip measured the same with either (+35 MB over idle, 40 or 340
+ * files). While every file is stored, 2 MiB: a stored file needs only its first read hidden, and
+ * eight 1 MiB buffers read ahead cycle through the caches, each copy into and out of them slower
+ * (perf, 100 x 1 MiB random: the kernel's copies ~20 -> ~12.5 ms a zip with 2 MiB).
  */
 const AHEAD_FILES = 32;
 const AHEAD_BYTES = 8 * CHUNK;
+const STORED_AHEAD_BYTES = 2 * CHUNK;
 
 /**
  * One pool for every zip (archives' "compress to zip" too), kept a second after the last: a pool
@@ -382,31 +420,61 @@ const AHEAD_BYTES = 8 * CHUNK;
 const zipPool = new ChunkPool(AHEAD_BYTES / CHUNK + 8, 1000);
 
 /**
- * `prepare` applied to items ahead of the consumer (at most AHEAD_FILES, and AHEAD_BYTES by
- * `weight`, but always one), results in order. When the consumer stops (or fails), the
+ * `prepare` applied to items ahead of the consumer, results in order: at most AHEAD_FILES of
+ * them, and `budget()` bytes — an item weighs `weigh(item)` until prepared, then `held(result)`
+ * (a file's size is known once open) — but always one. When the consumer stops (or fails), the
  * preparations still running are waited for, so whatever they opened is known to the caller
  * before it cleans up.
  */
 async function* ahead<T, U>(
   items: AsyncIterable<T>,
-  weight: (t: T) => number,
+  weigh: (t: T) => number,
   prepare: (t: T) => Promise<U>,
+  held: (u: U) => number,
+  budget: () => number,
 ): AsyncGenerator<U> {
-  const pending: Array<{ result: Promise<U>; weight: number }> = [];
+  interface Pending {
+    result: Promise<U>;
+    weight: number;
+    settled: boolean;
+    queued: boolean;
+  }
+  const pending: Pending[] = [];
   let bytes = 0;
+  let wake: (() => void) | undefined;
   const next = async () => {
     const p = pending.shift()!;
+    p.queued = false;
     bytes -= p.weight;
     return p.result;
   };
   try {
     for await (const item of items) {
-      const w = weight(item);
-      while (pending.length && (pending.length >= AHEAD_FILES || bytes + w > AHEAD_BYTES)) yield await next();
-      const result = prepare(item);
-      result.catch(() => {}); // awaited in turn; a failure ahead is not unhandled meanwhile
-      pending.push({ result, weight: w });
+      const w = weigh(item);
+      while (pending.length && (pending.length >= AHEAD_FILES || bytes + w > budget())) {
+        // The oldest is ready, or nothing ahead can get lighter: hand one on. Else wait for a
+        // preparation to finish (its size known, it may weigh less than was reserved).
+        if (pending[0]!.settled || pending.every((p) => p.settled)) yield await next();
+        else await new Promise<void>((resolve) => (wake = resolve));
+      }
+      const p: Pending = { result: prepare(item), weight: w, settled: false, queued: true };
+      pending.push(p);
       bytes += w;
+      p.result
+        .then(
+          (u) => {
+            if (!p.queued) return;
+            const h = held(u);
+            bytes += h - p.weight;
+            p.weight = h;
+          },
+          () => {}, // awaited in turn; a failure ahead is not unhandled meanwhile
+        )
+        .finally(() => {
+          p.settled = true;
+          wake?.();
+          wake = undefined;
+        });
     }
     while (pending.length) yield await next();
   } finally {

@@ -55,8 +55,8 @@ export async function countTree(
 export interface WalkEntry {
   relative: string;
   /** a usable path through the checked top folder */ path: string;
-  size: number;
-  mtime: Date;
+  /** -1 for a file not stat'ed (statFiles false) */ size: number;
+  /** null for a file not stat'ed (statFiles false) */ mtime: Date | null;
   isDirectory: boolean;
 }
 
@@ -64,9 +64,15 @@ export interface WalkEntry {
  * Every file and folder under the checked folder `top` (relative names with '/'), for zip
  * downloads and plans. Each folder is listed through its own descriptor, opened through `top`
  * and confirmed inside `root` (confined.ts), so a folder swapped for a link during the walk is
- * left out instead of listing what it points to. Links are not followed.
+ * left out instead of listing what it points to. Links are not followed. With `statFiles` false,
+ * a file is taken as the folder's listing types it (no lstat: its opener learns size and time from
+ * its own descriptor, and must not follow a link that replaced it since).
  */
-export async function* walkFiles(root: string, top: Dir, options: { showHidden: boolean }): AsyncGenerator<WalkEntry> {
+export async function* walkFiles(
+  root: string,
+  top: Dir,
+  options: { showHidden: boolean; statFiles?: boolean },
+): AsyncGenerator<WalkEntry> {
   const stack: string[] = [''];
   while (stack.length) {
     const rel = stack.pop()!;
@@ -88,6 +94,10 @@ export async function* walkFiles(root: string, top: Dir, options: { showHidden: 
         if (isReservedName(e.name) || (!options.showHidden && e.name.startsWith('.'))) continue;
         if (!e.isDirectory() && !e.isFile()) continue;
         const childRel = rel ? `${rel}/${e.name}` : e.name;
+        if (options.statFiles === false && e.isFile()) {
+          yield { relative: childRel, path: `${top.path}/${childRel}`, size: -1, mtime: null, isDirectory: false };
+          continue;
+        }
         const s = await fsp.lstat(dir.at(e.name)).catch(() => null);
         if (!s) continue;
         if (s.isDirectory()) {
