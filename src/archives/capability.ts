@@ -12,7 +12,7 @@ import { ArchiveService } from './service.ts';
 
 export interface ArchivesDeps {
   config: Config;
-  files: Pick<FilesCapability, 'resolver' | 'ops'>;
+  files: Pick<FilesCapability, 'resolver' | 'ops' | 'journal'>;
   changes: ChangeSink;
   /** The account's preference: dot-files go into a new zip only when it sees them. */
   showHidden: (userId: string) => boolean;
@@ -26,6 +26,7 @@ export function createArchivesCapability(deps: ArchivesDeps): Capability {
     maxBrowsableSize: limits.maxBrowsableArchiveSize,
     target: confinedTarget,
     changes: deps.changes,
+    journal: deps.files.journal,
   });
   const operations = createArchiveOperations({
     service,

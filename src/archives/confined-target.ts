@@ -5,11 +5,10 @@
 // run made are reopened through their parent's descriptor with O_NOFOLLOW, so a link swapped in
 // for one of them is refused, never followed. A bounded pool keeps the descriptors of recently
 // used folders open (an archive with 50,000 folders must not hold 50,000 descriptors).
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { createFileAt, openChildDir, openDirIn, type Dir } from '../files/confined.ts';
-import { WRITE_CHUNK, type DirHandle, type ExtractTarget } from './target.ts';
+import { extractedFileStream, placeTemporary, syncFile, type DirHandle, type ExtractTarget } from './target.ts';
 
 const OPEN_FOLDERS = 32;
 
@@ -100,12 +99,19 @@ export const confinedTarget: ExtractTarget = {
   async createFileExclusive(dir, name) {
     const h = confined(dir);
     const fd = await h.use((d) => createFileAt(d, name));
-    return { stream: fs.createWriteStream('', { fd, highWaterMark: WRITE_CHUNK }), path: path.join(h.path, name) };
+    return { stream: extractedFileStream(fd), path: path.join(h.path, name) };
   },
   async mkdirExclusive(dir, name) {
     const h = confined(dir);
     await h.use((d) => fsp.mkdir(d.at(name)));
     return new ConfinedDir(h.pool, h, name, path.join(h.path, name));
+  },
+  sync(dir, name) {
+    return confined(dir).use((d) => syncFile(d.at(name)));
+  },
+  place(dir, temp, name, isDirectory) {
+    // Named through the folder's checked descriptor: the temporary and the claimed name are both its entries.
+    return confined(dir).use((d) => placeTemporary(d.path, temp, name, isDirectory));
   },
   async remove(dir, name, isDirectory) {
     await confined(dir)

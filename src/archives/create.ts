@@ -24,9 +24,16 @@ export async function createZip(
   sources: CreateZipSource[],
   destinationDir: string,
   name: string,
-  options: { showHidden: boolean; signal?: AbortSignal },
+  options: {
+    showHidden: boolean;
+    signal?: AbortSignal;
+    /** Records the temporary's name until it is placed or removed (a crash: removed at the next start). */
+    staging?: (tempName: string) => () => void;
+  },
 ): Promise<{ name: string; path: string }> {
-  const temp = path.join(destinationDir, temporaryName());
+  const tempName = temporaryName();
+  const temp = path.join(destinationDir, tempName);
+  const staged = options.staging?.(tempName) ?? (() => {});
   // flush: the bytes reach the disk before the descriptor closes, so a placed zip is whole even
   // after a power cut (uploads do the same before they name a file).
   const out = fs.createWriteStream(temp, { flags: 'wx', highWaterMark: QUEUED, flush: true });
@@ -49,6 +56,7 @@ export async function createZip(
     await fsp.unlink(temp).catch(() => {});
     throw err;
   } finally {
+    staged();
     signal?.removeEventListener('abort', abort);
   }
 }

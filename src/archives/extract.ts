@@ -2,12 +2,14 @@
 // this decides where each lands and writes it through an ExtractTarget. Nothing is written
 // over (each selected item, and every name inside the tree it creates, is claimed atomically,
 // `name (1)` when taken), nothing lands outside, links and devices are never written, sizes are
-// held to what the archive declares, and a failure removes exactly what this run created.
+// held to what the archive declares, a failure removes exactly what this run created, and a
+// crash leaves nothing under a real name: items are built hidden and placed when whole.
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fromFsError } from '../core/errors.ts';
-import { allocateFreeName } from '../files/names.ts';
+import type { WorkJournal } from '../files/journal.ts';
+import { allocateFreeName, temporaryName } from '../files/names.ts';
 import { bomb, isAppError, noSpace, unreadable } from './errors.ts';
 import { baseOf, parentOf, type EntryKind, type Selection } from './listing.ts';
 import type { CreatedFile, DirHandle, ExtractTarget } from './target.ts';
@@ -67,11 +69,15 @@ export interface ExtractJob {
   limits: ExtractLimits;
   emit: (e: ExtractEvent) => void;
   signal?: AbortSignal;
+  /** Where staged roots are recorded until placed (none in engine tests: nothing to recover). */
+  journal?: WorkJournal | null;
+  /** false: the destination is a temporary its caller places, roots are claimed in it directly. */
+  stage?: boolean;
 }
 
 export interface ExtractResult {
   landed: { entry: string; name: string }[];
-  /** Every path written (folders and files), in creation order, for the changes sink. */
+  /** The selected roots as placed (a folder stands for everything in it), for the changes sink. */
   written: { path: string; isDirectory: boolean }[];
   skipped: { entry: string; reason: SkipReason }[];
   files: number;
@@ -79,6 +85,8 @@ export interface ExtractResult {
 }
 
 const PROGRESS_EVERY_MS = 250;
+/** Files flushed at once before placing. */
+const FLUSHING = 8;
 
 export async function extract(job: ExtractJob): Promise<ExtractResult> {
   const { selection, target, destination, limits, emit } = job;
@@ -86,7 +94,7 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
   const onAbort = () => controller.abort(job.signal?.reason);
   job.signal?.addEventListener('abort', onAbort, { once: true });
   if (job.signal?.aborted) controller.abort(job.signal.reason);
-  const placer = new Placer(target, destination);
+  const placer = new Placer(target, destination, job.journal ?? null, job.stage ?? true);
   const skipped: ExtractResult['skipped'] = [];
   let files = 0;
   let bytes = 0;
@@ -149,6 +157,7 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
       files++;
     }, controller.signal);
     if (controller.signal.aborted) throw controller.signal.reason ?? new Error('aborted');
+    await placer.place();
     const landed = [...placer.landed].map(([entry, name]) => ({ entry, name }));
     emit({ type: 'progress', entries: files, bytes, totalEntries: job.declared.files, totalBytes: job.declared.bytes });
     emit({ type: 'done', entries: files, bytes, landed, skipped });
@@ -179,22 +188,33 @@ function asAnswer(err: unknown): { message: string; status: number; code?: strin
 }
 
 /**
- * Where entries land: each selected root under a free name in the destination, everything
- * below it inside the folders this run created (and so could not have been taken by anyone
- * else, except by a duplicate entry of the same archive, which is numbered too).
+ * Where entries land. Each selected root is built under a hidden temporary name in the
+ * destination (its journal row written first), everything below it inside the folders this
+ * run created; once every entry is written (and flushed), each root is placed under its own
+ * name, or `name (1)` when taken, in the order the archive named them. A crash before that
+ * leaves only temporaries, which the next start removes (files/journal.ts): a half-extracted
+ * tree is never found under a real name. Without staging (`stage: false`: the destination is
+ * itself a temporary the caller places) roots are claimed in it directly.
  */
 class Placer {
   readonly landed = new Map<string, string>();
+  /** The roots as placed: their real paths, for the changes sink. */
   readonly written: { path: string; isDirectory: boolean }[] = [];
   /** What this run created, as (folder, name) pairs: removed through the folder's handle. */
-  private readonly made: { parent: DirHandle; name: string; isDirectory: boolean }[] = [];
+  private made: { parent: DirHandle; name: string; isDirectory: boolean }[] = [];
+  /** Roots built under a temporary name, in the order met; `row` is the journal's. */
+  private readonly staged: { entry: string; temp: string; isDirectory: boolean; row: string | null }[] = [];
   private readonly dirs = new Map<string, Promise<DirHandle>>();
   private readonly target: ExtractTarget;
   private readonly destination: DirHandle;
+  private readonly journal: WorkJournal | null;
+  private readonly stage: boolean;
 
-  constructor(target: ExtractTarget, destination: DirHandle) {
+  constructor(target: ExtractTarget, destination: DirHandle, journal: WorkJournal | null, stage: boolean) {
     this.target = target;
     this.destination = destination;
+    this.journal = journal;
+    this.stage = stage;
   }
 
   dir(entryDir: string, root: string): Promise<DirHandle> {
@@ -203,10 +223,10 @@ class Placer {
     if (!made) {
       made = (async () => {
         const parent = await this.dir(parentOf(entryDir), root);
-        const { value, name } = await claim(parent, baseOf(entryDir), (n) => this.target.mkdirExclusive(parent, n));
-        this.written.push({ path: value.path, isDirectory: true });
+        const create = (n: string) => this.target.mkdirExclusive(parent, n);
+        if (entryDir === root) return this.root(root, true, create);
+        const { value, name } = await claim(parent, baseOf(entryDir), create);
         this.made.push({ parent, name, isDirectory: true });
-        if (entryDir === root) this.landed.set(root, name);
         return value;
       })();
       this.dirs.set(entryDir, made);
@@ -216,18 +236,81 @@ class Placer {
 
   async file(entryPath: string, root: string): Promise<CreatedFile> {
     const parent = await this.dir(parentOf(entryPath), root);
-    const { value, name } = await claim(parent, baseOf(entryPath), (n) => this.target.createFileExclusive(parent, n));
-    this.written.push({ path: value.path, isDirectory: false });
+    const create = (n: string) => this.target.createFileExclusive(parent, n);
+    if (entryPath === root) return this.root(root, false, create);
+    const { value, name } = await claim(parent, baseOf(entryPath), create);
     this.made.push({ parent, name, isDirectory: false });
-    if (entryPath === root && !this.landed.has(root)) this.landed.set(root, name);
     return value;
   }
 
-  /** Removes what this run created, deepest first; a folder someone else filled meanwhile stays. */
+  /** A selected root: staged under a temporary name, or claimed in the destination as it is. */
+  private async root<T>(entry: string, isDirectory: boolean, create: (name: string) => Promise<T>): Promise<T> {
+    if (!this.stage) {
+      const { value, name } = await claim(this.destination, baseOf(entry), create);
+      this.made.push({ parent: this.destination, name, isDirectory });
+      this.placed(entry, name, isDirectory);
+      return value;
+    }
+    const temp = temporaryName();
+    const row = this.journal?.begin(path.join(this.destination.path, temp)) ?? null;
+    try {
+      const value = await create(temp);
+      this.made.push({ parent: this.destination, name: temp, isDirectory });
+      this.staged.push({ entry, temp, isDirectory, row });
+      return value;
+    } catch (err) {
+      if (row) this.journal!.end(row);
+      throw err;
+    }
+  }
+
+  private placed(entry: string, name: string, isDirectory: boolean): void {
+    if (!this.landed.has(entry)) this.landed.set(entry, name);
+    this.written.push({ path: path.join(this.destination.path, name), isDirectory });
+  }
+
+  /**
+   * Every entry is written: the staged roots take their names. One that cannot be placed
+   * fails the run; the roots placed before it stay (each is whole), the rest are removed.
+   */
+  async place(): Promise<void> {
+    await this.flush();
+    while (this.staged.length) {
+      const s = this.staged[0]!;
+      const name = await this.target.place(this.destination, s.temp, baseOf(s.entry), s.isDirectory);
+      this.staged.shift();
+      // Placed: no longer this run's to remove, and nothing is left for a restart to roll back.
+      this.made = this.made.filter((m) => !(m.parent === this.destination && m.name === s.temp));
+      if (s.row) this.journal!.end(s.row);
+      this.placed(s.entry, name, s.isDirectory);
+    }
+    this.made.length = 0;
+  }
+
+  /**
+   * Every file written reaches the disk before anything is placed, so a power cut cannot leave
+   * placed names with missing contents. Flushed at the end, several at once, not one by one as
+   * they close: the disk writes them back together (2,000 files of 4 KiB, a loaded machine:
+   * 1.0-1.2x the time without flushing, against 1.1-1.7x for a flush at each close).
+   */
+  private async flush(): Promise<void> {
+    const files = this.made.filter((m) => !m.isDirectory);
+    let next = 0;
+    const worker = async () => {
+      while (next < files.length) {
+        const f = files[next++]!;
+        await this.target.sync(f.parent, f.name);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(FLUSHING, files.length) }, worker));
+  }
+
+  /** Removes what this run created and has not placed, deepest first; a folder someone else filled meanwhile stays. */
   async undo(): Promise<void> {
     for (const m of [...this.made].reverse()) await this.target.remove(m.parent, m.name, m.isDirectory);
     this.made.length = 0;
-    this.written.length = 0;
+    for (const s of this.staged) if (s.row) this.journal!.end(s.row);
+    this.staged.length = 0;
   }
 }
 

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import type { ChangeSink } from '../changes.ts';
-import { allocateFreeName, splitName } from '../files/names.ts';
+import type { WorkJournal } from '../files/journal.ts';
+import { splitName, temporaryName } from '../files/names.ts';
 import { fromFsError } from '../core/errors.ts';
 import { openFileIn } from '../files/confined.ts';
 import { ListingCache, identityKey } from './cache.ts';
@@ -68,6 +69,8 @@ export interface ArchiveServiceOptions {
   extractLimits?: Partial<ExtractLimits>;
   target?: ExtractTarget;
   changes?: ChangeSink;
+  /** Staged extractions are recorded here until placed, so a crash leaves nothing after a restart. */
+  journal?: WorkJournal;
 }
 
 interface Catalogue {
@@ -183,13 +186,25 @@ export class ArchiveService {
     emit: (e: ExtractEvent) => void = () => {},
     signal?: AbortSignal,
   ): Promise<ExtractResult> {
+    const result = await this.extractInto(file, entries, destination, true, emit, signal);
+    for (const w of result.written)
+      this.options.changes?.emit({ type: 'created', path: w.path, isDirectory: w.isDirectory });
+    return result;
+  }
+
+  private extractInto(
+    file: ArchiveFile,
+    entries: readonly string[],
+    destination: DirHandle,
+    stage: boolean,
+    emit: (e: ExtractEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<ExtractResult> {
     return this.withArchive(file, async (a) => {
       const { job, selectionError } = await this.plan(a, entries);
       if (selectionError) throw selectionError;
-      const result = await extract({ ...job, target: this.target, destination, limits: this.limits, emit, signal });
-      for (const w of result.written)
-        this.options.changes?.emit({ type: 'created', path: w.path, isDirectory: w.isDirectory });
-      return result;
+      const journal = this.options.journal ?? null;
+      return extract({ ...job, target: this.target, destination, limits: this.limits, emit, signal, journal, stage });
     });
   }
 
@@ -207,18 +222,25 @@ export class ArchiveService {
       file.name.replace(/\.(tar\.(gz|bz2|xz)|tgz|tbz2?|txz)$/i, '') === file.name
         ? splitName(file.name).stem
         : file.name.replace(/\.(tar\.(gz|bz2|xz)|tgz|tbz2?|txz)$/i, '');
-    let folder: DirHandle | undefined;
-    const name = await allocateFreeName(parent.path, stem || 'archive', async (candidate) => {
-      folder = await this.target.mkdirExclusive(parent, path.basename(candidate));
-    });
+    // Built under a temporary name and placed whole (as extract() stages each selected item).
+    const temp = temporaryName();
+    const journal = this.options.journal;
+    const row = journal?.begin(path.join(parent.path, temp));
+    let result: ExtractResult;
     try {
-      const result = await this.extract(file, [], folder!, emit, signal);
-      this.options.changes?.emit({ type: 'created', path: folder!.path, isDirectory: true });
-      return { name, path: folder!.path, result };
+      const folder = await this.target.mkdirExclusive(parent, temp);
+      result = await this.extractInto(file, [], folder, false, emit ?? (() => {}), signal);
     } catch (err) {
-      await this.target.remove(parent, name, true);
+      await this.target.remove(parent, temp, true);
+      if (row) journal!.end(row);
       throw err;
     }
+    // A folder that cannot be placed keeps its row: the next start removes it.
+    const name = await this.target.place(parent, temp, stem || 'archive', true);
+    if (row) journal!.end(row);
+    const real = path.join(parent.path, name);
+    this.options.changes?.emit({ type: 'created', path: real, isDirectory: true });
+    return { name, path: real, result: { ...result, written: [{ path: real, isDirectory: true }] } };
   }
 
   /** A selection into a new zip in `destination` (`name`, numbered when taken). */
@@ -228,7 +250,16 @@ export class ArchiveService {
     name: string,
     options: { showHidden: boolean; signal?: AbortSignal },
   ): Promise<{ name: string; path: string }> {
-    const made = await this.target.within(destination, (usable) => createZip(sources, usable, name, options));
+    const journal = this.options.journal;
+    const staging = journal
+      ? (tempName: string) => {
+          const row = journal.begin(path.join(destination.path, tempName));
+          return () => journal.end(row);
+        }
+      : undefined;
+    const made = await this.target.within(destination, (usable) =>
+      createZip(sources, usable, name, { ...options, staging }),
+    );
     const real = path.join(destination.path, made.name);
     this.options.changes?.emit({ type: 'created', path: real, isDirectory: false });
     return { name: made.name, path: real };

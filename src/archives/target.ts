@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
+import { renameToFreeName } from '../files/names.ts';
 
 /** A folder extraction may write into. `path` is its real path: for events and bookkeeping, never for use by a confined binding. */
 export interface DirHandle {
@@ -24,6 +25,13 @@ export interface ExtractTarget {
   createFileExclusive(dir: DirHandle, name: string): Promise<CreatedFile>;
   /** Creates folder `name` in `dir`; fails with EEXIST when the name is taken. */
   mkdirExclusive(dir: DirHandle, name: string): Promise<DirHandle>;
+  /** Flushes the file `name` of `dir` (written by this extraction) to the disk. */
+  sync(dir: DirHandle, name: string): Promise<void>;
+  /**
+   * Places `temp` of `dir` (a finished file or folder this extraction built) under `name`, or
+   * `name (1)`… when taken, never over anything; returns the name it got.
+   */
+  place(dir: DirHandle, temp: string, name: string, isDirectory: boolean): Promise<string>;
   /** Removes `name` of `dir` that this extraction created (a file, or a folder only when empty). */
   remove(dir: DirHandle, name: string, isDirectory: boolean): Promise<void>;
   /** Bytes the caller may still write on the volume holding `dir`. */
@@ -38,7 +46,24 @@ const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
  * Extracted files are written in 1 MiB chunks: Node's default 16 KiB write stream makes one
  * write system call per inflate output and halves the rate on large entries.
  */
-export const WRITE_CHUNK = 1024 * 1024;
+export function extractedFileStream(fd: number): Writable {
+  return fs.createWriteStream('', { fd, highWaterMark: 1024 * 1024 });
+}
+
+/** Flushes the file at `p` (never through a link) to the disk. */
+export async function syncFile(p: string): Promise<void> {
+  const h = await fsp.open(p, fs.constants.O_RDONLY | (O_NOFOLLOW ?? 0));
+  try {
+    await h.datasync();
+  } finally {
+    await h.close();
+  }
+}
+
+/** Places a finished temporary under a free name in the folder `dirPath` names (see files/names.ts). */
+export function placeTemporary(dirPath: string, temp: string, name: string, isDirectory: boolean): Promise<string> {
+  return renameToFreeName(path.join(dirPath, temp), dirPath, name, isDirectory);
+}
 
 export const plainTarget: ExtractTarget = {
   async createFileExclusive(dir, name) {
@@ -48,13 +73,15 @@ export const plainTarget: ExtractTarget = {
         err ? reject(err) : resolve(fd),
       ),
     );
-    return { stream: fs.createWriteStream('', { fd, highWaterMark: WRITE_CHUNK }), path: p };
+    return { stream: extractedFileStream(fd), path: p };
   },
   async mkdirExclusive(dir, name) {
     const p = path.join(dir.path, name);
     await fsp.mkdir(p);
     return { path: p };
   },
+  sync: (dir, name) => syncFile(path.join(dir.path, name)),
+  place: (dir, temp, name, isDirectory) => placeTemporary(dir.path, temp, name, isDirectory),
   async remove(dir, name, isDirectory) {
     const p = path.join(dir.path, name);
     if (isDirectory) await fsp.rmdir(p).catch(() => {});

@@ -24,6 +24,7 @@ import { createPathResolver, type PathResolver } from './paths.ts';
 import { createPersonalFolders } from './personal.ts';
 import { createRecentDestinations } from './recent.ts';
 import { fileRoutes } from './routes.ts';
+import { createWorkJournal, type WorkJournal } from './journal.ts';
 import { createTransfer, type Transfer, type TransferOptions } from './transfer.ts';
 
 export interface FilesDeps {
@@ -47,6 +48,8 @@ export interface FilesCapability extends Capability {
   readonly ops: FileOps;
   /** Moves and copies through the journal (WebDAV places items with it). */
   readonly transfer: Transfer;
+  /** Trees built under a temporary name (extraction): a crash leaves nothing after the restart. */
+  readonly journal: WorkJournal;
   /** Shares register their table here so deletes forget and moves carry them. */
   readonly bindings: Bindings;
   /** Host folders served as volumes, as the indexes follow them (real paths). */
@@ -158,6 +161,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     ops,
     bindings,
     transfer,
+    journal: createWorkJournal(db),
     hostVolumes: {
       roots: () => hostVolumeStore.list().map((v) => v.path),
       inUse: (realRoot) => spaceRoots().includes(realRoot),

@@ -1,6 +1,7 @@
 // Crash safety: a real server in a child process is killed (SIGKILL) in the middle of a large
-// cross-filesystem move and of a cross-filesystem trash restore; after a restart every byte is
-// at the source or complete at the destination, and no temporary is left or visible.
+// cross-filesystem move, of a cross-filesystem trash restore and of an extraction; after a
+// restart every byte is at the source or complete at the destination, and no temporary is
+// left or visible.
 // The second filesystem is a tmpfs the test mounts (CI runs as root). The server is the one
 // the run is about: from source, or the executable (BURROW_TEST_SERVER=executable).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -9,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { yazlZip } from '../support/archives.ts';
 import { Client } from '../support/client.ts';
 import { mountTmpfs } from '../support/mount.ts';
 import { makeDirs, removeDirs, serverCommand } from '../support/server.ts';
@@ -160,6 +162,86 @@ test('SIGKILL mid cross-filesystem move and mid trash restore leaves old or new 
   } finally {
     if (server) await kill(server.child).catch(() => {});
     fast.unmount();
+    removeDirs(dirs);
+  }
+});
+
+test('SIGKILL mid extraction and mid compression: nothing appears under a real name, and the restart removes what was half built', async () => {
+  const dirs = makeDirs('burrow-crash-extract-');
+  const env = {
+    AUTH_MODE: 'disabled',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    VOLUME_ROOT: dirs.volumes,
+    CONFIG_DIR: dirs.config,
+    CACHE_DIR: dirs.cache,
+    USER_ROOT: dirs.users,
+    LOG_LEVEL: 'info',
+  };
+  const files = path.join(dirs.volumes, 'Files');
+  const arc = path.join(files, 'arc');
+  const out = path.join(files, 'out');
+  fs.mkdirSync(arc, { recursive: true });
+  fs.mkdirSync(out);
+  const hashes = makeTree(path.join(dirs.root, 'src'));
+  await yazlZip(
+    path.join(arc, 'photos.zip'),
+    [...hashes.keys()].map((n) => ({
+      name: `Photos/${n}`,
+      data: fs.readFileSync(path.join(dirs.root, 'src', n)),
+      compress: false,
+    })),
+  );
+  let server: Awaited<ReturnType<typeof startChild>> | undefined;
+  try {
+    server = await startChild(env);
+    // 1. Into a folder (POST /api/archive/extract): killed while the entries are written.
+    void new Client(server.url)
+      .post('/api/archive/extract', { path: 'Files/arc/photos.zip', destination: 'Files/out' })
+      .catch(() => {});
+    assert.ok(await waitForTemporary(out), 'the extraction started, under a temporary name');
+    await new Promise((r) => setTimeout(r, 30));
+    await kill(server.child);
+    assert.equal(
+      fs.readdirSync(out).filter((n) => !n.startsWith('.burrow-tmp-')),
+      [],
+      'nothing under a real name while it was written',
+    );
+    server = await startChild(env);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(fs.readdirSync(out), [], 'the restart removed the half-built tree');
+    const again = await new Client(server.url).post('/api/archive/extract', {
+      path: 'Files/arc/photos.zip',
+      destination: 'Files/out',
+    });
+    assert.is(again.status, 200, again.text);
+    assert.ok(treeIs(path.join(out, 'Photos'), hashes), 'extracted again, whole, under its own name');
+
+    // 2. Into a new folder beside the archive (POST /api/files/zip/extract): the same.
+    void new Client(server.url).post('/api/files/zip/extract', { path: 'Files/arc/photos.zip' }).catch(() => {});
+    assert.ok(await waitForTemporary(arc), 'the one-shot extraction started, under a temporary name');
+    await new Promise((r) => setTimeout(r, 30));
+    await kill(server.child);
+    assert.equal(
+      fs.readdirSync(arc).filter((n) => !n.startsWith('.burrow-tmp-')),
+      ['photos.zip'],
+    );
+    server = await startChild(env);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(fs.readdirSync(arc), ['photos.zip'], 'the restart removed the half-built folder');
+
+    // 3. A selection into a new zip (POST /api/files/zip/compress): its temporary goes too.
+    void new Client(server.url)
+      .post('/api/files/zip/compress', { items: [{ path: 'Files/out', name: 'Photos' }] })
+      .catch(() => {});
+    assert.ok(await waitForTemporary(out), 'the new zip is being written, under a temporary name');
+    await new Promise((r) => setTimeout(r, 30));
+    await kill(server.child);
+    server = await startChild(env);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(fs.readdirSync(out), ['Photos'], 'the restart removed the unfinished zip');
+  } finally {
+    if (server) await kill(server.child).catch(() => {});
     removeDirs(dirs);
   }
 });

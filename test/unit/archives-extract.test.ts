@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { plainTarget } from '../../src/archives/target.ts';
+import { plainTarget, type ExtractTarget } from '../../src/archives/target.ts';
 import {
   archiveFile,
   collect,
@@ -98,7 +98,12 @@ test('taken names become name (1), files and folders, and done says where each l
     { entry: 'report.txt', name: 'report (1).txt' },
     { entry: 'photos', name: 'photos (1)' },
   ]);
-  assert.is(result.written.length, 4);
+  // Announced: the selected items where they landed (a folder stands for what it holds).
+  assert.equal(result.written, [
+    { path: path.join(out, 'report (1).txt'), isDirectory: false },
+    { path: path.join(out, 'photos (1)'), isDirectory: true },
+    { path: path.join(out, 'report (2).txt'), isDirectory: false },
+  ]);
 });
 
 test('declared sizes that lie: nothing is left, and the error says so', async () => {
@@ -139,6 +144,52 @@ test('a bomb past the ratio cap stops and removes what it wrote; not enough spac
     (e: any) => e.status === 507 && e.code === 'NO_SPACE',
   );
   assert.equal(tree(out), {});
+});
+
+test('items are built under hidden names, every file flushed, then placed whole', async () => {
+  const file = path.join(dir, 'staged.zip');
+  await yazlZip(file, [
+    { name: 'album/one.jpg', data: 'one' },
+    { name: 'album/sub/two.jpg', data: 'two' },
+    { name: 'notes.txt', data: 'notes' },
+  ]);
+  const out = fresh('staged');
+  const calls: string[] = [];
+  const seen: string[][] = [];
+  const target: ExtractTarget = {
+    ...plainTarget,
+    async createFileExclusive(d, name) {
+      // What a listing of the destination shows while entries are written: nothing yet.
+      seen.push(fs.readdirSync(out).filter((n) => !n.startsWith('.burrow-tmp-')));
+      return plainTarget.createFileExclusive(d, name);
+    },
+    async sync(d, name) {
+      calls.push(`sync ${name}`);
+      return plainTarget.sync(d, name);
+    },
+    async place(d, temp, name, isDirectory) {
+      calls.push(`place ${name}`);
+      return plainTarget.place(d, temp, name, isDirectory);
+    },
+  };
+  await service({ target }).extract(archiveFile(file), [], { path: out });
+  assert.equal(seen, [[], [], []]);
+  assert.equal(calls.slice(3), ['place album', 'place notes.txt'], 'placed after every file was flushed');
+  // notes.txt is itself a selected item: flushed under its temporary name.
+  assert.equal(
+    calls
+      .slice(0, 3)
+      .map((c) => c.replace(/\.burrow-tmp-\S+/, '<temporary>'))
+      .sort(),
+    ['sync <temporary>', 'sync one.jpg', 'sync two.jpg'],
+  );
+  assert.equal(tree(out), {
+    'album/': '',
+    'album/one.jpg': 'one',
+    'album/sub/': '',
+    'album/sub/two.jpg': 'two',
+    'notes.txt': 'notes',
+  });
 });
 
 test('an aborted extraction removes only what it created', async () => {
