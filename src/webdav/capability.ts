@@ -17,7 +17,7 @@ import { createDavStore, davPropertyBindings } from './store.ts';
 export interface WebdavDeps {
   enabled: boolean;
   db: Database;
-  files: Pick<FilesCapability, 'resolver' | 'ops' | 'trash' | 'versions' | 'transfer' | 'bindings'>;
+  files: Pick<FilesCapability, 'resolver' | 'ops' | 'trash' | 'versions' | 'transfer' | 'journal' | 'bindings'>;
   changes: ChangeSink;
   log: Logger;
   activity: { record(event: ActivityEvent): void };

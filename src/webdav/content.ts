@@ -3,6 +3,7 @@
 // exclusively, an existing file's content is replaced only after it is kept as a version.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { AppError } from '../core/errors.ts';
@@ -93,7 +94,11 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
     try {
       const tempName = temporaryName();
       const temp = dir.at(tempName);
-      const fd = await createFileAt(dir, tempName, current ? current.stat.mode & 0o7777 : 0o644);
+      const row = ctx.journal.begin(path.join(dir.real, tempName));
+      const fd = await createFileAt(dir, tempName, current ? current.stat.mode & 0o7777 : 0o644).catch((err) => {
+        ctx.journal.end(row);
+        throw err;
+      });
       let replaced = current !== null;
       try {
         try {
@@ -130,6 +135,8 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
       } catch (err) {
         await fsp.rm(temp, { force: true }).catch(() => {});
         throw err;
+      } finally {
+        ctx.journal.end(row);
       }
       return { replaced, etag: etagOf(await fsp.lstat(dir.at(name))) };
     } finally {

@@ -15,6 +15,7 @@ import type { Transfer } from '../files/transfer.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { Caller } from '../core/caller.ts';
+import type { WorkJournal } from '../files/journal.ts';
 import type { TrashService } from '../trash/service.ts';
 import type { VersionService } from '../versions/service.ts';
 import { hrefOf } from './protocol.ts';
@@ -27,6 +28,8 @@ export interface DavServices {
   trash: TrashService;
   versions: VersionService;
   transfer: Transfer;
+  /** A PUT's temporary is recorded until it takes the name: a crash leaves nothing after the restart. */
+  journal: WorkJournal;
   bindings: Bindings;
   changes: ChangeSink;
   store: DavStore;

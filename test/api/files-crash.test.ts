@@ -1,12 +1,13 @@
 // Crash safety: a real server in a child process is killed (SIGKILL) in the middle of a large
-// cross-filesystem move, of a cross-filesystem trash restore and of an extraction; after a
-// restart every byte is at the source or complete at the destination, and no temporary is
-// left or visible.
+// cross-filesystem move, of a cross-filesystem trash restore, of an extraction and of a WebDAV
+// PUT; after a restart every byte is at the source or complete at the destination, and no
+// temporary is left or visible.
 // The second filesystem is a tmpfs the test mounts (CI runs as root). The server is the one
 // the run is about: from source, or the executable (BURROW_TEST_SERVER=executable).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -240,6 +241,45 @@ test('SIGKILL mid extraction and mid compression: nothing appears under a real n
     server = await startChild(env);
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(fs.readdirSync(out), ['Photos'], 'the restart removed the unfinished zip');
+  } finally {
+    if (server) await kill(server.child).catch(() => {});
+    removeDirs(dirs);
+  }
+});
+
+test('SIGKILL mid WebDAV PUT: the old content stays and the restart removes the partial temporary', async () => {
+  const dirs = makeDirs('burrow-crash-dav-');
+  const env = {
+    AUTH_MODE: 'disabled',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    VOLUME_ROOT: dirs.volumes,
+    CONFIG_DIR: dirs.config,
+    CACHE_DIR: dirs.cache,
+    USER_ROOT: dirs.users,
+    LOG_LEVEL: 'info',
+  };
+  const files = path.join(dirs.volumes, 'Files');
+  fs.mkdirSync(files);
+  fs.writeFileSync(path.join(files, 'report.bin'), 'the old content');
+  let server: Awaited<ReturnType<typeof startChild>> | undefined;
+  try {
+    server = await startChild(env);
+    // A client that sends the first MiB of 64 and then stalls, as a slow link would.
+    const req = http.request(`${server.url}/dav/Files/report.bin`, {
+      method: 'PUT',
+      headers: { 'content-length': String(64 * 1024 * 1024) },
+    });
+    req.on('error', () => {});
+    req.write(Buffer.alloc(1024 * 1024, 7));
+    assert.ok(await waitForTemporary(files), 'the PUT is being written, under a temporary name');
+    await kill(server.child);
+    req.destroy();
+    assert.is(fs.readFileSync(path.join(files, 'report.bin'), 'utf8'), 'the old content');
+    server = await startChild(env);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(fs.readdirSync(files), ['report.bin'], 'the restart removed the partial temporary');
+    assert.is(fs.readFileSync(path.join(files, 'report.bin'), 'utf8'), 'the old content');
   } finally {
     if (server) await kill(server.child).catch(() => {});
     removeDirs(dirs);
