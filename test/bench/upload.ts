@@ -1,6 +1,10 @@
 // Upload throughput against this machine's own ceilings, measured in the same run:
 //   disk      — the same bytes written with fs.createWriteStream and flushed (no HTTP): the ceiling
-//   bare PUT  — a bare Node HTTP server piping a PUT body to a file (the target: ≥ 90 % of it)
+//   bare PUT  — a bare Node HTTP server piping a PUT body to a file (printed; Burrow beats it)
+//   bare writer — a bare Node HTTP server writing each body with Burrow's body writer into one
+//               open file, fdatasync after the last: the same client's one PUT of all the bytes
+//               and its 8 MiB PUTs one after the other. Their ratio is the floor of chunking:
+//               what the client, HTTP and the round trips cost, which no server can remove
 //   Burrow    — the bytes by multipart POST /api/upload, by TUS in one PATCH, by TUS in 8 MiB
 //               PATCHes and in the PATCHes the UI sends (8 MiB, then sized from the last one's
 //               speed: ui/src/upload/chunk-size.ts); then 1,000 files of 10 KB by multipart (files
@@ -29,7 +33,24 @@
 // checks, ~2-3 ms a PATCH; one PATCH never idles. No fsync per PATCH (service.ts says why).
 // Runs on the shared machine vary 2x, so the rounds are interleaved and the medians reported.
 //
-//   npm run bench -- upload [--quick] [sizeMiB=256] [rounds=5]   (through the executable;
+// Where 8 MiB PATCHes lose against one PATCH (measured 2026-11: server from source with a
+// diagnostics_channel/fs.writev trace and --trace-gc, 256 MiB, 2-4 interleaved runs each):
+// - not the client or HTTP: the bare writer's 8 MiB PUTs run at 0.93-1.17 of its one PUT;
+// - not the write queue: 4-5 pwritev a PATCH (~2 MiB each), the writes still running at the
+//   body's end take 0.65-5 ms and keep the disk busy; request seen -> first write 0.55-0.75 ms,
+//   last write -> answer 0.3-1.8 ms, answer -> next request seen 0.7-2.0 ms (medians a run);
+// - V8's full collections: Burrow ran 6-8 Mark-Compacts per upload in one PATCH and 12-14 in
+//   8 MiB PATCHes, the bare writer in its own process 4 either way; the server's CPU per upload
+//   went 520 -> 740 ms, its V8 helper threads' part 180 -> 340 ms. Every 64 KiB body piece is a
+//   fresh Buffer of Node's HTTP parser (8.4 MB of external memory a PATCH, freed only by a full
+//   collection), and V8 starts marking against heap + external memory, so Burrow's heap (~19 MB
+//   live, a bare server's is a few) reaches the limit sooner and collects more each time; the
+//   request path adds 0.26 MB of JS heap a PATCH (sampled: HTTP layer, SQLite row reads, stream
+//   ticks). Forcing a minor collection every 16 MiB written made it worse (34 -> 54
+//   Mark-Compacts over 3 uploads: buffers still gathered at the scavenge were promoted);
+//   pausing the body at 1 or 16 MiB instead of 4 changed nothing beyond the noise.
+//
+//   npm run bench -- upload [--quick] [sizeMiB=256] [rounds=9]   (through the executable;
 //   the source: BURROW_TEST_SERVER=source)
 import './support/executable.ts';
 import { execFileSync } from 'node:child_process';
@@ -45,7 +66,7 @@ import { block, CHUNK, expect, pump, request, tusUpload } from './support/upload
 const MiB = 1024 * 1024;
 
 interface Job {
-  kind: 'put' | 'multipart' | 'tus-one' | 'tus-chunks' | 'tus-ui' | 'small-files';
+  kind: 'put' | 'put-chunks' | 'multipart' | 'tus-one' | 'tus-chunks' | 'tus-ui' | 'small-files';
   base: string;
   bytes: number;
   files?: number;
@@ -98,11 +119,23 @@ async function runJob(job: Job): Promise<number> {
   const started = performance.now();
   if (job.kind === 'put') {
     expect(
-      await request(keepAlive, 'PUT', `${job.base}/file`, { 'content-length': job.bytes }, (req) =>
+      await request(keepAlive, 'PUT', `${job.base}/file?at=0&last`, { 'content-length': job.bytes }, (req) =>
         pump(req, job.bytes),
       ),
       201,
     );
+  } else if (job.kind === 'put-chunks') {
+    // The requests a TUS client sends (8 MiB each, one after the other), without TUS.
+    for (let offset = 0, n = 0; offset < job.bytes; offset += n) {
+      n = Math.min(CHUNK, job.bytes - offset);
+      const last = offset + n >= job.bytes ? '&last' : '';
+      expect(
+        await request(keepAlive, 'PUT', `${job.base}/file?at=${offset}${last}`, { 'content-length': n }, (req) =>
+          pump(req, n),
+        ),
+        201,
+      );
+    }
   } else if (job.kind === 'multipart') {
     await multipart(job.base, 'multipart.bin', job.bytes);
   } else if (job.kind === 'tus-one') {
@@ -189,12 +222,45 @@ async function barePut(dir: string, bytes: number): Promise<number> {
   }
 }
 
+/**
+ * The floor of chunking: a bare Node server that writes each request's body with Burrow's body
+ * writer into one file kept open (at the request's offset), and fdatasyncs it after the last,
+ * as Burrow's TUS does — nothing else. The same client sends it one PUT of all the bytes, or
+ * PUTs of 8 MiB one after the other; what the 8 MiB requests lose here is the client's, HTTP's
+ * and the round trips' share, which no server can remove.
+ */
+async function bareWriterServer(dir: string): Promise<{ base: string; close: () => void }> {
+  const { writeBody } = await import('../../src/uploads/body-writer.ts');
+  const file = path.join(dir, 'writer.bin');
+  let fd: number | null = null;
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url!, 'http://bench');
+    const at = Number(url.searchParams.get('at') ?? 0);
+    if (at === 0) fd = fs.openSync(file, 'w');
+    writeBody(req, fd!, at).done.then(
+      () => {
+        if (url.searchParams.has('last')) {
+          fs.fdatasyncSync(fd!);
+          fs.closeSync(fd!);
+          fs.rmSync(file);
+          fd = null;
+        }
+        res.statusCode = 201;
+        res.end();
+      },
+      () => res.destroy(),
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { base: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => server.close() };
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   const args = import.meta.main ? process.argv.slice(2).filter((a) => !a.startsWith('--')) : [];
   const sizeMiB = Number(args[0] ?? (opts.quick ? 128 : 256));
-  const rounds = Number(args[1] ?? (opts.quick ? 2 : 5));
+  const rounds = Number(args[1] ?? (opts.quick ? 2 : 9));
   const bytes = sizeMiB * MiB;
   const { startServer, removeDirs } = await import('../support/server.ts');
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-bench-upload-'));
@@ -202,43 +268,76 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
     volumes: ['Bench'],
     env: { AUTH_MODE: 'disabled', UPLOAD_CHUNKED_ENABLED: 'true', LOG_LEVEL: 'warn' },
   });
+  const writer = await bareWriterServer(scratch);
   const bench = path.join(s.dirs.volumes, 'Bench');
   const clear = () => {
     for (const f of fs.readdirSync(bench)) if (!f.startsWith('.')) fs.rmSync(path.join(bench, f), { recursive: true });
   };
   const rate = (seconds: number) => bytes / MiB / seconds;
-  const kinds = ['disk', 'bare', 'multipart', 'tus-one', 'tus-chunks', 'tus-ui'] as const;
-  const runs: Record<(typeof kinds)[number], number[]> = {
-    disk: [],
-    bare: [],
-    multipart: [],
-    'tus-one': [],
-    'tus-chunks': [],
-    'tus-ui': [],
+  const burrowKinds = ['multipart', 'tus-one', 'tus-chunks', 'tus-ui'] as const;
+  const kinds = ['disk', 'bare', 'writer-one', 'writer-chunks', ...burrowKinds] as const;
+  type Kind = (typeof kinds)[number];
+  const runs = Object.fromEntries(kinds.map((k) => [k, [] as number[]])) as Record<Kind, number[]>;
+  const measure = async (kind: Kind): Promise<number> => {
+    if (kind === 'disk') return diskCeiling(scratch, bytes);
+    if (kind === 'bare') return barePut(scratch, bytes);
+    if (kind === 'writer-one') return inWorker({ kind: 'put', base: writer.base, bytes });
+    if (kind === 'writer-chunks') return inWorker({ kind: 'put-chunks', base: writer.base, bytes });
+    const seconds = await inWorker({ kind, base: s.url, bytes });
+    clear();
+    return seconds;
   };
   try {
     console.log(
       `upload bench: ${sizeMiB} MiB per run, ${rounds} interleaved rounds (medians), ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}, Node ${process.version}`,
     );
     // Interleaved rounds: a busy neighbour slows every variant alike instead of one of them.
-    // Burrow's variants run in the reverse order every other round: measured (two servers, each
-    // first in its rounds and then second), a variant's ratio moved by 0.05-0.25 with its place
-    // in the round, so a fixed order would give one variant that advantage every time.
+    // Every other round runs in the reverse order: measured (two servers, each first in its
+    // rounds and then second), a variant's ratio moved by 0.05-0.25 with its place in the round,
+    // so a fixed order would give one variant that advantage every time. Every run starts after
+    // a `sync` (inWorker, diskCeiling), so no run writes back the dirty pages of the one before.
+    // The disk ceiling is measured next to every Burrow variant, not once a round: its flush
+    // (a virtual disk's) took from ~0 to ~0.7 s from one run to the next, and a single sample a
+    // round, taken seconds before a variant, read 320-3590 MB/s in one run of this bench; with
+    // one next to each variant there are four times the samples for its median, and a per-pair
+    // ratio (variant / the disk run beside it) shares the disk's state of that moment.
+    const pairs: Record<(typeof burrowKinds)[number], number[]> = {
+      multipart: [],
+      'tus-one': [],
+      'tus-chunks': [],
+      'tus-ui': [],
+    };
     for (let round = 0; round < rounds; round++) {
-      runs.disk.push(rate(await diskCeiling(scratch, bytes)));
-      runs.bare.push(rate(await barePut(scratch, bytes)));
-      const burrow = ['multipart', 'tus-one', 'tus-chunks', 'tus-ui'] as const;
-      for (const kind of round % 2 ? [...burrow].reverse() : burrow) {
-        runs[kind].push(rate(await inWorker({ kind, base: s.url, bytes })));
-        clear();
+      const reverse = round % 2 === 1;
+      for (const kind of reverse
+        ? (['writer-chunks', 'writer-one', 'bare'] as const)
+        : (['bare', 'writer-one', 'writer-chunks'] as const))
+        runs[kind].push(rate(await measure(kind)));
+      for (const kind of reverse ? [...burrowKinds].reverse() : burrowKinds) {
+        const pair = reverse ? [kind, 'disk' as const] : ['disk' as const, kind];
+        for (const k of pair) runs[k].push(rate(await measure(k)));
+        pairs[kind].push(runs[kind].at(-1)! / runs.disk.at(-1)!);
       }
+      // The server collects its garbage once it has been quiet for a second (src/core/idle-gc.ts):
+      // that collection (0.1-0.4 s of a core) happens here, not during the next round's runs.
+      await new Promise((r) => setTimeout(r, 1500));
     }
     const disk = median(runs.disk);
     const bare = median(runs.bare);
     const spread = (xs: number[]) => `(runs ${xs.map((x) => x.toFixed(0)).join(', ')})`;
+    const perRound = (a: Kind, b: Kind) => runs[a].map((x, i) => x / runs[b][i]!);
+    const ratios = (a: Kind, b: Kind) => {
+      const r = perRound(a, b);
+      const sorted = [...r].sort((x, y) => x - y);
+      return `${(median(runs[a]) / median(runs[b])).toFixed(2)} (per round: median ${median(r).toFixed(2)}, ${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)}: ${r.map((x) => x.toFixed(2)).join(', ')})`;
+    };
     console.log(`  disk write (no HTTP)        ${disk.toFixed(0).padStart(6)} MiB/s   ${spread(runs.disk)}`);
+    console.log(`  bare Node PUT-to-disk       ${bare.toFixed(0).padStart(6)} MiB/s   ${spread(runs.bare)}`);
     console.log(
-      `  bare Node PUT-to-disk       ${bare.toFixed(0).padStart(6)} MiB/s   the target's 100 % ${spread(runs.bare)}`,
+      `  bare writer, one PUT        ${median(runs['writer-one']).toFixed(0).padStart(6)} MiB/s   ${spread(runs['writer-one'])}`,
+    );
+    console.log(
+      `  bare writer, 8 MiB PUTs     ${median(runs['writer-chunks']).toFixed(0).padStart(6)} MiB/s   ${spread(runs['writer-chunks'])}`,
     );
     const label = {
       multipart: 'Burrow multipart',
@@ -246,20 +345,26 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       'tus-chunks': 'Burrow TUS, 8 MiB PATCHes',
       'tus-ui': "Burrow TUS, the UI's PATCHes",
     } as const;
-    for (const kind of ['multipart', 'tus-one', 'tus-chunks', 'tus-ui'] as const) {
+    for (const kind of burrowKinds) {
       const mibs = median(runs[kind]);
       console.log(
-        `  ${label[kind].padEnd(27)} ${mibs.toFixed(0).padStart(6)} MiB/s   ${((100 * mibs) / bare).toFixed(0).padStart(3)} % of bare PUT, ${((100 * mibs) / disk).toFixed(0).padStart(3)} % of disk ${spread(runs[kind])}`,
+        `  ${label[kind].padEnd(27)} ${mibs.toFixed(0).padStart(6)} MiB/s   ${((100 * mibs) / disk).toFixed(0).padStart(3)} % of disk ${spread(runs[kind])}`,
       );
     }
-    // Issue 19's goal for what browsers send (tus-js-client, the UI): ≥ 0.8 of one PATCH.
-    const chunked = median(runs['tus-chunks']) / median(runs['tus-one']);
-    const perRound = (kind: 'tus-chunks' | 'tus-ui') =>
-      runs[kind].map((x, i) => (x / runs['tus-one'][i]!).toFixed(2)).join(', ');
-    console.log(`  TUS 8 MiB PATCHes / one PATCH: ${chunked.toFixed(2)} (per round: ${perRound('tus-chunks')})`);
-    console.log(
-      `  TUS the UI's PATCHes / one PATCH: ${(median(runs['tus-ui']) / median(runs['tus-one'])).toFixed(2)} (per round: ${perRound('tus-ui')})`,
-    );
+    // Issue 19's goal for what browsers send (tus-js-client, the UI): ≥ 0.8 of one PATCH. The
+    // bare writer's ratio is the floor: what the same client's 8 MiB requests cost a server
+    // that does nothing but write them.
+    console.log(`  TUS 8 MiB PATCHes / one PATCH:    ${ratios('tus-chunks', 'tus-one')}`);
+    console.log(`  TUS the UI's PATCHes / one PATCH: ${ratios('tus-ui', 'tus-one')}`);
+    console.log(`  bare writer 8 MiB PUTs / one PUT: ${ratios('writer-chunks', 'writer-one')}`);
+    const pairRange = (r: number[]) => {
+      const sorted = [...r].sort((x, y) => x - y);
+      return `median ${median(r).toFixed(2)}, ${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)}`;
+    };
+    for (const kind of burrowKinds)
+      console.log(
+        `  ${label[kind]} / disk: ${(median(runs[kind]) / disk).toFixed(2)} (per pair with the disk run beside it: ${pairRange(pairs[kind])})`,
+      );
     const files = 1000;
     const seconds = await inWorker({ kind: 'small-files', base: s.url, bytes: 10 * 1024, files, concurrency: 4 });
     console.log(`  1,000 files of 10 KB (multipart, 4 at a time): ${(files / seconds).toFixed(0)} files/s`);
@@ -267,6 +372,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
     // The ceiling is the disk write: the bare PUT server (req.pipe to a WriteStream, small writes)
     // measured below Burrow, so it is no ceiling; its figure stays in the note.
     const ceiling = `the same bytes written and flushed to disk, no HTTP (bare Node PUT server: ${bare.toFixed(0)} MB/s)`;
+    const floor = `Burrow TUS in one PATCH, same run; the floor, a bare Node server writing the same client's 8 MiB PUTs with Burrow's body writer: ${(median(runs['writer-chunks']) / median(runs['writer-one'])).toFixed(2)} of one PUT`;
     return [
       rateRow(`multipart upload ${sizeMiB} MiB`, median(runs.multipart), disk, 'MB/s', '≥ 0.8', ceiling),
       rateRow(`TUS, one PATCH of ${sizeMiB} MiB`, median(runs['tus-one']), disk, 'MB/s', '≥ 0.8', ceiling),
@@ -277,7 +383,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
         median(runs['tus-one']),
         'MB/s',
         '≥ 0.8',
-        'Burrow TUS in one PATCH, same run',
+        floor,
       ),
       rateRow(
         "TUS, the UI's PATCHes (8 MiB, then sized from the last one's speed) vs one PATCH",
@@ -289,6 +395,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       ),
     ];
   } finally {
+    writer.close();
     await s.close();
     removeDirs(s.dirs);
     fs.rmSync(scratch, { recursive: true, force: true });
