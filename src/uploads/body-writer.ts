@@ -7,7 +7,6 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { youngCollector, type YoungCollector } from './young-gc.ts';
 
 /** Bytes waiting for the disk before the body is paused (the socket's backpressure). */
 const PAUSE_AT = 4 * 1024 * 1024;
@@ -17,8 +16,6 @@ export interface BodyWriteOptions {
   inspect?: (chunk: Buffer) => void;
   /** Aborting stops the write (the body is destroyed, as a pipeline would). */
   signal?: AbortSignal;
-  /** Told once the body is written or given up (its buffers are garbage then): young-gc.ts. */
-  collector?: YoungCollector;
 }
 
 export interface BodyWrite {
@@ -68,7 +65,6 @@ export function writeBody(source: Readable, fd: number, position: number, option
       options.signal?.removeEventListener('abort', onAbort);
       if (failure) reject(failure);
       else resolve(state.written);
-      (options.collector ?? youngCollector).bodyDone(state.written);
     };
     function fail(err: unknown) {
       if (failure || settled) return;

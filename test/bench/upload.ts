@@ -48,7 +48,16 @@
 //   request path adds 0.26 MB of JS heap a PATCH (sampled: HTTP layer, SQLite row reads, stream
 //   ticks). Forcing a minor collection every 16 MiB written made it worse (34 -> 54
 //   Mark-Compacts over 3 uploads: buffers still gathered at the scavenge were promoted);
-//   pausing the body at 1 or 16 MiB instead of 4 changed nothing beyond the noise.
+//   pausing the body at 1 or 16 MiB instead of 4 changed nothing beyond the noise. A forced
+//   young collection after each body of 4 MiB or more (13c0d73, taken back) ended the full
+//   collections from source (one scavenge a PATCH, none full once the upload ran), but through
+//   the executable, A/B interleaved with the servers' places swapped (6 rounds each), it cost
+//   more than it saved: the server's CPU per 8 MiB-PATCH upload 620 -> 810 and 590 -> 760 ms
+//   (V8 helper threads 240 -> 400 and 240 -> 360), 8 MiB / one PATCH 0.79 -> 0.79, 0.85 -> 0.74.
+// - the server's own path a PATCH (source, medians of 32 PATCHes, 3 runs): request seen ->
+//   TUS handler 0.40-0.46 ms (the HTTP layer), ownership check (a row read) 0.16-0.18, lock
+//   0.05-0.07, row read under it 0.035-0.05, held part and free space 0.02-0.03, writer set up
+//   0.08, first write issued 0.02; last write done -> answer's head 0.2, head -> sent 0.2.
 //
 //   npm run bench -- upload [--quick] [sizeMiB=256] [rounds=9]   (through the executable;
 //   the source: BURROW_TEST_SERVER=source)

@@ -7,7 +7,6 @@ import { PassThrough, Readable } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeBody } from '../../src/uploads/body-writer.ts';
-import { createYoungCollector, youngCollector } from '../../src/uploads/young-gc.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-body-writer-'));
 let n = 0;
@@ -130,92 +129,6 @@ test('a write that fails (a descriptor open for reading only) rejects with the w
     assert.is(err?.code, 'EBADF');
   } finally {
     fs.closeSync(fd);
-  }
-});
-
-test('the collector hears of a body once, with its bytes, only after the last byte is written', async () => {
-  const { file, fd } = fileWith(Buffer.alloc(0));
-  const source = new PassThrough();
-  const heard: { bytes: number; size: number }[] = [];
-  try {
-    const write = writeBody(source, fd, 0, {
-      collector: { bodyDone: (b) => heard.push({ bytes: b, size: fs.statSync(file).size }) },
-    });
-    source.write(bytes(70_000, 1));
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal(heard, [], 'not while the body is still coming');
-    source.end(bytes(30_000, 2));
-    await write.done;
-    assert.equal(heard, [{ bytes: 100_000, size: 100_000 }]);
-  } finally {
-    fs.closeSync(fd);
-  }
-});
-
-test('the collector hears of a body given up too (its buffers are garbage as well)', async () => {
-  const { fd } = fileWith(Buffer.alloc(0));
-  const source = new PassThrough();
-  const heard: number[] = [];
-  try {
-    const write = writeBody(source, fd, 0, { collector: { bodyDone: (b) => heard.push(b) } });
-    source.write(bytes(1000, 4));
-    source.destroy(new Error('ECONNRESET'));
-    await write.done.catch(() => {});
-    assert.is(heard.length, 1);
-    assert.is(heard[0], write.written);
-  } finally {
-    fs.closeSync(fd);
-  }
-});
-
-test('young collections: one once 4 MiB of bodies are done, on the next turn, none while one is pending', () => {
-  const MiB = 1024 * 1024;
-  const queued: (() => void)[] = [];
-  let collected = 0;
-  const c = createYoungCollector(
-    () => collected++,
-    4 * MiB,
-    (fn) => queued.push(fn),
-  );
-  c.bodyDone(3 * MiB);
-  assert.is(queued.length, 0, 'under the threshold');
-  c.bodyDone(1 * MiB);
-  assert.is(queued.length, 1);
-  assert.is(collected, 0, 'not at once: on the next turn');
-  c.bodyDone(8 * MiB);
-  assert.is(queued.length, 1, 'one pending is enough');
-  queued.shift()!();
-  assert.is(collected, 1);
-  c.bodyDone(4 * MiB);
-  assert.is(queued.length, 1, 'the count started again after the last');
-  createYoungCollector(null).bodyDone(64 * MiB); // no collector offered: nothing happens
-});
-
-test("the process's collector runs a young-generation collection of V8 after a body of 8 MiB", async () => {
-  const { constants, PerformanceObserver } = await import('node:perf_hooks');
-  const kinds: number[] = [];
-  const observer = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) kinds.push((e as unknown as { detail: { kind: number } }).detail.kind);
-  });
-  observer.observe({ entryTypes: ['gc'] });
-  try {
-    // As the HTTP parser hands them over: a fresh 64 KiB Buffer each, dead once written.
-    const source = Readable.from(
-      (function* () {
-        for (let i = 0; i < 128; i++) yield Buffer.alloc(64 * 1024, i);
-      })(),
-    );
-    const { fd } = fileWith(Buffer.alloc(0));
-    try {
-      await writeBody(source, fd, 0, { collector: youngCollector }).done;
-    } finally {
-      fs.closeSync(fd);
-    }
-    kinds.length = 0;
-    await new Promise((r) => setTimeout(r, 100));
-    assert.ok(kinds.includes(constants.NODE_PERFORMANCE_GC_MINOR), `collections seen after the body: ${kinds}`);
-  } finally {
-    observer.disconnect();
   }
 });
 
