@@ -301,35 +301,28 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       `upload bench: ${sizeMiB} MiB per run, ${rounds} interleaved rounds (medians), ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}, Node ${process.version}`,
     );
     // Interleaved rounds: a busy neighbour slows every variant alike instead of one of them.
-    // Every other round runs in the reverse order: measured (two servers, each first in its
-    // rounds and then second), a variant's ratio moved by 0.05-0.25 with its place in the round,
-    // so a fixed order would give one variant that advantage every time. Every run starts after
-    // a `sync` (inWorker, diskCeiling), so no run writes back the dirty pages of the one before.
-    // The disk ceiling is measured next to every Burrow variant, not once a round: its flush
-    // (a virtual disk's) took from ~0 to ~0.7 s from one run to the next, and a single sample a
-    // round, taken seconds before a variant, read 320-3590 MB/s in one run of this bench; with
-    // one next to each variant there are four times the samples for its median, and a per-pair
-    // ratio (variant / the disk run beside it) shares the disk's state of that moment.
-    const pairs: Record<(typeof burrowKinds)[number], number[]> = {
-      multipart: [],
-      'tus-one': [],
-      'tus-chunks': [],
-      'tus-ui': [],
-    };
+    // Burrow's variants (and the bare writer's two) run in the reverse order every other round:
+    // measured (two servers, each first in its rounds and then second), a variant's ratio moved
+    // by 0.05-0.25 with its place in the round, so a fixed order would give one variant that
+    // advantage every time. Every run starts after a `sync` (inWorker, diskCeiling), so no run
+    // writes back the dirty pages of the one before it. The disk ceiling stays first in every
+    // round, and nothing waits between runs: this virtual disk's flush has two speeds, and which
+    // one a run gets depends on how long ago the last file was written and removed (the same
+    // 256 MiB written and flushed, 10 runs each, after a sync and a wait of 0 / 0.5 / 2 s:
+    // medians 3082 / 3296 / 645 MB/s, the first two with runs from 403 and 635, the last all
+    // 465-745; keeping the device busy with a small fdatasync every 0.1 s changed nothing). A
+    // ceiling taken after a wait would sit below Burrow's one PATCH (~690 MB/s on a quiet
+    // machine), so no wait; measuring it beside every Burrow variant (tried: 36 samples a run)
+    // only moved its median between the two speeds (1236, 2445 MB/s).
     for (let round = 0; round < rounds; round++) {
       const reverse = round % 2 === 1;
+      runs.disk.push(rate(await measure('disk')));
+      runs.bare.push(rate(await measure('bare')));
       for (const kind of reverse
-        ? (['writer-chunks', 'writer-one', 'bare'] as const)
-        : (['bare', 'writer-one', 'writer-chunks'] as const))
+        ? (['writer-chunks', 'writer-one'] as const)
+        : (['writer-one', 'writer-chunks'] as const))
         runs[kind].push(rate(await measure(kind)));
-      for (const kind of reverse ? [...burrowKinds].reverse() : burrowKinds) {
-        const pair = reverse ? [kind, 'disk' as const] : ['disk' as const, kind];
-        for (const k of pair) runs[k].push(rate(await measure(k)));
-        pairs[kind].push(runs[kind].at(-1)! / runs.disk.at(-1)!);
-      }
-      // The server collects its garbage once it has been quiet for a second (src/core/idle-gc.ts):
-      // that collection (0.1-0.4 s of a core) happens here, not during the next round's runs.
-      await new Promise((r) => setTimeout(r, 1500));
+      for (const kind of reverse ? [...burrowKinds].reverse() : burrowKinds) runs[kind].push(rate(await measure(kind)));
     }
     const disk = median(runs.disk);
     const bare = median(runs.bare);
@@ -366,14 +359,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
     console.log(`  TUS 8 MiB PATCHes / one PATCH:    ${ratios('tus-chunks', 'tus-one')}`);
     console.log(`  TUS the UI's PATCHes / one PATCH: ${ratios('tus-ui', 'tus-one')}`);
     console.log(`  bare writer 8 MiB PUTs / one PUT: ${ratios('writer-chunks', 'writer-one')}`);
-    const pairRange = (r: number[]) => {
-      const sorted = [...r].sort((x, y) => x - y);
-      return `median ${median(r).toFixed(2)}, ${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)}`;
-    };
-    for (const kind of burrowKinds)
-      console.log(
-        `  ${label[kind]} / disk: ${(median(runs[kind]) / disk).toFixed(2)} (per pair with the disk run beside it: ${pairRange(pairs[kind])})`,
-      );
+    for (const kind of burrowKinds) console.log(`  ${label[kind]} / disk: ${ratios(kind, 'disk')}`);
     const files = 1000;
     const seconds = await inWorker({ kind: 'small-files', base: s.url, bytes: 10 * 1024, files, concurrency: 4 });
     console.log(`  1,000 files of 10 KB (multipart, 4 at a time): ${(files / seconds).toFixed(0)} files/s`);
