@@ -83,7 +83,8 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
   bindings.register('recentDestinations', pathTable(db, 'recent_destinations'));
   bindings.register('folderPrefs', pathTable(db, 'folder_prefs'));
   bindings.register('versions', versionBindings(db));
-  const transfer = createTransfer(db, deps.transfer);
+  const journal = createWorkJournal(db);
+  const transfer = createTransfer(journal, deps.transfer);
   const trash = createTrash(db, resolver, transfer, changes);
   const spaceRoots = () => {
     const roots: string[] = [];
@@ -161,7 +162,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     ops,
     bindings,
     transfer,
-    journal: createWorkJournal(db),
+    journal,
     hostVolumes: {
       roots: () => hostVolumeStore.list().map((v) => v.path),
       inUse: (realRoot) => spaceRoots().includes(realRoot),

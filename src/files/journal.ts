@@ -1,29 +1,46 @@
-// Work that builds something under a hidden temporary name before placing it (an extraction's
-// tree) writes one row here first. A crash before the row is ended leaves the row: at the next
-// start the transfer's recovery removes the temporary (phase 'copying', nothing to remove at
-// the source), so a half-built tree never survives a restart, hidden or not.
+// Work in flight that a crash must not leave half done, one row each (`file_op_journal`): a tree
+// built under a hidden temporary name (an extraction, a new zip, a WebDAV PUT, a cross-filesystem
+// copy), and for a move also the source to remove once the copy is placed. At the next start the
+// transfer's recovery (transfer.ts) reads the rows left: phase 'copying' removes the temporary,
+// 'placed' removes the source. Paths are real paths: no descriptor survives a restart.
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 
+export interface JournalRow {
+  id: string;
+  phase: 'copying' | 'placed';
+  temp_path: string;
+  source_path: string;
+  remove_source: number;
+}
+
 export interface WorkJournal {
-  /** Records that `tempReal` (a real path) is being built; returns the row to end. */
-  begin(tempReal: string): string;
-  /** The temporary was placed, or removed: nothing is left to roll back. */
+  /** Records that `tempReal` is being built (and, for a move, the source to remove); returns the row. */
+  begin(tempReal: string, source?: string): string;
+  /** A move's copy took its name `placedReal`: what is left is removing the source. */
+  placed(id: string, placedReal: string): void;
+  /** Done, or rolled back: nothing is left to do. */
   end(id: string): void;
+  /** The rows a crash left. */
+  left(): JournalRow[];
 }
 
 export function createWorkJournal(db: Database): WorkJournal {
   return {
-    begin(tempReal) {
+    begin(tempReal, source) {
       const id = randomUUID();
       db.run(
         'INSERT INTO file_op_journal (id, phase, temp_path, source_path, remove_source, started_at) VALUES (?, ?, ?, ?, ?, ?)',
-        [id, 'copying', tempReal, '', 0, new Date().toISOString()],
+        [id, 'copying', tempReal, source ?? '', source ? 1 : 0, new Date().toISOString()],
       );
       return id;
+    },
+    placed(id, placedReal) {
+      db.run("UPDATE file_op_journal SET phase = 'placed', temp_path = ? WHERE id = ?", [placedReal, id]);
     },
     end(id) {
       db.run('DELETE FROM file_op_journal WHERE id = ?', [id]);
     },
+    left: () => db.all<JournalRow>('SELECT id, phase, temp_path, source_path, remove_source FROM file_op_journal'),
   };
 }

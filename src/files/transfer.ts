@@ -1,12 +1,11 @@
 // Moving and copying without ever writing over anything. Within a filesystem a move is a
 // rename onto a claimed name. Across filesystems (and for every copy) the item is first
 // copied to a hidden temporary beside its destination, then placed under a free name, then —
-// for a move — the source is removed. A journal row makes a crash leave the old or the new
-// state: at startup an incomplete temporary is removed, a placed copy's source is removed.
-import { randomUUID } from 'node:crypto';
+// for a move — the source is removed. A journal row (journal.ts) makes a crash leave the old or
+// the new state: at startup an incomplete temporary is removed, a placed copy's source is removed.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Database } from '../db/database.ts';
+import type { WorkJournal } from './journal.ts';
 import type { Dir } from './confined.ts';
 import { copyTree } from './copy-tree.ts';
 import { placeDirectory, placeFile, renameToFreeName, temporaryName } from './names.ts';
@@ -47,7 +46,7 @@ export async function copyEntry(from: SourceEntry, to: string): Promise<void> {
   await copyTree(from.path, to, { root: from.root });
 }
 
-export function createTransfer(db: Database, options: TransferOptions = {}): Transfer {
+export function createTransfer(journal: WorkJournal, options: TransferOptions = {}): Transfer {
   const renameFree = options.rename ?? renameToFreeName;
 
   async function copyPlaced(
@@ -59,12 +58,7 @@ export function createTransfer(db: Database, options: TransferOptions = {}): Tra
   ): Promise<string> {
     const tempName = temporaryName();
     const temp = dir.at(tempName);
-    const id = randomUUID();
-    // The journal keeps real paths: recovery runs after a restart, when no descriptor is left.
-    db.run(
-      'INSERT INTO file_op_journal (id, phase, temp_path, source_path, remove_source, started_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [id, 'copying', path.join(dir.real, tempName), from.real, removeSource ? 1 : 0, new Date().toISOString()],
-    );
+    const id = journal.begin(path.join(dir.real, tempName), removeSource ? from.real : undefined);
     let placed: string;
     try {
       await copyEntry(from, temp);
@@ -74,17 +68,14 @@ export function createTransfer(db: Database, options: TransferOptions = {}): Tra
         : await placeFile(temp, dir.path, name);
     } catch (err) {
       await fsp.rm(temp, { recursive: true, force: true }).catch(() => {});
-      db.run('DELETE FROM file_op_journal WHERE id = ?', [id]);
+      journal.end(id);
       throw err;
     }
     if (removeSource) {
-      db.run("UPDATE file_op_journal SET phase = 'placed', temp_path = ? WHERE id = ?", [
-        path.join(dir.real, placed),
-        id,
-      ]);
+      journal.placed(id, path.join(dir.real, placed));
       await fsp.rm(from.path, { recursive: true, force: true });
     }
-    db.run('DELETE FROM file_op_journal WHERE id = ?', [id]);
+    journal.end(id);
     return placed;
   }
 
@@ -103,9 +94,7 @@ export function createTransfer(db: Database, options: TransferOptions = {}): Tra
       return copyPlaced(entryOf(from), dirOf(dir), name, isDirectory, false);
     },
     async recover() {
-      const rows = db.all<{ id: string; phase: string; temp_path: string; source_path: string; remove_source: number }>(
-        'SELECT * FROM file_op_journal',
-      );
+      const rows = journal.left();
       const removedSources: string[] = [];
       for (const row of rows) {
         if (row.phase === 'copying') {
@@ -114,7 +103,7 @@ export function createTransfer(db: Database, options: TransferOptions = {}): Tra
           await fsp.rm(row.source_path, { recursive: true, force: true }).catch(() => {});
           removedSources.push(row.source_path);
         }
-        db.run('DELETE FROM file_op_journal WHERE id = ?', [row.id]);
+        journal.end(row.id);
       }
       return { count: rows.length, removedSources };
     },

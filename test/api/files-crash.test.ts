@@ -14,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { yazlZip } from '../support/archives.ts';
 import { Client } from '../support/client.ts';
 import { mountTmpfs } from '../support/mount.ts';
-import { makeDirs, removeDirs, serverCommand } from '../support/server.ts';
+import { makeDirs, removeDirs, serverCommand, serverEnv } from '../support/server.ts';
 
 const FILES = 400;
 const SIZE = 256 * 1024;
@@ -99,16 +99,7 @@ test('SIGKILL mid cross-filesystem move and mid trash restore leaves old or new 
   assert.is.not(fs.statSync(shmRoot).dev, fs.statSync(dirs.volumes).dev, 'a second file system');
   fs.mkdirSync(path.join(dirs.volumes, 'Files'));
   fs.symlinkSync(shmRoot, path.join(dirs.volumes, 'Fast'));
-  const env = {
-    AUTH_MODE: 'disabled',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    VOLUME_ROOT: dirs.volumes,
-    CONFIG_DIR: dirs.config,
-    CACHE_DIR: dirs.cache,
-    USER_ROOT: dirs.users,
-    LOG_LEVEL: 'info',
-  };
+  const env = { ...serverEnv(dirs), AUTH_MODE: 'disabled', LOG_LEVEL: 'info' };
   let server: Awaited<ReturnType<typeof startChild>> | undefined;
   try {
     server = await startChild(env);
@@ -169,16 +160,7 @@ test('SIGKILL mid cross-filesystem move and mid trash restore leaves old or new 
 
 test('SIGKILL mid extraction and mid compression: nothing appears under a real name, and the restart removes what was half built', async () => {
   const dirs = makeDirs('burrow-crash-extract-');
-  const env = {
-    AUTH_MODE: 'disabled',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    VOLUME_ROOT: dirs.volumes,
-    CONFIG_DIR: dirs.config,
-    CACHE_DIR: dirs.cache,
-    USER_ROOT: dirs.users,
-    LOG_LEVEL: 'info',
-  };
+  const env = { ...serverEnv(dirs), AUTH_MODE: 'disabled', LOG_LEVEL: 'info' };
   const files = path.join(dirs.volumes, 'Files');
   const arc = path.join(files, 'arc');
   const out = path.join(files, 'out');
@@ -249,16 +231,7 @@ test('SIGKILL mid extraction and mid compression: nothing appears under a real n
 
 test('SIGKILL mid WebDAV PUT: the old content stays and the restart removes the partial temporary', async () => {
   const dirs = makeDirs('burrow-crash-dav-');
-  const env = {
-    AUTH_MODE: 'disabled',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    VOLUME_ROOT: dirs.volumes,
-    CONFIG_DIR: dirs.config,
-    CACHE_DIR: dirs.cache,
-    USER_ROOT: dirs.users,
-    LOG_LEVEL: 'info',
-  };
+  const env = { ...serverEnv(dirs), AUTH_MODE: 'disabled', LOG_LEVEL: 'info' };
   const files = path.join(dirs.volumes, 'Files');
   fs.mkdirSync(files);
   fs.writeFileSync(path.join(files, 'report.bin'), 'the old content');

@@ -10,7 +10,7 @@ import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/core/log.ts';
 import { Client } from '../support/client.ts';
-import { makeDirs, removeDirs, type TestDirs } from '../support/server.ts';
+import { makeDirs, removeDirs, serverEnv, type TestDirs } from '../support/server.ts';
 
 const HANG_MS = 6000;
 const TIMEOUT_MS = 300;
@@ -35,12 +35,7 @@ test.before(async () => {
   w('Other/deep/d.bin', 30);
   hangLog = path.join(dirs.cache, 'hangs.log');
   const env = {
-    HOST: '127.0.0.1',
-    PORT: '0',
-    VOLUME_ROOT: dirs.volumes,
-    CONFIG_DIR: dirs.config,
-    CACHE_DIR: dirs.cache,
-    USER_ROOT: dirs.users,
+    ...serverEnv(dirs),
     AUTH_MODE: 'disabled',
     FOLDER_SIZE_MODE: 'full',
     FOLDER_SIZE_IO_TIMEOUT_MS: String(TIMEOUT_MS),

@@ -9,7 +9,7 @@ import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/core/log.ts';
 import { Client } from '../support/client.ts';
-import { makeDirs, removeDirs, type TestDirs } from '../support/server.ts';
+import { makeDirs, removeDirs, serverEnv, type TestDirs } from '../support/server.ts';
 
 let dirs: TestDirs;
 let app: App;
@@ -24,12 +24,7 @@ test.before(async () => {
   fs.writeFileSync(path.join(vol, 'Fine', 'a.bin'), Buffer.alloc(10));
   fs.writeFileSync(path.join(vol, 'Stuck', 'b.bin'), Buffer.alloc(20));
   const env = {
-    HOST: '127.0.0.1',
-    PORT: '0',
-    VOLUME_ROOT: dirs.volumes,
-    CONFIG_DIR: dirs.config,
-    CACHE_DIR: dirs.cache,
-    USER_ROOT: dirs.users,
+    ...serverEnv(dirs),
     AUTH_MODE: 'disabled',
     FOLDER_SIZE_MODE: 'full',
     FOLDER_SIZE_IO_TIMEOUT_MS: '100',

@@ -76,21 +76,25 @@ interface Instance {
   stop(): Promise<void>;
 }
 
-export async function startServer(
-  options: { env?: Record<string, string>; dirs?: TestDirs; volumes?: string[]; uiDir?: string | null } = {},
-): Promise<TestServer> {
-  const dirs = options.dirs ?? makeDirs();
-  for (const v of options.volumes ?? ['Files']) fs.mkdirSync(path.join(dirs.volumes, v), { recursive: true });
-  const logs: Record<string, any>[] = [];
-  let env: Record<string, string> = {
+/** A server's environment on `dirs`: loopback, any free port, every folder in the sandbox. */
+export function serverEnv(dirs: TestDirs): Record<string, string> {
+  return {
     HOST: '127.0.0.1',
     PORT: '0',
     VOLUME_ROOT: dirs.volumes,
     CONFIG_DIR: dirs.config,
     CACHE_DIR: dirs.cache,
     USER_ROOT: dirs.users,
-    ...options.env,
   };
+}
+
+export async function startServer(
+  options: { env?: Record<string, string>; dirs?: TestDirs; volumes?: string[]; uiDir?: string | null } = {},
+): Promise<TestServer> {
+  const dirs = options.dirs ?? makeDirs();
+  for (const v of options.volumes ?? ['Files']) fs.mkdirSync(path.join(dirs.volumes, v), { recursive: true });
+  const logs: Record<string, any>[] = [];
+  let env: Record<string, string> = { ...serverEnv(dirs), ...options.env };
   let app: App | undefined;
   const boot =
     serverMode === 'executable'
