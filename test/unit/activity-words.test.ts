@@ -81,6 +81,15 @@ test('other actions keep their fields as words; nothing is JSON', () => {
   assert.is(describeActivity('auth.login', { reason: 'wrong-password' }), 'reason: wrong-password');
   assert.is(describeActivity('dav.put', { path: '/dav/a', status: 201 }), 'path: /dav/a · status: 201');
   assert.is(describeActivity('files.upload', null), '');
+  // Times in words, as the screens show them: never the ISO form (one 24-character word that wraps inside).
+  const expires = '2026-12-24T12:26:31.497Z';
+  for (const words of [
+    describeActivity('token.create', { name: 'nightly', expiresAt: expires }),
+    describeActivity('share.create', { path: 'Files/x', sharingType: 'link', expiresAt: expires }),
+  ]) {
+    assert.not.ok(words.includes(expires), words);
+    assert.ok(words.includes('2026'), words);
+  }
   for (const [action, detail] of CASES) assert.not.match(describeActivity(action, detail), /[{}"]/, action);
 });
 

@@ -1,11 +1,13 @@
 // The detail of an activity row in words: a sentence for file operations and shares
 // ("Moved 3 items into Files/Archive: Files/a.txt, Files/b.txt and 1 more"), and for every
 // other action its fields as "name: value" pairs — never raw JSON.
-import { formatBytes } from '../util.ts';
+import { formatBytes, formatDate } from '../util.ts';
 
 type Detail = Record<string, unknown>;
 
-const str = (v: unknown) => (typeof v === 'string' ? v : '');
+/** A time as the screens show times ("Dec 24, 2026, 12:26 PM"), never the 24-character ISO form. */
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/;
+const str = (v: unknown) => (typeof v === 'string' ? (ISO_TIME.test(v) ? formatDate(v) || v : v) : '');
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -76,7 +78,7 @@ export function describeFields(detail: unknown): string {
     .filter(([, v]) => v !== undefined && v !== null && v !== '')
     .map(
       ([k, v]) =>
-        `${words(k)}: ${Array.isArray(v) ? v.join(', ') : typeof v === 'object' ? Object.values(v as object).join(' ') : String(v)}`,
+        `${words(k)}: ${Array.isArray(v) ? v.join(', ') : typeof v === 'object' ? Object.values(v as object).join(' ') : typeof v === 'string' ? str(v) : String(v)}`,
     )
     .join(' · ');
 }
