@@ -130,7 +130,9 @@ export function createMultipartReceiver(deps: {
         parts.add(part);
         const out = await fsp.open(part, 'r+');
         try {
-          await writeBody(file, out.fd, 0).done;
+          // busboy's file chunks are views of the request's own chunks or copies it made, each
+          // scanned to its end before it is handed on: nobody reads them after us.
+          await writeBody(file, out.fd, 0, { freeWritten: true }).done;
           if ((file as Readable & { truncated?: boolean }).truncated) throw tooLarge(limits.maxFileSize);
           // On disk before it is placed, as a resumable upload's part is: a crash after placement
           // must not leave a name whose bytes were never written.

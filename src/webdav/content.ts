@@ -102,7 +102,7 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
       let replaced = current !== null;
       try {
         try {
-          await writeBody(req, fd, 0).done;
+          await writeBody(req, fd, 0, { freeWritten: true }).done;
           // On disk before it takes the name (the old content stays until the rename).
           await fsDatasync(fd);
         } catch (err) {

@@ -135,3 +135,40 @@ test('a write that fails (a descriptor open for reading only) rejects with the w
 test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 test.run();
+
+test('freeWritten releases the memory of chunks that own their whole buffer once written, and only theirs', async () => {
+  const { file, fd } = fileWith(Buffer.alloc(0));
+  const own = [bytes(65536, 1), bytes(1000, 2)].map((b) => {
+    const copy = Buffer.allocUnsafeSlow(b.length);
+    b.copy(copy);
+    return copy;
+  });
+  const larger = bytes(4096, 3);
+  const view = larger.subarray(10, 2010);
+  const chunks = [own[0]!, view, own[1]!];
+  const expected = Buffer.concat(chunks);
+  try {
+    assert.is(await writeBody(Readable.from(chunks), fd, 0, { freeWritten: true }).done, expected.length);
+    assert.ok(fs.readFileSync(file).equals(expected));
+    assert.ok(
+      own.every((b) => (b.buffer as ArrayBuffer).detached),
+      'a chunk of its own is freed',
+    );
+    assert.not.ok((larger.buffer as ArrayBuffer).detached, 'a view into a larger buffer is left');
+    assert.is(larger.length, 4096);
+  } finally {
+    fs.closeSync(fd);
+  }
+});
+
+test('without freeWritten no chunk is touched', async () => {
+  const { fd } = fileWith(Buffer.alloc(0));
+  const chunk = Buffer.allocUnsafeSlow(5000).fill(7);
+  try {
+    await writeBody(Readable.from([chunk]), fd, 0).done;
+    assert.not.ok((chunk.buffer as ArrayBuffer).detached);
+    assert.is(chunk[4999], 7);
+  } finally {
+    fs.closeSync(fd);
+  }
+});

@@ -327,6 +327,7 @@ export function createTusService(deps: TusDeps): TusService {
         write = writeBody(body, part.fd, row.offset, {
           inspect: meter(row.length - row.offset, hash),
           signal: lock.signal,
+          freeWritten: true,
         });
         written = await write.done;
       } catch (err) {
