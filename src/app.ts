@@ -165,6 +165,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     db,
     resolver: files.resolver,
     changes,
+    journal: files.journal,
     log,
     activity: identity.activity,
   });
@@ -215,6 +216,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       resolver,
       versions: files.versions,
       changes,
+      journal: files.journal,
       maxBytes: maxTextBytes,
       activity: identity.activity,
     }),
@@ -314,6 +316,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
           resolver: files.resolver,
           versions: files.versions,
           changes,
+          journal: files.journal,
           log,
           callerFor,
           publicUrl: office.publicUrl,

@@ -6,12 +6,14 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import path from 'node:path';
 import type { ChangeSink } from '../changes.ts';
 import type { Caller } from '../core/caller.ts';
 import { AppError } from '../core/errors.ts';
 import { fileEvent, shownPath, type ActivitySink } from '../files/activity.ts';
 import { openFileIn, withFileIn, withParentIn } from '../files/confined.ts';
 import { ifMatchHolds } from '../http/conditional.ts';
+import type { WorkJournal } from '../files/journal.ts';
 import { temporaryName } from '../files/names.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import {
@@ -49,6 +51,8 @@ export interface EditorDeps {
   resolver: PathResolver;
   versions: VersionService;
   changes: ChangeSink;
+  /** The work journal: a temporary a crash leaves behind is removed at the next start. */
+  journal: WorkJournal;
   maxBytes: number;
   /** The activity log: one `editor.save` row per save. */
   activity?: ActivitySink;
@@ -113,11 +117,17 @@ export function createEditor(deps: EditorDeps) {
               `The text is larger than the editor limit (EDITOR_MAX_FILESIZE, ${max} bytes).`,
             );
           const temp = temporaryName();
-          const handle = await fsp.open(
-            dir.at(temp),
-            fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0),
-            mode ?? 0o644,
-          );
+          const row = deps.journal.begin(path.join(dir.real, temp));
+          const handle = await fsp
+            .open(
+              dir.at(temp),
+              fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0),
+              mode ?? 0o644,
+            )
+            .catch((err) => {
+              deps.journal.end(row);
+              throw err;
+            });
           try {
             try {
               await handle.writeFile(bytes);
@@ -141,6 +151,8 @@ export function createEditor(deps: EditorDeps) {
           } catch (err) {
             await fsp.rm(dir.at(temp), { force: true });
             throw err;
+          } finally {
+            deps.journal.end(row);
           }
           const st = await fsp.lstat(dir.at(name));
           return { etag: editorEtag(content, st), created: !current };

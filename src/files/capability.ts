@@ -48,7 +48,7 @@ export interface FilesCapability extends Capability {
   readonly ops: FileOps;
   /** Moves and copies through the journal (WebDAV places items with it). */
   readonly transfer: Transfer;
-  /** Trees built under a temporary name (extraction): a crash leaves nothing after the restart. */
+  /** Work built under a temporary name (extractions, saves, copies): a crash leaves nothing after the restart. */
   readonly journal: WorkJournal;
   /** Shares register their table here so deletes forget and moves carry them. */
   readonly bindings: Bindings;
@@ -117,7 +117,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     }
     return roots;
   };
-  const versions = createVersions(db, resolver, spaceRoots, changes);
+  const versions = createVersions(db, resolver, spaceRoots, changes, journal);
   const recent = createRecentDestinations(db);
   const ops = createFileOps({
     resolver,

@@ -1,6 +1,8 @@
 // Work in flight that a crash must not leave half done, one row each (`file_op_journal`): a tree
-// built under a hidden temporary name (an extraction, a new zip, a WebDAV PUT, a cross-filesystem
-// copy), and for a move also the source to remove once the copy is placed. At the next start the
+// built under a hidden temporary name (an extraction, a new zip, a WebDAV PUT or Depth 0 COPY, an
+// editor or office save, a restored version, an upload or a copy across file systems), and for a
+// move also the source to remove once the copy is placed. The row is written before the temporary
+// exists and ended once it took its name or was removed, on every path. At the next start the
 // transfer's recovery (transfer.ts) reads the rows left: phase 'copying' removes the temporary,
 // 'placed' removes the source. Paths are real paths: no descriptor survives a restart.
 import { randomUUID } from 'node:crypto';

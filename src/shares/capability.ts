@@ -18,7 +18,7 @@ import { createShareStore } from './store.ts';
 export interface SharesCapabilityDeps {
   config: Config;
   db: Database;
-  files: Pick<FilesCapability, 'resolver' | 'ops' | 'bindings' | 'versions'>;
+  files: Pick<FilesCapability, 'resolver' | 'ops' | 'bindings' | 'versions' | 'journal'>;
   uploads: Pick<UploadsCapability, 'multipart' | 'tus'>;
   changes: ChangeSink;
   activity: { record(event: ActivityEvent): void };
@@ -48,6 +48,7 @@ export function createSharesCapability(deps: SharesCapabilityDeps): Capability {
       resolver: files.resolver,
       versions: files.versions,
       changes: deps.changes,
+      journal: files.journal,
       maxBytes: config.limits.editorMaxFileSize,
       activity: deps.activity,
     }),

@@ -9,6 +9,7 @@ import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { createEditor } from '../editor/service.ts';
 import type { ActivitySink } from '../files/activity.ts';
+import type { WorkJournal } from '../files/journal.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import type { VersionService } from '../versions/service.ts';
 
@@ -16,6 +17,7 @@ export function createSharedEditor(deps: {
   resolver: PathResolver;
   versions: VersionService;
   changes: ChangeSink;
+  journal: WorkJournal;
   maxBytes: number;
   activity: ActivitySink;
 }) {

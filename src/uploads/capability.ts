@@ -5,6 +5,7 @@ import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { ActivitySink } from '../files/activity.ts';
+import type { WorkJournal } from '../files/journal.ts';
 import type { PathResolver } from '../files/paths.ts';
 import type { Logger } from '../core/log.ts';
 import { createMultipartReceiver } from './multipart.ts';
@@ -19,6 +20,8 @@ export interface UploadsDeps {
   db: Database;
   resolver: PathResolver;
   changes: ChangeSink;
+  /** The work journal (files capability): a copy placed across file systems is built under it. */
+  journal: WorkJournal;
   log: Logger;
   /** The activity log: one row per upload request (multipart) or placed upload (TUS). */
   activity: ActivitySink;
@@ -41,7 +44,7 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
   const staging = createStaging(db, u.freeSpaceReserve);
   if (staging.leftoversRemoved)
     log.info('removed part files of interrupted multipart uploads', { removed: staging.leftoversRemoved });
-  const placement = createPlacement(deps.resolver, deps.changes);
+  const placement = createPlacement(deps.resolver, deps.changes, deps.journal);
   const tus = createTusService({
     store: createUploadStore(db),
     staging,

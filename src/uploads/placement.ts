@@ -7,6 +7,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeSink } from '../changes.ts';
 import { childDirIn, openDirIn, withParentIn, type Dir } from '../files/confined.ts';
+import type { WorkJournal } from '../files/journal.ts';
 import { assertPlainName, placeFile, temporaryName } from '../files/names.ts';
 import { ownerView, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import { AppError } from '../core/errors.ts';
@@ -90,7 +91,7 @@ export interface Placement {
   undo(placed: PlacedFile): Promise<void>;
 }
 
-export function createPlacement(resolver: PathResolver, changes: ChangeSink): Placement {
+export function createPlacement(resolver: PathResolver, changes: ChangeSink, journal: WorkJournal): Placement {
   async function check(caller: Caller, target: UploadTarget) {
     const { folders, name } = splitTarget(target);
     const folder = await resolveUploadFolder(resolver, caller, target.uploadTo);
@@ -135,16 +136,22 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink): Pl
       if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
       // The destination moved to another filesystem since staging began: copy beside it first
       // (so the placed name never shows a half-written file), then place that copy.
-      const temp = dir.at(temporaryName());
+      // A large file copies for a while: a crash meanwhile leaves the temporary to the journal.
+      const tempName = temporaryName();
+      const temp = dir.at(tempName);
+      const row = journal.begin(path.join(dir.real, tempName));
+      let final: string;
       try {
         await fsp.copyFile(partFile, temp, fsp.constants.COPYFILE_EXCL);
-        const final = await placeFile(temp, dir.path, name);
-        await fsp.rm(partFile, { force: true });
-        return final;
+        final = await placeFile(temp, dir.path, name);
       } catch (copyErr) {
         await fsp.rm(temp, { force: true }).catch(() => {});
         throw copyErr;
+      } finally {
+        journal.end(row);
       }
+      await fsp.rm(partFile, { force: true });
+      return final;
     }
   }
 

@@ -11,6 +11,7 @@ import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { BindingTable, RealLocation } from '../files/bindings.ts';
 import { openFileIn, withDirIn, withFileIn, withParentIn, type OpenedFile } from '../files/confined.ts';
+import type { WorkJournal } from '../files/journal.ts';
 import { RESERVED_DIR, placeFile, temporaryName } from '../files/names.ts';
 import { isInside, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 
@@ -83,6 +84,7 @@ export function createVersions(
   resolver: PathResolver,
   roots: () => string[],
   changes: ChangeSink,
+  journal: WorkJournal,
 ): VersionService {
   function rootOf(real: string): string | null {
     let best: string | null = null;
@@ -161,11 +163,14 @@ export function createVersions(
       // Write the old content beside the file, keep what is there now, then swap atomically —
       // all in the checked parent folder's descriptor.
       await withParentIn(file.space!.root, file.realPath, async (dir, name) => {
-        const temp = dir.at(temporaryName());
-        await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) =>
-          fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL),
-        );
+        const tempName = temporaryName();
+        const temp = dir.at(tempName);
+        // A large version copies for a while: a crash meanwhile leaves the temporary to the journal.
+        const journalRow = journal.begin(path.join(dir.real, tempName));
         try {
+          await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) =>
+            fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL),
+          );
           const current = await openFileIn(file.space!.root, dir.at(name)).catch(() => null);
           try {
             if (current) await keep(file.realPath, caller.username, current);
@@ -176,6 +181,8 @@ export function createVersions(
         } catch (err) {
           await fsp.rm(temp, { force: true });
           throw err;
+        } finally {
+          journal.end(journalRow);
         }
       });
       changes.emit({ type: 'modified', path: file.realPath });
@@ -187,14 +194,20 @@ export function createVersions(
       const parent = await resolver.resolve(caller, parentVirtual, { mustExist: true });
       if (!parent.access.canWrite) throw new AppError('READ_ONLY', 'You may not write in this folder.');
       const name = await withDirIn(parent.space!.root, parent.realPath, async (dir) => {
-        const temp = dir.at(temporaryName());
-        await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) =>
-          fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL),
-        );
-        return placeFile(temp, dir.path, path.posix.basename(virtualPath)).catch(async (err) => {
+        const tempName = temporaryName();
+        const temp = dir.at(tempName);
+        const journalRow = journal.begin(path.join(dir.real, tempName));
+        try {
+          await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) =>
+            fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL),
+          );
+          return await placeFile(temp, dir.path, path.posix.basename(virtualPath));
+        } catch (err) {
           await fsp.rm(temp, { force: true });
           throw err;
-        });
+        } finally {
+          journal.end(journalRow);
+        }
       });
       const real = path.join(parent.realPath, name);
       changes.emit({ type: 'created', path: real, isDirectory: false });

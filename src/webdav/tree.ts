@@ -159,12 +159,18 @@ export async function copyOrMove(
     // §9.8.3: "A COPY of "Depth: 0" only instructs that the collection and its properties, but
     // not resources identified by its internal member URLs, are to be copied."
     placed = await withDirIn(destSpace.root, destDir, async (dir) => {
-      const temp = dir.at(temporaryName());
-      await fsp.mkdir(temp);
-      return placeDirectory(temp, dir.path, name).catch(async (err) => {
+      const tempName = temporaryName();
+      const temp = dir.at(tempName);
+      const row = ctx.journal.begin(path.join(dir.real, tempName));
+      try {
+        await fsp.mkdir(temp);
+        return await placeDirectory(temp, dir.path, name);
+      } catch (err) {
         await fsp.rmdir(temp).catch(() => {});
         throw err;
-      });
+      } finally {
+        ctx.journal.end(row);
+      }
     });
     ctx.store.patchProperties(
       to,

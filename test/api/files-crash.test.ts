@@ -1,6 +1,6 @@
 // Crash safety: a real server in a child process is killed (SIGKILL) in the middle of a large
-// cross-filesystem move, of a cross-filesystem trash restore, of an extraction and of a WebDAV
-// PUT; after a restart every byte is at the source or complete at the destination, and no
+// cross-filesystem move, of a cross-filesystem trash restore, of an extraction, of a WebDAV
+// PUT and of a WOPI PutFile; after a restart every byte is at the source or complete at the destination, and no
 // temporary is left or visible.
 // The second filesystem is a tmpfs the test mounts (CI runs as root). The server is the one
 // the run is about: from source, or the executable (BURROW_TEST_SERVER=executable).
@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -255,6 +256,79 @@ test('SIGKILL mid WebDAV PUT: the old content stays and the restart removes the 
     assert.is(fs.readFileSync(path.join(files, 'report.bin'), 'utf8'), 'the old content');
   } finally {
     if (server) await kill(server.child).catch(() => {});
+    removeDirs(dirs);
+  }
+});
+
+test('SIGKILL mid WOPI PutFile: the old document stays and the restart removes the partial temporary', async () => {
+  const dirs = makeDirs('burrow-crash-wopi-');
+  // The editing server's discovery document: what the config answers the editor address from.
+  const editor = http.createServer((req, res) => {
+    if (req.url !== '/hosting/discovery') {
+      res.statusCode = 404;
+      return res.end();
+    }
+    res.setHeader('Content-Type', 'text/xml');
+    res.end(`<?xml version="1.0" encoding="utf-8"?>
+<wopi-discovery><net-zone name="external-http">
+  <app name="writer"><action default="true" ext="docx" name="edit" urlsrc="${editorBase}/browser/cool.html?"/></app>
+</net-zone></wopi-discovery>`);
+  });
+  await new Promise<void>((r) => editor.listen(0, '127.0.0.1', r));
+  const editorBase = `http://127.0.0.1:${(editor.address() as AddressInfo).port}`;
+  const env = {
+    ...serverEnv(dirs),
+    LOG_LEVEL: 'info',
+    // An address in front of the server, as behind a proxy: the calls below go to the server itself.
+    PUBLIC_URL: 'http://files.burrow.test',
+    OFFICEEDITOR_URL: editorBase,
+    OFFICEEDITOR_SECRET: 'wopi-secret-for-the-crash-test-0123456789',
+  };
+  const files = path.join(dirs.volumes, 'Files');
+  fs.mkdirSync(files);
+  fs.writeFileSync(path.join(files, 'report.docx'), 'the old document');
+  let server: Awaited<ReturnType<typeof startChild>> | undefined;
+  try {
+    server = await startChild(env);
+    const admin = new Client(server.url);
+    const setup = await admin.post('/api/auth/setup', {
+      email: 'a@example.org',
+      username: 'admin',
+      password: 'admin-password-1',
+    });
+    assert.is(setup.status, 201, setup.text);
+    const config = await admin.post('/api/officeeditor/config', { path: 'Files/report.docx' });
+    assert.is(config.status, 200, config.text);
+    const src = `${server.url}/api/officeeditor/wopi/files/${config.json.fileId}`;
+    const token = `?access_token=${encodeURIComponent(config.json.access_token)}`;
+    const lock = await fetch(src + token, {
+      method: 'POST',
+      headers: { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'crash-lock' },
+    });
+    assert.is(lock.status, 200, await lock.text());
+    // The editing server sends the first MiB of a 64 MiB document and then stalls.
+    const req = http.request(`${src}/contents${token}`, {
+      method: 'POST',
+      headers: {
+        'X-WOPI-Override': 'PUT',
+        'X-WOPI-Lock': 'crash-lock',
+        'content-type': 'application/octet-stream',
+        'content-length': String(64 * 1024 * 1024),
+      },
+    });
+    req.on('error', () => {});
+    req.write(Buffer.alloc(1024 * 1024, 7));
+    assert.ok(await waitForTemporary(files), 'the PutFile is being written, under a temporary name');
+    await kill(server.child);
+    req.destroy();
+    assert.is(fs.readFileSync(path.join(files, 'report.docx'), 'utf8'), 'the old document');
+    server = await startChild(env);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(fs.readdirSync(files), ['report.docx'], 'the restart removed the partial temporary');
+    assert.is(fs.readFileSync(path.join(files, 'report.docx'), 'utf8'), 'the old document');
+  } finally {
+    if (server) await kill(server.child).catch(() => {});
+    await new Promise((r) => editor.close(r));
     removeDirs(dirs);
   }
 });

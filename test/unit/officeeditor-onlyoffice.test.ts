@@ -18,6 +18,7 @@ import { AppError } from '../../src/core/errors.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import type { Caller } from '../../src/core/caller.ts';
 import { createVersions } from '../../src/versions/service.ts';
+import { journalled, recordingJournal } from '../support/journal.ts';
 import { createOfficeEditorPlugin } from '../../src/plugins/officeeditor/index.ts';
 
 const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
@@ -37,7 +38,8 @@ const resolver = createPathResolver({
   personal,
   privateDirs: [path.join(root, 'config')],
 });
-const versions = createVersions(db, resolver, () => [files], createChangeSink());
+const journal = recordingJournal();
+const versions = createVersions(db, resolver, () => [files], createChangeSink(), journal);
 
 let docBase = '';
 const docServer = http.createServer((req, res) => {
@@ -52,6 +54,7 @@ const make = () =>
     db,
     resolver,
     versions,
+    journal,
     changes: createChangeSink(),
     log: silentLogger,
     callerFor: (id) => (id === alice.userId ? alice : null),
@@ -131,6 +134,9 @@ test('callback status 2 saves the edited document from the document server, keep
   const kept = versions.list(alice, await resolver.resolve(alice, 'Files/minutes.docx'));
   assert.is(kept.length, 1);
   assert.is(fs.readFileSync((await versions.find(alice, kept[0]!.id)).row.stored_path, 'utf8'), 'minutes v1');
+  // The download went into a temporary on the work journal: written before it existed, ended once placed.
+  assert.equal(journal.open(), []);
+  assert.equal(journalled(journal), ['begin:false end:false']);
 });
 
 test('a view-mode config gives a callback that may not save', async () => {

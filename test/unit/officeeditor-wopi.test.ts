@@ -19,6 +19,7 @@ import { AppError, errorEnvelope } from '../../src/core/errors.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import type { Caller } from '../../src/core/caller.ts';
 import { createVersions } from '../../src/versions/service.ts';
+import { journalled, recordingJournal } from '../support/journal.ts';
 import { createOfficeEditorPlugin, type OfficeEditorPlugin } from '../../src/plugins/officeeditor/index.ts';
 import { createLockStore, LOCK_TTL_MS } from '../../src/plugins/officeeditor/locks.ts';
 import { decodeUtf7, encodeUtf7 } from '../../src/plugins/officeeditor/tokens.ts';
@@ -42,7 +43,8 @@ const resolver = createPathResolver({
   personal,
   privateDirs: [path.join(root, 'config')],
 });
-const versions = createVersions(db, resolver, () => [files], createChangeSink());
+const journal = recordingJournal();
+const versions = createVersions(db, resolver, () => [files], createChangeSink(), journal);
 const changes = createChangeSink();
 const callerFor = (id: string) => (id === alice.userId ? alice : null);
 
@@ -137,6 +139,7 @@ function makePlugin(over: { tokenTtlMs?: number; discoveryUrl?: string } = {}) {
     db,
     resolver,
     versions,
+    journal,
     changes,
     log: silentLogger,
     callerFor,
@@ -238,6 +241,8 @@ test('the editing server opens, locks, saves and unlocks; the save keeps the rep
     fs.readdirSync(files).some((n) => n.startsWith('.burrow-tmp-')),
     'a temporary was left behind',
   );
+  // The body streamed into a temporary on the work journal: a crash meanwhile leaves it to the next start.
+  assert.equal(journalled(journal), ['begin:false end:false'], 'journalled before it existed, ended once placed');
 });
 
 test('forged, expired and other-file tokens answer 401; nothing is changed', async () => {
@@ -350,6 +355,12 @@ test('PutRelativeFile: a suggested name is numbered when taken, a relative one i
   );
   const created = await fetch(b1.Url);
   assert.is((await created.json()).BaseFileName, 'memo.odt');
+  // Placed, refused (409) or replacing: every temporary was journalled before it existed and ended once gone.
+  assert.equal(journal.open(), []);
+  assert.ok(
+    journalled(journal).every((steps) => steps === 'begin:false end:false'),
+    String(journalled(journal)),
+  );
 });
 
 test('an unreachable discovery document is a clear 502', async () => {

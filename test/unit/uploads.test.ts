@@ -13,6 +13,8 @@ import { sweepInterval } from '../../src/uploads/capability.ts';
 import { createPlacement, fileKind, splitTarget } from '../../src/uploads/placement.ts';
 import { formatBytes } from '../../src/uploads/staging.ts';
 import { createUploadLocks } from '../../src/uploads/tus/locks.ts';
+import { journalled, recordingJournal } from '../support/journal.ts';
+import { mountTmpfs } from '../support/mount.ts';
 import {
   checkFitsLength,
   checkOffsetMatches,
@@ -158,7 +160,8 @@ test('placement announces created folders and the file, numbers taken names, and
     const changes = createChangeSink();
     const seen: Change[] = [];
     changes.subscribe((c) => seen.push(c));
-    const placement = createPlacement(resolver, changes);
+    const journal = recordingJournal();
+    const placement = createPlacement(resolver, changes, journal);
     const caller: Caller = { userId: 'u', username: 'u', roles: [], isAdmin: false, via: 'session' };
 
     const part = path.join(root, 'part');
@@ -187,6 +190,23 @@ test('placement announces created folders and the file, numbers taken names, and
       seen.map((c) => c.type),
       ['deleted', 'deleted', 'deleted'],
     );
+    assert.equal(journal.steps, [], 'a link in place needs no temporary');
+
+    // A part file on another file system is copied beside the destination first: under a
+    // temporary on the work journal from before it exists until it took its name.
+    const other = mountTmpfs(path.join(root, 'other'), '2m');
+    try {
+      const far = path.join(other.dir, 'part');
+      fs.writeFileSync(far, 'from afar');
+      const copied = await placement.place(caller, { uploadTo: 'V', relativePath: 'far.txt', filename: '' }, far);
+      assert.is(fs.readFileSync(path.join(volume, copied.name), 'utf8'), 'from afar');
+      assert.not.ok(fs.existsSync(far), 'the part file is removed once the copy is placed');
+      assert.equal(journalled(journal), ['begin:false end:false']);
+      assert.ok(path.dirname(journal.steps[0]!.temp) === fs.realpathSync(volume), 'the temporary is beside the file');
+      assert.equal(journal.open(), []);
+    } finally {
+      other.unmount();
+    }
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

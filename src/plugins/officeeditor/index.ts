@@ -10,6 +10,7 @@ import type { Database } from '../../db/database.ts';
 import { AppError, ERRORS } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../../core/caller.ts';
+import type { WorkJournal } from '../../files/journal.ts';
 import type { PathResolver } from '../../files/paths.ts';
 import type { VersionService } from '../../versions/service.ts';
 import { createDiscoveryClient, fillUrlsrc, type DiscoveryClient } from './discovery.ts';
@@ -38,6 +39,8 @@ export interface OfficeEditorDeps {
   resolver: PathResolver;
   versions: VersionService;
   changes: ChangeSink;
+  /** The work journal (files capability): saves build their temporaries under it. */
+  journal: WorkJournal;
   log: Logger;
   /** The account behind a token as a caller; null when it is gone or may not sign in. */
   callerFor(userId: string): Caller | null;
@@ -121,6 +124,7 @@ export function createOfficeEditorPlugin(deps: OfficeEditorDeps): OfficeEditorPl
     const host = createWopiHost({
       resolver: deps.resolver,
       versions: deps.versions,
+      journal: deps.journal,
       changes: deps.changes,
       locks: createLockStore(deps.db),
       callerFor: deps.callerFor,
@@ -201,6 +205,7 @@ export function createOfficeEditorPlugin(deps: OfficeEditorDeps): OfficeEditorPl
     ? createOnlyOffice({
         resolver: deps.resolver,
         versions: deps.versions,
+        journal: deps.journal,
         changes: deps.changes,
         log: deps.log,
         callerFor: deps.callerFor,

@@ -12,6 +12,7 @@ import type { Caller } from '../../core/caller.ts';
 import type { PathResolver } from '../../files/paths.ts';
 import type { VersionService } from '../../versions/service.ts';
 import { fileEvent, shownPath, type ActivitySink } from '../../files/activity.ts';
+import type { WorkJournal } from '../../files/journal.ts';
 import { openForRead, replaceKeepingVersion, versionOf, writeTemporary } from './content.ts';
 import type { WopiAnswer } from './wopi.ts';
 import { fileIdFor, signFileToken, verifyFileToken } from './tokens.ts';
@@ -32,6 +33,8 @@ export interface OnlyOfficeDeps {
   resolver: PathResolver;
   versions: VersionService;
   changes: ChangeSink;
+  /** The work journal (files capability): a save's temporary is on it until placed or removed. */
+  journal: WorkJournal;
   log: Logger;
   callerFor(userId: string): Caller | null;
   publicUrl: string;
@@ -264,12 +267,13 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
         );
       }
       const temp = await writeTemporary(
+        deps.journal,
         path.dirname(file.realPath),
         file.space!.root,
         res.body as unknown as AsyncIterable<Uint8Array>,
         deps.maxFileSize,
       );
-      await replaceKeepingVersion(temp.path, file.realPath, deps.versions, caller.username);
+      await replaceKeepingVersion(temp, file.realPath, deps.versions, caller.username);
       deps.changes.emit({ type: 'modified', path: file.realPath });
       deps.activity?.record(fileEvent(caller, 'office.save', { path: shownPath(file), via: 'ONLYOFFICE' }));
       return { error: 0 };

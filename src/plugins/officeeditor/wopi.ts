@@ -12,7 +12,8 @@ import { assertPlainName, candidateName, placeFile, splitName } from '../../file
 import { joinVirtual, type PathResolver, type ResolvedPath } from '../../files/paths.ts';
 import type { VersionService } from '../../versions/service.ts';
 import { fileEvent, shownPath, type ActivitySink } from '../../files/activity.ts';
-import { openForRead, replaceKeepingVersion, versionOf, writeTemporary } from './content.ts';
+import type { WorkJournal } from '../../files/journal.ts';
+import { discardTemporary, openForRead, replaceKeepingVersion, versionOf, writeTemporary } from './content.ts';
 import { MAX_LOCK_LENGTH, type LockStore } from './locks.ts';
 import { decodeUtf7, encodeUtf7, fileIdFor, signFileToken, verifyFileToken, type FileClaims } from './tokens.ts';
 
@@ -34,6 +35,8 @@ export interface WopiDeps {
   resolver: PathResolver;
   versions: VersionService;
   changes: ChangeSink;
+  /** The work journal (files capability): a save's temporary is on it until placed or removed. */
+  journal: WorkJournal;
   locks: LockStore;
   /** The account behind a token, as a caller (null when it no longer exists or may not sign in). */
   callerFor(userId: string): Caller | null;
@@ -171,7 +174,7 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
         });
       }
     }
-    const temp = await writeTemporary(dir, parent.space!.root, body, deps.maxFileSize);
+    const temp = await writeTemporary(deps.journal, dir, parent.space!.root, body, deps.maxFileSize);
     let finalName: string;
     try {
       if (suggested !== undefined) {
@@ -196,7 +199,7 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
           });
           const held = deps.locks.current(idOf(targetFile));
           if (held !== '') throw lockConflict(held, 'The file to replace is locked.');
-          await replaceKeepingVersion(temp.path, target, deps.versions, w.caller.username);
+          await replaceKeepingVersion(temp, target, deps.versions, w.caller.username);
           deps.changes.emit({ type: 'modified', path: target });
         } else {
           // The name was free a moment ago; claim it exclusively (never over one created meanwhile).
@@ -217,6 +220,8 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
     } catch (err) {
       await fsp.rm(temp.path, { force: true });
       throw err;
+    } finally {
+      temp.settled();
     }
     if (suggested !== undefined)
       deps.changes.emit({ type: 'created', path: path.join(dir, finalName), isDirectory: false });
@@ -316,15 +321,21 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
         drain(body);
         throw err;
       }
-      const temp = await writeTemporary(path.dirname(w.file.realPath), w.file.space!.root, body, deps.maxFileSize);
+      const temp = await writeTemporary(
+        deps.journal,
+        path.dirname(w.file.realPath),
+        w.file.space!.root,
+        body,
+        deps.maxFileSize,
+      );
       // The lock may have changed while the body streamed in.
       try {
         assertLockAllowsWrite(fileId, header(headers, 'X-WOPI-Lock'), 0);
       } catch (err) {
-        await fsp.rm(temp.path, { force: true });
+        await discardTemporary(temp);
         throw err;
       }
-      const stat = await replaceKeepingVersion(temp.path, w.file.realPath, deps.versions, w.caller.username);
+      const stat = await replaceKeepingVersion(temp, w.file.realPath, deps.versions, w.caller.username);
       deps.changes.emit({ type: 'modified', path: w.file.realPath });
       saved(w.caller, w.file, false);
       return {
