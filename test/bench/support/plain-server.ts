@@ -16,6 +16,13 @@
 //                    in order; every other file sent as is with pooled reads. With the CRC-32
 //                    every zip entry must carry (stored: zlib.crc32 over the bytes sent; text:
 //                    zlib's gzip frame computes it on the pool thread, as Burrow's does); no headers.
+// PUT paths (the upload bench):
+//   /discard         the body received and dropped, each chunk's memory freed as it arrives: what
+//                    receiving the bytes over HTTP costs Node, no disk — with the disk write alone,
+//                    the upload ceiling (an upload must do both);
+//   /write/<name>?at=<offset>[&last]   the body written at <offset> into <name> with Burrow's
+//                    body writer (kept open between requests, fdatasync and removed after the
+//                    `last`), as Burrow's TUS does and nothing else: the floor of chunking.
 // Run as a child: node test/bench/support/plain-server.ts <root> (prints the port).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,6 +32,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
+import { writeBody } from '../../../src/uploads/body-writer.ts';
 
 const MB = 1024 * 1024;
 
@@ -189,11 +197,35 @@ async function zipWork(res: http.ServerResponse, dir: string, names: string[], t
   res.end();
 }
 
+/** The open file of /write: one upload at a time. */
+let writing: number | null = null;
+
+async function receive(req: http.IncomingMessage, res: http.ServerResponse, mode: string, target: string) {
+  const url = new URL(req.url!, 'http://x');
+  if (mode === 'discard') {
+    req.on('data', (chunk: Buffer) => (chunk.buffer as ArrayBuffer).transfer(0));
+    await new Promise((resolve) => req.once('end', resolve));
+  } else {
+    const at = Number(url.searchParams.get('at') ?? 0);
+    if (at === 0) writing = fs.openSync(target, 'w');
+    await writeBody(req, writing!, at, { freeWritten: true }).done;
+    if (url.searchParams.has('last')) {
+      fs.fdatasyncSync(writing!);
+      fs.closeSync(writing!);
+      fs.rmSync(target);
+      writing = null;
+    }
+  }
+  res.statusCode = 201;
+  res.end();
+}
+
 function serve(root: string): void {
   const server = http.createServer(async (req, res) => {
     const [, mode, ...rest] = decodeURIComponent(new URL(req.url!, 'http://x').pathname).split('/');
     const target = path.join(root, ...rest);
     try {
+      if (req.method === 'PUT') return await receive(req, res, mode!, target);
       if (mode === 'stream' || mode === 'pooled') {
         const size = fs.statSync(target).size;
         const range = parseRange(req.headers.range, size);
