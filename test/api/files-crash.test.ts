@@ -1,6 +1,6 @@
 // Crash safety: a real server in a child process is killed (SIGKILL) in the middle of a large
 // cross-filesystem move, of a cross-filesystem trash restore, of an extraction, of a WebDAV
-// PUT and of a WOPI PutFile; after a restart every byte is at the source or complete at the destination, and no
+// PUT, of a WOPI PutFile and of an ONLYOFFICE save; after a restart every byte is at the source or complete at the destination, and no
 // temporary is left or visible.
 // The second filesystem is a tmpfs the test mounts (CI runs as root). The server is the one
 // the run is about: from source, or the executable (BURROW_TEST_SERVER=executable).
@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SignJWT } from 'jose';
 import { yazlZip } from '../support/archives.ts';
 import { Client } from '../support/client.ts';
 import { mountTmpfs } from '../support/mount.ts';
@@ -260,44 +261,59 @@ test('SIGKILL mid WebDAV PUT: the old content stays and the restart removes the 
   }
 });
 
-test('SIGKILL mid WOPI PutFile: the old document stays and the restart removes the partial temporary', async () => {
-  const dirs = makeDirs('burrow-crash-wopi-');
-  // The editing server's discovery document: what the config answers the editor address from.
+test('SIGKILL mid WOPI PutFile and mid ONLYOFFICE download: the old document stays and the restart removes the partial temporary', async () => {
+  const dirs = makeDirs('burrow-crash-office-');
+  const OO_SECRET = 'onlyoffice-secret-for-the-crash-test-0123';
+  // The editing server: WOPI's discovery document (what the config answers the editor address
+  // from), and a document server that sends the first MiB of a 64 MiB edited document and stalls.
+  const stalled = new Set<http.ServerResponse>();
   const editor = http.createServer((req, res) => {
-    if (req.url !== '/hosting/discovery') {
-      res.statusCode = 404;
-      return res.end();
-    }
-    res.setHeader('Content-Type', 'text/xml');
-    res.end(`<?xml version="1.0" encoding="utf-8"?>
+    if (req.url === '/hosting/discovery') {
+      res.setHeader('Content-Type', 'text/xml');
+      return res.end(`<?xml version="1.0" encoding="utf-8"?>
 <wopi-discovery><net-zone name="external-http">
   <app name="writer"><action default="true" ext="docx" name="edit" urlsrc="${editorBase}/browser/cool.html?"/></app>
 </net-zone></wopi-discovery>`);
+    }
+    if (req.url === '/cache/edited.docx') {
+      stalled.add(res);
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(64 * 1024 * 1024) });
+      return res.write(Buffer.alloc(1024 * 1024, 9));
+    }
+    res.statusCode = 404;
+    res.end();
   });
   await new Promise<void>((r) => editor.listen(0, '127.0.0.1', r));
   const editorBase = `http://127.0.0.1:${(editor.address() as AddressInfo).port}`;
+  const PUBLIC = 'http://files.burrow.test';
   const env = {
     ...serverEnv(dirs),
     LOG_LEVEL: 'info',
     // An address in front of the server, as behind a proxy: the calls below go to the server itself.
-    PUBLIC_URL: 'http://files.burrow.test',
+    PUBLIC_URL: PUBLIC,
     OFFICEEDITOR_URL: editorBase,
     OFFICEEDITOR_SECRET: 'wopi-secret-for-the-crash-test-0123456789',
+    ONLYOFFICE_URL: editorBase,
+    ONLYOFFICE_SECRET: OO_SECRET,
   };
   const files = path.join(dirs.volumes, 'Files');
   fs.mkdirSync(files);
-  fs.writeFileSync(path.join(files, 'report.docx'), 'the old document');
+  fs.writeFileSync(path.join(files, 'report.docx'), 'the old report');
+  fs.writeFileSync(path.join(files, 'minutes.docx'), 'the old minutes');
+  const unchanged = () => {
+    assert.is(fs.readFileSync(path.join(files, 'report.docx'), 'utf8'), 'the old report');
+    assert.is(fs.readFileSync(path.join(files, 'minutes.docx'), 'utf8'), 'the old minutes');
+  };
+  const admin = { email: 'a@example.org', username: 'admin', password: 'admin-password-1' };
   let server: Awaited<ReturnType<typeof startChild>> | undefined;
   try {
     server = await startChild(env);
-    const admin = new Client(server.url);
-    const setup = await admin.post('/api/auth/setup', {
-      email: 'a@example.org',
-      username: 'admin',
-      password: 'admin-password-1',
-    });
+    let client = new Client(server.url);
+    const setup = await client.post('/api/auth/setup', admin);
     assert.is(setup.status, 201, setup.text);
-    const config = await admin.post('/api/officeeditor/config', { path: 'Files/report.docx' });
+
+    // 1. WOPI PutFile: the editing server sends the first MiB of a 64 MiB document and then stalls.
+    const config = await client.post('/api/officeeditor/config', { path: 'Files/report.docx' });
     assert.is(config.status, 200, config.text);
     const src = `${server.url}/api/officeeditor/wopi/files/${config.json.fileId}`;
     const token = `?access_token=${encodeURIComponent(config.json.access_token)}`;
@@ -306,7 +322,6 @@ test('SIGKILL mid WOPI PutFile: the old document stays and the restart removes t
       headers: { 'X-WOPI-Override': 'LOCK', 'X-WOPI-Lock': 'crash-lock' },
     });
     assert.is(lock.status, 200, await lock.text());
-    // The editing server sends the first MiB of a 64 MiB document and then stalls.
     const req = http.request(`${src}/contents${token}`, {
       method: 'POST',
       headers: {
@@ -321,13 +336,45 @@ test('SIGKILL mid WOPI PutFile: the old document stays and the restart removes t
     assert.ok(await waitForTemporary(files), 'the PutFile is being written, under a temporary name');
     await kill(server.child);
     req.destroy();
-    assert.is(fs.readFileSync(path.join(files, 'report.docx'), 'utf8'), 'the old document');
+    unchanged();
     server = await startChild(env);
     await new Promise((r) => setTimeout(r, 200));
-    assert.equal(fs.readdirSync(files), ['report.docx'], 'the restart removed the partial temporary');
-    assert.is(fs.readFileSync(path.join(files, 'report.docx'), 'utf8'), 'the old document');
+    assert.equal(
+      fs.readdirSync(files).sort(),
+      ['minutes.docx', 'report.docx'],
+      'the restart removed the partial temporary',
+    );
+    unchanged();
+
+    // 2. ONLYOFFICE: the callback has the server fetch the edited document, which stalls.
+    client = new Client(server.url);
+    const signedIn = await client.post('/api/auth/login', { identifier: admin.username, password: admin.password });
+    assert.is(signedIn.status, 200, signedIn.text);
+    const oo = await client.post('/api/onlyoffice/config', { path: 'Files/minutes.docx', mode: 'edit' });
+    assert.is(oo.status, 200, oo.text);
+    const body = { key: oo.json.config.document.key, status: 2, url: `${editorBase}/cache/edited.docx`, users: ['x'] };
+    const jwt = await new SignJWT({ payload: body })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .sign(new TextEncoder().encode(OO_SECRET));
+    void fetch(oo.json.config.editorConfig.callbackUrl.replace(PUBLIC, server.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` },
+      body: JSON.stringify(body),
+    }).catch(() => {});
+    assert.ok(await waitForTemporary(files), 'the edited document is being written, under a temporary name');
+    await kill(server.child);
+    unchanged();
+    server = await startChild(env);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(
+      fs.readdirSync(files).sort(),
+      ['minutes.docx', 'report.docx'],
+      'the restart removed the partial temporary',
+    );
+    unchanged();
   } finally {
     if (server) await kill(server.child).catch(() => {});
+    for (const res of stalled) res.destroy();
     await new Promise((r) => editor.close(r));
     removeDirs(dirs);
   }
