@@ -28,7 +28,7 @@ export interface DavServices {
   trash: TrashService;
   versions: VersionService;
   transfer: Transfer;
-  /** A PUT's temporary is recorded until it takes the name: a crash leaves nothing after the restart. */
+  /** A PUT's (or a Depth 0 COPY's) temporary is recorded until it takes the name: a crash leaves nothing after the restart. */
   journal: WorkJournal;
   bindings: Bindings;
   changes: ChangeSink;

@@ -1,8 +1,10 @@
-// The temporaries of the editor's save and of a version's restore are on the work journal for
-// as long as they exist: the row is written before the temporary is created and ended only once
-// it took its name or was removed, also when the save fails half-way. So a crash at any point
-// leaves it to the next start's recovery, never a hidden partial file in the folder.
+// The temporaries of the editor's save, of a version's restore and of a WebDAV Depth 0 COPY of a
+// collection are on the work journal for as long as they exist: the row is written before the
+// temporary is created and ended only once it took its name or was removed, also when the save
+// fails half-way. So a crash at any point leaves it to the next start's recovery, never a hidden
+// partial file in the folder. (Their windows are milliseconds: too short to kill a server in.)
 import fs from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -15,6 +17,9 @@ import { createEditor } from '../../src/editor/service.ts';
 import { createPathResolver } from '../../src/files/paths.ts';
 import type { PersonalFolders } from '../../src/files/personal.ts';
 import { createVersions, type VersionService } from '../../src/versions/service.ts';
+import type { DavContext } from '../../src/webdav/resources.ts';
+import { createDavStore } from '../../src/webdav/store.ts';
+import { copyOrMove } from '../../src/webdav/tree.ts';
 import { journalled, recordingJournal } from '../support/journal.ts';
 
 const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
@@ -122,6 +127,29 @@ test('version restore and restore as a copy: the copy of the old content is jour
   assert.equal(journal.open(), []);
   assert.equal(temporaries(), []);
   assert.is(atKeep.length, 0, 'the restore keeps the current content through its own service');
+});
+
+test('WebDAV COPY of a collection with Depth 0: its empty folder is journalled until it took the name', async () => {
+  fs.mkdirSync(path.join(files, 'Album'));
+  fs.writeFileSync(path.join(files, 'Album', 'photo.jpg'), 'jpeg');
+  const journal = recordingJournal();
+  const ctx = {
+    caller: alice,
+    resolver,
+    journal,
+    store: createDavStore(db),
+    changes: createChangeSink(),
+  } as unknown as DavContext;
+  const req = {
+    headers: { depth: '0', destination: '/dav/Files/Album%20copy', host: 'localhost' },
+  } as unknown as IncomingMessage;
+  const album = await resolver.resolve(alice, 'Files/Album');
+  assert.is(await copyOrMove(ctx, req, album, 'copy'), 201);
+  assert.equal(fs.readdirSync(path.join(files, 'Album copy')), [], 'the collection without its members');
+  assert.equal(journalled(journal), ['begin:false end:false']);
+  assert.is(path.dirname(journal.steps[0]!.temp), files, 'the row names the temporary beside the copy');
+  assert.equal(journal.open(), []);
+  assert.equal(temporaries(), []);
 });
 
 test.run();
