@@ -132,10 +132,6 @@ test('a write that fails (a descriptor open for reading only) rejects with the w
   }
 });
 
-test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-test.run();
-
 test('freeWritten releases the memory of chunks that own their whole buffer once written, and only theirs', async () => {
   const { file, fd } = fileWith(Buffer.alloc(0));
   const own = [bytes(65536, 1), bytes(1000, 2)].map((b) => {
@@ -172,3 +168,7 @@ test('without freeWritten no chunk is touched', async () => {
     fs.closeSync(fd);
   }
 });
+
+test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test.run();
