@@ -66,10 +66,22 @@ async function download(s: BenchServer, bytes: number): Promise<number> {
 }
 
 let tusCount = 0;
-async function tus(s: BenchServer, bytes: number): Promise<number> {
+/**
+ * Each upload is removed after it is timed (behind the server's back, no request): kept, the
+ * ~190 uploads of a run wrote 12 GB that stayed, and this virtual disk writes new blocks far
+ * slower than it rewrites freed ones — the same upload, idle, went from 413-475 MB/s before the
+ * pass to 238-363 after it, and the rounds during the pass from ~450 down to ~270 in order. Not
+ * Burrow's: 150 × 64 MiB written and fdatasynced by plain Node, kept, ran at 1502 then ~350 MB/s
+ * (medians of each 30) and removed after each at 1740-1918 throughout; Burrow's TUS alone, idle,
+ * kept 441 → 268, removed 677-717 (2026-11-24).
+ */
+async function tus(s: BenchServer, bytes: number, uploads: string): Promise<number> {
+  const name = `tus-${tusCount++}.bin`;
   const t = performance.now();
-  await tusUpload(agent, s.url, bytes, { filename: `tus-${tusCount++}.bin`, uploadTo: 'Files/uploads', first: CHUNK });
-  return bytes / MiB / ((performance.now() - t) / 1000);
+  await tusUpload(agent, s.url, bytes, { filename: name, uploadTo: 'Files/uploads', first: CHUNK });
+  const rate = bytes / MiB / ((performance.now() - t) / 1000);
+  fs.rmSync(path.join(uploads, name));
+  return rate;
 }
 
 async function browse(s: BenchServer): Promise<number> {
@@ -85,9 +97,9 @@ interface Figures {
   browse: number[];
 }
 
-async function round(s: BenchServer, f: Figures, bigBytes: number, tusBytes: number): Promise<void> {
+async function round(s: BenchServer, f: Figures, bigBytes: number, tusBytes: number, uploads: string): Promise<void> {
   f.download.push(await download(s, bigBytes));
-  f.tus.push(await tus(s, tusBytes));
+  f.tus.push(await tus(s, tusBytes, uploads));
   for (let i = 0; i < 5; i++) f.browse.push(await browse(s));
 }
 
@@ -103,7 +115,8 @@ export async function rows(opts: IndexingOptions = {}): Promise<BenchRow[]> {
   const data = path.join(volumes, 'Data');
   makeTree(data, files);
   fs.mkdirSync(path.join(volumes, 'Files', 'many'), { recursive: true });
-  fs.mkdirSync(path.join(volumes, 'Files', 'uploads'));
+  const uploads = path.join(volumes, 'Files', 'uploads');
+  fs.mkdirSync(uploads);
   for (let i = 0; i < 1000; i++) fs.writeFileSync(path.join(volumes, 'Files', 'many', `item-${i}.txt`), String(i));
   const fd = fs.openSync(path.join(volumes, 'Files', 'big.bin'), 'w');
   for (let i = 0; i < bigBytes / CHUNK; i++) fs.writeSync(fd, block);
@@ -129,8 +142,8 @@ export async function rows(opts: IndexingOptions = {}): Promise<BenchRow[]> {
     // First start: the pass with nobody asking anything (its duration is the idle pass).
     passIdleMs = (await s.waitFor(catalogued)).at - s.launchedAt;
     // Warm the caches and connections, then idle figures.
-    await round(s, { download: [], tus: [], browse: [] }, bigBytes, tusBytes);
-    for (let i = 0; i < idleRounds; i++) await round(s, idle, bigBytes, tusBytes);
+    await round(s, { download: [], tus: [], browse: [] }, bigBytes, tusBytes, uploads);
+    for (let i = 0; i < idleRounds; i++) await round(s, idle, bigBytes, tusBytes, uploads);
     await s.stop();
 
     // A fresh pass from launch, with the client busy all along.
@@ -143,7 +156,7 @@ export async function rows(opts: IndexingOptions = {}): Promise<BenchRow[]> {
     const until = performance.now() + maxLoadedMs;
     for (let n = 0; !done && performance.now() < until; n++) {
       const part: Figures = { download: [], tus: [], browse: [] };
-      await round(s, part, bigBytes, tusBytes);
+      await round(s, part, bigBytes, tusBytes, uploads);
       if (process.env.BENCH_VERBOSE) console.error('during', done, JSON.stringify(part));
       // The first round warms the new process (as the idle figures' warm-up round did); only
       // rounds that ended while the pass was still running count as "during".
@@ -152,7 +165,7 @@ export async function rows(opts: IndexingOptions = {}): Promise<BenchRow[]> {
     finishedUnderLoad = done;
     await pass.catch(() => {});
     if (!done) await s.waitFor(catalogued);
-    for (let i = 0; i < idleRounds; i++) await round(s, idle, bigBytes, tusBytes);
+    for (let i = 0; i < idleRounds; i++) await round(s, idle, bigBytes, tusBytes, uploads);
     if (process.env.BENCH_VERBOSE) console.error('idle', JSON.stringify(idle));
   } finally {
     await s.stop();
