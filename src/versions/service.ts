@@ -10,7 +10,7 @@ import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { BindingTable, RealLocation } from '../files/bindings.ts';
-import { openFileIn, withDirIn, withFileIn, withParentIn, type OpenedFile } from '../files/confined.ts';
+import { openFileIn, withDirIn, withFileIn, withParentIn, type Dir, type OpenedFile } from '../files/confined.ts';
 import type { WorkJournal } from '../files/journal.ts';
 import { RESERVED_DIR, placeFile, temporaryName } from '../files/names.ts';
 import { isInside, type PathResolver, type ResolvedPath } from '../files/paths.ts';
@@ -137,6 +137,28 @@ export function createVersions(
     createdBy: row.created_by,
   });
 
+  /**
+   * The stored version copied to a new temporary in `dir`, handed to `place` (which gives it its
+   * name); removed when anything fails. A large version copies for a while: the temporary is on
+   * the work journal until then, so a crash meanwhile leaves it to the next start to remove.
+   */
+  async function placeCopyOf<T>(row: Row, dir: Dir, place: (temp: string) => Promise<T>): Promise<T> {
+    const tempName = temporaryName();
+    const temp = dir.at(tempName);
+    const journalRow = journal.begin(path.join(dir.real, tempName));
+    try {
+      await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) =>
+        fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL),
+      );
+      return await place(temp);
+    } catch (err) {
+      await fsp.rm(temp, { force: true });
+      throw err;
+    } finally {
+      journal.end(journalRow);
+    }
+  }
+
   async function find(caller: Caller, id: string) {
     const row = db.get<Row>('SELECT * FROM file_versions WHERE id = ?', [id]);
     const virtualPath = row ? await resolver.toVirtual(caller, path.join(row.space_root, row.relative)) : null;
@@ -162,15 +184,8 @@ export function createVersions(
       if (!file.access.canWrite) throw new AppError('READ_ONLY', 'You may not change this file.');
       // Write the old content beside the file, keep what is there now, then swap atomically —
       // all in the checked parent folder's descriptor.
-      await withParentIn(file.space!.root, file.realPath, async (dir, name) => {
-        const tempName = temporaryName();
-        const temp = dir.at(tempName);
-        // A large version copies for a while: a crash meanwhile leaves the temporary to the journal.
-        const journalRow = journal.begin(path.join(dir.real, tempName));
-        try {
-          await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) =>
-            fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL),
-          );
+      await withParentIn(file.space!.root, file.realPath, (dir, name) =>
+        placeCopyOf(row, dir, async (temp) => {
           const current = await openFileIn(file.space!.root, dir.at(name)).catch(() => null);
           try {
             if (current) await keep(file.realPath, caller.username, current);
@@ -178,13 +193,8 @@ export function createVersions(
             await current?.close();
           }
           await fsp.rename(temp, dir.at(name));
-        } catch (err) {
-          await fsp.rm(temp, { force: true });
-          throw err;
-        } finally {
-          journal.end(journalRow);
-        }
-      });
+        }),
+      );
       changes.emit({ type: 'modified', path: file.realPath });
       return virtualPath;
     },
@@ -193,22 +203,9 @@ export function createVersions(
       const parentVirtual = path.posix.dirname(virtualPath);
       const parent = await resolver.resolve(caller, parentVirtual, { mustExist: true });
       if (!parent.access.canWrite) throw new AppError('READ_ONLY', 'You may not write in this folder.');
-      const name = await withDirIn(parent.space!.root, parent.realPath, async (dir) => {
-        const tempName = temporaryName();
-        const temp = dir.at(tempName);
-        const journalRow = journal.begin(path.join(dir.real, tempName));
-        try {
-          await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) =>
-            fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL),
-          );
-          return await placeFile(temp, dir.path, path.posix.basename(virtualPath));
-        } catch (err) {
-          await fsp.rm(temp, { force: true });
-          throw err;
-        } finally {
-          journal.end(journalRow);
-        }
-      });
+      const name = await withDirIn(parent.space!.root, parent.realPath, (dir) =>
+        placeCopyOf(row, dir, (temp) => placeFile(temp, dir.path, path.posix.basename(virtualPath))),
+      );
       const real = path.join(parent.realPath, name);
       changes.emit({ type: 'created', path: real, isDirectory: false });
       return { parent: parent.virtualPath, name, real };

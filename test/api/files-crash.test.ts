@@ -306,6 +306,19 @@ test('SIGKILL mid WOPI PutFile and mid ONLYOFFICE download: the old document sta
   };
   const admin = { email: 'a@example.org', username: 'admin', password: 'admin-password-1' };
   let server: Awaited<ReturnType<typeof startChild>> | undefined;
+  /** kill -9 mid-save, then a restart: the old contents stand and no partial temporary is left. */
+  const killAndRestart = async () => {
+    await kill(server!.child);
+    unchanged();
+    server = await startChild(env);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(
+      fs.readdirSync(files).sort(),
+      ['minutes.docx', 'report.docx'],
+      'the restart removed the partial temporary',
+    );
+    unchanged();
+  };
   try {
     server = await startChild(env);
     let client = new Client(server.url);
@@ -334,17 +347,8 @@ test('SIGKILL mid WOPI PutFile and mid ONLYOFFICE download: the old document sta
     req.on('error', () => {});
     req.write(Buffer.alloc(1024 * 1024, 7));
     assert.ok(await waitForTemporary(files), 'the PutFile is being written, under a temporary name');
-    await kill(server.child);
+    await killAndRestart();
     req.destroy();
-    unchanged();
-    server = await startChild(env);
-    await new Promise((r) => setTimeout(r, 200));
-    assert.equal(
-      fs.readdirSync(files).sort(),
-      ['minutes.docx', 'report.docx'],
-      'the restart removed the partial temporary',
-    );
-    unchanged();
 
     // 2. ONLYOFFICE: the callback has the server fetch the edited document, which stalls.
     client = new Client(server.url);
@@ -362,16 +366,7 @@ test('SIGKILL mid WOPI PutFile and mid ONLYOFFICE download: the old document sta
       body: JSON.stringify(body),
     }).catch(() => {});
     assert.ok(await waitForTemporary(files), 'the edited document is being written, under a temporary name');
-    await kill(server.child);
-    unchanged();
-    server = await startChild(env);
-    await new Promise((r) => setTimeout(r, 200));
-    assert.equal(
-      fs.readdirSync(files).sort(),
-      ['minutes.docx', 'report.docx'],
-      'the restart removed the partial temporary',
-    );
-    unchanged();
+    await killAndRestart();
   } finally {
     if (server) await kill(server.child).catch(() => {});
     for (const res of stalled) res.destroy();

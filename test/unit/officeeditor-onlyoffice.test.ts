@@ -5,39 +5,22 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, jwtVerify } from 'jose';
 import { createChangeSink } from '../../src/changes.ts';
-import { Database } from '../../src/db/database.ts';
-import { collectMigrations, runMigrations } from '../../src/db/migrations.ts';
-import { createPathResolver } from '../../src/files/paths.ts';
-import type { PersonalFolders } from '../../src/files/personal.ts';
 import { AppError } from '../../src/core/errors.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import type { Caller } from '../../src/core/caller.ts';
 import { createVersions } from '../../src/versions/service.ts';
 import { journalled, recordingJournal } from '../support/journal.ts';
 import { createOfficeEditorPlugin } from '../../src/plugins/officeeditor/index.ts';
+import { unitVolume } from '../support/unit-volume.ts';
 
 const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
 const SECRET = 'onlyoffice-test-secret-0123456789';
 const key = new TextEncoder().encode(SECRET);
-const src = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'src');
-const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-oo-')));
-const files = path.join(root, 'volumes', 'Files');
-fs.mkdirSync(files, { recursive: true });
-const db = new Database(path.join(root, 'config', 'burrow.db'));
-runMigrations(db, collectMigrations(src));
-const personal: PersonalFolders = { folderFor: async () => path.join(root, 'users', 'x'), all: () => [] };
-const resolver = createPathResolver({
-  volumeRoot: path.join(root, 'volumes'),
-  userDirEnabled: false,
-  userVolumesEnabled: false,
-  personal,
-  privateDirs: [path.join(root, 'config')],
-});
+const { root, files, db, resolver } = unitVolume('burrow-oo-');
 const journal = recordingJournal();
 const versions = createVersions(db, resolver, () => [files], createChangeSink(), journal);
 

@@ -6,15 +6,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SignJWT } from 'jose';
 import { createChangeSink } from '../../src/changes.ts';
-import { Database } from '../../src/db/database.ts';
-import { collectMigrations, runMigrations } from '../../src/db/migrations.ts';
-import { createPathResolver } from '../../src/files/paths.ts';
-import type { PersonalFolders } from '../../src/files/personal.ts';
 import { AppError, errorEnvelope } from '../../src/core/errors.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import type { Caller } from '../../src/core/caller.ts';
@@ -25,24 +20,13 @@ import { createLockStore, LOCK_TTL_MS } from '../../src/plugins/officeeditor/loc
 import { decodeUtf7, encodeUtf7 } from '../../src/plugins/officeeditor/tokens.ts';
 import { fillUrlsrc, parseDiscovery } from '../../src/plugins/officeeditor/discovery.ts';
 import type { WopiAnswer } from '../../src/plugins/officeeditor/wopi.ts';
+import { unitVolume } from '../support/unit-volume.ts';
 
 const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
 const SECRET = 'office-test-secret-0123456789abcdef';
 const src = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'src');
 
-const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-wopi-')));
-const files = path.join(root, 'volumes', 'Files');
-fs.mkdirSync(files, { recursive: true });
-const db = new Database(path.join(root, 'config', 'burrow.db'));
-runMigrations(db, collectMigrations(src));
-const personal: PersonalFolders = { folderFor: async () => path.join(root, 'users', 'x'), all: () => [] };
-const resolver = createPathResolver({
-  volumeRoot: path.join(root, 'volumes'),
-  userDirEnabled: false,
-  userVolumesEnabled: false,
-  personal,
-  privateDirs: [path.join(root, 'config')],
-});
+const { root, files, db, resolver } = unitVolume('burrow-wopi-');
 const journal = recordingJournal();
 const versions = createVersions(db, resolver, () => [files], createChangeSink(), journal);
 const changes = createChangeSink();

@@ -5,38 +5,21 @@
 // partial file in the folder. (Their windows are milliseconds: too short to kill a server in.)
 import fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createChangeSink } from '../../src/changes.ts';
 import type { Caller } from '../../src/core/caller.ts';
-import { Database } from '../../src/db/database.ts';
-import { collectMigrations, runMigrations } from '../../src/db/migrations.ts';
 import { createEditor } from '../../src/editor/service.ts';
-import { createPathResolver } from '../../src/files/paths.ts';
-import type { PersonalFolders } from '../../src/files/personal.ts';
 import { createVersions, type VersionService } from '../../src/versions/service.ts';
 import type { DavContext } from '../../src/webdav/resources.ts';
 import { createDavStore } from '../../src/webdav/store.ts';
 import { copyOrMove } from '../../src/webdav/tree.ts';
 import { journalled, recordingJournal } from '../support/journal.ts';
+import { unitVolume } from '../support/unit-volume.ts';
 
 const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
-const src = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'src');
-const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-journal-')));
-const files = path.join(root, 'volumes', 'Files');
-fs.mkdirSync(files, { recursive: true });
-const db = new Database(path.join(root, 'config', 'burrow.db'));
-runMigrations(db, collectMigrations(src));
-const personal: PersonalFolders = { folderFor: async () => path.join(root, 'users', 'x'), all: () => [] };
-const resolver = createPathResolver({
-  volumeRoot: path.join(root, 'volumes'),
-  userDirEnabled: false,
-  userVolumesEnabled: false,
-  personal,
-  privateDirs: [path.join(root, 'config')],
-});
+const { root, files, db, resolver } = unitVolume('burrow-journal-');
 const temporaries = () => fs.readdirSync(files).filter((n) => n.startsWith('.burrow-tmp-'));
 
 /** The journal and the versions, with what the journal held (and what existed) each time a version was kept. */
