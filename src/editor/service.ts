@@ -6,15 +6,13 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import path from 'node:path';
 import type { ChangeSink } from '../changes.ts';
 import type { Caller } from '../core/caller.ts';
 import { AppError } from '../core/errors.ts';
 import { fileEvent, shownPath, type ActivitySink } from '../files/activity.ts';
 import { openFileIn, withFileIn, withParentIn } from '../files/confined.ts';
 import { ifMatchHolds } from '../http/conditional.ts';
-import type { WorkJournal } from '../files/journal.ts';
-import { temporaryName } from '../files/names.ts';
+import { withTemporary, type WorkJournal } from '../files/journal.ts';
 import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import {
   decodeText,
@@ -116,19 +114,12 @@ export function createEditor(deps: EditorDeps) {
               'TOO_LARGE',
               `The text is larger than the editor limit (EDITOR_MAX_FILESIZE, ${max} bytes).`,
             );
-          const temp = temporaryName();
-          const row = deps.journal.begin(path.join(dir.real, temp));
-          const handle = await fsp
-            .open(
-              dir.at(temp),
+          await withTemporary(deps.journal, dir, async (temp) => {
+            const handle = await fsp.open(
+              temp,
               fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0),
               mode ?? 0o644,
-            )
-            .catch((err) => {
-              deps.journal.end(row);
-              throw err;
-            });
-          try {
+            );
             try {
               await handle.writeFile(bytes);
               await handle.sync();
@@ -138,22 +129,17 @@ export function createEditor(deps: EditorDeps) {
             if (current) {
               // The replaced text is the owner's (through a link too): kept before the new one lands.
               await deps.versions.keep(file.realPath, caller.username, current);
-              await fsp.rename(dir.at(temp), dir.at(name));
+              await fsp.rename(temp, dir.at(name));
             } else {
               // A new file claims its name exclusively: never over one created meanwhile.
-              await fsp.link(dir.at(temp), dir.at(name)).catch((err) => {
+              await fsp.link(temp, dir.at(name)).catch((err) => {
                 throw err.code === 'EEXIST'
                   ? new AppError('EXISTS', 'The file was created by someone else meanwhile; reload it.')
                   : err;
               });
-              await fsp.unlink(dir.at(temp));
+              await fsp.unlink(temp);
             }
-          } catch (err) {
-            await fsp.rm(dir.at(temp), { force: true });
-            throw err;
-          } finally {
-            deps.journal.end(row);
-          }
+          });
           const st = await fsp.lstat(dir.at(name));
           return { etag: editorEtag(content, st), created: !current };
         } finally {

@@ -6,7 +6,11 @@
 // transfer's recovery (transfer.ts) reads the rows left: phase 'copying' removes the temporary,
 // 'placed' removes the source. Paths are real paths: no descriptor survives a restart.
 import { randomUUID } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 import type { Database } from '../db/database.ts';
+import type { Dir } from './confined.ts';
+import { temporaryName } from './names.ts';
 
 export interface JournalRow {
   id: string;
@@ -45,4 +49,26 @@ export function createWorkJournal(db: Database): WorkJournal {
     },
     left: () => db.all<JournalRow>('SELECT id, phase, temp_path, source_path, remove_source FROM file_op_journal'),
   };
+}
+
+/**
+ * Runs `build` with a fresh temporary in `dir` (its path through `dir`, and its name), on the journal from
+ * before anything exists under it until `build` settles. `build` gives it its name or leaves it;
+ * when `build` fails, whatever it left there is removed (and the failure is what is thrown).
+ */
+export async function withTemporary<T>(
+  journal: WorkJournal,
+  dir: Dir,
+  build: (temp: string, name: string) => Promise<T>,
+): Promise<T> {
+  const name = temporaryName();
+  const row = journal.begin(path.join(dir.real, name));
+  try {
+    return await build(dir.at(name), name);
+  } catch (err) {
+    await fsp.rm(dir.at(name), { recursive: true, force: true }).catch(() => {});
+    throw err;
+  } finally {
+    journal.end(row);
+  }
 }

@@ -7,8 +7,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeSink } from '../changes.ts';
 import { childDirIn, openDirIn, withParentIn, type Dir } from '../files/confined.ts';
-import type { WorkJournal } from '../files/journal.ts';
-import { assertPlainName, placeFile, temporaryName } from '../files/names.ts';
+import { withTemporary, type WorkJournal } from '../files/journal.ts';
+import { assertPlainName, placeFile } from '../files/names.ts';
 import { ownerView, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
@@ -137,19 +137,10 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink, jou
       // The destination moved to another filesystem since staging began: copy beside it first
       // (so the placed name never shows a half-written file), then place that copy.
       // A large file copies for a while: a crash meanwhile leaves the temporary to the journal.
-      const tempName = temporaryName();
-      const temp = dir.at(tempName);
-      const row = journal.begin(path.join(dir.real, tempName));
-      let final: string;
-      try {
+      const final = await withTemporary(journal, dir, async (temp) => {
         await fsp.copyFile(partFile, temp, fsp.constants.COPYFILE_EXCL);
-        final = await placeFile(temp, dir.path, name);
-      } catch (copyErr) {
-        await fsp.rm(temp, { force: true }).catch(() => {});
-        throw copyErr;
-      } finally {
-        journal.end(row);
-      }
+        return placeFile(temp, dir.path, name);
+      });
       await fsp.rm(partFile, { force: true });
       return final;
     }

@@ -11,8 +11,8 @@ import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { BindingTable, RealLocation } from '../files/bindings.ts';
 import { openFileIn, withDirIn, withFileIn, withParentIn, type Dir, type OpenedFile } from '../files/confined.ts';
-import type { WorkJournal } from '../files/journal.ts';
-import { RESERVED_DIR, placeFile, temporaryName } from '../files/names.ts';
+import { withTemporary, type WorkJournal } from '../files/journal.ts';
+import { RESERVED_DIR, placeFile } from '../files/names.ts';
 import { isInside, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 
 interface Row {
@@ -139,24 +139,15 @@ export function createVersions(
 
   /**
    * The stored version copied to a new temporary in `dir`, handed to `place` (which gives it its
-   * name); removed when anything fails. A large version copies for a while: the temporary is on
-   * the work journal until then, so a crash meanwhile leaves it to the next start to remove.
+   * name). A large version copies for a while: the temporary is on the work journal meanwhile.
    */
-  async function placeCopyOf<T>(row: Row, dir: Dir, place: (temp: string) => Promise<T>): Promise<T> {
-    const tempName = temporaryName();
-    const temp = dir.at(tempName);
-    const journalRow = journal.begin(path.join(dir.real, tempName));
-    try {
+  function placeCopyOf<T>(row: Row, dir: Dir, place: (temp: string) => Promise<T>): Promise<T> {
+    return withTemporary(journal, dir, async (temp) => {
       await withFileIn(storedRoot(row.stored_path), row.stored_path, (old) =>
         fsp.copyFile(old.path, temp, fs.constants.COPYFILE_EXCL),
       );
-      return await place(temp);
-    } catch (err) {
-      await fsp.rm(temp, { force: true });
-      throw err;
-    } finally {
-      journal.end(journalRow);
-    }
+      return place(temp);
+    });
   }
 
   async function find(caller: Caller, id: string) {

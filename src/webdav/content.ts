@@ -3,14 +3,13 @@
 // exclusively, an existing file's content is replaced only after it is kept as a version.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { AppError } from '../core/errors.ts';
 import { writeBody } from '../uploads/body-writer.ts';
 import { etagOf, sendFile } from '../downloads/single.ts';
 import { createFileAt, openFileIn, withParentIn } from '../files/confined.ts';
-import { temporaryName } from '../files/names.ts';
+import { withTemporary } from '../files/journal.ts';
 import type { ResolvedPath } from '../files/paths.ts';
 import { preconditions } from './locking.ts';
 import { etagMatches } from './protocol.ts';
@@ -92,15 +91,9 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
       throw err;
     });
     try {
-      const tempName = temporaryName();
-      const temp = dir.at(tempName);
-      const row = ctx.journal.begin(path.join(dir.real, tempName));
-      const fd = await createFileAt(dir, tempName, current ? current.stat.mode & 0o7777 : 0o644).catch((err) => {
-        ctx.journal.end(row);
-        throw err;
-      });
       let replaced = current !== null;
-      try {
+      await withTemporary(ctx.journal, dir, async (temp, tempName) => {
+        const fd = await createFileAt(dir, tempName, current ? current.stat.mode & 0o7777 : 0o644);
         try {
           await writeBody(req, fd, 0, { freeWritten: true }).done;
           // On disk before it takes the name (the old content stays until the rename).
@@ -132,12 +125,7 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
           }
           await fsp.rename(temp, dir.at(name));
         }
-      } catch (err) {
-        await fsp.rm(temp, { force: true }).catch(() => {});
-        throw err;
-      } finally {
-        ctx.journal.end(row);
-      }
+      });
       return { replaced, etag: etagOf(await fsp.lstat(dir.at(name))) };
     } finally {
       await current?.close();

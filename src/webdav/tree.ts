@@ -5,7 +5,8 @@ import fsp from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import { withDirIn, withParentIn } from '../files/confined.ts';
-import { placeDirectory, renameToFreeName, temporaryName } from '../files/names.ts';
+import { withTemporary } from '../files/journal.ts';
+import { placeDirectory, renameToFreeName } from '../files/names.ts';
 import { scopeOf } from '../files/ops.ts';
 import { isInside, type ResolvedPath } from '../files/paths.ts';
 import { AppError } from '../core/errors.ts';
@@ -158,20 +159,12 @@ export async function copyOrMove(
   if (depth === '0' && r.isDirectory) {
     // §9.8.3: "A COPY of "Depth: 0" only instructs that the collection and its properties, but
     // not resources identified by its internal member URLs, are to be copied."
-    placed = await withDirIn(destSpace.root, destDir, async (dir) => {
-      const tempName = temporaryName();
-      const temp = dir.at(tempName);
-      const row = ctx.journal.begin(path.join(dir.real, tempName));
-      try {
+    placed = await withDirIn(destSpace.root, destDir, (dir) =>
+      withTemporary(ctx.journal, dir, async (temp) => {
         await fsp.mkdir(temp);
-        return await placeDirectory(temp, dir.path, name);
-      } catch (err) {
-        await fsp.rmdir(temp).catch(() => {});
-        throw err;
-      } finally {
-        ctx.journal.end(row);
-      }
-    });
+        return placeDirectory(temp, dir.path, name);
+      }),
+    );
     ctx.store.patchProperties(
       to,
       ctx.store.properties(from).map((p) => ({ set: p })),

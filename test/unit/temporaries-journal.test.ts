@@ -11,6 +11,8 @@ import * as assert from 'uvu/assert';
 import { createChangeSink } from '../../src/changes.ts';
 import type { Caller } from '../../src/core/caller.ts';
 import { createEditor } from '../../src/editor/service.ts';
+import { withDirIn } from '../../src/files/confined.ts';
+import { withTemporary } from '../../src/files/journal.ts';
 import { createVersions, type VersionService } from '../../src/versions/service.ts';
 import type { DavContext } from '../../src/webdav/resources.ts';
 import { createDavStore } from '../../src/webdav/store.ts';
@@ -45,6 +47,23 @@ function setup(keepFails = false) {
 test.after(() => {
   db.close();
   fs.rmSync(root, { recursive: true, force: true });
+});
+
+test('withTemporary: a failing build loses what it left under the temporary, its row, and nothing else', async () => {
+  const journal = recordingJournal();
+  const failure = new Error('the build failed half-way');
+  const before = fs.readdirSync(files).sort();
+  const thrown = await withDirIn(files, files, (dir) =>
+    withTemporary(journal, dir, async (temp) => {
+      fs.mkdirSync(temp);
+      fs.writeFileSync(path.join(temp, 'half.txt'), 'half');
+      throw failure;
+    }),
+  ).catch((err: unknown) => err);
+  assert.is(thrown, failure, "the build's own failure is what is thrown");
+  assert.equal(fs.readdirSync(files).sort(), before, 'the half-built temporary is gone');
+  assert.equal(journalled(journal), ['begin:false end:false']);
+  assert.equal(journal.open(), []);
 });
 
 test('editor save: the temporary is journalled while it exists and the row ends once it took the name', async () => {
