@@ -21,6 +21,7 @@ import { makeDirs, removeDirs, serverCommand, serverEnv } from '../support/serve
 const FILES = 400;
 const SIZE = 256 * 1024;
 
+/** The server from its "listening" line: logged after every capability started, so after the recovery. */
 function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
     const command = serverCommand();
@@ -116,7 +117,6 @@ test('SIGKILL mid cross-filesystem move and mid trash restore leaves old or new 
     const atSource = treeIs(path.join(dirs.volumes, 'Files', 'Big'), hashes);
     const atDestination = treeIs(path.join(shmRoot, 'Big'), hashes);
     assert.ok(atSource || atDestination, 'every byte is at the source or complete at the destination');
-    await new Promise((r) => setTimeout(r, 200));
     assert.ok(noTemporaries(shmRoot), 'no temporary is left at the destination');
     const listing = (await new Client(server.url).get('/api/browse/Fast')).json.items.map((i: any) => i.name);
     assert.not.ok(listing.some((n: string) => n.startsWith('.burrow')));
@@ -193,7 +193,6 @@ test('SIGKILL mid extraction and mid compression: nothing appears under a real n
       'nothing under a real name while it was written',
     );
     server = await startChild(env);
-    await new Promise((r) => setTimeout(r, 200));
     assert.equal(fs.readdirSync(out), [], 'the restart removed the half-built tree');
     const again = await new Client(server.url).post('/api/archive/extract', {
       path: 'Files/arc/photos.zip',
@@ -212,7 +211,6 @@ test('SIGKILL mid extraction and mid compression: nothing appears under a real n
       ['photos.zip'],
     );
     server = await startChild(env);
-    await new Promise((r) => setTimeout(r, 200));
     assert.equal(fs.readdirSync(arc), ['photos.zip'], 'the restart removed the half-built folder');
 
     // 3. A selection into a new zip (POST /api/files/zip/compress): its temporary goes too.
@@ -223,7 +221,6 @@ test('SIGKILL mid extraction and mid compression: nothing appears under a real n
     await new Promise((r) => setTimeout(r, 30));
     await kill(server.child);
     server = await startChild(env);
-    await new Promise((r) => setTimeout(r, 200));
     assert.equal(fs.readdirSync(out), ['Photos'], 'the restart removed the unfinished zip');
   } finally {
     if (server) await kill(server.child).catch(() => {});
@@ -252,7 +249,6 @@ test('SIGKILL mid WebDAV PUT: the old content stays and the restart removes the 
     req.destroy();
     assert.is(fs.readFileSync(path.join(files, 'report.bin'), 'utf8'), 'the old content');
     server = await startChild(env);
-    await new Promise((r) => setTimeout(r, 200));
     assert.equal(fs.readdirSync(files), ['report.bin'], 'the restart removed the partial temporary');
     assert.is(fs.readFileSync(path.join(files, 'report.bin'), 'utf8'), 'the old content');
   } finally {
@@ -311,7 +307,6 @@ test('SIGKILL mid WOPI PutFile and mid ONLYOFFICE download: the old document sta
     await kill(server!.child);
     unchanged();
     server = await startChild(env);
-    await new Promise((r) => setTimeout(r, 200));
     assert.equal(
       fs.readdirSync(files).sort(),
       ['minutes.docx', 'report.docx'],
