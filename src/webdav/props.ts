@@ -2,14 +2,17 @@
 // quota from the volume (RFC 4331), dead properties from the database; Windows' Win32 times
 // applied to the file itself.
 import type { Stats } from 'node:fs';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
+import { openEntryIn } from '../files/confined.ts';
 import { contentTypeOf, etagOf } from '../downloads/single.ts';
 import type { ResolvedPath } from '../files/paths.ts';
 import { AppError } from '../core/errors.ts';
 import { activeLock, preconditions, SUPPORTED_LOCK } from './locking.ts';
 import { DAV_NS, hrefOf, propfindDepth } from './protocol.ts';
-import { locationOf, membersOf, nameOf, refuseReadOnly, type DavContext } from './resources.ts';
+import { checkedStats, locationOf, membersOf, nameOf, refuseReadOnly, type DavContext } from './resources.ts';
 import type { DeadProperty } from './store.ts';
 import {
   elements,
@@ -40,6 +43,8 @@ const LIVE = [
 ] as const;
 // RFC 4331 §3: "[quota properties] SHOULD NOT be returned by a PROPFIND DAV:allprop request".
 const NOT_IN_ALLPROP = new Set(['quota-available-bytes', 'quota-used-bytes']);
+
+const futimes = promisify(fs.futimes);
 
 export const WIN32_NS = 'urn:schemas-microsoft-com:';
 
@@ -186,7 +191,7 @@ export async function propfind(
   const self: Entry = {
     virtualPath: r.virtualPath,
     isDirectory: r.space === null || r.isDirectory,
-    stats: r.space ? await fsp.stat(r.realPath) : null,
+    stats: r.space ? await checkedStats(r) : null,
     root: r.space?.root ?? null,
     relative: r.relative,
     spacePath: r.space?.path ?? null,
@@ -269,8 +274,15 @@ export async function proppatch(
   } else {
     ctx.store.patchProperties(locationOf(r), ops);
     if (times.mtime || times.atime) {
-      const st = await fsp.stat(r.realPath);
-      await fsp.utimes(r.realPath, times.atime ?? st.atime, times.mtime ?? st.mtime);
+      // On the descriptor checked inside the space, never through a path a swap could redirect.
+      const entry = await openEntryIn(r.space.root, r.realPath);
+      try {
+        const [atime, mtime] = [times.atime ?? entry.stat.atime, times.mtime ?? entry.stat.mtime];
+        // Windows opens no folder as a descriptor (fd -1): its checked real path then.
+        await (entry.fd >= 0 ? futimes(entry.fd, atime, mtime) : fsp.utimes(entry.real, atime, mtime));
+      } finally {
+        await entry.close();
+      }
       ctx.changes.emit({ type: 'modified', path: r.realPath });
     }
     answer = propstat(names.map(emptyProp), 200);

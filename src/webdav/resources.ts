@@ -8,9 +8,10 @@ import type { ActivityEvent } from '../activity/service.ts';
 import type { ChangeSink } from '../changes.ts';
 import { etagOf } from '../downloads/single.ts';
 import type { Bindings, RealLocation } from '../files/bindings.ts';
+import { openEntryIn, withDirIn } from '../files/confined.ts';
 import { isReservedName } from '../files/names.ts';
 import type { FileOps } from '../files/ops.ts';
-import { isInside, joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import { joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import type { Transfer } from '../files/transfer.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
@@ -91,9 +92,23 @@ export function refuseReadOnly(r: ResolvedPath, what: string): void {
   throw new AppError('READ_ONLY', `You may not ${what}: ${why}.`);
 }
 
+/**
+ * The resource's own stats, from a descriptor checked inside its space (confined at use): a
+ * folder swapped for a link to outside between the resolve and now is refused (403), never
+ * described. Throws as opening does (ENOENT when gone).
+ */
+export async function checkedStats(r: ResolvedPath): Promise<Stats> {
+  const entry = await openEntryIn(r.space!.root, r.realPath);
+  try {
+    return entry.stat;
+  } finally {
+    await entry.close();
+  }
+}
+
 export async function statOf(r: ResolvedPath): Promise<Stats | null> {
   if (!r.space) return null;
-  return fsp.stat(r.realPath).catch(() => null);
+  return checkedStats(r).catch(() => null);
 }
 
 export const etagFor = (st: Stats | null): string | null => (st ? etagOf(st) : null);
@@ -108,6 +123,14 @@ export interface Member {
   relative: string;
 }
 
+/**
+ * The members of a collection. Names and stats come from the folder's checked descriptor
+ * (confined.ts), as browse's listing does: a folder swapped for a link to outside between the
+ * resolve and the listing never shows what lies outside (names, sizes, dates). Entries are
+ * described by lstat through the descriptor (the final name never followed); a link is listed
+ * only when the descriptor it opens lies inside the same space, and is described by that
+ * descriptor.
+ */
 export async function membersOf(ctx: DavContext, r: ResolvedPath): Promise<Member[]> {
   if (!r.space) {
     const out: Member[] = [];
@@ -120,27 +143,30 @@ export async function membersOf(ctx: DavContext, r: ResolvedPath): Promise<Membe
   }
   const hidden = ctx.resolver.hiddenChildren(r.virtualPath);
   const root = r.space.root;
+  const described = await withDirIn(root, r.realPath, async (dir) => {
+    const entries = (await fsp.readdir(dir.path, { withFileTypes: true })).filter(
+      (e) => !isReservedName(e.name) && !hidden(e.name) && (e.isSymbolicLink() || e.isFile() || e.isDirectory()),
+    );
+    return Promise.all(
+      entries.map(async (e) => {
+        if (!e.isSymbolicLink()) return { name: e.name, st: await fsp.lstat(dir.at(e.name)).catch(() => null) };
+        const target = await openEntryIn(root, dir.at(e.name)).catch(() => null);
+        if (!target) return { name: e.name, st: null };
+        await target.close();
+        return { name: e.name, st: target.stat };
+      }),
+    );
+  });
   const out: Member[] = [];
-  for (const e of await fsp.readdir(r.realPath, { withFileTypes: true })) {
-    if (isReservedName(e.name) || hidden(e.name)) continue;
-    const full = path.join(r.realPath, e.name);
-    if (e.isSymbolicLink()) {
-      // A link is listed only when what it points to lies inside the same space.
-      const target = await fsp.realpath(full).catch(() => null);
-      if (!target || !isInside(root, target)) continue;
-    } else if (!e.isFile() && !e.isDirectory()) {
-      continue;
-    }
-    const st = await fsp.stat(full).catch(() => null);
+  for (const { name, st } of described) {
     if (!st || (!st.isFile() && !st.isDirectory())) continue;
-    const relative = r.relative ? `${r.relative}/${e.name}` : e.name;
     out.push({
-      virtualPath: joinVirtual(r.virtualPath, e.name),
-      realPath: full,
+      virtualPath: joinVirtual(r.virtualPath, name),
+      realPath: path.join(r.realPath, name),
       stats: st,
       isDirectory: st.isDirectory(),
       root,
-      relative,
+      relative: r.relative ? `${r.relative}/${name}` : name,
     });
   }
   return out;
