@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { Caller } from '../core/caller.ts';
 import { AppError } from '../core/errors.ts';
 import { openFileIn, type OpenedFile } from '../files/confined.ts';
-import { joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import { candidateName } from '../files/names.ts';
+import { isInside, joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import type { DownloadPlan, Selection } from './wire.ts';
 import { closeSources, openSources, selectionEntries, type ZipSource } from './zip.ts';
 
@@ -30,7 +31,16 @@ export function createDownloads(deps: { resolver: PathResolver; showHidden: (use
       if (!r.access.canDownload) throw new AppError('NO_DOWNLOAD');
       out.push(r);
     }
-    return out;
+    return once(out);
+  }
+
+  /**
+   * Each item once: one named twice (by `paths` and by `items`, or through two spaces) and one inside
+   * a selected folder (which brings it already) are left out, in the order first named.
+   */
+  function once(items: ResolvedPath[]): ResolvedPath[] {
+    const within = (r: ResolvedPath, d: ResolvedPath) => d.isDirectory && isInside(d.realPath, r.realPath);
+    return items.filter((r, i) => !items.some((o, j) => (o.realPath === r.realPath ? j < i : within(r, o))));
   }
 
   const archiveNameOf = (items: ResolvedPath[], wanted?: string) => {
@@ -39,15 +49,23 @@ export function createDownloads(deps: { resolver: PathResolver; showHidden: (use
     const parent = path.posix.dirname(items[0]!.virtualPath);
     return `${parent === '.' ? 'download' : path.posix.basename(parent)}.zip`;
   };
-  const sourcesOf = (items: ResolvedPath[]) =>
-    openSources(
-      items.map((r) => ({
-        root: r.space!.root,
-        real: r.realPath,
-        name: path.posix.basename(r.virtualPath),
-        isDirectory: r.isDirectory,
-      })),
+  /** Top names in the zip: two items of one name (from two folders) become `name`, `name (1)`. */
+  const topNames = (items: ResolvedPath[]) => {
+    const taken = new Set<string>();
+    return items.map((r) => {
+      const base = path.posix.basename(r.virtualPath);
+      let n = 0;
+      while (taken.has(candidateName(base, n).normalize('NFC'))) n++;
+      taken.add(candidateName(base, n).normalize('NFC'));
+      return candidateName(base, n);
+    });
+  };
+  const sourcesOf = (items: ResolvedPath[]) => {
+    const names = topNames(items);
+    return openSources(
+      items.map((r, i) => ({ root: r.space!.root, real: r.realPath, name: names[i]!, isDirectory: r.isDirectory })),
     );
+  };
   const isOneFile = (items: ResolvedPath[]) => items.length === 1 && !items[0]!.isDirectory;
 
   return {

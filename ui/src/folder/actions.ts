@@ -258,7 +258,7 @@ export async function download(items: Ref[], kinds?: string[]): Promise<void> {
     a.remove();
     return;
   }
-  const body = single ? { path: fullPath(single) } : { paths: items.map(fullPath), items };
+  const body = single ? { path: fullPath(single) } : { paths: items.map(fullPath) };
   const controller = new AbortController();
   const update = startTask(`Downloading ${single ? single.name : `${items.length} items`}`, () => controller.abort());
   try {
