@@ -15,6 +15,8 @@ const GONE_CODES = new Set([
   'ERR_STREAM_PREMATURE_CLOSE',
   'ERR_STREAM_DESTROYED',
   'ERR_STREAM_WRITE_AFTER_END',
+  // pipeline() into an answer already destroyed (the client left before the first byte).
+  'ERR_STREAM_UNABLE_TO_PIPE',
 ]);
 
 /** Did this error come from the client leaving (closed tab, cancelled download), not from us? */
