@@ -3,7 +3,8 @@
 //
 // Groups: unit; api (test/api against a server from source); api-executable (the same
 // test/api files against the built executable, BURROW_TEST_SERVER=executable); inprocess
-// (tests that inject in-process fakes, from source only); e2e (a real browser, file by file);
+// (tests that inject in-process fakes, from source only); e2e (a real browser, file by file; the
+// journey files — test/e2e/journey/*.test.ts and test/e2e/journey-*.test.ts — against the executable);
 // binary (the executable as a user runs it); binary-arm64 (the same on linux-arm64 under qemu).
 //
 // Counting tells the truth: no retries; a test uvu reports as skipped (test.skip, a leftover
@@ -22,7 +23,16 @@ interface Group {
   env?: Record<string, string>;
   fileByFile?: boolean;
   needsBinary?: boolean;
+  /** The journey suite (test/e2e/journey/ and test/e2e/journey-*.test.ts): these files run against the executable. */
+  journeys?: boolean;
 }
+/** One uvu run: a whole group's folder, or one file of it. */
+interface Unit {
+  dir: string;
+  file: string | null;
+  env?: Record<string, string>;
+}
+const JOURNEY_ENV = { BURROW_TEST_SERVER: 'executable' };
 const GROUPS: Record<string, Group> = {
   unit: { dir: 'unit', label: 'unit' },
   api: { dir: 'api', label: 'api' },
@@ -34,7 +44,7 @@ const GROUPS: Record<string, Group> = {
   },
   inprocess: { dir: 'inprocess', label: 'inprocess (source only)' },
   // One browser session per file keeps a failure's screenshots and state apart.
-  e2e: { dir: 'e2e', label: 'e2e', fileByFile: true },
+  e2e: { dir: 'e2e', label: 'e2e', fileByFile: true, journeys: true, needsBinary: true },
   binary: { dir: 'binary', label: 'binary', needsBinary: true },
   // The same smoke suite on the linux-arm64 executable, under qemu-aarch64-static (.ci/run registers binfmt).
   'binary-arm64': {
@@ -96,13 +106,15 @@ for (const name of selected) {
     continue;
   }
   const group = GROUPS[name]!;
-  const dir = path.join(root, 'test', group.dir);
-  const files = fs.existsSync(dir)
-    ? fs
-        .readdirSync(dir)
-        .filter((f) => f.endsWith('.test.ts'))
-        .sort()
-    : [];
+  const testFiles = (dir: string) =>
+    fs.existsSync(path.join(root, 'test', dir))
+      ? fs
+          .readdirSync(path.join(root, 'test', dir))
+          .filter((f) => f.endsWith('.test.ts'))
+          .sort()
+      : [];
+  const files = testFiles(group.dir);
+  const journeyFiles = group.journeys ? testFiles(path.join(group.dir, 'journey')) : [];
   if (!files.length) {
     // A group with no tests is a broken tree, not a pass.
     failed++;
@@ -123,19 +135,33 @@ for (const name of selected) {
       continue;
     }
   }
-  const units = group.fileByFile ? files.map((f) => f.replace(/\.test\.ts$/, '')) : [null];
+  const units: Unit[] = group.fileByFile
+    ? [
+        ...files.map((f) => ({
+          dir: group.dir,
+          file: f,
+          env: group.journeys && f.startsWith('journey-') ? JOURNEY_ENV : undefined,
+        })),
+        ...journeyFiles.map((f) => ({ dir: path.join(group.dir, 'journey'), file: f, env: JOURNEY_ENV })),
+      ]
+    : [{ dir: group.dir, file: null }];
   let groupPassed = 0;
   let groupFailed = 0;
   let groupSkipped = 0;
+  let journeySeconds = 0;
   for (const unit of units) {
+    const started = Date.now();
     const result = await runUvu(group, unit);
-    if (result.crashed) notes.push(`${unit ?? group.dir} CRASHED (${result.crashed})`);
-    else if (unit && result.failed) notes.push(`${unit}: ${result.failed} failed`);
+    const label = unit.file ? path.join(unit.dir, unit.file).replace(/\.test\.ts$/, '') : unit.dir;
+    if (result.crashed) notes.push(`${label} CRASHED (${result.crashed})`);
+    else if (unit.file && result.failed) notes.push(`${label}: ${result.failed} failed`);
+    if (unit.env === JOURNEY_ENV) journeySeconds += (Date.now() - started) / 1000;
     groupPassed += result.passed;
     groupFailed += result.failed;
     groupSkipped += result.skipped;
   }
   if (groupSkipped) notes.push(`${groupSkipped} skipped, counted as failed`);
+  if (journeySeconds) notes.push(`journeys ${Math.round(journeySeconds)} s`);
   passed += groupPassed;
   failed += groupFailed + groupSkipped;
   summary.push(
@@ -146,13 +172,13 @@ for (const name of selected) {
 /** Runs uvu on a group (or one file of it) and reads its own count. */
 async function runUvu(
   group: Group,
-  unit: string | null,
+  unit: Unit,
 ): Promise<{ passed: number; failed: number; skipped: number; crashed?: string }> {
-  const pattern = unit ? `^${unit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.test\\.ts$` : '\\.test\\.ts$';
+  const pattern = unit.file ? `^${unit.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$` : '\\.test\\.ts$';
   // Streamed as it comes (a CI log shows progress), and kept to read uvu's count at the end.
-  const child = spawn(process.execPath, [uvu, path.join('test', group.dir), pattern], {
+  const child = spawn(process.execPath, [uvu, path.join('test', unit.dir), pattern], {
     cwd: root,
-    env: { ...baseEnv, ...group.env },
+    env: { ...baseEnv, ...group.env, ...unit.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
