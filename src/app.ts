@@ -185,6 +185,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     log,
     activity: identity.activity,
     credentials: identity.credentials,
+    space: uploads.space,
   });
   capabilities.push(webdav);
   // Indexes: walks and deltas from the `changes` sink as background work; the folder-size and

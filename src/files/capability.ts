@@ -127,6 +127,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     changes,
     activity: deps.activity,
     recordDestination: recent.record,
+    journal,
   });
   const privateDirs = [config.storage.configDir, config.storage.cacheDir].map((d) => path.resolve(d));
   const hostVolumeListeners = new Set<(event: HostVolumeEvent) => void>();

@@ -14,7 +14,8 @@ import { openDirIn, withDirIn } from './confined.ts';
 import { fileItem } from './items.ts';
 import type { DeletedItem, DeleteImpact, FileItem, TransferResult } from './wire.ts';
 import { countTree } from './walk.ts';
-import { allocateFreeName, assertPlainName } from './names.ts';
+import { allocateFreeName, assertPlainName, placeFile } from './names.ts';
+import { withTemporary, type WorkJournal } from './journal.ts';
 import { isInside, joinVirtual, ownerView, type PathResolver, type ResolvedPath } from './paths.ts';
 import type { Transfer } from './transfer.ts';
 
@@ -85,6 +86,8 @@ export function createFileOps(deps: {
   changes: ChangeSink;
   activity: ActivitySink;
   recordDestination(userId: string, path: string): void;
+  /** A new file with content is built under a temporary on the journal. */
+  journal: WorkJournal;
 }): FileOps {
   const { resolver, changes, bindings, activity } = deps;
 
@@ -132,17 +135,31 @@ export function createFileOps(deps: {
       assertPlainName(name);
       const dir = await writableFolder(caller, parent, 'canCreateFile');
       const { final, st } = await withDirIn(dir.space!.root, dir.realPath, async (d) => {
-        let st: fs.Stats | undefined;
-        const final = await allocateFreeName(d.path, name, async (c) => {
-          const handle = await fsp.open(c, EXCLUSIVE, 0o644);
+        if (!content) {
+          let st: fs.Stats | undefined;
+          const final = await allocateFreeName(d.path, name, async (c) => {
+            const handle = await fsp.open(c, EXCLUSIVE, 0o644);
+            try {
+              st = await handle.stat();
+            } finally {
+              await handle.close();
+            }
+          });
+          return { final, st: st! };
+        }
+        // Content is written under a journalled temporary and placed whole: a full disk (507)
+        // or a crash mid-write leaves no file, never an empty or half-written one.
+        return withTemporary(deps.journal, d, async (temp) => {
+          const handle = await fsp.open(temp, EXCLUSIVE, 0o644);
           try {
-            if (content) await handle.writeFile(content);
-            st = await handle.stat();
+            await handle.writeFile(content);
+            await handle.datasync();
           } finally {
             await handle.close();
           }
+          const final = await placeFile(temp, d.path, name);
+          return { final, st: await fsp.lstat(d.at(final)) };
         });
-        return { final, st: st! };
       });
       changes.emit({ type: 'created', path: path.join(dir.realPath, final), isDirectory: false });
       activity.record(

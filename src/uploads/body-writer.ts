@@ -27,6 +27,12 @@ export interface BodyWriteOptions {
    * whole ArrayBuffer of its own is detached once written, which frees its memory at once.
    */
   freeWritten?: boolean;
+  /**
+   * On a failure the source is paused and left, not destroyed: the caller answers the request
+   * (a 507 when the disk filled) and reads the rest away (http/linger.ts), where destroying a
+   * request body would cut the connection before the client saw any answer.
+   */
+  keepSource?: boolean;
 }
 
 /** Frees the memory of chunks that own their whole ArrayBuffer; views into a larger one are left. */
@@ -95,7 +101,8 @@ export function writeBody(source: Readable, fd: number, position: number, option
       failure = err ?? new Error('the body write was stopped');
       gathered = [];
       length = 0;
-      if (!source.destroyed) source.destroy();
+      if (options.keepSource) source.pause();
+      else if (!source.destroyed) source.destroy();
       settle();
     }
     // Whatever has gathered goes in one write as soon as the disk is free: the batch grows

@@ -11,7 +11,7 @@ import type { Logger } from '../core/log.ts';
 import { createMultipartReceiver } from './multipart.ts';
 import { createPlacement } from './placement.ts';
 import { uploadRoutes } from './routes.ts';
-import { createStaging } from './staging.ts';
+import { createStaging, type FreeSpace } from './staging.ts';
 import { createTusService } from './tus/service.ts';
 import { createUploadStore } from './tus/store.ts';
 
@@ -36,6 +36,8 @@ export interface UploadsCapability extends Capability {
   /** For link holders' uploads (shares): the same receivers, placing through the resolver. */
   readonly multipart: ReturnType<typeof createMultipartReceiver>;
   readonly tus: ReturnType<typeof createTusService>;
+  /** The free-space rule of every upload (UPLOAD_FREE_SPACE_RESERVE), for WebDAV's PUT. */
+  readonly space: FreeSpace;
 }
 
 export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
@@ -76,6 +78,7 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
   return {
     multipart,
     tus,
+    space: { ensureSpace: staging.ensureSpace, guard: staging.guard },
     routes: uploadRoutes({ multipart, tus, chunkedEnabled: u.chunkedEnabled, publicUrl: config.server.publicUrl }),
     features: () => ({
       uploads: {

@@ -19,7 +19,7 @@ import {
   type PlacedFile,
   type UploadTarget,
 } from './placement.ts';
-import { writeBody } from './body-writer.ts';
+import { writeBody, type BodyWrite } from './body-writer.ts';
 import { formatBytes, removeQuietly, type Staging } from './staging.ts';
 import type { UploadQuery } from './wire.ts';
 
@@ -130,9 +130,16 @@ export function createMultipartReceiver(deps: {
         parts.add(part);
         const out = await fsp.open(part, 'r+');
         try {
+          // Without a Content-Length nothing bounded the request up front: each chunk is checked
+          // against the free space before it is kept, so the reserve stays free.
+          let write: BodyWrite | undefined;
+          const inspect = Number.isFinite(declared)
+            ? undefined
+            : await staging.guard(place.dir, () => write?.written ?? 0);
           // busboy's file chunks are views of the request's own chunks or copies it made, each
           // scanned to its end before it is handed on: nobody reads them after us.
-          await writeBody(file, out.fd, 0, { freeWritten: true }).done;
+          write = writeBody(file, out.fd, 0, { freeWritten: true, inspect });
+          await write.done;
           if ((file as Readable & { truncated?: boolean }).truncated) throw tooLarge(limits.maxFileSize);
           // On disk before it is placed, as a resumable upload's part is: a crash after placement
           // must not leave a name whose bytes were never written.

@@ -19,6 +19,8 @@ export const STAGING_SUBDIR = 'uploads';
  * elsewhere in that time still ends a write with ENOSPC, answered 507).
  */
 const FREE_SPACE_FRESH_MS = 1000;
+/** How many bytes of a body of unknown length pass between two reads of the free space. */
+const GUARD_STEP = 8 * 1024 * 1024;
 /** Part files of resumable uploads: `tus-<id>.part`; of multipart requests: `mp-<random>.part`. */
 export const TUS_PART = /^tus-([0-9a-f]{32})\.part$/;
 export const MULTIPART_PART = /^mp-[A-Za-z0-9_-]+\.part$/;
@@ -30,6 +32,9 @@ export interface StagingPlace {
   shared: boolean;
 }
 
+/** The free-space rule alone (WebDAV's PUT writes beside its target, not in a staging folder). */
+export type FreeSpace = Pick<Staging, 'ensureSpace' | 'guard'>;
+
 export interface Staging {
   /** Picks the staging folder for a destination folder (which must exist) of a space. */
   placeFor(spaceRoot: string, destinationDir: string): Promise<StagingPlace>;
@@ -37,6 +42,13 @@ export interface Staging {
   createPart(place: StagingPlace, kind: 'tus' | 'mp', id?: string): Promise<string>;
   /** Answers 507 unless `bytes` fit on the volume of `dir` with the reserve left over. */
   ensureSpace(dir: string, bytes: number): Promise<void>;
+  /**
+   * For a body of unknown length written into `dir`: a check for each chunk before it is kept,
+   * refusing (507) the one that would eat into the reserve. The free space is read again every
+   * GUARD_STEP bytes, counted from what `written()` said had reached the disk when it was asked,
+   * so a disk filling from elsewhere meanwhile is seen. 507 at once when the reserve is reached.
+   */
+  guard(dir: string, written: () => number): Promise<(chunk: Buffer) => void>;
   /** Staging folders used so far (for the sweep). */
   knownDirs(): string[];
   /** Multipart part files an earlier run left behind, removed when staging was opened. */
@@ -145,6 +157,46 @@ export function createStaging(db: Database, reserveBytes: number): Staging {
           `The volume has ${formatBytes(Math.max(0, free - reserveBytes))} free for uploads; this upload needs ${formatBytes(bytes)}.`,
         );
       }
+    },
+
+    async guard(dir, written) {
+      const freeNow = async () => {
+        const s = await fsp.statfs(dir);
+        return Number(s.bavail) * Number(s.bsize);
+      };
+      let free: number;
+      try {
+        free = await freeNow();
+      } catch {
+        return () => {}; // A filesystem that cannot say: the write itself will answer ENOSPC.
+      }
+      const reached = () =>
+        noSpace(
+          `The volume keeps ${formatBytes(reserveBytes)} free (UPLOAD_FREE_SPACE_RESERVE) and this upload reached it; nothing of it was kept.`,
+        );
+      if (free <= reserveBytes) throw reached();
+      /** Bytes of the body that fit: what was free beyond the reserve, plus what had been written when it was read. */
+      let fits = free - reserveBytes;
+      let seen = 0;
+      let nextRead = GUARD_STEP;
+      let reading = false;
+      return (chunk) => {
+        seen += chunk.length;
+        if (seen > fits) throw reached();
+        if (seen < nextRead || reading) return;
+        reading = true;
+        nextRead = seen + GUARD_STEP;
+        const base = written();
+        freeNow().then(
+          (f) => {
+            fits = base + f - reserveBytes;
+            reading = false;
+          },
+          () => {
+            reading = false;
+          },
+        );
+      };
     },
 
     knownDirs: () => [...registered],

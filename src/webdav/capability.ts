@@ -9,6 +9,7 @@ import { AppError } from '../core/errors.ts';
 import type { Database } from '../db/database.ts';
 import type { FilesCapability } from '../files/capability.ts';
 import type { RawMount } from '../http/server.ts';
+import type { FreeSpace } from '../uploads/staging.ts';
 import { createDavAuthenticator, type DavAuthDeps } from './auth.ts';
 import { handleDav, sendDavError } from './handler.ts';
 import { DAV_COMPLIANCE, DAV_PREFIX } from './protocol.ts';
@@ -22,6 +23,8 @@ export interface WebdavDeps {
   log: Logger;
   activity: { record(event: ActivityEvent): void };
   credentials: Omit<DavAuthDeps, 'log'>;
+  /** The uploads' free-space rule (UPLOAD_FREE_SPACE_RESERVE): a PUT is one more upload. */
+  space: FreeSpace;
 }
 
 export interface WebdavCapability extends Capability {
@@ -37,7 +40,14 @@ export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
   const store = createDavStore(deps.db);
   deps.files.bindings.register('davProperties', davPropertyBindings(store));
   const auth = createDavAuthenticator({ ...deps.credentials, log: deps.log });
-  const services = { ...deps.files, changes: deps.changes, store, log: deps.log, activity: deps.activity };
+  const services = {
+    ...deps.files,
+    changes: deps.changes,
+    store,
+    log: deps.log,
+    activity: deps.activity,
+    space: deps.space,
+  };
 
   const mount: RawMount = {
     prefix: DAV_PREFIX,

@@ -6,7 +6,7 @@ import fsp from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { AppError } from '../core/errors.ts';
-import { writeBody } from '../uploads/body-writer.ts';
+import { writeBody, type BodyWrite } from '../uploads/body-writer.ts';
 import { etagOf, sendFile } from '../downloads/single.ts';
 import { createFileAt, openFileIn, withParentIn } from '../files/confined.ts';
 import { withTemporary } from '../files/journal.ts';
@@ -92,10 +92,21 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
     });
     try {
       let replaced = current !== null;
+      // The body's length, when sent, must fit with the reserve left over before a byte is read;
+      // without one, each chunk is checked before it is kept. A full disk answers 507 either way
+      // (the request is not cut: the rest of its body is read away, http/linger.ts).
+      const declared = req.headers['content-length'] === undefined ? NaN : Number(req.headers['content-length']);
+      // (The free-space reading is cached per real path.)
+      if (Number.isFinite(declared)) await ctx.space.ensureSpace(dir.real, declared);
+      let write: BodyWrite | undefined;
+      const inspect = Number.isFinite(declared)
+        ? undefined
+        : await ctx.space.guard(dir.path, () => write?.written ?? 0);
       await withTemporary(ctx.journal, dir, async (temp, tempName) => {
         const fd = await createFileAt(dir, tempName, current ? current.stat.mode & 0o7777 : 0o644);
         try {
-          await writeBody(req, fd, 0, { freeWritten: true }).done;
+          write = writeBody(req, fd, 0, { freeWritten: true, keepSource: true, inspect });
+          await write.done;
           // On disk before it takes the name (the old content stays until the rename).
           await fsDatasync(fd);
         } catch (err) {

@@ -3,6 +3,7 @@
 // hands the caller in; nothing here reads cookies.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, errorEnvelope, fromFsError } from '../core/errors.ts';
+import { endRefusal, refuseBody } from '../http/linger.ts';
 import { get, put } from './content.ts';
 import { lock, unlock } from './locking.ts';
 import { propfind, proppatch } from './props.ts';
@@ -61,17 +62,20 @@ export function sendDavError(res: ServerResponse, err: unknown, ctx: Pick<DavCon
     res.destroy();
     return;
   }
+  // The body may still be arriving (a PUT refused before or while it is read): it is read away,
+  // bounded, so the client sees this answer rather than a cut connection.
+  const req = res.req as IncomingMessage | undefined;
+  if (req) refuseBody(req, res);
   res.setHeader('X-Request-Id', ctx.requestId);
   for (const [k, v] of Object.entries(known?.headers ?? {})) res.setHeader(k, v);
-  if (err instanceof DavConditionError) {
-    sendXml(res, status, errorBody(err.condition, message));
-    return;
-  }
-  const body = JSON.stringify(errorEnvelope(status, message, ctx.requestId, known?.code));
+  const condition = err instanceof DavConditionError;
+  const body = condition
+    ? errorBody(err.condition, message)
+    : JSON.stringify(errorEnvelope(status, message, ctx.requestId, known?.code));
   res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Type', condition ? 'application/xml; charset=utf-8' : 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(body);
+  endRefusal(req, res, body);
 }
 
 /**
@@ -82,7 +86,6 @@ export async function handleDav(req: IncomingMessage, res: ServerResponse, ctx: 
   try {
     await dispatch(req, res, ctx);
   } catch (err) {
-    await drain(req).catch(() => {});
     sendDavError(res, err, ctx);
   }
   record(req, res, ctx);

@@ -18,6 +18,7 @@ import type { Logger } from '../core/log.ts';
 import type { Caller } from '../core/caller.ts';
 import type { WorkJournal } from '../files/journal.ts';
 import type { TrashService } from '../trash/service.ts';
+import type { FreeSpace } from '../uploads/staging.ts';
 import type { VersionService } from '../versions/service.ts';
 import { hrefOf } from './protocol.ts';
 import type { DavStore } from './store.ts';
@@ -37,6 +38,8 @@ export interface DavServices {
   log: Logger;
   /** The activity log: WebDAV writes are recorded like the API's (`dav.<method>`). */
   activity: { record(event: ActivityEvent): void };
+  /** The uploads' free-space rule: a PUT keeps UPLOAD_FREE_SPACE_RESERVE free (507). */
+  space: FreeSpace;
 }
 
 /** One request's context: the authenticated caller and the services. */
