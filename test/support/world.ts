@@ -21,7 +21,7 @@ import { tarFile, yazlZip } from './archives.ts';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 /** Bump when a cached medium changes how it is made. */
-export const WORLD_VERSION = 2;
+export const WORLD_VERSION = 3;
 export const worldCache = path.join(repo, '.tmp', 'test-cache', `world-v${WORLD_VERSION}`);
 
 /** A name of exactly 255 bytes in UTF-8 (the longest most file systems take), with accents in it. */
@@ -54,6 +54,7 @@ export const W = {
   song: 'Music/The Burrowers/Morning Tune.mp3',
   songTitle: 'Morning Tune',
   songArtist: 'The Burrowers',
+  /** 2 s, 640 × 360 H.264 with AAC sound. */
   video: 'Videos/Garden walk.mp4',
   taxes: 'Documents/Taxes & Bills',
   /** Two pages; page 1 says "Tax return 2024", page 2 "Deductions: garden tools". */
@@ -194,6 +195,14 @@ const MEDIA: Record<string, (out: string) => Promise<void> | void> = {
       'lavfi',
       '-i',
       'testsrc=duration=2:size=640x360:rate=25',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:duration=2',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '64k',
       '-c:v',
       'libx264',
       '-preset',

@@ -32,8 +32,18 @@
 //   s.goto(addr), s.url(addr)     an address of the app ('/files/Home/Photos')
 //   s.tap(locator)                a click at desktop, a touch tap at phone
 //   s.open(locator)               what opens an entry: a double click at desktop, one tap at phone
+//   s.select(...entries)          selects them as a user does: click then Ctrl+click at desktop; a
+//                                  long press then taps at phone
+//   s.itemMenu(name)              an entry's menu: a right click at desktop, its ⋮ button at phone
+//   s.longPress(locator, until?)  a finger held on it until `until()` holds (default: it is selected)
 //   s.entry(name)                 the folder view's entry (scrolled into the list when virtualised)
 //   s.folder('Home/Photos')       waits for the folder view of that virtual path
+//   s.openFile(W.landscape)       opens a file of the Home volume as a user does (its folder's
+//                                  address, then open on its entry); the viewer dialog
+//   textContrast(locator)         its text's WCAG contrast ratio against what is behind it
+//   s.colourAt(x, y)              the colour on the screen at a point of the window: [r, g, b]
+//   pictureShown(img)             where a picture is drawn and what of it is visible (object-fit,
+//                                  every clipping ancestor and the window counted)
 //   s.api(method, path, body?)    the API as this browser's session (JSON in, {status, json, text})
 //   s.eventually(what, check)     waits until a server-side (or page) fact holds, or fails naming it
 //   s.download(action)            runs an action that downloads; {name, bytes, file}
@@ -48,6 +58,7 @@
 // <step>.txt (the error, the address, the page's console problems, the server's error lines).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -94,9 +105,14 @@ export interface Step {
   read(rel: string): string;
   exists(rel: string): boolean;
   tap(target: Locator): Promise<void>;
+  longPress(target: Locator, until?: () => Promise<boolean>): Promise<void>;
+  select(...targets: Locator[]): Promise<void>;
+  itemMenu(name: string): Promise<Locator>;
   open(target: Locator): Promise<void>;
   entry(name: string): Promise<Locator>;
   folder(virtualPath: string): Promise<Locator>;
+  openFile(rel: string): Promise<Locator>;
+  colourAt(x: number, y: number): Promise<[number, number, number]>;
   api(method: string, address: string, body?: unknown): Promise<ApiAnswer>;
   eventually(what: string, check: () => Promise<boolean> | boolean, ms?: number): Promise<void>;
   download(action: () => Promise<unknown>): Promise<{ name: string; bytes: Buffer; file: string }>;
@@ -116,6 +132,9 @@ interface StepDef {
   needs: string[];
 }
 
+const image = createRequire(import.meta.url)('@napi-rs/image') as {
+  Transformer: new (input: Buffer) => { rawPixels(): Promise<Buffer> };
+};
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..');
 
 /** `selector` attribute value quoted for CSS (names carry quotes and backslashes). */
@@ -191,12 +210,18 @@ export function journey(
               failed.add(def.name);
               throw new Error(`not run: it needs ${missing.map((m) => `"${m}"`).join(', ')}, which failed`);
             }
+            const started = Date.now();
+            let ok = false;
             try {
               await live.runStep(def, fileName);
+              ok = true;
             } catch (err) {
               failed.add(def.name);
               throw err;
             } finally {
+              console.log(
+                `  ${ok ? 'ok' : 'FAILED'}  ${size.name} · ${def.name} (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+              );
               if (i === steps.length - 1) {
                 await live?.close();
                 live = undefined;
@@ -297,6 +322,43 @@ async function startLive(
       if (size.touch) await target.tap();
       else await target.click();
     },
+    async longPress(target, until) {
+      const box = await target.boundingBox();
+      if (!box) throw new Error('a long press on something not on the screen');
+      const cdp = await context.newCDPSession(page);
+      const point = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+      const selected = async () => (await target.getAttribute('aria-selected')) === 'true';
+      try {
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [point] });
+        // Held until what a long press does has happened (by default: the entry is selected).
+        await step.eventually('the long press to take effect', until ?? selected, 5000);
+      } finally {
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+        await cdp.detach();
+      }
+    },
+    async select(...targets) {
+      for (const [i, target] of targets.entries()) {
+        if (size.touch) {
+          if (i === 0) await step.longPress(target);
+          else await target.tap();
+        } else if (i === 0) await target.click();
+        else await target.click({ modifiers: ['ControlOrMeta'] });
+        await step.eventually(
+          'the entry to be selected',
+          async () => (await target.getAttribute('aria-selected')) === 'true',
+          5000,
+        );
+      }
+    },
+    async itemMenu(name) {
+      const entry = await step.entry(name);
+      if (size.touch) await entry.getByRole('button', { name: `Actions for ${name}` }).tap();
+      else await entry.click({ button: 'right' });
+      const menu = page.getByRole('menu');
+      await menu.waitFor();
+      return menu;
+    },
     async open(target) {
       if (size.touch) await target.tap();
       else await target.dblclick();
@@ -328,6 +390,22 @@ async function startLive(
       const region = page.getByRole('region', { name: `Folder ${virtualPath}`, exact: true });
       await region.waitFor();
       return region;
+    },
+    async openFile(rel) {
+      const at = rel.lastIndexOf('/');
+      const folder = at < 0 ? HOME : `${HOME}/${rel.slice(0, at)}`;
+      const name = rel.slice(at + 1);
+      await page.goto(`${base}${filesAddress(folder)}`);
+      await step.folder(folder);
+      await step.open(await step.entry(name));
+      const viewer = page.getByRole('dialog', { name: `Viewer: ${name}`, exact: true });
+      await viewer.waitFor();
+      return viewer;
+    },
+    async colourAt(x, y) {
+      const shot = await page.screenshot({ clip: { x: Math.round(x), y: Math.round(y), width: 1, height: 1 } });
+      const px = await new image.Transformer(shot).rawPixels();
+      return [px[0]!, px[1]!, px[2]!];
     },
     api,
     async eventually(what, check, ms = 15_000) {
@@ -398,6 +476,107 @@ async function startLive(
       removeDirs(server.dirs);
     },
   };
+}
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+/**
+ * Where an <img> draws its picture (its content box under object-fit, centred) and the part of the
+ * window that can show it (the viewport cut by every ancestor that clips). `whole` says the
+ * drawn picture lies inside that area (1 px of rounding allowed) and is not cut by object-fit.
+ */
+export async function pictureShown(
+  img: Locator,
+): Promise<{ natural: { width: number; height: number }; drawn: Rect; visible: Rect; fit: string; whole: boolean }> {
+  return img.evaluate((el: HTMLImageElement) => {
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    const px = (v: string) => parseFloat(v) || 0;
+    const scaleX = el.offsetWidth ? r.width / el.offsetWidth : 1;
+    const scaleY = el.offsetHeight ? r.height / el.offsetHeight : 1;
+    const left = r.left + (px(cs.borderLeftWidth) + px(cs.paddingLeft)) * scaleX;
+    const top = r.top + (px(cs.borderTopWidth) + px(cs.paddingTop)) * scaleY;
+    const w =
+      r.width - (px(cs.borderLeftWidth) + px(cs.paddingLeft) + px(cs.borderRightWidth) + px(cs.paddingRight)) * scaleX;
+    const h =
+      r.height - (px(cs.borderTopWidth) + px(cs.paddingTop) + px(cs.borderBottomWidth) + px(cs.paddingBottom)) * scaleY;
+    const nw = el.naturalWidth;
+    const nh = el.naturalHeight;
+    const fit = cs.objectFit;
+    let dw = w;
+    let dh = h;
+    if (fit === 'contain' || fit === 'scale-down' || fit === 'cover' || fit === 'none') {
+      const k =
+        fit === 'cover'
+          ? Math.max(w / nw, h / nh)
+          : fit === 'none'
+            ? scaleX
+            : Math.min(w / nw, h / nh, fit === 'scale-down' ? scaleX : Infinity);
+      dw = nw * k;
+      dh = nh * k;
+    }
+    const drawn = { x: left + (w - dw) / 2, y: top + (h - dh) / 2, width: dw, height: dh };
+    let L = 0;
+    let T = 0;
+    let R = window.innerWidth;
+    let B = window.innerHeight;
+    for (let a = el.parentElement; a; a = a.parentElement) {
+      const s = getComputedStyle(a);
+      if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+      const b = a.getBoundingClientRect();
+      L = Math.max(L, b.left);
+      T = Math.max(T, b.top);
+      R = Math.min(R, b.right);
+      B = Math.min(B, b.bottom);
+    }
+    const visible = { x: L, y: T, width: Math.max(0, R - L), height: Math.max(0, B - T) };
+    const inside =
+      drawn.x >= L - 1 && drawn.y >= T - 1 && drawn.x + drawn.width <= R + 1 && drawn.y + drawn.height <= B + 1;
+    // Drawn beyond its own box (cover, none) is cut by the box itself.
+    const inBox = dw <= w + 1 && dh <= h + 1;
+    return { natural: { width: nw, height: nh }, drawn, visible, fit, whole: inside && inBox };
+  });
+}
+
+/**
+ * The contrast ratio (WCAG 2: 1 to 21) of an element's text against what is painted behind it
+ * (the backgrounds of it and its ancestors composed, the page's as the last).
+ */
+export async function textContrast(target: Locator): Promise<{ ratio: number; text: string; background: string }> {
+  return target.evaluate((el) => {
+    const parse = (c: string): number[] => {
+      const m = c.match(/rgba?\(([^)]+)\)/);
+      if (!m) return [0, 0, 0, 0];
+      const p = m[1]!
+        .split(/[ ,/]+/)
+        .filter(Boolean)
+        .map(Number);
+      return [p[0]!, p[1]!, p[2]!, p[3] ?? 1];
+    };
+    const layers: number[][] = [];
+    for (let a: Element | null = el; a; a = a.parentElement) {
+      const bg = parse(getComputedStyle(a).backgroundColor);
+      if (bg[3]! > 0) layers.push(bg);
+      if (bg[3] === 1) break;
+    }
+    let under = [255, 255, 255];
+    for (const [r, g, b, alpha] of layers.reverse())
+      under = [r!, g!, b!].map((v, i) => v * alpha! + under[i]! * (1 - alpha!));
+    const fg = parse(getComputedStyle(el).color);
+    const text = [0, 1, 2].map((i) => fg[i]! * fg[3]! + under[i]! * (1 - fg[3]!));
+    const lum = (c: number[]) =>
+      c
+        .map((v) => v / 255)
+        .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+        .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i]!, 0);
+    const [hi, lo] = [lum(text), lum(under)].sort((a, b) => b - a);
+    const css = (c: number[]) => `rgb(${c.map(Math.round).join(', ')})`;
+    return { ratio: (hi! + 0.05) / (lo! + 0.05), text: css(text), background: css(under) };
+  });
 }
 
 /** Every entry name of a zip, in order, duplicates kept (yauzl); `unzip -Z1` must list the same. */
