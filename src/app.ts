@@ -168,6 +168,9 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     journal: files.journal,
     log,
     activity: identity.activity,
+    files: files.ops,
+    versions: files.versions,
+    trash: files.trash,
   });
   capabilities.push(uploads);
   // Shares: links as a space of the files resolver (`share/<token>/…`), bound to their items.

@@ -123,6 +123,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     resolver,
     transfer,
     trash,
+    versions,
     bindings,
     changes,
     activity: deps.activity,

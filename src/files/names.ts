@@ -137,3 +137,87 @@ export async function renameToFreeName(from: string, dir: string, name: string, 
   if (isDirectory) return placeDirectory(from, dir, name);
   return placeFile(from, dir, name);
 }
+
+/**
+ * What to do when the name an item goes to is taken: `rename` keeps both (the newcomer becomes
+ * `name (1)`), `skip` leaves the item where it is, `replace` puts it in the old one's place and
+ * keeps the old one (a file's content as a version, anything else in the trash).
+ */
+export type ConflictPolicy = 'rename' | 'skip' | 'replace';
+/** What became of one item: it took its own name, kept both, took the old one's place, or was left. */
+export type Outcome = 'placed' | 'renamed' | 'replaced' | 'skipped';
+/** Where a replaced item's old content went. */
+export interface Displaced {
+  versionId?: string;
+  trashId?: string;
+}
+export interface PlacedEntry {
+  name: string;
+  outcome: Outcome;
+  displaced?: Displaced;
+}
+/**
+ * Puts `incoming` in the place of the entry holding `name` in `dir`, keeping that entry; null
+ * when the place was not freed (the newcomer then keeps both). Called only with `replace`.
+ */
+export type Replacer = (incoming: string, name: string, isDirectory: boolean) => Promise<Displaced | null>;
+
+const taken = (err: unknown) => {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'EEXIST' || code === 'ENOTEMPTY';
+};
+
+/**
+ * Moves `incoming` (a finished temporary, or an item being moved on one filesystem) into `dir`
+ * as `name` by the conflict policy. The name itself is claimed exactly as placeFile and
+ * placeDirectory claim it (never over anything); only a `replace` through `replacer` takes a
+ * taken name, and it keeps what was there.
+ */
+export async function placeEntry(
+  incoming: string,
+  dir: string,
+  name: string,
+  isDirectory: boolean,
+  policy: ConflictPolicy = 'rename',
+  replacer?: Replacer,
+): Promise<PlacedEntry> {
+  if (policy !== 'rename') {
+    try {
+      await claimExact(incoming, path.join(dir, name), isDirectory);
+      return { name, outcome: 'placed' };
+    } catch (err) {
+      if (!taken(err)) throw err;
+    }
+    if (policy === 'skip') return { name, outcome: 'skipped' };
+    if (!replacer) throw new AppError('EXISTS', `"${name}" already exists here.`);
+    const displaced = await replacer(incoming, name, isDirectory);
+    if (displaced) return { name, outcome: 'replaced', displaced };
+  }
+  const final = await renameToFreeName(incoming, dir, name, isDirectory);
+  return { name: final, outcome: final === name ? 'placed' : 'renamed' };
+}
+
+/** One attempt at the name itself, as placeFile / placeDirectory make it (EEXIST when taken). */
+export async function claimExact(incoming: string, target: string, isDirectory: boolean): Promise<void> {
+  if (isDirectory) {
+    await fsp.mkdir(target);
+    try {
+      await fsp.rename(incoming, target);
+    } catch (err) {
+      await fsp.rmdir(target).catch(() => {});
+      throw err;
+    }
+    return;
+  }
+  try {
+    await fsp.link(incoming, target);
+    await fsp.unlink(incoming);
+    return;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err;
+  }
+  const handle = await fsp.open(target, 'wx');
+  await handle.close();
+  await fsp.rename(incoming, target);
+}

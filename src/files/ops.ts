@@ -10,11 +10,27 @@ import type { Caller } from '../core/caller.ts';
 import type { TrashService } from '../trash/service.ts';
 import { fileEvent, listed, shownPath, type ActivitySink } from './activity.ts';
 import type { BindingScope, Bindings } from './bindings.ts';
-import { openDirIn, withDirIn } from './confined.ts';
-import { fileItem } from './items.ts';
-import type { DeletedItem, DeleteImpact, FileItem, TransferResult } from './wire.ts';
+import { openDirIn, openFileIn, withDirIn, type Dir } from './confined.ts';
+import { fileItem, splitVirtual } from './items.ts';
+import type { VersionService } from '../versions/service.ts';
+import type {
+  Conflict,
+  ConflictsAnswer,
+  DeletedItem,
+  DeleteImpact,
+  FileItem,
+  TransferItem,
+  TransferResult,
+} from './wire.ts';
 import { countTree } from './walk.ts';
-import { allocateFreeName, assertPlainName, placeFile } from './names.ts';
+import {
+  allocateFreeName,
+  assertPlainName,
+  claimExact,
+  placeFile,
+  type ConflictPolicy,
+  type Replacer,
+} from './names.ts';
 import { withTemporary, type WorkJournal } from './journal.ts';
 import { isInside, joinVirtual, ownerView, type PathResolver, type ResolvedPath } from './paths.ts';
 import type { Transfer } from './transfer.ts';
@@ -23,6 +39,7 @@ export interface ItemRef {
   path: string;
   name: string;
 }
+export type { ConflictPolicy };
 export type { TransferResult };
 
 /** Told as a deletion goes (the progress stream); with it, a failed item is reported, not thrown. */
@@ -41,6 +58,17 @@ const locationOf = (r: ResolvedPath) => {
 };
 const bound = (r: ResolvedPath) => ownerView(r).virtualPath;
 
+/**
+ * May the caller replace items in this folder (delete what holds a name)? Writing there lets an
+ * account delete its items; a link must also allow deleting (its root's own canDelete is false
+ * whatever the link allows, so the flag is read from the link).
+ */
+function mayReplaceIn(folder: ResolvedPath): boolean {
+  const share = folder.space?.share;
+  if (share) return (folder.access.canWrite || folder.access.canUpload) && share.allow.canDelete === true;
+  return folder.access.canWrite;
+}
+
 export const scopeOf = (caller: Caller, r: ResolvedPath): BindingScope => ({
   userId: ownerView(r).space?.kind === 'volume' ? null : (r.space?.share?.ownerId ?? caller.userId),
 });
@@ -49,12 +77,28 @@ export interface FileOps {
   createFolder(caller: Caller, parent: string, name: string): Promise<FileItem>;
   createFile(caller: Caller, parent: string, name: string, content?: string): Promise<FileItem>;
   rename(caller: Caller, parent: string, name: string, newName: string): Promise<FileItem>;
+  /** Copies or moves items; a taken name is answered by the item's `conflict`, else `conflict` (default rename). */
   transfer(
     caller: Caller,
-    items: ItemRef[],
+    items: (ItemRef & Pick<TransferItem, 'conflict'>)[],
     destination: string,
     operation: 'copy' | 'move',
+    conflict?: ConflictPolicy,
   ): Promise<{ destination: string; items: TransferResult[] }>;
+  /** The names a copy or move (`items`) or an upload (`names`, paths inside the destination) would meet taken. */
+  conflicts(
+    caller: Caller,
+    request: { destination: string; items?: ItemRef[]; names?: string[] },
+  ): Promise<ConflictsAnswer>;
+  /**
+   * What a `replace` into the checked folder `dir` (virtual `dirVirtual`) does with the entry
+   * holding the name (names.ts Replacer): a file onto a file keeps the old content as a version
+   * and takes the name by rename; anything else sends the old item to the trash first. Refused
+   * (403) unless the caller may delete that entry.
+   */
+  replacer(caller: Caller, dirVirtual: string, dir: Dir): Replacer;
+  /** 403 unless the caller may replace in this folder at all (asked before any work). */
+  assertMayReplace(folder: ResolvedPath): void;
   /** Resolves a deletion's item (existing, deletable by the caller). */
   resolveForDelete(caller: Caller, item: ItemRef): Promise<ResolvedPath>;
   deleteOne(caller: Caller, item: ResolvedPath): Promise<{ trashId: string; forgotten: Record<string, number> }>;
@@ -82,6 +126,7 @@ export function createFileOps(deps: {
   resolver: PathResolver;
   transfer: Transfer;
   trash: TrashService;
+  versions: VersionService;
   bindings: Bindings;
   changes: ChangeSink;
   activity: ActivitySink;
@@ -218,9 +263,10 @@ export function createFileOps(deps: {
       return fileItem(dir.virtualPath, newName, await fsp.stat(destination.realPath));
     },
 
-    async transfer(caller, items, destination, operation) {
+    async transfer(caller, items, destination, operation, conflict = 'rename') {
       if (!Array.isArray(items) || items.length === 0) throw new AppError('NO_ITEMS');
       const dest = await writableFolder(caller, destination);
+      if (conflict === 'replace' || items.some((i) => i.conflict === 'replace')) ops.assertMayReplace(dest);
       const results: TransferResult[] = [];
       // What was carried out, as the owner sees it: recorded even when a later item fails.
       const done: string[] = [];
@@ -228,7 +274,9 @@ export function createFileOps(deps: {
       // own checked parent folder (confined.ts).
       const destDir = await openDirIn(dest.space!.root, dest.realPath);
       try {
+        const replacer = ops.replacer(caller, dest.virtualPath, destDir);
         for (const item of items) {
+          const policy = item.conflict ?? conflict;
           const { parent, target } = await existingItem(caller, item);
           if (operation === 'move' && !target.access.canDelete)
             throw new AppError('READ_ONLY', `You may not move "${item.name}" away from where it is.`);
@@ -241,11 +289,30 @@ export function createFileOps(deps: {
               throw new AppError('INTO_ITSELF', `"${item.name}" cannot be put inside itself.`);
             }
             if (operation === 'move' && parent.virtualPath === dest.virtualPath) {
-              results.push({ from: target.virtualPath, to: target.virtualPath, skipped: true });
+              results.push({ from: target.virtualPath, to: target.virtualPath, skipped: true, outcome: 'unchanged' });
               continue;
             }
+            const there = joinVirtual(dest.virtualPath, item.name);
+            if (policy === 'replace' && isInside(path.join(destDir.real, item.name), target.realPath))
+              throw new AppError('INTO_ITSELF', `"${item.name}" cannot replace the folder it is in.`);
+            // A skip needs no copy when the name is taken now (the placement decides again).
+            if (
+              policy === 'skip' &&
+              (await fsp.lstat(destDir.at(item.name)).then(
+                () => true,
+                () => false,
+              ))
+            ) {
+              results.push({ from: target.virtualPath, to: there, skipped: true, outcome: 'skipped' });
+              continue;
+            }
+            const onConflict = { policy, replacer };
             if (operation === 'move') {
-              const moved = await deps.transfer.move(source, destDir, item.name, isDirectory);
+              const moved = await deps.transfer.move(source, destDir, item.name, isDirectory, onConflict);
+              if (moved.outcome === 'skipped') {
+                results.push({ from: target.virtualPath, to: there, skipped: true, outcome: 'skipped' });
+                continue;
+              }
               const to = joinVirtual(dest.virtualPath, moved.name);
               const sameSpaceKind = scopeOf(caller, target).userId === scopeOf(caller, dest).userId;
               const destOwner = ownerView(dest);
@@ -273,12 +340,26 @@ export function createFileOps(deps: {
                 to: path.join(dest.realPath, moved.name),
                 isDirectory,
               });
-              results.push({ from: target.virtualPath, to });
+              results.push({ from: target.virtualPath, to, outcome: moved.outcome, ...moved.displaced });
               done.push(shownPath(target));
             } else {
-              const name = await deps.transfer.copy(source, destDir, item.name, isDirectory);
-              changes.emit({ type: 'created', path: path.join(dest.realPath, name), isDirectory });
-              results.push({ from: target.virtualPath, to: joinVirtual(dest.virtualPath, name) });
+              const copied = await deps.transfer.copy(source, destDir, item.name, isDirectory, onConflict);
+              if (copied.outcome === 'skipped') {
+                results.push({ from: target.virtualPath, to: there, skipped: true, outcome: 'skipped' });
+                continue;
+              }
+              const real = path.join(dest.realPath, copied.name);
+              changes.emit(
+                copied.displaced?.versionId
+                  ? { type: 'modified', path: real }
+                  : { type: 'created', path: real, isDirectory },
+              );
+              results.push({
+                from: target.virtualPath,
+                to: joinVirtual(dest.virtualPath, copied.name),
+                outcome: copied.outcome,
+                ...copied.displaced,
+              });
               done.push(shownPath(target));
             }
           } finally {
@@ -292,6 +373,107 @@ export function createFileOps(deps: {
       }
       deps.recordDestination(caller.userId, dest.virtualPath);
       return { destination: dest.virtualPath, items: results };
+    },
+
+    assertMayReplace(folder) {
+      if (!mayReplaceIn(folder))
+        throw new AppError(
+          'READ_ONLY',
+          folder.space?.share
+            ? 'This link may add files but not replace them: choose keep both or skip.'
+            : 'You may not replace items in this folder: choose keep both or skip.',
+        );
+    },
+
+    replacer(caller, dirVirtual, dir) {
+      return async (incoming, name, isDirectory) => {
+        const existing = await resolver
+          .resolve(caller, joinVirtual(dirVirtual, name), { mustExist: true })
+          .catch((err) => {
+            // Gone meanwhile: the name is free again (the placement claims it as usual).
+            if (err instanceof AppError && err.status === 404) return null;
+            throw err;
+          });
+        if (!existing) return null;
+        if (!existing.access.canDelete) throw new AppError('READ_ONLY', `You may not replace "${name}".`);
+        const st = await fsp.lstat(dir.at(name)).catch(() => null);
+        if (!st) return null;
+        if (!isDirectory && st.isFile()) {
+          // The old content becomes a version (a hard link to it where the store is on this
+          // disk, a copy otherwise), then the newcomer takes the name in one rename.
+          const current = await openFileIn(existing.space!.root, dir.at(name));
+          try {
+            const versionId = await deps.versions.keep(existing.realPath, caller.username, current, {
+              link: dir.at(name),
+            });
+            if (!versionId)
+              throw new AppError('READ_ONLY', `"${name}" cannot be kept as a version, so it is not replaced.`);
+            try {
+              await fsp.rename(incoming, dir.at(name));
+            } catch (err) {
+              await deps.versions.drop(versionId);
+              throw err;
+            }
+            return { versionId };
+          } finally {
+            await current.close();
+          }
+        }
+        // A folder is never merged: the old one (or an item of the other kind) goes to the trash.
+        const { trashId } = await ops.deleteOne(caller, existing);
+        try {
+          await claimExact(incoming, dir.at(name), isDirectory);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === 'EEXIST' || code === 'ENOTEMPTY') return null; // taken again meanwhile: keep both
+          throw err;
+        }
+        return { trashId };
+      };
+    },
+
+    async conflicts(caller, request) {
+      const dest = await resolver.resolve(caller, request.destination, { mustExist: true });
+      if (!dest.space) throw new AppError('TOP_LEVEL', 'Nothing can be written at the top; choose a volume.');
+      if (!dest.isDirectory) throw new AppError('NOT_A_FOLDER', 'The destination is not a folder.');
+      const out: Conflict[] = [];
+      const lookUp = async (relative: string) => {
+        const there = await resolver.resolve(caller, joinVirtual(dest.virtualPath, relative)).catch(() => null);
+        if (!there?.exists) return null;
+        const st = await fsp.lstat(there.realPath).catch(() => null);
+        if (!st) return null;
+        const { parent, name } = splitVirtual(there.virtualPath);
+        return { there, item: fileItem(parent, name, st) };
+      };
+      for (const item of request.items ?? []) {
+        const { target } = await existingItem(caller, item);
+        // An item already in this folder meets itself: a copy keeps both, a move does nothing.
+        if (path.posix.dirname(target.virtualPath) === dest.virtualPath || target.virtualPath === dest.virtualPath)
+          continue;
+        const found = await lookUp(item.name);
+        if (!found) continue;
+        out.push({
+          name: item.name,
+          from: target.virtualPath,
+          existing: found.item,
+          sameKind: found.there.isDirectory === target.isDirectory,
+          canReplace: mayReplaceIn(dest) && found.there.access.canDelete,
+        });
+      }
+      for (const relative of request.names ?? []) {
+        const segments = relative.replace(/\\/g, '/').split('/').filter(Boolean);
+        segments.forEach((n) => assertPlainName(n));
+        if (!segments.length) continue;
+        const found = await lookUp(segments.join('/'));
+        if (!found) continue;
+        out.push({
+          name: relative,
+          existing: found.item,
+          sameKind: !found.there.isDirectory,
+          canReplace: mayReplaceIn(dest) && found.there.access.canDelete,
+        });
+      }
+      return { destination: dest.virtualPath, conflicts: out, canReplace: mayReplaceIn(dest) };
     },
 
     async resolveForDelete(caller, item) {

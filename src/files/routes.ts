@@ -6,6 +6,8 @@ import { errorFields, openEventStream } from '../http/ndjson.ts';
 import type { FileOps } from './ops.ts';
 import type { RecentDestinations } from './recent.ts';
 import {
+  conflictsAnswer,
+  conflictsBody,
   deleteAnswer,
   deleteImpact,
   itemAnswer,
@@ -66,13 +68,13 @@ export function fileRoutes(deps: { ops: FileOps; recent: RecentDestinations }): 
       access: 'account',
       summary: 'Move or copy items into a folder',
       description:
-        'Copy and move share this route: the body field `operation` is `"move"` (the default) or `"copy"`. `POST /api/files/copy` is the same with `operation` fixed to copy. Taken names become `name (1)`; moves across filesystems copy to a hidden temporary, place it, then remove the source. Answers one JSON object: `destination` and per item `from`, `to` and `skipped` (a move into the folder it is already in).',
+        'Copy and move share this route: the body field `operation` is `"move"` (the default) or `"copy"`. `POST /api/files/copy` is the same with `operation` fixed to copy. A taken name is answered by `conflict` (per item, or for all in the body): `rename` (the default) keeps both as `name (1)`, `skip` leaves the item, `replace` takes the name and keeps what held it (a file as a version, a folder in the trash; folders are never merged). `POST /api/files/conflicts` lists the taken names beforehand. Moves across filesystems copy to a hidden temporary, place it, then remove the source. Answers one JSON object: `destination` and per item `from`, `to`, `outcome` (`placed`, `renamed`, `replaced`, `skipped`, or `unchanged` for a move into the folder it is already in), with `versionId` or `trashId` for a replaced item.',
       tags: ['Files'],
       body: transferBody,
       responses: { 200: { description: 'Where every item landed', schema: transferAnswer } },
       handler: async ({ caller, body }) => ({
         success: true,
-        ...(await ops.transfer(caller, body.items, body.destination, body.operation ?? 'move')),
+        ...(await ops.transfer(caller, body.items, body.destination, body.operation ?? 'move', body.conflict)),
       }),
     }),
     route({
@@ -85,8 +87,21 @@ export function fileRoutes(deps: { ops: FileOps; recent: RecentDestinations }): 
       responses: { 200: { description: 'Where every copy landed', schema: transferAnswer } },
       handler: async ({ caller, body }) => ({
         success: true,
-        ...(await ops.transfer(caller, body.items, body.destination, 'copy')),
+        ...(await ops.transfer(caller, body.items, body.destination, 'copy', body.conflict)),
       }),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/files/conflicts',
+      access: 'account',
+      scope: 'read',
+      summary: 'The names a copy, move or upload would find taken, before any work',
+      description:
+        "Send `items` (what a copy or move would take) or `names` (the paths of an upload's files inside the destination: uploaded folders merge into folders of the same name, so only files meet taken names). Answers each taken name with what holds it, whether it is of the same kind, and whether this caller may replace it, so a client can ask once (keep both, skip, replace) and send its answers as `conflict`. Nothing is changed.",
+      tags: ['Files'],
+      body: conflictsBody,
+      responses: { 200: { description: 'The taken names', schema: conflictsAnswer } },
+      handler: ({ caller, body }) => ops.conflicts(caller, body),
     }),
     route({
       method: 'DELETE',

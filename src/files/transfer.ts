@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { WorkJournal } from './journal.ts';
 import type { Dir } from './confined.ts';
 import { copyTree } from './copy-tree.ts';
-import { placeDirectory, placeFile, renameToFreeName, temporaryName } from './names.ts';
+import { placeEntry, temporaryName, type ConflictPolicy, type PlacedEntry, type Replacer } from './names.ts';
 
 /**
  * An entry to move or copy: `path` names it through its checked parent folder's descriptor
@@ -28,10 +28,24 @@ const entryOf = (f: From): SourceEntry =>
 const dirOf = (d: Into): Pick<Dir, 'path' | 'real' | 'at'> =>
   typeof d === 'string' ? { path: d, real: d, at: (n) => path.join(d, n) } : d;
 
+/** What to do when the name is taken (default: keep both, the newcomer as `name (1)`). */
+export interface OnConflict {
+  policy: ConflictPolicy;
+  /** Required for `replace`: takes the taken name, keeping what held it (names.ts Replacer). */
+  replacer?: Replacer;
+}
+const KEEP_BOTH: OnConflict = { policy: 'rename' };
+
 export interface Transfer {
-  /** Moves `from` into the checked folder `dir` under a free name. */
-  move(from: From, dir: Into, name: string, isDirectory: boolean): Promise<{ name: string; crossDevice: boolean }>;
-  copy(from: From, dir: Into, name: string, isDirectory: boolean): Promise<string>;
+  /** Moves `from` into the checked folder `dir` under a free name (or by `conflict`); a skipped item stays. */
+  move(
+    from: From,
+    dir: Into,
+    name: string,
+    isDirectory: boolean,
+    conflict?: OnConflict,
+  ): Promise<PlacedEntry & { crossDevice: boolean }>;
+  copy(from: From, dir: Into, name: string, isDirectory: boolean, conflict?: OnConflict): Promise<PlacedEntry>;
   /** Finishes or rolls back what a crash interrupted (startup); returns the sources it removed. */
   recover(): Promise<{ count: number; removedSources: string[] }>;
 }
@@ -46,33 +60,50 @@ export async function copyEntry(from: SourceEntry, to: string): Promise<void> {
   await copyTree(from.path, to, { root: from.root });
 }
 
+class Skipped extends Error {
+  readonly placed: PlacedEntry;
+  constructor(placed: PlacedEntry) {
+    super('skipped');
+    this.placed = placed;
+  }
+}
+
 export function createTransfer(journal: WorkJournal, options: TransferOptions = {}): Transfer {
-  const renameFree = options.rename ?? renameToFreeName;
+  /** The same-filesystem move: a rename onto the name by the policy (the test seam stands in for keep-both). */
+  const renameFree = async (from: string, dir: string, name: string, isDirectory: boolean, c: OnConflict) => {
+    if (options.rename && c.policy === 'rename') {
+      const final = await options.rename(from, dir, name, isDirectory);
+      return { name: final, outcome: final === name ? 'placed' : 'renamed' } as PlacedEntry;
+    }
+    return placeEntry(from, dir, name, isDirectory, c.policy, c.replacer);
+  };
 
   async function copyPlaced(
     from: SourceEntry,
     dir: Pick<Dir, 'path' | 'real' | 'at'>,
     name: string,
-    isDirectory: boolean,
     removeSource: boolean,
-  ): Promise<string> {
+    conflict: OnConflict,
+  ): Promise<PlacedEntry> {
     const tempName = temporaryName();
     const temp = dir.at(tempName);
     const id = journal.begin(path.join(dir.real, tempName), removeSource ? from.real : undefined);
-    let placed: string;
+    let placed: PlacedEntry;
     try {
       await copyEntry(from, temp);
       // A selected link arrives as what it points to: place by what the temporary holds.
-      placed = (await fsp.lstat(temp)).isDirectory()
-        ? await placeDirectory(temp, dir.path, name)
-        : await placeFile(temp, dir.path, name);
+      const isDirectory = (await fsp.lstat(temp)).isDirectory();
+      placed = await placeEntry(temp, dir.path, name, isDirectory, conflict.policy, conflict.replacer);
+      // Skipped: the copy was for nothing, and a move's source stays where it is.
+      if (placed.outcome === 'skipped') throw new Skipped(placed);
     } catch (err) {
       await fsp.rm(temp, { recursive: true, force: true }).catch(() => {});
       journal.end(id);
+      if (err instanceof Skipped) return err.placed;
       throw err;
     }
     if (removeSource) {
-      journal.placed(id, path.join(dir.real, placed));
+      journal.placed(id, path.join(dir.real, placed.name));
       await fsp.rm(from.path, { recursive: true, force: true });
     }
     journal.end(id);
@@ -80,18 +111,18 @@ export function createTransfer(journal: WorkJournal, options: TransferOptions = 
   }
 
   return {
-    async move(fromArg, dirArg, name, isDirectory) {
+    async move(fromArg, dirArg, name, isDirectory, conflict = KEEP_BOTH) {
       const from = entryOf(fromArg);
       const dir = dirOf(dirArg);
       try {
-        return { name: await renameFree(from.path, dir.path, name, isDirectory), crossDevice: false };
+        return { ...(await renameFree(from.path, dir.path, name, isDirectory, conflict)), crossDevice: false };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
       }
-      return { name: await copyPlaced(from, dir, name, isDirectory, true), crossDevice: true };
+      return { ...(await copyPlaced(from, dir, name, true, conflict)), crossDevice: true };
     },
-    copy(from, dir, name, isDirectory) {
-      return copyPlaced(entryOf(from), dirOf(dir), name, isDirectory, false);
+    copy(from, dir, name, _isDirectory, conflict = KEEP_BOTH) {
+      return copyPlaced(entryOf(from), dirOf(dir), name, false, conflict);
     },
     async recover() {
       const rows = journal.left();

@@ -9,7 +9,7 @@ import type { WorkJournal } from '../files/journal.ts';
 import type { PathResolver } from '../files/paths.ts';
 import type { Logger } from '../core/log.ts';
 import { createMultipartReceiver } from './multipart.ts';
-import { createPlacement } from './placement.ts';
+import { createPlacement, type PlacementDeps } from './placement.ts';
 import { uploadRoutes } from './routes.ts';
 import { createStaging, type FreeSpace } from './staging.ts';
 import { createTusService } from './tus/service.ts';
@@ -25,6 +25,10 @@ export interface UploadsDeps {
   log: Logger;
   /** The activity log: one row per upload request (multipart) or placed upload (TUS). */
   activity: ActivitySink;
+  /** A `replace` (files/ops.ts) and taking one back (versions, trash). */
+  files: PlacementDeps['files'];
+  versions: PlacementDeps['versions'];
+  trash: PlacementDeps['trash'];
 }
 
 /** How often the sweep runs: a quarter of the TTL, between a quarter second and a minute. */
@@ -46,7 +50,14 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
   const staging = createStaging(db, u.freeSpaceReserve);
   if (staging.leftoversRemoved)
     log.info('removed part files of interrupted multipart uploads', { removed: staging.leftoversRemoved });
-  const placement = createPlacement(deps.resolver, deps.changes, deps.journal);
+  const placement = createPlacement({
+    resolver: deps.resolver,
+    changes: deps.changes,
+    journal: deps.journal,
+    files: deps.files,
+    versions: deps.versions,
+    trash: deps.trash,
+  });
   const tus = createTusService({
     store: createUploadStore(db),
     staging,

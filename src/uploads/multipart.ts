@@ -2,8 +2,9 @@
 // `relativePath` precede each `filedata` part, or come in the query string (what scripts and
 // other clients send: `curl -F filedata=@x '…/api/upload?uploadTo=Files'`); every file streams straight into a part file
 // on the target volume, and only once the whole request has arrived are the files placed
-// (each under a free name). A refused or aborted request keeps nothing: part files are
-// removed, and a placement that fails midway takes back the files and folders it made.
+// (each under a free name, or by the `conflict` field or query: skip, replace). A refused or
+// aborted request keeps nothing: part files are removed, and a placement that fails midway
+// takes back the files and folders it made (a replaced file gets its old content back).
 import fsp from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -11,17 +12,11 @@ import busboy from 'busboy';
 import { AppError, fromFsError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { fileEvent, listed, type ActivitySink } from '../files/activity.ts';
-import {
-  toFileItem,
-  type Checked,
-  type FileItem,
-  type Placement,
-  type PlacedFile,
-  type UploadTarget,
-} from './placement.ts';
+import type { ConflictPolicy } from '../files/names.ts';
+import { toFileItem, type Checked, type Placement, type PlacedFile, type UploadTarget } from './placement.ts';
 import { writeBody, type BodyWrite } from './body-writer.ts';
 import { formatBytes, removeQuietly, type Staging } from './staging.ts';
-import type { UploadQuery } from './wire.ts';
+import type { UploadedItem, UploadQuery } from './wire.ts';
 
 export interface MultipartLimits {
   /** MAX_DIRECT_UPLOAD_SIZE */
@@ -34,7 +29,7 @@ export interface MultipartReceiver {
   receive(
     caller: Caller,
     input: { headers: IncomingHttpHeaders; body: Readable; query?: UploadQuery },
-  ): Promise<FileItem[]>;
+  ): Promise<UploadedItem[]>;
 }
 
 class Aborted extends AppError {
@@ -60,7 +55,11 @@ interface Staged {
   checked: Checked;
   /** Position of the file in the request (staging finishes in any order). */
   order: number;
+  /** A skip whose name was taken when the file arrived: its bytes were read away, not kept. */
+  skipped?: PlacedFile;
 }
+
+const POLICIES: readonly string[] = ['rename', 'skip', 'replace'] satisfies ConflictPolicy[];
 
 export function createMultipartReceiver(deps: {
   placement: Placement;
@@ -80,6 +79,9 @@ export function createMultipartReceiver(deps: {
       try {
         parser = busboy({
           headers,
+          // Browsers and curl send a file's name as raw UTF-8 (busboy would read it as Latin-1:
+          // `Café` became `CafÃ©`); Python's `filename*=utf-8''…` is decoded either way.
+          defParamCharset: 'utf8',
           highWaterMark: 1 << 20,
           fileHwm: 1 << 20,
           limits: { fileSize: limits.maxFileSize, files: limits.maxFiles, fields: 1000, fieldSize: 64 * 1024 },
@@ -95,6 +97,7 @@ export function createMultipartReceiver(deps: {
       let failure: unknown = null;
       let uploadTo: string | undefined = query.uploadTo;
       let relativePath = '';
+      let conflict: ConflictPolicy = query.conflict ?? 'rename';
       let files = 0;
       /**
        * A field that changes what the next file would get. Busboy hands parts over in order and a
@@ -119,6 +122,18 @@ export function createMultipartReceiver(deps: {
 
       async function stageOne(target: UploadTarget, file: Readable, order: number): Promise<void> {
         const checked = await placement.check(caller, target);
+        if (checked.conflict === 'skip') {
+          const skipped = await placement.taken(checked);
+          if (skipped) {
+            file.resume();
+            await new Promise<void>((resolve, reject) => {
+              file.once('end', resolve);
+              file.once('error', reject);
+            });
+            staged.push({ part: '', target, checked, order, skipped });
+            return;
+          }
+        }
         const { folder } = checked;
         const place = await staging.placeFor(folder.space!.root, folder.realPath);
         if (!spaceChecked) {
@@ -157,6 +172,16 @@ export function createMultipartReceiver(deps: {
         } else if (name === 'relativePath') {
           if (files > 0 && value !== '') after = name;
           relativePath = value;
+        } else if (name === 'conflict') {
+          if (!POLICIES.includes(value))
+            return fail(
+              new AppError(
+                'BAD_MULTIPART',
+                `The conflict field is "rename" (keep both), "skip" or "replace", not "${value.slice(0, 40)}". Nothing was kept.`,
+              ),
+            );
+          if (files > 0 && value !== conflict) after = name;
+          conflict = value as ConflictPolicy;
         }
       });
       parser.on('file', (name, file, info) => {
@@ -192,7 +217,7 @@ export function createMultipartReceiver(deps: {
           }
           named = query.relativePath;
         }
-        const target: UploadTarget = { uploadTo, relativePath: named, filename: info.filename ?? '' };
+        const target: UploadTarget = { uploadTo, relativePath: named, filename: info.filename ?? '', conflict };
         relativePath = '';
         after = null;
         files++;
@@ -235,17 +260,19 @@ export function createMultipartReceiver(deps: {
         if (failure) throw failure;
         // Place in the order sent, so `x`, `x (1)`… follow the request.
         staged.sort((a, b) => a.order - b.order);
-        for (const s of staged) placed.push(await placement.place(caller, s.target, s.part, s.checked));
-        deps.activity.record(
-          fileEvent(caller, 'files.upload', {
-            ...listed(placed.map((p) => p.shown)),
-            bytes: placed.reduce((n, p) => n + p.size, 0),
-            method: 'multipart',
-          }),
-        );
+        for (const s of staged) placed.push(s.skipped ?? (await placement.place(caller, s.target, s.part, s.checked)));
+        const stored = placed.filter((p) => p.outcome !== 'skipped');
+        if (stored.length)
+          deps.activity.record(
+            fileEvent(caller, 'files.upload', {
+              ...listed(stored.map((p) => p.shown)),
+              bytes: stored.reduce((n, p) => n + p.size, 0),
+              method: 'multipart',
+            }),
+          );
         return placed.map(toFileItem);
       } catch (err) {
-        for (const p of placed.reverse()) await placement.undo(p).catch(() => {});
+        for (const p of placed.reverse()) await placement.undo(caller, p).catch(() => {});
         throw err instanceof AppError ? err : (fromFsError(err) ?? err);
       } finally {
         for (const part of parts) await removeQuietly(part);

@@ -8,11 +8,15 @@ import path from 'node:path';
 import type { ChangeSink } from '../changes.ts';
 import { childDirIn, openDirIn, withParentIn, type Dir } from '../files/confined.ts';
 import { withTemporary, type WorkJournal } from '../files/journal.ts';
-import { assertPlainName, placeFile } from '../files/names.ts';
+import { assertPlainName, placeEntry, type ConflictPolicy, type Displaced, type Outcome } from '../files/names.ts';
+import type { FileOps } from '../files/ops.ts';
 import { ownerView, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import type { TrashService } from '../trash/service.ts';
+import type { VersionService } from '../versions/service.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { itemOf, kindOf, type FileItem } from '../files/items.ts';
+import type { UploadedItem } from './wire.ts';
 
 /** Where an upload goes, as the client named it. */
 export interface UploadTarget {
@@ -20,6 +24,8 @@ export interface UploadTarget {
   /** Path inside `uploadTo`; its last segment is the file name ('' = use `filename`). */
   relativePath: string;
   filename: string;
+  /** What to do when the name is taken (default `rename`: keep both). */
+  conflict?: ConflictPolicy;
 }
 
 export interface PlacedFile {
@@ -36,15 +42,23 @@ export interface PlacedFile {
   modified: Date;
   /** Folders this placement created, outermost first (real paths). */
   createdDirs: string[];
+  /** Placed under its own name, kept both (`name (1)`), replaced the file there, or skipped (then the rest describes the file that kept the name). */
+  outcome: Outcome;
+  /** Where the replaced file went. */
+  displaced?: Displaced;
 }
 
 export type { FileItem };
 /** The kind of an uploaded file (files/items.ts kindOf). */
 export const fileKind = (name: string) => kindOf(name, false);
 
-/** The one FileItem builder (files/items.ts), so an uploaded item reads as a listed one. */
-export function toFileItem(p: PlacedFile): FileItem {
-  return itemOf(p.parent, p.name, { modified: p.modified, size: p.size, isDirectory: false });
+/** The one FileItem builder (files/items.ts), so an uploaded item reads as a listed one; with what became of it. */
+export function toFileItem(p: PlacedFile): UploadedItem {
+  return {
+    ...itemOf(p.parent, p.name, { modified: p.modified, size: p.size, isDirectory: false }),
+    outcome: p.outcome,
+    ...p.displaced,
+  };
 }
 
 /** Splits and checks `relativePath` + `filename` into folders and the file name (400 on bad names). */
@@ -77,6 +91,7 @@ export interface Checked {
   folder: ResolvedPath;
   folders: string[];
   name: string;
+  conflict: ConflictPolicy;
 }
 
 export interface Placement {
@@ -87,17 +102,36 @@ export interface Placement {
    * `check` answer from the same request (a multipart body), saving a second resolution.
    */
   place(caller: Caller, target: UploadTarget, partFile: string, checked?: Checked): Promise<PlacedFile>;
-  /** Takes a placement back (a multipart request refused after some files were placed). */
-  undo(placed: PlacedFile): Promise<void>;
+  /**
+   * Takes a placement back (a multipart request refused after some files were placed): a new
+   * file is removed, a replaced one gets its old content back (from its version, or the trash).
+   */
+  undo(caller: Caller, placed: PlacedFile): Promise<void>;
+  /** Is the name taken now (a skip can then be answered before any byte)? */
+  taken(checked: Checked): Promise<PlacedFile | null>;
 }
 
-export function createPlacement(resolver: PathResolver, changes: ChangeSink, journal: WorkJournal): Placement {
+export interface PlacementDeps {
+  resolver: PathResolver;
+  changes: ChangeSink;
+  journal: WorkJournal;
+  /** What a `replace` does with the file there, and who may (files/ops.ts). */
+  files: Pick<FileOps, 'replacer' | 'assertMayReplace'>;
+  /** Taking a replace back (a multipart request refused after it). */
+  versions: Pick<VersionService, 'putBack'>;
+  trash: Pick<TrashService, 'restore'>;
+}
+
+export function createPlacement(deps: PlacementDeps): Placement {
+  const { resolver, changes, journal } = deps;
   async function check(caller: Caller, target: UploadTarget) {
     const { folders, name } = splitTarget(target);
     const folder = await resolveUploadFolder(resolver, caller, target.uploadTo);
     if (folders.length && !folder.access.canCreateFolder)
       throw new AppError('READ_ONLY', 'You may not create folders here.');
-    return { folder, folders, name };
+    // Asked before any byte: a link that may only add files cannot replace one.
+    if (target.conflict === 'replace') deps.files.assertMayReplace(folder);
+    return { folder, folders, name, conflict: target.conflict ?? 'rename' };
   }
 
   /**
@@ -129,20 +163,31 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink, jou
     return { dir, created };
   }
 
-  async function linkOrCopy(partFile: string, dir: Dir, name: string): Promise<string> {
+  async function linkOrCopy(
+    caller: Caller,
+    partFile: string,
+    dir: Dir,
+    dirVirtual: string,
+    name: string,
+    conflict: ConflictPolicy,
+  ) {
+    const replacer = conflict === 'replace' ? deps.files.replacer(caller, dirVirtual, dir) : undefined;
+    const place = (incoming: string) => placeEntry(incoming, dir.path, name, false, conflict, replacer);
     try {
-      return await placeFile(partFile, dir.path, name);
+      return await place(partFile);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
       // The destination moved to another filesystem since staging began: copy beside it first
       // (so the placed name never shows a half-written file), then place that copy.
       // A large file copies for a while: a crash meanwhile leaves the temporary to the journal.
-      const final = await withTemporary(journal, dir, async (temp) => {
+      const placed = await withTemporary(journal, dir, async (temp) => {
         await fsp.copyFile(partFile, temp, fsp.constants.COPYFILE_EXCL);
-        return placeFile(temp, dir.path, name);
+        const placed = await place(temp);
+        if (placed.outcome === 'skipped') await fsp.rm(temp, { force: true });
+        return placed;
       });
       await fsp.rm(partFile, { force: true });
-      return final;
+      return placed;
     }
   }
 
@@ -150,11 +195,12 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink, jou
     check,
 
     async place(caller, target, partFile, checked) {
-      const { folder, folders, name } = checked ?? (await check(caller, target));
+      const { folder, folders, name, conflict } = checked ?? (await check(caller, target));
       const root = folder.space!.root;
+      const parent = [folder.virtualPath, ...folders].join('/');
       // Placed through checked descriptors (confined.ts): the folder checked is the one written.
       const base = await openDirIn(root, folder.realPath);
-      let finalName: string;
+      let placed: { name: string; outcome: Outcome; displaced?: Displaced };
       let created: string[];
       let realPath: string;
       let st: Stats;
@@ -162,9 +208,9 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink, jou
         const made = await ensureFolders(root, base, folders);
         created = made.created;
         try {
-          finalName = await linkOrCopy(partFile, made.dir, name);
-          st = await fsp.lstat(made.dir.at(finalName));
-          realPath = path.join(made.dir.real, finalName);
+          placed = await linkOrCopy(caller, partFile, made.dir, parent, name, conflict);
+          st = await fsp.lstat(made.dir.at(placed.name));
+          realPath = path.join(made.dir.real, placed.name);
         } catch (err) {
           for (const d of [...created].reverse())
             await withParentIn(root, d, (p, n) => fsp.rmdir(p.at(n))).catch(() => {});
@@ -175,12 +221,17 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink, jou
       } finally {
         await base.close();
       }
-      for (const d of created) changes.emit({ type: 'created', path: d, isDirectory: true });
-      changes.emit({ type: 'created', path: realPath, isDirectory: false });
-      const parent = [folder.virtualPath, ...folders].join('/');
-      const shown = [ownerView(folder).virtualPath, ...folders, finalName].join('/');
+      if (placed.outcome !== 'skipped') {
+        for (const d of created) changes.emit({ type: 'created', path: d, isDirectory: true });
+        changes.emit(
+          placed.displaced?.versionId
+            ? { type: 'modified', path: realPath }
+            : { type: 'created', path: realPath, isDirectory: false },
+        );
+      }
+      const shown = [ownerView(folder).virtualPath, ...folders, placed.name].join('/');
       return {
-        name: finalName,
+        name: placed.name,
         parent,
         shown,
         realPath,
@@ -188,12 +239,43 @@ export function createPlacement(resolver: PathResolver, changes: ChangeSink, jou
         size: st.size,
         modified: st.mtime,
         createdDirs: created,
+        outcome: placed.outcome,
+        ...(placed.displaced ? { displaced: placed.displaced } : {}),
       };
     },
 
-    async undo(placed) {
+    async taken(checked) {
+      const { folder, folders, name } = checked;
+      const parent = [folder.virtualPath, ...folders].join('/');
+      const real = path.join(folder.realPath, ...folders, name);
+      const st = await withParentIn(folder.space!.root, real, (dir, n) => fsp.lstat(dir.at(n))).catch(() => null);
+      if (!st) return null;
+      return {
+        name,
+        parent,
+        shown: [ownerView(folder).virtualPath, ...folders, name].join('/'),
+        realPath: real,
+        root: folder.space!.root,
+        size: st.size,
+        modified: st.mtime,
+        createdDirs: [],
+        outcome: 'skipped',
+      };
+    },
+
+    async undo(caller, placed) {
+      if (placed.outcome === 'skipped') return;
+      const versionId = placed.displaced?.versionId;
+      if (versionId) {
+        // The old content takes its name back as a save would: by rename, never a half state.
+        await withParentIn(placed.root, placed.realPath, (dir, name) => deps.versions.putBack(versionId, dir, name));
+        changes.emit({ type: 'modified', path: placed.realPath });
+        return;
+      }
       await withParentIn(placed.root, placed.realPath, (dir, name) => fsp.rm(dir.at(name), { force: true }));
       changes.emit({ type: 'deleted', path: placed.realPath, isDirectory: false });
+      // What the upload sent to the trash (an item of the other kind) comes back where it was.
+      if (placed.displaced?.trashId) await deps.trash.restore(caller, placed.displaced.trashId);
       for (const d of [...placed.createdDirs].reverse()) {
         // rmdir only removes an empty folder: another upload's file keeps it.
         if (

@@ -65,13 +65,13 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
       status: 201,
       query: uploadQuery,
       summary:
-        'Upload files in one multipart request (files in `filedata`; `uploadTo` and `relativePath` text fields before each file, or in the query string).',
+        'Upload files in one multipart request (files in `filedata`; `uploadTo`, `relativePath` and `conflict` text fields before each file, or in the query string).',
       description:
-        'Each file streams to the destination volume and is placed, once the whole request has arrived, under a free name (`name (1)`…). Folders in `relativePath` are created as needed. A refused or interrupted request keeps nothing.',
+        'Each file streams to the destination volume and is placed once the whole request has arrived. A taken name is answered by `conflict` (a field before the files it applies to, or the query): `rename` (the default) keeps both as `name (1)`, `skip` keeps the file there (its bytes are read away, not stored), `replace` puts the new file in its place by rename and keeps the old content as a version (`versionId`); replacing needs the right to delete there. `POST /api/files/conflicts` lists the taken names beforehand. Folders in `relativePath` are created as needed and merge into folders of the same name. Every item of the answer says what became of it (`outcome`). A refused or interrupted request keeps nothing: files placed before the failure are taken back, a replaced file gets its old content back.',
       responses: {
         201: { description: 'The stored files, in the order sent, with their final names', schema: uploadedItems },
         400: 'A file in a field other than `filedata`, no `uploadTo` before the file (nor in the query), `uploadTo`/`relativePath` after the last file, a query `relativePath` with several files, a bad name, or a malformed body',
-        403: 'The caller may not upload into the folder',
+        403: 'The caller may not upload into the folder (or replace there, with conflict `replace`)',
         413: 'A file over MAX_DIRECT_UPLOAD_SIZE or more files than MAX_FILES_PER_UPLOAD (the message names the limit)',
         507: 'The volume lacks the space (UPLOAD_FREE_SPACE_RESERVE is kept free)',
       },
@@ -113,14 +113,14 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
       tags: TAGS,
       body: 'stream',
       summary:
-        'Create a resumable upload (TUS creation): headers Tus-Resumable 1.0.0, Upload-Length, Upload-Metadata (filename, uploadTo, relativePath; base64).',
-      description: `The destination is checked now and again when the last byte arrives. Parts are kept on the destination volume. ${disabledNote}`,
+        'Create a resumable upload (TUS creation): headers Tus-Resumable 1.0.0, Upload-Length, Upload-Metadata (filename, uploadTo, relativePath, conflict; base64).',
+      description: `The destination is checked now and again when the last byte arrives. Parts are kept on the destination volume. Metadata \`conflict\` answers a taken name as in POST /api/upload (\`rename\`, \`skip\`, \`replace\`); it is applied when the file is placed, and a \`skip\` whose name is taken already is complete at once (the answer carries Upload-Offset = Upload-Length and Upload-Outcome: skipped, so no byte need be sent). The answer that completes an upload (and every HEAD after) carries Upload-Outcome (\`placed\`, \`renamed\`, \`replaced\`, \`skipped\`) and, for a replace, Upload-Version-Id (the replaced content, kept as a version) or Upload-Trash-Id. ${disabledNote}`,
       responses: {
         201: noBody(
           'Created; Location carries the upload URL, Upload-Expires when an unfinished upload is discarded (no body)',
         ),
         400: 'Missing or malformed Upload-Length / Upload-Metadata, bad names',
-        403: 'The caller may not upload into the folder',
+        403: 'The caller may not upload into the folder (or replace there, with conflict `replace`)',
         413: 'Upload-Length beyond any file this server can hold',
         507: 'The volume lacks the space for Upload-Length',
         ...tusErrors,

@@ -1,10 +1,13 @@
 // Wire shapes of the upload rows: the multipart answer is the one FileItem (files/wire.ts); the
 // TUS answers say everything in their headers.
 import { z } from 'zod';
-import { fileItem } from '../files/wire.ts';
+import { conflictPolicy, displacedFields, fileItem, outcome } from '../files/wire.ts';
 
+/** One file of an upload as stored (a skipped one: the file that kept the name), and what became of it. */
+export const uploadedItem = fileItem.extend({ outcome, ...displacedFields });
+export type UploadedItem = z.infer<typeof uploadedItem>;
 /** The stored files of a multipart upload, in the order sent, with their final names. */
-export const uploadedItems = z.array(fileItem);
+export const uploadedItems = z.array(uploadedItem);
 
 /**
  * The query string of POST /api/upload: `uploadTo` is the destination of every file that no
@@ -13,6 +16,9 @@ export const uploadedItems = z.array(fileItem);
 export const uploadQuery = z.object({
   uploadTo: z.string().max(4096).optional(),
   relativePath: z.string().max(4096).optional(),
+  conflict: conflictPolicy
+    .optional()
+    .describe('For every file that no `conflict` field precedes (default `rename`, keep both)'),
 });
 export type UploadQuery = z.infer<typeof uploadQuery>;
 

@@ -2,7 +2,7 @@
 // (`<space root>/.burrow/versions/<id>`, a reflink/copy); list, restore (the current content
 // becomes a version itself), restore as a copy, delete.
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
+import fs, { type Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeSink } from '../changes.ts';
@@ -37,8 +37,51 @@ export interface VersionEntry {
 /** The space a stored version lives in (`<root>/.burrow/versions/<id>`): it stays there when its file moves to another space. */
 export const storedRoot = (storedPath: string) => path.resolve(storedPath, '..', '..', '..');
 
+/** The file system's birth time, or the change time where it has none. */
+const birth = (st: Pick<Stats, 'birthtimeMs' | 'birthtime' | 'ctime'>) =>
+  st.birthtimeMs > 0 ? st.birthtime : st.ctime;
+
+interface CreatedRow {
+  space_root: string;
+  relative: string;
+  created_at: string;
+  inode: string;
+}
+
+/**
+ * Hard-links the entry `from` (a path through its checked folder) as `to`, when it is still the
+ * file `expected` was read from; false when a link cannot be made here (another file system,
+ * no hard links) or the entry changed, so the caller copies instead.
+ */
+async function linkSame(from: string, to: string, expected: Stats): Promise<boolean> {
+  try {
+    await fsp.link(from, to);
+  } catch {
+    return false;
+  }
+  const linked = await fsp.lstat(to).catch(() => null);
+  if (linked && linked.ino === expected.ino && linked.dev === expected.dev) return true;
+  await fsp.rm(to, { force: true });
+  return false;
+}
+
 /** Most versions kept per file; older ones are removed. */
 const KEEP_PER_FILE = 20;
+
+export interface KeepOptions {
+  /**
+   * The finished temporary that is about to take the file's name by rename: the file's creation
+   * time is carried to it (the file system's birth time would move with every save).
+   */
+  replacement?: string;
+  /**
+   * A path naming the same entry as `source` in its checked folder (`dir.at(name)`): the
+   * version is then a hard link to the old content, not a copy, when the store is on the same
+   * file system. Only for a replace whose rename follows at once (until then the two names
+   * share the bytes).
+   */
+  link?: string;
+}
 
 export interface VersionService {
   /**
@@ -50,7 +93,17 @@ export interface VersionService {
     realPath: string,
     createdBy?: string,
     source?: Pick<OpenedFile, 'stat' | 'real' | 'path'>,
+    options?: KeepOptions,
   ): Promise<string | null>;
+  /** Forgets a version made for a replace that did not happen (its stored content removed). */
+  drop(id: string): Promise<void>;
+  /**
+   * Takes a replace back: the version's content takes the name `name` of the checked folder
+   * `dir` again (by rename, as a save does) and the version is forgotten.
+   */
+  putBack(id: string, dir: Dir, name: string): Promise<void>;
+  /** When the file at `realPath` (whose stat is `st`) was created: kept across saves, else its birth time. */
+  createdAt(realPath: string, st: Pick<Stats, 'ino' | 'birthtimeMs' | 'birthtime' | 'ctime'>): Date;
   list(caller: Caller, file: ResolvedPath): VersionEntry[];
   find(caller: Caller, id: string): Promise<{ row: Row; virtualPath: string }>;
   restore(caller: Caller, id: string): Promise<string>;
@@ -75,6 +128,18 @@ export function versionBindings(db: Database): BindingTable {
         WHERE space_root = ? AND (relative = ? OR (relative >= ? AND relative < ?))`,
         [to.root, to.relative, p, from.root, p, p + '/', p + '0'],
       );
+      // Creation times follow their files the same way (a row at the destination was another file's).
+      db.run('DELETE FROM file_created WHERE space_root = ? AND (relative = ? OR (relative >= ? AND relative < ?))', [
+        to.root,
+        to.relative,
+        to.relative + '/',
+        to.relative + '0',
+      ]);
+      db.run(
+        `UPDATE file_created SET space_root = ?, relative = ? || substr(relative, length(?) + 1)
+        WHERE space_root = ? AND (relative = ? OR (relative >= ? AND relative < ?))`,
+        [to.root, to.relative, p, from.root, p, p + '/', p + '0'],
+      );
     },
   };
 }
@@ -96,6 +161,7 @@ export function createVersions(
     realPath: string,
     createdBy?: string,
     source?: Pick<OpenedFile, 'stat' | 'real' | 'path'>,
+    options: KeepOptions = {},
   ): Promise<string | null> {
     const st = source ? source.stat : await fsp.stat(realPath).catch(() => null);
     if (!st?.isFile()) return null;
@@ -107,10 +173,16 @@ export function createVersions(
     const id = randomUUID();
     const stored = path.join(dir, id);
     // Written through the checked descriptor of the versions folder, read from the checked source.
-    await withDirIn(root, dir, (d) =>
-      fsp.copyFile(source ? source.path : real, d.at(id), fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE),
-    );
+    await withDirIn(root, dir, async (d) => {
+      if (options.link && source && (await linkSame(options.link, d.at(id), st))) return;
+      await fsp.copyFile(
+        source ? source.path : real,
+        d.at(id),
+        fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE,
+      );
+    });
     const relative = path.relative(root, real).split(path.sep).join('/');
+    if (options.replacement) await carryCreated(root, relative, st, options.replacement);
     db.run(
       'INSERT INTO file_versions (id, space_root, relative, size, modified_at, stored_path, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       [id, root, relative, st.size, st.mtime.toISOString(), stored, new Date().toISOString(), createdBy ?? null],
@@ -157,8 +229,49 @@ export function createVersions(
     return { row, virtualPath };
   }
 
+  /** Records that the file about to take `relative`'s name by rename was created when the old one was. */
+  async function carryCreated(root: string, relative: string, old: Stats, replacement: string): Promise<void> {
+    const incoming = await fsp.lstat(replacement).catch(() => null);
+    if (!incoming) return;
+    const row = db.get<CreatedRow>('SELECT * FROM file_created WHERE space_root = ? AND relative = ?', [
+      root,
+      relative,
+    ]);
+    const created = row && row.inode === String(old.ino) ? row.created_at : birth(old).toISOString();
+    db.run(
+      `INSERT INTO file_created (space_root, relative, created_at, inode) VALUES (?, ?, ?, ?)
+       ON CONFLICT (space_root, relative) DO UPDATE SET created_at = excluded.created_at, inode = excluded.inode`,
+      [root, relative, created, String(incoming.ino)],
+    );
+  }
+
   return {
     keep,
+    async drop(id) {
+      const row = db.get<Row>('SELECT * FROM file_versions WHERE id = ?', [id]);
+      if (!row) return;
+      await fsp.rm(row.stored_path, { force: true });
+      db.run('DELETE FROM file_versions WHERE id = ?', [id]);
+    },
+    async putBack(id, dir, name) {
+      const row = db.get<Row>('SELECT * FROM file_versions WHERE id = ?', [id]);
+      if (!row) throw new AppError('NOT_FOUND', 'No such version.');
+      await placeCopyOf(row, dir, (temp) => fsp.rename(temp, dir.at(name)));
+      await fsp.rm(row.stored_path, { force: true });
+      db.run('DELETE FROM file_versions WHERE id = ?', [id]);
+    },
+    createdAt(realPath, st) {
+      const root = rootOf(realPath);
+      if (root) {
+        const relative = path.relative(root, realPath).split(path.sep).join('/');
+        const row = db.get<CreatedRow>('SELECT * FROM file_created WHERE space_root = ? AND relative = ?', [
+          root,
+          relative,
+        ]);
+        if (row && row.inode === String(st.ino)) return new Date(row.created_at);
+      }
+      return birth(st);
+    },
     list(caller, file) {
       const root = file.space!.root;
       return db
@@ -179,7 +292,7 @@ export function createVersions(
         placeCopyOf(row, dir, async (temp) => {
           const current = await openFileIn(file.space!.root, dir.at(name)).catch(() => null);
           try {
-            if (current) await keep(file.realPath, caller.username, current);
+            if (current) await keep(file.realPath, caller.username, current, { replacement: temp });
           } finally {
             await current?.close();
           }

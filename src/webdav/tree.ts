@@ -173,7 +173,9 @@ export async function copyOrMove(
     const srcRoot = r.space.root;
     placed = await withParentIn(srcRoot, r.realPath, (src, srcName) =>
       withDirIn(destSpace.root, destDir, (dir) =>
-        ctx.transfer.copy({ path: src.at(srcName), real: r.realPath, root: srcRoot }, dir, name, r.isDirectory),
+        ctx.transfer
+          .copy({ path: src.at(srcName), real: r.realPath, root: srcRoot }, dir, name, r.isDirectory)
+          .then((p) => p.name),
       ),
     );
     ctx.store.copyProperties(from, to);

@@ -154,7 +154,7 @@ test('move: into a taken name, into itself, no-op, across volumes', async () => 
   fs.writeFileSync(vol('x.txt'), 'stays');
   const r = await c.post('/api/files/move', { items: [{ path: 'Files/m', name: 'x.txt' }], destination: 'Files' });
   assert.is(r.status, 200);
-  assert.equal(r.json.items, [{ from: 'Files/m/x.txt', to: 'Files/x (1).txt' }]);
+  assert.equal(r.json.items, [{ from: 'Files/m/x.txt', to: 'Files/x (1).txt', outcome: 'renamed' }]);
   assert.is(fs.readFileSync(vol('x.txt'), 'utf8'), 'stays');
   assert.is(fs.readFileSync(vol('x (1).txt'), 'utf8'), 'moved');
   const into = await c.post('/api/files/move', { items: [{ path: 'Files', name: 'm' }], destination: 'Files/m' });

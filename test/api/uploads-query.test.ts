@@ -151,7 +151,7 @@ test('the query parameters are described in the OpenAPI document', async () => {
     .filter((p) => p.in === 'query')
     .map((p) => p.name)
     .sort();
-  assert.equal(names, ['relativePath', 'uploadTo']);
+  assert.equal(names, ['conflict', 'relativePath', 'uploadTo']);
 });
 
 test.run();

@@ -161,7 +161,17 @@ test('placement announces created folders and the file, numbers taken names, and
     const seen: Change[] = [];
     changes.subscribe((c) => seen.push(c));
     const journal = recordingJournal();
-    const placement = createPlacement(resolver, changes, journal);
+    const unused = () => {
+      throw new Error('no replace in this test');
+    };
+    const placement = createPlacement({
+      resolver,
+      changes,
+      journal,
+      files: { replacer: unused, assertMayReplace: unused },
+      versions: { putBack: unused },
+      trash: { restore: unused },
+    });
     const caller: Caller = { userId: 'u', username: 'u', roles: [], isAdmin: false, via: 'session' };
 
     const part = path.join(root, 'part');
@@ -184,7 +194,7 @@ test('placement announces created folders and the file, numbers taken names, and
       ],
     );
     seen.length = 0;
-    await placement.undo(deep);
+    await placement.undo(caller, deep);
     assert.not.ok(fs.existsSync(path.join(volume, 'a')));
     assert.equal(
       seen.map((c) => c.type),

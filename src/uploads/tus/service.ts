@@ -13,7 +13,8 @@ import { AppError, fromFsError, type AlsoStatus } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../../core/caller.ts';
 import { fileEvent, type ActivitySink } from '../../files/activity.ts';
-import type { Placement, UploadTarget } from '../placement.ts';
+import type { ConflictPolicy } from '../../files/names.ts';
+import type { Placement, PlacedFile, UploadTarget } from '../placement.ts';
 import { isPartName, removeQuietly, TUS_PART, type Staging } from '../staging.ts';
 import {
   checkFitsLength,
@@ -33,7 +34,7 @@ import {
 } from './protocol.ts';
 import { writeBody, type BodyWrite } from '../body-writer.ts';
 import { createUploadLocks, type LockHandle } from './locks.ts';
-import type { UploadRow, UploadStore } from './store.ts';
+import type { UploadResult, UploadRow, UploadStore } from './store.ts';
 
 export interface TusAnswer {
   status: number;
@@ -61,6 +62,7 @@ export interface TusDeps {
 }
 
 const ID = /^[0-9a-f]{32}$/;
+const POLICIES: readonly string[] = ['rename', 'skip', 'replace'] satisfies ConflictPolicy[];
 /** Longest gap between two writes of an active upload's row (its offset and activity clock). */
 const RECORD_EVERY_MS = 2000;
 /** How long an unfinished upload's part file stays open after a PATCH, for the next one. */
@@ -178,8 +180,14 @@ export function createTusService(deps: TusDeps): TusService {
   }
 
   function targetOf(row: UploadRow): UploadTarget {
-    return { uploadTo: row.uploadTo, relativePath: row.relativePath, filename: row.filename };
+    return { uploadTo: row.uploadTo, relativePath: row.relativePath, filename: row.filename, conflict: row.conflict };
   }
+
+  const resultOf = (placed: PlacedFile): UploadResult => ({
+    outcome: placed.outcome,
+    ...(placed.displaced ? { displaced: placed.displaced } : {}),
+  });
+  const pathOf = (placed: PlacedFile) => [placed.parent, placed.name].filter(Boolean).join('/');
 
   function describeFailure(err: unknown): { status: number; sentence: string } {
     const app = err instanceof AppError ? err : fromFsError(err);
@@ -196,7 +204,9 @@ export function createTusService(deps: TusDeps): TusService {
     caller: Caller,
     row: UploadRow,
     lock: LockHandle,
-  ): Promise<{ ok: true; finalPath: string | null } | { ok: false; status: number; sentence: string }> {
+  ): Promise<
+    { ok: true; finalPath: string | null; result?: UploadResult } | { ok: false; status: number; sentence: string }
+  > {
     lock.placing();
     try {
       // A crash between link and bookkeeping leaves no part file behind a finished row (the
@@ -218,12 +228,16 @@ export function createTusService(deps: TusDeps): TusService {
         await part.close();
       }
       const placed = await placement.place(caller, targetOf(row), row.stagingPath);
-      const finalPath = [placed.parent, placed.name].filter(Boolean).join('/');
-      store.markComplete(row.id, finalPath, now());
-      deps.activity.record(
-        fileEvent(caller, 'files.upload', { paths: [placed.shown], count: 1, bytes: placed.size, method: 'tus' }),
-      );
-      return { ok: true, finalPath };
+      const finalPath = pathOf(placed);
+      const result = resultOf(placed);
+      // Skipped: the name kept its file, and the bytes sent are not kept.
+      if (placed.outcome === 'skipped') await removeQuietly(row.stagingPath);
+      store.markComplete(row.id, finalPath, now(), result);
+      if (placed.outcome !== 'skipped')
+        deps.activity.record(
+          fileEvent(caller, 'files.upload', { paths: [placed.shown], count: 1, bytes: placed.size, method: 'tus' }),
+        );
+      return { ok: true, finalPath, result };
     } catch (err) {
       const { status, sentence } = describeFailure(err);
       store.markFinalizeFailed(row.id, sentence, status, now());
@@ -231,11 +245,20 @@ export function createTusService(deps: TusDeps): TusService {
     }
   }
 
-  function completeHeaders(row: UploadRow, finalPath: string | null): Record<string, string> {
+  function completeHeaders(
+    row: UploadRow,
+    finalPath: string | null,
+    result: UploadResult | null = row.outcome
+      ? { outcome: row.outcome, ...(row.displaced ? { displaced: JSON.parse(row.displaced) } : {}) }
+      : null,
+  ): Record<string, string> {
     return {
       'Upload-Offset': String(row.length),
       'Upload-Length': String(row.length),
       ...(finalPath ? { 'Upload-File-Path': encodeURIComponent(finalPath) } : {}),
+      ...(result ? { 'Upload-Outcome': result.outcome } : {}),
+      ...(result?.displaced?.versionId ? { 'Upload-Version-Id': result.displaced.versionId } : {}),
+      ...(result?.displaced?.trashId ? { 'Upload-Trash-Id': result.displaced.trashId } : {}),
     };
   }
 
@@ -375,16 +398,26 @@ export function createTusService(deps: TusDeps): TusService {
       const uploadTo = metadata.uploadTo;
       if (uploadTo === undefined || uploadTo === null)
         throw tusError('TUS_BAD_METADATA', 'Upload-Metadata must carry uploadTo (the destination folder, base64).');
+      const conflict = metadata.conflict ?? 'rename';
+      if (!POLICIES.includes(conflict))
+        throw tusError(
+          'TUS_BAD_METADATA',
+          'Upload-Metadata conflict is "rename" (keep both), "skip" or "replace" (base64).',
+        );
       const target: UploadTarget = {
         uploadTo,
         relativePath: metadata.relativePath ?? '',
         filename: metadata.filename ?? '',
+        conflict: conflict as ConflictPolicy,
       };
-      const { folder } = await placement.check(caller, target);
-      const place = await staging.placeFor(folder.space!.root, folder.realPath);
-      await staging.ensureSpace(place.dir, length);
+      const checked = await placement.check(caller, target);
+      const { folder } = checked;
+      // A skip whose name is taken now is answered at once: no byte need be sent.
+      const skipped = target.conflict === 'skip' ? await placement.taken(checked) : null;
+      const place = skipped ? null : await staging.placeFor(folder.space!.root, folder.realPath);
+      if (place) await staging.ensureSpace(place.dir, length);
       const id = randomBytes(16).toString('hex');
-      const stagingPath = await staging.createPart(place, 'tus', id);
+      const stagingPath = place ? await staging.createPart(place, 'tus', id) : '';
       const at = now();
       store.insert({
         id,
@@ -394,10 +427,16 @@ export function createTusService(deps: TusDeps): TusService {
         filename: target.filename,
         uploadTo: target.uploadTo,
         relativePath: target.relativePath,
+        conflict: target.conflict!,
         stagingPath,
         createdAt: at,
         updatedAt: at,
       });
+      if (skipped) {
+        const result = resultOf(skipped);
+        store.markComplete(id, pathOf(skipped), at, result);
+        return { id, status: 201, headers: completeHeaders(store.get(id)!, pathOf(skipped), result) };
+      }
       const row = store.get(id)!;
       if (length === 0) {
         // Nothing to send: the creating request is also the finishing one.
@@ -405,7 +444,7 @@ export function createTusService(deps: TusDeps): TusService {
         try {
           const result = await finalize(caller, row, lock);
           if (!result.ok) throw finalizeFailure(row, result.status, result.sentence);
-          return { id, status: 201, headers: { ...completeHeaders(row, result.finalPath) } };
+          return { id, status: 201, headers: { ...completeHeaders(row, result.finalPath, result.result) } };
         } finally {
           lock.release();
         }
@@ -431,7 +470,7 @@ export function createTusService(deps: TusDeps): TusService {
               'Upload-Offset': String(row.length),
               'Upload-Length': String(row.length),
             });
-          return { status: 200, headers: { ...completeHeaders(row, result.finalPath), ...meta } };
+          return { status: 200, headers: { ...completeHeaders(row, result.finalPath, result.result), ...meta } };
         }
         return {
           status: 200,
@@ -467,7 +506,7 @@ export function createTusService(deps: TusDeps): TusService {
         }
         const result = await finalize(caller, row, lock);
         if (!result.ok) throw finalizeFailure(row, result.status, result.sentence);
-        return { status: 204, headers: completeHeaders(row, result.finalPath) };
+        return { status: 204, headers: completeHeaders(row, result.finalPath, result.result) };
       } finally {
         lock.release();
       }

@@ -1,7 +1,15 @@
 // The uploads table (001_uploads.sql) behind small functions, so the service never writes SQL.
 import type { Database } from '../../db/database.ts';
 
+import type { ConflictPolicy, Displaced, Outcome } from '../../files/names.ts';
+
 export type UploadState = 'incomplete' | 'finalize-failed' | 'complete';
+
+/** What became of a placed upload (answered on every HEAD after). */
+export interface UploadResult {
+  outcome: Outcome;
+  displaced?: Displaced;
+}
 
 export interface UploadRow {
   id: string;
@@ -13,6 +21,7 @@ export interface UploadRow {
   filename: string;
   uploadTo: string;
   relativePath: string;
+  conflict: ConflictPolicy;
   stagingPath: string;
   finalPath: string | null;
   finalizeError: string | null;
@@ -20,20 +29,26 @@ export interface UploadRow {
   createdAt: number;
   updatedAt: number;
   completedAt: number | null;
+  outcome: Outcome | null;
+  /** JSON of Displaced, when a replace kept the old file. */
+  displaced: string | null;
 }
 
 const COLUMNS = `id, user_id AS userId, state, upload_length AS length, upload_offset AS "offset", metadata, filename,
   upload_to AS uploadTo, relative_path AS relativePath, staging_path AS stagingPath, final_path AS finalPath,
   finalize_error AS finalizeError, finalize_status AS finalizeStatus, created_at AS createdAt, updated_at AS updatedAt,
-  completed_at AS completedAt`;
+  completed_at AS completedAt, conflict, outcome, displaced`;
 
 export interface UploadStore {
   insert(
-    row: Omit<UploadRow, 'finalPath' | 'finalizeError' | 'finalizeStatus' | 'completedAt' | 'offset' | 'state'>,
+    row: Omit<
+      UploadRow,
+      'finalPath' | 'finalizeError' | 'finalizeStatus' | 'completedAt' | 'offset' | 'state' | 'outcome' | 'displaced'
+    >,
   ): void;
   get(id: string): UploadRow | undefined;
   setOffset(id: string, offset: number, now: number): void;
-  markComplete(id: string, finalPath: string | null, now: number): void;
+  markComplete(id: string, finalPath: string | null, now: number, result?: UploadResult): void;
   markFinalizeFailed(id: string, error: string, status: number, now: number): void;
   remove(id: string): void;
   /** Rows untouched since before `cutoff` (the sweep's candidates), oldest first. */
@@ -46,8 +61,8 @@ export function createUploadStore(db: Database): UploadStore {
   return {
     insert(r) {
       db.run(
-        `INSERT INTO uploads (id, user_id, state, upload_length, upload_offset, metadata, filename, upload_to, relative_path, staging_path, created_at, updated_at)
-         VALUES (?, ?, 'incomplete', ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO uploads (id, user_id, state, upload_length, upload_offset, metadata, filename, upload_to, relative_path, conflict, staging_path, created_at, updated_at)
+         VALUES (?, ?, 'incomplete', ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           r.id,
           r.userId,
@@ -56,6 +71,7 @@ export function createUploadStore(db: Database): UploadStore {
           r.filename,
           r.uploadTo,
           r.relativePath,
+          r.conflict,
           r.stagingPath,
           r.createdAt,
           r.updatedAt,
@@ -72,11 +88,11 @@ export function createUploadStore(db: Database): UploadStore {
         id,
       ]);
     },
-    markComplete(id, finalPath, now) {
+    markComplete(id, finalPath, now, result) {
       db.run(
         `UPDATE uploads SET state = 'complete', upload_offset = upload_length, final_path = ?, finalize_error = NULL, finalize_status = NULL,
-           completed_at = ?, updated_at = ? WHERE id = ?`,
-        [finalPath, now, now, id],
+           completed_at = ?, updated_at = ?, outcome = ?, displaced = ? WHERE id = ?`,
+        [finalPath, now, now, result?.outcome ?? null, result?.displaced ? JSON.stringify(result.displaced) : null, id],
       );
     },
     markFinalizeFailed(id, error, status, now) {
