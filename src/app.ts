@@ -214,7 +214,12 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const maxTextBytes = config.limits.editorMaxFileSize;
   capabilities.push(
     files,
-    createBrowseCapability({ resolver, showHidden, viewed: (realPath) => indexes.noteViewed(realPath) }),
+    createBrowseCapability({
+      resolver,
+      showHidden,
+      viewed: (realPath) => indexes.noteViewed(realPath),
+      createdAt: files.versions.createdAt,
+    }),
     createDownloadsCapability({ resolver, showHidden }),
     createEditorCapability({
       resolver,

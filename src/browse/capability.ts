@@ -1,4 +1,5 @@
 // Browsing as app.ts mounts it: the listing service over the files resolver, its routes.
+import type { Stats } from 'node:fs';
 import type { Capability } from '../core/capability.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { browseRoutes } from './routes.ts';
@@ -9,6 +10,8 @@ export function createBrowseCapability(deps: {
   showHidden: (userId: string) => boolean;
   /** A folder was listed (the indexes re-check it in the background). */
   viewed: (realPath: string) => void;
+  /** When a file was created, kept across the saves that replace it (versions/service.ts). */
+  createdAt?: (realPath: string, st: Stats) => Date;
 }): Capability {
   return { routes: browseRoutes(createBrowse(deps)) };
 }

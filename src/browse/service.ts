@@ -2,6 +2,7 @@
 // (stats.ts: a thread of their own for large folders, libuv's pool for small ones), never a
 // recursive walk.
 import { createHash } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../core/errors.ts';
@@ -22,6 +23,8 @@ export function createBrowse(deps: {
   resolver: PathResolver;
   showHidden: (userId: string) => boolean;
   viewed?: (realPath: string) => void;
+  /** When a file was created, kept across the saves that replace it (versions/service.ts). */
+  createdAt?: (realPath: string, st: Stats) => Date;
 }) {
   const { resolver } = deps;
 
@@ -134,7 +137,12 @@ export function createBrowse(deps: {
     if (!target.space) throw new AppError('TOP_LEVEL', 'The top has no metadata; name a volume or an item.');
     const st = await fsp.stat(target.realPath);
     const name = path.posix.basename(target.virtualPath);
-    const created = st.birthtimeMs > 0 ? st.birthtime : st.ctime;
+    const created =
+      !st.isDirectory() && deps.createdAt
+        ? deps.createdAt(target.realPath, st)
+        : st.birthtimeMs > 0
+          ? st.birthtime
+          : st.ctime;
     const answer: Metadata = {
       path: target.virtualPath,
       name,

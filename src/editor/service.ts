@@ -128,7 +128,7 @@ export function createEditor(deps: EditorDeps) {
             }
             if (current) {
               // The replaced text is the owner's (through a link too): kept before the new one lands.
-              await deps.versions.keep(file.realPath, caller.username, current);
+              await deps.versions.keep(file.realPath, caller.username, current, { replacement: temp });
               await fsp.rename(temp, dir.at(name));
             } else {
               // A new file claims its name exclusively: never over one created meanwhile.

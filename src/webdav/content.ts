@@ -130,7 +130,7 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
         if (replaced) {
           const now = current ?? (await openFileIn(root, dir.at(name)));
           try {
-            await ctx.versions.keep(r.realPath, ctx.caller.username, now);
+            await ctx.versions.keep(r.realPath, ctx.caller.username, now, { replacement: temp });
           } finally {
             if (now !== current) await now.close();
           }

@@ -111,7 +111,7 @@ export async function replaceKeepingVersion(
   try {
     const mode = (await fsp.lstat(realPath)).mode & 0o7777;
     await fsp.chmod(temp.path, mode);
-    await versions.keep(realPath, username);
+    await versions.keep(realPath, username, undefined, { replacement: temp.path });
     await fsp.rename(temp.path, realPath);
   } catch (err) {
     await fsp.rm(temp.path, { force: true });
