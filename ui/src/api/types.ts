@@ -11,7 +11,9 @@ export type {
   ItemAnswer,
   TransferAnswer as MoveAnswer,
   DeleteImpact,
+  ConflictsAnswer,
 } from '../../../src/files/wire.ts';
+export type { UploadedItem } from '../../../src/uploads/wire.ts';
 export type { Listing } from '../../../src/browse/wire.ts';
 export type { FolderPrefsAnswer as FolderPrefs } from '../../../src/folderprefs/wire.ts';
 export type { Favorite } from '../../../src/favorites/wire.ts';

@@ -23,7 +23,9 @@ function UploadRow({ u }: { u: UploadEntry }) {
           {u.state === 'done'
             ? u.storedAs
               ? `saved as ${u.storedAs}`
-              : 'done'
+              : u.outcome === 'replaced'
+                ? 'replaced (the old one is a version)'
+                : 'done'
             : u.state === 'failed'
               ? 'failed'
               : u.state === 'cancelled'

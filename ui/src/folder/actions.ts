@@ -2,7 +2,9 @@
 // toast or the operations tray, and reloads what changed.
 import { signal } from '@preact/signals';
 import { ApiError, del, encodePath, errorFrom, get, joinPath, parentOf, patch, post, request } from '../api/client.ts';
+import type { ConflictChoice } from '../components/ConflictDialog.tsx';
 import type {
+  ConflictsAnswer,
   DeleteEvent,
   DeleteImpact,
   Favorite,
@@ -87,8 +89,38 @@ export function rename(item: FileItem): void {
   });
 }
 
+/**
+ * The names a copy or move would find taken, asked about (components/ConflictDialog.tsx): each
+ * item's answer, or null when the user cancelled. A server that cannot say keeps both.
+ */
+async function askAboutTaken(
+  mode: 'copy' | 'move',
+  items: Ref[],
+  destination: string,
+): Promise<Map<string, ConflictChoice> | null> {
+  let answer: ConflictsAnswer;
+  try {
+    answer = await post<ConflictsAnswer>('/api/files/conflicts', { destination, items });
+  } catch {
+    return new Map();
+  }
+  if (!answer.conflicts.length) return new Map();
+  const { askConflicts } = await import('../components/ConflictDialog.tsx');
+  const byName = await askConflicts(
+    answer.conflicts.map((c) => ({ ...c, name: c.from ?? c.name, incoming: undefined })),
+    { verb: mode, destination },
+  );
+  return byName;
+}
+
 export async function transfer(mode: 'copy' | 'move', items: Ref[], destination: string): Promise<void> {
   if (!items.length) return;
+  const answers = await askAboutTaken(mode, items, destination);
+  if (!answers) return;
+  const asked = items.map((i) => {
+    const conflict = answers.get(fullPath(i));
+    return conflict ? { ...i, conflict } : i;
+  });
   const verb = mode === 'copy' ? 'Copying' : 'Moving';
   const controller = new AbortController();
   const update = startTask(`${verb} ${items.length === 1 ? items[0]!.name : `${items.length} items`}`, () =>
@@ -97,20 +129,24 @@ export async function transfer(mode: 'copy' | 'move', items: Ref[], destination:
   try {
     const answer = await post<MoveAnswer>(
       mode === 'copy' ? '/api/files/copy' : '/api/files/move',
-      { items, destination },
+      { items: asked, destination },
       { signal: controller.signal },
     );
-    const renamed = answer.items.filter(
-      (r) => !r.skipped && r.to && r.to.slice(r.to.lastIndexOf('/') + 1) !== r.from.slice(r.from.lastIndexOf('/') + 1),
-    );
-    update({
-      state: 'done',
-      progress: 1,
-      detail: renamed.length ? `${renamed.length} renamed to avoid overwriting` : undefined,
-    });
-    const moved = mode === 'move' ? answer.items.filter((r) => !r.skipped && r.to) : [];
+    const renamed = answer.items.filter((r) => r.outcome === 'renamed');
+    const replaced = answer.items.filter((r) => r.outcome === 'replaced');
+    const skipped = answer.items.filter((r) => r.outcome === 'skipped');
+    const said = [
+      renamed.length && `${renamed.map((r) => baseName(r.to)).join(', ')} kept beside the old`,
+      replaced.length && `${replaced.length} replaced, the old kept`,
+      skipped.length && `${skipped.length} skipped`,
+    ].filter(Boolean);
+    update({ state: 'done', progress: 1, detail: said.length ? said.join('; ') : undefined });
+    // Undo moves back what moved; a replace is undone from Versions or the trash.
+    const moved = mode === 'move' ? answer.items.filter((r) => r.outcome === 'placed' || r.outcome === 'renamed') : [];
     toast(
-      `${mode === 'copy' ? 'Copied' : 'Moved'} to ${destination || 'the top'}${renamed.length ? ` (${renamed.map((r) => r.to.slice(r.to.lastIndexOf('/') + 1)).join(', ')})` : ''}`,
+      skipped.length === answer.items.length
+        ? `Nothing ${mode === 'copy' ? 'copied' : 'moved'}: every name was taken`
+        : `${mode === 'copy' ? 'Copied' : 'Moved'} to ${destination || 'the top'}${said.length ? ` (${said.join('; ')})` : ''}`,
       'success',
       undefined,
       moved.length ? { label: 'Undo', run: () => moveBack(moved) } : undefined,

@@ -13,6 +13,10 @@ export interface UploadEntry {
   state: 'queued' | 'uploading' | 'paused' | 'done' | 'failed' | 'cancelled';
   /** The stored name when the server had to pick `name (1)`. */
   storedAs?: string;
+  /** The user's answer to a taken name, sent with the upload. */
+  conflict?: 'rename' | 'skip' | 'replace';
+  /** What the server did (a replaced file's old content is a version). */
+  outcome?: 'placed' | 'renamed' | 'replaced' | 'skipped';
   error?: string;
   requestId?: string;
   startedAt?: number;

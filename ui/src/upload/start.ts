@@ -1,6 +1,10 @@
 // Entry points for uploads from the always-loaded shell: collecting dropped files and folders
 // (which must happen during the drop event) and handing them to the lazily loaded uploader.
+import { post } from '../api/client.ts';
+import type { ConflictsAnswer } from '../api/types.ts';
+import type { ConflictAsk, ConflictChoice } from '../components/ConflictDialog.tsx';
 import { chunkedUploads } from '../state/session.ts';
+import { toast } from '../state/toasts.ts';
 import type { PickedFile, UploadEndpoints } from './uploader.ts';
 
 type Entry = FileSystemEntry;
@@ -56,7 +60,38 @@ export function collectPicked(list: FileList): PickedFile[] {
   return Array.from(list).map((file) => ({ file, relativePath: file.webkitRelativePath || file.name }));
 }
 
-/** `endpoints`: a share link's upload routes instead of the account's. */
+/** Most names asked about in one request (the server takes 10,000). */
+const PLAN_BATCH = 5000;
+
+/**
+ * Asks the server which files would meet a taken name, then the user what to do with each
+ * (components/ConflictDialog.tsx). Null: cancelled. A server that cannot say is not asked again:
+ * every file then keeps both, as uploads always did.
+ */
+async function askAboutTaken(files: PickedFile[], target: string): Promise<Map<string, ConflictChoice> | null> {
+  const conflicts: ConflictAsk[] = [];
+  try {
+    for (let i = 0; i < files.length; i += PLAN_BATCH) {
+      const batch = files.slice(i, i + PLAN_BATCH);
+      const answer = await post<ConflictsAnswer>('/api/files/conflicts', {
+        destination: target,
+        names: batch.map((f) => f.relativePath),
+      });
+      const byPath = new Map(batch.map((f) => [f.relativePath, f.file]));
+      for (const c of answer.conflicts) {
+        const file = byPath.get(c.name);
+        conflicts.push({ ...c, incoming: { size: file?.size, isDirectory: false, modified: file?.lastModified } });
+      }
+    }
+  } catch {
+    return new Map();
+  }
+  if (!conflicts.length) return new Map();
+  const { askConflicts } = await import('../components/ConflictDialog.tsx');
+  return askConflicts(conflicts, { verb: 'upload', destination: target });
+}
+
+/** `endpoints`: a share link's upload routes instead of the account's (a link keeps both: it cannot ask). */
 export async function startUpload(
   files: PickedFile[],
   target: string,
@@ -64,8 +99,22 @@ export async function startUpload(
   endpoints?: UploadEndpoints,
 ): Promise<void> {
   if (!files.length) return;
+  let chosen = files;
+  if (!endpoints) {
+    const answers = await askAboutTaken(files, target);
+    if (!answers) return;
+    chosen = files
+      .filter((f) => answers.get(f.relativePath) !== 'skip')
+      .map((f) => ({ ...f, conflict: answers.get(f.relativePath) }));
+    const skipped = files.length - chosen.length;
+    if (skipped)
+      toast(
+        `Skipped ${skipped === 1 ? files.find((f) => !chosen.includes(f))?.file.name : `${skipped} files`}: the name is taken`,
+      );
+    if (!chosen.length) return;
+  }
   const { enqueue } = await import('./uploader.ts');
-  enqueue(files, target, chunkedUploads.value, onDone, endpoints);
+  enqueue(chosen, target, chunkedUploads.value, onDone, endpoints);
 }
 
 export async function uploadControl(action: 'pause' | 'resume' | 'cancel', id: number): Promise<void> {

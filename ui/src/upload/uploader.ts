@@ -2,7 +2,7 @@
 // one multipart request per file otherwise. Three files travel at once.
 import * as tus from 'tus-js-client';
 import { errorFrom, sessionExpired, joinPath } from '../api/client.ts';
-import type { FileItem } from '../api/types.ts';
+import type { UploadedItem } from '../api/types.ts';
 import { toast } from '../state/toasts.ts';
 import { uploads, uploadSpeed, updateUpload, type UploadEntry } from '../state/uploads.ts';
 import { FIRST_CHUNK, LARGEST_CHUNK, nextChunkSize } from './chunk-size.ts';
@@ -10,6 +10,8 @@ import { FIRST_CHUNK, LARGEST_CHUNK, nextChunkSize } from './chunk-size.ts';
 export interface PickedFile {
   file: File;
   relativePath: string;
+  /** The user's answer to a taken name (unset: keep both). */
+  conflict?: 'rename' | 'skip' | 'replace';
 }
 
 const PARALLEL = 3;
@@ -79,6 +81,7 @@ function startTus(job: Job): void {
       uploadTo: entry.target,
       relativePath: entry.relativePath,
       filetype: file.type || 'application/octet-stream',
+      ...(entry.conflict ? { conflict: entry.conflict } : {}),
     },
     chunkSize: Math.min(FIRST_CHUNK, largestChunk),
     retryDelays: [0, 1000, 3000, 6000],
@@ -106,7 +109,13 @@ function startTus(job: Job): void {
     onSuccess: ({ lastResponse }) => {
       // The server names where the file landed (`name (1)` when the name was taken).
       const stored = storedNameFrom(lastResponse?.getHeader('Upload-File-Path'), '').split('/').pop() ?? '';
-      finish(job, { state: 'done', sent: entry.size, storedAs: stored && stored !== name ? stored : undefined });
+      const outcome = (lastResponse?.getHeader('Upload-Outcome') ?? undefined) as UploadEntry['outcome'];
+      finish(job, {
+        state: 'done',
+        sent: entry.size,
+        storedAs: stored && stored !== name ? stored : undefined,
+        outcome,
+      });
     },
     onError: (err) => {
       const res = (err as tus.DetailedError).originalResponse;
@@ -151,6 +160,7 @@ function startMultipart(job: Job): void {
   const form = new FormData();
   form.append('uploadTo', entry.target);
   form.append('relativePath', entry.relativePath);
+  if (entry.conflict) form.append('conflict', entry.conflict);
   form.append('filedata', file, entry.relativePath.split('/').pop() ?? file.name);
   const xhr = new XMLHttpRequest();
   job.xhr = xhr;
@@ -168,15 +178,22 @@ function startMultipart(job: Job): void {
     });
     if (xhr.status >= 200 && xhr.status < 300) {
       let stored: string | undefined;
+      let outcome: UploadEntry['outcome'];
       try {
-        // The answer is an array of FileItem with the stored names.
-        const body = JSON.parse(xhr.responseText) as FileItem[];
+        // The answer is an array of FileItem with the stored names and what became of each.
+        const body = JSON.parse(xhr.responseText) as UploadedItem[];
         stored = body[0]?.name;
+        outcome = body[0]?.outcome;
       } catch {
         /* keep the asked name */
       }
       const asked = entry.relativePath.split('/').pop();
-      finish(job, { state: 'done', sent: entry.size, storedAs: stored && stored !== asked ? stored : undefined });
+      finish(job, {
+        state: 'done',
+        sent: entry.size,
+        storedAs: stored && stored !== asked ? stored : undefined,
+        outcome,
+      });
       return;
     }
     if (xhr.status === 401) {
@@ -195,11 +212,12 @@ export function enqueue(
   onDone: () => void,
   endpoints: UploadEndpoints = OWN,
 ): void {
-  const fresh: UploadEntry[] = files.map(({ file, relativePath }) => ({
+  const fresh: UploadEntry[] = files.map(({ file, relativePath, conflict }) => ({
     id: nextId++,
     name: file.name,
     target,
     relativePath,
+    conflict,
     size: file.size,
     sent: 0,
     state: 'queued',
