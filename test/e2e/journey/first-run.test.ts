@@ -109,4 +109,41 @@ j.step(
   { needs: ['Administration → Volumes adds the home folder with the picker'] },
 );
 
+j.step(
+  'the 2,000-photo camera roll lists every photo down to the last',
+  async (s) => {
+    await s.goto(filesAddress(HOME, W.cameraRoll));
+    await s.folder(`${HOME}/${W.cameraRoll}`);
+    await s.page
+      .getByText(`${W.cameraRollCount.toLocaleString('en')} items`)
+      .or(s.page.getByText(`${W.cameraRollCount} items`))
+      .first()
+      .waitFor();
+    const last = `IMG_${String(W.cameraRollCount).padStart(4, '0')}.jpg`;
+    await s.entry(last);
+    const listed = await s.api('GET', `/api/browse/${filesAddress(HOME, W.cameraRoll).slice('/files/'.length)}`);
+    assert.is(listed.json.items.length, W.cameraRollCount, 'the server lists every photo');
+  },
+  { needs: ['Administration → Volumes adds the home folder with the picker'] },
+);
+
+j.step(
+  'a folder 40 levels deep opens by its address, and its breadcrumbs lead back up',
+  async (s) => {
+    await s.goto(filesAddress(HOME, W.deep));
+    await s.folder(`${HOME}/${W.deep}`);
+    await s.entry('bottom of the well.txt');
+    const crumbs = s.page.getByRole('navigation', { name: 'Breadcrumbs' });
+    await s.tap(
+      crumbs
+        .getByRole('link', { name: 'Deep', exact: true })
+        .or(crumbs.getByRole('button', { name: 'Deep', exact: true }))
+        .first(),
+    );
+    await s.folder(`${HOME}/Deep`);
+    await s.entry('level 01');
+  },
+  { needs: ['Administration → Volumes adds the home folder with the picker'] },
+);
+
 j.run();

@@ -313,7 +313,7 @@ async function startLive(
     problems,
     url: (address) => `${base}${address}`,
     async goto(address) {
-      await page.goto(`${base}${address}`);
+      await page.goto(`${base}${address}`, { waitUntil: 'domcontentloaded' });
     },
     disk,
     read: (rel) => fs.readFileSync(disk(rel), 'utf8'),
@@ -366,25 +366,37 @@ async function startLive(
     async entry(name) {
       const entry = page.locator(`.entry[data-name=${cssString(name)}]`);
       const scroller = page.locator('.file-area .scroller');
-      await scroller.waitFor();
-      // The list is virtualised: scroll until the entry is rendered (or the end is reached).
-      await scroller.evaluate((el) => el.scrollTo(0, 0));
-      for (;;) {
-        if (await entry.count()) {
-          await entry.scrollIntoViewIfNeeded();
-          return entry;
+      await scroller.locator('.entry').first().waitFor();
+      // The list is virtualised: in the page (one round trip), a search by name order (the
+      // usual sort) jumps near the entry; else a screenful at a time from the top, until it is
+      // rendered or the end is reached. Then it is waited for.
+      await scroller.evaluate(async (el, wanted) => {
+        const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        const names = () => [...el.querySelectorAll('.entry')].map((e) => e.getAttribute('data-name') ?? '');
+        const order = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+        let lo = 0;
+        let hi = el.scrollHeight;
+        for (let i = 0; i < 30 && hi - lo > 1; i++) {
+          el.scrollTop = (lo + hi) / 2;
+          await frame();
+          const seen = names();
+          if (seen.includes(wanted) || !seen.length) return;
+          if (order.compare(wanted, seen[0]!) < 0) hi = el.scrollTop;
+          else if (order.compare(wanted, seen[seen.length - 1]!) > 0) lo = el.scrollTop + 1;
+          else break;
         }
-        const moved = await scroller.evaluate((el) => {
+        el.scrollTop = 0;
+        await frame();
+        while (!names().includes(wanted)) {
           const before = el.scrollTop;
-          el.scrollTop += el.clientHeight * 0.8;
-          return el.scrollTop !== before;
-        });
-        if (!moved) {
-          await entry.waitFor({ timeout: 5000 });
-          return entry;
+          el.scrollTop += Math.max(1, el.clientHeight - 8);
+          await frame();
+          if (el.scrollTop === before) break;
         }
-        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
-      }
+      }, name);
+      await entry.waitFor({ timeout: 5000 });
+      await entry.scrollIntoViewIfNeeded();
+      return entry;
     },
     async folder(virtualPath) {
       const region = page.getByRole('region', { name: `Folder ${virtualPath}`, exact: true });
@@ -395,7 +407,7 @@ async function startLive(
       const at = rel.lastIndexOf('/');
       const folder = at < 0 ? HOME : `${HOME}/${rel.slice(0, at)}`;
       const name = rel.slice(at + 1);
-      await page.goto(`${base}${filesAddress(folder)}`);
+      await page.goto(`${base}${filesAddress(folder)}`, { waitUntil: 'domcontentloaded' });
       await step.folder(folder);
       await step.open(await step.entry(name));
       const viewer = page.getByRole('dialog', { name: `Viewer: ${name}`, exact: true });
