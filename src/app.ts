@@ -42,6 +42,8 @@ import { tokenRoutes } from './tokens/routes.ts';
 import { usersRoutes } from './users/routes.ts';
 import { activityRoutes } from './activity/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
+import { SettingsService } from './settings/service.ts';
+import { installationSwitches } from './settings/switches.ts';
 import { createTwoFactorCapability } from './twofactor/capability.ts';
 import { createPasskeysCapability } from './passkeys/capability.ts';
 import { createOidcCapability } from './oidc/capability.ts';
@@ -117,12 +119,17 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     throw err;
   }
   prepareVolumeRoot(config, log, config.storage.volumeRootExplicit);
+  // Settings first: folder sizes and the terminal are switches of Administration → Installation
+  // (their variable wins when set), read by the indexer and the terminal as they run.
+  const settings = new SettingsService(db);
+  const switches = installationSwitches(config, settings, log);
   // The index file and the indexer's thread first: the worker boots while the rest is built.
   const indexer = openIndexer({
     config,
     db,
     log,
     load,
+    folderSizes: switches.folderSizes,
     ...(options.indexerWorker ? { worker: options.indexerWorker } : {}),
     ...(walker ? { client: walker } : {}),
   });
@@ -133,7 +140,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   // Identity: accounts and sessions, API tokens, administration of accounts, the activity log,
   // settings — one route group per folder over identity's services (and its background sweep).
   // Other capabilities take `identity.users`, `identity.settings`, `identity.activity`.
-  const identity = createIdentity({ config, db, log, sessionSecret });
+  const identity = createIdentity({ config, db, log, sessionSecret, settings, switches });
   const { services } = identity;
   const capabilities: Capability[] = [
     identity.background,
@@ -199,6 +206,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     log,
     changes,
     indexer,
+    folderSizes: switches.folderSizes,
     served: files.hostVolumes,
     ...(options.indexerWorker ? { worker: options.indexerWorker } : {}),
   });
@@ -241,10 +249,12 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     createFolderPrefsCapability({ db, resolver }),
     createVolumesCapability({ store: files.userVolumes, config }),
   );
-  // Terminal: an administrator's shell over a WebSocket (TERMINAL_ENABLED), on the lazily loaded pty add-on.
+  // Terminal: an administrator's shell over a WebSocket (switched on in Administration → Installation
+  // or by TERMINAL_ENABLED), on the lazily loaded pty add-on.
   const addons = options.addons ?? createNativeAddons(config.storage.cacheDir);
   const terminal = createTerminalCapability({
     config: config.terminal,
+    enabled: switches.terminal,
     pty: () => addons.pty(),
     ptyProblem: () => addons.check().pty.reason,
     fromSession: (req) => identity.authenticator.fromSession(req),
@@ -298,7 +308,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     jsonBodyLimit: config.limits.jsonBodyLimit,
     fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir, officeOrigins(office)),
     rawMounts: webdav.mount ? [webdav.mount] : [],
-    upgrades: terminal.upgrade ? [terminal.upgrade] : [],
+    upgrades: [terminal.upgrade],
     load,
   });
 

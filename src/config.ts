@@ -209,7 +209,7 @@ export const variables = {
       'FOLDER_SIZE_MODE',
       ['off', 'full', 'shallow'] as const,
       'off',
-      'off, full (recursive sizes) or shallow (direct entries only).',
+      'off, full (recursive sizes) or shallow (direct entries only). Unset: as chosen in Administration → Installation (default off); set, it wins there.',
     ),
     excludePaths: list(
       'FOLDER_SIZE_EXCLUDE_PATHS',
@@ -327,7 +327,7 @@ export const variables = {
     enabled: bool(
       'TERMINAL_ENABLED',
       false,
-      'Offer administrators a shell in the browser (Administration → Terminal), running as the service account.',
+      'Offer administrators a shell in the browser (Administration → Terminal), running as the service account. Unset: as switched in Administration → Installation (default off); set, it wins there.',
     ),
     maxSessions: int('TERMINAL_MAX_SESSIONS', 4, 'Most terminals open at once, all administrators together.', 1, 1000),
     idleTimeoutMs: int(
@@ -347,6 +347,12 @@ type ValuesOf<T> = { readonly [K in keyof T]: T[K] extends Variable<infer V> ? V
 export type Config = ValuesOf<typeof variables> & {
   /** VOLUME_ROOT was set: a missing root is an unmounted disk and is never created. */
   readonly storage: { readonly volumeRootExplicit: boolean };
+  /**
+   * The variables the environment set (to a non-empty value). A setting that can also be changed
+   * in Administration → Installation follows the variable when it is set (FOLDER_SIZE_MODE,
+   * TERMINAL_ENABLED): the screen says so.
+   */
+  readonly fromEnvironment: readonly string[];
 };
 
 /** Every variable, flat, in table order (used by the README check and `burrow --help`). */
@@ -398,6 +404,7 @@ export function loadConfig(env: Env = process.env, ctx: DefaultsContext = platfo
   const config: Config = Object.freeze({
     ...values,
     storage: Object.freeze({ ...values.storage, volumeRootExplicit: Boolean(env.VOLUME_ROOT?.trim()) }),
+    fromEnvironment: Object.freeze(allVariables().flatMap((v) => (env[v.name]?.trim() ? [v.name] : []))),
   });
   if (config.folderSize.reconcileMinMs > config.folderSize.reconcileMaxMs) {
     throw new ConfigError('FOLDER_SIZE_RECONCILE_MIN_MS must not be larger than FOLDER_SIZE_RECONCILE_MAX_MS.');

@@ -10,6 +10,7 @@ import type { Logger } from '../core/log.ts';
 import { LogoStore } from '../settings/logo.ts';
 import { SettingsPanel } from '../settings/panel.ts';
 import { SettingsService } from '../settings/service.ts';
+import { installationSwitches, type InstallationSwitches } from '../settings/switches.ts';
 import { TokenService } from '../tokens/service.ts';
 import { UsersAdminService } from '../users/service.ts';
 import { IdentityAuthenticator, SessionCookies } from './authenticator.ts';
@@ -28,6 +29,9 @@ export interface IdentityDeps {
   db: Database;
   log: Logger;
   sessionSecret: string;
+  /** Built by app.ts before the indexer (which reads the folder-size switch); made here when absent. */
+  settings?: SettingsService;
+  switches?: InstallationSwitches;
 }
 
 /** What the identity folders' route groups are built over. */
@@ -74,9 +78,11 @@ export interface Identity {
   };
 }
 
-export function createIdentity({ config, db, log, sessionSecret }: IdentityDeps): Identity {
+export function createIdentity(deps: IdentityDeps): Identity {
+  const { config, db, log, sessionSecret } = deps;
   const users = new UsersStore(db);
-  const settings = new SettingsService(db);
+  const settings = deps.settings ?? new SettingsService(db);
+  const switches = deps.switches ?? installationSwitches(config, settings, log);
   const activity = new ActivityService(
     db,
     log,
@@ -161,7 +167,14 @@ export function createIdentity({ config, db, log, sessionSecret }: IdentityDeps)
       usersAdmin,
       activity,
       settings,
-      panel: new SettingsPanel({ settings, activity, logos }),
+      panel: new SettingsPanel({
+        settings,
+        activity,
+        logos,
+        switches,
+        authDisabled: config.auth.mode === 'disabled',
+        confirmPassword: (userId, password, ip) => auth.confirmPasswordOf(userId, password, ip),
+      }),
       logos,
     },
     authenticator,

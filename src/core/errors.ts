@@ -30,6 +30,10 @@ export const ERRORS = {
   RATE_LIMITED: { status: 429, message: 'Too many attempts from this address. Try again later.' },
   CROSS_SITE_REFUSED: { status: 403, message: 'This change was sent from another site and was refused.' },
   FEATURE_OFF: { status: 409, message: 'This feature is turned off on this server.' },
+  SET_BY_ENVIRONMENT: {
+    status: 409,
+    message: 'This setting is fixed by an environment variable: change the variable and restart Burrow.',
+  },
   INTERNAL: { status: 500, message: 'Something went wrong on the server. Quote the request id when reporting it.' },
 
   // Credentials, accounts and the guard

@@ -8,7 +8,7 @@ import type { Database } from '../db/database.ts';
 import type { Logger } from '../core/log.ts';
 import type { RequestLoad } from '../core/load.ts';
 import type { Indexes } from './indexes.ts';
-import { Indexer } from './indexer.ts';
+import { Indexer, type FolderSizeMode } from './indexer.ts';
 import type { WalkerClient } from './worker-client.ts';
 import { Maintenance } from './maintenance.ts';
 import type { WorkerOptions } from './protocol.ts';
@@ -37,6 +37,11 @@ export interface IndexesDeps {
   served?: ServedRoots;
   /** Requests in flight (the HTTP layer counts them): background work yields to them. */
   load?: RequestLoad;
+  /**
+   * Folder sizes switched at run time (Administration → Installation; FOLDER_SIZE_MODE wins when
+   * set): the mode now, and a subscription to its changes. Default: the variable, fixed.
+   */
+  folderSizes?: { now(): FolderSizeMode; subscribe(listener: () => void): () => void };
 }
 
 /**
@@ -46,12 +51,14 @@ export interface IndexesDeps {
  * walk after listen (the fixed cost that dominated the baseline of a 100k-file volume).
  */
 export function openIndexer(
-  deps: Pick<IndexesDeps, 'config' | 'db' | 'log' | 'worker' | 'load'> & { client?: WalkerClient },
+  deps: Pick<IndexesDeps, 'config' | 'db' | 'log' | 'worker' | 'load' | 'folderSizes'> & { client?: WalkerClient },
 ): Indexer {
+  const folderSizes = deps.folderSizes;
   const indexer = new Indexer({
     config: deps.config,
     db: deps.db,
     log: deps.log,
+    ...(folderSizes ? { folderSizeMode: () => folderSizes.now() } : {}),
     ...(deps.worker ? { worker: deps.worker } : {}),
     ...(deps.load ? { load: deps.load } : {}),
     ...(deps.client ? { client: deps.client } : {}),
@@ -83,19 +90,22 @@ export function createIndexes(deps: IndexesDeps): IndexesCapability {
   }
   const maintenance = new Maintenance(indexer);
   let unsubscribe = () => {};
+  let unswitch = () => {};
   return {
     routes: [],
     ensureRoot: (realRoot) => indexer.ensureRoot(realRoot),
     figures: (realPath) => indexer.figures(realPath),
     readyCover: (realPath) => indexer.readyCover(realPath),
     features: () => ({
-      folderSize: { enabled: deps.config.folderSize.mode !== 'off', mode: deps.config.folderSize.mode },
+      folderSize: { enabled: indexer.folderSizeMode() !== 'off', mode: indexer.folderSizeMode() },
       search: { index: deps.config.search.indexEnabled },
     }),
     noteViewed: (realPath) => maintenance.noteViewed(realPath),
     start() {
       maintenance.start(deps.changes);
       const served = deps.served;
+      // A switch of folder sizes: walks start (or stop) in the background, never in the request.
+      if (deps.folderSizes) unswitch = deps.folderSizes.subscribe(() => indexer.switched(served?.roots() ?? []));
       if (served) {
         unsubscribe = served.subscribe((event) => {
           if (event.type === 'added') indexer.ensureRoot(event.path);
@@ -109,6 +119,7 @@ export function createIndexes(deps: IndexesDeps): IndexesCapability {
       for (const root of served?.roots() ?? []) indexer.ensureRoot(root);
     },
     async stop() {
+      unswitch();
       unsubscribe();
       maintenance.stop();
       await indexer.stop();

@@ -34,7 +34,14 @@ export interface IndexerOptions {
   load?: RequestLoad;
   /** The walker's thread, when it was started before the database was opened (walkerAhead). */
   client?: WalkerClient;
+  /**
+   * Folder sizes as they are now: FOLDER_SIZE_MODE when set, else Administration → Installation,
+   * which may change it at run time (then switched() is called). Default: the variable.
+   */
+  folderSizeMode?: () => FolderSizeMode;
 }
+
+export type FolderSizeMode = Config['folderSize']['mode'];
 
 export interface Coverage {
   root: RootRow;
@@ -50,8 +57,8 @@ export interface FolderFigures {
 }
 
 /** Indexes kept at all: folder sizes or the search catalogue (FOLDER_SIZE_MODE, SEARCH_INDEX_ENABLED). */
-export function indexingEnabled(config: Config): boolean {
-  return config.folderSize.mode !== 'off' || config.search.indexEnabled;
+export function indexingEnabled(config: Config, mode: FolderSizeMode = config.folderSize.mode): boolean {
+  return mode !== 'off' || config.search.indexEnabled;
 }
 
 function walkerClient(config: Config, log: Logger, load: RequestLoad, worker: IndexerOptions['worker']): WalkerClient {
@@ -161,8 +168,10 @@ export class Indexer {
   private readonly readyListeners = new Set<(root: RootRow) => void>();
   /** Roots where a synchronous call hung: walked with the guarded walk from then on (watchdog.ts). */
   private readonly suspect = new Set<string>();
-  /** Walks or keeps anything at all (folder sizes or the search catalogue). */
-  readonly enabled: boolean;
+  /** Folder sizes now (off, full, shallow). */
+  readonly folderSizeMode: () => FolderSizeMode;
+  /** Whether anything was kept at the last look: a switch from nothing kept walks every root afresh. */
+  private kept: boolean;
   stopped = false;
   private rootsByLength: RootRow[] = [];
   private mounts: Mount[] | undefined;
@@ -181,7 +190,9 @@ export class Indexer {
     this.store = new IndexStore(options.db, options.config.search.indexEnabled);
     this.log = options.log;
     this.load = options.load ?? noLoad;
-    this.enabled = indexingEnabled(options.config);
+    const configured = options.config.folderSize.mode;
+    this.folderSizeMode = options.folderSizeMode ?? (() => configured);
+    this.kept = this.enabled;
     this.client = options.client ?? walkerClient(options.config, options.log, this.load, options.worker);
     this.client.log = options.log;
     this.client.onIo = (stalled, paused) => {
@@ -189,6 +200,36 @@ export class Indexer {
         this.log.warn('file-system calls of the indexer are stuck; indexing paused until they return', { stalled });
       else if (stalled === 0) this.log.info('indexer file-system calls answer again; indexing resumed');
     };
+  }
+
+  /** Walks or keeps anything at all (folder sizes or the search catalogue), now. */
+  get enabled(): boolean {
+    return indexingEnabled(this.config, this.folderSizeMode());
+  }
+
+  /**
+   * Folder sizes were switched at run time (Administration → Installation). Only the answers
+   * change while the search catalogue keeps the rows anyway (figures() reads the mode on each
+   * call). When nothing was kept before, every root is walked afresh (what changed meanwhile is
+   * unknown), off the request path like any baseline; when nothing is to be kept any more, the
+   * walks under way are cancelled and the rows stay until the next switch on.
+   */
+  switched(extraRoots: readonly string[] = []): void {
+    if (this.stopped) return;
+    const now = this.enabled;
+    if (now === this.kept) return;
+    this.kept = now;
+    if (now) {
+      for (const root of this.store.roots())
+        if (root.state === 'sized' || root.state === 'ready') this.store.setRootState(root.id, 'pending', null);
+      this.refreshRoots();
+      this.log.info('indexing switched on', { folderSizes: this.folderSizeMode() });
+      this.discover(extraRoots);
+    } else {
+      this.baselineQueue = [];
+      for (const id of this.runs.keys()) this.client.cancel(id);
+      this.log.info('indexing switched off');
+    }
   }
 
   /** Calls `listener` each time a root's catalogue completes; returns the unsubscribe. */
@@ -398,7 +439,7 @@ export class Indexer {
       // walk has closed the database: nothing more is read from it.
       if (this.stopped) return;
       for (const root of this.store.roots()) {
-        if (this.stopped || this.baselineQueue.length) break;
+        if (this.stopped || !this.enabled || this.baselineQueue.length) break;
         if (root.state === 'sized') await this.catalogue(root);
       }
     } catch (err) {
@@ -419,7 +460,8 @@ export class Indexer {
       while (!this.stopped && !this.store.deleteChunk(root.id, '')) await this.load.turn();
       this.mounts ??= readMounts();
       const summary = await this.runWalk(root, baselineJob(this.config, root.path, this.mounts));
-      if (this.stopped) return;
+      // Stopped, or switched off meanwhile (the walk was cancelled): not a finished walk.
+      if (this.stopped || !this.enabled) return;
       if (summary.missing) {
         this.log.warn('an indexed folder is missing; it is walked again when it comes back', { root: root.path });
         return;
@@ -454,7 +496,7 @@ export class Indexer {
         pauseMs: 0,
         emit: 'all',
       });
-      if (this.stopped || summary.missing) return;
+      if (this.stopped || !this.enabled || summary.missing) return;
       this.store.setRootState(root.id, 'ready', null);
       this.refreshRoots();
       this.log.info('index catalogue finished', {
@@ -507,12 +549,13 @@ export class Indexer {
   /** Folder-size figures from the rows alone (never a file-system call). */
   figures(realPath: string): FolderFigures {
     const none: FolderFigures = { indexed: false, sizeBytes: null, entryCount: 0, lastUpdated: null, complete: false };
-    if (this.config.folderSize.mode === 'off') return none;
+    const mode = this.folderSizeMode();
+    if (mode === 'off') return none;
     const c = this.sizedCover(realPath);
     if (!c) return none;
     const row = this.store.entry(c.root.id, c.rel);
     if (!row || !row.is_dir) return none;
-    const full = this.config.folderSize.mode === 'full';
+    const full = mode === 'full';
     const at = row.updated_at ?? row.checked_at ?? c.root.walked_at;
     return {
       indexed: true,

@@ -68,9 +68,11 @@ export class Maintenance {
     return walking;
   }
 
+  /** Subscribed whether or not anything is indexed now: folder sizes can be switched on at run time. */
   start(changes: ChangeSink): void {
-    if (!this.ix.enabled) return;
     const fromChanges = changes.subscribe((c) => {
+      // Nothing kept now: a switch on walks every root afresh anyway.
+      if (!this.ix.enabled) return;
       this.queue.push(c);
       this.schedule();
     });
@@ -264,7 +266,7 @@ export class Maintenance {
     let done = 0;
     let changes = 0;
     try {
-      while (done < limit && !this.ix.stopped) {
+      while (done < limit && !this.ix.stopped && this.ix.enabled) {
         const page = this.ix.store.dueFolders(Math.min(cfg.reconcileBatch, limit - done), started);
         if (!page.length) break;
         for (const f of page) {

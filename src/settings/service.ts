@@ -1,10 +1,19 @@
-// Installation settings (branding, thumbnails, access rules, activity log) and per-account
-// preferences. Sections are JSON documents in `settings`; defaults live here.
+// Installation settings (branding, thumbnails, access rules, activity log, folder sizes, the
+// terminal) and per-account preferences. Sections are JSON documents in `settings`; defaults
+// live here. Folder sizes and the terminal are read through switches.ts (their variable wins).
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 
-import type { AccessRule, ActivitySettings, Branding, RulePermission, Thumbnails, UserPrefs } from './wire.ts';
+import type {
+  AccessRule,
+  ActivitySettings,
+  Branding,
+  FolderSizeMode,
+  RulePermission,
+  Thumbnails,
+  UserPrefs,
+} from './wire.ts';
 
 export type { AccessRule, ActivitySettings, Branding, RulePermission, Thumbnails, UserPrefs } from './wire.ts';
 
@@ -13,6 +22,8 @@ interface Sections {
   thumbnails: Thumbnails;
   access: { rules: AccessRule[] };
   activity: ActivitySettings;
+  folderSizes: { mode: FolderSizeMode };
+  terminal: { enabled: boolean };
 }
 
 export const DEFAULTS: Readonly<Sections> = Object.freeze({
@@ -20,6 +31,8 @@ export const DEFAULTS: Readonly<Sections> = Object.freeze({
   thumbnails: { enabled: true, size: 256, quality: 80, concurrency: 4 },
   access: { rules: [] },
   activity: { enabled: false, retentionDays: 90 },
+  folderSizes: { mode: 'off' as FolderSizeMode },
+  terminal: { enabled: false },
 });
 
 const USER_DEFAULTS: UserPrefs = { showHiddenFiles: false, showThumbnails: true };
@@ -86,6 +99,22 @@ export class SettingsService {
   }
   activity(): ActivitySettings {
     return { ...this.section('activity') };
+  }
+
+  /** As stored (switches.ts applies FOLDER_SIZE_MODE over it). */
+  storedFolderSizeMode(): FolderSizeMode {
+    const mode = this.section('folderSizes').mode;
+    return mode === 'full' || mode === 'shallow' ? mode : 'off';
+  }
+  /** As stored (switches.ts applies TERMINAL_ENABLED over it). */
+  storedTerminalEnabled(): boolean {
+    return this.section('terminal').enabled === true;
+  }
+  storeFolderSizeMode(mode: FolderSizeMode): void {
+    this.write('folderSizes', { mode });
+  }
+  storeTerminalEnabled(enabled: boolean): void {
+    this.write('terminal', { enabled });
   }
 
   setBranding(patch: Partial<Branding>): Branding {

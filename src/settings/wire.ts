@@ -38,6 +38,9 @@ const thumbnailsPatch = z
   })
   .strict();
 
+export const folderSizeMode = z.enum(['off', 'full', 'shallow']);
+export type FolderSizeMode = z.infer<typeof folderSizeMode>;
+
 const accessRuleInput = z.object({
   id: z.string().max(100).optional(),
   path: z.string().max(4096),
@@ -57,6 +60,29 @@ export const patchBody = z
     activity: z
       .object({ enabled: z.boolean().optional(), retentionDays: z.number().int().min(1).max(3650).optional() })
       .strict()
+      .optional(),
+    folderSizes: z
+      .object({
+        mode: folderSizeMode.describe(
+          'off; full (recursive sizes: every volume is walked once in the background, then kept up to date); shallow (direct entries only)',
+        ),
+      })
+      .strict()
+      .describe('Applied at once, without a restart; refused (409 SET_BY_ENVIRONMENT) while FOLDER_SIZE_MODE is set')
+      .optional(),
+    terminal: z
+      .object({
+        enabled: z.boolean(),
+        password: z
+          .string()
+          .max(1024)
+          .optional()
+          .describe("Switching on: the administrator's own password (an account without one has nothing to confirm)"),
+      })
+      .strict()
+      .describe(
+        'A shell in the browser for administrators, as the account Burrow runs under. Applied at once (off ends the open terminals); refused while TERMINAL_ENABLED is set, and with AUTH_MODE=disabled',
+      )
       .optional(),
   })
   .strict();
@@ -86,13 +112,24 @@ export type ActivitySettings = z.infer<typeof activitySettings>;
 export const userPrefs = z.record(z.string(), z.unknown());
 export type UserPrefs = z.infer<typeof userPrefs>;
 
-/** What GET/PATCH /api/settings answer; `access` and `activity` for administrators only. */
+const setBy = z
+  .string()
+  .nullable()
+  .describe('The environment variable that fixes this setting (it wins over the stored one), or null');
+export const folderSizesSetting = z.object({ mode: folderSizeMode, setBy });
+export type FolderSizesSetting = z.infer<typeof folderSizesSetting>;
+export const terminalSetting = z.object({ enabled: z.boolean(), setBy });
+export type TerminalSetting = z.infer<typeof terminalSetting>;
+
+/** What GET/PATCH /api/settings answer; `access`, `activity`, `folderSizes` and `terminal` for administrators only. */
 export const settingsView = z.object({
   branding,
   user: userPrefs,
   thumbnails,
   access: z.object({ rules: z.array(accessRule) }).optional(),
   activity: activitySettings.optional(),
+  folderSizes: folderSizesSetting.optional(),
+  terminal: terminalSetting.optional(),
 });
 export type SettingsView = z.infer<typeof settingsView>;
 

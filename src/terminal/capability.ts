@@ -1,8 +1,9 @@
 // The administrator's terminal as a capability: POST /api/terminal/session issues a one-time
 // ticket bound to the session and the page's Origin; the WebSocket upgrade at
 // /api/terminal/socket (an administrator's session cookie, never a token) redeems it and runs
-// a shell on a pseudo-terminal. Off unless TERMINAL_ENABLED; where the pty add-on cannot load,
-// features.terminal says why and the route answers 503.
+// a shell on a pseudo-terminal. Off unless switched on (TERMINAL_ENABLED when set, else
+// Administration → Installation, at run time: switched off, open terminals end and new ones are
+// refused); where the pty add-on cannot load, features.terminal says why and the route answers 503.
 import type { IncomingMessage } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -22,7 +23,9 @@ import { terminalSessionRequest, terminalTicket, type TerminalTicket } from './w
 export const TERMINAL_SOCKET_PATH = '/api/terminal/socket';
 
 export interface TerminalCapabilityDeps {
-  config: { enabled: boolean; maxSessions: number; idleTimeoutMs: number; shell: string | null };
+  config: { maxSessions: number; idleTimeoutMs: number; shell: string | null };
+  /** Whether the terminal is on now, and its switches at run time. */
+  enabled: { now(): boolean; subscribe(listener: () => void): () => void };
   /** The pty add-on (loaded on first use), null when it cannot load. */
   pty: () => PtyAddon | null;
   ptyProblem?: () => string | undefined;
@@ -35,8 +38,8 @@ export interface TerminalCapabilityDeps {
 }
 
 export interface TerminalCapability extends Capability {
-  /** The WebSocket endpoint; null when the terminal is off (the upgrade then answers 404). */
-  readonly upgrade: UpgradeMount | null;
+  /** The WebSocket endpoint (while the terminal is off, it answers 404 TERMINAL_DISABLED). */
+  readonly upgrade: UpgradeMount;
 }
 
 /** Output sent but not yet taken by the browser before the shell is paused. */
@@ -59,7 +62,7 @@ function refuse(socket: Duplex, err: AppError, requestId: string): void {
 
 export function createTerminalCapability(deps: TerminalCapabilityDeps): TerminalCapability {
   const manager = createTerminalManager({
-    enabled: deps.config.enabled,
+    enabled: () => deps.enabled.now(),
     pty: deps.pty,
     ...(deps.ptyProblem ? { ptyProblem: deps.ptyProblem } : {}),
     activity: deps.activity,
@@ -106,7 +109,7 @@ export function createTerminalCapability(deps: TerminalCapabilityDeps): Terminal
         200: { description: 'The ticket', schema: terminalTicket },
         400: 'No Origin header (only a page can open the terminal)',
         403: 'Not an administrator session (API tokens are refused)',
-        404: 'The terminal is off (TERMINAL_ENABLED)',
+        404: 'The terminal is off (Administration → Installation, or TERMINAL_ENABLED)',
         429: 'TERMINAL_MAX_SESSIONS terminals are already open',
         503: 'The terminal add-on cannot load on this host',
       },
@@ -117,6 +120,7 @@ export function createTerminalCapability(deps: TerminalCapabilityDeps): Terminal
   const upgrade: UpgradeMount = {
     path: TERMINAL_SOCKET_PATH,
     handle(req, socket, head, { requestId, ip }) {
+      if (!deps.enabled.now()) return refuse(socket, new AppError('TERMINAL_DISABLED'), requestId);
       if (req.headers.authorization) return refuse(socket, new AppError('AUTH_TOKEN_NOT_ALLOWED'), requestId);
       const caller = deps.fromSession(req, ip);
       if (!caller) return refuse(socket, new AppError('AUTH_REQUIRED'), requestId);
@@ -131,12 +135,20 @@ export function createTerminalCapability(deps: TerminalCapabilityDeps): Terminal
     },
   };
 
-  if (!deps.config.enabled) return { routes, upgrade: null, features };
+  let unsubscribe = () => {};
   return {
     routes,
     upgrade,
     features,
+    start() {
+      // Switched off: every open shell ends now, not at its idle timeout.
+      unsubscribe = deps.enabled.subscribe(() => {
+        if (!deps.enabled.now())
+          void manager.closeAll('switched-off').catch((err) => deps.log.warn('terminals did not close', { err }));
+      });
+    },
     async stop() {
+      unsubscribe();
       await sockets.close();
       await manager.closeAll();
     },

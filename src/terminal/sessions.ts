@@ -34,7 +34,7 @@ export interface TerminalUser {
   ip?: string | null;
 }
 
-export type EndReason = 'exited' | 'idle' | 'closed' | 'shutdown' | 'signed-out';
+export type EndReason = 'exited' | 'idle' | 'closed' | 'shutdown' | 'signed-out' | 'switched-off';
 export interface TerminalExit {
   exitCode: number | null;
   signal: number | null;
@@ -75,12 +75,13 @@ export interface TerminalManager {
   assertCanStart(): void;
   start(user: TerminalUser, size?: { cols?: number; rows?: number }): TerminalSession;
   readonly active: number;
-  closeAll(): Promise<void>;
+  /** Ends every terminal ('shutdown' by default: the server stops; 'switched-off': an administrator turned it off). */
+  closeAll(reason?: EndReason): Promise<void>;
 }
 
 export interface TerminalDeps {
-  /** TERMINAL_ENABLED. */
-  enabled: boolean;
+  /** Whether the terminal is on now: TERMINAL_ENABLED when set, else Administration → Installation. */
+  enabled: () => boolean;
   /** The pty add-on, null when it cannot load (native.ts). */
   pty: () => PtyAddon | null;
   /** Why the add-on cannot load, when it cannot. */
@@ -121,8 +122,12 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
   const sessions = new Map<string, TerminalSession>();
 
   function availability(): TerminalAvailability {
-    if (!deps.enabled)
-      return { enabled: false, available: false, reason: 'The terminal is off (TERMINAL_ENABLED is not true).' };
+    if (!deps.enabled())
+      return {
+        enabled: false,
+        available: false,
+        reason: 'The terminal is off: an administrator can switch it on in Administration → Installation.',
+      };
     if (!deps.pty())
       return {
         enabled: true,
@@ -321,8 +326,8 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
     get active() {
       return sessions.size;
     },
-    async closeAll() {
-      await Promise.all([...sessions.values()].map((s) => s.close('shutdown')));
+    async closeAll(reason: EndReason = 'shutdown') {
+      await Promise.all([...sessions.values()].map((s) => s.close(reason)));
     },
   };
 }

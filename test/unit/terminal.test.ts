@@ -32,7 +32,7 @@ const secretEnv = {
 
 function manager(over: Partial<TerminalOptions> = {}, events: ActivityEvent[] = []) {
   return createTerminalManager({
-    enabled: true,
+    enabled: () => true,
     pty: () => pty,
     log: silentLogger,
     activity: { record: (e) => events.push(e) },
@@ -162,7 +162,7 @@ test('the cap on concurrent terminals refuses one more with 429, and frees its p
 
 test('without the add-on or when off, availability says why and a start answers 503 / 404', () => {
   const missing = createTerminalManager({
-    enabled: true,
+    enabled: () => true,
     pty: () => null,
     ptyProblem: () => 'no prebuilt binary',
     log: silentLogger,
@@ -176,7 +176,7 @@ test('without the add-on or when off, availability says why and a start answers 
     (e: AppError) => e.status === 503 && e.code === 'TERMINAL_UNAVAILABLE',
   );
   const off = createTerminalManager({
-    enabled: false,
+    enabled: () => false,
     pty: () => pty,
     log: silentLogger,
     options: { maxSessions: 1, idleTimeoutMs: 0, outputBufferBytes: 1024 },
