@@ -52,6 +52,7 @@ import { createPermissionsCapability } from './permissions/capability.ts';
 import { createNativeAddons, type NativeAddons } from './native.ts';
 import type { Caller } from './core/caller.ts';
 import { systemRoutes } from './system/routes.ts';
+import { networkSection } from './system/network.ts';
 import { VERSION } from './version.ts';
 import { createIdleCollector } from './core/idle-gc.ts';
 
@@ -294,6 +295,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       routes: () => routes,
       isReady: () => ready && db.isOpen,
       features: () => Object.assign({}, ...capabilities.map((c) => c.features?.() ?? {})),
+      network: (req) => networkSection(req, { publicUrl: config.server.publicUrl, address: () => server.address() }),
       version: VERSION,
     }),
   );

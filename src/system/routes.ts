@@ -1,7 +1,8 @@
 // Health probes, the API description and the feature flags of this instance.
 import { buildOpenApi, type OpenApiDocument } from '../http/openapi.ts';
+import type { IncomingMessage } from 'node:http';
 import { route, reply, type RouteDef } from '../http/route.ts';
-import { features, health, openApiDocument } from './wire.ts';
+import { features, health, openApiDocument, type NetworkSection } from './wire.ts';
 
 export interface SystemDeps {
   /** All mounted routes (read when the description is asked for). */
@@ -9,6 +10,8 @@ export interface SystemDeps {
   isReady: () => boolean;
   /** Feature sections, merged from every capability. */
   features: () => Record<string, unknown>;
+  /** The `network` section for this request (network.ts). */
+  network: (req: IncomingMessage) => NetworkSection;
   version: string;
 }
 
@@ -48,10 +51,12 @@ export function systemRoutes(deps: SystemDeps): RouteDef[] {
       access: 'public',
       tags: ['System'],
       summary: 'Feature flags of this instance.',
+      description:
+        '`network` is about the asking page: opened at a loopback address from this computer while PUBLIC_URL is unset, it lists the LAN addresses other devices use.',
       responses: {
         200: { description: 'Feature sections; every section present has a boolean `enabled`.', schema: features },
       },
-      handler: () => ({ version: deps.version, ...deps.features() }),
+      handler: ({ req }) => ({ version: deps.version, ...deps.features(), network: deps.network(req) }),
     }),
   ];
 }

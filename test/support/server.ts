@@ -105,7 +105,7 @@ export async function startServer(
           });
           const a = createApp(loadConfig(env), { log, uiDir: options.uiDir ?? null });
           app = a;
-          const address = await a.listen(port, '127.0.0.1');
+          const address = await a.listen(port, env.HOST ?? '127.0.0.1');
           return { port: address.port, pid: process.pid, stop: () => a.close(1000) };
         };
   let current: Instance | null = await boot(0);
