@@ -9,6 +9,9 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { createLogger, type Level, type Logger } from './core/log.ts';
 import { VERSION } from './version.ts';
+import { lanAddresses } from './system/network.ts';
+
+export { lanAddresses } from './system/network.ts';
 
 /** Short human log lines: `12:03:04 warn  message  key=value`. */
 export function consoleLogger(level: Level, write: (s: string) => void = (s) => process.stdout.write(s)): Logger {
@@ -19,20 +22,6 @@ export function consoleLogger(level: Level, write: (s: string) => void = (s) => 
       .join(' ');
     write(`${String(time).slice(11, 19)} ${String(lvl).padEnd(5)} ${String(msg)}${fields ? `  ${fields}` : ''}\n`);
   });
-}
-
-/** Addresses other devices can use: every non-loopback interface (IPv6 link-local addresses need a zone and are left out). */
-export function lanAddresses(
-  interfaces = os.networkInterfaces(),
-): { name: string; address: string; family: 'IPv4' | 'IPv6' }[] {
-  const out: { name: string; address: string; family: 'IPv4' | 'IPv6' }[] = [];
-  for (const [name, list] of Object.entries(interfaces)) {
-    for (const a of list ?? []) {
-      if (a.internal || (a.family === 'IPv6' && /^fe80:/i.test(a.address))) continue;
-      out.push({ name, address: a.address, family: a.family as 'IPv4' | 'IPv6' });
-    }
-  }
-  return out.sort((a, b) => (a.family === b.family ? 0 : a.family === 'IPv4' ? -1 : 1));
 }
 
 export function looseFiles(volumeRoot: string): string[] {
@@ -46,6 +35,20 @@ export function looseFiles(volumeRoot: string): string[] {
   }
 }
 
+const isLoopback = (address: string) =>
+  address.startsWith('127.') || address === '::1' || address === '::ffff:127.0.0.1';
+
+/**
+ * The address to open on this computer: localhost for every interface and for a loopback one
+ * (a passkey needs a name — at 127.0.0.1 the browser refuses it — and localhost is a secure
+ * context over plain http), else the address listened on.
+ */
+export function localUrl(address: AddressInfo): string {
+  const a = address.address;
+  const host = a === '0.0.0.0' || a === '::' || isLoopback(a) ? 'localhost' : a.includes(':') ? `[${a}]` : a;
+  return `http://${host}:${address.port}/`;
+}
+
 export function firstRunBanner(o: {
   address: AddressInfo;
   config: Config;
@@ -55,10 +58,7 @@ export function firstRunBanner(o: {
   const { address, config } = o;
   const port = address.port;
   const all = address.address === '0.0.0.0' || address.address === '::';
-  const local =
-    all || address.address === '127.0.0.1' || address.address === '::1'
-      ? `http://localhost:${port}/`
-      : `http://${address.address}:${port}/`;
+  const local = localUrl(address);
   const lines = [`Burrow ${VERSION} is running.`, ''];
   lines.push(`  Open it on this computer:  ${local}`);
   if (all) {
@@ -69,7 +69,7 @@ export function firstRunBanner(o: {
         `  ${i === 0 ? 'From other devices:       ' : '                          '} http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${port}/   (${a.name})`,
       ),
     );
-  } else if (address.address === '127.0.0.1' || address.address === '::1') {
+  } else if (isLoopback(address.address)) {
     lines.push(`  Other devices cannot reach it: HOST=${config.server.host} keeps Burrow to this computer.`);
   }
   if (o.needsSetup) lines.push('', '  First start: open that address and create the administrator account.');

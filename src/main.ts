@@ -17,7 +17,7 @@ import { createLogger } from './core/log.ts';
 import { VERSION } from './version.ts';
 import { serviceCommand } from './service/cli.ts';
 import { essentialFailed, formatChecks, runDoctor } from './doctor/doctor.ts';
-import { consoleLogger, firstRunBanner, looseFiles, openBrowser, shouldOpenBrowser } from './console.ts';
+import { consoleLogger, firstRunBanner, localUrl, looseFiles, openBrowser, shouldOpenBrowser } from './console.ts';
 import type { Database } from './db/database.ts';
 import type { Config } from './config.ts';
 
@@ -150,8 +150,9 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   try {
     const address = await app.listen();
-    const shownHost = address.address === '0.0.0.0' || address.address === '::' ? 'localhost' : address.address;
-    const url = `http://${shownHost}:${address.port}/`;
+    // This computer's own address is opened as localhost, never 127.0.0.1: passkeys need a name
+    // (at a numeric address the browser refuses them), and localhost is a secure context.
+    const url = localUrl(address);
     const needsSetup = accountsMissing(app.db, app.config);
     if (human) {
       process.stdout.write(firstRunBanner({ address, config: app.config, needsSetup }));

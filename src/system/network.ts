@@ -29,8 +29,7 @@ export function lanAddresses(interfaces = os.networkInterfaces()): LanAddress[] 
   return out.sort((a, b) => (a.family === b.family ? 0 : a.family === 'IPv4' ? -1 : 1));
 }
 
-const isLoopbackIp = (address: string) =>
-  (net.isIPv4(address) && address.startsWith('127.')) || address === '::1';
+const isLoopbackIp = (address: string) => (net.isIPv4(address) && address.startsWith('127.')) || address === '::1';
 
 /** `localhost`, `*.localhost`, 127.0.0.0/8 or [::1] (RFC 6761: localhost names resolve to loopback). */
 export function isLoopbackHost(hostname: string): boolean {

@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as pty from '@lydell/node-pty';
 import { makeDirs, removeDirs, serverCommand } from '../support/server.ts';
-import { browserCommand, lanAddresses, shouldOpenBrowser } from '../../src/console.ts';
+import { browserCommand, lanAddresses, localUrl, shouldOpenBrowser } from '../../src/console.ts';
 
 test('in a terminal: the address here and on the LAN, the data folders, how to stop; short log lines', async () => {
   const dirs = makeDirs();
@@ -111,6 +111,52 @@ test('without a terminal the log is JSON from the first line (services, tests)',
   }
 });
 
+test('HOST=127.0.0.1: the browser is opened at http://localhost:<port>/, never 127.0.0.1 (passkeys need a name)', async () => {
+  const dirs = makeDirs();
+  // A desktop session whose "browser" notes the address it was asked to open.
+  const bin = path.join(dirs.root, 'bin');
+  const opened = path.join(dirs.root, 'opened.txt');
+  fs.mkdirSync(bin);
+  fs.writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
+  const c = serverCommand();
+  const env: Record<string, string> = {
+    ...c.env,
+    PATH: `${bin}:${c.env.PATH ?? '/usr/bin:/bin'}`,
+    DISPLAY: ':0',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    CONFIG_DIR: dirs.config,
+    CACHE_DIR: dirs.cache,
+    VOLUME_ROOT: dirs.volumes,
+    TERM: 'xterm',
+  };
+  for (const name of ['CI', 'BURROW_NO_OPEN', 'INVOCATION_ID', 'XPC_SERVICE_NAME']) delete env[name];
+  const term = pty.spawn(c.file, c.args, { cols: 160, rows: 50, env, cwd: dirs.root });
+  let out = '';
+  term.onData((d) => {
+    out += d;
+  });
+  const exited = new Promise<number>((resolve) => term.onExit((e) => resolve(e.exitCode)));
+  try {
+    const deadline = Date.now() + 60_000;
+    while (!fs.existsSync(opened) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const text = out.replace(/\r/g, '');
+    const port = /Open it on this computer: {2}http:\/\/localhost:(\d+)\//.exec(text)?.[1];
+    assert.ok(port, text);
+    assert.is(fs.readFileSync(opened, 'utf8'), `http://localhost:${port}/`);
+    assert.match(text, /Other devices cannot reach it: HOST=127\.0\.0\.1 keeps Burrow to this computer\./);
+    term.kill('SIGINT');
+    assert.is(await exited, 0);
+  } finally {
+    try {
+      term.kill('SIGKILL');
+    } catch {
+      /* gone */
+    }
+    removeDirs(dirs);
+  }
+});
+
 test('the browser opens only for a person at a desktop on a new installation', () => {
   const base = { noOpen: false, tty: true, needsSetup: true };
   assert.ok(shouldOpenBrowser({ ...base, env: { DISPLAY: ':0' }, platform: 'linux' }));
@@ -151,6 +197,13 @@ test('the browser opens only for a person at a desktop on a new installation', (
     lanAddresses(fake).map((a) => `${a.name} ${a.address}`),
     ['eth0 192.168.1.20', 'wg0 10.8.0.2'],
   );
+  const at = (address: string, family = 'IPv4') => localUrl({ address, family, port: 3000 });
+  assert.is(at('127.0.0.1'), 'http://localhost:3000/');
+  assert.is(at('127.0.1.1'), 'http://localhost:3000/');
+  assert.is(at('::1', 'IPv6'), 'http://localhost:3000/');
+  assert.is(at('0.0.0.0'), 'http://localhost:3000/');
+  assert.is(at('192.168.1.20'), 'http://192.168.1.20:3000/');
+  assert.is(at('fd00::2', 'IPv6'), 'http://[fd00::2]:3000/');
 });
 
 test.run();
