@@ -199,7 +199,7 @@ test('activity log: switched on in installation settings; filter, pages, address
   await page.getByRole('button', { name: 'Filter' }).click();
   await eventually('only renames', async () => {
     const actions = await table.locator('tbody tr td:nth-child(2)').allInnerTexts();
-    return actions.length === 50 && actions.every((a) => a === 'token.rename');
+    return actions.length === 50 && actions.every((a) => a === 'API token renamed');
   });
   const firstPage = await table.locator('tbody tr td:nth-child(6)').allInnerTexts();
   await page.getByRole('button', { name: 'Older' }).click();
@@ -223,7 +223,9 @@ test('activity log: switched on in installation settings; filter, pages, address
     const cells = await rows.evaluateAll((trs) =>
       trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
     );
-    return cells.length > 0 && cells.every((c) => c[2] === 'failure' && c[3] === 'bob' && c[4] === '127.0.0.1');
+    return (
+      cells.length > 0 && cells.every((c) => c[2] === 'Refused or failed' && c[3] === 'bob' && c[4] === '127.0.0.1')
+    );
   });
   await shot(page, 'activity-desktop');
   await page.getByText('Which address is recorded for my requests?').click();
@@ -242,7 +244,7 @@ test('activity log: switched on in installation settings; filter, pages, address
   await page.getByRole('button', { name: 'Filter' }).click();
   await eventually(
     'only the clear row shows',
-    async () => (await table.locator('tbody tr td:nth-child(2)').allInnerTexts()).join() === 'admin.activity-clear',
+    async () => (await table.locator('tbody tr td:nth-child(2)').allInnerTexts()).join() === 'Log cleared',
   );
 });
 

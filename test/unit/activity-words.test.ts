@@ -3,7 +3,7 @@
 // actions without a sentence keep their "name: value" pairs.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { describeActivity } from '../../ui/src/admin/activity-words.ts';
+import { actionName, codeWords, describeActivity } from '../../ui/src/admin/activity-words.ts';
 
 const CASES: [string, Record<string, unknown>, string][] = [
   [
@@ -77,9 +77,48 @@ test('writes through a link or with a token say so', () => {
   );
 });
 
+test('sign-ins read as sentences, their codes in words', () => {
+  assert.is(describeActivity('auth.login', { reason: 'wrong-password' }, 'failure'), 'Sign-in refused: wrong password');
+  assert.is(describeActivity('auth.login', { method: 'password' }), 'Signed in with a password');
+  assert.is(
+    describeActivity('auth.login', { method: 'password', held: true }),
+    'Signed in with a password, waiting for the second factor',
+  );
+  assert.is(
+    describeActivity('auth.login', { method: 'passkey', secondFactor: 'recovery-code' }),
+    'Signed in with a passkey and recovery code',
+  );
+  assert.is(describeActivity('auth.login', { method: 'oidc' }), 'Signed in with single sign-on');
+  assert.is(
+    describeActivity('auth.login', { reason: 'second-factor-needs-token', method: 'basic' }, 'failure'),
+    'Sign-in refused (password (WebDAV or a script)): the account has a second factor: use an API token',
+  );
+});
+
+test('every action has a name in words; an unknown one reads as its words', () => {
+  assert.is(actionName('files.rename'), 'Rename');
+  assert.is(actionName('auth.login'), 'Sign-in');
+  assert.is(actionName('admin.settings-change'), 'Settings changed');
+  assert.is(actionName('office.lock-refresh'), 'Office lock refresh');
+  assert.is(codeWords('local_password'), 'password');
+  assert.is(
+    describeActivity('admin.settings-change', {
+      sections: ['folderSizes', 'terminal'],
+      folderSizes: 'full',
+      terminal: 'on',
+    }),
+    'Changed the settings: folder sizes (full), terminal (on)',
+  );
+  assert.is(
+    describeActivity('terminal.end', { reason: 'switched-off', durationMs: 125_000 }),
+    'Closed a terminal: switched off after 2 min',
+  );
+  assert.is(describeActivity('token.refused', { reason: 'expired' }), 'Refused an API token: expired');
+});
+
 test('other actions keep their fields as words; nothing is JSON', () => {
-  assert.is(describeActivity('auth.login', { reason: 'wrong-password' }), 'reason: wrong-password');
   assert.is(describeActivity('dav.put', { path: '/dav/a', status: 201 }), 'path: /dav/a · status: 201');
+  assert.is(describeActivity('some.thing', { method: 'local_password' }), 'method: password');
   assert.is(describeActivity('files.upload', null), '');
   // Times in words, as the screens show them: never the ISO form (one 24-character word that wraps inside).
   const expires = '2026-12-24T12:26:31.497Z';

@@ -6,7 +6,8 @@ import { ErrorNote } from '../components/common.tsx';
 import { toast, toastError } from '../state/toasts.ts';
 import type { ActivityPage, AddressDiagnosis } from '../api/types.ts';
 import { formatDate } from '../util.ts';
-import { describeActivity } from './activity-words.ts';
+import { navigate } from '../state/router.ts';
+import { actionName, describeActivity } from './activity-words.ts';
 
 function Address() {
   const [info, setInfo] = useState<AddressDiagnosis | null>(null);
@@ -111,7 +112,21 @@ export function Activity() {
   };
   return (
     <div class="stack">
-      {page && !page.enabled && <p class="notice">The activity log is off. Switch it on under Installation.</p>}
+      {page && !page.enabled && (
+        <p class="notice" role="note">
+          The activity log is off.{' '}
+          <a
+            href="/admin/installation"
+            onClick={(e) => {
+              e.preventDefault();
+              navigate('/admin/installation');
+            }}
+          >
+            Switch it on under Installation
+          </a>
+          .
+        </p>
+      )}
       <form
         class="form-grid"
         onSubmit={(e) => {
@@ -126,7 +141,7 @@ export function Activity() {
             <option value="">Any</option>
             {page?.actions?.map((a) => (
               <option key={a} value={a}>
-                {a}
+                {actionName(a)}
               </option>
             ))}
           </select>
@@ -135,8 +150,8 @@ export function Activity() {
           Outcome
           <select {...f('outcome')}>
             <option value="">Any</option>
-            <option value="success">Success</option>
-            <option value="failure">Failure</option>
+            <option value="success">Succeeded</option>
+            <option value="failure">Refused or failed</option>
           </select>
         </label>
         <label>
@@ -179,10 +194,10 @@ export function Activity() {
             {rows.map((r) => (
               <tr key={r.id}>
                 <td class="small">{formatDate(r.time)}</td>
-                <td data-label="Action">
-                  <code>{r.action}</code>
+                <td data-label="Action" title={r.action}>
+                  {actionName(r.action)}
                 </td>
-                <td data-label="Outcome">{r.outcome}</td>
+                <td data-label="Outcome">{r.outcome === 'failure' ? 'Refused or failed' : 'Succeeded'}</td>
                 <td dir="auto" data-label="User">
                   {r.username ?? r.userId ?? ''}
                 </td>
@@ -190,7 +205,7 @@ export function Activity() {
                   {r.address ?? ''}
                 </td>
                 <td class="small detail" dir="auto">
-                  {describeActivity(r.action, r.detail)}
+                  {describeActivity(r.action, r.detail, r.outcome)}
                 </td>
               </tr>
             ))}

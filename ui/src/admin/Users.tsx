@@ -7,6 +7,7 @@ import { ErrorNote } from '../components/common.tsx';
 import { features, user as me } from '../state/session.ts';
 import { toast, toastError } from '../state/toasts.ts';
 import { formatDate } from '../util.ts';
+import { codeWords } from './activity-words.ts';
 import { AssignedVolumes } from './AssignedVolumes.tsx';
 
 function CreateUser({ onCreated }: { onCreated: () => void }) {
@@ -156,7 +157,7 @@ export function Users() {
                       </select>
                     </td>
                     <td class="small" data-label="Sign-in">
-                      {u.authMethods.map((m) => m.method).join(', ')}
+                      {u.authMethods.map((m) => codeWords(m.method)).join(', ')}
                     </td>
                     <td class="small" data-label="Created">
                       {formatDate(u.createdAt)}
