@@ -65,6 +65,11 @@ export interface Features {
   /** Office editors and the extensions each opens (ONLYOFFICE wins when both match). */
   onlyoffice?: { enabled: boolean; extensions: string[] };
   collabora?: { enabled: boolean; extensions: string[] };
+  /**
+   * Where this server is reached, for this page: opened at a loopback address from this computer
+   * (`loopback`) while PUBLIC_URL is unset, `lanOrigins` are the addresses other devices use.
+   */
+  network?: { enabled: boolean; publicUrl: string | null; loopback: boolean; reachable: boolean; lanOrigins: string[] };
 }
 
 export interface Volume {
@@ -178,6 +183,10 @@ export interface Settings {
   user?: { showHiddenFiles?: boolean; showThumbnails?: boolean; theme?: 'system' | 'light' | 'dark' };
   thumbnails?: { enabled: boolean; size: number; quality: number; concurrency: number };
   activity?: { enabled: boolean; retentionDays: number };
+  /** Administrators: folder sizes, and the variable that fixes them when it is set. */
+  folderSizes?: { mode: 'off' | 'full' | 'shallow'; setBy: string | null };
+  /** Administrators: the terminal switch, and the variable that fixes it when it is set. */
+  terminal?: { enabled: boolean; setBy: string | null };
 }
 
 export interface ActivityRow {

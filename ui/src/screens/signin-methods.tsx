@@ -6,6 +6,8 @@ import { post } from '../api/client.ts';
 import type { AuthStatus, User } from '../api/types.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { useSubmit } from '../components/useSubmit.ts';
+import { passkeyErrorWords } from '../settings/passkey-address.ts';
+import { PasskeyWhere, thisPage } from '../settings/PasskeyWhere.tsx';
 
 const HANDOFFS_KEY = 'burrow.oidcHandoffs';
 const LOOP_WINDOW_MS = 10_000;
@@ -98,18 +100,30 @@ export function useAutoHandoff(s: AuthStatus | null, only: boolean): void {
 
 export function PasskeyButton({ onAnswer }: { onAnswer: (answer: { user?: User; totpRequired?: boolean }) => void }) {
   const { busy, error, run } = useSubmit();
+  const [explain, setExplain] = useState(false);
   if (!browserSupportsWebAuthn()) return null;
-  const signIn = () =>
-    run(async () => {
+  // At 127.0.0.1, or a LAN address over http, the browser would refuse with a bare "127.0.0.1 is
+  // an invalid domain": the button says why instead, with a link to where passkeys work.
+  const place = thisPage();
+  const signIn = () => {
+    if (place) return setExplain(true);
+    return run(async () => {
       const start = await post<{ options: any }>('/api/auth/login/passkey/start');
-      const response = await startAuthentication({ optionsJSON: start.options });
+      let response;
+      try {
+        response = await startAuthentication({ optionsJSON: start.options });
+      } catch (err) {
+        throw passkeyErrorWords(err, place);
+      }
       onAnswer(await post('/api/auth/login/passkey/finish', { response }, { allow401: true }));
     });
+  };
   return (
     <>
       <button type="button" class="button" disabled={busy} onClick={() => void signIn()}>
         Sign in with a passkey
       </button>
+      {explain && place && <PasskeyWhere place={place} />}
       <ErrorNote error={error} />
     </>
   );

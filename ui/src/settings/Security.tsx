@@ -7,6 +7,8 @@ import { ApiError, del, get, patch, post } from '../api/client.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { askText, confirmDialog } from '../components/Dialog.tsx';
 import { QrCode } from '../shares/Qr.tsx';
+import { passkeyErrorWords } from './passkey-address.ts';
+import { PasskeyWhere, thisPage } from './PasskeyWhere.tsx';
 import { toast, toastError } from '../state/toasts.ts';
 
 interface TotpStatus {
@@ -213,14 +215,22 @@ function Passkeys() {
   useEffect(() => {
     void load();
   }, []);
-  const secure = window.isSecureContext && browserSupportsWebAuthn();
+  // Where this page is (127.0.0.1, a LAN address over http…) may rule passkeys out: said in words.
+  const place = thisPage();
+  const supported = browserSupportsWebAuthn();
+  const secure = supported && !place;
   const add = async (e: Event) => {
     e.preventDefault();
     setError(null);
     setBusy(true);
     try {
       const start = await post<{ options: any }>('/api/auth/passkeys/register/start');
-      const response = await startRegistration({ optionsJSON: start.options });
+      let response;
+      try {
+        response = await startRegistration({ optionsJSON: start.options });
+      } catch (err) {
+        throw passkeyErrorWords(err, place);
+      }
       await post('/api/auth/passkeys/register/finish', { response, name: name.trim() || undefined });
       setName('');
       toast('Passkey added');
@@ -269,10 +279,10 @@ function Passkeys() {
         https, or this computer's own address (localhost). On a home network over plain http the browser offers none —
         put Burrow behind https to use them there.
       </p>
-      {!secure && (
+      {place && <PasskeyWhere place={place} />}
+      {!place && !supported && (
         <p class="error-note" role="note">
-          This page is not a secure context ({location.protocol}//{location.host}), so this browser cannot create or use
-          passkeys here.
+          This browser does not offer passkeys.
         </p>
       )}
       {list && list.length === 0 && <p>No passkeys yet.</p>}

@@ -2,10 +2,13 @@
 // link allows (only the flags that mean something for a file or a folder), a file request
 // (upload-only folder link with limits), label; then the link to copy and its QR code.
 // The same form edits an existing share; links already made for the item are listed on top.
+// Opened at localhost without PUBLIC_URL, a link would name an address only this computer
+// knows: the dialog gives it with this computer's network address instead, and says why.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Dialog, showDialog } from '../components/Dialog.tsx';
 import { ErrorNote, Spinner } from '../components/common.tsx';
 import { useSubmit } from '../components/useSubmit.ts';
+import { features } from '../state/session.ts';
 import { toast } from '../state/toasts.ts';
 import { formatDate } from '../util.ts';
 import {
@@ -46,6 +49,27 @@ const toLocalInput = (iso: string | null) => {
 };
 const fromLocalInput = (v: string) => (v ? new Date(v).toISOString() : null);
 
+/** `localhost`, `*.localhost`, 127.x.x.x, [::1]: names only this computer knows. */
+const isLoopbackHost = (host: string) => /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(host);
+
+/**
+ * How a link is reached from other devices: when it names a loopback address (the page was
+ * opened at localhost) and PUBLIC_URL is unset, the same link at each LAN address of this
+ * computer; `lan` is empty when Burrow accepts no other device (`reachable` false).
+ */
+export function linkElsewhere(url: string): { local: string; lan: string[]; reachable: boolean } | null {
+  const n = features.value.network;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if (!n || n.publicUrl || !isLoopbackHost(parsed.hostname)) return null;
+  const rest = parsed.pathname + parsed.search + parsed.hash;
+  return { local: parsed.hostname, lan: n.lanOrigins.map((o) => o + rest), reachable: n.reachable };
+}
+
 export async function copyText(text: string, input?: HTMLInputElement | null): Promise<void> {
   try {
     await navigator.clipboard.writeText(text);
@@ -59,13 +83,13 @@ export async function copyText(text: string, input?: HTMLInputElement | null): P
   toast('Link copied');
 }
 
-export function LinkBox({ url }: { url: string }) {
+export function LinkBox({ url, label = 'Link' }: { url: string; label?: string }) {
   const input = useRef<HTMLInputElement>(null);
   const [qr, setQr] = useState(false);
   return (
     <div class="share-link stack">
       <div class="share-link-row">
-        <input ref={input} readOnly value={url} aria-label="Link" onFocus={(e) => e.currentTarget.select()} />
+        <input ref={input} readOnly value={url} aria-label={label} onFocus={(e) => e.currentTarget.select()} />
         <button type="button" class="primary" onClick={() => void copyText(url, input.current)}>
           Copy link
         </button>
@@ -296,6 +320,72 @@ function ShareForm({
   );
 }
 
+/** Who can open a link, in a sentence: whom it is for, and what else they need. */
+export function whoCanOpen(s: Share): string {
+  if (s.fileRequest) return 'People with this link can send files into the folder; they see nothing in it.';
+  const until = s.expiresAt ? `, until ${formatDate(s.expiresAt)}` : '';
+  if (s.sharingType === 'users')
+    return `Only the accounts you chose can open it, after signing in${s.hasPassword ? ', and with the password' : ''}${until}.`;
+  return `Anyone who has this link can open it${s.hasPassword ? ' with the password' : ''}${until}.`;
+}
+
+/**
+ * The link to send, and why when it is not the address this page was opened at: a link naming
+ * localhost opens only on this computer, so it is given at this computer's network address.
+ */
+function SharedLink({ url }: { url: string }) {
+  const elsewhere = linkElsewhere(url);
+  if (!elsewhere) return <LinkBox url={url} />;
+  if (!elsewhere.reachable)
+    return (
+      <>
+        <LinkBox url={url} />
+        <p class="warning small" role="note">
+          This link names <code>{elsewhere.local}</code>, which every device understands as “this device”: it opens only
+          on this computer. Burrow is set to accept connections from this computer only, so no other device can open it.
+          To share with other devices, start Burrow with <code>HOST=0.0.0.0</code>, or set <code>PUBLIC_URL</code> to
+          its public address.
+        </p>
+      </>
+    );
+  if (!elsewhere.lan.length)
+    return (
+      <>
+        <LinkBox url={url} />
+        <p class="warning small" role="note">
+          This link names <code>{elsewhere.local}</code>, so it opens only on this computer, and this computer has no
+          network address right now (is it connected?). Set <code>PUBLIC_URL</code> to Burrow's public address for links
+          that work anywhere.
+        </p>
+      </>
+    );
+  const [first, ...others] = elsewhere.lan;
+  return (
+    <div class="stack share-elsewhere">
+      <p class="warning small" role="note">
+        You opened Burrow at <code>{elsewhere.local}</code>, a name only this computer understands, so this link uses
+        the computer's network address instead: it opens on phones and computers on the same network (Wi‑Fi or cable).
+        For links that work anywhere, set <code>PUBLIC_URL</code> to Burrow's public address.
+      </p>
+      <LinkBox url={first!} label="Link for other devices" />
+      {others.length > 0 && (
+        <details>
+          <summary class="small">Other addresses of this computer</summary>
+          <div class="stack">
+            {others.map((u) => (
+              <LinkBox key={u} url={u} label={`Link at ${new URL(u).host}`} />
+            ))}
+          </div>
+        </details>
+      )}
+      <details>
+        <summary class="small">The link on this computer</summary>
+        <LinkBox url={url} label="Link on this computer" />
+      </details>
+    </div>
+  );
+}
+
 function describe(s: Share): string {
   const who =
     s.sharingType === 'users'
@@ -346,6 +436,13 @@ function ShareDialog({
       {!mode && others && (
         <div class="stack">
           <p>Links already made for this {target.isDirectory ? 'folder' : 'file'}:</p>
+          {others[0] && linkElsewhere(others[0].shareUrl)?.lan[0] && (
+            <p class="muted small" role="note">
+              You opened Burrow at {linkElsewhere(others[0].shareUrl)!.local}, a name only this computer understands:
+              “Copy link” gives the link at this computer's network address (
+              {new URL(linkElsewhere(others[0].shareUrl)!.lan[0]!).host}), which other devices on the network open.
+            </p>
+          )}
           <ul class="share-existing">
             {others.map((s) => (
               <li key={s.id}>
@@ -354,7 +451,11 @@ function ShareDialog({
                   <span class="muted small">{describe(s)}</span>
                 </span>
                 <span class="actions">
-                  <button type="button" class="small" onClick={() => void copyText(s.shareUrl)}>
+                  <button
+                    type="button"
+                    class="small"
+                    onClick={() => void copyText(linkElsewhere(s.shareUrl)?.lan[0] ?? s.shareUrl)}
+                  >
                     Copy link
                   </button>
                   <button type="button" class="small" onClick={() => setMode({ kind: 'form', share: s })}>
@@ -385,12 +486,9 @@ function ShareDialog({
       {mode?.kind === 'done' && (
         <div class="stack">
           <p>
-            {mode.share.fileRequest
-              ? 'People with this link can send files into the folder.'
-              : 'Anyone this link is for can open it.'}{' '}
-            <span class="muted small">{describe(mode.share)}</span>
+            {whoCanOpen(mode.share)} <span class="muted small">{describe(mode.share)}</span>
           </p>
-          <LinkBox url={mode.share.shareUrl} />
+          <SharedLink url={mode.share.shareUrl} />
           <div class="actions">
             <button type="button" onClick={() => setMode({ kind: 'form', share: mode.share })}>
               Change settings
