@@ -6,6 +6,7 @@ import { ErrorNote } from '../components/common.tsx';
 import { location } from '../state/router.ts';
 import { toastError } from '../state/toasts.ts';
 import { ServerFiles } from './AssignedVolumes.tsx';
+import './admin.css';
 
 interface HostVolume {
   id: string;
@@ -68,10 +69,10 @@ export function Volumes() {
           {data.looseFiles.length > 1 ? 'them' : 'it'} into a folder, or add that folder itself below.
         </p>
       )}
-      <ul class="results" aria-label="Host folder volumes">
+      <ul class="results host-volumes" aria-label="Host folder volumes">
         {data?.volumes.map((v) => (
           <li key={v.id}>
-            <div class="grow">
+            <div class="volume-what">
               <strong dir="auto">{v.label}</strong>
               <div class="where">{v.path}</div>
               {!v.available && (
@@ -81,31 +82,35 @@ export function Volumes() {
                 <div class="muted small">The folder itself is read-only for Burrow.</div>
               )}
             </div>
-            <select
-              aria-label={`Access to ${v.label}`}
-              value={v.accessMode}
-              onChange={(e) => change(v, { accessMode: e.currentTarget.value })}
-            >
-              <option value="readwrite">Read and write</option>
-              <option value="readonly">Read only</option>
-            </select>
-            <button
-              type="button"
-              class="small"
-              onClick={() => {
-                const name = prompt('New name', v.label);
-                if (name && name.trim() && name !== v.label) void change(v, { label: name.trim() });
-              }}
-            >
-              Rename
-            </button>
-            <button
-              type="button"
-              class="small danger"
-              onClick={() => del(`/api/admin/volumes/${encodeURIComponent(v.id)}`).then(load, (err) => toastError(err))}
-            >
-              Remove
-            </button>
+            <div class="volume-actions">
+              <select
+                aria-label={`Access to ${v.label}`}
+                value={v.accessMode}
+                onChange={(e) => change(v, { accessMode: e.currentTarget.value })}
+              >
+                <option value="readwrite">Read and write</option>
+                <option value="readonly">Read only</option>
+              </select>
+              <button
+                type="button"
+                class="small"
+                onClick={() => {
+                  const name = prompt('New name', v.label);
+                  if (name && name.trim() && name !== v.label) void change(v, { label: name.trim() });
+                }}
+              >
+                Rename
+              </button>
+              <button
+                type="button"
+                class="small danger"
+                onClick={() =>
+                  del(`/api/admin/volumes/${encodeURIComponent(v.id)}`).then(load, (err) => toastError(err))
+                }
+              >
+                Remove
+              </button>
+            </div>
           </li>
         ))}
         {data && !data.volumes.length && <li class="muted">No host folders added yet.</li>}

@@ -40,6 +40,11 @@ export async function loadStatus(): Promise<void> {
   }
 }
 
+/** The instance's features again (an administrator switched one in Installation). */
+export async function reloadFeatures(): Promise<void> {
+  features.value = await get<Features>('/api/features');
+}
+
 export async function loadWorkspace(): Promise<void> {
   const [v, fav, settings] = await Promise.all([
     get<Volume[]>('/api/volumes').catch(() => [] as Volume[]),

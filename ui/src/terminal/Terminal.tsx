@@ -161,7 +161,7 @@ export default function TerminalPage() {
       <p class="note">
         {t.enabled
           ? (t.reason ?? 'The terminal cannot run on this server.')
-          : 'The terminal is off. Set TERMINAL_ENABLED=true and restart Burrow to offer it to administrators.'}
+          : 'The terminal is off. An administrator can switch it on in Administration → Installation.'}
       </p>
     );
   }
