@@ -21,15 +21,21 @@ export interface CommandLine {
   /** `burrow service …` (its own arguments, read by service/cli.ts). */
   service: boolean;
   doctor: boolean;
+  /** `--help all` (or `burrow help all`): every environment variable, not only the short help. */
+  helpAll: boolean;
   values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
 }
 
-/** Throws parseArgs' error on an unknown or malformed option. */
+/** Throws parseArgs' error on an unknown or malformed option, and on a word it does not know. */
 export function readCommandLine(argv: readonly string[]): CommandLine {
-  if (argv[0] === 'service') return { service: true, doctor: false, values: {} };
+  if (argv[0] === 'service') return { service: true, doctor: false, helpAll: false, values: {} };
   const doctor = argv[0] === 'doctor';
-  const { values } = parseArgs({ args: doctor ? argv.slice(1) : [...argv], options: OPTIONS });
-  return { service: false, doctor, values };
+  // `burrow help [all]` is `burrow --help [all]`.
+  const args = doctor ? argv.slice(1) : argv[0] === 'help' ? ['--help', ...argv.slice(1)] : [...argv];
+  const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true });
+  const helpAll = Boolean(values.help) && positionals.length === 1 && positionals[0]!.toLowerCase() === 'all';
+  if (positionals.length && !helpAll) throw new TypeError(`Unexpected argument '${positionals[0]}'`);
+  return { service: false, doctor, helpAll, values };
 }
 
 /** Whether the command line starts the server (not the doctor, a service command, help, version or a check). */

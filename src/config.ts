@@ -148,8 +148,8 @@ export const variables = {
     callbackUrl: url('OIDC_CALLBACK_URL', 'Explicit callback address.', '${PUBLIC_URL}/callback'),
     mobileRedirectUris: custom(
       'OIDC_MOBILE_REDIRECT_URIS',
-      'nextexplorer://oidc-callback',
-      'Allow-list of custom-scheme redirect URIs for native apps (http(s) refused).',
+      '',
+      "Allow-list of custom-scheme redirect URIs for native apps that sign in through the identity provider (http(s) refused). Unset: only nextexplorer://oidc-callback, the address of NextExplorer's iOS app (a third-party app that speaks Burrow's API); list your app's address to replace it.",
       (v) => {
         const uris = v === undefined ? ['nextexplorer://oidc-callback'] : v.split(/[\s,]+/).filter(Boolean);
         for (const u of uris)

@@ -6,7 +6,8 @@ import { takeEarlyWalker } from './indexer/early-start.ts';
 import { afterEarlyWalks } from './indexer/early.ts';
 import fs from 'node:fs';
 import { readCommandLine, serverEnv } from './cli-args.ts';
-import { ConfigError, allVariables, loadConfig } from './config.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { helpText } from './cli-help.ts';
 import { fsReason, prepareDataDirs } from './config/dirs.ts';
 import { createApp, defaultUiDir } from './app.ts';
 import { uiDir } from './assets.ts';
@@ -20,17 +21,6 @@ import { essentialFailed, formatChecks, runDoctor } from './doctor/doctor.ts';
 import { consoleLogger, firstRunBanner, localUrl, looseFiles, openBrowser, shouldOpenBrowser } from './console.ts';
 import type { Database } from './db/database.ts';
 import type { Config } from './config.ts';
-
-const USAGE = `Burrow ${VERSION}: a self-hosted web file manager.
-
-Usage: burrow [--port N] [--host ADDRESS] [--config DIR] [--cache DIR] [--volumes DIR] [--no-open] [--log-file FILE]
-       burrow doctor [--json]           check this computer: folders, port, add-ons, database (also --self-check)
-       burrow service install | uninstall | status [--dry-run] [--platform linux|macos|windows]   (burrow service --help)
-
-Every setting is an environment variable (--port, --host, --config, --cache and --volumes set PORT,
-HOST, CONFIG_DIR, CACHE_DIR and VOLUME_ROOT). On a desktop the browser opens on the first start
-unless --no-open is given. Variables:
-`;
 
 function fatal(message: string): never {
   process.stderr.write(`burrow: ${message}\n`);
@@ -58,13 +48,7 @@ async function main(): Promise<void> {
   if (line.service) process.exit(await serviceCommand(argv.slice(1)));
   const { doctor, values: args } = line;
   if (args.help) {
-    process.stdout.write(
-      USAGE +
-        allVariables()
-          .map((v) => `  ${v.name.padEnd(38)} ${v.defaultText ? `[${v.defaultText}] ` : ''}${v.doc}`)
-          .join('\n') +
-        '\n',
-    );
+    process.stdout.write(helpText(serverEnv(line, process.env), line.helpAll));
     return;
   }
   if (args.version) {

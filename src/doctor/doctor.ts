@@ -193,6 +193,20 @@ function publicUrlCheck(config: Config): Check {
   };
 }
 
+/** Single sign-on, when it is on: the provider, and which native apps may come back from it. */
+function oidcCheck(config: Config): Check | null {
+  const o = config.oidc;
+  if (!o.enabled) return null;
+  const apps = config.fromEnvironment.includes('OIDC_MOBILE_REDIRECT_URIS')
+    ? o.mobileRedirectUris.join(', ')
+    : `${o.mobileRedirectUris.join(', ')} (the default: NextExplorer's iOS app, a third-party app that speaks Burrow's API; OIDC_MOBILE_REDIRECT_URIS names your own)`;
+  return {
+    name: 'single sign-on',
+    status: o.issuer ? 'ok' : 'warn',
+    detail: `${o.issuer ? `provider ${o.issuer}` : 'OIDC_ISSUER is not set: nobody can sign in through a provider'}; native apps may return to ${apps}`,
+  };
+}
+
 export interface DoctorInput {
   config: Config;
   env: NodeJS.ProcessEnv;
@@ -285,6 +299,8 @@ export async function runDoctor({ config, env, addons = () => checkInChild(env) 
           },
   );
   checks.push(publicUrlCheck(config));
+  const oidc = oidcCheck(config);
+  if (oidc) checks.push(oidc);
   return checks;
 }
 
