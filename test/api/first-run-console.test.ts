@@ -12,33 +12,41 @@ import * as pty from '@lydell/node-pty';
 import { makeDirs, removeDirs, serverCommand } from '../support/server.ts';
 import { browserCommand, lanAddresses, localUrl, shouldOpenBrowser } from '../../src/console.ts';
 
-test('in a terminal: the address here and on the LAN, the data folders, how to stop; short log lines', async () => {
-  const dirs = makeDirs();
-  fs.mkdirSync(path.join(dirs.volumes, 'Files'));
-  fs.writeFileSync(path.join(dirs.volumes, 'loose.txt'), 'x');
+/** Burrow started in a pseudo-terminal on `dirs`, with `env` over this run's environment (null removes a variable). */
+function inTerminal(dirs: ReturnType<typeof makeDirs>, env: Record<string, string | null>) {
   const c = serverCommand();
-  // No DISPLAY: a terminal without a desktop never opens a browser.
-  const env: Record<string, string> = {
+  const full: Record<string, string> = {
     ...c.env,
-    HOST: '0.0.0.0',
     PORT: '0',
     CONFIG_DIR: dirs.config,
     CACHE_DIR: dirs.cache,
     VOLUME_ROOT: dirs.volumes,
     TERM: 'xterm',
   };
-  delete env.DISPLAY;
-  delete env.WAYLAND_DISPLAY;
-  const term = pty.spawn(c.file, c.args, { cols: 160, rows: 50, env, cwd: dirs.root });
+  for (const [k, v] of Object.entries(env)) {
+    if (v === null) delete full[k];
+    else full[k] = v;
+  }
+  const term = pty.spawn(c.file, c.args, { cols: 160, rows: 50, env: full, cwd: dirs.root });
   let out = '';
   term.onData((d) => {
     out += d;
   });
   const exited = new Promise<number>((resolve) => term.onExit((e) => resolve(e.exitCode)));
+  return { term, exited, output: () => out };
+}
+
+test('in a terminal: the address here and on the LAN, the data folders, how to stop; short log lines', async () => {
+  const dirs = makeDirs();
+  fs.mkdirSync(path.join(dirs.volumes, 'Files'));
+  fs.writeFileSync(path.join(dirs.volumes, 'loose.txt'), 'x');
+  // No DISPLAY: a terminal without a desktop never opens a browser.
+  const { term, exited, output } = inTerminal(dirs, { HOST: '0.0.0.0', DISPLAY: null, WAYLAND_DISPLAY: null });
   try {
     const deadline = Date.now() + 60_000;
-    while (!out.includes('Stop: press Ctrl+C') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const text = out.replace(/\r/g, '');
+    while (!output().includes('Stop: press Ctrl+C') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    const text = output().replace(/\r/g, '');
     assert.ok(text.includes('Stop: press Ctrl+C'), text);
     const lines = text.split('\n');
     assert.match(lines[0]!, /^Burrow \S+ is running\.$/, 'the first line is words');
@@ -60,7 +68,7 @@ test('in a terminal: the address here and on the LAN, the data folders, how to s
     term.kill('SIGINT');
     assert.is(await exited, 0);
     assert.match(
-      out.replace(/\r/g, ''),
+      output().replace(/\r/g, ''),
       /\n\d\d:\d\d:\d\d info {2}stopping {2}signal=SIGINT\n/,
       'later log lines are short words too',
     );
@@ -118,29 +126,19 @@ test('HOST=127.0.0.1: the browser is opened at http://localhost:<port>/, never 1
   const opened = path.join(dirs.root, 'opened.txt');
   fs.mkdirSync(bin);
   fs.writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
-  const c = serverCommand();
-  const env: Record<string, string> = {
-    ...c.env,
-    PATH: `${bin}:${c.env.PATH ?? '/usr/bin:/bin'}`,
+  const { term, exited, output } = inTerminal(dirs, {
+    PATH: `${bin}:${serverCommand().env.PATH ?? '/usr/bin:/bin'}`,
     DISPLAY: ':0',
     HOST: '127.0.0.1',
-    PORT: '0',
-    CONFIG_DIR: dirs.config,
-    CACHE_DIR: dirs.cache,
-    VOLUME_ROOT: dirs.volumes,
-    TERM: 'xterm',
-  };
-  for (const name of ['CI', 'BURROW_NO_OPEN', 'INVOCATION_ID', 'XPC_SERVICE_NAME']) delete env[name];
-  const term = pty.spawn(c.file, c.args, { cols: 160, rows: 50, env, cwd: dirs.root });
-  let out = '';
-  term.onData((d) => {
-    out += d;
+    CI: null,
+    BURROW_NO_OPEN: null,
+    INVOCATION_ID: null,
+    XPC_SERVICE_NAME: null,
   });
-  const exited = new Promise<number>((resolve) => term.onExit((e) => resolve(e.exitCode)));
   try {
     const deadline = Date.now() + 60_000;
     while (!fs.existsSync(opened) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const text = out.replace(/\r/g, '');
+    const text = output().replace(/\r/g, '');
     const port = /Open it on this computer: {2}http:\/\/localhost:(\d+)\//.exec(text)?.[1];
     assert.ok(port, text);
     assert.is(fs.readFileSync(opened, 'utf8'), `http://localhost:${port}/`);
