@@ -9,8 +9,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, request } from '../api/client.ts';
 import { confirmDialog } from '../components/Dialog.tsx';
 import { ErrorNote, Icon, Spinner } from '../components/common.tsx';
-import { reload } from '../folder/model.ts';
+import { listing, reload } from '../folder/model.ts';
 import { toast } from '../state/toasts.ts';
+import { refreshViewed } from '../viewers/state.tsx';
 import { rawUrl } from '../viewers/urls.ts';
 import type { EditorView } from './codemirror.ts';
 import '../viewers/viewer.css';
@@ -88,8 +89,8 @@ export default function Editor({
       try {
         const [res, raw, cm] = await Promise.all([
           request('GET', editorUrl),
-          fetch(adapter?.rawUrl ?? rawUrl(file.path), { credentials: 'same-origin' }).then(async (r) =>
-            r.ok ? new Uint8Array(await r.arrayBuffer()) : null,
+          fetch(adapter?.rawUrl ?? rawUrl(file.path), { credentials: 'same-origin', cache: 'no-store' }).then(
+            async (r) => (r.ok ? new Uint8Array(await r.arrayBuffer()) : null),
           ),
           import('./codemirror.ts'),
         ]);
@@ -200,7 +201,8 @@ export default function Editor({
       setDirty(false);
       toast(`Saved ${file.name}`);
       if (adapter) adapter.onSaved?.();
-      else void reload();
+      // The folder's listing, and the viewer this editor came from: its size and date are the saved file's.
+      else void reload().then(() => refreshViewed(listing.value?.items ?? []));
     } catch (err) {
       setError(err);
     } finally {

@@ -13,11 +13,21 @@ export async function fetchText(path: string, signal?: AbortSignal): Promise<{ t
     headers: { range: `bytes=0-${MAX_BYTES - 1}` },
     signal,
     credentials: 'same-origin',
+    // Never the browser's cache: holding the whole file from an earlier read, Chromium asked for
+    // that many bytes of the saved file and handed back the old text as "0-9/78" (so the viewer
+    // showed the text before the edit, and said it was cut).
+    cache: 'no-store',
   });
   if (!res.ok) throw await errorFrom(res);
-  const total = Number(res.headers.get('content-range')?.split('/')[1] ?? NaN);
   const bytes = new Uint8Array(await res.arrayBuffer());
-  return { text: new TextDecoder().decode(bytes), cut: res.status === 206 && total > bytes.length };
+  return { text: new TextDecoder().decode(bytes), cut: isCut(res, bytes.length) };
+}
+
+/** Whether an answer to `bytes=0-(MAX_BYTES-1)` holds less than the whole file. */
+function isCut(res: Response, got: number): boolean {
+  if (res.status !== 206) return false;
+  const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(res.headers.get('content-range') ?? '');
+  return m !== null && Number(m[2]) + 1 < Number(m[3]) && got >= MAX_BYTES;
 }
 
 export function TextView({ path, kind }: { path: string; kind: string }) {

@@ -79,6 +79,8 @@ export default function Viewer() {
   const item = v.items[v.index]!;
   const path = joinPath(item.path, item.name);
   const kind = viewKind(item.kind);
+  /** Changes when the file does (a save in the editor): the text is read again. */
+  const version = `${path}\0${item.size}\0${item.dateModified}`;
   const root = useRef<HTMLDivElement>(null);
   const [restore] = useState(() => document.activeElement as HTMLElement | null);
   const count = v.items.length;
@@ -172,8 +174,9 @@ export default function Viewer() {
         <Playlist items={v.items} current={item} onPick={goTo} />
       </div>
     );
-  else if (kind === 'markdown') body = <Lazy load={() => import('./MarkdownView.tsx')} props={{ path }} />;
-  else if (kind === 'text') body = <TextView key={path} path={path} kind={item.kind} />;
+  else if (kind === 'markdown')
+    body = <Lazy key={version} load={() => import('./MarkdownView.tsx')} props={{ path }} />;
+  else if (kind === 'text') body = <TextView key={version} path={path} kind={item.kind} />;
   else body = <Facts item={item} note="No preview for this kind of file." />;
 
   const canOpenTab = kind !== 'none';

@@ -24,6 +24,15 @@ export function openViewer(item: FileItem, siblings: FileItem[], canWrite: boole
   viewing.value = { items: files.length ? files : [item], index: files.length ? index : 0, canWrite };
 }
 
+/** The viewer's files as `fresh` (a new listing of their folder) has them: sizes and dates after a save. */
+export function refreshViewed(fresh: FileItem[]): void {
+  const v = viewing.value;
+  if (!v) return;
+  const byKey = new Map(fresh.map((i) => [`${i.path}\0${i.name}`, i]));
+  const items = v.items.map((i) => byKey.get(`${i.path}\0${i.name}`) ?? i);
+  if (items.some((i, k) => i !== v.items[k])) viewing.value = { ...v, items };
+}
+
 export function ViewerHost() {
   return (
     <>
