@@ -1,5 +1,8 @@
 // The embedded UI: hashed assets are immutable, index.html is revalidated, and any other
-// non-API path falls back to index.html (client-side routing).
+// non-API path falls back to index.html (client-side routing): every folder and file has an
+// address in the UI (`/files/Notes/todo.md`, `/files/Photos/beach.jpg`), whatever its name holds.
+// Only the UI's own files answer 404 when missing (a chunk of an older build must fail as a
+// script, not parse a page).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -40,22 +43,32 @@ export function createUiHandler(
       res.end('The web interface is not built. Run `npm run build:ui` (the API under /api works without it).\n');
     };
   }
-  const serve = sirv(uiDir, {
-    single: true,
+  const options = {
     etag: true,
     gzip: false,
     brotli: false,
-    setHeaders(res, pathname) {
+    setHeaders(res: ServerResponse, pathname: string) {
       res.setHeader('Content-Security-Policy', csp);
       res.setHeader(
         'Cache-Control',
         pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
       );
     },
-  });
-  return (req, res) =>
-    serve(req, res, () => {
-      res.statusCode = 404;
-      res.end('Not found');
-    });
+  };
+  // sirv's own single-page mode never falls back for a path ending in an ASCII `name.ext`
+  // (`ignores` by default): `/files/Notes/todo.md` answered a bare "Not found".
+  const page = sirv(uiDir, { ...options, single: true, ignores: false });
+  const own = sirv(uiDir, options);
+  const notFound = (res: ServerResponse) => () => {
+    res.statusCode = 404;
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.end('Not found');
+  };
+  return (req, res) => (isUiFile(req.url ?? '/') ? own : page)(req, res, notFound(res));
+}
+
+/** A file of the built UI: under /assets/, or a name with an extension at the top (/favicon.svg). */
+export function isUiFile(url: string): boolean {
+  const pathname = url.split(/[?#]/, 1)[0]!;
+  return pathname.startsWith('/assets/') || /^\/[^/]+\.[A-Za-z0-9]+$/.test(pathname);
 }

@@ -1,0 +1,77 @@
+// The UI's static handler (src/http/static.ts) on a built UI of three files, through a real
+// HTTP server: every address of a folder or a file answers the page (client-side routing), a
+// missing file of the UI itself answers 404.
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createUiHandler } from '../../src/http/static.ts';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-ui-'));
+const PAGE = '<!doctype html><title>Burrow</title><div id="app"></div>';
+fs.mkdirSync(path.join(dir, 'assets'));
+fs.writeFileSync(path.join(dir, 'index.html'), PAGE);
+fs.writeFileSync(path.join(dir, 'assets', 'index-abc123.js'), 'export {};');
+fs.writeFileSync(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+let server: http.Server;
+let base = '';
+
+test.before(async () => {
+  server = http.createServer(createUiHandler(dir));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+test.after(async () => {
+  await new Promise((r) => server.close(r));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const get = async (p: string) => {
+  const res = await fetch(base + p);
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    cache: res.headers.get('cache-control'),
+    body: await res.text(),
+  };
+};
+
+test('every address of a folder or a file answers the page', async () => {
+  for (const p of [
+    '/',
+    '/files/Files',
+    '/files/Files/Notes/todo.md', // sirv's single mode answered "Not found" to an ASCII name.ext
+    '/files/Files/Notes/README',
+    '/files/Files/Photos/Holiday%202025/IMG_2041.JPG',
+    '/files/Files/Photos/Caf%C3%A9%20%26%20Bar/%F0%9F%8C%85%20sunrise.jpeg',
+    '/files/Files/Code/.gitignore',
+    '/files/Files/Music/Morning+Tune.mp3',
+    '/files/Files/Docs/report.final.v2.pdf?x=1',
+    '/s/AbCdEf123',
+    '/search?q=notes.md',
+  ]) {
+    const a = await get(p);
+    assert.is(a.status, 200, p);
+    assert.match(a.type, /^text\/html/, p);
+    assert.is(a.body, PAGE, p);
+    assert.is(a.cache, 'no-cache', p);
+  }
+});
+
+test("the UI's own files are served, and a missing one is a 404, not the page", async () => {
+  const js = await get('/assets/index-abc123.js');
+  assert.is(js.status, 200);
+  assert.match(js.type, /javascript/);
+  assert.is(js.cache, 'public, max-age=31536000, immutable');
+  assert.is((await get('/favicon.svg')).status, 200);
+  for (const p of ['/assets/index-old999.js', '/assets/Editor-gone.css', '/robots.txt', '/assets/']) {
+    const a = await get(p);
+    assert.is(a.status, 404, p);
+    assert.is.not(a.body, PAGE, p);
+  }
+});
+
+test.run();
