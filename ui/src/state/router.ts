@@ -1,7 +1,12 @@
 // Client-side routes live in the address bar so reload, back and links work. The server
-// answers index.html for every non-API path (SPA fallback).
+// answers index.html for every non-API path (SPA fallback, src/http/static.ts).
+//
+// `/files/<virtual path>` names a folder or a file. A file's address shows its folder with the
+// viewer open on it (reload, bookmark, a link sent to a housemate, a Markdown link); which
+// addresses name files is learnt from listings (viewers/state.tsx): the folder's own entry, or
+// the server's answer for the address itself (`current.isDirectory: false`).
 import { signal } from '@preact/signals';
-import { encodePath } from '../api/client.ts';
+import { encodePath, parentOf } from '../api/client.ts';
 
 export interface Location {
   path: string;
@@ -16,19 +21,45 @@ window.addEventListener('popstate', () => {
   location.value = read();
 });
 
-export function navigate(to: string, replace = false): void {
-  if (to === window.location.pathname + window.location.search) return;
-  if (replace) history.replaceState(null, '', to);
-  else history.pushState(null, '', to);
+export interface NavigateOptions {
+  /** Replace the current history entry instead of adding one. */
+  replace?: boolean;
+  /** The entry's `history.state` (the viewer marks its own entries). */
+  state?: unknown;
+  /** Leave the page's scroll where it is (a viewer opening over the folder). */
+  keepScroll?: boolean;
+}
+
+export function navigate(to: string, options: boolean | NavigateOptions = {}): void {
+  const o = typeof options === 'boolean' ? { replace: options } : options;
+  if (to === window.location.pathname + window.location.search && o.state === undefined) return;
+  if (o.replace) history.replaceState(o.state ?? null, '', to);
+  else history.pushState(o.state ?? null, '', to);
   location.value = read();
-  window.scrollTo(0, 0);
+  if (!o.keepScroll) window.scrollTo(0, 0);
 }
 
 /** `/files/<virtual path>` */
 export const filesUrl = (virtualPath: string) => `/files/${encodePath(virtualPath)}`;
 
-/** The virtual path of a `/files/...` address, or null for other screens. */
-export function folderOf(loc: Location): string | null {
+/** Virtual paths known to name files (not folders). */
+const files = signal<ReadonlySet<string>>(new Set());
+
+/** Records that `path` names a file: its address shows its folder, with the viewer on it. */
+export function knownFile(path: string): void {
+  if (!files.value.has(path)) files.value = new Set([...files.value, path]);
+}
+
+/** Forgets that `path` named a file (a folder of that name listed since). */
+export function knownFolder(path: string): void {
+  if (!files.value.has(path)) return;
+  const next = new Set(files.value);
+  next.delete(path);
+  files.value = next;
+}
+
+/** The virtual path a `/files/...` address names (a folder or a file), or null for other screens. */
+export function addressOf(loc: Location): string | null {
   if (loc.path !== '/files' && !loc.path.startsWith('/files/')) return null;
   return loc.path
     .slice('/files/'.length)
@@ -42,4 +73,17 @@ export function folderOf(loc: Location): string | null {
       }
     })
     .join('/');
+}
+
+/** The folder shown at `loc`: the address's own path, or a file's folder; null for other screens. */
+export function folderOf(loc: Location): string | null {
+  const p = addressOf(loc);
+  if (p === null) return null;
+  return files.value.has(p) ? parentOf(p) : p;
+}
+
+/** The file `loc` names, once known to be a file; otherwise null. */
+export function fileOf(loc: Location): string | null {
+  const p = addressOf(loc);
+  return p !== null && files.value.has(p) ? p : null;
 }

@@ -8,9 +8,21 @@ import { marked } from 'marked';
 import { parentOf } from '../api/client.ts';
 import { ErrorNote, Spinner } from '../components/common.tsx';
 import { fetchText } from './TextView.tsx';
+import { filesUrl, navigate } from '../state/router.ts';
 import { previewUrl } from './urls.ts';
 
 const REMOTE = /^(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
+
+/** The virtual path a relative (or volume-absolute) reference names from `folder`; null outside. */
+function localPath(ref: string, folder: string): string | null {
+  let p = ref.split(/[?#]/)[0]!;
+  try {
+    p = decodeURIComponent(p);
+  } catch {
+    /* kept as written */
+  }
+  return normalise(p.startsWith('/') ? p : `${folder}/${p}`);
+}
 
 /** `a/b/../c` → `a/c`; null when it climbs above the top. */
 function normalise(path: string): string | null {
@@ -38,6 +50,13 @@ export function renderMarkdown(
       if (REMOTE.test(href)) {
         node.setAttribute('target', '_blank');
         node.setAttribute('rel', 'noopener noreferrer');
+      } else if (href && !href.startsWith('#')) {
+        // A file or folder beside the document (`../Notes/todo.md`): its address in Burrow.
+        const local = localPath(href, folder);
+        if (local) {
+          node.setAttribute('href', filesUrl(local));
+          node.setAttribute('data-local', '');
+        } else node.removeAttribute('href');
       }
     }
     if (node.tagName === 'IMG') {
@@ -53,8 +72,8 @@ export function renderMarkdown(
         }
         return;
       }
-      const local = normalise(src.startsWith('/') ? src : `${folder}/${decodeURIComponent(src.split(/[?#]/)[0]!)}`);
-      if (local === null) node.removeAttribute('src');
+      const local = localPath(src, folder);
+      if (!local) node.removeAttribute('src');
       else node.setAttribute('src', previewUrl(local));
     }
   });
@@ -104,7 +123,18 @@ export default function MarkdownView({ path }: { path: string }) {
           </button>
         </p>
       )}
-      <article class="markdown-body" dir="auto" dangerouslySetInnerHTML={{ __html: rendered.html }} />
+      <article
+        class="markdown-body"
+        dir="auto"
+        onClick={(e) => {
+          // A link to a file or folder opens here (a modified click opens a new tab, at the same address).
+          const a = (e.target as Element).closest('a[data-local]');
+          if (!a || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey || e.button !== 0) return;
+          e.preventDefault();
+          navigate(a.getAttribute('href')!);
+        }}
+        dangerouslySetInnerHTML={{ __html: rendered.html }}
+      />
     </div>
   );
 }

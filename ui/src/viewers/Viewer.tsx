@@ -3,7 +3,7 @@
 // lightbox, PDF in the browser's own viewer, audio (with the folder's audio as a playlist) and
 // video in the browser's players (Range streaming), text read-only with syntax colours,
 // Markdown rendered and sanitised, anything else a facts panel. Loaded on first use.
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { joinPath } from '../api/client.ts';
 import type { FileItem } from '../api/types.ts';
 import { Icon } from '../components/common.tsx';
@@ -13,7 +13,7 @@ import { detailsItem } from '../folder/interact.ts';
 import { formatBytes, formatDate, kindLabel } from '../util.ts';
 import { ImageView } from './ImageView.tsx';
 import { isEditable, viewKind } from './kinds.ts';
-import { editing, viewing } from './state.tsx';
+import { closeViewer, editing, viewAt, viewing } from './state.tsx';
 import { TextView } from './TextView.tsx';
 import { previewUrl } from './urls.ts';
 import './viewer.css';
@@ -88,30 +88,14 @@ export default function Viewer() {
   const go = (step: 1 | -1) => {
     const cur = viewing.value;
     if (!cur || cur.items.length < 2) return;
-    viewing.value = { ...cur, index: (cur.index + step + cur.items.length) % cur.items.length };
+    viewAt((cur.index + step + cur.items.length) % cur.items.length);
   };
   const goTo = (target: FileItem) => {
     const cur = viewing.value;
-    if (cur) viewing.value = { ...cur, index: cur.items.indexOf(target) };
+    if (cur) viewAt(cur.items.indexOf(target));
   };
-  // Back closes the viewer: it stands on a history entry of its own (kept when the editor opened
-  // from it returns), and closing it by a button or Escape steps back off that entry.
-  const close = () => {
-    if (history.state?.burrowViewer) history.back();
-    else viewing.value = null;
-  };
-  // Before the viewer is painted: a Back pressed as soon as it shows must find its entry (after
-  // paint, a quick Back left the folder's page instead of closing the viewer).
-  useLayoutEffect(() => {
-    // Back from the editor is still on its way when the viewer returns: its entry is below.
-    if (!history.state?.burrowViewer && !history.state?.burrowEditor)
-      history.pushState({ burrowViewer: true }, '', window.location.href);
-    const onPop = () => {
-      if (!history.state?.burrowViewer && !history.state?.burrowEditor) viewing.value = null;
-    };
-    window.addEventListener('popstate', onPop);
-    return () => window.removeEventListener('popstate', onPop);
-  }, []);
+  // Back closes the viewer (its entry is its own when it opened from the folder: state.tsx).
+  const close = closeViewer;
   const nextAudio = () => {
     const cur = viewing.value;
     if (!cur) return;
@@ -119,7 +103,7 @@ export default function Viewer() {
       const i = (cur.index + k) % cur.items.length;
       if (i <= cur.index) break; // the playlist ends at the folder's end
       if (viewKind(cur.items[i]!.kind) === 'audio') {
-        viewing.value = { ...cur, index: i };
+        viewAt(i);
         return;
       }
     }
