@@ -12,7 +12,7 @@ import {
 } from '@codemirror/language';
 import { openSearchPanel } from '@codemirror/search';
 import { Compartment, EditorState, type Extension } from '@codemirror/state';
-import { EditorView, keymap } from '@codemirror/view';
+import { EditorView, keymap, ViewPlugin } from '@codemirror/view';
 import { tags as t } from '@lezer/highlight';
 
 export { openSearchPanel };
@@ -69,18 +69,31 @@ export async function languageFor(kind: string): Promise<Extension | null> {
   return load ? load().catch(() => null) : null;
 }
 
-// Colours that read on the dark theme as well (the default style is tuned for white).
+// Colours that read on the dark theme (the default style is tuned for white: its blue and purple
+// names all but vanish on the dark panel).
 const darkHighlight = HighlightStyle.define([
-  { tag: t.keyword, color: '#d9a55e' },
-  { tag: [t.string, t.special(t.string)], color: '#9ccc65' },
-  { tag: t.comment, color: '#8d857a', fontStyle: 'italic' },
-  { tag: [t.number, t.bool, t.null], color: '#f2a37f' },
-  { tag: [t.typeName, t.className], color: '#80cbc4' },
-  { tag: t.propertyName, color: '#9fc1f5' },
-  { tag: t.heading, color: '#d9a55e', fontWeight: 'bold' },
-  { tag: t.link, color: '#8ab4f8', textDecoration: 'underline' },
-  { tag: [t.tagName, t.angleBracket], color: '#f2796f' },
-  { tag: t.attributeName, color: '#e0c08a' },
+  { tag: [t.keyword, t.modifier, t.controlKeyword, t.operatorKeyword, t.definitionKeyword], color: '#e6b673' },
+  { tag: [t.string, t.special(t.string), t.inserted, t.character], color: '#a5d67a' },
+  { tag: [t.regexp, t.escape], color: '#e8a0d8' },
+  { tag: [t.comment, t.lineComment, t.blockComment, t.docComment], color: '#9a9185', fontStyle: 'italic' },
+  { tag: [t.number, t.bool, t.null, t.atom, t.unit], color: '#f5ad8c' },
+  { tag: [t.typeName, t.className, t.namespace], color: '#86d4cb' },
+  {
+    tag: [t.definition(t.variableName), t.function(t.variableName), t.function(t.propertyName), t.macroName],
+    color: '#9fc6ff',
+  },
+  { tag: [t.propertyName, t.definition(t.propertyName)], color: '#b8d2ff' },
+  { tag: [t.self, t.special(t.variableName), t.labelName], color: '#d0b3ff' },
+  { tag: [t.meta, t.processingInstruction, t.documentMeta, t.annotation], color: '#b0a79b' },
+  { tag: t.heading, color: '#e6b673', fontWeight: 'bold' },
+  { tag: t.strong, fontWeight: 'bold' },
+  { tag: t.emphasis, fontStyle: 'italic' },
+  { tag: t.strikethrough, textDecoration: 'line-through' },
+  { tag: [t.link, t.url], color: '#8ab4f8', textDecoration: 'underline' },
+  { tag: [t.tagName, t.angleBracket], color: '#f58b82' },
+  { tag: t.attributeName, color: '#e6c891' },
+  { tag: t.deleted, color: '#f58b82' },
+  { tag: t.invalid, color: '#ff8a80' },
 ]);
 
 const theme = EditorView.theme({
@@ -91,7 +104,42 @@ const theme = EditorView.theme({
   '.cm-activeLineGutter': { backgroundColor: 'var(--accent-soft)' },
   '.cm-panels': { backgroundColor: 'var(--panel-2)', color: 'var(--text)' },
   '.cm-cursor': { borderLeftColor: 'var(--text)' },
+  '.cm-tooltip': { backgroundColor: 'var(--panel)', color: 'var(--text)', border: '1px solid var(--line)' },
+  '.cm-panel input, .cm-panel button': { color: 'var(--text)' },
 });
+
+/** The app's theme now: the person's choice (`data-theme`), else the system's. */
+export function appIsDark(): boolean {
+  const chosen = document.documentElement.dataset.theme;
+  return chosen === 'dark' || (chosen !== 'light' && matchMedia('(prefers-color-scheme: dark)').matches);
+}
+
+/** Syntax colours and CodeMirror's own light/dark base (selection, search panel, tooltips). */
+const palette = (dark: boolean): Extension => [
+  syntaxHighlighting(dark ? darkHighlight : defaultHighlightStyle),
+  EditorView.theme({}, { dark }),
+];
+
+/** Follows the app's theme while the editor lives: a change in Settings or in the system's. */
+const followTheme = (compartment: Compartment) =>
+  ViewPlugin.define((view) => {
+    let dark = appIsDark();
+    const update = () => {
+      if (appIsDark() === dark) return;
+      dark = !dark;
+      view.dispatch({ effects: compartment.reconfigure(palette(dark)) });
+    };
+    const media = matchMedia('(prefers-color-scheme: dark)');
+    media.addEventListener('change', update);
+    const observer = new MutationObserver(update);
+    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+    return {
+      destroy() {
+        media.removeEventListener('change', update);
+        observer.disconnect();
+      },
+    };
+  });
 
 export interface EditorOptions {
   parent: HTMLElement;
@@ -104,9 +152,7 @@ export interface EditorOptions {
 
 export async function createEditor(o: EditorOptions): Promise<EditorView> {
   const language = new Compartment();
-  const dark =
-    (matchMedia('(prefers-color-scheme: dark)').matches && document.documentElement.dataset.theme !== 'light') ||
-    document.documentElement.dataset.theme === 'dark';
+  const colours = new Compartment();
   const view = new EditorView({
     parent: o.parent,
     state: EditorState.create({
@@ -125,7 +171,9 @@ export async function createEditor(o: EditorOptions): Promise<EditorView> {
           },
         ]),
         language.of([]),
-        syntaxHighlighting(dark ? darkHighlight : defaultHighlightStyle, { fallback: true }),
+        // Not a fallback: basicSetup's own fallback (the light style) would win over it.
+        colours.of(palette(appIsDark())),
+        followTheme(colours),
         theme,
         EditorView.lineWrapping,
         EditorState.readOnly.of(o.readOnly),

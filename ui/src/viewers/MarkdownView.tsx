@@ -59,6 +59,16 @@ export function renderMarkdown(
         } else node.removeAttribute('href');
       }
     }
+    if (node.tagName === 'INPUT') {
+      // A task list's box (`- [x] milk`): shown, never a control. Any other input becomes one too.
+      const checked = node.hasAttribute('checked');
+      for (const name of node.getAttributeNames()) node.removeAttribute(name);
+      node.setAttribute('type', 'checkbox');
+      node.setAttribute('disabled', '');
+      if (checked) node.setAttribute('checked', '');
+      node.setAttribute('aria-label', checked ? 'Done' : 'Not done');
+      node.parentElement?.classList.add('task');
+    }
     if (node.tagName === 'IMG') {
       const src = node.getAttribute('src') ?? '';
       node.removeAttribute('srcset');
@@ -79,7 +89,7 @@ export function renderMarkdown(
   });
   const raw = marked.parse(source, { async: false, gfm: true }) as string;
   const html = purify.sanitize(raw, {
-    FORBID_TAGS: ['style', 'form', 'input', 'button', 'iframe', 'object', 'embed'],
+    FORBID_TAGS: ['style', 'form', 'button', 'select', 'textarea', 'iframe', 'object', 'embed'],
     FORBID_ATTR: ['style'],
   });
   return { html, blocked };
