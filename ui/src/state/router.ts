@@ -4,7 +4,8 @@
 // `/files/<virtual path>` names a folder or a file. A file's address shows its folder with the
 // viewer open on it (reload, bookmark, a link sent to a housemate, a Markdown link); which
 // addresses name files is learnt from listings (viewers/state.tsx): the folder's own entry, or
-// the server's answer for the address itself (`current.isDirectory: false`).
+// the server's answer for the address itself (`current.isDirectory: false`). Until then a name
+// with an extension is taken for a file (its folder is listed first) and any other for a folder.
 import { signal } from '@preact/signals';
 import { encodePath, parentOf } from '../api/client.ts';
 
@@ -42,21 +43,16 @@ export function navigate(to: string, options: boolean | NavigateOptions = {}): v
 /** `/files/<virtual path>` */
 export const filesUrl = (virtualPath: string) => `/files/${encodePath(virtualPath)}`;
 
-/** Virtual paths known to name files (not folders). */
-const files = signal<ReadonlySet<string>>(new Set());
+/** What the addresses seen so far turned out to name. */
+const known = signal<ReadonlyMap<string, 'file' | 'folder'>>(new Map());
 
-/** Records that `path` names a file: its address shows its folder, with the viewer on it. */
-export function knownFile(path: string): void {
-  if (!files.value.has(path)) files.value = new Set([...files.value, path]);
+/** Records what `path` names: a file's address shows its folder, with the viewer on it. */
+export function learnAddress(path: string, kind: 'file' | 'folder'): void {
+  if (known.value.get(path) !== kind) known.value = new Map(known.value).set(path, kind);
 }
 
-/** Forgets that `path` named a file (a folder of that name listed since). */
-export function knownFolder(path: string): void {
-  if (!files.value.has(path)) return;
-  const next = new Set(files.value);
-  next.delete(path);
-  files.value = next;
-}
+/** Until learnt: a last name with an extension (`todo.md`, `IMG_2041.JPG`) is taken for a file. */
+const looksLikeFile = (path: string) => path.includes('/') && /[^/.]\.[A-Za-z0-9]{1,8}$/.test(path);
 
 /** The virtual path a `/files/...` address names (a folder or a file), or null for other screens. */
 export function addressOf(loc: Location): string | null {
@@ -79,11 +75,12 @@ export function addressOf(loc: Location): string | null {
 export function folderOf(loc: Location): string | null {
   const p = addressOf(loc);
   if (p === null) return null;
-  return files.value.has(p) ? parentOf(p) : p;
+  const kind = known.value.get(p) ?? (looksLikeFile(p) ? 'file' : 'folder');
+  return kind === 'file' ? parentOf(p) : p;
 }
 
 /** The file `loc` names, once known to be a file; otherwise null. */
 export function fileOf(loc: Location): string | null {
   const p = addressOf(loc);
-  return p !== null && files.value.has(p) ? p : null;
+  return p !== null && known.value.get(p) === 'file' ? p : null;
 }

@@ -12,7 +12,7 @@ import { isDir } from '../api/types.ts';
 import { archiveUrl, isArchiveName } from '../archives/kinds.ts';
 import { Lazy } from '../components/Lazy.tsx';
 import { access, items as folderItems, listing } from '../folder/model.ts';
-import { addressOf, fileOf, filesUrl, knownFile, knownFolder, location, navigate } from '../state/router.ts';
+import { addressOf, fileOf, filesUrl, learnAddress, location, navigate } from '../state/router.ts';
 
 export interface Viewing {
   items: FileItem[];
@@ -37,7 +37,7 @@ function show(item: FileItem, siblings: FileItem[], canWrite: boolean): void {
 export function openViewer(item: FileItem, siblings: FileItem[], canWrite: boolean): void {
   const path = pathOf(item);
   show(item, siblings, canWrite);
-  knownFile(path);
+  learnAddress(path, 'file');
   navigate(filesUrl(path), { state: { burrowViewer: true }, keepScroll: true });
 }
 
@@ -47,7 +47,7 @@ export function viewAt(index: number): void {
   const item = v?.items[index];
   if (!v || !item) return;
   viewing.value = { ...v, index };
-  knownFile(pathOf(item));
+  learnAddress(pathOf(item), 'file');
   navigate(filesUrl(pathOf(item)), { replace: true, state: history.state, keepScroll: true });
 }
 
@@ -80,8 +80,9 @@ effect(() => {
       const entry = l.path === parentOf(target) ? l.items.find((i) => i.name === baseName(target)) : undefined;
       // …or the server answered the address itself with one file (a reload, a bookmark).
       if (l.path === target && !l.current.isDirectory && l.items[0]) answered.set(target, l.items[0]);
-      if ((entry && !isDir(entry)) || answered.has(target)) return knownFile(target); // runs this again
-      if (l.path === target) knownFolder(target);
+      if ((entry && !isDir(entry)) || answered.has(target)) return learnAddress(target, 'file'); // runs this again
+      // A folder; or taken for a file and not in its folder (hidden, gone): listed at its own address.
+      if (l.path === target || l.path === parentOf(target)) learnAddress(target, 'folder');
     }
     const v = viewing.value;
     if (!file) {
@@ -98,7 +99,7 @@ effect(() => {
     if (!item || isDir(item)) {
       // Gone, or a folder now: the address is asked again, and shows what the server answers.
       answered.delete(file);
-      return knownFolder(file);
+      return learnAddress(file, 'folder');
     }
     if (isArchiveName(item.name)) return navigate(archiveUrl(file), { replace: true });
     show(item, folderItems.value, access.value?.canWrite === true);
