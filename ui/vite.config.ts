@@ -1,14 +1,46 @@
 // Builds the browser UI into ui/dist (embedded in the binary and served by src/http/static.ts).
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 import preact from '@preact/preset-vite';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
+/**
+ * pdf.js's data, fetched by name at run time (so not importable modules): the CMaps of CJK
+ * documents, the standard fonts a PDF may name without embedding, and the JavaScript decoders
+ * of JPEG 2000 and JBIG2 images (their WebAssembly builds would need 'wasm-unsafe-eval' in the
+ * CSP). Emitted under assets/pdfjs-<version>/ (the version keeps the immutable cache honest).
+ */
+function pdfjsData(): Plugin {
+  const dir = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+  const { version } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string };
+  const wanted: Record<string, (name: string) => boolean> = {
+    cmaps: (n) => n.endsWith('.bcmap'),
+    standard_fonts: (n) => /\.(pfb|ttf)$/.test(n),
+    wasm: (n) => n.endsWith('_nowasm_fallback.js'),
+  };
+  return {
+    name: 'burrow-pdfjs-data',
+    apply: 'build',
+    generateBundle() {
+      for (const [sub, keep] of Object.entries(wanted))
+        for (const name of fs.readdirSync(path.join(dir, sub)).filter(keep))
+          this.emitFile({
+            type: 'asset',
+            fileName: `assets/pdfjs-${version}/${sub}/${name}`,
+            source: fs.readFileSync(path.join(dir, sub, name)),
+          });
+    },
+  };
+}
+
 export default defineConfig({
   root,
   base: '/',
-  plugins: [preact({ prerender: { enabled: false } })],
+  plugins: [preact({ prerender: { enabled: false } }), pdfjsData()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,
@@ -19,6 +51,8 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     sourcemap: false,
     reportCompressedSize: true,
+    // pdf.js (PdfView's own chunk, ~540 kB, loaded on a phone's first PDF) is the largest.
+    chunkSizeWarningLimit: 800,
   },
   server: { proxy: { '/api': 'http://127.0.0.1:3000' } },
 });

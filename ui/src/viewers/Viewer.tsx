@@ -1,6 +1,6 @@
 // The full-window viewer: one file at a time, next/previous through the folder's files
 // (arrow keys, buttons, swipe), Escape closes, download and "open in new tab". Pictures in a
-// lightbox, PDF in the browser's own viewer, audio (with the folder's audio as a playlist) and
+// lightbox, PDF in the browser's own viewer (pdf.js where it has none that works: PdfView), audio (with the folder's audio as a playlist) and
 // video in the browser's players (Range streaming), text read-only with syntax colours,
 // Markdown rendered and sanitised, anything else a facts panel. Loaded on first use.
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -12,7 +12,7 @@ import { download, refOf } from '../folder/actions.ts';
 import { detailsItem } from '../folder/interact.ts';
 import { formatBytes, formatDate, kindLabel } from '../util.ts';
 import { ImageView } from './ImageView.tsx';
-import { isEditable, viewKind } from './kinds.ts';
+import { browserShowsPdf, isEditable, viewKind } from './kinds.ts';
 import { closeViewer, editing, viewAt, viewing } from './state.tsx';
 import { TextView } from './TextView.tsx';
 import { previewUrl } from './urls.ts';
@@ -138,7 +138,12 @@ export default function Viewer() {
 
   let body;
   if (kind === 'image') body = <ImageView key={path} item={item} path={path} onSwipe={go} />;
-  else if (kind === 'pdf') body = <iframe key={path} class="pdf-frame" title={item.name} src={previewUrl(path)} />;
+  else if (kind === 'pdf')
+    body = browserShowsPdf() ? (
+      <iframe key={version} class="pdf-frame" title={item.name} src={previewUrl(path)} />
+    ) : (
+      <Lazy key={version} load={() => import('./PdfView.tsx')} props={{ url: previewUrl(path), name: item.name }} />
+    );
   else if (kind === 'video')
     body = <video key={path} class="media" src={previewUrl(path)} controls autoplay playsInline preload="metadata" />;
   else if (kind === 'audio')

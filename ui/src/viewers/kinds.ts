@@ -25,3 +25,21 @@ export function viewKind(kind: string): ViewKind {
 }
 
 export const isEditable = (kind: string) => TEXT_KINDS.has(kind) || kind === 'svg';
+
+/**
+ * Whether the browser's own PDF viewer shows a PDF in a frame here. Not on phones and tablets
+ * (a coarse pointer): Android Chrome has no viewer (`pdfViewerEnabled` false) and iOS Safari's
+ * shows only the first page. `localStorage['burrow.pdfViewer']` = `pdfjs` or `browser` decides
+ * instead (tests, and a person who prefers one).
+ */
+export function browserShowsPdf(): boolean {
+  let forced: string | null = null;
+  try {
+    forced = localStorage.getItem('burrow.pdfViewer');
+  } catch {
+    /* storage refused */
+  }
+  if (forced === 'pdfjs') return false;
+  if (forced === 'browser') return true;
+  return navigator.pdfViewerEnabled === true && matchMedia('(pointer: fine)').matches;
+}
