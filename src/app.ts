@@ -181,9 +181,25 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     trash: files.trash,
   });
   capabilities.push(uploads);
+  // Previews and thumbnails (mounted with the files family below); a link holder's thumbnails too.
+  const previews = createPreviewsCapability({
+    resolver: files.resolver,
+    cacheDir: config.storage.cacheDir,
+    thumbnails: () => identity.settings.thumbnails(),
+    log,
+  });
   // Shares: links as a space of the files resolver (`share/<token>/…`), bound to their items.
   capabilities.push(
-    createSharesCapability({ config, db, files, uploads, changes, activity: identity.activity, sessionSecret }),
+    createSharesCapability({
+      config,
+      db,
+      files,
+      uploads,
+      changes,
+      activity: identity.activity,
+      sessionSecret,
+      thumbnails: previews.previews,
+    }),
   );
   // Archives: list, take out, extract and create, through the files resolver, confined at use.
   capabilities.push(createArchivesCapability({ config, files, changes, showHidden, activity: identity.activity }));
@@ -238,12 +254,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       maxBytes: maxTextBytes,
       activity: identity.activity,
     }),
-    createPreviewsCapability({
-      resolver,
-      cacheDir: config.storage.cacheDir,
-      thumbnails: () => identity.settings.thumbnails(),
-      log,
-    }),
+    previews,
     createTrashCapability({ trash: files.trash, ops: files.ops, maxTextBytes, activity: identity.activity }),
     createVersionsCapability({ versions: files.versions, resolver, maxTextBytes }),
     createFavoritesCapability({ db, resolver }),

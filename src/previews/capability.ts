@@ -3,7 +3,7 @@ import type { Capability } from '../core/capability.ts';
 import type { Logger } from '../core/log.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { previewRoutes } from './routes.ts';
-import { createPreviews } from './service.ts';
+import { createPreviews, type Previews } from './service.ts';
 import { createThumbnails, type ThumbnailSettings } from './thumbnails.ts';
 
 export function createPreviewsCapability(deps: {
@@ -11,7 +11,9 @@ export function createPreviewsCapability(deps: {
   cacheDir: string;
   thumbnails: () => ThumbnailSettings;
   log: Logger;
-}): Capability {
+}): Capability & { previews: Previews } {
   const thumbnails = createThumbnails({ cacheDir: deps.cacheDir, settings: deps.thumbnails, log: deps.log });
-  return { routes: previewRoutes(createPreviews({ resolver: deps.resolver, thumbnails })) };
+  const previews = createPreviews({ resolver: deps.resolver, thumbnails });
+  // `previews` is handed to shares too: a link holder's thumbnails are made and cached alike.
+  return { routes: previewRoutes(previews), previews };
 }

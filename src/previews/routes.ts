@@ -22,12 +22,20 @@ function sendPreview(req: IncomingMessage, res: ServerResponse, p: Preview, cont
   return sendFile(req, res, p.opened, p.name, 'inline', contentType);
 }
 
-/** A cached thumbnail: its name changes with the picture and the settings, so its bytes never do. */
-async function sendCachedPicture(res: ServerResponse, opened: OpenedFile): Promise<void> {
+/**
+ * A cached thumbnail: its name changes with the picture and the settings, so its bytes never do.
+ * `cache`: how long a browser keeps it — for ever at its own name; revalidated (its name as the
+ * ETag) at an address that names the file instead (a link holder's row).
+ */
+export async function sendCachedPicture(
+  res: ServerResponse,
+  opened: OpenedFile,
+  cache = 'private, max-age=31536000, immutable',
+): Promise<void> {
   res.statusCode = 200;
   res.setHeader('Content-Type', 'image/webp');
   res.setHeader('Content-Length', opened.stat.size);
-  res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
+  res.setHeader('Cache-Control', cache);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Security-Policy', SANDBOX);
   // The stream owns the descriptor; a failed read fails this answer only (rejected for the log).

@@ -75,6 +75,19 @@ export function createPreviews(deps: { resolver: PathResolver; thumbnails: Thumb
       return { thumbnail: name ? `/api/thumbnails-cache/${name}` : '' };
     },
 
+    /**
+     * The thumbnail (or, with `size`, a screen-sized rendition) of a file resolved and checked by
+     * its caller — a link holder's row (shares) — opened with its cache name, or null when there is none.
+     */
+    async thumbnailOf(file: ResolvedPath, size?: number): Promise<{ opened: OpenedFile; name: string } | null> {
+      if (!file.space || file.isDirectory) return null;
+      const kind = kindOf(nameOf(file), false);
+      const name = await withFileIn(file.space.root, file.realPath, (opened) =>
+        thumbnails.thumbnailFor(file.realPath, opened, { kind, size }),
+      );
+      return name ? { opened: await this.cachedThumbnail(name), name } : null;
+    },
+
     /** GET /api/thumbnails-cache/:file: a cached picture by the name handed out. */
     async cachedThumbnail(name: string): Promise<OpenedFile> {
       const file = thumbnails.cachedFile(name);

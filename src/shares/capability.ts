@@ -11,7 +11,7 @@ import { pathTable } from '../files/bindings.ts';
 import type { FilesCapability } from '../files/capability.ts';
 import type { UploadsCapability } from '../uploads/capability.ts';
 import { createSharedEditor } from './editor.ts';
-import { shareRoutes } from './routes.ts';
+import { shareRoutes, type LinkThumbnails } from './routes.ts';
 import { createShares } from './service.ts';
 import { createShareStore } from './store.ts';
 
@@ -23,6 +23,7 @@ export interface SharesCapabilityDeps {
   changes: ChangeSink;
   activity: { record(event: ActivityEvent): void };
   sessionSecret: string;
+  thumbnails: LinkThumbnails;
 }
 
 export function createSharesCapability(deps: SharesCapabilityDeps): Capability {
@@ -40,6 +41,7 @@ export function createSharesCapability(deps: SharesCapabilityDeps): Capability {
   });
   const routes = shareRoutes({
     shares,
+    thumbnails: deps.thumbnails,
     resolver: files.resolver,
     ops: files.ops,
     uploads: deps.uploads,

@@ -42,6 +42,14 @@ export function createLinkReads(deps: {
       return r;
     },
 
+    /** A file whose thumbnail a holder may see: what the link lets them list, they may see small. */
+    async picture(h: LinkHolder, rel: string): Promise<ResolvedPath> {
+      const r = await resolver.resolve(h.caller, inLink(h.row.token, rel), { mustExist: true });
+      if (r.isDirectory) throw new AppError('IS_A_FOLDER');
+      if (!r.access.canRead) throw new AppError('LINK_NOT_ALLOWED', 'This link takes files; it shows nothing.');
+      return r;
+    },
+
     /** The items (the whole link when none are named): one file as itself, anything else as a zip. */
     async download(h: LinkHolder, rels: string[], name: string | undefined): Promise<LinkDownload> {
       const items: ResolvedPath[] = [];

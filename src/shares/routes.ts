@@ -9,7 +9,9 @@ import type { Caller } from '../core/caller.ts';
 import { noContent, reply, route, type RouteDef } from '../http/route.ts';
 import type { FileOps } from '../files/ops.ts';
 import { type PathResolver, type ResolvedPath } from '../files/paths.ts';
-import { openFileIn } from '../files/confined.ts';
+import { openFileIn, type OpenedFile } from '../files/confined.ts';
+import { isNotModified } from '../http/conditional.ts';
+import { sendCachedPicture } from '../previews/routes.ts';
 import { contentTypeOf, sendFile } from '../downloads/single.ts';
 import { openSources, sendZip } from '../downloads/zip.ts';
 import type { createBrowse } from '../browse/service.ts';
@@ -38,8 +40,14 @@ import {
 } from './wire.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+/** Thumbnails made and cached as the account's (previews/), for a file the link resolved. */
+export interface LinkThumbnails {
+  thumbnailOf(file: ResolvedPath, size?: number): Promise<{ opened: OpenedFile; name: string } | null>;
+}
+
 export interface ShareRouteDeps {
   shares: SharesService;
+  thumbnails: LinkThumbnails;
   resolver: PathResolver;
   ops: FileOps;
   browse: ReturnType<typeof createBrowse>;
@@ -252,6 +260,35 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       },
       handler: async ({ params, query, caller, req, res }) =>
         sendOne(req, res, await reads.file(holder(params.token, caller, req), query.path, query.mode), query.mode),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/share/:token/thumbnail',
+      access: 'link',
+      tags: LINK_TAGS,
+      summary: "A thumbnail of a link's picture or video (WebP); with `size`, a screen-sized rendition",
+      description:
+        "Made and cached like `GET /api/thumbnails/*` (EXIF orientation applied, SVG rasterised without script, a GIF's first frame, a video's first frame when ffmpeg is installed). The link must let its holder list the file (a file request shows nothing); seeing a picture small counts as no access on the link. Answers the picture itself with its cache name as the ETag (`If-None-Match` → 304), `Cache-Control: private, no-cache`, `Content-Security-Policy: sandbox`, nosniff.",
+      params: tokenParams,
+      query: z.object({ path: relPath, size: z.coerce.number().int().min(1).max(100_000).optional() }),
+      responses: {
+        200: { description: 'The picture', contentType: 'image/webp' },
+        304: 'Unchanged since the ETag sent in If-None-Match',
+        403: 'A file request shows nothing',
+        404: 'No such link or file, or no thumbnail for this kind of file (or thumbnails are off)',
+      },
+      handler: async ({ params, query, caller, req, res }) => {
+        const file = await reads.picture(holder(params.token, caller, req), query.path);
+        const found = await deps.thumbnails.thumbnailOf(file, query.size);
+        if (!found) throw new AppError('NOT_FOUND', 'No thumbnail for this file.');
+        const headers = { ETag: `"${found.name}"`, 'Cache-Control': 'private, no-cache' };
+        if (isNotModified(req, { etag: headers.ETag })) {
+          await found.opened.close();
+          return reply(304, undefined, headers);
+        }
+        res.setHeader('ETag', headers.ETag);
+        return sendCachedPicture(res, found.opened, headers['Cache-Control']);
+      },
     }),
     route({
       method: 'GET',
