@@ -1,5 +1,7 @@
-// A shared folder as its visitor sees it: breadcrumbs inside the link, the entries, and the
-// actions the link allows (download one or a zip, upload, new folder/file, rename, delete).
+// A shared folder as its visitor sees it: breadcrumbs inside the link, the entries as a list or
+// a grid of thumbnails (a folder mostly of pictures opens as the grid), the actions the link
+// allows (download one or a zip, upload, new folder/file, rename, delete), and a file's preview
+// with next/previous through the folder's files.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, joinPath, parentOf } from '../api/client.ts';
@@ -12,6 +14,7 @@ import { navigate } from '../state/router.ts';
 import { toast, toastError } from '../state/toasts.ts';
 import { collectDropped, collectPicked, startUpload } from '../upload/start.ts';
 import { collator, formatBytes, formatDate, iconFor } from '../util.ts';
+import { viewKind } from '../viewers/kinds.ts';
 import type { LinkApi, LinkInfo } from './api.ts';
 import { LinkPreview } from './LinkPreview.tsx';
 import { downloadZip, linkUrl, relOf } from './Visitor.tsx';
@@ -56,6 +59,29 @@ function Crumbs({ token, name, rel }: { token: string; name: string; rel: string
   );
 }
 
+/** A folder of at least four files, six in ten of them pictures, opens as a grid. */
+function mostlyPictures(list: FileItem[]): boolean {
+  const files = list.filter((i) => !isDir(i));
+  return files.length >= 4 && files.filter((i) => viewKind(i.kind) === 'image').length / files.length >= 0.6;
+}
+
+/** The link's thumbnail of a picture or video (made by the server), else the kind's icon. */
+function LinkThumb({ api, token, item, size }: { api: LinkApi; token: string; item: FileItem; size: number }) {
+  const [failed, setFailed] = useState(false);
+  if (!item.supportsThumbnail || failed) return <Icon name={isDir(item) ? 'folder' : iconFor(item.kind)} size={size} />;
+  return (
+    <img
+      class="link-thumb"
+      src={api.thumbnailUrl(relOf(token, item))}
+      alt=""
+      loading="lazy"
+      decoding="async"
+      draggable={false}
+      onError={() => setFailed(true)}
+    />
+  );
+}
+
 export function FolderLink({
   api,
   info,
@@ -74,6 +100,8 @@ export function FolderLink({
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [viewing, setViewing] = useState<FileItem | null>(null);
   const [dragOver, setDragOver] = useState(false);
+  /** The person's choice of list or grid in this link; until then, by what the folder holds. */
+  const [chosenView, setChosenView] = useState<'list' | 'grid' | null>(null);
   const a = info.allow;
 
   const load = () =>
@@ -107,6 +135,12 @@ export function FolderLink({
     setSelected(s);
   };
 
+  const view = chosenView ?? (listing && mostlyPictures(listing.items) ? 'grid' : 'list');
+  const files = items.filter((i) => !isDir(i));
+  const at = viewing ? files.findIndex((i) => i.name === viewing.name) : -1;
+  const step = (by: 1 | -1) => {
+    if (at >= 0 && files.length > 1) setViewing(files[(at + by + files.length) % files.length]!);
+  };
   const open = (i: FileItem) => (isDir(i) ? navigate(linkUrl(token, relOf(token, i))) : setViewing(i));
   const download = (list: FileItem[]) => {
     if (list.length === 1 && !isDir(list[0]!)) {
@@ -238,6 +272,15 @@ export function FolderLink({
               Delete {sel.length}
             </button>
           )}
+          <button
+            type="button"
+            class="icon-button"
+            aria-label={view === 'list' ? 'Show as grid' : 'Show as list'}
+            title={view === 'list' ? 'Show as grid' : 'Show as list'}
+            onClick={() => setChosenView(view === 'list' ? 'grid' : 'list')}
+          >
+            <Icon name={view === 'list' ? 'grid' : 'list'} size={18} />
+          </button>
         </div>
       </div>
       <ErrorNote error={error}>
@@ -250,7 +293,43 @@ export function FolderLink({
           <Spinner />
         </div>
       )}
-      {listing && (
+      {listing && view === 'grid' && (
+        <ul class="link-grid" aria-label="Entries">
+          {items.map((i) => (
+            <li
+              key={i.name}
+              class={`link-tile${selected.has(i.name) ? ' selected' : ''}`}
+              data-name={i.name}
+              onContextMenu={(e) => {
+                e.preventDefault();
+                menu(i, e.clientX, e.clientY);
+              }}
+            >
+              <button
+                type="button"
+                class="link-tile-open"
+                aria-label={isDir(i) ? `Folder ${i.name}` : i.name}
+                onClick={() => open(i)}
+              >
+                <span class="link-tile-picture">
+                  <LinkThumb api={api} token={token} item={i} size={48} />
+                </span>
+                <span class="name" dir="auto" title={i.name}>
+                  {i.name}
+                </span>
+              </button>
+              <input
+                type="checkbox"
+                class="link-tile-check"
+                aria-label={`Select ${i.name}`}
+                checked={selected.has(i.name)}
+                onChange={() => toggle(i.name)}
+              />
+            </li>
+          ))}
+        </ul>
+      )}
+      {listing && view === 'list' && (
         <ul class="link-entries" aria-label="Entries">
           {items.map((i) => (
             <li
@@ -269,7 +348,9 @@ export function FolderLink({
                 onChange={() => toggle(i.name)}
               />
               <button type="button" class="row-button link-open" onClick={() => open(i)}>
-                <Icon name={isDir(i) ? 'folder' : iconFor(i.kind)} size={20} />
+                <span class="link-row-picture">
+                  <LinkThumb api={api} token={token} item={i} size={20} />
+                </span>
                 <span class="name" dir="auto">
                   {i.name}
                 </span>
@@ -308,6 +389,7 @@ export function FolderLink({
             rel={joinPath(rel, viewing.name)}
             onClose={() => setViewing(null)}
             onSaved={() => void load()}
+            {...(files.length > 1 && at >= 0 ? { onStep: step, position: `${at + 1} of ${files.length}` } : {})}
           />
         </div>
       )}

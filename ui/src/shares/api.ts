@@ -113,6 +113,9 @@ export function linkApi(token: string) {
     fileUrl: (rel: string, mode: 'inline' | 'raw' | 'download') =>
       `${base}/file?path=${encodeURIComponent(rel)}&mode=${mode}`,
     downloadUrl: (rel: string) => `${base}/download/${encodePath(rel)}`,
+    /** A picture's thumbnail (WebP), or with `size` its screen-sized rendition. */
+    thumbnailUrl: (rel: string, size?: number) =>
+      `${base}/thumbnail?path=${encodeURIComponent(rel)}${size ? `&size=${size}` : ''}`,
     zip: `${base}/download`,
     createFolder: (rel: string, name: string) => post(`${base}/files/folder`, { path: rel, name }, { allow401: true }),
     createFile: (rel: string, name: string) => post(`${base}/files/file`, { path: rel, name }, { allow401: true }),

@@ -9,6 +9,7 @@ import type { PDFDocumentProxy, PDFPageProxy, RenderTask } from 'pdfjs-dist';
 import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import workerUrl from 'pdfjs-dist/legacy/build/pdf.worker.min.mjs?url';
 import { ErrorNote, Spinner } from '../components/common.tsx';
+import './pdf.css';
 
 pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
 /** Emitted by the build (ui/vite.config.ts): CMaps, standard fonts, image decoders. */
@@ -135,7 +136,7 @@ export default function PdfView({ url, name }: { url: string; name: string }) {
         )}
       </div>
       {doc && (
-        <div class="zoom-controls pdf-controls">
+        <div class="pdf-controls">
           <span class="small" aria-live="polite">
             Page {current} of {boxes.length}
           </span>
