@@ -88,11 +88,11 @@ export default function PdfView({ url, name }: { url: string; name: string }) {
     return () => ro.disconnect();
   }, [boxes]);
 
-  // Which page is at the top of the stage (for "page n of N").
+  // Which page is being read (for "page n of N"): the last one begun above the stage's middle.
   const onScroll = () => {
     const el = stage.current;
     if (!el) return;
-    const top = el.scrollTop + el.clientHeight / 3;
+    const top = el.scrollTop + el.clientHeight / 2;
     let y = GUTTER;
     for (let i = 0; i < boxes.length; i++) {
       y += boxes[i]!.height * scale + GUTTER;
