@@ -53,6 +53,9 @@ export default defineConfig({
     reportCompressedSize: true,
     // pdf.js (PdfView's own chunk, ~540 kB, loaded on a phone's first PDF) is the largest.
     chunkSizeWarningLimit: 800,
+    // Rolldown warns when a plugin takes a second or more: on a busy machine, copying pdf.js's
+    // 1.2 MB worker did, and the warning said more about the load than about the build.
+    rolldownOptions: { checks: { bundlerTimings: false } },
   },
   server: { proxy: { '/api': 'http://127.0.0.1:3000' } },
 });
