@@ -227,9 +227,10 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     served: files.hostVolumes,
     ...(options.indexerWorker ? { worker: options.indexerWorker } : {}),
   });
+  const folderSizes = createFolderSizes({ indexes, resolver: files.resolver });
   capabilities.push(
     indexes,
-    { routes: folderSizeRoutes(createFolderSizes({ indexes, resolver: files.resolver })) },
+    { routes: folderSizeRoutes(folderSizes) },
     { routes: searchRoutes(createSearch({ config, db, indexes, resolver: files.resolver, showHidden })) },
   );
   // The files family, one route group per folder over the files services (as PocketBase's
@@ -244,6 +245,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       showHidden,
       viewed: (realPath) => indexes.noteViewed(realPath),
       createdAt: files.versions.createdAt,
+      held: (spaceRoot, realPath) => folderSizes.held(spaceRoot, realPath),
     }),
     createDownloadsCapability({ resolver, showHidden }),
     createEditorCapability({

@@ -12,6 +12,8 @@ export function createBrowseCapability(deps: {
   viewed: (realPath: string) => void;
   /** When a file was created, kept across the saves that replace it (versions/service.ts). */
   createdAt?: (realPath: string, st: Stats) => Date;
+  /** A folder's recursive size from the folder-size index, or null. */
+  held: NonNullable<Parameters<typeof createBrowse>[0]['held']>;
 }): Capability {
   return { routes: browseRoutes(createBrowse(deps)) };
 }

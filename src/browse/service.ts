@@ -25,6 +25,8 @@ export function createBrowse(deps: {
   viewed?: (realPath: string) => void;
   /** When a file was created, kept across the saves that replace it (versions/service.ts). */
   createdAt?: (realPath: string, st: Stats) => Date;
+  /** A folder's recursive size from the folder-size index, or null (foldersize/ answers it). */
+  held?: (spaceRoot: string, realPath: string) => Promise<Usage['held']>;
 }) {
   const { resolver } = deps;
 
@@ -113,12 +115,20 @@ export function createBrowse(deps: {
   async function usage(caller: Caller, virtual: string): Promise<Usage> {
     // A link out of the volume is refused (403) and a dangling one is missing (404), as everywhere.
     const target = await resolver.resolve(caller, virtual, { mustExist: true });
-    if (!target.space) return { path: '', size: 0, used: 0, free: 0, total: 0, percentUsed: 0 };
+    if (!target.space) return { path: '', size: 0, used: 0, free: 0, total: 0, percentUsed: 0, held: null };
+    const space = target.space;
     const fs = await withDirIn(
-      target.space.root,
+      space.root,
       target.isDirectory ? target.realPath : path.dirname(target.realPath),
       (dir) => fsp.statfs(dir.path),
     );
+    const held: Usage['held'] = target.isDirectory
+      ? ((await deps.held?.(space.root, target.realPath)) ?? null)
+      : await withFileIn(space.root, target.realPath, async (f) => ({
+          bytes: f.stat.size,
+          complete: true,
+          lastUpdated: f.stat.mtime.toISOString(),
+        }));
     const total = fs.blocks * fs.bsize;
     const free = fs.bavail * fs.bsize;
     const used = Math.max(0, total - fs.bfree * fs.bsize);
@@ -129,6 +139,7 @@ export function createBrowse(deps: {
       free,
       total,
       percentUsed: total ? Math.round((used / total) * 10000) / 100 : 0,
+      held,
     };
   }
 

@@ -21,11 +21,21 @@ export type Listing = z.infer<typeof listing>;
 
 export const usage = z.object({
   path: z.string(),
-  size: z.number(),
-  used: z.number(),
-  free: z.number(),
-  total: z.number(),
+  size: z.number().describe('Bytes used on the file system holding the path (the same as `used`)'),
+  used: z.number().describe('Bytes used on the whole file system, by anything on it'),
+  free: z.number().describe('Bytes free on the file system for this server'),
+  total: z.number().describe('Size of the file system'),
   percentUsed: z.number(),
+  held: z
+    .object({
+      bytes: z.number().describe('Bytes in the folder and everything under it'),
+      complete: z.boolean().describe('false while the index is still counting it for the first time'),
+      lastUpdated: z.string().nullable(),
+    })
+    .nullable()
+    .describe(
+      "What the folder at the path holds (a volume: what it stores), from the folder-size index when FOLDER_SIZE_MODE=full; null when the index has no such figure (off, shallow, not walked yet). For a file, its size. The other figures are the whole file system's, shared by every folder on it.",
+    ),
 });
 export type Usage = z.infer<typeof usage>;
 

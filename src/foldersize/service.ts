@@ -18,6 +18,13 @@ export interface FolderSizeRecord {
   indexed: boolean;
 }
 
+/** A folder's recursive size as the index has it (`complete` false while its first walk counts). */
+export interface Held {
+  bytes: number;
+  complete: boolean;
+  lastUpdated: string | null;
+}
+
 export interface FolderSizeDeps {
   indexes: Indexes;
   resolver: PathResolver;
@@ -106,6 +113,17 @@ export function createFolderSizes(deps: FolderSizeDeps) {
 
   return {
     record,
+    /**
+     * What a folder of a space holds in all (its whole subtree), from the index: null when the
+     * index has no recursive figure for it (off, shallow, not walked yet). A space seen here for
+     * the first time is queued for its walk.
+     */
+    async held(spaceRoot: string, realPath: string): Promise<Held | null> {
+      indexes.ensureRoot(await fs.promises.realpath(spaceRoot).catch(() => spaceRoot));
+      const f = indexes.figures(realPath);
+      if (!f.indexed || !f.recursive || f.sizeBytes === null) return null;
+      return { bytes: f.sizeBytes, complete: f.complete, lastUpdated: f.lastUpdated };
+    },
     /** Records for many paths; a path that cannot be answered gets an un-indexed record, not an error. */
     async batch(caller: Caller, paths: string[]): Promise<FolderSizeRecord[]> {
       const out: FolderSizeRecord[] = [];

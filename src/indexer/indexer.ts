@@ -54,6 +54,8 @@ export interface FolderFigures {
   entryCount: number;
   lastUpdated: string | null;
   complete: boolean;
+  /** `sizeBytes` counts the whole subtree (FOLDER_SIZE_MODE=full), not only the direct files. */
+  recursive: boolean;
 }
 
 /** Indexes kept at all: folder sizes or the search catalogue (FOLDER_SIZE_MODE, SEARCH_INDEX_ENABLED). */
@@ -548,7 +550,14 @@ export class Indexer {
 
   /** Folder-size figures from the rows alone (never a file-system call). */
   figures(realPath: string): FolderFigures {
-    const none: FolderFigures = { indexed: false, sizeBytes: null, entryCount: 0, lastUpdated: null, complete: false };
+    const none: FolderFigures = {
+      indexed: false,
+      sizeBytes: null,
+      entryCount: 0,
+      lastUpdated: null,
+      complete: false,
+      recursive: false,
+    };
     const mode = this.folderSizeMode();
     if (mode === 'off') return none;
     const c = this.sizedCover(realPath);
@@ -563,6 +572,7 @@ export class Indexer {
       entryCount: full ? (row.total_entries ?? 0) : (row.entries ?? 0),
       lastUpdated: at ? new Date(at).toISOString() : null,
       complete: row.complete !== 0,
+      recursive: full,
     };
   }
 
