@@ -11,13 +11,14 @@ import { AppError } from '../core/errors.ts';
 import { closeSources, openSources } from '../downloads/zip.ts';
 import { fileEvent, listed, shownPath, type ActivitySink } from '../files/activity.ts';
 import { fileItem } from '../files/items.ts';
-import { assertPlainName, splitName } from '../files/names.ts';
+import { assertPlainName } from '../files/names.ts';
 import type { FileOps } from '../files/ops.ts';
 import { joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import { openDestination, type Destination } from './confined-target.ts';
 import type { ExtractEvent, ExtractResult } from './extract.ts';
 import type { ArchiveFile, ArchiveService, EntryStream } from './service.ts';
 import type { ArchiveListing, CreatedItem } from './wire.ts';
+import { defaultZipStem, zipName } from './zip-name.ts';
 
 export interface ArchiveOperationsDeps {
   service: ArchiveService;
@@ -187,13 +188,9 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
 
 export type ArchiveOperations = ReturnType<typeof createArchiveOperations>;
 
-const zipName = (name: string) => (/\.zip$/i.test(name) ? name : `${name}.zip`);
-
-/** One item: its name (a file without its extension); several: the folder they are in. */
 function defaultName(items: ResolvedPath[], home: ResolvedPath): string {
-  if (items.length === 1) {
-    const base = path.posix.basename(items[0]!.virtualPath);
-    return items[0]!.isDirectory ? base : splitName(base).stem || base;
-  }
-  return path.posix.basename(home.virtualPath) || 'archive';
+  return defaultZipStem(
+    items.map((r) => ({ name: path.posix.basename(r.virtualPath), isDirectory: r.isDirectory })),
+    path.posix.basename(home.virtualPath),
+  );
 }

@@ -5,20 +5,12 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../core/errors.ts';
+import { splitName } from './name-split.ts';
 
-/** Extensions that belong together: `backup.tar.gz` becomes `backup (1).tar.gz`. */
-const DOUBLE_EXTENSIONS = /\.tar\.(gz|bz2|xz|zst|lz|lzma|z)$/i;
+export { splitName };
+
 /** Most candidates tried before giving up (a folder with this many copies is a runaway). */
 const MAX_ATTEMPTS = 10_000;
-
-/** Splits `name` into the part numbered and the extension kept (`.bashrc` has no extension). */
-export function splitName(name: string): { stem: string; ext: string } {
-  const double = DOUBLE_EXTENSIONS.exec(name);
-  if (double && double.index > 0) return { stem: name.slice(0, double.index), ext: name.slice(double.index) };
-  const dot = name.lastIndexOf('.');
-  if (dot <= 0 || dot === name.length - 1) return { stem: name, ext: '' };
-  return { stem: name.slice(0, dot), ext: name.slice(dot) };
-}
 
 /** The n-th candidate for `name` (0 = the name itself); `notes (1).txt` continues as `notes (2).txt`. */
 export function candidateName(name: string, n: number): string {
