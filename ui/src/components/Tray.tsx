@@ -32,6 +32,23 @@ function UploadRow({ u }: { u: UploadEntry }) {
                 ? 'cancelled'
                 : `${Math.round(pct * 100)} %`}
         </span>
+        <div class="row-actions">
+          {u.state === 'uploading' && (
+            <button type="button" class="small" onClick={() => void uploadControl('pause', u.id)}>
+              Pause
+            </button>
+          )}
+          {(u.state === 'paused' || u.state === 'failed') && (
+            <button type="button" class="small" onClick={() => void uploadControl('resume', u.id)}>
+              {u.state === 'failed' ? 'Retry' : 'Resume'}
+            </button>
+          )}
+          {(u.state === 'uploading' || u.state === 'paused' || u.state === 'queued' || u.state === 'failed') && (
+            <button type="button" class="small" onClick={() => void uploadControl('cancel', u.id)}>
+              Cancel
+            </button>
+          )}
+        </div>
       </div>
       {(u.state === 'uploading' || u.state === 'paused' || u.state === 'queued') && (
         <Progress value={pct} label={`Upload of ${u.name}`} />
@@ -47,23 +64,6 @@ function UploadRow({ u }: { u: UploadEntry }) {
           )}
         </div>
       )}
-      <div class="row-actions">
-        {u.state === 'uploading' && (
-          <button type="button" class="small" onClick={() => void uploadControl('pause', u.id)}>
-            Pause
-          </button>
-        )}
-        {(u.state === 'paused' || u.state === 'failed') && (
-          <button type="button" class="small" onClick={() => void uploadControl('resume', u.id)}>
-            {u.state === 'failed' ? 'Retry' : 'Resume'}
-          </button>
-        )}
-        {(u.state === 'uploading' || u.state === 'paused' || u.state === 'queued' || u.state === 'failed') && (
-          <button type="button" class="small" onClick={() => void uploadControl('cancel', u.id)}>
-            Cancel
-          </button>
-        )}
-      </div>
     </li>
   );
 }
@@ -108,6 +108,18 @@ export function Tray() {
                       : 'working…'
                     : op.state}
                 </span>
+                <div class="row-actions">
+                  {op.state === 'running' && op.cancel && (
+                    <button type="button" class="small" onClick={op.cancel}>
+                      Cancel
+                    </button>
+                  )}
+                  {op.state !== 'running' && (
+                    <button type="button" class="small" onClick={() => removeTask(op.id)}>
+                      Dismiss
+                    </button>
+                  )}
+                </div>
               </div>
               {op.state === 'running' && <Progress value={op.progress} label={op.title} />}
               {op.detail && (
@@ -121,18 +133,6 @@ export function Tray() {
                   )}
                 </div>
               )}
-              <div class="row-actions">
-                {op.state === 'running' && op.cancel && (
-                  <button type="button" class="small" onClick={op.cancel}>
-                    Cancel
-                  </button>
-                )}
-                {op.state !== 'running' && (
-                  <button type="button" class="small" onClick={() => removeTask(op.id)}>
-                    Dismiss
-                  </button>
-                )}
-              </div>
             </li>
           ))}
           {list.map((u) => (

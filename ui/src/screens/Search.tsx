@@ -98,8 +98,7 @@ function Result({ item, term }: { item: SearchItem; term: string }) {
       <div class="meta muted">
         {m ? (
           <>
-            <span class="size">{dir ? '' : formatBytes(m.size)}</span>
-            <br />
+            {!dir && <span class="size">{formatBytes(m.size)}</span>}
             <span class="date">{formatDate(m.dateModified)}</span>
           </>
         ) : (
@@ -205,7 +204,7 @@ export default function Search() {
       {names.length > 0 && (
         <>
           <h2>Names</h2>
-          <ul class="results" aria-label="Name matches">
+          <ul class="results search-results" aria-label="Name matches">
             {names.map((i) => (
               <Result key={`n${i.path}/${i.name}`} item={i} term={q} />
             ))}
@@ -215,7 +214,7 @@ export default function Search() {
       {content.length > 0 && (
         <>
           <h2>In documents</h2>
-          <ul class="results" aria-label="Content matches">
+          <ul class="results search-results" aria-label="Content matches">
             {content.map((i) => (
               <Result key={`c${i.path}/${i.name}`} item={i} term={q} />
             ))}

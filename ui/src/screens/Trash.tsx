@@ -65,7 +65,7 @@ export default function Trash() {
   };
   return (
     <section class="page">
-      <div class="actions" style={{ justifyContent: 'space-between' }}>
+      <div class="actions page-head">
         <h1>Trash</h1>
         <button type="button" class="danger" disabled={!entries?.length} onClick={() => void empty()}>
           Empty trash
@@ -98,7 +98,9 @@ export default function Trash() {
                   <td dir="auto" data-label="From">
                     {e.path}
                   </td>
-                  <td data-label="Deleted">{formatDate(e.deletedAt)}</td>
+                  <td class="when" data-label="Deleted">
+                    {formatDate(e.deletedAt)}
+                  </td>
                   <td data-label="Size">{e.isDirectory ? '—' : formatBytes(e.size)}</td>
                   <td class="actions">
                     <button type="button" class="small" onClick={() => void restore(e)}>
