@@ -1,11 +1,12 @@
 // Archive operations from the UI: extraction with its progress in the operations tray (the
-// NDJSON events of POST /api/archive/extract), and a selection into a new zip.
+// NDJSON events of POST /api/archive/extract), and a selection into a new zip under a name asked.
 import { ApiError, errorFrom, joinPath, post } from '../api/client.ts';
 import type { ItemAnswer } from '../api/types.ts';
-import { showDialog } from '../components/Dialog.tsx';
+import { askText, showDialog } from '../components/Dialog.tsx';
 import { FolderPicker } from '../components/FolderPicker.tsx';
 import { startTask } from '../state/tasks.ts';
 import { toast, toastError } from '../state/toasts.ts';
+import { defaultZipStem, zipName } from '../../../src/archives/zip-name.ts';
 
 type ExtractEvent =
   | { type: 'start'; archive: string; entries: number | null; bytes: number | null }
@@ -106,12 +107,37 @@ export function extractToDialog(archivePath: string, entries: string[], onDone?:
   ));
 }
 
-/** A selection into a new zip beside it (`name (1).zip` when taken). */
-export async function compressToZip(items: { path: string; name: string }[], onDone?: () => void): Promise<void> {
+/**
+ * "Compress to zip": asks for the zip's name, proposing what the server would choose (one item's
+ * name, a file's without its extension, or the folder's, with `.zip`), then makes it beside the
+ * items. The server's rules still apply: `.zip` is added when missing, `name (1).zip` when taken.
+ */
+export function compressToZip(
+  items: { path: string; name: string; isDirectory: boolean }[],
+  folderName: string,
+  onDone?: () => void,
+): void {
   if (!items.length) return;
-  const update = startTask(`Compressing ${items.length === 1 ? items[0]!.name : `${items.length} items`}`);
+  askText({
+    title: items.length === 1 ? `Compress “${items[0]!.name}” to zip` : `Compress ${items.length} items to zip`,
+    label: 'Name of the zip',
+    value: zipName(defaultZipStem(items, folderName)),
+    confirm: 'Compress',
+    selectStem: true,
+    action: (name) => {
+      void compress(
+        items.map(({ path, name }) => ({ path, name })),
+        name.trim(),
+        onDone,
+      );
+    },
+  });
+}
+
+async function compress(items: { path: string; name: string }[], name: string, onDone?: () => void): Promise<void> {
+  const update = startTask(`Compressing ${items.length === 1 ? items[0]!.name : `${items.length} items`} into ${name}`);
   try {
-    const answer = await post<ItemAnswer>('/api/files/zip/compress', { items });
+    const answer = await post<ItemAnswer>('/api/files/zip/compress', { items, name });
     update({ state: 'done', progress: 1, detail: `Created ${answer.item.name}` });
     toast(`Created ${joinPath(answer.item.path, answer.item.name)}`);
   } catch (err) {

@@ -1,6 +1,8 @@
 // The folder's entries as a list or a grid. Only the rows on screen (plus a few) exist in the
 // DOM, so 100,000 entries scroll like 100. Selection: click, Ctrl/Cmd, Shift, rubber band,
-// keyboard. Items drag onto folders (Alt/Option = copy); files from the desktop upload.
+// keyboard; on a touch screen a tap opens and a long press selects (then taps toggle), as phone
+// file managers do. Items drag onto folders (Alt/Option = copy); files from the desktop upload.
+// The list takes the keyboard focus when a folder opens, so arrows, End and Ctrl+A work at once.
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { FileItem } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
@@ -11,16 +13,29 @@ import {
   items,
   selected,
   viewPrefs,
+  selectMode,
   selectOnly,
   selectRange,
   toggle,
+  touchSelecting,
 } from './model.ts';
-import { GridTile, ListHeader, ListRow, columnTemplate } from './rows.tsx';
+import { GridTile, ListHeader, ListRow, columnTemplate, touchFirst } from './rows.tsx';
 import { handleKey, openItem, showItemMenu, showAreaMenu, dropOnto, dragStart } from './interact.ts';
 
 const LIST_ROW = 36;
 const TILE_W = 136;
 const TILE_H = 156;
+/** How long a finger rests on an entry before it counts as a long press (Android's own is 400-500 ms). */
+const LONG_PRESS_MS = 450;
+/** How far a finger may drift during a long press (px) before it is a scroll instead. */
+const LONG_PRESS_SLOP = 10;
+
+/** The element that has the focus is one a person types into, or sits in a dialog. */
+function typingElsewhere(): boolean {
+  const a = document.activeElement as HTMLElement | null;
+  if (!a || a === document.body) return false;
+  return a.matches('input, textarea, select, [contenteditable]') || a.closest('dialog, [role="dialog"]') !== null;
+}
 
 interface Geometry {
   rowH: number;
@@ -47,6 +62,29 @@ export function FileArea() {
     setSize({ w: el.clientWidth, h: el.clientHeight });
     return () => ro.disconnect();
   }, []);
+
+  // A folder just opened (this area mounts when its listing arrives): the list takes the focus,
+  // unless the person is typing somewhere else. On a touch screen without the ring (a keyboard
+  // attached to a phone or tablet still gets the keys).
+  useEffect(() => {
+    if (!typingElsewhere())
+      scroller.current!.focus({ preventScroll: true, ...(touchFirst ? { focusVisible: false } : {}) });
+  }, [folderPath.value]);
+
+  // Touch: the pointer that started the last gesture, a long press under way, and whether one
+  // just selected (its own click and context menu are then not taps).
+  const lastPointer = useRef('mouse');
+  const press = useRef<{ timer: number; x: number; y: number; fired: boolean } | null>(null);
+  const cancelPress = () => {
+    if (press.current) clearTimeout(press.current.timer);
+  };
+  const longPressSelect = (index: number) => {
+    const item = list[index];
+    if (!item) return;
+    selectMode.value = true;
+    if (!selected.value.has(item.name)) toggle(index);
+    navigator.vibrate?.(15);
+  };
 
   useEffect(() => {
     scroller.current!.scrollTop = 0;
@@ -80,7 +118,27 @@ export function FileArea() {
   // Rubber band: starts on empty space, selects what the rectangle touches (computed from
   // geometry, so rows that are not rendered are selected too).
   const onPointerDown = (e: PointerEvent) => {
-    if (e.button !== 0 || (e.target as HTMLElement).closest('.entry')) return;
+    lastPointer.current = e.pointerType;
+    const entry = (e.target as HTMLElement).closest<HTMLElement>('.entry');
+    if (e.pointerType === 'touch') {
+      // A finger on empty space scrolls; on an entry it may become a long press.
+      cancelPress();
+      press.current = null;
+      const index = entry ? Number(entry.dataset.index) : NaN;
+      if (!Number.isInteger(index) || (e.target as HTMLElement).closest('button')) return;
+      const p = {
+        x: e.clientX,
+        y: e.clientY,
+        fired: false,
+        timer: window.setTimeout(() => {
+          p.fired = true;
+          longPressSelect(index);
+        }, LONG_PRESS_MS),
+      };
+      press.current = p;
+      return;
+    }
+    if (e.button !== 0 || entry) return;
     const el = scroller.current!;
     const box = el.getBoundingClientRect();
     const x0 = e.clientX - box.left,
@@ -119,13 +177,17 @@ export function FileArea() {
   };
 
   const onItemClick = (e: MouseEvent, index: number) => {
-    // Touch: one tap opens a folder (a long press selects, through the item menu).
     const item = list[index];
-    if (
-      (item && isDir(item) && !e.shiftKey && !e.ctrlKey && !e.metaKey && (e as PointerEvent).pointerType === 'touch') ||
-      (item && isDir(item) && !e.shiftKey && !e.ctrlKey && !e.metaKey && matchMedia('(pointer: coarse)').matches)
-    ) {
-      openItem(item);
+    const touch = (e as PointerEvent).pointerType === 'touch' || lastPointer.current === 'touch';
+    if (touch && press.current?.fired) {
+      // The click that ends a long press: the press already selected.
+      press.current = null;
+      return;
+    }
+    if (item && touch && !e.shiftKey && !e.ctrlKey && !e.metaKey) {
+      // Touch: a tap opens, files as folders; while selecting (after a long press) it toggles.
+      if (touchSelecting.value) toggle(index);
+      else openItem(item);
       return;
     }
     if (e.shiftKey) selectRange(index, e.ctrlKey || e.metaKey);
@@ -136,6 +198,15 @@ export function FileArea() {
 
   const onItemMenu = (e: MouseEvent, index: number) => {
     e.preventDefault();
+    if (lastPointer.current === 'touch') {
+      // A long press as the browser reports it (Android): it selects; the ⋮ button has the menu.
+      if (press.current && !press.current.fired) {
+        cancelPress();
+        press.current.fired = true;
+        longPressSelect(index);
+      }
+      return;
+    }
     const item = list[index]!;
     if (!selected.value.has(item.name)) selectOnly(index);
     showItemMenu(e.clientX, e.clientY);
@@ -180,6 +251,17 @@ export function FileArea() {
         aria-activedescendant={list[focusIndex.value] ? `entry-${focusIndex.value}` : undefined}
         onScroll={onScroll}
         onPointerDown={onPointerDown}
+        onPointerMove={(e) => {
+          const p = press.current;
+          if (p && !p.fired && Math.hypot(e.clientX - p.x, e.clientY - p.y) > LONG_PRESS_SLOP) cancelPress();
+        }}
+        onPointerUp={() => {
+          if (press.current && !press.current.fired) cancelPress();
+        }}
+        onPointerCancel={() => {
+          cancelPress();
+          press.current = null;
+        }}
         onKeyDown={(e) => handleKey(e, geo.cols, Math.max(1, Math.floor(size.h / geo.rowH)))}
         onContextMenu={(e) => {
           if (!(e.target as HTMLElement).closest('.entry')) {

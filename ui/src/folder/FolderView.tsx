@@ -2,17 +2,19 @@
 import { useEffect } from 'preact/hooks';
 import { Icon, ErrorNote, Spinner } from '../components/common.tsx';
 import { Lazy } from '../components/Lazy.tsx';
-import { favorites, volumes } from '../state/session.ts';
+import { favorites, features, volumes } from '../state/session.ts';
 import { filesUrl, navigate } from '../state/router.ts';
 import { formatBytes } from '../util.ts';
 import { download, newFile, newFolder, refOf, rename, toggleFavorite } from './actions.ts';
 import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
 import { FileArea } from './FileArea.tsx';
-import { compressToZip } from '../archives/actions.tsx';
-import { detailsItem, dropOnto, pickFiles } from './interact.ts';
+import { selectionSize } from './selection.ts';
+import { compressSelection, detailsItem, dropOnto, pickFiles } from './interact.ts';
 import {
   access,
   filterText,
+  folderSizes,
+  folderSizesPending,
   items,
   listing,
   loadError,
@@ -22,6 +24,7 @@ import {
   setViewPrefs,
   viewPrefs,
   reload,
+  selected,
 } from './model.ts';
 
 export function Breadcrumbs({ path }: { path: string }) {
@@ -87,11 +90,25 @@ function SelectionBar() {
   const a = access.value;
   // Shown under the entries so that selecting never moves the rows being clicked.
   if (!sel.length) return null;
-  const bytes = sel.reduce((n, i) => n + (i.kind === 'directory' ? 0 : i.size), 0);
   return (
     <div class="selection-bar" role="toolbar" aria-label="Selection">
-      <span>
-        {sel.length} selected{bytes ? ` · ${formatBytes(bytes)}` : ''}
+      <button
+        type="button"
+        class="icon-button"
+        aria-label="Clear selection"
+        title="Clear selection (Esc)"
+        onClick={() => {
+          selected.value = new Set();
+        }}
+      >
+        <Icon name="close" size={16} />
+      </button>
+      <span class="selection-count">
+        {sel.length} selected ·{' '}
+        {selectionSize(sel, folderSizes.value, {
+          recursive: features.value.folderSize?.mode === 'full',
+          pending: folderSizesPending.value,
+        })}
       </span>
       <button
         type="button"
@@ -109,12 +126,8 @@ function SelectionBar() {
           Rename
         </button>
       )}
-      <button
-        type="button"
-        disabled={!a?.canWrite}
-        onClick={() => void compressToZip(sel.map(refOf), () => void reload())}
-      >
-        Compress to zip
+      <button type="button" disabled={!a?.canWrite} onClick={() => compressSelection(sel)}>
+        Compress to zip…
       </button>
       <button type="button" onClick={() => copyMoveDialog('copy', sel)}>
         Copy to…

@@ -118,11 +118,7 @@ export function showItemMenu(x: number, y: number): void {
           { label: 'Extract to…', action: () => extractToDialog(fullPath(one), [], () => void reload()) },
         ]
       : []),
-    {
-      label: 'Compress to zip',
-      action: () => void compressToZip(sel.map(refOf), () => void reload()),
-      disabled: !a?.canWrite,
-    },
+    { label: 'Compress to zip…', action: () => compressSelection(sel), disabled: !a?.canWrite },
     ...(one && !isDir(one)
       ? [
           {
@@ -136,6 +132,16 @@ export function showItemMenu(x: number, y: number): void {
     { label: 'Delete…', action: () => void confirmDelete(sel), danger: true, disabled: !a?.canWrite, shortcut: 'Del' },
   ];
   openMenu(x, y, entries);
+}
+
+/** "Compress to zip…" of these entries of the open folder (the name is asked first). */
+export function compressSelection(sel: FileItem[]): void {
+  const folder = folderPath.value;
+  compressToZip(
+    sel.map((i) => ({ path: i.path, name: i.name, isDirectory: isDir(i) })),
+    folder.slice(folder.lastIndexOf('/') + 1),
+    () => void reload(),
+  );
 }
 
 export function pickFiles(folders: boolean): void {

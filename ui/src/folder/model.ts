@@ -26,6 +26,12 @@ export const anchorIndex = signal(0);
 /** Bumped by keyboard moves so the focused entry is scrolled into view even when it did not change. */
 export const focusTick = signal(0);
 export const folderSizes = signal<Record<string, number | null>>({});
+/** The folder-size index is being asked about the open folder's sub-folders. */
+export const folderSizesPending = signal(false);
+/** Touch selection mode (phone file managers): a long press starts it, then a tap toggles an
+ *  entry instead of opening it; it ends when nothing is selected any more or the folder changes. */
+export const selectMode = signal(false);
+export const touchSelecting = computed(() => selectMode.value && selected.value.size > 0);
 /** The filter box: shows only the loaded entries whose names contain it (nothing is asked of the server). */
 export const filterText = signal('');
 /** A name to select once the folder has loaded ("open containing folder"). */
@@ -74,9 +80,11 @@ export async function openFolder(path: string): Promise<void> {
   const seq = ++loadSeq;
   if (changed) {
     selected.value = new Set();
+    selectMode.value = false;
     focusIndex.value = 0;
     anchorIndex.value = 0;
     folderSizes.value = {};
+    folderSizesPending.value = false;
     filterText.value = '';
     listing.value = null;
     chosen = false;
@@ -120,6 +128,7 @@ export const reload = () => openFolder(folderPath.value);
 async function loadFolderSizes(path: string, list: FileItem[]): Promise<void> {
   const dirs = list.filter(isDir).slice(0, 500);
   if (!dirs.length || !path) return;
+  folderSizesPending.value = true;
   try {
     const answer = await post<FolderSizeBatch>('/api/folder-size/batch', {
       paths: dirs.map((d) => joinPath(path, d.name)),
@@ -134,6 +143,8 @@ async function loadFolderSizes(path: string, list: FileItem[]): Promise<void> {
   } catch (err) {
     // Folder sizes are a bonus: an index that is off or missing leaves the column empty.
     if (!(err instanceof ApiError)) throw err;
+  } finally {
+    if (path === folderPath.value) folderSizesPending.value = false;
   }
 }
 

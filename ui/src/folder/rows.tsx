@@ -104,13 +104,17 @@ export interface EntryProps {
   onDrop: (e: DragEvent) => void;
 }
 
+/** A touch screen is the main pointer: entries are not draggable (a long press selects). */
+export const touchFirst = typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches;
+
 function entryAttrs(p: EntryProps, cls: string) {
   return {
     id: `entry-${p.index}`,
     role: 'option' as const,
     'aria-selected': p.selected,
-    draggable: true,
+    draggable: !touchFirst,
     'data-name': p.item.name,
+    'data-index': p.index,
     class: `entry ${cls}${p.selected ? ' selected' : ''}${p.focused ? ' focused' : ''}${p.dropping ? ' dropping' : ''}${isDir(p.item) ? ' is-dir' : ''}`,
     style: p.style,
     onClick: p.onClick,
