@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post } from '../api/client.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { location } from '../state/router.ts';
+import { refreshVolumes } from '../state/session.ts';
 import { toastError } from '../state/toasts.ts';
 import { ServerFiles } from './AssignedVolumes.tsx';
 import './admin.css';
@@ -30,7 +31,8 @@ export function Volumes() {
   const [mode, setMode] = useState<'readonly' | 'readwrite'>('readwrite');
   const [browsing, setBrowsing] = useState(false);
   const welcome = location.value.query.get('welcome') !== null;
-  const load = () => get<HostVolumeList>('/api/admin/volumes').then(setData, setError);
+  // The sidebar and Home list the volumes too: they follow every change made here.
+  const load = () => Promise.all([get<HostVolumeList>('/api/admin/volumes').then(setData, setError), refreshVolumes()]);
   useEffect(() => {
     void load();
   }, []);

@@ -14,7 +14,7 @@ export type {
   ConflictsAnswer,
 } from '../../../src/files/wire.ts';
 export type { UploadedItem } from '../../../src/uploads/wire.ts';
-export type { Listing } from '../../../src/browse/wire.ts';
+export type { Listing, Usage } from '../../../src/browse/wire.ts';
 export type { FolderPrefsAnswer as FolderPrefs } from '../../../src/folderprefs/wire.ts';
 export type { Favorite } from '../../../src/favorites/wire.ts';
 import type { FileItem, Access, ReadOnlyReason } from '../../../src/files/wire.ts';
@@ -78,15 +78,6 @@ export interface Volume {
   kind: 'volume' | 'personal' | string;
   readOnly?: ReadOnlyReason;
   accessMode?: 'readonly' | 'readwrite';
-}
-
-export interface Usage {
-  path: string;
-  size?: number;
-  used?: number;
-  free?: number;
-  total?: number;
-  percentUsed?: number;
 }
 
 /** `GET /api/metadata/{path}`; `image`/`video` only for what could be read. */

@@ -74,7 +74,7 @@ export function ErrorNote({ error, children }: { error: unknown; children?: Comp
   );
 }
 
-export function UsageBar({ used, total }: { used?: number; total?: number }) {
+export function UsageBar({ used, total, label = 'Space used' }: { used?: number; total?: number; label?: string }) {
   if (!total || used === undefined) return null;
   const pct = Math.min(100, Math.max(0, (used / total) * 100));
   return (
@@ -84,7 +84,7 @@ export function UsageBar({ used, total }: { used?: number; total?: number }) {
       aria-valuemin={0}
       aria-valuemax={100}
       aria-valuenow={Math.round(pct)}
-      aria-label="Space used"
+      aria-label={label}
     >
       <span style={{ width: `${pct}%` }} />
     </div>

@@ -18,9 +18,7 @@ function VolumeCard({ volume }: { volume: Volume }) {
   useEffect(() => {
     get<Usage>(`/api/usage/${encodePath(volume.path)}`).then(setUsage, () => setUsage(null));
   }, [volume.path]);
-  const used = usage?.used ?? usage?.size;
-  const total =
-    usage?.total ?? (usage?.size !== undefined && usage?.free !== undefined ? usage.size + usage.free : undefined);
+  const held = usage?.held ?? null;
   return (
     <a
       class="card volume-card"
@@ -39,15 +37,24 @@ function VolumeCard({ volume }: { volume: Volume }) {
         {volume.readOnly && <span class="badge read-only">{READ_ONLY[volume.readOnly] ?? 'Read-only'}</span>}
         {volume.accessMode === 'readonly' && !volume.readOnly && <span class="badge read-only">Read-only</span>}
       </div>
-      {total && features.value.volumeUsage?.enabled ? (
+      {/* What this volume holds (the folder-size index), then the disk it is on: several volumes
+          share a disk, so the disk's figures are never presented as the volume's. */}
+      <span class="volume-held small">
+        {held
+          ? held.complete
+            ? held.bytes
+              ? `Holds ${formatBytes(held.bytes)}`
+              : 'Empty'
+            : `Holds at least ${formatBytes(held.bytes)} (still counting)`
+          : '\u00a0'}
+      </span>
+      {usage && usage.total > 0 && (
         <>
-          <UsageBar used={used} total={total} />
-          <span class="muted small">
-            {formatBytes(used)} of {formatBytes(total)} used · {formatBytes(usage?.free ?? total - (used ?? 0))} free
+          {features.value.volumeUsage?.enabled && <UsageBar used={usage.used} total={usage.total} label="Disk used" />}
+          <span class="volume-disk muted small">
+            Disk: {formatBytes(usage.free)} free of {formatBytes(usage.total)}
           </span>
         </>
-      ) : (
-        <span class="muted small">{usage?.size !== undefined ? `${formatBytes(usage.size)} used` : '\u00a0'}</span>
       )}
     </a>
   );

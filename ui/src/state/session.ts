@@ -58,6 +58,16 @@ export async function loadWorkspace(): Promise<void> {
   applyTheme();
 }
 
+/** The places the account can browse, read again (an administrator added or removed a host folder). */
+export async function refreshVolumes(): Promise<void> {
+  try {
+    const v = await get<Volume[]>('/api/volumes');
+    if (Array.isArray(v)) volumes.value = v;
+  } catch {
+    /* the sidebar keeps what it had */
+  }
+}
+
 export async function savePreference(key: string, value: unknown): Promise<void> {
   const before = preferences.value;
   preferences.value = { ...before, [key]: value };
