@@ -13,9 +13,14 @@ export function formatBytes(n: number | null | undefined): string {
 }
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+/**
+ * The one way a time is shown, on every screen: the reader's own medium date and short time
+ * ("24 Nov 2026, 19:30"). Takes ISO times and the archive listing's local "YYYY-MM-DD hh:mm:ss"
+ * (a zip stores no zone), which not every browser parses with its space.
+ */
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '';
-  const d = new Date(iso);
+  const d = new Date(/^\d{4}-\d\d-\d\d \d/.test(iso) ? iso.replace(' ', 'T') : iso);
   return Number.isNaN(d.getTime()) ? '' : dateFormat.format(d);
 }
 

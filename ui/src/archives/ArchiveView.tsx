@@ -6,7 +6,7 @@ import { describeError, encodePath, get } from '../api/client.ts';
 import { ErrorNote, Icon, Spinner } from '../components/common.tsx';
 import { Breadcrumbs } from '../folder/FolderView.tsx';
 import { location, navigate } from '../state/router.ts';
-import { formatBytes } from '../util.ts';
+import { formatBytes, formatDate } from '../util.ts';
 import { extractArchive, extractToDialog } from './actions.tsx';
 import { archiveUrl, entryUrl } from './kinds.ts';
 import './archives.css';
@@ -250,7 +250,7 @@ export default function ArchiveView() {
                   )}
                 </td>
                 <td>{e.size === null ? '' : formatBytes(e.size)}</td>
-                <td>{e.modified ?? ''}</td>
+                <td>{formatDate(e.modified)}</td>
               </tr>
             ))}
           </tbody>

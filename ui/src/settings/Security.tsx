@@ -10,6 +10,7 @@ import { QrCode } from '../shares/Qr.tsx';
 import { passkeyErrorWords } from './passkey-address.ts';
 import { PasskeyWhere, thisPage } from './PasskeyWhere.tsx';
 import { toast, toastError } from '../state/toasts.ts';
+import { formatDate } from '../util.ts';
 
 interface TotpStatus {
   enabled: boolean;
@@ -177,8 +178,8 @@ function SecondFactor() {
       {status.enabled && (
         <>
           <p>
-            On since {status.confirmedAt ? new Date(status.confirmedAt).toLocaleDateString() : '—'}. Recovery codes
-            left: {status.recoveryCodesLeft}.
+            On since {status.confirmedAt ? formatDate(status.confirmedAt) : '—'}. Recovery codes left:{' '}
+            {status.recoveryCodesLeft}.
           </p>
           <form class="stack" onSubmit={regenerate}>
             <label>
@@ -293,8 +294,8 @@ function Passkeys() {
               <span style={{ flex: 1 }}>
                 <strong>{p.name}</strong>{' '}
                 <span class="muted small">
-                  added {new Date(p.createdAt).toLocaleDateString()}
-                  {p.lastUsedAt ? `, last used ${new Date(p.lastUsedAt).toLocaleDateString()}` : ''}
+                  added {formatDate(p.createdAt)}
+                  {p.lastUsedAt ? `, last used ${formatDate(p.lastUsedAt)}` : ''}
                   {p.backedUp ? ', synced' : ''}
                 </span>
               </span>
