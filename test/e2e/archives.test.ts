@@ -1,6 +1,7 @@
 // Archives in the browser: an archive opens like a folder (breadcrumbs inside it), one entry
 // previews as text (an .html entry shown as text, never run), "Extract here" shows progress in
-// the operations tray with the landed names, and "Compress to zip" makes a zip beside a selection.
+// the operations tray with the landed names, and "Compress to zip" makes a zip beside a selection
+// under the name it proposes.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -75,10 +76,13 @@ test('"Extract here" shows progress in the tray and the landed names; a second r
   assert.ok(fs.existsSync(path.join(files, 'readme (1).txt')));
 });
 
-test('"Compress to zip" on a selection makes a zip beside it', async () => {
+test('"Compress to zip" on a selection makes a zip beside it, under the name proposed', async () => {
   await page.goto(`${server.url}/files/Files`);
   await page.locator('.entry[data-name="notes.txt"]').click();
-  await page.getByRole('toolbar', { name: 'Selection' }).getByRole('button', { name: 'Compress to zip' }).click();
+  await page.getByRole('toolbar', { name: 'Selection' }).getByRole('button', { name: 'Compress to zip…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Compress “notes.txt” to zip' });
+  assert.is(await dialog.getByLabel('Name of the zip').inputValue(), 'notes.zip');
+  await dialog.getByRole('button', { name: 'Compress' }).click();
   await page.locator('.entry[data-name="notes.zip"]').waitFor();
   assert.ok(fs.statSync(path.join(files, 'notes.zip')).size > 0);
   assert.equal(problems, []);

@@ -98,8 +98,9 @@ function Workspace() {
           </span>
         )}
         {authEnabled && (
-          <button type="button" class="sign-out" onClick={() => void signOut()}>
-            Sign out
+          <button type="button" class="sign-out" title="Sign out" onClick={() => void signOut()}>
+            <Icon name="signout" size={18} />
+            <span class="sign-out-label">Sign out</span>
           </button>
         )}
       </header>

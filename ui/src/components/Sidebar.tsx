@@ -1,6 +1,6 @@
 // Volumes, favourites (drag to reorder), trash, settings, administration.
 import { useState } from 'preact/hooks';
-import { favorites, isAdmin, signOut, status, volumes } from '../state/session.ts';
+import { favorites, isAdmin, volumes } from '../state/session.ts';
 import { filesUrl, folderOf, location, navigate } from '../state/router.ts';
 import { reorderFavorites } from '../folder/actions.ts';
 import { dropOnto } from '../folder/interact.ts';
@@ -130,12 +130,6 @@ export function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
       <NavLink to="/settings" icon="gear" label="Settings" current={loc.path.startsWith('/settings')} />
       {isAdmin.value && (
         <NavLink to="/admin" icon="shield" label="Administration" current={loc.path.startsWith('/admin')} />
-      )}
-      {/* At phone width the top bar's Sign out lives here (styles.css). */}
-      {status.value?.authEnabled !== false && status.value?.authMode !== 'disabled' && (
-        <button type="button" class="sidebar-sign-out phone-only" onClick={() => void signOut()}>
-          Sign out
-        </button>
       )}
     </nav>
   );

@@ -26,6 +26,7 @@ const PATHS: Record<string, string> = {
   download: 'M12 4v12m-5-5 5 5 5-5M4 20h16',
   external: 'M14 4h6v6m0-6-9 9M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5',
   info: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zm0-10v6m0-9.5v.5',
+  signout: 'M10 4H5v16h5m4-12 4 4-4 4m4-4H9',
 };
 
 export function Icon({
