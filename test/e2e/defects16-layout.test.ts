@@ -63,7 +63,9 @@ async function barUncovered(p: Page, where: string): Promise<void> {
 test.before(async () => {
   server = await startWithUi({}, ['Files']);
   for (const n of ['alpha.txt', 'beta.txt', 'gamma.txt']) fs.writeFileSync(files(n), `${n}\n`);
-  fs.writeFileSync(files('large.bin'), Buffer.alloc(4 * 1024 * 1024, 7));
+  // Uploaded from outside the volume: a name already in the folder would first ask keep both /
+  // skip / replace, and nothing would be in flight.
+  fs.writeFileSync(path.join(server.dirs.root, 'large.bin'), Buffer.alloc(4 * 1024 * 1024, 7));
   ({ browser } = await launch());
   ({ context, page, problems } = await newPage(browser, DESKTOP));
   await setupAdmin(context, server.url, undefined, PASSWORD);
@@ -92,7 +94,7 @@ test("the tray showing an upload leaves the selection bar's buttons uncovered an
   try {
     const chooser = page.waitForEvent('filechooser');
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
-    await (await chooser).setFiles(files('large.bin'));
+    await (await chooser).setFiles(path.join(server.dirs.root, 'large.bin'));
     const row = page.locator('.tray .upload', { hasText: 'large.bin' });
     await row.getByRole('button', { name: 'Pause' }).waitFor();
     await page.locator('.entry[data-name="alpha.txt"]').click();
