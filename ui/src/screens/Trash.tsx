@@ -1,4 +1,5 @@
 // The trash: what was deleted, from where and when; restore, delete for good, empty.
+import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { del, get, post } from '../api/client.ts';
 import type { TrashEntry, TrashRestoreAnswer } from '../api/types.ts';
@@ -6,6 +7,22 @@ import { confirmDialog } from '../components/Dialog.tsx';
 import { ErrorNote, Icon, Spinner } from '../components/common.tsx';
 import { toast, toastError } from '../state/toasts.ts';
 import { formatBytes, formatDate, iconFor } from '../util.ts';
+
+/** A path that may wrap after each "/" (and nowhere inside a name). */
+function Breakable({ path }: { path: string }) {
+  const parts = path.split('/');
+  return (
+    <>
+      {parts.map((p, i) => (
+        <Fragment key={i}>
+          {p}
+          {i < parts.length - 1 && '/'}
+          {i < parts.length - 1 && <wbr />}
+        </Fragment>
+      ))}
+    </>
+  );
+}
 
 export default function Trash() {
   const [entries, setEntries] = useState<TrashEntry[] | null>(null);
@@ -96,7 +113,7 @@ export default function Trash() {
                     </span>
                   </td>
                   <td dir="auto" data-label="From">
-                    {e.path}
+                    <Breakable path={e.path} />
                   </td>
                   <td class="when" data-label="Deleted">
                     {formatDate(e.deletedAt)}
