@@ -19,7 +19,7 @@ import {
   toggle,
   touchSelecting,
 } from './model.ts';
-import { GridTile, ListHeader, ListRow, columnTemplate, touchFirst } from './rows.tsx';
+import { GridTile, ListHeader, ListRow, columnTemplate } from './rows.tsx';
 import { handleKey, openItem, showItemMenu, showAreaMenu, dropOnto, dragStart } from './interact.ts';
 
 const LIST_ROW = 36;
@@ -29,6 +29,11 @@ const TILE_H = 156;
 const LONG_PRESS_MS = 450;
 /** How far a finger may drift during a long press (px) before it is a scroll instead. */
 const LONG_PRESS_SLOP = 10;
+
+/** The last input was a key (not a pointer): a focus moved by the app then shows its ring. */
+let keyboardLast = false;
+addEventListener('keydown', () => (keyboardLast = true), true);
+addEventListener('pointerdown', () => (keyboardLast = false), true);
 
 /** The element that has the focus is one a person types into, or sits in a dialog. */
 function typingElsewhere(): boolean {
@@ -64,11 +69,11 @@ export function FileArea() {
   }, []);
 
   // A folder just opened (this area mounts when its listing arrives): the list takes the focus,
-  // unless the person is typing somewhere else. On a touch screen without the ring (a keyboard
-  // attached to a phone or tablet still gets the keys).
+  // unless the person is typing somewhere else; its ring shows when the keyboard brought them
+  // here (not after a click or a tap, nor on a page just loaded).
   useEffect(() => {
     if (!typingElsewhere())
-      scroller.current!.focus({ preventScroll: true, ...(touchFirst ? { focusVisible: false } : {}) });
+      scroller.current!.focus({ preventScroll: true, focusVisible: keyboardLast } as FocusOptions);
   }, [folderPath.value]);
 
   // Touch: the pointer that started the last gesture, a long press under way, and whether one

@@ -105,7 +105,7 @@ export interface EntryProps {
 }
 
 /** A touch screen is the main pointer: entries are not draggable (a long press selects). */
-export const touchFirst = typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches;
+const touchFirst = typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches;
 
 function entryAttrs(p: EntryProps, cls: string) {
   return {
