@@ -179,6 +179,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     files: files.ops,
     versions: files.versions,
     trash: files.trash,
+    own: files.own,
   });
   capabilities.push(uploads);
   // Previews and thumbnails (mounted with the files family below); a link holder's thumbnails too.

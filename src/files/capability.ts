@@ -26,6 +26,8 @@ import { createRecentDestinations } from './recent.ts';
 import { fileRoutes } from './routes.ts';
 import { createWorkJournal, type WorkJournal } from './journal.ts';
 import { createTransfer, type Transfer, type TransferOptions } from './transfer.ts';
+import { createOwnFolders, type OwnFolders } from './own.ts';
+import { RESERVED_DIR } from './names.ts';
 
 export interface FilesDeps {
   config: Config;
@@ -50,6 +52,8 @@ export interface FilesCapability extends Capability {
   readonly transfer: Transfer;
   /** Work built under a temporary name (extractions, saves, copies): a crash leaves nothing after the restart. */
   readonly journal: WorkJournal;
+  /** Burrow's own folder of each space (trash, versions, upload parts), out of the user's folders. */
+  readonly own: OwnFolders;
   /** Shares register their table here so deletes forget and moves carry them. */
   readonly bindings: Bindings;
   /** Host folders served as volumes, as the indexes follow them (real paths). */
@@ -85,7 +89,8 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
   bindings.register('versions', versionBindings(db));
   const journal = createWorkJournal(db);
   const transfer = createTransfer(journal, deps.transfer);
-  const trash = createTrash(db, resolver, transfer, changes);
+  const own = createOwnFolders({ dataDir: config.storage.configDir, journal });
+  const trash = createTrash(db, resolver, transfer, changes, own);
   const spaceRoots = () => {
     const roots: string[] = [];
     const real = (p: string) => {
@@ -117,7 +122,27 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     }
     return roots;
   };
-  const versions = createVersions(db, resolver, spaceRoots, changes, journal);
+  const versions = createVersions(db, resolver, spaceRoots, changes, journal, own);
+
+  /**
+   * An install from before own folders kept its trash and versions in `<space>/.burrow`, which
+   * whoever browses the disk another way sees: moved (by rename, rows and all) to the space's
+   * own folder now, and the old folder removed once empty. Upload parts in progress there finish
+   * where they are (the uploads sweep removes the folder once they are done).
+   */
+  async function moveOutOfSpaces(): Promise<number> {
+    let moved = 0;
+    for (const root of spaceRoots()) {
+      const old = path.join(root, RESERVED_DIR);
+      if (!fs.existsSync(old)) continue;
+      const now = await own.of(root).catch(() => old);
+      if (now === old) continue;
+      moved += await trash.relocate(path.join(old, 'trash'), path.join(now, 'trash'));
+      moved += await versions.relocate(path.join(old, 'versions'), path.join(now, 'versions'));
+      for (const kind of ['trash', 'versions', 'uploads'] as const) own.tidySync(old, kind);
+    }
+    return moved;
+  }
   const recent = createRecentDestinations(db);
   const ops = createFileOps({
     resolver,
@@ -165,6 +190,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     bindings,
     transfer,
     journal,
+    own,
     hostVolumes: {
       roots: () => hostVolumeStore.list().map((v) => v.path),
       inUse: (realRoot) => spaceRoots().includes(realRoot),
@@ -185,6 +211,11 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
       // A restore that was placed before the crash: its trash entry is gone with its source.
       for (const source of recovered.removedSources) db.run('DELETE FROM trash_items WHERE stored_path = ?', [source]);
       if (recovered.count) log.info('finished or rolled back interrupted file operations', { count: recovered.count });
+      const moved = await moveOutOfSpaces().catch((err) => {
+        log.warn('could not move trash and versions out of the volumes', { err });
+        return 0;
+      });
+      if (moved) log.info("moved trash and versions out of the volumes into Burrow's own folders", { moved });
       void sweep();
       sweepTimer = setInterval(sweep, 6 * HOUR);
       sweepTimer.unref();

@@ -8,6 +8,7 @@ import { AppError } from '../core/errors.ts';
 import { fileItem } from '../files/items.ts';
 import { fileEvent, type ActivitySink } from '../files/activity.ts';
 import type { FileOps } from '../files/ops.ts';
+import { ownFolderOf } from '../files/own.ts';
 import { readTextFile } from '../files/text.ts';
 import type { TrashService } from './service.ts';
 import type { RestoreAnswer, TrashText } from './wire.ts';
@@ -51,7 +52,7 @@ export function createTrashActions(deps: TrashActionsDeps) {
     async text(caller: Caller, id: string): Promise<TrashText> {
       const found = await trash.find(caller, id);
       if (found.entry.isDirectory) throw new AppError('IS_A_FOLDER');
-      const text = await readTextFile(found.space.root, found.storedPath, deps.maxTextBytes);
+      const text = await readTextFile(ownFolderOf(found.storedPath), found.storedPath, deps.maxTextBytes);
       return { content: text.content, name: found.entry.name };
     },
   };

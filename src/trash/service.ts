@@ -1,6 +1,7 @@
-// Trash: a hidden zone per space (`<root>/.burrow/trash`). Deleting is a rename into it;
-// restoring is a rename back under a free name (never over an existing one); purge, empty and
-// retention remove for good.
+// Trash: Burrow's own folder of each space holds its deleted items (`<own>/trash`, files/own.ts:
+// on the space's disk, out of the user's folders). Deleting is a rename into it; restoring is a
+// rename back under a free name (never over an existing one); purge, empty and retention remove
+// for good.
 import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { ensureDirIn, withDirIn, withParentIn } from '../files/confined.ts';
-import { RESERVED_DIR } from '../files/names.ts';
+import { below, moveStored, ownFolderOf, type OwnFolders } from '../files/own.ts';
 import { isInside, type PathResolver, type ResolvedPath, type Space } from '../files/paths.ts';
 import type { Transfer } from '../files/transfer.ts';
 
@@ -44,6 +45,8 @@ export interface TrashService {
   list(caller: Caller): Promise<TrashEntry[]>;
   /** The entry and its stored real path, or 404 when the caller cannot see it. */
   find(caller: Caller, id: string): Promise<{ entry: TrashEntry; storedPath: string; space: Space }>;
+  /** Moves the stored items under `from` (an old own folder's `trash`) into `to`, by rename; answers how many. */
+  relocate(from: string, to: string): Promise<number>;
   restore(
     caller: Caller,
     id: string,
@@ -64,6 +67,7 @@ export function createTrash(
   resolver: PathResolver,
   transfer: Transfer,
   changes: ChangeSink,
+  own: OwnFolders,
 ): TrashService {
   async function visible(caller: Caller): Promise<Map<string, Space>> {
     return new Map((await resolver.spaces(caller)).map((s) => [s.root, s]));
@@ -96,13 +100,12 @@ export function createTrash(
   const service: TrashService = {
     async put(caller, item) {
       const space = item.space!;
-      const trashDir = path.join(space.root, RESERVED_DIR, 'trash');
-      await fsp.mkdir(trashDir, { recursive: true });
+      const trashDir = await own.dir(space.root, 'trash');
       const id = randomUUID();
       const stored = path.join(trashDir, id);
       // Through checked descriptors of both folders: the entry trashed is the one inside.
       await withParentIn(space.root, item.realPath, (src, name) =>
-        withDirIn(space.root, trashDir, async (trash) => {
+        withDirIn(ownFolderOf(stored), trashDir, async (trash) => {
           const stats = await fsp.lstat(src.at(name));
           db.run(
             'INSERT INTO trash_items (id, space_root, original_relative, name, is_directory, size, stored_path, deleted_by, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -182,14 +185,10 @@ export function createTrash(
       const destRoot = destination ? destination.space!.root : space.root;
       const into = await ensureDirIn(destRoot, dir);
       let placed;
+      const kept = ownFolderOf(row.stored_path);
       try {
-        placed = await withParentIn(space.root, row.stored_path, (trash, storedName) =>
-          transfer.move(
-            { path: trash.at(storedName), real: row.stored_path, root: space.root },
-            into,
-            row.name,
-            isDirectory,
-          ),
+        placed = await withParentIn(kept, row.stored_path, (trash, storedName) =>
+          transfer.move({ path: trash.at(storedName), real: row.stored_path, root: kept }, into, row.name, isDirectory),
         );
       } finally {
         await into.close();
@@ -197,6 +196,13 @@ export function createTrash(
       db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
       changes.emit({ type: 'created', path: path.join(dir, placed.name), isDirectory });
       return { dir, parentVirtual, name: placed.name, isDirectory, entry: toEntry(row, space) };
+    },
+
+    relocate(from, to) {
+      const rows = db.all<Row>('SELECT * FROM trash_items WHERE stored_path > ? AND stored_path < ?', below(from));
+      return moveStored(rows, to, (id, stored) =>
+        db.run('UPDATE trash_items SET stored_path = ? WHERE id = ?', [stored, id]),
+      );
     },
 
     async purge(caller, id) {

@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { ActivitySink } from '../files/activity.ts';
 import type { WorkJournal } from '../files/journal.ts';
+import type { OwnFolders } from '../files/own.ts';
 import type { PathResolver } from '../files/paths.ts';
 import type { Logger } from '../core/log.ts';
 import { createMultipartReceiver } from './multipart.ts';
@@ -25,6 +26,8 @@ export interface UploadsDeps {
   log: Logger;
   /** The activity log: one row per upload request (multipart) or placed upload (TUS). */
   activity: ActivitySink;
+  /** Burrow's own folder of each space: upload parts are staged in its `uploads`. */
+  own: OwnFolders;
   /** A `replace` (files/ops.ts) and taking one back (versions, trash). */
   files: PlacementDeps['files'];
   versions: PlacementDeps['versions'];
@@ -47,7 +50,7 @@ export interface UploadsCapability extends Capability {
 export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
   const { config, db, log } = deps;
   const u = config.uploads;
-  const staging = createStaging(db, u.freeSpaceReserve);
+  const staging = createStaging(db, u.freeSpaceReserve, deps.own);
   if (staging.leftoversRemoved)
     log.info('removed part files of interrupted multipart uploads', { removed: staging.leftoversRemoved });
   const placement = createPlacement({

@@ -276,6 +276,7 @@ export function createMultipartReceiver(deps: {
         throw err instanceof AppError ? err : (fromFsError(err) ?? err);
       } finally {
         for (const part of parts) await removeQuietly(part);
+        for (const part of parts) await staging.tidy(part);
       }
     },
   };

@@ -1,16 +1,18 @@
-// Where upload bytes land before they are placed: on the TARGET volume, so that finishing an
-// upload is a link/rename and never a second copy. The staging folder is Burrow's own hidden
-// folder of the space (`<space root>/.burrow/uploads`), which the resolver never lets a route
-// reach. When the destination folder is another filesystem than the space root (a disk
-// mounted inside a volume), the part file goes beside the destination under a hidden
-// temporary name instead.
+// Where upload bytes land before they are placed: on the TARGET volume's disk, so that finishing
+// an upload is a link/rename and never a second copy. The staging folder is `uploads` in Burrow's
+// own folder of the space (files/own.ts: the data folder when it is on the same disk, out of the
+// user's folders), which no route reaches. When the destination folder is another filesystem
+// than the space root (a disk mounted inside a volume), the part file goes beside the
+// destination under a hidden temporary name instead. A staging folder a user could see is
+// removed again once it is empty (`tidy`): a file request leaves no empty folder behind.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
-import { RESERVED_DIR, TEMP_PREFIX } from '../files/names.ts';
+import { TEMP_PREFIX } from '../files/names.ts';
+import type { OwnFolders } from '../files/own.ts';
 
 export const STAGING_SUBDIR = 'uploads';
 /**
@@ -51,6 +53,11 @@ export interface Staging {
   guard(dir: string, written: () => number): Promise<(chunk: Buffer) => void>;
   /** Staging folders used so far (for the sweep). */
   knownDirs(): string[];
+  /**
+   * A part file of this staging folder is gone (placed, cancelled, swept): the folder, and Burrow's
+   * own folder holding it, are removed when empty and a user could see them.
+   */
+  tidy(partFile: string): Promise<void>;
   /** Multipart part files an earlier run left behind, removed when staging was opened. */
   readonly leftoversRemoved: number;
 }
@@ -97,9 +104,11 @@ export function formatBytes(n: number): string {
   return `${v} ${units[i]}`;
 }
 
-export function createStaging(db: Database, reserveBytes: number): Staging {
+export function createStaging(db: Database, reserveBytes: number, own: OwnFolders): Staging {
   const registered = new Set(db.all<{ dir: string }>('SELECT dir FROM upload_staging_dirs').map((r) => r.dir));
   const leftoversRemoved = removeMultipartLeftovers(registered);
+  // What that emptied, and the `.burrow/uploads` of earlier installs, is not left behind.
+  for (const dir of registered) if (path.basename(dir) === STAGING_SUBDIR) own.tidySync(path.dirname(dir), 'uploads');
   /** Staging folders known to exist (made again by createPart if someone removed one). */
   const made = new Set<string>();
   /** The last free space read per folder, and when. */
@@ -113,7 +122,7 @@ export function createStaging(db: Database, reserveBytes: number): Staging {
   return {
     async placeFor(spaceRoot, destinationDir) {
       if (!(await sameDevice(spaceRoot, destinationDir))) return { dir: destinationDir, shared: false };
-      const dir = path.join(spaceRoot, RESERVED_DIR, STAGING_SUBDIR);
+      const dir = path.join(await own.of(spaceRoot), STAGING_SUBDIR);
       if (!made.has(dir)) {
         await fsp.mkdir(dir, { recursive: true });
         made.add(dir);
@@ -200,6 +209,12 @@ export function createStaging(db: Database, reserveBytes: number): Staging {
     },
 
     knownDirs: () => [...registered],
+    async tidy(partFile) {
+      const dir = path.dirname(partFile);
+      if (!registered.has(dir)) return;
+      made.delete(dir);
+      await own.tidy(path.dirname(dir), 'uploads');
+    },
     leftoversRemoved,
   };
 }

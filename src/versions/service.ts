@@ -1,6 +1,7 @@
-// Versions: before a file is overwritten its content is kept beside the data
-// (`<space root>/.burrow/versions/<id>`, a reflink/copy); list, restore (the current content
-// becomes a version itself), restore as a copy, delete.
+// Versions: before a file is overwritten its content is kept in Burrow's own folder of its space
+// (`<own>/versions/<id>`, files/own.ts: on the space's disk, out of the user's folders; a
+// reflink/copy, or a hard link for a replace); list, restore (the current content becomes a
+// version itself), restore as a copy, delete.
 import { randomUUID } from 'node:crypto';
 import fs, { type Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -12,7 +13,8 @@ import type { Caller } from '../core/caller.ts';
 import type { BindingTable, RealLocation } from '../files/bindings.ts';
 import { openFileIn, withDirIn, withFileIn, withParentIn, type Dir, type OpenedFile } from '../files/confined.ts';
 import { withTemporary, type WorkJournal } from '../files/journal.ts';
-import { RESERVED_DIR, placeFile } from '../files/names.ts';
+import { placeFile } from '../files/names.ts';
+import { below, moveStored, ownFolderOf, type OwnFolders } from '../files/own.ts';
 import { isInside, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 
 interface Row {
@@ -34,8 +36,8 @@ export interface VersionEntry {
   createdBy: string | null;
 }
 
-/** The space a stored version lives in (`<root>/.burrow/versions/<id>`): it stays there when its file moves to another space. */
-export const storedRoot = (storedPath: string) => path.resolve(storedPath, '..', '..', '..');
+/** The own folder a stored version lives in (`<own>/versions/<id>`), to which reading it is confined; it stays there when its file moves to another space. */
+export const storedRoot = ownFolderOf;
 
 /** The file system's birth time, or the change time where it has none. */
 const birth = (st: Pick<Stats, 'birthtimeMs' | 'birthtime' | 'ctime'>) =>
@@ -97,6 +99,8 @@ export interface VersionService {
   ): Promise<string | null>;
   /** Forgets a version made for a replace that did not happen (its stored content removed). */
   drop(id: string): Promise<void>;
+  /** Moves the stored versions under `from` (an old own folder's `versions`) into `to`, by rename; answers how many. */
+  relocate(from: string, to: string): Promise<number>;
   /**
    * Takes a replace back: the version's content takes the name `name` of the checked folder
    * `dir` again (by rename, as a save does) and the version is forgotten.
@@ -150,6 +154,7 @@ export function createVersions(
   roots: () => string[],
   changes: ChangeSink,
   journal: WorkJournal,
+  own: OwnFolders,
 ): VersionService {
   function rootOf(real: string): string | null {
     let best: string | null = null;
@@ -168,12 +173,11 @@ export function createVersions(
     const real = source ? source.real : await fsp.realpath(realPath);
     const root = rootOf(real);
     if (!root) return null;
-    const dir = path.join(root, RESERVED_DIR, 'versions');
-    await fsp.mkdir(dir, { recursive: true });
+    const dir = await own.dir(root, 'versions');
     const id = randomUUID();
     const stored = path.join(dir, id);
     // Written through the checked descriptor of the versions folder, read from the checked source.
-    await withDirIn(root, dir, async (d) => {
+    await withDirIn(ownFolderOf(stored), dir, async (d) => {
       if (options.link && source && (await linkSame(options.link, d.at(id), st))) return;
       await fsp.copyFile(
         source ? source.path : real,
@@ -252,6 +256,12 @@ export function createVersions(
       if (!row) return;
       await fsp.rm(row.stored_path, { force: true });
       db.run('DELETE FROM file_versions WHERE id = ?', [id]);
+    },
+    relocate(from, to) {
+      const rows = db.all<Row>('SELECT * FROM file_versions WHERE stored_path > ? AND stored_path < ?', below(from));
+      return moveStored(rows, to, (id, stored) =>
+        db.run('UPDATE file_versions SET stored_path = ? WHERE id = ?', [stored, id]),
+      );
     },
     async putBack(id, dir, name) {
       const row = db.get<Row>('SELECT * FROM file_versions WHERE id = ?', [id]);

@@ -120,7 +120,7 @@ test('an unwritable or blocked data folder is one clear line and a non-zero exit
 
 test('part files of interrupted multipart uploads are removed at startup; TUS parts stay for their uploads', async () => {
   const s = await startServer({ env: { AUTH_MODE: 'disabled' } });
-  const staging = path.join(s.dirs.volumes, 'Files', '.burrow', 'uploads');
+  const staging = path.join(s.dirs.config, 'files', 'uploads');
   try {
     // One upload registers the staging folder.
     const fd = new FormData();

@@ -24,7 +24,12 @@ function form(parts: Array<[string, string] | [string, Blob, string]>): FormData
 function volumeState(s: TestServer, volume = 'Files'): { files: string[]; staged: string[] } {
   const root = path.join(s.dirs.volumes, volume);
   const files = (fs.readdirSync(root, { recursive: true }) as string[]).filter((f) => !f.startsWith('.burrow')).sort();
-  const stagingDir = path.join(root, '.burrow', 'uploads');
+  // Parts are staged in Burrow's own folder on the volume's disk: the data folder (files/own.ts),
+  // or a `.burrow` on a disk of its own.
+  const own = fs.existsSync(path.join(root, '.burrow'))
+    ? path.join(root, '.burrow')
+    : path.join(s.dirs.config, 'files');
+  const stagingDir = path.join(own, 'uploads');
   const staged = fs.existsSync(stagingDir) ? fs.readdirSync(stagingDir) : [];
   return { files, staged };
 }

@@ -45,7 +45,8 @@ async function curl(url: string, parts: string[]): Promise<{ status: number; bod
 const volume = (...p: string[]) => path.join(s.dirs.volumes, 'Files', ...p);
 const userFiles = () =>
   (fs.readdirSync(volume(), { recursive: true }) as string[]).filter((f) => !f.startsWith('.burrow')).sort();
-const staged = () => (fs.existsSync(volume('.burrow', 'uploads')) ? fs.readdirSync(volume('.burrow', 'uploads')) : []);
+const stagingDir = () => path.join(s.dirs.config, 'files', 'uploads');
+const staged = () => (fs.existsSync(stagingDir()) ? fs.readdirSync(stagingDir()) : []);
 
 function clear(): void {
   for (const f of fs.readdirSync(volume())) if (f !== '.burrow') fs.rmSync(volume(f), { recursive: true, force: true });

@@ -75,7 +75,8 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms =
   }
 }
 
-const stagingDir = (s: TestServer) => path.join(s.dirs.volumes, 'Files', '.burrow', 'uploads');
+// Parts are staged in Burrow's own folder on the volume's disk: the data folder here (files/own.ts).
+const stagingDir = (s: TestServer) => path.join(s.dirs.config, 'files', 'uploads');
 const staged = (s: TestServer) => (fs.existsSync(stagingDir(s)) ? fs.readdirSync(stagingDir(s)) : []);
 
 test('OPTIONS advertises TUS 1.0.0 and its extensions; with UPLOAD_CHUNKED_ENABLED=false every TUS row answers 404 UPLOAD_CHUNKED_DISABLED', async () => {

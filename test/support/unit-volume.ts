@@ -7,6 +7,7 @@ import { Database } from '../../src/db/database.ts';
 import { collectMigrations, runMigrations } from '../../src/db/migrations.ts';
 import { createPathResolver, type PathResolver } from '../../src/files/paths.ts';
 import type { PersonalFolders } from '../../src/files/personal.ts';
+import { createOwnFolders, type OwnFolders } from '../../src/files/own.ts';
 
 const src = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'src');
 
@@ -16,6 +17,8 @@ export interface UnitVolume {
   files: string;
   db: Database;
   resolver: PathResolver;
+  /** Burrow's own folders (trash, versions, upload parts), under the config folder as a server keeps them. */
+  own: OwnFolders;
 }
 
 export function unitVolume(prefix: string): UnitVolume {
@@ -32,5 +35,5 @@ export function unitVolume(prefix: string): UnitVolume {
     personal,
     privateDirs: [path.join(root, 'config')],
   });
-  return { root, files, db, resolver };
+  return { root, files, db, resolver, own: createOwnFolders({ dataDir: path.join(root, 'config') }) };
 }

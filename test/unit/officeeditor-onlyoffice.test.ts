@@ -20,9 +20,9 @@ import { unitVolume } from '../support/unit-volume.ts';
 const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
 const SECRET = 'onlyoffice-test-secret-0123456789';
 const key = new TextEncoder().encode(SECRET);
-const { root, files, db, resolver } = unitVolume('burrow-oo-');
+const { root, files, db, resolver, own } = unitVolume('burrow-oo-');
 const journal = recordingJournal();
-const versions = createVersions(db, resolver, () => [files], createChangeSink(), journal);
+const versions = createVersions(db, resolver, () => [files], createChangeSink(), journal, own);
 
 let docBase = '';
 const docServer = http.createServer((req, res) => {

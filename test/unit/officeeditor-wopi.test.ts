@@ -26,9 +26,9 @@ const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], i
 const SECRET = 'office-test-secret-0123456789abcdef';
 const src = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'src');
 
-const { root, files, db, resolver } = unitVolume('burrow-wopi-');
+const { root, files, db, resolver, own } = unitVolume('burrow-wopi-');
 const journal = recordingJournal();
-const versions = createVersions(db, resolver, () => [files], createChangeSink(), journal);
+const versions = createVersions(db, resolver, () => [files], createChangeSink(), journal, own);
 const changes = createChangeSink();
 const callerFor = (id: string) => (id === alice.userId ? alice : null);
 

@@ -21,13 +21,13 @@ import { journalled, recordingJournal } from '../support/journal.ts';
 import { unitVolume } from '../support/unit-volume.ts';
 
 const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
-const { root, files, db, resolver } = unitVolume('burrow-journal-');
+const { root, files, db, resolver, own } = unitVolume('burrow-journal-');
 const temporaries = () => fs.readdirSync(files).filter((n) => n.startsWith('.burrow-tmp-'));
 
 /** The journal and the versions, with what the journal held (and what existed) each time a version was kept. */
 function setup(keepFails = false) {
   const journal = recordingJournal();
-  const versions = createVersions(db, resolver, () => [files], createChangeSink(), journal);
+  const versions = createVersions(db, resolver, () => [files], createChangeSink(), journal, own);
   const atKeep: { open: string[]; existing: string[] }[] = [];
   // The version is kept while the new content waits under its temporary name: the moment a
   // crash would leave it behind.

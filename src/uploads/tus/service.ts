@@ -133,6 +133,7 @@ export function createTusService(deps: TusDeps): TusService {
   async function discard(row: UploadRow): Promise<void> {
     letGo(row.id);
     if (row.state !== 'complete') await removeQuietly(row.stagingPath);
+    if (row.stagingPath) await staging.tidy(row.stagingPath);
     store.remove(row.id);
   }
 
@@ -233,6 +234,7 @@ export function createTusService(deps: TusDeps): TusService {
       // Skipped: the name kept its file, and the bytes sent are not kept.
       if (placed.outcome === 'skipped') await removeQuietly(row.stagingPath);
       store.markComplete(row.id, finalPath, now(), result);
+      await staging.tidy(row.stagingPath);
       if (placed.outcome !== 'skipped')
         deps.activity.record(
           fileEvent(caller, 'files.upload', { paths: [placed.shown], count: 1, bytes: placed.size, method: 'tus' }),
@@ -546,6 +548,7 @@ export function createTusService(deps: TusDeps): TusService {
           const st = await fsp.stat(file).catch(() => null);
           if (st && st.mtimeMs < cutoff) {
             await removeQuietly(file);
+            await staging.tidy(file);
             removed++;
           }
         }
