@@ -280,6 +280,18 @@ j.step('one tap opens a file as it opens a folder; a long press selects, then ta
     await (await s.entry('Shopping list.txt')).tap();
     await viewer.waitFor();
     await s.tap(viewer.getByRole('button', { name: 'Close viewer' }));
+    // "Select all" (from a keyboard attached to the phone) starts selection mode too.
+    const list = s.page.locator('.file-area .scroller');
+    const box = (await list.boundingBox())!;
+    await list.tap({ position: { x: 20, y: box.height - 20 } });
+    await s.page.keyboard.press('Control+a');
+    const all = (await s.api('GET', `/api/browse/${enc(`${HOME}/Documents/Notes`)}`)).json.items.length;
+    await bar(s).getByText(`${all} selected`, { exact: false }).waitFor();
+    await (await s.entry('Shopping list.txt')).tap();
+    await bar(s)
+      .getByText(`${all - 1} selected`, { exact: false })
+      .waitFor();
+    assert.is(await s.page.getByRole('dialog').count(), 0, 'the tap took it out of the selection');
   } else {
     await (await s.entry('Shopping list.txt')).click();
     await bar(s)

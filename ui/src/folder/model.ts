@@ -187,4 +187,6 @@ export function toggle(index: number): void {
 
 export function selectAll(): void {
   selected.value = new Set(items.value.map((i) => i.name));
+  // On a touch screen, "Select all" starts selection mode: taps then take entries out.
+  selectMode.value = true;
 }
