@@ -1,6 +1,7 @@
 // POST /api/upload through the real server: FileItem answers, free names, folders from
 // relativePath, every refusal (wrong field, too big, too many, aborted, no space) keeping
 // nothing — neither in the volume nor in the staging folder.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -86,6 +87,60 @@ test('a file lands under its name with folders from relativePath; the answer is 
         ['a.JPG', 'jpg', 'Files/Trip'],
         ['b', 'unknown', 'Files/Trip'],
       ],
+    );
+  } finally {
+    await s.close();
+    removeDirs(s.dirs);
+  }
+});
+
+test("a file's own name as clients send it (raw UTF-8 from fetch's FormData and curl -F, RFC 5987 filename*) is kept exactly", async () => {
+  const s = await startServer();
+  try {
+    const admin = await setupAdmin(s);
+    const names = ['Rechnung März.pdf', 'cafe\u0301 crème (NFD).txt', '😀 party #1 & 50% + more.jpg'];
+    const fetched = await admin.post(
+      '/api/upload',
+      form([['uploadTo', 'Files'], ...names.map((n): [string, Blob, string] => ['filedata', new Blob([n]), n])]),
+    );
+    assert.is(fetched.status, 201, fetched.text);
+    assert.equal(
+      fetched.json.map((i: { name: string }) => i.name),
+      names,
+    );
+    const local = path.join(s.dirs.root, 'Grüße aus Köln.txt');
+    fs.writeFileSync(local, 'hallo');
+    // Not spawnSync: from source the server answers in this very process.
+    const curl = spawn('curl', [
+      '-sS',
+      '-b',
+      admin.cookieHeader,
+      '-H',
+      'Accept: application/json',
+      '-F',
+      'uploadTo=Files',
+      '-F',
+      `filedata=@${local}`,
+      `${s.url}/api/upload`,
+    ]);
+    let out = '';
+    curl.stdout.on('data', (d) => (out += d));
+    curl.stderr.on('data', (d) => (out += d));
+    await new Promise((resolve) => curl.on('close', resolve));
+    assert.is(JSON.parse(out)[0].name, 'Grüße aus Köln.txt', out);
+    const b = 'Boundary-5987';
+    const extended = await fetch(`${s.url}/api/upload?uploadTo=Files`, {
+      method: 'POST',
+      headers: { cookie: admin.cookieHeader, 'content-type': `multipart/form-data; boundary=${b}` },
+      body: `--${b}\r\nContent-Disposition: form-data; name="filedata"; filename="fallback.txt"; filename*=UTF-8''%C3%89t%C3%A9%20%C3%A0%20Paris.txt\r\n\r\nx\r\n--${b}--\r\n`,
+    });
+    assert.is(((await extended.json()) as { name: string }[])[0]!.name, 'Été à Paris.txt');
+    assert.equal(
+      fs
+        .readdirSync(path.join(s.dirs.volumes, 'Files'))
+        .filter((n) => !n.startsWith('.'))
+        .sort(),
+      [...names, 'Grüße aus Köln.txt', 'Été à Paris.txt'].sort(),
     );
   } finally {
     await s.close();
