@@ -12,6 +12,7 @@ import { isExecutable } from '../assets.ts';
 import { checkInChild } from '../native.ts';
 import { VERSION } from '../version.ts';
 import { readDatabaseRelease } from '../db/release.ts';
+import { probeInstanceLock } from '../db/instance-lock.ts';
 
 export type Status = 'ok' | 'warn' | 'fail';
 export interface Check {
@@ -60,19 +61,77 @@ function writableFolder(name: string, dir: string): Check {
   }
 }
 
-function pidHolding(configDir: string): number | null {
+/** Is `pid` a live process here? (EPERM: alive, another user's.) */
+function alive(pid: number): boolean {
   try {
-    const pid = Number.parseInt(fs.readFileSync(path.join(configDir, 'burrow.pid'), 'utf8'), 10);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return null;
-    try {
-      process.kill(pid, 0);
-      return pid;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'EPERM' ? pid : null;
-    }
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** What the process `pid` runs, where the system says (Linux /proc): for naming a stale pid's owner. */
+function commandOf(pid: number): string | null {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ').slice(0, 120) || null;
   } catch {
     return null;
   }
+}
+
+/**
+ * The instance lock's line: held (by whom), free (and what a leftover burrow.pid names), or
+ * unreadable. A free lock is kept until `release()`, so the database is read with no Burrow
+ * starting meanwhile.
+ */
+function lockCheck(
+  configDir: string,
+  databaseFile: string,
+): { check: Check; holder: { pid: number | null } | null; leftoverRemoved: boolean; release(): void } {
+  const name = 'instance lock';
+  const lock = probeInstanceLock(configDir, databaseFile);
+  const none = { leftoverRemoved: false, release: () => {} };
+  if (lock.state === 'held') {
+    const h = lock.holder;
+    const who = h
+      ? `pid ${h.pid}${h.started ? `, started ${h.started}` : ''}${h.release ? `, Burrow ${h.release}` : ''}`
+      : 'its burrow.pid is missing';
+    return {
+      check: {
+        name,
+        status: 'ok',
+        detail: `held by a running Burrow (${who}); the checks below see the folders as that server would`,
+      },
+      holder: { pid: h?.pid ?? null },
+      ...none,
+    };
+  }
+  if (lock.state === 'unknown')
+    return {
+      check: { name, status: 'warn', detail: `cannot be read (${lock.reason}); a start will say whether it is free` },
+      holder: null,
+      ...none,
+    };
+  const free = 'free: no Burrow is running with this config folder';
+  const stale = lock.stale;
+  const { leftoverRemoved, release } = lock;
+  if (!stale || stale.pid === process.pid)
+    return { check: { name, status: 'ok', detail: free }, holder: null, leftoverRemoved, release };
+  const command = alive(stale.pid) ? commandOf(stale.pid) : null;
+  const now = alive(stale.pid)
+    ? `now a process that is not Burrow's${command ? ` (${command})` : ''}`
+    : 'no longer running';
+  return {
+    check: {
+      name,
+      status: 'ok',
+      detail: `${free}. burrow.pid is left from a stop that did not clean up and names pid ${stale.pid}, ${now}; it is ignored and replaced at the next start`,
+    },
+    holder: null,
+    leftoverRemoved,
+    release,
+  };
 }
 
 function portFree(host: string, port: number): Promise<string | null> {
@@ -237,18 +296,9 @@ export async function runDoctor({ config, env, addons = () => checkInChild(env) 
   const configCheck = writableFolder('CONFIG_DIR', config.storage.configDir);
   checks.push(configCheck, writableFolder('CACHE_DIR', config.storage.cacheDir));
 
-  const holder = pidHolding(config.storage.configDir);
-  checks.push(
-    holder
-      ? {
-          name: 'instance lock',
-          status: 'ok',
-          detail: `held by a running Burrow (pid ${holder}); the checks below see the folders as that server would`,
-        }
-      : { name: 'instance lock', status: 'ok', detail: 'free: no Burrow is running with this config folder' },
-  );
-
   const db = path.join(config.storage.configDir, 'burrow.db');
+  const { check: lock, holder, leftoverRemoved, release } = lockCheck(config.storage.configDir, db);
+  checks.push(lock);
   let hostVolumes: { label: string; path: string }[] = [];
   if (!fs.existsSync(db)) {
     checks.push({ name: 'database', status: 'ok', detail: `${db} will be created at the first start` });
@@ -268,13 +318,14 @@ export async function runDoctor({ config, env, addons = () => checkInChild(env) 
           : {
               name: 'database',
               status: 'ok',
-              detail: `${db}, last written by Burrow ${info.release ?? 'before releases were recorded'}${info.pending ? `; ${info.pending} migration(s) will run at the next start (a backup is made first)` : ''}`,
+              detail: `${db}, last written by Burrow ${info.release ?? 'before releases were recorded'}${info.pending ? `; ${info.pending} migration(s) will run at the next start (a backup is made first)` : ''}${leftoverRemoved ? "; SQLite's lock directory left by an unclean stop was removed" : ''}`,
             },
       );
     } catch (err) {
       checks.push({ name: 'database', status: 'fail', detail: `${db} cannot be read: ${(err as Error).message}` });
     }
   }
+  release();
   checks.push(...volumeChecks(config, hostVolumes));
 
   const { host, port } = config.server;
@@ -290,7 +341,7 @@ export async function runDoctor({ config, env, addons = () => checkInChild(env) 
         ? {
             name: 'port',
             status: 'ok',
-            detail: `${host}:${port} is in use, presumably by the running Burrow (pid ${holder})`,
+            detail: `${host}:${port} is in use, presumably by the running Burrow${holder.pid ? ` (pid ${holder.pid})` : ''}`,
           }
         : {
             name: 'port',

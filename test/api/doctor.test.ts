@@ -130,7 +130,7 @@ test('next to a running Burrow: the lock and the port are its own, not a failure
       PORT: port,
     });
     assert.is(r.status, 0, r.stdout);
-    assert.match(line(r.stdout, 'instance lock')!, /held by a running Burrow \(pid \d+\)/);
+    assert.match(line(r.stdout, 'instance lock')!, /held by a running Burrow \(pid \d+, started [^,]+, Burrow [^)]+\)/);
     assert.match(line(r.stdout, 'port')!, /in use, presumably by the running Burrow/);
   } finally {
     await s.close();
