@@ -337,6 +337,18 @@ test('PutRelativeFile: a suggested name is numbered when taken, a relative one i
     1,
     'the replaced file was not kept as a version',
   );
+  // A relative target that is only an extension names no hidden file: the source's name with it, numbered when taken.
+  const r6 = await put({ 'X-WOPI-RelativeTarget': encodeUtf7('.docx') }, 'as docx');
+  assert.is(r6.status, 200);
+  assert.is((await r6.json()).Name, 'memo (1).docx');
+  assert.is(fs.readFileSync(path.join(files, 'memo (1).docx'), 'utf8'), 'as docx');
+  const r7 = await put({ 'X-WOPI-RelativeTarget': encodeUtf7(' .pdf') }, 'as pdf');
+  assert.is((await r7.json()).Name, 'memo.pdf');
+  assert.equal(
+    fs.readdirSync(files).filter((n) => n.startsWith('.')),
+    [],
+    'no hidden file was made',
+  );
   const created = await fetch(b1.Url);
   assert.is((await created.json()).BaseFileName, 'memo.odt');
   // Placed, refused (409) or replacing: every temporary was journalled before it existed and ended once gone.

@@ -140,8 +140,8 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
     headers: WopiHeaders,
     body: AsyncIterable<Uint8Array> | Readable,
   ): Promise<WopiAnswer> {
-    const suggested = header(headers, 'X-WOPI-SuggestedTarget');
-    const relative = header(headers, 'X-WOPI-RelativeTarget');
+    let suggested = header(headers, 'X-WOPI-SuggestedTarget');
+    let relative = header(headers, 'X-WOPI-RelativeTarget');
     if ((suggested === undefined) === (relative === undefined)) {
       drain(body);
       throw new AppError('WOPI_BAD_TARGET', 'Send exactly one of X-WOPI-SuggestedTarget and X-WOPI-RelativeTarget.');
@@ -150,6 +150,13 @@ export function createWopiHost(deps: WopiDeps): WopiHost {
     if (!parent) {
       drain(body);
       throw new AppError('READ_ONLY', 'You may not create files in this folder.');
+    }
+    // A relative target that starts with a dot (".docx", what an editor sends for "save as
+    // .docx") would be a hidden file of that name: it is taken as a suggestion instead — the
+    // source's name with that extension, numbered when taken.
+    if (relative !== undefined && decodeUtf7(relative).trim().startsWith('.')) {
+      suggested = relative;
+      relative = undefined;
     }
     const dir = path.dirname(w.file.realPath);
     let name: string;
