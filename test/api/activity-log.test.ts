@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { ADMIN, createUser, setupAdmin } from '../support/auth.ts';
 import { Client, envelope } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
 let admin: Client;
@@ -113,7 +114,7 @@ test('retention sweep drops rows older than retentionDays', async () => {
   );
   const old = async () =>
     (await admin.get('/api/activity?limit=500')).json.rows.filter((r: any) => r.at < '2002-01-01').length;
-  for (let i = 0; i < 200 && (await old()) > 0; i++) await new Promise((r) => setTimeout(r, 25));
+  await waitFor(old, { what: 'the sweep to drop the old row', until: (n) => n === 0 });
   assert.is(
     await s.withDatabase(
       (db) => db.get<{ n: number }>("SELECT COUNT(*) AS n FROM activity WHERE at < '2002-01-01'")!.n,

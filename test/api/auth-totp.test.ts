@@ -36,6 +36,7 @@ function code(secret: string, epoch: number): string {
 /** Waits, when needed, until at least 15 seconds of the current 30-second step are left, and returns the step's start. */
 async function freshStep(): Promise<number> {
   const into = (Date.now() / 1000) % 30;
+  // A wait on the clock itself, to the next step's start: the server's codes follow real time.
   if (into > 15) await new Promise((r) => setTimeout(r, (30 - into) * 1000 + 50));
   return Math.floor(Date.now() / 30_000) * 30;
 }

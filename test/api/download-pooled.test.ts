@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
 const MB = 1024 * 1024;
@@ -44,6 +45,7 @@ function slowGet(
           return done();
         }
         res.pause();
+        // The slow client under test: a pause now and then.
         setTimeout(() => res.resume(), chunks.length % 32 === 0 ? 5 : 0);
       });
       res.on('end', done);
@@ -81,7 +83,7 @@ test('a client leaving mid-file leaves no descriptor open and the server keeps a
     const part = await slowGet(range, 3 * MB);
     assert.ok(part.body.length > 3 * MB && part.body.length < SIZE);
   }
-  await new Promise((r) => setTimeout(r, 200));
+  await waitFor(() => openOnFile().length === 0, { what: 'the server to close data.bin', seen: openOnFile });
   assert.equal(openOnFile(), [], 'no descriptors left open');
   const again = await fetch(`${s.url}/api/download/Files/Big/data.bin`, { headers: { range: 'bytes=100-199' } });
   assert.is(again.status, 206);

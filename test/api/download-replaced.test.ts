@@ -7,6 +7,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
 const vol = (...p: string[]) => path.join(s.dirs.volumes, 'Files', ...p);
@@ -29,6 +30,7 @@ test('downloads racing a replacement: every answer is whole and holds one versio
     while (running) {
       fs.writeFileSync(vol('.next'), versions[++i % 2]!);
       fs.renameSync(vol('.next'), vol('swap.bin'));
+      // The pace of the replacements on purpose: one every few ms while the downloads run.
       await new Promise((r) => setTimeout(r, 2));
     }
   })();
@@ -79,7 +81,6 @@ for (const [label, url, init] of [
     assert.ok(failed, 'the answer is broken off, not finished and not hanging');
     const again = await fetch(`${s.url}/api/browse/Files`);
     assert.is(again.status, 200, 'the server is still up');
-    const deadline = Date.now() + 2000;
     const logged = () =>
       s.logs.some(
         (l) =>
@@ -87,7 +88,7 @@ for (const [label, url, init] of [
           /fail|error/i.test(String(l.msg)) &&
           String(l.path ?? l.url ?? '').startsWith('/api/download'),
       );
-    while (!logged() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(logged, { what: 'the failure to be logged', seen: () => s.logs.slice(-5) });
     assert.ok(logged(), 'the failure is logged');
     s.logs.length = 0;
   });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
 const MB = 1024 * 1024;
@@ -51,6 +52,7 @@ function slowDownload(body: string, stopAfter = Infinity): Promise<Buffer> {
             return;
           }
           res.pause();
+          // The slow client under test: a pause now and then.
           setTimeout(() => res.resume(), chunks.length % 16 === 0 ? 5 : 0);
         });
         res.on('end', () => resolve(Buffer.concat(chunks)));
@@ -74,14 +76,20 @@ test('multi-MiB stored entries arrive intact through a slow client (CRC checked 
   const out = path.join(s.dirs.root, 'out');
   execFileSync('unzip', ['-q', file, '-d', out]);
   for (const [name, data] of files) assert.ok(fs.readFileSync(path.join(out, 'Pics', name)).equals(data), name);
-  await new Promise((r) => setTimeout(r, 50));
+  await waitFor(() => openInSelection().length === 0, {
+    what: 'the server to close the pictures',
+    seen: openInSelection,
+  });
   assert.equal(openInSelection(), [], 'no descriptors left open');
 });
 
 test('a client leaving mid-archive leaves no descriptor open and the server keeps answering', async () => {
   const part = await slowDownload(JSON.stringify({ path: 'Files/Pics' }), 6 * MB);
   assert.ok(part.length > 6 * MB);
-  await new Promise((r) => setTimeout(r, 200));
+  await waitFor(() => openInSelection().length === 0, {
+    what: 'the server to close the pictures',
+    seen: openInSelection,
+  });
   assert.equal(openInSelection(), [], 'no descriptors left open');
   const again = await fetch(`${s.url}/api/download`, {
     method: 'POST',

@@ -17,6 +17,7 @@ import { yazlZip } from '../support/archives.ts';
 import { Client } from '../support/client.ts';
 import { mountTmpfs } from '../support/mount.ts';
 import { makeDirs, removeDirs, serverCommand, serverEnv } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 const FILES = 400;
 const SIZE = 256 * 1024;
@@ -83,15 +84,32 @@ function treeIs(dir: string, hashes: Map<string, string>): boolean {
   );
 }
 
-/** Waits until a temporary appears in `dir` (the copy is under way). */
-async function waitForTemporary(dir: string, timeoutMs = 15_000): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (fs.existsSync(dir) && fs.readdirSync(dir).some((n) => n.startsWith('.burrow-tmp-'))) return true;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  return false;
+const temporaries = (dir: string) =>
+  fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.startsWith('.burrow-tmp-')) : [];
+
+/** Waits until a temporary appears in `dir`: the work (`what`) is under way. */
+const temporaryAppears = (dir: string, what: string) =>
+  waitFor(() => temporaries(dir).length > 0, { what, timeoutMs: 15_000, everyMs: 2, seen: () => fs.readdirSync(dir) });
+
+/** Bytes under the temporaries in `dir` (a file that goes while it is read counts as none). */
+function bytesUnderTemporaries(dir: string): number {
+  const size = (p: string): number => {
+    try {
+      const st = fs.lstatSync(p);
+      return st.isDirectory() ? fs.readdirSync(p).reduce((sum, n) => sum + size(path.join(p, n)), 0) : st.size;
+    } catch {
+      return 0;
+    }
+  };
+  return temporaries(dir).reduce((sum, n) => sum + size(path.join(dir, n)), 0);
 }
+
+/** Waits until the work writing into `dir` is part-way: bytes under its temporary (or it finished). */
+const partWritten = (dir: string) =>
+  waitFor(() => bytesUnderTemporaries(dir) > 0 || temporaries(dir).length === 0, {
+    what: `the first bytes under the temporary in ${dir}`,
+    everyMs: 2,
+  });
 
 const noTemporaries = (dir: string) => !fs.readdirSync(dir).some((n) => n.startsWith('.burrow-tmp-'));
 
@@ -110,8 +128,8 @@ test('SIGKILL mid cross-filesystem move and mid trash restore leaves old or new 
     const hashes = makeTree(path.join(dirs.volumes, 'Files', 'Big'));
     const c = new Client(server.url);
     void c.post('/api/files/move', { items: [{ path: 'Files', name: 'Big' }], destination: 'Fast' }).catch(() => {});
-    assert.ok(await waitForTemporary(shmRoot), 'the copy started');
-    await new Promise((r) => setTimeout(r, 30));
+    await temporaryAppears(shmRoot, 'the copy to start');
+    await partWritten(shmRoot);
     await kill(server.child);
     server = await startChild(env);
     const atSource = treeIs(path.join(dirs.volumes, 'Files', 'Big'), hashes);
@@ -134,8 +152,8 @@ test('SIGKILL mid cross-filesystem move and mid trash restore leaves old or new 
     assert.is(del.json.items[0].status, 'deleted');
     const trashId = del.json.items[0].trashId;
     void c2.post(`/api/trash/items/${trashId}/restore`, { destination: 'Fast' }).catch(() => {});
-    assert.ok(await waitForTemporary(shmRoot), 'the restore copy started');
-    await new Promise((r) => setTimeout(r, 30));
+    await temporaryAppears(shmRoot, 'the restore copy to start');
+    await partWritten(shmRoot);
     await kill(server.child);
     server = await startChild(env);
     const c3 = new Client(server.url);
@@ -184,8 +202,8 @@ test('SIGKILL mid extraction and mid compression: nothing appears under a real n
     void new Client(server.url)
       .post('/api/archive/extract', { path: 'Files/arc/photos.zip', destination: 'Files/out' })
       .catch(() => {});
-    assert.ok(await waitForTemporary(out), 'the extraction started, under a temporary name');
-    await new Promise((r) => setTimeout(r, 30));
+    await temporaryAppears(out, 'the extraction to start, under a temporary name');
+    await partWritten(out);
     await kill(server.child);
     assert.equal(
       fs.readdirSync(out).filter((n) => !n.startsWith('.burrow-tmp-')),
@@ -203,8 +221,8 @@ test('SIGKILL mid extraction and mid compression: nothing appears under a real n
 
     // 2. Into a new folder beside the archive (POST /api/files/zip/extract): the same.
     void new Client(server.url).post('/api/files/zip/extract', { path: 'Files/arc/photos.zip' }).catch(() => {});
-    assert.ok(await waitForTemporary(arc), 'the one-shot extraction started, under a temporary name');
-    await new Promise((r) => setTimeout(r, 30));
+    await temporaryAppears(arc, 'the one-shot extraction to start, under a temporary name');
+    await partWritten(arc);
     await kill(server.child);
     assert.equal(
       fs.readdirSync(arc).filter((n) => !n.startsWith('.burrow-tmp-')),
@@ -217,8 +235,8 @@ test('SIGKILL mid extraction and mid compression: nothing appears under a real n
     void new Client(server.url)
       .post('/api/files/zip/compress', { items: [{ path: 'Files/out', name: 'Photos' }] })
       .catch(() => {});
-    assert.ok(await waitForTemporary(out), 'the new zip is being written, under a temporary name');
-    await new Promise((r) => setTimeout(r, 30));
+    await temporaryAppears(out, 'the new zip to be written, under a temporary name');
+    await partWritten(out);
     await kill(server.child);
     server = await startChild(env);
     assert.equal(fs.readdirSync(out), ['Photos'], 'the restart removed the unfinished zip');
@@ -244,7 +262,7 @@ test('SIGKILL mid WebDAV PUT: the old content stays and the restart removes the 
     });
     req.on('error', () => {});
     req.write(Buffer.alloc(1024 * 1024, 7));
-    assert.ok(await waitForTemporary(files), 'the PUT is being written, under a temporary name');
+    await temporaryAppears(files, 'the PUT to be written, under a temporary name');
     await kill(server.child);
     req.destroy();
     assert.is(fs.readFileSync(path.join(files, 'report.bin'), 'utf8'), 'the old content');
@@ -341,7 +359,7 @@ test('SIGKILL mid WOPI PutFile and mid ONLYOFFICE download: the old document sta
     });
     req.on('error', () => {});
     req.write(Buffer.alloc(1024 * 1024, 7));
-    assert.ok(await waitForTemporary(files), 'the PutFile is being written, under a temporary name');
+    await temporaryAppears(files, 'the PutFile to be written, under a temporary name');
     await killAndRestart();
     req.destroy();
 
@@ -360,7 +378,7 @@ test('SIGKILL mid WOPI PutFile and mid ONLYOFFICE download: the old document sta
       headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` },
       body: JSON.stringify(body),
     }).catch(() => {});
-    assert.ok(await waitForTemporary(files), 'the edited document is being written, under a temporary name');
+    await temporaryAppears(files, 'the edited document to be written, under a temporary name');
     await killAndRestart();
   } finally {
     if (server) await kill(server.child).catch(() => {});

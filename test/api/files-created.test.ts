@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
 let c: Client;
@@ -21,9 +22,9 @@ const created = async (virtual: string) => {
 };
 
 /** Until the clock is past `iso` by a few ms: a file made now is born later than that. */
-async function after(iso: string): Promise<void> {
+function after(iso: string): Promise<boolean> {
   const t = Date.parse(iso) + 5;
-  while (Date.now() <= t) await new Promise((r) => setTimeout(r, 2));
+  return waitFor(() => Date.now() > t, { what: `the clock to pass ${iso}`, everyMs: 2 });
 }
 
 test.before(async () => {

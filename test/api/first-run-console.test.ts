@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import * as pty from '@lydell/node-pty';
 import { makeDirs, removeDirs, serverCommand } from '../support/server.ts';
 import { browserCommand, lanAddresses, localUrl, shouldOpenBrowser } from '../../src/console.ts';
+import { waitFor } from '../support/wait.ts';
 
 /** Burrow started in a pseudo-terminal on `dirs`, with `env` over this run's environment (null removes a variable). */
 function inTerminal(dirs: ReturnType<typeof makeDirs>, env: Record<string, string | null>) {
@@ -43,9 +44,11 @@ test('in a terminal: the address here and on the LAN, the data folders, how to s
   // No DISPLAY: a terminal without a desktop never opens a browser.
   const { term, exited, output } = inTerminal(dirs, { HOST: '0.0.0.0', DISPLAY: null, WAYLAND_DISPLAY: null });
   try {
-    const deadline = Date.now() + 60_000;
-    while (!output().includes('Stop: press Ctrl+C') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => output().includes('Stop: press Ctrl+C'), {
+      what: 'the banner to end',
+      timeoutMs: 60_000,
+      seen: output,
+    });
     const text = output().replace(/\r/g, '');
     assert.ok(text.includes('Stop: press Ctrl+C'), text);
     const lines = text.split('\n');
@@ -101,8 +104,11 @@ test('without a terminal the log is JSON from the first line (services, tests)',
     out += d;
   });
   try {
-    const deadline = Date.now() + 60_000;
-    while (!out.includes('Burrow is listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => out.includes('Burrow is listening'), {
+      what: 'the listening line',
+      timeoutMs: 60_000,
+      seen: () => out,
+    });
     const first = out.split('\n')[0]!;
     assert.is(typeof JSON.parse(first).msg, 'string', first);
     assert.ok(
@@ -136,8 +142,11 @@ test('HOST=127.0.0.1: the browser is opened at http://localhost:<port>/, never 1
     XPC_SERVICE_NAME: null,
   });
   try {
-    const deadline = Date.now() + 60_000;
-    while (!fs.existsSync(opened) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => fs.existsSync(opened) && fs.readFileSync(opened, 'utf8') !== '', {
+      what: 'the browser to be asked to open an address',
+      timeoutMs: 60_000,
+      seen: output,
+    });
     const text = output().replace(/\r/g, '');
     const port = /Open it on this computer: {2}http:\/\/localhost:(\d+)\//.exec(text)?.[1];
     assert.ok(port, text);

@@ -9,17 +9,17 @@ import * as assert from 'uvu/assert';
 import { setupAdmin } from '../support/auth.ts';
 import { envelope, type Client } from '../support/client.ts';
 import { makeDirs, removeDirs, startServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
-async function indexedSize(c: Client, p: string, bytes: number): Promise<any> {
-  let last: any;
-  for (let i = 0; i < 200; i++) {
-    const a = await c.get(`/api/folder-size/${p}`);
-    assert.is(a.status, 200, `${p}: ${a.text}`);
-    last = a.json;
-    if (last.indexed && last.sizeBytes === bytes) return last;
-    await new Promise((r) => setTimeout(r, 30));
-  }
-  assert.unreachable(`${p}: expected ${bytes} bytes, got ${JSON.stringify(last)}`);
+function indexedSize(c: Client, p: string, bytes: number): Promise<any> {
+  return waitFor(
+    async () => {
+      const a = await c.get(`/api/folder-size/${p}`);
+      assert.is(a.status, 200, `${p}: ${a.text}`);
+      return a.json;
+    },
+    { what: `${p} to be ${bytes} bytes`, until: (r) => r.indexed && r.sizeBytes === bytes },
+  );
 }
 
 test('a folder hidden by an access rule answers its size with canEnter:false; missing, file and link-out paths stay 404', async () => {

@@ -10,16 +10,21 @@ import * as assert from 'uvu/assert';
 import type { Client } from '../support/client.ts';
 import { setupAdmin } from '../support/auth.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 /** Waits (bounded) for the `count`-th log line `msg` about `root`. */
 async function logged(s: TestServer, msg: string, root: string, count = 1): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    await s.settleLogs();
-    if (s.logs.filter((l) => l.msg === msg && l.root === root).length >= count) return;
-    if (Date.now() > deadline) throw new Error(`no "${msg}" for ${root} within 30 s`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor(
+    async () => {
+      await s.settleLogs();
+      return s.logs.filter((l) => l.msg === msg && l.root === root).length >= count;
+    },
+    {
+      what: `${count} "${msg}" line(s) for ${root}`,
+      timeoutMs: 30_000,
+      seen: () => s.logs.map((l) => l.msg).slice(-10),
+    },
+  );
 }
 
 async function search(c: Client, query: string): Promise<{ name: string; path: string; matchLine?: string }[]> {

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { Client, envelope } from '../support/client.ts';
 import { setupAdmin, createUser } from '../support/auth.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
 let admin: Client;
@@ -31,13 +32,12 @@ async function docx(file: string, text: string): Promise<void> {
   );
 }
 
-async function indexed(c: Client, query: string, name: string) {
-  for (let i = 0; i < 100; i++) {
-    const a = await q(c, query);
-    if (a.json?.items?.some((x: any) => x.name === name)) return a;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${name} never found by ${query}`);
+function indexed(c: Client, query: string, name: string) {
+  return waitFor(() => q(c, query), {
+    what: `${name} to be found by ${query}`,
+    until: (a) => a.json?.items?.some((x: any) => x.name === name),
+    seen: (a) => a.json?.items?.map((x: any) => `${x.path}/${x.name}`) ?? a.text,
+  });
 }
 
 test.before(async () => {

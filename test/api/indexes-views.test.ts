@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import type { Client } from '../support/client.ts';
 import { setupAdmin } from '../support/auth.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
 let admin: Client;
@@ -27,8 +28,10 @@ test.before(async () => {
   fs.writeFileSync(vol('.stash', 'zebra-inside.txt'), 'i');
   await s.restart({ FOLDER_SIZE_REBUILD: 'true' });
   admin = await setupAdmin(s);
-  for (let i = 0; i < 200 && !s.logs.some((l) => l.msg === 'index catalogue finished'); i++)
-    await new Promise((r) => setTimeout(r, 25));
+  await waitFor(() => s.logs.some((l) => l.msg === 'index catalogue finished'), {
+    what: 'the index catalogue to finish',
+    seen: () => s.logs.map((l) => l.msg).slice(-20),
+  });
   assert.ok(
     s.logs.some((l) => l.msg === 'index catalogue finished'),
     'the catalogue was built',
@@ -56,11 +59,10 @@ test('listing a folder re-checks it: a file made outside Burrow reaches the inde
   // The index answers for this folder and does not know the file yet.
   assert.equal(await names('q=okapi&path=Files/A'), []);
   assert.is((await admin.get('/api/browse/Files/A')).status, 200);
-  let found: string[] = [];
-  for (let i = 0; i < 100 && !found.length; i++) {
-    found = await names('q=okapi&path=Files/A');
-    if (!found.length) await new Promise((r) => setTimeout(r, 30));
-  }
+  const found = await waitFor(() => names('q=okapi&path=Files/A'), {
+    what: 'the re-check to bring okapi-outside.txt into the index',
+    until: (f) => f.length > 0,
+  });
   assert.equal(found, ['Files/A/okapi-outside.txt']);
 });
 

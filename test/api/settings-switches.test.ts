@@ -12,6 +12,7 @@ import WebSocket from 'ws';
 import { ADMIN, createUser, issueToken, setupAdmin } from '../support/auth.ts';
 import { Client, envelope } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
 let admin: Client;
@@ -21,16 +22,6 @@ const NOTES = 'Tom & Jerry’s #1 + notes ½.txt';
 const PHOTO = 'Été à Zürich 🌄.jpg';
 const DEEP = ['Année 2024', 'Fotos + Videos'];
 const folderPath = (...p: string[]) => ['Files', ...p].map(encodeURIComponent).join('/');
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function size(client: Client, ...p: string[]) {
   const a = await client.get(`/api/folder-size/${folderPath(...p)}`);
@@ -69,9 +60,10 @@ test('switched to full, the sizes appear without a restart; shallow counts direc
   assert.is(on.status, 200, on.text);
   assert.equal(on.json.folderSizes, { mode: 'full', setBy: null });
   assert.equal((await admin.get('/api/features')).json.folderSize, { enabled: true, mode: 'full' });
-  const full = await until('the recursive size of Holiday 2025', async () => {
-    const r = await size(admin, HOLIDAY);
-    return r.indexed && r.sizeBytes === 25_000 ? r : undefined;
+  const full = await waitFor(() => size(admin, HOLIDAY), {
+    what: 'the recursive size of Holiday 2025',
+    timeoutMs: 20_000,
+    until: (r) => r.indexed && r.sizeBytes === 25_000,
   });
   // Holiday 2025: the note, two folders and the photo.
   assert.is(full.entryCount, 4);
@@ -83,9 +75,11 @@ test('switched to full, the sizes appear without a restart; shallow counts direc
   up.append('filedata', new Blob([Buffer.alloc(500, 1)]), 'Notizen für Oma.txt');
   const put = await admin.post('/api/upload', up, { origin: s.url });
   assert.ok(put.status < 300, put.text);
-  await until('the upload in the size', async () =>
-    (await size(admin, HOLIDAY)).sizeBytes === 25_500 ? true : undefined,
-  );
+  await waitFor(() => size(admin, HOLIDAY), {
+    what: 'the upload in the size',
+    timeoutMs: 20_000,
+    until: (r) => r.sizeBytes === 25_500,
+  });
 
   assert.is((await patchSettings(admin, { folderSizes: { mode: 'shallow' } })).status, 200);
   const shallow = await size(admin, HOLIDAY);
@@ -102,18 +96,21 @@ test('switched on again after changes made while off, the sizes are walked afres
   // Written while nothing was kept: the index never heard of it.
   fs.writeFileSync(path.join(s.dirs.volumes, 'Files', HOLIDAY, 'Très long été.txt'), 'y'.repeat(2000));
   assert.is((await patchSettings(admin, { folderSizes: { mode: 'full' } })).status, 200);
-  await until('the fresh walk', async () => {
-    const r = await size(admin, HOLIDAY);
-    return r.indexed && r.sizeBytes === 27_500 ? r : undefined;
+  await waitFor(() => size(admin, HOLIDAY), {
+    what: 'the fresh walk',
+    timeoutMs: 20_000,
+    until: (r) => r.indexed && r.sizeBytes === 27_500,
   });
 });
 
 test('the mode is kept in the database: a restart comes back with it', async () => {
   await s.restart();
   assert.equal((await admin.get('/api/settings')).json.folderSizes, { mode: 'full', setBy: null });
-  await until('sizes after the restart', async () =>
-    (await size(admin, HOLIDAY)).sizeBytes === 27_500 ? true : undefined,
-  );
+  await waitFor(() => size(admin, HOLIDAY), {
+    what: 'sizes after the restart',
+    timeoutMs: 20_000,
+    until: (r) => r.sizeBytes === 27_500,
+  });
 });
 
 /** Opens the terminal socket with a fresh ticket; resolves once the shell is ready. */
@@ -136,7 +133,7 @@ async function openTerminal(client: Client) {
     ws.on('unexpected-response', (_q, res) => reject(new Error(`socket refused ${res.statusCode}`)));
     ws.on('error', reject);
   });
-  await until('the shell to be ready', async () => (control.some((m) => m.type === 'ready') ? true : undefined));
+  await waitFor(() => control.some((m) => m.type === 'ready'), { what: 'the shell to be ready', timeoutMs: 20_000 });
   return { ws, output: () => out, control, closed };
 }
 
@@ -183,7 +180,11 @@ test('switched on, the WebSocket opens without a restart; switched off, the open
 
   const term = await openTerminal(admin);
   term.ws.send(JSON.stringify({ type: 'input', data: 'echo "sum=$((20+22))"\r' }));
-  await until('the command output', async () => (/sum=42/.test(term.output()) ? true : undefined));
+  await waitFor(() => /sum=42/.test(term.output()), {
+    what: 'the command output',
+    timeoutMs: 20_000,
+    seen: term.output,
+  });
 
   const off = await patchSettings(admin, { terminal: { enabled: false } });
   assert.is(off.status, 200, off.text);

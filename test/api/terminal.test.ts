@@ -10,11 +10,11 @@ import WebSocket from 'ws';
 import { ADMIN, createUser, issueToken, setupAdmin, signIn } from '../support/auth.ts';
 import { envelope, type Client } from '../support/client.ts';
 import { startServer, removeDirs, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
 let admin: Client;
 let bob: Client;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function ticket(client: Client, origin: string | null = s.url): Promise<string> {
   const a = await client.post('/api/terminal/session', { cols: 100, rows: 30 }, origin ? { origin } : {});
@@ -79,12 +79,6 @@ async function refused(p: Promise<Opened>): Promise<{ status: number; body: any 
   throw new Error('the upgrade was accepted');
 }
 
-async function until(check: () => boolean, what: string, show: () => string = () => ''): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!check() && Date.now() < deadline) await sleep(25);
-  assert.ok(check(), `timed out waiting for ${what} ${JSON.stringify(show().slice(-300))}`);
-}
-
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -119,31 +113,32 @@ test('features say the terminal is on and can run here', async () => {
 test('a command typed in the terminal is read back; the ticket works once; closing the socket ends the shell', async () => {
   const t = await ticket(admin);
   const term = await open(t, { cookie: admin.cookieHeader });
-  await until(() => term.control.some((m) => m.type === 'ready'), 'ready');
+  await waitFor(() => term.control.some((m) => m.type === 'ready'), { what: 'ready', timeoutMs: 15_000 });
   assert.equal(term.control.find((m) => m.type === 'ready').cols, 100);
   term.ws.send(JSON.stringify({ type: 'input', data: 'echo "pid=$$ sum=$((40+2))"\r' }));
-  await until(() => /pid=\d+ sum=42/.test(term.text()), 'the output of echo', term.text);
+  await waitFor(() => /pid=\d+ sum=42/.test(term.text()), {
+    what: 'the output of echo',
+    timeoutMs: 15_000,
+    seen: term.text,
+  });
   const pid = Number(/pid=(\d+) sum=42/.exec(term.text())![1]);
   assert.ok(alive(pid));
   // Binary frames are keystrokes too, and resize is applied.
   term.ws.send(JSON.stringify({ type: 'resize', cols: 120, rows: 40 }));
   term.ws.send(Buffer.from('stty size\r'));
-  await until(() => /40 120/.test(term.text()), 'the new size', term.text);
+  await waitFor(() => /40 120/.test(term.text()), { what: 'the new size', timeoutMs: 15_000, seen: term.text });
   // Used once: the same ticket is refused from the same page and session.
   const again = await refused(open(t, { cookie: admin.cookieHeader }));
   assert.is(again.status, 403);
   assert.is(again.body.error.code, 'TERMINAL_TICKET_INVALID');
   term.ws.close();
   await term.closed;
-  await until(() => !alive(pid), 'the shell to end');
+  await waitFor(() => !alive(pid), { what: 'the shell to end', timeoutMs: 15_000 });
   // Start and end are on the activity log.
-  const deadline = Date.now() + 10_000;
-  let actions: string[] = [];
-  while (Date.now() < deadline) {
-    actions = (await admin.get('/api/activity?q=terminal')).json.rows.map((r: any) => r.action);
-    if (actions.includes('terminal.end')) break;
-    await sleep(50);
-  }
+  const actions = await waitFor(
+    async () => (await admin.get('/api/activity?q=terminal')).json.rows.map((r: any) => r.action) as string[],
+    { what: 'terminal.end on the activity log', until: (a) => a.includes('terminal.end') },
+  );
   assert.ok(actions.includes('terminal.start') && actions.includes('terminal.end'), JSON.stringify(actions));
 });
 
@@ -161,18 +156,22 @@ test('signing out ends the shell that session opened (and only that one)', async
   const other = await signIn(s, ADMIN.username, ADMIN.password);
   const stays = await open(await ticket(admin), { cookie: admin.cookieHeader });
   const goes = await open(await ticket(other), { cookie: other.cookieHeader });
-  await until(() => goes.control.some((m) => m.type === 'ready'), 'ready');
+  await waitFor(() => goes.control.some((m) => m.type === 'ready'), { what: 'ready', timeoutMs: 15_000 });
   goes.ws.send(JSON.stringify({ type: 'input', data: 'echo "pid=$$"\r' }));
-  await until(() => /pid=\d+/.test(goes.text()), 'the pid', goes.text);
+  await waitFor(() => /pid=\d+/.test(goes.text()), { what: 'the pid', timeoutMs: 15_000, seen: goes.text });
   const pid = Number(/pid=(\d+)/.exec(goes.text())![1]);
   assert.is((await other.post('/api/auth/logout', {}, { origin: s.url })).status, 204);
-  await until(() => goes.control.some((m) => m.type === 'exit'), 'the exit message');
+  await waitFor(() => goes.control.some((m) => m.type === 'exit'), { what: 'the exit message', timeoutMs: 15_000 });
   assert.is(goes.control.find((m) => m.type === 'exit').reason, 'signed-out');
   assert.is((await goes.closed).code, 1000);
-  await until(() => !alive(pid), 'the shell to end');
+  await waitFor(() => !alive(pid), { what: 'the shell to end', timeoutMs: 15_000 });
   // The other session's terminal still answers.
   stays.ws.send(JSON.stringify({ type: 'input', data: 'echo still-$((6*7))\r' }));
-  await until(() => /still-42/.test(stays.text()), 'the other terminal', stays.text);
+  await waitFor(() => /still-42/.test(stays.text()), {
+    what: 'the other terminal',
+    timeoutMs: 15_000,
+    seen: stays.text,
+  });
   stays.ws.close();
   await stays.closed;
 });
@@ -243,12 +242,10 @@ test('TERMINAL_MAX_SESSIONS bounds the open terminals', async () => {
   one.ws.close();
   two.ws.close();
   await Promise.all([one.closed, two.closed]);
-  const deadline = Date.now() + 10_000;
-  let status = 0;
-  while (Date.now() < deadline && status !== 200) {
-    status = (await admin.post('/api/terminal/session', {}, { origin: s.url })).status;
-    if (status !== 200) await sleep(50);
-  }
+  const status = await waitFor(async () => (await admin.post('/api/terminal/session', {}, { origin: s.url })).status, {
+    what: 'a terminal session to be granted again',
+    until: (st) => st === 200,
+  });
   assert.is(status, 200);
 });
 

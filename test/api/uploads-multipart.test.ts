@@ -11,6 +11,7 @@ import { issueToken, setupAdmin } from '../support/auth.ts';
 import { Client, envelope } from '../support/client.ts';
 import { mountTmpfs } from '../support/mount.ts';
 import { makeDirs, removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 function form(parts: Array<[string, string] | [string, Blob, string]>): FormData {
   const fd = new FormData();
@@ -33,14 +34,6 @@ function volumeState(s: TestServer, volume = 'Files'): { files: string[]; staged
   const stagingDir = path.join(own, 'uploads');
   const staged = fs.existsSync(stagingDir) ? fs.readdirSync(stagingDir) : [];
   return { files, staged };
-}
-
-async function until(what: string, check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 test('a file lands under its name with folders from relativePath; the answer is a FileItem array; a taken name becomes "name (1)"', async () => {
@@ -277,7 +270,10 @@ test('refusals keep nothing: wrong field (400), no uploadTo (400), bad names (40
       const e = envelope(answer);
       assert.is(e.code, code, name);
       if (message) assert.match(e.message, message, name);
-      await until(`${name}: staging empty`, () => volumeState(s).staged.length === 0);
+      await waitFor(() => volumeState(s).staged.length === 0, {
+        what: `${name}: staging empty`,
+        seen: () => volumeState(s).staged,
+      });
       assert.equal(volumeState(s).files, [], `${name}: nothing kept in the volume`);
     }
     const notMultipart = await admin.post('/api/upload', { uploadTo: 'Files' });
@@ -346,9 +342,15 @@ test('an upload aborted mid-stream leaves nothing behind, and the server keeps s
     req.on('error', () => {});
     req.write(head);
     req.write(Buffer.alloc(3_000_000, 9));
-    await until('a part file to appear', () => volumeState(s).staged.length === 1);
+    await waitFor(() => volumeState(s).staged.length === 1, {
+      what: 'a part file to appear',
+      seen: () => volumeState(s).staged,
+    });
     req.destroy();
-    await until('the part file to go', () => volumeState(s).staged.length === 0);
+    await waitFor(() => volumeState(s).staged.length === 0, {
+      what: 'the part file to go',
+      seen: () => volumeState(s).staged,
+    });
     assert.equal(volumeState(s).files, [], 'no file and no folder from relativePath');
     const after = await admin.post(
       '/api/upload',
@@ -441,7 +443,10 @@ test('no space mid-stream: a real full filesystem (tmpfs) answers 507 and keeps 
     const json = (await res.json()) as { error: { code: string } };
     assert.is(res.status, 507, JSON.stringify(json));
     assert.is(json.error.code, 'NO_SPACE');
-    await until('staging empty', () => volumeState(s!, 'Tiny').staged.length === 0);
+    await waitFor(() => volumeState(s!, 'Tiny').staged.length === 0, {
+      what: 'staging empty',
+      seen: () => volumeState(s!, 'Tiny').staged,
+    });
     assert.equal(volumeState(s, 'Tiny').files, []);
   } finally {
     await s?.close();

@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { issueToken, setupAdmin } from '../support/auth.ts';
 import type { Client } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 const run = promisify(execFile);
 
@@ -138,8 +139,7 @@ test('fields after the file are refused with a message saying to send them first
     assert.match(e.message, message, name);
     assert.ok(e.requestId, name);
     assert.equal(userFiles(), [], `${name}: nothing kept`);
-    const deadline = Date.now() + 5000;
-    while (staged().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    await waitFor(() => staged().length === 0, { what: `${name}: staging to empty`, seen: staged });
     assert.equal(staged(), [], `${name}: staging empty`);
   }
 });

@@ -13,6 +13,7 @@ import { Database } from '../../src/db/database.ts';
 import { createUser, setupAdmin } from '../support/auth.ts';
 import { Client, envelope } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 const TUS = { 'Tus-Resumable': '1.0.0' };
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -65,14 +66,6 @@ function again(s: TestServer, client: Client): Client {
 
 function head(client: Client, url: string) {
   return client.request('HEAD', new URL(url).pathname, undefined, TUS);
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 // Parts are staged in Burrow's own folder on the volume's disk: the data folder here (files/own.ts).
@@ -146,11 +139,14 @@ test("a 50 MB upload interrupted mid-way resumes from the server's offset and la
     assert.ok(cut.error, 'the first attempt failed with the connection');
     const url = `${s.url}${new URL(cut.url).pathname}`;
     let offset = 0;
-    await until('the server to record the bytes it got', async () => {
-      const h = await head(admin, url);
-      offset = Number(h.headers.get('upload-offset'));
-      return h.status === 200 && offset > 0;
-    });
+    await waitFor(
+      async () => {
+        const h = await head(admin, url);
+        offset = Number(h.headers.get('upload-offset'));
+        return h.status === 200 && offset > 0;
+      },
+      { what: 'the server to record the bytes it got', seen: () => offset },
+    );
     assert.ok(offset < data.length, `offset ${offset} is mid-way`);
     assert.is((await head(admin, url)).headers.get('upload-length'), String(data.length));
 
@@ -364,10 +360,12 @@ test('expiry: the sweep discards an unfinished upload and its bytes after TUS_IN
     const done = await send(s, admin, Buffer.from('quick'), { filename: 'quick.txt', uploadTo: 'Files' });
     assert.equal(staged(s).length, 1);
     // The sweep (not a request) removes the part file.
-    await until('the sweep to remove the part file', () => staged(s).length === 0);
+    await waitFor(() => staged(s).length === 0, { what: 'the sweep to remove the part file', seen: () => staged(s) });
     assert.is((await head(admin, s.url + url)).status, 404);
     // The complete upload finished after the unfinished one's last byte, so a later sweep forgets it.
-    await until('the sweep to forget the complete upload', async () => (await head(admin, done.url)).status === 404);
+    await waitFor(async () => (await head(admin, done.url)).status === 404, {
+      what: 'the sweep to forget the complete upload',
+    });
     assert.ok(fs.existsSync(path.join(s.dirs.volumes, 'Files', 'quick.txt')), 'a placed file is never swept');
   } finally {
     await s.close();

@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
 let c: Client;
@@ -21,14 +22,11 @@ async function usage(p: string) {
 }
 
 /** Waits until the index's figure for `p` is `bytes` (the first walk and deltas land in the background). */
-async function heldBecomes(p: string, bytes: number) {
-  let last: any;
-  for (let i = 0; i < 200; i++) {
-    last = await usage(p);
-    if (last.held?.bytes === bytes && last.held.complete) return last;
-    await new Promise((r) => setTimeout(r, 30));
-  }
-  assert.unreachable(`${p}: expected held ${bytes}, got ${JSON.stringify(last)}`);
+function heldBecomes(p: string, bytes: number) {
+  return waitFor(() => usage(p), {
+    what: `${p} to hold ${bytes} bytes, complete`,
+    until: (u) => u.held?.bytes === bytes && u.held.complete,
+  });
 }
 
 test.before(async () => {

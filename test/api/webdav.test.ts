@@ -13,6 +13,7 @@ import { generateSync } from 'otplib';
 import { createUser, issueToken, setupAdmin } from '../support/auth.ts';
 import type { Client } from '../support/client.ts';
 import { startServer, removeDirs, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
 let admin: Client;
@@ -324,12 +325,13 @@ test('writes reach the indexes (changes sink) and the activity log', async () =>
   assert.is((await dav('MKCOL', '/dav/Files/found-me')).status, 201);
   assert.is((await dav('PUT', '/dav/Files/found-me/needle-xyzzy.txt', { body: 'hay' })).status, 201);
   // Search is fed by the changes sink only (nothing rescans in the request path).
-  let hit = false;
-  for (let i = 0; i < 100 && !hit; i++) {
-    const a = await alice.get('/api/search?q=needle-xyzzy');
-    hit = a.status === 200 && JSON.stringify(a.json).includes('needle-xyzzy.txt');
-    if (!hit) await new Promise((r) => setTimeout(r, 100));
-  }
+  const hit = await waitFor(
+    async () => {
+      const a = await alice.get('/api/search?q=needle-xyzzy');
+      return a.status === 200 && JSON.stringify(a.json).includes('needle-xyzzy.txt');
+    },
+    { what: 'needle-xyzzy.txt in the search index' },
+  );
   assert.ok(hit, 'the file written over WebDAV is found by search');
   for (const a of ['dav.put', 'dav.mkcol', 'dav.delete', 'dav.move', 'dav.copy']) {
     const rows = (await admin.get(`/api/activity?action=${a}&outcome=success&user=alice&limit=1`)).json.rows as any[];

@@ -17,6 +17,7 @@ import { Database } from '../../src/db/database.ts';
 import { createLogger, type Logger } from '../../src/core/log.ts';
 import { openApiPath } from '../../src/http/openapi.ts';
 import { sandbox, type Sandbox } from '../binary/harness.ts';
+import { waitFor } from './wait.ts';
 
 export type ServerMode = 'source' | 'executable';
 export const serverMode: ServerMode = process.env.BURROW_TEST_SERVER === 'executable' ? 'executable' : 'source';
@@ -133,12 +134,10 @@ export async function startServer(
       const res = await fetch(`${url}/healthz`);
       await res.arrayBuffer();
       const id = res.headers.get('x-request-id');
-      const deadline = Date.now() + 10_000;
-      while (!logs.some((l) => l.msg === 'request' && l.requestId === id)) {
-        if (Date.now() > deadline)
-          throw new Error('the server did not log the request of settleLogs() within 10 s (is LOG_LEVEL debug?)');
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await waitFor(() => logs.some((l) => l.msg === 'request' && l.requestId === id), {
+        what: 'the log line of the request of settleLogs() (is LOG_LEVEL debug?)',
+        everyMs: 10,
+      });
     },
     async routes() {
       if (serverMode === 'source') return app!.routes.map((r) => ({ method: r.method, path: openApiPath(r.path) }));
