@@ -4,6 +4,7 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { openEntryIn } from '../files/confined.ts';
@@ -79,8 +80,17 @@ async function liveValue(ctx: DavContext, e: Entry, name: string): Promise<strin
       return e.isDirectory ? '<D:collection/>' : '';
     case 'displayname':
       return escapeText(e.virtualPath === '' ? 'Burrow' : nameOf(e.virtualPath));
-    case 'creationdate':
-      return st ? (st.birthtimeMs > 0 ? st.birthtime : st.ctime).toISOString().replace(/\.\d{3}Z$/, 'Z') : null;
+    case 'creationdate': {
+      if (!st) return null;
+      // A file's is the one Details shows, kept across the saves that replace it (versions).
+      const created =
+        e.root && !e.isDirectory
+          ? ctx.versions.createdAt(path.join(e.root, e.relative), st)
+          : st.birthtimeMs > 0
+            ? st.birthtime
+            : st.ctime;
+      return created.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    }
     case 'getlastmodified':
       return st ? httpDate(st.mtime) : null;
     case 'getcontentlength':

@@ -21,6 +21,23 @@ const created = async (virtual: string) => {
   return r.json.dateCreated as string;
 };
 
+/** DAV:creationdate of each resource a PROPFIND answers, by its decoded href. */
+async function davCreated(virtual: string, depth: '0' | '1'): Promise<Map<string, string>> {
+  const r = await fetch(`${s.url}/dav/${virtual.split('/').map(encodeURIComponent).join('/')}`, {
+    method: 'PROPFIND',
+    headers: { depth, 'content-type': 'application/xml' },
+    body: '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:creationdate/></D:prop></D:propfind>',
+  });
+  const xml = await r.text();
+  assert.is(r.status, 207, xml);
+  const out = new Map<string, string>();
+  for (const m of xml.matchAll(/<D:href>([^<]*)<\/D:href>.*?<D:creationdate>([^<]*)<\/D:creationdate>/gs))
+    out.set(decodeURIComponent(m[1]!), m[2]!);
+  return out;
+}
+/** An ISO time as DAV:creationdate writes it (RFC 3339, whole seconds). */
+const davTime = (iso: string) => iso.replace(/\.\d{3}Z$/, 'Z');
+
 /** Until the clock is past `iso` by a few ms: a file made now is born later than that. */
 function after(iso: string): Promise<boolean> {
   const t = Date.parse(iso) + 5;
@@ -42,6 +59,8 @@ test('saves, a restored version, a rename and a move keep the creation time; an 
   const born = await created(`Files/Notes 2025/${NAME}`);
   assert.is(born, fs.statSync(vol('Notes 2025', NAME)).birthtime.toISOString(), 'the birth time at first');
 
+  // DAV:creationdate has whole seconds: the saves come in a later second than the birth.
+  await after(new Date(Math.floor(Date.parse(born) / 1000) * 1000 + 995).toISOString());
   for (const content of ['- milk\n- bread\n', '- milk\n- bread\n- café\n']) {
     await after(born);
     const save = await c.put('/api/editor', { path: `Files/Notes 2025/${NAME}`, content });
@@ -54,6 +73,20 @@ test('saves, a restored version, a rename and a move keep the creation time; an 
     );
     assert.is(await created(`Files/Notes 2025/${NAME}`), born, 'Created stays');
   }
+  // WebDAV's creationdate is the same date, for the file itself and as a folder's member.
+  assert.is.not(davTime(fs.statSync(vol('Notes 2025', NAME)).birthtime.toISOString()), davTime(born));
+  const href = `/dav/Files/Notes 2025/${NAME}`;
+  assert.equal([...(await davCreated(`Files/Notes 2025/${NAME}`, '0'))], [[href, davTime(born)]]);
+  assert.is((await davCreated('Files/Notes 2025', '1')).get(href), davTime(born), 'a member of a Depth 1 answer');
+  // A save through WebDAV keeps it too.
+  await after(born);
+  const put = await fetch(s.url + href.split('/').map(encodeURIComponent).join('/'), {
+    method: 'PUT',
+    body: '- milk\n- bread\n- café\n- tea\n',
+  });
+  assert.is(put.status, 204, await put.text());
+  assert.is(await created(`Files/Notes 2025/${NAME}`), born, 'a WebDAV save');
+  assert.is((await davCreated(`Files/Notes 2025/${NAME}`, '0')).get(href), davTime(born));
 
   const versions = (await c.get(`/api/versions?path=${encodeURIComponent(`Files/Notes 2025/${NAME}`)}`)).json.items;
   assert.is((await c.post(`/api/versions/${versions.at(-1).id}/restore`)).status, 200);
@@ -85,6 +118,10 @@ test('saves, a restored version, a rename and a move keep the creation time; an 
     await created(`Files/Archive/${renamed}`),
     fs.statSync(vol('Archive', renamed)).birthtime.toISOString(),
     'a file Burrow did not save is not given another file’s date',
+  );
+  assert.is(
+    (await davCreated(`Files/Archive/${renamed}`, '0')).get(`/dav/Files/Archive/${renamed}`),
+    davTime(fs.statSync(vol('Archive', renamed)).birthtime.toISOString()),
   );
 });
 
