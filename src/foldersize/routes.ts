@@ -14,7 +14,7 @@ export function folderSizeRoutes(sizes: ReturnType<typeof createFolderSizes>): R
       tags: ['Files'],
       summary: 'Size of a folder from the folder-size index',
       description:
-        'A lookup in the index, never a walk: an un-indexed folder answers 200 with `indexed: false` and `sizeBytes: null`.',
+        'A lookup in the index, never a walk: an un-indexed folder answers 200 with `indexed: false` and `sizeBytes: null`; `complete` false says the figure is still being counted (ask again later).',
       params: virtualPathParams,
       responses: {
         200: { description: 'Folder size record', schema: record },

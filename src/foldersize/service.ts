@@ -16,6 +16,7 @@ export interface FolderSizeRecord {
   entryCount: number;
   lastUpdated: string | null;
   indexed: boolean;
+  complete: boolean;
 }
 
 /** A folder's recursive size as the index has it (`complete` false while its first walk counts). */
@@ -30,8 +31,9 @@ export interface FolderSizeDeps {
   resolver: PathResolver;
 }
 
-function unindexed(path: string, canEnter = false): FolderSizeRecord {
-  return { path, canEnter, sizeBytes: null, entryCount: 0, lastUpdated: null, indexed: false };
+/** No figure: `counting` when the index's first walk of the folder is due or under way. */
+function unindexed(path: string, canEnter = false, counting = false): FolderSizeRecord {
+  return { path, canEnter, sizeBytes: null, entryCount: 0, lastUpdated: null, indexed: false, complete: !counting };
 }
 
 /** Whether this process may list the folder (a host permission, not a rule). */
@@ -100,7 +102,7 @@ export function createFolderSizes(deps: FolderSizeDeps) {
     indexes.ensureRoot(await fs.promises.realpath(spaceRoot).catch(() => spaceRoot));
     const figures = indexes.figures(realPath);
     if (figures.indexed) indexes.noteViewed(realPath);
-    if (!figures.indexed) return unindexed(virtualPath, canEnter);
+    if (!figures.indexed) return unindexed(virtualPath, canEnter, figures.counting);
     return {
       path: virtualPath,
       canEnter,
@@ -108,6 +110,7 @@ export function createFolderSizes(deps: FolderSizeDeps) {
       entryCount: figures.entryCount,
       lastUpdated: figures.lastUpdated,
       indexed: true,
+      complete: figures.complete,
     };
   }
 

@@ -12,5 +12,10 @@ export const folderSizeRecord = z.object({
   entryCount: z.number().int(),
   lastUpdated: z.string().nullable(),
   indexed: z.boolean(),
+  complete: z
+    .boolean()
+    .describe(
+      'This answer is final. False while the index is still counting the folder: its first walk is due or under way (`indexed` false, a figure comes when it ends), or a part of it could not be read yet (`sizeBytes` is then a lower bound; the paced sweep counts it again). True with `indexed` false: the index keeps no figure for it (off, excluded, not a folder).',
+    ),
 });
 export type FolderSizeRecord = z.infer<typeof folderSizeRecord>;

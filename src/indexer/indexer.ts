@@ -53,7 +53,10 @@ export interface FolderFigures {
   sizeBytes: number | null;
   entryCount: number;
   lastUpdated: string | null;
+  /** The folder's whole subtree could be read (false: `sizeBytes` is a lower bound, counted again by the sweep). */
   complete: boolean;
+  /** Not indexed yet: the first walk of the folder's root is due or under way (a figure comes when it ends). */
+  counting: boolean;
   /** `sizeBytes` counts the whole subtree (FOLDER_SIZE_MODE=full), not only the direct files. */
   recursive: boolean;
 }
@@ -182,6 +185,8 @@ export class Indexer {
   private wroteQueue: Promise<void> = Promise.resolve();
   /** Walks under way (job id → root), so a dropped root's walk can be cancelled and awaited. */
   private readonly runs = new Map<number, { rootId: number; done: Promise<unknown> }>();
+  /** Folders counted again by a refresh (root id -> relative paths): their rows are away meanwhile. */
+  private readonly recounts = new Map<number, string[]>();
   /** Paths served again while their old rows were being dropped: walked once the drop is done. */
   private readonly readd = new Set<string>();
 
@@ -548,6 +553,24 @@ export class Indexer {
     for (const root of extraRoots) this.ensureRoot(root);
   }
 
+  /** A refresh of `rel` has begun (its rows go until its walk writes them again); `done()` when it ends. */
+  recounting(rootId: number, rel: string): { done(): void } {
+    const list = this.recounts.get(rootId) ?? [];
+    list.push(rel);
+    this.recounts.set(rootId, list);
+    return {
+      done: () => {
+        list.splice(list.indexOf(rel), 1);
+        if (!list.length) this.recounts.delete(rootId);
+      },
+    };
+  }
+
+  /** `rel` lies in a folder being counted again. */
+  private inRecount(rootId: number, rel: string): boolean {
+    return (this.recounts.get(rootId) ?? []).some((r) => r === '' || r === rel || rel.startsWith(r + '/'));
+  }
+
   /** Folder-size figures from the rows alone (never a file-system call). */
   figures(realPath: string): FolderFigures {
     const none: FolderFigures = {
@@ -556,13 +579,17 @@ export class Indexer {
       entryCount: 0,
       lastUpdated: null,
       complete: false,
+      counting: false,
       recursive: false,
     };
     const mode = this.folderSizeMode();
     if (mode === 'off') return none;
+    const covering = this.cover(realPath);
+    if (covering?.root.state === 'pending') return { ...none, counting: true };
     const c = this.sizedCover(realPath);
     if (!c) return none;
     const row = this.store.entry(c.root.id, c.rel);
+    if (!row && this.inRecount(c.root.id, c.rel)) return { ...none, counting: true };
     if (!row || !row.is_dir) return none;
     const full = mode === 'full';
     const at = row.updated_at ?? row.checked_at ?? c.root.walked_at;
@@ -572,6 +599,7 @@ export class Indexer {
       entryCount: full ? (row.total_entries ?? 0) : (row.entries ?? 0),
       lastUpdated: at ? new Date(at).toISOString() : null,
       complete: row.complete !== 0,
+      counting: false,
       recursive: full,
     };
   }

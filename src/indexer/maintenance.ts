@@ -181,6 +181,17 @@ export class Maintenance {
       target = parent;
     }
     if (!store.entry(root.id, splitRel(target)[0])) return; // the root row itself is missing: the baseline will come
+    // Its rows are gone until the walk writes them again: figures() says it is being counted.
+    const recount = this.ix.recounting(root.id, target);
+    try {
+      await this.recount(root, target);
+    } finally {
+      recount.done();
+    }
+  }
+
+  private async recount(root: RootRow, target: string): Promise<void> {
+    const store = this.ix.store;
     const old = store.entry(root.id, target);
     if (old?.is_dir) {
       while (!this.ix.stopped && !store.deleteChunk(root.id, target)) await this.ix.load.turn();

@@ -65,6 +65,7 @@ test('a folder hidden by an access rule answers its size with canEnter:false; mi
         entryCount: secret.entryCount,
         lastUpdated: null,
         indexed: true,
+        complete: true,
       },
     );
     const deeper = await indexedSize(admin, 'Files/Secret/Deeper', 700);

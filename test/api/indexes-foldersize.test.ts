@@ -54,6 +54,7 @@ test('un-indexed folders answer indexed:false, never an error; unknown volumes 4
     entryCount: 0,
     lastUpdated: null,
     indexed: false,
+    complete: true,
   });
   const unknown = await c.get('/api/folder-size/Nope/x');
   assert.is(unknown.status, 404);

@@ -79,3 +79,37 @@ export function iconFor(kind: string): IconName {
   if (TEXT.has(kind)) return 'text';
   return 'file';
 }
+
+/**
+ * Asks `fetch` now, and again while `again(answer)` holds: 1 s after an answer, twice as long
+ * each time up to 30 s, for at most 10 minutes (the index's figures land in the background — a
+ * first walk, a folder counted again — and nothing tells the page). Each answer goes to `use`.
+ * Returns the stop, for when the screen goes.
+ */
+export function askUntilFinal<T>(
+  fetch: () => Promise<T>,
+  again: (answer: T) => boolean,
+  use: (answer: T) => void,
+  onError: (err: unknown) => void = () => {},
+): () => void {
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const until = Date.now() + 10 * 60_000;
+  const ask = (delay: number) => {
+    fetch().then(
+      (answer) => {
+        if (stopped) return;
+        use(answer);
+        if (again(answer) && Date.now() < until) timer = setTimeout(() => ask(Math.min(delay * 2, 30_000)), delay);
+      },
+      (err) => {
+        if (!stopped) onError(err);
+      },
+    );
+  };
+  ask(1000);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}

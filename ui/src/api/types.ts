@@ -125,6 +125,8 @@ export interface FolderSize {
   entryCount: number;
   lastUpdated: string | null;
   indexed: boolean;
+  /** Final: false while the index counts it (no figure yet, or `sizeBytes` a lower bound). */
+  complete: boolean;
 }
 /** `POST /api/folder-size/batch`: one record per asked path, in order. */
 export interface FolderSizeBatch {

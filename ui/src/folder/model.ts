@@ -5,7 +5,8 @@ import { ApiError, encodePath, get, joinPath, post } from '../api/client.ts';
 import type { Access, FileItem, FolderSizeBatch, Listing } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
 import { preferences } from '../state/session.ts';
-import { collator } from '../util.ts';
+import { askUntilFinal, collator } from '../util.ts';
+import type { FolderFigure } from './selection.ts';
 import { fetchViewPrefs, hasLocalViewPrefs, loadViewPrefs, saveViewPrefs } from './viewPrefs.ts';
 
 export type SortKey = 'name' | 'size' | 'modified' | 'kind';
@@ -25,7 +26,7 @@ export const focusIndex = signal(0);
 export const anchorIndex = signal(0);
 /** Bumped by keyboard moves so the focused entry is scrolled into view even when it did not change. */
 export const focusTick = signal(0);
-export const folderSizes = signal<Record<string, number | null>>({});
+export const folderSizes = signal<Record<string, FolderFigure>>({});
 /** The folder-size index is being asked about the open folder's sub-folders. */
 export const folderSizesPending = signal(false);
 /** Touch selection mode (phone file managers): a long press starts it, then a tap toggles an
@@ -49,7 +50,7 @@ export const items = computed<FileItem[]>(() => {
   const { sortBy, sortDir } = viewPrefs.value;
   const sizes = folderSizes.value;
   const dir = sortDir === 'asc' ? 1 : -1;
-  const sizeOf = (i: FileItem) => (isDir(i) ? (sizes[i.name] ?? -1) : i.size);
+  const sizeOf = (i: FileItem) => (isDir(i) ? (sizes[i.name]?.bytes ?? -1) : i.size);
   const cmp = (a: FileItem, b: FileItem) => {
     const da = isDir(a),
       db = isDir(b);
@@ -83,6 +84,7 @@ export async function openFolder(path: string): Promise<void> {
     selectMode.value = false;
     focusIndex.value = 0;
     anchorIndex.value = 0;
+    stopSizes();
     folderSizes.value = {};
     folderSizesPending.value = false;
     filterText.value = '';
@@ -124,28 +126,49 @@ export async function openFolder(path: string): Promise<void> {
 
 export const reload = () => openFolder(folderPath.value);
 
-/** Recursive sizes of the sub-folders, from the index (a lookup; never a scan). */
+/** Stops asking again about the last folder's sizes. */
+let stopSizes = () => {};
+
+/**
+ * Recursive sizes of the sub-folders, from the index (a lookup; never a scan), asked again while
+ * any is still being counted (a first walk, a part counted again), so the figures become final.
+ */
 async function loadFolderSizes(path: string, list: FileItem[]): Promise<void> {
+  stopSizes();
+  stopSizes = () => {};
   const dirs = list.filter(isDir).slice(0, 500);
   if (!dirs.length || !path) return;
   folderSizesPending.value = true;
-  try {
-    const answer = await post<FolderSizeBatch>('/api/folder-size/batch', {
-      paths: dirs.map((d) => joinPath(path, d.name)),
-    });
-    if (path !== folderPath.value) return;
-    const sizes: Record<string, number | null> = {};
-    // One record per asked path, in order.
-    answer.items.forEach((r, i) => {
-      sizes[dirs[i]!.name] = r.indexed ? r.sizeBytes : null;
-    });
-    folderSizes.value = sizes;
-  } catch (err) {
-    // Folder sizes are a bonus: an index that is off or missing leaves the column empty.
-    if (!(err instanceof ApiError)) throw err;
-  } finally {
-    if (path === folderPath.value) folderSizesPending.value = false;
-  }
+  await new Promise<void>((resolve) => {
+    let first = true;
+    const done = () => {
+      if (first) {
+        first = false;
+        if (path === folderPath.value) folderSizesPending.value = false;
+        resolve();
+      }
+    };
+    stopSizes = askUntilFinal(
+      () => post<FolderSizeBatch>('/api/folder-size/batch', { paths: dirs.map((d) => joinPath(path, d.name)) }),
+      (answer) => answer.items.some((r) => !r.complete),
+      (answer) => {
+        if (path === folderPath.value) {
+          const sizes: Record<string, FolderFigure> = {};
+          // One record per asked path, in order.
+          answer.items.forEach((r, i) => {
+            sizes[dirs[i]!.name] = { bytes: r.indexed ? r.sizeBytes : null, complete: r.complete };
+          });
+          folderSizes.value = sizes;
+        }
+        done();
+      },
+      (err) => {
+        done();
+        // Folder sizes are a bonus: an index that is off or missing leaves the column empty.
+        if (!(err instanceof ApiError)) throw err;
+      },
+    );
+  });
 }
 
 export function setViewPrefs(patch: Partial<ViewPrefs>): void {

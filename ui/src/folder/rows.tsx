@@ -8,6 +8,7 @@ import { Icon } from '../components/common.tsx';
 import { preferences } from '../state/session.ts';
 import { formatBytes, formatDate, iconFor, kindLabel } from '../util.ts';
 import { folderSizes, sortBy, viewPrefs, type SortKey } from './model.ts';
+import { folderSizeCell } from './selection.ts';
 
 type Widths = { name: number; size: number; modified: number; kind: number };
 const WIDTHS_KEY = 'burrow.columns';
@@ -139,13 +140,7 @@ export function ListRow(p: EntryProps) {
           {item.name}
         </span>
       </span>
-      <span class="col col-size">
-        {dir
-          ? folderSize === undefined || folderSize === null
-            ? '—'
-            : formatBytes(folderSize)
-          : formatBytes(item.size)}
-      </span>
+      <span class="col col-size">{dir ? folderSizeCell(folderSize) : formatBytes(item.size)}</span>
       <span class="col col-modified">{formatDate(item.dateModified)}</span>
       <span class="col col-kind">{kindLabel(item.kind)}</span>
       <button

@@ -5,7 +5,7 @@ import type { Usage, Volume } from '../api/types.ts';
 import { Icon, UsageBar } from '../components/common.tsx';
 import { filesUrl, navigate } from '../state/router.ts';
 import { favorites, features, volumes } from '../state/session.ts';
-import { formatBytes } from '../util.ts';
+import { askUntilFinal, formatBytes } from '../util.ts';
 
 const READ_ONLY: Record<string, string> = {
   storage: 'Read-only storage',
@@ -15,9 +15,19 @@ const READ_ONLY: Record<string, string> = {
 
 function VolumeCard({ volume }: { volume: Volume }) {
   const [usage, setUsage] = useState<Usage | null>(null);
-  useEffect(() => {
-    get<Usage>(`/api/usage/${encodePath(volume.path)}`).then(setUsage, () => setUsage(null));
-  }, [volume.path]);
+  const counted = features.value.folderSize?.mode === 'full';
+  // The figure lands in the background (a first walk, a part counted again): asked again until
+  // final, so the card changes when the walk ends.
+  useEffect(
+    () =>
+      askUntilFinal(
+        () => get<Usage>(`/api/usage/${encodePath(volume.path)}`),
+        (u) => (u.held ? !u.held.complete : counted),
+        setUsage,
+        () => setUsage(null),
+      ),
+    [volume.path, counted],
+  );
   const held = usage?.held ?? null;
   return (
     <a

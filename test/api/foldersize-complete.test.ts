@@ -1,0 +1,139 @@
+// A folder-size record says whether it is final (`complete`): false while the index's first walk
+// of the folder is due or under way (no figure yet), and false when a part of the folder could
+// not be read (the figure is then a lower bound, counted again by the paced sweep) — before, a
+// partial figure read as the folder's size. Here the part that cannot be read is a real one: an
+// old backup whose folders nest deeper than the system's path limit (4096 bytes), which no
+// walker can open by its path.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Client } from '../support/client.ts';
+import { startServer, type TestServer } from '../support/server.ts';
+
+let s: TestServer;
+let c: Client;
+const vol = (...p: string[]) => path.join(s.dirs.volumes, 'Home', ...p);
+const OLD = 'Old drive – Backup 2009';
+/** 20 folders of ~250 bytes each: the diary at the bottom lies past PATH_MAX. */
+const LONG = Array.from({ length: 20 }, (_, i) => `Ordner ${String(i + 1).padStart(2, '0')} ${'ä'.repeat(120)}`);
+const url = (p: string) => `/api/folder-size/${p.split('/').map(encodeURIComponent).join('/')}`;
+
+/** Runs Python on the tree (it opens each folder relative to the last: no path is too long for it). */
+const python = (code: string, ...args: string[]) => execFileSync('python3', ['-c', code, ...args]);
+
+async function record(p: string) {
+  const a = await c.get(url(p));
+  assert.is(a.status, 200, a.text);
+  return a.json;
+}
+
+test.before(async () => {
+  s = await startServer({
+    env: {
+      AUTH_MODE: 'disabled',
+      FOLDER_SIZE_MODE: 'full',
+      FOLDER_SIZE_FLUSH_MS: '20',
+      FOLDER_SIZE_RECONCILE_MS: '100',
+      FOLDER_SIZE_RECONCILE_PAUSE_MS: '0',
+    },
+    volumes: ['Home'],
+  });
+  fs.mkdirSync(vol('Photos & Music', 'Holiday 2025'), { recursive: true });
+  fs.writeFileSync(vol('Photos & Music', 'Holiday 2025', 'Strand 🌊.jpg'), Buffer.alloc(300_000, 1));
+  fs.mkdirSync(vol(OLD, 'Briefe'), { recursive: true });
+  fs.writeFileSync(vol(OLD, 'Briefe', 'Brief an Zoé #2.txt'), Buffer.alloc(1000, 2));
+  python(
+    `import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+for name in sys.argv[2:]:
+    os.mkdir(name, dir_fd=fd)
+    fd = os.open(name, os.O_RDONLY, dir_fd=fd)
+f = os.open('Tagebuch 2009.txt', os.O_WRONLY | os.O_CREAT, dir_fd=fd)
+os.write(f, b'd' * 5000)`,
+    vol(OLD),
+    ...LONG,
+  );
+  assert.ok(Buffer.byteLength(vol(OLD, ...LONG)) > 4096, 'the diary lies past PATH_MAX');
+  // The volume existed before its files: walk the tree as it is now.
+  await s.restart({ FOLDER_SIZE_REBUILD: 'true' });
+  c = new Client(s.url);
+});
+test.after(async () => {
+  await s.close();
+  python('import shutil, sys; shutil.rmtree(sys.argv[1])', s.dirs.root);
+});
+
+test('counting, then a lower bound marked incomplete, then final once the whole folder can be read', async () => {
+  // While the first walk is due or under way, a record has no figure and says it is not final.
+  let photos: any;
+  for (let i = 0; i < 300; i++) {
+    photos = await record('Home/Photos & Music');
+    if (photos.indexed) break;
+    assert.is(photos.complete, false, `not final while the first walk counts: ${JSON.stringify(photos)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.is(photos.indexed, true, JSON.stringify(photos));
+  assert.is(photos.sizeBytes, 300_000);
+  assert.is(photos.complete, true, 'a folder read whole is final');
+
+  // The backup: the walk could not open the deepest folders, so 1000 is a lower bound.
+  const old = await record(`Home/${OLD}`);
+  assert.equal(
+    { indexed: old.indexed, sizeBytes: old.sizeBytes, complete: old.complete },
+    { indexed: true, sizeBytes: 1000, complete: false },
+  );
+  const home = await record('Home');
+  assert.equal({ sizeBytes: home.sizeBytes, complete: home.complete }, { sizeBytes: 301_000, complete: false });
+  assert.equal((await record(`Home/${OLD}/Briefe`)).complete, true, 'a sibling read whole is final');
+  const batch = await c.post('/api/folder-size/batch', { paths: ['Home/Photos & Music', `Home/${OLD}`, 'Home/none'] });
+  assert.is(batch.status, 200, batch.text);
+  assert.equal(
+    batch.json.items.map((r: any) => [r.indexed, r.sizeBytes, r.complete]),
+    [
+      [true, 300_000, true],
+      [true, 1000, false],
+      [false, null, true],
+    ],
+    'the batch says the same; a missing folder will never have a figure (final)',
+  );
+
+  // The diary is moved up out of the deep folders and they are removed: the sweep counts the
+  // folder again and its figure is whole.
+  python(
+    `import os, shutil, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+top = fd
+for name in sys.argv[2:]:
+    fd = os.open(name, os.O_RDONLY, dir_fd=fd)
+os.rename('Tagebuch 2009.txt', 'Tagebuch 2009.txt', src_dir_fd=fd, dst_dir_fd=top)
+shutil.rmtree(os.path.join(sys.argv[1], sys.argv[2]))`,
+    vol(OLD),
+    ...LONG,
+  );
+  let again: any;
+  for (let i = 0; i < 300; i++) {
+    again = await record(`Home/${OLD}`);
+    if (again.complete) break;
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  assert.equal({ sizeBytes: again.sizeBytes, complete: again.complete }, { sizeBytes: 6000, complete: true });
+  let whole: any;
+  for (let i = 0; i < 100; i++) {
+    whole = await record('Home');
+    if (whole.complete) break;
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  assert.equal({ sizeBytes: whole.sizeBytes, complete: whole.complete }, { sizeBytes: 306_000, complete: true });
+  const held = (await c.get('/api/usage/Home')).json.held;
+  assert.equal({ bytes: held.bytes, complete: held.complete }, { bytes: 306_000, complete: true });
+});
+
+test('described in the API description', async () => {
+  const doc = (await c.get('/api/openapi.json')).json;
+  const text = JSON.stringify(doc);
+  assert.ok(/"complete":\{"type":"boolean","description":"This answer is final/.test(text), 'complete is described');
+});
+
+test.run();
