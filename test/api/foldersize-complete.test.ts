@@ -11,6 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '../support/client.ts';
 import { startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
 let c: Client;
@@ -67,14 +68,14 @@ test.after(async () => {
 
 test('counting, then a lower bound marked incomplete, then final once the whole folder can be read', async () => {
   // While the first walk is due or under way, a record has no figure and says it is not final.
-  let photos: any;
-  for (let i = 0; i < 300; i++) {
-    photos = await record('Home/Photos & Music');
-    if (photos.indexed) break;
-    assert.is(photos.complete, false, `not final while the first walk counts: ${JSON.stringify(photos)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.is(photos.indexed, true, JSON.stringify(photos));
+  const photos = await waitFor(
+    async () => {
+      const r = await record('Home/Photos & Music');
+      if (!r.indexed) assert.is(r.complete, false, `not final while the first walk counts: ${JSON.stringify(r)}`);
+      return r;
+    },
+    { what: 'the first walk', until: (r) => r.indexed, timeoutMs: 30_000 },
+  );
   assert.is(photos.sizeBytes, 300_000);
   assert.is(photos.complete, true, 'a folder read whole is final');
 
@@ -112,19 +113,13 @@ shutil.rmtree(os.path.join(sys.argv[1], sys.argv[2]))`,
     vol(OLD),
     ...LONG,
   );
-  let again: any;
-  for (let i = 0; i < 300; i++) {
-    again = await record(`Home/${OLD}`);
-    if (again.complete) break;
-    await new Promise((r) => setTimeout(r, 30));
-  }
+  const again = await waitFor(() => record(`Home/${OLD}`), {
+    what: 'the backup counted whole',
+    until: (r) => r.complete,
+    timeoutMs: 30_000,
+  });
   assert.equal({ sizeBytes: again.sizeBytes, complete: again.complete }, { sizeBytes: 6000, complete: true });
-  let whole: any;
-  for (let i = 0; i < 100; i++) {
-    whole = await record('Home');
-    if (whole.complete) break;
-    await new Promise((r) => setTimeout(r, 30));
-  }
+  const whole = await waitFor(() => record('Home'), { what: 'the volume final', until: (r) => r.complete });
   assert.equal({ sizeBytes: whole.sizeBytes, complete: whole.complete }, { sizeBytes: 306_000, complete: true });
   const held = (await c.get('/api/usage/Home')).json.held;
   assert.equal({ bytes: held.bytes, complete: held.complete }, { bytes: 306_000, complete: true });
