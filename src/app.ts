@@ -190,18 +190,17 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     log,
   });
   // Shares: links as a space of the files resolver (`share/<token>/…`), bound to their items.
-  capabilities.push(
-    createSharesCapability({
-      config,
-      db,
-      files,
-      uploads,
-      changes,
-      activity: identity.activity,
-      sessionSecret,
-      thumbnails: previews.previews,
-    }),
-  );
+  const shares = createSharesCapability({
+    config,
+    db,
+    files,
+    uploads,
+    changes,
+    activity: identity.activity,
+    sessionSecret,
+    thumbnails: previews.previews,
+  });
+  capabilities.push(shares);
   // Archives: list, take out, extract and create, through the files resolver, confined at use.
   capabilities.push(createArchivesCapability({ config, files, changes, showHidden, activity: identity.activity }));
   // WebDAV at /dav/: the same files services, Basic sign-in through identity's checks.
@@ -326,6 +325,12 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     rawMounts: webdav.mount ? [webdav.mount] : [],
     upgrades: [terminal.upgrade],
     load,
+    // Which reading of a raw `+` a path in a query means: the one that names something (http/query.ts).
+    queryPaths: async (kind, p, { caller, req, params }) => {
+      if (kind === 'host') return (await fs.promises.stat(p)).isDirectory();
+      if (kind === 'link') return shares.linkPathExists(params.token ?? '', p, caller, req);
+      return caller !== null && (await files.resolver.resolve(caller, p)).exists;
+    },
   });
 
   // Memory a burst of requests (or the start) left behind goes back once things are quiet.

@@ -2,18 +2,19 @@
 // the native client's one-shot zip routes (wire-shapes "POST /api/files/zip/extract", "…/compress").
 import { z } from 'zod';
 import { wireFileItem } from '../files/items.ts';
+import { queryPath } from '../http/query.ts';
 
 const virtualPath = z.string().max(4096);
 const entryName = z.string().min(1).max(4096);
 
 export const listQuery = z.object({
-  path: virtualPath,
-  inside: z.string().max(4096).optional(),
+  path: queryPath('virtual', virtualPath),
+  inside: queryPath('inner', z.string().max(4096).optional()),
   offset: z.coerce.number().int().min(0).optional(),
   limit: z.coerce.number().int().min(1).max(100_000).optional(),
 });
 
-export const entryQuery = z.object({ path: virtualPath, entry: entryName });
+export const entryQuery = z.object({ path: queryPath('virtual', virtualPath), entry: queryPath('inner', entryName) });
 
 export const listedEntry = z.object({
   name: z.string(),

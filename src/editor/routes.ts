@@ -5,7 +5,7 @@ import { isNotModified } from '../http/conditional.ts';
 import { reply, route, type RouteDef } from '../http/route.ts';
 import { sendWholeText } from '../http/send.ts';
 import type { Editor } from './service.ts';
-import { IF_MATCH, editorRead, editorSave, editorText, savedAnswer, type EditorText } from './wire.ts';
+import { IF_MATCH, editorQuery, editorRead, editorSave, editorText, savedAnswer, type EditorText } from './wire.ts';
 
 /** The text with its ETag (compressed when large), or 304 when the client's copy is current. */
 export async function sendEditorText(
@@ -45,7 +45,7 @@ export function editorRoutes(editor: Editor, maxBytes: number): RouteDef[] {
       access: 'account',
       summary: 'Read a text file for editing',
       tags: ['Editor'],
-      query: editorRead,
+      query: editorQuery,
       responses: readAnswers,
       handler: async ({ caller, query, req, res }) => sendEditorText(req, res, await editor.read(caller, query.path)),
     }),

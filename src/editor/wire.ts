@@ -1,10 +1,13 @@
 // Wire shapes of the editor rows.
 import { z } from 'zod';
+import { queryPath } from '../http/query.ts';
 
 export const editorText = z.object({ content: z.string() });
 export type EditorText = z.infer<typeof editorText>;
 export const savedAnswer = z.object({ success: z.boolean() });
 export const editorRead = z.object({ path: z.string() });
+/** GET /api/editor's query: the same path, read as http/query.ts reads paths. */
+export const editorQuery = z.object({ path: queryPath('virtual', z.string()) });
 export const editorSave = z.object({ path: z.string(), content: z.string() });
 
 /** The If-Match of both editor saves (this one and a link's). */

@@ -1,29 +1,6 @@
-// Request bodies and query strings. Queries keep a literal `+` (native clients send file
-// names with `+` unencoded), so URLSearchParams, which turns `+` into a space, is not used.
+// Request bodies (query strings: http/query.ts).
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../core/errors.ts';
-
-export function parseQuery(search: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const text = search.startsWith('?') ? search.slice(1) : search;
-  if (!text) return out;
-  for (const pair of text.split('&')) {
-    if (!pair) continue;
-    const eq = pair.indexOf('=');
-    const key = decodeComponent(eq < 0 ? pair : pair.slice(0, eq));
-    const value = eq < 0 ? '' : decodeComponent(pair.slice(eq + 1));
-    if (!(key in out)) out[key] = value;
-  }
-  return out;
-}
-
-function decodeComponent(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    throw new AppError('INVALID_QUERY', 'The query string is not valid percent-encoding.');
-  }
-}
 
 /**
  * Reads a JSON body up to `limit` bytes; an empty body reads as `{}`. An oversized body is

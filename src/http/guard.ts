@@ -43,12 +43,16 @@ export interface RouteMatch {
 /** Lower-cased, decoded, without doubled or trailing slashes; refuses undecodable and `..`. */
 export function normaliseGuardPath(pathname: string): string {
   let decoded = pathname;
-  // Decode repeatedly so that double encoding (%252F) cannot hide a segment.
+  // Decode repeatedly so that double encoding (%252F) cannot hide a segment. Only the path as
+  // sent must be valid: once decoded, a name may hold `%` and two hex digits that are no UTF-8
+  // (`100% sure %E9.txt`), which stops the decoding there. The row is found on what was decoded
+  // and the handler's parameters are read from the same row, so nothing slips between the two.
   for (let i = 0; i < 3 && /%[0-9a-f]{2}/i.test(decoded); i++) {
     try {
       decoded = decodeURIComponent(decoded);
     } catch {
-      throw new AppError('BAD_PATH', 'The path is not valid percent-encoding.');
+      if (i === 0) throw new AppError('BAD_PATH', 'The path is not valid percent-encoding.');
+      break;
     }
   }
   if (decoded.includes('\0')) throw new AppError('BAD_PATH', 'The path contains a NUL byte.');

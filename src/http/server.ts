@@ -6,7 +6,8 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, fromFsError, errorEnvelope } from '../core/errors.ts';
-import { parseQuery, readJsonBody } from './body.ts';
+import { readJsonBody } from './body.ts';
+import { readQuery, type QueryPathProbe } from './query.ts';
 import { clientAddress, peerAddress, type TrustRule } from './address.ts';
 import { guardRequest, RouteMatcher, type Authenticator, type RouteMatch } from './guard.ts';
 import { endRefusal, refuseBody } from './linger.ts';
@@ -31,6 +32,8 @@ export interface HttpOptions {
   rawMounts?: readonly RawMount[];
   /** WebSocket endpoints (the terminal): the 'upgrade' requests for exactly `path`; any other upgrade is refused. */
   upgrades?: readonly UpgradeMount[];
+  /** Whether a path named in a query exists (http/query.ts: which reading of a raw `+` is meant). */
+  queryPaths?: QueryPathProbe;
   /** Told of every request in and out (core/load.ts): background work yields while people wait. */
   load?: { begin(): number; end(ticket: number): void };
 }
@@ -206,7 +209,8 @@ async function runRoute(
   const def = match.row;
   const url = req.url ?? '/';
   const q = url.indexOf('?');
-  let params: unknown = match.readParams();
+  const rawParams = match.readParams();
+  let params: unknown = rawParams;
   if (def.params) {
     const parsed = def.params.safeParse(params);
     if (!parsed.success) throw new AppError('INVALID_PARAMS', zodMessage(parsed.error, 'path parameter'));
@@ -214,7 +218,12 @@ async function runRoute(
   }
   let query: unknown = {};
   if (def.query) {
-    const parsed = def.query.safeParse(parseQuery(q < 0 ? '' : url.slice(q)));
+    const read = await readQuery(q < 0 ? '' : url.slice(q), def.query, opts.queryPaths, {
+      caller,
+      req,
+      params: rawParams,
+    });
+    const parsed = def.query.safeParse(read);
     if (!parsed.success) throw new AppError('INVALID_QUERY', zodMessage(parsed.error, 'query'));
     query = parsed.data;
   }

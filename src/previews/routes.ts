@@ -14,6 +14,7 @@ import type { OpenedFile } from '../files/confined.ts';
 import { CHUNK, sendFile } from '../downloads/single.ts';
 import type { Preview, Previews } from './service.ts';
 import { RENDITIONS } from './thumbnails.ts';
+import { queryPath } from '../http/query.ts';
 
 const SANDBOX = 'sandbox';
 
@@ -54,8 +55,8 @@ export function previewRoutes(previews: Previews): RouteDef[] {
       summary: 'A file inline with its real Content-Type (Range honoured), for viewers and players',
       tags: ['Previews'],
       description:
-        'Pictures, video, audio, PDF and plain-text kinds; other kinds answer 415. Every answer but PDF carries `Content-Security-Policy: sandbox` and `X-Content-Type-Options: nosniff`. A literal `+` in `path` is a plus, not a space.',
-      query: z.object({ path: z.string() }),
+        'Pictures, video, audio, PDF and plain-text kinds; other kinds answer 415. Every answer but PDF carries `Content-Security-Policy: sandbox` and `X-Content-Type-Options: nosniff`.',
+      query: z.object({ path: queryPath('virtual', z.string()) }),
       responses: {
         200: { description: 'The bytes', contentType: 'application/octet-stream' },
         206: { description: 'Partial content (one Range)', contentType: 'application/octet-stream' },
@@ -73,7 +74,7 @@ export function previewRoutes(previews: Previews): RouteDef[] {
       tags: ['Previews'],
       description:
         'Streams the file as `text/plain; charset=utf-8` with `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox`; Range honoured. A binary file answers 415.',
-      query: z.object({ path: z.string() }),
+      query: z.object({ path: queryPath('virtual', z.string()) }),
       responses: {
         200: { description: 'The text', contentType: 'text/plain' },
         206: { description: 'Partial content (one Range)', contentType: 'text/plain' },

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { route, type RouteDef } from '../http/route.ts';
 import { searchAnswer } from './wire.ts';
 import type { createSearch } from './service.ts';
+import { queryPath } from '../http/query.ts';
 
 export function searchRoutes(search: ReturnType<typeof createSearch>): RouteDef[] {
   return [
@@ -19,7 +20,7 @@ export function searchRoutes(search: ReturnType<typeof createSearch>): RouteDef[
         '`truncated`: the time budget (SEARCH_TIME_BUDGET_MS) ran out before every place was searched; `complete`: the page is the whole answer.',
       query: z.object({
         q: z.string().optional(),
-        path: z.string().optional(),
+        path: queryPath('virtual', z.string().optional()),
         limit: z.coerce.number().int().min(1).max(500).optional(),
       }),
       responses: {

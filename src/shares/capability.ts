@@ -1,6 +1,8 @@
 // The shares capability as app.ts sees it: its store and service (which plugs the link space
 // into the resolver), its rows, its binding table, and the sweep of ended visitor sessions.
+import type { IncomingMessage } from 'node:http';
 import type { Capability } from '../core/capability.ts';
+import type { Caller } from '../core/caller.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -11,6 +13,7 @@ import { pathTable } from '../files/bindings.ts';
 import type { FilesCapability } from '../files/capability.ts';
 import type { UploadsCapability } from '../uploads/capability.ts';
 import { createSharedEditor } from './editor.ts';
+import { inLink } from './reads.ts';
 import { shareRoutes, type LinkThumbnails } from './routes.ts';
 import { createShares } from './service.ts';
 import { createShareStore } from './store.ts';
@@ -26,7 +29,12 @@ export interface SharesCapabilityDeps {
   thumbnails: LinkThumbnails;
 }
 
-export function createSharesCapability(deps: SharesCapabilityDeps): Capability {
+export interface SharesCapability extends Capability {
+  /** Does `rel` exist inside the link, for this request's holder? (http/query.ts asks; false when not let in.) */
+  linkPathExists(token: string, rel: string, caller: Caller | null, req: IncomingMessage): Promise<boolean>;
+}
+
+export function createSharesCapability(deps: SharesCapabilityDeps): SharesCapability {
   const { config, db, files } = deps;
   const store = createShareStore(db);
   // A share follows its item across rename/move and goes with its deletion (spec §1 rule 4).
@@ -60,6 +68,10 @@ export function createSharesCapability(deps: SharesCapabilityDeps): Capability {
   let timer: NodeJS.Timeout | undefined;
   return {
     routes,
+    async linkPathExists(token, rel, caller, req) {
+      const holder = shares.linkCaller(token, caller, req);
+      return (await files.resolver.resolve(holder.caller, inLink(token, rel))).exists;
+    },
     features: () => ({ shares: { enabled: true, fileRequests: true } }),
     start() {
       timer = setInterval(() => shares.sweep(), 3_600_000);

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { noContent, reply, route, type RouteDef } from '../http/route.ts';
+import { queryPath } from '../http/query.ts';
 import type { FileOps } from '../files/ops.ts';
 import { type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import { openFileIn, type OpenedFile } from '../files/confined.ts';
@@ -64,6 +65,8 @@ const ACTIVE =
   /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|text\/javascript|application\/javascript)/;
 
 const relPath = z.string().max(4096).default('');
+/** A path inside the link in a query string (http/query.ts reads its raw `+`). */
+const linkPath = queryPath('link', relPath);
 /** TUS answers carry headers only. */
 const noBody = (description: string) => ({ description, contentType: 'text/plain', schema: z.string().max(0) });
 const itemRef = z.object({ path: z.string().max(4096), name: z.string() });
@@ -250,7 +253,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       summary:
         'One file of a link: `mode=download` (attachment), `inline` or `raw` (a sandboxed preview; HTML, SVG and other active types always as attachment with nosniff)',
       params: tokenParams,
-      query: z.object({ path: relPath, mode: z.enum(['inline', 'raw', 'download']).default('download') }),
+      query: z.object({ path: linkPath, mode: z.enum(['inline', 'raw', 'download']).default('download') }),
       responses: {
         200: { description: 'The bytes', contentType: 'application/octet-stream' },
         206: { description: 'Partial content (Range)', contentType: 'application/octet-stream' },
@@ -270,7 +273,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       description:
         "Made and cached like `GET /api/thumbnails/*` (EXIF orientation applied, SVG rasterised without script, a GIF's first frame, a video's first frame when ffmpeg is installed). The link must let its holder list the file (a file request shows nothing); seeing a picture small counts as no access on the link. Answers the picture itself with its cache name as the ETag (`If-None-Match` → 304), `Cache-Control: private, no-cache`, `Content-Security-Policy: sandbox`, nosniff.",
       params: tokenParams,
-      query: z.object({ path: relPath, size: z.coerce.number().int().min(1).max(100_000).optional() }),
+      query: z.object({ path: linkPath, size: z.coerce.number().int().min(1).max(100_000).optional() }),
       responses: {
         200: { description: 'The picture', contentType: 'image/webp' },
         304: 'Unchanged since the ETag sent in If-None-Match',
@@ -526,7 +529,7 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       summary:
         "Read a text file of a link for editing (ETag also changes with the link's canWrite/canDownload; 304 after the permission check)",
       params: tokenParams,
-      query: z.object({ path: relPath }),
+      query: z.object({ path: linkPath }),
       responses: {
         200: {
           description: '`{ content }` with ETag (compressed over 32 KB when asked)',

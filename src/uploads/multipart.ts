@@ -18,6 +18,13 @@ import { writeBody, type BodyWrite } from './body-writer.ts';
 import { formatBytes, removeQuietly, type Staging } from './staging.ts';
 import type { UploadedItem, UploadQuery } from './wire.ts';
 
+/**
+ * A part's filename as the sender meant it: browsers, curl and undici write `"` as `%22` and
+ * CR, LF as `%0D`, `%0A` in it (the HTML form encoding); nothing else is escaped.
+ */
+function formFileName(sent: string): string {
+  return sent.replace(/%(22|0D|0A)/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
 export interface MultipartLimits {
   /** MAX_DIRECT_UPLOAD_SIZE */
   maxFileSize: number;
@@ -217,7 +224,12 @@ export function createMultipartReceiver(deps: {
           }
           named = query.relativePath;
         }
-        const target: UploadTarget = { uploadTo, relativePath: named, filename: info.filename ?? '', conflict };
+        const target: UploadTarget = {
+          uploadTo,
+          relativePath: named,
+          filename: formFileName(info.filename ?? ''),
+          conflict,
+        };
         relativePath = '';
         after = null;
         files++;

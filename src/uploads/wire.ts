@@ -2,6 +2,7 @@
 // TUS answers say everything in their headers.
 import { z } from 'zod';
 import { conflictPolicy, displacedFields, fileItem, outcome } from '../files/wire.ts';
+import { queryPath } from '../http/query.ts';
 
 /** One file of an upload as stored (a skipped one: the file that kept the name), and what became of it. */
 export const uploadedItem = fileItem.extend({ outcome, ...displacedFields });
@@ -14,8 +15,8 @@ export const uploadedItems = z.array(uploadedItem);
  * `uploadTo` field precedes; `relativePath` names the request's one file.
  */
 export const uploadQuery = z.object({
-  uploadTo: z.string().max(4096).optional(),
-  relativePath: z.string().max(4096).optional(),
+  uploadTo: queryPath('virtual', z.string().max(4096).optional()),
+  relativePath: queryPath('inner', z.string().max(4096).optional()),
   conflict: conflictPolicy
     .optional()
     .describe('For every file that no `conflict` field precedes (default `rename`, keep both)'),

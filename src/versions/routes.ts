@@ -6,6 +6,7 @@ import { sendWholeText } from '../http/send.ts';
 import { itemAnswer } from '../files/wire.ts';
 import type { VersionActions } from './actions.ts';
 import { restoredAnswer, versionList, versionParams, versionText } from './wire.ts';
+import { queryPath } from '../http/query.ts';
 
 export function versionRoutes(versions: VersionActions): RouteDef[] {
   return [
@@ -15,7 +16,7 @@ export function versionRoutes(versions: VersionActions): RouteDef[] {
       access: 'account',
       summary: 'Earlier versions of a file, newest first',
       tags: ['Versions'],
-      query: z.object({ path: z.string() }),
+      query: z.object({ path: queryPath('virtual', z.string()) }),
       responses: { 200: { description: 'The versions', schema: versionList } },
       handler: ({ caller, query }) => versions.list(caller, query.path),
     }),

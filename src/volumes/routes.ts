@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { noContent, route, type RouteDef } from '../http/route.ts';
 import type { AssignedVolumes } from './service.ts';
 import { accountParams, userVolume, volumeParams } from './wire.ts';
+import { queryPath } from '../http/query.ts';
 
 export function volumeRoutes(volumes: AssignedVolumes): RouteDef[] {
   return [
@@ -62,7 +63,7 @@ export function volumeRoutes(volumes: AssignedVolumes): RouteDef[] {
       access: 'admin',
       summary: 'Folders of the host (to pick an assigned volume path)',
       tags: ['Administration'],
-      query: z.object({ path: z.string().optional() }),
+      query: z.object({ path: queryPath('host', z.string().optional()) }),
       responses: {
         200: {
           description: 'current, parent, directories (absolute host paths)',

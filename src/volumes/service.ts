@@ -77,9 +77,6 @@ export function createAssignedVolumes(deps: { store: UserVolumeStore; config: Co
       let wanted = wantedPath && wantedPath.trim() ? wantedPath : config.storage.volumeRoot;
       if (!path.isAbsolute(wanted) || wanted.includes('\0'))
         throw new AppError('BAD_PATH', 'The path must be an absolute host folder.');
-      // URLComponents leaves a literal `+` in names; the parser may have made it a space.
-      if (!fs.existsSync(wanted) && wantedPath && fs.existsSync(wantedPath.replace(/ /g, '+')))
-        wanted = wantedPath.replace(/ /g, '+');
       const current = path.resolve(wanted);
       const entries = await fsp.readdir(current, { withFileTypes: true });
       const directories = [];

@@ -1,6 +1,6 @@
 // The activity log: filters, pages (keyset, newest first), clear, and the address diagnosis.
 import { useEffect, useState } from 'preact/hooks';
-import { del, get } from '../api/client.ts';
+import { del, get, queryString } from '../api/client.ts';
 import { confirmDialog } from '../components/Dialog.tsx';
 import { ErrorNote } from '../components/common.tsx';
 import { toast, toastError } from '../state/toasts.ts';
@@ -72,11 +72,11 @@ export function Activity() {
   const [error, setError] = useState<unknown>(null);
   const before = pages[pages.length - 1];
   const load = () => {
-    const p = new URLSearchParams({ limit: '50' });
+    const p: Record<string, string> = { limit: '50' };
     for (const [k, v] of Object.entries(filters))
-      if (v) p.set(k, k === 'from' || k === 'to' ? new Date(v).toISOString() : v);
-    if (before) p.set('before', before);
-    get<ActivityPage>(`/api/activity?${p}`).then((a) => {
+      if (v) p[k] = k === 'from' || k === 'to' ? new Date(v).toISOString() : v;
+    if (before) p.before = before;
+    get<ActivityPage>(`/api/activity?${queryString(p)}`).then((a) => {
       setPage(a);
       setError(null);
     }, setError);

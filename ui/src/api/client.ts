@@ -38,6 +38,19 @@ export function encodePath(path: string): string {
   return path.split('/').filter(Boolean).map(encodeURIComponent).join('/');
 }
 
+/**
+ * `{ q: 'Morning Tune', path: 'Music/A+B' }` → `q=Morning%20Tune&path=Music%2FA%2BB`: every
+ * value escaped with encodeURIComponent, so a space is `%20` and a plus `%2B`, never a bare `+`
+ * (URLSearchParams writes a space as `+`, which a server may read as a plus). Undefined values
+ * are left out.
+ */
+export function queryString(fields: Record<string, string | undefined>): string {
+  return Object.entries(fields)
+    .filter((e): e is [string, string] => e[1] !== undefined)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+    .join('&');
+}
+
 export function joinPath(parent: string, name: string): string {
   return parent ? `${parent}/${name}` : name;
 }

@@ -2,7 +2,7 @@
 // entry previewed (pictures and text only, from a blob; never as a page) or downloaded, and
 // "Extract here" / "Extract to…" for the whole archive or the ticked entries.
 import { useEffect, useState } from 'preact/hooks';
-import { describeError, encodePath, get } from '../api/client.ts';
+import { describeError, encodePath, get, queryString } from '../api/client.ts';
 import { ErrorNote, Icon, Spinner } from '../components/common.tsx';
 import { Breadcrumbs } from '../folder/FolderView.tsx';
 import { location, navigate } from '../state/router.ts';
@@ -97,9 +97,7 @@ export default function ArchiveView() {
     setError(null);
     try {
       setListing(
-        await get<ArchiveListing>(
-          `/api/archive/list?${new URLSearchParams({ path: archive, ...(inside ? { inside } : {}) })}`,
-        ),
+        await get<ArchiveListing>(`/api/archive/list?${queryString({ path: archive, ...(inside ? { inside } : {}) })}`),
       );
     } catch (err) {
       setListing(null);

@@ -5,6 +5,7 @@ import { Lazy } from '../components/Lazy.tsx';
 import { favorites, features, volumes } from '../state/session.ts';
 import { filesUrl, navigate } from '../state/router.ts';
 import { formatBytes } from '../util.ts';
+import { queryString } from '../api/client.ts';
 import { download, newFile, newFolder, refOf, rename, toggleFavorite } from './actions.ts';
 import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
 import { FileArea } from './FileArea.tsx';
@@ -146,7 +147,7 @@ function SelectionBar() {
 function FilterBox({ path }: { path: string }) {
   const q = filterText.value;
   const search = () => {
-    if (q.trim().length >= 3) navigate(`/search?${new URLSearchParams({ q: q.trim(), path })}`);
+    if (q.trim().length >= 3) navigate(`/search?${queryString({ q: q.trim(), path })}`);
   };
   return (
     <form

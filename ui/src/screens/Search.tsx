@@ -3,7 +3,7 @@
 // metadata route, asked for rows as they scroll into view, or for all of them to sort by.
 import { signal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { encodePath, get, joinPath } from '../api/client.ts';
+import { encodePath, get, joinPath, queryString } from '../api/client.ts';
 import type { Metadata, SearchAnswer, SearchItem } from '../api/types.ts';
 import { ErrorNote, Spinner } from '../components/common.tsx';
 import { revealName } from '../folder/model.ts';
@@ -148,9 +148,7 @@ export default function Search() {
     if (q.trim().length < 3) return;
     let live = true;
     setBusy(true);
-    const params = new URLSearchParams({ q, limit: '200' });
-    if (scope) params.set('path', scope);
-    get<SearchAnswer>(`/api/search?${params}`)
+    get<SearchAnswer>(`/api/search?${queryString({ q, limit: '200', ...(scope ? { path: scope } : {}) })}`)
       .then(
         (a) => {
           if (live) setAnswer(a);

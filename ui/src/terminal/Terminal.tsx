@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { Terminal as XTerm } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import '@xterm/xterm/css/xterm.css';
-import { describeError, post } from '../api/client.ts';
+import { describeError, post, queryString } from '../api/client.ts';
 import { features } from '../state/session.ts';
 import './terminal.css';
 
@@ -104,7 +104,7 @@ export default function TerminalPage() {
         if (gone) return;
         const url = new URL(socketPath, location.href);
         url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-        url.search = new URLSearchParams({ ticket, cols: String(term.cols), rows: String(term.rows) }).toString();
+        url.search = queryString({ ticket, cols: String(term.cols), rows: String(term.rows) });
         ws = new WebSocket(url);
         ws.binaryType = 'arraybuffer';
         ws.onmessage = (ev) => {
