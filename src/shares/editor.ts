@@ -10,7 +10,7 @@ import type { Caller } from '../core/caller.ts';
 import { createEditor } from '../editor/service.ts';
 import type { ActivitySink } from '../files/activity.ts';
 import type { WorkJournal } from '../files/journal.ts';
-import type { PathResolver, ResolvedPath } from '../files/paths.ts';
+import { ownerView, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import type { VersionService } from '../versions/service.ts';
 
 export function createSharedEditor(deps: {
@@ -38,12 +38,13 @@ export function createSharedEditor(deps: {
   }
 
   return {
-    /** The text and the link's ETag of it (the route sends it, or 304). */
+    /**
+     * The text and the link's ETag of it (the route sends it, or 304). Reading is viewing: a link
+     * with downloads off still shows the text (its ETag says which state it was read in).
+     */
     async read(caller: Caller, virtual: string): Promise<{ content: string; etag: string }> {
       const file = await target(caller, virtual);
-      // Reading the whole text is a download of it.
-      if (!file.access.canRead || !file.access.canDownload)
-        throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow reading this file.');
+      if (!file.access.canRead) throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow reading this file.');
       const text = await editor.readText(file);
       return { content: text.content, etag: linkEtag(text.etag, file) };
     },
@@ -54,9 +55,12 @@ export function createSharedEditor(deps: {
       if (!file.space) throw new AppError('TOP_LEVEL');
       if (file.isDirectory) throw new AppError('IS_A_FOLDER');
       if (!file.access.canWrite) throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow changing files.');
+      // A link to one file has the file as its root: its folder, where the new text is built and
+      // swapped in, lies outside the link, so the save works in the owner's space (the path is
+      // the one the link resolved and confined; the access stays the link's).
       const { etag } = await editor.writeText(
         caller,
-        file,
+        file.relative === '' ? ownerView(file) : file,
         content,
         () => {
           if (!file.access.canCreateFile)

@@ -3,6 +3,8 @@
 // resolver, which confines them to the shared item; the link's allow flags narrow what it gives.
 import path from 'node:path';
 import { AppError } from '../core/errors.ts';
+import { contentTypeOf } from '../downloads/single.ts';
+import { itemOf } from '../files/items.ts';
 import { joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import type { createBrowse } from '../browse/service.ts';
 import type { Listing } from '../browse/wire.ts';
@@ -11,6 +13,27 @@ import type { SharesService } from './service.ts';
 
 /** `share/<token>/<rel>` — rel is checked again by the resolver (no `..`, no encoded escapes). */
 export const inLink = (token: string, rel: string) => joinVirtual(`share/${token}`, rel.replace(/^\/+|\/+$/g, ''));
+
+/**
+ * A path inside a link as its holder names it: for a link to one file, the file's own name (as
+ * the link's listing shows it) is the link itself.
+ */
+export function inHeldLink(row: { token: string; path: string; is_directory: number }, rel: string): string {
+  const trimmed = rel.replace(/^\/+|\/+$/g, '');
+  return inLink(row.token, !row.is_directory && trimmed === path.posix.basename(row.path) ? '' : trimmed);
+}
+
+/** Types a browser would run as a page on our origin: never inline through a link. */
+const ACTIVE =
+  /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|text\/javascript|application\/javascript)/;
+
+/** The name a link's file goes by: its own, also when it is the link itself. */
+export const linkFileName = (r: ResolvedPath) =>
+  r.relative === '' && r.space ? r.space.name : path.posix.basename(r.virtualPath);
+
+/** Whether a file of a link is sent as an attachment: asked for, or an active type (never inline). */
+export const asAttachment = (name: string, mode: 'download' | 'inline' | 'raw') =>
+  mode === 'download' || ACTIVE.test(contentTypeOf(name));
 
 /** What a download sends: the one file itself, or a zip of the items under `archive`. */
 export type LinkDownload =
@@ -27,24 +50,41 @@ export function createLinkReads(deps: {
 
   return {
     async listing(h: LinkHolder, rel: string): Promise<Listing> {
-      const r = await resolver.resolve(h.caller, inLink(h.row.token, rel), { mustExist: true });
+      const r = await resolver.resolve(h.caller, inHeldLink(h.row, rel), { mustExist: true });
       if (!r.access.canRead) throw new AppError('LINK_NOT_ALLOWED', 'This link takes files; it shows nothing.');
       shares.touch(h.row, false);
-      return (await deps.browse.list(h.caller, r.virtualPath)).listing;
+      const { listing } = await deps.browse.list(h.caller, r.virtualPath);
+      if (r.isDirectory) return listing;
+      // A link to one file: its one item is that file, under its own name and kind, in the link
+      // (`share/<token>` + its name opens it, as a folder link's items do).
+      return {
+        ...listing,
+        items: listing.items.map((i) =>
+          itemOf(r.virtualPath, linkFileName(r), {
+            modified: new Date(i.dateModified),
+            size: i.size,
+            isDirectory: false,
+          }),
+        ),
+      };
     },
 
-    /** One file to send; a download (not a preview) counts as one on the link. */
+    /**
+     * One file to send. Viewing it (inline, sandboxed) needs the link to show it; taking it away
+     * (a download, or an active type, which only ever comes as an attachment) needs downloads on.
+     * A download (not a preview) counts as one on the link.
+     */
     async file(h: LinkHolder, rel: string, mode: 'download' | 'inline' | 'raw'): Promise<ResolvedPath> {
-      const r = await resolver.resolve(h.caller, inLink(h.row.token, rel), { mustExist: true });
+      const r = await resolver.resolve(h.caller, inHeldLink(h.row, rel), { mustExist: true });
       if (r.isDirectory) throw new AppError('IS_A_FOLDER');
-      if (!r.access.canDownload) throw noDownloads();
+      if (asAttachment(linkFileName(r), mode) ? !r.access.canDownload : !r.access.canRead) throw noDownloads();
       shares.touch(h.row, mode === 'download');
       return r;
     },
 
     /** A file whose thumbnail a holder may see: what the link lets them list, they may see small. */
     async picture(h: LinkHolder, rel: string): Promise<ResolvedPath> {
-      const r = await resolver.resolve(h.caller, inLink(h.row.token, rel), { mustExist: true });
+      const r = await resolver.resolve(h.caller, inHeldLink(h.row, rel), { mustExist: true });
       if (r.isDirectory) throw new AppError('IS_A_FOLDER');
       if (!r.access.canRead) throw new AppError('LINK_NOT_ALLOWED', 'This link takes files; it shows nothing.');
       return r;
@@ -54,7 +94,7 @@ export function createLinkReads(deps: {
     async download(h: LinkHolder, rels: string[], name: string | undefined): Promise<LinkDownload> {
       const items: ResolvedPath[] = [];
       for (const rel of rels.length ? rels : ['']) {
-        const r = await resolver.resolve(h.caller, inLink(h.row.token, rel), { mustExist: true });
+        const r = await resolver.resolve(h.caller, inHeldLink(h.row, rel), { mustExist: true });
         if (!r.access.canDownload) throw noDownloads();
         items.push(r);
       }

@@ -7,7 +7,6 @@ import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { noContent, reply, route, type RouteDef } from '../http/route.ts';
-import { queryPath } from '../http/query.ts';
 import type { FileOps } from '../files/ops.ts';
 import { type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import { openFileIn, type OpenedFile } from '../files/confined.ts';
@@ -25,7 +24,7 @@ import { IF_MATCH } from '../editor/wire.ts';
 import { sendEditorText } from '../editor/routes.ts';
 import type { createSharedEditor } from './editor.ts';
 import { createLinkIntake } from './intake.ts';
-import { createLinkReads, inLink, type LinkDownload } from './reads.ts';
+import { asAttachment, createLinkReads, inHeldLink, inLink, linkFileName, type LinkDownload } from './reads.ts';
 import { fileItem, itemAnswer } from '../files/wire.ts';
 import { listing } from '../browse/wire.ts';
 import {
@@ -40,6 +39,7 @@ import {
   wireShare,
 } from './wire.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { queryPath } from '../http/query.ts';
 
 /** Thumbnails made and cached as the account's (previews/), for a file the link resolved. */
 export interface LinkThumbnails {
@@ -60,9 +60,6 @@ export interface ShareRouteDeps {
 
 const TAGS = ['Sharing'];
 const LINK_TAGS = ['Shared links'];
-/** Types a browser would run as a page on our origin: never inline through a link. */
-const ACTIVE =
-  /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|text\/javascript|application\/javascript)/;
 
 const relPath = z.string().max(4096).default('');
 /** A path inside the link in a query string (http/query.ts reads its raw `+`). */
@@ -87,11 +84,9 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
     mode: 'download' | 'inline' | 'raw',
   ) {
     const file = await openFileIn(r.space!.root, r.realPath);
-    const name = path.posix.basename(
-      r.virtualPath === `share/${r.space!.path.slice(6)}` ? r.space!.name : r.virtualPath,
-    );
+    const name = linkFileName(r);
     const type = contentTypeOf(name);
-    if (mode !== 'download' && !ACTIVE.test(type)) {
+    if (!asAttachment(name, mode)) {
       // A preview: inline, but in a sandbox (no scripts, no same-origin) whatever the bytes hold.
       res.setHeader(
         'Content-Security-Policy',
@@ -251,14 +246,14 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
       access: 'link',
       tags: LINK_TAGS,
       summary:
-        'One file of a link: `mode=download` (attachment), `inline` or `raw` (a sandboxed preview; HTML, SVG and other active types always as attachment with nosniff)',
+        'One file of a link: `mode=download` (attachment), `inline` or `raw` (a sandboxed preview; HTML, SVG and other active types always as attachment with nosniff). A link with downloads off still shows a file this way (view, not take away): only what would come as an attachment is refused',
       params: tokenParams,
       query: z.object({ path: linkPath, mode: z.enum(['inline', 'raw', 'download']).default('download') }),
       responses: {
         200: { description: 'The bytes', contentType: 'application/octet-stream' },
         206: { description: 'Partial content (Range)', contentType: 'application/octet-stream' },
         304: 'Not modified',
-        403: 'Downloads not allowed',
+        403: 'Downloads not allowed (the download mode, or an active type) or the link shows nothing',
         404: 'No such link or file',
       },
       handler: async ({ params, query, caller, req, res }) =>
@@ -542,12 +537,10 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         404: 'No such link or file',
         415: 'Binary file',
       },
-      handler: async ({ params, query, caller, req, res }) =>
-        sendEditorText(
-          req,
-          res,
-          await deps.editor.read(holder(params.token, caller, req).caller, inLink(params.token, query.path)),
-        ),
+      handler: async ({ params, query, caller, req, res }) => {
+        const h = holder(params.token, caller, req);
+        return sendEditorText(req, res, await deps.editor.read(h.caller, inHeldLink(h.row, query.path)));
+      },
     }),
     route({
       method: 'PUT',
@@ -571,9 +564,10 @@ export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
         415: 'Binary file',
       },
       handler: async ({ params, body, caller, req }) => {
+        const h = holder(params.token, caller, req);
         const { etag } = await deps.editor.save(
-          holder(params.token, caller, req).caller,
-          inLink(params.token, body.path),
+          h.caller,
+          inHeldLink(h.row, body.path),
           body.content,
           req.headers['if-match'],
         );
