@@ -320,6 +320,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     log,
     trustProxy,
     publicUrl: config.server.publicUrl,
+    hosts: { listenHost: config.server.host, allowedHosts: config.server.allowedHosts },
     jsonBodyLimit: config.limits.jsonBodyLimit,
     fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir, officeOrigins(office)),
     rawMounts: webdav.mount ? [webdav.mount] : [],

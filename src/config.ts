@@ -37,6 +37,12 @@ export const variables = {
       'PUBLIC_URL',
       'Public address (https://files.example.org). Used for share links, OIDC callbacks and the Secure cookie flag.',
     ),
+    allowedHosts: list(
+      'ALLOWED_HOSTS',
+      [],
+      '',
+      "More host names Burrow answers for (comma separated), besides its addresses, localhost, this computer's name, `NAME.local` and PUBLIC_URL's host; requests for any other name are refused (DNS rebinding).",
+    ),
     trustProxy: str(
       'TRUST_PROXY',
       'false',

@@ -29,6 +29,7 @@ export const ERRORS = {
   CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },
   RATE_LIMITED: { status: 429, message: 'Too many attempts from this address. Try again later.' },
   CROSS_SITE_REFUSED: { status: 403, message: 'This change was sent from another site and was refused.' },
+  HOST_NOT_ALLOWED: { status: 421, message: 'Burrow does not answer for this host name.' },
   FEATURE_OFF: { status: 409, message: 'This feature is turned off on this server.' },
   SET_BY_ENVIRONMENT: {
     status: 409,

@@ -4,11 +4,80 @@
 // the browser says it came from elsewhere: its Origin (or, when absent, Sec-Fetch-Site, then
 // Referer) must be this server's own origin or PUBLIC_URL. A request that names no origin at
 // all (curl, scripts, server-to-server callbacks) is not a browser's cross-site request.
+//
+// DNS rebinding. A page on a name the attacker controls (evil.example) may have that name
+// answer with this server's LAN address: the browser then sends the page's requests here with
+// `Host: evil.example`, and counts them same-origin — its Origin matches its Host, so a check
+// trusting the request's own Host let it write (and read whatever needs no sign-in: a first
+// setup, AUTH_MODE=disabled). So every request (API, UI, WebDAV, the terminal's WebSocket) must
+// name a host this server answers for: an IP address (a rebinding needs a name), `localhost`,
+// the listen address, PUBLIC_URL's host, ALLOWED_HOSTS, and the names it has on the LAN — this
+// computer's host name and `<host name>.local` (mDNS), plus the names an announcer adds
+// (`announcedNames`). Behind a trusted proxy the host the client used is its X-Forwarded-Host.
+import os from 'node:os';
+import net from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../core/errors.ts';
 import { peerAddress, type TrustRule } from './address.ts';
 
 export const CROSS_SITE_REFUSED = 'CROSS_SITE_REFUSED';
+
+export interface HostPolicy {
+  trustProxy: TrustRule;
+  publicUrl: string | null;
+  /** HOST: a name there is one this server answers for (an address is accepted anyway). */
+  listenHost: string;
+  /** ALLOWED_HOSTS: more names this server answers for (a proxy's upstream name, a router's DNS name). */
+  allowedHosts: readonly string[];
+  /** Names announced on the LAN (an mDNS responder's `burrow.local`): the one place they plug in. */
+  announcedNames?: () => readonly string[];
+}
+
+/** A Host header's name alone: lower case, no port, no IPv6 brackets, no final dot. */
+export function hostName(host: string): string {
+  let h = host.trim().toLowerCase();
+  if (h.startsWith('[')) h = h.slice(1, h.indexOf(']') > 0 ? h.indexOf(']') : undefined);
+  else if (h.lastIndexOf(':') > 0 && h.indexOf(':') === h.lastIndexOf(':')) h = h.slice(0, h.lastIndexOf(':'));
+  return h.replace(/\.$/, '');
+}
+
+/** This computer's names on the LAN: its host name (short and full) and `<short name>.local`. */
+export function lanNames(hostname = os.hostname()): string[] {
+  const full = hostName(hostname);
+  const short = full.split('.')[0]!;
+  return [...new Set([full, short, `${short}.local`])].filter(Boolean);
+}
+
+/** The names a request may be addressed to; addresses (and `localhost`) are judged apart. */
+export function answeredNames(policy: HostPolicy): Set<string> {
+  const names = new Set(['localhost', ...lanNames(), ...policy.allowedHosts.map(hostName)]);
+  names.add(hostName(policy.listenHost));
+  if (policy.publicUrl) {
+    try {
+      names.add(hostName(new URL(policy.publicUrl).host));
+    } catch {
+      /* PUBLIC_URL is checked at startup */
+    }
+  }
+  for (const n of policy.announcedNames?.() ?? []) names.add(hostName(n));
+  return names;
+}
+
+/**
+ * Throws 421 HOST_NOT_ALLOWED unless the request names a host this server answers for. A
+ * request without a Host (HTTP/1.0) names nothing a rebinding could use.
+ */
+export function assertKnownHost(req: IncomingMessage, policy: HostPolicy, names = answeredNames(policy)): void {
+  const trusted = policy.trustProxy.trusts(peerAddress(req));
+  const host = (trusted ? firstValue(req.headers['x-forwarded-host']) : undefined) ?? req.headers.host;
+  if (host === undefined || host === '') return;
+  const name = hostName(host);
+  if (net.isIP(name) !== 0 || names.has(name) || name.endsWith('.localhost')) return;
+  throw new AppError(
+    'HOST_NOT_ALLOWED',
+    `Burrow does not answer for the host name "${name}". Open it at an address of this computer, its name (${lanNames()[0] ?? 'localhost'}) or PUBLIC_URL; to use this name, add it to ALLOWED_HOSTS.`,
+  );
+}
 
 export interface OriginPolicy {
   trustProxy: TrustRule;

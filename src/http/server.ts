@@ -16,6 +16,7 @@ import { Reply, type RouteDef } from './route.ts';
 import type { Duplex } from 'node:stream';
 import type { Caller } from '../core/caller.ts';
 import { isClientGone, prepareJson, sendJson } from './send.ts';
+import { answeredNames, assertKnownHost, type HostPolicy } from './origin.ts';
 import { prepareErrorPage, wantsErrorPage } from './error-page.ts';
 
 export interface HttpOptions {
@@ -25,6 +26,8 @@ export interface HttpOptions {
   trustProxy: TrustRule;
   /** PUBLIC_URL: pages there may send changes too (besides the address a request was sent to). */
   publicUrl?: string | null;
+  /** The host names requests may be addressed to (origin.ts); absent: any (tests of the adapter alone). */
+  hosts?: Omit<HostPolicy, 'trustProxy' | 'publicUrl'>;
   jsonBodyLimit: number;
   /** Serves everything that is not an API route (the UI); answers 404 itself when it has nothing. */
   fallback?: (req: IncomingMessage, res: ServerResponse) => void;
@@ -282,6 +285,18 @@ export function createHttpServer(opts: HttpOptions): http.Server {
     throw new AppError('NOT_FOUND', 'No such API route.');
   }
 
+  const hostPolicy: HostPolicy | null = opts.hosts
+    ? { ...opts.hosts, trustProxy: opts.trustProxy, publicUrl: opts.publicUrl ?? null }
+    : null;
+  /** Names are read again every few seconds (this computer's name may change; an announcer may add one). */
+  let names: { set: Set<string>; at: number } | null = null;
+  function checkHost(req: IncomingMessage): void {
+    if (!hostPolicy) return;
+    if (!names || performance.now() - names.at > 5000)
+      names = { set: answeredNames(hostPolicy), at: performance.now() };
+    assertKnownHost(req, hostPolicy, names.set);
+  }
+
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const requestId = randomBytes(9).toString('base64url');
     res.setHeader('X-Request-Id', requestId);
@@ -313,6 +328,7 @@ export function createHttpServer(opts: HttpOptions): http.Server {
     });
     requestContext.run({ requestId }, () => {
       try {
+        checkHost(req);
         const pathname = rawPathname(req);
         const raw = rawMountFor(opts.rawMounts ?? [], pathname, req.method);
         if (raw) return raw.handle(req, res, { requestId, ip, secure: isSecure(req, opts.trustProxy) });
@@ -341,13 +357,15 @@ export function createHttpServer(opts: HttpOptions): http.Server {
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const requestId = randomBytes(9).toString('base64url');
     socket.on('error', () => socket.destroy());
-    const mount = opts.upgrades?.find((m) => m.path === rawPathname(req));
-    if (!mount) {
-      socket.end(
-        `HTTP/1.1 404 Not Found\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
-      );
-      return;
+    const refuse = (status: string) =>
+      socket.end(`HTTP/1.1 ${status}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    try {
+      checkHost(req);
+    } catch {
+      return refuse('421 Misdirected Request');
     }
+    const mount = opts.upgrades?.find((m) => m.path === rawPathname(req));
+    if (!mount) return refuse('404 Not Found');
     requestContext.run({ requestId }, () => {
       try {
         mount.handle(req, socket, head, { requestId, ip: clientAddress(req, opts.trustProxy) });

@@ -4,6 +4,8 @@
 // upload included — and nothing changes. Same-origin pages, PUBLIC_URL pages, scripts that
 // name no origin and bearer tokens keep working; JSON rows take only application/json.
 import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -231,7 +233,8 @@ test('PUBLIC_URL pages succeed; its sibling subdomains and its http twin do not;
       }),
       'forwarded headers from an untrusted peer',
     );
-    await s.restart({ TRUST_PROXY: 'loopback' });
+    // A forwarded host counts from a trusted proxy, as a name this server answers for.
+    await s.restart({ TRUST_PROXY: 'loopback', ALLOWED_HOSTS: 'proxy.example.net' });
     const again = new Client(s.url);
     again.cookies = admin.cookies;
     assert.is(
@@ -322,6 +325,125 @@ test('JSON rows take only application/json (415), an empty body is fine; with AU
   } finally {
     await open.close();
     removeDirs(open.dirs);
+  }
+});
+
+/** A request with the Host header as a rebinding page makes the browser send it (fetch cannot set Host). */
+function asHost(
+  s: TestServer,
+  host: string,
+  method: string,
+  p: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(s.url + p, { method, headers: { ...headers, host } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+test('DNS rebinding: a request addressed to a name this server does not answer for is refused (421) before anything is read or changed; its own names work', async () => {
+  const open = await startServer({ env: { AUTH_MODE: 'disabled' } });
+  const port = new URL(open.url).port;
+  const evil = `rebind.evil.example:${port}`;
+  try {
+    fs.writeFileSync(path.join(open.dirs.volumes, 'Files', 'Steuererklärung 2024.pdf'), 'secret');
+    // The attacker's page, same-origin in the browser's eyes (Origin = its Host).
+    const origin = { origin: `http://${evil}`, 'content-type': 'application/json' };
+    for (const [method, p, headers, body] of [
+      ['GET', '/api/browse/Files', {}, undefined],
+      ['GET', '/api/download/Files/Steuererkl%C3%A4rung%202024.pdf', {}, undefined],
+      ['POST', '/api/files/folder', origin, JSON.stringify({ path: 'Files', name: 'pwned' })],
+      ['PROPFIND', '/dav/Files/', { depth: '1' }, undefined],
+      ['PUT', '/dav/Files/pwned.txt', {}, 'pwned'],
+      ['GET', '/', {}, undefined],
+    ] as const) {
+      const a = await asHost(open, evil, method, p, headers, body);
+      assert.is(a.status, 421, `${method} ${p}: ${a.status} ${a.text.slice(0, 200)}`);
+      assert.not.match(a.text, /Steuererkl/, `${method} ${p} showed nothing`);
+      if (p.startsWith('/api/')) {
+        const e = JSON.parse(a.text).error;
+        assert.is(e.code, 'HOST_NOT_ALLOWED');
+        assert.match(e.message, /ALLOWED_HOSTS/);
+      }
+    }
+    // The terminal's WebSocket too: refused before the upgrade.
+    const upgrade = await new Promise<number>((resolve, reject) => {
+      const req = http.request(open.url + '/api/terminal/socket', {
+        headers: {
+          host: evil,
+          connection: 'Upgrade',
+          upgrade: 'websocket',
+          'sec-websocket-version': '13',
+          'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        },
+      });
+      req.on('response', (res) => resolve(res.statusCode!));
+      req.on('upgrade', () => resolve(101));
+      req.on('error', reject);
+      req.end();
+    });
+    assert.is(upgrade, 421);
+    assert.equal(fs.readdirSync(path.join(open.dirs.volumes, 'Files')), ['Steuererklärung 2024.pdf']);
+
+    // Its own names: addresses, localhost, this computer's name and NAME.local.
+    const short = os.hostname().toLowerCase().split('.')[0]!;
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+      `localhost:${port}`,
+      `LOCALHOST.:${port}`,
+      `${os.hostname()}:${port}`,
+      `${short}.local:${port}`,
+      `192.168.1.20`,
+    ]) {
+      const a = await asHost(open, host, 'GET', '/api/browse/Files');
+      assert.is(a.status, 200, `${host}: ${a.text.slice(0, 200)}`);
+    }
+    const same = await asHost(
+      open,
+      `${short}.local:${port}`,
+      'POST',
+      '/api/files/folder',
+      { ...origin, origin: `http://${short}.local:${port}` },
+      JSON.stringify({ path: 'Files', name: 'Urlaub 2024' }),
+    );
+    assert.is(same.status, 201, same.text);
+  } finally {
+    await open.close();
+    removeDirs(open.dirs);
+  }
+
+  // PUBLIC_URL's host and ALLOWED_HOSTS; a fresh install's first setup is not open to a rebinding page.
+  const s = await startServer({
+    env: { PUBLIC_URL: 'https://files.example.org', ALLOWED_HOSTS: 'nas.fritz.box, Files.Home.Arpa' },
+  });
+  try {
+    const setup = JSON.stringify({ email: 'evil@example.org', username: 'evil', password: 'evil-password-1' });
+    const refusedSetup = await asHost(
+      s,
+      'rebind.evil.example',
+      'POST',
+      '/api/auth/setup',
+      { origin: 'http://rebind.evil.example', 'content-type': 'application/json' },
+      setup,
+    );
+    assert.is(refusedSetup.status, 421, refusedSetup.text);
+    for (const host of ['files.example.org', 'nas.fritz.box:3000', 'files.home.arpa']) {
+      const a = await asHost(s, host, 'GET', '/api/features');
+      assert.is(a.status, 200, `${host}: ${a.text.slice(0, 200)}`);
+    }
+    assert.is((await asHost(s, 'other.example.org', 'GET', '/api/features')).status, 421);
+    await setupAdmin(s);
+  } finally {
+    await s.close();
+    removeDirs(s.dirs);
   }
 });
 

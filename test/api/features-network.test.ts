@@ -59,7 +59,7 @@ test('listening on this computer only: a loopback page is told no other device c
 });
 
 test('listening on every interface: a page at localhost or 127.0.0.1 is given each LAN address; nobody else is', async () => {
-  const s = await startServer({ env: { HOST: '0.0.0.0' } });
+  const s = await startServer({ env: { HOST: '0.0.0.0', ALLOWED_HOSTS: 'files.example.org' } });
   try {
     const port = new URL(s.url).port;
     const expected = lanIPv4().map((a) => `http://${a}:${port}`);
