@@ -40,6 +40,8 @@ export interface FeedEntry {
 
 /** A format's walk over the selected entries, in archive order. */
 export interface EntryFeed {
+  /** Bytes of the archive read so far, where the feed reads it in order (tar family, single streams). */
+  consumed?(): number;
   run(visit: (entry: FeedEntry, data: Readable | null) => Promise<void>, signal: AbortSignal): Promise<void>;
 }
 
@@ -100,9 +102,15 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
   let bytes = 0;
   let lastProgress = Date.now();
   try {
+    // What the archive declares is judged before a byte is written: a zip of zeros says what it
+    // will expand to (before, its ratio was noticed only once 1,000 times the archive was on disk).
     if (job.declared.bytes !== null) {
       if (job.declared.bytes > limits.maxTotalBytes)
         throw bomb(`the selection would write ${job.declared.bytes} bytes, over the limit of ${limits.maxTotalBytes}`);
+      if (job.declared.bytes > limits.ratioFloor && job.declared.bytes > limits.maxRatio * job.archiveBytes)
+        throw bomb(
+          `the archive says it expands ${Math.round(job.declared.bytes / Math.max(1, job.archiveBytes))} times (${job.declared.bytes} bytes from ${job.archiveBytes}), more than ${limits.maxRatio}`,
+        );
       const free = await target.freeSpace(destination);
       if (job.declared.bytes > free) throw noSpace(job.declared.bytes, free);
     }
@@ -135,7 +143,11 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
           if (entry.size !== null && written > entry.size)
             return cb(bomb(`"${entry.path}" is larger than the archive says (${entry.size} bytes)`));
           if (bytes > limits.maxTotalBytes) return cb(bomb(`more than ${limits.maxTotalBytes} bytes`));
-          if (bytes > limits.ratioFloor && bytes > limits.maxRatio * job.archiveBytes)
+          if (job.declared.bytes !== null && bytes > job.declared.bytes)
+            return cb(bomb(`it writes more than the ${job.declared.bytes} bytes the archive declares`));
+          // Judged against what has been read of the archive so far where the feed knows it (a
+          // .gz of zeros is stopped once past the floor, not after 1,000 times the whole file).
+          if (bytes > limits.ratioFloor && bytes > limits.maxRatio * (job.feed.consumed?.() ?? job.archiveBytes))
             return cb(bomb(`the archive expands more than ${limits.maxRatio} times`));
           const now = Date.now();
           if (now - lastProgress >= PROGRESS_EVERY_MS) {

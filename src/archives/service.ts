@@ -25,7 +25,7 @@ import { detectFormat, isCompound, singleStreamName, type Format } from './forma
 import { Listing, Selection, type ArchiveRecord, type ListedEntry, type RawEntry } from './listing.ts';
 import { extractSevenZip, listSevenZip, openSevenZipEntry } from './sevenzip.ts';
 import { listPlainTar } from './tar-index.ts';
-import { listTar, scanTar, singleStream } from './tar-reader.ts';
+import { listTar, scanTar, singleStream, type ReadCount } from './tar-reader.ts';
 import { plainTarget, type DirHandle, type ExtractTarget } from './target.ts';
 import { extractBySevenZip, listZip, openZip, openZipEntry, readsHere, skipTake, type ZipRef } from './zip-reader.ts';
 import { createZip, type CreateZipSource } from './create.ts';
@@ -427,25 +427,34 @@ function zipFeed(fd: number, listing: Listing, selection: Selection): EntryFeed 
 }
 
 function tarFeed(fd: number, format: Format, maxEntries: number | null): EntryFeed {
+  const read: ReadCount = { bytes: 0 };
   return {
+    consumed: () => read.bytes,
     async run(visit, signal) {
       let count = 0;
-      await scanTar(fd, format, async (raw, data) => {
-        if (signal.aborted) return 'stop';
-        if (maxEntries !== null && ++count > maxEntries) return 'stop';
-        await visit(
-          { path: entryPath(raw.stored), stored: raw.stored, kind: raw.kind, size: raw.size },
-          raw.kind === 'file' ? data : null,
-        );
-      });
+      await scanTar(
+        fd,
+        format,
+        async (raw, data) => {
+          if (signal.aborted) return 'stop';
+          if (maxEntries !== null && ++count > maxEntries) return 'stop';
+          await visit(
+            { path: entryPath(raw.stored), stored: raw.stored, kind: raw.kind, size: raw.size },
+            raw.kind === 'file' ? data : null,
+          );
+        },
+        read,
+      );
     },
   };
 }
 
 function singleFeed(fd: number, format: Format, name: string): EntryFeed {
+  const read: ReadCount = { bytes: 0 };
   return {
+    consumed: () => read.bytes,
     async run(visit) {
-      await visit({ path: name, stored: name, kind: 'file', size: null }, singleStream(fd, format));
+      await visit({ path: name, stored: name, kind: 'file', size: null }, singleStream(fd, format, read));
     },
   };
 }

@@ -15,9 +15,16 @@ import type { EntryKind, RawEntry } from './listing.ts';
 
 const require = createRequire(import.meta.url);
 
+/** Bytes of the archive read so far (extraction judges the expansion ratio by them as it streams). */
+export interface ReadCount {
+  bytes: number;
+}
+
 /** The archive's bytes from `fd` (not closed here: the caller owns the descriptor). */
-function rawStream(fd: number): Readable {
-  return readDescriptor(fd);
+function rawStream(fd: number, count?: ReadCount): Readable {
+  const raw = readDescriptor(fd);
+  if (count) raw.on('data', (chunk: Buffer) => (count.bytes += chunk.length));
+  return raw;
 }
 
 function bunzip2(): Duplex {
@@ -52,8 +59,8 @@ function unxz(source: Readable): Readable {
 }
 
 /** The decompressed bytes of a gzip / bzip2 / xz archive (or a plain tar as it is). */
-export function decompressed(fd: number, format: Format): Readable {
-  const source = rawStream(fd);
+export function decompressed(fd: number, format: Format, count?: ReadCount): Readable {
+  const source = rawStream(fd, count);
   const kind = format.replace(/^tar\.?/, '');
   if (kind === 'gz') return chain(source, zlib.createGunzip({ chunkSize: 256 * 1024 }));
   if (kind === 'bz2') return chain(source, bunzip2());
@@ -91,9 +98,9 @@ export type TarVisit = (raw: RawEntry, data: Readable) => Promise<'stop' | void>
  * Walks a tar archive entry by entry. `visit` must consume or ignore `data` (an ignored one is
  * skipped); answering 'stop' ends the walk without reading further.
  */
-export async function scanTar(fd: number, format: Format, visit: TarVisit): Promise<void> {
+export async function scanTar(fd: number, format: Format, visit: TarVisit, count?: ReadCount): Promise<void> {
   const extract = tar.extract();
-  const source = decompressed(fd, format);
+  const source = decompressed(fd, format, count);
   const feeding = pipeline(source, extract).catch((err) => {
     if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw err;
   });
@@ -145,8 +152,8 @@ export async function listTar(fd: number, format: Format, maxEntries: number): P
 }
 
 /** The one file of a plain .gz / .bz2 / .xz, fully checked by its decompressor as it streams. */
-export function singleStream(fd: number, format: Format): Readable {
-  const out = decompressed(fd, format);
+export function singleStream(fd: number, format: Format, count?: ReadCount): Readable {
+  const out = decompressed(fd, format, count);
   const guarded = new PassThrough();
   out.on('error', (err) => guarded.destroy(unreadable(err.message)));
   return out.pipe(guarded);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client, envelope } from '../support/client.ts';
+import { mountTmpfs } from '../support/mount.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { createUser, setupAdmin } from '../support/auth.ts';
 import {
@@ -355,6 +356,48 @@ test('POST /api/files/zip/compress: a selection into a new zip beside it (name (
     fs.readdirSync(dir).filter((n) => n.startsWith('.')),
     [],
   );
+});
+
+test('a zip of zeros is refused before it writes anything (its declared size is past 1,000 times the archive), nothing left; measured on a tmpfs', async () => {
+  const zeros = path.join(files, 'Backup 2024 (zeros).zip');
+  // 320 MiB of zeros deflate to ~320 KB: 1,030 times the archive, past the floor (256 MiB).
+  await yazlZip(zeros, [{ name: 'disk image.img', data: Buffer.alloc(320 * 1024 * 1024) }]);
+  const disk = mountTmpfs(path.join(files, 'Tiny disk'), '400m');
+  try {
+    const used = () => {
+      const st = fs.statfsSync(disk.dir);
+      return (st.blocks - st.bfree) * st.bsize;
+    };
+    const before = used();
+    let peak = 0;
+    let watching = true;
+    // The tmpfs is sampled while the request runs: what an extraction writes stays until it is refused.
+    const watch = (async () => {
+      while (watching) {
+        peak = Math.max(peak, used() - before);
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const r = await extract(admin, {
+      path: 'Files/Backup 2024 (zeros).zip',
+      entries: [],
+      destination: 'Files/Tiny disk',
+    });
+    watching = false;
+    await watch;
+    const last = r.events.at(-1) ?? (r.text ? JSON.parse(r.text).error : null);
+    assert.is(last?.code, 'ARCHIVE_UNREADABLE', r.text.slice(0, 300));
+    assert.ok(peak < 1024 * 1024, `bytes written on the disk before the refusal: ${peak}`);
+    assert.not.ok(
+      r.events.some((e) => e.type === 'progress' && e.bytes > 0),
+      'no byte was written',
+    );
+    assert.match(last.message, /expands 10\d\d times/);
+    assert.equal(fs.readdirSync(disk.dir), [], 'nothing left, not even a hidden temporary');
+  } finally {
+    disk.unmount();
+    fs.rmSync(zeros, { force: true });
+  }
 });
 
 test.run();
