@@ -5,17 +5,8 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import {
-  bareEnv,
-  ensureBinary,
-  runToEnd,
-  sandbox,
-  slowdown,
-  start,
-  waitForOutput,
-  type Running,
-  type Sandbox,
-} from './harness.ts';
+import { bareEnv, ensureBinary, runToEnd, sandbox, slowdown, start, type Running, type Sandbox } from './harness.ts';
+import { waitFor } from '../support/wait.ts';
 
 let box: Sandbox;
 let run: Running;
@@ -116,7 +107,11 @@ test('an unknown API path answers the 404 envelope with its requestId', async ()
 });
 
 test('the startup self-check reports the native add-ons, which load from inside the executable', async () => {
-  const out = await waitForOutput(run, (o) => o.includes('"msg":"optional parts"'));
+  const out = await waitFor(run.output, {
+    what: 'the optional parts line',
+    timeoutMs: 10_000 * slowdown,
+    until: (o) => o.includes('"msg":"optional parts"'),
+  });
   const line = JSON.parse(out.split('\n').find((l) => l.includes('"msg":"optional parts"'))!) as Record<
     string,
     { available: boolean; reason?: string }
@@ -154,7 +149,11 @@ test('a bad environment value stops startup with one line naming the variable', 
   }
 });
 
-/** Sends a request whose body arrives in two parts, `pause` apart; resolves with the answer. */
+/**
+ * Sends a request whose body arrives in two parts, `pause` apart; `onFirstPart` runs once the
+ * server has the request in hand (its "100 Continue": Node's server sends it as it takes the
+ * request). Resolves with the answer.
+ */
 function slowRequest(
   url: string,
   body: string,
@@ -164,7 +163,14 @@ function slowRequest(
   return new Promise((resolve, reject) => {
     const req = http.request(
       `${url}/api/auth/login`,
-      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          expect: '100-continue',
+        },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -178,11 +184,11 @@ function slowRequest(
     const half = Math.floor(body.length / 2);
     req.write(body.slice(0, half));
     req.flushHeaders();
-    // The server must have read the headers before the signal (under emulation it is slower to).
-    setTimeout(() => {
+    req.once('continue', () => {
       onFirstPart();
+      // The pause between the parts is the slow request under test.
       setTimeout(() => req.end(body.slice(half)), pauseMs * slowdown);
-    }, 300 * slowdown);
+    });
   });
 }
 
@@ -207,27 +213,29 @@ test('SIGTERM: stops accepting, finishes the request in flight, closes the datab
 
 test('a new connection is refused once SIGTERM arrived, while a slow request still runs', async () => {
   const body = JSON.stringify({ username: 'nobody', password: 'x'.repeat(40) });
-  let refused: unknown = null;
+  let probe: Promise<boolean> | undefined;
   const answer = await slowRequest(
     run.url,
     body,
     () => {
       run.child.kill('SIGTERM');
-      setTimeout(() => {
+      // A new connection once the server says it is stopping: refused (true) or accepted.
+      probe = waitFor(() => run.output().includes('"msg":"stopping","signal":"SIGTERM"'), {
+        what: 'the stopping line',
+        timeoutMs: 10_000 * slowdown,
+        seen: () => run.output().slice(-2000),
+      }).then(() =>
         fetch(`${run.url}/healthz`).then(
-          () => {
-            refused = false;
-          },
-          () => {
-            refused = true;
-          },
-        );
-      }, 150 * slowdown);
+          () => false,
+          () => true,
+        ),
+      );
     },
     700,
   );
   assert.ok(answer.status > 0);
   assert.is(await run.exited, 0);
+  const refused = await probe;
   assert.is(refused, true, 'a new request after SIGTERM was accepted');
 });
 

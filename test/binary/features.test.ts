@@ -6,21 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { bareEnv, ensureBinary, sandbox, start, type Running, type Sandbox } from './harness.ts';
+import { waitFor } from '../support/wait.ts';
 
 const image = createRequire(import.meta.url)('@napi-rs/image') as any;
 
 let box: Sandbox;
 let run: Running;
-
-async function poll<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; output:\n${run.output().slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 test.before(async () => {
   ensureBinary();
@@ -40,23 +31,33 @@ test.after(async () => {
 });
 
 test('the indexer worker runs inside the executable: recursive folder sizes', async () => {
-  const record = await poll(async () => {
-    const r = (await (await fetch(`${run.url}/api/folder-size/Files/a`)).json()) as {
-      indexed: boolean;
-      sizeBytes: number | null;
-    };
-    return r.indexed ? r : undefined;
-  }, 'the folder-size index');
+  const record = await waitFor(
+    async () =>
+      (await (await fetch(`${run.url}/api/folder-size/Files/a`)).json()) as {
+        indexed: boolean;
+        sizeBytes: number | null;
+      },
+    {
+      what: 'the folder-size index',
+      timeoutMs: 20_000,
+      until: (r) => r.indexed,
+      seen: () => run.output().slice(-2000),
+    },
+  );
   assert.is(record.sizeBytes, 100_000 + 'a line about periwinkle otters\n'.length);
 });
 
 test('search finds a file by name and by its content', async () => {
-  const byContent = await poll(async () => {
-    const r = (await (await fetch(`${run.url}/api/search?q=periwinkle`)).json()) as {
-      items: { name: string; path: string }[];
-    };
-    return r.items.length ? r : undefined;
-  }, 'a content hit');
+  const byContent = await waitFor(
+    async () =>
+      (await (await fetch(`${run.url}/api/search?q=periwinkle`)).json()) as { items: { name: string; path: string }[] },
+    {
+      what: 'a content hit',
+      timeoutMs: 20_000,
+      until: (r) => r.items.length > 0,
+      seen: () => run.output().slice(-2000),
+    },
+  );
   assert.equal(
     byContent.items.map((i) => `${i.path}/${i.name}`),
     ['Files/a/notes.txt'],

@@ -214,17 +214,3 @@ export function start(
     });
   });
 }
-
-/** Waits until `predicate(output)` holds (log lines written after startup). */
-export async function waitForOutput(
-  run: Running,
-  predicate: (out: string) => boolean,
-  timeoutMs = 10_000 * slowdown,
-): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate(run.output())) {
-    if (Date.now() > deadline) throw new Error(`expected output did not appear; output:\n${run.output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return run.output();
-}

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { emulated, ensureBinary, slowdown } from './harness.ts';
+import { waitFor } from '../support/wait.ts';
 
 const BINARY_INSIDE = '/opt/burrow-under-test/burrow';
 const PORT = 3000;
@@ -25,7 +26,7 @@ interface Container {
 
 let container: Container | undefined;
 
-function boot(): Promise<Container> {
+async function boot(): Promise<Container> {
   const binary = ensureBinary().file;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-systemd-'));
   const [upper, work, root] = ['upper', 'work', 'root'].map((d) => path.join(dir, d)) as [string, string, string];
@@ -67,34 +68,33 @@ function boot(): Promise<Container> {
     spawnSync('umount', ['-l', root]);
     fs.rmSync(dir, { recursive: true, force: true });
   };
-  return new Promise((resolve, reject) => {
-    const deadline = Date.now() + 60_000 * slowdown;
-    const poll = () => {
-      const init = nspawn.pid !== undefined ? initOf(nspawn.pid) : null;
-      if (nspawn.exitCode !== null || nspawn.signalCode !== null) {
-        stop();
-        return reject(new Error(`systemd-nspawn ended (${nspawn.exitCode ?? nspawn.signalCode}):\n${output}`));
-      }
-      if (init) {
-        const run: Container['run'] = (argv, env = {}) => {
-          const r = spawnSync('nsenter', ['--target', String(init), '--all', 'env', ...envArgs(env), ...argv], {
-            encoding: 'utf8',
-            timeout: 120_000 * slowdown,
-          });
-          return { status: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
-        };
-        // "degraded": some unit of this machine's own boot failed in a container; the manager runs.
-        const state = run(['systemctl', 'is-system-running', '--wait']).out.trim();
-        if (state === 'running' || state === 'degraded') return resolve({ run, stop });
-      }
-      if (Date.now() > deadline) {
-        stop();
-        return reject(new Error(`the container's systemd did not come up within 60 s:\n${output}`));
-      }
-      setTimeout(poll, 200);
+  const runIn =
+    (init: number): Container['run'] =>
+    (argv, env = {}) => {
+      const r = spawnSync('nsenter', ['--target', String(init), '--all', 'env', ...envArgs(env), ...argv], {
+        encoding: 'utf8',
+        timeout: 120_000 * slowdown,
+      });
+      return { status: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
     };
-    poll();
-  });
+  try {
+    const init = await waitFor(
+      () => {
+        if (nspawn.exitCode !== null || nspawn.signalCode !== null)
+          throw new Error(`systemd-nspawn ended (${nspawn.exitCode ?? nspawn.signalCode}):\n${output}`);
+        const init = nspawn.pid !== undefined ? initOf(nspawn.pid) : null;
+        if (!init) return null;
+        // "degraded": some unit of this machine's own boot failed in a container; the manager runs.
+        const state = runIn(init)(['systemctl', 'is-system-running', '--wait']).out.trim();
+        return state === 'running' || state === 'degraded' ? init : null;
+      },
+      { what: "the container's systemd to come up", timeoutMs: 60_000 * slowdown, everyMs: 200, seen: () => output },
+    );
+    return { run: runIn(init), stop };
+  } catch (err) {
+    stop();
+    throw err;
+  }
 }
 
 const envArgs = (env: Record<string, string>) => Object.entries(env).map(([k, v]) => `${k}=${v}`);
@@ -109,13 +109,8 @@ function initOf(nspawnPid: number): number | null {
   }
 }
 
-async function until(what: string, check: () => boolean, timeoutMs = 60_000 * slowdown): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** systemd's pace: a service (re)starts within a minute (more under emulation). */
+const SERVICE_WAIT = { timeoutMs: 60_000 * slowdown, everyMs: 200 };
 
 const c = () => container!;
 const burrow = (...args: string[]) => c().run([BINARY_INSIDE, ...args], EMULATION_ENV);
@@ -134,7 +129,7 @@ test.after(() => {
 test('install: a running, enabled service under its own account, its data where systemd made it', async () => {
   const r = burrow('service', 'install', '--port', String(PORT));
   assert.is(r.status, 0, r.out);
-  await until('the service to answer /readyz', ready);
+  await waitFor(ready, { what: 'the service to answer /readyz', ...SERVICE_WAIT });
   assert.is(c().run(['systemctl', 'is-active', 'burrow.service']).out.trim(), 'active');
   assert.is(c().run(['systemctl', 'is-enabled', 'burrow.service']).out.trim(), 'enabled');
   const uid = c().run(['id', '-u', 'burrow']).out.trim();
@@ -166,11 +161,14 @@ test('status answers; a crash is restarted by systemd', async () => {
   assert.is(burrow('service', 'status').status, 0);
   const before = mainPid();
   assert.is(c().run(['kill', '-KILL', String(before)]).status, 0);
-  await until('a new main process', () => {
-    const now = mainPid();
-    return now > 0 && now !== before;
-  });
-  await until('the restarted service to answer', ready);
+  await waitFor(
+    () => {
+      const now = mainPid();
+      return now > 0 && now !== before;
+    },
+    { what: 'a new main process', ...SERVICE_WAIT },
+  );
+  await waitFor(ready, { what: 'the restarted service to answer', ...SERVICE_WAIT });
 });
 
 test('installing again (an upgrade) keeps the accounts and the settings file', async () => {
@@ -192,7 +190,7 @@ test('installing again (an upgrade) keeps the accounts and the settings file', a
   c().run(['sh', '-c', 'echo "# kept by the test" >> /etc/burrow/burrow.env']);
   const r = burrow('service', 'install', '--port', String(PORT));
   assert.is(r.status, 0, r.out);
-  await until('the upgraded service to answer', ready);
+  await waitFor(ready, { what: 'the upgraded service to answer', ...SERVICE_WAIT });
   assert.match(api('GET', '/api/auth/status'), /"requiresSetup":false/);
   assert.match(api('POST', '/api/auth/login', { username: 'owner', password: account.password }), /"username":"owner"/);
   assert.match(c().run(['cat', '/etc/burrow/burrow.env']).out, /# kept by the test/, 'the settings file is kept');
@@ -202,7 +200,7 @@ test('uninstall stops it and keeps the data; --purge removes all but the volumes
   c().run(['mkdir', '-p', '/srv/burrow/Files']);
   const r = burrow('service', 'uninstall');
   assert.is(r.status, 0, r.out);
-  await until('the port to close', () => !ready());
+  await waitFor(() => !ready(), { what: 'the port to close', ...SERVICE_WAIT });
   assert.is.not(c().run(['test', '-e', '/etc/systemd/system/burrow.service']).status, 0, 'the unit is gone');
   assert.is(c().run(['test', '-f', '/var/lib/burrow/burrow.db']).status, 0, 'the database is kept');
   assert.is(c().run(['id', '-u', 'burrow']).status, 0, 'the account is kept');

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { removeDirs, type TestServer } from '../support/server.ts';
 import { DESKTOP, PHONE, launch, newPage, setupAdmin, shot, startWithUi } from './browser.ts';
+import { waitFor } from '../support/wait.ts';
 
 let server: TestServer;
 let browser: Browser;
@@ -33,14 +34,6 @@ const signIn = async (identifier: string, password: string) =>
       body: JSON.stringify({ identifier, password }),
     })
   ).status;
-async function eventually(what: string, check: () => Promise<boolean> | boolean, ms = 8000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > until) assert.unreachable(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 const userRow = (name: string) =>
   page
     .getByRole('table', { name: 'Accounts' })
@@ -88,7 +81,7 @@ test('repeated wrong passwords: the lockout says when to retry and counts down',
     assert.match(await p.page.locator('.error-note').innerText(), /locked[\s\S]*Request ID/);
     assert.ok(await button.isDisabled(), 'no sign-in while locked');
     await shot(p.page, 'lockout-desktop');
-    await eventually('the countdown moves', async () => (await timer.innerText()) !== first, 4000);
+    await waitFor(async () => (await timer.innerText()) !== first, { what: 'the countdown moves', timeoutMs: 4000 });
     assert.is(await signIn('bob', PW), 429, 'the server holds the lock too');
   } finally {
     await p.context.close();
@@ -102,7 +95,9 @@ test('administration: a locked account shows it and is unlocked', async () => {
   await shot(page, 'admin-users-desktop');
   await bob.getByRole('button', { name: 'Unlock' }).click();
   await page.getByText('Account unlocked').waitFor();
-  await eventually('badge gone', async () => (await bob.getByText('Locked after failed sign-ins').count()) === 0);
+  await waitFor(async () => (await bob.getByText('Locked after failed sign-ins').count()) === 0, {
+    what: 'badge gone',
+  });
   assert.is((await usersByName()).get('bob')!.locked, false);
   assert.is(await signIn('bob', PW), 200);
 });
@@ -116,11 +111,13 @@ test('administration: create an account, change its role, reset its password', a
   await carol.waitFor();
   assert.equal((await usersByName()).get('carol')!.roles, ['user']);
   await carol.getByRole('combobox', { name: 'Role of carol' }).selectOption('admin');
-  await eventually('carol is an administrator', async () =>
-    (await usersByName()).get('carol')!.roles.includes('admin'),
-  );
+  await waitFor(async () => (await usersByName()).get('carol')!.roles.includes('admin'), {
+    what: 'carol is an administrator',
+  });
   await carol.getByRole('combobox', { name: 'Role of carol' }).selectOption('user');
-  await eventually('carol is a user again', async () => !(await usersByName()).get('carol')!.roles.includes('admin'));
+  await waitFor(async () => !(await usersByName()).get('carol')!.roles.includes('admin'), {
+    what: 'carol is a user again',
+  });
   await carol.getByRole('button', { name: 'Reset password' }).click();
   const dialog = page.locator('dialog[open]');
   const field = dialog.getByLabel(/New password/);
@@ -154,10 +151,13 @@ test('administration: assigned volumes picked with the server-files browser', as
     [['Team', path.join(server.dirs.volumes, 'Shared'), 'readwrite']],
   );
   await dialog.getByRole('combobox', { name: 'Access to Team' }).selectOption('readonly');
-  await eventually('read-only on the server', async () => {
-    vols = ((await api('GET', `/api/users/${carolId}/volumes`)) as { volumes: Vol[] }).volumes;
-    return vols[0]?.accessMode === 'readonly';
-  });
+  await waitFor(
+    async () => {
+      vols = ((await api('GET', `/api/users/${carolId}/volumes`)) as { volumes: Vol[] }).volumes;
+      return vols[0]?.accessMode === 'readonly';
+    },
+    { what: 'read-only on the server' },
+  );
   await shot(page, 'assigned-volumes-desktop');
   await dialog.getByRole('button', { name: 'Close' }).click();
 });
@@ -166,7 +166,7 @@ test('administration: delete an account', async () => {
   await userRow('carol').getByRole('button', { name: 'Delete' }).click();
   await page.locator('dialog[open]').getByRole('button', { name: 'Delete account' }).click();
   await page.getByText('Account deleted').waitFor();
-  await eventually('carol gone', async () => (await userRow('carol').count()) === 0);
+  await waitFor(async () => (await userRow('carol').count()) === 0, { what: 'carol gone' });
   assert.not.ok((await usersByName()).has('carol'));
 });
 
@@ -194,17 +194,20 @@ test('activity log: switched on in installation settings; filter, pages, address
   await page.getByRole('link', { name: 'Activity log' }).click();
   const table = page.getByRole('table', { name: 'Activity' });
   const rows = table.locator('tbody tr');
-  await eventually('rows listed', async () => (await rows.count()) === 50);
+  await waitFor(async () => (await rows.count()) === 50, { what: 'rows listed' });
   await page.getByRole('combobox', { name: 'Action' }).selectOption('token.rename');
   await page.getByRole('button', { name: 'Filter' }).click();
-  await eventually('only renames', async () => {
-    const actions = await table.locator('tbody tr td:nth-child(2)').allInnerTexts();
-    return actions.length === 50 && actions.every((a) => a === 'API token renamed');
-  });
+  await waitFor(
+    async () => {
+      const actions = await table.locator('tbody tr td:nth-child(2)').allInnerTexts();
+      return actions.length === 50 && actions.every((a) => a === 'API token renamed');
+    },
+    { what: 'only renames' },
+  );
   const firstPage = await table.locator('tbody tr td:nth-child(6)').allInnerTexts();
   await page.getByRole('button', { name: 'Older' }).click();
   await page.getByText('Page 2').waitFor();
-  await eventually('the rest on page 2', async () => (await rows.count()) === 10);
+  await waitFor(async () => (await rows.count()) === 10, { what: 'the rest on page 2' });
   assert.ok(await page.getByRole('button', { name: 'Older' }).isDisabled(), 'no page 3');
   const second = await table.locator('tbody tr td:nth-child(6)').allInnerTexts();
   assert.ok(
@@ -213,20 +216,23 @@ test('activity log: switched on in installation settings; filter, pages, address
   );
   await page.getByRole('button', { name: 'Newer' }).click();
   await page.getByText('Page 1').waitFor();
-  await eventually('page 1 again', async () => (await rows.count()) === 50);
+  await waitFor(async () => (await rows.count()) === 50, { what: 'page 1 again' });
   // Failures of bob, by outcome and user.
   await page.getByRole('combobox', { name: 'Action' }).selectOption('');
   await page.getByRole('combobox', { name: 'Outcome' }).selectOption('failure');
   await page.getByRole('textbox', { name: 'User' }).fill('bob');
   await page.getByRole('button', { name: 'Filter' }).click();
-  await eventually("bob's failed sign-ins", async () => {
-    const cells = await rows.evaluateAll((trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
-    );
-    return (
-      cells.length > 0 && cells.every((c) => c[2] === 'Refused or failed' && c[3] === 'bob' && c[4] === '127.0.0.1')
-    );
-  });
+  await waitFor(
+    async () => {
+      const cells = await rows.evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+      );
+      return (
+        cells.length > 0 && cells.every((c) => c[2] === 'Refused or failed' && c[3] === 'bob' && c[4] === '127.0.0.1')
+      );
+    },
+    { what: "bob's failed sign-ins" },
+  );
   await shot(page, 'activity-desktop');
   await page.getByText('Which address is recorded for my requests?').click();
   const facts = page.getByRole('definition').filter({ hasText: '127.0.0.1' });
@@ -242,9 +248,9 @@ test('activity log: switched on in installation settings; filter, pages, address
   await page.getByRole('combobox', { name: 'Outcome' }).selectOption('');
   await page.getByRole('textbox', { name: 'User' }).fill('');
   await page.getByRole('button', { name: 'Filter' }).click();
-  await eventually(
-    'only the clear row shows',
+  await waitFor(
     async () => (await table.locator('tbody tr td:nth-child(2)').allInnerTexts()).join() === 'Log cleared',
+    { what: 'only the clear row shows' },
   );
 });
 
@@ -294,9 +300,11 @@ test('phone width: administration screens fit 360 px', async () => {
     for (let i = 0; i < 4; i++) {
       await p.page.getByLabel('Password').fill('wrong again');
       if (await p.page.getByRole('timer').count()) break;
+      // The attempt is over once its answer is shown (the note of the last one is gone meanwhile).
+      const answered = p.page.waitForResponse((r) => r.url().endsWith('/api/auth/login'));
       await p.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await answered;
       await p.page.locator('.error-note').waitFor();
-      await p.page.waitForTimeout(200);
     }
     await p.page.getByRole('timer').waitFor();
     await shot(p.page, 'lockout-phone');

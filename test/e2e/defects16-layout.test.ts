@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { removeDirs, type TestServer } from '../support/server.ts';
 import { DESKTOP, PHONE, launch, newPage, setupAdmin, shot, startWithUi } from './browser.ts';
+import { waitFor } from '../support/wait.ts';
 
 const PASSWORD = 'correct horse battery';
 let server: TestServer;
@@ -18,15 +19,6 @@ let context: BrowserContext;
 let page: Page;
 let problems: string[];
 const files = (...p: string[]) => path.join(server.dirs.volumes, 'Files', ...p);
-
-async function eventually(what: string, check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > until) assert.unreachable(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A change through the page's session (cookie and Origin, as the page sends them). */
 async function api(method: 'POST' | 'PATCH', url: string, data: unknown): Promise<any> {
@@ -151,7 +143,7 @@ test('the activity table at 1366 px breaks no word inside and gives the detail i
   await page.setViewportSize({ width: 1366, height: 800 });
   await page.goto(`${server.url}/admin/activity`);
   const table = page.getByRole('table', { name: 'Activity' });
-  await eventually('the rows are listed', async () => (await table.locator('tbody tr').count()) >= 4);
+  await waitFor(async () => (await table.locator('tbody tr').count()) >= 4, { what: 'the rows are listed' });
   await shot(page, 'activity-1366');
 
   // A word broken inside runs over two lines: its text gives two boxes. Every word of every
@@ -217,7 +209,10 @@ test("the token list's “Last used” follows a use of the token without a relo
     headers: { authorization: `Bearer ${issued.secret}`, accept: 'application/json' },
   });
   assert.is(used.status, 200);
-  await eventually('“Last used” shows the use', async () => /from 127\.0\.0\.1/.test(await row.innerText()), 25_000);
+  await waitFor(async () => /from 127\.0\.0\.1/.test(await row.innerText()), {
+    what: '“Last used” shows the use',
+    timeoutMs: 25_000,
+  });
   assert.not.match(await row.innerText(), /never/);
   assert.is(await page.evaluate(() => (window as any).__sameDocument), marker, 'the page was not reloaded');
   assert.equal(problems, []);

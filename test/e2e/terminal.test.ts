@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { removeDirs, type TestServer } from '../support/server.ts';
 import { DESKTOP, launch, newPage, setupAdmin, shot, startWithUi } from './browser.ts';
+import { waitFor } from '../support/wait.ts';
 
 let server: TestServer;
 let browser: Browser;
@@ -15,14 +16,6 @@ let context: BrowserContext;
 let page: Page;
 let problems: string[];
 
-async function eventually(what: string, check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > until) assert.unreachable(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 const screenText = () => page.locator('.xterm-rows').innerText();
 
 test.before(async () => {
@@ -63,7 +56,7 @@ test('type echo hi in the terminal and read it back; it fills the window and fol
   await page.locator('.xterm').click();
   await page.keyboard.type('echo hi-$((40+2))');
   await page.keyboard.press('Enter');
-  await eventually('hi-42 on the screen', async () => /hi-42/.test(await screenText()));
+  await waitFor(async () => /hi-42/.test(await screenText()), { what: 'hi-42 on the screen' });
   const frame = page.locator('.terminal-frame');
   const box = (await frame.boundingBox())!;
   assert.ok(
@@ -73,16 +66,19 @@ test('type echo hi in the terminal and read it back; it fills the window and fol
   const cols = async () => (await page.locator('.xterm-rows > div').first().boundingBox())!.width;
   const wide = await cols();
   await page.setViewportSize({ width: 900, height: 600 });
-  await eventually('the terminal to follow the window', async () => {
-    const b = (await frame.boundingBox())!;
-    return Math.abs(b.y + b.height - 588) <= 2 && (await cols()) < wide;
-  });
+  await waitFor(
+    async () => {
+      const b = (await frame.boundingBox())!;
+      return Math.abs(b.y + b.height - 588) <= 2 && (await cols()) < wide;
+    },
+    { what: 'the terminal to follow the window' },
+  );
   await page.keyboard.type('stty size');
   await page.keyboard.press('Enter');
-  await eventually(
-    'the shell to see the new size',
+  await waitFor(
     async () =>
       /\n\d+ (\d+)\s/.test(await screenText()) && Number(/\n\d+ (\d+)\s*\n/.exec(await screenText())?.[1] ?? 999) < 130,
+    { what: 'the shell to see the new size' },
   );
   await shot(page, 'terminal-desktop');
   await page.setViewportSize(DESKTOP);
@@ -91,7 +87,7 @@ test('type echo hi in the terminal and read it back; it fills the window and fol
 test('copy and paste: Ctrl+Shift+C copies the selection, Ctrl+Shift+V types it', async () => {
   await page.keyboard.type('echo copy-me-please');
   await page.keyboard.press('Enter');
-  await eventually('the echo', async () => (await screenText()).split('copy-me-please').length >= 3);
+  await waitFor(async () => (await screenText()).split('copy-me-please').length >= 3, { what: 'the echo' });
   await page.evaluate(() => navigator.clipboard.writeText(''));
   // A triple click selects the output line (xterm's own selection), Ctrl+Shift+C copies it.
   await page
@@ -99,16 +95,18 @@ test('copy and paste: Ctrl+Shift+C copies the selection, Ctrl+Shift+V types it',
     .filter({ hasText: /^copy-me-please\s*$/ })
     .click({ clickCount: 3, force: true });
   await page.keyboard.press('Control+Shift+C');
-  await eventually('the selection on the clipboard', async () =>
-    (await page.evaluate(() => navigator.clipboard.readText())).includes('copy-me-please'),
-  );
+  await waitFor(async () => (await page.evaluate(() => navigator.clipboard.readText())).includes('copy-me-please'), {
+    what: 'the selection on the clipboard',
+  });
   await page.evaluate(() => navigator.clipboard.writeText('echo pasted-$((1+1))'));
   await page.locator('.xterm').click();
   await page.keyboard.press('Control+Shift+V');
   // The paste reads the clipboard asynchronously: Enter only once the text stands on the prompt.
-  await eventually('the pasted text on the prompt', async () => (await screenText()).includes('echo pasted-$((1+1))'));
+  await waitFor(async () => (await screenText()).includes('echo pasted-$((1+1))'), {
+    what: 'the pasted text on the prompt',
+  });
   await page.keyboard.press('Enter');
-  await eventually('the pasted command to run', async () => /pasted-2/.test(await screenText()));
+  await waitFor(async () => /pasted-2/.test(await screenText()), { what: 'the pasted command to run' });
 });
 
 test('leaving the page ends the shell', async () => {
@@ -116,14 +114,14 @@ test('leaving the page ends the shell', async () => {
     (await (await context.request.get(`${server.url}/api/activity?action=terminal.end`)).json()) as { rows: unknown[] }
   ).rows.length;
   await page.goto(`${server.url}/admin/users`);
-  await eventually(
-    'terminal.end on the activity log',
+  await waitFor(
     async () =>
       (
         (await (await context.request.get(`${server.url}/api/activity?action=terminal.end`)).json()) as {
           rows: unknown[];
         }
       ).rows.length > before,
+    { what: 'terminal.end on the activity log' },
   );
   assert.equal(problems, []);
 });

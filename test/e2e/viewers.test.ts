@@ -15,6 +15,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { HOSTILE_SVG, animatedGif, pdf, png, rotatedJpeg, wav, webm } from '../support/media.ts';
 import { removeDirs, type TestServer } from '../support/server.ts';
 import { DESKTOP, PHONE, launch, newPage, setupAdmin, shot, startWithUi } from './browser.ts';
+import { waitFor } from '../support/wait.ts';
 
 let server: TestServer;
 let browser: Browser;
@@ -24,15 +25,6 @@ let problems: string[];
 const files = (...p: string[]) => path.join(server.dirs.volumes, 'Files', ...p);
 const viewer = () => page.locator('.viewer');
 const title = () => page.locator('.viewer-title .name');
-
-async function eventually(what: string, check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > until) assert.unreachable(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Noise compresses badly: a PNG over the size the viewer shows directly. */
 async function bigPng(): Promise<Buffer> {
@@ -49,7 +41,7 @@ async function openViewerOn(name: string) {
   await page.goto(`${server.url}/files/Files`);
   await page.locator(`.entry[data-name="${name}"]`).dblclick();
   await viewer().waitFor();
-  await eventually(`viewer shows ${name}`, async () => (await title().innerText()) === name);
+  await waitFor(async () => (await title().innerText()) === name, { what: `viewer shows ${name}` });
 }
 
 test.before(async () => {
@@ -90,17 +82,19 @@ test('picture: EXIF orientation honoured, zoom, next/previous by keys, Escape cl
   await openViewerOn('photo.jpg');
   const img = viewer().locator('.image-stage img');
   await img.waitFor();
-  await eventually('decoded', () => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0));
+  await waitFor(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0), { what: 'decoded' });
   const box = (await img.boundingBox())!;
   assert.ok(box.height > box.width, `shown upright (orientation 6): ${box.width}×${box.height}`);
   await shot(page, 'viewer-image-desktop');
   await page.getByRole('button', { name: 'Zoom in' }).click();
   await viewer().getByText('150 %').waitFor();
   await page.keyboard.press('ArrowRight');
-  await eventually('next is readme.md', async () => (await title().innerText()) === 'readme.md');
+  await waitFor(async () => (await title().innerText()) === 'readme.md', { what: 'next is readme.md' });
   await page.keyboard.press('ArrowLeft');
   await page.keyboard.press('ArrowLeft');
-  await eventually('previous of photo.jpg is legacy.txt', async () => (await title().innerText()) === 'legacy.txt');
+  await waitFor(async () => (await title().innerText()) === 'legacy.txt', {
+    what: 'previous of photo.jpg is legacy.txt',
+  });
   await page.keyboard.press('Escape');
   await viewer().waitFor({ state: 'detached' });
   assert.ok(await page.locator('.scroller').evaluate((el) => el === document.activeElement), 'focus back in the list');
@@ -109,11 +103,12 @@ test('picture: EXIF orientation honoured, zoom, next/previous by keys, Escape cl
 test('a large picture comes as a screen-sized rendition; a GIF stays the file (animated)', async () => {
   await openViewerOn('big.png');
   const img = viewer().locator('.image-stage img');
-  await eventually('rendition', async () =>
-    /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp$/.test((await img.getAttribute('src')) ?? ''),
+  await waitFor(
+    async () => /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp$/.test((await img.getAttribute('src')) ?? ''),
+    { what: 'rendition' },
   );
   await viewer().getByRole('button', { name: 'Previous file' }).click();
-  await eventually('anim.gif', async () => (await title().innerText()) === 'anim.gif');
+  await waitFor(async () => (await title().innerText()) === 'anim.gif', { what: 'anim.gif' });
   assert.match(
     (await viewer().locator('.image-stage img').getAttribute('src')) ?? '',
     /^\/api\/preview\?path=Files%2Fanim\.gif$/,
@@ -123,8 +118,10 @@ test('a large picture comes as a screen-sized rendition; a GIF stays the file (a
 test('SVG: only a rasterised picture; its script never runs', async () => {
   await openViewerOn('hostile.svg');
   const img = viewer().locator('.image-stage img');
-  await eventually('rasterised', async () => /^\/api\/thumbnails-cache\//.test((await img.getAttribute('src')) ?? ''));
-  await eventually('decoded', () => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0));
+  await waitFor(async () => /^\/api\/thumbnails-cache\//.test((await img.getAttribute('src')) ?? ''), {
+    what: 'rasterised',
+  });
+  await waitFor(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0), { what: 'decoded' });
   assert.is(await page.evaluate(() => (window as any).__svgRan), undefined);
   assert.is.not(await page.title(), 'PWNED');
   assert.is(await page.locator('.viewer iframe, .viewer object, .viewer embed').count(), 0);
@@ -148,21 +145,21 @@ test("PDF in the browser's viewer; audio with the folder's playlist; video strea
   await openViewerOn('tone-a.wav');
   const audio = viewer().locator('audio');
   await audio.waitFor();
-  await eventually('audio metadata read', () =>
-    audio.evaluate((el: HTMLAudioElement) => el.readyState >= 1 && el.duration > 0.9),
-  );
+  await waitFor(() => audio.evaluate((el: HTMLAudioElement) => el.readyState >= 1 && el.duration > 0.9), {
+    what: 'audio metadata read',
+  });
   const playlist = viewer().getByRole('list', { name: 'Playlist' });
   assert.equal(await playlist.locator('.name').allInnerTexts(), ['tone-a.wav', 'tone-b.wav']);
   await shot(page, 'viewer-audio-desktop');
   await playlist.getByText('tone-b.wav').click();
-  await eventually('tone-b playing', async () => (await title().innerText()) === 'tone-b.wav');
+  await waitFor(async () => (await title().innerText()) === 'tone-b.wav', { what: 'tone-b playing' });
   await page.keyboard.press('Escape');
 
   await openViewerOn('clip.webm');
   const video = viewer().locator('video');
-  await eventually('video decoded', () =>
-    video.evaluate((el: HTMLVideoElement) => el.readyState >= 1 && el.videoWidth === 160),
-  );
+  await waitFor(() => video.evaluate((el: HTMLVideoElement) => el.readyState >= 1 && el.videoWidth === 160), {
+    what: 'video decoded',
+  });
   const ranged = await context.request.get(`${server.url}/api/preview?path=Files%2Fclip.webm`, {
     headers: { range: 'bytes=0-99' },
   });
@@ -191,7 +188,7 @@ test('code read-only with syntax colours; no preview for other kinds, with downl
   const content = viewer().locator('.cm-content');
   await content.waitFor();
   assert.is(await content.getAttribute('contenteditable'), 'false');
-  await eventually('highlighted', async () => (await viewer().locator('.cm-line span[class]').count()) > 0);
+  await waitFor(async () => (await viewer().locator('.cm-line span[class]').count()) > 0, { what: 'highlighted' });
   await shot(page, 'viewer-code-desktop');
   await page.keyboard.press('Escape');
   await openViewerOn('data.bin');
@@ -292,10 +289,9 @@ test('phone: tap a file opens the viewer, swipe goes to the next, screenshots', 
     await ph.mouse.move(stage.x + stage.width / 2, y, { steps: 4 });
     await ph.mouse.move(stage.x + 30, y, { steps: 4 });
     await ph.mouse.up();
-    await eventually(
-      'swiped to readme.md',
-      async () => (await v.locator('.viewer-title .name').innerText()) === 'readme.md',
-    );
+    await waitFor(async () => (await v.locator('.viewer-title .name').innerText()) === 'readme.md', {
+      what: 'swiped to readme.md',
+    });
     await v.locator('.markdown-body h1').waitFor();
     await shot(ph, 'viewer-markdown-phone');
     await ph.keyboard.press('Escape');

@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { removeDirs, type TestServer } from '../support/server.ts';
 import { DESKTOP, PHONE, hasRoute, launch, newPage, setupAdmin, shot, startWithUi } from './browser.ts';
+import { waitFor } from '../support/wait.ts';
 
 let server: TestServer;
 let browser: Browser;
@@ -52,15 +53,6 @@ const api = async (method: string, url: string, data?: unknown) => {
   if (!res.ok()) throw new Error(`${method} ${url} answered ${res.status()}: ${await res.text()}`);
   return res.status() === 204 ? undefined : res.json();
 };
-/** Polls `check` (a server-side fact) until it holds. */
-async function eventually(what: string, check: () => Promise<boolean> | boolean, ms = 8000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > until) assert.unreachable(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 /** The names of the rendered entries, top to bottom (rows are absolutely placed). */
 const namesInOrder = () =>
   page.locator('.entry').evaluateAll((els) =>
@@ -118,15 +110,18 @@ test('favourites: added from the toolbar, dragged to a new order that the server
   await page.goto(`${server.url}/files/Files/dest`);
   await page.getByRole('button', { name: 'Add folder to favourites' }).click();
   const favs = page.getByRole('list', { name: 'Favourites' }).locator('li');
-  await eventually('two favourites in the sidebar', async () => (await favs.count()) === 2);
+  await waitFor(async () => (await favs.count()) === 2, { what: 'two favourites in the sidebar' });
   assert.equal(await favs.allInnerTexts(), ['docs', 'dest']);
   await favs.nth(1).dragTo(favs.nth(0));
-  await eventually('the server holds the new order', async () => {
-    const list = (await api('GET', '/api/favorites')) as { path: string; position: number }[];
-    return list.map((f) => f.path).join() === 'Files/dest,Files/docs';
-  });
+  await waitFor(
+    async () => {
+      const list = (await api('GET', '/api/favorites')) as { path: string; position: number }[];
+      return list.map((f) => f.path).join() === 'Files/dest,Files/docs';
+    },
+    { what: 'the server holds the new order' },
+  );
   await page.reload();
-  await eventually('sidebar after reload', async () => (await favs.allInnerTexts()).join() === 'dest,docs');
+  await waitFor(async () => (await favs.allInnerTexts()).join() === 'dest,docs', { what: 'sidebar after reload' });
   await shot(page, 'favourites-desktop');
 });
 
@@ -137,25 +132,31 @@ test('sort and view are remembered per folder through /api/folder-prefs (not onl
   await header.getByRole('button').click();
   await header.getByRole('button').click();
   assert.is(await header.getAttribute('aria-sort'), 'descending');
-  await eventually('prefs on the server', async () => {
-    const p = (await api('GET', '/api/folder-prefs/Files/docs')) as { sortBy: string; sortDir: string; saved: boolean };
-    return p.saved && p.sortBy === 'size' && p.sortDir === 'desc';
-  });
+  await waitFor(
+    async () => {
+      const p = (await api('GET', '/api/folder-prefs/Files/docs')) as {
+        sortBy: string;
+        sortDir: string;
+        saved: boolean;
+      };
+      return p.saved && p.sortBy === 'size' && p.sortDir === 'desc';
+    },
+    { what: 'prefs on the server' },
+  );
   // Folders first, then files by size, largest first.
   assert.equal(await namesInOrder(), ['sub', 'b.txt', 'd.txt', 'c.txt', 'a.txt']);
   await page.goto(`${server.url}/files/Files/dest`);
   await page.getByRole('button', { name: 'Show as grid' }).click();
-  await eventually(
-    'grid on the server',
-    async () => ((await api('GET', '/api/folder-prefs/Files/dest')) as { view: string }).view === 'grid',
-  );
+  await waitFor(async () => ((await api('GET', '/api/folder-prefs/Files/dest')) as { view: string }).view === 'grid', {
+    what: 'grid on the server',
+  });
   // Forget the browser's own copy: what comes back must come from the server.
   await page.evaluate(() => localStorage.clear());
   await page.goto(`${server.url}/files/Files/docs`);
   await entry('a.txt').waitFor();
-  await eventually(
-    'sort from the server',
+  await waitFor(
     async () => (await page.getByRole('columnheader', { name: /Size/ }).getAttribute('aria-sort')) === 'descending',
+    { what: 'sort from the server' },
   );
   assert.equal(await namesInOrder(), ['sub', 'b.txt', 'd.txt', 'c.txt', 'a.txt']);
   await page.evaluate(() => localStorage.clear());
@@ -218,7 +219,7 @@ test('copy and move through the dialog and its folder picker', async () => {
   await dialog.getByText('Into Files/dest').waitFor();
   await shot(page, 'copy-dialog-desktop');
   await dialog.getByRole('button', { name: 'Copy here' }).click();
-  await eventually('a.txt copied into dest', () => fs.existsSync(path.join(files(), 'dest', 'a.txt')));
+  await waitFor(() => fs.existsSync(path.join(files(), 'dest', 'a.txt')), { what: 'a.txt copied into dest' });
   assert.ok(fs.existsSync(path.join(files(), 'docs', 'a.txt')), 'the original stays');
 
   await entry('b.txt').click();
@@ -238,7 +239,7 @@ test('Alt+drag onto a folder copies; the original stays', async () => {
   await page.keyboard.down('Alt');
   await entry('c.txt').dragTo(entry('sub'));
   await page.keyboard.up('Alt');
-  await eventually('c.txt copied into sub', () => fs.existsSync(path.join(files(), 'docs', 'sub', 'c.txt')));
+  await waitFor(() => fs.existsSync(path.join(files(), 'docs', 'sub', 'c.txt')), { what: 'c.txt copied into sub' });
   assert.ok(fs.existsSync(path.join(files(), 'docs', 'c.txt')), 'Alt made it a copy');
   await entry('c.txt').waitFor();
 });
@@ -281,7 +282,9 @@ test('versions panel: two saves through the editor keep versions; restore one; r
     await page.keyboard.press('Control+a');
     await page.keyboard.type(content);
     await page.keyboard.press('Control+s');
-    await eventually(`saved "${content}"`, () => fs.readFileSync(path.join(files(), 'notes.txt'), 'utf8') === content);
+    await waitFor(() => fs.readFileSync(path.join(files(), 'notes.txt'), 'utf8') === content, {
+      what: `saved "${content}"`,
+    });
   };
   await panel.getByRole('button', { name: 'Edit text' }).click();
   await editor.locator('.cm-content', { hasText: 'one' }).waitFor();
@@ -290,20 +293,22 @@ test('versions panel: two saves through the editor keep versions; restore one; r
   await edit('three!');
   await editor.getByRole('button', { name: 'Close editor' }).click();
   await editor.waitFor({ state: 'detached' });
-  await eventually('two versions', async () => (await versions.count()) === 2);
+  await waitFor(async () => (await versions.count()) === 2, { what: 'two versions' });
   assert.is(fs.readFileSync(path.join(files(), 'notes.txt'), 'utf8'), 'three!');
   await shot(page, 'versions-desktop');
   // Newest first: [two, one]. Restore "one".
   await versions.nth(1).getByRole('button', { name: 'Restore', exact: true }).click();
-  await eventually('file back to "one"', () => fs.readFileSync(path.join(files(), 'notes.txt'), 'utf8') === 'one');
+  await waitFor(() => fs.readFileSync(path.join(files(), 'notes.txt'), 'utf8') === 'one', {
+    what: 'file back to "one"',
+  });
   await panel.getByRole('button', { name: 'Edit text' }).click();
   await editor.locator('.cm-content', { hasText: 'one' }).waitFor();
   await editor.getByRole('button', { name: 'Close editor' }).click();
   await editor.waitFor({ state: 'detached' });
   // The replaced content ("three!", 6 B) is now a version too; bring it back beside the file.
-  await eventually('three versions', async () => (await versions.count()) === 3);
+  await waitFor(async () => (await versions.count()) === 3, { what: 'three versions' });
   await versions.filter({ hasText: '6 B' }).getByRole('button', { name: 'Restore as copy' }).click();
-  await eventually('notes (1).txt made', () => fs.existsSync(path.join(files(), 'notes (1).txt')));
+  await waitFor(() => fs.existsSync(path.join(files(), 'notes (1).txt')), { what: 'notes (1).txt made' });
   assert.is(fs.readFileSync(path.join(files(), 'notes (1).txt'), 'utf8'), 'three!');
   assert.is(fs.readFileSync(path.join(files(), 'notes.txt'), 'utf8'), 'one');
   await entry('notes (1).txt').waitFor();
@@ -319,9 +324,9 @@ test('preferences: "show hidden files" shows a dot-file; the theme is applied an
   await page.getByText('Saved').first().waitFor();
   await page.getByRole('combobox', { name: 'Theme' }).selectOption('dark');
   assert.is(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
-  await eventually(
-    'theme on the server',
+  await waitFor(
     async () => ((await api('GET', '/api/settings')) as { user: { theme?: string } }).user.theme === 'dark',
+    { what: 'theme on the server' },
   );
   await shot(page, 'preferences-dark-desktop');
   await openVolume('Files');
@@ -329,19 +334,21 @@ test('preferences: "show hidden files" shows a dot-file; the theme is applied an
   await page.evaluate(() => localStorage.clear());
   await page.reload();
   await entry('.hidden.txt').waitFor();
-  await eventually(
-    'dark after reload, from the server',
-    async () => (await page.evaluate(() => document.documentElement.dataset.theme)) === 'dark',
-  );
+  await waitFor(async () => (await page.evaluate(() => document.documentElement.dataset.theme)) === 'dark', {
+    what: 'dark after reload, from the server',
+  });
   await shot(page, 'folder-dark-desktop');
   await page.goto(`${server.url}/settings/preferences`);
   await page.getByRole('checkbox', { name: /Show hidden files/ }).uncheck();
   await page.getByRole('combobox', { name: 'Theme' }).selectOption('system');
   assert.is(await page.evaluate(() => document.documentElement.dataset.theme), undefined);
-  await eventually('both back on the server', async () => {
-    const u = ((await api('GET', '/api/settings')) as { user: { theme?: string; showHiddenFiles?: boolean } }).user;
-    return u.theme === 'system' && u.showHiddenFiles === false;
-  });
+  await waitFor(
+    async () => {
+      const u = ((await api('GET', '/api/settings')) as { user: { theme?: string; showHiddenFiles?: boolean } }).user;
+      return u.theme === 'system' && u.showHiddenFiles === false;
+    },
+    { what: 'both back on the server' },
+  );
 });
 
 test('grid view shows picture thumbnails from /api/thumbnails', async () => {
@@ -360,29 +367,37 @@ test('grid view shows picture thumbnails from /api/thumbnails', async () => {
   const img = page.locator('.entry[data-name="pic.png"] img.thumb');
   await img.waitFor();
   assert.match((await img.getAttribute('src')) ?? '', /^\/api\/thumbnails-cache\//);
-  await eventually('the thumbnail decoded', () =>
-    img.evaluate((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0),
+  await waitFor(
+    () => img.evaluate((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0),
+    { what: 'the thumbnail decoded' },
   );
   await shot(page, 'thumbnails-grid-desktop');
 });
 
 test('folder sizes from the index fill the size column (FOLDER_SIZE_MODE=full)', async () => {
   const cell = page.locator('.entry[data-name="sizes"] .col-size');
-  await eventually(
-    'the index knows the folder',
+  await waitFor(
     async () => {
+      const asked = page.waitForResponse((r) => r.url().endsWith('/api/folder-size/batch'));
       await page.goto(`${server.url}/files/Files`);
       await entry('sizes').waitFor();
-      await page.waitForTimeout(300);
+      // The page's own question to the index: not known yet, the page is loaded again; known,
+      // the column shows it.
+      const res = await asked;
+      const paths = (JSON.parse(res.request().postData() ?? '{}') as { paths: string[] }).paths;
+      const items = ((await res.json()) as { items: { indexed: boolean }[] }).items;
+      if (!items[paths.indexOf('Files/sizes')]?.indexed) return false;
+      await cell.filter({ hasNotText: '—' }).waitFor();
       return (await cell.innerText()).trim() === '293 KB';
     },
-    15_000,
+    { what: 'the index knows the folder', timeoutMs: 15_000 },
   );
   await shot(page, 'folder-sizes-desktop');
 });
 
 test('a slow server shows the "waiting" bar until the answer comes', async () => {
   await page.route('**/api/browse/**', async (r) => {
+    // The slow server under test.
     await new Promise((ok) => setTimeout(ok, 2500));
     await r.continue().catch(() => undefined);
   });
@@ -433,7 +448,7 @@ test('TUS upload: pause stops at an offset the server keeps, resume goes on from
     await (await chooser).setFiles(big);
     const row = page.locator('.tray .upload', { hasText: 'big.bin' });
     await row.getByRole('button', { name: 'Pause' }).waitFor();
-    await eventually('some bytes sent', async () => /\b([1-9]\d?) %/.test(await row.innerText()));
+    await waitFor(async () => /\b([1-9]\d?) %/.test(await row.innerText()), { what: 'some bytes sent' });
     await row.getByRole('button', { name: 'Pause' }).click();
     await row.getByRole('button', { name: 'Resume' }).waitFor();
     assert.ok(await row.evaluate((el) => el.classList.contains('paused')));
@@ -442,6 +457,8 @@ test('TUS upload: pause stops at an offset the server keeps, resume goes on from
     const paused = await offsetOf(locations[0]!);
     assert.is(paused.status, 200);
     assert.ok(paused.offset > 0 && paused.offset < 20 * 1024 * 1024, `server kept ${paused.offset} bytes`);
+    // A quiet while on purpose: nothing more arrives within it while paused (at ~3 MB/s a running
+    // upload would move the offset by megabytes).
     await page.waitForTimeout(800);
     assert.is((await offsetOf(locations[0]!)).offset, paused.offset, 'nothing more arrives while paused');
     await row.getByRole('button', { name: 'Resume' }).click();
@@ -475,12 +492,14 @@ test('TUS upload: pause stops at an offset the server keeps, resume goes on from
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     await (await chooser).setFiles(gone);
     const second = page.locator('.tray .upload', { hasText: 'gone.bin' });
-    await eventually('some bytes of the second file sent', async () => /\b([1-9]\d?) %/.test(await second.innerText()));
-    await eventually('its upload URL known', () => locations.length === 2);
+    await waitFor(async () => /\b([1-9]\d?) %/.test(await second.innerText()), {
+      what: 'some bytes of the second file sent',
+    });
+    await waitFor(() => locations.length === 2, { what: 'its upload URL known' });
     await second.getByRole('button', { name: 'Cancel' }).click();
     await second.getByText('cancelled').waitFor();
-    await eventually('termination sent', () => tus.some((r) => r.method === 'DELETE' && r.url === locations[1]));
-    await eventually('the server forgot it', async () => (await offsetOf(locations[1]!)).status === 404);
+    await waitFor(() => tus.some((r) => r.method === 'DELETE' && r.url === locations[1]), { what: 'termination sent' });
+    await waitFor(async () => (await offsetOf(locations[1]!)).status === 404, { what: 'the server forgot it' });
     assert.not.ok(fs.existsSync(path.join(files(), 'dest', 'gone.bin')), 'no file placed');
   } finally {
     await cdp

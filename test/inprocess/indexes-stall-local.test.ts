@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/core/log.ts';
 import { Client } from '../support/client.ts';
 import { makeDirs, removeDirs, serverEnv, type TestDirs } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 const HANG_MS = 6000;
 const TIMEOUT_MS = 300;
@@ -20,7 +21,6 @@ let app: App;
 let c: Client;
 let hangLog: string;
 const logs: Record<string, any>[] = [];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test.before(async () => {
   dirs = makeDirs();
@@ -61,7 +61,7 @@ test.after(async () => {
 
 test('a hung synchronous read: requests keep answering, the rest of the sizes arrive within the timeout, the folder is marked incomplete', async () => {
   // The worker's thread is now inside the hung read.
-  for (let i = 0; i < 200 && !fs.existsSync(hangLog); i++) await sleep(10);
+  await waitFor(() => fs.existsSync(hangLog), { what: 'the synchronous walk to reach the hanging folder' });
   assert.ok(fs.existsSync(hangLog), 'the synchronous walk reached the hanging folder');
   const hungAt = Date.now();
 
@@ -71,12 +71,10 @@ test('a hung synchronous read: requests keep answering, the rest of the sizes ar
   assert.is((await c.get('/api/search?q=bin&path=Files')).status, 200);
   assert.ok(Date.now() - asked < 1000, `requests answered in ${Date.now() - asked} ms while the worker is stuck`);
 
-  let figures: any;
-  for (let i = 0; i < 300; i++) {
-    figures = (await c.get('/api/folder-size/Files')).json;
-    if (figures.indexed) break;
-    await sleep(20);
-  }
+  const figures = await waitFor(async () => (await c.get('/api/folder-size/Files')).json, {
+    what: 'the sizes',
+    until: (f) => f.indexed,
+  });
   assert.ok(figures.indexed, 'the sizes arrived');
   assert.is(figures.sizeBytes, 40, 'everything but the hung folder: Fine (10) + Other/deep (30)');
   assert.ok(
@@ -99,7 +97,10 @@ test('a hung synchronous read: requests keep answering, the rest of the sizes ar
   assert.is(fs.readFileSync(hangLog, 'utf8').trim().split('\n').length, 1);
 
   // The catalogue still completes (guarded: its read of the hung folder times out on its own).
-  for (let i = 0; i < 300 && !logs.some((l) => l.msg === 'index catalogue finished'); i++) await sleep(20);
+  await waitFor(() => logs.some((l) => l.msg === 'index catalogue finished'), {
+    what: 'the catalogue to finish',
+    seen: () => logs.map((l) => l.msg).slice(-10),
+  });
   assert.ok(
     logs.some((l) => l.msg === 'index catalogue finished'),
     'the catalogue finished',

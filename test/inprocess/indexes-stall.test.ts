@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/core/log.ts';
 import { Client } from '../support/client.ts';
 import { makeDirs, removeDirs, serverEnv, type TestDirs } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 let dirs: TestDirs;
 let app: App;
@@ -51,31 +52,29 @@ test.after(async () => {
 
 test('a hanging folder pauses indexing; requests are answered meanwhile; work resumes and the folder is marked incomplete', async () => {
   const said = (re: RegExp) => logs.some((l) => re.test(l.msg));
-  for (let i = 0; i < 100 && !said(/indexing paused/); i++) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => said(/indexing paused/), { what: 'the indexer to pause', seen: () => logs.map((l) => l.msg) });
   assert.ok(said(/indexing paused/), 'the indexer said it paused');
   // The stuck read timed out, so the walk finished without that folder.
-  let figures: any;
-  for (let i = 0; i < 100; i++) {
-    figures = (await c.get('/api/folder-size/Files')).json;
-    if (figures.indexed) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const figures = await waitFor(async () => (await c.get('/api/folder-size/Files')).json, {
+    what: 'the sizes of the walk',
+    until: (f) => f.indexed,
+  });
   assert.is(figures.sizeBytes, 10, 'the timed-out folder is left out of this walk');
   // While paused, an own write waits for the disk; requests are answered at once.
   const started = Date.now();
   assert.is((await c.post('/api/files/file', { path: 'Files/Fine', name: 'more.bin', content: '12345' })).status, 201);
   assert.is((await c.get('/api/search?q=more&path=Files/Fine')).status, 200);
+  // A quiet while on purpose: an own write's size would land within it (FOLDER_SIZE_FLUSH_MS is
+  // 20) if work went on while paused; nothing says "not applied".
   await new Promise((r) => setTimeout(r, 300));
   const during = (await c.get('/api/folder-size/Files')).json;
   assert.ok(Date.now() - started < 1500, `answered in ${Date.now() - started} ms while the indexer is stalled`);
   if (!said(/indexing resumed/)) assert.is(during.sizeBytes, 10, 'no new work while paused');
   // The disk answers again: the queued work runs.
-  let after: any;
-  for (let i = 0; i < 200; i++) {
-    after = (await c.get('/api/folder-size/Files')).json;
-    if (after.sizeBytes === 15) break;
-    await new Promise((r) => setTimeout(r, 30));
-  }
+  const after = await waitFor(async () => (await c.get('/api/folder-size/Files')).json, {
+    what: 'the queued work to run',
+    until: (f) => f.sizeBytes === 15,
+  });
   assert.is(after.sizeBytes, 15);
   assert.ok(said(/indexing resumed/));
   const stuck = app.db.get<{ complete: number }>("SELECT complete FROM idx_entries WHERE name = 'Stuck'");

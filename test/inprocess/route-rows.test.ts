@@ -59,6 +59,7 @@ async function serve() {
         await stream.send('start', { total: query.n });
         for (let i = 1; i <= query.n && !stream.signal.aborted; i++) {
           await stream.send('progress', { done: i });
+          // A long stream is paced on purpose, so a client can leave while it is written.
           if (query.n > 10) await new Promise((r) => setTimeout(r, 5));
         }
         if (query.fail) return stream.fail(new AppError('NO_SPACE'));

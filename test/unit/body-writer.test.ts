@@ -7,6 +7,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeBody } from '../../src/uploads/body-writer.ts';
+import { waitFor } from '../support/wait.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-body-writer-'));
 let n = 0;
@@ -62,7 +63,7 @@ test('a refusal from inspect rejects with it, destroys the body, and nothing of 
       },
     });
     source.write(bytes(60_000, 1));
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => write.written === 60_000, { what: 'the first chunk written', seen: () => write.written });
     source.write(bytes(60_000, 2));
     const err = await write.done.then(
       () => null,
@@ -85,7 +86,7 @@ test('an abort rejects with its reason and keeps a reported prefix', async () =>
   try {
     const write = writeBody(source, fd, 0, { signal: controller.signal });
     source.write(bytes(200_000, 3));
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => write.written > 0, { what: 'a first part written' });
     controller.abort(new Error('superseded'));
     const err = (await write.done.then(
       () => null,

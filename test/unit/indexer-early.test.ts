@@ -13,6 +13,7 @@ import { Database } from '../../src/db/database.ts';
 import { Indexer, walkerAhead } from '../../src/indexer/indexer.ts';
 import { WalkerClient } from '../../src/indexer/worker-client.ts';
 import type { EntryRecord, WalkJob } from '../../src/indexer/protocol.ts';
+import { waitFor } from '../support/wait.ts';
 
 function sandbox() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-early-'));
@@ -120,7 +121,10 @@ test('a walk posted ahead is taken over by the same job (fields in any order), w
     // With files: more records than the worker sends unacknowledged.
     const root = volume(s.dir, 'Data', 1000);
     client.prewalk({ ...job(root), emit: 'all' });
-    await new Promise((r) => setTimeout(r, 300)); // the worker runs into its credit limit meanwhile
+    // The worker runs into its credit limit: as many batches held, unacknowledged, as it may send
+    // (CREDITS in walker.worker.ts; the client's own record of them, read here only).
+    const held = () => (client as unknown as { prewalks: { batches: unknown[] }[] }).prewalks[0]?.batches.length;
+    await waitFor(held, { what: 'the walk posted ahead to send its 4 batches', until: (n) => (n ?? 0) >= 4 });
     const { sync, ...rest } = { ...job(root), emit: 'all' as const };
     const records: EntryRecord[] = [];
     const run = client.walk({ sync, ...rest }, (entries) => {
@@ -150,8 +154,7 @@ test('a walk posted ahead that nobody asks for is cancelled; another job is walk
     client.cancel(other.id);
     await other.done;
     client.dropPrewalks();
-    const deadline = Date.now() + 10_000;
-    while (client.busy > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => client.busy === 0, { what: 'the walk posted ahead to end', seen: () => client.busy });
     assert.is(client.busy, 0, 'the walk posted ahead still runs');
     const records: EntryRecord[] = [];
     const again = client.walk(job(root), (entries) => records.push(...entries));

@@ -15,6 +15,7 @@ import { createTerminalManager, type TerminalOptions, type TerminalSession } fro
 import { createTerminalSocketServer } from '../../src/terminal/socket.ts';
 import { createTicketStore } from '../../src/terminal/tickets.ts';
 import { AppError } from '../../src/core/errors.ts';
+import { waitFor } from '../support/wait.ts';
 
 const pty = createRequire(import.meta.url)('@lydell/node-pty') as PtyAddon;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -47,7 +48,7 @@ function manager(over: Partial<TerminalOptions> = {}, events: ActivityEvent[] = 
   });
 }
 
-/** Collects a session's output as text; `until` waits for a pattern (bounded by a generous deadline). */
+/** Collects a session's output as text. */
 function collect(session: TerminalSession) {
   let text = '';
   let exit: unknown = null;
@@ -66,11 +67,6 @@ function collect(session: TerminalSession) {
     },
     get exit() {
       return exit as { reason: string; exitCode: number | null } | null;
-    },
-    async until(check: () => boolean, what: string) {
-      const deadline = Date.now() + 10_000;
-      while (!check() && Date.now() < deadline) await sleep(20);
-      assert.ok(check(), `timed out waiting for ${what}; output so far: ${JSON.stringify(text.slice(-400))}`);
     },
   };
 }
@@ -108,21 +104,21 @@ test('a shell runs on a real pty: output read back, resize applied, environment 
   const out = collect(s);
   assert.is(m.active, 1);
   s.write('echo "sum=$((40+2))"\n');
-  await out.until(() => out.text.includes('sum=42'), 'the echo');
+  await waitFor(() => out.text.includes('sum=42'), { what: 'the echo', seen: () => out.text });
   s.resize(100, 30);
   s.write('stty size\n');
-  await out.until(() => out.text.includes('30 100'), 'the new size');
+  await waitFor(() => out.text.includes('30 100'), { what: 'the new size', seen: () => out.text });
   s.write('env; echo env-done\n');
-  await out.until(
-    () => /env-done\r?\n/.test(out.text.slice(out.text.lastIndexOf('env; echo env-done') + 20)),
-    'the environment',
-  );
+  await waitFor(() => /env-done\r?\n/.test(out.text.slice(out.text.lastIndexOf('env; echo env-done') + 20)), {
+    what: 'the environment',
+    seen: () => out.text,
+  });
   assert.ok(out.text.includes('KEEP_ME=visible'));
   for (const value of ['s3', 'o1', 'w1', 't1', 'p1', 'x1'])
     assert.not.ok(new RegExp(`=${value}\\r?$`, 'm').test(out.text), `secret value ${value} leaked`);
   assert.not.ok(/^SESSION_SECRET=/m.test(out.text));
   s.write('exit 3\n');
-  await out.until(() => out.exit !== null, 'the shell to exit');
+  await waitFor(() => out.exit !== null, { what: 'the shell to exit', seen: () => out.text });
   assert.is(out.exit!.exitCode, 3);
   assert.is(out.exit!.reason, 'exited');
   assert.is(m.active, 0);
@@ -137,7 +133,7 @@ test('an idle terminal is ended, and its end is logged as idle', async () => {
   const events: ActivityEvent[] = [];
   const m = manager({ idleTimeoutMs: 300 }, events);
   const out = collect(m.start({ userId: 'u1', username: 'admin' }));
-  await out.until(() => out.exit !== null, 'the idle timeout');
+  await waitFor(() => out.exit !== null, { what: 'the idle timeout', seen: () => out.text });
   assert.is(out.exit!.reason, 'idle');
   assert.is(m.active, 0);
   assert.is((events.at(-1)!.detail as { reason: string }).reason, 'idle');
@@ -202,22 +198,20 @@ test('output the client has not taken pauses the shell; taking it lets the shell
     exit: () => {},
   });
   s.write('yes 0123456789012345678901234567890123456789\n');
-  const deadline = Date.now() + 10_000;
-  let settled = -1;
-  // Paused: the count stops moving (checked as "unchanged over a few reads", not by time).
-  while (Date.now() < deadline) {
-    const before = received;
-    await sleep(200);
-    if (before > limit && received === before) {
-      settled = received;
-      break;
-    }
-  }
+  // Paused: the count stops moving — unchanged over a 200 ms window once past the buffer (the
+  // window is the check itself: stopped cannot be told from slow in less).
+  const settled = await waitFor(
+    async () => {
+      const before = received;
+      await sleep(200);
+      return before > limit && received === before ? received : -1;
+    },
+    { what: 'the output to stop', until: (n) => n > 0, seen: () => received },
+  );
   assert.ok(settled > 0, `the output never stopped (received ${received})`);
   assert.ok(settled < limit * 8, `far more than the buffer was sent before the pause: ${settled}`);
   for (const done of unacked.splice(0)) done();
-  const resumeDeadline = Date.now() + 10_000;
-  while (received === settled && Date.now() < resumeDeadline) await sleep(20);
+  await waitFor(() => received > settled, { what: 'the shell to resume', seen: () => received });
   assert.ok(received > settled, 'the shell did not resume after the client took the output');
   await s.close();
 });
@@ -293,25 +287,18 @@ test('WebSocket: a ticket opens a shell once; output, resize and exit travel ove
     const { ws, control } = opened as Opened;
     const read = (opened as Opened).output;
     const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
-    const until = async (check: () => boolean, what: string) => {
-      const deadline = Date.now() + 10_000;
-      while (!check() && Date.now() < deadline) await sleep(20);
-      assert.ok(
-        check(),
-        `timed out waiting for ${what}: ${JSON.stringify(read().slice(-300))} ${JSON.stringify(control)}`,
-      );
-    };
-    await until(() => control.some((c) => c.type === 'ready'), 'ready');
+    const seen = () => ({ output: read().slice(-300), control });
+    await waitFor(() => control.some((c) => c.type === 'ready'), { what: 'ready', seen });
     assert.is(control.find((c) => c.type === 'ready')!.cols, 90);
     ws.send(JSON.stringify({ type: 'input', data: 'echo "ws=$((6*7))"\n' }));
-    await until(() => read().includes('ws=42'), 'the echo');
+    await waitFor(() => read().includes('ws=42'), { what: 'the echo', seen });
     ws.send(JSON.stringify({ type: 'resize', cols: 111, rows: 33 }));
     ws.send(Buffer.from('stty size\n'), { binary: true });
-    await until(() => read().includes('33 111'), 'the resize');
+    await waitFor(() => read().includes('33 111'), { what: 'the resize', seen });
     ws.send('not json');
-    await until(() => control.some((c) => c.type === 'error'), 'an error for a bad frame');
+    await waitFor(() => control.some((c) => c.type === 'error'), { what: 'an error for a bad frame', seen });
     ws.send(Buffer.from('exit\n'), { binary: true });
-    await until(() => control.some((c) => c.type === 'exit'), 'exit');
+    await waitFor(() => control.some((c) => c.type === 'exit'), { what: 'exit', seen });
     assert.is(await closed, 1000);
     assert.is(rig.m.active, 0);
 

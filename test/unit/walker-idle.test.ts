@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { WalkerClient } from '../../src/indexer/worker-client.ts';
 import type { Logger } from '../../src/core/log.ts';
+import { waitFor } from '../support/wait.ts';
 
 const quiet = {
   debug() {},
@@ -17,13 +18,6 @@ const quiet = {
     return quiet;
   },
 } as unknown as Logger;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!check() && Date.now() < deadline) await sleep(20);
-  return check();
-}
 
 test('an idle walker thread retires and the next listing starts a new one', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-walker-idle-'));
@@ -32,7 +26,7 @@ test('an idle walker thread retires and the next listing starts a new one', asyn
   try {
     client.warm();
     assert.ok(client.running);
-    assert.ok(await until(() => !client.running, 10_000), 'the idle worker did not retire');
+    await waitFor(() => !client.running, { what: 'the idle worker to retire' });
     const listing = await client.list(dir, '', []);
     assert.ok(listing.ok);
     assert.equal(
@@ -40,7 +34,7 @@ test('an idle walker thread retires and the next listing starts a new one', asyn
       ['a.txt'],
     );
     assert.ok(client.running, 'a job starts a worker');
-    assert.ok(await until(() => !client.running, 10_000), 'the worker did not retire after its job');
+    await waitFor(() => !client.running, { what: 'the worker to retire after its job' });
   } finally {
     await client.close();
     fs.rmSync(dir, { recursive: true, force: true });

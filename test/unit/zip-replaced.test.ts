@@ -11,6 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { zipEntries } from '../support/archives.ts';
 import { openSources, writeZip } from '../../src/downloads/zip.ts';
+import { waitFor } from '../support/wait.ts';
 
 test('files replaced after the listing (a link to outside, a folder, removed) are left out; the rest is whole', async () => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'zip-replaced-'));
@@ -45,7 +46,7 @@ test('files replaced after the listing (a link to outside, a folder, removed) ar
     });
     const sources = await openSources([{ root: volume, real: folder, name: 'set', isDirectory: true }]);
     const zipped = writeZip(out, sources, false);
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => chunks.length > 0, { what: 'the first write' });
     assert.is(chunks.length, 1, 'the zip waits on its first write');
     fs.rmSync(path.join(folder, 'p.bin'));
     fs.symlinkSync(outside, path.join(folder, 'p.bin'));

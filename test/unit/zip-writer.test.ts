@@ -16,6 +16,7 @@ import { zipEntries } from '../support/archives.ts';
 import { ChunkPool } from '../../src/downloads/pooled-read.ts';
 import { closeIdleEngines, deflateWhole, ZipWriter } from '../../src/downloads/zip-writer.ts';
 import zlib from 'node:zlib';
+import { waitFor } from '../support/wait.ts';
 
 /**
  * A zip written by `write` (reading `source` through one descriptor) as the answer of a real
@@ -172,7 +173,8 @@ test('zlib output shared by zips side by side is freed only once each zip has wr
       ).join(''),
     ),
   );
-  // An output that takes its bytes when it calls back (as a socket does), one slow and one fast:
+  // An output that takes its bytes when it calls back (as a socket does), one slow and one fast
+  // (its delay is the slowness under test):
   // a buffer freed while the slow zip still waits on a piece of it would leave a hole there.
   const output = (delayMs: number) => {
     const got: Buffer[] = [];
@@ -223,8 +225,7 @@ test('a pool shared by zips lends the same buffers again, and frees them once id
   assert.is(again, whole, 'the buffer given back is lent again');
   assert.is.not(pool.take(), whole, 'and only once');
   pool.putBack(again);
-  const deadline = Date.now() + 5_000;
-  while (again.buffer.byteLength && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(() => again.buffer.byteLength === 0, { what: 'the idle pool to free its buffers' });
   assert.is(again.buffer.byteLength, 0, 'an idle pool frees its buffers (detached, not left to the collector)');
   assert.is(pool.take().length, 1024 * 1024, 'and allocates afresh afterwards');
 });

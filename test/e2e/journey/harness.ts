@@ -67,6 +67,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { makeWorld } from '../../support/world.ts';
 import { removeDirs, serverMode, startServer, type TestServer } from '../../support/server.ts';
 import { artifacts, ensureUiBuilt, launch, uiDir } from '../browser.ts';
+import { waitFor } from '../../support/wait.ts';
 
 export { W, NAME_255, DEEP_FOLDERS, listTree } from '../../support/world.ts';
 
@@ -421,12 +422,7 @@ async function startLive(
     },
     api,
     async eventually(what, check, ms = 15_000) {
-      const until = Date.now() + ms;
-      for (;;) {
-        if (await check()) return;
-        if (Date.now() > until) throw new Error(`timed out (${ms} ms) waiting for: ${what}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitFor(check, { what, timeoutMs: ms });
     },
     async download(action) {
       const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), action()]);
