@@ -215,6 +215,7 @@ export class Maintenance {
     }
     // The old rows are gone, so the walk's own rows do not count twice: the difference is new - old.
     store.propagate(root.id, target, difference(after, old ? contribution(old) : contribution(undefined)), Date.now());
+    if (summary.isDir || old?.is_dir) store.settleComplete(root.id, target);
     if (summary.isDir && summary.ms >= fsCfg.subtreeSlowLogMs) {
       this.ix.log.info('a folder-size subtree scan was slow', {
         root: root.path,
@@ -285,8 +286,13 @@ export class Maintenance {
           if (!root) continue;
           const rel = this.ix.store.relOf(f);
           if (f.complete === 0) {
-            changes++;
-            await this.ix.serial(() => this.refresh(root, rel));
+            // Only the deepest incomplete folders are read again: an ancestor is incomplete
+            // because of them (store.settleComplete), and reading it again would drop and walk
+            // its whole subtree (a whole volume) each time.
+            if (!this.ix.store.hasIncompleteSubfolder(root.id, rel)) {
+              changes++;
+              await this.ix.serial(() => this.refresh(root, rel));
+            }
             this.ix.store.markChecked(root.id, rel, f.mtime, Date.now());
           } else {
             const before = this.ix.store.entry(root.id, rel);

@@ -267,6 +267,45 @@ export class IndexStore {
     });
   }
 
+  /**
+   * A folder's subtree was counted again: its ancestors' figures are lower bounds while it is
+   * incomplete, and final again once none of their subfolders is incomplete.
+   */
+  settleComplete(rootId: number, rel: string): void {
+    if (rel === '') return;
+    const [dir, name] = splitRel(rel);
+    const row = this.db.get<{ complete: number | null }>(
+      'SELECT complete FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ? AND is_dir = 1',
+      [rootId, dir, name],
+    );
+    const incomplete = row?.complete === 0;
+    this.db.transaction(() => {
+      let parent = dir;
+      for (;;) {
+        const [pd, pn] = splitRel(parent);
+        const still = incomplete || this.hasIncompleteSubfolder(rootId, parent);
+        this.db.run('UPDATE idx_entries SET complete = ? WHERE root_id = ? AND dir = ? AND name = ?', [
+          still ? 0 : 1,
+          rootId,
+          pd,
+          pn,
+        ]);
+        if (parent === '') break;
+        parent = pd;
+      }
+    });
+  }
+
+  /** A direct subfolder of `rel` could not be read whole. */
+  hasIncompleteSubfolder(rootId: number, rel: string): boolean {
+    return (
+      this.db.get<{ n: number }>(
+        "SELECT count(*) AS n FROM idx_entries WHERE root_id = ? AND dir = ? AND name <> '' AND is_dir = 1 AND complete = 0",
+        [rootId, rel],
+      )!.n > 0
+    );
+  }
+
   /** Records that a folder was just listed. */
   markChecked(rootId: number, rel: string, mtime: number, now: number): void {
     const [dir, name] = splitRel(rel);
