@@ -20,8 +20,8 @@ import {
   transfer,
 } from './actions.ts';
 import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
-import { openViewer } from '../viewers/state.tsx';
-import { officeKindFor, openInOfficeEditor } from '../office/state.tsx';
+import { openAtAddress, openViewer } from '../viewers/state.tsx';
+import { officeKindFor } from '../office/state.tsx';
 import { archiveUrl, isArchiveName } from '../archives/kinds.ts';
 import { compressToZip, extractArchive, extractToDialog } from '../archives/actions.tsx';
 import {
@@ -44,8 +44,9 @@ export const detailsItem = signal<FileItem | null>(null);
 export function openItem(item: FileItem): void {
   if (isDir(item)) navigate(filesUrl(joinPath(item.path, item.name)));
   else if (isArchiveName(item.name)) navigate(archiveUrl(joinPath(item.path, item.name)));
-  // A document an office integration handles opens in it, as in the peers' file managers.
-  else if (officeKindFor(item.name)) openInOfficeEditor(item.path, item.name, access.value?.canWrite === true);
+  // A document an office integration handles opens in it, as in the peers' file managers, at
+  // its own address (viewers/state.tsx opens the editor there: reload, a bookmark, Back).
+  else if (officeKindFor(item.name)) openAtAddress(joinPath(item.path, item.name));
   else openViewer(item, items.value, access.value?.canWrite === true);
 }
 
@@ -57,7 +58,7 @@ export function showItemMenu(x: number, y: number): void {
   const entries: MenuItem[] = [
     ...(one ? [{ label: 'Open', action: () => openItem(one), shortcut: 'Enter' }] : []),
     ...(one && !isDir(one) && officeKindFor(one.name)
-      ? [{ label: 'Open in editor', action: () => openInOfficeEditor(one.path, one.name, a?.canWrite === true) }]
+      ? [{ label: 'Open in editor', action: () => openAtAddress(joinPath(one.path, one.name)) }]
       : []),
     {
       label: sel.length > 1 ? `Download ${sel.length} items as zip` : 'Download',

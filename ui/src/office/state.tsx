@@ -3,6 +3,7 @@
 // the native client.
 import { signal } from '@preact/signals';
 import { Lazy } from '../components/Lazy.tsx';
+import { filesUrl, navigate } from '../state/router.ts';
 import { features } from '../state/session.ts';
 
 export type OfficeKind = 'onlyoffice' | 'wopi';
@@ -38,7 +39,11 @@ export function OfficeHost() {
       props={{
         doc: officeOpen.value,
         onClose: () => {
+          // The document has an address (viewers/state.tsx): Back off its own entry, else to its folder.
+          const doc = officeOpen.value;
           officeOpen.value = null;
+          if (history.state?.burrowViewer) history.back();
+          else if (doc) navigate(filesUrl(doc.path), { keepScroll: true });
         },
       }}
     />

@@ -9,6 +9,7 @@ import { ErrorNote, Spinner } from '../components/common.tsx';
 import { revealName } from '../folder/model.ts';
 import { Thumb } from '../folder/rows.tsx';
 import { filesUrl, location, navigate } from '../state/router.ts';
+import { openAtAddress } from '../viewers/state.tsx';
 import { collator, formatBytes, formatDate } from '../util.ts';
 import { THUMBNAIL_KINDS } from '../../../src/files/kinds.ts';
 
@@ -69,13 +70,9 @@ function Result({ item, term }: { item: SearchItem; term: string }) {
     dateModified: m?.dateModified ?? '',
     supportsThumbnail: !dir && THUMBNAIL_KINDS.has(ext),
   };
-  const open = () => {
-    if (dir) navigate(filesUrl(full));
-    else {
-      revealName.value = item.name;
-      navigate(filesUrl(item.path));
-    }
-  };
+  // A folder opens; a file opens at its own address (the viewer, or its office editor), and Back
+  // or Close comes back to these results. "Open folder" shows it in its folder.
+  const open = () => (dir ? navigate(filesUrl(full)) : openAtAddress(full));
   return (
     <li ref={row} data-name={item.name}>
       <Thumb item={asItem} size={32} />

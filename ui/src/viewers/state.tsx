@@ -12,6 +12,7 @@ import { isDir } from '../api/types.ts';
 import { archiveUrl, isArchiveName } from '../archives/kinds.ts';
 import { Lazy } from '../components/Lazy.tsx';
 import { access, items as folderItems, listing } from '../folder/model.ts';
+import { officeKindFor, officeOpen, openInOfficeEditor } from '../office/state.tsx';
 import { addressOf, fileOf, filesUrl, learnAddress, location, navigate } from '../state/router.ts';
 
 export interface Viewing {
@@ -37,6 +38,15 @@ function show(item: FileItem, siblings: FileItem[], canWrite: boolean): void {
 export function openViewer(item: FileItem, siblings: FileItem[], canWrite: boolean): void {
   const path = pathOf(item);
   show(item, siblings, canWrite);
+  learnAddress(path, 'file');
+  navigate(filesUrl(path), { state: { burrowViewer: true }, keepScroll: true });
+}
+
+/**
+ * Opens a file at its own address as a new history entry (Back leaves it): the viewer, or the
+ * office editor for a document an office integration handles — whatever the address opens.
+ */
+export function openAtAddress(path: string): void {
   learnAddress(path, 'file');
   navigate(filesUrl(path), { state: { burrowViewer: true }, keepScroll: true });
 }
@@ -85,11 +95,14 @@ effect(() => {
       if (l.path === target || l.path === parentOf(target)) learnAddress(target, 'folder');
     }
     const v = viewing.value;
+    const office = officeOpen.value;
+    if (office && joinPath(office.path, office.name) !== file) officeOpen.value = null;
     if (!file) {
       if (v) viewing.value = null;
       return;
     }
     if (v && pathOf(v.items[v.index]!) === file) return;
+    if (office && joinPath(office.path, office.name) === file) return;
     if (!l || l.path !== parentOf(file) || !l.current.isDirectory) {
       // Its folder is still loading; the viewer opens with the listing.
       if (v) viewing.value = null;
@@ -102,6 +115,11 @@ effect(() => {
       return learnAddress(file, 'folder');
     }
     if (isArchiveName(item.name)) return navigate(archiveUrl(file), { replace: true });
+    // A document an office integration handles opens in its editor, as from the list.
+    if (officeKindFor(item.name)) {
+      if (v) viewing.value = null;
+      return openInOfficeEditor(item.path, item.name, access.value?.canWrite === true);
+    }
     show(item, folderItems.value, access.value?.canWrite === true);
   });
 });
