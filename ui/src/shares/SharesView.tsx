@@ -1,5 +1,7 @@
 // "Shared by me" and "Shared with me": every link with what it gives and for how long, what a
-// file request has received; open, copy link, edit, delete.
+// file request has received; open, copy link, edit, delete. A link made at localhost without
+// PUBLIC_URL is shown and copied at this computer's network address, as the share dialog gives
+// it (a link naming localhost opens on no other device), and the page says why.
 import { useEffect, useState } from 'preact/hooks';
 import { parentOf } from '../api/client.ts';
 import { confirmDialog } from '../components/Dialog.tsx';
@@ -8,7 +10,7 @@ import { filesUrl, navigate } from '../state/router.ts';
 import { toast, toastError } from '../state/toasts.ts';
 import { formatBytes, formatDate } from '../util.ts';
 import { deleteShare, listMyShares, listSharedWithMe, type Share } from './api.ts';
-import { copyText, openShareDialog } from './ShareDialog.tsx';
+import { copyText, linkElsewhere, openShareDialog } from './ShareDialog.tsx';
 import './shares.css';
 
 const FLAG_NAMES: [keyof Share, string][] = [
@@ -32,8 +34,37 @@ function expiryOf(s: Share): string {
   return Date.parse(s.expiresAt) < Date.now() ? `expired ${formatDate(s.expiresAt)}` : formatDate(s.expiresAt);
 }
 
+/** The link to give others: at this computer's network address when it names localhost. */
+const linkToSend = (s: Share) => linkElsewhere(s.shareUrl)?.lan[0] ?? s.shareUrl;
+
+/** Why the links read as they do, when they were made at a name only this computer knows. */
+function ElsewhereNote({ shares }: { shares: Share[] }) {
+  const elsewhere = shares.length ? linkElsewhere(shares[0]!.shareUrl) : null;
+  if (!elsewhere) return null;
+  if (elsewhere.lan[0])
+    return (
+      <p class="muted small share-elsewhere-note" role="note">
+        You opened Burrow at <code>{elsewhere.local}</code>, a name only this computer understands, so these links are
+        shown and copied at the computer's network address (<code>{new URL(elsewhere.lan[0]).host}</code>): they open on
+        phones and computers on the same network. For links that work anywhere, set <code>PUBLIC_URL</code> to Burrow's
+        public address.
+      </p>
+    );
+  return (
+    <p class="warning small share-elsewhere-note" role="note">
+      These links name <code>{elsewhere.local}</code>, so they open only on this computer:{' '}
+      {elsewhere.reachable
+        ? 'this computer has no network address right now (is it connected?).'
+        : 'Burrow is set to accept connections from this computer only.'}{' '}
+      To share with other devices, start Burrow with <code>HOST=0.0.0.0</code>, or set <code>PUBLIC_URL</code> to its
+      public address.
+    </p>
+  );
+}
+
 function ShareRow({ s, mine, onChanged }: { s: Share; mine: boolean; onChanged: () => void }) {
   const name = s.sourceName ?? s.sourcePath?.split('/').pop() ?? '';
+  const link = linkToSend(s);
   const openItem = () => {
     if (!mine || !s.sourcePath) {
       window.open(s.shareUrl, '_blank', 'noopener');
@@ -74,6 +105,11 @@ function ShareRow({ s, mine, onChanged }: { s: Share; mine: boolean; onChanged: 
           <div class="muted small" dir="auto">
             {mine ? s.sourcePath : `${name}${s.ownerName ? ` · from ${s.ownerName}` : ''}`}
           </div>
+          {mine && (
+            <a class="share-url small" href={link} target="_blank" rel="noopener noreferrer">
+              {link}
+            </a>
+          )}
         </div>
       </div>
       <dl class="share-facts small">
@@ -121,7 +157,7 @@ function ShareRow({ s, mine, onChanged }: { s: Share; mine: boolean; onChanged: 
         <button type="button" class="small" onClick={openItem}>
           Open
         </button>
-        <button type="button" class="small" onClick={() => void copyText(s.shareUrl)}>
+        <button type="button" class="small" onClick={() => void copyText(link)}>
           Copy link
         </button>
         {mine && (
@@ -177,6 +213,7 @@ export default function SharesView({ which }: { which: 'mine' | 'withMe' }) {
             : 'Nobody has shared anything with your account yet.'}
         </p>
       )}
+      {shares && which === 'mine' && <ElsewhereNote shares={shares} />}
       {shares && shares.length > 0 && (
         <ul class="share-list">
           {shares.map((s) => (
