@@ -72,6 +72,7 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
   const multipart = createMultipartReceiver({
     placement,
     staging,
+    journal: deps.journal,
     activity: deps.activity,
     limits: { maxFileSize: u.maxDirectUploadSize, maxFiles: u.maxFilesPerUpload },
   });

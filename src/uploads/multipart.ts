@@ -12,6 +12,7 @@ import busboy from 'busboy';
 import { AppError, fromFsError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { fileEvent, listed, type ActivitySink } from '../files/activity.ts';
+import type { WorkJournal } from '../files/journal.ts';
 import type { ConflictPolicy } from '../files/names.ts';
 import { toFileItem, type Checked, type Placement, type PlacedFile, type UploadTarget } from './placement.ts';
 import { writeBody, type BodyWrite } from './body-writer.ts';
@@ -71,6 +72,12 @@ const POLICIES: readonly string[] = ['rename', 'skip', 'replace'] satisfies Conf
 export function createMultipartReceiver(deps: {
   placement: Placement;
   staging: Staging;
+  /**
+   * Every part file is on the work journal from before it exists until it was placed or removed,
+   * wherever it is staged: beside a destination on another disk mounted inside a volume, it is a
+   * hidden file the staging folder's startup sweep never sees (a kill -9 left it for good).
+   */
+  journal: WorkJournal;
   limits: MultipartLimits;
   activity: ActivitySink;
 }): MultipartReceiver {
@@ -98,6 +105,8 @@ export function createMultipartReceiver(deps: {
       }
 
       const parts = new Set<string>();
+      /** The journal rows of the part files, ended once each was placed or removed. */
+      const rows: string[] = [];
       const active = new Set<Readable>();
       const jobs: Promise<void>[] = [];
       const staged: Staged[] = [];
@@ -148,8 +157,10 @@ export function createMultipartReceiver(deps: {
           await staging.ensureSpace(place.dir, Number.isFinite(declared) ? declared : 0);
           spaceChecked = true;
         }
-        const part = await staging.createPart(place, 'mp');
-        parts.add(part);
+        const part = await staging.createPart(place, 'mp', undefined, (file) => {
+          rows.push(deps.journal.begin(file));
+          parts.add(file);
+        });
         const out = await fsp.open(part, 'r+');
         try {
           // Without a Content-Length nothing bounded the request up front: each chunk is checked
@@ -288,6 +299,7 @@ export function createMultipartReceiver(deps: {
         throw err instanceof AppError ? err : (fromFsError(err) ?? err);
       } finally {
         for (const part of parts) await removeQuietly(part);
+        for (const row of rows) deps.journal.end(row);
         for (const part of parts) await staging.tidy(part);
       }
     },

@@ -40,8 +40,11 @@ export type FreeSpace = Pick<Staging, 'ensureSpace' | 'guard'>;
 export interface Staging {
   /** Picks the staging folder for a destination folder (which must exist) of a space. */
   placeFor(spaceRoot: string, destinationDir: string): Promise<StagingPlace>;
-  /** A new, exclusively created, empty part file. */
-  createPart(place: StagingPlace, kind: 'tus' | 'mp', id?: string): Promise<string>;
+  /**
+   * A new, exclusively created, empty part file. `before` is told its path before it exists (a
+   * multipart part goes on the work journal there, so a crash never leaves it behind).
+   */
+  createPart(place: StagingPlace, kind: 'tus' | 'mp', id?: string, before?: (file: string) => void): Promise<string>;
   /** Answers 507 unless `bytes` fit on the volume of `dir` with the reserve left over. */
   ensureSpace(dir: string, bytes: number): Promise<void>;
   /**
@@ -134,10 +137,11 @@ export function createStaging(db: Database, reserveBytes: number, own: OwnFolder
       return { dir, shared: true };
     },
 
-    async createPart(place, kind, id) {
+    async createPart(place, kind, id, before) {
       const token = id ?? randomBytes(12).toString('base64url');
       const name = place.shared ? `${kind}-${token}.part` : `${TEMP_PREFIX}${kind}-${token}`;
       const file = path.join(place.dir, name);
+      before?.(file);
       const create = async () => (await fsp.open(file, 'wx', 0o644)).close();
       try {
         await create();

@@ -1,6 +1,6 @@
 // Crash safety: a real server in a child process is killed (SIGKILL) in the middle of a large
 // cross-filesystem move, of a cross-filesystem trash restore, of an extraction, of a WebDAV
-// PUT, of a WOPI PutFile and of an ONLYOFFICE save; after a restart every byte is at the source or complete at the destination, and no
+// PUT, of a multipart upload into a disk mounted inside a volume, of a WOPI PutFile and of an ONLYOFFICE save; after a restart every byte is at the source or complete at the destination, and no
 // temporary is left or visible.
 // The second filesystem is a tmpfs the test mounts (CI runs as root). The server is the one
 // the run is about: from source, or the executable (BURROW_TEST_SERVER=executable).
@@ -271,6 +271,43 @@ test('SIGKILL mid WebDAV PUT: the old content stays and the restart removes the 
     assert.is(fs.readFileSync(path.join(files, 'report.bin'), 'utf8'), 'the old content');
   } finally {
     if (server) await kill(server.child).catch(() => {});
+    removeDirs(dirs);
+  }
+});
+
+test('SIGKILL mid multipart upload into a disk mounted inside a volume: the restart removes the hidden part file beside the destination', async () => {
+  const dirs = makeDirs('burrow-crash-mp-');
+  const env = { ...serverEnv(dirs), AUTH_MODE: 'disabled', LOG_LEVEL: 'info', UPLOAD_FREE_SPACE_RESERVE: '1M' };
+  const files = path.join(dirs.volumes, 'Files');
+  fs.mkdirSync(files);
+  // A USB stick mounted inside the volume: its uploads are staged beside the destination.
+  const stick = mountTmpfs(path.join(files, 'USB Stick (Fotos)'), '64m');
+  let server: Awaited<ReturnType<typeof startChild>> | undefined;
+  try {
+    server = await startChild(env);
+    const b = 'Boundary-crash';
+    const head = `--${b}\r\nContent-Disposition: form-data; name="uploadTo"\r\n\r\nFiles/USB Stick (Fotos)\r\n--${b}\r\nContent-Disposition: form-data; name="filedata"; filename="Urlaub 2024.mp4"\r\nContent-Type: video/mp4\r\n\r\n`;
+    // The first MiB of a 32 MiB video, then the link stalls.
+    const req = http.request(`${server.url}/api/upload`, {
+      method: 'POST',
+      headers: {
+        'content-type': `multipart/form-data; boundary=${b}`,
+        'content-length': String(head.length + 32 * 1024 * 1024 + b.length + 8),
+        origin: server.url,
+      },
+    });
+    req.on('error', () => {});
+    req.write(head);
+    req.write(Buffer.alloc(1024 * 1024, 7));
+    await temporaryAppears(stick.dir, 'the upload to be staged beside its destination');
+    await kill(server.child);
+    req.destroy();
+    assert.ok(temporaries(stick.dir).length > 0, 'the kill left the part file');
+    server = await startChild(env);
+    assert.equal(fs.readdirSync(stick.dir), [], 'the restart removed the hidden part file');
+  } finally {
+    if (server) await kill(server.child).catch(() => {});
+    stick.unmount();
     removeDirs(dirs);
   }
 });
