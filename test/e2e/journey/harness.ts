@@ -55,7 +55,8 @@
 //
 // Every step checks, after it ran, that the page threw no uncaught error and the server logged no
 // error line during it. A failing step saves test/.artifacts/journey/<file>/<size>/<step>.png and
-// <step>.txt (the error, the address, the page's console problems, the server's error lines).
+// <step>.txt (the error, the address, the page's console problems, the server's error lines), and
+// <step>.visitor-N.png of each anonymous browser it opened.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -277,6 +278,8 @@ async function startLive(
     return { context, page, problems };
   };
   const main = await newContext();
+  /** The anonymous browsers opened during the step under way. */
+  const visitors: { page: Page; problems: string[] }[] = [];
   const { context, page, problems } = main;
 
   const api = async (method: string, address: string, body?: unknown): Promise<ApiAnswer> => {
@@ -432,7 +435,9 @@ async function startLive(
     },
     zipNames,
     async anonymous() {
-      return newContext();
+      const visitor = await newContext();
+      visitors.push(visitor);
+      return visitor;
     },
     async signIn(p = page) {
       await p.getByLabel('Email or username').fill(ADMIN.email);
@@ -444,6 +449,7 @@ async function startLive(
 
   return {
     async runStep(def, fileName) {
+      visitors.length = 0;
       const problemsBefore = problems.length;
       const logsBefore = server.logs.length;
       try {
@@ -461,6 +467,11 @@ async function startLive(
         fs.mkdirSync(dir, { recursive: true });
         const name = slug(def.name);
         await page.screenshot({ path: path.join(dir, `${name}.png`), timeout: 10_000 }).catch(() => undefined);
+        // And each other browser of the step (a link holder's): <step>.visitor-N.png.
+        for (const [i, other] of visitors.splice(0).entries())
+          await other.page
+            .screenshot({ path: path.join(dir, `${name}.visitor-${i + 1}.png`), timeout: 10_000 })
+            .catch(() => undefined);
         const serverErrors = server.logs.slice(logsBefore).filter((l) => l.level === 'error' || l.level === 'warn');
         fs.writeFileSync(
           path.join(dir, `${name}.txt`),

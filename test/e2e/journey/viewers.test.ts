@@ -25,8 +25,12 @@ async function wholePicture(
 ): Promise<Awaited<ReturnType<typeof pictureShown>>> {
   const img = viewer.locator('.viewer-body img').first();
   await img.waitFor();
-  await s.eventually('the picture to be decoded', () =>
-    img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0),
+  await s.eventually(
+    'the picture to be decoded',
+    () =>
+      // A 12 MP photo's rendition is made on first sight: on a busy machine it takes a while.
+      img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0),
+    60_000,
   );
   const shown = await pictureShown(img);
   const where = JSON.stringify(shown);
