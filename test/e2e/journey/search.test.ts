@@ -40,7 +40,7 @@ async function searchFor(s: Step, term: string): Promise<void> {
   await s.page.getByRole('heading', { name: `Search for “${term}”` }).waitFor();
 }
 
-j.step('searching "Morning Tune" finds the song, and opens its folder', async (s) => {
+j.step('searching "Morning Tune" finds the song: it plays at its address, and "Open folder" shows it', async (s) => {
   await indexed(s, 'Morning Tune', `${HOME}/${parentOf(W.song)}`, nameOf(W.song));
   await s.goto(filesAddress(HOME));
   await searchFor(s, 'Morning Tune');
@@ -49,7 +49,18 @@ j.step('searching "Morning Tune" finds the song, and opens its folder', async (s
     .getByRole('listitem')
     .filter({ hasText: nameOf(W.song) });
   await hit.waitFor();
-  await s.tap(hit.getByRole('button', { name: nameOf(W.song) }));
+  // The name opens the song itself, in the player, at the song's own address.
+  await s.tap(hit.getByRole('button', { name: nameOf(W.song), exact: true }));
+  const viewer = s.page.getByRole('dialog', { name: `Viewer: ${nameOf(W.song)}`, exact: true });
+  const audio = viewer.locator('audio');
+  await s.eventually('the song to be read by the player', () =>
+    audio.evaluate((el: HTMLAudioElement) => el.readyState >= 1 && el.duration > 0),
+  );
+  assert.ok(s.page.url().endsWith(filesAddress(HOME, W.song)), `the song's address: ${s.page.url()}`);
+  // Close comes back to the results; "Open folder" shows the song in its folder, selected.
+  await s.tap(viewer.getByRole('button', { name: 'Close' }));
+  await viewer.waitFor({ state: 'detached' });
+  await s.tap(hit.getByRole('button', { name: 'Open folder' }));
   await s.folder(`${HOME}/${parentOf(W.song)}`);
   const entry = await s.entry(nameOf(W.song));
   assert.is(await entry.getAttribute('aria-selected'), 'true', 'the song is selected in its folder');

@@ -1,9 +1,9 @@
 // Sharing with people who have no account: a link to Photos/Holiday 2025 made from the folder's
 // menu, opened in a fresh browser (no cookie): the photos with their names, one previewed whole,
 // one downloaded byte for byte, the lot as a zip with each photo once; then a file request on
-// Inbox, used the same way to send a scan. The server's side: the link it keeps, that the visitor
-// has no session, the bytes it sent, the exact zip, and the Inbox on disk holding the sent file
-// and nothing else.
+// Inbox, used the same way to send a scan, the sender seeing nothing of what the Inbox holds. The
+// server's side: the link it keeps, that the visitor has no session, the bytes it sent, the exact
+// zip, and the Inbox on disk holding what it held and the sent file, nothing else.
 import fs from 'node:fs';
 import * as assert from 'uvu/assert';
 import { HOME, W, filesAddress, journey, pictureShown, type Step } from './harness.ts';
@@ -108,13 +108,18 @@ j.step('a file request on Inbox', async (s) => {
 });
 
 j.step(
-  'someone with no account sends a scan through the request; Inbox holds it and nothing else',
+  'someone with no account sends a scan through the request, seeing nothing of the Inbox; it holds the scan and nothing more',
   async (s) => {
+    // What the Inbox already holds is not the sender's to see.
+    const privateNote = 'Bank – account details.txt';
+    fs.writeFileSync(s.disk(`${W.inbox}/${privateNote}`), 'IBAN: not for strangers\n');
     const visitor = await s.anonymous();
     const page = visitor.page;
     await page.goto(s.url(new URL(request).pathname));
     await page.getByRole('heading', { name: 'Send me the scan, please' }).waitFor();
-    assert.is(await page.locator('.link-entry').count(), 0, 'a request shows nothing of the folder');
+    await page.getByRole('button', { name: 'Drop files here or choose files' }).waitFor();
+    assert.not.match(await page.locator('body').innerText(), /Bank|IBAN/, 'a request shows nothing of the folder');
+    assert.is(await page.locator('.link-entry').count(), 0, 'a request lists no entry');
     const scan = fs.readFileSync(s.disk(W.pdf));
     const [chooser] = await Promise.all([
       page.waitForEvent('filechooser'),
@@ -123,14 +128,14 @@ j.step(
     await chooser.setFiles({ name: 'Passport scan – Zoé.pdf', mimeType: 'application/pdf', buffer: scan });
     await page.locator('.drop-item.done').waitFor();
     assert.equal(fs.readFileSync(s.disk(`${W.inbox}/Passport scan – Zoé.pdf`)), scan, 'the scan byte for byte');
-    const only = ['Passport scan – Zoé.pdf'];
+    const only = [privateNote, 'Passport scan – Zoé.pdf'].sort();
     await s
       .eventually(
         'the Inbox to hold the scan alone',
-        () => JSON.stringify(fs.readdirSync(s.disk(W.inbox))) === JSON.stringify(only),
+        () => JSON.stringify(fs.readdirSync(s.disk(W.inbox)).sort()) === JSON.stringify(only),
         5000,
       )
-      .catch(() => assert.equal(fs.readdirSync(s.disk(W.inbox)), only, 'nothing of Burrow left in the Inbox'));
+      .catch(() => assert.equal(fs.readdirSync(s.disk(W.inbox)).sort(), only, 'nothing of Burrow left in the Inbox'));
     assert.equal(
       visitor.problems.filter((p) => p.startsWith('page error')),
       [],
