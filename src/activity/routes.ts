@@ -1,11 +1,11 @@
 // Rows of the route table for the activity log (administrator session only).
 import type { TrustRule } from '../http/address.ts';
-import { route, type RouteDef } from '../http/route.ts';
+import { route } from '../http/route.ts';
 import { addressReport } from './address.ts';
 import type { ActivityService } from './service.ts';
 import { activityPage, addressReport as addressAnswer, cleared, listQuery } from './wire.ts';
 
-export function activityRoutes(activity: ActivityService, trustProxy: TrustRule): RouteDef[] {
+export function activityRoutes(activity: ActivityService, trustProxy: TrustRule) {
   const tags = ['Activity'];
   return [
     route({

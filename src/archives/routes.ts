@@ -2,7 +2,7 @@
 // client's one-shot zip routes. Every handler is one call into ArchiveOperations; the two
 // helpers below only write the answer (an entry's bytes, the NDJSON events).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { route, type RouteDef } from '../http/route.ts';
+import { route } from '../http/route.ts';
 import { openEventStream, type EventStream } from '../http/ndjson.ts';
 import { pipeResponse } from '../http/send.ts';
 import type { Logger } from '../core/log.ts';
@@ -31,7 +31,7 @@ const REFUSALS = {
   422: 'ARCHIVE_UNREADABLE: damaged, or sizes that lie',
 } as const;
 
-export function archiveRoutes(deps: { operations: ArchiveOperations }): RouteDef[] {
+export function archiveRoutes(deps: { operations: ArchiveOperations }) {
   const { operations } = deps;
   return [
     route({

@@ -1,7 +1,7 @@
 // Rows of the route table for accounts and password sign-in (spec §4.1, password parts).
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
-import { noContent, reply, route, type RouteDef } from '../http/route.ts';
+import { noContent, reply, route } from '../http/route.ts';
 import type { IdentityAuthenticator, SessionCookies } from './authenticator.ts';
 import type { AuthService } from './service.ts';
 import {
@@ -23,7 +23,7 @@ export interface AuthRoutesDeps {
   cookies: SessionCookies;
 }
 
-export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps): RouteDef[] {
+export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps) {
   const tags = ['Auth'];
   return [
     route({

@@ -1,7 +1,7 @@
 // GET /api/volumes, /api/browse/*, /api/usage/*, /api/metadata/*.
 import type { IncomingMessage } from 'node:http';
 import { isNotModified } from '../http/conditional.ts';
-import { jsonText, reply, route, type RouteDef } from '../http/route.ts';
+import { jsonText, reply, route } from '../http/route.ts';
 import { virtualPathParams } from '../files/wire.ts';
 import type { Browse } from './service.ts';
 import { listing, metadata, usage, volume, type Listing } from './wire.ts';
@@ -18,7 +18,7 @@ function answerListing(req: IncomingMessage, found: { json: string; etag: string
   });
 }
 
-export function browseRoutes(browse: Browse): RouteDef[] {
+export function browseRoutes(browse: Browse) {
   return [
     route({
       method: 'GET',

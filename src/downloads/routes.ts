@@ -1,7 +1,7 @@
 // Downloads: one file with Range and validators, a folder or a selection as a streaming zip,
 // and the plan of a download (files, bytes, archive name) without sending it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { route, type RouteDef } from '../http/route.ts';
+import { route } from '../http/route.ts';
 import { virtualPathParams } from '../files/wire.ts';
 import { downloadPlan, selection } from './wire.ts';
 import { sendFile } from './single.ts';
@@ -14,7 +14,7 @@ function sendDownload(req: IncomingMessage, res: ServerResponse, d: Download): P
     : sendZip(res, d.sources, d.archiveName, d.showHidden, req.method === 'HEAD');
 }
 
-export function downloadRoutes(downloads: Downloads): RouteDef[] {
+export function downloadRoutes(downloads: Downloads) {
   return [
     route({
       method: 'GET',

@@ -2,7 +2,7 @@
 // 32 KB) and save (editor/service.ts; If-Match refuses a save over a file changed since).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isNotModified } from '../http/conditional.ts';
-import { reply, route, type RouteDef } from '../http/route.ts';
+import { reply, route } from '../http/route.ts';
 import { sendWholeText } from '../http/send.ts';
 import type { Editor } from './service.ts';
 import { IF_MATCH, editorQuery, editorRead, editorSave, editorText, savedAnswer, type EditorText } from './wire.ts';
@@ -37,7 +37,7 @@ const readAnswers = {
   415: 'Binary file',
 } as const;
 
-export function editorRoutes(editor: Editor, maxBytes: number): RouteDef[] {
+export function editorRoutes(editor: Editor, maxBytes: number) {
   return [
     route({
       method: 'GET',

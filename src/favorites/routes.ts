@@ -1,10 +1,10 @@
 // Favourites (wire-shapes §8): bare answers; reorder is matched before :id.
 import { z } from 'zod';
-import { route, type RouteDef } from '../http/route.ts';
+import { route } from '../http/route.ts';
 import type { Favorites } from './service.ts';
 import { addBody, changeBody, favorite, favoriteParams, favorites as favoriteList } from './wire.ts';
 
-export function favoriteRoutes(favorites: Favorites): RouteDef[] {
+export function favoriteRoutes(favorites: Favorites) {
   return [
     route({
       method: 'GET',

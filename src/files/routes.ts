@@ -1,7 +1,7 @@
 // Routes of file operations: create folder/file, rename, copy/move, delete (to the trash),
 // delete impact, delete with a progress stream, recent destinations.
 import { z } from 'zod';
-import { route, type RouteDef } from '../http/route.ts';
+import { route } from '../http/route.ts';
 import { errorFields, openEventStream } from '../http/ndjson.ts';
 import type { FileOps } from './ops.ts';
 import type { RecentDestinations } from './recent.ts';
@@ -18,7 +18,7 @@ import {
   type DeleteEvents,
 } from './wire.ts';
 
-export function fileRoutes(deps: { ops: FileOps; recent: RecentDestinations }): RouteDef[] {
+export function fileRoutes(deps: { ops: FileOps; recent: RecentDestinations }) {
   const { ops, recent } = deps;
   return [
     route({

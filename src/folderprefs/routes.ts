@@ -1,10 +1,10 @@
 // GET/PUT/DELETE /api/folder-prefs/*: this account's view and sort for a folder.
-import { noContent, route, type RouteDef } from '../http/route.ts';
+import { noContent, route } from '../http/route.ts';
 import { virtualPathParams } from '../files/wire.ts';
 import type { FolderPrefService } from './service.ts';
 import { folderPrefs, folderPrefsAnswer } from './wire.ts';
 
-export function folderPrefRoutes(prefs: FolderPrefService): RouteDef[] {
+export function folderPrefRoutes(prefs: FolderPrefService) {
   return [
     route({
       method: 'GET',

@@ -1,11 +1,11 @@
 // GET /api/folder-size/{path} and POST /api/folder-size/batch.
 import { z } from 'zod';
-import { route, type RouteDef } from '../http/route.ts';
+import { route } from '../http/route.ts';
 import { folderSizeRecord as record } from './wire.ts';
 import { virtualPathParams } from '../files/wire.ts';
 import type { createFolderSizes } from './service.ts';
 
-export function folderSizeRoutes(sizes: ReturnType<typeof createFolderSizes>): RouteDef[] {
+export function folderSizeRoutes(sizes: ReturnType<typeof createFolderSizes>) {
   return [
     route({
       method: 'GET',

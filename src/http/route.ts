@@ -29,6 +29,12 @@
 //   to string — write `'volume' as const` or type the service's result; an empty literal array
 //   (`items: []`) reads as readonly — write `[] as Item[]`. Rows whose 2xx is prose only are not
 //   checked (and are listed in test/api/openapi.test.ts until converted).
+// - The row is also the UI's contract: route() answers a TypedRoute (below) that keeps the row's
+//   literal method and path and, as types only, what a client sends and reads. A route group
+//   function returns its rows unannotated (`export function fooRoutes(deps) { return [route(…)] }`,
+//   not `: RouteDef[]`, which would forget them) and is listed in src/http/contract.ts; the UI
+//   calls `api('GET /api/foo/:id', { params, query, body })` (ui/src/api/client.ts) and reads the
+//   2xx schema's output. test/types/contract.ts pins these compile-time claims.
 //
 //   route({
 //     method: 'PATCH', path: '/api/auth/tokens/:id', access: 'session', tags: ['API tokens'],
@@ -207,29 +213,135 @@ export interface RouteDef<
 }
 
 /** A row as written: the handler's answer T is inferred (literals kept) and must fit the row's answers. */
-export interface RowInput<Path extends string, A extends Access, P, Q, B, R extends Responses, T> extends Omit<
-  RouteDef<Path, A, P, Q, B, R>,
-  'handler'
-> {
+export interface RowInput<
+  M extends Method,
+  Path extends string,
+  A extends Access,
+  P,
+  Q,
+  B,
+  R extends Responses,
+  T,
+  QI = unknown,
+  BI = unknown,
+> extends Omit<RouteDef<Path, A, P, Q, B, R>, 'handler' | 'method' | 'query' | 'body'> {
+  method: M;
+  query?: z.ZodType<Q, QI>;
+  body?: z.ZodType<B, BI> | 'stream';
   handler(ctx: RouteContext<A, P, Q, B>): T | Promise<T>;
 }
 
+/** A `params` schema may only name parameters the path has. */
+type DeclaredParams<Path extends string, P> = [Exclude<keyof P, PathParamNames<Path>>] extends [never]
+  ? unknown
+  : { params: { 'not a parameter of the path': Exclude<keyof P, PathParamNames<Path>> } };
+
 /**
  * Identity helper: infers the row's types from the row itself, so the handler's caller, params,
- * query, body and answer are checked against the row's own access and schemas.
+ * query, body and answer are checked against the row's own access and schemas. The row it
+ * answers keeps those types (a TypedRoute) for src/http/contract.ts and the UI's client.
  */
 export function route<
+  const M extends Method,
   const Path extends string,
   A extends Access,
-  R extends Responses,
+  const R extends Responses,
   P = Record<PathParamNames<Path>, string>,
   Q = any,
   B = any,
   // const: an inline 'ok' stays 'ok' (TypeScript would widen it to string before comparing).
   const T extends Answer<R> = Answer<R>,
->(def: RowInput<Path, A, P, Q, B, R, T>): RouteDef {
-  return def as unknown as RouteDef;
+  QI = never,
+  BI = never,
+  // The body as written, to tell 'stream' from a schema.
+  const BD = undefined,
+>(
+  def: RowInput<M, Path, A, P, Q, B, R, T, QI, BI> & DeclaredParams<Path, P> & { body?: BD },
+): TypedRoute<M, Path, A, R, QI, BD extends 'stream' ? StreamBody : BI> {
+  return def as unknown as TypedRoute<M, Path, A, R, QI, BD extends 'stream' ? StreamBody : BI>;
 }
+
+/** What a client sends to a row that reads the request itself (`body: 'stream'`): bytes or a form. */
+export type StreamBody = Blob | FormData | ArrayBuffer | Uint8Array | string;
+
+// ---- The contract: what a client may send to a row and what it reads back -------------------
+//
+// route() answers a TypedRoute: a RouteDef (so the server mounts and describes it as any row)
+// whose method, path and access keep their literal types, and which carries, as types only
+// (nothing at run time), what a client sends and reads: the query and body schemas' *input*
+// (defaults may be left out) and the declared answers. src/http/contract.ts unions every route
+// group's rows into one table (`ApiRoutes`); the UI's client (ui/src/api/client.ts) reads a
+// row's types through the helpers below, so a changed row fails to compile in the UI.
+// test/types/contract.ts pins these claims with @ts-expect-error rows.
+
+declare const clientTypes: unique symbol;
+
+/** A row with its literal method, path and access and its client-side types. */
+export interface TypedRoute<
+  M extends Method = Method,
+  Path extends string = string,
+  A extends Access = Access,
+  R extends Responses = Responses,
+  QI = unknown,
+  BI = unknown,
+> extends RouteDef {
+  readonly method: M;
+  readonly path: Path;
+  readonly access: A;
+  /** Types only, never set: the query and body a client sends and the answers it reads. */
+  readonly [clientTypes]?: { query: QI; body: BI; responses: R };
+}
+
+/** The path parameters a client fills in (the wildcard `*` is `path`, a slash-separated path). */
+export type ClientParams<Row> =
+  Row extends TypedRoute<Method, infer Path> ? Record<PathParamNames<Path>, string> : never;
+/** A value a query string carries (a schema that coerces takes any of them). */
+export type QueryValue = string | number | boolean;
+/**
+ * The query a client sends: the row's query schema's input (never when the row reads no query);
+ * a field the schema coerces (input unknown) takes a string, a number or a boolean.
+ */
+export type ClientQuery<Row> = Row extends { readonly [clientTypes]?: { query: infer QI } }
+  ? [QI] extends [never]
+    ? never
+    : { [K in keyof QI]: unknown extends QI[K] ? QueryValue : QI[K] }
+  : never;
+/**
+ * The body a client sends: the body schema's input (defaults may be left out); a row that reads
+ * the request itself (`body: 'stream'`) takes raw bytes or a form; never when the row has no body.
+ */
+export type ClientBody<Row> = Row extends { readonly [clientTypes]?: { body: infer BI } } ? BI : never;
+
+type ResponsesOf<Row> = Row extends { readonly [clientTypes]?: { responses: infer R } } ? R : never;
+/** A 2xx answer in JSON: a schema and no content type, or application/json. */
+type ClientJsonOf<T> = T extends { schema: infer Z extends z.ZodType }
+  ? T extends { contentType: infer C }
+    ? C extends 'application/json'
+      ? z.output<Z>
+      : never
+    : z.output<Z>
+  : never;
+/**
+ * What a client reads from a 2xx answer: the output of the JSON schema of each 2xx (the server
+ * serialises it, so it is also what arrives); 204 reads as undefined; a 2xx in prose only reads
+ * as unknown. A row that answers 304 still types its 2xx: the browser turns a 304 of its own
+ * cache into the cached 200 unless the caller sent If-None-Match itself.
+ */
+export type ClientAnswer<Row> = {
+  [S in keyof ResponsesOf<Row> & number]: Is2xx<S> extends true
+    ? S extends 204
+      ? undefined
+      : ResponsesOf<Row>[S] extends string
+        ? unknown
+        : [ClientJsonOf<ResponsesOf<Row>[S]>] extends [never]
+          ? ResponsesOf<Row>[S] extends { contentType: string }
+            ? never
+            : unknown
+          : ClientJsonOf<ResponsesOf<Row>[S]>
+    : never;
+}[keyof ResponsesOf<Row> & number];
+/** A row whose 2xx answers are bytes (a file, a zip, NDJSON, TUS): a client reads the Response itself. */
+export type IsRawRow<Row> = [ClientAnswer<Row>] extends [never] ? true : false;
 
 export function effectiveScope(def: Pick<RouteDef, 'method' | 'scope'>): Scope {
   return def.scope ?? (def.method === 'GET' || def.method === 'HEAD' ? 'read' : 'write');

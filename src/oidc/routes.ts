@@ -10,7 +10,7 @@ import type { AuthService } from '../auth/service.ts';
 import { AppError } from '../core/errors.ts';
 import type { TrustRule } from '../http/address.ts';
 import { ownOrigins } from '../http/origin.ts';
-import { reply, route, type RouteDef } from '../http/route.ts';
+import { reply, route } from '../http/route.ts';
 import { signedInUser } from '../twofactor/wire.ts';
 import type { OidcService } from './service.ts';
 import { exchangeBody, loginQuery, mobileLoginQuery, providerReturn } from './wire.ts';
@@ -29,7 +29,7 @@ export interface OidcRoutesDeps {
   trustProxy: TrustRule;
 }
 
-export function oidcRoutes({ oidc, auth, authenticator, cookies, publicUrl, trustProxy }: OidcRoutesDeps): RouteDef[] {
+export function oidcRoutes({ oidc, auth, authenticator, cookies, publicUrl, trustProxy }: OidcRoutesDeps) {
   const tags = ['Identity provider'];
   const secure = publicUrl !== null && publicUrl.toLowerCase().startsWith('https:');
   const configured = (): OidcService => {

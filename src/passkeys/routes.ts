@@ -6,7 +6,7 @@ import type { AuthService } from '../auth/service.ts';
 import { AppError } from '../core/errors.ts';
 import type { TrustRule } from '../http/address.ts';
 import { ownOrigins } from '../http/origin.ts';
-import { noContent, reply, route, type RouteDef } from '../http/route.ts';
+import { noContent, reply, route } from '../http/route.ts';
 import { accountParams, signInAnswer } from '../twofactor/wire.ts';
 import type { PasskeyService } from './service.ts';
 import {
@@ -30,7 +30,7 @@ export interface PasskeyRoutesDeps {
   trustProxy: TrustRule;
 }
 
-export function passkeyRoutes({ passkeys, auth, cookies, trustProxy }: PasskeyRoutesDeps): RouteDef[] {
+export function passkeyRoutes({ passkeys, auth, cookies, trustProxy }: PasskeyRoutesDeps) {
   const tags = ['Passkeys'];
   // Without PUBLIC_URL the relying party is the address the browser used (which it signs into the client data).
   const origin = (req: IncomingMessage) => ownOrigins(req, { trustProxy, publicUrl: null })[0] ?? null;

@@ -17,40 +17,41 @@ const refusals = {
 };
 
 export function createPermissionsCapability(deps: { resolver: PathResolver }): Capability {
-  const permissions = createPermissions({ resolver: deps.resolver });
-  return {
-    routes: [
-      route({
-        method: 'GET',
-        path: '/api/permissions/*',
-        access: 'account',
-        tags,
-        summary: 'Mode, owner and group of a file or folder, as the host sees them (administrators)',
-        params: virtualPathParams,
-        responses: { 200: { description: 'The permissions', schema: permissionsInfo }, ...refusals },
-        handler: ({ caller, params }) => permissions.get(caller, params.path),
-      }),
-      route({
-        method: 'POST',
-        path: '/api/permissions/chmod',
-        access: 'account',
-        tags,
-        summary: 'Change the mode of a file or folder, optionally of everything below (links are never followed)',
-        body: chmodRequest,
-        responses: { 200: { description: 'Changed', schema: chmodAnswer }, ...refusals },
-        handler: ({ caller, body }) => permissions.chmod(caller, body),
-      }),
-      route({
-        method: 'POST',
-        path: '/api/permissions/chown',
-        access: 'account',
-        tags,
-        summary:
-          'Change the owner and/or group of a file or folder, optionally of everything below (links are never followed)',
-        body: chownRequest,
-        responses: { 200: { description: 'Changed', schema: chownAnswer }, ...refusals },
-        handler: ({ caller, body }) => permissions.chown(caller, body),
-      }),
-    ],
-  };
+  return { routes: permissionRoutes(createPermissions({ resolver: deps.resolver })) };
+}
+
+export function permissionRoutes(permissions: ReturnType<typeof createPermissions>) {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/permissions/*',
+      access: 'account',
+      tags,
+      summary: 'Mode, owner and group of a file or folder, as the host sees them (administrators)',
+      params: virtualPathParams,
+      responses: { 200: { description: 'The permissions', schema: permissionsInfo }, ...refusals },
+      handler: ({ caller, params }) => permissions.get(caller, params.path),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/permissions/chmod',
+      access: 'account',
+      tags,
+      summary: 'Change the mode of a file or folder, optionally of everything below (links are never followed)',
+      body: chmodRequest,
+      responses: { 200: { description: 'Changed', schema: chmodAnswer }, ...refusals },
+      handler: ({ caller, body }) => permissions.chmod(caller, body),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/permissions/chown',
+      access: 'account',
+      tags,
+      summary:
+        'Change the owner and/or group of a file or folder, optionally of everything below (links are never followed)',
+      body: chownRequest,
+      responses: { 200: { description: 'Changed', schema: chownAnswer }, ...refusals },
+      handler: ({ caller, body }) => permissions.chown(caller, body),
+    }),
+  ];
 }

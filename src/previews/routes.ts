@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { z } from 'zod';
-import { route, type RouteDef } from '../http/route.ts';
+import { route } from '../http/route.ts';
 import { virtualPathParams } from '../files/wire.ts';
 import type { OpenedFile } from '../files/confined.ts';
 import { CHUNK, sendFile } from '../downloads/single.ts';
@@ -46,7 +46,7 @@ export async function sendCachedPicture(
   );
 }
 
-export function previewRoutes(previews: Previews): RouteDef[] {
+export function previewRoutes(previews: Previews) {
   return [
     route({
       method: 'GET',

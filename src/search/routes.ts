@@ -1,11 +1,11 @@
 // GET /api/search.
 import { z } from 'zod';
-import { route, type RouteDef } from '../http/route.ts';
+import { route } from '../http/route.ts';
 import { searchAnswer } from './wire.ts';
 import type { createSearch } from './service.ts';
 import { queryPath } from '../http/query.ts';
 
-export function searchRoutes(search: ReturnType<typeof createSearch>): RouteDef[] {
+export function searchRoutes(search: ReturnType<typeof createSearch>) {
   return [
     route({
       method: 'GET',

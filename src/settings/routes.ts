@@ -1,6 +1,6 @@
 // Rows of the route table for settings (wire-shapes §9): GET/PATCH /api/settings, the public
 // branding, and the logo upload with its public address.
-import { route, type RouteDef } from '../http/route.ts';
+import { route } from '../http/route.ts';
 import type { LogoStore } from './logo.ts';
 import type { SettingsPanel } from './panel.ts';
 import type { SettingsService } from './service.ts';
@@ -12,7 +12,7 @@ export interface SettingsRoutesDeps {
   logos: LogoStore;
 }
 
-export function settingsRoutes({ settings, panel, logos }: SettingsRoutesDeps): RouteDef[] {
+export function settingsRoutes({ settings, panel, logos }: SettingsRoutesDeps) {
   const tags = ['Settings'];
   return [
     route({

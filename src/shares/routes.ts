@@ -6,7 +6,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
-import { noContent, reply, route, type RouteDef } from '../http/route.ts';
+import { noContent, reply, route } from '../http/route.ts';
 import type { FileOps } from '../files/ops.ts';
 import { type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import { openFileIn, type OpenedFile } from '../files/confined.ts';
@@ -68,7 +68,7 @@ const linkPath = queryPath('link', relPath);
 const noBody = (description: string) => ({ description, contentType: 'text/plain', schema: z.string().max(0) });
 const itemRef = z.object({ path: z.string().max(4096), name: z.string() });
 
-export function shareRoutes(deps: ShareRouteDeps): RouteDef[] {
+export function shareRoutes(deps: ShareRouteDeps) {
   const { shares, ops } = deps;
   const base = (req: IncomingMessage) => baseUrlOf(req, deps.publicUrl);
   const intake = createLinkIntake(deps);

@@ -15,7 +15,7 @@ export interface SystemDeps {
   version: string;
 }
 
-export function systemRoutes(deps: SystemDeps): RouteDef[] {
+export function systemRoutes(deps: SystemDeps) {
   let description: (OpenApiDocument & { 'x-release': string }) | undefined;
   return [
     route({

@@ -96,26 +96,7 @@ export function createTerminalCapability(deps: TerminalCapabilityDeps): Terminal
     };
   }
 
-  const routes = [
-    route({
-      method: 'POST',
-      path: '/api/terminal/session',
-      access: 'admin',
-      tags: ['Terminal'],
-      summary: 'A one-time ticket for the terminal WebSocket',
-      description: `The ticket is bound to this session and to the page's Origin, and lasts seconds. Open \`${TERMINAL_SOCKET_PATH}?ticket=…&cols=…&rows=…\` as a WebSocket from the same page: binary frames carry terminal bytes both ways; text frames are JSON control messages (client: input, resize, ping; server: ready, exit, error, pong). Closing the socket ends the shell.`,
-      body: terminalSessionRequest,
-      responses: {
-        200: { description: 'The ticket', schema: terminalTicket },
-        400: 'No Origin header (only a page can open the terminal)',
-        403: 'Not an administrator session (API tokens are refused)',
-        404: 'The terminal is off (Administration → Installation, or TERMINAL_ENABLED)',
-        429: 'TERMINAL_MAX_SESSIONS terminals are already open',
-        503: 'The terminal add-on cannot load on this host',
-      },
-      handler: ({ req, caller }) => issueTicket(caller, req.headers.origin),
-    }),
-  ];
+  const routes = terminalRoutes(issueTicket);
 
   const upgrade: UpgradeMount = {
     path: TERMINAL_SOCKET_PATH,
@@ -153,4 +134,28 @@ export function createTerminalCapability(deps: TerminalCapabilityDeps): Terminal
       await manager.closeAll();
     },
   };
+}
+
+/** POST /api/terminal/session: a ticket for the WebSocket, from `issueTicket` (the capability's). */
+export function terminalRoutes(issueTicket: (caller: Caller, origin: string | undefined) => TerminalTicket) {
+  return [
+    route({
+      method: 'POST',
+      path: '/api/terminal/session',
+      access: 'admin',
+      tags: ['Terminal'],
+      summary: 'A one-time ticket for the terminal WebSocket',
+      description: `The ticket is bound to this session and to the page's Origin, and lasts seconds. Open \`${TERMINAL_SOCKET_PATH}?ticket=…&cols=…&rows=…\` as a WebSocket from the same page: binary frames carry terminal bytes both ways; text frames are JSON control messages (client: input, resize, ping; server: ready, exit, error, pong). Closing the socket ends the shell.`,
+      body: terminalSessionRequest,
+      responses: {
+        200: { description: 'The ticket', schema: terminalTicket },
+        400: 'No Origin header (only a page can open the terminal)',
+        403: 'Not an administrator session (API tokens are refused)',
+        404: 'The terminal is off (Administration → Installation, or TERMINAL_ENABLED)',
+        429: 'TERMINAL_MAX_SESSIONS terminals are already open',
+        503: 'The terminal add-on cannot load on this host',
+      },
+      handler: ({ req, caller }) => issueTicket(caller, req.headers.origin),
+    }),
+  ];
 }

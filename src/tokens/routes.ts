@@ -1,11 +1,11 @@
 // Rows of the route table for API tokens (spec §4.2; session only — the guard refuses tokens
 // on /api/auth/*).
 import { z } from 'zod';
-import { noContent, route, type RouteDef } from '../http/route.ts';
+import { noContent, route } from '../http/route.ts';
 import { MAX_LIVE_TOKENS, type TokenService } from './service.ts';
 import { issueBody, issuedToken, oneToken, tokenList, tokenName, tokenParams } from './wire.ts';
 
-export function tokenRoutes(deps: { tokens: TokenService }): RouteDef[] {
+export function tokenRoutes(deps: { tokens: TokenService }) {
   const { tokens } = deps;
   const tags = ['API tokens'];
   return [

@@ -1,11 +1,11 @@
 // Trash routes: list, restore (to where it was or a chosen folder, never over a name), purge,
 // empty, and the text of a trashed file.
-import { noContent, route, type RouteDef } from '../http/route.ts';
+import { noContent, route } from '../http/route.ts';
 import { sendWholeText } from '../http/send.ts';
 import type { TrashActions } from './actions.ts';
 import { emptyAnswer, restoreAnswer, restoreBody, trashList, trashParams, trashText } from './wire.ts';
 
-export function trashRoutes(trash: TrashActions): RouteDef[] {
+export function trashRoutes(trash: TrashActions) {
   return [
     route({
       method: 'GET',

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { IdentityAuthenticator, SessionCookies } from '../auth/authenticator.ts';
 import type { AuthService } from '../auth/service.ts';
-import { noContent, reply, route, type RouteDef } from '../http/route.ts';
+import { noContent, reply, route } from '../http/route.ts';
 import type { TwoFactorService } from './service.ts';
 import {
   accountParams,
@@ -25,7 +25,7 @@ export interface TwoFactorRoutesDeps {
   cookies: SessionCookies;
 }
 
-export function twoFactorRoutes({ twoFactor, auth, authenticator, cookies }: TwoFactorRoutesDeps): RouteDef[] {
+export function twoFactorRoutes({ twoFactor, auth, authenticator, cookies }: TwoFactorRoutesDeps) {
   const tags = ['Second factor'];
   return [
     route({

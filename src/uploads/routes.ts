@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, fromFsError } from '../core/errors.ts';
 import { refuseBody } from '../http/linger.ts';
-import { reply, route, type RouteDef } from '../http/route.ts';
+import { reply, route } from '../http/route.ts';
 import type { MultipartReceiver } from './multipart.ts';
 import { CHECKSUM_ALGORITHMS, TUS_EXTENSIONS, TUS_HEADERS, TUS_VERSION, tusError } from './tus/protocol.ts';
 import type { TusAnswer, TusService } from './tus/service.ts';
@@ -27,7 +27,7 @@ function withTusHeaders(err: unknown): unknown {
   return app.withHeaders(TUS_HEADERS);
 }
 
-export function uploadRoutes(deps: UploadRouteDeps): RouteDef[] {
+export function uploadRoutes(deps: UploadRouteDeps) {
   const { multipart, tus } = deps;
 
   async function tusCall(req: IncomingMessage, res: ServerResponse, call: () => Promise<TusAnswer>) {

@@ -1,9 +1,9 @@
 // Rows of the route table for account administration (administrator session only).
-import { noContent, route, type RouteDef } from '../http/route.ts';
+import { noContent, route } from '../http/route.ts';
 import type { UsersAdminService } from './service.ts';
 import { createBody, oneUser, passwordBody, patchBody, shareableList, userList, userParams } from './wire.ts';
 
-export function usersRoutes(service: UsersAdminService): RouteDef[] {
+export function usersRoutes(service: UsersAdminService) {
   const tags = ['Accounts'];
   const id = { 404: 'No such account' };
   return [

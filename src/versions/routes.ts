@@ -1,14 +1,14 @@
 // Versions routes: list the kept contents of a file, read one as text, restore, restore as a
 // copy, delete.
 import { z } from 'zod';
-import { noContent, route, type RouteDef } from '../http/route.ts';
+import { noContent, route } from '../http/route.ts';
 import { sendWholeText } from '../http/send.ts';
 import { itemAnswer } from '../files/wire.ts';
 import type { VersionActions } from './actions.ts';
 import { restoredAnswer, versionList, versionParams, versionText } from './wire.ts';
 import { queryPath } from '../http/query.ts';
 
-export function versionRoutes(versions: VersionActions): RouteDef[] {
+export function versionRoutes(versions: VersionActions) {
   return [
     route({
       method: 'GET',

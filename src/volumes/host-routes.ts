@@ -1,10 +1,10 @@
 // Administration → Volumes: host folders served as volumes beside VOLUME_ROOT.
-import { noContent, route, type RouteDef } from '../http/route.ts';
+import { noContent, route } from '../http/route.ts';
 import type { HostVolumes } from './host-service.ts';
 import { hostVolume, hostVolumeId, hostVolumeInput, hostVolumeList, hostVolumePatch } from './wire.ts';
 import { z } from 'zod';
 
-export function hostVolumeRoutes(volumes: HostVolumes): RouteDef[] {
+export function hostVolumeRoutes(volumes: HostVolumes) {
   return [
     route({
       method: 'GET',

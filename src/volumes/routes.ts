@@ -1,11 +1,11 @@
 // Assigned volumes (administrator): the rows; the rules are in service.ts.
 import { z } from 'zod';
-import { noContent, route, type RouteDef } from '../http/route.ts';
+import { noContent, route } from '../http/route.ts';
 import type { AssignedVolumes } from './service.ts';
 import { accountParams, userVolume, volumeParams } from './wire.ts';
 import { queryPath } from '../http/query.ts';
 
-export function volumeRoutes(volumes: AssignedVolumes): RouteDef[] {
+export function volumeRoutes(volumes: AssignedVolumes) {
   return [
     route({
       method: 'GET',

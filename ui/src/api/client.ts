@@ -2,7 +2,15 @@
 // server's message and requestId; a 401 outside the sign-in routes raises `sessionExpired`
 // so the shell can ask for the password again without unmounting the screen (forms keep
 // what was typed).
+//
+// Calls name a row of the server's route table: `api('GET /api/browse/*', { params: { path } })`.
+// The table's types come from the server (src/http/contract.ts, imported as types only: nothing
+// of the server is bundled), so the params, query and body a call sends and the answer it reads
+// are the row's own, and a changed row fails to compile here. `api` reads a JSON answer;
+// `apiFetch` answers the Response (downloads, NDJSON, answers whose headers matter);
+// `apiUrl` writes the address (links, <img src>, uploads).
 import { signal } from '@preact/signals';
+import type { ApiAnswer, ApiInput, ApiInputOptional, ApiJsonKey, ApiKey } from '../../../src/http/contract.ts';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -44,10 +52,10 @@ export function encodePath(path: string): string {
  * (URLSearchParams writes a space as `+`, which a server may read as a plus). Undefined values
  * are left out.
  */
-export function queryString(fields: Record<string, string | undefined>): string {
+export function queryString(fields: Record<string, string | number | boolean | undefined>): string {
   return Object.entries(fields)
-    .filter((e): e is [string, string] => e[1] !== undefined)
-    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+    .filter((e): e is [string, string | number | boolean] => e[1] !== undefined)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
     .join('&');
 }
 
@@ -137,22 +145,65 @@ export async function request(
   throw error;
 }
 
-export async function api<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<T> {
+async function untyped<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<T> {
   const res = await request(method, path, body, options);
   if (res.status === 204 || res.status === 304) return undefined as T;
   const text = await res.text();
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
-export const get = <T = any>(path: string, options?: RequestOptions) => api<T>('GET', path, undefined, options);
+export const get = <T = any>(path: string, options?: RequestOptions) => untyped<T>('GET', path, undefined, options);
 export const post = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
-  api<T>('POST', path, body ?? {}, options);
+  untyped<T>('POST', path, body ?? {}, options);
 export const patch = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
-  api<T>('PATCH', path, body ?? {}, options);
+  untyped<T>('PATCH', path, body ?? {}, options);
 export const put = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
-  api<T>('PUT', path, body ?? {}, options);
+  untyped<T>('PUT', path, body ?? {}, options);
 export const del = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
-  api<T>('DELETE', path, body, options);
+  untyped<T>('DELETE', path, body, options);
+
+/** A call's input and options; the input may be left out when the row needs none. */
+type CallArgs<K extends ApiKey> =
+  ApiInputOptional<K> extends true
+    ? [input?: ApiInput<K>, options?: RequestOptions]
+    : [input: ApiInput<K>, options?: RequestOptions];
+
+interface AnyInput {
+  params?: Record<string, string>;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+}
+
+/**
+ * The address of a row: `:name` segments filled in (each encoded), a trailing `*` filled with
+ * `params.path` (each segment encoded, slashes kept), the query written by queryString.
+ */
+export function apiUrl<K extends ApiKey>(key: K, ...[input]: CallArgs<K>): string {
+  const { params = {}, query } = (input ?? {}) as AnyInput;
+  const pattern = key.slice(key.indexOf(' ') + 1);
+  const path = pattern
+    .replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''))
+    .replace(/\*$/, () => encodePath(params.path ?? ''));
+  const q = query ? queryString(query) : '';
+  return q ? `${path}?${q}` : path;
+}
+
+/** A row's Response (2xx or 304), for answers read as bytes, a stream or with their headers. */
+export function apiFetch<K extends ApiKey>(key: K, ...[input, options]: CallArgs<K>): Promise<Response> {
+  const method = key.slice(0, key.indexOf(' '));
+  const { body } = (input ?? {}) as AnyInput;
+  // As post/put/patch always did: a write without a body sends `{}`.
+  const sent = body === undefined && (method === 'POST' || method === 'PUT' || method === 'PATCH') ? {} : body;
+  return request(method, apiUrl(key, ...([input] as CallArgs<K>)), sent, options);
+}
+
+/** Calls a row and answers its JSON (undefined for 204 and 304), typed as the row declares it. */
+export async function api<K extends ApiJsonKey>(key: K, ...args: CallArgs<K>): Promise<ApiAnswer<K>> {
+  const res = await apiFetch(key, ...args);
+  if (res.status === 204 || res.status === 304) return undefined as ApiAnswer<K>;
+  const text = await res.text();
+  return (text ? JSON.parse(text) : undefined) as ApiAnswer<K>;
+}
 
 /** Human text for any error, with the requestId so a report can be matched to the log. */
 export function describeError(err: unknown): { message: string; requestId?: string } {
