@@ -109,9 +109,23 @@ export const confinedTarget: ExtractTarget = {
   sync(dir, name) {
     return confined(dir).use((d) => syncFile(d.at(name)));
   },
-  place(dir, temp, name, isDirectory) {
+  place(dir, temp, name, isDirectory, conflict) {
     // Named through the folder's checked descriptor: the temporary and the claimed name are both its entries.
-    return confined(dir).use((d) => placeTemporary(d.path, temp, name, isDirectory));
+    return confined(dir).use((d) =>
+      placeTemporary(d.path, temp, name, isDirectory, conflict?.policy, conflict?.replacer?.(d)),
+    );
+  },
+  exists(dir, name) {
+    return confined(dir).use((d) =>
+      fsp.lstat(d.at(name)).then(
+        () => true,
+        () => false,
+      ),
+    );
+  },
+  async discard(dir, temp) {
+    // Never followed: rm removes a link found inside as the link.
+    await confined(dir).use((d) => fsp.rm(d.at(temp), { recursive: true, force: true }));
   },
   async remove(dir, name, isDirectory) {
     await confined(dir)

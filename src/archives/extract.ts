@@ -9,10 +9,10 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fromFsError } from '../core/errors.ts';
 import type { WorkJournal } from '../files/journal.ts';
-import { allocateFreeName, temporaryName } from '../files/names.ts';
+import { allocateFreeName, temporaryName, type Displaced, type Outcome, type PlacedEntry } from '../files/names.ts';
 import { bomb, isAppError, noSpace, unreadable } from './errors.ts';
 import { baseOf, parentOf, type EntryKind, type Selection } from './listing.ts';
-import type { CreatedFile, DirHandle, ExtractTarget } from './target.ts';
+import type { CreatedFile, DirHandle, ExtractTarget, PlaceConflict } from './target.ts';
 
 /** Stream events (spec §6): NDJSON lines as the routes send them. */
 export type ExtractEvent =
@@ -22,12 +22,20 @@ export type ExtractEvent =
       type: 'done';
       entries: number;
       bytes: number;
-      landed: { entry: string; name: string }[];
+      landed: Landed[];
       skipped: { entry: string; reason: SkipReason }[];
     }
   | { type: 'error'; message: string; statusCode: number; code?: string };
 
 export type SkipReason = 'link' | 'device';
+
+/** A selected entry's name in the destination and how it got it (a taken name's policy). */
+export interface Landed extends Displaced {
+  entry: string;
+  /** The name it took, or for `skipped` the name that keeps what was there. */
+  name: string;
+  outcome: Outcome;
+}
 
 /** One entry as a feed hands it over; `data` only for files. */
 export interface FeedEntry {
@@ -75,10 +83,12 @@ export interface ExtractJob {
   journal?: WorkJournal | null;
   /** false: the destination is a temporary its caller places, roots are claimed in it directly. */
   stage?: boolean;
+  /** What a selected entry does when its name is taken in the destination (keep both when absent). */
+  conflict?: (entry: string) => PlaceConflict;
 }
 
 export interface ExtractResult {
-  landed: { entry: string; name: string }[];
+  landed: Landed[];
   /** The selected roots as placed (a folder stands for everything in it), for the changes sink. */
   written: { path: string; isDirectory: boolean }[];
   skipped: { entry: string; reason: SkipReason }[];
@@ -96,7 +106,7 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
   const onAbort = () => controller.abort(job.signal?.reason);
   job.signal?.addEventListener('abort', onAbort, { once: true });
   if (job.signal?.aborted) controller.abort(job.signal.reason);
-  const placer = new Placer(target, destination, job.journal ?? null, job.stage ?? true);
+  const placer = new Placer(target, destination, job.journal ?? null, job.stage ?? true, job.conflict);
   const skipped: ExtractResult['skipped'] = [];
   let files = 0;
   let bytes = 0;
@@ -119,6 +129,11 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
       const root = entry.path === null ? undefined : selection.rootOf(entry.path);
       // Names pointing outside are never written (the listing counts them as `outside`).
       if (entry.path === null || root === undefined) {
+        data?.resume();
+        return;
+      }
+      // A root to skip whose name is taken now is not written at all (checked again at placing).
+      if (await placer.skips(root)) {
         data?.resume();
         return;
       }
@@ -170,7 +185,7 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
     }, controller.signal);
     if (controller.signal.aborted) throw controller.signal.reason ?? new Error('aborted');
     await placer.place();
-    const landed = [...placer.landed].map(([entry, name]) => ({ entry, name }));
+    const landed = [...placer.landed.values()];
     emit({ type: 'progress', entries: files, bytes, totalEntries: job.declared.files, totalBytes: job.declared.bytes });
     emit({ type: 'done', entries: files, bytes, landed, skipped });
     return { landed, written: placer.written, skipped, files, bytes };
@@ -209,7 +224,7 @@ function asAnswer(err: unknown): { message: string; status: number; code?: strin
  * itself a temporary the caller places) roots are claimed in it directly.
  */
 class Placer {
-  readonly landed = new Map<string, string>();
+  readonly landed = new Map<string, Landed>();
   /** The roots as placed: their real paths, for the changes sink. */
   readonly written: { path: string; isDirectory: boolean }[] = [];
   /** What this run created, as (folder, name) pairs: removed through the folder's handle. */
@@ -221,12 +236,39 @@ class Placer {
   private readonly destination: DirHandle;
   private readonly journal: WorkJournal | null;
   private readonly stage: boolean;
+  private readonly conflict: ((entry: string) => PlaceConflict) | undefined;
+  /** Roots whose taken name is kept as it is (`skip`), decided when first met. */
+  private readonly skipping = new Map<string, Promise<boolean>>();
 
-  constructor(target: ExtractTarget, destination: DirHandle, journal: WorkJournal | null, stage: boolean) {
+  constructor(
+    target: ExtractTarget,
+    destination: DirHandle,
+    journal: WorkJournal | null,
+    stage: boolean,
+    conflict?: (entry: string) => PlaceConflict,
+  ) {
     this.target = target;
     this.destination = destination;
     this.journal = journal;
     this.stage = stage;
+    this.conflict = conflict;
+  }
+
+  /** A root whose policy is `skip` and whose name is taken: nothing of it is written. */
+  skips(root: string): Promise<boolean> {
+    let known = this.skipping.get(root);
+    if (!known) {
+      const name = baseOf(root);
+      known =
+        this.conflict?.(root).policy === 'skip'
+          ? this.target.exists(this.destination, name).then((taken) => {
+              if (taken) this.landed.set(root, { entry: root, name, outcome: 'skipped' });
+              return taken;
+            })
+          : Promise.resolve(false);
+      this.skipping.set(root, known);
+    }
+    return known;
   }
 
   dir(entryDir: string, root: string): Promise<DirHandle> {
@@ -260,7 +302,7 @@ class Placer {
     if (!this.stage) {
       const { value, name } = await claim(this.destination, baseOf(entry), create);
       this.made.push({ parent: this.destination, name, isDirectory });
-      this.placed(entry, name, isDirectory);
+      this.placed(entry, { name, outcome: name === baseOf(entry) ? 'placed' : 'renamed' }, isDirectory);
       return value;
     }
     const temp = temporaryName();
@@ -276,9 +318,10 @@ class Placer {
     }
   }
 
-  private placed(entry: string, name: string, isDirectory: boolean): void {
-    if (!this.landed.has(entry)) this.landed.set(entry, name);
-    this.written.push({ path: path.join(this.destination.path, name), isDirectory });
+  private placed(entry: string, how: PlacedEntry, isDirectory: boolean): void {
+    if (!this.landed.has(entry))
+      this.landed.set(entry, { entry, name: how.name, outcome: how.outcome, ...how.displaced });
+    if (how.outcome !== 'skipped') this.written.push({ path: path.join(this.destination.path, how.name), isDirectory });
   }
 
   /**
@@ -289,12 +332,20 @@ class Placer {
     await this.flush();
     while (this.staged.length) {
       const s = this.staged[0]!;
-      const name = await this.target.place(this.destination, s.temp, baseOf(s.entry), s.isDirectory);
+      const how = await this.target.place(
+        this.destination,
+        s.temp,
+        baseOf(s.entry),
+        s.isDirectory,
+        this.conflict?.(s.entry),
+      );
+      // Skipped at placing (the name was taken meanwhile): what was built goes.
+      if (how.outcome === 'skipped') await this.target.discard(this.destination, s.temp, s.isDirectory);
       this.staged.shift();
       // Placed: no longer this run's to remove, and nothing is left for a restart to roll back.
       this.made = this.made.filter((m) => !(m.parent === this.destination && m.name === s.temp));
       if (s.row) this.journal!.end(s.row);
-      this.placed(s.entry, name, s.isDirectory);
+      this.placed(s.entry, how, s.isDirectory);
     }
     this.made.length = 0;
   }

@@ -11,19 +11,21 @@ import { AppError } from '../core/errors.ts';
 import { closeSources, openSources } from '../downloads/zip.ts';
 import { fileEvent, listed, shownPath, type ActivitySink } from '../files/activity.ts';
 import { fileItem } from '../files/items.ts';
-import { assertPlainName } from '../files/names.ts';
+import { assertPlainName, type ConflictPolicy } from '../files/names.ts';
 import type { FileOps } from '../files/ops.ts';
 import { joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import type { Dir } from '../files/confined.ts';
 import { openDestination, type Destination } from './confined-target.ts';
+import { positionPath } from './entry-path.ts';
 import type { ExtractEvent, ExtractResult } from './extract.ts';
 import type { ArchiveFile, ArchiveService, EntryStream } from './service.ts';
-import type { ArchiveListing, CreatedItem } from './wire.ts';
+import type { ArchiveListing, CreatedItem, ExtractConflicts } from './wire.ts';
 import { defaultZipStem, zipName } from './zip-name.ts';
 
 export interface ArchiveOperationsDeps {
   service: ArchiveService;
   resolver: PathResolver;
-  ops: Pick<FileOps, 'writableFolder'>;
+  ops: Pick<FileOps, 'writableFolder' | 'replacer' | 'assertMayReplace' | 'conflicts'>;
   showHidden: (userId: string) => boolean;
   activity: ActivitySink;
 }
@@ -105,20 +107,69 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
 
     async prepareExtract(
       caller: Caller,
-      body: { path: string; entries: string[]; destination?: string | undefined },
+      body: {
+        path: string;
+        entries: string[];
+        destination?: string | undefined;
+        conflict?: ConflictPolicy | undefined;
+        conflictFor?: Record<string, ConflictPolicy> | undefined;
+      },
     ): Promise<PreparedExtraction> {
       const file = await archive(caller, body.path);
       const home = await creatable(caller, parentOf(file.path));
       const target = body.destination === undefined ? home : await creatable(caller, body.destination);
+      // A selected item meets a taken name as the caller chose (keep both by default); replacing
+      // needs the right to delete there, refused before anything is written.
+      // Keys are read as the listing names entries (`Trip notes/` is the folder `Trip notes`).
+      const chosen = new Map<string, ConflictPolicy>();
+      for (const [key, policy] of Object.entries(body.conflictFor ?? {})) {
+        const p = positionPath(key);
+        if (p === 'bad') throw new AppError('ARCHIVE_BAD_POSITION', `"${key}" points outside the archive.`);
+        if (p !== null) chosen.set(p, policy);
+      }
+      const policyOf = (entry: string): ConflictPolicy => chosen.get(entry) ?? body.conflict ?? 'rename';
+      if (body.conflict === 'replace' || Object.values(body.conflictFor ?? {}).includes('replace'))
+        ops.assertMayReplace(target);
+      const conflict = (entry: string) => {
+        const policy = policyOf(entry);
+        return policy === 'replace'
+          ? { policy, replacer: (dir: Dir) => ops.replacer(caller, target.virtualPath, dir) }
+          : { policy };
+      };
       const destination = await openDestination(target.space!.root, target.realPath);
       return {
         async run(emit, signal) {
-          const result = await service.extract(file, body.entries, destination, emit, signal);
+          const result = await service.extract(file, body.entries, destination, emit, signal, conflict);
           extracted(caller, file, shownPath(target), result, body.entries.length);
           return result;
         },
         close: () => destination.close(),
       };
+    },
+
+    /**
+     * The selected items whose names are taken in the destination, before any work: each with
+     * what holds the name and what would come (POST /api/archive/conflicts). Nothing is changed.
+     */
+    async extractConflicts(
+      caller: Caller,
+      body: { path: string; entries: string[]; destination?: string | undefined },
+    ): Promise<ExtractConflicts> {
+      const file = await archive(caller, body.path);
+      const roots = await service.roots(file, body.entries);
+      const answer = await ops.conflicts(caller, {
+        destination: body.destination ?? parentOf(file.path),
+        names: roots.map((r) => r.name),
+      });
+      const taken = new Map(answer.conflicts.map((c) => [c.name, c]));
+      const conflicts = roots.flatMap((incoming) => {
+        const c = taken.get(incoming.name);
+        if (!c) return [];
+        const existingIsFolder = c.existing.kind === 'directory';
+        const { from: _from, ...rest } = c;
+        return [{ ...rest, entry: incoming.path, sameKind: existingIsFolder === incoming.isDirectory, incoming }];
+      });
+      return { destination: answer.destination, conflicts, canReplace: answer.canReplace };
     },
 
     /** POST /api/files/zip/extract: the whole archive into a new folder beside it. */

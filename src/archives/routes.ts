@@ -13,6 +13,8 @@ import {
   createdItem,
   entryQuery,
   extractBody,
+  extractConflicts,
+  extractConflictsBody,
   extractEvent,
   listQuery,
   zipCompressBody,
@@ -73,7 +75,7 @@ export function archiveRoutes(deps: { operations: ArchiveOperations }) {
       summary:
         'Extract entries (a folder stands for everything under it; none: all) with NDJSON events start, progress, done, error',
       description:
-        "Body `{path, entries, destination?}`. The destination (the archive's folder when absent) is authorised like the archive's folder, and extraction needs the right to create files and folders in both: refusals come as a plain error answer before anything is written. Taken names become `name (1)`; names pointing outside, absolute and drive names, links and devices are never written; a failed or cancelled run removes what it created. `done` carries the name each selected entry landed under and the entries skipped.",
+        "Body `{path, entries, destination?, conflict?, conflictFor?}`. The destination (the archive's folder when absent) is authorised like the archive's folder, and extraction needs the right to create files and folders in both: refusals come as a plain error answer before anything is written. A selected item whose name is taken is answered by `conflict` (for all) or `conflictFor` (per item, over `conflict`): `rename` (the default) keeps both as `name (1)`, `skip` writes nothing of it, `replace` takes the name and keeps what held it (a file as a version, a folder in the trash; folders are never merged; needs the right to delete there, refused before anything is written). `POST /api/archive/conflicts` lists the taken names beforehand. Names pointing outside, absolute and drive names, links and devices are never written; a failed or cancelled run removes what it created. `done` carries per selected item the name it landed under and its `outcome` (`placed`, `renamed`, `replaced` with `versionId` or `trashId`, `skipped`), and the entries skipped as links or devices.",
       body: extractBody,
       responses: {
         200: { description: 'One JSON event per line', contentType: 'application/x-ndjson', schema: extractEvent },
@@ -81,6 +83,19 @@ export function archiveRoutes(deps: { operations: ArchiveOperations }) {
         ...REFUSALS,
       },
       handler: async ({ caller, body, res }) => streamExtraction(res, await operations.prepareExtract(caller, body)),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/archive/conflicts',
+      access: 'account',
+      scope: 'read',
+      tags: TAGS,
+      summary: 'The names an extraction would find taken in its destination, before any work',
+      description:
+        "Body `{path, entries, destination?}` as for `POST /api/archive/extract`. Answers each selected item (a folder stands for everything under it; none: the archive's top level) whose name is taken in the destination: `entry` (the key for `conflictFor`), what holds the name (`existing`), what would come (`incoming`), whether they are of the same kind, and whether this caller may replace it. Nothing is changed.",
+      body: extractConflictsBody,
+      responses: { 200: { description: 'The taken names', schema: extractConflicts }, ...REFUSALS },
+      handler: ({ caller, body }) => operations.extractConflicts(caller, body),
     }),
     route({
       method: 'POST',

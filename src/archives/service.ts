@@ -26,7 +26,7 @@ import { Listing, Selection, type ArchiveRecord, type ListedEntry, type RawEntry
 import { extractSevenZip, listSevenZip, openSevenZipEntry } from './sevenzip.ts';
 import { listPlainTar } from './tar-index.ts';
 import { listTar, scanTar, singleStream, type ReadCount } from './tar-reader.ts';
-import { plainTarget, type DirHandle, type ExtractTarget } from './target.ts';
+import { plainTarget, type DirHandle, type ExtractTarget, type PlaceConflict } from './target.ts';
 import { extractBySevenZip, listZip, openZip, openZipEntry, readsHere, skipTake, type ZipRef } from './zip-reader.ts';
 import { createZip, type CreateZipSource } from './create.ts';
 
@@ -122,6 +122,18 @@ export class ArchiveService {
     });
   }
 
+  /**
+   * The items a selection would write at the top of its destination (a folder stands for
+   * everything under it; none: the archive's top level), as the listing shows them: what
+   * POST /api/archive/conflicts compares with the destination before any work.
+   */
+  async roots(file: ArchiveFile, entries: readonly string[]): Promise<ListedEntry[]> {
+    return this.withArchive(file, async (a) => {
+      const { listing } = await this.catalogue(a);
+      return [...listing.selection(entries).roots].map((r) => listing.entry(r));
+    });
+  }
+
   /** What `openEntry` would serve (name, declared size, time), without reading it: for Range answers. */
   async entryInfo(file: ArchiveFile, entry: string): Promise<Omit<EntryStream, 'stream'>> {
     return this.withArchive(file, async (a) => {
@@ -185,8 +197,9 @@ export class ArchiveService {
     destination: DirHandle,
     emit: (e: ExtractEvent) => void = () => {},
     signal?: AbortSignal,
+    conflict?: (entry: string) => PlaceConflict,
   ): Promise<ExtractResult> {
-    const result = await this.extractInto(file, entries, destination, true, emit, signal);
+    const result = await this.extractInto(file, entries, destination, true, emit, signal, conflict);
     for (const w of result.written)
       this.options.changes?.emit({ type: 'created', path: w.path, isDirectory: w.isDirectory });
     return result;
@@ -199,12 +212,23 @@ export class ArchiveService {
     stage: boolean,
     emit: (e: ExtractEvent) => void,
     signal?: AbortSignal,
+    conflict?: (entry: string) => PlaceConflict,
   ): Promise<ExtractResult> {
     return this.withArchive(file, async (a) => {
       const { job, selectionError } = await this.plan(a, entries);
       if (selectionError) throw selectionError;
       const journal = this.options.journal ?? null;
-      return extract({ ...job, target: this.target, destination, limits: this.limits, emit, signal, journal, stage });
+      return extract({
+        ...job,
+        target: this.target,
+        destination,
+        limits: this.limits,
+        emit,
+        signal,
+        journal,
+        stage,
+        ...(conflict ? { conflict } : {}),
+      });
     });
   }
 
@@ -236,7 +260,7 @@ export class ArchiveService {
       throw err;
     }
     // A folder that cannot be placed keeps its row: the next start removes it.
-    const name = await this.target.place(parent, temp, stem || 'archive', true);
+    const { name } = await this.target.place(parent, temp, stem || 'archive', true);
     if (row) journal!.end(row);
     const real = path.join(parent.path, name);
     this.options.changes?.emit({ type: 'created', path: real, isDirectory: true });

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { renameToFreeName } from '../files/names.ts';
+import type { Dir } from '../files/confined.ts';
+import { placeEntry, type ConflictPolicy, type PlacedEntry, type Replacer } from '../files/names.ts';
 
 /** A folder extraction may write into. `path` is its real path: for events and bookkeeping, never for use by a confined binding. */
 export interface DirHandle {
@@ -20,6 +21,13 @@ export interface CreatedFile {
   readonly path: string;
 }
 
+/** How a selected root meets a taken name (files/names.ts): the policy, and for `replace` what keeps the old item. */
+export interface PlaceConflict {
+  policy: ConflictPolicy;
+  /** The replacer working in the checked destination folder. */
+  replacer?: (dir: Dir) => Replacer;
+}
+
 export interface ExtractTarget {
   /** Creates `name` in `dir`; fails with EEXIST when the name is taken (by anything, a link included). */
   createFileExclusive(dir: DirHandle, name: string): Promise<CreatedFile>;
@@ -28,10 +36,21 @@ export interface ExtractTarget {
   /** Flushes the file `name` of `dir` (written by this extraction) to the disk. */
   sync(dir: DirHandle, name: string): Promise<void>;
   /**
-   * Places `temp` of `dir` (a finished file or folder this extraction built) under `name`, or
-   * `name (1)`… when taken, never over anything; returns the name it got.
+   * Places `temp` of `dir` (a finished file or folder this extraction built) under `name`: when
+   * taken, `name (1)`… (keep both, the default), left (`skip`: `temp` stays for `discard`), or in
+   * the old one's place keeping it (`replace`); never over anything. Says the name and outcome.
    */
-  place(dir: DirHandle, temp: string, name: string, isDirectory: boolean): Promise<string>;
+  place(
+    dir: DirHandle,
+    temp: string,
+    name: string,
+    isDirectory: boolean,
+    conflict?: PlaceConflict,
+  ): Promise<PlacedEntry>;
+  /** Whether `name` of `dir` is taken (by anything, a link included). */
+  exists(dir: DirHandle, name: string): Promise<boolean>;
+  /** Removes `temp` of `dir`, a file or a whole folder this extraction built and did not place. */
+  discard(dir: DirHandle, temp: string, isDirectory: boolean): Promise<void>;
   /** Removes `name` of `dir` that this extraction created (a file, or a folder only when empty). */
   remove(dir: DirHandle, name: string, isDirectory: boolean): Promise<void>;
   /** Bytes the caller may still write on the volume holding `dir`. */
@@ -60,9 +79,16 @@ export async function syncFile(p: string): Promise<void> {
   }
 }
 
-/** Places a finished temporary under a free name in the folder `dirPath` names (see files/names.ts). */
-export function placeTemporary(dirPath: string, temp: string, name: string, isDirectory: boolean): Promise<string> {
-  return renameToFreeName(path.join(dirPath, temp), dirPath, name, isDirectory);
+/** Places a finished temporary in the folder `dirPath` names by the conflict policy (files/names.ts placeEntry). */
+export function placeTemporary(
+  dirPath: string,
+  temp: string,
+  name: string,
+  isDirectory: boolean,
+  policy: ConflictPolicy = 'rename',
+  replacer?: Replacer,
+): Promise<PlacedEntry> {
+  return placeEntry(path.join(dirPath, temp), dirPath, name, isDirectory, policy, replacer);
 }
 
 export const plainTarget: ExtractTarget = {
@@ -81,7 +107,15 @@ export const plainTarget: ExtractTarget = {
     return { path: p };
   },
   sync: (dir, name) => syncFile(path.join(dir.path, name)),
-  place: (dir, temp, name, isDirectory) => placeTemporary(dir.path, temp, name, isDirectory),
+  // Engine tests and benchmarks: no replacer (a `replace` onto a taken name is refused there).
+  place: (dir, temp, name, isDirectory, conflict) =>
+    placeTemporary(dir.path, temp, name, isDirectory, conflict?.policy),
+  exists: (dir, name) =>
+    fsp.lstat(path.join(dir.path, name)).then(
+      () => true,
+      () => false,
+    ),
+  discard: (dir, temp) => fsp.rm(path.join(dir.path, temp), { recursive: true, force: true }),
   async remove(dir, name, isDirectory) {
     const p = path.join(dir.path, name);
     if (isDirectory) await fsp.rmdir(p).catch(() => {});

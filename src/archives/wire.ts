@@ -2,6 +2,7 @@
 // the native client's one-shot zip routes (wire-shapes "POST /api/files/zip/extract", "…/compress").
 import { z } from 'zod';
 import { wireFileItem } from '../files/items.ts';
+import { conflict, conflictPolicy, displacedFields, outcome } from '../files/wire.ts';
 import { queryPath } from '../http/query.ts';
 
 const virtualPath = z.string().max(4096);
@@ -41,6 +42,36 @@ export const extractBody = z.object({
   entries: z.array(entryName).max(100_000).default([]),
   /** Folder to extract into; the archive's own folder when absent. */
   destination: virtualPath.optional(),
+  /** What a selected entry does when its name is taken in the destination (files' policy). */
+  conflict: conflictPolicy.optional(),
+  conflictFor: z
+    .record(entryName, conflictPolicy)
+    .optional()
+    .describe(
+      "Per selected item (as `entries` names it, or as POST /api/archive/conflicts answers `entry`; the archive's top-level items when `entries` is empty): over `conflict`",
+    ),
+});
+
+/** POST /api/archive/conflicts: what an extraction with this body would find taken. */
+export const extractConflictsBody = extractBody.pick({ path: true, entries: true, destination: true });
+export const extractConflicts = z.object({
+  destination: z.string(),
+  conflicts: z.array(
+    conflict.omit({ from: true }).extend({
+      entry: z.string().describe('The selected item as the archive names it: the key for `conflictFor`'),
+      incoming: listedEntry.describe('What the extraction would put there'),
+    }),
+  ),
+  canReplace: z.boolean().describe('Whether any replace is possible in the destination at all'),
+});
+export type ExtractConflicts = z.infer<typeof extractConflicts>;
+
+/** A selected entry in the destination: the name it took (or, skipped, the name that keeps what was there). */
+const landedEntry = z.object({
+  entry: z.string(),
+  name: z.string(),
+  outcome,
+  ...displacedFields,
 });
 
 /** NDJSON events of POST /api/archive/extract (spec §6), without their `type`. */
@@ -51,7 +82,7 @@ export interface ExtractEvents {
   done: {
     entries: number;
     bytes: number;
-    landed: { entry: string; name: string }[];
+    landed: z.infer<typeof landedEntry>[];
     skipped: { entry: string; reason: 'link' | 'device' }[];
   };
 }
@@ -76,7 +107,7 @@ export const extractEvent = z.discriminatedUnion('type', [
     type: z.literal('done'),
     entries: z.number().int(),
     bytes: z.number().int(),
-    landed: z.array(z.object({ entry: z.string(), name: z.string() })),
+    landed: z.array(landedEntry),
     skipped: z.array(z.object({ entry: z.string(), reason: z.enum(['link', 'device']) })),
   }),
 ]);

@@ -109,7 +109,7 @@ for (const kind of ['zip', 'tar', 'tar.gz', '7z', 'iso', 'cab', 'rar']) {
       entries: ['docs/deep'],
       destination: `Files/out-${kind}`,
     });
-    assert.equal(again.events.at(-1).landed, [{ entry: 'docs/deep', name: 'deep' }]);
+    assert.equal(again.events.at(-1).landed, [{ entry: 'docs/deep', name: 'deep', outcome: 'placed' }]);
     const third = await extract(alice, {
       path: `Files/arc/set.${kind}`,
       entries: ['docs', 'top.txt'],

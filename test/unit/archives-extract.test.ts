@@ -95,8 +95,8 @@ test('taken names become name (1), files and folders, and done says where each l
   });
   const done = events.find((e) => e.type === 'done');
   assert.equal(done && done.type === 'done' && done.landed, [
-    { entry: 'report.txt', name: 'report (1).txt' },
-    { entry: 'photos', name: 'photos (1)' },
+    { entry: 'report.txt', name: 'report (1).txt', outcome: 'renamed' },
+    { entry: 'photos', name: 'photos (1)', outcome: 'renamed' },
   ]);
   // Announced: the selected items where they landed (a folder stands for what it holds).
   assert.equal(result.written, [

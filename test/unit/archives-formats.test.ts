@@ -120,7 +120,7 @@ test('a folder entry stands for everything under it; the selection lands by its 
   const out = fs.mkdtempSync(path.join(dir, 'out-sel-'));
   const result = await s.extract(archiveFile(path.join(dir, 'set.tar.gz')), ['docs/deep'], { path: out });
   assert.equal(tree(out), { 'deep/': '', 'deep/b.bin': expected['docs/deep/b.bin']! });
-  assert.equal(result.landed, [{ entry: 'docs/deep', name: 'deep' }]);
+  assert.equal(result.landed, [{ entry: 'docs/deep', name: 'deep', outcome: 'placed' }]);
 });
 
 test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
