@@ -17,6 +17,8 @@ interface WasmStatement {
   iterate(values?: Params): IterableIterator<Record<string, SqlValue>>;
   finalize(): void;
   readonly isFinalized: boolean;
+  /** The library's own sqlite3_reset + clear_bindings (get() leaves the statement on its row). */
+  _reset(): boolean;
 }
 
 interface WasmDatabase {
@@ -94,7 +96,13 @@ export class Database {
   }
 
   get<T = Record<string, SqlValue>>(sql: string, params?: Params): T | undefined {
-    return this.use(sql, (stmt) => (stmt.get(params) ?? undefined) as T | undefined);
+    // The library's get() steps once and leaves the statement open on that row: a later VACUUM
+    // INTO (the snapshot before a migration) then failed with "SQL statements in progress".
+    return this.use(sql, (stmt) => {
+      const row = stmt.get(params);
+      stmt._reset();
+      return (row ?? undefined) as T | undefined;
+    });
   }
 
   run(sql: string, params?: Params): { changes: number; lastInsertRowid: number } {
