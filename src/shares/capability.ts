@@ -1,6 +1,7 @@
 // The shares capability as app.ts sees it: its store and service (which plugs the link space
 // into the resolver), its rows, its binding table, and the sweep of ended visitor sessions.
 import type { IncomingMessage } from 'node:http';
+import path from 'node:path';
 import type { Capability } from '../core/capability.ts';
 import type { Caller } from '../core/caller.ts';
 import type { ChangeSink } from '../changes.ts';
@@ -16,6 +17,7 @@ import { createSharedEditor } from './editor.ts';
 import { inLink } from './reads.ts';
 import { shareRoutes, type LinkThumbnails } from './routes.ts';
 import { createShares } from './service.ts';
+import { SecretBox } from '../twofactor/secret-box.ts';
 import { createShareStore } from './store.ts';
 
 export interface SharesCapabilityDeps {
@@ -36,7 +38,12 @@ export interface SharesCapability extends Capability {
 
 export function createSharesCapability(deps: SharesCapabilityDeps): SharesCapability {
   const { config, db, files } = deps;
-  const store = createShareStore(db);
+  // The key that seals link tokens lives in CONFIG_DIR/keys, never in the database or its backups.
+  const store = createShareStore(
+    db,
+    SecretBox.fromConfigDir(config.storage.configDir, 'link-key'),
+    path.join(config.storage.configDir, 'backups'),
+  );
   // A share follows its item across rename/move and goes with its deletion (spec §1 rule 4).
   files.bindings.register('shares', pathTable(db, 'shares'));
   const shares = createShares({

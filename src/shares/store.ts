@@ -1,5 +1,12 @@
 // The shares tables (001_shares.sql): rows, named accounts and visitor sessions. SQL stays here.
-import type { Database } from '../db/database.ts';
+// A link's token is stored as its SHA-256 (the lookup) and sealed under a key that is not in the
+// database (the owner's "copy link"), never in clear (002_link_token_hash.sql): a copy of the
+// database or of its backups opens no link. Rows give the token back in clear as `token`.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Database, type SqlValue } from '../db/database.ts';
+import type { SecretBox } from '../twofactor/secret-box.ts';
 
 export interface ShareRow {
   id: string;
@@ -64,28 +71,129 @@ export interface AccountRow {
   roles: string;
 }
 
-export function createShareStore(db: Database) {
-  return {
-    insert(row: NewShare, userIds: readonly string[]): void {
+/** What a link is looked up by: SHA-256 of its token (a random 144-bit secret: no key needed). */
+export const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+
+/** A row as stored: the token's hash and seal in place of the token. */
+type StoredRow = Omit<ShareRow, 'token'> & { token_hash: string; token_sealed: string | null };
+
+/** A token sealed by SecretBox (a token itself is base64url: never a dot). */
+const SEALED = 'v1.';
+const sealContext = (id: string) => `share-token:${id}`;
+
+/**
+ * The snapshots in CONFIG_DIR/backups keep the schema they were taken with, so that the release
+ * that wrote one still starts on it; one taken before 002_link_token_hash holds each link's token
+ * in clear. Each such token is replaced by its seal (the key is not in the snapshot): the
+ * snapshot opens no link, the release before this one still runs on it (its links stay closed),
+ * and this release on a restored snapshot opens them again (the conversion above reads seals).
+ */
+export function sealBackups(backupDir: string, box: SecretBox): number {
+  let sealed = 0;
+  const files = fs.existsSync(backupDir) ? fs.readdirSync(backupDir).filter((f) => /^burrow-.*\.db$/.test(f)) : [];
+  for (const f of files) {
+    const snap = new Database(path.join(backupDir, f));
+    try {
+      const columns = snap.all<{ name: string }>("SELECT name FROM pragma_table_info('shares')").map((c) => c.name);
+      if (!columns.includes('token')) continue;
+      const clear = snap.all<{ id: string; token: string }>(
+        'SELECT id, token FROM shares WHERE substr(token, 1, 3) <> ?',
+        [SEALED],
+      );
+      if (!clear.length) continue;
+      snap.exec('PRAGMA secure_delete = ON');
+      snap.transaction(() => {
+        for (const r of clear)
+          snap.run('UPDATE shares SET token = ? WHERE id = ?', [box.seal(r.token, sealContext(r.id)), r.id]);
+      });
+      sealed += clear.length;
+    } finally {
+      snap.close();
+    }
+  }
+  return sealed;
+}
+
+export function createShareStore(db: Database, box: SecretBox, backupDir?: string) {
+  const opened = (sealed: string, id: string): string | null => {
+    try {
+      return box.open(sealed, sealContext(id));
+    } catch {
+      return null;
+    }
+  };
+  /** The stored row as the service sees it; a seal that does not open (another key) gives ''. */
+  const shown = (row: StoredRow | undefined, token?: string): ShareRow | undefined => {
+    if (!row) return undefined;
+    const { token_hash: _hash, token_sealed: sealed, ...rest } = row;
+    return { ...rest, token: token ?? (sealed ? opened(sealed, row.id) : null) ?? '' };
+  };
+
+  // Tokens written in clear before 002_link_token_hash, or sealed in a snapshot (sealBackups)
+  // that was restored: hashed and sealed once, at start. secure_delete: the clear token leaves
+  // no copy in the page's free space.
+  const pending = db.all<{ id: string; token_hash: string }>(
+    'SELECT id, token_hash FROM shares WHERE token_sealed IS NULL',
+  );
+  if (pending.length) {
+    db.exec('PRAGMA secure_delete = ON');
+    try {
       db.transaction(() => {
-        const keys = Object.keys(row) as (keyof NewShare)[];
+        for (const r of pending) {
+          const token = r.token_hash.startsWith(SEALED) ? opened(r.token_hash, r.id) : r.token_hash;
+          // A snapshot sealed under a key since lost: that link cannot open any more.
+          const row =
+            token === null
+              ? [tokenHash(r.token_hash), r.token_hash]
+              : [tokenHash(token), box.seal(token, sealContext(r.id))];
+          db.run('UPDATE shares SET token_hash = ?, token_sealed = ? WHERE id = ?', [...row, r.id]);
+        }
+      });
+    } finally {
+      db.exec('PRAGMA secure_delete = OFF');
+    }
+  }
+  if (backupDir && !db.get("SELECT 1 AS n FROM burrow_meta WHERE key = 'backup_link_tokens_sealed'")) {
+    sealBackups(backupDir, box);
+    db.run("INSERT OR IGNORE INTO burrow_meta (key, value) VALUES ('backup_link_tokens_sealed', ?)", [
+      new Date().toISOString(),
+    ]);
+  }
+
+  return {
+    /** Tokens hashed and sealed at this start (rows from before 002_link_token_hash). */
+    converted: pending.length,
+    insert(share: NewShare, userIds: readonly string[]): void {
+      db.transaction(() => {
+        const { token, ...rest } = share;
+        const row: Record<string, SqlValue> = {
+          ...rest,
+          token_hash: tokenHash(token),
+          token_sealed: box.seal(token, sealContext(share.id)),
+        };
+        const keys = Object.keys(row);
         db.run(
           `INSERT INTO shares (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`,
-          keys.map((k) => row[k]),
+          keys.map((k) => row[k]!),
         );
         for (const u of userIds)
-          db.run('INSERT OR IGNORE INTO share_users (share_id, user_id) VALUES (?, ?)', [row.id, u]);
+          db.run('INSERT OR IGNORE INTO share_users (share_id, user_id) VALUES (?, ?)', [share.id, u]);
       });
     },
-    byId: (id: string) => db.get<ShareRow>('SELECT * FROM shares WHERE id = ?', [id]),
-    byToken: (token: string) => db.get<ShareRow>('SELECT * FROM shares WHERE token = ?', [token]),
+    byId: (id: string) => shown(db.get<StoredRow>('SELECT * FROM shares WHERE id = ?', [id])),
+    byToken: (token: string) =>
+      shown(db.get<StoredRow>('SELECT * FROM shares WHERE token_hash = ?', [tokenHash(token)]), token),
     ofOwner: (userId: string) =>
-      db.all<ShareRow>('SELECT * FROM shares WHERE user_id = ? ORDER BY created_at DESC', [userId]),
+      db
+        .all<StoredRow>('SELECT * FROM shares WHERE user_id = ? ORDER BY created_at DESC', [userId])
+        .map((r) => shown(r)!),
     sharedWith: (userId: string) =>
-      db.all<ShareRow>(
-        "SELECT s.* FROM shares s JOIN share_users u ON u.share_id = s.id WHERE u.user_id = ? AND s.sharing_type = 'users' ORDER BY s.created_at DESC",
-        [userId],
-      ),
+      db
+        .all<StoredRow>(
+          "SELECT s.* FROM shares s JOIN share_users u ON u.share_id = s.id WHERE u.user_id = ? AND s.sharing_type = 'users' ORDER BY s.created_at DESC",
+          [userId],
+        )
+        .map((r) => shown(r)!),
     userIds: (shareId: string) =>
       db
         .all<{ user_id: string }>('SELECT user_id FROM share_users WHERE share_id = ? ORDER BY user_id', [shareId])

@@ -1,8 +1,16 @@
-// Secrets that must be read back (TOTP seeds) are sealed with AES-256-GCM under a key that
-// lives in CONFIG_DIR, not in the database: a copy of the database alone reveals no seed.
-// The account id is the associated data, so a sealed value moved to another account fails.
+// Secrets that must be read back (TOTP seeds, link tokens for their owner) are sealed with
+// AES-256-GCM under a key that lives in CONFIG_DIR/keys (mode 0700), not in the database nor in
+// CONFIG_DIR/backups: a copy of the database or of its backups reveals no seed and opens no link.
+// What to back up (README): the database (or a snapshot in backups/) and, kept apart, keys/.
+// The context (an account id, a share id) is the associated data, so a sealed value moved to
+// another row fails.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { loadOrCreateSecret } from '../db/instance-lock.ts';
+
+/** The folder of CONFIG_DIR that holds the sealing keys. */
+export const KEYS_DIR = 'keys';
 
 const VERSION = 'v1';
 
@@ -17,12 +25,21 @@ export class SecretBox {
     this.macKey = Buffer.from(hkdfSync('sha256', key, '', 'burrow secret-box mac', 32));
   }
 
-  /** The key file `name` in CONFIG_DIR, made (mode 0600) on first use. */
+  /**
+   * The key file `name` in CONFIG_DIR/keys, made (mode 0600) on first use. A key an earlier
+   * release kept beside the database is moved there (a rename: the same key, nothing re-sealed).
+   */
   static fromConfigDir(configDir: string, name: string): SecretBox {
-    const text = loadOrCreateSecret(configDir, name, null);
+    const dir = path.join(configDir, KEYS_DIR);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const old = path.join(configDir, name);
+    if (fs.existsSync(old) && !fs.existsSync(path.join(dir, name))) fs.renameSync(old, path.join(dir, name));
+    const text = loadOrCreateSecret(dir, name, null);
     const key = Buffer.from(text, 'base64url');
     if (key.length !== 32)
-      throw new Error(`${name} in the config folder is not a 32-byte key; remove it only if no second factor needs it`);
+      throw new Error(
+        `${name} in CONFIG_DIR/keys is not a 32-byte key; remove it only if no second factor or link needs it`,
+      );
     return new SecretBox(key);
   }
 
