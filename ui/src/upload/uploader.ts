@@ -49,8 +49,12 @@ function pump(): void {
 function finish(job: Job, patch: Partial<UploadEntry>): void {
   running--;
   updateUpload(job.entry.id, patch);
-  if (patch.state === 'done') job.onDone();
-  if (patch.state !== 'paused') jobs.delete(job.entry.id);
+  if (patch.state === 'done') {
+    job.onDone();
+    jobs.delete(job.entry.id);
+  }
+  // A paused or failed upload stays known, with its file: Resume or Retry starts it again
+  // (Cancel forgets it).
   pump();
 }
 
@@ -239,7 +243,8 @@ export function resume(id: number): void {
   const job = jobs.get(id);
   if (!job) return;
   running++;
-  updateUpload(id, { state: 'uploading', error: undefined });
+  // A resumable upload goes on from the server's offset; a multipart one is sent again whole.
+  updateUpload(id, { state: 'uploading', error: undefined, requestId: undefined, ...(job.tus ? {} : { sent: 0 }) });
   if (job.tus) job.tus.start();
   else startMultipart(job);
 }
