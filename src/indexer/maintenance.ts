@@ -158,8 +158,11 @@ export class Maintenance {
     const old = this.ix.store.entry(root.id, rel);
     if (!old) return;
     while (!this.ix.stopped && !this.ix.store.deleteChunk(root.id, rel)) await this.ix.load.turn();
-    if (!this.ix.stopped)
-      this.ix.store.propagate(root.id, rel, difference(contribution(undefined), contribution(old)), Date.now());
+    if (this.ix.stopped) return;
+    this.ix.store.propagate(root.id, rel, difference(contribution(undefined), contribution(old)), Date.now());
+    // An unreadable part that is gone no longer makes the folders above it lower bounds (they
+    // stayed incomplete, and the sweep then read the nearest of them again whole).
+    if (old.is_dir) this.ix.store.settleComplete(root.id, rel);
   }
 
   private async refreshPath(realPath: string): Promise<void> {
@@ -281,10 +284,16 @@ export class Maintenance {
       while (done < limit && !this.ix.stopped && this.ix.enabled) {
         const page = this.ix.store.dueFolders(Math.min(cfg.reconcileBatch, limit - done), started);
         if (!page.length) break;
-        for (const f of page) {
-          const root = this.ix.store.roots().find((r) => r.id === f.root_id);
+        for (const paged of page) {
+          const root = this.ix.store.roots().find((r) => r.id === paged.root_id);
           if (!root) continue;
-          const rel = this.ix.store.relOf(f);
+          const rel = this.ix.store.relOf(paged);
+          // The row as it is now, not as the page read it: refreshing the deepest incomplete
+          // folder earlier in this page settles its ancestors (final again, or removed with it),
+          // and an ancestor still taken as incomplete here was dropped and walked again whole —
+          // up to the volume's root, each time an unreadable part was removed.
+          const f = this.ix.store.entry(root.id, rel);
+          if (!f) continue;
           if (f.complete === 0) {
             // Only the deepest incomplete folders are read again: an ancestor is incomplete
             // because of them (store.settleComplete), and reading it again would drop and walk

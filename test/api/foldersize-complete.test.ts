@@ -38,6 +38,8 @@ test.before(async () => {
       FOLDER_SIZE_FLUSH_MS: '20',
       FOLDER_SIZE_RECONCILE_MS: '100',
       FOLDER_SIZE_RECONCILE_PAUSE_MS: '0',
+      // Every subtree the index reads again is logged: which folders the sweep counted again.
+      FOLDER_SIZE_SUBTREE_SLOW_LOG_MS: '0',
     },
     volumes: ['Home'],
   });
@@ -102,6 +104,7 @@ test('counting, then a lower bound marked incomplete, then final once the whole 
 
   // The diary is moved up out of the deep folders and they are removed: the sweep counts the
   // folder again and its figure is whole.
+  const removedAt = s.logs.length;
   python(
     `import os, shutil, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
@@ -127,6 +130,29 @@ shutil.rmtree(os.path.join(sys.argv[1], sys.argv[2]))`,
   assert.equal({ sizeBytes: whole.sizeBytes, complete: whole.complete }, { sizeBytes: 306_000, complete: true });
   const held = (await c.get('/api/usage/Home')).json.held;
   assert.equal({ bytes: held.bytes, complete: held.complete }, { bytes: 306_000, complete: true });
+
+  // Only what changed was read again: not the backup's folder, which was final once the deep
+  // folders were gone, nor the volume above it (the sweep went on reading again the folders its
+  // page had read as incomplete: the backup, then the whole volume, each figure 'counting'
+  // meanwhile). A photo added from outside afterwards is found by a later sweep, so by then the
+  // sweep that saw the removal has ended.
+  fs.writeFileSync(vol('Photos & Music', 'Holiday 2025', 'Strand 2 🌊.jpg'), Buffer.alloc(4000, 3));
+  await waitFor(() => record('Home'), {
+    what: 'the photo added from outside counted',
+    until: (r) => r.complete && r.sizeBytes === 310_000,
+    timeoutMs: 30_000,
+  });
+  await s.settleLogs();
+  const readAgain = s.logs
+    .slice(removedAt)
+    .filter((l) => l.msg === 'a folder-size subtree scan was slow')
+    .map((l) => l.path as string);
+  assert.equal(
+    readAgain.filter((p) => !p.startsWith(`${OLD}/${LONG[0]}/`)),
+    [],
+    'no folder above the removed part is read again',
+  );
+  fs.rmSync(vol('Photos & Music', 'Holiday 2025', 'Strand 2 🌊.jpg'));
 });
 
 test('a part found later that cannot be read makes every folder above it a lower bound, until it can', async () => {
