@@ -59,7 +59,7 @@ test('an archive opens like a folder: entries, breadcrumbs inside it, a text pre
   await page.getByRole('button', { name: 'readme.txt' }).waitFor();
 });
 
-test('"Extract here" shows progress in the tray and the landed names; a second run lands under name (1)', async () => {
+test('"Extract here" shows progress in the tray and the landed names; a second run asks, and keep both lands under name (1)', async () => {
   await page.goto(`${server.url}/archive?path=Files%2Fbundle.zip`);
   await page.getByRole('button', { name: 'readme.txt' }).waitFor();
   await page.getByRole('button', { name: 'Extract here' }).click();
@@ -69,6 +69,10 @@ test('"Extract here" shows progress in the tray and the landed names; a second r
     .waitFor();
   assert.is(fs.readFileSync(path.join(files, 'docs', 'guide.txt'), 'utf8'), 'the guide');
   await page.getByRole('button', { name: 'Extract here' }).click();
+  const ask = page.locator('.conflict-dialog');
+  await ask.getByText('1 of 2').waitFor();
+  await ask.getByLabel('Do this for all 2 conflicts').check();
+  await ask.getByRole('button', { name: /^Keep both/ }).click();
   await page
     .locator('.tray')
     .getByText(/docs \(1\)/)

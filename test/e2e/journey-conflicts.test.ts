@@ -1,8 +1,8 @@
-// Journey: uploading and copying onto names that are taken (issue 26). Before, every clash was
-// silently renamed; now the page asks once — keep both, skip, replace (the old file kept as a
-// version) — with "do this for all", and each step is checked at the server: the bytes on disk,
-// the versions kept, what was left alone. Both sizes; at the phone the question fits the screen
-// with thumb-sized answers.
+// Journey: uploading, copying and extracting onto names that are taken (issue 26). Before, every
+// clash was silently renamed; now the page asks once — keep both, skip, replace (the old file
+// kept as a version) — with "do this for all", and each step is checked at the server: the bytes
+// on disk, the versions kept, what was left alone. Both sizes; at the phone the question fits
+// the screen with thumb-sized answers.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -135,6 +135,52 @@ j.step('a move whose question is cancelled moves nothing', async (s) => {
   assert.ok(s.exists(W.shopping), 'the source stays');
   assert.is(s.read(`${W.inbox}/${shopping}`), W.shoppingText);
   assert.is((await versionsOf(s, `${W.inbox}/${shopping}`)).length, 1, 'no new version');
+});
+
+j.step('"Extract here" onto taken names: the folder skipped, the photo replaced and kept as a version', async (s) => {
+  const backups = path.posix.dirname(W.zip);
+  const zipName = path.posix.basename(W.zip);
+  const photo = W.zipEntries[3];
+  // What is already there: an older photo under the entry's name, and a folder of the same name.
+  fs.writeFileSync(s.disk(`${backups}/${photo}`), 'the photo as it was');
+  fs.mkdirSync(s.disk(`${backups}/Trip notes`));
+  fs.writeFileSync(s.disk(`${backups}/Trip notes/packing list.txt`), 'towel, sun cream\n');
+  await s.goto(filesAddress(HOME, backups));
+  await s.folder(`${HOME}/${backups}`);
+  await s.open(await s.entry(zipName));
+  const archive = s.page.getByRole('region', { name: `Archive ${HOME}/${W.zip}` });
+  await archive.getByRole('button', { name: 'Trip notes', exact: true }).waitFor();
+  await s.tap(s.page.getByRole('toolbar', { name: 'Archive actions' }).getByRole('button', { name: 'Extract here' }));
+
+  const folder = question(s, 'Trip notes');
+  await folder.getByText('1 of 2').waitFor();
+  await folder.getByText('Extracting').waitFor();
+  await folder.getByText('The folder there goes to the trash (folders are not merged).').waitFor();
+  await fitsThePhone(s, folder);
+  await s.tap(folder.getByRole('button', { name: /^Skip/ }));
+  const picture = question(s, photo);
+  await picture.getByText('The file there is kept as an earlier version.').waitFor();
+  await s.tap(picture.getByRole('button', { name: /^Replace/ }));
+  await picture.waitFor({ state: 'detached' });
+
+  await s.page.locator('.tray').getByText('1 replaced, the old kept · 1 skipped').waitFor();
+  assert.ok(
+    fs.readFileSync(s.disk(`${backups}/${photo}`)).equals(fs.readFileSync(s.disk(`${W.cameraRoll}/IMG_0001.jpg`))),
+    'the photo from the zip, byte for byte',
+  );
+  const versions = await versionsOf(s, `${backups}/${photo}`);
+  assert.equal(
+    versions.map((v) => v.size),
+    ['the photo as it was'.length],
+    'the replaced photo is a version, whole',
+  );
+  assert.equal(fs.readdirSync(s.disk(`${backups}/Trip notes`)), ['packing list.txt'], 'the folder left alone');
+  assert.is(s.read(`${backups}/${W.zipEntries[2]}`), '# Apple pie\n\n6 apples, a pinch of cinnamon.\n');
+  assert.equal(
+    fs.readdirSync(s.disk(backups)).filter((n) => n.startsWith('.') || / \(1\)/.test(n)),
+    [],
+    'nothing kept beside, no temporary left',
+  );
 });
 
 j.run();

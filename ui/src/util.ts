@@ -113,3 +113,18 @@ export function askUntilFinal<T>(
     clearTimeout(timer);
   };
 }
+
+/**
+ * What became of the taken names of a copy, a move or an extraction, in words for the tray and
+ * the toast (empty when every name was free): `name` is the name each item took.
+ */
+export function outcomesSaid(items: { outcome: string; name: string }[]): string[] {
+  const renamed = items.filter((i) => i.outcome === 'renamed');
+  const replaced = items.filter((i) => i.outcome === 'replaced').length;
+  const skipped = items.filter((i) => i.outcome === 'skipped').length;
+  return [
+    renamed.length ? `${renamed.map((i) => i.name).join(', ')} kept beside the old` : '',
+    replaced ? `${replaced} replaced, the old kept` : '',
+    skipped ? `${skipped} skipped` : '',
+  ].filter(Boolean);
+}

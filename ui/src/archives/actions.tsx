@@ -1,38 +1,82 @@
 // Archive operations from the UI: extraction with its progress in the operations tray (the
 // NDJSON events of POST /api/archive/extract), and a selection into a new zip under a name asked.
-import { ApiError, errorFrom, joinPath, post } from '../api/client.ts';
+import { api, ApiError, errorFrom, joinPath, post } from '../api/client.ts';
 import type { ItemAnswer } from '../api/types.ts';
 import { askText, showDialog } from '../components/Dialog.tsx';
 import { FolderPicker } from '../components/FolderPicker.tsx';
 import { startTask } from '../state/tasks.ts';
 import { toast, toastError } from '../state/toasts.ts';
+import { outcomesSaid } from '../util.ts';
 import { defaultZipStem, zipName } from '../../../src/archives/zip-name.ts';
+import type { ExtractEvents } from '../../../src/archives/wire.ts';
+import type { ConflictChoice } from '../components/ConflictDialog.tsx';
 
+/** A selected item as it landed (its name, and what became of it when the name was taken). */
+type Landed = ExtractEvents['done']['landed'][number];
 type ExtractEvent =
-  | { type: 'start'; archive: string; entries: number | null; bytes: number | null }
-  | { type: 'progress'; entries: number; bytes: number; totalEntries: number | null; totalBytes: number | null }
-  | {
-      type: 'done';
-      entries: number;
-      bytes: number;
-      landed: { entry: string; name: string }[];
-      skipped: { entry: string; reason: string }[];
-    }
+  | ({ type: 'start' } & ExtractEvents['start'])
+  | ({ type: 'progress' } & ExtractEvents['progress'])
+  | ({ type: 'done' } & ExtractEvents['done'])
   | { type: 'error'; message: string; statusCode: number; code?: string };
 
 const nameOf = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 const folderOfPath = (p: string) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '');
 
+/** The listing's `2024-05-01 13:45:07` (the server's local time) as a date every browser reads. */
+const listedDate = (modified: string | null) => (modified ? modified.replace(' ', 'T') : undefined);
+
+/**
+ * The selected items whose names are taken in the destination, asked about
+ * (components/ConflictDialog.tsx): each entry's answer, or null when the user cancelled. A
+ * server that cannot say (an archive too large to list first) keeps both.
+ */
+async function askAboutTaken(
+  archivePath: string,
+  entries: string[],
+  destination: string | undefined,
+): Promise<Map<string, ConflictChoice> | null> {
+  let answer;
+  try {
+    answer = await api('POST /api/archive/conflicts', {
+      body: { path: archivePath, entries, ...(destination !== undefined ? { destination } : {}) },
+    });
+  } catch {
+    return new Map();
+  }
+  if (!answer.conflicts.length) return new Map();
+  const { askConflicts } = await import('../components/ConflictDialog.tsx');
+  return askConflicts(
+    answer.conflicts.map((c) => ({
+      name: c.entry,
+      existing: c.existing,
+      sameKind: c.sameKind,
+      canReplace: c.canReplace,
+      incoming: {
+        isDirectory: c.incoming.isDirectory,
+        ...(c.incoming.size !== null ? { size: c.incoming.size } : {}),
+        ...(listedDate(c.incoming.modified) ? { modified: listedDate(c.incoming.modified)! } : {}),
+      },
+    })),
+    { verb: 'extract', destination: answer.destination },
+  );
+}
+
 /**
  * Extracts `entries` (all when empty) of the archive into `destination` (its own folder when
- * absent). Resolves with the names the entries landed under, or null when it failed.
+ * absent), asking first about names already taken there. Resolves with what became of each
+ * selected item, or null when it failed or was cancelled.
  */
 export async function extractArchive(
   archivePath: string,
   entries: string[],
   destination?: string,
   onDone?: () => void,
-): Promise<{ entry: string; name: string }[] | null> {
+): Promise<Landed[] | null> {
+  const answers = await askAboutTaken(archivePath, entries, destination);
+  if (!answers) {
+    onDone?.();
+    return null;
+  }
   const controller = new AbortController();
   const what =
     entries.length === 1 ? nameOf(entries[0]!) : entries.length ? `${entries.length} items` : nameOf(archivePath);
@@ -41,7 +85,12 @@ export async function extractArchive(
     const res = await fetch('/api/archive/extract', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
-      body: JSON.stringify({ path: archivePath, entries, ...(destination !== undefined ? { destination } : {}) }),
+      body: JSON.stringify({
+        path: archivePath,
+        entries,
+        ...(destination !== undefined ? { destination } : {}),
+        ...(answers.size ? { conflictFor: Object.fromEntries(answers) } : {}),
+      }),
       signal: controller.signal,
     });
     if (!res.ok) throw await errorFrom(res);
@@ -68,15 +117,23 @@ export async function extractArchive(
       }
     }
     if (!done) throw new Error('The extraction stopped without finishing.');
-    const landed = done.landed.map((l) => l.name);
-    const renamed = done.landed.filter((l) => l.name !== nameOf(l.entry));
+    const landed = done.landed.filter((l) => l.outcome !== 'skipped').map((l) => l.name);
+    const said = outcomesSaid(done.landed);
+    const where = (destination ?? folderOfPath(archivePath)) || 'the folder';
     update({
       state: 'done',
       progress: 1,
-      detail: `Landed as ${landed.join(', ')}${done.skipped.length ? ` · ${done.skipped.length} links or devices not written` : ''}`,
+      detail: [
+        landed.length ? `Landed as ${landed.join(', ')}` : 'Nothing written',
+        ...said,
+        ...(done.skipped.length ? [`${done.skipped.length} links or devices not written`] : []),
+      ].join(' · '),
     });
     toast(
-      `Extracted to ${(destination ?? folderOfPath(archivePath)) || 'the folder'}: ${landed.join(', ')}${renamed.length ? ' (renamed to avoid overwriting)' : ''}`,
+      landed.length
+        ? `Extracted to ${where}: ${landed.join(', ')}${said.length ? ` (${said.join('; ')})` : ''}`
+        : `Nothing extracted: every name was taken in ${where}`,
+      'success',
     );
     return done.landed;
   } catch (err) {

@@ -1,17 +1,31 @@
-// Asking what to do with names that are taken, before an upload, a paste or a move: keep both,
-// skip or replace, one name at a time, with "do this for all". The server lists the taken names
-// first (POST /api/files/conflicts) and then applies each answer as the item's `conflict`;
-// closing the dialog cancels the whole operation.
+// Asking what to do with names that are taken, before an upload, a paste, a move or an
+// extraction: keep both, skip or replace, one name at a time, with "do this for all". The server
+// lists the taken names first (POST /api/files/conflicts, /api/archive/conflicts) and then
+// applies each answer as the item's `conflict`; closing the dialog cancels the whole operation.
 import { useState } from 'preact/hooks';
 import type { FileItem } from '../api/types.ts';
 import { formatBytes, formatDate } from '../util.ts';
 import { Dialog, showDialog } from './Dialog.tsx';
 
 export type ConflictChoice = 'rename' | 'skip' | 'replace';
+export type ConflictVerb = 'upload' | 'copy' | 'move' | 'extract';
+
+const DOING: Record<ConflictVerb, string> = {
+  upload: 'Uploading',
+  copy: 'Copying',
+  move: 'Moving',
+  extract: 'Extracting',
+};
+const CANCEL: Record<ConflictVerb, string> = {
+  upload: 'Cancel upload',
+  copy: 'Cancel copy',
+  move: 'Cancel move',
+  extract: 'Cancel extraction',
+};
 
 /** One taken name, as the server answered it, with what would arrive there. */
 export interface ConflictAsk {
-  /** The item's name, or the path of an uploaded file inside the destination. */
+  /** The item's name, the path of an uploaded file inside the destination, or an archive entry's path. */
   name: string;
   existing: FileItem;
   /** Both files or both folders. */
@@ -28,7 +42,7 @@ const isFolder = (i: FileItem) => i.kind === 'directory';
  */
 export function askConflicts(
   conflicts: ConflictAsk[],
-  context: { verb: 'upload' | 'copy' | 'move'; destination: string },
+  context: { verb: ConflictVerb; destination: string },
 ): Promise<Map<string, ConflictChoice> | null> {
   if (!conflicts.length) return Promise.resolve(new Map());
   return new Promise((resolve) => {
@@ -51,7 +65,7 @@ function ConflictDialog({
   done,
 }: {
   conflicts: ConflictAsk[];
-  context: { verb: 'upload' | 'copy' | 'move'; destination: string };
+  context: { verb: ConflictVerb; destination: string };
   done: (answers: Map<string, ConflictChoice> | null) => void;
 }) {
   const [index, setIndex] = useState(0);
@@ -110,7 +124,7 @@ function ConflictDialog({
           </dd>
           {current.incoming && (
             <>
-              <dt>{context.verb === 'upload' ? 'Uploading' : context.verb === 'copy' ? 'Copying' : 'Moving'}</dt>
+              <dt>{DOING[context.verb]}</dt>
               <dd>
                 {incomingIsFolder ? 'Folder' : formatBytes(current.incoming.size ?? 0)}
                 {current.incoming.modified !== undefined &&
@@ -141,7 +155,7 @@ function ConflictDialog({
         )}
         <div class="actions">
           <button type="button" onClick={() => done(null)}>
-            Cancel {context.verb}
+            {CANCEL[context.verb]}
           </button>
         </div>
       </div>

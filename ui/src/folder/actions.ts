@@ -20,6 +20,7 @@ import { favorites } from '../state/session.ts';
 import { startTask } from '../state/tasks.ts';
 import { toast, toastError } from '../state/toasts.ts';
 import { folderPath, reload } from './model.ts';
+import { outcomesSaid } from '../util.ts';
 
 export interface Ref {
   path: string;
@@ -132,14 +133,8 @@ export async function transfer(mode: 'copy' | 'move', items: Ref[], destination:
       { items: asked, destination },
       { signal: controller.signal },
     );
-    const renamed = answer.items.filter((r) => r.outcome === 'renamed');
-    const replaced = answer.items.filter((r) => r.outcome === 'replaced');
     const skipped = answer.items.filter((r) => r.outcome === 'skipped');
-    const said = [
-      renamed.length && `${renamed.map((r) => baseName(r.to)).join(', ')} kept beside the old`,
-      replaced.length && `${replaced.length} replaced, the old kept`,
-      skipped.length && `${skipped.length} skipped`,
-    ].filter(Boolean);
+    const said = outcomesSaid(answer.items.map((r) => ({ outcome: r.outcome, name: baseName(r.to) })));
     update({ state: 'done', progress: 1, detail: said.length ? said.join('; ') : undefined });
     // Undo moves back what moved; a replace is undone from Versions or the trash.
     const moved = mode === 'move' ? answer.items.filter((r) => r.outcome === 'placed' || r.outcome === 'renamed') : [];
