@@ -11,9 +11,36 @@ import { reload } from './model.ts';
 import { editing } from '../viewers/state.tsx';
 
 // `rev` counts saves and restores in this panel (and the editor closing): the facts and versions reload on it.
-function Versions({ path, rev, onRestored }: { path: string; rev: number; onRestored: () => void }) {
+// A text file's version shows its text on demand: a date and a size alone do not say which of
+// several saves made the same minute holds the words one wants back.
+function Versions({
+  path,
+  rev,
+  onRestored,
+  isText,
+}: {
+  path: string;
+  rev: number;
+  onRestored: () => void;
+  isText: boolean;
+}) {
   const [list, setList] = useState<Version[] | null>(null);
   const [error, setError] = useState<unknown>(null);
+  /** The texts shown, by version id (an Error: it could not be read). */
+  const [shown, setShown] = useState<Record<string, string | Error>>({});
+  const toggle = async (v: Version) => {
+    if (v.id in shown) {
+      const { [v.id]: _, ...rest } = shown;
+      setShown(rest);
+      return;
+    }
+    try {
+      const a = await get<{ content: string }>(`/api/versions/${encodeURIComponent(v.id)}/text`);
+      setShown((s) => ({ ...s, [v.id]: a.content }));
+    } catch (err) {
+      setShown((s) => ({ ...s, [v.id]: err instanceof Error ? err : new Error(String(err)) }));
+    }
+  };
   const load = () =>
     get<{ items: Version[] }>(`/api/versions?path=${encodeURIComponent(path)}`).then((a) => {
       setList(a.items);
@@ -51,6 +78,24 @@ function Versions({ path, rev, onRestored }: { path: string; rev: number; onRest
             <div class="grow">
               {formatDate(v.modifiedAt)}
               <div class="where">{formatBytes(v.size)}</div>
+              {isText && (
+                <button type="button" class="link small" aria-expanded={v.id in shown} onClick={() => void toggle(v)}>
+                  {v.id in shown ? 'Hide text' : 'Show text'}
+                </button>
+              )}
+              {shown[v.id] instanceof Error ? (
+                <ErrorNote error={shown[v.id]} />
+              ) : (
+                v.id in shown && (
+                  <pre
+                    class="version-text"
+                    dir="auto"
+                    aria-label={`Text of the version of ${formatDate(v.modifiedAt)}`}
+                  >
+                    {shown[v.id] as string}
+                  </pre>
+                )
+              )}
             </div>
             <button type="button" class="small" onClick={() => void restore(v, false)}>
               Restore
@@ -150,7 +195,7 @@ export default function Details({ item, onClose }: { item: FileItem; onClose: ()
           </button>
         )}
       </div>
-      <Versions path={path} rev={rev} onRestored={bump} />
+      <Versions path={path} rev={rev} onRestored={bump} isText={isText} />
     </aside>
   );
 }
