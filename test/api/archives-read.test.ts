@@ -175,7 +175,7 @@ test('zip-slip, absolute and drive-letter names are counted as outside and never
   assert.is(r.json.outside, 3);
   assert.is(r.json.total, 4);
   const e = await entry(alice, 'Files/arc/slip.zip', '../evil.txt');
-  assert.ok([400, 404].includes(e.status));
+  assert.is(e.status, 400);
 });
 
 test('encrypted entries: listed as such, 409 when read, the open entries of the same archive still read', async () => {
@@ -254,7 +254,7 @@ test('a tar symlink entry pointing out is listed as no file and never served', a
   const r = await list(alice, 'Files/arc/links.tar');
   assert.is(r.status, 200, r.text);
   const out = await entry(alice, 'Files/arc/links.tar', 'out');
-  assert.ok(out.status >= 400, `a link entry answered ${out.status}`);
+  assert.is(out.status, 422, `a link entry answered ${out.status}`);
   envelope(out);
   assert.not.match(out.text, /root:/);
 });

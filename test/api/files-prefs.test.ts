@@ -70,7 +70,7 @@ test('bad input: unknown values and keys 400, files 400, missing folders 404, re
   assert.is((await alice.get('/api/folder-prefs/Files/Docs')).json.saved, false, 'nothing kept from refused bodies');
   assert.is(envelope(await alice.put('/api/folder-prefs/Files/Docs/a.txt', { view: 'grid' })).code, 'NOT_A_FOLDER');
   assert.is((await alice.get('/api/folder-prefs/Files/Nope')).status, 404);
-  assert.is((await alice.get('/api/folder-prefs/Files/..%2Fetc')).status >= 400, true);
+  assert.is((await alice.get('/api/folder-prefs/Files/..%2Fetc')).status, 400);
   assert.is((await alice.get('/api/folder-prefs/personal')).status, 200);
   const read = new Client(s.url, await issueToken(alice, 'read', { password: 'alice-password-1' }));
   assert.is((await read.get('/api/folder-prefs/Files/Docs')).status, 200);
@@ -132,7 +132,7 @@ test('a deleted account leaves no favourites, folder prefs, recent destinations,
   const aliceId = (await me(alice)).id;
 
   const del = await admin.delete(`/api/users/${carolId}`);
-  assert.ok(del.status === 200 || del.status === 204, del.text);
+  assert.is(del.status, 204, del.text);
   for (const t of ['favorites', 'folder_prefs', 'recent_destinations', 'user_volumes', 'personal_folders'])
     assert.is(await rows(t), 0, t);
   assert.is(

@@ -70,7 +70,7 @@ test('preview streams the real type inline, honours Range, sandboxes active kind
   assert.is(envelope(refused).code, 'NOT_PREVIEWABLE');
   assert.is((await admin.get('/api/preview?path=Files')).status, 400);
   assert.is((await admin.get('/api/preview?path=Files/missing.png')).status, 404);
-  assert.is((await admin.get('/api/preview?path=Files/../etc/passwd')).status >= 400, true);
+  assert.is((await admin.get('/api/preview?path=Files/../etc/passwd')).status, 400);
   assert.is((await new Client(s.url).get('/api/preview?path=Files/a+b%20pic.png')).status, 401);
 });
 
@@ -135,8 +135,9 @@ test('thumbnails: WebP of PNG and JPEG within the size, cached, renewed when the
   assert.equal((await admin.get('/api/thumbnails/Files/broken.png')).json, { thumbnail: '' });
   assert.equal((await admin.get('/api/thumbnails/Files/doc2.pdf')).json, { thumbnail: '' });
   assert.equal((await admin.get('/api/thumbnails/Files/notes.html')).json, { thumbnail: '' });
-  assert.ok(
-    [400, 404].includes((await admin.get('/api/thumbnails-cache/..%2F..%2Fconfig%2Fburrow.db')).status),
+  assert.is(
+    (await admin.get('/api/thumbnails-cache/..%2F..%2Fconfig%2Fburrow.db')).status,
+    400,
     'encoded slashes refused',
   );
   assert.is((await admin.get('/api/thumbnails-cache/.key')).status, 404);

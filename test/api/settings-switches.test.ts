@@ -74,7 +74,7 @@ test('switched to full, the sizes appear without a restart; shallow counts direc
   up.append('uploadTo', `Files/${HOLIDAY}`);
   up.append('filedata', new Blob([Buffer.alloc(500, 1)]), 'Notizen für Oma.txt');
   const put = await admin.post('/api/upload', up, { origin: s.url });
-  assert.ok(put.status < 300, put.text);
+  assert.is(put.status, 201, put.text);
   await waitFor(() => size(admin, HOLIDAY), {
     what: 'the upload in the size',
     timeoutMs: 20_000,

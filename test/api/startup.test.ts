@@ -57,7 +57,7 @@ function runToExit(
 
 function assertOneLine(r: { code: number | null; stderr: string; timedOut: boolean }, pattern: RegExp): void {
   assert.not.ok(r.timedOut, 'the server stopped by itself');
-  assert.ok(r.code !== 0 && r.code !== null, `non-zero exit (${r.code})`);
+  assert.is(r.code, 1, `exit status 1 (${r.code})`);
   const lines = r.stderr.trim().split('\n');
   assert.is(lines.length, 1, `one line: ${r.stderr}`);
   assert.match(lines[0]!, pattern);

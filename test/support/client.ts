@@ -1,4 +1,5 @@
 // A small HTTP client with a cookie jar, for driving the API like a browser or a script.
+import http from 'node:http';
 
 export interface Answer<T = any> {
   status: number;
@@ -69,6 +70,38 @@ export class Client {
 
   get<T = any>(path: string, headers?: Record<string, string>) {
     return this.request<T>('GET', path, undefined, headers);
+  }
+  /**
+   * A GET whose path goes out exactly as written, '..' and '%2e%2e' included, as curl
+   * --path-as-is or a script's own HTTP code sends it (fetch, like a browser, resolves them first).
+   */
+  raw<T = any>(path: string): Promise<Answer<T>> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.cookies.size) headers.cookie = this.cookieHeader;
+    if (this.bearer) headers.authorization = `Bearer ${this.bearer}`;
+    return new Promise((resolve, reject) => {
+      const req = http.request(this.base, { method: 'GET', path, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: any;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) {
+            for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) h.append(k, one);
+          }
+          resolve({ status: res.statusCode!, headers: h, text, json });
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
   }
   post<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
     return this.request<T>('POST', path, body ?? {}, headers);
