@@ -189,6 +189,7 @@ async function runUvu(
   };
   child.stdout.on('data', take);
   child.stderr.on('data', take);
+  // A deadline, not a pause: a group that hangs is killed after 40 minutes.
   const timer = setTimeout(() => child.kill('SIGKILL'), 40 * 60_000);
   const r = await new Promise<{ status: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('close', (status, signal) => resolve({ status, signal })),

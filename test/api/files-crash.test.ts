@@ -31,6 +31,7 @@ function startChild(env: Record<string, string>): Promise<{ child: ChildProcess;
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
+    // A deadline, not a pause: the listening line is waited for as it comes.
     const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 20_000);
     child.stdout!.on('data', (d) => {
       out += d;

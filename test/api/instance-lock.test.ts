@@ -33,6 +33,7 @@ function start(dirs: TestDirs): Promise<Running> {
     const c = serverCommand();
     const child = spawn(c.file, c.args, { env: { ...c.env, ...envOf(dirs) }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    // A deadline, not a pause: the child's output is waited for as it comes.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`no listening line within 60 s: ${out}`));

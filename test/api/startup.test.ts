@@ -44,6 +44,7 @@ function runToExit(
     child.stderr!.on('data', (d) => {
       stderr += d;
     });
+    // A deadline, not a pause: a server that does not stop by itself is killed.
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');

@@ -123,6 +123,7 @@ function runToExit(env: Record<string, string>): Promise<{ code: number | null; 
     child.stderr!.on('data', (d) => {
       stderr += d;
     });
+    // A deadline, not a pause: a server that does not exit is killed.
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
     child.on('exit', (code) => {
       clearTimeout(timer);

@@ -44,6 +44,7 @@ import net from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { bareEnv, ensureBinary, sandbox, type Sandbox } from '../binary/harness.ts';
+import { waitFor } from '../support/wait.ts';
 import { median } from './support/measure.ts';
 import { costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
@@ -79,19 +80,23 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
+/** The readings of `sample`: taken at fixed times after the start (the time is what is measured, not a condition). */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function pollUntilOk(url: string, deadline: number): Promise<void> {
-  for (;;) {
-    try {
-      const res = await fetch(url);
-      if (res.ok) return;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer in time`);
-    await sleep(2);
-  }
+/** Asked every 2 ms: the moment of the first answer is the figure measured. */
+async function pollUntilOk(url: string, timeoutMs: number): Promise<void> {
+  await waitFor(
+    async () => {
+      try {
+        const res = await fetch(url);
+        await res.body?.cancel();
+        return res.ok;
+      } catch {
+        return false; // not listening yet
+      }
+    },
+    { what: `${url} answering`, timeoutMs, everyMs: 2 },
+  );
 }
 
 interface Started {
@@ -117,7 +122,7 @@ async function launch(
     if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
   };
   try {
-    await pollUntilOk(base + probe, Date.now() + 20_000);
+    await pollUntilOk(base + probe, 20_000);
   } catch (err) {
     await stop();
     throw err;
@@ -208,14 +213,14 @@ export async function workload(
   for (let i = 0; i < rounds; i++)
     browse.push(await timed(async () => expectOk(await fetch(`${base}/api/browse/Files/big`), 'browse')));
   // The catalogue of a fresh start: searched once it holds the last file.
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const res = await fetch(`${base}/api/search?q=file-${tree.listed - 1}.txt&path=Files`);
-    if (!res.ok) throw new Error(`search: HTTP ${res.status}`);
-    if (((await res.json()) as { items: unknown[] }).items.length) break;
-    if (Date.now() > deadline) throw new Error('the search catalogue did not hold the files within 60 s');
-    await sleep(100);
-  }
+  await waitFor(
+    async () => {
+      const res = await fetch(`${base}/api/search?q=file-${tree.listed - 1}.txt&path=Files`);
+      if (!res.ok) throw new Error(`search: HTTP ${res.status}`);
+      return ((await res.json()) as { items: unknown[] }).items.length > 0;
+    },
+    { what: 'the search catalogue to hold the files', timeoutMs: 60_000, everyMs: 100 },
+  );
   const search: number[] = [];
   for (let i = 0; i < rounds; i++)
     search.push(await timed(async () => expectOk(await fetch(`${base}/api/search?q=file-${i}7&path=Files`), 'search')));

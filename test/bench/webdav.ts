@@ -34,6 +34,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { setupAdmin, ADMIN } from '../support/auth.ts';
 import { removeDirs, startServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 import { costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 const TRANSFERS = '4';
@@ -94,19 +95,18 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       { env: { ...process.env, HOME: work }, stdio: 'ignore' },
     );
     env.RCLONE_CONFIG_P_URL = `http://127.0.0.1:${port}/`;
-    for (let i = 0; ; i++) {
-      const up = await new Promise<boolean>((resolve) =>
-        net
-          .connect(port, '127.0.0.1', function (this: net.Socket) {
-            this.end();
-            resolve(true);
-          })
-          .on('error', () => resolve(false)),
-      );
-      if (up) break;
-      if (i > 100) throw new Error('rclone serve webdav did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(
+      () =>
+        new Promise<boolean>((resolve) =>
+          net
+            .connect(port, '127.0.0.1', function (this: net.Socket) {
+              this.end();
+              resolve(true);
+            })
+            .on('error', () => resolve(false)),
+        ),
+      { what: 'rclone serve webdav listening', timeoutMs: 10_000, everyMs: 100 },
+    );
     // Asynchronous: the server runs in this process and must keep answering while rclone works.
     const run = (args: string[]) =>
       new Promise<{ code: number | null; err: string }>((resolve, reject) => {

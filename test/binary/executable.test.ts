@@ -200,6 +200,7 @@ test('SIGTERM: stops accepting, finishes the request in flight, closes the datab
   assert.not.throws(() => JSON.parse(answer.text));
   const code = await Promise.race([
     run.exited,
+    // A deadline, not a pause: the exit is waited for; after 8 s it has not come.
     new Promise((r) => setTimeout(() => r('still running'), 8000 * slowdown)),
   ]);
   assert.is(code, 0, run.output());

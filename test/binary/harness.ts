@@ -70,6 +70,7 @@ function withBuildLock<T>(fn: () => T): T {
       if (age > 15 * 60_000 || (holder > 0 && !alive(holder) && age > 1000))
         fs.rmSync(lock, { recursive: true, force: true });
       if (Date.now() > deadline) throw new Error('waited 15 minutes for another build to finish');
+      // Asked again each second: the lock is taken synchronously (ensureBinary is), so no waitFor here.
       spawnSync('sleep', ['1']);
     }
   }
@@ -185,6 +186,7 @@ export function start(
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
   );
   return new Promise((resolve, reject) => {
+    // A deadline, not a pause: the output is waited for as it comes.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`no "listening" line within ${timeoutMs} ms; output:\n${out}`));

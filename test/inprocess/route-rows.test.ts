@@ -148,6 +148,7 @@ test('NDJSON stream: start, progress, done framing; a final error event; the str
       });
       req.on('error', () => {});
       req.end();
+      // A deadline, not a pause: the first line is waited for as it comes.
       setTimeout(() => reject(new Error('no first line')), 5000).unref();
     });
     assert.is(await aborted(), true);

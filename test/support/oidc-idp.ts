@@ -144,6 +144,7 @@ export async function startIdp(redirectUris: string[]): Promise<TestIdp> {
   });
   const spoilToken = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const sent = await body(req);
+    // The slow identity provider under test: its token answer comes late on purpose.
     if (state.tokenMode === 'slow') await new Promise((r) => setTimeout(r, 4000));
     if (state.tokenMode === 'error') {
       res

@@ -259,6 +259,7 @@ async function bootExecutable(
     process.stderr.write(`\n${died.message}\n`);
   });
   const port = await new Promise<number>((resolve, reject) => {
+    // A deadline, not a pause: the listening line is waited for as it comes.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`the executable did not listen within 60 s; output:\n${other}`));
@@ -279,6 +280,7 @@ async function bootExecutable(
       if (died) throw died;
       stopping = true;
       child.kill('SIGTERM');
+      // A deadline, not a pause: the exit is waited for; a server that does not stop is killed.
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       const how = await exited;
       clearTimeout(timer);

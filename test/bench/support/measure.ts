@@ -76,6 +76,7 @@ export async function quiet(pid: number, timeoutMs = 120_000): Promise<void> {
   let calm = 0;
   while (calm < 2 && Date.now() < deadline) {
     const before = cpuMs(pid);
+    // The window is the check itself: a quiet process cannot be told from one between bursts in less.
     await new Promise((r) => setTimeout(r, 500));
     calm = cpuMs(pid) - before < 25 ? calm + 1 : 0;
   }

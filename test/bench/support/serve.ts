@@ -62,6 +62,7 @@ export async function launch(env: Record<string, string>): Promise<BenchServer> 
         resolve(hit);
         return true;
       };
+      // A deadline, not a pause: the line is waited for as it comes.
       const timer = setTimeout(() => {
         waiters.delete(look as () => void);
         reject(new Error(`no matching log line within ${timeoutMs} ms; other output:\n${other.slice(-2000)}`));
@@ -82,6 +83,7 @@ export async function launch(env: Record<string, string>): Promise<BenchServer> 
     waitFor,
     async stop() {
       child.kill('SIGTERM');
+      // A deadline, not a pause: a server that does not stop is killed.
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await exited;
       clearTimeout(timer);
