@@ -111,6 +111,7 @@ export const extractEvent = z.discriminatedUnion('type', [
     skipped: z.array(z.object({ entry: z.string(), reason: z.enum(['link', 'device']) })),
   }),
 ]);
+export type ExtractEvent = z.infer<typeof extractEvent>;
 
 export const zipExtractBody = z.object({
   path: virtualPath,

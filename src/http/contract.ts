@@ -6,7 +6,15 @@
 //
 // A new route group: add its function here (and mount it in app.ts). test/types/contract.ts
 // checks that the UI's client refuses a path this table does not have.
-import type { ClientAnswer, ClientBody, ClientParams, ClientQuery, IsRawRow, PathParamNames } from './route.ts';
+import type {
+  ClientAnswer,
+  ClientBody,
+  ClientParams,
+  ClientQuery,
+  IsRawRow,
+  PathParamNames,
+  StreamBody,
+} from './route.ts';
 import type { activityRoutes } from '../activity/routes.ts';
 import type { archiveRoutes } from '../archives/routes.ts';
 import type { authRoutes } from '../auth/routes.ts';
@@ -97,10 +105,16 @@ export type ApiInput<K extends ApiKey> = (HasKeys<ClientParams<ApiTable[K]>> ext
     ? { body?: never }
     : AllOptional<ClientBody<ApiTable[K]>> extends true
       ? { body?: ClientBody<ApiTable[K]> }
-      : { body: ClientBody<ApiTable[K]> });
+      : // A row that reads the request itself may be sent nothing (a TUS creation; an address for an uploader).
+        [ClientBody<ApiTable[K]>] extends [StreamBody]
+        ? { body?: ClientBody<ApiTable[K]> }
+        : { body: ClientBody<ApiTable[K]> });
 
 /** Whether a call to K can leave its input out (no parameter, nothing required). */
 export type ApiInputOptional<K extends ApiKey> = AllOptional<ApiInput<K>>;
+
+/** The body a call to K sends (never when the row takes none). */
+export type ApiBody<K extends ApiKey> = ClientBody<ApiTable[K]>;
 
 /** What a call to K reads from its 2xx answer. */
 export type ApiAnswer<K extends ApiKey> = ClientAnswer<ApiTable[K]>;

@@ -2,14 +2,14 @@
 import { buildOpenApi, type OpenApiDocument } from '../http/openapi.ts';
 import type { IncomingMessage } from 'node:http';
 import { route, reply, type RouteDef } from '../http/route.ts';
-import { features, health, openApiDocument, type NetworkSection } from './wire.ts';
+import { features, health, openApiDocument, type FeatureSections, type NetworkSection } from './wire.ts';
 
 export interface SystemDeps {
   /** All mounted routes (read when the description is asked for). */
   routes: () => readonly RouteDef[];
   isReady: () => boolean;
   /** Feature sections, merged from every capability. */
-  features: () => Record<string, unknown>;
+  features: () => FeatureSections;
   /** The `network` section for this request (network.ts). */
   network: (req: IncomingMessage) => NetworkSection;
   version: string;

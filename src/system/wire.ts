@@ -23,8 +23,37 @@ export const networkSection = z.object({
 });
 export type NetworkSection = z.infer<typeof networkSection>;
 
+const on = { enabled: z.boolean() };
+const editor = z
+  .object({ ...on, extensions: z.array(z.string()).describe('Extensions this editor opens, without the dot') })
+  .optional();
+/** The sections each capability adds (every one optional: a build or a setting may leave it out). */
+export const featureSections = z.object({
+  userVolumes: z.object(on).optional(),
+  volumeUsage: z.object(on).optional(),
+  personal: z.object(on).optional(),
+  trash: z.object({ ...on, retentionDays: z.number().int() }).optional(),
+  uploads: z
+    .object({ ...on, chunked: z.boolean(), maxDirectUploadSize: z.number(), maxFilesPerUpload: z.number().int() })
+    .optional(),
+  folderSize: z.object({ ...on, mode: z.enum(['off', 'full', 'shallow']) }).optional(),
+  search: z.object({ index: z.boolean() }).optional(),
+  archives: z.object({ ...on, maxBrowsableSize: z.number(), maxEntries: z.number().int() }).optional(),
+  shares: z.object({ ...on, fileRequests: z.boolean() }).optional(),
+  webdav: z
+    .object({ ...on, path: z.string().describe('Where to mount the files as a drive, on this origin') })
+    .optional(),
+  terminal: z
+    .object({ ...on, available: z.boolean(), reason: z.string().optional().describe('Why it cannot start now') })
+    .optional(),
+  onlyoffice: editor,
+  collabora: editor.describe('The WOPI editor (Collabora Online or any WOPI client)'),
+  officeeditor: editor.describe('The same as `collabora`, under the name the spec gives it'),
+});
+export type FeatureSections = z.infer<typeof featureSections>;
+
 /** Every section present has a boolean `enabled`; `version` is the release. */
-export const features = z.object({ version: z.string(), network: networkSection }).catchall(z.unknown());
+export const features = featureSections.extend({ version: z.string(), network: networkSection }).catchall(z.unknown());
 export type Features = z.infer<typeof features>;
 
 /** The OpenAPI 3.1 document (described by its own standard, not repeated here). */

@@ -64,7 +64,7 @@ function Workspace() {
     void loadWorkspace();
   }, [user.value?.id]);
   const u = user.value;
-  const authEnabled = status.value?.authEnabled !== false && status.value?.authMode !== 'disabled';
+  const authEnabled = status.value?.authEnabled !== false;
   return (
     <div class={`shell${menuOpen ? ' menu-open' : ''}`}>
       <a class="skip" href="#main">

@@ -1,6 +1,6 @@
 // The activity log: filters, pages (keyset, newest first), clear, and the address diagnosis.
 import { useEffect, useState } from 'preact/hooks';
-import { del, get, queryString } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import { confirmDialog } from '../components/Dialog.tsx';
 import { ErrorNote } from '../components/common.tsx';
 import { toast, toastError } from '../state/toasts.ts';
@@ -17,7 +17,7 @@ function Address() {
     <details
       onToggle={(e) => {
         if ((e.currentTarget as HTMLDetailsElement).open && !info)
-          get<AddressDiagnosis>('/api/activity/address').then(setInfo, setError);
+          api('GET /api/activity/address').then(setInfo, setError);
       }}
     >
       <summary>Which address is recorded for my requests?</summary>
@@ -72,11 +72,20 @@ export function Activity() {
   const [error, setError] = useState<unknown>(null);
   const before = pages[pages.length - 1];
   const load = () => {
-    const p: Record<string, string> = { limit: '50' };
-    for (const [k, v] of Object.entries(filters))
-      if (v) p[k] = k === 'from' || k === 'to' ? new Date(v).toISOString() : v;
-    if (before) p.before = before;
-    get<ActivityPage>(`/api/activity?${queryString(p)}`).then((a) => {
+    const { action, outcome, user, from, to, q } = filters;
+    const iso = (v: string) => (v ? new Date(v).toISOString() : undefined);
+    api('GET /api/activity', {
+      query: {
+        limit: 50,
+        action: action || undefined,
+        outcome: outcome === 'success' || outcome === 'failure' ? outcome : undefined,
+        user: user || undefined,
+        from: iso(from),
+        to: iso(to),
+        q: q || undefined,
+        before: before || undefined,
+      },
+    }).then((a) => {
       setPage(a);
       setError(null);
     }, setError);
@@ -103,7 +112,7 @@ export function Activity() {
     )
       return;
     try {
-      const a = await del<{ removed: number }>('/api/activity');
+      const a = await api('DELETE /api/activity');
       toast(`Removed ${a.removed} row${a.removed === 1 ? '' : 's'}`);
       firstPage();
     } catch (err) {

@@ -1,6 +1,6 @@
 // Host folders given to one account, picked with the server-files browser.
 import { useEffect, useState } from 'preact/hooks';
-import { del, get, patch, post } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import type { ServerDirectories, User, UserVolume } from '../api/types.ts';
 import { Dialog } from '../components/Dialog.tsx';
 import { ErrorNote } from '../components/common.tsx';
@@ -11,7 +11,7 @@ export function ServerFiles({ onPick }: { onPick: (path: string) => void }) {
   const [dirs, setServerDirectories] = useState<ServerDirectories | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
-    get<ServerDirectories>(`/api/admin/browse-directories${at ? `?path=${encodeURIComponent(at)}` : ''}`).then((d) => {
+    api('GET /api/admin/browse-directories', at ? { query: { path: at } } : {}).then((d) => {
       setServerDirectories(d);
       setError(null);
     }, setError);
@@ -48,21 +48,21 @@ export function ServerFiles({ onPick }: { onPick: (path: string) => void }) {
 }
 
 export function AssignedVolumes({ user, onClose }: { user: User; onClose: () => void }) {
-  const base = `/api/users/${encodeURIComponent(user.id)}/volumes`;
   const [list, setList] = useState<UserVolume[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [label, setLabel] = useState('');
   const [path, setPath] = useState('');
   const [mode, setMode] = useState<'readonly' | 'readwrite'>('readwrite');
   const [browsing, setBrowsing] = useState(false);
-  const load = () => get<{ volumes: UserVolume[] }>(base).then((a) => setList(a.volumes), setError);
+  const load = () =>
+    api('GET /api/users/:id/volumes', { params: { id: user.id } }).then((a) => setList(a.volumes), setError);
   useEffect(() => {
     void load();
   }, []);
   const add = async (e: Event) => {
     e.preventDefault();
     try {
-      await post(base, { label, path, accessMode: mode });
+      await api('POST /api/users/:id/volumes', { params: { id: user.id }, body: { label, path, accessMode: mode } });
       setLabel('');
       setPath('');
       setError(null);
@@ -86,10 +86,10 @@ export function AssignedVolumes({ user, onClose }: { user: User; onClose: () => 
                 aria-label={`Access to ${v.label}`}
                 value={v.accessMode}
                 onChange={(e) =>
-                  patch(`${base}/${encodeURIComponent(v.id)}`, { accessMode: e.currentTarget.value }).then(
-                    load,
-                    (err) => toastError(err),
-                  )
+                  api('PATCH /api/users/:id/volumes/:volumeId', {
+                    params: { id: user.id, volumeId: v.id },
+                    body: { accessMode: e.currentTarget.value as UserVolume['accessMode'] },
+                  }).then(load, (err) => toastError(err))
                 }
               >
                 <option value="readwrite">Read and write</option>
@@ -98,7 +98,12 @@ export function AssignedVolumes({ user, onClose }: { user: User; onClose: () => 
               <button
                 type="button"
                 class="small danger"
-                onClick={() => del(`${base}/${encodeURIComponent(v.id)}`).then(load, (err) => toastError(err))}
+                onClick={() =>
+                  api('DELETE /api/users/:id/volumes/:volumeId', { params: { id: user.id, volumeId: v.id } }).then(
+                    load,
+                    (err) => toastError(err),
+                  )
+                }
               >
                 Remove
               </button>

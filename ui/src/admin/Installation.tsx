@@ -2,15 +2,15 @@
 // applied at once, without a restart, with what it costs said beside it (a setting fixed by an
 // environment variable says which) — then thumbnails and branding.
 import { useEffect, useState } from 'preact/hooks';
-import { get, patch } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import { ErrorNote } from '../components/common.tsx';
-import type { Settings } from '../api/types.ts';
+import type { Settings, SettingsChange } from '../api/types.ts';
 import { navigate } from '../state/router.ts';
 import { features, reloadFeatures } from '../state/session.ts';
 import { toast } from '../state/toasts.ts';
 import './admin.css';
 
-type FolderSizeMode = 'off' | 'full' | 'shallow';
+type FolderSizeMode = NonNullable<Settings['folderSizes']>['mode'];
 
 /** "Set by FOLDER_SIZE_MODE": the variable wins over this screen until it is removed. */
 function SetBy({ variable }: { variable: string }) {
@@ -22,7 +22,7 @@ function SetBy({ variable }: { variable: string }) {
   );
 }
 
-type Save = (body: Settings & { password?: string }) => Promise<boolean>;
+type Save = (body: SettingsChange) => Promise<boolean>;
 
 function FolderSizes({ s, save }: { s: Settings; save: Save }) {
   const current = s.folderSizes ?? { mode: 'off' as FolderSizeMode, setBy: null };
@@ -43,7 +43,7 @@ function FolderSizes({ s, save }: { s: Settings; save: Save }) {
         class="stack"
         onSubmit={(e) => {
           e.preventDefault();
-          void save({ folderSizes: { mode, setBy: null } });
+          void save({ folderSizes: { mode } });
         }}
       >
         <fieldset class="choices" disabled={fixed}>
@@ -118,7 +118,7 @@ function TerminalSwitch({ s, save }: { s: Settings; save: Save }) {
         <SetBy variable={current.setBy!} />
       ) : current.enabled ? (
         <div>
-          <button type="button" onClick={() => void save({ terminal: { enabled: false, setBy: null } })}>
+          <button type="button" onClick={() => void save({ terminal: { enabled: false } })}>
             Switch the terminal off
           </button>
         </div>
@@ -127,7 +127,7 @@ function TerminalSwitch({ s, save }: { s: Settings; save: Save }) {
           class="stack"
           onSubmit={async (e) => {
             e.preventDefault();
-            if (await save({ terminal: { enabled: true, setBy: null }, password })) setPassword('');
+            if (await save({ terminal: { enabled: true, ...(password ? { password } : {}) } })) setPassword('');
           }}
         >
           <label>
@@ -153,19 +153,15 @@ export function Installation() {
   const [s, setS] = useState<Settings | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
-    get<Settings>('/api/settings').then(setS, setError);
+    api('GET /api/settings').then(setS, setError);
   }, []);
   /** Saves one section; the terminal's password travels beside its switch. Resolves true when saved. */
-  const save = async (body: Settings & { password?: string }): Promise<boolean> => {
+  const save = async (body: SettingsChange): Promise<boolean> => {
     setError(null);
-    const { password, ...sections } = body;
-    const wire: Record<string, unknown> = { ...sections };
-    if (sections.folderSizes) wire.folderSizes = { mode: sections.folderSizes.mode };
-    if (sections.terminal) wire.terminal = { enabled: sections.terminal.enabled, ...(password ? { password } : {}) };
     try {
-      const a = await patch<Settings>('/api/settings', wire, { allow401: true });
+      const a = await api('PATCH /api/settings', { body }, { allow401: true });
       setS({ ...s, ...a });
-      if (sections.folderSizes || sections.terminal) await reloadFeatures();
+      if (body.folderSizes || body.terminal) await reloadFeatures();
       toast('Settings saved');
       return true;
     } catch (err) {

@@ -1,6 +1,6 @@
 // Accounts: create, change role, reset password, unlock, delete, assigned volumes.
 import { useEffect, useState } from 'preact/hooks';
-import { del, get, patch, post } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import type { AdminUser } from '../api/types.ts';
 import { askText, confirmDialog, showDialog } from '../components/Dialog.tsx';
 import { ErrorNote } from '../components/common.tsx';
@@ -20,9 +20,8 @@ function CreateUser({ onCreated }: { onCreated: () => void }) {
     e.preventDefault();
     setError(null);
     try {
-      const body: Record<string, unknown> = { email, password, roles: admin ? ['admin'] : [] };
-      if (username.trim()) body.username = username.trim();
-      await post('/api/users', body);
+      const body = { email, password, roles: admin ? ['admin' as const] : [] };
+      await api('POST /api/users', { body: username.trim() ? { ...body, username: username.trim() } : body });
       setEmail('');
       setUsername('');
       setPassword('');
@@ -74,7 +73,7 @@ export function Users() {
   const [users, setUsers] = useState<AdminUser[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const load = () =>
-    get<{ users: AdminUser[] }>('/api/users').then((a) => {
+    api('GET /api/users').then((a) => {
       setUsers(a.users);
       setError(null);
     }, setError);
@@ -90,7 +89,10 @@ export function Users() {
       (err) => toastError(err),
     );
   const setRole = (u: AdminUser, admin: boolean) =>
-    act(() => patch(`/api/users/${encodeURIComponent(u.id)}`, { roles: admin ? ['admin'] : [] }), 'Role changed');
+    act(
+      () => api('PATCH /api/users/:id', { params: { id: u.id }, body: { roles: admin ? ['admin'] : [] } }),
+      'Role changed',
+    );
   const reset = (u: AdminUser) =>
     askText({
       title: `New password for ${u.username}`,
@@ -98,7 +100,7 @@ export function Users() {
       confirm: 'Reset password',
       secret: true,
       action: async (pw) => {
-        await post(`/api/users/${encodeURIComponent(u.id)}/password`, { newPassword: pw });
+        await api('POST /api/users/:id/password', { params: { id: u.id }, body: { newPassword: pw } });
         toast('Password reset');
       },
     });
@@ -112,7 +114,7 @@ export function Users() {
       }))
     )
       return;
-    void act(() => del(`/api/users/${encodeURIComponent(u.id)}`), 'Account deleted');
+    void act(() => api('DELETE /api/users/:id', { params: { id: u.id } }), 'Account deleted');
   };
   const volumesOf = (u: AdminUser) => showDialog((close) => <AssignedVolumes user={u} onClose={close} />);
   return (
@@ -171,7 +173,10 @@ export function Users() {
                           type="button"
                           class="small"
                           onClick={() =>
-                            void act(() => post(`/api/users/${encodeURIComponent(u.id)}/unlock`), 'Account unlocked')
+                            void act(
+                              () => api('POST /api/users/:id/unlock', { params: { id: u.id } }),
+                              'Account unlocked',
+                            )
                           }
                         >
                           Unlock

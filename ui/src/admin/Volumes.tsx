@@ -1,7 +1,8 @@
 // Administration → Volumes: host folders of this computer served as volumes beside the folders
 // of VOLUME_ROOT, each named, read-only or read-write. Also the first step after setup.
 import { useEffect, useState } from 'preact/hooks';
-import { del, get, patch, post } from '../api/client.ts';
+import { api } from '../api/client.ts';
+import type { ApiAnswer, ApiBody } from '../../../src/http/contract.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { location } from '../state/router.ts';
 import { refreshVolumes } from '../state/session.ts';
@@ -9,19 +10,8 @@ import { toastError } from '../state/toasts.ts';
 import { ServerFiles } from './AssignedVolumes.tsx';
 import './admin.css';
 
-interface HostVolume {
-  id: string;
-  label: string;
-  path: string;
-  accessMode: 'readonly' | 'readwrite';
-  available: boolean;
-  storageReadOnly: boolean;
-}
-interface HostVolumeList {
-  volumes: HostVolume[];
-  volumeRoot: string;
-  looseFiles: string[];
-}
+type HostVolumeList = ApiAnswer<'GET /api/admin/volumes'>;
+type HostVolume = HostVolumeList['volumes'][number];
 
 export function Volumes() {
   const [data, setData] = useState<HostVolumeList | null>(null);
@@ -32,14 +22,14 @@ export function Volumes() {
   const [browsing, setBrowsing] = useState(false);
   const welcome = location.value.query.get('welcome') !== null;
   // The sidebar and Home list the volumes too: they follow every change made here.
-  const load = () => Promise.all([get<HostVolumeList>('/api/admin/volumes').then(setData, setError), refreshVolumes()]);
+  const load = () => Promise.all([api('GET /api/admin/volumes').then(setData, setError), refreshVolumes()]);
   useEffect(() => {
     void load();
   }, []);
   const add = async (e: Event) => {
     e.preventDefault();
     try {
-      await post('/api/admin/volumes', { label: label.trim(), path, accessMode: mode });
+      await api('POST /api/admin/volumes', { body: { label: label.trim(), path, accessMode: mode } });
       setLabel('');
       setPath('');
       setError(null);
@@ -48,8 +38,8 @@ export function Volumes() {
       setError(err);
     }
   };
-  const change = (v: HostVolume, body: Record<string, string>) =>
-    patch(`/api/admin/volumes/${encodeURIComponent(v.id)}`, body).then(load, (err) => toastError(err));
+  const change = (v: HostVolume, body: ApiBody<'PATCH /api/admin/volumes/:id'>) =>
+    api('PATCH /api/admin/volumes/:id', { params: { id: v.id }, body }).then(load, (err) => toastError(err));
   return (
     <div class="stack">
       {welcome && (
@@ -88,7 +78,7 @@ export function Volumes() {
               <select
                 aria-label={`Access to ${v.label}`}
                 value={v.accessMode}
-                onChange={(e) => change(v, { accessMode: e.currentTarget.value })}
+                onChange={(e) => change(v, { accessMode: e.currentTarget.value as HostVolume['accessMode'] })}
               >
                 <option value="readwrite">Read and write</option>
                 <option value="readonly">Read only</option>
@@ -107,7 +97,7 @@ export function Volumes() {
                 type="button"
                 class="small danger"
                 onClick={() =>
-                  del(`/api/admin/volumes/${encodeURIComponent(v.id)}`).then(load, (err) => toastError(err))
+                  api('DELETE /api/admin/volumes/:id', { params: { id: v.id } }).then(load, (err) => toastError(err))
                 }
               >
                 Remove

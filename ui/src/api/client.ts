@@ -145,23 +145,6 @@ export async function request(
   throw error;
 }
 
-async function untyped<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<T> {
-  const res = await request(method, path, body, options);
-  if (res.status === 204 || res.status === 304) return undefined as T;
-  const text = await res.text();
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
-export const get = <T = any>(path: string, options?: RequestOptions) => untyped<T>('GET', path, undefined, options);
-export const post = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
-  untyped<T>('POST', path, body ?? {}, options);
-export const patch = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
-  untyped<T>('PATCH', path, body ?? {}, options);
-export const put = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
-  untyped<T>('PUT', path, body ?? {}, options);
-export const del = <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
-  untyped<T>('DELETE', path, body, options);
-
 /** A call's input and options; the input may be left out when the row needs none. */
 type CallArgs<K extends ApiKey> =
   ApiInputOptional<K> extends true
@@ -188,11 +171,16 @@ export function apiUrl<K extends ApiKey>(key: K, ...[input]: CallArgs<K>): strin
   return q ? `${path}?${q}` : path;
 }
 
+/** The path of a row as the table writes it, for a client that builds the address itself (the TUS client). */
+export function apiPath<K extends ApiKey>(key: K): string {
+  return key.slice(key.indexOf(' ') + 1);
+}
+
 /** A row's Response (2xx or 304), for answers read as bytes, a stream or with their headers. */
 export function apiFetch<K extends ApiKey>(key: K, ...[input, options]: CallArgs<K>): Promise<Response> {
   const method = key.slice(0, key.indexOf(' '));
   const { body } = (input ?? {}) as AnyInput;
-  // As post/put/patch always did: a write without a body sends `{}`.
+  // A write without a body sends `{}` (a DELETE sends none).
   const sent = body === undefined && (method === 'POST' || method === 'PUT' || method === 'PATCH') ? {} : body;
   return request(method, apiUrl(key, ...([input] as CallArgs<K>)), sent, options);
 }

@@ -2,7 +2,8 @@
 // entry previewed (pictures and text only, from a blob; never as a page) or downloaded, and
 // "Extract here" / "Extract to…" for the whole archive or the ticked entries.
 import { useEffect, useState } from 'preact/hooks';
-import { describeError, encodePath, get, queryString } from '../api/client.ts';
+import { api, describeError, encodePath } from '../api/client.ts';
+import type { ArchiveListing } from '../api/types.ts';
 import { ErrorNote, Icon, Spinner } from '../components/common.tsx';
 import { Breadcrumbs } from '../folder/FolderView.tsx';
 import { location, navigate } from '../state/router.ts';
@@ -11,22 +12,7 @@ import { extractArchive, extractToDialog } from './actions.tsx';
 import { archiveUrl, entryUrl } from './kinds.ts';
 import './archives.css';
 
-interface Entry {
-  name: string;
-  path: string;
-  isDirectory: boolean;
-  size: number | null;
-  modified: string | null;
-  encrypted?: boolean;
-}
-interface ArchiveListing {
-  path: string;
-  name: string;
-  inside?: string;
-  entries: Entry[];
-  total: number;
-  outside: number;
-}
+type Entry = ArchiveListing['entries'][number];
 
 const IMAGE = /\.(png|jpe?g|gif|webp|avif|bmp)$/i;
 const TEXT =
@@ -96,9 +82,7 @@ export default function ArchiveView() {
   const load = async () => {
     setError(null);
     try {
-      setListing(
-        await get<ArchiveListing>(`/api/archive/list?${queryString({ path: archive, ...(inside ? { inside } : {}) })}`),
-      );
+      setListing(await api('GET /api/archive/list', { query: { path: archive, ...(inside ? { inside } : {}) } }));
     } catch (err) {
       setListing(null);
       setError(err);

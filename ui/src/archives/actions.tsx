@@ -1,7 +1,7 @@
 // Archive operations from the UI: extraction with its progress in the operations tray (the
 // NDJSON events of POST /api/archive/extract), and a selection into a new zip under a name asked.
-import { api, ApiError, errorFrom, joinPath, post } from '../api/client.ts';
-import type { ItemAnswer } from '../api/types.ts';
+import { api, ApiError, apiUrl, errorFrom, joinPath } from '../api/client.ts';
+import type { ExtractEvent } from '../api/types.ts';
 import { askText, showDialog } from '../components/Dialog.tsx';
 import { FolderPicker } from '../components/FolderPicker.tsx';
 import { startTask } from '../state/tasks.ts';
@@ -13,11 +13,6 @@ import type { ConflictChoice } from '../components/ConflictDialog.tsx';
 
 /** A selected item as it landed (its name, and what became of it when the name was taken). */
 type Landed = ExtractEvents['done']['landed'][number];
-type ExtractEvent =
-  | ({ type: 'start' } & ExtractEvents['start'])
-  | ({ type: 'progress' } & ExtractEvents['progress'])
-  | ({ type: 'done' } & ExtractEvents['done'])
-  | { type: 'error'; message: string; statusCode: number; code?: string };
 
 const nameOf = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 const folderOfPath = (p: string) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '');
@@ -82,15 +77,17 @@ export async function extractArchive(
     entries.length === 1 ? nameOf(entries[0]!) : entries.length ? `${entries.length} items` : nameOf(archivePath);
   const update = startTask(`Extracting ${what}`, () => controller.abort());
   try {
-    const res = await fetch('/api/archive/extract', {
+    const body = {
+      path: archivePath,
+      entries,
+      ...(destination !== undefined ? { destination } : {}),
+      ...(answers.size ? { conflictFor: Object.fromEntries(answers) } : {}),
+    };
+    // fetch itself, not apiFetch: the answer is NDJSON events.
+    const res = await fetch(apiUrl('POST /api/archive/extract', { body }), {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
-      body: JSON.stringify({
-        path: archivePath,
-        entries,
-        ...(destination !== undefined ? { destination } : {}),
-        ...(answers.size ? { conflictFor: Object.fromEntries(answers) } : {}),
-      }),
+      body: JSON.stringify(body),
       signal: controller.signal,
     });
     if (!res.ok) throw await errorFrom(res);
@@ -194,7 +191,7 @@ export function compressToZip(
 async function compress(items: { path: string; name: string }[], name: string, onDone?: () => void): Promise<void> {
   const update = startTask(`Compressing ${items.length === 1 ? items[0]!.name : `${items.length} items`} into ${name}`);
   try {
-    const answer = await post<ItemAnswer>('/api/files/zip/compress', { items, name });
+    const answer = await api('POST /api/files/zip/compress', { body: { items, name } });
     update({ state: 'done', progress: 1, detail: `Created ${answer.item.name}` });
     toast(`Created ${joinPath(answer.item.path, answer.item.name)}`);
   } catch (err) {

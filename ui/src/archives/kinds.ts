@@ -1,5 +1,5 @@
 // Which files open like a folder (the server lists them: zip, the tar family, 7z, rar, iso…).
-import { queryString } from '../api/client.ts';
+import { apiUrl, queryString } from '../api/client.ts';
 const ARCHIVE = /\.(zip|jar|tar|tgz|tbz2?|txz|tar\.(gz|bz2|xz)|gz|bz2|xz|7z|rar|iso|cab|arj|lzh|wim|cpio|rpm|deb)$/i;
 
 export const isArchiveName = (name: string) => ARCHIVE.test(name);
@@ -11,4 +11,4 @@ export function archiveUrl(archivePath: string, inside = ''): string {
 
 /** The entry's bytes, always an attachment (the server never serves it as a page). */
 export const entryUrl = (archivePath: string, entry: string) =>
-  `/api/archive/entry?${queryString({ path: archivePath, entry })}`;
+  apiUrl('GET /api/archive/entry', { query: { path: archivePath, entry } });

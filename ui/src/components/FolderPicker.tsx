@@ -2,8 +2,7 @@
 // destinations (kept by the server, which follows renames and forgets deleted folders) above,
 // and a new folder made where the picker stands.
 import { useEffect, useState } from 'preact/hooks';
-import { encodePath, get, joinPath, parentOf, post } from '../api/client.ts';
-import type { ItemAnswer, Listing, Volume } from '../api/types.ts';
+import { api, joinPath, parentOf } from '../api/client.ts';
 import { isDir } from '../api/types.ts';
 import { collator } from '../util.ts';
 import { Dialog } from './Dialog.tsx';
@@ -31,7 +30,7 @@ export function FolderPicker({
   const [naming, setNaming] = useState<string | null>(null);
   const [reloadTick, setReloadTick] = useState(0);
   useEffect(() => {
-    get<{ destinations: { path: string }[] }>('/api/files/recent-destinations').then(
+    api('GET /api/files/recent-destinations').then(
       (a) => setRecent(a.destinations.map((d) => d.path).slice(0, 6)),
       () => setRecent([]),
     );
@@ -43,7 +42,7 @@ export function FolderPicker({
     setBusy(true);
     setError(null);
     try {
-      const answer = await post<ItemAnswer>('/api/files/folder', { path: at, name });
+      const answer = await api('POST /api/files/folder', { body: { path: at, name } });
       setNaming(null);
       setAt(joinPath(at, answer.item.name));
       setReloadTick((n) => n + 1);
@@ -60,13 +59,13 @@ export function FolderPicker({
     (async () => {
       try {
         if (!at) {
-          const vols = await get<Volume[]>('/api/volumes');
+          const vols = await api('GET /api/volumes');
           if (live) {
             setEntries(vols.map((v) => ({ name: v.name, path: v.path })));
             setWritable(false);
           }
         } else {
-          const l = await get<Listing>(`/api/browse/${encodePath(at)}`);
+          const l = await api('GET /api/browse/*', { params: { path: at } });
           if (live) {
             setEntries(
               l.items

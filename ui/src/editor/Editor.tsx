@@ -6,7 +6,7 @@
 // meanwhile, checked as it writes, and the person chooses; "Replace with mine" saves without
 // the condition. The replaced content is kept as a version either way.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, request } from '../api/client.ts';
+import { ApiError, apiFetch, apiUrl, request } from '../api/client.ts';
 import { confirmDialog } from '../components/Dialog.tsx';
 import { ErrorNote, Icon, Spinner } from '../components/common.tsx';
 import { listing, reload } from '../folder/model.ts';
@@ -81,7 +81,7 @@ export default function Editor({
   const saveLatest = useRef<() => Promise<void>>(async () => {});
   dirtyRef.current = dirty;
 
-  const editorUrl = adapter?.editorUrl ?? `/api/editor?path=${encodeURIComponent(file.path)}`;
+  const editorUrl = adapter?.editorUrl ?? apiUrl('GET /api/editor', { query: { path: file.path } });
 
   useEffect(() => {
     let live = true;
@@ -180,7 +180,7 @@ export default function Editor({
       const send = (headers: Record<string, string>) =>
         adapter
           ? adapter.save(content, headers)
-          : request('PUT', '/api/editor', { path: file.path, content }, { headers });
+          : apiFetch('PUT /api/editor', { body: { path: file.path, content } }, { headers });
       let res: Response;
       try {
         // Only over the file we opened: the server compares as it writes.

@@ -1,8 +1,8 @@
 // A file's details: facts from the server, download, its earlier versions (restore, restore
 // as a copy), and "Edit text" into the full-window editor. Loaded on first use.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { encodePath, get, joinPath, post } from '../api/client.ts';
-import type { FileItem, ItemAnswer, Metadata, Version } from '../api/types.ts';
+import { api, joinPath } from '../api/client.ts';
+import type { FileItem, Metadata, Version } from '../api/types.ts';
 import { ErrorNote, Spinner } from '../components/common.tsx';
 import { toast, toastError } from '../state/toasts.ts';
 import { formatBytes, formatDate, iconFor } from '../util.ts';
@@ -35,14 +35,14 @@ function Versions({
       return;
     }
     try {
-      const a = await get<{ content: string }>(`/api/versions/${encodeURIComponent(v.id)}/text`);
+      const a = await api('GET /api/versions/:id/text', { params: { id: v.id } });
       setShown((s) => ({ ...s, [v.id]: a.content }));
     } catch (err) {
       setShown((s) => ({ ...s, [v.id]: err instanceof Error ? err : new Error(String(err)) }));
     }
   };
   const load = () =>
-    get<{ items: Version[] }>(`/api/versions?path=${encodeURIComponent(path)}`).then((a) => {
+    api('GET /api/versions', { query: { path } }).then((a) => {
       setList(a.items);
       setError(null);
     }, setError);
@@ -52,10 +52,10 @@ function Versions({
   const restore = async (v: Version, asCopy: boolean) => {
     try {
       if (asCopy) {
-        const a = await post<ItemAnswer>(`/api/versions/${encodeURIComponent(v.id)}/restore-copy`, {});
+        const a = await api('POST /api/versions/:id/restore-copy', { params: { id: v.id } });
         toast(`Restored as ${a.item.name}`);
       } else {
-        await post(`/api/versions/${encodeURIComponent(v.id)}/restore`, {});
+        await api('POST /api/versions/:id/restore', { params: { id: v.id } });
         toast('Version restored');
       }
       onRestored();
@@ -126,7 +126,7 @@ export default function Details({ item, onClose }: { item: FileItem; onClose: ()
     wasEditing.current = editingThis;
   }, [editingThis]);
   useEffect(() => {
-    get<Metadata>(`/api/metadata/${encodePath(path)}`).then(setMeta, () => setMeta(null));
+    api('GET /api/metadata/*', { params: { path } }).then(setMeta, () => setMeta(null));
   }, [path, rev]);
   const isText = iconFor(item.kind) === 'text';
   const panel = useRef<HTMLElement>(null);

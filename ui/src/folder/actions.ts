@@ -1,19 +1,9 @@
 // File operations on the open folder. Each one talks to the public API, reports through a
 // toast or the operations tray, and reloads what changed.
 import { signal } from '@preact/signals';
-import { ApiError, del, encodePath, errorFrom, get, joinPath, parentOf, patch, post, request } from '../api/client.ts';
+import { ApiError, api, apiFetch, apiUrl, errorFrom, joinPath, parentOf } from '../api/client.ts';
 import type { ConflictChoice } from '../components/ConflictDialog.tsx';
-import type {
-  ConflictsAnswer,
-  DeleteEvent,
-  DeleteImpact,
-  Favorite,
-  FileItem,
-  ItemAnswer,
-  MoveAnswer,
-  TrashEntry,
-  TrashRestoreAnswer,
-} from '../api/types.ts';
+import type { ConflictsAnswer, DeleteEvent, DeleteImpact, FileItem } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
 import { askText } from '../components/Dialog.tsx';
 import { favorites } from '../state/session.ts';
@@ -35,7 +25,7 @@ export const clipboard = signal<{ mode: 'copy' | 'move'; items: Ref[] } | null>(
 /** The server follows renames and moves in favourites and drops deleted ones: read them again. */
 export async function refreshFavorites(): Promise<void> {
   try {
-    const list = await get<Favorite[]>('/api/favorites');
+    const list = await api('GET /api/favorites');
     if (Array.isArray(list)) favorites.value = [...list].sort((a, b) => a.position - b.position);
   } catch {
     /* the sidebar keeps what it had */
@@ -50,7 +40,7 @@ export function newFolder(): void {
     value: 'New folder',
     confirm: 'Create',
     action: async (name) => {
-      const answer = await post<ItemAnswer>('/api/files/folder', { path: parent, name });
+      const answer = await api('POST /api/files/folder', { body: { path: parent, name } });
       toast(`Created ${answer.item.name}`);
       await reload();
     },
@@ -66,7 +56,7 @@ export function newFile(): void {
     confirm: 'Create',
     selectStem: true,
     action: async (name) => {
-      const answer = await post<ItemAnswer>('/api/files/file', { path: parent, name });
+      const answer = await api('POST /api/files/file', { body: { path: parent, name } });
       toast(`Created ${answer.item.name}`);
       await reload();
     },
@@ -82,7 +72,7 @@ export function rename(item: FileItem): void {
     selectStem: !isDir(item),
     action: async (newName) => {
       if (newName === item.name) return;
-      await post('/api/files/rename', { path: item.path, name: item.name, newName });
+      await api('POST /api/files/rename', { body: { path: item.path, name: item.name, newName } });
       toast(`Renamed to ${newName}`);
       await reload();
       if (isDir(item)) void refreshFavorites();
@@ -101,7 +91,7 @@ async function askAboutTaken(
 ): Promise<Map<string, ConflictChoice> | null> {
   let answer: ConflictsAnswer;
   try {
-    answer = await post<ConflictsAnswer>('/api/files/conflicts', { destination, items });
+    answer = await api('POST /api/files/conflicts', { body: { destination, items } });
   } catch {
     return new Map();
   }
@@ -128,11 +118,10 @@ export async function transfer(mode: 'copy' | 'move', items: Ref[], destination:
     controller.abort(),
   );
   try {
-    const answer = await post<MoveAnswer>(
-      mode === 'copy' ? '/api/files/copy' : '/api/files/move',
-      { items: asked, destination },
-      { signal: controller.signal },
-    );
+    const input = { body: { items: asked, destination } };
+    const answer = await (mode === 'copy'
+      ? api('POST /api/files/copy', input, { signal: controller.signal })
+      : api('POST /api/files/move', input, { signal: controller.signal }));
     const skipped = answer.items.filter((r) => r.outcome === 'skipped');
     const said = outcomesSaid(answer.items.map((r) => ({ outcome: r.outcome, name: baseName(r.to) })));
     update({ state: 'done', progress: 1, detail: said.length ? said.join('; ') : undefined });
@@ -169,7 +158,7 @@ async function moveBack(moved: { from: string; to: string }[]): Promise<void> {
   }
   try {
     for (const [origin, refs] of byOrigin)
-      await post<MoveAnswer>('/api/files/move', { items: refs, destination: origin });
+      await api('POST /api/files/move', { body: { items: refs, destination: origin } });
     toast(`Moved back ${moved.length === 1 ? baseName(moved[0]!.from) : `${moved.length} items`}`);
   } catch (err) {
     toastError(err, 'Undo failed');
@@ -184,13 +173,13 @@ type Gone = Ref & { trashId?: string | null };
  *  name and folder) is restored where it was. */
 async function restoreDeleted(gone: Gone[]): Promise<void> {
   try {
-    const { items: trash } = await get<{ items: TrashEntry[] }>('/api/trash');
+    const { items: trash } = await api('GET /api/trash');
     const newestFirst = [...trash].sort((a, b) => Date.parse(b.deletedAt) - Date.parse(a.deletedAt));
     let restored = 0;
     for (const g of gone) {
       const entry = newestFirst.find((e) => (g.trashId ? e.id === g.trashId : e.path === g.path && e.name === g.name));
       if (!entry) continue;
-      await post<TrashRestoreAnswer>(`/api/trash/items/${encodeURIComponent(entry.id)}/restore`, {});
+      await api('POST /api/trash/items/:id/restore', { params: { id: entry.id } });
       restored++;
     }
     if (restored < gone.length)
@@ -211,8 +200,8 @@ export async function paste(): Promise<void> {
 }
 
 export async function deleteImpact(items: FileItem[]): Promise<DeleteImpact> {
-  return post<DeleteImpact>('/api/files/delete-impact', {
-    items: items.map((i) => ({ path: i.path, name: i.name, kind: i.kind })),
+  return api('POST /api/files/delete-impact', {
+    body: { items: items.map((i) => ({ path: i.path, name: i.name, kind: i.kind })) },
   });
 }
 
@@ -224,7 +213,7 @@ export async function deleteItems(items: FileItem[]): Promise<void> {
     controller.abort(),
   );
   try {
-    const res = await request('POST', '/api/files/delete-stream', body, { signal: controller.signal });
+    const res = await apiFetch('POST /api/files/delete-stream', { body }, { signal: controller.signal });
     let failed: string | undefined;
     let gone: Gone[] = [];
     if (res.body) {
@@ -245,7 +234,7 @@ export async function deleteItems(items: FileItem[]): Promise<void> {
             failed = failed ? `${failed}; ${ev.name}: ${ev.message}` : `${ev.name}: ${ev.message}`;
           // The server's record also names the trash entry (and may give a full path without a name).
           else if (ev.type === 'done')
-            gone = (ev.items as { path: string; name?: string; status: string; trashId?: string | null }[])
+            gone = ev.items
               .filter((r) => r.status === 'deleted')
               .map((r) =>
                 r.name
@@ -282,7 +271,7 @@ export async function download(items: Ref[], kinds?: string[]): Promise<void> {
   if (single && kinds?.[0] !== 'directory') {
     // One file: the browser's own download (streamed to disk, resumable, its own progress).
     const a = document.createElement('a');
-    a.href = `/api/download/${encodePath(fullPath(single))}`;
+    a.href = apiUrl('GET /api/download/*', { params: { path: fullPath(single) } });
     a.download = single.name;
     document.body.append(a);
     a.click();
@@ -293,7 +282,8 @@ export async function download(items: Ref[], kinds?: string[]): Promise<void> {
   const controller = new AbortController();
   const update = startTask(`Downloading ${single ? single.name : `${items.length} items`}`, () => controller.abort());
   try {
-    const res = await fetch('/api/download', {
+    // fetch itself, not apiFetch: the answer is the file, read with its progress.
+    const res = await fetch(apiUrl('POST /api/download', { body }), {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: '*/*' },
       body: JSON.stringify(body),
@@ -350,11 +340,11 @@ export async function toggleFavorite(path: string): Promise<void> {
   const existing = favorites.value.find((f) => f.path === path);
   try {
     if (existing) {
-      await del('/api/favorites', { path });
+      await api('DELETE /api/favorites', { body: { path } });
       favorites.value = favorites.value.filter((f) => f.id !== existing.id);
       toast('Removed from favourites');
     } else {
-      const fav = await post('/api/favorites', { path });
+      const fav = await api('POST /api/favorites', { body: { path } });
       favorites.value = [...favorites.value, fav];
       toast('Added to favourites');
     }
@@ -368,7 +358,7 @@ export async function reorderFavorites(order: string[]): Promise<void> {
   const byId = new Map(before.map((f) => [f.id, f]));
   favorites.value = order.map((id, position) => ({ ...byId.get(id)!, position }));
   try {
-    const answer = await patch('/api/favorites/reorder', { order });
+    const answer = await api('PATCH /api/favorites/reorder', { body: { order } });
     if (Array.isArray(answer)) favorites.value = answer;
   } catch (err) {
     favorites.value = before;

@@ -1,8 +1,8 @@
 // State of the open folder: its listing, how it is sorted and shown, what is selected.
 // One folder is open at a time, so this is module state read by the folder components.
 import { computed, signal } from '@preact/signals';
-import { ApiError, encodePath, get, joinPath, post } from '../api/client.ts';
-import type { Access, FileItem, FolderSizeBatch, Listing } from '../api/types.ts';
+import { ApiError, api, joinPath } from '../api/client.ts';
+import type { Access, FileItem, Listing } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
 import { preferences } from '../state/session.ts';
 import { askUntilFinal, collator } from '../util.ts';
@@ -102,7 +102,7 @@ export async function openFolder(path: string): Promise<void> {
   loading.value = true;
   loadError.value = null;
   try {
-    const answer = await get<Listing>(`/api/browse/${encodePath(path)}`);
+    const answer = await api('GET /api/browse/*', { params: { path } });
     if (seq !== loadSeq) return;
     listing.value = answer;
     // A folder mostly of pictures opens as a grid until the person chooses (the choice is kept).
@@ -149,7 +149,7 @@ async function loadFolderSizes(path: string, list: FileItem[]): Promise<void> {
       }
     };
     stopSizes = askUntilFinal(
-      () => post<FolderSizeBatch>('/api/folder-size/batch', { paths: dirs.map((d) => joinPath(path, d.name)) }),
+      () => api('POST /api/folder-size/batch', { body: { paths: dirs.map((d) => joinPath(path, d.name)) } }),
       (answer) => answer.items.some((r) => !r.complete),
       (answer) => {
         if (path === folderPath.value) {

@@ -1,7 +1,7 @@
 // One entry as a list row or a grid tile, and the list's header (sortable, resizable).
 import { signal, computed } from '@preact/signals';
 import { useEffect, useState } from 'preact/hooks';
-import { encodePath, get, joinPath } from '../api/client.ts';
+import { api, joinPath } from '../api/client.ts';
 import type { FileItem } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
 import { Icon } from '../components/common.tsx';
@@ -167,7 +167,7 @@ export function Thumb({ item, size = 56 }: { item: FileItem; size?: number }) {
     let live = true;
     // Wait a moment so fast scrolling does not ask for every tile it passes.
     const t = setTimeout(() => {
-      get<{ thumbnail: string }>(`/api/thumbnails/${encodePath(full)}`).then(
+      api('GET /api/thumbnails/*', { params: { path: full } }).then(
         (a) => {
           thumbCache.set(full, a.thumbnail ?? '');
           if (live) setUrl(a.thumbnail ?? '');

@@ -1,8 +1,7 @@
 // Per-folder view and sort. Kept on the server (it follows the folder across renames and is
 // forgotten when the folder is deleted); a local copy lets the folder open in its own view
 // before the server has answered.
-import { encodePath, get, put } from '../api/client.ts';
-import type { FolderPrefs } from '../api/types.ts';
+import { api } from '../api/client.ts';
 import type { ViewPrefs } from './model.ts';
 
 const KEY = 'burrow.view.';
@@ -47,12 +46,12 @@ export function saveViewPrefs(path: string, prefs: ViewPrefs): void {
 
 /** Server side: `GET/PUT /api/folder-prefs/<folder>`; nothing chosen there yet reads as null. */
 let pushToServer = async (path: string, prefs: ViewPrefs): Promise<void> => {
-  await put(`/api/folder-prefs/${encodePath(path)}`, prefs).catch(() => {
+  await api('PUT /api/folder-prefs/*', { params: { path }, body: prefs }).catch(() => {
     /* kept locally */
   });
 };
 let pullFromServer = async (path: string): Promise<ViewPrefs | null> => {
-  const a = await get<FolderPrefs>(`/api/folder-prefs/${encodePath(path)}`);
+  const a = await api('GET /api/folder-prefs/*', { params: { path } });
   return a.saved ? { view: a.view, sortBy: a.sortBy, sortDir: a.sortDir } : null;
 };
 

@@ -3,19 +3,12 @@
 // hosts do: the token never appears in an address). ONLYOFFICE: the document server's api.js
 // builds the editor from the signed config.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { describeError, post } from '../api/client.ts';
+import { api, describeError } from '../api/client.ts';
 import type { OfficeDocument } from './state.tsx';
+import type { ApiAnswer } from '../../../src/http/contract.ts';
 import './office.css';
 
-interface WopiConfig {
-  urlSrc: string;
-  access_token: string;
-  access_token_ttl: number;
-}
-interface OnlyOfficeConfig {
-  documentServerUrl: string;
-  config: Record<string, unknown>;
-}
+type WopiConfig = ApiAnswer<'POST /api/officeeditor/config'>;
 declare global {
   interface Window {
     DocsAPI?: { DocEditor: new (id: string, config: Record<string, unknown>) => { destroyEditor(): void } };
@@ -45,10 +38,10 @@ export default function OfficeEditor({ doc, onClose }: { doc: OfficeDocument; on
     (async () => {
       try {
         if (doc.kind === 'wopi') {
-          const c = await post<WopiConfig>('/api/officeeditor/config', { path: full, mode: doc.mode });
+          const c = await api('POST /api/officeeditor/config', { body: { path: full, mode: doc.mode } });
           if (live) setWopi(c);
         } else {
-          const c = await post<OnlyOfficeConfig>('/api/onlyoffice/config', { path: full, mode: doc.mode });
+          const c = await api('POST /api/onlyoffice/config', { body: { path: full, mode: doc.mode } });
           await loadScript(`${c.documentServerUrl.replace(/\/+$/, '')}/web-apps/apps/api/documents/api.js`);
           if (live && window.DocsAPI)
             editor = new window.DocsAPI.DocEditor('office-onlyoffice', { ...c.config, width: '100%', height: '100%' });

@@ -1,6 +1,6 @@
 // Home: every place the account can browse, as cards with usage and read-only badges.
 import { useEffect, useState } from 'preact/hooks';
-import { encodePath, get } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import type { Usage, Volume } from '../api/types.ts';
 import { Icon, UsageBar } from '../components/common.tsx';
 import { filesUrl, navigate } from '../state/router.ts';
@@ -21,7 +21,7 @@ function VolumeCard({ volume }: { volume: Volume }) {
   useEffect(
     () =>
       askUntilFinal(
-        () => get<Usage>(`/api/usage/${encodePath(volume.path)}`),
+        () => api('GET /api/usage/*', { params: { path: volume.path } }),
         (u) => (u.held ? !u.held.complete : counted),
         setUsage,
         () => setUsage(null),

@@ -3,7 +3,7 @@
 // metadata route, asked for rows as they scroll into view, or for all of them to sort by.
 import { signal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { encodePath, get, joinPath, queryString } from '../api/client.ts';
+import { api, joinPath } from '../api/client.ts';
 import type { Metadata, SearchAnswer, SearchItem } from '../api/types.ts';
 import { ErrorNote, Spinner } from '../components/common.tsx';
 import { revealName } from '../folder/model.ts';
@@ -25,7 +25,9 @@ async function loadMeta(paths: string[]): Promise<void> {
   // A few at a time: a page of 200 results must not open 200 requests at once.
   for (let i = 0; i < todo.length; i += 6) {
     const batch = todo.slice(i, i + 6);
-    const got = await Promise.all(batch.map((p) => get<Metadata>(`/api/metadata/${encodePath(p)}`).catch(() => null)));
+    const got = await Promise.all(
+      batch.map((p) => api('GET /api/metadata/*', { params: { path: p } }).catch(() => null)),
+    );
     meta.value = { ...meta.value, ...Object.fromEntries(batch.map((p, k) => [p, got[k]])) };
   }
 }
@@ -145,7 +147,7 @@ export default function Search() {
     if (q.trim().length < 3) return;
     let live = true;
     setBusy(true);
-    get<SearchAnswer>(`/api/search?${queryString({ q, limit: '200', ...(scope ? { path: scope } : {}) })}`)
+    api('GET /api/search', { query: { q, limit: 200, ...(scope ? { path: scope } : {}) } })
       .then(
         (a) => {
           if (live) setAnswer(a);

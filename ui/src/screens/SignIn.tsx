@@ -1,7 +1,7 @@
 // First-run setup and sign-in. The sign-in form is also shown over a running workspace when
 // a session expires, so whatever the person was typing underneath stays where it was.
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, post } from '../api/client.ts';
+import { ApiError, api } from '../api/client.ts';
 import type { User } from '../api/types.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { useSubmit } from '../components/useSubmit.ts';
@@ -52,9 +52,10 @@ export function SetupScreen() {
       return;
     }
     return run(async () => {
-      const body: Record<string, string> = { email, password };
-      if (username.trim()) body.username = username.trim();
-      const answer = await post<{ user: User }>('/api/auth/setup', body);
+      const body = { email, password };
+      const answer = await api('POST /api/auth/setup', {
+        body: username.trim() ? { ...body, username: username.trim() } : body,
+      });
       // The next step of a new installation: which folders of this computer to show.
       navigate('/admin/volumes?welcome');
       signedIn(answer.user);
@@ -143,8 +144,11 @@ export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?:
   const submit = (e: Event) => {
     e.preventDefault();
     return run(async () => {
-      if (needCode) finish(await post('/api/auth/login/totp', { code: code.trim() }, { allow401: true }));
-      else finish(await post('/api/auth/login', { identifier: identifier.trim(), password }, { allow401: true }));
+      if (needCode) finish(await api('POST /api/auth/login/totp', { body: { code: code.trim() } }, { allow401: true }));
+      else
+        finish(
+          await api('POST /api/auth/login', { body: { identifier: identifier.trim(), password } }, { allow401: true }),
+        );
     }, fail);
   };
   return (

@@ -1,8 +1,8 @@
 // The trash: what was deleted, from where and when; restore, delete for good, empty.
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { del, get, post } from '../api/client.ts';
-import type { TrashEntry, TrashRestoreAnswer } from '../api/types.ts';
+import { api } from '../api/client.ts';
+import type { TrashEntry } from '../api/types.ts';
 import { confirmDialog } from '../components/Dialog.tsx';
 import { ErrorNote, Icon, Spinner } from '../components/common.tsx';
 import { toast, toastError } from '../state/toasts.ts';
@@ -28,7 +28,7 @@ export default function Trash() {
   const [entries, setEntries] = useState<TrashEntry[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const load = () =>
-    get<{ items: TrashEntry[] }>('/api/trash').then((a) => {
+    api('GET /api/trash').then((a) => {
       setEntries(a.items);
       setError(null);
     }, setError);
@@ -37,7 +37,7 @@ export default function Trash() {
   }, []);
   const restore = async (e: TrashEntry) => {
     try {
-      const a = await post<TrashRestoreAnswer>(`/api/trash/items/${encodeURIComponent(e.id)}/restore`, {});
+      const a = await api('POST /api/trash/items/:id/restore', { params: { id: e.id } });
       toast(`Restored ${e.name} to ${a.path}`);
       void load();
     } catch (err) {
@@ -55,7 +55,7 @@ export default function Trash() {
     )
       return;
     try {
-      await del(`/api/trash/items/${encodeURIComponent(e.id)}`);
+      await api('DELETE /api/trash/items/:id', { params: { id: e.id } });
       toast(`Deleted ${e.name} for good`);
       void load();
     } catch (err) {
@@ -73,7 +73,7 @@ export default function Trash() {
     )
       return;
     try {
-      await del('/api/trash');
+      await api('DELETE /api/trash');
       toast('Trash emptied');
       void load();
     } catch (err) {

@@ -2,7 +2,7 @@
 // hand-off loops), and the boot page's reload offer. Spec §5, client behaviour of the sign-in screen.
 import { startAuthentication, browserSupportsWebAuthn } from '@simplewebauthn/browser';
 import { useEffect, useState } from 'preact/hooks';
-import { post } from '../api/client.ts';
+import { api, apiUrl } from '../api/client.ts';
 import type { AuthStatus, User } from '../api/types.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { useSubmit } from '../components/useSubmit.ts';
@@ -57,7 +57,7 @@ export function providerName(s: AuthStatus | null): string {
 
 export function providerLoginUrl(): string {
   const here = window.location.pathname + window.location.search;
-  return `/api/auth/oidc/login?redirect=${encodeURIComponent(here)}`;
+  return apiUrl('GET /api/auth/oidc/login', { query: { redirect: here } });
 }
 
 export function ProviderButton({ s }: { s: AuthStatus | null }) {
@@ -108,14 +108,16 @@ export function PasskeyButton({ onAnswer }: { onAnswer: (answer: { user?: User; 
   const signIn = () => {
     if (place) return setExplain(true);
     return run(async () => {
-      const start = await post<{ options: any }>('/api/auth/login/passkey/start');
+      const start = await api('POST /api/auth/login/passkey/start');
       let response;
       try {
         response = await startAuthentication({ optionsJSON: start.options });
       } catch (err) {
         throw passkeyErrorWords(err, place);
       }
-      onAnswer(await post('/api/auth/login/passkey/finish', { response }, { allow401: true }));
+      onAnswer(
+        await api('POST /api/auth/login/passkey/finish', { body: { response: { ...response } } }, { allow401: true }),
+      );
     });
   };
   return (

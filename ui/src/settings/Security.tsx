@@ -3,7 +3,8 @@
 // localhost on this computer — on a LAN address over plain http the browser offers none.
 import { browserSupportsWebAuthn, startRegistration } from '@simplewebauthn/browser';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, del, get, patch, post } from '../api/client.ts';
+import { ApiError, api } from '../api/client.ts';
+import type { ApiAnswer } from '../../../src/http/contract.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { askText, confirmDialog } from '../components/Dialog.tsx';
 import { QrCode } from '../shares/Qr.tsx';
@@ -12,20 +13,8 @@ import { PasskeyWhere, thisPage } from './PasskeyWhere.tsx';
 import { toast, toastError } from '../state/toasts.ts';
 import { formatDate } from '../util.ts';
 
-interface TotpStatus {
-  enabled: boolean;
-  pending: boolean;
-  confirmedAt: string | null;
-  recoveryCodesLeft: number;
-}
-interface Passkey {
-  id: string;
-  name: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  deviceType: string;
-  backedUp: boolean;
-}
+type TotpStatus = ApiAnswer<'GET /api/auth/totp'>;
+type Passkey = ApiAnswer<'GET /api/auth/passkeys'>['passkeys'][number];
 
 function downloadCodes(codes: string[]): void {
   const text = `Burrow recovery codes for ${location.host}\nEach code signs in once in place of the six-digit code.\n\n${codes.join('\n')}\n`;
@@ -60,13 +49,13 @@ function RecoveryCodes({ codes }: { codes: string[] }) {
 
 function SecondFactor() {
   const [status, setStatus] = useState<TotpStatus | null>(null);
-  const [setup, setSetup] = useState<{ secret: string; uri: string } | null>(null);
+  const [setup, setSetup] = useState<ApiAnswer<'POST /api/auth/totp/start'> | null>(null);
   const [code, setCode] = useState('');
   const [password, setPassword] = useState('');
   const [codes, setCodes] = useState<string[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const load = () => get<TotpStatus>('/api/auth/totp').then(setStatus, setError);
+  const load = () => api('GET /api/auth/totp').then(setStatus, setError);
   useEffect(() => {
     void load();
   }, []);
@@ -84,16 +73,12 @@ function SecondFactor() {
   const start = () =>
     act(async () => {
       setCodes(null);
-      setSetup(await post('/api/auth/totp/start'));
+      setSetup(await api('POST /api/auth/totp/start'));
     });
   const confirm = (e: Event) => {
     e.preventDefault();
     return act(async () => {
-      const answer = await post<{ recoveryCodes: string[] }>(
-        '/api/auth/totp/confirm',
-        { code: code.trim() },
-        { allow401: true },
-      );
+      const answer = await api('POST /api/auth/totp/confirm', { body: { code: code.trim() } }, { allow401: true });
       setCodes(answer.recoveryCodes);
       setSetup(null);
       setCode('');
@@ -104,11 +89,7 @@ function SecondFactor() {
   const regenerate = (e: Event) => {
     e.preventDefault();
     return act(async () => {
-      const answer = await post<{ recoveryCodes: string[] }>(
-        '/api/auth/totp/recovery-codes',
-        { password },
-        { allow401: true },
-      );
+      const answer = await api('POST /api/auth/totp/recovery-codes', { body: { password } }, { allow401: true });
       setCodes(answer.recoveryCodes);
       setPassword('');
       await load();
@@ -125,7 +106,7 @@ function SecondFactor() {
     )
       return;
     await act(async () => {
-      await del('/api/auth/totp', { password }, { allow401: true });
+      await api('DELETE /api/auth/totp', { body: { password } }, { allow401: true });
       setPassword('');
       setCodes(null);
       toast('Two-step sign-in is off');
@@ -212,7 +193,7 @@ function Passkeys() {
   const [name, setName] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const load = () => get<{ passkeys: Passkey[] }>('/api/auth/passkeys').then((a) => setList(a.passkeys), setError);
+  const load = () => api('GET /api/auth/passkeys').then((a) => setList(a.passkeys), setError);
   useEffect(() => {
     void load();
   }, []);
@@ -225,14 +206,16 @@ function Passkeys() {
     setError(null);
     setBusy(true);
     try {
-      const start = await post<{ options: any }>('/api/auth/passkeys/register/start');
+      const start = await api('POST /api/auth/passkeys/register/start');
       let response;
       try {
         response = await startRegistration({ optionsJSON: start.options });
       } catch (err) {
         throw passkeyErrorWords(err, place);
       }
-      await post('/api/auth/passkeys/register/finish', { response, name: name.trim() || undefined });
+      await api('POST /api/auth/passkeys/register/finish', {
+        body: { response: { ...response }, name: name.trim() || undefined },
+      });
       setName('');
       toast('Passkey added');
       await load();
@@ -249,7 +232,7 @@ function Passkeys() {
       value: p.name,
       confirm: 'Rename',
       action: async (value) => {
-        await patch(`/api/auth/passkeys/${encodeURIComponent(p.id)}`, { name: value });
+        await api('PATCH /api/auth/passkeys/:id', { params: { id: p.id }, body: { name: value } });
         await load();
       },
     });
@@ -261,9 +244,11 @@ function Passkeys() {
       secret: true,
       action: async (value) => {
         try {
-          await del(`/api/auth/passkeys/${encodeURIComponent(p.id)}`, value ? { password: value } : {}, {
-            allow401: true,
-          });
+          await api(
+            'DELETE /api/auth/passkeys/:id',
+            { params: { id: p.id }, body: value ? { password: value } : {} },
+            { allow401: true },
+          );
         } catch (err) {
           if (err instanceof ApiError && err.status === 409) toastError(err, 'Not removed');
           throw err;

@@ -1,6 +1,6 @@
 // Account settings: preferences, password, API tokens.
 import { useState } from 'preact/hooks';
-import { ApiError, post } from '../api/client.ts';
+import { ApiError, api } from '../api/client.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { Tabs, currentTab } from '../components/Tabs.tsx';
 import { preferences, preferencesLoaded, savePreference, type Theme } from '../state/session.ts';
@@ -68,8 +68,13 @@ function Password() {
     }
     setBusy(true);
     try {
-      if (noPassword) await post('/api/auth/password/add', { password: next });
-      else await post('/api/auth/password', { currentPassword: current, newPassword: next }, { allow401: true });
+      if (noPassword) await api('POST /api/auth/password/add', { body: { password: next } });
+      else
+        await api(
+          'POST /api/auth/password',
+          { body: { currentPassword: current, newPassword: next } },
+          { allow401: true },
+        );
       setCurrent('');
       setNext('');
       setRepeat('');

@@ -1,7 +1,7 @@
 // API tokens: issue (name, scope, expiry; the secret shown once), list with last use,
 // rename, revoke.
 import { useEffect, useState } from 'preact/hooks';
-import { del, get, patch, post } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import type { ApiToken } from '../api/types.ts';
 import { askText, confirmDialog } from '../components/Dialog.tsx';
 import { ErrorNote } from '../components/common.tsx';
@@ -24,13 +24,12 @@ function IssueForm({ onIssued }: { onIssued: (secret: string) => void }) {
       return;
     }
     return run(async () => {
-      const body: Record<string, unknown> = {
-        name: name.trim(),
-        scope,
-        expiresInDays: days === 'never' ? null : Number(days),
-      };
-      if (password) body.password = password;
-      const a = await post<{ token: ApiToken; secret: string }>('/api/auth/tokens', body, { allow401: true });
+      const body = { name: name.trim(), scope, expiresInDays: days === 'never' ? null : Number(days) };
+      const a = await api(
+        'POST /api/auth/tokens',
+        { body: password ? { ...body, password } : body },
+        { allow401: true },
+      );
       setName('');
       setPassword('');
       onIssued(a.secret);
@@ -125,7 +124,7 @@ export function Tokens() {
   const [error, setError] = useState<unknown>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const load = () =>
-    get<{ tokens: ApiToken[] }>('/api/auth/tokens').then((a) => {
+    api('GET /api/auth/tokens').then((a) => {
       setTokens(a.tokens);
       setError(null);
     }, setError);
@@ -149,7 +148,7 @@ export function Tokens() {
       value: t.name,
       confirm: 'Rename',
       action: async (name) => {
-        await patch(`/api/auth/tokens/${encodeURIComponent(t.id)}`, { name });
+        await api('PATCH /api/auth/tokens/:id', { params: { id: t.id }, body: { name } });
         void load();
       },
     });
@@ -164,7 +163,7 @@ export function Tokens() {
     )
       return;
     try {
-      await del(`/api/auth/tokens/${encodeURIComponent(t.id)}`);
+      await api('DELETE /api/auth/tokens/:id', { params: { id: t.id } });
       toast('Token revoked');
       void load();
     } catch (err) {

@@ -208,8 +208,7 @@ export function LinkPreview({
             adapter: {
               editorUrl: api.editorUrl(rel),
               rawUrl: api.fileUrl(rel, 'raw'),
-              save: (content: string, headers: Record<string, string>) =>
-                request('PUT', `${api.base}/editor`, { path: rel, content }, { allow401: true, headers }),
+              save: (content: string, headers: Record<string, string>) => api.save(rel, content, headers),
               onSaved,
             },
           }}

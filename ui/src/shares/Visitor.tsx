@@ -3,7 +3,7 @@
 // shared file, or a file request's drop page. What the link allows decides what is offered;
 // the server checks every request again.
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, joinPath, request } from '../api/client.ts';
+import { ApiError, joinPath } from '../api/client.ts';
 import type { FileItem } from '../api/types.ts';
 import { ErrorNote, Spinner } from '../components/common.tsx';
 import { Tray } from '../components/Tray.tsx';
@@ -192,7 +192,7 @@ export const linkUrl = (token: string, rel: string) =>
 /** Several items of a link as one zip (POST, so the selection can be long). */
 export async function downloadZip(api: LinkApi, rels: string[], name: string): Promise<void> {
   try {
-    const res = await request('POST', api.zip, { paths: rels, name }, { headers: { accept: '*/*' }, allow401: true });
+    const res = await api.zip(rels, name);
     const url = URL.createObjectURL(await res.blob());
     const a = document.createElement('a');
     a.href = url;

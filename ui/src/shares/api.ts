@@ -1,42 +1,9 @@
 // Sharing on the wire (server: src/shares/wire.ts): the owner's shares and a link holder's rows.
-import { del, encodePath, get, post, put } from '../api/client.ts';
+import { api, apiFetch, apiUrl, type RequestOptions } from '../api/client.ts';
+import type { ApiAnswer, ApiBody } from '../../../src/http/contract.ts';
 
-export interface FileRequestInfo {
-  maxFiles: number | null;
-  maxBytes: number | null;
-  receivedFiles: number;
-  receivedBytes: number;
-}
-
-export interface Share {
-  id: string;
-  shareToken: string;
-  ownerId: string;
-  sourcePath?: string;
-  sourceName?: string;
-  isDirectory: boolean;
-  accessMode: 'readonly' | 'readwrite';
-  sharingType: 'anyone' | 'users';
-  hasPassword: boolean;
-  expiresAt: string | null;
-  label: string | null;
-  downloadCount: number;
-  accessCount: number;
-  lastAccessedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  allowDownload: boolean;
-  allowUpload: boolean;
-  allowCreateFile: boolean;
-  allowCreateFolder: boolean;
-  allowRename: boolean;
-  allowDelete: boolean;
-  allowEdit: boolean;
-  permittedUserIds?: string[];
-  ownerName?: string;
-  fileRequest: FileRequestInfo | null;
-  shareUrl: string;
-}
+export type Share = ApiAnswer<'GET /api/shares'>['shares'][number];
+export type FileRequestInfo = NonNullable<Share['fileRequest']>;
 
 export type AllowKey =
   | 'allowDownload'
@@ -47,85 +14,63 @@ export type AllowKey =
   | 'allowDelete'
   | 'allowEdit';
 
-export interface ShareInput {
-  sharingType: 'anyone' | 'users';
-  userIds?: string[];
-  /** Absent = keep (on update), null = remove, string = set. */
-  password?: string | null;
-  expiresAt?: string | null;
-  label?: string | null;
-  fileRequest?: { maxFiles: number | null; maxBytes: number | null } | null;
-  allowDownload?: boolean;
-  allowUpload?: boolean;
-  allowCreateFile?: boolean;
-  allowCreateFolder?: boolean;
-  allowRename?: boolean;
-  allowDelete?: boolean;
-  allowEdit?: boolean;
-}
+/** What the share dialog sends: a change of a share (absent = keep; a null password removes it). */
+export type ShareInput = ApiBody<'PUT /api/shares/:id'>;
+export type ShareableUser = ApiAnswer<'GET /api/users/shareable'>['users'][number];
+export type LinkInfo = ApiAnswer<'GET /api/share/:token/info'>;
 
-export interface ShareableUser {
-  id: string;
-  email: string | null;
-  username: string;
-  displayName: string | null;
-}
-
-export interface LinkInfo {
-  shareToken: string;
-  isDirectory: boolean;
-  hasPassword: boolean;
-  sharingType: 'anyone' | 'users';
-  isExpired: boolean;
-  label: string | null;
-  expiresAt: string | null;
-  name: string;
-  isFileRequest: boolean;
-  needsPassword: boolean;
-  allow: {
-    download: boolean;
-    upload: boolean;
-    createFile: boolean;
-    createFolder: boolean;
-    rename: boolean;
-    delete: boolean;
-    edit: boolean;
-  };
-}
-
-export const createShare = (sourcePath: string, input: ShareInput) =>
-  post<Share>('/api/shares', { sourcePath, ...input });
-export const updateShare = (id: string, input: Partial<ShareInput>) =>
-  put<Share>(`/api/shares/${encodeURIComponent(id)}`, input);
-export const deleteShare = (id: string) => del(`/api/shares/${encodeURIComponent(id)}`);
-export const listMyShares = () => get<{ shares: Share[] }>('/api/shares').then((a) => a.shares);
-export const listSharedWithMe = () => get<{ shares: Share[] }>('/api/shares/shared-with-me').then((a) => a.shares);
-export const shareableUsers = () => get<{ users: ShareableUser[] }>('/api/users/shareable').then((a) => a.users);
+/** A new link: as ShareInput, without a password to remove (a new link has none). */
+export const createShare = (sourcePath: string, { password, ...input }: ShareInput) =>
+  api('POST /api/shares', { body: { sourcePath, ...input, ...(password ? { password } : {}) } });
+export const updateShare = (id: string, input: ShareInput) =>
+  api('PUT /api/shares/:id', { params: { id }, body: input });
+export const deleteShare = (id: string) => api('DELETE /api/shares/:id', { params: { id } });
+export const listMyShares = () => api('GET /api/shares').then((a) => a.shares);
+export const listSharedWithMe = () => api('GET /api/shares/shared-with-me').then((a) => a.shares);
+export const shareableUsers = () => api('GET /api/users/shareable').then((a) => a.users);
 
 /** The link holder's rows, paths relative to the shared item. */
 export function linkApi(token: string) {
-  const base = `/api/share/${encodeURIComponent(token)}`;
+  const link = { token };
+  const asHolder: RequestOptions = { allow401: true };
   return {
-    base,
-    info: () => get<LinkInfo>(`${base}/info`, { allow401: true }),
-    unlock: (password: string) => post(`${base}/access`, { password }, { allow401: true }),
-    browse: (rel: string) => get(`${base}/browse/${encodePath(rel)}`, { allow401: true }),
+    info: () => api('GET /api/share/:token/info', { params: link }, asHolder),
+    unlock: (password: string) => api('POST /api/share/:token/access', { params: link, body: { password } }, asHolder),
+    browse: (rel: string) => api('GET /api/share/:token/browse/*', { params: { ...link, path: rel } }, asHolder),
     fileUrl: (rel: string, mode: 'inline' | 'raw' | 'download') =>
-      `${base}/file?path=${encodeURIComponent(rel)}&mode=${mode}`,
-    downloadUrl: (rel: string) => `${base}/download/${encodePath(rel)}`,
+      apiUrl('GET /api/share/:token/file', { params: link, query: { path: rel, mode } }),
+    downloadUrl: (rel: string) => apiUrl('GET /api/share/:token/download/*', { params: { ...link, path: rel } }),
     /** A picture's thumbnail (WebP), or with `size` its screen-sized rendition. */
     thumbnailUrl: (rel: string, size?: number) =>
-      `${base}/thumbnail?path=${encodeURIComponent(rel)}${size ? `&size=${size}` : ''}`,
-    zip: `${base}/download`,
-    createFolder: (rel: string, name: string) => post(`${base}/files/folder`, { path: rel, name }, { allow401: true }),
-    createFile: (rel: string, name: string) => post(`${base}/files/file`, { path: rel, name }, { allow401: true }),
+      apiUrl('GET /api/share/:token/thumbnail', { params: link, query: { path: rel, ...(size ? { size } : {}) } }),
+    /** Several items as one zip (POST, so the selection can be long): the Response, read as a file. */
+    zip: (paths: string[], name: string) =>
+      apiFetch(
+        'POST /api/share/:token/download',
+        { params: link, body: { paths, name } },
+        { headers: { accept: '*/*' }, allow401: true },
+      ),
+    createFolder: (rel: string, name: string) =>
+      api('POST /api/share/:token/files/folder', { params: link, body: { path: rel, name } }, asHolder),
+    createFile: (rel: string, name: string) =>
+      api('POST /api/share/:token/files/file', { params: link, body: { path: rel, name } }, asHolder),
     rename: (rel: string, name: string, newName: string) =>
-      post(`${base}/files/rename`, { path: rel, name, newName }, { allow401: true }),
-    remove: (items: { path: string; name: string }[]) => del(`${base}/files`, { items }, { allow401: true }),
-    editorUrl: (rel: string) => `${base}/editor?path=${encodeURIComponent(rel)}`,
-    save: (rel: string, content: string) => put(`${base}/editor`, { path: rel, content }, { allow401: true }),
+      api('POST /api/share/:token/files/rename', { params: link, body: { path: rel, name, newName } }, asHolder),
+    remove: (items: { path: string; name: string }[]) =>
+      api('DELETE /api/share/:token/files', { params: link, body: { items } }, asHolder),
+    editorUrl: (rel: string) => apiUrl('GET /api/share/:token/editor', { params: link, query: { path: rel } }),
+    /** Saves the shared editor's text with `headers` (If-Match); the Response carries the new ETag. */
+    save: (rel: string, content: string, headers: Record<string, string>) =>
+      apiFetch(
+        'PUT /api/share/:token/editor',
+        { params: link, body: { path: rel, content } },
+        { ...asHolder, headers },
+      ),
     /** Where the shared uploader sends a link's uploads (`uploadTo` is `share/<token>/…`). */
-    uploads: { tus: `${base}/tus`, multipart: `${base}/upload` },
+    uploads: {
+      tus: apiUrl('POST /api/share/:token/tus', { params: link }),
+      multipart: apiUrl('POST /api/share/:token/upload', { params: link }),
+    },
     uploadTo: (rel: string) => (rel ? `share/${token}/${rel}` : `share/${token}`),
   };
 }

@@ -1,8 +1,8 @@
 // Who is signed in, what the instance offers, and the caller's preferences.
 import { computed, signal } from '@preact/signals';
-import { get, patch, post, sessionExpired } from '../api/client.ts';
+import { api, sessionExpired } from '../api/client.ts';
 import { toasts } from './toasts.ts';
-import type { AuthStatus, Favorite, Features, Settings, User, Volume } from '../api/types.ts';
+import type { AuthStatus, Favorite, Features, User, Volume } from '../api/types.ts';
 
 export const status = signal<AuthStatus | null>(null);
 export const bootError = signal<unknown>(null);
@@ -29,8 +29,8 @@ export async function loadStatus(): Promise<void> {
   bootError.value = null;
   try {
     const [s, f] = await Promise.all([
-      get<AuthStatus>('/api/auth/status'),
-      get<Features>('/api/features').catch((): Features => ({})),
+      api('GET /api/auth/status'),
+      api('GET /api/features').catch((): Features => ({})),
     ]);
     features.value = f;
     status.value = s;
@@ -42,18 +42,18 @@ export async function loadStatus(): Promise<void> {
 
 /** The instance's features again (an administrator switched one in Installation). */
 export async function reloadFeatures(): Promise<void> {
-  features.value = await get<Features>('/api/features');
+  features.value = await api('GET /api/features');
 }
 
 export async function loadWorkspace(): Promise<void> {
   const [v, fav, settings] = await Promise.all([
-    get<Volume[]>('/api/volumes').catch(() => [] as Volume[]),
-    get<Favorite[]>('/api/favorites').catch(() => [] as Favorite[]),
-    get<Settings>('/api/settings').catch((): Settings => ({})),
+    api('GET /api/volumes').catch(() => [] as Volume[]),
+    api('GET /api/favorites').catch(() => [] as Favorite[]),
+    api('GET /api/settings').catch(() => null),
   ]);
   volumes.value = Array.isArray(v) ? v : [];
   favorites.value = Array.isArray(fav) ? [...fav].sort((a, b) => a.position - b.position) : [];
-  preferences.value = { ...preferences.value, ...(settings.user ?? {}) };
+  preferences.value = { ...preferences.value, ...(settings?.user ?? {}) };
   preferencesLoaded.value = true;
   applyTheme();
 }
@@ -61,7 +61,7 @@ export async function loadWorkspace(): Promise<void> {
 /** The places the account can browse, read again (an administrator added or removed a host folder). */
 export async function refreshVolumes(): Promise<void> {
   try {
-    const v = await get<Volume[]>('/api/volumes');
+    const v = await api('GET /api/volumes');
     if (Array.isArray(v)) volumes.value = v;
   } catch {
     /* the sidebar keeps what it had */
@@ -73,7 +73,7 @@ export async function savePreference(key: string, value: unknown): Promise<void>
   preferences.value = { ...before, [key]: value };
   applyTheme();
   try {
-    await patch('/api/settings', { user: { [key]: value } });
+    await api('PATCH /api/settings', { body: { user: { [key]: value } } });
   } catch (err) {
     preferences.value = before;
     applyTheme();
@@ -100,7 +100,7 @@ export function signedIn(u: User): void {
 
 export async function signOut(): Promise<void> {
   try {
-    await post('/api/auth/logout');
+    await api('POST /api/auth/logout');
   } catch {
     /* the local state goes anyway */
   }

@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { Terminal as XTerm } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import '@xterm/xterm/css/xterm.css';
-import { describeError, post, queryString } from '../api/client.ts';
+import { api, describeError, queryString } from '../api/client.ts';
 import { features } from '../state/session.ts';
 import './terminal.css';
 
@@ -97,9 +97,8 @@ export default function TerminalPage() {
 
     (async () => {
       try {
-        const { ticket, socketPath } = await post<{ ticket: string; socketPath: string }>('/api/terminal/session', {
-          cols: term.cols,
-          rows: term.rows,
+        const { ticket, socketPath } = await api('POST /api/terminal/session', {
+          body: { cols: term.cols, rows: term.rows },
         });
         if (gone) return;
         const url = new URL(socketPath, location.href);

@@ -1,7 +1,6 @@
 // Entry points for uploads from the always-loaded shell: collecting dropped files and folders
 // (which must happen during the drop event) and handing them to the lazily loaded uploader.
-import { post } from '../api/client.ts';
-import type { ConflictsAnswer } from '../api/types.ts';
+import { api } from '../api/client.ts';
 import type { ConflictAsk, ConflictChoice } from '../components/ConflictDialog.tsx';
 import { chunkedUploads } from '../state/session.ts';
 import { toast } from '../state/toasts.ts';
@@ -73,9 +72,8 @@ async function askAboutTaken(files: PickedFile[], target: string): Promise<Map<s
   try {
     for (let i = 0; i < files.length; i += PLAN_BATCH) {
       const batch = files.slice(i, i + PLAN_BATCH);
-      const answer = await post<ConflictsAnswer>('/api/files/conflicts', {
-        destination: target,
-        names: batch.map((f) => f.relativePath),
+      const answer = await api('POST /api/files/conflicts', {
+        body: { destination: target, names: batch.map((f) => f.relativePath) },
       });
       const byPath = new Map(batch.map((f) => [f.relativePath, f.file]));
       for (const c of answer.conflicts) {

@@ -1,7 +1,7 @@
 // The uploader, loaded on first use. Chunked (TUS, resumable) when the server has it on,
 // one multipart request per file otherwise. Three files travel at once.
 import * as tus from 'tus-js-client';
-import { errorFrom, sessionExpired, joinPath } from '../api/client.ts';
+import { apiPath, errorFrom, sessionExpired, joinPath } from '../api/client.ts';
 import type { UploadedItem } from '../api/types.ts';
 import { toast } from '../state/toasts.ts';
 import { uploads, uploadSpeed, updateUpload, type UploadEntry } from '../state/uploads.ts';
@@ -23,7 +23,7 @@ export interface UploadEndpoints {
   tus: string;
   multipart: string;
 }
-const OWN: UploadEndpoints = { tus: '/api/upload/tus', multipart: '/api/upload' };
+const OWN: UploadEndpoints = { tus: apiPath('POST /api/upload/tus'), multipart: apiPath('POST /api/upload') };
 
 interface Job {
   entry: UploadEntry;
