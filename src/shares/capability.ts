@@ -15,7 +15,7 @@ import type { FilesCapability } from '../files/capability.ts';
 import type { UploadsCapability } from '../uploads/capability.ts';
 import { createSharedEditor } from './editor.ts';
 import { inLink } from './reads.ts';
-import { shareRoutes, type LinkThumbnails } from './routes.ts';
+import { linkVisitor, shareRoutes, type LinkThumbnails } from './routes.ts';
 import { createShares } from './service.ts';
 import { SecretBox } from '../twofactor/secret-box.ts';
 import { createShareStore } from './store.ts';
@@ -76,7 +76,7 @@ export function createSharesCapability(deps: SharesCapabilityDeps): SharesCapabi
   return {
     routes,
     async linkPathExists(token, rel, caller, req) {
-      const holder = shares.linkCaller(token, caller, req);
+      const holder = shares.linkCaller(token, caller, linkVisitor(req));
       return (await files.resolver.resolve(holder.caller, inLink(token, rel))).exists;
     },
     features: () => ({ shares: { enabled: true, fileRequests: true } }),

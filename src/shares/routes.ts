@@ -3,6 +3,7 @@
 // A link holder's paths are relative to the link; the handler makes them `share/<token>/…` and
 // the one resolver confines them to the shared item (a link caller reaches nothing else).
 import path from 'node:path';
+import { parseCookie } from 'cookie';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
@@ -19,7 +20,7 @@ import type { UploadsCapability } from '../uploads/capability.ts';
 import { refuseBody } from '../http/linger.ts';
 import { requestState } from '../http/server.ts';
 import { TUS_HEADERS, tusError } from '../uploads/tus/protocol.ts';
-import { baseUrlOf, type SharesService } from './service.ts';
+import { LINK_COOKIE, type SharesService } from './service.ts';
 import { IF_MATCH } from '../editor/wire.ts';
 import { sendEditorText } from '../editor/routes.ts';
 import type { createSharedEditor } from './editor.ts';
@@ -68,6 +69,21 @@ const linkPath = queryPath('link', relPath);
 const noBody = (description: string) => ({ description, contentType: 'text/plain', schema: z.string().max(0) });
 const itemRef = z.object({ path: z.string().max(4096), name: z.string() });
 
+/** The visitor cookie a link's password gave this browser (the service checks it), if any. */
+export function linkVisitor(req: IncomingMessage): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  const v = parseCookie(header)[LINK_COOKIE];
+  return v && v.length <= 256 ? v : undefined;
+}
+
+/** The base URL links are built from: PUBLIC_URL, else the request's host. */
+function baseUrlOf(req: IncomingMessage, publicUrl: string | null): string {
+  if (publicUrl) return publicUrl.replace(/\/+$/, '');
+  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
+  return `${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`;
+}
+
 export function shareRoutes(deps: ShareRouteDeps) {
   const { shares, ops } = deps;
   const base = (req: IncomingMessage) => baseUrlOf(req, deps.publicUrl);
@@ -75,7 +91,7 @@ export function shareRoutes(deps: ShareRouteDeps) {
   const tokenParams = z.object({ token: linkToken });
   const reads = createLinkReads(deps);
   const holder = (token: string, caller: Caller | null, req: IncomingMessage) =>
-    shares.linkCaller(token, caller, req, requestState(req).ip);
+    shares.linkCaller(token, caller, linkVisitor(req), requestState(req).ip);
 
   async function sendOne(
     req: IncomingMessage,
@@ -204,7 +220,7 @@ export function shareRoutes(deps: ShareRouteDeps) {
       summary: 'What a link is (unknown, expired and deleted links: one identical 404)',
       params: tokenParams,
       responses: { 200: { description: 'The link', schema: linkInfo }, 404: 'No such link' },
-      handler: ({ params, caller, req }) => shares.info(params.token, caller, req),
+      handler: ({ params, caller, req }) => shares.info(params.token, caller, linkVisitor(req)),
     }),
     route({
       method: 'POST',

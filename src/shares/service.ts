@@ -8,8 +8,7 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { IncomingMessage } from 'node:http';
-import { parseCookie, stringifySetCookie } from 'cookie';
+import { stringifySetCookie } from 'cookie';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { ActivityEvent } from '../activity/service.ts';
@@ -42,13 +41,6 @@ const flag = (b: boolean) => (b ? 1 : 0);
 const iso = (s: string | null | undefined) => (s == null ? null : new Date(s).toISOString());
 const linkGone = () => new AppError('LINK_NOT_FOUND');
 const expired = (row: ShareRow) => row.expires_at !== null && row.expires_at <= new Date().toISOString();
-
-/** The base URL links are built from: PUBLIC_URL, else the request's host. */
-export function baseUrlOf(req: IncomingMessage, publicUrl: string | null): string {
-  if (publicUrl) return publicUrl.replace(/\/+$/, '');
-  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-  return `${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`;
-}
 
 export function createShares(deps: SharesDeps) {
   const { store, resolver } = deps;
@@ -111,15 +103,11 @@ export function createShares(deps: SharesDeps) {
     };
   }
 
-  function visitorCookie(req: IncomingMessage | undefined): string | undefined {
-    const header = req?.headers.cookie;
-    if (!header) return undefined;
-    const v = parseCookie(header)[LINK_COOKIE];
-    return v && v.length <= 256 ? v : undefined;
-  }
-
-  /** May this caller (and this request's visitor cookie) use the link? Throws the refusal. */
-  function admit(row: ShareRow | undefined, caller: Caller | null, req?: IncomingMessage): ShareRow {
+  /**
+   * May this caller use the link — by account, the users list, or `visitor` (the value of the
+   * request's LINK_COOKIE, read by the HTTP adapter)? Throws the refusal.
+   */
+  function admit(row: ShareRow | undefined, caller: Caller | null, visitor?: string): ShareRow {
     if (!row || expired(row)) throw linkGone();
     if (caller && caller.userId === row.user_id && !caller.link) return row;
     if (row.sharing_type === 'users') {
@@ -128,9 +116,8 @@ export function createShares(deps: SharesDeps) {
       return row;
     }
     if (row.password_hash) {
-      const cookie = visitorCookie(req);
       const ok =
-        (cookie && store.sessionValid(hmac(cookie), row.id, row.password_gen)) ||
+        (visitor && store.sessionValid(hmac(visitor), row.id, row.password_gen)) ||
         (caller?.sessionId && store.accountUnlocked(caller.sessionId, row.id, row.password_gen));
       if (!ok) throw new AppError('LINK_PASSWORD_REQUIRED');
     }
@@ -374,12 +361,12 @@ export function createShares(deps: SharesDeps) {
     }),
 
     /** Public facts of a link; unknown, expired and deleted links are one 404. */
-    async info(token: string, caller: Caller | null, req: IncomingMessage): Promise<LinkInfo> {
+    async info(token: string, caller: Caller | null, visitor: string | undefined): Promise<LinkInfo> {
       const row = store.byToken(token);
       if (!row || expired(row) || !(await spaceOf(row))) throw linkGone();
       let needsPassword = false;
       try {
-        admit(row, caller, req);
+        admit(row, caller, visitor);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         if (err.code === 'LINK_PASSWORD_REQUIRED') needsPassword = true;
@@ -435,16 +422,17 @@ export function createShares(deps: SharesDeps) {
     },
 
     /**
-     * The caller of a link-holder request: admitted by account, users list or visitor cookie.
-     * `address` is the request's (the activity log names the link and where it was used from).
+     * The caller of a link-holder request: admitted by account, users list or `visitor` (the
+     * visitor cookie's value). `address` is the request's (the activity log names the link and
+     * where it was used from).
      */
     linkCaller(
       token: string,
       caller: Caller | null,
-      req: IncomingMessage,
+      visitor: string | undefined,
       address?: string,
     ): { caller: Caller; row: ShareRow } {
-      const row = admit(store.byToken(token), caller, req);
+      const row = admit(store.byToken(token), caller, visitor);
       const linkCaller: Caller = {
         userId: caller?.userId ?? `link:${row.id}`,
         username: caller?.username ?? `link ${row.label ?? row.token.slice(0, 6)}`,
