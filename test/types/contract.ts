@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { noContent, reply, route, type RouteDef } from '../../src/http/route.ts';
 import type { ApiAnswer, ApiKey } from '../../src/http/contract.ts';
-import { api, apiFetch, apiUrl } from '../../ui/src/api/client.ts';
+import { api, apiFetch, apiPath, apiUrl } from '../../ui/src/api/client.ts';
+import type { Features, TrashEntry } from '../../ui/src/api/types.ts';
 
 const named = z.object({ name: z.string() });
 const answers = { 200: { description: 'A name', schema: named }, 404: 'No such thing' };
@@ -154,5 +155,24 @@ export async function calls(signal: AbortSignal) {
 
   const trashSize: number | null = (null as unknown as ApiAnswer<'GET /api/trash'>).items[0]!.size;
   const key: ApiKey = 'GET /api/trash';
-  return { folder, names, hits, raw, href, trashSize, key };
+
+  // The UI's wire types are the server's: a trash entry's size may be unknown (null).
+  const entry = null as unknown as TrashEntry;
+  // @ts-expect-error TrashEntry.size is number | null, as the server answers it
+  const entrySize: number = entry.size;
+  // The features' sections are the server's too.
+  const features = null as unknown as Features;
+  const uploads: boolean | undefined = features.uploads?.chunked;
+  // @ts-expect-error a section field the server does not send
+  void features.uploads?.resumable;
+
+  // A row that reads the request itself may be sent nothing (a TUS creation); its body is still typed.
+  await apiFetch('POST /api/upload/tus');
+  // @ts-expect-error a stream row takes bytes or a form, not an object
+  await apiFetch('POST /api/upload/tus', { body: { name: 'a' } });
+  // apiPath names a row of the table only.
+  const tus: string = apiPath('POST /api/upload/tus');
+  // @ts-expect-error a path that is not in the table
+  apiPath('POST /api/upload/tusd');
+  return { folder, names, hits, raw, href, trashSize, key, entrySize, uploads, tus };
 }
