@@ -255,6 +255,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       journal: files.journal,
       maxBytes: maxTextBytes,
       activity: identity.activity,
+      locks: files.locks,
     }),
     previews,
     createTrashCapability({ trash: files.trash, ops: files.ops, maxTextBytes, activity: identity.activity }),
@@ -364,6 +365,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
           wopi: office.wopi,
           onlyoffice: office.onlyoffice,
           activity: identity.activity,
+          itemLocks: files.locks,
         });
         capabilities.push(plugin);
         routes.push(...plugin.routes);

@@ -225,6 +225,9 @@ export const ERRORS = {
   SHARE_BAD_EXPIRY: { status: 400, message: 'The expiry must be a date in the future.' },
   SHARE_BAD_USERS: { status: 400, message: 'A share with named accounts needs at least one other existing account.' },
 
+  // Locks of WebDAV clients and the office editor, honoured by every door (files/locks.ts)
+  LOCKED: { status: 423, message: 'The item is locked by another account (a WebDAV client or the office editor).' },
+
   // WebDAV
   DAV_ABORTED: { status: 400, message: 'The upload ended before its last byte; nothing was kept.' },
   DAV_BAD_DEPTH: { status: 400, message: 'The Depth header is not valid.' },
@@ -249,6 +252,7 @@ export const ERRORS = {
   DAV_PARTIAL_PUT: { status: 400, message: 'Content-Range on PUT is not supported.' },
   DAV_PRECONDITION: { status: 412, message: 'A precondition of the request does not hold.' },
   DAV_SAME_RESOURCE: { status: 403, message: 'The source and the destination are the same.' },
+  DAV_TOO_MANY_LOCKS: { status: 403, message: 'This account holds as many locks as it may; unlock some first.' },
 } as const satisfies Record<string, Entry>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -3,6 +3,7 @@
 // (refused when If-Match names another state of the file than the one being replaced), the
 // replaced content kept as a version, the write done as temp + rename in the checked parent
 // folder so a crash leaves the old or the new text, and announced on the changes sink.
+import type { ItemLocks } from '../files/locks.ts';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -54,6 +55,8 @@ export interface EditorDeps {
   maxBytes: number;
   /** The activity log: one `editor.save` row per save. */
   activity?: ActivitySink;
+  /** Locks of WebDAV clients and the office editor: a save by another account answers 423. */
+  locks?: ItemLocks;
 }
 
 export function createEditor(deps: EditorDeps) {
@@ -176,6 +179,7 @@ export function createEditor(deps: EditorDeps) {
           'READ_ONLY',
           file.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not change this file.',
         );
+      deps.locks?.assertFree(caller, file);
       return writeText(caller, file, content, undefined, ifMatch === undefined ? undefined : { header: ifMatch });
     },
   };

@@ -19,6 +19,7 @@ import { hostVolumeRoutes } from '../volumes/host-routes.ts';
 import type { AccessRule } from './access.ts';
 import type { ActivitySink } from './activity.ts';
 import { createBindings, pathTable, type Bindings } from './bindings.ts';
+import { createItemLocks, type ItemLocks } from './locks.ts';
 import { createFileOps, type FileOps } from './ops.ts';
 import { createPathResolver, type PathResolver } from './paths.ts';
 import { createPersonalFolders } from './personal.ts';
@@ -56,6 +57,8 @@ export interface FilesCapability extends Capability {
   readonly own: OwnFolders;
   /** Shares register their table here so deletes forget and moves carry them. */
   readonly bindings: Bindings;
+  /** WebDAV and the office editor register their locks here; every write asks (423 LOCKED). */
+  readonly locks: ItemLocks;
   /** Host folders served as volumes, as the indexes follow them (real paths). */
   readonly hostVolumes: {
     roots(): string[];
@@ -144,7 +147,9 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     return moved;
   }
   const recent = createRecentDestinations(db);
+  const locks = createItemLocks();
   const ops = createFileOps({
+    locks,
     resolver,
     transfer,
     trash,
@@ -188,6 +193,7 @@ export function createFilesCapability(deps: FilesDeps): FilesCapability {
     trash,
     ops,
     bindings,
+    locks,
     transfer,
     journal,
     own,

@@ -32,6 +32,7 @@ import {
   type Replacer,
 } from './names.ts';
 import { withTemporary, type WorkJournal } from './journal.ts';
+import type { ItemLocks } from './locks.ts';
 import { isInside, joinVirtual, ownerView, type PathResolver, type ResolvedPath } from './paths.ts';
 import type { Transfer } from './transfer.ts';
 
@@ -123,6 +124,8 @@ export interface FileOps {
 }
 
 export function createFileOps(deps: {
+  /** Locks of WebDAV clients and the office editor: a change by another account answers 423. */
+  locks: ItemLocks;
   resolver: PathResolver;
   transfer: Transfer;
   trash: TrashService;
@@ -218,6 +221,7 @@ export function createFileOps(deps: {
       const { parent: dir, target } = await existingItem(caller, { path: parent, name });
       if (!(target.access.canRename ?? (dir.access.canWrite && target.access.canDelete)))
         throw new AppError('READ_ONLY', 'You may not rename this item.');
+      deps.locks.assertFree(caller, target, { withBelow: true });
       if (newName === name) return fileItem(dir.virtualPath, name, await fsp.stat(target.realPath));
       const destination = await resolver.resolve(caller, joinVirtual(dir.virtualPath, newName));
       // Both names in one checked folder descriptor: the entry renamed is the one inside.
@@ -280,6 +284,7 @@ export function createFileOps(deps: {
           const { parent, target } = await existingItem(caller, item);
           if (operation === 'move' && !target.access.canDelete)
             throw new AppError('READ_ONLY', `You may not move "${item.name}" away from where it is.`);
+          if (operation === 'move') deps.locks.assertFree(caller, target, { withBelow: true });
           const srcDir = await openDirIn(parent.space!.root, parent.realPath);
           try {
             const source = { path: srcDir.at(item.name), real: target.realPath, root: target.space!.root };
@@ -396,6 +401,7 @@ export function createFileOps(deps: {
           });
         if (!existing) return null;
         if (!existing.access.canDelete) throw new AppError('READ_ONLY', `You may not replace "${name}".`);
+        deps.locks.assertFree(caller, existing, { withBelow: true });
         const st = await fsp.lstat(dir.at(name)).catch(() => null);
         if (!st) return null;
         if (!isDirectory && st.isFile()) {
@@ -480,6 +486,7 @@ export function createFileOps(deps: {
       const { parent, target } = await existingItem(caller, item);
       if (!(parent.access.canWrite || parent.space?.share) || !target.access.canDelete)
         throw new AppError('READ_ONLY', `You may not delete "${item.name}".`);
+      deps.locks.assertFree(caller, target, { withBelow: true });
       return target;
     },
 

@@ -23,7 +23,7 @@ import { createShareStore } from './store.ts';
 export interface SharesCapabilityDeps {
   config: Config;
   db: Database;
-  files: Pick<FilesCapability, 'resolver' | 'ops' | 'bindings' | 'versions' | 'journal'>;
+  files: Pick<FilesCapability, 'resolver' | 'ops' | 'bindings' | 'versions' | 'journal' | 'locks'>;
   uploads: Pick<UploadsCapability, 'multipart' | 'tus'>;
   changes: ChangeSink;
   activity: { record(event: ActivityEvent): void };
@@ -68,6 +68,7 @@ export function createSharesCapability(deps: SharesCapabilityDeps): SharesCapabi
       journal: files.journal,
       maxBytes: config.limits.editorMaxFileSize,
       activity: deps.activity,
+      locks: files.locks,
     }),
     publicUrl: config.server.publicUrl,
     chunkedEnabled: config.uploads.chunkedEnabled,

@@ -3,6 +3,7 @@
 // changes it. Save: only through a link that allows editing, If-Match compared with that ETag,
 // in the file's own encoding, the replaced text kept as a version for the owner, written as
 // temp + rename in the checked folder.
+import type { ItemLocks } from '../files/locks.ts';
 import { createHash } from 'node:crypto';
 import type { ChangeSink } from '../changes.ts';
 import { AppError } from '../core/errors.ts';
@@ -20,6 +21,7 @@ export function createSharedEditor(deps: {
   journal: WorkJournal;
   maxBytes: number;
   activity: ActivitySink;
+  locks: ItemLocks;
 }) {
   // The editor's own reading and saving; the link adds its checks and its flags to the ETag.
   const editor = createEditor(deps);

@@ -1,6 +1,7 @@
 // WebDAV as a capability: the /dav/ mount the HTTP server hands raw requests to (no JSON, no body
 // limit, no cookie: Basic only), the features section with the address to mount, and the sweep
 // of expired locks. Built from the same files services the API uses.
+import { locationOf } from './resources.ts';
 import type { ActivityEvent } from '../activity/service.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Capability } from '../core/capability.ts';
@@ -18,7 +19,10 @@ import { createDavStore, davPropertyBindings } from './store.ts';
 export interface WebdavDeps {
   enabled: boolean;
   db: Database;
-  files: Pick<FilesCapability, 'resolver' | 'ops' | 'trash' | 'versions' | 'transfer' | 'journal' | 'bindings'>;
+  files: Pick<
+    FilesCapability,
+    'resolver' | 'ops' | 'trash' | 'versions' | 'transfer' | 'journal' | 'bindings' | 'locks'
+  >;
   changes: ChangeSink;
   log: Logger;
   activity: { record(event: ActivityEvent): void };
@@ -39,6 +43,15 @@ export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
   if (!deps.enabled) return { routes: [], mount: null, features };
   const store = createDavStore(deps.db);
   deps.files.bindings.register('davProperties', davPropertyBindings(store));
+  // The HTTP API and the office editor honour a WebDAV client's exclusive lock (423 LOCKED).
+  deps.files.locks.register('webdav', (item, withBelow) =>
+    item.space
+      ? store
+          .locksCovering(locationOf(item), { withBelow })
+          .filter((l) => l.scope === 'exclusive')
+          .map((l) => ({ kind: 'webdav' as const, userId: l.user_id }))
+      : [],
+  );
   const auth = createDavAuthenticator({ ...deps.credentials, log: deps.log });
   const services = {
     ...deps.files,

@@ -15,6 +15,7 @@ import {
   parseIf,
   parseLockTokenHeader,
   parseTimeout,
+  LOCK_LIMITS,
   submittedTokens,
   type IfList,
 } from './protocol.ts';
@@ -106,6 +107,8 @@ export function checkLocks(ctx: DavContext, pre: Preconditions, changes: Change[
   };
   for (const c of changes) {
     if (!c.target.space) continue;
+    // An office editor's lock of another account holds against WebDAV too.
+    ctx.locks.assertFree(ctx.caller, c.target, { withBelow: Boolean(c.withBelow), except: 'webdav' });
     if (c.target.exists) for (const l of locksAt(ctx, c.target, c.withBelow)) add(l);
     else for (const l of locksAt(ctx, c.target)) add(l);
     if (c.membership && c.target.relative !== '') {
@@ -224,33 +227,56 @@ export async function lock(
 
   refuseReadOnly(r, 'lock this');
   const pre = await evaluateIf(ctx, req, r.virtualPath);
+  ctx.locks.assertFree(ctx.caller, r, { withBelow: depth === 'infinity', except: 'webdav' });
   // A new lock conflicts with an exclusive one in its scope, and an exclusive one with any.
   const existing = locksAt(ctx, r, depth === 'infinity' && r.exists);
   if (existing.some((l) => l.scope === 'exclusive' || scope === 'exclusive')) {
     throw new DavConditionError('DAV_LOCKED', 'The resource is already locked.', 'no-conflicting-lock');
   }
-  let created = false;
-  if (!r.exists) {
+  const createsResource = !r.exists;
+  if (createsResource) {
     const parent = await parentCollection(ctx, r);
     refuseReadOnly(parent, 'create a file here');
     checkLocks(ctx, pre, [{ target: r, membership: true }]);
-    const fd = await withParentIn(r.space.root, r.realPath, (dir, name) => createFileAt(dir, name)).catch((err) => {
-      throw err.code === 'EEXIST' ? new AppError('EXISTS', 'The resource was created meanwhile; lock it again.') : err;
-    });
-    fs.closeSync(fd);
-    ctx.changes.emit({ type: 'created', path: r.realPath, isDirectory: false });
-    created = true;
   }
-  const row = ctx.store.createLock({
-    token: newLockToken(),
-    root: r.space.root,
-    relative: r.relative,
-    depth: depth === 'infinity' ? -1 : 0,
-    scope,
-    ownerXml: ownerEl ? serialize(ownerEl) : null,
-    userId: ctx.caller.userId,
-    timeoutSeconds: timeout,
-  });
+  // The row first (counted against the account's limits in the same transaction), then the
+  // empty file: two LOCKs at once cannot both pass a full count.
+  const row = ctx.store.createLock(
+    {
+      token: newLockToken(),
+      root: r.space.root,
+      relative: r.relative,
+      depth: depth === 'infinity' ? -1 : 0,
+      scope,
+      ownerXml: ownerEl ? serialize(ownerEl) : null,
+      userId: ctx.caller.userId,
+      timeoutSeconds: timeout,
+      createsResource,
+    },
+    LOCK_LIMITS,
+  );
+  if (!row)
+    throw new AppError(
+      'DAV_TOO_MANY_LOCKS',
+      createsResource
+        ? `You hold ${LOCK_LIMITS.created} locks on files a LOCK created; unlock some first.`
+        : `You hold ${LOCK_LIMITS.held} locks; unlock some first.`,
+    );
+  if (createsResource) {
+    try {
+      const fd = await withParentIn(r.space.root, r.realPath, (dir, name) => createFileAt(dir, name)).catch((err) => {
+        throw err.code === 'EEXIST'
+          ? new AppError('EXISTS', 'The resource was created meanwhile; lock it again.')
+          : err;
+      });
+      fs.closeSync(fd);
+    } catch (err) {
+      ctx.store.removeLock(row.token);
+      throw err;
+    }
+    ctx.changes.emit({ type: 'created', path: r.realPath, isDirectory: false });
+  }
+  const created = createsResource;
   return {
     status: created ? 201 : 200,
     body: lockBody(activeLock(row, r.virtualPath, r.isDirectory)),
@@ -261,8 +287,12 @@ export async function lock(
 // §9.11: "The UNLOCK method removes the lock identified by the lock token in the Lock-Token
 // request header. The Request-URI MUST identify a resource within the scope of the lock."
 // §9.11.1: "409 (Conflict) [...] with 'lock-token-matches-request-uri'" when it does not.
+// Only the account that took the lock, signed in with its password or a write token, or an
+// administrator (who can also break it in Administration) lifts it: a read token cannot.
 export function unlock(ctx: DavContext, req: IncomingMessage, r: ResolvedPath): void {
   const token = parseLockTokenHeader(req.headers['lock-token']);
+  if (ctx.caller.tokenScope === 'read')
+    throw new AppError('READ_ONLY', 'A read token cannot unlock; use the password or a write token.');
   const held = locksAt(ctx, r).find((l) => l.token === token);
   if (!held)
     throw new DavConditionError(
@@ -270,7 +300,7 @@ export function unlock(ctx: DavContext, req: IncomingMessage, r: ResolvedPath): 
       'No lock with this token covers the resource.',
       'lock-token-matches-request-uri',
     );
-  if (held.user_id !== ctx.caller.userId)
+  if (held.user_id !== ctx.caller.userId && !ctx.caller.isAdmin)
     throw new AppError('DAV_NOT_LOCK_OWNER', 'This lock belongs to another account.');
   ctx.store.removeLock(token);
 }

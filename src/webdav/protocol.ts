@@ -195,9 +195,18 @@ export function parseDestination(value: HeaderValue, requestHost: string | undef
 // "Clients MAY include Timeout request headers in their LOCK requests. However, the server is
 // not required to honor or even consider these requests." Burrow grants what is asked within
 // [1 s, MAX_LOCK_SECONDS]; Infinite becomes the maximum (a lock must expire, or a crashed
-// client keeps a file locked for ever).
+// client keeps a file locked for ever). One hour, refresh included: what Office and Windows ask
+// (Second-3600) is granted as asked, Finder asks 600 and refreshes; a client that went away
+// holds nobody's file longer than that (it was 7 days: any writer could hold a folder a week).
 export const DEFAULT_LOCK_SECONDS = 3600;
-export const MAX_LOCK_SECONDS = 7 * 24 * 3600;
+export const MAX_LOCK_SECONDS = 3600;
+/**
+ * Live locks per account: all of them, and those whose LOCK made an empty file at an unmapped
+ * URL. Clients lock the file they work on (Windows and Finder: LOCK, PUT, UNLOCK one file after
+ * the other), so these leave every client room and stop one account from making thousands of
+ * locked empty files (3,000 in 23 s before).
+ */
+export const LOCK_LIMITS = { held: 200, created: 50 } as const;
 export function parseTimeout(value: HeaderValue): number {
   const v = single(value);
   if (!v) return DEFAULT_LOCK_SECONDS;

@@ -1,6 +1,7 @@
 // What a WebDAV request acts on: a URL under the mount resolved by the one resolver, its host
 // location for the DAV tables, its entity tag, and the members of a collection as the API's
 // listings show them (reserved names, rule-hidden children and links leading out left out).
+import type { ItemLocks } from '../files/locks.ts';
 import type { Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -33,6 +34,8 @@ export interface DavServices {
   /** A PUT's (or a Depth 0 COPY's) temporary is recorded until it takes the name: a crash leaves nothing after the restart. */
   journal: WorkJournal;
   bindings: Bindings;
+  /** The other doors' locks (the office editor's), honoured by every DAV write; ours registered there. */
+  locks: ItemLocks;
   changes: ChangeSink;
   store: DavStore;
   log: Logger;

@@ -21,6 +21,8 @@ export interface LockRow {
   timeout_seconds: number;
   expires_at: number;
   created_at: string;
+  /** 1 when this LOCK made the (empty) resource at an unmapped URL. */
+  created_resource: 0 | 1;
 }
 
 export interface NewLock {
@@ -32,6 +34,14 @@ export interface NewLock {
   userId: string;
   timeoutSeconds: number;
   token: string;
+  /** The LOCK makes the empty resource at an unmapped URL (counted against `limits.created`). */
+  createsResource: boolean;
+}
+
+/** Live locks one account may hold at once: all of them, and those that made their resource. */
+export interface LockLimits {
+  held: number;
+  created: number;
 }
 
 /** WHERE fragment and arguments for "at or below `relative`" within one root. */
@@ -66,7 +76,10 @@ export interface DavStore {
   /** Live locks on the item, on folders above it with depth infinity, and (withBelow) inside it. */
   locksCovering(at: RealLocation, options?: { withBelow?: boolean; now?: number }): LockRow[];
   lock(token: string, now?: number): LockRow | undefined;
-  createLock(input: NewLock): LockRow;
+  /** The lock, or null when the account already holds `limits` live locks (checked and written at once). */
+  createLock(input: NewLock, limits: LockLimits): LockRow | null;
+  /** Every live lock, oldest first (Administration). */
+  allLocks(now?: number): LockRow[];
   refreshLock(token: string, timeoutSeconds: number): LockRow;
   removeLock(token: string): boolean;
   /** Locks go with their item (MOVE keeps nothing locked at the old place; RFC 4918 §9.9: locks are not moved). */
@@ -153,24 +166,35 @@ export function createDavStore(db: Database): DavStore {
     lock(token, now = Date.now()) {
       return db.get<LockRow>('SELECT * FROM dav_locks WHERE token = ? AND expires_at > ?', [token, now]);
     },
-    createLock(input) {
+    createLock(input, limits) {
       const now = Date.now();
-      db.run(
-        'INSERT INTO dav_locks (token, space_root, relative, depth, scope, owner_xml, user_id, timeout_seconds, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [
-          input.token,
-          input.root,
-          input.relative,
-          input.depth,
-          input.scope,
-          input.ownerXml,
-          input.userId,
-          input.timeoutSeconds,
-          now + input.timeoutSeconds * 1000,
-          new Date(now).toISOString(),
-        ],
-      );
-      return db.get<LockRow>('SELECT * FROM dav_locks WHERE token = ?', [input.token])!;
+      return db.transaction(() => {
+        const held = db.get<{ n: number; made: number }>(
+          'SELECT count(*) AS n, coalesce(sum(created_resource), 0) AS made FROM dav_locks WHERE user_id = ? AND expires_at > ?',
+          [input.userId, now],
+        )!;
+        if (held.n >= limits.held || (input.createsResource && held.made >= limits.created)) return null;
+        db.run(
+          'INSERT INTO dav_locks (token, space_root, relative, depth, scope, owner_xml, user_id, timeout_seconds, expires_at, created_at, created_resource) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          [
+            input.token,
+            input.root,
+            input.relative,
+            input.depth,
+            input.scope,
+            input.ownerXml,
+            input.userId,
+            input.timeoutSeconds,
+            now + input.timeoutSeconds * 1000,
+            new Date(now).toISOString(),
+            input.createsResource ? 1 : 0,
+          ],
+        );
+        return db.get<LockRow>('SELECT * FROM dav_locks WHERE token = ?', [input.token])!;
+      });
+    },
+    allLocks(now = Date.now()) {
+      return db.all<LockRow>('SELECT * FROM dav_locks WHERE expires_at > ? ORDER BY created_at, token', [now]);
     },
     refreshLock(token, timeoutSeconds) {
       db.run('UPDATE dav_locks SET timeout_seconds = ?, expires_at = ? WHERE token = ?', [

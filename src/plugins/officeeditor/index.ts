@@ -4,6 +4,7 @@
 //    /api/collabora/config for the native client (features.collabora);
 //  - ONLYOFFICE Docs (ONLYOFFICE_*): /api/onlyoffice/config, …/files/{id}/content and
 //    …/callback/{id} (features.onlyoffice).
+import type { ItemLocks } from '../../files/locks.ts';
 import path from 'node:path';
 import type { ChangeSink } from '../../changes.ts';
 import type { Database } from '../../db/database.ts';
@@ -16,7 +17,7 @@ import type { VersionService } from '../../versions/service.ts';
 import { createDiscoveryClient, fillUrlsrc, type DiscoveryClient } from './discovery.ts';
 import { createLockStore } from './locks.ts';
 import { createOnlyOffice, type OnlyOfficeOptions, type OnlyOfficeService } from './onlyoffice.ts';
-import { secretKey } from './tokens.ts';
+import { fileIdFor, secretKey } from './tokens.ts';
 import type { ActivitySink } from '../../files/activity.ts';
 import { disproof } from './proof.ts';
 import { createWopiHost, type WopiHeaders, type WopiHost } from './wopi.ts';
@@ -55,6 +56,8 @@ export interface OfficeEditorDeps {
   fetch?: typeof fetch;
   /** Saves by the editing servers go to the activity log. */
   activity?: ActivitySink;
+  /** Where a WOPI lock is made known to WebDAV and the HTTP API (423 for other accounts). */
+  itemLocks?: ItemLocks;
 }
 
 export type EditMode = 'edit' | 'view';
@@ -120,13 +123,20 @@ export function createOfficeEditorPlugin(deps: OfficeEditorDeps): OfficeEditorPl
 
   if (deps.wopi) {
     const o = deps.wopi;
+    const wopiLocks = createLockStore(deps.db);
+    // A document open in the editor is locked for other accounts through WebDAV and the API too.
+    deps.itemLocks?.register('office', (item) => {
+      if (item.isDirectory) return [];
+      const held = wopiLocks.holder(fileIdFor(o.secret, item.realPath));
+      return held ? [{ kind: 'office', userId: held.userId }] : [];
+    });
     discovery = createDiscoveryClient(o.discoveryUrl || `${o.url.replace(/\/+$/, '')}/hosting/discovery`, deps.fetch);
     const host = createWopiHost({
       resolver: deps.resolver,
       versions: deps.versions,
       journal: deps.journal,
       changes: deps.changes,
-      locks: createLockStore(deps.db),
+      locks: wopiLocks,
       callerFor: deps.callerFor,
       secret: o.secret,
       key: secretKey(o.secret),

@@ -12,6 +12,8 @@ export type LockResult = { ok: true } | { ok: false; current: string };
 export interface LockStore {
   /** The lock in force, '' when none (an expired one counts as none). */
   current(fileId: string): string;
+  /** Whose lock is in force (null: none; userId null: taken without an account). */
+  holder(fileId: string): { userId: string | null } | null;
   /** LOCK: take it when free, refresh it when it is ours; else report the lock held. */
   lock(fileId: string, value: string, userId: string): LockResult;
   /** UnlockAndRelock: swap `old` for `value` only while `old` holds. */
@@ -41,6 +43,11 @@ export function createLockStore(db: Database, now: () => number = Date.now): Loc
 
   return {
     current,
+    holder(fileId) {
+      if (current(fileId) === '') return null;
+      const row = db.get<{ user_id: string | null }>('SELECT user_id FROM office_locks WHERE file_id = ?', [fileId]);
+      return row ? { userId: row.user_id } : null;
+    },
     lock(fileId, value, userId) {
       return db.transaction(() => {
         const held = current(fileId);

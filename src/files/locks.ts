@@ -1,0 +1,53 @@
+// Locks that other protocols hold on items: a WebDAV client's write lock, an office editor's WOPI
+// lock. Each protocol registers how to find its live locks on an item (and below it); every write
+// of the HTTP API asks here before changing an item, and each protocol asks for the others' locks,
+// so a change by another account answers 423 instead of undoing that client's work in silence.
+// A lock binds other accounts only: its own account works on through every door.
+import { AppError } from '../core/errors.ts';
+import type { Caller } from '../core/caller.ts';
+import type { ResolvedPath } from './paths.ts';
+
+/** Which protocol holds a lock, and for which account (null: nobody's, so every account). */
+export interface HeldLock {
+  kind: 'webdav' | 'office';
+  userId: string | null;
+}
+
+/** The live locks on `item` (and, withBelow, on anything inside a folder). */
+export type LockProbe = (item: ResolvedPath, withBelow: boolean) => HeldLock[];
+
+export interface ItemLocks {
+  register(kind: HeldLock['kind'], probe: LockProbe): void;
+  /** 423 LOCKED when a lock of another account holds the item (or, withBelow, anything in it). */
+  assertFree(caller: Caller, item: ResolvedPath, options?: { withBelow?: boolean; except?: HeldLock['kind'] }): void;
+}
+
+const HOLDER: Record<HeldLock['kind'], string> = {
+  webdav: 'a WebDAV client',
+  office: 'the office editor',
+};
+
+export function createItemLocks(): ItemLocks {
+  const probes = new Map<HeldLock['kind'], LockProbe>();
+  return {
+    register(kind, probe) {
+      probes.set(kind, probe);
+    },
+    assertFree(caller, item, options = {}) {
+      if (!item.space || !item.exists) return;
+      for (const [kind, probe] of probes) {
+        if (kind === options.except) continue;
+        const held = probe(item, Boolean(options.withBelow && item.isDirectory)).find(
+          (l) => l.userId !== caller.userId,
+        );
+        if (held)
+          throw new AppError(
+            'LOCKED',
+            `"${item.virtualPath.split('/').pop()}" ${
+              options.withBelow && item.isDirectory ? 'holds an item' : 'is'
+            } locked by ${HOLDER[held.kind]} of another account; try again when it is unlocked.`,
+          );
+      }
+    },
+  };
+}

@@ -1,0 +1,263 @@
+// WebDAV locks as an attacker meets them, through the real server (issue 33): a lock lasts at
+// most an hour (Infinite and refreshes included), one account holds at most 200 live locks and 50
+// locks that made their empty file; only the lock's account (password or write token) or an
+// administrator unlocks — not another account, not a read token. The HTTP API honours an
+// exclusive WebDAV lock of another account (editor save, rename, move, delete, replace: 423
+// LOCKED, the file untouched), and WebDAV honours the office editor's WOPI lock the same way.
+//
+// Attacker table: another account (UNLOCK, API writes: refused), a read token (LOCK, UNLOCK:
+// refused), one account flooding LOCKs on unmapped URLs (stopped at 50, nothing made past it),
+// Timeout: Infinite (an hour), a folder locked with depth infinity (the API cannot delete or move
+// what is inside), an administrator (unlocks what anyone locked).
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createUser, issueToken, setupAdmin, signIn } from '../support/auth.ts';
+import { envelope, type Client } from '../support/client.ts';
+import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+
+const PUBLIC = 'http://files.burrow.test';
+const SECRET = 'wopi-secret-for-the-locks-test-0123456789';
+let s: TestServer;
+let admin: Client;
+let bob: Client;
+let readToken: string;
+let writeToken: string;
+let editorBase = '';
+const vol = (...p: string[]) => path.join(s.dirs.volumes, 'Files', ...p);
+const basic = (user: string, secret: string) => 'Basic ' + Buffer.from(`${user}:${secret}`).toString('base64');
+const ALICE = basic('alice', 'alice-password-1');
+const BOB = basic('bob', 'bob-password-1');
+const ADMIN = basic('admin', 'admin-password-1');
+const davPath = (...p: string[]) => '/dav/Files/' + p.map(encodeURIComponent).join('/');
+
+const LOCKINFO =
+  '<?xml version="1.0" encoding="utf-8"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope>' +
+  '<D:locktype><D:write/></D:locktype><D:owner><D:href>alice laptop</D:href></D:owner></D:lockinfo>';
+
+function dav(method: string, p: string, authorization: string, headers: Record<string, string> = {}, body?: string) {
+  return fetch(s.url + p, { method, headers: { authorization, ...headers }, body });
+}
+
+async function lock(p: string, authorization = ALICE, headers: Record<string, string> = {}) {
+  const r = await dav('LOCK', p, authorization, { 'content-type': 'application/xml', ...headers }, LOCKINFO);
+  const text = await r.text();
+  return { status: r.status, text, token: /<([^>]+)>/.exec(r.headers.get('lock-token') ?? '')?.[1] ?? '' };
+}
+
+const timeoutOf = (xml: string) => Number(/<D:timeout>Second-(\d+)<\/D:timeout>/.exec(xml)?.[1]);
+
+/** The editing server's discovery, so the office editor is configured. */
+const editor = http.createServer((req, res) => {
+  if (req.url === '/hosting/discovery') {
+    res.setHeader('Content-Type', 'text/xml');
+    return res.end(`<?xml version="1.0" encoding="utf-8"?>
+<wopi-discovery><net-zone name="external-http">
+  <app name="writer"><action default="true" ext="docx" name="edit" urlsrc="${editorBase}/browser/cool.html?"/></app>
+</net-zone></wopi-discovery>`);
+  }
+  res.statusCode = 404;
+  res.end();
+});
+
+test.before(async () => {
+  await new Promise<void>((r) => editor.listen(0, '127.0.0.1', r));
+  editorBase = `http://127.0.0.1:${(editor.address() as AddressInfo).port}`;
+  s = await startServer({ env: { PUBLIC_URL: PUBLIC, OFFICEEDITOR_URL: editorBase, OFFICEEDITOR_SECRET: SECRET } });
+  admin = await setupAdmin(s);
+  const alice = await createUser(admin, s, { username: 'alice', password: 'alice-password-1' });
+  bob = await createUser(admin, s, { username: 'bob', password: 'bob-password-1' });
+  readToken = await issueToken(alice, 'read', { password: 'alice-password-1' });
+  writeToken = await issueToken(alice, 'write', { password: 'alice-password-1' });
+});
+test.after(async () => {
+  await s.close();
+  removeDirs(s.dirs);
+  await new Promise((r) => editor.close(r));
+});
+
+test('a lock lasts at most an hour: Timeout Infinite, a week, and a refresh asking more', async () => {
+  fs.mkdirSync(vol('Zeitplan & Fristen'), { recursive: true });
+  fs.writeFileSync(vol('Zeitplan & Fristen', 'Plan 2027 – Entwurf.odt'), 'draft');
+  const p = davPath('Zeitplan & Fristen', 'Plan 2027 – Entwurf.odt');
+  const infinite = await lock(p, ALICE, { Timeout: 'Infinite, Second-4100000000' });
+  assert.is(infinite.status, 200, infinite.text);
+  assert.ok(timeoutOf(infinite.text) <= 3600 && timeoutOf(infinite.text) > 3500, infinite.text);
+  const refresh = await dav('LOCK', p, ALICE, { If: `(<${infinite.token}>)`, Timeout: 'Second-604800' });
+  const refreshed = await refresh.text();
+  assert.is(refresh.status, 200, refreshed);
+  assert.ok(timeoutOf(refreshed) <= 3600, refreshed);
+  assert.is((await dav('UNLOCK', p, ALICE, { 'Lock-Token': `<${infinite.token}>` })).status, 204);
+  const week = await lock(p, ALICE, { Timeout: 'Second-604800' });
+  assert.ok(timeoutOf(week.text) <= 3600, week.text);
+  assert.is((await dav('UNLOCK', p, ALICE, { 'Lock-Token': `<${week.token}>` })).status, 204);
+});
+
+test('one account makes at most 50 locked empty files and holds at most 200 locks; nothing is made past them', async () => {
+  fs.mkdirSync(vol('Flood'), { recursive: true });
+  const tokens: { p: string; token: string }[] = [];
+  for (let i = 0; i < 50; i++) {
+    const p = davPath('Flood', `leer ${i} #.txt`);
+    const r = await lock(p);
+    assert.is(r.status, 201, r.text);
+    tokens.push({ p, token: r.token });
+  }
+  const over = await lock(davPath('Flood', 'one too many.txt'));
+  assert.is(over.status, 403, over.text);
+  assert.match(over.text, /50 locks/);
+  assert.not.ok(fs.existsSync(vol('Flood', 'one too many.txt')), 'no empty file past the limit');
+  // Another account is not held back by alice's count.
+  const bobs = await lock(davPath('Flood', 'bob notes.txt'), BOB);
+  assert.is(bobs.status, 201, bobs.text);
+  assert.is(
+    (await dav('UNLOCK', davPath('Flood', 'bob notes.txt'), BOB, { 'Lock-Token': `<${bobs.token}>` })).status,
+    204,
+  );
+  // Locks on existing files count toward 200.
+  fs.mkdirSync(vol('Many'), { recursive: true });
+  for (let i = 0; i < 151; i++) fs.writeFileSync(vol('Many', `Foto ${i} Ü.jpg`), 'x');
+  for (let i = 0; i < 150; i++) {
+    const p = davPath('Many', `Foto ${i} Ü.jpg`);
+    const r = await lock(p);
+    assert.is(r.status, 200, r.text);
+    tokens.push({ p, token: r.token });
+  }
+  const past = await lock(davPath('Many', 'Foto 150 Ü.jpg'));
+  assert.is(past.status, 403, past.text);
+  assert.match(past.text, /200 locks/);
+  // Unlocking one makes room again.
+  const first = tokens.pop()!;
+  assert.is((await dav('UNLOCK', first.p, ALICE, { 'Lock-Token': `<${first.token}>` })).status, 204);
+  const again = await lock(davPath('Many', 'Foto 150 Ü.jpg'));
+  assert.is(again.status, 200, again.text);
+  tokens.push({ p: davPath('Many', 'Foto 150 Ü.jpg'), token: again.token });
+  for (const t of tokens)
+    assert.is((await dav('UNLOCK', t.p, ALICE, { 'Lock-Token': `<${t.token}>` })).status, 204, t.p);
+});
+
+test("only the lock's account with its password or a write token, or an administrator, unlocks", async () => {
+  fs.writeFileSync(vol('Steuer 2026 (final).pdf'), '%PDF-1.4 tax');
+  const p = davPath('Steuer 2026 (final).pdf');
+  const held = await lock(p);
+  assert.is(held.status, 200, held.text);
+  const unlockAs = (authorization: string) => dav('UNLOCK', p, authorization, { 'Lock-Token': `<${held.token}>` });
+  const byBob = await unlockAs(BOB);
+  assert.is(byBob.status, 403, await byBob.text());
+  const byRead = await unlockAs(basic('alice', readToken));
+  const readText = await byRead.text();
+  assert.is(byRead.status, 403, readText);
+  assert.match(readText, /read token/);
+  // A read token cannot lock either.
+  fs.writeFileSync(vol('read only lock.txt'), 'x');
+  const readLock = await lock(davPath('read only lock.txt'), basic('alice', readToken));
+  assert.is(readLock.status, 403, readLock.text);
+  // Still locked: bob's PUT is refused.
+  assert.is((await dav('PUT', p, BOB, {}, 'overwritten')).status, 423);
+  assert.is(fs.readFileSync(vol('Steuer 2026 (final).pdf'), 'utf8'), '%PDF-1.4 tax');
+  // The administrator lifts it; then bob writes.
+  assert.is((await unlockAs(ADMIN)).status, 204);
+  assert.is((await dav('PUT', p, BOB, {}, 'bob version')).status, 204);
+  // Alice's write token unlocks her own lock.
+  const mine = await lock(p);
+  assert.is((await dav('UNLOCK', p, basic('alice', writeToken), { 'Lock-Token': `<${mine.token}>` })).status, 204);
+});
+
+test('the HTTP API answers 423 to another account while a WebDAV client holds an exclusive lock; the file is untouched', async () => {
+  fs.mkdirSync(vol('Projekte #1 & Co', 'Entwürfe'), { recursive: true });
+  fs.writeFileSync(vol('Projekte #1 & Co', 'Angebot 50% + Rabatt.txt'), 'offer v1');
+  fs.writeFileSync(vol('Projekte #1 & Co', 'Entwürfe', 'Brief an Café.txt'), 'letter v1');
+  fs.writeFileSync(vol('other offer.txt'), 'from bob');
+  const file = await lock(davPath('Projekte #1 & Co', 'Angebot 50% + Rabatt.txt'));
+  assert.is(file.status, 200, file.text);
+  const folder = await lock(davPath('Projekte #1 & Co', 'Entwürfe') + '/', ALICE, { Depth: 'infinity' });
+  assert.is(folder.status, 200, folder.text);
+
+  const locked = (r: Awaited<ReturnType<Client['get']>>, what: string) => {
+    assert.is(r.status, 423, `${what}: ${r.text.slice(0, 300)}`);
+    assert.is(envelope(r).code, 'LOCKED', what);
+  };
+  const dir = 'Files/Projekte #1 & Co';
+  locked(await bob.put('/api/editor', { path: `${dir}/Angebot 50% + Rabatt.txt`, content: 'bob was here' }), 'save');
+  locked(
+    await bob.post('/api/files/rename', { path: dir, name: 'Angebot 50% + Rabatt.txt', newName: 'renamed.txt' }),
+    'rename',
+  );
+  locked(
+    await bob.post('/api/files/move', {
+      items: [{ path: dir, name: 'Angebot 50% + Rabatt.txt' }],
+      destination: 'Files',
+    }),
+    'move',
+  );
+  locked(await bob.delete('/api/files', { items: [{ path: dir, name: 'Angebot 50% + Rabatt.txt' }] }), 'delete');
+  // Inside the folder locked with depth infinity, and the folder itself.
+  locked(await bob.delete('/api/files', { items: [{ path: dir, name: 'Entwürfe' }] }), 'delete the locked folder');
+  locked(
+    await bob.post('/api/files/rename', { path: `${dir}/Entwürfe`, name: 'Brief an Café.txt', newName: 'x.txt' }),
+    'rename inside',
+  );
+  // A copy replacing the locked file.
+  fs.renameSync(vol('other offer.txt'), vol('Angebot 50% + Rabatt.txt'));
+  locked(
+    await bob.post('/api/files/copy', {
+      items: [{ path: 'Files', name: 'Angebot 50% + Rabatt.txt' }],
+      destination: dir,
+      conflict: 'replace',
+    }),
+    'replace',
+  );
+  assert.is(fs.readFileSync(vol('Projekte #1 & Co', 'Angebot 50% + Rabatt.txt'), 'utf8'), 'offer v1');
+  assert.is(fs.readFileSync(vol('Projekte #1 & Co', 'Entwürfe', 'Brief an Café.txt'), 'utf8'), 'letter v1');
+
+  // The lock's own account works on through the API; once unlocked, bob's rename goes through.
+  const alice = await signIn(s, 'alice', 'alice-password-1');
+  const own = await alice.put('/api/editor', { path: `${dir}/Angebot 50% + Rabatt.txt`, content: 'offer v2' });
+  assert.is(own.status, 200, own.text);
+  for (const [p, t] of [
+    [davPath('Projekte #1 & Co', 'Angebot 50% + Rabatt.txt'), file.token],
+    [davPath('Projekte #1 & Co', 'Entwürfe') + '/', folder.token],
+  ] as const)
+    assert.is((await dav('UNLOCK', p, ALICE, { 'Lock-Token': `<${t}>` })).status, 204);
+  const renamed = await bob.post('/api/files/rename', {
+    path: dir,
+    name: 'Angebot 50% + Rabatt.txt',
+    newName: 'Angebot (bob).txt',
+  });
+  assert.is(renamed.status, 200, renamed.text);
+});
+
+test("WebDAV answers 423 to another account while the office editor holds a document's WOPI lock", async () => {
+  fs.writeFileSync(vol('Jahresbericht Ü.docx'), 'report v1');
+  const c = (await admin.post('/api/officeeditor/config', { path: 'Files/Jahresbericht Ü.docx', mode: 'edit' })).json;
+  assert.ok(c.fileId, JSON.stringify(c));
+  const src = `${s.url}/api/officeeditor/wopi/files/${c.fileId}?access_token=${encodeURIComponent(c.access_token)}`;
+  const wopi = (override: string) =>
+    fetch(src, {
+      method: 'POST',
+      headers: {
+        origin: editorBase,
+        authorization: `Bearer ${c.access_token}`,
+        'X-WOPI-Override': override,
+        'X-WOPI-Lock': 'editor-session-1',
+      },
+    });
+  assert.is((await wopi('LOCK')).status, 200);
+  const p = davPath('Jahresbericht Ü.docx');
+  assert.is((await dav('PUT', p, BOB, {}, 'bob overwrote it')).status, 423);
+  assert.is((await dav('DELETE', p, BOB)).status, 423);
+  assert.is((await dav('MOVE', p, BOB, { Destination: `${s.url}${davPath('moved.docx')}` })).status, 423);
+  const bobLock = await lock(p, BOB);
+  assert.is(bobLock.status, 423, bobLock.text);
+  // The API too, for another account.
+  const del = await bob.delete('/api/files', { items: [{ path: 'Files', name: 'Jahresbericht Ü.docx' }] });
+  assert.is(del.status, 423, del.text);
+  assert.is(fs.readFileSync(vol('Jahresbericht Ü.docx'), 'utf8'), 'report v1');
+  // Unlocked by the editor: bob writes.
+  assert.is((await wopi('UNLOCK')).status, 200);
+  assert.is((await dav('PUT', p, BOB, {}, 'bob v2')).status, 204);
+});
+
+test.run();
