@@ -7,8 +7,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Caller } from '../core/caller.ts';
 import { AppError } from '../core/errors.ts';
-import type { FileItem } from '../files/wire.ts';
 import type { UploadsCapability } from '../uploads/capability.ts';
+import type { UploadedItem, UploadQuery } from '../uploads/wire.ts';
 import type { SharesService } from './service.ts';
 import type { ShareRow } from './store.ts';
 
@@ -33,9 +33,9 @@ export function createLinkIntake(deps: {
     /** POST /api/share/{token}/upload: multipart like POST /api/upload, into the link. */
     async multipart(
       h: LinkHolder,
-      request: { headers: IncomingHttpHeaders; body: Readable },
+      request: { headers: IncomingHttpHeaders; body: Readable; query?: UploadQuery },
       ip: string,
-    ): Promise<FileItem[]> {
+    ): Promise<UploadedItem[]> {
       const { row } = h;
       if (!row.file_request) return uploads.multipart.receive(h.caller, request);
       // A chunked body would claim nothing and could pass a byte limit.
@@ -43,17 +43,19 @@ export function createLinkIntake(deps: {
         throw new AppError('LINK_FILE_REQUEST_LENGTH');
       const reserved = Number(request.headers['content-length'] ?? 0) || 0;
       claim(row, reserved);
-      let items: FileItem[];
+      let items: UploadedItem[];
       try {
         items = await uploads.multipart.receive(h.caller, request);
       } catch (err) {
         shares.release(row, reserved);
         throw err;
       }
-      // The claim counted one file of Content-Length bytes; keep what arrived.
-      const size = items.reduce((a, i) => a + i.size, 0);
-      shares.settle(row, items.length - 1, size - reserved);
-      for (const i of items) shares.received(row, { name: i.name, size: i.size, path: i.path }, ip);
+      // The claim counted one file of Content-Length bytes; keep what arrived (a skipped file
+      // stored nothing: its item is the file that kept the name).
+      const stored = items.filter((i) => i.outcome !== 'skipped');
+      const size = stored.reduce((a, i) => a + i.size, 0);
+      shares.settle(row, stored.length - 1, size - reserved);
+      for (const i of stored) shares.received(row, { name: i.name, size: i.size, path: i.path }, ip);
       return items;
     },
 
@@ -71,6 +73,8 @@ export function createLinkIntake(deps: {
         if (claimed) shares.release(row, length);
         throw err;
       }
+      // A skip whose name is taken already is complete at once: nothing arrives, nothing counts.
+      if (claimed && created.headers['Upload-Outcome'] === 'skipped') shares.release(row, length);
       return {
         status: created.status,
         headers: { Location: `${deps.publicUrl ?? ''}/api/share/${row.token}/tus/${created.id}`, ...created.headers },

@@ -8,6 +8,8 @@ import { itemOf } from '../files/items.ts';
 import { joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import type { createBrowse } from '../browse/service.ts';
 import type { Listing } from '../browse/wire.ts';
+import type { FileOps } from '../files/ops.ts';
+import type { ConflictsAnswer } from '../files/wire.ts';
 import type { LinkHolder } from './intake.ts';
 import type { SharesService } from './service.ts';
 
@@ -44,6 +46,7 @@ export function createLinkReads(deps: {
   shares: SharesService;
   resolver: PathResolver;
   browse: ReturnType<typeof createBrowse>;
+  ops: Pick<FileOps, 'conflicts'>;
 }) {
   const { shares, resolver } = deps;
   const noDownloads = () => new AppError('LINK_NOT_ALLOWED', 'This link does not allow downloads.');
@@ -80,6 +83,17 @@ export function createLinkReads(deps: {
       if (asAttachment(linkFileName(r), mode) ? !r.access.canDownload : !r.access.canRead) throw noDownloads();
       shares.touch(h.row, mode === 'download');
       return r;
+    },
+
+    /**
+     * The names an upload into `rel` would find taken (POST /api/share/{token}/conflicts), for a
+     * holder who may see the folder anyway: a file request shows nothing, so it tells nothing
+     * (its uploads keep both).
+     */
+    async conflicts(h: LinkHolder, rel: string, names: string[]): Promise<ConflictsAnswer> {
+      const r = await resolver.resolve(h.caller, inHeldLink(h.row, rel), { mustExist: true });
+      if (!r.access.canRead) throw new AppError('LINK_NOT_ALLOWED', 'This link takes files; it shows nothing.');
+      return deps.ops.conflicts(h.caller, { destination: r.virtualPath, names });
     },
 
     /** A file whose thumbnail a holder may see: what the link lets them list, they may see small. */

@@ -26,7 +26,8 @@ import { sendEditorText } from '../editor/routes.ts';
 import type { createSharedEditor } from './editor.ts';
 import { createLinkIntake } from './intake.ts';
 import { asAttachment, createLinkReads, inHeldLink, inLink, linkFileName, type LinkDownload } from './reads.ts';
-import { fileItem, itemAnswer } from '../files/wire.ts';
+import { conflictsAnswer, fileItem, itemAnswer } from '../files/wire.ts';
+import { uploadQuery, uploadedItems } from '../uploads/wire.ts';
 import { listing } from '../browse/wire.ts';
 import {
   createShareBody,
@@ -68,6 +69,10 @@ const linkPath = queryPath('link', relPath);
 /** TUS answers carry headers only. */
 const noBody = (description: string) => ({ description, contentType: 'text/plain', schema: z.string().max(0) });
 const itemRef = z.object({ path: z.string().max(4096), name: z.string() });
+const linkConflictsBody = z.object({
+  path: relPath.describe('The folder inside the link (the link itself when empty)'),
+  names: z.array(z.string().max(4096)).min(1).max(10_000).describe("Each file's path inside that folder"),
+});
 
 /** The visitor cookie a link's password gave this browser (the service checks it), if any. */
 export function linkVisitor(req: IncomingMessage): string | undefined {
@@ -443,17 +448,39 @@ export function shareRoutes(deps: ShareRouteDeps) {
       body: 'stream',
       status: 201,
       summary:
-        'Upload into a link (allowUpload, or a file request): multipart like POST /api/upload, `uploadTo` is `share/<token>/…`; names never overwrite',
+        'Upload into a link (allowUpload, or a file request): multipart like POST /api/upload, `uploadTo` is `share/<token>/…`',
+      description:
+        "A taken name is answered by `conflict` (a field before the files it applies to, or the query) as in POST /api/upload: `rename` (the default) keeps both as `name (1)`, `skip` stores nothing of that file, `replace` puts it in the old file's place and keeps the old content as a version for the owner — only through a link that allows deleting (changes): any other link is refused 403 before a byte is stored, so nobody's file is replaced through a link that only adds. A holder who may see the folder asks beforehand with POST /api/share/{token}/conflicts. Every item of the answer says what became of it (`outcome`); a skipped file is not counted against a file request.",
       params: tokenParams,
+      query: uploadQuery,
       responses: {
-        201: { description: 'The stored files', schema: z.array(fileItem) },
-        403: 'Not allowed by the link',
+        201: { description: 'The stored files, in the order sent, with their final names', schema: uploadedItems },
+        403: 'Not allowed by the link (or `replace` through a link that does not allow deleting)',
         404: 'No such link',
         411: 'A file request with a byte limit needs Content-Length',
         413: 'Too large, or the file request is full',
       },
-      handler: async ({ params, caller, req, ip }) =>
-        intake.multipart(holder(params.token, caller, req), { headers: req.headers, body: req }, ip),
+      handler: async ({ params, caller, req, ip, query }) =>
+        intake.multipart(holder(params.token, caller, req), { headers: req.headers, body: req, query }, ip),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/share/:token/conflicts',
+      access: 'link',
+      scope: 'read',
+      tags: LINK_TAGS,
+      summary: 'The names an upload into a folder of the link would find taken, before any byte is sent',
+      description:
+        "Body `{path, names}`: the folder inside the link and the paths of the upload's files inside it (uploaded folders merge, so only files meet taken names). Answers as POST /api/files/conflicts: what holds each taken name and `canReplace` (false unless the link allows deleting), so the holder can choose keep both, skip or replace and send it as `conflict`. Only for a link that shows its folder: a file request tells nothing (403), its uploads keep both.",
+      params: tokenParams,
+      body: linkConflictsBody,
+      responses: {
+        200: { description: 'The taken names', schema: conflictsAnswer },
+        403: 'A file request shows nothing',
+        404: 'No such link or folder',
+      },
+      handler: ({ params, body, caller, req }) =>
+        reads.conflicts(holder(params.token, caller, req), body.path, body.names),
     }),
     route({
       method: 'POST',
@@ -504,7 +531,10 @@ export function shareRoutes(deps: ShareRouteDeps) {
           const { caller: c, row } = holder(params.token, caller, req);
           const answer = await deps.uploads.tus.patch(c, params.id, req.headers, req);
           const placed = answer.headers['Upload-File-Path'];
-          if (row.file_request && placed) {
+          // Skipped at placing (the name was taken meanwhile): nothing was stored, nothing counts.
+          if (row.file_request && placed && answer.headers['Upload-Outcome'] === 'skipped')
+            shares.release(row, Number(answer.headers['Upload-Length'] ?? 0));
+          else if (row.file_request && placed) {
             const full = decodeURIComponent(placed);
             shares.received(
               row,
