@@ -41,7 +41,7 @@ CREATE TABLE idx.idx_entries (
   total_size INTEGER,                 -- folder: bytes of every file below it
   total_entries INTEGER,              -- folder: every file and folder below it
   complete INTEGER,                   -- folder: 1 when the whole subtree could be read
-  checked_at INTEGER,                 -- folder: ms of the last listing
+  checked_at INTEGER,                 -- ms a walk last wrote the row (a folder: or last listed it)
   updated_at INTEGER,                 -- folder: ms its figures last changed
   UNIQUE (root_id, dir, name)
 );

@@ -185,7 +185,7 @@ export class Indexer {
   private wroteQueue: Promise<void> = Promise.resolve();
   /** Walks under way (job id → root), so a dropped root's walk can be cancelled and awaited. */
   private readonly runs = new Map<number, { rootId: number; done: Promise<unknown> }>();
-  /** Folders counted again by a refresh (root id -> relative paths): their rows are away meanwhile. */
+  /** Folders counted by a refresh (root id -> relative paths): one new to the index has no row meanwhile. */
   private readonly recounts = new Map<number, string[]>();
   /** Paths served again while their old rows were being dropped: walked once the drop is done. */
   private readonly readd = new Set<string>();
@@ -553,7 +553,7 @@ export class Indexer {
     for (const root of extraRoots) this.ensureRoot(root);
   }
 
-  /** A refresh of `rel` has begun (its rows go until its walk writes them again); `done()` when it ends. */
+  /** A refresh of `rel` has begun (a folder new to the index has no row until its walk writes it); `done()` when it ends. */
   recounting(rootId: number, rel: string): { done(): void } {
     const list = this.recounts.get(rootId) ?? [];
     list.push(rel);

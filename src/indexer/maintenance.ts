@@ -184,7 +184,7 @@ export class Maintenance {
       target = parent;
     }
     if (!store.entry(root.id, splitRel(target)[0])) return; // the root row itself is missing: the baseline will come
-    // Its rows are gone until the walk writes them again: figures() says it is being counted.
+    // A folder new to the index has no row until the walk writes it: figures() says it is being counted.
     const recount = this.ix.recounting(root.id, target);
     try {
       await this.recount(root, target);
@@ -193,14 +193,17 @@ export class Maintenance {
     }
   }
 
+  /**
+   * The walk writes over the rows in place (same ids, a document's text replaced in the same
+   * transaction as it arrives) and only what it did not see any more is removed after it: while
+   * the walk runs, which the load gate may stretch to seconds, search still finds every name and
+   * document it found before (the rows used to be removed first, so a file being re-read after
+   * an upload or a save could not be found by its content meanwhile).
+   */
   private async recount(root: RootRow, target: string): Promise<void> {
     const store = this.ix.store;
     const old = store.entry(root.id, target);
-    if (old?.is_dir) {
-      while (!this.ix.stopped && !store.deleteChunk(root.id, target)) await this.ix.load.turn();
-    } else if (old) {
-      store.deleteDoc(old.id);
-    }
+    const since = store.stamp();
     const fsCfg = this.ix.config.folderSize;
     const summary = await this.ix.runWalk(root, {
       rel: target,
@@ -214,9 +217,13 @@ export class Maintenance {
       const stale = store.entry(root.id, target);
       if (stale) while (!this.ix.stopped && !store.deleteChunk(root.id, target)) await this.ix.load.turn();
     } else {
+      // Gone from disk meanwhile, or below a folder that is a file now.
+      while (!this.ix.stopped && !store.deleteUnseen(root.id, target, since)) await this.ix.load.turn();
+      // A file that became a folder keeps its row's id: its text is no longer its own.
+      if (old && !old.is_dir && summary.isDir) store.deleteDoc(old.id);
       after = contribution(store.entry(root.id, target));
     }
-    // The old rows are gone, so the walk's own rows do not count twice: the difference is new - old.
+    // The walk wrote the figures of what it read over the old rows: the difference is new - old.
     store.propagate(root.id, target, difference(after, old ? contribution(old) : contribution(undefined)), Date.now());
     if (summary.isDir || old?.is_dir) store.settleComplete(root.id, target);
     if (summary.isDir && summary.ms >= fsCfg.subtreeSlowLogMs) {
@@ -296,8 +303,8 @@ export class Maintenance {
           if (!f) continue;
           if (f.complete === 0) {
             // Only the deepest incomplete folders are read again: an ancestor is incomplete
-            // because of them (store.settleComplete), and reading it again would drop and walk
-            // its whole subtree (a whole volume) each time.
+            // because of them (store.settleComplete), and reading it again would walk its whole
+            // subtree (a whole volume) each time.
             if (!this.ix.store.hasIncompleteSubfolder(root.id, rel)) {
               changes++;
               await this.ix.serial(() => this.refresh(root, rel));

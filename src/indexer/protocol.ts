@@ -19,7 +19,8 @@ export interface EntryRecord {
 export interface DocRecord {
   dir: string;
   name: string;
-  text: string;
+  /** null: the document has no text (any more): empty, binary, too large. */
+  text: string | null;
 }
 
 export interface WorkerOptions {

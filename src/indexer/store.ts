@@ -128,6 +128,18 @@ export class IndexStore {
     this.db.run('DELETE FROM idx_roots WHERE id = ?', [id]);
   }
 
+  /** The last time written into `checked_at`: stamps never go back, even if the clock does. */
+  private lastStamp = 0;
+
+  /**
+   * A time every row written from now on is stamped with at least (`checked_at`: a walk's rows,
+   * files too, and listed folders): rows below a folder stamped before it were not seen again.
+   */
+  stamp(now = Date.now()): number {
+    this.lastStamp = Math.max(this.lastStamp, now);
+    return this.lastStamp;
+  }
+
   /** Writes one batch from the walker (tests, small batches): everything, in one go. */
   write(rootId: number, entries: EntryRecord[], docs: DocRecord[], now: number): void {
     while (entries.length || docs.length) this.writeFor(rootId, entries, docs, now, Number.POSITIVE_INFINITY);
@@ -136,10 +148,13 @@ export class IndexStore {
   /**
    * Writes rows (then documents) from the front of the arrays, removing what it wrote, for at
    * most `budgetMs` in one transaction: each slice blocks the event loop only that long. New
-   * rows enter the name index in the same transaction, in bulk (no per-row trigger).
+   * rows enter the name index in the same transaction, in bulk (no per-row trigger). A row
+   * written again keeps its id, its name in the name index and its text until new text comes
+   * (a document whose text is null has none any more).
    */
   writeFor(rootId: number, entries: EntryRecord[], docs: DocRecord[], now: number, budgetMs: number): void {
     const until = performance.now() + budgetMs;
+    const at = this.stamp(now);
     this.db.transaction(() => {
       const before = this.names ? this.maxId() : 0;
       while (entries.length && performance.now() <= until) {
@@ -158,8 +173,8 @@ export class IndexStore {
             e.isDir ? (e.totalSize ?? 0) : null,
             e.isDir ? (e.totalEntries ?? 0) : null,
             e.isDir ? (e.complete === false ? 0 : 1) : null,
-            e.isDir ? now : null,
-            e.isDir ? now : null,
+            at,
+            e.isDir ? at : null,
           );
         }
         this.db.run(UPSERTS.get(n)!, params);
@@ -177,7 +192,7 @@ export class IndexStore {
         )?.id;
         if (id !== undefined) {
           this.db.run('DELETE FROM idx_docs WHERE rowid = ?', [id]);
-          this.db.run('INSERT INTO idx_docs (rowid, body) VALUES (?, ?)', [id, d.text]);
+          if (d.text !== null) this.db.run('INSERT INTO idx_docs (rowid, body) VALUES (?, ?)', [id, d.text]);
         }
       }
     });
@@ -236,6 +251,26 @@ export class IndexStore {
       if (self) this.db.transaction(() => this.removeIds([self.id]));
     }
     return true;
+  }
+
+  /**
+   * Removes, a chunk at a time, the rows below `rel` (not `rel` itself) that no write or listing
+   * stamped since `since` (store.stamp()): after a walk of `rel`, what it did not find any more.
+   * Returns false while rows remain.
+   */
+  deleteUnseen(rootId: number, rel: string, since: number, chunk = 2000): boolean {
+    const b = below(rel);
+    const removed = this.db.transaction(() => {
+      const ids = this.db
+        .all<{ id: number }>(
+          `SELECT id FROM idx_entries WHERE root_id = ? AND ${b.sql} AND name <> '' AND (checked_at IS NULL OR checked_at < ?) LIMIT ?`,
+          [rootId, ...b.params, since, chunk],
+        )
+        .map((r) => r.id);
+      this.removeIds(ids);
+      return ids.length;
+    });
+    return removed < chunk;
   }
 
   deleteDoc(entryId: number): void {
@@ -311,7 +346,7 @@ export class IndexStore {
     const [dir, name] = splitRel(rel);
     this.db.run('UPDATE idx_entries SET mtime = ?, checked_at = ? WHERE root_id = ? AND dir = ? AND name = ?', [
       mtime,
-      now,
+      this.stamp(now),
       rootId,
       dir,
       name,

@@ -133,7 +133,8 @@ export function createExtractQueue(extract: Extractor, sink: WalkSink, cancelled
       extract(item.file, item.name, item.size)
         .then(
           (text) => {
-            if (text) sink.doc({ dir: item.dir, name: item.name, text });
+            // No text is said too, so a file written over with no text loses its old text.
+            sink.doc({ dir: item.dir, name: item.name, text: text || null });
           },
           () => {},
         )

@@ -41,11 +41,12 @@ async function main(): Promise<void> {
   /** Per job: batches in flight, and who waits for room. */
   const inFlight = new Map<number, { sent: number; waiters: (() => void)[] }>();
   // The timer is cleared when the read answers: one per document, never one left per file.
-  const withTimeout = <T>(p: Promise<T>): Promise<T | null> => {
+  const withTimeout = <T>(p: Promise<T>): Promise<T> => {
     if (options.ioTimeoutMs <= 0) return p;
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<null>((r) => {
-      timer = setTimeout(() => r(null), options.ioTimeoutMs);
+    // Too slow is no answer (rejected): the text already known stays; null would say "no text".
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the read timed out')), options.ioTimeoutMs);
       timer.unref();
     });
     return Promise.race([p, late]).finally(() => clearTimeout(timer));
