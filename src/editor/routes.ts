@@ -1,36 +1,12 @@
 // The text editor: read (ETag, If-None-Match 304 after the permission check, compressed over
 // 32 KB) and save (editor/service.ts; If-Match refuses a save over a file changed since).
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isNotModified } from '../http/conditional.ts';
 import { reply, route } from '../http/route.ts';
-import { sendWholeText } from '../http/send.ts';
+import { sendWholeJson } from '../http/send.ts';
 import type { Editor } from './service.ts';
-import { IF_MATCH, editorQuery, editorRead, editorSave, editorText, savedAnswer, type EditorText } from './wire.ts';
-
-/** The text with its ETag (compressed when large), or 304 when the client's copy is current. */
-export async function sendEditorText(
-  req: IncomingMessage,
-  res: ServerResponse,
-  text: EditorText & { etag: string },
-): Promise<void> {
-  const { etag } = text;
-  const headers = { ETag: etag, 'Cache-Control': 'private, no-cache' };
-  if (isNotModified(req, { etag })) {
-    res.writeHead(304, headers).end();
-    return;
-  }
-  await sendWholeText(
-    req,
-    res,
-    200,
-    JSON.stringify({ content: text.content }),
-    'application/json; charset=utf-8',
-    headers,
-  );
-}
+import { IF_MATCH, editorQuery, editorRead, editorSave, editorText, savedAnswer } from './wire.ts';
 
 const readAnswers = {
-  // Written by sendWholeText (compression), so the JSON is declared with its content type.
+  // Written by sendWholeJson (ETag, 304, compression), so the JSON is declared with its content type.
   200: { description: '`{ content }` with ETag', schema: editorText, contentType: 'application/json' },
   304: 'Unchanged',
   400: 'Over EDITOR_MAX_FILESIZE',
@@ -47,7 +23,10 @@ export function editorRoutes(editor: Editor, maxBytes: number) {
       tags: ['Editor'],
       query: editorQuery,
       responses: readAnswers,
-      handler: async ({ caller, query, req, res }) => sendEditorText(req, res, await editor.read(caller, query.path)),
+      handler: async ({ caller, query, req, res }) => {
+        const text = await editor.read(caller, query.path);
+        return sendWholeJson(req, res, { content: text.content }, text.etag);
+      },
     }),
     route({
       method: 'POST',
@@ -58,7 +37,10 @@ export function editorRoutes(editor: Editor, maxBytes: number) {
       tags: ['Editor'],
       body: editorRead,
       responses: readAnswers,
-      handler: async ({ caller, body, req, res }) => sendEditorText(req, res, await editor.read(caller, body.path)),
+      handler: async ({ caller, body, req, res }) => {
+        const text = await editor.read(caller, body.path);
+        return sendWholeJson(req, res, { content: text.content }, text.etag);
+      },
     }),
     route({
       method: 'PUT',

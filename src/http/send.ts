@@ -6,6 +6,7 @@ import zlib from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { AppError } from '../core/errors.ts';
+import { isNotModified } from './conditional.ts';
 import type { Logger } from '../core/log.ts';
 
 const GONE_CODES = new Set([
@@ -125,4 +126,25 @@ export async function sendWholeText(
   if (encoding) res.setHeader('Content-Encoding', encoding);
   res.setHeader('Content-Length', body.length);
   res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/**
+ * A JSON answer carrying a whole text file (the editor's `{ content }`, a version's or a trashed
+ * file's text): never cached without asking, compressed over the threshold as sendWholeText
+ * does, and with `etag` answered 304 when the client's copy is current.
+ */
+export async function sendWholeJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  etag?: string,
+): Promise<void> {
+  const headers: Record<string, string> = etag
+    ? { ETag: etag, 'Cache-Control': 'private, no-cache' }
+    : { 'Cache-Control': 'private, no-cache' };
+  if (etag && isNotModified(req, { etag })) {
+    res.writeHead(304, headers).end();
+    return;
+  }
+  await sendWholeText(req, res, 200, JSON.stringify(body), 'application/json; charset=utf-8', headers);
 }

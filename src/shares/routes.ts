@@ -18,11 +18,11 @@ import { openSources, sendZip } from '../downloads/zip.ts';
 import type { createBrowse } from '../browse/service.ts';
 import type { UploadsCapability } from '../uploads/capability.ts';
 import { refuseBody } from '../http/linger.ts';
+import { sendWholeJson } from '../http/send.ts';
 import { requestState } from '../http/server.ts';
 import { TUS_HEADERS, tusError } from '../uploads/tus/protocol.ts';
 import { LINK_COOKIE, type SharesService } from './service.ts';
 import { IF_MATCH } from '../editor/wire.ts';
-import { sendEditorText } from '../editor/routes.ts';
 import type { createSharedEditor } from './editor.ts';
 import { createLinkIntake } from './intake.ts';
 import { asAttachment, createLinkReads, inHeldLink, inLink, linkFileName, type LinkDownload } from './reads.ts';
@@ -585,7 +585,8 @@ export function shareRoutes(deps: ShareRouteDeps) {
       },
       handler: async ({ params, query, caller, req, res }) => {
         const h = holder(params.token, caller, req);
-        return sendEditorText(req, res, await deps.editor.read(h.caller, inHeldLink(h.row, query.path)));
+        const text = await deps.editor.read(h.caller, inHeldLink(h.row, query.path));
+        return sendWholeJson(req, res, { content: text.content }, text.etag);
       },
     }),
     route({

@@ -2,7 +2,7 @@
 // copy, delete.
 import { z } from 'zod';
 import { noContent, route } from '../http/route.ts';
-import { sendWholeText } from '../http/send.ts';
+import { sendWholeJson } from '../http/send.ts';
 import { itemAnswer } from '../files/wire.ts';
 import type { VersionActions } from './actions.ts';
 import { restoredAnswer, versionList, versionParams, versionText } from './wire.ts';
@@ -27,21 +27,13 @@ export function versionRoutes(versions: VersionActions) {
       summary: 'Text of an earlier version (compressed over 32 KB when accepted)',
       tags: ['Versions'],
       params: versionParams,
-      // Written by sendWholeText (compression), so the JSON is declared with its content type.
+      // Written by sendWholeJson (compression), so the JSON is declared with its content type.
       responses: {
         200: { description: 'The text', schema: versionText, contentType: 'application/json' },
         400: 'Over EDITOR_MAX_FILESIZE',
         415: 'Binary file',
       },
-      handler: async ({ caller, params, req, res }) =>
-        sendWholeText(
-          req,
-          res,
-          200,
-          JSON.stringify(await versions.text(caller, params.id)),
-          'application/json; charset=utf-8',
-          { 'Cache-Control': 'private, no-cache' },
-        ),
+      handler: async ({ caller, params, req, res }) => sendWholeJson(req, res, await versions.text(caller, params.id)),
     }),
     route({
       method: 'POST',
