@@ -54,6 +54,7 @@ export const ACTIONS = [
   'admin.activity-clear',
   'admin.totp-remove',
   'admin.passkeys-remove',
+  'admin.lock-break',
   'terminal.start',
   'terminal.end',
   'dav.put',

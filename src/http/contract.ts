@@ -42,6 +42,7 @@ import type { uploadRoutes } from '../uploads/routes.ts';
 import type { usersRoutes } from '../users/routes.ts';
 import type { versionRoutes } from '../versions/routes.ts';
 import type { hostVolumeRoutes } from '../volumes/host-routes.ts';
+import type { davLockRoutes } from '../webdav/routes.ts';
 import type { volumeRoutes } from '../volumes/routes.ts';
 
 type RowsOf<F extends (...args: never[]) => readonly unknown[]> = ReturnType<F>[number];
@@ -59,6 +60,7 @@ export type ApiRoutes =
   | RowsOf<typeof oidcRoutes>
   | RowsOf<typeof fileRoutes>
   | RowsOf<typeof hostVolumeRoutes>
+  | RowsOf<typeof davLockRoutes>
   | RowsOf<typeof uploadRoutes>
   | RowsOf<typeof shareRoutes>
   | RowsOf<typeof archiveRoutes>

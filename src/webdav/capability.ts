@@ -1,6 +1,8 @@
 // WebDAV as a capability: the /dav/ mount the HTTP server hands raw requests to (no JSON, no body
 // limit, no cookie: Basic only), the features section with the address to mount, and the sweep
 // of expired locks. Built from the same files services the API uses.
+import { createDavLockAdmin } from './admin.ts';
+import { davLockRoutes } from './routes.ts';
 import { locationOf } from './resources.ts';
 import type { ActivityEvent } from '../activity/service.ts';
 import type { ChangeSink } from '../changes.ts';
@@ -40,10 +42,10 @@ const SWEEP_EVERY_MS = 10 * 60_000;
 
 export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
   const features = () => ({ webdav: { enabled: deps.enabled, path: DAV_PREFIX } });
-  if (!deps.enabled) return { routes: [], mount: null, features };
   const store = createDavStore(deps.db);
-  deps.files.bindings.register('davProperties', davPropertyBindings(store));
-  // The HTTP API and the office editor honour a WebDAV client's exclusive lock (423 LOCKED).
+  const routes = davLockRoutes(createDavLockAdmin(store, deps.activity));
+  // The HTTP API and the office editor honour a WebDAV client's exclusive lock (423 LOCKED), also
+  // one taken before WebDAV was turned off, until it expires or an administrator breaks it.
   deps.files.locks.register('webdav', (item, withBelow) =>
     item.space
       ? store
@@ -52,6 +54,8 @@ export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
           .map((l) => ({ kind: 'webdav' as const, userId: l.user_id }))
       : [],
   );
+  if (!deps.enabled) return { routes, mount: null, features };
+  deps.files.bindings.register('davProperties', davPropertyBindings(store));
   const auth = createDavAuthenticator({ ...deps.credentials, log: deps.log });
   const services = {
     ...deps.files,
@@ -104,7 +108,7 @@ export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
     }
   };
   return {
-    routes: [],
+    routes,
     mount,
     features,
     start() {

@@ -78,8 +78,8 @@ export interface DavStore {
   lock(token: string, now?: number): LockRow | undefined;
   /** The lock, or null when the account already holds `limits` live locks (checked and written at once). */
   createLock(input: NewLock, limits: LockLimits): LockRow | null;
-  /** Every live lock, oldest first (Administration). */
-  allLocks(now?: number): LockRow[];
+  /** Every live lock, oldest first, with its account's name (Administration). */
+  allLocksWithNames(now?: number): (LockRow & { username: string | null })[];
   refreshLock(token: string, timeoutSeconds: number): LockRow;
   removeLock(token: string): boolean;
   /** Locks go with their item (MOVE keeps nothing locked at the old place; RFC 4918 §9.9: locks are not moved). */
@@ -193,8 +193,11 @@ export function createDavStore(db: Database): DavStore {
         return db.get<LockRow>('SELECT * FROM dav_locks WHERE token = ?', [input.token])!;
       });
     },
-    allLocks(now = Date.now()) {
-      return db.all<LockRow>('SELECT * FROM dav_locks WHERE expires_at > ? ORDER BY created_at, token', [now]);
+    allLocksWithNames(now = Date.now()) {
+      return db.all<LockRow & { username: string | null }>(
+        'SELECT l.*, u.username FROM dav_locks l LEFT JOIN users u ON u.id = l.user_id WHERE l.expires_at > ? ORDER BY l.created_at, l.token',
+        [now],
+      );
     },
     refreshLock(token, timeoutSeconds) {
       db.run('UPDATE dav_locks SET timeout_seconds = ?, expires_at = ? WHERE token = ?', [

@@ -260,4 +260,44 @@ test("WebDAV answers 423 to another account while the office editor holds a docu
   assert.is((await dav('PUT', p, BOB, {}, 'bob v2')).status, 204);
 });
 
+test('Administration lists every lock and breaks one; another account, a read token and a cross-site request cannot', async () => {
+  fs.mkdirSync(vol('Familie & Freunde'), { recursive: true });
+  fs.writeFileSync(vol('Familie & Freunde', 'Geburtstag – Oma 90 🎂.txt'), 'plan');
+  const p = davPath('Familie & Freunde', 'Geburtstag – Oma 90 🎂.txt');
+  const held = await lock(p);
+  assert.is(held.status, 200, held.text);
+  const list = await admin.get('/api/admin/locks');
+  assert.is(list.status, 200, list.text);
+  const row = list.json.locks.find((l: { token: string }) => l.token === held.token);
+  assert.ok(row, list.text);
+  assert.is(row.username, 'alice');
+  assert.is(row.client, 'alice laptop');
+  assert.is(row.scope, 'exclusive');
+  assert.is(row.path, vol('Familie & Freunde', 'Geburtstag – Oma 90 🎂.txt'));
+  assert.ok(Date.parse(row.expiresAt) - Date.now() <= 3600_000);
+  const at = `/api/admin/locks/${encodeURIComponent(held.token)}`;
+  assert.is((await bob.get('/api/admin/locks')).status, 403);
+  assert.is((await bob.delete(at)).status, 403);
+  const readAdmin = await issueToken(admin, 'read', { password: 'admin-password-1' });
+  const byRead = await fetch(s.url + at, { method: 'DELETE', headers: { authorization: `Bearer ${readAdmin}` } });
+  assert.is(byRead.status, 403);
+  const crossSite = await fetch(s.url + at, {
+    method: 'DELETE',
+    headers: { cookie: admin.cookieHeader, origin: 'https://evil.example' },
+  });
+  assert.is(crossSite.status, 403);
+  // Still held: bob's rename is refused.
+  const rename = { path: 'Files/Familie & Freunde', name: 'Geburtstag – Oma 90 🎂.txt', newName: 'Oma.txt' };
+  assert.is((await bob.post('/api/files/rename', rename)).status, 423);
+  assert.is((await admin.delete(at)).status, 204);
+  assert.not.ok(
+    (await admin.get('/api/admin/locks')).json.locks.some((l: { token: string }) => l.token === held.token),
+  );
+  assert.is((await admin.delete(at)).status, 404);
+  // Broken: bob renames; alice's client, still sending its token, is told the lock is gone.
+  assert.is((await bob.post('/api/files/rename', rename)).status, 200);
+  const stale = await dav('PUT', davPath('Familie & Freunde', 'Oma.txt'), ALICE, { If: `(<${held.token}>)` }, 'x');
+  assert.is(stale.status, 412);
+});
+
 test.run();

@@ -1,7 +1,8 @@
-// Administration: users, volumes, activity log, installation settings.
+// Administration: users, volumes, activity log, WebDAV locks, installation settings.
 import { Tabs, currentTab } from '../components/Tabs.tsx';
 import { Activity } from './Activity.tsx';
 import { Installation } from './Installation.tsx';
+import { Locks } from './Locks.tsx';
 import { Users } from './Users.tsx';
 import { Lazy } from '../components/Lazy.tsx';
 import { features } from '../state/session.ts';
@@ -13,6 +14,7 @@ export default function Admin() {
     'users',
     'volumes',
     'activity',
+    'locks',
     'installation',
     ...(terminalOn ? ['terminal'] : []),
   ]);
@@ -24,6 +26,7 @@ export default function Admin() {
           { to: '/admin/users', label: 'Users' },
           { to: '/admin/volumes', label: 'Volumes' },
           { to: '/admin/activity', label: 'Activity log' },
+          { to: '/admin/locks', label: 'Locks' },
           { to: '/admin/installation', label: 'Installation' },
           ...(terminalOn ? [{ to: '/admin/terminal', label: 'Terminal' }] : []),
         ]}
@@ -31,6 +34,7 @@ export default function Admin() {
       {tab === 'users' && <Users />}
       {tab === 'volumes' && <Volumes />}
       {tab === 'activity' && <Activity />}
+      {tab === 'locks' && <Locks />}
       {tab === 'installation' && <Installation />}
       {tab === 'terminal' && <Lazy load={() => import('../terminal/Terminal.tsx')} props={{}} />}
     </section>

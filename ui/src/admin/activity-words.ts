@@ -54,6 +54,7 @@ const ACTION_NAMES: Record<string, string> = {
   'admin.activity-clear': 'Log cleared',
   'admin.totp-remove': 'Second factor removed',
   'admin.passkeys-remove': 'Passkeys removed',
+  'admin.lock-break': 'WebDAV lock broken',
   'terminal.start': 'Terminal opened',
   'terminal.end': 'Terminal closed',
   'dav.put': 'WebDAV upload',
