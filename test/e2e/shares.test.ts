@@ -132,6 +132,19 @@ test('a fresh browser opens the link: password (wrong, then right), browse, prev
   });
   await page.locator('.link-entry[data-name="from-visitor.txt"]').waitFor();
   assert.is(fs.readFileSync(path.join(files, 'Docs', 'from-visitor.txt'), 'utf8'), 'sent through the link');
+  // The same name again: the holder is asked, as in one's own folders; this link may not replace.
+  const [again] = await Promise.all([
+    page.waitForEvent('filechooser'),
+    page.getByRole('button', { name: 'Upload', exact: true }).click(),
+  ]);
+  await again.setFiles({ name: 'from-visitor.txt', mimeType: 'text/plain', buffer: Buffer.from('a second thought') });
+  const ask = page.getByRole('dialog', { name: '“from-visitor.txt” already exists' });
+  await ask.getByText('You may not replace it here.').waitFor();
+  assert.ok(await ask.getByRole('button', { name: /^Replace/ }).isDisabled(), 'replace is not offered');
+  await ask.getByRole('button', { name: /^Keep both/ }).click();
+  await page.locator('.link-entry[data-name="from-visitor (1).txt"]').waitFor();
+  assert.is(fs.readFileSync(path.join(files, 'Docs', 'from-visitor.txt'), 'utf8'), 'sent through the link');
+  assert.is(fs.readFileSync(path.join(files, 'Docs', 'from-visitor (1).txt'), 'utf8'), 'a second thought');
   // What the link does not allow is not offered.
   assert.is(await page.getByRole('button', { name: 'Folder' }).count(), 0);
 

@@ -67,9 +67,11 @@ export function DropPage({ api, info }: { api: LinkApi; info: LinkInfo }) {
                 </span>
                 <span class="muted small">
                   {u.state === 'done'
-                    ? u.storedAs
-                      ? `sent as ${u.storedAs}`
-                      : 'sent'
+                    ? u.outcome === 'skipped'
+                      ? 'not sent: the name is taken'
+                      : u.storedAs
+                        ? `sent as ${u.storedAs} — a file of that name was already there, both are kept`
+                        : 'sent'
                     : u.state === 'failed'
                       ? 'failed'
                       : u.state === 'cancelled'

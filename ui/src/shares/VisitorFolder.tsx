@@ -201,13 +201,16 @@ export function FolderLink({
         await load();
       },
     });
+  // Taken names are asked about as in one's own folders: keep both, skip, or replace where the link allows it.
+  const taken = (names: string[]) => api.conflicts(rel, names);
   const upload = (dir: boolean) => {
     const input = document.createElement('input');
     input.type = 'file';
     input.multiple = true;
     if (dir) input.webkitdirectory = true;
     input.onchange = () => {
-      if (input.files) void startUpload(collectPicked(input.files), api.uploadTo(rel), () => void load(), api.uploads);
+      if (input.files)
+        void startUpload(collectPicked(input.files), api.uploadTo(rel), () => void load(), api.uploads, taken);
     };
     input.click();
   };
@@ -216,7 +219,7 @@ export function FolderLink({
     setDragOver(false);
     if (!a.upload || !e.dataTransfer) return;
     const files = await collectDropped(e.dataTransfer);
-    void startUpload(files, api.uploadTo(rel), () => void load(), api.uploads);
+    void startUpload(files, api.uploadTo(rel), () => void load(), api.uploads, taken);
   };
   const menu = (i: FileItem, x: number, y: number) => {
     const entries: MenuItem[] = [{ label: 'Open', action: () => open(i) }];

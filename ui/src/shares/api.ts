@@ -72,6 +72,9 @@ export function linkApi(token: string) {
       multipart: apiUrl('POST /api/share/:token/upload', { params: link }),
     },
     uploadTo: (rel: string) => (rel ? `share/${token}/${rel}` : `share/${token}`),
+    /** The names an upload into `rel` would find taken (a link that shows its folder; a file request tells nothing). */
+    conflicts: (rel: string, names: string[]) =>
+      api('POST /api/share/:token/conflicts', { params: link, body: { path: rel, names } }, asHolder),
   };
 }
 export type LinkApi = ReturnType<typeof linkApi>;

@@ -1,6 +1,7 @@
 // Entry points for uploads from the always-loaded shell: collecting dropped files and folders
 // (which must happen during the drop event) and handing them to the lazily loaded uploader.
 import { api } from '../api/client.ts';
+import type { ApiAnswer } from '../../../src/http/contract.ts';
 import type { ConflictAsk, ConflictChoice } from '../components/ConflictDialog.tsx';
 import { chunkedUploads } from '../state/session.ts';
 import { toast } from '../state/toasts.ts';
@@ -67,14 +68,16 @@ const PLAN_BATCH = 5000;
  * (components/ConflictDialog.tsx). Null: cancelled. A server that cannot say is not asked again:
  * every file then keeps both, as uploads always did.
  */
-async function askAboutTaken(files: PickedFile[], target: string): Promise<Map<string, ConflictChoice> | null> {
+async function askAboutTaken(
+  files: PickedFile[],
+  target: string,
+  taken: TakenNames,
+): Promise<Map<string, ConflictChoice> | null> {
   const conflicts: ConflictAsk[] = [];
   try {
     for (let i = 0; i < files.length; i += PLAN_BATCH) {
       const batch = files.slice(i, i + PLAN_BATCH);
-      const answer = await api('POST /api/files/conflicts', {
-        body: { destination: target, names: batch.map((f) => f.relativePath) },
-      });
+      const answer = await taken(batch.map((f) => f.relativePath));
       const byPath = new Map(batch.map((f) => [f.relativePath, f.file]));
       for (const c of answer.conflicts) {
         const file = byPath.get(c.name);
@@ -89,17 +92,28 @@ async function askAboutTaken(files: PickedFile[], target: string): Promise<Map<s
   return askConflicts(conflicts, { verb: 'upload', destination: target });
 }
 
-/** `endpoints`: a share link's upload routes instead of the account's (a link keeps both: it cannot ask). */
+/** Which of these paths inside the destination are taken (POST /api/files/conflicts, or a link's own row). */
+export type TakenNames = (names: string[]) => Promise<ApiAnswer<'POST /api/files/conflicts'>>;
+
+/**
+ * `endpoints`: a share link's upload routes instead of the account's; `taken`: how a link holder
+ * who may see the folder asks which names are taken (without it, as on a file request, every
+ * file keeps both and the answer says under which name it was kept).
+ */
 export async function startUpload(
   files: PickedFile[],
   target: string,
   onDone: () => void,
   endpoints?: UploadEndpoints,
+  taken?: TakenNames,
 ): Promise<void> {
   if (!files.length) return;
   let chosen = files;
-  if (!endpoints) {
-    const answers = await askAboutTaken(files, target);
+  const ask: TakenNames | undefined = endpoints
+    ? taken
+    : (names) => api('POST /api/files/conflicts', { body: { destination: target, names } });
+  if (ask) {
+    const answers = await askAboutTaken(files, target, ask);
     if (!answers) return;
     chosen = files
       .filter((f) => answers.get(f.relativePath) !== 'skip')
