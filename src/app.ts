@@ -13,21 +13,62 @@ import { parseTrustProxy } from './http/address.ts';
 import { createLogger, type Logger } from './core/log.ts';
 import { RequestLoad } from './core/load.ts';
 import type { RouteDef } from './http/route.ts';
-import type { Capability } from './core/capability.ts';
+import type { Capability } from './http/capability.ts';
 import { createHttpServer } from './http/server.ts';
 import { createUiHandler } from './http/static.ts';
+import { UsersStore } from './accounts/users-store.ts';
+import { SessionStore } from './accounts/sessions.ts';
+import { RateLimiter } from './accounts/rate-limits.ts';
+import { callerOf } from './accounts/caller.ts';
+import { ActivityService } from './activity/service.ts';
+import { activityRoutes } from './activity/routes.ts';
+import { IdentityAuthenticator, SessionCookies } from './auth/authenticator.ts';
+import { AuthService } from './auth/service.ts';
+import { authRoutes } from './auth/routes.ts';
+import { authStartupWarnings } from './auth/warnings.ts';
+import { TokenService } from './tokens/service.ts';
+import { tokenRoutes } from './tokens/routes.ts';
+import { UsersAdminService, restoreAdminRole } from './users/service.ts';
+import { usersRoutes } from './users/routes.ts';
+import { LogoStore } from './settings/logo.ts';
+import { SettingsPanel } from './settings/panel.ts';
+import { SettingsService } from './settings/service.ts';
+import { settingsRoutes } from './settings/routes.ts';
+import { installationSwitches } from './settings/switches.ts';
+import { SecretBox } from './twofactor/secret-box.ts';
+import { TwoFactorService } from './twofactor/service.ts';
+import { createTwoFactorCapability } from './twofactor/capability.ts';
+import { createPasskeysCapability } from './passkeys/capability.ts';
+import { createOidcCapability } from './oidc/capability.ts';
+import { createBindings, pathTable } from './files/bindings.ts';
 import { createFilesCapability } from './files/capability.ts';
+import { createWorkJournal } from './files/journal.ts';
+import { createItemLocks } from './files/locks.ts';
+import { createFileOps } from './files/ops.ts';
+import { createOwnFolders } from './files/own.ts';
+import { createPathResolver } from './files/paths.ts';
+import { createPersonalFolders } from './files/personal.ts';
+import { createRecentDestinations } from './files/recent.ts';
+import { spaceRootsOf } from './files/space-roots.ts';
+import { createTransfer } from './files/transfer.ts';
+import { createTrash } from './trash/service.ts';
+import { createTrashCapability } from './trash/capability.ts';
+import { createVersions, versionBindings } from './versions/service.ts';
+import { createVersionsCapability } from './versions/capability.ts';
+import { createUserVolumeStore } from './volumes/store.ts';
+import { createHostVolumeStore } from './volumes/host-store.ts';
+import { createVolumesCapability } from './volumes/capability.ts';
 import { createBrowseCapability } from './browse/capability.ts';
 import { createDownloadsCapability } from './downloads/capability.ts';
 import { createEditorCapability } from './editor/capability.ts';
 import { createPreviewsCapability } from './previews/capability.ts';
-import { createTrashCapability } from './trash/capability.ts';
-import { createVersionsCapability } from './versions/capability.ts';
 import { createFavoritesCapability } from './favorites/capability.ts';
 import { createFolderPrefsCapability } from './folderprefs/capability.ts';
-import { createVolumesCapability } from './volumes/capability.ts';
 import { createUploadsCapability } from './uploads/capability.ts';
+import { createLinks } from './shares/links.ts';
+import { createShareStore } from './shares/store.ts';
 import { createSharesCapability } from './shares/capability.ts';
+import { createDavStore, davPropertyBindings } from './webdav/store.ts';
 import { createWebdavCapability } from './webdav/capability.ts';
 import { createArchivesCapability } from './archives/capability.ts';
 import { createIndexes, openIndexer, walkerAhead } from './indexer/capability.ts';
@@ -36,21 +77,11 @@ import { createFolderSizes } from './foldersize/service.ts';
 import { folderSizeRoutes } from './foldersize/routes.ts';
 import { createSearch } from './search/service.ts';
 import { searchRoutes } from './search/routes.ts';
-import { createIdentity } from './auth/identity.ts';
-import { authRoutes } from './auth/routes.ts';
-import { tokenRoutes } from './tokens/routes.ts';
-import { usersRoutes } from './users/routes.ts';
-import { activityRoutes } from './activity/routes.ts';
-import { settingsRoutes } from './settings/routes.ts';
-import { SettingsService } from './settings/service.ts';
-import { installationSwitches } from './settings/switches.ts';
-import { createTwoFactorCapability } from './twofactor/capability.ts';
-import { createPasskeysCapability } from './passkeys/capability.ts';
-import { createOidcCapability } from './oidc/capability.ts';
 import { createTerminalCapability } from './terminal/capability.ts';
 import { createPermissionsCapability } from './permissions/capability.ts';
 import { createNativeAddons, type NativeAddons } from './native.ts';
 import type { Caller } from './core/caller.ts';
+import { periodicJob } from './core/periodic.ts';
 import { systemRoutes } from './system/routes.ts';
 import { networkSection } from './system/network.ts';
 import { VERSION } from './version.ts';
@@ -78,6 +109,18 @@ export interface App {
   close(graceMs?: number): Promise<void>;
 }
 
+const HOUR = 3_600_000;
+
+/** Office editing when it is not configured: its features say off, and it has no rows. */
+const officeEditorOff: Capability = {
+  routes: [],
+  features: () => ({
+    collabora: { enabled: false, extensions: [] },
+    officeeditor: { enabled: false, extensions: [] },
+    onlyoffice: { enabled: false, extensions: [] },
+  }),
+};
+
 export function defaultUiDir(): string {
   return path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'ui', 'dist');
 }
@@ -96,8 +139,12 @@ function prepareVolumeRoot(config: Config, log: Logger, explicit: boolean): void
   log.info('created the default volume root with a sample volume', { volumeRoot: config.storage.volumeRoot });
 }
 
-export function createApp(config: Config, options: AppOptions = {}): App {
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = options.log ?? createLogger(config.server.logLevel);
+  // Office editing is a plugin, imported before anything starts and only when configured (its
+  // modules are not loaded otherwise): the route table below is then built once, with its rows.
+  const office = officeEditorOptions(config, log);
+  const officePlugin = office ? { office, module: await import('./plugins/officeeditor/routes.ts') } : null;
   const dbFile = path.join(config.storage.configDir, 'burrow.db');
   const lock: InstanceLock = acquireInstanceLock(config.storage.configDir, dbFile);
   // Requests in flight, counted by the HTTP server: background work yields to them.
@@ -137,84 +184,190 @@ export function createApp(config: Config, options: AppOptions = {}): App {
   const sessionSecret = loadOrCreateSecret(config.storage.configDir, 'session-secret', config.auth.sessionSecret);
   const changes = createChangeSink((err) => log.warn('a change listener failed', { err }));
   const trustProxy = parseTrustProxy(config.server.trustProxy);
+  const privateDirs = [config.storage.configDir, config.storage.cacheDir].map((d) => path.resolve(d));
 
-  // Identity: accounts and sessions, API tokens, administration of accounts, the activity log,
-  // settings — one route group per folder over identity's services (and its background sweep).
-  // Other capabilities take `identity.users`, `identity.settings`, `identity.activity`.
-  const identity = createIdentity({ config, db, log, sessionSecret, settings, switches });
-  const { services } = identity;
-  const capabilities: Capability[] = [
-    identity.background,
-    { routes: authRoutes(services) },
-    { routes: tokenRoutes(services) },
-    { routes: usersRoutes(services.usersAdmin) },
-    { routes: activityRoutes(services.activity, trustProxy) },
-    { routes: settingsRoutes(services) },
-  ];
-  // Sign-in beyond the password: the second factor, passkeys, the identity provider (and its app bridge).
-  capabilities.push(
-    createTwoFactorCapability(identity),
-    createPasskeysCapability({ config, db, log, identity, trustProxy }),
-    createOidcCapability({ config, db, log, identity, trustProxy }),
+  // Accounts (accounts/): their rows, sessions and rate-limit windows, then the activity log over them.
+  const users = new UsersStore(db);
+  const sessions = new SessionStore(db, sessionSecret, config.auth.sessionMaxAgeDays);
+  const limits = new RateLimiter(db);
+  const activity = new ActivityService(
+    db,
+    log,
+    () => settings.activity(),
+    (id) => users.get(id)?.username ?? null,
   );
-  // Files: the path resolver every other capability takes (`files.resolver`).
-  const files = createFilesCapability({
+  const callerFor = (userId: string): Caller | null => {
+    const user = users.get(userId);
+    return user ? callerOf(user, 'session') : null;
+  };
+  // Sign-in (auth/) and what asks for a password again (tokens, the second factor, settings): the
+  // password check is auth's, and auth asks the second factor for the code, so those services
+  // take this one function, which calls auth once it is built below.
+  const confirmPassword = (userId: string, password: string | undefined, ip: string) =>
+    auth.confirmPasswordOf(userId, password, ip);
+  const tokens = new TokenService(db, users, activity, { limits, confirmPassword });
+  const cookies = new SessionCookies(config.server.publicUrl, sessions.maxAgeMs);
+  const authenticator = new IdentityAuthenticator(config.auth.mode, users, sessions, tokens, cookies);
+  // The second factor's seeds are sealed under a key in CONFIG_DIR.
+  const twoFactor = new TwoFactorService({
+    db,
+    box: SecretBox.fromConfigDir(config.storage.configDir, 'totp-key'),
+    users,
+    limits,
+    activity,
+    confirmPassword,
+  });
+  const auth: AuthService = new AuthService({
     config,
     db,
-    changes,
-    log,
-    accessRules: () => identity.settings.accessRules(),
-    activity: identity.activity,
+    users,
+    sessions,
+    limits,
+    activity,
+    secondFactor: twoFactor,
+    oidcRoutes: true,
   });
-  const showHidden = (userId: string) => identity.settings.userPrefs(userId)?.showHiddenFiles === true;
-  // Uploads: multipart and resumable (TUS), placed through the files resolver and names.
+  authStartupWarnings(config, log, true);
+  const usersAdmin = new UsersAdminService({ config, db, users, sessions, settings, activity });
+  restoreAdminRole(config.auth.adminEmail, { users, activity, log });
+  const logos = new LogoStore(config.storage.configDir);
+  const panel = new SettingsPanel({
+    settings,
+    activity,
+    logos,
+    switches,
+    authDisabled: config.auth.mode === 'disabled',
+    confirmPassword,
+  });
+  // Expired sessions, rate-limit windows and old activity rows, hourly from the start.
+  const accountsSweep = periodicJob({
+    everyMs: HOUR,
+    first: 'soon',
+    log,
+    failed: 'identity sweep failed',
+    run: () =>
+      log.debug('identity sweep', {
+        sessions: sessions.sweep(),
+        rateLimits: limits.sweep(),
+        activity: activity.sweep(),
+      }),
+  });
+
+  // Files: the stores of spaces, the path resolver every capability of files takes, and the
+  // services over it. A link's space is one of the resolver's (`share/<token>/…`): the link
+  // rules are built first and handed the resolver's `resolve` at each call.
+  const userVolumes = createUserVolumeStore(db);
+  const hostVolumeStore = createHostVolumeStore(db);
+  const personal = createPersonalFolders(db, config.storage.userRoot);
+  // The key that seals link tokens lives in CONFIG_DIR/keys, never in the database or its backups.
+  const shareStore = createShareStore(
+    db,
+    SecretBox.fromConfigDir(config.storage.configDir, 'link-key'),
+    path.join(config.storage.configDir, 'backups'),
+  );
+  const links = createLinks({ store: shareStore, sessionSecret });
+  const resolver = createPathResolver({
+    volumeRoot: config.storage.volumeRoot,
+    userDirEnabled: config.storage.userDirEnabled,
+    userVolumesEnabled: config.storage.userVolumes,
+    personal,
+    privateDirs,
+    accessRules: () => settings.accessRules(),
+    assignedVolumes: (userId) => userVolumes.list(userId),
+    hostVolumes: () => hostVolumeStore.list(),
+    shareSpaces: links.shareSpace,
+  });
+  const spaceRoots = spaceRootsOf({
+    volumeRoot: config.storage.volumeRoot,
+    personal: () => personal.all(),
+    assigned: () => userVolumes.paths(),
+    host: () => hostVolumeStore.list().map((v) => v.path),
+  });
+  // WebDAV's locks and dead properties: its locks bind the API even after WebDAV is turned off.
+  const davStore = createDavStore(db);
+  // What is bound to a path follows its renames and moves and goes with its deletion (spec §1 rule 4).
+  const bindings = createBindings(db, {
+    favorites: pathTable(db, 'favorites'),
+    recentDestinations: pathTable(db, 'recent_destinations'),
+    folderPrefs: pathTable(db, 'folder_prefs'),
+    versions: versionBindings(db),
+    shares: pathTable(db, 'shares'),
+    ...(config.features.webdavEnabled ? { davProperties: davPropertyBindings(davStore) } : {}),
+  });
+  const journal = createWorkJournal(db);
+  const transfer = createTransfer(journal);
+  const own = createOwnFolders({ dataDir: config.storage.configDir, journal });
+  const trash = createTrash(db, resolver, transfer, changes, own);
+  const versions = createVersions(db, resolver, spaceRoots, changes, journal, own);
+  const recent = createRecentDestinations(db);
+  // Locks of WebDAV clients and the office editor: every write of the API asks them (423 LOCKED).
+  const locks = createItemLocks();
+  const ops = createFileOps({
+    locks,
+    resolver,
+    transfer,
+    trash,
+    versions,
+    bindings,
+    changes,
+    activity,
+    recordDestination: recent.record,
+    journal,
+  });
+  const showHidden = (userId: string) => settings.userPrefs(userId)?.showHiddenFiles === true;
+  const maxTextBytes = config.limits.editorMaxFileSize;
+  const volumes = createVolumesCapability({
+    store: userVolumes,
+    hostStore: hostVolumeStore,
+    config,
+    privateDirs,
+    spaceRoots,
+  });
+
+  // Uploads: multipart and resumable (TUS), placed through the resolver and names.
   const uploads = createUploadsCapability({
     config,
     db,
-    resolver: files.resolver,
+    resolver,
     changes,
-    journal: files.journal,
+    journal,
     log,
-    activity: identity.activity,
-    files: files.ops,
-    versions: files.versions,
-    trash: files.trash,
-    own: files.own,
+    activity,
+    files: ops,
+    versions,
+    trash,
+    own,
   });
-  capabilities.push(uploads);
-  // Previews and thumbnails (mounted with the files family below); a link holder's thumbnails too.
+  // Previews and thumbnails; a link holder's thumbnails too.
   const previews = createPreviewsCapability({
-    resolver: files.resolver,
+    resolver,
     cacheDir: config.storage.cacheDir,
-    thumbnails: () => identity.settings.thumbnails(),
+    thumbnails: () => settings.thumbnails(),
     log,
   });
-  // Shares: links as a space of the files resolver (`share/<token>/…`), bound to their items.
   const shares = createSharesCapability({
     config,
-    db,
-    files,
+    store: shareStore,
+    links,
+    limits,
+    files: { resolver, ops, versions, journal, locks },
     uploads,
     changes,
-    activity: identity.activity,
+    activity,
     sessionSecret,
     thumbnails: previews.previews,
   });
-  capabilities.push(shares);
-  // Archives: list, take out, extract and create, through the files resolver, confined at use.
-  capabilities.push(createArchivesCapability({ config, files, changes, showHidden, activity: identity.activity }));
-  // WebDAV at /dav/: the same files services, Basic sign-in through identity's checks.
+  // WebDAV at /dav/: the same files services, Basic sign-in through the accounts' checks.
   const webdav = createWebdavCapability({
     enabled: config.features.webdavEnabled,
-    db,
-    files,
+    store: davStore,
+    files: { resolver, ops, trash, versions, transfer, journal, bindings, locks },
     changes,
     log,
-    activity: identity.activity,
-    credentials: identity.credentials,
+    activity,
+    credentials: { mode: config.auth.mode, auth, tokens, users, limits, secondFactor: twoFactor },
     space: uploads.space,
   });
-  capabilities.push(webdav);
   // Indexes: walks and deltas from the `changes` sink as background work; the folder-size and
   // search groups and browse (`indexes.noteViewed`) see them through the narrow `Indexes` view.
   const indexes = createIndexes({
@@ -224,46 +377,10 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     changes,
     indexer,
     folderSizes: switches.folderSizes,
-    served: files.hostVolumes,
+    served: volumes.hostVolumes,
     ...(options.indexerWorker ? { worker: options.indexerWorker } : {}),
   });
-  const folderSizes = createFolderSizes({ indexes, resolver: files.resolver });
-  capabilities.push(
-    indexes,
-    { routes: folderSizeRoutes(folderSizes) },
-    { routes: searchRoutes(createSearch({ config, db, indexes, resolver: files.resolver, showHidden })) },
-  );
-  // The files family, one route group per folder over the files services (as PocketBase's
-  // apis/base.go binds its groups): file operations, browsing, downloads, the editor, previews,
-  // trash, versions, favourites, folder preferences, assigned volumes.
-  const { resolver } = files;
-  const maxTextBytes = config.limits.editorMaxFileSize;
-  capabilities.push(
-    files,
-    createBrowseCapability({
-      resolver,
-      showHidden,
-      viewed: (realPath) => indexes.noteViewed(realPath),
-      createdAt: files.versions.createdAt,
-      held: (spaceRoot, realPath) => folderSizes.held(spaceRoot, realPath),
-    }),
-    createDownloadsCapability({ resolver, showHidden }),
-    createEditorCapability({
-      resolver,
-      versions: files.versions,
-      changes,
-      journal: files.journal,
-      maxBytes: maxTextBytes,
-      activity: identity.activity,
-      locks: files.locks,
-    }),
-    previews,
-    createTrashCapability({ trash: files.trash, ops: files.ops, maxTextBytes, activity: identity.activity }),
-    createVersionsCapability({ versions: files.versions, resolver, maxTextBytes }),
-    createFavoritesCapability({ db, resolver }),
-    createFolderPrefsCapability({ db, resolver }),
-    createVolumesCapability({ store: files.userVolumes, config }),
-  );
+  const folderSizes = createFolderSizes({ indexes, resolver });
   // Terminal: an administrator's shell over a WebSocket (switched on in Administration → Installation
   // or by TERMINAL_ENABLED), on the lazily loaded pty add-on.
   const addons = options.addons ?? createNativeAddons(config.storage.cacheDir);
@@ -272,39 +389,81 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     enabled: switches.terminal,
     pty: () => addons.pty(),
     ptyProblem: () => addons.check().pty.reason,
-    fromSession: (req) => identity.authenticator.fromSession(req),
-    adminSessionActive: (id) => identity.authenticator.adminSessionActive(id),
-    activity: identity.activity,
+    fromSession: (req) => authenticator.fromSession(req),
+    adminSessionActive: (id) => authenticator.adminSessionActive(id),
+    activity,
     log,
   });
-  capabilities.push(terminal);
-  // Permissions: mode, owner and group of files inside volumes (administrators).
-  capabilities.push(createPermissionsCapability({ resolver: files.resolver }));
-  // Office editing: a plugin imported in listen() only when configured; until then the features say off.
-  capabilities.push({
-    routes: [],
-    features: () => ({
-      collabora: { enabled: false, extensions: [] },
-      officeeditor: { enabled: false, extensions: [] },
-      onlyoffice: { enabled: false, extensions: [] },
+  // Office editing: the plugin imported above when configured, or its features saying off.
+  const officeEditor = officePlugin
+    ? officePlugin.module.createOfficeEditorCapability({
+        db,
+        resolver,
+        versions,
+        changes,
+        journal,
+        log,
+        callerFor,
+        publicUrl: officePlugin.office.publicUrl,
+        wopi: officePlugin.office.wopi,
+        onlyoffice: officePlugin.office.onlyoffice,
+        activity,
+        itemLocks: locks,
+      })
+    : officeEditorOff;
+
+  // Every route group, each folder's rows over its services (as PocketBase's apis/base.go binds
+  // its groups), and the background work each starts once the server listens (in this order).
+  const capabilities: Capability[] = [
+    { routes: [], start: accountsSweep.start, stop: accountsSweep.stop },
+    { routes: authRoutes({ auth, authenticator, cookies }) },
+    { routes: tokenRoutes({ tokens }) },
+    { routes: usersRoutes(usersAdmin) },
+    { routes: activityRoutes(activity, trustProxy) },
+    { routes: settingsRoutes({ settings, panel, logos }) },
+    // Sign-in beyond the password: the second factor, passkeys, the identity provider (and its app bridge).
+    createTwoFactorCapability({ twoFactor, auth, authenticator, cookies }),
+    createPasskeysCapability({ config, db, log, auth, authenticator, cookies, users, limits, activity, trustProxy }),
+    createOidcCapability({ config, db, log, auth, authenticator, cookies, users, activity, trustProxy }),
+    uploads,
+    shares,
+    createArchivesCapability({ config, files: { resolver, ops, journal }, changes, showHidden, activity }),
+    webdav,
+    indexes,
+    { routes: folderSizeRoutes(folderSizes) },
+    { routes: searchRoutes(createSearch({ config, db, indexes, resolver, showHidden })) },
+    // The files family: file operations, browsing, downloads, the editor, previews, trash,
+    // versions, favourites, folder preferences, volumes.
+    createFilesCapability({ config, log, ops, recent, transfer, own, spaceRoots, trash, versions }),
+    createBrowseCapability({
+      resolver,
+      showHidden,
+      viewed: (realPath) => indexes.noteViewed(realPath),
+      createdAt: versions.createdAt,
+      held: (spaceRoot, realPath) => folderSizes.held(spaceRoot, realPath),
     }),
-  });
-  const callerFor = (userId: string): Caller | null => {
-    const user = identity.users.get(userId);
-    return user
-      ? {
-          userId: user.id,
-          username: user.username,
-          roles: user.roles,
-          isAdmin: user.roles.includes('admin'),
-          via: 'session',
-        }
-      : null;
-  };
-  const office = officeEditorOptions(config, log);
+    createDownloadsCapability({ resolver, showHidden }),
+    createEditorCapability({ resolver, versions, changes, journal, maxBytes: maxTextBytes, activity, locks }),
+    previews,
+    createTrashCapability({
+      trash,
+      ops,
+      maxTextBytes,
+      activity,
+      retentionDays: config.features.trashRetentionDays,
+      log,
+    }),
+    createVersionsCapability({ versions, resolver, maxTextBytes }),
+    createFavoritesCapability({ db, resolver }),
+    createFolderPrefsCapability({ db, resolver }),
+    volumes,
+    terminal,
+    // Permissions: mode, owner and group of files inside volumes (administrators).
+    createPermissionsCapability({ resolver }),
+    officeEditor,
+  ];
   let ready = false;
-  const routes: RouteDef[] = [];
-  routes.push(
+  const routes: RouteDef[] = [
     ...systemRoutes({
       routes: () => routes,
       isReady: () => ready && db.isOpen,
@@ -312,12 +471,12 @@ export function createApp(config: Config, options: AppOptions = {}): App {
       network: (req) => networkSection(req, { publicUrl: config.server.publicUrl, address: () => server.address() }),
       version: VERSION,
     }),
-  );
-  for (const c of capabilities) routes.push(...c.routes);
+    ...capabilities.flatMap((c) => c.routes),
+  ];
 
   const server = createHttpServer({
     routes,
-    auth: identity.authenticator,
+    auth: authenticator,
     log,
     trustProxy,
     publicUrl: config.server.publicUrl,
@@ -331,7 +490,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     queryPaths: async (kind, p, { caller, req, params }) => {
       if (kind === 'host') return (await fs.promises.stat(p)).isDirectory();
       if (kind === 'link') return shares.linkPathExists(params.token ?? '', p, caller, req);
-      return caller !== null && (await files.resolver.resolve(caller, p)).exists;
+      return caller !== null && (await resolver.resolve(caller, p)).exists;
     },
   });
 
@@ -345,31 +504,7 @@ export function createApp(config: Config, options: AppOptions = {}): App {
     db,
     server,
     routes,
-    async listen(port = config.server.port, host = config.server.host) {
-      if (
-        office &&
-        !capabilities.some((c) =>
-          c.routes.some((r) => r.path.startsWith('/api/officeeditor/') || r.path.startsWith('/api/onlyoffice/')),
-        )
-      ) {
-        const { createOfficeEditorCapability } = await import('./plugins/officeeditor/routes.ts');
-        const plugin = createOfficeEditorCapability({
-          db,
-          resolver: files.resolver,
-          versions: files.versions,
-          changes,
-          journal: files.journal,
-          log,
-          callerFor,
-          publicUrl: office.publicUrl,
-          wopi: office.wopi,
-          onlyoffice: office.onlyoffice,
-          activity: identity.activity,
-          itemLocks: files.locks,
-        });
-        capabilities.push(plugin);
-        routes.push(...plugin.routes);
-      }
+    listen(port = config.server.port, host = config.server.host) {
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, async () => {

@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   try {
     const config = loadConfig(env);
     prepareDataDirs(config, config.storage.volumeRootExplicit);
-    app = createApp(config, {
+    app = await createApp(config, {
       uiDir: uiDir(config.storage.cacheDir, defaultUiDir()),
       walker,
       ...(human ? { log: consoleLogger(config.server.logLevel, consoleWrite) } : {}),

@@ -1,10 +1,12 @@
 // The archives capability as app.ts sees it: browse, take out, extract and create archives,
 // confined at use (extraction writes through confinedTarget), writes announced on the changes sink.
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
 import type { ActivitySink } from '../files/activity.ts';
-import type { FilesCapability } from '../files/capability.ts';
+import type { WorkJournal } from '../files/journal.ts';
+import type { FileOps } from '../files/ops.ts';
+import type { PathResolver } from '../files/paths.ts';
 import { confinedTarget } from './confined-target.ts';
 import { createArchiveOperations } from './operations.ts';
 import { archiveRoutes } from './routes.ts';
@@ -12,7 +14,7 @@ import { ArchiveService } from './service.ts';
 
 export interface ArchivesDeps {
   config: Config;
-  files: Pick<FilesCapability, 'resolver' | 'ops' | 'journal'>;
+  files: { resolver: PathResolver; ops: FileOps; journal: WorkJournal };
   changes: ChangeSink;
   /** The account's preference: dot-files go into a new zip only when it sees them. */
   showHidden: (userId: string) => boolean;

@@ -5,8 +5,9 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import type { Authenticator } from '../http/guard.ts';
 import type { Caller } from '../core/caller.ts';
 import type { TokenService } from '../tokens/service.ts';
-import type { SessionRow, SessionStore } from './sessions.ts';
-import { isAdminRow, parseRoles, type UsersStore } from './users-store.ts';
+import type { SessionRow, SessionStore } from '../accounts/sessions.ts';
+import { isAdminRow, type UsersStore } from '../accounts/users-store.ts';
+import { callerOf } from '../accounts/caller.ts';
 
 export const SESSION_COOKIE = 'connect.sid';
 
@@ -95,15 +96,7 @@ export class IdentityAuthenticator implements Authenticator {
       const user = this.users.get(row.user_id);
       const caller: Caller | null =
         user && row.state === 'active'
-          ? {
-              userId: user.id,
-              username: user.username,
-              roles: parseRoles(user.roles),
-              isAdmin: isAdminRow(user),
-              via: 'session',
-              sessionId: row.id_hash,
-              passwordSession: row.method === 'password',
-            }
+          ? callerOf(user, 'session', { sessionId: row.id_hash, passwordSession: row.method === 'password' })
           : null;
       if (caller && this.sessions.renew(row)) this.renewals.set(req, this.cookies.set(value!));
       found = { row, caller };

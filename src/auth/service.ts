@@ -5,10 +5,10 @@ import type { Database } from '../db/database.ts';
 import type { ActivityService } from '../activity/service.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
-import { LIMITS, type RateLimiter } from './rate-limits.ts';
-import type { SessionRow, SessionStore } from './sessions.ts';
-import { isAdminRow, toWire, type UserRow, type UsersStore, type WireUser } from './users-store.ts';
+import { hashPassword, verifyPassword } from '../accounts/passwords.ts';
+import { LIMITS, type RateLimiter } from '../accounts/rate-limits.ts';
+import type { SessionRow, SessionStore } from '../accounts/sessions.ts';
+import { isAdminRow, toWire, type UserRow, type UsersStore, type WireUser } from '../accounts/users-store.ts';
 import type { AuthStatus, SignInMethod } from './wire.ts';
 
 export const INVALID_CREDENTIALS = 'AUTH_INVALID_CREDENTIALS';

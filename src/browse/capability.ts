@@ -1,6 +1,6 @@
 // Browsing as app.ts mounts it: the listing service over the files resolver, its routes.
 import type { Stats } from 'node:fs';
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { browseRoutes } from './routes.ts';
 import { createBrowse } from './service.ts';

@@ -1,5 +1,5 @@
 // Downloads as app.ts mounts them.
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { downloadRoutes } from './routes.ts';
 import { createDownloads } from './service.ts';

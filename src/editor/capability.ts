@@ -1,5 +1,5 @@
 // The editor rows as app.ts mounts them.
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import { editorRoutes } from './routes.ts';
 import { createEditor, type EditorDeps } from './service.ts';
 

@@ -1,5 +1,5 @@
 // Bindings (spec §1 rule 4): what is bound to a path — favourites, recent destinations,
-// per-folder view preferences, shares (registered by their capability) — is forgotten when the
+// per-folder view preferences, shares, versions, WebDAV properties (listed by app.ts) — is forgotten when the
 // path is deleted and carried when it is renamed or moved, in one transaction, matched
 // byte-exactly on an indexed column (`path = p OR path >= p || '/' AND path < p || '0'`).
 import type { Database } from '../db/database.ts';
@@ -45,7 +45,6 @@ export function pathTable(db: Database, table: string): BindingTable {
 }
 
 export interface Bindings {
-  register(name: string, table: BindingTable): void;
   forget(path: string, scope: BindingScope): Record<string, number>;
   /** Carries virtual-path rows (and, given `real`, host-location rows) in one transaction. */
   carry(from: string, to: string, scope: BindingScope, real?: { from: RealLocation; to: RealLocation }): void;
@@ -54,12 +53,10 @@ export interface Bindings {
   count(path: string, scope: BindingScope): Record<string, number>;
 }
 
-export function createBindings(db: Database): Bindings {
-  const tables = new Map<string, BindingTable>();
+/** `tables`: every folder's table of path-bound rows, by name (app.ts lists them). */
+export function createBindings(db: Database, byName: Record<string, BindingTable>): Bindings {
+  const tables = new Map(Object.entries(byName));
   return {
-    register(name, table) {
-      tables.set(name, table);
-    },
     forget(p, scope) {
       return db.transaction(() => Object.fromEntries([...tables].map(([name, t]) => [name, t.forget(p, scope)])));
     },

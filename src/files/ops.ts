@@ -7,12 +7,10 @@ import path from 'node:path';
 import type { ChangeSink } from '../changes.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
-import type { TrashService } from '../trash/service.ts';
 import { fileEvent, listed, shownPath, type ActivitySink } from './activity.ts';
 import type { BindingScope, Bindings } from './bindings.ts';
-import { openDirIn, openFileIn, withDirIn, type Dir } from './confined.ts';
+import { openDirIn, openFileIn, withDirIn, type Dir, type OpenedFile } from './confined.ts';
 import { fileItem, splitVirtual } from './items.ts';
-import type { VersionService } from '../versions/service.ts';
 import type {
   Conflict,
   ConflictsAnswer,
@@ -123,13 +121,27 @@ export interface FileOps {
   ): Promise<ResolvedPath>;
 }
 
+/** What a delete asks of the trash (trash/service.ts, which sits above files). */
+export interface TrashBin {
+  /** Moves a resolved, existing item into its space's trash; answers the entry id. */
+  put(caller: Caller, item: ResolvedPath): Promise<string>;
+}
+
+/** What a replace asks of the version keeper (versions/service.ts, which sits above files). */
+export interface VersionKeeper {
+  /** Keeps the content of `source` (a hard link at `options.link` when it can); null when it cannot. */
+  keep(realPath: string, createdBy: string, source: OpenedFile, options: { link: string }): Promise<string | null>;
+  /** Forgets a version made for a replace that did not happen. */
+  drop(id: string): Promise<void>;
+}
+
 export function createFileOps(deps: {
   /** Locks of WebDAV clients and the office editor: a change by another account answers 423. */
   locks: ItemLocks;
   resolver: PathResolver;
   transfer: Transfer;
-  trash: TrashService;
-  versions: VersionService;
+  trash: TrashBin;
+  versions: VersionKeeper;
   bindings: Bindings;
   changes: ChangeSink;
   activity: ActivitySink;

@@ -103,8 +103,6 @@ export interface PathResolver {
   isHiddenByRule(virtualPath: string): boolean;
   /** A predicate over the children of one folder (one snapshot of the rules for a whole listing). */
   hiddenChildren(parentVirtual: string): (name: string) => boolean;
-  /** Lets the shares capability serve `share/<token>/…` (it returns the link's space or null). */
-  setShareSpaces(provider: (caller: Caller | null, token: string) => Promise<Space | null>): void;
 }
 
 export interface AssignedVolume {
@@ -125,6 +123,11 @@ export interface ResolverOptions {
   assignedVolumes?: (userId: string) => readonly AssignedVolume[];
   /** Host folders added as volumes (Administration → Volumes), served beside VOLUME_ROOT's folders. */
   hostVolumes?: () => readonly AssignedVolume[];
+  /**
+   * `share/<token>/…`: the link's space for this caller or null (shares/links.ts). It is built
+   * before the resolver, so it is handed the resolver's own `resolve` to find the owner's item.
+   */
+  shareSpaces?: (caller: Caller | null, token: string, resolve: PathResolver['resolve']) => Promise<Space | null>;
 }
 
 /** Prefixes that never name a volume. */
@@ -198,7 +201,7 @@ async function realLocation(p: string): Promise<{ real: string; exists: boolean;
 export function createPathResolver(options: ResolverOptions): PathResolver {
   const probe = createProbeCache();
   const rules = () => options.accessRules?.() ?? [];
-  let shareSpaces: ((caller: Caller | null, token: string) => Promise<Space | null>) | null = null;
+  const shareSpaces = options.shareSpaces ?? null;
   let privateReal: string[] | null = null;
 
   async function privateZones(): Promise<string[]> {
@@ -343,7 +346,8 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
     if (caller.link && (first !== 'share' || segments[1] !== caller.link.token)) throw missing();
     if (first === 'share') {
       const token = segments[1];
-      const space = token && shareSpaces ? await shareSpaces(caller, token) : null;
+      const space =
+        token && shareSpaces ? await shareSpaces(caller, token, (c, p, o) => resolver.resolve(c, p, o)) : null;
       if (!space) throw missing();
       return { space, rest: segments.slice(2) };
     }
@@ -428,10 +432,6 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
       const relevant = snapshot.filter((r) => r.permissions === 'hidden');
       if (relevant.length === 0) return () => false;
       return (name) => ruleAt(relevant, joinVirtual(parentVirtual, name)) === 'hidden';
-    },
-
-    setShareSpaces(provider) {
-      shareSpaces = provider;
     },
   };
   return resolver;

@@ -1,5 +1,5 @@
 // Folder preferences as app.ts mounts them.
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import type { Database } from '../db/database.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { folderPrefRoutes } from './routes.ts';

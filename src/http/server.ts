@@ -261,14 +261,12 @@ async function runRoute(
 }
 
 export function createHttpServer(opts: HttpOptions): http.Server {
-  // Compiled at the first request, so rows of plugins imported while the app starts listening are in.
-  // Rows outside /api (probes, protocol endpoints) are guarded too, in any spelling.
-  let tables: { matcher: RouteMatcher; outsideApi: RouteMatcher } | undefined;
-  const compiled = () =>
-    (tables ??= {
-      matcher: new RouteMatcher(opts.routes),
-      outsideApi: new RouteMatcher(opts.routes.filter((r) => !isApiPath(r.path))),
-    });
+  // The route table is whole when the server is made (app.ts): compiled once, here. Rows
+  // outside /api (probes, protocol endpoints) are guarded too, in any spelling.
+  const tables = {
+    matcher: new RouteMatcher(opts.routes),
+    outsideApi: new RouteMatcher(opts.routes.filter((r) => !isApiPath(r.path))),
+  };
 
   /** No row for this spelling: the UI outside /api, otherwise 405 with Allow, or 404. */
   function noMatch(req: IncomingMessage, res: ServerResponse): void {
@@ -277,7 +275,7 @@ export function createHttpServer(opts: HttpOptions): http.Server {
       if (opts.fallback) return opts.fallback(req, res);
       throw new AppError('NOT_FOUND');
     }
-    const allowed = compiled().matcher.methodsFor(pathname.toLowerCase());
+    const allowed = tables.matcher.methodsFor(pathname.toLowerCase());
     if (allowed.length > 0) {
       res.setHeader('Allow', allowed.join(', '));
       throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${allowed.join(', ')}.`);
@@ -335,8 +333,8 @@ export function createHttpServer(opts: HttpOptions): http.Server {
         // Judged on the folded spelling too, so `//api//…` or `/api%2F…` cannot slip past the guard.
         const folded = foldPath(pathname);
         let dispatch: RouteMatch | undefined;
-        if (isApiPath(pathname) || isApiPath(folded) || compiled().outsideApi.methodsFor(folded).length > 0) {
-          const guarded = guardRequest(req, pathname, ip, compiled().matcher, opts.auth, {
+        if (isApiPath(pathname) || isApiPath(folded) || tables.outsideApi.methodsFor(folded).length > 0) {
+          const guarded = guardRequest(req, pathname, ip, tables.matcher, opts.auth, {
             trustProxy: opts.trustProxy,
             publicUrl: opts.publicUrl ?? null,
           });

@@ -1,7 +1,7 @@
 // The indexes as app.ts sees them: one indexer (baseline walks, deltas from the `changes`
 // sink, re-checks of folders on screen, the paced sweep) as background work, and the narrow
 // `Indexes` view (indexes.ts) that the folder-size and search services and browse are given.
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';

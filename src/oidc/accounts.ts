@@ -3,7 +3,7 @@
 // is made (when allowed). Roles follow the provider's groups only when OIDC_ADMIN_GROUPS is set
 // and a group claim arrived; otherwise the stored role stays.
 import type { ActivityService } from '../activity/service.ts';
-import { isAdminRow, type Role, type UserRow, type UsersStore } from '../auth/users-store.ts';
+import { isAdminRow, type Role, type UserRow, type UsersStore } from '../accounts/users-store.ts';
 import type { Database } from '../db/database.ts';
 import { denied } from './errors.ts';
 

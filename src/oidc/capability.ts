@@ -1,10 +1,13 @@
 // Sign-in through the identity provider as a capability: the service when a provider is
 // configured (and AUTH_MODE allows it), the rows either way (404 without it), and a sweep of
 // hand-offs and app codes nobody finished.
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import type { Identity } from '../auth/identity.ts';
+import type { AuthService } from '../auth/service.ts';
+import type { IdentityAuthenticator, SessionCookies } from '../auth/authenticator.ts';
+import type { UsersStore } from '../accounts/users-store.ts';
+import type { ActivityService } from '../activity/service.ts';
 import type { Logger } from '../core/log.ts';
 import type { TrustRule } from '../http/address.ts';
 import { oidcRoutes } from './routes.ts';
@@ -16,10 +19,14 @@ export function createOidcCapability(deps: {
   config: Config;
   db: Database;
   log: Logger;
-  identity: Pick<Identity, 'signIn'>;
+  auth: AuthService;
+  authenticator: IdentityAuthenticator;
+  cookies: SessionCookies;
+  users: UsersStore;
+  activity: ActivityService;
   trustProxy: TrustRule;
 }): Capability {
-  const { auth, authenticator, cookies, users, activity } = deps.identity.signIn;
+  const { auth, authenticator, cookies, users, activity } = deps;
   const options = oidcOptions(deps.config, deps.config.oidc.timeoutMs);
   const oidc = options ? new OidcService({ db: deps.db, users, activity, auth }, options) : null;
   let timer: NodeJS.Timeout | undefined;

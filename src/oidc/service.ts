@@ -7,7 +7,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Configuration } from 'openid-client';
 import type { ActivityService } from '../activity/service.ts';
 import type { AuthService, OpenedSession } from '../auth/service.ts';
-import type { UsersStore, WireUser } from '../auth/users-store.ts';
+import type { UsersStore, WireUser } from '../accounts/users-store.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';

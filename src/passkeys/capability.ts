@@ -1,9 +1,13 @@
 // Passkeys as a capability: the relying party from PUBLIC_URL (and WEBAUTHN_RP_ID), the
 // service, its rows, and a sweep of challenges nobody finished.
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import type { Identity } from '../auth/identity.ts';
+import type { AuthService } from '../auth/service.ts';
+import type { IdentityAuthenticator, SessionCookies } from '../auth/authenticator.ts';
+import type { UsersStore } from '../accounts/users-store.ts';
+import type { ActivityService } from '../activity/service.ts';
+import type { RateLimiter } from '../accounts/rate-limits.ts';
 import type { Logger } from '../core/log.ts';
 import type { TrustRule } from '../http/address.ts';
 import { RelyingParties } from './relying-party.ts';
@@ -16,10 +20,15 @@ export function createPasskeysCapability(deps: {
   config: Config;
   db: Database;
   log: Logger;
-  identity: Pick<Identity, 'signIn'>;
+  auth: AuthService;
+  authenticator: IdentityAuthenticator;
+  cookies: SessionCookies;
+  users: UsersStore;
+  limits: RateLimiter;
+  activity: ActivityService;
   trustProxy: TrustRule;
 }): Capability {
-  const { auth, authenticator, cookies, users, limits, activity } = deps.identity.signIn;
+  const { auth, authenticator, cookies, users, limits, activity } = deps;
   const relyingParties = new RelyingParties({
     publicUrl: deps.config.server.publicUrl,
     rpId: deps.config.auth.webauthnRpId,

@@ -10,9 +10,9 @@ import type {
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { ActivityService } from '../activity/service.ts';
-import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
+import { LIMITS, type RateLimiter } from '../accounts/rate-limits.ts';
 import type { AuthService, SignIn } from '../auth/service.ts';
-import type { UsersStore } from '../auth/users-store.ts';
+import type { UsersStore } from '../accounts/users-store.ts';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { RelyingParties, RelyingParty } from './relying-party.ts';

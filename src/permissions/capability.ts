@@ -1,7 +1,7 @@
 // File permissions as a capability: mode, owner and group as the host sees them, and chmod /
 // chown through the entry itself (never a link), inside volumes only. Administrators only
 // (the service checks; an administrator's write token may change them, a read token may look).
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { virtualPathParams } from '../files/wire.ts';
 import { route } from '../http/route.ts';

@@ -1,5 +1,5 @@
 // Previews and thumbnails as app.ts mounts them.
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import type { Logger } from '../core/log.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { previewRoutes } from './routes.ts';

@@ -1,29 +1,33 @@
-// The shares capability as app.ts sees it: its store and service (which plugs the link space
-// into the resolver), its rows, its binding table, and the sweep of ended visitor sessions.
+// The shares capability as app.ts sees it: its service over the link store and rules (built in
+// app.ts before the resolver, which asks them for `share/<token>/…`), its rows, and the sweep
+// of ended visitor sessions.
 import type { IncomingMessage } from 'node:http';
-import path from 'node:path';
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import type { Caller } from '../core/caller.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
 import type { ActivityEvent } from '../activity/service.ts';
-import { RateLimiter } from '../auth/rate-limits.ts';
+import type { RateLimiter } from '../accounts/rate-limits.ts';
 import { createBrowse } from '../browse/service.ts';
-import { pathTable } from '../files/bindings.ts';
-import type { FilesCapability } from '../files/capability.ts';
+import type { WorkJournal } from '../files/journal.ts';
+import type { ItemLocks } from '../files/locks.ts';
+import type { FileOps } from '../files/ops.ts';
+import type { PathResolver } from '../files/paths.ts';
+import type { VersionService } from '../versions/service.ts';
 import type { UploadsCapability } from '../uploads/capability.ts';
 import { createSharedEditor } from './editor.ts';
 import { inLink } from './reads.ts';
 import { linkVisitor, shareRoutes, type LinkThumbnails } from './routes.ts';
 import { createShares } from './service.ts';
-import { SecretBox } from '../twofactor/secret-box.ts';
-import { createShareStore } from './store.ts';
+import type { ShareStore } from './store.ts';
+import type { Links } from './links.ts';
 
 export interface SharesCapabilityDeps {
   config: Config;
-  db: Database;
-  files: Pick<FilesCapability, 'resolver' | 'ops' | 'bindings' | 'versions' | 'journal' | 'locks'>;
+  limits: RateLimiter;
+  store: ShareStore;
+  links: Links;
+  files: { resolver: PathResolver; ops: FileOps; versions: VersionService; journal: WorkJournal; locks: ItemLocks };
   uploads: Pick<UploadsCapability, 'multipart' | 'tus'>;
   changes: ChangeSink;
   activity: { record(event: ActivityEvent): void };
@@ -37,19 +41,12 @@ export interface SharesCapability extends Capability {
 }
 
 export function createSharesCapability(deps: SharesCapabilityDeps): SharesCapability {
-  const { config, db, files } = deps;
-  // The key that seals link tokens lives in CONFIG_DIR/keys, never in the database or its backups.
-  const store = createShareStore(
-    db,
-    SecretBox.fromConfigDir(config.storage.configDir, 'link-key'),
-    path.join(config.storage.configDir, 'backups'),
-  );
-  // A share follows its item across rename/move and goes with its deletion (spec §1 rule 4).
-  files.bindings.register('shares', pathTable(db, 'shares'));
+  const { config, files } = deps;
   const shares = createShares({
-    store,
+    store: deps.store,
+    links: deps.links,
     resolver: files.resolver,
-    limiter: new RateLimiter(db),
+    limiter: deps.limits,
     activity: deps.activity,
     sessionSecret: deps.sessionSecret,
     publicUrl: config.server.publicUrl,

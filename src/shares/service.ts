@@ -5,23 +5,22 @@
 // deleted links answer one identical 404. Password links hand out a visitor session: a random
 // id in a cookie scoped to the link's API path, its HMAC in the table, VISITOR_SESSION_MS long,
 // ended when the link's password changes.
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import fsp from 'node:fs/promises';
+import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { stringifySetCookie } from 'cookie';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { ActivityEvent } from '../activity/service.ts';
 import { fileEvent } from '../files/activity.ts';
-import { hashPassword, verifyPassword } from '../auth/passwords.ts';
-import type { RateLimiter, Limit } from '../auth/rate-limits.ts';
-import { isInside, type PathResolver, type ResolvedPath, type ShareBinding, type Space } from '../files/paths.ts';
+import { hashPassword, verifyPassword } from '../accounts/passwords.ts';
+import type { RateLimiter, Limit } from '../accounts/rate-limits.ts';
+import type { PathResolver } from '../files/paths.ts';
 import type { CreateShareInput, CreatedShare, LinkInfo, UpdateShareInput, WireShare } from './wire.ts';
 import type { ShareChanges, ShareRow, ShareStore } from './store.ts';
+import { expired, LINK_COOKIE, linkGone, type Links } from './links.ts';
 
 /** How long a visitor stays let in after giving a link's password. */
 export const VISITOR_SESSION_MS = 12 * 3_600_000;
-export const LINK_COOKIE = 'burrow_link';
 /** Password guesses per address and link, and per link from anywhere. */
 export const LINK_PASSWORD_LIMITS = {
   perAddress: { max: 10, windowMs: 15 * 60_000 },
@@ -30,6 +29,8 @@ export const LINK_PASSWORD_LIMITS = {
 
 export interface SharesDeps {
   store: ShareStore;
+  /** The link rules the resolver also asks (links.ts), built before it. */
+  links: Links;
   resolver: PathResolver;
   limiter: RateLimiter;
   activity: { record(event: ActivityEvent): void };
@@ -39,106 +40,12 @@ export interface SharesDeps {
 
 const flag = (b: boolean) => (b ? 1 : 0);
 const iso = (s: string | null | undefined) => (s == null ? null : new Date(s).toISOString());
-const linkGone = () => new AppError('LINK_NOT_FOUND');
-const expired = (row: ShareRow) => row.expires_at !== null && row.expires_at <= new Date().toISOString();
 
 export function createShares(deps: SharesDeps) {
   const { store, resolver } = deps;
   const secure = deps.publicUrl?.toLowerCase().startsWith('https:') ?? false;
-  const hmac = (id: string) => createHmac('sha256', deps.sessionSecret).update(`share-visitor:${id}`).digest('hex');
-
-  function ownerCaller(userId: string): Caller | null {
-    const a = store.account(userId);
-    if (!a) return null;
-    const roles = (() => {
-      try {
-        return JSON.parse(a.roles) as string[];
-      } catch {
-        return a.roles.split(/[\s,]+/).filter(Boolean);
-      }
-    })();
-    return { userId: a.id, username: a.username, roles, isAdmin: roles.includes('admin'), via: 'session' };
-  }
-
-  function allowOf(row: ShareRow): ShareBinding['allow'] {
-    const request = row.file_request === 1;
-    return {
-      canRead: !request,
-      canDownload: !request && row.allow_download === 1,
-      canUpload: row.allow_upload === 1,
-      canCreateFile: !request && row.allow_create_file === 1,
-      canCreateFolder: !request && row.allow_create_folder === 1,
-      canRename: !request && row.allow_rename === 1,
-      canDelete: !request && row.allow_delete === 1,
-      canWrite: !request && row.allow_edit === 1,
-    };
-  }
-
-  /** The link's space: the owner's item as it is now (the owner must still reach it). */
-  async function spaceOf(row: ShareRow): Promise<Space | null> {
-    const owner = ownerCaller(row.user_id);
-    if (!owner) return null;
-    let r: ResolvedPath;
-    try {
-      r = await resolver.resolve(owner, row.path, { mustExist: true });
-    } catch {
-      return null;
-    }
-    if (!r.space || Boolean(row.is_directory) !== r.isDirectory) return null;
-    const root = await fsp.realpath(r.realPath).catch(() => null);
-    if (!root || !isInside(r.space.root, root)) return null;
-    return {
-      kind: 'share',
-      name: path.posix.basename(row.path),
-      path: `share/${row.token}`,
-      root,
-      readOnly: r.access.readOnly,
-      share: {
-        ownerId: row.user_id,
-        ownerSpace: r.space,
-        sourcePath: r.virtualPath,
-        sourceRelative: r.relative,
-        allow: allowOf(row),
-      },
-    };
-  }
-
-  /**
-   * May this caller use the link — by account, the users list, or `visitor` (the value of the
-   * request's LINK_COOKIE, read by the HTTP adapter)? Throws the refusal.
-   */
-  function admit(row: ShareRow | undefined, caller: Caller | null, visitor?: string): ShareRow {
-    if (!row || expired(row)) throw linkGone();
-    if (caller && caller.userId === row.user_id && !caller.link) return row;
-    if (row.sharing_type === 'users') {
-      if (!caller || caller.link) throw new AppError('LINK_SIGN_IN_REQUIRED');
-      if (!store.isPermitted(row.id, caller.userId)) throw linkGone();
-      return row;
-    }
-    if (row.password_hash) {
-      const ok =
-        (visitor && store.sessionValid(hmac(visitor), row.id, row.password_gen)) ||
-        (caller?.sessionId && store.accountUnlocked(caller.sessionId, row.id, row.password_gen));
-      if (!ok) throw new AppError('LINK_PASSWORD_REQUIRED');
-    }
-    return row;
-  }
-
-  // The resolver asks here for `share/<token>/…`: a signed-in caller through the API's own
-  // routes, or a link holder's caller made by linkCaller (already admitted with its cookie).
-  resolver.setShareSpaces(async (caller, token) => {
-    const row = store.byToken(token);
-    if (!row || expired(row)) return null;
-    if (!caller?.link) {
-      try {
-        admit(row, caller);
-      } catch (err) {
-        if (err instanceof AppError && err.code === 'LINK_PASSWORD_REQUIRED') throw err;
-        return null;
-      }
-    }
-    return spaceOf(row);
-  });
+  const { hmac, allowOf, admit } = deps.links;
+  const spaceOf = (row: ShareRow) => deps.links.spaceOf(row, (c, p, o) => resolver.resolve(c, p, o));
 
   function toWire(row: ShareRow, base: string, view: 'owner' | 'recipient'): WireShare {
     const w: WireShare = {

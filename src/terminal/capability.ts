@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ActivityEvent } from '../activity/service.ts';
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import { AppError, errorEnvelope } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { Logger } from '../core/log.ts';

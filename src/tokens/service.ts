@@ -8,8 +8,9 @@ import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller, Scope } from '../core/caller.ts';
 import type { WireToken } from './wire.ts';
-import { isAdminRow, parseRoles, type UsersStore } from '../auth/users-store.ts';
-import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
+import type { UsersStore } from '../accounts/users-store.ts';
+import { LIMITS, type RateLimiter } from '../accounts/rate-limits.ts';
+import { callerOf } from '../accounts/caller.ts';
 
 export const TOKEN_PREFIX = 'burrow';
 export const MAX_LIVE_TOKENS = 50;
@@ -195,14 +196,6 @@ export class TokenService {
         row.id,
       ]);
     }
-    return {
-      userId: user.id,
-      username: user.username,
-      roles: parseRoles(user.roles),
-      isAdmin: isAdminRow(user),
-      via: 'token',
-      tokenId: row.id,
-      tokenScope: row.scope,
-    };
+    return callerOf(user, 'token', { tokenId: row.id, tokenScope: row.scope });
   }
 }

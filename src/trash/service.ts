@@ -57,6 +57,8 @@ export interface TrashService {
   empty(caller: Caller): Promise<number>;
   /** Removes entries older than `days` and rows whose stored item vanished. */
   sweep(days: number): Promise<number>;
+  /** Forgets the entry stored at `storedPath` (a restore a crash interrupted after placing it). */
+  forgetStored(storedPath: string): void;
 }
 
 const kindFor = (name: string, dir: boolean) =>
@@ -233,6 +235,10 @@ export function createTrash(
         n++;
       }
       return n;
+    },
+
+    forgetStored(storedPath) {
+      db.run('DELETE FROM trash_items WHERE stored_path = ?', [storedPath]);
     },
   };
   return service;

@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { generateSecret, generateURI, verifySync } from 'otplib';
 import type { ActivityService } from '../activity/service.ts';
-import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
+import { LIMITS, type RateLimiter } from '../accounts/rate-limits.ts';
 import { INVALID_TOTP_CODE, type SecondFactor } from '../auth/service.ts';
-import type { UsersStore } from '../auth/users-store.ts';
+import type { UsersStore } from '../accounts/users-store.ts';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { SecretBox } from './secret-box.ts';

@@ -1,6 +1,6 @@
 // The uploads capability as app.ts sees it: its routes, its feature section and the expiry
 // sweep of resumable uploads (a timer started after listen, never in the request path).
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';

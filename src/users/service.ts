@@ -2,11 +2,12 @@
 // The last administrator can be neither deleted nor demoted; nobody deletes themselves.
 import type { ActivityService } from '../activity/service.ts';
 import type { Config } from '../config.ts';
+import type { Logger } from '../core/log.ts';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
-import { hashPassword } from '../auth/passwords.ts';
-import type { SessionStore } from '../auth/sessions.ts';
+import { hashPassword } from '../accounts/passwords.ts';
+import type { SessionStore } from '../accounts/sessions.ts';
 import {
   isAdminRow,
   normaliseRoles,
@@ -14,7 +15,7 @@ import {
   type UserRow,
   type UsersStore,
   type WireUser,
-} from '../auth/users-store.ts';
+} from '../accounts/users-store.ts';
 import type { SettingsService } from '../settings/service.ts';
 import type { AdminUser, NewUser, ShareableUser, UserPatch } from './wire.ts';
 
@@ -181,4 +182,21 @@ export class UsersAdminService {
     });
     return toWire(this.row(id));
   }
+}
+
+/** AUTH_ADMIN_EMAIL, at startup before the first request: the admin role given back, never a password reset. */
+export function restoreAdminRole(
+  email: string | null | undefined,
+  deps: { users: UsersStore; activity: Pick<ActivityService, 'record'>; log: Logger },
+): void {
+  if (!email) return;
+  const restored = deps.users.restoreAdmin(email);
+  if (!restored) return;
+  deps.log.info('AUTH_ADMIN_EMAIL: the admin role was given back', { userId: restored.id });
+  deps.activity.record({
+    action: 'admin.role-restore',
+    outcome: 'success',
+    userId: restored.id,
+    detail: { via: 'AUTH_ADMIN_EMAIL' },
+  });
 }

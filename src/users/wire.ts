@@ -1,6 +1,6 @@
 // Wire shapes of the account administration rows.
 import { z } from 'zod';
-import { newPassword, username, wireUser } from '../auth/wire.ts';
+import { newPassword, username, wireUser } from '../accounts/wire.ts';
 
 const roles = z.array(z.enum(['admin', 'user'])).max(2);
 

@@ -1,6 +1,6 @@
 // The versions rows as app.ts mounts them (the version keeper itself is built with the files
 // services: the editor, office and WebDAV keep versions through it).
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { createVersionActions } from './actions.ts';
 import { versionRoutes } from './routes.ts';

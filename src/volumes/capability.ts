@@ -1,11 +1,52 @@
-// Assigned volumes' administration rows as app.ts mounts them (the store is the files
-// resolver's, built with the files services).
-import type { Capability } from '../core/capability.ts';
+// The volumes' administration rows as app.ts mounts them: folders assigned to accounts, and host
+// folders served as volumes — whose changes the indexes follow (`hostVolumes`). The stores are
+// built in app.ts before the resolver, which serves both.
+import type { Capability } from '../http/capability.ts';
 import type { Config } from '../config.ts';
+import { hostVolumeRoutes } from './host-routes.ts';
+import { createHostVolumes, type HostVolumeEvent } from './host-service.ts';
+import type { HostVolumeStore } from './host-store.ts';
 import { volumeRoutes } from './routes.ts';
 import { createAssignedVolumes } from './service.ts';
 import type { UserVolumeStore } from './store.ts';
 
-export function createVolumesCapability(deps: { store: UserVolumeStore; config: Config }): Capability {
-  return { routes: volumeRoutes(createAssignedVolumes(deps)) };
+export interface VolumesCapability extends Capability {
+  /** Host folders served as volumes, as the indexes follow them (real paths). */
+  readonly hostVolumes: {
+    roots(): string[];
+    /** Whether any space (a volume, a personal or assigned folder, a host folder) is rooted at this real path. */
+    inUse(realRoot: string): boolean;
+    subscribe(listener: (event: HostVolumeEvent) => void): () => void;
+  };
+}
+
+export function createVolumesCapability(deps: {
+  store: UserVolumeStore;
+  hostStore: HostVolumeStore;
+  config: Config;
+  /** Folders no volume may be made of (configuration, cache). */
+  privateDirs: readonly string[];
+  spaceRoots: () => string[];
+}): VolumesCapability {
+  const { config, hostStore } = deps;
+  const listeners = new Set<(event: HostVolumeEvent) => void>();
+  const host = createHostVolumes({
+    store: hostStore,
+    volumeRoot: config.storage.volumeRoot,
+    privateDirs: deps.privateDirs,
+    announce: (event) => {
+      for (const listener of listeners) listener(event);
+    },
+  });
+  return {
+    routes: [...hostVolumeRoutes(host), ...volumeRoutes(createAssignedVolumes(deps))],
+    hostVolumes: {
+      roots: () => hostStore.list().map((v) => v.path),
+      inUse: (realRoot) => deps.spaceRoots().includes(realRoot),
+      subscribe(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    },
+  };
 }

@@ -44,6 +44,8 @@ export interface UserVolumeStore {
   remove(userId: string, id: string): boolean;
   /** The account exists (always true where the accounts table is not there). */
   accountExists(userId: string): boolean;
+  /** Every assigned folder's host path, once each (whoever it is assigned to). */
+  paths(): string[];
 }
 
 export function createUserVolumeStore(db: Database): UserVolumeStore {
@@ -75,6 +77,7 @@ export function createUserVolumeStore(db: Database): UserVolumeStore {
       ]);
       return store.get(userId, id);
     },
+    paths: () => db.all<{ path: string }>('SELECT DISTINCT path FROM user_volumes').map((r) => r.path),
     remove: (userId, id) => db.run('DELETE FROM user_volumes WHERE user_id = ? AND id = ?', [userId, id]).changes > 0,
     accountExists: (userId) =>
       !db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'users'") ||

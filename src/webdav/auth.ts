@@ -8,13 +8,14 @@
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LOCAL_ADMIN } from '../auth/authenticator.ts';
-import { LIMITS, type RateLimiter } from '../auth/rate-limits.ts';
+import { LIMITS, type RateLimiter } from '../accounts/rate-limits.ts';
 import type { AuthService, SecondFactor } from '../auth/service.ts';
-import { isAdminRow, parseRoles, type UsersStore } from '../auth/users-store.ts';
+import type { UsersStore } from '../accounts/users-store.ts';
 import { AppError, type ErrorCode } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { Caller } from '../core/caller.ts';
 import type { TokenService } from '../tokens/service.ts';
+import { callerOf } from '../accounts/caller.ts';
 
 export const BASIC_CHALLENGE = 'Basic realm="Burrow WebDAV", charset="UTF-8"';
 
@@ -75,14 +76,7 @@ export function createDavAuthenticator(deps: DavAuthDeps): DavAuthenticator {
   }
 
   function fromRow(row: { id: string; username: string; roles: string }): Caller {
-    return {
-      userId: row.id,
-      username: row.username,
-      roles: parseRoles(row.roles),
-      isAdmin: isAdminRow(row),
-      via: 'session',
-      passwordSession: true,
-    };
+    return callerOf(row, 'session', { passwordSession: true });
   }
 
   function rememberedCaller(name: string, secret: string): Caller | null {

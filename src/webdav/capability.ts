@@ -6,25 +6,38 @@ import { davLockRoutes } from './routes.ts';
 import { locationOf } from './resources.ts';
 import type { ActivityEvent } from '../activity/service.ts';
 import type { ChangeSink } from '../changes.ts';
-import type { Capability } from '../core/capability.ts';
+import type { Capability } from '../http/capability.ts';
 import type { Logger } from '../core/log.ts';
 import { AppError } from '../core/errors.ts';
-import type { Database } from '../db/database.ts';
-import type { FilesCapability } from '../files/capability.ts';
+import type { Bindings } from '../files/bindings.ts';
+import type { ItemLocks } from '../files/locks.ts';
+import type { FileOps } from '../files/ops.ts';
+import type { PathResolver } from '../files/paths.ts';
+import type { Transfer } from '../files/transfer.ts';
+import type { WorkJournal } from '../files/journal.ts';
+import type { TrashService } from '../trash/service.ts';
+import type { VersionService } from '../versions/service.ts';
 import type { RawMount } from '../http/server.ts';
 import type { FreeSpace } from '../uploads/staging.ts';
 import { createDavAuthenticator, type DavAuthDeps } from './auth.ts';
 import { handleDav, sendDavError } from './handler.ts';
 import { DAV_COMPLIANCE, DAV_PREFIX } from './protocol.ts';
-import { createDavStore, davPropertyBindings } from './store.ts';
+import type { DavStore } from './store.ts';
 
 export interface WebdavDeps {
   enabled: boolean;
-  db: Database;
-  files: Pick<
-    FilesCapability,
-    'resolver' | 'ops' | 'trash' | 'versions' | 'transfer' | 'journal' | 'bindings' | 'locks'
-  >;
+  /** The lock and dead-property store (built in app.ts: its table is one of the bindings). */
+  store: DavStore;
+  files: {
+    resolver: PathResolver;
+    ops: FileOps;
+    trash: TrashService;
+    versions: VersionService;
+    transfer: Transfer;
+    journal: WorkJournal;
+    bindings: Bindings;
+    locks: ItemLocks;
+  };
   changes: ChangeSink;
   log: Logger;
   activity: { record(event: ActivityEvent): void };
@@ -42,7 +55,7 @@ const SWEEP_EVERY_MS = 10 * 60_000;
 
 export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
   const features = () => ({ webdav: { enabled: deps.enabled, path: DAV_PREFIX } });
-  const store = createDavStore(deps.db);
+  const { store } = deps;
   const routes = davLockRoutes(createDavLockAdmin(store, deps.activity));
   // The HTTP API and the office editor honour a WebDAV client's exclusive lock (423 LOCKED), also
   // one taken before WebDAV was turned off, until it expires or an administrator breaks it.
@@ -55,7 +68,6 @@ export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
       : [],
   );
   if (!deps.enabled) return { routes, mount: null, features };
-  deps.files.bindings.register('davProperties', davPropertyBindings(store));
   const auth = createDavAuthenticator({ ...deps.credentials, log: deps.log });
   const services = {
     ...deps.files,

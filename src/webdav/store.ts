@@ -223,7 +223,7 @@ export function createDavStore(db: Database): DavStore {
 
 /**
  * Dead properties as a binding of the files capability: a rename or move through the HTTP API
- * carries them as it carries versions (register with `bindings.register('davProperties', …)`).
+ * carries them as it carries versions (app.ts lists it as `davProperties` among the bindings).
  * A deletion keeps them only until the trash forgets the item, so they are dropped with it.
  */
 export function davPropertyBindings(store: DavStore): BindingTable {

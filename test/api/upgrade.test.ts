@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Database } from '../../src/db/database.ts';
 import { runMigrations, type Migration } from '../../src/db/migrations.ts';
-import { hashPassword } from '../../src/auth/passwords.ts';
+import { hashPassword } from '../../src/accounts/passwords.ts';
 import { signIn, me } from '../support/auth.ts';
 import { makeDirs, removeDirs, serverCommand, startServer } from '../support/server.ts';
 

@@ -89,19 +89,20 @@ test('a second instance on the same config folder refuses; a crash-left lock is 
   const dirs = makeDirs();
   const env = { CONFIG_DIR: dirs.config, VOLUME_ROOT: dirs.volumes, CACHE_DIR: dirs.cache, PORT: '0' };
   const log = createLogger('error', {}, () => {});
-  const first = createApp(loadConfig(env), { log, uiDir: null });
+  const first = await createApp(loadConfig(env), { log, uiDir: null });
   try {
-    assert.throws(
-      () => createApp(loadConfig(env), { log, uiDir: null }),
-      (err: Error) => err instanceof InstanceLockError && /already running/.test(err.message),
+    const refused = await createApp(loadConfig(env), { log, uiDir: null }).then(
+      (app) => app,
+      (err: Error) => err,
     );
+    assert.ok(refused instanceof InstanceLockError && /already running/.test(refused.message));
   } finally {
     await first.close(0);
   }
   // What a crash leaves: a pid file of a dead process and SQLite's lock directory.
   fs.writeFileSync(path.join(dirs.config, 'burrow.pid'), '999999\n');
   fs.mkdirSync(path.join(dirs.config, 'burrow.db.lock'));
-  const again = createApp(loadConfig(env), { log, uiDir: null });
+  const again = await createApp(loadConfig(env), { log, uiDir: null });
   try {
     assert.ok(again.db.get('SELECT 1 AS one'));
   } finally {

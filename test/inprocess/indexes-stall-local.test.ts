@@ -42,7 +42,7 @@ test.before(async () => {
     FOLDER_SIZE_IO_TIMEOUT_MS: String(TIMEOUT_MS),
     FOLDER_SIZE_FLUSH_MS: '20',
   };
-  app = createApp(loadConfig(env), {
+  app = await createApp(loadConfig(env), {
     log: createLogger('debug', {}, (line) => {
       logs.push(JSON.parse(line));
     }),

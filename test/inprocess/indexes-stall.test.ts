@@ -34,7 +34,7 @@ test.before(async () => {
     FOLDER_SIZE_MAX_STALLED_IO: '1',
     FOLDER_SIZE_FLUSH_MS: '20',
   };
-  app = createApp(loadConfig(env), {
+  app = await createApp(loadConfig(env), {
     log: createLogger('debug', {}, (line) => {
       logs.push(JSON.parse(line));
     }),

@@ -31,7 +31,11 @@ test('without the pty add-on: features say why, the ticket route answers 503 TER
     PORT: '0',
     TERMINAL_ENABLED: 'true',
   };
-  const app = createApp(loadConfig(env), { log: createLogger('error', {}, () => {}), uiDir: null, addons: noPty });
+  const app = await createApp(loadConfig(env), {
+    log: createLogger('error', {}, () => {}),
+    uiDir: null,
+    addons: noPty,
+  });
   try {
     const { port } = await app.listen(0, '127.0.0.1');
     const url = `http://127.0.0.1:${port}`;

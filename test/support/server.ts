@@ -104,7 +104,7 @@ export async function startServer(
           const log: Logger = createLogger('debug', {}, (line) => {
             logs.push(JSON.parse(line));
           });
-          const a = createApp(loadConfig(env), { log, uiDir: options.uiDir ?? null });
+          const a = await createApp(loadConfig(env), { log, uiDir: options.uiDir ?? null });
           app = a;
           const address = await a.listen(port, env.HOST ?? '127.0.0.1');
           return { port: address.port, pid: process.pid, stop: () => a.close(1000) };

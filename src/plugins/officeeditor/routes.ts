@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
-import type { Capability } from '../../core/capability.ts';
+import type { Capability } from '../../http/capability.ts';
 import { route } from '../../http/route.ts';
 import { createOfficeEditorPlugin, type OfficeEditorDeps, type OfficeEditorPlugin } from './index.ts';
 import type { WopiAnswer } from './wopi.ts';

@@ -1,5 +1,5 @@
 // What each capability hands the composition root (src/app.ts).
-import type { RouteDef } from '../http/route.ts';
+import type { RouteDef } from './route.ts';
 
 export interface Capability {
   routes: RouteDef[];
