@@ -32,7 +32,7 @@
 // - The row is also the UI's contract: route() answers a TypedRoute (below) that keeps the row's
 //   literal method and path and, as types only, what a client sends and reads. A route group
 //   function returns its rows unannotated (`export function fooRoutes(deps) { return [route(…)] }`,
-//   not `: RouteDef[]`, which would forget them) and is listed in src/http/contract.ts; the UI
+//   not `: RouteDef[]`, which would forget them) and is listed in src/contract.ts; the UI
 //   calls `api('GET /api/foo/:id', { params, query, body })` (ui/src/api/client.ts) and reads the
 //   2xx schema's output. test/types/contract.ts pins these compile-time claims.
 //
@@ -239,7 +239,7 @@ type DeclaredParams<Path extends string, P> = [Exclude<keyof P, PathParamNames<P
 /**
  * Identity helper: infers the row's types from the row itself, so the handler's caller, params,
  * query, body and answer are checked against the row's own access and schemas. The row it
- * answers keeps those types (a TypedRoute) for src/http/contract.ts and the UI's client.
+ * answers keeps those types (a TypedRoute) for src/contract.ts and the UI's client.
  */
 export function route<
   const M extends Method,
@@ -269,7 +269,7 @@ export type StreamBody = Blob | FormData | ArrayBuffer | Uint8Array | string;
 // route() answers a TypedRoute: a RouteDef (so the server mounts and describes it as any row)
 // whose method, path and access keep their literal types, and which carries, as types only
 // (nothing at run time), what a client sends and reads: the query and body schemas' *input*
-// (defaults may be left out) and the declared answers. src/http/contract.ts unions every route
+// (defaults may be left out) and the declared answers. src/contract.ts unions every route
 // group's rows into one table (`ApiRoutes`); the UI's client (ui/src/api/client.ts) reads a
 // row's types through the helpers below, so a changed row fails to compile in the UI.
 // test/types/contract.ts pins these claims with @ts-expect-error rows.

@@ -5,7 +5,7 @@
 // compiled by the typecheck (tsconfig.json includes test/), never by a test group.
 import { z } from 'zod';
 import { noContent, reply, route, type RouteDef } from '../../src/http/route.ts';
-import type { ApiAnswer, ApiKey } from '../../src/http/contract.ts';
+import type { ApiAnswer, ApiKey } from '../../src/contract.ts';
 import { api, apiFetch, apiPath, apiUrl } from '../../ui/src/api/client.ts';
 import type { Features, TrashEntry } from '../../ui/src/api/types.ts';
 

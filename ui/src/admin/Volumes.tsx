@@ -2,7 +2,7 @@
 // of VOLUME_ROOT, each named, read-only or read-write. Also the first step after setup.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
-import type { ApiAnswer, ApiBody } from '../../../src/http/contract.ts';
+import type { ApiAnswer, ApiBody } from '../../../src/contract.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { location } from '../state/router.ts';
 import { refreshVolumes } from '../state/session.ts';

@@ -4,13 +4,13 @@
 // what was typed).
 //
 // Calls name a row of the server's route table: `api('GET /api/browse/*', { params: { path } })`.
-// The table's types come from the server (src/http/contract.ts, imported as types only: nothing
+// The table's types come from the server (src/contract.ts, imported as types only: nothing
 // of the server is bundled), so the params, query and body a call sends and the answer it reads
 // are the row's own, and a changed row fails to compile here. `api` reads a JSON answer;
 // `apiFetch` answers the Response (downloads, NDJSON, answers whose headers matter);
 // `apiUrl` writes the address (links, <img src>, uploads).
 import { signal } from '@preact/signals';
-import type { ApiAnswer, ApiInput, ApiInputOptional, ApiJsonKey, ApiKey } from '../../../src/http/contract.ts';
+import type { ApiAnswer, ApiInput, ApiInputOptional, ApiJsonKey, ApiKey } from '../../../src/contract.ts';
 
 export class ApiError extends Error {
   readonly status: number;

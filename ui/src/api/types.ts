@@ -2,7 +2,7 @@
 // answer: screens import these and read nothing else.
 //
 // Every type here comes from the server's own wire.ts schemas or from a row's declared answer
-// (ApiAnswer, src/http/contract.ts) — types only, nothing of the server is bundled — so the UI
+// (ApiAnswer, src/contract.ts) — types only, nothing of the server is bundled — so the UI
 // cannot drift from what the server answers.
 export type {
   FileItem,
@@ -33,7 +33,7 @@ export type { ArchiveListing, ExtractEvent } from '../../../src/archives/wire.ts
 import type { DeleteEvents } from '../../../src/files/wire.ts';
 import type { FeatureSections, Features as WireFeatures } from '../../../src/system/wire.ts';
 import type { SettingsView } from '../../../src/settings/wire.ts';
-import type { ApiAnswer, ApiBody } from '../../../src/http/contract.ts';
+import type { ApiAnswer, ApiBody } from '../../../src/contract.ts';
 
 /**
  * `GET /api/features` as the page keeps it: the capabilities' sections, and `version` and

@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, describeError } from '../api/client.ts';
 import type { OfficeDocument } from './state.tsx';
-import type { ApiAnswer } from '../../../src/http/contract.ts';
+import type { ApiAnswer } from '../../../src/contract.ts';
 import './office.css';
 
 type WopiConfig = ApiAnswer<'POST /api/officeeditor/config'>;

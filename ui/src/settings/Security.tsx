@@ -4,7 +4,7 @@
 import { browserSupportsWebAuthn, startRegistration } from '@simplewebauthn/browser';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api/client.ts';
-import type { ApiAnswer } from '../../../src/http/contract.ts';
+import type { ApiAnswer } from '../../../src/contract.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { askText, confirmDialog } from '../components/Dialog.tsx';
 import { QrCode } from '../shares/Qr.tsx';

@@ -1,6 +1,6 @@
 // Sharing on the wire (server: src/shares/wire.ts): the owner's shares and a link holder's rows.
 import { api, apiFetch, apiUrl, type RequestOptions } from '../api/client.ts';
-import type { ApiAnswer, ApiBody } from '../../../src/http/contract.ts';
+import type { ApiAnswer, ApiBody } from '../../../src/contract.ts';
 
 export type Share = ApiAnswer<'GET /api/shares'>['shares'][number];
 export type FileRequestInfo = NonNullable<Share['fileRequest']>;

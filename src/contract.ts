@@ -1,6 +1,7 @@
 // The HTTP contract as one type: every row of the route table with its literal method and path,
 // what a client sends (path parameters, query, body) and what it reads back (the 2xx schemas'
-// output). Types only — nothing here runs, and the UI imports it with `import type`, so no
+// output). Beside app.ts, above every folder (it names every route group, so in http/ it made
+// http import every folder that imports http). Types only — nothing here runs, and the UI imports it with `import type`, so no
 // server code reaches the browser bundle. The rows' types come from route() (see the top of
 // http/route.ts); this file lists the route groups the composition root (src/app.ts) mounts.
 //
@@ -14,36 +15,36 @@ import type {
   IsRawRow,
   PathParamNames,
   StreamBody,
-} from './route.ts';
-import type { activityRoutes } from '../activity/routes.ts';
-import type { archiveRoutes } from '../archives/routes.ts';
-import type { authRoutes } from '../auth/routes.ts';
-import type { browseRoutes } from '../browse/routes.ts';
-import type { downloadRoutes } from '../downloads/routes.ts';
-import type { editorRoutes } from '../editor/routes.ts';
-import type { favoriteRoutes } from '../favorites/routes.ts';
-import type { fileRoutes } from '../files/routes.ts';
-import type { folderPrefRoutes } from '../folderprefs/routes.ts';
-import type { folderSizeRoutes } from '../foldersize/routes.ts';
-import type { oidcRoutes } from '../oidc/routes.ts';
-import type { passkeyRoutes } from '../passkeys/routes.ts';
-import type { permissionRoutes } from '../permissions/capability.ts';
-import type { onlyofficeRoutes, wopiRoutes } from '../plugins/officeeditor/routes.ts';
-import type { previewRoutes } from '../previews/routes.ts';
-import type { searchRoutes } from '../search/routes.ts';
-import type { settingsRoutes } from '../settings/routes.ts';
-import type { shareRoutes } from '../shares/routes.ts';
-import type { systemRoutes } from '../system/routes.ts';
-import type { terminalRoutes } from '../terminal/capability.ts';
-import type { tokenRoutes } from '../tokens/routes.ts';
-import type { trashRoutes } from '../trash/routes.ts';
-import type { twoFactorRoutes } from '../twofactor/routes.ts';
-import type { uploadRoutes } from '../uploads/routes.ts';
-import type { usersRoutes } from '../users/routes.ts';
-import type { versionRoutes } from '../versions/routes.ts';
-import type { hostVolumeRoutes } from '../volumes/host-routes.ts';
-import type { davLockRoutes } from '../webdav/routes.ts';
-import type { volumeRoutes } from '../volumes/routes.ts';
+} from './http/route.ts';
+import type { activityRoutes } from './activity/routes.ts';
+import type { archiveRoutes } from './archives/routes.ts';
+import type { authRoutes } from './auth/routes.ts';
+import type { browseRoutes } from './browse/routes.ts';
+import type { downloadRoutes } from './downloads/routes.ts';
+import type { editorRoutes } from './editor/routes.ts';
+import type { favoriteRoutes } from './favorites/routes.ts';
+import type { fileRoutes } from './files/routes.ts';
+import type { folderPrefRoutes } from './folderprefs/routes.ts';
+import type { folderSizeRoutes } from './foldersize/routes.ts';
+import type { oidcRoutes } from './oidc/routes.ts';
+import type { passkeyRoutes } from './passkeys/routes.ts';
+import type { permissionRoutes } from './permissions/capability.ts';
+import type { onlyofficeRoutes, wopiRoutes } from './plugins/officeeditor/routes.ts';
+import type { previewRoutes } from './previews/routes.ts';
+import type { searchRoutes } from './search/routes.ts';
+import type { settingsRoutes } from './settings/routes.ts';
+import type { shareRoutes } from './shares/routes.ts';
+import type { systemRoutes } from './system/routes.ts';
+import type { terminalRoutes } from './terminal/capability.ts';
+import type { tokenRoutes } from './tokens/routes.ts';
+import type { trashRoutes } from './trash/routes.ts';
+import type { twoFactorRoutes } from './twofactor/routes.ts';
+import type { uploadRoutes } from './uploads/routes.ts';
+import type { usersRoutes } from './users/routes.ts';
+import type { versionRoutes } from './versions/routes.ts';
+import type { hostVolumeRoutes } from './volumes/host-routes.ts';
+import type { davLockRoutes } from './webdav/routes.ts';
+import type { volumeRoutes } from './volumes/routes.ts';
 
 type RowsOf<F extends (...args: never[]) => readonly unknown[]> = ReturnType<F>[number];
 
