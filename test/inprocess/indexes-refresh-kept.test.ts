@@ -66,7 +66,7 @@ test.before(async () => {
     // Every folder read again is logged when its walk has ended.
     FOLDER_SIZE_SUBTREE_SLOW_LOG_MS: '0',
   };
-  app = createApp(loadConfig(env), {
+  app = await createApp(loadConfig(env), {
     log: createLogger('debug', {}, (line) => {
       logs.push(JSON.parse(line));
     }),
