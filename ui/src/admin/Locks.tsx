@@ -2,7 +2,7 @@
 // when — and breaking one (a laptop that went away holding a file, or a lock on somebody's folder).
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
-import type { ApiAnswer } from '../../../src/http/contract.ts';
+import type { ApiAnswer } from '../../../src/contract.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { toastError } from '../state/toasts.ts';
 import './admin.css';
