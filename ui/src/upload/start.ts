@@ -1,7 +1,7 @@
 // Entry points for uploads from the always-loaded shell: collecting dropped files and folders
 // (which must happen during the drop event) and handing them to the lazily loaded uploader.
 import { api } from '../api/client.ts';
-import type { ApiAnswer } from '../../../src/http/contract.ts';
+import type { ApiAnswer } from '../../../src/contract.ts';
 import type { ConflictAsk, ConflictChoice } from '../components/ConflictDialog.tsx';
 import { chunkedUploads } from '../state/session.ts';
 import { toast } from '../state/toasts.ts';
