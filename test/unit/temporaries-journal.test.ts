@@ -12,6 +12,7 @@ import { createChangeSink } from '../../src/changes.ts';
 import type { Caller } from '../../src/core/caller.ts';
 import { createEditor } from '../../src/editor/service.ts';
 import { withDirIn } from '../../src/files/confined.ts';
+import { createItemLocks } from '../../src/files/locks.ts';
 import { withTemporary } from '../../src/files/journal.ts';
 import { createVersions, type VersionService } from '../../src/versions/service.ts';
 import type { DavContext } from '../../src/webdav/resources.ts';
@@ -141,6 +142,7 @@ test('WebDAV COPY of a collection with Depth 0: its empty folder is journalled u
     journal,
     store: createDavStore(db),
     changes: createChangeSink(),
+    locks: createItemLocks(),
   } as unknown as DavContext;
   const req = {
     headers: { depth: '0', destination: '/dav/Files/Album%20copy', host: 'localhost' },
