@@ -63,7 +63,9 @@ async function sendTo(s: Step, mode: 'Copy' | 'Move', name: string, folder: stri
   const picker = s.page.getByRole('dialog', { name: `${mode} “${name}” to…` });
   await s.tap(picker.getByRole('button', { name: 'All volumes' }));
   await s.tap(picker.getByRole('button', { name: HOME, exact: true }));
-  await s.tap(picker.getByRole('button', { name: folder, exact: true }));
+  // The row of the picker's folder list: a recent destination of the same name may be offered
+  // above it as a chip (once the picker's list of recent ones has arrived).
+  await s.tap(picker.getByRole('listbox', { name: 'Folders' }).getByRole('button', { name: folder, exact: true }));
   await picker.getByText(`Into ${HOME}/${folder}`).waitFor();
   await s.tap(picker.getByRole('button', { name: `${mode} here` }));
 }
