@@ -10,6 +10,7 @@ import { ADMIN, journey, type Step } from './harness.ts';
 
 const j = journey(import.meta.url, { env: { TERMINAL_ENABLED: 'true', TERMINAL_SHELL: '/bin/sh' } });
 let secret = '';
+let setUpAt = 0;
 
 /** The six digits an authenticator app shows at `when` (oathtool, Debian's). */
 const code = (when: Date) =>
@@ -34,9 +35,11 @@ j.step('two-step sign-in is set up with a code from another authenticator', asyn
   await s.tap(s.page.getByRole('button', { name: 'Set up two-step sign-in' }));
   await s.page.getByRole('img', { name: /QR code/ }).waitFor();
   secret = (await s.page.getByTestId('totp-secret').textContent())!.replace(/\s+/g, '');
-  // The code of the half-minute before: the next sign-in uses the current one (a code is
-  // accepted once).
-  await s.page.getByLabel('Six-digit code from the app').fill(code(new Date(Date.now() - 30_000)));
+  // The code of this half-minute; the next sign-in uses the next half-minute's (a code is accepted
+  // once, and the server takes one step either side). The half-minute before would be refused if
+  // a step boundary passed before the server read it.
+  setUpAt = Date.now();
+  await s.page.getByLabel('Six-digit code from the app').fill(code(new Date(setUpAt)));
   await s.tap(s.page.getByRole('button', { name: 'Turn on' }));
   await s.page.getByRole('button', { name: 'Download recovery codes' }).waitFor();
   const status = await s.api('GET', '/api/auth/totp');
@@ -53,7 +56,7 @@ j.step(
     const field = s.page.getByLabel(/Code from your authenticator app/);
     await field.waitFor();
     assert.is(await who(s), null, 'a password alone does not sign in');
-    await field.fill(code(new Date()));
+    await field.fill(code(new Date(setUpAt + 30_000)));
     await s.tap(s.page.getByRole('button', { name: 'Verify' }));
     await s.page.getByRole('heading', { name: 'Sign in' }).waitFor({ state: 'detached' });
     assert.is(await who(s), ADMIN.email);
