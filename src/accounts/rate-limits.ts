@@ -45,13 +45,7 @@ export class RateLimiter {
 
   /** Counts one attempt, then throws 429 when it went over the budget. */
   hit(key: string, limit: Limit): void {
-    const now = Date.now();
-    const { count, windowStart } = this.current(key, limit, now);
-    if (count >= limit.max)
-      throw tooMany(
-        'Too many attempts from this address. Try again later.',
-        (windowStart + limit.windowMs - now) / 1000,
-      );
+    this.check(key, limit);
     this.count(key, limit);
   }
 

@@ -1,17 +1,9 @@
 // Wire shapes of the second-factor rows (spec §2 Second-factor status, §4.1 TOTP rows, §4.5).
 import { z } from 'zod';
+import { password, wireUser } from '../accounts/wire.ts';
 
-/** The User record of a sign-in answer (the same shape as auth's). */
-export const signedInUser = z.object({
-  id: z.string(),
-  username: z.string(),
-  email: z.string().nullable(),
-  displayName: z.string().nullable(),
-  roles: z.array(z.string()),
-  emailVerified: z.boolean(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+/** The User record of a sign-in answer: the account's own record. */
+export const signedInUser = wireUser;
 /** A sign-in that ended signed in, or is held for the second-factor code. */
 export const signInAnswer = z.union([z.object({ user: signedInUser }), z.object({ totpRequired: z.literal(true) })]);
 
@@ -19,7 +11,7 @@ export const sixDigits = z
   .string()
   .trim()
   .regex(/^\d{6}$/, 'six digits');
-export const password = z.string().min(1).max(1024);
+export { password };
 
 export const totpStatus = z.object({
   enabled: z.boolean(),
