@@ -1,22 +1,15 @@
 // WebDAV as a capability: the /dav/ mount the HTTP server hands raw requests to (no JSON, no body
 // limit, no cookie: Basic only), the features section with the address to mount, and the sweep
 // of expired locks. Built from the same files services the API uses.
+import { periodicJob } from '../core/periodic.ts';
 import { createDavLockAdmin } from './admin.ts';
 import { davLockRoutes } from './routes.ts';
-import { locationOf } from './resources.ts';
+import { locationOf, type DavServices } from './resources.ts';
 import type { ActivityEvent } from '../activity/service.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Capability } from '../http/capability.ts';
 import type { Logger } from '../core/log.ts';
 import { AppError } from '../core/errors.ts';
-import type { Bindings } from '../files/bindings.ts';
-import type { ItemLocks } from '../files/locks.ts';
-import type { FileOps } from '../files/ops.ts';
-import type { PathResolver } from '../files/paths.ts';
-import type { Transfer } from '../files/transfer.ts';
-import type { WorkJournal } from '../files/journal.ts';
-import type { TrashService } from '../trash/service.ts';
-import type { VersionService } from '../versions/service.ts';
 import type { RawMount } from '../http/server.ts';
 import type { FreeSpace } from '../uploads/staging.ts';
 import { createDavAuthenticator, type DavAuthDeps } from './auth.ts';
@@ -28,16 +21,7 @@ export interface WebdavDeps {
   enabled: boolean;
   /** The lock and dead-property store (built in app.ts: its table is one of the bindings). */
   store: DavStore;
-  files: {
-    resolver: PathResolver;
-    ops: FileOps;
-    trash: TrashService;
-    versions: VersionService;
-    transfer: Transfer;
-    journal: WorkJournal;
-    bindings: Bindings;
-    locks: ItemLocks;
-  };
+  files: Pick<DavServices, 'resolver' | 'ops' | 'trash' | 'versions' | 'transfer' | 'journal' | 'bindings' | 'locks'>;
   changes: ChangeSink;
   log: Logger;
   activity: { record(event: ActivityEvent): void };
@@ -110,26 +94,21 @@ export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
     },
   };
 
-  let timer: NodeJS.Timeout | undefined;
-  const sweep = () => {
-    try {
+  const sweep = periodicJob({
+    everyMs: SWEEP_EVERY_MS,
+    first: 'now',
+    log: deps.log,
+    failed: 'WebDAV lock sweep failed',
+    run: () => {
       const removed = store.sweepLocks();
       if (removed) deps.log.debug('expired WebDAV locks removed', { removed });
-    } catch (err) {
-      deps.log.warn('WebDAV lock sweep failed', { err });
-    }
-  };
+    },
+  });
   return {
     routes,
     mount,
     features,
-    start() {
-      sweep();
-      timer = setInterval(sweep, SWEEP_EVERY_MS);
-      timer.unref();
-    },
-    stop() {
-      if (timer) clearInterval(timer);
-    },
+    start: sweep.start,
+    stop: sweep.stop,
   };
 }
