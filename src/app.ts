@@ -356,6 +356,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     activity,
     sessionSecret,
     thumbnails: previews.previews,
+    log,
   });
   // WebDAV at /dav/: the same files services, Basic sign-in through the accounts' checks.
   const webdav = createWebdavCapability({

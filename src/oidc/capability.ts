@@ -1,6 +1,7 @@
 // Sign-in through the identity provider as a capability: the service when a provider is
 // configured (and AUTH_MODE allows it), the rows either way (404 without it), and a sweep of
 // hand-offs and app codes nobody finished.
+import { periodicJob } from '../core/periodic.ts';
 import type { Capability } from '../http/capability.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -29,14 +30,15 @@ export function createOidcCapability(deps: {
   const { auth, authenticator, cookies, users, activity } = deps;
   const options = oidcOptions(deps.config, deps.config.oidc.timeoutMs);
   const oidc = options ? new OidcService({ db: deps.db, users, activity, auth }, options) : null;
-  let timer: NodeJS.Timeout | undefined;
-  const sweep = () => {
-    try {
-      oidc?.sweep();
-    } catch (err) {
-      deps.log.warn('identity-provider sweep failed', { err });
-    }
-  };
+  const sweep = oidc
+    ? periodicJob({
+        everyMs: SWEEP_EVERY_MS,
+        first: 'later',
+        log: deps.log,
+        failed: 'identity-provider sweep failed',
+        run: () => oidc.sweep(),
+      })
+    : null;
   return {
     routes: oidcRoutes({
       oidc,
@@ -46,14 +48,7 @@ export function createOidcCapability(deps: {
       publicUrl: deps.config.server.publicUrl,
       trustProxy: deps.trustProxy,
     }),
-    start() {
-      if (oidc) {
-        timer = setInterval(sweep, SWEEP_EVERY_MS);
-        timer.unref();
-      }
-    },
-    stop() {
-      if (timer) clearInterval(timer);
-    },
+    start: () => sweep?.start(),
+    stop: () => sweep?.stop(),
   };
 }

@@ -1,5 +1,6 @@
 // Passkeys as a capability: the relying party from PUBLIC_URL (and WEBAUTHN_RP_ID), the
 // service, its rows, and a sweep of challenges nobody finished.
+import { periodicJob } from '../core/periodic.ts';
 import type { Capability } from '../http/capability.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -34,22 +35,16 @@ export function createPasskeysCapability(deps: {
     rpId: deps.config.auth.webauthnRpId,
   });
   const passkeys = new PasskeyService({ db: deps.db, users, limits, activity, auth, relyingParties });
-  let timer: NodeJS.Timeout | undefined;
-  const sweep = () => {
-    try {
-      passkeys.sweep();
-    } catch (err) {
-      deps.log.warn('passkey challenge sweep failed', { err });
-    }
-  };
+  const sweep = periodicJob({
+    everyMs: SWEEP_EVERY_MS,
+    first: 'later',
+    log: deps.log,
+    failed: 'passkey challenge sweep failed',
+    run: () => passkeys.sweep(),
+  });
   return {
     routes: passkeyRoutes({ passkeys, auth, authenticator, cookies, trustProxy: deps.trustProxy }),
-    start() {
-      timer = setInterval(sweep, SWEEP_EVERY_MS);
-      timer.unref();
-    },
-    stop() {
-      if (timer) clearInterval(timer);
-    },
+    start: sweep.start,
+    stop: sweep.stop,
   };
 }

@@ -1,6 +1,8 @@
 // The shares capability as app.ts sees it: its service over the link store and rules (built in
 // app.ts before the resolver, which asks them for `share/<token>/…`), its rows, and the sweep
 // of ended visitor sessions.
+import { periodicJob } from '../core/periodic.ts';
+import type { Logger } from '../core/log.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Capability } from '../http/capability.ts';
 import type { Caller } from '../core/caller.ts';
@@ -33,6 +35,7 @@ export interface SharesCapabilityDeps {
   activity: { record(event: ActivityEvent): void };
   sessionSecret: string;
   thumbnails: LinkThumbnails;
+  log: Logger;
 }
 
 export interface SharesCapability extends Capability {
@@ -70,7 +73,13 @@ export function createSharesCapability(deps: SharesCapabilityDeps): SharesCapabi
     publicUrl: config.server.publicUrl,
     chunkedEnabled: config.uploads.chunkedEnabled,
   });
-  let timer: NodeJS.Timeout | undefined;
+  const sweep = periodicJob({
+    everyMs: 3_600_000,
+    first: 'later',
+    log: deps.log,
+    failed: 'link sweep failed',
+    run: () => shares.sweep(),
+  });
   return {
     routes,
     async linkPathExists(token, rel, caller, req) {
@@ -78,12 +87,7 @@ export function createSharesCapability(deps: SharesCapabilityDeps): SharesCapabi
       return (await files.resolver.resolve(holder.caller, inLink(token, rel))).exists;
     },
     features: () => ({ shares: { enabled: true, fileRequests: true } }),
-    start() {
-      timer = setInterval(() => shares.sweep(), 3_600_000);
-      timer.unref();
-    },
-    stop() {
-      clearInterval(timer);
-    },
+    start: sweep.start,
+    stop: sweep.stop,
   };
 }

@@ -1,5 +1,6 @@
 // The uploads capability as app.ts sees it: its routes, its feature section and the expiry
 // sweep of resumable uploads (a timer started after listen, never in the request path).
+import { periodicJob } from '../core/periodic.ts';
 import type { Capability } from '../http/capability.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
@@ -76,19 +77,16 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
     activity: deps.activity,
     limits: { maxFileSize: u.maxDirectUploadSize, maxFiles: u.maxFilesPerUpload },
   });
-  let timer: NodeJS.Timeout | undefined;
-  let sweeping: Promise<unknown> = Promise.resolve();
-
-  const sweep = () => {
-    sweeping = sweeping
-      .then(() => tus.sweep())
-      .then(
-        (removed) => {
-          if (removed) log.info('expired uploads discarded', { removed });
-        },
-        (err) => log.warn('upload sweep failed', { err }),
-      );
-  };
+  const sweep = periodicJob({
+    everyMs: sweepInterval(u.tusIncompleteTtlMs),
+    first: 'now',
+    log,
+    failed: 'upload sweep failed',
+    run: async () => {
+      const removed = await tus.sweep();
+      if (removed) log.info('expired uploads discarded', { removed });
+    },
+  });
 
   return {
     multipart,
@@ -103,14 +101,7 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
         maxFilesPerUpload: u.maxFilesPerUpload,
       },
     }),
-    start() {
-      sweep();
-      timer = setInterval(sweep, sweepInterval(u.tusIncompleteTtlMs));
-      timer.unref();
-    },
-    async stop() {
-      clearInterval(timer);
-      await sweeping;
-    },
+    start: sweep.start,
+    stop: sweep.stop,
   };
 }
