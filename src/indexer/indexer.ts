@@ -276,12 +276,6 @@ export class Indexer {
     return c && c.root.state === 'ready' ? c : null;
   }
 
-  /** The covering root once its folder sizes are known (the catalogue may still be filling). */
-  sizedCover(realPath: string): Coverage | null {
-    const c = this.cover(realPath);
-    return c && c.root.state !== 'pending' ? c : null;
-  }
-
   /** First sight of a root (a volume, a personal folder, an assigned folder): walk it once. */
   ensureRoot(realRoot: string): void {
     if (!this.enabled || this.stopped || this.cover(realRoot)) return;
@@ -584,10 +578,9 @@ export class Indexer {
     };
     const mode = this.folderSizeMode();
     if (mode === 'off') return none;
-    const covering = this.cover(realPath);
-    if (covering?.root.state === 'pending') return { ...none, counting: true };
-    const c = this.sizedCover(realPath);
+    const c = this.cover(realPath);
     if (!c) return none;
+    if (c.root.state === 'pending') return { ...none, counting: true }; // its first walk is due or under way
     const row = this.store.entry(c.root.id, c.rel);
     if (!row && this.inRecount(c.root.id, c.rel)) return { ...none, counting: true };
     if (!row || !row.is_dir) return none;
