@@ -8,11 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createApp, type App } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/core/log.ts';
-import { Client } from '../support/client.ts';
-import { makeDirs, removeDirs, serverEnv, type TestDirs } from '../support/server.ts';
+import type { Client } from '../support/client.ts';
+import { startInProcess, type InProcessApp } from '../support/inprocess.ts';
+import { makeDirs, type TestDirs } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
 const FOLDER = 'Letters & Notes + 2025';
@@ -21,10 +19,10 @@ const letter = (n: number) => `Brief ${String(n).padStart(2, '0')} an Zoé.txt`;
 const word = (n: number) => `letterbox${n}`;
 
 let dirs: TestDirs;
-let app: App;
+let s: InProcessApp;
 let c: Client;
+let logs: Record<string, any>[];
 let gate: { armed: string; reached: string; release: string };
-const logs: Record<string, any>[] = [];
 const disk = (...p: string[]) => path.join(dirs.volumes, 'Home', FOLDER, ...p);
 const enc = (p: string) => encodeURIComponent(p);
 
@@ -58,33 +56,24 @@ test.before(async () => {
     reached: path.join(dirs.root, 'gate-reached'),
     release: path.join(dirs.root, 'gate-release'),
   };
-  const env = {
-    ...serverEnv(dirs),
-    AUTH_MODE: 'disabled',
-    FOLDER_SIZE_MODE: 'full',
-    FOLDER_SIZE_FLUSH_MS: '20',
-    // Every folder read again is logged when its walk has ended.
-    FOLDER_SIZE_SUBTREE_SLOW_LOG_MS: '0',
-  };
-  app = await createApp(loadConfig(env), {
-    log: createLogger('debug', {}, (line) => {
-      logs.push(JSON.parse(line));
-    }),
-    uiDir: null,
-    indexerWorker: {
-      fsModule: new URL('./fixtures/gated-fs.ts', import.meta.url).href,
-      fsOptions: { gate: FILE, ...gate },
+  s = await startInProcess(
+    dirs,
+    {
+      AUTH_MODE: 'disabled',
+      FOLDER_SIZE_MODE: 'full',
+      FOLDER_SIZE_FLUSH_MS: '20',
+      // Every folder read again is logged when its walk has ended.
+      FOLDER_SIZE_SUBTREE_SLOW_LOG_MS: '0',
     },
-  });
-  const address = await app.listen(0, '127.0.0.1');
-  c = new Client(`http://127.0.0.1:${address.port}`);
+    { fsModule: new URL('./fixtures/gated-fs.ts', import.meta.url).href, fsOptions: { gate: FILE, ...gate } },
+  );
+  ({ client: c, logs } = s);
   await waitFor(() => logs.some((l) => l.msg === 'index catalogue finished'), { what: 'the catalogue to finish' });
   assert.ok((await found('cartoonish')).includes(FILE), 'found by its content, from the index');
 });
 test.after(async () => {
   if (gate && !fs.existsSync(gate.release)) fs.writeFileSync(gate.release, '');
-  await app.close(1000);
-  removeDirs(dirs);
+  await s.close();
 });
 
 test('a file saved is found by its content while the index reads it again', async () => {

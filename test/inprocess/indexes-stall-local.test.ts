@@ -6,21 +6,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createApp, type App } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/core/log.ts';
-import { Client } from '../support/client.ts';
-import { makeDirs, removeDirs, serverEnv, type TestDirs } from '../support/server.ts';
+import type { Client } from '../support/client.ts';
+import { startInProcess, type InProcessApp } from '../support/inprocess.ts';
+import { makeDirs, type TestDirs } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
 const TIMEOUT_MS = 1000;
 
 let dirs: TestDirs;
-let app: App;
+let s: InProcessApp;
 let c: Client;
+let logs: Record<string, any>[];
 let hangLog: string;
 let release: string;
-const logs: Record<string, any>[] = [];
 
 test.before(async () => {
   dirs = makeDirs();
@@ -35,30 +33,24 @@ test.before(async () => {
   w('Other/deep/d.bin', 30);
   hangLog = path.join(dirs.cache, 'hangs.log');
   release = path.join(dirs.cache, 'release-the-disk');
-  const env = {
-    ...serverEnv(dirs),
-    AUTH_MODE: 'disabled',
-    FOLDER_SIZE_MODE: 'full',
-    FOLDER_SIZE_IO_TIMEOUT_MS: String(TIMEOUT_MS),
-    FOLDER_SIZE_FLUSH_MS: '20',
-  };
-  app = await createApp(loadConfig(env), {
-    log: createLogger('debug', {}, (line) => {
-      logs.push(JSON.parse(line));
-    }),
-    uiDir: null,
-    indexerWorker: {
+  s = await startInProcess(
+    dirs,
+    {
+      AUTH_MODE: 'disabled',
+      FOLDER_SIZE_MODE: 'full',
+      FOLDER_SIZE_IO_TIMEOUT_MS: String(TIMEOUT_MS),
+      FOLDER_SIZE_FLUSH_MS: '20',
+    },
+    {
       fsModule: new URL('./fixtures/hanging-fs.ts', import.meta.url).href,
       fsOptions: { hang: 'Stuck', release, sync: true, hangLog },
     },
-  });
-  const address = await app.listen(0, '127.0.0.1');
-  c = new Client(`http://127.0.0.1:${address.port}`);
+  );
+  ({ client: c, logs } = s);
 });
 test.after(async () => {
   fs.writeFileSync(release, '');
-  await app.close(1000);
-  removeDirs(dirs);
+  await s.close();
 });
 
 test('a hung synchronous read: requests keep answering, the rest of the sizes arrive within the timeout, the folder is marked incomplete', async () => {
@@ -89,7 +81,7 @@ test('a hung synchronous read: requests keep answering, the rest of the sizes ar
   assert.ok(stalls[0].stuckMs >= TIMEOUT_MS);
 
   const row = (name: string) =>
-    app.db.get<{ complete: number }>('SELECT complete FROM idx_entries WHERE name = ? AND is_dir = 1', [name]);
+    s.app.db.get<{ complete: number }>('SELECT complete FROM idx_entries WHERE name = ? AND is_dir = 1', [name]);
   assert.is(row('Stuck')?.complete, 0, 'the hung folder is due for a targeted rebuild');
   assert.is(row('')?.complete, 0, 'the volume knows it is incomplete');
   assert.is(row('Fine')?.complete, 1);

@@ -5,18 +5,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createApp, type App } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/core/log.ts';
-import { Client } from '../support/client.ts';
-import { makeDirs, removeDirs, serverEnv, type TestDirs } from '../support/server.ts';
+import type { Client } from '../support/client.ts';
+import { startInProcess, type InProcessApp } from '../support/inprocess.ts';
+import { makeDirs, type TestDirs } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
 let dirs: TestDirs;
-let app: App;
+let s: InProcessApp;
 let c: Client;
+let logs: Record<string, any>[];
 let release: string;
-const logs: Record<string, any>[] = [];
 
 test.before(async () => {
   dirs = makeDirs();
@@ -26,31 +24,22 @@ test.before(async () => {
   fs.writeFileSync(path.join(vol, 'Fine', 'a.bin'), Buffer.alloc(10));
   fs.writeFileSync(path.join(vol, 'Stuck', 'b.bin'), Buffer.alloc(20));
   release = path.join(dirs.cache, 'release-the-disk');
-  const env = {
-    ...serverEnv(dirs),
-    AUTH_MODE: 'disabled',
-    FOLDER_SIZE_MODE: 'full',
-    FOLDER_SIZE_IO_TIMEOUT_MS: '1000',
-    FOLDER_SIZE_MAX_STALLED_IO: '1',
-    FOLDER_SIZE_FLUSH_MS: '20',
-  };
-  app = await createApp(loadConfig(env), {
-    log: createLogger('debug', {}, (line) => {
-      logs.push(JSON.parse(line));
-    }),
-    uiDir: null,
-    indexerWorker: {
-      fsModule: new URL('./fixtures/hanging-fs.ts', import.meta.url).href,
-      fsOptions: { hang: 'Stuck', release },
+  s = await startInProcess(
+    dirs,
+    {
+      AUTH_MODE: 'disabled',
+      FOLDER_SIZE_MODE: 'full',
+      FOLDER_SIZE_IO_TIMEOUT_MS: '1000',
+      FOLDER_SIZE_MAX_STALLED_IO: '1',
+      FOLDER_SIZE_FLUSH_MS: '20',
     },
-  });
-  const address = await app.listen(0, '127.0.0.1');
-  c = new Client(`http://127.0.0.1:${address.port}`);
+    { fsModule: new URL('./fixtures/hanging-fs.ts', import.meta.url).href, fsOptions: { hang: 'Stuck', release } },
+  );
+  ({ client: c, logs } = s);
 });
 test.after(async () => {
   fs.writeFileSync(release, '');
-  await app.close(1000);
-  removeDirs(dirs);
+  await s.close();
 });
 
 test('a hanging folder pauses indexing; requests are answered meanwhile; work resumes and the folder is marked incomplete', async () => {
@@ -73,7 +62,7 @@ test('a hanging folder pauses indexing; requests are answered meanwhile; work re
   const during = (await c.get('/api/folder-size/Files')).json;
   assert.not.ok(said(/indexing resumed/), 'still paused: the disk has not answered');
   assert.is(during.sizeBytes, 10, 'no new work while paused');
-  const stuck = app.db.get<{ complete: number }>("SELECT complete FROM idx_entries WHERE name = 'Stuck'");
+  const stuck = s.app.db.get<{ complete: number }>("SELECT complete FROM idx_entries WHERE name = 'Stuck'");
   assert.is(stuck?.complete, 0, 'the folder is due for a targeted rebuild');
   // The disk answers again: the queued work runs, and the folder left out is read at last.
   fs.writeFileSync(release, '');
