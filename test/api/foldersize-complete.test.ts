@@ -12,13 +12,14 @@ import * as assert from 'uvu/assert';
 import { Client } from '../support/client.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
+import { nestPastPathMax, pastPathMax, removeDeep } from '../support/world.ts';
 
 let s: TestServer;
 let c: Client;
 const vol = (...p: string[]) => path.join(s.dirs.volumes, 'Home', ...p);
 const OLD = 'Old drive – Backup 2009';
 /** 20 folders of ~250 bytes each: the diary at the bottom lies past PATH_MAX. */
-const LONG = Array.from({ length: 20 }, (_, i) => `Ordner ${String(i + 1).padStart(2, '0')} ${'ä'.repeat(120)}`);
+const LONG = pastPathMax(20);
 const url = (p: string) => `/api/folder-size/${p.split('/').map(encodeURIComponent).join('/')}`;
 
 /** Runs Python on the tree (it opens each folder relative to the last: no path is too long for it). */
@@ -47,17 +48,7 @@ test.before(async () => {
   fs.writeFileSync(vol('Photos & Music', 'Holiday 2025', 'Strand 🌊.jpg'), Buffer.alloc(300_000, 1));
   fs.mkdirSync(vol(OLD, 'Briefe'), { recursive: true });
   fs.writeFileSync(vol(OLD, 'Briefe', 'Brief an Zoé #2.txt'), Buffer.alloc(1000, 2));
-  python(
-    `import os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-for name in sys.argv[2:]:
-    os.mkdir(name, dir_fd=fd)
-    fd = os.open(name, os.O_RDONLY, dir_fd=fd)
-f = os.open('Tagebuch 2009.txt', os.O_WRONLY | os.O_CREAT, dir_fd=fd)
-os.write(f, b'd' * 5000)`,
-    vol(OLD),
-    ...LONG,
-  );
+  nestPastPathMax(vol(OLD), LONG, 'Tagebuch 2009.txt', 'd'.repeat(5000));
   assert.ok(Buffer.byteLength(vol(OLD, ...LONG)) > 4096, 'the diary lies past PATH_MAX');
   // The volume existed before its files: walk the tree as it is now.
   await s.restart({ FOLDER_SIZE_REBUILD: 'true' });
@@ -65,7 +56,7 @@ os.write(f, b'd' * 5000)`,
 });
 test.after(async () => {
   await s.close();
-  python('import shutil, sys; shutil.rmtree(sys.argv[1])', s.dirs.root);
+  removeDeep(s.dirs.root);
 });
 
 test('counting, then a lower bound marked incomplete, then final once the whole folder can be read', async () => {
@@ -157,17 +148,7 @@ shutil.rmtree(os.path.join(sys.argv[1], sys.argv[2]))`,
 
 test('a part found later that cannot be read makes every folder above it a lower bound, until it can', async () => {
   // Copied in from outside after the first walk: the sweep finds it.
-  python(
-    `import os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-for name in sys.argv[2:]:
-    os.mkdir(name, dir_fd=fd)
-    fd = os.open(name, os.O_RDONLY, dir_fd=fd)
-f = os.open('Clip 0001.mov', os.O_WRONLY | os.O_CREAT, dir_fd=fd)
-os.write(f, b'v' * 9000)`,
-    vol('Photos & Music', 'Holiday 2025'),
-    ...LONG,
-  );
+  nestPastPathMax(vol('Photos & Music', 'Holiday 2025'), LONG, 'Clip 0001.mov', 'v'.repeat(9000));
   const figures = () =>
     Promise.all(['Home', 'Home/Photos & Music', 'Home/Photos & Music/Holiday 2025'].map(record)).then((rs) =>
       rs.map((r) => [r.sizeBytes, r.complete]),
@@ -183,7 +164,7 @@ os.write(f, b'v' * 9000)`,
       ]),
     timeoutMs: 30_000,
   });
-  python('import shutil, sys; shutil.rmtree(sys.argv[1])', vol('Photos & Music', 'Holiday 2025', LONG[0]!));
+  removeDeep(vol('Photos & Music', 'Holiday 2025', LONG[0]!));
   await waitFor(figures, {
     what: 'final again once the part is gone',
     until: (f) =>

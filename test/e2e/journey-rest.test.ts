@@ -4,7 +4,6 @@
 // computer's network address when the page is at localhost; an office document opened from its
 // address opens in its editor; folder sizes still being counted read as such ("at least …"), and
 // a Home card changes when the count ends. Each step checks what the server did.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +13,7 @@ import * as assert from 'uvu/assert';
 import { HOME, W, cssString, filesAddress, journey, type Step } from './journey/harness.ts';
 import { setupAdmin, startWithUi } from './browser.ts';
 import { removeDirs } from '../support/server.ts';
+import { nestPastPathMax, pastPathMax, removeDeep } from '../support/world.ts';
 import { formatBytes } from '../../ui/src/util.ts';
 
 // Folder sizes on, the sweep quick (a part found unreadable is retried at once); listening on the
@@ -32,9 +32,6 @@ const image = createRequire(import.meta.url)('@napi-rs/image') as {
   Transformer: new (input: Buffer) => { rawPixels(): Promise<Buffer> };
 };
 const enc = (virtual: string) => virtual.split('/').map(encodeURIComponent).join('/');
-
-/** Runs Python on a tree (it opens each folder relative to the last: no path is too long for it). */
-const python = (code: string, ...args: string[]) => execFileSync('python3', ['-c', code, ...args]);
 
 async function searchFor(s: Step, term: string): Promise<void> {
   await s.goto('/');
@@ -163,20 +160,10 @@ j.step('folder sizes still being counted say so, and a Home card changes when th
   // An old drive's backup nests deeper than the system's path limit: no walker reads its
   // bottom, so the figures above it are lower bounds until it can be read.
   const old = 'Backups/Old drive – 2009';
-  const deep = Array.from({ length: 18 }, (_, i) => `Ordner ${String(i + 1).padStart(2, '0')} ${'ä'.repeat(120)}`);
+  const deep = pastPathMax(18);
   fs.mkdirSync(s.disk(old), { recursive: true });
   fs.writeFileSync(s.disk(`${old}/Brief an Zoé.txt`), 'Liebe Zoé,\n'.repeat(100));
-  python(
-    `import os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-for name in sys.argv[2:]:
-    os.mkdir(name, dir_fd=fd)
-    fd = os.open(name, os.O_RDONLY, dir_fd=fd)
-f = os.open('Tagebuch 2009.txt', os.O_WRONLY | os.O_CREAT, dir_fd=fd)
-os.write(f, b'Heute ' * 1000)`,
-    s.disk(old),
-    ...deep,
-  );
+  nestPastPathMax(s.disk(old), deep, 'Tagebuch 2009.txt', 'Heute '.repeat(1000));
   const letter = Buffer.byteLength('Liebe Zoé,\n'.repeat(100));
   const usage = async () => (await s.api('GET', `/api/usage/${enc(HOME)}`)).json.held;
   await s.eventually(
@@ -203,7 +190,7 @@ os.write(f, b'Heute ' * 1000)`,
 
     // The deep folders are removed (copied off elsewhere): the count completes, and both the
     // bar and the card follow without a reload.
-    python('import shutil, sys; shutil.rmtree(sys.argv[1])', s.disk(`${old}/${deep[0]}`));
+    removeDeep(s.disk(`${old}/${deep[0]}`));
     await s.eventually(
       'the volume counted whole',
       async () => {

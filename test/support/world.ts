@@ -37,6 +37,37 @@ if (Buffer.byteLength(NAME_255) !== 255) throw new Error(`NAME_255 is ${Buffer.b
 /** 40 folders deep. */
 export const DEEP_FOLDERS = Array.from({ length: 40 }, (_, i) => `level ${String(i + 1).padStart(2, '0')}`);
 
+/** `count` folders of ~250 bytes each (accented names): 17 or more of them nest past PATH_MAX (4096 bytes). */
+export const pastPathMax = (count: number) =>
+  Array.from({ length: count }, (_, i) => `Ordner ${String(i + 1).padStart(2, '0')} ${'ä'.repeat(120)}`);
+
+/**
+ * Nests `folders` in `dir`, each made and opened relative to the last, and writes `file` with
+ * `text` at the bottom: an old backup no walker that opens paths can read whole. Python does
+ * it (Node has no *at() calls); no path is too long for it.
+ */
+export function nestPastPathMax(dir: string, folders: string[], file: string, text: string): void {
+  execFileSync('python3', [
+    '-c',
+    `import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+for name in sys.argv[4:]:
+    os.mkdir(name, dir_fd=fd)
+    fd = os.open(name, os.O_RDONLY, dir_fd=fd)
+f = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT, dir_fd=fd)
+os.write(f, sys.argv[3].encode())`,
+    dir,
+    file,
+    text,
+    ...folders,
+  ]);
+}
+
+/** Removes a tree however deep (Python's rmtree works relative to each folder; a removal by path fails past PATH_MAX). */
+export function removeDeep(dir: string): void {
+  execFileSync('python3', ['-c', 'import shutil, sys; shutil.rmtree(sys.argv[1])', dir]);
+}
+
 /** Every named thing of the tree, relative to its root ('/' separated). */
 export const W = {
   holiday: 'Photos/Holiday 2025',
