@@ -126,4 +126,31 @@ test('a folder read again whole keeps every name and text found, and drops only 
   assert.equal([size.sizeBytes, size.complete], [expected, true], 'the figure is the folder as it is now');
 });
 
+test('a folder moved in is said to be counting (not final) while the index reads it, then has its figure', async () => {
+  // Made outside, then moved in through the API: the index reads the folder at its new place,
+  // where it has no row until that walk writes it.
+  const drafts = 'Entwürfe & Ideen #3 ✏️';
+  const from = path.join(dirs.volumes, 'Home', drafts);
+  fs.mkdirSync(from);
+  fs.writeFileSync(path.join(from, FILE), 'Jerry hides in the drafts.\n');
+  const record = async () => (await c.get(`/api/folder-size/Home/${enc(FOLDER)}/${enc(drafts)}`)).json;
+  await hold();
+  const moved = await c.post('/api/files/move', {
+    items: [{ path: 'Home', name: drafts }],
+    destination: `Home/${FOLDER}`,
+    operation: 'move',
+  });
+  assert.is(moved.status, 200, moved.text);
+  await reached();
+  const during = await record();
+  assert.equal(
+    [during.indexed, during.sizeBytes, during.complete],
+    [false, null, false],
+    'no figure yet, and not final',
+  );
+  release();
+  const after = await waitFor(record, { what: 'the moved folder counted', until: (r) => r.indexed });
+  assert.equal([after.sizeBytes, after.complete], [fs.statSync(disk(drafts, FILE)).size, true]);
+});
+
 test.run();
