@@ -12,6 +12,11 @@ import { makeDirs, type TestDirs } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
 const TIMEOUT_MS = 1000;
+/** Folders read as usual, and one on a dying local disk. */
+const FINE = 'Fotos & Musik 2024';
+const STUCK = 'Alte Platte #2 (100% voll) 🐢';
+const OTHER = 'Rechnungen + Belege';
+const enc = (p: string) => p.split('/').map(encodeURIComponent).join('/');
 
 let dirs: TestDirs;
 let s: InProcessApp;
@@ -27,10 +32,10 @@ test.before(async () => {
     fs.mkdirSync(path.dirname(path.join(vol, rel)), { recursive: true });
     fs.writeFileSync(path.join(vol, rel), Buffer.alloc(bytes));
   };
-  w('Fine/a.bin', 10);
-  w('Stuck/b.bin', 20);
-  w('Stuck/inner/c.bin', 40);
-  w('Other/deep/d.bin', 30);
+  w(`${FINE}/Strand 🌊.jpg`, 10);
+  w(`${STUCK}/Vertrag – Zoé.pdf`, 20);
+  w(`${STUCK}/Scans 2009/Seite 1.tif`, 40);
+  w(`${OTHER}/2025/Rechnung Nr. 0815.pdf`, 30);
   hangLog = path.join(dirs.cache, 'hangs.log');
   release = path.join(dirs.cache, 'release-the-disk');
   s = await startInProcess(
@@ -43,7 +48,7 @@ test.before(async () => {
     },
     {
       fsModule: new URL('./fixtures/hanging-fs.ts', import.meta.url).href,
-      fsOptions: { hang: 'Stuck', release, sync: true, hangLog },
+      fsOptions: { hang: STUCK, release, sync: true, hangLog },
     },
   );
   ({ client: c, logs } = s);
@@ -61,30 +66,30 @@ test('a hung synchronous read: requests keep answering, the rest of the sizes ar
   // that came at all did not wait for it.
   const during = await c.get('/api/folder-size/Files');
   assert.is(during.status, 200);
-  assert.is((await c.get('/api/search?q=bin&path=Files')).status, 200);
+  assert.is((await c.get('/api/search?q=Rechnung&path=Files')).status, 200);
 
   const figures = await waitFor(async () => (await c.get('/api/folder-size/Files')).json, {
     what: 'the sizes',
     until: (f) => f.indexed,
   });
   assert.ok(figures.indexed, 'the sizes arrived');
-  assert.is(figures.sizeBytes, 40, 'everything but the hung folder: Fine (10) + Other/deep (30)');
+  assert.is(figures.sizeBytes, 40, 'everything but the hung folder: the photos (10) + the invoices (30)');
   assert.not.ok(
     fs.existsSync(release),
     'the sizes arrived while the read was still hung: the I/O timeout was honoured',
   );
-  assert.is((await c.get('/api/folder-size/Files/Other')).json.sizeBytes, 30);
+  assert.is((await c.get(`/api/folder-size/Files/${enc(OTHER)}`)).json.sizeBytes, 30);
 
   const stalls = logs.filter((l) => /disk stopped answering the indexer/.test(l.msg));
   assert.is(stalls.length, 1, 'one log line for the stall');
-  assert.is(stalls[0].folder, 'Stuck');
+  assert.is(stalls[0].folder, STUCK);
   assert.ok(stalls[0].stuckMs >= TIMEOUT_MS);
 
   const row = (name: string) =>
     s.app.db.get<{ complete: number }>('SELECT complete FROM idx_entries WHERE name = ? AND is_dir = 1', [name]);
-  assert.is(row('Stuck')?.complete, 0, 'the hung folder is due for a targeted rebuild');
+  assert.is(row(STUCK)?.complete, 0, 'the hung folder is due for a targeted rebuild');
   assert.is(row('')?.complete, 0, 'the volume knows it is incomplete');
-  assert.is(row('Fine')?.complete, 1);
+  assert.is(row(FINE)?.complete, 1);
   // The retry and every later walk of this volume use the guarded walk: one synchronous hang only.
   assert.is(fs.readFileSync(hangLog, 'utf8').trim().split('\n').length, 1);
 
@@ -97,8 +102,8 @@ test('a hung synchronous read: requests keep answering, the rest of the sizes ar
     logs.some((l) => l.msg === 'index catalogue finished'),
     'the catalogue finished',
   );
-  const found = (await c.get('/api/search?q=d.bin&path=Files')).json;
-  assert.ok(JSON.stringify(found).includes('d.bin'), 'names of the rest of the tree are searchable');
+  const found = (await c.get('/api/search?q=Rechnung%20Nr&path=Files')).json;
+  assert.ok(JSON.stringify(found).includes('Rechnung Nr. 0815.pdf'), 'names of the rest of the tree are searchable');
 });
 
 test.run();
