@@ -263,22 +263,16 @@ export async function lock(
         : `You hold ${LOCK_LIMITS.held} locks; unlock some first.`,
     );
   if (createsResource) {
-    try {
-      const fd = await withParentIn(r.space.root, r.realPath, (dir, name) => createFileAt(dir, name)).catch((err) => {
-        throw err.code === 'EEXIST'
-          ? new AppError('EXISTS', 'The resource was created meanwhile; lock it again.')
-          : err;
-      });
-      fs.closeSync(fd);
-    } catch (err) {
+    // No file made: the row goes too, and takes no room in the account's count.
+    const fd = await withParentIn(r.space.root, r.realPath, (dir, name) => createFileAt(dir, name)).catch((err) => {
       ctx.store.removeLock(row.token);
-      throw err;
-    }
+      throw err.code === 'EEXIST' ? new AppError('EXISTS', 'The resource was created meanwhile; lock it again.') : err;
+    });
+    fs.closeSync(fd);
     ctx.changes.emit({ type: 'created', path: r.realPath, isDirectory: false });
   }
-  const created = createsResource;
   return {
-    status: created ? 201 : 200,
+    status: createsResource ? 201 : 200,
     body: lockBody(activeLock(row, r.virtualPath, r.isDirectory)),
     headers: { 'Lock-Token': `<${row.token}>` },
   };
