@@ -3,7 +3,9 @@ import path from 'node:path';
 import type { Caller } from '../core/caller.ts';
 import { AppError } from '../core/errors.ts';
 import type { ActivityEvent } from '../activity/service.ts';
-import type { DavStore } from './store.ts';
+import type { DavStore, LockRow } from './store.ts';
+import type { Node } from '@xmldom/xmldom';
+import { parseXml } from './xml.ts';
 import type { z } from 'zod';
 import type { davLock } from './wire.ts';
 
@@ -12,24 +14,27 @@ export interface DavLockAdmin {
   break(token: string, caller: Caller): void;
 }
 
-/** The text of a DAV:owner element (`<D:href>alice laptop</D:href>` → `alice laptop`). */
-const ownerText = (xml: string | null) =>
-  xml
-    ?.replace(/<[^>]*>/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim() || null;
+/** The text of a DAV:owner element (`<D:href>alice laptop</D:href>` → `alice laptop`), read by the WebDAV XML parser. */
+function ownerText(xml: string | null): string | null {
+  const texts: string[] = [];
+  const walk = (n: Node) => {
+    if (n.nodeType === 3 || n.nodeType === 4) texts.push(n.nodeValue ?? '');
+    for (let c = n.firstChild; c; c = c.nextSibling) walk(c);
+  };
+  const owner = xml ? parseXml(xml) : null;
+  if (owner) walk(owner);
+  return texts.join(' ').replace(/\s+/g, ' ').trim() || null;
+}
+
+/** The locked item's place on this computer. */
+const placeOf = (l: LockRow) => (l.relative ? path.join(l.space_root, l.relative) : l.space_root);
 
 export function createDavLockAdmin(store: DavStore, activity: { record(event: ActivityEvent): void }): DavLockAdmin {
   return {
     list: () =>
       store.allLocksWithNames().map((l) => ({
         token: l.token,
-        path: l.relative ? path.join(l.space_root, l.relative) : l.space_root,
+        path: placeOf(l),
         depth: l.depth === -1 ? 'infinity' : '0',
         scope: l.scope,
         userId: l.user_id,
@@ -49,7 +54,7 @@ export function createDavLockAdmin(store: DavStore, activity: { record(event: Ac
         username: caller.username,
         ...(caller.address ? { ip: caller.address } : {}),
         detail: {
-          path: held.relative ? path.join(held.space_root, held.relative) : held.space_root,
+          path: placeOf(held),
           lockedBy: held.user_id,
         },
       });
