@@ -36,7 +36,7 @@ const davPath = (...p: string[]) => '/dav/Files/' + p.map(encodeURIComponent).jo
 
 const LOCKINFO =
   '<?xml version="1.0" encoding="utf-8"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope>' +
-  '<D:locktype><D:write/></D:locktype><D:owner><D:href>alice laptop</D:href></D:owner></D:lockinfo>';
+  '<D:locktype><D:write/></D:locktype><D:owner><D:href>Zoë&apos;s laptop &amp; phone #2</D:href></D:owner></D:lockinfo>';
 
 function dav(method: string, p: string, authorization: string, headers: Record<string, string> = {}, body?: string) {
   return fetch(s.url + p, { method, headers: { authorization, ...headers }, body });
@@ -99,12 +99,15 @@ test('a lock lasts at most an hour: Timeout Infinite, a week, and a refresh aski
 test('one account makes at most 50 locked empty files and holds at most 200 locks; nothing is made past them', async () => {
   fs.mkdirSync(vol('Flood'), { recursive: true });
   const tokens: { p: string; token: string }[] = [];
-  for (let i = 0; i < 50; i++) {
-    const p = davPath('Flood', `leer ${i} #.txt`);
-    const r = await lock(p);
-    assert.is(r.status, 201, r.text);
-    tokens.push({ p, token: r.token });
-  }
+  /** Alice locks `count` numbered names, each answered `status`. */
+  const lockEach = async (count: number, nameOf: (i: number) => string, status: number) => {
+    for (let i = 0; i < count; i++) {
+      const r = await lock(nameOf(i));
+      assert.is(r.status, status, r.text);
+      tokens.push({ p: nameOf(i), token: r.token });
+    }
+  };
+  await lockEach(50, (i) => davPath('Flood', `leer ${i} #.txt`), 201);
   const over = await lock(davPath('Flood', 'one too many.txt'));
   assert.is(over.status, 403, over.text);
   assert.match(over.text, /50 locks/);
@@ -119,12 +122,7 @@ test('one account makes at most 50 locked empty files and holds at most 200 lock
   // Locks on existing files count toward 200.
   fs.mkdirSync(vol('Many'), { recursive: true });
   for (let i = 0; i < 151; i++) fs.writeFileSync(vol('Many', `Foto ${i} Ü.jpg`), 'x');
-  for (let i = 0; i < 150; i++) {
-    const p = davPath('Many', `Foto ${i} Ü.jpg`);
-    const r = await lock(p);
-    assert.is(r.status, 200, r.text);
-    tokens.push({ p, token: r.token });
-  }
+  await lockEach(150, (i) => davPath('Many', `Foto ${i} Ü.jpg`), 200);
   const past = await lock(davPath('Many', 'Foto 150 Ü.jpg'));
   assert.is(past.status, 403, past.text);
   assert.match(past.text, /200 locks/);
@@ -271,7 +269,7 @@ test('Administration lists every lock and breaks one; another account, a read to
   const row = list.json.locks.find((l: { token: string }) => l.token === held.token);
   assert.ok(row, list.text);
   assert.is(row.username, 'alice');
-  assert.is(row.client, 'alice laptop');
+  assert.is(row.client, "Zoë's laptop & phone #2");
   assert.is(row.scope, 'exclusive');
   assert.is(row.path, vol('Familie & Freunde', 'Geburtstag – Oma 90 🎂.txt'));
   assert.ok(Date.parse(row.expiresAt) - Date.now() <= 3600_000);
