@@ -27,6 +27,17 @@ async function freshStep(): Promise<number> {
   return Math.floor(Date.now() / 30_000) * 30;
 }
 
+/** Turns on the second factor, confirmed with the code of the step before (the server takes one either side); its seed and a recovery code. */
+async function turnOnTwoStep(account: Client): Promise<{ step: number; secret: string; recovery: string }> {
+  const step = await freshStep();
+  const started = await account.post('/api/auth/totp/start');
+  assert.is(started.status, 200, started.text);
+  const secret: string = started.json.secret;
+  const confirmed = await account.post('/api/auth/totp/confirm', { code: generateSync({ secret, epoch: step - 30 }) });
+  assert.is(confirmed.status, 200, confirmed.text);
+  return { step, secret, recovery: confirmed.json.recoveryCodes[0] };
+}
+
 /** The bytes of the seed a base32 secret spells. */
 function base32(secret: string): Buffer {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -115,13 +126,7 @@ test('a copy of the database and of CONFIG_DIR/backups opens no link and passes 
     const admin = await setupAdmin(s);
     const alice = await createUser(admin, s, { username: 'alice', password: 'alice-password-1' });
     const links = await makeLinks(s, alice);
-    const step = await freshStep();
-    const started = await alice.post('/api/auth/totp/start');
-    assert.is(started.status, 200, started.text);
-    const secret: string = started.json.secret;
-    const confirmed = await alice.post('/api/auth/totp/confirm', { code: generateSync({ secret, epoch: step - 30 }) });
-    assert.is(confirmed.status, 200, confirmed.text);
-    const recovery: string = confirmed.json.recoveryCodes[0];
+    const { step, secret, recovery } = await turnOnTwoStep(alice);
     await linksOpen(s, links);
     await s.close();
 
@@ -188,11 +193,7 @@ test('links made before tokens were hashed keep working; the snapshot taken then
     const admin = await setupAdmin(s);
     const alice = await createUser(admin, s, { username: 'alice', password: 'alice-password-1' });
     const links = await makeLinks(s, alice);
-    const step = await freshStep();
-    const started = await alice.post('/api/auth/totp/start');
-    const secret: string = started.json.secret;
-    const confirmed = await alice.post('/api/auth/totp/confirm', { code: generateSync({ secret, epoch: step - 30 }) });
-    assert.is(confirmed.status, 200, confirmed.text);
+    const { step, secret } = await turnOnTwoStep(alice);
     const keys = path.join(s.dirs.config, 'keys');
     // The database as the release before this one left it: tokens in clear, no link key, the
     // second factor's key beside the database. The next start migrates it.
