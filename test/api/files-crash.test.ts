@@ -16,6 +16,7 @@ import { SignJWT } from 'jose';
 import { yazlZip } from '../support/archives.ts';
 import { Client } from '../support/client.ts';
 import { mountTmpfs } from '../support/mount.ts';
+import { serveDiscovery } from '../support/office.ts';
 import { makeDirs, removeDirs, serverCommand, serverEnv } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -320,13 +321,7 @@ test('SIGKILL mid WOPI PutFile and mid ONLYOFFICE download: the old document sta
   // from), and a document server that sends the first MiB of a 64 MiB edited document and stalls.
   const stalled = new Set<http.ServerResponse>();
   const editor = http.createServer((req, res) => {
-    if (req.url === '/hosting/discovery') {
-      res.setHeader('Content-Type', 'text/xml');
-      return res.end(`<?xml version="1.0" encoding="utf-8"?>
-<wopi-discovery><net-zone name="external-http">
-  <app name="writer"><action default="true" ext="docx" name="edit" urlsrc="${editorBase}/browser/cool.html?"/></app>
-</net-zone></wopi-discovery>`);
-    }
+    if (serveDiscovery(req, res, editorBase)) return;
     if (req.url === '/cache/edited.docx') {
       stalled.add(res);
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(64 * 1024 * 1024) });

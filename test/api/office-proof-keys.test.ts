@@ -14,6 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setupAdmin } from '../support/auth.ts';
 import type { Client } from '../support/client.ts';
+import { serveDiscovery } from '../support/office.ts';
 import { startServer, removeDirs, type TestServer } from '../support/server.ts';
 
 const PUBLIC = 'http://files.burrow.test';
@@ -27,17 +28,12 @@ const stranger = newKey();
 const b64 = (key: KeyObject, part: 'n' | 'e') =>
   Buffer.from(key.export({ format: 'jwk' })[part]!, 'base64url').toString('base64');
 
-const editor = http.createServer((req, res) => {
-  if (req.url === '/hosting/discovery') {
-    res.setHeader('Content-Type', 'text/xml');
-    return res.end(`<?xml version="1.0" encoding="utf-8"?>
-<wopi-discovery><net-zone name="external-http">
-  <app name="writer"><action default="true" ext="docx" name="edit" urlsrc="${editorBase}/browser/cool.html?"/></app>
-</net-zone>
+const PROOF_KEY = `
 <proof-key value="unused-csp-blob" modulus="${b64(current.publicKey, 'n')}" exponent="${b64(current.publicKey, 'e')}"
   oldvalue="unused" oldmodulus="${b64(old.publicKey, 'n')}" oldexponent="${b64(old.publicKey, 'e')}"/>
-</wopi-discovery>`);
-  }
+`;
+const editor = http.createServer((req, res) => {
+  if (serveDiscovery(req, res, editorBase, PROOF_KEY)) return;
   res.statusCode = 404;
   res.end();
 });

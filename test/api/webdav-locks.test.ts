@@ -17,6 +17,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUser, issueToken, setupAdmin, signIn } from '../support/auth.ts';
 import { envelope, type Client } from '../support/client.ts';
+import { serveDiscovery } from '../support/office.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 
 const PUBLIC = 'http://files.burrow.test';
@@ -52,13 +53,7 @@ const timeoutOf = (xml: string) => Number(/<D:timeout>Second-(\d+)<\/D:timeout>/
 
 /** The editing server's discovery, so the office editor is configured. */
 const editor = http.createServer((req, res) => {
-  if (req.url === '/hosting/discovery') {
-    res.setHeader('Content-Type', 'text/xml');
-    return res.end(`<?xml version="1.0" encoding="utf-8"?>
-<wopi-discovery><net-zone name="external-http">
-  <app name="writer"><action default="true" ext="docx" name="edit" urlsrc="${editorBase}/browser/cool.html?"/></app>
-</net-zone></wopi-discovery>`);
-  }
+  if (serveDiscovery(req, res, editorBase)) return;
   res.statusCode = 404;
   res.end();
 });
