@@ -35,17 +35,16 @@ export function createItemLocks(): ItemLocks {
     },
     assertFree(caller, item, options = {}) {
       if (!item.space || !item.exists) return;
+      const below = Boolean(options.withBelow && item.isDirectory);
       for (const [kind, probe] of probes) {
         if (kind === options.except) continue;
-        const held = probe(item, Boolean(options.withBelow && item.isDirectory)).find(
-          (l) => l.userId !== caller.userId,
-        );
+        const held = probe(item, below).find((l) => l.userId !== caller.userId);
         if (held)
           throw new AppError(
             'LOCKED',
-            `"${item.virtualPath.split('/').pop()}" ${
-              options.withBelow && item.isDirectory ? 'holds an item' : 'is'
-            } locked by ${HOLDER[held.kind]} of another account; try again when it is unlocked.`,
+            `"${item.virtualPath.split('/').pop()}" ${below ? 'holds an item' : 'is'} locked by ${
+              HOLDER[held.kind]
+            } of another account; try again when it is unlocked.`,
           );
       }
     },
