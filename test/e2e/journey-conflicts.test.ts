@@ -5,11 +5,10 @@
 // the screen with thumb-sized answers.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
 import type { Locator } from 'playwright-core';
-import { HOME, W, filesAddress, journey, type Step } from './journey/harness.ts';
+import { HOME, W, filesAddress, journey, onDisk, type Step } from './journey/harness.ts';
 
 const j = journey(import.meta.url, { env: { UPLOAD_CHUNKED_ENABLED: 'true' } });
 
@@ -18,22 +17,6 @@ const beach = path.posix.basename(W.landscape);
 const cafe = path.posix.basename(W.cafe);
 const shopping = path.posix.basename(W.shopping);
 const newBeach = randomBytes(90_000);
-const picks = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-journey-picks-'));
-
-/** A file on the user's own disk, to pick in the file chooser. */
-function local(name: string, bytes: Buffer | string): string {
-  const dir = fs.mkdtempSync(path.join(picks, 'pick-'));
-  fs.writeFileSync(path.join(dir, name), bytes);
-  return path.join(dir, name);
-}
-
-async function upload(s: Step, files: string[]): Promise<void> {
-  const chooser = s.page.waitForEvent('filechooser');
-  await s.tap(
-    s.page.getByRole('toolbar', { name: 'Folder actions' }).getByRole('button', { name: 'Upload', exact: true }),
-  );
-  await (await chooser).setFiles(files);
-}
 
 const question = (s: Step, name: string) => s.page.getByRole('dialog', { name: `“${name}” already exists` });
 
@@ -74,7 +57,7 @@ j.step('an upload onto taken names asks once per name: replace keeps the old pho
   const oldBeach = fs.readFileSync(s.disk(W.landscape));
   await s.goto(filesAddress(HOME, W.holiday));
   await s.folder(`${HOME}/${W.holiday}`);
-  await upload(s, [local(beach, newBeach), local(cafe, 'a new café photo'), local('Sunset 🌅.jpg', 'sunset')]);
+  await s.upload([onDisk(beach, newBeach), onDisk(cafe, 'a new café photo'), onDisk('Sunset 🌅.jpg', 'sunset')]);
   const first = question(s, beach);
   await first.getByText('1 of 2').waitFor();
   await first.getByText('The file there is kept as an earlier version.').waitFor();
@@ -102,7 +85,7 @@ j.step('an upload onto taken names asks once per name: replace keeps the old pho
 
 j.step('"do this for all" skips every taken name and uploads nothing', async (s) => {
   const before = fs.readdirSync(s.disk(W.holiday)).sort();
-  await upload(s, [local(beach, 'x'), local(cafe, 'y'), local('Sunset 🌅.jpg', 'z')]);
+  await s.upload([onDisk(beach, 'x'), onDisk(cafe, 'y'), onDisk('Sunset 🌅.jpg', 'z')]);
   const ask = question(s, beach);
   await ask.getByText('1 of 3').waitFor();
   await s.tap(ask.getByLabel('Do this for all 3 conflicts'));

@@ -47,6 +47,8 @@
 //   s.api(method, path, body?)    the API as this browser's session (JSON in, {status, json, text})
 //   s.eventually(what, check)     waits until a server-side (or page) fact holds, or fails naming it
 //   s.download(action)            runs an action that downloads; {name, bytes, file}
+//   onDisk(name, bytes)           a file on the user's own disk (not the server's), to pick in a file chooser
+//   s.upload(files)               the folder toolbar's Upload button, those files picked in its chooser
 //   s.zipNames(bytes)             every entry name of a zip in order, duplicates kept (yauzl),
 //                                  checked against `unzip -Z1`'s list
 //   s.anonymous()                 a fresh context of the same size with no session (a link holder)
@@ -118,6 +120,7 @@ export interface Step {
   api(method: string, address: string, body?: unknown): Promise<ApiAnswer>;
   eventually(what: string, check: () => Promise<boolean> | boolean, ms?: number): Promise<void>;
   download(action: () => Promise<unknown>): Promise<{ name: string; bytes: Buffer; file: string }>;
+  upload(files: string[]): Promise<void>;
   zipNames(bytes: Buffer): Promise<string[]>;
   anonymous(): Promise<{ context: BrowserContext; page: Page; problems: string[] }>;
   signIn(page?: Page): Promise<void>;
@@ -433,6 +436,13 @@ async function startLive(
       if (!file) throw new Error(`the download of ${dl.suggestedFilename()} failed: ${await dl.failure()}`);
       return { name: dl.suggestedFilename(), bytes: fs.readFileSync(file), file };
     },
+    async upload(files) {
+      const chooser = page.waitForEvent('filechooser');
+      await step.tap(
+        page.getByRole('toolbar', { name: 'Folder actions' }).getByRole('button', { name: 'Upload', exact: true }),
+      );
+      await (await chooser).setFiles(files);
+    },
     zipNames,
     async anonymous() {
       const visitor = await newContext();
@@ -495,6 +505,19 @@ async function startLive(
       removeDirs(server.dirs);
     },
   };
+}
+
+let picks: string | undefined;
+/** A file on the user's own disk (not the server's), to pick in a file chooser: a folder of its own each. */
+export function onDisk(name: string, bytes: Buffer | string): string {
+  if (!picks) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-journey-picks-'));
+    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    picks = dir;
+  }
+  const dir = fs.mkdtempSync(path.join(picks, 'pick-'));
+  fs.writeFileSync(path.join(dir, name), bytes);
+  return path.join(dir, name);
 }
 
 export interface Rect {

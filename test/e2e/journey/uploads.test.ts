@@ -13,30 +13,12 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
-import { HOME, W, filesAddress, journey, listTree, type Step } from './harness.ts';
+import { HOME, W, filesAddress, journey, listTree, onDisk, type Step } from './harness.ts';
 
 const j = journey(import.meta.url);
 const MiB = 1024 * 1024;
-const picks = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-journey-uploads-'));
-process.on('exit', () => fs.rmSync(picks, { recursive: true, force: true }));
-
-/** A file on the user's own disk, to pick in the file chooser. */
-function local(name: string, bytes: Buffer | string): string {
-  const dir = fs.mkdtempSync(path.join(picks, 'pick-'));
-  fs.writeFileSync(path.join(dir, name), bytes);
-  return path.join(dir, name);
-}
-
-async function upload(s: Step, files: string[]): Promise<void> {
-  const chooser = s.page.waitForEvent('filechooser');
-  await s.tap(
-    s.page.getByRole('toolbar', { name: 'Folder actions' }).getByRole('button', { name: 'Upload', exact: true }),
-  );
-  await (await chooser).setFiles(files);
-}
 
 /** Part files of uploads under way or left behind, anywhere in the server's folders. */
 function partFiles(s: Step): string[] {
@@ -157,10 +139,7 @@ j.step('photos, a song and notes with their own names uploaded byte for byte', a
     // A name typed on a Mac: its accents decomposed (NFD), kept as written.
     { name: `${'Café déjà vu'.normalize('NFD')}.txt`, bytes: Buffer.from('Déjà vu, again.\n') },
   ];
-  await upload(
-    s,
-    files.map((f) => local(f.name, f.bytes)),
-  );
+  await s.upload(files.map((f) => onDisk(f.name, f.bytes)));
   for (const f of files) {
     await s.eventually(`${f.name} on disk`, () => s.exists(`${W.inbox}/${f.name}`));
     await row(s, f.name).getByText('done', { exact: true }).waitFor();
@@ -179,7 +158,7 @@ j.step('the connection drops during an upload: it says so, keeps nothing, and Re
   await s.page.goto(l.url(filesAddress(HOME, 'Videos')), { waitUntil: 'domcontentloaded' });
   await s.folder(`${HOME}/Videos`);
   l.cutAfter(6 * MiB);
-  await upload(s, [local(name, bytes)]);
+  await s.upload([onDisk(name, bytes)]);
   await s.eventually('the connection to drop', () => l.down);
   const failed = row(s, name);
   await failed.getByText('failed', { exact: true }).waitFor();
@@ -222,7 +201,7 @@ j.step('with resumable uploads on, a dropped upload goes on from where the serve
     await s.page.goto(l.url(filesAddress(HOME, W.holiday)), { waitUntil: 'domcontentloaded' });
     await s.folder(`${HOME}/${W.holiday}`);
     l.cutAfter(16 * MiB);
-    await upload(s, [local(name, bytes)]);
+    await s.upload([onDisk(name, bytes)]);
     await s.eventually('the connection to drop', () => l.down);
     // The server keeps what reached it: a part file of the upload.
     let kept = 0;
