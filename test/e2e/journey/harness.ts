@@ -49,6 +49,7 @@
 //   s.download(action)            runs an action that downloads; {name, bytes, file}
 //   onDisk(name, bytes)           a file on the user's own disk (not the server's), to pick in a file chooser
 //   s.upload(files)               the folder toolbar's Upload button, those files picked in its chooser
+//   s.decoded(img, ms?)           waits until an <img> has its picture loaded and decoded
 //   s.zipNames(bytes)             every entry name of a zip in order, duplicates kept (yauzl),
 //                                  checked against `unzip -Z1`'s list
 //   s.anonymous()                 a fresh context of the same size with no session (a link holder)
@@ -121,6 +122,7 @@ export interface Step {
   eventually(what: string, check: () => Promise<boolean> | boolean, ms?: number): Promise<void>;
   download(action: () => Promise<unknown>): Promise<{ name: string; bytes: Buffer; file: string }>;
   upload(files: string[]): Promise<void>;
+  decoded(img: Locator, ms?: number): Promise<void>;
   zipNames(bytes: Buffer): Promise<string[]>;
   anonymous(): Promise<{ context: BrowserContext; page: Page; problems: string[] }>;
   signIn(page?: Page): Promise<void>;
@@ -442,6 +444,12 @@ async function startLive(
         page.getByRole('toolbar', { name: 'Folder actions' }).getByRole('button', { name: 'Upload', exact: true }),
       );
       await (await chooser).setFiles(files);
+    },
+    async decoded(img, ms = 15_000) {
+      await waitFor(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0), {
+        what: 'the picture to be decoded',
+        timeoutMs: ms,
+      });
     },
     zipNames,
     async anonymous() {

@@ -58,13 +58,8 @@ j.step(
     await s.tap(page.getByRole('button', { name: nameOf(W.landscape), exact: true }));
     const preview = page.getByRole('dialog', { name: nameOf(W.landscape) });
     const img = preview.getByRole('img').first();
-    await s.eventually(
-      'the photo to be decoded',
-      () =>
-        // A 12 MP photo's rendition is made on first sight: on a busy machine it takes a while.
-        img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0),
-      60_000,
-    );
+    // A 12 MP photo's rendition is made on first sight: on a busy machine it takes a while.
+    await s.decoded(img, 60_000);
     const shown = await pictureShown(img);
     assert.ok(shown.whole, `the whole photo is visible: ${JSON.stringify(shown)}`);
     await page.keyboard.press('Escape');

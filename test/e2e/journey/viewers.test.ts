@@ -25,13 +25,8 @@ async function wholePicture(
 ): Promise<Awaited<ReturnType<typeof pictureShown>>> {
   const img = viewer.locator('.viewer-body img').first();
   await img.waitFor();
-  await s.eventually(
-    'the picture to be decoded',
-    () =>
-      // A 12 MP photo's rendition is made on first sight: on a busy machine it takes a while.
-      img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0),
-    60_000,
-  );
+  // A 12 MP photo's rendition is made on first sight: on a busy machine it takes a while.
+  await s.decoded(img, 60_000);
   const shown = await pictureShown(img);
   const where = JSON.stringify(shown);
   assert.ok(shown.whole, `the whole picture is visible (object-fit ${shown.fit}): ${where}`);
@@ -139,9 +134,7 @@ j.step('Markdown: the reading list with its picture, table and headings', async 
   const doc = viewer.locator('.markdown-body');
   await doc.getByRole('heading', { name: 'Reading list' }).waitFor();
   const picture = doc.getByRole('img', { name: 'Beach at dawn' });
-  await s.eventually('the picture beside the document to load', () =>
-    picture.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0),
-  );
+  await s.decoded(picture);
   assert.is(await doc.getByRole('row').count(), 3, 'the table: a header and two rows');
 });
 
