@@ -185,6 +185,24 @@ export function apiFetch<K extends ApiKey>(key: K, ...[input, options]: CallArgs
   return request(method, apiUrl(key, ...([input] as CallArgs<K>)), sent, options);
 }
 
+/** Reads an NDJSON answer (application/x-ndjson: one event per line) to its end, event by event. */
+export async function readEvents<E>(res: Response, each: (event: E) => void): Promise<void> {
+  if (!res.body) return;
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl).trim();
+      buffer = buffer.slice(nl + 1);
+      if (line) each(JSON.parse(line) as E);
+    }
+  }
+}
+
 /** Calls a row and answers its JSON (undefined for 204 and 304), typed as the row declares it. */
 export async function api<K extends ApiJsonKey>(key: K, ...args: CallArgs<K>): Promise<ApiAnswer<K>> {
   const res = await apiFetch(key, ...args);

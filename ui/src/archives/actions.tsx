@@ -1,6 +1,6 @@
 // Archive operations from the UI: extraction with its progress in the operations tray (the
 // NDJSON events of POST /api/archive/extract), and a selection into a new zip under a name asked.
-import { api, ApiError, apiUrl, errorFrom, joinPath } from '../api/client.ts';
+import { api, ApiError, apiFetch, joinPath, readEvents } from '../api/client.ts';
 import type { ExtractEvent } from '../api/types.ts';
 import { askText, showDialog } from '../components/Dialog.tsx';
 import { FolderPicker } from '../components/FolderPicker.tsx';
@@ -83,36 +83,21 @@ export async function extractArchive(
       ...(destination !== undefined ? { destination } : {}),
       ...(answers.size ? { conflictFor: Object.fromEntries(answers) } : {}),
     };
-    // fetch itself, not apiFetch: the answer is NDJSON events.
-    const res = await fetch(apiUrl('POST /api/archive/extract', { body }), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
-    if (!res.ok) throw await errorFrom(res);
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
+    const res = await apiFetch(
+      'POST /api/archive/extract',
+      { body },
+      { signal: controller.signal, headers: { accept: 'application/x-ndjson' } },
+    );
     let done: Extract<ExtractEvent, { type: 'done' }> | undefined;
-    for (;;) {
-      const { value, done: end } = await reader.read();
-      if (end) break;
-      buffer += value;
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl).trim();
-        buffer = buffer.slice(nl + 1);
-        if (!line) continue;
-        const ev = JSON.parse(line) as ExtractEvent;
-        if (ev.type === 'progress')
-          update({
-            progress: ev.totalBytes ? ev.bytes / ev.totalBytes : null,
-            detail: `${ev.entries}${ev.totalEntries ? ` of ${ev.totalEntries}` : ''} files`,
-          });
-        else if (ev.type === 'error') throw Object.assign(new Error(ev.message), { status: ev.statusCode });
-        else if (ev.type === 'done') done = ev;
-      }
-    }
+    await readEvents<ExtractEvent>(res, (ev) => {
+      if (ev.type === 'progress')
+        update({
+          progress: ev.totalBytes ? ev.bytes / ev.totalBytes : null,
+          detail: `${ev.entries}${ev.totalEntries ? ` of ${ev.totalEntries}` : ''} files`,
+        });
+      else if (ev.type === 'error') throw Object.assign(new Error(ev.message), { status: ev.statusCode });
+      else if (ev.type === 'done') done = ev;
+    });
     if (!done) throw new Error('The extraction stopped without finishing.');
     const landed = done.landed.filter((l) => l.outcome !== 'skipped').map((l) => l.name);
     const said = outcomesSaid(done.landed);

@@ -1,7 +1,7 @@
 // File operations on the open folder. Each one talks to the public API, reports through a
 // toast or the operations tray, and reloads what changed.
 import { signal } from '@preact/signals';
-import { ApiError, api, apiFetch, apiUrl, errorFrom, joinPath, parentOf } from '../api/client.ts';
+import { ApiError, api, apiFetch, apiUrl, errorFrom, joinPath, parentOf, readEvents } from '../api/client.ts';
 import type { ConflictChoice } from '../components/ConflictDialog.tsx';
 import type { ConflictsAnswer, DeleteEvent, DeleteImpact, FileItem } from '../api/types.ts';
 import { isDir } from '../api/types.ts';
@@ -216,34 +216,20 @@ export async function deleteItems(items: FileItem[]): Promise<void> {
     const res = await apiFetch('POST /api/files/delete-stream', { body }, { signal: controller.signal });
     let failed: string | undefined;
     let gone: Gone[] = [];
-    if (res.body) {
-      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let nl: number;
-        while ((nl = buffer.indexOf('\n')) >= 0) {
-          const line = buffer.slice(0, nl).trim();
-          buffer = buffer.slice(nl + 1);
-          if (!line) continue;
-          const ev = JSON.parse(line) as DeleteEvent;
-          if (ev.type === 'progress') update({ progress: ev.done / ev.total, detail: `${ev.done} of ${ev.total}` });
-          else if (ev.type === 'error')
-            failed = failed ? `${failed}; ${ev.name}: ${ev.message}` : `${ev.name}: ${ev.message}`;
-          // The server's record also names the trash entry (and may give a full path without a name).
-          else if (ev.type === 'done')
-            gone = ev.items
-              .filter((r) => r.status === 'deleted')
-              .map((r) =>
-                r.name
-                  ? { path: r.path, name: r.name, trashId: r.trashId }
-                  : { path: parentOf(r.path), name: baseName(r.path), trashId: r.trashId },
-              );
-        }
-      }
-    }
+    await readEvents<DeleteEvent>(res, (ev) => {
+      if (ev.type === 'progress') update({ progress: ev.done / ev.total, detail: `${ev.done} of ${ev.total}` });
+      else if (ev.type === 'error')
+        failed = failed ? `${failed}; ${ev.name}: ${ev.message}` : `${ev.name}: ${ev.message}`;
+      // The server's record also names the trash entry (and may give a full path without a name).
+      else if (ev.type === 'done')
+        gone = ev.items
+          .filter((r) => r.status === 'deleted')
+          .map((r) =>
+            r.name
+              ? { path: r.path, name: r.name, trashId: r.trashId }
+              : { path: parentOf(r.path), name: baseName(r.path), trashId: r.trashId },
+          );
+    });
     if (failed) throw new Error(failed);
     update({ state: 'done', progress: 1 });
     toast(
