@@ -183,10 +183,11 @@ test('an answer keyed as the entries name a folder (with its slash) applies to i
   assert.equal(hidden(), []);
 });
 
-test('who may not replace is refused before anything is written', async () => {
+test('a read token and another site are refused before anything is written; an unknown policy or a name outside is a 400', async () => {
   resetDestination();
   const before = fs.readdirSync(disk()).sort();
-  // A read token may not extract at all.
+  // A read token may not extract at all. (An account that may create here may also replace: the
+  // refusal of replace by assertMayReplace answers only a link's upload, which cannot extract.)
   const token = await issueToken(admin, 'read');
   const reader = new Client(s.url, token);
   const read = await extract(reader, { entries: [PHOTO], conflict: 'replace' });
