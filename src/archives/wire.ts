@@ -74,19 +74,6 @@ const landedEntry = z.object({
   ...displacedFields,
 });
 
-/** NDJSON events of POST /api/archive/extract (spec §6), without their `type`. */
-export interface ExtractEvents {
-  start: { archive: string; entries: number | null; bytes: number | null };
-  progress: { entries: number; bytes: number; totalEntries: number | null; totalBytes: number | null };
-  error: { message: string; statusCode: number; code: string };
-  done: {
-    entries: number;
-    bytes: number;
-    landed: z.infer<typeof landedEntry>[];
-    skipped: { entry: string; reason: 'link' | 'device' }[];
-  };
-}
-
 /** The event lines, described for OpenAPI (one object per line, `type` first). */
 export const extractEvent = z.discriminatedUnion('type', [
   z.object({
@@ -112,6 +99,8 @@ export const extractEvent = z.discriminatedUnion('type', [
   }),
 ]);
 export type ExtractEvent = z.infer<typeof extractEvent>;
+/** NDJSON events of POST /api/archive/extract (spec §6) by their `type`, without it: the stream's fields. */
+export type ExtractEvents = { [E in ExtractEvent as E['type']]: Omit<E, 'type'> };
 
 export const zipExtractBody = z.object({
   path: virtualPath,
