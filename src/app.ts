@@ -20,26 +20,32 @@ import { UsersStore } from './accounts/users-store.ts';
 import { SessionStore } from './accounts/sessions.ts';
 import { RateLimiter } from './accounts/rate-limits.ts';
 import { callerOf } from './accounts/caller.ts';
-import { ActivityService } from './activity/service.ts';
+import { createActivity } from './activity/service.ts';
+import { createActivityStore } from './activity/store.ts';
 import { activityRoutes } from './activity/routes.ts';
 import { IdentityAuthenticator, SessionCookies } from './auth/authenticator.ts';
 import { AuthService } from './auth/service.ts';
 import { authRoutes } from './auth/routes.ts';
 import { authStartupWarnings } from './auth/warnings.ts';
-import { TokenService } from './tokens/service.ts';
+import { createTokens } from './tokens/service.ts';
+import { createTokenStore } from './tokens/store.ts';
 import { tokenRoutes } from './tokens/routes.ts';
 import { UsersAdminService, restoreAdminRole } from './users/service.ts';
 import { usersRoutes } from './users/routes.ts';
 import { LogoStore } from './settings/logo.ts';
 import { SettingsPanel } from './settings/panel.ts';
-import { SettingsService } from './settings/service.ts';
+import { createSettings } from './settings/service.ts';
+import { createSettingsStore } from './settings/store.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { installationSwitches } from './settings/switches.ts';
 import { SecretBox } from './twofactor/secret-box.ts';
 import { TwoFactorService } from './twofactor/service.ts';
+import { createTwoFactorStore } from './twofactor/store.ts';
 import { createTwoFactorCapability } from './twofactor/capability.ts';
 import { createPasskeysCapability } from './passkeys/capability.ts';
+import { createPasskeyStore } from './passkeys/store.ts';
 import { createOidcCapability } from './oidc/capability.ts';
+import { createOidcStore } from './oidc/store.ts';
 import { createBindings, pathTable } from './files/bindings.ts';
 import { createFilesCapability } from './files/capability.ts';
 import { createWorkJournal } from './files/journal.ts';
@@ -52,8 +58,10 @@ import { createRecentDestinations } from './files/recent.ts';
 import { spaceRootsOf } from './files/space-roots.ts';
 import { createTransfer } from './files/transfer.ts';
 import { createTrash } from './trash/service.ts';
+import { createTrashStore } from './trash/store.ts';
 import { createTrashCapability } from './trash/capability.ts';
 import { createVersions, versionBindings } from './versions/service.ts';
+import { createVersionStore } from './versions/store.ts';
 import { createVersionsCapability } from './versions/capability.ts';
 import { createUserVolumeStore } from './volumes/store.ts';
 import { createHostVolumeStore } from './volumes/host-store.ts';
@@ -169,7 +177,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   prepareVolumeRoot(config, log, config.storage.volumeRootExplicit);
   // Settings first: folder sizes and the terminal are switches of Administration → Installation
   // (their variable wins when set), read by the indexer and the terminal as they run.
-  const settings = new SettingsService(db);
+  const settings = createSettings({ store: createSettingsStore(db) });
   const switches = installationSwitches(config, settings, log);
   // The index file and the indexer's thread first: the worker boots while the rest is built.
   const indexer = openIndexer({
@@ -190,12 +198,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const users = new UsersStore(db);
   const sessions = new SessionStore(db, sessionSecret, config.auth.sessionMaxAgeDays);
   const limits = new RateLimiter(db);
-  const activity = new ActivityService(
-    db,
+  const activity = createActivity({
+    store: createActivityStore(db),
     log,
-    () => settings.activity(),
-    (id) => users.get(id)?.username ?? null,
-  );
+    config: () => settings.activity(),
+    usernameOf: (id) => users.get(id)?.username ?? null,
+  });
   const callerFor = (userId: string): Caller | null => {
     const user = users.get(userId);
     return user ? callerOf(user, 'session') : null;
@@ -205,12 +213,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // take this one function, which calls auth once it is built below.
   const confirmPassword = (userId: string, password: string | undefined, ip: string) =>
     auth.confirmPasswordOf(userId, password, ip);
-  const tokens = new TokenService(db, users, activity, { limits, confirmPassword });
+  const tokens = createTokens({
+    store: createTokenStore(db),
+    users,
+    activity,
+    credentials: { limits, confirmPassword },
+  });
   const cookies = new SessionCookies(config.server.publicUrl, sessions.maxAgeMs);
   const authenticator = new IdentityAuthenticator(config.auth.mode, users, sessions, tokens, cookies);
   // The second factor's seeds are sealed under a key in CONFIG_DIR.
   const twoFactor = new TwoFactorService({
-    db,
+    store: createTwoFactorStore(db),
     box: SecretBox.fromConfigDir(config.storage.configDir, 'totp-key'),
     users,
     limits,
@@ -285,20 +298,21 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   // WebDAV's locks and dead properties: its locks bind the API even after WebDAV is turned off.
   const davStore = createDavStore(db);
+  const versionStore = createVersionStore(db);
   // What is bound to a path follows its renames and moves and goes with its deletion (spec §1 rule 4).
   const bindings = createBindings(db, {
     favorites: pathTable(db, 'favorites'),
     recentDestinations: pathTable(db, 'recent_destinations'),
     folderPrefs: pathTable(db, 'folder_prefs'),
-    versions: versionBindings(db),
+    versions: versionBindings(versionStore),
     shares: pathTable(db, 'shares'),
     ...(config.features.webdavEnabled ? { davProperties: davPropertyBindings(davStore) } : {}),
   });
   const journal = createWorkJournal(db);
   const transfer = createTransfer(journal);
   const own = createOwnFolders({ dataDir: config.storage.configDir, journal });
-  const trash = createTrash(db, resolver, transfer, changes, own);
-  const versions = createVersions(db, resolver, spaceRoots, changes, journal, own);
+  const trash = createTrash({ store: createTrashStore(db), resolver, transfer, changes, own });
+  const versions = createVersions({ store: versionStore, resolver, roots: spaceRoots, changes, journal, own });
   const recent = createRecentDestinations(db);
   // Locks of WebDAV clients and the office editor: every write of the API asks them (423 LOCKED).
   const locks = createItemLocks();
@@ -424,8 +438,29 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     { routes: settingsRoutes({ settings, panel, logos }) },
     // Sign-in beyond the password: the second factor, passkeys, the identity provider (and its app bridge).
     createTwoFactorCapability({ twoFactor, auth, authenticator, cookies }),
-    createPasskeysCapability({ config, db, log, auth, authenticator, cookies, users, limits, activity, trustProxy }),
-    createOidcCapability({ config, db, log, auth, authenticator, cookies, users, activity, trustProxy }),
+    createPasskeysCapability({
+      config,
+      store: createPasskeyStore(db),
+      log,
+      auth,
+      authenticator,
+      cookies,
+      users,
+      limits,
+      activity,
+      trustProxy,
+    }),
+    createOidcCapability({
+      config,
+      store: createOidcStore(db),
+      log,
+      auth,
+      authenticator,
+      cookies,
+      users,
+      activity,
+      trustProxy,
+    }),
     uploads,
     shares,
     createArchivesCapability({ config, files: { resolver, ops, journal }, changes, showHidden, activity }),

@@ -222,6 +222,23 @@ export class UsersStore {
     return out;
   }
 
+  /** The account an identity provider's subject is linked to. */
+  byOidcSubject(provider: string, subject: string): UserRow | undefined {
+    const m = this.db.get<{ user_id: string }>(
+      "SELECT user_id FROM auth_methods WHERE type = 'oidc' AND provider = ? AND subject = ?",
+      [provider, subject],
+    );
+    return m ? this.get(m.user_id) : undefined;
+  }
+
+  /**
+   * Runs fn in one transaction (what it reads and writes through this store, and through any
+   * other store of the same database, commits together or not at all).
+   */
+  atomically<T>(fn: () => T): T {
+    return this.db.transaction(fn);
+  }
+
   addMethod(userId: string, type: 'local_password' | 'oidc', provider: string, subject: string | null = null): void {
     this.db.run(
       'INSERT OR IGNORE INTO auth_methods (id, user_id, type, provider, subject, created_at) VALUES (?, ?, ?, ?, ?, ?)',

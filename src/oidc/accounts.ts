@@ -4,7 +4,6 @@
 // and a group claim arrived; otherwise the stored role stays.
 import type { ActivityService } from '../activity/service.ts';
 import { isAdminRow, type Role, type UserRow, type UsersStore } from '../accounts/users-store.ts';
-import type { Database } from '../db/database.ts';
 import { denied } from './errors.ts';
 
 export interface Claims {
@@ -46,24 +45,18 @@ export function roleFromGroups(claims: Claims, adminGroups: readonly string[]): 
 const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
 export class OidcAccounts {
-  private readonly db: Database;
   private readonly users: UsersStore;
   private readonly activity: ActivityService;
   private readonly rules: AccountRules;
 
-  constructor(db: Database, users: UsersStore, activity: ActivityService, rules: AccountRules) {
-    this.db = db;
+  constructor(users: UsersStore, activity: ActivityService, rules: AccountRules) {
     this.users = users;
     this.activity = activity;
     this.rules = rules;
   }
 
   private bySubject(sub: string): UserRow | undefined {
-    const m = this.db.get<{ user_id: string }>(
-      "SELECT user_id FROM auth_methods WHERE type = 'oidc' AND provider = ? AND subject = ?",
-      [this.rules.issuer, sub],
-    );
-    return m ? this.users.get(m.user_id) : undefined;
+    return this.users.byOidcSubject(this.rules.issuer, sub);
   }
 
   private freeUsername(claims: Claims): string {
@@ -83,7 +76,7 @@ export class OidcAccounts {
     const email = text(claims.email);
     const verified = claims.email_verified === true || claims.email_verified === 'true';
     const decided = roleFromGroups(claims, this.rules.adminGroups);
-    const row = this.db.transaction(() => {
+    const row = this.users.atomically(() => {
       let user = this.bySubject(claims.sub);
       if (!user && email) {
         const byEmail = this.users.findByEmail(email);

@@ -4,7 +4,7 @@
 import { periodicJob } from '../core/periodic.ts';
 import type { Capability } from '../http/capability.ts';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
+import type { OidcStore } from './store.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { IdentityAuthenticator, SessionCookies } from '../auth/authenticator.ts';
 import type { UsersStore } from '../accounts/users-store.ts';
@@ -18,7 +18,7 @@ const SWEEP_EVERY_MS = 15 * 60_000;
 
 export function createOidcCapability(deps: {
   config: Config;
-  db: Database;
+  store: OidcStore;
   log: Logger;
   auth: AuthService;
   authenticator: IdentityAuthenticator;
@@ -29,7 +29,7 @@ export function createOidcCapability(deps: {
 }): Capability {
   const { auth, authenticator, cookies, users, activity } = deps;
   const options = oidcOptions(deps.config, deps.config.oidc.timeoutMs);
-  const oidc = options ? new OidcService({ db: deps.db, users, activity, auth }, options) : null;
+  const oidc = options ? new OidcService({ store: deps.store, users, activity, auth }, options) : null;
   const sweep = oidc
     ? periodicJob({
         everyMs: SWEEP_EVERY_MS,

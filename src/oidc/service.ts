@@ -9,9 +9,9 @@ import type { ActivityService } from '../activity/service.ts';
 import type { AuthService, OpenedSession } from '../auth/service.ts';
 import type { UsersStore, WireUser } from '../accounts/users-store.ts';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import { OidcAccounts, type Claims } from './accounts.ts';
+import type { OidcStore, TransactionRow } from './store.ts';
 import { badAnswer, badState, classify, OIDC_EXCHANGE_REJECTED, OidcError } from './errors.ts';
 
 const TRANSACTION_MS = 10 * 60_000;
@@ -65,22 +65,10 @@ export function oidcOptions(config: Config, timeoutMs = 10_000): OidcOptions | n
 }
 
 export interface OidcDeps {
-  db: Database;
+  store: OidcStore;
   users: UsersStore;
   activity: ActivityService;
   auth: Pick<AuthService, 'signInWith'>;
-}
-
-interface TransactionRow {
-  state_hash: string;
-  browser_hash: string;
-  code_verifier: string;
-  nonce: string;
-  redirect_uri: string;
-  return_to: string | null;
-  mobile_challenge: string | null;
-  mobile_redirect_uri: string | null;
-  expires_at: number;
 }
 
 /** What a start call hands the route: where to send the browser, and the cookie value binding the callback to it. */
@@ -107,7 +95,7 @@ export class OidcService {
   constructor(deps: OidcDeps, options: OidcOptions) {
     this.deps = deps;
     this.options = options;
-    this.accounts = new OidcAccounts(deps.db, deps.users, deps.activity, {
+    this.accounts = new OidcAccounts(deps.users, deps.activity, {
       issuer: options.issuer,
       adminGroups: options.adminGroups,
       requireEmailVerified: options.requireEmailVerified,
@@ -166,20 +154,17 @@ export class OidcService {
     const nonce = random();
     const verifier = client.randomPKCECodeVerifier();
     const browserBinding = random();
-    this.deps.db.run(
-      'INSERT INTO oidc_transactions (state_hash, browser_hash, code_verifier, nonce, redirect_uri, return_to, mobile_challenge, mobile_redirect_uri, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [
-        sha256(state),
-        sha256(browserBinding),
-        verifier,
-        nonce,
-        redirectUri,
-        extra.returnTo ?? null,
-        extra.mobileChallenge ?? null,
-        extra.mobileRedirectUri ?? null,
-        Date.now() + TRANSACTION_MS,
-      ],
-    );
+    this.deps.store.putTransaction({
+      state_hash: sha256(state),
+      browser_hash: sha256(browserBinding),
+      code_verifier: verifier,
+      nonce,
+      redirect_uri: redirectUri,
+      return_to: extra.returnTo ?? null,
+      mobile_challenge: extra.mobileChallenge ?? null,
+      mobile_redirect_uri: extra.mobileRedirectUri ?? null,
+      expires_at: Date.now() + TRANSACTION_MS,
+    });
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
       scope: this.options.scopes.join(' '),
@@ -205,13 +190,7 @@ export class OidcService {
   private takeTransaction(query: URLSearchParams, browserBinding: string | null): TransactionRow & { state: string } {
     const state = query.get('state');
     if (!state) throw badState('The sign-in answer carries no state: start the sign-in again.');
-    const row = this.deps.db.transaction(() => {
-      const found = this.deps.db.get<TransactionRow>('SELECT * FROM oidc_transactions WHERE state_hash = ?', [
-        sha256(state),
-      ]);
-      if (found) this.deps.db.run('DELETE FROM oidc_transactions WHERE state_hash = ?', [found.state_hash]);
-      return found;
-    });
+    const row = this.deps.store.takeTransaction(sha256(state));
     if (!row || row.expires_at <= Date.now()) throw badState('This sign-in is unknown or expired: start it again.');
     const binding = Buffer.from(sha256(browserBinding ?? ''));
     if (!timingSafeEqual(binding, Buffer.from(row.browser_hash)))
@@ -329,10 +308,12 @@ export class OidcService {
       const claims = await this.claims(row, input.query);
       const account = this.accounts.resolve(claims, input.ip);
       const code = random();
-      this.deps.db.run(
-        'INSERT INTO oidc_mobile_codes (code_hash, user_id, challenge, expires_at) VALUES (?, ?, ?, ?)',
-        [sha256(code), account.id, row.mobile_challenge, Date.now() + MOBILE_CODE_MS],
-      );
+      this.deps.store.putMobileCode({
+        code_hash: sha256(code),
+        user_id: account.id,
+        challenge: row.mobile_challenge,
+        expires_at: Date.now() + MOBILE_CODE_MS,
+      });
       back.searchParams.set('code', code);
     } catch (err) {
       this.deps.activity.record({
@@ -357,14 +338,7 @@ export class OidcService {
       });
       throw new OidcError(OIDC_EXCHANGE_REJECTED, 'The sign-in code was not accepted: sign in again.');
     };
-    const row = this.deps.db.transaction(() => {
-      const found = this.deps.db.get<{ code_hash: string; user_id: string; challenge: string; expires_at: number }>(
-        'SELECT * FROM oidc_mobile_codes WHERE code_hash = ?',
-        [sha256(input.code)],
-      );
-      if (found) this.deps.db.run('DELETE FROM oidc_mobile_codes WHERE code_hash = ?', [found.code_hash]);
-      return found;
-    });
+    const row = this.deps.store.takeMobileCode(sha256(input.code));
     if (!row) return reject('unknown or used code');
     if (row.expires_at <= Date.now()) return reject('expired code');
     if (!VERIFIER.test(input.codeVerifier)) return reject('malformed verifier');
@@ -388,10 +362,6 @@ export class OidcService {
 
   /** Drops transactions and codes nobody finished. */
   sweep(): number {
-    const now = Date.now();
-    return (
-      this.deps.db.run('DELETE FROM oidc_transactions WHERE expires_at <= ?', [now]).changes +
-      this.deps.db.run('DELETE FROM oidc_mobile_codes WHERE expires_at <= ?', [now]).changes
-    );
+    return this.deps.store.sweep(Date.now());
   }
 }

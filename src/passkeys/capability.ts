@@ -3,7 +3,7 @@
 import { periodicJob } from '../core/periodic.ts';
 import type { Capability } from '../http/capability.ts';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
+import type { PasskeyStore } from './store.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { IdentityAuthenticator, SessionCookies } from '../auth/authenticator.ts';
 import type { UsersStore } from '../accounts/users-store.ts';
@@ -19,7 +19,7 @@ const SWEEP_EVERY_MS = 15 * 60_000;
 
 export function createPasskeysCapability(deps: {
   config: Config;
-  db: Database;
+  store: PasskeyStore;
   log: Logger;
   auth: AuthService;
   authenticator: IdentityAuthenticator;
@@ -34,7 +34,7 @@ export function createPasskeysCapability(deps: {
     publicUrl: deps.config.server.publicUrl,
     rpId: deps.config.auth.webauthnRpId,
   });
-  const passkeys = new PasskeyService({ db: deps.db, users, limits, activity, auth, relyingParties });
+  const passkeys = new PasskeyService({ store: deps.store, users, limits, activity, auth, relyingParties });
   const sweep = periodicJob({
     everyMs: SWEEP_EVERY_MS,
     first: 'later',

@@ -13,9 +13,9 @@ import type { ActivityService } from '../activity/service.ts';
 import { LIMITS, type RateLimiter } from '../accounts/rate-limits.ts';
 import type { AuthService, SignIn } from '../auth/service.ts';
 import type { UsersStore } from '../accounts/users-store.ts';
-import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { RelyingParties, RelyingParty } from './relying-party.ts';
+import type { Ceremony, ChallengeRow, PasskeyRow, PasskeyStore } from './store.ts';
 
 // The WebAuthn stack (@simplewebauthn/server with its X.509/ASN.1 and CBOR libraries, ~5 MB
 // of heap once evaluated) is loaded by the first ceremony, not at start.
@@ -25,8 +25,6 @@ const webauthn = () => (loaded ??= import('@simplewebauthn/server'));
 export const PASSKEY_REJECTED = 'AUTH_PASSKEY_REJECTED';
 const CHALLENGE_MS = 5 * 60_000;
 export const MAX_NAME_LENGTH = 64;
-
-type Ceremony = 'registration' | 'authentication';
 
 export interface WirePasskey {
   id: string;
@@ -39,29 +37,6 @@ export interface WirePasskey {
   transports: string[];
 }
 
-interface PasskeyRow {
-  id: string;
-  user_id: string;
-  credential_id: string;
-  public_key: Uint8Array;
-  counter: number;
-  transports: string;
-  device_type: string;
-  backed_up: number;
-  name: string;
-  created_at: string;
-  last_used_at: string | null;
-}
-
-interface ChallengeRow {
-  challenge: string;
-  ceremony: Ceremony;
-  user_id: string | null;
-  rp_id: string;
-  origins: string;
-  expires_at: number;
-}
-
 /** The part of a session these calls need (a Caller fits). */
 export interface SessionOwner {
   readonly userId: string;
@@ -69,7 +44,7 @@ export interface SessionOwner {
 }
 
 export interface PasskeyDeps {
-  db: Database;
+  store: PasskeyStore;
   users: UsersStore;
   limits: RateLimiter;
   activity: ActivityService;
@@ -124,29 +99,27 @@ export class PasskeyService {
   }
 
   private storeChallenge(challenge: string, ceremony: Ceremony, userId: string | null, rp: RelyingParty): void {
-    this.deps.db.run(
-      'INSERT INTO webauthn_challenges (challenge, ceremony, user_id, rp_id, origins, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [challenge, ceremony, userId, rp.rpId, JSON.stringify(rp.origins), Date.now() + CHALLENGE_MS],
-    );
+    this.deps.store.putChallenge({
+      challenge,
+      ceremony,
+      user_id: userId,
+      rp_id: rp.rpId,
+      origins: JSON.stringify(rp.origins),
+      expires_at: Date.now() + CHALLENGE_MS,
+    });
   }
 
   /** Spends the challenge the response names; returns it only when it was live and drawn for this ceremony (and account). */
   private spendChallenge(response: unknown, ceremony: Ceremony, userId: string | null): ChallengeRow | null {
     const challenge = challengeOf(response);
     if (!challenge) return null;
-    const row = this.deps.db.transaction(() => {
-      const found = this.deps.db.get<ChallengeRow>('SELECT * FROM webauthn_challenges WHERE challenge = ?', [
-        challenge,
-      ]);
-      if (found) this.deps.db.run('DELETE FROM webauthn_challenges WHERE challenge = ?', [challenge]);
-      return found;
-    });
+    const row = this.deps.store.takeChallenge(challenge);
     if (!row || row.ceremony !== ceremony || row.expires_at <= Date.now() || row.user_id !== userId) return null;
     return row;
   }
 
   private passkeysOf(userId: string): PasskeyRow[] {
-    return this.deps.db.all<PasskeyRow>('SELECT * FROM passkeys WHERE user_id = ? ORDER BY created_at', [userId]);
+    return this.deps.store.ofUser(userId);
   }
 
   list(userId: string): WirePasskey[] {
@@ -154,7 +127,7 @@ export class PasskeyService {
   }
 
   count(userId: string): number {
-    return this.deps.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM passkeys WHERE user_id = ?', [userId])!.n;
+    return this.deps.store.count(userId);
   }
 
   // --- registration (signed in) ---
@@ -230,21 +203,18 @@ export class PasskeyService {
     const id = randomUUID();
     const now = new Date().toISOString();
     try {
-      this.deps.db.run(
-        'INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, device_type, backed_up, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [
-          id,
-          userId,
-          info.credential.id,
-          info.credential.publicKey,
-          info.credential.counter,
-          JSON.stringify(info.credential.transports ?? []),
-          info.credentialDeviceType,
-          info.credentialBackedUp ? 1 : 0,
-          label,
-          now,
-        ],
-      );
+      this.deps.store.insert({
+        id,
+        user_id: userId,
+        credential_id: info.credential.id,
+        public_key: info.credential.publicKey,
+        counter: info.credential.counter,
+        transports: JSON.stringify(info.credential.transports ?? []),
+        device_type: info.credentialDeviceType,
+        backed_up: info.credentialBackedUp ? 1 : 0,
+        name: label,
+        created_at: now,
+      });
     } catch (err) {
       if (/UNIQUE/i.test((err as Error).message))
         throw new AppError('PASSKEY_EXISTS', 'This passkey is already registered.');
@@ -257,27 +227,22 @@ export class PasskeyService {
       ip,
       detail: { passkey: id, name: label },
     });
-    return { passkey: toWire(this.deps.db.get<PasskeyRow>('SELECT * FROM passkeys WHERE id = ?', [id])!) };
+    return { passkey: toWire(this.deps.store.get(id)!) };
   }
 
   rename(userId: string, id: string, name: string): { passkey: WirePasskey } {
     const label = name.trim();
     if (!label || label.length > MAX_NAME_LENGTH)
       throw new AppError('BAD_REQUEST', `Invalid body: name: 1 to ${MAX_NAME_LENGTH} characters.`);
-    if (
-      this.deps.db.run('UPDATE passkeys SET name = ? WHERE id = ? AND user_id = ?', [label, id, userId]).changes === 0
-    )
-      throw new AppError('NOT_FOUND', 'No such passkey.');
-    return { passkey: toWire(this.deps.db.get<PasskeyRow>('SELECT * FROM passkeys WHERE id = ?', [id])!) };
+    if (!this.deps.store.rename(userId, id, label)) throw new AppError('NOT_FOUND', 'No such passkey.');
+    return { passkey: toWire(this.deps.store.get(id)!) };
   }
 
   /** Removes one passkey (password first when the account has one); never the last way into an account. */
   async remove(userId: string, id: string, password: string | undefined, ip: string): Promise<void> {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
     await this.deps.auth.confirmPasswordOf(userId, password, ip);
-    this.deps.db.transaction(() => {
-      const row = this.deps.db.get<PasskeyRow>('SELECT * FROM passkeys WHERE id = ? AND user_id = ?', [id, userId]);
-      if (!row) throw new AppError('NOT_FOUND', 'No such passkey.');
+    const found = this.deps.store.removeChecked(userId, id, () => {
       const user = this.deps.users.get(userId);
       const otherWays =
         (user?.password_hash ? 1 : 0) +
@@ -289,8 +254,8 @@ export class PasskeyService {
           'LAST_SIGN_IN_METHOD',
           'This is the only way into this account: add a password or another passkey first.',
         );
-      this.deps.db.run('DELETE FROM passkeys WHERE id = ?', [id]);
     });
+    if (!found) throw new AppError('NOT_FOUND', 'No such passkey.');
     this.deps.activity.record({
       action: 'auth.passkey-remove',
       outcome: 'success',
@@ -304,7 +269,7 @@ export class PasskeyService {
   adminRemoveAll(adminId: string, userId: string, ip: string): { removed: number } {
     const user = this.deps.users.get(userId);
     if (!user) throw new AppError('NOT_FOUND', 'No such account.');
-    const removed = this.deps.db.run('DELETE FROM passkeys WHERE user_id = ?', [userId]).changes;
+    const removed = this.deps.store.removeAll(userId);
     this.deps.activity.record({
       action: 'admin.passkeys-remove',
       outcome: 'success',
@@ -354,7 +319,7 @@ export class PasskeyService {
     const challenge = this.spendChallenge(response, 'authentication', null);
     if (!challenge) return refuse('unknown, spent, expired or other-ceremony challenge');
     const assertion = response as AuthenticationResponseJSON;
-    const row = this.deps.db.get<PasskeyRow>('SELECT * FROM passkeys WHERE credential_id = ?', [assertion.id]);
+    const row = this.deps.store.byCredential(assertion.id);
     if (!row) return refuse('unknown credential');
     const handle = isObject(assertion.response) ? assertion.response.userHandle : undefined;
     if (handle !== undefined && handle !== null && handle !== userHandleOf(row.user_id))
@@ -390,17 +355,12 @@ export class PasskeyService {
         });
       return refuse(message, row.user_id);
     }
-    this.deps.db.run('UPDATE passkeys SET counter = ?, backed_up = ?, last_used_at = ? WHERE id = ?', [
-      info.newCounter,
-      info.credentialBackedUp ? 1 : 0,
-      new Date().toISOString(),
-      row.id,
-    ]);
+    this.deps.store.markUsed(row.id, info.newCounter, info.credentialBackedUp, new Date().toISOString());
     return this.deps.auth.signInWith(row.user_id, 'passkey', ip, { twoFactorsProven: info.userVerified });
   }
 
   /** Drops challenges nobody finished. */
   sweep(): number {
-    return this.deps.db.run('DELETE FROM webauthn_challenges WHERE expires_at <= ?', [Date.now()]).changes;
+    return this.deps.store.sweepChallenges(Date.now());
   }
 }

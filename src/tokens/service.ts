@@ -4,10 +4,10 @@
 // reason goes to the activity log at most once an hour per token.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ActivityService } from '../activity/service.ts';
-import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller, Scope } from '../core/caller.ts';
 import type { WireToken } from './wire.ts';
+import type { TokenRow, TokenStore } from './store.ts';
 import type { UsersStore } from '../accounts/users-store.ts';
 import { LIMITS, type RateLimiter } from '../accounts/rate-limits.ts';
 import { callerOf } from '../accounts/caller.ts';
@@ -16,19 +16,6 @@ export const TOKEN_PREFIX = 'burrow';
 export const MAX_LIVE_TOKENS = 50;
 const LAST_USE_EVERY_MS = 60_000;
 const REFUSAL_LOG_EVERY_MS = 3_600_000;
-
-interface TokenRow {
-  id: string;
-  user_id: string;
-  name: string;
-  scope: Scope;
-  secret_hash: string | null;
-  created_at: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-  last_used_ip: string | null;
-  revoked_at: string | null;
-}
 
 const SECRET = /^burrow_([A-Za-z0-9]{16})_([A-Za-z0-9_-]{43})$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
@@ -56,146 +43,124 @@ export interface TokenCredentials {
   confirmPassword: (userId: string, password: string | undefined, ip: string) => Promise<void>;
 }
 
-export class TokenService {
-  private readonly db: Database;
-  private readonly users: UsersStore;
-  private readonly activity: ActivityService;
-  private readonly credentials: TokenCredentials;
+export interface TokenDeps {
+  store: TokenStore;
+  users: UsersStore;
+  activity: ActivityService;
+  credentials: TokenCredentials;
+}
 
-  constructor(db: Database, users: UsersStore, activity: ActivityService, credentials: TokenCredentials) {
-    this.db = db;
-    this.users = users;
-    this.activity = activity;
-    this.credentials = credentials;
-  }
+export type TokenService = ReturnType<typeof createTokens>;
 
-  private liveCount(userId: string, now: string): number {
-    return this.db.get<{ n: number }>(
-      'SELECT COUNT(*) AS n FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)',
-      [userId, now],
-    )!.n;
-  }
+export function createTokens({ store, users, activity, credentials }: TokenDeps) {
+  const own = (userId: string, id: string): TokenRow => {
+    const row = store.own(userId, id);
+    // Another account's token, a tombstone and an unknown id all read as "no such token".
+    if (!row) throw new AppError('TOKEN_NOT_FOUND');
+    return row;
+  };
 
-  list(userId: string): WireToken[] {
-    const now = new Date().toISOString();
-    return this.db
-      .all<TokenRow>(
-        'SELECT * FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at DESC, id',
-        [userId, now],
-      )
-      .map(toWire);
-  }
+  return {
+    list: (userId: string): WireToken[] => store.live(userId, new Date().toISOString()).map(toWire),
 
-  /** Issues a token once the account's password is proved. The secret is returned only here. */
-  async issue(
-    userId: string,
-    input: { name: string; scope: Scope; expiresInDays: number | null; password?: string },
-    ip: string,
-  ): Promise<{ token: WireToken; secret: string }> {
-    this.credentials.limits.hit(`credential:${ip}`, LIMITS.credential);
-    await this.credentials.confirmPassword(userId, input.password, ip);
-    const name = input.name.trim();
-    if (!name) throw new AppError('INVALID_BODY', 'Invalid body: name: must not be empty.');
-    const result = this.db.transaction(() => {
+    /** Issues a token once the account's password is proved. The secret is returned only here. */
+    async issue(
+      userId: string,
+      input: { name: string; scope: Scope; expiresInDays: number | null; password?: string },
+      ip: string,
+    ): Promise<{ token: WireToken; secret: string }> {
+      credentials.limits.hit(`credential:${ip}`, LIMITS.credential);
+      await credentials.confirmPassword(userId, input.password, ip);
+      const name = input.name.trim();
+      if (!name) throw new AppError('INVALID_BODY', 'Invalid body: name: must not be empty.');
       const now = new Date();
-      if (this.liveCount(userId, now.toISOString()) >= MAX_LIVE_TOKENS) {
-        throw new AppError(
-          'TOKEN_LIMIT',
-          `An account may hold at most ${MAX_LIVE_TOKENS} live API tokens; revoke one first.`,
-        );
-      }
       const id = newId();
       const secret = `${TOKEN_PREFIX}_${id}_${randomBytes(32).toString('base64url')}`;
       const expiresAt =
         input.expiresInDays === null ? null : new Date(now.getTime() + input.expiresInDays * 86_400_000).toISOString();
-      this.db.run(
-        'INSERT INTO api_tokens (id, user_id, name, scope, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        [id, userId, name, input.scope, sha256(secret).toString('hex'), now.toISOString(), expiresAt],
+      const row = store.insertUnderLimit(
+        {
+          id,
+          user_id: userId,
+          name,
+          scope: input.scope,
+          secret_hash: sha256(secret).toString('hex'),
+          created_at: now.toISOString(),
+          expires_at: expiresAt,
+        },
+        MAX_LIVE_TOKENS,
       );
-      return { token: toWire(this.db.get<TokenRow>('SELECT * FROM api_tokens WHERE id = ?', [id])!), secret };
-    });
-    this.activity.record({
-      action: 'token.issue',
-      outcome: 'success',
-      userId,
-      ip,
-      detail: { tokenId: result.token.id, name, scope: input.scope, expiresAt: result.token.expiresAt },
-    });
-    return result;
-  }
-
-  private own(userId: string, id: string): TokenRow {
-    const row = this.db.get<TokenRow>('SELECT * FROM api_tokens WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [
-      id,
-      userId,
-    ]);
-    // Another account's token, a tombstone and an unknown id all read as "no such token".
-    if (!row) throw new AppError('TOKEN_NOT_FOUND');
-    return row;
-  }
-
-  rename(userId: string, id: string, name: string, ip: string): WireToken {
-    const trimmed = name.trim();
-    if (!trimmed) throw new AppError('INVALID_BODY', 'Invalid body: name: must not be empty.');
-    const row = this.own(userId, id);
-    this.db.run('UPDATE api_tokens SET name = ? WHERE id = ?', [trimmed, row.id]);
-    this.activity.record({
-      action: 'token.rename',
-      outcome: 'success',
-      userId,
-      ip,
-      detail: { tokenId: id, from: row.name, to: trimmed },
-    });
-    return toWire({ ...row, name: trimmed });
-  }
-
-  revoke(userId: string, id: string, ip: string): void {
-    const row = this.own(userId, id);
-    this.db.run('UPDATE api_tokens SET revoked_at = ?, secret_hash = NULL WHERE id = ?', [
-      new Date().toISOString(),
-      row.id,
-    ]);
-    this.activity.record({
-      action: 'token.revoke',
-      outcome: 'success',
-      userId,
-      ip,
-      detail: { tokenId: id, name: row.name },
-    });
-  }
-
-  /** The caller behind a bearer secret, or null (the refusal reason is logged, throttled). */
-  authenticate(secret: string, ip: string): Caller | null {
-    const m = SECRET.exec(secret);
-    const row = m ? this.db.get<TokenRow>('SELECT * FROM api_tokens WHERE id = ?', [m[1]!]) : undefined;
-    const refuse = (reason: string, key: string, userId?: string) => {
-      this.activity.recordThrottled(`token:${key}`, REFUSAL_LOG_EVERY_MS, {
-        action: 'token.refused',
-        outcome: 'failure',
-        userId: userId ?? null,
+      if (!row)
+        throw new AppError(
+          'TOKEN_LIMIT',
+          `An account may hold at most ${MAX_LIVE_TOKENS} live API tokens; revoke one first.`,
+        );
+      const result = { token: toWire(row), secret };
+      activity.record({
+        action: 'token.issue',
+        outcome: 'success',
+        userId,
         ip,
-        detail: { reason, ...(row ? { tokenId: row.id } : {}) },
+        detail: { tokenId: result.token.id, name, scope: input.scope, expiresAt: result.token.expiresAt },
       });
-      return null;
-    };
-    if (!row) return refuse(m ? 'unknown' : 'forged', `unknown@${ip}`);
-    const presented = sha256(secret);
-    const stored = row.secret_hash ? Buffer.from(row.secret_hash, 'hex') : Buffer.alloc(32);
-    const matches = timingSafeEqual(presented, stored.length === 32 ? stored : Buffer.alloc(32));
-    if (row.revoked_at) return refuse('revoked', row.id, row.user_id);
-    if (!matches) return refuse('forged', row.id, row.user_id);
-    const now = new Date();
-    if (row.expires_at && row.expires_at <= now.toISOString()) return refuse('expired', row.id, row.user_id);
-    // The account is read on every request, so a removed admin role applies at once.
-    const user = this.users.get(row.user_id);
-    if (!user) return refuse('unknown', row.id);
-    if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USE_EVERY_MS) {
-      this.db.run('UPDATE api_tokens SET last_used_at = ?, last_used_ip = ? WHERE id = ?', [
-        now.toISOString(),
+      return result;
+    },
+
+    rename(userId: string, id: string, name: string, ip: string): WireToken {
+      const trimmed = name.trim();
+      if (!trimmed) throw new AppError('INVALID_BODY', 'Invalid body: name: must not be empty.');
+      const row = own(userId, id);
+      store.rename(row.id, trimmed);
+      activity.record({
+        action: 'token.rename',
+        outcome: 'success',
+        userId,
         ip,
-        row.id,
-      ]);
-    }
-    return callerOf(user, 'token', { tokenId: row.id, tokenScope: row.scope });
-  }
+        detail: { tokenId: id, from: row.name, to: trimmed },
+      });
+      return toWire({ ...row, name: trimmed });
+    },
+
+    revoke(userId: string, id: string, ip: string): void {
+      const row = own(userId, id);
+      store.revoke(row.id, new Date().toISOString());
+      activity.record({
+        action: 'token.revoke',
+        outcome: 'success',
+        userId,
+        ip,
+        detail: { tokenId: id, name: row.name },
+      });
+    },
+
+    /** The caller behind a bearer secret, or null (the refusal reason is logged, throttled). */
+    authenticate(secret: string, ip: string): Caller | null {
+      const m = SECRET.exec(secret);
+      const row = m ? store.get(m[1]!) : undefined;
+      const refuse = (reason: string, key: string, userId?: string) => {
+        activity.recordThrottled(`token:${key}`, REFUSAL_LOG_EVERY_MS, {
+          action: 'token.refused',
+          outcome: 'failure',
+          userId: userId ?? null,
+          ip,
+          detail: { reason, ...(row ? { tokenId: row.id } : {}) },
+        });
+        return null;
+      };
+      if (!row) return refuse(m ? 'unknown' : 'forged', `unknown@${ip}`);
+      const presented = sha256(secret);
+      const stored = row.secret_hash ? Buffer.from(row.secret_hash, 'hex') : Buffer.alloc(32);
+      const matches = timingSafeEqual(presented, stored.length === 32 ? stored : Buffer.alloc(32));
+      if (row.revoked_at) return refuse('revoked', row.id, row.user_id);
+      if (!matches) return refuse('forged', row.id, row.user_id);
+      const now = new Date();
+      if (row.expires_at && row.expires_at <= now.toISOString()) return refuse('expired', row.id, row.user_id);
+      // The account is read on every request, so a removed admin role applies at once.
+      const user = users.get(row.user_id);
+      if (!user) return refuse('unknown', row.id);
+      if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USE_EVERY_MS)
+        store.markUsed(row.id, now.toISOString(), ip);
+      return callerOf(user, 'token', { tokenId: row.id, tokenScope: row.scope });
+    },
+  };
 }

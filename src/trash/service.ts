@@ -6,25 +6,13 @@ import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeSink } from '../changes.ts';
-import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { ensureDirIn, withDirIn, withParentIn } from '../files/confined.ts';
 import { below, moveStored, ownFolderOf, type OwnFolders } from '../files/own.ts';
 import { isInside, type PathResolver, type ResolvedPath, type Space } from '../files/paths.ts';
 import type { Transfer } from '../files/transfer.ts';
-
-interface Row {
-  id: string;
-  space_root: string;
-  original_relative: string;
-  name: string;
-  is_directory: number;
-  size: number | null;
-  stored_path: string;
-  deleted_by: string;
-  deleted_at: string;
-}
+import type { TrashRow as Row, TrashStore } from './store.ts';
 
 export interface TrashEntry {
   id: string;
@@ -64,13 +52,15 @@ export interface TrashService {
 const kindFor = (name: string, dir: boolean) =>
   dir ? 'directory' : (/\.([^.]{1,10})$/.exec(name)?.[1]?.toLowerCase() ?? 'unknown');
 
-export function createTrash(
-  db: Database,
-  resolver: PathResolver,
-  transfer: Transfer,
-  changes: ChangeSink,
-  own: OwnFolders,
-): TrashService {
+export interface TrashDeps {
+  store: TrashStore;
+  resolver: PathResolver;
+  transfer: Transfer;
+  changes: ChangeSink;
+  own: OwnFolders;
+}
+
+export function createTrash({ store, resolver, transfer, changes, own }: TrashDeps): TrashService {
   async function visible(caller: Caller): Promise<Map<string, Space>> {
     return new Map((await resolver.spaces(caller)).map((s) => [s.root, s]));
   }
@@ -89,14 +79,14 @@ export function createTrash(
     };
   };
   async function findRow(caller: Caller, id: string): Promise<{ row: Row; space: Space }> {
-    const row = db.get<Row>('SELECT * FROM trash_items WHERE id = ?', [id]);
+    const row = store.get(id);
     const space = row ? (await visible(caller)).get(row.space_root) : undefined;
     if (!row || !space) throw new AppError('NOT_FOUND', 'No such item in the trash.');
     return { row, space };
   }
   async function remove(row: Row): Promise<void> {
     await fsp.rm(row.stored_path, { recursive: true, force: true });
-    db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
+    store.remove(row.id);
   }
 
   const service: TrashService = {
@@ -109,20 +99,17 @@ export function createTrash(
       await withParentIn(space.root, item.realPath, (src, name) =>
         withDirIn(ownFolderOf(stored), trashDir, async (trash) => {
           const stats = await fsp.lstat(src.at(name));
-          db.run(
-            'INSERT INTO trash_items (id, space_root, original_relative, name, is_directory, size, stored_path, deleted_by, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-            [
-              id,
-              space.root,
-              item.relative,
-              name,
-              stats.isDirectory() ? 1 : 0,
-              stats.isDirectory() ? null : stats.size,
-              stored,
-              caller.username,
-              new Date().toISOString(),
-            ],
-          );
+          store.insert({
+            id,
+            space_root: space.root,
+            original_relative: item.relative,
+            name,
+            is_directory: stats.isDirectory() ? 1 : 0,
+            size: stats.isDirectory() ? null : stats.size,
+            stored_path: stored,
+            deleted_by: caller.username,
+            deleted_at: new Date().toISOString(),
+          });
           try {
             try {
               await fsp.rename(src.at(name), trash.at(id));
@@ -135,11 +122,10 @@ export function createTrash(
                 id,
                 stats.isDirectory(),
               );
-              if (placed.name !== id)
-                db.run('UPDATE trash_items SET stored_path = ? WHERE id = ?', [path.join(trashDir, placed.name), id]);
+              if (placed.name !== id) store.setStored(id, path.join(trashDir, placed.name));
             }
           } catch (err) {
-            db.run('DELETE FROM trash_items WHERE id = ?', [id]);
+            store.remove(id);
             throw err;
           }
         }),
@@ -150,7 +136,7 @@ export function createTrash(
     async list(caller) {
       const spaces = await visible(caller);
       const out: TrashEntry[] = [];
-      for (const row of db.all<Row>('SELECT * FROM trash_items ORDER BY deleted_at DESC')) {
+      for (const row of store.newestFirst()) {
         const space = spaces.get(row.space_root);
         if (space) out.push(toEntry(row, space));
       }
@@ -180,7 +166,7 @@ export function createTrash(
           throw new AppError('PATH_OUTSIDE', 'The original folder is outside its volume.');
       }
       await fsp.lstat(row.stored_path).catch(() => {
-        db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
+        store.remove(row.id);
         throw new AppError('NOT_FOUND', 'The trashed item is gone.');
       });
       // Missing folders of the original place are made one by one, each confined.
@@ -195,16 +181,13 @@ export function createTrash(
       } finally {
         await into.close();
       }
-      db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
+      store.remove(row.id);
       changes.emit({ type: 'created', path: path.join(dir, placed.name), isDirectory });
       return { dir, parentVirtual, name: placed.name, isDirectory, entry: toEntry(row, space) };
     },
 
     relocate(from, to) {
-      const rows = db.all<Row>('SELECT * FROM trash_items WHERE stored_path > ? AND stored_path < ?', below(from));
-      return moveStored(rows, to, (id, stored) =>
-        db.run('UPDATE trash_items SET stored_path = ? WHERE id = ?', [stored, id]),
-      );
+      return moveStored(store.storedWithin(below(from)), to, store.setStored);
     },
 
     async purge(caller, id) {
@@ -216,7 +199,7 @@ export function createTrash(
     async empty(caller) {
       const spaces = await visible(caller);
       let n = 0;
-      for (const row of db.all<Row>('SELECT * FROM trash_items')) {
+      for (const row of store.all()) {
         if (!spaces.has(row.space_root)) continue;
         await remove(row);
         n++;
@@ -227,9 +210,9 @@ export function createTrash(
     async sweep(days) {
       let n = 0;
       const cutoff = new Date(Date.now() - days * 86_400_000).toISOString();
-      for (const row of db.all<Row>('SELECT * FROM trash_items')) {
+      for (const row of store.all()) {
         const gone = !(await fsp.lstat(row.stored_path).catch(() => null));
-        if (gone) db.run('DELETE FROM trash_items WHERE id = ?', [row.id]);
+        if (gone) store.remove(row.id);
         else if (days > 0 && row.deleted_at < cutoff) await remove(row);
         else continue;
         n++;
@@ -238,7 +221,7 @@ export function createTrash(
     },
 
     forgetStored(storedPath) {
-      db.run('DELETE FROM trash_items WHERE stored_path = ?', [storedPath]);
+      store.removeStored(storedPath);
     },
   };
   return service;

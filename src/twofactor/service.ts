@@ -8,9 +8,9 @@ import type { ActivityService } from '../activity/service.ts';
 import { LIMITS, type RateLimiter } from '../accounts/rate-limits.ts';
 import { INVALID_TOTP_CODE, type SecondFactor } from '../auth/service.ts';
 import type { UsersStore } from '../accounts/users-store.ts';
-import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { SecretBox } from './secret-box.ts';
+import type { TotpRow, TwoFactorStore } from './store.ts';
 
 export const RECOVERY_CODE_COUNT = 10;
 const PERIOD = 30;
@@ -33,7 +33,7 @@ export interface SessionOwner {
 }
 
 export interface TwoFactorDeps {
-  db: Database;
+  store: TwoFactorStore;
   box: SecretBox;
   users: UsersStore;
   limits: RateLimiter;
@@ -44,15 +44,6 @@ export interface TwoFactorDeps {
   issuer?: string;
   /** Seconds since the epoch (tests move the clock). */
   now?: () => number;
-}
-
-interface TotpRow {
-  user_id: string;
-  secret_sealed: string;
-  state: 'pending' | 'on';
-  created_at: string;
-  confirmed_at: string | null;
-  last_step: number | null;
 }
 
 export function normaliseRecoveryCode(code: string): string {
@@ -78,14 +69,11 @@ export class TwoFactorService implements SecondFactor {
   }
 
   private row(userId: string): TotpRow | undefined {
-    return this.deps.db.get<TotpRow>('SELECT * FROM totp WHERE user_id = ?', [userId]);
+    return this.deps.store.get(userId);
   }
 
   private codesLeft(userId: string): number {
-    return this.deps.db.get<{ n: number }>(
-      'SELECT COUNT(*) AS n FROM totp_recovery_codes WHERE user_id = ? AND used_at IS NULL',
-      [userId],
-    )!.n;
+    return this.deps.store.codesLeft(userId);
   }
 
   status(userId: string): TwoFactorStatus {
@@ -113,11 +101,7 @@ export class TwoFactorService implements SecondFactor {
       throw new AppError('TOTP_ALREADY_ON', 'A second factor is already on; turn it off first to set up a new one.');
     const secret = generateSecret();
     const now = new Date().toISOString();
-    this.deps.db.run(
-      `INSERT INTO totp (user_id, secret_sealed, state, created_at) VALUES (?1, ?2, 'pending', ?3)
-       ON CONFLICT (user_id) DO UPDATE SET secret_sealed = ?2, created_at = ?3, last_step = NULL WHERE state = 'pending'`,
-      [user.id, this.deps.box.seal(secret, user.id), now],
-    );
+    this.deps.store.putPending(user.id, this.deps.box.seal(secret, user.id), now);
     const uri = generateURI({ issuer: this.issuer, label: user.email ?? user.username, secret });
     return { secret, uri };
   }
@@ -138,13 +122,8 @@ export class TwoFactorService implements SecondFactor {
       });
       throw new AppError(INVALID_TOTP_CODE, 'The code is wrong. Check the time on your phone and try the next code.');
     }
-    const codes = this.deps.db.transaction(() => {
-      this.deps.db.run("UPDATE totp SET state = 'on', confirmed_at = ? WHERE user_id = ?", [
-        new Date().toISOString(),
-        userId,
-      ]);
-      return this.replaceRecoveryCodes(userId);
-    });
+    const codes = this.drawRecoveryCodes();
+    this.deps.store.turnOn(userId, new Date().toISOString(), this.codeHashes(userId, codes));
     this.deps.activity.record({ action: 'auth.totp-enable', outcome: 'success', userId, ip });
     return { recoveryCodes: codes };
   }
@@ -157,11 +136,9 @@ export class TwoFactorService implements SecondFactor {
   ): Promise<{ recoveryCodes: string[] }> {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
     await this.deps.confirmPassword(userId, password, ip);
-    const codes = this.deps.db.transaction(() => {
-      if (this.row(userId)?.state !== 'on')
-        throw new AppError('TOTP_NOT_ON', 'The second factor is off: there are no recovery codes to replace.');
-      return this.replaceRecoveryCodes(userId);
-    });
+    const codes = this.drawRecoveryCodes();
+    if (!this.deps.store.replaceCodesIfOn(userId, this.codeHashes(userId, codes)))
+      throw new AppError('TOTP_NOT_ON', 'The second factor is off: there are no recovery codes to replace.');
     this.deps.activity.record({ action: 'auth.totp-recovery-codes', outcome: 'success', userId, ip });
     return { recoveryCodes: codes };
   }
@@ -189,10 +166,7 @@ export class TwoFactorService implements SecondFactor {
   }
 
   private remove(userId: string): boolean {
-    return this.deps.db.transaction(() => {
-      this.deps.db.run('DELETE FROM totp_recovery_codes WHERE user_id = ?', [userId]);
-      return this.deps.db.run('DELETE FROM totp WHERE user_id = ?', [userId]).changes > 0;
-    });
+    return this.deps.store.remove(userId);
   }
 
   /** Sign-in: six digits, or an unused recovery code (spent). Null when wrong. */
@@ -207,11 +181,7 @@ export class TwoFactorService implements SecondFactor {
     }
     const normal = normaliseRecoveryCode(trimmed);
     if (normal.length !== 10) return null;
-    const spent =
-      this.deps.db.run(
-        'UPDATE totp_recovery_codes SET used_at = ? WHERE user_id = ? AND code_hash = ? AND used_at IS NULL',
-        [new Date().toISOString(), userId, this.deps.box.mac(`${userId}\0${normal}`)],
-      ).changes === 1;
+    const spent = this.deps.store.spendCode(userId, this.codeHash(userId, normal), new Date().toISOString());
     return spent ? { usedRecoveryCode: true, recoveryCodesLeft: this.codesLeft(userId) } : null;
   }
 
@@ -236,24 +206,21 @@ export class TwoFactorService implements SecondFactor {
     if (!result.valid) return false;
     const step = Math.floor(epoch / PERIOD) + result.delta;
     // Claimed with a compare-and-set: of two requests carrying the same code, one wins.
-    return (
-      this.deps.db.run('UPDATE totp SET last_step = ?1 WHERE user_id = ?2 AND (last_step IS NULL OR last_step < ?1)', [
-        step,
-        row.user_id,
-      ]).changes === 1
-    );
+    return this.deps.store.claimStep(row.user_id, step);
   }
 
-  private replaceRecoveryCodes(userId: string): string[] {
+  private drawRecoveryCodes(): string[] {
     const codes = new Set<string>();
     while (codes.size < RECOVERY_CODE_COUNT) codes.add(drawRecoveryCode());
-    this.deps.db.run('DELETE FROM totp_recovery_codes WHERE user_id = ?', [userId]);
-    for (const code of codes) {
-      this.deps.db.run('INSERT INTO totp_recovery_codes (user_id, code_hash) VALUES (?, ?)', [
-        userId,
-        this.deps.box.mac(`${userId}\0${normaliseRecoveryCode(code)}`),
-      ]);
-    }
     return [...codes];
+  }
+
+  /** What is stored of a recovery code: a MAC bound to the account. */
+  private codeHash(userId: string, normal: string): string {
+    return this.deps.box.mac(`${userId}\0${normal}`);
+  }
+
+  private codeHashes(userId: string, codes: readonly string[]): string[] {
+    return codes.map((code) => this.codeHash(userId, normaliseRecoveryCode(code)));
   }
 }

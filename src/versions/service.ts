@@ -7,7 +7,6 @@ import fs, { type Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeSink } from '../changes.ts';
-import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { BindingTable, RealLocation } from '../files/bindings.ts';
@@ -16,17 +15,8 @@ import { withTemporary, type WorkJournal } from '../files/journal.ts';
 import { placeFile } from '../files/names.ts';
 import { below, moveStored, ownFolderOf, type OwnFolders } from '../files/own.ts';
 import { isInside, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import type { VersionRow as Row, VersionStore } from './store.ts';
 
-interface Row {
-  id: string;
-  space_root: string;
-  relative: string;
-  size: number;
-  modified_at: string;
-  stored_path: string;
-  created_at: string;
-  created_by: string | null;
-}
 export interface VersionEntry {
   id: string;
   path: string;
@@ -42,13 +32,6 @@ export const storedRoot = ownFolderOf;
 /** The file system's birth time, or the change time where it has none. */
 const birth = (st: Pick<Stats, 'birthtimeMs' | 'birthtime' | 'ctime'>) =>
   st.birthtimeMs > 0 ? st.birthtime : st.ctime;
-
-interface CreatedRow {
-  space_root: string;
-  relative: string;
-  created_at: string;
-  inode: string;
-}
 
 /**
  * Hard-links the entry `from` (a path through its checked folder) as `to`, when it is still the
@@ -120,42 +103,28 @@ export interface VersionService {
  * moved, in the transaction of the move. A deletion keeps them (the file may come back from
  * the trash; the per-file cap bounds them).
  */
-export function versionBindings(db: Database): BindingTable {
+export function versionBindings(store: VersionStore): BindingTable {
   return {
     forget: () => 0,
     carry: () => {},
     carryReal(from: RealLocation, to: RealLocation) {
       if (from.root === to.root && from.relative === to.relative) return;
-      const p = from.relative;
-      db.run(
-        `UPDATE file_versions SET space_root = ?, relative = ? || substr(relative, length(?) + 1)
-        WHERE space_root = ? AND (relative = ? OR (relative >= ? AND relative < ?))`,
-        [to.root, to.relative, p, from.root, p, p + '/', p + '0'],
-      );
-      // Creation times follow their files the same way (a row at the destination was another file's).
-      db.run('DELETE FROM file_created WHERE space_root = ? AND (relative = ? OR (relative >= ? AND relative < ?))', [
-        to.root,
-        to.relative,
-        to.relative + '/',
-        to.relative + '0',
-      ]);
-      db.run(
-        `UPDATE file_created SET space_root = ?, relative = ? || substr(relative, length(?) + 1)
-        WHERE space_root = ? AND (relative = ? OR (relative >= ? AND relative < ?))`,
-        [to.root, to.relative, p, from.root, p, p + '/', p + '0'],
-      );
+      store.carry(from, to);
     },
   };
 }
 
-export function createVersions(
-  db: Database,
-  resolver: PathResolver,
-  roots: () => string[],
-  changes: ChangeSink,
-  journal: WorkJournal,
-  own: OwnFolders,
-): VersionService {
+export interface VersionDeps {
+  store: VersionStore;
+  resolver: PathResolver;
+  /** The roots of every space (files/space-roots.ts): a version belongs to the innermost. */
+  roots: () => string[];
+  changes: ChangeSink;
+  journal: WorkJournal;
+  own: OwnFolders;
+}
+
+export function createVersions({ store, resolver, roots, changes, journal, own }: VersionDeps): VersionService {
   function rootOf(real: string): string | null {
     let best: string | null = null;
     for (const r of roots()) if (isInside(r, real) && r !== real && (!best || r.length > best.length)) best = r;
@@ -187,19 +156,19 @@ export function createVersions(
     });
     const relative = path.relative(root, real).split(path.sep).join('/');
     if (options.replacement) await carryCreated(root, relative, st, options.replacement);
-    db.run(
-      'INSERT INTO file_versions (id, space_root, relative, size, modified_at, stored_path, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      [id, root, relative, st.size, st.mtime.toISOString(), stored, new Date().toISOString(), createdBy ?? null],
-    );
-    const old = db
-      .all<Row>('SELECT * FROM file_versions WHERE space_root = ? AND relative = ? ORDER BY created_at DESC', [
-        root,
-        relative,
-      ])
-      .slice(KEEP_PER_FILE);
-    for (const row of old) {
+    store.insert({
+      id,
+      space_root: root,
+      relative,
+      size: st.size,
+      modified_at: st.mtime.toISOString(),
+      stored_path: stored,
+      created_at: new Date().toISOString(),
+      created_by: createdBy ?? null,
+    });
+    for (const row of store.ofFile(root, relative).slice(KEEP_PER_FILE)) {
       await fsp.rm(row.stored_path, { force: true });
-      db.run('DELETE FROM file_versions WHERE id = ?', [row.id]);
+      store.remove(row.id);
     }
     return id;
   }
@@ -227,7 +196,7 @@ export function createVersions(
   }
 
   async function find(caller: Caller, id: string) {
-    const row = db.get<Row>('SELECT * FROM file_versions WHERE id = ?', [id]);
+    const row = store.get(id);
     const virtualPath = row ? await resolver.toVirtual(caller, path.join(row.space_root, row.relative)) : null;
     if (!row || !virtualPath) throw new AppError('NOT_FOUND', 'No such version.');
     return { row, virtualPath };
@@ -237,59 +206,41 @@ export function createVersions(
   async function carryCreated(root: string, relative: string, old: Stats, replacement: string): Promise<void> {
     const incoming = await fsp.lstat(replacement).catch(() => null);
     if (!incoming) return;
-    const row = db.get<CreatedRow>('SELECT * FROM file_created WHERE space_root = ? AND relative = ?', [
-      root,
-      relative,
-    ]);
+    const row = store.created(root, relative);
     const created = row && row.inode === String(old.ino) ? row.created_at : birth(old).toISOString();
-    db.run(
-      `INSERT INTO file_created (space_root, relative, created_at, inode) VALUES (?, ?, ?, ?)
-       ON CONFLICT (space_root, relative) DO UPDATE SET created_at = excluded.created_at, inode = excluded.inode`,
-      [root, relative, created, String(incoming.ino)],
-    );
+    store.putCreated({ space_root: root, relative, created_at: created, inode: String(incoming.ino) });
   }
 
   return {
     keep,
     async drop(id) {
-      const row = db.get<Row>('SELECT * FROM file_versions WHERE id = ?', [id]);
+      const row = store.get(id);
       if (!row) return;
       await fsp.rm(row.stored_path, { force: true });
-      db.run('DELETE FROM file_versions WHERE id = ?', [id]);
+      store.remove(id);
     },
     relocate(from, to) {
-      const rows = db.all<Row>('SELECT * FROM file_versions WHERE stored_path > ? AND stored_path < ?', below(from));
-      return moveStored(rows, to, (id, stored) =>
-        db.run('UPDATE file_versions SET stored_path = ? WHERE id = ?', [stored, id]),
-      );
+      return moveStored(store.storedWithin(below(from)), to, store.setStored);
     },
     async putBack(id, dir, name) {
-      const row = db.get<Row>('SELECT * FROM file_versions WHERE id = ?', [id]);
+      const row = store.get(id);
       if (!row) throw new AppError('NOT_FOUND', 'No such version.');
       await placeCopyOf(row, dir, (temp) => fsp.rename(temp, dir.at(name)));
       await fsp.rm(row.stored_path, { force: true });
-      db.run('DELETE FROM file_versions WHERE id = ?', [id]);
+      store.remove(id);
     },
     createdAt(realPath, st) {
       const root = rootOf(realPath);
       if (root) {
         const relative = path.relative(root, realPath).split(path.sep).join('/');
-        const row = db.get<CreatedRow>('SELECT * FROM file_created WHERE space_root = ? AND relative = ?', [
-          root,
-          relative,
-        ]);
+        const row = store.created(root, relative);
         if (row && row.inode === String(st.ino)) return new Date(row.created_at);
       }
       return birth(st);
     },
     list(caller, file) {
       const root = file.space!.root;
-      return db
-        .all<Row>('SELECT * FROM file_versions WHERE space_root = ? AND relative = ? ORDER BY created_at DESC', [
-          root,
-          file.relative,
-        ])
-        .map((r) => toEntry(r, file.virtualPath));
+      return store.ofFile(root, file.relative).map((r) => toEntry(r, file.virtualPath));
     },
     find,
     async restore(caller, id) {
@@ -330,7 +281,7 @@ export function createVersions(
       if (!file.access.canWrite)
         throw new AppError('READ_ONLY', 'You may not change this file, so you may not remove its versions.');
       await fsp.rm(row.stored_path, { force: true });
-      db.run('DELETE FROM file_versions WHERE id = ?', [row.id]);
+      store.remove(row.id);
     },
   };
 }

@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ActivityService } from '../../src/activity/service.ts';
+import { createActivity, type ActivityService } from '../../src/activity/service.ts';
+import { createActivityStore } from '../../src/activity/store.ts';
 import { RateLimiter } from '../../src/accounts/rate-limits.ts';
 import { AuthService, type SecondFactor } from '../../src/auth/service.ts';
 import { SessionStore } from '../../src/accounts/sessions.ts';
@@ -13,7 +14,8 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { Database } from '../../src/db/database.ts';
 import { loadMigrations, runMigrations } from '../../src/db/migrations.ts';
 import type { Logger } from '../../src/core/log.ts';
-import { SettingsService } from '../../src/settings/service.ts';
+import { createSettings, type SettingsService } from '../../src/settings/service.ts';
+import { createSettingsStore } from '../../src/settings/store.ts';
 
 export const quietLog = {
   debug() {},
@@ -59,9 +61,9 @@ export async function identityKit(env: Record<string, string> = {}): Promise<Ide
   const db = new Database(path.join(configDir, 'burrow.db'));
   runMigrations(db, loadMigrations());
   const users = new UsersStore(db);
-  const settings = new SettingsService(db);
+  const settings = createSettings({ store: createSettingsStore(db) });
   settings.setActivity({ enabled: true });
-  const activity = new ActivityService(db, quietLog, () => settings.activity());
+  const activity = createActivity({ store: createActivityStore(db), log: quietLog, config: () => settings.activity() });
   const sessions = new SessionStore(db, 'test-secret', 30);
   const limits = new RateLimiter(db);
   const deps: ConstructorParameters<typeof AuthService>[0] = { config, db, users, sessions, limits, activity };

@@ -13,6 +13,7 @@ import { AppError } from '../../src/core/errors.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import type { Caller } from '../../src/core/caller.ts';
 import { createVersions } from '../../src/versions/service.ts';
+import { createVersionStore } from '../../src/versions/store.ts';
 import { journalled, recordingJournal } from '../support/journal.ts';
 import { createOfficeEditorPlugin } from '../../src/plugins/officeeditor/index.ts';
 import { unitVolume } from '../support/unit-volume.ts';
@@ -22,7 +23,14 @@ const SECRET = 'onlyoffice-test-secret-0123456789';
 const key = new TextEncoder().encode(SECRET);
 const { root, files, db, resolver, own } = unitVolume('burrow-oo-');
 const journal = recordingJournal();
-const versions = createVersions(db, resolver, () => [files], createChangeSink(), journal, own);
+const versions = createVersions({
+  store: createVersionStore(db),
+  resolver,
+  roots: () => [files],
+  changes: createChangeSink(),
+  journal,
+  own,
+});
 
 let docBase = '';
 const docServer = http.createServer((req, res) => {

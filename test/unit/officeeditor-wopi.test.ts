@@ -14,6 +14,7 @@ import { AppError, errorEnvelope } from '../../src/core/errors.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import type { Caller } from '../../src/core/caller.ts';
 import { createVersions } from '../../src/versions/service.ts';
+import { createVersionStore } from '../../src/versions/store.ts';
 import { journalled, recordingJournal } from '../support/journal.ts';
 import { createOfficeEditorPlugin, type OfficeEditorPlugin } from '../../src/plugins/officeeditor/index.ts';
 import { createLockStore, LOCK_TTL_MS } from '../../src/plugins/officeeditor/locks.ts';
@@ -28,7 +29,14 @@ const src = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..
 
 const { root, files, db, resolver, own } = unitVolume('burrow-wopi-');
 const journal = recordingJournal();
-const versions = createVersions(db, resolver, () => [files], createChangeSink(), journal, own);
+const versions = createVersions({
+  store: createVersionStore(db),
+  resolver,
+  roots: () => [files],
+  changes: createChangeSink(),
+  journal,
+  own,
+});
 const changes = createChangeSink();
 const callerFor = (id: string) => (id === alice.userId ? alice : null);
 

@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../../src/core/errors.ts';
 import { OidcService, oidcOptions, type OidcOptions } from '../../src/oidc/service.ts';
+import { createOidcStore } from '../../src/oidc/store.ts';
 import { identityKit, type IdentityKit } from '../support/identity-kit.ts';
 import { startIdp, type TestIdp } from '../support/oidc-idp.ts';
 
@@ -66,7 +67,10 @@ async function setup(overrides: Partial<OidcOptions> = {}): Promise<{ kit: Ident
   const kit = await identityKit();
   return {
     kit,
-    oidc: new OidcService({ db: kit.db, users: kit.users, activity: kit.activity, auth: kit.auth }, options(overrides)),
+    oidc: new OidcService(
+      { store: createOidcStore(kit.db), users: kit.users, activity: kit.activity, auth: kit.auth },
+      options(overrides),
+    ),
   };
 }
 

@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { AppError } from '../../src/core/errors.ts';
 import { RelyingParties } from '../../src/passkeys/relying-party.ts';
 import { PasskeyService } from '../../src/passkeys/service.ts';
+import { createPasskeyStore } from '../../src/passkeys/store.ts';
 import { identityKit, type IdentityKit } from '../support/identity-kit.ts';
 import { SoftAuthenticator } from '../support/soft-authenticator.ts';
 
@@ -14,7 +15,7 @@ const ORIGIN = 'https://files.example.org';
 async function setup(opts: { publicUrl?: string | null; rpId?: string } = {}) {
   const kit = await identityKit();
   const passkeys = new PasskeyService({
-    db: kit.db,
+    store: createPasskeyStore(kit.db),
     users: kit.users,
     limits: kit.limits,
     activity: kit.activity,

@@ -15,6 +15,7 @@ import { withDirIn } from '../../src/files/confined.ts';
 import { createItemLocks } from '../../src/files/locks.ts';
 import { withTemporary } from '../../src/files/journal.ts';
 import { createVersions, type VersionService } from '../../src/versions/service.ts';
+import { createVersionStore } from '../../src/versions/store.ts';
 import type { DavContext } from '../../src/webdav/resources.ts';
 import { createDavStore } from '../../src/webdav/store.ts';
 import { copyOrMove } from '../../src/webdav/tree.ts';
@@ -28,7 +29,14 @@ const temporaries = () => fs.readdirSync(files).filter((n) => n.startsWith('.bur
 /** The journal and the versions, with what the journal held (and what existed) each time a version was kept. */
 function setup(keepFails = false) {
   const journal = recordingJournal();
-  const versions = createVersions(db, resolver, () => [files], createChangeSink(), journal, own);
+  const versions = createVersions({
+    store: createVersionStore(db),
+    resolver,
+    roots: () => [files],
+    changes: createChangeSink(),
+    journal,
+    own,
+  });
   const atKeep: { open: string[]; existing: string[] }[] = [];
   // The version is kept while the new content waits under its temporary name: the moment a
   // crash would leave it behind.

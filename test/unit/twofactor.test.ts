@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { SecretBox } from '../../src/twofactor/secret-box.ts';
 import { TwoFactorService } from '../../src/twofactor/service.ts';
+import { createTwoFactorStore } from '../../src/twofactor/store.ts';
 import { AppError } from '../../src/core/errors.ts';
 import { identityKit, type IdentityKit } from '../support/identity-kit.ts';
 
@@ -17,7 +18,7 @@ async function setup(): Promise<{ kit: IdentityKit; tf: TwoFactorService; clock:
   const kit = await identityKit();
   const clock = { t: T0 + 5 };
   const tf = new TwoFactorService({
-    db: kit.db,
+    store: createTwoFactorStore(kit.db),
     box: SecretBox.fromConfigDir(kit.configDir, 'twofactor.key'),
     users: kit.users,
     limits: kit.limits,
