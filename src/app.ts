@@ -50,6 +50,7 @@ import { createBindings, pathTable } from './files/bindings.ts';
 import { createFilesCapability } from './files/capability.ts';
 import { createWorkJournal } from './files/journal.ts';
 import { createItemLocks } from './files/locks.ts';
+import { createLockStore, officeLockProbe } from './plugins/officeeditor/locks.ts';
 import { createFileOps } from './files/ops.ts';
 import { createOwnFolders } from './files/own.ts';
 import { createPathResolver } from './files/paths.ts';
@@ -78,6 +79,7 @@ import { createShareStore } from './shares/store.ts';
 import { createSharesCapability } from './shares/capability.ts';
 import { createDavStore, davPropertyBindings } from './webdav/store.ts';
 import { createWebdavCapability } from './webdav/capability.ts';
+import { davLockProbe } from './webdav/locking.ts';
 import { createArchivesCapability } from './archives/capability.ts';
 import { createIndexes, openIndexer, walkerAhead } from './indexer/capability.ts';
 import type { EarlyWalker } from './indexer/early.ts';
@@ -314,8 +316,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const trash = createTrash({ store: createTrashStore(db), resolver, transfer, changes, own });
   const versions = createVersions({ store: versionStore, resolver, roots: spaceRoots, changes, journal, own });
   const recent = createRecentDestinations(db);
-  // Locks of WebDAV clients and the office editor: every write of the API asks them (423 LOCKED).
-  const locks = createItemLocks();
+  // Locks of WebDAV clients and the office editor: every write of the API and of each door asks
+  // them (423 LOCKED). The office editor's lock store exists whether or not it is configured: a
+  // lock taken before it was turned off binds until it expires, as a WebDAV lock does.
+  const officeLocks = createLockStore(db);
+  const locks = createItemLocks({ webdav: davLockProbe(davStore), office: officeLockProbe(officeLocks) });
   const ops = createFileOps({
     locks,
     resolver,
@@ -412,7 +417,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Office editing: the plugin imported above when configured, or its features saying off.
   const officeEditor = officePlugin
     ? officePlugin.module.createOfficeEditorCapability({
-        db,
         resolver,
         versions,
         changes,
@@ -423,6 +427,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         wopi: officePlugin.office.wopi,
         onlyoffice: officePlugin.office.onlyoffice,
         activity,
+        locks: officeLocks,
         itemLocks: locks,
       })
     : officeEditorOff;

@@ -1,8 +1,9 @@
 // Locks that other protocols hold on items: a WebDAV client's write lock, an office editor's WOPI
-// lock. Each protocol registers how to find its live locks on an item (and below it); every write
-// of the HTTP API asks here before changing an item, and each protocol asks for the others' locks,
-// so a change by another account answers 423 instead of undoing that client's work in silence.
-// A lock binds other accounts only: its own account works on through every door.
+// lock. The composition root hands in how to find each protocol's live locks on an item (and
+// below it); every write of the HTTP API asks here before changing an item, and each protocol
+// asks for the others' locks, so a change by another account answers 423 instead of undoing that
+// client's work in silence. A lock binds other accounts only: its own account works on through
+// every door.
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { ResolvedPath } from './paths.ts';
@@ -16,8 +17,10 @@ export interface HeldLock {
 /** The live locks on `item` (and, withBelow, on anything inside a folder). */
 export type LockProbe = (item: ResolvedPath, withBelow: boolean) => HeldLock[];
 
+/** Each protocol's probe: WebDAV's exclusive locks, the office editor's WOPI locks. */
+export type LockProbes = Record<HeldLock['kind'], LockProbe>;
+
 export interface ItemLocks {
-  register(kind: HeldLock['kind'], probe: LockProbe): void;
   /** 423 LOCKED when a lock of another account holds the item (or, withBelow, anything in it). */
   assertFree(caller: Caller, item: ResolvedPath, options?: { withBelow?: boolean; except?: HeldLock['kind'] }): void;
 }
@@ -27,16 +30,12 @@ const HOLDER: Record<HeldLock['kind'], string> = {
   office: 'the office editor',
 };
 
-export function createItemLocks(): ItemLocks {
-  const probes = new Map<HeldLock['kind'], LockProbe>();
+export function createItemLocks(probes: LockProbes): ItemLocks {
   return {
-    register(kind, probe) {
-      probes.set(kind, probe);
-    },
     assertFree(caller, item, options = {}) {
       if (!item.space || !item.exists) return;
       const below = Boolean(options.withBelow && item.isDirectory);
-      for (const [kind, probe] of probes) {
+      for (const [kind, probe] of Object.entries(probes) as [HeldLock['kind'], LockProbe][]) {
         if (kind === options.except) continue;
         const held = probe(item, below).find((l) => l.userId !== caller.userId);
         if (held)

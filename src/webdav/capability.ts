@@ -4,7 +4,7 @@
 import { periodicJob } from '../core/periodic.ts';
 import { createDavLockAdmin } from './admin.ts';
 import { davLockRoutes } from './routes.ts';
-import { locationOf, type DavServices } from './resources.ts';
+import type { DavServices } from './resources.ts';
 import type { ActivityEvent } from '../activity/service.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Capability } from '../http/capability.ts';
@@ -41,16 +41,6 @@ export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
   const features = () => ({ webdav: { enabled: deps.enabled, path: DAV_PREFIX } });
   const { store } = deps;
   const routes = davLockRoutes(createDavLockAdmin(store, deps.activity));
-  // The HTTP API and the office editor honour a WebDAV client's exclusive lock (423 LOCKED), also
-  // one taken before WebDAV was turned off, until it expires or an administrator breaks it.
-  deps.files.locks.register('webdav', (item, withBelow) =>
-    item.space
-      ? store
-          .locksCovering(locationOf(item), { withBelow })
-          .filter((l) => l.scope === 'exclusive')
-          .map((l) => ({ kind: 'webdav' as const, userId: l.user_id }))
-      : [],
-  );
   if (!deps.enabled) return { routes, mount: null, features };
   const auth = createDavAuthenticator({ ...deps.credentials, log: deps.log });
   const services = {

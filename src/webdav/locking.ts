@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { createFileAt, withParentIn } from '../files/confined.ts';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../core/errors.ts';
+import type { LockProbe } from '../files/locks.ts';
 import type { ResolvedPath } from '../files/paths.ts';
 import {
   DavConditionError,
@@ -28,7 +29,7 @@ import {
   statOf,
   type DavContext,
 } from './resources.ts';
-import type { LockRow } from './store.ts';
+import type { DavStore, LockRow } from './store.ts';
 import { child, elements, escapeText, isDav, serialize, XML_HEAD, type Element } from './xml.ts';
 
 /** What a request is about to change: the resource, its members too, or its parent's membership. */
@@ -42,6 +43,21 @@ export interface Preconditions {
   lists: IfList[] | null;
   tokens: Set<string>;
 }
+
+/**
+ * A WebDAV client's exclusive locks as the other doors ask for them (files/locks.ts): the HTTP
+ * API and the office editor honour them (423 LOCKED), also one taken before WebDAV was turned
+ * off, until it expires or an administrator breaks it.
+ */
+export const davLockProbe =
+  (store: DavStore): LockProbe =>
+  (item, withBelow) =>
+    item.space
+      ? store
+          .locksCovering(locationOf(item), { withBelow })
+          .filter((l) => l.scope === 'exclusive')
+          .map((l) => ({ kind: 'webdav' as const, userId: l.user_id }))
+      : [];
 
 /** Live locks that apply to a resolved path. */
 function locksAt(ctx: DavContext, r: ResolvedPath, withBelow = false): LockRow[] {

@@ -34,7 +34,7 @@ export interface DavServices {
   /** A PUT's (or a Depth 0 COPY's) temporary is recorded until it takes the name: a crash leaves nothing after the restart. */
   journal: WorkJournal;
   bindings: Bindings;
-  /** The other doors' locks (the office editor's), honoured by every DAV write; ours registered there. */
+  /** Every door's locks (files/locks.ts): DAV writes ask it for the office editor's (ours are checked here). */
   locks: ItemLocks;
   changes: ChangeSink;
   store: DavStore;

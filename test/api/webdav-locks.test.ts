@@ -18,6 +18,7 @@ import * as assert from 'uvu/assert';
 import { createUser, issueToken, setupAdmin, signIn } from '../support/auth.ts';
 import { envelope, type Client } from '../support/client.ts';
 import { serveDiscovery } from '../support/office.ts';
+import { encodeUtf7 } from '../../src/plugins/officeeditor/tokens.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 
 const PUBLIC = 'http://files.burrow.test';
@@ -251,6 +252,99 @@ test("WebDAV answers 423 to another account while the office editor holds a docu
   // Unlocked by the editor: bob writes.
   assert.is((await wopi('UNLOCK')).status, 200);
   assert.is((await dav('PUT', p, BOB, {}, 'bob v2')).status, 204);
+});
+
+/** The office editor's WOPI calls for `file`, as the editing server makes them with admin's token. */
+async function officeSession(file: string) {
+  const c = (await admin.post('/api/officeeditor/config', { path: file, mode: 'edit' })).json;
+  assert.ok(c.fileId, JSON.stringify(c));
+  const src = `${s.url}/api/officeeditor/wopi/files/${c.fileId}`;
+  const q = `?access_token=${encodeURIComponent(c.access_token)}`;
+  const headers = (h: Record<string, string>) => ({ origin: editorBase, ...h });
+  return {
+    op: (override: string, h: Record<string, string> = {}) =>
+      fetch(src + q, { method: 'POST', headers: headers({ 'X-WOPI-Override': override, ...h }) }),
+    put: (body: string, h: Record<string, string> = {}) =>
+      fetch(`${src}/contents${q}`, { method: 'POST', headers: headers({ 'X-WOPI-Override': 'PUT', ...h }), body }),
+  };
+}
+
+test("the office editor's saves and locks answer WOPI's lock mismatch while another account's WebDAV client holds the document", async () => {
+  fs.mkdirSync(vol('Haushalt & Steuern'), { recursive: true });
+  fs.writeFileSync(vol('Haushalt & Steuern', 'Budget 2026 – 50% + Reserve.docx'), 'budget v1');
+  fs.writeFileSync(vol('Haushalt & Steuern', 'Vorlage.docx'), 'template');
+  const p = davPath('Haushalt & Steuern', 'Budget 2026 – 50% + Reserve.docx');
+  const held = await lock(p);
+  assert.is(held.status, 200, held.text);
+  const budget = await officeSession('Files/Haushalt & Steuern/Budget 2026 – 50% + Reserve.docx');
+  const mismatch = async (r: Response, what: string) => {
+    assert.is(r.status, 409, `${what}: ${await r.text()}`);
+    assert.is(r.headers.get('x-wopi-lock'), '', what);
+    assert.is(r.headers.get('x-wopi-lockedbyotherinterface'), 'true', what);
+  };
+  await mismatch(await budget.op('LOCK', { 'X-WOPI-Lock': 'collabora-1' }), 'LOCK');
+  await mismatch(await budget.put('admin overwrote it'), 'PutFile');
+  // "Save as" from another document, over the locked name.
+  const template = await officeSession('Files/Haushalt & Steuern/Vorlage.docx');
+  await mismatch(
+    await template.op('PUT_RELATIVE', {
+      'X-WOPI-RelativeTarget': encodeUtf7('Budget 2026 – 50% + Reserve.docx'),
+      'X-WOPI-OverwriteRelativeTarget': 'true',
+    }),
+    'PutRelativeFile',
+  );
+  assert.is(fs.readFileSync(vol('Haushalt & Steuern', 'Budget 2026 – 50% + Reserve.docx'), 'utf8'), 'budget v1');
+  assert.equal(fs.readdirSync(vol('Haushalt & Steuern')).sort(), ['Budget 2026 – 50% + Reserve.docx', 'Vorlage.docx']);
+  // Unlocked by alice's client: the editor locks and saves.
+  assert.is((await dav('UNLOCK', p, ALICE, { 'Lock-Token': `<${held.token}>` })).status, 204);
+  assert.is((await budget.op('LOCK', { 'X-WOPI-Lock': 'collabora-1' })).status, 200);
+  assert.is((await budget.put('budget v2', { 'X-WOPI-Lock': 'collabora-1' })).status, 200);
+  assert.is(fs.readFileSync(vol('Haushalt & Steuern', 'Budget 2026 – 50% + Reserve.docx'), 'utf8'), 'budget v2');
+  assert.is((await budget.op('UNLOCK', { 'X-WOPI-Lock': 'collabora-1' })).status, 200);
+});
+
+test('a folder holding a document open in the office editor is not moved, renamed or deleted by another account (API, WebDAV)', async () => {
+  const day = ['Holiday 2025', 'Tag 1 – Ankunft & Café'];
+  fs.mkdirSync(vol(...day), { recursive: true });
+  fs.writeFileSync(vol(...day, 'Reisekosten #2 (geteilt).docx'), 'costs v1');
+  fs.writeFileSync(vol('Holiday 2025', 'Packliste.txt'), 'socks');
+  const costs = await officeSession(`Files/${day.join('/')}/Reisekosten #2 (geteilt).docx`);
+  assert.is((await costs.op('LOCK', { 'X-WOPI-Lock': 'collabora-trip' })).status, 200);
+
+  const locked = (r: Awaited<ReturnType<Client['get']>>, what: string) => {
+    assert.is(r.status, 423, `${what}: ${r.text.slice(0, 300)}`);
+    assert.is(envelope(r).code, 'LOCKED', what);
+    assert.match(envelope(r).message, /office editor/, what);
+  };
+  for (const [folder, parent, name] of [
+    ['Holiday 2025', 'Files', 'Holiday 2025'],
+    ['Tag 1', 'Files/Holiday 2025', day[1]!],
+  ] as const) {
+    locked(await bob.delete('/api/files', { items: [{ path: parent, name }] }), `delete ${folder}`);
+    locked(await bob.post('/api/files/rename', { path: parent, name, newName: 'Urlaub' }), `rename ${folder}`);
+    locked(
+      await bob.post('/api/files/move', { items: [{ path: parent, name }], destination: 'Files/Flood' }),
+      `move ${folder}`,
+    );
+  }
+  const folder = davPath('Holiday 2025') + '/';
+  assert.is((await dav('DELETE', folder, BOB)).status, 423);
+  assert.is((await dav('MOVE', folder, BOB, { Destination: `${s.url}${davPath('Urlaub')}/` })).status, 423);
+  const deep = await lock(folder, BOB, { Depth: 'infinity' });
+  assert.is(deep.status, 423, deep.text);
+  assert.ok(fs.existsSync(vol(...day, 'Reisekosten #2 (geteilt).docx')));
+  // What is beside the document is not held.
+  const beside = await bob.post('/api/files/rename', {
+    path: 'Files/Holiday 2025',
+    name: 'Packliste.txt',
+    newName: 'Packliste (bob).txt',
+  });
+  assert.is(beside.status, 200, beside.text);
+  // The editor lets go: bob renames the folder.
+  assert.is((await costs.op('UNLOCK', { 'X-WOPI-Lock': 'collabora-trip' })).status, 200);
+  const renamed = await bob.post('/api/files/rename', { path: 'Files', name: 'Holiday 2025', newName: 'Urlaub 2025' });
+  assert.is(renamed.status, 200, renamed.text);
+  assert.is(fs.readFileSync(vol('Urlaub 2025', day[1]!, 'Reisekosten #2 (geteilt).docx'), 'utf8'), 'costs v1');
 });
 
 test('Administration lists every lock and breaks one; another account, a read token and a cross-site request cannot', async () => {

@@ -16,6 +16,8 @@ import { createVersions } from '../../src/versions/service.ts';
 import { createVersionStore } from '../../src/versions/store.ts';
 import { journalled, recordingJournal } from '../support/journal.ts';
 import { createOfficeEditorPlugin } from '../../src/plugins/officeeditor/index.ts';
+import { createLockStore } from '../../src/plugins/officeeditor/locks.ts';
+import { createItemLocks, type LockProbe } from '../../src/files/locks.ts';
 import { unitVolume } from '../support/unit-volume.ts';
 
 const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
@@ -32,9 +34,21 @@ const versions = createVersions({
   own,
 });
 
+/** Another account's exclusive WebDAV locks, by the locked file's place. */
+const davLocked = new Map<string, string>();
+const davLockAt: LockProbe = (item) => {
+  const userId = davLocked.get(item.realPath);
+  return userId ? [{ kind: 'webdav', userId }] : [];
+};
+
 let docBase = '';
 const docServer = http.createServer((req, res) => {
   if (req.url === '/cache/files/k1/output.docx') return res.end('edited by onlyoffice');
+  // A WebDAV client of another account locks the document while it is fetched.
+  if (req.url === '/cache/files/k2/output.docx') {
+    davLocked.set(path.join(files, 'Protokoll Ü & Co.docx'), 'u-bob');
+    return res.end('edited while locked');
+  }
   if (req.url === '/cache/files/big/output.docx') return res.end(Buffer.alloc(4096, 1));
   res.statusCode = 404;
   res.end();
@@ -42,7 +56,8 @@ const docServer = http.createServer((req, res) => {
 
 const make = () =>
   createOfficeEditorPlugin({
-    db,
+    locks: createLockStore(db),
+    itemLocks: createItemLocks({ webdav: davLockAt, office: () => [] }),
     resolver,
     versions,
     journal,
@@ -128,6 +143,31 @@ test('callback status 2 saves the edited document from the document server, keep
   // The download went into a temporary on the work journal: written before it existed, ended once placed.
   assert.equal(journal.open(), []);
   assert.equal(journalled(journal), ['begin:false end:false']);
+});
+
+test("another account's WebDAV lock holds against the callback's save: 423 LOCKED, before the fetch and after it; nothing saved or left", async () => {
+  const doc = path.join(files, 'Protokoll Ü & Co.docx');
+  fs.writeFileSync(doc, 'protokoll v1');
+  const p = make();
+  const { config } = await p.onlyoffice!.config(alice, { path: 'Files/Protokoll Ü & Co.docx', mode: 'edit' });
+  const cb = (config.editorConfig as { callbackUrl: string }).callbackUrl;
+  const save = async (k: string) => {
+    const body = { key: k, status: 2, url: `${docBase}/cache/files/${k}/output.docx` };
+    const signed = await new SignJWT(body).setProtectedHeader({ alg: 'HS256' }).sign(key);
+    return p.onlyoffice!.callback(fileIdIn(cb), query(cb, 'access_token'), { token: signed }, undefined);
+  };
+  davLocked.set(doc, 'u-bob');
+  await rejects(save('k1'), 423);
+  // Alice's own WebDAV lock does not hold against her editor.
+  davLocked.set(doc, alice.userId);
+  assert.equal(await save('k1'), { error: 0 });
+  assert.is(fs.readFileSync(doc, 'utf8'), 'edited by onlyoffice');
+  // Locked by bob while the edited document streams in: the temporary goes, the file stays.
+  davLocked.delete(doc);
+  await rejects(save('k2'), 423);
+  assert.is(fs.readFileSync(doc, 'utf8'), 'edited by onlyoffice');
+  assert.not.ok(fs.readdirSync(files).some((n) => n.startsWith('.burrow-tmp-')));
+  davLocked.delete(doc);
 });
 
 test('a view-mode config gives a callback that may not save', async () => {

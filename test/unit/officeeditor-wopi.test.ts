@@ -17,11 +17,13 @@ import { createVersions } from '../../src/versions/service.ts';
 import { createVersionStore } from '../../src/versions/store.ts';
 import { journalled, recordingJournal } from '../support/journal.ts';
 import { createOfficeEditorPlugin, type OfficeEditorPlugin } from '../../src/plugins/officeeditor/index.ts';
-import { createLockStore, LOCK_TTL_MS } from '../../src/plugins/officeeditor/locks.ts';
+import { createLockStore, LOCK_TTL_MS, officeLockProbe } from '../../src/plugins/officeeditor/locks.ts';
+import { createItemLocks, type LockProbe } from '../../src/files/locks.ts';
 import { decodeUtf7, encodeUtf7 } from '../../src/plugins/officeeditor/tokens.ts';
 import { fillUrlsrc, parseDiscovery } from '../../src/plugins/officeeditor/discovery.ts';
 import type { WopiAnswer } from '../../src/plugins/officeeditor/wopi.ts';
 import { unitVolume } from '../support/unit-volume.ts';
+import { waitFor } from '../support/wait.ts';
 
 const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
 const SECRET = 'office-test-secret-0123456789abcdef';
@@ -39,6 +41,14 @@ const versions = createVersions({
 });
 const changes = createChangeSink();
 const callerFor = (id: string) => (id === alice.userId ? alice : null);
+const officeLocks = createLockStore(db);
+/** Exclusive WebDAV locks, by the locked file's place: the account holding each. */
+const davLocked = new Map<string, string>();
+const davLockAt: LockProbe = (item) => {
+  const userId = davLocked.get(item.realPath);
+  return userId ? [{ kind: 'webdav', userId }] : [];
+};
+const itemLocks = createItemLocks({ webdav: davLockAt, office: officeLockProbe(officeLocks) });
 
 // ---- the stub editing server ----
 let editorBase = '';
@@ -128,7 +138,8 @@ const burrow = http.createServer(async (req, res) => {
 
 function makePlugin(over: { tokenTtlMs?: number; discoveryUrl?: string } = {}) {
   return createOfficeEditorPlugin({
-    db,
+    locks: officeLocks,
+    itemLocks,
     resolver,
     versions,
     journal,
@@ -303,15 +314,98 @@ test('a lock held by another editing session: 409 with X-WOPI-Lock naming it, fo
   assert.is((await op('RENAME_FILE', { 'X-WOPI-RequestedName': 'x' })).status, 501);
 });
 
+test("another account's WebDAV lock: LOCK, REFRESH_LOCK, relock, PutFile (before and while its body streams) and PutRelativeFile over it answer WOPI's 409, locked by another interface", async () => {
+  const doc = path.join(files, 'Angebot Müller & Söhne #3.docx');
+  fs.writeFileSync(doc, 'angebot v1');
+  const c = await plugin.wopi!.config(alice, { path: 'Files/Angebot Müller & Söhne #3.docx' });
+  const url = `${plugin.wopi!.wopiSrc(c.fileId)}?access_token=${encodeURIComponent(c.access_token)}`;
+  const op = (override: string, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { 'X-WOPI-Override': override, ...headers } });
+  const put = (lock: string, body: BodyInit) =>
+    fetch(`${plugin.wopi!.wopiSrc(c.fileId)}/contents?access_token=${encodeURIComponent(c.access_token)}`, {
+      method: 'POST',
+      headers: { 'X-WOPI-Override': 'PUT', 'X-WOPI-Lock': lock },
+      body,
+      ...(typeof body === 'string' ? {} : { duplex: 'half' }),
+    } as RequestInit);
+  const byOtherInterface = async (r: Response, what: string) => {
+    assert.is(r.status, 409, `${what}: ${await r.text()}`);
+    assert.is(r.headers.get('x-wopi-lock'), '', what);
+    assert.is(r.headers.get('x-wopi-lockedbyotherinterface'), 'true', what);
+    assert.match(r.headers.get('x-wopi-lockfailurereason') ?? '', /WebDAV/, what);
+  };
+  davLocked.set(doc, 'u-bob');
+  await byOtherInterface(await op('LOCK', { 'X-WOPI-Lock': 'S1' }), 'LOCK');
+  assert.is((await op('GET_LOCK')).headers.get('x-wopi-lock'), '');
+  // Alice's own WebDAV lock does not hold against her editor.
+  davLocked.set(doc, alice.userId);
+  assert.is((await op('LOCK', { 'X-WOPI-Lock': 'S1' })).status, 200);
+  davLocked.set(doc, 'u-bob');
+  await byOtherInterface(await op('REFRESH_LOCK', { 'X-WOPI-Lock': 'S1' }), 'REFRESH_LOCK');
+  await byOtherInterface(await op('LOCK', { 'X-WOPI-Lock': 'S2', 'X-WOPI-OldLock': 'S1' }), 'UnlockAndRelock');
+  await byOtherInterface(await put('S1', 'by the editor'), 'PutFile');
+  // Locked while the body streams in: the temporary goes, the file stays.
+  davLocked.delete(doc);
+  const chunks = ['streamed while ', 'bob locked it'];
+  const body = new ReadableStream<Uint8Array>({
+    async pull(ctl) {
+      const next = chunks.shift();
+      if (next === undefined) return ctl.close();
+      if (chunks.length === 0) {
+        // The save's temporary exists (its checks before the body are behind it): bob locks now.
+        await waitFor(() => fs.readdirSync(files).some((n) => n.startsWith('.burrow-tmp-')), {
+          what: "the save's temporary",
+        });
+        davLocked.set(doc, 'u-bob');
+      }
+      ctl.enqueue(new TextEncoder().encode(next));
+    },
+  });
+  await byOtherInterface(await put('S1', body), 'PutFile, locked mid-body');
+  // Save as, over the locked name.
+  fs.writeFileSync(path.join(files, 'Kopie.docx'), 'kopie v1');
+  davLocked.set(path.join(files, 'Kopie.docx'), 'u-bob');
+  const over = await op('PUT_RELATIVE', {
+    'X-WOPI-RelativeTarget': encodeUtf7('Kopie.docx'),
+    'X-WOPI-OverwriteRelativeTarget': 'true',
+  });
+  await byOtherInterface(over, 'PutRelativeFile over it');
+  assert.is(fs.readFileSync(doc, 'utf8'), 'angebot v1');
+  assert.is(fs.readFileSync(path.join(files, 'Kopie.docx'), 'utf8'), 'kopie v1');
+  assert.not.ok(fs.readdirSync(files).some((n) => n.startsWith('.burrow-tmp-')));
+  // The editor still lets go of its own lock; once bob unlocks, it saves.
+  assert.is((await op('UNLOCK', { 'X-WOPI-Lock': 'S1' })).status, 200);
+  davLocked.clear();
+  assert.is((await op('LOCK', { 'X-WOPI-Lock': 'S3' })).status, 200);
+  assert.is((await put('S3', 'angebot v2')).status, 200);
+  assert.is(fs.readFileSync(doc, 'utf8'), 'angebot v2');
+  assert.is((await op('UNLOCK', { 'X-WOPI-Lock': 'S3' })).status, 200);
+});
+
+test('a WOPI lock is found at its document and inside every folder above it, not beside it, and not once expired', () => {
+  let now = 5_000_000;
+  const store = createLockStore(db, () => now);
+  const at = path.join(files, 'Fotos & Texte 2025', 'Ägypten #2', 'Reisebericht.docx');
+  store.lock('file-trip', 'T', { userId: 'u-bob', realPath: at });
+  assert.equal(store.heldAt(at, false), [{ userId: 'u-bob' }]);
+  assert.equal(store.heldAt(path.join(files, 'Fotos & Texte 2025'), true), [{ userId: 'u-bob' }]);
+  assert.equal(store.heldAt(path.join(files, 'Fotos & Texte 2025'), false), []);
+  // A sibling whose name extends the folder's is not inside it.
+  assert.equal(store.heldAt(path.join(files, 'Fotos & Texte 2025', 'Ägypten'), true), []);
+  assert.equal(store.heldAt(path.join(files, 'Fotos & Texte'), true), []);
+  now += LOCK_TTL_MS + 1;
+  assert.equal(store.heldAt(path.join(files, 'Fotos & Texte 2025'), true), []);
+});
+
 test('locks are kept in the database and expire after 30 minutes', () => {
   let now = 1_000_000;
   const a = createLockStore(db, () => now);
-  assert.equal(a.lock('file-x', 'L', 'u'), { ok: true });
+  assert.equal(a.lock('file-x', 'L', { userId: 'u', realPath: path.join(files, 'x.docx') }), { ok: true });
   const b = createLockStore(db, () => now);
   assert.is(b.current('file-x'), 'L');
   now += LOCK_TTL_MS + 1;
   assert.is(b.current('file-x'), '');
-  assert.equal(b.lock('file-x', 'M', 'u'), { ok: true });
+  assert.equal(b.lock('file-x', 'M', { userId: 'u', realPath: path.join(files, 'x.docx') }), { ok: true });
 });
 
 test('PutRelativeFile: a suggested name is numbered when taken, a relative one is refused with a valid alternative', async () => {

@@ -150,7 +150,7 @@ test('WebDAV COPY of a collection with Depth 0: its empty folder is journalled u
     journal,
     store: createDavStore(db),
     changes: createChangeSink(),
-    locks: createItemLocks(),
+    locks: createItemLocks({ webdav: () => [], office: () => [] }),
   } as unknown as DavContext;
   const req = {
     headers: { depth: '0', destination: '/dav/Files/Album%20copy', host: 'localhost' },

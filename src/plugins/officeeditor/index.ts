@@ -7,7 +7,6 @@
 import type { ItemLocks } from '../../files/locks.ts';
 import path from 'node:path';
 import type { ChangeSink } from '../../changes.ts';
-import type { Database } from '../../db/database.ts';
 import { AppError, ERRORS } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../../core/caller.ts';
@@ -15,9 +14,9 @@ import type { WorkJournal } from '../../files/journal.ts';
 import type { PathResolver } from '../../files/paths.ts';
 import type { VersionService } from '../../versions/service.ts';
 import { createDiscoveryClient, fillUrlsrc, type DiscoveryClient } from './discovery.ts';
-import { createLockStore } from './locks.ts';
+import type { LockStore } from './locks.ts';
 import { createOnlyOffice, type OnlyOfficeOptions, type OnlyOfficeService } from './onlyoffice.ts';
-import { fileIdFor, secretKey } from './tokens.ts';
+import { secretKey } from './tokens.ts';
 import type { ActivitySink } from '../../files/activity.ts';
 import { disproof } from './proof.ts';
 import { createWopiHost, type WopiHeaders, type WopiHost } from './wopi.ts';
@@ -36,7 +35,6 @@ export interface WopiOptions {
 }
 
 export interface OfficeEditorDeps {
-  db: Database;
   resolver: PathResolver;
   versions: VersionService;
   changes: ChangeSink;
@@ -56,8 +54,10 @@ export interface OfficeEditorDeps {
   fetch?: typeof fetch;
   /** Saves by the editing servers go to the activity log. */
   activity?: ActivitySink;
-  /** Where a WOPI lock is made known to WebDAV and the HTTP API (423 for other accounts). */
-  itemLocks?: ItemLocks;
+  /** The WOPI locks, built by the composition root (WebDAV and the HTTP API find them through itemLocks). */
+  locks: LockStore;
+  /** Every door's locks: an editor's save respects another account's WebDAV lock. */
+  itemLocks: ItemLocks;
 }
 
 export type EditMode = 'edit' | 'view';
@@ -123,20 +123,14 @@ export function createOfficeEditorPlugin(deps: OfficeEditorDeps): OfficeEditorPl
 
   if (deps.wopi) {
     const o = deps.wopi;
-    const wopiLocks = createLockStore(deps.db);
-    // A document open in the editor is locked for other accounts through WebDAV and the API too.
-    deps.itemLocks?.register('office', (item) => {
-      if (item.isDirectory) return [];
-      const held = wopiLocks.holder(fileIdFor(o.secret, item.realPath));
-      return held ? [{ kind: 'office', userId: held.userId }] : [];
-    });
     discovery = createDiscoveryClient(o.discoveryUrl || `${o.url.replace(/\/+$/, '')}/hosting/discovery`, deps.fetch);
     const host = createWopiHost({
       resolver: deps.resolver,
       versions: deps.versions,
       journal: deps.journal,
       changes: deps.changes,
-      locks: wopiLocks,
+      locks: deps.locks,
+      itemLocks: deps.itemLocks,
       callerFor: deps.callerFor,
       secret: o.secret,
       key: secretKey(o.secret),
@@ -219,6 +213,7 @@ export function createOfficeEditorPlugin(deps: OfficeEditorDeps): OfficeEditorPl
         changes: deps.changes,
         log: deps.log,
         callerFor: deps.callerFor,
+        itemLocks: deps.itemLocks,
         publicUrl,
         options: deps.onlyoffice,
         maxFileSize,

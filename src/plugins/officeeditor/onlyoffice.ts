@@ -13,7 +13,8 @@ import type { PathResolver } from '../../files/paths.ts';
 import type { VersionService } from '../../versions/service.ts';
 import { fileEvent, shownPath, type ActivitySink } from '../../files/activity.ts';
 import type { WorkJournal } from '../../files/journal.ts';
-import { openForRead, replaceKeepingVersion, versionOf, writeTemporary } from './content.ts';
+import type { ItemLocks } from '../../files/locks.ts';
+import { discardTemporary, openForRead, replaceKeepingVersion, versionOf, writeTemporary } from './content.ts';
 import type { WopiAnswer } from './wopi.ts';
 import { fileIdFor, signFileToken, verifyFileToken } from './tokens.ts';
 
@@ -37,6 +38,8 @@ export interface OnlyOfficeDeps {
   journal: WorkJournal;
   log: Logger;
   callerFor(userId: string): Caller | null;
+  /** Every door's locks: a save respects another account's WebDAV lock or WOPI lock (423 LOCKED). */
+  itemLocks: ItemLocks;
   publicUrl: string;
   options: OnlyOfficeOptions;
   maxFileSize: number;
@@ -232,6 +235,7 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
       }
       if (!claims.canWrite || !file.access.canWrite)
         throw new AppError('READ_ONLY', 'This editing session may not change the file.');
+      deps.itemLocks.assertFree(caller, file);
       const url = typeof signed.url === 'string' ? signed.url : '';
       let source: URL;
       try {
@@ -273,6 +277,13 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
         res.body as unknown as AsyncIterable<Uint8Array>,
         deps.maxFileSize,
       );
+      // A lock may have been taken while the document was fetched.
+      try {
+        deps.itemLocks.assertFree(caller, file);
+      } catch (err) {
+        await discardTemporary(temp);
+        throw err;
+      }
       await replaceKeepingVersion(temp, file.realPath, deps.versions, caller.username);
       deps.changes.emit({ type: 'modified', path: file.realPath });
       deps.activity?.record(fileEvent(caller, 'office.save', { path: shownPath(file), via: 'ONLYOFFICE' }));
