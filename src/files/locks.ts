@@ -4,9 +4,10 @@
 // asks for the others' locks, so a change by another account answers 423 instead of undoing that
 // client's work in silence. A lock binds other accounts only: its own account works on through
 // every door.
+import path from 'node:path';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
-import type { ResolvedPath } from './paths.ts';
+import { isInside, type ResolvedPath } from './paths.ts';
 
 /** Which protocol holds a lock, and for which account (null: nobody's, so every account). */
 export interface HeldLock {
@@ -30,14 +31,26 @@ const HOLDER: Record<HeldLock['kind'], string> = {
   office: 'the office editor',
 };
 
+/**
+ * The item at its canonical place when the name used reaches it through a symlink (a folder
+ * swapped for a link to another): a lock taken there holds whatever name reaches the file.
+ */
+function alias(item: ResolvedPath): ResolvedPath[] {
+  const real = item.canonicalPath;
+  if (!real || real === item.realPath || !item.space || !isInside(item.space.root, real)) return [];
+  const relative = path.relative(item.space.root, real).split(path.sep).join('/');
+  return [{ ...item, realPath: real, relative }];
+}
+
 export function createItemLocks(probes: LockProbes): ItemLocks {
   return {
     assertFree(caller, item, options = {}) {
       if (!item.space || !item.exists) return;
       const below = Boolean(options.withBelow && item.isDirectory);
+      const places = [item, ...alias(item)];
       for (const [kind, probe] of Object.entries(probes) as [HeldLock['kind'], LockProbe][]) {
         if (kind === options.except) continue;
-        const held = probe(item, below).find((l) => l.userId !== caller.userId);
+        const held = places.flatMap((p) => probe(p, below)).find((l) => l.userId !== caller.userId);
         if (held)
           throw new AppError(
             'LOCKED',

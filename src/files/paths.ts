@@ -85,6 +85,12 @@ export interface ResolvedPath {
   realPath: string;
   /** inside space.root with '/' separators, '' = the root */
   relative: string;
+  /**
+   * Where the entry really is, every symlink on the way to it followed (not its own: a link is
+   * an entry of its own): the same place whatever name reaches it, so a lock taken there is
+   * found through an alias (files/locks.ts).
+   */
+  canonicalPath?: string;
   access: Access;
   exists: boolean;
   isDirectory: boolean;
@@ -182,6 +188,12 @@ async function realpathOrNull(p: string): Promise<string | null> {
 }
 
 /** The real location of `p`: realpath of the deepest existing ancestor plus the missing tail. */
+/** The entry in its folder's real place (the folders above resolved, the entry itself not followed). */
+async function canonicalEntry(p: string): Promise<string> {
+  const dir = await realpathOrNull(path.dirname(p));
+  return dir ? path.join(dir, path.basename(p)) : p;
+}
+
 async function realLocation(p: string): Promise<{ real: string; exists: boolean; dangling: boolean }> {
   const full = await realpathOrNull(p);
   if (full) return { real: full, exists: true, dangling: false };
@@ -405,6 +417,7 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
         space,
         realPath,
         relative: rest.join('/'),
+        canonicalPath: location.real === realPath ? realPath : await canonicalEntry(realPath),
         access,
         exists: location.exists,
         isDirectory,

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUser, issueToken, setupAdmin, signIn } from '../support/auth.ts';
-import { envelope, type Client } from '../support/client.ts';
+import { Client, envelope } from '../support/client.ts';
 import { serveDiscovery } from '../support/office.ts';
 import { encodeUtf7 } from '../../src/plugins/officeeditor/tokens.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
@@ -363,11 +363,34 @@ test('Administration lists every lock and breaks one; another account, a read to
   assert.is(row.path, vol('Familie & Freunde', 'Geburtstag – Oma 90 🎂.txt'));
   assert.ok(Date.parse(row.expiresAt) - Date.now() <= 3600_000);
   const at = `/api/admin/locks/${encodeURIComponent(held.token)}`;
-  assert.is((await bob.get('/api/admin/locks')).status, 403);
-  assert.is((await bob.delete(at)).status, 403);
+  /** Neither the list nor the break, with exactly this refusal. */
+  const refused = async (who: Client, status: number, code: string) => {
+    for (const r of [await who.get('/api/admin/locks'), await who.delete(at)]) {
+      assert.is(r.status, status, `${code}: ${r.text.slice(0, 200)}`);
+      assert.is(envelope(r).code, code);
+    }
+  };
+  await refused(bob, 403, 'ADMIN_ONLY');
+  // Tokens never reach Administration: an administrator's read token, alice's write token.
   const readAdmin = await issueToken(admin, 'read', { password: 'admin-password-1' });
-  const byRead = await fetch(s.url + at, { method: 'DELETE', headers: { authorization: `Bearer ${readAdmin}` } });
-  assert.is(byRead.status, 403);
+  await refused(new Client(s.url, readAdmin), 403, 'AUTH_TOKEN_NOT_ALLOWED');
+  await refused(new Client(s.url, writeToken), 403, 'AUTH_TOKEN_NOT_ALLOWED');
+  // A link holder: the visitor session of alice's password link to the folder, and the link's token.
+  const alice = await signIn(s, 'alice', 'alice-password-1');
+  const link = await alice.post('/api/shares', {
+    sourcePath: 'Files/Familie & Freunde',
+    sharingType: 'anyone',
+    password: 'Kuchen & Kerzen',
+  });
+  assert.is(link.status, 201, link.text);
+  const holder = new Client(s.url);
+  assert.is(
+    (await holder.post(`/api/share/${link.json.shareToken}/access`, { password: 'Kuchen & Kerzen' })).status,
+    204,
+  );
+  assert.is((await holder.get(`/api/share/${link.json.shareToken}/browse/`)).status, 200);
+  await refused(holder, 401, 'AUTH_REQUIRED');
+  await refused(new Client(s.url, link.json.shareToken), 403, 'AUTH_TOKEN_NOT_ALLOWED');
   const crossSite = await fetch(s.url + at, {
     method: 'DELETE',
     headers: { cookie: admin.cookieHeader, origin: 'https://evil.example' },
@@ -385,6 +408,57 @@ test('Administration lists every lock and breaks one; another account, a read to
   assert.is((await bob.post('/api/files/rename', rename)).status, 200);
   const stale = await dav('PUT', davPath('Familie & Freunde', 'Oma.txt'), ALICE, { If: `(<${held.token}>)` }, 'x');
   assert.is(stale.status, 412);
+});
+
+test('Administration through a symlink swap: the lock listed and broken is the one the API checks, whatever name reaches the file', async () => {
+  fs.mkdirSync(vol('Kalender & Co'), { recursive: true });
+  fs.mkdirSync(vol('Echte Termine'), { recursive: true });
+  fs.writeFileSync(vol('Kalender & Co', 'Termine 2026 #1.txt'), 'swapped away');
+  fs.writeFileSync(vol('Echte Termine', 'Termine 2026 #1.txt'), 'the real one');
+  const swapped = await lock(davPath('Kalender & Co', 'Termine 2026 #1.txt'));
+  const real = await lock(davPath('Echte Termine', 'Termine 2026 #1.txt'));
+  assert.is(swapped.status, 200, swapped.text);
+  assert.is(real.status, 200, real.text);
+  // From outside, on the disk: the folder becomes a link to the other one.
+  fs.renameSync(vol('Kalender & Co'), vol('Kalender & Co (alt)'));
+  fs.symlinkSync('Echte Termine', vol('Kalender & Co'));
+  const listed = async () =>
+    new Map<string, string>(
+      (await admin.get('/api/admin/locks')).json.locks.map((l: { token: string; path: string }) => [l.token, l.path]),
+    );
+  const before = await listed();
+  assert.is(before.get(swapped.token), vol('Kalender & Co', 'Termine 2026 #1.txt'));
+  assert.is(before.get(real.token), vol('Echte Termine', 'Termine 2026 #1.txt'));
+  // The break takes the lock the list named, and only it.
+  assert.is((await admin.delete(`/api/admin/locks/${encodeURIComponent(swapped.token)}`)).status, 204);
+  const after = await listed();
+  assert.not.ok(after.has(swapped.token));
+  assert.ok(after.has(real.token));
+  // The real file's lock still holds, by its own name and through the link's.
+  const aliasPath = 'Files/Kalender & Co/Termine 2026 #1.txt';
+  const locked = (r: Awaited<ReturnType<Client['get']>>, what: string) => {
+    assert.is(r.status, 423, `${what}: ${r.text.slice(0, 300)}`);
+    assert.is(envelope(r).code, 'LOCKED', what);
+  };
+  locked(await bob.put('/api/editor', { path: aliasPath, content: 'bob through the link' }), 'save through the link');
+  locked(
+    await bob.post('/api/files/rename', { path: 'Files/Echte Termine', name: 'Termine 2026 #1.txt', newName: 'x.txt' }),
+    'rename by its name',
+  );
+  locked(
+    await bob.post('/api/files/move', {
+      items: [{ path: 'Files/Kalender & Co', name: 'Termine 2026 #1.txt' }],
+      destination: 'Files',
+    }),
+    'move through the link',
+  );
+  assert.is(fs.readFileSync(vol('Echte Termine', 'Termine 2026 #1.txt'), 'utf8'), 'the real one');
+  // Once alice's client unlocks, bob saves through either name.
+  const p = davPath('Echte Termine', 'Termine 2026 #1.txt');
+  assert.is((await dav('UNLOCK', p, ALICE, { 'Lock-Token': `<${real.token}>` })).status, 204);
+  const saved = await bob.put('/api/editor', { path: aliasPath, content: 'bob through the link' });
+  assert.is(saved.status, 200, saved.text);
+  assert.is(fs.readFileSync(vol('Echte Termine', 'Termine 2026 #1.txt'), 'utf8'), 'bob through the link');
 });
 
 test.run();

@@ -35,14 +35,16 @@ export async function lockOperation(
   const oldLock = header(headers, 'X-WOPI-OldLock');
   const stat = await fsp.stat(w.file.realPath);
   if (override !== 'UNLOCK') assertNoOtherDoorLock(deps, w.caller, w.file);
-  const holder = { userId: w.caller.userId, realPath: w.file.realPath };
+  // Kept at the document's canonical place: found by the other doors whatever name reaches it.
+  const place = w.file.canonicalPath ?? w.file.realPath;
+  const holder = { userId: w.caller.userId, realPath: place };
   const result =
     override === 'LOCK'
       ? oldLock !== undefined
         ? deps.locks.relock(fileId, oldLock, lock, holder)
         : deps.locks.lock(fileId, lock, holder)
       : override === 'REFRESH_LOCK'
-        ? deps.locks.refresh(fileId, lock, w.file.realPath)
+        ? deps.locks.refresh(fileId, lock, place)
         : deps.locks.unlock(fileId, lock);
   if (!result.ok)
     throw lockConflict(
