@@ -276,6 +276,29 @@ export const variables = {
       'Time budget of one search; past it the answer is marked truncated.',
       50,
     ),
+    extractMaxSize: size(
+      'SEARCH_EXTRACT_MAX_SIZE',
+      100 * MB,
+      '100M',
+      'Largest PDF, EPUB, office, RTF or HTML document whose text is indexed; a larger one is counted as too large.',
+    ),
+    extractMaxPages: int(
+      'SEARCH_EXTRACT_MAX_PAGES',
+      2000,
+      'PDF pages whose text is indexed, at most, per document.',
+      1,
+    ),
+    extractTimeoutMs: int(
+      'SEARCH_EXTRACT_TIMEOUT_MS',
+      60000,
+      'Longest the text of one document may take to read; past it the reader is stopped and the document counted as timed out.',
+      100,
+    ),
+    extractRunMs: int(
+      'SEARCH_EXTRACT_RUN_MS',
+      3600000,
+      "Time the document reader may spend in one walk of the index; past it the walk's other documents wait for the next walk of their folder (0 = no limit).",
+    ),
   },
   features: {
     showVolumeUsage: bool('SHOW_VOLUME_USAGE', false, 'Show the volume usage bar.'),

@@ -12,6 +12,8 @@ import { Indexer, type FolderSizeMode } from './indexer.ts';
 import type { WalkerClient } from './worker-client.ts';
 import { Maintenance } from './maintenance.ts';
 import type { WorkerOptions } from './protocol.ts';
+import { indexRoutes } from './routes.ts';
+import { indexReport } from './report.ts';
 
 /**
  * Spaces served besides VOLUME_ROOT's folders and the personal folders (host folders added as
@@ -92,7 +94,7 @@ export function createIndexes(deps: IndexesDeps): IndexesCapability {
   let unsubscribe = () => {};
   let unswitch = () => {};
   return {
-    routes: [],
+    routes: indexRoutes(() => indexReport(indexer.store, deps.config.search.indexEnabled)),
     ensureRoot: (realRoot) => indexer.ensureRoot(realRoot),
     figures: (realPath) => indexer.figures(realPath),
     readyCover: (realPath) => indexer.readyCover(realPath),

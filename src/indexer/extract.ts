@@ -1,18 +1,26 @@
-// Document text for the content index: plain-text files by extension (binary content refused
-// by a NUL sniff), and the text inside office documents (docx/xlsx/pptx, odt/ods/odp), read as
-// a stream with yauzl. Every read is bounded: a document contributes at most MAX_TEXT of text.
+// Document text for the content index. Plain-text files (by extension, binary content refused by
+// a NUL sniff) are read here, in the walker's thread. Every other kind — office documents
+// (docx/xlsx/pptx, odt/ods/odp), PDF (its text layer, page by page), EPUB, RTF and HTML — is
+// read by the extractor thread (extract.worker.ts through extract-pool.ts), which is stopped
+// and started again when one document takes too long or too much memory: a hostile file costs
+// that document, never the server or the walk. Every read is bounded (bytes read, bytes
+// unpacked, pages, time), and a document contributes at most MAX_TEXT of text.
 import fs from 'node:fs';
 import yauzl from 'yauzl';
 
 export const MAX_TEXT = 512 * 1024;
 const MAX_TEXT_FILE = 32 * 1024 * 1024;
-const MAX_OFFICE_FILE = 64 * 1024 * 1024;
-const MAX_XML_ENTRY = 16 * 1024 * 1024;
+/** Bytes one zip part may unpack to (a larger one is a bomb or not worth it). */
+const MAX_ZIP_ENTRY = 16 * 1024 * 1024;
+/** Bytes all the parts of one document may unpack to together. */
+const MAX_ZIP_TOTAL = 64 * 1024 * 1024;
+/** A PDF's pages are separated by this character in the indexed text (the page of a passage). */
+export const PAGE_BREAK = '\f';
 
 const TEXT_EXTENSIONS = new Set(
   (
     'txt text md markdown rst org adoc tex csv tsv log json jsonc json5 yaml yml toml ini cfg conf properties env ' +
-    'xml html htm xhtml css scss less svg js mjs cjs jsx ts tsx vue py rb go rs java kt kts swift scala c h cc cpp hpp cs ' +
+    'xml css scss less svg js mjs cjs jsx ts tsx vue py rb go rs java kt kts swift scala c h cc cpp hpp cs ' +
     'php pl lua r sql sh bash zsh fish ps1 bat cmd srt vtt sub ics vcf gitignore dockerfile makefile gradle nfo diff patch'
   ).split(' '),
 );
@@ -24,19 +32,85 @@ const OFFICE_PARTS: Record<string, RegExp> = {
   ods: /^content\.xml$/,
   odp: /^content\.xml$/,
 };
+const HTML_EXTENSIONS = new Set(['html', 'htm', 'xhtml']);
+
+/** What kind of reader a document needs ('text': read in the walker; the others: the extractor thread). */
+export type DocKind = 'text' | 'office' | 'pdf' | 'epub' | 'rtf' | 'html';
+/** The kinds the extractor thread reads, whose outcome the index keeps (and the administrator sees). */
+export const EXTRACTED_KINDS = ['office', 'pdf', 'epub', 'rtf', 'html'] as const;
+export type ExtractedKind = (typeof EXTRACTED_KINDS)[number];
+
+/**
+ * What became of a document: `indexed` (its text is searchable), `empty` (it holds no text),
+ * `no-text-layer` (a PDF whose pages are pictures only: scanned, never recognised), `encrypted`
+ * (a password is needed), `broken` (not readable as its kind), `too-large` (past a limit of
+ * bytes read, bytes unpacked or memory), `timed-out` (past the time limit), `deferred` (the
+ * run's limit was spent: read at the next walk of its folder; its old text stays).
+ */
+export const DOC_STATUSES = [
+  'indexed',
+  'empty',
+  'no-text-layer',
+  'encrypted',
+  'broken',
+  'too-large',
+  'timed-out',
+  'deferred',
+] as const;
+export type DocStatus = (typeof DOC_STATUSES)[number];
+
+export interface DocState {
+  kind: ExtractedKind;
+  status: DocStatus;
+  /** PDF and EPUB: pages (PDF) or chapters (EPUB) in the document. */
+  pages?: number;
+}
+
+export interface Extracted {
+  text: string | null;
+  /** Set for the kinds the extractor thread reads. */
+  state?: DocState;
+}
+
+/** Limits of one document and of one walk (SEARCH_EXTRACT_*). */
+export interface ExtractLimits {
+  /** Largest document read (bytes on disk). */
+  maxBytes: number;
+  /** PDF pages read at most (the text of later pages is not indexed). */
+  maxPages: number;
+  /** Longest one document may take; then its reader is stopped. */
+  timeoutMs: number;
+  /** Time the extractor may spend in one walk (0: no limit); past it documents are deferred. */
+  runMs: number;
+}
 
 export function extensionOf(name: string): string {
   const dot = name.lastIndexOf('.');
   return dot <= 0 ? name.toLowerCase() : name.slice(dot + 1).toLowerCase();
 }
 
-/** True when the file's name says it may carry indexable text. */
-export function isDocument(name: string): boolean {
+export function documentKind(name: string): DocKind | null {
   const ext = extensionOf(name);
-  return TEXT_EXTENSIONS.has(ext) || ext in OFFICE_PARTS;
+  if (TEXT_EXTENSIONS.has(ext)) return 'text';
+  if (ext in OFFICE_PARTS) return 'office';
+  if (ext === 'pdf') return 'pdf';
+  if (ext === 'epub') return 'epub';
+  if (ext === 'rtf') return 'rtf';
+  if (HTML_EXTENSIONS.has(ext)) return 'html';
+  return null;
 }
 
-async function readHead(file: string, bytes: number): Promise<Buffer> {
+/** The zip parts holding an office document's text, by its extension. */
+export function officeParts(name: string): RegExp | undefined {
+  return OFFICE_PARTS[extensionOf(name)];
+}
+
+/** True when the file's name says it may carry indexable text. */
+export function isDocument(name: string): boolean {
+  return documentKind(name) !== null;
+}
+
+export async function readHead(file: string, bytes: number): Promise<Buffer> {
   const handle = await fs.promises.open(file, 'r');
   try {
     const buf = Buffer.alloc(bytes);
@@ -56,61 +130,240 @@ export function decodeText(buf: Buffer): string | null {
   return buf.subarray(start).toString('utf8');
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  shy: '',
+  ndash: '–',
+  mdash: '—',
+  hellip: '…',
+  laquo: '«',
+  raquo: '»',
+  rsquo: '’',
+  lsquo: '‘',
+  rdquo: '”',
+  ldquo: '“',
+  euro: '€',
+  copy: '©',
+};
+
+function decodeEntities(s: string): string {
+  return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+    if (e[0] === '#') {
+      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
+    }
+    return ENTITIES[e.toLowerCase()] ?? m;
+  });
+}
+
+const tidy = (s: string) =>
+  s
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 
 /** Text of an office XML part: paragraph, row and cell ends become line breaks. */
 export function xmlText(xml: string): string {
-  return xml
-    .replace(/<\/(w:p|a:p|text:p|text:h|si|row|w:tr|table:table-row)>/g, '\n')
-    .replace(/<(w:tab|w:br|text:tab|text:line-break|text:s)\b[^>]*\/?>/g, ' ')
-    .replace(/<\/(c|w:tc|table:table-cell)>/g, '\t')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
-      if (e[0] === '#') {
-        const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-        return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
-      }
-      return ENTITIES[e.toLowerCase()] ?? m;
-    })
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n');
+  return tidy(
+    decodeEntities(
+      xml
+        .replace(/<\/(w:p|a:p|text:p|text:h|si|row|w:tr|table:table-row)>/g, '\n')
+        .replace(/<(w:tab|w:br|text:tab|text:line-break|text:s)\b[^>]*\/?>/g, ' ')
+        .replace(/<\/(c|w:tc|table:table-cell)>/g, '\t')
+        .replace(/<[^>]*>/g, ''),
+    ),
+  );
 }
 
-function officeText(file: string, parts: RegExp): Promise<string | null> {
-  return new Promise((resolve) => {
-    yauzl.open(file, { lazyEntries: true, autoClose: true }, (err, zip) => {
-      if (err || !zip) return resolve(null);
-      const texts: string[] = [];
+/**
+ * The words a reader sees in an HTML or XHTML page: no script, style or template, no comments,
+ * blocks and line breaks as line ends, entities decoded (`&lt;` stays text: it is decoded after
+ * the tags are gone).
+ */
+export function htmlText(html: string): string {
+  return tidy(
+    decodeEntities(
+      html
+        .replace(/<!--[\s\S]*?(-->|$)/g, ' ')
+        .replace(/<(script|style|template|noscript|head)\b[\s\S]*?(<\/\1\s*>|$)/gi, ' ')
+        .replace(/<(br|hr)\b[^>]*>/gi, '\n')
+        .replace(/<\/?(p|div|h[1-6]|li|tr|table|section|article|blockquote|pre|title|dd|dt|figcaption)\b[^>]*>/gi, '\n')
+        .replace(/<\/(td|th)>/gi, '\t')
+        .replace(/<[^>]*>/g, '')
+        .replace(/[ \t\r]+/g, (m) => (m.includes('\t') ? '\t' : ' ')),
+    ),
+  );
+}
+
+const RTF_SKIP = new Set([
+  'fonttbl',
+  'colortbl',
+  'stylesheet',
+  'info',
+  'pict',
+  'object',
+  'header',
+  'footer',
+  'headerl',
+  'headerr',
+  'footerl',
+  'footerr',
+  'xmlnstbl',
+  'listtable',
+  'listoverridetable',
+  'rsidtbl',
+  'generator',
+  'themedata',
+  'colorschememapping',
+  'latentstyles',
+  'datastore',
+  'fldinst',
+]);
+const RTF_BREAKS: Record<string, string> = {
+  par: '\n',
+  line: '\n',
+  sect: '\n\n',
+  page: '\n\n',
+  tab: '\t',
+  cell: '\t',
+  row: '\n',
+};
+const CP1252: Record<number, string> = {
+  0x80: '€', 0x82: '‚', 0x84: '„', 0x85: '…', 0x8a: 'Š', 0x8c: 'Œ', 0x8e: 'Ž', 0x91: '‘', 0x92: '’', 0x93: '“',
+  0x94: '”', 0x95: '•', 0x96: '–', 0x97: '—', 0x99: '™', 0x9a: 'š', 0x9c: 'œ', 0x9e: 'ž', 0x9f: 'Ÿ',
+}; // prettier-ignore
+
+/**
+ * The text of an RTF document: control words dropped, destinations that are not body text
+ * (fonts, colours, pictures, metadata, `\*` extensions) skipped, `\'hh` (Windows-1252) and
+ * `\uN` (with its `\ucN` fallback characters skipped) decoded. One pass, no recursion.
+ */
+export function rtfText(rtf: string): string {
+  let out = '';
+  const stack: { skip: boolean; uc: number }[] = [];
+  let skip = false;
+  let uc = 1;
+  let pendingSkip = 0;
+  let i = 0;
+  const emit = (s: string) => {
+    if (pendingSkip > 0) {
+      pendingSkip--;
+      return;
+    }
+    if (!skip) out += s;
+  };
+  while (i < rtf.length && out.length < MAX_TEXT) {
+    const c = rtf[i]!;
+    if (c === '{') {
+      stack.push({ skip, uc });
+      i++;
+      if (rtf.startsWith('\\*', i)) skip = true;
+      continue;
+    }
+    if (c === '}') {
+      const top = stack.pop();
+      if (top) ({ skip, uc } = top);
+      i++;
+      continue;
+    }
+    if (c === '\\') {
+      const next = rtf[i + 1];
+      if (next === undefined) break;
+      if (next === "'") {
+        const code = parseInt(rtf.slice(i + 2, i + 4), 16);
+        if (Number.isFinite(code)) emit(code >= 0x80 && code < 0xa0 ? (CP1252[code] ?? '') : String.fromCharCode(code));
+        i += 4;
+        continue;
+      }
+      if (!/[a-z]/i.test(next)) {
+        if (next === '~') emit(' ');
+        else if (next === '\\' || next === '{' || next === '}') emit(next);
+        else if (next === '\n' || next === '\r') emit('\n');
+        i += 2;
+        continue;
+      }
+      const m = /^([a-z]{1,32})(-?\d{1,10})? ?/i.exec(rtf.slice(i + 1, i + 48))!;
+      const word = m[1]!;
+      const arg = m[2] === undefined ? null : Number(m[2]);
+      i += 1 + m[0].length;
+      pendingSkip = 0;
+      if (RTF_SKIP.has(word)) skip = true;
+      else if (word === 'uc' && arg !== null) uc = Math.max(0, Math.min(arg, 4));
+      else if (word === 'u' && arg !== null) {
+        const code = arg < 0 ? arg + 65536 : arg;
+        if (!skip && code > 0) out += String.fromCharCode(code);
+        pendingSkip = uc;
+      } else if (word in RTF_BREAKS) emit(RTF_BREAKS[word]!);
+      continue;
+    }
+    if (c === '\n' || c === '\r') {
+      i++;
+      continue;
+    }
+    emit(c);
+    i++;
+  }
+  return tidy(out);
+}
+
+export class TooLarge extends Error {}
+
+/**
+ * The text of the zip parts whose names match `parts`, in the archive's order (or in `order`
+ * when given). Bounded: parts past MAX_ZIP_ENTRY, or all together past MAX_ZIP_TOTAL (counted
+ * as they are unpacked, whatever their headers claim), make the document `too-large`.
+ */
+export function zipParts(
+  file: string,
+  parts: RegExp,
+  textOf: (xml: string, part: string) => string,
+): Promise<{ texts: Map<string, string>; broken: boolean }> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(file, { lazyEntries: true, autoClose: true, validateEntrySizes: true }, (err, zip) => {
+      if (err || !zip) return resolve({ texts: new Map(), broken: true });
+      const texts = new Map<string, string>();
       let length = 0;
-      const finish = () => {
+      let unpacked = 0;
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
         zip.close();
-        resolve(texts.length ? texts.join('\n') : null);
+        fn();
       };
-      zip.on('error', () => resolve(texts.length ? texts.join('\n') : null));
-      zip.on('end', finish);
+      zip.on('error', () => settle(() => resolve({ texts, broken: texts.size === 0 })));
+      zip.on('end', () => settle(() => resolve({ texts, broken: false })));
       zip.on('entry', (entry: yauzl.Entry) => {
-        if (!parts.test(entry.fileName) || entry.uncompressedSize > MAX_XML_ENTRY || length >= MAX_TEXT)
-          return zip.readEntry();
+        if (settled) return;
+        if (!parts.test(entry.fileName) || length >= MAX_TEXT) return zip.readEntry();
+        if (entry.uncompressedSize > MAX_ZIP_ENTRY || unpacked + entry.uncompressedSize > MAX_ZIP_TOTAL)
+          return settle(() => reject(new TooLarge(`${entry.fileName} unpacks to ${entry.uncompressedSize} bytes`)));
         zip.openReadStream(entry, (streamErr, stream) => {
           if (streamErr || !stream) return zip.readEntry();
           const chunks: Buffer[] = [];
           let bytes = 0;
           stream.on('data', (c: Buffer) => {
             bytes += c.length;
-            if (bytes > MAX_XML_ENTRY) stream.destroy();
-            else chunks.push(c);
+            unpacked += c.length;
+            if (bytes > MAX_ZIP_ENTRY || unpacked > MAX_ZIP_TOTAL) {
+              stream.destroy();
+              settle(() => reject(new TooLarge(`${entry.fileName} unpacks past the limit`)));
+            } else chunks.push(c);
           });
-          const next = () => {
-            const text = xmlText(Buffer.concat(chunks).toString('utf8'));
-            texts.push(text);
+          stream.on('end', () => {
+            if (settled) return;
+            const text = textOf(Buffer.concat(chunks).toString('utf8'), entry.fileName);
+            texts.set(entry.fileName, text);
             length += text.length;
             zip.readEntry();
-          };
-          stream.on('end', next);
-          stream.on('close', () => {
-            if (bytes > MAX_XML_ENTRY) zip.readEntry();
           });
-          stream.on('error', () => zip.readEntry());
+          // A size that differs from the header (validateEntrySizes) or bad deflate data.
+          stream.on('error', () => settle(() => resolve({ texts, broken: texts.size === 0 })));
         });
       });
       zip.readEntry();
@@ -118,16 +371,38 @@ function officeText(file: string, parts: RegExp): Promise<string | null> {
   });
 }
 
-/** The text to index for a file, or null when it has none (or is too large to be worth it). */
-export async function extractText(file: string, name: string, size: number): Promise<string | null> {
-  const ext = extensionOf(name);
-  const parts = OFFICE_PARTS[ext];
-  if (parts) {
-    if (size > MAX_OFFICE_FILE) return null;
-    const text = await officeText(file, parts);
-    return text ? text.slice(0, MAX_TEXT) : null;
+/** The order of an EPUB's chapters: the package document's spine, as zip paths. */
+export function epubSpine(opfPath: string, opf: string): string[] {
+  const base = opfPath.includes('/') ? opfPath.slice(0, opfPath.lastIndexOf('/') + 1) : '';
+  const hrefs = new Map<string, string>();
+  for (const m of opf.matchAll(/<(?:\w+:)?item\b[^>]*>/g)) {
+    const id = /\bid\s*=\s*["']([^"']*)["']/.exec(m[0])?.[1];
+    const href = /\bhref\s*=\s*["']([^"']*)["']/.exec(m[0])?.[1];
+    if (id && href) hrefs.set(id, href);
   }
-  if (!TEXT_EXTENSIONS.has(ext) || size > MAX_TEXT_FILE || size === 0) return null;
+  const out: string[] = [];
+  for (const m of opf.matchAll(/<(?:\w+:)?itemref\b[^>]*\bidref\s*=\s*["']([^"']*)["']/g)) {
+    const href = hrefs.get(m[1]!);
+    if (!href) continue;
+    let p: string;
+    try {
+      p = decodeURIComponent(href.split('#')[0]!);
+    } catch {
+      p = href;
+    }
+    const segments: string[] = [];
+    for (const s of (base + p).split('/')) {
+      if (s === '..') segments.pop();
+      else if (s && s !== '.') segments.push(s);
+    }
+    out.push(segments.join('/'));
+  }
+  return out;
+}
+
+/** A plain-text file's text (the walker's thread reads it), or null when it has none or is too large. */
+export async function plainText(file: string, size: number): Promise<string | null> {
+  if (size > MAX_TEXT_FILE || size === 0) return null;
   const text = decodeText(await readHead(file, Math.min(size, MAX_TEXT)));
   return text && text.trim() ? text : null;
 }

@@ -14,7 +14,7 @@ import type { Logger } from '../core/log.ts';
 export const INDEX_SCHEMA = 'idx';
 
 /** Bump when the rows' meaning or the layout changes: the next start rebuilds every index once. */
-export const INDEX_FORMAT = 2;
+export const INDEX_FORMAT = 3;
 
 const SCHEMA_SQL = `
 CREATE TABLE idx.idx_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -52,6 +52,16 @@ CREATE INDEX idx.idx_entries_check ON idx_entries(checked_at) WHERE is_dir = 1;
 CREATE VIRTUAL TABLE idx.idx_names USING fts5(name, content='', contentless_delete=1, tokenize='trigram');
 -- Text of documents (rowid = the file's idx_entries id), ranked with bm25.
 CREATE VIRTUAL TABLE idx.idx_docs USING fts5(body, tokenize='unicode61 remove_diacritics 2');
+-- What became of each document of an extracted kind (PDF, EPUB, RTF, HTML, office; rowid = the
+-- file's idx_entries id): the administrator's view of the content index (extract.ts DocStatus).
+CREATE TABLE idx.idx_doc_state (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,                 -- 'pdf' | 'epub' | 'rtf' | 'html' | 'office'
+  status TEXT NOT NULL,               -- 'indexed' | 'empty' | 'no-text-layer' | 'encrypted' | 'broken' | 'too-large' | 'timed-out' | 'deferred'
+  pages INTEGER,                      -- PDF pages, EPUB chapters
+  at INTEGER NOT NULL                 -- ms: when it was read
+);
+CREATE INDEX idx.idx_doc_state_status ON idx_doc_state(status, at);
 `;
 
 function removeFiles(file: string): void {

@@ -72,6 +72,12 @@ function walkerClient(config: Config, log: Logger, load: RequestLoad, worker: In
       ioTimeoutMs: config.folderSize.ioTimeoutMs,
       maxStalledIo: config.folderSize.maxStalledIo,
       load: load.buffer,
+      extract: {
+        maxBytes: config.search.extractMaxSize,
+        maxPages: config.search.extractMaxPages,
+        timeoutMs: config.search.extractTimeoutMs,
+        runMs: config.search.extractRunMs,
+      },
       ...worker,
     },
     log,

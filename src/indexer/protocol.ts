@@ -1,3 +1,5 @@
+import type { DocState, ExtractLimits } from './extract.ts';
+
 // Messages between the main thread (which owns the one database connection) and the walker
 // worker (which owns the file-system calls). Paths inside a root are relative, '/'-separated.
 
@@ -21,6 +23,8 @@ export interface DocRecord {
   name: string;
   /** null: the document has no text (any more): empty, binary, too large. */
   text: string | null;
+  /** What became of a document of an extracted kind (PDF, EPUB, RTF, HTML, office); `deferred` keeps the old text. */
+  state?: DocState;
 }
 
 export interface WorkerOptions {
@@ -33,6 +37,8 @@ export interface WorkerOptions {
   beat?: SharedArrayBuffer;
   /** The main thread's verdict "people are being served" (core/load.ts): walks and extraction hold back. */
   load?: SharedArrayBuffer;
+  /** Limits of document extraction (SEARCH_EXTRACT_*). */
+  extract?: ExtractLimits;
 }
 
 export interface WalkJob {

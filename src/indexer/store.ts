@@ -190,10 +190,18 @@ export class IndexStore {
           'SELECT id FROM idx_entries WHERE root_id = ? AND dir = ? AND name = ?',
           [rootId, d.dir, d.name],
         )?.id;
-        if (id !== undefined) {
-          this.db.run('DELETE FROM idx_docs WHERE rowid = ?', [id]);
-          if (d.text !== null) this.db.run('INSERT INTO idx_docs (rowid, body) VALUES (?, ?)', [id, d.text]);
-        }
+        if (id === undefined) continue;
+        if (d.state)
+          this.db.run(
+            `INSERT INTO idx_doc_state (id, kind, status, pages, at) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, status = excluded.status, pages = excluded.pages, at = excluded.at`,
+            [id, d.state.kind, d.state.status, d.state.pages ?? null, now],
+          );
+        else this.db.run('DELETE FROM idx_doc_state WHERE id = ?', [id]);
+        // Deferred (the walk's reading time was spent): the text known before stays.
+        if (d.state?.status === 'deferred') continue;
+        this.db.run('DELETE FROM idx_docs WHERE rowid = ?', [id]);
+        if (d.text !== null) this.db.run('INSERT INTO idx_docs (rowid, body) VALUES (?, ?)', [id, d.text]);
       }
     });
   }
@@ -208,6 +216,7 @@ export class IndexStore {
     const list = JSON.stringify(ids);
     if (this.names) this.db.run('DELETE FROM idx_names WHERE rowid IN (SELECT value FROM json_each(?))', [list]);
     this.db.run('DELETE FROM idx_docs WHERE rowid IN (SELECT value FROM json_each(?))', [list]);
+    this.db.run('DELETE FROM idx_doc_state WHERE id IN (SELECT value FROM json_each(?))', [list]);
     this.db.run('DELETE FROM idx_entries WHERE id IN (SELECT value FROM json_each(?))', [list]);
   }
 
@@ -275,6 +284,27 @@ export class IndexStore {
 
   deleteDoc(entryId: number): void {
     this.db.run('DELETE FROM idx_docs WHERE rowid = ?', [entryId]);
+    this.db.run('DELETE FROM idx_doc_state WHERE id = ?', [entryId]);
+  }
+
+  /** Documents of the extracted kinds by kind and state (roots being dropped left out). */
+  documentCounts(): { kind: string; status: string; n: number }[] {
+    return this.db.all(
+      `SELECT s.kind, s.status, count(*) AS n FROM idx_doc_state s JOIN idx_entries e ON e.id = s.id
+      JOIN idx_roots r ON r.id = e.root_id AND r.state <> 'dropping' GROUP BY s.kind, s.status`,
+    );
+  }
+
+  /** The latest documents whose text could not be indexed, newest first. */
+  documentsNotIndexed(
+    limit: number,
+  ): { root: string; dir: string; name: string; kind: string; status: string; pages: number | null; at: number }[] {
+    return this.db.all(
+      `SELECT r.path AS root, e.dir, e.name, s.kind, s.status, s.pages, s.at FROM idx_doc_state s
+      JOIN idx_entries e ON e.id = s.id JOIN idx_roots r ON r.id = e.root_id AND r.state <> 'dropping'
+      WHERE s.status NOT IN ('indexed', 'empty') ORDER BY s.at DESC, s.id DESC LIMIT ?`,
+      [limit],
+    );
   }
 
   /**

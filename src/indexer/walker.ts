@@ -4,7 +4,7 @@
 // only the folders still open, never the tree.
 import path from 'node:path';
 import { isReservedName } from '../files/names.ts';
-import { isDocument } from './extract.ts';
+import { isDocument, type Extracted } from './extract.ts';
 import type { FsLayer, EntryStat } from './fs-layer.ts';
 import type { IoGuard } from './io-guard.ts';
 import {
@@ -27,7 +27,7 @@ export interface WalkSink {
   room?(): Promise<void>;
 }
 
-export type Extractor = (file: string, name: string, size: number) => Promise<string | null>;
+export type Extractor = (file: string, name: string, size: number) => Promise<Extracted>;
 
 export interface OpenDir {
   rel: string;
@@ -132,9 +132,9 @@ export function createExtractQueue(extract: Extractor, sink: WalkSink, cancelled
       running++;
       extract(item.file, item.name, item.size)
         .then(
-          (text) => {
+          ({ text, state }) => {
             // No text is said too, so a file written over with no text loses its old text.
-            sink.doc({ dir: item.dir, name: item.name, text: text || null });
+            sink.doc({ dir: item.dir, name: item.name, text: text || null, ...(state ? { state } : {}) });
           },
           () => {},
         )

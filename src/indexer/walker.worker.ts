@@ -6,7 +6,8 @@ import { nodeFs, nodeSyncFs, type FsLayer, type FsLayerFactory, type SyncFsLayer
 import { noBeat, SyncBeat } from './watchdog.ts';
 import { IoGuard } from './io-guard.ts';
 import { workerHold, workerPace } from '../core/load.ts';
-import { extractText, isDocument } from './extract.ts';
+import { documentKind, plainText, type Extracted } from './extract.ts';
+import { DocumentReader } from './extract-pool.ts';
 import { listFolder, walk } from './walker.ts';
 import { walkSync } from './walker-sync.ts';
 import type { DocRecord, EntryRecord, FromWorker, ToWorker, WorkerOptions } from './protocol.ts';
@@ -35,6 +36,9 @@ async function main(): Promise<void> {
     send({ type: 'io', stalled, paused }),
   );
   const cancelled = new Set<number>();
+  // Documents other than plain text are read by the extractor thread, one at a time, bounded.
+  const limits = options.extract ?? { maxBytes: 100 * 1024 * 1024, maxPages: 2000, timeoutMs: 60_000, runMs: 0 };
+  const reader = new DocumentReader(limits);
   // One pace for the walks and the extraction: together one slice per MAX_DEFER_MS while busy.
   const pace = workerPace(options.load);
   const hold = workerHold(options.load);
@@ -115,9 +119,23 @@ async function main(): Promise<void> {
       room: () => new Promise<void>((r) => flow.waiters.push(r)),
     };
     // Extraction reads through the thread pool the requests' file reads share: it waits too.
+    // The extractor's time in this walk is bounded (SEARCH_EXTRACT_RUN_MS): past it, documents
+    // are deferred to the next walk of their folder.
+    let spent = 0;
     const extract = job.content
-      ? async (file: string, name: string, size: number) =>
-          isDocument(name) ? (await pace(), withTimeout(extractText(file, name, size))) : null
+      ? async (file: string, name: string, size: number): Promise<Extracted> => {
+          const kind = documentKind(name);
+          if (kind === null) return { text: null };
+          await pace();
+          if (kind === 'text') return { text: await withTimeout(plainText(file, size)) };
+          if (limits.runMs > 0 && spent >= limits.runMs) return { text: null, state: { kind, status: 'deferred' } };
+          const started = performance.now();
+          try {
+            return await reader.read(file, name, size);
+          } finally {
+            spent += performance.now() - started;
+          }
+        }
       : null;
     const isCancelled = () => cancelled.has(job.id);
     const end = () => {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isReservedName } from '../files/names.ts';
-import { decodeText, extensionOf, isDocument } from '../indexer/extract.ts';
+import { decodeText, documentKind } from '../indexer/extract.ts';
 import { matchLine, nameTier, compareNames, type Term } from './term.ts';
 
 export interface LiveNameHit {
@@ -29,7 +29,6 @@ export interface LiveFound {
 const NAME_CAP = 5000;
 const DOC_READS = 300;
 const DOC_MAX_BYTES = 1024 * 1024;
-const PLAIN = new Set(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp']);
 
 /** Whether a real path may be searched (private folders, excluded paths): decided by the caller. */
 export type Admit = (real: string) => boolean;
@@ -63,8 +62,8 @@ export async function searchLive(start: string, term: Term, deadline: number, ad
         !isDir &&
         e.isFile() &&
         term.kind === 'word' &&
-        isDocument(e.name) &&
-        !PLAIN.has(extensionOf(e.name))
+        // Plain text only: documents that need a reader (PDF, office, …) are searched once indexed.
+        documentKind(e.name) === 'text'
       ) {
         if (docCandidates.length < DOC_READS) docCandidates.push({ real, name: e.name });
         else out.capped = true;

@@ -12,6 +12,7 @@ import type { PathResolver } from '../files/paths.ts';
 import type { Indexes } from '../indexer/indexes.ts';
 import { searchIndex, documentBody, type Found } from './from-index.ts';
 import { searchLive } from './live.ts';
+import { documentKind } from '../indexer/extract.ts';
 import { compareNames, matchLine, parseTerm, type Term } from './term.ts';
 
 export interface SearchItem {
@@ -20,6 +21,7 @@ export interface SearchItem {
   kind: 'dir' | 'file';
   matchLine?: string;
   matchLineNumber?: number;
+  matchPage?: number;
 }
 export interface SearchAnswer {
   items: SearchItem[];
@@ -181,6 +183,7 @@ export function createSearch(deps: SearchDeps) {
       if (hit) {
         item.matchLine = hit.line;
         item.matchLineNumber = hit.lineNumber;
+        if ('page' in hit && documentKind(d.name) === 'pdf') item.matchPage = hit.page;
       }
       items.push(item);
     }

@@ -80,21 +80,27 @@ export function trigramPhrase(literal: string): string | null {
   return `"${literal.replace(/"/g, '""')}"`;
 }
 
-/** The first line of `text` holding a word that begins with the term's first word. */
-export function matchLine(term: Term, text: string): { line: string; lineNumber: number } | null {
+/**
+ * The first line of `text` holding a word that begins with the term's first word, its page (the
+ * text's form feeds: a PDF's pages) and its number in that page.
+ */
+export function matchLine(term: Term, text: string): { line: string; lineNumber: number; page: number } | null {
   if (term.kind !== 'word' || !term.tokens.length) return null;
   const re = new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegex(term.tokens[0]!)}`, 'iu');
-  const lines = text.split(/\r\n|\n|\r/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const m = re.exec(line.normalize('NFC'));
-    if (!m) continue;
-    let shown = line.trim();
-    if (shown.length > 240) {
-      const start = Math.max(0, m.index - 80);
-      shown = (start > 0 ? '…' : '') + line.slice(start, start + 220).trim() + '…';
+  const pages = text.split('\f');
+  for (let p = 0; p < pages.length; p++) {
+    const lines = pages[p]!.split(/\r\n|\n|\r/);
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      const m = re.exec(line.normalize('NFC'));
+      if (!m) continue;
+      let shown = line.trim();
+      if (shown.length > 240) {
+        const start = Math.max(0, m.index - 80);
+        shown = (start > 0 ? '…' : '') + line.slice(start, start + 220).trim() + '…';
+      }
+      return { line: shown, lineNumber: i + 1, page: p + 1 };
     }
-    return { line: shown, lineNumber: i + 1 };
   }
   return null;
 }

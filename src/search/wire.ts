@@ -6,7 +6,12 @@ export const searchItem = z.object({
   path: z.string().describe('The folder holding the match ("" at the top)'),
   kind: z.enum(['dir', 'file']),
   matchLine: z.string().optional().describe('For a document match: the line holding the term'),
-  matchLineNumber: z.number().int().optional().describe('1-based number of that line'),
+  matchLineNumber: z
+    .number()
+    .int()
+    .optional()
+    .describe('1-based number of that line (in a PDF: of the lines of its page)'),
+  matchPage: z.number().int().optional().describe('For a PDF: the 1-based page holding that line'),
 });
 export type SearchItem = z.infer<typeof searchItem>;
 export const searchAnswer = z.object({ items: z.array(searchItem), truncated: z.boolean(), complete: z.boolean() });

@@ -84,12 +84,25 @@ test('FTS5 queries are quoted phrases: hostile terms stay literal', () => {
 
 test('matchLine: first line with a word beginning with the term, 1-based, long lines cut around it', () => {
   const t = parseTerm('report');
-  assert.equal(matchLine(t, 'first\nthe reportage is late\nreport'), { line: 'the reportage is late', lineNumber: 2 });
+  assert.equal(matchLine(t, 'first\nthe reportage is late\nreport'), {
+    line: 'the reportage is late',
+    lineNumber: 2,
+    page: 1,
+  });
   assert.is(matchLine(t, 'misreported only'), null);
   const long = `${'x '.repeat(200)}report here ${'y '.repeat(200)}`;
   const hit = matchLine(t, long)!;
   assert.ok(hit.line.includes('report here'));
   assert.ok(hit.line.length < 260);
+});
+
+test("matchLine: a paged text (a PDF's form feeds) gives the page, and the line's number in that page", () => {
+  const t = parseTerm('garden');
+  assert.equal(matchLine(t, 'Tax return 2024\nRefund due\fDeductions\nfor garden tools\nPage 2 of 2'), {
+    line: 'for garden tools',
+    lineNumber: 2,
+    page: 2,
+  });
 });
 
 test.run();

@@ -86,7 +86,8 @@ function Result({ item, term }: { item: SearchItem; term: string }) {
         </button>
         <div class="where" dir="auto">
           {item.path || 'Top'}
-          {item.matchLineNumber ? ` · line ${item.matchLineNumber}` : ''}
+          {/* A PDF's passage is told by its page; a text's by its line. */}
+          {item.matchPage ? ` · page ${item.matchPage}` : item.matchLineNumber ? ` · line ${item.matchLineNumber}` : ''}
         </div>
         {item.matchLine && (
           <code class="match-line" dir="auto">
