@@ -17,8 +17,9 @@ import type { Capability } from './http/capability.ts';
 import { createHttpServer } from './http/server.ts';
 import { createUiHandler } from './http/static.ts';
 import { UsersStore } from './accounts/users-store.ts';
-import { SessionStore } from './accounts/sessions.ts';
+import { SessionStore } from './accounts/sessions-store.ts';
 import { RateLimiter } from './accounts/rate-limits.ts';
+import { createRateLimitStore } from './accounts/rate-limits-store.ts';
 import { callerOf } from './accounts/caller.ts';
 import { createActivity } from './activity/service.ts';
 import { createActivityStore } from './activity/store.ts';
@@ -46,16 +47,17 @@ import { createPasskeysCapability } from './passkeys/capability.ts';
 import { createPasskeyStore } from './passkeys/store.ts';
 import { createOidcCapability } from './oidc/capability.ts';
 import { createOidcStore } from './oidc/store.ts';
-import { createBindings, pathTable } from './files/bindings.ts';
+import { createBindings } from './files/bindings.ts';
 import { createFilesCapability } from './files/capability.ts';
-import { createWorkJournal } from './files/journal.ts';
+import { createWorkJournal } from './files/journal-store.ts';
 import { createItemLocks } from './files/locks.ts';
-import { createLockStore, officeLockProbe } from './plugins/officeeditor/locks.ts';
+import { createLockStore, officeLockProbe } from './plugins/officeeditor/locks-store.ts';
 import { createFileOps } from './files/ops.ts';
 import { createOwnFolders } from './files/own.ts';
 import { createPathResolver } from './files/paths.ts';
 import { createPersonalFolders } from './files/personal.ts';
-import { createRecentDestinations } from './files/recent.ts';
+import { createPersonalFolderStore } from './files/personal-store.ts';
+import { createRecentDestinations, recentBindings } from './files/recent-store.ts';
 import { spaceRootsOf } from './files/space-roots.ts';
 import { createTransfer } from './files/transfer.ts';
 import { createTrash } from './trash/service.ts';
@@ -72,10 +74,12 @@ import { createDownloadsCapability } from './downloads/capability.ts';
 import { createEditorCapability } from './editor/capability.ts';
 import { createPreviewsCapability } from './previews/capability.ts';
 import { createFavoritesCapability } from './favorites/capability.ts';
+import { favoriteBindings } from './favorites/store.ts';
 import { createFolderPrefsCapability } from './folderprefs/capability.ts';
+import { folderPrefBindings } from './folderprefs/store.ts';
 import { createUploadsCapability } from './uploads/capability.ts';
 import { createLinks } from './shares/links.ts';
-import { createShareStore } from './shares/store.ts';
+import { createShareStore, shareBindings } from './shares/store.ts';
 import { createSharesCapability } from './shares/capability.ts';
 import { createDavStore, davPropertyBindings } from './webdav/store.ts';
 import { createWebdavCapability } from './webdav/capability.ts';
@@ -199,7 +203,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Accounts (accounts/): their rows, sessions and rate-limit windows, then the activity log over them.
   const users = new UsersStore(db);
   const sessions = new SessionStore(db, sessionSecret, config.auth.sessionMaxAgeDays);
-  const limits = new RateLimiter(db);
+  const limits = new RateLimiter(createRateLimitStore(db));
   const activity = createActivity({
     store: createActivityStore(db),
     log,
@@ -273,7 +277,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // rules are built first and handed the resolver's `resolve` at each call.
   const userVolumes = createUserVolumeStore(db);
   const hostVolumeStore = createHostVolumeStore(db);
-  const personal = createPersonalFolders(db, config.storage.userRoot);
+  const personal = createPersonalFolders({
+    store: createPersonalFolderStore(db),
+    userRoot: config.storage.userRoot,
+  });
   // The key that seals link tokens lives in CONFIG_DIR/keys, never in the database or its backups.
   const shareStore = createShareStore(
     db,
@@ -303,11 +310,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const versionStore = createVersionStore(db);
   // What is bound to a path follows its renames and moves and goes with its deletion (spec §1 rule 4).
   const bindings = createBindings(db, {
-    favorites: pathTable(db, 'favorites'),
-    recentDestinations: pathTable(db, 'recent_destinations'),
-    folderPrefs: pathTable(db, 'folder_prefs'),
+    favorites: favoriteBindings(db),
+    recentDestinations: recentBindings(db),
+    folderPrefs: folderPrefBindings(db),
     versions: versionBindings(versionStore),
-    shares: pathTable(db, 'shares'),
+    shares: shareBindings(db),
     ...(config.features.webdavEnabled ? { davProperties: davPropertyBindings(davStore) } : {}),
   });
   const journal = createWorkJournal(db);

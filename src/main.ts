@@ -20,6 +20,7 @@ import { serviceCommand } from './service/cli.ts';
 import { essentialFailed, formatChecks, runDoctor } from './doctor/doctor.ts';
 import { consoleLogger, firstRunBanner, localUrl, looseFiles, openBrowser, shouldOpenBrowser } from './console.ts';
 import type { Database } from './db/database.ts';
+import { UsersStore } from './accounts/users-store.ts';
 import type { Config } from './config.ts';
 
 function fatal(message: string): never {
@@ -31,7 +32,7 @@ function fatal(message: string): never {
 function accountsMissing(db: Database, config: Config): boolean {
   if (config.auth.mode === 'disabled') return false;
   try {
-    return (db.get<{ n: number }>('SELECT COUNT(*) AS n FROM users')?.n ?? 0) === 0;
+    return new UsersStore(db).count() === 0;
   } catch {
     return false;
   }

@@ -1,7 +1,7 @@
 // Per-address attempt counters in fixed windows, kept in the database so that a restart does
 // not hand an attacker a fresh budget. Checked before any password hashing, so a flood costs
 // one indexed row update per request and never slows other people's sign-ins.
-import type { Database } from '../db/database.ts';
+import type { RateLimitStore } from './rate-limits-store.ts';
 import { tooMany } from '../core/errors.ts';
 
 export interface Limit {
@@ -18,16 +18,13 @@ export const LIMITS = {
 } satisfies Record<string, Limit>;
 
 export class RateLimiter {
-  private readonly db: Database;
-  constructor(db: Database) {
-    this.db = db;
+  private readonly store: RateLimitStore;
+  constructor(store: RateLimitStore) {
+    this.store = store;
   }
 
   private current(key: string, limit: Limit, now: number): { count: number; windowStart: number } {
-    const row = this.db.get<{ window_start: number; count: number }>(
-      'SELECT window_start, count FROM rate_limits WHERE key = ?',
-      [key],
-    );
+    const row = this.store.get(key);
     if (!row || now - row.window_start >= limit.windowMs) return { count: 0, windowStart: now };
     return { count: row.count, windowStart: row.window_start };
   }
@@ -53,15 +50,12 @@ export class RateLimiter {
   count(key: string, limit: Limit): void {
     const now = Date.now();
     const { count, windowStart } = this.current(key, limit, now);
-    this.db.run(
-      'INSERT INTO rate_limits (key, window_start, count) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count',
-      [key, windowStart, count + 1],
-    );
+    this.store.put(key, windowStart, count + 1);
   }
 
   /** Drops windows that have ended (the longest window bounds what is kept). */
   sweep(): number {
     const longest = Math.max(...Object.values(LIMITS).map((l) => l.windowMs));
-    return this.db.run('DELETE FROM rate_limits WHERE window_start < ?', [Date.now() - longest]).changes;
+    return this.store.sweep(Date.now() - longest);
   }
 }

@@ -5,7 +5,7 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import type { Authenticator } from '../http/guard.ts';
 import type { Caller } from '../core/caller.ts';
 import type { TokenService } from '../tokens/service.ts';
-import type { SessionRow, SessionStore } from '../accounts/sessions.ts';
+import type { SessionRow, SessionStore } from '../accounts/sessions-store.ts';
 import { isAdminRow, type UsersStore } from '../accounts/users-store.ts';
 import { callerOf } from '../accounts/caller.ts';
 

@@ -7,7 +7,7 @@ import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { hashPassword, verifyPassword } from '../accounts/passwords.ts';
 import { LIMITS, type RateLimiter } from '../accounts/rate-limits.ts';
-import type { SessionRow, SessionStore } from '../accounts/sessions.ts';
+import type { SessionRow, SessionStore } from '../accounts/sessions-store.ts';
 import { isAdminRow, toWire, type UserRow, type UsersStore, type WireUser } from '../accounts/users-store.ts';
 import type { AuthStatus, SignInMethod } from './wire.ts';
 

@@ -2,6 +2,8 @@
 // files/bindings.ts). The path is resolved by the service before it reaches the store.
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
+import { pathTable } from '../files/bindings-store.ts';
+import type { BindingTable } from '../files/bindings.ts';
 import type { Favorite, FavoriteChange } from './wire.ts';
 
 interface Row {
@@ -100,3 +102,6 @@ export function createFavoriteStore(db: Database): FavoriteStore {
     remove: (userId, id) => void db.run('DELETE FROM favorites WHERE user_id = ? AND id = ?', [userId, id]),
   };
 }
+
+/** Favourites follow their path (files/bindings.ts). */
+export const favoriteBindings = (db: Database): BindingTable => pathTable(db, 'favorites');

@@ -8,7 +8,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../core/log.ts';
 import type { FileOps } from './ops.ts';
 import type { OwnFolders } from './own.ts';
-import type { RecentDestinations } from './recent.ts';
+import type { RecentDestinations } from './recent-store.ts';
 import { fileRoutes } from './routes.ts';
 import type { Transfer } from './transfer.ts';
 import { RESERVED_DIR } from './names.ts';

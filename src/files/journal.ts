@@ -5,51 +5,13 @@
 // exists and ended once it took its name or was removed, on every path. At the next start the
 // transfer's recovery (transfer.ts) reads the rows left: phase 'copying' removes the temporary,
 // 'placed' removes the source. Paths are real paths: no descriptor survives a restart.
-import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Database } from '../db/database.ts';
+import type { WorkJournal } from './journal-store.ts';
 import type { Dir } from './confined.ts';
 import { temporaryName } from './names.ts';
 
-export interface JournalRow {
-  id: string;
-  phase: 'copying' | 'placed';
-  temp_path: string;
-  source_path: string;
-  remove_source: number;
-}
-
-export interface WorkJournal {
-  /** Records that `tempReal` is being built (and, for a move, the source to remove); returns the row. */
-  begin(tempReal: string, source?: string): string;
-  /** A move's copy took its name `placedReal`: what is left is removing the source. */
-  placed(id: string, placedReal: string): void;
-  /** Done, or rolled back: nothing is left to do. */
-  end(id: string): void;
-  /** The rows a crash left. */
-  left(): JournalRow[];
-}
-
-export function createWorkJournal(db: Database): WorkJournal {
-  return {
-    begin(tempReal, source) {
-      const id = randomUUID();
-      db.run(
-        'INSERT INTO file_op_journal (id, phase, temp_path, source_path, remove_source, started_at) VALUES (?, ?, ?, ?, ?, ?)',
-        [id, 'copying', tempReal, source ?? '', source ? 1 : 0, new Date().toISOString()],
-      );
-      return id;
-    },
-    placed(id, placedReal) {
-      db.run("UPDATE file_op_journal SET phase = 'placed', temp_path = ? WHERE id = ?", [placedReal, id]);
-    },
-    end(id) {
-      db.run('DELETE FROM file_op_journal WHERE id = ?', [id]);
-    },
-    left: () => db.all<JournalRow>('SELECT id, phase, temp_path, source_path, remove_source FROM file_op_journal'),
-  };
-}
+export type { JournalRow, WorkJournal } from './journal-store.ts';
 
 /**
  * Runs `build` with a fresh temporary in `dir` (its path through `dir`, and its name), on the journal from

@@ -2,7 +2,7 @@
 // exclusive mkdir) and kept, so no account ever inherits another's folder.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Database } from '../db/database.ts';
+import type { PersonalFolderStore } from './personal-store.ts';
 
 export interface PersonalFolders {
   /** The account's folder (created on first use), absolute. */
@@ -20,13 +20,19 @@ function safeFolderName(username: string): string {
   return cleaned || 'user';
 }
 
-export function createPersonalFolders(db: Database, userRoot: string): PersonalFolders {
+export interface PersonalFoldersDeps {
+  store: PersonalFolderStore;
+  /** USER_ROOT, where the folders are. */
+  userRoot: string;
+}
+
+export function createPersonalFolders({ store, userRoot }: PersonalFoldersDeps): PersonalFolders {
   const claiming = new Map<string, Promise<string>>();
 
   async function claim(userId: string, username: string): Promise<string> {
-    const row = db.get<{ folder: string }>('SELECT folder FROM personal_folders WHERE user_id = ?', [userId]);
-    if (row) {
-      const dir = path.join(userRoot, row.folder);
+    const folder = store.folderOf(userId);
+    if (folder !== undefined) {
+      const dir = path.join(userRoot, folder);
       await fsp.mkdir(dir, { recursive: true });
       return dir;
     }
@@ -34,7 +40,7 @@ export function createPersonalFolders(db: Database, userRoot: string): PersonalF
     const base = safeFolderName(username);
     for (let n = 0; n < 1000; n++) {
       const name = n === 0 ? base : `${base}-${n + 1}`;
-      if (db.get('SELECT 1 AS x FROM personal_folders WHERE folder = ?', [name])) continue;
+      if (store.taken(name)) continue;
       try {
         // A folder already on disk but unclaimed (an older database) belongs to nobody we know.
         await fsp.mkdir(path.join(userRoot, name));
@@ -42,11 +48,7 @@ export function createPersonalFolders(db: Database, userRoot: string): PersonalF
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
         throw err;
       }
-      db.run('INSERT INTO personal_folders (user_id, folder, created_at) VALUES (?, ?, ?)', [
-        userId,
-        name,
-        new Date().toISOString(),
-      ]);
+      store.claim(userId, name, new Date().toISOString());
       return path.join(userRoot, name);
     }
     throw new Error('no personal folder name left');
@@ -62,9 +64,7 @@ export function createPersonalFolders(db: Database, userRoot: string): PersonalF
       return pending;
     },
     all() {
-      return db
-        .all<{ folder: string }>('SELECT folder FROM personal_folders')
-        .map((r) => path.join(userRoot, r.folder));
+      return store.all().map((folder) => path.join(userRoot, folder));
     },
   };
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { route } from '../http/route.ts';
 import { errorFields, openEventStream } from '../http/ndjson.ts';
 import type { FileOps } from './ops.ts';
-import type { RecentDestinations } from './recent.ts';
+import type { RecentDestinations } from './recent-store.ts';
 import {
   conflictsAnswer,
   conflictsBody,

@@ -1,6 +1,8 @@
 // Per-folder view and sort preferences of an account (`folder_prefs`, a binding: forgotten when
 // the folder is deleted, carried when it is renamed or moved — see files/bindings.ts).
 import type { Database } from '../db/database.ts';
+import { pathTable } from '../files/bindings-store.ts';
+import type { BindingTable } from '../files/bindings.ts';
 import { folderPrefs, type FolderPrefs, type FolderPrefsAnswer } from './wire.ts';
 
 const DEFAULTS: FolderPrefs = { view: 'list', sortBy: 'name', sortDir: 'asc' };
@@ -39,3 +41,6 @@ export function createFolderPrefStore(db: Database): FolderPrefStore {
       void db.run('DELETE FROM folder_prefs WHERE user_id = ? AND path = ?', [userId, folder]),
   };
 }
+
+/** A folder's preferences follow it (files/bindings.ts). */
+export const folderPrefBindings = (db: Database): BindingTable => pathTable(db, 'folder_prefs');

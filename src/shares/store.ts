@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Database, type SqlValue } from '../db/database.ts';
 import type { SecretBox } from '../twofactor/secret-box.ts';
+import { pathTable } from '../files/bindings-store.ts';
+import type { BindingTable } from '../files/bindings.ts';
 
 export interface ShareRow {
   id: string;
@@ -267,3 +269,6 @@ export function createShareStore(db: Database, box: SecretBox, backupDir?: strin
   };
 }
 export type ShareStore = ReturnType<typeof createShareStore>;
+
+/** A link follows the item it shares (files/bindings.ts). */
+export const shareBindings = (db: Database): BindingTable => pathTable(db, 'shares');

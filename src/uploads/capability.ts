@@ -14,6 +14,7 @@ import { createMultipartReceiver } from './multipart.ts';
 import { createPlacement, type PlacementDeps } from './placement.ts';
 import { uploadRoutes } from './routes.ts';
 import { createStaging, type FreeSpace } from './staging.ts';
+import { createStagingDirStore } from './staging-store.ts';
 import { createTusService } from './tus/service.ts';
 import { createUploadStore } from './tus/store.ts';
 
@@ -51,7 +52,11 @@ export interface UploadsCapability extends Capability {
 export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
   const { config, db, log } = deps;
   const u = config.uploads;
-  const staging = createStaging(db, u.freeSpaceReserve, deps.own);
+  const staging = createStaging({
+    store: createStagingDirStore(db),
+    reserveBytes: u.freeSpaceReserve,
+    own: deps.own,
+  });
   if (staging.leftoversRemoved)
     log.info('removed part files of interrupted multipart uploads', { removed: staging.leftoversRemoved });
   const placement = createPlacement({

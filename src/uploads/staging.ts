@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Database } from '../db/database.ts';
+import type { StagingDirStore } from './staging-store.ts';
 import { AppError } from '../core/errors.ts';
 import { TEMP_PREFIX } from '../files/names.ts';
 import type { OwnFolders } from '../files/own.ts';
@@ -107,8 +107,15 @@ export function formatBytes(n: number): string {
   return `${v} ${units[i]}`;
 }
 
-export function createStaging(db: Database, reserveBytes: number, own: OwnFolders): Staging {
-  const registered = new Set(db.all<{ dir: string }>('SELECT dir FROM upload_staging_dirs').map((r) => r.dir));
+export interface StagingDeps {
+  store: StagingDirStore;
+  /** Bytes a volume keeps free (FREE_SPACE_RESERVE). */
+  reserveBytes: number;
+  own: OwnFolders;
+}
+
+export function createStaging({ store, reserveBytes, own }: StagingDeps): Staging {
+  const registered = new Set(store.all());
   const leftoversRemoved = removeMultipartLeftovers(registered);
   // What that emptied, and the `.burrow/uploads` of earlier installs, is not left behind.
   for (const dir of registered) if (path.basename(dir) === STAGING_SUBDIR) own.tidySync(path.dirname(dir), 'uploads');
@@ -131,7 +138,7 @@ export function createStaging(db: Database, reserveBytes: number, own: OwnFolder
         made.add(dir);
       }
       if (!registered.has(dir)) {
-        db.run('INSERT OR IGNORE INTO upload_staging_dirs (dir) VALUES (?)', [dir]);
+        store.add(dir);
         registered.add(dir);
       }
       return { dir, shared: true };

@@ -7,7 +7,7 @@ import type { Database } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { hashPassword } from '../accounts/passwords.ts';
-import type { SessionStore } from '../accounts/sessions.ts';
+import type { SessionStore } from '../accounts/sessions-store.ts';
 import {
   isAdminRow,
   normaliseRoles,

@@ -6,8 +6,9 @@ import path from 'node:path';
 import { createActivity, type ActivityService } from '../../src/activity/service.ts';
 import { createActivityStore } from '../../src/activity/store.ts';
 import { RateLimiter } from '../../src/accounts/rate-limits.ts';
+import { createRateLimitStore } from '../../src/accounts/rate-limits-store.ts';
 import { AuthService, type SecondFactor } from '../../src/auth/service.ts';
-import { SessionStore } from '../../src/accounts/sessions.ts';
+import { SessionStore } from '../../src/accounts/sessions-store.ts';
 import { UsersStore } from '../../src/accounts/users-store.ts';
 import { hashPassword } from '../../src/accounts/passwords.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -65,7 +66,7 @@ export async function identityKit(env: Record<string, string> = {}): Promise<Ide
   settings.setActivity({ enabled: true });
   const activity = createActivity({ store: createActivityStore(db), log: quietLog, config: () => settings.activity() });
   const sessions = new SessionStore(db, 'test-secret', 30);
-  const limits = new RateLimiter(db);
+  const limits = new RateLimiter(createRateLimitStore(db));
   const deps: ConstructorParameters<typeof AuthService>[0] = { config, db, users, sessions, limits, activity };
   const auth = new AuthService(deps);
   return {

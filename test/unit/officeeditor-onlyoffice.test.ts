@@ -16,7 +16,7 @@ import { createVersions } from '../../src/versions/service.ts';
 import { createVersionStore } from '../../src/versions/store.ts';
 import { journalled, recordingJournal } from '../support/journal.ts';
 import { createOfficeEditorPlugin } from '../../src/plugins/officeeditor/index.ts';
-import { createLockStore } from '../../src/plugins/officeeditor/locks.ts';
+import { createLockStore } from '../../src/plugins/officeeditor/locks-store.ts';
 import { createItemLocks, type LockProbe } from '../../src/files/locks.ts';
 import { unitVolume } from '../support/unit-volume.ts';
 

@@ -17,7 +17,7 @@ import { createVersions } from '../../src/versions/service.ts';
 import { createVersionStore } from '../../src/versions/store.ts';
 import { journalled, recordingJournal } from '../support/journal.ts';
 import { createOfficeEditorPlugin, type OfficeEditorPlugin } from '../../src/plugins/officeeditor/index.ts';
-import { createLockStore, LOCK_TTL_MS, officeLockProbe } from '../../src/plugins/officeeditor/locks.ts';
+import { createLockStore, LOCK_TTL_MS, officeLockProbe } from '../../src/plugins/officeeditor/locks-store.ts';
 import { createItemLocks, type LockProbe } from '../../src/files/locks.ts';
 import { decodeUtf7, encodeUtf7 } from '../../src/plugins/officeeditor/tokens.ts';
 import { fillUrlsrc, parseDiscovery } from '../../src/plugins/officeeditor/discovery.ts';

@@ -14,7 +14,7 @@ import type { WorkJournal } from '../../files/journal.ts';
 import type { PathResolver } from '../../files/paths.ts';
 import type { VersionService } from '../../versions/service.ts';
 import { createDiscoveryClient, fillUrlsrc, type DiscoveryClient } from './discovery.ts';
-import type { LockStore } from './locks.ts';
+import type { LockStore } from './locks-store.ts';
 import { createOnlyOffice, type OnlyOfficeOptions, type OnlyOfficeService } from './onlyoffice.ts';
 import { secretKey } from './tokens.ts';
 import type { ActivitySink } from '../../files/activity.ts';

@@ -14,7 +14,7 @@ import type { WorkJournal } from '../../files/journal.ts';
 import type { ItemLocks } from '../../files/locks.ts';
 import type { PathResolver, ResolvedPath } from '../../files/paths.ts';
 import type { VersionService } from '../../versions/service.ts';
-import type { LockStore } from './locks.ts';
+import type { LockStore } from './locks-store.ts';
 import { fileIdFor, signFileToken, verifyFileToken, type FileClaims } from './tokens.ts';
 
 export const WOPI_AUDIENCE = 'burrow-wopi';

@@ -5,7 +5,7 @@
 import fsp from 'node:fs/promises';
 import { AppError } from '../../core/errors.ts';
 import { versionOf } from './content.ts';
-import { MAX_LOCK_LENGTH } from './locks.ts';
+import { MAX_LOCK_LENGTH } from './locks-store.ts';
 import {
   assertMayWrite,
   assertNoOtherDoorLock,

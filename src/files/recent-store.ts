@@ -1,6 +1,8 @@
 // Recent destinations: the folders an account last copied or moved into (a binding, carried
 // and forgotten with the folder — see bindings.ts).
 import type { Database } from '../db/database.ts';
+import { pathTable } from './bindings-store.ts';
+import type { BindingTable } from './bindings.ts';
 import type { RecentDestination } from './wire.ts';
 
 export interface RecentDestinations {
@@ -25,3 +27,6 @@ export function createRecentDestinations(db: Database): RecentDestinations {
         .map((r) => ({ path: r.path, usedAt: r.used_at })),
   };
 }
+
+/** Recent destinations follow their folder (bindings.ts). */
+export const recentBindings = (db: Database): BindingTable => pathTable(db, 'recent_destinations');
