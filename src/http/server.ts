@@ -9,7 +9,9 @@ import { AppError, fromFsError, errorEnvelope } from '../core/errors.ts';
 import { readJsonBody } from './body.ts';
 import { readQuery, type QueryPathProbe } from './query.ts';
 import { clientAddress, peerAddress, type TrustRule } from './address.ts';
-import { guardRequest, RouteMatcher, type Authenticator, type RouteMatch } from './guard.ts';
+import { guardRequest, type Authenticator } from './guard.ts';
+import { readPath, rawPathname } from './path.ts';
+import { RouteMatcher, type RouteMatch } from './router.ts';
 import { endRefusal, refuseBody } from './linger.ts';
 import { requestContext, type Logger } from '../core/log.ts';
 import { Reply, type RouteDef } from './route.ts';
@@ -101,28 +103,6 @@ const SECURITY_HEADERS: Record<string, string> = {
 
 function isApiPath(pathname: string): boolean {
   return /^\/api(\/|$)/i.test(pathname);
-}
-
-/** Decoded (when decodable), doubled slashes collapsed, lower case: only to decide whether the guard runs. */
-function foldPath(pathname: string): string {
-  let decoded = pathname;
-  for (let i = 0; i < 3 && /%[0-9a-f]{2}/i.test(decoded); i++) {
-    try {
-      decoded = decodeURIComponent(decoded);
-    } catch {
-      break;
-    }
-  }
-  return decoded
-    .replace(/\\/g, '/')
-    .replace(/\/{2,}/g, '/')
-    .toLowerCase();
-}
-
-function rawPathname(req: IncomingMessage): string {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  return q < 0 ? url : url.slice(0, q);
 }
 
 function zodMessage(error: z.ZodError, where: 'body' | 'query' | 'path parameter'): string {
@@ -261,12 +241,8 @@ async function runRoute(
 }
 
 export function createHttpServer(opts: HttpOptions): http.Server {
-  // The route table is whole when the server is made (app.ts): compiled once, here. Rows
-  // outside /api (probes, protocol endpoints) are guarded too, in any spelling.
-  const tables = {
-    matcher: new RouteMatcher(opts.routes),
-    outsideApi: new RouteMatcher(opts.routes.filter((r) => !isApiPath(r.path))),
-  };
+  // The route table is whole when the server is made (app.ts): compiled once, here.
+  const matcher = new RouteMatcher(opts.routes);
 
   /** No row for this spelling: the UI outside /api, otherwise 405 with Allow, or 404. */
   function noMatch(req: IncomingMessage, res: ServerResponse): void {
@@ -275,7 +251,7 @@ export function createHttpServer(opts: HttpOptions): http.Server {
       if (opts.fallback) return opts.fallback(req, res);
       throw new AppError('NOT_FOUND');
     }
-    const allowed = tables.matcher.methodsFor(pathname.toLowerCase());
+    const allowed = matcher.methodsFor(pathname.toLowerCase());
     if (allowed.length > 0) {
       res.setHeader('Allow', allowed.join(', '));
       throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${allowed.join(', ')}.`);
@@ -330,11 +306,12 @@ export function createHttpServer(opts: HttpOptions): http.Server {
         const pathname = rawPathname(req);
         const raw = rawMountFor(opts.rawMounts ?? [], pathname, req.method);
         if (raw) return raw.handle(req, res, { requestId, ip, secure: isSecure(req, opts.trustProxy) });
-        // Judged on the folded spelling too, so `//api//…` or `/api%2F…` cannot slip past the guard.
-        const folded = foldPath(pathname);
+        // Judged on the normalised spelling too, so `//api//…` or `/api%2F…` cannot slip past the
+        // guard; rows outside /api (probes, protocol endpoints) are guarded too, in any spelling.
+        const path = readPath(pathname);
         let dispatch: RouteMatch | undefined;
-        if (isApiPath(pathname) || isApiPath(folded) || tables.outsideApi.methodsFor(folded).length > 0) {
-          const guarded = guardRequest(req, pathname, ip, tables.matcher, opts.auth, {
+        if (isApiPath(pathname) || isApiPath(path.normalised) || matcher.methodsFor(path.normalised).length > 0) {
+          const guarded = guardRequest(req, path, ip, matcher, opts.auth, {
             trustProxy: opts.trustProxy,
             publicUrl: opts.publicUrl ?? null,
           });

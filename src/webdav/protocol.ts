@@ -25,6 +25,7 @@
 // keep their namespaces exactly; fast-xml-parser only strips or keeps prefixes).
 import { randomUUID } from 'node:crypto';
 import { AppError, type ErrorCode } from '../core/errors.ts';
+import { decodeSegment } from '../http/path.ts';
 
 /** Where the protocol is mounted; hrefs are built under it. */
 export const DAV_PREFIX = '/dav/';
@@ -133,20 +134,8 @@ export function virtualFromDavPath(pathname: string): string {
   if (pathname !== prefix && !pathname.startsWith(DAV_PREFIX)) throw new AppError('NOT_FOUND', 'Not a WebDAV path.');
   const rest = pathname.slice(DAV_PREFIX.length).replace(/\/+$/, '');
   if (rest === '') return '';
-  const out: string[] = [];
-  for (const raw of rest.split('/')) {
-    let s: string;
-    try {
-      s = decodeURIComponent(raw);
-    } catch {
-      throw new AppError('BAD_PATH', 'The path is not valid percent-encoded UTF-8.');
-    }
-    if (s.includes('/') || s.includes('\\') || s.includes('\0'))
-      throw new AppError('BAD_PATH', 'A name in the path contains an encoded separator or NUL.');
-    // Kept as sent so the resolver sees (and refuses) "", "." and ".." itself.
-    out.push(s);
-  }
-  return out.join('/');
+  // Kept as sent so the resolver sees (and refuses) "", "." and ".." itself.
+  return rest.split('/').map(decodeSegment).join('/');
 }
 
 /** The href of a virtual path: each segment percent-encoded, collections ending in "/". */
