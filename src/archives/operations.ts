@@ -13,7 +13,7 @@ import { fileEvent, listed, shownPath, type ActivitySink } from '../files/activi
 import { fileItem } from '../files/items.ts';
 import { assertPlainName, type ConflictPolicy } from '../files/names.ts';
 import type { FileOps } from '../files/ops.ts';
-import { joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import { joinVirtual, type InsidePath, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import type { Dir } from '../files/confined.ts';
 import { openDestination, type Destination } from './confined-target.ts';
 import { positionPath } from './entry-path.ts';
@@ -45,8 +45,10 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
   const { service, resolver, ops, activity } = deps;
 
   async function archive(caller: Caller, virtual: string): Promise<ArchiveFile & { shown: string }> {
-    const r = await resolver.resolve(caller, virtual, { mustExist: true });
-    if (!r.space) throw new AppError('TOP_LEVEL', 'Name an archive inside a volume.');
+    const r = await resolver.resolveInside(caller, virtual, {
+      mustExist: true,
+      atTop: 'Name an archive inside a volume.',
+    });
     if (r.isDirectory) throw new AppError('IS_A_FOLDER', 'That is a folder, not an archive.');
     if (!r.access.canRead || !r.access.canDownload) throw new AppError('NO_DOWNLOAD', 'You may not read this archive.');
     const file = {
@@ -70,7 +72,7 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
     );
 
   /** A folder the caller may create files and folders in (403 before anything is written). */
-  async function creatable(caller: Caller, virtual: string): Promise<ResolvedPath> {
+  async function creatable(caller: Caller, virtual: string): Promise<InsidePath> {
     const dir = await ops.writableFolder(caller, virtual, 'canCreateFile');
     if (!dir.access.canCreateFolder) throw new AppError('READ_ONLY', 'You may not create folders here.');
     return dir;
@@ -136,7 +138,7 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
           ? { policy, replacer: (dir: Dir) => ops.replacer(caller, target.virtualPath, dir) }
           : { policy };
       };
-      const destination = await openDestination(target.space!.root, target.realPath);
+      const destination = await openDestination(target.space.root, target.realPath);
       return {
         async run(emit, signal) {
           const result = await service.extract(file, body.entries, destination, emit, signal, conflict);
@@ -176,7 +178,7 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
     async extractToNewFolder(caller: Caller, virtual: string, signal?: AbortSignal): Promise<CreatedItem> {
       const file = await archive(caller, virtual);
       const home = await creatable(caller, parentOf(file.path));
-      const destination = await openDestination(home.space!.root, home.realPath);
+      const destination = await openDestination(home.space.root, home.realPath);
       try {
         const made = await service.extractToNewFolder(file, destination, undefined, signal);
         extracted(caller, file, joinVirtual(shownPath(home), made.name), made.result);
@@ -192,11 +194,13 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
       body: { items: { path: string; name: string }[]; destination?: string | undefined; name?: string | undefined },
       signal?: AbortSignal,
     ): Promise<CreatedItem> {
-      const items: ResolvedPath[] = [];
+      const items: InsidePath[] = [];
       for (const i of body.items) {
         assertPlainName(i.name);
-        const r = await resolver.resolve(caller, joinVirtual(i.path, i.name), { mustExist: true });
-        if (!r.space) throw new AppError('TOP_LEVEL', 'Choose items inside a volume.');
+        const r = await resolver.resolveInside(caller, joinVirtual(i.path, i.name), {
+          mustExist: true,
+          atTop: 'Choose items inside a volume.',
+        });
         if (!r.access.canDownload) throw new AppError('NO_DOWNLOAD', `You may not read "${i.name}".`);
         items.push(r);
       }
@@ -205,7 +209,7 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
       assertPlainName(name);
       const sources = await openSources(
         items.map((r) => ({
-          root: r.space!.root,
+          root: r.space.root,
           real: r.realPath,
           name: path.posix.basename(r.virtualPath),
           isDirectory: r.isDirectory,
@@ -213,7 +217,7 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
       );
       let destination: Destination;
       try {
-        destination = await openDestination(home.space!.root, home.realPath);
+        destination = await openDestination(home.space.root, home.realPath);
       } catch (err) {
         await closeSources(sources);
         throw err;

@@ -5,7 +5,6 @@ import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { fileItem, itemOf, kindOf } from '../files/items.ts';
 import type { FileItem } from '../files/wire.ts';
@@ -144,8 +143,10 @@ export function createBrowse(deps: {
   }
 
   async function metadata(caller: Caller, virtual: string): Promise<Metadata> {
-    const target = await resolver.resolve(caller, virtual, { mustExist: true });
-    if (!target.space) throw new AppError('TOP_LEVEL', 'The top has no metadata; name a volume or an item.');
+    const target = await resolver.resolveInside(caller, virtual, {
+      mustExist: true,
+      atTop: 'The top has no metadata; name a volume or an item.',
+    });
     const st = await fsp.stat(target.realPath);
     const name = path.posix.basename(target.virtualPath);
     const created =

@@ -6,7 +6,7 @@ import type { Caller } from '../core/caller.ts';
 import { AppError } from '../core/errors.ts';
 import { openFileIn, type OpenedFile } from '../files/confined.ts';
 import { candidateName } from '../files/names.ts';
-import { isInside, joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import { isInside, joinVirtual, type PathResolver, type InsidePath } from '../files/paths.ts';
 import type { DownloadPlan, Selection } from './wire.ts';
 import { closeSources, openSources, selectionEntries, type ZipSource } from './zip.ts';
 
@@ -17,17 +17,19 @@ export type Download =
 export function createDownloads(deps: { resolver: PathResolver; showHidden: (userId: string) => boolean }) {
   const { resolver } = deps;
 
-  async function resolveSelection(caller: Caller, sel: Selection): Promise<ResolvedPath[]> {
+  async function resolveSelection(caller: Caller, sel: Selection): Promise<InsidePath[]> {
     const wanted = [
       ...(sel.path !== undefined ? [sel.path] : []),
       ...(sel.paths ?? []),
       ...(sel.items ?? []).map((i) => joinVirtual(i.path, i.name)),
     ];
     if (wanted.length === 0) throw new AppError('NO_ITEMS', 'Name what to download: `path`, `paths` or `items`.');
-    const out: ResolvedPath[] = [];
+    const out: InsidePath[] = [];
     for (const p of wanted) {
-      const r = await resolver.resolve(caller, p, { mustExist: true });
-      if (!r.space) throw new AppError('TOP_LEVEL', 'The top cannot be downloaded; choose a volume or items.');
+      const r = await resolver.resolveInside(caller, p, {
+        mustExist: true,
+        atTop: 'The top cannot be downloaded; choose a volume or items.',
+      });
       if (!r.access.canDownload) throw new AppError('NO_DOWNLOAD');
       out.push(r);
     }
@@ -38,19 +40,19 @@ export function createDownloads(deps: { resolver: PathResolver; showHidden: (use
    * Each item once: one named twice (by `paths` and by `items`, or through two spaces) and one inside
    * a selected folder (which brings it already) are left out, in the order first named.
    */
-  function once(items: ResolvedPath[]): ResolvedPath[] {
-    const within = (r: ResolvedPath, d: ResolvedPath) => d.isDirectory && isInside(d.realPath, r.realPath);
+  function once(items: InsidePath[]): InsidePath[] {
+    const within = (r: InsidePath, d: InsidePath) => d.isDirectory && isInside(d.realPath, r.realPath);
     return items.filter((r, i) => !items.some((o, j) => (o.realPath === r.realPath ? j < i : within(r, o))));
   }
 
-  const archiveNameOf = (items: ResolvedPath[], wanted?: string) => {
+  const archiveNameOf = (items: InsidePath[], wanted?: string) => {
     if (wanted) return wanted.endsWith('.zip') ? wanted : `${wanted}.zip`;
     if (items.length === 1) return `${path.posix.basename(items[0]!.virtualPath)}.zip`;
     const parent = path.posix.dirname(items[0]!.virtualPath);
     return `${parent === '.' ? 'download' : path.posix.basename(parent)}.zip`;
   };
   /** Top names in the zip: two items of one name (from two folders) become `name`, `name (1)`. */
-  const topNames = (items: ResolvedPath[]) => {
+  const topNames = (items: InsidePath[]) => {
     const taken = new Set<string>();
     return items.map((r) => {
       const base = path.posix.basename(r.virtualPath);
@@ -60,20 +62,20 @@ export function createDownloads(deps: { resolver: PathResolver; showHidden: (use
       return candidateName(base, n);
     });
   };
-  const sourcesOf = (items: ResolvedPath[]) => {
+  const sourcesOf = (items: InsidePath[]) => {
     const names = topNames(items);
     return openSources(
-      items.map((r, i) => ({ root: r.space!.root, real: r.realPath, name: names[i]!, isDirectory: r.isDirectory })),
+      items.map((r, i) => ({ root: r.space.root, real: r.realPath, name: names[i]!, isDirectory: r.isDirectory })),
     );
   };
-  const isOneFile = (items: ResolvedPath[]) => items.length === 1 && !items[0]!.isDirectory;
+  const isOneFile = (items: InsidePath[]) => items.length === 1 && !items[0]!.isDirectory;
 
   return {
     /** The selection opened: its descriptors are the ones read, whatever happens to the paths. */
     async open(caller: Caller, sel: Selection): Promise<Download> {
       const items = await resolveSelection(caller, sel);
       if (isOneFile(items)) {
-        const file = await openFileIn(items[0]!.space!.root, items[0]!.realPath);
+        const file = await openFileIn(items[0]!.space.root, items[0]!.realPath);
         return { kind: 'file', file, name: path.posix.basename(items[0]!.virtualPath) };
       }
       return {
@@ -88,7 +90,7 @@ export function createDownloads(deps: { resolver: PathResolver; showHidden: (use
     async plan(caller: Caller, sel: Selection): Promise<DownloadPlan> {
       const items = await resolveSelection(caller, sel);
       if (isOneFile(items)) {
-        const f = await openFileIn(items[0]!.space!.root, items[0]!.realPath);
+        const f = await openFileIn(items[0]!.space.root, items[0]!.realPath);
         await f.close();
         return {
           files: 1,

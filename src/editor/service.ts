@@ -14,7 +14,7 @@ import { fileEvent, shownPath, type ActivitySink } from '../files/activity.ts';
 import { openFileIn, withFileIn, withParentIn } from '../files/confined.ts';
 import { ifMatchHolds } from '../http/conditional.ts';
 import { withTemporary, type WorkJournal } from '../files/journal.ts';
-import type { PathResolver, ResolvedPath } from '../files/paths.ts';
+import type { PathResolver, InsidePath } from '../files/paths.ts';
 import {
   decodeText,
   encodeText,
@@ -63,8 +63,8 @@ export function createEditor(deps: EditorDeps) {
   const max = deps.maxBytes;
 
   /** The text of a checked file and its ETag. */
-  async function readText(file: ResolvedPath): Promise<{ content: string; etag: string }> {
-    const { text, st } = await withFileIn(file.space!.root, file.realPath, async (f) => ({
+  async function readText(file: InsidePath): Promise<{ content: string; etag: string }> {
+    const { text, st } = await withFileIn(file.space.root, file.realPath, async (f) => ({
       text: await readOpenedText(f, max),
       st: f.stat,
     }));
@@ -79,12 +79,12 @@ export function createEditor(deps: EditorDeps) {
    */
   async function writeText(
     caller: Caller,
-    file: ResolvedPath,
+    file: InsidePath,
     content: string,
     mayCreate: () => void = () => {},
     ifMatch?: { header: string; asSent?: (etag: string) => string },
   ): Promise<{ etag: string }> {
-    const root = file.space!.root;
+    const root = file.space.root;
     // Everything below happens in the checked parent folder's descriptor: the text read, the
     // version kept and the file replaced are the ones inside the volume, whatever is swapped.
     const { etag, created } = await oneAtATime(file.realPath, () =>
@@ -171,8 +171,7 @@ export function createEditor(deps: EditorDeps) {
     },
     /** PUT /api/editor; `ifMatch` is the If-Match header when sent. */
     async save(caller: Caller, virtual: string, content: string, ifMatch?: string): Promise<{ etag: string }> {
-      const file = await deps.resolver.resolve(caller, virtual);
-      if (!file.space) throw new AppError('TOP_LEVEL', 'Name a file inside a volume.');
+      const file = await deps.resolver.resolveInside(caller, virtual, { atTop: 'Name a file inside a volume.' });
       if (file.isDirectory) throw new AppError('IS_A_FOLDER');
       if (!file.access.canWrite)
         throw new AppError(

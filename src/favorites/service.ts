@@ -10,8 +10,10 @@ export function createFavorites(deps: { resolver: PathResolver; store: FavoriteS
   return {
     list: (caller: Caller): Favorite[] => store.list(caller.userId),
     async add(caller: Caller, path: string, change: FavoriteChange): Promise<Favorite> {
-      const target = await deps.resolver.resolve(caller, path, { mustExist: true });
-      if (!target.space) throw new AppError('TOP_LEVEL', 'The top cannot be a favourite.');
+      const target = await deps.resolver.resolveInside(caller, path, {
+        mustExist: true,
+        atTop: 'The top cannot be a favourite.',
+      });
       return store.put(caller.userId, target.virtualPath, change);
     },
     reorder(caller: Caller, order: string[]): Favorite[] {

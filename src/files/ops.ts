@@ -31,7 +31,7 @@ import {
 } from './names.ts';
 import { withTemporary, type WorkJournal } from './journal.ts';
 import type { ItemLocks } from './locks.ts';
-import { isInside, joinVirtual, ownerView, type PathResolver, type ResolvedPath } from './paths.ts';
+import { isInside, joinVirtual, ownerView, type InsidePath, type PathResolver, type ResolvedPath } from './paths.ts';
 import type { Transfer } from './transfer.ts';
 
 export interface ItemRef {
@@ -50,10 +50,12 @@ export interface DeleteProgress {
 /** Create only: fails on a taken name and never follows a link in its place. */
 const EXCLUSIVE = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
 
+const NOT_AT_TOP = 'Nothing can be written at the top; choose a volume.';
+
 // Bindings, trash and versions live on the owner's side of a link (paths.ts ownerView).
-const locationOf = (r: ResolvedPath) => {
+const locationOf = (r: InsidePath) => {
   const o = ownerView(r);
-  return { root: o.space!.root, relative: o.relative };
+  return { root: o.space.root, relative: o.relative };
 };
 const bound = (r: ResolvedPath) => ownerView(r).virtualPath;
 
@@ -99,8 +101,8 @@ export interface FileOps {
   /** 403 unless the caller may replace in this folder at all (asked before any work). */
   assertMayReplace(folder: ResolvedPath): void;
   /** Resolves a deletion's item (existing, deletable by the caller). */
-  resolveForDelete(caller: Caller, item: ItemRef): Promise<ResolvedPath>;
-  deleteOne(caller: Caller, item: ResolvedPath): Promise<{ trashId: string; forgotten: Record<string, number> }>;
+  resolveForDelete(caller: Caller, item: ItemRef): Promise<InsidePath>;
+  deleteOne(caller: Caller, item: InsidePath): Promise<{ trashId: string; forgotten: Record<string, number> }>;
   /**
    * Deletes items to the trash, one after the other, and writes one activity row for what went.
    * An item that is not there is `missing` (or, with `missing: 'refuse'`, fails the request);
@@ -118,13 +120,13 @@ export interface FileOps {
     caller: Caller,
     virtual: string,
     need?: 'canWrite' | 'canCreateFolder' | 'canCreateFile',
-  ): Promise<ResolvedPath>;
+  ): Promise<InsidePath>;
 }
 
 /** What a delete asks of the trash (trash/service.ts, which sits above files). */
 export interface TrashBin {
   /** Moves a resolved, existing item into its space's trash; answers the entry id. */
-  put(caller: Caller, item: ResolvedPath): Promise<string>;
+  put(caller: Caller, item: InsidePath): Promise<string>;
 }
 
 /** What a replace asks of the version keeper (versions/service.ts, which sits above files). */
@@ -155,9 +157,8 @@ export function createFileOps(deps: {
     caller: Caller,
     virtual: string,
     need: 'canWrite' | 'canCreateFolder' | 'canCreateFile' = 'canWrite',
-  ): Promise<ResolvedPath> {
-    const dir = await resolver.resolve(caller, virtual, { mustExist: true });
-    if (!dir.space) throw new AppError('TOP_LEVEL', 'Nothing can be written at the top; choose a volume.');
+  ): Promise<InsidePath> {
+    const dir = await resolver.resolveInside(caller, virtual, { mustExist: true, atTop: NOT_AT_TOP });
     if (!dir.isDirectory) throw new AppError('NOT_A_FOLDER', 'The destination is not a folder.');
     if (!dir.access[need])
       throw new AppError(
@@ -167,11 +168,14 @@ export function createFileOps(deps: {
     return dir;
   }
 
-  async function existingItem(caller: Caller, item: ItemRef): Promise<{ parent: ResolvedPath; target: ResolvedPath }> {
+  /** An item by its folder and name: the folder may be the top (a volume is an item there), the item never is. */
+  async function existingItem(caller: Caller, item: ItemRef): Promise<{ parent: ResolvedPath; target: InsidePath }> {
     if (typeof item.name !== 'string' || item.name === '') throw new AppError('BAD_NAME', 'Each item needs a name.');
     assertPlainName(item.name);
     const parent = await resolver.resolve(caller, item.path ?? '', { mustExist: true });
-    const target = await resolver.resolve(caller, joinVirtual(parent.virtualPath, item.name), { mustExist: true });
+    const target = await resolver.resolveInside(caller, joinVirtual(parent.virtualPath, item.name), {
+      mustExist: true,
+    });
     return { parent, target };
   }
 
@@ -182,7 +186,7 @@ export function createFileOps(deps: {
       assertPlainName(name);
       const dir = await writableFolder(caller, parent, 'canCreateFolder');
       // Claimed through the checked folder's descriptor: a swapped link cannot lead it outside.
-      const { final, st } = await withDirIn(dir.space!.root, dir.realPath, async (d) => {
+      const { final, st } = await withDirIn(dir.space.root, dir.realPath, async (d) => {
         const final = await allocateFreeName(d.path, name, (c) => fsp.mkdir(c));
         return { final, st: await fsp.lstat(d.at(final)) };
       });
@@ -194,7 +198,7 @@ export function createFileOps(deps: {
     async createFile(caller, parent, name, content = '') {
       assertPlainName(name);
       const dir = await writableFolder(caller, parent, 'canCreateFile');
-      const { final, st } = await withDirIn(dir.space!.root, dir.realPath, async (d) => {
+      const { final, st } = await withDirIn(dir.space.root, dir.realPath, async (d) => {
         if (!content) {
           let st: fs.Stats | undefined;
           const final = await allocateFreeName(d.path, name, async (c) => {
@@ -231,13 +235,14 @@ export function createFileOps(deps: {
     async rename(caller, parent, name, newName) {
       assertPlainName(newName, 'new name');
       const { parent: dir, target } = await existingItem(caller, { path: parent, name });
-      if (!(target.access.canRename ?? (dir.access.canWrite && target.access.canDelete)))
+      // A volume (an item of the top) is never renamed: the top is nobody's to write in.
+      if (!dir.space || !(target.access.canRename ?? (dir.access.canWrite && target.access.canDelete)))
         throw new AppError('READ_ONLY', 'You may not rename this item.');
       deps.locks.assertFree(caller, target, { withBelow: true });
       if (newName === name) return fileItem(dir.virtualPath, name, await fsp.stat(target.realPath));
-      const destination = await resolver.resolve(caller, joinVirtual(dir.virtualPath, newName));
+      const destination = await resolver.resolveInside(caller, joinVirtual(dir.virtualPath, newName));
       // Both names in one checked folder descriptor: the entry renamed is the one inside.
-      const isDirectory = await withDirIn(dir.space!.root, dir.realPath, async (d) => {
+      const isDirectory = await withDirIn(dir.space.root, dir.realPath, async (d) => {
         const from = d.at(name);
         const to = d.at(newName);
         const stats = await fsp.lstat(from);
@@ -288,7 +293,7 @@ export function createFileOps(deps: {
       const done: string[] = [];
       // The destination as a checked descriptor for the whole request; each source through its
       // own checked parent folder (confined.ts).
-      const destDir = await openDirIn(dest.space!.root, dest.realPath);
+      const destDir = await openDirIn(dest.space.root, dest.realPath);
       try {
         const replacer = ops.replacer(caller, dest.virtualPath, destDir);
         for (const item of items) {
@@ -297,9 +302,12 @@ export function createFileOps(deps: {
           if (operation === 'move' && !target.access.canDelete)
             throw new AppError('READ_ONLY', `You may not move "${item.name}" away from where it is.`);
           if (operation === 'move') deps.locks.assertFree(caller, target, { withBelow: true });
-          const srcDir = await openDirIn(parent.space!.root, parent.realPath);
+          // A move of a volume was refused above (a space's root cannot be deleted); a copy is refused here.
+          if (!parent.space)
+            throw new AppError('TOP_LEVEL', `"${item.name}" is a whole volume; choose items inside it.`);
+          const srcDir = await openDirIn(parent.space.root, parent.realPath);
           try {
-            const source = { path: srcDir.at(item.name), real: target.realPath, root: target.space!.root };
+            const source = { path: srcDir.at(item.name), real: target.realPath, root: target.space.root };
             const stats = await fsp.lstat(source.path);
             const isDirectory = stats.isDirectory();
             if (isDirectory && isInside(await fsp.realpath(source.path), destDir.real)) {
@@ -336,7 +344,7 @@ export function createFileOps(deps: {
               const real = {
                 from: locationOf(target),
                 to: {
-                  root: destOwner.space!.root,
+                  root: destOwner.space.root,
                   relative: destOwner.relative ? `${destOwner.relative}/${moved.name}` : moved.name,
                 },
               };
@@ -405,7 +413,7 @@ export function createFileOps(deps: {
     replacer(caller, dirVirtual, dir) {
       return async (incoming, name, isDirectory) => {
         const existing = await resolver
-          .resolve(caller, joinVirtual(dirVirtual, name), { mustExist: true })
+          .resolveInside(caller, joinVirtual(dirVirtual, name), { mustExist: true })
           .catch((err) => {
             // Gone meanwhile: the name is free again (the placement claims it as usual).
             if (err instanceof AppError && err.status === 404) return null;
@@ -419,7 +427,7 @@ export function createFileOps(deps: {
         if (!isDirectory && st.isFile()) {
           // The old content becomes a version (a hard link to it where the store is on this
           // disk, a copy otherwise), then the newcomer takes the name in one rename.
-          const current = await openFileIn(existing.space!.root, dir.at(name));
+          const current = await openFileIn(existing.space.root, dir.at(name));
           try {
             const versionId = await deps.versions.keep(existing.realPath, caller.username, current, {
               link: dir.at(name),
@@ -451,8 +459,7 @@ export function createFileOps(deps: {
     },
 
     async conflicts(caller, request) {
-      const dest = await resolver.resolve(caller, request.destination, { mustExist: true });
-      if (!dest.space) throw new AppError('TOP_LEVEL', 'Nothing can be written at the top; choose a volume.');
+      const dest = await resolver.resolveInside(caller, request.destination, { mustExist: true, atTop: NOT_AT_TOP });
       if (!dest.isDirectory) throw new AppError('NOT_A_FOLDER', 'The destination is not a folder.');
       const out: Conflict[] = [];
       const lookUp = async (relative: string) => {

@@ -64,6 +64,8 @@ export interface ShareBinding {
  * A path inside a link as the owner sees it (bindings, trash, versions live on the owner's side);
  * any other path unchanged. The real path is the one resolved and confined to the link.
  */
+export function ownerView(r: InsidePath): InsidePath;
+export function ownerView(r: ResolvedPath): ResolvedPath;
 export function ownerView(r: ResolvedPath): ResolvedPath {
   const share = r.space?.share;
   if (!share) return r;
@@ -76,11 +78,10 @@ export function ownerView(r: ResolvedPath): ResolvedPath {
   };
 }
 
-export interface ResolvedPath {
+/** What every resolved path carries, at the top or inside a space. */
+interface ResolvedCommon {
   /** normalised, '' = top */
   virtualPath: string;
-  /** null at the top */
-  space: Space | null;
   /** absolute, confined, realpath-checked ('' at the top). The entry itself: a symlink is not replaced by its target. */
   realPath: string;
   /** inside space.root with '/' separators, '' = the root */
@@ -96,9 +97,36 @@ export interface ResolvedPath {
   isDirectory: boolean;
 }
 
+/** The top: every space side by side, no real folder; it always exists, as a folder. */
+export interface TopPath extends ResolvedCommon {
+  virtualPath: '';
+  space: null;
+  realPath: '';
+  relative: '';
+  exists: true;
+  isDirectory: true;
+}
+
+/** A path inside a space (its root included): what every read and write works on. */
+export interface InsidePath extends ResolvedCommon {
+  space: Space;
+}
+
+/** `if (!r.space)` tells the two apart: past it, `r` is an InsidePath. */
+export type ResolvedPath = TopPath | InsidePath;
+
 export interface PathResolver {
   /** Resolves a virtual path for a caller. Throws AppError 400 (bad path), 404 (unknown space / missing when mustExist), 403 (not allowed). */
   resolve(caller: Caller, virtualPath: string, options?: { mustExist?: boolean }): Promise<ResolvedPath>;
+  /**
+   * resolve for what works inside a space: the top throws 400 TOP_LEVEL (`atTop` its message),
+   * so the answer always has its space.
+   */
+  resolveInside(
+    caller: Caller,
+    virtualPath: string,
+    options?: { mustExist?: boolean; atTop?: string },
+  ): Promise<InsidePath>;
   /** The spaces the caller sees (GET /api/volumes). */
   spaces(caller: Caller): Promise<Space[]>;
   /** Host path → the caller's virtual path, or null when the caller cannot see it (search results, folder sizes). */
@@ -422,6 +450,12 @@ export function createPathResolver(options: ResolverOptions): PathResolver {
         exists: location.exists,
         isDirectory,
       };
+    },
+
+    async resolveInside(caller, virtualPath, opts = {}) {
+      const r = await resolver.resolve(caller, virtualPath, opts);
+      if (!r.space) throw new AppError('TOP_LEVEL', opts.atTop);
+      return r;
     },
 
     spaces,

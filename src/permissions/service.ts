@@ -9,7 +9,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { AppError, fromFsError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
-import type { PathResolver, ResolvedPath } from '../files/paths.ts';
+import type { InsidePath, PathResolver } from '../files/paths.ts';
 import { isInside } from '../files/paths.ts';
 import { isReservedName } from '../files/names.ts';
 import { idOf, nameOf } from './accounts.ts';
@@ -113,15 +113,13 @@ function parseMode(mode: unknown): number {
 export function createPermissions(deps: { resolver: PathResolver; platform?: NodeJS.Platform }): PermissionsService {
   const platform = deps.platform ?? process.platform;
 
-  async function target(
-    caller: Caller,
-    virtualPath: string,
-    change: boolean,
-  ): Promise<ResolvedPath & { space: NonNullable<ResolvedPath['space']> }> {
+  async function target(caller: Caller, virtualPath: string, change: boolean): Promise<InsidePath> {
     refuseWindows(platform);
     if (!caller.isAdmin) throw new AppError('ADMIN_ONLY', 'Only an administrator may see or change file permissions.');
-    const file = await deps.resolver.resolve(caller, virtualPath, { mustExist: true });
-    if (!file.space) throw new AppError('TOP_LEVEL', 'Name a file or folder inside a volume.');
+    const file = await deps.resolver.resolveInside(caller, virtualPath, {
+      mustExist: true,
+      atTop: 'Name a file or folder inside a volume.',
+    });
     if (change) {
       if (file.relative === '')
         throw new AppError(
@@ -134,7 +132,7 @@ export function createPermissions(deps: { resolver: PathResolver; platform?: Nod
           file.access.readOnly === 'storage' ? 'This volume is read-only.' : 'You may not change this item.',
         );
     }
-    return file as ResolvedPath & { space: NonNullable<ResolvedPath['space']> };
+    return file;
   }
 
   /** Applies `fn` to the entry and, when recursive and a folder, to everything below (links skipped). */

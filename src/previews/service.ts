@@ -7,7 +7,7 @@ import { AppError } from '../core/errors.ts';
 import { openFileIn, withFileIn, type OpenedFile } from '../files/confined.ts';
 import { kindOf } from '../files/items.ts';
 import { PREVIEW_KINDS } from '../files/kinds.ts';
-import type { PathResolver, ResolvedPath } from '../files/paths.ts';
+import type { InsidePath, PathResolver, ResolvedPath } from '../files/paths.ts';
 import { looksBinary } from '../files/text.ts';
 import type { Thumbnails } from './thumbnails.ts';
 
@@ -27,9 +27,8 @@ const SNIFF_BYTES = 8192;
 export function createPreviews(deps: { resolver: PathResolver; thumbnails: Thumbnails }) {
   const { resolver, thumbnails } = deps;
 
-  async function readableFile(caller: Caller, virtual: string): Promise<ResolvedPath> {
-    const file = await resolver.resolve(caller, virtual, { mustExist: true });
-    if (!file.space) throw new AppError('TOP_LEVEL', 'Name a file, not the top.');
+  async function readableFile(caller: Caller, virtual: string): Promise<InsidePath> {
+    const file = await resolver.resolveInside(caller, virtual, { mustExist: true, atTop: 'Name a file, not the top.' });
     if (file.isDirectory) throw new AppError('IS_A_FOLDER');
     if (!file.access.canRead) throw new AppError('FORBIDDEN', 'You may not read this file.');
     return file;
@@ -44,14 +43,14 @@ export function createPreviews(deps: { resolver: PathResolver; thumbnails: Thumb
       const kind = kindOf(name, false);
       if (!PREVIEW_KINDS.has(kind))
         throw new AppError('NOT_PREVIEWABLE', `Files of kind "${kind}" cannot be previewed; download it instead.`);
-      return { opened: await openFileIn(file.space!.root, file.realPath), name, sandbox: kind !== 'pdf' };
+      return { opened: await openFileIn(file.space.root, file.realPath), name, sandbox: kind !== 'pdf' };
     },
 
     /** GET /api/raw: any file that is text, as plain text (a binary file is refused). */
     async text(caller: Caller, virtual: string): Promise<Preview> {
       const file = await readableFile(caller, virtual);
       // The sniffed head and the bytes sent come from one descriptor.
-      const opened = await openFileIn(file.space!.root, file.realPath);
+      const opened = await openFileIn(file.space.root, file.realPath);
       try {
         const head = Buffer.alloc(SNIFF_BYTES);
         const bytesRead = await new Promise<number>((resolve, reject) =>
@@ -69,7 +68,7 @@ export function createPreviews(deps: { resolver: PathResolver; thumbnails: Thumb
     async thumbnailUrl(caller: Caller, virtual: string, size: number | undefined): Promise<{ thumbnail: string }> {
       const file = await readableFile(caller, virtual);
       const kind = kindOf(nameOf(file), false);
-      const name = await withFileIn(file.space!.root, file.realPath, (opened) =>
+      const name = await withFileIn(file.space.root, file.realPath, (opened) =>
         thumbnails.thumbnailFor(file.realPath, opened, { kind, size }),
       );
       return { thumbnail: name ? `/api/thumbnails-cache/${name}` : '' };

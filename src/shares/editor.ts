@@ -11,7 +11,7 @@ import type { Caller } from '../core/caller.ts';
 import { createEditor } from '../editor/service.ts';
 import type { ActivitySink } from '../files/activity.ts';
 import type { WorkJournal } from '../files/journal.ts';
-import { ownerView, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import { ownerView, type InsidePath, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import type { VersionService } from '../versions/service.ts';
 
 export function createSharedEditor(deps: {
@@ -33,7 +33,7 @@ export function createSharedEditor(deps: {
       .digest('base64url') +
     '"';
 
-  async function target(caller: Caller, virtual: string): Promise<ResolvedPath> {
+  async function target(caller: Caller, virtual: string): Promise<InsidePath> {
     const file = await deps.resolver.resolve(caller, virtual, { mustExist: true });
     if (!file.space || file.isDirectory) throw new AppError('IS_A_FOLDER', 'Name a file, not a folder.');
     return file;
@@ -53,8 +53,7 @@ export function createSharedEditor(deps: {
 
     /** `ifMatch` (If-Match when sent) is compared with the ETag a read through this link carries. */
     async save(caller: Caller, virtual: string, content: string, ifMatch?: string): Promise<{ etag: string }> {
-      const file = await deps.resolver.resolve(caller, virtual);
-      if (!file.space) throw new AppError('TOP_LEVEL');
+      const file = await deps.resolver.resolveInside(caller, virtual);
       if (file.isDirectory) throw new AppError('IS_A_FOLDER');
       if (!file.access.canWrite) throw new AppError('LINK_NOT_ALLOWED', 'This link does not allow changing files.');
       // A link to one file has the file as its root: its folder, where the new text is built and

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { AppError } from '../core/errors.ts';
 import { contentTypeOf } from '../downloads/single.ts';
 import { itemOf } from '../files/items.ts';
-import { joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import { joinVirtual, type PathResolver, type InsidePath } from '../files/paths.ts';
 import type { createBrowse } from '../browse/service.ts';
 import type { Listing } from '../browse/wire.ts';
 import type { FileOps } from '../files/ops.ts';
@@ -30,7 +30,7 @@ const ACTIVE =
   /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|text\/javascript|application\/javascript)/;
 
 /** The name a link's file goes by: its own, also when it is the link itself. */
-export const linkFileName = (r: ResolvedPath) =>
+export const linkFileName = (r: InsidePath) =>
   r.relative === '' && r.space ? r.space.name : path.posix.basename(r.virtualPath);
 
 /** Whether a file of a link is sent as an attachment: asked for, or an active type (never inline). */
@@ -39,8 +39,7 @@ export const asAttachment = (name: string, mode: 'download' | 'inline' | 'raw') 
 
 /** What a download sends: the one file itself, or a zip of the items under `archive`. */
 export type LinkDownload =
-  | { kind: 'file'; item: ResolvedPath }
-  | { kind: 'zip'; items: { item: ResolvedPath; name: string }[]; archive: string };
+  { kind: 'file'; item: InsidePath } | { kind: 'zip'; items: { item: InsidePath; name: string }[]; archive: string };
 
 export function createLinkReads(deps: {
   shares: SharesService;
@@ -53,7 +52,7 @@ export function createLinkReads(deps: {
 
   return {
     async listing(h: LinkHolder, rel: string): Promise<Listing> {
-      const r = await resolver.resolve(h.caller, inHeldLink(h.row, rel), { mustExist: true });
+      const r = await resolver.resolveInside(h.caller, inHeldLink(h.row, rel), { mustExist: true });
       if (!r.access.canRead) throw new AppError('LINK_NOT_ALLOWED', 'This link takes files; it shows nothing.');
       shares.touch(h.row, false);
       const { listing } = await deps.browse.list(h.caller, r.virtualPath);
@@ -77,8 +76,8 @@ export function createLinkReads(deps: {
      * (a download, or an active type, which only ever comes as an attachment) needs downloads on.
      * A download (not a preview) counts as one on the link.
      */
-    async file(h: LinkHolder, rel: string, mode: 'download' | 'inline' | 'raw'): Promise<ResolvedPath> {
-      const r = await resolver.resolve(h.caller, inHeldLink(h.row, rel), { mustExist: true });
+    async file(h: LinkHolder, rel: string, mode: 'download' | 'inline' | 'raw'): Promise<InsidePath> {
+      const r = await resolver.resolveInside(h.caller, inHeldLink(h.row, rel), { mustExist: true });
       if (r.isDirectory) throw new AppError('IS_A_FOLDER');
       if (asAttachment(linkFileName(r), mode) ? !r.access.canDownload : !r.access.canRead) throw noDownloads();
       shares.touch(h.row, mode === 'download');
@@ -91,14 +90,14 @@ export function createLinkReads(deps: {
      * (its uploads keep both).
      */
     async conflicts(h: LinkHolder, rel: string, names: string[]): Promise<ConflictsAnswer> {
-      const r = await resolver.resolve(h.caller, inHeldLink(h.row, rel), { mustExist: true });
+      const r = await resolver.resolveInside(h.caller, inHeldLink(h.row, rel), { mustExist: true });
       if (!r.access.canRead) throw new AppError('LINK_NOT_ALLOWED', 'This link takes files; it shows nothing.');
       return deps.ops.conflicts(h.caller, { destination: r.virtualPath, names });
     },
 
     /** A file whose thumbnail a holder may see: what the link lets them list, they may see small. */
-    async picture(h: LinkHolder, rel: string): Promise<ResolvedPath> {
-      const r = await resolver.resolve(h.caller, inHeldLink(h.row, rel), { mustExist: true });
+    async picture(h: LinkHolder, rel: string): Promise<InsidePath> {
+      const r = await resolver.resolveInside(h.caller, inHeldLink(h.row, rel), { mustExist: true });
       if (r.isDirectory) throw new AppError('IS_A_FOLDER');
       if (!r.access.canRead) throw new AppError('LINK_NOT_ALLOWED', 'This link takes files; it shows nothing.');
       return r;
@@ -106,9 +105,9 @@ export function createLinkReads(deps: {
 
     /** The items (the whole link when none are named): one file as itself, anything else as a zip. */
     async download(h: LinkHolder, rels: string[], name: string | undefined): Promise<LinkDownload> {
-      const items: ResolvedPath[] = [];
+      const items: InsidePath[] = [];
       for (const rel of rels.length ? rels : ['']) {
-        const r = await resolver.resolve(h.caller, inHeldLink(h.row, rel), { mustExist: true });
+        const r = await resolver.resolveInside(h.caller, inHeldLink(h.row, rel), { mustExist: true });
         if (!r.access.canDownload) throw noDownloads();
         items.push(r);
       }
@@ -116,7 +115,7 @@ export function createLinkReads(deps: {
       if (items.length === 1 && !items[0]!.isDirectory) return { kind: 'file', item: items[0]! };
       const named = items.map((item) => ({
         item,
-        name: item.relative ? path.posix.basename(item.relative) : item.space!.name,
+        name: item.relative ? path.posix.basename(item.relative) : item.space.name,
       }));
       const archive = name
         ? name.endsWith('.zip')

@@ -9,7 +9,7 @@ import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { noContent, reply, route } from '../http/route.ts';
 import type { FileOps } from '../files/ops.ts';
-import { type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import { type InsidePath, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import { openFileIn, type OpenedFile } from '../files/confined.ts';
 import { isNotModified } from '../http/conditional.ts';
 import { sendCachedPicture } from '../previews/routes.ts';
@@ -102,10 +102,10 @@ export function shareRoutes(deps: ShareRouteDeps) {
   async function sendOne(
     req: IncomingMessage,
     res: ServerResponse,
-    r: ResolvedPath,
+    r: InsidePath,
     mode: 'download' | 'inline' | 'raw',
   ) {
-    const file = await openFileIn(r.space!.root, r.realPath);
+    const file = await openFileIn(r.space.root, r.realPath);
     const name = linkFileName(r);
     const type = contentTypeOf(name);
     if (!asAttachment(name, mode)) {
@@ -124,7 +124,7 @@ export function shareRoutes(deps: ShareRouteDeps) {
     if (d.kind === 'file') return sendOne(req, res, d.item, 'download');
     const sources = await openSources(
       d.items.map(({ item, name }) => ({
-        root: item.space!.root,
+        root: item.space.root,
         real: item.realPath,
         name,
         isDirectory: item.isDirectory,

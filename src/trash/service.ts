@@ -10,7 +10,7 @@ import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { ensureDirIn, withDirIn, withParentIn } from '../files/confined.ts';
 import { below, moveStored, ownFolderOf, type OwnFolders } from '../files/own.ts';
-import { isInside, type PathResolver, type ResolvedPath, type Space } from '../files/paths.ts';
+import { isInside, type InsidePath, type PathResolver, type Space } from '../files/paths.ts';
 import type { Transfer } from '../files/transfer.ts';
 import type { TrashRow as Row, TrashStore } from './store.ts';
 
@@ -29,7 +29,7 @@ export interface TrashEntry {
 
 export interface TrashService {
   /** Moves a resolved, existing item into its space's trash; returns the entry id. */
-  put(caller: Caller, item: ResolvedPath): Promise<string>;
+  put(caller: Caller, item: InsidePath): Promise<string>;
   list(caller: Caller): Promise<TrashEntry[]>;
   /** The entry and its stored real path, or 404 when the caller cannot see it. */
   find(caller: Caller, id: string): Promise<{ entry: TrashEntry; storedPath: string; space: Space }>;
@@ -38,7 +38,7 @@ export interface TrashService {
   restore(
     caller: Caller,
     id: string,
-    destination?: ResolvedPath,
+    destination?: InsidePath,
   ): Promise<{ dir: string; parentVirtual: string; name: string; isDirectory: boolean; entry: TrashEntry }>;
   /** Removes one entry for good; answers what it was. */
   purge(caller: Caller, id: string): Promise<TrashEntry>;
@@ -91,7 +91,7 @@ export function createTrash({ store, resolver, transfer, changes, own }: TrashDe
 
   const service: TrashService = {
     async put(caller, item) {
-      const space = item.space!;
+      const space = item.space;
       const trashDir = await own.dir(space.root, 'trash');
       const id = randomUUID();
       const stored = path.join(trashDir, id);
@@ -170,7 +170,7 @@ export function createTrash({ store, resolver, transfer, changes, own }: TrashDe
         throw new AppError('NOT_FOUND', 'The trashed item is gone.');
       });
       // Missing folders of the original place are made one by one, each confined.
-      const destRoot = destination ? destination.space!.root : space.root;
+      const destRoot = destination ? destination.space.root : space.root;
       const into = await ensureDirIn(destRoot, dir);
       let placed;
       const kept = ownFolderOf(row.stored_path);

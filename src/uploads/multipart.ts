@@ -151,7 +151,7 @@ export function createMultipartReceiver(deps: {
           }
         }
         const { folder } = checked;
-        const place = await staging.placeFor(folder.space!.root, folder.realPath);
+        const place = await staging.placeFor(folder.space.root, folder.realPath);
         if (!spaceChecked) {
           // The request's length bounds what all its files can need.
           await staging.ensureSpace(place.dir, Number.isFinite(declared) ? declared : 0);

@@ -10,7 +10,7 @@ import { childDirIn, openDirIn, withParentIn, type Dir } from '../files/confined
 import { withTemporary, type WorkJournal } from '../files/journal.ts';
 import { assertPlainName, placeEntry, type ConflictPolicy, type Displaced, type Outcome } from '../files/names.ts';
 import type { FileOps } from '../files/ops.ts';
-import { ownerView, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import { ownerView, type InsidePath, type PathResolver } from '../files/paths.ts';
 import type { TrashService } from '../trash/service.ts';
 import type { VersionService } from '../versions/service.ts';
 import { AppError } from '../core/errors.ts';
@@ -79,7 +79,7 @@ export async function resolveUploadFolder(
   resolver: PathResolver,
   caller: Caller,
   uploadTo: string,
-): Promise<ResolvedPath> {
+): Promise<InsidePath> {
   const folder = await resolver.resolve(caller, uploadTo, { mustExist: true });
   if (!folder.space) throw new AppError('BAD_DESTINATION');
   if (!folder.isDirectory) throw new AppError('NOT_A_FOLDER', 'The destination is not a folder.');
@@ -88,7 +88,7 @@ export async function resolveUploadFolder(
 }
 
 export interface Checked {
-  folder: ResolvedPath;
+  folder: InsidePath;
   folders: string[];
   name: string;
   conflict: ConflictPolicy;
@@ -196,7 +196,7 @@ export function createPlacement(deps: PlacementDeps): Placement {
 
     async place(caller, target, partFile, checked) {
       const { folder, folders, name, conflict } = checked ?? (await check(caller, target));
-      const root = folder.space!.root;
+      const root = folder.space.root;
       const parent = [folder.virtualPath, ...folders].join('/');
       // Placed through checked descriptors (confined.ts): the folder checked is the one written.
       const base = await openDirIn(root, folder.realPath);
@@ -248,14 +248,14 @@ export function createPlacement(deps: PlacementDeps): Placement {
       const { folder, folders, name } = checked;
       const parent = [folder.virtualPath, ...folders].join('/');
       const real = path.join(folder.realPath, ...folders, name);
-      const st = await withParentIn(folder.space!.root, real, (dir, n) => fsp.lstat(dir.at(n))).catch(() => null);
+      const st = await withParentIn(folder.space.root, real, (dir, n) => fsp.lstat(dir.at(n))).catch(() => null);
       if (!st) return null;
       return {
         name,
         parent,
         shown: [ownerView(folder).virtualPath, ...folders, name].join('/'),
         realPath: real,
-        root: folder.space!.root,
+        root: folder.space.root,
         size: st.size,
         modified: st.mtime,
         createdDirs: [],

@@ -2,7 +2,6 @@
 // answered as a FileItem, the text of a version.
 import fsp from 'node:fs/promises';
 import type { Caller } from '../core/caller.ts';
-import { AppError } from '../core/errors.ts';
 import { fileItem } from '../files/items.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { readTextFile } from '../files/text.ts';
@@ -14,8 +13,7 @@ export function createVersionActions(deps: { versions: VersionService; resolver:
   const { versions } = deps;
   return {
     async list(caller: Caller, virtual: string) {
-      const file = await deps.resolver.resolve(caller, virtual);
-      if (!file.space) throw new AppError('TOP_LEVEL', 'Name a file.');
+      const file = await deps.resolver.resolveInside(caller, virtual, { atTop: 'Name a file.' });
       return { items: versions.list(caller, file) };
     },
     async text(caller: Caller, id: string): Promise<VersionText> {

@@ -14,7 +14,7 @@ import { openFileIn, withDirIn, withFileIn, withParentIn, type Dir, type OpenedF
 import { withTemporary, type WorkJournal } from '../files/journal.ts';
 import { placeFile } from '../files/names.ts';
 import { below, moveStored, ownFolderOf, type OwnFolders } from '../files/own.ts';
-import { isInside, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import { isInside, type InsidePath, type PathResolver } from '../files/paths.ts';
 import type { VersionRow as Row, VersionStore } from './store.ts';
 
 export interface VersionEntry {
@@ -91,7 +91,7 @@ export interface VersionService {
   putBack(id: string, dir: Dir, name: string): Promise<void>;
   /** When the file at `realPath` (whose stat is `st`) was created: kept across saves, else its birth time. */
   createdAt(realPath: string, st: Pick<Stats, 'ino' | 'birthtimeMs' | 'birthtime' | 'ctime'>): Date;
-  list(caller: Caller, file: ResolvedPath): VersionEntry[];
+  list(caller: Caller, file: InsidePath): VersionEntry[];
   find(caller: Caller, id: string): Promise<{ row: Row; virtualPath: string }>;
   restore(caller: Caller, id: string): Promise<string>;
   restoreAsCopy(caller: Caller, id: string): Promise<{ parent: string; name: string; real: string }>;
@@ -239,19 +239,19 @@ export function createVersions({ store, resolver, roots, changes, journal, own }
       return birth(st);
     },
     list(caller, file) {
-      const root = file.space!.root;
+      const root = file.space.root;
       return store.ofFile(root, file.relative).map((r) => toEntry(r, file.virtualPath));
     },
     find,
     async restore(caller, id) {
       const { row, virtualPath } = await find(caller, id);
-      const file = await resolver.resolve(caller, virtualPath);
+      const file = await resolver.resolveInside(caller, virtualPath);
       if (!file.access.canWrite) throw new AppError('READ_ONLY', 'You may not change this file.');
       // Write the old content beside the file, keep what is there now, then swap atomically —
       // all in the checked parent folder's descriptor.
-      await withParentIn(file.space!.root, file.realPath, (dir, name) =>
+      await withParentIn(file.space.root, file.realPath, (dir, name) =>
         placeCopyOf(row, dir, async (temp) => {
-          const current = await openFileIn(file.space!.root, dir.at(name)).catch(() => null);
+          const current = await openFileIn(file.space.root, dir.at(name)).catch(() => null);
           try {
             if (current) await keep(file.realPath, caller.username, current, { replacement: temp });
           } finally {
@@ -266,9 +266,9 @@ export function createVersions({ store, resolver, roots, changes, journal, own }
     async restoreAsCopy(caller, id) {
       const { row, virtualPath } = await find(caller, id);
       const parentVirtual = path.posix.dirname(virtualPath);
-      const parent = await resolver.resolve(caller, parentVirtual, { mustExist: true });
+      const parent = await resolver.resolveInside(caller, parentVirtual, { mustExist: true });
       if (!parent.access.canWrite) throw new AppError('READ_ONLY', 'You may not write in this folder.');
-      const name = await withDirIn(parent.space!.root, parent.realPath, (dir) =>
+      const name = await withDirIn(parent.space.root, parent.realPath, (dir) =>
         placeCopyOf(row, dir, (temp) => placeFile(temp, dir.path, path.posix.basename(virtualPath))),
       );
       const real = path.join(parent.realPath, name);

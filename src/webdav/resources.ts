@@ -12,7 +12,7 @@ import type { Bindings, RealLocation } from '../files/bindings.ts';
 import { openEntryIn, withDirIn } from '../files/confined.ts';
 import { isReservedName } from '../files/names.ts';
 import type { FileOps } from '../files/ops.ts';
-import { joinVirtual, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import { joinVirtual, type InsidePath, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import type { Transfer } from '../files/transfer.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
@@ -52,7 +52,7 @@ export interface DavContext extends DavServices {
   ip: string;
 }
 
-export const locationOf = (r: ResolvedPath): RealLocation => ({ root: r.space!.root, relative: r.relative });
+export const locationOf = (r: InsidePath): RealLocation => ({ root: r.space.root, relative: r.relative });
 
 export const isCollection = (r: ResolvedPath) => r.space === null || r.isDirectory;
 
@@ -70,8 +70,13 @@ export async function resolve(ctx: DavContext, virtual: string): Promise<Resolve
 }
 
 /** The existing parent collection of a target (RFC 4918 §9.3.1, §9.7.1: 409 when missing). */
+/** The top of the mount is nobody's to change (403). */
+export function assertInside(r: ResolvedPath): asserts r is InsidePath {
+  if (!r.space) throw new AppError('TOP_LEVEL', 'The top of the mount cannot be changed.', { status: 403 });
+}
+
 export async function parentCollection(ctx: DavContext, target: ResolvedPath): Promise<ResolvedPath> {
-  if (!target.space) throw new AppError('TOP_LEVEL', 'The top of the mount cannot be changed.', { status: 403 });
+  assertInside(target);
   if (target.relative === '')
     throw new AppError('TOP_LEVEL', 'Volumes are not created, moved or removed over WebDAV.', { status: 403 });
   let parent: ResolvedPath;
@@ -103,8 +108,8 @@ export function refuseReadOnly(r: ResolvedPath, what: string): void {
  * folder swapped for a link to outside between the resolve and now is refused (403), never
  * described. Throws as opening does (ENOENT when gone).
  */
-export async function checkedStats(r: ResolvedPath): Promise<Stats> {
-  const entry = await openEntryIn(r.space!.root, r.realPath);
+export async function checkedStats(r: InsidePath): Promise<Stats> {
+  const entry = await openEntryIn(r.space.root, r.realPath);
   try {
     return entry.stat;
   } finally {

@@ -8,11 +8,19 @@ import { withDirIn, withParentIn } from '../files/confined.ts';
 import { withTemporary } from '../files/journal.ts';
 import { placeDirectory, renameToFreeName } from '../files/names.ts';
 import { scopeOf } from '../files/ops.ts';
-import { isInside, type ResolvedPath } from '../files/paths.ts';
+import { isInside, type InsidePath, type ResolvedPath } from '../files/paths.ts';
 import { AppError } from '../core/errors.ts';
 import { preconditions, type Change } from './locking.ts';
 import { copyDepth, infiniteOnly, parseDestination, parseOverwrite } from './protocol.ts';
-import { locationOf, nameOf, parentCollection, refuseReadOnly, resolve, type DavContext } from './resources.ts';
+import {
+  assertInside,
+  locationOf,
+  nameOf,
+  parentCollection,
+  refuseReadOnly,
+  resolve,
+  type DavContext,
+} from './resources.ts';
 
 /** Has the request a body (MKCOL must refuse one it does not understand)? */
 const hasBody = (req: IncomingMessage) =>
@@ -37,7 +45,7 @@ export async function mkcol(ctx: DavContext, req: IncomingMessage, r: ResolvedPa
   const parent = await parentCollection(ctx, r);
   refuseReadOnly(parent, 'create a folder here');
   await preconditions(ctx, req, r.virtualPath, [{ target: r, membership: true }]);
-  await withParentIn(r.space!.root, r.realPath, (dir, name) => fsp.mkdir(dir.at(name))).catch((err) => {
+  await withParentIn(r.space.root, r.realPath, (dir, name) => fsp.mkdir(dir.at(name))).catch((err) => {
     throw err.code === 'EEXIST' ? new AppError('EXISTS', 'Something already exists here.', { status: 405 }) : err;
   });
   ctx.changes.emit({ type: 'created', path: r.realPath, isDirectory: true });
@@ -52,7 +60,7 @@ async function refuseUndeletable(ctx: DavContext, r: ResolvedPath, what: string)
 }
 
 /** Into the trash: one entry, bindings forgotten, locks and dead properties gone with it. */
-async function toTrash(ctx: DavContext, r: ResolvedPath): Promise<void> {
+async function toTrash(ctx: DavContext, r: InsidePath): Promise<void> {
   await ctx.ops.deleteOne(ctx.caller, r);
   ctx.store.forgetLocks(locationOf(r));
   ctx.store.forgetProperties(locationOf(r));
@@ -65,6 +73,7 @@ async function toTrash(ctx: DavContext, r: ResolvedPath): Promise<void> {
 export async function remove(ctx: DavContext, req: IncomingMessage, r: ResolvedPath): Promise<number> {
   if (!r.exists) throw new AppError('NOT_FOUND', 'No such file or folder.');
   if (r.isDirectory) infiniteOnly(req.headers.depth, 'DELETE');
+  assertInside(r);
   await refuseUndeletable(ctx, r, 'delete this');
   await preconditions(ctx, req, r.virtualPath, [{ target: r, withBelow: true, membership: true }]);
   await toTrash(ctx, r);

@@ -175,6 +175,23 @@ test('move: into a taken name, into itself, no-op, across volumes', async () => 
   );
 });
 
+test('a whole volume is not copied or moved into another: a clear refusal, nothing left behind', async () => {
+  fs.mkdirSync(path.join(s.dirs.volumes, 'Other', 'Résumé & notes #2'), { recursive: true });
+  fs.writeFileSync(path.join(s.dirs.volumes, 'Other', 'Résumé & notes #2', "Mum's 100% plan.txt"), 'kept');
+  const before = fs.readdirSync(vol()).sort();
+  const copy = await c.post('/api/files/copy', { items: [{ path: '', name: 'Other' }], destination: 'Files' });
+  assert.is(copy.status, 400);
+  assert.is(envelope(copy).code, 'TOP_LEVEL');
+  const move = await c.post('/api/files/move', { items: [{ path: '', name: 'Other' }], destination: 'Files' });
+  assert.is(move.status, 403);
+  assert.is(envelope(move).code, 'READ_ONLY');
+  assert.equal(fs.readdirSync(vol()).sort(), before);
+  assert.is(
+    fs.readFileSync(path.join(s.dirs.volumes, 'Other', 'Résumé & notes #2', "Mum's 100% plan.txt"), 'utf8'),
+    'kept',
+  );
+});
+
 test('bindings: favourites follow a rename byte-exactly and vanish on delete', async () => {
   fs.mkdirSync(vol('Docs2'));
   fs.mkdirSync(vol('docs2'));

@@ -137,7 +137,7 @@ test('callback status 2 saves the edited document from the document server, keep
   const bearer = await sign({ payload: edited });
   assert.equal(await p.onlyoffice!.callback(id, token, edited, `Bearer ${bearer}`), { error: 0 });
   assert.is(fs.readFileSync(path.join(files, 'minutes.docx'), 'utf8'), 'edited by onlyoffice');
-  const kept = versions.list(alice, await resolver.resolve(alice, 'Files/minutes.docx'));
+  const kept = versions.list(alice, await resolver.resolveInside(alice, 'Files/minutes.docx'));
   assert.is(kept.length, 1);
   assert.is(fs.readFileSync((await versions.find(alice, kept[0]!.id)).row.stored_path, 'utf8'), 'minutes v1');
   // The download went into a temporary on the work journal: written before it existed, ended once placed.

@@ -235,7 +235,7 @@ test('the editing server opens, locks, saves and unlocks; the save keeps the rep
   assert.is(steps.putFile!.status, 200, JSON.stringify(steps.putFile));
   assert.is(steps.unlock!.status, 200);
   assert.is(fs.readFileSync(path.join(files, 'report.docx'), 'utf8'), 'report v2');
-  const file = await resolver.resolve(alice, 'Files/report.docx');
+  const file = await resolver.resolveInside(alice, 'Files/report.docx');
   const kept = versions.list(alice, file);
   assert.is(kept.length, 1);
   const { row } = await versions.find(alice, kept[0]!.id);
@@ -435,7 +435,7 @@ test('PutRelativeFile: a suggested name is numbered when taken, a relative one i
   assert.is(r5.status, 200);
   assert.is(fs.readFileSync(path.join(files, 'memo.odt'), 'utf8'), 'replaced');
   assert.is(
-    versions.list(alice, await resolver.resolve(alice, 'Files/memo.odt')).length,
+    versions.list(alice, await resolver.resolveInside(alice, 'Files/memo.odt')).length,
     1,
     'the replaced file was not kept as a version',
   );

@@ -117,7 +117,7 @@ test('version restore and restore as a copy: the copy of the old content is jour
   const { journal, versions, atKeep } = setup();
   await versions.keep(path.join(files, 'plan.txt'), 'alice');
   fs.writeFileSync(path.join(files, 'plan.txt'), 'plan v2');
-  const file = await resolver.resolve(alice, 'Files/plan.txt');
+  const file = await resolver.resolveInside(alice, 'Files/plan.txt');
   const [v1] = versions.list(alice, file);
   assert.ok(v1);
   assert.equal(journal.steps, [], 'keeping a version needs no temporary in the folder');

@@ -212,7 +212,7 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
 
     async download(fileId, token) {
       const { file } = await fileFor(fileId, token, DOWNLOAD_AUDIENCE);
-      const { handle, stat } = await openForRead(file.realPath, file.space!.root);
+      const { handle, stat } = await openForRead(file.realPath, file.space.root);
       return {
         status: 200,
         headers: {
@@ -273,7 +273,7 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
       const temp = await writeTemporary(
         deps.journal,
         path.dirname(file.realPath),
-        file.space!.root,
+        file.space.root,
         res.body as unknown as AsyncIterable<Uint8Array>,
         deps.maxFileSize,
       );

@@ -12,7 +12,7 @@ import { AppError } from '../../core/errors.ts';
 import { fileEvent, shownPath, type ActivitySink } from '../../files/activity.ts';
 import type { WorkJournal } from '../../files/journal.ts';
 import type { ItemLocks } from '../../files/locks.ts';
-import type { PathResolver, ResolvedPath } from '../../files/paths.ts';
+import type { InsidePath, PathResolver } from '../../files/paths.ts';
 import type { VersionService } from '../../versions/service.ts';
 import type { LockStore } from './locks-store.ts';
 import { fileIdFor, signFileToken, verifyFileToken, type FileClaims } from './tokens.ts';
@@ -58,7 +58,7 @@ export interface WopiFile {
   fileId: string;
   caller: Caller;
   claims: FileClaims;
-  file: ResolvedPath;
+  file: InsidePath;
   canWrite: boolean;
 }
 
@@ -82,7 +82,7 @@ export function drain(body: WopiBody): void {
   if (typeof (body as Readable).resume === 'function') (body as Readable).resume();
 }
 
-export const fileIdOf = (deps: Pick<WopiDeps, 'secret'>, file: ResolvedPath) => fileIdFor(deps.secret, file.realPath);
+export const fileIdOf = (deps: Pick<WopiDeps, 'secret'>, file: InsidePath) => fileIdFor(deps.secret, file.realPath);
 
 export const wopiSrcOf = (deps: Pick<WopiDeps, 'publicUrl'>, fileId: string) =>
   `${deps.publicUrl}/api/officeeditor/wopi/files/${fileId}`;
@@ -91,7 +91,7 @@ export const wopiSrcOf = (deps: Pick<WopiDeps, 'publicUrl'>, fileId: string) =>
 export async function issueFileToken(
   deps: WopiDeps,
   caller: Caller,
-  file: ResolvedPath,
+  file: InsidePath,
   canWrite: boolean,
 ): Promise<{ fileId: string; token: string; expiresAt: number }> {
   const fileId = fileIdOf(deps, file);
@@ -118,10 +118,10 @@ export async function openWopiFile(deps: WopiDeps, fileId: string, token: unknow
 }
 
 /** The file's folder when the token's account may create files in it, else null. */
-export async function folderWritable(deps: WopiDeps, w: WopiFile): Promise<ResolvedPath | null> {
+export async function folderWritable(deps: WopiDeps, w: WopiFile): Promise<InsidePath | null> {
   if (!w.claims.canWrite) return null;
   const parent = await deps.resolver
-    .resolve(w.caller, path.posix.dirname(w.file.virtualPath), { mustExist: true })
+    .resolveInside(w.caller, path.posix.dirname(w.file.virtualPath), { mustExist: true })
     .catch(() => null);
   return parent?.access.canWrite ? parent : null;
 }
@@ -148,7 +148,7 @@ export function assertLockAllowsWrite(
  * the API: WOPI's lock mismatch. The WebDAV lock's token is not a WOPI lock, so X-WOPI-Lock is
  * empty and X-WOPI-LockedByOtherInterface says why.
  */
-export function assertNoOtherDoorLock(deps: WopiDeps, caller: Caller, file: ResolvedPath): void {
+export function assertNoOtherDoorLock(deps: WopiDeps, caller: Caller, file: InsidePath): void {
   try {
     deps.itemLocks.assertFree(caller, file, { except: 'office' });
   } catch (err) {
@@ -159,7 +159,7 @@ export function assertNoOtherDoorLock(deps: WopiDeps, caller: Caller, file: Reso
   }
 }
 
-export function recordSave(deps: WopiDeps, caller: Caller, file: ResolvedPath, asNew: boolean): void {
+export function recordSave(deps: WopiDeps, caller: Caller, file: InsidePath, asNew: boolean): void {
   deps.activity?.record(
     fileEvent(caller, 'office.save', { path: shownPath(file), via: 'WOPI', ...(asNew ? { as: 'new file' } : {}) }),
   );

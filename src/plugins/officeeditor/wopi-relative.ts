@@ -75,7 +75,7 @@ export async function putRelativeFile(
     throw err;
   }
   const dir = path.dirname(w.file.realPath);
-  const temp = await writeTemporary(deps.journal, dir, parent.space!.root, body, deps.maxFileSize);
+  const temp = await writeTemporary(deps.journal, dir, parent.space.root, body, deps.maxFileSize);
   let finalName: string;
   try {
     if ('suggested' in target) {
@@ -95,7 +95,7 @@ export async function putRelativeFile(
       }
       if (existing) {
         if (!existing.isFile()) throw new AppError('EXISTS', 'A folder or link has that name.');
-        const targetFile = await deps.resolver.resolve(w.caller, joinVirtual(parent.virtualPath, name), {
+        const targetFile = await deps.resolver.resolveInside(w.caller, joinVirtual(parent.virtualPath, name), {
           mustExist: true,
         });
         const held = deps.locks.current(fileIdOf(deps, targetFile));
@@ -123,7 +123,7 @@ export async function putRelativeFile(
   } finally {
     temp.settled();
   }
-  const created = await deps.resolver.resolve(w.caller, joinVirtual(parent.virtualPath, finalName), {
+  const created = await deps.resolver.resolveInside(w.caller, joinVirtual(parent.virtualPath, finalName), {
     mustExist: true,
   });
   recordSave(deps, w.caller, created, true);

@@ -6,7 +6,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Caller } from '../../core/caller.ts';
 import { AppError } from '../../core/errors.ts';
-import type { ResolvedPath } from '../../files/paths.ts';
+import type { InsidePath } from '../../files/paths.ts';
 import { discardTemporary, openForRead, replaceKeepingVersion, versionOf, writeTemporary } from './content.ts';
 import { LOCK_OPERATIONS, lockOperation, type LockOperation } from './wopi-lock.ts';
 import { putRelativeFile } from './wopi-relative.ts';
@@ -34,7 +34,7 @@ export interface WopiHost {
   /** A token and file id for `file` as `caller` sees it (config routes). */
   issue(
     caller: Caller,
-    file: ResolvedPath,
+    file: InsidePath,
     canWrite: boolean,
   ): Promise<{ fileId: string; token: string; expiresAt: number }>;
   /** The WOPISrc of a file id. */
@@ -48,7 +48,7 @@ export interface WopiHost {
 
 /** CheckFileInfo: the file's facts and what this host offers. */
 async function checkFileInfo(deps: WopiDeps, w: WopiFile): Promise<WopiAnswer> {
-  const { handle, stat } = await openForRead(w.file.realPath, w.file.space!.root);
+  const { handle, stat } = await openForRead(w.file.realPath, w.file.space.root);
   await handle.close();
   const parent = await folderWritable(deps, w);
   return {
@@ -81,7 +81,7 @@ async function checkFileInfo(deps: WopiDeps, w: WopiFile): Promise<WopiAnswer> {
 
 /** GetFile: the content, streamed from the checked descriptor. */
 async function getFile(w: WopiFile, headers: WopiHeaders): Promise<WopiAnswer> {
-  const { handle, stat } = await openForRead(w.file.realPath, w.file.space!.root);
+  const { handle, stat } = await openForRead(w.file.realPath, w.file.space.root);
   const max = Number(header(headers, 'X-WOPI-MaxExpectedSize') ?? NaN);
   if (Number.isFinite(max) && stat.size > max) {
     await handle.close();
@@ -120,7 +120,7 @@ async function putFile(deps: WopiDeps, w: WopiFile, headers: WopiHeaders, body: 
   const temp = await writeTemporary(
     deps.journal,
     path.dirname(w.file.realPath),
-    w.file.space!.root,
+    w.file.space.root,
     body,
     deps.maxFileSize,
   );

@@ -416,7 +416,7 @@ export function createTusService(deps: TusDeps): TusService {
       const { folder } = checked;
       // A skip whose name is taken now is answered at once: no byte need be sent.
       const skipped = target.conflict === 'skip' ? await placement.taken(checked) : null;
-      const place = skipped ? null : await staging.placeFor(folder.space!.root, folder.realPath);
+      const place = skipped ? null : await staging.placeFor(folder.space.root, folder.realPath);
       if (place) await staging.ensureSpace(place.dir, length);
       const id = randomBytes(16).toString('hex');
       const stagingPath = place ? await staging.createPart(place, 'tus', id) : '';
