@@ -26,6 +26,7 @@ import type { favoriteRoutes } from './favorites/routes.ts';
 import type { fileRoutes } from './files/routes.ts';
 import type { folderPrefRoutes } from './folderprefs/routes.ts';
 import type { folderSizeRoutes } from './foldersize/routes.ts';
+import type { indexRoutes } from './indexer/routes.ts';
 import type { oidcRoutes } from './oidc/routes.ts';
 import type { passkeyRoutes } from './passkeys/routes.ts';
 import type { permissionRoutes } from './permissions/capability.ts';
@@ -67,6 +68,7 @@ export type ApiRoutes =
   | RowsOf<typeof archiveRoutes>
   | RowsOf<typeof folderSizeRoutes>
   | RowsOf<typeof searchRoutes>
+  | RowsOf<typeof indexRoutes>
   | RowsOf<typeof browseRoutes>
   | RowsOf<typeof downloadRoutes>
   | RowsOf<typeof editorRoutes>

@@ -1,10 +1,10 @@
-// Installation settings (administrator): folder sizes, the terminal and the activity log — each
+// Installation settings (administrator): folder sizes, the search index's state, the terminal and the activity log — each
 // applied at once, without a restart, with what it costs said beside it (a setting fixed by an
 // environment variable says which) — then thumbnails and branding.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import { ErrorNote } from '../components/common.tsx';
-import type { Settings, SettingsChange } from '../api/types.ts';
+import type { IndexState, Settings, SettingsChange } from '../api/types.ts';
 import { navigate } from '../state/router.ts';
 import { features, reloadFeatures } from '../state/session.ts';
 import { toast } from '../state/toasts.ts';
@@ -149,6 +149,96 @@ function TerminalSwitch({ s, save }: { s: Settings; save: Save }) {
   );
 }
 
+const KIND_NAMES: Record<IndexState['documents'][number]['kind'], string> = {
+  pdf: 'PDF',
+  epub: 'EPUB',
+  rtf: 'RTF',
+  html: 'HTML',
+  office: 'Office',
+};
+const STATUS_NAMES: Record<IndexState['documents'][number]['status'], string> = {
+  indexed: 'words searchable',
+  empty: 'no text',
+  'no-text-layer': 'no text layer (scanned pictures)',
+  encrypted: 'needs a password',
+  broken: 'damaged',
+  'too-large': 'too large',
+  'timed-out': 'took too long',
+  deferred: 'waiting for the next walk',
+};
+
+/** The search index: what it covers, and what became of the documents it reads (skipped ones and why). */
+function SearchIndex() {
+  const [state, setState] = useState<IndexState | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    api('GET /api/admin/index').then(setState, setError);
+  }, []);
+  if (!state) return <ErrorNote error={error} />;
+  const kinds = [...new Set(state.documents.map((d) => d.kind))];
+  const walking = state.roots.filter((r) => r.state !== 'ready').length;
+  return (
+    <section class="stack setting" aria-labelledby="search-index-title">
+      <h2 id="search-index-title">Search index</h2>
+      {!state.enabled ? (
+        <p>
+          Off: <code>SEARCH_INDEX_ENABLED</code> is false, so only names are searched, by walking the folders.
+        </p>
+      ) : (
+        <>
+          <p>
+            {state.roots.length} indexed folder{state.roots.length === 1 ? '' : 's'}
+            {walking ? `, ${walking} still being read` : ', all read'}. The words inside PDFs (their text layer), EPUB,
+            RTF, HTML and office documents are read in the background, always giving way to people using Burrow; a
+            document that cannot be read is skipped and listed below.
+          </p>
+          {kinds.length > 0 && (
+            <div class="table-wrap">
+              <table class="data index-documents">
+                <caption class="muted small">Documents read for search</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Kind</th>
+                    <th scope="col">What became of them</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {kinds.map((k) => (
+                    <tr key={k}>
+                      <th scope="row">{KIND_NAMES[k]}</th>
+                      <td>
+                        {state.documents
+                          .filter((d) => d.kind === k)
+                          .map((d) => `${d.count} ${STATUS_NAMES[d.status]}`)
+                          .join(' · ')}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {state.notIndexed.length > 0 && (
+            <details>
+              <summary>Skipped documents ({state.notIndexed.length})</summary>
+              <ul class="index-skipped">
+                {state.notIndexed.map((d) => (
+                  <li key={`${d.folder}/${d.name}`}>
+                    <span dir="auto">{d.name}</span> — {STATUS_NAMES[d.status]}
+                    <div class="muted small" dir="auto">
+                      {d.folder}
+                    </div>
+                  </li>
+                ))}
+              </ul>
+            </details>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
 export function Installation() {
   const [s, setS] = useState<Settings | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -176,6 +266,7 @@ export function Installation() {
     <div class="stack installation">
       <ErrorNote error={error} />
       <FolderSizes s={s} save={save} />
+      <SearchIndex />
       <TerminalSwitch s={s} save={save} />
       <section class="stack setting" aria-labelledby="activity-title">
         <h2 id="activity-title">Activity log</h2>

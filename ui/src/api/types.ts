@@ -45,6 +45,7 @@ export type Features = FeatureSections & Partial<Pick<WireFeatures, 'version' | 
 export type DeleteEvent = { [K in keyof DeleteEvents]: { type: K } & DeleteEvents[K] }[keyof DeleteEvents];
 
 export type SearchAnswer = ApiAnswer<'GET /api/search'>;
+export type IndexState = ApiAnswer<'GET /api/admin/index'>;
 /** `POST /api/folder-size/batch`: one record per asked path, in order. */
 export type FolderSizeBatch = ApiAnswer<'POST /api/folder-size/batch'>;
 
