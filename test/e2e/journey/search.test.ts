@@ -1,5 +1,6 @@
 // Searching as people type: the song by its name ("Morning Tune"), a folder by its name
-// ("Holiday 2025"), a word inside a document ("rhubarb"), a search inside Photos/Holiday 2025,
+// ("Holiday 2025"), a word inside a document ("rhubarb") and one inside a PDF with its page
+// ("Deductions", page 2), a search inside Photos/Holiday 2025,
 // and names with `+`, `&`, `%` and `#` — typed into the search box, results opened. The server's
 // side: before each search the index is asked (percent-encoded, as any client may) until it knows
 // the file, so a miss in the page is the page's; each hit is checked against the server's answer.
@@ -93,6 +94,24 @@ j.step('searching a word inside a document finds it with its line', async (s) =>
   await s.folder(`${HOME}/${parentOf(W.gardenPlan)}`);
   assert.is(await (await s.entry(nameOf(W.gardenPlan))).getAttribute('aria-selected'), 'true');
 });
+
+j.step(
+  'a word only inside the tax return PDF ("Deductions", on its page 2) is found, its passage and page shown',
+  async (s) => {
+    const server = await indexed(s, 'Deductions', `${HOME}/${parentOf(W.pdf)}`, nameOf(W.pdf));
+    assert.equal([server.matchLine, server.matchPage], ['Deductions: garden tools', 2]);
+    await s.goto(filesAddress(HOME));
+    await searchFor(s, 'Deductions');
+    const hit = s.page
+      .getByRole('list', { name: 'Content matches' })
+      .getByRole('listitem')
+      .filter({ hasText: nameOf(W.pdf) });
+    await hit.waitFor();
+    const text = await hit.innerText();
+    assert.match(text, /Deductions: garden tools/);
+    assert.match(text, /· page 2/);
+  },
+);
 
 j.step('"Search in this folder" inside Photos/Holiday 2025 finds only what is there', async (s) => {
   const scope = `${HOME}/${W.holiday}`;
