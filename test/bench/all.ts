@@ -22,6 +22,7 @@ const BENCHES = [
   'foldersize',
   'startup',
   'indexing',
+  'extraction',
   'webdav',
   'archives',
 ] as const;
