@@ -4,7 +4,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { SearchItem } from '../../src/search/wire.ts';
 import { startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 export const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 export const uiDir = path.join(repo, 'ui', 'dist');
@@ -103,6 +105,21 @@ export async function setupAdmin(
 ): Promise<void> {
   const res = await context.request.post(`${url}/api/auth/setup`, { data: { email, password } });
   if (res.status() !== 201) throw new Error(`setup answered ${res.status()}: ${await res.text()}`);
+}
+
+/**
+ * Waits until the server's search finds `name` for `term`, as the page's session sees it: the
+ * index learns of a write in the background (behind the load gate, seconds on a busy machine), and
+ * a search page shows what the index had when it asked.
+ */
+export async function searchFinds(page: Page, url: string, term: string, name: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const res = await page.context().request.get(`${url}/api/search?q=${encodeURIComponent(term)}`);
+      return ((await res.json()) as { items: SearchItem[] }).items.some((i) => i.name === name);
+    },
+    { what: `the server's search to find ${name} for "${term}"`, timeoutMs: 60_000 },
+  );
 }
 
 export async function hasRoute(url: string, method: string, routePath: string): Promise<boolean> {

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { png } from '../support/media.ts';
 import { removeDirs, type TestServer } from '../support/server.ts';
-import { DESKTOP, PHONE, launch, newPage, setupAdmin, shot, startWithUi } from './browser.ts';
+import { DESKTOP, PHONE, launch, newPage, searchFinds, setupAdmin, shot, startWithUi } from './browser.ts';
 
 let server: TestServer;
 let browser: Browser;
@@ -55,6 +55,7 @@ test('favourite follows its folder renamed (1366 px)', async () => {
 });
 
 test('search names are not split by their highlights', async () => {
+  await searchFinds(page, server.url, 'pancake', 'pancakes.md');
   await page.goto(`${server.url}/search?q=pancake`);
   const name = page.getByRole('list', { name: 'Name matches' }).locator('button.link').first();
   await name.waitFor();
