@@ -380,7 +380,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     uploads,
     changes,
     activity,
-    sessionSecret,
     thumbnails: previews.previews,
     log,
   });
@@ -525,6 +524,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const server = createHttpServer({
     routes,
     auth: authenticator,
+    links: shares.linkGate,
     log,
     trustProxy,
     publicUrl: config.server.publicUrl,

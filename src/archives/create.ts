@@ -9,7 +9,7 @@ import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { placeFile, temporaryName } from '../files/names.ts';
 import { writeZip, type ZipSource } from '../downloads/zip.ts';
-import { CHUNK } from '../downloads/pooled-read.ts';
+import { CHUNK } from '../http/range.ts';
 
 /** Opened by the caller with downloads/zip.ts `openSources` (checked, confined); closed here. */
 export type CreateZipSource = ZipSource;

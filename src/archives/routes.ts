@@ -6,7 +6,7 @@ import { route } from '../http/route.ts';
 import { openEventStream, type EventStream } from '../http/ndjson.ts';
 import { pipeResponse } from '../http/send.ts';
 import type { Logger } from '../core/log.ts';
-import { contentDisposition, parseRange } from '../downloads/single.ts';
+import { contentDisposition, rangeFor, writeRangeHead } from '../http/file.ts';
 import type { ArchiveOperations, PreparedExtraction } from './operations.ts';
 import {
   archiveListing,
@@ -140,29 +140,17 @@ async function sendEntry(
   entry: Awaited<ReturnType<ArchiveOperations['entry']>>,
 ): Promise<void> {
   const { size } = entry.info;
-  const range = size === null ? null : parseRange(req.headers.range, size);
+  const range = size === null ? null : rangeFor(req, size);
   res.setHeader('Content-Type', 'application/octet-stream');
   res.setHeader('Content-Disposition', contentDisposition(entry.info.name, 'attachment'));
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
   res.setHeader('Cache-Control', 'private, no-cache');
   if (size !== null) res.setHeader('Accept-Ranges', 'bytes');
-  if (range === 'unsatisfiable') {
-    res.statusCode = 416;
-    res.setHeader('Content-Range', `bytes */${size}`);
-    res.setHeader('Content-Length', 0);
-    res.end();
-    return;
-  }
-  const opened = await entry.open(range ?? undefined);
-  if (range) {
-    res.statusCode = 206;
-    res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
-    res.setHeader('Content-Length', range.end - range.start + 1);
-  } else {
-    res.statusCode = 200;
-    if (size !== null) res.setHeader('Content-Length', size);
-  }
+  if (range?.status === 416) return void writeRangeHead(res, range, size!);
+  const opened = await entry.open(range?.status === 206 ? range : undefined);
+  if (range) writeRangeHead(res, range, size!);
+  else res.statusCode = 200;
   await new Promise<void>((resolve) => pipeResponse(opened.stream, res, log, () => resolve()));
 }
 

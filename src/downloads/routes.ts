@@ -1,18 +1,10 @@
 // Downloads: one file with Range and validators, a folder or a selection as a streaming zip,
 // and the plan of a download (files, bytes, archive name) without sending it.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { route } from '../http/route.ts';
 import { virtualPathParams } from '../files/wire.ts';
 import { downloadPlan, selection } from './wire.ts';
-import { sendFile } from './single.ts';
-import { sendZip } from './zip.ts';
-import type { Download, Downloads } from './service.ts';
-
-function sendDownload(req: IncomingMessage, res: ServerResponse, d: Download): Promise<void> {
-  return d.kind === 'file'
-    ? sendFile(req, res, d.file, d.name)
-    : sendZip(res, d.sources, d.archiveName, d.showHidden, req.method === 'HEAD');
-}
+import { sendDownload } from '../http/download.ts';
+import type { Downloads } from './service.ts';
 
 export function downloadRoutes(downloads: Downloads) {
   return [

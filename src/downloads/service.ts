@@ -4,15 +4,12 @@
 import path from 'node:path';
 import type { Caller } from '../core/caller.ts';
 import { AppError } from '../core/errors.ts';
-import { openFileIn, type OpenedFile } from '../files/confined.ts';
+import { openFileIn } from '../files/confined.ts';
 import { candidateName } from '../files/names.ts';
 import { isInside, joinVirtual, type PathResolver, type InsidePath } from '../files/paths.ts';
 import type { DownloadPlan, Selection } from './wire.ts';
-import { closeSources, openSources, selectionEntries, type ZipSource } from './zip.ts';
-
-export type Download =
-  | { kind: 'file'; file: OpenedFile; name: string }
-  | { kind: 'zip'; sources: ZipSource[]; archiveName: string; showHidden: boolean };
+import type { Download } from '../http/download.ts';
+import { closeSources, openSources, selectionEntries, zipAnswer } from './zip.ts';
 
 export function createDownloads(deps: { resolver: PathResolver; showHidden: (userId: string) => boolean }) {
   const { resolver } = deps;
@@ -80,9 +77,7 @@ export function createDownloads(deps: { resolver: PathResolver; showHidden: (use
       }
       return {
         kind: 'zip',
-        sources: await sourcesOf(items),
-        archiveName: archiveNameOf(items, sel.name),
-        showHidden: deps.showHidden(caller.userId),
+        zip: zipAnswer(await sourcesOf(items), archiveNameOf(items, sel.name), deps.showHidden(caller.userId)),
       };
     },
 

@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import zlib from 'node:zlib';
-import { CHUNK, drained, gone, type ChunkPool } from './pooled-read.ts';
+import { CHUNK, drained, gone, type ChunkPool } from '../http/range.ts';
 
 const U32 = 0xffffffff;
 /** Entries at least this large get ZIP64 sizes (deflate may grow incompressible data a little). */

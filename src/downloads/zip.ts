@@ -4,14 +4,12 @@
 // a fast level otherwise), names are UTF-8, and only what a listing would show goes in (no Burrow
 // folders, no symlinks, hidden files per preference).
 import fs from 'node:fs';
-import type { ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { HAS_PROC_FD, openChildFile, openDirIn, openFileIn, type Dir, type OpenedFile } from '../files/confined.ts';
 import { walkFiles } from '../files/walk.ts';
-import { ChunkPool, CHUNK } from './pooled-read.ts';
-import { contentDisposition } from './single.ts';
+import { ChunkPool, CHUNK } from '../http/range.ts';
+import type { ZipAnswer } from '../http/zip.ts';
 import { deflateWhole, ZipWriter } from './zip-writer.ts';
 
 const STORED = new Set([
@@ -263,35 +261,9 @@ interface Prepared {
   deflated?: Promise<{ crc: number; bytes: Buffer[] }>;
 }
 
-/**
- * Streams the selection as a zip (ZipWriter). Sources are closed here. Any failure (a file cut
- * short, an entry refused as outside, the client leaving) fails this answer only and rejects
- * for the log.
- */
-export async function sendZip(
-  res: ServerResponse,
-  sources: ZipSource[],
-  archiveName: string,
-  showHidden: boolean,
-  headOnly: boolean,
-): Promise<void> {
-  res.statusCode = 200;
-  res.setHeader('Content-Type', 'application/zip');
-  res.setHeader('Content-Disposition', contentDisposition(archiveName));
-  res.setHeader('Cache-Control', 'no-store');
-  if (headOnly) {
-    await closeSources(sources);
-    res.end();
-    return;
-  }
-  try {
-    await writeZip(res, sources, showHidden);
-    res.end();
-    await finished(res);
-  } catch (err) {
-    res.destroy(err as Error);
-    throw err;
-  }
+/** The selection as a zip answer (http/zip.ts sends it): its sources are closed whatever happens. */
+export function zipAnswer(sources: ZipSource[], name: string, showHidden: boolean): ZipAnswer {
+  return { name, write: (out) => writeZip(out, sources, showHidden), close: () => closeSources(sources) };
 }
 
 /**

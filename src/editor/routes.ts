@@ -1,13 +1,12 @@
 // The text editor: read (ETag, If-None-Match 304 after the permission check, compressed over
 // 32 KB) and save (editor/service.ts; If-Match refuses a save over a file changed since).
-import { reply, route } from '../http/route.ts';
-import { sendWholeJson } from '../http/send.ts';
+import { reply, route, wholeText } from '../http/route.ts';
 import type { Editor } from './service.ts';
 import { IF_MATCH, editorQuery, editorRead, editorSave, editorText, savedAnswer } from './wire.ts';
 
 const readAnswers = {
-  // Written by sendWholeJson (ETag, 304, compression), so the JSON is declared with its content type.
-  200: { description: '`{ content }` with ETag', schema: editorText, contentType: 'application/json' },
+  // A wholeText reply (ETag, 304, compression).
+  200: { description: '`{ content }` with ETag', schema: editorText },
   304: 'Unchanged',
   400: 'Over EDITOR_MAX_FILESIZE',
   415: 'Binary file',
@@ -23,9 +22,9 @@ export function editorRoutes(editor: Editor, maxBytes: number) {
       tags: ['Editor'],
       query: editorQuery,
       responses: readAnswers,
-      handler: async ({ caller, query, req, res }) => {
+      handler: async ({ caller, query }) => {
         const text = await editor.read(caller, query.path);
-        return sendWholeJson(req, res, { content: text.content }, text.etag);
+        return wholeText({ content: text.content }, text.etag);
       },
     }),
     route({
@@ -37,9 +36,9 @@ export function editorRoutes(editor: Editor, maxBytes: number) {
       tags: ['Editor'],
       body: editorRead,
       responses: readAnswers,
-      handler: async ({ caller, body, req, res }) => {
+      handler: async ({ caller, body }) => {
         const text = await editor.read(caller, body.path);
-        return sendWholeJson(req, res, { content: text.content }, text.etag);
+        return wholeText({ content: text.content }, text.etag);
       },
     }),
     route({

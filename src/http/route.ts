@@ -10,7 +10,10 @@
 //   a bad one answers 400 INVALID_PARAMS. `query` and `body` work the same way (400
 //   INVALID_QUERY / INVALID_BODY); `body: 'stream'` when the handler reads the request itself.
 // - `access` decides the caller's type: `account`, `session` and `admin` rows get a `Caller`;
-//   `public` and `link` rows get `Caller | null`. Never write `caller!` or `params.x!`.
+//   `public` and `link` rows get `Caller | null`. Never write `caller!` or `params.x!`. A `link`
+//   row's path has `:token`: the link is held before the handler runs (its password cookie,
+//   expiry and users list checked; see http/link.ts) and the handler gets it as `link` (the
+//   link's own caller and its share), typed by the capability that holds links.
 // - `responses` lists every status the handler produces. A JSON success gives `schema` (put it
 //   in the capability's wire.ts and export its z.infer type there); the handler's plain return
 //   is then checked against it at compile time, and so is the body of any `reply(status, body)`
@@ -68,6 +71,16 @@ export type CallerFor<A extends Access> = A extends 'callback'
     ? Caller | null
     : Caller;
 
+/**
+ * What a `link` row's handler gets as `link`. The capability that holds links declares it
+ * (src/shares/holder.ts augments this interface with `held`), so http/ names no share type.
+ */
+export interface LinkTypes {}
+/** A held link: the holder's caller and the link's share. */
+export type HeldLink = LinkTypes extends { held: infer H } ? H : never;
+/** The link a handler gets: held for `link` rows, nothing for the others. */
+export type LinkFor<A extends Access> = A extends 'link' ? HeldLink : undefined;
+
 /** The parameter names of a route pattern: `:id` → `id`, a trailing `*` → `path`. */
 export type PathParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
   ? (Name extends `${infer N}?` ? N : Name) | PathParamNames<`/${Rest}`>
@@ -95,10 +108,13 @@ export class Reply<S extends number = number, B = unknown> {
   readonly status: S;
   readonly body: B;
   readonly headers: Record<string, string | number | string[]>;
-  constructor(status: S, body: B, headers: Record<string, string | number | string[]> = {}) {
+  /** A whole text file in JSON: compressed when large and accepted, 304 for its ETag (http/send.ts). */
+  readonly whole: boolean;
+  constructor(status: S, body: B, headers: Record<string, string | number | string[]> = {}, whole = false) {
     this.status = status;
     this.body = body;
     this.headers = headers;
+    this.whole = whole;
   }
 }
 
@@ -112,6 +128,18 @@ export function reply(status: number, body?: unknown, headers?: Record<string, s
   return new Reply(status, body, headers);
 }
 export const noContent = (headers?: Record<string, string | number | string[]>) => new Reply(204, undefined, headers);
+/**
+ * A JSON answer carrying a whole text file (the editor's `{ content }`, a version's or a trashed
+ * file's text), checked against the row's 200 schema like any answer: never cached without
+ * asking, compressed over 32 KB when the client accepts it, and answered 304 when the client's
+ * copy has `etag` (http/send.ts sendWholeReply).
+ */
+export function wholeText<const B>(body: B, etag?: string): Reply<200, B> {
+  const headers: Record<string, string> = etag
+    ? { ETag: etag, 'Cache-Control': 'private, no-cache' }
+    : { 'Cache-Control': 'private, no-cache' };
+  return new Reply(200, body, headers, true);
+}
 
 declare const jsonOf: unique symbol;
 /** JSON already serialised (a listing kept with its ETag); T is the shape it was made from. */
@@ -174,6 +202,8 @@ export interface RouteContext<A extends Access = Access, P = Record<string, stri
   readonly query: Q;
   readonly body: B;
   readonly caller: CallerFor<A>;
+  /** The link a `link` row holds (http/link.ts), resolved once before the handler. */
+  readonly link: LinkFor<A>;
   readonly requestId: string;
   /** Client address after TRUST_PROXY. */
   readonly ip: string;
@@ -200,6 +230,8 @@ export interface RouteDef<
   /** One key per path parameter (the wildcard is `path`); the raw values are strings. */
   params?: z.ZodType<P, Record<PathParamNames<Path>, string>>;
   query?: z.ZodType<Q>;
+  /** Headers every answer of the row carries, its errors included (TUS: Tus-Resumable). */
+  headers?: Readonly<Record<string, string>>;
   /** Request headers the row reads, each with what it does (described as header parameters). */
   requestHeaders?: Record<string, string>;
   /** A zod schema for a JSON body, or 'stream' when the handler reads the request itself. */
@@ -231,6 +263,13 @@ export interface RowInput<
   handler(ctx: RouteContext<A, P, Q, B>): T | Promise<T>;
 }
 
+/** A `link` row's path names the link: `:token`. */
+type LinkPath<Path extends string, A extends Access> = A extends 'link'
+  ? 'token' extends PathParamNames<Path>
+    ? unknown
+    : { path: { 'a link row names its link': ':token' } }
+  : unknown;
+
 /** A `params` schema may only name parameters the path has. */
 type DeclaredParams<Path extends string, P> = [Exclude<keyof P, PathParamNames<Path>>] extends [never]
   ? unknown
@@ -256,7 +295,7 @@ export function route<
   // The body as written, to tell 'stream' from a schema.
   const BD = undefined,
 >(
-  def: RowInput<M, Path, A, P, Q, B, R, T, QI, BI> & DeclaredParams<Path, P> & { body?: BD },
+  def: RowInput<M, Path, A, P, Q, B, R, T, QI, BI> & DeclaredParams<Path, P> & LinkPath<Path, A> & { body?: BD },
 ): TypedRoute<M, Path, A, R, QI, BD extends 'stream' ? StreamBody : BI> {
   return def as unknown as TypedRoute<M, Path, A, R, QI, BD extends 'stream' ? StreamBody : BI>;
 }

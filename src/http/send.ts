@@ -107,7 +107,7 @@ export async function sendWholeText(
   status: number,
   payload: string,
   contentType: string,
-  headers: Record<string, string> = {},
+  headers: Record<string, string | number | string[]> = {},
 ): Promise<void> {
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.setHeader('Content-Type', contentType);
@@ -129,22 +129,25 @@ export async function sendWholeText(
 }
 
 /**
- * A JSON answer carrying a whole text file (the editor's `{ content }`, a version's or a trashed
- * file's text): never cached without asking, compressed over the threshold as sendWholeText
- * does, and with `etag` answered 304 when the client's copy is current.
+ * A whole-text reply (route.ts `wholeText`): its JSON compressed over the threshold as
+ * sendWholeText does, or 304 when the client's copy has the reply's ETag.
  */
-export async function sendWholeJson(
+export async function sendWholeReply(
   req: IncomingMessage,
   res: ServerResponse,
-  body: unknown,
-  etag?: string,
+  reply: { status: number; body: unknown; headers: Record<string, string | number | string[]> },
 ): Promise<void> {
-  const headers: Record<string, string> = etag
-    ? { ETag: etag, 'Cache-Control': 'private, no-cache' }
-    : { 'Cache-Control': 'private, no-cache' };
-  if (etag && isNotModified(req, { etag })) {
-    res.writeHead(304, headers).end();
+  const etag = reply.headers.ETag;
+  if (typeof etag === 'string' && isNotModified(req, { etag })) {
+    res.writeHead(304, reply.headers).end();
     return;
   }
-  await sendWholeText(req, res, 200, JSON.stringify(body), 'application/json; charset=utf-8', headers);
+  await sendWholeText(
+    req,
+    res,
+    reply.status,
+    JSON.stringify(reply.body),
+    'application/json; charset=utf-8',
+    reply.headers,
+  );
 }

@@ -17,9 +17,10 @@ import { requestContext, type Logger } from '../core/log.ts';
 import { Reply, type RouteDef } from './route.ts';
 import type { Duplex } from 'node:stream';
 import type { Caller } from '../core/caller.ts';
-import { isClientGone, prepareJson, sendJson } from './send.ts';
+import { isClientGone, prepareJson, sendJson, sendWholeReply } from './send.ts';
 import { answeredNames, assertKnownHost, type HostPolicy } from './origin.ts';
 import { prepareErrorPage, wantsErrorPage } from './error-page.ts';
+import { holdLink, type LinkGate } from './link.ts';
 
 export interface HttpOptions {
   routes: readonly RouteDef[];
@@ -39,6 +40,8 @@ export interface HttpOptions {
   upgrades?: readonly UpgradeMount[];
   /** Whether a path named in a query exists (http/query.ts: which reading of a raw `+` is meant). */
   queryPaths?: QueryPathProbe;
+  /** Holds the link of `access: 'link'` rows (http/link.ts); the shares capability gives it. */
+  links?: LinkGate;
   /** Told of every request in and out (core/load.ts): background work yields while people wait. */
   load?: { begin(): number; end(ticket: number): void };
 }
@@ -190,6 +193,7 @@ async function runRoute(
 ): Promise<void> {
   const { requestId, ip, caller } = requestState(req);
   const def = match.row;
+  for (const [k, v] of Object.entries(def.headers ?? {})) res.setHeader(k, v);
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const rawParams = match.readParams();
@@ -217,9 +221,11 @@ async function runRoute(
     if (!parsed.success) throw new AppError('INVALID_BODY', zodMessage(parsed.error, 'body'));
     body = parsed.data;
   }
-  const result = await def.handler({ req, res, params, query, body, caller, requestId, ip, log: opts.log });
+  const link = def.access === 'link' ? holdLink(opts.links, params as { token?: unknown }, req, caller, ip) : undefined;
+  const result = await def.handler({ req, res, params, query, body, caller, link, requestId, ip, log: opts.log });
   if (res.headersSent || res.writableEnded) return;
   if (result instanceof Reply) {
+    if (result.whole) return sendWholeReply(req, res, result);
     for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
     if (result.body === undefined || result.status === 204 || result.status === 304) {
       res.statusCode = result.status;

@@ -4,14 +4,11 @@
 // `Content-Security-Policy: sandbox`: an HTML or SVG file opened from here runs no script on
 // our origin (PDF is left out because browsers refuse to draw a PDF in a sandboxed document,
 // and their PDF viewers do not run a document's script with the page's origin).
-import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
 import { z } from 'zod';
 import { route } from '../http/route.ts';
 import { virtualPathParams } from '../files/wire.ts';
-import type { OpenedFile } from '../files/confined.ts';
-import { CHUNK, sendFile } from '../downloads/single.ts';
+import { sendCachedPicture, sendFile } from '../http/file.ts';
 import type { Preview, Previews } from './service.ts';
 import { RENDITIONS } from './thumbnails.ts';
 import { queryPath } from '../http/query.ts';
@@ -21,29 +18,6 @@ const SANDBOX = 'sandbox';
 function sendPreview(req: IncomingMessage, res: ServerResponse, p: Preview, contentType?: string): Promise<void> {
   if (p.sandbox) res.setHeader('Content-Security-Policy', SANDBOX);
   return sendFile(req, res, p.opened, p.name, 'inline', contentType);
-}
-
-/**
- * A cached thumbnail: its name changes with the picture and the settings, so its bytes never do.
- * `cache`: how long a browser keeps it — for ever at its own name; revalidated (its name as the
- * ETag) at an address that names the file instead (a link holder's row).
- */
-export async function sendCachedPicture(
-  res: ServerResponse,
-  opened: OpenedFile,
-  cache = 'private, max-age=31536000, immutable',
-): Promise<void> {
-  res.statusCode = 200;
-  res.setHeader('Content-Type', 'image/webp');
-  res.setHeader('Content-Length', opened.stat.size);
-  res.setHeader('Cache-Control', cache);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Content-Security-Policy', SANDBOX);
-  // The stream owns the descriptor; a failed read fails this answer only (rejected for the log).
-  const source = fs.createReadStream('', { fd: opened.fd, highWaterMark: CHUNK, autoClose: true });
-  await new Promise<void>((resolve, reject) =>
-    pipeline(source, res, (err) => (err ? (res.destroy(), reject(err)) : resolve())),
-  );
 }
 
 export function previewRoutes(previews: Previews) {

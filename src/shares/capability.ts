@@ -19,10 +19,12 @@ import type { VersionService } from '../versions/service.ts';
 import type { UploadsCapability } from '../uploads/capability.ts';
 import { createSharedEditor } from './editor.ts';
 import { inLink } from './reads.ts';
-import { linkVisitor, shareRoutes, type LinkThumbnails } from './routes.ts';
+import { shareRoutes, type LinkThumbnails } from './routes.ts';
 import { createShares } from './service.ts';
+import { createLinkHolding } from './holder.ts';
 import type { ShareStore } from './store.ts';
-import type { Links } from './links.ts';
+import { LINK_COOKIE, type Links } from './links.ts';
+import { cookieOf, type LinkGate } from '../http/link.ts';
 
 export interface SharesCapabilityDeps {
   config: Config;
@@ -33,29 +35,31 @@ export interface SharesCapabilityDeps {
   uploads: Pick<UploadsCapability, 'multipart' | 'tus'>;
   changes: ChangeSink;
   activity: { record(event: ActivityEvent): void };
-  sessionSecret: string;
   thumbnails: LinkThumbnails;
   log: Logger;
 }
 
 export interface SharesCapability extends Capability {
+  /** Holds the link of every `access: 'link'` row (http/link.ts); app.ts hands it to the server. */
+  readonly linkGate: LinkGate;
   /** Does `rel` exist inside the link, for this request's holder? (http/query.ts asks; false when not let in.) */
   linkPathExists(token: string, rel: string, caller: Caller | null, req: IncomingMessage): Promise<boolean>;
 }
 
 export function createSharesCapability(deps: SharesCapabilityDeps): SharesCapability {
   const { config, files } = deps;
-  const shares = createShares({
+  const shares = createShares({ store: deps.store, resolver: files.resolver, activity: deps.activity });
+  const holding = createLinkHolding({
     store: deps.store,
     links: deps.links,
     resolver: files.resolver,
     limiter: deps.limits,
     activity: deps.activity,
-    sessionSecret: deps.sessionSecret,
     publicUrl: config.server.publicUrl,
   });
   const routes = shareRoutes({
     shares,
+    holding,
     thumbnails: deps.thumbnails,
     resolver: files.resolver,
     ops: files.ops,
@@ -78,13 +82,14 @@ export function createSharesCapability(deps: SharesCapabilityDeps): SharesCapabi
     first: 'later',
     log: deps.log,
     failed: 'link sweep failed',
-    run: () => shares.sweep(),
+    run: () => holding.sweep(),
   });
   return {
     routes,
+    linkGate: holding.gate,
     async linkPathExists(token, rel, caller, req) {
-      const holder = shares.linkCaller(token, caller, linkVisitor(req));
-      return (await files.resolver.resolve(holder.caller, inLink(token, rel))).exists;
+      const held = holding.hold(token, caller, cookieOf(req, LINK_COOKIE));
+      return (await files.resolver.resolve(held.caller, inLink(token, rel))).exists;
     },
     features: () => ({ shares: { enabled: true, fileRequests: true } }),
     start: sweep.start,

@@ -5,23 +5,13 @@
 // lower the counts. Every arrival is a row of the owner's activity log.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { Caller } from '../core/caller.ts';
 import { AppError } from '../core/errors.ts';
 import type { UploadsCapability } from '../uploads/capability.ts';
 import type { UploadedItem, UploadQuery } from '../uploads/wire.ts';
-import type { SharesService } from './service.ts';
+import type { LinkHolder, LinkHolding } from './holder.ts';
 import type { ShareRow } from './store.ts';
 
-export interface LinkHolder {
-  caller: Caller;
-  row: ShareRow;
-}
-
-export function createLinkIntake(deps: {
-  shares: SharesService;
-  uploads: Pick<UploadsCapability, 'multipart' | 'tus'>;
-  publicUrl: string | null;
-}) {
+export function createLinkIntake(deps: { shares: LinkHolding; uploads: Pick<UploadsCapability, 'multipart'> }) {
   const { shares, uploads } = deps;
 
   /** Claims room for one file of `bytes`; 413 when the request is full. */
@@ -59,26 +49,34 @@ export function createLinkIntake(deps: {
       return items;
     },
 
-    /** POST /api/share/{token}/tus: a resumable upload into the link, its Location under the link. */
-    async tusCreate(h: LinkHolder, headers: IncomingHttpHeaders) {
+    /**
+     * POST /api/share/{token}/tus: a resumable upload into the link (`create` makes it). A file
+     * request claims its Upload-Length first and gives it back when the creation fails.
+     */
+    async tusCreate<T>(h: LinkHolder, headers: IncomingHttpHeaders, create: () => Promise<T>): Promise<T> {
       const { row } = h;
       const length = Number(headers['upload-length']);
       // A malformed Upload-Length (negative, missing) claims nothing: the TUS layer refuses it.
       const claimed = row.file_request && Number.isSafeInteger(length) && length >= 0;
       if (claimed) claim(row, length);
-      let created;
       try {
-        created = await uploads.tus.create(h.caller, headers);
+        return await create();
       } catch (err) {
         if (claimed) shares.release(row, length);
         throw err;
       }
-      // A skip whose name is taken already is complete at once: nothing arrives, nothing counts.
-      if (claimed && created.headers['Upload-Outcome'] === 'skipped') shares.release(row, length);
-      return {
-        status: created.status,
-        headers: { Location: `${deps.publicUrl ?? ''}/api/share/${row.token}/tus/${created.id}`, ...created.headers },
-      };
+    },
+
+    /**
+     * A file a TUS answer placed into the link: a file request logs it for the owner; one skipped
+     * at placing (its name taken, at creation or when the last byte came) stored nothing, so its
+     * claim is given back.
+     */
+    tusPlaced(h: LinkHolder, placed: { item: UploadedItem; length: number }, ip: string): void {
+      const { row } = h;
+      if (!row.file_request) return;
+      if (placed.item.outcome === 'skipped') shares.release(row, placed.length);
+      else shares.received(row, { name: placed.item.name, size: placed.length, path: placed.item.path }, ip);
     },
   };
 }

@@ -3,15 +3,17 @@
 // resolver, which confines them to the shared item; the link's allow flags narrow what it gives.
 import path from 'node:path';
 import { AppError } from '../core/errors.ts';
-import { contentTypeOf } from '../downloads/single.ts';
+import { contentTypeOf } from '../http/file.ts';
+import type { Download } from '../http/download.ts';
+import { openFileIn } from '../files/confined.ts';
+import { openSources, zipAnswer } from '../downloads/zip.ts';
 import { itemOf } from '../files/items.ts';
 import { joinVirtual, type PathResolver, type InsidePath } from '../files/paths.ts';
 import type { createBrowse } from '../browse/service.ts';
 import type { Listing } from '../browse/wire.ts';
 import type { FileOps } from '../files/ops.ts';
 import type { ConflictsAnswer } from '../files/wire.ts';
-import type { LinkHolder } from './intake.ts';
-import type { SharesService } from './service.ts';
+import type { LinkHolder, LinkHolding } from './holder.ts';
 
 /** `share/<token>/<rel>` — rel is checked again by the resolver (no `..`, no encoded escapes). */
 export const inLink = (token: string, rel: string) => joinVirtual(`share/${token}`, rel.replace(/^\/+|\/+$/g, ''));
@@ -37,12 +39,8 @@ export const linkFileName = (r: InsidePath) =>
 export const asAttachment = (name: string, mode: 'download' | 'inline' | 'raw') =>
   mode === 'download' || ACTIVE.test(contentTypeOf(name));
 
-/** What a download sends: the one file itself, or a zip of the items under `archive`. */
-export type LinkDownload =
-  { kind: 'file'; item: InsidePath } | { kind: 'zip'; items: { item: InsidePath; name: string }[]; archive: string };
-
 export function createLinkReads(deps: {
-  shares: SharesService;
+  shares: LinkHolding;
   resolver: PathResolver;
   browse: ReturnType<typeof createBrowse>;
   ops: Pick<FileOps, 'conflicts'>;
@@ -103,8 +101,11 @@ export function createLinkReads(deps: {
       return r;
     },
 
-    /** The items (the whole link when none are named): one file as itself, anything else as a zip. */
-    async download(h: LinkHolder, rels: string[], name: string | undefined): Promise<LinkDownload> {
+    /**
+     * The items (the whole link when none are named), opened: one file as itself, anything else
+     * as a zip (http/download.ts sends either).
+     */
+    async download(h: LinkHolder, rels: string[], name: string | undefined): Promise<Download> {
       const items: InsidePath[] = [];
       for (const rel of rels.length ? rels : ['']) {
         const r = await resolver.resolveInside(h.caller, inHeldLink(h.row, rel), { mustExist: true });
@@ -112,7 +113,10 @@ export function createLinkReads(deps: {
         items.push(r);
       }
       shares.touch(h.row, true);
-      if (items.length === 1 && !items[0]!.isDirectory) return { kind: 'file', item: items[0]! };
+      if (items.length === 1 && !items[0]!.isDirectory) {
+        const item = items[0]!;
+        return { kind: 'file', file: await openFileIn(item.space.root, item.realPath), name: linkFileName(item) };
+      }
       const named = items.map((item) => ({
         item,
         name: item.relative ? path.posix.basename(item.relative) : item.space.name,
@@ -122,7 +126,15 @@ export function createLinkReads(deps: {
           ? name
           : `${name}.zip`
         : `${named.length === 1 ? named[0]!.name : h.row.path.split('/').pop()}.zip`;
-      return { kind: 'zip', items: named, archive };
+      const sources = await openSources(
+        named.map(({ item, name }) => ({
+          root: item.space.root,
+          real: item.realPath,
+          name,
+          isDirectory: item.isDirectory,
+        })),
+      );
+      return { kind: 'zip', zip: zipAnswer(sources, archive, false) };
     },
   };
 }

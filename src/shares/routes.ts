@@ -1,33 +1,30 @@
 // Sharing rows: the owner's shares (`/api/shares…`, account) and the link holder's rows
 // (`/api/share/{token}/…`, access `link`: public as far as credentials go, the link decides).
-// A link holder's paths are relative to the link; the handler makes them `share/<token>/…` and
-// the one resolver confines them to the shared item (a link caller reaches nothing else).
-import path from 'node:path';
-import { parseCookie } from 'cookie';
+// A link row's handler gets the link already held (http/link.ts → holder.ts: its password
+// cookie, expiry and users list checked) as `link`: the caller its holder acts as and its share.
+// A holder's paths are relative to the link; the services make them `share/<token>/…` and the
+// one resolver confines them to the shared item (a link caller reaches nothing else).
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
-import type { Caller } from '../core/caller.ts';
-import { noContent, reply, route } from '../http/route.ts';
+import { noContent, reply, route, wholeText } from '../http/route.ts';
 import type { FileOps } from '../files/ops.ts';
-import { type InsidePath, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import type { InsidePath, PathResolver, ResolvedPath } from '../files/paths.ts';
 import { openFileIn, type OpenedFile } from '../files/confined.ts';
 import { isNotModified } from '../http/conditional.ts';
-import { sendCachedPicture } from '../previews/routes.ts';
-import { contentTypeOf, sendFile } from '../downloads/single.ts';
-import { openSources, sendZip } from '../downloads/zip.ts';
+import { contentTypeOf, sendCachedPicture, sendFile } from '../http/file.ts';
+import { sendDownload } from '../http/download.ts';
+import { cookieOf } from '../http/link.ts';
 import type { createBrowse } from '../browse/service.ts';
 import type { UploadsCapability } from '../uploads/capability.ts';
-import { refuseBody } from '../http/linger.ts';
-import { sendWholeJson } from '../http/send.ts';
-import { requestState } from '../http/server.ts';
-import { TUS_HEADERS, tusError } from '../uploads/tus/protocol.ts';
+import { tusRows } from '../uploads/tus/rows.ts';
 import { LINK_COOKIE } from './links.ts';
 import type { SharesService } from './service.ts';
+import type { LinkHolding } from './holder.ts';
 import { IF_MATCH } from '../editor/wire.ts';
 import type { createSharedEditor } from './editor.ts';
 import { createLinkIntake } from './intake.ts';
-import { asAttachment, createLinkReads, inHeldLink, inLink, linkFileName, type LinkDownload } from './reads.ts';
-import { conflictsAnswer, fileItem, itemAnswer } from '../files/wire.ts';
+import { asAttachment, createLinkReads, inHeldLink, inLink, linkFileName } from './reads.ts';
+import { conflictsAnswer, itemAnswer } from '../files/wire.ts';
 import { uploadQuery, uploadedItems } from '../uploads/wire.ts';
 import { listing } from '../browse/wire.ts';
 import {
@@ -51,6 +48,7 @@ export interface LinkThumbnails {
 
 export interface ShareRouteDeps {
   shares: SharesService;
+  holding: LinkHolding;
   thumbnails: LinkThumbnails;
   resolver: PathResolver;
   ops: FileOps;
@@ -75,14 +73,6 @@ const linkConflictsBody = z.object({
   names: z.array(z.string().max(4096)).min(1).max(10_000).describe("Each file's path inside that folder"),
 });
 
-/** The visitor cookie a link's password gave this browser (the service checks it), if any. */
-export function linkVisitor(req: IncomingMessage): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  const v = parseCookie(header)[LINK_COOKIE];
-  return v && v.length <= 256 ? v : undefined;
-}
-
 /** The base URL links are built from: PUBLIC_URL, else the request's host. */
 function baseUrlOf(req: IncomingMessage, publicUrl: string | null): string {
   if (publicUrl) return publicUrl.replace(/\/+$/, '');
@@ -91,63 +81,28 @@ function baseUrlOf(req: IncomingMessage, publicUrl: string | null): string {
 }
 
 export function shareRoutes(deps: ShareRouteDeps) {
-  const { shares, ops } = deps;
+  const { shares, holding, ops } = deps;
   const base = (req: IncomingMessage) => baseUrlOf(req, deps.publicUrl);
-  const intake = createLinkIntake(deps);
+  const intake = createLinkIntake({ shares: holding, uploads: deps.uploads });
   const tokenParams = z.object({ token: linkToken });
-  const reads = createLinkReads(deps);
-  const holder = (token: string, caller: Caller | null, req: IncomingMessage) =>
-    shares.linkCaller(token, caller, linkVisitor(req), requestState(req).ip);
+  const uploadParams = z.object({ token: linkToken, id: z.string().max(64) });
+  const reads = createLinkReads({ ...deps, shares: holding });
 
-  async function sendOne(
+  /** One file of a link: an attachment, or a preview inline in a sandbox (no scripts, no same-origin). */
+  function sendLinkFile(
     req: IncomingMessage,
     res: ServerResponse,
     r: InsidePath,
-    mode: 'download' | 'inline' | 'raw',
+    file: OpenedFile,
+    mode: 'inline' | 'raw' | 'download',
   ) {
-    const file = await openFileIn(r.space.root, r.realPath);
     const name = linkFileName(r);
-    const type = contentTypeOf(name);
-    if (!asAttachment(name, mode)) {
-      // A preview: inline, but in a sandbox (no scripts, no same-origin) whatever the bytes hold.
-      res.setHeader(
-        'Content-Security-Policy',
-        "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'",
-      );
-      return sendFile(req, res, file, name, 'inline', type);
-    }
-    return sendFile(req, res, file, name, 'attachment', type);
-  }
-
-  /** Writes what a link download resolved to: the file itself, or the zip of its items. */
-  async function sendDownload(req: IncomingMessage, res: ServerResponse, d: LinkDownload) {
-    if (d.kind === 'file') return sendOne(req, res, d.item, 'download');
-    const sources = await openSources(
-      d.items.map(({ item, name }) => ({
-        root: item.space.root,
-        real: item.realPath,
-        name,
-        isDirectory: item.isDirectory,
-      })),
+    if (asAttachment(name, mode)) return sendFile(req, res, file, name, 'attachment', contentTypeOf(name));
+    res.setHeader(
+      'Content-Security-Policy',
+      "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'",
     );
-    return sendZip(res, sources, d.archive, false, req.method === 'HEAD');
-  }
-
-  async function tusCall(
-    req: IncomingMessage,
-    res: ServerResponse,
-    call: () => Promise<{ status: number; headers: Record<string, string> }>,
-  ) {
-    try {
-      if (!deps.chunkedEnabled) throw tusError('UPLOAD_CHUNKED_DISABLED');
-      const answer = await call();
-      // A body sent with the request (nothing here reads one) is drained, not left on the socket.
-      req.resume();
-      return reply(answer.status, undefined, { ...TUS_HEADERS, ...answer.headers });
-    } catch (err) {
-      refuseBody(req, res);
-      throw err instanceof AppError ? err.withHeaders(TUS_HEADERS) : err;
-    }
+    return sendFile(req, res, file, name, 'inline', contentTypeOf(name));
   }
 
   return [
@@ -226,12 +181,13 @@ export function shareRoutes(deps: ShareRouteDeps) {
       summary: 'What a link is (unknown, expired and deleted links: one identical 404)',
       params: tokenParams,
       responses: { 200: { description: 'The link', schema: linkInfo }, 404: 'No such link' },
-      handler: ({ params, caller, req }) => shares.info(params.token, caller, linkVisitor(req)),
+      handler: ({ params, caller, req }) => holding.info(params.token, caller, cookieOf(req, LINK_COOKIE)),
     }),
     route({
       method: 'POST',
       path: '/api/share/:token/access',
-      access: 'link',
+      // Answered before any link is held: giving the password is how a holder gets in.
+      access: 'public',
       tags: LINK_TAGS,
       summary:
         "Give a link's password: answers a visitor cookie scoped to the link (12 hours; ended when the password changes). Rate-limited like sign-in",
@@ -244,7 +200,7 @@ export function shareRoutes(deps: ShareRouteDeps) {
         429: 'Too many attempts',
       },
       handler: async ({ params, body, caller, ip }) => {
-        const cookie = await shares.unlock(params.token, body.password, caller, ip);
+        const cookie = await holding.unlock(params.token, body.password, caller, ip);
         return noContent(cookie ? { 'Set-Cookie': cookie } : {});
       },
     }),
@@ -260,7 +216,7 @@ export function shareRoutes(deps: ShareRouteDeps) {
         403: 'A file request lists nothing',
         404: 'No such link or path',
       },
-      handler: ({ params, caller, req }) => reads.listing(holder(params.token, caller, req), params.path),
+      handler: ({ link, params }) => reads.listing(link, params.path),
     }),
     route({
       method: 'GET',
@@ -278,8 +234,10 @@ export function shareRoutes(deps: ShareRouteDeps) {
         403: 'Downloads not allowed (the download mode, or an active type) or the link shows nothing',
         404: 'No such link or file',
       },
-      handler: async ({ params, query, caller, req, res }) =>
-        sendOne(req, res, await reads.file(holder(params.token, caller, req), query.path, query.mode), query.mode),
+      handler: async ({ link, query, req, res }) => {
+        const r = await reads.file(link, query.path, query.mode);
+        return sendLinkFile(req, res, r, await openFileIn(r.space.root, r.realPath), query.mode);
+      },
     }),
     route({
       method: 'GET',
@@ -297,8 +255,8 @@ export function shareRoutes(deps: ShareRouteDeps) {
         403: 'A file request shows nothing',
         404: 'No such link or file, or no thumbnail for this kind of file (or thumbnails are off)',
       },
-      handler: async ({ params, query, caller, req, res }) => {
-        const file = await reads.picture(holder(params.token, caller, req), query.path);
+      handler: async ({ link, query, req, res }) => {
+        const file = await reads.picture(link, query.path);
         const found = await deps.thumbnails.thumbnailOf(file, query.size);
         if (!found) throw new AppError('NOT_FOUND', 'No thumbnail for this file.');
         const headers = { ETag: `"${found.name}"`, 'Cache-Control': 'private, no-cache' };
@@ -322,8 +280,8 @@ export function shareRoutes(deps: ShareRouteDeps) {
         403: 'Downloads not allowed',
         404: 'No such link or path',
       },
-      handler: async ({ params, caller, req, res }) =>
-        sendDownload(req, res, await reads.download(holder(params.token, caller, req), [params.path], undefined)),
+      handler: async ({ link, params, req, res }) =>
+        sendDownload(req, res, await reads.download(link, [params.path], undefined)),
     }),
     route({
       method: 'POST',
@@ -342,8 +300,8 @@ export function shareRoutes(deps: ShareRouteDeps) {
         403: 'Downloads not allowed',
         404: 'No such link or path',
       },
-      handler: async ({ params, body, caller, req, res }) =>
-        sendDownload(req, res, await reads.download(holder(params.token, caller, req), body.paths, body.name)),
+      handler: async ({ link, body, req, res }) =>
+        sendDownload(req, res, await reads.download(link, body.paths, body.name)),
     }),
     route({
       method: 'POST',
@@ -359,13 +317,9 @@ export function shareRoutes(deps: ShareRouteDeps) {
         403: 'Not allowed by the link',
         404: 'No such link or folder',
       },
-      handler: async ({ params, body, caller, req }) => ({
+      handler: async ({ link, params, body }) => ({
         success: true,
-        item: await ops.createFolder(
-          holder(params.token, caller, req).caller,
-          inLink(params.token, body.path),
-          body.name,
-        ),
+        item: await ops.createFolder(link.caller, inLink(params.token, body.path), body.name),
       }),
     }),
     route({
@@ -382,14 +336,9 @@ export function shareRoutes(deps: ShareRouteDeps) {
         403: 'Not allowed by the link',
         404: 'No such link or folder',
       },
-      handler: async ({ params, body, caller, req }) => ({
+      handler: async ({ link, params, body }) => ({
         success: true,
-        item: await ops.createFile(
-          holder(params.token, caller, req).caller,
-          inLink(params.token, body.path),
-          body.name,
-          body.content,
-        ),
+        item: await ops.createFile(link.caller, inLink(params.token, body.path), body.name, body.content),
       }),
     }),
     route({
@@ -406,14 +355,9 @@ export function shareRoutes(deps: ShareRouteDeps) {
         404: 'No such link or item',
         409: 'Name taken',
       },
-      handler: async ({ params, body, caller, req }) => ({
+      handler: async ({ link, params, body }) => ({
         success: true,
-        item: await ops.rename(
-          holder(params.token, caller, req).caller,
-          inLink(params.token, body.path),
-          body.name,
-          body.newName,
-        ),
+        item: await ops.rename(link.caller, inLink(params.token, body.path), body.name, body.newName),
       }),
     }),
     route({
@@ -435,9 +379,9 @@ export function shareRoutes(deps: ShareRouteDeps) {
         403: 'Not allowed by the link',
         404: 'No such link or item',
       },
-      handler: async ({ params, body, caller, req }) => {
+      handler: async ({ link, params, body }) => {
         const refs = body.items.map((i) => ({ path: inLink(params.token, i.path), name: i.name }));
-        const done = await ops.deleteItems(holder(params.token, caller, req).caller, refs, { missing: 'refuse' });
+        const done = await ops.deleteItems(link.caller, refs, { missing: 'refuse' });
         return { success: true, items: done.map((d, i) => ({ ...body.items[i]!, status: d.status })) };
       },
     }),
@@ -461,8 +405,7 @@ export function shareRoutes(deps: ShareRouteDeps) {
         411: 'A file request with a byte limit needs Content-Length',
         413: 'Too large, or the file request is full',
       },
-      handler: async ({ params, caller, req, ip, query }) =>
-        intake.multipart(holder(params.token, caller, req), { headers: req.headers, body: req, query }, ip),
+      handler: ({ link, req, ip, query }) => intake.multipart(link, { headers: req.headers, body: req, query }, ip),
     }),
     route({
       method: 'POST',
@@ -480,88 +423,49 @@ export function shareRoutes(deps: ShareRouteDeps) {
         403: 'A file request shows nothing',
         404: 'No such link or folder',
       },
-      handler: ({ params, body, caller, req }) =>
-        reads.conflicts(holder(params.token, caller, req), body.path, body.names),
+      handler: ({ link, body }) => reads.conflicts(link, body.path, body.names),
     }),
-    route({
-      method: 'POST',
+    ...tusRows({
       path: '/api/share/:token/tus',
       access: 'link',
       tags: LINK_TAGS,
-      body: 'stream',
-      summary:
-        'Start a resumable (TUS) upload into a link; `uploadTo` in Upload-Metadata is `share/<token>/…`. A file request claims Upload-Length against its limits',
+      tus: deps.uploads.tus,
+      enabled: deps.chunkedEnabled,
       params: tokenParams,
-      responses: {
-        201: noBody("Created; Location is the link's upload URL (no body)"),
-        403: 'Not allowed by the link',
-        404: 'No such link (or chunked uploads are off)',
-        413: 'The file request is full',
+      idParams: uploadParams,
+      uploader: ({ link }) => link.caller,
+      // A file request claims Upload-Length before the upload exists.
+      create: ({ link, req }, create) => intake.tusCreate(link, req.headers, create),
+      uploadUrl: ({ link }) => `${deps.publicUrl ?? ''}/api/share/${link.row.token}/tus`,
+      placed: ({ link, ip }, placed) => intake.tusPlaced(link, placed, ip),
+      words: {
+        create: {
+          summary:
+            'Start a resumable (TUS) upload into a link; `uploadTo` in Upload-Metadata is `share/<token>/…`. A file request claims Upload-Length against its limits',
+          responses: {
+            201: noBody("Created; Location is the link's upload URL (no body)"),
+            403: 'Not allowed by the link',
+            404: 'No such link (or chunked uploads are off)',
+            413: 'The file request is full',
+          },
+        },
+        head: {
+          summary: "Offset of a link's resumable upload (TUS)",
+          responses: {
+            200: noBody('Upload-Offset, Upload-Length (no body)'),
+            404: 'No such link or upload',
+            423: 'Placement failed',
+          },
+        },
+        patch: {
+          summary: "Send bytes of a link's resumable upload (TUS); the last byte places the file under a free name",
+          responses: { 204: { description: 'Upload-Offset' }, 404: 'No such link or upload', 409: 'Offset mismatch' },
+        },
+        terminate: {
+          summary: "Cancel a link's resumable upload (TUS termination)",
+          responses: { 204: { description: 'Cancelled' }, 404: 'No such link or upload' },
+        },
       },
-      handler: ({ params, caller, req, res }) =>
-        tusCall(req, res, () => intake.tusCreate(holder(params.token, caller, req), req.headers)),
-    }),
-    route({
-      method: 'HEAD',
-      path: '/api/share/:token/tus/:id',
-      access: 'link',
-      tags: LINK_TAGS,
-      summary: "Offset of a link's resumable upload (TUS)",
-      params: z.object({ token: linkToken, id: z.string().max(64) }),
-      responses: {
-        200: noBody('Upload-Offset, Upload-Length (no body)'),
-        404: 'No such link or upload',
-        423: 'Placement failed',
-      },
-      handler: ({ params, caller, req, res }) =>
-        tusCall(req, res, () =>
-          deps.uploads.tus.head(holder(params.token, caller, req).caller, params.id, req.headers),
-        ),
-    }),
-    route({
-      method: 'PATCH',
-      path: '/api/share/:token/tus/:id',
-      access: 'link',
-      tags: LINK_TAGS,
-      body: 'stream',
-      summary: "Send bytes of a link's resumable upload (TUS); the last byte places the file under a free name",
-      params: z.object({ token: linkToken, id: z.string().max(64) }),
-      responses: { 204: { description: 'Upload-Offset' }, 404: 'No such link or upload', 409: 'Offset mismatch' },
-      handler: ({ params, caller, req, res, ip }) =>
-        tusCall(req, res, async () => {
-          const { caller: c, row } = holder(params.token, caller, req);
-          const answer = await deps.uploads.tus.patch(c, params.id, req.headers, req);
-          const placed = answer.headers['Upload-File-Path'];
-          // Skipped at placing (the name was taken meanwhile): nothing was stored, nothing counts.
-          if (row.file_request && placed && answer.headers['Upload-Outcome'] === 'skipped')
-            shares.release(row, Number(answer.headers['Upload-Length'] ?? 0));
-          else if (row.file_request && placed) {
-            const full = decodeURIComponent(placed);
-            shares.received(
-              row,
-              {
-                name: path.posix.basename(full),
-                size: Number(answer.headers['Upload-Offset'] ?? 0),
-                path: path.posix.dirname(full),
-              },
-              ip,
-            );
-          }
-          return answer;
-        }),
-    }),
-    route({
-      method: 'DELETE',
-      path: '/api/share/:token/tus/:id',
-      access: 'link',
-      tags: LINK_TAGS,
-      summary: "Cancel a link's resumable upload (TUS termination)",
-      params: z.object({ token: linkToken, id: z.string().max(64) }),
-      responses: { 204: { description: 'Cancelled' }, 404: 'No such link or upload' },
-      handler: ({ params, caller, req, res }) =>
-        tusCall(req, res, () =>
-          deps.uploads.tus.terminate(holder(params.token, caller, req).caller, params.id, req.headers),
-        ),
     }),
     route({
       method: 'GET',
@@ -575,7 +479,6 @@ export function shareRoutes(deps: ShareRouteDeps) {
       responses: {
         200: {
           description: '`{ content }` with ETag (compressed over 32 KB when asked)',
-          contentType: 'application/json',
           schema: z.object({ content: z.string() }),
         },
         304: 'Unchanged',
@@ -584,10 +487,9 @@ export function shareRoutes(deps: ShareRouteDeps) {
         404: 'No such link or file',
         415: 'Binary file',
       },
-      handler: async ({ params, query, caller, req, res }) => {
-        const h = holder(params.token, caller, req);
-        const text = await deps.editor.read(h.caller, inHeldLink(h.row, query.path));
-        return sendWholeJson(req, res, { content: text.content }, text.etag);
+      handler: async ({ link, query }) => {
+        const text = await deps.editor.read(link.caller, inHeldLink(link.row, query.path));
+        return wholeText({ content: text.content }, text.etag);
       },
     }),
     route({
@@ -611,11 +513,10 @@ export function shareRoutes(deps: ShareRouteDeps) {
         412: "EDITOR_CHANGED: If-Match does not match the link's ETag of the file as it is now; nothing was written",
         415: 'Binary file',
       },
-      handler: async ({ params, body, caller, req }) => {
-        const h = holder(params.token, caller, req);
+      handler: async ({ link, body, req }) => {
         const { etag } = await deps.editor.save(
-          h.caller,
-          inHeldLink(h.row, body.path),
+          link.caller,
+          inHeldLink(link.row, body.path),
           body.content,
           req.headers['if-match'],
         );

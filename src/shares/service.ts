@@ -1,51 +1,31 @@
-// Shares: links to one item, bound to the owner's path (bindings follow rename/move and go with
-// delete). A link is resolved as a space of the one resolver (`share/<token>/…`): its root is
-// the shared item's real path, its access the owner's narrowed by the link's allow flags, and
-// a link holder's caller can reach that link and nothing else (paths.ts). Unknown, expired and
-// deleted links answer one identical 404. Password links hand out a visitor session: a random
-// id in a cookie scoped to the link's API path, its HMAC in the table, VISITOR_SESSION_MS long,
-// ended when the link's password changes.
+// The owner's side of sharing: making, listing, changing and deleting shares — links to one
+// item, bound to the owner's path (bindings follow rename/move and go with delete). A link is
+// resolved as a space of the one resolver (`share/<token>/…`): its root is the shared item's
+// real path, its access the owner's narrowed by the link's allow flags, and a link holder's
+// caller can reach that link and nothing else (paths.ts). The holder's side (info, password,
+// holding a link for a request) is holder.ts.
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { stringifySetCookie } from 'cookie';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { ActivityEvent } from '../activity/service.ts';
 import { fileEvent } from '../files/activity.ts';
-import { hashPassword, verifyPassword } from '../accounts/passwords.ts';
-import type { RateLimiter, Limit } from '../accounts/rate-limits.ts';
+import { hashPassword } from '../accounts/passwords.ts';
 import type { PathResolver } from '../files/paths.ts';
-import type { CreateShareInput, CreatedShare, LinkInfo, UpdateShareInput, WireShare } from './wire.ts';
+import type { CreateShareInput, CreatedShare, UpdateShareInput, WireShare } from './wire.ts';
 import type { ShareChanges, ShareRow, ShareStore } from './store.ts';
-import { expired, LINK_COOKIE, linkGone, type Links } from './links.ts';
-
-/** How long a visitor stays let in after giving a link's password. */
-export const VISITOR_SESSION_MS = 12 * 3_600_000;
-/** Password guesses per address and link, and per link from anywhere. */
-export const LINK_PASSWORD_LIMITS = {
-  perAddress: { max: 10, windowMs: 15 * 60_000 },
-  perLink: { max: 100, windowMs: 15 * 60_000 },
-} satisfies Record<string, Limit>;
+import { expired } from './links.ts';
 
 export interface SharesDeps {
   store: ShareStore;
-  /** The link rules the resolver also asks (links.ts), built before it. */
-  links: Links;
   resolver: PathResolver;
-  limiter: RateLimiter;
   activity: { record(event: ActivityEvent): void };
-  sessionSecret: string;
-  publicUrl: string | null;
 }
 
 const flag = (b: boolean) => (b ? 1 : 0);
-const iso = (s: string | null | undefined) => (s == null ? null : new Date(s).toISOString());
 
 export function createShares(deps: SharesDeps) {
   const { store, resolver } = deps;
-  const secure = deps.publicUrl?.toLowerCase().startsWith('https:') ?? false;
-  const { hmac, allowOf, admit } = deps.links;
-  const spaceOf = (row: ShareRow) => deps.links.spaceOf(row, (c, p, o) => resolver.resolve(c, p, o));
 
   function toWire(row: ShareRow, base: string, view: 'owner' | 'recipient'): WireShare {
     const w: WireShare = {
@@ -259,115 +239,6 @@ export function createShares(deps: SharesDeps) {
       store.remove(row.id);
       deps.activity.record(fileEvent(caller, 'share.delete', { id: row.id, path: row.path }));
     },
-
-    shareableUsers: (caller: Caller) => ({
-      users: store
-        .accounts()
-        .filter((a) => a.id !== caller.userId)
-        .map((a) => ({ id: a.id, email: a.email, username: a.username, displayName: a.display_name })),
-    }),
-
-    /** Public facts of a link; unknown, expired and deleted links are one 404. */
-    async info(token: string, caller: Caller | null, visitor: string | undefined): Promise<LinkInfo> {
-      const row = store.byToken(token);
-      if (!row || expired(row) || !(await spaceOf(row))) throw linkGone();
-      let needsPassword = false;
-      try {
-        admit(row, caller, visitor);
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        if (err.code === 'LINK_PASSWORD_REQUIRED') needsPassword = true;
-        else if (err.code !== 'LINK_SIGN_IN_REQUIRED') throw err;
-      }
-      const a = allowOf(row);
-      return {
-        shareToken: row.token,
-        isDirectory: row.is_directory === 1,
-        hasPassword: row.password_hash !== null,
-        sharingType: row.sharing_type,
-        isExpired: false,
-        label: row.label,
-        expiresAt: row.expires_at,
-        name: path.posix.basename(row.path),
-        isFileRequest: row.file_request === 1,
-        needsPassword,
-        allow: {
-          download: a.canDownload!,
-          upload: a.canUpload!,
-          createFile: a.canCreateFile!,
-          createFolder: a.canCreateFolder!,
-          rename: a.canRename!,
-          delete: a.canDelete!,
-          edit: a.canWrite!,
-        },
-      };
-    },
-
-    /** Checks a link's password (rate-limited like sign-in); answers the visitor cookie. */
-    async unlock(token: string, password: string, caller: Caller | null, ip: string): Promise<string | null> {
-      deps.limiter.hit(`link-password:${ip}:${token.slice(0, 64)}`, LINK_PASSWORD_LIMITS.perAddress);
-      const row = store.byToken(token);
-      if (!row || expired(row)) throw linkGone();
-      deps.limiter.hit(`link-password:${row.id}`, LINK_PASSWORD_LIMITS.perLink);
-      if (!row.password_hash) return null;
-      if (!(await verifyPassword(password, row.password_hash))) throw new AppError('LINK_PASSWORD_WRONG');
-      const id = randomBytes(32).toString('base64url');
-      const expiresAt = new Date(Date.now() + VISITOR_SESSION_MS).toISOString();
-      store.sessionInsert(hmac(id), row.id, row.password_gen, null, expiresAt);
-      if (caller?.sessionId && !caller.link)
-        store.sessionInsert(hmac(`${id}:account`), row.id, row.password_gen, caller.sessionId, expiresAt);
-      return stringifySetCookie({
-        name: LINK_COOKIE,
-        value: id,
-        path: `/api/share/${row.token}`,
-        httpOnly: true,
-        sameSite: 'strict',
-        secure,
-        maxAge: Math.floor(VISITOR_SESSION_MS / 1000),
-        expires: new Date(Date.now() + VISITOR_SESSION_MS),
-      });
-    },
-
-    /**
-     * The caller of a link-holder request: admitted by account, users list or `visitor` (the
-     * visitor cookie's value). `address` is the request's (the activity log names the link and
-     * where it was used from).
-     */
-    linkCaller(
-      token: string,
-      caller: Caller | null,
-      visitor: string | undefined,
-      address?: string,
-    ): { caller: Caller; row: ShareRow } {
-      const row = admit(store.byToken(token), caller, visitor);
-      const linkCaller: Caller = {
-        userId: caller?.userId ?? `link:${row.id}`,
-        username: caller?.username ?? `link ${row.label ?? row.token.slice(0, 6)}`,
-        roles: [],
-        isAdmin: false,
-        via: caller?.via === 'token' ? 'token' : 'session',
-        ...(caller?.tokenScope ? { tokenScope: caller.tokenScope } : {}),
-        ...(caller?.tokenId ? { tokenId: caller.tokenId } : {}),
-        ...((address ?? caller?.address) ? { address: (address ?? caller?.address)! } : {}),
-        link: { token: row.token, shareId: row.id },
-      };
-      return { caller: linkCaller, row };
-    },
-
-    touch: (row: ShareRow, download: boolean) => store.touch(row.id, download),
-    reserve: (row: ShareRow, bytes: number) => store.reserve(row.id, bytes),
-    release: (row: ShareRow, bytes: number) => store.release(row.id, bytes),
-    settle: (row: ShareRow, files: number, bytes: number) => store.settle(row.id, files, bytes),
-    received(row: ShareRow, file: { name: string; size: number; path: string }, ip: string) {
-      deps.activity.record({
-        action: 'share.file-request.received',
-        outcome: 'success',
-        userId: row.user_id,
-        ip,
-        detail: { shareId: row.id, label: row.label, ...file },
-      });
-    },
-    sweep: () => store.sweepSessions(),
   };
 }
 export type SharesService = ReturnType<typeof createShares>;

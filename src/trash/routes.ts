@@ -1,7 +1,6 @@
 // Trash routes: list, restore (to where it was or a chosen folder, never over a name), purge,
 // empty, and the text of a trashed file.
-import { noContent, route } from '../http/route.ts';
-import { sendWholeJson } from '../http/send.ts';
+import { noContent, route, wholeText } from '../http/route.ts';
 import type { TrashActions } from './actions.ts';
 import { emptyAnswer, restoreAnswer, restoreBody, trashList, trashParams, trashText } from './wire.ts';
 
@@ -53,13 +52,13 @@ export function trashRoutes(trash: TrashActions) {
       summary: 'Text of a trashed file (compressed over 32 KB when accepted)',
       tags: ['Trash'],
       params: trashParams,
-      // Written by sendWholeJson (compression), so the JSON is declared with its content type.
+      // A wholeText reply (compression).
       responses: {
-        200: { description: 'The text', schema: trashText, contentType: 'application/json' },
+        200: { description: 'The text', schema: trashText },
         400: 'Over EDITOR_MAX_FILESIZE',
         415: 'Binary file',
       },
-      handler: async ({ caller, params, req, res }) => sendWholeJson(req, res, await trash.text(caller, params.id)),
+      handler: async ({ caller, params }) => wholeText(await trash.text(caller, params.id)),
     }),
   ];
 }

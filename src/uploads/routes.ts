@@ -1,13 +1,12 @@
 // The upload rows of the route table: multipart `POST /api/upload` and TUS 1.0.0 under
-// `/api/upload/tus`. With UPLOAD_CHUNKED_ENABLED=false the TUS rows stay mounted and described
-// but answer 404 `UPLOAD_CHUNKED_DISABLED`, so a client learns why instead of meeting a 405.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, fromFsError } from '../core/errors.ts';
-import { refuseBody } from '../http/linger.ts';
-import { reply, route } from '../http/route.ts';
+// `/api/upload/tus` (discovery here, the upload rows from tus/rows.ts, which makes a link's too).
+// With UPLOAD_CHUNKED_ENABLED=false the TUS rows stay mounted and described but answer 404
+// `UPLOAD_CHUNKED_DISABLED`, so a client learns why instead of meeting a 405.
+import { route } from '../http/route.ts';
 import type { MultipartReceiver } from './multipart.ts';
-import { CHECKSUM_ALGORITHMS, TUS_EXTENSIONS, TUS_HEADERS, TUS_VERSION, tusError } from './tus/protocol.ts';
-import type { TusAnswer, TusService } from './tus/service.ts';
+import { CHECKSUM_ALGORITHMS, TUS_EXTENSIONS, TUS_HEADERS, TUS_VERSION } from './tus/protocol.ts';
+import { tusAnswer, tusRows } from './tus/rows.ts';
+import type { TusService } from './tus/service.ts';
 import { noBody, tusParams, uploadedItems, uploadQuery } from './wire.ts';
 
 export interface UploadRouteDeps {
@@ -21,27 +20,8 @@ export interface UploadRouteDeps {
 const TAGS = ['Uploads'];
 const TUS_PATH = '/api/upload/tus';
 
-function withTusHeaders(err: unknown): unknown {
-  const app = err instanceof AppError ? err : fromFsError(err);
-  if (!app) return err;
-  return app.withHeaders(TUS_HEADERS);
-}
-
 export function uploadRoutes(deps: UploadRouteDeps) {
   const { multipart, tus } = deps;
-
-  async function tusCall(req: IncomingMessage, res: ServerResponse, call: () => Promise<TusAnswer>) {
-    try {
-      if (!deps.chunkedEnabled) {
-        throw tusError('UPLOAD_CHUNKED_DISABLED');
-      }
-      const answer = await call();
-      return reply(answer.status, undefined, { ...TUS_HEADERS, ...answer.headers });
-    } catch (err) {
-      refuseBody(req, res);
-      throw withTusHeaders(err);
-    }
-  }
 
   const tusOptions = () => ({
     ...TUS_HEADERS,
@@ -92,7 +72,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
             'Tus-Version, Tus-Extension (creation, termination, expiration, checksum), Tus-Checksum-Algorithm (sha256)',
         },
       },
-      handler: ({ req, res }) => tusCall(req, res, async () => ({ status: 204, headers: tusOptions() })),
+      handler: () => tusAnswer(deps.chunkedEnabled, async () => ({ status: 204, headers: tusOptions() })),
     }),
     route({
       method: 'OPTIONS',
@@ -104,87 +84,65 @@ export function uploadRoutes(deps: UploadRouteDeps) {
       summary: 'TUS discovery on an upload URL (same answer as on the creation URL).',
       description: disabledNote,
       responses: { 204: { description: 'Tus-Version, Tus-Extension, Tus-Checksum-Algorithm' } },
-      handler: ({ req, res }) => tusCall(req, res, async () => ({ status: 204, headers: tusOptions() })),
+      handler: () => tusAnswer(deps.chunkedEnabled, async () => ({ status: 204, headers: tusOptions() })),
     }),
-    route({
-      method: 'POST',
+    ...tusRows({
       path: TUS_PATH,
       access: 'account',
       tags: TAGS,
-      body: 'stream',
-      summary:
-        'Create a resumable upload (TUS creation): headers Tus-Resumable 1.0.0, Upload-Length, Upload-Metadata (filename, uploadTo, relativePath, conflict; base64).',
-      description: `The destination is checked now and again when the last byte arrives. Parts are kept on the destination volume. Metadata \`conflict\` answers a taken name as in POST /api/upload (\`rename\`, \`skip\`, \`replace\`); it is applied when the file is placed, and a \`skip\` whose name is taken already is complete at once (the answer carries Upload-Offset = Upload-Length and Upload-Outcome: skipped, so no byte need be sent). The answer that completes an upload (and every HEAD after) carries Upload-Outcome (\`placed\`, \`renamed\`, \`replaced\`, \`skipped\`) and, for a replace, Upload-Version-Id (the replaced content, kept as a version) or Upload-Trash-Id. ${disabledNote}`,
-      responses: {
-        201: noBody(
-          'Created; Location carries the upload URL, Upload-Expires when an unfinished upload is discarded (no body)',
-        ),
-        400: 'Missing or malformed Upload-Length / Upload-Metadata, bad names',
-        403: 'The caller may not upload into the folder (or replace there, with conflict `replace`)',
-        413: 'Upload-Length beyond any file this server can hold',
-        507: 'The volume lacks the space for Upload-Length',
-        ...tusErrors,
+      tus,
+      enabled: deps.chunkedEnabled,
+      idParams: tusParams,
+      uploader: ({ caller }) => caller,
+      uploadUrl: () => `${deps.publicUrl ?? ''}${TUS_PATH}`,
+      words: {
+        create: {
+          summary:
+            'Create a resumable upload (TUS creation): headers Tus-Resumable 1.0.0, Upload-Length, Upload-Metadata (filename, uploadTo, relativePath, conflict; base64).',
+          description: `The destination is checked now and again when the last byte arrives. Parts are kept on the destination volume. Metadata \`conflict\` answers a taken name as in POST /api/upload (\`rename\`, \`skip\`, \`replace\`); it is applied when the file is placed, and a \`skip\` whose name is taken already is complete at once (the answer carries Upload-Offset = Upload-Length and Upload-Outcome: skipped, so no byte need be sent). The answer that completes an upload (and every HEAD after) carries Upload-Outcome (\`placed\`, \`renamed\`, \`replaced\`, \`skipped\`) and, for a replace, Upload-Version-Id (the replaced content, kept as a version) or Upload-Trash-Id. ${disabledNote}`,
+          responses: {
+            201: noBody(
+              'Created; Location carries the upload URL, Upload-Expires when an unfinished upload is discarded (no body)',
+            ),
+            400: 'Missing or malformed Upload-Length / Upload-Metadata, bad names',
+            403: 'The caller may not upload into the folder (or replace there, with conflict `replace`)',
+            413: 'Upload-Length beyond any file this server can hold',
+            507: 'The volume lacks the space for Upload-Length',
+            ...tusErrors,
+          },
+        },
+        head: {
+          summary: 'The offset of a resumable upload; complete (offset = length) only once the file is placed.',
+          description: `Only the account that created the upload may ask. After a failed placement the answer is 423 with Upload-Finalize-Error (a URI-encoded sentence) and each HEAD retries the placement; once it succeeds the answer is complete. A complete answer carries Upload-File-Path (URI-encoded virtual path of the placed file). ${disabledNote}`,
+          responses: {
+            200: noBody(
+              'Upload-Offset, Upload-Length, Upload-Metadata, Upload-Expires (unfinished) or Upload-File-Path (complete); no body',
+            ),
+            423: 'The placement failed again (Upload-Finalize-Error says why)',
+            ...tusErrors,
+          },
+        },
+        patch: {
+          summary:
+            'Send bytes of a resumable upload at Upload-Offset (Content-Type application/offset+octet-stream; optional Upload-Checksum sha256).',
+          description: `The PATCH that brings the offset to the length places the file; when that fails it answers 500 (507 when the volume is full) with Upload-Finalize-Error. ${disabledNote}`,
+          responses: {
+            204: { description: 'Upload-Offset after this PATCH (and Upload-File-Path once placed)' },
+            409: "Upload-Offset does not match the server's offset",
+            413: 'The bytes go past Upload-Length (none of them are kept)',
+            415: 'Content-Type is not application/offset+octet-stream',
+            460: 'Upload-Checksum does not match (none of the bytes are kept)',
+            500: 'The upload is complete but could not be placed (Upload-Finalize-Error)',
+            507: 'The volume is full (Upload-Finalize-Error when it happened at placement)',
+            ...tusErrors,
+          },
+        },
+        terminate: {
+          summary: 'Cancel a resumable upload (TUS termination); its bytes are removed. A placed file is not touched.',
+          description: disabledNote,
+          responses: { 204: { description: 'Cancelled' }, ...tusErrors },
+        },
       },
-      handler: ({ req, res, caller }) =>
-        tusCall(req, res, async () => {
-          const created = await tus.create(caller, req.headers);
-          req.resume(); // creation-with-upload is not offered: a body is ignored
-          return {
-            status: created.status,
-            headers: { Location: `${deps.publicUrl ?? ''}${TUS_PATH}/${created.id}`, ...created.headers },
-          };
-        }),
-    }),
-    route({
-      method: 'HEAD',
-      path: `${TUS_PATH}/:id`,
-      access: 'account',
-      tags: TAGS,
-      params: tusParams,
-      summary: 'The offset of a resumable upload; complete (offset = length) only once the file is placed.',
-      description: `Only the account that created the upload may ask. After a failed placement the answer is 423 with Upload-Finalize-Error (a URI-encoded sentence) and each HEAD retries the placement; once it succeeds the answer is complete. A complete answer carries Upload-File-Path (URI-encoded virtual path of the placed file). ${disabledNote}`,
-      responses: {
-        200: noBody(
-          'Upload-Offset, Upload-Length, Upload-Metadata, Upload-Expires (unfinished) or Upload-File-Path (complete); no body',
-        ),
-        423: 'The placement failed again (Upload-Finalize-Error says why)',
-        ...tusErrors,
-      },
-      handler: ({ req, res, caller, params }) => tusCall(req, res, () => tus.head(caller, params.id, req.headers)),
-    }),
-    route({
-      method: 'PATCH',
-      path: `${TUS_PATH}/:id`,
-      access: 'account',
-      tags: TAGS,
-      body: 'stream',
-      params: tusParams,
-      summary:
-        'Send bytes of a resumable upload at Upload-Offset (Content-Type application/offset+octet-stream; optional Upload-Checksum sha256).',
-      description: `The PATCH that brings the offset to the length places the file; when that fails it answers 500 (507 when the volume is full) with Upload-Finalize-Error. ${disabledNote}`,
-      responses: {
-        204: { description: 'Upload-Offset after this PATCH (and Upload-File-Path once placed)' },
-        409: "Upload-Offset does not match the server's offset",
-        413: 'The bytes go past Upload-Length (none of them are kept)',
-        415: 'Content-Type is not application/offset+octet-stream',
-        460: 'Upload-Checksum does not match (none of the bytes are kept)',
-        500: 'The upload is complete but could not be placed (Upload-Finalize-Error)',
-        507: 'The volume is full (Upload-Finalize-Error when it happened at placement)',
-        ...tusErrors,
-      },
-      handler: ({ req, res, caller, params }) =>
-        tusCall(req, res, () => tus.patch(caller, params.id, req.headers, req)),
-    }),
-    route({
-      method: 'DELETE',
-      path: `${TUS_PATH}/:id`,
-      access: 'account',
-      tags: TAGS,
-      params: tusParams,
-      summary: 'Cancel a resumable upload (TUS termination); its bytes are removed. A placed file is not touched.',
-      description: disabledNote,
-      responses: { 204: { description: 'Cancelled' }, ...tusErrors },
-      handler: ({ req, res, caller, params }) => tusCall(req, res, () => tus.terminate(caller, params.id, req.headers)),
     }),
   ];
 }

@@ -1,8 +1,7 @@
 // Versions routes: list the kept contents of a file, read one as text, restore, restore as a
 // copy, delete.
 import { z } from 'zod';
-import { noContent, route } from '../http/route.ts';
-import { sendWholeJson } from '../http/send.ts';
+import { noContent, route, wholeText } from '../http/route.ts';
 import { itemAnswer } from '../files/wire.ts';
 import type { VersionActions } from './actions.ts';
 import { restoredAnswer, versionList, versionParams, versionText } from './wire.ts';
@@ -27,13 +26,13 @@ export function versionRoutes(versions: VersionActions) {
       summary: 'Text of an earlier version (compressed over 32 KB when accepted)',
       tags: ['Versions'],
       params: versionParams,
-      // Written by sendWholeJson (compression), so the JSON is declared with its content type.
+      // A wholeText reply (compression).
       responses: {
-        200: { description: 'The text', schema: versionText, contentType: 'application/json' },
+        200: { description: 'The text', schema: versionText },
         400: 'Over EDITOR_MAX_FILESIZE',
         415: 'Binary file',
       },
-      handler: async ({ caller, params, req, res }) => sendWholeJson(req, res, await versions.text(caller, params.id)),
+      handler: async ({ caller, params }) => wholeText(await versions.text(caller, params.id)),
     }),
     route({
       method: 'POST',

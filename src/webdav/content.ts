@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { AppError } from '../core/errors.ts';
 import { writeBody, type BodyWrite } from '../uploads/body-writer.ts';
-import { etagOf, sendFile } from '../downloads/single.ts';
+import { etagOf, sendFile } from '../http/file.ts';
 import { createFileAt, openFileIn, withParentIn } from '../files/confined.ts';
 import { withTemporary } from '../files/journal.ts';
 import type { ResolvedPath } from '../files/paths.ts';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { openEntryIn } from '../files/confined.ts';
-import { contentTypeOf, etagOf } from '../downloads/single.ts';
+import { contentTypeOf, etagOf } from '../http/file.ts';
 import type { ResolvedPath } from '../files/paths.ts';
 import { AppError } from '../core/errors.ts';
 import { activeLock, preconditions, SUPPORTED_LOCK } from './locking.ts';

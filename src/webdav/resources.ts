@@ -7,7 +7,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ActivityEvent } from '../activity/service.ts';
 import type { ChangeSink } from '../changes.ts';
-import { etagOf } from '../downloads/single.ts';
+import { etagOf } from '../http/file.ts';
 import type { Bindings, RealLocation } from '../files/bindings.ts';
 import { openEntryIn, withDirIn } from '../files/confined.ts';
 import { isReservedName } from '../files/names.ts';

@@ -12,9 +12,9 @@
 // Where the time went (profiled on the shared 2-core machine, curl client, 1 GiB from the page
 // cache): before, fs.createReadStream → a counting Transform → pipeline: a fresh 1 MiB buffer
 // per read (external memory, answered by V8 with frequent mark-compacts) and one more stream hop
-// per chunk; no compression or hashing on the path. Now: pooled reads (pooled-read.ts) straight
+// per chunk; no compression or hashing on the path. Now: pooled reads (src/http/range.ts) straight
 // to the socket with backpressure, buffers handed back in the write callback, the short-file
-// check inside the reader (pooled-read.ts sendRange). 2 MiB and 4 MiB reads measured no better
+// check inside the reader (src/http/range.ts sendRange). 2 MiB and 4 MiB reads measured no better
 // than 1 MiB (within noise); cork/uncork does nothing for one 1 MiB write per chunk (Node already
 // writes it in one call). Memory stays flat: at most 4 buffers of 1 MiB per download.
 //

@@ -4,7 +4,7 @@
 // `npm run typecheck`); the rows without one must compile. Nothing here runs: the file is
 // compiled by the typecheck (tsconfig.json includes test/), never by a test group.
 import { z } from 'zod';
-import { noContent, reply, route, type RouteDef } from '../../src/http/route.ts';
+import { noContent, reply, route, wholeText, type RouteDef } from '../../src/http/route.ts';
 import type { ApiAnswer, ApiKey } from '../../src/contract.ts';
 import { api, apiFetch, apiPath, apiUrl } from '../../ui/src/api/client.ts';
 import type { Features, TrashEntry } from '../../ui/src/api/types.ts';
@@ -111,6 +111,60 @@ export const rows: RouteDef[] = [
     responses: answers,
     // @ts-expect-error a body field the schema does not have
     handler: ({ body }) => ({ name: body.title }),
+  }),
+  route({
+    ...base,
+    method: 'GET',
+    path: '/t/share/:token/name',
+    access: 'link',
+    responses: answers,
+    // A link row's handler holds its link: the holder's caller and the link's share, typed.
+    handler: ({ link }) => ({ name: `${link.caller.userId} ${link.row.token}` }),
+  }),
+  route({
+    ...base,
+    method: 'GET',
+    path: '/t/share/:token/wrong',
+    access: 'link',
+    responses: answers,
+    // @ts-expect-error the held link's share has no such field
+    handler: ({ link }) => ({ name: link.row.secret }),
+  }),
+  route({
+    ...base,
+    method: 'GET',
+    path: '/t/not-a-link',
+    access: 'account',
+    responses: answers,
+    // @ts-expect-error an account row holds no link
+    handler: ({ link }) => ({ name: link.caller.userId }),
+  }),
+  route({
+    ...base,
+    method: 'GET',
+    // @ts-expect-error a link row names its link (:token) in its path
+    path: '/t/share/:id/name',
+    access: 'link',
+    responses: answers,
+    handler: ({ params }) => ({ name: params.id }),
+  }),
+  route({
+    ...base,
+    method: 'GET',
+    path: '/t/whole',
+    access: 'account',
+    responses: answers,
+    // A whole text (compressed, 304 for its ETag) is checked against the 200 schema like any answer.
+    handler: () => wholeText({ name: 'Readme.md' }, '"etag"'),
+  }),
+  route({
+    ...base,
+    method: 'GET',
+    path: '/t/whole-wrong',
+    access: 'account',
+    responses: answers,
+    // @ts-expect-error a whole text's body is checked too
+    handler: () => wholeText({ content: 'Readme' }),
   }),
 ];
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { zipEntries } from '../support/archives.ts';
-import { ChunkPool } from '../../src/downloads/pooled-read.ts';
+import { ChunkPool } from '../../src/http/range.ts';
 import { closeIdleEngines, deflateWhole, ZipWriter } from '../../src/downloads/zip-writer.ts';
 import zlib from 'node:zlib';
 import { waitFor } from '../support/wait.ts';

@@ -14,7 +14,8 @@ import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../../core/caller.ts';
 import { fileEvent, type ActivitySink } from '../../files/activity.ts';
 import type { ConflictPolicy } from '../../files/names.ts';
-import type { Placement, PlacedFile, UploadTarget } from '../placement.ts';
+import { toFileItem, type Placement, type PlacedFile, type UploadTarget } from '../placement.ts';
+import type { UploadedItem } from '../wire.ts';
 import { isPartName, removeQuietly, TUS_PART, type Staging } from '../staging.ts';
 import {
   checkFitsLength,
@@ -39,6 +40,11 @@ import type { UploadResult, UploadRow, UploadStore } from './store.ts';
 export interface TusAnswer {
   status: number;
   headers: Record<string, string>;
+  /**
+   * The file this request placed (or found taken and skipped, `outcome: 'skipped'`), as data:
+   * its item and the upload's length. Absent when the request placed nothing.
+   */
+  placed?: { item: UploadedItem; length: number };
 }
 
 export interface TusService {
@@ -206,7 +212,8 @@ export function createTusService(deps: TusDeps): TusService {
     row: UploadRow,
     lock: LockHandle,
   ): Promise<
-    { ok: true; finalPath: string | null; result?: UploadResult } | { ok: false; status: number; sentence: string }
+    | { ok: true; finalPath: string | null; result?: UploadResult; placed?: TusAnswer['placed'] }
+    | { ok: false; status: number; sentence: string }
   > {
     lock.placing();
     try {
@@ -239,7 +246,7 @@ export function createTusService(deps: TusDeps): TusService {
         deps.activity.record(
           fileEvent(caller, 'files.upload', { paths: [placed.shown], count: 1, bytes: placed.size, method: 'tus' }),
         );
-      return { ok: true, finalPath, result };
+      return { ok: true, finalPath, result, placed: { item: toFileItem(placed), length: row.length } };
     } catch (err) {
       const { status, sentence } = describeFailure(err);
       store.markFinalizeFailed(row.id, sentence, status, now());
@@ -437,7 +444,12 @@ export function createTusService(deps: TusDeps): TusService {
       if (skipped) {
         const result = resultOf(skipped);
         store.markComplete(id, pathOf(skipped), at, result);
-        return { id, status: 201, headers: completeHeaders(store.get(id)!, pathOf(skipped), result) };
+        return {
+          id,
+          status: 201,
+          headers: completeHeaders(store.get(id)!, pathOf(skipped), result),
+          placed: { item: toFileItem(skipped), length },
+        };
       }
       const row = store.get(id)!;
       if (length === 0) {
@@ -446,7 +458,12 @@ export function createTusService(deps: TusDeps): TusService {
         try {
           const result = await finalize(caller, row, lock);
           if (!result.ok) throw finalizeFailure(row, result.status, result.sentence);
-          return { id, status: 201, headers: { ...completeHeaders(row, result.finalPath, result.result) } };
+          return {
+            id,
+            status: 201,
+            headers: { ...completeHeaders(row, result.finalPath, result.result) },
+            ...(result.placed ? { placed: result.placed } : {}),
+          };
         } finally {
           lock.release();
         }
@@ -472,7 +489,11 @@ export function createTusService(deps: TusDeps): TusService {
               'Upload-Offset': String(row.length),
               'Upload-Length': String(row.length),
             });
-          return { status: 200, headers: { ...completeHeaders(row, result.finalPath, result.result), ...meta } };
+          return {
+            status: 200,
+            headers: { ...completeHeaders(row, result.finalPath, result.result), ...meta },
+            ...(result.placed ? { placed: result.placed } : {}),
+          };
         }
         return {
           status: 200,
@@ -508,7 +529,11 @@ export function createTusService(deps: TusDeps): TusService {
         }
         const result = await finalize(caller, row, lock);
         if (!result.ok) throw finalizeFailure(row, result.status, result.sentence);
-        return { status: 204, headers: completeHeaders(row, result.finalPath, result.result) };
+        return {
+          status: 204,
+          headers: completeHeaders(row, result.finalPath, result.result),
+          ...(result.placed ? { placed: result.placed } : {}),
+        };
       } finally {
         lock.release();
       }

@@ -1,10 +1,11 @@
-// File reads into a small pool of reused 1 MiB buffers, and the pump that gives a buffer back
-// once the socket has taken its bytes. Why: a fresh 1 MiB buffer per read is external memory,
+// The one Range sender: file reads into a small pool of reused 1 MiB buffers, written to the
+// answer, each buffer given back once the socket has taken its bytes (sendRange; http/file.ts
+// decides the range, zips reuse the pool). Why: a fresh 1 MiB buffer per read is external memory,
 // and at a few hundred MB/s V8 answers it with a full mark-compact every few milliseconds
 // (a third of the CPU of a stored zip went to the collector). Reused buffers allocate nothing.
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { Readable, type Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 
 export const CHUNK = 1024 * 1024;
@@ -64,80 +65,6 @@ export class ChunkPool {
     }
     this.idle = undefined;
     for (const whole of this.free.splice(0)) (whole.buffer as ArrayBuffer).transfer(0);
-  }
-}
-
-/**
- * A file as a stream of pooled 1 MiB chunks; the descriptor may be opened ahead of time and is
- * closed with the stream. With `range` (inclusive end), exactly those bytes: a file that ends
- * before `end` (cut short while it streams) fails the stream with ESHORT instead of leaving
- * a promised length unmet.
- */
-export function pooledFileStream(
-  pool: ChunkPool,
-  opened: Promise<number>,
-  range?: { start: number; end: number },
-): Readable {
-  let fd = -1;
-  let position = range ? range.start : 0;
-  const stop = range ? range.end + 1 : Infinity;
-  return new Readable({
-    highWaterMark: CHUNK,
-    construct(cb) {
-      opened.then((d) => {
-        fd = d;
-        cb();
-      }, cb);
-    },
-    read() {
-      if (position >= stop) return void this.push(null);
-      const buf = pool.take();
-      fs.read(fd, buf, 0, Math.min(CHUNK, stop - position), position, (err, n) => {
-        if (err) {
-          pool.putBack(buf);
-          this.destroy(err);
-        } else if (n === 0) {
-          pool.putBack(buf);
-          if (range) {
-            const sent = position - range.start;
-            const length = stop - range.start;
-            this.destroy(
-              Object.assign(new Error(`the file ended after ${sent} of ${length} bytes`), { code: 'ESHORT' }),
-            );
-          } else this.push(null);
-        } else {
-          position += n;
-          this.push(pool.lend(buf, n));
-        }
-      });
-    },
-    destroy(err, cb) {
-      if (fd < 0) return cb(err);
-      fs.close(fd, () => cb(err));
-    },
-  });
-}
-
-/**
- * Writes `source` to `res` with backpressure, handing each chunk back to the pool in the write
- * callback (the socket has copied it then). Rejects if either side fails or the client leaves.
- */
-export async function pumpToResponse(source: Readable, res: ServerResponse, pool: ChunkPool): Promise<void> {
-  const giveBack = (chunk: Buffer) => () => pool.giveBack(chunk);
-  const onDrain = () => source.resume();
-  source.on('data', (chunk: Buffer) => {
-    if (!res.write(chunk, giveBack(chunk))) {
-      source.pause();
-      res.once('drain', onDrain);
-    }
-  });
-  const ended = finished(source).then(() => new Promise<void>((resolve) => res.end(resolve)));
-  try {
-    await Promise.all([ended, finished(res)]);
-  } catch (err) {
-    source.destroy();
-    res.destroy();
-    throw err;
   }
 }
 

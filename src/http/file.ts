@@ -1,16 +1,23 @@
-// One file, streamed: Range (one range), If-Range, ETag, Last-Modified, If-None-Match,
-// If-Modified-Since, Content-Disposition with an RFC 5987 name. 1 MiB reads into reused
+// The file responder: one file, streamed: Range (one range), If-Range, ETag, Last-Modified,
+// If-None-Match, If-Modified-Since, Content-Disposition with an RFC 5987 name. The Range
+// decision (rangeFor, writeRangeHead) is also that of any other answer of known length (an
+// archive's entry). 1 MiB reads into reused
 // buffers (Node's default 64 KiB halves the rate; a fresh buffer per read costs more again).
 // Length, validators and bytes all come from one open descriptor (a replacement racing the
 // download cannot give headers of one file and bytes of another).
-import type { Stats } from 'node:fs';
+import fs, { type Stats } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isNotModified } from '../http/conditional.ts';
+import { pipeline } from 'node:stream';
+import { isNotModified } from './conditional.ts';
 import { lookup } from 'mrmime';
-import type { OpenedFile } from '../files/confined.ts';
-import { ChunkPool, sendRange } from './pooled-read.ts';
+import { ChunkPool, CHUNK, sendRange } from './range.ts';
 
-export { CHUNK } from './pooled-read.ts';
+/** An open file to send: its descriptor, its fstat (the bytes' size and times), and its close. */
+export interface OpenFile {
+  fd: number;
+  stat: Stats;
+  close(): Promise<void>;
+}
 
 export function etagOf(st: Pick<Stats, 'size' | 'mtimeMs' | 'ino'>): string {
   return `"${st.ino.toString(36)}-${st.size.toString(36)}-${Math.floor(st.mtimeMs * 1000).toString(36)}"`;
@@ -52,6 +59,50 @@ export function parseRange(
   return { start, end };
 }
 
+/** What a request asks of `size` bytes: the whole (200), one range of it (206), or nothing it has (416). */
+export type RangeAnswer = { status: 200 | 206; start: number; end: number } | { status: 416 };
+
+/**
+ * The answer to the request's Range for `size` bytes. With `validators`, an If-Range that names
+ * neither of them asks for the whole (the client's copy is not this one).
+ */
+export function rangeFor(
+  req: IncomingMessage,
+  size: number,
+  validators?: { etag: string; lastModified: string },
+): RangeAnswer {
+  let range = parseRange(req.headers.range, size);
+  const ifRange = req.headers['if-range'] as string | undefined;
+  if (
+    range &&
+    validators &&
+    ifRange &&
+    ifRange.trim() !== validators.etag &&
+    ifRange.trim() !== validators.lastModified
+  )
+    range = null;
+  if (range === 'unsatisfiable') return { status: 416 };
+  return range ? { status: 206, ...range } : { status: 200, start: 0, end: size - 1 };
+}
+
+/** Status, Content-Range and Content-Length of a Range answer; a 416 is ended here (false: nothing to send). */
+export function writeRangeHead(
+  res: ServerResponse,
+  answer: RangeAnswer,
+  size: number,
+): answer is RangeAnswer & { status: 200 | 206 } {
+  res.statusCode = answer.status;
+  if (answer.status === 416) {
+    res.setHeader('Content-Range', `bytes */${size}`);
+    res.setHeader('Content-Length', 0);
+    res.end();
+    return false;
+  }
+  if (answer.status === 206) res.setHeader('Content-Range', `bytes ${answer.start}-${answer.end}/${size}`);
+  res.setHeader('Content-Length', Math.max(0, answer.end - answer.start + 1));
+  return true;
+}
+
 /**
  * Streams `file` (an open, checked descriptor; closed here in every case) to `res`. A failed
  * read or a file cut short while it streams ends that response (the socket is destroyed, so
@@ -61,7 +112,7 @@ export function parseRange(
 export async function sendFile(
   req: IncomingMessage,
   res: ServerResponse,
-  file: Pick<OpenedFile, 'fd' | 'stat' | 'close'>,
+  file: OpenFile,
   name: string,
   disposition: 'attachment' | 'inline' = 'attachment',
   contentType = contentTypeOf(name),
@@ -77,7 +128,7 @@ export async function sendFile(
 async function sendHeadersAndBody(
   req: IncomingMessage,
   res: ServerResponse,
-  file: Pick<OpenedFile, 'fd' | 'stat' | 'close'>,
+  file: OpenFile,
   name: string,
   disposition: 'attachment' | 'inline',
   contentType: string,
@@ -97,31 +148,42 @@ async function sendHeadersAndBody(
     res.end();
     return;
   }
-  let range = parseRange(req.headers.range, st.size);
-  const ifRange = req.headers['if-range'] as string | undefined;
-  if (range && ifRange && ifRange.trim() !== etag && ifRange.trim() !== lastModified) range = null;
-  if (range === 'unsatisfiable') {
-    res.statusCode = 416;
-    res.setHeader('Content-Range', `bytes */${st.size}`);
-    res.setHeader('Content-Length', 0);
-    res.end();
-    return;
-  }
-  const start = range ? range.start : 0;
-  const end = range ? range.end : st.size - 1;
-  res.statusCode = range ? 206 : 200;
-  if (range) res.setHeader('Content-Range', `bytes ${start}-${end}/${st.size}`);
-  res.setHeader('Content-Length', Math.max(0, end - start + 1));
+  const range = rangeFor(req, st.size, { etag, lastModified });
+  if (!writeRangeHead(res, range, st.size)) return;
+  const { start, end } = range;
   if (req.method === 'HEAD' || st.size === 0) {
     res.end();
     return;
   }
   // Pooled reads straight to the socket (no fresh buffer per read for the collector to chase,
-  // no stream between file and socket), one read ahead: see pooled-read.ts.
+  // no stream between file and socket), one read ahead: see range.ts.
   try {
     await sendRange(res, file.fd, start, end, new ChunkPool(4));
   } catch (err) {
     res.destroy();
     throw err;
   }
+}
+
+/**
+ * A cached thumbnail: its name changes with the picture and the settings, so its bytes never do.
+ * `cache`: how long a browser keeps it — for ever at its own name; revalidated (its name as the
+ * ETag) at an address that names the file instead (a link holder's row).
+ */
+export async function sendCachedPicture(
+  res: ServerResponse,
+  opened: OpenFile,
+  cache = 'private, max-age=31536000, immutable',
+): Promise<void> {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'image/webp');
+  res.setHeader('Content-Length', opened.stat.size);
+  res.setHeader('Cache-Control', cache);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Security-Policy', 'sandbox');
+  // The stream owns the descriptor; a failed read fails this answer only (rejected for the log).
+  const source = fs.createReadStream('', { fd: opened.fd, highWaterMark: CHUNK, autoClose: true });
+  await new Promise<void>((resolve, reject) =>
+    pipeline(source, res, (err) => (err ? (res.destroy(), reject(err)) : resolve())),
+  );
 }

@@ -1,0 +1,165 @@
+// The link holder's side of sharing: what a link is to someone who has its address (info), giving
+// its password (unlock: a visitor session), holding it for a request (hold: the `link` a link
+// row's handler gets, see http/link.ts), and what using it counts (accesses, downloads, a file
+// request's files and bytes, the owner's activity log). Unknown, expired and deleted links
+// answer one identical 404. A visitor session is a random id in a cookie scoped to the link's
+// API path, its HMAC in the table, VISITOR_SESSION_MS long, ended when the link's password
+// changes.
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { stringifySetCookie } from 'cookie';
+import { AppError } from '../core/errors.ts';
+import type { Caller } from '../core/caller.ts';
+import type { ActivityEvent } from '../activity/service.ts';
+import { verifyPassword } from '../accounts/passwords.ts';
+import type { Limit, RateLimiter } from '../accounts/rate-limits.ts';
+import type { LinkGate } from '../http/link.ts';
+import type { PathResolver } from '../files/paths.ts';
+import type { LinkInfo } from './wire.ts';
+import type { ShareRow, ShareStore } from './store.ts';
+import { expired, LINK_COOKIE, linkGone, type Links } from './links.ts';
+
+/** A held link: the caller its holder acts as (it reaches this link and nothing else) and its share. */
+export interface LinkHolder {
+  caller: Caller;
+  row: ShareRow;
+}
+
+// The `link` a link row's handler gets (http/route.ts names no share type).
+declare module '../http/route.ts' {
+  interface LinkTypes {
+    held: LinkHolder;
+  }
+}
+
+/** How long a visitor stays let in after giving a link's password. */
+export const VISITOR_SESSION_MS = 12 * 3_600_000;
+/** Password guesses per address and link, and per link from anywhere. */
+export const LINK_PASSWORD_LIMITS = {
+  perAddress: { max: 10, windowMs: 15 * 60_000 },
+  perLink: { max: 100, windowMs: 15 * 60_000 },
+} satisfies Record<string, Limit>;
+
+export interface LinkHoldingDeps {
+  store: ShareStore;
+  /** The link rules the resolver also asks (links.ts), built before it. */
+  links: Links;
+  resolver: PathResolver;
+  limiter: RateLimiter;
+  activity: { record(event: ActivityEvent): void };
+  publicUrl: string | null;
+}
+
+export type LinkHolding = ReturnType<typeof createLinkHolding>;
+
+export function createLinkHolding(deps: LinkHoldingDeps) {
+  const { store, resolver } = deps;
+  const secure = deps.publicUrl?.toLowerCase().startsWith('https:') ?? false;
+  const { hmac, allowOf, admit } = deps.links;
+  const spaceOf = (row: ShareRow) => deps.links.spaceOf(row, (c, p, o) => resolver.resolve(c, p, o));
+
+  /**
+   * The link held by this request: admitted by account, users list or `visitor` (the visitor
+   * cookie's value). `address` is the request's (the activity log names the link and where it
+   * was used from).
+   */
+  function hold(token: string, caller: Caller | null, visitor: string | undefined, address?: string): LinkHolder {
+    const row = admit(store.byToken(token), caller, visitor);
+    const linkCaller: Caller = {
+      userId: caller?.userId ?? `link:${row.id}`,
+      username: caller?.username ?? `link ${row.label ?? row.token.slice(0, 6)}`,
+      roles: [],
+      isAdmin: false,
+      via: caller?.via === 'token' ? 'token' : 'session',
+      ...(caller?.tokenScope ? { tokenScope: caller.tokenScope } : {}),
+      ...(caller?.tokenId ? { tokenId: caller.tokenId } : {}),
+      ...((address ?? caller?.address) ? { address: (address ?? caller?.address)! } : {}),
+      link: { token: row.token, shareId: row.id },
+    };
+    return { caller: linkCaller, row };
+  }
+
+  /** The row pipeline's step for `access: 'link'` rows (http/link.ts). */
+  const gate: LinkGate = { cookie: LINK_COOKIE, hold };
+
+  return {
+    gate,
+    hold,
+
+    /** Public facts of a link; unknown, expired and deleted links are one 404. */
+    async info(token: string, caller: Caller | null, visitor: string | undefined): Promise<LinkInfo> {
+      const row = store.byToken(token);
+      if (!row || expired(row) || !(await spaceOf(row))) throw linkGone();
+      let needsPassword = false;
+      try {
+        admit(row, caller, visitor);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        if (err.code === 'LINK_PASSWORD_REQUIRED') needsPassword = true;
+        else if (err.code !== 'LINK_SIGN_IN_REQUIRED') throw err;
+      }
+      const a = allowOf(row);
+      return {
+        shareToken: row.token,
+        isDirectory: row.is_directory === 1,
+        hasPassword: row.password_hash !== null,
+        sharingType: row.sharing_type,
+        isExpired: false,
+        label: row.label,
+        expiresAt: row.expires_at,
+        name: path.posix.basename(row.path),
+        isFileRequest: row.file_request === 1,
+        needsPassword,
+        allow: {
+          download: a.canDownload!,
+          upload: a.canUpload!,
+          createFile: a.canCreateFile!,
+          createFolder: a.canCreateFolder!,
+          rename: a.canRename!,
+          delete: a.canDelete!,
+          edit: a.canWrite!,
+        },
+      };
+    },
+
+    /** Checks a link's password (rate-limited like sign-in); answers the visitor cookie. */
+    async unlock(token: string, password: string, caller: Caller | null, ip: string): Promise<string | null> {
+      deps.limiter.hit(`link-password:${ip}:${token.slice(0, 64)}`, LINK_PASSWORD_LIMITS.perAddress);
+      const row = store.byToken(token);
+      if (!row || expired(row)) throw linkGone();
+      deps.limiter.hit(`link-password:${row.id}`, LINK_PASSWORD_LIMITS.perLink);
+      if (!row.password_hash) return null;
+      if (!(await verifyPassword(password, row.password_hash))) throw new AppError('LINK_PASSWORD_WRONG');
+      const id = randomBytes(32).toString('base64url');
+      const expiresAt = new Date(Date.now() + VISITOR_SESSION_MS).toISOString();
+      store.sessionInsert(hmac(id), row.id, row.password_gen, null, expiresAt);
+      if (caller?.sessionId && !caller.link)
+        store.sessionInsert(hmac(`${id}:account`), row.id, row.password_gen, caller.sessionId, expiresAt);
+      return stringifySetCookie({
+        name: LINK_COOKIE,
+        value: id,
+        path: `/api/share/${row.token}`,
+        httpOnly: true,
+        sameSite: 'strict',
+        secure,
+        maxAge: Math.floor(VISITOR_SESSION_MS / 1000),
+        expires: new Date(Date.now() + VISITOR_SESSION_MS),
+      });
+    },
+
+    touch: (row: ShareRow, download: boolean) => store.touch(row.id, download),
+    reserve: (row: ShareRow, bytes: number) => store.reserve(row.id, bytes),
+    release: (row: ShareRow, bytes: number) => store.release(row.id, bytes),
+    settle: (row: ShareRow, files: number, bytes: number) => store.settle(row.id, files, bytes),
+    received(row: ShareRow, file: { name: string; size: number; path: string }, ip: string) {
+      deps.activity.record({
+        action: 'share.file-request.received',
+        outcome: 'success',
+        userId: row.user_id,
+        ip,
+        detail: { shareId: row.id, label: row.label, ...file },
+      });
+    },
+    sweep: () => store.sweepSessions(),
+  };
+}
