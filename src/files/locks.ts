@@ -35,11 +35,11 @@ const HOLDER: Record<HeldLock['kind'], string> = {
  * The item at its canonical place when the name used reaches it through a symlink (a folder
  * swapped for a link to another): a lock taken there holds whatever name reaches the file.
  */
-function alias(item: ResolvedPath): ResolvedPath[] {
+export function canonicalAlias(item: ResolvedPath): ResolvedPath | null {
   const real = item.canonicalPath;
-  if (!real || real === item.realPath || !item.space || !isInside(item.space.root, real)) return [];
+  if (!real || real === item.realPath || !item.space || !isInside(item.space.root, real)) return null;
   const relative = path.relative(item.space.root, real).split(path.sep).join('/');
-  return [{ ...item, realPath: real, relative }];
+  return { ...item, realPath: real, relative };
 }
 
 export function createItemLocks(probes: LockProbes): ItemLocks {
@@ -47,7 +47,8 @@ export function createItemLocks(probes: LockProbes): ItemLocks {
     assertFree(caller, item, options = {}) {
       if (!item.space || !item.exists) return;
       const below = Boolean(options.withBelow && item.isDirectory);
-      const places = [item, ...alias(item)];
+      const alias = canonicalAlias(item);
+      const places = alias ? [item, alias] : [item];
       for (const [kind, probe] of Object.entries(probes) as [HeldLock['kind'], LockProbe][]) {
         if (kind === options.except) continue;
         const held = places.flatMap((p) => probe(p, below)).find((l) => l.userId !== caller.userId);

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { createFileAt, withParentIn } from '../files/confined.ts';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../core/errors.ts';
-import type { LockProbe } from '../files/locks.ts';
+import { canonicalAlias, type LockProbe } from '../files/locks.ts';
 import type { ResolvedPath } from '../files/paths.ts';
 import {
   DavConditionError,
@@ -59,10 +59,15 @@ export const davLockProbe =
           .map((l) => ({ kind: 'webdav' as const, userId: l.user_id }))
       : [];
 
-/** Live locks that apply to a resolved path. */
+/** Live locks that apply to a resolved path: by the name used, and at its canonical place when a symlink is on the way. */
 function locksAt(ctx: DavContext, r: ResolvedPath, withBelow = false): LockRow[] {
   if (!r.space) return [];
-  return ctx.store.locksCovering(locationOf(r), { withBelow });
+  const rows = ctx.store.locksCovering(locationOf(r), { withBelow });
+  const alias = canonicalAlias(r);
+  if (alias)
+    for (const l of ctx.store.locksCovering(locationOf(alias), { withBelow }))
+      if (!rows.some((x) => x.token === l.token)) rows.push(l);
+  return rows;
 }
 
 async function conditionState(

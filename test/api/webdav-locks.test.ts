@@ -452,6 +452,10 @@ test('Administration through a symlink swap: the lock listed and broken is the o
     }),
     'move through the link',
   );
+  // Bob's WebDAV client through the link's name too.
+  const throughLink = davPath('Kalender & Co', 'Termine 2026 #1.txt');
+  assert.is((await dav('PUT', throughLink, BOB, {}, 'bob via WebDAV')).status, 423);
+  assert.is((await lock(throughLink, BOB)).status, 423);
   assert.is(fs.readFileSync(vol('Echte Termine', 'Termine 2026 #1.txt'), 'utf8'), 'the real one');
   // Once alice's client unlocks, bob saves through either name.
   const p = davPath('Echte Termine', 'Termine 2026 #1.txt');
