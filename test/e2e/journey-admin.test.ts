@@ -4,7 +4,8 @@
 // activity log in words with a link to switch it on, a host folder's long path at full width, a
 // link made while browsing from localhost given at this computer's network address (and opened
 // there by another browser), passkeys explained at http://127.0.0.1 with the address where they
-// work, and a setting fixed by its variable named on the screen. Each step checks the server.
+// work, a housemate's WebDAV lock seen with its owner and broken in Administration → Locks, and a
+// setting fixed by its variable named on the screen. Each step checks the server.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -241,6 +242,65 @@ j.step('passkeys at http://127.0.0.1 are explained in words, with the localhost 
   await s.goto('/settings/security');
   await s.page.getByRole('button', { name: 'Add a passkey' }).waitFor();
 });
+
+j.step(
+  'Locks: a housemate’s WebDAV client holds the electricity bill; the administrator sees whose, breaks it, and the bill is edited',
+  async (s) => {
+    const { page } = s;
+    const created = await s.api('POST', '/api/users', {
+      email: 'lena@example.org',
+      username: 'lena',
+      password: 'lenas own long password',
+      roles: [],
+    });
+    assert.is(created.status, 201, created.text);
+    // Lena's drive mapping locks the bill, as Windows Explorer or Finder would, naming her device.
+    const address = s.url('/dav/' + [HOME, ...W.bill.split('/')].map(encodeURIComponent).join('/'));
+    const lena = 'Basic ' + Buffer.from('lena:lenas own long password').toString('base64');
+    const held = await fetch(address, {
+      method: 'LOCK',
+      headers: { authorization: lena, 'content-type': 'application/xml', timeout: 'Second-600' },
+      body:
+        '<?xml version="1.0" encoding="utf-8"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope>' +
+        '<D:locktype><D:write/></D:locktype><D:owner><D:href>Lena&apos;s laptop &amp; phone #2</D:href></D:owner></D:lockinfo>',
+    });
+    assert.is(held.status, 200, await held.text());
+    const token = /<([^>]+)>/.exec(held.headers.get('lock-token') ?? '')?.[1];
+    assert.ok(token);
+    const bill = `${HOME}/${W.bill}`;
+    const before = s.read(W.bill);
+    const refused = await s.api('PUT', '/api/editor', { path: bill, content: 'paid' });
+    assert.is(refused.status, 423, refused.text);
+    assert.is(refused.json.error.code, 'LOCKED');
+
+    await s.goto('/admin/locks');
+    const list = page.getByRole('list', { name: 'WebDAV locks' });
+    const row = list.getByRole('listitem').filter({ hasText: 'Electricity bill – March.txt' });
+    await row.getByText("lena · Lena's laptop & phone #2 · exclusive").waitFor();
+    const where = (await row.locator('.where').innerText()).trim();
+    assert.ok(path.isAbsolute(where) && where.endsWith(path.join(...W.bill.split('/'))), where);
+    await s.tap(row.getByRole('button', { name: 'Break lock' }));
+    const ask = page.getByRole('dialog', { name: 'Break the lock on “Electricity bill – March.txt”?' });
+    await ask.getByText("lena’s WebDAV client (Lena's laptop & phone #2) loses it").waitFor();
+    await s.tap(ask.getByRole('button', { name: 'Break lock' }));
+    await list.getByText('No file is locked.').waitFor();
+
+    // At the server: no lock in force, the bill takes the administrator's edit, and Lena's client,
+    // still sending its token, is told the lock is gone (412) and changes nothing.
+    assert.equal((await api(s, 'GET', '/api/admin/locks')).locks, []);
+    const text = `${before}Paid on 3 April ✓\n`;
+    const saved = await s.api('PUT', '/api/editor', { path: bill, content: text });
+    assert.is(saved.status, 200, saved.text);
+    assert.is(s.read(W.bill), text);
+    const stale = await fetch(address, {
+      method: 'PUT',
+      headers: { authorization: lena, If: `(<${token}>)` },
+      body: 'x',
+    });
+    assert.is(stale.status, 412);
+    assert.is(s.read(W.bill), text);
+  },
+);
 
 j.step('a variable that fixes a setting is named on the screen, and no control is offered for it', async (s) => {
   await s.server.restart({ FOLDER_SIZE_MODE: 'shallow', TERMINAL_ENABLED: 'false' });

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import type { ApiAnswer } from '../../../src/contract.ts';
 import { ErrorNote } from '../components/common.tsx';
+import { confirmDialog } from '../components/Dialog.tsx';
 import { toastError } from '../state/toasts.ts';
 import './admin.css';
 
@@ -28,9 +29,15 @@ export function Locks() {
   useEffect(() => {
     void load();
   }, []);
-  const breakLock = (l: DavLock) => {
+  const breakLock = async (l: DavLock) => {
     const name = l.path.split(/[\\/]/).pop() || l.path;
-    if (!confirm(`Break the lock on "${name}"? ${l.username ?? 'Its account'}'s WebDAV client loses it.`)) return;
+    const sure = await confirmDialog({
+      title: `Break the lock on “${name}”?`,
+      body: `${l.username ?? 'Its account'}’s WebDAV client${l.client ? ` (${l.client})` : ''} loses it: a save it makes with this lock is refused, and other accounts may change the file again.`,
+      confirm: 'Break lock',
+      danger: true,
+    });
+    if (!sure) return;
     api('DELETE /api/admin/locks/:token', { params: { token: l.token } }).then(load, (err) => {
       toastError(err);
       void load();
@@ -63,7 +70,7 @@ export function Locks() {
               </div>
             </div>
             <div class="volume-actions">
-              <button type="button" class="small danger" onClick={() => breakLock(l)}>
+              <button type="button" class="small danger" onClick={() => void breakLock(l)}>
                 Break lock
               </button>
             </div>
