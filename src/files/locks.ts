@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
-import { isInside, type ResolvedPath } from './paths.ts';
+import { isInside, type InsidePath, type ResolvedPath } from './paths.ts';
 
 /** Which protocol holds a lock, and for which account (null: nobody's, so every account). */
 export interface HeldLock {
@@ -35,7 +35,7 @@ const HOLDER: Record<HeldLock['kind'], string> = {
  * The item at its canonical place when the name used reaches it through a symlink (a folder
  * swapped for a link to another): a lock taken there holds whatever name reaches the file.
  */
-export function canonicalAlias(item: ResolvedPath): ResolvedPath | null {
+export function canonicalAlias(item: ResolvedPath): InsidePath | null {
   const real = item.canonicalPath;
   if (!real || real === item.realPath || !item.space || !isInside(item.space.root, real)) return null;
   const relative = path.relative(item.space.root, real).split(path.sep).join('/');
