@@ -24,8 +24,9 @@ async function wholePicture(
   aspect: number,
 ): Promise<Awaited<ReturnType<typeof pictureShown>>> {
   const img = viewer.locator('.viewer-body img').first();
-  await img.waitFor();
-  // A 12 MP photo's rendition is made on first sight: on a busy machine it takes a while.
+  // A 12 MP photo's rendition is made on first sight: on a busy machine it takes a while, and
+  // the <img> has no box (is not visible) until its picture arrives.
+  await img.waitFor({ timeout: 60_000 });
   await s.decoded(img, 60_000);
   const shown = await pictureShown(img);
   const where = JSON.stringify(shown);
