@@ -4,8 +4,9 @@
 // activity log in words with a link to switch it on, a host folder's long path at full width, a
 // link made while browsing from localhost given at this computer's network address (and opened
 // there by another browser), passkeys explained at http://127.0.0.1 with the address where they
-// work, a housemate's WebDAV lock seen with its owner and broken in Administration → Locks, and a
-// setting fixed by its variable named on the screen. Each step checks the server.
+// work, a housemate's WebDAV lock seen with its owner and broken in Administration → Locks, a
+// setting fixed by its variable named on the screen, and the search index's documents read
+// (Installation). Each step checks the server.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -85,6 +86,25 @@ j.step('folder sizes: off at first, switched on in Installation they appear with
   assert.is((await api(s, 'GET', holiday)).indexed, false);
   assert.not.ok((await listedHolidaySize(s)).includes(formatBytes(bytes)));
 });
+
+j.step(
+  'search index: Installation says which documents were read for search (the tax return PDF among them)',
+  async (s) => {
+    const { page } = s;
+    const pdfs = (r: any) => r?.documents?.find((d: any) => d.kind === 'pdf' && d.status === 'indexed')?.count ?? 0;
+    await s.eventually(
+      'the index to have read the PDFs of the home folder',
+      async () => pdfs(await api(s, 'GET', '/api/admin/index')) > 0,
+      30_000,
+    );
+    const count = pdfs(await api(s, 'GET', '/api/admin/index'));
+    await s.goto('/admin/installation');
+    const section = page.getByRole('region', { name: 'Search index' });
+    const row = section.getByRole('row', { name: /^PDF/ });
+    await row.waitFor();
+    assert.match(await row.innerText(), new RegExp(`${count} words searchable`));
+  },
+);
 
 j.step(
   'terminal: switched on with the password (a wrong one refused), a shell runs, switched off it is gone',
