@@ -54,7 +54,7 @@ import { createItemLocks } from './files/locks.ts';
 import { createLockStore, officeLockProbe } from './plugins/officeeditor/locks-store.ts';
 import { createFileOps } from './files/ops.ts';
 import { createOwnFolders } from './files/own.ts';
-import { createPathResolver } from './files/paths.ts';
+import { createPathResolver } from './files/resolver.ts';
 import { createPersonalFolders } from './files/personal.ts';
 import { createPersonalFolderStore } from './files/personal-store.ts';
 import { createRecentDestinations, recentBindings } from './files/recent-store.ts';

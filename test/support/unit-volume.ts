@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Database } from '../../src/db/database.ts';
 import { collectMigrations, runMigrations } from '../../src/db/migrations.ts';
-import { createPathResolver, type PathResolver } from '../../src/files/paths.ts';
+import type { PathResolver } from '../../src/files/paths.ts';
+import { createPathResolver } from '../../src/files/resolver.ts';
 import type { PersonalFolders } from '../../src/files/personal.ts';
 import { createOwnFolders, type OwnFolders } from '../../src/files/own.ts';
 

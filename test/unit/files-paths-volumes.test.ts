@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createPathResolver, type AssignedVolume } from '../../src/files/paths.ts';
+import type { AssignedVolume } from '../../src/files/paths.ts';
+import { createPathResolver } from '../../src/files/resolver.ts';
 import type { Caller } from '../../src/core/caller.ts';
 
 const admin: Caller = { userId: 'u-admin', username: 'admin', roles: ['admin'], isAdmin: true, via: 'session' };

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createPathResolver, parseVirtualPath, type PathResolver } from '../../src/files/paths.ts';
+import { parseVirtualPath, type PathResolver } from '../../src/files/paths.ts';
+import { createPathResolver } from '../../src/files/resolver.ts';
 import type { PersonalFolders } from '../../src/files/personal.ts';
 import type { Caller } from '../../src/core/caller.ts';
 
