@@ -10,7 +10,7 @@ import type { RequestLoad } from '../core/load.ts';
 import type { Indexes } from './indexes.ts';
 import { Indexer, type FolderSizeMode } from './indexer.ts';
 import type { WalkerClient } from './worker-client.ts';
-import { Maintenance } from './maintenance.ts';
+import { createMaintenance } from './maintenance.ts';
 import type { WorkerOptions } from './protocol.ts';
 import { indexRoutes } from './routes.ts';
 import { indexReport } from './report.ts';
@@ -90,7 +90,7 @@ export function createIndexes(deps: IndexesDeps): IndexesCapability {
   } catch (err) {
     deps.log.warn('index discovery failed', { err });
   }
-  const maintenance = new Maintenance(indexer);
+  const maintenance = createMaintenance({ index: indexer, folderSize: indexer.config.folderSize, log: indexer.log });
   let unsubscribe = () => {};
   let unswitch = () => {};
   return {

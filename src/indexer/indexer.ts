@@ -9,11 +9,12 @@ import type { Database } from '../db/database.ts';
 import type { Logger } from '../core/log.ts';
 import { noLoad, type RequestLoad } from '../core/load.ts';
 import { readMounts, mountOf, isNetworkFs, type Mount } from './mounts.ts';
-import type { DocRecord, EntryRecord, WalkJob, WalkSummary, WorkerOptions } from './protocol.ts';
+import type { DocRecord, EntryRecord, Listing, WalkJob, WalkSummary, WorkerOptions } from './protocol.ts';
 import { IndexStore, type RootRow } from './store.ts';
 import { WalkerClient } from './worker-client.ts';
 import { closeIndexFile, openIndexFile } from './index-db.ts';
 import { WalkerStalledError } from './watchdog.ts';
+import type { IndexPort } from './maintenance.ts';
 
 export { INDEX_FORMAT } from './index-db.ts';
 
@@ -167,7 +168,8 @@ function baselineJob(config: Config, rootPath: string, mounts: Mount[]) {
   };
 }
 
-export class Indexer {
+/** Also the port maintenance works through (maintenance.ts): `turn`, `rewalk` and `list` are there for it. */
+export class Indexer implements IndexPort {
   readonly config: Config;
   readonly store: IndexStore;
   readonly log: Logger;
@@ -601,6 +603,21 @@ export class Indexer {
       counting: false,
       recursive: full,
     };
+  }
+
+  /** Waits for the requests in line (background work yields to them). */
+  turn(): Promise<void> {
+    return this.load.turn();
+  }
+
+  /** Walks `rel` of `root` again at the given pace, as many at once as its disk takes. */
+  rewalk(root: RootRow, rel: string, pace: { batch: number; pauseMs: number }): Promise<WalkSummary> {
+    return this.runWalk(root, { rel, concurrency: this.concurrencyFor(root.path), ...pace });
+  }
+
+  /** One folder's direct entries as they are on disk now (excluded paths left out). */
+  list(root: RootRow, rel: string): Promise<Listing> {
+    return this.client.list(root.path, rel, this.excludes());
   }
 
   /** Serialises index mutations that read-modify-write rows (deltas, re-checks). */

@@ -1,14 +1,82 @@
 // Keeping the rows true after the baseline walk: deltas from the service's own writes (the
 // `changes` sink), a re-check of folders on screen, and the paced sweep (adaptive or fixed
-// interval, pages with pauses, a bounded slice per run). Every mutation goes through
-// indexer.serial so two read-modify-write updates of the same ancestors never interleave.
+// interval, pages with pauses, a bounded slice per run). It asks the indexer only through
+// IndexPort (the Indexer implements it); every mutation goes through its `serial`, so two
+// read-modify-write updates of the same ancestors never interleave.
 import path from 'node:path';
 import type { Change, ChangeSink } from '../changes.ts';
-import type { Indexer } from './indexer.ts';
-import { joinRel, splitRel } from './protocol.ts';
-import { contribution, difference, type Delta, type EntryRow } from './store.ts';
-import type { RootRow } from './store.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../core/log.ts';
+import type { Coverage } from './indexer.ts';
+import { joinRel, splitRel, type Listing, type WalkSummary } from './protocol.ts';
+import { contribution, difference, type Delta, type EntryRow, type IndexStore, type RootRow } from './store.ts';
 import { isExcluded } from './walker.ts';
+
+/** The rows maintenance reads and corrects (store.ts). */
+export type IndexRows = Pick<
+  IndexStore,
+  | 'entry'
+  | 'children'
+  | 'roots'
+  | 'relOf'
+  | 'stamp'
+  | 'dueFolders'
+  | 'hasIncompleteSubfolder'
+  | 'deleteChunk'
+  | 'deleteUnseen'
+  | 'deleteDoc'
+  | 'propagate'
+  | 'settleComplete'
+  | 'markChecked'
+>;
+
+/** What maintenance asks of the indexer: the Indexer implements it, a test hands a double. */
+export interface IndexPort {
+  /** Anything is kept now (folder sizes or the search catalogue). */
+  readonly enabled: boolean;
+  /** The indexer has stopped: nothing more is read or written. */
+  readonly stopped: boolean;
+  readonly store: IndexRows;
+  /** The indexed root holding a real path, whatever its state, and the path inside it. */
+  cover(realPath: string): Coverage | null;
+  /** The same once the root's baseline is done (its rows can be corrected). */
+  readyCover(realPath: string): Coverage | null;
+  /** Paths relative to a root that are never read (FOLDER_SIZE_EXCLUDE_PATHS). */
+  excludes(): string[];
+  /** Called each time a root's catalogue completes; answers the unsubscribe. */
+  onRootReady(listener: () => void): () => void;
+  /** Runs a read-modify-write of rows after every one before it (not at all once stopped). */
+  serial<T>(work: () => Promise<T>): Promise<T>;
+  /** Waits for the requests in line: background work yields to them. */
+  turn(): Promise<void>;
+  /** Walks `rel` of `root` again, writing its rows over the old ones in place. */
+  rewalk(root: RootRow, rel: string, pace: { batch: number; pauseMs: number }): Promise<WalkSummary>;
+  /** One folder's direct entries as they are on disk now. */
+  list(root: RootRow, rel: string): Promise<Listing>;
+  /** A refresh of `rel` has begun (figures() says it is being counted); `done()` when it ends. */
+  recounting(rootId: number, rel: string): { done(): void };
+}
+
+export interface MaintenanceDeps {
+  index: IndexPort;
+  /** Flush delay, the sweep's pacing, the subtree walks' batches and pauses. */
+  folderSize: Config['folderSize'];
+  log: Logger;
+}
+
+export interface Maintenance {
+  /** Subscribes to the changes and starts the sweep. */
+  start(changes: ChangeSink): void;
+  /** A folder is on screen: re-check its entries soon, in the background. */
+  noteViewed(realPath: string): void;
+  /** Applies the queued changes, then the re-checks of folders on screen. */
+  flush(): Promise<void>;
+  /** One slice of the paced sweep; answers how many folders it found changed. */
+  sweep(): Promise<number>;
+  /** The wait before the next sweep. */
+  sweepInterval(): number;
+  stop(): void;
+}
 
 /** Above this many new or changed names, a re-check re-reads the folder as a whole. */
 const MANY = 50;
@@ -30,144 +98,111 @@ export function nextSweepInterval(
   return Math.max(cfg.reconcileMinMs, Math.min(current * 2, cfg.reconcileMaxMs));
 }
 
-export class Maintenance {
-  private readonly ix: Indexer;
-  private queue: Change[] = [];
+export function createMaintenance(deps: MaintenanceDeps): Maintenance {
+  const { index: ix, folderSize: cfg, log } = deps;
+  let queue: Change[] = [];
   /** Changes under a root whose baseline or catalogue is still running: applied once it is ready. */
-  private held: Change[] = [];
-  private viewed = new Map<string, number>();
-  private viewQueue = new Set<string>();
-  private flushTimer: NodeJS.Timeout | undefined;
-  private sweepTimer: NodeJS.Timeout | undefined;
-  private interval: number;
-  private unsubscribe: () => void = () => {};
-
-  constructor(ix: Indexer) {
-    this.ix = ix;
-    this.interval = ix.config.folderSize.reconcileMs || ix.config.folderSize.reconcileMinMs;
-  }
+  let held: Change[] = [];
+  const viewed = new Map<string, number>();
+  const viewQueue = new Set<string>();
+  let flushTimer: NodeJS.Timeout | undefined;
+  let sweepTimer: NodeJS.Timeout | undefined;
+  let interval = cfg.reconcileMs || cfg.reconcileMinMs;
+  let unsubscribe: () => void = () => {};
 
   /** A root's catalogue completed: the changes held back for it can be applied now. */
-  private release(): void {
+  function release(): void {
     // Applying a held change after the walk is safe: a refresh replaces rows with what is on
     // disk now and adds only the difference, so a change the walk already saw adds nothing.
-    if (!this.held.length) return;
-    this.queue.push(...this.held);
-    this.held = [];
-    this.schedule();
+    if (!held.length) return;
+    queue.push(...held);
+    held = [];
+    schedule();
   }
 
   /** True when the change touches a root still being walked (it is held back). */
-  private hold(c: Change): boolean {
+  function hold(c: Change): boolean {
     const paths = c.type === 'moved' ? [c.from, c.to] : [c.path];
     const walking = paths.some((p) => {
-      const cover = this.ix.cover(path.resolve(p));
+      const cover = ix.cover(path.resolve(p));
       return cover !== null && cover.root.state !== 'ready';
     });
-    if (walking && this.held.length < 100_000) this.held.push(c);
+    if (walking && held.length < 100_000) held.push(c);
     return walking;
   }
 
-  /** Subscribed whether or not anything is indexed now: folder sizes can be switched on at run time. */
-  start(changes: ChangeSink): void {
-    const fromChanges = changes.subscribe((c) => {
-      // Nothing kept now: a switch on walks every root afresh anyway.
-      if (!this.ix.enabled) return;
-      this.queue.push(c);
-      this.schedule();
-    });
-    const fromReady = this.ix.onRootReady(() => this.release());
-    this.unsubscribe = () => {
-      fromChanges();
-      fromReady();
-    };
-    this.scheduleSweep();
+  function schedule(): void {
+    if (flushTimer || ix.stopped) return;
+    flushTimer = setTimeout(() => {
+      flushTimer = undefined;
+      void flush();
+    }, cfg.flushMs);
+    flushTimer.unref();
   }
 
-  /** A folder is on screen: re-check its entries soon, in the background. */
-  noteViewed(realPath: string): void {
-    if (!this.ix.enabled || this.ix.stopped) return;
-    const last = this.viewed.get(realPath) ?? 0;
-    if (Date.now() - last < VIEW_INTERVAL_MS) return;
-    this.viewed.set(realPath, Date.now());
-    if (this.viewed.size > 10_000) this.viewed.clear();
-    this.viewQueue.add(realPath);
-    this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.flushTimer || this.ix.stopped) return;
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      void this.flush();
-    }, this.ix.config.folderSize.flushMs);
-    this.flushTimer.unref();
-  }
-
-  /** Applies the queued changes, then the re-checks of folders on screen. */
-  async flush(): Promise<void> {
-    const changes = this.queue;
-    this.queue = [];
-    const viewed = [...this.viewQueue];
-    this.viewQueue.clear();
+  async function flush(): Promise<void> {
+    const changes = queue;
+    queue = [];
+    const seen = [...viewQueue];
+    viewQueue.clear();
     for (const c of changes) {
-      if (this.hold(c)) continue;
+      if (hold(c)) continue;
       try {
-        await this.ix.serial(() => this.apply(c));
+        await ix.serial(() => apply(c));
       } catch (err) {
-        this.ix.log.warn('a change could not be applied to the index', { err });
+        log.warn('a change could not be applied to the index', { err });
       }
     }
-    for (const p of viewed) {
-      const c = this.ix.readyCover(p);
+    for (const p of seen) {
+      const c = ix.readyCover(p);
       if (!c) continue;
       try {
-        const changed = await this.ix.serial(() => this.recheck(c.root, c.rel));
+        const changed = await ix.serial(() => recheck(c.root, c.rel));
         // Subfolders whose own listing changed are looked at once more, one level down.
-        for (const rel of changed.slice(0, 20)) await this.ix.serial(() => this.recheck(c.root, rel));
+        for (const rel of changed.slice(0, 20)) await ix.serial(() => recheck(c.root, rel));
       } catch (err) {
-        this.ix.log.warn('a folder re-check failed', { err });
+        log.warn('a folder re-check failed', { err });
       }
     }
   }
 
-  private async apply(c: Change): Promise<void> {
+  async function apply(c: Change): Promise<void> {
     if (c.type === 'moved') {
-      await this.removed(c.from);
-      await this.refreshPath(c.to);
+      await removed(c.from);
+      await refreshPath(c.to);
     } else if (c.type === 'deleted') {
-      await this.removed(c.path);
+      await removed(c.path);
     } else {
-      await this.refreshPath(c.path);
+      await refreshPath(c.path);
     }
   }
 
-  private located(realPath: string): { root: RootRow; rel: string } | null {
-    const c = this.ix.readyCover(path.resolve(realPath));
-    if (!c || c.rel === '' || isExcluded(c.rel, this.ix.excludes())) return null;
+  function located(realPath: string): Coverage | null {
+    const c = ix.readyCover(path.resolve(realPath));
+    if (!c || c.rel === '' || isExcluded(c.rel, ix.excludes())) return null;
     return c;
   }
 
-  private async removed(realPath: string): Promise<void> {
-    const c = this.located(realPath);
-    if (c) await this.forget(c.root, c.rel);
+  async function removed(realPath: string): Promise<void> {
+    const c = located(realPath);
+    if (c) await forget(c.root, c.rel);
   }
 
   /** Drops an entry and its subtree from the index and from its ancestors' totals. */
-  private async forget(root: RootRow, rel: string): Promise<void> {
-    const old = this.ix.store.entry(root.id, rel);
+  async function forget(root: RootRow, rel: string): Promise<void> {
+    const old = ix.store.entry(root.id, rel);
     if (!old) return;
-    while (!this.ix.stopped && !this.ix.store.deleteChunk(root.id, rel)) await this.ix.load.turn();
-    if (this.ix.stopped) return;
-    this.ix.store.propagate(root.id, rel, difference(contribution(undefined), contribution(old)), Date.now());
+    while (!ix.stopped && !ix.store.deleteChunk(root.id, rel)) await ix.turn();
+    if (ix.stopped) return;
+    ix.store.propagate(root.id, rel, difference(contribution(undefined), contribution(old)), Date.now());
     // An unreadable part that is gone no longer makes the folders above it lower bounds (they
     // stayed incomplete, and the sweep then read the nearest of them again whole).
-    if (old.is_dir) this.ix.store.settleComplete(root.id, rel);
+    if (old.is_dir) ix.store.settleComplete(root.id, rel);
   }
 
-  private async refreshPath(realPath: string): Promise<void> {
-    const c = this.located(realPath);
-    if (c) await this.refresh(c.root, c.rel);
+  async function refreshPath(realPath: string): Promise<void> {
+    const c = located(realPath);
+    if (c) await refresh(c.root, c.rel);
   }
 
   /**
@@ -175,8 +210,8 @@ export class Maintenance {
    * to its ancestors. When its parent is not in the index either, the nearest missing ancestor
    * is read instead, so a deep new tree lands in one walk.
    */
-  async refresh(root: RootRow, rel: string): Promise<void> {
-    const store = this.ix.store;
+  async function refresh(root: RootRow, rel: string): Promise<void> {
+    const store = ix.store;
     let target = rel;
     for (;;) {
       const [parent] = splitRel(target);
@@ -185,9 +220,9 @@ export class Maintenance {
     }
     if (!store.entry(root.id, splitRel(target)[0])) return; // the root row itself is missing: the baseline will come
     // A folder new to the index has no row until the walk writes it: figures() says it is being counted.
-    const recount = this.ix.recounting(root.id, target);
+    const recount = ix.recounting(root.id, target);
     try {
-      await this.recount(root, target);
+      await recountSubtree(root, target);
     } finally {
       recount.done();
     }
@@ -200,25 +235,19 @@ export class Maintenance {
    * document it found before (the rows used to be removed first, so a file being re-read after
    * an upload or a save could not be found by its content meanwhile).
    */
-  private async recount(root: RootRow, target: string): Promise<void> {
-    const store = this.ix.store;
+  async function recountSubtree(root: RootRow, target: string): Promise<void> {
+    const store = ix.store;
     const old = store.entry(root.id, target);
     const since = store.stamp();
-    const fsCfg = this.ix.config.folderSize;
-    const summary = await this.ix.runWalk(root, {
-      rel: target,
-      concurrency: this.ix.concurrencyFor(root.path),
-      batch: fsCfg.subtreeBatch,
-      pauseMs: fsCfg.subtreePauseMs,
-    });
-    if (this.ix.stopped) return;
+    const summary = await ix.rewalk(root, target, { batch: cfg.subtreeBatch, pauseMs: cfg.subtreePauseMs });
+    if (ix.stopped) return;
     let after: Delta = contribution(undefined);
     if (summary.missing) {
       const stale = store.entry(root.id, target);
-      if (stale) while (!this.ix.stopped && !store.deleteChunk(root.id, target)) await this.ix.load.turn();
+      if (stale) while (!ix.stopped && !store.deleteChunk(root.id, target)) await ix.turn();
     } else {
       // Gone from disk meanwhile, or below a folder that is a file now.
-      while (!this.ix.stopped && !store.deleteUnseen(root.id, target, since)) await this.ix.load.turn();
+      while (!ix.stopped && !store.deleteUnseen(root.id, target, since)) await ix.turn();
       // A file that became a folder keeps its row's id: its text is no longer its own.
       if (old && !old.is_dir && summary.isDir) store.deleteDoc(old.id);
       after = contribution(store.entry(root.id, target));
@@ -226,8 +255,8 @@ export class Maintenance {
     // The walk wrote the figures of what it read over the old rows: the difference is new - old.
     store.propagate(root.id, target, difference(after, old ? contribution(old) : contribution(undefined)), Date.now());
     if (summary.isDir || old?.is_dir) store.settleComplete(root.id, target);
-    if (summary.isDir && summary.ms >= fsCfg.subtreeSlowLogMs) {
-      this.ix.log.info('a folder-size subtree scan was slow', {
+    if (summary.isDir && summary.ms >= cfg.subtreeSlowLogMs) {
+      log.info('a folder-size subtree scan was slow', {
         root: root.path,
         path: target,
         ms: summary.ms,
@@ -241,14 +270,14 @@ export class Maintenance {
    * Lists one folder and reconciles its direct entries with the rows. Returns the subfolders
    * whose own modification time changed (their entries changed).
    */
-  async recheck(root: RootRow, rel: string): Promise<string[]> {
-    const store = this.ix.store;
+  async function recheck(root: RootRow, rel: string): Promise<string[]> {
+    const store = ix.store;
     const row = store.entry(root.id, rel);
     if (!row || !row.is_dir) return [];
-    const listing = await this.ix.client.list(root.path, rel, this.ix.excludes());
-    if (this.ix.stopped) return [];
+    const listing = await ix.list(root, rel);
+    if (ix.stopped) return [];
     if (!listing.ok) {
-      if (listing.gone && rel !== '') await this.forget(root, rel);
+      if (listing.gone && rel !== '') await forget(root, rel);
       return [];
     }
     const known = new Map<string, EntryRow>(store.children(root.id, rel).map((r) => [r.name, r]));
@@ -262,58 +291,56 @@ export class Maintenance {
         stale.push(childRel);
       else if (e.isDir && (k.mtime !== e.mtime || k.complete === 0)) changedDirs.push(childRel);
     }
-    for (const gone of known.values()) await this.forget(root, joinRel(rel, gone.name));
+    for (const gone of known.values()) await forget(root, joinRel(rel, gone.name));
     if (stale.length > MANY && rel !== '') {
-      await this.refresh(root, rel);
+      await refresh(root, rel);
       return [];
     }
-    for (const s of stale) await this.refresh(root, s);
+    for (const s of stale) await refresh(root, s);
     store.markChecked(root.id, rel, listing.mtime, Date.now());
     return changedDirs;
   }
 
-  private scheduleSweep(): void {
-    if (this.ix.stopped) return;
-    this.sweepTimer = setTimeout(() => {
-      void this.sweep();
-    }, this.interval);
-    this.sweepTimer.unref();
+  function scheduleSweep(): void {
+    if (ix.stopped) return;
+    sweepTimer = setTimeout(() => {
+      void sweep();
+    }, interval);
+    sweepTimer.unref();
   }
 
-  /** One slice of the paced sweep: the folders checked longest ago, a page at a time. */
-  async sweep(): Promise<number> {
-    const cfg = this.ix.config.folderSize;
+  async function sweep(): Promise<number> {
     const started = Date.now();
     const limit = cfg.reconcileMaxDirectories || Number.MAX_SAFE_INTEGER;
     let done = 0;
     let changes = 0;
     try {
-      while (done < limit && !this.ix.stopped && this.ix.enabled) {
-        const page = this.ix.store.dueFolders(Math.min(cfg.reconcileBatch, limit - done), started);
+      while (done < limit && !ix.stopped && ix.enabled) {
+        const page = ix.store.dueFolders(Math.min(cfg.reconcileBatch, limit - done), started);
         if (!page.length) break;
         for (const paged of page) {
-          const root = this.ix.store.roots().find((r) => r.id === paged.root_id);
+          const root = ix.store.roots().find((r) => r.id === paged.root_id);
           if (!root) continue;
-          const rel = this.ix.store.relOf(paged);
+          const rel = ix.store.relOf(paged);
           // The row as it is now, not as the page read it: refreshing the deepest incomplete
           // folder earlier in this page settles its ancestors (final again, or removed with it),
           // and an ancestor still taken as incomplete here was dropped and walked again whole —
           // up to the volume's root, each time an unreadable part was removed.
-          const f = this.ix.store.entry(root.id, rel);
+          const f = ix.store.entry(root.id, rel);
           if (!f) continue;
           if (f.complete === 0) {
             // Only the deepest incomplete folders are read again: an ancestor is incomplete
             // because of them (store.settleComplete), and reading it again would walk its whole
             // subtree (a whole volume) each time.
-            if (!this.ix.store.hasIncompleteSubfolder(root.id, rel)) {
+            if (!ix.store.hasIncompleteSubfolder(root.id, rel)) {
               changes++;
-              await this.ix.serial(() => this.refresh(root, rel));
+              await ix.serial(() => refresh(root, rel));
             }
-            this.ix.store.markChecked(root.id, rel, f.mtime, Date.now());
+            ix.store.markChecked(root.id, rel, f.mtime, Date.now());
           } else {
-            const before = this.ix.store.entry(root.id, rel);
-            const changed = await this.ix.serial(() => this.recheck(root, rel));
-            const after = this.ix.store.entry(root.id, rel);
+            const before = ix.store.entry(root.id, rel);
+            const changed = await ix.serial(() => recheck(root, rel));
+            const after = ix.store.entry(root.id, rel);
             if (
               changed.length ||
               before?.total_size !== after?.total_size ||
@@ -321,29 +348,57 @@ export class Maintenance {
             )
               changes++;
             if (after && after.checked_at === before?.checked_at)
-              this.ix.store.markChecked(root.id, rel, after.mtime, Date.now());
+              ix.store.markChecked(root.id, rel, after.mtime, Date.now());
           }
           done++;
           // One folder at a time, each after the requests waiting (bounded: the sweep still ends).
-          await this.ix.load.turn();
+          await ix.turn();
         }
         if (cfg.reconcilePauseMs > 0) await new Promise((r) => setTimeout(r, cfg.reconcilePauseMs));
       }
     } catch (err) {
-      if (!this.ix.stopped) this.ix.log.warn('the folder-size sweep failed', { err });
+      if (!ix.stopped) log.warn('the folder-size sweep failed', { err });
     }
-    this.interval = nextSweepInterval(this.interval, changes, cfg);
-    this.scheduleSweep();
+    interval = nextSweepInterval(interval, changes, cfg);
+    scheduleSweep();
     return changes;
   }
 
-  get sweepInterval(): number {
-    return this.interval;
-  }
+  return {
+    /** Subscribed whether or not anything is indexed now: folder sizes can be switched on at run time. */
+    start(changes) {
+      const fromChanges = changes.subscribe((c) => {
+        // Nothing kept now: a switch on walks every root afresh anyway.
+        if (!ix.enabled) return;
+        queue.push(c);
+        schedule();
+      });
+      const fromReady = ix.onRootReady(() => release());
+      unsubscribe = () => {
+        fromChanges();
+        fromReady();
+      };
+      scheduleSweep();
+    },
 
-  stop(): void {
-    this.unsubscribe();
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    if (this.sweepTimer) clearTimeout(this.sweepTimer);
-  }
+    noteViewed(realPath) {
+      if (!ix.enabled || ix.stopped) return;
+      const last = viewed.get(realPath) ?? 0;
+      if (Date.now() - last < VIEW_INTERVAL_MS) return;
+      viewed.set(realPath, Date.now());
+      if (viewed.size > 10_000) viewed.clear();
+      viewQueue.add(realPath);
+      schedule();
+    },
+
+    flush,
+    sweep,
+    sweepInterval: () => interval,
+
+    stop() {
+      unsubscribe();
+      if (flushTimer) clearTimeout(flushTimer);
+      if (sweepTimer) clearTimeout(sweepTimer);
+    },
+  };
 }
