@@ -9,6 +9,10 @@ import type { PathResolver } from '../../src/files/paths.ts';
 import { createPathResolver } from '../../src/files/resolver.ts';
 import type { PersonalFolders } from '../../src/files/personal.ts';
 import { createOwnFolders, type OwnFolders } from '../../src/files/own.ts';
+import type { WorkJournal } from '../../src/files/journal.ts';
+import { createChangeSink } from '../../src/changes.ts';
+import { createVersions, type VersionService } from '../../src/versions/service.ts';
+import { createVersionStore } from '../../src/versions/store.ts';
 
 const src = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'src');
 
@@ -37,4 +41,16 @@ export function unitVolume(prefix: string): UnitVolume {
     privateDirs: [path.join(root, 'config')],
   });
   return { root, files, db, resolver, own: createOwnFolders({ dataDir: path.join(root, 'config') }) };
+}
+
+/** The version keeper over a unit volume, writing its temporaries on `journal`. */
+export function unitVersions(v: UnitVolume, journal: WorkJournal): VersionService {
+  return createVersions({
+    store: createVersionStore(v.db),
+    resolver: v.resolver,
+    roots: () => [v.files],
+    changes: createChangeSink(),
+    journal,
+    own: v.own,
+  });
 }

@@ -12,27 +12,19 @@ import { createChangeSink } from '../../src/changes.ts';
 import { AppError } from '../../src/core/errors.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import type { Caller } from '../../src/core/caller.ts';
-import { createVersions } from '../../src/versions/service.ts';
-import { createVersionStore } from '../../src/versions/store.ts';
 import { journalled, recordingJournal } from '../support/journal.ts';
 import { createOfficeEditorPlugin } from '../../src/plugins/officeeditor/index.ts';
 import { createLockStore } from '../../src/plugins/officeeditor/locks-store.ts';
 import { createItemLocks, type LockProbe } from '../../src/files/locks.ts';
-import { unitVolume } from '../support/unit-volume.ts';
+import { unitVersions, unitVolume } from '../support/unit-volume.ts';
 
 const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
 const SECRET = 'onlyoffice-test-secret-0123456789';
 const key = new TextEncoder().encode(SECRET);
-const { root, files, db, resolver, own } = unitVolume('burrow-oo-');
+const volume = unitVolume('burrow-oo-');
+const { root, files, db, resolver, own } = volume;
 const journal = recordingJournal();
-const versions = createVersions({
-  store: createVersionStore(db),
-  resolver,
-  roots: () => [files],
-  changes: createChangeSink(),
-  journal,
-  own,
-});
+const versions = unitVersions(volume, journal);
 
 /** Another account's exclusive WebDAV locks, by the locked file's place. */
 const davLocked = new Map<string, string>();

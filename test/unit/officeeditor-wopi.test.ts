@@ -13,8 +13,6 @@ import { createChangeSink } from '../../src/changes.ts';
 import { AppError, errorEnvelope } from '../../src/core/errors.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import type { Caller } from '../../src/core/caller.ts';
-import { createVersions } from '../../src/versions/service.ts';
-import { createVersionStore } from '../../src/versions/store.ts';
 import { journalled, recordingJournal } from '../support/journal.ts';
 import { createOfficeEditorPlugin, type OfficeEditorPlugin } from '../../src/plugins/officeeditor/index.ts';
 import { createLockStore, LOCK_TTL_MS, officeLockProbe } from '../../src/plugins/officeeditor/locks-store.ts';
@@ -22,23 +20,17 @@ import { createItemLocks, type LockProbe } from '../../src/files/locks.ts';
 import { decodeUtf7, encodeUtf7 } from '../../src/plugins/officeeditor/tokens.ts';
 import { fillUrlsrc, parseDiscovery } from '../../src/plugins/officeeditor/discovery.ts';
 import type { WopiAnswer } from '../../src/plugins/officeeditor/wopi.ts';
-import { unitVolume } from '../support/unit-volume.ts';
+import { unitVersions, unitVolume } from '../support/unit-volume.ts';
 import { waitFor } from '../support/wait.ts';
 
 const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
 const SECRET = 'office-test-secret-0123456789abcdef';
 const src = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'src');
 
-const { root, files, db, resolver, own } = unitVolume('burrow-wopi-');
+const volume = unitVolume('burrow-wopi-');
+const { root, files, db, resolver, own } = volume;
 const journal = recordingJournal();
-const versions = createVersions({
-  store: createVersionStore(db),
-  resolver,
-  roots: () => [files],
-  changes: createChangeSink(),
-  journal,
-  own,
-});
+const versions = unitVersions(volume, journal);
 const changes = createChangeSink();
 const callerFor = (id: string) => (id === alice.userId ? alice : null);
 const officeLocks = createLockStore(db);

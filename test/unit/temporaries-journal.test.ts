@@ -14,29 +14,22 @@ import { createEditor } from '../../src/editor/service.ts';
 import { withDirIn } from '../../src/files/confined.ts';
 import { createItemLocks } from '../../src/files/locks.ts';
 import { withTemporary } from '../../src/files/journal.ts';
-import { createVersions, type VersionService } from '../../src/versions/service.ts';
-import { createVersionStore } from '../../src/versions/store.ts';
+import type { VersionService } from '../../src/versions/service.ts';
 import type { DavContext } from '../../src/webdav/resources.ts';
 import { createDavStore } from '../../src/webdav/store.ts';
 import { copyOrMove } from '../../src/webdav/tree.ts';
 import { journalled, recordingJournal } from '../support/journal.ts';
-import { unitVolume } from '../support/unit-volume.ts';
+import { unitVersions, unitVolume } from '../support/unit-volume.ts';
 
 const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
-const { root, files, db, resolver, own } = unitVolume('burrow-journal-');
+const volume = unitVolume('burrow-journal-');
+const { root, files, db, resolver, own } = volume;
 const temporaries = () => fs.readdirSync(files).filter((n) => n.startsWith('.burrow-tmp-'));
 
 /** The journal and the versions, with what the journal held (and what existed) each time a version was kept. */
 function setup(keepFails = false) {
   const journal = recordingJournal();
-  const versions = createVersions({
-    store: createVersionStore(db),
-    resolver,
-    roots: () => [files],
-    changes: createChangeSink(),
-    journal,
-    own,
-  });
+  const versions = unitVersions(volume, journal);
   const atKeep: { open: string[]; existing: string[] }[] = [];
   // The version is kept while the new content waits under its temporary name: the moment a
   // crash would leave it behind.
