@@ -89,9 +89,15 @@ export function LinkPreview({
   const canEdit = info.allow.edit && isEditable(item.kind) && item.kind !== 'svg';
 
   // The lightbox's keys: Escape closes, arrows step (not while typing, a dialog or the editor is open).
+  // The listener reads the handlers of the latest render: a key pressed right after a step, before
+  // an effect could register a new listener, must step from where the lightbox is now, not from where
+  // the previous render was (it went back two photos, or to the last one).
+  const handlers = useRef({ onClose, onStep });
+  handlers.current = { onClose, onStep };
   useEffect(() => {
     if (inline || editing) return;
     const onKey = (e: KeyboardEvent) => {
+      const { onClose, onStep } = handlers.current;
       if (document.querySelector('dialog[open]')) return;
       const t = e.target as HTMLElement;
       if (e.key === 'Escape') {
@@ -110,7 +116,7 @@ export function LinkPreview({
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [inline, editing, onClose, onStep]);
+  }, [inline, editing]);
 
   let body;
   if (!info.allow.download)
