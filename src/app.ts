@@ -10,6 +10,7 @@ import { acquireInstanceLock, loadOrCreateSecret, type InstanceLock } from './db
 import { loadMigrations, runMigrations } from './db/migrations.ts';
 import { createChangeSink } from './changes.ts';
 import { parseTrustProxy } from './http/address.ts';
+import { sameOriginUpgrade } from './http/origin.ts';
 import { createLogger, type Logger } from './core/log.ts';
 import { RequestLoad } from './core/load.ts';
 import type { RouteDef } from './http/route.ts';
@@ -92,6 +93,7 @@ import { folderSizeRoutes } from './foldersize/routes.ts';
 import { createSearch } from './search/service.ts';
 import { searchRoutes } from './search/routes.ts';
 import { createTerminalCapability } from './terminal/capability.ts';
+import { createLiveCapability } from './live/capability.ts';
 import { createPermissionsCapability } from './permissions/capability.ts';
 import { createNativeAddons, type NativeAddons } from './native.ts';
 import type { Caller } from './core/caller.ts';
@@ -420,6 +422,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     activity,
     log,
   });
+  // Live folders: the pages that show a folder hear its changes (Burrow's writes and the disk's).
+  const live = createLiveCapability({
+    resolver,
+    changes,
+    showHidden,
+    fromSession: (req) => authenticator.fromSession(req) ?? authenticator.anonymousCaller(),
+    current: (c) =>
+      c.via === 'anonymous' ? c : c.sessionId && sessions.active(c.sessionId) ? callerFor(c.userId) : null,
+    sameOrigin: (req) => sameOriginUpgrade(req, { trustProxy, publicUrl: config.server.publicUrl }),
+    log,
+  });
   // Office editing: the plugin imported above when configured, or its features saying off.
   const officeEditor = officePlugin
     ? officePlugin.module.createOfficeEditorCapability({
@@ -505,6 +518,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     createFolderPrefsCapability({ db, resolver }),
     volumes,
     terminal,
+    live,
     // Permissions: mode, owner and group of files inside volumes (administrators).
     createPermissionsCapability({ resolver }),
     officeEditor,
@@ -532,7 +546,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     jsonBodyLimit: config.limits.jsonBodyLimit,
     fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir, officeOrigins(office)),
     rawMounts: webdav.mount ? [webdav.mount] : [],
-    upgrades: [terminal.upgrade],
+    upgrades: [terminal.upgrade, live.upgrade],
     load,
     // Which reading of a raw `+` a path in a query means: the one that names something (http/query.ts).
     queryPaths: async (kind, p, { caller, req, params }) => {
@@ -570,6 +584,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         idle.stop();
         // Upgraded sockets are not the HTTP server's to close: end the terminals first.
         await terminal.stop?.();
+        await live.stop?.();
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {
             server.closeAllConnections();

@@ -13,6 +13,7 @@ import { checkInChild } from '../native.ts';
 import { VERSION } from '../version.ts';
 import { readDatabaseRelease } from '../db/release.ts';
 import { probeInstanceLock } from '../db/instance-lock.ts';
+import { isNetworkFs, mountOf, readMounts } from '../indexer/mounts.ts';
 
 export type Status = 'ok' | 'warn' | 'fail';
 export interface Check {
@@ -151,6 +152,20 @@ function portFree(host: string, port: number): Promise<string | null> {
   });
 }
 
+/** What a volume on a network mount loses: live folders hear only Burrow's own writes there. */
+function liveNote(dir: string): string {
+  let real = dir;
+  try {
+    real = fs.realpathSync(dir);
+  } catch {
+    /* judged by the name given */
+  }
+  const mount = mountOf(real, readMounts());
+  return mount && isNetworkFs(mount.fsType)
+    ? `; on a network mount (${mount.fsType}): folders on screen update live with Burrow's own changes, others' show up at the index's periodic rescan`
+    : '';
+}
+
 function volumeCheck(name: string, dir: string): Check {
   try {
     fs.readdirSync(dir);
@@ -159,12 +174,16 @@ function volumeCheck(name: string, dir: string): Check {
   }
   try {
     fs.accessSync(dir, fs.constants.W_OK);
-    return { name: `volume ${name}`, status: 'ok', detail: `${dir} readable and writable, ${freeSpace(dir)}` };
+    return {
+      name: `volume ${name}`,
+      status: 'ok',
+      detail: `${dir} readable and writable, ${freeSpace(dir)}${liveNote(dir)}`,
+    };
   } catch {
     return {
       name: `volume ${name}`,
       status: 'warn',
-      detail: `${dir} is read-only for this account: browsing works, changes are refused`,
+      detail: `${dir} is read-only for this account: browsing works, changes are refused${liveNote(dir)}`,
     };
   }
 }

@@ -149,3 +149,15 @@ export function assertSameOrigin(req: IncomingMessage, policy: OriginPolicy): vo
     'This change was sent from another site and was refused. Open Burrow at its own address; behind a proxy, set PUBLIC_URL to that address.',
   );
 }
+
+/**
+ * Whether a WebSocket upgrade may go on: a browser always names the page's Origin on one (and
+ * sends the cookies whatever the page), so a named Origin must be this server's own; a client
+ * that names none (a script) is not a page of another site.
+ */
+export function sameOriginUpgrade(req: IncomingMessage, policy: OriginPolicy): boolean {
+  const origin = firstValue(req.headers.origin);
+  if (origin === undefined) return true;
+  const own = originOf(origin);
+  return own !== null && ownOrigins(req, policy).includes(own);
+}

@@ -46,6 +46,16 @@ export const featureSections = z.object({
   terminal: z
     .object({ ...on, available: z.boolean(), reason: z.string().optional().describe('Why it cannot start now') })
     .optional(),
+  live: z
+    .object({
+      ...on,
+      socketPath: z
+        .string()
+        .describe(
+          'The WebSocket where a page hears the folders it shows change (watch / changes / reload, JSON frames)',
+        ),
+    })
+    .optional(),
   onlyoffice: editor,
   collabora: editor.describe('The WOPI editor (Collabora Online or any WOPI client)'),
   officeeditor: editor.describe('The same as `collabora`, under the name the spec gives it'),

@@ -20,6 +20,7 @@ import {
   listing,
   loadError,
   loading,
+  followFolder,
   openFolder,
   selectedItems,
   setViewPrefs,
@@ -191,6 +192,7 @@ function FilterBox({ path }: { path: string }) {
 export function FolderView({ path }: { path: string }) {
   useEffect(() => {
     void openFolder(path);
+    return followFolder(path);
   }, [path]);
   useEffect(() => {
     detailsItem.value = null;

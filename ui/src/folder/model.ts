@@ -7,6 +7,7 @@ import { isDir } from '../api/types.ts';
 import { preferences } from '../state/session.ts';
 import { askUntilFinal, collator } from '../util.ts';
 import type { FolderFigure } from './selection.ts';
+import { watchFolder } from '../live/live.ts';
 import { fetchViewPrefs, hasLocalViewPrefs, loadViewPrefs, saveViewPrefs } from './viewPrefs.ts';
 
 export type SortKey = 'name' | 'size' | 'modified' | 'kind';
@@ -125,6 +126,41 @@ export async function openFolder(path: string): Promise<void> {
 }
 
 export const reload = () => openFolder(folderPath.value);
+
+/**
+ * Keeps the open folder in step with what happens to it elsewhere (another tab, another
+ * person, a shell on the server): its listing is fetched again, in place, when the server says
+ * it changed, and after the live socket came back from an absence (nothing is replayed).
+ */
+export function followFolder(path: string): () => void {
+  let first = true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let sizesAgain: ReturnType<typeof setTimeout> | undefined;
+  const stop = watchFolder(path, (m) => {
+    if (m.type === 'pong') return;
+    if (m.type === 'watching' && first) {
+      first = false;
+      return;
+    }
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      if (path === folderPath.value) void openFolder(path);
+    }, 50);
+    // A sub-folder's recursive size is counted by the index a moment after the write: asked once more.
+    if (m.type === 'changes' && m.events.some((e) => e.type === 'size')) {
+      clearTimeout(sizesAgain);
+      sizesAgain = setTimeout(() => {
+        const l = listing.value;
+        if (l && path === folderPath.value) void loadFolderSizes(path, l.items);
+      }, 1500);
+    }
+  });
+  return () => {
+    clearTimeout(timer);
+    clearTimeout(sizesAgain);
+    stop();
+  };
+}
 
 /** Stops asking again about the last folder's sizes. */
 let stopSizes = () => {};
