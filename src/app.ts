@@ -25,6 +25,11 @@ import { callerOf } from './accounts/caller.ts';
 import { createActivity } from './activity/service.ts';
 import { createActivityStore } from './activity/store.ts';
 import { activityRoutes } from './activity/routes.ts';
+import { createNotifyStore } from './notify/store.ts';
+import { createOutbox } from './notify/outbox.ts';
+import { createNotify } from './notify/service.ts';
+import { notifyRoutes } from './notify/routes.ts';
+import { webhookDescription } from './notify/wire.ts';
 import { IdentityAuthenticator, SessionCookies } from './auth/authenticator.ts';
 import { AuthService } from './auth/service.ts';
 import { authRoutes } from './auth/routes.ts';
@@ -206,11 +211,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const users = new UsersStore(db);
   const sessions = new SessionStore(db, sessionSecret, config.auth.sessionMaxAgeDays);
   const limits = new RateLimiter(createRateLimitStore(db));
+  // Notifications' outbox: each event is written in its activity row's transaction.
+  const notifyStore = createNotifyStore(db);
+  const outbox = createOutbox(notifyStore);
   const activity = createActivity({
     store: createActivityStore(db),
     log,
     config: () => settings.activity(),
     usernameOf: (id) => users.get(id)?.username ?? null,
+    follower: outbox,
   });
   const callerFor = (userId: string): Caller | null => {
     const user = users.get(userId);
@@ -451,6 +460,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       })
     : officeEditorOff;
 
+  // Notifications: the sender over the outbox, deciding recipients with the resolver's access check.
+  const notify = createNotify({
+    store: notifyStore,
+    outbox,
+    box: SecretBox.fromConfigDir(config.storage.configDir, 'notify-key'),
+    resolver,
+    log,
+    callerFor,
+    accounts: () =>
+      users.list().map((u) => ({ id: u.id, username: u.username, isAdmin: callerOf(u, 'session').isAdmin })),
+  });
+
   // Every route group, each folder's rows over its services (as PocketBase's apis/base.go binds
   // its groups), and the background work each starts once the server listens (in this order).
   const capabilities: Capability[] = [
@@ -459,6 +480,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     { routes: tokenRoutes({ tokens }) },
     { routes: usersRoutes(usersAdmin) },
     { routes: activityRoutes(activity, trustProxy) },
+    { routes: notifyRoutes(notify), start: notify.start, stop: notify.stop },
     { routes: settingsRoutes({ settings, panel, logos }) },
     // Sign-in beyond the password: the second factor, passkeys, the identity provider (and its app bridge).
     createTwoFactorCapability({ twoFactor, auth, authenticator, cookies }),
@@ -531,6 +553,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       features: () => Object.assign({}, ...capabilities.map((c) => c.features?.() ?? {})),
       network: (req) => networkSection(req, { publicUrl: config.server.publicUrl, address: () => server.address() }),
       version: VERSION,
+      webhooks: webhookDescription,
     }),
     ...capabilities.flatMap((c) => c.routes),
   ];

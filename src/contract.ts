@@ -27,6 +27,7 @@ import type { fileRoutes } from './files/routes.ts';
 import type { folderPrefRoutes } from './folderprefs/routes.ts';
 import type { folderSizeRoutes } from './foldersize/routes.ts';
 import type { indexRoutes } from './indexer/routes.ts';
+import type { notifyRoutes } from './notify/routes.ts';
 import type { oidcRoutes } from './oidc/routes.ts';
 import type { passkeyRoutes } from './passkeys/routes.ts';
 import type { permissionRoutes } from './permissions/capability.ts';
@@ -56,6 +57,7 @@ export type ApiRoutes =
   | RowsOf<typeof tokenRoutes>
   | RowsOf<typeof usersRoutes>
   | RowsOf<typeof activityRoutes>
+  | RowsOf<typeof notifyRoutes>
   | RowsOf<typeof settingsRoutes>
   | RowsOf<typeof twoFactorRoutes>
   | RowsOf<typeof passkeyRoutes>

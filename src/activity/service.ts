@@ -88,11 +88,32 @@ export interface ActivityDeps {
   config: () => ActivityConfig;
   /** Names of accounts, for rows that give only the id. */
   usernameOf?: (id: string) => string | null;
+  /**
+   * What follows from a row (the notification outbox): written in the row's transaction, and
+   * whether or not the log itself is on.
+   */
+  follower?: ActivityFollower;
+}
+
+export interface ActivityFollower {
+  wants(action: string): boolean;
+  record(
+    row: {
+      action: string;
+      outcome: string;
+      userId: string | null;
+      username: string | null;
+      ip: string | null;
+      detail: string | null;
+    },
+    activityId: number | null,
+    at: string,
+  ): void;
 }
 
 export type ActivityService = ReturnType<typeof createActivity>;
 
-export function createActivity({ store, log, config, usernameOf = () => null }: ActivityDeps) {
+export function createActivity({ store, log, config, usernameOf = () => null, follower }: ActivityDeps) {
   const extraActions = new Set<string>();
 
   const isEnabled = (): boolean => {
@@ -105,16 +126,13 @@ export function createActivity({ store, log, config, usernameOf = () => null }: 
 
   function record(event: ActivityEvent): void {
     try {
-      if (!isEnabled()) return;
+      const enabled = isEnabled();
+      const follows = follower?.wants(event.action) ?? false;
+      if (!enabled && !follows) return;
       if (!(ACTIONS as readonly string[]).includes(event.action)) extraActions.add(event.action);
       const username = event.username ?? (event.userId ? usernameOf(event.userId) : null);
-      const detail =
-        event.detail == null
-          ? null
-          : typeof event.detail === 'string'
-            ? JSON.stringify(event.detail)
-            : JSON.stringify(event.detail);
-      store.insert({
+      const detail = event.detail == null ? null : JSON.stringify(event.detail);
+      const row = {
         at: new Date().toISOString(),
         action: event.action,
         outcome: event.outcome,
@@ -122,6 +140,15 @@ export function createActivity({ store, log, config, usernameOf = () => null }: 
         username,
         ip: event.ip ?? null,
         detail,
+      };
+      store.atomically(() => {
+        const id = enabled ? store.insert(row) : null;
+        if (follows)
+          follower!.record(
+            { action: row.action, outcome: row.outcome, userId: row.user_id, username, ip: row.ip, detail },
+            id,
+            row.at,
+          );
       });
     } catch (err) {
       log.warn('could not write an activity row', { action: event.action, err });

@@ -25,7 +25,10 @@ export interface ActivityFilter {
 }
 
 export interface ActivityStore {
-  insert(row: Omit<ActivityDbRow, 'id'>): void;
+  /** Writes a row and answers its id. */
+  insert(row: Omit<ActivityDbRow, 'id'>): number;
+  /** Runs `fn` in one transaction (a row and what follows from it are written together). */
+  atomically<T>(fn: () => T): T;
   /** Claims `key` unless it was claimed after `since`; true when this call claimed it. */
   claim(key: string, now: number, since: number): boolean;
   /** Newest first, at most `limit` rows. */
@@ -39,16 +42,12 @@ export interface ActivityStore {
 export function createActivityStore(db: Database): ActivityStore {
   return {
     insert(r) {
-      db.run('INSERT INTO activity (at, action, outcome, user_id, username, ip, detail) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-        r.at,
-        r.action,
-        r.outcome,
-        r.user_id,
-        r.username,
-        r.ip,
-        r.detail,
-      ]);
+      return db.run(
+        'INSERT INTO activity (at, action, outcome, user_id, username, ip, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [r.at, r.action, r.outcome, r.user_id, r.username, r.ip, r.detail],
+      ).lastInsertRowid;
     },
+    atomically: (fn) => db.transaction(fn),
     claim: (key, now, since) =>
       db.run(
         'INSERT INTO activity_throttle (key, logged_at) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET logged_at = ?2 WHERE logged_at <= ?3',

@@ -13,6 +13,8 @@ export interface SystemDeps {
   /** The `network` section for this request (network.ts). */
   network: (req: IncomingMessage) => NetworkSection;
   version: string;
+  /** The `webhooks` section: what this server POSTs to other programs (OpenAPI 3.1). */
+  webhooks?: () => Record<string, unknown>;
 }
 
 export function systemRoutes(deps: SystemDeps) {
@@ -43,7 +45,12 @@ export function systemRoutes(deps: SystemDeps) {
       tags: ['System'],
       summary: 'The OpenAPI 3.1 description of this running release.',
       responses: { 200: { description: 'OpenAPI document', schema: openApiDocument } },
-      handler: () => (description ??= { ...buildOpenApi(deps.routes()), 'x-release': deps.version }),
+      handler: () =>
+        (description ??= {
+          ...buildOpenApi(deps.routes()),
+          ...(deps.webhooks ? { webhooks: deps.webhooks() } : {}),
+          'x-release': deps.version,
+        }),
     }),
     route({
       method: 'GET',

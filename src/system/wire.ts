@@ -72,6 +72,8 @@ export const openApiDocument = z.object({
   info: z.record(z.string(), z.unknown()),
   paths: z.record(z.string(), z.record(z.string(), z.unknown())),
   components: z.record(z.string(), z.unknown()),
+  /** What this server sends to other programs (notification webhooks). */
+  webhooks: z.record(z.string(), z.unknown()).optional(),
   /** The running release (`burrow --version`, /api/features `version`); info.version stays `unversioned` as the spec says. */
   'x-release': z.string(),
 });

@@ -4,7 +4,6 @@
 // temporary is left or visible.
 // The second filesystem is a tmpfs the test mounts (CI runs as root). The server is the one
 // the run is about: from source, or the executable (BURROW_TEST_SERVER=executable).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -17,48 +16,12 @@ import { yazlZip } from '../support/archives.ts';
 import { Client } from '../support/client.ts';
 import { mountTmpfs } from '../support/mount.ts';
 import { serveDiscovery } from '../support/office.ts';
-import { makeDirs, removeDirs, serverCommand, serverEnv } from '../support/server.ts';
+import { kill, startChild } from '../support/child.ts';
+import { makeDirs, removeDirs, serverEnv } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
 const FILES = 400;
 const SIZE = 256 * 1024;
-
-/** The server from its "listening" line: logged after every capability started, so after the recovery. */
-function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const command = serverCommand();
-    const child = spawn(command.file, command.args, {
-      env: { ...command.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    // A deadline, not a pause: the listening line is waited for as it comes.
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 20_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /"port":(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: `http://127.0.0.1:${m[1]}` });
-      }
-    });
-    child.stderr!.on('data', (d) => {
-      out += d;
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited ${code}: ${out}`));
-    });
-  });
-}
-
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 function makeTree(dir: string): Map<string, string> {
   const hashes = new Map<string, string>();

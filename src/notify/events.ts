@@ -1,0 +1,113 @@
+// What an activity row means as a notification: its kind, who may receive it, the paths it is
+// about, and the words a person reads. Pure functions over the row; the service decides who
+// actually receives it (their choices, and the access check on every path).
+import type { EventKind } from './wire.ts';
+
+/** The activity actions about files in a folder, by the kind of event they are. */
+const FOLDER_ACTIONS: Record<string, EventKind> = {
+  'files.upload': 'folder.uploaded',
+  'dav.put': 'folder.uploaded',
+  'files.create-folder': 'folder.changed',
+  'files.create-file': 'folder.changed',
+  'files.rename': 'folder.changed',
+  'files.move': 'folder.changed',
+  'files.copy': 'folder.changed',
+  'editor.save': 'folder.changed',
+  'office.save': 'folder.changed',
+  'archive.extract': 'folder.changed',
+  'archive.compress': 'folder.changed',
+  'trash.restore': 'folder.changed',
+  'dav.mkcol': 'folder.changed',
+  'dav.copy': 'folder.changed',
+  'dav.move': 'folder.changed',
+  'files.delete': 'folder.deleted',
+  'dav.delete': 'folder.deleted',
+};
+
+export interface ActivityFacts {
+  action: string;
+  outcome: string;
+  userId: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+/** The kind of notification an activity row is, or null when it is none. */
+export function kindOf(row: ActivityFacts): EventKind | null {
+  if (row.action === 'share.file-request.received') return 'files.arrived';
+  if (row.action === 'auth.lockout') return 'signin.lockout';
+  if (row.action === 'auth.login' && row.outcome === 'failure' && row.detail?.reason === 'wrong-totp-code')
+    return 'signin.second-factor-failed';
+  if (row.action === 'auth.login' && row.outcome === 'success') return 'signin.new-address';
+  if (row.outcome !== 'success') return null;
+  return FOLDER_ACTIONS[row.action] ?? null;
+}
+
+/** Could this action ever become a notification (decided before the row is written)? */
+export function mayNotify(action: string): boolean {
+  return (
+    action in FOLDER_ACTIONS ||
+    action === 'share.file-request.received' ||
+    action === 'auth.lockout' ||
+    action === 'auth.login'
+  );
+}
+
+export const isFolderKind = (kind: EventKind): boolean => kind.startsWith('folder.');
+
+/** The paths a folder event names, as the actor sees them (WebDAV's rows carry the URL path). */
+export function pathsOf(detail: Record<string, unknown> | null): string[] {
+  if (!detail) return [];
+  const out: string[] = [];
+  const add = (v: unknown) => {
+    if (typeof v !== 'string' || !v) return;
+    const p = v.startsWith('/dav/') ? v.slice('/dav/'.length) : v;
+    out.push(p.replace(/^\/+|\/+$/g, ''));
+  };
+  if (Array.isArray(detail.paths)) for (const p of detail.paths) add(p);
+  add(detail.path);
+  add(detail.to);
+  return [...new Set(out)].filter(Boolean);
+}
+
+const VERBS: Record<string, string> = {
+  'folder.uploaded': 'added',
+  'folder.changed': 'changed',
+  'folder.deleted': 'deleted',
+};
+
+const lastName = (p: string) => p.split('/').pop() ?? p;
+
+/** The title and the sentence a person reads. */
+export function wordsFor(
+  kind: EventKind,
+  facts: { actor: string | null; paths: string[]; count: number; detail: Record<string, unknown> | null },
+): { title: string; text: string } {
+  const who = facts.actor ?? 'Someone';
+  const d = facts.detail ?? {};
+  switch (kind) {
+    case 'files.arrived': {
+      const name = typeof d.name === 'string' ? d.name : 'A file';
+      const label = typeof d.label === 'string' && d.label ? ` “${d.label}”` : '';
+      return { title: 'Files arrived', text: `${name} arrived through your file request${label}.` };
+    }
+    case 'signin.new-address':
+      return { title: 'Sign-in from a new address', text: `${who} signed in from an address not seen before.` };
+    case 'signin.lockout':
+      return { title: 'Account locked', text: `${who} was locked after too many failed sign-ins.` };
+    case 'signin.second-factor-failed':
+      return {
+        title: 'A second-factor code was refused',
+        text: `Someone gave the right password for ${who} but a wrong code.`,
+      };
+    case 'test':
+      return { title: 'Test notification', text: 'Burrow can reach this destination.' };
+    default: {
+      const first = facts.paths[0] ?? '';
+      const more = facts.count > 1 ? ` and ${facts.count - 1} more` : '';
+      return {
+        title: `${lastName(first) || 'Files'} ${VERBS[kind] ?? 'changed'}`,
+        text: `${who} ${VERBS[kind] ?? 'changed'} ${first}${more}.`,
+      };
+    }
+  }
+}

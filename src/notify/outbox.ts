@@ -1,0 +1,77 @@
+// The outbox's writing side: the activity log hands each row here inside the transaction that
+// writes the row, so an event exists exactly when its row does (a crash keeps both or neither).
+// Built before the services that send (app.ts gives it to the activity log first); the sender
+// subscribes to `written` to start at once instead of at its next tick.
+import { randomBytes } from 'node:crypto';
+import { kindOf, mayNotify } from './events.ts';
+import type { NotifyStore } from './store.ts';
+
+export interface OutboxEvent {
+  action: string;
+  outcome: string;
+  userId: string | null;
+  username: string | null;
+  ip: string | null;
+  /** The activity row's detail as written (JSON), or null. */
+  detail: string | null;
+}
+
+export type Outbox = ReturnType<typeof createOutbox>;
+
+export const newEventId = (): string => `evt_${randomBytes(15).toString('base64url')}`;
+
+export function createOutbox(store: NotifyStore) {
+  const listeners = new Set<() => void>();
+  let woken = false;
+  const wake = () => {
+    if (woken) return;
+    woken = true;
+    // After the transaction that wrote the event has committed.
+    setImmediate(() => {
+      woken = false;
+      for (const fn of listeners) fn();
+    });
+  };
+  return {
+    /** Before anything is written: may this action become a notification? */
+    wants: (action: string): boolean => mayNotify(action),
+
+    /** Inside the activity row's transaction. */
+    record(event: OutboxEvent, activityId: number | null, at: string): void {
+      let detail: Record<string, unknown> | null = null;
+      try {
+        detail = event.detail ? (JSON.parse(event.detail) as Record<string, unknown>) : null;
+      } catch {
+        detail = null;
+      }
+      const kind = kindOf({ action: event.action, outcome: event.outcome, userId: event.userId, detail });
+      if (!kind) return;
+      if (kind === 'signin.new-address') {
+        // The first address an account is seen from is not news; a later new one is.
+        if (!event.userId || !event.ip) return;
+        const known = store.hasKnownAddress(event.userId);
+        if (!store.firstFromAddress(event.userId, event.ip, at) || !known) return;
+      }
+      store.addEvent({
+        id: newEventId(),
+        at,
+        action: event.action,
+        outcome: event.outcome,
+        user_id: event.userId,
+        username: event.username,
+        ip: event.ip,
+        detail: event.detail,
+        activity_id: activityId,
+      });
+      wake();
+    },
+
+    /** Test events and the like, written outside the activity log. */
+    written: wake,
+
+    subscribe(fn: () => void): () => void {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+  };
+}

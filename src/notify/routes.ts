@@ -1,0 +1,139 @@
+// Rows of the route table for notifications: the administrator's destinations and dead letters,
+// and each account's choices among the destinations.
+import { noContent, route } from '../http/route.ts';
+import type { NotifyService } from './service.ts';
+import {
+  addDestinationBody,
+  addedDestination,
+  choosableList,
+  deliveriesQuery,
+  deliveryList,
+  deliveryParams,
+  destinationList,
+  destinationParams,
+  oneDelivery,
+  oneDestination,
+  prefs,
+  prefsAnswer,
+  updateDestinationBody,
+} from './wire.ts';
+
+export function notifyRoutes(notify: NotifyService) {
+  const tags = ['Notifications'];
+  return [
+    route({
+      method: 'GET',
+      path: '/api/admin/notify/destinations',
+      access: 'admin',
+      tags,
+      summary: 'Every destination (webhooks, ntfy topics) with its address; secrets are never shown',
+      responses: { 200: { description: 'The destinations', schema: destinationList } },
+      handler: () => notify.destinations(),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/admin/notify/destinations',
+      access: 'admin',
+      tags,
+      status: 201,
+      summary:
+        'Add a destination. A webhook gets a signing secret (Standard Webhooks, whsec_…) shown in this answer only; an ntfy topic may carry an access token (kept sealed)',
+      body: addDestinationBody,
+      responses: {
+        201: { description: 'The destination, and a webhook’s secret', schema: addedDestination },
+        400: 'Not an http(s) address, or a bad topic',
+      },
+      handler: ({ body }) => notify.addDestination(body),
+    }),
+    route({
+      method: 'PATCH',
+      path: '/api/admin/notify/destinations/:id',
+      access: 'admin',
+      tags,
+      summary: 'Rename, readdress, turn on or off a destination (an ntfy token replaced or dropped)',
+      params: destinationParams,
+      body: updateDestinationBody,
+      responses: { 200: { description: 'The destination', schema: oneDestination }, 404: 'No such destination' },
+      handler: ({ params, body }) => notify.updateDestination(params.id, body),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/admin/notify/destinations/:id',
+      access: 'admin',
+      tags,
+      summary: 'Remove a destination and what was still to be sent to it',
+      params: destinationParams,
+      responses: { 204: 'Removed', 404: 'No such destination' },
+      handler: ({ params }) => {
+        notify.removeDestination(params.id);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/admin/notify/destinations/:id/test',
+      access: 'admin',
+      tags,
+      status: 202,
+      summary: 'Send a test notification to this destination (through the outbox; its delivery tells how it went)',
+      params: destinationParams,
+      responses: { 202: { description: 'The delivery, pending', schema: oneDelivery }, 404: 'No such destination' },
+      handler: ({ caller, params }) => notify.sendTest(caller, params.id),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/admin/notify/deliveries',
+      access: 'admin',
+      tags,
+      summary: 'Deliveries by state, newest first: `dead` (the default) lists what could not be delivered',
+      query: deliveriesQuery,
+      responses: { 200: { description: 'The deliveries', schema: deliveryList } },
+      handler: ({ query }) => notify.deliveries(query.state),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/admin/notify/deliveries/:id/retry',
+      access: 'admin',
+      tags,
+      summary: 'Send an undelivered message again (same message id, so a receiver that had it drops it)',
+      params: deliveryParams,
+      responses: {
+        200: { description: 'The delivery, pending again', schema: oneDelivery },
+        404: 'No such delivery',
+        409: 'Not an undelivered message',
+      },
+      handler: ({ params }) => notify.sendAgain(params.id),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/notify/destinations',
+      access: 'account',
+      tags,
+      summary: 'The destinations this account may choose (names only)',
+      responses: { 200: { description: 'The destinations', schema: choosableList } },
+      handler: () => notify.choosable(),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/notify/prefs',
+      access: 'account',
+      tags,
+      summary: 'What this account is notified of, where, and which folders it watches',
+      responses: { 200: { description: 'The choices', schema: prefsAnswer } },
+      handler: ({ caller }) => notify.prefs(caller),
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/notify/prefs',
+      access: 'account',
+      tags,
+      summary: 'Replace this account’s choices (destinations among the enabled ones, folders it can see)',
+      body: prefs,
+      responses: {
+        200: { description: 'The choices as kept', schema: prefsAnswer },
+        404: 'A destination or folder that does not exist (or that this account may not see)',
+      },
+      handler: ({ caller, body }) => notify.putPrefs(caller, body),
+    }),
+  ];
+}

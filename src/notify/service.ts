@@ -1,0 +1,491 @@
+// Notifications: the administrator's destinations, each account's choices, and the sender that
+// turns outbox events into deliveries and delivers them — off the request path, at least once,
+// with the message id the receiver de-duplicates by, retried with backoff (and Retry-After),
+// dead-lettered for the administrator to send again. A slow or dead destination holds only its
+// own deliveries: each attempt has a deadline and each destination a few attempts in flight.
+// Who receives an event is decided when it is fanned out, by the access check of the day: a
+// folder event reaches an account only when that account can see the path itself.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Caller } from '../core/caller.ts';
+import { AppError } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
+import type { PathResolver } from '../files/paths.ts';
+import type { SecretBox } from '../twofactor/secret-box.ts';
+import { isFolderKind, kindOf, pathsOf, wordsFor } from './events.ts';
+import { newEventId, type Outbox } from './outbox.ts';
+import { attempt, newWebhookSecret, type Attempt } from './send.ts';
+import type { DeliveryRow, DestinationRow, EventRow, NewDelivery, NotifyStore } from './store.ts';
+import type { EventBody, EventKind, Prefs, WireDelivery, WireDestination } from './wire.ts';
+import type { z } from 'zod';
+import type { addDestinationBody, updateDestinationBody } from './wire.ts';
+
+export interface NotifyAccount {
+  id: string;
+  username: string;
+  isAdmin: boolean;
+}
+
+export interface NotifyDeps {
+  store: NotifyStore;
+  outbox: Outbox;
+  box: SecretBox;
+  resolver: PathResolver;
+  log: Logger;
+  /** The account as a caller (for the access check), or null when it is gone. */
+  callerFor: (userId: string) => Caller | null;
+  accounts: () => NotifyAccount[];
+  /** Tests and the environment: how long one attempt may take. */
+  attemptTimeoutMs?: number;
+}
+
+/** After the nth failed attempt, wait this long (then the last one again), up to MAX_ATTEMPTS. */
+const BACKOFF_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 3_600_000, 3_600_000];
+export const MAX_ATTEMPTS = 10;
+/** A Retry-After beyond this is capped (a receiver cannot park a message for days). */
+const MAX_RETRY_AFTER_MS = 6 * 3_600_000;
+const PER_DESTINATION = 2;
+const IN_FLIGHT = 16;
+const TICK_MS = 1_000;
+const KEEP_SENT_MS = 7 * 86_400_000;
+
+const EMPTY_PREFS: Prefs = { kinds: [], destinations: [], folders: [] };
+
+export type NotifyService = ReturnType<typeof createNotify>;
+
+export function createNotify(deps: NotifyDeps) {
+  const { store, box, resolver, log } = deps;
+  const timeoutMs = deps.attemptTimeoutMs ?? 15_000;
+  const secretContext = (id: string) => `notify-destination:${id}`;
+
+  // ── destinations (administrator) ───────────────────────────────────────────────────────────
+  const toWireDestination = (r: DestinationRow): WireDestination => ({
+    id: r.id,
+    kind: r.kind,
+    name: r.name,
+    url: r.url,
+    topic: r.topic,
+    enabled: r.enabled === 1,
+    hasSecret: r.secret_sealed !== null,
+    createdAt: r.created_at,
+  });
+  const mustDestination = (id: string): DestinationRow => {
+    const row = store.destination(id);
+    if (!row) throw new AppError('NOT_FOUND', 'No such destination.');
+    return row;
+  };
+
+  function addDestination(body: z.infer<typeof addDestinationBody>) {
+    const id = `dst_${randomBytes(12).toString('base64url')}`;
+    const secret = body.kind === 'webhook' ? newWebhookSecret() : (body.token ?? null);
+    store.addDestination({
+      id,
+      kind: body.kind,
+      name: body.name,
+      url: body.url,
+      topic: body.kind === 'ntfy' ? body.topic : null,
+      secret_sealed: secret === null ? null : box.seal(secret, secretContext(id)),
+      enabled: 1,
+      created_at: new Date().toISOString(),
+    });
+    return {
+      destination: toWireDestination(mustDestination(id)),
+      secret: body.kind === 'webhook' ? secret : null,
+    };
+  }
+
+  function updateDestination(id: string, change: z.infer<typeof updateDestinationBody>) {
+    const row = mustDestination(id);
+    if (change.topic !== undefined && row.kind !== 'ntfy')
+      throw new AppError('BAD_REQUEST', 'Only an ntfy destination has a topic.');
+    if (change.token !== undefined && row.kind !== 'ntfy')
+      throw new AppError(
+        'BAD_REQUEST',
+        'A webhook’s secret is made by Burrow; add the destination again for a new one.',
+      );
+    store.updateDestination(id, {
+      name: change.name ?? row.name,
+      url: change.url ?? row.url,
+      topic: change.topic ?? row.topic,
+      enabled: change.enabled ?? row.enabled === 1,
+    });
+    if (change.token !== undefined)
+      store.setDestinationSecret(id, change.token === null ? null : box.seal(change.token, secretContext(id)));
+    return { destination: toWireDestination(mustDestination(id)) };
+  }
+
+  // ── each account's choices ─────────────────────────────────────────────────────────────────
+  function prefsOf(userId: string): Prefs {
+    const text = store.prefs(userId);
+    if (!text) return EMPTY_PREFS;
+    try {
+      return { ...EMPTY_PREFS, ...(JSON.parse(text) as Partial<Prefs>) };
+    } catch {
+      return EMPTY_PREFS;
+    }
+  }
+
+  async function putPrefs(caller: Caller, next: Prefs): Promise<{ prefs: Prefs }> {
+    const enabled = new Set(
+      store
+        .destinations()
+        .filter((d) => d.enabled === 1)
+        .map((d) => d.id),
+    );
+    for (const id of next.destinations) if (!enabled.has(id)) throw new AppError('NOT_FOUND', 'No such destination.');
+    const folders: string[] = [];
+    for (const f of next.folders) {
+      // Only a folder the account can see may be watched (the same 404 as for one that is not there).
+      const r = await resolver.resolve(caller, f, { mustExist: true });
+      if (!r.isDirectory || !r.access.canRead) throw new AppError('NOT_FOUND', 'No such folder.');
+      if (!folders.includes(r.virtualPath)) folders.push(r.virtualPath);
+    }
+    const prefs: Prefs = { kinds: [...new Set(next.kinds)], destinations: [...new Set(next.destinations)], folders };
+    store.putPrefs(caller.userId, JSON.stringify(prefs));
+    return { prefs };
+  }
+
+  // ── fan-out: an event to the deliveries of the accounts that may and want to receive it ──────
+  const messageId = (eventId: string, destinationId: string, userId: string) =>
+    `msg_${createHash('sha256').update(`${eventId}\n${destinationId}\n${userId}`).digest('base64url').slice(0, 32)}`;
+
+  const watches = (folders: readonly string[], p: string) =>
+    folders.some((f) => f === '' || p === f || p.startsWith(f.endsWith('/') ? f : `${f}/`));
+
+  /** The event's paths as `recipient` sees them, those it may see only. */
+  async function visiblePaths(actor: Caller, recipient: Caller, paths: string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const p of paths) {
+      try {
+        const real = (await resolver.resolve(actor, p)).realPath;
+        if (!real) continue;
+        const mine = await resolver.toVirtual(recipient, real);
+        if (mine === null) continue;
+        // The folder holding it must be readable to the recipient (a deleted item has only its folder).
+        const parent = mine.includes('/') ? mine.slice(0, mine.lastIndexOf('/')) : mine;
+        const r = await resolver.resolve(recipient, parent);
+        if (r.exists && r.access.canRead) out.push(mine);
+      } catch {
+        /* not theirs to see */
+      }
+    }
+    return out;
+  }
+
+  async function recipientsOf(
+    event: EventRow,
+    kind: EventKind,
+    detail: Record<string, unknown> | null,
+  ): Promise<{ account: NotifyAccount; paths: string[] }[]> {
+    const accounts = deps.accounts();
+    const byId = new Map(accounts.map((a) => [a.id, a]));
+    if (!isFolderKind(kind)) {
+      const ids = new Set<string>();
+      if (event.user_id) ids.add(event.user_id);
+      if (kind === 'signin.lockout') for (const a of accounts) if (a.isAdmin) ids.add(a.id);
+      return [...ids].flatMap((id) => (byId.has(id) ? [{ account: byId.get(id)!, paths: [] }] : []));
+    }
+    // Folder events: the actor's own operations are not news to them; a link holder's are
+    // named by their share and reach its owner as files.arrived instead.
+    if (!event.user_id || event.user_id.startsWith('link:')) return [];
+    const actor = deps.callerFor(event.user_id);
+    if (!actor) return [];
+    const paths = pathsOf(detail);
+    const out: { account: NotifyAccount; paths: string[] }[] = [];
+    for (const a of accounts) {
+      if (a.id === event.user_id) continue;
+      const prefs = prefsOf(a.id);
+      if (!prefs.kinds.includes(kind) || prefs.destinations.length === 0 || prefs.folders.length === 0) continue;
+      const recipient = deps.callerFor(a.id);
+      if (!recipient) continue;
+      const seen = (await visiblePaths(actor, recipient, paths)).filter((p) => watches(prefs.folders, p));
+      if (seen.length) out.push({ account: a, paths: seen });
+    }
+    return out;
+  }
+
+  function bodyFor(
+    id: string,
+    event: Pick<EventRow, 'id' | 'at' | 'user_id' | 'username' | 'ip'>,
+    kind: EventKind,
+    recipient: NotifyAccount,
+    paths: string[],
+    detail: Record<string, unknown> | null,
+  ): EventBody {
+    const count = typeof detail?.count === 'number' ? detail.count : paths.length;
+    const actor = event.username ?? null;
+    return {
+      type: 'burrow.event',
+      version: 1,
+      id,
+      eventId: event.id,
+      kind,
+      time: event.at,
+      ...wordsFor(kind, { actor, paths, count, detail }),
+      actor: event.user_id || event.username ? { userId: event.user_id, username: event.username } : null,
+      recipient: { userId: recipient.id, username: recipient.username },
+      paths,
+      count,
+      address: kind.startsWith('signin.') ? event.ip : null,
+    };
+  }
+
+  async function fanOut(event: EventRow): Promise<void> {
+    let detail: Record<string, unknown> | null = null;
+    try {
+      detail = event.detail ? (JSON.parse(event.detail) as Record<string, unknown>) : null;
+    } catch {
+      /* a detail that is not JSON names no path */
+    }
+    const kind = kindOf({ action: event.action, outcome: event.outcome, userId: event.user_id, detail });
+    const deliveries: NewDelivery[] = [];
+    if (kind) {
+      const enabled = new Set(
+        store
+          .destinations()
+          .filter((d) => d.enabled === 1)
+          .map((d) => d.id),
+      );
+      for (const { account, paths } of await recipientsOf(event, kind, detail)) {
+        const prefs = prefsOf(account.id);
+        if (!prefs.kinds.includes(kind)) continue;
+        for (const destination of prefs.destinations) {
+          if (!enabled.has(destination)) continue;
+          const id = messageId(event.id, destination, account.id);
+          const body = bodyFor(id, event, kind, account, paths, detail);
+          deliveries.push({
+            id,
+            event_id: event.id,
+            destination_id: destination,
+            user_id: account.id,
+            kind,
+            payload: JSON.stringify(body),
+          });
+        }
+      }
+    }
+    store.fanOut(event.id, deliveries, Date.now(), new Date().toISOString());
+  }
+
+  // ── the sender ─────────────────────────────────────────────────────────────────────────────
+  const inFlight = new Set<string>();
+  const perDestination = new Map<string, number>();
+  let timer: NodeJS.Timeout | undefined;
+  let sweeper: NodeJS.Timeout | undefined;
+  let running = false;
+  let again = false;
+  let stopped = true;
+  let pumping: Promise<void> = Promise.resolve();
+  const sends = new Set<Promise<void>>();
+  let halt = new AbortController();
+
+  function targetOf(row: DestinationRow) {
+    let secret: string | null = null;
+    if (row.secret_sealed) secret = box.open(row.secret_sealed, secretContext(row.id));
+    return { kind: row.kind, url: row.url, topic: row.topic, secret };
+  }
+
+  function settle(d: DeliveryRow, result: Attempt): void {
+    const attempts = d.attempts + 1;
+    const now = Date.now();
+    if (result.ok) {
+      store.markSent(d.id, attempts, result.status, new Date(now).toISOString());
+      return;
+    }
+    if (result.permanent || attempts >= MAX_ATTEMPTS) {
+      store.markDead(d.id, attempts, result.status, result.error, new Date(now).toISOString());
+      log.warn('a notification could not be delivered', {
+        delivery: d.id,
+        destination: d.destination_id,
+        error: result.error,
+      });
+      return;
+    }
+    const backoff = BACKOFF_MS[Math.min(attempts - 1, BACKOFF_MS.length - 1)]!;
+    const wait =
+      result.retryAfterMs !== undefined ? Math.min(Math.max(result.retryAfterMs, 1_000), MAX_RETRY_AFTER_MS) : backoff;
+    store.markRetry(d.id, attempts, now + wait, result.status, result.error);
+  }
+
+  async function deliver(d: DeliveryRow, destination: DestinationRow): Promise<void> {
+    let result: Attempt;
+    try {
+      result = await attempt(targetOf(destination), JSON.parse(d.payload) as EventBody, timeoutMs, halt.signal);
+    } catch (err) {
+      result = { ok: false, status: null, error: (err as Error).message, permanent: false };
+    }
+    if (stopped && !result.ok) return; // the database may be closing: the next start tries again
+    settle(d, result);
+  }
+
+  async function pump(): Promise<void> {
+    for (let batch = store.newEvents(50); batch.length; batch = store.newEvents(50)) {
+      for (const event of batch) {
+        if (stopped) return;
+        try {
+          await fanOut(event);
+        } catch (err) {
+          log.warn('a notification event could not be fanned out', { event: event.id, err });
+          store.fanOut(event.id, [], Date.now(), new Date().toISOString());
+        }
+      }
+    }
+    const destinations = new Map(store.destinations().map((d) => [d.id, d]));
+    for (const d of store.due(Date.now(), 200)) {
+      if (stopped || inFlight.size >= IN_FLIGHT) break;
+      if (inFlight.has(d.id)) continue;
+      const destination = destinations.get(d.destination_id);
+      if (!destination || destination.enabled !== 1) continue;
+      const busy = perDestination.get(d.destination_id) ?? 0;
+      if (busy >= PER_DESTINATION) continue;
+      inFlight.add(d.id);
+      perDestination.set(d.destination_id, busy + 1);
+      const p = deliver(d, destination)
+        .catch((err) => log.warn('a notification attempt failed', { delivery: d.id, err }))
+        .finally(() => {
+          inFlight.delete(d.id);
+          perDestination.set(d.destination_id, (perDestination.get(d.destination_id) ?? 1) - 1);
+          sends.delete(p);
+          kick();
+        });
+      sends.add(p);
+    }
+  }
+
+  /** Runs the pump now, or once more after the run in progress. */
+  function kick(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    pumping = (async () => {
+      do {
+        again = false;
+        try {
+          await pump();
+        } catch (err) {
+          log.warn('the notification sender failed', { err });
+        }
+      } while (again && !stopped);
+      running = false;
+    })();
+  }
+
+  const unsubscribe = deps.outbox.subscribe(kick);
+
+  function toWireDelivery(d: DeliveryRow, names: Map<string, string>): WireDelivery {
+    let title = '';
+    try {
+      title = (JSON.parse(d.payload) as EventBody).title;
+    } catch {
+      /* shown without a title */
+    }
+    return {
+      id: d.id,
+      eventId: d.event_id,
+      destinationId: d.destination_id,
+      destinationName: names.get(d.destination_id) ?? null,
+      userId: d.user_id,
+      kind: d.kind,
+      title,
+      state: d.state,
+      attempts: d.attempts,
+      lastStatus: d.last_status,
+      lastError: d.last_error,
+      createdAt: d.created_at,
+      doneAt: d.done_at,
+    };
+  }
+  const destinationNames = () => new Map(store.destinations().map((d) => [d.id, d.name]));
+
+  return {
+    destinations: () => ({ destinations: store.destinations().map(toWireDestination) }),
+    addDestination,
+    updateDestination,
+    removeDestination(id: string): void {
+      if (!store.removeDestination(id)) throw new AppError('NOT_FOUND', 'No such destination.');
+    },
+    /** What an account may choose among: names only. */
+    choosable: () => ({
+      destinations: store
+        .destinations()
+        .filter((d) => d.enabled === 1)
+        .map((d) => ({ id: d.id, kind: d.kind, name: d.name })),
+    }),
+    prefs: (caller: Caller) => ({ prefs: prefsOf(caller.userId) }),
+    putPrefs,
+
+    /** The administrator's "send a test": a delivery like any other, through the outbox. */
+    sendTest(admin: Caller, destinationId: string): { delivery: WireDelivery } {
+      mustDestination(destinationId);
+      const event = {
+        id: newEventId(),
+        at: new Date().toISOString(),
+        user_id: admin.userId,
+        username: admin.username,
+        ip: null,
+      };
+      const id = messageId(event.id, destinationId, admin.userId);
+      const body = bodyFor(id, event, 'test', { id: admin.userId, username: admin.username, isAdmin: true }, [], null);
+      store.fanOut(
+        event.id,
+        [
+          {
+            id,
+            event_id: event.id,
+            destination_id: destinationId,
+            user_id: admin.userId,
+            kind: 'test',
+            payload: JSON.stringify(body),
+          },
+        ],
+        Date.now(),
+        event.at,
+      );
+      deps.outbox.written();
+      return { delivery: toWireDelivery(store.delivery(id)!, destinationNames()) };
+    },
+
+    deliveries(state: DeliveryRow['state']): { deliveries: WireDelivery[] } {
+      const names = destinationNames();
+      return { deliveries: store.list(state, 200).map((d) => toWireDelivery(d, names)) };
+    },
+
+    /** Dead letter → pending, with the same message id (receivers that had it drop it). */
+    sendAgain(id: string): { delivery: WireDelivery } {
+      if (!store.revive(id, Date.now())) {
+        if (!store.delivery(id)) throw new AppError('NOT_FOUND', 'No such delivery.');
+        throw new AppError('CONFLICT', 'Only an undelivered message can be sent again.');
+      }
+      deps.outbox.written();
+      return { delivery: toWireDelivery(store.delivery(id)!, destinationNames()) };
+    },
+
+    start(): void {
+      stopped = false;
+      halt = new AbortController();
+      timer = setInterval(kick, TICK_MS);
+      timer.unref();
+      sweeper = setInterval(() => {
+        try {
+          store.sweep(new Date(Date.now() - KEEP_SENT_MS).toISOString());
+        } catch (err) {
+          log.warn('the notification sweep failed', { err });
+        }
+      }, 3_600_000);
+      sweeper.unref();
+      kick();
+    },
+
+    async stop(): Promise<void> {
+      stopped = true;
+      unsubscribe();
+      if (timer) clearInterval(timer);
+      if (sweeper) clearInterval(sweeper);
+      halt.abort();
+      await pumping;
+      await Promise.all([...sends]);
+    },
+  };
+}

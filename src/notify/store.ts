@@ -1,0 +1,193 @@
+// Notifications' rows: destinations (secrets sealed by the service), each account's choices,
+// the outbox of events, the deliveries with their retry state, and known sign-in addresses.
+import type { Database } from '../db/database.ts';
+
+export interface DestinationRow {
+  id: string;
+  kind: 'webhook' | 'ntfy';
+  name: string;
+  url: string;
+  topic: string | null;
+  secret_sealed: string | null;
+  enabled: number;
+  created_at: string;
+}
+
+export interface EventRow {
+  id: string;
+  at: string;
+  action: string;
+  outcome: string;
+  user_id: string | null;
+  username: string | null;
+  ip: string | null;
+  detail: string | null;
+  activity_id: number | null;
+  state: string;
+}
+
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  destination_id: string;
+  user_id: string;
+  kind: string;
+  payload: string;
+  state: 'pending' | 'sent' | 'dead';
+  attempts: number;
+  next_at: number;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  done_at: string | null;
+}
+
+export type NewDelivery = Pick<DeliveryRow, 'id' | 'event_id' | 'destination_id' | 'user_id' | 'kind' | 'payload'>;
+
+export interface NotifyStore {
+  destinations(): DestinationRow[];
+  destination(id: string): DestinationRow | undefined;
+  addDestination(row: DestinationRow): void;
+  updateDestination(id: string, change: { name: string; url: string; topic: string | null; enabled: boolean }): boolean;
+  setDestinationSecret(id: string, sealed: string | null): void;
+  /** Removes the destination and what was still to be sent to it. */
+  removeDestination(id: string): boolean;
+
+  prefs(userId: string): string | undefined;
+  allPrefs(): { user_id: string; prefs: string }[];
+  putPrefs(userId: string, prefs: string): void;
+
+  /** The outbox row; called inside the activity row's transaction. */
+  addEvent(row: Omit<EventRow, 'state'>): void;
+  newEvents(limit: number): EventRow[];
+  /** Writes the deliveries and marks the event fanned out, in one transaction. */
+  fanOut(eventId: string, deliveries: readonly NewDelivery[], now: number, at: string): void;
+  /** True (and remembered) when the account had not signed in from this address before. */
+  firstFromAddress(userId: string, ip: string, at: string): boolean;
+  hasKnownAddress(userId: string): boolean;
+
+  due(now: number, limit: number): DeliveryRow[];
+  nextDue(): number | undefined;
+  delivery(id: string): DeliveryRow | undefined;
+  markSent(id: string, attempts: number, status: number, at: string): void;
+  markRetry(id: string, attempts: number, nextAt: number, status: number | null, error: string): void;
+  markDead(id: string, attempts: number, status: number | null, error: string, at: string): void;
+  /** A dead delivery back to pending now (its id, hence its webhook-id, unchanged). */
+  revive(id: string, now: number): boolean;
+  /** Newest first. */
+  list(state: DeliveryRow['state'], limit: number): DeliveryRow[];
+  /** Deliveries that ended more than `before` ago, and fanned events with no delivery left. */
+  sweep(before: string): number;
+}
+
+export function createNotifyStore(db: Database): NotifyStore {
+  return {
+    destinations: () => db.all<DestinationRow>('SELECT * FROM notify_destinations ORDER BY created_at, id'),
+    destination: (id) => db.get<DestinationRow>('SELECT * FROM notify_destinations WHERE id = ?', [id]),
+    addDestination(r) {
+      db.run(
+        'INSERT INTO notify_destinations (id, kind, name, url, topic, secret_sealed, enabled, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [r.id, r.kind, r.name, r.url, r.topic, r.secret_sealed, r.enabled, r.created_at],
+      );
+    },
+    updateDestination: (id, c) =>
+      db.run('UPDATE notify_destinations SET name = ?, url = ?, topic = ?, enabled = ? WHERE id = ?', [
+        c.name,
+        c.url,
+        c.topic,
+        c.enabled ? 1 : 0,
+        id,
+      ]).changes > 0,
+    setDestinationSecret(id, sealed) {
+      db.run('UPDATE notify_destinations SET secret_sealed = ? WHERE id = ?', [sealed, id]);
+    },
+    removeDestination: (id) =>
+      db.transaction(() => {
+        db.run("DELETE FROM notify_deliveries WHERE destination_id = ? AND state != 'sent'", [id]);
+        return db.run('DELETE FROM notify_destinations WHERE id = ?', [id]).changes > 0;
+      }),
+
+    prefs: (userId) => db.get<{ prefs: string }>('SELECT prefs FROM notify_prefs WHERE user_id = ?', [userId])?.prefs,
+    allPrefs: () => db.all<{ user_id: string; prefs: string }>('SELECT user_id, prefs FROM notify_prefs'),
+    putPrefs(userId, prefs) {
+      db.run(
+        'INSERT INTO notify_prefs (user_id, prefs) VALUES (?1, ?2) ON CONFLICT (user_id) DO UPDATE SET prefs = ?2',
+        [userId, prefs],
+      );
+    },
+
+    addEvent(r) {
+      db.run(
+        'INSERT INTO notify_events (id, at, action, outcome, user_id, username, ip, detail, activity_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [r.id, r.at, r.action, r.outcome, r.user_id, r.username, r.ip, r.detail, r.activity_id],
+      );
+    },
+    newEvents: (limit) =>
+      db.all<EventRow>("SELECT * FROM notify_events WHERE state = 'new' ORDER BY at, id LIMIT ?", [limit]),
+    fanOut(eventId, deliveries, now, at) {
+      db.transaction(() => {
+        for (const d of deliveries)
+          db.run(
+            'INSERT OR IGNORE INTO notify_deliveries (id, event_id, destination_id, user_id, kind, payload, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            [d.id, d.event_id, d.destination_id, d.user_id, d.kind, d.payload, now, at],
+          );
+        db.run("UPDATE notify_events SET state = 'fanned' WHERE id = ?", [eventId]);
+      });
+    },
+    firstFromAddress: (userId, ip, at) =>
+      db.run('INSERT OR IGNORE INTO notify_known_addresses (user_id, ip, first_at) VALUES (?, ?, ?)', [userId, ip, at])
+        .changes > 0,
+    hasKnownAddress: (userId) =>
+      db.get('SELECT 1 AS one FROM notify_known_addresses WHERE user_id = ? LIMIT 1', [userId]) !== undefined,
+
+    due: (now, limit) =>
+      db.all<DeliveryRow>(
+        "SELECT * FROM notify_deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?",
+        [now, limit],
+      ),
+    nextDue: () =>
+      db.get<{ next: number | null }>("SELECT min(next_at) AS next FROM notify_deliveries WHERE state = 'pending'")
+        ?.next ?? undefined,
+    delivery: (id) => db.get<DeliveryRow>('SELECT * FROM notify_deliveries WHERE id = ?', [id]),
+    markSent(id, attempts, status, at) {
+      db.run(
+        "UPDATE notify_deliveries SET state = 'sent', attempts = ?, last_status = ?, last_error = NULL, done_at = ? WHERE id = ?",
+        [attempts, status, at, id],
+      );
+    },
+    markRetry(id, attempts, nextAt, status, error) {
+      db.run('UPDATE notify_deliveries SET attempts = ?, next_at = ?, last_status = ?, last_error = ? WHERE id = ?', [
+        attempts,
+        nextAt,
+        status,
+        error,
+        id,
+      ]);
+    },
+    markDead(id, attempts, status, error, at) {
+      db.run(
+        "UPDATE notify_deliveries SET state = 'dead', attempts = ?, last_status = ?, last_error = ?, done_at = ? WHERE id = ?",
+        [attempts, status, error, at, id],
+      );
+    },
+    revive: (id, now) =>
+      db.run(
+        "UPDATE notify_deliveries SET state = 'pending', next_at = ?, done_at = NULL WHERE id = ? AND state = 'dead'",
+        [now, id],
+      ).changes > 0,
+    list: (state, limit) =>
+      db.all<DeliveryRow>('SELECT * FROM notify_deliveries WHERE state = ? ORDER BY created_at DESC, id LIMIT ?', [
+        state,
+        limit,
+      ]),
+    sweep: (before) =>
+      db.transaction(() => {
+        const gone = db.run("DELETE FROM notify_deliveries WHERE state = 'sent' AND done_at < ?", [before]).changes;
+        db.run(
+          "DELETE FROM notify_events WHERE state = 'fanned' AND at < ? AND NOT EXISTS (SELECT 1 FROM notify_deliveries d WHERE d.event_id = notify_events.id)",
+          [before],
+        );
+        return gone;
+      }),
+  };
+}

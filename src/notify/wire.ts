@@ -1,0 +1,173 @@
+// Wire shapes of notifications: destinations (the administrator's), each account's choices,
+// deliveries (the dead-letter view), and the versioned JSON body a webhook receives.
+import { z } from 'zod';
+
+export const EVENT_KINDS = [
+  'files.arrived',
+  'folder.uploaded',
+  'folder.changed',
+  'folder.deleted',
+  'signin.new-address',
+  'signin.lockout',
+  'signin.second-factor-failed',
+  'test',
+] as const;
+export const eventKind = z.enum(EVENT_KINDS);
+export type EventKind = z.infer<typeof eventKind>;
+/** The kinds an account may choose ('test' is sent by the administrator's button only). */
+export const chosenKind = z.enum(EVENT_KINDS.filter((k) => k !== 'test') as [EventKind, ...EventKind[]]);
+
+/** The body of every webhook (version 1). Receivers de-duplicate by `id` (also the `webhook-id` header). */
+export const eventBody = z
+  .object({
+    type: z.literal('burrow.event'),
+    version: z.literal(1),
+    id: z.string().describe('The message id: the same on every attempt (the webhook-id header)'),
+    eventId: z.string().describe('The event this message is about (one event may reach several accounts)'),
+    kind: eventKind,
+    time: z.string().describe('When it happened (ISO 8601)'),
+    title: z.string(),
+    text: z.string(),
+    actor: z.object({ userId: z.string().nullable(), username: z.string().nullable() }).nullable(),
+    recipient: z.object({ userId: z.string(), username: z.string() }),
+    paths: z.array(z.string()).describe('Where, as the recipient sees it (the first few of a batch)'),
+    count: z.number().int().describe('How many items the operation touched'),
+    address: z.string().nullable().describe('The address the sign-in came from (sign-in events only)'),
+  })
+  .describe(
+    'Burrow event, version 1. Signed per Standard Webhooks: webhook-signature is `v1,` + base64(HMAC-SHA256(key, `${webhook-id}.${webhook-timestamp}.${body}`)), the key being the base64 after `whsec_` in the secret.',
+  );
+export type EventBody = z.infer<typeof eventBody>;
+
+const destinationKind = z.enum(['webhook', 'ntfy']);
+const httpUrl = z
+  .string()
+  .trim()
+  .max(2000)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
+    } catch {
+      return false;
+    }
+  }, 'an http:// or https:// address without a user name or password in it');
+const name = z.string().trim().min(1).max(100);
+const topic = z
+  .string()
+  .trim()
+  .regex(/^[-_A-Za-z0-9]{1,64}$/, 'letters, digits, - and _ (at most 64)');
+
+export const destinationId = z.string().regex(/^dst_[A-Za-z0-9_-]{8,40}$/);
+export const deliveryId = z.string().regex(/^msg_[A-Za-z0-9_-]{8,60}$/);
+
+export const wireDestination = z.object({
+  id: z.string(),
+  kind: destinationKind,
+  name: z.string(),
+  url: z.string(),
+  topic: z.string().nullable(),
+  enabled: z.boolean(),
+  hasSecret: z
+    .boolean()
+    .describe('A webhook signing secret or an ntfy access token is held (sealed; never shown again)'),
+  createdAt: z.string(),
+});
+export type WireDestination = z.infer<typeof wireDestination>;
+
+/** What an account sees of a destination: never its address nor its secret. */
+export const choosableDestination = z.object({ id: z.string(), kind: destinationKind, name: z.string() });
+
+export const addDestinationBody = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('webhook'), name, url: httpUrl }),
+  z.object({
+    kind: z.literal('ntfy'),
+    name,
+    url: httpUrl.describe('The ntfy server, e.g. http://ntfy.lan'),
+    topic,
+    token: z.string().min(1).max(500).optional().describe('An ntfy access token (kept sealed)'),
+  }),
+]);
+export const updateDestinationBody = z.object({
+  name: name.optional(),
+  url: httpUrl.optional(),
+  topic: topic.optional(),
+  enabled: z.boolean().optional(),
+  token: z.string().min(1).max(500).nullable().optional().describe('ntfy only: a new access token, or null to drop it'),
+});
+
+export const destinationList = z.object({ destinations: z.array(wireDestination) });
+export const oneDestination = z.object({ destination: wireDestination });
+export const addedDestination = z.object({
+  destination: wireDestination,
+  secret: z
+    .string()
+    .nullable()
+    .describe('A webhook\u2019s signing secret (whsec_…): shown in this answer only; null for ntfy'),
+});
+export const choosableList = z.object({ destinations: z.array(choosableDestination) });
+export const destinationParams = z.object({ id: destinationId });
+
+export const prefs = z.object({
+  kinds: z.array(chosenKind).max(EVENT_KINDS.length),
+  destinations: z.array(destinationId).max(50),
+  folders: z.array(z.string().min(1).max(4096)).max(50).describe('Folders watched for uploads, changes and deletions'),
+});
+export type Prefs = z.infer<typeof prefs>;
+export const prefsAnswer = z.object({ prefs });
+
+export const wireDelivery = z.object({
+  id: z.string(),
+  eventId: z.string(),
+  destinationId: z.string(),
+  destinationName: z.string().nullable(),
+  userId: z.string(),
+  kind: z.string(),
+  title: z.string(),
+  state: z.enum(['pending', 'sent', 'dead']),
+  attempts: z.number().int(),
+  lastStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  createdAt: z.string(),
+  doneAt: z.string().nullable(),
+});
+export type WireDelivery = z.infer<typeof wireDelivery>;
+export const deliveryList = z.object({ deliveries: z.array(wireDelivery) });
+export const oneDelivery = z.object({ delivery: wireDelivery });
+export const deliveryParams = z.object({ id: deliveryId });
+export const deliveriesQuery = z.object({ state: z.enum(['pending', 'sent', 'dead']).default('dead') });
+
+/** The `webhooks` section of /api/openapi.json: what a webhook destination receives. */
+export function webhookDescription(): Record<string, unknown> {
+  const header = (name: string, description: string) => ({
+    name,
+    in: 'header',
+    required: true,
+    description,
+    schema: { type: 'string' },
+  });
+  return {
+    'burrow.event': {
+      post: {
+        summary: 'A Burrow event (body version 1), POSTed to each webhook destination an account chose',
+        description:
+          'Delivered at least once: retried with backoff (a Retry-After is honoured) until a 2xx; a 3xx or a 4xx other than 408, 425 and 429 stops the retries and leaves the message in the administrator’s undelivered list. De-duplicate by webhook-id.',
+        parameters: [
+          header('webhook-id', 'The message id (the body’s `id`): the same on every attempt'),
+          header('webhook-timestamp', 'Seconds since the epoch, when this attempt was signed'),
+          header(
+            'webhook-signature',
+            '`v1,` + base64(HMAC-SHA256(key, `${webhook-id}.${webhook-timestamp}.${body}`)), key = base64-decoded text after `whsec_`',
+          ),
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: z.toJSONSchema(eventBody, { unrepresentable: 'any', io: 'output' }) },
+          },
+        },
+        responses: { '2XX': { description: 'Received' } },
+      },
+    },
+  };
+}
