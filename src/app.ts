@@ -107,6 +107,7 @@ import { systemRoutes } from './system/routes.ts';
 import { networkSection } from './system/network.ts';
 import { VERSION } from './version.ts';
 import { createIdleCollector } from './core/idle-gc.ts';
+import { createTlsCapability } from './tls/capability.ts';
 
 export interface AppOptions {
   log?: Logger;
@@ -126,6 +127,8 @@ export interface App {
   readonly server: http.Server;
   readonly routes: readonly RouteDef[];
   listen(port?: number, host?: string): Promise<AddressInfo>;
+  /** HTTPS's address once it listens (after listen(); null when HTTPS_PORT is off or it cannot listen). */
+  secure(): Promise<AddressInfo | null>;
   /** Stops accepting, lets in-flight requests finish (bounded), stops background work, closes the database. */
   close(graceMs?: number): Promise<void>;
 }
@@ -471,11 +474,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     accounts: () =>
       users.list().map((u) => ({ id: u.id, username: u.username, isAdmin: callerOf(u, 'session').isAdmin })),
   });
+  // HTTPS beside HTTP, on Burrow's own certificate authority or the administrator's certificate.
+  const tlsCap = createTlsCapability({ config, log });
 
   // Every route group, each folder's rows over its services (as PocketBase's apis/base.go binds
   // its groups), and the background work each starts once the server listens (in this order).
   const capabilities: Capability[] = [
     { routes: [], start: accountsSweep.start, stop: accountsSweep.stop },
+    tlsCap,
     { routes: authRoutes({ auth, authenticator, cookies }) },
     { routes: tokenRoutes({ tokens }) },
     { routes: usersRoutes(usersAdmin) },
@@ -570,6 +576,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir, officeOrigins(office)),
     rawMounts: webdav.mount ? [webdav.mount] : [],
     upgrades: [terminal.upgrade, live.upgrade],
+    plainNotice: tlsCap.notice,
     load,
     // Which reading of a raw `+` a path in a query means: the one that names something (http/query.ts).
     queryPaths: async (kind, p, { caller, req, params }) => {
@@ -584,6 +591,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   server.on('request', () => idle.touch());
 
   let closing: Promise<void> | undefined;
+  let secure: Promise<AddressInfo | null> = Promise.resolve(null);
   return {
     config,
     db,
@@ -594,6 +602,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         server.once('error', reject);
         server.listen(port, host, async () => {
           server.off('error', reject);
+          secure = tlsCap.listen(server, host);
           for (const c of capabilities) await c.start?.();
           ready = true;
           idle.touch();
@@ -601,6 +610,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         });
       });
     },
+    secure: () => secure,
     close(graceMs = 10_000) {
       closing ??= (async () => {
         ready = false;
@@ -608,6 +618,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         // Upgraded sockets are not the HTTP server's to close: end the terminals first.
         await terminal.stop?.();
         await live.stop?.();
+        const secureClosed = secure.then(() => tlsCap.close(graceMs));
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {
             server.closeAllConnections();
@@ -620,6 +631,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           });
           server.closeIdleConnections();
         });
+        await secureClosed;
         for (const c of [...capabilities].reverse()) await c.stop?.();
         db.close();
         lock.release();

@@ -56,6 +56,30 @@ export const variables = {
       'Lowest level written to the JSON log.',
     ),
   },
+  tls: {
+    httpsPort: custom(
+      'HTTPS_PORT',
+      '3443 (0 when PORT is 0)',
+      'HTTPS port beside the HTTP one (0 picks a free one; `off` serves HTTP only). Its certificate comes from a certificate authority Burrow makes in CONFIG_DIR (tls/) unless TLS_CERT and TLS_KEY are given.',
+      (v, _c, env) => {
+        if (v === undefined) return (env.PORT?.trim() === '0' ? 0 : 3443) as number | null;
+        if (/^(off|false|no)$/i.test(v)) return null;
+        if (!/^\d+$/.test(v) || Number(v) > 65535) failVariable('HTTPS_PORT', v, 'a port from 0 to 65535, or off');
+        return Number(v);
+      },
+    ),
+    cert: custom(
+      'TLS_CERT',
+      '',
+      'A PEM certificate (chain) for HTTPS instead of the generated one, with TLS_KEY; read again when the file changes (no restart).',
+      (v, _c, env) => {
+        if ((v === undefined) !== (env.TLS_KEY?.trim() ? false : true))
+          throw new ConfigError('TLS_CERT and TLS_KEY go together: set both, or neither.');
+        return v === undefined ? null : path.resolve(v);
+      },
+    ),
+    key: custom('TLS_KEY', '', "TLS_CERT's private key (PEM).", (v) => (v === undefined ? null : path.resolve(v))),
+  },
   storage: {
     volumeRoot: dir(
       'VOLUME_ROOT',

@@ -38,6 +38,7 @@ import type { settingsRoutes } from './settings/routes.ts';
 import type { shareRoutes } from './shares/routes.ts';
 import type { systemRoutes } from './system/routes.ts';
 import type { terminalRoutes } from './terminal/capability.ts';
+import type { tlsRoutes } from './tls/routes.ts';
 import type { tokenRoutes } from './tokens/routes.ts';
 import type { trashRoutes } from './trash/routes.ts';
 import type { twoFactorRoutes } from './twofactor/routes.ts';
@@ -55,6 +56,7 @@ export type ApiRoutes =
   | RowsOf<typeof systemRoutes>
   | RowsOf<typeof authRoutes>
   | RowsOf<typeof tokenRoutes>
+  | RowsOf<typeof tlsRoutes>
   | RowsOf<typeof usersRoutes>
   | RowsOf<typeof activityRoutes>
   | RowsOf<typeof notifyRoutes>

@@ -14,6 +14,7 @@ import { VERSION } from '../version.ts';
 import { readDatabaseRelease } from '../db/release.ts';
 import { probeInstanceLock } from '../db/instance-lock.ts';
 import { isNetworkFs, mountOf, readMounts } from '../indexer/mounts.ts';
+import { httpsCheck } from '../tls/doctor.ts';
 
 export type Status = 'ok' | 'warn' | 'fail';
 export interface Check {
@@ -368,6 +369,7 @@ export async function runDoctor({ config, env, addons = () => checkInChild(env) 
             detail: `${host}:${port} is ${portProblem}: another program uses it. Stop it or choose another port (PORT or --port)`,
           },
   );
+  checks.push(httpsCheck(config, Boolean(holder)));
   checks.push(publicUrlCheck(config));
   const oidc = oidcCheck(config);
   if (oidc) checks.push(oidc);

@@ -42,6 +42,8 @@ export interface HttpOptions {
   queryPaths?: QueryPathProbe;
   /** Holds the link of `access: 'link'` rows (http/link.ts); the shares capability gives it. */
   links?: LinkGate;
+  /** Answers a page request that must go to HTTPS instead (http/secure.ts); true when it did. */
+  plainNotice?: (req: IncomingMessage, res: ServerResponse, secure: boolean) => boolean;
   /** Told of every request in and out (core/load.ts): background work yields while people wait. */
   load?: { begin(): number; end(ticket: number): void };
 }
@@ -309,9 +311,11 @@ export function createHttpServer(opts: HttpOptions): http.Server {
     requestContext.run({ requestId }, () => {
       try {
         checkHost(req);
+        const secure = isSecure(req, opts.trustProxy);
+        if (opts.plainNotice?.(req, res, secure)) return;
         const pathname = rawPathname(req);
         const raw = rawMountFor(opts.rawMounts ?? [], pathname, req.method);
-        if (raw) return raw.handle(req, res, { requestId, ip, secure: isSecure(req, opts.trustProxy) });
+        if (raw) return raw.handle(req, res, { requestId, ip, secure });
         // Judged on the normalised spelling too, so `//api//…` or `/api%2F…` cannot slip past the
         // guard; rows outside /api (probes, protocol endpoints) are guarded too, in any spelling.
         const path = readPath(pathname);

@@ -24,6 +24,12 @@ export const networkSection = z.object({
 export type NetworkSection = z.infer<typeof networkSection>;
 
 const on = { enabled: z.boolean() };
+/** HTTPS beside HTTP (tls/): its port once listening, and whether Burrow's own authority signs it. */
+const httpsSection = z.object({
+  enabled: z.boolean(),
+  port: z.number().int().nullable().describe('The HTTPS port, null while it is not listening'),
+  authority: z.boolean().describe("Burrow's own certificate authority signs it: a device trusts it once"),
+});
 const editor = z
   .object({ ...on, extensions: z.array(z.string()).describe('Extensions this editor opens, without the dot') })
   .optional();
@@ -56,6 +62,7 @@ export const featureSections = z.object({
         ),
     })
     .optional(),
+  https: httpsSection.optional(),
   onlyoffice: editor,
   collabora: editor.describe('The WOPI editor (Collabora Online or any WOPI client)'),
   officeeditor: editor.describe('The same as `collabora`, under the name the spec gives it'),

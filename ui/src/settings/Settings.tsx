@@ -7,6 +7,7 @@ import { preferences, preferencesLoaded, savePreference, type Theme } from '../s
 import { toast, toastError } from '../state/toasts.ts';
 import { Tokens } from './Tokens.tsx';
 import { Mount } from './Mount.tsx';
+import { SecureAccess } from './SecureAccess.tsx';
 import { Security } from './Security.tsx';
 
 function Preferences() {
@@ -134,7 +135,7 @@ function Password() {
   );
 }
 
-const TABS = ['preferences', 'password', 'security', 'tokens', 'drive'];
+const TABS = ['preferences', 'password', 'security', 'tokens', 'drive', 'secure'];
 
 export default function Settings() {
   const tab = currentTab('/settings', TABS);
@@ -148,6 +149,7 @@ export default function Settings() {
           { to: '/settings/security', label: 'Two-step & passkeys' },
           { to: '/settings/tokens', label: 'API tokens' },
           { to: '/settings/drive', label: 'Mount as a drive' },
+          { to: '/settings/secure', label: 'Secure connection' },
         ]}
       />
       {tab === 'preferences' && <Preferences />}
@@ -155,6 +157,7 @@ export default function Settings() {
       {tab === 'security' && <Security />}
       {tab === 'tokens' && <Tokens />}
       {tab === 'drive' && <Mount />}
+      {tab === 'secure' && <SecureAccess />}
     </section>
   );
 }
