@@ -84,6 +84,7 @@ import { favoriteBindings } from './favorites/store.ts';
 import { createFolderPrefsCapability } from './folderprefs/capability.ts';
 import { folderPrefBindings } from './folderprefs/store.ts';
 import { createUploadsCapability } from './uploads/capability.ts';
+import { createFetchCapability } from './fetch/capability.ts';
 import { createLinks } from './shares/links.ts';
 import { createShareStore, shareBindings } from './shares/store.ts';
 import { createSharesCapability } from './shares/capability.ts';
@@ -514,6 +515,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       trustProxy,
     }),
     uploads,
+    // Add from link: a file fetched from a web address, placed as an upload.
+    createFetchCapability({ config, uploads, journal, activity, log }),
     shares,
     createArchivesCapability({ config, files: { resolver, ops, journal }, changes, showHidden, activity }),
     webdav,

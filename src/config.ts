@@ -213,6 +213,26 @@ export const variables = {
       'Space every upload leaves free on its volume; an upload that would eat into it answers 507.',
     ),
   },
+  fetch: {
+    allowNetworks: list(
+      'FETCH_ALLOW_NETWORKS',
+      [],
+      '',
+      'Networks "Add from link" may fetch from besides public addresses (comma separated CIDRs such as 192.168.1.0/24, or `lan` for the private ranges). Private, loopback, link-local, multicast and cloud-metadata addresses are refused unless listed.',
+    ),
+    maxSize: size('FETCH_MAX_SIZE', 64 * GB, '64G', 'Largest file "Add from link" fetches.'),
+    timeoutMs: int(
+      'FETCH_TIMEOUT_MS',
+      30_000,
+      'How long "Add from link" waits for the other server to connect and answer, and between two parts of its body.',
+      100,
+      600_000,
+    ),
+    dnsServer: optionalStr(
+      'FETCH_DNS_SERVER',
+      'DNS server (address or address:port) that resolves the names of "Add from link"; empty: the system resolver.',
+    ),
+  },
   limits: {
     editorMaxFileSize: size('EDITOR_MAX_FILESIZE', 10 * MB, '10M', 'Largest text file the editor reads or saves.'),
     maxBrowsableArchiveSize: size(

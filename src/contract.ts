@@ -23,6 +23,7 @@ import type { browseRoutes } from './browse/routes.ts';
 import type { downloadRoutes } from './downloads/routes.ts';
 import type { editorRoutes } from './editor/routes.ts';
 import type { favoriteRoutes } from './favorites/routes.ts';
+import type { fetchRoutes } from './fetch/routes.ts';
 import type { fileRoutes } from './files/routes.ts';
 import type { folderPrefRoutes } from './folderprefs/routes.ts';
 import type { folderSizeRoutes } from './foldersize/routes.ts';
@@ -68,6 +69,7 @@ export type ApiRoutes =
   | RowsOf<typeof hostVolumeRoutes>
   | RowsOf<typeof davLockRoutes>
   | RowsOf<typeof uploadRoutes>
+  | RowsOf<typeof fetchRoutes>
   | RowsOf<typeof shareRoutes>
   | RowsOf<typeof archiveRoutes>
   | RowsOf<typeof folderSizeRoutes>

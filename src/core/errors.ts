@@ -163,6 +163,20 @@ export const ERRORS = {
   TUS_PAST_LENGTH: { status: 413, message: "This PATCH carries more bytes than the upload's Upload-Length." },
   TUS_TOO_LARGE: { status: 413, message: 'The upload is larger than this server accepts.' },
   TUS_BUSY: { status: 409, message: 'Another request is working on this upload; try again shortly.' },
+  // Add from link (fetch a file from a web address)
+  FETCH_BAD_URL: { status: 400, message: 'That is not an http or https address.' },
+  FETCH_ADDRESS_REFUSED: {
+    status: 403,
+    message: 'That address is not on the public internet, so Burrow does not fetch from it.',
+  },
+  FETCH_UNREACHABLE: { status: 502, message: 'The other server could not be reached or stopped sending.' },
+  FETCH_REMOTE_STATUS: { status: 502, message: 'The other server did not send the file.' },
+  FETCH_REDIRECTS: { status: 502, message: 'The other server sent too many redirects.' },
+  FETCH_TIMEOUT: { status: 504, message: 'The other server did not answer in time.' },
+  FETCH_TOO_LARGE: { status: 413, message: 'The file is larger than this server fetches.' },
+  FETCH_TOO_MANY: { status: 429, message: 'Too many fetches are running; wait for one to finish.' },
+  FETCH_CANCELLED: { status: 409, message: 'The fetch was cancelled; nothing was kept.' },
+  FETCH_NOT_FOUND: { status: 404, message: 'No such fetch (finished ones are kept for an hour).' },
   TUS_SUPERSEDED: { status: 409, message: 'A newer request for this upload took over; ask for the offset with HEAD.' },
 
   // Archives

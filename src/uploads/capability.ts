@@ -11,9 +11,9 @@ import type { OwnFolders } from '../files/own.ts';
 import type { PathResolver } from '../files/paths.ts';
 import type { Logger } from '../core/log.ts';
 import { createMultipartReceiver } from './multipart.ts';
-import { createPlacement, type PlacementDeps } from './placement.ts';
+import { createPlacement, type Placement, type PlacementDeps } from './placement.ts';
 import { uploadRoutes } from './routes.ts';
-import { createStaging, type FreeSpace } from './staging.ts';
+import { createStaging, type FreeSpace, type Staging } from './staging.ts';
 import { createStagingDirStore } from './staging-store.ts';
 import { createTusService } from './tus/service.ts';
 import { createUploadStore } from './tus/store.ts';
@@ -47,6 +47,9 @@ export interface UploadsCapability extends Capability {
   readonly tus: ReturnType<typeof createTusService>;
   /** The free-space rule of every upload (UPLOAD_FREE_SPACE_RESERVE), for WebDAV's PUT. */
   readonly space: FreeSpace;
+  /** Where uploads are staged and how they are placed, for the other ways a file arrives (Add from link). */
+  readonly staging: Staging;
+  readonly placement: Placement;
 }
 
 export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
@@ -97,6 +100,8 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
     multipart,
     tus,
     space: { ensureSpace: staging.ensureSpace, guard: staging.guard },
+    staging,
+    placement,
     routes: uploadRoutes({ multipart, tus, chunkedEnabled: u.chunkedEnabled, publicUrl: config.server.publicUrl }),
     features: () => ({
       uploads: {

@@ -12,12 +12,15 @@
 // armed, and every new connection refused until it is restored.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
 import { HOME, W, filesAddress, journey, listTree, onDisk, type Step } from './harness.ts';
 
-const j = journey(import.meta.url);
+// Add from link: the "web" is a server of the test's own at 127.0.0.2, the one network allowed.
+const WEB_HOST = '127.0.0.2';
+const j = journey(import.meta.url, { env: { FETCH_ALLOW_NETWORKS: `${WEB_HOST}/32` } });
 const MiB = 1024 * 1024;
 
 /** Part files of uploads under way or left behind, anywhere in the server's folders. */
@@ -148,6 +151,46 @@ j.step('photos, a song and notes with their own names uploaded byte for byte', a
   }
   assert.equal(fs.readdirSync(s.disk(W.inbox)).sort(), files.map((f) => f.name).sort(), 'each once, as named');
   assert.equal(partFiles(s), [], 'no part file left');
+});
+
+j.step('a photo added from a web address lands under its own name, followed in the tray', async (s) => {
+  const name = 'Plage à Biarritz – août 2025 #4.jpg';
+  const bytes = fs.readFileSync(s.disk(W.cafe));
+  // A photo site: the file's address ends in an opaque id, its name comes in Content-Disposition.
+  const web = http.createServer((req, res) => {
+    if (req.url !== '/p/8f3a91') return void res.writeHead(404).end();
+    res.writeHead(200, {
+      'content-type': 'image/jpeg',
+      'content-length': bytes.length,
+      'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
+    });
+    res.end(bytes);
+  });
+  await new Promise<void>((resolve) => web.listen(0, WEB_HOST, resolve));
+  try {
+    const address = `http://${WEB_HOST}:${(web.address() as net.AddressInfo).port}`;
+    await s.goto(filesAddress(HOME, W.holiday));
+    await s.folder(`${HOME}/${W.holiday}`);
+    const before = fs.readdirSync(s.disk(W.holiday)).sort();
+    // A private address the server must refuse: said in the dialog, nothing written.
+    await s.tap(s.page.getByRole('button', { name: 'Add from link' }));
+    const dialog = s.page.getByRole('dialog', { name: 'Add from link' });
+    await dialog.getByRole('textbox').fill('http://192.168.1.1/router-backup.bin');
+    await s.tap(dialog.getByRole('button', { name: 'Add' }));
+    await dialog.getByText(/is not on the public internet/).waitFor();
+    assert.equal(fs.readdirSync(s.disk(W.holiday)).sort(), before, 'nothing written for a refused address');
+    // The photo's address: the dialog closes, the tray follows it, the folder shows it.
+    await dialog.getByRole('textbox').fill(`${address}/p/8f3a91`);
+    await s.tap(dialog.getByRole('button', { name: 'Add' }));
+    await dialog.waitFor({ state: 'detached' });
+    await s.page.locator('.tray li.task').filter({ hasText: name }).getByText('done', { exact: true }).waitFor();
+    await s.entry(name);
+    assert.equal(fs.readFileSync(s.disk(`${W.holiday}/${name}`)), bytes, 'the photo byte for byte');
+    assert.equal(partFiles(s), [], 'no part file left');
+  } finally {
+    web.closeAllConnections();
+    await new Promise((r) => web.close(r));
+  }
 });
 
 j.step('the connection drops during an upload: it says so, keeps nothing, and Retry sends it whole', async (s) => {

@@ -11,6 +11,7 @@ import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
 import { FileArea } from './FileArea.tsx';
 import { selectionSize } from './selection.ts';
 import { compressSelection, detailsItem, dropOnto, pickFiles } from './interact.ts';
+import { addFromLink } from './fetch.ts';
 import {
   access,
   filterText,
@@ -219,6 +220,15 @@ export function FolderView({ path }: { path: string }) {
           </button>
           <button type="button" class="wide-only" disabled={!a?.canUpload} onClick={() => pickFiles(true)}>
             Upload folder
+          </button>
+          <button
+            type="button"
+            disabled={!a?.canUpload}
+            onClick={addFromLink}
+            aria-label="Add from link"
+            title="Add a file from a web address"
+          >
+            <Icon name="download" size={16} /> <span class="wide-only">From link</span>
           </button>
           <button
             type="button"

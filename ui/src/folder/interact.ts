@@ -7,6 +7,7 @@ import { openMenu, type MenuItem } from '../components/ContextMenu.tsx';
 import { favorites } from '../state/session.ts';
 import { filesUrl, navigate } from '../state/router.ts';
 import { collectDropped, startUpload } from '../upload/start.ts';
+import { addFromLink } from './fetch.ts';
 import {
   clipboard,
   download,
@@ -171,6 +172,7 @@ export function showAreaMenu(x: number, y: number): void {
     { label: 'New file…', action: newFile, disabled: !a?.canWrite },
     { label: 'Upload files…', action: () => pickFiles(false), disabled: !a?.canUpload },
     { label: 'Upload a folder…', action: () => pickFiles(true), disabled: !a?.canUpload },
+    { label: 'Add from link…', action: addFromLink, disabled: !a?.canUpload },
     'separator',
     {
       label: c ? `Paste ${c.items.length} item${c.items.length === 1 ? '' : 's'}` : 'Paste',

@@ -1,0 +1,36 @@
+// "Add from link" as app.ts sees it: its rows and the running fetches ended at shutdown.
+import type { Config } from '../config.ts';
+import type { Logger } from '../core/log.ts';
+import type { ActivitySink } from '../files/activity.ts';
+import type { WorkJournal } from '../files/journal.ts';
+import type { Capability } from '../http/capability.ts';
+import type { Placement } from '../uploads/placement.ts';
+import type { Staging } from '../uploads/staging.ts';
+import { createAddressPolicy } from './address.ts';
+import { fetchRoutes } from './routes.ts';
+import { createFetchService } from './service.ts';
+
+export function createFetchCapability(deps: {
+  config: Config;
+  uploads: { placement: Placement; staging: Staging };
+  journal: WorkJournal;
+  activity: ActivitySink;
+  log: Logger;
+}): Capability {
+  const f = deps.config.fetch;
+  const service = createFetchService({
+    placement: deps.uploads.placement,
+    staging: deps.uploads.staging,
+    journal: deps.journal,
+    activity: deps.activity,
+    policy: createAddressPolicy({ allowNetworks: f.allowNetworks, dnsServer: f.dnsServer }),
+    maxSize: f.maxSize,
+    timeoutMs: f.timeoutMs,
+    log: deps.log,
+  });
+  return {
+    routes: fetchRoutes(service),
+    features: () => ({ fetch: { enabled: true, maxSize: f.maxSize } }),
+    stop: service.stop,
+  };
+}

@@ -1,0 +1,285 @@
+// "Add from link": a file fetched from a web address into a folder, as an upload like any other —
+// the destination checked before anything is fetched and again when the file is placed, the bytes
+// staged on the destination's disk under the work journal, placed whole under a free name
+// (`name (1)`), one activity row. Starting answers once the other server's answer has begun
+// (refusals — the address, its status, its size, the space — come as errors then); the body then
+// streams in the background as a job the person follows in the tray and may cancel. Jobs live
+// in this process: a restart ends the running ones, and the journal removes their part files.
+import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { AppError, fromFsError } from '../core/errors.ts';
+import type { Caller } from '../core/caller.ts';
+import type { Logger } from '../core/log.ts';
+import { fileEvent, listed, type ActivitySink } from '../files/activity.ts';
+import type { WorkJournal } from '../files/journal.ts';
+import { writeBody, type BodyWrite } from '../uploads/body-writer.ts';
+import { toFileItem, type Placement, type UploadTarget } from '../uploads/placement.ts';
+import { formatBytes, removeQuietly, type Staging } from '../uploads/staging.ts';
+import { VERSION } from '../version.ts';
+import type { AddressPolicy } from './address.ts';
+import { fetchedName } from './name.ts';
+import { openRemote, unreachable, webAddress } from './remote.ts';
+import type { FetchBody, FetchJob } from './wire.ts';
+
+/** Fetches one account may run at once. */
+export const RUNNING_PER_ACCOUNT = 4;
+/** Finished jobs kept per account (the newest), for at most KEEP_MS. */
+const KEPT_PER_ACCOUNT = 20;
+const KEEP_MS = 60 * 60 * 1000;
+
+export interface FetchService {
+  start(caller: Caller, body: FetchBody): Promise<FetchJob>;
+  list(caller: Caller): { jobs: FetchJob[] };
+  get(caller: Caller, id: string): FetchJob;
+  /** Cancels a running fetch (its part file is removed) or forgets a finished one. */
+  cancel(caller: Caller, id: string): FetchJob;
+  /** Cancels every running fetch (shutdown). */
+  stop(): Promise<void>;
+}
+
+export interface FetchDeps {
+  placement: Placement;
+  staging: Staging;
+  journal: WorkJournal;
+  activity: ActivitySink;
+  policy: AddressPolicy;
+  maxSize: number;
+  timeoutMs: number;
+  log: Logger;
+}
+
+interface Job {
+  view: FetchJob;
+  userId: string;
+  controller: AbortController;
+  done: Promise<void>;
+  finished: number;
+}
+
+function tooLarge(limit: number, size?: number): AppError {
+  return new AppError(
+    'FETCH_TOO_LARGE',
+    `${size === undefined ? 'The file is' : `The file is ${formatBytes(size)},`} larger than the ${formatBytes(limit)} this server fetches (FETCH_MAX_SIZE). Nothing was kept.`,
+  );
+}
+
+export function createFetchService(deps: FetchDeps): FetchService {
+  const { placement, staging, journal, policy } = deps;
+  const jobs = new Map<string, Job>();
+  const userAgent = `Burrow/${VERSION}`;
+
+  /** Drops finished jobs past their time or beyond the newest KEPT_PER_ACCOUNT of an account. */
+  function prune(userId: string) {
+    const now = Date.now();
+    const finished = [...jobs.values()]
+      .filter((j) => j.userId === userId && j.view.state !== 'running')
+      .sort((a, b) => b.finished - a.finished);
+    finished.forEach((j, i) => {
+      if (i >= KEPT_PER_ACCOUNT || now - j.finished > KEEP_MS) jobs.delete(j.view.id);
+    });
+  }
+
+  function mine(caller: Caller, id: string): Job {
+    const job = jobs.get(id);
+    if (!job || job.userId !== caller.userId) throw new AppError('FETCH_NOT_FOUND');
+    return job;
+  }
+
+  async function start(caller: Caller, body: FetchBody): Promise<FetchJob> {
+    const url = webAddress(body.url);
+    const running = [...jobs.values()].filter((j) => j.userId === caller.userId && j.view.state === 'running');
+    if (running.length >= RUNNING_PER_ACCOUNT)
+      throw new AppError(
+        'FETCH_TOO_MANY',
+        `${RUNNING_PER_ACCOUNT} fetches are running already; wait for one to finish or cancel one.`,
+      );
+    const target = (filename: string): UploadTarget => ({
+      uploadTo: body.uploadTo,
+      relativePath: '',
+      filename,
+      conflict: body.conflict ?? 'rename',
+    });
+    // The destination and the right to upload there, before anything is fetched.
+    await placement.check(caller, target(fetchedName(body.name, undefined, url)));
+
+    const controller = new AbortController();
+    const { response, url: source } = await openRemote(url, {
+      policy,
+      timeoutMs: deps.timeoutMs,
+      signal: controller.signal,
+      userAgent,
+    });
+    const declared = response.headers['content-length'];
+    const total = declared !== undefined && /^\d+$/.test(declared) ? Number(declared) : null;
+    let part = '';
+    let row: string | null = null;
+    try {
+      if (total !== null && total > deps.maxSize) throw tooLarge(deps.maxSize, total);
+      const name = fetchedName(body.name, response.headers['content-disposition'], source);
+      const checked = await placement.check(caller, target(name));
+      const skipped = checked.conflict === 'skip' ? await placement.taken(checked) : null;
+      if (skipped) {
+        response.destroy();
+        return finish(caller, { url, uploadTo: body.uploadTo, name, total, item: toFileItem(skipped) });
+      }
+      const place = await staging.placeFor(checked.folder.space.root, checked.folder.realPath);
+      await staging.ensureSpace(place.dir, total ?? 0);
+      part = await staging.createPart(place, 'mp', undefined, (file) => {
+        row = journal.begin(file);
+      });
+      const job: Job = {
+        view: {
+          id: randomBytes(12).toString('base64url'),
+          url: url.href,
+          uploadTo: body.uploadTo,
+          name,
+          state: 'running',
+          received: 0,
+          total,
+          startedAt: new Date().toISOString(),
+        },
+        userId: caller.userId,
+        controller,
+        done: Promise.resolve(),
+        finished: 0,
+      };
+      jobs.set(job.view.id, job);
+      prune(caller.userId);
+      const staged = { part, row: row as string | null, dir: place.dir };
+      part = '';
+      row = null;
+      job.done = receive(caller, job, response, staged, target(name), source);
+      return { ...job.view };
+    } catch (err) {
+      response.destroy();
+      throw unreachable(err, source);
+    } finally {
+      if (part) {
+        await removeQuietly(part);
+        await staging.tidy(part);
+      }
+      if (row) journal.end(row);
+    }
+  }
+
+  /** A job that ended before any byte was wanted (a skip whose name is taken). */
+  function finish(
+    caller: Caller,
+    done: { url: URL; uploadTo: string; name: string; total: number | null; item: FetchJob['item'] },
+  ): FetchJob {
+    const now = new Date().toISOString();
+    const view: FetchJob = {
+      id: randomBytes(12).toString('base64url'),
+      url: done.url.href,
+      uploadTo: done.uploadTo,
+      name: done.name,
+      state: 'done',
+      received: 0,
+      total: done.total,
+      startedAt: now,
+      finishedAt: now,
+      item: done.item,
+    };
+    jobs.set(view.id, {
+      view,
+      userId: caller.userId,
+      controller: new AbortController(),
+      done: Promise.resolve(),
+      finished: Date.now(),
+    });
+    prune(caller.userId);
+    return { ...view };
+  }
+
+  async function receive(
+    caller: Caller,
+    job: Job,
+    response: IncomingMessage,
+    staged: { part: string; row: string | null; dir: string },
+    target: UploadTarget,
+    source: URL,
+  ): Promise<void> {
+    const { view } = job;
+    // The job says done, failed or cancelled only once its part file is gone.
+    let ended: Pick<FetchJob, 'state' | 'item' | 'error'>;
+    try {
+      const out = await fsp.open(staged.part, 'r+');
+      try {
+        let write: BodyWrite | undefined;
+        const guard = await staging.guard(staged.dir, () => write?.written ?? 0);
+        write = writeBody(response, out.fd, 0, {
+          signal: job.controller.signal,
+          inspect: (chunk) => {
+            const now = view.received + chunk.length;
+            if (now > deps.maxSize) throw tooLarge(deps.maxSize);
+            if (view.total !== null && now > view.total)
+              throw new AppError('FETCH_UNREACHABLE', `${source.host} sent more than the length it announced.`);
+            guard(chunk);
+            view.received = now;
+          },
+        });
+        await write.done;
+        if (view.total !== null && view.received < view.total)
+          throw new AppError('FETCH_UNREACHABLE', `${source.host} ended the transfer early.`);
+        await out.datasync();
+      } finally {
+        await out.close();
+      }
+      // Placed through the resolver again: rights and folders may have changed meanwhile.
+      const placed = await placement.place(caller, target, staged.part);
+      if (placed.outcome !== 'skipped')
+        deps.activity.record(
+          fileEvent(caller, 'files.upload', {
+            ...listed([placed.shown]),
+            bytes: placed.size,
+            method: 'url',
+            source: source.origin,
+          }),
+        );
+      ended = { state: 'done', item: toFileItem(placed) };
+    } catch (err) {
+      const e = job.controller.signal.aborted
+        ? new AppError('FETCH_CANCELLED')
+        : err instanceof AppError
+          ? err
+          : (fromFsError(err) ?? unreachable(err, source));
+      if (!(e instanceof AppError)) deps.log.error('fetch failed', { error: String(err) });
+      ended =
+        e instanceof AppError
+          ? {
+              state: e.code === 'FETCH_CANCELLED' ? 'cancelled' : 'failed',
+              error: { code: e.code, message: e.message },
+            }
+          : { state: 'failed', error: { code: 'INTERNAL', message: 'The fetch failed on the server.' } };
+    } finally {
+      response.destroy();
+      await removeQuietly(staged.part);
+      if (staged.row) journal.end(staged.row);
+      await staging.tidy(staged.part);
+    }
+    Object.assign(view, ended, { finishedAt: new Date().toISOString() });
+    job.finished = Date.now();
+  }
+
+  return {
+    start,
+    list(caller) {
+      prune(caller.userId);
+      const own = [...jobs.values()].filter((j) => j.userId === caller.userId);
+      return { jobs: own.map((j) => ({ ...j.view })).sort((a, b) => b.startedAt.localeCompare(a.startedAt)) };
+    },
+    get: (caller, id) => ({ ...mine(caller, id).view }),
+    cancel(caller, id) {
+      const job = mine(caller, id);
+      if (job.view.state === 'running') job.controller.abort();
+      else jobs.delete(id);
+      return { ...job.view };
+    },
+    async stop() {
+      const running = [...jobs.values()].filter((j) => j.view.state === 'running');
+      for (const j of running) j.controller.abort();
+      await Promise.allSettled(running.map((j) => j.done));
+    },
+  };
+}
