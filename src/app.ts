@@ -101,6 +101,9 @@ import { searchRoutes } from './search/routes.ts';
 import { createTerminalCapability } from './terminal/capability.ts';
 import { createLiveCapability } from './live/capability.ts';
 import { createPermissionsCapability } from './permissions/capability.ts';
+import { accessRoutes } from './access/routes.ts';
+import { createAccessModel } from './access/service.ts';
+import { createAccessStore } from './access/store.ts';
 import { createNativeAddons, type NativeAddons } from './native.ts';
 import type { Caller } from './core/caller.ts';
 import { periodicJob } from './core/periodic.ts';
@@ -194,7 +197,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   prepareVolumeRoot(config, log, config.storage.volumeRootExplicit);
   // Settings first: folder sizes and the terminal are switches of Administration → Installation
   // (their variable wins when set), read by the indexer and the terminal as they run.
-  const settings = createSettings({ store: createSettingsStore(db) });
+  // The access model (groups, per-folder rules) holds the installation's rules for everyone too.
+  const accessModel = createAccessModel({
+    store: createAccessStore(db),
+    log,
+    record: (event) => activity.record(event),
+  });
+  const settings = createSettings({ store: createSettingsStore(db), everyoneRules: accessModel.everyone });
   const switches = installationSwitches(config, settings, log);
   // The index file and the indexer's thread first: the worker boots while the rest is built.
   const indexer = openIndexer({
@@ -309,7 +318,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     userVolumesEnabled: config.storage.userVolumes,
     personal,
     privateDirs,
-    accessRules: () => settings.accessRules(),
+    levelAt: accessModel.levelAt,
     assignedVolumes: (userId) => userVolumes.list(userId),
     hostVolumes: () => hostVolumeStore.list(),
     shareSpaces: links.shareSpace,
@@ -489,6 +498,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     { routes: activityRoutes(activity, trustProxy) },
     { routes: notifyRoutes(notify), start: notify.start, stop: notify.stop },
     { routes: settingsRoutes({ settings, panel, logos }) },
+    { routes: accessRoutes(accessModel) },
     // Sign-in beyond the password: the second factor, passkeys, the identity provider (and its app bridge).
     createTwoFactorCapability({ twoFactor, auth, authenticator, cookies }),
     createPasskeysCapability({

@@ -16,6 +16,7 @@ import type {
   PathParamNames,
   StreamBody,
 } from './http/route.ts';
+import type { accessRoutes } from './access/routes.ts';
 import type { activityRoutes } from './activity/routes.ts';
 import type { archiveRoutes } from './archives/routes.ts';
 import type { authRoutes } from './auth/routes.ts';
@@ -62,6 +63,7 @@ export type ApiRoutes =
   | RowsOf<typeof activityRoutes>
   | RowsOf<typeof notifyRoutes>
   | RowsOf<typeof settingsRoutes>
+  | RowsOf<typeof accessRoutes>
   | RowsOf<typeof twoFactorRoutes>
   | RowsOf<typeof passkeyRoutes>
   | RowsOf<typeof oidcRoutes>

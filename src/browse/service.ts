@@ -54,7 +54,7 @@ export function createBrowse(deps: {
       items = [fileItem(parent === '.' ? '' : parent, name, await fsp.stat(target.realPath))];
     } else {
       const showHidden = deps.showHidden(caller.userId);
-      const hidden = resolver.hiddenChildren(target.virtualPath);
+      const hidden = resolver.hiddenChildren(caller, target);
       deps.viewed?.(target.realPath);
       // Names come from the folder's checked descriptor (confined.ts): a folder swapped for a
       // link between the resolve and the listing never shows what lies outside. The stats go by

@@ -105,6 +105,14 @@ export const ERRORS = {
   NO_ITEMS: { status: 400, message: 'Name at least one item.' },
   NO_SPACE: { status: 507, message: 'The volume is full.' },
   NO_DOWNLOAD: { status: 403, message: 'You may not download this.' },
+  // The access model (access/)
+  ACCESS_NOT_MANAGER: {
+    status: 403,
+    message: 'Only an administrator or someone who manages this folder may see or change who has access to it.',
+  },
+  GROUP_NOT_FOUND: { status: 404, message: 'No such group.' },
+  GROUP_NAME_TAKEN: { status: 409, message: 'A group of that name already exists.' },
+  RULE_NOT_FOUND: { status: 404, message: 'No such access rule.' },
   BINARY: { status: 415, message: 'This is a binary file, not text.' },
   EDITOR_CHANGED: { status: 412, message: 'The file changed since you opened it.' },
   TOO_LARGE: { status: 400, message: 'The file is too large for this.', also: [413] },

@@ -1,5 +1,5 @@
-// What a caller may do at a path: the access rules of the installation (settings), the
-// assignment of a volume, the token scope, and what the host lets the process do.
+// What a caller may do at a path: the level the access model gives the person there (access/),
+// the assignment of a volume, the token scope, and what the host lets the process do.
 import fsp from 'node:fs/promises';
 import fs from 'node:fs';
 import type { Caller } from '../core/caller.ts';
@@ -20,49 +20,35 @@ export interface Access {
   readOnly: ReadOnlyReason;
 }
 
-/** An access rule of the installation settings (wire-shapes §9). Paths are virtual. */
-export interface AccessRule {
-  id: string;
-  path: string;
-  recursive?: boolean;
-  permissions?: 'rw' | 'ro' | 'hidden';
-}
-
-const trimSlashes = (p: string) => p.replace(/^\/+|\/+$/g, '');
-
 /**
- * The rule in force at a virtual path: 'hidden' when the path or any folder above it is
- * hidden; otherwise the longest rule naming the path itself, or an ancestor when recursive.
+ * What the access model gives a person at a folder, lowest first: hidden (it does not exist for
+ * them), view (list and look, no download), read (download too), write (create, upload, modify,
+ * rename, move in), manage (delete, share, change who has access below).
  */
-export function ruleAt(rules: readonly AccessRule[], virtualPath: string): 'rw' | 'ro' | 'hidden' | null {
-  let best: AccessRule | null = null;
-  let bestLength = -1;
-  for (const rule of rules) {
-    const rulePath = trimSlashes(rule.path ?? '');
-    if (rulePath === '') continue;
-    const exact = virtualPath === rulePath;
-    const below = virtualPath.startsWith(rulePath + '/');
-    if (rule.permissions === 'hidden' && (exact || below)) return 'hidden';
-    if ((exact || (below && rule.recursive)) && rulePath.length > bestLength) {
-      best = rule;
-      bestLength = rulePath.length;
-    }
-  }
-  return best?.permissions ?? null;
-}
+export const LEVELS = ['hidden', 'view', 'read', 'write', 'manage'] as const;
+export type AccessLevel = (typeof LEVELS)[number];
 
-export function accessFor(readOnly: ReadOnlyReason, options: { isRoot: boolean; canShare: boolean }): Access {
+/** What a caller may do, from what the storage allows (`readOnly`) and the person's level there. */
+export function accessFor(
+  readOnly: ReadOnlyReason,
+  options: { isRoot: boolean; canShare: boolean; level?: AccessLevel },
+): Access {
+  const level = options.level ?? 'manage';
+  if (readOnly === null && level !== 'write' && level !== 'manage') readOnly = 'access';
   const canWrite = readOnly === null;
+  const manage = level === 'manage';
   return {
-    canRead: true,
+    canRead: level !== 'hidden',
     canWrite,
     canUpload: canWrite,
     // A space's own root cannot be deleted, only what is in it.
-    canDelete: canWrite && !options.isRoot,
-    canShare: options.canShare,
-    canDownload: true,
+    canDelete: canWrite && manage && !options.isRoot,
+    canShare: options.canShare && manage,
+    canDownload: level !== 'hidden' && level !== 'view',
     canCreateFolder: canWrite,
     canCreateFile: canWrite,
+    // Write lets a person rename what is in the folder without the right to delete it.
+    ...(canWrite && !manage ? { canRename: !options.isRoot } : {}),
     readOnly,
   };
 }

@@ -7,7 +7,7 @@ import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { Access, ReadOnlyReason } from './access.ts';
 
-export type { Access, AccessRule, ReadOnlyReason } from './access.ts';
+export type { Access, AccessLevel, ReadOnlyReason } from './access.ts';
 
 export interface Space {
   kind: 'volume' | 'personal' | 'assigned' | 'share';
@@ -118,10 +118,10 @@ export interface PathResolver {
   toVirtual(caller: Caller, realPath: string): Promise<string | null>;
   /** toVirtual for many paths in one request (a page of search results): the caller's spaces are read once. */
   virtualizer(caller: Caller): Promise<(realPath: string) => Promise<string | null>>;
-  /** Is this virtual path hidden by an access rule (listings leave such children out)? */
-  isHiddenByRule(virtualPath: string): boolean;
-  /** A predicate over the children of one folder (one snapshot of the rules for a whole listing). */
-  hiddenChildren(parentVirtual: string): (name: string) => boolean;
+  /** Is this virtual path hidden from the caller by the access model? */
+  isHiddenByRule(caller: Caller, virtualPath: string): boolean;
+  /** A predicate over the children of one resolved folder: which names the caller (a link: its creator) may not see. */
+  hiddenChildren(caller: Caller, parent: ResolvedPath): (name: string) => boolean;
 }
 
 export interface AssignedVolume {

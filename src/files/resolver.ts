@@ -12,15 +12,15 @@ import {
   accessFor,
   callerMayWrite,
   probeWritable,
-  ruleAt,
   type Access,
-  type AccessRule,
+  type AccessLevel,
   type ReadOnlyReason,
 } from './access.ts';
 import { isReservedName } from './names.ts';
 import {
   isInside,
   joinVirtual,
+  ownerView,
   parseVirtualPath,
   type PathResolver,
   type ResolvedPath,
@@ -30,7 +30,11 @@ import {
 import { createSpaces, realpathOrNull, type Spaces, type SpacesDeps } from './spaces.ts';
 
 export interface ResolverDeps extends SpacesDeps {
-  accessRules?: () => readonly AccessRule[];
+  /**
+   * The access model's one check (access/): the person's level at a virtual path (as the owner
+   * of a link sees it, for a link). Without it every account manages everything it reaches.
+   */
+  levelAt?: (userId: string, virtualPath: string) => AccessLevel;
   /**
    * `share/<token>/…`: the link's space for this caller or null (shares/links.ts). It is built
    * before the resolver, so it is handed the resolver's own `resolve` to find the owner's item.
@@ -73,27 +77,34 @@ async function realLocation(p: string): Promise<{ real: string; exists: boolean;
   return { real: path.join(parent.real, path.basename(p)), exists: false, dangling: false };
 }
 
-/** What the caller may do at a resolved place: the storage, the rule, the caller, then a link's flags narrow it. */
+/**
+ * What the caller may do at a resolved place: the storage, the person's level there (a link's
+ * creator's, for a link: a link never gives more than its creator has now), the caller's token,
+ * then a link's flags narrow it.
+ */
 async function accessAt(
   caller: Caller,
   space: Space,
-  place: { realPath: string; isDirectory: boolean; isRoot: boolean; rule: ReturnType<typeof ruleAt> },
+  place: { realPath: string; isDirectory: boolean; isRoot: boolean; level: AccessLevel },
 ): Promise<Access> {
   let readOnly: ReadOnlyReason = space.readOnly;
   if (readOnly === null && place.isDirectory) readOnly = await probeWritable(place.realPath);
-  if (readOnly === null && (place.rule === 'ro' || !callerMayWrite(caller))) readOnly = 'access';
-  const access = accessFor(readOnly, { isRoot: place.isRoot, canShare: space.kind !== 'share' });
+  if (readOnly === null && !callerMayWrite(caller)) readOnly = 'access';
+  const access = accessFor(readOnly, { isRoot: place.isRoot, canShare: space.kind !== 'share', level: place.level });
   if (!space.share) return access;
   const allow = space.share.allow;
-  const narrowed = { ...access, canRename: access.canDelete } as Access & { canRename: boolean };
+  const narrowed = { ...access, canRename: access.canRename ?? access.canDelete } as Access & { canRename: boolean };
   for (const key of Object.keys(allow) as (keyof typeof allow)[]) narrowed[key] = narrowed[key] && allow[key] === true;
   return narrowed;
 }
 
 export function createPathResolver(deps: ResolverDeps): PathResolver {
   const spaces: Spaces = createSpaces(deps);
-  const rules = () => deps.accessRules?.() ?? [];
+  const levelAt = deps.levelAt ?? (() => 'manage' as const);
   const shareSpaces = deps.shareSpaces ?? null;
+
+  /** Whose rules speak at a place: a link's creator inside a link, the caller elsewhere. */
+  const personAt = (caller: Caller, space: Space | null): string => space?.share?.ownerId ?? caller.userId;
 
   /** The space a path's first segment names, and the segments inside it. */
   async function spaceFor(caller: Caller, segments: string[]): Promise<{ space: Space; rest: string[] }> {
@@ -122,10 +133,10 @@ export function createPathResolver(deps: ResolverDeps): PathResolver {
     // At any depth: a space may hold another space's root (an assigned folder inside a volume).
     if (rest.some(isReservedName)) throw missing();
     const normalised = segments.join('/');
-    // Access rules name the owner's paths: a link is judged where its item really is.
+    // Access rules name the owner's paths: a link is judged where its item really is, for its creator.
     const rulePath = space.share ? [space.share.sourcePath, ...rest].join('/') : normalised;
-    const rule = ruleAt(rules(), rulePath);
-    if (rule === 'hidden') throw missing();
+    const level = levelAt(personAt(caller, space), rulePath);
+    if (level === 'hidden') throw missing();
 
     const realPath = path.join(space.root, ...rest);
     const location = await realLocation(realPath);
@@ -140,14 +151,19 @@ export function createPathResolver(deps: ResolverDeps): PathResolver {
       realPath,
       relative: rest.join('/'),
       canonicalPath: location.real === realPath ? realPath : await canonicalEntry(realPath),
-      access: await accessAt(caller, space, { realPath, isDirectory, isRoot: rest.length === 0, rule }),
+      access: await accessAt(caller, space, { realPath, isDirectory, isRoot: rest.length === 0, level }),
       exists: location.exists,
       isDirectory,
     };
   }
 
+  /** The spaces the caller sees, less those the access model hides from them. */
+  async function visibleSpaces(caller: Caller): Promise<Space[]> {
+    return (await spaces.of(caller)).filter((s) => levelAt(caller.userId, s.path) !== 'hidden');
+  }
+
   /** A host path as the caller's virtual path among `list`, or null when the caller cannot see it. */
-  async function virtualIn(list: Space[], realPath: string): Promise<string | null> {
+  async function virtualIn(caller: Caller, list: Space[], realPath: string): Promise<string | null> {
     const target = path.resolve(realPath);
     let best: Space | null = null;
     for (const s of list) {
@@ -162,7 +178,7 @@ export function createPathResolver(deps: ResolverDeps): PathResolver {
     } catch {
       return null;
     }
-    return ruleAt(rules(), virtual) === 'hidden' ? null : virtual;
+    return levelAt(caller.userId, virtual) === 'hidden' ? null : virtual;
   }
 
   return {
@@ -174,27 +190,25 @@ export function createPathResolver(deps: ResolverDeps): PathResolver {
       return r;
     },
 
-    spaces: (caller) => spaces.of(caller),
+    spaces: visibleSpaces,
 
     async toVirtual(caller, realPath) {
-      return virtualIn(await spaces.of(caller), realPath);
+      return virtualIn(caller, await visibleSpaces(caller), realPath);
     },
 
     async virtualizer(caller) {
-      const snapshot = await spaces.of(caller);
-      return (realPath) => virtualIn(snapshot, realPath);
+      const snapshot = await visibleSpaces(caller);
+      return (realPath) => virtualIn(caller, snapshot, realPath);
     },
 
-    isHiddenByRule(virtualPath) {
-      return ruleAt(rules(), virtualPath) === 'hidden';
+    isHiddenByRule(caller, virtualPath) {
+      return levelAt(caller.userId, virtualPath) === 'hidden';
     },
 
-    hiddenChildren(parentVirtual) {
-      const snapshot = rules();
-      if (snapshot.length === 0) return () => false;
-      const relevant = snapshot.filter((r) => r.permissions === 'hidden');
-      if (relevant.length === 0) return () => false;
-      return (name) => ruleAt(relevant, joinVirtual(parentVirtual, name)) === 'hidden';
+    hiddenChildren(caller, parent) {
+      const owner = ownerView(parent);
+      const person = personAt(caller, parent.space);
+      return (name) => levelAt(person, joinVirtual(owner.virtualPath, name)) === 'hidden';
     },
   };
 }

@@ -61,7 +61,7 @@ export function createFolderSizes(deps: FolderSizeDeps) {
     const segments = parseVirtualPath(virtualPath);
     if (segments.some(isReservedName)) return null;
     let visible = segments.length - 1;
-    while (visible > 0 && resolver.isHiddenByRule(segments.slice(0, visible).join('/'))) visible--;
+    while (visible > 0 && resolver.isHiddenByRule(caller, segments.slice(0, visible).join('/'))) visible--;
     if (visible === 0) return null; // a space itself is never hidden by a rule
     const ancestor = await resolver.resolve(caller, segments.slice(0, visible).join('/'));
     if (!ancestor.space || !ancestor.exists || !ancestor.isDirectory) return null;
@@ -82,7 +82,7 @@ export function createFolderSizes(deps: FolderSizeDeps) {
       r = await resolver.resolve(caller, virtualPath);
     } catch (err) {
       if (!(err instanceof AppError) || err.status !== 404) throw err;
-      const hidden = resolver.isHiddenByRule(parseVirtualPath(virtualPath).join('/'))
+      const hidden = resolver.isHiddenByRule(caller, parseVirtualPath(virtualPath).join('/'))
         ? await hiddenFolder(caller, virtualPath)
         : null;
       if (!hidden) throw err;

@@ -179,7 +179,7 @@ export function createLiveHub(deps: {
       }
       // What a listing of the folder would show this caller, and nothing else.
       const showHidden = deps.showHidden(caller.userId);
-      const hidden = deps.resolver.hiddenChildren(sub.virtualPath);
+      const hidden = deps.resolver.hiddenChildren(caller, now);
       const visible = (n: string) => !isReservedName(n) && (showHidden || !n.startsWith('.')) && !hidden(n);
       const shown: LiveEvent[] = [];
       for (const e of events) {

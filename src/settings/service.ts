@@ -1,6 +1,7 @@
 // Installation settings (branding, thumbnails, access rules, activity log, folder sizes, the
 // terminal) and per-account preferences. Sections are JSON documents in `settings`; defaults
-// live here. Folder sizes and the terminal are read through switches.ts (their variable wins).
+// live here. The access rules are everyone's rules of the access model (access/), which
+// `everyoneRules` reads and writes; the `access` section only stands in where it is not given. Folder sizes and the terminal are read through switches.ts (their variable wins).
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors.ts';
 import type { SettingsStore } from './store.ts';
@@ -57,6 +58,8 @@ export function normaliseRulePath(input: string): string {
 
 export interface SettingsDeps {
   store: SettingsStore;
+  /** Everyone's rules of the access model, in the settings' shape (wire-shapes §9). */
+  everyoneRules?: { list(): AccessRule[]; replace(rules: AccessRule[]): void };
 }
 
 /** Parses a stored preference document; a damaged one reads as empty. */
@@ -71,7 +74,7 @@ function parsePrefs(text: string | undefined): UserPrefs {
 
 export type SettingsService = ReturnType<typeof createSettings>;
 
-export function createSettings({ store }: SettingsDeps) {
+export function createSettings({ store, everyoneRules }: SettingsDeps) {
   // Sections are read on many requests (access rules on every file call): cache them.
   const cache = new Map<SectionName, unknown>();
 
@@ -99,7 +102,7 @@ export function createSettings({ store }: SettingsDeps) {
   return {
     branding: (): Branding => ({ ...section('branding') }),
     thumbnails: (): Thumbnails => ({ ...section('thumbnails') }),
-    accessRules: (): AccessRule[] => section('access').rules.map((r) => ({ ...r })),
+    accessRules: (): AccessRule[] => everyoneRules?.list() ?? section('access').rules.map((r) => ({ ...r })),
     activity: (): ActivitySettings => ({ ...section('activity') }),
 
     /** As stored (switches.ts applies FOLDER_SIZE_MODE over it). */
@@ -151,8 +154,9 @@ export function createSettings({ store }: SettingsDeps) {
           permissions: r.permissions ?? 'rw',
         };
       });
-      write('access', { rules: next });
-      return next.map((r) => ({ ...r }));
+      if (everyoneRules) everyoneRules.replace(next);
+      else write('access', { rules: next });
+      return everyoneRules ? everyoneRules.list() : next.map((r) => ({ ...r }));
     },
 
     userPrefs: (userId: string): UserPrefs => ({ ...USER_DEFAULTS, ...parsePrefs(store.prefs(userId)) }),

@@ -152,7 +152,7 @@ export async function membersOf(ctx: DavContext, r: ResolvedPath): Promise<Membe
     }
     return out;
   }
-  const hidden = ctx.resolver.hiddenChildren(r.virtualPath);
+  const hidden = ctx.resolver.hiddenChildren(ctx.caller, r);
   const root = r.space.root;
   const described = await withDirIn(root, r.realPath, async (dir) => {
     const entries = (await fsp.readdir(dir.path, { withFileTypes: true })).filter(

@@ -29,7 +29,6 @@ const resolver = createPathResolver({
   userVolumesEnabled: false,
   personal: { folderFor: async () => path.join(root, 'nobody'), all: () => [] },
   privateDirs: [],
-  accessRules: () => [],
   hostVolumes: () => hosts,
 });
 

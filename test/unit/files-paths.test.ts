@@ -8,12 +8,22 @@ import { parseVirtualPath, type PathResolver } from '../../src/files/paths.ts';
 import { createPathResolver } from '../../src/files/resolver.ts';
 import type { PersonalFolders } from '../../src/files/personal.ts';
 import type { Caller } from '../../src/core/caller.ts';
+import { decide, snapshotOf } from '../../src/access/decide.ts';
 
 const alice: Caller = { userId: 'u-alice', username: 'alice', roles: ['user'], isAdmin: false, via: 'session' };
 const reader: Caller = { ...alice, via: 'token', tokenScope: 'read' };
 
 let root: string;
 let resolver: PathResolver;
+
+const everyone = { subjectKind: 'everyone', subjectId: '', inherit: true } as const;
+const everyoneRules = snapshotOf(
+  [
+    { id: '1', path: 'Files/secret-rule', level: 'hidden', ...everyone },
+    { id: '2', path: 'Other', level: 'read', ...everyone },
+  ],
+  [],
+);
 
 function setup() {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-paths-')));
@@ -54,10 +64,7 @@ function setup() {
     userVolumesEnabled: false,
     personal,
     privateDirs: [path.join(root, 'config')],
-    accessRules: () => [
-      { id: '1', path: 'Files/secret-rule', recursive: true, permissions: 'hidden' },
-      { id: '2', path: 'Other', recursive: true, permissions: 'ro' },
-    ],
+    levelAt: (userId, virtualPath) => decide(everyoneRules, userId, virtualPath).level,
   });
   fs.mkdirSync(path.join(files, 'secret-rule', 'inner'), { recursive: true });
 }
@@ -193,7 +200,7 @@ test('access: rules make folders read-only, read tokens never write', async () =
   const asReader = await resolver.resolve(reader, 'Files/docs');
   assert.is(asReader.access.canWrite, false);
   assert.is(asReader.access.readOnly, 'access');
-  assert.is(resolver.isHiddenByRule('Files/secret-rule/inner'), true);
+  assert.is(resolver.isHiddenByRule(alice, 'Files/secret-rule/inner'), true);
 });
 
 test('spaces and toVirtual keep to what the caller may see', async () => {

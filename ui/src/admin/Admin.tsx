@@ -1,6 +1,8 @@
-// Administration: users, volumes, activity log, WebDAV locks, installation settings.
+// Administration: users, groups, permissions, volumes, activity log, WebDAV locks, installation settings.
 import { Tabs, currentTab } from '../components/Tabs.tsx';
 import { Activity } from './Activity.tsx';
+import { Groups } from './Groups.tsx';
+import { Permissions } from './Permissions.tsx';
 import { Installation } from './Installation.tsx';
 import { Locks } from './Locks.tsx';
 import { Users } from './Users.tsx';
@@ -12,6 +14,8 @@ export default function Admin() {
   const terminalOn = features.value.terminal?.enabled === true;
   const tab = currentTab('/admin', [
     'users',
+    'groups',
+    'permissions',
     'volumes',
     'activity',
     'locks',
@@ -24,6 +28,8 @@ export default function Admin() {
       <Tabs
         tabs={[
           { to: '/admin/users', label: 'Users' },
+          { to: '/admin/groups', label: 'Groups' },
+          { to: '/admin/permissions', label: 'Permissions' },
           { to: '/admin/volumes', label: 'Volumes' },
           { to: '/admin/activity', label: 'Activity log' },
           { to: '/admin/locks', label: 'Locks' },
@@ -32,6 +38,8 @@ export default function Admin() {
         ]}
       />
       {tab === 'users' && <Users />}
+      {tab === 'groups' && <Groups />}
+      {tab === 'permissions' && <Permissions />}
       {tab === 'volumes' && <Volumes />}
       {tab === 'activity' && <Activity />}
       {tab === 'locks' && <Locks />}

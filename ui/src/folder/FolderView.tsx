@@ -1,11 +1,11 @@
 // A folder: breadcrumbs and toolbar, the entries, a status line, and the details panel.
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { Icon, ErrorNote, Spinner } from '../components/common.tsx';
 import { Lazy } from '../components/Lazy.tsx';
-import { favorites, features, volumes } from '../state/session.ts';
+import { favorites, features, isAdmin, volumes } from '../state/session.ts';
 import { filesUrl, navigate } from '../state/router.ts';
 import { formatBytes } from '../util.ts';
-import { queryString } from '../api/client.ts';
+import { api, queryString } from '../api/client.ts';
 import { download, newFile, newFolder, refOf, rename, toggleFavorite } from './actions.ts';
 import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
 import { FileArea } from './FileArea.tsx';
@@ -190,6 +190,32 @@ function FilterBox({ path }: { path: string }) {
   );
 }
 
+/**
+ * Whether the one looking may see and change who has access here: an administrator, or a person
+ * a manage rule names at this folder or above (asked of the explainer once per folder).
+ */
+function useManages(path: string): boolean {
+  const [manages, setManages] = useState(false);
+  useEffect(() => {
+    setManages(false);
+    // A link is its own space; a personal folder is its owner's alone.
+    if (!path || /^(share|personal)(\/|$)/.test(path)) return;
+    if (isAdmin.value) {
+      setManages(true);
+      return;
+    }
+    let live = true;
+    api('GET /api/access/explain', { query: { path } }).then(
+      (e) => live && setManages(e.level === 'manage' && e.decidedBy === 'rule'),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [path, isAdmin.value]);
+  return manages;
+}
+
 export function FolderView({ path }: { path: string }) {
   useEffect(() => {
     void openFolder(path);
@@ -203,6 +229,7 @@ export function FolderView({ path }: { path: string }) {
   const isFav = favorites.value.some((f) => f.path === path);
   const view = viewPrefs.value.view;
   const readOnly = a && !a.canWrite;
+  const manages = useManages(path);
   return (
     <section class="folder" aria-label={`Folder ${path}`}>
       <div class="folder-head">
@@ -241,6 +268,15 @@ export function FolderView({ path }: { path: string }) {
           >
             Share
           </button>
+          {manages && (
+            <button
+              type="button"
+              class="wide-only"
+              onClick={() => void import('./WhoHasAccess.tsx').then((m) => m.openWhoHasAccess(path))}
+            >
+              Who has access
+            </button>
+          )}
           <button
             type="button"
             class="icon-button"
@@ -268,6 +304,9 @@ export function FolderView({ path }: { path: string }) {
             : ''}
           .
         </p>
+      )}
+      {a && a.canRead && !a.canDownload && !path.startsWith('share/') && (
+        <p class="notice">View only: you may look at what is here, but not download it.</p>
       )}
       <ErrorNote error={loadError.value}>
         <button type="button" onClick={() => void reload()}>

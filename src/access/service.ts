@@ -1,0 +1,310 @@
+// The access model as a service: the one check every path asks (levelAt, through the resolver),
+// the groups and their members, the per-folder rules, and the explainer ("what can X do at this
+// folder, and which rule decides"). Rules are read into a snapshot that every change replaces
+// and that is read again after a second (an account deleted elsewhere takes its rules along).
+// Who may change rules at a folder: an administrator, or a person an explicit `manage` rule
+// names there; the level everyone has where no rule speaks (`manage`) manages files, not rules.
+import { AppError } from '../core/errors.ts';
+import type { Caller } from '../core/caller.ts';
+import type { Logger } from '../core/log.ts';
+import type { AccessLevel } from '../files/access.ts';
+import { parseVirtualPath } from '../files/paths.ts';
+import { decide, snapshotOf, type Decision, type Rule, type Snapshot } from './decide.ts';
+import type { AccessStore } from './store.ts';
+
+export interface AccessModelDeps {
+  store: AccessStore;
+  log: Logger;
+  record: (event: {
+    action: string;
+    outcome: 'success';
+    userId: string;
+    ip: string;
+    detail: Record<string, unknown>;
+  }) => void;
+}
+
+export interface SubjectInput {
+  kind: Rule['subjectKind'];
+  id?: string | undefined;
+}
+
+/** What a level lets a person do, as the explainer and the "Who has access" panel say it. */
+export function abilities(level: AccessLevel) {
+  const at = (l: AccessLevel) =>
+    ['hidden', 'view', 'read', 'write', 'manage'].indexOf(level) >=
+    ['hidden', 'view', 'read', 'write', 'manage'].indexOf(l);
+  return { see: at('view'), download: at('read'), write: at('write'), delete: at('manage'), share: at('manage') };
+}
+
+const FRESH_MS = 1000;
+
+export type AccessModel = ReturnType<typeof createAccessModel>;
+
+export function createAccessModel({ store, log, record }: AccessModelDeps) {
+  let cached: { at: number; snapshot: Snapshot } | null = null;
+  const snapshot = (): Snapshot => {
+    const now = Date.now();
+    if (!cached || now - cached.at > FRESH_MS)
+      cached = { at: now, snapshot: snapshotOf(store.rules(), store.memberships()) };
+    return cached.snapshot;
+  };
+  const changed = () => {
+    cached = null;
+  };
+
+  const check = (userId: string, virtualPath: string): Decision => decide(snapshot(), userId, virtualPath);
+
+  /** A rule's folder: a path inside a space, spelled as the resolver spells it. */
+  function rulePath(input: string): string {
+    const segments = parseVirtualPath(input);
+    if (segments.length === 0)
+      throw new AppError('BAD_PATH', 'Name a folder: a rule speaks for a folder of a volume and what is below it.');
+    if (segments[0] === 'share')
+      throw new AppError('BAD_PATH', 'A link is not a folder of its own: set the rule on the shared folder.');
+    return segments.join('/').normalize('NFC');
+  }
+
+  /** Administrators, and whoever an explicit manage rule names at the folder, may change who has access there. */
+  function assertManages(caller: Caller, path: string): void {
+    if (caller.link) throw new AppError('ACCESS_NOT_MANAGER');
+    if (caller.isAdmin) return;
+    const d = check(caller.userId, path);
+    if (d.level === 'hidden') throw new AppError('NOT_FOUND', 'No such file or folder.');
+    if (d.level !== 'manage' || d.rule === null) throw new AppError('ACCESS_NOT_MANAGER');
+  }
+
+  function groupOr404(id: string) {
+    const g = store.group(id);
+    if (!g) throw new AppError('GROUP_NOT_FOUND');
+    return g;
+  }
+
+  function groupName(name: string): string {
+    const n = name.normalize('NFC').trim();
+    if (n === '' || n.length > 100 || /[\u0000-\u001f\u007f]/.test(n))
+      throw new AppError('INVALID_BODY', 'A group name is 1 to 100 characters, without control characters.');
+    return n;
+  }
+
+  function subjectOf(input: SubjectInput): { subjectKind: Rule['subjectKind']; subjectId: string } {
+    if (input.kind === 'everyone') return { subjectKind: 'everyone', subjectId: '' };
+    const id = input.id ?? '';
+    if (input.kind === 'group') groupOr404(id);
+    else if (!store.accountExists(id)) throw new AppError('USER_NOT_FOUND');
+    return { subjectKind: input.kind, subjectId: id };
+  }
+
+  function names() {
+    const groups = new Map(store.groups().map((g) => [g.id, g.name]));
+    const accounts = new Map(store.accounts().map((a) => [a.id, a.username]));
+    return (r: Rule) => ({
+      kind: r.subjectKind,
+      id: r.subjectId,
+      name:
+        r.subjectKind === 'everyone'
+          ? 'Everyone'
+          : ((r.subjectKind === 'group' ? groups.get(r.subjectId) : accounts.get(r.subjectId)) ?? r.subjectId),
+    });
+  }
+
+  /** The rules at a folder and at every folder above it, nearest last. */
+  function rulesAbove(p: string): Rule[] {
+    const segments = p.split('/');
+    const above = new Set(segments.map((_, i) => segments.slice(0, i + 1).join('/')));
+    return store
+      .rules()
+      .filter((r) => above.has(r.path.normalize('NFC')))
+      .sort((a, b) => a.path.length - b.path.length);
+  }
+
+  function ruleWire(r: Rule, subject: ReturnType<ReturnType<typeof names>>) {
+    return { id: r.id, path: r.path, subject, level: r.level, inherit: r.inherit };
+  }
+
+  function explainFor(userId: string, path: string, name: ReturnType<typeof names>) {
+    const d = check(userId, path);
+    return {
+      level: d.level,
+      can: abilities(d.level),
+      decidedBy: d.rule ? ('rule' as const) : ('default' as const),
+      rule: d.rule ? ruleWire(d.rule, name(d.rule)) : null,
+    };
+  }
+
+  function log_(caller: Caller, ip: string, action: string, detail: Record<string, unknown>) {
+    log.info('access model changed', { action, by: caller.username, ...detail });
+    record({ action, outcome: 'success', userId: caller.userId, ip, detail });
+  }
+
+  return {
+    check,
+    levelAt: (userId: string, virtualPath: string): AccessLevel => check(userId, virtualPath).level,
+
+    groups() {
+      const members = store.memberships();
+      const accounts = new Map(store.accounts().map((a) => [a.id, a.username]));
+      return {
+        groups: store.groups().map((g) => ({
+          id: g.id,
+          name: g.name,
+          createdAt: g.createdAt,
+          members: members
+            .filter((m) => m.groupId === g.id)
+            .map((m) => ({ id: m.userId, username: accounts.get(m.userId) ?? m.userId }))
+            .sort((a, b) => a.username.localeCompare(b.username)),
+        })),
+      };
+    },
+
+    createGroup(caller: Caller, name: string, ip: string) {
+      const n = groupName(name);
+      if (store.groupNamed(n)) throw new AppError('GROUP_NAME_TAKEN');
+      const g = store.addGroup(n);
+      changed();
+      log_(caller, ip, 'access.group-create', { groupId: g.id, name: n });
+      return { group: { id: g.id, name: g.name, createdAt: g.createdAt, members: [] } };
+    },
+
+    renameGroup(caller: Caller, id: string, name: string, ip: string) {
+      const before = groupOr404(id);
+      const n = groupName(name);
+      const other = store.groupNamed(n);
+      if (other && other.id !== id) throw new AppError('GROUP_NAME_TAKEN');
+      store.renameGroup(id, n);
+      log_(caller, ip, 'access.group-rename', { groupId: id, from: before.name, to: n });
+      return { group: { id, name: n } };
+    },
+
+    deleteGroup(caller: Caller, id: string, ip: string): void {
+      const g = groupOr404(id);
+      store.removeGroup(id);
+      changed();
+      log_(caller, ip, 'access.group-delete', { groupId: id, name: g.name });
+    },
+
+    addMember(caller: Caller, groupId: string, userId: string, ip: string): void {
+      const g = groupOr404(groupId);
+      if (!store.accountExists(userId)) throw new AppError('USER_NOT_FOUND');
+      if (store.addMember(groupId, userId)) {
+        changed();
+        log_(caller, ip, 'access.member-add', { groupId, group: g.name, member: userId });
+      }
+    },
+
+    removeMember(caller: Caller, groupId: string, userId: string, ip: string): void {
+      const g = groupOr404(groupId);
+      if (store.removeMember(groupId, userId)) {
+        changed();
+        log_(caller, ip, 'access.member-remove', { groupId, group: g.name, member: userId });
+      }
+    },
+
+    /** Rules at `path` and at every folder above it (all of them, without a path: administrators). */
+    rules(caller: Caller, path?: string) {
+      const name = names();
+      if (path === undefined) {
+        if (!caller.isAdmin) throw new AppError('ADMIN_ONLY');
+        return { rules: store.rules().map((r) => ruleWire(r, name(r))) };
+      }
+      const p = rulePath(path);
+      assertManages(caller, p);
+      return { rules: rulesAbove(p).map((r) => ruleWire(r, name(r))) };
+    },
+
+    setRule(
+      caller: Caller,
+      input: { path: string; subject: SubjectInput; level: AccessLevel; inherit?: boolean | undefined },
+      ip: string,
+    ) {
+      const p = rulePath(input.path);
+      assertManages(caller, p);
+      const rule = store.putRule({
+        path: p,
+        ...subjectOf(input.subject),
+        level: input.level,
+        inherit: input.inherit ?? true,
+      });
+      changed();
+      log_(caller, ip, 'access.rule-set', { ruleId: rule.id, path: p, subject: input.subject, level: input.level });
+      return { rule: ruleWire(rule, names()(rule)) };
+    },
+
+    removeRule(caller: Caller, id: string, ip: string): void {
+      const rule = store.rule(id);
+      if (!rule) throw new AppError('RULE_NOT_FOUND');
+      assertManages(caller, rule.path);
+      store.removeRule(id);
+      changed();
+      log_(caller, ip, 'access.rule-remove', { ruleId: id, path: rule.path, level: rule.level });
+    },
+
+    /** What an account can do at a folder and which rule decides (one's own always; another's: administrators and managers). */
+    explain(caller: Caller, path: string, userId: string | undefined) {
+      const p = rulePath(path);
+      const who = userId ?? caller.userId;
+      if (who !== caller.userId) assertManages(caller, p);
+      else if (!caller.isAdmin && check(who, p).level === 'hidden')
+        throw new AppError('NOT_FOUND', 'No such file or folder.');
+      const account = store.accounts().find((a) => a.id === who);
+      if (!account && who !== caller.userId) throw new AppError('USER_NOT_FOUND');
+      return {
+        path: p,
+        account: { id: who, username: account?.username ?? caller.username },
+        ...explainFor(who, p, names()),
+      };
+    },
+
+    /** The folder's "Who has access": every account's level there and the rule that decides it, and the rules in force. */
+    who(caller: Caller, path: string) {
+      const p = rulePath(path);
+      assertManages(caller, p);
+      const name = names();
+      return {
+        path: p,
+        accounts: store.accounts().map((a) => ({ account: a, ...explainFor(a.id, p, name) })),
+        rules: rulesAbove(p).map((r) => ruleWire(r, name(r))),
+        groups: store.groups().map((g) => ({ id: g.id, name: g.name })),
+      };
+    },
+
+    /** The installation settings' rule list (wire-shapes §9) read from and written to everyone's rules. */
+    everyone: {
+      list: () =>
+        store.everyoneRules().map((r) => ({
+          id: r.id,
+          path: r.path,
+          recursive: r.inherit,
+          permissions:
+            r.level === 'hidden'
+              ? ('hidden' as const)
+              : r.level === 'write' || r.level === 'manage'
+                ? ('rw' as const)
+                : ('ro' as const),
+        })),
+      replace(rules: { id: string; path: string; recursive: boolean; permissions: 'rw' | 'ro' | 'hidden' }[]): void {
+        // One rule per path: a hidden one wins, as it did before; otherwise the first.
+        const kept = new Map<string, (typeof rules)[number]>();
+        for (const r of rules) {
+          const had = kept.get(r.path);
+          if (r.path !== '' && (!had || (r.permissions === 'hidden' && had.permissions !== 'hidden')))
+            kept.set(r.path, r);
+        }
+        // Below a hidden folder a rule did nothing before; now the nearest decides, so it is left out.
+        const hidden = [...kept.values()].filter((r) => r.permissions === 'hidden').map((r) => r.path + '/');
+        const ordered = rules.filter(
+          (r) => kept.get(r.path) === r && (r.permissions === 'hidden' || !hidden.some((h) => r.path.startsWith(h))),
+        );
+        store.replaceEveryone(
+          ordered.map((r) => ({
+            id: r.id,
+            path: r.path,
+            level: r.permissions === 'hidden' ? 'hidden' : r.permissions === 'ro' ? 'read' : 'manage',
+            inherit: r.permissions === 'hidden' || r.recursive,
+          })),
+        );
+        changed();
+      },
+    },
+  };
+}

@@ -1,0 +1,138 @@
+// The access model's rows: groups, their members, and the per-folder rules (003_access_model.sql).
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/database.ts';
+import type { AccessLevel } from '../files/access.ts';
+import type { Rule } from './decide.ts';
+
+export interface GroupRow {
+  id: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface RuleRow {
+  id: string;
+  path: string;
+  subject_kind: Rule['subjectKind'];
+  subject_id: string;
+  level: AccessLevel;
+  inherit: number;
+}
+
+const toRule = (r: RuleRow): Rule => ({
+  id: r.id,
+  path: r.path,
+  subjectKind: r.subject_kind,
+  subjectId: r.subject_id,
+  level: r.level,
+  inherit: r.inherit === 1,
+});
+
+export type AccessStore = ReturnType<typeof createAccessStore>;
+
+export function createAccessStore(db: Database) {
+  const now = () => new Date().toISOString();
+  const groupOf = (r: { id: string; name: string; created_at: string; updated_at: string }): GroupRow => ({
+    id: r.id,
+    name: r.name,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  });
+  return {
+    groups: (): GroupRow[] =>
+      db
+        .all<{ id: string; name: string; created_at: string; updated_at: string }>(
+          'SELECT * FROM access_groups ORDER BY name',
+        )
+        .map(groupOf),
+    group(id: string): GroupRow | undefined {
+      const r = db.get<{ id: string; name: string; created_at: string; updated_at: string }>(
+        'SELECT * FROM access_groups WHERE id = ?',
+        [id],
+      );
+      return r ? groupOf(r) : undefined;
+    },
+    groupNamed(name: string): GroupRow | undefined {
+      const r = db.get<{ id: string; name: string; created_at: string; updated_at: string }>(
+        'SELECT * FROM access_groups WHERE name = ?',
+        [name],
+      );
+      return r ? groupOf(r) : undefined;
+    },
+    addGroup(name: string): GroupRow {
+      const id = randomUUID();
+      const at = now();
+      db.run('INSERT INTO access_groups (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)', [id, name, at, at]);
+      return { id, name, createdAt: at, updatedAt: at };
+    },
+    renameGroup: (id: string, name: string): boolean =>
+      db.run('UPDATE access_groups SET name = ?, updated_at = ? WHERE id = ?', [name, now(), id]).changes > 0,
+    /** The group, its memberships and its rules, in one transaction. */
+    removeGroup: (id: string): boolean =>
+      db.transaction(() => {
+        db.run("DELETE FROM access_rules WHERE subject_kind = 'group' AND subject_id = ?", [id]);
+        return db.run('DELETE FROM access_groups WHERE id = ?', [id]).changes > 0;
+      }),
+    memberships: (): { groupId: string; userId: string }[] =>
+      db.all<{ groupId: string; userId: string }>(
+        'SELECT group_id AS groupId, user_id AS userId FROM access_group_members',
+      ),
+    addMember: (groupId: string, userId: string): boolean =>
+      db.run('INSERT OR IGNORE INTO access_group_members (group_id, user_id, added_at) VALUES (?, ?, ?)', [
+        groupId,
+        userId,
+        now(),
+      ]).changes > 0,
+    removeMember: (groupId: string, userId: string): boolean =>
+      db.run('DELETE FROM access_group_members WHERE group_id = ? AND user_id = ?', [groupId, userId]).changes > 0,
+    accountExists: (userId: string): boolean =>
+      db.get('SELECT 1 AS one FROM users WHERE id = ?', [userId]) !== undefined,
+    accounts: (): { id: string; username: string }[] =>
+      db.all<{ id: string; username: string }>('SELECT id, username FROM users ORDER BY username'),
+    /** An account's rules go with it (memberships cascade). */
+    forgetAccount: (userId: string): void =>
+      void db.run("DELETE FROM access_rules WHERE subject_kind = 'account' AND subject_id = ?", [userId]),
+
+    rules: (): Rule[] =>
+      db.all<RuleRow>('SELECT * FROM access_rules ORDER BY path, subject_kind, subject_id').map(toRule),
+    /** Everyone's rules in the order they were written (the settings' list keeps its order). */
+    everyoneRules: (): Rule[] =>
+      db.all<RuleRow>("SELECT * FROM access_rules WHERE subject_kind = 'everyone' ORDER BY rowid").map(toRule),
+    rule(id: string): Rule | undefined {
+      const r = db.get<RuleRow>('SELECT * FROM access_rules WHERE id = ?', [id]);
+      return r ? toRule(r) : undefined;
+    },
+    /** One rule per folder and subject: a second one for the same pair replaces the first's level. */
+    putRule(input: Omit<Rule, 'id'>): Rule {
+      const at = now();
+      db.run(
+        `INSERT INTO access_rules (id, path, subject_kind, subject_id, level, inherit, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (path, subject_kind, subject_id) DO UPDATE SET level = excluded.level, inherit = excluded.inherit, updated_at = excluded.updated_at`,
+        [randomUUID(), input.path, input.subjectKind, input.subjectId, input.level, input.inherit ? 1 : 0, at, at],
+      );
+      return toRule(
+        db.get<RuleRow>('SELECT * FROM access_rules WHERE path = ? AND subject_kind = ? AND subject_id = ?', [
+          input.path,
+          input.subjectKind,
+          input.subjectId,
+        ])!,
+      );
+    },
+    removeRule: (id: string): boolean => db.run('DELETE FROM access_rules WHERE id = ?', [id]).changes > 0,
+    /** Everyone's rules replaced by `rules` (the installation settings' list), in one transaction. */
+    replaceEveryone(rules: (Omit<Rule, 'subjectKind' | 'subjectId'> & { id: string })[]): void {
+      db.transaction(() => {
+        db.run("DELETE FROM access_rules WHERE subject_kind = 'everyone'");
+        const at = now();
+        for (const r of rules)
+          db.run(
+            `INSERT OR IGNORE INTO access_rules (id, path, subject_kind, subject_id, level, inherit, created_at, updated_at)
+             VALUES (?, ?, 'everyone', '', ?, ?, ?, ?)`,
+            [r.id, r.path, r.level, r.inherit ? 1 : 0, at, at],
+          );
+      });
+    },
+  };
+}
