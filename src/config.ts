@@ -2,6 +2,7 @@
 // only here; the README table is checked against `variables` by a test.
 import os from 'node:os';
 import path from 'node:path';
+import { THREAD_POOL_DEFAULT } from './threadpool.ts';
 import {
   ConfigError,
   bool,
@@ -54,6 +55,13 @@ export const variables = {
       ['debug', 'info', 'warn', 'error'] as const,
       'info',
       'Lowest level written to the JSON log.',
+    ),
+    threadPool: int(
+      'UV_THREADPOOL_SIZE',
+      THREAD_POOL_DEFAULT,
+      "Threads for disk work (libuv's pool, read when it starts): each upload's writes and flush hold one, so with Node's default of 4 a zip, a listing or a download waited behind a few uploads.",
+      1,
+      1024,
     ),
   },
   tls: {

@@ -19,6 +19,7 @@ const BENCHES = [
   'upload',
   'download',
   'zip',
+  'contention',
   'foldersize',
   'startup',
   'indexing',
