@@ -32,7 +32,7 @@ export function downloadRoutes(downloads: Downloads) {
       summary: 'Download a selection: one file as its bytes, folders or several items as a streaming zip',
       tags: ['Downloads'],
       description:
-        'Body: `{ path }` (one item), `{ paths: [...] }`, or `{ items: [{ path: parent, name }] }`; optional `name` of the archive. Already-compressed kinds are stored in the zip, the rest deflated.',
+        'Body: `{ path }` (one item), `{ paths: [...] }`, or `{ items: [{ path: parent, name }] }`; optional `name` of the archive; `compress: true` for a smaller zip (what shrinks is deflated; already-compressed kinds and what does not shrink are stored). Without it every file is stored, sent as fast as it is read.',
       body: selection,
       responses: { 200: { description: 'The bytes or a zip', contentType: 'application/octet-stream' } },
       handler: async ({ caller, body, req, res }) => sendDownload(req, res, await downloads.open(caller, body)),

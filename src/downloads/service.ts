@@ -77,7 +77,12 @@ export function createDownloads(deps: { resolver: PathResolver; showHidden: (use
       }
       return {
         kind: 'zip',
-        zip: zipAnswer(await sourcesOf(items), archiveNameOf(items, sel.name), deps.showHidden(caller.userId)),
+        zip: zipAnswer(
+          await sourcesOf(items),
+          archiveNameOf(items, sel.name),
+          deps.showHidden(caller.userId),
+          sel.compress === true,
+        ),
       };
     },
 

@@ -9,6 +9,12 @@ export const selection = z.object({
     .max(10_000)
     .optional(),
   name: z.string().optional(),
+  compress: z
+    .boolean()
+    .optional()
+    .describe(
+      'A smaller zip: files that shrink are deflated (slower to make; worth it on a slow link). By default every file is stored, as fast as it is read.',
+    ),
 });
 export type Selection = z.infer<typeof selection>;
 export const downloadPlan = z.object({

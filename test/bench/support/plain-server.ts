@@ -16,6 +16,8 @@
 //                    in order; every other file sent as is with pooled reads. With the CRC-32
 //                    every zip entry must carry (stored: zlib.crc32 over the bytes sent; text:
 //                    zlib's gzip frame computes it on the pool thread, as Burrow's does); no headers.
+//                    `?store`: every file sent as is with its CRC (a stored zip's work, Burrow's
+//                    default since issue 33).
 // PUT paths (the upload bench):
 //   /discard         the body received and dropped, each chunk's memory freed as it arrives: what
 //                    receiving the bytes over HTTP costs Node, no disk — with the disk write alone,
@@ -124,7 +126,7 @@ async function pooled(
 // zlib's output pieces as large as Burrow's (the default 16 KiB made a slower ceiling).
 const DEFLATE_CHUNK = 128 * 1024;
 
-const deflates = (name: string) => /\.(log|txt)$/.test(name);
+const textName = (name: string) => /\.(log|txt)$/.test(name);
 
 /** Gzip streams kept from file to file (reset between them), as Burrow keeps its engines. */
 const gzipEngines: zlib.Gzip[] = [];
@@ -154,7 +156,14 @@ function gzipPieces(input: Buffer): Promise<Buffer[]> {
  * free (as Burrow's look-ahead does), written in order. Burrow does all of that too: a fresh
  * buffer and a zlib stream per file made a ceiling Burrow could beat once it stopped doing so.
  */
-async function zipWork(res: http.ServerResponse, dir: string, names: string[], threads: number): Promise<void> {
+async function zipWork(
+  res: http.ServerResponse,
+  dir: string,
+  names: string[],
+  threads: number,
+  store: boolean,
+): Promise<void> {
+  const deflates = (name: string) => !store && textName(name);
   let running = 0;
   const waiting: Array<() => void> = [];
   const deflated = async (file: string): Promise<Buffer[]> => {
@@ -241,7 +250,7 @@ function serve(root: string): void {
       const names = fs.readdirSync(target).sort();
       if (mode === 'zipwork') {
         const threads = Number(new URL(req.url!, 'http://x').searchParams.get('threads') ?? 2);
-        await zipWork(res, target, names, threads);
+        await zipWork(res, target, names, threads, new URL(req.url!, 'http://x').searchParams.has('store'));
         return;
       }
       res.setMaxListeners(0);
