@@ -22,6 +22,7 @@ import {
   npmPackage,
   packageFolder,
   stripLinuxBinary,
+  stripMacBinary,
   type Target,
 } from './targets.ts';
 
@@ -92,7 +93,9 @@ async function seedBaseBinary(target: Target): Promise<void> {
   const binary =
     target.platform === 'win' ? path.join(seaCache, `${base}.exe`) : path.join(seaCache, base, 'bin', 'node');
   const archive = path.join(seaCache, `${base}.${target.platform === 'win' ? 'zip' : 'tar.gz'}`);
-  if (fs.existsSync(`${binary}.ok`) && fs.existsSync(binary) && fs.existsSync(`${archive}.ok`)) return;
+  // A macOS base seeded before it was stripped is seeded again (the marker says it was).
+  const stripped = target.platform !== 'macos' || fs.existsSync(`${binary}.stripped`);
+  if (stripped && fs.existsSync(`${binary}.ok`) && fs.existsSync(binary) && fs.existsSync(`${archive}.ok`)) return;
   const isHost = target.id === hostTargetId() && target.node.version === process.version.slice(1);
   const source = isHost
     ? process.execPath
@@ -109,7 +112,17 @@ async function seedBaseBinary(target: Target): Promise<void> {
       log(`${target.id}: stripped the base binary (${(fs.statSync(temp).size / 1e6).toFixed(1)} MB)`);
     else log(`${target.id}: no strip tool for this binary, kept its debug information`);
   }
+  let macStripped = false;
+  if (target.platform === 'macos') {
+    macStripped = stripMacBinary(temp);
+    log(
+      macStripped
+        ? `${target.id}: stripped the base binary's local symbols (${(fs.statSync(temp).size / 1e6).toFixed(1)} MB)`
+        : `${target.id}: llvm-strip missing or failed, kept the base binary's local symbols`,
+    );
+  }
   fs.renameSync(temp, binary);
+  if (macStripped) fs.writeFileSync(`${binary}.stripped`, '');
   // pkg trusts a binary beside `.ok` markers and skips its download from the Node site.
   fs.writeFileSync(`${binary}.ok`, '');
   if (!fs.existsSync(archive)) fs.writeFileSync(archive, '');
