@@ -91,6 +91,16 @@ export function notifyRoutes(notify: NotifyService) {
       handler: ({ query }) => notify.deliveries(query.state),
     }),
     route({
+      method: 'GET',
+      path: '/api/admin/notify/deliveries/:id',
+      access: 'admin',
+      tags,
+      summary: 'One delivery: its state, attempts and the last answer (how a test went)',
+      params: deliveryParams,
+      responses: { 200: { description: 'The delivery', schema: oneDelivery }, 404: 'No such delivery' },
+      handler: ({ params }) => notify.delivery(params.id),
+    }),
+    route({
       method: 'POST',
       path: '/api/admin/notify/deliveries/:id/retry',
       access: 'admin',

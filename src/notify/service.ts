@@ -452,6 +452,12 @@ export function createNotify(deps: NotifyDeps) {
       return { deliveries: store.list(state, 200).map((d) => toWireDelivery(d, names)) };
     },
 
+    delivery(id: string): { delivery: WireDelivery } {
+      const d = store.delivery(id);
+      if (!d) throw new AppError('NOT_FOUND', 'No such delivery.');
+      return { delivery: toWireDelivery(d, destinationNames()) };
+    },
+
     /** Dead letter → pending, with the same message id (receivers that had it drop it). */
     sendAgain(id: string): { delivery: WireDelivery } {
       if (!store.revive(id, Date.now())) {

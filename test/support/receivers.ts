@@ -78,7 +78,10 @@ export async function startReceiver(kind: 'webhook' | 'ntfy'): Promise<Receiver>
       res.end(kind === 'ntfy' ? JSON.stringify({ id: 'x', event: 'message' }) : '');
     });
   });
+  // Never what keeps a test process alive (a journey's step may end before its close).
+  server.on('connection', (socket) => socket.unref());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
   const port = (server.address() as AddressInfo).port;
   Object.assign(state, {
     url: kind === 'webhook' ? `http://127.0.0.1:${port}/hooks/burrow` : `http://127.0.0.1:${port}`,

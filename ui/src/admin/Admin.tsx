@@ -1,10 +1,11 @@
-// Administration: users, groups, permissions, volumes, activity log, WebDAV locks, installation settings.
+// Administration: users, groups, permissions, volumes, activity log, WebDAV locks, notifications, installation settings.
 import { Tabs, currentTab } from '../components/Tabs.tsx';
 import { Activity } from './Activity.tsx';
 import { Groups } from './Groups.tsx';
 import { Permissions } from './Permissions.tsx';
 import { Installation } from './Installation.tsx';
 import { Locks } from './Locks.tsx';
+import { Notifications } from './Notifications.tsx';
 import { Users } from './Users.tsx';
 import { Lazy } from '../components/Lazy.tsx';
 import { features } from '../state/session.ts';
@@ -19,6 +20,7 @@ export default function Admin() {
     'volumes',
     'activity',
     'locks',
+    'notifications',
     'installation',
     ...(terminalOn ? ['terminal'] : []),
   ]);
@@ -33,6 +35,7 @@ export default function Admin() {
           { to: '/admin/volumes', label: 'Volumes' },
           { to: '/admin/activity', label: 'Activity log' },
           { to: '/admin/locks', label: 'Locks' },
+          { to: '/admin/notifications', label: 'Notifications' },
           { to: '/admin/installation', label: 'Installation' },
           ...(terminalOn ? [{ to: '/admin/terminal', label: 'Terminal' }] : []),
         ]}
@@ -43,6 +46,7 @@ export default function Admin() {
       {tab === 'volumes' && <Volumes />}
       {tab === 'activity' && <Activity />}
       {tab === 'locks' && <Locks />}
+      {tab === 'notifications' && <Notifications />}
       {tab === 'installation' && <Installation />}
       {tab === 'terminal' && <Lazy load={() => import('../terminal/Terminal.tsx')} props={{}} />}
     </section>

@@ -1,4 +1,4 @@
-// Account settings: preferences, password, API tokens.
+// Account settings: preferences, password, the second factor, notifications, API tokens.
 import { useState } from 'preact/hooks';
 import { ApiError, api } from '../api/client.ts';
 import { ErrorNote } from '../components/common.tsx';
@@ -9,6 +9,7 @@ import { Tokens } from './Tokens.tsx';
 import { Mount } from './Mount.tsx';
 import { SecureAccess } from './SecureAccess.tsx';
 import { Security } from './Security.tsx';
+import { Notifications } from './Notifications.tsx';
 
 function Preferences() {
   const p = preferences.value;
@@ -135,7 +136,7 @@ function Password() {
   );
 }
 
-const TABS = ['preferences', 'password', 'security', 'tokens', 'drive', 'secure'];
+const TABS = ['preferences', 'password', 'security', 'notifications', 'tokens', 'drive', 'secure'];
 
 export default function Settings() {
   const tab = currentTab('/settings', TABS);
@@ -147,6 +148,7 @@ export default function Settings() {
           { to: '/settings/preferences', label: 'Preferences' },
           { to: '/settings/password', label: 'Password' },
           { to: '/settings/security', label: 'Two-step & passkeys' },
+          { to: '/settings/notifications', label: 'Notifications' },
           { to: '/settings/tokens', label: 'API tokens' },
           { to: '/settings/drive', label: 'Mount as a drive' },
           { to: '/settings/secure', label: 'Secure connection' },
@@ -155,6 +157,7 @@ export default function Settings() {
       {tab === 'preferences' && <Preferences />}
       {tab === 'password' && <Password />}
       {tab === 'security' && <Security />}
+      {tab === 'notifications' && <Notifications />}
       {tab === 'tokens' && <Tokens />}
       {tab === 'drive' && <Mount />}
       {tab === 'secure' && <SecureAccess />}

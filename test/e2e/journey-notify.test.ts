@@ -1,0 +1,104 @@
+// Notifications, as an administrator meets them (test/e2e/journey/harness.ts: the executable in
+// Chromium at 1366×768 and at 390×844 with touch): Administration → Notifications adds a webhook
+// (its signing secret shown once), "Send a test" says it was delivered; Settings → Notifications
+// chooses it, what to be told of and a folder to watch (picked in the folder picker); a
+// housemate's upload there reaches the webhook receiver on loopback, signed (checked with the
+// Standard Webhooks reference library), naming the file as the administrator sees it.
+import * as assert from 'uvu/assert';
+import { Client } from '../support/client.ts';
+import { startReceiver, type Receiver } from '../support/receivers.ts';
+import { HOME, journey } from './journey/harness.ts';
+
+const j = journey(import.meta.url);
+
+const HOOK_NAME = 'Home Assistant – Küche & Flur';
+const PICTURE = 'Sunset over the bay – été #3 (100%).txt';
+let hook: Receiver | undefined;
+let destinationId = '';
+
+j.step('Administration → Notifications: a webhook added, its secret shown once, a test delivered', async (s) => {
+  const { page } = s;
+  await hook?.close();
+  hook = await startReceiver('webhook');
+  await s.goto('/admin/notifications');
+  const form = page.getByRole('form', { name: 'Add a destination' });
+  await form.getByLabel('Name').fill(HOOK_NAME);
+  await form.getByLabel('Address').fill(hook.url);
+  await s.tap(form.getByRole('button', { name: 'Add destination' }));
+  const secret = (await page.getByTestId('webhook-secret').innerText()).trim();
+  assert.match(secret, /^whsec_/);
+  hook.secret = secret;
+  await s.tap(page.getByRole('button', { name: 'I have stored it' }));
+  const list = page.getByRole('list', { name: 'Notification destinations' });
+  const row = list.getByRole('listitem').filter({ hasText: HOOK_NAME });
+  await row.getByText(`Webhook · ${hook.url}`).waitFor();
+  await s.tap(row.getByRole('button', { name: 'Send a test' }));
+  await row.getByText('Test delivered (answer 200)').waitFor();
+
+  // At the server and the receiver: one destination, the secret nowhere in its answer, one test message, signed.
+  const answer = await s.api('GET', '/api/admin/notify/destinations');
+  assert.is(answer.json.destinations.length, 1);
+  assert.not.ok(answer.text.includes(secret));
+  destinationId = answer.json.destinations[0].id;
+  const tests = [...hook.unique.values()].filter((b) => b.kind === 'test');
+  assert.is(tests.length, 1);
+  assert.ok(hook.requests.every((r) => r.verified));
+});
+
+j.step(
+  'Settings → Notifications: the webhook chosen, a folder watched; a housemate’s upload there arrives signed',
+  async (s) => {
+    const { page } = s;
+    const receiver = hook!;
+    await s.goto('/settings/notifications');
+    const prefs = page.getByRole('form', { name: 'Notifications' });
+    await s.tap(prefs.getByRole('checkbox', { name: HOOK_NAME }));
+    await s.tap(prefs.getByRole('checkbox', { name: 'Files added to a folder I watch' }));
+    await s.tap(prefs.getByRole('button', { name: 'Watch a folder…' }));
+    const picker = page.getByRole('dialog', { name: 'Watch a folder' });
+    await s.tap(picker.getByRole('button', { name: HOME, exact: true }));
+    await s.tap(picker.getByRole('button', { name: 'Photos', exact: true }));
+    await s.tap(picker.getByRole('button', { name: 'Watch this folder' }));
+    await prefs.getByRole('list', { name: 'Watched folders' }).getByText(`${HOME}/Photos`).waitFor();
+    await s.tap(prefs.getByRole('button', { name: 'Save' }));
+    await s.eventually('the choices kept at the server', async () => {
+      const p = (await s.api('GET', '/api/notify/prefs')).json.prefs;
+      return (
+        JSON.stringify(p) ===
+        JSON.stringify({ kinds: ['folder.uploaded'], destinations: [destinationId], folders: [`${HOME}/Photos`] })
+      );
+    });
+
+    // A housemate adds a file to the watched folder from her own session.
+    const created = await s.api('POST', '/api/users', {
+      email: 'lena@example.org',
+      username: 'lena',
+      password: 'lenas own long password',
+      roles: [],
+    });
+    assert.is(created.status, 201, created.text);
+    const lena = new Client(s.server.url);
+    assert.is(
+      (await lena.post('/api/auth/login', { identifier: 'lena', password: 'lenas own long password' })).status,
+      200,
+    );
+    const f = new FormData();
+    f.append('uploadTo', `${HOME}/Photos`);
+    f.append('filedata', new Blob(['the bay at dusk']), PICTURE);
+    const up = await lena.post('/api/upload', f);
+    assert.is(up.status, 201, up.text);
+    await s.eventually('the upload’s message at the receiver', () =>
+      [...receiver.unique.values()].some((b) => b.kind === 'folder.uploaded'),
+    );
+    const [body] = [...receiver.unique.values()].filter((b) => b.kind === 'folder.uploaded');
+    assert.equal(body.paths, [`${HOME}/Photos/${PICTURE}`]);
+    assert.is(body.actor.username, 'lena');
+    assert.is(body.recipient.username, 'ada');
+    assert.ok(receiver.requests.every((r) => r.verified));
+    await receiver.close();
+    hook = undefined;
+  },
+  { needs: ['Administration → Notifications: a webhook added, its secret shown once, a test delivered'] },
+);
+
+j.run();

@@ -1,0 +1,141 @@
+// Settings → Notifications: what this account is told of, where (among the destinations the
+// administrator added), and which folders it watches for uploads, changes and deletions.
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api/client.ts';
+import type { ApiAnswer } from '../../../src/contract.ts';
+import { FolderPicker } from '../components/FolderPicker.tsx';
+import { ErrorNote, Icon } from '../components/common.tsx';
+import { useSubmit } from '../components/useSubmit.ts';
+import { toast } from '../state/toasts.ts';
+import './notifications.css';
+
+type Prefs = ApiAnswer<'GET /api/notify/prefs'>['prefs'];
+type Kind = Prefs['kinds'][number];
+type Choosable = ApiAnswer<'GET /api/notify/destinations'>['destinations'][number];
+
+/** Every kind an account may choose, in the words the screen uses. */
+const KINDS: { kind: Kind; label: string; folders?: true }[] = [
+  { kind: 'folder.uploaded', label: 'Files added to a folder I watch', folders: true },
+  { kind: 'folder.changed', label: 'Files changed, renamed or moved in a folder I watch', folders: true },
+  { kind: 'folder.deleted', label: 'Files deleted from a folder I watch', folders: true },
+  { kind: 'files.arrived', label: 'Files arriving through my file requests' },
+  { kind: 'signin.new-address', label: 'A sign-in to my account from a new address' },
+  { kind: 'signin.lockout', label: 'My account locked after failed sign-ins (administrators: any account)' },
+  { kind: 'signin.second-factor-failed', label: 'My password used with a wrong second-factor code' },
+];
+
+const KIND_LABEL: Record<string, string> = { webhook: 'Webhook', ntfy: 'ntfy' };
+
+export function Notifications() {
+  const [prefs, setPrefs] = useState<Prefs | null>(null);
+  const [destinations, setDestinations] = useState<Choosable[] | null>(null);
+  const [picking, setPicking] = useState(false);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const { busy, error, run } = useSubmit();
+  useEffect(() => {
+    Promise.all([api('GET /api/notify/prefs'), api('GET /api/notify/destinations')]).then(([p, d]) => {
+      setPrefs(p.prefs);
+      setDestinations(d.destinations);
+    }, setLoadError);
+  }, []);
+  if (!prefs || !destinations)
+    return (
+      <div class="stack">
+        <ErrorNote error={loadError} />
+      </div>
+    );
+  const toggle = <T,>(list: T[], item: T, on: boolean) => (on ? [...list, item] : list.filter((x) => x !== item));
+  const save = (e: Event) => {
+    e.preventDefault();
+    return run(async () => {
+      const a = await api('PUT /api/notify/prefs', { body: prefs });
+      setPrefs(a.prefs);
+      toast('Notification choices saved');
+    });
+  };
+  return (
+    <form class="stack notify-prefs" style={{ maxWidth: '640px' }} onSubmit={save} aria-label="Notifications">
+      <fieldset class="stack">
+        <legend>Where</legend>
+        {destinations.length === 0 && (
+          <p class="muted small">
+            No destination yet: an administrator adds them (a webhook, an ntfy topic) in Administration → Notifications.
+          </p>
+        )}
+        {destinations.map((d) => (
+          <label class="check" key={d.id}>
+            <input
+              type="checkbox"
+              checked={prefs.destinations.includes(d.id)}
+              onChange={(e) =>
+                setPrefs({ ...prefs, destinations: toggle(prefs.destinations, d.id, e.currentTarget.checked) })
+              }
+            />{' '}
+            <span dir="auto">{d.name}</span> <span class="muted small">({KIND_LABEL[d.kind] ?? d.kind})</span>
+          </label>
+        ))}
+      </fieldset>
+      <fieldset class="stack">
+        <legend>What</legend>
+        {KINDS.map((k) => (
+          <label class="check" key={k.kind}>
+            <input
+              type="checkbox"
+              checked={prefs.kinds.includes(k.kind)}
+              onChange={(e) => setPrefs({ ...prefs, kinds: toggle(prefs.kinds, k.kind, e.currentTarget.checked) })}
+            />{' '}
+            {k.label}
+          </label>
+        ))}
+      </fieldset>
+      <fieldset class="stack">
+        <legend>Folders I watch</legend>
+        <p class="muted small">
+          Changes others make inside these folders (and the folders within them) are sent to you; your own are not.
+        </p>
+        <ul class="results" aria-label="Watched folders">
+          {prefs.folders.map((f) => (
+            <li key={f}>
+              <Icon name="folder" />
+              <span class="grow where" dir="auto">
+                {f}
+              </span>
+              <button
+                type="button"
+                class="small"
+                aria-label={`Stop watching ${f}`}
+                onClick={() => setPrefs({ ...prefs, folders: prefs.folders.filter((x) => x !== f) })}
+              >
+                Stop watching
+              </button>
+            </li>
+          ))}
+          {!prefs.folders.length && <li class="muted">No folder watched.</li>}
+        </ul>
+        <div>
+          <button type="button" onClick={() => setPicking(true)}>
+            Watch a folder…
+          </button>
+        </div>
+      </fieldset>
+      <ErrorNote error={error} />
+      <div>
+        <button class="primary" disabled={busy}>
+          Save
+        </button>
+      </div>
+      {picking && (
+        <FolderPicker
+          title="Watch a folder"
+          start=""
+          confirm="Watch this folder"
+          onPick={(p) => {
+            if (!p) throw new Error('Choose a folder inside a volume.');
+            if (!prefs.folders.includes(p)) setPrefs({ ...prefs, folders: [...prefs.folders, p] });
+          }}
+          onClose={() => setPicking(false)}
+        />
+      )}
+    </form>
+  );
+}
