@@ -12,9 +12,9 @@ import { isReservedName } from '../files/names.ts';
 import type { PathResolver } from '../files/paths.ts';
 import { withDirIn, withFileIn } from '../files/confined.ts';
 import { countTree } from '../files/walk.ts';
-import { readMediaFacts } from './media.ts';
+import { readFileFacts } from '../metadata/read.ts';
 import { statEntries } from './stats.ts';
-import type { Listing, MediaFacts, Metadata, Usage, Volume } from './wire.ts';
+import type { Listing, Metadata, Usage, Volume } from './wire.ts';
 
 export type { Listing };
 
@@ -168,9 +168,7 @@ export function createBrowse(deps: {
     else
       Object.assign(
         answer,
-        (await withFileIn(target.space.root, target.realPath, (f) =>
-          readMediaFacts(f.path, answer.kind, f.stat.size),
-        )) as MediaFacts,
+        await withFileIn(target.space.root, target.realPath, (f) => readFileFacts(f, answer.kind, f.stat.size)),
       );
     return answer;
   }

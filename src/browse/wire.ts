@@ -1,6 +1,7 @@
 // Wire shapes of browsing: volumes, a folder listing, usage and metadata.
 import { z } from 'zod';
 import { access, fileItem, readOnlyReason } from '../files/wire.ts';
+import { fileFacts } from '../metadata/wire.ts';
 
 export const volume = z.object({
   name: z.string(),
@@ -45,7 +46,6 @@ const treeTotals = z.object({
   dirCount: z.number().int(),
   truncated: z.boolean(),
 });
-const dimensions = { width: z.number().nullable().optional(), height: z.number().nullable().optional() };
 
 export const metadata = z.object({
   path: z.string(),
@@ -58,12 +58,6 @@ export const metadata = z.object({
   directory: treeTotals
     .optional()
     .describe('A folder: totals counted now (bounded; `truncated` when the bound was reached)'),
-  image: z.object(dimensions).catchall(z.unknown()).optional(),
-  video: z.object({ ...dimensions, duration: z.number().nullable().optional() }).optional(),
-  audio: z.object({ duration: z.number().nullable().optional() }).catchall(z.unknown()).optional(),
-  document: z.object({ pages: z.number().int() }).optional(),
-  pages: z.number().int().optional(),
+  ...fileFacts.shape,
 });
 export type Metadata = z.infer<typeof metadata>;
-/** What reading a file adds to its metadata (media.ts). */
-export type MediaFacts = Pick<Metadata, 'image' | 'video' | 'audio' | 'document' | 'pages'>;

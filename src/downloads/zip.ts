@@ -269,10 +269,16 @@ interface Prepared {
  * threads makes ~170 MB/s of text — ahead only on a link slower than that, and there the person
  * can ask for it.
  */
-export function zipAnswer(sources: ZipSource[], name: string, showHidden: boolean, compress = false): ZipAnswer {
+export function zipAnswer(
+  sources: ZipSource[],
+  name: string,
+  showHidden: boolean,
+  compress = false,
+  scrubHead?: (name: string, head: Buffer) => void,
+): ZipAnswer {
   return {
     name,
-    write: (out) => writeZip(out, sources, showHidden, undefined, compress),
+    write: (out) => writeZip(out, sources, showHidden, undefined, compress, scrubHead),
     close: () => closeSources(sources),
   };
 }
@@ -289,6 +295,8 @@ export async function writeZip(
   showHidden: boolean,
   signal?: AbortSignal,
   compress = true,
+  /** Rewrites an entry's first bytes in place, the same length (a link's photos lose their place). */
+  scrubHead?: (name: string, head: Buffer) => void,
 ): Promise<void> {
   const pool = zipPool;
   const zip = new ZipWriter(out, pool);
@@ -338,6 +346,7 @@ export async function writeZip(
     // The first chunk is read here, ahead of its turn: the sample comes from it, and it is the
     // start of the entry, so the next file's first read overlaps the current file's sending.
     const head = await readHead(pool, file.fd, file.size);
+    scrubHead?.(entry.relative, head);
     const level = compress ? levelFor(entry.relative, file.size, head) : 0;
     prepared++;
     if (level) lastDeflating = prepared;

@@ -124,10 +124,11 @@ export const PREVIEW_KINDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Kinds the thumbnail maker can draw (videos only when ffmpeg is installed: the thumbnail is
- * then "" otherwise; never PDF).
+ * Kinds the thumbnail maker can draw (videos only when ffmpeg is installed, songs only when they
+ * carry a cover: the thumbnail is then "" otherwise; never PDF).
  */
 export const THUMBNAIL_KINDS: ReadonlySet<string> = new Set([
   ...[...PICTURE_KINDS].filter((k) => !UNDECODED_PICTURE_KINDS.has(k)),
   ...VIDEO_KINDS,
+  ...AUDIO_KINDS,
 ]);

@@ -5,9 +5,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendFile, type OpenFile } from './file.ts';
 import { sendZip, type ZipAnswer } from './zip.ts';
 
-export type Download = { kind: 'file'; file: OpenFile; name: string } | { kind: 'zip'; zip: ZipAnswer };
+/** `head`: bytes sent in place of the file's first ones, the same length (http/file.ts). */
+export type Download = { kind: 'file'; file: OpenFile; name: string; head?: Buffer } | { kind: 'zip'; zip: ZipAnswer };
 
 /** Sends what a download opened: the file itself as an attachment, or the zip. */
 export function sendDownload(req: IncomingMessage, res: ServerResponse, d: Download): Promise<void> {
-  return d.kind === 'file' ? sendFile(req, res, d.file, d.name) : sendZip(req, res, d.zip);
+  return d.kind === 'file'
+    ? sendFile(req, res, d.file, d.name, 'attachment', undefined, d.head)
+    : sendZip(req, res, d.zip);
 }

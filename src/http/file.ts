@@ -10,7 +10,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { isNotModified } from './conditional.ts';
 import { lookup } from 'mrmime';
-import { ChunkPool, CHUNK, sendRange } from './range.ts';
+import { finished } from 'node:stream/promises';
+import { ChunkPool, CHUNK, drained, sendRange } from './range.ts';
 
 /** An open file to send: its descriptor, its fstat (the bytes' size and times), and its close. */
 export interface OpenFile {
@@ -104,7 +105,8 @@ export function writeRangeHead(
 }
 
 /**
- * Streams `file` (an open, checked descriptor; closed here in every case) to `res`. A failed
+ * Streams `file` (an open, checked descriptor; closed here in every case) to `res`; with `head`,
+ * those bytes are sent in place of the file's first ones (the same length). A failed
  * read or a file cut short while it streams ends that response (the socket is destroyed, so
  * the client sees an incomplete answer, not a hang) and never the process; the promise then
  * rejects with the error for the caller's log.
@@ -116,9 +118,10 @@ export async function sendFile(
   name: string,
   disposition: 'attachment' | 'inline' = 'attachment',
   contentType = contentTypeOf(name),
+  head?: Buffer,
 ): Promise<void> {
   try {
-    await sendHeadersAndBody(req, res, file, name, disposition, contentType);
+    await sendHeadersAndBody(req, res, file, name, disposition, contentType, head);
   } finally {
     // sendRange has no read in flight once it settles: closing now cannot race a read.
     await file.close();
@@ -132,9 +135,11 @@ async function sendHeadersAndBody(
   name: string,
   disposition: 'attachment' | 'inline',
   contentType: string,
+  head: Buffer | undefined,
 ): Promise<void> {
   const st = file.stat;
-  const etag = etagOf(st);
+  // Other first bytes (a photo's location taken out: metadata/location.ts) are another entity.
+  const etag = head ? etagOf(st).replace(/"$/, '-h"') : etagOf(st);
   const lastModified = new Date(Math.floor(st.mtimeMs / 1000) * 1000).toUTCString();
   res.setHeader('ETag', etag);
   res.setHeader('Last-Modified', lastModified);
@@ -158,6 +163,19 @@ async function sendHeadersAndBody(
   // Pooled reads straight to the socket (no fresh buffer per read for the collector to chase,
   // no stream between file and socket), one read ahead: see range.ts.
   try {
+    if (head && start < head.length) {
+      // The replaced head first (same length as the bytes it stands for), then the file after it.
+      const upTo = Math.min(end + 1, head.length);
+      const more = end >= head.length;
+      if (!res.write(head.subarray(start, upTo)) && more) await drained(res);
+      if (!more) {
+        res.end();
+        await finished(res);
+        return;
+      }
+      await sendRange(res, file.fd, head.length, end, new ChunkPool(4));
+      return;
+    }
     await sendRange(res, file.fd, start, end, new ChunkPool(4));
   } catch (err) {
     res.destroy();

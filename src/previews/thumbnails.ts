@@ -7,6 +7,7 @@
 // Besides the thumbnail size there are a few screen-sized renditions (RENDITIONS) for the
 // viewer, so a phone is not sent 12 MP. Sources: what the add-on decodes, SVG rasterised by
 // the add-on (resvg: no script, no external fetches), GIF's first frame through omggif, and a
+// song's cover picture (music-metadata), a
 // video's poster frame from ffmpeg when it is on the PATH (execFile, the checked descriptor
 // handed over as fd 3, never a path or a shell string).
 import { spawn } from 'node:child_process';
@@ -17,7 +18,8 @@ import path from 'node:path';
 import { GifReader } from 'omggif';
 import type { OpenedFile } from '../files/confined.ts';
 import type { Logger } from '../core/log.ts';
-import { VIDEO_KINDS } from '../files/kinds.ts';
+import { AUDIO_KINDS, VIDEO_KINDS } from '../files/kinds.ts';
+import { coverPicture } from '../metadata/read.ts';
 
 export interface ThumbnailSettings {
   enabled: boolean;
@@ -180,6 +182,11 @@ export function createThumbnails(deps: {
       const frame = await videoFrame(opened.fd);
       return frame ? new mod.Transformer(frame) : null;
     }
+    if (AUDIO_KINDS.has(kind)) {
+      // A song's thumbnail is its cover; a song without one has none.
+      const cover = await coverPicture(opened.path);
+      return cover ? fromPicture(mod, cover) : null;
+    }
     const input = await fsp.readFile(opened.path);
     // Rasterised at its own size first, so it is measured (and never enlarged) like any picture.
     if (kind === 'svg') return fromPicture(mod, await mod.Transformer.fromSvg(input).png());
@@ -231,8 +238,14 @@ export function createThumbnails(deps: {
       if (!settings.enabled) return null;
       const st = opened.stat;
       const kind = options.kind ?? '';
-      // A video is read by ffmpeg a frame's worth at a time, so its size is no bound on the work.
-      if (!st.isFile() || st.size === 0 || (st.size > MAX_SOURCE_BYTES && !VIDEO_KINDS.has(kind))) return null;
+      // A video is read by ffmpeg a frame's worth at a time and a song's cover is in its head, so
+      // their size is no bound on the work.
+      if (
+        !st.isFile() ||
+        st.size === 0 ||
+        (st.size > MAX_SOURCE_BYTES && !VIDEO_KINDS.has(kind) && !AUDIO_KINDS.has(kind))
+      )
+        return null;
       const size = renditionSize(options.size, settings.size);
       // Renditions are looked at full-screen: a better quality than the thumbnail's.
       const quality = size === settings.size ? settings.quality : Math.max(settings.quality, 82);

@@ -14,6 +14,7 @@ import type { Listing } from '../browse/wire.ts';
 import type { FileOps } from '../files/ops.ts';
 import type { ConflictsAnswer } from '../files/wire.ts';
 import type { LinkHolder, LinkHolding } from './holder.ts';
+import { linkHead, scrubLocation } from '../metadata/location.ts';
 
 /** `share/<token>/<rel>` — rel is checked again by the resolver (no `..`, no encoded escapes). */
 export const inLink = (token: string, rel: string) => joinVirtual(`share/${token}`, rel.replace(/^\/+|\/+$/g, ''));
@@ -115,7 +116,14 @@ export function createLinkReads(deps: {
       shares.touch(h.row, true);
       if (items.length === 1 && !items[0]!.isDirectory) {
         const item = items[0]!;
-        return { kind: 'file', file: await openFileIn(item.space.root, item.realPath), name: linkFileName(item) };
+        const file = await openFileIn(item.space.root, item.realPath);
+        const name = linkFileName(item);
+        // A photo's place never reaches a link holder (metadata/location.ts).
+        const head = await linkHead(name, file.fd, file.stat.size).catch(async (err) => {
+          await file.close();
+          throw err;
+        });
+        return { kind: 'file', file, name, head };
       }
       const named = items.map((item) => ({
         item,
@@ -134,7 +142,7 @@ export function createLinkReads(deps: {
           isDirectory: item.isDirectory,
         })),
       );
-      return { kind: 'zip', zip: zipAnswer(sources, archive, false) };
+      return { kind: 'zip', zip: zipAnswer(sources, archive, false, false, scrubLocation) };
     },
   };
 }

@@ -14,6 +14,7 @@ import { isNotModified } from '../http/conditional.ts';
 import { contentTypeOf, sendCachedPicture, sendFile } from '../http/file.ts';
 import { sendDownload } from '../http/download.ts';
 import { cookieOf } from '../http/link.ts';
+import { linkHead } from '../metadata/location.ts';
 import type { createBrowse } from '../browse/service.ts';
 import type { UploadsCapability } from '../uploads/capability.ts';
 import { tusRows } from '../uploads/tus/rows.ts';
@@ -89,7 +90,7 @@ export function shareRoutes(deps: ShareRouteDeps) {
   const reads = createLinkReads({ ...deps, shares: holding });
 
   /** One file of a link: an attachment, or a preview inline in a sandbox (no scripts, no same-origin). */
-  function sendLinkFile(
+  async function sendLinkFile(
     req: IncomingMessage,
     res: ServerResponse,
     r: InsidePath,
@@ -97,12 +98,17 @@ export function shareRoutes(deps: ShareRouteDeps) {
     mode: 'inline' | 'raw' | 'download',
   ) {
     const name = linkFileName(r);
-    if (asAttachment(name, mode)) return sendFile(req, res, file, name, 'attachment', contentTypeOf(name));
+    // A photo's place never reaches a link holder (metadata/location.ts): same length, same picture.
+    const head = await linkHead(name, file.fd, file.stat.size).catch(async (err) => {
+      await file.close();
+      throw err;
+    });
+    if (asAttachment(name, mode)) return sendFile(req, res, file, name, 'attachment', contentTypeOf(name), head);
     res.setHeader(
       'Content-Security-Policy',
       "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'",
     );
-    return sendFile(req, res, file, name, 'inline', contentTypeOf(name));
+    return sendFile(req, res, file, name, 'inline', contentTypeOf(name), head);
   }
 
   return [

@@ -140,3 +140,206 @@ export function webm(): Buffer {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+type TiffValue = { tag: number; type: 'ascii' | 'short' | 'long' | 'rational' | 'byte'; value: string | number[] };
+
+/** A little-endian TIFF block of IFDs (the first is IFD0; `links` point an IFD0 tag at a later IFD). */
+function tiff(ifds: TiffValue[][], links: { tag: number; ifd: number }[]): Buffer {
+  const width = { ascii: 1, byte: 1, short: 2, long: 4, rational: 8 } as const;
+  const code = { byte: 1, ascii: 2, short: 3, long: 4, rational: 5 } as const;
+  const withLinks = ifds.map((entries, i) =>
+    [...entries, ...(i === 0 ? links.map((l) => ({ tag: l.tag, type: 'long' as const, value: [0] })) : [])].sort(
+      (a, b) => a.tag - b.tag,
+    ),
+  );
+  const count = (e: TiffValue) => (e.type === 'ascii' ? (e.value as string).length + 1 : (e.value as number[]).length);
+  const dataSize = (e: TiffValue) => {
+    const n = count(e) * width[e.type];
+    return n > 4 ? n + (n % 2) : 0;
+  };
+  const sizes = withLinks.map((es) => 2 + 12 * es.length + 4 + es.reduce((s, e) => s + dataSize(e), 0));
+  const starts: number[] = [];
+  let at = 8;
+  for (const s of sizes) {
+    starts.push(at);
+    at += s;
+  }
+  const out = Buffer.alloc(at);
+  out.write('II', 0, 'latin1');
+  out.writeUInt16LE(42, 2);
+  out.writeUInt32LE(8, 4);
+  withLinks.forEach((entries, i) => {
+    let p = starts[i]!;
+    out.writeUInt16LE(entries.length, p);
+    let data = p + 2 + 12 * entries.length + 4;
+    p += 2;
+    for (const e of entries) {
+      const link = i === 0 ? links.find((l) => l.tag === e.tag) : undefined;
+      const value = link ? [starts[link.ifd]!] : e.value;
+      const bytes = Buffer.alloc(count(e) * width[e.type]);
+      if (e.type === 'ascii') bytes.write(value as string, 0, 'latin1');
+      else
+        (value as number[]).forEach((v, k) => {
+          if (e.type === 'byte') bytes.writeUInt8(v, k);
+          else if (e.type === 'short') bytes.writeUInt16LE(v, k * 2);
+          else if (e.type === 'long') bytes.writeUInt32LE(v, k * 4);
+        });
+      if (e.type === 'rational')
+        (value as number[]).forEach((v, k) => {
+          // numerator/denominator with enough precision for the values used here
+          const den = Number.isInteger(v) ? 1 : v < 1 ? Math.round(1 / v) : 10000;
+          const num = Number.isInteger(v) ? v : v < 1 ? 1 : Math.round(v * 10000);
+          bytes.writeUInt32LE(num, k * 8);
+          bytes.writeUInt32LE(den, k * 8 + 4);
+        });
+      out.writeUInt16LE(e.tag, p);
+      out.writeUInt16LE(code[e.type], p + 2);
+      out.writeUInt32LE(count(e), p + 4);
+      if (bytes.length <= 4) bytes.copy(out, p + 8);
+      else {
+        out.writeUInt32LE(data, p + 8);
+        bytes.copy(out, data);
+        data += bytes.length + (bytes.length % 2);
+      }
+      p += 12;
+    }
+    out.writeUInt32LE(0, p);
+  });
+  return out;
+}
+
+export interface PhotoFacts {
+  make: string;
+  model: string;
+  lens: string;
+  /** EXIF's own spelling: 'YYYY:MM:DD HH:MM:SS' (the camera's clock, no zone) */
+  taken: string;
+  exposure: number;
+  fNumber: number;
+  iso: number;
+  focalLength: number;
+  orientation?: number;
+  /** degrees, minutes, seconds; south and west as refs */
+  gps?: {
+    lat: [number, number, number];
+    latRef: 'N' | 'S';
+    lon: [number, number, number];
+    lonRef: 'E' | 'W';
+    altitude: number;
+  };
+}
+
+/** A `width` × `height` JPEG from the image add-on with a camera's EXIF (and GPS when given) in APP1. */
+export async function cameraJpeg(width: number, height: number, facts: PhotoFacts): Promise<Buffer> {
+  const jpeg: Buffer = await image.Transformer.fromRgbaPixels(
+    pixels(width, height, (x, y) => [(x * 3) % 256, (y * 5) % 256, 140]),
+    width,
+    height,
+  ).jpeg(88);
+  const ifd0: TiffValue[] = [
+    { tag: 0x010f, type: 'ascii', value: facts.make },
+    { tag: 0x0110, type: 'ascii', value: facts.model },
+    { tag: 0x0112, type: 'short', value: [facts.orientation ?? 1] },
+  ];
+  const exif: TiffValue[] = [
+    { tag: 0x829a, type: 'rational', value: [facts.exposure] },
+    { tag: 0x829d, type: 'rational', value: [facts.fNumber] },
+    { tag: 0x8827, type: 'short', value: [facts.iso] },
+    { tag: 0x9003, type: 'ascii', value: facts.taken },
+    { tag: 0x920a, type: 'rational', value: [facts.focalLength] },
+    { tag: 0xa434, type: 'ascii', value: facts.lens },
+  ];
+  const ifds = [ifd0, exif];
+  const links = [{ tag: 0x8769, ifd: 1 }];
+  if (facts.gps) {
+    ifds.push([
+      { tag: 0x0001, type: 'ascii', value: facts.gps.latRef },
+      { tag: 0x0002, type: 'rational', value: facts.gps.lat },
+      { tag: 0x0003, type: 'ascii', value: facts.gps.lonRef },
+      { tag: 0x0004, type: 'rational', value: facts.gps.lon },
+      { tag: 0x0005, type: 'byte', value: [0] },
+      { tag: 0x0006, type: 'rational', value: [facts.gps.altitude] },
+    ]);
+    links.push({ tag: 0x8825, ifd: 2 });
+  }
+  const body = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff(ifds, links)]);
+  const app1 = Buffer.concat([Buffer.from([0xff, 0xe1, (body.length + 2) >> 8, (body.length + 2) & 0xff]), body]);
+  return Buffer.concat([jpeg.subarray(0, 2), app1, jpeg.subarray(2)]);
+}
+
+function ffmpegMake(name: string, args: (dir: string, out: string) => string[], inputs: Record<string, Buffer> = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-media-'));
+  try {
+    for (const [n, b] of Object.entries(inputs)) fs.writeFileSync(path.join(dir, n), b);
+    const out = path.join(dir, name);
+    execFileSync('ffmpeg', ['-v', 'error', ...args(dir, out)]);
+    return fs.readFileSync(out);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `seconds` of a tone as an MP3 by ffmpeg, with ID3v2.3 tags and (when given) a PNG cover as its front picture. */
+export function taggedMp3(
+  seconds: number,
+  tags: { title: string; artist: string; album: string; track: string; date: string; genre?: string },
+  cover?: Buffer,
+): Buffer {
+  return ffmpegMake(
+    'song.mp3',
+    (dir, out) => [
+      '-f',
+      'lavfi',
+      '-i',
+      `sine=frequency=440:duration=${seconds}`,
+      ...(cover
+        ? [
+            '-i',
+            path.join(dir, 'cover.png'),
+            '-map',
+            '0:a',
+            '-map',
+            '1:v',
+            '-c:v',
+            'png',
+            '-disposition:v',
+            'attached_pic',
+          ]
+        : []),
+      '-c:a',
+      'libmp3lame',
+      '-b:a',
+      '64k',
+      '-id3v2_version',
+      '3',
+      ...Object.entries(tags).flatMap(([k, v]) => ['-metadata', `${k}=${v}`]),
+      ...(cover ? ['-metadata:s:v', 'title=Album cover', '-metadata:s:v', 'comment=Cover (front)'] : []),
+      out,
+    ],
+    cover ? { 'cover.png': cover } : {},
+  );
+}
+
+/** A `seconds` 320 × 240 H.264 + AAC MP4 by ffmpeg. */
+export function mp4(seconds: number): Buffer {
+  return ffmpegMake('clip.mp4', (_dir, out) => [
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=duration=${seconds}:size=320x240:rate=15`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=330:duration=${seconds}`,
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-shortest',
+    '-movflags',
+    '+faststart',
+    out,
+  ]);
+}

@@ -411,7 +411,7 @@ export async function makeWorld(dir: string): Promise<void> {
  * A PDF of one page per entry, each line of a page in Helvetica: a real text layer (a reader can
  * select and search it). Offsets are computed, so readers need no repair.
  */
-export function pdfDocument(pages: string[][]): Buffer {
+export function pdfDocument(pages: string[][], info?: { title: string; author: string }): Buffer {
   const objects: string[] = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '',
@@ -430,6 +430,13 @@ export function pdfDocument(pages: string[][]): Buffer {
     kids.push(objects.length);
   }
   objects[1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
+  // The Info dictionary: the title as UTF-16BE in a hex string (any script), the author a literal
+  // string in PDFDocEncoding (Latin-1 here), as writers do.
+  if (info) {
+    const utf16 = Buffer.from(info.title, 'utf16le').swap16().toString('hex');
+    const author = info.author.replace(/[()\\]/g, '');
+    objects.push(`<< /Title <FEFF${utf16}> /Author (${author}) /Producer (Burrow tests) >>`);
+  }
   let out = '%PDF-1.4\n';
   const offsets: number[] = [];
   objects.forEach((o, i) => {
@@ -438,7 +445,8 @@ export function pdfDocument(pages: string[][]): Buffer {
   });
   const xref = Buffer.byteLength(out, 'latin1');
   out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  const infoRef = info ? ` /Info ${objects.length} 0 R` : '';
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R${infoRef} >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
 }
 

@@ -5,7 +5,7 @@ import { api, joinPath } from '../api/client.ts';
 import type { FileItem, Metadata, Version } from '../api/types.ts';
 import { ErrorNote, Spinner } from '../components/common.tsx';
 import { toast, toastError } from '../state/toasts.ts';
-import { formatBytes, formatDate, iconFor } from '../util.ts';
+import { formatBytes, formatDate, formatDuration, iconFor } from '../util.ts';
 import { download, refOf } from './actions.ts';
 import { reload } from './model.ts';
 import { editing } from '../viewers/state.tsx';
@@ -110,6 +110,90 @@ function Versions({
   );
 }
 
+/** A fact row when there is something to say. */
+function Fact({ label, value }: { label: string; value: string | number | null | undefined }) {
+  if (value === null || value === undefined || value === '') return null;
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd dir="auto">{value}</dd>
+    </>
+  );
+}
+
+const join = (...parts: (string | number | null | undefined | false)[]) => parts.filter(Boolean).join(' · ');
+/** EXIF's date taken is the camera's clock (no zone): shown as written, not moved into this one. */
+const takenAt = (iso: string) => iso.replace('T', ' ').slice(0, 16);
+const exposure = (s: number | null) => (s === null ? null : s >= 1 ? `${s} s` : `1/${Math.round(1 / s)} s`);
+
+/** What the file says about itself (a photo's camera and place, a song's tags, a video's streams, a document's title). */
+function MediaFacts({ meta }: { meta: Metadata }) {
+  const { image, audio, video, document } = meta;
+  return (
+    <>
+      {image && (
+        <>
+          <Fact label="Dimensions" value={image.width ? `${image.width} × ${image.height}` : null} />
+          <Fact label="Taken" value={image.dateTaken ? takenAt(image.dateTaken) : null} />
+          <Fact label="Camera" value={join(image.cameraMake, image.cameraModel)} />
+          <Fact label="Lens" value={image.lensModel} />
+          <Fact
+            label="Exposure"
+            value={join(
+              exposure(image.exposureTime),
+              image.fNumber && `f/${image.fNumber}`,
+              image.iso && `ISO ${image.iso}`,
+              image.focalLength && `${image.focalLength} mm`,
+            )}
+          />
+          {image.gps && (
+            <>
+              <dt>Location</dt>
+              <dd>
+                <a
+                  href={`https://www.openstreetmap.org/?mlat=${image.gps.latitude}&mlon=${image.gps.longitude}#map=15/${image.gps.latitude}/${image.gps.longitude}`}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                >
+                  {image.gps.latitude.toFixed(5)}, {image.gps.longitude.toFixed(5)}
+                </a>
+                {image.gps.altitude !== null && ` · ${Math.round(image.gps.altitude)} m`}
+              </dd>
+            </>
+          )}
+        </>
+      )}
+      {audio && (
+        <>
+          <Fact label="Title" value={audio.title} />
+          <Fact label="Artist" value={audio.artist} />
+          <Fact label="Album" value={join(audio.album, audio.year)} />
+          <Fact
+            label="Track"
+            value={audio.track ? join(audio.track + (audio.trackCount ? ` of ${audio.trackCount}` : '')) : null}
+          />
+          <Fact label="Genre" value={audio.genre} />
+          <Fact label="Duration" value={audio.duration ? formatDuration(audio.duration) : null} />
+        </>
+      )}
+      {video && (
+        <>
+          <Fact label="Duration" value={video.duration ? formatDuration(video.duration) : null} />
+          <Fact label="Resolution" value={video.width ? `${video.width} × ${video.height}` : null} />
+          <Fact label="Codecs" value={join(video.videoCodec, video.audioCodec)} />
+        </>
+      )}
+      {document && (
+        <>
+          <Fact label="Title" value={document.title} />
+          <Fact label="Author" value={document.author} />
+          <Fact label="Pages" value={document.pages} />
+        </>
+      )}
+    </>
+  );
+}
+
 export default function Details({ item, onClose }: { item: FileItem; onClose: () => void }) {
   const path = joinPath(item.path, item.name);
   const [meta, setMeta] = useState<Metadata | null>(null);
@@ -165,20 +249,7 @@ export default function Details({ item, onClose }: { item: FileItem; onClose: ()
         )}
         <dt>Where</dt>
         <dd dir="auto">{item.path}</dd>
-        {meta?.image?.width && (
-          <>
-            <dt>Dimensions</dt>
-            <dd>
-              {meta.image.width} × {meta.image.height}
-            </dd>
-          </>
-        )}
-        {meta?.video?.duration && (
-          <>
-            <dt>Duration</dt>
-            <dd>{Math.round(meta.video.duration)} s</dd>
-          </>
-        )}
+        {meta && <MediaFacts meta={meta} />}
       </dl>
       <div class="actions" style={{ justifyContent: 'flex-start' }}>
         <button type="button" onClick={() => void download([refOf(item)], [item.kind])}>

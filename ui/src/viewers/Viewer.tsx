@@ -1,6 +1,6 @@
 // The full-window viewer: one file at a time, next/previous through the folder's files
 // (arrow keys, buttons, swipe), Escape closes, download and "open in new tab". Pictures in a
-// lightbox, PDF in the browser's own viewer (pdf.js where it has none that works: PdfView), audio (with the folder's audio as a playlist) and
+// lightbox, PDF in the browser's own viewer (pdf.js where it has none that works: PdfView), audio (its cover and tags, with the folder's audio as a playlist) and
 // video in the browser's players (Range streaming), text read-only with syntax colours,
 // Markdown rendered and sanitised, anything else a facts panel. Loaded on first use.
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -16,6 +16,7 @@ import { browserShowsPdf, isEditable, viewKind } from './kinds.ts';
 import { closeViewer, editing, viewAt, viewing } from './state.tsx';
 import { TextView } from './TextView.tsx';
 import { previewUrl } from './urls.ts';
+import { SongCard } from './SongCard.tsx';
 import './viewer.css';
 
 function Facts({ item, note }: { item: FileItem; note: string }) {
@@ -149,7 +150,7 @@ export default function Viewer() {
   else if (kind === 'audio')
     body = (
       <div class="audio-stage">
-        <Icon name="audio" size={72} />
+        <SongCard path={path} name={item.name} />
         <audio
           key={path}
           class="media"

@@ -1,0 +1,339 @@
+// What a file says about itself, read from one file (the metadata answer reads the one it names;
+// the indexer's extractor thread reads them in the background for search): a photo's EXIF
+// (exifr: camera, lens, exposure, date taken, orientation, GPS), a song's tags (music-metadata:
+// title, artist, album, track, year, whether it has a cover), a video's streams (ffprobe when
+// ffmpeg is installed, fed the checked descriptor as fd 3 and never a path or a shell string;
+// the container's header through music-metadata otherwise), a PDF's pages, title and author (its
+// Info dictionary), an office document's title and author (docProps/core.xml, ODF meta.xml).
+// Every reader is bounded (bytes, time, output) and failure-tolerant: a damaged file just yields
+// fewer facts.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { AUDIO_KINDS, VIDEO_KINDS } from '../files/kinds.ts';
+import { xmlText, zipParts } from '../indexer/extract.ts';
+import type { AudioFacts, DocumentFacts, FileFacts, ImageFacts, VideoFacts } from './wire.ts';
+
+const IMAGE = new Set(['jpg', 'jpeg', 'png', 'webp', 'gif', 'bmp', 'tif', 'tiff', 'avif', 'ico', 'heic', 'heif']);
+const EXIF_KINDS = new Set(['jpg', 'jpeg', 'tif', 'tiff', 'heic', 'heif', 'png', 'webp', 'avif']);
+const AUDIO = new Set([...AUDIO_KINDS, 'wma', 'aiff']);
+const VIDEO = new Set([...VIDEO_KINDS, 'wmv', 'mpg', 'mpeg']);
+const OFFICE = new Set(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp']);
+const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
+const MAX_PDF_BYTES = 64 * 1024 * 1024;
+const FFPROBE_TIMEOUT_MS = 10_000;
+const FFPROBE_MAX_OUTPUT = 1024 * 1024;
+
+/** The file to read: its checked descriptor (confined.ts) and a path that reopens that descriptor. */
+export interface Readable {
+  path: string;
+  fd: number;
+}
+
+type ImageModule = {
+  Transformer: new (input: Buffer) => {
+    metadata(withExif?: boolean): Promise<{ width: number; height: number; orientation?: number | null }>;
+  };
+};
+let imageModule: ImageModule | null | undefined;
+function images(): ImageModule | null {
+  if (imageModule === undefined) {
+    try {
+      imageModule = createRequire(import.meta.url)('@napi-rs/image') as ImageModule;
+    } catch {
+      imageModule = null;
+    }
+  }
+  return imageModule;
+}
+
+const text = (v: unknown): string | null => {
+  if (typeof v !== 'string') return null;
+  const t = v.replace(/\0+$/, '').trim();
+  return t ? t.slice(0, 500) : null;
+};
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** EXIF's 'YYYY:MM:DD HH:MM:SS' as 'YYYY-MM-DDTHH:MM:SS' (the camera's clock; no zone is known). */
+export function exifDate(v: unknown): string | null {
+  if (v instanceof Date && !Number.isNaN(v.getTime())) return v.toISOString().slice(0, 19);
+  const m = typeof v === 'string' && /^(\d{4})[:-](\d{2})[:-](\d{2})[ T](\d{2}):(\d{2}):(\d{2})/.exec(v.trim());
+  if (!m || m[1] === '0000') return null;
+  return `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}`;
+}
+
+async function imageFacts(file: Readable, kind: string, size: number): Promise<FileFacts> {
+  if (size > MAX_IMAGE_BYTES) return {};
+  const facts: ImageFacts = {
+    width: null,
+    height: null,
+    orientation: null,
+    cameraMake: null,
+    cameraModel: null,
+    lensModel: null,
+    software: null,
+    dateTaken: null,
+    exposureTime: null,
+    fNumber: null,
+    iso: null,
+    focalLength: null,
+    gps: null,
+  };
+  if (EXIF_KINDS.has(kind)) {
+    const { default: exifr } = await import('exifr');
+    // exifr reads the head of the file in chunks (the segments it needs), not the whole picture.
+    const exif = (await exifr
+      .parse(file.path, {
+        tiff: true,
+        exif: true,
+        gps: true,
+        ifd1: false,
+        interop: false,
+        xmp: false,
+        icc: false,
+        iptc: false,
+        jfif: false,
+        ihdr: false,
+        reviveValues: false,
+        translateValues: false,
+      })
+      .catch(() => null)) as Record<string, unknown> | null | undefined;
+    if (exif) {
+      facts.cameraMake = text(exif.Make);
+      facts.cameraModel = text(exif.Model);
+      facts.lensModel = text(exif.LensModel);
+      facts.software = text(exif.Software);
+      facts.dateTaken = exifDate(exif.DateTimeOriginal) ?? exifDate(exif.CreateDate);
+      facts.exposureTime = num(exif.ExposureTime);
+      facts.fNumber = num(exif.FNumber);
+      facts.iso = num(exif.ISO) ?? (Array.isArray(exif.ISO) ? num(exif.ISO[0]) : null);
+      facts.focalLength = num(exif.FocalLength);
+      facts.orientation = num(exif.Orientation);
+      const latitude = num(exif.latitude);
+      const longitude = num(exif.longitude);
+      if (latitude !== null && longitude !== null && Math.abs(latitude) <= 90 && Math.abs(longitude) <= 180) {
+        const below =
+          exif.GPSAltitudeRef instanceof Uint8Array ? exif.GPSAltitudeRef[0] === 1 : exif.GPSAltitudeRef === 1;
+        const altitude = num(exif.GPSAltitude);
+        facts.gps = { latitude, longitude, altitude: altitude === null ? null : below ? -altitude : altitude };
+      }
+      facts.width = num(exif.ExifImageWidth);
+      facts.height = num(exif.ExifImageHeight);
+    }
+  }
+  const mod = images();
+  if (mod) {
+    const meta = await new mod.Transformer(await fsp.readFile(file.path)).metadata(false).catch(() => null);
+    if (meta) {
+      facts.width = meta.width;
+      facts.height = meta.height;
+      facts.orientation ??= meta.orientation ?? null;
+    }
+  }
+  return { image: facts };
+}
+
+async function audioFacts(file: Readable): Promise<FileFacts> {
+  const { parseFile } = await import('music-metadata');
+  const meta = await parseFile(file.path, { duration: true, skipCovers: false });
+  const c = meta.common;
+  const facts: AudioFacts = {
+    duration: num(meta.format.duration),
+    codec: text(meta.format.codec),
+    bitrate: num(meta.format.bitrate),
+    title: text(c.title),
+    artist: text(c.artist) ?? text(c.artists?.join(', ')),
+    album: text(c.album),
+    albumArtist: text(c.albumartist),
+    track: num(c.track?.no),
+    trackCount: num(c.track?.of),
+    year: num(c.year),
+    genre: text(c.genre?.join(', ')),
+    hasCover: (c.picture?.length ?? 0) > 0,
+  };
+  return { audio: facts };
+}
+
+/** A song's cover picture (the front one when it says), or null: the song's thumbnail is made from it. */
+export async function coverPicture(file: string): Promise<Uint8Array | null> {
+  const { parseFile } = await import('music-metadata');
+  const meta = await parseFile(file, { duration: false, skipCovers: false, skipPostHeaders: true });
+  const pictures = meta.common.picture ?? [];
+  return (pictures.find((p) => /front/i.test(p.type ?? '')) ?? pictures[0])?.data ?? null;
+}
+
+type Probe = {
+  streams?: { codec_type?: string; codec_name?: string; width?: number; height?: number; duration?: string }[];
+  format?: { duration?: string; format_name?: string };
+};
+
+/** ffprobe's JSON for the open descriptor (its fd 3); null when ffprobe is not installed. */
+function ffprobe(fd: number): Promise<Probe | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      'ffprobe',
+      ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '/dev/fd/3'],
+      { stdio: ['ignore', 'pipe', 'ignore', fd], windowsHide: true },
+    );
+    const out: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(() => child.kill('SIGKILL'), FFPROBE_TIMEOUT_MS);
+    child.stdout!.on('data', (b: Buffer) => {
+      size += b.length;
+      if (size > FFPROBE_MAX_OUTPUT) child.kill('SIGKILL');
+      else out.push(b);
+    });
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      if (err.code === 'ENOENT') resolve(null);
+      else reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`ffprobe exited with ${code}`));
+      try {
+        resolve(JSON.parse(Buffer.concat(out).toString('utf8')) as Probe);
+      } catch (err) {
+        reject(err as Error);
+      }
+    });
+  });
+}
+
+async function videoFacts(file: Readable): Promise<FileFacts> {
+  const probe = await ffprobe(file.fd).catch(() => undefined);
+  if (probe) {
+    const video = probe.streams?.find((s) => s.codec_type === 'video');
+    const audio = probe.streams?.find((s) => s.codec_type === 'audio');
+    const duration = Number(probe.format?.duration ?? video?.duration);
+    const facts: VideoFacts = {
+      width: num(video?.width),
+      height: num(video?.height),
+      duration: Number.isFinite(duration) ? duration : null,
+      videoCodec: text(video?.codec_name),
+      audioCodec: text(audio?.codec_name),
+      container: text(probe.format?.format_name),
+      source: 'ffprobe',
+    };
+    return { video: facts };
+  }
+  if (probe === undefined) return {}; // ffprobe is there and could not read it: a damaged file
+  const { parseFile } = await import('music-metadata');
+  const meta = await parseFile(file.path, { duration: true, skipCovers: true });
+  const track = meta.format.trackInfo?.find((t) => t.video);
+  const audioTrack = meta.format.trackInfo?.find((t) => t.audio);
+  const facts: VideoFacts = {
+    width: num(track?.video?.pixelWidth),
+    height: num(track?.video?.pixelHeight),
+    duration: num(meta.format.duration),
+    videoCodec: text(track?.codecName),
+    audioCodec: text(audioTrack?.codecName) ?? (meta.format.hasAudio ? text(meta.format.codec) : null),
+    container: text(meta.format.container),
+    source: 'header',
+  };
+  return { video: facts };
+}
+
+const PAGE = /\/Type\s*\/Page(?![a-zA-Z])/g;
+
+/** A PDF string literal or hex string as text (PDFDocEncoding as Latin-1, or UTF-16BE with its mark). */
+export function pdfString(raw: string): string | null {
+  let bytes: Buffer;
+  if (raw.startsWith('<')) bytes = Buffer.from(raw.slice(1, -1).replace(/\s+/g, ''), 'hex');
+  else {
+    const body = raw.slice(1, -1);
+    const out: number[] = [];
+    for (let i = 0; i < body.length; i++) {
+      const ch = body[i]!;
+      if (ch !== '\\') {
+        out.push(ch.charCodeAt(0) & 0xff);
+        continue;
+      }
+      const next = body[++i];
+      if (next === undefined) break;
+      const esc: Record<string, number> = { n: 10, r: 13, t: 9, b: 8, f: 12, '(': 40, ')': 41, '\\': 92 };
+      if (next in esc) out.push(esc[next]!);
+      else if (/[0-7]/.test(next)) {
+        const oct = /^[0-7]{1,3}/.exec(body.slice(i))![0];
+        out.push(parseInt(oct, 8) & 0xff);
+        i += oct.length - 1;
+      } else if (next === '\r' || next === '\n') {
+        if (next === '\r' && body[i + 1] === '\n') i++;
+      } else out.push(next.charCodeAt(0) & 0xff);
+    }
+    bytes = Buffer.from(out);
+  }
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    const le = Buffer.from(bytes.subarray(2));
+    le.swap16();
+    return text(le.toString('utf16le'));
+  }
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return text(bytes.subarray(3).toString('utf8'));
+  return text(bytes.toString('latin1'));
+}
+
+const STRING = String.raw`(\((?:\\[\s\S]|[^\\()]|\((?:\\[\s\S]|[^\\()])*\))*\)|<[0-9A-Fa-f\s]*>)`;
+
+/**
+ * Pages counted (`/Type /Page`, not `/Pages`), streamed; title and author from the Info dictionary
+ * the trailer names (when it is not packed in an object stream).
+ */
+async function pdfFacts(file: Readable, size: number): Promise<FileFacts> {
+  if (size > MAX_PDF_BYTES) return {};
+  let pages = 0;
+  let tail = '';
+  let infoRef: string | null = null;
+  const objects = new Map<string, string>();
+  for await (const chunk of fs.createReadStream(file.path, { encoding: 'latin1', highWaterMark: 1 << 20 })) {
+    const all = tail + (chunk as string);
+    pages += all.match(PAGE)?.length ?? 0;
+    for (const m of all.matchAll(/\/Info\s+(\d+)\s+(\d+)\s+R/g)) infoRef = `${m[1]} ${m[2]}`;
+    // Small dictionaries that hold a /Title or /Author: one of them is the Info dictionary.
+    for (const m of all.matchAll(/(?:^|[\r\n\s])(\d+)\s+(\d+)\s+obj\s*<<([\s\S]{0,4000}?)>>\s*endobj/g))
+      if (/\/(Title|Author)\b/.test(m[3]!)) objects.set(`${m[1]} ${m[2]}`, m[3]!);
+    tail = all.slice(-4096);
+    // The overlap may count a match again that ends inside it; remove what the tail already held.
+    pages -= tail.match(PAGE)?.length ?? 0;
+  }
+  pages += tail.match(PAGE)?.length ?? 0;
+  const document: DocumentFacts = { pages, title: null, author: null };
+  const info = infoRef ? objects.get(infoRef) : undefined;
+  if (info) {
+    const title = new RegExp(String.raw`/Title\s*` + STRING).exec(info);
+    const author = new RegExp(String.raw`/Author\s*` + STRING).exec(info);
+    document.title = title ? pdfString(title[1]!) : null;
+    document.author = author ? pdfString(author[1]!) : null;
+  }
+  return { document, pages };
+}
+
+/** An office document's title and author: docProps/core.xml (OOXML) or meta.xml (OpenDocument). */
+async function officeFacts(file: Readable): Promise<FileFacts> {
+  const { texts } = await zipParts(file.path, /^(docProps\/core\.xml|meta\.xml)$/, (xml) => xml);
+  const xml = [...texts.values()][0];
+  if (!xml) return {};
+  const field = (...tags: string[]) => {
+    for (const tag of tags) {
+      const m = new RegExp(`<${tag}(?:\\s[^>]*)?>([\\s\\S]*?)</${tag}>`).exec(xml);
+      const value = m ? text(xmlText(m[1]!)) : null;
+      if (value) return value;
+    }
+    return null;
+  };
+  return { document: { title: field('dc:title'), author: field('dc:creator', 'meta:initial-creator') } };
+}
+
+/** What `file` of this kind says about itself; {} when it says nothing or cannot be read. */
+export async function readFileFacts(file: Readable, kind: string, size: number): Promise<FileFacts> {
+  try {
+    if (IMAGE.has(kind)) return await imageFacts(file, kind, size);
+    if (AUDIO.has(kind)) return await audioFacts(file);
+    if (VIDEO.has(kind)) return await videoFacts(file);
+    if (kind === 'pdf') return await pdfFacts(file, size);
+    if (OFFICE.has(kind)) return await officeFacts(file);
+  } catch {
+    // A file that does not parse has no further facts.
+  }
+  return {};
+}
