@@ -101,7 +101,11 @@ export function scrubLocation(name: string, head: Buffer): void {
   withoutLocation(head)?.copy(head);
 }
 
-/** The location-free head of the JPEG `name` open as `fd`, or undefined when there is nothing to take out. */
-export async function linkHead(name: string, fd: number, size: number): Promise<Buffer | undefined> {
-  return /\.jpe?g$/i.test(name) ? ((await locationFreeHead(fd, size)) ?? undefined) : undefined;
+/**
+ * The location-free head of the JPEG `name` open as `fd` for a link holder, or undefined when
+ * there is nothing to take out (or the link's owner lets its holders see where photos were taken).
+ */
+export async function linkHead(name: string, fd: number, size: number, keep: boolean): Promise<Buffer | undefined> {
+  if (keep || !/\.jpe?g$/i.test(name)) return undefined;
+  return (await locationFreeHead(fd, size)) ?? undefined;
 }

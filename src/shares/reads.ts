@@ -118,8 +118,9 @@ export function createLinkReads(deps: {
         const item = items[0]!;
         const file = await openFileIn(item.space.root, item.realPath);
         const name = linkFileName(item);
-        // A photo's place never reaches a link holder (metadata/location.ts).
-        const head = await linkHead(name, file.fd, file.stat.size).catch(async (err) => {
+        // A photo's place reaches a link holder only when the owner allows it (metadata/location.ts).
+        const keep = h.row.allow_location === 1;
+        const head = await linkHead(name, file.fd, file.stat.size, keep).catch(async (err) => {
           await file.close();
           throw err;
         });
@@ -142,7 +143,8 @@ export function createLinkReads(deps: {
           isDirectory: item.isDirectory,
         })),
       );
-      return { kind: 'zip', zip: zipAnswer(sources, archive, false, false, scrubLocation) };
+      const scrub = h.row.allow_location === 1 ? undefined : scrubLocation;
+      return { kind: 'zip', zip: zipAnswer(sources, archive, false, false, scrub) };
     },
   };
 }

@@ -96,10 +96,12 @@ export function shareRoutes(deps: ShareRouteDeps) {
     r: InsidePath,
     file: OpenedFile,
     mode: 'inline' | 'raw' | 'download',
+    keepLocation: boolean,
   ) {
     const name = linkFileName(r);
-    // A photo's place never reaches a link holder (metadata/location.ts): same length, same picture.
-    const head = await linkHead(name, file.fd, file.stat.size).catch(async (err) => {
+    // A photo's place reaches a link holder only when the owner allows it (metadata/location.ts):
+    // otherwise it is taken out, same length, same picture.
+    const head = await linkHead(name, file.fd, file.stat.size, keepLocation).catch(async (err) => {
       await file.close();
       throw err;
     });
@@ -242,7 +244,14 @@ export function shareRoutes(deps: ShareRouteDeps) {
       },
       handler: async ({ link, query, req, res }) => {
         const r = await reads.file(link, query.path, query.mode);
-        return sendLinkFile(req, res, r, await openFileIn(r.space.root, r.realPath), query.mode);
+        return sendLinkFile(
+          req,
+          res,
+          r,
+          await openFileIn(r.space.root, r.realPath),
+          query.mode,
+          link.row.allow_location === 1,
+        );
       },
     }),
     route({

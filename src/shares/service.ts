@@ -58,6 +58,7 @@ export function createShares(deps: SharesDeps) {
       allowRename: row.allow_rename === 1,
       allowDelete: row.allow_delete === 1,
       allowEdit: row.allow_edit === 1,
+      allowLocation: row.allow_location === 1,
       fileRequest: row.file_request
         ? {
             maxFiles: row.max_files,
@@ -104,6 +105,8 @@ export function createShares(deps: SharesDeps) {
       allow_rename: pick(input.allowRename, base?.allow_rename, false),
       allow_delete: pick(input.allowDelete, base?.allow_delete, false),
       allow_edit: pick(input.allowEdit, base?.allow_edit, false),
+      // Not a write: accessMode leaves it as it is.
+      allow_location: flag(input.allowLocation ?? (base ? base.allow_location === 1 : false)),
     };
   }
 
@@ -133,6 +136,7 @@ export function createShares(deps: SharesDeps) {
             allow_rename: 0,
             allow_delete: 0,
             allow_edit: 0,
+            allow_location: 0,
           }
         : flagsOf(input, null);
       const row = {

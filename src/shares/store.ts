@@ -28,6 +28,8 @@ export interface ShareRow {
   allow_rename: number;
   allow_delete: number;
   allow_edit: number;
+  /** 003_allow_location: the link's photos keep their GPS */
+  allow_location: number;
   file_request: number;
   max_files: number | null;
   max_bytes: number | null;
@@ -59,6 +61,7 @@ export type ShareChanges = Partial<
     | 'allow_rename'
     | 'allow_delete'
     | 'allow_edit'
+    | 'allow_location'
     | 'file_request'
     | 'max_files'
     | 'max_bytes'

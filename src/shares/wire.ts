@@ -14,6 +14,8 @@ const allowFlags = {
   allowRename: z.boolean().optional(),
   allowDelete: z.boolean().optional(),
   allowEdit: z.boolean().optional(),
+  /** The holder sees where the link's photos were taken (EXIF GPS); off, it is taken out of every photo served. */
+  allowLocation: z.boolean().optional(),
 };
 
 /** ISO 8601 with or without fraction (the app sends `2027-01-15T10:00:00Z`). */
@@ -81,6 +83,9 @@ export const wireShare = z.object({
   allowRename: z.boolean(),
   allowDelete: z.boolean(),
   allowEdit: z.boolean(),
+  allowLocation: z
+    .boolean()
+    .describe("The link's photos keep where they were taken (EXIF GPS); false: taken out of the bytes served"),
   permittedUserIds: z.array(z.string()).optional(),
   ownerName: z.string().optional(),
   /** Present for a file request: the limits and what has arrived. */

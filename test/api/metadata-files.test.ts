@@ -197,6 +197,19 @@ test("a link holder's photo carries no place: inline, download, in a zip, a Rang
     assert.is(pic.status, 200);
     assert.is((await exifr.gps(pic.body).catch(() => undefined))?.latitude, undefined);
   }
+  // The owner lets this link's holders see where the photos were taken: the bytes as they are.
+  assert.is(made.json.allowLocation, false);
+  const allowed = await alice.put(`/api/shares/${made.json.id}`, { allowLocation: true });
+  assert.is(allowed.status, 200, allowed.text);
+  assert.is(allowed.json.allowLocation, true);
+  const kept = await bytes(v, file('inline'));
+  assert.ok(kept.body.equals(original));
+  assert.ok((await bytes(v, `/api/share/${t}/download/${encodeURIComponent(PHOTO)}`)).body.equals(original));
+  // Changing the link's access mode leaves the choice as it is; unticked, the place goes again.
+  const rw = await alice.put(`/api/shares/${made.json.id}`, { accessMode: 'readwrite' });
+  assert.is(rw.json.allowLocation, true);
+  assert.is((await alice.put(`/api/shares/${made.json.id}`, { allowLocation: false })).json.allowLocation, false);
+  assert.is((await exifr.gps(await bytes(v, file('inline')).then((b) => b.body)))?.latitude, undefined);
   // The owner's own download is the file as it is.
   const own = await bytes(alice, `/api/download/${enc(`Files/${ALBUM}/${PHOTO}`)}`);
   assert.is(own.status, 200);

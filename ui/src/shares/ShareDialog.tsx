@@ -38,6 +38,7 @@ const FLAGS: { key: AllowKey; label: string; folderOnly?: boolean }[] = [
   { key: 'allowRename', label: 'Rename', folderOnly: true },
   { key: 'allowDelete', label: 'Delete (to your trash)', folderOnly: true },
   { key: 'allowEdit', label: 'Edit text files' },
+  { key: 'allowLocation', label: 'Show where photos were taken' },
 ];
 
 /** `2027-01-15T10:00` (local) for <input type=datetime-local>, and back to ISO. */

@@ -21,6 +21,7 @@ const FLAG_NAMES: [keyof Share, string][] = [
   ['allowRename', 'rename'],
   ['allowDelete', 'delete'],
   ['allowEdit', 'edit'],
+  ['allowLocation', 'photo locations'],
 ];
 
 function flagsOf(s: Share): string {

@@ -12,7 +12,8 @@ export type AllowKey =
   | 'allowCreateFolder'
   | 'allowRename'
   | 'allowDelete'
-  | 'allowEdit';
+  | 'allowEdit'
+  | 'allowLocation';
 
 /** What the share dialog sends: a change of a share (absent = keep; a null password removes it). */
 export type ShareInput = ApiBody<'PUT /api/shares/:id'>;
