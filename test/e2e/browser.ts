@@ -26,6 +26,7 @@ export function ensureUiBuilt(): void {
   const built = path.join(uiDir, 'index.html');
   const sources = Math.max(
     newestSource(path.join(repo, 'ui', 'src')),
+    newestSource(path.join(repo, 'ui', 'public')),
     fs.statSync(path.join(repo, 'ui', 'index.html')).mtimeMs,
     fs.statSync(path.join(repo, 'ui', 'vite.config.ts')).mtimeMs,
   );

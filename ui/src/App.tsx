@@ -6,6 +6,7 @@ import { ContextMenuHost } from './components/ContextMenu.tsx';
 import { DialogHost } from './components/Dialog.tsx';
 import { ErrorNote, Icon } from './components/common.tsx';
 import { Lazy } from './components/Lazy.tsx';
+import { offline } from './state/online.ts';
 import { Sidebar } from './components/Sidebar.tsx';
 import { Toasts, Tray } from './components/Tray.tsx';
 import { FolderView } from './folder/FolderView.tsx';
@@ -23,6 +24,7 @@ function Screen() {
   const folder = folderOf(loc);
   if (folder !== null) return folder ? <FolderView path={folder} /> : <Home />;
   if (loc.path === '/search') return <Lazy load={() => import('./screens/Search.tsx')} props={{}} />;
+  if (loc.path === '/share') return <Lazy load={() => import('./share/ShareTarget.tsx')} props={{}} />;
   if (loc.path === '/trash') return <Lazy load={() => import('./screens/Trash.tsx')} props={{}} />;
   if (loc.path === '/archive') return <Lazy load={() => import('./archives/ArchiveView.tsx')} props={{}} />;
   if (loc.path === '/shared')
@@ -104,7 +106,12 @@ function Workspace() {
           </button>
         )}
       </header>
-      {slowRequests.value > 0 && (
+      {offline.value && (
+        <div class="slow-bar" role="status">
+          You are offline: what is on screen stays, and Burrow reconnects when the network is back.
+        </div>
+      )}
+      {slowRequests.value > 0 && !offline.value && (
         <div class="slow-bar" role="status">
           Waiting for the server…
         </div>
@@ -134,6 +141,12 @@ function Workspace() {
 export function App() {
   useEffect(() => {
     void loadStatus();
+    // Opened offline (the kept shell): asked again once the network is back.
+    const back = () => {
+      if (!status.value) void loadStatus();
+    };
+    window.addEventListener('online', back);
+    return () => window.removeEventListener('online', back);
   }, []);
   // A share link's page is for visitors too: no sign-in, no workspace around it.
   const linkToken = linkTokenOf(location.value.path);
@@ -152,8 +165,12 @@ export function App() {
     body = (
       <main class="auth-page">
         <div class="auth-card stack">
-          <h1>Burrow is not answering</h1>
-          <ErrorNote error={bootError.value} />
+          <h1>{offline.value ? 'You are offline' : 'Burrow is not answering'}</h1>
+          {offline.value ? (
+            <p>This device is not on a network. Burrow opens by itself when it is back.</p>
+          ) : (
+            <ErrorNote error={bootError.value} />
+          )}
           <button type="button" class="primary" onClick={() => void loadStatus()}>
             Try again
           </button>

@@ -15,3 +15,9 @@ try {
 const root = document.getElementById('app')!;
 root.replaceChildren();
 render(<App />, root);
+
+// The service worker (public/sw.js): the app shell offline, and "Share → Burrow".
+if ('serviceWorker' in navigator && window.isSecureContext)
+  void navigator.serviceWorker.register('/sw.js').catch(() => {
+    /* an older browser or a private window: the app works without it */
+  });

@@ -1,0 +1,176 @@
+// An app to install (issue 30): the manifest and the service worker pass Chromium's own
+// installability check; the service worker keeps the app shell only (never a listing, a file
+// or anything under /api/); "Share → Burrow" (a Web Share Target POST of two photos, as a phone's
+// gallery sends it) lets the person pick a folder and lands both photos byte for byte; offline,
+// the app says so, and opens from the kept shell.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import os from 'node:os';
+import type { BrowserContext, Page } from 'playwright-core';
+import { rotatedJpeg, png } from '../support/media.ts';
+import { removeDirs, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
+import { chromium } from 'playwright-core';
+import { setupAdmin, shot, startWithUi } from './browser.ts';
+
+let server: TestServer;
+let profile: string;
+let context: BrowserContext;
+let page: Page;
+let problems: string[];
+const FOLDER = 'Phone photos 📱 & “Urlaub” #2';
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+test.before(async () => {
+  server = await startWithUi({ UPLOAD_CHUNKED_ENABLED: 'true' }, ['Files']);
+  fs.mkdirSync(path.join(server.dirs.volumes, 'Files', FOLDER));
+  fs.writeFileSync(path.join(server.dirs.volumes, 'Files', 'Steuer 2024 – geheim.txt'), 'not for the cache');
+  // A profile on disk: Chromium never offers to install from an incognito one (a fresh context's).
+  profile = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-pwa-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(15_000);
+  problems = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  await setupAdmin(context, server.url);
+});
+
+test.after(async () => {
+  await context?.close();
+  if (profile) fs.rmSync(profile, { recursive: true, force: true });
+  await server?.close();
+  if (server) removeDirs(server.dirs);
+});
+
+test('the manifest and the service worker make Burrow installable (Chromium’s check)', async () => {
+  await page.goto(`${server.url}/files/Files`);
+  await page.getByRole('region', { name: 'Folder Files', exact: true }).waitFor();
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  await waitFor(() => page.evaluate(() => navigator.serviceWorker.controller !== null), {
+    what: 'the page controlled by the service worker',
+  });
+  const cdp = await context.newCDPSession(page);
+  const manifest = await cdp.send('Page.getAppManifest');
+  assert.equal(manifest.errors, []);
+  assert.match(manifest.url, /\/manifest\.webmanifest$/);
+  const installable = await cdp.send('Page.getInstallabilityErrors');
+  assert.equal(installable.installabilityErrors, []);
+  const parsed = JSON.parse(manifest.data!);
+  assert.is(parsed.share_target.action, '/share-target');
+  assert.is(parsed.share_target.method, 'POST');
+  for (const icon of parsed.icons as { src: string }[]) {
+    const res = await context.request.get(`${server.url}${icon.src}`);
+    assert.is(res.status(), 200, icon.src);
+  }
+});
+
+test('the service worker keeps the app shell, never a listing, a file or the API', async () => {
+  // A listing, a file's bytes and a download went through the controlled page.
+  await page.evaluate(async () => {
+    await (await fetch('/api/browse/Files')).json();
+    await (
+      await fetch('/api/download', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ path: 'Files/Steuer 2024 – geheim.txt' }),
+      })
+    ).text();
+  });
+  const kept = await page.evaluate(async () => {
+    const out: string[] = [];
+    for (const name of await caches.keys())
+      for (const req of await (await caches.open(name)).keys()) out.push(new URL(req.url).pathname);
+    return out;
+  });
+  assert.ok(kept.includes('/'), kept.join(' '));
+  assert.ok(
+    kept.some((p) => p.startsWith('/assets/')),
+    kept.join(' '),
+  );
+  const allowed = /^\/(|manifest\.webmanifest|favicon\.svg|icon-\d+\.png|assets\/.+)$/;
+  assert.equal(
+    kept.filter((p) => !allowed.test(p)),
+    [],
+    'only the shell is kept',
+  );
+});
+
+test('“Share → Burrow” with two photos: a folder is picked and both land byte for byte', async () => {
+  const photos = [
+    { name: 'IMG_20240612_183012 Strand & Möwe.jpg', bytes: await rotatedJpeg(640, 480), type: 'image/jpeg' },
+    { name: 'Screenshot 2024-06-13 “Fähre” #1.png', bytes: await png(320, 200), type: 'image/png' },
+  ];
+  // What the phone's share sheet does: a POST navigation of multipart form data to the share target.
+  await page.evaluate(
+    (files) => {
+      const form = document.createElement('form');
+      form.method = 'POST';
+      form.action = '/share-target';
+      form.enctype = 'multipart/form-data';
+      const input = document.createElement('input');
+      input.type = 'file';
+      input.name = 'files';
+      input.multiple = true;
+      const dt = new DataTransfer();
+      for (const f of files)
+        dt.items.add(new File([Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0))], f.name, { type: f.type }));
+      input.files = dt.files;
+      form.append(input);
+      document.body.append(form);
+      form.submit();
+    },
+    photos.map((p) => ({ name: p.name, type: p.type, b64: p.bytes.toString('base64') })),
+  );
+  await page.waitForURL(/\/share\?id=/);
+  const section = page.getByRole('region', { name: 'Shared to Burrow' });
+  for (const p of photos) await section.getByText(p.name).waitFor();
+  await section.getByRole('button', { name: 'Choose a folder…' }).click();
+  const picker = page.getByRole('dialog', { name: 'Upload the shared files to' });
+  await picker.getByRole('button', { name: 'Files', exact: true }).click();
+  await picker.getByRole('button', { name: FOLDER }).click();
+  await picker.getByText(`Into Files/${FOLDER}`).waitFor();
+  await picker.getByRole('button', { name: 'Upload here' }).click();
+  await page.getByRole('region', { name: `Folder Files/${FOLDER}`, exact: true }).waitFor();
+  const dir = path.join(server.dirs.volumes, 'Files', FOLDER);
+  for (const p of photos)
+    await waitFor(
+      () => fs.existsSync(path.join(dir, p.name)) && sha(fs.readFileSync(path.join(dir, p.name))) === sha(p.bytes),
+      {
+        what: `${p.name} on disk with its bytes`,
+      },
+    );
+  assert.equal(fs.readdirSync(dir).sort(), photos.map((p) => p.name).sort());
+  // The held copies are gone once uploaded.
+  await waitFor(() => page.evaluate(async () => (await (await caches.open('burrow-shared')).keys()).length), {
+    what: 'the held copies removed',
+    until: (n) => n === 0,
+  });
+});
+
+test('offline, the app says so, opens from the kept shell, and comes back', async () => {
+  await page.goto(`${server.url}/files/Files`);
+  await page.getByRole('region', { name: 'Folder Files', exact: true }).waitFor();
+  await context.setOffline(true);
+  await page.getByRole('status').getByText('You are offline').waitFor();
+  await page.reload();
+  // The app's own page from the kept shell (not the browser's error page), saying what is wrong.
+  // (Chromium's emulated offline does not reach navigator.onLine of a reloaded page, so it
+  // says the server cannot be reached.)
+  await page.getByRole('heading', { name: /^(You are offline|Burrow is not answering)$/ }).waitFor();
+  await context.setOffline(false);
+  const again = page.getByRole('button', { name: 'Try again' });
+  if (await again.isVisible()) await again.click();
+  await page.getByRole('region', { name: 'Folder Files', exact: true }).waitFor();
+  await shot(page, 'pwa-back-online');
+  assert.equal(problems, []);
+});
+
+test.run();

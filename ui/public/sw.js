@@ -1,0 +1,113 @@
+// Burrow's service worker. It keeps the app shell (index.html, the hashed script and style
+// files, the icons and the manifest) so the app opens offline and says so, and it receives
+// what another app shares to Burrow (Web Share Target). It never keeps file contents, folder
+// listings or anything under /api/ or /dav/ (a link holder's files included): those always go
+// to the server. Other features add their own listeners below (a `push` handler, for one).
+const SHELL = 'burrow-shell-v1';
+const SHARED = 'burrow-shared';
+const SHELL_FILES = ['/', '/manifest.webmanifest', '/favicon.svg', '/icon-192.png', '/icon-512.png'];
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(
+    caches
+      .open(SHELL)
+      .then((cache) => Promise.all([keepShell(cache), cache.addAll(SHELL_FILES.filter((f) => f !== '/'))]))
+      .then(() => self.skipWaiting()),
+  );
+});
+
+/** index.html and the script and style files it names (what the app needs to start offline). */
+async function keepShell(cache, page) {
+  const res = page ?? (await fetch('/', { cache: 'no-cache' }));
+  if (!res.ok) return;
+  const html = await res.clone().text();
+  const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
+  await cache.addAll(assets);
+  await cache.put('/', res);
+}
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil(
+    caches
+      .keys()
+      .then((keys) => Promise.all(keys.filter((k) => k !== SHELL && k !== SHARED).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+/** Addresses that are the server's, never the shell's. */
+const serverOwned = (path) => path.startsWith('/api/') || path.startsWith('/dav/') || path === '/dav';
+
+self.addEventListener('fetch', (event) => {
+  const req = event.request;
+  const url = new URL(req.url);
+  if (url.origin !== self.location.origin) return;
+  if (req.method === 'POST' && url.pathname === '/share-target') {
+    event.respondWith(receiveShare(req));
+    return;
+  }
+  if (req.method !== 'GET' || serverOwned(url.pathname)) return;
+  if (req.mode === 'navigate') {
+    // The server first (its pages, the current index.html); offline, the kept shell.
+    event.respondWith(
+      fetch(req).catch(() =>
+        caches
+          .open(SHELL)
+          .then((c) => c.match('/'))
+          .then((r) => r ?? Response.error()),
+      ),
+    );
+    return;
+  }
+  // Hashed assets never change under one name: kept once fetched. The other shell files are
+  // asked of the server and kept fresh, the copy answering only offline.
+  if (url.pathname.startsWith('/assets/')) {
+    event.respondWith(
+      caches.open(SHELL).then((cache) =>
+        cache.match(req).then(
+          (hit) =>
+            hit ??
+            fetch(req).then((res) => {
+              if (res.ok) void cache.put(req, res.clone());
+              return res;
+            }),
+        ),
+      ),
+    );
+    return;
+  }
+  if (SHELL_FILES.includes(url.pathname)) {
+    event.respondWith(
+      fetch(req).catch(() =>
+        caches
+          .open(SHELL)
+          .then((c) => c.match(req))
+          .then((r) => r ?? Response.error()),
+      ),
+    );
+  }
+});
+
+/**
+ * "Share → Burrow": the shared files are held in this browser (Cache Storage, under an id) until
+ * the page at /share?id=… has uploaded them into the folder the person picks, then removed.
+ */
+async function receiveShare(req) {
+  const form = await req.formData();
+  const id = crypto.randomUUID();
+  const cache = await caches.open(SHARED);
+  const files = form.getAll('files').filter((f) => typeof f !== 'string');
+  await Promise.all(
+    files.map((f, i) =>
+      cache.put(
+        `/shared/${id}/${i}`,
+        new Response(f, {
+          headers: { 'Content-Type': f.type || 'application/octet-stream', 'X-Name': encodeURIComponent(f.name) },
+        }),
+      ),
+    ),
+  );
+  const text = [form.get('title'), form.get('text')].filter((v) => typeof v === 'string' && v).join('\n');
+  if (text) await cache.put(`/shared/${id}/text`, new Response(text));
+  return Response.redirect(`/share?id=${id}`, 303);
+}
