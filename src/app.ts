@@ -339,6 +339,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     folderPrefs: folderPrefBindings(db),
     versions: versionBindings(versionStore),
     shares: shareBindings(db),
+    accessRules: accessModel.binding,
     ...(config.features.webdavEnabled ? { davProperties: davPropertyBindings(davStore) } : {}),
   });
   const journal = createWorkJournal(db);

@@ -269,6 +269,9 @@ export function createAccessModel({ store, log, record }: AccessModelDeps) {
     },
 
     /** The installation settings' rule list (wire-shapes §9) read from and written to everyone's rules. */
+    /** Rules as path-bound rows: carried by renames and moves (app.ts lists it among the bindings). */
+    binding: store.binding(() => changed()),
+
     everyone: {
       list: () =>
         store.everyoneRules().map((r) => ({

@@ -1,7 +1,8 @@
 // The access model's rows: groups, their members, and the per-folder rules (003_access_model.sql).
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
-import type { AccessLevel } from '../files/access.ts';
+import { LEVELS, type AccessLevel } from '../files/access.ts';
+import type { BindingTable } from '../files/bindings.ts';
 import type { Rule } from './decide.ts';
 
 export interface GroupRow {
@@ -121,6 +122,40 @@ export function createAccessStore(db: Database) {
       );
     },
     removeRule: (id: string): boolean => db.run('DELETE FROM access_rules WHERE id = ?', [id]).changes > 0,
+    /**
+     * Rules follow their folder when it is renamed or moved (files/bindings.ts, in the move's
+     * transaction); met at the destination by a rule for the same person, the lower level stays.
+     * A deletion keeps them: a folder restored from the trash is as hidden as it was. Personal
+     * folders' paths are every account's own, so their rules stay where they are.
+     */
+    binding(onChange: () => void): BindingTable {
+      return {
+        forget: () => 0,
+        carry(from, to, scope) {
+          if (scope.userId !== null) return;
+          const f = from.normalize('NFC');
+          const t = to.normalize('NFC');
+          const moving = db.all<RuleRow>('SELECT * FROM access_rules').filter((r) => {
+            const p = r.path.normalize('NFC');
+            return p === f || p.startsWith(f + '/');
+          });
+          if (moving.length === 0) return;
+          for (const r of moving) {
+            const next = t + r.path.normalize('NFC').slice(f.length);
+            const there = db.get<RuleRow>(
+              'SELECT * FROM access_rules WHERE path = ? AND subject_kind = ? AND subject_id = ? AND id <> ?',
+              [next, r.subject_kind, r.subject_id, r.id],
+            );
+            if (there) {
+              if (LEVELS.indexOf(r.level) < LEVELS.indexOf(there.level))
+                db.run('UPDATE access_rules SET level = ?, updated_at = ? WHERE id = ?', [r.level, now(), there.id]);
+              db.run('DELETE FROM access_rules WHERE id = ?', [r.id]);
+            } else db.run('UPDATE access_rules SET path = ?, updated_at = ? WHERE id = ?', [next, now(), r.id]);
+          }
+          onChange();
+        },
+      };
+    },
     /** Everyone's rules replaced by `rules` (the installation settings' list), in one transaction. */
     replaceEveryone(rules: (Omit<Rule, 'subjectKind' | 'subjectId'> & { id: string })[]): void {
       db.transaction(() => {

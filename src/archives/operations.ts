@@ -213,6 +213,7 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
           real: r.realPath,
           name: path.posix.basename(r.virtualPath),
           isDirectory: r.isDirectory,
+          leaveOut: resolver.withheldBelow(caller, r),
         })),
       );
       let destination: Destination;

@@ -59,10 +59,16 @@ export function createDownloads(deps: { resolver: PathResolver; showHidden: (use
       return candidateName(base, n);
     });
   };
-  const sourcesOf = (items: InsidePath[]) => {
+  const sourcesOf = (caller: Caller, items: InsidePath[]) => {
     const names = topNames(items);
     return openSources(
-      items.map((r, i) => ({ root: r.space.root, real: r.realPath, name: names[i]!, isDirectory: r.isDirectory })),
+      items.map((r, i) => ({
+        root: r.space.root,
+        real: r.realPath,
+        name: names[i]!,
+        isDirectory: r.isDirectory,
+        leaveOut: resolver.withheldBelow(caller, r),
+      })),
     );
   };
   const isOneFile = (items: InsidePath[]) => items.length === 1 && !items[0]!.isDirectory;
@@ -78,7 +84,7 @@ export function createDownloads(deps: { resolver: PathResolver; showHidden: (use
       return {
         kind: 'zip',
         zip: zipAnswer(
-          await sourcesOf(items),
+          await sourcesOf(caller, items),
           archiveNameOf(items, sel.name),
           deps.showHidden(caller.userId),
           sel.compress === true,
@@ -104,7 +110,7 @@ export function createDownloads(deps: { resolver: PathResolver; showHidden: (use
       let files = 0;
       let folders = 0;
       let totalBytes = 0;
-      const sources = await sourcesOf(items);
+      const sources = await sourcesOf(caller, items);
       try {
         for await (const e of selectionEntries(sources, deps.showHidden(caller.userId))) {
           if (e.isDirectory) folders++;

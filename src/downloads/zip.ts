@@ -159,6 +159,8 @@ export function levelFor(name: string, size: number, head: Buffer): number {
 export interface ZipSource {
   name: string;
   root: string;
+  /** Paths below a folder the caller may not take away (the resolver's withheldBelow). */
+  leaveOut?: (relative: string) => boolean;
   dir?: Dir;
   file?: OpenedFile;
 }
@@ -168,12 +170,24 @@ export interface ZipSource {
  * here, before any header is sent; everything later is read through these descriptors.
  */
 export async function openSources(
-  items: { root: string; real: string; name: string; isDirectory: boolean }[],
+  items: {
+    root: string;
+    real: string;
+    name: string;
+    isDirectory: boolean;
+    leaveOut?: (relative: string) => boolean;
+  }[],
 ): Promise<ZipSource[]> {
   const out: ZipSource[] = [];
   try {
     for (const i of items) {
-      if (i.isDirectory) out.push({ name: i.name, root: i.root, dir: await openDirIn(i.root, i.real) });
+      if (i.isDirectory)
+        out.push({
+          name: i.name,
+          root: i.root,
+          dir: await openDirIn(i.root, i.real),
+          ...(i.leaveOut ? { leaveOut: i.leaveOut } : {}),
+        });
       else out.push({ name: i.name, root: i.root, file: await openFileIn(i.root, i.real) });
     }
   } catch (err) {
@@ -230,7 +244,11 @@ export async function* selectionEntries(
     const st = await fs.promises.stat(dir.path).catch(() => null);
     if (!st) continue;
     yield { relative: s.name, size: 0, mtime: st.mtime, isDirectory: true, root: s.root };
-    for await (const e of walkFiles(s.root, dir, { showHidden, statFiles })) {
+    for await (const e of walkFiles(s.root, dir, {
+      showHidden,
+      statFiles,
+      ...(s.leaveOut ? { leaveOut: s.leaveOut } : {}),
+    })) {
       const direct = HAS_PROC_FD && !e.isDirectory && !e.relative.includes('/');
       yield {
         ...e,

@@ -45,7 +45,7 @@ async function copyBytes(fromPath: string, to: string, st: fs.Stats): Promise<vo
 export async function copyTree(
   from: string,
   to: string,
-  options: { concurrency?: number; root?: string } = {},
+  options: { concurrency?: number; root?: string; leaveOut?: (relative: string) => boolean } = {},
 ): Promise<CopyReport> {
   const report: CopyReport = { files: 0, folders: 0, links: 0, skipped: 0 };
   const top = await openEntryIn(options.root ?? path.parse(path.resolve(from)).root, from);
@@ -59,12 +59,15 @@ export async function copyTree(
     const limit = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
     const treeRoot = top.real;
 
-    async function copyFolder(src: Dir, dstPath: string, srcStats: fs.Stats): Promise<void> {
+    async function copyFolder(src: Dir, dstPath: string, srcStats: fs.Stats, rel: string): Promise<void> {
       await fsp.mkdir(dstPath);
       report.folders++;
       const dst = await openDirNoFollow(dstPath, dstPath);
       try {
-        const entries = await fsp.readdir(src.path, { withFileTypes: true });
+        // What the caller may not take away (a hidden or view-only folder or file) is not copied.
+        const entries = (await fsp.readdir(src.path, { withFileTypes: true })).filter(
+          (e) => !options.leaveOut?.(rel ? `${rel}/${e.name}` : e.name),
+        );
         const files = entries.filter((e) => e.isFile());
         for (let i = 0; i < files.length; i += limit) {
           await Promise.all(
@@ -109,7 +112,7 @@ export async function copyTree(
             continue;
           }
           try {
-            await copyFolder(child, dst.at(e.name), await fsp.stat(child.path));
+            await copyFolder(child, dst.at(e.name), await fsp.stat(child.path), rel ? `${rel}/${e.name}` : e.name);
           } finally {
             await child.close();
           }
@@ -123,7 +126,7 @@ export async function copyTree(
       }
     }
 
-    await copyFolder(dirOf(top), to, top.stat);
+    await copyFolder(dirOf(top), to, top.stat, '');
     return report;
   } finally {
     await top.close();

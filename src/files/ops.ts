@@ -301,6 +301,9 @@ export function createFileOps(deps: {
           const { parent, target } = await existingItem(caller, item);
           if (operation === 'move' && !target.access.canDelete)
             throw new AppError('READ_ONLY', `You may not move "${item.name}" away from where it is.`);
+          // A copy takes the bytes away: what one may only look at is not copied.
+          if (operation === 'copy' && !target.access.canDownload)
+            throw new AppError('NO_DOWNLOAD', `You may look at "${item.name}" but not copy it.`);
           if (operation === 'move') deps.locks.assertFree(caller, target, { withBelow: true });
           // A move of a volume was refused above (a space's root cannot be deleted); a copy is refused here.
           if (!parent.space)
@@ -368,7 +371,13 @@ export function createFileOps(deps: {
               results.push({ from: target.virtualPath, to, outcome: moved.outcome, ...moved.displaced });
               done.push(shownPath(target));
             } else {
-              const copied = await deps.transfer.copy(source, destDir, item.name, isDirectory, onConflict);
+              const copied = await deps.transfer.copy(
+                isDirectory ? { ...source, leaveOut: deps.resolver.withheldBelow(caller, target) } : source,
+                destDir,
+                item.name,
+                isDirectory,
+                onConflict,
+              );
               if (copied.outcome === 'skipped') {
                 results.push({ from: target.virtualPath, to: there, skipped: true, outcome: 'skipped' });
                 continue;

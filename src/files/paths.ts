@@ -122,6 +122,12 @@ export interface PathResolver {
   isHiddenByRule(caller: Caller, virtualPath: string): boolean;
   /** A predicate over the children of one resolved folder: which names the caller (a link: its creator) may not see. */
   hiddenChildren(caller: Caller, parent: ResolvedPath): (name: string) => boolean;
+  /**
+   * What a walk below a folder (a zip, an archive made of it) leaves out: the paths under it
+   * (relative, '/'-separated) the caller — a link: its creator — may not take away (hidden or
+   * view only).
+   */
+  withheldBelow(caller: Caller, folder: InsidePath): (relative: string) => boolean;
 }
 
 export interface AssignedVolume {

@@ -205,6 +205,15 @@ export function createPathResolver(deps: ResolverDeps): PathResolver {
       return levelAt(caller.userId, virtualPath) === 'hidden';
     },
 
+    withheldBelow(caller, folder) {
+      const owner = ownerView(folder);
+      const person = personAt(caller, folder.space);
+      return (relative) => {
+        const level = levelAt(person, joinVirtual(owner.virtualPath, relative));
+        return level === 'hidden' || level === 'view';
+      };
+    },
+
     hiddenChildren(caller, parent) {
       const owner = ownerView(parent);
       const person = personAt(caller, parent.space);

@@ -18,6 +18,8 @@ export interface SourceEntry {
   path: string;
   real: string;
   root: string;
+  /** A copy's paths below the entry (relative, '/') the caller may not take away: not copied (access/). */
+  leaveOut?: (relative: string) => boolean;
 }
 
 /** A bare path is taken as it is (not confined at use): prefer a SourceEntry and a checked Dir. */
@@ -57,7 +59,7 @@ export interface TransferOptions {
 
 /** Copies one entry (file, folder, or what a selected link points to) to `to`, which must not exist. See copy-tree.ts for links inside folders. */
 export async function copyEntry(from: SourceEntry, to: string): Promise<void> {
-  await copyTree(from.path, to, { root: from.root });
+  await copyTree(from.path, to, { root: from.root, ...(from.leaveOut ? { leaveOut: from.leaveOut } : {}) });
 }
 
 class Skipped extends Error {

@@ -66,12 +66,13 @@ export interface WalkEntry {
  * and confirmed inside `root` (confined.ts), so a folder swapped for a link during the walk is
  * left out instead of listing what it points to. Links are not followed. With `statFiles` false,
  * a file is taken as the folder's listing types it (no lstat: its opener learns size and time from
- * its own descriptor, and must not follow a link that replaced it since).
+ * its own descriptor, and must not follow a link that replaced it since). `leaveOut` names what
+ * the caller may not take away (access/): it is neither listed nor walked into.
  */
 export async function* walkFiles(
   root: string,
   top: Dir,
-  options: { showHidden: boolean; statFiles?: boolean },
+  options: { showHidden: boolean; statFiles?: boolean; leaveOut?: (relative: string) => boolean },
 ): AsyncGenerator<WalkEntry> {
   const stack: string[] = [''];
   while (stack.length) {
@@ -94,6 +95,8 @@ export async function* walkFiles(
         if (isReservedName(e.name) || (!options.showHidden && e.name.startsWith('.'))) continue;
         if (!e.isDirectory() && !e.isFile()) continue;
         const childRel = rel ? `${rel}/${e.name}` : e.name;
+        // What the access model withholds (a hidden or view-only folder or file) is not taken, nor walked into.
+        if (options.leaveOut?.(childRel)) continue;
         if (options.statFiles === false && e.isFile()) {
           yield { relative: childRel, path: `${top.path}/${childRel}`, size: -1, mtime: null, isDirectory: false };
           continue;

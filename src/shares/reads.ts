@@ -141,6 +141,7 @@ export function createLinkReads(deps: {
           real: item.realPath,
           name,
           isDirectory: item.isDirectory,
+          leaveOut: resolver.withheldBelow(h.caller, item),
         })),
       );
       const scrub = h.row.allow_location === 1 ? undefined : scrubLocation;
