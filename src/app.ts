@@ -95,6 +95,7 @@ import { createArchivesCapability } from './archives/capability.ts';
 import { createIndexes, openIndexer, walkerAhead } from './indexer/capability.ts';
 import type { EarlyWalker } from './indexer/early.ts';
 import { createFolderSizes } from './foldersize/service.ts';
+import { createQuotasCapability } from './quotas/capability.ts';
 import { folderSizeRoutes } from './foldersize/routes.ts';
 import { createSearch } from './search/service.ts';
 import { searchRoutes } from './search/routes.ts';
@@ -345,9 +346,26 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const journal = createWorkJournal(db);
   const transfer = createTransfer(journal);
   const own = createOwnFolders({ dataDir: config.storage.configDir, journal });
-  const trash = createTrash({ store: createTrashStore(db), resolver, transfer, changes, own });
+  const trashStore = createTrashStore(db);
+  const trash = createTrash({ store: trashStore, resolver, transfer, changes, own });
   const versions = createVersions({ store: versionStore, resolver, roots: spaceRoots, changes, journal, own });
   const recent = createRecentDestinations(db);
+  // Quotas per account and per volume: used bytes from the folder-size index (`indexes`, built
+  // below: asked only once requests come) plus the bytes writers hold before writing.
+  const quota = createQuotasCapability({
+    db,
+    figures: (realPath) => indexes.figures(realPath),
+    stamped: (realPath) => indexes.stamped(realPath),
+    ensureRoot: (realRoot) => indexes.ensureRoot(realRoot),
+    trashBytes: (username) => trashStore.bytesDeletedBy(username),
+    versionsBytes: (username) => versionStore.bytesCreatedBy(username),
+    personalFolder: async (userId, username) =>
+      config.storage.userDirEnabled ? personal.folderFor(userId, username) : null,
+    usernameOf: (userId) => users.get(userId)?.username,
+    spaces: (caller) => resolver.spaces(caller),
+    accounts: () => users.list().map((u) => ({ id: u.id, username: u.username })),
+    measuring: () => switches.folderSizes.now() === 'full',
+  });
   // Locks of WebDAV clients and the office editor: every write of the API and of each door asks
   // them (423 LOCKED). The office editor's lock store exists whether or not it is configured: a
   // lock taken before it was turned off binds until it expires, as a WebDAV lock does.
@@ -364,6 +382,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     activity,
     recordDestination: recent.record,
     journal,
+    quotas: quota.quotas,
   });
   const showHidden = (userId: string) => settings.userPrefs(userId)?.showHiddenFiles === true;
   const maxTextBytes = config.limits.editorMaxFileSize;
@@ -388,6 +407,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     versions,
     trash,
     own,
+    quotas: quota.quotas,
   });
   // Previews and thumbnails; a link holder's thumbnails too.
   const previews = createPreviewsCapability({
@@ -418,6 +438,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     activity,
     credentials: { mode: config.auth.mode, auth, tokens, users, limits, secondFactor: twoFactor },
     space: uploads.space,
+    quotas: quota.quotas,
   });
   // Indexes: walks and deltas from the `changes` sink as background work; the folder-size and
   // search groups and browse (`indexes.noteViewed`) see them through the narrow `Indexes` view.
@@ -528,8 +549,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     uploads,
     // Add from link: a file fetched from a web address, placed as an upload.
     createFetchCapability({ config, uploads, journal, activity, log }),
+    quota,
     shares,
-    createArchivesCapability({ config, files: { resolver, ops, journal }, changes, showHidden, activity }),
+    createArchivesCapability({
+      config,
+      files: { resolver, ops, journal },
+      changes,
+      showHidden,
+      activity,
+      quotas: quota.quotas,
+    }),
     webdav,
     indexes,
     { routes: folderSizeRoutes(folderSizes) },

@@ -35,6 +35,7 @@ import type { passkeyRoutes } from './passkeys/routes.ts';
 import type { permissionRoutes } from './permissions/capability.ts';
 import type { onlyofficeRoutes, wopiRoutes } from './plugins/officeeditor/routes.ts';
 import type { previewRoutes } from './previews/routes.ts';
+import type { quotaRoutes } from './quotas/routes.ts';
 import type { searchRoutes } from './search/routes.ts';
 import type { settingsRoutes } from './settings/routes.ts';
 import type { shareRoutes } from './shares/routes.ts';
@@ -86,6 +87,7 @@ export type ApiRoutes =
   | RowsOf<typeof favoriteRoutes>
   | RowsOf<typeof folderPrefRoutes>
   | RowsOf<typeof volumeRoutes>
+  | RowsOf<typeof quotaRoutes>
   | RowsOf<typeof terminalRoutes>
   | RowsOf<typeof permissionRoutes>
   | RowsOf<typeof wopiRoutes>

@@ -11,6 +11,7 @@ import { confinedTarget } from './confined-target.ts';
 import { createArchiveOperations } from './operations.ts';
 import { archiveRoutes } from './routes.ts';
 import { ArchiveService } from './service.ts';
+import type { QuotaPort } from '../files/quota-port.ts';
 
 export interface ArchivesDeps {
   config: Config;
@@ -19,6 +20,7 @@ export interface ArchivesDeps {
   /** The account's preference: dot-files go into a new zip only when it sees them. */
   showHidden: (userId: string) => boolean;
   activity: ActivitySink;
+  quotas: QuotaPort;
 }
 
 export function createArchivesCapability(deps: ArchivesDeps): Capability {
@@ -36,6 +38,7 @@ export function createArchivesCapability(deps: ArchivesDeps): Capability {
     ops: deps.files.ops,
     showHidden: deps.showHidden,
     activity: deps.activity,
+    quotas: deps.quotas,
   });
   return {
     routes: archiveRoutes({ operations }),

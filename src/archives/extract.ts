@@ -85,6 +85,8 @@ export interface ExtractJob {
   stage?: boolean;
   /** What a selected entry does when its name is taken in the destination (keep both when absent). */
   conflict?: (entry: string) => PlaceConflict;
+  /** Takes the declared size against the destination's quotas before a byte is written (throws to refuse). */
+  reserve?: (bytes: number) => void;
 }
 
 export interface ExtractResult {
@@ -123,6 +125,7 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
         );
       const free = await target.freeSpace(destination);
       if (job.declared.bytes > free) throw noSpace(job.declared.bytes, free);
+      job.reserve?.(job.declared.bytes);
     }
     emit({ type: 'start', archive: job.archiveName, entries: job.declared.files, bytes: job.declared.bytes });
     await job.feed.run(async (entry, data) => {

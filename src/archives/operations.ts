@@ -21,6 +21,7 @@ import type { ExtractEvent, ExtractResult } from './extract.ts';
 import type { ArchiveFile, ArchiveService, EntryStream } from './service.ts';
 import type { ArchiveListing, CreatedItem, ExtractConflicts } from './wire.ts';
 import { defaultZipStem, zipName } from './zip-name.ts';
+import type { QuotaPort } from '../files/quota-port.ts';
 
 export interface ArchiveOperationsDeps {
   service: ArchiveService;
@@ -28,6 +29,8 @@ export interface ArchiveOperationsDeps {
   ops: Pick<FileOps, 'writableFolder' | 'replacer' | 'assertMayReplace' | 'conflicts'>;
   showHidden: (userId: string) => boolean;
   activity: ActivitySink;
+  /** An extraction holds what the archive declares against the destination's quotas before writing. */
+  quotas: QuotaPort;
 }
 
 /** An extraction authorised and with its destination open: `run` writes, `close` releases the descriptors. */
@@ -141,9 +144,17 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
       const destination = await openDestination(target.space.root, target.realPath);
       return {
         async run(emit, signal) {
-          const result = await service.extract(file, body.entries, destination, emit, signal, conflict);
-          extracted(caller, file, shownPath(target), result, body.entries.length);
-          return result;
+          const hold = deps.quotas.hold(deps.quotas.chargeFor(caller, target.space));
+          try {
+            const result = await service.extract(file, body.entries, destination, emit, signal, conflict, (bytes) =>
+              hold.add(bytes),
+            );
+            hold.land(result.written.map((w) => w.path));
+            extracted(caller, file, shownPath(target), result, body.entries.length);
+            return result;
+          } finally {
+            hold.release();
+          }
         },
         close: () => destination.close(),
       };
@@ -179,11 +190,14 @@ export function createArchiveOperations(deps: ArchiveOperationsDeps) {
       const file = await archive(caller, virtual);
       const home = await creatable(caller, parentOf(file.path));
       const destination = await openDestination(home.space.root, home.realPath);
+      const hold = deps.quotas.hold(deps.quotas.chargeFor(caller, home.space));
       try {
-        const made = await service.extractToNewFolder(file, destination, undefined, signal);
+        const made = await service.extractToNewFolder(file, destination, undefined, signal, (bytes) => hold.add(bytes));
+        hold.land([made.path]);
         extracted(caller, file, joinVirtual(shownPath(home), made.name), made.result);
         return { success: true, item: await itemOf(destination, home.virtualPath, made.name) };
       } finally {
+        hold.release();
         await destination.close();
       }
     },

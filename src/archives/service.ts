@@ -198,8 +198,9 @@ export class ArchiveService {
     emit: (e: ExtractEvent) => void = () => {},
     signal?: AbortSignal,
     conflict?: (entry: string) => PlaceConflict,
+    reserve?: (bytes: number) => void,
   ): Promise<ExtractResult> {
-    const result = await this.extractInto(file, entries, destination, true, emit, signal, conflict);
+    const result = await this.extractInto(file, entries, destination, true, emit, signal, conflict, reserve);
     for (const w of result.written)
       this.options.changes?.emit({ type: 'created', path: w.path, isDirectory: w.isDirectory });
     return result;
@@ -213,6 +214,7 @@ export class ArchiveService {
     emit: (e: ExtractEvent) => void,
     signal?: AbortSignal,
     conflict?: (entry: string) => PlaceConflict,
+    reserve?: (bytes: number) => void,
   ): Promise<ExtractResult> {
     return this.withArchive(file, async (a) => {
       const { job, selectionError } = await this.plan(a, entries);
@@ -228,6 +230,7 @@ export class ArchiveService {
         journal,
         stage,
         ...(conflict ? { conflict } : {}),
+        ...(reserve ? { reserve } : {}),
       });
     });
   }
@@ -241,6 +244,7 @@ export class ArchiveService {
     parent: DirHandle,
     emit?: (e: ExtractEvent) => void,
     signal?: AbortSignal,
+    reserve?: (bytes: number) => void,
   ): Promise<{ name: string; path: string; result: ExtractResult }> {
     const stem =
       file.name.replace(/\.(tar\.(gz|bz2|xz)|tgz|tbz2?|txz)$/i, '') === file.name
@@ -253,7 +257,7 @@ export class ArchiveService {
     let result: ExtractResult;
     try {
       const folder = await this.target.mkdirExclusive(parent, temp);
-      result = await this.extractInto(file, [], folder, false, emit ?? (() => {}), signal);
+      result = await this.extractInto(file, [], folder, false, emit ?? (() => {}), signal, undefined, reserve);
     } catch (err) {
       await this.target.remove(parent, temp, true);
       if (row) journal!.end(row);

@@ -104,6 +104,10 @@ export const ERRORS = {
   INTO_ITSELF: { status: 400, message: 'A folder cannot be put inside itself.', also: [403] },
   NO_ITEMS: { status: 400, message: 'Name at least one item.' },
   NO_SPACE: { status: 507, message: 'The volume is full.' },
+  QUOTA_EXCEEDED: {
+    status: 507,
+    message: 'This would go over a quota; nothing was kept.',
+  },
   NO_DOWNLOAD: { status: 403, message: 'You may not download this.' },
   // The access model (access/)
   ACCESS_NOT_MANAGER: {
@@ -292,12 +296,15 @@ export interface ErrorOptions<C extends ErrorCode = ErrorCode> {
   /** Only one of the code's `also` statuses. */
   status?: AlsoStatus<C>;
   cause?: unknown;
+  /** Figures a client may show (QUOTA_EXCEEDED: scope, usedBytes, limitBytes, neededBytes), sent as `error.details`. */
+  details?: Record<string, string | number>;
 }
 
 export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   readonly status: number;
   readonly code: ErrorCode;
   readonly headers: Record<string, string>;
+  readonly details?: Record<string, string | number>;
 
   constructor(code: C, message?: string, options: ErrorOptions<C> = {}) {
     const entry: Entry = ERRORS[code];
@@ -305,6 +312,7 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
     this.status = options.status ?? entry.status;
     this.code = code;
     this.headers = options.headers ?? {};
+    if (options.details) this.details = options.details;
   }
 
   /** The same answer with more headers (a protocol's own, such as TUS's). */
@@ -314,6 +322,7 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
       headers: { ...headers, ...this.headers },
       status: this.status as never,
       cause: this.cause,
+      ...(this.details ? { details: this.details } : {}),
     });
   }
 }
@@ -325,8 +334,17 @@ export const tooMany = (message: string, retryAfterSeconds: number) =>
   });
 
 /** The JSON body of every error answer. */
-export function errorEnvelope(status: number, message: string, requestId: string, code?: string) {
-  return { success: false as const, error: { message, statusCode: status, requestId, ...(code ? { code } : {}) } };
+export function errorEnvelope(
+  status: number,
+  message: string,
+  requestId: string,
+  code?: string,
+  details?: Record<string, string | number>,
+) {
+  return {
+    success: false as const,
+    error: { message, statusCode: status, requestId, ...(code ? { code } : {}), ...(details ? { details } : {}) },
+  };
 }
 
 /** Maps Node file-system errors to answers that never leak absolute paths. */

@@ -33,6 +33,16 @@ import { withTemporary, type WorkJournal } from './journal.ts';
 import type { ItemLocks } from './locks.ts';
 import { isInside, joinVirtual, ownerView, type InsidePath, type PathResolver, type ResolvedPath } from './paths.ts';
 import type { Transfer } from './transfer.ts';
+import { NO_HOLD, type QuotaPort } from './quota-port.ts';
+
+/**
+ * What copying a folder will write, counted before it starts — only when the destination has a
+ * quota, and bounded like every tree total (a tree past the bound is held at what was counted;
+ * the copy reads the whole tree anyway).
+ */
+async function plannedSize(real: string): Promise<number> {
+  return (await countTree(real)).totalSize;
+}
 
 export interface ItemRef {
   path: string;
@@ -148,6 +158,8 @@ export function createFileOps(deps: {
   changes: ChangeSink;
   activity: ActivitySink;
   recordDestination(userId: string, path: string): void;
+  /** Quotas a copy (or a move into another space) holds its planned size against before writing. */
+  quotas: QuotaPort;
   /** A new file with content is built under a temporary on the journal. */
   journal: WorkJournal;
 }): FileOps {
@@ -309,6 +321,7 @@ export function createFileOps(deps: {
           if (!parent.space)
             throw new AppError('TOP_LEVEL', `"${item.name}" is a whole volume; choose items inside it.`);
           const srcDir = await openDirIn(parent.space.root, parent.realPath);
+          let quota = NO_HOLD;
           try {
             const source = { path: srcDir.at(item.name), real: target.realPath, root: target.space.root };
             const stats = await fsp.lstat(source.path);
@@ -334,6 +347,15 @@ export function createFileOps(deps: {
               results.push({ from: target.virtualPath, to: there, skipped: true, outcome: 'skipped' });
               continue;
             }
+            // A copy, or a move into another space, holds its planned size against the
+            // destination's quotas before a byte is written (a move within a space adds nothing).
+            const charge =
+              operation === 'copy' || target.space.root !== dest.space.root
+                ? deps.quotas.chargeFor(caller, dest.space)
+                : null;
+            quota = charge
+              ? deps.quotas.hold(charge, isDirectory ? await plannedSize(source.real) : stats.size)
+              : NO_HOLD;
             const onConflict = { policy, replacer };
             if (operation === 'move') {
               const moved = await deps.transfer.move(source, destDir, item.name, isDirectory, onConflict);
@@ -369,6 +391,7 @@ export function createFileOps(deps: {
                 isDirectory,
               });
               results.push({ from: target.virtualPath, to, outcome: moved.outcome, ...moved.displaced });
+              quota.land([path.join(dest.realPath, moved.name)]);
               done.push(shownPath(target));
             } else {
               const copied = await deps.transfer.copy(
@@ -394,9 +417,11 @@ export function createFileOps(deps: {
                 outcome: copied.outcome,
                 ...copied.displaced,
               });
+              quota.land([real]);
               done.push(shownPath(target));
             }
           } finally {
+            quota.release();
             await srcDir.close();
           }
         }

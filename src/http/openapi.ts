@@ -150,6 +150,12 @@ export function buildOpenApi(routes: readonly RouteDef[], version = 'unversioned
                         description:
                           'From the error catalogue (src/core/errors.ts); the status of each code is fixed there.',
                       },
+                      details: {
+                        type: 'object',
+                        additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+                        description:
+                          'Figures behind the refusal, for a client to show (QUOTA_EXCEEDED: scope, usedBytes, limitBytes, neededBytes).',
+                      },
                     },
                   },
                 },

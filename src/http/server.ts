@@ -166,7 +166,11 @@ export function sendError(res: ServerResponse, err: unknown, requestId: string, 
       res,
       wantsErrorPage(req)
         ? prepareErrorPage(res, appError.status, appError.message, requestId)
-        : prepareJson(res, appError.status, errorEnvelope(appError.status, appError.message, requestId, appError.code)),
+        : prepareJson(
+            res,
+            appError.status,
+            errorEnvelope(appError.status, appError.message, requestId, appError.code, appError.details),
+          ),
     );
   } catch (failure) {
     log.error('an error answer could not be sent', { requestId, err: failure });

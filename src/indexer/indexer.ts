@@ -573,6 +573,15 @@ export class Indexer implements IndexPort {
     return (this.recounts.get(rootId) ?? []).some((r) => r === '' || r === rel || rel.startsWith(r + '/'));
   }
 
+  /** When the index last wrote a path's row (a walk's check or a total's update), or null without one. */
+  stamped(realPath: string): number | null {
+    const c = this.cover(realPath);
+    if (!c || c.root.state === 'pending') return null;
+    const row = this.store.entry(c.root.id, c.rel);
+    if (!row) return null;
+    return Math.max(row.checked_at ?? 0, row.updated_at ?? 0) || null;
+  }
+
   /** Folder-size figures from the rows alone (never a file-system call). */
   figures(realPath: string): FolderFigures {
     const none: FolderFigures = {

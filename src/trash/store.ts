@@ -26,6 +26,8 @@ export interface TrashStore {
   setStored(id: string, storedPath: string): void;
   remove(id: string): void;
   removeStored(storedPath: string): void;
+  /** Bytes of the files an account deleted that the trash still keeps (quotas: the trash counts against whoever deleted). */
+  bytesDeletedBy(username: string): number;
 }
 
 export function createTrashStore(db: Database): TrashStore {
@@ -33,6 +35,8 @@ export function createTrashStore(db: Database): TrashStore {
     get: (id) => db.get<TrashRow>('SELECT * FROM trash_items WHERE id = ?', [id]),
     newestFirst: () => db.all<TrashRow>('SELECT * FROM trash_items ORDER BY deleted_at DESC'),
     all: () => db.all<TrashRow>('SELECT * FROM trash_items'),
+    bytesDeletedBy: (username) =>
+      db.get<{ n: number | null }>('SELECT SUM(size) AS n FROM trash_items WHERE deleted_by = ?', [username])?.n ?? 0,
     storedWithin: (range) =>
       db.all<TrashRow>('SELECT * FROM trash_items WHERE stored_path > ? AND stored_path < ?', range),
     insert(r) {

@@ -13,6 +13,7 @@ import type { Logger } from '../core/log.ts';
 import { createMultipartReceiver } from './multipart.ts';
 import { createPlacement, type Placement, type PlacementDeps } from './placement.ts';
 import { uploadRoutes } from './routes.ts';
+import type { QuotaPort } from '../files/quota-port.ts';
 import { createStaging, type FreeSpace, type Staging } from './staging.ts';
 import { createStagingDirStore } from './staging-store.ts';
 import { createTusService } from './tus/service.ts';
@@ -34,6 +35,8 @@ export interface UploadsDeps {
   files: PlacementDeps['files'];
   versions: PlacementDeps['versions'];
   trash: PlacementDeps['trash'];
+  /** Quotas every upload is held against (quotas/). */
+  quotas: QuotaPort;
 }
 
 /** How often the sweep runs: a quarter of the TTL, between a quarter second and a minute. */
@@ -77,12 +80,14 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
     ttlMs: u.tusIncompleteTtlMs,
     log,
     activity: deps.activity,
+    quotas: deps.quotas,
   });
   const multipart = createMultipartReceiver({
     placement,
     staging,
     journal: deps.journal,
     activity: deps.activity,
+    quotas: deps.quotas,
     limits: { maxFileSize: u.maxDirectUploadSize, maxFiles: u.maxFilesPerUpload },
   });
   const sweep = periodicJob({

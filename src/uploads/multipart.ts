@@ -15,6 +15,7 @@ import { fileEvent, listed, type ActivitySink } from '../files/activity.ts';
 import type { WorkJournal } from '../files/journal.ts';
 import type { ConflictPolicy } from '../files/names.ts';
 import { toFileItem, type Checked, type Placement, type PlacedFile, type UploadTarget } from './placement.ts';
+import { NO_HOLD, type Hold, type QuotaPort } from '../files/quota-port.ts';
 import { writeBody, type BodyWrite } from './body-writer.ts';
 import { formatBytes, removeQuietly, type Staging } from './staging.ts';
 import type { UploadedItem, UploadQuery } from './wire.ts';
@@ -65,6 +66,8 @@ interface Staged {
   order: number;
   /** A skip whose name was taken when the file arrived: its bytes were read away, not kept. */
   skipped?: PlacedFile;
+  /** Its bytes held against the destination's quotas. */
+  quota?: Hold;
 }
 
 const POLICIES: readonly string[] = ['rename', 'skip', 'replace'] satisfies ConflictPolicy[];
@@ -80,6 +83,8 @@ export function createMultipartReceiver(deps: {
   journal: WorkJournal;
   limits: MultipartLimits;
   activity: ActivitySink;
+  /** Each file's bytes are held against its destination's quotas as they stream. */
+  quotas: QuotaPort;
 }): MultipartReceiver {
   const { placement, staging, limits } = deps;
 
@@ -110,6 +115,8 @@ export function createMultipartReceiver(deps: {
       const active = new Set<Readable>();
       const jobs: Promise<void>[] = [];
       const staged: Staged[] = [];
+      /** Quota holds of the files staged: landed once placed, let go otherwise. */
+      const holds: Hold[] = [];
       let failure: unknown = null;
       let uploadTo: string | undefined = query.uploadTo;
       let relativePath = '';
@@ -151,6 +158,8 @@ export function createMultipartReceiver(deps: {
           }
         }
         const { folder } = checked;
+        const quota = deps.quotas.hold(deps.quotas.chargeFor(caller, folder.space));
+        holds.push(quota);
         const place = await staging.placeFor(folder.space.root, folder.realPath);
         if (!spaceChecked) {
           // The request's length bounds what all its files can need.
@@ -166,9 +175,17 @@ export function createMultipartReceiver(deps: {
           // Without a Content-Length nothing bounded the request up front: each chunk is checked
           // against the free space before it is kept, so the reserve stays free.
           let write: BodyWrite | undefined;
-          const inspect = Number.isFinite(declared)
+          const free = Number.isFinite(declared)
             ? undefined
             : await staging.guard(place.dir, () => write?.written ?? 0);
+          // A chunk over a quota is refused before it is kept (the part file goes with the request).
+          const inspect =
+            quota === NO_HOLD && !free
+              ? undefined
+              : (chunk: Buffer) => {
+                  quota.add(chunk.length);
+                  free?.(chunk);
+                };
           // busboy's file chunks are views of the request's own chunks or copies it made, each
           // scanned to its end before it is handed on: nobody reads them after us.
           write = writeBody(file, out.fd, 0, { freeWritten: true, inspect });
@@ -180,7 +197,7 @@ export function createMultipartReceiver(deps: {
         } finally {
           await out.close();
         }
-        staged.push({ part, target, checked, order });
+        staged.push({ part, target, checked, order, quota });
       }
 
       parser.on('field', (name, value) => {
@@ -293,11 +310,13 @@ export function createMultipartReceiver(deps: {
               method: 'multipart',
             }),
           );
+        staged.forEach((st, i) => st.quota?.land([placed[i]!.realPath]));
         return placed.map(toFileItem);
       } catch (err) {
         for (const p of placed.reverse()) await placement.undo(caller, p).catch(() => {});
         throw err instanceof AppError ? err : (fromFsError(err) ?? err);
       } finally {
+        for (const h of holds) h.release();
         for (const part of parts) await removeQuietly(part);
         for (const row of rows) deps.journal.end(row);
         for (const part of parts) await staging.tidy(part);

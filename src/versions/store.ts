@@ -25,6 +25,8 @@ export interface CreatedRow {
 export interface VersionStore {
   get(id: string): VersionRow | undefined;
   insert(row: VersionRow): void;
+  /** Bytes of the earlier contents an account's saves kept (quotas: versions count against whoever replaced). */
+  bytesCreatedBy(username: string): number;
   /** The file's versions, newest first. */
   ofFile(root: string, relative: string): VersionRow[];
   /** Versions stored strictly between the bounds (files/own.ts `below`). */
@@ -43,6 +45,8 @@ export interface VersionStore {
 export function createVersionStore(db: Database): VersionStore {
   return {
     get: (id) => db.get<VersionRow>('SELECT * FROM file_versions WHERE id = ?', [id]),
+    bytesCreatedBy: (username) =>
+      db.get<{ n: number | null }>('SELECT SUM(size) AS n FROM file_versions WHERE created_by = ?', [username])?.n ?? 0,
     insert(r) {
       db.run(
         'INSERT INTO file_versions (id, space_root, relative, size, modified_at, stored_path, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',

@@ -12,6 +12,7 @@ import type { Logger } from '../core/log.ts';
 import { AppError } from '../core/errors.ts';
 import type { RawMount } from '../http/server.ts';
 import type { FreeSpace } from '../uploads/staging.ts';
+import type { QuotaPort } from '../files/quota-port.ts';
 import { createDavAuthenticator, type DavAuthDeps } from './auth.ts';
 import { handleDav, sendDavError } from './handler.ts';
 import { DAV_COMPLIANCE, DAV_PREFIX } from './protocol.ts';
@@ -28,6 +29,7 @@ export interface WebdavDeps {
   credentials: Omit<DavAuthDeps, 'log'>;
   /** The uploads' free-space rule (UPLOAD_FREE_SPACE_RESERVE): a PUT is one more upload. */
   space: FreeSpace;
+  quotas: QuotaPort;
 }
 
 export interface WebdavCapability extends Capability {
@@ -50,6 +52,7 @@ export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
     log: deps.log,
     activity: deps.activity,
     space: deps.space,
+    quotas: deps.quotas,
   };
 
   const mount: RawMount = {

@@ -11,6 +11,7 @@ import { etagOf, sendFile } from '../http/file.ts';
 import { createFileAt, openFileIn, withParentIn } from '../files/confined.ts';
 import { withTemporary } from '../files/journal.ts';
 import type { ResolvedPath } from '../files/paths.ts';
+import type { Hold } from '../files/quota-port.ts';
 import { preconditions } from './locking.ts';
 import { etagMatches } from './protocol.ts';
 import { membersOf, nameOf, parentCollection, refuseReadOnly, type DavContext } from './resources.ts';
@@ -85,7 +86,36 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
   // Everything below happens in the checked parent folder's descriptor: the temporary, the
   // version kept and the file replaced are the ones inside the volume, whatever is swapped.
   const root = r.space.root;
-  const { replaced, etag } = await withParentIn(root, r.realPath, async (dir, name) => {
+  // The body is held against the quotas: its whole Content-Length before a byte is read, or
+  // chunk by chunk as it streams (507 QUOTA_EXCEEDED; the temporary goes with the refusal).
+  const length = req.headers['content-length'] === undefined ? NaN : Number(req.headers['content-length']);
+  const quota = ctx.quotas.hold(ctx.quotas.chargeFor(ctx.caller, r.space), Number.isFinite(length) ? length : 0);
+  let written: { replaced: boolean; etag: string };
+  try {
+    written = await putInto(ctx, req, r, root, Number.isFinite(length) ? null : quota);
+    quota.land([r.realPath]);
+  } finally {
+    quota.release();
+  }
+  const { replaced, etag } = written;
+  ctx.changes.emit(
+    replaced ? { type: 'modified', path: r.realPath } : { type: 'created', path: r.realPath, isDirectory: false },
+  );
+  res.statusCode = replaced ? 204 : 201;
+  res.setHeader('ETag', etag);
+  res.setHeader('Content-Length', 0);
+  res.end();
+}
+
+/** The PUT's write itself, in the checked parent folder; `streaming` takes each chunk's bytes. */
+function putInto(
+  ctx: DavContext,
+  req: IncomingMessage,
+  r: ResolvedPath,
+  root: string,
+  streaming: Hold | null,
+): Promise<{ replaced: boolean; etag: string }> {
+  return withParentIn(root, r.realPath, async (dir, name) => {
     const current = await openFileIn(root, dir.at(name)).catch((err) => {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
@@ -99,9 +129,13 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
       // (The free-space reading is cached per real path.)
       if (Number.isFinite(declared)) await ctx.space.ensureSpace(dir.real, declared);
       let write: BodyWrite | undefined;
-      const inspect = Number.isFinite(declared)
+      const free = Number.isFinite(declared) ? undefined : await ctx.space.guard(dir.path, () => write?.written ?? 0);
+      const inspect = !free
         ? undefined
-        : await ctx.space.guard(dir.path, () => write?.written ?? 0);
+        : (chunk: Buffer) => {
+            streaming?.add(chunk.length);
+            free(chunk);
+          };
       await withTemporary(ctx.journal, dir, async (temp, tempName) => {
         const fd = await createFileAt(dir, tempName, current ? current.stat.mode & 0o7777 : 0o644);
         try {
@@ -142,11 +176,4 @@ export async function put(ctx: DavContext, req: IncomingMessage, res: ServerResp
       await current?.close();
     }
   });
-  ctx.changes.emit(
-    replaced ? { type: 'modified', path: r.realPath } : { type: 'created', path: r.realPath, isDirectory: false },
-  );
-  res.statusCode = replaced ? 204 : 201;
-  res.setHeader('ETag', etag);
-  res.setHeader('Content-Length', 0);
-  res.end();
 }

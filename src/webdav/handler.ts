@@ -71,7 +71,7 @@ export function sendDavError(res: ServerResponse, err: unknown, ctx: Pick<DavCon
   const condition = err instanceof DavConditionError;
   const body = condition
     ? errorBody(err.condition, message)
-    : JSON.stringify(errorEnvelope(status, message, ctx.requestId, known?.code));
+    : JSON.stringify(errorEnvelope(status, message, ctx.requestId, known?.code, known?.details));
   res.statusCode = status;
   res.setHeader('Content-Type', condition ? 'application/xml; charset=utf-8' : 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));

@@ -20,6 +20,7 @@ import type { Caller } from '../core/caller.ts';
 import type { WorkJournal } from '../files/journal.ts';
 import type { TrashService } from '../trash/service.ts';
 import type { FreeSpace } from '../uploads/staging.ts';
+import type { QuotaPort } from '../files/quota-port.ts';
 import type { VersionService } from '../versions/service.ts';
 import { hrefOf } from './protocol.ts';
 import type { DavStore } from './store.ts';
@@ -43,6 +44,8 @@ export interface DavServices {
   activity: { record(event: ActivityEvent): void };
   /** The uploads' free-space rule: a PUT keeps UPLOAD_FREE_SPACE_RESERVE free (507). */
   space: FreeSpace;
+  /** Quotas a PUT is held against (quotas/): refused before its bytes are kept. */
+  quotas: QuotaPort;
 }
 
 /** One request's context: the authenticated caller and the services. */

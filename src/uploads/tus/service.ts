@@ -34,6 +34,7 @@ import {
   TUS_HEADERS,
 } from './protocol.ts';
 import { writeBody, type BodyWrite } from '../body-writer.ts';
+import type { Hold, QuotaPort } from '../../files/quota-port.ts';
 import { createUploadLocks, type LockHandle } from './locks.ts';
 import type { UploadResult, UploadRow, UploadStore } from './store.ts';
 
@@ -64,6 +65,8 @@ export interface TusDeps {
   log: Logger;
   /** The activity log: one row when an upload's file is placed. */
   activity: ActivitySink;
+  /** An upload holds its Upload-Length against its destination's quotas from its creation. */
+  quotas: QuotaPort;
   now?: () => number;
 }
 
@@ -92,6 +95,30 @@ export function createTusService(deps: TusDeps): TusService {
   const { store, staging, placement, ttlMs, log } = deps;
   const now = deps.now ?? Date.now;
   const locks = createUploadLocks();
+  /**
+   * Each unfinished upload's quota hold, in this process only: after a restart an upload takes
+   * its hold again at its next PATCH (so a crash leaves no hold behind for an abandoned one).
+   */
+  const quotaHolds = new Map<string, Hold>();
+  /** The upload's hold ends: landed at `placedAt` (its real path), or let go (null). */
+  const settleQuota = (id: string, placedAt: string | null) => {
+    const h = quotaHolds.get(id);
+    if (!h) return;
+    quotaHolds.delete(id);
+    if (placedAt) h.land([placedAt]);
+    else h.release();
+  };
+  /** An upload known from before a restart holds its length again before it takes more bytes. */
+  async function holdAgain(caller: Caller, row: UploadRow): Promise<void> {
+    if (quotaHolds.has(row.id) || row.state !== 'incomplete') return;
+    let checked;
+    try {
+      checked = await placement.check(caller, targetOf(row));
+    } catch {
+      return; // the destination is gone: placing it will say so
+    }
+    quotaHolds.set(row.id, deps.quotas.hold(deps.quotas.chargeFor(caller, checked.folder.space), row.length));
+  }
 
   // A part file between two PATCHes of its upload: still open, with the offset the last PATCH
   // left (its length). The next PATCH then starts writing at once: the open, fstat and statfs
@@ -138,6 +165,7 @@ export function createTusService(deps: TusDeps): TusService {
 
   async function discard(row: UploadRow): Promise<void> {
     letGo(row.id);
+    settleQuota(row.id, null);
     if (row.state !== 'complete') await removeQuietly(row.stagingPath);
     if (row.stagingPath) await staging.tidy(row.stagingPath);
     store.remove(row.id);
@@ -226,6 +254,7 @@ export function createTusService(deps: TusDeps): TusService {
         ))
       ) {
         store.markComplete(row.id, null, now());
+        settleQuota(row.id, null);
         return { ok: true, finalPath: null };
       }
       // Durable before it is recorded complete (the sender then forgets its copy).
@@ -241,6 +270,7 @@ export function createTusService(deps: TusDeps): TusService {
       // Skipped: the name kept its file, and the bytes sent are not kept.
       if (placed.outcome === 'skipped') await removeQuietly(row.stagingPath);
       store.markComplete(row.id, finalPath, now(), result);
+      settleQuota(row.id, placed.outcome === 'skipped' ? null : placed.realPath);
       await staging.tidy(row.stagingPath);
       if (placed.outcome !== 'skipped')
         deps.activity.record(
@@ -423,10 +453,19 @@ export function createTusService(deps: TusDeps): TusService {
       const { folder } = checked;
       // A skip whose name is taken now is answered at once: no byte need be sent.
       const skipped = target.conflict === 'skip' ? await placement.taken(checked) : null;
-      const place = skipped ? null : await staging.placeFor(folder.space.root, folder.realPath);
-      if (place) await staging.ensureSpace(place.dir, length);
+      // The whole length is held against the quotas before a byte is sent (507 QUOTA_EXCEEDED).
+      const quota = skipped ? null : deps.quotas.hold(deps.quotas.chargeFor(caller, folder.space), length);
       const id = randomBytes(16).toString('hex');
-      const stagingPath = place ? await staging.createPart(place, 'tus', id) : '';
+      let stagingPath = '';
+      try {
+        const place = skipped ? null : await staging.placeFor(folder.space.root, folder.realPath);
+        if (place) await staging.ensureSpace(place.dir, length);
+        if (place) stagingPath = await staging.createPart(place, 'tus', id);
+      } catch (err) {
+        quota?.release();
+        throw err;
+      }
+      if (quota) quotaHolds.set(id, quota);
       const at = now();
       store.insert({
         id,
@@ -522,6 +561,7 @@ export function createTusService(deps: TusDeps): TusService {
           checkFitsLength(sent, contentLength(headers['content-length']), row.length);
           if (row.state === 'complete') return { status: 204, headers: completeHeaders(row, row.finalPath) };
         } else {
+          await holdAgain(caller, row);
           const offset = await receive(row, sent, headers, body, lock);
           row = { ...row, offset };
           if (offset < row.length)

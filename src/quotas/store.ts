@@ -1,0 +1,52 @@
+// The quotas an administrator set (`account_quotas`, `volume_quotas`): a limit in bytes per
+// account id or per volume name. Held in memory too: every upload chunk asks them.
+import type { Database } from '../db/database.ts';
+
+export interface QuotaStore {
+  /** The account's limit, or null when it has none. */
+  account(userId: string): number | null;
+  /** The volume's limit (by name, case-insensitive), or null. */
+  volume(name: string): number | null;
+  setAccount(userId: string, limitBytes: number | null): void;
+  setVolume(name: string, limitBytes: number | null): void;
+  accounts(): { userId: string; limitBytes: number }[];
+  volumes(): { volume: string; limitBytes: number }[];
+}
+
+export function createQuotaStore(db: Database): QuotaStore {
+  const byAccount = new Map<string, number>();
+  const byVolume = new Map<string, { volume: string; limitBytes: number }>();
+  function load(): void {
+    byAccount.clear();
+    byVolume.clear();
+    for (const r of db.all<{ user_id: string; limit_bytes: number }>('SELECT user_id, limit_bytes FROM account_quotas'))
+      byAccount.set(r.user_id, r.limit_bytes);
+    for (const r of db.all<{ volume: string; limit_bytes: number }>('SELECT volume, limit_bytes FROM volume_quotas'))
+      byVolume.set(r.volume.toLowerCase(), { volume: r.volume, limitBytes: r.limit_bytes });
+  }
+  load();
+  return {
+    account: (userId) => byAccount.get(userId) ?? null,
+    volume: (name) => byVolume.get(name.toLowerCase())?.limitBytes ?? null,
+    setAccount(userId, limitBytes) {
+      if (limitBytes === null) db.run('DELETE FROM account_quotas WHERE user_id = ?', [userId]);
+      else
+        db.run(
+          'INSERT INTO account_quotas (user_id, limit_bytes, updated_at) VALUES (?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET limit_bytes = excluded.limit_bytes, updated_at = excluded.updated_at',
+          [userId, limitBytes, new Date().toISOString()],
+        );
+      load();
+    },
+    setVolume(name, limitBytes) {
+      if (limitBytes === null) db.run('DELETE FROM volume_quotas WHERE volume = ?', [name]);
+      else
+        db.run(
+          'INSERT INTO volume_quotas (volume, limit_bytes, updated_at) VALUES (?, ?, ?) ON CONFLICT (volume) DO UPDATE SET volume = excluded.volume, limit_bytes = excluded.limit_bytes, updated_at = excluded.updated_at',
+          [name, limitBytes, new Date().toISOString()],
+        );
+      load();
+    },
+    accounts: () => [...byAccount].map(([userId, limitBytes]) => ({ userId, limitBytes })),
+    volumes: () => [...byVolume.values()],
+  };
+}
