@@ -10,6 +10,7 @@ import { Users } from './Users.tsx';
 import { Lazy } from '../components/Lazy.tsx';
 import { features } from '../state/session.ts';
 import { Volumes } from './Volumes.tsx';
+import { Quotas } from './Quotas.tsx';
 
 export default function Admin() {
   const terminalOn = features.value.terminal?.enabled === true;
@@ -18,6 +19,7 @@ export default function Admin() {
     'groups',
     'permissions',
     'volumes',
+    'quotas',
     'activity',
     'locks',
     'notifications',
@@ -33,6 +35,7 @@ export default function Admin() {
           { to: '/admin/groups', label: 'Groups' },
           { to: '/admin/permissions', label: 'Permissions' },
           { to: '/admin/volumes', label: 'Volumes' },
+          { to: '/admin/quotas', label: 'Quotas' },
           { to: '/admin/activity', label: 'Activity log' },
           { to: '/admin/locks', label: 'Locks' },
           { to: '/admin/notifications', label: 'Notifications' },
@@ -44,6 +47,7 @@ export default function Admin() {
       {tab === 'groups' && <Groups />}
       {tab === 'permissions' && <Permissions />}
       {tab === 'volumes' && <Volumes />}
+      {tab === 'quotas' && <Quotas />}
       {tab === 'activity' && <Activity />}
       {tab === 'locks' && <Locks />}
       {tab === 'notifications' && <Notifications />}

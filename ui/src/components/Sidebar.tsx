@@ -5,6 +5,7 @@ import { filesUrl, folderOf, location, navigate } from '../state/router.ts';
 import { reorderFavorites } from '../folder/actions.ts';
 import { dropOnto } from '../folder/interact.ts';
 import { Icon } from './common.tsx';
+import { QuotaMeter } from './QuotaMeter.tsx';
 
 function NavLink({
   to,
@@ -131,6 +132,7 @@ export function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
       {isAdmin.value && (
         <NavLink to="/admin" icon="shield" label="Administration" current={loc.path.startsWith('/admin')} />
       )}
+      <QuotaMeter />
     </nav>
   );
 }

@@ -131,6 +131,7 @@ function startTus(job: Job): void {
       }
       let message = status ? '' : 'The server cannot be reached.';
       let requestId: string | undefined;
+      let code: string | undefined;
       if (res) {
         requestId = res.getHeader('X-Request-Id') ?? undefined;
         const finalize = res.getHeader('Upload-Finalize-Error');
@@ -138,12 +139,15 @@ function startTus(job: Job): void {
           const body = JSON.parse(res.getBody() || '{}');
           message = body?.error?.message ?? message;
           requestId = body?.error?.requestId ?? requestId;
+          code = body?.error?.code;
         } catch {
           /* not JSON */
         }
         if (finalize) message = storedNameFrom(finalize, message);
         if (status === 413) message = `Too large: ${message || 'the server refused the size'}`;
-        if (status === 507) message = `The volume is full: ${message}`;
+        // Over a quota the server's sentence says whose quota, what is used and what was needed.
+        if (status === 507)
+          message = code === 'QUOTA_EXCEEDED' ? `Over quota: ${message}` : `The volume is full: ${message}`;
         if (!message) message = `Upload failed (${status})`;
       }
       finish(job, { state: 'failed', error: message, requestId });
@@ -204,7 +208,8 @@ function startMultipart(job: Job): void {
       sessionExpired.value = true;
     }
     const err = await errorFrom(res);
-    finish(job, { state: 'failed', error: err.message, requestId: err.requestId });
+    const error = err.code === 'QUOTA_EXCEEDED' ? `Over quota: ${err.message}` : err.message;
+    finish(job, { state: 'failed', error, requestId: err.requestId });
   };
   xhr.send(form);
 }
