@@ -16,7 +16,8 @@ export function startChild(env: Record<string, string>): Promise<{ child: ChildP
     const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 20_000);
     child.stdout!.on('data', (d) => {
       out += d;
-      const m = /"port":(\d+)/.exec(out);
+      // The HTTP listener's own line: the HTTPS listener logs a port too (HTTPS_PORT is 0 beside PORT 0).
+      const m = /"msg":"Burrow is listening"[^\n]*?"port":(\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve({ child, url: `http://127.0.0.1:${m[1]}` });
