@@ -113,6 +113,7 @@ import { networkSection } from './system/network.ts';
 import { VERSION } from './version.ts';
 import { createIdleCollector } from './core/idle-gc.ts';
 import { createTlsCapability } from './tls/capability.ts';
+import { createMdns } from './mdns/responder.ts';
 
 export interface AppOptions {
   log?: Logger;
@@ -507,7 +508,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       users.list().map((u) => ({ id: u.id, username: u.username, isAdmin: callerOf(u, 'session').isAdmin })),
   });
   // HTTPS beside HTTP, on Burrow's own certificate authority or the administrator's certificate.
-  const tlsCap = createTlsCapability({ config, log });
+  // burrow.local by mDNS (once HTTPS listens, so its port is announced); the certificate and the
+  // Host allow-list take the announced name.
+  let announce: ReturnType<typeof createMdns> | null = null;
+  const announced = () => (announce?.announced() ? [announce.announced()!] : []);
+  const tlsCap = createTlsCapability({ config, log, announced: () => [...announced(), `${config.mdns.name}.local`] });
 
   // Every route group, each folder's rows over its services (as PocketBase's apis/base.go binds
   // its groups), and the background work each starts once the server listens (in this order).
@@ -614,7 +619,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     log,
     trustProxy,
     publicUrl: config.server.publicUrl,
-    hosts: { listenHost: config.server.host, allowedHosts: config.server.allowedHosts },
+    hosts: { listenHost: config.server.host, allowedHosts: config.server.allowedHosts, announcedNames: announced },
     jsonBodyLimit: config.limits.jsonBodyLimit,
     fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir, officeOrigins(office)),
     rawMounts: webdav.mount ? [webdav.mount] : [],
@@ -635,6 +640,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   let closing: Promise<void> | undefined;
   let secure: Promise<AddressInfo | null> = Promise.resolve(null);
+  let announcing: Promise<void> = Promise.resolve();
   return {
     config,
     db,
@@ -646,6 +652,24 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         server.listen(port, host, async () => {
           server.off('error', reject);
           secure = tlsCap.listen(server, host);
+          if (config.mdns.enabled) {
+            const http = (server.address() as AddressInfo).port;
+            const mdns = createMdns({
+              name: config.mdns.name,
+              httpPort: () => http,
+              httpsPort: () => tlsCap.address()?.port ?? null,
+              webdav: config.features.webdavEnabled,
+              log,
+            });
+            announce = mdns;
+            announcing = secure
+              .then(() => mdns.start())
+              .then(() => tlsCap.tls?.renew())
+              .then(
+                () => undefined,
+                (err) => log.warn('mDNS (or the certificate for its name) failed', { err: (err as Error).message }),
+              );
+          }
           for (const c of capabilities) await c.start?.();
           ready = true;
           idle.touch();
@@ -661,6 +685,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         // Upgraded sockets are not the HTTP server's to close: end the terminals first.
         await terminal.stop?.();
         await live.stop?.();
+        // Withdrawn from the network first: nobody is sent to a server that is going.
+        await announcing;
+        await announce?.stop();
         const secureClosed = secure.then(() => tlsCap.close(graceMs));
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {

@@ -88,6 +88,30 @@ export const variables = {
     ),
     key: custom('TLS_KEY', '', "TLS_CERT's private key (PEM).", (v) => (v === undefined ? null : path.resolve(v))),
   },
+  mdns: {
+    enabled: custom(
+      'MDNS_ENABLED',
+      'true (false when HOST is a loopback address)',
+      'Announce Burrow on the local network by multicast DNS: `MDNS_NAME.local` and its web and WebDAV services, so devices open https://burrow.local:3443/.',
+      (v, _c, env) => {
+        if (v === undefined) return !/^(127\.|::1$|localhost$)/i.test(env.HOST?.trim() ?? '');
+        if (/^(true|1|yes|on)$/i.test(v)) return true;
+        if (/^(false|0|no|off)$/i.test(v)) return false;
+        failVariable('MDNS_ENABLED', v, 'true or false');
+      },
+    ),
+    name: custom(
+      'MDNS_NAME',
+      'burrow',
+      'The name announced, without `.local`; when another device has it, Burrow takes `NAME-2`, `NAME-3`, ….',
+      (v) => {
+        const name = (v ?? 'burrow').toLowerCase().replace(/\.local\.?$/, '');
+        if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(name))
+          failVariable('MDNS_NAME', v ?? '', 'letters, digits and dashes (one DNS label)');
+        return name;
+      },
+    ),
+  },
   storage: {
     volumeRoot: dir(
       'VOLUME_ROOT',

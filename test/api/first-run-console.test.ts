@@ -19,6 +19,7 @@ function inTerminal(dirs: ReturnType<typeof makeDirs>, env: Record<string, strin
   const full: Record<string, string> = {
     ...c.env,
     PORT: '0',
+    MDNS_ENABLED: 'false',
     CONFIG_DIR: dirs.config,
     CACHE_DIR: dirs.cache,
     VOLUME_ROOT: dirs.volumes,

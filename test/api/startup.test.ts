@@ -32,7 +32,7 @@ function runToExit(
   const c = command();
   return new Promise((resolve) => {
     const child = spawn(c.file, c.args, {
-      env: { ...c.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+      env: { ...c.env, HOST: '127.0.0.1', PORT: '0', MDNS_ENABLED: 'false', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -164,6 +164,7 @@ export function bareEnv(box: Sandbox, extra: Record<string, string> = {}): Recor
     VOLUME_ROOT: box.volumeRoot,
     HOST: '127.0.0.1',
     PORT: '0',
+    MDNS_ENABLED: 'false',
     ...(emulated ? { QEMU_LD_PREFIX: '/usr/aarch64-linux-gnu' } : {}),
     ...extra,
   };

@@ -69,3 +69,56 @@ export function makeNetns(tag: string): Netns {
     },
   };
 }
+
+/**
+ * Two machines on a link of their own, neither of them this one: namespaces `a` and `b` joined
+ * by a veth pair (10.232.N.1 and .2/30), each with its default route on the link (so multicast,
+ * mDNS, goes out there and nowhere else).
+ */
+export function makeNetnsPair(tag: string): { a: Netns; b: Netns; remove(): void } {
+  if (process.getuid?.() !== 0) throw new Error('network namespaces need root (as CI runs)');
+  const n = (process.pid * 7 + made++) % 250;
+  const names = [`burrow-${tag}-a-${process.pid}-${n}`, `burrow-${tag}-b-${process.pid}-${n}`] as const;
+  const links = [`ma${process.pid % 100000}x${n}`.slice(0, 15), `mb${process.pid % 100000}x${n}`.slice(0, 15)];
+  const addresses = [`10.232.${n}.1`, `10.232.${n}.2`];
+  const removeAll = () => {
+    for (const ns of names) spawnSync('ip', ['netns', 'del', ns]);
+  };
+  try {
+    for (const ns of names) ip('netns', 'add', ns);
+    ip('link', 'add', links[0]!, 'type', 'veth', 'peer', 'name', links[1]!);
+    for (let i = 0; i < 2; i++) {
+      ip('link', 'set', links[i]!, 'netns', names[i]!);
+      ip('-n', names[i]!, 'addr', 'add', `${addresses[i]}/30`, 'dev', links[i]!);
+      ip('-n', names[i]!, 'link', 'set', links[i]!, 'multicast', 'on');
+      ip('-n', names[i]!, 'link', 'set', links[i]!, 'up');
+      ip('-n', names[i]!, 'link', 'set', 'lo', 'up');
+      ip('-n', names[i]!, 'route', 'add', 'default', 'dev', links[i]!);
+    }
+  } catch (err) {
+    removeAll();
+    throw err;
+  }
+  const one = (i: 0 | 1): Netns => ({
+    name: names[i],
+    hostAddress: addresses[1 - i]!,
+    address: addresses[i]!,
+    run: (argv) =>
+      new Promise((resolve, reject) => {
+        const child = spawn('ip', ['netns', 'exec', names[i], ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+        child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+        const timer = setTimeout(() => child.kill(), 30_000);
+        child.on('error', reject);
+        child.on('close', (status) => {
+          clearTimeout(timer);
+          resolve({ status, stdout, stderr });
+        });
+      }),
+    spawn: (argv, env) => spawn('ip', ['netns', 'exec', names[i], ...argv], { env: env ?? process.env, stdio: 'pipe' }),
+    remove: removeAll,
+  });
+  return { a: one(0), b: one(1), remove: removeAll };
+}

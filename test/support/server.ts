@@ -82,6 +82,8 @@ export function serverEnv(dirs: TestDirs): Record<string, string> {
   return {
     HOST: '127.0.0.1',
     PORT: '0',
+    // Tests that listen on every interface announce nothing on the machine's real network.
+    MDNS_ENABLED: 'false',
     VOLUME_ROOT: dirs.volumes,
     CONFIG_DIR: dirs.config,
     CACHE_DIR: dirs.cache,
