@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../core/log.ts';
 import type { ActivitySink } from '../files/activity.ts';
 import type { WorkJournal } from '../files/journal.ts';
+import type { QuotaPort } from '../files/quota-port.ts';
 import type { Capability } from '../http/capability.ts';
 import type { Placement } from '../uploads/placement.ts';
 import type { Staging } from '../uploads/staging.ts';
@@ -13,6 +14,7 @@ import { createFetchService } from './service.ts';
 export function createFetchCapability(deps: {
   config: Config;
   uploads: { placement: Placement; staging: Staging };
+  quotas: QuotaPort;
   journal: WorkJournal;
   activity: ActivitySink;
   log: Logger;
@@ -24,6 +26,7 @@ export function createFetchCapability(deps: {
     journal: deps.journal,
     activity: deps.activity,
     policy: createAddressPolicy({ allowNetworks: f.allowNetworks, dnsServer: f.dnsServer }),
+    quotas: deps.quotas,
     maxSize: f.maxSize,
     timeoutMs: f.timeoutMs,
     log: deps.log,

@@ -13,6 +13,7 @@ import type { Caller } from '../core/caller.ts';
 import type { Logger } from '../core/log.ts';
 import { fileEvent, listed, type ActivitySink } from '../files/activity.ts';
 import type { WorkJournal } from '../files/journal.ts';
+import { NO_HOLD, type Hold, type QuotaPort } from '../files/quota-port.ts';
 import { writeBody, type BodyWrite } from '../uploads/body-writer.ts';
 import { toFileItem, type Placement, type UploadTarget } from '../uploads/placement.ts';
 import { formatBytes, removeQuietly, type Staging } from '../uploads/staging.ts';
@@ -44,6 +45,8 @@ export interface FetchDeps {
   journal: WorkJournal;
   activity: ActivitySink;
   policy: AddressPolicy;
+  /** The bytes are held against the destination's quotas: all of a Content-Length at once, else as they stream. */
+  quotas: QuotaPort;
   maxSize: number;
   timeoutMs: number;
   log: Logger;
@@ -114,6 +117,7 @@ export function createFetchService(deps: FetchDeps): FetchService {
     const total = declared !== undefined && /^\d+$/.test(declared) ? Number(declared) : null;
     let part = '';
     let row: string | null = null;
+    let hold: Hold = NO_HOLD;
     try {
       if (total !== null && total > deps.maxSize) throw tooLarge(deps.maxSize, total);
       const name = fetchedName(body.name, response.headers['content-disposition'], source);
@@ -125,6 +129,7 @@ export function createFetchService(deps: FetchDeps): FetchService {
       }
       const place = await staging.placeFor(checked.folder.space.root, checked.folder.realPath);
       await staging.ensureSpace(place.dir, total ?? 0);
+      hold = deps.quotas.hold(deps.quotas.chargeFor(caller, checked.folder.space), total ?? 0);
       part = await staging.createPart(place, 'mp', undefined, (file) => {
         row = journal.begin(file);
       });
@@ -146,15 +151,17 @@ export function createFetchService(deps: FetchDeps): FetchService {
       };
       jobs.set(job.view.id, job);
       prune(caller.userId);
-      const staged = { part, row: row as string | null, dir: place.dir };
+      const staged = { part, row: row as string | null, dir: place.dir, hold };
       part = '';
       row = null;
+      hold = NO_HOLD;
       job.done = receive(caller, job, response, staged, target(name), source);
       return { ...job.view };
     } catch (err) {
       response.destroy();
       throw unreachable(err, source);
     } finally {
+      hold.release();
       if (part) {
         await removeQuietly(part);
         await staging.tidy(part);
@@ -196,13 +203,14 @@ export function createFetchService(deps: FetchDeps): FetchService {
     caller: Caller,
     job: Job,
     response: IncomingMessage,
-    staged: { part: string; row: string | null; dir: string },
+    staged: { part: string; row: string | null; dir: string; hold: Hold },
     target: UploadTarget,
     source: URL,
   ): Promise<void> {
     const { view } = job;
     // The job says done, failed or cancelled only once its part file is gone.
     let ended: Pick<FetchJob, 'state' | 'item' | 'error'>;
+    let landed = false;
     try {
       const out = await fsp.open(staged.part, 'r+');
       try {
@@ -216,6 +224,8 @@ export function createFetchService(deps: FetchDeps): FetchService {
             if (view.total !== null && now > view.total)
               throw new AppError('FETCH_UNREACHABLE', `${source.host} sent more than the length it announced.`);
             guard(chunk);
+            // Without a length nothing was held up front: each chunk is, before it is kept.
+            if (view.total === null) staged.hold.add(chunk.length);
             view.received = now;
           },
         });
@@ -228,6 +238,8 @@ export function createFetchService(deps: FetchDeps): FetchService {
       }
       // Placed through the resolver again: rights and folders may have changed meanwhile.
       const placed = await placement.place(caller, target, staged.part);
+      staged.hold.land([placed.realPath]);
+      landed = true;
       if (placed.outcome !== 'skipped')
         deps.activity.record(
           fileEvent(caller, 'files.upload', {
@@ -253,6 +265,7 @@ export function createFetchService(deps: FetchDeps): FetchService {
             }
           : { state: 'failed', error: { code: 'INTERNAL', message: 'The fetch failed on the server.' } };
     } finally {
+      if (!landed) staged.hold.release();
       response.destroy();
       await removeQuietly(staged.part);
       if (staged.row) journal.end(staged.row);

@@ -171,6 +171,9 @@ test.before(async () => {
       FETCH_ALLOW_NETWORKS: `${PUBLIC}/32`,
       FETCH_DNS_SERVER: `127.0.0.1:${(dns.address() as AddressInfo).port}`,
       FETCH_MAX_SIZE: '4M',
+      // Quotas count from the folder-size index.
+      FOLDER_SIZE_MODE: 'full',
+      FOLDER_SIZE_FLUSH_MS: '20',
     },
   });
   admin = await setupAdmin(s);
@@ -316,6 +319,44 @@ test('bad addresses, a remote error, a body over the limit (declared or not), a 
   assert.is(list[0].id, slow.json.id);
   assert.is((await admin.delete(`/api/fetch/${slow.json.id}`)).status, 200);
   assert.is((await admin.get(`/api/fetch/${slow.json.id}`)).status, 404);
+});
+
+test("the volume's quota holds a fetch: a Content-Length over it refused before a byte, a body without one stopped", async () => {
+  clear();
+  const quota = (limitBytes: number | null) => admin.put('/api/admin/quotas/volumes/Files', { limitBytes });
+  const used = (await admin.get('/api/admin/quotas')).json.volumes.find((v: any) => v.volume === 'Files').usedBytes;
+  try {
+    const set = await quota(used + 100 * 1024);
+    assert.is(set.status, 200, set.text);
+    const declared = await admin.post('/api/fetch', { url: at('/download'), uploadTo: 'Files' });
+    assert.is(declared.status, 507, declared.text);
+    assert.is(envelope(declared).code, 'QUOTA_EXCEEDED');
+    assert.is(declared.json.error.details.neededBytes, photo.length);
+    const unannounced = await admin.post('/api/fetch', { url: at('/big-unannounced'), uploadTo: 'Files' });
+    assert.is(unannounced.status, 202, unannounced.text);
+    const over = await finished(admin, unannounced.json.id);
+    assert.is(over.state, 'failed');
+    assert.is(over.error.code, 'QUOTA_EXCEEDED');
+    assert.ok(over.received <= 100 * 1024, String(over.received));
+    assert.equal(everything(), []);
+    assert.equal(stagingLeft(), []);
+  } finally {
+    assert.is((await quota(null)).status, 200);
+  }
+  // Nothing is held after the refusals: the same photo fits once the quota is its size again.
+  await waitFor(
+    async () =>
+      (await admin.get('/api/admin/quotas')).json.volumes.find((v: any) => v.volume === 'Files').usedBytes === used,
+    { what: 'the usage back to where it was' },
+  );
+  assert.is((await quota(used + photo.length)).status, 200);
+  try {
+    const fits = await admin.post('/api/fetch', { url: at('/download'), uploadTo: 'Files' });
+    assert.is(fits.status, 202, fits.text);
+    assert.is((await finished(admin, fits.json.id)).state, 'done');
+  } finally {
+    assert.is((await quota(null)).status, 200);
+  }
 });
 
 test('attackers: another account, a read token, a cross-site request, a folder the caller may not write', async () => {
