@@ -6,13 +6,12 @@
 // could listen to a signed-in person's folders. The protocol is wire.ts; who hears what is
 // hub.ts; the outside changes come from watcher.ts.
 import type { IncomingMessage } from 'node:http';
-import { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
-import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import type { ChangeSink } from '../changes.ts';
 import type { Caller } from '../core/caller.ts';
-import { AppError, errorEnvelope } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
+import { refuseUpgrade } from '../http/upgrade.ts';
 import type { Logger } from '../core/log.ts';
 import type { PathResolver } from '../files/paths.ts';
 import type { Capability } from '../http/capability.ts';
@@ -43,21 +42,6 @@ export interface LiveCapabilityDeps {
 
 export interface LiveCapability extends Capability {
   readonly upgrade: UpgradeMount;
-}
-
-function refuse(socket: Duplex, err: AppError, requestId: string): void {
-  const body = JSON.stringify(errorEnvelope(err.status, err.message, requestId, err.code));
-  const headers = {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(body)),
-    'X-Request-Id': requestId,
-    Connection: 'close',
-  };
-  socket.end(
-    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}\r\n${Object.entries(headers)
-      .map(([k, v]) => `${k}: ${v}`)
-      .join('\r\n')}\r\n\r\n${body}`,
-  );
 }
 
 export function createLiveCapability(deps: LiveCapabilityDeps): LiveCapability {
@@ -129,10 +113,10 @@ export function createLiveCapability(deps: LiveCapabilityDeps): LiveCapability {
   const upgrade: UpgradeMount = {
     path: LIVE_SOCKET_PATH,
     handle(req, socket, head, { requestId }) {
-      if (!deps.sameOrigin(req)) return refuse(socket, new AppError('CROSS_SITE_REFUSED'), requestId);
-      if (req.headers.authorization) return refuse(socket, new AppError('AUTH_TOKEN_NOT_ALLOWED'), requestId);
+      if (!deps.sameOrigin(req)) return refuseUpgrade(socket, new AppError('CROSS_SITE_REFUSED'), requestId);
+      if (req.headers.authorization) return refuseUpgrade(socket, new AppError('AUTH_TOKEN_NOT_ALLOWED'), requestId);
       const caller = deps.fromSession(req);
-      if (!caller || caller.link) return refuse(socket, new AppError('AUTH_REQUIRED'), requestId);
+      if (!caller || caller.link) return refuseUpgrade(socket, new AppError('AUTH_REQUIRED'), requestId);
       server().handleUpgrade(req, socket, head, (ws) => join(ws, caller));
     },
   };

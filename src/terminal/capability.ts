@@ -5,11 +5,10 @@
 // Administration → Installation, at run time: switched off, open terminals end and new ones are
 // refused); where the pty add-on cannot load, features.terminal says why and the route answers 503.
 import type { IncomingMessage } from 'node:http';
-import { STATUS_CODES } from 'node:http';
-import type { Duplex } from 'node:stream';
 import type { ActivityEvent } from '../activity/service.ts';
 import type { Capability } from '../http/capability.ts';
-import { AppError, errorEnvelope } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
+import { refuseUpgrade } from '../http/upgrade.ts';
 import type { Caller } from '../core/caller.ts';
 import type { Logger } from '../core/log.ts';
 import type { UpgradeMount } from '../http/server.ts';
@@ -44,21 +43,6 @@ export interface TerminalCapability extends Capability {
 
 /** Output sent but not yet taken by the browser before the shell is paused. */
 const OUTPUT_BUFFER_BYTES = 1024 * 1024;
-
-function refuse(socket: Duplex, err: AppError, requestId: string): void {
-  const body = JSON.stringify(errorEnvelope(err.status, err.message, requestId, err.code));
-  const headers = {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(body)),
-    'X-Request-Id': requestId,
-    Connection: 'close',
-  };
-  socket.end(
-    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}\r\n${Object.entries(headers)
-      .map(([k, v]) => `${k}: ${v}`)
-      .join('\r\n')}\r\n\r\n${body}`,
-  );
-}
 
 export function createTerminalCapability(deps: TerminalCapabilityDeps): TerminalCapability {
   const manager = createTerminalManager({
@@ -101,11 +85,11 @@ export function createTerminalCapability(deps: TerminalCapabilityDeps): Terminal
   const upgrade: UpgradeMount = {
     path: TERMINAL_SOCKET_PATH,
     handle(req, socket, head, { requestId, ip }) {
-      if (!deps.enabled.now()) return refuse(socket, new AppError('TERMINAL_DISABLED'), requestId);
-      if (req.headers.authorization) return refuse(socket, new AppError('AUTH_TOKEN_NOT_ALLOWED'), requestId);
+      if (!deps.enabled.now()) return refuseUpgrade(socket, new AppError('TERMINAL_DISABLED'), requestId);
+      if (req.headers.authorization) return refuseUpgrade(socket, new AppError('AUTH_TOKEN_NOT_ALLOWED'), requestId);
       const caller = deps.fromSession(req, ip);
-      if (!caller) return refuse(socket, new AppError('AUTH_REQUIRED'), requestId);
-      if (!caller.isAdmin) return refuse(socket, new AppError('ADMIN_ONLY'), requestId);
+      if (!caller) return refuseUpgrade(socket, new AppError('AUTH_REQUIRED'), requestId);
+      if (!caller.isAdmin) return refuseUpgrade(socket, new AppError('ADMIN_ONLY'), requestId);
       sockets.handleUpgrade(req, socket, head, {
         userId: caller.userId,
         username: caller.username,
