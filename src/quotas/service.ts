@@ -66,17 +66,18 @@ export function createQuotas(deps: QuotasDeps) {
 
   /**
    * The index counted a landing: it wrote the row of every placed path since, and the space's
-   * total was updated after those rows (the total follows its rows in the same serial step).
+   * total was updated since (the total follows its rows in the same serial step). The two times
+   * are not compared with each other: a row's stamp comes from the walker's clock, which never goes
+   * back and so may run ahead of the time the totals are written with (a row stamped 16 ms after
+   * the total that already held it kept the landed bytes counted twice for ten minutes).
    */
   function counted(l: Landed): boolean {
-    let last = 0;
     for (const p of l.paths) {
       const stamp = deps.stamped(p);
       if (stamp === null || stamp < l.at) return false;
-      last = Math.max(last, stamp);
     }
     const updated = deps.figures(l.root).lastUpdated;
-    return updated !== null && Date.parse(updated) >= Math.max(last, l.at);
+    return updated !== null && Date.parse(updated) >= l.at;
   }
 
   function stored(root: string): number | null {
