@@ -204,7 +204,8 @@ test('links made before tokens were hashed keep working; the snapshot taken then
       db.run("DELETE FROM burrow_meta WHERE key = 'backup_link_tokens_sealed'");
       fs.rmSync(path.join(keys, 'link-key'));
       fs.renameSync(path.join(keys, 'totp-key'), path.join(s.dirs.config, 'totp-key'));
-      fs.rmdirSync(keys);
+      // Keys of later capabilities (the HTTPS authority's) stay: that release had none of them.
+      if (fs.readdirSync(keys).length === 0) fs.rmdirSync(keys);
     });
     // Started again: migrated, the key moved, the old links open and their owner sees them.
     await linksOpen(s, links);
