@@ -3,7 +3,7 @@
 // a new certificate without a restart (setSecureContext). Plain HTTP from another machine, a
 // browser opening a page, is answered with a page that says why and links to HTTPS and to the
 // certificate authority to trust first; the API, WebDAV and the probes answer as before (a
-// script or a drive already configured keeps working), and loopback stays plain.
+// script or a drive already configured keeps working), loopback and share links (/s/…) stay plain.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
@@ -39,6 +39,9 @@ export function plainHttpNotice(opts: { httpsPort: () => number | null; generate
     const port = opts.httpsPort();
     if (port === null || secure || isLoopback(peerAddress(req))) return false;
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !wantsErrorPage(req)) return false;
+    // A share link opens where it was given: its visitors come from anywhere, with nothing to sign
+    // in to, and sending them on to an authority their device does not trust only scares them off.
+    if (req.url?.startsWith('/s/')) return false;
     const host = hostName(req.headers.host ?? '') || 'burrow.local';
     const target = `https://${net.isIPv6(host) ? `[${host}]` : host}:${port}${req.url ?? '/'}`;
     const html = noticePage(target, opts.generated ? `http://${req.headers.host ?? host}${AUTHORITY_PATH}` : null);
