@@ -13,7 +13,7 @@ import path from 'node:path';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { formatBytes } from '../../ui/src/util.ts';
-import { ADMIN, HOME, W, filesAddress, journey, onDisk, type Step } from './journey/harness.ts';
+import { ADMIN, HOME, W, filesAddress, journey, type Step } from './journey/harness.ts';
 
 // Every interface, as a home install listens: other devices can open links at the LAN address.
 const j = journey(import.meta.url, { env: { HOST: '0.0.0.0', FOLDER_SIZE_FLUSH_MS: '50' } });
@@ -338,62 +338,5 @@ j.step('a variable that fixes a setting is named on the screen, and no control i
   const overflow = await s.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `Installation fits (${overflow}px)`);
 });
-
-j.step(
-  'quotas: the Home volume given a quota in Administration → Quotas, the sidebar shows used of quota',
-  async (s) => {
-    const { page } = s;
-    // Quotas are measured by the folder-size index: without it the screen says so first.
-    await s.goto('/admin/quotas');
-    await page.getByText(/Quotas are measured by the folder-size index/).waitFor();
-    assert.is((await api(s, 'GET', '/api/settings')).folderSizes.mode, 'off');
-    await api(s, 'PATCH', '/api/settings', { folderSizes: { mode: 'full' } });
-    const bytes = bytesBelow(s.disk(''));
-    await s.eventually('the Home volume measured', async () => {
-      const home = (await api(s, 'GET', '/api/admin/quotas')).volumes.find((v: any) => v.volume === HOME);
-      return home?.storedBytes === bytes;
-    });
-    await s.goto('/admin/quotas');
-    const table = page.getByRole('table', { name: 'Volume quotas' });
-    const field = table.getByLabel(`Quota of ${HOME}`);
-    await field.fill('lots');
-    await s.tap(table.getByRole('row', { name: new RegExp(HOME) }).getByRole('button', { name: 'Save' }));
-    await table.getByText(/Write a size such as 500 MB/).waitFor();
-    const limit = Math.ceil((bytes + 1024 * 1024) / 1024 ** 2);
-    await field.fill(`${limit} MB`);
-    await s.tap(table.getByRole('row', { name: new RegExp(HOME) }).getByRole('button', { name: 'Save' }));
-    await page.getByText(`Quota of ${HOME} saved`).waitFor();
-    const set = (await api(s, 'GET', '/api/quota')).volumes.find((v: any) => v.volume === HOME);
-    assert.is(set.limitBytes, limit * 1024 ** 2);
-    assert.is(set.usedBytes, bytes);
-    // The sidebar: used of quota, in the same words as the server's figures.
-    await s.goto(filesAddress(HOME, ''));
-    if (s.size.touch) await s.tap(page.getByRole('button', { name: 'Menu' }));
-    const meter = page
-      .getByRole('navigation', { name: 'Places' })
-      .getByRole('group', { name: new RegExp(`^${HOME}:`) });
-    await meter.waitFor();
-    assert.match(await meter.innerText(), `${formatBytes(bytes)} of ${formatBytes(limit * 1024 ** 2)}`);
-    // Over it, an upload is refused in words that name the quota; nothing lands.
-    const name = 'Kassette 1987 – Mixtape.wav';
-    await s.goto(filesAddress(HOME, ''));
-    await s.folder(HOME);
-    await s.upload([onDisk(name, Buffer.alloc(limit * 1024 ** 2 - bytes + 1024, 7))]);
-    const failed = page.locator('.tray li.upload').filter({ hasText: name });
-    await failed.getByText('failed', { exact: true }).waitFor();
-    await failed
-      .getByRole('alert')
-      .getByText(/^Over quota: The quota of the volume Home is/)
-      .waitFor();
-    assert.not.ok(s.exists(name));
-    // Removed again (empty field), and folder sizes off as the other steps expect.
-    await s.goto('/admin/quotas');
-    await field.fill('');
-    await s.tap(table.getByRole('row', { name: new RegExp(HOME) }).getByRole('button', { name: 'Save' }));
-    await page.getByText(`${HOME} has no quota now`).waitFor();
-    assert.equal((await api(s, 'GET', '/api/quota')).volumes, []);
-    await api(s, 'PATCH', '/api/settings', { folderSizes: { mode: 'off' } });
-  },
-);
 
 j.run();
