@@ -49,7 +49,11 @@ j.step('a deleted folder is restored from the Trash with every odd name', async 
   const row = s.page.getByRole('table', { name: 'Trash' }).getByRole('row').filter({ hasText: W.odd });
   await row.waitFor();
   await s.tap(row.getByRole('button', { name: 'Restore' }));
-  await s.eventually('the folder back on the disk', () => s.exists(W.odd));
+  // The whole tree, not only its folder: the restore may still be writing when the folder appears.
+  await s.eventually(
+    'every file back under its own name',
+    () => s.exists(W.odd) && JSON.stringify(listTree(s.disk(W.odd))) === JSON.stringify(before),
+  );
   assert.equal(listTree(s.disk(W.odd)), before, 'every file back under its own name');
   for (const name of W.oddNames) assert.is(s.read(`${W.odd}/${name}`), `This file is called ${name}\n`);
 });
