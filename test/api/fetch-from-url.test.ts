@@ -384,6 +384,18 @@ test('attackers: another account, a read token, a cross-site request, a folder t
   assert.is(into.status, 403, into.text);
   assert.is(envelope(into).code, 'READ_ONLY');
   assert.is(asked.length, before);
+  // A path out of the volume, and a folder that is a link to a place outside it: refused, never asked.
+  const outside = path.join(s.dirs.root, 'Outside – not a volume');
+  fs.mkdirSync(outside, { recursive: true });
+  fs.symlinkSync(outside, volume('Holiday 2025 → elsewhere'));
+  for (const uploadTo of ['Files/../../config', 'Files/%2e%2e/%2e%2e', 'Files/Holiday 2025 → elsewhere']) {
+    const r = await admin.post('/api/fetch', { url: at('/download'), uploadTo });
+    assert.ok(r.status === 400 || r.status === 403 || r.status === 404, `${uploadTo}: ${r.text}`);
+    assert.ok(envelope(r).requestId, uploadTo);
+  }
+  assert.is(asked.length, before, 'the web server was never asked');
+  assert.equal(fs.readdirSync(outside), []);
+  fs.rmSync(volume('Holiday 2025 → elsewhere'));
   const nowhere = await lena.post('/api/fetch', { url: at('/download'), uploadTo: 'Files/No such folder' });
   assert.is(nowhere.status, 404, nowhere.text);
 
