@@ -277,6 +277,12 @@ test('a copy and an extraction hold their planned size before writing; refused, 
     { name: 'Briefe/Brief 1.txt', data: Buffer.alloc(90_000, 1) },
     { name: 'Briefe/Brief 2.txt', data: Buffer.alloc(60_000, 2) },
   ]);
+  // The files WebDAV placed in the case before are held until the index counts them (a landed
+  // hold): wait for that, so what is held after the refusals is theirs alone.
+  await waitFor(() => volumeOf(admin), {
+    what: 'the earlier uploads counted by the index',
+    until: (v) => v.reservedBytes === 0,
+  });
   const used = (await volumeOf(admin)).usedBytes;
   const limit = used + 100_000;
   assert.is((await admin.put(`/api/admin/quotas/volumes/${name}`, { limitBytes: limit })).status, 200);
