@@ -73,13 +73,26 @@ function paramsFrom(keys: readonly string[], m: RegExpExecArray): Record<string,
   return params;
 }
 
+/**
+ * A row's pattern: regexparam's, with each static segment's regular-expression characters
+ * escaped first (it writes static segments in as they are, so `/api/openapi.json` also matched
+ * `/api/openapiXjson`), and dotAll: a decoded name may hold CR/LF (made on the host), and `*`
+ * must still match it.
+ */
+export function compileRoute(path: string): { keys: string[]; pattern: RegExp } {
+  const literal = path
+    .split('/')
+    .map((s) => (s.startsWith(':') || s.startsWith('*') ? s : s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  const { keys, pattern } = parsePattern(literal);
+  return { keys, pattern: new RegExp(pattern.source, pattern.flags + 's') };
+}
+
 export class RouteMatcher {
   private readonly root = node();
   constructor(routes: readonly RouteDef[]) {
     routes.forEach((def, index) => {
-      const { keys, pattern } = parsePattern(def.path);
-      // dotAll: a decoded name may hold CR/LF (made on the host), and `*` must still match it.
-      const row = { index, def, keys, pattern: new RegExp(pattern.source, pattern.flags + 's') };
+      const row = { index, def, ...compileRoute(def.path) };
       let at = this.root;
       for (const key of staticPrefix(def.path)) {
         let child = at.next.get(key);
