@@ -550,6 +550,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       users,
       activity,
       trustProxy,
+      groups: accessModel,
     }),
     uploads,
     // Add from link: a file fetched from a web address, placed as an upload.

@@ -9,6 +9,7 @@ import {
   custom,
   dir,
   failVariable,
+  groupMap,
   int,
   intOr,
   list,
@@ -189,6 +190,14 @@ export const variables = {
       [],
       '',
       'Groups (comma or space separated, case-insensitive) granting admin in the groups, roles or entitlements claims.',
+    ),
+    groupsClaim: optionalStr(
+      'OIDC_GROUPS_CLAIM',
+      "The claim that lists the provider's groups (a dotted path reaches inside an object: `realm_access.roles`). Unset: `groups`, and the admin role also looks at `roles` and `entitlements`.",
+    ),
+    groupMap: groupMap(
+      'OIDC_GROUP_MAP',
+      'Provider groups → Burrow groups, kept at every sign-in: `staff=Staff; parents=Family` (`;` or new lines between pairs; provider names case-insensitive; a Burrow group is made when missing). The account joins and leaves only the memberships the provider gave; memberships added by hand stay. A sign-in without the claim changes nothing.',
     ),
     requireEmailVerified: bool(
       'OIDC_REQUIRE_EMAIL_VERIFIED',

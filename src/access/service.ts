@@ -24,6 +24,12 @@ export interface AccessModelDeps {
   }) => void;
 }
 
+/** A directory whose sign-ins keep group memberships: the identity provider, LDAP. */
+export type DirectorySource = 'oidc' | 'ldap';
+
+/** What a sign-in through a directory asks of the access model. */
+export type DirectoryGroups = Pick<AccessModel, 'syncDirectory'>;
+
 export interface SubjectInput {
   kind: Rule['subjectKind'];
   id?: string | undefined;
@@ -151,7 +157,11 @@ export function createAccessModel({ store, log, record }: AccessModelDeps) {
           createdAt: g.createdAt,
           members: members
             .filter((m) => m.groupId === g.id)
-            .map((m) => ({ id: m.userId, username: accounts.get(m.userId) ?? m.userId }))
+            .map((m) => ({
+              id: m.userId,
+              username: accounts.get(m.userId) ?? m.userId,
+              source: (m.source as DirectorySource | null) ?? null,
+            }))
             .sort((a, b) => a.username.localeCompare(b.username)),
         })),
       };
@@ -198,6 +208,66 @@ export function createAccessModel({ store, log, record }: AccessModelDeps) {
         changed();
         log_(caller, ip, 'access.member-remove', { groupId, group: g.name, member: userId });
       }
+    },
+
+    /**
+     * A directory's word on an account's groups at sign-in (the identity provider's claim, LDAP):
+     * joins the named Burrow groups (made when missing) and leaves the groups this directory put
+     * the account in that it no longer names. Memberships added by hand are never touched, and
+     * a group the account is already in by hand stays the administrator's. Each change is logged.
+     */
+    syncDirectory(input: { userId: string; source: DirectorySource; groups: readonly string[]; ip: string }): {
+      joined: string[];
+      left: string[];
+    } {
+      const joined: string[] = [];
+      const left: string[] = [];
+      const event = (action: string, detail: Record<string, unknown>) => {
+        log.info('access model changed', { action, source: input.source, ...detail });
+        record({
+          action,
+          outcome: 'success',
+          userId: input.userId,
+          ip: input.ip,
+          detail: { source: input.source, ...detail },
+        });
+      };
+      store.transaction(() => {
+        const wanted = new Map<string, string>();
+        for (const raw of input.groups) {
+          let n: string;
+          try {
+            n = groupName(raw);
+          } catch {
+            log.warn('a directory group name is not usable here', { source: input.source });
+            continue;
+          }
+          let g = store.groupNamed(n);
+          if (!g) {
+            g = store.addGroup(n);
+            event('access.group-create', { groupId: g.id, name: n });
+          }
+          wanted.set(g.id, g.name);
+        }
+        const had = store.membershipsOf(input.userId);
+        for (const [groupId, name] of wanted) {
+          if (had.some((m) => m.groupId === groupId)) continue;
+          if (store.addDirectoryMember(groupId, input.userId, input.source)) {
+            joined.push(name);
+            event('access.member-add', { groupId, group: name, member: input.userId });
+          }
+        }
+        for (const m of had) {
+          if (m.source !== input.source || wanted.has(m.groupId)) continue;
+          if (store.removeDirectoryMember(m.groupId, input.userId, input.source)) {
+            const name = store.group(m.groupId)?.name ?? m.groupId;
+            left.push(name);
+            event('access.member-remove', { groupId: m.groupId, group: name, member: input.userId });
+          }
+        }
+      });
+      if (joined.length || left.length) changed();
+      return { joined, left };
     },
 
     /** Rules at `path` and at every folder above it (all of them, without a path: administrators). */

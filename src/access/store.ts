@@ -75,16 +75,46 @@ export function createAccessStore(db: Database) {
         db.run("DELETE FROM access_rules WHERE subject_kind = 'group' AND subject_id = ?", [id]);
         return db.run('DELETE FROM access_groups WHERE id = ?', [id]).changes > 0;
       }),
-    memberships: (): { groupId: string; userId: string }[] =>
-      db.all<{ groupId: string; userId: string }>(
-        'SELECT group_id AS groupId, user_id AS userId FROM access_group_members',
+    /** Every membership; `source` names the directory that made it (null: added by hand). */
+    memberships: (): { groupId: string; userId: string; source: string | null }[] =>
+      db.all<{ groupId: string; userId: string; source: string | null }>(
+        'SELECT group_id AS groupId, user_id AS userId, source FROM access_group_members',
       ),
+    /** A membership added by hand: a new one, or a directory's one that becomes the administrator's (kept by sign-ins). */
     addMember: (groupId: string, userId: string): boolean =>
-      db.run('INSERT OR IGNORE INTO access_group_members (group_id, user_id, added_at) VALUES (?, ?, ?)', [
+      db.transaction(() => {
+        db.run(
+          'UPDATE access_group_members SET source = NULL WHERE group_id = ? AND user_id = ? AND source IS NOT NULL',
+          [groupId, userId],
+        );
+        return (
+          db.run('INSERT OR IGNORE INTO access_group_members (group_id, user_id, added_at) VALUES (?, ?, ?)', [
+            groupId,
+            userId,
+            now(),
+          ]).changes > 0
+        );
+      }),
+    /** The groups an account is in (any source), and which of them a directory made. */
+    membershipsOf: (userId: string): { groupId: string; source: string | null }[] =>
+      db.all<{ groupId: string; source: string | null }>(
+        'SELECT group_id AS groupId, source FROM access_group_members WHERE user_id = ?',
+        [userId],
+      ),
+    addDirectoryMember: (groupId: string, userId: string, source: string): boolean =>
+      db.run('INSERT OR IGNORE INTO access_group_members (group_id, user_id, added_at, source) VALUES (?, ?, ?, ?)', [
         groupId,
         userId,
         now(),
+        source,
       ]).changes > 0,
+    removeDirectoryMember: (groupId: string, userId: string, source: string): boolean =>
+      db.run('DELETE FROM access_group_members WHERE group_id = ? AND user_id = ? AND source = ?', [
+        groupId,
+        userId,
+        source,
+      ]).changes > 0,
+    transaction: <T>(fn: () => T): T => db.transaction(fn),
     removeMember: (groupId: string, userId: string): boolean =>
       db.run('DELETE FROM access_group_members WHERE group_id = ? AND user_id = ?', [groupId, userId]).changes > 0,
     accountExists: (userId: string): boolean =>

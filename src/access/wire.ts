@@ -6,7 +6,12 @@ import { LEVELS } from '../files/access.ts';
 export const accessLevel = z.enum(LEVELS);
 export const subjectKind = z.enum(['account', 'group', 'everyone']);
 
-export const groupMember = z.object({ id: z.string(), username: z.string() });
+export const groupMember = z.object({
+  id: z.string(),
+  username: z.string(),
+  /** The directory that keeps this membership at every sign-in (`oidc`, `ldap`); null: added by hand. */
+  source: z.enum(['oidc', 'ldap']).nullable(),
+});
 export const group = z.object({
   id: z.string(),
   name: z.string(),

@@ -165,3 +165,30 @@ export function custom<T>(
 }
 
 export { fail as failVariable };
+
+/** One entry of a directory's group map: the directory's group name (or DN) → a Burrow group. */
+export interface GroupMapEntry {
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * `directory group=Burrow group` pairs separated by `;` or new lines (names may hold spaces and
+ * commas; a DN's commas too). The directory's side is matched case-insensitively.
+ */
+export function groupMap(name: string, doc: string): Variable<readonly GroupMapEntry[]> {
+  return variable(name, '', doc, (v) => {
+    if (v === undefined) return [];
+    const out: GroupMapEntry[] = [];
+    for (const part of v.split(/[;\n]+/)) {
+      if (!part.trim()) continue;
+      const at = part.lastIndexOf('=');
+      const from = at > 0 ? part.slice(0, at).trim() : '';
+      const to = at > 0 ? part.slice(at + 1).trim() : '';
+      if (!from || !to)
+        fail(name, part.trim(), 'pairs such as `staff=Staff; cn=parents,ou=groups,dc=example,dc=org=Family`');
+      out.push({ from, to });
+    }
+    return out;
+  });
+}

@@ -4,6 +4,8 @@
 // and a group claim arrived; otherwise the stored role stays.
 import type { ActivityService } from '../activity/service.ts';
 import { isAdminRow, type Role, type UserRow, type UsersStore } from '../accounts/users-store.ts';
+import type { DirectoryGroups } from '../access/service.ts';
+import type { GroupMapEntry } from '../config/variables.ts';
 import { denied } from './errors.ts';
 
 export interface Claims {
@@ -21,6 +23,9 @@ export interface Claims {
 export interface AccountRules {
   issuer: string;
   adminGroups: readonly string[];
+  /** OIDC_GROUPS_CLAIM (null: `groups`, and the role also reads `roles` and `entitlements`). */
+  groupsClaim: string | null;
+  groupMap: readonly GroupMapEntry[];
   requireEmailVerified: boolean;
   autoCreateUsers: boolean;
 }
@@ -33,13 +38,45 @@ function names(value: unknown): string[] {
   return [];
 }
 
+/** A claim by name, or by a dotted path into an object (`realm_access.roles`); undefined when absent. */
+export function claimAt(claims: Claims, name: string): unknown {
+  if (claims[name] !== undefined) return claims[name];
+  let at: unknown = claims;
+  for (const part of name.split('.')) {
+    if (at === null || typeof at !== 'object' || Array.isArray(at)) return undefined;
+    at = (at as Record<string, unknown>)[part];
+  }
+  return at;
+}
+
+/** The provider's group names, or null when the claim(s) did not come (the provider said nothing). */
+export function providerGroups(claims: Claims, groupsClaim: string | null): string[] | null {
+  const present = (groupsClaim ? [groupsClaim] : GROUP_CLAIMS)
+    .map((c) => claimAt(claims, c))
+    .filter((v) => v !== undefined && v !== null);
+  return present.length === 0 ? null : present.flatMap(names);
+}
+
 /** The role the provider's groups decide, or null when they decide nothing (rule 2). */
-export function roleFromGroups(claims: Claims, adminGroups: readonly string[]): Role | null {
+export function roleFromGroups(
+  claims: Claims,
+  adminGroups: readonly string[],
+  groupsClaim: string | null = null,
+): Role | null {
   if (adminGroups.length === 0) return null;
-  const present = GROUP_CLAIMS.filter((c) => claims[c] !== undefined && claims[c] !== null);
-  if (present.length === 0) return null;
+  const groups = providerGroups(claims, groupsClaim);
+  if (groups === null) return null;
   const wanted = new Set(adminGroups.map((g) => g.toLowerCase()));
-  return present.some((c) => names(claims[c]).some((g) => wanted.has(g.toLowerCase()))) ? 'admin' : 'user';
+  return groups.some((g) => wanted.has(g.toLowerCase())) ? 'admin' : 'user';
+}
+
+/** The Burrow groups the map gives for the provider's groups (null: no map, or no claim — nothing changes). */
+export function mappedGroups(claims: Claims, rules: Pick<AccountRules, 'groupsClaim' | 'groupMap'>): string[] | null {
+  if (rules.groupMap.length === 0) return null;
+  const claimed = rules.groupsClaim ? providerGroups(claims, rules.groupsClaim) : providerGroups(claims, 'groups');
+  if (claimed === null) return null;
+  const have = new Set(claimed.map((g) => g.toLowerCase()));
+  return [...new Set(rules.groupMap.filter((e) => have.has(e.from.toLowerCase())).map((e) => e.to))];
 }
 
 const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
@@ -48,11 +85,25 @@ export class OidcAccounts {
   private readonly users: UsersStore;
   private readonly activity: ActivityService;
   private readonly rules: AccountRules;
+  private readonly groups: DirectoryGroups | null;
 
-  constructor(users: UsersStore, activity: ActivityService, rules: AccountRules) {
+  constructor(
+    users: UsersStore,
+    activity: ActivityService,
+    rules: AccountRules,
+    groups: DirectoryGroups | null = null,
+  ) {
     this.users = users;
     this.activity = activity;
     this.rules = rules;
+    this.groups = groups;
+  }
+
+  /** The provider's groups, mapped, become the account's provider-made memberships (logged by the access model). */
+  private syncGroups(userId: string, claims: Claims, ip: string): void {
+    const groups = mappedGroups(claims, this.rules);
+    if (groups === null || !this.groups) return;
+    this.groups.syncDirectory({ userId, source: 'oidc', groups, ip });
   }
 
   private bySubject(sub: string): UserRow | undefined {
@@ -75,7 +126,7 @@ export class OidcAccounts {
   resolve(claims: Claims, ip: string): UserRow {
     const email = text(claims.email);
     const verified = claims.email_verified === true || claims.email_verified === 'true';
-    const decided = roleFromGroups(claims, this.rules.adminGroups);
+    const decided = roleFromGroups(claims, this.rules.adminGroups, this.rules.groupsClaim);
     const row = this.users.atomically(() => {
       let user = this.bySubject(claims.sub);
       if (!user && email) {
@@ -126,6 +177,7 @@ export class OidcAccounts {
           ip,
           detail: { issuer: this.rules.issuer, role },
         });
+        this.syncGroups(user.id, claims, ip);
         return user;
       }
       if (decided && (decided === 'admin') !== isAdminRow(user)) {
@@ -141,6 +193,7 @@ export class OidcAccounts {
         });
         user = this.users.get(user.id)!;
       }
+      this.syncGroups(user.id, claims, ip);
       return user;
     });
     this.users.touchMethod(row.id, 'oidc', this.rules.issuer);

@@ -11,6 +11,7 @@ import type { UsersStore } from '../accounts/users-store.ts';
 import type { ActivityService } from '../activity/service.ts';
 import type { Logger } from '../core/log.ts';
 import type { TrustRule } from '../http/address.ts';
+import type { DirectoryGroups } from '../access/service.ts';
 import { oidcRoutes } from './routes.ts';
 import { OidcService, oidcOptions } from './service.ts';
 
@@ -26,10 +27,13 @@ export function createOidcCapability(deps: {
   users: UsersStore;
   activity: ActivityService;
   trustProxy: TrustRule;
+  groups: DirectoryGroups;
 }): Capability {
   const { auth, authenticator, cookies, users, activity } = deps;
   const options = oidcOptions(deps.config, deps.config.oidc.timeoutMs);
-  const oidc = options ? new OidcService({ store: deps.store, users, activity, auth }, options) : null;
+  const oidc = options
+    ? new OidcService({ store: deps.store, users, activity, auth, groups: deps.groups }, options)
+    : null;
   const sweep = oidc
     ? periodicJob({
         everyMs: SWEEP_EVERY_MS,

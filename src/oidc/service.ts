@@ -9,6 +9,8 @@ import type { ActivityService } from '../activity/service.ts';
 import type { AuthService, OpenedSession } from '../auth/service.ts';
 import type { UsersStore, WireUser } from '../accounts/users-store.ts';
 import type { Config } from '../config.ts';
+import type { DirectoryGroups } from '../access/service.ts';
+import type { GroupMapEntry } from '../config/variables.ts';
 import { AppError } from '../core/errors.ts';
 import { OidcAccounts, type Claims } from './accounts.ts';
 import type { OidcStore, TransactionRow } from './store.ts';
@@ -36,6 +38,8 @@ export interface OidcOptions {
   endpoints: { authorization: string | null; token: string | null; userinfo: string | null };
   logoutUrl: string | null;
   adminGroups: readonly string[];
+  groupsClaim: string | null;
+  groupMap: readonly GroupMapEntry[];
   requireEmailVerified: boolean;
   autoCreateUsers: boolean;
   mobileRedirectUris: readonly string[];
@@ -57,6 +61,8 @@ export function oidcOptions(config: Config, timeoutMs = 10_000): OidcOptions | n
     endpoints: { authorization: o.authorizationUrl, token: o.tokenUrl, userinfo: o.userinfoUrl },
     logoutUrl: o.logoutUrl,
     adminGroups: o.adminGroups,
+    groupsClaim: o.groupsClaim,
+    groupMap: o.groupMap,
     requireEmailVerified: o.requireEmailVerified,
     autoCreateUsers: o.autoCreateUsers,
     mobileRedirectUris: o.mobileRedirectUris,
@@ -69,6 +75,8 @@ export interface OidcDeps {
   users: UsersStore;
   activity: ActivityService;
   auth: Pick<AuthService, 'signInWith'>;
+  /** The access model, which keeps the provider's group memberships (OIDC_GROUP_MAP). */
+  groups?: DirectoryGroups;
 }
 
 /** What a start call hands the route: where to send the browser, and the cookie value binding the callback to it. */
@@ -95,12 +103,19 @@ export class OidcService {
   constructor(deps: OidcDeps, options: OidcOptions) {
     this.deps = deps;
     this.options = options;
-    this.accounts = new OidcAccounts(deps.users, deps.activity, {
-      issuer: options.issuer,
-      adminGroups: options.adminGroups,
-      requireEmailVerified: options.requireEmailVerified,
-      autoCreateUsers: options.autoCreateUsers,
-    });
+    this.accounts = new OidcAccounts(
+      deps.users,
+      deps.activity,
+      {
+        issuer: options.issuer,
+        adminGroups: options.adminGroups,
+        groupsClaim: options.groupsClaim,
+        groupMap: options.groupMap,
+        requireEmailVerified: options.requireEmailVerified,
+        autoCreateUsers: options.autoCreateUsers,
+      },
+      deps.groups ?? null,
+    );
   }
 
   /** Discovery (cached once it succeeded; a failure is retried by the next sign-in), with the endpoint overrides on top. */

@@ -55,6 +55,8 @@ function options(overrides: Partial<OidcOptions> = {}): OidcOptions {
     endpoints: { authorization: null, token: idp.tokenProxyUrl, userinfo: idp.userinfoProxyUrl },
     logoutUrl: null,
     adminGroups: ['burrow-admins'],
+    groupsClaim: null,
+    groupMap: [],
     requireEmailVerified: false,
     autoCreateUsers: true,
     mobileRedirectUris: ['nextexplorer://oidc-callback', 'myapp://done'],
