@@ -369,6 +369,7 @@ export class Indexer implements IndexPort {
       draining = undefined;
     };
     const emit = job.emit ?? 'all';
+    const content = emit === 'all' && this.config.search.indexEnabled;
     const run = this.client.walk(
       {
         ...job,
@@ -377,7 +378,7 @@ export class Indexer implements IndexPort {
         excludes: this.excludes(),
         sync: this.syncFor(root.path),
         ...(skip.length ? { skip: [...skip] } : {}),
-        content: emit === 'all' && this.config.search.indexEnabled,
+        ...(content ? { content, known: this.store.knownDocuments(root.id, job.rel) } : { content }),
       },
       (entries, docs) => {
         pending.push({ entries, docs });

@@ -25,6 +25,7 @@ export type IndexRows = Pick<
   | 'deleteChunk'
   | 'deleteUnseen'
   | 'deleteDoc'
+  | 'moveSubtree'
   | 'propagate'
   | 'settleComplete'
   | 'markChecked'
@@ -168,7 +169,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
 
   async function apply(c: Change): Promise<void> {
     if (c.type === 'moved') {
-      await removed(c.from);
+      if (!moved(c.from, c.to)) await removed(c.from);
       await refreshPath(c.to);
     } else if (c.type === 'deleted') {
       await removed(c.path);
@@ -181,6 +182,27 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     const c = ix.readyCover(path.resolve(realPath));
     if (!c || c.rel === '' || isExcluded(c.rel, ix.excludes())) return null;
     return c;
+  }
+
+  /**
+   * A rename or move inside the indexes: the rows go to their new place with their text (the
+   * walk of `to` that follows reads only what changed); the figures leave the old ancestors and
+   * join the new ones. False when the rows cannot move (the caller forgets and walks).
+   */
+  function moved(fromPath: string, toPath: string): boolean {
+    const from = located(fromPath);
+    const to = located(toPath);
+    if (!from || !to) return false;
+    const store = ix.store;
+    const old = store.entry(from.root.id, from.rel);
+    if (!old) return false;
+    const row = store.moveSubtree({ rootId: from.root.id, rel: from.rel }, { rootId: to.root.id, rel: to.rel });
+    if (!row) return false;
+    const now = Date.now();
+    store.propagate(from.root.id, from.rel, difference(contribution(undefined), contribution(old)), now);
+    if (old.is_dir) store.settleComplete(from.root.id, from.rel);
+    store.propagate(to.root.id, to.rel, contribution(row), now);
+    return true;
   }
 
   async function removed(realPath: string): Promise<void> {

@@ -67,7 +67,16 @@ export interface WalkJob {
    * records say incomplete (the paced sweep retries them with the guarded walk).
    */
   skip?: string[];
+  /**
+   * Documents whose text the index holds (relative path → `mtime:size`, mtime in whole ms): read
+   * again only when their file changed, not at every walk that passes them (a renamed folder of
+   * PDFs was read whole again).
+   */
+  known?: Map<string, string>;
 }
+
+/** The `known` value of a file as a walk sees it. */
+export const docStamp = (mtimeMs: number, size: number): string => `${Math.trunc(mtimeMs)}:${size}`;
 
 export interface ListJob {
   id: number;

@@ -2,7 +2,7 @@
 // (root, parent folder, name); a subtree is a range on `dir`, so a folder's descendants are found
 // without recursion: dir = 'a/b' OR 'a/b/' <= dir < 'a/b0' ('0' follows '/').
 import type { Database } from '../db/database.ts';
-import { joinRel, splitRel, type DocRecord, type EntryRecord } from './protocol.ts';
+import { docStamp, joinRel, splitRel, type DocRecord, type EntryRecord } from './protocol.ts';
 
 /**
  * 'pending': baseline due; 'sized': folder sizes known, the catalogue of names still filling;
@@ -234,6 +234,77 @@ export class IndexStore {
       rootId,
       rel,
     ]);
+  }
+
+  /**
+   * The documents at or below `rel` whose text the index holds (read, or found to have none
+   * that can be read), as a walk's `known`: deferred ones are read again.
+   */
+  knownDocuments(rootId: number, rel: string): Map<string, string> {
+    const b = below(rel);
+    const [dir, name] = splitRel(rel);
+    const rows = this.db.all<{ dir: string; name: string; size: number; mtime: number }>(
+      `SELECT dir, name, size, mtime FROM idx_entries WHERE root_id = ? AND is_dir = 0
+      AND (${b.sql} OR (dir = ? AND name = ?))
+      AND id IN (SELECT rowid FROM idx_docs UNION SELECT id FROM idx_doc_state)
+      AND id NOT IN (SELECT id FROM idx_doc_state WHERE status = 'deferred')`,
+      [rootId, ...b.params, dir, name],
+    );
+    return new Map(rows.map((r) => [joinRel(r.dir, r.name), docStamp(r.mtime, r.size)]));
+  }
+
+  /**
+   * Moves the row at `from` and every row below it to `to` (a rename or a move Burrow made), in
+   * one transaction: the rows keep their ids, so documents keep their text, search finds them
+   * at the new place at once and the walk that follows reads none of them again. Answers the
+   * moved row, or undefined when it cannot (not indexed, rows at `to` already, more than `most`
+   * rows below, or a root's own row): the caller forgets `from` and walks `to` as before. The
+   * ancestors' figures are the caller's (propagate).
+   */
+  moveSubtree(
+    from: { rootId: number; rel: string },
+    to: { rootId: number; rel: string },
+    most = 50_000,
+  ): EntryRow | undefined {
+    if (from.rel === '' || to.rel === '') return undefined;
+    const old = this.entry(from.rootId, from.rel);
+    if (!old || this.entry(to.rootId, to.rel)) return undefined;
+    const b = below(from.rel);
+    if (old.is_dir) {
+      const n = this.db.get<{ n: number }>(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM idx_entries WHERE root_id = ? AND ${b.sql} LIMIT ?)`,
+        [from.rootId, ...b.params, most + 1],
+      )!.n;
+      if (n > most) return undefined;
+    }
+    const [dir, name] = splitRel(to.rel);
+    try {
+      this.db.transaction(() => {
+        // substr counts characters, as a spread string does (an emoji is one, not two).
+        if (old.is_dir)
+          this.db.run(`UPDATE idx_entries SET root_id = ?, dir = ? || substr(dir, ?) WHERE root_id = ? AND ${b.sql}`, [
+            to.rootId,
+            to.rel,
+            [...from.rel].length + 1,
+            from.rootId,
+            ...b.params,
+          ]);
+        this.db.run('UPDATE idx_entries SET root_id = ?, dir = ?, name = ?, key = ? WHERE id = ?', [
+          to.rootId,
+          dir,
+          name,
+          nameKey(name),
+          old.id,
+        ]);
+        if (this.names && name !== old.name) {
+          this.db.run('DELETE FROM idx_names WHERE rowid = ?', [old.id]);
+          this.db.run('INSERT INTO idx_names (rowid, name) VALUES (?, ?)', [old.id, name]);
+        }
+      });
+    } catch {
+      return undefined; // rows at the destination's place below `to` (UNIQUE): walked as before
+    }
+    return this.entry(to.rootId, to.rel);
   }
 
   /** Removes `rel` and everything below it, a chunk at a time; returns false while rows remain. */

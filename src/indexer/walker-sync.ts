@@ -16,6 +16,7 @@ import {
   createExtractQueue,
   emptySummary,
   isExcluded,
+  textKnown,
   type Extractor,
   type OpenDir,
   type WalkSink,
@@ -75,7 +76,8 @@ export async function walkSync(
     summary.files++;
     if (job.emit === 'dirs') return;
     sink.entry({ dir, name, isDir: false, size, mtime });
-    if (job.content && extracts && isDocument(name)) extracts.add(real, dir, name, size);
+    if (job.content && extracts && isDocument(name) && !textKnown(job, dir, name, mtime, size))
+      extracts.add(real, dir, name, size);
   };
 
   if (!first.isDirectory()) {

@@ -8,6 +8,7 @@ import { isDocument, type Extracted } from './extract.ts';
 import type { FsLayer, EntryStat } from './fs-layer.ts';
 import type { IoGuard } from './io-guard.ts';
 import {
+  docStamp,
   isWithin,
   joinRel,
   splitRel,
@@ -121,6 +122,11 @@ export const emptySummary = (): WalkSummary => ({
  * Document text extraction beside a walk (both walkers): EXTRACT_CONCURRENCY at a time, in the
  * order found; a cancelled walk drops what is still waiting.
  */
+/** The index holds this document's text as of the file seen now (WalkJob.known). */
+export function textKnown(job: WalkJob, dir: string, name: string, mtimeMs: number, size: number): boolean {
+  return job.known !== undefined && job.known.get(joinRel(dir, name)) === docStamp(mtimeMs, size);
+}
+
 export function createExtractQueue(extract: Extractor, sink: WalkSink, cancelled: () => boolean) {
   const waiting: { file: string; dir: string; name: string; size: number }[] = [];
   let running = 0;
@@ -193,7 +199,8 @@ export async function walk(
     summary.files++;
     if (job.emit === 'dirs') return;
     sink.entry({ dir, name, isDir: false, size: st.size, mtime: st.mtimeMs });
-    if (job.content && extracts && isDocument(name)) extracts.add(file, dir, name, st.size);
+    if (job.content && extracts && isDocument(name) && !textKnown(job, dir, name, st.mtimeMs, st.size))
+      extracts.add(file, dir, name, st.size);
   };
 
   if (!first.st.isDir) {

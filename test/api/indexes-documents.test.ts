@@ -360,4 +360,33 @@ test('the index state is for administrators only', async () => {
   assert.is((await new Client(s.url).get('/api/admin/index')).status, 401);
 });
 
+test('a renamed folder keeps its documents: found by their words at the new place, none read again', async () => {
+  const statement = LOCKED[LOCKED.length - 1]!;
+  const was = stateOf(
+    await waitFor(report, {
+      what: 'the encrypted statement in the index state',
+      until: (r) => stateOf(r, statement) !== undefined,
+      seen: (r) => r,
+    }),
+    statement,
+  );
+  const papers = 'Papiers 2025 — Zoë & Co 📁';
+  const renamed = await admin.post('/api/files/rename', { path: 'Files', name: 'Documents', newName: papers });
+  assert.is(renamed.status, 200, renamed.text);
+  // The tax return's words find it at its new place (the emoji counted as one character).
+  await waitFor(() => search(admin, 'quokkas'), {
+    what: 'the tax return found at the renamed folder',
+    until: (a) => a.json?.items?.some((i: any) => i.path === `Files/${papers}/Taxes & Bills`),
+    seen: (a) => a.json?.items?.map((i: any) => `${i.path}/${i.name}`) ?? a.text,
+  });
+  // The statement is in the index state at its new place, read when it was read before.
+  const now = await waitFor(report, {
+    what: 'the statement at the renamed folder',
+    until: (r) => stateOf(r, statement)?.folder.endsWith(path.join('Files', papers)),
+    seen: (r) => stateOf(r, statement),
+  });
+  assert.is(stateOf(now, statement).at, was.at);
+  assert.is(stateOf(now, statement).status, 'encrypted');
+});
+
 test.run();
