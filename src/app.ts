@@ -81,6 +81,8 @@ import { createEditorCapability } from './editor/capability.ts';
 import { createPreviewsCapability } from './previews/capability.ts';
 import { createFavoritesCapability } from './favorites/capability.ts';
 import { favoriteBindings } from './favorites/store.ts';
+import { createTagsCapability } from './tags/capability.ts';
+import { createTagStore, tagBindings } from './tags/store.ts';
 import { createFolderPrefsCapability } from './folderprefs/capability.ts';
 import { folderPrefBindings } from './folderprefs/store.ts';
 import { createUploadsCapability } from './uploads/capability.ts';
@@ -335,8 +337,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const davStore = createDavStore(db);
   const versionStore = createVersionStore(db);
   // What is bound to a path follows its renames and moves and goes with its deletion (spec §1 rule 4).
+  const tagStore = createTagStore(db);
   const bindings = createBindings(db, {
     favorites: favoriteBindings(db),
+    tags: tagBindings(db),
     recentDestinations: recentBindings(db),
     folderPrefs: folderPrefBindings(db),
     versions: versionBindings(versionStore),
@@ -592,6 +596,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }),
     createVersionsCapability({ versions, resolver, maxTextBytes }),
     createFavoritesCapability({ db, resolver }),
+    createTagsCapability({ store: tagStore, resolver }),
     createFolderPrefsCapability({ db, resolver }),
     volumes,
     terminal,

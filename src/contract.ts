@@ -40,6 +40,7 @@ import type { searchRoutes } from './search/routes.ts';
 import type { settingsRoutes } from './settings/routes.ts';
 import type { shareRoutes } from './shares/routes.ts';
 import type { systemRoutes } from './system/routes.ts';
+import type { tagRoutes } from './tags/routes.ts';
 import type { terminalRoutes } from './terminal/capability.ts';
 import type { tlsRoutes } from './tls/routes.ts';
 import type { tokenRoutes } from './tokens/routes.ts';
@@ -77,6 +78,7 @@ export type ApiRoutes =
   | RowsOf<typeof archiveRoutes>
   | RowsOf<typeof folderSizeRoutes>
   | RowsOf<typeof searchRoutes>
+  | RowsOf<typeof tagRoutes>
   | RowsOf<typeof indexRoutes>
   | RowsOf<typeof browseRoutes>
   | RowsOf<typeof downloadRoutes>

@@ -123,6 +123,7 @@ export const ERRORS = {
   NOT_PREVIEWABLE: { status: 415, message: 'This file has no preview.' },
   UNSUPPORTED_TYPE: { status: 415, message: 'This type of file is not supported here.' },
   BAD_ORDER: { status: 400, message: '`order` must name every favourite exactly once.' },
+  BAD_TAG: { status: 400, message: 'The tag is not valid.' },
   SEARCH_TERM_TOO_SHORT: { status: 400, message: 'The search term is too short.' },
   SEARCH_TERM_TOO_LONG: { status: 400, message: 'The search term is too long.' },
   SEARCH_TERM_INVALID: { status: 400, message: 'The search term may not contain control characters.' },

@@ -1,0 +1,102 @@
+// Tags: an account's own words on files and folders it can see. Each account's tags are its
+// own (never shown to another); a tagged item the account can no longer see (a hidden rule,
+// a folder no longer assigned) is left out of every answer but keeps its tag.
+import fs from 'node:fs';
+import type { Caller } from '../core/caller.ts';
+import { AppError } from '../core/errors.ts';
+import { fileItem, splitVirtual } from '../files/items.ts';
+import type { PathResolver } from '../files/paths.ts';
+import type { TagStore } from './store.ts';
+import { TAG_MAX, type PathTags, type PathTagsList, type TagList, type TaggedFiles, type TaggedItem } from './wire.ts';
+
+/** The tag as kept (NFC, trimmed, inner spaces as one) and the key it is compared by. */
+export function tagOf(raw: string): { tag: string; key: string } {
+  const tag = raw.normalize('NFC').trim().replace(/ +/gu, ' ');
+  // eslint-disable-next-line no-control-regex
+  if (tag === '' || [...tag].length > TAG_MAX || /[/,\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(tag))
+    throw new AppError(
+      'BAD_TAG',
+      `“${raw.slice(0, 80)}” is not a tag: 1 to ${TAG_MAX} characters, without “/”, “,” or control characters.`,
+    );
+  return { tag, key: tagKey(tag) };
+}
+export const tagKey = (tag: string): string => tag.normalize('NFC').trim().replace(/ +/gu, ' ').toLowerCase();
+
+export function createTags(deps: { resolver: PathResolver; store: TagStore }) {
+  const { resolver, store } = deps;
+
+  /** The item at a virtual path as this caller sees it, or null (gone, hidden, no longer reachable). */
+  async function visible(caller: Caller, virtualPath: string, tags: string[]): Promise<TaggedItem | null> {
+    try {
+      const r = await resolver.resolve(caller, virtualPath, { mustExist: true });
+      if (!r.space || !r.exists) return null;
+      const stats = await fs.promises.stat(r.realPath);
+      const { parent, name } = splitVirtual(r.virtualPath);
+      return { ...fileItem(parent, name, stats), tags };
+    } catch {
+      return null;
+    }
+  }
+
+  return {
+    list: (caller: Caller): TagList => ({ tags: store.vocabulary(caller.userId) }),
+
+    async files(caller: Caller, name: string): Promise<TaggedFiles> {
+      const { tag, key } = tagOf(name);
+      const paths = store.pathsWith(caller.userId, key);
+      const all = store.tagsOf(caller.userId, paths);
+      const items: TaggedItem[] = [];
+      for (const p of paths) {
+        const item = await visible(caller, p, all.get(p) ?? []);
+        if (item) items.push(item);
+      }
+      return { tag: store.spelling(caller.userId, key) ?? tag, items };
+    },
+
+    /** Tags of the items directly inside a folder (what a listing shows as chips). */
+    async inFolder(caller: Caller, folder: string): Promise<PathTagsList> {
+      const r = await resolver.resolve(caller, folder, { mustExist: true });
+      if (!r.isDirectory) throw new AppError('NOT_A_FOLDER');
+      const hidden = resolver.hiddenChildren(caller, r);
+      const byPath = new Map<string, string[]>();
+      for (const row of store.childrenOf(caller.userId, r.virtualPath)) {
+        if (hidden(splitVirtual(row.path).name)) continue;
+        byPath.set(row.path, [...(byPath.get(row.path) ?? []), row.tag]);
+      }
+      return { items: [...byPath].map(([path, tags]) => ({ path, tags })) };
+    },
+
+    /** Tags of one item (the details panel). */
+    async of(caller: Caller, path: string): Promise<PathTags> {
+      const r = await resolver.resolveInside(caller, path, { mustExist: true, atTop: 'The top has no tags.' });
+      return { path: r.virtualPath, tags: store.tagsOf(caller.userId, [r.virtualPath]).get(r.virtualPath) ?? [] };
+    },
+
+    /** Adds and removes tags on several items at once: all of them or none. */
+    async apply(caller: Caller, paths: string[], add: string[] = [], remove: string[] = []): Promise<PathTagsList> {
+      const adding = add.map(tagOf).map((t) => ({ tag: store.spelling(caller.userId, t.key) ?? t.tag, key: t.key }));
+      const removing = remove.map((t) => tagOf(t).key);
+      if (!adding.length && !removing.length) throw new AppError('BAD_TAG', 'Name a tag to add or remove.');
+      const targets: string[] = [];
+      for (const p of paths) {
+        const r = await resolver.resolveInside(caller, p, { mustExist: true, atTop: 'The top cannot be tagged.' });
+        if (!targets.includes(r.virtualPath)) targets.push(r.virtualPath);
+      }
+      store.apply(caller.userId, targets, adding, removing);
+      const tags = store.tagsOf(caller.userId, targets);
+      return { items: targets.map((path) => ({ path, tags: tags.get(path) ?? [] })) };
+    },
+
+    rename(caller: Caller, from: string, to: string): TagList {
+      const next = tagOf(to);
+      if (!store.rename(caller.userId, tagOf(from).key, next)) throw new AppError('NOT_FOUND', 'No such tag.');
+      return { tags: store.vocabulary(caller.userId) };
+    },
+
+    drop(caller: Caller, name: string): TagList {
+      if (!store.drop(caller.userId, tagOf(name).key)) throw new AppError('NOT_FOUND', 'No such tag.');
+      return { tags: store.vocabulary(caller.userId) };
+    },
+  };
+}
+export type Tags = ReturnType<typeof createTags>;

@@ -1,0 +1,109 @@
+// The SQL of tags (`tags`, a binding: see files/bindings.ts). Paths are virtual paths the
+// service resolved; tags arrive already checked and spelled (service.ts).
+import type { Database } from '../db/database.ts';
+import { pathTable } from '../files/bindings-store.ts';
+import type { BindingTable } from '../files/bindings.ts';
+
+export interface TagRow {
+  path: string;
+  tag: string;
+}
+
+export interface TagStore {
+  /** Every tag of the account with how many paths carry it, by name. */
+  vocabulary(userId: string): { name: string; count: number }[];
+  /** The spelling the account already uses for a key, if any. */
+  spelling(userId: string, key: string): string | undefined;
+  /** Adds and removes in one transaction. */
+  apply(userId: string, paths: string[], add: { tag: string; key: string }[], removeKeys: string[]): void;
+  /** Paths carrying the tag, in path order. */
+  pathsWith(userId: string, key: string): string[];
+  /** The tags of these paths. */
+  tagsOf(userId: string, paths: string[]): Map<string, string[]>;
+  /** Tagged items directly inside `folder` ('' the top) with their tags. */
+  childrenOf(userId: string, folder: string): TagRow[];
+  /** Renames a tag everywhere (merging into a tag of that name); false when the account has no such tag. */
+  rename(userId: string, key: string, to: { tag: string; key: string }): boolean;
+  /** Takes a tag off everything; the number of paths it was on. */
+  drop(userId: string, key: string): number;
+}
+
+export function createTagStore(db: Database): TagStore {
+  const group = (rows: TagRow[]) => {
+    const out = new Map<string, string[]>();
+    for (const r of rows) out.set(r.path, [...(out.get(r.path) ?? []), r.tag]);
+    return out;
+  };
+  return {
+    vocabulary: (userId) =>
+      db.all<{ name: string; count: number }>(
+        'SELECT MIN(tag) AS name, COUNT(*) AS count FROM tags WHERE user_id = ? GROUP BY tag_key ORDER BY tag_key',
+        [userId],
+      ),
+    spelling: (userId, key) =>
+      db.get<{ tag: string }>('SELECT tag FROM tags WHERE user_id = ? AND tag_key = ? LIMIT 1', [userId, key])?.tag,
+    apply(userId, paths, add, removeKeys) {
+      const now = new Date().toISOString();
+      db.transaction(() => {
+        for (const p of paths) {
+          for (const t of add)
+            db.run(
+              'INSERT INTO tags (user_id, path, tag, tag_key, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+              [userId, p, t.tag, t.key, now],
+            );
+          for (const key of removeKeys)
+            db.run('DELETE FROM tags WHERE user_id = ? AND path = ? AND tag_key = ?', [userId, p, key]);
+        }
+      });
+    },
+    pathsWith: (userId, key) =>
+      db
+        .all<{ path: string }>('SELECT path FROM tags WHERE user_id = ? AND tag_key = ? ORDER BY path', [userId, key])
+        .map((r) => r.path),
+    tagsOf(userId, paths) {
+      const rows: TagRow[] = [];
+      for (let i = 0; i < paths.length; i += 500) {
+        const part = paths.slice(i, i + 500);
+        rows.push(
+          ...db.all<TagRow>(
+            `SELECT path, tag FROM tags WHERE user_id = ? AND path IN (${part.map(() => '?').join(',')}) ORDER BY tag_key`,
+            [userId, ...part],
+          ),
+        );
+      }
+      return group(rows);
+    },
+    childrenOf(userId, folder) {
+      if (folder === '')
+        return db.all<TagRow>(
+          "SELECT path, tag FROM tags WHERE user_id = ? AND instr(path, '/') = 0 ORDER BY tag_key",
+          [userId],
+        );
+      return db.all<TagRow>(
+        `SELECT path, tag FROM tags WHERE user_id = ? AND path >= ? AND path < ?
+         AND instr(substr(path, length(?) + 1), '/') = 0 ORDER BY tag_key`,
+        [userId, folder + '/', folder + '0', folder + '/'],
+      );
+    },
+    rename(userId, key, to) {
+      return db.transaction(() => {
+        if (key === to.key)
+          return db.run('UPDATE tags SET tag = ? WHERE user_id = ? AND tag_key = ?', [to.tag, userId, key]).changes > 0;
+        const moved = db.run('UPDATE OR IGNORE tags SET tag = ?, tag_key = ? WHERE user_id = ? AND tag_key = ?', [
+          to.tag,
+          to.key,
+          userId,
+          key,
+        ]).changes;
+        // Paths that already carried the new tag keep that row; the old one goes.
+        const merged = db.run('DELETE FROM tags WHERE user_id = ? AND tag_key = ?', [userId, key]).changes;
+        db.run('UPDATE tags SET tag = ? WHERE user_id = ? AND tag_key = ?', [to.tag, userId, to.key]);
+        return moved + merged > 0;
+      });
+    },
+    drop: (userId, key) => db.run('DELETE FROM tags WHERE user_id = ? AND tag_key = ?', [userId, key]).changes,
+  };
+}
+
+/** Tags follow their path (files/bindings.ts). */
+export const tagBindings = (db: Database): BindingTable => pathTable(db, 'tags');
