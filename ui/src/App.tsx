@@ -25,6 +25,7 @@ function Screen() {
   if (folder !== null) return folder ? <FolderView path={folder} /> : <Home />;
   if (loc.path === '/search') return <Lazy load={() => import('./screens/Search.tsx')} props={{}} />;
   if (loc.path === '/share') return <Lazy load={() => import('./share/ShareTarget.tsx')} props={{}} />;
+  if (loc.path === '/tags') return <Lazy load={() => import('./tags/TaggedView.tsx')} props={{}} />;
   if (loc.path === '/trash') return <Lazy load={() => import('./screens/Trash.tsx')} props={{}} />;
   if (loc.path === '/archive') return <Lazy load={() => import('./archives/ArchiveView.tsx')} props={{}} />;
   if (loc.path === '/shared')

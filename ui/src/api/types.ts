@@ -17,6 +17,8 @@ export type { UploadedItem } from '../../../src/uploads/wire.ts';
 export type { Listing, Usage } from '../../../src/browse/wire.ts';
 export type { FolderPrefsAnswer as FolderPrefs } from '../../../src/folderprefs/wire.ts';
 export type { Favorite } from '../../../src/favorites/wire.ts';
+export type { TagList, TaggedFiles, TaggedItem } from '../../../src/tags/wire.ts';
+export type TagSummary = import('../../../src/tags/wire.ts').TagList['tags'][number];
 
 export type { WireUser as User } from '../../../src/auth/wire.ts';
 export type { AdminUser } from '../../../src/users/wire.ts';

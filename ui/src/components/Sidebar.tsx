@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { favorites, isAdmin, volumes } from '../state/session.ts';
 import { filesUrl, folderOf, location, navigate } from '../state/router.ts';
 import { reorderFavorites } from '../folder/actions.ts';
+import { tagUrl, tagVocabulary } from '../tags/tags.tsx';
 import { dropOnto } from '../folder/interact.ts';
 import { Icon } from './common.tsx';
 import { QuotaMeter } from './QuotaMeter.tsx';
@@ -119,6 +120,19 @@ export function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
               label={f.label || f.path.slice(f.path.lastIndexOf('/') + 1)}
               current={folder === f.path}
               onDropItems={(e) => dropOnto(e, null, f.path)}
+            />
+          </li>
+        ))}
+      </ul>
+      {tagVocabulary.value.length > 0 && <h2>Tags</h2>}
+      <ul class="favorites sidebar-tags" aria-label="Tags">
+        {tagVocabulary.value.map((t) => (
+          <li key={t.name}>
+            <NavLink
+              to={tagUrl(t.name)}
+              icon="tag"
+              label={t.name}
+              current={loc.path === '/tags' && loc.query.get('tag')?.toLowerCase() === t.name.toLowerCase()}
             />
           </li>
         ))}

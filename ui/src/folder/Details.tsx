@@ -9,6 +9,8 @@ import { formatBytes, formatDate, formatDuration, iconFor } from '../util.ts';
 import { download, refOf } from './actions.ts';
 import { reload } from './model.ts';
 import { editing } from '../viewers/state.tsx';
+import { TagChips, tagsRev } from '../tags/tags.tsx';
+import { openTagDialog } from '../tags/TagDialog.tsx';
 
 // `rev` counts saves and restores in this panel (and the editor closing): the facts and versions reload on it.
 // A text file's version shows its text on demand: a date and a size alone do not say which of
@@ -194,6 +196,25 @@ function MediaFacts({ meta }: { meta: Metadata }) {
   );
 }
 
+/** The item's tags as chips (read again when tags change here) and "Edit tags…". */
+function ItemTags({ path, name }: { path: string; name: string }) {
+  const [tags, setTags] = useState<string[] | null>(null);
+  useEffect(() => {
+    api('GET /api/tags/item', { query: { path } }).then(
+      (a) => setTags(a.tags),
+      () => setTags(null),
+    );
+  }, [path, tagsRev.value]);
+  return (
+    <div class="actions" style={{ justifyContent: 'flex-start', flexWrap: 'wrap' }}>
+      {tags && tags.length ? <TagChips tags={tags} /> : <span class="muted">None</span>}
+      <button type="button" class="small" onClick={() => openTagDialog([{ path, name }])}>
+        Edit tags…
+      </button>
+    </div>
+  );
+}
+
 export default function Details({ item, onClose }: { item: FileItem; onClose: () => void }) {
   const path = joinPath(item.path, item.name);
   const [meta, setMeta] = useState<Metadata | null>(null);
@@ -249,6 +270,10 @@ export default function Details({ item, onClose }: { item: FileItem; onClose: ()
         )}
         <dt>Where</dt>
         <dd dir="auto">{item.path}</dd>
+        <dt>Tags</dt>
+        <dd>
+          <ItemTags path={path} name={item.name} />
+        </dd>
         {meta && <MediaFacts meta={meta} />}
       </dl>
       <div class="actions" style={{ justifyContent: 'flex-start' }}>

@@ -10,7 +10,7 @@ import { download, newFile, newFolder, refOf, rename, toggleFavorite } from './a
 import { confirmDelete, copyMoveDialog } from './dialogs.tsx';
 import { FileArea } from './FileArea.tsx';
 import { selectionSize } from './selection.ts';
-import { compressSelection, detailsItem, dropOnto, pickFiles } from './interact.ts';
+import { compressSelection, detailsItem, dropOnto, pickFiles, tagSelection } from './interact.ts';
 import { addFromLink } from './fetch.ts';
 import {
   access,
@@ -131,6 +131,9 @@ function SelectionBar() {
       )}
       <button type="button" disabled={!a?.canWrite} onClick={() => compressSelection(sel)}>
         Compress to zip…
+      </button>
+      <button type="button" onClick={() => tagSelection(sel)}>
+        Tags…
       </button>
       <button type="button" onClick={() => copyMoveDialog('copy', sel)}>
         Copy to…

@@ -121,6 +121,7 @@ export function showItemMenu(x: number, y: number): void {
         ]
       : []),
     { label: 'Compress to zip…', action: () => compressSelection(sel), disabled: !a?.canWrite },
+    { label: sel.length > 1 ? `Tag ${sel.length} items…` : 'Tags…', action: () => tagSelection(sel) },
     ...(one && !isDir(one)
       ? [
           {
@@ -134,6 +135,13 @@ export function showItemMenu(x: number, y: number): void {
     { label: 'Delete…', action: () => void confirmDelete(sel), danger: true, disabled: !a?.canWrite, shortcut: 'Del' },
   ];
   openMenu(x, y, entries);
+}
+
+/** "Tags…" of these entries of the open folder. */
+export function tagSelection(sel: FileItem[]): void {
+  void import('../tags/TagDialog.tsx').then((m) =>
+    m.openTagDialog(sel.map((i) => ({ path: joinPath(i.path, i.name), name: i.name }))),
+  );
 }
 
 /** "Compress to zip…" of these entries of the open folder (the name is asked first). */

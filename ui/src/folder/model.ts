@@ -8,6 +8,7 @@ import { preferences } from '../state/session.ts';
 import { askUntilFinal, collator } from '../util.ts';
 import type { FolderFigure } from './selection.ts';
 import { watchFolder } from '../live/live.ts';
+import { loadFolderTags } from '../tags/tags.tsx';
 import { fetchViewPrefs, hasLocalViewPrefs, loadViewPrefs, saveViewPrefs } from './viewPrefs.ts';
 
 export type SortKey = 'name' | 'size' | 'modified' | 'kind';
@@ -118,6 +119,7 @@ export async function openFolder(path: string): Promise<void> {
       if (index >= 0) selectOnly(index);
     }
     void loadFolderSizes(path, answer.items);
+    void loadFolderTags(path);
   } catch (err) {
     if (seq === loadSeq) loadError.value = err;
   } finally {

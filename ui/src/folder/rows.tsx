@@ -9,6 +9,7 @@ import { preferences } from '../state/session.ts';
 import { formatBytes, formatDate, iconFor, kindLabel } from '../util.ts';
 import { folderSizes, sortBy, viewPrefs, type SortKey } from './model.ts';
 import { folderSizeCell } from './selection.ts';
+import { folderTags, TagChips } from '../tags/tags.tsx';
 
 type Widths = { name: number; size: number; modified: number; kind: number };
 const WIDTHS_KEY = 'burrow.columns';
@@ -139,6 +140,7 @@ export function ListRow(p: EntryProps) {
         <span class="name" dir="auto" title={item.name}>
           {item.name}
         </span>
+        <TagChips tags={folderTags.value[joinPath(item.path, item.name)]} small />
       </span>
       <span class="col col-size">{dir ? folderSizeCell(folderSize) : formatBytes(item.size)}</span>
       <span class="col col-modified">{formatDate(item.dateModified)}</span>
@@ -205,6 +207,7 @@ export function GridTile(p: EntryProps) {
       <span class="name" dir="auto" title={p.item.name}>
         {p.item.name}
       </span>
+      <TagChips tags={folderTags.value[joinPath(p.item.path, p.item.name)]} small />
       <button
         type="button"
         class="more icon-button"

@@ -2,6 +2,7 @@
 import { computed, signal } from '@preact/signals';
 import { api, sessionExpired } from '../api/client.ts';
 import { toasts } from './toasts.ts';
+import { refreshTags, tagVocabulary } from '../tags/tags.tsx';
 import type { AuthStatus, Favorite, Features, User, Volume } from '../api/types.ts';
 
 export const status = signal<AuthStatus | null>(null);
@@ -56,6 +57,7 @@ export async function loadWorkspace(): Promise<void> {
   preferences.value = { ...preferences.value, ...(settings?.user ?? {}) };
   preferencesLoaded.value = true;
   applyTheme();
+  void refreshTags();
 }
 
 /** The places the account can browse, read again (an administrator added or removed a host folder). */
@@ -109,6 +111,7 @@ export async function signOut(): Promise<void> {
   toasts.value = [];
   volumes.value = [];
   favorites.value = [];
+  tagVocabulary.value = [];
   await loadStatus();
   sessionExpired.value = false;
 }

@@ -1,0 +1,81 @@
+// Tags as a first-time user uses them: two holiday photos and the tax folder's bill tagged at
+// once from the selection bar with a tag named as people name things ("Urlaub & Strand #1 🏖"),
+// the chips in the list and in the details panel, the tag in the sidebar as a place listing
+// everything it is on, and the tag still there after the photo is renamed. Each step checks the
+// server's answer too.
+import * as assert from 'uvu/assert';
+import { HOME, W, filesAddress, journey, type Step } from './harness.ts';
+
+const j = journey(import.meta.url);
+const TAG = 'Urlaub & Strand #1 🏖';
+const nameOf = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
+const tagged = async (s: Step) =>
+  ((await s.api('GET', `/api/tags/files?${new URLSearchParams({ tag: TAG })}`)).json?.items ?? []).map(
+    (i: { path: string; name: string }) => `${i.path}/${i.name}`,
+  );
+
+j.step('two photos tagged at once from the selection bar show the tag as chips', async (s) => {
+  await s.goto(filesAddress(HOME, W.holiday));
+  await s.folder(`${HOME}/${W.holiday}`);
+  await s.select(await s.entry(nameOf(W.landscape)), await s.entry(nameOf(W.cafe)));
+  await s.tap(s.page.getByRole('toolbar', { name: 'Selection' }).getByRole('button', { name: 'Tags…' }));
+  const dialog = s.page.getByRole('dialog', { name: 'Tags of 2 items' });
+  const field = dialog.getByLabel('Add a tag');
+  await field.waitFor();
+  await field.fill(TAG);
+  await s.tap(dialog.getByRole('button', { name: 'Add tag' }));
+  await dialog.getByRole('listitem').filter({ hasText: TAG }).waitFor();
+  await s.tap(dialog.getByRole('button', { name: 'Done' }));
+  await dialog.waitFor({ state: 'detached' });
+  for (const rel of [W.landscape, W.cafe]) {
+    const chip = (await s.entry(nameOf(rel))).locator('.tag-chip', { hasText: TAG });
+    await chip.waitFor();
+    assert.ok(await chip.isVisible(), `${rel}: the chip is seen`);
+  }
+  assert.is(await (await s.entry(nameOf(W.portrait))).locator('.tag-chip').count(), 0, 'the photo not chosen');
+  assert.equal((await tagged(s)).sort(), [`${HOME}/${W.cafe}`, `${HOME}/${W.landscape}`].sort());
+});
+
+j.step(
+  'the tag is a place in the sidebar listing everything it is on; the details panel shows it',
+  async (s) => {
+    await s.goto(filesAddress(HOME, W.holiday));
+    await s.folder(`${HOME}/${W.holiday}`);
+    if (s.size.touch) await s.tap(s.page.getByRole('button', { name: 'Menu' }));
+    const places = s.page.getByRole('navigation', { name: 'Places' });
+    await s.tap(places.getByRole('list', { name: 'Tags' }).getByRole('link', { name: TAG }));
+    const list = s.page.getByRole('list', { name: `Tagged ${TAG}` });
+    await list.waitFor();
+    await list.locator(`li[data-name="${nameOf(W.cafe)}"]`).waitFor();
+    assert.is(await list.locator('li').count(), 2);
+    assert.ok(await list.getByText(`${HOME}/${W.holiday}`).first().isVisible(), 'the folder of each is said');
+    // Open folder goes to the photo where it is; its details show the tag.
+    await s.tap(list.locator(`li[data-name="${nameOf(W.cafe)}"]`).getByRole('button', { name: 'Open folder' }));
+    await s.folder(`${HOME}/${W.holiday}`);
+    const menu = await s.itemMenu(nameOf(W.cafe));
+    await s.tap(menu.getByRole('menuitem', { name: 'Details and versions' }));
+    const panel = s.page.getByRole('complementary', { name: `Details of ${nameOf(W.cafe)}` });
+    await panel.locator('.tag-chip', { hasText: TAG }).waitFor();
+  },
+  { needs: ['two photos tagged at once from the selection bar show the tag as chips'] },
+);
+
+j.step(
+  'a renamed photo keeps its tag',
+  async (s) => {
+    const renamed = 'Café & crêpes #2 – Lieblingsbild.jpg';
+    const r = await s.api('POST', '/api/files/rename', {
+      path: `${HOME}/${W.holiday}`,
+      name: nameOf(W.cafe),
+      newName: renamed,
+    });
+    assert.is(r.status, 200, r.text);
+    await s.goto(filesAddress(HOME, W.holiday));
+    await s.folder(`${HOME}/${W.holiday}`);
+    await (await s.entry(renamed)).locator('.tag-chip', { hasText: TAG }).waitFor();
+    assert.ok((await tagged(s)).includes(`${HOME}/${W.holiday}/${renamed}`));
+  },
+  { needs: ['two photos tagged at once from the selection bar show the tag as chips'] },
+);
+
+j.run();
