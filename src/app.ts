@@ -116,6 +116,7 @@ import { VERSION } from './version.ts';
 import { createIdleCollector } from './core/idle-gc.ts';
 import { createTlsCapability } from './tls/capability.ts';
 import { createMdns } from './mdns/responder.ts';
+import { announcedOrigin, recordAnnounced } from './mdns/announced.ts';
 
 export interface AppOptions {
   log?: Logger;
@@ -137,6 +138,8 @@ export interface App {
   listen(port?: number, host?: string): Promise<AddressInfo>;
   /** HTTPS's address once it listens (after listen(); null when HTTPS_PORT is off or it cannot listen). */
   secure(): Promise<AddressInfo | null>;
+  /** Once mDNS has announced (or failed, or is off): the announced address given out, or null (src/mdns/announced.ts). */
+  announcement(): Promise<string | null>;
   /** Stops accepting, lets in-flight requests finish (bounded), stops background work, closes the database. */
   close(graceMs?: number): Promise<void>;
 }
@@ -253,7 +256,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     activity,
     credentials: { limits, confirmPassword },
   });
-  const cookies = new SessionCookies(config.server.publicUrl, sessions.maxAgeMs);
+  const cookies = new SessionCookies(config.server.publicUrl, sessions.maxAgeMs, trustProxy);
   const authenticator = new IdentityAuthenticator(config.auth.mode, users, sessions, tokens, cookies);
   // The second factor's seeds are sealed under a key in CONFIG_DIR.
   const twoFactor = new TwoFactorService({
@@ -421,8 +424,21 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     thumbnails: () => settings.thumbnails(),
     log,
   });
+  // burrow.local by mDNS (started once HTTPS listens, so its port is announced); the certificate,
+  // the Host allow-list and the addresses given out (links, banner, doctor) take the announced name.
+  let announce: ReturnType<typeof createMdns> | null = null;
+  const announced = () => (announce?.announced() ? [announce.announced()!] : []);
+  const announcedAddress = (): string | null =>
+    config.server.publicUrl
+      ? null
+      : announcedOrigin(
+          announce?.announced() ?? null,
+          tlsCap.address()?.port ?? null,
+          (server.address() as AddressInfo | null)?.port ?? null,
+        );
   const shares = createSharesCapability({
     config,
+    announcedOrigin: announcedAddress,
     store: shareStore,
     links,
     limits,
@@ -512,10 +528,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       users.list().map((u) => ({ id: u.id, username: u.username, isAdmin: callerOf(u, 'session').isAdmin })),
   });
   // HTTPS beside HTTP, on Burrow's own certificate authority or the administrator's certificate.
-  // burrow.local by mDNS (once HTTPS listens, so its port is announced); the certificate and the
-  // Host allow-list take the announced name.
-  let announce: ReturnType<typeof createMdns> | null = null;
-  const announced = () => (announce?.announced() ? [announce.announced()!] : []);
   const tlsCap = createTlsCapability({ config, log, announced: () => [...announced(), `${config.mdns.name}.local`] });
 
   // Every route group, each folder's rows over its services (as PocketBase's apis/base.go binds
@@ -611,7 +623,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       routes: () => routes,
       isReady: () => ready && db.isOpen,
       features: () => Object.assign({}, ...capabilities.map((c) => c.features?.() ?? {})),
-      network: (req) => networkSection(req, { publicUrl: config.server.publicUrl, address: () => server.address() }),
+      network: (req) =>
+        networkSection(req, {
+          publicUrl: config.server.publicUrl,
+          address: () => server.address(),
+          announced: announcedAddress,
+        }),
       version: VERSION,
       webhooks: webhookDescription,
     }),
@@ -670,6 +687,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
             announce = mdns;
             announcing = secure
               .then(() => mdns.start())
+              .then(() => recordAnnounced(config.storage.configDir, announcedAddress()))
               .then(() => tlsCap.tls?.renew())
               .then(
                 () => undefined,
@@ -684,6 +702,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       });
     },
     secure: () => secure,
+    announcement: () => announcing.then(announcedAddress),
     close(graceMs = 10_000) {
       closing ??= (async () => {
         ready = false;
@@ -694,6 +713,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         // Withdrawn from the network first: nobody is sent to a server that is going.
         await announcing;
         await announce?.stop();
+        if (announce) recordAnnounced(config.storage.configDir, null);
         const secureClosed = secure.then(() => tlsCap.close(graceMs));
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {

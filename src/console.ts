@@ -53,6 +53,8 @@ export function firstRunBanner(o: {
   address: AddressInfo;
   config: Config;
   needsSetup: boolean;
+  /** The name announced on the network, as an origin (mdns/announced.ts): the address other devices open first. */
+  announced?: string | null;
   interfaces?: NodeJS.Dict<os.NetworkInterfaceInfo[]>;
 }): string {
   const { address, config } = o;
@@ -61,12 +63,14 @@ export function firstRunBanner(o: {
   const local = localUrl(address);
   const lines = [`Burrow ${VERSION} is running.`, ''];
   lines.push(`  Open it on this computer:  ${local}`);
+  if (o.announced) lines.push(`  From other devices:        ${o.announced}/   (announced on the network)`);
   if (all) {
     const lan = lanAddresses(o.interfaces).filter((a) => address.address === '::' || a.family === 'IPv4');
-    if (lan.length === 0) lines.push('  Other devices:             no network address found (not connected?)');
+    if (lan.length === 0 && !o.announced)
+      lines.push('  Other devices:             no network address found (not connected?)');
     lan.forEach((a, i) =>
       lines.push(
-        `  ${i === 0 ? 'From other devices:       ' : '                          '} http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${port}/   (${a.name})`,
+        `  ${i === 0 && !o.announced ? 'From other devices:       ' : '                          '} http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${port}/   (${a.name})`,
       ),
     );
   } else if (isLoopback(address.address)) {

@@ -142,7 +142,13 @@ async function main(): Promise<void> {
     const url = localUrl(address);
     const needsSetup = accountsMissing(app.db, app.config);
     if (human) {
-      process.stdout.write(firstRunBanner({ address, config: app.config, needsSetup }));
+      // The name announced on the network is the address to give other devices: the banner waits
+      // for the announcement (about a second of probing), never long.
+      const announced = await Promise.race([
+        app.announcement(),
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000).unref()),
+      ]);
+      process.stdout.write(firstRunBanner({ address, config: app.config, needsSetup, announced }));
       for (const line of held ?? []) process.stdout.write(line);
       held = null;
     } else {

@@ -8,6 +8,8 @@ import type { TokenService } from '../tokens/service.ts';
 import type { SessionRow, SessionStore } from '../accounts/sessions-store.ts';
 import { isAdminRow, type UsersStore } from '../accounts/users-store.ts';
 import { callerOf } from '../accounts/caller.ts';
+import type { TrustRule } from '../http/address.ts';
+import { requestProtocol } from '../http/origin.ts';
 
 export const SESSION_COOKIE = 'connect.sid';
 
@@ -20,33 +22,42 @@ export const LOCAL_ADMIN: Caller = Object.freeze({
 });
 
 export class SessionCookies {
-  private readonly secure: boolean;
+  private readonly publicHttps: boolean;
   private readonly maxAgeSeconds: number;
-  constructor(publicUrl: string | null, maxAgeMs: number) {
-    // Secure only when the public address is https: a Secure cookie is never sent back over http.
-    this.secure = publicUrl !== null && publicUrl.toLowerCase().startsWith('https:');
+  private readonly trustProxy: TrustRule;
+  constructor(publicUrl: string | null, maxAgeMs: number, trustProxy: TrustRule) {
+    this.publicHttps = publicUrl !== null && publicUrl.toLowerCase().startsWith('https:');
     this.maxAgeSeconds = Math.floor(maxAgeMs / 1000);
+    this.trustProxy = trustProxy;
   }
-  set(value: string): string {
+  /**
+   * Secure when the public address is https or this request came over HTTPS (Burrow's own port,
+   * or a trusted proxy's X-Forwarded-Proto); a sign-in over plain http (localhost) keeps a cookie
+   * that plain http sends back.
+   */
+  private secure(req: IncomingMessage): boolean {
+    return this.publicHttps || requestProtocol(req, this.trustProxy) === 'https';
+  }
+  set(value: string, req: IncomingMessage): string {
     return stringifySetCookie({
       name: SESSION_COOKIE,
       value,
       path: '/',
       httpOnly: true,
       sameSite: 'lax',
-      secure: this.secure,
+      secure: this.secure(req),
       maxAge: this.maxAgeSeconds,
       expires: new Date(Date.now() + this.maxAgeSeconds * 1000),
     });
   }
-  clear(): string {
+  clear(req: IncomingMessage): string {
     return stringifySetCookie({
       name: SESSION_COOKIE,
       value: '',
       path: '/',
       httpOnly: true,
       sameSite: 'lax',
-      secure: this.secure,
+      secure: this.secure(req),
       maxAge: 0,
       expires: new Date(0),
     });
@@ -98,7 +109,7 @@ export class IdentityAuthenticator implements Authenticator {
         user && row.state === 'active'
           ? callerOf(user, 'session', { sessionId: row.id_hash, passwordSession: row.method === 'password' })
           : null;
-      if (caller && this.sessions.renew(row)) this.renewals.set(req, this.cookies.set(value!));
+      if (caller && this.sessions.renew(row)) this.renewals.set(req, this.cookies.set(value!, req));
       found = { row, caller };
     }
     this.lookups.set(req, found);

@@ -49,9 +49,9 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps) {
         403: 'Setup already done, or password sign-in is off',
         429: 'Too many attempts',
       },
-      handler: async ({ body, ip }) => {
+      handler: async ({ req, body, ip }) => {
         const { user, session } = await auth.setup(body, ip);
-        return reply(201, { user }, { 'Set-Cookie': cookies.set(session.id) });
+        return reply(201, { user }, { 'Set-Cookie': cookies.set(session.id, req) });
       },
     }),
     route({
@@ -72,13 +72,13 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps) {
         403: 'Password sign-in is off',
         429: 'Locked account or too many attempts (Retry-After)',
       },
-      handler: async ({ body, ip }) => {
+      handler: async ({ req, body, ip }) => {
         const identifier = body.identifier ?? body.email ?? body.username;
         if (!identifier)
           throw new AppError('INVALID_BODY', 'Invalid body: identifier: Required (an email or a username).');
         const signIn = await auth.login({ identifier, password: body.password }, ip);
         return reply(200, 'user' in signIn ? { user: signIn.user } : { totpRequired: true }, {
-          'Set-Cookie': cookies.set(signIn.session.id),
+          'Set-Cookie': cookies.set(signIn.session.id, req),
         });
       },
     }),
@@ -91,7 +91,7 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps) {
       responses: { 204: 'Signed out' },
       handler: ({ req, caller, ip }) => {
         auth.logout(caller, authenticator.session(req)?.row.id_hash ?? null, ip);
-        return noContent({ 'Set-Cookie': cookies.clear() });
+        return noContent({ 'Set-Cookie': cookies.clear(req) });
       },
     }),
     route({
@@ -125,9 +125,9 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps) {
         401: 'Current password wrong',
         429: 'Too many attempts',
       },
-      handler: async ({ caller, body, ip }) => {
+      handler: async ({ req, caller, body, ip }) => {
         const session = await auth.changePassword(caller, body.currentPassword, body.newPassword, ip);
-        return noContent({ 'Set-Cookie': cookies.set(session.id) });
+        return noContent({ 'Set-Cookie': cookies.set(session.id, req) });
       },
     }),
     route({

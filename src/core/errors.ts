@@ -81,6 +81,11 @@ export const ERRORS = {
   },
   PASSKEY_INVALID: { status: 400, message: 'The passkey answer could not be used.' },
   PASSKEY_EXISTS: { status: 409, message: 'This passkey is already registered.' },
+  PASSKEY_NAME_REQUIRED: {
+    status: 400,
+    message:
+      'Passkeys belong to a name (burrow.local, localhost), never to a numeric address: open Burrow by its name.',
+  },
   OIDC_PROVIDER_UNAVAILABLE: { status: 503, message: 'The identity provider cannot be reached.' },
   OIDC_PROVIDER_ERROR: { status: 502, message: "The identity provider's answer could not be used." },
   OIDC_STATE_INVALID: { status: 400, message: 'This sign-in is not the one that was started here: sign in again.' },

@@ -15,6 +15,7 @@ import { readDatabaseRelease } from '../db/release.ts';
 import { probeInstanceLock } from '../db/instance-lock.ts';
 import { isNetworkFs, mountOf, readMounts } from '../indexer/mounts.ts';
 import { httpsCheck } from '../tls/doctor.ts';
+import { readAnnounced } from '../mdns/announced.ts';
 
 export type Status = 'ok' | 'warn' | 'fail';
 export interface Check {
@@ -246,14 +247,53 @@ function ffmpegCheck(): Check {
   };
 }
 
-function publicUrlCheck(config: Config): Check {
+/** The name announced on the network by mDNS: read from the running server (mdns/announced.ts). */
+function networkNameCheck(config: Config, announced: string | null): Check {
+  const name = 'network name';
+  if (config.server.publicUrl)
+    return { name, status: 'ok', detail: `PUBLIC_URL names the address: ${config.server.publicUrl}` };
+  if (!config.mdns.enabled)
+    return {
+      name,
+      status: 'ok',
+      detail: config.fromEnvironment.includes('MDNS_ENABLED')
+        ? 'MDNS_ENABLED=false: no name is announced; devices open Burrow by address'
+        : `not announced: HOST=${config.server.host} keeps Burrow to this computer`,
+    };
+  if (announced)
+    return {
+      name,
+      status: 'ok',
+      detail: `${announced}/ is announced on the network (mDNS): other devices open it there, links made at localhost name it, passkeys work there`,
+    };
+  return {
+    name,
+    status: 'ok',
+    detail: `${config.mdns.name}.local is announced on the network (mDNS) while Burrow runs (${config.mdns.name}-2.local when another device has it)`,
+  };
+}
+
+function publicUrlCheck(config: Config, announced: string | null): Check {
   const url = config.server.publicUrl;
+  if (!url && announced)
+    return {
+      name: 'PUBLIC_URL',
+      status: 'ok',
+      detail: `not set: share links made at localhost or an address name ${announced}/ (announced on the network); passkeys work at localhost and at each name opened over HTTPS`,
+    };
+  if (!url && config.tls.httpsPort !== null)
+    return {
+      name: 'PUBLIC_URL',
+      status: 'ok',
+      detail:
+        'not set: share links use the address of each request; passkeys work at localhost and, over HTTPS, at each name Burrow is opened by (burrow.local)',
+    };
   if (!url) {
     return {
       name: 'PUBLIC_URL',
       status: 'warn',
       detail:
-        'not set: share links use the address of each request; passkeys work only at http://localhost (browsers allow them on https:// or localhost alone) — to sign in with a passkey from other devices, serve Burrow over HTTPS and set PUBLIC_URL',
+        'not set: share links use the address of each request; passkeys work only at http://localhost (browsers allow them on https:// or localhost alone) — to sign in with a passkey from other devices, turn HTTPS_PORT on or set PUBLIC_URL',
     };
   }
   const u = new URL(url);
@@ -370,7 +410,9 @@ export async function runDoctor({ config, env, addons = () => checkInChild(env) 
           },
   );
   checks.push(httpsCheck(config, Boolean(holder)));
-  checks.push(publicUrlCheck(config));
+  const announced = holder ? readAnnounced(config.storage.configDir) : null;
+  checks.push(networkNameCheck(config, announced));
+  checks.push(publicUrlCheck(config, announced));
   const oidc = oidcCheck(config);
   if (oidc) checks.push(oidc);
   return checks;

@@ -107,14 +107,21 @@ function firstValue(header: string | string[] | undefined): string | undefined {
   return first ? first : undefined;
 }
 
+/** The scheme the client used: the socket's, or a trusted proxy's X-Forwarded-Proto. */
+export function requestProtocol(req: IncomingMessage, trustProxy: TrustRule): string {
+  const trusted = trustProxy.trusts(peerAddress(req));
+  const encrypted = Boolean((req.socket as { encrypted?: boolean }).encrypted);
+  return (
+    (trusted ? firstValue(req.headers['x-forwarded-proto'])?.toLowerCase() : undefined) ??
+    (encrypted ? 'https' : 'http')
+  );
+}
+
 /** The origins this request may come from: the one it was addressed to, and PUBLIC_URL. */
 export function ownOrigins(req: IncomingMessage, policy: OriginPolicy): string[] {
   const out: string[] = [];
   const trusted = policy.trustProxy.trusts(peerAddress(req));
-  const encrypted = Boolean((req.socket as { encrypted?: boolean }).encrypted);
-  const proto =
-    (trusted ? firstValue(req.headers['x-forwarded-proto'])?.toLowerCase() : undefined) ??
-    (encrypted ? 'https' : 'http');
+  const proto = requestProtocol(req, policy.trustProxy);
   const host = (trusted ? firstValue(req.headers['x-forwarded-host']) : undefined) ?? req.headers.host;
   if (host && (proto === 'http' || proto === 'https')) {
     const own = originOf(`${proto}://${host}`);

@@ -125,7 +125,7 @@ export function oidcRoutes({ oidc, auth, authenticator, cookies, publicUrl, trus
         const done = await configured().complete({ query: returned(req), browserBinding: bindingOf(req), ip });
         return reply(302, undefined, {
           Location: done.returnTo,
-          'Set-Cookie': [cookies.set(done.session.id), binding('', 0)],
+          'Set-Cookie': [cookies.set(done.session.id, req), binding('', 0)],
           'Cache-Control': 'no-store',
         });
       },
@@ -146,7 +146,7 @@ export function oidcRoutes({ oidc, auth, authenticator, cookies, publicUrl, trus
         auth.logout(caller, authenticator.session(req)?.row.id_hash ?? null, ip);
         return reply(302, undefined, {
           Location: oidc?.logoutUrl(baseUrl(req)) ?? '/',
-          'Set-Cookie': cookies.clear(),
+          'Set-Cookie': cookies.clear(req),
           'Cache-Control': 'no-store',
         });
       },
@@ -218,9 +218,9 @@ export function oidcRoutes({ oidc, auth, authenticator, cookies, publicUrl, trus
         401: 'Code unknown, used, expired, or the verifier does not match (OIDC_EXCHANGE_REJECTED)',
         404: 'No identity provider is configured',
       },
-      handler: ({ body, ip }) => {
+      handler: ({ req, body, ip }) => {
         const done = configured().exchange({ code: body.code, codeVerifier: body.code_verifier, ip });
-        return reply(200, { user: done.user }, { 'Set-Cookie': cookies.set(done.session.id) });
+        return reply(200, { user: done.user }, { 'Set-Cookie': cookies.set(done.session.id, req) });
       },
     }),
   ];

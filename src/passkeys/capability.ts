@@ -35,6 +35,8 @@ export function createPasskeysCapability(deps: {
     rpId: deps.config.auth.webauthnRpId,
   });
   const passkeys = new PasskeyService({ store: deps.store, users, limits, activity, auth, relyingParties });
+  // Passkeys made before their name was recorded (migration passkeys/002) get the one they had.
+  passkeys.adoptLegacy();
   const sweep = periodicJob({
     everyMs: SWEEP_EVERY_MS,
     first: 'later',

@@ -1,7 +1,10 @@
 // Who we are to a passkey: the RP id (a host name the credential is scoped to) and the origins
-// a browser may report. With PUBLIC_URL they are fixed; without it (a desktop run reached as
-// localhost or by LAN address) they follow the address the browser used, which the browser
-// itself vouches for in the signed client data.
+// a browser may report. With PUBLIC_URL they are fixed; without it they follow the name the page
+// was opened at (localhost on this computer, https://burrow.local:3443 from the LAN), which the
+// browser itself vouches for in the signed client data, and which the Host allow-list has already
+// checked is one this server answers for. Never a numeric address: browsers refuse one as RP id.
+import net from 'node:net';
+import { AppError } from '../core/errors.ts';
 
 export interface RelyingParty {
   rpId: string;
@@ -42,7 +45,14 @@ export class RelyingParties {
     if (this.fixed) return { rpId: this.fixed.rpId, origins: [...this.fixed.origins] };
     if (!requestOrigin) throw new RelyingPartyError('Passkeys need PUBLIC_URL or the address the browser used.');
     const url = new URL(requestOrigin);
-    const rpId = this.rpId && suffixOf(url.hostname, this.rpId) ? this.rpId : url.hostname;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (net.isIP(host) !== 0) throw new AppError('PASSKEY_NAME_REQUIRED');
+    const rpId = this.rpId && suffixOf(host, this.rpId) ? this.rpId : host;
     return { rpId, origins: [url.origin] };
+  }
+
+  /** The RP id passkeys made before it was recorded were made for: the fixed one, else localhost. */
+  legacy(): string {
+    return this.fixed?.rpId ?? 'localhost';
   }
 }

@@ -152,11 +152,11 @@ export function passkeyRoutes({ passkeys, auth, cookies, trustProxy }: PasskeyRo
         401: 'Refused (AUTH_PASSKEY_REJECTED)',
         429: 'Too many attempts',
       },
-      handler: async ({ body, ip }) => {
+      handler: async ({ req, body, ip }) => {
         refuseWhenOidcOnly();
         const signIn = await passkeys.finishAuthentication(body.response, ip);
         return reply(200, 'user' in signIn ? { user: signIn.user } : { totpRequired: true as const }, {
-          'Set-Cookie': cookies.set(signIn.session.id),
+          'Set-Cookie': cookies.set(signIn.session.id, req),
         });
       },
     }),

@@ -35,6 +35,8 @@ export interface WirePasskey {
   deviceType: string;
   backedUp: boolean;
   transports: string[];
+  /** The name (WebAuthn RP id) it was made for: browsers offer it only at that name. */
+  rpId: string;
 }
 
 /** The part of a session these calls need (a Caller fits). */
@@ -69,6 +71,7 @@ function toWire(row: PasskeyRow): WirePasskey {
     deviceType: row.device_type,
     backedUp: row.backed_up === 1,
     transports,
+    rpId: row.rp_id,
   };
 }
 
@@ -152,10 +155,13 @@ export class PasskeyService {
       userID: new Uint8Array(Buffer.from(user.id, 'utf8')),
       attestationType: 'none',
       timeout: CHALLENGE_MS,
-      excludeCredentials: this.passkeysOf(user.id).map((p) => ({
-        id: p.credential_id,
-        transports: toWire(p).transports,
-      })),
+      // Only this name's: a passkey of another name is another credential to the authenticator.
+      excludeCredentials: this.passkeysOf(user.id)
+        .filter((p) => p.rp_id === rp.rpId)
+        .map((p) => ({
+          id: p.credential_id,
+          transports: toWire(p).transports,
+        })),
       authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
     });
     this.storeChallenge(options.challenge, 'registration', user.id, rp);
@@ -214,6 +220,7 @@ export class PasskeyService {
         backed_up: info.credentialBackedUp ? 1 : 0,
         name: label,
         created_at: now,
+        rp_id: challenge.rp_id,
       });
     } catch (err) {
       if (/UNIQUE/i.test((err as Error).message))
@@ -321,6 +328,10 @@ export class PasskeyService {
     const assertion = response as AuthenticationResponseJSON;
     const row = this.deps.store.byCredential(assertion.id);
     if (!row) return refuse('unknown credential');
+    // Made at another name: the browser should not have offered it here (its signature names that
+    // name's hash, which the check below would refuse too): said plainly in the log.
+    if (row.rp_id !== challenge.rp_id)
+      return refuse(`passkey made for ${row.rp_id}, used at ${challenge.rp_id}`, row.user_id);
     const handle = isObject(assertion.response) ? assertion.response.userHandle : undefined;
     if (handle !== undefined && handle !== null && handle !== userHandleOf(row.user_id))
       return refuse('credential of another account', row.user_id);
@@ -357,6 +368,11 @@ export class PasskeyService {
     }
     this.deps.store.markUsed(row.id, info.newCounter, info.credentialBackedUp, new Date().toISOString());
     return this.deps.auth.signInWith(row.user_id, 'passkey', ip, { twoFactorsProven: info.userVerified });
+  }
+
+  /** Gives passkeys made before RP ids were recorded the name they were made for (at start). */
+  adoptLegacy(): number {
+    return this.deps.store.adoptLegacy(this.deps.relyingParties.legacy());
   }
 
   /** Drops challenges nobody finished. */

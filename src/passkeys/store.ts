@@ -16,6 +16,8 @@ export interface PasskeyRow {
   name: string;
   created_at: string;
   last_used_at: string | null;
+  /** The host name (WebAuthn RP id) the passkey was made for. */
+  rp_id: string;
 }
 
 export interface ChallengeRow {
@@ -48,6 +50,8 @@ export interface PasskeyStore {
   removeChecked(userId: string, id: string, check: () => void): boolean;
   removeAll(userId: string): number;
   markUsed(id: string, counter: number, backedUp: boolean, at: string): void;
+  /** Gives passkeys made before RP ids were recorded the one they were made for; answers how many. */
+  adoptLegacy(rpId: string): number;
 }
 
 export function createPasskeyStore(db: Database): PasskeyStore {
@@ -74,7 +78,7 @@ export function createPasskeyStore(db: Database): PasskeyStore {
       db.get<PasskeyRow>('SELECT * FROM passkeys WHERE credential_id = ?', [credentialId]),
     insert(r) {
       db.run(
-        'INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, device_type, backed_up, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, device_type, backed_up, name, created_at, rp_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         [
           r.id,
           r.user_id,
@@ -86,6 +90,7 @@ export function createPasskeyStore(db: Database): PasskeyStore {
           r.backed_up,
           r.name,
           r.created_at,
+          r.rp_id,
         ],
       );
     },
@@ -108,5 +113,6 @@ export function createPasskeyStore(db: Database): PasskeyStore {
         id,
       ]);
     },
+    adoptLegacy: (rpId) => db.run('UPDATE passkeys SET rp_id = ? WHERE rp_id IS NULL', [rpId]).changes,
   };
 }

@@ -15,6 +15,11 @@ export const wirePasskey = z.object({
   deviceType: z.string().describe('multiDevice for a synced passkey, singleDevice for one bound to its authenticator'),
   backedUp: z.boolean(),
   transports: z.array(z.string()),
+  rpId: z
+    .string()
+    .describe(
+      'The name it was made at (its WebAuthn relying party: localhost, burrow.local, PUBLIC_URL’s host): browsers offer it only there',
+    ),
 });
 
 export const passkeyList = z.object({ passkeys: z.array(wirePasskey) });

@@ -37,6 +37,8 @@ export interface SharesCapabilityDeps {
   activity: { record(event: ActivityEvent): void };
   thumbnails: LinkThumbnails;
   log: Logger;
+  /** The name announced on the LAN as an origin, for links made at localhost or an address (mdns/announced.ts). */
+  announcedOrigin?: () => string | null;
 }
 
 export interface SharesCapability extends Capability {
@@ -75,6 +77,7 @@ export function createSharesCapability(deps: SharesCapabilityDeps): SharesCapabi
       locks: files.locks,
     }),
     publicUrl: config.server.publicUrl,
+    announcedOrigin: deps.announcedOrigin ?? (() => null),
     chunkedEnabled: config.uploads.chunkedEnabled,
   });
   const sweep = periodicJob({

@@ -4,7 +4,10 @@
 // cookie, expiry and users list checked) as `link`: the caller its holder acts as and its share.
 // A holder's paths are relative to the link; the services make them `share/<token>/…` and the
 // one resolver confines them to the shared item (a link caller reaches nothing else).
+import net from 'node:net';
 import { z } from 'zod';
+import { hostName } from '../http/origin.ts';
+import { isLoopbackHost } from '../system/network.ts';
 import { AppError } from '../core/errors.ts';
 import { noContent, reply, route, wholeText } from '../http/route.ts';
 import type { FileOps } from '../files/ops.ts';
@@ -57,6 +60,8 @@ export interface ShareRouteDeps {
   uploads: Pick<UploadsCapability, 'multipart' | 'tus'>;
   editor: ReturnType<typeof createSharedEditor>;
   publicUrl: string | null;
+  /** The name announced on the LAN as an origin (https://burrow.local:3443), or null (mdns/announced.ts). */
+  announcedOrigin: () => string | null;
   chunkedEnabled: boolean;
 }
 
@@ -74,16 +79,22 @@ const linkConflictsBody = z.object({
   names: z.array(z.string().max(4096)).min(1).max(10_000).describe("Each file's path inside that folder"),
 });
 
-/** The base URL links are built from: PUBLIC_URL, else the request's host. */
-function baseUrlOf(req: IncomingMessage, publicUrl: string | null): string {
+/**
+ * The base URL links are built from: PUBLIC_URL; else, for a page opened at localhost or at a
+ * numeric address (which other devices cannot use, or which the router may hand to another
+ * device tomorrow), the name announced on the LAN; else the request's host.
+ */
+function baseUrlOf(req: IncomingMessage, publicUrl: string | null, announced: string | null): string {
   if (publicUrl) return publicUrl.replace(/\/+$/, '');
+  const host = hostName(req.headers.host ?? 'localhost');
+  if (announced && (isLoopbackHost(host) || net.isIP(host) !== 0)) return announced;
   const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
   return `${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`;
 }
 
 export function shareRoutes(deps: ShareRouteDeps) {
   const { shares, holding, ops } = deps;
-  const base = (req: IncomingMessage) => baseUrlOf(req, deps.publicUrl);
+  const base = (req: IncomingMessage) => baseUrlOf(req, deps.publicUrl, deps.announcedOrigin());
   const intake = createLinkIntake({ shares: holding, uploads: deps.uploads });
   const tokenParams = z.object({ token: linkToken });
   const uploadParams = z.object({ token: linkToken, id: z.string().max(64) });

@@ -56,6 +56,8 @@ export interface NetworkDeps {
   publicUrl: string | null;
   /** The address the server listens on (null before it listens). */
   address: () => AddressInfo | string | null;
+  /** The name announced on the LAN as an origin (https://burrow.local:3443), or null. */
+  announced?: () => string | null;
   interfaces?: () => NodeJS.Dict<os.NetworkInterfaceInfo[]>;
 }
 
@@ -74,5 +76,6 @@ export function networkSection(req: IncomingMessage, deps: NetworkDeps): Network
       : [address.address];
     lanOrigins = hosts.map((h) => `http://${net.isIPv6(h) ? `[${h}]` : h}:${address.port}`);
   }
-  return { enabled: true, publicUrl: deps.publicUrl, loopback, reachable, lanOrigins };
+  const announced = deps.publicUrl ? null : (deps.announced?.() ?? null);
+  return { enabled: true, publicUrl: deps.publicUrl, loopback, reachable, lanOrigins, announced };
 }

@@ -20,6 +20,12 @@ export const networkSection = z.object({
     .describe(
       'http://<address>:<port> of each network interface, where other devices on the network reach Burrow; only for a loopback request while PUBLIC_URL is unset, else empty',
     ),
+  announced: z
+    .string()
+    .nullable()
+    .describe(
+      'The name Burrow announces on the network by mDNS, as an origin (https://burrow.local:3443): where other devices open it and where passkeys work from them; null while none is announced or PUBLIC_URL is set',
+    ),
 });
 export type NetworkSection = z.infer<typeof networkSection>;
 

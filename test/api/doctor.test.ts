@@ -58,7 +58,14 @@ test('a healthy setup: every check listed, exit 0; --self-check says the same; -
     assert.match(line(r.stdout, 'VOLUME_ROOT')!, /^ {2}warn .*1 loose file\(s\) at its top are not shown/);
     assert.match(line(r.stdout, 'port')!, new RegExp(`^  ok .*127\\.0\\.0\\.1:${env.PORT} is free`));
     assert.match(line(r.stdout, 'instance lock')!, /free/);
-    assert.match(line(r.stdout, 'PUBLIC_URL')!, /^ {2}warn .*passkeys/);
+    // HTTPS is on by default: passkeys work at each name opened over it, no PUBLIC_URL needed.
+    assert.match(line(r.stdout, 'PUBLIC_URL')!, /^ {2}ok .*passkeys work at localhost and, over HTTPS, at each name/);
+    assert.match(line(r.stdout, 'network name')!, /^ {2}ok +network name +not announced: HOST=127\.0\.0\.1 keeps/);
+    const lan = burrow(['doctor'], { ...env, MDNS_ENABLED: 'true' });
+    assert.match(
+      line(lan.stdout, 'network name')!,
+      /^ {2}ok .*burrow\.local is announced on the network \(mDNS\) while Burrow runs/,
+    );
     assert.match(r.stdout, /Burrow can run here; \d+ warning\(s\)\.\n$/);
     // Free space moves between two runs (other writers on the disk): compare the text without its figures.
     const withoutFigures = (text: string) => text.replace(/\d+(\.\d+)? [KMGT]?B free/g, 'N free');
@@ -71,6 +78,8 @@ test('a healthy setup: every check listed, exit 0; --self-check says the same; -
     const parsed = JSON.parse(j.stdout) as { ok: boolean; checks: { name: string; status: string; detail: string }[] };
     assert.is(parsed.ok, true);
     assert.ok(parsed.checks.some((c) => c.name === 'port' && c.status === 'ok'));
+    const plain = burrow(['doctor'], { ...env, HTTPS_PORT: 'off' });
+    assert.match(line(plain.stdout, 'PUBLIC_URL')!, /^ {2}warn .*passkeys work only at http:\/\/localhost/);
     const https = burrow(['doctor'], { ...env, PUBLIC_URL: 'https://files.example.org' });
     assert.match(line(https.stdout, 'PUBLIC_URL')!, /^ {2}ok .*passkeys are bound to files\.example\.org/);
   } finally {

@@ -261,9 +261,9 @@ function Passkeys() {
     <section class="stack" style={{ maxWidth: '560px' }} aria-labelledby="passkeys-title">
       <h2 id="passkeys-title">Passkeys</h2>
       <p class="muted">
-        Sign in with your fingerprint, face or device PIN instead of a password. Passkeys need a secure connection:
-        https, or this computer's own address (localhost). On a home network over plain http the browser offers none —
-        put Burrow behind https to use them there.
+        Sign in with your fingerprint, face or device PIN instead of a password. Passkeys need a secure connection —
+        https, or this computer's own address (localhost) — and each works at the name it was made at: one made at
+        localhost is not offered at burrow.local, so add one at each name you open Burrow by.
       </p>
       {place && <PasskeyWhere place={place} />}
       {!place && !supported && (
@@ -275,13 +275,22 @@ function Passkeys() {
       {list && list.length > 0 && (
         <ul class="passkeys" style={{ listStyle: 'none', padding: 0 }}>
           {list.map((p) => (
-            <li key={p.id} style={{ display: 'flex', gap: '8px', alignItems: 'center', padding: '4px 0' }}>
-              <span style={{ flex: 1 }}>
+            <li
+              key={p.id}
+              style={{ display: 'flex', flexWrap: 'wrap', gap: '8px', alignItems: 'center', padding: '4px 0' }}
+            >
+              <span style={{ flex: 1, minWidth: '12rem' }}>
                 <strong>{p.name}</strong>{' '}
                 <span class="muted small">
                   added {formatDate(p.createdAt)}
                   {p.lastUsedAt ? `, last used ${formatDate(p.lastUsedAt)}` : ''}
                   {p.backedUp ? ', synced' : ''}
+                </span>
+                <br />
+                <span class="small passkey-rp" data-rp={p.rpId}>
+                  {p.rpId === window.location.hostname.toLowerCase()
+                    ? `Works at ${p.rpId} (this address)`
+                    : `Works at ${p.rpId} only, not at this address (${window.location.hostname})`}
                 </span>
               </span>
               <button type="button" class="button" onClick={() => rename(p)}>

@@ -77,7 +77,9 @@ export function passkeyPlace(
 export function passkeyErrorWords(err: unknown, place: PasskeyPlace | null): unknown {
   const e = err as { name?: string; message?: string };
   if (e?.name === 'NotAllowedError')
-    return new Error('The passkey request was cancelled, timed out, or no passkey for this account was chosen.');
+    return new Error(
+      'The passkey request was cancelled or timed out, or this device has no passkey made at this address (a passkey works only at the name it was made at).',
+    );
   if (e?.name === 'SecurityError' || /invalid domain|relying party id|not a valid domain/i.test(e?.message ?? ''))
     return new Error(
       place

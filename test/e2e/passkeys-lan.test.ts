@@ -1,0 +1,176 @@
+// Passkeys from every device on the LAN: the relying party is the name the page was opened at.
+// Chromium reaches https://burrow.local:<HTTPS port> (a host-resolver rule to this machine, the
+// server certificate trusted by its SPKI hash) and http://localhost:<port> with one virtual
+// authenticator (DevTools protocol WebAuthn). A passkey made at localhost is not offered at
+// burrow.local; one made there signs in there; Settings says at which name each one works; the
+// session cookie is Secure over HTTPS and not over plain http at localhost.
+import crypto from 'node:crypto';
+import tls from 'node:tls';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { removeDirs, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
+import { DESKTOP, setupAdmin, shot, startWithUi } from './browser.ts';
+
+let server: TestServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let local: string;
+let lan: string;
+const problems: string[] = [];
+const EMAIL = 'zoe.mueller@example.org';
+const PASSWORD = 'Grüße & “Schlüssel” #1';
+
+/** The base64 SHA-256 of the server certificate's public key, as Chromium's SPKI list takes it. */
+function spkiOf(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect(
+      { host: '127.0.0.1', port, servername: 'burrow.local', rejectUnauthorized: false },
+      () => {
+        const cert = socket.getPeerX509Certificate()!;
+        socket.end();
+        const spki = cert.publicKey.export({ type: 'spki', format: 'der' });
+        resolve(crypto.createHash('sha256').update(spki).digest('base64'));
+      },
+    );
+    socket.on('error', reject);
+  });
+}
+
+type Passkey = { id: string; name: string; rpId: string; lastUsedAt: string | null };
+/** A call from the page at `base` (Chromium resolves burrow.local; Playwright's own requests would not). */
+async function inPage(base: string, method: string, path: string): Promise<any> {
+  if (!page.url().startsWith(base)) await page.goto(base);
+  return page.evaluate(
+    async ([m, p]) => {
+      const res = await fetch(p!, { method: m, credentials: 'same-origin' });
+      return res.status === 204 ? null : res.json();
+    },
+    [method, path],
+  );
+}
+const passkeysAt = async (base: string): Promise<Passkey[]> =>
+  (await inPage(base, 'GET', '/api/auth/passkeys')).passkeys;
+const meAt = async (base: string) => (await inPage(base, 'GET', '/api/auth/me')).user as { username: string } | null;
+
+test.before(async () => {
+  server = await startWithUi({ ALLOWED_HOSTS: 'burrow.local' });
+  const https = await waitFor(() => server.logs.find((l) => l.msg === 'HTTPS is listening'), {
+    what: 'HTTPS listening',
+    timeoutMs: 60_000,
+  });
+  const port = new URL(server.url).port;
+  local = `http://localhost:${port}`;
+  lan = `https://burrow.local:${https.port}`;
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-dev-shm-usage',
+      '--host-resolver-rules=MAP burrow.local 127.0.0.1',
+      `--ignore-certificate-errors-spki-list=${await spkiOf(https.port)}`,
+    ],
+  });
+  context = await browser.newContext({ viewport: DESKTOP });
+  page = await context.newPage();
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.setDefaultTimeout(15_000);
+  await setupAdmin(context, local, EMAIL, PASSWORD);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+});
+test.after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (server) removeDirs(server.dirs);
+});
+
+async function addPasskey(base: string, name: string): Promise<void> {
+  await page.goto(`${base}/settings/security`);
+  await page.getByRole('heading', { name: 'Passkeys' }).waitFor();
+  await page.getByLabel('Name for the new passkey').fill(name);
+  await page.getByRole('button', { name: 'Add a passkey' }).click();
+  await page.getByText(name, { exact: true }).waitFor();
+}
+
+async function signOutAt(base: string): Promise<void> {
+  await inPage(base, 'POST', '/api/auth/logout');
+  await page.goto(base);
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+}
+
+test('a passkey made at localhost is not offered at burrow.local; one made there signs in there', async () => {
+  // At localhost over plain http: the cookie is not Secure (plain http sends it back).
+  const localCookie = (await context.cookies(local)).find((c) => c.name === 'connect.sid');
+  assert.ok(localCookie, 'signed in at localhost');
+  assert.is(localCookie!.secure, false);
+  await addPasskey(local, 'Laptop at home');
+  assert.equal(
+    (await passkeysAt(local)).map((p) => [p.name, p.rpId]),
+    [['Laptop at home', 'localhost']],
+  );
+
+  // burrow.local over HTTPS: the localhost passkey is not offered, the page says so, nobody is signed in.
+  await page.goto(lan);
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  assert.is(await page.evaluate(() => window.isSecureContext), true);
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await page.getByText(/no passkey made at this address/).waitFor();
+  assert.is(await meAt(lan), null);
+
+  // Signed in there with the password, Settings says where each passkey works; one is added here.
+  await page.getByLabel('Email or username').fill(EMAIL);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor({ state: 'detached' });
+  const lanCookie = (await context.cookies(lan)).find((c) => c.name === 'connect.sid');
+  assert.is(lanCookie?.secure, true, 'Secure over HTTPS');
+  await addPasskey(lan, 'Phone on the sofa 📱');
+  await page.getByText('Works at localhost only, not at this address (burrow.local)').waitFor();
+  await page.getByText('Works at burrow.local (this address)').waitFor();
+  await shot(page, 'passkeys-lan-settings');
+  const made = await passkeysAt(lan);
+  assert.equal(
+    made.map((p) => [p.name, p.rpId]),
+    [
+      ['Laptop at home', 'localhost'],
+      ['Phone on the sofa 📱', 'burrow.local'],
+    ],
+  );
+
+  // Signed out, the passkey made at burrow.local signs in there (and the localhost one stays unused).
+  await signOutAt(lan);
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor({ state: 'detached' });
+  assert.ok((await meAt(lan))?.username, 'signed in at burrow.local');
+  const used = await passkeysAt(lan);
+  assert.ok(used.find((p) => p.rpId === 'burrow.local')!.lastUsedAt, 'the burrow.local passkey signed in');
+  assert.is(used.find((p) => p.rpId === 'localhost')!.lastUsedAt, null);
+
+  // And at localhost the localhost one still does.
+  await signOutAt(local);
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor({ state: 'detached' });
+  assert.ok((await passkeysAt(local)).find((p) => p.rpId === 'localhost')!.lastUsedAt);
+  assert.equal(problems, []);
+});
+
+test.run();
