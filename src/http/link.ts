@@ -12,8 +12,10 @@ import type { HeldLink } from './route.ts';
 export interface LinkGate {
   /** The name of the cookie a link's password gives a visitor (scoped to the link's path). */
   readonly cookie: string;
+  /** The name of the cookie naming a holder who took a file of a limited link (its Range series goes on). */
+  readonly takerCookie?: string;
   /** The held link, or the refusal thrown (unknown or expired: one 404; password; sign-in). */
-  hold(token: string, caller: Caller | null, visitor: string | undefined, ip: string): HeldLink;
+  hold(token: string, caller: Caller | null, visitor: string | undefined, ip: string, taker?: string): HeldLink;
 }
 
 /** The value of the cookie `name`, when the request carries one of a sane length. */
@@ -34,5 +36,6 @@ export function holdLink(
 ): HeldLink {
   if (!gate) throw new Error('a link row is mounted without a link gate (HttpOptions.links)');
   if (typeof params.token !== 'string') throw new Error('a link row without a :token parameter');
-  return gate.hold(params.token, caller, cookieOf(req, gate.cookie), ip);
+  const taker = gate.takerCookie ? cookieOf(req, gate.takerCookie) : undefined;
+  return gate.hold(params.token, caller, cookieOf(req, gate.cookie), ip, taker);
 }

@@ -32,6 +32,28 @@ declare module '../http/route.ts' {
   }
 }
 
+/** The cookie naming a limited link's holder, so that what they took lately is not counted again. */
+export const TAKER_COOKIE = 'burrow_taker';
+/** How long a file taken through a limited link stays taken for its holder (a video watched, sought, resumed). */
+export const TAKEN_FOR_MS = 3_600_000;
+
+/**
+ * How bytes are asked for: a HEAD (nothing taken) and the holder's taker cookie. What a link's
+ * holder takes counts on a link with a download limit: every download, zip, raw or inline view,
+ * screen-sized preview and editor read is one, claimed before the bytes go; the same holder
+ * taking the same file again within TAKEN_FOR_MS (a video's Range requests, a resumed download,
+ * the preview of a photo they opened) is still that one. A listing and its small thumbnails
+ * take nothing. Unlimited links count only downloads, as always.
+ */
+export interface TakeAsk {
+  head: boolean;
+  taker?: string | undefined;
+}
+/** The taker cookie to set, when this holder had none. */
+export interface Taken {
+  cookie?: string;
+}
+
 /** How long a visitor stays let in after giving a link's password. */
 export const VISITOR_SESSION_MS = 12 * 3_600_000;
 /** Password guesses per address and link, and per link from anywhere. */
@@ -63,8 +85,16 @@ export function createLinkHolding(deps: LinkHoldingDeps) {
    * cookie's value). `address` is the request's (the activity log names the link and where it
    * was used from).
    */
-  function hold(token: string, caller: Caller | null, visitor: string | undefined, address?: string): LinkHolder {
-    const row = admit(store.byToken(token), caller, visitor);
+  function hold(
+    token: string,
+    caller: Caller | null,
+    visitor: string | undefined,
+    address?: string,
+    taker?: string,
+  ): LinkHolder {
+    const found = store.byToken(token);
+    // A spent link still answers the holder who is taking one of its files (the rest of a video).
+    const row = admit(found, caller, visitor, found !== undefined && stillTaking(found, taker));
     const linkCaller: Caller = {
       userId: caller?.userId ?? `link:${row.id}`,
       username: caller?.username ?? `link ${row.label ?? row.token.slice(0, 6)}`,
@@ -79,8 +109,52 @@ export function createLinkHolding(deps: LinkHoldingDeps) {
     return { caller: linkCaller, row };
   }
 
+  /**
+   * Bytes are about to be taken through the link (`take`'s doc says what counts). `file` is the
+   * one file taken (a zip names none): a holder's Range series of it, a revalidation, the
+   * preview of what they have just viewed, within TAKEN_FOR_MS, is the same download.
+   */
+  function take(row: ShareRow, ask: TakeAsk, download: boolean, file?: string): Taken {
+    if (row.max_downloads === null) {
+      if (!ask.head) store.touch(row.id, download);
+      return {};
+    }
+    // A HEAD takes no bytes: it counts nothing (the link, spent, already answered 404).
+    if (ask.head) return {};
+    const now = Date.now();
+    const key = ask.taker && file ? `${hmac(`taker:${ask.taker}`)}:${row.id}:${file}` : null;
+    if (key && (taken.get(key) ?? 0) > now) return {};
+    // Claimed in one statement: of twenty holders racing for the last three, three get them.
+    if (!store.claimDownload(row.id)) throw linkGone();
+    if (!file) return {};
+    for (const [k, until] of taken) if (until <= now) taken.delete(k);
+    const taker = ask.taker ?? randomBytes(32).toString('base64url');
+    taken.set(`${hmac(`taker:${taker}`)}:${row.id}:${file}`, now + TAKEN_FOR_MS);
+    if (ask.taker) return {};
+    return {
+      cookie: stringifySetCookie({
+        name: TAKER_COOKIE,
+        value: taker,
+        path: `/api/share/${row.token}`,
+        httpOnly: true,
+        sameSite: 'strict',
+        secure,
+        maxAge: Math.floor(TAKEN_FOR_MS / 1000),
+      }),
+    };
+  }
+  /** What a limited link's holder took lately: HMAC of their taker cookie, link, file → until. */
+  const taken = new Map<string, number>();
+  function stillTaking(row: ShareRow, taker: string | undefined): boolean {
+    if (!taker || row.max_downloads === null) return false;
+    const prefix = `${hmac(`taker:${taker}`)}:${row.id}:`;
+    const now = Date.now();
+    for (const [k, until] of taken) if (until > now && k.startsWith(prefix)) return true;
+    return false;
+  }
+
   /** The row pipeline's step for `access: 'link'` rows (http/link.ts). */
-  const gate: LinkGate = { cookie: LINK_COOKIE, hold };
+  const gate: LinkGate = { cookie: LINK_COOKIE, takerCookie: TAKER_COOKIE, hold };
 
   return {
     gate,
@@ -148,6 +222,7 @@ export function createLinkHolding(deps: LinkHoldingDeps) {
     },
 
     touch: (row: ShareRow, download: boolean) => store.touch(row.id, download),
+    take,
     reserve: (row: ShareRow, bytes: number) => store.reserve(row.id, bytes),
     release: (row: ShareRow, bytes: number) => store.release(row.id, bytes),
     settle: (row: ShareRow, files: number, bytes: number) => store.settle(row.id, files, bytes),

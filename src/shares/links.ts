@@ -13,7 +13,12 @@ import { callerOf } from '../accounts/caller.ts';
 
 export const LINK_COOKIE = 'burrow_link';
 export const linkGone = () => new AppError('LINK_NOT_FOUND');
-export const expired = (row: ShareRow) => row.expires_at !== null && row.expires_at <= new Date().toISOString();
+/** Past its date. */
+export const pastDate = (row: ShareRow) => row.expires_at !== null && row.expires_at <= new Date().toISOString();
+/** A limited link that has given all its downloads. */
+export const spent = (row: ShareRow) => row.max_downloads !== null && row.download_count >= row.max_downloads;
+/** Past its date, or past its download count: either way the link answers like an unknown one. */
+export const expired = (row: ShareRow) => pastDate(row) || spent(row);
 
 type Resolve = PathResolver['resolve'];
 
@@ -73,10 +78,11 @@ export function createLinks(deps: { store: ShareStore; sessionSecret: string }) 
 
   /**
    * May this caller use the link — by account, the users list, or `visitor` (the value of the
-   * request's LINK_COOKIE, read by the HTTP adapter)? Throws the refusal.
+   * request's LINK_COOKIE, read by the HTTP adapter)? Throws the refusal. `stillTaking`: a spent
+   * link's holder is still taking a file it gave them (holder.ts: TakeAsk).
    */
-  function admit(row: ShareRow | undefined, caller: Caller | null, visitor?: string): ShareRow {
-    if (!row || expired(row)) throw linkGone();
+  function admit(row: ShareRow | undefined, caller: Caller | null, visitor?: string, stillTaking = false): ShareRow {
+    if (!row || (stillTaking ? pastDate(row) : expired(row))) throw linkGone();
     if (caller && caller.userId === row.user_id && !caller.link) return row;
     if (row.sharing_type === 'users') {
       if (!caller || caller.link) throw new AppError('LINK_SIGN_IN_REQUIRED');
@@ -97,8 +103,13 @@ export function createLinks(deps: { store: ShareStore; sessionSecret: string }) 
   /** The resolver's `share/<token>` space for this caller, or null (a password link without its cookie throws). */
   async function shareSpace(caller: Caller | null, token: string, resolve: Resolve): Promise<Space | null> {
     const row = store.byToken(token);
-    if (!row || expired(row)) return null;
+    // A link holder was admitted by this request's gate (which lets a spent link's holder finish
+    // taking a file it gave them: its count is held at the take).
+    if (!row || (caller?.link ? pastDate(row) : expired(row))) return null;
     if (!caller?.link) {
+      // A link with a download limit is held only through its own rows, which count every byte
+      // taken: the API's other routes and WebDAV do not reach it (they would not count).
+      if (row.max_downloads !== null) return null;
       try {
         admit(row, caller);
       } catch (err) {

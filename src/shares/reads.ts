@@ -13,7 +13,7 @@ import type { createBrowse } from '../browse/service.ts';
 import type { Listing } from '../browse/wire.ts';
 import type { FileOps } from '../files/ops.ts';
 import type { ConflictsAnswer } from '../files/wire.ts';
-import type { LinkHolder, LinkHolding } from './holder.ts';
+import type { LinkHolder, LinkHolding, TakeAsk, Taken } from './holder.ts';
 import { linkHead, scrubLocation } from '../metadata/location.ts';
 
 /** `share/<token>/<rel>` — rel is checked again by the resolver (no `..`, no encoded escapes). */
@@ -73,14 +73,18 @@ export function createLinkReads(deps: {
     /**
      * One file to send. Viewing it (inline, sandboxed) needs the link to show it; taking it away
      * (a download, or an active type, which only ever comes as an attachment) needs downloads on.
-     * A download (not a preview) counts as one on the link.
+     * A download counts as one on the link; on a limited link a view counts too (holder.ts: TakeAsk).
      */
-    async file(h: LinkHolder, rel: string, mode: 'download' | 'inline' | 'raw'): Promise<InsidePath> {
+    async file(
+      h: LinkHolder,
+      rel: string,
+      mode: 'download' | 'inline' | 'raw',
+      ask: TakeAsk,
+    ): Promise<{ item: InsidePath; taken: Taken }> {
       const r = await resolver.resolveInside(h.caller, inHeldLink(h.row, rel), { mustExist: true });
       if (r.isDirectory) throw new AppError('IS_A_FOLDER');
       if (asAttachment(linkFileName(r), mode) ? !r.access.canDownload : !r.access.canRead) throw noDownloads();
-      shares.touch(h.row, mode === 'download');
-      return r;
+      return { item: r, taken: shares.take(h.row, ask, mode === 'download', r.virtualPath) };
     },
 
     /**
@@ -94,28 +98,44 @@ export function createLinkReads(deps: {
       return deps.ops.conflicts(h.caller, { destination: r.virtualPath, names });
     },
 
-    /** A file whose thumbnail a holder may see: what the link lets them list, they may see small. */
-    async picture(h: LinkHolder, rel: string): Promise<InsidePath> {
+    /**
+     * A file whose thumbnail a holder may see: what the link lets them list, they may see small.
+     * A screen-sized rendition (`screen`: the ask) is a view of the file: a limited link counts
+     * it; a list's small one counts nothing.
+     */
+    async picture(h: LinkHolder, rel: string, screen?: TakeAsk): Promise<{ item: InsidePath; taken: Taken }> {
       const r = await resolver.resolveInside(h.caller, inHeldLink(h.row, rel), { mustExist: true });
       if (r.isDirectory) throw new AppError('IS_A_FOLDER');
       if (!r.access.canRead) throw new AppError('LINK_NOT_ALLOWED', 'This link takes files; it shows nothing.');
-      return r;
+      const taken = screen && h.row.max_downloads !== null ? shares.take(h.row, screen, false, r.virtualPath) : {};
+      return { item: r, taken };
+    },
+
+    /** The editor has read a text file for the holder: a limited link counts it as a view. */
+    readText(h: LinkHolder, rel: string, ask: TakeAsk): Taken {
+      return h.row.max_downloads === null ? {} : shares.take(h.row, ask, false, inHeldLink(h.row, rel));
     },
 
     /**
      * The items (the whole link when none are named), opened: one file as itself, anything else
      * as a zip (http/download.ts sends either).
      */
-    async download(h: LinkHolder, rels: string[], name: string | undefined): Promise<Download> {
+    async download(
+      h: LinkHolder,
+      rels: string[],
+      name: string | undefined,
+      ask: TakeAsk,
+    ): Promise<{ download: Download; taken: Taken }> {
       const items: InsidePath[] = [];
       for (const rel of rels.length ? rels : ['']) {
         const r = await resolver.resolveInside(h.caller, inHeldLink(h.row, rel), { mustExist: true });
         if (!r.access.canDownload) throw noDownloads();
         items.push(r);
       }
-      shares.touch(h.row, true);
-      if (items.length === 1 && !items[0]!.isDirectory) {
-        const item = items[0]!;
+      const one = items.length === 1 && !items[0]!.isDirectory ? items[0]! : null;
+      const taken = shares.take(h.row, ask, true, one?.virtualPath);
+      if (one) {
+        const item = one;
         const file = await openFileIn(item.space.root, item.realPath);
         const name = linkFileName(item);
         // A photo's place reaches a link holder only when the owner allows it (metadata/location.ts).
@@ -124,7 +144,7 @@ export function createLinkReads(deps: {
           await file.close();
           throw err;
         });
-        return { kind: 'file', file, name, head };
+        return { download: { kind: 'file', file, name, head }, taken };
       }
       const named = items.map((item) => ({
         item,
@@ -145,7 +165,7 @@ export function createLinkReads(deps: {
         })),
       );
       const scrub = h.row.allow_location === 1 ? undefined : scrubLocation;
-      return { kind: 'zip', zip: zipAnswer(sources, archive, false, false, scrub) };
+      return { download: { kind: 'zip', zip: zipAnswer(sources, archive, false, false, scrub) }, taken };
     },
   };
 }

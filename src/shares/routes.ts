@@ -15,7 +15,7 @@ import type { InsidePath, PathResolver, ResolvedPath } from '../files/paths.ts';
 import { openFileIn, type OpenedFile } from '../files/confined.ts';
 import { isNotModified } from '../http/conditional.ts';
 import { contentTypeOf, sendCachedPicture, sendFile } from '../http/file.ts';
-import { sendDownload } from '../http/download.ts';
+import { sendDownload, type Download } from '../http/download.ts';
 import { cookieOf } from '../http/link.ts';
 import { linkHead } from '../metadata/location.ts';
 import type { createBrowse } from '../browse/service.ts';
@@ -23,7 +23,7 @@ import type { UploadsCapability } from '../uploads/capability.ts';
 import { tusRows } from '../uploads/tus/rows.ts';
 import { LINK_COOKIE } from './links.ts';
 import type { SharesService } from './service.ts';
-import type { LinkHolding } from './holder.ts';
+import { TAKER_COOKIE, type LinkHolding, type TakeAsk, type Taken } from './holder.ts';
 import { IF_MATCH } from '../editor/wire.ts';
 import type { createSharedEditor } from './editor.ts';
 import { createLinkIntake } from './intake.ts';
@@ -123,6 +123,19 @@ export function shareRoutes(deps: ShareRouteDeps) {
     );
     return sendFile(req, res, file, name, 'inline', contentTypeOf(name), head);
   }
+
+  /** How this request asks for bytes (holder.ts: TakeAsk), and the taker cookie it may get back. */
+  const askOf = (req: IncomingMessage): TakeAsk => ({
+    head: req.method === 'HEAD',
+    taker: cookieOf(req, TAKER_COOKIE),
+  });
+  const granted = (res: ServerResponse, taken: Taken) => {
+    if (taken.cookie) res.appendHeader('Set-Cookie', taken.cookie);
+  };
+  const sendTaken = (req: IncomingMessage, res: ServerResponse, t: { download: Download; taken: Taken }) => {
+    granted(res, t.taken);
+    return sendDownload(req, res, t.download);
+  };
 
   return [
     // ---- the owner's shares ----
@@ -254,7 +267,8 @@ export function shareRoutes(deps: ShareRouteDeps) {
         404: 'No such link or file',
       },
       handler: async ({ link, query, req, res }) => {
-        const r = await reads.file(link, query.path, query.mode);
+        const { item: r, taken } = await reads.file(link, query.path, query.mode, askOf(req));
+        granted(res, taken);
         return sendLinkFile(
           req,
           res,
@@ -282,7 +296,12 @@ export function shareRoutes(deps: ShareRouteDeps) {
         404: 'No such link or file, or no thumbnail for this kind of file (or thumbnails are off)',
       },
       handler: async ({ link, query, req, res }) => {
-        const file = await reads.picture(link, query.path);
+        const { item: file, taken } = await reads.picture(
+          link,
+          query.path,
+          query.size === undefined ? undefined : askOf(req),
+        );
+        granted(res, taken);
         const found = await deps.thumbnails.thumbnailOf(file, query.size);
         if (!found) throw new AppError('NOT_FOUND', 'No thumbnail for this file.');
         const headers = { ETag: `"${found.name}"`, 'Cache-Control': 'private, no-cache' };
@@ -307,7 +326,7 @@ export function shareRoutes(deps: ShareRouteDeps) {
         404: 'No such link or path',
       },
       handler: async ({ link, params, req, res }) =>
-        sendDownload(req, res, await reads.download(link, [params.path], undefined)),
+        sendTaken(req, res, await reads.download(link, [params.path], undefined, askOf(req))),
     }),
     route({
       method: 'POST',
@@ -327,7 +346,7 @@ export function shareRoutes(deps: ShareRouteDeps) {
         404: 'No such link or path',
       },
       handler: async ({ link, body, req, res }) =>
-        sendDownload(req, res, await reads.download(link, body.paths, body.name)),
+        sendTaken(req, res, await reads.download(link, body.paths, body.name, askOf(req))),
     }),
     route({
       method: 'POST',
@@ -513,8 +532,9 @@ export function shareRoutes(deps: ShareRouteDeps) {
         404: 'No such link or file',
         415: 'Binary file',
       },
-      handler: async ({ link, query }) => {
+      handler: async ({ link, query, req, res }) => {
         const text = await deps.editor.read(link.caller, inHeldLink(link.row, query.path));
+        granted(res, reads.readText(link, query.path, askOf(req)));
         return wholeText({ content: text.content }, text.etag);
       },
     }),

@@ -47,6 +47,7 @@ export function createShares(deps: SharesDeps) {
       expiresAt: row.expires_at,
       label: row.label,
       downloadCount: row.download_count,
+      maxDownloads: row.max_downloads,
       accessCount: row.access_count,
       lastAccessedAt: row.last_accessed_at,
       createdAt: row.created_at,
@@ -158,6 +159,7 @@ export function createShares(deps: SharesDeps) {
         file_request: flag(request),
         max_files: input.fileRequest?.maxFiles ?? null,
         max_bytes: input.fileRequest?.maxBytes ?? null,
+        max_downloads: request ? null : (input.maxDownloads ?? null),
         created_at: now,
         updated_at: now,
       } as Parameters<ShareStore['insert']>[0];
@@ -210,6 +212,7 @@ export function createShares(deps: SharesDeps) {
       if (input.label !== undefined) changes.label = input.label;
       if (input.expiresAt !== undefined) changes.expires_at = checkedExpiry(input.expiresAt);
       if (input.sharingType !== undefined) changes.sharing_type = input.sharingType;
+      if (input.maxDownloads !== undefined && !row.file_request) changes.max_downloads = input.maxDownloads;
       if (input.fileRequest !== undefined && row.file_request) {
         changes.max_files = input.fileRequest?.maxFiles ?? null;
         changes.max_bytes = input.fileRequest?.maxBytes ?? null;

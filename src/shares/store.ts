@@ -33,6 +33,8 @@ export interface ShareRow {
   file_request: number;
   max_files: number | null;
   max_bytes: number | null;
+  /** Downloads the link gives in all (1: one-time), or null. */
+  max_downloads: number | null;
   received_files: number;
   received_bytes: number;
   download_count: number;
@@ -65,6 +67,7 @@ export type ShareChanges = Partial<
     | 'file_request'
     | 'max_files'
     | 'max_bytes'
+    | 'max_downloads'
   >
 >;
 
@@ -230,6 +233,12 @@ export function createShareStore(db: Database, box: SecretBox, backupDir?: strin
         `UPDATE shares SET access_count = access_count + 1, last_accessed_at = ?${download ? ', download_count = download_count + 1' : ''} WHERE id = ?`,
         [new Date().toISOString(), id],
       ),
+    /** Counts one download of a limited link, only while it has one left; false past its count. */
+    claimDownload: (id: string): boolean =>
+      db.run(
+        'UPDATE shares SET access_count = access_count + 1, download_count = download_count + 1, last_accessed_at = ? WHERE id = ? AND (max_downloads IS NULL OR download_count < max_downloads)',
+        [new Date().toISOString(), id],
+      ).changes > 0,
     /** Claims room for one more file of `bytes` under the request's limits; false when full. */
     reserve(id: string, bytes: number): boolean {
       return (

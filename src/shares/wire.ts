@@ -32,6 +32,17 @@ const fileRequest = z.object({
   maxBytes: z.number().int().min(1).nullable().optional(),
 });
 
+const maxDownloads = z
+  .number()
+  .int()
+  .min(1)
+  .max(1_000_000)
+  .nullable()
+  .optional()
+  .describe(
+    'Downloads the link gives in all (1: a one-time link); every byte path counts one — download, zip, raw, inline view, screen-sized preview, the editor. Past it the link answers 404 like an expired one. null: no limit',
+  );
+
 export const createShareBody = z.object({
   sourcePath: z.string().min(1),
   sharingType: z.enum(['anyone', 'users']).default('anyone'),
@@ -42,6 +53,7 @@ export const createShareBody = z.object({
   label: z.string().max(200).nullable().optional(),
   /** An upload-only link to a folder: a drop page, no listing. */
   fileRequest: fileRequest.nullable().optional(),
+  maxDownloads,
   ...allowFlags,
 });
 export type CreateShareInput = z.infer<typeof createShareBody>;
@@ -55,6 +67,7 @@ export const updateShareBody = z.object({
   expiresAt: isoDate.nullable().optional(),
   label: z.string().max(200).nullable().optional(),
   fileRequest: fileRequest.nullable().optional(),
+  maxDownloads,
   ...allowFlags,
 });
 export type UpdateShareInput = z.infer<typeof updateShareBody>;
@@ -72,6 +85,7 @@ export const wireShare = z.object({
   expiresAt: z.string().nullable(),
   label: z.string().nullable(),
   downloadCount: z.number().int(),
+  maxDownloads: z.number().int().nullable().describe('The download limit (1: one-time), or null'),
   accessCount: z.number().int(),
   lastAccessedAt: z.string().nullable(),
   createdAt: z.string(),

@@ -167,6 +167,7 @@ function ShareForm({
   const [password, setPassword] = useState('');
   const [expires, setExpires] = useState(toLocalInput(existing?.expiresAt ?? null));
   const [label, setLabel] = useState(existing?.label ?? '');
+  const [maxDownloads, setMaxDownloads] = useState(existing?.maxDownloads ? String(existing.maxDownloads) : '');
   const [request, setRequest] = useState(Boolean(existing?.fileRequest));
   const [maxFiles, setMaxFiles] = useState(
     existing?.fileRequest?.maxFiles ? String(existing.fileRequest.maxFiles) : '',
@@ -204,6 +205,7 @@ function ShareForm({
       };
     } else {
       if (existing?.fileRequest) input.fileRequest = null;
+      input.maxDownloads = maxDownloads ? Number(maxDownloads) : null;
       for (const f of FLAGS) if (target.isDirectory || !f.folderOnly) input[f.key] = flags[f.key];
     }
     void run(async () => {
@@ -276,6 +278,36 @@ function ShareForm({
             </label>
           ))}
         </fieldset>
+      )}
+      {!(request && target.isDirectory) && (
+        <div class="share-grid">
+          <label>
+            Stops after this many downloads
+            <input
+              type="number"
+              name="maxDownloads"
+              min={1}
+              max={1000000}
+              inputMode="numeric"
+              placeholder="No limit"
+              value={maxDownloads}
+              onInput={(e) => setMaxDownloads(e.currentTarget.value)}
+            />
+            <small class="muted">
+              Every download, zip, view or large preview counts one
+              {existing ? ` (${existing.downloadCount} so far)` : ''}; then the link stops working.
+            </small>
+          </label>
+          <label class="check">
+            <input
+              type="checkbox"
+              name="oneTime"
+              checked={maxDownloads === '1'}
+              onChange={(e) => setMaxDownloads(e.currentTarget.checked ? '1' : '')}
+            />{' '}
+            One-time link
+          </label>
+        </div>
       )}
       <label class="check">
         <input type="checkbox" checked={usePassword} onChange={(e) => setUsePassword(e.currentTarget.checked)} /> Ask

@@ -148,7 +148,13 @@ function ShareRow({ s, mine, onChanged }: { s: Share; mine: boolean; onChanged: 
             <div>
               <dt>Opened</dt>
               <dd>
-                {s.accessCount}× · {s.downloadCount} download{s.downloadCount === 1 ? '' : 's'}
+                {s.accessCount}× ·{' '}
+                {s.maxDownloads === null
+                  ? `${s.downloadCount} download${s.downloadCount === 1 ? '' : 's'}`
+                  : `${s.downloadCount} of ${s.maxDownloads} download${s.maxDownloads === 1 ? '' : 's'}${s.maxDownloads === 1 ? ' (one-time)' : ''}`}
+                {s.maxDownloads !== null && s.downloadCount >= s.maxDownloads && (
+                  <strong class="share-spent"> · used up: the link no longer opens</strong>
+                )}
               </dd>
             </div>
           )
