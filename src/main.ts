@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // CLI entry: `burrow [--port N] [--config DIR]`, `burrow doctor`, `burrow service …`. Reads the
 // environment once, opens the database, starts the HTTP server; SIGTERM/SIGINT stop it cleanly.
-// First: libuv's pool size, read when the pool starts (threadpool.ts says why).
+// First: the executable starts itself again with glibc told to give memory back (core/malloc-env.ts).
+import './core/malloc-env.ts';
+// Then: libuv's pool size, read when the pool starts (threadpool.ts says why).
 import './threadpool.ts';
 // Then: on a server start that owes a full walk, the walker's thread boots while the rest loads.
 import { takeEarlyWalker } from './indexer/early-start.ts';

@@ -2,6 +2,7 @@
 // it writes and the programs it runs (argv arrays, never shell strings). The same plan is
 // printed by --dry-run and carried out by run.ts, so the preview is exactly what happens.
 import path from 'node:path';
+import { MALLOC_TUNABLES } from '../core/malloc-env.ts';
 
 export type Platform = 'linux' | 'macos' | 'windows';
 export type Action = 'install' | 'uninstall' | 'status';
@@ -64,6 +65,8 @@ ${env('CONFIG_DIR', dirs.config)}
 ${env('CACHE_DIR', dirs.cache)}
 ${env('VOLUME_ROOT', o.volumeRoot)}
 ${env('PORT', o.port)}
+# glibc's allocator gives freed memory back (src/core/malloc-env.ts; set here, Burrow need not start itself again).
+${env('GLIBC_TUNABLES', MALLOC_TUNABLES)}
 EnvironmentFile=-/etc/burrow/burrow.env
 WorkingDirectory=${dirs.config}
 # The log is one JSON object per line on stdout: journalctl -u burrow.

@@ -129,6 +129,17 @@ test('the startup self-check reports the native add-ons, which load from inside 
   );
 });
 
+test('it runs with glibc told to give memory back: GLIBC_TUNABLES set at its start, the same process', () => {
+  // core/malloc-env.ts: the executable starts itself again (execve, same pid) with the malloc
+  // tunables; the allocator reads them only at a program's start.
+  const environ = fs.readFileSync(`/proc/${run.child.pid}/environ`, 'latin1').split('\0');
+  assert.ok(
+    environ.some((v) => v.startsWith('GLIBC_TUNABLES=glibc.malloc.arena_max=2')),
+    environ.filter((v) => v.startsWith('GLIBC')).join(' ') || 'no GLIBC_TUNABLES',
+  );
+  assert.match(fs.readFileSync(`/proc/${run.child.pid}/cmdline`, 'latin1'), /burrow-linux-x64\0?/);
+});
+
 test('a second instance on the same CONFIG_DIR refuses with a clear message', () => {
   const second = runToEnd(box, bareEnv(box));
   assert.is(second.status, 1);
