@@ -525,7 +525,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     log,
     callerFor,
     accounts: () =>
-      users.list().map((u) => ({ id: u.id, username: u.username, isAdmin: callerOf(u, 'session').isAdmin })),
+      users.list().map((u) => ({
+        id: u.id,
+        username: u.username,
+        isAdmin: callerOf(u, 'session').isAdmin,
+        email: u.email,
+      })),
   });
   // HTTPS beside HTTP, on Burrow's own certificate authority or the administrator's certificate.
   const tlsCap = createTlsCapability({ config, log, announced: () => [...announced(), `${config.mdns.name}.local`] });

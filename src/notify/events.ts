@@ -111,3 +111,15 @@ export function wordsFor(
     }
   }
 }
+
+/** What each kind is called where a person chooses it (Settings, a message's footer). */
+export const KIND_LABELS: Record<EventKind, string> = {
+  'files.arrived': 'Files arrived through a file request',
+  'folder.uploaded': 'Uploads in watched folders',
+  'folder.changed': 'Changes in watched folders',
+  'folder.deleted': 'Deletions in watched folders',
+  'signin.new-address': 'Sign-ins from a new address',
+  'signin.lockout': 'Accounts locked after failed sign-ins',
+  'signin.second-factor-failed': 'Refused second-factor codes',
+  test: 'Test notifications',
+};

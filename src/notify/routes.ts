@@ -1,6 +1,9 @@
 // Rows of the route table for notifications: the administrator's destinations and dead letters,
 // and each account's choices among the destinations.
-import { noContent, route } from '../http/route.ts';
+import type { IncomingMessage } from 'node:http';
+import { z } from 'zod';
+import { noContent, reply, route } from '../http/route.ts';
+import { unsubscribePage } from './page.ts';
 import type { NotifyService } from './service.ts';
 import {
   addDestinationBody,
@@ -13,10 +16,23 @@ import {
   destinationParams,
   oneDelivery,
   oneDestination,
-  prefs,
   prefsAnswer,
+  prefsBody,
+  unsubscribed,
+  unsubscribeParams,
   updateDestinationBody,
 } from './wire.ts';
+
+/** A browser's form (the link's page) rather than a mail provider's one-click POST. */
+const wantsPage = (req: IncomingMessage) => /\btext\/html\b/.test(req.headers.accept ?? '');
+
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+};
 
 export function notifyRoutes(notify: NotifyService) {
   const tags = ['Notifications'];
@@ -138,12 +154,51 @@ export function notifyRoutes(notify: NotifyService) {
       access: 'account',
       tags,
       summary: 'Replace this account’s choices (destinations among the enabled ones, folders it can see)',
-      body: prefs,
+      body: prefsBody,
       responses: {
         200: { description: 'The choices as kept', schema: prefsAnswer },
         404: 'A destination or folder that does not exist (or that this account may not see)',
       },
       handler: ({ caller, body }) => notify.putPrefs(caller, body),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/notify/unsubscribe/:kind/:token',
+      access: 'public',
+      tags,
+      summary:
+        'One-click unsubscribe (RFC 8058): the List-Unsubscribe address of an e-mail. Turns off that account’s e-mails of this kind without signing in; the token is the account’s, from its messages. A request from another site is refused like any change',
+      params: unsubscribeParams,
+      body: 'stream',
+      responses: {
+        200: { description: 'Turned off', schema: unsubscribed },
+        303: 'From the link’s page in a browser (Accept: text/html): back to the page, which says it is done',
+        404: 'Not a valid link (forged, altered, or of an account that is gone)',
+      },
+      handler: ({ params, req }) => {
+        const done = notify.unsubscribe(params.kind, params.token);
+        return wantsPage(req) ? reply(303, undefined, { location: '?done=1', 'cache-control': 'no-store' }) : done;
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/notify/unsubscribe/:kind/:token',
+      access: 'public',
+      tags,
+      summary:
+        'The unsubscribe link opened in a browser: a page with one button that POSTs here (opening it changes nothing, as RFC 8058 asks)',
+      params: unsubscribeParams,
+      query: z.object({ done: z.literal('1').optional() }),
+      responses: {
+        200: { description: 'The page', contentType: 'text/html' },
+        404: 'Not a valid link',
+      },
+      handler: ({ params, query }) =>
+        reply(
+          200,
+          unsubscribePage(notify.unsubscribeCheck(params.kind, params.token).title, query.done === '1'),
+          PAGE_HEADERS,
+        ),
     }),
   ];
 }

@@ -2,6 +2,7 @@
 // publish (JSON to the server's root, so names in any script arrive whole). Never a shell,
 // never a command line; redirects are not followed (the administrator named the address).
 import { createHmac, randomBytes } from 'node:crypto';
+import { sendMail, type MailTarget } from './email.ts';
 import type { EventBody } from './wire.ts';
 
 /** A new signing secret in the Standard Webhooks form: whsec_ + base64 of 32 random bytes. */
@@ -76,7 +77,13 @@ const isPermanent = (status: number): boolean =>
   (status >= 300 && status < 400) || (status >= 400 && status < 500 && ![408, 425, 429].includes(status));
 
 /** One attempt, abandoned after `timeoutMs` or when `stop` fires (the server closing). */
-export async function attempt(target: Target, body: EventBody, timeoutMs: number, stop: AbortSignal): Promise<Attempt> {
+export async function attempt(
+  target: Target | MailTarget,
+  body: EventBody,
+  timeoutMs: number,
+  stop: AbortSignal,
+): Promise<Attempt> {
+  if (target.kind === 'email') return sendMail(target, body, timeoutMs, stop);
   const { url, init } = requestFor(target, body);
   try {
     const res = await fetch(url, {

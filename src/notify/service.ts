@@ -11,18 +11,21 @@ import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { PathResolver } from '../files/paths.ts';
 import type { SecretBox } from '../twofactor/secret-box.ts';
-import { isFolderKind, kindOf, pathsOf, wordsFor } from './events.ts';
+import { parseSmtp, type MailTarget, type SmtpSettings } from './email.ts';
+import { isFolderKind, KIND_LABELS, kindOf, pathsOf, wordsFor } from './events.ts';
 import { newEventId, type Outbox } from './outbox.ts';
-import { attempt, newWebhookSecret, type Attempt } from './send.ts';
+import { attempt, newWebhookSecret, type Attempt, type Target } from './send.ts';
 import type { DeliveryRow, DestinationRow, EventRow, NewDelivery, NotifyStore } from './store.ts';
 import type { EventBody, EventKind, Prefs, WireDelivery, WireDestination } from './wire.ts';
 import type { z } from 'zod';
-import type { addDestinationBody, updateDestinationBody } from './wire.ts';
+import type { addDestinationBody, prefsBody, updateDestinationBody } from './wire.ts';
 
 export interface NotifyAccount {
   id: string;
   username: string;
   isAdmin: boolean;
+  /** Where e-mail destinations send this account's messages (none: no e-mail). */
+  email: string | null;
 }
 
 export interface NotifyDeps {
@@ -48,7 +51,7 @@ const IN_FLIGHT = 16;
 const TICK_MS = 1_000;
 const KEEP_SENT_MS = 7 * 86_400_000;
 
-const EMPTY_PREFS: Prefs = { kinds: [], destinations: [], folders: [] };
+const EMPTY_PREFS: Omit<Prefs, 'emailOff'> = { kinds: [], destinations: [], folders: [] };
 
 export type NotifyService = ReturnType<typeof createNotify>;
 
@@ -64,10 +67,27 @@ export function createNotify(deps: NotifyDeps) {
     name: r.name,
     url: r.url,
     topic: r.topic,
+    smtp: smtpOf(r),
     enabled: r.enabled === 1,
     hasSecret: r.secret_sealed !== null,
     createdAt: r.created_at,
   });
+  function smtpOf(r: DestinationRow): WireDestination['smtp'] {
+    const smtp = r.kind === 'email' ? parseSmtp(r.smtp) : null;
+    if (!smtp) return null;
+    return {
+      host: smtp.host,
+      port: smtp.port,
+      security: smtp.security,
+      username: smtp.username,
+      from: smtp.from,
+      hasCa: smtp.tlsCa !== null,
+    };
+  }
+  const credentialsInClear = (smtp: SmtpSettings) =>
+    smtp.security === 'none' && smtp.username !== null
+      ? new AppError('BAD_REQUEST', 'A user name and password are sent only over TLS: choose STARTTLS or TLS.')
+      : null;
   const mustDestination = (id: string): DestinationRow => {
     const row = store.destination(id);
     if (!row) throw new AppError('NOT_FOUND', 'No such destination.');
@@ -76,13 +96,32 @@ export function createNotify(deps: NotifyDeps) {
 
   function addDestination(body: z.infer<typeof addDestinationBody>) {
     const id = `dst_${randomBytes(12).toString('base64url')}`;
-    const secret = body.kind === 'webhook' ? newWebhookSecret() : (body.token ?? null);
+    const secret =
+      body.kind === 'webhook'
+        ? newWebhookSecret()
+        : body.kind === 'ntfy'
+          ? (body.token ?? null)
+          : (body.password ?? null);
+    let smtp: SmtpSettings | null = null;
+    if (body.kind === 'email') {
+      smtp = {
+        host: body.host,
+        port: body.port,
+        security: body.security,
+        username: body.username ?? null,
+        from: body.from,
+        tlsCa: body.tlsCa ?? null,
+      };
+      const refused = credentialsInClear(smtp);
+      if (refused) throw refused;
+    }
     store.addDestination({
       id,
       kind: body.kind,
       name: body.name,
-      url: body.url,
+      url: body.kind === 'email' ? body.url.replace(/\/+$/, '') : body.url,
       topic: body.kind === 'ntfy' ? body.topic : null,
+      smtp: smtp ? JSON.stringify(smtp) : null,
       secret_sealed: secret === null ? null : box.seal(secret, secretContext(id)),
       enabled: 1,
       created_at: new Date().toISOString(),
@@ -100,31 +139,62 @@ export function createNotify(deps: NotifyDeps) {
     if (change.token !== undefined && row.kind !== 'ntfy')
       throw new AppError(
         'BAD_REQUEST',
-        'A webhook’s secret is made by Burrow; add the destination again for a new one.',
+        row.kind === 'webhook'
+          ? 'A webhook’s secret is made by Burrow; add the destination again for a new one.'
+          : 'An e-mail destination has a password, not a token.',
       );
+    const smtpChange = [
+      change.host,
+      change.port,
+      change.security,
+      change.username,
+      change.password,
+      change.from,
+      change.tlsCa,
+    ];
+    let smtp = parseSmtp(row.smtp);
+    if (row.kind !== 'email' || !smtp) {
+      if (smtpChange.some((v) => v !== undefined))
+        throw new AppError('BAD_REQUEST', 'Only an e-mail destination has an SMTP server.');
+    } else {
+      smtp = {
+        host: change.host ?? smtp.host,
+        port: change.port ?? smtp.port,
+        security: change.security ?? smtp.security,
+        username: change.username === undefined ? smtp.username : change.username,
+        from: change.from ?? smtp.from,
+        tlsCa: change.tlsCa === undefined ? smtp.tlsCa : change.tlsCa,
+      };
+      const refused = credentialsInClear(smtp);
+      if (refused) throw refused;
+    }
     store.updateDestination(id, {
       name: change.name ?? row.name,
-      url: change.url ?? row.url,
+      url: change.url === undefined ? row.url : row.kind === 'email' ? change.url.replace(/\/+$/, '') : change.url,
       topic: change.topic ?? row.topic,
+      smtp: smtp && row.kind === 'email' ? JSON.stringify(smtp) : row.smtp,
       enabled: change.enabled ?? row.enabled === 1,
     });
-    if (change.token !== undefined)
-      store.setDestinationSecret(id, change.token === null ? null : box.seal(change.token, secretContext(id)));
+    const secret = row.kind === 'email' ? change.password : change.token;
+    if (secret !== undefined)
+      store.setDestinationSecret(id, secret === null ? null : box.seal(secret, secretContext(id)));
     return { destination: toWireDestination(mustDestination(id)) };
   }
 
   // ── each account's choices ─────────────────────────────────────────────────────────────────
   function prefsOf(userId: string): Prefs {
+    const emailOff = store.emailOff(userId) as Prefs['emailOff'];
     const text = store.prefs(userId);
-    if (!text) return EMPTY_PREFS;
+    if (!text) return { ...EMPTY_PREFS, emailOff };
     try {
-      return { ...EMPTY_PREFS, ...(JSON.parse(text) as Partial<Prefs>) };
+      const { kinds, destinations, folders } = { ...EMPTY_PREFS, ...(JSON.parse(text) as Partial<Prefs>) };
+      return { kinds, destinations, folders, emailOff };
     } catch {
-      return EMPTY_PREFS;
+      return { ...EMPTY_PREFS, emailOff };
     }
   }
 
-  async function putPrefs(caller: Caller, next: Prefs): Promise<{ prefs: Prefs }> {
+  async function putPrefs(caller: Caller, next: z.infer<typeof prefsBody>): Promise<{ prefs: Prefs }> {
     const enabled = new Set(
       store
         .destinations()
@@ -139,9 +209,10 @@ export function createNotify(deps: NotifyDeps) {
       if (!r.isDirectory || !r.access.canRead) throw new AppError('NOT_FOUND', 'No such folder.');
       if (!folders.includes(r.virtualPath)) folders.push(r.virtualPath);
     }
-    const prefs: Prefs = { kinds: [...new Set(next.kinds)], destinations: [...new Set(next.destinations)], folders };
+    const prefs = { kinds: [...new Set(next.kinds)], destinations: [...new Set(next.destinations)], folders };
     store.putPrefs(caller.userId, JSON.stringify(prefs));
-    return { prefs };
+    if (next.emailOff) store.setEmailOff(caller.userId, next.emailOff, new Date().toISOString(), true);
+    return { prefs: prefsOf(caller.userId) };
   }
 
   // ── fan-out: an event to the deliveries of the accounts that may and want to receive it ──────
@@ -239,17 +310,20 @@ export function createNotify(deps: NotifyDeps) {
     const kind = kindOf({ action: event.action, outcome: event.outcome, userId: event.user_id, detail });
     const deliveries: NewDelivery[] = [];
     if (kind) {
-      const enabled = new Set(
+      const enabled = new Map(
         store
           .destinations()
           .filter((d) => d.enabled === 1)
-          .map((d) => d.id),
+          .map((d) => [d.id, d]),
       );
       for (const { account, paths } of await recipientsOf(event, kind, detail)) {
         const prefs = prefsOf(account.id);
         if (!prefs.kinds.includes(kind)) continue;
         for (const destination of prefs.destinations) {
-          if (!enabled.has(destination)) continue;
+          const row = enabled.get(destination);
+          if (!row) continue;
+          // E-mail goes to an account with an address, for the kinds it has not turned off.
+          if (row.kind === 'email' && (!account.email || (prefs.emailOff as string[]).includes(kind))) continue;
           const id = messageId(event.id, destination, account.id);
           const body = bodyFor(id, event, kind, account, paths, detail);
           deliveries.push({
@@ -278,10 +352,48 @@ export function createNotify(deps: NotifyDeps) {
   const sends = new Set<Promise<void>>();
   let halt = new AbortController();
 
-  function targetOf(row: DestinationRow) {
+  // ── one-click unsubscribe (RFC 8058): a token per account, found by its keyed hash ──────────
+  const tokenContext = (userId: string) => `notify-unsubscribe:${userId}`;
+  function unsubscribeTokenOf(userId: string): string {
+    const sealed = store.unsubscribeToken(userId);
+    if (sealed) return box.open(sealed, tokenContext(userId));
+    const token = randomBytes(32).toString('base64url');
+    // Two first e-mails at once: the first token written is the one kept and used.
+    const kept = store.addUnsubscribeToken(
+      userId,
+      box.mac(token),
+      box.seal(token, tokenContext(userId)),
+      new Date().toISOString(),
+    );
+    return box.open(kept, tokenContext(userId));
+  }
+  /** The account the link belongs to; the same 404 for a forged, altered or another kind's token. */
+  function unsubscribeOwner(token: string): string {
+    const userId = store.unsubscribeOwner(box.mac(token));
+    if (!userId || !deps.accounts().some((a) => a.id === userId))
+      throw new AppError('NOT_FOUND', 'This unsubscribe link is not valid (it may be from an account that is gone).');
+    return userId;
+  }
+
+  function targetOf(row: DestinationRow, d: DeliveryRow): Target | MailTarget {
     let secret: string | null = null;
     if (row.secret_sealed) secret = box.open(row.secret_sealed, secretContext(row.id));
-    return { kind: row.kind, url: row.url, topic: row.topic, secret };
+    if (row.kind !== 'email') return { kind: row.kind, url: row.url, topic: row.topic, secret };
+    const smtp = parseSmtp(row.smtp);
+    if (!smtp) throw new Error('the destination has no SMTP server');
+    const to = deps.accounts().find((a) => a.id === d.user_id)?.email;
+    if (!to) throw new Error('the account has no e-mail address');
+    return {
+      kind: 'email',
+      smtp,
+      password: secret,
+      to,
+      unsubscribeUrl:
+        d.kind === 'test'
+          ? null
+          : `${row.url}/api/notify/unsubscribe/${encodeURIComponent(d.kind)}/${unsubscribeTokenOf(d.user_id)}`,
+      settingsUrl: `${row.url}/settings/notifications`,
+    };
   }
 
   function settle(d: DeliveryRow, result: Attempt): void {
@@ -309,7 +421,7 @@ export function createNotify(deps: NotifyDeps) {
   async function deliver(d: DeliveryRow, destination: DestinationRow): Promise<void> {
     let result: Attempt;
     try {
-      result = await attempt(targetOf(destination), JSON.parse(d.payload) as EventBody, timeoutMs, halt.signal);
+      result = await attempt(targetOf(destination, d), JSON.parse(d.payload) as EventBody, timeoutMs, halt.signal);
     } catch (err) {
       result = { ok: false, status: null, error: (err as Error).message, permanent: false };
     }
@@ -416,9 +528,25 @@ export function createNotify(deps: NotifyDeps) {
     prefs: (caller: Caller) => ({ prefs: prefsOf(caller.userId) }),
     putPrefs,
 
+    /** One click in a message: that account's e-mails of this kind stop, no sign-in needed. */
+    unsubscribe(kind: EventKind, token: string) {
+      const userId = unsubscribeOwner(token);
+      store.setEmailOff(userId, [kind], new Date().toISOString(), false);
+      log.info('e-mails turned off from an unsubscribe link', { userId, kind });
+      return { unsubscribed: { kind, title: KIND_LABELS[kind] } };
+    },
+    /** What the link's page says before the click (the token is checked, nothing changes). */
+    unsubscribeCheck(kind: EventKind, token: string): { title: string } {
+      unsubscribeOwner(token);
+      return { title: KIND_LABELS[kind] };
+    },
+
     /** The administrator's "send a test": a delivery like any other, through the outbox. */
     sendTest(admin: Caller, destinationId: string): { delivery: WireDelivery } {
-      mustDestination(destinationId);
+      const destination = mustDestination(destinationId);
+      const email = deps.accounts().find((a) => a.id === admin.userId)?.email ?? null;
+      if (destination.kind === 'email' && !email)
+        throw new AppError('BAD_REQUEST', 'Your account has no e-mail address to send the test to: add one first.');
       const event = {
         id: newEventId(),
         at: new Date().toISOString(),
@@ -427,7 +555,14 @@ export function createNotify(deps: NotifyDeps) {
         ip: null,
       };
       const id = messageId(event.id, destinationId, admin.userId);
-      const body = bodyFor(id, event, 'test', { id: admin.userId, username: admin.username, isAdmin: true }, [], null);
+      const body = bodyFor(
+        id,
+        event,
+        'test',
+        { id: admin.userId, username: admin.username, isAdmin: true, email },
+        [],
+        null,
+      );
       store.fanOut(
         event.id,
         [

@@ -4,10 +4,12 @@ import type { Database } from '../db/database.ts';
 
 export interface DestinationRow {
   id: string;
-  kind: 'webhook' | 'ntfy';
+  kind: 'webhook' | 'ntfy' | 'email';
   name: string;
   url: string;
   topic: string | null;
+  /** E-mail only: the SMTP settings as JSON (the password is `secret_sealed`). */
+  smtp: string | null;
   secret_sealed: string | null;
   enabled: number;
   created_at: string;
@@ -48,7 +50,10 @@ export interface NotifyStore {
   destinations(): DestinationRow[];
   destination(id: string): DestinationRow | undefined;
   addDestination(row: DestinationRow): void;
-  updateDestination(id: string, change: { name: string; url: string; topic: string | null; enabled: boolean }): boolean;
+  updateDestination(
+    id: string,
+    change: { name: string; url: string; topic: string | null; smtp: string | null; enabled: boolean },
+  ): boolean;
   setDestinationSecret(id: string, sealed: string | null): void;
   /** Removes the destination and what was still to be sent to it. */
   removeDestination(id: string): boolean;
@@ -56,6 +61,14 @@ export interface NotifyStore {
   prefs(userId: string): string | undefined;
   allPrefs(): { user_id: string; prefs: string }[];
   putPrefs(userId: string, prefs: string): void;
+  emailOff(userId: string): string[];
+  /** Turns the account's e-mails of these kinds off (adds); `replace` sets exactly these. */
+  setEmailOff(userId: string, kinds: readonly string[], at: string, replace: boolean): void;
+  /** The account's unsubscribe token, sealed, or undefined before its first e-mail. */
+  unsubscribeToken(userId: string): string | undefined;
+  /** Keeps the account's token (the first one written wins); answers the sealed token kept. */
+  addUnsubscribeToken(userId: string, mac: string, sealed: string, at: string): string;
+  unsubscribeOwner(mac: string): string | undefined;
 
   /** The outbox row; called inside the activity row's transaction. */
   addEvent(row: Omit<EventRow, 'state'>): void;
@@ -86,15 +99,16 @@ export function createNotifyStore(db: Database): NotifyStore {
     destination: (id) => db.get<DestinationRow>('SELECT * FROM notify_destinations WHERE id = ?', [id]),
     addDestination(r) {
       db.run(
-        'INSERT INTO notify_destinations (id, kind, name, url, topic, secret_sealed, enabled, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        [r.id, r.kind, r.name, r.url, r.topic, r.secret_sealed, r.enabled, r.created_at],
+        'INSERT INTO notify_destinations (id, kind, name, url, topic, smtp, secret_sealed, enabled, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [r.id, r.kind, r.name, r.url, r.topic, r.smtp, r.secret_sealed, r.enabled, r.created_at],
       );
     },
     updateDestination: (id, c) =>
-      db.run('UPDATE notify_destinations SET name = ?, url = ?, topic = ?, enabled = ? WHERE id = ?', [
+      db.run('UPDATE notify_destinations SET name = ?, url = ?, topic = ?, smtp = ?, enabled = ? WHERE id = ?', [
         c.name,
         c.url,
         c.topic,
+        c.smtp,
         c.enabled ? 1 : 0,
         id,
       ]).changes > 0,
@@ -115,6 +129,31 @@ export function createNotifyStore(db: Database): NotifyStore {
         [userId, prefs],
       );
     },
+    emailOff: (userId) =>
+      db
+        .all<{ kind: string }>('SELECT kind FROM notify_email_off WHERE user_id = ? ORDER BY kind', [userId])
+        .map((r) => r.kind),
+    setEmailOff(userId, kinds, at, replace) {
+      db.transaction(() => {
+        if (replace) db.run('DELETE FROM notify_email_off WHERE user_id = ?', [userId]);
+        for (const kind of kinds)
+          db.run('INSERT OR IGNORE INTO notify_email_off (user_id, kind, at) VALUES (?, ?, ?)', [userId, kind, at]);
+      });
+    },
+    unsubscribeToken: (userId) =>
+      db.get<{ token_sealed: string }>('SELECT token_sealed FROM notify_unsubscribe WHERE user_id = ?', [userId])
+        ?.token_sealed,
+    addUnsubscribeToken(userId, mac, sealed, at) {
+      db.run(
+        'INSERT OR IGNORE INTO notify_unsubscribe (user_id, token_mac, token_sealed, created_at) VALUES (?, ?, ?, ?)',
+        [userId, mac, sealed, at],
+      );
+      return db.get<{ token_sealed: string }>('SELECT token_sealed FROM notify_unsubscribe WHERE user_id = ?', [
+        userId,
+      ])!.token_sealed;
+    },
+    unsubscribeOwner: (mac) =>
+      db.get<{ user_id: string }>('SELECT user_id FROM notify_unsubscribe WHERE token_mac = ?', [mac])?.user_id,
 
     addEvent(r) {
       db.run(

@@ -39,7 +39,7 @@ export const eventBody = z
   );
 export type EventBody = z.infer<typeof eventBody>;
 
-const destinationKind = z.enum(['webhook', 'ntfy']);
+const destinationKind = z.enum(['webhook', 'ntfy', 'email']);
 const httpUrl = z
   .string()
   .trim()
@@ -58,6 +58,35 @@ const topic = z
   .trim()
   .regex(/^[-_A-Za-z0-9]{1,64}$/, 'letters, digits, - and _ (at most 64)');
 
+const host = z
+  .string()
+  .trim()
+  .min(1)
+  .max(253)
+  .regex(/^[A-Za-z0-9.:[\]_-]+$/, 'a host name or an address');
+const port = z.number().int().min(1).max(65535);
+const security = z
+  .enum(['starttls', 'tls', 'none'])
+  .describe(
+    '`starttls`: plain connection upgraded with STARTTLS, refused when the server does not offer it (port 587); `tls`: TLS from the start (port 465); `none`: no encryption (a relay on the LAN; no credentials allowed)',
+  );
+const pem = z
+  .string()
+  .max(20_000)
+  .regex(/-----BEGIN CERTIFICATE-----/, 'a PEM certificate')
+  .describe('A certificate authority (PEM) to trust for this server besides the system ones (a self-signed relay)');
+
+/** The SMTP server an e-mail destination sends through (its password is never shown). */
+export const wireSmtp = z.object({
+  host: z.string(),
+  port: z.number().int(),
+  security,
+  username: z.string().nullable(),
+  from: z.string(),
+  hasCa: z.boolean().describe('A certificate authority of its own is trusted for this server'),
+});
+export type WireSmtp = z.infer<typeof wireSmtp>;
+
 export const destinationId = z.string().regex(/^dst_[A-Za-z0-9_-]{8,40}$/);
 export const deliveryId = z.string().regex(/^msg_[A-Za-z0-9_-]{8,60}$/);
 
@@ -65,12 +94,13 @@ export const wireDestination = z.object({
   id: z.string(),
   kind: destinationKind,
   name: z.string(),
-  url: z.string(),
+  url: z.string().describe('Where it goes (webhook, ntfy); for e-mail, the Burrow address the messages link to'),
   topic: z.string().nullable(),
+  smtp: wireSmtp.nullable().describe('E-mail only: the SMTP server'),
   enabled: z.boolean(),
   hasSecret: z
     .boolean()
-    .describe('A webhook signing secret or an ntfy access token is held (sealed; never shown again)'),
+    .describe('A webhook signing secret, an ntfy access token or an SMTP password is held (sealed; never shown again)'),
   createdAt: z.string(),
 });
 export type WireDestination = z.infer<typeof wireDestination>;
@@ -87,6 +117,20 @@ export const addDestinationBody = z.discriminatedUnion('kind', [
     topic,
     token: z.string().min(1).max(500).optional().describe('An ntfy access token (kept sealed)'),
   }),
+  z.object({
+    kind: z.literal('email'),
+    name,
+    url: httpUrl.describe(
+      'The address of this Burrow the messages link to (unsubscribe), e.g. https://files.example.org',
+    ),
+    host,
+    port,
+    security,
+    username: z.string().min(1).max(500).optional(),
+    password: z.string().min(1).max(500).optional().describe('Kept sealed, never shown again'),
+    from: z.email().max(254).describe('The sender address'),
+    tlsCa: pem.optional(),
+  }),
 ]);
 export const updateDestinationBody = z.object({
   name: name.optional(),
@@ -94,6 +138,16 @@ export const updateDestinationBody = z.object({
   topic: topic.optional(),
   enabled: z.boolean().optional(),
   token: z.string().min(1).max(500).nullable().optional().describe('ntfy only: a new access token, or null to drop it'),
+  host: host.optional().describe('E-mail only'),
+  port: port.optional().describe('E-mail only'),
+  security: security.optional().describe('E-mail only'),
+  username: z.string().min(1).max(500).nullable().optional().describe('E-mail only: a new user name, or null for none'),
+  password: z.string().min(1).max(500).nullable().optional().describe('E-mail only: a new password, or null for none'),
+  from: z.email().max(254).optional().describe('E-mail only'),
+  tlsCa: pem
+    .nullable()
+    .optional()
+    .describe('E-mail only: a certificate authority to trust, or null for the system ones'),
 });
 
 export const destinationList = z.object({ destinations: z.array(wireDestination) });
@@ -108,13 +162,29 @@ export const addedDestination = z.object({
 export const choosableList = z.object({ destinations: z.array(choosableDestination) });
 export const destinationParams = z.object({ id: destinationId });
 
-export const prefs = z.object({
+const prefsFields = {
   kinds: z.array(chosenKind).max(EVENT_KINDS.length),
   destinations: z.array(destinationId).max(50),
   folders: z.array(z.string().min(1).max(4096)).max(50).describe('Folders watched for uploads, changes and deletions'),
-});
+};
+const emailOff = z
+  .array(chosenKind)
+  .max(EVENT_KINDS.length)
+  .describe('Kinds whose e-mails this account turned off (from a message’s unsubscribe link, or here)');
+export const prefs = z.object({ ...prefsFields, emailOff });
 export type Prefs = z.infer<typeof prefs>;
+/** What PUT takes: `emailOff` left out keeps it as it is. */
+export const prefsBody = z.object({ ...prefsFields, emailOff: emailOff.optional() });
 export const prefsAnswer = z.object({ prefs });
+
+/** The unsubscribe link of an e-mail: the kind it turns off and the account's token. */
+export const unsubscribeParams = z.object({
+  kind: chosenKind,
+  token: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+});
+export const unsubscribed = z.object({
+  unsubscribed: z.object({ kind: chosenKind, title: z.string() }),
+});
 
 export const wireDelivery = z.object({
   id: z.string(),

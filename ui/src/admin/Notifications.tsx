@@ -1,5 +1,5 @@
 // Administration → Notifications: the destinations accounts may choose (a webhook signed per
-// Standard Webhooks, an ntfy topic), a test message to each, and what could not be delivered,
+// Standard Webhooks, an ntfy topic, e-mail through an SMTP server), a test message to each, and what could not be delivered,
 // to send again once the receiver is mended.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
@@ -13,13 +13,28 @@ import './admin.css';
 
 type Destination = ApiAnswer<'GET /api/admin/notify/destinations'>['destinations'][number];
 type Delivery = ApiAnswer<'GET /api/admin/notify/deliveries'>['deliveries'][number];
+type Kind = Destination['kind'];
+type Security = NonNullable<Destination['smtp']>['security'];
+
+const SECURITY_WORDS: Record<Security, string> = {
+  starttls: 'STARTTLS (port 587)',
+  tls: 'TLS (port 465)',
+  none: 'None (a relay on this network)',
+};
+const SECURITY_PORT: Record<Security, number> = { starttls: 587, tls: 465, none: 25 };
 
 function AddForm({ onAdded }: { onAdded: (secret: string | null) => void }) {
-  const [kind, setKind] = useState<'webhook' | 'ntfy'>('webhook');
+  const [kind, setKind] = useState<Kind>('webhook');
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
   const [topic, setTopic] = useState('');
   const [token, setToken] = useState('');
+  const [host, setHost] = useState('');
+  const [security, setSecurity] = useState<Security>('starttls');
+  const [port, setPort] = useState('587');
+  const [username, setUsername] = useState('');
+  const [from, setFrom] = useState('');
+  const [tlsCa, setTlsCa] = useState('');
   const { busy, error, run } = useSubmit();
   const submit = (e: Event) => {
     e.preventDefault();
@@ -27,12 +42,28 @@ function AddForm({ onAdded }: { onAdded: (secret: string | null) => void }) {
       const body: ApiBody<'POST /api/admin/notify/destinations'> =
         kind === 'webhook'
           ? { kind, name: name.trim(), url: url.trim() }
-          : { kind, name: name.trim(), url: url.trim(), topic: topic.trim(), ...(token ? { token } : {}) };
+          : kind === 'ntfy'
+            ? { kind, name: name.trim(), url: url.trim(), topic: topic.trim(), ...(token ? { token } : {}) }
+            : {
+                kind,
+                name: name.trim(),
+                // The messages' links (unsubscribe, settings) point to the address this page is seen at.
+                url: location.origin,
+                host: host.trim(),
+                port: Number(port),
+                security,
+                from: from.trim(),
+                ...(username.trim() ? { username: username.trim(), password: token } : {}),
+                ...(tlsCa.trim() ? { tlsCa: tlsCa.trim() } : {}),
+              };
       const a = await api('POST /api/admin/notify/destinations', { body });
       setName('');
       setUrl('');
       setTopic('');
       setToken('');
+      setHost('');
+      setUsername('');
+      setTlsCa('');
       onAdded(a.secret);
     });
   };
@@ -41,9 +72,10 @@ function AddForm({ onAdded }: { onAdded: (secret: string | null) => void }) {
       <div class="form-grid">
         <label>
           Kind
-          <select value={kind} onChange={(e) => setKind(e.currentTarget.value as 'webhook' | 'ntfy')}>
+          <select value={kind} onChange={(e) => setKind(e.currentTarget.value as Kind)}>
             <option value="webhook">Webhook (Home Assistant, your own program)</option>
             <option value="ntfy">ntfy topic</option>
+            <option value="email">E-mail (an SMTP server)</option>
           </select>
         </label>
         <label>
@@ -52,20 +84,97 @@ function AddForm({ onAdded }: { onAdded: (secret: string | null) => void }) {
             required
             maxLength={100}
             value={name}
-            placeholder={kind === 'ntfy' ? 'Phones (ntfy)' : 'Home Assistant'}
+            placeholder={kind === 'ntfy' ? 'Phones (ntfy)' : kind === 'email' ? 'E-mail' : 'Home Assistant'}
             onInput={(e) => setName(e.currentTarget.value)}
           />
         </label>
-        <label>
-          {kind === 'ntfy' ? 'ntfy server' : 'Address'}
-          <input
-            required
-            type="url"
-            value={url}
-            placeholder={kind === 'ntfy' ? 'http://ntfy.lan' : 'http://homeassistant.local:8123/api/webhook/burrow'}
-            onInput={(e) => setUrl(e.currentTarget.value)}
-          />
-        </label>
+        {kind === 'email' && (
+          <>
+            <label>
+              SMTP server
+              <input
+                required
+                value={host}
+                placeholder="smtp.example.org"
+                autocomplete="off"
+                onInput={(e) => setHost(e.currentTarget.value)}
+              />
+            </label>
+            <label>
+              Encryption
+              <select
+                value={security}
+                onChange={(e) => {
+                  const next = e.currentTarget.value as Security;
+                  if (port === String(SECURITY_PORT[security])) setPort(String(SECURITY_PORT[next]));
+                  setSecurity(next);
+                }}
+              >
+                {(Object.keys(SECURITY_WORDS) as Security[]).map((k) => (
+                  <option key={k} value={k}>
+                    {SECURITY_WORDS[k]}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Port
+              <input
+                required
+                type="number"
+                min={1}
+                max={65535}
+                value={port}
+                onInput={(e) => setPort(e.currentTarget.value)}
+              />
+            </label>
+            <label>
+              Sender address
+              <input
+                required
+                type="email"
+                value={from}
+                placeholder="burrow@example.org"
+                onInput={(e) => setFrom(e.currentTarget.value)}
+              />
+            </label>
+            {security !== 'none' && (
+              <label>
+                User name (optional)
+                <input autocomplete="off" value={username} onInput={(e) => setUsername(e.currentTarget.value)} />
+              </label>
+            )}
+            {security !== 'none' && username.trim() && (
+              <label>
+                Password
+                <input
+                  type="password"
+                  autocomplete="new-password"
+                  value={token}
+                  onInput={(e) => setToken(e.currentTarget.value)}
+                />
+              </label>
+            )}
+            {security !== 'none' && (
+              <label class="span-all">
+                Certificate authority to trust (optional, PEM: for a server with a certificate of its own)
+                <textarea rows={3} value={tlsCa} onInput={(e) => setTlsCa(e.currentTarget.value)} />
+              </label>
+            )}
+          </>
+        )}
+        {kind !== 'email' && (
+          <label>
+            {kind === 'ntfy' ? 'ntfy server' : 'Address'}
+            <input
+              required
+              type="url"
+              value={url}
+              placeholder={kind === 'ntfy' ? 'http://ntfy.lan' : 'http://homeassistant.local:8123/api/webhook/burrow'}
+              onInput={(e) => setUrl(e.currentTarget.value)}
+            />
+          </label>
+        )}
         {kind === 'ntfy' && (
           <label>
             Topic
@@ -179,11 +288,18 @@ export function Notifications() {
             <div class="volume-what">
               <strong dir="auto">{d.name}</strong>
               <div class="where" dir="auto">
-                {d.kind === 'ntfy' ? `ntfy · ${d.url} · topic ${d.topic ?? ''}` : `Webhook · ${d.url}`}
+                {d.kind === 'ntfy'
+                  ? `ntfy · ${d.url} · topic ${d.topic ?? ''}`
+                  : d.kind === 'email'
+                    ? `E-mail · ${d.smtp?.host ?? ''}:${d.smtp?.port ?? ''} · ${SECURITY_WORDS[d.smtp?.security ?? 'starttls']} · from ${d.smtp?.from ?? ''}`
+                    : `Webhook · ${d.url}`}
               </div>
               <div class="muted small">
                 {d.enabled ? 'On' : 'Off'}
-                {d.kind === 'ntfy' && d.hasSecret ? ' · with an access token' : ''} · added {formatDate(d.createdAt)}
+                {d.kind === 'ntfy' && d.hasSecret ? ' · with an access token' : ''}
+                {d.kind === 'email' && d.smtp?.username ? ` · signs in as ${d.smtp.username}` : ''}
+                {d.kind === 'email' ? ' · the test goes to your account’s e-mail address' : ''} · added{' '}
+                {formatDate(d.createdAt)}
               </div>
               {tests[d.id] && (
                 <div class="small" role="status">

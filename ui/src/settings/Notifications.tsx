@@ -24,7 +24,7 @@ const KINDS: { kind: Kind; label: string; folders?: true }[] = [
   { kind: 'signin.second-factor-failed', label: 'My password used with a wrong second-factor code' },
 ];
 
-const KIND_LABEL: Record<string, string> = { webhook: 'Webhook', ntfy: 'ntfy' };
+const KIND_LABEL: Record<string, string> = { webhook: 'Webhook', ntfy: 'ntfy', email: 'E-mail' };
 
 export function Notifications() {
   const [prefs, setPrefs] = useState<Prefs | null>(null);
@@ -45,6 +45,8 @@ export function Notifications() {
       </div>
     );
   const toggle = <T,>(list: T[], item: T, on: boolean) => (on ? [...list, item] : list.filter((x) => x !== item));
+  // E-mail per kind: on unless turned off here or by a message's unsubscribe link.
+  const byEmail = destinations.some((d) => d.kind === 'email' && prefs.destinations.includes(d.id));
   const save = (e: Event) => {
     e.preventDefault();
     return run(async () => {
@@ -59,7 +61,8 @@ export function Notifications() {
         <legend>Where</legend>
         {destinations.length === 0 && (
           <p class="muted small">
-            No destination yet: an administrator adds them (a webhook, an ntfy topic) in Administration → Notifications.
+            No destination yet: an administrator adds them (a webhook, an ntfy topic, e-mail) in Administration →
+            Notifications.
           </p>
         )}
         {destinations.map((d) => (
@@ -78,14 +81,29 @@ export function Notifications() {
       <fieldset class="stack">
         <legend>What</legend>
         {KINDS.map((k) => (
-          <label class="check" key={k.kind}>
-            <input
-              type="checkbox"
-              checked={prefs.kinds.includes(k.kind)}
-              onChange={(e) => setPrefs({ ...prefs, kinds: toggle(prefs.kinds, k.kind, e.currentTarget.checked) })}
-            />{' '}
-            {k.label}
-          </label>
+          <div key={k.kind}>
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={prefs.kinds.includes(k.kind)}
+                onChange={(e) => setPrefs({ ...prefs, kinds: toggle(prefs.kinds, k.kind, e.currentTarget.checked) })}
+              />{' '}
+              {k.label}
+            </label>
+            {byEmail && prefs.kinds.includes(k.kind) && (
+              <label class="check small notify-by-email">
+                <input
+                  type="checkbox"
+                  checked={!prefs.emailOff.includes(k.kind)}
+                  onChange={(e) =>
+                    setPrefs({ ...prefs, emailOff: toggle(prefs.emailOff, k.kind, !e.currentTarget.checked) })
+                  }
+                />{' '}
+                also by e-mail
+                {prefs.emailOff.includes(k.kind) && <span class="muted"> (turned off)</span>}
+              </label>
+            )}
+          </div>
         ))}
       </fieldset>
       <fieldset class="stack">
