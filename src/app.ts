@@ -104,6 +104,7 @@ import { searchRoutes } from './search/routes.ts';
 import { createTerminalCapability } from './terminal/capability.ts';
 import { createLiveCapability } from './live/capability.ts';
 import { createPermissionsCapability } from './permissions/capability.ts';
+import { createVideoCapability } from './video/capability.ts';
 import { accessRoutes } from './access/routes.ts';
 import { createAccessModel } from './access/service.ts';
 import { createAccessStore } from './access/store.ts';
@@ -603,6 +604,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     createDownloadsCapability({ resolver, showHidden }),
     createEditorCapability({ resolver, versions, changes, journal, maxBytes: maxTextBytes, activity, locks }),
     previews,
+    // Video that plays: what the browser cannot play, streamed through ffmpeg.
+    createVideoCapability({ resolver, limits: config.video, log }),
     createTrashCapability({
       trash,
       ops,

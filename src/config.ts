@@ -295,6 +295,22 @@ export const variables = {
       'Largest JSON request body (editor saves may be up to EDITOR_MAX_FILESIZE).',
     ),
   },
+  video: {
+    transcodes: int(
+      'VIDEO_TRANSCODES',
+      1,
+      'Videos converted (re-encoded with libx264) at once for viewers whose browser cannot play them; each takes about a core. A viewer past it is asked to try again.',
+      0,
+      64,
+    ),
+    streams: int(
+      'VIDEO_STREAMS',
+      4,
+      'Videos streamed through ffmpeg at once, conversions and repackagings (MKV to MP4, copying the codecs: cheap) together.',
+      0,
+      256,
+    ),
+  },
   folderSize: {
     mode: oneOf(
       'FOLDER_SIZE_MODE',

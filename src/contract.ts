@@ -50,6 +50,7 @@ import type { uploadRoutes } from './uploads/routes.ts';
 import type { usersRoutes } from './users/routes.ts';
 import type { versionRoutes } from './versions/routes.ts';
 import type { hostVolumeRoutes } from './volumes/host-routes.ts';
+import type { videoRoutes } from './video/routes.ts';
 import type { davLockRoutes } from './webdav/routes.ts';
 import type { volumeRoutes } from './volumes/routes.ts';
 
@@ -84,6 +85,7 @@ export type ApiRoutes =
   | RowsOf<typeof downloadRoutes>
   | RowsOf<typeof editorRoutes>
   | RowsOf<typeof previewRoutes>
+  | RowsOf<typeof videoRoutes>
   | RowsOf<typeof trashRoutes>
   | RowsOf<typeof versionRoutes>
   | RowsOf<typeof favoriteRoutes>

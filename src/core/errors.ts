@@ -126,6 +126,21 @@ export const ERRORS = {
   EDITOR_CHANGED: { status: 412, message: 'The file changed since you opened it.' },
   TOO_LARGE: { status: 400, message: 'The file is too large for this.', also: [413] },
   NOT_PREVIEWABLE: { status: 415, message: 'This file has no preview.' },
+  VIDEO_NEEDS_FFMPEG: {
+    status: 501,
+    message:
+      'This video cannot play in a browser as it is, and the server has no ffmpeg to convert it: install ffmpeg on the server (Debian, Ubuntu, Raspberry Pi OS: `sudo apt install ffmpeg`; Fedora: `sudo dnf install ffmpeg`; macOS: `brew install ffmpeg`; Windows: `winget install ffmpeg`), then open the video again. Until then, download it to watch it.',
+  },
+  VIDEO_BUSY: {
+    status: 503,
+    message:
+      'The server is already converting as many videos as it can at once (VIDEO_TRANSCODES, VIDEO_STREAMS): try again when one has finished, or download the file.',
+  },
+  VIDEO_LINK_NOT_ALLOWED: {
+    status: 403,
+    message:
+      'This video must be converted to play in a browser, and the owner of this link has not allowed that for visitors: download it to watch it.',
+  },
   UNSUPPORTED_TYPE: { status: 415, message: 'This type of file is not supported here.' },
   BAD_ORDER: { status: 400, message: '`order` must name every favourite exactly once.' },
   BAD_TAG: { status: 400, message: 'The tag is not valid.' },

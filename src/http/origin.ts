@@ -168,3 +168,15 @@ export function sameOriginUpgrade(req: IncomingMessage, policy: OriginPolicy): b
   const own = originOf(origin);
   return own !== null && ownOrigins(req, policy).includes(own);
 }
+
+/**
+ * Throws 403 CROSS_SITE_REFUSED for a read that costs the server work (a video conversion) when
+ * the browser says another site's page asked for it (Sec-Fetch-Site): a page elsewhere may name
+ * our URL in a `<video>` and have the visitor's browser start ffmpeg with their cookie. Our own
+ * pages, a typed address and clients that say nothing (curl, the app) are served.
+ */
+export function assertNotForeignFetch(req: IncomingMessage): void {
+  const site = firstValue(req.headers['sec-fetch-site'])?.toLowerCase();
+  if (site === 'cross-site' || site === 'same-site')
+    throw new AppError(CROSS_SITE_REFUSED, 'This video was asked for by another site and was refused.');
+}

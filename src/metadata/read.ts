@@ -163,13 +163,21 @@ export async function coverPicture(file: string): Promise<Uint8Array | null> {
   return (pictures.find((p) => /front/i.test(p.type ?? '')) ?? pictures[0])?.data ?? null;
 }
 
-type Probe = {
-  streams?: { codec_type?: string; codec_name?: string; width?: number; height?: number; duration?: string }[];
+export type Probe = {
+  streams?: {
+    codec_type?: string;
+    codec_name?: string;
+    profile?: string;
+    pix_fmt?: string;
+    width?: number;
+    height?: number;
+    duration?: string;
+  }[];
   format?: { duration?: string; format_name?: string };
 };
 
 /** ffprobe's JSON for the open descriptor (its fd 3); null when ffprobe is not installed. */
-function ffprobe(fd: number): Promise<Probe | null> {
+export function ffprobe(fd: number): Promise<Probe | null> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       'ffprobe',

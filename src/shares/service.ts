@@ -60,6 +60,7 @@ export function createShares(deps: SharesDeps) {
       allowDelete: row.allow_delete === 1,
       allowEdit: row.allow_edit === 1,
       allowLocation: row.allow_location === 1,
+      allowTranscode: row.allow_transcode === 1,
       fileRequest: row.file_request
         ? {
             maxFiles: row.max_files,
@@ -108,6 +109,7 @@ export function createShares(deps: SharesDeps) {
       allow_edit: pick(input.allowEdit, base?.allow_edit, false),
       // Not a write: accessMode leaves it as it is.
       allow_location: flag(input.allowLocation ?? (base ? base.allow_location === 1 : false)),
+      allow_transcode: flag(input.allowTranscode ?? (base ? base.allow_transcode === 1 : false)),
     };
   }
 
@@ -138,6 +140,7 @@ export function createShares(deps: SharesDeps) {
             allow_delete: 0,
             allow_edit: 0,
             allow_location: 0,
+            allow_transcode: 0,
           }
         : flagsOf(input, null);
       const row = {

@@ -30,6 +30,8 @@ export interface ShareRow {
   allow_edit: number;
   /** 003_allow_location: the link's photos keep their GPS */
   allow_location: number;
+  /** 004_allow_transcode: the link's videos may be converted by ffmpeg for its holders */
+  allow_transcode: number;
   file_request: number;
   max_files: number | null;
   max_bytes: number | null;
@@ -64,6 +66,7 @@ export type ShareChanges = Partial<
     | 'allow_delete'
     | 'allow_edit'
     | 'allow_location'
+    | 'allow_transcode'
     | 'file_request'
     | 'max_files'
     | 'max_bytes'

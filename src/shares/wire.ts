@@ -16,6 +16,8 @@ const allowFlags = {
   allowEdit: z.boolean().optional(),
   /** The holder sees where the link's photos were taken (EXIF GPS); off, it is taken out of every photo served. */
   allowLocation: z.boolean().optional(),
+  /** The holder may have a video their browser cannot play converted by the server (ffmpeg); off by default. */
+  allowTranscode: z.boolean().optional(),
 };
 
 /** ISO 8601 with or without fraction (the app sends `2027-01-15T10:00:00Z`). */
@@ -100,6 +102,11 @@ export const wireShare = z.object({
   allowLocation: z
     .boolean()
     .describe("The link's photos keep where they were taken (EXIF GPS); false: taken out of the bytes served"),
+  allowTranscode: z
+    .boolean()
+    .describe(
+      "The link's holders may have a video their browser cannot play converted by the server (ffmpeg: remuxed or transcoded); false: offered as a download",
+    ),
   permittedUserIds: z.array(z.string()).optional(),
   ownerName: z.string().optional(),
   /** Present for a file request: the limits and what has arrived. */

@@ -279,6 +279,35 @@ function ffmpegMake(name: string, args: (dir: string, out: string) => string[], 
   }
 }
 
+/**
+ * A short clip by ffmpeg in a container and codecs a browser cannot play as they are: an MKV of
+ * H.264/AAC (`mkv`: remuxed), an AVI of MPEG-4 Part 2/MP3 (`avi`: transcoded). 320×240, 15 fps,
+ * a keyframe every second (seeks land on whole seconds), a tone; `noisy`: a picture of noise.
+ */
+export function clip(kind: 'mkv' | 'avi', seconds: number, opts: { noisy?: boolean } = {}): Buffer {
+  const codecs =
+    kind === 'mkv'
+      ? ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', 'ultrafast', '-c:a', 'aac']
+      : ['-c:v', 'mpeg4', '-q:v', '5', '-c:a', 'libmp3lame', '-b:a', '64k'];
+  return ffmpegMake(`clip.${kind}`, (_dir, out) => [
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=duration=${seconds}:size=320x240:rate=15`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:duration=${seconds}`,
+    // Noise that does not compress: megabytes of stream, which a viewer reading slowly holds back.
+    ...(opts.noisy ? ['-vf', 'noise=alls=60:allf=t'] : []),
+    ...codecs,
+    '-g',
+    '15',
+    '-shortest',
+    out,
+  ]);
+}
+
 /** `seconds` of a tone as an MP3 by ffmpeg, with ID3v2.3 tags and (when given) a PNG cover as its front picture. */
 export function taggedMp3(
   seconds: number,

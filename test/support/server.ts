@@ -54,6 +54,8 @@ export interface TestServer {
   close(): Promise<void>;
   /** Where the files the server holds open are named now (`/proc/<pid>/fd` link targets). */
   openFiles(): string[];
+  /** The server's process (this one when it runs from source): its children are in `/proc`. */
+  pid(): number;
 }
 
 export function makeDirs(prefix = 'burrow-test-'): TestDirs {
@@ -171,6 +173,7 @@ export async function startServer(
       await start();
     },
     close: stop,
+    pid: () => current?.pid ?? process.pid,
     openFiles() {
       const dir = `/proc/${current?.pid ?? process.pid}/fd`;
       return fs.readdirSync(dir).flatMap((d) => {

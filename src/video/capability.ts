@@ -1,0 +1,19 @@
+// Video that plays, as app.ts mounts it: the plan and stream rows, ffmpeg stopped with the server.
+import type { Capability } from '../http/capability.ts';
+import type { Logger } from '../core/log.ts';
+import type { PathResolver } from '../files/paths.ts';
+import { videoRoutes } from './routes.ts';
+import { createVideo } from './service.ts';
+
+export function createVideoCapability(deps: {
+  resolver: PathResolver;
+  limits: { transcodes: number; streams: number };
+  log: Logger;
+}): Capability {
+  const video = createVideo({ resolver: deps.resolver, limits: () => deps.limits, log: deps.log });
+  return {
+    routes: videoRoutes({ video, resolver: deps.resolver }),
+    features: () => ({ video: { transcodes: deps.limits.transcodes, streams: deps.limits.streams } }),
+    stop: () => video.stop(),
+  };
+}

@@ -1,0 +1,316 @@
+// Video that plays (src/video): the viewer asks how to play a video (GET /api/video/plan) and
+// streams what the browser cannot play through ffmpeg (GET /api/video/stream) — an MKV of
+// H.264/AAC repackaged as fragmented MP4 without re-encoding, an AVI of MPEG-4 Part 2/MP3
+// converted to H.264/AAC, from a start time. Both made by ffmpeg here, named as a person names
+// them (spaces, accents, &, #, and a name that reads as an ffmpeg option). The attacker table:
+// a link holder (refused unless the owner allows), another account, a cross-site request, a
+// traversal; the bounds (VIDEO_TRANSCODES) answered with a code; ffmpeg gone once the viewer
+// leaves; without ffmpeg, the code that says what to install.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Client, envelope } from '../support/client.ts';
+import { clip, mp4 } from '../support/media.ts';
+import { removeDirs, serverMode, startServer, type TestServer } from '../support/server.ts';
+import { createUser, setupAdmin } from '../support/auth.ts';
+import { waitFor } from '../support/wait.ts';
+
+let s: TestServer;
+let alice: Client;
+let bob: Client;
+const FOLDER = 'Vidéos/Été 2025 & #1';
+const MKV = 'Mariage de Zoë & Léo #2.mkv';
+const AVI = 'Caméscope 1998 — Noël & #3.avi';
+const OPTION = '-i évil.mkv';
+const MP4 = 'Anniversaire de Léa.mp4';
+const SECONDS = 4;
+const LONG_AVI = 'Fête de l’école (long) & #6.avi';
+const LONG_MKV = 'Vacances à Nîmes (long) & #7.mkv';
+const q = (p: string) => encodeURIComponent(p);
+const plan = (c: Client, p: string) => c.get(`/api/video/plan?path=${q(p)}`);
+
+/** The server's ffmpeg children now (`/proc/*\/stat`: parent and command name). */
+function ffmpegChildren(): number[] {
+  const parent = s.pid();
+  return fs.readdirSync('/proc').flatMap((d) => {
+    if (!/^\d+$/.test(d)) return [];
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      return comm === 'ffmpeg' && ppid === parent ? [Number(d)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** A whole answer's bytes (the stream ends when ffmpeg has written the video). */
+async function whole(c: Client, url: string, headers: Record<string, string> = {}) {
+  const res = await fetch(c.base + url, { headers: { cookie: c.cookieHeader, ...headers } });
+  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+/** A stream opened and its first bytes read, left open (ffmpeg waits on the viewer); `close` leaves. */
+async function opened(c: Client, url: string) {
+  const abort = new AbortController();
+  const res = await fetch(c.base + url, { headers: { cookie: c.cookieHeader }, signal: abort.signal });
+  assert.is(res.status, 200, res.status === 200 ? '' : await res.text());
+  const reader = res.body!.getReader();
+  const first = await reader.read();
+  assert.ok(first.value && first.value.length > 0, 'the stream gives bytes');
+  return {
+    close: () => {
+      abort.abort();
+      reader.releaseLock();
+    },
+  };
+}
+
+/** ffprobe's view of bytes: the container, its streams, its duration. */
+function probe(bytes: Buffer) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-video-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'out.mp4'), bytes);
+    const out = execFileSync(
+      'ffprobe',
+      ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path.join(dir, 'out.mp4')],
+      { encoding: 'utf8' },
+    );
+    return JSON.parse(out) as {
+      format: { format_name: string; duration: string };
+      streams: { codec_type: string; codec_name: string; height: number }[];
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The top-level boxes of an MP4, in order. */
+function boxes(bytes: Buffer): string[] {
+  const out: string[] = [];
+  for (let at = 0; at + 8 <= bytes.length && out.length < 10_000;) {
+    const size = bytes.readUInt32BE(at);
+    out.push(bytes.toString('latin1', at + 4, at + 8));
+    if (size < 8) break;
+    at += size;
+  }
+  return out;
+}
+
+test.before(async () => {
+  s = await startServer({ env: { USER_DIR_ENABLED: 'true', VIDEO_TRANSCODES: '1' }, volumes: ['Files'] });
+  const admin = await setupAdmin(s);
+  alice = await createUser(admin, s, { username: 'alice', password: 'alice-password-1' });
+  bob = await createUser(admin, s, { username: 'bob', password: 'bob-password-1' });
+  const dir = path.join(s.dirs.volumes, 'Files', FOLDER);
+  fs.mkdirSync(dir, { recursive: true });
+  const mkv = clip('mkv', SECONDS);
+  fs.writeFileSync(path.join(dir, MKV), mkv);
+  fs.writeFileSync(path.join(dir, OPTION), mkv);
+  fs.writeFileSync(path.join(dir, AVI), clip('avi', SECONDS));
+  fs.writeFileSync(path.join(dir, 'Cassette 2 & #4.avi'), clip('avi', SECONDS));
+  // Long enough that a viewer reading slowly keeps ffmpeg running.
+  fs.writeFileSync(path.join(dir, LONG_AVI), clip('avi', 12, { noisy: true }));
+  fs.writeFileSync(path.join(dir, LONG_MKV), clip('mkv', 12, { noisy: true }));
+  fs.writeFileSync(path.join(dir, MP4), mp4(2));
+});
+test.after(async () => {
+  await s.close();
+  removeDirs(s.dirs);
+});
+
+test('the play decision per file: MP4 as it is, MKV repackaged, AVI converted, with the duration', async () => {
+  const direct = await plan(alice, `Files/${FOLDER}/${MP4}`);
+  assert.is(direct.status, 200, direct.text);
+  assert.is(direct.json.mode, 'direct');
+  const mkv = await plan(alice, `Files/${FOLDER}/${MKV}`);
+  assert.is(mkv.status, 200, mkv.text);
+  assert.equal(
+    [mkv.json.mode, mkv.json.videoCodec, mkv.json.audioCodec, mkv.json.width, mkv.json.height],
+    ['remux', 'h264', 'aac', 320, 240],
+  );
+  assert.ok(Math.abs(mkv.json.duration - SECONDS) < 0.5, String(mkv.json.duration));
+  const avi = await plan(alice, `Files/${FOLDER}/${AVI}`);
+  assert.is(avi.status, 200, avi.text);
+  assert.equal([avi.json.mode, avi.json.videoCodec, avi.json.audioCodec], ['transcode', 'mpeg4', 'mp3']);
+  assert.match(avi.json.reason, /mpeg4/);
+  // A name that reads as an option is only ever a name: ffmpeg reads the checked descriptor.
+  const option = await plan(alice, `Files/${FOLDER}/${OPTION}`);
+  assert.is(option.json.mode, 'remux', option.text);
+  const notVideo = await alice.post('/api/files/file', {
+    path: `Files/${FOLDER}`,
+    name: 'Notes & #5.txt',
+    content: 'x',
+  });
+  assert.is(notVideo.status, 201, notVideo.text);
+  assert.is(envelope(await plan(alice, `Files/${FOLDER}/Notes & #5.txt`)).code, 'NOT_PREVIEWABLE');
+});
+
+test('the MKV remuxed is fragmented MP4 with its own H.264/AAC; the AVI converted is H.264/AAC', async () => {
+  const mkv = await whole(alice, `/api/video/stream?path=${q(`Files/${FOLDER}/${MKV}`)}`);
+  assert.is(mkv.status, 200, mkv.body.toString().slice(0, 300));
+  assert.is(mkv.headers.get('content-type'), 'video/mp4');
+  assert.is(mkv.headers.get('x-video-mode'), 'remux');
+  const top = boxes(mkv.body);
+  assert.equal(top.slice(0, 2), ['ftyp', 'moov'], top.join(' '));
+  assert.ok(top.includes('moof') && top.includes('mdat'), top.join(' '));
+  const m = probe(mkv.body);
+  assert.match(m.format.format_name, /mp4/);
+  assert.equal(m.streams.map((x) => x.codec_name).sort(), ['aac', 'h264']);
+  assert.ok(Math.abs(Number(m.format.duration) - SECONDS) < 0.5, m.format.duration);
+
+  const avi = await whole(alice, `/api/video/stream?path=${q(`Files/${FOLDER}/${AVI}`)}`);
+  assert.is(avi.status, 200, avi.body.toString().slice(0, 300));
+  assert.is(avi.headers.get('x-video-mode'), 'transcode');
+  assert.ok(boxes(avi.body).includes('moof'));
+  const a = probe(avi.body);
+  assert.equal(a.streams.map((x) => x.codec_name).sort(), ['aac', 'h264']);
+  assert.ok(Math.abs(Number(a.format.duration) - SECONDS) < 0.5, a.format.duration);
+
+  const option = await whole(alice, `/api/video/stream?path=${q(`Files/${FOLDER}/${OPTION}`)}`);
+  assert.is(option.status, 200);
+  assert.equal(
+    probe(option.body)
+      .streams.map((x) => x.codec_name)
+      .sort(),
+    ['aac', 'h264'],
+  );
+});
+
+test('a seek is a stream from that time: what is left of the video', async () => {
+  // Converted, it starts at the time asked; repackaged, at the keyframe before it (one a second).
+  for (const [name, most] of [
+    [MKV, 3.1],
+    [AVI, 2.6],
+  ] as const) {
+    const from2 = await whole(alice, `/api/video/stream?path=${q(`Files/${FOLDER}/${name}`)}&start=2`);
+    assert.is(from2.status, 200, name);
+    const left = Number(probe(from2.body).format.duration);
+    assert.ok(left > 1.4 && left < most, `${name}: ${left} s left from 2 s of ${SECONDS}`);
+  }
+  const past = await alice.get(`/api/video/stream?path=${q(`Files/${FOLDER}/${MKV}`)}&start=60`);
+  assert.is(past.status, 400, past.text);
+  assert.is(envelope(past).code, 'BAD_REQUEST');
+  assert.is((await alice.get(`/api/video/stream?path=${q(`Files/${FOLDER}/${MKV}`)}&start=-1`)).status, 400);
+});
+
+test('a link holder: refused by default with a clear code, played once the owner allows', async () => {
+  const made = await alice.post('/api/shares', { sourcePath: `Files/${FOLDER}`, sharingType: 'anyone' });
+  assert.is(made.status, 201, made.text);
+  assert.is(made.json.allowTranscode, false);
+  const t = made.json.shareToken;
+  const v = new Client(s.url);
+  const refused = await v.get(`/api/share/${t}/video/plan?path=${q(MKV)}`);
+  assert.is(refused.status, 403, refused.text);
+  assert.is(envelope(refused).code, 'VIDEO_LINK_NOT_ALLOWED');
+  assert.match(envelope(refused).message, /owner of this link/);
+  const stream = await v.get(`/api/share/${t}/video/stream?path=${q(MKV)}`);
+  assert.is(envelope(stream).code, 'VIDEO_LINK_NOT_ALLOWED');
+  // What plays as it is needs no conversion: the link's inline file.
+  assert.is((await v.get(`/api/share/${t}/video/plan?path=${q(MP4)}`)).json.mode, 'direct');
+  assert.is(ffmpegChildren().length, 0);
+
+  const allowed = await alice.put(`/api/shares/${made.json.id}`, { allowTranscode: true });
+  assert.is(allowed.json.allowTranscode, true, allowed.text);
+  assert.is((await v.get(`/api/share/${t}/video/plan?path=${q(MKV)}`)).json.mode, 'remux');
+  const got = await whole(v, `/api/share/${t}/video/stream?path=${q(AVI)}&start=1`);
+  assert.is(got.status, 200, got.body.toString().slice(0, 300));
+  assert.equal(
+    probe(got.body)
+      .streams.map((x) => x.codec_name)
+      .sort(),
+    ['aac', 'h264'],
+  );
+  // The link reaches its folder and nothing beside it.
+  const out = await v.get(`/api/share/${t}/video/stream?path=${q(`../${FOLDER.split('/')[1]}/${MKV}`)}`);
+  assert.ok([400, 403, 404].includes(out.status), `${out.status}`);
+  // Changing the access mode keeps the choice; unticked, refused again.
+  assert.is((await alice.put(`/api/shares/${made.json.id}`, { accessMode: 'readwrite' })).json.allowTranscode, true);
+  await alice.put(`/api/shares/${made.json.id}`, { allowTranscode: false });
+  assert.is(envelope(await v.get(`/api/share/${t}/video/plan?path=${q(MKV)}`)).code, 'VIDEO_LINK_NOT_ALLOWED');
+});
+
+test('another account without read, a traversal and a cross-site request are refused; nothing starts', async () => {
+  const put = await alice.post('/api/files/file', { path: 'personal', name: 'marker.txt', content: 'mine' });
+  assert.is(put.status, 201, put.text);
+  const own = fs.readdirSync(s.dirs.users).find((d) => fs.existsSync(path.join(s.dirs.users, d, 'marker.txt')))!;
+  fs.copyFileSync(path.join(s.dirs.volumes, 'Files', FOLDER, MKV), path.join(s.dirs.users, own, MKV));
+  assert.is((await plan(alice, `personal/${MKV}`)).json.mode, 'remux');
+  fs.symlinkSync(path.join(s.dirs.users, own), path.join(s.dirs.volumes, 'Files', 'peek'));
+  try {
+    for (const p of [`personal/${MKV}`, `Files/peek/${MKV}`, `Files/${FOLDER}/../../../peek/${MKV}`]) {
+      for (const url of [`/api/video/plan?path=${q(p)}`, `/api/video/stream?path=${q(p)}`]) {
+        const other = await bob.get(url);
+        assert.ok([400, 403, 404].includes(other.status), `${url}: ${other.status}`);
+        assert.not.match(other.text, /h264|remux/);
+      }
+    }
+  } finally {
+    fs.unlinkSync(path.join(s.dirs.volumes, 'Files', 'peek'));
+  }
+  const foreign = await alice.get(`/api/video/stream?path=${q(`Files/${FOLDER}/${MKV}`)}`, {
+    'sec-fetch-site': 'cross-site',
+  });
+  assert.is(foreign.status, 403, foreign.text);
+  assert.is(envelope(foreign).code, 'CROSS_SITE_REFUSED');
+  assert.is(ffmpegChildren().length, 0);
+});
+
+test('conversions past VIDEO_TRANSCODES are refused with a code; a seek replaces the viewer’s stream; ffmpeg ends with the viewer', async () => {
+  const first = await opened(alice, `/api/video/stream?path=${q(`Files/${FOLDER}/${LONG_AVI}`)}`);
+  await waitFor(() => ffmpegChildren().length === 1, { what: 'one ffmpeg' });
+  const busy = await alice.get(`/api/video/stream?path=${q(`Files/${FOLDER}/Cassette 2 & #4.avi`)}`);
+  assert.is(busy.status, 503, busy.text);
+  assert.is(envelope(busy).code, 'VIDEO_BUSY');
+  assert.match(envelope(busy).message, /try again/);
+  // A remux costs no conversion: it still plays beside the conversion.
+  const remux = await opened(bob, `/api/video/stream?path=${q(`Files/${FOLDER}/${LONG_MKV}`)}`);
+  await waitFor(() => ffmpegChildren().length === 2, { what: 'two ffmpeg' });
+  // The same viewer seeking in the same file: its stream is replaced, not added.
+  const before = ffmpegChildren();
+  const seek = await opened(alice, `/api/video/stream?path=${q(`Files/${FOLDER}/${LONG_AVI}`)}&start=6`);
+  await waitFor(
+    () => {
+      const now = ffmpegChildren();
+      return now.length === 2 && now.some((p) => !before.includes(p));
+    },
+    { what: 'the seek replacing the stream' },
+  );
+  first.close();
+  remux.close();
+  seek.close();
+  await waitFor(() => ffmpegChildren().length === 0, { what: 'no ffmpeg once the viewers left' });
+});
+
+test('without ffmpeg: MP4 still plays as it is, the others answer what to install', async () => {
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-no-ffmpeg-'));
+  fs.writeFileSync(
+    path.join(s.dirs.volumes, 'Files', FOLDER, 'Copie.mkv'),
+    fs.readFileSync(path.join(s.dirs.volumes, 'Files', FOLDER, MKV)),
+  );
+  fs.writeFileSync(
+    path.join(s.dirs.volumes, 'Files', FOLDER, 'Copie.mp4'),
+    fs.readFileSync(path.join(s.dirs.volumes, 'Files', FOLDER, MP4)),
+  );
+  // From source the server is this process: its PATH is ours. The executable gets its own.
+  const saved = process.env.PATH;
+  if (serverMode === 'source') process.env.PATH = empty;
+  else await s.restart({ PATH: empty });
+  try {
+    const mkv = await plan(alice, `Files/${FOLDER}/Copie.mkv`);
+    assert.is(mkv.status, 501, mkv.text);
+    assert.is(envelope(mkv).code, 'VIDEO_NEEDS_FFMPEG');
+    assert.match(envelope(mkv).message, /apt install ffmpeg/);
+    assert.is((await plan(alice, `Files/${FOLDER}/Copie.mp4`)).json.mode, 'direct');
+  } finally {
+    if (serverMode === 'source') process.env.PATH = saved;
+    else await s.restart({ PATH: '/usr/bin:/bin' });
+    fs.rmSync(empty, { recursive: true, force: true });
+  }
+});
+
+test.run();
