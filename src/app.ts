@@ -522,6 +522,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     store: notifyStore,
     outbox,
     box: SecretBox.fromConfigDir(config.storage.configDir, 'notify-key'),
+    pushServices: config.notify.pushServices,
     resolver,
     log,
     callerFor,

@@ -254,6 +254,14 @@ export const variables = {
       'Space every upload leaves free on its volume; an upload that would eat into it answers 507.',
     ),
   },
+  notify: {
+    pushServices: list(
+      'PUSH_SERVICES',
+      [],
+      '',
+      "Web Push services Burrow may send to besides the browsers' own (Google, Mozilla, Microsoft, Apple), as origins (comma separated, e.g. https://push.example.org for a self-hosted one). A browser's subscription naming any other address is refused.",
+    ),
+  },
   fetch: {
     allowNetworks: list(
       'FETCH_ALLOW_NETWORKS',

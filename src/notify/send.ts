@@ -3,6 +3,7 @@
 // never a command line; redirects are not followed (the administrator named the address).
 import { createHmac, randomBytes } from 'node:crypto';
 import { sendMail, type MailTarget } from './email.ts';
+import { sendPush, type PushTarget } from './push.ts';
 import type { EventBody } from './wire.ts';
 
 /** A new signing secret in the Standard Webhooks form: whsec_ + base64 of 32 random bytes. */
@@ -78,12 +79,13 @@ const isPermanent = (status: number): boolean =>
 
 /** One attempt, abandoned after `timeoutMs` or when `stop` fires (the server closing). */
 export async function attempt(
-  target: Target | MailTarget,
+  target: Target | MailTarget | PushTarget,
   body: EventBody,
   timeoutMs: number,
   stop: AbortSignal,
 ): Promise<Attempt> {
   if (target.kind === 'email') return sendMail(target, body, timeoutMs, stop);
+  if (target.kind === 'push') return sendPush(target, body, timeoutMs, stop);
   const { url, init } = requestFor(target, body);
   try {
     const res = await fetch(url, {

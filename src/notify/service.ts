@@ -11,14 +11,22 @@ import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { PathResolver } from '../files/paths.ts';
 import type { SecretBox } from '../twofactor/secret-box.ts';
+import webpush from 'web-push';
 import { parseSmtp, type MailTarget, type SmtpSettings } from './email.ts';
+import { pushEndpointAllowed, type PushTarget } from './push.ts';
 import { isFolderKind, KIND_LABELS, kindOf, pathsOf, wordsFor } from './events.ts';
 import { newEventId, type Outbox } from './outbox.ts';
 import { attempt, newWebhookSecret, type Attempt, type Target } from './send.ts';
 import type { DeliveryRow, DestinationRow, EventRow, NewDelivery, NotifyStore } from './store.ts';
 import type { EventBody, EventKind, Prefs, WireDelivery, WireDestination } from './wire.ts';
 import type { z } from 'zod';
-import type { addDestinationBody, prefsBody, updateDestinationBody } from './wire.ts';
+import type {
+  addDestinationBody,
+  markReadBody,
+  prefsBody,
+  pushSubscriptionBody,
+  updateDestinationBody,
+} from './wire.ts';
 
 export interface NotifyAccount {
   id: string;
@@ -37,6 +45,8 @@ export interface NotifyDeps {
   /** The account as a caller (for the access check), or null when it is gone. */
   callerFor: (userId: string) => Caller | null;
   accounts: () => NotifyAccount[];
+  /** Origins of push services besides the known ones (PUSH_SERVICES). */
+  pushServices?: readonly string[];
   /** Tests and the environment: how long one attempt may take. */
   attemptTimeoutMs?: number;
 }
@@ -101,7 +111,9 @@ export function createNotify(deps: NotifyDeps) {
         ? newWebhookSecret()
         : body.kind === 'ntfy'
           ? (body.token ?? null)
-          : (body.password ?? null);
+          : body.kind === 'email'
+            ? (body.password ?? null)
+            : null;
     let smtp: SmtpSettings | null = null;
     if (body.kind === 'email') {
       smtp = {
@@ -119,7 +131,7 @@ export function createNotify(deps: NotifyDeps) {
       id,
       kind: body.kind,
       name: body.name,
-      url: body.kind === 'email' ? body.url.replace(/\/+$/, '') : body.url,
+      url: body.kind === 'email' ? body.url.replace(/\/+$/, '') : body.kind === 'push' ? '' : body.url,
       topic: body.kind === 'ntfy' ? body.topic : null,
       smtp: smtp ? JSON.stringify(smtp) : null,
       secret_sealed: secret === null ? null : box.seal(secret, secretContext(id)),
@@ -265,7 +277,7 @@ export function createNotify(deps: NotifyDeps) {
     for (const a of accounts) {
       if (a.id === event.user_id) continue;
       const prefs = prefsOf(a.id);
-      if (!prefs.kinds.includes(kind) || prefs.destinations.length === 0 || prefs.folders.length === 0) continue;
+      if (!prefs.kinds.includes(kind) || prefs.folders.length === 0) continue;
       const recipient = deps.callerFor(a.id);
       if (!recipient) continue;
       const seen = (await visiblePaths(actor, recipient, paths)).filter((p) => watches(prefs.folders, p));
@@ -309,6 +321,7 @@ export function createNotify(deps: NotifyDeps) {
     }
     const kind = kindOf({ action: event.action, outcome: event.outcome, userId: event.user_id, detail });
     const deliveries: NewDelivery[] = [];
+    const inbox: Parameters<NotifyStore['fanOut']>[4] & object[] = [];
     if (kind) {
       const enabled = new Map(
         store
@@ -319,11 +332,25 @@ export function createNotify(deps: NotifyDeps) {
       for (const { account, paths } of await recipientsOf(event, kind, detail)) {
         const prefs = prefsOf(account.id);
         if (!prefs.kinds.includes(kind)) continue;
+        // The bell has every event the account chose, whatever its destinations.
+        const bell = bodyFor(messageId(event.id, 'bell', account.id), event, kind, account, paths, detail);
+        inbox.push({
+          id: bell.id,
+          user_id: account.id,
+          event_id: event.id,
+          kind,
+          title: bell.title,
+          text: bell.text,
+          paths: JSON.stringify(bell.paths),
+          at: event.at,
+        });
         for (const destination of prefs.destinations) {
           const row = enabled.get(destination);
           if (!row) continue;
           // E-mail goes to an account with an address, for the kinds it has not turned off.
           if (row.kind === 'email' && (!account.email || (prefs.emailOff as string[]).includes(kind))) continue;
+          // Web Push goes to an account with a subscribed browser.
+          if (row.kind === 'push' && store.pushSubscriptions(account.id).length === 0) continue;
           const id = messageId(event.id, destination, account.id);
           const body = bodyFor(id, event, kind, account, paths, detail);
           deliveries.push({
@@ -337,8 +364,25 @@ export function createNotify(deps: NotifyDeps) {
         }
       }
     }
-    store.fanOut(event.id, deliveries, Date.now(), new Date().toISOString());
+    store.fanOut(event.id, deliveries, Date.now(), new Date().toISOString(), inbox);
   }
+
+  // ── Web Push: the VAPID key pair, made once (crypto RNG), its private half sealed ───────────
+  const VAPID_CONTEXT = 'notify-vapid';
+  function vapidKeys(): { publicKey: string; privateKey: string } {
+    let row = store.vapid();
+    if (!row) {
+      const made = webpush.generateVAPIDKeys();
+      row = store.addVapid(made.publicKey, box.seal(made.privateKey, VAPID_CONTEXT), new Date().toISOString());
+    }
+    return { publicKey: row.public_key, privateKey: box.open(row.private_sealed, VAPID_CONTEXT) };
+  }
+  /** Who the push services may contact about our messages (RFC 8292 `sub`). */
+  function vapidSubject(): string {
+    const admin = deps.accounts().find((a) => a.isAdmin && a.email);
+    return admin?.email ? `mailto:${admin.email}` : 'mailto:postmaster@burrow.invalid';
+  }
+  const pushServices = deps.pushServices ?? [];
 
   // ── the sender ─────────────────────────────────────────────────────────────────────────────
   const inFlight = new Set<string>();
@@ -375,9 +419,19 @@ export function createNotify(deps: NotifyDeps) {
     return userId;
   }
 
-  function targetOf(row: DestinationRow, d: DeliveryRow): Target | MailTarget {
+  function targetOf(row: DestinationRow, d: DeliveryRow): Target | MailTarget | PushTarget {
     let secret: string | null = null;
     if (row.secret_sealed) secret = box.open(row.secret_sealed, secretContext(row.id));
+    if (row.kind === 'push') {
+      const target: PushTarget = {
+        kind: 'push',
+        subscriptions: store.pushSubscriptions(d.user_id),
+        vapid: { subject: vapidSubject(), ...vapidKeys() },
+        allowed: pushServices,
+        gone: (endpoint) => store.removePushEndpoint(endpoint),
+      };
+      return target;
+    }
     if (row.kind !== 'email') return { kind: row.kind, url: row.url, topic: row.topic, secret };
     const smtp = parseSmtp(row.smtp);
     if (!smtp) throw new Error('the destination has no SMTP server');
@@ -528,6 +582,55 @@ export function createNotify(deps: NotifyDeps) {
     prefs: (caller: Caller) => ({ prefs: prefsOf(caller.userId) }),
     putPrefs,
 
+    pushKey: () => ({ publicKey: vapidKeys().publicKey }),
+    pushSubscriptions: (caller: Caller) => ({
+      subscriptions: store
+        .pushSubscriptions(caller.userId)
+        .map((r) => ({ id: r.id, endpoint: r.endpoint, createdAt: r.created_at })),
+    }),
+    subscribe(caller: Caller, body: z.infer<typeof pushSubscriptionBody>) {
+      if (!pushEndpointAllowed(body.endpoint, pushServices))
+        throw new AppError(
+          'BAD_REQUEST',
+          'This push service is not one Burrow sends to (the known browsers’ services, or an origin listed in PUSH_SERVICES).',
+        );
+      const point = Buffer.from(body.keys.p256dh, 'base64url');
+      if (point.length !== 65 || point[0] !== 4)
+        throw new AppError('BAD_REQUEST', 'keys.p256dh is not an uncompressed P-256 public key.');
+      const id = `psub_${randomBytes(12).toString('base64url')}`;
+      const at = new Date().toISOString();
+      store.putPushSubscription({
+        id,
+        user_id: caller.userId,
+        endpoint: body.endpoint,
+        p256dh: body.keys.p256dh,
+        auth: body.keys.auth,
+        created_at: at,
+      });
+      const row = store.pushSubscriptions(caller.userId).find((r) => r.endpoint === body.endpoint)!;
+      return { subscription: { id: row.id, endpoint: row.endpoint, createdAt: row.created_at } };
+    },
+    unsubscribePush(caller: Caller, id: string): void {
+      const row = store.pushSubscriptions(caller.userId).find((r) => r.id === id);
+      if (!row || !store.removePushSubscription(caller.userId, row.endpoint))
+        throw new AppError('NOT_FOUND', 'No such subscription.');
+    },
+    inbox(caller: Caller) {
+      const items = store.inbox(caller.userId, 100).map((r) => ({
+        id: r.id,
+        kind: r.kind as EventKind,
+        title: r.title,
+        text: r.text,
+        paths: JSON.parse(r.paths) as string[],
+        at: r.at,
+        read: r.read_at !== null,
+      }));
+      return { items, unread: store.unread(caller.userId) };
+    },
+    markRead(caller: Caller, body: z.infer<typeof markReadBody>) {
+      return { marked: store.markRead(caller.userId, body.ids ?? null, new Date().toISOString()) };
+    },
+
     /** One click in a message: that account's e-mails of this kind stop, no sign-in needed. */
     unsubscribe(kind: EventKind, token: string) {
       const userId = unsubscribeOwner(token);
@@ -547,6 +650,11 @@ export function createNotify(deps: NotifyDeps) {
       const email = deps.accounts().find((a) => a.id === admin.userId)?.email ?? null;
       if (destination.kind === 'email' && !email)
         throw new AppError('BAD_REQUEST', 'Your account has no e-mail address to send the test to: add one first.');
+      if (destination.kind === 'push' && store.pushSubscriptions(admin.userId).length === 0)
+        throw new AppError(
+          'BAD_REQUEST',
+          'No browser of yours is subscribed: turn on notifications in this browser (Settings → Notifications) first.',
+        );
       const event = {
         id: newEventId(),
         at: new Date().toISOString(),

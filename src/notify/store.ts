@@ -4,7 +4,7 @@ import type { Database } from '../db/database.ts';
 
 export interface DestinationRow {
   id: string;
-  kind: 'webhook' | 'ntfy' | 'email';
+  kind: 'webhook' | 'ntfy' | 'email' | 'push';
   name: string;
   url: string;
   topic: string | null;
@@ -44,6 +44,27 @@ export interface DeliveryRow {
   done_at: string | null;
 }
 
+export interface PushSubscriptionRow {
+  id: string;
+  user_id: string;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  created_at: string;
+}
+
+export interface InboxRow {
+  id: string;
+  user_id: string;
+  event_id: string;
+  kind: string;
+  title: string;
+  text: string;
+  paths: string;
+  at: string;
+  read_at: string | null;
+}
+
 export type NewDelivery = Pick<DeliveryRow, 'id' | 'event_id' | 'destination_id' | 'user_id' | 'kind' | 'payload'>;
 
 export interface NotifyStore {
@@ -73,8 +94,27 @@ export interface NotifyStore {
   /** The outbox row; called inside the activity row's transaction. */
   addEvent(row: Omit<EventRow, 'state'>): void;
   newEvents(limit: number): EventRow[];
-  /** Writes the deliveries and marks the event fanned out, in one transaction. */
-  fanOut(eventId: string, deliveries: readonly NewDelivery[], now: number, at: string): void;
+  /** Writes the deliveries and the bell's rows and marks the event fanned out, in one transaction. */
+  fanOut(
+    eventId: string,
+    deliveries: readonly NewDelivery[],
+    now: number,
+    at: string,
+    inbox?: readonly Omit<InboxRow, 'read_at'>[],
+  ): void;
+
+  vapid(): { public_key: string; private_sealed: string } | undefined;
+  /** The first pair written is kept (two starts at once); answers the kept one. */
+  addVapid(publicKey: string, privateSealed: string, at: string): { public_key: string; private_sealed: string };
+  pushSubscriptions(userId: string): PushSubscriptionRow[];
+  /** A browser's subscription (its endpoint again: its keys and owner replaced). */
+  putPushSubscription(row: PushSubscriptionRow): void;
+  removePushSubscription(userId: string, endpoint: string): boolean;
+  removePushEndpoint(endpoint: string): void;
+
+  inbox(userId: string, limit: number): InboxRow[];
+  unread(userId: string): number;
+  markRead(userId: string, ids: readonly string[] | null, at: string): number;
   /** True (and remembered) when the account had not signed in from this address before. */
   firstFromAddress(userId: string, ip: string, at: string): boolean;
   hasKnownAddress(userId: string): boolean;
@@ -163,8 +203,13 @@ export function createNotifyStore(db: Database): NotifyStore {
     },
     newEvents: (limit) =>
       db.all<EventRow>("SELECT * FROM notify_events WHERE state = 'new' ORDER BY at, id LIMIT ?", [limit]),
-    fanOut(eventId, deliveries, now, at) {
+    fanOut(eventId, deliveries, now, at, inbox = []) {
       db.transaction(() => {
+        for (const r of inbox)
+          db.run(
+            'INSERT OR IGNORE INTO notify_inbox (id, user_id, event_id, kind, title, text, paths, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            [r.id, r.user_id, r.event_id, r.kind, r.title, r.text, r.paths, r.at],
+          );
         for (const d of deliveries)
           db.run(
             'INSERT OR IGNORE INTO notify_deliveries (id, event_id, destination_id, user_id, kind, payload, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -173,6 +218,49 @@ export function createNotifyStore(db: Database): NotifyStore {
         db.run("UPDATE notify_events SET state = 'fanned' WHERE id = ?", [eventId]);
       });
     },
+    vapid: () => db.get<{ public_key: string; private_sealed: string }>('SELECT * FROM notify_vapid WHERE id = 1'),
+    addVapid(publicKey, privateSealed, at) {
+      db.run('INSERT OR IGNORE INTO notify_vapid (id, public_key, private_sealed, created_at) VALUES (1, ?, ?, ?)', [
+        publicKey,
+        privateSealed,
+        at,
+      ]);
+      return db.get<{ public_key: string; private_sealed: string }>('SELECT * FROM notify_vapid WHERE id = 1')!;
+    },
+    pushSubscriptions: (userId) =>
+      db.all<PushSubscriptionRow>('SELECT * FROM notify_push_subscriptions WHERE user_id = ? ORDER BY created_at', [
+        userId,
+      ]),
+    putPushSubscription(r) {
+      db.run(
+        'INSERT INTO notify_push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (endpoint) DO UPDATE SET user_id = excluded.user_id, p256dh = excluded.p256dh, auth = excluded.auth, created_at = excluded.created_at',
+        [r.id, r.user_id, r.endpoint, r.p256dh, r.auth, r.created_at],
+      );
+    },
+    removePushSubscription: (userId, endpoint) =>
+      db.run('DELETE FROM notify_push_subscriptions WHERE user_id = ? AND endpoint = ?', [userId, endpoint]).changes >
+      0,
+    removePushEndpoint(endpoint) {
+      db.run('DELETE FROM notify_push_subscriptions WHERE endpoint = ?', [endpoint]);
+    },
+    inbox: (userId, limit) =>
+      db.all<InboxRow>('SELECT * FROM notify_inbox WHERE user_id = ? ORDER BY at DESC, id LIMIT ?', [userId, limit]),
+    unread: (userId) =>
+      db.get<{ n: number }>('SELECT count(*) AS n FROM notify_inbox WHERE user_id = ? AND read_at IS NULL', [userId])
+        ?.n ?? 0,
+    markRead: (userId, ids, at) =>
+      ids === null
+        ? db.run('UPDATE notify_inbox SET read_at = ? WHERE user_id = ? AND read_at IS NULL', [at, userId]).changes
+        : db.transaction(() => {
+            let n = 0;
+            for (const id of ids)
+              n += db.run('UPDATE notify_inbox SET read_at = ? WHERE user_id = ? AND id = ? AND read_at IS NULL', [
+                at,
+                userId,
+                id,
+              ]).changes;
+            return n;
+          }),
     firstFromAddress: (userId, ip, at) =>
       db.run('INSERT OR IGNORE INTO notify_known_addresses (user_id, ip, first_at) VALUES (?, ?, ?)', [userId, ip, at])
         .changes > 0,
@@ -222,6 +310,7 @@ export function createNotifyStore(db: Database): NotifyStore {
     sweep: (before) =>
       db.transaction(() => {
         const gone = db.run("DELETE FROM notify_deliveries WHERE state = 'sent' AND done_at < ?", [before]).changes;
+        db.run('DELETE FROM notify_inbox WHERE at < ?', [before]);
         db.run(
           "DELETE FROM notify_events WHERE state = 'fanned' AND at < ? AND NOT EXISTS (SELECT 1 FROM notify_deliveries d WHERE d.event_id = notify_events.id)",
           [before],

@@ -39,7 +39,7 @@ export const eventBody = z
   );
 export type EventBody = z.infer<typeof eventBody>;
 
-const destinationKind = z.enum(['webhook', 'ntfy', 'email']);
+const destinationKind = z.enum(['webhook', 'ntfy', 'email', 'push']);
 const httpUrl = z
   .string()
   .trim()
@@ -117,6 +117,7 @@ export const addDestinationBody = z.discriminatedUnion('kind', [
     topic,
     token: z.string().min(1).max(500).optional().describe('An ntfy access token (kept sealed)'),
   }),
+  z.object({ kind: z.literal('push'), name }),
   z.object({
     kind: z.literal('email'),
     name,
@@ -176,6 +177,43 @@ export type Prefs = z.infer<typeof prefs>;
 /** What PUT takes: `emailOff` left out keeps it as it is. */
 export const prefsBody = z.object({ ...prefsFields, emailOff: emailOff.optional() });
 export const prefsAnswer = z.object({ prefs });
+
+/** Web Push: the installation's VAPID public key (the applicationServerKey a browser subscribes with). */
+export const pushKey = z.object({
+  publicKey: z.string().describe('Base64url of the uncompressed P-256 point (65 bytes)'),
+});
+/** What PushManager.subscribe() hands the page (PushSubscription.toJSON()). */
+export const pushSubscriptionBody = z.object({
+  endpoint: z
+    .string()
+    .max(2000)
+    .describe('The push service address: a known push service (https) or an origin listed in PUSH_SERVICES'),
+  expirationTime: z.number().nullable().optional(),
+  keys: z.object({
+    p256dh: z.string().regex(/^[A-Za-z0-9_-]{87}$/, 'a P-256 public key, base64url (65 bytes)'),
+    auth: z.string().regex(/^[A-Za-z0-9_-]{22}$/, 'the authentication secret, base64url (16 bytes)'),
+  }),
+});
+export const wirePushSubscription = z.object({ id: z.string(), endpoint: z.string(), createdAt: z.string() });
+export const pushSubscriptionList = z.object({ subscriptions: z.array(wirePushSubscription) });
+export const onePushSubscription = z.object({ subscription: wirePushSubscription });
+export const pushSubscriptionParams = z.object({ id: z.string().regex(/^psub_[A-Za-z0-9_-]{16}$/) });
+
+/** The bell: the account's recent events (seven days), newest first. */
+export const wireInboxItem = z.object({
+  id: z.string(),
+  kind: eventKind,
+  title: z.string(),
+  text: z.string(),
+  paths: z.array(z.string()),
+  at: z.string(),
+  read: z.boolean(),
+});
+export const inboxAnswer = z.object({ items: z.array(wireInboxItem), unread: z.number().int() });
+export const markReadBody = z.object({
+  ids: z.array(deliveryId).max(200).optional().describe('The items read; left out: every item'),
+});
+export const markedAnswer = z.object({ marked: z.number().int() });
 
 /** The unsubscribe link of an e-mail: the kind it turns off and the account's token. */
 export const unsubscribeParams = z.object({
