@@ -53,6 +53,8 @@ import { createPasskeysCapability } from './passkeys/capability.ts';
 import { createPasskeyStore } from './passkeys/store.ts';
 import { createOidcCapability } from './oidc/capability.ts';
 import { createOidcStore } from './oidc/store.ts';
+import { Directory, ldapOptions } from './ldap/directory.ts';
+import { LdapSignIn } from './ldap/service.ts';
 import { createBindings } from './files/bindings.ts';
 import { createFilesCapability } from './files/capability.ts';
 import { createWorkJournal } from './files/journal-store.ts';
@@ -268,6 +270,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     activity,
     confirmPassword,
   });
+  // LDAP / Active Directory sign-in, when a directory is configured: the password step of its accounts.
+  const ldap = ldapOptions(config);
   const auth: AuthService = new AuthService({
     config,
     db,
@@ -277,6 +281,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     activity,
     secondFactor: twoFactor,
     oidcRoutes: true,
+    ...(ldap
+      ? {
+          directory: new LdapSignIn({
+            directory: new Directory(ldap, log),
+            users,
+            activity,
+            groups: accessModel,
+            endSessions: (userId) => sessions.deleteForUser(userId),
+          }),
+        }
+      : {}),
   });
   authStartupWarnings(config, log, true);
   const usersAdmin = new UsersAdminService({ config, db, users, sessions, settings, activity });

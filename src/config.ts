@@ -1,5 +1,6 @@
 // The environment, read once into one typed, frozen Config. Every default lives here and
 // only here; the README table is checked against `variables` by a test.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { THREAD_POOL_DEFAULT } from './threadpool.ts';
@@ -233,6 +234,130 @@ export const variables = {
       'OIDC_TIMEOUT_MS',
       10_000,
       'Limit for each call to the identity provider (discovery, token, userinfo); past it the sign-in answers 503.',
+      100,
+      300_000,
+    ),
+  },
+  ldap: {
+    url: custom(
+      'LDAP_URL',
+      '',
+      'LDAP / Active Directory sign-in: the directory, `ldap://host:389` or `ldaps://host:636`. Set, a name and password not of a local account is checked against the directory; the account is made at its first sign-in.',
+      (v) => {
+        if (v === undefined || v.trim() === '') return null;
+        let parsed: URL | null = null;
+        try {
+          parsed = new URL(v.trim());
+        } catch {
+          parsed = null;
+        }
+        if (!parsed || !/^ldaps?:$/.test(parsed.protocol) || !parsed.hostname)
+          failVariable('LDAP_URL', v, 'an ldap:// or ldaps:// address such as ldaps://dc1.example.org');
+        return v.trim().replace(/\/+$/, '');
+      },
+    ),
+    bindDn: optionalStr('LDAP_BIND_DN', 'The service account that searches the directory (its DN).'),
+    bindPassword: optionalStr('LDAP_BIND_PASSWORD', "The service account's password (or LDAP_BIND_PASSWORD_FILE)."),
+    bindPasswordFile: custom(
+      'LDAP_BIND_PASSWORD_FILE',
+      '',
+      "A file holding the service account's password (a trailing newline is ignored); read at start.",
+      (v) => {
+        if (v === undefined || v.trim() === '') return null;
+        try {
+          return fs.readFileSync(path.resolve(v.trim()), 'utf8').replace(/\r?\n$/, '');
+        } catch (err) {
+          failVariable(
+            'LDAP_BIND_PASSWORD_FILE',
+            v,
+            `a readable file (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+          );
+        }
+      },
+    ),
+    userBase: custom(
+      'LDAP_USER_BASE',
+      '',
+      'Where people are searched (a DN, searched with its whole subtree).',
+      (v, _c, env) => {
+        if ((v === undefined || v.trim() === '') && env.LDAP_URL?.trim())
+          failVariable('LDAP_USER_BASE', '', 'the DN people are searched below, such as ou=people,dc=example,dc=org');
+        return v?.trim() || null;
+      },
+    ),
+    userFilter: custom(
+      'LDAP_USER_FILTER',
+      '(uid={username})',
+      'The search for the person signing in; `{username}` is what they typed, escaped (RFC 4515). Leave out disabled accounts here, e.g. Active Directory: `(&(objectClass=user)(sAMAccountName={username})(!(userAccountControl:1.2.840.113556.1.4.803:=2)))`.',
+      (v) => {
+        const f = v?.trim() || '(uid={username})';
+        if (!f.includes('{username}') || !f.startsWith('(') || !f.endsWith(')'))
+          failVariable('LDAP_USER_FILTER', v ?? '', 'a filter in parentheses that contains {username}');
+        return f;
+      },
+    ),
+    usernameAttribute: str(
+      'LDAP_USERNAME_ATTRIBUTE',
+      'uid',
+      'uid',
+      "The attribute that is the account's name here (Active Directory: sAMAccountName).",
+    ),
+    groupAttribute: str(
+      'LDAP_GROUP_ATTRIBUTE',
+      'memberOf',
+      'memberOf',
+      "The person's attribute listing their groups' DNs (OpenLDAP's memberof overlay, Active Directory); `none` reads no attribute.",
+    ),
+    groupBase: optionalStr(
+      'LDAP_GROUP_BASE',
+      'Where groups are searched with LDAP_GROUP_FILTER (for directories without memberOf, and nested groups); unset: no group search.',
+    ),
+    groupFilter: custom(
+      'LDAP_GROUP_FILTER',
+      '(member={dn})',
+      "The groups a person is in, searched below LDAP_GROUP_BASE (groupOfUniqueNames: `(uniqueMember={dn})`, posixGroup: `(memberUid={username})`); `{dn}` is the person's DN and `{username}` their name, escaped. Active Directory's nested groups in one search: `(member:1.2.840.113556.1.4.1941:={dn})`.",
+      (v) => {
+        const f = v?.trim() || '(member={dn})';
+        if (!f.startsWith('(') || !f.endsWith(')'))
+          failVariable('LDAP_GROUP_FILTER', v ?? '', 'a filter in parentheses with {dn} or {username}');
+        return f;
+      },
+    ),
+    groupNested: bool(
+      'LDAP_GROUP_NESTED',
+      false,
+      'Follow groups inside groups with LDAP_GROUP_FILTER ({dn} = each group found), up to 8 levels (not needed with the in-chain rule).',
+    ),
+    groupMap: groupMap(
+      'LDAP_GROUP_MAP',
+      'Directory groups (cn or whole DN, case-insensitive) → Burrow groups, kept at every sign-in: `staff=Staff; cn=parents,ou=groups,dc=example,dc=org=Family`. The account joins and leaves only the memberships the directory gave; memberships added by hand stay.',
+    ),
+    adminGroup: optionalStr(
+      'LDAP_ADMIN_GROUP',
+      'Members of this directory group (cn or DN) are administrators, the others not (decided at every sign-in); unset: the role stays as set here.',
+    ),
+    caFile: custom(
+      'LDAP_CA_FILE',
+      '',
+      "The certificate authority (PEM) the directory's certificate must chain to, for ldaps:// and LDAP_STARTTLS; unset: the system's authorities.",
+      (v) => {
+        if (v === undefined || v.trim() === '') return null;
+        try {
+          return fs.readFileSync(path.resolve(v.trim()), 'utf8');
+        } catch (err) {
+          failVariable(
+            'LDAP_CA_FILE',
+            v,
+            `a readable PEM file (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+          );
+        }
+      },
+    ),
+    startTls: bool('LDAP_STARTTLS', false, 'Upgrade an ldap:// connection with StartTLS before anything is sent.'),
+    timeoutMs: int(
+      'LDAP_TIMEOUT_MS',
+      5000,
+      'Limit for each call to the directory; past it (or the directory down) a directory sign-in answers 503 while local accounts still sign in.',
       100,
       300_000,
     ),

@@ -231,6 +231,25 @@ export class UsersStore {
     return m ? this.get(m.user_id) : undefined;
   }
 
+  /** The account a directory's name for a person is linked to (LDAP). */
+  byLdapSubject(subject: string): UserRow | undefined {
+    const m = this.db.get<{ user_id: string }>(
+      "SELECT user_id FROM auth_methods WHERE type = 'ldap' AND provider = 'ldap' AND subject = ?",
+      [subject],
+    );
+    return m ? this.get(m.user_id) : undefined;
+  }
+
+  /** The directory's name for an account (LDAP), or undefined when it is not a directory account. */
+  ldapSubjectOf(userId: string): string | undefined {
+    return (
+      this.db.get<{ subject: string | null }>(
+        "SELECT subject FROM auth_methods WHERE type = 'ldap' AND provider = 'ldap' AND user_id = ?",
+        [userId],
+      )?.subject ?? undefined
+    );
+  }
+
   /**
    * Runs fn in one transaction (what it reads and writes through this store, and through any
    * other store of the same database, commits together or not at all).
@@ -239,7 +258,12 @@ export class UsersStore {
     return this.db.transaction(fn);
   }
 
-  addMethod(userId: string, type: 'local_password' | 'oidc', provider: string, subject: string | null = null): void {
+  addMethod(
+    userId: string,
+    type: 'local_password' | 'oidc' | 'ldap',
+    provider: string,
+    subject: string | null = null,
+  ): void {
     this.db.run(
       'INSERT OR IGNORE INTO auth_methods (id, user_id, type, provider, subject, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       [randomUUID(), userId, type, provider, subject, new Date().toISOString()],

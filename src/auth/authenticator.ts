@@ -107,7 +107,10 @@ export class IdentityAuthenticator implements Authenticator {
       const user = this.users.get(row.user_id);
       const caller: Caller | null =
         user && row.state === 'active'
-          ? callerOf(user, 'session', { sessionId: row.id_hash, passwordSession: row.method === 'password' })
+          ? callerOf(user, 'session', {
+              sessionId: row.id_hash,
+              passwordSession: row.method === 'password' || row.method === 'ldap',
+            })
           : null;
       if (caller && this.sessions.renew(row)) this.renewals.set(req, this.cookies.set(value!, req));
       found = { row, caller };

@@ -10,6 +10,7 @@ import { LIMITS, type RateLimiter } from '../accounts/rate-limits.ts';
 import type { SessionRow, SessionStore } from '../accounts/sessions-store.ts';
 import { isAdminRow, toWire, type UserRow, type UsersStore, type WireUser } from '../accounts/users-store.ts';
 import type { AuthStatus, SignInMethod } from './wire.ts';
+import type { LdapSignIn } from '../ldap/service.ts';
 
 export const INVALID_CREDENTIALS = 'AUTH_INVALID_CREDENTIALS';
 export const ACCOUNT_LOCKED = 'AUTH_ACCOUNT_LOCKED';
@@ -40,6 +41,8 @@ export interface AuthDeps {
   activity: ActivityService;
   /** Absent: no account has a second factor. */
   secondFactor?: SecondFactor;
+  /** LDAP / Active Directory: checks the passwords of names that are not a local account's, and of its own accounts. */
+  directory?: Pick<LdapSignIn, 'owns' | 'authenticate'>;
   /** The OIDC sign-in routes are mounted; until then OIDC is never advertised (its routes would answer 404). */
   oidcRoutes?: boolean;
 }
@@ -182,18 +185,26 @@ export class AuthService {
   }
 
   async login(input: { identifier: string; password: string }, ip: string): Promise<SignIn> {
-    const fresh = await this.checkPassword(input, ip);
-    return this.openSignIn(fresh, 'password', ip, false);
+    const { row, method } = await this.checkPassword(input, ip);
+    return this.openSignIn(row, method, ip, false);
   }
 
   /** The first step of a password sign-in: address budgets, lockout, the constant-cost check. */
-  private async checkPassword(input: { identifier: string; password: string }, ip: string): Promise<UserRow> {
+  private async checkPassword(
+    input: { identifier: string; password: string },
+    ip: string,
+  ): Promise<{ row: UserRow; method: 'password' | 'ldap' }> {
     this.refuseWhenOidcOnly();
     this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
     this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
     const candidates = this.deps.users.findByIdentifier(input.identifier);
     // An identifier naming two accounts (one's email, another's username) signs nobody in.
     const row = candidates.length === 1 ? candidates[0]! : undefined;
+    const directory = this.deps.directory;
+    // The directory answers for its own accounts and for names no local account has; a local
+    // account signs in here whatever the directory's state.
+    if (directory && (row ? directory.owns(row.id) : candidates.length === 0))
+      return { row: await this.checkWithDirectory(directory, input, ip, row), method: 'ldap' };
     if (row) this.refuseLocked(row, ip);
     const ok = await verifyPassword(input.password, row?.password_hash);
     if (!ok || !row) {
@@ -216,6 +227,46 @@ export class AuthService {
     // reset the lockout that limits guessing the code.
     if (!this.deps.secondFactor?.enabled(row.id)) this.deps.users.clearFailures(row.id);
     this.deps.users.touchMethod(row.id, 'local_password', 'local');
+    return { row: fresh, method: 'password' };
+  }
+
+  /** The password step of a directory account (or of a name no local account has). */
+  private async checkWithDirectory(
+    directory: NonNullable<AuthDeps['directory']>,
+    input: { identifier: string; password: string },
+    ip: string,
+    known: UserRow | undefined,
+  ): Promise<UserRow> {
+    if (known) this.refuseLocked(known, ip);
+    let signed: UserRow | null;
+    try {
+      signed = await directory.authenticate(input.identifier, input.password, ip, known);
+    } catch (err) {
+      this.deps.activity.record({
+        action: 'auth.login',
+        outcome: 'failure',
+        ...(known ? { userId: known.id, username: known.username } : {}),
+        ip,
+        detail: { method: 'ldap', reason: err instanceof AppError ? err.code : 'error' },
+      });
+      throw err;
+    }
+    if (!signed) {
+      this.deps.limits.count(`login-fail:${ip}`, LIMITS.signInFailures);
+      if (known) this.recordFailure(known, ip, 'directory-refused');
+      else
+        this.deps.activity.record({
+          action: 'auth.login',
+          outcome: 'failure',
+          ip,
+          detail: { method: 'ldap', reason: 'unknown-or-refused' },
+        });
+      throw new AppError(INVALID_CREDENTIALS);
+    }
+    const fresh = this.deps.users.get(signed.id);
+    if (!fresh) throw new AppError(INVALID_CREDENTIALS);
+    this.refuseLocked(fresh, ip);
+    if (!this.deps.secondFactor?.enabled(fresh.id)) this.deps.users.clearFailures(fresh.id);
     return fresh;
   }
 
@@ -225,7 +276,7 @@ export class AuthService {
    * cannot ask for the code signs in with an API token as its password instead.
    */
   async verifyPassword(input: { identifier: string; password: string }, ip: string): Promise<UserRow> {
-    const row = await this.checkPassword(input, ip);
+    const { row } = await this.checkPassword(input, ip);
     if (this.deps.secondFactor?.enabled(row.id)) {
       this.signInRow(row, 'failure', ip, { reason: 'second-factor-needs-token', method: 'basic' });
       throw new AppError('AUTH_TOKEN_REQUIRED');
@@ -369,6 +420,8 @@ export class AuthService {
       throw new AppError(METHOD_DISABLED, 'Local passwords cannot be created on this installation.');
     const row = this.account(caller);
     if (row.password_hash) throw new AppError('PASSWORD_EXISTS');
+    if (this.deps.directory?.owns(row.id))
+      throw new AppError(METHOD_DISABLED, "This account's password is the directory's (LDAP): change it there.");
     const hash = await hashPassword(password);
     this.deps.users.setPassword(row.id, hash);
     this.deps.activity.record({ action: 'auth.password-add', outcome: 'success', userId: row.id, ip });

@@ -91,6 +91,11 @@ export const ERRORS = {
   OIDC_STATE_INVALID: { status: 400, message: 'This sign-in is not the one that was started here: sign in again.' },
   OIDC_ACCESS_DENIED: { status: 403, message: 'The identity provider did not sign you in.' },
   OIDC_NOT_CONFIGURED: { status: 404, message: 'Sign-in through an identity provider is not configured.' },
+  LDAP_UNAVAILABLE: {
+    status: 503,
+    message:
+      'The directory (LDAP) cannot be reached, so directory accounts cannot sign in now. Local accounts still can.',
+  },
   OIDC_EXCHANGE_REJECTED: { status: 401, message: 'The sign-in code was not accepted: sign in again.' },
 
   // Paths, names and items

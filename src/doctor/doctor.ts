@@ -16,6 +16,7 @@ import { probeInstanceLock } from '../db/instance-lock.ts';
 import { isNetworkFs, mountOf, readMounts } from '../indexer/mounts.ts';
 import { httpsCheck } from '../tls/doctor.ts';
 import { readAnnounced } from '../mdns/announced.ts';
+import { directoryCheck } from '../ldap/doctor.ts';
 
 export type Status = 'ok' | 'warn' | 'fail';
 export interface Check {
@@ -415,6 +416,8 @@ export async function runDoctor({ config, env, addons = () => checkInChild(env) 
   checks.push(publicUrlCheck(config, announced));
   const oidc = oidcCheck(config);
   if (oidc) checks.push(oidc);
+  const directory = await directoryCheck(config);
+  if (directory) checks.push(directory);
   return checks;
 }
 

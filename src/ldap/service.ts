@@ -1,0 +1,140 @@
+// Password sign-in against an LDAP / Active Directory directory, as the password step of the
+// ordinary sign-in sees it (auth/ asks it for names that are not a local account's, and for the
+// accounts it made): find the person with the service account, bind as them, then bring their
+// account up to date — made at the first sign-in (a personal folder like any new account), the
+// admin role from LDAP_ADMIN_GROUP, Burrow groups from LDAP_GROUP_MAP (joins and leaves of the
+// directory's memberships only; the access model logs each). A directory account the search no
+// longer finds (disabled, deleted, moved out of the filter) is refused and its sessions end.
+// The password is handed to the directory and dropped: never stored, never logged.
+import type { ActivityService } from '../activity/service.ts';
+import type { DirectoryGroups } from '../access/service.ts';
+import { isAdminRow, type Role, type UserRow, type UsersStore } from '../accounts/users-store.ts';
+import { Directory, groupMatches, type DirectoryGroup, type DirectoryPerson } from './directory.ts';
+
+export interface LdapSignInDeps {
+  directory: Directory;
+  users: UsersStore;
+  activity: ActivityService;
+  groups: DirectoryGroups;
+  /** Ends every session of an account (a disabled directory account). */
+  endSessions: (userId: string) => number;
+}
+
+export const LDAP = 'ldap';
+
+export class LdapSignIn {
+  private readonly deps: LdapSignInDeps;
+  constructor(deps: LdapSignInDeps) {
+    this.deps = deps;
+  }
+
+  /** Is this account the directory's (its password is checked there)? */
+  owns(userId: string): boolean {
+    return this.deps.users.ldapSubjectOf(userId) !== undefined;
+  }
+
+  /**
+   * The account these credentials sign in to, or null when the directory does not accept them
+   * (unknown name, wrong password, a disabled account). `known` is the directory account the
+   * name already matched here. Throws LDAP_UNAVAILABLE when the directory cannot answer.
+   */
+  async authenticate(
+    identifier: string,
+    password: string,
+    ip: string,
+    known: UserRow | undefined,
+  ): Promise<UserRow | null> {
+    const d = this.deps.directory;
+    const name = known ? (this.deps.users.ldapSubjectOf(known.id) ?? known.username) : identifier.trim();
+    if (name === '') return null;
+    const found = await d.session(async (client) => {
+      const person = await d.find(client, name);
+      if (!person) return null;
+      if (!(await d.passwordAccepted(person.dn, password))) return { person, groups: null };
+      return { person, groups: await d.groups(client, person) };
+    });
+    if (!found) {
+      if (known) this.disabled(known, ip);
+      return null;
+    }
+    if (found.groups === null) return null;
+    return this.account(found.person, found.groups, ip);
+  }
+
+  /** The search no longer finds a directory account: refused, and signed out everywhere. */
+  private disabled(row: UserRow, ip: string): void {
+    const ended = this.deps.endSessions(row.id);
+    this.deps.activity.record({
+      action: 'auth.ldap-disabled',
+      outcome: 'success',
+      userId: row.id,
+      username: row.username,
+      ip,
+      detail: { sessionsEnded: ended },
+    });
+  }
+
+  private role(groups: DirectoryGroup[]): Role | null {
+    const admin = this.deps.directory.options.adminGroup;
+    if (!admin) return null;
+    return groups.some((g) => groupMatches(g, admin)) ? 'admin' : 'user';
+  }
+
+  private mapped(groups: DirectoryGroup[]): string[] {
+    const map = this.deps.directory.options.groupMap;
+    return [...new Set(map.filter((e) => groups.some((g) => groupMatches(g, e.from))).map((e) => e.to))];
+  }
+
+  private freeUsername(wanted: string): string {
+    const base = wanted.replace(/[\s/\\]+/g, '-').slice(0, 48) || 'user';
+    for (let n = 1; ; n++) {
+      const candidate = n === 1 ? base : `${base}-${n}`;
+      if (this.deps.users.findByIdentifier(candidate).length === 0) return candidate;
+    }
+  }
+
+  private account(person: DirectoryPerson, groups: DirectoryGroup[], ip: string): UserRow {
+    const { users, activity } = this.deps;
+    const subject = person.username.normalize('NFC').toLowerCase();
+    const decided = this.role(groups);
+    return users.atomically(() => {
+      let row = users.byLdapSubject(subject);
+      if (!row) {
+        const role: Role = decided ?? (users.count() === 0 ? 'admin' : 'user');
+        const email = person.email && !users.findByEmail(person.email) ? person.email : null;
+        row = users.insert({
+          username: this.freeUsername(person.username.normalize('NFC')),
+          email,
+          displayName: person.displayName,
+          passwordHash: null,
+          roles: [role],
+        });
+        users.addMethod(row.id, 'ldap', LDAP, subject);
+        activity.record({
+          action: 'auth.ldap-create',
+          outcome: 'success',
+          userId: row.id,
+          username: row.username,
+          ip,
+          detail: { dn: person.dn, role },
+        });
+      } else if (decided && (decided === 'admin') !== isAdminRow(row)) {
+        const from = isAdminRow(row) ? 'admin' : 'user';
+        users.update(row.id, { roles: [decided] });
+        activity.record({
+          action: 'auth.ldap-role-change',
+          outcome: 'success',
+          userId: row.id,
+          username: row.username,
+          ip,
+          detail: { from, to: decided, dn: person.dn },
+        });
+        row = users.get(row.id)!;
+      }
+      if (this.deps.directory.options.groupMap.length > 0)
+        this.deps.groups.syncDirectory({ userId: row.id, source: 'ldap', groups: this.mapped(groups), ip });
+      users.touchMethod(row.id, 'ldap', LDAP);
+      return row;
+    });
+  }
+}

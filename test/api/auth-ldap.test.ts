@@ -1,0 +1,328 @@
+// LDAP sign-in against a real OpenLDAP (slapd, started here with its own database, a test CA,
+// people, groups and a nested group), through the real routes: StartTLS and LDAPS with the CA
+// given, the service account's password from a file; the account made at the first sign-in
+// (with its personal folder), groups from the group search followed through a nested group and
+// mapped to Burrow groups, the admin role from a directory group — given and taken away between
+// two sign-ins; a wrong password, an unknown name, an empty password and filter injections are
+// the same 401; a disabled person is refused at the next sign-in and their sessions end; TOTP is
+// still asked after the directory's password; the directory stopped answers 503 LDAP_UNAVAILABLE
+// while the local administrator still signs in; the password is in neither database nor log;
+// `burrow doctor` checks the directory.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { generateSync } from 'otplib';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ADMIN, me, setupAdmin } from '../support/auth.ts';
+import { Client, envelope } from '../support/client.ts';
+import { removeDirs, serverCommand, startServer, type TestServer } from '../support/server.ts';
+import { SERVICE_DN, SERVICE_PASSWORD, startDirectory, SUFFIX, type TestDirectory } from '../support/slapd.ts';
+
+const PEOPLE = `ou=people,${SUFFIX}`;
+const GROUPS = `ou=groups,${SUFFIX}`;
+const ANNA = { uid: 'anna.lindqvist', password: 'Sommar & Sol 2024! +#%' };
+const JOERG = { uid: 'jörg.müller', password: 'Grüße aus Köln 🐻' };
+const KIM = { uid: 'kim', password: 'kim: "quoted" pass' };
+const BOB = { uid: 'bob', password: "bob's password" };
+
+/** An LDIF line; values beyond ASCII go base64 (`::`), as LDIF wants. */
+const attr = (name: string, value: string) =>
+  /^[\x20-\x7e]*$/.test(value) && !value.startsWith(' ') && !value.startsWith(':')
+    ? `${name}: ${value}`
+    : `${name}:: ${Buffer.from(value, 'utf8').toString('base64')}`;
+
+const person = (p: { uid: string; password: string }, cn: string, mail: string) =>
+  [
+    attr('dn', `uid=${p.uid},${PEOPLE}`),
+    'objectClass: inetOrgPerson',
+    attr('uid', p.uid),
+    attr('cn', cn),
+    attr('sn', cn.split(' ').pop()!),
+    attr('displayName', cn),
+    attr('mail', mail),
+    attr('userPassword', p.password),
+    '',
+  ].join('\n');
+
+const group = (cn: string, members: string[]) =>
+  [
+    attr('dn', `cn=${cn},${GROUPS}`),
+    'objectClass: groupOfNames',
+    attr('cn', cn),
+    ...members.map((m) => attr('member', m)),
+    '',
+  ].join('\n');
+
+const dnOf = (p: { uid: string }) => `uid=${p.uid},${PEOPLE}`;
+
+let directory: TestDirectory;
+let server: TestServer;
+let admin: Client;
+let env: Record<string, string>;
+/** Bob's session from before he was disabled. */
+let bobFirst: Client;
+
+test.before(async () => {
+  directory = await startDirectory(
+    [
+      `dn: ${PEOPLE}\nobjectClass: organizationalUnit\nou: people\n`,
+      `dn: ${GROUPS}\nobjectClass: organizationalUnit\nou: groups\n`,
+      person(ANNA, 'Anna Lindqvist', 'anna@example.org'),
+      person(JOERG, 'Jörg Müller', 'joerg@example.org'),
+      person(KIM, 'Kim Nguyễn', 'kim@example.org'),
+      person(BOB, 'Bob Dylan', 'bob@example.org'),
+      group('Staff', [dnOf(ANNA), dnOf(JOERG)]),
+      // Office holds the Staff group: its people are in Office through it.
+      group('Office', [`cn=Staff,${GROUPS}`]),
+      group('Burrow Admins', [dnOf(KIM)]),
+      group('Band', [dnOf(BOB)]),
+    ].join('\n'),
+  );
+  server = await startServer({ volumes: ['Büro & Familie'] });
+  admin = await setupAdmin(server);
+  const secretFile = path.join(server.dirs.config, 'ldap bind password');
+  fs.writeFileSync(secretFile, SERVICE_PASSWORD + '\n', { mode: 0o600 });
+  env = {
+    USER_DIR_ENABLED: 'true',
+    LDAP_URL: directory.url,
+    LDAP_STARTTLS: 'true',
+    LDAP_CA_FILE: directory.caFile,
+    LDAP_BIND_DN: SERVICE_DN,
+    LDAP_BIND_PASSWORD_FILE: secretFile,
+    LDAP_USER_BASE: PEOPLE,
+    LDAP_USER_FILTER: '(&(objectClass=inetOrgPerson)(uid={username})(!(employeeType=disabled)))',
+    LDAP_GROUP_BASE: GROUPS,
+    LDAP_GROUP_NESTED: 'true',
+    LDAP_GROUP_MAP: `Staff=Staff; cn=office,ou=groups,${SUFFIX}=Office & Co; Band=Band 🎸`,
+    LDAP_ADMIN_GROUP: 'burrow admins',
+    LDAP_TIMEOUT_MS: '2000',
+  };
+  await server.restart(env);
+  admin = await signedIn(ADMIN.username, ADMIN.password);
+  assert.is((await admin.patch('/api/settings', { activity: { enabled: true, retentionDays: 7 } })).status, 200);
+});
+test.after(async () => {
+  await server?.close();
+  await directory?.close();
+  if (server) removeDirs(server.dirs);
+});
+
+async function signedIn(identifier: string, password: string): Promise<Client> {
+  const c = new Client(server.url);
+  const answer = await c.post('/api/auth/login', { identifier, password });
+  assert.is(answer.status, 200, answer.text);
+  return c;
+}
+
+async function refusedSignIn(identifier: string, password: string, status = 401, code = 'AUTH_INVALID_CREDENTIALS') {
+  const c = new Client(server.url);
+  const answer = await c.post('/api/auth/login', { identifier, password });
+  assert.is(answer.status, status, `${identifier}: ${answer.text}`);
+  const e = envelope(answer);
+  assert.is(e.code, code);
+  assert.ok(e.requestId);
+  assert.is((await c.get('/api/auth/me')).json.user, null);
+  return e;
+}
+
+async function groupsOf(userId: string): Promise<Record<string, string | null>> {
+  const out: Record<string, string | null> = {};
+  for (const g of (await admin.get('/api/access/groups')).json.groups)
+    for (const m of g.members) if (m.id === userId) out[g.name] = m.source;
+  return out;
+}
+
+test('first sign-in makes the account with its personal folder; groups through the nested group; the password is kept nowhere', async () => {
+  const anna = await signedIn(ANNA.uid, ANNA.password);
+  const user = (await anna.get('/api/auth/me')).json.user;
+  assert.is(user.username, ANNA.uid);
+  assert.is(user.email, 'anna@example.org');
+  assert.is(user.displayName, 'Anna Lindqvist');
+  assert.equal(user.roles, ['user']);
+  assert.equal(await groupsOf(user.id), { Staff: 'ldap', 'Office & Co': 'ldap' });
+  // Her personal folder, like any new account's: she writes there.
+  const put = await anna.put('/api/editor', { path: 'personal/Notizen – März.md', content: '# Einkauf\n' });
+  assert.ok([200, 201].includes(put.status), put.text);
+  const listing = await anna.get('/api/browse/personal');
+  assert.is(listing.status, 200, listing.text);
+  assert.ok(listing.json.items.some((i: { name: string }) => i.name === 'Notizen – März.md'));
+
+  // A name with accents and an emoji password, as typed.
+  const joerg = await signedIn(JOERG.uid, JOERG.password);
+  assert.is((await me(joerg)).username, JOERG.uid);
+
+  // Neither password is in the database file or in the log.
+  await server.restart(env);
+  const db = fs.readFileSync(path.join(server.dirs.config, 'burrow.db'));
+  const logs = JSON.stringify(server.logs);
+  for (const secret of [ANNA.password, JOERG.password, SERVICE_PASSWORD]) {
+    assert.is(db.indexOf(Buffer.from(secret, 'utf8')), -1, 'a password in the database');
+    assert.not.ok(logs.includes(secret), 'a password in the log');
+  }
+  admin = await signedIn(ADMIN.username, ADMIN.password);
+  // A directory account adds no local password: the directory's is its password.
+  const anna2 = await signedIn(ANNA.uid, ANNA.password);
+  assert.is(
+    envelope(await anna2.post('/api/auth/password/add', { password: 'a local one 12345' })).code,
+    'AUTH_METHOD_DISABLED',
+  );
+});
+
+test('a wrong password, an unknown name, an empty password: the same 401, nobody signed in, nothing made', async () => {
+  const before = (await admin.get('/api/users')).json;
+  await refusedSignIn(ANNA.uid, 'Sommar & Sol 2024!');
+  await refusedSignIn(ANNA.uid, ANNA.password.toUpperCase());
+  await refusedSignIn('nobody.here', ANNA.password);
+  const empty = await new Client(server.url).post('/api/auth/login', { identifier: ANNA.uid, password: '' });
+  assert.ok([400, 401].includes(empty.status), empty.text);
+  assert.is((await new Client(server.url).get('/api/auth/me')).json.user, null);
+  assert.equal((await admin.get('/api/users')).json, before);
+});
+
+test('filter injection: what a person types is one escaped value — no wildcard, no way around the disabled clause', async () => {
+  // Bob is disabled in the directory first (the filter leaves him out).
+  bobFirst = await signedIn(BOB.uid, BOB.password);
+  directory.modify(`dn: ${dnOf(BOB)}\nchangetype: modify\nadd: employeeType\nemployeeType: disabled\n`);
+  // Unescaped, this would read (&…(uid=bob)(|(uid=bob)(!(employeeType=disabled)))) and find him.
+  await refusedSignIn('bob)(|(uid=bob', BOB.password);
+  await refusedSignIn('bob)(uid=*', BOB.password);
+  // Wildcards find nobody: `anna*` is the name "anna*".
+  await refusedSignIn('anna*', ANNA.password);
+  await refusedSignIn('*)(uid=*', ANNA.password);
+  await refusedSignIn('*', ANNA.password);
+  await refusedSignIn('anna.lindqvist)(objectClass=*', ANNA.password);
+  await refusedSignIn('anna.lindqvist\\00', ANNA.password);
+  // The injections did not end Bob's session; his own next sign-in does (below).
+  assert.is((await me(bobFirst)).username, 'bob');
+});
+
+test('a disabled person is refused at the next sign-in and signed out everywhere; enabled again, they are back', async () => {
+  // The earlier test left Bob disabled in the directory, with a live session here.
+  const bobRow = (await admin.get('/api/users')).json.users.find((u: { username: string }) => u.username === 'bob');
+  assert.ok(bobRow);
+  await refusedSignIn(BOB.uid, BOB.password);
+  assert.is((await bobFirst.get('/api/auth/me')).json.user, null, 'his earlier session ended');
+  const log = (await admin.get('/api/activity?action=auth.ldap-disabled')).json.rows;
+  assert.is(log[0].username, 'bob');
+  assert.ok(log[0].detail.sessionsEnded >= 1, JSON.stringify(log[0]));
+  directory.modify(`dn: ${dnOf(BOB)}\nchangetype: modify\ndelete: employeeType\n`);
+  const back = await signedIn(BOB.uid, BOB.password);
+  assert.is((await me(back)).id, bobRow.id);
+  assert.equal(await groupsOf(bobRow.id), { 'Band 🎸': 'ldap' });
+});
+
+test('groups and the admin role change between two sign-ins; a membership added by hand stays', async () => {
+  const kim = await signedIn(KIM.uid, KIM.password);
+  const kimUser = await me(kim);
+  assert.equal(kimUser.roles, ['admin']);
+  assert.is((await kim.get('/api/users')).status, 200);
+  const annaId = (await me(await signedIn(ANNA.uid, ANNA.password))).id;
+  // An administrator adds Anna to a group by hand.
+  const crew = await admin.post('/api/access/groups', { name: 'Fotogruppe' });
+  assert.is(crew.status, 201, crew.text);
+  assert.is((await admin.post(`/api/access/groups/${crew.json.group.id}/members`, { userId: annaId })).status, 204);
+
+  // The directory changes: Anna leaves Staff (and so Office), joins Band; Kim leaves Burrow Admins.
+  directory.modify(
+    [
+      `dn: cn=Staff,${GROUPS}\nchangetype: modify\ndelete: member\nmember: ${dnOf(ANNA)}\n`,
+      `dn: cn=Band,${GROUPS}\nchangetype: modify\nadd: member\nmember: ${dnOf(ANNA)}\n`,
+      `dn: cn=Burrow Admins,${GROUPS}\nchangetype: modify\nadd: member\nmember: ${dnOf(ANNA)}\n-\ndelete: member\nmember: ${dnOf(KIM)}\n`,
+    ].join('\n'),
+  );
+  const anna = await signedIn(ANNA.uid, ANNA.password);
+  assert.equal((await me(anna)).roles, ['admin']);
+  assert.equal(await groupsOf(annaId), { 'Band 🎸': 'ldap', Fotogruppe: null });
+  const kimAgain = await signedIn(KIM.uid, KIM.password);
+  assert.equal((await me(kimAgain)).roles, ['user']);
+  // Kim's earlier session is an administrator's no more.
+  assert.is((await kim.get('/api/users')).status, 403);
+
+  const rows = (await admin.get('/api/activity?limit=500')).json.rows as any[];
+  const changes = rows
+    .filter((r) => r.action.startsWith('access.member-') && r.detail?.member === annaId && r.detail?.source === 'ldap')
+    .map((r) => `${r.action} ${r.detail.group}`)
+    .reverse();
+  assert.equal(changes, [
+    'access.member-add Staff',
+    'access.member-add Office & Co',
+    'access.member-add Band 🎸',
+    'access.member-remove Staff',
+    'access.member-remove Office & Co',
+  ]);
+  const roles = (await admin.get('/api/activity?action=auth.ldap-role-change')).json.rows as any[];
+  assert.equal(
+    roles.map((r) => [r.username, r.detail.from, r.detail.to]),
+    [
+      ['kim', 'admin', 'user'],
+      ['anna.lindqvist', 'user', 'admin'],
+    ],
+  );
+});
+
+test('a second factor is still asked after the directory password', async () => {
+  const joerg = await signedIn(JOERG.uid, JOERG.password);
+  const started = await joerg.post('/api/auth/totp/start');
+  assert.is(started.status, 200, started.text);
+  const secret = started.json.secret as string;
+  const confirmed = await joerg.post('/api/auth/totp/confirm', { code: generateSync({ secret }) });
+  assert.is(confirmed.status, 200, confirmed.text);
+  const browser = new Client(server.url);
+  const held = await browser.post('/api/auth/login', { identifier: JOERG.uid, password: JOERG.password });
+  assert.is(held.status, 200, held.text);
+  assert.equal(held.json, { totpRequired: true });
+  assert.is((await browser.get('/api/auth/me')).json.user, null);
+  const epoch = Math.floor(Date.now() / 1000) + 30;
+  const done = await browser.post('/api/auth/login/totp', { code: generateSync({ secret, epoch }) });
+  assert.is(done.status, 200, done.text);
+  assert.is((await me(browser)).username, JOERG.uid);
+});
+
+test('the directory stopped: directory sign-ins answer 503 LDAP_UNAVAILABLE, the local administrator still signs in; back, it works again', async () => {
+  await directory.stop();
+  const e = await refusedSignIn(ANNA.uid, ANNA.password, 503, 'LDAP_UNAVAILABLE');
+  assert.match(e.message, /Local accounts still can/);
+  await refusedSignIn('nobody.here', 'whatever it is', 503, 'LDAP_UNAVAILABLE');
+  const local = await signedIn(ADMIN.username, ADMIN.password);
+  assert.is((await me(local)).username, ADMIN.username);
+  // A local account's wrong password is still the ordinary 401.
+  await refusedSignIn(ADMIN.username, 'not the password');
+  await directory.start();
+  assert.is((await me(await signedIn(ANNA.uid, ANNA.password))).username, ANNA.uid);
+});
+
+test('LDAPS with the CA given signs in; without it the certificate is not trusted (503); doctor checks the directory', async () => {
+  await server.restart({ ...env, LDAP_URL: directory.ldapsUrl, LDAP_STARTTLS: 'false' });
+  assert.is((await me(await signedIn(ANNA.uid, ANNA.password))).username, ANNA.uid);
+  await server.restart({ ...env, LDAP_CA_FILE: '', LDAP_URL: directory.ldapsUrl, LDAP_STARTTLS: 'false' });
+  await refusedSignIn(ANNA.uid, ANNA.password, 503, 'LDAP_UNAVAILABLE');
+  assert.is((await me(await signedIn(ADMIN.username, ADMIN.password))).username, ADMIN.username);
+
+  const c = serverCommand();
+  const doctor = (extra: Record<string, string>) => {
+    const r = spawnSync(c.file, [...c.args, 'doctor'], {
+      env: {
+        ...c.env,
+        ...env,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        CONFIG_DIR: path.join(server.dirs.config, 'doctor'),
+        CACHE_DIR: server.dirs.cache,
+        VOLUME_ROOT: server.dirs.volumes,
+        ...extra,
+      },
+      encoding: 'utf8',
+      timeout: 90_000,
+    });
+    return r.stdout.split('\n').find((l) => l.includes('directory (LDAP)')) ?? r.stdout + r.stderr;
+  };
+  const healthy = doctor({});
+  assert.match(healthy, /^ {2}ok {4}directory \(LDAP\) +ldap:.*\(StartTLS\): bound as cn=burrow/, healthy);
+  assert.match(
+    doctor({ LDAP_BIND_PASSWORD_FILE: '', LDAP_BIND_PASSWORD: 'wrong' }),
+    /^ {2}warn {2}directory \(LDAP\) +.*cannot be used/,
+  );
+});
+
+test.run();
