@@ -85,6 +85,7 @@ import { createFavoritesCapability } from './favorites/capability.ts';
 import { favoriteBindings } from './favorites/store.ts';
 import { createTagsCapability } from './tags/capability.ts';
 import { createTagStore, tagBindings } from './tags/store.ts';
+import { tagKey } from './tags/service.ts';
 import { createFolderPrefsCapability } from './folderprefs/capability.ts';
 import { folderPrefBindings } from './folderprefs/store.ts';
 import { createUploadsCapability } from './uploads/capability.ts';
@@ -606,7 +607,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     webdav,
     indexes,
     { routes: folderSizeRoutes(folderSizes) },
-    { routes: searchRoutes(createSearch({ config, db, indexes, resolver, showHidden })) },
+    {
+      routes: searchRoutes(
+        createSearch({
+          config,
+          db,
+          indexes,
+          resolver,
+          showHidden,
+          tagged: (userId, tag) => tagStore.pathsWith(userId, tagKey(tag)),
+        }),
+      ),
+    },
     // The files family: file operations, browsing, downloads, the editor, previews, trash,
     // versions, favourites, folder preferences, volumes.
     createFilesCapability({ config, log, ops, recent, transfer, own, spaceRoots, trash, versions }),

@@ -152,6 +152,7 @@ export const ERRORS = {
   SEARCH_TERM_TOO_SHORT: { status: 400, message: 'The search term is too short.' },
   SEARCH_TERM_TOO_LONG: { status: 400, message: 'The search term is too long.' },
   SEARCH_TERM_INVALID: { status: 400, message: 'The search term may not contain control characters.' },
+  SEARCH_FIELD_INVALID: { status: 400, message: 'A field of the search is not valid.' },
   SEARCH_PATTERN_TOO_BROAD: {
     status: 400,
     message: 'A pattern needs some characters besides * and ?; it would match every name.',

@@ -3,6 +3,7 @@
 // and the clock checked while iterating) and limited to one scope: a root and a folder in it.
 import type { Database } from '../db/database.ts';
 import { below } from '../indexer/store.ts';
+import type { Filters } from './fields.ts';
 import { compareNames, documentQuery, nameTier, trigramPhrase, type Term } from './term.ts';
 
 export interface Scope {
@@ -41,6 +42,31 @@ interface Row {
   is_dir: number;
 }
 
+/** The filters on an entry's own facts as SQL over `e` (tags and folders are checked by path). */
+export interface FactSql {
+  sql: string;
+  params: (string | number)[];
+}
+export function factSql(f: Filters): FactSql {
+  const parts: string[] = [];
+  const params: (string | number)[] = [];
+  if (f.dirs !== undefined) parts.push(f.dirs ? 'e.is_dir = 1' : 'e.is_dir = 0');
+  // Extensions are letters, digits, _ and - (fields.ts): nothing GLOB reads as a wildcard.
+  if (f.exts.length) {
+    parts.push(`(${f.exts.map(() => 'e.key GLOB ?').join(' OR ')})`);
+    params.push(...f.exts.map((x) => `*?.${x}`));
+  }
+  const range = (col: string, r: { from?: number; to?: number }) => {
+    if (r.from !== undefined) (parts.push(`${col} >= ?`), params.push(r.from));
+    if (r.to !== undefined) (parts.push(`${col} < ?`), params.push(r.to));
+  };
+  if (f.size.length) parts.push('e.is_dir = 0');
+  for (const r of f.size) range('e.size', r);
+  for (const r of f.modified) range('e.mtime', r);
+  return { sql: parts.length ? ` AND ${parts.join(' AND ')}` : '', params };
+}
+const NO_FACTS: FactSql = { sql: '', params: [] };
+
 const relOf = (r: Row) => (r.dir === '' ? r.name : `${r.dir}/${r.name}`);
 
 /**
@@ -54,6 +80,7 @@ export function searchIndex(
   deadline: number,
   wantDocs: boolean,
   limit = Number.POSITIVE_INFINITY,
+  facts: FactSql = NO_FACTS,
 ): Found {
   const out: Found = { names: [], docs: [], truncated: false, capped: false };
   const b = below(scope.rel);
@@ -80,7 +107,8 @@ export function searchIndex(
     if (rows.length >= CANDIDATE_CAP) out.capped = true;
   };
   const cols = 'e.id, e.dir, e.name, e.is_dir';
-  const inScope = `e.root_id = ? AND ${b.sql.replace(/\b(dir|name)\b/g, 'e.$1')}`;
+  const inScope = `e.root_id = ? AND ${b.sql.replace(/\b(dir|name)\b/g, 'e.$1')}${facts.sql}`;
+  const scopeParams = [...b.params, ...facts.params];
   if (term.kind === 'word') {
     // Exact and prefix matches straight from the key index, before the broader trigram query.
     // INDEXED BY: without statistics the planner takes the (root, dir, name) index and reads the whole root.
@@ -88,24 +116,24 @@ export function searchIndex(
       term.key,
       `${term.key}\u{10ffff}`,
       scope.rootId,
-      ...b.params,
+      ...scopeParams,
     ]);
     const phrase = trigramPhrase(term.key);
     if (out.names.length >= limit) out.capped = true;
     else if (phrase)
       scan(
         `SELECT ${cols} FROM idx_names JOIN idx_entries e ON e.id = idx_names.rowid WHERE idx_names MATCH ? AND ${inScope}`,
-        [phrase, scope.rootId, ...b.params],
+        [phrase, scope.rootId, ...scopeParams],
       );
   } else {
     const phrase = trigramPhrase(term.longestLiteral);
     if (phrase)
       scan(
         `SELECT ${cols} FROM idx_names JOIN idx_entries e ON e.id = idx_names.rowid WHERE idx_names MATCH ? AND ${inScope}`,
-        [phrase, scope.rootId, ...b.params],
+        [phrase, scope.rootId, ...scopeParams],
       );
     // No three letters in a row to look up: every name in the scope is tried, within the budget.
-    else scan(`SELECT ${cols} FROM idx_entries e WHERE ${inScope}`, [scope.rootId, ...b.params]);
+    else scan(`SELECT ${cols} FROM idx_entries e WHERE ${inScope}`, [scope.rootId, ...scopeParams]);
   }
   out.names.sort(compareNames);
   const query = wantDocs ? documentQuery(term) : null;
@@ -117,7 +145,7 @@ export function searchIndex(
       `SELECT json_group_array(json_array(id, dir, name, is_dir, rank)) AS j FROM (
       SELECT ${cols}, bm25(idx_docs) AS rank FROM idx_docs JOIN idx_entries e ON e.id = idx_docs.rowid
       WHERE idx_docs MATCH ? AND ${inScope} ORDER BY rank LIMIT ${cap})`,
-      [query, scope.rootId, ...b.params],
+      [query, scope.rootId, ...scopeParams],
     )?.j;
     const rows = json ? (JSON.parse(json) as [number, string, string, number, number][]) : [];
     if (rows.length >= cap) out.capped = true;
@@ -125,6 +153,47 @@ export function searchIndex(
       out.docs.push({ id, rootPath: scope.rootPath, rel: relOf({ id, dir, name, is_dir }), name, rank });
   }
   return out;
+}
+
+/**
+ * Items of a scope that pass the filters when no words were given: newest first, at most
+ * `limit` (and the candidate cap), as name hits of one tier.
+ */
+export function listIndex(db: Database, scope: Scope, facts: FactSql, deadline: number, limit: number): Found {
+  const out: Found = { names: [], docs: [], truncated: Date.now() > deadline, capped: false };
+  if (out.truncated) return out;
+  const b = below(scope.rel);
+  const cap = Math.min(CANDIDATE_CAP, limit * 2 + 50);
+  const json = db.get<{ j: string | null }>(
+    `SELECT json_group_array(json_array(id, dir, name, is_dir)) AS j FROM (
+      SELECT e.id, e.dir, e.name, e.is_dir FROM idx_entries e
+      WHERE e.root_id = ? AND e.name != '' AND ${b.sql.replace(/\b(dir|name)\b/g, 'e.$1')}${facts.sql}
+      ORDER BY e.mtime DESC LIMIT ${cap})`,
+    [scope.rootId, ...b.params, ...facts.params],
+  )?.j;
+  const rows = json ? (JSON.parse(json) as [number, string, string, number][]) : [];
+  if (rows.length >= cap) out.capped = true;
+  for (const [id, dir, name, is_dir] of rows)
+    out.names.push({
+      rootPath: scope.rootPath,
+      rel: relOf({ id, dir, name, is_dir }),
+      name,
+      isDir: Boolean(is_dir),
+      tier: 0,
+    });
+  return out;
+}
+
+/** Folders of a scope with this name (`in:`), as relative paths; at most 200. */
+export function foldersNamed(db: Database, scope: Scope, key: string): string[] {
+  const b = below(scope.rel);
+  return db
+    .all<{ dir: string; name: string }>(
+      `SELECT e.dir, e.name FROM idx_entries e INDEXED BY idx_entries_key
+       WHERE e.key = ? AND e.is_dir = 1 AND e.root_id = ? AND ${b.sql.replace(/\b(dir|name)\b/g, 'e.$1')} LIMIT 200`,
+      [key, scope.rootId, ...b.params],
+    )
+    .map((r) => (r.dir === '' ? r.name : `${r.dir}/${r.name}`));
 }
 
 export function documentBody(db: Database, id: number): string | null {

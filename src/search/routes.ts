@@ -4,6 +4,7 @@ import { route } from '../http/route.ts';
 import { searchAnswer } from './wire.ts';
 import type { createSearch } from './service.ts';
 import { queryPath } from '../http/query.ts';
+import { KINDS } from './fields.ts';
 
 export function searchRoutes(search: ReturnType<typeof createSearch>) {
   return [
@@ -17,20 +18,52 @@ export function searchRoutes(search: ReturnType<typeof createSearch>) {
         'The term (`q`, at least 3 characters) is a word or its beginning; `*` and `?` make it a pattern whole names must match. ' +
         'Names come first (exact, then beginning with the term, then a word inside beginning with it, then containing it; shorter names first), ' +
         'then documents containing a word that begins with the term, most relevant first. `path` is the folder to search in (the top when absent). ' +
-        '`truncated`: the time budget (SEARCH_TIME_BUDGET_MS) ran out before every place was searched; `complete`: the page is the whole answer.',
+        '`truncated`: the time budget (SEARCH_TIME_BUDGET_MS) ran out before every place was searched; `complete`: the page is the whole answer. ' +
+        'Fields narrow it, written in `q` (`kind:photo ext:pdf size:>100MB modified:<2024-06 tag:receipts in:"Family Photos"`, a quoted phrase as its words) ' +
+        'or as the parameters below with the same values; several narrow together. A query of fields alone (no words) lists what passes them, newest first.',
       query: z.object({
         q: z.string().optional(),
         path: queryPath('virtual', z.string().optional()),
         limit: z.coerce.number().int().min(1).max(500).optional(),
+        kind: z
+          .string()
+          .optional()
+          .describe(
+            `A kind or several, comma-separated: ${Object.keys(KINDS).join(', ')} (music, image, … are read too)`,
+          ),
+        ext: z.string().optional().describe('Extensions, comma-separated, without the dot: `pdf`, `jpg,png`'),
+        size: z
+          .string()
+          .optional()
+          .describe('Bytes with a unit (B, KB, MB, GB, TB; 1024-based): `>100MB`, `<=2GB`, `10MB..1GB`'),
+        modified: z
+          .string()
+          .optional()
+          .describe(
+            'A year, month or day (UTC) with `<`, `<=`, `>`, `>=` or a range: `2024`, `<2024-06`, `2024-01..2024-03-15`',
+          ),
+        tag: z.string().optional().describe("One of the caller's tags (GET /api/tags)"),
+        in: z
+          .string()
+          .optional()
+          .describe('A folder name (or the end of a path) the items must be inside: `Family Photos`'),
       }),
       responses: {
         200: { description: 'Matches', schema: searchAnswer },
-        400: 'Term shorter than 3 characters, a pattern made only of wildcards, a bad path or limit',
+        400: 'Term shorter than 3 characters (without fields), a pattern made only of wildcards, a field that cannot be read (SEARCH_FIELD_INVALID), a bad path or limit',
         401: 'Not signed in',
         403: 'The start folder is not allowed',
         404: 'The start folder does not exist',
       },
-      handler: ({ caller, query }) => search.run(caller, query.q, query.path, query.limit ?? 100),
+      handler: ({ caller, query }) =>
+        search.run(caller, query.q, query.path, query.limit ?? 100, {
+          kind: query.kind,
+          ext: query.ext,
+          size: query.size,
+          modified: query.modified,
+          tag: query.tag,
+          in: query.in,
+        }),
     }),
   ];
 }

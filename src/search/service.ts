@@ -10,10 +10,20 @@ import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { PathResolver } from '../files/paths.ts';
 import type { Indexes } from '../indexer/indexes.ts';
-import { searchIndex, documentBody, type Found } from './from-index.ts';
+import { searchIndex, documentBody, factSql, foldersNamed, listIndex, type Found, type Scope } from './from-index.ts';
 import { searchLive } from './live.ts';
 import { documentKind } from '../indexer/extract.ts';
-import { compareNames, matchLine, parseTerm, type Term } from './term.ts';
+import { compareNames, keyOf, matchLine, parseTerm, type Term } from './term.ts';
+import {
+  factsPass,
+  FieldError,
+  hasFilters,
+  parseQuery,
+  withinPasses,
+  type FieldName,
+  type Filters,
+  type ParsedQuery,
+} from './fields.ts';
 
 export interface SearchItem {
   name: string;
@@ -54,6 +64,22 @@ export interface SearchDeps {
   resolver: PathResolver;
   /** The account asked to see dot-files (preference showHiddenFiles); otherwise they and everything inside dot-folders stay out. */
   showHidden?: (userId: string) => boolean;
+  /** The virtual paths this account tagged with a tag (`tag:`). */
+  tagged?: (userId: string, tag: string) => string[];
+}
+
+/** Matches every name: the walk of a query made only of fields. */
+const EVERY_NAME: Term = { kind: 'pattern', text: '*', regex: /^/su, longestLiteral: '' };
+
+/** The item at a real path passes the filters on its own facts (a stat: the live walk and tagged items only). */
+async function statPasses(f: Filters, real: string, name: string): Promise<{ mtime: number } | null> {
+  try {
+    const st = await fs.promises.stat(real);
+    const facts = { name, isDir: st.isDirectory(), size: st.size, mtime: st.mtimeMs };
+    return factsPass(f, facts) ? facts : null;
+  } catch {
+    return null;
+  }
 }
 
 async function realOr(p: string): Promise<string> {
@@ -92,13 +118,68 @@ export function createSearch(deps: SearchDeps) {
     return out;
   }
 
+  /** `tag:` alone or with other fields but no words: the tagged items themselves, newest first. */
+  async function taggedOnly(
+    caller: Caller,
+    filters: Filters,
+    tagged: Set<string>,
+    startPath: string | undefined,
+    limit: number,
+  ): Promise<SearchAnswer> {
+    const start = (startPath ?? '').replace(/^\/+|\/+$/g, '');
+    if (start !== '') await resolver.resolve(caller, start, { mustExist: true });
+    const dotFiles = deps.showHidden?.(caller.userId) === true;
+    const hits: { item: SearchItem; mtime: number }[] = [];
+    for (const p of [...tagged].sort()) {
+      if (start !== '' && p !== start && !p.startsWith(start + '/')) continue;
+      if (!withinPasses(filters.within, p)) continue;
+      if (!dotFiles && p.split('/').some((segment) => segment.startsWith('.'))) continue;
+      let real: string;
+      try {
+        const r = await resolver.resolve(caller, p, { mustExist: true });
+        if (!r.space) continue;
+        real = r.realPath;
+      } catch {
+        continue;
+      }
+      const name = p.slice(p.lastIndexOf('/') + 1);
+      const facts = await statPasses(filters, real, name);
+      if (!facts) continue;
+      const isDir = (await fs.promises.stat(real)).isDirectory();
+      hits.push({
+        item: { name, path: p.slice(0, p.lastIndexOf('/')), kind: isDir ? 'dir' : 'file' },
+        mtime: facts.mtime,
+      });
+    }
+    hits.sort((a, b) => b.mtime - a.mtime);
+    return { items: hits.slice(0, limit).map((h) => h.item), truncated: false, complete: hits.length <= limit };
+  }
+
   async function run(
     caller: Caller,
     q: string | undefined,
     startPath: string | undefined,
     limit: number,
+    fieldParams: Partial<Record<FieldName, string>> = {},
   ): Promise<SearchAnswer> {
-    const term: Term = parseTerm(q ?? '');
+    let parsed: ParsedQuery;
+    try {
+      parsed = parseQuery(q ?? '', fieldParams);
+    } catch (err) {
+      if (err instanceof FieldError) throw new AppError('SEARCH_FIELD_INVALID', err.message);
+      throw err;
+    }
+    const { filters } = parsed;
+    const filtered = hasFilters(filters);
+    // Words are a term as before; a query of fields alone lists what passes them.
+    const term: Term | null = parsed.text === '' && filtered ? null : parseTerm(parsed.text);
+    let tagged: Set<string> | null = null;
+    for (const tag of filters.tags) {
+      const paths = deps.tagged?.(caller.userId, tag) ?? [];
+      tagged = new Set(tagged ? paths.filter((p) => tagged!.has(p)) : paths);
+    }
+    if (tagged && !term) return taggedOnly(caller, filters, tagged, startPath, limit);
+    const facts = factSql(filters);
     const deadline = Date.now() + config.search.timeBudgetMs;
     const starts = await startFolders(caller, startPath);
     const names: NameCandidate[] = [];
@@ -113,22 +194,40 @@ export function createSearch(deps: SearchDeps) {
       }
       const cover = config.search.indexEnabled ? indexes.readyCover(start.real) : null;
       if (cover) {
-        const found: Found = searchIndex(
-          db,
-          { rootId: cover.root.id, rootPath: cover.root.path, rel: cover.rel },
-          term,
-          deadline,
-          true,
-          limit,
-        );
-        for (const n of found.names)
-          names.push({ rootPath: n.rootPath, rel: n.rel, name: n.name, isDir: n.isDir, tier: n.tier });
-        for (const d of found.docs)
-          docs.push({ real: joinReal(d.rootPath, d.rel), name: d.name, order: d.rank, id: d.id });
-        truncated ||= found.truncated;
-        capped ||= found.capped;
+        const base: Scope = { rootId: cover.root.id, rootPath: cover.root.path, rel: cover.rel };
+        // `in:`: the folders of that name in this scope, unless the scope is already inside one.
+        let scopes = [base];
+        const within = filters.within[0];
+        if (within !== undefined) {
+          const startVirtual = await resolver.toVirtual(caller, start.real);
+          if (startVirtual === null || !withinPasses(filters.within, `${startVirtual}/x`)) {
+            const key = keyOf(within.slice(within.lastIndexOf('/') + 1));
+            scopes = foldersNamed(db, base, key).map((rel) => ({ ...base, rel }));
+          }
+        }
+        for (const scope of scopes) {
+          const found: Found = term
+            ? searchIndex(db, scope, term, deadline, true, limit, facts)
+            : listIndex(db, scope, facts, deadline, limit);
+          for (const n of found.names)
+            names.push({ rootPath: n.rootPath, rel: n.rel, name: n.name, isDir: n.isDir, tier: n.tier });
+          for (const d of found.docs)
+            docs.push({ real: joinReal(d.rootPath, d.rel), name: d.name, order: d.rank, id: d.id });
+          truncated ||= found.truncated;
+          capped ||= found.capped;
+        }
       } else {
-        const found = await searchLive(start.real, term, deadline, () => true);
+        const found = await searchLive(start.real, term ?? EVERY_NAME, deadline, () => true);
+        if (filtered) {
+          // Not indexed yet: what the walk found is checked against the fields one by one.
+          const keep = async <T extends { real: string; name: string }>(list: T[]) => {
+            const out: T[] = [];
+            for (const x of list) if (await statPasses(filters, x.real, x.name)) out.push(x);
+            return out;
+          };
+          found.names = await keep(found.names);
+          found.docs = await keep(found.docs);
+        }
         names.push(...found.names);
         // Live document hits have no rank: they follow the ranked ones, in walk order.
         for (const d of found.docs)
@@ -143,7 +242,7 @@ export function createSearch(deps: SearchDeps) {
         capped ||= found.capped;
       }
     }
-    names.sort(compareNames);
+    if (term) names.sort(compareNames);
     docs.sort((a, b) => a.order - b.order);
 
     const items: SearchItem[] = [];
@@ -156,6 +255,7 @@ export function createSearch(deps: SearchDeps) {
       const virtual = await toVirtual(real);
       if (virtual === null || !virtual.includes('/')) return null;
       if (!dotFiles && virtual.split('/').some((segment) => segment.startsWith('.'))) return null;
+      if (!withinPasses(filters.within, virtual) || (tagged && !tagged.has(virtual))) return null;
       shown.add(real);
       return { name, path: virtual.slice(0, virtual.lastIndexOf('/')), kind: isDir ? 'dir' : 'file' };
     };
@@ -177,7 +277,7 @@ export function createSearch(deps: SearchDeps) {
       const hit =
         d.line !== undefined
           ? { line: d.line, lineNumber: d.lineNumber! }
-          : d.id !== undefined
+          : d.id !== undefined && term
             ? matchLine(term, documentBody(db, d.id) ?? '')
             : null;
       if (hit) {
