@@ -17,6 +17,7 @@ import { Home } from './screens/Home.tsx';
 import { SetupScreen, SignInForm, SignInScreen } from './screens/SignIn.tsx';
 import { BootWait } from './screens/signin-methods.tsx';
 import { folderOf, location, navigate } from './state/router.ts';
+import { resumeKeptUploads } from './upload/start.ts';
 import { bootError, isAdmin, loadStatus, loadWorkspace, signOut, status, user } from './state/session.ts';
 
 function Screen() {
@@ -65,6 +66,8 @@ function Workspace() {
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => {
     void loadWorkspace();
+    // Uploads an earlier page of this account left unfinished go on (upload/kept.ts).
+    void resumeKeptUploads(user.value?.id ?? 'local');
   }, [user.value?.id]);
   const u = user.value;
   const authEnabled = status.value?.authEnabled !== false;

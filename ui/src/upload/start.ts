@@ -129,6 +129,18 @@ export async function startUpload(
   enqueue(chosen, target, chunkedUploads.value, onDone, endpoints);
 }
 
+/**
+ * Takes up the uploads an earlier page of this account left queued or running (kept.ts): they
+ * go on from where the server stopped, once the page is open again.
+ */
+export async function resumeKeptUploads(account: string): Promise<void> {
+  const { keptOf } = await import('./kept.ts');
+  const kept = await keptOf(account);
+  if (!kept.length) return;
+  const { restore } = await import('./uploader.ts');
+  restore(kept);
+}
+
 export async function uploadControl(action: 'pause' | 'resume' | 'cancel', id: number): Promise<void> {
   const m = await import('./uploader.ts');
   m[action](id);

@@ -5,7 +5,9 @@ import { apiPath, errorFrom, sessionExpired, joinPath } from '../api/client.ts';
 import type { UploadedItem } from '../api/types.ts';
 import { toast } from '../state/toasts.ts';
 import { uploads, uploadSpeed, updateUpload, type UploadEntry } from '../state/uploads.ts';
+import { user } from '../state/session.ts';
 import { FIRST_CHUNK, LARGEST_CHUNK, nextChunkSize } from './chunk-size.ts';
+import { forget, keep, markPaused, newKey, type KeptUpload } from './kept.ts';
 
 export interface PickedFile {
   file: File;
@@ -33,12 +35,17 @@ interface Job {
   endpoints: UploadEndpoints;
   tus?: tus.Upload;
   xhr?: XMLHttpRequest;
+  /** Its key in the browser's kept uploads (kept.ts): the account's own uploads only. */
+  kept?: string;
+  /** Paused because the browser went offline: goes on by itself when it is back. */
+  heldOffline?: boolean;
 }
 const jobs = new Map<number, Job>();
 let nextId = 1;
 let running = 0;
 
 function pump(): void {
+  if (!navigator.onLine) return;
   for (const job of jobs.values()) {
     if (running >= PARALLEL) return;
     if (job.entry.state === 'queued' && uploads.value.find((u) => u.id === job.entry.id)?.state === 'queued')
@@ -53,6 +60,11 @@ function finish(job: Job, patch: Partial<UploadEntry>): void {
     job.onDone();
     jobs.delete(job.entry.id);
   }
+  // Kept while it may still go on (queued, running, paused); a finished or failed one is not
+  // taken up again by the next page.
+  if (job.kept && (patch.state === 'done' || patch.state === 'failed')) void forget(job.kept);
+  if (job.kept && patch.state === 'paused') void markPaused(job.kept, true);
+  stayAwake();
   // A paused or failed upload stays known, with its file: Resume or Retry starts it again
   // (Cancel forgets it).
   pump();
@@ -63,6 +75,7 @@ function start(job: Job): void {
   updateUpload(job.entry.id, { state: 'uploading', startedAt: Date.now(), error: undefined });
   if (job.chunked) startTus(job);
   else startMultipart(job);
+  stayAwake();
 }
 
 function storedNameFrom(header: string | null | undefined, fallback: string): string {
@@ -220,6 +233,7 @@ export function enqueue(
   chunked: boolean,
   onDone: () => void,
   endpoints: UploadEndpoints = OWN,
+  restored?: { key: string; paused: boolean }[],
 ): void {
   const fresh: UploadEntry[] = files.map(({ file, relativePath, conflict }) => ({
     id: nextId++,
@@ -231,11 +245,104 @@ export function enqueue(
     sent: 0,
     state: 'queued',
   }));
+  restored?.forEach((r, i) => {
+    if (r.paused) fresh[i]!.state = 'paused';
+  });
   uploads.value = [...uploads.value, ...fresh];
-  fresh.forEach((entry, i) => jobs.set(entry.id, { entry, file: files[i]!.file, chunked, onDone, endpoints }));
+  // The account's own uploads are kept in the browser until they are done (a link holder's are not).
+  const account = user.value?.id ?? 'local';
+  fresh.forEach((entry, i) => {
+    const job: Job = { entry, file: files[i]!.file, chunked, onDone, endpoints };
+    if (endpoints === OWN) {
+      job.kept = restored?.[i]?.key ?? newKey();
+      if (!restored)
+        void keep({
+          key: job.kept,
+          account,
+          file: job.file,
+          target,
+          relativePath: entry.relativePath,
+          ...(entry.conflict ? { conflict: entry.conflict } : {}),
+          chunked,
+          paused: false,
+        });
+    }
+    jobs.set(entry.id, job);
+  });
   watchSpeed();
   pump();
 }
+
+/** Uploads kept by an earlier page of this account (kept.ts), queued again where they were. */
+export function restore(kept: KeptUpload[]): void {
+  const known = new Set([...jobs.values()].map((j) => j.kept));
+  const fresh = kept.filter((k) => !known.has(k.key));
+  for (const k of fresh)
+    enqueue(
+      [{ file: k.file, relativePath: k.relativePath, ...(k.conflict ? { conflict: k.conflict } : {}) }],
+      k.target,
+      k.chunked,
+      () => undefined,
+      OWN,
+      [{ key: k.key, paused: k.paused }],
+    );
+  if (fresh.length) toast(`Going on with ${fresh.length === 1 ? 'an upload' : `${fresh.length} uploads`} from before`);
+}
+
+// Offline, running uploads pause and say why (instead of retrying into nothing), and go on by
+// themselves when the network is back.
+window.addEventListener('offline', () => {
+  for (const job of jobs.values()) {
+    const state = uploads.value.find((u) => u.id === job.entry.id)?.state;
+    if (state !== 'uploading') continue;
+    job.heldOffline = true;
+    if (job.tus) void job.tus.abort(false);
+    job.xhr?.abort();
+    running--;
+    updateUpload(job.entry.id, { state: 'paused', error: 'Offline: it goes on when the network is back.' });
+  }
+  stayAwake();
+});
+window.addEventListener('online', () => {
+  for (const job of jobs.values()) {
+    if (!job.heldOffline) continue;
+    job.heldOffline = false;
+    resume(job.entry.id);
+  }
+  pump();
+});
+
+// The screen stays on while uploads run and the page is in front (a phone that sleeps stops them).
+let wakeLock: WakeLockSentinel | null = null;
+let asking = false;
+function stayAwake(): void {
+  const active = uploads.value.some((u) => u.state === 'uploading');
+  if (!active || document.visibilityState !== 'visible') {
+    void wakeLock?.release().catch(() => undefined);
+    wakeLock = null;
+    return;
+  }
+  if (wakeLock || asking || !('wakeLock' in navigator)) return;
+  asking = true;
+  navigator.wakeLock.request('screen').then(
+    (lock) => {
+      asking = false;
+      wakeLock = lock;
+      lock.addEventListener('release', () => {
+        if (wakeLock === lock) wakeLock = null;
+      });
+      // Uploads may have ended meanwhile.
+      if (!uploads.value.some((u) => u.state === 'uploading')) stayAwake();
+    },
+    () => {
+      asking = false; // refused (battery saver, no user gesture yet): uploads go on anyway
+    },
+  );
+}
+document.addEventListener('visibilitychange', stayAwake);
+
+/** Whether the screen is held on now (tests and the tray). */
+export const screenHeld = () => wakeLock !== null;
 
 export function pause(id: number): void {
   const job = jobs.get(id);
@@ -249,9 +356,17 @@ export function resume(id: number): void {
   if (!job) return;
   running++;
   // A resumable upload goes on from the server's offset; a multipart one is sent again whole.
-  updateUpload(id, { state: 'uploading', error: undefined, requestId: undefined, ...(job.tus ? {} : { sent: 0 }) });
+  updateUpload(id, {
+    state: 'uploading',
+    error: undefined,
+    requestId: undefined,
+    ...(job.tus || job.chunked ? {} : { sent: 0 }),
+  });
+  if (job.kept) void markPaused(job.kept, false);
   if (job.tus) job.tus.start();
+  else if (job.chunked) startTus(job);
   else startMultipart(job);
+  stayAwake();
 }
 
 export function cancel(id: number): void {
@@ -262,6 +377,7 @@ export function cancel(id: number): void {
   if (job.tus) void job.tus.abort(true).catch(() => undefined);
   job.xhr?.abort();
   updateUpload(id, { state: 'cancelled' });
+  if (job.kept) void forget(job.kept);
   jobs.delete(id);
   if (wasRunning) running--;
   pump();
