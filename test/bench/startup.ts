@@ -46,6 +46,7 @@ import path from 'node:path';
 import { bareEnv, ensureBinary, sandbox, type Sandbox } from '../binary/harness.ts';
 import { waitFor } from '../support/wait.ts';
 import { median } from './support/measure.ts';
+import { describeParts, memoryParts } from './support/memory-probe.ts';
 import { costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 const MiB = 1024 * 1024;
@@ -64,7 +65,7 @@ const REST_MS = 3_000;
  */
 const SETTLED_MS = 15_000;
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.once('error', reject);
@@ -106,13 +107,14 @@ interface Started {
   stop(): Promise<void>;
 }
 
-async function launch(
+export async function launch(
   command: string,
   args: string[],
   cwd: string,
   env: Record<string, string>,
   port: number,
   probe: string,
+  timeoutMs = 20_000,
 ): Promise<Started> {
   const t0 = performance.now();
   const child = spawn(command, args, { cwd, env, stdio: 'ignore' });
@@ -122,7 +124,7 @@ async function launch(
     if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
   };
   try {
-    await pollUntilOk(base + probe, 20_000);
+    await pollUntilOk(base + probe, timeoutMs);
   } catch (err) {
     await stop();
     throw err;
@@ -132,7 +134,7 @@ async function launch(
 
 // The ceiling: the same Node, bare. GET /<file> streams a file of `ROOT` with 1 MiB reads, PUT
 // /<name> writes the body to a file there: the bytes of the workload without Burrow.
-const BARE_SERVER = `
+export const BARE_SERVER = `
 const http = require('http'), fs = require('fs'), path = require('path');
 const root = process.env.ROOT || '.';
 http.createServer((q, s) => {
@@ -147,14 +149,14 @@ http.createServer((q, s) => {
 // node:crypto's hash and RNG used (what every request with a session or token does) — no line of
 // Burrow. What any server on this stack holds before its own code: the idle goal is measured
 // against it as well.
-const FLOOR_SERVER = `
+export const FLOOR_SERVER = `
 require('v8').setFlagsFromString('--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering');
 const { Database } = require(process.env.SQLITE_MODULE);
 const db = new Database(require('path').join(process.cwd(), 'floor.db'));
 db.exec('CREATE TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t(name) VALUES (\\'x\\')');
 globalThis.kept = [db.all('SELECT count(*) AS n FROM t'), require('crypto').createHash('sha256').update(require('crypto').randomBytes(32)).digest()];
 ${BARE_SERVER}`;
-const SQLITE_MODULE = createRequire(import.meta.url).resolve('node-sqlite3-wasm');
+export const SQLITE_MODULE = createRequire(import.meta.url).resolve('node-sqlite3-wasm');
 
 /** The files the workload reads: a big folder to list and search, and a folder to zip and download. */
 export function makeTree(volume: string, quick: boolean): { listed: number; zipped: string[] } {
@@ -238,7 +240,7 @@ export async function workload(
 }
 
 /** The ceiling's workload: the same bytes through the bare server (download, the zip's files, the upload). */
-async function bareWorkload(base: string, tree: { zipped: string[] }): Promise<void> {
+export async function bareWorkload(base: string, tree: { zipped: string[] }): Promise<void> {
   for (let pass = 0; pass < 2; pass++)
     for (const name of tree.zipped) await expectOk(await fetch(`${base}/mix/${name}`), 'bare download');
   await expectOk(
@@ -253,7 +255,11 @@ interface Sample {
   lateMb: number;
   workMb: number;
   settledMb: number;
+  /** Where the settled reading's memory is (support/memory-probe.ts). */
+  settledParts: string;
 }
+
+type Figure = Exclude<keyof Sample, 'settledParts'>;
 
 export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
   const runs = opts.quick ? 3 : 5;
@@ -329,8 +335,8 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       box.remove();
     }
   }
-  const m = (xs: Sample[], k: keyof Sample) => Math.round(median(xs.map((s) => s[k])) * 10) / 10;
-  const spread = (xs: Sample[], k: keyof Sample) =>
+  const m = (xs: Sample[], k: Figure) => Math.round(median(xs.map((s) => s[k])) * 10) / 10;
+  const spread = (xs: Sample[], k: Figure) =>
     `${Math.min(...xs.map((s) => s[k])).toFixed(0)}-${Math.max(...xs.map((s) => s[k])).toFixed(0)}`;
   const n = `medians of ${runs}`;
   const baselineRows = before.length
@@ -392,7 +398,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       m(bare, 'workMb'),
       'MB',
       '≤ 100 MB',
-      `browse ×${opts.quick ? 3 : 5}, search ×${opts.quick ? 3 : 5}, a 32 MiB upload, ${opts.quick ? 8 : 20} × 1 MiB downloads and their zip, read ${REST_MS / 1000} s after (at ${SETTLED_MS / 1000} s ${m(cold, 'settledMb')} MB, ${spread(cold, 'settledMb')}; ceiling ${m(bare, 'settledMb')}); Burrow ${spread(cold, 'workMb')} MB; ceiling: the bare server after the same bytes (downloads twice, the upload); ${n}`,
+      `browse ×${opts.quick ? 3 : 5}, search ×${opts.quick ? 3 : 5}, a 32 MiB upload, ${opts.quick ? 8 : 20} × 1 MiB downloads and their zip, read ${REST_MS / 1000} s after (at ${SETTLED_MS / 1000} s ${m(cold, 'settledMb')} MB, ${spread(cold, 'settledMb')}; ceiling ${m(bare, 'settledMb')}); Burrow ${spread(cold, 'workMb')} MB; ceiling: the bare server after the same bytes (downloads twice, the upload); ${n}; the last at ${SETTLED_MS / 1000} s: ${cold[cold.length - 1]?.settledParts}`,
     ),
     costRow(
       "memory after the workload (RSS), against the stack's floor",
@@ -418,5 +424,5 @@ async function sample(pid: number, startMs: number, work: () => Promise<unknown>
   await sleep(REST_MS);
   const workMb = rssMb(pid);
   await sleep(SETTLED_MS - REST_MS);
-  return { startMs, earlyMb, lateMb, workMb, settledMb: rssMb(pid) };
+  return { startMs, earlyMb, lateMb, workMb, settledMb: rssMb(pid), settledParts: describeParts(memoryParts(pid)) };
 }
