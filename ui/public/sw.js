@@ -111,3 +111,37 @@ async function receiveShare(req) {
   if (text) await cache.put(`/shared/${id}/text`, new Response(text));
   return Response.redirect(`/share?id=${id}`, 303);
 }
+
+// Web Push: Burrow's server sends each event the account chose (encrypted for this browser);
+// shown even when no tab is open. A click brings a Burrow window forward (or opens one).
+self.addEventListener('push', (event) => {
+  let data = {};
+  try {
+    data = event.data ? event.data.json() : {};
+  } catch {
+    data = { title: 'Burrow', body: event.data ? event.data.text() : '' };
+  }
+  event.waitUntil(
+    (async () => {
+      await self.registration.showNotification(data.title || 'Burrow', {
+        body: data.body || '',
+        tag: data.id,
+        icon: '/icon-192.png',
+        data: { url: '/' },
+      });
+      // Open tabs refresh their bell.
+      for (const c of await self.clients.matchAll({ type: 'window' })) c.postMessage({ type: 'burrow-push' });
+    })(),
+  );
+});
+
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  event.waitUntil(
+    (async () => {
+      const open = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+      if (open[0]) return open[0].focus();
+      return self.clients.openWindow('/');
+    })(),
+  );
+});

@@ -1,5 +1,6 @@
 // The shell: boot (status → setup / sign-in / workspace), top bar, sidebar, the routed
 // screen, and what floats above it (dialogs, menu, tray, toasts, the session-expired sign-in).
+import { Bell } from './notify/Bell.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { sessionExpired, slowRequests } from './api/client.ts';
 import { ContextMenuHost } from './components/ContextMenu.tsx';
@@ -98,6 +99,7 @@ function Workspace() {
           <span>Burrow</span>
         </a>
         <SearchBox />
+        {u && <Bell />}
         {u && (
           <span class="who wide-only" dir="auto">
             {u.displayName || u.username}

@@ -40,22 +40,24 @@ function AddForm({ onAdded }: { onAdded: (secret: string | null) => void }) {
     e.preventDefault();
     return run(async () => {
       const body: ApiBody<'POST /api/admin/notify/destinations'> =
-        kind === 'webhook'
-          ? { kind, name: name.trim(), url: url.trim() }
-          : kind === 'ntfy'
-            ? { kind, name: name.trim(), url: url.trim(), topic: topic.trim(), ...(token ? { token } : {}) }
-            : {
-                kind,
-                name: name.trim(),
-                // The messages' links (unsubscribe, settings) point to the address this page is seen at.
-                url: location.origin,
-                host: host.trim(),
-                port: Number(port),
-                security,
-                from: from.trim(),
-                ...(username.trim() ? { username: username.trim(), password: token } : {}),
-                ...(tlsCa.trim() ? { tlsCa: tlsCa.trim() } : {}),
-              };
+        kind === 'push'
+          ? { kind, name: name.trim() }
+          : kind === 'webhook'
+            ? { kind, name: name.trim(), url: url.trim() }
+            : kind === 'ntfy'
+              ? { kind, name: name.trim(), url: url.trim(), topic: topic.trim(), ...(token ? { token } : {}) }
+              : {
+                  kind,
+                  name: name.trim(),
+                  // The messages' links (unsubscribe, settings) point to the address this page is seen at.
+                  url: location.origin,
+                  host: host.trim(),
+                  port: Number(port),
+                  security,
+                  from: from.trim(),
+                  ...(username.trim() ? { username: username.trim(), password: token } : {}),
+                  ...(tlsCa.trim() ? { tlsCa: tlsCa.trim() } : {}),
+                };
       const a = await api('POST /api/admin/notify/destinations', { body });
       setName('');
       setUrl('');
@@ -76,6 +78,7 @@ function AddForm({ onAdded }: { onAdded: (secret: string | null) => void }) {
             <option value="webhook">Webhook (Home Assistant, your own program)</option>
             <option value="ntfy">ntfy topic</option>
             <option value="email">E-mail (an SMTP server)</option>
+            <option value="push">Browser and phone notifications (Web Push)</option>
           </select>
         </label>
         <label>
@@ -163,7 +166,7 @@ function AddForm({ onAdded }: { onAdded: (secret: string | null) => void }) {
             )}
           </>
         )}
-        {kind !== 'email' && (
+        {kind !== 'email' && kind !== 'push' && (
           <label>
             {kind === 'ntfy' ? 'ntfy server' : 'Address'}
             <input

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import type { ApiAnswer } from '../../../src/contract.ts';
 import { FolderPicker } from '../components/FolderPicker.tsx';
+import { ThisBrowser } from '../notify/ThisBrowser.tsx';
 import { ErrorNote, Icon } from '../components/common.tsx';
 import { useSubmit } from '../components/useSubmit.ts';
 import { toast } from '../state/toasts.ts';
@@ -24,7 +25,12 @@ const KINDS: { kind: Kind; label: string; folders?: true }[] = [
   { kind: 'signin.second-factor-failed', label: 'My password used with a wrong second-factor code' },
 ];
 
-const KIND_LABEL: Record<string, string> = { webhook: 'Webhook', ntfy: 'ntfy', email: 'E-mail' };
+const KIND_LABEL: Record<string, string> = {
+  webhook: 'Webhook',
+  ntfy: 'ntfy',
+  email: 'E-mail',
+  push: 'Browser and phone notifications',
+};
 
 export function Notifications() {
   const [prefs, setPrefs] = useState<Prefs | null>(null);
@@ -77,6 +83,7 @@ export function Notifications() {
             <span dir="auto">{d.name}</span> <span class="muted small">({KIND_LABEL[d.kind] ?? d.kind})</span>
           </label>
         ))}
+        {destinations.some((d) => d.kind === 'push' && prefs.destinations.includes(d.id)) && <ThisBrowser />}
       </fieldset>
       <fieldset class="stack">
         <legend>What</legend>
