@@ -389,6 +389,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     usernameOf: (userId) => users.get(userId)?.username,
     spaces: (caller) => resolver.spaces(caller),
     accounts: () => users.list().map((u) => ({ id: u.id, username: u.username })),
+    groups: () => accessModel.groups().groups,
+    groupsOf: (userId) => accessModel.groupsOf(userId),
     measuring: () => switches.folderSizes.now() === 'full',
   });
   // Locks of WebDAV clients and the office editor: every write of the API and of each door asks

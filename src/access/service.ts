@@ -147,6 +147,22 @@ export function createAccessModel({ store, log, record }: AccessModelDeps) {
     check,
     levelAt: (userId: string, virtualPath: string): AccessLevel => check(userId, virtualPath).level,
 
+    /** The groups an account is in now (quotas take their defaults from them). */
+    groupsOf(userId: string): { id: string; name: string }[] {
+      const ids = new Set(
+        store
+          .memberships()
+          .filter((m) => m.userId === userId)
+          .map((m) => m.groupId),
+      );
+      return ids.size
+        ? store
+            .groups()
+            .filter((g) => ids.has(g.id))
+            .map((g) => ({ id: g.id, name: g.name }))
+        : [];
+    },
+
     groups() {
       const members = store.memberships();
       const accounts = new Map(store.accounts().map((a) => [a.id, a.username]));

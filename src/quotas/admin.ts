@@ -12,6 +12,8 @@ export interface QuotaAdminDeps {
   /** The spaces a caller sees (the volumes are those of kind `volume`). */
   spaces: (caller: Caller) => Promise<Space[]>;
   accounts: () => { id: string; username: string }[];
+  /** The access model's groups. */
+  groups: () => { id: string; name: string }[];
   /** Folder sizes run in full mode: the index can measure what is used. */
   measuring: () => boolean;
 }
@@ -32,20 +34,32 @@ export function createQuotaAdmin(deps: QuotaAdminDeps) {
     ...(await quotas.accountUsage(id, username)),
   });
 
+  const groupDefaults = () =>
+    deps.groups().map((g) => ({ groupId: g.id, name: g.name, defaultLimitBytes: store.group(g.id) }));
+
   return {
     async mine(caller: Caller) {
       const volumes = (await volumesOf(caller))
         .filter((v) => store.volume(v.name) !== null)
         .map((v) => ({ volume: v.name, ...quotas.volumeUsage(v.name, v.root) }));
       const own =
-        store.account(caller.userId) === null ? null : await quotas.accountUsage(caller.userId, caller.username);
+        quotas.limitOf(caller.userId).limitBytes === null
+          ? null
+          : await quotas.accountUsage(caller.userId, caller.username);
       return { account: own, volumes };
     },
     async overview(caller: Caller) {
       const accounts = [];
       for (const a of deps.accounts()) accounts.push(await account(a.id, a.username));
       const volumes = (await volumesOf(caller)).map((v) => ({ volume: v.name, ...quotas.volumeUsage(v.name, v.root) }));
-      return { measuring: deps.measuring(), accounts, volumes };
+      return { measuring: deps.measuring(), accounts, volumes, groups: groupDefaults() };
+    },
+    setGroup(id: string, limitBytes: number | null) {
+      const g = deps.groups().find((x) => x.id === id);
+      if (!g) throw new AppError('GROUP_NOT_FOUND');
+      mustMeasure(limitBytes);
+      store.setGroup(id, limitBytes);
+      return groupDefaults().find((x) => x.groupId === id)!;
     },
     async setAccount(id: string, limitBytes: number | null) {
       const a = deps.accounts().find((x) => x.id === id);

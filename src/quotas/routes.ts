@@ -4,6 +4,8 @@ import type { QuotaAdmin } from './admin.ts';
 import {
   accountQuota,
   accountQuotaParams,
+  groupQuota,
+  groupQuotaParams,
   limitBody,
   myQuota,
   quotaOverview,
@@ -51,6 +53,24 @@ export function quotaRoutes(admin: QuotaAdmin) {
         409: 'FEATURE_OFF: folder sizes are not in full mode',
       },
       handler: ({ params, body }) => admin.setAccount(params.id, body.limitBytes),
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/admin/quotas/groups/:id',
+      access: 'admin',
+      tags: ['Quotas'],
+      summary: "Set or remove a group's default quota",
+      description:
+        "The quota of its members who have none of their own; an account in several groups takes the largest default (an allowance: one more group never takes room away; set the account's own quota to give it less). 409 FEATURE_OFF unless folder sizes run in full mode.",
+      params: groupQuotaParams,
+      body: limitBody,
+      responses: {
+        200: { description: 'The group with its default', schema: groupQuota },
+        403: 'ADMIN_ONLY',
+        404: 'GROUP_NOT_FOUND',
+        409: 'FEATURE_OFF: folder sizes are not in full mode',
+      },
+      handler: ({ params, body }) => admin.setGroup(params.id, body.limitBytes),
     }),
     route({
       method: 'PUT',

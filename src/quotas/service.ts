@@ -41,6 +41,16 @@ export interface QuotasDeps {
   personalFolder: (userId: string, username: string) => Promise<string | null>;
   /** An account's current username (a link's owner is known by id; trash and versions by name). */
   usernameOf: (userId: string) => string | undefined;
+  /** The groups an account is in now (the access model's). */
+  groupsOf: (userId: string) => { id: string; name: string }[];
+}
+
+/** Where an account's limit comes from: its own quota, or the largest default of its groups. */
+export interface Limit {
+  limitBytes: number | null;
+  limitFrom: 'account' | 'group' | null;
+  /** The group whose default it is. */
+  limitGroup: string | null;
 }
 
 interface Landed {
@@ -60,6 +70,23 @@ export function createQuotas(deps: QuotasDeps) {
   const reserved = new Map<string, number>();
   /** Placed bytes the index may not have counted yet, per scope key. */
   const landed = new Map<string, Landed[]>();
+
+  /**
+   * An account's limit: its own quota, else the largest default among its groups — a default is
+   * an allowance, so being in one more group never takes room away (to give one member less, set
+   * their own quota).
+   */
+  function limitOf(userId: string): Limit {
+    const own = store.account(userId);
+    if (own !== null) return { limitBytes: own, limitFrom: 'account', limitGroup: null };
+    let best: Limit = { limitBytes: null, limitFrom: null, limitGroup: null };
+    for (const g of deps.groupsOf(userId)) {
+      const d = store.group(g.id);
+      if (d !== null && (best.limitBytes === null || d > best.limitBytes))
+        best = { limitBytes: d, limitFrom: 'group', limitGroup: g.name };
+    }
+    return best;
+  }
 
   const accountKey = (userId: string) => `a:${userId}`;
   const volumeKey = (name: string) => `v:${name.toLowerCase()}`;
@@ -95,14 +122,14 @@ export function createQuotas(deps: QuotasDeps) {
     return kept.reduce((n, l) => n + l.bytes, 0);
   }
 
-  function accountUsage(userId: string, username: string, root: string | null): Usage {
+  function accountUsage(userId: string, username: string, root: string | null): Usage & Limit {
     const key = accountKey(userId);
     const held = root ? stored(root) : null;
     const trashBytes = deps.trashBytes(username);
     const versionsBytes = deps.versionsBytes(username);
     const reservedBytes = (reserved.get(key) ?? 0) + pendingLanded(key);
     return {
-      limitBytes: store.account(userId),
+      ...limitOf(userId),
       usedBytes: (held ?? 0) + trashBytes + versionsBytes + reservedBytes,
       storedBytes: held,
       trashBytes,
@@ -146,7 +173,7 @@ export function createQuotas(deps: QuotasDeps) {
       const base = space.share?.ownerSpace ?? space;
       const userId = space.share?.ownerId ?? caller.userId;
       const account =
-        base.kind === 'personal' && store.account(userId) !== null
+        base.kind === 'personal' && limitOf(userId).limitBytes !== null
           ? { userId, username: space.share ? (deps.usernameOf(userId) ?? '') : caller.username, root: base.root }
           : null;
       const volume =
@@ -162,7 +189,7 @@ export function createQuotas(deps: QuotasDeps) {
       if (!charge) return NO_HOLD;
       const scopes: { key: string; scope: 'account' | 'volume'; who: string; base: number; limit: number }[] = [];
       if (charge.account) {
-        const limit = store.account(charge.account.userId);
+        const limit = limitOf(charge.account.userId).limitBytes;
         const username = charge.account.username;
         if (limit !== null) {
           const u = accountUsage(charge.account.userId, username, charge.account.root);
@@ -223,8 +250,10 @@ export function createQuotas(deps: QuotasDeps) {
       return h;
     },
 
+    limitOf,
+
     /** An account's figures (the sidebar; Administration). */
-    async accountUsage(userId: string, username: string): Promise<Usage> {
+    async accountUsage(userId: string, username: string): Promise<Usage & Limit> {
       const folder = await deps.personalFolder(userId, username);
       const root = folder ? await fsp.realpath(folder).catch(() => null) : null;
       if (root) deps.ensureRoot(root);

@@ -1,5 +1,5 @@
-// The quotas an administrator set (`account_quotas`, `volume_quotas`): a limit in bytes per
-// account id or per volume name. Held in memory too: every upload chunk asks them.
+// The quotas an administrator set (`account_quotas`, `volume_quotas`, `group_quotas`): a limit in
+// bytes per account id or per volume name, and a group's default for its members. Held in memory too: every upload chunk asks them.
 import type { Database } from '../db/database.ts';
 
 export interface QuotaStore {
@@ -7,7 +7,10 @@ export interface QuotaStore {
   account(userId: string): number | null;
   /** The volume's limit (by name, case-insensitive), or null. */
   volume(name: string): number | null;
+  /** A group's default for its members without a quota of their own, or null. */
+  group(groupId: string): number | null;
   setAccount(userId: string, limitBytes: number | null): void;
+  setGroup(groupId: string, limitBytes: number | null): void;
   setVolume(name: string, limitBytes: number | null): void;
   accounts(): { userId: string; limitBytes: number }[];
   volumes(): { volume: string; limitBytes: number }[];
@@ -16,9 +19,13 @@ export interface QuotaStore {
 export function createQuotaStore(db: Database): QuotaStore {
   const byAccount = new Map<string, number>();
   const byVolume = new Map<string, { volume: string; limitBytes: number }>();
+  const byGroup = new Map<string, number>();
   function load(): void {
     byAccount.clear();
     byVolume.clear();
+    byGroup.clear();
+    for (const r of db.all<{ group_id: string; limit_bytes: number }>('SELECT group_id, limit_bytes FROM group_quotas'))
+      byGroup.set(r.group_id, r.limit_bytes);
     for (const r of db.all<{ user_id: string; limit_bytes: number }>('SELECT user_id, limit_bytes FROM account_quotas'))
       byAccount.set(r.user_id, r.limit_bytes);
     for (const r of db.all<{ volume: string; limit_bytes: number }>('SELECT volume, limit_bytes FROM volume_quotas'))
@@ -28,6 +35,16 @@ export function createQuotaStore(db: Database): QuotaStore {
   return {
     account: (userId) => byAccount.get(userId) ?? null,
     volume: (name) => byVolume.get(name.toLowerCase())?.limitBytes ?? null,
+    group: (groupId) => byGroup.get(groupId) ?? null,
+    setGroup(groupId, limitBytes) {
+      if (limitBytes === null) db.run('DELETE FROM group_quotas WHERE group_id = ?', [groupId]);
+      else
+        db.run(
+          'INSERT INTO group_quotas (group_id, limit_bytes, updated_at) VALUES (?, ?, ?) ON CONFLICT (group_id) DO UPDATE SET limit_bytes = excluded.limit_bytes, updated_at = excluded.updated_at',
+          [groupId, limitBytes, new Date().toISOString()],
+        );
+      load();
+    },
     setAccount(userId, limitBytes) {
       if (limitBytes === null) db.run('DELETE FROM account_quotas WHERE user_id = ?', [userId]);
       else

@@ -19,11 +19,30 @@ export const usage = z.object({
     .describe('The folder-size index answers for it (FOLDER_SIZE_MODE=full); false: only what is in flight counts'),
 });
 
-export const accountQuota = usage.extend({ userId: z.string(), username: z.string() });
+const limitSource = {
+  limitFrom: z
+    .enum(['account', 'group'])
+    .nullable()
+    .describe("Where the limit comes from: the account's own quota, or its groups' largest default; null: none"),
+  limitGroup: z.string().nullable().describe('The group whose default is the limit (limitFrom group)'),
+};
+export const accountUsage = usage.extend(limitSource);
+export const accountQuota = accountUsage.extend({ userId: z.string(), username: z.string() });
+export const groupQuota = z.object({
+  groupId: z.string(),
+  name: z.string(),
+  defaultLimitBytes: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The default quota of the group's members without one of their own; null: none"),
+});
 export const volumeQuota = usage.extend({ volume: z.string() });
 
 export const myQuota = z.object({
-  account: usage.nullable().describe("The caller's own quota (null when none is set)"),
+  account: accountUsage
+    .nullable()
+    .describe("The caller's quota: its own, else its groups' largest default (null when neither is set)"),
   volumes: z.array(volumeQuota).describe('Volumes the caller sees that have a quota'),
 });
 
@@ -31,10 +50,12 @@ export const quotaOverview = z.object({
   measuring: z.boolean().describe('Folder sizes run in full mode, so quotas can be measured'),
   accounts: z.array(accountQuota),
   volumes: z.array(volumeQuota),
+  groups: z.array(groupQuota).describe("Every group and its members' default quota"),
 });
 
 export const limitBody = z.object({
   limitBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().describe('Bytes; null removes the quota'),
 });
+export const groupQuotaParams = z.object({ id: z.string().min(1).max(64) });
 export const accountQuotaParams = z.object({ id: z.string().min(1) });
 export const volumeQuotaParams = z.object({ name: z.string().min(1).max(255) });

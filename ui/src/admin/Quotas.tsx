@@ -42,14 +42,17 @@ function Used({ q }: { q: Figures }) {
 
 function LimitField({
   label,
-  q,
+  value,
+  empty = 'No quota',
   save,
 }: {
   label: string;
-  q: Figures;
+  value: number | null;
+  /** What an empty field means. */
+  empty?: string;
   save: (limit: number | null) => Promise<unknown>;
 }) {
-  const [text, setText] = useState(q.limitBytes === null ? '' : formatBytes(q.limitBytes));
+  const [text, setText] = useState(value === null ? '' : formatBytes(value));
   const [bad, setBad] = useState(false);
   const submit = (e: Event) => {
     e.preventDefault();
@@ -61,8 +64,8 @@ function LimitField({
   return (
     <form class="quota-field" onSubmit={submit}>
       <input
-        aria-label={`Quota of ${label}`}
-        placeholder="No quota"
+        aria-label={label}
+        placeholder={empty}
         value={text}
         aria-invalid={bad}
         onInput={(e) => setText(e.currentTarget.value)}
@@ -100,6 +103,11 @@ export function Quotas() {
     saved(
       api('PUT /api/admin/quotas/accounts/:id', { params: { id }, body: { limitBytes } }),
       limitBytes === null ? `${name} has no quota now` : `Quota of ${name} saved`,
+    );
+  const setGroup = (id: string, name: string, limitBytes: number | null) =>
+    saved(
+      api('PUT /api/admin/quotas/groups/:id', { params: { id }, body: { limitBytes } }),
+      limitBytes === null ? `${name} has no default quota now` : `Default quota of ${name} saved`,
     );
   const setVolume = (name: string, limitBytes: number | null) =>
     saved(
@@ -140,13 +148,56 @@ export function Quotas() {
                       <Used q={a} />
                     </td>
                     <td data-label="Quota">
-                      <LimitField label={a.username} q={a} save={(l) => setAccount(a.userId, a.username, l)} />
+                      <LimitField
+                        label={`Quota of ${a.username}`}
+                        value={a.limitFrom === 'account' ? a.limitBytes : null}
+                        empty={
+                          a.limitFrom === 'group' && a.limitBytes !== null
+                            ? `${formatBytes(a.limitBytes)} from ${a.limitGroup}`
+                            : 'No quota'
+                        }
+                        save={(l) => setAccount(a.userId, a.username, l)}
+                      />
                     </td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </div>
+          <h2>Group defaults</h2>
+          <p class="small muted">
+            An account without a quota of its own takes the largest default among its groups: being in one more group
+            never takes room away. To give one person less, set their own quota above.
+          </p>
+          {data.groups.length === 0 ? (
+            <p class="muted">No groups yet (Administration → Groups).</p>
+          ) : (
+            <div class="table-wrap">
+              <table class="data" aria-label="Group default quotas">
+                <thead>
+                  <tr>
+                    <th>Group</th>
+                    <th>Default quota of its members</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.groups.map((g) => (
+                    <tr key={g.groupId}>
+                      <td dir="auto">{g.name}</td>
+                      <td data-label="Default quota">
+                        <LimitField
+                          label={`Default quota of ${g.name}`}
+                          value={g.defaultLimitBytes}
+                          empty="No default"
+                          save={(l) => setGroup(g.groupId, g.name, l)}
+                        />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
           <h2>Volumes</h2>
           <div class="table-wrap">
             <table class="data" aria-label="Volume quotas">
@@ -165,7 +216,11 @@ export function Quotas() {
                       <Used q={v} />
                     </td>
                     <td data-label="Quota">
-                      <LimitField label={v.volume} q={v} save={(l) => setVolume(v.volume, l)} />
+                      <LimitField
+                        label={`Quota of ${v.volume}`}
+                        value={v.limitBytes}
+                        save={(l) => setVolume(v.volume, l)}
+                      />
                     </td>
                   </tr>
                 ))}

@@ -7,7 +7,7 @@ import { location } from '../state/router.ts';
 import { formatBytes } from '../util.ts';
 
 type Mine = ApiAnswer<'GET /api/quota'>;
-type Figures = NonNullable<Mine['account']>;
+type Figures = Mine['volumes'][number] | NonNullable<Mine['account']>;
 
 function Meter({ label, q }: { label: string; q: Figures }) {
   const limit = q.limitBytes ?? 0;
@@ -35,6 +35,11 @@ function Meter({ label, q }: { label: string; q: Figures }) {
       />
       {over && <span class="small danger-text">Full: uploads here are refused until something is removed.</span>}
       {kept > 0 && <span class="small muted">Trash and versions count: {formatBytes(kept)}</span>}
+      {'limitFrom' in q && q.limitFrom === 'group' && (
+        <span class="small muted" dir="auto">
+          The default of your group {q.limitGroup}
+        </span>
+      )}
     </div>
   );
 }
