@@ -51,6 +51,7 @@ test('listening on this computer only: a loopback page is told no other device c
       loopback: true,
       reachable: false,
       lanOrigins: [],
+      announced: null,
     });
   } finally {
     await s.close();
@@ -65,7 +66,11 @@ test('listening on every interface: a page at localhost or 127.0.0.1 is given ea
     const expected = lanIPv4().map((a) => `http://${a}:${port}`);
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LocalHost:${port}`]) {
       const n = await features(s, { host });
-      assert.equal(n, { enabled: true, publicUrl: null, loopback: true, reachable: true, lanOrigins: expected }, host);
+      assert.equal(
+        n,
+        { enabled: true, publicUrl: null, loopback: true, reachable: true, lanOrigins: expected, announced: null },
+        host,
+      );
     }
     // Through a proxy on this computer (it forwards for someone else), or naming another host.
     const relayed: Record<string, string>[] = [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }];
@@ -80,7 +85,11 @@ test('listening on every interface: a page at localhost or 127.0.0.1 is given ea
     // Another device on the network (here: this machine's own LAN address, a non-loopback peer).
     for (const address of lanIPv4()) {
       const n = await features(s, { address, host: `${address}:${port}` });
-      assert.equal(n, { enabled: true, publicUrl: null, loopback: false, reachable: true, lanOrigins: [] }, address);
+      assert.equal(
+        n,
+        { enabled: true, publicUrl: null, loopback: false, reachable: true, lanOrigins: [], announced: null },
+        address,
+      );
     }
   } finally {
     await s.close();
@@ -97,6 +106,7 @@ test('with PUBLIC_URL links are made with it: no LAN addresses, the public addre
       loopback: true,
       reachable: true,
       lanOrigins: [],
+      announced: null,
     });
   } finally {
     await s.close();
@@ -112,7 +122,7 @@ test('the section is described in /api/openapi.json', async () => {
     const network = (schema.properties ?? doc.components.schemas[schema.$ref.split('/').pop()].properties).network;
     assert.ok(network.properties.lanOrigins, 'lanOrigins');
     assert.ok(network.properties.loopback.description, 'described');
-    assert.equal(network.required.sort(), ['enabled', 'lanOrigins', 'loopback', 'publicUrl', 'reachable']);
+    assert.equal(network.required.sort(), ['announced', 'enabled', 'lanOrigins', 'loopback', 'publicUrl', 'reachable']);
   } finally {
     await s.close();
     removeDirs(s.dirs);

@@ -130,7 +130,12 @@ test('choices: destinations among the enabled ones, folders the account can see'
   assert.equal(put.json.prefs.folders, [WATCHED, 'personal']);
   assert.equal((await alice.get('/api/notify/prefs')).json.prefs, put.json.prefs);
   // Bob's choices are his own: empty.
-  assert.equal((await bob.get('/api/notify/prefs')).json.prefs, { kinds: [], destinations: [], folders: [] });
+  assert.equal((await bob.get('/api/notify/prefs')).json.prefs, {
+    kinds: [],
+    destinations: [],
+    folders: [],
+    emailOff: [],
+  });
 
   const refused: [unknown, number][] = [
     [{ kinds: [], destinations: ['dst_nosuchdestination01'], folders: [] }, 404],
@@ -298,7 +303,7 @@ test('attacker table: another account, tokens and a cross-site request change no
       assert.is(envelope(r).code, 'AUTH_TOKEN_NOT_ALLOWED');
     }
   }
-  const readPut = await aliceRead.put('/api/notify/prefs', { kinds: [], destinations: [], folders: [] });
+  const readPut = await aliceRead.put('/api/notify/prefs', { kinds: [], destinations: [], folders: [], emailOff: [] });
   assert.is(readPut.status, 403);
   assert.is(envelope(readPut).code, 'AUTH_TOKEN_READ_ONLY');
   assert.is((await aliceRead.get('/api/notify/prefs')).json.prefs.destinations.length, 2);

@@ -1,7 +1,7 @@
 // Tags as the page keeps them: the account's vocabulary (the sidebar), the tags of the open
 // folder's entries (chips in the list), and the one way to change them (POST /api/tags/apply).
 import { signal } from '@preact/signals';
-import { api } from '../api/client.ts';
+import { api, queryString } from '../api/client.ts';
 import type { TagSummary } from '../api/types.ts';
 
 export const tagVocabulary = signal<TagSummary[]>([]);
@@ -11,7 +11,7 @@ export const folderTags = signal<Readonly<Record<string, string[]>>>({});
 export const tagsRev = signal(0);
 
 /** `/tags?tag=…`: everything tagged with it, a place of its own. */
-export const tagUrl = (tag: string) => `/tags?${new URLSearchParams({ tag })}`;
+export const tagUrl = (tag: string) => `/tags?${queryString({ tag })}`;
 
 export async function refreshTags(): Promise<void> {
   try {
