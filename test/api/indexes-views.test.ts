@@ -55,6 +55,13 @@ test('dot-files and dot-folders stay out of search results unless the account sh
 });
 
 test('listing a folder re-checks it: a file made outside Burrow reaches the index', async () => {
+  // The index answers for the volume (a root not yet ready is searched by a live walk of the
+  // disk, which would find the file before any re-check).
+  await waitFor(() => admin.get('/api/admin/index'), {
+    what: 'every indexed root ready',
+    until: (a) => a.status === 200 && a.json.roots.length > 0 && a.json.roots.every((r: any) => r.state === 'ready'),
+    seen: (a) => a.json?.roots ?? a.text,
+  });
   fs.writeFileSync(vol('A', 'okapi-outside.txt'), 'o'.repeat(10));
   // The index answers for this folder and does not know the file yet.
   assert.equal(await names('q=okapi&path=Files/A'), []);
