@@ -65,7 +65,12 @@ j.step(
       const p = (await s.api('GET', '/api/notify/prefs')).json.prefs;
       return (
         JSON.stringify(p) ===
-        JSON.stringify({ kinds: ['folder.uploaded'], destinations: [destinationId], folders: [`${HOME}/Photos`] })
+        JSON.stringify({
+          kinds: ['folder.uploaded'],
+          destinations: [destinationId],
+          folders: [`${HOME}/Photos`],
+          emailOff: [],
+        })
       );
     });
 
