@@ -55,7 +55,7 @@ function SearchBox() {
       <input
         type="search"
         aria-label="Search files"
-        placeholder="Search files and text"
+        placeholder="Search files & text"
         value={q}
         onInput={(e) => setQ(e.currentTarget.value)}
       />
