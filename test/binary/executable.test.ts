@@ -137,7 +137,7 @@ test('it runs with glibc told to give memory back: GLIBC_TUNABLES set at its sta
     environ.some((v) => v.startsWith('GLIBC_TUNABLES=glibc.malloc.arena_max=2')),
     environ.filter((v) => v.startsWith('GLIBC')).join(' ') || 'no GLIBC_TUNABLES',
   );
-  assert.match(fs.readFileSync(`/proc/${run.child.pid}/cmdline`, 'latin1'), /burrow-linux-x64\0?/);
+  assert.match(fs.readFileSync(`/proc/${run.child.pid}/cmdline`, 'latin1'), /burrow-linux-(x64|arm64)\0?/);
 });
 
 test('a second instance on the same CONFIG_DIR refuses with a clear message', () => {
