@@ -54,7 +54,7 @@ export async function startWithUi(env: Record<string, string> = {}, volumes?: st
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** playwright's launch() always starts Chromium on a fresh temporary profile of its own. */
-export async function launch(): Promise<{ browser: Browser; profile: string }> {
+export async function launch(extraArgs: string[] = []): Promise<{ browser: Browser; profile: string }> {
   const profile = '';
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -68,9 +68,26 @@ export async function launch(): Promise<{ browser: Browser; profile: string }> {
       '--disable-component-update',
       '--disable-sync',
       '--disable-dev-shm-usage',
+      ...extraArgs,
     ],
   });
   return { browser, profile };
+}
+
+/** Chromium's virtual authenticator (a platform passkey that answers at once) on the page. */
+export async function addVirtualAuthenticator(context: BrowserContext, page: Page): Promise<void> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
 }
 
 export const DESKTOP = { width: 1280, height: 800 };

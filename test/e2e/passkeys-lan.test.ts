@@ -8,10 +8,10 @@ import crypto from 'node:crypto';
 import tls from 'node:tls';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { removeDirs, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
-import { DESKTOP, setupAdmin, shot, startWithUi } from './browser.ts';
+import { DESKTOP, addVirtualAuthenticator, launch, newPage, setupAdmin, shot, startWithUi } from './browser.ts';
 
 let server: TestServer;
 let browser: Browser;
@@ -19,7 +19,7 @@ let context: BrowserContext;
 let page: Page;
 let local: string;
 let lan: string;
-const problems: string[] = [];
+let problems: string[] = [];
 const EMAIL = 'zoe.mueller@example.org';
 const PASSWORD = 'Grüße & “Schlüssel” #1';
 
@@ -64,38 +64,13 @@ test.before(async () => {
   const port = new URL(server.url).port;
   local = `http://localhost:${port}`;
   lan = `https://burrow.local:${https.port}`;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-dev-shm-usage',
-      '--host-resolver-rules=MAP burrow.local 127.0.0.1',
-      `--ignore-certificate-errors-spki-list=${await spkiOf(https.port)}`,
-    ],
-  });
-  context = await browser.newContext({ viewport: DESKTOP });
-  page = await context.newPage();
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.setDefaultTimeout(15_000);
+  ({ browser } = await launch([
+    '--host-resolver-rules=MAP burrow.local 127.0.0.1',
+    `--ignore-certificate-errors-spki-list=${await spkiOf(https.port)}`,
+  ]));
+  ({ context, page, problems } = await newPage(browser, DESKTOP));
   await setupAdmin(context, local, EMAIL, PASSWORD);
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
+  await addVirtualAuthenticator(context, page);
 });
 test.after(async () => {
   await browser?.close();

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { generateSync } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { removeDirs, type TestServer } from '../support/server.ts';
-import { DESKTOP, launch, newPage, setupAdmin, shot, startWithUi } from './browser.ts';
+import { DESKTOP, addVirtualAuthenticator, launch, newPage, setupAdmin, shot, startWithUi } from './browser.ts';
 
 let server: TestServer;
 let base: string;
@@ -33,18 +33,7 @@ test.before(async () => {
   ({ browser } = await launch());
   ({ context, page, problems } = await newPage(browser, DESKTOP));
   await setupAdmin(context, base, EMAIL, PASSWORD);
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
+  await addVirtualAuthenticator(context, page);
 });
 test.after(async () => {
   await browser?.close();

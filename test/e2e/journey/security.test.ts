@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import * as assert from 'uvu/assert';
 import { ADMIN, journey, type Step } from './harness.ts';
+import { addVirtualAuthenticator } from '../browser.ts';
 
 const j = journey(import.meta.url, { env: { TERMINAL_ENABLED: 'true', TERMINAL_SHELL: '/bin/sh' } });
 let secret = '';
@@ -65,18 +66,7 @@ j.step(
 );
 
 j.step('a passkey is added and signs in', async (s) => {
-  const cdp = await s.context.newCDPSession(s.page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
+  await addVirtualAuthenticator(s.context, s.page);
   await s.goto('/settings/security');
   await s.page.getByRole('heading', { name: 'Passkeys' }).waitFor();
   await s.page.getByLabel('Name for the new passkey').fill('Ada’s laptop');
