@@ -125,7 +125,14 @@ export function createFetchService(deps: FetchDeps): FetchService {
       const skipped = checked.conflict === 'skip' ? await placement.taken(checked) : null;
       if (skipped) {
         response.destroy();
-        return finish(caller, { url, uploadTo: body.uploadTo, name, total, item: toFileItem(skipped) });
+        const job = track(
+          caller,
+          controller,
+          { url, uploadTo: body.uploadTo, name, total },
+          'done',
+          toFileItem(skipped),
+        );
+        return { ...job.view };
       }
       const place = await staging.placeFor(checked.folder.space.root, checked.folder.realPath);
       await staging.ensureSpace(place.dir, total ?? 0);
@@ -133,24 +140,7 @@ export function createFetchService(deps: FetchDeps): FetchService {
       part = await staging.createPart(place, 'mp', undefined, (file) => {
         row = journal.begin(file);
       });
-      const job: Job = {
-        view: {
-          id: randomBytes(12).toString('base64url'),
-          url: url.href,
-          uploadTo: body.uploadTo,
-          name,
-          state: 'running',
-          received: 0,
-          total,
-          startedAt: new Date().toISOString(),
-        },
-        userId: caller.userId,
-        controller,
-        done: Promise.resolve(),
-        finished: 0,
-      };
-      jobs.set(job.view.id, job);
-      prune(caller.userId);
+      const job = track(caller, controller, { url, uploadTo: body.uploadTo, name, total }, 'running');
       const staged = { part, row: row as string | null, dir: place.dir, hold };
       part = '';
       row = null;
@@ -170,33 +160,35 @@ export function createFetchService(deps: FetchDeps): FetchService {
     }
   }
 
-  /** A job that ended before any byte was wanted (a skip whose name is taken). */
-  function finish(
+  /** A fetch's record, kept for the tray: running, or done before any byte was wanted. */
+  function track(
     caller: Caller,
-    done: { url: URL; uploadTo: string; name: string; total: number | null; item: FetchJob['item'] },
-  ): FetchJob {
+    controller: AbortController,
+    what: { url: URL; uploadTo: string; name: string; total: number | null },
+    state: 'running' | 'done',
+    item?: FetchJob['item'],
+  ): Job {
     const now = new Date().toISOString();
-    const view: FetchJob = {
-      id: randomBytes(12).toString('base64url'),
-      url: done.url.href,
-      uploadTo: done.uploadTo,
-      name: done.name,
-      state: 'done',
-      received: 0,
-      total: done.total,
-      startedAt: now,
-      finishedAt: now,
-      item: done.item,
-    };
-    jobs.set(view.id, {
-      view,
+    const job: Job = {
+      view: {
+        id: randomBytes(12).toString('base64url'),
+        url: what.url.href,
+        uploadTo: what.uploadTo,
+        name: what.name,
+        state,
+        received: 0,
+        total: what.total,
+        startedAt: now,
+        ...(state === 'done' ? { finishedAt: now, item } : {}),
+      },
       userId: caller.userId,
-      controller: new AbortController(),
+      controller,
       done: Promise.resolve(),
-      finished: Date.now(),
-    });
+      finished: state === 'done' ? Date.now() : 0,
+    };
+    jobs.set(job.view.id, job);
     prune(caller.userId);
-    return { ...view };
+    return job;
   }
 
   async function receive(
