@@ -290,14 +290,7 @@ export function clip(kind: 'mkv' | 'avi', seconds: number, opts: { noisy?: boole
       ? ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', 'ultrafast', '-c:a', 'aac']
       : ['-c:v', 'mpeg4', '-q:v', '5', '-c:a', 'libmp3lame', '-b:a', '64k'];
   return ffmpegMake(`clip.${kind}`, (_dir, out) => [
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc=duration=${seconds}:size=320x240:rate=15`,
-    '-f',
-    'lavfi',
-    '-i',
-    `sine=frequency=440:duration=${seconds}`,
+    ...testPictureAndTone(seconds, 440),
     // Noise that does not compress: megabytes of stream, which a viewer reading slowly holds back.
     ...(opts.noisy ? ['-vf', 'noise=alls=60:allf=t'] : []),
     ...codecs,
@@ -349,9 +342,9 @@ export function taggedMp3(
   );
 }
 
-/** A `seconds` 320 × 240 H.264 + AAC MP4 by ffmpeg. */
-export function mp4(seconds: number): Buffer {
-  return ffmpegMake('clip.mp4', (_dir, out) => [
+/** ffmpeg's inputs for a clip: its 320 × 240 test picture at 15 frames a second and a tone. */
+function testPictureAndTone(seconds: number, hz: number): string[] {
+  return [
     '-f',
     'lavfi',
     '-i',
@@ -359,7 +352,14 @@ export function mp4(seconds: number): Buffer {
     '-f',
     'lavfi',
     '-i',
-    `sine=frequency=330:duration=${seconds}`,
+    `sine=frequency=${hz}:duration=${seconds}`,
+  ];
+}
+
+/** A `seconds` 320 × 240 H.264 + AAC MP4 by ffmpeg. */
+export function mp4(seconds: number): Buffer {
+  return ffmpegMake('clip.mp4', (_dir, out) => [
+    ...testPictureAndTone(seconds, 330),
     '-c:v',
     'libx264',
     '-pix_fmt',
