@@ -7,7 +7,8 @@ import { isDir } from '../api/types.ts';
 import { Icon } from '../components/common.tsx';
 import { preferences } from '../state/session.ts';
 import { formatBytes, formatDate, iconFor, kindLabel } from '../util.ts';
-import { folderSizes, sortBy, viewPrefs, type SortKey } from './model.ts';
+import { folderSizes, revealName, sortBy, viewPrefs, type SortKey } from './model.ts';
+import { filesUrl, navigate } from '../state/router.ts';
 import { folderSizeCell } from './selection.ts';
 import { folderTags, TagChips } from '../tags/tags.tsx';
 
@@ -218,5 +219,21 @@ export function GridTile(p: EntryProps) {
         ⋮
       </button>
     </div>
+  );
+}
+
+/** A found item's "Open folder": its folder, with the item brought into view there. */
+export function OpenFolderButton({ path, name }: { path: string; name: string }) {
+  return (
+    <button
+      type="button"
+      class="small"
+      onClick={() => {
+        revealName.value = name;
+        navigate(filesUrl(path));
+      }}
+    >
+      Open folder
+    </button>
   );
 }

@@ -6,8 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, joinPath } from '../api/client.ts';
 import type { Metadata, SearchAnswer, SearchItem } from '../api/types.ts';
 import { ErrorNote, Spinner } from '../components/common.tsx';
-import { revealName } from '../folder/model.ts';
-import { Thumb } from '../folder/rows.tsx';
+import { OpenFolderButton, Thumb } from '../folder/rows.tsx';
 import { filesUrl, location, navigate } from '../state/router.ts';
 import { openAtAddress } from '../viewers/state.tsx';
 import { collator, formatBytes, formatDate } from '../util.ts';
@@ -105,18 +104,7 @@ function Result({ item, term }: { item: SearchItem; term: string }) {
           ''
         )}
       </div>
-      {!dir && (
-        <button
-          type="button"
-          class="small"
-          onClick={() => {
-            revealName.value = item.name;
-            navigate(filesUrl(item.path));
-          }}
-        >
-          Open folder
-        </button>
-      )}
+      {!dir && <OpenFolderButton path={item.path} name={item.name} />}
     </li>
   );
 }

@@ -6,8 +6,7 @@ import { api, joinPath } from '../api/client.ts';
 import type { TaggedFiles } from '../api/types.ts';
 import { askText, confirmDialog } from '../components/Dialog.tsx';
 import { ErrorNote, Spinner } from '../components/common.tsx';
-import { revealName } from '../folder/model.ts';
-import { Thumb } from '../folder/rows.tsx';
+import { OpenFolderButton, Thumb } from '../folder/rows.tsx';
 import { filesUrl, location, navigate } from '../state/router.ts';
 import { toastError } from '../state/toasts.ts';
 import { formatBytes, formatDate } from '../util.ts';
@@ -101,16 +100,7 @@ export default function TaggedView() {
                   {!dir && <span class="size">{formatBytes(item.size)}</span>}
                   <span class="date">{formatDate(item.dateModified)}</span>
                 </div>
-                <button
-                  type="button"
-                  class="small"
-                  onClick={() => {
-                    revealName.value = item.name;
-                    navigate(filesUrl(item.path));
-                  }}
-                >
-                  Open folder
-                </button>
+                <OpenFolderButton path={item.path} name={item.name} />
               </li>
             );
           })}
