@@ -28,6 +28,7 @@ import { activityRoutes } from './activity/routes.ts';
 import { createNotifyStore } from './notify/store.ts';
 import { createOutbox } from './notify/outbox.ts';
 import { createNotify } from './notify/service.ts';
+import { clockOf } from './notify/schedule.ts';
 import { notifyRoutes } from './notify/routes.ts';
 import { webhookDescription } from './notify/wire.ts';
 import { IdentityAuthenticator, SessionCookies } from './auth/authenticator.ts';
@@ -343,7 +344,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     personal,
     privateDirs,
     levelAt: accessModel.levelAt,
-    rulePaths: accessModel.rulePaths,
     assignedVolumes: (userId) => userVolumes.list(userId),
     hostVolumes: () => hostVolumeStore.list(),
     shareSpaces: links.shareSpace,
@@ -408,7 +408,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     bindings,
     changes,
     activity,
-    recent,
+    recordDestination: recent.record,
     journal,
     quotas: quota.quotas,
   });
@@ -542,6 +542,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     outbox,
     box: SecretBox.fromConfigDir(config.storage.configDir, 'notify-key'),
     pushServices: config.notify.pushServices,
+    clock: clockOf(config.notify.clockFile),
     resolver,
     log,
     callerFor,
@@ -624,7 +625,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     },
     // The files family: file operations, browsing, downloads, the editor, previews, trash,
     // versions, favourites, folder preferences, volumes.
-    createFilesCapability({ config, log, ops, transfer, own, spaceRoots, trash, versions }),
+    createFilesCapability({ config, log, ops, recent, transfer, own, spaceRoots, trash, versions }),
     createBrowseCapability({
       resolver,
       showHidden,

@@ -386,6 +386,10 @@ export const variables = {
       '',
       "Web Push services Burrow may send to besides the browsers' own (Google, Mozilla, Microsoft, Apple), as origins (comma separated, e.g. https://push.example.org for a self-hosted one). A browser's subscription naming any other address is refused.",
     ),
+    clockFile: optionalStr(
+      'NOTIFY_CLOCK_FILE',
+      'For tests only: a file holding the time (ISO 8601) that quiet hours and digests take as now, read when they decide; unset, the system clock.',
+    ),
   },
   fetch: {
     allowNetworks: list(

@@ -6,12 +6,9 @@ import type { FavoriteStore } from './store.ts';
 import type { Favorite, FavoriteChange } from './wire.ts';
 
 export function createFavorites(deps: { resolver: PathResolver; store: FavoriteStore }) {
-  const { store, resolver } = deps;
-  /** A favourite an access rule now hides stays kept, and is not shown (it comes back with the rule gone). */
-  const shown = (caller: Caller): Favorite[] =>
-    store.list(caller.userId).filter((f) => !resolver.isHiddenByRule(caller, f.path));
+  const { store } = deps;
   return {
-    list: shown,
+    list: (caller: Caller): Favorite[] => store.list(caller.userId),
     async add(caller: Caller, path: string, change: FavoriteChange): Promise<Favorite> {
       const target = await deps.resolver.resolveInside(caller, path, {
         mustExist: true,
@@ -21,20 +18,20 @@ export function createFavorites(deps: { resolver: PathResolver; store: FavoriteS
     },
     reorder(caller: Caller, order: string[]): Favorite[] {
       if (!store.reorder(caller.userId, order)) throw new AppError('BAD_ORDER');
-      return shown(caller);
+      return store.list(caller.userId);
     },
     change(caller: Caller, id: string, change: FavoriteChange): Favorite {
-      const favorite = shown(caller).some((f) => f.id === id) ? store.change(caller.userId, id, change) : null;
+      const favorite = store.change(caller.userId, id, change);
       if (!favorite) throw new AppError('NOT_FOUND', 'No such favourite.');
       return favorite;
     },
     removePath(caller: Caller, path: string): Favorite[] {
       store.removePath(caller.userId, path.replace(/^\/+|\/+$/g, ''));
-      return shown(caller);
+      return store.list(caller.userId);
     },
     remove(caller: Caller, id: string): Favorite[] {
       store.remove(caller.userId, id);
-      return shown(caller);
+      return store.list(caller.userId);
     },
   };
 }

@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../core/log.ts';
 import type { FileOps } from './ops.ts';
 import type { OwnFolders } from './own.ts';
+import type { RecentDestinations } from './recent-store.ts';
 import { fileRoutes } from './routes.ts';
 import type { Transfer } from './transfer.ts';
 import { RESERVED_DIR } from './names.ts';
@@ -22,6 +23,7 @@ export interface FilesCapabilityDeps {
   config: Config;
   log: Logger;
   ops: FileOps;
+  recent: RecentDestinations;
   transfer: Transfer;
   own: OwnFolders;
   spaceRoots: () => string[];
@@ -53,7 +55,7 @@ export function createFilesCapability(deps: FilesCapabilityDeps): Capability {
   }
 
   return {
-    routes: fileRoutes({ ops: deps.ops }),
+    routes: fileRoutes({ ops: deps.ops, recent: deps.recent }),
     features: () => ({
       userVolumes: { enabled: config.storage.userVolumes },
       volumeUsage: { enabled: config.features.showVolumeUsage },

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { route } from '../http/route.ts';
 import { errorFields, openEventStream } from '../http/ndjson.ts';
 import type { FileOps } from './ops.ts';
+import type { RecentDestinations } from './recent-store.ts';
 import {
   conflictsAnswer,
   conflictsBody,
@@ -17,8 +18,8 @@ import {
   type DeleteEvents,
 } from './wire.ts';
 
-export function fileRoutes(deps: { ops: FileOps }) {
-  const { ops } = deps;
+export function fileRoutes(deps: { ops: FileOps; recent: RecentDestinations }) {
+  const { ops, recent } = deps;
   return [
     route({
       method: 'POST',
@@ -150,7 +151,7 @@ export function fileRoutes(deps: { ops: FileOps }) {
       summary: 'Folders this account last copied or moved into',
       tags: ['Files'],
       responses: { 200: { description: 'Newest first', schema: recentDestinations } },
-      handler: ({ caller }) => ({ destinations: ops.recentDestinations(caller) }),
+      handler: ({ caller }) => ({ destinations: recent.list(caller.userId) }),
     }),
   ];
 }

@@ -47,7 +47,10 @@ const escapeHtml = (s: string): string =>
 /** The message's subject, plain text and HTML. */
 export function compose(body: EventBody, target: Pick<MailTarget, 'unsubscribeUrl' | 'settingsUrl'>) {
   const label = KIND_LABELS[body.kind];
-  const lines = [body.text, ''];
+  const events = body.events ?? [];
+  const lines = events.length ? [] : [body.text, ''];
+  for (const e of events) lines.push(`${e.time}  ${e.title}`, `  ${e.text}`, '');
+  if (events.length < body.count) lines.push(`… and ${body.count - events.length} more.`, '');
   if (body.paths.length) {
     lines.push(...body.paths.map((p) => `  ${p}`), '');
   }
@@ -59,7 +62,9 @@ export function compose(body: EventBody, target: Pick<MailTarget, 'unsubscribeUr
     '<!doctype html><html><head><meta charset="utf-8"></head>',
     '<body style="font-family: system-ui, sans-serif; font-size: 15px; line-height: 1.4; color: #1d1d1f">',
     `<h1 style="font-size: 18px">${escapeHtml(body.title)}</h1>`,
-    `<p>${escapeHtml(body.text)}</p>`,
+    events.length
+      ? `<ul>${events.map((e) => `<li><strong>${escapeHtml(e.title)}</strong> — ${escapeHtml(e.text)} <span style="color: #6e6e73">${escapeHtml(e.time)}</span></li>`).join('')}</ul>${events.length < body.count ? `<p>… and ${body.count - events.length} more.</p>` : ''}`
+      : `<p>${escapeHtml(body.text)}</p>`,
     body.paths.length ? `<ul>${body.paths.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul>` : '',
     body.address ? `<p>Address: ${escapeHtml(body.address)}</p>` : '',
     `<p style="color: #6e6e73">When: ${escapeHtml(body.time)}</p>`,

@@ -122,4 +122,5 @@ export const KIND_LABELS: Record<EventKind, string> = {
   'signin.lockout': 'Accounts locked after failed sign-ins',
   'signin.second-factor-failed': 'Refused second-factor codes',
   test: 'Test notifications',
+  digest: 'Quiet hours and digests',
 };

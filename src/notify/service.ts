@@ -17,8 +17,10 @@ import { pushEndpointAllowed, type PushTarget } from './push.ts';
 import { isFolderKind, KIND_LABELS, kindOf, pathsOf, wordsFor } from './events.ts';
 import { newEventId, type Outbox } from './outbox.ts';
 import { attempt, newWebhookSecret, type Attempt, type Target } from './send.ts';
+import { releaseAt, type Clock, type DeliveryMode } from './schedule.ts';
 import type { DeliveryRow, DestinationRow, EventRow, NewDelivery, NotifyStore } from './store.ts';
-import type { EventBody, EventKind, Prefs, WireDelivery, WireDestination } from './wire.ts';
+import { DEFAULT_SCHEDULE } from './wire.ts';
+import type { DigestItem, EventBody, EventKind, Prefs, WireDelivery, WireDestination } from './wire.ts';
 import type { z } from 'zod';
 import type {
   addDestinationBody,
@@ -49,6 +51,8 @@ export interface NotifyDeps {
   pushServices?: readonly string[];
   /** Tests and the environment: how long one attempt may take. */
   attemptTimeoutMs?: number;
+  /** What quiet hours and digests take as now (NOTIFY_CLOCK_FILE for tests); the system clock by default. */
+  clock?: Clock;
 }
 
 /** After the nth failed attempt, wait this long (then the last one again), up to MAX_ATTEMPTS. */
@@ -61,13 +65,16 @@ const IN_FLIGHT = 16;
 const TICK_MS = 1_000;
 const KEEP_SENT_MS = 7 * 86_400_000;
 
-const EMPTY_PREFS: Omit<Prefs, 'emailOff'> = { kinds: [], destinations: [], folders: [] };
+const EMPTY_PREFS: Omit<Prefs, 'emailOff'> = { kinds: [], destinations: [], folders: [], ...DEFAULT_SCHEDULE };
+/** Most events one digest lists (the rest are counted). */
+const DIGEST_LISTS = 50;
 
 export type NotifyService = ReturnType<typeof createNotify>;
 
 export function createNotify(deps: NotifyDeps) {
   const { store, box, resolver, log } = deps;
   const timeoutMs = deps.attemptTimeoutMs ?? 15_000;
+  const clock = deps.clock ?? Date.now;
   const secretContext = (id: string) => `notify-destination:${id}`;
 
   // ── destinations (administrator) ───────────────────────────────────────────────────────────
@@ -199,8 +206,17 @@ export function createNotify(deps: NotifyDeps) {
     const text = store.prefs(userId);
     if (!text) return { ...EMPTY_PREFS, emailOff };
     try {
-      const { kinds, destinations, folders } = { ...EMPTY_PREFS, ...(JSON.parse(text) as Partial<Prefs>) };
-      return { kinds, destinations, folders, emailOff };
+      const p = { ...EMPTY_PREFS, ...(JSON.parse(text) as Partial<Prefs>) };
+      return {
+        kinds: p.kinds,
+        destinations: p.destinations,
+        folders: p.folders,
+        emailOff,
+        timeZone: p.timeZone,
+        quietHours: p.quietHours,
+        dailyAt: p.dailyAt,
+        delivery: p.delivery,
+      };
     } catch {
       return { ...EMPTY_PREFS, emailOff };
     }
@@ -221,7 +237,22 @@ export function createNotify(deps: NotifyDeps) {
       if (!r.isDirectory || !r.access.canRead) throw new AppError('NOT_FOUND', 'No such folder.');
       if (!folders.includes(r.virtualPath)) folders.push(r.virtualPath);
     }
-    const prefs = { kinds: [...new Set(next.kinds)], destinations: [...new Set(next.destinations)], folders };
+    const before = prefsOf(caller.userId);
+    const known = new Set(store.destinations().map((d) => d.id));
+    const delivery = next.delivery ?? before.delivery;
+    const prefs = {
+      kinds: [...new Set(next.kinds)],
+      destinations: [...new Set(next.destinations)],
+      folders,
+      timeZone: next.timeZone ?? before.timeZone,
+      quietHours: next.quietHours === undefined ? before.quietHours : next.quietHours,
+      dailyAt: next.dailyAt ?? before.dailyAt,
+      // A destination removed since is forgotten.
+      delivery: {
+        destinations: Object.fromEntries(Object.entries(delivery.destinations).filter(([id]) => known.has(id))),
+        kinds: delivery.kinds,
+      },
+    };
     store.putPrefs(caller.userId, JSON.stringify(prefs));
     if (next.emailOff) store.setEmailOff(caller.userId, next.emailOff, new Date().toISOString(), true);
     return { prefs: prefsOf(caller.userId) };
@@ -312,6 +343,12 @@ export function createNotify(deps: NotifyDeps) {
     };
   }
 
+  /** At once or in a digest: the kind's choice wins over the destination's; at once unless named. */
+  const modeOf = (prefs: Prefs, destination: string, kind: EventKind): DeliveryMode =>
+    (prefs.delivery.kinds as Partial<Record<EventKind, DeliveryMode>>)[kind] ??
+    prefs.delivery.destinations[destination] ??
+    'now';
+
   async function fanOut(event: EventRow): Promise<void> {
     let detail: Record<string, unknown> | null = null;
     try {
@@ -353,6 +390,10 @@ export function createNotify(deps: NotifyDeps) {
           if (row.kind === 'push' && store.pushSubscriptions(account.id).length === 0) continue;
           const id = messageId(event.id, destination, account.id);
           const body = bodyFor(id, event, kind, account, paths, detail);
+          const now = clock();
+          // Webhooks are read by programs: each event at once. People's destinations wait for
+          // the end of quiet hours, or for the account's hourly or daily digest.
+          const release = row.kind === 'webhook' ? now : releaseAt(prefs, modeOf(prefs, destination, kind), now);
           deliveries.push({
             id,
             event_id: event.id,
@@ -360,6 +401,7 @@ export function createNotify(deps: NotifyDeps) {
             user_id: account.id,
             kind,
             payload: JSON.stringify(body),
+            ...(release > now ? { heldUntil: release } : {}),
           });
         }
       }
@@ -443,7 +485,7 @@ export function createNotify(deps: NotifyDeps) {
       password: secret,
       to,
       unsubscribeUrl:
-        d.kind === 'test'
+        d.kind === 'test' || d.kind === 'digest'
           ? null
           : `${row.url}/api/notify/unsubscribe/${encodeURIComponent(d.kind)}/${unsubscribeTokenOf(d.user_id)}`,
       settingsUrl: `${row.url}/settings/notifications`,
@@ -495,6 +537,7 @@ export function createNotify(deps: NotifyDeps) {
         }
       }
     }
+    releaseHeld();
     const destinations = new Map(store.destinations().map((d) => [d.id, d]));
     for (const d of store.due(Date.now(), 200)) {
       if (stopped || inFlight.size >= IN_FLIGHT) break;
@@ -515,6 +558,82 @@ export function createNotify(deps: NotifyDeps) {
         });
       sends.add(p);
     }
+  }
+
+  /**
+   * Held deliveries whose time has come: one alone goes out as it is; several of one account
+   * and destination become one digest, written with their 'digested' marks in one transaction.
+   * The digest's id comes from the ids it gathers, so a crash before the write makes the same
+   * digest again and one after it finds nothing held: nothing lost, nothing sent twice.
+   */
+  function releaseHeld(): void {
+    const now = clock();
+    for (let rows = store.heldDue(now, 1000); rows.length; rows = store.heldDue(now, 1000)) {
+      const groups = new Map<string, DeliveryRow[]>();
+      for (const r of rows) {
+        const key = `${r.user_id}\n${r.destination_id}`;
+        groups.set(key, [...(groups.get(key) ?? []), r]);
+      }
+      for (const held of groups.values()) {
+        if (held.length === 1) {
+          store.release(held[0]!.id, Date.now());
+          continue;
+        }
+        const d = digestOf(held, now);
+        store.digest(
+          d,
+          held.map((h) => h.id),
+          Date.now(),
+          new Date(now).toISOString(),
+        );
+      }
+    }
+  }
+
+  function digestOf(held: DeliveryRow[], now: number): NewDelivery {
+    const first = held[0]!;
+    const ids = held.map((h) => h.id).sort();
+    const hash = createHash('sha256')
+      .update(`digest\n${ids.join('\n')}`)
+      .digest('base64url');
+    const id = `msg_${hash.slice(0, 32)}`;
+    const bodies = held
+      .map((h) => JSON.parse(h.payload) as EventBody)
+      .sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
+    const events: DigestItem[] = bodies.map((b) => ({
+      eventId: b.eventId,
+      kind: b.kind,
+      time: b.time,
+      title: b.title,
+      text: b.text,
+      paths: b.paths,
+    }));
+    const listed = events.slice(0, DIGEST_LISTS);
+    const rest = events.length - listed.length;
+    const body: EventBody = {
+      type: 'burrow.event',
+      version: 1,
+      id,
+      eventId: `dig_${hash.slice(0, 24)}`,
+      kind: 'digest',
+      time: new Date(now).toISOString(),
+      title: `${events.length} events`,
+      text: [...listed.map((e) => e.text), ...(rest > 0 ? [`… and ${rest} more.`] : [])].join('\n'),
+      actor: null,
+      recipient: bodies[0]!.recipient,
+      paths: [],
+      count: events.length,
+      address: null,
+      events: listed,
+    };
+    return {
+      id,
+      event_id: body.eventId,
+      destination_id: first.destination_id,
+      user_id: first.user_id,
+      kind: 'digest',
+      payload: JSON.stringify(body),
+    };
   }
 
   /** Runs the pump now, or once more after the run in progress. */

@@ -35,13 +35,15 @@ export interface DeliveryRow {
   user_id: string;
   kind: string;
   payload: string;
-  state: 'pending' | 'sent' | 'dead';
+  state: 'held' | 'pending' | 'sent' | 'dead' | 'digested';
   attempts: number;
   next_at: number;
   last_status: number | null;
   last_error: string | null;
   created_at: string;
   done_at: string | null;
+  /** A 'digested' delivery: the digest it went out in. */
+  digest_id: string | null;
 }
 
 export interface PushSubscriptionRow {
@@ -65,7 +67,10 @@ export interface InboxRow {
   read_at: string | null;
 }
 
-export type NewDelivery = Pick<DeliveryRow, 'id' | 'event_id' | 'destination_id' | 'user_id' | 'kind' | 'payload'>;
+export type NewDelivery = Pick<DeliveryRow, 'id' | 'event_id' | 'destination_id' | 'user_id' | 'kind' | 'payload'> & {
+  /** Held until this instant (quiet hours, a digest); left out: due at once. */
+  heldUntil?: number;
+};
 
 export interface NotifyStore {
   destinations(): DestinationRow[];
@@ -119,6 +124,12 @@ export interface NotifyStore {
   firstFromAddress(userId: string, ip: string, at: string): boolean;
   hasKnownAddress(userId: string): boolean;
 
+  /** Held deliveries whose time has come, by account and destination. */
+  heldDue(now: number, limit: number): DeliveryRow[];
+  /** A held delivery due at once, on its own (it was the only one held). */
+  release(id: string, now: number): void;
+  /** The digest delivery and its held deliveries marked 'digested', in one transaction. */
+  digest(d: NewDelivery, held: readonly string[], now: number, at: string): void;
   due(now: number, limit: number): DeliveryRow[];
   nextDue(): number | undefined;
   delivery(id: string): DeliveryRow | undefined;
@@ -212,8 +223,18 @@ export function createNotifyStore(db: Database): NotifyStore {
           );
         for (const d of deliveries)
           db.run(
-            'INSERT OR IGNORE INTO notify_deliveries (id, event_id, destination_id, user_id, kind, payload, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-            [d.id, d.event_id, d.destination_id, d.user_id, d.kind, d.payload, now, at],
+            'INSERT OR IGNORE INTO notify_deliveries (id, event_id, destination_id, user_id, kind, payload, state, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            [
+              d.id,
+              d.event_id,
+              d.destination_id,
+              d.user_id,
+              d.kind,
+              d.payload,
+              d.heldUntil === undefined ? 'pending' : 'held',
+              d.heldUntil ?? now,
+              at,
+            ],
           );
         db.run("UPDATE notify_events SET state = 'fanned' WHERE id = ?", [eventId]);
       });
@@ -267,6 +288,27 @@ export function createNotifyStore(db: Database): NotifyStore {
     hasKnownAddress: (userId) =>
       db.get('SELECT 1 AS one FROM notify_known_addresses WHERE user_id = ? LIMIT 1', [userId]) !== undefined,
 
+    heldDue: (now, limit) =>
+      db.all<DeliveryRow>(
+        "SELECT * FROM notify_deliveries WHERE state = 'held' AND next_at <= ? ORDER BY user_id, destination_id, created_at, id LIMIT ?",
+        [now, limit],
+      ),
+    release(id, now) {
+      db.run("UPDATE notify_deliveries SET state = 'pending', next_at = ? WHERE id = ? AND state = 'held'", [now, id]);
+    },
+    digest(d, held, now, at) {
+      db.transaction(() => {
+        db.run(
+          'INSERT OR IGNORE INTO notify_deliveries (id, event_id, destination_id, user_id, kind, payload, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          [d.id, d.event_id, d.destination_id, d.user_id, d.kind, d.payload, now, at],
+        );
+        for (const id of held)
+          db.run(
+            "UPDATE notify_deliveries SET state = 'digested', digest_id = ?, done_at = ? WHERE id = ? AND state = 'held'",
+            [d.id, at, id],
+          );
+      });
+    },
     due: (now, limit) =>
       db.all<DeliveryRow>(
         "SELECT * FROM notify_deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?",
@@ -309,7 +351,9 @@ export function createNotifyStore(db: Database): NotifyStore {
       ]),
     sweep: (before) =>
       db.transaction(() => {
-        const gone = db.run("DELETE FROM notify_deliveries WHERE state = 'sent' AND done_at < ?", [before]).changes;
+        const gone = db.run("DELETE FROM notify_deliveries WHERE state IN ('sent', 'digested') AND done_at < ?", [
+          before,
+        ]).changes;
         db.run('DELETE FROM notify_inbox WHERE at < ?', [before]);
         db.run(
           "DELETE FROM notify_events WHERE state = 'fanned' AND at < ? AND NOT EXISTS (SELECT 1 FROM notify_deliveries d WHERE d.event_id = notify_events.id)",

@@ -1,6 +1,7 @@
 // Wire shapes of notifications: destinations (the administrator's), each account's choices,
 // deliveries (the dead-letter view), and the versioned JSON body a webhook receives.
 import { z } from 'zod';
+import { isTimeZone } from './schedule.ts';
 
 export const EVENT_KINDS = [
   'files.arrived',
@@ -11,11 +12,29 @@ export const EVENT_KINDS = [
   'signin.lockout',
   'signin.second-factor-failed',
   'test',
+  'digest',
 ] as const;
 export const eventKind = z.enum(EVENT_KINDS);
 export type EventKind = z.infer<typeof eventKind>;
-/** The kinds an account may choose ('test' is sent by the administrator's button only). */
-export const chosenKind = z.enum(EVENT_KINDS.filter((k) => k !== 'test') as [EventKind, ...EventKind[]]);
+/**
+ * The kinds an account may choose ('test' is sent by the administrator's button only; a
+ * 'digest' gathers the messages held by quiet hours or an hourly or daily choice).
+ */
+export const chosenKind = z.enum(
+  EVENT_KINDS.filter((k) => k !== 'test' && k !== 'digest') as [EventKind, ...EventKind[]],
+);
+export type ChosenKind = Exclude<EventKind, 'test' | 'digest'>;
+
+/** One event inside a digest. */
+export const digestItem = z.object({
+  eventId: z.string(),
+  kind: eventKind,
+  time: z.string(),
+  title: z.string(),
+  text: z.string(),
+  paths: z.array(z.string()),
+});
+export type DigestItem = z.infer<typeof digestItem>;
 
 /** The body of every webhook (version 1). Receivers de-duplicate by `id` (also the `webhook-id` header). */
 export const eventBody = z
@@ -33,6 +52,10 @@ export const eventBody = z
     paths: z.array(z.string()).describe('Where, as the recipient sees it (the first few of a batch)'),
     count: z.number().int().describe('How many items the operation touched'),
     address: z.string().nullable().describe('The address the sign-in came from (sign-in events only)'),
+    events: z
+      .array(digestItem)
+      .optional()
+      .describe('A digest only (kind `digest`): the events it gathers, oldest first'),
   })
   .describe(
     'Burrow event, version 1. Signed per Standard Webhooks: webhook-signature is `v1,` + base64(HMAC-SHA256(key, `${webhook-id}.${webhook-timestamp}.${body}`)), the key being the base64 after `whsec_` in the secret.',
@@ -163,6 +186,45 @@ export const addedDestination = z.object({
 export const choosableList = z.object({ destinations: z.array(choosableDestination) });
 export const destinationParams = z.object({ id: destinationId });
 
+const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time of day, HH:MM (24 hours)');
+export const deliveryMode = z
+  .enum(['now', 'hourly', 'daily'])
+  .describe(
+    '`now`: each event at once; `hourly`: one digest at the next full hour; `daily`: one digest a day at `dailyAt`',
+  );
+export const timeZone = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine(isTimeZone, 'an IANA time zone, e.g. Europe/Berlin')
+  .describe('The account’s time zone (IANA), for quiet hours and digests');
+export const quietHours = z
+  .object({ from: hhmm, to: hhmm })
+  .refine((q) => q.from !== q.to, 'quiet hours end at another time than they begin')
+  .describe(
+    'Local times; across midnight when `to` is earlier than `from`. Messages made in them wait and go out as one digest at `to` (the bell records them at once)',
+  );
+const scheduleFields = {
+  timeZone,
+  quietHours: quietHours.nullable(),
+  dailyAt: hhmm.describe('When the daily digest goes out (local time)'),
+  delivery: z
+    .object({
+      destinations: z.record(destinationId, deliveryMode).describe('By destination'),
+      kinds: z.partialRecord(chosenKind, deliveryMode).describe('By kind of event: wins over its destination’s'),
+    })
+    .describe(
+      'At once or gathered into an hourly or daily digest; unnamed: at once. Webhooks (read by programs) always get each event at once',
+    ),
+};
+export type ScheduleFields = { [K in keyof typeof scheduleFields]: z.infer<(typeof scheduleFields)[K]> };
+export const DEFAULT_SCHEDULE: ScheduleFields = {
+  timeZone: 'UTC',
+  quietHours: null,
+  dailyAt: '08:00',
+  delivery: { destinations: {}, kinds: {} },
+};
+
 const prefsFields = {
   kinds: z.array(chosenKind).max(EVENT_KINDS.length),
   destinations: z.array(destinationId).max(50),
@@ -172,10 +234,17 @@ const emailOff = z
   .array(chosenKind)
   .max(EVENT_KINDS.length)
   .describe('Kinds whose e-mails this account turned off (from a message’s unsubscribe link, or here)');
-export const prefs = z.object({ ...prefsFields, emailOff });
+export const prefs = z.object({ ...prefsFields, emailOff, ...scheduleFields });
 export type Prefs = z.infer<typeof prefs>;
-/** What PUT takes: `emailOff` left out keeps it as it is. */
-export const prefsBody = z.object({ ...prefsFields, emailOff: emailOff.optional() });
+/** What PUT takes: `emailOff` and the schedule's fields left out keep theirs. */
+export const prefsBody = z.object({
+  ...prefsFields,
+  emailOff: emailOff.optional(),
+  timeZone: scheduleFields.timeZone.optional(),
+  quietHours: scheduleFields.quietHours.optional(),
+  dailyAt: scheduleFields.dailyAt.optional(),
+  delivery: scheduleFields.delivery.optional(),
+});
 export const prefsAnswer = z.object({ prefs });
 
 /** Web Push: the installation's VAPID public key (the applicationServerKey a browser subscribes with). */
@@ -232,7 +301,9 @@ export const wireDelivery = z.object({
   userId: z.string(),
   kind: z.string(),
   title: z.string(),
-  state: z.enum(['pending', 'sent', 'dead']),
+  state: z
+    .enum(['held', 'pending', 'sent', 'dead', 'digested'])
+    .describe('`held`: waiting for quiet hours to end or for its digest; `digested`: gone out inside a digest'),
   attempts: z.number().int(),
   lastStatus: z.number().int().nullable(),
   lastError: z.string().nullable(),
@@ -243,7 +314,9 @@ export type WireDelivery = z.infer<typeof wireDelivery>;
 export const deliveryList = z.object({ deliveries: z.array(wireDelivery) });
 export const oneDelivery = z.object({ delivery: wireDelivery });
 export const deliveryParams = z.object({ id: deliveryId });
-export const deliveriesQuery = z.object({ state: z.enum(['pending', 'sent', 'dead']).default('dead') });
+export const deliveriesQuery = z.object({
+  state: z.enum(['held', 'pending', 'sent', 'dead', 'digested']).default('dead'),
+});
 
 /** The `webhooks` section of /api/openapi.json: what a webhook destination receives. */
 export function webhookDescription(): Record<string, unknown> {

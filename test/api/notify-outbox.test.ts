@@ -135,6 +135,10 @@ test('choices: destinations among the enabled ones, folders the account can see'
     destinations: [],
     folders: [],
     emailOff: [],
+    timeZone: 'UTC',
+    quietHours: null,
+    dailyAt: '08:00',
+    delivery: { destinations: {}, kinds: {} },
   });
 
   const refused: [unknown, number][] = [

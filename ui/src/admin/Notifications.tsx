@@ -207,7 +207,13 @@ function AddForm({ onAdded }: { onAdded: (secret: string | null) => void }) {
   );
 }
 
-const STATE_WORDS: Record<Delivery['state'], string> = { pending: 'waiting', sent: 'delivered', dead: 'not delivered' };
+const STATE_WORDS: Record<Delivery['state'], string> = {
+  held: 'held for a digest',
+  pending: 'waiting',
+  sent: 'delivered',
+  dead: 'not delivered',
+  digested: 'delivered in a digest',
+};
 
 export function Notifications() {
   const [destinations, setDestinations] = useState<Destination[] | null>(null);

@@ -32,6 +32,125 @@ const KIND_LABEL: Record<string, string> = {
   push: 'Browser and phone notifications',
 };
 
+type Mode = 'now' | 'hourly' | 'daily';
+const MODES: { mode: Mode; label: string }[] = [
+  { mode: 'now', label: 'At once' },
+  { mode: 'hourly', label: 'Hourly digest' },
+  { mode: 'daily', label: 'Daily digest' },
+];
+const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+const zones: string[] = (Intl as unknown as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.(
+  'timeZone',
+) ?? [browserZone];
+
+/** Quiet hours, the daily digest's time, and at once or a digest per destination (webhooks: always at once). */
+function When({
+  prefs,
+  setPrefs,
+  destinations,
+}: {
+  prefs: Prefs;
+  setPrefs: (p: Prefs) => void;
+  destinations: Choosable[];
+}) {
+  const chosen = destinations.filter((d) => d.kind !== 'webhook' && prefs.destinations.includes(d.id));
+  const quiet = prefs.quietHours;
+  return (
+    <fieldset class="stack">
+      <legend>When</legend>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={quiet !== null}
+          onChange={(e) =>
+            setPrefs({ ...prefs, quietHours: e.currentTarget.checked ? { from: '22:00', to: '07:00' } : null })
+          }
+        />{' '}
+        Quiet hours
+      </label>
+      {quiet && (
+        <div class="row notify-times">
+          <label>
+            From{' '}
+            <input
+              type="time"
+              value={quiet.from}
+              required
+              onChange={(e) => setPrefs({ ...prefs, quietHours: { ...quiet, from: e.currentTarget.value } })}
+            />
+          </label>
+          <label>
+            to{' '}
+            <input
+              type="time"
+              value={quiet.to}
+              required
+              onChange={(e) => setPrefs({ ...prefs, quietHours: { ...quiet, to: e.currentTarget.value } })}
+            />
+          </label>
+        </div>
+      )}
+      {quiet && (
+        <p class="muted small">
+          Notifications in these hours wait and arrive together as one message when they end; the bell shows them at
+          once.
+        </p>
+      )}
+      {chosen.map((d) => (
+        <label key={d.id} class="notify-mode">
+          <span dir="auto">{d.name}</span>{' '}
+          <select
+            value={prefs.delivery.destinations[d.id] ?? 'now'}
+            onChange={(e) =>
+              setPrefs({
+                ...prefs,
+                delivery: {
+                  ...prefs.delivery,
+                  destinations: { ...prefs.delivery.destinations, [d.id]: e.currentTarget.value as Mode },
+                },
+              })
+            }
+          >
+            {MODES.map((m) => (
+              <option key={m.mode} value={m.mode}>
+                {m.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      ))}
+      {chosen.some((d) => prefs.delivery.destinations[d.id] === 'daily') && (
+        <label>
+          Daily digest at{' '}
+          <input
+            type="time"
+            value={prefs.dailyAt}
+            required
+            onChange={(e) => setPrefs({ ...prefs, dailyAt: e.currentTarget.value })}
+          />
+        </label>
+      )}
+      <label>
+        Time zone{' '}
+        <select value={prefs.timeZone} onChange={(e) => setPrefs({ ...prefs, timeZone: e.currentTarget.value })}>
+          {[...new Set([prefs.timeZone, ...zones])].map((z) => (
+            <option key={z} value={z}>
+              {z}
+            </option>
+          ))}
+        </select>
+      </label>
+      {prefs.timeZone !== browserZone && (
+        <div>
+          <button type="button" onClick={() => setPrefs({ ...prefs, timeZone: browserZone })}>
+            Use this device’s time zone ({browserZone})
+          </button>
+        </div>
+      )}
+    </fieldset>
+  );
+}
+
 export function Notifications() {
   const [prefs, setPrefs] = useState<Prefs | null>(null);
   const [destinations, setDestinations] = useState<Choosable[] | null>(null);
@@ -85,6 +204,7 @@ export function Notifications() {
         ))}
         {destinations.some((d) => d.kind === 'push' && prefs.destinations.includes(d.id)) && <ThisBrowser />}
       </fieldset>
+      <When prefs={prefs} setPrefs={setPrefs} destinations={destinations} />
       <fieldset class="stack">
         <legend>What</legend>
         {KINDS.map((k) => (
