@@ -22,6 +22,7 @@ const BENCHES = [
   'contention',
   'foldersize',
   'startup',
+  'memory',
   'indexing',
   'extraction',
   'webdav',

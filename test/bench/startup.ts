@@ -140,7 +140,11 @@ const root = process.env.ROOT || '.';
 http.createServer((q, s) => {
   if (q.url === '/') return s.end('ok');
   const file = path.join(root, decodeURIComponent(q.url));
-  if (q.method === 'PUT') return q.pipe(fs.createWriteStream(file)).on('close', () => s.end('ok'));
+  if (q.method === 'PUT') {
+    // A write that fails answers 500 (an unheard 'error' would stop the ceiling mid-run).
+    const w = fs.createWriteStream(file).on('error', () => (s.statusCode = 500));
+    return q.pipe(w).on('close', () => s.end(w.errored ? 'failed' : 'ok'));
+  }
   fs.createReadStream(file, { highWaterMark: 1048576 }).on('error', () => { s.statusCode = 404; s.end(); }).pipe(s);
 }).listen(+process.env.PORT, '127.0.0.1');`;
 
