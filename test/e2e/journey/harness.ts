@@ -48,6 +48,7 @@
 //   s.eventually(what, check)     waits until a server-side (or page) fact holds, or fails naming it
 //   s.download(action)            runs an action that downloads; {name, bytes, file}
 //   onDisk(name, bytes)           a file on the user's own disk (not the server's), to pick in a file chooser
+//   partFiles(s)                  part files of uploads under way or left behind in the server's folders
 //   s.upload(files)               the folder toolbar's Upload button, those files picked in its chooser
 //   s.decoded(img, ms?)           waits until an <img> has its picture loaded and decoded
 //   s.zipNames(bytes)             every entry name of a zip in order, duplicates kept (yauzl),
@@ -517,6 +518,20 @@ async function startLive(
 
 let picks: string | undefined;
 /** A file on the user's own disk (not the server's), to pick in a file chooser: a folder of its own each. */
+/** Part files of uploads under way or left behind, anywhere in the server's folders. */
+export function partFiles(s: Step): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/^(tus|mp)-.*\.part$|^\.burrow-tmp/.test(e.name)) out.push(p);
+    }
+  };
+  walk(s.server.dirs.root);
+  return out;
+}
+
 export function onDisk(name: string, bytes: Buffer | string): string {
   if (!picks) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-journey-picks-'));

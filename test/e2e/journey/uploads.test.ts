@@ -14,28 +14,13 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
 import * as assert from 'uvu/assert';
-import { HOME, W, filesAddress, journey, listTree, onDisk, type Step } from './harness.ts';
+import { HOME, W, filesAddress, journey, listTree, onDisk, partFiles, type Step } from './harness.ts';
 
 // Add from link: the "web" is a server of the test's own at 127.0.0.2, the one network allowed.
 const WEB_HOST = '127.0.0.2';
 const j = journey(import.meta.url, { env: { FETCH_ALLOW_NETWORKS: `${WEB_HOST}/32` } });
 const MiB = 1024 * 1024;
-
-/** Part files of uploads under way or left behind, anywhere in the server's folders. */
-function partFiles(s: Step): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/^(tus|mp)-.*\.part$|^\.burrow-tmp/.test(e.name)) out.push(p);
-    }
-  };
-  walk(s.server.dirs.root);
-  return out;
-}
 
 interface Link {
   /** The server's port it relays to. */

@@ -45,7 +45,7 @@ function UploadRow({ u }: { u: UploadEntry }) {
           )}
           {(u.state === 'uploading' || u.state === 'paused' || u.state === 'queued' || u.state === 'failed') && (
             <button type="button" class="small" onClick={() => void uploadControl('cancel', u.id)}>
-              Cancel
+              {u.state === 'failed' ? 'Remove' : 'Cancel'}
             </button>
           )}
         </div>

@@ -1,8 +1,10 @@
 // Uploads that survive a reload, a browser restart or a phone waking up: each upload of the
-// account's own that is queued or running is kept in IndexedDB with its file (IndexedDB stores a
-// File as it is: name, type, date and bytes), and forgotten once done or cancelled. The next page
-// of the same account takes them up again (start.ts), and tus-js-client goes on from the server's
-// offset (the upload's address is kept under the file's fingerprint). Nothing here is sent
+// account's own that is queued, running, paused or failed is kept in IndexedDB with its file
+// (IndexedDB stores a File as it is: name, type, date and bytes), and forgotten once done or
+// removed. The next page of the same account takes them up again (start.ts): queued and running
+// ones go on, a failed one is shown failed with its reason until the person retries or removes
+// it; tus-js-client goes on from the server's offset (the upload's address is kept under the
+// file's fingerprint). Nothing here is sent
 // anywhere: the browser's own storage for this origin.
 
 export interface KeptUpload {
@@ -15,6 +17,8 @@ export interface KeptUpload {
   conflict?: 'rename' | 'skip' | 'replace';
   chunked: boolean;
   paused: boolean;
+  /** Why it failed (the server's sentence, or the network): shown again after a reload. */
+  failed?: { error: string; requestId?: string };
 }
 
 const DB = 'burrow-uploads';
@@ -48,9 +52,21 @@ async function transact<T>(mode: IDBTransactionMode, act: (store: IDBObjectStore
 export const keep = (upload: KeptUpload) => transact('readwrite', (s) => s.put(upload)).then(() => undefined);
 export const forget = (key: string) => transact('readwrite', (s) => s.delete(key)).then(() => undefined);
 
-export async function markPaused(key: string, paused: boolean): Promise<void> {
-  const found = await transact<KeptUpload | undefined>('readonly', (s) => s.get(key));
-  if (found) await keep({ ...found, paused });
+/**
+ * Notes what became of a kept upload (paused, failed and why, or going on again). Read and
+ * written in one transaction: an upload that ends meanwhile (forget) is not brought back.
+ */
+export async function mark(key: string, change: Pick<KeptUpload, 'paused' | 'failed'>): Promise<void> {
+  await transact('readwrite', (s) => {
+    const req = s.get(key);
+    req.onsuccess = () => {
+      const found = req.result as KeptUpload | undefined;
+      if (!found) return;
+      const { failed: _was, ...rest } = found;
+      s.put(change.failed ? { ...rest, ...change } : { ...rest, paused: change.paused });
+    };
+    return req;
+  });
 }
 
 /** The account's kept uploads, oldest first. */

@@ -7,7 +7,7 @@ import { toast } from '../state/toasts.ts';
 import { uploads, uploadSpeed, updateUpload, type UploadEntry } from '../state/uploads.ts';
 import { user } from '../state/session.ts';
 import { FIRST_CHUNK, LARGEST_CHUNK, nextChunkSize } from './chunk-size.ts';
-import { forget, keep, markPaused, newKey, type KeptUpload } from './kept.ts';
+import { forget, keep, mark, newKey, type KeptUpload } from './kept.ts';
 
 export interface PickedFile {
   file: File;
@@ -60,10 +60,15 @@ function finish(job: Job, patch: Partial<UploadEntry>): void {
     job.onDone();
     jobs.delete(job.entry.id);
   }
-  // Kept while it may still go on (queued, running, paused); a finished or failed one is not
-  // taken up again by the next page.
-  if (job.kept && (patch.state === 'done' || patch.state === 'failed')) void forget(job.kept);
-  if (job.kept && patch.state === 'paused') void markPaused(job.kept, true);
+  // Kept until it is done: a paused one stays paused on the next page, a failed one stays
+  // failed with its reason (Retry goes on from the server's offset, Remove forgets it).
+  if (job.kept && patch.state === 'done') void forget(job.kept);
+  if (job.kept && patch.state === 'paused') void mark(job.kept, { paused: true });
+  if (job.kept && patch.state === 'failed')
+    void mark(job.kept, {
+      paused: false,
+      failed: { error: patch.error ?? 'Upload failed', ...(patch.requestId ? { requestId: patch.requestId } : {}) },
+    });
   stayAwake();
   // A paused or failed upload stays known, with its file: Resume or Retry starts it again
   // (Cancel forgets it).
@@ -87,7 +92,8 @@ function storedNameFrom(header: string | null | undefined, fallback: string): st
   }
 }
 
-function startTus(job: Job): void {
+/** The resumable upload of a job, not started (startTus starts it; cancel terminates it). */
+function tusUpload(job: Job): tus.Upload {
   const { entry, file } = job;
   const name = entry.relativePath.split('/').pop() ?? file.name;
   let chunkStarted = performance.now();
@@ -166,14 +172,20 @@ function startTus(job: Job): void {
       finish(job, { state: 'failed', error: message, requestId });
     },
   });
+  return upload;
+}
+
+/** Goes on with the upload the server holds for this file when there is one (its address is kept by fingerprint). */
+async function withPrevious(upload: tus.Upload): Promise<tus.Upload> {
+  const previous = await upload.findPreviousUploads().catch(() => []);
+  if (previous.length) upload.resumeFromPreviousUpload(previous[0]!);
+  return upload;
+}
+
+function startTus(job: Job): void {
+  const upload = tusUpload(job);
   job.tus = upload;
-  upload.findPreviousUploads().then(
-    (previous) => {
-      if (previous.length) upload.resumeFromPreviousUpload(previous[0]!);
-      upload.start();
-    },
-    () => upload.start(),
-  );
+  void withPrevious(upload).then(() => upload.start());
 }
 
 function startMultipart(job: Job): void {
@@ -233,7 +245,7 @@ export function enqueue(
   chunked: boolean,
   onDone: () => void,
   endpoints: UploadEndpoints = OWN,
-  restored?: { key: string; paused: boolean }[],
+  restored?: Pick<KeptUpload, 'key' | 'paused' | 'failed'>[],
 ): void {
   const fresh: UploadEntry[] = files.map(({ file, relativePath, conflict }) => ({
     id: nextId++,
@@ -247,6 +259,7 @@ export function enqueue(
   }));
   restored?.forEach((r, i) => {
     if (r.paused) fresh[i]!.state = 'paused';
+    if (r.failed) Object.assign(fresh[i]!, { state: 'failed', ...r.failed });
   });
   uploads.value = [...uploads.value, ...fresh];
   // The account's own uploads are kept in the browser until they are done (a link holder's are not).
@@ -284,9 +297,16 @@ export function restore(kept: KeptUpload[]): void {
       k.chunked,
       () => undefined,
       OWN,
-      [{ key: k.key, paused: k.paused }],
+      [k],
     );
-  if (fresh.length) toast(`Going on with ${fresh.length === 1 ? 'an upload' : `${fresh.length} uploads`} from before`);
+  const going = fresh.filter((k) => !k.failed).length;
+  const failed = fresh.length - going;
+  if (going) toast(`Going on with ${going === 1 ? 'an upload' : `${going} uploads`} from before`);
+  if (failed)
+    toast(
+      `${failed === 1 ? 'An upload' : `${failed} uploads`} from before failed: Retry or Remove ${failed === 1 ? 'it' : 'them'} in the uploads list`,
+      'info',
+    );
 }
 
 // Offline, running uploads pause and say why (instead of retrying into nothing), and go on by
@@ -362,7 +382,7 @@ export function resume(id: number): void {
     requestId: undefined,
     ...(job.tus || job.chunked ? {} : { sent: 0 }),
   });
-  if (job.kept) void markPaused(job.kept, false);
+  if (job.kept) void mark(job.kept, { paused: false });
   if (job.tus) job.tus.start();
   else if (job.chunked) startTus(job);
   else startMultipart(job);
@@ -375,8 +395,16 @@ export function cancel(id: number): void {
   if (!job || !entry) return;
   const wasRunning = entry.state === 'uploading';
   if (job.tus) void job.tus.abort(true).catch(() => undefined);
+  // Taken up from an earlier page and never started here: the upload the server may hold for it
+  // (a failed one that had sent part of its bytes) is ended too, so it leaves nothing behind.
+  else if (job.chunked)
+    void withPrevious(tusUpload(job))
+      .then((upload) => upload.abort(true))
+      .catch(() => undefined);
   job.xhr?.abort();
-  updateUpload(id, { state: 'cancelled' });
+  // A failed one is removed from the list (there is nothing left to follow); others say cancelled.
+  if (entry.state === 'failed') uploads.value = uploads.value.filter((u) => u.id !== id);
+  else updateUpload(id, { state: 'cancelled' });
   if (job.kept) void forget(job.kept);
   jobs.delete(id);
   if (wasRunning) running--;
