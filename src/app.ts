@@ -344,6 +344,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     personal,
     privateDirs,
     levelAt: accessModel.levelAt,
+    rulePaths: accessModel.rulePaths,
     assignedVolumes: (userId) => userVolumes.list(userId),
     hostVolumes: () => hostVolumeStore.list(),
     shareSpaces: links.shareSpace,
@@ -408,7 +409,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     bindings,
     changes,
     activity,
-    recordDestination: recent.record,
+    recent,
     journal,
     quotas: quota.quotas,
   });
@@ -625,7 +626,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     },
     // The files family: file operations, browsing, downloads, the editor, previews, trash,
     // versions, favourites, folder preferences, volumes.
-    createFilesCapability({ config, log, ops, recent, transfer, own, spaceRoots, trash, versions }),
+    createFilesCapability({ config, log, ops, transfer, own, spaceRoots, trash, versions }),
     createBrowseCapability({
       resolver,
       showHidden,

@@ -146,6 +146,8 @@ export function createAccessModel({ store, log, record }: AccessModelDeps) {
   return {
     check,
     levelAt: (userId: string, virtualPath: string): AccessLevel => check(userId, virtualPath).level,
+    /** The folders rules are set at (NFC): where a level can change below a folder. */
+    rulePaths: (): string[] => [...snapshot().byPath.keys()],
 
     /** The groups an account is in now (quotas take their defaults from them). */
     groupsOf(userId: string): { id: string; name: string }[] {

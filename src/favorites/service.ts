@@ -6,9 +6,12 @@ import type { FavoriteStore } from './store.ts';
 import type { Favorite, FavoriteChange } from './wire.ts';
 
 export function createFavorites(deps: { resolver: PathResolver; store: FavoriteStore }) {
-  const { store } = deps;
+  const { store, resolver } = deps;
+  /** A favourite an access rule now hides stays kept, and is not shown (it comes back with the rule gone). */
+  const shown = (caller: Caller): Favorite[] =>
+    store.list(caller.userId).filter((f) => !resolver.isHiddenByRule(caller, f.path));
   return {
-    list: (caller: Caller): Favorite[] => store.list(caller.userId),
+    list: shown,
     async add(caller: Caller, path: string, change: FavoriteChange): Promise<Favorite> {
       const target = await deps.resolver.resolveInside(caller, path, {
         mustExist: true,
@@ -18,20 +21,20 @@ export function createFavorites(deps: { resolver: PathResolver; store: FavoriteS
     },
     reorder(caller: Caller, order: string[]): Favorite[] {
       if (!store.reorder(caller.userId, order)) throw new AppError('BAD_ORDER');
-      return store.list(caller.userId);
+      return shown(caller);
     },
     change(caller: Caller, id: string, change: FavoriteChange): Favorite {
-      const favorite = store.change(caller.userId, id, change);
+      const favorite = shown(caller).some((f) => f.id === id) ? store.change(caller.userId, id, change) : null;
       if (!favorite) throw new AppError('NOT_FOUND', 'No such favourite.');
       return favorite;
     },
     removePath(caller: Caller, path: string): Favorite[] {
       store.removePath(caller.userId, path.replace(/^\/+|\/+$/g, ''));
-      return store.list(caller.userId);
+      return shown(caller);
     },
     remove(caller: Caller, id: string): Favorite[] {
       store.remove(caller.userId, id);
-      return store.list(caller.userId);
+      return shown(caller);
     },
   };
 }

@@ -8,7 +8,6 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../core/log.ts';
 import type { FileOps } from './ops.ts';
 import type { OwnFolders } from './own.ts';
-import type { RecentDestinations } from './recent-store.ts';
 import { fileRoutes } from './routes.ts';
 import type { Transfer } from './transfer.ts';
 import { RESERVED_DIR } from './names.ts';
@@ -23,7 +22,6 @@ export interface FilesCapabilityDeps {
   config: Config;
   log: Logger;
   ops: FileOps;
-  recent: RecentDestinations;
   transfer: Transfer;
   own: OwnFolders;
   spaceRoots: () => string[];
@@ -55,7 +53,7 @@ export function createFilesCapability(deps: FilesCapabilityDeps): Capability {
   }
 
   return {
-    routes: fileRoutes({ ops: deps.ops, recent: deps.recent }),
+    routes: fileRoutes({ ops: deps.ops }),
     features: () => ({
       userVolumes: { enabled: config.storage.userVolumes },
       volumeUsage: { enabled: config.features.showVolumeUsage },

@@ -25,8 +25,17 @@ export const RENDITION_ONLY_KINDS: ReadonlySet<string> = new Set(['svg', 'tif', 
 
 /** Video a browser's player plays. */
 export const PLAYABLE_VIDEO_KINDS: ReadonlySet<string> = new Set(['mp4', 'm4v', 'mov', 'webm', 'mkv', 'ogv', '3gp']);
-/** All video: posters by ffmpeg when it is installed; streamed with Range. */
-export const VIDEO_KINDS: ReadonlySet<string> = new Set([...PLAYABLE_VIDEO_KINDS, 'avi']);
+/** All video: posters by ffmpeg when it is installed; streamed with Range, or converted (src/video). */
+export const VIDEO_KINDS: ReadonlySet<string> = new Set([
+  ...PLAYABLE_VIDEO_KINDS,
+  'avi',
+  'wmv',
+  'mpg',
+  'mpeg',
+  'flv',
+  'm2ts',
+  'mts',
+]);
 export const AUDIO_KINDS: ReadonlySet<string> = new Set([
   'mp3',
   'm4a',

@@ -17,6 +17,7 @@ import type {
   DeletedItem,
   DeleteImpact,
   FileItem,
+  RecentDestination,
   TransferItem,
   TransferResult,
 } from './wire.ts';
@@ -34,6 +35,7 @@ import type { ItemLocks } from './locks.ts';
 import { isInside, joinVirtual, ownerView, type InsidePath, type PathResolver, type ResolvedPath } from './paths.ts';
 import type { Transfer } from './transfer.ts';
 import { NO_HOLD, type QuotaPort } from './quota-port.ts';
+import type { RecentDestinations } from './recent-store.ts';
 
 /**
  * What copying a folder will write, counted before it starts — only when the destination has a
@@ -131,6 +133,8 @@ export interface FileOps {
     virtual: string,
     need?: 'canWrite' | 'canCreateFolder' | 'canCreateFile',
   ): Promise<InsidePath>;
+  /** The account's recent destinations, less the folders an access rule hides from it now (kept, not shown). */
+  recentDestinations(caller: Caller): RecentDestination[];
 }
 
 /** What a delete asks of the trash (trash/service.ts, which sits above files). */
@@ -157,7 +161,8 @@ export function createFileOps(deps: {
   bindings: Bindings;
   changes: ChangeSink;
   activity: ActivitySink;
-  recordDestination(userId: string, path: string): void;
+  /** The folders an account last copied or moved into (recent-store.ts). */
+  recent: RecentDestinations;
   /** Quotas a copy (or a move into another space) holds its planned size against before writing. */
   quotas: QuotaPort;
   /** A new file with content is built under a temporary on the journal. */
@@ -193,6 +198,9 @@ export function createFileOps(deps: {
 
   const ops: FileOps = {
     writableFolder,
+
+    recentDestinations: (caller) =>
+      deps.recent.list(caller.userId).filter((d) => !resolver.isHiddenByRule(caller, d.path)),
 
     async createFolder(caller, parent, name) {
       assertPlainName(name);
@@ -430,7 +438,7 @@ export function createFileOps(deps: {
         if (done.length)
           activity.record(fileEvent(caller, `files.${operation}`, { destination: shownPath(dest), ...listed(done) }));
       }
-      deps.recordDestination(caller.userId, dest.virtualPath);
+      deps.recent.record(caller.userId, dest.virtualPath);
       return { destination: dest.virtualPath, items: results };
     },
 

@@ -128,6 +128,11 @@ export interface PathResolver {
    * view only).
    */
   withheldBelow(caller: Caller, folder: InsidePath): (relative: string) => boolean;
+  /**
+   * The topmost folders (relative, '/'-separated) below a folder that an access rule hides from
+   * the caller — a link: its creator — found from the rules alone (folder sizes leave them out).
+   */
+  hiddenBelow(caller: Caller, folder: InsidePath): string[];
 }
 
 export interface AssignedVolume {

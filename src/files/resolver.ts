@@ -35,6 +35,8 @@ export interface ResolverDeps extends SpacesDeps {
    * of a link sees it, for a link). Without it every account manages everything it reaches.
    */
   levelAt?: (userId: string, virtualPath: string) => AccessLevel;
+  /** The paths rules are set at (access/): where a level can change below a folder. */
+  rulePaths?: () => readonly string[];
   /**
    * `share/<token>/…`: the link's space for this caller or null (shares/links.ts). It is built
    * before the resolver, so it is handed the resolver's own `resolve` to find the owner's item.
@@ -212,6 +214,17 @@ export function createPathResolver(deps: ResolverDeps): PathResolver {
         const level = levelAt(person, joinVirtual(owner.virtualPath, relative));
         return level === 'hidden' || level === 'view';
       };
+    },
+
+    hiddenBelow(caller, folder) {
+      const owner = ownerView(folder);
+      const person = personAt(caller, folder.space);
+      const base = owner.virtualPath.normalize('NFC');
+      const below = (deps.rulePaths?.() ?? []).filter(
+        (p) => p.startsWith(base + '/') && levelAt(person, p) === 'hidden',
+      );
+      // The topmost of them: what is inside a hidden folder is counted with it.
+      return below.filter((p) => !below.some((q) => p.startsWith(q + '/'))).map((p) => p.slice(base.length + 1));
     },
 
     hiddenChildren(caller, parent) {

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { route } from '../http/route.ts';
 import { errorFields, openEventStream } from '../http/ndjson.ts';
 import type { FileOps } from './ops.ts';
-import type { RecentDestinations } from './recent-store.ts';
 import {
   conflictsAnswer,
   conflictsBody,
@@ -18,8 +17,8 @@ import {
   type DeleteEvents,
 } from './wire.ts';
 
-export function fileRoutes(deps: { ops: FileOps; recent: RecentDestinations }) {
-  const { ops, recent } = deps;
+export function fileRoutes(deps: { ops: FileOps }) {
+  const { ops } = deps;
   return [
     route({
       method: 'POST',
@@ -151,7 +150,7 @@ export function fileRoutes(deps: { ops: FileOps; recent: RecentDestinations }) {
       summary: 'Folders this account last copied or moved into',
       tags: ['Files'],
       responses: { 200: { description: 'Newest first', schema: recentDestinations } },
-      handler: ({ caller }) => ({ destinations: recent.list(caller.userId) }),
+      handler: ({ caller }) => ({ destinations: ops.recentDestinations(caller) }),
     }),
   ];
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { isReservedName } from '../files/names.ts';
-import { isInside, parseVirtualPath, type PathResolver, type ResolvedPath } from '../files/paths.ts';
+import { isInside, parseVirtualPath, type InsidePath, type PathResolver, type ResolvedPath } from '../files/paths.ts';
 import type { Indexes } from '../indexer/indexes.ts';
 
 export interface FolderSizeRecord {
@@ -90,7 +90,34 @@ export function createFolderSizes(deps: FolderSizeDeps) {
     }
     if (!r.space || !r.exists || !r.isDirectory) return unindexed(r.virtualPath);
     const canEnter = r.access.canRead && (await mayList(r.realPath));
-    return figuresFor(r.virtualPath, r.space.root, r.realPath, canEnter);
+    const whole = await figuresFor(r.virtualPath, r.space.root, r.realPath, canEnter);
+    return withoutHidden(caller, whole, r as InsidePath);
+  }
+
+  /**
+   * A folder's figures as the person may see them: what an access rule hides from them below it
+   * is not counted — its bytes, its entries and the hidden folder itself — so a total tells
+   * nothing of it. One index lookup per hidden folder, no walk.
+   */
+  function withoutHidden(caller: Caller, record: FolderSizeRecord, folder: InsidePath): FolderSizeRecord {
+    if (!record.indexed || record.sizeBytes === null) return record;
+    const hidden = resolver.hiddenBelow(caller, folder);
+    if (hidden.length === 0) return record;
+    const recursive = indexes.figures(folder.realPath).recursive;
+    let { sizeBytes, entryCount } = record;
+    for (const relative of hidden) {
+      const segments = relative.split('/');
+      // Shallow figures count only a folder's own entries: a hidden one deeper is not in them.
+      if (!recursive && segments.length > 1) continue;
+      const inner = indexes.figures(path.join(folder.realPath, ...segments));
+      if (!inner.indexed) continue;
+      entryCount -= 1;
+      if (recursive) {
+        sizeBytes -= inner.sizeBytes ?? 0;
+        entryCount -= inner.entryCount;
+      }
+    }
+    return { ...record, sizeBytes: Math.max(0, sizeBytes), entryCount: Math.max(0, entryCount) };
   }
 
   async function figuresFor(

@@ -78,11 +78,19 @@ export function createTrash({ store, resolver, transfer, changes, own }: TrashDe
       deletedBy: row.deleted_by,
     };
   };
+  /** A trashed item is the person's to see where its original place is not hidden from them now. */
+  const seen = (caller: Caller, row: Row, space: Space) =>
+    !resolver.isHiddenByRule(caller, `${space.path}/${row.original_relative}`);
   async function findRow(caller: Caller, id: string): Promise<{ row: Row; space: Space }> {
     const row = store.get(id);
     const space = row ? (await visible(caller)).get(row.space_root) : undefined;
-    if (!row || !space) throw new AppError('NOT_FOUND', 'No such item in the trash.');
+    if (!row || !space || !seen(caller, row, space)) throw new AppError('NOT_FOUND', 'No such item in the trash.');
     return { row, space };
+  }
+  /** Removing for good is deleting: the person must be able to delete the item where it was, now. */
+  async function mayPurge(caller: Caller, row: Row, space: Space): Promise<boolean> {
+    const there = await resolver.resolve(caller, `${space.path}/${row.original_relative}`).catch(() => null);
+    return there?.access.canDelete === true;
   }
   async function remove(row: Row): Promise<void> {
     await fsp.rm(row.stored_path, { recursive: true, force: true });
@@ -138,7 +146,7 @@ export function createTrash({ store, resolver, transfer, changes, own }: TrashDe
       const out: TrashEntry[] = [];
       for (const row of store.newestFirst()) {
         const space = spaces.get(row.space_root);
-        if (space) out.push(toEntry(row, space));
+        if (space && seen(caller, row, space)) out.push(toEntry(row, space));
       }
       return out;
     },
@@ -192,6 +200,8 @@ export function createTrash({ store, resolver, transfer, changes, own }: TrashDe
 
     async purge(caller, id) {
       const { row, space } = await findRow(caller, id);
+      if (!(await mayPurge(caller, row, space)))
+        throw new AppError('READ_ONLY', 'You may not delete in the folder this item was trashed from.');
       await remove(row);
       return toEntry(row, space);
     },
@@ -200,7 +210,8 @@ export function createTrash({ store, resolver, transfer, changes, own }: TrashDe
       const spaces = await visible(caller);
       let n = 0;
       for (const row of store.all()) {
-        if (!spaces.has(row.space_root)) continue;
+        const space = spaces.get(row.space_root);
+        if (!space || !seen(caller, row, space) || !(await mayPurge(caller, row, space))) continue;
         await remove(row);
         n++;
       }

@@ -129,6 +129,14 @@ export function createPlacement(deps: PlacementDeps): Placement {
     const folder = await resolveUploadFolder(resolver, caller, target.uploadTo);
     if (folders.length && !folder.access.canCreateFolder)
       throw new AppError('READ_ONLY', 'You may not create folders here.');
+    // Each folder of relativePath is a place written into (or made) too: the access model may
+    // withhold one below uploadTo (hidden answers 404 from resolve, view-only is read-only here),
+    // and a rule may name the file itself.
+    for (let i = 1; i <= folders.length; i++) {
+      const below = await resolver.resolve(caller, [folder.virtualPath, ...folders.slice(0, i)].join('/'));
+      if (!below.access.canUpload) throw new AppError('READ_ONLY', 'You may not upload into this folder.');
+    }
+    await resolver.resolve(caller, [folder.virtualPath, ...folders, name].join('/'));
     // Asked before any byte: a link that may only add files cannot replace one.
     if (target.conflict === 'replace') deps.files.assertMayReplace(folder);
     return { folder, folders, name, conflict: target.conflict ?? 'rename' };

@@ -32,21 +32,8 @@ const LONG_MKV = 'Vacances à Nîmes (long) & #7.mkv';
 const q = (p: string) => encodeURIComponent(p);
 const plan = (c: Client, p: string) => c.get(`/api/video/plan?path=${q(p)}`);
 
-/** The server's ffmpeg children now (`/proc/*\/stat`: parent and command name). */
-function ffmpegChildren(): number[] {
-  const parent = s.pid();
-  return fs.readdirSync('/proc').flatMap((d) => {
-    if (!/^\d+$/.test(d)) return [];
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      return comm === 'ffmpeg' && ppid === parent ? [Number(d)] : [];
-    } catch {
-      return [];
-    }
-  });
-}
+/** The server's ffmpeg children now. */
+const ffmpegChildren = () => s.children('ffmpeg').map((c) => c.pid);
 
 /** A whole answer's bytes (the stream ends when ffmpeg has written the video). */
 async function whole(c: Client, url: string, headers: Record<string, string> = {}) {

@@ -56,6 +56,8 @@ export interface TestServer {
   openFiles(): string[];
   /** The server's process (this one when it runs from source): its children are in `/proc`. */
   pid(): number;
+  /** The server's child processes running `command` now (`/proc/*\/stat`), with their arguments. */
+  children(command: string): { pid: number; args: string[] }[];
 }
 
 export function makeDirs(prefix = 'burrow-test-'): TestDirs {
@@ -174,6 +176,22 @@ export async function startServer(
     },
     close: stop,
     pid: () => current?.pid ?? process.pid,
+    children(command) {
+      const parent = current?.pid ?? process.pid;
+      return fs.readdirSync('/proc').flatMap((d) => {
+        if (!/^\d+$/.test(d)) return [];
+        try {
+          const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+          const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+          if (comm !== command || ppid !== parent) return [];
+          const args = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').slice(0, -1);
+          return [{ pid: Number(d), args }];
+        } catch {
+          return [];
+        }
+      });
+    },
     openFiles() {
       const dir = `/proc/${current?.pid ?? process.pid}/fd`;
       return fs.readdirSync(dir).flatMap((d) => {

@@ -41,7 +41,12 @@ function Screen() {
 }
 
 function SearchBox() {
-  const [q, setQ] = useState(location.value.path === '/search' ? (location.value.query.get('q') ?? '') : '');
+  const shown = location.value.path === '/search' ? (location.value.query.get('q') ?? '') : null;
+  const [q, setQ] = useState(shown ?? '');
+  // A filter chip added or taken out on the results page changes the query: the box follows.
+  useEffect(() => {
+    if (shown !== null) setQ(shown);
+  }, [shown]);
   return (
     <form
       class="search-box"

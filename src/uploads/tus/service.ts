@@ -226,7 +226,8 @@ export function createTusService(deps: TusDeps): TusService {
 
   function describeFailure(err: unknown): { status: number; sentence: string } {
     const app = err instanceof AppError ? err : fromFsError(err);
-    const status = app?.status === 507 ? 507 : 500;
+    // A refusal (the folder became read-only or view-only for the person) says so; it is no server fault.
+    const status = app?.status === 507 || app?.status === 403 ? app.status : 500;
     let reason = app?.message ?? 'the server could not write it into its folder.';
     if (app?.status === 404) reason = 'the destination folder no longer exists.';
     else reason = reason.charAt(0).toLowerCase() + reason.slice(1);

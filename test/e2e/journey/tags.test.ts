@@ -61,6 +61,47 @@ j.step(
 );
 
 j.step(
+  'search by the tag, narrowed and widened with the filter chips',
+  async (s) => {
+    await s.goto(`/search?${new URLSearchParams({ q: `tag:"${TAG}" in:"Holiday 2025"` })}`);
+    const filters = s.page.getByRole('group', { name: 'Filters' });
+    await filters.getByText(`Tag: ${TAG}`).waitFor();
+    await filters.getByText('In: Holiday 2025').waitFor();
+    const results = s.page.getByRole('list', { name: 'Name matches' });
+    await results.locator(`li[data-name="${nameOf(W.cafe)}"]`).waitFor();
+    assert.is(await results.locator('li').count(), 2);
+    // Kind → Folders: nothing tagged is a folder; the box shows the query as it now reads.
+    await filters.getByRole('combobox', { name: 'Add a filter: Kind' }).selectOption('folder');
+    await filters.getByText('Kind: folder').waitFor();
+    await s.page.getByText('Nothing found.').waitFor();
+    assert.is(
+      await s.page.getByRole('searchbox', { name: 'Search files' }).inputValue(),
+      `tag:"${TAG}" in:"Holiday 2025" kind:folder`,
+    );
+    // The kind's × takes it out again, then Kind → Photos keeps both photos.
+    await s.tap(filters.getByRole('button', { name: 'Remove filter Kind: folder' }));
+    await filters.getByRole('combobox', { name: 'Add a filter: Kind' }).selectOption('photo');
+    await filters.getByText('Kind: photo').waitFor();
+    await results.locator(`li[data-name="${nameOf(W.landscape)}"]`).waitFor();
+    assert.is(await results.locator('li').count(), 2);
+    // Without the tag, every photo of the holiday folder is found, as the server finds them.
+    await s.tap(filters.getByRole('button', { name: `Remove filter Tag: ${TAG}` }));
+    await results.locator(`li[data-name="${nameOf(W.portrait)}"]`).waitFor();
+    await results.locator(`li[data-name="${nameOf(W.rotated)}"]`).waitFor();
+    assert.is(
+      await s.page.getByRole('searchbox', { name: 'Search files' }).inputValue(),
+      'in:"Holiday 2025" kind:photo',
+    );
+    const server = await s.api('GET', `/api/search?${new URLSearchParams({ q: 'kind:photo', in: 'Holiday 2025' })}`);
+    assert.is(server.status, 200, server.text);
+    const names = server.json.items.map((i: { name: string }) => i.name).sort();
+    assert.ok(names.includes(nameOf(W.portrait)));
+    assert.is(await results.locator('li').count(), names.length);
+  },
+  { needs: ['two photos tagged at once from the selection bar show the tag as chips'] },
+);
+
+j.step(
   'a renamed photo keeps its tag',
   async (s) => {
     const renamed = 'Café & crêpes #2 – Lieblingsbild.jpg';

@@ -3,7 +3,7 @@
 // metadata route, asked for rows as they scroll into view, or for all of them to sort by.
 import { signal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, joinPath } from '../api/client.ts';
+import { api, joinPath, queryString } from '../api/client.ts';
 import type { Metadata, SearchAnswer, SearchItem } from '../api/types.ts';
 import { ErrorNote, Spinner } from '../components/common.tsx';
 import { OpenFolderButton, Thumb } from '../folder/rows.tsx';
@@ -11,6 +11,102 @@ import { filesUrl, location, navigate } from '../state/router.ts';
 import { openAtAddress } from '../viewers/state.tsx';
 import { collator, formatBytes, formatDate } from '../util.ts';
 import { THUMBNAIL_KINDS } from '../../../src/files/kinds.ts';
+import { fieldText, parseQuery, withoutField, type FieldName, type ParsedQuery } from '../../../src/search/fields.ts';
+import { tagVocabulary } from '../tags/tags.tsx';
+
+const FIELD_LABELS: Record<FieldName, string> = {
+  kind: 'Kind',
+  ext: 'Type',
+  size: 'Size',
+  modified: 'Modified',
+  tag: 'Tag',
+  in: 'In',
+};
+const year = new Date().getFullYear();
+/** What each "Add a filter" list offers: the value as written after `name:`, and its label. */
+const OFFERS: { name: FieldName; label: string; options: [string, string][] }[] = [
+  {
+    name: 'kind',
+    label: 'Kind',
+    options: [
+      ['photo', 'Photos'],
+      ['video', 'Videos'],
+      ['audio', 'Music and audio'],
+      ['document', 'Documents'],
+      ['pdf', 'PDF'],
+      ['archive', 'Archives'],
+      ['folder', 'Folders'],
+    ],
+  },
+  {
+    name: 'modified',
+    label: 'Modified',
+    options: [
+      [`>=${year}`, `This year (${year})`],
+      [`${year - 1}`, `Last year (${year - 1})`],
+      [`<${year - 1}`, `Before ${year - 1}`],
+    ],
+  },
+  {
+    name: 'size',
+    label: 'Size',
+    options: [
+      ['<1MB', 'Under 1 MB'],
+      ['>10MB', 'Over 10 MB'],
+      ['>100MB', 'Over 100 MB'],
+      ['>1GB', 'Over 1 GB'],
+    ],
+  },
+];
+
+/** The query with one more field, as the box writes it. */
+const withField = (q: string, name: FieldName, value: string) => `${q.trim()} ${fieldText(name, value)}`.trim();
+
+/** The fields of the query as chips (× takes one out) and lists that add one. */
+function FilterChips({ q, parsed, scope }: { q: string; parsed: ParsedQuery | null; scope: string }) {
+  const go = (next: string) => navigate(`/search?${queryString({ q: next, path: scope || undefined })}`);
+  const tags = tagVocabulary.value;
+  return (
+    <div class="search-filters" role="group" aria-label="Filters">
+      {parsed?.fields.map((f) => (
+        <span key={`${f.name}:${f.value}`} class="tag-chip filter-chip">
+          <span dir="auto">
+            {FIELD_LABELS[f.name]}: {f.value}
+          </span>
+          <button
+            type="button"
+            class="chip-remove"
+            aria-label={`Remove filter ${FIELD_LABELS[f.name]}: ${f.value}`}
+            onClick={() => go(withoutField(q, f))}
+          >
+            ×
+          </button>
+        </span>
+      ))}
+      {[
+        ...OFFERS,
+        ...(tags.length ? [{ name: 'tag' as const, label: 'Tag', options: tags.map((t) => [t.name, t.name]) }] : []),
+      ].map((offer) => (
+        <select
+          key={offer.name}
+          aria-label={`Add a filter: ${offer.label}`}
+          value=""
+          onChange={(e) => {
+            const v = e.currentTarget.value;
+            if (v) go(withField(q, offer.name, v));
+          }}
+        >
+          <option value="">{offer.label}…</option>
+          {offer.options.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      ))}
+    </div>
+  );
+}
 
 type Order = 'relevance' | 'name' | 'size' | 'modified';
 const fullOf = (i: SearchItem) => joinPath(i.path, i.name);
@@ -127,13 +223,22 @@ export default function Search() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [order, setOrder] = useState<Order>('relevance');
+  // The same reading of the query as the server's (search/fields.ts): chips, and whether to ask.
+  let parsed: ParsedQuery | null = null;
+  let fieldError: unknown = null;
+  try {
+    parsed = parseQuery(q);
+  } catch (err) {
+    fieldError = err;
+  }
+  const askable = parsed !== null && (parsed.text.length >= 3 || (parsed.fields.length > 0 && parsed.text === ''));
   useEffect(() => {
     if ((order === 'size' || order === 'modified') && answer) void loadMeta(answer.items.map(fullOf));
   }, [order, answer]);
   useEffect(() => {
     setAnswer(null);
     setError(null);
-    if (q.trim().length < 3) return;
+    if (!askable) return;
     let live = true;
     setBusy(true);
     api('GET /api/search', { query: { q, limit: 200, ...(scope ? { path: scope } : {}) } })
@@ -168,9 +273,14 @@ export default function Search() {
         )}
         {scope ? <span class="muted"> in {scope}</span> : ''}
       </h1>
-      {q.trim().length < 3 && (
+      <FilterChips q={q} parsed={parsed} scope={scope} />
+      <ErrorNote error={fieldError} />
+      {!askable && !fieldError && (
         <p class="muted">
-          Type at least three characters in the search box. <code>*</code> and <code>?</code> make a name pattern.
+          Type at least three characters in the search box, or choose a filter. <code>*</code> and <code>?</code> make a
+          name pattern; <code>kind:photo</code>, <code>ext:pdf</code>, <code>size:&gt;100MB</code>,{' '}
+          <code>modified:&lt;2024-06</code>, <code>tag:receipts</code>, <code>in:"Family Photos"</code> and{' '}
+          <code>"a phrase"</code> narrow it.
         </p>
       )}
       {busy && <Spinner label="Searching" />}

@@ -10,6 +10,7 @@ import { formatBytes, formatDate, kindLabel } from '../util.ts';
 import { isEditable, RENDITION_ONLY, viewKind } from '../viewers/kinds.ts';
 import { request } from '../api/client.ts';
 import type { LinkApi, LinkInfo } from './api.ts';
+import { VideoPlayer } from '../viewers/VideoPlayer.tsx';
 
 /** Pictures up to this size are shown as they are; larger ones (and HEIC, TIFF…) as the server's screen-sized rendition. */
 const DIRECT_BYTES = 1.5 * 1024 * 1024;
@@ -122,7 +123,20 @@ export function LinkPreview({
   if (!info.allow.download)
     body = <p class="muted">This link does not allow viewing or downloading the file's content.</p>;
   else if (kind === 'image') body = <Picture api={api} rel={rel} item={item} />;
-  else if (kind === 'video') body = <video key={src} class="link-media" src={src} controls preload="metadata" />;
+  else if (kind === 'video')
+    body = (
+      <VideoPlayer
+        key={src}
+        class="link-media"
+        name={item.name}
+        source={{
+          key: src,
+          plan: () => api.videoPlan(rel),
+          directUrl: src,
+          streamUrl: (start) => api.videoStreamUrl(rel, start),
+        }}
+      />
+    );
   else if (kind === 'audio') body = <audio key={src} src={src} controls preload="metadata" />;
   else if (kind === 'pdf')
     // pdf.js in every browser: a link's file comes sandboxed, and no browser draws a PDF in a sandbox.

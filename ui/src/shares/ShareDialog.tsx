@@ -39,6 +39,7 @@ const FLAGS: { key: AllowKey; label: string; folderOnly?: boolean }[] = [
   { key: 'allowDelete', label: 'Delete (to your trash)', folderOnly: true },
   { key: 'allowEdit', label: 'Edit text files' },
   { key: 'allowLocation', label: 'Show where photos were taken' },
+  { key: 'allowTranscode', label: 'Convert videos browsers cannot play (uses the server’s processor)' },
 ];
 
 /** `2027-01-15T10:00` (local) for <input type=datetime-local>, and back to ISO. */

@@ -22,6 +22,7 @@ const FLAG_NAMES: [keyof Share, string][] = [
   ['allowDelete', 'delete'],
   ['allowEdit', 'edit'],
   ['allowLocation', 'photo locations'],
+  ['allowTranscode', 'video conversion'],
 ];
 
 function flagsOf(s: Share): string {

@@ -13,7 +13,8 @@ export type AllowKey =
   | 'allowRename'
   | 'allowDelete'
   | 'allowEdit'
-  | 'allowLocation';
+  | 'allowLocation'
+  | 'allowTranscode';
 
 /** What the share dialog sends: a change of a share (absent = keep; a null password removes it). */
 export type ShareInput = ApiBody<'PUT /api/shares/:id'>;
@@ -41,6 +42,11 @@ export function linkApi(token: string) {
     fileUrl: (rel: string, mode: 'inline' | 'raw' | 'download') =>
       apiUrl('GET /api/share/:token/file', { params: link, query: { path: rel, mode } }),
     downloadUrl: (rel: string) => apiUrl('GET /api/share/:token/download/*', { params: { ...link, path: rel } }),
+    /** How to play a video of the link (a conversion only when its owner allows), and its converted stream. */
+    videoPlan: (rel: string) =>
+      api('GET /api/share/:token/video/plan', { params: link, query: { path: rel } }, asHolder),
+    videoStreamUrl: (rel: string, start: number) =>
+      apiUrl('GET /api/share/:token/video/stream', { params: link, query: { path: rel, start } }),
     /** A picture's thumbnail (WebP), or with `size` its screen-sized rendition. */
     thumbnailUrl: (rel: string, size?: number) =>
       apiUrl('GET /api/share/:token/thumbnail', { params: link, query: { path: rel, ...(size ? { size } : {}) } }),

@@ -1,10 +1,11 @@
 // The full-window viewer: one file at a time, next/previous through the folder's files
 // (arrow keys, buttons, swipe), Escape closes, download and "open in new tab". Pictures in a
 // lightbox, PDF in the browser's own viewer (pdf.js where it has none that works: PdfView), audio (its cover and tags, with the folder's audio as a playlist) and
-// video in the browser's players (Range streaming), text read-only with syntax colours,
+// video in the browser's player (Range streaming) or, for what it cannot play, the server's
+// ffmpeg stream with a seek bar of our own (VideoPlayer), text read-only with syntax colours,
 // Markdown rendered and sanitised, anything else a facts panel. Loaded on first use.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { joinPath } from '../api/client.ts';
+import { api, apiUrl, joinPath } from '../api/client.ts';
 import type { FileItem } from '../api/types.ts';
 import { Icon } from '../components/common.tsx';
 import { Lazy } from '../components/Lazy.tsx';
@@ -17,6 +18,7 @@ import { closeViewer, editing, viewAt, viewing } from './state.tsx';
 import { TextView } from './TextView.tsx';
 import { previewUrl } from './urls.ts';
 import { SongCard } from './SongCard.tsx';
+import { VideoPlayer } from './VideoPlayer.tsx';
 import './viewer.css';
 
 function Facts({ item, note }: { item: FileItem; note: string }) {
@@ -146,7 +148,19 @@ export default function Viewer() {
       <Lazy key={version} load={() => import('./PdfView.tsx')} props={{ url: previewUrl(path), name: item.name }} />
     );
   else if (kind === 'video')
-    body = <video key={path} class="media" src={previewUrl(path)} controls autoplay playsInline preload="metadata" />;
+    body = (
+      <VideoPlayer
+        key={path}
+        class="media"
+        name={item.name}
+        source={{
+          key: version,
+          plan: () => api('GET /api/video/plan', { query: { path } }),
+          directUrl: previewUrl(path),
+          streamUrl: (start) => apiUrl('GET /api/video/stream', { query: { path, start } }),
+        }}
+      />
+    );
   else if (kind === 'audio')
     body = (
       <div class="audio-stage">

@@ -4,9 +4,9 @@ import {
   AUDIO_KINDS,
   MARKDOWN_KINDS,
   PICTURE_KINDS,
-  PLAYABLE_VIDEO_KINDS,
   RENDITION_ONLY_KINDS,
   TEXT_KINDS,
+  VIDEO_KINDS,
 } from '../../../src/files/kinds.ts';
 
 export type ViewKind = 'image' | 'pdf' | 'video' | 'audio' | 'markdown' | 'text' | 'none';
@@ -17,7 +17,7 @@ export const RENDITION_ONLY = RENDITION_ONLY_KINDS;
 export function viewKind(kind: string): ViewKind {
   if (PICTURE_KINDS.has(kind)) return 'image';
   if (kind === 'pdf') return 'pdf';
-  if (PLAYABLE_VIDEO_KINDS.has(kind)) return 'video';
+  if (VIDEO_KINDS.has(kind)) return 'video';
   if (AUDIO_KINDS.has(kind)) return 'audio';
   if (MARKDOWN_KINDS.has(kind)) return 'markdown';
   if (TEXT_KINDS.has(kind)) return 'text';
