@@ -291,6 +291,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
             activity,
             groups: accessModel,
             endSessions: (userId) => sessions.deleteForUser(userId),
+            revokeTokens: (userId) => tokens.revokeAllOf(userId),
           }),
         }
       : {}),

@@ -42,7 +42,7 @@ export interface AuthDeps {
   /** Absent: no account has a second factor. */
   secondFactor?: SecondFactor;
   /** LDAP / Active Directory: checks the passwords of names that are not a local account's, and of its own accounts. */
-  directory?: Pick<LdapSignIn, 'owns' | 'authenticate'>;
+  directory?: Pick<LdapSignIn, 'owns' | 'authenticate' | 'stillEnabled'>;
   /** The OIDC sign-in routes are mounted; until then OIDC is never advertised (its routes would answer 404). */
   oidcRoutes?: boolean;
 }
@@ -304,6 +304,20 @@ export class AuthService {
    * Sign-in by another first factor (passkey, identity provider, mobile exchange). A passkey that
    * verified its user counts as two factors; one that did not is held for the code like a password.
    */
+  /**
+   * A directory account signing in without the directory's password (a passkey): the directory
+   * is asked whether it still knows the person; refused (and signed out, tokens revoked) when it
+   * does not, 503 LDAP_UNAVAILABLE when it cannot answer. Other accounts pass.
+   */
+  async assertDirectoryKnows(userId: string, ip: string): Promise<void> {
+    const directory = this.deps.directory;
+    const row = this.deps.users.get(userId);
+    if (!directory || !row || !directory.owns(row.id)) return;
+    if (await directory.stillEnabled(row, ip)) return;
+    this.recordFailure(row, ip, 'directory-refused');
+    throw new AppError('AUTH_PASSKEY_REJECTED', 'The directory no longer knows this account.');
+  }
+
   signInWith(userId: string, method: 'passkey' | 'oidc', ip: string, opts: { twoFactorsProven: boolean }): SignIn {
     const row = this.deps.users.get(userId);
     if (!row) throw new AppError('AUTH_REQUIRED', 'This account no longer exists.');

@@ -4,7 +4,8 @@
 // account up to date — made at the first sign-in (a personal folder like any new account), the
 // admin role from LDAP_ADMIN_GROUP, Burrow groups from LDAP_GROUP_MAP (joins and leaves of the
 // directory's memberships only; the access model logs each). A directory account the search no
-// longer finds (disabled, deleted, moved out of the filter) is refused and its sessions end.
+// longer finds (disabled, deleted, moved out of the filter) is refused, its sessions end and its
+// API tokens are revoked — at a password sign-in and at a passkey sign-in (which asks the directory).
 // The password is handed to the directory and dropped: never stored, never logged.
 import type { ActivityService } from '../activity/service.ts';
 import type { DirectoryGroups } from '../access/service.ts';
@@ -18,6 +19,8 @@ export interface LdapSignInDeps {
   groups: DirectoryGroups;
   /** Ends every session of an account (a disabled directory account). */
   endSessions: (userId: string) => number;
+  /** Revokes every API token of an account (a disabled directory account). */
+  revokeTokens: (userId: string) => number;
 }
 
 export const LDAP = 'ldap';
@@ -61,16 +64,33 @@ export class LdapSignIn {
     return this.account(found.person, found.groups, ip);
   }
 
-  /** The search no longer finds a directory account: refused, and signed out everywhere. */
+  /**
+   * A sign-in that does not pass the directory's password (a passkey) asks the directory whether
+   * it still knows the account: false when the search no longer finds it (then it is signed out
+   * everywhere and its tokens revoked). Throws LDAP_UNAVAILABLE when the directory cannot answer.
+   * Accounts that are not the directory's: true.
+   */
+  async stillEnabled(row: UserRow, ip: string): Promise<boolean> {
+    const subject = this.deps.users.ldapSubjectOf(row.id);
+    if (subject === undefined) return true;
+    const d = this.deps.directory;
+    const person = await d.session((client) => d.find(client, subject));
+    if (person) return true;
+    this.disabled(row, ip);
+    return false;
+  }
+
+  /** The search no longer finds a directory account: refused, signed out everywhere, its tokens revoked. */
   private disabled(row: UserRow, ip: string): void {
     const ended = this.deps.endSessions(row.id);
+    const revoked = this.deps.revokeTokens(row.id);
     this.deps.activity.record({
       action: 'auth.ldap-disabled',
       outcome: 'success',
       userId: row.id,
       username: row.username,
       ip,
-      detail: { sessionsEnded: ended },
+      detail: { sessionsEnded: ended, tokensRevoked: revoked },
     });
   }
 

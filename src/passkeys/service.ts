@@ -50,7 +50,7 @@ export interface PasskeyDeps {
   users: UsersStore;
   limits: RateLimiter;
   activity: ActivityService;
-  auth: Pick<AuthService, 'signInWith' | 'confirmPasswordOf'>;
+  auth: Pick<AuthService, 'signInWith' | 'confirmPasswordOf' | 'assertDirectoryKnows'>;
   relyingParties: RelyingParties;
   /** Shown by the browser when registering. */
   rpName?: string;
@@ -367,6 +367,8 @@ export class PasskeyService {
       return refuse(message, row.user_id);
     }
     this.deps.store.markUsed(row.id, info.newCounter, info.credentialBackedUp, new Date().toISOString());
+    // A directory account: the directory still knows the person (a disabled one is refused here too).
+    await this.deps.auth.assertDirectoryKnows(row.user_id, ip);
     return this.deps.auth.signInWith(row.user_id, 'passkey', ip, { twoFactorsProven: info.userVerified });
   }
 

@@ -133,6 +133,11 @@ export function createTokens({ store, users, activity, credentials }: TokenDeps)
       });
     },
 
+    /** Every live token of an account revoked (a directory account the directory no longer knows); how many. */
+    revokeAllOf(userId: string): number {
+      return store.revokeAllOf(userId, new Date().toISOString());
+    },
+
     /** The caller behind a bearer secret, or null (the refusal reason is logged, throttled). */
     authenticate(secret: string, ip: string): Caller | null {
       const m = SECRET.exec(secret);

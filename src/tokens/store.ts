@@ -33,6 +33,8 @@ export interface TokenStore {
   rename(id: string, name: string): void;
   /** Keeps the row as a tombstone and forgets its hash. */
   revoke(id: string, at: string): void;
+  /** Revokes every token of an account still live; how many. */
+  revokeAllOf(userId: string, at: string): number;
   markUsed(id: string, at: string, ip: string): void;
 }
 
@@ -62,6 +64,11 @@ export function createTokenStore(db: Database): TokenStore {
     get,
     rename: (id, name) => void db.run('UPDATE api_tokens SET name = ? WHERE id = ?', [name, id]),
     revoke: (id, at) => void db.run('UPDATE api_tokens SET revoked_at = ?, secret_hash = NULL WHERE id = ?', [at, id]),
+    revokeAllOf: (userId, at) =>
+      db.run('UPDATE api_tokens SET revoked_at = ?, secret_hash = NULL WHERE user_id = ? AND revoked_at IS NULL', [
+        at,
+        userId,
+      ]).changes,
     markUsed: (id, at, ip) =>
       void db.run('UPDATE api_tokens SET last_used_at = ?, last_used_ip = ? WHERE id = ?', [at, ip, id]),
   };

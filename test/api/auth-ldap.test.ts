@@ -4,7 +4,8 @@
 // (with its personal folder), groups from the group search followed through a nested group and
 // mapped to Burrow groups, the admin role from a directory group — given and taken away between
 // two sign-ins; a wrong password, an unknown name, an empty password and filter injections are
-// the same 401; a disabled person is refused at the next sign-in and their sessions end; TOTP is
+// the same 401; a disabled person is refused at the next sign-in — with a password or a passkey,
+// which asks the directory too — their sessions end and their API tokens are revoked; TOTP is
 // still asked after the directory's password; the directory stopped answers 503 LDAP_UNAVAILABLE
 // while the local administrator still signs in; the password is in neither database nor log;
 // `burrow doctor` checks the directory.
@@ -16,6 +17,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN, me, setupAdmin } from '../support/auth.ts';
 import { Client, envelope } from '../support/client.ts';
+import { SoftAuthenticator } from '../support/soft-authenticator.ts';
 import { removeDirs, serverCommand, startServer, type TestServer } from '../support/server.ts';
 import { SERVICE_DN, SERVICE_PASSWORD, startDirectory, SUFFIX, type TestDirectory } from '../support/slapd.ts';
 
@@ -62,6 +64,17 @@ let admin: Client;
 let env: Record<string, string>;
 /** Bob's session from before he was disabled. */
 let bobFirst: Client;
+/** Anna's passkey, and the address passkeys work at (a name, not 127.0.0.1). */
+let annaKey: SoftAuthenticator;
+let passkeyBase: string;
+
+async function passkeySignIn(): Promise<{ status: number; text: string; client: Client; code?: string }> {
+  const browser = new Client(passkeyBase);
+  const start = await browser.post('/api/auth/login/passkey/start');
+  assert.is(start.status, 200, start.text);
+  const done = await browser.post('/api/auth/login/passkey/finish', { response: annaKey.get(start.json.options) });
+  return { status: done.status, text: done.text, client: browser, code: done.json?.error?.code };
+}
 
 test.before(async () => {
   directory = await startDirectory(
@@ -279,6 +292,52 @@ test('a second factor is still asked after the directory password', async () => 
   assert.is((await me(browser)).username, JOERG.uid);
 });
 
+test('a disabled person is refused at a passkey sign-in too (the directory is asked), signed out and their tokens revoked; enabled again, the passkey works', async () => {
+  passkeyBase = server.url.replace('127.0.0.1', 'localhost');
+  const anna = new Client(passkeyBase);
+  assert.is((await anna.post('/api/auth/login', { identifier: ANNA.uid, password: ANNA.password })).status, 200);
+  annaKey = new SoftAuthenticator(passkeyBase);
+  const start = await anna.post('/api/auth/passkeys/register/start');
+  assert.is(start.status, 200, start.text);
+  const made = await anna.post('/api/auth/passkeys/register/finish', {
+    response: annaKey.create(start.json.options),
+    name: 'Annas Bärbel-Laptop 💻',
+  });
+  assert.is(made.status, 201, made.text);
+  const issued = await anna.post('/api/auth/tokens', {
+    name: 'Backup-Skript & Sync',
+    scope: 'read',
+    expiresInDays: null,
+    password: ANNA.password,
+  });
+  assert.is(issued.status, 201, issued.text);
+  const script = new Client(server.url, issued.json.secret);
+  assert.is((await me(script)).username, ANNA.uid);
+  const before = await passkeySignIn();
+  assert.is(before.status, 200, before.text);
+
+  // Disabled in the directory: the passkey alone would still sign him in without the question.
+  const dn = attr('dn', dnOf(ANNA));
+  directory.modify(`${dn}\nchangetype: modify\nadd: employeeType\nemployeeType: disabled\n`);
+  const refused = await passkeySignIn();
+  assert.is(refused.status, 401, refused.text);
+  assert.is(refused.code, 'AUTH_PASSKEY_REJECTED');
+  assert.is((await refused.client.get('/api/auth/me')).json.user, null);
+  assert.is((await before.client.get('/api/auth/me')).json.user, null, 'her passkey session ended');
+  assert.is((await anna.get('/api/auth/me')).json.user, null, 'her password session ended');
+  assert.is((await script.get('/api/auth/me')).status, 401, 'her token is revoked');
+  const log = (await admin.get('/api/activity?action=auth.ldap-disabled')).json.rows;
+  assert.is(log[0].username, ANNA.uid);
+  assert.ok(log[0].detail.tokensRevoked >= 1 && log[0].detail.sessionsEnded >= 2, JSON.stringify(log[0]));
+
+  directory.modify(`${dn}\nchangetype: modify\ndelete: employeeType\n`);
+  const back = await passkeySignIn();
+  assert.is(back.status, 200, back.text);
+  assert.is((await me(back.client)).username, ANNA.uid);
+  // A revoked token stays revoked.
+  assert.is((await script.get('/api/auth/me')).status, 401);
+});
+
 test('the directory stopped: directory sign-ins answer 503 LDAP_UNAVAILABLE, the local administrator still signs in; back, it works again', async () => {
   await directory.stop();
   const e = await refusedSignIn(ANNA.uid, ANNA.password, 503, 'LDAP_UNAVAILABLE');
@@ -288,6 +347,10 @@ test('the directory stopped: directory sign-ins answer 503 LDAP_UNAVAILABLE, the
   assert.is((await me(local)).username, ADMIN.username);
   // A local account's wrong password is still the ordinary 401.
   await refusedSignIn(ADMIN.username, 'not the password');
+  // A directory account's passkey: the directory cannot say whether it still knows her.
+  const viaPasskey = await passkeySignIn();
+  assert.is(viaPasskey.status, 503, viaPasskey.text);
+  assert.is(viaPasskey.code, 'LDAP_UNAVAILABLE');
   await directory.start();
   assert.is((await me(await signedIn(ANNA.uid, ANNA.password))).username, ANNA.uid);
 });
