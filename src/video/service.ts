@@ -7,8 +7,9 @@
 // of ours, no name of the user's (a file called `-i evil.mkv` is never an argument) and no shell.
 // Streams are bounded: VIDEO_STREAMS ffmpeg processes at once, VIDEO_TRANSCODES of them
 // re-encoding; one stream per file and viewer (a seek replaces the viewer's stream of that file,
-// never adds one); a viewer past the bounds is answered VIDEO_BUSY. ffmpeg is killed when its
-// viewer goes away and when the server stops. Services never see req/res: a stream is handed to
+// never adds one); viewers of the same file from the same time share one ffmpeg while its
+// beginning is held (broadcast.ts); a viewer past the bounds is answered VIDEO_BUSY. ffmpeg is
+// killed when its last viewer goes away and when the server stops. Services never see req/res: a stream is handed to
 // the route as a readable body and a stop function.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
@@ -21,6 +22,7 @@ import { VIDEO_KINDS } from '../files/kinds.ts';
 import type { InsidePath, PathResolver } from '../files/paths.ts';
 import { ffprobe, type Probe } from '../metadata/read.ts';
 import type { PlayMode, PlayPlan } from './wire.ts';
+import { broadcast, type Broadcast } from './broadcast.ts';
 
 /** Containers a browser plays (by the file's kind: ffprobe names MP4 and MOV alike). */
 const DIRECT_CONTAINERS = new Set(['mp4', 'm4v', 'mov', 'webm', 'ogv']);
@@ -44,11 +46,20 @@ export interface VideoStream {
 }
 
 interface Job {
+  /** The file's version, the mode and the start: who may share this ffmpeg. */
+  key: string;
   child: ChildProcess;
   transcode: boolean;
-  viewer: string;
+  cast: Broadcast;
+  /** Each reader's viewer (a seek of that viewer takes it out). */
+  viewers: Map<Readable, string>;
   stop(): void;
 }
+
+/** A viewer joins a running stream of the same file and start while its first bytes are held. */
+const JOIN_BYTES = 16 * 1024 * 1024;
+/** The slowest of a stream's viewers at most this far behind the fastest (memory per stream). */
+const LAG_BYTES = 16 * 1024 * 1024;
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
@@ -182,9 +193,19 @@ export function createVideo(deps: {
     };
   }
 
+  /** A viewer's reader leaves its stream; the last one leaving ends ffmpeg. */
+  function leave(job: Job, body: Readable): void {
+    if (job.viewers.delete(body)) job.cast.leave(body);
+  }
+
   /** Ends one viewer's stream of a file (a seek replaces it). */
   function replace(viewer: string): void {
-    for (const job of jobs) if (job.viewer === viewer) job.stop();
+    for (const job of [...jobs]) for (const [body, v] of job.viewers) if (v === viewer) leave(job, body);
+  }
+
+  function reader(job: Job, viewer: string, body: Readable, mode: PlayMode): VideoStream {
+    job.viewers.set(body, viewer);
+    return { mode, body, stop: () => leave(job, body) };
   }
 
   async function streamOf(file: InsidePath, viewer: string, start: number, mayConvert: boolean): Promise<VideoStream> {
@@ -199,10 +220,18 @@ export function createVideo(deps: {
         throw new AppError('BAD_REQUEST', `The video is ${duration.toFixed(1)} seconds long: start before its end.`);
       const { mode } = decide(kind, probe);
       const transcode = mode === 'transcode';
-      const key = `${viewer}\0${opened.real}`;
-      replace(key);
+      const viewerKey = `${viewer}\0${opened.real}`;
+      replace(viewerKey);
+      const { ino, mtimeMs, size } = opened.stat;
+      const key = [opened.real, ino, mtimeMs, size, mode, start].join('\0');
+      for (const job of jobs) {
+        if (job.key !== key) continue;
+        const body = job.cast.join();
+        if (body) return reader(job, viewerKey, body, mode);
+      }
       const { streams, transcodes } = deps.limits();
-      const running = [...jobs];
+      // Processes running (a stream ffmpeg finished whose viewers still read it costs nothing).
+      const running = [...jobs].filter((j) => j.child.exitCode === null && j.child.signalCode === null);
       if (running.length >= streams || (transcode && running.filter((j) => j.transcode).length >= transcodes))
         throw new AppError('VIDEO_BUSY');
       const child = spawn('ffmpeg', ffmpegArgs(mode, probe, start), {
@@ -214,11 +243,17 @@ export function createVideo(deps: {
         if (errText.length < 2000) errText += b.toString();
       });
       const job: Job = {
+        key,
         child,
         transcode,
-        viewer: key,
+        viewers: new Map(),
+        cast: broadcast(child.stdout!, {
+          joinBytes: JOIN_BYTES,
+          lagBytes: LAG_BYTES,
+          onIdle: () => job.stop(),
+        }),
         stop() {
-          if (!jobs.delete(job)) return;
+          jobs.delete(job);
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
         },
       };
@@ -228,11 +263,12 @@ export function createVideo(deps: {
         job.stop();
       });
       child.on('close', (code, signal) => {
-        jobs.delete(job);
+        // A whole video, still being read, stays joinable from memory while its beginning is held.
+        if (code !== 0 || signal !== null || job.viewers.size === 0) jobs.delete(job);
         if (code !== 0 && signal === null)
           log.warn('ffmpeg stopped a video stream', { code, error: errText.trim().slice(0, 300) });
       });
-      return { mode, body: child.stdout!, stop: job.stop };
+      return reader(job, viewerKey, job.cast.join()!, mode);
     } finally {
       // ffmpeg holds its own copy of the descriptor.
       await opened.close();

@@ -41,7 +41,7 @@ async function whole(c: Client, url: string, headers: Record<string, string> = {
   return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
 }
 
-/** A stream opened and its first bytes read, left open (ffmpeg waits on the viewer); `close` leaves. */
+/** A stream opened and its first bytes read, left open (ffmpeg waits on the viewer); `close` leaves, `rest` reads it to its end. */
 async function opened(c: Client, url: string) {
   const abort = new AbortController();
   const res = await fetch(c.base + url, { headers: { cookie: c.cookieHeader }, signal: abort.signal });
@@ -50,6 +50,11 @@ async function opened(c: Client, url: string) {
   const first = await reader.read();
   assert.ok(first.value && first.value.length > 0, 'the stream gives bytes');
   return {
+    async rest(): Promise<Buffer> {
+      const parts = [Buffer.from(first.value!)];
+      for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(Buffer.from(r.value));
+      return Buffer.concat(parts);
+    },
     close: () => {
       abort.abort();
       reader.releaseLock();
@@ -270,6 +275,42 @@ test('conversions past VIDEO_TRANSCODES are refused with a code; a seek replaces
   first.close();
   remux.close();
   seek.close();
+  await waitFor(() => ffmpegChildren().length === 0, { what: 'no ffmpeg once the viewers left' });
+});
+
+test('viewers of one file from the same time share one ffmpeg, each gets the whole video; a seek leaves the others theirs', async () => {
+  // Every ffmpeg the server starts meanwhile (sampled from /proc).
+  const started = new Set<number>();
+  const sample = setInterval(() => ffmpegChildren().forEach((p) => started.add(p)), 10);
+  try {
+    const avi = `/api/video/stream?path=${q(`Files/${FOLDER}/${LONG_AVI}`)}`;
+    const first = await opened(alice, avi);
+    // Past VIDEO_TRANSCODES (1) were it a conversion of its own.
+    const second = await opened(bob, avi);
+    const [a, b] = await Promise.all([first.rest(), second.rest()]);
+    assert.is(started.size, 1, [...started].join(' '));
+    assert.ok(a.equals(b), `${a.length} and ${b.length} bytes differ`);
+    const seen = probe(a);
+    assert.ok(Math.abs(Number(seen.format.duration) - 12) < 0.5, seen.format.duration);
+    assert.equal(
+      seen.streams.map((x) => x.codec_name),
+      ['h264', 'aac'],
+    );
+  } finally {
+    clearInterval(sample);
+  }
+  await waitFor(() => ffmpegChildren().length === 0, { what: 'no ffmpeg once both had the video' });
+
+  // Alice seeks: a stream of her own from 6 s; Bob's goes on to the end.
+  const mkv = `/api/video/stream?path=${q(`Files/${FOLDER}/${LONG_MKV}`)}`;
+  const hers = await opened(alice, mkv);
+  const his = await opened(bob, mkv);
+  const seek = await opened(alice, `${mkv}&start=6`);
+  const [, whole, fromSix] = await Promise.all([hers.rest().catch(() => null), his.rest(), seek.rest()]);
+  assert.ok(Math.abs(Number(probe(whole).format.duration) - 12) < 0.5, probe(whole).format.duration);
+  // What is left from 6 s (copied codecs start at the keyframe before it: at most a second more).
+  const left = Number(probe(fromSix).format.duration);
+  assert.ok(left > 5.5 && left < 7.5, `${left} s left from 6 s of 12`);
   await waitFor(() => ffmpegChildren().length === 0, { what: 'no ffmpeg once the viewers left' });
 });
 
