@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import { Database } from './db/database.ts';
 import { acquireInstanceLock, loadOrCreateSecret, type InstanceLock } from './db/instance-lock.ts';
 import { loadMigrations, runMigrations } from './db/migrations.ts';
+import { PostgresDatabase } from './db/postgres.ts';
 import { createChangeSink } from './changes.ts';
 import { parseTrustProxy } from './http/address.ts';
 import { sameOriginUpgrade } from './http/origin.ts';
@@ -193,9 +194,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // database opens and migrates (main.ts started it earlier still).
   const walker = options.walker?.client ?? walkerAhead(config, log, load, options.indexerWorker);
   let db: Database;
+  // The index (folder sizes, search) is a SQLite file ATTACHed to the embedded database; with
+  // PostgreSQL it keeps a SQLite connection of its own (an in-memory main, the file attached).
+  let indexDb: Database;
+  let opened: Database | undefined;
   try {
     fs.mkdirSync(config.storage.cacheDir, { recursive: true });
-    db = new Database(dbFile);
+    const databaseUrl = config.storage.databaseUrl;
+    db = opened = databaseUrl ? new PostgresDatabase(databaseUrl) : new Database(dbFile);
+    indexDb = databaseUrl ? new Database(':memory:') : db;
     const applied = runMigrations(db, loadMigrations(), {
       backupDir: path.join(config.storage.configDir, 'backups'),
       release: VERSION,
@@ -203,6 +210,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (applied.length) log.info('database migrated', { applied });
   } catch (err) {
     void walker?.close();
+    opened?.close();
     lock.release();
     throw err;
   }
@@ -220,7 +228,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // The index file and the indexer's thread first: the worker boots while the rest is built.
   const indexer = openIndexer({
     config,
-    db,
+    db: indexDb,
     log,
     load,
     folderSizes: switches.folderSizes,
@@ -487,7 +495,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // search groups and browse (`indexes.noteViewed`) see them through the narrow `Indexes` view.
   const indexes = createIndexes({
     config,
-    db,
+    db: indexDb,
     log,
     changes,
     indexer,
@@ -617,7 +625,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       routes: searchRoutes(
         createSearch({
           config,
-          db,
+          db: indexDb,
           indexes,
           resolver,
           showHidden,
@@ -663,7 +671,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const routes: RouteDef[] = [
     ...systemRoutes({
       routes: () => routes,
-      isReady: () => ready && db.isOpen,
+      isReady: () => ready && db.isOpen && (db.reachable() || 'database-unavailable'),
       features: () => Object.assign({}, ...capabilities.map((c) => c.features?.() ?? {})),
       network: (req) =>
         networkSection(req, {
@@ -772,6 +780,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await secureClosed;
         for (const c of [...capabilities].reverse()) await c.stop?.();
         db.close();
+        if (indexDb !== db) indexDb.close();
         lock.release();
       })();
       return closing;

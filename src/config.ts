@@ -140,6 +140,17 @@ export const variables = {
       '<cache>',
       'Thumbnails, extracted add-ons and other disposable files.',
     ),
+    databaseUrl: custom(
+      'DATABASE_URL',
+      '',
+      'Keep every store in PostgreSQL (`postgres://user:password@host:5432/database`) instead of the embedded SQLite file in CONFIG_DIR; the search and folder-size index stays a SQLite file in CACHE_DIR. Unset: the embedded database.',
+      (v) => {
+        if (v === undefined || v.trim() === '') return null;
+        if (!/^postgres(ql)?:\/\/\S+$/i.test(v.trim()))
+          failVariable('DATABASE_URL', '(hidden)', 'postgres://user:password@host:5432/database');
+        return v.trim();
+      },
+    ),
   },
   auth: {
     mode: custom(

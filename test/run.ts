@@ -3,7 +3,8 @@
 //
 // Groups: unit; api (test/api against a server from source); api-executable (the same
 // test/api files against the built executable, BURROW_TEST_SERVER=executable); inprocess
-// (tests that inject in-process fakes, from source only); e2e (a real browser, file by file; the
+// (tests that inject in-process fakes, from source only); api-postgres and
+// api-postgres-executable (a subset of test/api with every store in a test PostgreSQL); e2e (a real browser, file by file; the
 // journey files — test/e2e/journey/*.test.ts and test/e2e/journey-*.test.ts — against the executable);
 // binary (the executable as a user runs it); binary-arm64 (the same on linux-arm64 under qemu).
 //
@@ -25,6 +26,8 @@ interface Group {
   needsBinary?: boolean;
   /** The journey suite (test/e2e/journey/ and test/e2e/journey-*.test.ts): these files run against the executable. */
   journeys?: boolean;
+  /** Only these files of the folder, each in its own process. */
+  only?: readonly string[];
 }
 /** One uvu run: a whole group's folder, or one file of it. */
 interface Unit {
@@ -33,6 +36,23 @@ interface Unit {
   env?: Record<string, string>;
 }
 const JOURNEY_ENV = { BURROW_TEST_SERVER: 'executable' };
+/**
+ * The API files run again with every store in PostgreSQL (BURROW_TEST_DATABASE=postgres: a
+ * test PostgreSQL, a database per server): sign-in, sessions, tokens, links, resumable uploads,
+ * versions, WebDAV locks and the activity log — a subset, to keep the added time near five
+ * minutes for both modes; postgres.test.ts (in api) covers what is PostgreSQL's own.
+ */
+const POSTGRES_SUBSET = [
+  'auth-signin.test.ts',
+  'auth-sessions.test.ts',
+  'tokens-lifecycle.test.ts',
+  'shares-links.test.ts',
+  'uploads-tus.test.ts',
+  'files-versions-moves.test.ts',
+  'webdav-locks.test.ts',
+  'activity-log.test.ts',
+];
+const POSTGRES_ENV = { BURROW_TEST_DATABASE: 'postgres' };
 const GROUPS: Record<string, Group> = {
   unit: { dir: 'unit', label: 'unit' },
   api: { dir: 'api', label: 'api' },
@@ -45,6 +65,14 @@ const GROUPS: Record<string, Group> = {
   inprocess: { dir: 'inprocess', label: 'inprocess (source only)' },
   // One browser session per file keeps a failure's screenshots and state apart.
   e2e: { dir: 'e2e', label: 'e2e', fileByFile: true, journeys: true, needsBinary: true },
+  'api-postgres': { dir: 'api', label: 'api on PostgreSQL (subset)', env: POSTGRES_ENV, only: POSTGRES_SUBSET },
+  'api-postgres-executable': {
+    dir: 'api',
+    label: 'api on PostgreSQL (subset, executable)',
+    env: { ...POSTGRES_ENV, BURROW_TEST_SERVER: 'executable' },
+    needsBinary: true,
+    only: POSTGRES_SUBSET,
+  },
   binary: { dir: 'binary', label: 'binary', needsBinary: true },
   // The same smoke suite on the linux-arm64 executable, under qemu-aarch64-static (.ci/run registers binfmt).
   'binary-arm64': {
@@ -135,16 +163,18 @@ for (const name of selected) {
       continue;
     }
   }
-  const units: Unit[] = group.fileByFile
-    ? [
-        ...files.map((f) => ({
-          dir: group.dir,
-          file: f,
-          env: group.journeys && f.startsWith('journey-') ? JOURNEY_ENV : undefined,
-        })),
-        ...journeyFiles.map((f) => ({ dir: path.join(group.dir, 'journey'), file: f, env: JOURNEY_ENV })),
-      ]
-    : [{ dir: group.dir, file: null }];
+  const units: Unit[] = group.only
+    ? group.only.map((f) => ({ dir: group.dir, file: f }))
+    : group.fileByFile
+      ? [
+          ...files.map((f) => ({
+            dir: group.dir,
+            file: f,
+            env: group.journeys && f.startsWith('journey-') ? JOURNEY_ENV : undefined,
+          })),
+          ...journeyFiles.map((f) => ({ dir: path.join(group.dir, 'journey'), file: f, env: JOURNEY_ENV })),
+        ]
+      : [{ dir: group.dir, file: null }];
   let groupPassed = 0;
   let groupFailed = 0;
   let groupSkipped = 0;

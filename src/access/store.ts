@@ -88,11 +88,10 @@ export function createAccessStore(db: Database) {
           [groupId, userId],
         );
         return (
-          db.run('INSERT OR IGNORE INTO access_group_members (group_id, user_id, added_at) VALUES (?, ?, ?)', [
-            groupId,
-            userId,
-            now(),
-          ]).changes > 0
+          db.run(
+            'INSERT INTO access_group_members (group_id, user_id, added_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+            [groupId, userId, now()],
+          ).changes > 0
         );
       }),
     /** The groups an account is in (any source), and which of them a directory made. */
@@ -102,12 +101,10 @@ export function createAccessStore(db: Database) {
         [userId],
       ),
     addDirectoryMember: (groupId: string, userId: string, source: string): boolean =>
-      db.run('INSERT OR IGNORE INTO access_group_members (group_id, user_id, added_at, source) VALUES (?, ?, ?, ?)', [
-        groupId,
-        userId,
-        now(),
-        source,
-      ]).changes > 0,
+      db.run(
+        'INSERT INTO access_group_members (group_id, user_id, added_at, source) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        [groupId, userId, now(), source],
+      ).changes > 0,
     removeDirectoryMember: (groupId: string, userId: string, source: string): boolean =>
       db.run('DELETE FROM access_group_members WHERE group_id = ? AND user_id = ? AND source = ?', [
         groupId,
@@ -193,8 +190,8 @@ export function createAccessStore(db: Database) {
         const at = now();
         for (const r of rules)
           db.run(
-            `INSERT OR IGNORE INTO access_rules (id, path, subject_kind, subject_id, level, inherit, created_at, updated_at)
-             VALUES (?, ?, 'everyone', '', ?, ?, ?, ?)`,
+            `INSERT INTO access_rules (id, path, subject_kind, subject_id, level, inherit, created_at, updated_at)
+             VALUES (?, ?, 'everyone', '', ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
             [r.id, r.path, r.level, r.inherit ? 1 : 0, at, at],
           );
       });

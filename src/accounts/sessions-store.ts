@@ -99,7 +99,10 @@ export class SessionStore {
 
   /** Ends every session of the account except `keepHash` (none kept when null). */
   deleteForUser(userId: string, keepHash: string | null = null): number {
-    return this.db.run('DELETE FROM sessions WHERE user_id = ? AND id_hash IS NOT ?', [userId, keepHash]).changes;
+    return this.db.run('DELETE FROM sessions WHERE user_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR id_hash <> ?2)', [
+      userId,
+      keepHash,
+    ]).changes;
   }
 
   sweep(): number {

@@ -74,7 +74,9 @@ export interface MethodRow {
   created_at: string;
 }
 
-const ADMIN_COUNT = `SELECT COUNT(*) AS n FROM users WHERE EXISTS (SELECT 1 FROM json_each(users.roles) WHERE value = 'admin')`;
+// `roles` is a JSON array of strings written by this store: a LIKE on the quoted role reads the
+// same in both engines (SQLite's json_each has no common form in PostgreSQL).
+const ADMIN_COUNT = `SELECT COUNT(*) AS n FROM users WHERE roles LIKE '%"admin"%'`;
 
 export class UsersStore {
   private readonly db: Database;
@@ -265,7 +267,7 @@ export class UsersStore {
     subject: string | null = null,
   ): void {
     this.db.run(
-      'INSERT OR IGNORE INTO auth_methods (id, user_id, type, provider, subject, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO auth_methods (id, user_id, type, provider, subject, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
       [randomUUID(), userId, type, provider, subject, new Date().toISOString()],
     );
   }

@@ -42,15 +42,15 @@ export interface ActivityStore {
 export function createActivityStore(db: Database): ActivityStore {
   return {
     insert(r) {
-      return db.run(
-        'INSERT INTO activity (at, action, outcome, user_id, username, ip, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      return db.get<{ id: number }>(
+        'INSERT INTO activity (at, action, outcome, user_id, username, ip, detail) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id',
         [r.at, r.action, r.outcome, r.user_id, r.username, r.ip, r.detail],
-      ).lastInsertRowid;
+      )!.id;
     },
     atomically: (fn) => db.transaction(fn),
     claim: (key, now, since) =>
       db.run(
-        'INSERT INTO activity_throttle (key, logged_at) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET logged_at = ?2 WHERE logged_at <= ?3',
+        'INSERT INTO activity_throttle (key, logged_at) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET logged_at = ?2 WHERE activity_throttle.logged_at <= ?3',
         [key, now, since],
       ).changes > 0,
     page(q, limit) {

@@ -36,6 +36,10 @@ export const ERRORS = {
     message: 'This setting is fixed by an environment variable: change the variable and restart Burrow.',
   },
   INTERNAL: { status: 500, message: 'Something went wrong on the server. Quote the request id when reporting it.' },
+  DATABASE_UNAVAILABLE: {
+    status: 503,
+    message: 'The database cannot be reached just now; nothing was changed. Try again in a few seconds.',
+  },
 
   // Credentials, accounts and the guard
   AUTH_REQUIRED: { status: 401, message: 'Sign-in required.' },

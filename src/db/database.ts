@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { wasmBaselineOnly } from './wasm-tier.ts';
+import { AppError } from '../core/errors.ts';
 
 export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
 export type Params = SqlValue[] | Record<string, SqlValue> | SqlValue | undefined;
@@ -44,8 +45,55 @@ function sqlite(): WasmModule {
   return wasmModule;
 }
 
-export class Database {
+/**
+ * What every store is written against: synchronous calls, short transactions. Two engines
+ * implement it: the embedded SQLite file (the default, below) and PostgreSQL (postgres.ts,
+ * DATABASE_URL), whose statements are the stores' own, translated where the dialects differ.
+ */
+export interface Database {
+  /** The SQLite file, or the PostgreSQL address without its password. */
   readonly file: string;
+  readonly dialect: 'sqlite' | 'postgres';
+  all<T = Record<string, SqlValue>>(sql: string, params?: Params): T[];
+  get<T = Record<string, SqlValue>>(sql: string, params?: Params): T | undefined;
+  run(sql: string, params?: Params): { changes: number; lastInsertRowid: number };
+  iterate<T = Record<string, SqlValue>>(sql: string, params?: Params): IterableIterator<T>;
+  exec(sql: string): void;
+  transaction<T>(fn: () => T): T;
+  attach(file: string, schema: string): void;
+  detach(schema: string): void;
+  readonly isOpen: boolean;
+  /** Whether a statement can run now (PostgreSQL: one round trip; the embedded file: open). */
+  reachable(): boolean;
+  close(): void;
+}
+
+/** Seconds a client is told to wait (Retry-After) while the database cannot be reached. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The database cannot be reached now (PostgreSQL down or restarting): the request answers 503
+ * DATABASE_UNAVAILABLE with Retry-After, and the next statement connects again.
+ */
+export class DatabaseUnavailableError extends AppError<'DATABASE_UNAVAILABLE'> {
+  constructor(reason: string) {
+    super('DATABASE_UNAVAILABLE', undefined, {
+      headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+      cause: new Error(reason),
+    });
+  }
+}
+
+/** A UNIQUE or PRIMARY KEY constraint refused the statement, in either engine. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return e?.code === '23505' || /UNIQUE constraint failed/i.test(String(e?.message ?? ''));
+}
+
+/** The embedded database (the default): one node-sqlite3-wasm connection in this process. */
+export class SqliteDatabase implements Database {
+  readonly file: string;
+  readonly dialect = 'sqlite' as const;
   private readonly db: WasmDatabase;
   private readonly statements = new Map<string, WasmStatement>();
   private txDepth = 0;
@@ -168,6 +216,10 @@ export class Database {
     return this.db.isOpen;
   }
 
+  reachable(): boolean {
+    return this.db.isOpen;
+  }
+
   close(): void {
     if (!this.db.isOpen) return;
     for (const stmt of this.statements.values()) if (!stmt.isFinalized) stmt.finalize();
@@ -175,3 +227,6 @@ export class Database {
     this.db.close();
   }
 }
+
+/** `new Database(file)` opens the embedded SQLite file. */
+export const Database = SqliteDatabase;

@@ -6,16 +6,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readEmbeddedAsset } from '../assets.ts';
 import type { Database } from './database.ts';
+import { ddlToPostgres } from './dialect.ts';
 
 export interface Migration {
   /** `<capability>/<NNN_name>`, e.g. `auth/001_users`. */
   readonly id: string;
   readonly sql: string;
+  /** The PostgreSQL twin (`NNN_name.pg.sql` beside it) where the DDL has no common form. */
+  readonly pgSql?: string;
 }
 
 export class MigrationError extends Error {}
 
 const FILE = /^(\d{3})_[A-Za-z0-9_-]+\.sql$/;
+const PG_TWIN = '.pg.sql';
 
 /** Code-unit order: ids are ASCII, and localeCompare would load ICU's collation data at every start (~2 MB resident). */
 const byCode = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -44,9 +48,15 @@ export function collectMigrations(srcDir: string): Migration[] {
   }
   for (const entry of folders) {
     const dir = entry.dir;
-    for (const file of fs.readdirSync(dir)) {
-      if (FILE.test(file))
-        out.push({ id: `${entry.name}/${file.slice(0, -4)}`, sql: fs.readFileSync(path.join(dir, file), 'utf8') });
+    const files = fs.readdirSync(dir);
+    for (const file of files) {
+      if (!FILE.test(file)) continue;
+      const twin = `${file.slice(0, -4)}${PG_TWIN}`;
+      out.push({
+        id: `${entry.name}/${file.slice(0, -4)}`,
+        sql: fs.readFileSync(path.join(dir, file), 'utf8'),
+        ...(files.includes(twin) ? { pgSql: fs.readFileSync(path.join(dir, twin), 'utf8') } : {}),
+      });
     }
   }
   return out.sort(order);
@@ -97,7 +107,45 @@ export function snapshotDatabase(db: Database, backupDir: string, label: string,
   return file;
 }
 
+/** The statements of a migration for this database's engine. */
+export function migrationSql(db: Database, m: Migration): string {
+  if (db.dialect === 'sqlite') return m.sql;
+  return m.pgSql ?? ddlToPostgres(m.sql);
+}
+
+/**
+ * What PostgreSQL needs before the first migration: SQLite's NOCASE as a collation (ICU,
+ * case-insensitive: the same UNIQUE and = for names), and instr() for the stores' substring
+ * tests. Run under the migration lock.
+ */
+const PG_PRELUDE = `
+CREATE COLLATION IF NOT EXISTS nocase (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE OR REPLACE FUNCTION instr(haystack TEXT, needle TEXT) RETURNS INTEGER
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT strpos(haystack, needle)';
+`;
+
+/** A key for pg_advisory_lock: the instances of one installation migrate one at a time. */
+const MIGRATION_LOCK = 0x6275_7277; // 'burw'
+
 export function runMigrations(db: Database, migrations: readonly Migration[], options: MigrateOptions = {}): string[] {
+  if (db.dialect === 'sqlite') return migrate(db, migrations, options);
+  // Several instances may start together: whichever gets the lock migrates, the others wait
+  // for it and then find nothing pending. Snapshots are SQLite's; PostgreSQL has its own tools.
+  db.get('SELECT pg_advisory_lock(?) AS locked', [MIGRATION_LOCK]);
+  try {
+    db.exec(PG_PRELUDE);
+    const { backupDir: _none, ...rest } = options;
+    return migrate(db, migrations, rest);
+  } finally {
+    try {
+      db.get('SELECT pg_advisory_unlock(?) AS unlocked', [MIGRATION_LOCK]);
+    } catch {
+      /* the connection is gone, and the lock with it */
+    }
+  }
+}
+
+function migrate(db: Database, migrations: readonly Migration[], options: MigrateOptions): string[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
   db.exec('CREATE TABLE IF NOT EXISTS burrow_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
   const applied = new Set(db.all<{ id: string }>('SELECT id FROM schema_migrations').map((r) => r.id));
@@ -137,7 +185,7 @@ export function runMigrations(db: Database, migrations: readonly Migration[], op
     db.transaction(() => {
       for (const m of pending) {
         current = m.id;
-        db.exec(m.sql);
+        db.exec(migrationSql(db, m));
         db.run('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)', [m.id, new Date().toISOString()]);
       }
       record();

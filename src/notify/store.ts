@@ -188,7 +188,11 @@ export function createNotifyStore(db: Database): NotifyStore {
       db.transaction(() => {
         if (replace) db.run('DELETE FROM notify_email_off WHERE user_id = ?', [userId]);
         for (const kind of kinds)
-          db.run('INSERT OR IGNORE INTO notify_email_off (user_id, kind, at) VALUES (?, ?, ?)', [userId, kind, at]);
+          db.run('INSERT INTO notify_email_off (user_id, kind, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [
+            userId,
+            kind,
+            at,
+          ]);
       });
     },
     unsubscribeToken: (userId) =>
@@ -196,7 +200,7 @@ export function createNotifyStore(db: Database): NotifyStore {
         ?.token_sealed,
     addUnsubscribeToken(userId, mac, sealed, at) {
       db.run(
-        'INSERT OR IGNORE INTO notify_unsubscribe (user_id, token_mac, token_sealed, created_at) VALUES (?, ?, ?, ?)',
+        'INSERT INTO notify_unsubscribe (user_id, token_mac, token_sealed, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
         [userId, mac, sealed, at],
       );
       return db.get<{ token_sealed: string }>('SELECT token_sealed FROM notify_unsubscribe WHERE user_id = ?', [
@@ -283,8 +287,11 @@ export function createNotifyStore(db: Database): NotifyStore {
             return n;
           }),
     firstFromAddress: (userId, ip, at) =>
-      db.run('INSERT OR IGNORE INTO notify_known_addresses (user_id, ip, first_at) VALUES (?, ?, ?)', [userId, ip, at])
-        .changes > 0,
+      db.run('INSERT INTO notify_known_addresses (user_id, ip, first_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [
+        userId,
+        ip,
+        at,
+      ]).changes > 0,
     hasKnownAddress: (userId) =>
       db.get('SELECT 1 AS one FROM notify_known_addresses WHERE user_id = ? LIMIT 1', [userId]) !== undefined,
 

@@ -146,8 +146,9 @@ export function createShareStore(db: Database, box: SecretBox, backupDir?: strin
   const pending = db.all<{ id: string; token_hash: string }>(
     'SELECT id, token_hash FROM shares WHERE token_sealed IS NULL',
   );
+  const sqlite = db.dialect === 'sqlite';
   if (pending.length) {
-    db.exec('PRAGMA secure_delete = ON');
+    if (sqlite) db.exec('PRAGMA secure_delete = ON');
     try {
       db.transaction(() => {
         for (const r of pending) {
@@ -161,12 +162,13 @@ export function createShareStore(db: Database, box: SecretBox, backupDir?: strin
         }
       });
     } finally {
-      db.exec('PRAGMA secure_delete = OFF');
+      if (sqlite) db.exec('PRAGMA secure_delete = OFF');
     }
   }
-  if (backupDir && !db.get("SELECT 1 AS n FROM burrow_meta WHERE key = 'backup_link_tokens_sealed'")) {
+  // Snapshots are SQLite files: a PostgreSQL database is backed up by its own tools.
+  if (backupDir && sqlite && !db.get("SELECT 1 AS n FROM burrow_meta WHERE key = 'backup_link_tokens_sealed'")) {
     sealBackups(backupDir, box);
-    db.run("INSERT OR IGNORE INTO burrow_meta (key, value) VALUES ('backup_link_tokens_sealed', ?)", [
+    db.run("INSERT INTO burrow_meta (key, value) VALUES ('backup_link_tokens_sealed', ?) ON CONFLICT DO NOTHING", [
       new Date().toISOString(),
     ]);
   }
@@ -188,7 +190,7 @@ export function createShareStore(db: Database, box: SecretBox, backupDir?: strin
           keys.map((k) => row[k]!),
         );
         for (const u of userIds)
-          db.run('INSERT OR IGNORE INTO share_users (share_id, user_id) VALUES (?, ?)', [share.id, u]);
+          db.run('INSERT INTO share_users (share_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING', [share.id, u]);
       });
     },
     byId: (id: string) => shown(db.get<StoredRow>('SELECT * FROM shares WHERE id = ?', [id])),
@@ -226,7 +228,7 @@ export function createShareStore(db: Database, box: SecretBox, backupDir?: strin
         if (userIds) {
           db.run('DELETE FROM share_users WHERE share_id = ?', [id]);
           for (const u of userIds)
-            db.run('INSERT OR IGNORE INTO share_users (share_id, user_id) VALUES (?, ?)', [id, u]);
+            db.run('INSERT INTO share_users (share_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING', [id, u]);
         }
       });
     },
@@ -254,12 +256,15 @@ export function createShareStore(db: Database, box: SecretBox, backupDir?: strin
     /** Corrects a reservation to what actually arrived (a multipart request may carry several files). */
     settle: (id: string, files: number, bytes: number) =>
       db.run(
-        'UPDATE shares SET received_files = max(0, received_files + ?), received_bytes = max(0, received_bytes + ?) WHERE id = ?',
+        // CASE rather than SQLite's two-argument max(): the same text in PostgreSQL.
+        `UPDATE shares SET received_files = CASE WHEN received_files + ?1 < 0 THEN 0 ELSE received_files + ?1 END,
+           received_bytes = CASE WHEN received_bytes + ?2 < 0 THEN 0 ELSE received_bytes + ?2 END WHERE id = ?3`,
         [files, bytes, id],
       ),
     release: (id: string, bytes: number) =>
       db.run(
-        'UPDATE shares SET received_files = max(0, received_files - 1), received_bytes = max(0, received_bytes - ?) WHERE id = ?',
+        `UPDATE shares SET received_files = CASE WHEN received_files < 1 THEN 0 ELSE received_files - 1 END,
+           received_bytes = CASE WHEN received_bytes < ?1 THEN 0 ELSE received_bytes - ?1 END WHERE id = ?2`,
         [bytes, id],
       ),
     sessionInsert: (idHash: string, shareId: string, gen: number, accountSession: string | null, expiresAt: string) =>

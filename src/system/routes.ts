@@ -7,7 +7,8 @@ import { features, health, openApiDocument, type FeatureSections, type NetworkSe
 export interface SystemDeps {
   /** All mounted routes (read when the description is asked for). */
   routes: () => readonly RouteDef[];
-  isReady: () => boolean;
+  /** false while starting or stopping; 'database-unavailable' while the database cannot be reached. */
+  isReady: () => boolean | 'database-unavailable';
   /** Feature sections, merged from every capability. */
   features: () => FeatureSections;
   /** The `network` section for this request (network.ts). */
@@ -34,9 +35,13 @@ export function systemRoutes(deps: SystemDeps) {
       path: '/readyz',
       access: 'public',
       tags: ['System'],
-      summary: 'Readiness probe: the database is open and migrated.',
+      summary: 'Readiness probe: the database is open, migrated and reachable.',
       responses: { 200: { description: 'Ready', schema: health }, 503: { description: 'Not ready', schema: health } },
-      handler: () => (deps.isReady() ? { status: 'ok' } : reply(503, { status: 'starting' })),
+      handler: () => {
+        const ready = deps.isReady();
+        if (ready === true) return { status: 'ok' as const };
+        return reply(503, { status: ready === false ? ('starting' as const) : ready });
+      },
     }),
     route({
       method: 'GET',

@@ -1,7 +1,8 @@
 // Wire shapes of the system rows (probes, features).
 import { z } from 'zod';
 
-export const health = z.object({ status: z.enum(['ok', 'starting']) });
+/** `database-unavailable`: PostgreSQL (DATABASE_URL) cannot be reached; the instance recovers by itself. */
+export const health = z.object({ status: z.enum(['ok', 'starting', 'database-unavailable']) });
 export type Health = z.infer<typeof health>;
 
 /** Where this server can be reached, for the page asking (see system/network.ts). */

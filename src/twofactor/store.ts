@@ -48,7 +48,7 @@ export function createTwoFactorStore(db: Database): TwoFactorStore {
     putPending(userId, sealed, createdAt) {
       db.run(
         `INSERT INTO totp (user_id, secret_sealed, state, created_at) VALUES (?1, ?2, 'pending', ?3)
-       ON CONFLICT (user_id) DO UPDATE SET secret_sealed = ?2, created_at = ?3, last_step = NULL WHERE state = 'pending'`,
+       ON CONFLICT (user_id) DO UPDATE SET secret_sealed = ?2, created_at = ?3, last_step = NULL WHERE totp.state = 'pending'`,
         [userId, sealed, createdAt],
       );
     },

@@ -11,6 +11,6 @@ export interface StagingDirStore {
 export function createStagingDirStore(db: Database): StagingDirStore {
   return {
     all: () => db.all<{ dir: string }>('SELECT dir FROM upload_staging_dirs').map((r) => r.dir),
-    add: (dir) => void db.run('INSERT OR IGNORE INTO upload_staging_dirs (dir) VALUES (?)', [dir]),
+    add: (dir) => void db.run('INSERT INTO upload_staging_dirs (dir) VALUES (?) ON CONFLICT DO NOTHING', [dir]),
   };
 }

@@ -1,7 +1,7 @@
 // Host folders added as volumes: rows in host_volumes, read by the path resolver on every
 // listing of the spaces (a handful of rows), so a change shows at once.
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../db/database.ts';
+import { isUniqueViolation as isUnique, type Database } from '../db/database.ts';
 
 export interface HostVolume {
   id: string;
@@ -39,8 +39,6 @@ export interface HostVolumeStore {
   update(id: string, input: { label?: string; accessMode?: 'readonly' | 'readwrite' }): HostVolume | undefined | null;
   remove(id: string): boolean;
 }
-
-const isUnique = (err: unknown) => /UNIQUE constraint failed/i.test((err as Error)?.message ?? '');
 
 export function createHostVolumeStore(db: Database): HostVolumeStore {
   const store: HostVolumeStore = {

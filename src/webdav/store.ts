@@ -125,7 +125,8 @@ export function createDavStore(db: Database): DavStore {
         for (const r of rows) {
           const rel = to.relative + r.relative.slice(from.relative.length);
           db.run(
-            'INSERT OR REPLACE INTO dav_properties (space_root, relative, namespace, name, xml) VALUES (?, ?, ?, ?, ?)',
+            `INSERT INTO dav_properties (space_root, relative, namespace, name, xml) VALUES (?, ?, ?, ?, ?)
+             ON CONFLICT (space_root, relative, namespace, name) DO UPDATE SET xml = excluded.xml`,
             [to.root, rel.replace(/^\//, ''), r.namespace, r.name, r.xml],
           );
         }

@@ -141,7 +141,12 @@ test('address: recorded, peer, trustsPeer, trustProxy and forwarding headers', a
 
 test('writing a row never fails the request it describes', async () => {
   await s.withDatabase((db) =>
-    db.exec("CREATE TRIGGER activity_broken BEFORE INSERT ON activity BEGIN SELECT RAISE(ABORT, 'disk trouble'); END"),
+    db.exec(
+      db.dialect === 'sqlite'
+        ? "CREATE TRIGGER activity_broken BEFORE INSERT ON activity BEGIN SELECT RAISE(ABORT, 'disk trouble'); END"
+        : `CREATE FUNCTION activity_broken() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk trouble'; END $$;
+           CREATE TRIGGER activity_broken BEFORE INSERT ON activity FOR EACH ROW EXECUTE FUNCTION activity_broken()`,
+    ),
   );
   try {
     assert.is(
@@ -155,7 +160,9 @@ test('writing a row never fails the request it describes', async () => {
     await s.settleLogs();
     assert.ok(s.logs.some((l) => l.msg === 'could not write an activity row'));
   } finally {
-    await s.withDatabase((db) => db.exec('DROP TRIGGER activity_broken'));
+    await s.withDatabase((db) =>
+      db.exec(db.dialect === 'sqlite' ? 'DROP TRIGGER activity_broken' : 'DROP FUNCTION activity_broken CASCADE'),
+    );
   }
 });
 

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as tus from 'tus-js-client';
-import { Database } from '../../src/db/database.ts';
 import { createUser, setupAdmin } from '../support/auth.ts';
 import { Client, envelope } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
@@ -323,13 +322,12 @@ test('state lives in the database: complete answers complete after a restart, an
       ).status,
       204,
     );
-    await s.close();
     const id = cUrl.split('/').pop()!;
-    fs.appendFileSync(path.join(stagingDir(s), `tus-${id}.part`), 'cd');
-    const db = new Database(path.join(s.dirs.config, 'burrow.db'));
-    db.run('UPDATE uploads SET upload_offset = upload_length WHERE id = ?', [id]);
-    db.close();
-    await s.restart();
+    // Stopped, the part file and its row are changed, and the server starts again.
+    await s.withDatabase((db) => {
+      fs.appendFileSync(path.join(stagingDir(s), `tus-${id}.part`), 'cd');
+      db.run('UPDATE uploads SET upload_offset = upload_length WHERE id = ?', [id]);
+    });
     admin = again(s, admin);
     assert.not.ok(fs.existsSync(path.join(s.dirs.volumes, 'Files', 'c.txt')));
     const placed = await head(admin, s.url + cUrl);

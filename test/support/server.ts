@@ -18,6 +18,8 @@ import { createLogger, type Logger } from '../../src/core/log.ts';
 import { openApiPath } from '../../src/http/openapi.ts';
 import { sandbox, type Sandbox } from '../binary/harness.ts';
 import { waitFor } from './wait.ts';
+import { onPostgres, testPostgres } from './postgres.ts';
+import { PostgresDatabase } from '../../src/db/postgres.ts';
 
 export type ServerMode = 'source' | 'executable';
 export const serverMode: ServerMode = process.env.BURROW_TEST_SERVER === 'executable' ? 'executable' : 'source';
@@ -46,7 +48,7 @@ export interface TestServer {
   routes(): Promise<{ method: string; path: string }[]>;
   /**
    * Stops the server, opens its database as the server does (burrow.db, the index file
-   * attached as `idx` when there is one), runs `fn`, closes it and starts the server again on
+   * attached as `idx` when there is one; or its PostgreSQL database, without the index), runs `fn`, closes it and starts the server again on
    * the same port. The one way to read or change rows behind the API.
    */
   withDatabase<T>(fn: (db: Database) => T | Promise<T>): Promise<T>;
@@ -102,6 +104,8 @@ export async function startServer(
   for (const v of options.volumes ?? ['Files']) fs.mkdirSync(path.join(dirs.volumes, v), { recursive: true });
   const logs: Record<string, any>[] = [];
   let env: Record<string, string> = { ...serverEnv(dirs), ...options.env };
+  // BURROW_TEST_DATABASE=postgres: the same server on a database of its own in a test PostgreSQL.
+  if (onPostgres && env.DATABASE_URL === undefined) env.DATABASE_URL = await (await testPostgres()).database();
   let app: App | undefined;
   const boot =
     serverMode === 'executable'
@@ -157,10 +161,12 @@ export async function startServer(
     async withDatabase(fn) {
       await stop();
       try {
-        const db = new Database(path.join(env.CONFIG_DIR!, 'burrow.db'));
+        const db = env.DATABASE_URL
+          ? new PostgresDatabase(env.DATABASE_URL)
+          : new Database(path.join(env.CONFIG_DIR!, 'burrow.db'));
         try {
           const index = path.join(env.CACHE_DIR!, 'index.db');
-          if (fs.existsSync(index)) db.attach(index, 'idx');
+          if (fs.existsSync(index) && db.dialect === 'sqlite') db.attach(index, 'idx');
           return await fn(db);
         } finally {
           db.close();
