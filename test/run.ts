@@ -3,8 +3,8 @@
 //
 // Groups: unit; api (test/api against a server from source); api-executable (the same
 // test/api files against the built executable, BURROW_TEST_SERVER=executable); inprocess
-// (tests that inject in-process fakes, from source only); api-postgres and
-// api-postgres-executable (a subset of test/api with every store in a test PostgreSQL); e2e (a real browser, file by file; the
+// (tests that inject in-process fakes, from source only); api-postgres (a subset of
+// test/api with every store in a test PostgreSQL, from source); e2e (a real browser, file by file; the
 // journey files — test/e2e/journey/*.test.ts and test/e2e/journey-*.test.ts — against the executable);
 // binary (the executable as a user runs it); binary-arm64 (the same on linux-arm64 under qemu).
 //
@@ -38,19 +38,20 @@ interface Unit {
 const JOURNEY_ENV = { BURROW_TEST_SERVER: 'executable' };
 /**
  * The API files run again with every store in PostgreSQL (BURROW_TEST_DATABASE=postgres: a
- * test PostgreSQL, a database per server): sign-in, sessions, tokens, links, resumable uploads,
- * versions, WebDAV locks and the activity log — a subset, to keep the added time near five
- * minutes for both modes; postgres.test.ts (in api) covers what is PostgreSQL's own.
+ * test PostgreSQL, a database per server), one file per store whose statements differ most
+ * between the engines: sessions, links, WebDAV locks, resumable uploads, the activity log, tags
+ * and the notification outbox — a subset, to keep the added time to a few minutes. From source
+ * only: postgres.test.ts (in api, so also through the executable) covers the executable's own
+ * PostgreSQL bridge, migrations and 503s.
  */
 const POSTGRES_SUBSET = [
-  'auth-signin.test.ts',
   'auth-sessions.test.ts',
-  'tokens-lifecycle.test.ts',
   'shares-links.test.ts',
-  'uploads-tus.test.ts',
-  'files-versions-moves.test.ts',
   'webdav-locks.test.ts',
+  'uploads-tus.test.ts',
   'activity-log.test.ts',
+  'tags.test.ts',
+  'notify-outbox.test.ts',
 ];
 const POSTGRES_ENV = { BURROW_TEST_DATABASE: 'postgres' };
 const GROUPS: Record<string, Group> = {
@@ -66,13 +67,6 @@ const GROUPS: Record<string, Group> = {
   // One browser session per file keeps a failure's screenshots and state apart.
   e2e: { dir: 'e2e', label: 'e2e', fileByFile: true, journeys: true, needsBinary: true },
   'api-postgres': { dir: 'api', label: 'api on PostgreSQL (subset)', env: POSTGRES_ENV, only: POSTGRES_SUBSET },
-  'api-postgres-executable': {
-    dir: 'api',
-    label: 'api on PostgreSQL (subset, executable)',
-    env: { ...POSTGRES_ENV, BURROW_TEST_SERVER: 'executable' },
-    needsBinary: true,
-    only: POSTGRES_SUBSET,
-  },
   binary: { dir: 'binary', label: 'binary', needsBinary: true },
   // The same smoke suite on the linux-arm64 executable, under qemu-aarch64-static (.ci/run registers binfmt).
   'binary-arm64': {

@@ -222,12 +222,12 @@ export function createNotifyStore(db: Database): NotifyStore {
       db.transaction(() => {
         for (const r of inbox)
           db.run(
-            'INSERT OR IGNORE INTO notify_inbox (id, user_id, event_id, kind, title, text, paths, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            'INSERT INTO notify_inbox (id, user_id, event_id, kind, title, text, paths, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
             [r.id, r.user_id, r.event_id, r.kind, r.title, r.text, r.paths, r.at],
           );
         for (const d of deliveries)
           db.run(
-            'INSERT OR IGNORE INTO notify_deliveries (id, event_id, destination_id, user_id, kind, payload, state, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            'INSERT INTO notify_deliveries (id, event_id, destination_id, user_id, kind, payload, state, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
             [
               d.id,
               d.event_id,
@@ -245,11 +245,10 @@ export function createNotifyStore(db: Database): NotifyStore {
     },
     vapid: () => db.get<{ public_key: string; private_sealed: string }>('SELECT * FROM notify_vapid WHERE id = 1'),
     addVapid(publicKey, privateSealed, at) {
-      db.run('INSERT OR IGNORE INTO notify_vapid (id, public_key, private_sealed, created_at) VALUES (1, ?, ?, ?)', [
-        publicKey,
-        privateSealed,
-        at,
-      ]);
+      db.run(
+        'INSERT INTO notify_vapid (id, public_key, private_sealed, created_at) VALUES (1, ?, ?, ?) ON CONFLICT DO NOTHING',
+        [publicKey, privateSealed, at],
+      );
       return db.get<{ public_key: string; private_sealed: string }>('SELECT * FROM notify_vapid WHERE id = 1')!;
     },
     pushSubscriptions: (userId) =>
@@ -306,7 +305,7 @@ export function createNotifyStore(db: Database): NotifyStore {
     digest(d, held, now, at) {
       db.transaction(() => {
         db.run(
-          'INSERT OR IGNORE INTO notify_deliveries (id, event_id, destination_id, user_id, kind, payload, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          'INSERT INTO notify_deliveries (id, event_id, destination_id, user_id, kind, payload, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
           [d.id, d.event_id, d.destination_id, d.user_id, d.kind, d.payload, now, at],
         );
         for (const id of held)

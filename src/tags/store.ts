@@ -89,12 +89,12 @@ export function createTagStore(db: Database): TagStore {
       return db.transaction(() => {
         if (key === to.key)
           return db.run('UPDATE tags SET tag = ? WHERE user_id = ? AND tag_key = ?', [to.tag, userId, key]).changes > 0;
-        const moved = db.run('UPDATE OR IGNORE tags SET tag = ?, tag_key = ? WHERE user_id = ? AND tag_key = ?', [
-          to.tag,
-          to.key,
-          userId,
-          key,
-        ]).changes;
+        // Rows whose path already carries the new tag are left (both engines read this form).
+        const moved = db.run(
+          `UPDATE tags SET tag = ?, tag_key = ? WHERE user_id = ? AND tag_key = ?
+           AND NOT EXISTS (SELECT 1 FROM tags t WHERE t.user_id = tags.user_id AND t.path = tags.path AND t.tag_key = ?)`,
+          [to.tag, to.key, userId, key, to.key],
+        ).changes;
         // Paths that already carried the new tag keep that row; the old one goes.
         const merged = db.run('DELETE FROM tags WHERE user_id = ? AND tag_key = ?', [userId, key]).changes;
         db.run('UPDATE tags SET tag = ? WHERE user_id = ? AND tag_key = ?', [to.tag, userId, to.key]);

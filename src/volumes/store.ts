@@ -80,8 +80,11 @@ export function createUserVolumeStore(db: Database): UserVolumeStore {
     paths: () => db.all<{ path: string }>('SELECT DISTINCT path FROM user_volumes').map((r) => r.path),
     remove: (userId, id) => db.run('DELETE FROM user_volumes WHERE user_id = ? AND id = ?', [userId, id]).changes > 0,
     accountExists: (userId) =>
-      !db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'users'") ||
-      Boolean(db.get('SELECT 1 AS x FROM users WHERE id = ?', [userId])),
+      !db.get(
+        db.dialect === 'sqlite'
+          ? "SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'users'"
+          : "SELECT 1 AS x FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'users'",
+      ) || Boolean(db.get('SELECT 1 AS x FROM users WHERE id = ?', [userId])),
   };
   return store;
 }
