@@ -15,6 +15,8 @@ const OPTIONS = {
   json: { type: 'boolean' },
   'no-open': { type: 'boolean' },
   'log-file': { type: 'string' },
+  /** Internal: this process draws thumbnails for the server (previews/picture-child.ts); the value is CACHE_DIR. */
+  'picture-child': { type: 'string' },
 } as const;
 
 export interface CommandLine {
@@ -41,7 +43,15 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
 /** Whether the command line starts the server (not the doctor, a service command, help, version or a check). */
 export function startsServer(line: CommandLine): boolean {
   const v = line.values;
-  return !line.service && !line.doctor && !v.help && !v.version && !v['self-check'] && !v['check-addons'];
+  return (
+    !line.service &&
+    !line.doctor &&
+    !v.help &&
+    !v.version &&
+    !v['self-check'] &&
+    !v['check-addons'] &&
+    v['picture-child'] === undefined
+  );
 }
 
 /** The environment the server reads: the options that set variables applied over `env`. */

@@ -16,6 +16,7 @@ import { fsReason, prepareDataDirs } from './config/dirs.ts';
 import { createApp, defaultUiDir } from './app.ts';
 import { uiDir } from './assets.ts';
 import { checkInChild, createNativeAddons, runForkedAddonHelper } from './native.ts';
+import { runPictureChild } from './previews/picture-child.ts';
 import { InstanceLockError } from './db/instance-lock.ts';
 import { MigrationError } from './db/migrations.ts';
 import { createLogger } from './core/log.ts';
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
   }
   if (line.service) process.exit(await serviceCommand(argv.slice(1)));
   const { doctor, values: args } = line;
+  if (args['picture-child'] !== undefined) return runPictureChild(args['picture-child']);
   if (args.help) {
     process.stdout.write(helpText(serverEnv(line, process.env), line.helpAll));
     return;

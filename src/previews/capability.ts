@@ -15,5 +15,5 @@ export function createPreviewsCapability(deps: {
   const thumbnails = createThumbnails({ cacheDir: deps.cacheDir, settings: deps.thumbnails, log: deps.log });
   const previews = createPreviews({ resolver: deps.resolver, thumbnails });
   // `previews` is handed to shares too: a link holder's thumbnails are made and cached alike.
-  return { routes: previewRoutes(previews), previews };
+  return { routes: previewRoutes(previews), previews, stop: () => thumbnails.close() };
 }

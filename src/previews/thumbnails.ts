@@ -1,5 +1,6 @@
-// Thumbnails: small WebP pictures of images, made by @napi-rs/image (loaded on first use, so
-// a broken add-on disables thumbnails and nothing else) and cached in CACHE_DIR/thumbnails.
+// Thumbnails: small WebP pictures of images, made by @napi-rs/image in a short-lived child
+// process (picture-child.ts says why; a broken add-on fails thumbnails and nothing else) and
+// cached in CACHE_DIR/thumbnails.
 // A cache name is an HMAC (key kept beside the cache) of the real path, size, modification
 // time and the thumbnail settings: a changed file or setting gets a new name, and a name
 // cannot be guessed by an account that may not see the file. Generation is bounded by the
@@ -13,13 +14,12 @@
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { GifReader } from 'omggif';
 import type { OpenedFile } from '../files/confined.ts';
 import type { Logger } from '../core/log.ts';
 import { AUDIO_KINDS, VIDEO_KINDS } from '../files/kinds.ts';
 import { coverPicture } from '../metadata/read.ts';
+import { createPictureChild, type PictureJob } from './picture-child.ts';
 
 export interface ThumbnailSettings {
   enabled: boolean;
@@ -30,7 +30,6 @@ export interface ThumbnailSettings {
 
 /** Pictures bigger than this (file bytes or decoded pixels) get no thumbnail. */
 const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
-const MAX_PIXELS = 80_000_000;
 /** Remembered failures (by cache name), so a damaged picture is not decoded on every listing. */
 const MAX_FAILURES = 10_000;
 export const CACHE_NAME = /^[0-9a-f]{64}\.webp$/;
@@ -38,22 +37,6 @@ export const CACHE_NAME = /^[0-9a-f]{64}\.webp$/;
 export const RENDITIONS = [640, 1280, 1920, 2560] as const;
 const FFMPEG_TIMEOUT_MS = 20_000;
 const FFMPEG_MAX_OUTPUT = 64 * 1024 * 1024;
-
-interface ImageTransformer {
-  metadata(withExif?: boolean): Promise<{ width: number; height: number }>;
-  rotate(): ImageTransformer;
-  resize(width: number, height?: number | null, filter?: number | null, fit?: number | null): ImageTransformer;
-  webp(quality?: number): Promise<Buffer>;
-  png(): Promise<Buffer>;
-}
-type ImageModule = {
-  Transformer: (new (input: Uint8Array) => ImageTransformer) & {
-    fromSvg(input: Uint8Array | string): ImageTransformer;
-    fromRgbaPixels(input: Uint8Array, width: number, height: number): ImageTransformer;
-  };
-};
-/** `ResizeFit.Inside`: as large as possible within both bounds, aspect kept. */
-const FIT_INSIDE = 2;
 
 export interface Thumbnails {
   /**
@@ -117,29 +100,14 @@ export function createThumbnails(deps: {
   cacheDir: string;
   settings: () => ThumbnailSettings;
   log: Logger;
-  loadModule?: () => ImageModule;
-}): Thumbnails {
+}): Thumbnails & { close(): void } {
   const dir = path.join(deps.cacheDir, 'thumbnails');
-  let module: ImageModule | null | undefined;
+  const pictures = createPictureChild({ cacheDir: deps.cacheDir, log: deps.log });
   let key: Promise<Buffer> | undefined;
   const inFlight = new Map<string, Promise<string | null>>();
   const failed = new Set<string>();
   let running = 0;
   const waiting: (() => void)[] = [];
-
-  function images(): ImageModule | null {
-    if (module === undefined) {
-      try {
-        module = deps.loadModule
-          ? deps.loadModule()
-          : (createRequire(import.meta.url)('@napi-rs/image') as ImageModule);
-      } catch (err) {
-        deps.log.warn('the image add-on could not be loaded; thumbnails are off', { err });
-        module = null;
-      }
-    }
-    return module;
-  }
 
   function secret(): Promise<Buffer> {
     key ??= (async () => {
@@ -172,55 +140,34 @@ export function createThumbnails(deps: {
     }
   }
 
-  /** The picture to scale: decoded by kind (null when there is nothing to show, e.g. no ffmpeg). */
-  async function decode(
-    mod: ImageModule,
+  /** What the child draws from, by kind (null when there is nothing to show, e.g. no ffmpeg). */
+  async function source(
     opened: Pick<OpenedFile, 'path' | 'fd'>,
     kind: string,
-  ): Promise<ImageTransformer | null> {
+  ): Promise<Omit<PictureJob, 'size' | 'quality'> | null> {
     if (VIDEO_KINDS.has(kind)) {
       const frame = await videoFrame(opened.fd);
-      return frame ? new mod.Transformer(frame) : null;
+      return frame ? { kind: 'picture', input: frame } : null;
     }
+    // A song's thumbnail is its cover; a song without one has none.
     if (AUDIO_KINDS.has(kind)) {
-      // A song's thumbnail is its cover; a song without one has none.
       const cover = await coverPicture(opened.path);
-      return cover ? fromPicture(mod, cover) : null;
+      return cover ? { kind: 'picture', input: cover } : null;
     }
     const input = await fsp.readFile(opened.path);
-    // Rasterised at its own size first, so it is measured (and never enlarged) like any picture.
-    if (kind === 'svg') return fromPicture(mod, await mod.Transformer.fromSvg(input).png());
-    if (kind === 'gif') {
-      const gif = new GifReader(new Uint8Array(input.buffer, input.byteOffset, input.length));
-      if (gif.width * gif.height > MAX_PIXELS) throw new Error('picture too large for a thumbnail');
-      const pixels = new Uint8Array(gif.width * gif.height * 4);
-      gif.decodeAndBlitFrameRGBA(0, pixels);
-      return mod.Transformer.fromRgbaPixels(pixels, gif.width, gif.height);
-    }
-    return fromPicture(mod, input);
-  }
-
-  async function fromPicture(mod: ImageModule, input: Uint8Array): Promise<ImageTransformer> {
-    const meta = await new mod.Transformer(input).metadata(false);
-    if (meta.width * meta.height > MAX_PIXELS) throw new Error('picture too large for a thumbnail');
-    return new mod.Transformer(input).rotate();
+    return { kind: kind === 'svg' || kind === 'gif' ? kind : 'picture', input };
   }
 
   async function make(
-    mod: ImageModule,
     opened: Pick<OpenedFile, 'path' | 'fd'>,
     kind: string,
     target: string,
     size: number,
     quality: number,
   ): Promise<boolean> {
-    const source = await decode(mod, opened, kind);
-    if (!source) return false;
-    // Fit inside size × size (never enlarged: resize only shrinks with this fit when smaller).
-    const meta = await source.metadata(false).catch(() => null);
-    const picture =
-      !meta || meta.width > size || meta.height > size ? source.resize(size, size, null, FIT_INSIDE) : source;
-    const webp = await picture.webp(quality);
+    const from = await source(opened, kind);
+    if (!from) return false;
+    const webp = await pictures.draw({ ...from, size, quality });
     // Written whole under a temporary name, then renamed: a reader never sees half a picture.
     const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
     await fsp.writeFile(temp, webp, { flag: 'wx' });
@@ -249,8 +196,6 @@ export function createThumbnails(deps: {
       const size = renditionSize(options.size, settings.size);
       // Renditions are looked at full-screen: a better quality than the thumbnail's.
       const quality = size === settings.size ? settings.quality : Math.max(settings.quality, 82);
-      const mod = images();
-      if (!mod) return null;
       const name =
         createHmac('sha256', await secret())
           .update(JSON.stringify([realPath, st.size, st.mtimeMs, size, quality, kind]))
@@ -266,7 +211,7 @@ export function createThumbnails(deps: {
         return name;
       let pending = inFlight.get(name);
       if (!pending) {
-        pending = slot(() => make(mod, opened, kind, target, size, quality))
+        pending = slot(() => make(opened, kind, target, size, quality))
           .then(
             (made) => {
               if (made) return name;
@@ -288,5 +233,6 @@ export function createThumbnails(deps: {
     cachedFile(name) {
       return CACHE_NAME.test(name) ? path.join(dir, name) : null;
     },
+    close: () => pictures.close(),
   };
 }

@@ -1,7 +1,8 @@
 // Thumbnails beyond what the image add-on decodes itself, and the viewer's screen-sized
 // renditions: EXIF orientation applied, SVG rasterised (its script never runs: the add-on has
 // no script engine), GIF's first frame, a video's first frame through ffmpeg; `size` rounded
-// up to a bounded set of renditions, never enlarged, each cached under its own name.
+// up to a bounded set of renditions, never enlarged, each cached under its own name. Pictures
+// are drawn in a child process of the server that leaves when idle (its memory goes with it).
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { setupAdmin } from '../support/auth.ts';
 import type { Client } from '../support/client.ts';
 import { HOSTILE_SVG, animatedGif, png, rotatedJpeg, webm } from '../support/media.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 
 const image = createRequire(import.meta.url)('@napi-rs/image') as any;
 
@@ -77,6 +79,41 @@ test('renditions: EXIF orientation applied, size rounded up to a rendition, neve
   );
   assert.is((await admin.get('/api/thumbnails/Files/photo.jpg?size=abc')).status, 400);
   assert.is((await admin.get('/api/thumbnails/Files/photo.jpg?size=0')).status, 400);
+});
+
+/** The server's children drawing pictures (`--picture-child` on their command line). */
+function pictureChildren(): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (ppid === s.pid() && argv.includes('--picture-child')) found.push(Number(entry));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return found;
+}
+
+test('a picture is drawn in a child process of the server, which leaves when there is nothing to draw', async () => {
+  const name = 'Strand & Meer #3 — Ça va 😀.jpg';
+  fs.writeFileSync(vol(name), await rotatedJpeg(3000, 2000));
+  const thumb = (await admin.get(`/api/thumbnails/Files/${encodeURIComponent(name)}`)).json.thumbnail;
+  assert.equal(await dims(thumb), [171, 256], 'drawn, upright');
+  const children = pictureChildren();
+  assert.is(children.length, 1, 'one child drew it and waits for the next picture');
+  // A second picture right after is drawn by the same child.
+  const r = await admin.get(`/api/thumbnails/Files/${encodeURIComponent(name)}?size=640`);
+  assert.equal(await dims(r.json.thumbnail), [427, 640]);
+  assert.equal(pictureChildren(), children);
+  // Then it leaves (after 10 s without a picture), and the next picture starts another.
+  await waitFor(() => pictureChildren().length === 0, { what: 'the picture child to leave', timeoutMs: 60_000 });
+  const again = await admin.get(`/api/thumbnails/Files/${encodeURIComponent(name)}?size=1280`);
+  assert.equal(await dims(again.json.thumbnail), [853, 1280]);
+  assert.is(pictureChildren().length, 1);
 });
 
 test.run();
