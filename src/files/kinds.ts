@@ -47,6 +47,22 @@ export const AUDIO_KINDS: ReadonlySet<string> = new Set([
   'opus',
   'weba',
 ]);
+/** Pictures that carry EXIF (date taken, camera, GPS): read for the metadata answer and search. */
+export const EXIF_KINDS: ReadonlySet<string> = new Set([
+  'jpg',
+  'jpeg',
+  'tif',
+  'tiff',
+  'heic',
+  'heif',
+  'png',
+  'webp',
+  'avif',
+]);
+/** Audio whose tags are read (title, artist, album…). */
+export const TAGGED_AUDIO_KINDS: ReadonlySet<string> = new Set([...AUDIO_KINDS, 'wma', 'aiff']);
+/** Files whose facts search knows (date taken and camera, artist and album): the indexer reads them. */
+export const SEARCH_FACT_KINDS: ReadonlySet<string> = new Set([...EXIF_KINDS, ...TAGGED_AUDIO_KINDS]);
 export const MARKDOWN_KINDS: ReadonlySet<string> = new Set(['md', 'markdown']);
 /** Text kinds `GET /api/preview` also serves inline (as sandboxed plain text). */
 const PREVIEW_TEXT_KINDS: ReadonlySet<string> = new Set([

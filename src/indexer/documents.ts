@@ -6,6 +6,7 @@ import {
   TooLarge,
   decodeText,
   documentKind,
+  extensionOf,
   epubSpine,
   htmlText,
   officeParts,
@@ -19,6 +20,7 @@ import {
   type Extracted,
 } from './extract.ts';
 import { pdfText } from './pdf-text.ts';
+import { readSearchFacts } from '../metadata/read.ts';
 
 /** HTML and RTF: read at most this much (their text is far smaller than the file). */
 const MAX_MARKUP_FILE = 32 * 1024 * 1024;
@@ -50,7 +52,11 @@ export async function readDocument(
   limits: ExtractLimits,
 ): Promise<Extracted> {
   const kind = documentKind(name);
-  if (kind === null || kind === 'text') return { text: null };
+  if (kind === null) {
+    const media = await readSearchFacts(file, extensionOf(name), size);
+    return media ? { text: null, media } : { text: null };
+  }
+  if (kind === 'text') return { text: null };
   if (size > limits.maxBytes) return { text: null, state: { kind, status: 'too-large' } };
   try {
     switch (kind) {

@@ -6,7 +6,7 @@
 // idle, like the walker (pdf.js alone is ~40 MB).
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../workers.ts';
-import { documentKind, type ExtractLimits, type Extracted, type ExtractedKind } from './extract.ts';
+import { documentKind, hasSearchFacts, type ExtractLimits, type Extracted, type ExtractedKind } from './extract.ts';
 
 export interface ExtractRequest {
   id: number;
@@ -29,7 +29,8 @@ const IDLE_MS = 10_000;
 
 interface Job {
   request: ExtractRequest;
-  kind: ExtractedKind;
+  /** 'media': a photo's or a song's facts for search. */
+  kind: ExtractedKind | 'media';
   resolve: (r: Extracted) => void;
 }
 
@@ -47,9 +48,9 @@ export class DocumentReader {
     this.limits = limits;
   }
 
-  /** The document's text and state (never rejects). */
+  /** The document's text and state, or a photo's or song's facts (never rejects). */
   read(file: string, name: string, size: number): Promise<Extracted> {
-    const kind = documentKind(name);
+    const kind = documentKind(name) ?? (hasSearchFacts(name) ? 'media' : null);
     if (kind === null || kind === 'text') return Promise.resolve({ text: null });
     return new Promise((resolve) => {
       this.queue.push({ request: { id: this.nextId++, file, name, size, limits: this.limits }, kind, resolve });
@@ -113,7 +114,13 @@ export class DocumentReader {
     const worker = this.worker;
     this.worker = null;
     void worker?.terminate();
-    if (job) this.finish({ text: null, state: { kind: job.kind, status } });
+    // A photo or song past a limit is known to say nothing (not read again until it changes).
+    if (job)
+      this.finish(
+        job.kind === 'media'
+          ? { text: null, media: { taken: null, camera: null, artist: null, album: null } }
+          : { text: null, state: { kind: job.kind, status } },
+      );
   }
 
   /** Stops the thread; documents still waiting are deferred (their old text stays). */
@@ -125,7 +132,9 @@ export class DocumentReader {
     this.worker = null;
     void worker?.terminate();
     for (const job of [this.current, ...this.queue.splice(0)])
-      job?.resolve({ text: null, state: { kind: job.kind, status: 'deferred' } });
+      job?.resolve(
+        job.kind === 'media' ? { text: null } : { text: null, state: { kind: job.kind, status: 'deferred' } },
+      );
     this.current = null;
   }
 }

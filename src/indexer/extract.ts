@@ -7,6 +7,8 @@
 // unpacked, pages, time), and a document contributes at most MAX_TEXT of text.
 import fs from 'node:fs';
 import yauzl from 'yauzl';
+import { SEARCH_FACT_KINDS } from '../files/kinds.ts';
+import type { SearchFacts } from '../metadata/read.ts';
 
 export const MAX_TEXT = 512 * 1024;
 const MAX_TEXT_FILE = 32 * 1024 * 1024;
@@ -70,6 +72,8 @@ export interface Extracted {
   text: string | null;
   /** Set for the kinds the extractor thread reads. */
   state?: DocState;
+  /** A photo's or a song's facts for search (hasSearchFacts). */
+  media?: SearchFacts;
 }
 
 /** Limits of one document and of one walk (SEARCH_EXTRACT_*). */
@@ -103,6 +107,11 @@ export function documentKind(name: string): DocKind | null {
 /** The zip parts holding an office document's text, by its extension. */
 export function officeParts(name: string): RegExp | undefined {
   return OFFICE_PARTS[extensionOf(name)];
+}
+
+/** A photo or a song: the indexer reads its date taken and camera, or its artist and album (metadata/read.ts). */
+export function hasSearchFacts(name: string): boolean {
+  return SEARCH_FACT_KINDS.has(extensionOf(name));
 }
 
 /** True when the file's name says it may carry indexable text. */

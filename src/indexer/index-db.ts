@@ -14,7 +14,7 @@ import type { Logger } from '../core/log.ts';
 export const INDEX_SCHEMA = 'idx';
 
 /** Bump when the rows' meaning or the layout changes: the next start rebuilds every index once. */
-export const INDEX_FORMAT = 3;
+export const INDEX_FORMAT = 4;
 
 const SCHEMA_SQL = `
 CREATE TABLE idx.idx_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -62,6 +62,20 @@ CREATE TABLE idx.idx_doc_state (
   at INTEGER NOT NULL                 -- ms: when it was read
 );
 CREATE INDEX idx.idx_doc_state_status ON idx_doc_state(status, at);
+-- What a photo or a song says about itself, for search (rowid = the file's idx_entries id;
+-- metadata/read.ts readSearchFacts). A row: the file was read as it is now (its facts may all
+-- be null). The *_key columns are lower-cased NFC, for taken:/camera:/artist:/album:.
+CREATE TABLE idx.idx_media (
+  id INTEGER PRIMARY KEY,
+  taken INTEGER,                      -- ms: date taken, the camera's clock read as UTC
+  camera TEXT,
+  camera_key TEXT,
+  artist TEXT,
+  artist_key TEXT,
+  album TEXT,
+  album_key TEXT
+);
+CREATE INDEX idx.idx_media_taken ON idx_media(taken) WHERE taken IS NOT NULL;
 `;
 
 function removeFiles(file: string): void {

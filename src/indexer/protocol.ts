@@ -1,4 +1,5 @@
 import type { DocState, ExtractLimits } from './extract.ts';
+import type { SearchFacts } from '../metadata/read.ts';
 
 // Messages between the main thread (which owns the one database connection) and the walker
 // worker (which owns the file-system calls). Paths inside a root are relative, '/'-separated.
@@ -25,6 +26,8 @@ export interface DocRecord {
   text: string | null;
   /** What became of a document of an extracted kind (PDF, EPUB, RTF, HTML, office); `deferred` keeps the old text. */
   state?: DocState;
+  /** A photo's or a song's facts for search (date taken, camera, artist, album), read when the file is new or changed. */
+  media?: SearchFacts;
 }
 
 export interface WorkerOptions {
@@ -68,9 +71,9 @@ export interface WalkJob {
    */
   skip?: string[];
   /**
-   * Documents whose text the index holds (relative path → `mtime:size`, mtime in whole ms): read
-   * again only when their file changed, not at every walk that passes them (a renamed folder of
-   * PDFs was read whole again).
+   * Documents whose text the index holds, and photos and songs whose facts it holds (relative
+   * path → `mtime:size`, mtime in whole ms): read again only when their file changed, not at
+   * every walk that passes them (a renamed folder of PDFs was read whole again).
    */
   known?: Map<string, string>;
 }

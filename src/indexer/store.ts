@@ -46,6 +46,9 @@ const upsertSql = (
 const UPSERTS = new Map(CHUNKS.map((n) => [n, upsertSql(n)]));
 
 /** Lower-cased, NFC: the form names are compared in. */
+/** A photo's or song's fact as search compares it (camera:, artist:, album:): lower-cased NFC. */
+export const factKey = (value: string | null): string | null => (value === null ? null : nameKey(value));
+
 export function nameKey(name: string): string {
   return name.normalize('NFC').toLowerCase();
 }
@@ -191,6 +194,17 @@ export class IndexStore {
           [rootId, d.dir, d.name],
         )?.id;
         if (id === undefined) continue;
+        if (d.media) {
+          const m = d.media;
+          this.db.run(
+            `INSERT INTO idx_media (id, taken, camera, camera_key, artist, artist_key, album, album_key)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET taken = excluded.taken,
+            camera = excluded.camera, camera_key = excluded.camera_key, artist = excluded.artist,
+            artist_key = excluded.artist_key, album = excluded.album, album_key = excluded.album_key`,
+            [id, m.taken, m.camera, factKey(m.camera), m.artist, factKey(m.artist), m.album, factKey(m.album)],
+          );
+          continue;
+        }
         if (d.state)
           this.db.run(
             `INSERT INTO idx_doc_state (id, kind, status, pages, at) VALUES (?, ?, ?, ?, ?)
@@ -217,6 +231,7 @@ export class IndexStore {
     if (this.names) this.db.run('DELETE FROM idx_names WHERE rowid IN (SELECT value FROM json_each(?))', [list]);
     this.db.run('DELETE FROM idx_docs WHERE rowid IN (SELECT value FROM json_each(?))', [list]);
     this.db.run('DELETE FROM idx_doc_state WHERE id IN (SELECT value FROM json_each(?))', [list]);
+    this.db.run('DELETE FROM idx_media WHERE id IN (SELECT value FROM json_each(?))', [list]);
     this.db.run('DELETE FROM idx_entries WHERE id IN (SELECT value FROM json_each(?))', [list]);
   }
 
@@ -246,7 +261,7 @@ export class IndexStore {
     const rows = this.db.all<{ dir: string; name: string; size: number; mtime: number }>(
       `SELECT dir, name, size, mtime FROM idx_entries WHERE root_id = ? AND is_dir = 0
       AND (${b.sql} OR (dir = ? AND name = ?))
-      AND id IN (SELECT rowid FROM idx_docs UNION SELECT id FROM idx_doc_state)
+      AND id IN (SELECT rowid FROM idx_docs UNION SELECT id FROM idx_doc_state UNION SELECT id FROM idx_media)
       AND id NOT IN (SELECT id FROM idx_doc_state WHERE status = 'deferred')`,
       [rootId, ...b.params, dir, name],
     );
@@ -356,6 +371,7 @@ export class IndexStore {
   deleteDoc(entryId: number): void {
     this.db.run('DELETE FROM idx_docs WHERE rowid = ?', [entryId]);
     this.db.run('DELETE FROM idx_doc_state WHERE id = ?', [entryId]);
+    this.db.run('DELETE FROM idx_media WHERE id = ?', [entryId]);
   }
 
   /** Documents of the extracted kinds by kind and state (roots being dropped left out). */

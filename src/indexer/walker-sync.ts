@@ -8,7 +8,7 @@
 // thread's watchdog replaces a worker stuck in one (watchdog.ts has the whole design).
 import path from 'node:path';
 import { isReservedName } from '../files/names.ts';
-import { isDocument } from './extract.ts';
+import { hasSearchFacts, isDocument } from './extract.ts';
 import { splitRel, joinRel, type WalkJob, type WalkSummary } from './protocol.ts';
 import {
   abs,
@@ -76,7 +76,12 @@ export async function walkSync(
     summary.files++;
     if (job.emit === 'dirs') return;
     sink.entry({ dir, name, isDir: false, size, mtime });
-    if (job.content && extracts && isDocument(name) && !textKnown(job, dir, name, mtime, size))
+    if (
+      job.content &&
+      extracts &&
+      (isDocument(name) || hasSearchFacts(name)) &&
+      !textKnown(job, dir, name, mtime, size)
+    )
       extracts.add(real, dir, name, size);
   };
 

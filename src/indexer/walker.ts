@@ -4,7 +4,7 @@
 // only the folders still open, never the tree.
 import path from 'node:path';
 import { isReservedName } from '../files/names.ts';
-import { isDocument, type Extracted } from './extract.ts';
+import { hasSearchFacts, isDocument, type Extracted } from './extract.ts';
 import type { FsLayer, EntryStat } from './fs-layer.ts';
 import type { IoGuard } from './io-guard.ts';
 import {
@@ -138,9 +138,15 @@ export function createExtractQueue(extract: Extractor, sink: WalkSink, cancelled
       running++;
       extract(item.file, item.name, item.size)
         .then(
-          ({ text, state }) => {
+          ({ text, state, media }) => {
             // No text is said too, so a file written over with no text loses its old text.
-            sink.doc({ dir: item.dir, name: item.name, text: text || null, ...(state ? { state } : {}) });
+            sink.doc({
+              dir: item.dir,
+              name: item.name,
+              text: text || null,
+              ...(state ? { state } : {}),
+              ...(media ? { media } : {}),
+            });
           },
           () => {},
         )
@@ -199,7 +205,12 @@ export async function walk(
     summary.files++;
     if (job.emit === 'dirs') return;
     sink.entry({ dir, name, isDir: false, size: st.size, mtime: st.mtimeMs });
-    if (job.content && extracts && isDocument(name) && !textKnown(job, dir, name, st.mtimeMs, st.size))
+    if (
+      job.content &&
+      extracts &&
+      (isDocument(name) || hasSearchFacts(name)) &&
+      !textKnown(job, dir, name, st.mtimeMs, st.size)
+    )
       extracts.add(file, dir, name, st.size);
   };
 

@@ -6,7 +6,7 @@ import { nodeFs, nodeSyncFs, type FsLayer, type FsLayerFactory, type SyncFsLayer
 import { noBeat, SyncBeat } from './watchdog.ts';
 import { IoGuard } from './io-guard.ts';
 import { workerHold, workerPace } from '../core/load.ts';
-import { documentKind, plainText, type Extracted } from './extract.ts';
+import { documentKind, hasSearchFacts, plainText, type Extracted } from './extract.ts';
 import { DocumentReader } from './extract-pool.ts';
 import { listFolder, walk } from './walker.ts';
 import { walkSync } from './walker-sync.ts';
@@ -125,10 +125,12 @@ async function main(): Promise<void> {
     const extract = job.content
       ? async (file: string, name: string, size: number): Promise<Extracted> => {
           const kind = documentKind(name);
-          if (kind === null) return { text: null };
+          if (kind === null && !hasSearchFacts(name)) return { text: null };
           await pace();
           if (kind === 'text') return { text: await withTimeout(plainText(file, size)) };
-          if (limits.runMs > 0 && spent >= limits.runMs) return { text: null, state: { kind, status: 'deferred' } };
+          if (limits.runMs > 0 && spent >= limits.runMs)
+            // A photo or song left for later says nothing: its facts are read at the next walk.
+            return kind === null ? { text: null } : { text: null, state: { kind, status: 'deferred' } };
           const started = performance.now();
           try {
             return await reader.read(file, name, size);

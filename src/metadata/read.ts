@@ -11,13 +11,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { AUDIO_KINDS, VIDEO_KINDS } from '../files/kinds.ts';
+import { EXIF_KINDS, SEARCH_FACT_KINDS, TAGGED_AUDIO_KINDS, VIDEO_KINDS } from '../files/kinds.ts';
 import { xmlText, zipParts } from '../indexer/extract.ts';
 import type { AudioFacts, DocumentFacts, FileFacts, ImageFacts, VideoFacts } from './wire.ts';
 
 const IMAGE = new Set(['jpg', 'jpeg', 'png', 'webp', 'gif', 'bmp', 'tif', 'tiff', 'avif', 'ico', 'heic', 'heif']);
-const EXIF_KINDS = new Set(['jpg', 'jpeg', 'tif', 'tiff', 'heic', 'heif', 'png', 'webp', 'avif']);
-const AUDIO = new Set([...AUDIO_KINDS, 'wma', 'aiff']);
 const VIDEO = new Set([...VIDEO_KINDS, 'wmv', 'mpg', 'mpeg']);
 const OFFICE = new Set(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp']);
 const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
@@ -63,6 +61,35 @@ export function exifDate(v: unknown): string | null {
   return `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}`;
 }
 
+/** A photo's EXIF tags as written (GPS too when asked); null when it has none or does not parse. */
+async function readExif(file: string, gps: boolean): Promise<Record<string, unknown> | null> {
+  const { default: exifr } = await import('exifr');
+  // exifr reads the head of the file in chunks (the segments it needs), not the whole picture.
+  const exif = (await exifr
+    .parse(file, {
+      tiff: true,
+      exif: true,
+      gps,
+      ifd1: false,
+      interop: false,
+      xmp: false,
+      icc: false,
+      iptc: false,
+      jfif: false,
+      ihdr: false,
+      reviveValues: false,
+      translateValues: false,
+    })
+    .catch(() => null)) as Record<string, unknown> | null | undefined;
+  return exif ?? null;
+}
+
+/** Make and model as one name, the make left out when the model already says it ("Canon Canon EOS R6"). */
+export function cameraName(make: string | null, model: string | null): string | null {
+  if (!make || !model) return make ?? model;
+  return model.toLowerCase().startsWith(make.toLowerCase().split(/\s+/)[0]!) ? model : `${make} ${model}`;
+}
+
 async function imageFacts(file: Readable, kind: string, size: number): Promise<FileFacts> {
   if (size > MAX_IMAGE_BYTES) return {};
   const facts: ImageFacts = {
@@ -81,24 +108,7 @@ async function imageFacts(file: Readable, kind: string, size: number): Promise<F
     gps: null,
   };
   if (EXIF_KINDS.has(kind)) {
-    const { default: exifr } = await import('exifr');
-    // exifr reads the head of the file in chunks (the segments it needs), not the whole picture.
-    const exif = (await exifr
-      .parse(file.path, {
-        tiff: true,
-        exif: true,
-        gps: true,
-        ifd1: false,
-        interop: false,
-        xmp: false,
-        icc: false,
-        iptc: false,
-        jfif: false,
-        ihdr: false,
-        reviveValues: false,
-        translateValues: false,
-      })
-      .catch(() => null)) as Record<string, unknown> | null | undefined;
+    const exif = await readExif(file.path, true);
     if (exif) {
       facts.cameraMake = text(exif.Make);
       facts.cameraModel = text(exif.Model);
@@ -336,7 +346,7 @@ async function officeFacts(file: Readable): Promise<FileFacts> {
 export async function readFileFacts(file: Readable, kind: string, size: number): Promise<FileFacts> {
   try {
     if (IMAGE.has(kind)) return await imageFacts(file, kind, size);
-    if (AUDIO.has(kind)) return await audioFacts(file);
+    if (TAGGED_AUDIO_KINDS.has(kind)) return await audioFacts(file);
     if (VIDEO.has(kind)) return await videoFacts(file);
     if (kind === 'pdf') return await pdfFacts(file, size);
     if (OFFICE.has(kind)) return await officeFacts(file);
@@ -344,4 +354,45 @@ export async function readFileFacts(file: Readable, kind: string, size: number):
     // A file that does not parse has no further facts.
   }
   return {};
+}
+
+/**
+ * What search knows of a photo or a song (the indexer's extractor thread reads it when the file
+ * is new or changed): date taken (ms, the camera's clock read as UTC) and camera of a photo;
+ * artist and album of a song. Only the heads of the files are read (EXIF segments, tag frames,
+ * no cover, no duration scan); null when the file is not of those kinds.
+ */
+export interface SearchFacts {
+  taken: number | null;
+  camera: string | null;
+  artist: string | null;
+  album: string | null;
+}
+
+export async function readSearchFacts(file: string, kind: string, size: number): Promise<SearchFacts | null> {
+  const facts: SearchFacts = { taken: null, camera: null, artist: null, album: null };
+  try {
+    if (EXIF_KINDS.has(kind)) {
+      if (size > MAX_IMAGE_BYTES) return facts;
+      const exif = await readExif(file, false);
+      if (exif) {
+        const taken = exifDate(exif.DateTimeOriginal) ?? exifDate(exif.CreateDate);
+        facts.taken = taken ? Date.parse(`${taken}Z`) : null;
+        if (facts.taken !== null && Number.isNaN(facts.taken)) facts.taken = null;
+        facts.camera = cameraName(text(exif.Make), text(exif.Model));
+      }
+      return facts;
+    }
+    if (TAGGED_AUDIO_KINDS.has(kind)) {
+      const { parseFile } = await import('music-metadata');
+      const c = (await parseFile(file, { duration: false, skipCovers: true, skipPostHeaders: true })).common;
+      facts.artist = text(c.artist) ?? text(c.artists?.join(', ')) ?? text(c.albumartist);
+      facts.album = text(c.album);
+      return facts;
+    }
+  } catch {
+    // A file that does not parse says nothing.
+    return facts;
+  }
+  return null;
 }

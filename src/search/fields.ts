@@ -1,10 +1,22 @@
 // The search query's fields, read in one place for every way a query arrives: typed into the
-// box (`kind:photo ext:pdf size:>100MB modified:<2024-06 tag:receipts in:"Family Photos"` and
-// quoted phrases), as the API's own query parameters (`kind=photo&size=>100MB`, each value read
+// box (`kind:photo ext:pdf size:>100MB modified:<2024-06 tag:receipts in:"Family Photos"`, what
+// photos and songs say of themselves — `taken:2025 camera:pixel artist:"Nina Simone" album:…` —
+// and quoted phrases), as the API's own query parameters (`kind=photo&size=>100MB`, each value read
 // by the same rules), and by the web interface for its filter chips. Pure: no Node imports.
 import { AUDIO_KINDS, PICTURE_KINDS, TEXT_KINDS, VIDEO_KINDS } from '../files/kinds.ts';
 
-export const FIELD_NAMES = ['kind', 'ext', 'size', 'modified', 'tag', 'in'] as const;
+export const FIELD_NAMES = [
+  'kind',
+  'ext',
+  'size',
+  'modified',
+  'taken',
+  'camera',
+  'artist',
+  'album',
+  'tag',
+  'in',
+] as const;
 export type FieldName = (typeof FIELD_NAMES)[number];
 
 /** Kinds a person names, with the extensions each means (`folder`: folders only). */
@@ -71,6 +83,12 @@ export interface Filters {
   /** Each range must hold (several `size:` narrow). */
   size: Range[];
   modified: Range[];
+  /** Date taken (a photo's EXIF, the camera's clock read as UTC): each range must hold. */
+  taken: Range[];
+  /** Words a photo's camera, a song's artist or album must contain (lower-cased NFC), all of them. */
+  camera: string[];
+  artist: string[];
+  album: string[];
   /** Tags the item must all carry (as typed; compared by the tags' own key). */
   tags: string[];
   /** Folder names (or paths) the item must be inside, all of them. */
@@ -88,10 +106,27 @@ export interface ParsedQuery {
 /** A field that cannot be read: the message says what was expected. */
 export class FieldError extends Error {}
 
-const emptyFilters = (): Filters => ({ exts: [], size: [], modified: [], tags: [], within: [] });
+const emptyFilters = (): Filters => ({
+  exts: [],
+  size: [],
+  modified: [],
+  taken: [],
+  camera: [],
+  artist: [],
+  album: [],
+  tags: [],
+  within: [],
+});
+
+/** The filters only the index knows (what a photo or song says about itself): a stat cannot check them. */
+export const hasMediaFilters = (f: Filters): boolean =>
+  f.taken.length + f.camera.length + f.artist.length + f.album.length > 0;
 
 export const hasFilters = (f: Filters): boolean =>
-  f.exts.length > 0 || f.dirs !== undefined || f.size.length + f.modified.length + f.tags.length + f.within.length > 0;
+  f.exts.length > 0 ||
+  f.dirs !== undefined ||
+  f.size.length + f.modified.length + f.tags.length + f.within.length > 0 ||
+  hasMediaFilters(f);
 
 const UNITS: Record<string, number> = { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
 
@@ -204,6 +239,15 @@ export function addField(filters: Filters, name: FieldName, raw: string): void {
       return;
     case 'modified':
       filters.modified.push(parseDate('modified', value));
+      return;
+    case 'taken':
+      filters.taken.push(parseDate('taken', value));
+      return;
+    case 'camera':
+    case 'artist':
+    case 'album':
+      if (value.length > 200) throw new FieldError(`${name}: takes at most 200 characters.`);
+      filters[name].push(value.toLowerCase());
       return;
     case 'tag':
       filters.tags.push(value);

@@ -3,7 +3,7 @@
 // and the clock checked while iterating) and limited to one scope: a root and a folder in it.
 import type { Database } from '../db/database.ts';
 import { below } from '../indexer/store.ts';
-import type { Filters } from './fields.ts';
+import { hasMediaFilters, type Filters } from './fields.ts';
 import { compareNames, documentQuery, nameTier, trigramPhrase, type Term } from './term.ts';
 
 export interface Scope {
@@ -63,9 +63,35 @@ export function factSql(f: Filters): FactSql {
   if (f.size.length) parts.push('e.is_dir = 0');
   for (const r of f.size) range('e.size', r);
   for (const r of f.modified) range('e.mtime', r);
+  // What photos and songs say of themselves (idx_media, read by the indexer): a file without the fact fails.
+  if (hasMediaFilters(f)) {
+    const outer = parts.splice(0);
+    for (const r of f.taken) range('m.taken', r);
+    for (const col of ['camera', 'artist', 'album'] as const)
+      for (const word of f[col]) {
+        parts.push(`instr(m.${col}_key, ?) > 0`);
+        params.push(word.normalize('NFC').toLowerCase());
+      }
+    outer.push(`e.id IN (SELECT m.id FROM idx_media m WHERE ${parts.splice(0).join(' AND ')})`);
+    parts.push(...outer);
+  }
   return { sql: parts.length ? ` AND ${parts.join(' AND ')}` : '', params };
 }
 const NO_FACTS: FactSql = { sql: '', params: [] };
+
+/** Whether the index's row of one file (root and relative path) passes these conditions. */
+export function entryPasses(db: Database, rootId: number, rel: string, facts: FactSql): boolean {
+  const i = rel.lastIndexOf('/');
+  const [dir, name] = i < 0 ? ['', rel] : [rel.slice(0, i), rel.slice(i + 1)];
+  return (
+    db.get(`SELECT 1 AS y FROM idx_entries e WHERE e.root_id = ? AND e.dir = ? AND e.name = ?${facts.sql}`, [
+      rootId,
+      dir,
+      name,
+      ...facts.params,
+    ]) !== undefined
+  );
+}
 
 const relOf = (r: Row) => (r.dir === '' ? r.name : `${r.dir}/${r.name}`);
 

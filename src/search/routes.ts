@@ -19,8 +19,10 @@ export function searchRoutes(search: ReturnType<typeof createSearch>) {
         'Names come first (exact, then beginning with the term, then a word inside beginning with it, then containing it; shorter names first), ' +
         'then documents containing a word that begins with the term, most relevant first. `path` is the folder to search in (the top when absent). ' +
         '`truncated`: the time budget (SEARCH_TIME_BUDGET_MS) ran out before every place was searched; `complete`: the page is the whole answer. ' +
-        'Fields narrow it, written in `q` (`kind:photo ext:pdf size:>100MB modified:<2024-06 tag:receipts in:"Family Photos"`, a quoted phrase as its words) ' +
-        'or as the parameters below with the same values; several narrow together. A query of fields alone (no words) lists what passes them, newest first.',
+        'Fields narrow it, written in `q` (`kind:photo ext:pdf size:>100MB modified:<2024-06 taken:2025 camera:pixel artist:"Nina Simone" album:Blue tag:receipts in:"Family Photos"`, a quoted phrase as its words) ' +
+        'or as the parameters below with the same values; several narrow together. `taken`, `camera`, `artist` and `album` are what photos (EXIF) and songs (their tags) say of themselves, as the index read them: ' +
+        'a file it has not read yet, or that does not say, does not pass. ' +
+        'A query of fields alone (no words) lists what passes them, newest first.',
       query: z.object({
         q: z.string().optional(),
         path: queryPath('virtual', z.string().optional()),
@@ -42,6 +44,15 @@ export function searchRoutes(search: ReturnType<typeof createSearch>) {
           .describe(
             'A year, month or day (UTC) with `<`, `<=`, `>`, `>=` or a range: `2024`, `<2024-06`, `2024-01..2024-03-15`',
           ),
+        taken: z
+          .string()
+          .optional()
+          .describe(
+            "When a photo was taken (EXIF, the camera's clock), as `modified`: `2025`, `>=2024-06`, `2023-12-24..2024-01-02`",
+          ),
+        camera: z.string().optional().describe("Words of a photo's camera (make and model): `pixel`, `Canon EOS`"),
+        artist: z.string().optional().describe("Words of a song's artist: `Nina Simone`"),
+        album: z.string().optional().describe("Words of a song's album: `Blue`"),
         tag: z.string().optional().describe("One of the caller's tags (GET /api/tags)"),
         in: z
           .string()
@@ -61,6 +72,10 @@ export function searchRoutes(search: ReturnType<typeof createSearch>) {
           ext: query.ext,
           size: query.size,
           modified: query.modified,
+          taken: query.taken,
+          camera: query.camera,
+          artist: query.artist,
+          album: query.album,
           tag: query.tag,
           in: query.in,
         }),

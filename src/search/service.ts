@@ -10,7 +10,16 @@ import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { PathResolver } from '../files/paths.ts';
 import type { Indexes } from '../indexer/indexes.ts';
-import { searchIndex, documentBody, factSql, foldersNamed, listIndex, type Found, type Scope } from './from-index.ts';
+import {
+  searchIndex,
+  documentBody,
+  entryPasses,
+  factSql,
+  foldersNamed,
+  listIndex,
+  type Found,
+  type Scope,
+} from './from-index.ts';
 import { searchLive } from './live.ts';
 import { documentKind } from '../indexer/extract.ts';
 import { compareNames, keyOf, matchLine, parseTerm, type Term } from './term.ts';
@@ -18,6 +27,7 @@ import {
   factsPass,
   FieldError,
   hasFilters,
+  hasMediaFilters,
   parseQuery,
   withinPasses,
   type FieldName,
@@ -145,6 +155,11 @@ export function createSearch(deps: SearchDeps) {
       const name = p.slice(p.lastIndexOf('/') + 1);
       const facts = await statPasses(filters, real, name);
       if (!facts) continue;
+      // Date taken, camera, artist, album: what the index read of the file (a file it has not read yet fails).
+      if (hasMediaFilters(filters)) {
+        const cover = indexes.readyCover(real);
+        if (!cover || !entryPasses(db, cover.root.id, cover.rel, factSql(filters))) continue;
+      }
       const isDir = (await fs.promises.stat(real)).isDirectory();
       hits.push({
         item: { name, path: p.slice(0, p.lastIndexOf('/')), kind: isDir ? 'dir' : 'file' },
@@ -218,7 +233,13 @@ export function createSearch(deps: SearchDeps) {
         }
       } else {
         const found = await searchLive(start.real, term ?? EVERY_NAME, deadline, () => true);
-        if (filtered) {
+        if (hasMediaFilters(filters)) {
+          // What a photo or song says is known to the index only: until it is ready, nothing is
+          // known to pass (the answer says it is not whole).
+          found.names = [];
+          found.docs = [];
+          capped = true;
+        } else if (filtered) {
           // Not indexed yet: what the walk found is checked against the fields one by one.
           const keep = async <T extends { real: string; name: string }>(list: T[]) => {
             const out: T[] = [];

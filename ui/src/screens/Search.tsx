@@ -19,6 +19,10 @@ const FIELD_LABELS: Record<FieldName, string> = {
   ext: 'Type',
   size: 'Size',
   modified: 'Modified',
+  taken: 'Taken',
+  camera: 'Camera',
+  artist: 'Artist',
+  album: 'Album',
   tag: 'Tag',
   in: 'In',
 };
@@ -279,7 +283,8 @@ export default function Search() {
         <p class="muted">
           Type at least three characters in the search box, or choose a filter. <code>*</code> and <code>?</code> make a
           name pattern; <code>kind:photo</code>, <code>ext:pdf</code>, <code>size:&gt;100MB</code>,{' '}
-          <code>modified:&lt;2024-06</code>, <code>tag:receipts</code>, <code>in:"Family Photos"</code> and{' '}
+          <code>modified:&lt;2024-06</code>, <code>taken:2025</code>, <code>camera:pixel</code>,{' '}
+          <code>artist:"Nina Simone"</code>, <code>tag:receipts</code>, <code>in:"Family Photos"</code> and{' '}
           <code>"a phrase"</code> narrow it.
         </p>
       )}
