@@ -11,6 +11,16 @@ import './admin.css';
 type Group = ApiAnswer<'GET /api/access/groups'>['groups'][number];
 type Account = ApiAnswer<'GET /api/users'>['users'][number];
 
+/** Who keeps a membership that a sign-in brought (access/ `source`). */
+const SOURCE_NAMES = { ldap: 'directory (LDAP)', oidc: 'identity provider' } as const;
+
+/** The directories that keep some of a group's members, in words ("LDAP", "single sign-on"). */
+function keptBy(group: Group): string | null {
+  const sources = new Set(group.members.map((m) => m.source).filter((s) => s !== null));
+  if (sources.size === 0) return null;
+  return [...sources].map((s) => (s === 'ldap' ? 'LDAP' : 'single sign-on')).join(' and ');
+}
+
 function AddMember({ group, accounts, onAdded }: { group: Group; accounts: Account[]; onAdded: () => void }) {
   const [userId, setUserId] = useState('');
   const candidates = accounts.filter((a) => !group.members.some((m) => m.id === a.id));
@@ -122,16 +132,36 @@ export function Groups() {
           <li key={g.id} aria-label={g.name}>
             <div class="group-what">
               <strong dir="auto">{g.name}</strong>
+              {keptBy(g) && (
+                <span
+                  class="badge"
+                  title="Sign-ins through the directory add and remove these members; members added here stay"
+                >
+                  Kept by {keptBy(g)}
+                </span>
+              )}
               <ul class="members" aria-label={`Members of ${g.name}`}>
                 {g.members.length === 0 && <li class="muted small">No members</li>}
                 {g.members.map((m) => (
                   <li key={m.id} class="chip">
                     <span dir="auto">{m.username}</span>
+                    {m.source && (
+                      <span
+                        class="badge"
+                        title={`Kept by the ${SOURCE_NAMES[m.source]}: it adds or removes this membership at every sign-in.`}
+                      >
+                        {m.source === 'ldap' ? 'from LDAP' : 'from single sign-on'}
+                      </span>
+                    )}
                     <button
                       type="button"
                       class="icon-button small"
                       aria-label={`Remove ${m.username} from ${g.name}`}
-                      title="Remove from the group"
+                      title={
+                        m.source
+                          ? `Remove from the group (the ${SOURCE_NAMES[m.source]} adds it again at the next sign-in)`
+                          : 'Remove from the group'
+                      }
                       onClick={() => void leave(g, m)}
                     >
                       ×

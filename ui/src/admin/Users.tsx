@@ -10,6 +10,26 @@ import { formatDate } from '../util.ts';
 import { codeWords } from './activity-words.ts';
 import { AssignedVolumes } from './AssignedVolumes.tsx';
 
+/**
+ * Where an account comes from: the directory (LDAP) that checks its password and keeps its
+ * groups, the identity provider (single sign-on) that signs it in, or this installation.
+ */
+export function accountOrigin(u: Pick<AdminUser, 'authMethods'>): { label: string; note: string } {
+  const ldap = u.authMethods.find((m) => m.method === 'ldap');
+  if (ldap)
+    return {
+      label: 'Directory (LDAP)',
+      note: 'The directory checks the password and decides its groups and role at every sign-in; change them there.',
+    };
+  const oidc = u.authMethods.find((m) => m.method === 'oidc' || m.method === 'oidc-mobile');
+  if (oidc)
+    return {
+      label: oidc.provider ? `Single sign-on (${oidc.provider})` : 'Single sign-on',
+      note: 'Signs in through the identity provider, which may also set its groups.',
+    };
+  return { label: 'Local account', note: 'Made on this installation; its password is kept here.' };
+}
+
 function CreateUser({ onCreated }: { onCreated: () => void }) {
   const [email, setEmail] = useState('');
   const [username, setUsername] = useState('');
@@ -145,7 +165,12 @@ export function Users() {
                       <div class="muted small" dir="auto">
                         {u.email}
                       </div>
-                      {u.locked && <span class="badge read-only">Locked after failed sign-ins</span>}
+                      <div class="badges">
+                        <span class="badge" title={accountOrigin(u).note}>
+                          {accountOrigin(u).label}
+                        </span>
+                        {u.locked && <span class="badge read-only">Locked after failed sign-ins</span>}
+                      </div>
                     </td>
                     <td data-label="Role">
                       <select
@@ -165,9 +190,12 @@ export function Users() {
                       {formatDate(u.createdAt)}
                     </td>
                     <td class="actions">
-                      <button type="button" class="small" onClick={() => reset(u)}>
-                        Reset password
-                      </button>
+                      {/* The directory's accounts have no password here to reset. */}
+                      {!u.authMethods.some((m) => m.method === 'ldap') && (
+                        <button type="button" class="small" onClick={() => reset(u)}>
+                          Reset password
+                        </button>
+                      )}
                       {u.locked && (
                         <button
                           type="button"
