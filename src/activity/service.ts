@@ -80,6 +80,8 @@ export const ACTIONS = [
   'share.update',
   'share.delete',
   'share.file-request.received',
+  'share.link.opened',
+  'share.link.downloaded',
 ] as const;
 
 export interface ActivityDeps {

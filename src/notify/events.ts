@@ -34,6 +34,10 @@ export interface ActivityFacts {
 /** The kind of notification an activity row is, or null when it is none. */
 export function kindOf(row: ActivityFacts): EventKind | null {
   if (row.action === 'share.file-request.received') return 'files.arrived';
+  if (row.action === 'share.link.opened') return 'link.opened';
+  if (row.action === 'share.link.downloaded') return 'link.downloaded';
+  if (row.action === 'share.create' && row.outcome === 'success' && recipientsOf(row.detail).length)
+    return 'share.received';
   if (row.action === 'auth.lockout') return 'signin.lockout';
   if (row.action === 'auth.login' && row.outcome === 'failure' && row.detail?.reason === 'wrong-totp-code')
     return 'signin.second-factor-failed';
@@ -47,9 +51,18 @@ export function mayNotify(action: string): boolean {
   return (
     action in FOLDER_ACTIONS ||
     action === 'share.file-request.received' ||
+    action === 'share.create' ||
+    action === 'share.link.opened' ||
+    action === 'share.link.downloaded' ||
     action === 'auth.lockout' ||
     action === 'auth.login'
   );
+}
+
+/** The accounts a share names (a `users` share's creation). */
+export function recipientsOf(detail: Record<string, unknown> | null): string[] {
+  const r = detail?.recipients;
+  return Array.isArray(r) ? r.filter((x): x is string => typeof x === 'string') : [];
 }
 
 export const isFolderKind = (kind: EventKind): boolean => kind.startsWith('folder.');
@@ -99,6 +112,22 @@ export function wordsFor(
         title: 'A second-factor code was refused',
         text: `Someone gave the right password for ${who} but a wrong code.`,
       };
+    case 'share.received': {
+      const first = facts.paths[0] ?? (typeof d.path === 'string' ? d.path : '');
+      return { title: 'Shared with you', text: `${who} shared “${lastName(first)}” with you.` };
+    }
+    case 'link.opened': {
+      const name = lastName(typeof d.path === 'string' ? d.path : '');
+      return { title: 'Your link was opened', text: `Your link to “${name}” was opened for the first time.` };
+    }
+    case 'link.downloaded': {
+      const name = lastName(typeof d.path === 'string' ? d.path : '');
+      const n = typeof d.count === 'number' ? d.count : 1;
+      return {
+        title: `${name} downloaded`,
+        text: `“${name}” was downloaded through your link (${n} download${n === 1 ? '' : 's'} so far).`,
+      };
+    }
     case 'test':
       return { title: 'Test notification', text: 'Burrow can reach this destination.' };
     default: {
@@ -121,6 +150,9 @@ export const KIND_LABELS: Record<EventKind, string> = {
   'signin.new-address': 'Sign-ins from a new address',
   'signin.lockout': 'Accounts locked after failed sign-ins',
   'signin.second-factor-failed': 'Refused second-factor codes',
+  'share.received': 'Something shared with me',
+  'link.opened': 'My links opened',
+  'link.downloaded': 'Downloads through my links',
   test: 'Test notifications',
   digest: 'Quiet hours and digests',
 };

@@ -14,7 +14,7 @@ import type { SecretBox } from '../twofactor/secret-box.ts';
 import webpush from 'web-push';
 import { parseSmtp, type MailTarget, type SmtpSettings } from './email.ts';
 import { pushEndpointAllowed, type PushTarget } from './push.ts';
-import { isFolderKind, KIND_LABELS, kindOf, pathsOf, wordsFor } from './events.ts';
+import { isFolderKind, KIND_LABELS, kindOf, pathsOf, recipientsOf as sharedWith, wordsFor } from './events.ts';
 import { newEventId, type Outbox } from './outbox.ts';
 import { attempt, newWebhookSecret, type Attempt, type Target } from './send.ts';
 import { releaseAt, type Clock, type DeliveryMode } from './schedule.ts';
@@ -294,6 +294,11 @@ export function createNotify(deps: NotifyDeps) {
     const byId = new Map(accounts.map((a) => [a.id, a]));
     if (!isFolderKind(kind)) {
       const ids = new Set<string>();
+      if (kind === 'share.received') {
+        // The accounts it names, never its owner.
+        for (const id of sharedWith(detail)) if (id !== event.user_id) ids.add(id);
+        return [...ids].flatMap((id) => (byId.has(id) ? [{ account: byId.get(id)!, paths: [] }] : []));
+      }
       if (event.user_id) ids.add(event.user_id);
       if (kind === 'signin.lockout') for (const a of accounts) if (a.isAdmin) ids.add(a.id);
       return [...ids].flatMap((id) => (byId.has(id) ? [{ account: byId.get(id)!, paths: [] }] : []));

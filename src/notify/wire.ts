@@ -11,6 +11,9 @@ export const EVENT_KINDS = [
   'signin.new-address',
   'signin.lockout',
   'signin.second-factor-failed',
+  'share.received',
+  'link.opened',
+  'link.downloaded',
   'test',
   'digest',
 ] as const;

@@ -57,6 +57,9 @@ export interface Taken {
 /** How long a visitor stays let in after giving a link's password. */
 export const VISITOR_SESSION_MS = 12 * 3_600_000;
 /** Password guesses per address and link, and per link from anywhere. */
+/** At most one download message per link this often (the next carries the count of all). */
+const TOLD_EVERY_MS = 10 * 60_000;
+
 export const LINK_PASSWORD_LIMITS = {
   perAddress: { max: 10, windowMs: 15 * 60_000 },
   perLink: { max: 100, windowMs: 15 * 60_000 },
@@ -116,7 +119,10 @@ export function createLinkHolding(deps: LinkHoldingDeps) {
    */
   function take(row: ShareRow, ask: TakeAsk, download: boolean, file?: string): Taken {
     if (row.max_downloads === null) {
-      if (!ask.head) store.touch(row.id, download);
+      if (!ask.head) {
+        store.touch(row.id, download);
+        tell(row, download);
+      }
       return {};
     }
     // A HEAD takes no bytes: it counts nothing (the link, spent, already answered 404).
@@ -126,6 +132,7 @@ export function createLinkHolding(deps: LinkHoldingDeps) {
     if (key && (taken.get(key) ?? 0) > now) return {};
     // Claimed in one statement: of twenty holders racing for the last three, three get them.
     if (!store.claimDownload(row.id)) throw linkGone();
+    tell(row, true);
     if (!file) return {};
     for (const [k, until] of taken) if (until <= now) taken.delete(k);
     const taker = ask.taker ?? randomBytes(32).toString('base64url');
@@ -143,6 +150,34 @@ export function createLinkHolding(deps: LinkHoldingDeps) {
       }),
     };
   }
+  /**
+   * What the link's owner is told (the notification outbox, through the activity log): its first
+   * opening, and its downloads with their count — at most one message per link every
+   * TOLD_EVERY_MS (a video's Range requests, a gallery taken file by file), the next one carrying
+   * the count of all.
+   */
+  const told = new Map<string, number>();
+  function tell(row: ShareRow, download: boolean): void {
+    const now = store.byId(row.id);
+    if (!now) return;
+    const detail = { shareId: row.id, path: row.path };
+    if (!download) {
+      if (now.access_count === 1)
+        deps.activity.record({ action: 'share.link.opened', outcome: 'success', userId: row.user_id, detail });
+      return;
+    }
+    const at = Date.now();
+    for (const [k, until] of told) if (until <= at) told.delete(k);
+    if ((told.get(row.id) ?? 0) > at) return;
+    told.set(row.id, at + TOLD_EVERY_MS);
+    deps.activity.record({
+      action: 'share.link.downloaded',
+      outcome: 'success',
+      userId: row.user_id,
+      detail: { ...detail, count: now.download_count },
+    });
+  }
+
   /** What a limited link's holder took lately: HMAC of their taker cookie, link, file → until. */
   const taken = new Map<string, number>();
   function stillTaking(row: ShareRow, taker: string | undefined): boolean {
@@ -221,7 +256,10 @@ export function createLinkHolding(deps: LinkHoldingDeps) {
       });
     },
 
-    touch: (row: ShareRow, download: boolean) => store.touch(row.id, download),
+    touch: (row: ShareRow, download: boolean) => {
+      store.touch(row.id, download);
+      tell(row, download);
+    },
     take,
     reserve: (row: ShareRow, bytes: number) => store.reserve(row.id, bytes),
     release: (row: ShareRow, bytes: number) => store.release(row.id, bytes),

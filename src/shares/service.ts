@@ -184,6 +184,7 @@ export function createShares(deps: SharesDeps) {
           password: row.password_hash !== null,
           expiresAt: row.expires_at,
           ...(row.label ? { label: row.label } : {}),
+          ...(users.length ? { recipients: users } : {}),
         }),
       );
       const wire = toWire(store.byId(row.id)!, base, 'owner');
