@@ -6,16 +6,13 @@
 // that document, never the server or the walk. Every read is bounded (bytes read, bytes
 // unpacked, pages, time), and a document contributes at most MAX_TEXT of text.
 import fs from 'node:fs';
-import yauzl from 'yauzl';
 import { SEARCH_FACT_KINDS } from '../files/kinds.ts';
 import type { SearchFacts } from '../metadata/read.ts';
+import { MAX_TEXT, decodeEntities, tidy } from '../metadata/zip-text.ts';
 
-export const MAX_TEXT = 512 * 1024;
+export { MAX_TEXT, TooLarge, xmlText, zipParts } from '../metadata/zip-text.ts';
+
 const MAX_TEXT_FILE = 32 * 1024 * 1024;
-/** Bytes one zip part may unpack to (a larger one is a bomb or not worth it). */
-const MAX_ZIP_ENTRY = 16 * 1024 * 1024;
-/** Bytes all the parts of one document may unpack to together. */
-const MAX_ZIP_TOTAL = 64 * 1024 * 1024;
 /** A PDF's pages are separated by this character in the indexed text (the page of a passage). */
 export const PAGE_BREAK = '\f';
 
@@ -137,56 +134,6 @@ export function decodeText(buf: Buffer): string | null {
   const start = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
   if (buf.subarray(0, 8192).includes(0)) return null;
   return buf.subarray(start).toString('utf8');
-}
-
-const ENTITIES: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-  shy: '',
-  ndash: '–',
-  mdash: '—',
-  hellip: '…',
-  laquo: '«',
-  raquo: '»',
-  rsquo: '’',
-  lsquo: '‘',
-  rdquo: '”',
-  ldquo: '“',
-  euro: '€',
-  copy: '©',
-};
-
-function decodeEntities(s: string): string {
-  return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
-    if (e[0] === '#') {
-      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
-    }
-    return ENTITIES[e.toLowerCase()] ?? m;
-  });
-}
-
-const tidy = (s: string) =>
-  s
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-
-/** Text of an office XML part: paragraph, row and cell ends become line breaks. */
-export function xmlText(xml: string): string {
-  return tidy(
-    decodeEntities(
-      xml
-        .replace(/<\/(w:p|a:p|text:p|text:h|si|row|w:tr|table:table-row)>/g, '\n')
-        .replace(/<(w:tab|w:br|text:tab|text:line-break|text:s)\b[^>]*\/?>/g, ' ')
-        .replace(/<\/(c|w:tc|table:table-cell)>/g, '\t')
-        .replace(/<[^>]*>/g, ''),
-    ),
-  );
 }
 
 /**
@@ -318,66 +265,6 @@ export function rtfText(rtf: string): string {
     i++;
   }
   return tidy(out);
-}
-
-export class TooLarge extends Error {}
-
-/**
- * The text of the zip parts whose names match `parts`, in the archive's order (or in `order`
- * when given). Bounded: parts past MAX_ZIP_ENTRY, or all together past MAX_ZIP_TOTAL (counted
- * as they are unpacked, whatever their headers claim), make the document `too-large`.
- */
-export function zipParts(
-  file: string,
-  parts: RegExp,
-  textOf: (xml: string, part: string) => string,
-): Promise<{ texts: Map<string, string>; broken: boolean }> {
-  return new Promise((resolve, reject) => {
-    yauzl.open(file, { lazyEntries: true, autoClose: true, validateEntrySizes: true }, (err, zip) => {
-      if (err || !zip) return resolve({ texts: new Map(), broken: true });
-      const texts = new Map<string, string>();
-      let length = 0;
-      let unpacked = 0;
-      let settled = false;
-      const settle = (fn: () => void) => {
-        if (settled) return;
-        settled = true;
-        zip.close();
-        fn();
-      };
-      zip.on('error', () => settle(() => resolve({ texts, broken: texts.size === 0 })));
-      zip.on('end', () => settle(() => resolve({ texts, broken: false })));
-      zip.on('entry', (entry: yauzl.Entry) => {
-        if (settled) return;
-        if (!parts.test(entry.fileName) || length >= MAX_TEXT) return zip.readEntry();
-        if (entry.uncompressedSize > MAX_ZIP_ENTRY || unpacked + entry.uncompressedSize > MAX_ZIP_TOTAL)
-          return settle(() => reject(new TooLarge(`${entry.fileName} unpacks to ${entry.uncompressedSize} bytes`)));
-        zip.openReadStream(entry, (streamErr, stream) => {
-          if (streamErr || !stream) return zip.readEntry();
-          const chunks: Buffer[] = [];
-          let bytes = 0;
-          stream.on('data', (c: Buffer) => {
-            bytes += c.length;
-            unpacked += c.length;
-            if (bytes > MAX_ZIP_ENTRY || unpacked > MAX_ZIP_TOTAL) {
-              stream.destroy();
-              settle(() => reject(new TooLarge(`${entry.fileName} unpacks past the limit`)));
-            } else chunks.push(c);
-          });
-          stream.on('end', () => {
-            if (settled) return;
-            const text = textOf(Buffer.concat(chunks).toString('utf8'), entry.fileName);
-            texts.set(entry.fileName, text);
-            length += text.length;
-            zip.readEntry();
-          });
-          // A size that differs from the header (validateEntrySizes) or bad deflate data.
-          stream.on('error', () => settle(() => resolve({ texts, broken: texts.size === 0 })));
-        });
-      });
-      zip.readEntry();
-    });
-  });
 }
 
 /** The order of an EPUB's chapters: the package document's spine, as zip paths. */

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { EXIF_KINDS, SEARCH_FACT_KINDS, TAGGED_AUDIO_KINDS, VIDEO_KINDS } from '../files/kinds.ts';
-import { xmlText, zipParts } from '../indexer/extract.ts';
+import { xmlText, zipParts } from './zip-text.ts';
 import type { AudioFacts, DocumentFacts, FileFacts, ImageFacts, VideoFacts } from './wire.ts';
 
 const IMAGE = new Set(['jpg', 'jpeg', 'png', 'webp', 'gif', 'bmp', 'tif', 'tiff', 'avif', 'ico', 'heic', 'heif']);
