@@ -336,9 +336,11 @@ j.step('in the dark theme the code viewer and the editor are dark, and follow a 
     for (const c of dark.colours) assert.ok(contrast(c, dark.bg) >= 3.5, `${c} on ${dark.bg}: ${contrast(c, dark.bg)}`);
     // The system turns light while the file is open: the colours follow.
     await s.page.emulateMedia({ colorScheme: 'light' });
-    await s.eventually('a light background', async () => contrast('rgb(0, 0, 0)', (await readable(code)).bg) > 10);
-    const light = await readable(code);
-    for (const c of light.colours) assert.ok(contrast(c, light.bg) >= 3.5, `${c} on ${light.bg}`);
+    // The background (a CSS variable) turns at once, the highlighting a moment later: both awaited.
+    await s.eventually('a light background with readable colours', async () => {
+      const light = await readable(code);
+      return contrast('rgb(0, 0, 0)', light.bg) > 10 && light.colours.every((c) => contrast(c, light.bg) >= 3.5);
+    });
     await s.page.emulateMedia({ colorScheme: 'dark' });
     // The editor too.
     await s.tap(s.page.getByRole('button', { name: 'Edit', exact: true }));
