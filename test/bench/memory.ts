@@ -24,7 +24,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { bareEnv, ensureBinary, sandbox, type Sandbox } from '../binary/harness.ts';
 import { cameraJpeg } from '../support/media.ts';
-import { bareWorkload, FLOOR_SERVER, freePort, launch, makeTree, SQLITE_MODULE, workload } from './startup.ts';
+import {
+  bareWorkload,
+  baselineBox,
+  FLOOR_SERVER,
+  freePort,
+  launch,
+  makeTree,
+  SQLITE_MODULE,
+  workload,
+} from './startup.ts';
 import { median } from './support/measure.ts';
 import { describeParts, memoryParts, type MemoryParts } from './support/memory-probe.ts';
 import { costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
@@ -227,15 +236,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       // The floor runs beside Burrow (it does little; its readings are what Node keeps).
       await burrowRun(box.binary, box, burrow);
       if (baseline) {
-        const copy = path.join(box.dir, 'baseline-burrow');
-        fs.copyFileSync(baseline, copy);
-        fs.chmodSync(copy, 0o755);
-        const dirs = {
-          ...box,
-          configDir: path.join(box.dir, 'baseline-config'),
-          cacheDir: path.join(box.dir, 'baseline-cache'),
-        };
-        await burrowRun(copy, dirs, before);
+        await burrowRun(...baselineBox(box, baseline), before);
       }
       const floorFailed = await floorRun;
       if (floorFailed) throw floorFailed;

@@ -65,6 +65,18 @@ const REST_MS = 3_000;
  */
 const SETTLED_MS = 15_000;
 
+/** The build measured against: a copy of it in the box, with its own fresh configuration and
+ * cache and the same volumes. */
+export function baselineBox(box: Sandbox, baseline: string): [string, Sandbox] {
+  const copy = path.join(box.dir, 'baseline-burrow');
+  fs.copyFileSync(baseline, copy);
+  fs.chmodSync(copy, 0o755);
+  return [
+    copy,
+    { ...box, configDir: path.join(box.dir, 'baseline-config'), cacheDir: path.join(box.dir, 'baseline-cache') },
+  ];
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
@@ -323,16 +335,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       // Alternating which goes first: the second finds the first's upload in the volume.
       if (!baseline || i % 2 === 0) await burrowRun(box.binary, box, cold);
       if (baseline) {
-        // Its own fresh configuration and cache, the same volumes.
-        const copy = path.join(box.dir, 'baseline-burrow');
-        fs.copyFileSync(baseline, copy);
-        fs.chmodSync(copy, 0o755);
-        const dirs = {
-          ...box,
-          configDir: path.join(box.dir, 'baseline-config'),
-          cacheDir: path.join(box.dir, 'baseline-cache'),
-        };
-        await burrowRun(copy, dirs, before);
+        await burrowRun(...baselineBox(box, baseline), before);
         if (i % 2 === 1) await burrowRun(box.binary, box, cold);
       }
     } finally {
