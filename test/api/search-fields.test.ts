@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client, envelope } from '../support/client.ts';
 import { createUser, setupAdmin } from '../support/auth.ts';
-import { CLIENTS } from '../support/names.ts';
+import { everyClientFinds, type SearchCase } from '../support/search-clients.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -118,7 +118,7 @@ test('fields together, with words and a phrase', async () => {
 });
 
 test('the API parameters, with every client encoding (the native app sends + raw)', async () => {
-  const cases: { fields: [string, string][]; want: string[] }[] = [
+  const cases: SearchCase[] = [
     { fields: [['in', 'Fotos + Filme']], want: ['Strand Zoë.jpg', 'Urlaub Film.mp4'] },
     { fields: [['q', 'kind:photo in:"Fotos + Filme"']], want: ['Strand Zoë.jpg'] },
     {
@@ -139,16 +139,7 @@ test('the API parameters, with every client encoding (the native app sends + raw
     },
     { fields: [['q', `tag:"${TAG}" size:<1KB`]], want: ['Oma 80. Geburtstag.png', 'Steuer 2023 Belege.pdf'] },
   ];
-  for (const client of CLIENTS)
-    for (const c of cases) {
-      const sent = await client.send(`${s.url}/api/search`, c.fields, { headers: { cookie: admin.cookieHeader } });
-      const body = sent.body.toString('utf8');
-      assert.is(sent.status, 200, `${client.name} ${sent.query}: ${body}`);
-      const got = JSON.parse(body)
-        .items.map((i: { name: string }) => i.name.normalize('NFC'))
-        .sort();
-      assert.equal(got, [...c.want].sort(), `${client.name} ${sent.query}`);
-    }
+  await everyClientFinds(s.url, admin.cookieHeader, cases);
 });
 
 test("a tag is the asker's own; fields that cannot be read are refused with the envelope", async () => {
