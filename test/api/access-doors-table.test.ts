@@ -497,10 +497,11 @@ test('live events: no event of the hidden folder reaches her, the parent hears i
     seen: () => parent.messages,
   });
   fs.writeFileSync(disk(SECRET, 'bonus statement.txt'), 'quokkasalary bonus');
-  fs.mkdirSync(disk('Finances 2 – statement'), { recursive: true });
+  // Each rule before its item exists: made first, the item's event could reach her before the rule.
   const hidden2 = await rule(`${HOME}/Finances 2 – statement`, 'hidden');
-  fs.writeFileSync(disk('drawing – statement of love.txt'), 'hearts');
+  fs.mkdirSync(disk('Finances 2 – statement'), { recursive: true });
   await rule(`${HOME}/drawing – statement of love.txt`, 'hidden');
+  fs.writeFileSync(disk('drawing – statement of love.txt'), 'hearts');
   // A file she may see, written last: once she hears it, she would have heard the others.
   fs.writeFileSync(disk('last 🏁.txt'), 'done');
   await waitFor(() => JSON.stringify(parent.messages).includes('bonus statement'), {
