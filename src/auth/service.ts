@@ -301,10 +301,6 @@ export class AuthService {
   }
 
   /**
-   * Sign-in by another first factor (passkey, identity provider, mobile exchange). A passkey that
-   * verified its user counts as two factors; one that did not is held for the code like a password.
-   */
-  /**
    * A directory account signing in without the directory's password (a passkey): the directory
    * is asked whether it still knows the person; refused (and signed out, tokens revoked) when it
    * does not, 503 LDAP_UNAVAILABLE when it cannot answer. Other accounts pass.
@@ -318,6 +314,10 @@ export class AuthService {
     throw new AppError('AUTH_PASSKEY_REJECTED', 'The directory no longer knows this account.');
   }
 
+  /**
+   * Sign-in by another first factor (passkey, identity provider, mobile exchange). A passkey that
+   * verified its user counts as two factors; one that did not is held for the code like a password.
+   */
   signInWith(userId: string, method: 'passkey' | 'oidc', ip: string, opts: { twoFactorsProven: boolean }): SignIn {
     const row = this.deps.users.get(userId);
     if (!row) throw new AppError('AUTH_REQUIRED', 'This account no longer exists.');

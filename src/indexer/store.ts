@@ -46,12 +46,12 @@ const upsertSql = (
 const UPSERTS = new Map(CHUNKS.map((n) => [n, upsertSql(n)]));
 
 /** Lower-cased, NFC: the form names are compared in. */
-/** A photo's or song's fact as search compares it (camera:, artist:, album:): lower-cased NFC. */
-export const factKey = (value: string | null): string | null => (value === null ? null : nameKey(value));
-
 export function nameKey(name: string): string {
   return name.normalize('NFC').toLowerCase();
 }
+
+/** A photo's or song's fact as search compares it (camera:, artist:, album:): lower-cased NFC. */
+export const factKey = (value: string | null): string | null => (value === null ? null : nameKey(value));
 
 /** SQL condition (and its values) for "below `rel`" inside one root, `rel` itself excluded. */
 export function below(rel: string): { sql: string; params: string[] } {

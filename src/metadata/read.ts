@@ -11,12 +11,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { EXIF_KINDS, SEARCH_FACT_KINDS, TAGGED_AUDIO_KINDS, VIDEO_KINDS } from '../files/kinds.ts';
+import { EXIF_KINDS, TAGGED_AUDIO_KINDS, VIDEO_KINDS } from '../files/kinds.ts';
 import { xmlText, zipParts } from './zip-text.ts';
 import type { AudioFacts, DocumentFacts, FileFacts, ImageFacts, VideoFacts } from './wire.ts';
 
 const IMAGE = new Set(['jpg', 'jpeg', 'png', 'webp', 'gif', 'bmp', 'tif', 'tiff', 'avif', 'ico', 'heic', 'heif']);
-const VIDEO = new Set([...VIDEO_KINDS, 'wmv', 'mpg', 'mpeg']);
 const OFFICE = new Set(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp']);
 const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
 const MAX_PDF_BYTES = 64 * 1024 * 1024;
@@ -347,7 +346,7 @@ export async function readFileFacts(file: Readable, kind: string, size: number):
   try {
     if (IMAGE.has(kind)) return await imageFacts(file, kind, size);
     if (TAGGED_AUDIO_KINDS.has(kind)) return await audioFacts(file);
-    if (VIDEO.has(kind)) return await videoFacts(file);
+    if (VIDEO_KINDS.has(kind)) return await videoFacts(file);
     if (kind === 'pdf') return await pdfFacts(file, size);
     if (OFFICE.has(kind)) return await officeFacts(file);
   } catch {
