@@ -259,8 +259,10 @@ export function createNotify(deps: NotifyDeps) {
   }
 
   // ── fan-out: an event to the deliveries of the accounts that may and want to receive it ──────
-  const messageId = (eventId: string, destinationId: string, userId: string) =>
-    `msg_${createHash('sha256').update(`${eventId}\n${destinationId}\n${userId}`).digest('base64url').slice(0, 32)}`;
+  /** A message's id from what makes it (its parts, one per line): the same parts, the same id. */
+  const hashId = (...parts: string[]) =>
+    `msg_${createHash('sha256').update(parts.join('\n')).digest('base64url').slice(0, 32)}`;
+  const messageId = (eventId: string, destinationId: string, userId: string) => hashId(eventId, destinationId, userId);
 
   const watches = (folders: readonly string[], p: string) =>
     folders.some((f) => f === '' || p === f || p.startsWith(f.endsWith('/') ? f : `${f}/`));
@@ -297,10 +299,10 @@ export function createNotify(deps: NotifyDeps) {
       if (kind === 'share.received') {
         // The accounts it names, never its owner.
         for (const id of sharedWith(detail)) if (id !== event.user_id) ids.add(id);
-        return [...ids].flatMap((id) => (byId.has(id) ? [{ account: byId.get(id)!, paths: [] }] : []));
+      } else {
+        if (event.user_id) ids.add(event.user_id);
+        if (kind === 'signin.lockout') for (const a of accounts) if (a.isAdmin) ids.add(a.id);
       }
-      if (event.user_id) ids.add(event.user_id);
-      if (kind === 'signin.lockout') for (const a of accounts) if (a.isAdmin) ids.add(a.id);
       return [...ids].flatMap((id) => (byId.has(id) ? [{ account: byId.get(id)!, paths: [] }] : []));
     }
     // Folder events: the actor's own operations are not news to them; a link holder's are
@@ -577,7 +579,9 @@ export function createNotify(deps: NotifyDeps) {
       const groups = new Map<string, DeliveryRow[]>();
       for (const r of rows) {
         const key = `${r.user_id}\n${r.destination_id}`;
-        groups.set(key, [...(groups.get(key) ?? []), r]);
+        const group = groups.get(key);
+        if (group) group.push(r);
+        else groups.set(key, [r]);
       }
       for (const held of groups.values()) {
         if (held.length === 1) {
@@ -597,11 +601,7 @@ export function createNotify(deps: NotifyDeps) {
 
   function digestOf(held: DeliveryRow[], now: number): NewDelivery {
     const first = held[0]!;
-    const ids = held.map((h) => h.id).sort();
-    const hash = createHash('sha256')
-      .update(`digest\n${ids.join('\n')}`)
-      .digest('base64url');
-    const id = `msg_${hash.slice(0, 32)}`;
+    const id = hashId('digest', ...held.map((h) => h.id).sort());
     const bodies = held
       .map((h) => JSON.parse(h.payload) as EventBody)
       .sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
@@ -619,7 +619,8 @@ export function createNotify(deps: NotifyDeps) {
       type: 'burrow.event',
       version: 1,
       id,
-      eventId: `dig_${hash.slice(0, 24)}`,
+      // The same hash as its message id, named as an event.
+      eventId: `dig_${id.slice('msg_'.length, 'msg_'.length + 24)}`,
       kind: 'digest',
       time: new Date(now).toISOString(),
       title: `${events.length} events`,
