@@ -16,7 +16,7 @@ import { createLogger, type Logger } from './core/log.ts';
 import { RequestLoad } from './core/load.ts';
 import type { RouteDef } from './http/route.ts';
 import type { Capability } from './http/capability.ts';
-import { createHttpServer } from './http/server.ts';
+import { closeServer, createHttpServer } from './http/server.ts';
 import { createUiHandler } from './http/static.ts';
 import { UsersStore } from './accounts/users-store.ts';
 import { SessionStore } from './accounts/sessions-store.ts';
@@ -765,18 +765,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await announce?.stop();
         if (announce) recordAnnounced(config.storage.configDir, null);
         const secureClosed = secure.then(() => tlsCap.close(graceMs));
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            server.closeAllConnections();
-            resolve();
-          }, graceMs);
-          timer.unref();
-          server.close(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-          server.closeIdleConnections();
-        });
+        await closeServer(server, graceMs);
         await secureClosed;
         for (const c of [...capabilities].reverse()) await c.stop?.();
         db.close();

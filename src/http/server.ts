@@ -369,3 +369,31 @@ export function createHttpServer(opts: HttpOptions): http.Server {
   server.keepAliveTimeout = 65_000;
   return server;
 }
+
+/**
+ * Stops `server` taking connections and resolves once every request in flight is answered (or
+ * after `graceMs`, when what is left is cut). A connection whose request ends after the close
+ * began is kept alive by its client, and `server.close()` would wait the keep-alive timeout for
+ * it (5 s): idle connections are closed as they become idle, every 100 ms.
+ */
+export function closeServer(
+  server: Pick<http.Server, 'close' | 'closeIdleConnections' | 'closeAllConnections'>,
+  graceMs: number,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    const done = () => {
+      clearInterval(sweep);
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      server.closeAllConnections();
+      done();
+    }, graceMs);
+    timer.unref();
+    sweep.unref();
+    server.close(done);
+    server.closeIdleConnections();
+  });
+}

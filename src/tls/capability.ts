@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../core/log.ts';
 import type { Capability } from '../http/capability.ts';
 import { AUTHORITY_PATH, plainHttpNotice, secureTwin } from '../http/secure.ts';
+import { closeServer } from '../http/server.ts';
 import { createTls, type Tls } from './service.ts';
 import { wantedNames } from './names.ts';
 import { tlsRoutes } from './routes.ts';
@@ -111,18 +112,7 @@ export function createTlsCapability(deps: {
     close(graceMs) {
       const s = twin;
       if (!s) return Promise.resolve();
-      return new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          s.closeAllConnections();
-          resolve();
-        }, graceMs);
-        timer.unref();
-        s.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        s.closeIdleConnections();
-      });
+      return closeServer(s, graceMs);
     },
   };
 }
