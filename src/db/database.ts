@@ -1,7 +1,18 @@
 // The embedded database: one node-sqlite3-wasm connection in the server process, synchronous
-// calls, short transactions. node-sqlite3-wasm has no WAL and locks with a `<db>.lock`
-// directory that a crash leaves behind, so Burrow holds its own instance lock (instance-lock.ts)
-// and clears a stale SQLite lock only once it knows no other Burrow runs on the folder.
+// calls, short transactions. node-sqlite3-wasm locks with a `<db>.lock` directory that a crash
+// leaves behind, so Burrow holds its own instance lock (instance-lock.ts) and clears a stale
+// SQLite lock only once it knows no other Burrow runs on the folder.
+//
+// Journal: WAL with synchronous=NORMAL. node-sqlite3-wasm's file layer has no shared memory,
+// which WAL needs only between connections: with locking_mode=EXCLUSIVE set before the first
+// read, SQLite keeps the WAL index in the process's memory and never asks for `-shm`. A commit
+// is then one append to `<db>-wal` without an fsync (fsync at checkpoints only): measured on one
+// disk, a one-row transaction took 4.5–15 ms with the rollback journal (DELETE, NORMAL), 3.6–5.9
+// ms in WAL with FULL and 0.02–1 ms in WAL with NORMAL. A killed process loses nothing committed
+// (the WAL is in the kernel's cache and is replayed at the next open); a power cut can lose the
+// last commits, never the file's consistency. The committed state is the database file plus its
+// `-wal` (written back at each checkpoint and at a clean close, which deletes the WAL): whatever
+// moves, copies or removes the database takes both (WAL_SIDE_FILES).
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -90,6 +101,23 @@ export function isUniqueViolation(err: unknown): boolean {
   return e?.code === '23505' || /UNIQUE constraint failed/i.test(String(e?.message ?? ''));
 }
 
+/**
+ * The files beside a SQLite database that belong to it: the WAL holds committed transactions not
+ * yet written back (a copy without it misses them; a stale one put beside another copy of the
+ * database is replayed onto it), `-shm` is what another SQLite program makes when it opens the
+ * file, `-journal` the rollback journal of an older build.
+ */
+export const WAL_SIDE_FILES = ['-wal', '-shm', '-journal'] as const;
+
+/** The bytes the WAL is cut back to after a checkpoint (it is reused from its start, not grown). */
+const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
+
+/** Removes a SQLite database file and everything that belongs to it (WAL, shared memory, journal, lock). */
+export function removeDatabaseFiles(file: string): void {
+  for (const f of [file, ...WAL_SIDE_FILES.map((s) => file + s)]) fs.rmSync(f, { force: true });
+  fs.rmSync(`${file}.lock`, { recursive: true, force: true });
+}
+
 /** The embedded database (the default): one node-sqlite3-wasm connection in this process. */
 export class SqliteDatabase implements Database {
   readonly file: string;
@@ -103,9 +131,10 @@ export class SqliteDatabase implements Database {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     this.db = new (sqlite().Database)(file);
     // One process owns the file (instance lock), so keep SQLite's lock for the whole run
-    // instead of a mkdir/rmdir pair around every statement.
+    // instead of a mkdir/rmdir pair around every statement; it must come before the first read
+    // for WAL to work without shared memory (see the top of this file).
     this.db.exec(
-      'PRAGMA locking_mode = EXCLUSIVE; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;',
+      `PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;`,
     );
   }
 

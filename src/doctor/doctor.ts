@@ -366,6 +366,8 @@ export async function runDoctor({ config, env, addons = () => checkInChild(env) 
   } else if (holder) {
     checks.push({ name: 'database', status: 'ok', detail: `${db} is open in the running Burrow` });
   } else if (configCheck.status === 'ok') {
+    // An unclean stop leaves the last commits in the WAL: reading the file writes them back.
+    const wal = fs.existsSync(`${db}-wal`);
     try {
       const info = readDatabaseRelease(db);
       hostVolumes = info.hostVolumes;
@@ -379,7 +381,7 @@ export async function runDoctor({ config, env, addons = () => checkInChild(env) 
           : {
               name: 'database',
               status: 'ok',
-              detail: `${db}, last written by Burrow ${info.release ?? 'before releases were recorded'}${info.pending ? `; ${info.pending} migration(s) will run at the next start (a backup is made first)` : ''}${leftoverRemoved ? "; SQLite's lock directory left by an unclean stop was removed" : ''}`,
+              detail: `${db}, last written by Burrow ${info.release ?? 'before releases were recorded'}${info.pending ? `; ${info.pending} migration(s) will run at the next start (a backup is made first)` : ''}${leftoverRemoved ? "; SQLite's lock directory left by an unclean stop was removed" : ''}${wal && !fs.existsSync(`${db}-wal`) ? '; the commits an unclean stop left in burrow.db-wal were written back' : ''}`,
             },
       );
     } catch (err) {

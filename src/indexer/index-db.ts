@@ -1,14 +1,17 @@
 // The indexes live in their own file (CACHE_DIR/index.db), ATTACHed to the one connection as
 // schema `idx`. They are rebuildable from the disks, so they trade durability for speed:
-// synchronous=OFF (no fsync per commit) and a persistent rollback journal (a killed process
-// leaves a hot journal that SQLite rolls back at the next open; only a power loss can damage
-// the file). A missing, unreadable or damaged file is deleted and rebuilt at startup.
+// synchronous=OFF (no fsync, not even at checkpoints) in WAL like the main file (a killed
+// process leaves a WAL that SQLite replays at the next open; only a power loss can damage the
+// file). WAL rather than the persistent rollback journal of earlier builds: each changed page is
+// appended once instead of copied to the journal first — 200,000 index rows in 1,000-row
+// transactions took 2.2–3.4 s against 2.4–4.0 s, their updates 0.56–0.78 s against 0.69–0.94 s.
+// A missing, unreadable or damaged file is deleted and rebuilt at startup.
 //
 // The schema lives here rather than in the numbered migrations: the main migrations describe
 // data that must survive, while this file's layout is versioned by INDEX_FORMAT (a mismatch
 // drops the whole file and walks again), which also covers a file from an older build.
 import fs from 'node:fs';
-import type { Database } from '../db/database.ts';
+import { removeDatabaseFiles, type Database } from '../db/database.ts';
 import type { Logger } from '../core/log.ts';
 
 export const INDEX_SCHEMA = 'idx';
@@ -78,11 +81,6 @@ CREATE TABLE idx.idx_media (
 CREATE INDEX idx.idx_media_taken ON idx_media(taken) WHERE taken IS NOT NULL;
 `;
 
-function removeFiles(file: string): void {
-  for (const f of [file, `${file}-journal`]) fs.rmSync(f, { force: true });
-  fs.rmSync(`${file}.lock`, { recursive: true, force: true });
-}
-
 /** Attaches the index file, checking it; returns why it was rebuilt (null: kept as it was). */
 export function openIndexFile(db: Database, file: string, log: Logger, rebuild = false): string | null {
   // The caller holds Burrow's instance lock, so a SQLite lock directory is a crash's leftover.
@@ -116,12 +114,14 @@ export function openIndexFile(db: Database, file: string, log: Logger, rebuild =
   }
   if (reason !== null) {
     if (reason !== 'missing') log.info('rebuilding the folder-size and search indexes', { reason, to: INDEX_FORMAT });
-    removeFiles(file);
+    removeDatabaseFiles(file);
     db.attach(file, INDEX_SCHEMA);
   }
   db.exec(
-    `PRAGMA ${INDEX_SCHEMA}.synchronous = OFF; PRAGMA ${INDEX_SCHEMA}.journal_mode = PERSIST; PRAGMA ${INDEX_SCHEMA}.cache_size = -16000;`,
+    `PRAGMA ${INDEX_SCHEMA}.synchronous = OFF; PRAGMA ${INDEX_SCHEMA}.journal_mode = WAL; PRAGMA ${INDEX_SCHEMA}.journal_size_limit = ${16 * 1024 * 1024}; PRAGMA ${INDEX_SCHEMA}.cache_size = -16000;`,
   );
+  // An earlier build's persistent journal (rolled back, if hot, by the reads above) is not used in WAL.
+  fs.rmSync(`${file}-journal`, { force: true });
   if (reason !== null) {
     db.transaction(() => {
       db.exec(SCHEMA_SQL);

@@ -167,7 +167,9 @@ test('first sign-in makes the account with its personal folder; groups through t
 
   // Neither password is in the database file or in the log.
   await server.restart(env);
-  const db = fs.readFileSync(path.join(server.dirs.config, 'burrow.db'));
+  // The file and its WAL: the committed state is both (src/db/database.ts).
+  const file = path.join(server.dirs.config, 'burrow.db');
+  const db = Buffer.concat([file, `${file}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)));
   const logs = JSON.stringify(server.logs);
   for (const secret of [ANNA.password, JOERG.password, SERVICE_PASSWORD]) {
     assert.is(db.indexOf(Buffer.from(secret, 'utf8')), -1, 'a password in the database');

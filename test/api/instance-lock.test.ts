@@ -99,6 +99,9 @@ test('after a kill -9, a burrow.pid naming a live unrelated process (pid reuse) 
     const d = doctor(dirs);
     assert.is(d.status, 0, `${d.lock}\n${d.database}`);
     assert.match(d.database!, /lock directory left by an unclean stop was removed/);
+    // The database is in WAL: the kill left the last commits in burrow.db-wal, doctor wrote them back.
+    assert.match(d.database!, /the commits an unclean stop left in burrow.db-wal were written back/);
+    assert.not.ok(fs.existsSync(path.join(dirs.config, 'burrow.db-wal')));
     assert.match(d.lock, /^ {2}ok +instance lock +free: no Burrow is running/);
     assert.match(
       d.lock,
