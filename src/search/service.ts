@@ -280,21 +280,24 @@ export function createSearch(deps: SearchDeps) {
       shown.add(real);
       return { name, path: virtual.slice(0, virtual.lastIndexOf('/')), kind: isDir ? 'dir' : 'file' };
     };
+    // Past a full page, only an item the caller may see says there is more: a match in a
+    // folder hidden from them is neither shown nor counted.
     for (const n of names) {
-      if (items.length >= limit) {
-        more = true;
-        break;
-      }
       const item = await place(n.real ?? joinReal(n.rootPath!, n.rel!), n.name, n.isDir);
-      if (item) items.push(item);
-    }
-    for (const d of docs) {
+      if (!item) continue;
       if (items.length >= limit) {
         more = true;
         break;
       }
+      items.push(item);
+    }
+    for (const d of more ? [] : docs) {
       const item = await place(d.real, d.name, false);
       if (!item) continue;
+      if (items.length >= limit) {
+        more = true;
+        break;
+      }
       const hit =
         d.line !== undefined
           ? { line: d.line, lineNumber: d.lineNumber! }
