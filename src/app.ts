@@ -647,7 +647,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     createEditorCapability({ resolver, versions, changes, journal, maxBytes: maxTextBytes, activity, locks }),
     previews,
     // Video that plays: what the browser cannot play, streamed through ffmpeg.
-    createVideoCapability({ resolver, limits: config.video, log }),
+    createVideoCapability({ resolver, limits: config.video, cacheDir: config.storage.cacheDir, log }),
     createTrashCapability({
       trash,
       ops,

@@ -13,7 +13,7 @@ import { linkParams, linkPlanQuery, linkStreamQuery, planQuery, playPlan, stream
 
 const TAGS = ['Video'];
 const STREAM_DESCRIPTION =
-  'Fragmented MP4 (`Content-Type: video/mp4`) from ffmpeg reading the file: its codecs copied when a browser plays them, re-encoded to H.264/AAC (at most 720 lines) otherwise, from `start` seconds (a seek asks for a new stream; the plan gives the whole duration). No Range: the stream has no length. One stream per file and viewer (a new one ends the last); viewers of the same file from the same time share one ffmpeg while its first 16 MiB are held; past VIDEO_STREAMS streams or VIDEO_TRANSCODES conversions at once, 503 VIDEO_BUSY. ffmpeg stops when the viewer goes away. Refused when another site asks (Sec-Fetch-Site).';
+  'Fragmented MP4 (`Content-Type: video/mp4`) from ffmpeg reading the file: its codecs copied when a browser plays them, re-encoded to H.264/AAC (at most 720 lines) otherwise, from `start` seconds (a seek asks for a new stream; the plan gives the whole duration). No Range: the stream has no length. One stream per file and viewer (a new one ends the last); viewers of the same file from the same start share one ffmpeg, however far it has got (a late viewer gets the whole video from the start, what it missed held in the cache folder); past VIDEO_STREAMS streams or VIDEO_TRANSCODES conversions at once, 503 VIDEO_BUSY. ffmpeg stops when the viewer goes away. Refused when another site asks (Sec-Fetch-Site).';
 const STREAM_RESPONSES = {
   200: { description: 'The video as fragmented MP4', contentType: 'video/mp4' },
   400: 'Start at or past the end',

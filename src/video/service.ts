@@ -7,8 +7,9 @@
 // of ours, no name of the user's (a file called `-i evil.mkv` is never an argument) and no shell.
 // Streams are bounded: VIDEO_STREAMS ffmpeg processes at once, VIDEO_TRANSCODES of them
 // re-encoding; one stream per file and viewer (a seek replaces the viewer's stream of that file,
-// never adds one); viewers of the same file from the same time share one ffmpeg while its
-// beginning is held (broadcast.ts); a viewer past the bounds is answered VIDEO_BUSY. ffmpeg is
+// never adds one); viewers of the same file from the same time share one ffmpeg, however far it
+// has got (broadcast.ts: a late viewer reads what it missed from a spill file in the cache
+// folder); a viewer past the bounds is answered VIDEO_BUSY. ffmpeg is
 // killed when its last viewer goes away and when the server stops. Services never see req/res: a stream is handed to
 // the route as a readable body and a stop function.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -50,16 +51,10 @@ interface Job {
   key: string;
   child: ChildProcess;
   transcode: boolean;
+  /** Its readers, each with its viewer (a seek of that viewer takes it out). */
   cast: Broadcast;
-  /** Each reader's viewer (a seek of that viewer takes it out). */
-  viewers: Map<Readable, string>;
   stop(): void;
 }
-
-/** A viewer joins a running stream of the same file and start while its first bytes are held. */
-const JOIN_BYTES = 16 * 1024 * 1024;
-/** The slowest of a stream's viewers at most this far behind the fastest (memory per stream). */
-const LAG_BYTES = 16 * 1024 * 1024;
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
@@ -121,6 +116,8 @@ export function ffmpegArgs(mode: PlayMode, probe: Probe, start: number): string[
 export function createVideo(deps: {
   resolver: PathResolver;
   limits: () => { transcodes: number; streams: number };
+  /** Where a stream's output is held for viewers behind its newest bytes (the cache folder's). */
+  spillDir: string;
   log: Logger;
 }) {
   const { resolver, log } = deps;
@@ -193,20 +190,16 @@ export function createVideo(deps: {
     };
   }
 
-  /** A viewer's reader leaves its stream; the last one leaving ends ffmpeg. */
-  function leave(job: Job, body: Readable): void {
-    if (job.viewers.delete(body)) job.cast.leave(body);
-  }
-
-  /** Ends one viewer's stream of a file (a seek replaces it). */
+  /** Ends one viewer's stream of a file (a seek replaces it); the last reader leaving ends ffmpeg. */
   function replace(viewer: string): void {
-    for (const job of [...jobs]) for (const [body, v] of job.viewers) if (v === viewer) leave(job, body);
+    for (const job of [...jobs]) for (const body of job.cast.readersOf(viewer)) job.cast.leave(body);
   }
 
-  function reader(job: Job, viewer: string, body: Readable, mode: PlayMode): VideoStream {
-    job.viewers.set(body, viewer);
-    return { mode, body, stop: () => leave(job, body) };
-  }
+  const reader = (job: Job, body: Readable, mode: PlayMode): VideoStream => ({
+    mode,
+    body,
+    stop: () => job.cast.leave(body),
+  });
 
   async function streamOf(file: InsidePath, viewer: string, start: number, mayConvert: boolean): Promise<VideoStream> {
     const kind = kindOfFile(file);
@@ -226,8 +219,8 @@ export function createVideo(deps: {
       const key = [opened.real, ino, mtimeMs, size, mode, start].join('\0');
       for (const job of jobs) {
         if (job.key !== key) continue;
-        const body = job.cast.join();
-        if (body) return reader(job, viewerKey, body, mode);
+        const body = job.cast.join(viewerKey);
+        if (body) return reader(job, body, mode);
       }
       const { streams, transcodes } = deps.limits();
       // Processes running (a stream ffmpeg finished whose viewers still read it costs nothing).
@@ -246,12 +239,7 @@ export function createVideo(deps: {
         key,
         child,
         transcode,
-        viewers: new Map(),
-        cast: broadcast(child.stdout!, {
-          joinBytes: JOIN_BYTES,
-          lagBytes: LAG_BYTES,
-          onIdle: () => job.stop(),
-        }),
+        cast: broadcast(child.stdout!, { spillDir: deps.spillDir, onIdle: () => job.stop() }),
         stop() {
           jobs.delete(job);
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -263,12 +251,12 @@ export function createVideo(deps: {
         job.stop();
       });
       child.on('close', (code, signal) => {
-        // A whole video, still being read, stays joinable from memory while its beginning is held.
-        if (code !== 0 || signal !== null || job.viewers.size === 0) jobs.delete(job);
+        // A whole video, still being read, stays joinable from its spill file.
+        if (code !== 0 || signal !== null || job.cast.readers === 0) jobs.delete(job);
         if (code !== 0 && signal === null)
           log.warn('ffmpeg stopped a video stream', { code, error: errText.trim().slice(0, 300) });
       });
-      return reader(job, viewerKey, job.cast.join()!, mode);
+      return reader(job, job.cast.join(viewerKey)!, mode);
     } finally {
       // ffmpeg holds its own copy of the descriptor.
       await opened.close();

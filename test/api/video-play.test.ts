@@ -15,10 +15,11 @@ import * as assert from 'uvu/assert';
 import { Client, envelope } from '../support/client.ts';
 import { clip, mp4 } from '../support/media.ts';
 import { removeDirs, serverMode, startServer, type TestServer } from '../support/server.ts';
-import { createUser, setupAdmin } from '../support/auth.ts';
+import { createUser, issueToken, me, setupAdmin } from '../support/auth.ts';
 import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
+let admin: Client;
 let alice: Client;
 let bob: Client;
 const FOLDER = 'Vidéos/Été 2025 & #1';
@@ -95,7 +96,7 @@ function boxes(bytes: Buffer): string[] {
 
 test.before(async () => {
   s = await startServer({ env: { USER_DIR_ENABLED: 'true', VIDEO_TRANSCODES: '1' }, volumes: ['Files'] });
-  const admin = await setupAdmin(s);
+  admin = await setupAdmin(s);
   alice = await createUser(admin, s, { username: 'alice', password: 'alice-password-1' });
   bob = await createUser(admin, s, { username: 'bob', password: 'bob-password-1' });
   const dir = path.join(s.dirs.volumes, 'Files', FOLDER);
@@ -312,6 +313,121 @@ test('viewers of one file from the same time share one ffmpeg, each gets the who
   const left = Number(probe(fromSix).format.duration);
   assert.ok(left > 5.5 && left < 7.5, `${left} s left from 6 s of 12`);
   await waitFor(() => ffmpegChildren().length === 0, { what: 'no ffmpeg once the viewers left' });
+});
+
+test('a viewer joining long after a stream began (past the 16 MiB it used to hold) gets the whole video from the same ffmpeg', async () => {
+  // Three seconds of 720p noise, repackaged: about 25 MB of stream.
+  const big = 'Drohnenflug über Nîmes (720p) & #8.mkv';
+  fs.writeFileSync(path.join(s.dirs.volumes, 'Files', FOLDER, big), clip('mkv', 3, { noisy: true, size: '1280x720' }));
+  const url = `/api/video/stream?path=${q(`Files/${FOLDER}/${big}`)}`;
+  const started = new Set<number>();
+  const sample = setInterval(() => ffmpegChildren().forEach((p) => started.add(p)), 10);
+  try {
+    const res = await fetch(alice.base + url, { headers: { cookie: alice.cookieHeader } });
+    assert.is(res.status, 200);
+    const reader = res.body!.getReader();
+    const hers: Buffer[] = [];
+    let read = 0;
+    while (read <= 18 * 1024 * 1024) {
+      const r = await reader.read();
+      if (r.done) assert.unreachable(`the stream ended after ${read} bytes`);
+      else {
+        hers.push(Buffer.from(r.value));
+        read += r.value.length;
+      }
+    }
+    // Bob opens it now: the same ffmpeg, the video from its first byte.
+    const his = await whole(bob, url);
+    assert.is(his.status, 200, his.body.toString().slice(0, 300));
+    for (let r = await reader.read(); !r.done; r = await reader.read()) hers.push(Buffer.from(r.value));
+    const mine = Buffer.concat(hers);
+    assert.is(started.size, 1, [...started].join(' '));
+    assert.ok(his.body.equals(mine), `${his.body.length} and ${mine.length} bytes differ`);
+    const seen = probe(his.body);
+    assert.ok(Math.abs(Number(seen.format.duration) - 3) < 0.5, seen.format.duration);
+    assert.equal(
+      seen.streams.map((x) => x.codec_name),
+      ['h264', 'aac'],
+    );
+  } finally {
+    clearInterval(sample);
+  }
+  await waitFor(() => ffmpegChildren().length === 0, { what: 'no ffmpeg once both had the video' });
+  // What was held for the late viewer is gone with the stream.
+  const held = path.join(s.dirs.cache, 'video');
+  assert.equal(fs.existsSync(held) ? fs.readdirSync(held) : [], []);
+});
+
+test('a running stream is joined by no one who may not see or convert its file: another account, its read token, links', async () => {
+  const avi = `Files/${FOLDER}/${LONG_AVI}`;
+  const mkv = `Files/${FOLDER}/${LONG_MKV}`;
+  // Alice watches both (she reads slowly: ffmpeg waits on her, its beginning held for joiners).
+  const hers = await opened(alice, `/api/video/stream?path=${q(avi)}`);
+  const hersToo = await opened(alice, `/api/video/stream?path=${q(mkv)}`);
+  await waitFor(() => ffmpegChildren().length === 2, { what: 'her two streams' });
+  const running = ffmpegChildren().sort();
+  // The folder hidden from a group Bob is in.
+  const group = (await admin.post('/api/access/groups', { name: 'Voisins & amis 🏡' })).json.group.id;
+  assert.is((await admin.post(`/api/access/groups/${group}/members`, { userId: (await me(bob)).id })).status, 204);
+  const rule = await admin.put('/api/access/rules', {
+    path: `Files/${FOLDER}`,
+    subject: { kind: 'group', id: group },
+    level: 'hidden',
+  });
+  assert.is(rule.status, 200, rule.text);
+  const bobRead = new Client(s.url, await issueToken(bob, 'read', { password: 'bob-password-1' }));
+  // Bob's own link to the whole volume, conversions allowed: it gives no more than Bob has.
+  const bobs = await bob.post('/api/shares', { sourcePath: 'Files', sharingType: 'anyone', allowTranscode: true });
+  assert.is(bobs.status, 201, bobs.text);
+  // Alice's link to her folder without conversions, and one to the folder beside it with them.
+  const plain = await alice.post('/api/shares', { sourcePath: `Files/${FOLDER}`, sharingType: 'anyone' });
+  assert.is(plain.status, 201, plain.text);
+  fs.mkdirSync(path.join(s.dirs.volumes, 'Files', 'Vidéos', 'Autres & #9'), { recursive: true });
+  const beside = await alice.post('/api/shares', {
+    sourcePath: 'Files/Vidéos/Autres & #9',
+    sharingType: 'anyone',
+    allowTranscode: true,
+  });
+  assert.is(beside.status, 201, beside.text);
+  assert.is(beside.json.allowTranscode, true, beside.text);
+  const holder = new Client(s.url);
+  const leaked = (text: string) => /h264|mpeg4|remux|transcode/.test(text);
+  // Every ffmpeg the server runs meanwhile (sampled from /proc): hers alone.
+  const started = new Set<number>();
+  const sample = setInterval(() => ffmpegChildren().forEach((p) => started.add(p)), 10);
+  try {
+    for (const p of [avi, mkv]) {
+      for (const c of [bob, bobRead]) {
+        const joined = await c.get(`/api/video/stream?path=${q(p)}`);
+        assert.is(joined.status, 404, `${p}: ${joined.text}`);
+        assert.not.ok(leaked(joined.text), joined.text);
+      }
+      const name = p.slice(p.lastIndexOf('/') + 1);
+      const viaBobs = await holder.get(
+        `/api/share/${bobs.json.shareToken}/video/stream?path=${q(p.slice('Files/'.length))}`,
+      );
+      assert.is(viaBobs.status, 404, viaBobs.text);
+      const noConversions = await holder.get(`/api/share/${plain.json.shareToken}/video/stream?path=${q(name)}`);
+      assert.is(noConversions.status, 403, noConversions.text);
+      assert.is(envelope(noConversions).code, 'VIDEO_LINK_NOT_ALLOWED');
+      for (const outside of [name, `../${FOLDER.split('/')[1]}/${name}`]) {
+        const other = await holder.get(`/api/share/${beside.json.shareToken}/video/stream?path=${q(outside)}`);
+        assert.ok([400, 403, 404].includes(other.status), `${outside}: ${other.status} ${other.text}`);
+        assert.not.ok(leaked(other.text), other.text);
+      }
+    }
+    // Nobody joined, nothing new started: her two streams alone.
+    assert.equal(
+      [...started].filter((p) => !running.includes(p)),
+      [],
+    );
+  } finally {
+    clearInterval(sample);
+    hers.close();
+    hersToo.close();
+    assert.is((await admin.delete(`/api/access/rules/${rule.json.rule.id}`)).status, 204);
+  }
+  await waitFor(() => ffmpegChildren().length === 0, { what: 'no ffmpeg once she left' });
 });
 
 test('without ffmpeg: MP4 still plays as it is, the others answer what to install', async () => {

@@ -281,16 +281,16 @@ function ffmpegMake(name: string, args: (dir: string, out: string) => string[], 
 
 /**
  * A short clip by ffmpeg in a container and codecs a browser cannot play as they are: an MKV of
- * H.264/AAC (`mkv`: remuxed), an AVI of MPEG-4 Part 2/MP3 (`avi`: transcoded). 320×240, 15 fps,
+ * H.264/AAC (`mkv`: remuxed), an AVI of MPEG-4 Part 2/MP3 (`avi`: transcoded). 320×240 (or `size`), 15 fps,
  * a keyframe every second (seeks land on whole seconds), a tone; `noisy`: a picture of noise.
  */
-export function clip(kind: 'mkv' | 'avi', seconds: number, opts: { noisy?: boolean } = {}): Buffer {
+export function clip(kind: 'mkv' | 'avi', seconds: number, opts: { noisy?: boolean; size?: string } = {}): Buffer {
   const codecs =
     kind === 'mkv'
       ? ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', 'ultrafast', '-c:a', 'aac']
       : ['-c:v', 'mpeg4', '-q:v', '5', '-c:a', 'libmp3lame', '-b:a', '64k'];
   return ffmpegMake(`clip.${kind}`, (_dir, out) => [
-    ...testPictureAndTone(seconds, 440),
+    ...testPictureAndTone(seconds, 440, opts.size),
     // Noise that does not compress: megabytes of stream, which a viewer reading slowly holds back.
     ...(opts.noisy ? ['-vf', 'noise=alls=60:allf=t'] : []),
     ...codecs,
@@ -343,12 +343,12 @@ export function taggedMp3(
 }
 
 /** ffmpeg's inputs for a clip: its 320 × 240 test picture at 15 frames a second and a tone. */
-function testPictureAndTone(seconds: number, hz: number): string[] {
+function testPictureAndTone(seconds: number, hz: number, size = '320x240'): string[] {
   return [
     '-f',
     'lavfi',
     '-i',
-    `testsrc=duration=${seconds}:size=320x240:rate=15`,
+    `testsrc=duration=${seconds}:size=${size}:rate=15`,
     '-f',
     'lavfi',
     '-i',
