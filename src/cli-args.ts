@@ -22,6 +22,8 @@ const OPTIONS = {
 export interface CommandLine {
   /** `burrow service …` (its own arguments, read by service/cli.ts). */
   service: boolean;
+  /** `burrow db …` (its own arguments, read by db/cli.ts). */
+  db: boolean;
   doctor: boolean;
   /** `--help all` (or `burrow help all`): every environment variable, not only the short help. */
   helpAll: boolean;
@@ -30,14 +32,15 @@ export interface CommandLine {
 
 /** Throws parseArgs' error on an unknown or malformed option, and on a word it does not know. */
 export function readCommandLine(argv: readonly string[]): CommandLine {
-  if (argv[0] === 'service') return { service: true, doctor: false, helpAll: false, values: {} };
+  if (argv[0] === 'service') return { service: true, db: false, doctor: false, helpAll: false, values: {} };
+  if (argv[0] === 'db') return { service: false, db: true, doctor: false, helpAll: false, values: {} };
   const doctor = argv[0] === 'doctor';
   // `burrow help [all]` is `burrow --help [all]`.
   const args = doctor ? argv.slice(1) : argv[0] === 'help' ? ['--help', ...argv.slice(1)] : [...argv];
   const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true });
   const helpAll = Boolean(values.help) && positionals.length === 1 && positionals[0]!.toLowerCase() === 'all';
   if (positionals.length && !helpAll) throw new TypeError(`Unexpected argument '${positionals[0]}'`);
-  return { service: false, doctor, helpAll, values };
+  return { service: false, db: false, doctor, helpAll, values };
 }
 
 /** Whether the command line starts the server (not the doctor, a service command, help, version or a check). */
@@ -45,6 +48,7 @@ export function startsServer(line: CommandLine): boolean {
   const v = line.values;
   return (
     !line.service &&
+    !line.db &&
     !line.doctor &&
     !v.help &&
     !v.version &&

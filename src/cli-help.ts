@@ -36,6 +36,7 @@ export function helpText(env: NodeJS.ProcessEnv, all: boolean): string {
     '                              browser opens by itself at the first start)',
     '  burrow doctor [--json]      check this computer: data folders, port, add-ons, database',
     '  burrow service install      run Burrow at boot (also uninstall, status; burrow service --help)',
+    "  burrow db copy --to URL     move this installation's data into an empty PostgreSQL database",
     '',
     'Options:',
     '  -p, --port N                port to listen on (PORT, default 3000)',

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// CLI entry: `burrow [--port N] [--config DIR]`, `burrow doctor`, `burrow service …`. Reads the
+// CLI entry: `burrow [--port N] [--config DIR]`, `burrow doctor`, `burrow service …`, `burrow db copy`. Reads the
 // environment once, opens the database, starts the HTTP server; SIGTERM/SIGINT stop it cleanly.
 // First: the executable starts itself again with glibc told to give memory back (core/malloc-env.ts).
 import './core/malloc-env.ts';
@@ -22,6 +22,7 @@ import { MigrationError } from './db/migrations.ts';
 import { createLogger } from './core/log.ts';
 import { VERSION } from './version.ts';
 import { serviceCommand } from './service/cli.ts';
+import { dbCommand } from './db/cli.ts';
 import { essentialFailed, formatChecks, runDoctor } from './doctor/doctor.ts';
 import { consoleLogger, firstRunBanner, localUrl, looseFiles, openBrowser, shouldOpenBrowser } from './console.ts';
 import type { Database } from './db/database.ts';
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
     fatal(`${(err as Error).message} (see burrow --help)`);
   }
   if (line.service) process.exit(await serviceCommand(argv.slice(1)));
+  if (line.db) process.exit(await dbCommand(argv.slice(1), process.env));
   const { doctor, values: args } = line;
   if (args['picture-child'] !== undefined) return runPictureChild(args['picture-child']);
   if (args.help) {

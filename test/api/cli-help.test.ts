@@ -38,6 +38,7 @@ test('--help is one screen: usage, options, where the data lives, the doctor and
     assert.ok(out.includes(option), option);
   assert.match(out, /burrow doctor \[--json\]/);
   assert.match(out, /burrow service install/);
+  assert.match(out, /burrow db copy --to URL/);
   assert.ok(out.includes(`Volumes                     ${env.VOLUME_ROOT}`), out);
   assert.ok(out.includes(`Database and settings       ${env.CONFIG_DIR}`), out);
   assert.ok(out.includes(`Cache                       ${env.CACHE_DIR}`), out);
