@@ -79,18 +79,28 @@ export function factSql(f: Filters): FactSql {
 }
 const NO_FACTS: FactSql = { sql: '', params: [] };
 
-/** Whether the index's row of one file (root and relative path) passes these conditions. */
-export function entryPasses(db: Database, rootId: number, rel: string, facts: FactSql): boolean {
-  const i = rel.lastIndexOf('/');
-  const [dir, name] = i < 0 ? ['', rel] : [rel.slice(0, i), rel.slice(i + 1)];
-  return (
-    db.get(`SELECT 1 AS y FROM idx_entries e WHERE e.root_id = ? AND e.dir = ? AND e.name = ?${facts.sql}`, [
-      rootId,
-      dir,
-      name,
-      ...facts.params,
-    ]) !== undefined
-  );
+/** A file as the index knows it (its root and relative path), with the caller's key for it. */
+export interface IndexedFile {
+  key: number;
+  rootId: number;
+  rel: string;
+}
+
+/** The keys of the files whose index rows pass these conditions: one query for them all. */
+export function entriesPassing(db: Database, files: IndexedFile[], facts: FactSql): Set<number> {
+  if (files.length === 0) return new Set();
+  const list = files.map((f) => {
+    const i = f.rel.lastIndexOf('/');
+    return i < 0 ? [f.key, f.rootId, '', f.rel] : [f.key, f.rootId, f.rel.slice(0, i), f.rel.slice(i + 1)];
+  });
+  const json = db.get<{ j: string | null }>(
+    `SELECT json_group_array(json_extract(f.value, '$[0]')) AS j FROM json_each(?) f
+     JOIN idx_entries e ON e.root_id = json_extract(f.value, '$[1]') AND e.dir = json_extract(f.value, '$[2]')
+       AND e.name = json_extract(f.value, '$[3]')
+     WHERE 1 = 1${facts.sql}`,
+    [JSON.stringify(list), ...facts.params],
+  )?.j;
+  return new Set(json ? (JSON.parse(json) as number[]) : []);
 }
 
 const relOf = (r: Row) => (r.dir === '' ? r.name : `${r.dir}/${r.name}`);

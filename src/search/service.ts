@@ -13,11 +13,12 @@ import type { Indexes } from '../indexer/indexes.ts';
 import {
   searchIndex,
   documentBody,
-  entryPasses,
+  entriesPassing,
   factSql,
   foldersNamed,
   listIndex,
   type Found,
+  type IndexedFile,
   type Scope,
 } from './from-index.ts';
 import { searchLive } from './live.ts';
@@ -82,7 +83,7 @@ export interface SearchDeps {
 const EVERY_NAME: Term = { kind: 'pattern', text: '*', regex: /^/su, longestLiteral: '' };
 
 /** The item at a real path passes the filters on its own facts (a stat: the live walk and tagged items only). */
-async function statPasses(f: Filters, real: string, name: string): Promise<{ mtime: number } | null> {
+async function statPasses(f: Filters, real: string, name: string): Promise<{ mtime: number; isDir: boolean } | null> {
   try {
     const st = await fs.promises.stat(real);
     const facts = { name, isDir: st.isDirectory(), size: st.size, mtime: st.mtimeMs };
@@ -139,7 +140,7 @@ export function createSearch(deps: SearchDeps) {
     const start = (startPath ?? '').replace(/^\/+|\/+$/g, '');
     if (start !== '') await resolver.resolve(caller, start, { mustExist: true });
     const dotFiles = deps.showHidden?.(caller.userId) === true;
-    const hits: { item: SearchItem; mtime: number }[] = [];
+    const hits: { item: SearchItem; mtime: number; real: string }[] = [];
     for (const p of [...tagged].sort()) {
       if (start !== '' && p !== start && !p.startsWith(start + '/')) continue;
       if (!withinPasses(filters.within, p)) continue;
@@ -155,16 +156,24 @@ export function createSearch(deps: SearchDeps) {
       const name = p.slice(p.lastIndexOf('/') + 1);
       const facts = await statPasses(filters, real, name);
       if (!facts) continue;
-      // Date taken, camera, artist, album: what the index read of the file (a file it has not read yet fails).
-      if (hasMediaFilters(filters)) {
-        const cover = indexes.readyCover(real);
-        if (!cover || !entryPasses(db, cover.root.id, cover.rel, factSql(filters))) continue;
-      }
-      const isDir = (await fs.promises.stat(real)).isDirectory();
       hits.push({
-        item: { name, path: p.slice(0, p.lastIndexOf('/')), kind: isDir ? 'dir' : 'file' },
+        item: { name, path: p.slice(0, p.lastIndexOf('/')), kind: facts.isDir ? 'dir' : 'file' },
         mtime: facts.mtime,
+        real,
       });
+    }
+    // Date taken, camera, artist, album: what the index read of the files, asked once for them
+    // all (a file it has not read yet fails).
+    if (hasMediaFilters(filters)) {
+      const rows: IndexedFile[] = [];
+      for (const [i, h] of hits.entries()) {
+        const cover = indexes.readyCover(h.real);
+        if (cover) rows.push({ key: i, rootId: cover.root.id, rel: cover.rel });
+      }
+      const passing = entriesPassing(db, rows, factSql(filters));
+      const kept = hits.filter((_, i) => passing.has(i));
+      hits.length = 0;
+      hits.push(...kept);
     }
     hits.sort((a, b) => b.mtime - a.mtime);
     return { items: hits.slice(0, limit).map((h) => h.item), truncated: false, complete: hits.length <= limit };

@@ -156,6 +156,24 @@ test('camera:, artist:, album: by words of what the file says', async () => {
   same(await names(bob, box('camera:pixel')), [zoe, tree]);
 });
 
+test('tag: with camera:, taken:, artist:, album: narrows the tagged items by what they say', async () => {
+  const TAG = 'Album für Oma & Opa 👵';
+  const paths = [PHOTOS[0]!.rel, PHOTOS[1]!.rel, PHOTOS[2]!.rel, SONGS[1]!.rel].map((r) => `${VOL}/${r}`);
+  const applied = await admin.post('/api/tags/apply', { paths, add: [TAG] });
+  assert.is(applied.status, 200, applied.text);
+  same(await names(admin, box(`tag:"${TAG}"`)), [beach, zoe, tree, ete]);
+  same(await names(admin, box(`tag:"${TAG}" camera:pixel`)), [zoe, tree]);
+  same(await names(admin, box(`tag:"${TAG}" camera:pixel taken:2019`)), [zoe]);
+  same(await names(admin, box(`tag:"${TAG}" taken:<2020`)), [beach, zoe]);
+  same(await names(admin, box(`tag:"${TAG}" artist:zoë album:saisons`)), [ete]);
+  same(await names(admin, box(`tag:"${TAG}" artist:garfunkel`)), []);
+  same(await names(admin, `tag=${encodeURIComponent(TAG)}&camera=${encodeURIComponent('Canon EOS')}`), [beach]);
+  // Another account's tags are theirs: Bob has none of that name.
+  same(await names(bob, box(`tag:"${TAG}" camera:pixel`)), []);
+  const removed = await admin.post('/api/tags/apply', { paths, remove: [TAG] });
+  assert.is(removed.status, 200, removed.text);
+});
+
 test('the API parameters, with every client encoding (the native app sends + raw)', async () => {
   const cases: SearchCase[] = [
     { fields: [['taken', '2023-12-24..2024-01-01']], want: [tree, fireworks] },

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import type { SearchItem } from '../../src/search/wire.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
@@ -96,8 +96,10 @@ export const PHONE = { width: 360, height: 740 };
 export async function newPage(
   browser: Browser,
   viewport = DESKTOP,
+  /** More of the context: a phone's touch (`hasTouch`, `isMobile`). */
+  more: BrowserContextOptions = {},
 ): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, acceptDownloads: true });
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, acceptDownloads: true, ...more });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));

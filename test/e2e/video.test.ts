@@ -178,9 +178,8 @@ test('desktop: the MP4 plays as it is; the MKV repackaged and the AVI converted 
 });
 
 test('phone, dark, touch: the MKV plays and seeks, the controls fit the screen, closing ends ffmpeg', async () => {
-  const context = await browser.newContext({ viewport: PHONE, hasTouch: true, isMobile: true });
+  const { context, page, problems } = await newPage(browser, PHONE, { hasTouch: true, isMobile: true });
   await context.addCookies(cookies);
-  const page = await context.newPage();
   try {
     await page.emulateMedia({ colorScheme: 'dark' });
     await slowLink(page);
@@ -189,6 +188,7 @@ test('phone, dark, touch: the MKV plays and seeks, the controls fit the screen, 
     assert.ok(bar.x >= 0 && bar.x + bar.width <= PHONE.width + 0.5, `${bar.x}+${bar.width}`);
     await waitFor(() => JSON.stringify(streams()) === '[30]', { what: 'one ffmpeg, from 30 s' });
     await closeAndStreamsEnd(page, true);
+    assert.equal(problems, []);
   } finally {
     await context.close();
   }

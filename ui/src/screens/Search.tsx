@@ -223,7 +223,10 @@ function ordered(list: SearchItem[], order: Order): SearchItem[] {
 export default function Search() {
   const q = location.value.query.get('q') ?? '';
   const scope = location.value.query.get('path') ?? '';
-  const [answer, setAnswer] = useState<SearchAnswer | null>(null);
+  // The answer with the query and folder it answers: one for an earlier query is never shown
+  // (between a new query and its effect, the page would show the list from before).
+  const [answered, setAnswered] = useState<{ q: string; scope: string; answer: SearchAnswer } | null>(null);
+  const answer = answered && answered.q === q && answered.scope === scope ? answered.answer : null;
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [order, setOrder] = useState<Order>('relevance');
@@ -240,7 +243,7 @@ export default function Search() {
     if ((order === 'size' || order === 'modified') && answer) void loadMeta(answer.items.map(fullOf));
   }, [order, answer]);
   useEffect(() => {
-    setAnswer(null);
+    setAnswered(null);
     setError(null);
     if (!askable) return;
     let live = true;
@@ -248,7 +251,7 @@ export default function Search() {
     api('GET /api/search', { query: { q, limit: 200, ...(scope ? { path: scope } : {}) } })
       .then(
         (a) => {
-          if (live) setAnswer(a);
+          if (live) setAnswered({ q, scope, answer: a });
         },
         (err) => {
           if (live) setError(err);
