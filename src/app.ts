@@ -6,7 +6,9 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { Database } from './db/database.ts';
-import { acquireInstanceLock, loadOrCreateSecret, type InstanceLock } from './db/instance-lock.ts';
+import { acquireInstanceLock, type InstanceLock } from './db/instance-lock.ts';
+import { openSecrets, type InstallationSecrets } from './cluster/secrets.ts';
+import { startChangeStream } from './cluster/stream.ts';
 import { loadMigrations, runMigrations } from './db/migrations.ts';
 import { PostgresDatabase } from './db/postgres.ts';
 import { createChangeSink } from './changes.ts';
@@ -47,7 +49,6 @@ import { createSettings } from './settings/service.ts';
 import { createSettingsStore } from './settings/store.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { installationSwitches } from './settings/switches.ts';
-import { SecretBox } from './twofactor/secret-box.ts';
 import { TwoFactorService } from './twofactor/service.ts';
 import { createTwoFactorStore } from './twofactor/store.ts';
 import { createTwoFactorCapability } from './twofactor/capability.ts';
@@ -198,6 +199,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // PostgreSQL it keeps a SQLite connection of its own (an in-memory main, the file attached).
   let indexDb: Database;
   let opened: Database | undefined;
+  // Session signing and seal keys: CONFIG_DIR's files, or the database's on PostgreSQL (cluster/secrets.ts).
+  let secrets: InstallationSecrets;
   try {
     fs.mkdirSync(config.storage.cacheDir, { recursive: true });
     const databaseUrl = config.storage.databaseUrl;
@@ -208,6 +211,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       release: VERSION,
     });
     if (applied.length) log.info('database migrated', { applied });
+    secrets = openSecrets({
+      db,
+      configDir: config.storage.configDir,
+      sessionSecret: config.auth.sessionSecret,
+      clusterKey: config.storage.clusterKey,
+    });
   } catch (err) {
     void walker?.close();
     opened?.close();
@@ -235,8 +244,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...(options.indexerWorker ? { worker: options.indexerWorker } : {}),
     ...(walker ? { client: walker } : {}),
   });
-  const sessionSecret = loadOrCreateSecret(config.storage.configDir, 'session-secret', config.auth.sessionSecret);
+  const sessionSecret = secrets.sessionSecret;
   const changes = createChangeSink((err) => log.warn('a change listener failed', { err }));
+  // On PostgreSQL the instances of a cluster hear each other's changes (LISTEN/NOTIFY).
+  const stream = config.storage.databaseUrl
+    ? startChangeStream({ url: config.storage.databaseUrl, changes, log })
+    : null;
   const trustProxy = parseTrustProxy(config.server.trustProxy);
   const privateDirs = [config.storage.configDir, config.storage.cacheDir].map((d) => path.resolve(d));
 
@@ -271,10 +284,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   const cookies = new SessionCookies(config.server.publicUrl, sessions.maxAgeMs, trustProxy);
   const authenticator = new IdentityAuthenticator(config.auth.mode, users, sessions, tokens, cookies);
-  // The second factor's seeds are sealed under a key in CONFIG_DIR.
+  // The second factor's seeds are sealed under a key in CONFIG_DIR (the database's, sealed, on PostgreSQL).
   const twoFactor = new TwoFactorService({
     store: createTwoFactorStore(db),
-    box: SecretBox.fromConfigDir(config.storage.configDir, 'totp-key'),
+    box: secrets.box('totp-key'),
     users,
     limits,
     activity,
@@ -340,11 +353,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     userRoot: config.storage.userRoot,
   });
   // The key that seals link tokens lives in CONFIG_DIR/keys, never in the database or its backups.
-  const shareStore = createShareStore(
-    db,
-    SecretBox.fromConfigDir(config.storage.configDir, 'link-key'),
-    path.join(config.storage.configDir, 'backups'),
-  );
+  const shareStore = createShareStore(db, secrets.box('link-key'), path.join(config.storage.configDir, 'backups'));
   const links = createLinks({ store: shareStore, sessionSecret });
   const resolver = createPathResolver({
     volumeRoot: config.storage.volumeRoot,
@@ -550,7 +559,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const notify = createNotify({
     store: notifyStore,
     outbox,
-    box: SecretBox.fromConfigDir(config.storage.configDir, 'notify-key'),
+    box: secrets.box('notify-key'),
     pushServices: config.notify.pushServices,
     clock: clockOf(config.notify.clockFile),
     resolver,
@@ -745,6 +754,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
               );
           }
           for (const c of capabilities) await c.start?.();
+          // Ready once other instances' changes are heard (or PostgreSQL took too long to say so).
+          await stream?.ready();
           ready = true;
           idle.touch();
           resolve(server.address() as AddressInfo);
@@ -768,6 +779,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await closeServer(server, graceMs);
         await secureClosed;
         for (const c of [...capabilities].reverse()) await c.stop?.();
+        await stream?.close();
         db.close();
         if (indexDb !== db) indexDb.close();
         lock.release();

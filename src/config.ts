@@ -151,6 +151,10 @@ export const variables = {
         return v.trim();
       },
     ),
+    clusterKey: optionalStr(
+      'CLUSTER_KEY',
+      'With DATABASE_URL: the key that seals the secrets every instance shares (session signing, second-factor and link seal keys) in the database; give every instance the same one. Unset: generated once into CONFIG_DIR/keys/cluster-key (copy that file to every other instance).',
+    ),
   },
   auth: {
     mode: custom(

@@ -45,6 +45,7 @@ const JOURNEY_ENV = { BURROW_TEST_SERVER: 'executable' };
  * PostgreSQL bridge, migrations and 503s.
  */
 const POSTGRES_SUBSET = [
+  'cluster.test.ts',
   'auth-sessions.test.ts',
   'shares-links.test.ts',
   'webdav-locks.test.ts',

@@ -184,17 +184,17 @@ export class UsersStore {
 
   /** Counts a failed attempt; locks when the count reaches `max`. Returns the lock end when it locked. */
   recordFailure(id: string, max: number, lockMs: number): string | null {
+    // One UPDATE counts (no read first): on PostgreSQL the row stays locked until the commit, so
+    // failures arriving at several instances at once each count.
     return this.db.transaction(() => {
-      const row = this.db.get<{ failed_count: number }>('SELECT failed_count FROM users WHERE id = ?', [id]);
-      if (!row) return null;
-      const count = row.failed_count + 1;
-      if (count >= max) {
-        const until = new Date(Date.now() + lockMs).toISOString();
-        this.db.run('UPDATE users SET failed_count = 0, locked_until = ? WHERE id = ?', [until, id]);
-        return until;
-      }
-      this.db.run('UPDATE users SET failed_count = ? WHERE id = ?', [count, id]);
-      return null;
+      const row = this.db.get<{ failed_count: number }>(
+        'UPDATE users SET failed_count = failed_count + 1 WHERE id = ? RETURNING failed_count',
+        [id],
+      );
+      if (!row || row.failed_count < max) return null;
+      const until = new Date(Date.now() + lockMs).toISOString();
+      this.db.run('UPDATE users SET failed_count = 0, locked_until = ? WHERE id = ?', [until, id]);
+      return until;
     });
   }
 

@@ -108,10 +108,9 @@ test('every store is in PostgreSQL: accounts, sessions, tokens, uploads and acti
 
 test('instances starting together on an empty database migrate it once (advisory lock)', async () => {
   const url = await server.database();
-  const [a, b] = await Promise.all([
-    startServer({ env: { DATABASE_URL: url } }),
-    startServer({ env: { DATABASE_URL: url } }),
-  ]);
+  // One cluster key for both: the secrets they share are sealed under it in the database.
+  const env = { DATABASE_URL: url, CLUSTER_KEY: 'the cluster key of Zoë’s office & co #1' };
+  const [a, b] = await Promise.all([startServer({ env }), startServer({ env })]);
   started.push(a, b);
   const applied = await rows<{ id: string; n: string }>(
     url,
@@ -126,6 +125,17 @@ test('instances starting together on an empty database migrate it once (advisory
     (await other.post('/api/auth/login', { identifier: ADMIN.username, password: ADMIN.password })).status,
     200,
   );
+  // A session opened on one is good on the other: both sign with the secret kept in the database.
+  assert.is((await new Client(a.url, undefined).get('/api/volumes')).status, 401);
+  const onA = new Client(a.url);
+  onA.cookies = new Map(other.cookies);
+  assert.is((await onA.get('/api/volumes')).status, 200);
+  // An instance with another cluster key refuses to start, naming the key to give it.
+  const refused = await startServer({ env: { DATABASE_URL: url } }).then(
+    (s) => (started.push(s), null),
+    (err: Error) => err.message,
+  );
+  assert.match(refused ?? 'it started', /sealed under another cluster key: give every instance the same CLUSTER_KEY/);
 });
 
 test('PostgreSQL stopped: 503 DATABASE_UNAVAILABLE with Retry-After, /readyz not ready; started again: recovered by itself', async () => {

@@ -1,0 +1,147 @@
+// The change stream between the instances of a cluster (DATABASE_URL=postgres://…): every
+// change written through this instance (the `changes` sink: files ops, uploads, extraction,
+// editor saves) is sent with NOTIFY, and every other instance's changes heard with LISTEN are
+// emitted into this instance's sink as if written here — so its index (search, folder sizes)
+// and its live folder views follow writes made through any instance, within the round trip.
+// One connection of its own on the server's thread (node-postgres is asynchronous there; the
+// bridge's worker serves the stores' synchronous statements and must not wait on a LISTEN).
+// Paths are host paths: the shared folder is mounted at the same path on every instance, as
+// host volumes' paths in the database already require. Sessions and tokens need nothing here:
+// every request reads their rows, so a revocation holds on every instance at once.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Change, ChangeSink } from '../changes.ts';
+import type { Logger } from '../core/log.ts';
+import { listen, notify } from './channel-store.ts';
+
+/** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
+const MAX_PAYLOAD = 7999;
+/** Changes kept while the connection is down, sent when it is back. */
+const MAX_PENDING = 10_000;
+const RECONNECT_MS = 1000;
+/** Longest the start waits for LISTEN before it serves anyway. */
+const READY_WAIT_MS = 5000;
+
+interface Message {
+  /** The instance that made the change. */
+  readonly i: string;
+  readonly c: Change;
+}
+
+export interface ChangeStream {
+  /** This instance's id in the stream (random per start). */
+  readonly instance: string;
+  /** Resolves once LISTEN is in place (tests and startup wait on it). */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function startChangeStream(deps: { url: string; changes: ChangeSink; log: Logger }): ChangeStream {
+  const instance = randomBytes(8).toString('hex');
+  let client: pg.Client | null = null;
+  let closed = false;
+  let replaying = false;
+  let timer: NodeJS.Timeout | undefined;
+  const pending: string[] = [];
+  let sending: Promise<void> = Promise.resolve();
+  let listening!: () => void;
+  const ready = new Promise<void>((resolve) => (listening = resolve));
+
+  function heard(payload: string | undefined): void {
+    let msg: Message;
+    try {
+      msg = JSON.parse(payload ?? '') as Message;
+    } catch {
+      return;
+    }
+    if (msg.i === instance || !msg.c) return;
+    replaying = true;
+    try {
+      deps.changes.emit(msg.c);
+    } finally {
+      replaying = false;
+    }
+  }
+
+  function send(payload: string): void {
+    const c = client;
+    if (!c) {
+      if (pending.length < MAX_PENDING) pending.push(payload);
+      return;
+    }
+    // One query at a time on the connection, in the order the changes happened.
+    sending = sending.then(() =>
+      notify(c, payload).then(
+        () => undefined,
+        () => {
+          if (pending.length < MAX_PENDING) pending.push(payload);
+        },
+      ),
+    );
+  }
+
+  async function connect(): Promise<void> {
+    if (closed) return;
+    const c = new pg.Client({
+      connectionString: deps.url,
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+      application_name: 'burrow-stream',
+    });
+    const lost = () => {
+      if (client !== c) return;
+      client = null;
+      c.end().catch(() => undefined);
+      if (!closed) {
+        deps.log.warn('the change stream lost PostgreSQL; connecting again');
+        timer = setTimeout(() => void connect(), RECONNECT_MS);
+      }
+    };
+    c.on('notification', (n) => heard(n.payload));
+    c.on('error', lost);
+    c.on('end', lost);
+    try {
+      await c.connect();
+      await listen(c);
+    } catch {
+      c.end().catch(() => undefined);
+      if (!closed) timer = setTimeout(() => void connect(), RECONNECT_MS);
+      return;
+    }
+    if (closed) {
+      await c.end().catch(() => undefined);
+      return;
+    }
+    client = c;
+    listening();
+    for (const payload of pending.splice(0)) send(payload);
+  }
+
+  const unsubscribe = deps.changes.subscribe((change) => {
+    if (replaying || closed) return;
+    const payload = JSON.stringify({ i: instance, c: change } satisfies Message);
+    if (Buffer.byteLength(payload) > MAX_PAYLOAD) {
+      deps.log.warn('a change too long for the change stream was not sent (the rescan finds it)', {
+        type: change.type,
+      });
+      return;
+    }
+    send(payload);
+  });
+
+  void connect();
+  timer?.unref();
+
+  return {
+    instance,
+    ready: () => Promise.race([ready, new Promise<void>((resolve) => setTimeout(resolve, READY_WAIT_MS).unref())]),
+    async close() {
+      closed = true;
+      unsubscribe();
+      clearTimeout(timer);
+      const c = client;
+      client = null;
+      await c?.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,194 @@
+// Three instances on one PostgreSQL and one shared volume folder, behind a balancer that sends
+// every request to the next instance in turn (no sticky sessions) — issue 31's cluster: the
+// secrets every instance signs with come from the database (a session opened on one is good on
+// the others; signed out on one, refused on the others), failed sign-ins count across instances,
+// concurrent uploads of one name through all three get distinct names, a WebDAV lock taken on
+// one holds on another, and a change made through one reaches another's search, folder sizes
+// and live folder view through the change stream (LISTEN/NOTIFY). Each instance has its own
+// CONFIG_DIR and CACHE_DIR, as separate machines would.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import WebSocket from 'ws';
+import { ADMIN, createUser, setupAdmin } from '../support/auth.ts';
+import { startBalancer, type Balancer } from '../support/balancer.ts';
+import { Client, envelope } from '../support/client.ts';
+import { testPostgres } from '../support/postgres.ts';
+import { makeDirs, removeDirs, startServer, type TestDirs, type TestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
+
+const ZOE = { username: 'Zoë.Ångström', email: 'zoe.angstrom@example.org', password: 'a long passphrase 1' };
+const FOLDER = 'Familie Müller & Co #2 + 🦔';
+const q = encodeURIComponent;
+const url = (p: string) => p.split('/').map(q).join('/');
+
+let shared: TestDirs;
+const instances: TestServer[] = [];
+let balancer: Balancer;
+let admin: Client;
+
+/** A client on instance `i` carrying `from`'s cookies (the same browser reaching another instance). */
+function on(i: number, from: Client): Client {
+  const c = new Client(instances[i]!.url);
+  c.cookies = new Map(from.cookies);
+  return c;
+}
+
+function upload(client: Client, folder: string, name: string, body: string | Uint8Array<ArrayBuffer>) {
+  const form = new FormData();
+  form.append('filedata', new Blob([body]), name);
+  return client.post(`/api/upload?uploadTo=${q(folder)}`, form);
+}
+
+test.before(async () => {
+  const database = await (await testPostgres()).database();
+  shared = makeDirs('burrow-cluster-');
+  fs.mkdirSync(path.join(shared.volumes, 'Files', FOLDER), { recursive: true });
+  const env = {
+    DATABASE_URL: database,
+    CLUSTER_KEY: crypto.randomBytes(32).toString('base64url'),
+    FOLDER_SIZE_MODE: 'full',
+    FOLDER_SIZE_FLUSH_MS: '20',
+    AUTH_MAX_FAILED: '5',
+  };
+  const boot = () => {
+    const dirs = makeDirs('burrow-node-');
+    dirs.volumes = shared.volumes;
+    return startServer({ dirs, env });
+  };
+  instances.push(await boot());
+  instances.push(...(await Promise.all([boot(), boot()])));
+  balancer = await startBalancer(instances.map((s) => s.url));
+  admin = await setupAdmin(instances[0]!);
+  await createUser(admin, instances[0]!, ZOE);
+});
+
+test.after(async () => {
+  await balancer?.close();
+  for (const s of instances) {
+    await s.close();
+    removeDirs(s.dirs);
+  }
+  if (shared) removeDirs(shared);
+});
+
+test('a session opened through the balancer holds on every instance; signed out on one, refused on the others', async () => {
+  const zoe = new Client(balancer.url);
+  assert.is((await zoe.post('/api/auth/login', { identifier: ZOE.username, password: ZOE.password })).status, 200);
+  const from = balancer.sentTo.length;
+  for (let n = 0; n < 6; n++) {
+    const me = await zoe.get('/api/auth/me');
+    assert.is(me.status, 200, me.text);
+    assert.is(me.json.user.username, ZOE.username);
+  }
+  assert.equal(new Set(balancer.sentTo.slice(from)), new Set([0, 1, 2]), 'every instance answered');
+  // Signed out on instance 1: refused on 0 and 2 (every request reads the session's row).
+  assert.is((await on(1, zoe).post('/api/auth/logout')).status, 204);
+  for (const i of [0, 2]) {
+    const me = await on(i, zoe).get('/api/auth/me');
+    assert.is(me.json.user, null, `instance ${i}: ${me.text}`);
+    assert.is((await on(i, zoe).get('/api/volumes')).status, 401, `instance ${i}`);
+  }
+});
+
+test('failed sign-ins count across instances: five wrong passwords at once through three instances lock the account', async () => {
+  const tries = await Promise.all(
+    Array.from({ length: 5 }, () =>
+      new Client(balancer.url).post('/api/auth/login', { identifier: ZOE.username, password: 'wrong, sorry' }),
+    ),
+  );
+  for (const t of tries) assert.ok([401, 429].includes(t.status), t.text);
+  for (const i of [0, 1, 2]) {
+    const right = await new Client(instances[i]!.url).post('/api/auth/login', {
+      identifier: ZOE.username,
+      password: ZOE.password,
+    });
+    assert.is(right.status, 429, `instance ${i}: ${right.text}`);
+    assert.is(envelope(right).code, 'AUTH_ACCOUNT_LOCKED');
+  }
+});
+
+test('20 concurrent uploads of one name through three instances give 20 distinct names, every byte kept', async () => {
+  const client = new Client(balancer.url);
+  client.cookies = new Map(admin.cookies);
+  const name = 'Relevé de compte – Café “Ölberg” & Söhne #3 + 50% 📄.pdf';
+  const bodies = Array.from({ length: 20 }, (_, n) => `%PDF-1.4 statement ${n} ${'x'.repeat(1000 * n)}\n`);
+  const answers = await Promise.all(bodies.map((b) => upload(client, 'Files/' + FOLDER, name, b)));
+  for (const a of answers) assert.is(a.status, 201, a.text);
+  const names = answers.map((a) => a.json[0].name as string);
+  assert.is(new Set(names).size, 20, names.join(' | '));
+  const onDisk = fs.readdirSync(path.join(shared.volumes, 'Files', FOLDER)).filter((n) => n.endsWith('.pdf'));
+  assert.is(onDisk.length, 20, onDisk.join(' | '));
+  const contents = new Set(onDisk.map((n) => fs.readFileSync(path.join(shared.volumes, 'Files', FOLDER, n), 'utf8')));
+  assert.equal(contents, new Set(bodies));
+});
+
+test('a WebDAV LOCK taken on one instance is honoured on another', async () => {
+  const auth = 'Basic ' + Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64');
+  const file = `/dav/Files/${url(FOLDER)}/${q('Notizen für Jürgen & Ana #1.txt')}`;
+  const put = (i: number, headers: Record<string, string> = {}) =>
+    fetch(instances[i]!.url + file, {
+      method: 'PUT',
+      headers: { authorization: auth, ...headers },
+      body: 'Hallo 👋\n',
+    });
+  assert.is((await put(0)).status, 201);
+  const lock = await fetch(instances[0]!.url + file, {
+    method: 'LOCK',
+    headers: { authorization: auth, 'content-type': 'application/xml', Timeout: 'Second-600' },
+    body:
+      '<?xml version="1.0" encoding="utf-8"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope>' +
+      '<D:locktype><D:write/></D:locktype><D:owner><D:href>Zoë&apos;s laptop</D:href></D:owner></D:lockinfo>',
+  });
+  assert.is(lock.status, 200, await lock.text());
+  const token = /<([^>]+)>/.exec(lock.headers.get('lock-token') ?? '')?.[1];
+  assert.ok(token);
+  for (const i of [1, 2]) assert.is((await put(i)).status, 423, `instance ${i} without the token`);
+  assert.is((await put(2, { If: `(<${token}>)` })).status, 204, 'instance 2 with the token');
+});
+
+test('a change through one instance reaches another one’s search, folder size and live folder view', async () => {
+  const [a, b] = [on(0, admin), on(1, admin)];
+  const folder = `Files/${FOLDER}/Fotos Åre 2024`;
+  assert.is((await a.post('/api/files/folder', { path: `Files/${FOLDER}`, name: 'Fotos Åre 2024' })).status, 201);
+  const before = await waitFor(() => b.get(`/api/folder-size/${url(folder)}`), {
+    what: 'the new folder indexed on instance 1',
+    until: (r) => r.status === 200 && r.json.indexed === true,
+    seen: (r) => r.text,
+  });
+  assert.is(before.json.sizeBytes, 0);
+
+  const ws = new WebSocket(`${instances[1]!.url.replace(/^http/, 'ws')}/api/live`, {
+    headers: { cookie: b.cookieHeader },
+    origin: instances[1]!.url,
+  });
+  const messages: any[] = [];
+  ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
+  await new Promise((resolve, reject) => ws.on('open', resolve).on('error', reject));
+  ws.send(JSON.stringify({ type: 'watch', path: folder }));
+  await waitFor(() => messages.find((m) => m.type === 'watching'), { what: 'watching', seen: () => messages });
+
+  const photo = 'Sonnenuntergang über dem Åresjön #7 + Freunde 🌅.jpg';
+  const bytes = crypto.randomBytes(4321);
+  assert.is((await upload(a, folder, photo, bytes)).status, 201);
+
+  await waitFor(() => messages.flatMap((m) => (m.type === 'changes' ? m.events : [])).find((e) => e.name === photo), {
+    what: 'instance 1’s live view to hear the upload made through instance 0',
+    seen: () => messages,
+  });
+  await waitFor(() => b.get(`/api/folder-size/${url(folder)}`), {
+    what: 'instance 1’s folder size to count the upload',
+    until: (r) => r.status === 200 && r.json.sizeBytes === bytes.length,
+    seen: (r) => r.text,
+  });
+  await waitFor(() => b.get(`/api/search?q=${q('Sonnenuntergang')}`), {
+    what: 'instance 1’s search to find the upload',
+    until: (r) => r.status === 200 && r.json.items.some((i: any) => i.name === photo),
+    seen: (r) => r.text,
+  });
+  ws.close();
+});
+
+test.run();

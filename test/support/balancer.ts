@@ -1,0 +1,63 @@
+// A round-robin balancer for cluster tests: every request (and every WebSocket upgrade) goes to
+// the next instance in turn, so no two requests in a row reach the same one — no sticky
+// sessions. Headers and bodies are piped as they are; the instance each request went to is kept.
+import http from 'node:http';
+import net from 'node:net';
+
+export interface Balancer {
+  readonly url: string;
+  /** The instance (index into the targets) each request was sent to, in order. */
+  readonly sentTo: number[];
+  close(): Promise<void>;
+}
+
+export async function startBalancer(targets: readonly string[]): Promise<Balancer> {
+  const ports = targets.map((t) => Number(new URL(t).port));
+  let next = 0;
+  const sentTo: number[] = [];
+  const pick = () => {
+    const i = next;
+    next = (next + 1) % ports.length;
+    sentTo.push(i);
+    return ports[i]!;
+  };
+  const server = http.createServer((req, res) => {
+    const upstream = http.request(
+      { host: '127.0.0.1', port: pick(), method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode!, answer.rawHeaders);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    req.pipe(upstream);
+  });
+  server.on('upgrade', (req, socket, head) => {
+    const upstream = net.connect(pick(), '127.0.0.1', () => {
+      const lines = [`${req.method} ${req.url} HTTP/1.1`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+      upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+  });
+  // No keep-alive reuse toward the client decides the instance: each request picks anew.
+  server.keepAliveTimeout = 1;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    sentTo,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
