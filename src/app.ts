@@ -412,6 +412,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     groups: () => accessModel.groups().groups,
     groupsOf: (userId) => accessModel.groupsOf(userId),
     measuring: () => switches.folderSizes.now() === 'full',
+    placed: (reading) => outbox.placed(reading),
   });
   // Locks of WebDAV clients and the office editor: every write of the API and of each door asks
   // them (423 LOCKED). The office editor's lock store exists whether or not it is configured: a
@@ -562,6 +563,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     box: secrets.box('notify-key'),
     pushServices: config.notify.pushServices,
     clock: clockOf(config.notify.clockFile),
+    volumes: volumes.hostVolumes.health,
     resolver,
     log,
     callerFor,

@@ -1,6 +1,7 @@
 // What an activity row means as a notification: its kind, who may receive it, the paths it is
 // about, and the words a person reads. Pure functions over the row; the service decides who
 // actually receives it (their choices, and the access check on every path).
+import { formatBytes } from '../uploads/staging.ts';
 import type { EventKind } from './wire.ts';
 
 /** The activity actions about files in a folder, by the kind of event they are. */
@@ -24,6 +25,19 @@ const FOLDER_ACTIONS: Record<string, EventKind> = {
   'dav.delete': 'folder.deleted',
 };
 
+/**
+ * The server's own events (no activity row: the outbox's `state` and `raise` write them), by
+ * their action. A volume's return is told under the kind its loss was chosen by.
+ */
+export const SERVER_ACTIONS: Record<string, EventKind> = {
+  'quota.nearly-full': 'quota.nearly-full',
+  'volume.missing': 'volume.missing',
+  'volume.back': 'volume.missing',
+};
+
+/** The share of a quota past which its account (or, for a volume's, the administrators) is told. */
+export const QUOTA_MARK = 0.9;
+
 export interface ActivityFacts {
   action: string;
   outcome: string;
@@ -42,6 +56,9 @@ export function kindOf(row: ActivityFacts): EventKind | null {
   if (row.action === 'auth.login' && row.outcome === 'failure' && row.detail?.reason === 'wrong-totp-code')
     return 'signin.second-factor-failed';
   if (row.action === 'auth.login' && row.outcome === 'success') return 'signin.new-address';
+  if (row.action in SERVER_ACTIONS) return SERVER_ACTIONS[row.action]!;
+  if (row.action === 'files.upload' && row.outcome === 'failure' && row.detail?.stage === 'placement')
+    return 'upload.failed';
   if (row.outcome !== 'success') return null;
   return FOLDER_ACTIONS[row.action] ?? null;
 }
@@ -128,6 +145,34 @@ export function wordsFor(
         text: `“${name}” was downloaded through your link (${n} download${n === 1 ? '' : 's'} so far).`,
       };
     }
+    case 'quota.nearly-full': {
+      const used = typeof d.usedBytes === 'number' ? d.usedBytes : 0;
+      const limit = typeof d.limitBytes === 'number' ? d.limitBytes : 0;
+      const percent = limit > 0 ? Math.floor((used / limit) * 100) : 100;
+      const figures = `${formatBytes(used)} of ${formatBytes(limit)} (${percent}%)`;
+      const name = typeof d.name === 'string' ? d.name : '';
+      return d.scope === 'volume'
+        ? { title: `The volume “${name}” is nearly full`, text: `The volume “${name}” holds ${figures} of its quota.` }
+        : { title: 'Your storage is nearly full', text: `${name || who} uses ${figures} of the quota.` };
+    }
+    case 'volume.missing': {
+      const label = typeof d.label === 'string' ? d.label : '';
+      return d.back
+        ? { title: `The volume “${label}” is back`, text: `The folder of the volume “${label}” can be read again.` }
+        : {
+            title: `The volume “${label}” is missing`,
+            text: `The folder of the volume “${label}” cannot be read (${typeof d.reason === 'string' ? d.reason : 'gone'}): an unmounted disk? Its files are unavailable until it returns.`,
+          };
+    }
+    case 'upload.failed': {
+      const name = typeof d.name === 'string' ? d.name : 'A file';
+      const folder = typeof d.folder === 'string' && d.folder ? d.folder : 'its folder';
+      const reason = typeof d.reason === 'string' ? d.reason : 'it could not be placed.';
+      return {
+        title: `“${name}” could not be placed`,
+        text: `“${name}” was uploaded but not placed in ${folder}: ${reason}`,
+      };
+    }
     case 'test':
       return { title: 'Test notification', text: 'Burrow can reach this destination.' };
     default: {
@@ -153,6 +198,9 @@ export const KIND_LABELS: Record<EventKind, string> = {
   'share.received': 'Something shared with me',
   'link.opened': 'My links opened',
   'link.downloaded': 'Downloads through my links',
+  'quota.nearly-full': 'A quota nearly full',
+  'volume.missing': 'A volume missing (and back)',
+  'upload.failed': 'An upload that could not be placed',
   test: 'Test notifications',
   digest: 'Quiet hours and digests',
 };

@@ -3,7 +3,8 @@
 // Built before the services that send (app.ts gives it to the activity log first); the sender
 // subscribes to `written` to start at once instead of at its next tick.
 import { randomBytes } from 'node:crypto';
-import { kindOf, mayNotify } from './events.ts';
+import type { QuotaReading } from '../quotas/service.ts';
+import { kindOf, mayNotify, QUOTA_MARK } from './events.ts';
 import type { NotifyStore } from './store.ts';
 
 export interface OutboxEvent {
@@ -20,6 +21,18 @@ export type Outbox = ReturnType<typeof createOutbox>;
 
 export const newEventId = (): string => `evt_${randomBytes(15).toString('base64url')}`;
 
+const rowOf = (event: OutboxEvent, activityId: number | null, at: string) => ({
+  id: newEventId(),
+  at,
+  action: event.action,
+  outcome: event.outcome,
+  user_id: event.userId,
+  username: event.username,
+  ip: event.ip,
+  detail: event.detail,
+  activity_id: activityId,
+});
+
 export function createOutbox(store: NotifyStore) {
   const listeners = new Set<() => void>();
   let woken = false;
@@ -32,6 +45,24 @@ export function createOutbox(store: NotifyStore) {
       for (const fn of listeners) fn();
     });
   };
+  /**
+   * A state of the server's own (not an activity row: a quota past its mark, a volume gone)
+   * starts or ends; `event` is raised only when that changes the kept state — once per start,
+   * never again while it holds.
+   */
+  function state(key: string, on: boolean, event: OutboxEvent | null): void {
+    const at = new Date().toISOString();
+    if (store.setState(key, on, at, event ? rowOf(event, null, at) : null) && event) wake();
+  }
+  const serverEvent = (action: string, userId: string | null, username: string | null, detail: object) => ({
+    action,
+    outcome: 'success',
+    userId,
+    username,
+    ip: null,
+    detail: JSON.stringify(detail),
+  });
+
   return {
     /** Before anything is written: may this action become a notification? */
     wants: (action: string): boolean => mayNotify(action),
@@ -52,18 +83,38 @@ export function createOutbox(store: NotifyStore) {
         const known = store.hasKnownAddress(event.userId);
         if (!store.firstFromAddress(event.userId, event.ip, at) || !known) return;
       }
-      store.addEvent({
-        id: newEventId(),
-        at,
-        action: event.action,
-        outcome: event.outcome,
-        user_id: event.userId,
-        username: event.username,
-        ip: event.ip,
-        detail: event.detail,
-        activity_id: activityId,
-      });
+      store.addEvent(rowOf(event, activityId, at));
       wake();
+    },
+
+    state,
+
+    /**
+     * A placement's figures against a limit: past QUOTA_MARK, its account (or for a volume's
+     * quota, the administrators) is told once — again only after a placement found it below.
+     */
+    placed(r: QuotaReading): void {
+      const key = `quota:${r.scope}:${r.scope === 'account' ? r.userId : r.name.toLowerCase()}`;
+      const mark = r.limitBytes * QUOTA_MARK;
+      if (r.beforeBytes < mark) state(key, false, null);
+      if (r.afterBytes >= mark)
+        state(
+          key,
+          true,
+          serverEvent('quota.nearly-full', r.userId, r.scope === 'account' ? r.name : null, {
+            scope: r.scope,
+            name: r.name,
+            usedBytes: r.afterBytes,
+            limitBytes: r.limitBytes,
+          }),
+        );
+    },
+
+    /** What the volume check found of a configured volume's folder: gone (once), back (once). */
+    volume(label: string, problem: string | null): void {
+      const key = `volume:${label.toLowerCase()}`;
+      if (problem) state(key, true, serverEvent('volume.missing', null, null, { label, reason: problem }));
+      else state(key, false, serverEvent('volume.back', null, null, { label, back: true }));
     },
 
     /** Test events and the like, written outside the activity log. */

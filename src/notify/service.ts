@@ -53,6 +53,8 @@ export interface NotifyDeps {
   attemptTimeoutMs?: number;
   /** What quiet hours and digests take as now (NOTIFY_CLOCK_FILE for tests); the system clock by default. */
   clock?: Clock;
+  /** The volume check: each configured volume's trouble (its folder gone, unreadable), or null. */
+  volumes?: () => Promise<{ label: string; problem: string | null }[]>;
 }
 
 /** After the nth failed attempt, wait this long (then the last one again), up to MAX_ATTEMPTS. */
@@ -64,6 +66,8 @@ const PER_DESTINATION = 2;
 const IN_FLIGHT = 16;
 const TICK_MS = 1_000;
 const KEEP_SENT_MS = 7 * 86_400_000;
+/** How often the configured volumes' folders are looked at (by the notifications' clock). */
+const VOLUME_CHECK_MS = 60_000;
 
 const EMPTY_PREFS: Omit<Prefs, 'emailOff'> = { kinds: [], destinations: [], folders: [], ...DEFAULT_SCHEDULE };
 /** Most events one digest lists (the rest are counted). */
@@ -201,22 +205,23 @@ export function createNotify(deps: NotifyDeps) {
   }
 
   // ── each account's choices ─────────────────────────────────────────────────────────────────
+  /** The choices an account keeps, field by field in this one place (read back and written). */
+  const kept = (p: Omit<Prefs, 'emailOff'>): Omit<Prefs, 'emailOff'> => ({
+    kinds: p.kinds,
+    destinations: p.destinations,
+    folders: p.folders,
+    timeZone: p.timeZone,
+    quietHours: p.quietHours,
+    dailyAt: p.dailyAt,
+    delivery: p.delivery,
+  });
+
   function prefsOf(userId: string): Prefs {
     const emailOff = store.emailOff(userId) as Prefs['emailOff'];
     const text = store.prefs(userId);
     if (!text) return { ...EMPTY_PREFS, emailOff };
     try {
-      const p = { ...EMPTY_PREFS, ...(JSON.parse(text) as Partial<Prefs>) };
-      return {
-        kinds: p.kinds,
-        destinations: p.destinations,
-        folders: p.folders,
-        emailOff,
-        timeZone: p.timeZone,
-        quietHours: p.quietHours,
-        dailyAt: p.dailyAt,
-        delivery: p.delivery,
-      };
+      return { ...kept({ ...EMPTY_PREFS, ...(JSON.parse(text) as Partial<Prefs>) }), emailOff };
     } catch {
       return { ...EMPTY_PREFS, emailOff };
     }
@@ -240,19 +245,20 @@ export function createNotify(deps: NotifyDeps) {
     const before = prefsOf(caller.userId);
     const known = new Set(store.destinations().map((d) => d.id));
     const delivery = next.delivery ?? before.delivery;
-    const prefs = {
+    const prefs = kept({
+      ...before,
       kinds: [...new Set(next.kinds)],
       destinations: [...new Set(next.destinations)],
       folders,
-      timeZone: next.timeZone ?? before.timeZone,
-      quietHours: next.quietHours === undefined ? before.quietHours : next.quietHours,
-      dailyAt: next.dailyAt ?? before.dailyAt,
+      ...(next.timeZone === undefined ? {} : { timeZone: next.timeZone }),
+      ...(next.quietHours === undefined ? {} : { quietHours: next.quietHours }),
+      ...(next.dailyAt === undefined ? {} : { dailyAt: next.dailyAt }),
       // A destination removed since is forgotten.
       delivery: {
         destinations: Object.fromEntries(Object.entries(delivery.destinations).filter(([id]) => known.has(id))),
         kinds: delivery.kinds,
       },
-    };
+    });
     store.putPrefs(caller.userId, JSON.stringify(prefs));
     if (next.emailOff) store.setEmailOff(caller.userId, next.emailOff, new Date().toISOString(), true);
     return { prefs: prefsOf(caller.userId) };
@@ -300,10 +306,14 @@ export function createNotify(deps: NotifyDeps) {
         // The accounts it names, never its owner.
         for (const id of sharedWith(detail)) if (id !== event.user_id) ids.add(id);
       } else {
-        if (event.user_id) ids.add(event.user_id);
-        if (kind === 'signin.lockout') for (const a of accounts) if (a.isAdmin) ids.add(a.id);
+        // The installation's own troubles are the administrators'; an account's quota is its own.
+        const installation = kind === 'volume.missing' || (kind === 'quota.nearly-full' && detail?.scope === 'volume');
+        if (event.user_id && !installation) ids.add(event.user_id);
+        if (kind === 'signin.lockout' || installation) for (const a of accounts) if (a.isAdmin) ids.add(a.id);
       }
-      return [...ids].flatMap((id) => (byId.has(id) ? [{ account: byId.get(id)!, paths: [] }] : []));
+      // A failed upload names the folder it was for (the uploader's own path).
+      const paths = kind === 'upload.failed' && typeof detail?.folder === 'string' ? [detail.folder] : [];
+      return [...ids].flatMap((id) => (byId.has(id) ? [{ account: byId.get(id)!, paths }] : []));
     }
     // Folder events: the actor's own operations are not news to them; a link holder's are
     // named by their share and reach its owner as files.arrived instead.
@@ -356,7 +366,8 @@ export function createNotify(deps: NotifyDeps) {
     prefs.delivery.destinations[destination] ??
     'now';
 
-  async function fanOut(event: EventRow): Promise<void> {
+  /** `now`: the clock as the pump read it (once per run: NOTIFY_CLOCK_FILE is a file). */
+  async function fanOut(event: EventRow, now: number): Promise<void> {
     let detail: Record<string, unknown> | null = null;
     try {
       detail = event.detail ? (JSON.parse(event.detail) as Record<string, unknown>) : null;
@@ -397,7 +408,6 @@ export function createNotify(deps: NotifyDeps) {
           if (row.kind === 'push' && store.pushSubscriptions(account.id).length === 0) continue;
           const id = messageId(event.id, destination, account.id);
           const body = bodyFor(id, event, kind, account, paths, detail);
-          const now = clock();
           // Webhooks are read by programs: each event at once. People's destinations wait for
           // the end of quiet hours, or for the account's hourly or daily digest.
           const release = row.kind === 'webhook' ? now : releaseAt(prefs, modeOf(prefs, destination, kind), now);
@@ -414,6 +424,13 @@ export function createNotify(deps: NotifyDeps) {
       }
     }
     store.fanOut(event.id, deliveries, Date.now(), new Date().toISOString(), inbox);
+    log.debug('notification event fanned out', {
+      event: event.id,
+      action: event.action,
+      kind,
+      bell: inbox.length,
+      deliveries: deliveries.length,
+    });
   }
 
   // ── Web Push: the VAPID key pair, made once (crypto RNG), its private half sealed ───────────
@@ -533,18 +550,19 @@ export function createNotify(deps: NotifyDeps) {
   }
 
   async function pump(): Promise<void> {
+    const now = clock();
     for (let batch = store.newEvents(50); batch.length; batch = store.newEvents(50)) {
       for (const event of batch) {
         if (stopped) return;
         try {
-          await fanOut(event);
+          await fanOut(event, now);
         } catch (err) {
           log.warn('a notification event could not be fanned out', { event: event.id, err });
           store.fanOut(event.id, [], Date.now(), new Date().toISOString());
         }
       }
     }
-    releaseHeld();
+    releaseHeld(now);
     const destinations = new Map(store.destinations().map((d) => [d.id, d]));
     for (const d of store.due(Date.now(), 200)) {
       if (stopped || inFlight.size >= IN_FLIGHT) break;
@@ -573,8 +591,7 @@ export function createNotify(deps: NotifyDeps) {
    * The digest's id comes from the ids it gathers, so a crash before the write makes the same
    * digest again and one after it finds nothing held: nothing lost, nothing sent twice.
    */
-  function releaseHeld(): void {
-    const now = clock();
+  function releaseHeld(now: number): void {
     for (let rows = store.heldDue(now, 1000); rows.length; rows = store.heldDue(now, 1000)) {
       const groups = new Map<string, DeliveryRow[]>();
       for (const r of rows) {
@@ -664,6 +681,41 @@ export function createNotify(deps: NotifyDeps) {
   }
 
   const unsubscribe = deps.outbox.subscribe(kick);
+
+  /**
+   * The volume check, every VOLUME_CHECK_MS of the clock (a test moves it): a volume whose folder
+   * is gone or unreadable is told to the administrators once, and once more when it is back.
+   */
+  let checking: Promise<void> = Promise.resolve();
+  let checked: number | null = null;
+  let checkBusy = false;
+  function checkVolumes(): void {
+    if (!deps.volumes || stopped || checkBusy) return;
+    let now: number;
+    try {
+      now = clock();
+    } catch (err) {
+      log.warn('the volume check failed', { err });
+      return;
+    }
+    if (checked !== null && now - checked < VOLUME_CHECK_MS) return;
+    checked = now;
+    checkBusy = true;
+    checking = deps
+      .volumes()
+      .then((found) => {
+        if (stopped) return;
+        for (const v of found) deps.outbox.volume(v.label, v.problem);
+        log.debug('volumes checked', {
+          at: new Date(now).toISOString(),
+          missing: found.filter((v) => v.problem).map((v) => v.label),
+        });
+      })
+      .catch((err) => log.warn('the volume check failed', { err }))
+      .finally(() => {
+        checkBusy = false;
+      });
+  }
 
   function toWireDelivery(d: DeliveryRow, names: Map<string, string>): WireDelivery {
     let title = '';
@@ -839,7 +891,10 @@ export function createNotify(deps: NotifyDeps) {
     start(): void {
       stopped = false;
       halt = new AbortController();
-      timer = setInterval(kick, TICK_MS);
+      timer = setInterval(() => {
+        kick();
+        checkVolumes();
+      }, TICK_MS);
       timer.unref();
       sweeper = setInterval(() => {
         try {
@@ -850,6 +905,7 @@ export function createNotify(deps: NotifyDeps) {
       }, 3_600_000);
       sweeper.unref();
       kick();
+      checkVolumes();
     },
 
     async stop(): Promise<void> {
@@ -859,6 +915,7 @@ export function createNotify(deps: NotifyDeps) {
       if (sweeper) clearInterval(sweeper);
       halt.abort();
       await pumping;
+      await checking;
       await Promise.all([...sends]);
     },
   };

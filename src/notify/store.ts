@@ -98,6 +98,11 @@ export interface NotifyStore {
 
   /** The outbox row; called inside the activity row's transaction. */
   addEvent(row: Omit<EventRow, 'state'>): void;
+  /**
+   * A state of the server's own starts (`on`) or ends: its row written or removed, and when that
+   * changed anything, `event` (if any) added in the same transaction. True when it changed.
+   */
+  setState(key: string, on: boolean, at: string, event: Omit<EventRow, 'state'> | null): boolean;
   newEvents(limit: number): EventRow[];
   /** Writes the deliveries and the bell's rows and marks the event fanned out, in one transaction. */
   fanOut(
@@ -145,6 +150,12 @@ export interface NotifyStore {
 }
 
 export function createNotifyStore(db: Database): NotifyStore {
+  const addEvent = (r: Omit<EventRow, 'state'>): void => {
+    db.run(
+      'INSERT INTO notify_events (id, at, action, outcome, user_id, username, ip, detail, activity_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [r.id, r.at, r.action, r.outcome, r.user_id, r.username, r.ip, r.detail, r.activity_id],
+    );
+  };
   return {
     destinations: () => db.all<DestinationRow>('SELECT * FROM notify_destinations ORDER BY created_at, id'),
     destination: (id) => db.get<DestinationRow>('SELECT * FROM notify_destinations WHERE id = ?', [id]),
@@ -210,12 +221,15 @@ export function createNotifyStore(db: Database): NotifyStore {
     unsubscribeOwner: (mac) =>
       db.get<{ user_id: string }>('SELECT user_id FROM notify_unsubscribe WHERE token_mac = ?', [mac])?.user_id,
 
-    addEvent(r) {
-      db.run(
-        'INSERT INTO notify_events (id, at, action, outcome, user_id, username, ip, detail, activity_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [r.id, r.at, r.action, r.outcome, r.user_id, r.username, r.ip, r.detail, r.activity_id],
-      );
-    },
+    addEvent,
+    setState: (key, on, at, event) =>
+      db.transaction(() => {
+        const changed = on
+          ? db.run('INSERT INTO notify_states (key, since) VALUES (?, ?) ON CONFLICT DO NOTHING', [key, at]).changes > 0
+          : db.run('DELETE FROM notify_states WHERE key = ?', [key]).changes > 0;
+        if (changed && event) addEvent(event);
+        return changed;
+      }),
     newEvents: (limit) =>
       db.all<EventRow>("SELECT * FROM notify_events WHERE state = 'new' ORDER BY at, id LIMIT ?", [limit]),
     fanOut(eventId, deliveries, now, at, inbox = []) {

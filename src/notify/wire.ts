@@ -14,6 +14,9 @@ export const EVENT_KINDS = [
   'share.received',
   'link.opened',
   'link.downloaded',
+  'quota.nearly-full',
+  'volume.missing',
+  'upload.failed',
   'test',
   'digest',
 ] as const;

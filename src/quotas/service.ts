@@ -43,6 +43,20 @@ export interface QuotasDeps {
   usernameOf: (userId: string) => string | undefined;
   /** The groups an account is in now (the access model's). */
   groupsOf: (userId: string) => { id: string; name: string }[];
+  /** Told of each placement's figures against a limit (the notifications' "nearly full"). */
+  placed?: (reading: QuotaReading) => void;
+}
+
+/** What a placement did to a limit: the bytes counted before it and after it. */
+export interface QuotaReading {
+  scope: 'account' | 'volume';
+  /** The account charged (scope `account`). */
+  userId: string | null;
+  /** The account's name or the volume's. */
+  name: string;
+  beforeBytes: number;
+  afterBytes: number;
+  limitBytes: number;
 }
 
 /** Where an account's limit comes from: its own quota, or the largest default of its groups. */
@@ -230,6 +244,15 @@ export function createQuotas(deps: QuotasDeps) {
           for (const s of scopes) {
             const root = s.scope === 'account' ? charge.account!.root : charge.volume!.root;
             if (taken > 0) landed.set(s.key, [...(landed.get(s.key) ?? []), { root, bytes: taken, at, paths }]);
+            const after = s.base + (reserved.get(s.key) ?? 0);
+            deps.placed?.({
+              scope: s.scope,
+              userId: s.scope === 'account' ? charge.account!.userId : null,
+              name: s.who,
+              beforeBytes: after - taken,
+              afterBytes: after,
+              limitBytes: s.limit,
+            });
           }
           h.release();
         },

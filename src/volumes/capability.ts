@@ -17,6 +17,8 @@ export interface VolumesCapability extends Capability {
     /** Whether any space (a volume, a personal or assigned folder, a host folder) is rooted at this real path. */
     inUse(realRoot: string): boolean;
     subscribe(listener: (event: HostVolumeEvent) => void): () => void;
+    /** The volume check: each host folder's trouble (gone, unreadable), or null. */
+    health(): Promise<{ label: string; problem: string | null }[]>;
   };
 }
 
@@ -43,6 +45,7 @@ export function createVolumesCapability(deps: {
     hostVolumes: {
       roots: () => hostStore.list().map((v) => v.path),
       inUse: (realRoot) => deps.spaceRoots().includes(realRoot),
+      health: () => host.health(),
       subscribe(listener) {
         listeners.add(listener);
         return () => listeners.delete(listener);

@@ -39,6 +39,18 @@ export function looseFilesAt(volumeRoot: string): string[] {
   }
 }
 
+/** Why a volume's folder cannot be served (gone, not a folder, unreadable), or null when it can. */
+export async function problemOf(folder: string): Promise<string | null> {
+  const st = await fsp.stat(folder).catch((err: NodeJS.ErrnoException) => err);
+  if (st instanceof Error)
+    return st.code === 'ENOENT' ? 'its folder is gone' : `its folder cannot be read: ${st.code ?? st.message}`;
+  if (!st.isDirectory()) return 'its path is no longer a folder';
+  return fsp.access(folder, fs.constants.R_OK | fs.constants.X_OK).then(
+    () => null,
+    (err: NodeJS.ErrnoException) => `its folder cannot be read: ${err.code ?? err.message}`,
+  );
+}
+
 export function createHostVolumes(deps: HostVolumeDeps) {
   const { store } = deps;
 
@@ -82,13 +94,7 @@ export function createHostVolumes(deps: HostVolumeDeps) {
   }
 
   async function toWire(v: HostVolume): Promise<WireHostVolume> {
-    const st = await fsp.stat(v.path).catch(() => null);
-    const readable =
-      Boolean(st?.isDirectory()) &&
-      (await fsp.access(v.path, fs.constants.R_OK | fs.constants.X_OK).then(
-        () => true,
-        () => false,
-      ));
+    const readable = (await problemOf(v.path)) === null;
     return { ...v, available: readable, storageReadOnly: readable ? (await probeWritable(v.path)) !== null : true };
   }
 
@@ -117,6 +123,10 @@ export function createHostVolumes(deps: HostVolumeDeps) {
       if (volume === undefined) throw new AppError('NOT_FOUND', 'No such volume.');
       if (volume === null) throw new AppError('EXISTS', `There is already a volume labelled "${label}".`);
       return { volume: await toWire(volume) };
+    },
+    /** The volume check: each host folder's trouble, or null (the notifications' "volume missing"). */
+    async health(): Promise<{ label: string; problem: string | null }[]> {
+      return Promise.all(store.list().map(async (v) => ({ label: v.label, problem: await problemOf(v.path) })));
     },
     remove(id: string): void {
       const volume = store.get(id);

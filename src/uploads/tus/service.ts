@@ -14,7 +14,7 @@ import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../../core/caller.ts';
 import { fileEvent, type ActivitySink } from '../../files/activity.ts';
 import type { ConflictPolicy } from '../../files/names.ts';
-import { toFileItem, type Placement, type PlacedFile, type UploadTarget } from '../placement.ts';
+import { splitTarget, toFileItem, type Placement, type PlacedFile, type UploadTarget } from '../placement.ts';
 import type { UploadedItem } from '../wire.ts';
 import { isPartName, removeQuietly, TUS_PART, type Staging } from '../staging.ts';
 import {
@@ -218,13 +218,23 @@ export function createTusService(deps: TusDeps): TusService {
     return { uploadTo: row.uploadTo, relativePath: row.relativePath, filename: row.filename, conflict: row.conflict };
   }
 
+  /** The name and the folder an upload was for, as its uploader named them. */
+  function whereOf(row: UploadRow): { name: string; folder: string } {
+    try {
+      const { folders, name } = splitTarget(targetOf(row));
+      return { name, folder: [row.uploadTo.replace(/\/+$/, ''), ...folders].filter(Boolean).join('/') };
+    } catch {
+      return { name: row.filename, folder: row.uploadTo };
+    }
+  }
+
   const resultOf = (placed: PlacedFile): UploadResult => ({
     outcome: placed.outcome,
     ...(placed.displaced ? { displaced: placed.displaced } : {}),
   });
   const pathOf = (placed: PlacedFile) => [placed.parent, placed.name].filter(Boolean).join('/');
 
-  function describeFailure(err: unknown): { status: number; sentence: string } {
+  function describeFailure(err: unknown): { status: number; reason: string; sentence: string } {
     const app = err instanceof AppError ? err : fromFsError(err);
     // A refusal (the folder became read-only or view-only for the person) says so; it is no server fault.
     const status = app?.status === 507 || app?.status === 403 ? app.status : 500;
@@ -232,7 +242,7 @@ export function createTusService(deps: TusDeps): TusService {
     if (app?.status === 404) reason = 'the destination folder no longer exists.';
     else reason = reason.charAt(0).toLowerCase() + reason.slice(1);
     if (!app) log.warn('upload placement failed', { err });
-    return { status, sentence: `The upload is complete but could not be placed: ${reason}` };
+    return { status, reason, sentence: `The upload is complete but could not be placed: ${reason}` };
   }
 
   /** finished → complete or finalize-failed. Runs under the upload's lock. */
@@ -279,7 +289,18 @@ export function createTusService(deps: TusDeps): TusService {
         );
       return { ok: true, finalPath, result, placed: { item: toFileItem(placed), length: row.length } };
     } catch (err) {
-      const { status, sentence } = describeFailure(err);
+      const { status, reason, sentence } = describeFailure(err);
+      // Its uploader is told once (the notification outbox follows the row), not at every retry.
+      if (row.state !== 'finalize-failed')
+        deps.activity.record({
+          ...fileEvent(caller, 'files.upload', {
+            stage: 'placement',
+            ...whereOf(row),
+            reason,
+            method: 'tus',
+          }),
+          outcome: 'failure',
+        });
       store.markFinalizeFailed(row.id, sentence, status, now());
       return { ok: false, status, sentence };
     }
