@@ -11,7 +11,7 @@ import type { Caller } from '../core/caller.ts';
 import type { Change, ChangeSink } from '../changes.ts';
 import type { Logger } from '../core/log.ts';
 import { isReservedName } from '../files/names.ts';
-import type { PathResolver } from '../files/paths.ts';
+import type { PathResolver, ResolvedPath } from '../files/paths.ts';
 import type { LiveEvent, LiveServerMessage } from './wire.ts';
 import type { FolderWatcher, WatchedEvent } from './watcher.ts';
 
@@ -108,6 +108,24 @@ export function createLiveHub(deps: {
     }
   }
 
+  /**
+   * The folder as `caller` sees it now. The subscriptions of one folder flush in the same turn
+   * of the event loop (their windows open with the same change), and the tabs of one person ask
+   * the same question: one resolve answers them all in that turn (100 tabs on a folder that
+   * changes ten times a second cost ten resolves, not a thousand, each a few trips to the disk).
+   */
+  let checks: Map<string, Promise<ResolvedPath>> | null = null;
+  function folderNow(caller: Caller, virtualPath: string): Promise<ResolvedPath> {
+    if (!checks) {
+      checks = new Map();
+      setImmediate(() => (checks = null));
+    }
+    const key = `${accessKey(caller)}\0${virtualPath}`;
+    let answer = checks.get(key);
+    if (!answer) checks.set(key, (answer = deps.resolver.resolve(caller, virtualPath, { mustExist: true })));
+    return answer;
+  }
+
   /** A change at `p` moves the recursive size of every watched folder's entry on the way up. */
   function noteSizes(p: string) {
     let child = path.dirname(p);
@@ -170,7 +188,7 @@ export function createLiveHub(deps: {
     const caller = sub.listener.caller();
     try {
       if (!caller) throw new AppError('AUTH_REQUIRED');
-      const now = await deps.resolver.resolve(caller, sub.virtualPath, { mustExist: true });
+      const now = await folderNow(caller, sub.virtualPath);
       if (!now.isDirectory) throw new AppError('NOT_FOUND');
       if (sub.closed) return;
       if (overflow || sub.listener.backlog() > MAX_BACKLOG) {
@@ -247,4 +265,20 @@ export function createLiveHub(deps: {
       for (const listener of [...byListener.keys()]) this.drop(listener);
     },
   };
+}
+
+/**
+ * What decides what a caller may see — who it is and what it holds (a token's scope, a link) —
+ * and not which session or token it came by: two tabs of one person get one answer.
+ */
+function accessKey(c: Caller): string {
+  return JSON.stringify([
+    c.userId,
+    c.isAdmin,
+    c.roles,
+    c.via,
+    c.tokenScope ?? null,
+    c.link?.token ?? null,
+    c.link?.shareId ?? null,
+  ]);
 }

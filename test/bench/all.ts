@@ -27,6 +27,7 @@ const BENCHES = [
   'extraction',
   'webdav',
   'archives',
+  'live',
 ] as const;
 
 const args = process.argv.slice(2);
