@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type * as ImageModule from '@napi-rs/image';
 import type * as PtyModule from '@lydell/node-pty';
 import { embeddedPacks, extractPack, isExecutable } from './assets.ts';
@@ -94,15 +95,24 @@ function requireAddon(name: AddonName, cacheDir: string): unknown {
 }
 
 /**
+ * The arguments that start this program again, before its own options (`--check-addons`,
+ * `--picture-child …`): none for the executable; from source Node's own options (e.g. the
+ * TypeScript loader's) and src/main.ts — not process.argv[1], which is the test runner when
+ * the server runs inside a test.
+ */
+export function selfArgs(): string[] {
+  return isExecutable() ? [] : [...process.execArgv, fileURLToPath(new URL('./main.ts', import.meta.url))];
+}
+
+/**
  * Runs `burrow --check-addons` (this environment, or the one given) and returns what it found.
  * A child that crashes while loading an add-on reports every add-on as unavailable.
  */
 export function checkInChild(env: NodeJS.ProcessEnv = process.env): Promise<Record<AddonName, AddonStatus>> {
-  const self = isExecutable() ? [] : [...process.execArgv, process.argv[1]!];
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      [...self, '--check-addons'],
+      [...selfArgs(), '--check-addons'],
       { timeout: 60_000, windowsHide: true, env },
       (err, stdout, stderr) => {
         try {

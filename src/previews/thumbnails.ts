@@ -142,7 +142,7 @@ export function createThumbnails(deps: {
 
   /** What the child draws from, by kind (null when there is nothing to show, e.g. no ffmpeg). */
   async function source(
-    opened: Pick<OpenedFile, 'path' | 'fd'>,
+    opened: Pick<OpenedFile, 'stat' | 'path' | 'fd'>,
     kind: string,
   ): Promise<Omit<PictureJob, 'size' | 'quality'> | null> {
     if (VIDEO_KINDS.has(kind)) {
@@ -154,12 +154,15 @@ export function createThumbnails(deps: {
       const cover = await coverPicture(opened.path);
       return cover ? { kind: 'picture', input: cover } : null;
     }
-    const input = await fsp.readFile(opened.path);
-    return { kind: kind === 'svg' || kind === 'gif' ? kind : 'picture', input };
+    // The checked descriptor itself, read from its start as its bytes go to the child.
+    return {
+      kind: kind === 'svg' || kind === 'gif' ? kind : 'picture',
+      input: { fd: opened.fd, size: opened.stat.size },
+    };
   }
 
   async function make(
-    opened: Pick<OpenedFile, 'path' | 'fd'>,
+    opened: Pick<OpenedFile, 'stat' | 'path' | 'fd'>,
     kind: string,
     target: string,
     size: number,
