@@ -3,7 +3,10 @@
 // (its signing secret shown once), "Send a test" says it was delivered; Settings → Notifications
 // chooses it, what to be told of and a folder to watch (picked in the folder picker); a
 // housemate's upload there reaches the webhook receiver on loopback, signed (checked with the
-// Standard Webhooks reference library), naming the file as the administrator sees it.
+// Standard Webhooks reference library), naming the file as the administrator sees it. Then the
+// schedule: a time zone, quiet hours and a daily digest for an ntfy topic, chosen in the form and
+// read back from GET /api/notify/prefs; quiet hours that end when they begin are refused by the
+// server, whose words the page shows, and the kept choices stay as they were.
 import * as assert from 'uvu/assert';
 import { Client } from '../support/client.ts';
 import { startReceiver, type Receiver } from '../support/receivers.ts';
