@@ -110,4 +110,58 @@ j.step(
   { needs: ['Administration → Notifications: a webhook added, its secret shown once, a test delivered'] },
 );
 
+const NTFY_NAME = 'ntfy im Flur – Küche & Keller';
+const ZONE = 'America/St_Johns';
+
+j.step(
+  'Settings → Notifications: a time zone, quiet hours and a daily digest kept at the server; a refused value shows the server’s error and changes nothing',
+  async (s) => {
+    const { page } = s;
+    const added = await s.api('POST', '/api/admin/notify/destinations', {
+      kind: 'ntfy',
+      name: NTFY_NAME,
+      url: 'http://127.0.0.1:9/',
+      topic: 'flur',
+    });
+    assert.is(added.status, 201, added.text);
+    const ntfyId = added.json.destination.id as string;
+    await s.goto('/settings/notifications');
+    const prefs = page.getByRole('form', { name: 'Notifications' });
+    await s.tap(prefs.getByRole('checkbox', { name: NTFY_NAME }));
+    await s.tap(prefs.getByRole('checkbox', { name: 'Quiet hours' }));
+    await prefs.getByRole('textbox', { name: 'From', exact: true }).fill('23:30');
+    await prefs.getByRole('textbox', { name: 'to', exact: true }).fill('06:45');
+    await prefs.getByRole('combobox', { name: NTFY_NAME }).selectOption('daily');
+    await prefs.getByRole('textbox', { name: 'Daily digest at' }).fill('07:15');
+    await prefs.getByRole('combobox', { name: 'Time zone' }).selectOption(ZONE);
+    await s.tap(prefs.getByRole('button', { name: 'Save' }));
+    const wanted = {
+      timeZone: ZONE,
+      quietHours: { from: '23:30', to: '06:45' },
+      dailyAt: '07:15',
+      mode: 'daily',
+    };
+    const kept = async () => {
+      const p = (await s.api('GET', '/api/notify/prefs')).json.prefs;
+      return JSON.stringify({
+        timeZone: p.timeZone,
+        quietHours: p.quietHours,
+        dailyAt: p.dailyAt,
+        mode: p.delivery.destinations[ntfyId],
+      });
+    };
+    await s.eventually('the schedule kept at the server', async () => (await kept()) === JSON.stringify(wanted));
+    const before = (await s.api('GET', '/api/notify/prefs')).json.prefs;
+
+    // Quiet hours that end when they begin: the server refuses them, the page says its words.
+    await prefs.getByRole('textbox', { name: 'From', exact: true }).fill('06:45');
+    await s.tap(prefs.getByRole('button', { name: 'Save' }));
+    const refused = await s.api('PUT', '/api/notify/prefs', { ...before, quietHours: { from: '06:45', to: '06:45' } });
+    assert.is(refused.status, 400, refused.text);
+    const alert = prefs.getByRole('alert');
+    await alert.getByText(refused.json.error.message).waitFor();
+    assert.equal((await s.api('GET', '/api/notify/prefs')).json.prefs, before);
+  },
+);
+
 j.run();
