@@ -1,7 +1,7 @@
 // `burrow doctor` (also `--self-check`): a checklist a person can read, of everything Burrow
 // needs on this computer, each line ok / warn / FAIL with what it means. Essential failures
 // (a data folder it cannot write, the port taken by something else, a database from a newer
-// Burrow) make the exit status non-zero; `--json` gives the same checks as one JSON object.
+// Burrow, PostgreSQL that cannot be reached) make the exit status non-zero; `--json` gives the same checks as one JSON object.
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { checkInChild } from '../native.ts';
 import { VERSION } from '../version.ts';
 import { readDatabaseRelease } from '../db/release.ts';
 import { probeInstanceLock } from '../db/instance-lock.ts';
+import { postgresChecks } from '../db/postgres-check.ts';
 import { isNetworkFs, mountOf, readMounts } from '../indexer/mounts.ts';
 import { httpsCheck } from '../tls/doctor.ts';
 import { readAnnounced } from '../mdns/announced.ts';
@@ -361,7 +362,10 @@ export async function runDoctor({ config, env, addons = () => checkInChild(env) 
   const { check: lock, holder, leftoverRemoved, release } = lockCheck(config.storage.configDir, db);
   checks.push(lock);
   let hostVolumes: { label: string; path: string }[] = [];
-  if (!fs.existsSync(db)) {
+  if (config.storage.databaseUrl) {
+    // Every store is in PostgreSQL: burrow.db is not used.
+    checks.push(...(await postgresChecks(config.storage.databaseUrl)));
+  } else if (!fs.existsSync(db)) {
     checks.push({ name: 'database', status: 'ok', detail: `${db} will be created at the first start` });
   } else if (holder) {
     checks.push({ name: 'database', status: 'ok', detail: `${db} is open in the running Burrow` });
