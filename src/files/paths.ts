@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
-import type { Access, ReadOnlyReason } from './access.ts';
+import type { Access, AccessLevel, ReadOnlyReason } from './access.ts';
 
 export type { Access, AccessLevel, ReadOnlyReason } from './access.ts';
 
@@ -120,6 +120,18 @@ export interface PathResolver {
   virtualizer(caller: Caller): Promise<(realPath: string) => Promise<string | null>>;
   /** Is this virtual path hidden from the caller by the access model? */
   isHiddenByRule(caller: Caller, virtualPath: string): boolean;
+  /**
+   * The access model's level (from the rules alone, no I/O) at a path below a resolved folder
+   * (relative, '/'-separated) for the caller — a link: its creator. What a placement below a
+   * checked folder asks of each folder it makes or enters.
+   */
+  levelBelow(caller: Caller, folder: InsidePath, relative: string): AccessLevel;
+  /**
+   * May the caller delete at `relative` in `space` now, from the rules, the space's storage and
+   * the caller's token alone (no I/O): what removing a trashed item for good asks of its original
+   * place, which is gone.
+   */
+  mayDeleteByRule(caller: Caller, space: Space, relative: string): boolean;
   /** A predicate over the children of one resolved folder: which names the caller (a link: its creator) may not see. */
   hiddenChildren(caller: Caller, parent: ResolvedPath): (name: string) => boolean;
   /**

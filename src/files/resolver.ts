@@ -19,10 +19,10 @@ import {
 import { isReservedName } from './names.ts';
 import {
   isInside,
-  joinVirtual,
   ownerView,
   parseVirtualPath,
   type PathResolver,
+  type InsidePath,
   type ResolvedPath,
   type Space,
   type TopPath,
@@ -135,9 +135,7 @@ export function createPathResolver(deps: ResolverDeps): PathResolver {
     // At any depth: a space may hold another space's root (an assigned folder inside a volume).
     if (rest.some(isReservedName)) throw missing();
     const normalised = segments.join('/');
-    // Access rules name the owner's paths: a link is judged where its item really is, for its creator.
-    const rulePath = space.share ? [space.share.sourcePath, ...rest].join('/') : normalised;
-    const level = levelAt(personAt(caller, space), rulePath);
+    const level = ruleLevel(caller, space, rest.join('/'));
     if (level === 'hidden') throw missing();
 
     const realPath = path.join(space.root, ...rest);
@@ -158,6 +156,19 @@ export function createPathResolver(deps: ResolverDeps): PathResolver {
       isDirectory,
     };
   }
+
+  /**
+   * The rules' word (no I/O) on a path inside a space (relative, '/'-separated): they name the
+   * owner's paths, so a link is judged where its item really is, for its creator.
+   */
+  function ruleLevel(caller: Caller, space: Space, relative: string): AccessLevel {
+    const base = space.share ? space.share.sourcePath : space.path;
+    return levelAt(personAt(caller, space), [base, relative].filter(Boolean).join('/'));
+  }
+
+  /** ruleLevel of a path below a resolved folder. */
+  const levelBelow = (caller: Caller, folder: InsidePath, relative: string): AccessLevel =>
+    ruleLevel(caller, folder.space, [folder.relative, relative].filter(Boolean).join('/'));
 
   /** The spaces the caller sees, less those the access model hides from them. */
   async function visibleSpaces(caller: Caller): Promise<Space[]> {
@@ -207,11 +218,17 @@ export function createPathResolver(deps: ResolverDeps): PathResolver {
       return levelAt(caller.userId, virtualPath) === 'hidden';
     },
 
+    levelBelow,
+
+    mayDeleteByRule(caller, space, relative) {
+      const level = ruleLevel(caller, space, relative);
+      const readOnly = space.readOnly ?? (callerMayWrite(caller) ? null : 'access');
+      return accessFor(readOnly, { isRoot: relative === '', canShare: false, level }).canDelete;
+    },
+
     withheldBelow(caller, folder) {
-      const owner = ownerView(folder);
-      const person = personAt(caller, folder.space);
       return (relative) => {
-        const level = levelAt(person, joinVirtual(owner.virtualPath, relative));
+        const level = levelBelow(caller, folder, relative);
         return level === 'hidden' || level === 'view';
       };
     },
@@ -228,9 +245,8 @@ export function createPathResolver(deps: ResolverDeps): PathResolver {
     },
 
     hiddenChildren(caller, parent) {
-      const owner = ownerView(parent);
-      const person = personAt(caller, parent.space);
-      return (name) => levelAt(person, joinVirtual(owner.virtualPath, name)) === 'hidden';
+      if (!parent.space) return (name) => levelAt(caller.userId, name) === 'hidden';
+      return (name) => levelBelow(caller, parent, name) === 'hidden';
     },
   };
 }

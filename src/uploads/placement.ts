@@ -130,12 +130,17 @@ export function createPlacement(deps: PlacementDeps): Placement {
     if (folders.length && !folder.access.canCreateFolder)
       throw new AppError('READ_ONLY', 'You may not create folders here.');
     // Each folder of relativePath is a place written into (or made) too: the access model may
-    // withhold one below uploadTo (hidden answers 404 from resolve, view-only is read-only here),
-    // and a rule may name the file itself.
+    // withhold one below uploadTo (hidden answers 404, view-only is read-only here), and a rule
+    // may name the file itself. The rules answer without I/O; the storage, the token and a link's
+    // flags are uploadTo's, checked above.
     for (let i = 1; i <= folders.length; i++) {
-      const below = await resolver.resolve(caller, [folder.virtualPath, ...folders.slice(0, i)].join('/'));
-      if (!below.access.canUpload) throw new AppError('READ_ONLY', 'You may not upload into this folder.');
+      const level = resolver.levelBelow(caller, folder, folders.slice(0, i).join('/'));
+      if (level === 'hidden') throw new AppError('NOT_FOUND', 'No such file or folder.');
+      if (level !== 'write' && level !== 'manage')
+        throw new AppError('READ_ONLY', 'You may not upload into this folder.');
     }
+    // The file's own place, resolved once: its rule, and the confinement of the whole path (a
+    // folder on the way that leads outside the space or into another account's folder).
     await resolver.resolve(caller, [folder.virtualPath, ...folders, name].join('/'));
     // Asked before any byte: a link that may only add files cannot replace one.
     if (target.conflict === 'replace') deps.files.assertMayReplace(folder);

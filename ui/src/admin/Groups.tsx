@@ -7,18 +7,16 @@ import { askText, confirmDialog } from '../components/Dialog.tsx';
 import { ErrorNote } from '../components/common.tsx';
 import { toast, toastError } from '../state/toasts.ts';
 import './admin.css';
+import { DIRECTORIES } from './origins.ts';
 
 type Group = ApiAnswer<'GET /api/access/groups'>['groups'][number];
 type Account = ApiAnswer<'GET /api/users'>['users'][number];
-
-/** Who keeps a membership that a sign-in brought (access/ `source`). */
-const SOURCE_NAMES = { ldap: 'directory (LDAP)', oidc: 'identity provider' } as const;
 
 /** The directories that keep some of a group's members, in words ("LDAP", "single sign-on"). */
 function keptBy(group: Group): string | null {
   const sources = new Set(group.members.map((m) => m.source).filter((s) => s !== null));
   if (sources.size === 0) return null;
-  return [...sources].map((s) => (s === 'ldap' ? 'LDAP' : 'single sign-on')).join(' and ');
+  return [...sources].map((s) => DIRECTORIES[s].short).join(' and ');
 }
 
 function AddMember({ group, accounts, onAdded }: { group: Group; accounts: Account[]; onAdded: () => void }) {
@@ -128,59 +126,62 @@ export function Groups() {
       <ErrorNote error={error} />
       {groups && groups.length === 0 && <p class="muted">No groups yet.</p>}
       <ul class="results groups" aria-label="Groups">
-        {groups?.map((g) => (
-          <li key={g.id} aria-label={g.name}>
-            <div class="group-what">
-              <strong dir="auto">{g.name}</strong>
-              {keptBy(g) && (
-                <span
-                  class="badge"
-                  title="Sign-ins through the directory add and remove these members; members added here stay"
-                >
-                  Kept by {keptBy(g)}
-                </span>
-              )}
-              <ul class="members" aria-label={`Members of ${g.name}`}>
-                {g.members.length === 0 && <li class="muted small">No members</li>}
-                {g.members.map((m) => (
-                  <li key={m.id} class="chip">
-                    <span dir="auto">{m.username}</span>
-                    {m.source && (
-                      <span
-                        class="badge"
-                        title={`Kept by the ${SOURCE_NAMES[m.source]}: it adds or removes this membership at every sign-in.`}
+        {groups?.map((g) => {
+          const kept = keptBy(g);
+          return (
+            <li key={g.id} aria-label={g.name}>
+              <div class="group-what">
+                <strong dir="auto">{g.name}</strong>
+                {kept && (
+                  <span
+                    class="badge"
+                    title="Sign-ins through the directory add and remove these members; members added here stay"
+                  >
+                    Kept by {kept}
+                  </span>
+                )}
+                <ul class="members" aria-label={`Members of ${g.name}`}>
+                  {g.members.length === 0 && <li class="muted small">No members</li>}
+                  {g.members.map((m) => (
+                    <li key={m.id} class="chip">
+                      <span dir="auto">{m.username}</span>
+                      {m.source && (
+                        <span
+                          class="badge"
+                          title={`Kept by the ${DIRECTORIES[m.source].name}: it adds or removes this membership at every sign-in.`}
+                        >
+                          {DIRECTORIES[m.source].member}
+                        </span>
+                      )}
+                      <button
+                        type="button"
+                        class="icon-button small"
+                        aria-label={`Remove ${m.username} from ${g.name}`}
+                        title={
+                          m.source
+                            ? `Remove from the group (the ${DIRECTORIES[m.source].name} adds it again at the next sign-in)`
+                            : 'Remove from the group'
+                        }
+                        onClick={() => void leave(g, m)}
                       >
-                        {m.source === 'ldap' ? 'from LDAP' : 'from single sign-on'}
-                      </span>
-                    )}
-                    <button
-                      type="button"
-                      class="icon-button small"
-                      aria-label={`Remove ${m.username} from ${g.name}`}
-                      title={
-                        m.source
-                          ? `Remove from the group (the ${SOURCE_NAMES[m.source]} adds it again at the next sign-in)`
-                          : 'Remove from the group'
-                      }
-                      onClick={() => void leave(g, m)}
-                    >
-                      ×
-                    </button>
-                  </li>
-                ))}
-              </ul>
-              <AddMember group={g} accounts={accounts} onAdded={() => void load()} />
-            </div>
-            <div class="volume-actions">
-              <button type="button" class="small" onClick={() => rename(g)}>
-                Rename
-              </button>
-              <button type="button" class="small danger" onClick={() => void remove(g)}>
-                Delete
-              </button>
-            </div>
-          </li>
-        ))}
+                        ×
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+                <AddMember group={g} accounts={accounts} onAdded={() => void load()} />
+              </div>
+              <div class="volume-actions">
+                <button type="button" class="small" onClick={() => rename(g)}>
+                  Rename
+                </button>
+                <button type="button" class="small danger" onClick={() => void remove(g)}>
+                  Delete
+                </button>
+              </div>
+            </li>
+          );
+        })}
       </ul>
     </div>
   );

@@ -9,26 +9,7 @@ import { toast, toastError } from '../state/toasts.ts';
 import { formatDate } from '../util.ts';
 import { codeWords } from './activity-words.ts';
 import { AssignedVolumes } from './AssignedVolumes.tsx';
-
-/**
- * Where an account comes from: the directory (LDAP) that checks its password and keeps its
- * groups, the identity provider (single sign-on) that signs it in, or this installation.
- */
-export function accountOrigin(u: Pick<AdminUser, 'authMethods'>): { label: string; note: string } {
-  const ldap = u.authMethods.find((m) => m.method === 'ldap');
-  if (ldap)
-    return {
-      label: 'Directory (LDAP)',
-      note: 'The directory checks the password and decides its groups and role at every sign-in; change them there.',
-    };
-  const oidc = u.authMethods.find((m) => m.method === 'oidc' || m.method === 'oidc-mobile');
-  if (oidc)
-    return {
-      label: oidc.provider ? `Single sign-on (${oidc.provider})` : 'Single sign-on',
-      note: 'Signs in through the identity provider, which may also set its groups.',
-    };
-  return { label: 'Local account', note: 'Made on this installation; its password is kept here.' };
-}
+import { accountOrigin } from './origins.ts';
 
 function CreateUser({ onCreated }: { onCreated: () => void }) {
   const [email, setEmail] = useState('');
@@ -158,6 +139,7 @@ export function Users() {
             <tbody>
               {users.map((u) => {
                 const admin = Boolean(u.roles?.includes('admin'));
+                const origin = accountOrigin(u);
                 return (
                   <tr key={u.id}>
                     <td>
@@ -166,8 +148,8 @@ export function Users() {
                         {u.email}
                       </div>
                       <div class="badges">
-                        <span class="badge" title={accountOrigin(u).note}>
-                          {accountOrigin(u).label}
+                        <span class="badge" title={origin.note}>
+                          {origin.label}
                         </span>
                         {u.locked && <span class="badge read-only">Locked after failed sign-ins</span>}
                       </div>
@@ -191,7 +173,7 @@ export function Users() {
                     </td>
                     <td class="actions">
                       {/* The directory's accounts have no password here to reset. */}
-                      {!u.authMethods.some((m) => m.method === 'ldap') && (
+                      {origin.source !== 'ldap' && (
                         <button type="button" class="small" onClick={() => reset(u)}>
                           Reset password
                         </button>
