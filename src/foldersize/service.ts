@@ -7,7 +7,7 @@ import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { isReservedName } from '../files/names.ts';
 import { isInside, parseVirtualPath, type InsidePath, type PathResolver, type ResolvedPath } from '../files/paths.ts';
-import type { Indexes } from '../indexer/indexes.ts';
+import type { FolderFigures, Indexes } from '../indexer/indexes.ts';
 
 export interface FolderSizeRecord {
   path: string;
@@ -96,8 +96,8 @@ export function createFolderSizes(deps: FolderSizeDeps) {
 
   /**
    * A folder's figures as the person may see them: what an access rule hides from them below it
-   * is not counted — its bytes, its entries and the hidden folder itself — so a total tells
-   * nothing of it. One index lookup per hidden folder, no walk.
+   * is not counted — a hidden folder's bytes, its entries and the folder itself, a hidden file's
+   * bytes and the file — so a total tells nothing of it. One index lookup per hidden place, no walk.
    */
   function withoutHidden(caller: Caller, record: FolderSizeRecord, folder: InsidePath): FolderSizeRecord {
     if (!record.indexed || record.sizeBytes === null) return record;
@@ -109,15 +109,32 @@ export function createFolderSizes(deps: FolderSizeDeps) {
       const segments = relative.split('/');
       // Shallow figures count only a folder's own entries: a hidden one deeper is not in them.
       if (!recursive && segments.length > 1) continue;
-      const inner = indexes.figures(path.join(folder.realPath, ...segments));
-      if (!inner.indexed) continue;
+      const found = indexed(folder.realPath, relative);
+      if (!found) continue;
       entryCount -= 1;
-      if (recursive) {
-        sizeBytes -= inner.sizeBytes ?? 0;
-        entryCount -= inner.entryCount;
+      // A rule on a single file: shallow figures count a folder's own files' bytes too.
+      if ('file' in found) sizeBytes -= found.file;
+      else if (recursive) {
+        sizeBytes -= found.folder.sizeBytes ?? 0;
+        entryCount -= found.folder.entryCount;
       }
     }
     return { ...record, sizeBytes: Math.max(0, sizeBytes), entryCount: Math.max(0, entryCount) };
+  }
+
+  /**
+   * What the index has at a hidden place: a folder's figures or a file's size. Rules name it in
+   * NFC; a name written on disk decomposed (NFD, as macOS clients write it) is its other spelling.
+   */
+  function indexed(base: string, relative: string): { folder: FolderFigures } | { file: number } | null {
+    for (const spelling of new Set([relative, relative.normalize('NFD')])) {
+      const real = path.join(base, ...spelling.split('/'));
+      const folder = indexes.figures(real);
+      if (folder.indexed) return { folder };
+      const file = indexes.fileSize(real);
+      if (file !== null) return { file };
+    }
+    return null;
   }
 
   async function figuresFor(

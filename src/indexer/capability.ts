@@ -97,6 +97,7 @@ export function createIndexes(deps: IndexesDeps): IndexesCapability {
     routes: indexRoutes(() => indexReport(indexer.store, deps.config.search.indexEnabled)),
     ensureRoot: (realRoot) => indexer.ensureRoot(realRoot),
     figures: (realPath) => indexer.figures(realPath),
+    fileSize: (realPath) => indexer.fileSize(realPath),
     stamped: (realPath) => indexer.stamped(realPath),
     readyCover: (realPath) => indexer.readyCover(realPath),
     features: () => ({

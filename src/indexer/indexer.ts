@@ -583,6 +583,15 @@ export class Indexer implements IndexPort {
     return Math.max(row.checked_at ?? 0, row.updated_at ?? 0) || null;
   }
 
+  /** A file's size as the index has it (its row alone), or null: not a file the index knows, or folder sizes off. */
+  fileSize(realPath: string): number | null {
+    if (this.folderSizeMode() === 'off') return null;
+    const c = this.cover(realPath);
+    if (!c || c.root.state === 'pending') return null;
+    const row = this.store.entry(c.root.id, c.rel);
+    return row && !row.is_dir ? row.size : null;
+  }
+
   /** Folder-size figures from the rows alone (never a file-system call). */
   figures(realPath: string): FolderFigures {
     const none: FolderFigures = {

@@ -10,6 +10,8 @@ export interface Indexes {
   ensureRoot(realRoot: string): void;
   /** Size and entry count of a folder, as far as the index knows them. */
   figures(realPath: string): FolderFigures;
+  /** A file's size as the index has it, or null when the index has no row of that file. */
+  fileSize(realPath: string): number | null;
   /** When the index last wrote the row of a file or folder (ms), or null when it has none. */
   stamped(realPath: string): number | null;
   /** The root and relative path covering a folder, once that root's catalogue is complete; else null. */

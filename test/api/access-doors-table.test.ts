@@ -194,6 +194,40 @@ test('folder sizes: a parent folder does not count what is hidden from her, by p
   assert.is((await sized(ana, HOME)).json.sizeBytes, whole.sizeBytes);
 });
 
+test('folder sizes: a file hidden by its own rule is not counted in the folders above it', async () => {
+  const diary = 'diary 🔒 "Léo" & #1.txt';
+  const diaryBytes = 4321;
+  const sized = (c: Client, p: string, ok: (r: any) => boolean = () => true) =>
+    waitFor(
+      async () => {
+        const a = await c.get(`/api/folder-size/${p.split('/').map(q).join('/')}`);
+        return a.status === 200 && a.json.indexed && a.json.complete && ok(a.json) ? a.json : null;
+      },
+      { what: `the indexed size of ${p}` },
+    );
+  const before = await sized(admin, `${HOME}/${OPEN}`);
+  const id = await rule(`${HOME}/${OPEN}/${diary}`, 'hidden');
+  fs.writeFileSync(disk(OPEN, diary.normalize('NFD')), Buffer.alloc(diaryBytes, 7));
+  // The index has the file (the administrator's total grew by it) before the child asks.
+  const open = await sized(admin, `${HOME}/${OPEN}`, (r) => r.sizeBytes === before.sizeBytes + diaryBytes);
+  const whole = await sized(admin, HOME, (r) => r.entryCount >= open.entryCount + 1);
+  for (const c of [leo, leoRead]) {
+    const mine = await sized(c, `${HOME}/${OPEN}`);
+    assert.is(mine.sizeBytes, open.sizeBytes - diaryBytes, 'the hidden file is not counted in its folder');
+    assert.is(mine.entryCount, open.entryCount - 1);
+    const home = await sized(c, HOME);
+    const secret = await sized(admin, `${HOME}/${SECRET}`);
+    assert.is(home.sizeBytes, whole.sizeBytes - secret.sizeBytes - diaryBytes, 'nor in the folders above');
+    assert.is(home.entryCount, whole.entryCount - secret.entryCount - 1 - 1);
+    const listed = await c.get(`/api/browse/${q(HOME)}/${q(OPEN)}`);
+    assert.not.ok(listed.text.includes('diary'), listed.text);
+  }
+  // The parent, whom no rule names, counts it.
+  assert.is((await sized(ana, `${HOME}/${OPEN}`)).sizeBytes, open.sizeBytes);
+  await unrule(id);
+  fs.rmSync(disk(OPEN, diary.normalize('NFD')));
+});
+
 test('under view: raw and editor reads answer, a download, an editor save and a WebDAV PUT are refused, the disk unchanged', async () => {
   const file = `${HOME}/${VIEW}/beach +1 ümlaut.txt`;
   const before = fs.readFileSync(disk(VIEW, 'beach +1 ümlaut.txt'), 'utf8');
