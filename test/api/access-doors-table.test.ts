@@ -296,6 +296,67 @@ test('under view: raw and editor reads answer, a download, an editor save and a 
   assert.ok(fs.existsSync(disk(OPEN, 'sun 🌞.txt')));
 });
 
+test('WebDAV under view: GET, HEAD and a range read the file; PUT, DELETE, MOVE, COPY in, MKCOL and PROPPATCH are refused, the disk unchanged', async () => {
+  const name = 'beach +1 ümlaut.txt';
+  const before = fs.readFileSync(disk(VIEW, name), 'utf8');
+  const treeBefore = tree(disk(VIEW));
+  const dav = (method: string, segments: string[], headers: Record<string, string> = {}, body?: string) =>
+    fetch(davUrl(...segments), { method, headers: { authorization: LEO_DAV(), ...headers }, body });
+  const got = await dav('GET', [HOME, VIEW, name]);
+  assert.is(got.status, 200);
+  assert.is(await got.text(), before);
+  const head = await dav('HEAD', [HOME, VIEW, name]);
+  assert.is(head.status, 200);
+  assert.is(head.headers.get('content-length'), String(Buffer.byteLength(before)));
+  const range = await dav('GET', [HOME, VIEW, name], { range: 'bytes=2-11' });
+  assert.is(range.status, 206);
+  assert.is(await range.text(), Buffer.from(before).subarray(2, 12).toString());
+  // The folder is listed (PROPFIND) with its files.
+  const listed = await dav('PROPFIND', [HOME, VIEW], { depth: '1' });
+  assert.is(listed.status, 207);
+  assert.ok((await listed.text()).includes('beach'));
+  const refusals: [string, Response][] = [
+    ['PUT over', await dav('PUT', [HOME, VIEW, name], {}, 'scribbled')],
+    ['DELETE', await dav('DELETE', [HOME, VIEW, name])],
+    ['DELETE the folder', await dav('DELETE', [HOME, VIEW])],
+    ['MOVE out', await dav('MOVE', [HOME, VIEW, name], { destination: davUrl(HOME, OPEN, 'beach.txt') })],
+    ['MOVE within', await dav('MOVE', [HOME, VIEW, name], { destination: davUrl(HOME, VIEW, 'renamed #2.txt') })],
+    ['COPY in', await dav('COPY', [HOME, OPEN, 'sun 🌞.txt'], { destination: davUrl(HOME, VIEW, 'sun copy 🌞.txt') })],
+    ['MKCOL', await dav('MKCOL', [HOME, VIEW, 'Album «Été» & co'])],
+    [
+      'PROPPATCH',
+      await dav(
+        'PROPPATCH',
+        [HOME, VIEW, name],
+        { 'content-type': 'application/xml' },
+        '<?xml version="1.0"?><d:propertyupdate xmlns:d="DAV:" xmlns:z="urn:x"><d:set><d:prop><z:tag>x</z:tag></d:prop></d:set></d:propertyupdate>',
+      ),
+    ],
+  ];
+  for (const [what, a] of refusals) {
+    const text = await a.text();
+    // PROPPATCH answers per property (207 with a 403 inside) as RFC 4918 §9.2 has it.
+    if (what === 'PROPPATCH')
+      assert.ok(a.status === 403 || (a.status === 207 && text.includes('403')), `${what}: ${a.status} ${text}`);
+    else assert.is(a.status, 403, `${what}: ${text}`);
+    leaksNothing(text, `WebDAV ${what}`);
+  }
+  assert.is(fs.readFileSync(disk(VIEW, name), 'utf8'), before);
+  assert.equal(tree(disk(VIEW)), treeBefore);
+  assert.ok(fs.existsSync(disk(OPEN, 'sun 🌞.txt')));
+  assert.not.ok(fs.existsSync(disk(OPEN, 'beach.txt')));
+  // The parent, whom no rule names, may: the same DELETE through WebDAV goes to the trash.
+  fs.writeFileSync(disk(VIEW, 'old ticket #3.txt'), 'a ticket');
+  const parentDelete = await fetch(davUrl(HOME, VIEW, 'old ticket #3.txt'), {
+    method: 'DELETE',
+    headers: { authorization: davAuth('ana', ANA_PASSWORD) },
+  });
+  assert.is(parentDelete.status, 204);
+  assert.not.ok(fs.existsSync(disk(VIEW, 'old ticket #3.txt')));
+  const ticket = (await ana.get('/api/trash')).json.items.find((i: any) => i.name === 'old ticket #3.txt');
+  assert.is((await ana.delete(`/api/trash/items/${ticket.id}`)).status, 204);
+});
+
 test('uploads: TUS and multipart into a view-only or hidden folder are refused at creation, a relativePath leading into one too', async () => {
   const before = { view: tree(disk(VIEW)), secret: tree(disk(SECRET)), home: tree(disk()) };
   const create = (c: Client, uploadTo: string, name: string, relativePath?: string, base = '/api/upload/tus') =>
