@@ -295,6 +295,28 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   // LDAP / Active Directory sign-in, when a directory is configured: the password step of its accounts.
   const ldap = ldapOptions(config);
+  const directory = ldap
+    ? new LdapSignIn({
+        directory: new Directory(ldap, log),
+        users,
+        activity,
+        groups: accessModel,
+        endSessions: (userId) => sessions.deleteForUser(userId),
+        revokeTokens: (userId) => tokens.revokeAllOf(userId),
+        log,
+      })
+    : null;
+  // Every directory account looked up again (LDAP_CHECK_INTERVAL_MS): one disabled there is cut off now.
+  const directoryCheck =
+    directory && config.ldap.checkIntervalMs > 0
+      ? periodicJob({
+          everyMs: config.ldap.checkIntervalMs,
+          first: 'later',
+          log,
+          failed: 'the directory check failed',
+          run: async () => log.debug('directory check', await directory.check()),
+        })
+      : null;
   const auth: AuthService = new AuthService({
     config,
     db,
@@ -304,18 +326,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     activity,
     secondFactor: twoFactor,
     oidcRoutes: true,
-    ...(ldap
-      ? {
-          directory: new LdapSignIn({
-            directory: new Directory(ldap, log),
-            users,
-            activity,
-            groups: accessModel,
-            endSessions: (userId) => sessions.deleteForUser(userId),
-            revokeTokens: (userId) => tokens.revokeAllOf(userId),
-          }),
-        }
-      : {}),
+    ...(directory ? { directory } : {}),
   });
   authStartupWarnings(config, log, true);
   const usersAdmin = new UsersAdminService({ config, db, users, sessions, settings, activity });
@@ -582,6 +593,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // its groups), and the background work each starts once the server listens (in this order).
   const capabilities: Capability[] = [
     { routes: [], start: accountsSweep.start, stop: accountsSweep.stop },
+    { routes: [], start: () => directoryCheck?.start(), stop: async () => directoryCheck?.stop() },
     tlsCap,
     { routes: authRoutes({ auth, authenticator, cookies }) },
     { routes: tokenRoutes({ tokens }) },

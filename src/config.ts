@@ -376,6 +376,13 @@ export const variables = {
       100,
       300_000,
     ),
+    checkIntervalMs: int(
+      'LDAP_CHECK_INTERVAL_MS',
+      900_000,
+      'How often every directory account is looked up again: one the directory disabled or removed is signed out and its API tokens revoked then, not only at its next sign-in. 0: only at sign-in.',
+      0,
+      86_400_000,
+    ),
   },
   uploads: {
     maxDirectUploadSize: size('MAX_DIRECT_UPLOAD_SIZE', 64 * GB, '64G', 'Largest file accepted by a multipart upload.'),

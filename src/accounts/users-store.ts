@@ -242,6 +242,13 @@ export class UsersStore {
     return m ? this.get(m.user_id) : undefined;
   }
 
+  /** Every directory account (LDAP): its id and the directory's name for it. */
+  ldapAccounts(): { userId: string; subject: string }[] {
+    return this.db.all<{ userId: string; subject: string }>(
+      "SELECT user_id AS userId, subject FROM auth_methods WHERE type = 'ldap' AND provider = 'ldap' AND subject IS NOT NULL ORDER BY user_id",
+    );
+  }
+
   /** The directory's name for an account (LDAP), or undefined when it is not a directory account. */
   ldapSubjectOf(userId: string): string | undefined {
     return (

@@ -5,11 +5,13 @@
 // admin role from LDAP_ADMIN_GROUP, Burrow groups from LDAP_GROUP_MAP (joins and leaves of the
 // directory's memberships only; the access model logs each). A directory account the search no
 // longer finds (disabled, deleted, moved out of the filter) is refused, its sessions end and its
-// API tokens are revoked — at a password sign-in and at a passkey sign-in (which asks the directory).
+// API tokens are revoked — at a password sign-in, at a passkey sign-in (which asks the directory)
+// and at the periodic directory check (LDAP_CHECK_INTERVAL), whichever comes first.
 // The password is handed to the directory and dropped: never stored, never logged.
 import type { ActivityService } from '../activity/service.ts';
 import type { DirectoryGroups } from '../access/service.ts';
 import { isAdminRow, type Role, type UserRow, type UsersStore } from '../accounts/users-store.ts';
+import type { Logger } from '../core/log.ts';
 import { Directory, groupMatches, type DirectoryGroup, type DirectoryPerson } from './directory.ts';
 
 export interface LdapSignInDeps {
@@ -21,6 +23,7 @@ export interface LdapSignInDeps {
   endSessions: (userId: string) => number;
   /** Revokes every API token of an account (a disabled directory account). */
   revokeTokens: (userId: string) => number;
+  log: Logger;
 }
 
 export const LDAP = 'ldap';
@@ -80,10 +83,44 @@ export class LdapSignIn {
     return false;
   }
 
+  /**
+   * The periodic word of the directory on every account it made (LDAP_CHECK_INTERVAL): one
+   * connection, one search each; an account the search no longer finds (disabled, deleted, moved
+   * out of the filter) is signed out everywhere and its API tokens revoked now, not at its next
+   * sign-in. A directory that finds none of several accounts is taken for a misconfigured base
+   * or filter, not a mass removal: nothing is revoked and a warning is logged. Throws
+   * LDAP_UNAVAILABLE (nothing revoked) when the directory cannot answer.
+   */
+  async check(): Promise<{ checked: number; disabled: number }> {
+    const accounts = this.deps.users.ldapAccounts();
+    if (accounts.length === 0) return { checked: 0, disabled: 0 };
+    const d = this.deps.directory;
+    const gone = await d.session(async (client) => {
+      const missing: string[] = [];
+      for (const a of accounts) if (!(await d.find(client, a.subject))) missing.push(a.userId);
+      return missing;
+    });
+    if (gone.length > 1 && gone.length === accounts.length) {
+      this.deps.log.warn('the directory check found none of its accounts; check LDAP_USER_BASE and LDAP_USER_FILTER', {
+        accounts: accounts.length,
+      });
+      return { checked: accounts.length, disabled: 0 };
+    }
+    let disabled = 0;
+    for (const userId of gone) {
+      const row = this.deps.users.get(userId);
+      if (!row) continue;
+      if (this.disabled(row, null, true)) disabled++;
+    }
+    return { checked: accounts.length, disabled };
+  }
+
   /** The search no longer finds a directory account: refused, signed out everywhere, its tokens revoked. */
-  private disabled(row: UserRow, ip: string): void {
+  private disabled(row: UserRow, ip: string | null, quiet = false): boolean {
     const ended = this.deps.endSessions(row.id);
     const revoked = this.deps.revokeTokens(row.id);
+    // The periodic check finds an account it already cut off again and again: logged once.
+    if (quiet && ended === 0 && revoked === 0) return false;
     this.deps.activity.record({
       action: 'auth.ldap-disabled',
       outcome: 'success',
@@ -92,6 +129,7 @@ export class LdapSignIn {
       ip,
       detail: { sessionsEnded: ended, tokensRevoked: revoked },
     });
+    return true;
   }
 
   private role(groups: DirectoryGroup[]): Role | null {

@@ -15,8 +15,9 @@ import path from 'node:path';
 import { generateSync } from 'otplib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ADMIN, me, setupAdmin } from '../support/auth.ts';
+import { ADMIN, issueToken, me, setupAdmin } from '../support/auth.ts';
 import { Client, envelope } from '../support/client.ts';
+import { waitFor } from '../support/wait.ts';
 import { SoftAuthenticator } from '../support/soft-authenticator.ts';
 import { removeDirs, serverCommand, startServer, type TestServer } from '../support/server.ts';
 import { SERVICE_DN, SERVICE_PASSWORD, startDirectory, SUFFIX, type TestDirectory } from '../support/slapd.ts';
@@ -225,6 +226,60 @@ test('a disabled person is refused at the next sign-in and signed out everywhere
   const back = await signedIn(BOB.uid, BOB.password);
   assert.is((await me(back)).id, bobRow.id);
   assert.equal(await groupsOf(bobRow.id), { 'Band 🎸': 'ldap' });
+});
+
+test('the periodic directory check: a person disabled or removed in the directory loses their tokens and sessions without signing in; the others keep theirs', async () => {
+  // Looked up again every 300 ms here (LDAP_CHECK_INTERVAL_MS; every 15 minutes by default).
+  await server.restart({ ...env, LDAP_CHECK_INTERVAL_MS: '300' });
+  admin = await signedIn(ADMIN.username, ADMIN.password);
+  const ZOE = { uid: "zoë.o'brien-núñez", password: 'Zoë & "Ñ" #1 +🌻' };
+  const [dnLine, ...rest] = person(ZOE, "Zoë O'Brien-Núñez", 'zoe@example.org').split('\n');
+  directory.modify([dnLine, 'changetype: add', ...rest].join('\n'));
+  const withToken = async (p: { uid: string; password: string }) => {
+    const session = await signedIn(p.uid, p.password);
+    const secret = await issueToken(session, 'write', { password: p.password, name: `Sync – ${p.uid} & #1` });
+    const token = new Client(server.url, secret);
+    assert.is((await me(token)).username, p.uid);
+    return { session, token };
+  };
+  const joerg = await withToken(JOERG);
+  const zoe = await withToken(ZOE);
+  const joergDn = attr('dn', dnOf(JOERG));
+  directory.modify(`${joergDn}\nchangetype: modify\nadd: employeeType\nemployeeType: disabled\n`);
+  // Nobody signs in: the check alone revokes his token and ends his session.
+  await waitFor(async () => (await joerg.token.get('/api/auth/me')).status === 401, {
+    what: "Jörg's token revoked by the directory check",
+  });
+  assert.is((await joerg.session.get('/api/auth/me')).json.user, null, 'his session ended');
+  const log = (await admin.get('/api/activity?action=auth.ldap-disabled')).json.rows;
+  assert.is(log[0].username, JOERG.uid);
+  assert.ok(log[0].detail.tokensRevoked >= 1 && log[0].detail.sessionsEnded >= 1, JSON.stringify(log[0]));
+  // Zoë, still in the directory, keeps hers.
+  assert.is((await me(zoe.token)).username, ZOE.uid);
+  assert.is((await me(zoe.session)).username, ZOE.uid);
+  // Removed from the directory altogether: the same, at the next check.
+  directory.modify(`${attr('dn', dnOf(ZOE))}\nchangetype: delete\n`);
+  await waitFor(async () => (await zoe.token.get('/api/auth/me')).status === 401, {
+    what: "Zoë's token revoked once she is removed",
+  });
+  assert.is((await zoe.session.get('/api/auth/me')).json.user, null);
+  // Checked again and again, a person already cut off is logged once.
+  await waitFor(
+    async () => (await admin.get('/api/activity?action=auth.ldap-disabled')).json.rows[0].username === ZOE.uid,
+    {
+      what: "Zoë's row",
+    },
+  );
+  const rows = (await admin.get('/api/activity?action=auth.ldap-disabled')).json.rows;
+  assert.is(rows.filter((r: { username: string }) => r.username === JOERG.uid).length, 1, JSON.stringify(rows));
+  // Enabled again, Jörg signs in; the revoked token stays revoked.
+  directory.modify(`${joergDn}\nchangetype: modify\ndelete: employeeType\n`);
+  const back = await signedIn(JOERG.uid, JOERG.password);
+  assert.is((await me(back)).username, JOERG.uid);
+  assert.is((await joerg.token.get('/api/auth/me')).status, 401);
+  // Back to the default for the tests after this one (a restart keeps the variables it was given).
+  await server.restart({ ...env, LDAP_CHECK_INTERVAL_MS: '900000' });
+  admin = await signedIn(ADMIN.username, ADMIN.password);
 });
 
 test('groups and the admin role change between two sign-ins; a membership added by hand stays', async () => {
