@@ -149,7 +149,11 @@ export async function launch(
 export const BARE_SERVER = `
 const http = require('http'), fs = require('fs'), path = require('path');
 const root = process.env.ROOT || '.';
-http.createServer((q, s) => {
+// Idle keep-alive connections are kept 65 s as Burrow keeps them (src/http/server.ts): Node's
+// default 5 s closes one just as the client reuses it, which fetch reports as 'other side
+// closed', ECONNRESET or, in the middle of a PUT's body, EPIPE (the memory bench's crowd met all
+// three on the floor alone, under load, when answers took longer than 5 s to come round).
+const server = http.createServer((q, s) => {
   if (q.url === '/') return s.end('ok');
   const file = path.join(root, decodeURIComponent(q.url));
   if (q.method === 'PUT') {
@@ -158,7 +162,9 @@ http.createServer((q, s) => {
     return q.pipe(w).on('close', () => s.end(w.errored ? 'failed' : 'ok'));
   }
   fs.createReadStream(file, { highWaterMark: 1048576 }).on('error', () => { s.statusCode = 404; s.end(); }).pipe(s);
-}).listen(+process.env.PORT, '127.0.0.1');`;
+});
+server.keepAliveTimeout = 65000;
+server.listen(+process.env.PORT, '127.0.0.1');`;
 
 // The floor of the design card's stack: the same bare server with node-sqlite3-wasm compiled as
 // Burrow compiles it (baseline tier, src/db/wasm-tier.ts), a database open and queried, and
