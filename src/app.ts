@@ -681,7 +681,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }),
     createVersionsCapability({ versions, resolver, maxTextBytes }),
     createFavoritesCapability({ db, resolver }),
-    createTagsCapability({ store: tagStore, resolver }),
+    createTagsCapability({ store: tagStore, resolver, groupsOf: (id) => accessModel.groupsOf(id) }),
     createFolderPrefsCapability({ db, resolver }),
     volumes,
     terminal,

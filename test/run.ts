@@ -52,6 +52,7 @@ const POSTGRES_SUBSET = [
   'uploads-tus.test.ts',
   'activity-log.test.ts',
   'tags.test.ts',
+  'tags-groups.test.ts',
   'notify-outbox.test.ts',
 ];
 const POSTGRES_ENV = { BURROW_TEST_DATABASE: 'postgres' };

@@ -6,6 +6,10 @@ import { tagRoutes } from './routes.ts';
 import { createTags } from './service.ts';
 import type { TagStore } from './store.ts';
 
-export function createTagsCapability(deps: { store: TagStore; resolver: PathResolver }): Capability {
-  return { routes: tagRoutes(createTags({ resolver: deps.resolver, store: deps.store })) };
+export function createTagsCapability(deps: {
+  store: TagStore;
+  resolver: PathResolver;
+  groupsOf: (userId: string) => { id: string; name: string }[];
+}): Capability {
+  return { routes: tagRoutes(createTags(deps)) };
 }

@@ -3,7 +3,17 @@ import { z } from 'zod';
 import { route } from '../http/route.ts';
 import { queryPath } from '../http/query.ts';
 import type { Tags } from './service.ts';
-import { applyBody, pathTags, pathTagsList, renameBody, tagList, tagName, tagParams, taggedFiles } from './wire.ts';
+import {
+  applyBody,
+  pathTags,
+  pathTagsList,
+  renameBody,
+  tagGroupParams,
+  tagList,
+  tagName,
+  tagParams,
+  taggedFiles,
+} from './wire.ts';
 
 const TAGS = ['Tags'];
 
@@ -13,7 +23,9 @@ export function tagRoutes(tags: Tags) {
       method: 'GET',
       path: '/api/tags',
       access: 'account',
-      summary: "This account's tags, with how many items carry each",
+      summary: "This account's tags, with how many items carry each, and the tags its groups share",
+      description:
+        "`tags`: the account's own, each with the groups it shares the tag's name with; `shared`: tags other members of the account's groups share, to reuse (adding one spells it as shared). Never another account's items.",
       tags: TAGS,
       responses: { 200: { description: 'Tags by name', schema: tagList } },
       handler: ({ caller }) => tags.list(caller),
@@ -104,6 +116,38 @@ export function tagRoutes(tags: Tags) {
       params: tagParams,
       responses: { 200: { description: 'The tags now', schema: tagList }, 404: 'No such tag' },
       handler: ({ caller, params }) => tags.drop(caller, params.name),
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/tags/:name/groups/:groupId',
+      access: 'account',
+      summary: "Share one of this account's tags (its name) with a group it is in",
+      description:
+        "The group's members see the tag in `shared` of GET /api/tags and reuse it on their own items; the items this account tagged stay its own. Again: nothing changes.",
+      tags: TAGS,
+      params: tagGroupParams,
+      responses: {
+        200: { description: 'The tags now', schema: tagList },
+        400: 'Not a tag',
+        403: 'An API token that may only read',
+        404: 'No such tag, or not a group of this account',
+      },
+      handler: ({ caller, params }) => tags.share(caller, params.name, params.groupId),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/tags/:name/groups/:groupId',
+      access: 'account',
+      summary: "Stop sharing one of this account's tags with a group",
+      tags: TAGS,
+      params: tagGroupParams,
+      responses: {
+        200: { description: 'The tags now', schema: tagList },
+        400: 'Not a tag',
+        403: 'An API token that may only read',
+        404: 'This account does not share this tag with that group',
+      },
+      handler: ({ caller, params }) => tags.unshare(caller, params.name, params.groupId),
     }),
   ];
 }

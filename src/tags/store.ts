@@ -24,8 +24,16 @@ export interface TagStore {
   childrenOf(userId: string, folder: string): TagRow[];
   /** Renames a tag everywhere (merging into a tag of that name); false when the account has no such tag. */
   rename(userId: string, key: string, to: { tag: string; key: string }): boolean;
-  /** Takes a tag off everything; the number of paths it was on. */
+  /** Takes a tag off everything (and out of the groups it was shared with); the number of paths it was on. */
   drop(userId: string, key: string): number;
+  /** The groups this account shares each of its tags with, by tag key. */
+  sharedGroups(userId: string): Map<string, string[]>;
+  /** Shares a tag with a group (again: nothing changes). */
+  share(userId: string, tag: { tag: string; key: string }, groupId: string): void;
+  /** Stops sharing; false when it was not shared there. */
+  unshare(userId: string, key: string, groupId: string): boolean;
+  /** Tags others share with these groups, each with the groups it is shared with; only a sharer still in the group counts. */
+  sharedWith(userId: string, groupIds: string[]): { tag: string; key: string; groupId: string }[];
 }
 
 export function createTagStore(db: Database): TagStore {
@@ -98,10 +106,51 @@ export function createTagStore(db: Database): TagStore {
         // Paths that already carried the new tag keep that row; the old one goes.
         const merged = db.run('DELETE FROM tags WHERE user_id = ? AND tag_key = ?', [userId, key]).changes;
         db.run('UPDATE tags SET tag = ? WHERE user_id = ? AND tag_key = ?', [to.tag, userId, to.key]);
+        // Its sharing follows the new name (merged into the new name's where both were shared).
+        db.run(
+          `UPDATE tag_groups SET tag = ?, tag_key = ? WHERE user_id = ? AND tag_key = ?
+           AND NOT EXISTS (SELECT 1 FROM tag_groups t WHERE t.user_id = tag_groups.user_id
+             AND t.group_id = tag_groups.group_id AND t.tag_key = ?)`,
+          [to.tag, to.key, userId, key, to.key],
+        );
+        if (key !== to.key) db.run('DELETE FROM tag_groups WHERE user_id = ? AND tag_key = ?', [userId, key]);
+        db.run('UPDATE tag_groups SET tag = ? WHERE user_id = ? AND tag_key = ?', [to.tag, userId, to.key]);
         return moved + merged > 0;
       });
     },
-    drop: (userId, key) => db.run('DELETE FROM tags WHERE user_id = ? AND tag_key = ?', [userId, key]).changes,
+    drop: (userId, key) =>
+      db.transaction(() => {
+        db.run('DELETE FROM tag_groups WHERE user_id = ? AND tag_key = ?', [userId, key]);
+        return db.run('DELETE FROM tags WHERE user_id = ? AND tag_key = ?', [userId, key]).changes;
+      }),
+    sharedGroups(userId) {
+      const out = new Map<string, string[]>();
+      for (const r of db.all<{ key: string; groupId: string }>(
+        'SELECT tag_key AS key, group_id AS groupId FROM tag_groups WHERE user_id = ? ORDER BY group_id',
+        [userId],
+      ))
+        out.set(r.key, [...(out.get(r.key) ?? []), r.groupId]);
+      return out;
+    },
+    share(userId, tag, groupId) {
+      db.run(
+        'INSERT INTO tag_groups (user_id, tag_key, tag, group_id, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        [userId, tag.key, tag.tag, groupId, new Date().toISOString()],
+      );
+    },
+    unshare: (userId, key, groupId) =>
+      db.run('DELETE FROM tag_groups WHERE user_id = ? AND tag_key = ? AND group_id = ?', [userId, key, groupId])
+        .changes > 0,
+    sharedWith(userId, groupIds) {
+      if (groupIds.length === 0) return [];
+      return db.all<{ tag: string; key: string; groupId: string }>(
+        `SELECT g.tag AS tag, g.tag_key AS key, g.group_id AS groupId FROM tag_groups g
+         JOIN access_group_members m ON m.group_id = g.group_id AND m.user_id = g.user_id
+         WHERE g.user_id != ? AND g.group_id IN (${groupIds.map(() => '?').join(',')})
+         ORDER BY g.tag_key, g.group_id`,
+        [userId, ...groupIds],
+      );
+    },
   };
 }
 

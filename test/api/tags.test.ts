@@ -51,8 +51,8 @@ test('several items tagged at once; names with spaces, accents, emoji, & and #; 
   const again = await admin.post('/api/tags/apply', { paths: [zoe], add: ['RECEIPTS 2025 #TAX & 🧾'] });
   assert.equal(again.json.items[0].tags, ['Familie Müller', RECEIPTS]);
   assert.equal((await admin.get('/api/tags')).json.tags, [
-    { name: 'Familie Müller', count: 4 },
-    { name: RECEIPTS, count: 4 },
+    { name: 'Familie Müller', count: 4, groups: [] },
+    { name: RECEIPTS, count: 4, groups: [] },
   ]);
   const listed = await files(admin, 'receipts 2025 #TAX & 🧾');
   assert.is(listed.status, 200, listed.text);
@@ -135,7 +135,7 @@ test('tags follow a rename and a move, and are forgotten on delete', async () =>
   const deleted = await admin.delete('/api/files', { items: [{ path: dir, name: 'Belege 2025 ✓' }] });
   assert.is(deleted.status, 200, deleted.text);
   assert.equal(names(await files(admin, RECEIPTS)), [`${dir}/${'Zoë 🎂.jpg'.normalize('NFD')}`]);
-  assert.equal((await admin.get('/api/tags')).json.tags, [{ name: RECEIPTS, count: 1 }]);
+  assert.equal((await admin.get('/api/tags')).json.tags, [{ name: RECEIPTS, count: 1, groups: [] }]);
   // A new folder made under the deleted one's name starts without tags.
   fs.mkdirSync(vol('Steuer Ünterlagen', 'Belege 2025 ✓'));
   assert.equal(

@@ -6,7 +6,7 @@ import { api } from '../api/client.ts';
 import { Dialog, showDialog } from '../components/Dialog.tsx';
 import { ErrorNote } from '../components/common.tsx';
 import { useSubmit } from '../components/useSubmit.ts';
-import { applyTags, tagVocabulary } from './tags.tsx';
+import { applyTags, groupTags, tagVocabulary } from './tags.tsx';
 
 export function openTagDialog(items: { path: string; name: string }[]): void {
   if (!items.length) return;
@@ -53,6 +53,8 @@ function TagDialog({ items, close }: { items: { path: string; name: string }[]; 
     setText('');
   };
   const offered = tagVocabulary.value.map((t) => t.name).filter((t) => !all.includes(t));
+  // Tags the account's groups share: one click puts one on every item (spelled as shared).
+  const fromGroups = groupTags.value.filter((t) => !all.includes(t.name));
   const title = items.length === 1 ? `Tags of “${items[0]!.name}”` : `Tags of ${items.length} items`;
   return (
     <Dialog title={title} onClose={close}>
@@ -97,6 +99,26 @@ function TagDialog({ items, close }: { items: { path: string; name: string }[]; 
             </div>
           </div>
         )}
+        {fromGroups.length > 0 && (
+          <div class="stack">
+            <span class="muted small">Your groups' tags:</span>
+            <div class="tag-chips" role="group" aria-label="Your groups' tags">
+              {fromGroups.map((t) => (
+                <button
+                  key={t.name}
+                  type="button"
+                  class="tag-chip partial"
+                  dir="auto"
+                  title={`Shared in ${t.groups.map((g) => g.name).join(', ')}: put it on every item`}
+                  disabled={busy}
+                  onClick={() => void change([t.name], [])}
+                >
+                  + {t.name}
+                </button>
+              ))}
+            </div>
+          </div>
+        )}
         <label>
           Add a tag
           <input
@@ -108,7 +130,7 @@ function TagDialog({ items, close }: { items: { path: string; name: string }[]; 
             onInput={(e) => setText(e.currentTarget.value)}
           />
           <datalist id="tag-vocabulary">
-            {offered.map((t) => (
+            {[...offered, ...fromGroups.map((t) => t.name)].map((t) => (
               <option key={t} value={t} />
             ))}
           </datalist>

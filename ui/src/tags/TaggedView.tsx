@@ -11,7 +11,7 @@ import { filesUrl, location, navigate } from '../state/router.ts';
 import { toastError } from '../state/toasts.ts';
 import { formatBytes, formatDate } from '../util.ts';
 import { openAtAddress } from '../viewers/state.tsx';
-import { refreshTags, TagChips, tagsRev, tagUrl } from './tags.tsx';
+import { myGroups, refreshTags, TagChips, tagsRev, tagUrl, tagVocabulary } from './tags.tsx';
 
 export default function TaggedView() {
   const tag = location.value.query.get('tag') ?? '';
@@ -56,6 +56,18 @@ export default function TaggedView() {
       toastError(err, 'Could not remove the tag');
     }
   };
+  const own = tagVocabulary.value.find((t) => t.name.toLowerCase() === (answer?.tag ?? tag).toLowerCase());
+  const sharedIn = new Set(own?.groups.map((g) => g.id) ?? []);
+  const shareIn = async (groupId: string, on: boolean) => {
+    try {
+      const params = { name: own?.name ?? tag, groupId };
+      if (on) await api('PUT /api/tags/:name/groups/:groupId', { params });
+      else await api('DELETE /api/tags/:name/groups/:groupId', { params });
+      await refreshTags();
+    } catch (err) {
+      toastError(err, on ? 'Could not share the tag' : 'Could not stop sharing the tag');
+    }
+  };
   return (
     <section class="page">
       <div class="actions" style={{ justifyContent: 'space-between' }}>
@@ -71,6 +83,21 @@ export default function TaggedView() {
           </button>
         </div>
       </div>
+      {own && myGroups.value.length > 0 && (
+        <fieldset class="tag-groups">
+          <legend>Share this tag's name with a group (its members can use it; what you tagged stays yours)</legend>
+          {myGroups.value.map((g) => (
+            <label key={g.id}>
+              <input
+                type="checkbox"
+                checked={sharedIn.has(g.id)}
+                onChange={(e) => void shareIn(g.id, e.currentTarget.checked)}
+              />{' '}
+              <span dir="auto">{g.name}</span>
+            </label>
+          ))}
+        </fieldset>
+      )}
       <ErrorNote error={error} />
       {!answer && !error && <Spinner label="Reading" />}
       {answer && !answer.items.length && <p class="muted">Nothing you can see carries this tag.</p>}

@@ -2,9 +2,13 @@
 // folder's entries (chips in the list), and the one way to change them (POST /api/tags/apply).
 import { signal } from '@preact/signals';
 import { api, queryString } from '../api/client.ts';
-import type { TagSummary } from '../api/types.ts';
+import type { TagList, TagSummary } from '../api/types.ts';
 
 export const tagVocabulary = signal<TagSummary[]>([]);
+/** Tags other members of the account's groups share, to reuse (their names only). */
+export const groupTags = signal<TagList['shared']>([]);
+/** The account's groups: where it may share a tag. */
+export const myGroups = signal<TagList['groups']>([]);
 /** Tags of the open folder's entries by full path. */
 export const folderTags = signal<Readonly<Record<string, string[]>>>({});
 /** Counts changes made here: open panels and the tag page read again on it. */
@@ -15,7 +19,10 @@ export const tagUrl = (tag: string) => `/tags?${queryString({ tag })}`;
 
 export async function refreshTags(): Promise<void> {
   try {
-    tagVocabulary.value = (await api('GET /api/tags')).tags;
+    const answer = await api('GET /api/tags');
+    tagVocabulary.value = answer.tags;
+    groupTags.value = answer.shared;
+    myGroups.value = answer.groups;
   } catch {
     /* the sidebar keeps what it had */
   }
