@@ -1,9 +1,10 @@
-// A photo's place taken out of the bytes a link holder is sent: the JPEG's EXIF GPS directory is
+// A photo's place taken out of the bytes a link holder is sent: the JPEG's (or PNG's eXIf) EXIF GPS directory is
 // emptied (its entry count 0, its entries and the values they point at zeroed) and an XMP packet
 // that names a GPS position is blanked (spaces, as XMP pads itself). The file keeps its length and
 // every other byte, so Range, Content-Length and the picture itself (orientation included) are
 // unchanged; only the first segments are touched, so only the head is read.
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 
 /** The head read: APP segments are at most 64 KiB each and come first. */
 const HEAD_BYTES = 256 * 1024;
@@ -59,6 +60,7 @@ function emptyGps(buf: Buffer, tiff: number, end: number): boolean {
  * file as it is). `head` is the file's first bytes; the answer has the same length.
  */
 export function withoutLocation(head: Buffer): Buffer | null {
+  if (head.subarray(0, 8).equals(PNG_SIGNATURE)) return pngWithoutLocation(head);
   if (head.length < 4 || head[0] !== 0xff || head[1] !== 0xd8) return null;
   const out = Buffer.from(head);
   let changed = false;
@@ -86,6 +88,43 @@ export function withoutLocation(head: Buffer): Buffer | null {
   return changed ? out : null;
 }
 
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * A PNG's EXIF (its eXIf chunk: a TIFF block) with the GPS directory emptied and the chunk's CRC
+ * written again (a reader would drop a chunk whose CRC fails, but the bytes would still be
+ * there); an XMP packet (iTXt XML:com.adobe.xmp) naming a position is blanked likewise. Chunks
+ * are walked until the picture data (IDAT) or the end of the head.
+ */
+function pngWithoutLocation(head: Buffer): Buffer | null {
+  const out = Buffer.from(head);
+  let changed = false;
+  for (let at = 8; at + 12 <= out.length;) {
+    const length = out.readUInt32BE(at);
+    const type = out.toString('latin1', at + 4, at + 8);
+    const data = at + 8;
+    const end = data + length;
+    if (type === 'IDAT' || type === 'IEND' || end + 4 > out.length) break;
+    let touched = false;
+    if (type === 'eXIf') touched = emptyGps(out, data, end);
+    else if (
+      type === 'iTXt' &&
+      out.toString('latin1', data, Math.min(end, data + 18)) === 'XML:com.adobe.xmp\0' &&
+      /GPS(Latitude|Longitude)/.test(out.toString('latin1', data, end))
+    ) {
+      // Keyword, flags, language and translated keyword kept; the XML text blanked.
+      out.fill(0x20, data + 22, end);
+      touched = true;
+    }
+    if (touched) {
+      out.writeUInt32BE(zlib.crc32(out.subarray(at + 4, end)), end);
+      changed = true;
+    }
+    at = end + 4;
+  }
+  return changed ? out : null;
+}
+
 /** The location-free head of the open JPEG `fd` (same length as read), or null when it has no location. */
 export async function locationFreeHead(fd: number, size: number): Promise<Buffer | null> {
   const head = Buffer.alloc(Math.min(size, HEAD_BYTES));
@@ -95,9 +134,12 @@ export async function locationFreeHead(fd: number, size: number): Promise<Buffer
   return withoutLocation(head.subarray(0, n));
 }
 
-/** Takes a JPEG's location out of `head` (its first bytes, as read) in place; other files are left as they are. */
+/** Pictures whose place is taken out: JPEG (APP1 EXIF and XMP) and PNG (eXIf and XMP). */
+const SCRUBBED = /\.(jpe?g|png)$/i;
+
+/** Takes a JPEG's or PNG's location out of `head` (its first bytes, as read) in place; other files are left as they are. */
 export function scrubLocation(name: string, head: Buffer): void {
-  if (!/\.jpe?g$/i.test(name)) return;
+  if (!SCRUBBED.test(name)) return;
   withoutLocation(head)?.copy(head);
 }
 
@@ -106,6 +148,6 @@ export function scrubLocation(name: string, head: Buffer): void {
  * there is nothing to take out (or the link's owner lets its holders see where photos were taken).
  */
 export async function linkHead(name: string, fd: number, size: number, keep: boolean): Promise<Buffer | undefined> {
-  if (keep || !/\.jpe?g$/i.test(name)) return undefined;
+  if (keep || !SCRUBBED.test(name)) return undefined;
   return (await locationFreeHead(fd, size)) ?? undefined;
 }

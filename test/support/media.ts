@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 
 const image = createRequire(import.meta.url)('@napi-rs/image') as any;
 const { GifWriter } = createRequire(import.meta.url)('omggif') as any;
@@ -236,6 +237,30 @@ export async function cameraJpeg(width: number, height: number, facts: PhotoFact
     width,
     height,
   ).jpeg(88);
+  const body = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), cameraTiff(facts)]);
+  const app1 = Buffer.concat([Buffer.from([0xff, 0xe1, (body.length + 2) >> 8, (body.length + 2) & 0xff]), body]);
+  return Buffer.concat([jpeg.subarray(0, 2), app1, jpeg.subarray(2)]);
+}
+
+/** A `width` × `height` PNG from the image add-on with a camera's EXIF (and GPS when given) in an eXIf chunk after IHDR, as phones and editors write it. */
+export async function cameraPng(width: number, height: number, facts: PhotoFacts): Promise<Buffer> {
+  const png: Buffer = await image.Transformer.fromRgbaPixels(
+    pixels(width, height, (x, y) => [(x * 7) % 256, 90, (y * 3) % 256]),
+    width,
+    height,
+  ).png();
+  const data = cameraTiff(facts);
+  const chunk = Buffer.alloc(12 + data.length);
+  chunk.writeUInt32BE(data.length, 0);
+  chunk.write('eXIf', 4, 'latin1');
+  data.copy(chunk, 8);
+  chunk.writeUInt32BE(zlib.crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
+  const afterIhdr = 8 + 12 + png.readUInt32BE(8);
+  return Buffer.concat([png.subarray(0, afterIhdr), chunk, png.subarray(afterIhdr)]);
+}
+
+/** A camera's EXIF as a TIFF block: IFD0 (make, model, orientation), the EXIF IFD, and GPS when given. */
+function cameraTiff(facts: PhotoFacts): Buffer {
   const ifd0: TiffValue[] = [
     { tag: 0x010f, type: 'ascii', value: facts.make },
     { tag: 0x0110, type: 'ascii', value: facts.model },
@@ -262,9 +287,7 @@ export async function cameraJpeg(width: number, height: number, facts: PhotoFact
     ]);
     links.push({ tag: 0x8825, ifd: 2 });
   }
-  const body = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff(ifds, links)]);
-  const app1 = Buffer.concat([Buffer.from([0xff, 0xe1, (body.length + 2) >> 8, (body.length + 2) & 0xff]), body]);
-  return Buffer.concat([jpeg.subarray(0, 2), app1, jpeg.subarray(2)]);
+  return tiff(ifds, links);
 }
 
 function ffmpegMake(name: string, args: (dir: string, out: string) => string[], inputs: Record<string, Buffer> = {}) {
