@@ -9,6 +9,8 @@ import { Database } from './db/database.ts';
 import { acquireInstanceLock, type InstanceLock } from './db/instance-lock.ts';
 import { openSecrets, type InstallationSecrets } from './cluster/secrets.ts';
 import { startChangeStream } from './cluster/stream.ts';
+import { createNameGuard } from './cluster/claims.ts';
+import { guardNames } from './files/names.ts';
 import { loadMigrations, runMigrations } from './db/migrations.ts';
 import { PostgresDatabase } from './db/postgres.ts';
 import { createChangeSink } from './changes.ts';
@@ -250,6 +252,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const stream = config.storage.databaseUrl
     ? startChangeStream({ url: config.storage.databaseUrl, changes, log })
     : null;
+  // …and place entries under names held in the database, so two never take one name.
+  const unguardNames = config.storage.databaseUrl ? guardNames(createNameGuard(db)) : () => {};
   const trustProxy = parseTrustProxy(config.server.trustProxy);
   const privateDirs = [config.storage.configDir, config.storage.cacheDir].map((d) => path.resolve(d));
 
@@ -794,6 +798,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await secureClosed;
         for (const c of [...capabilities].reverse()) await c.stop?.();
         await stream?.close();
+        unguardNames();
         db.close();
         if (indexDb !== db) indexDb.close();
         lock.release();

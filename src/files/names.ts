@@ -57,6 +57,24 @@ export function temporaryName(): string {
 }
 
 /**
+ * Holds a candidate name across the instances of a cluster (cluster/claims.ts): the release
+ * function while held, null when another instance is placing an entry there now.
+ */
+export interface NameGuard {
+  hold(candidatePath: string): (() => void) | null;
+}
+
+let guard: NameGuard | null = null;
+
+/** Set by the composition root on PostgreSQL (the embedded installation has none); the answer takes it away again. */
+export function guardNames(g: NameGuard): () => void {
+  guard = g;
+  return () => {
+    if (guard === g) guard = null;
+  };
+}
+
+/**
  * Claims `name`, `name (1)`, `name (2)`… in `dir` atomically: `claim(candidatePath)` must fail
  * with EEXIST when taken (open 'wx', mkdir, link). Returns the final name.
  */
@@ -68,6 +86,8 @@ export async function allocateFreeName(
   for (let n = 0; n < MAX_ATTEMPTS; n++) {
     const candidate = candidateName(name, n);
     if (Buffer.byteLength(candidate) > 255) throw new AppError('NAME_TOO_LONG', 'The name is too long to number.');
+    const release = guard ? guard.hold(path.join(dir, candidate)) : () => {};
+    if (!release) continue; // another instance is placing an entry under this name now
     try {
       await claim(path.join(dir, candidate));
       return candidate;
@@ -75,6 +95,8 @@ export async function allocateFreeName(
       const code = (err as NodeJS.ErrnoException).code;
       // ENOTEMPTY: a claimed empty folder was filled by someone else before we moved onto it.
       if (code !== 'EEXIST' && code !== 'ENOTEMPTY') throw err;
+    } finally {
+      release();
     }
   }
   throw new AppError('EXISTS', `No free name is left for "${name}".`);

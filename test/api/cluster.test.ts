@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import pg from 'pg';
 import WebSocket from 'ws';
 import { ADMIN, createUser, setupAdmin } from '../support/auth.ts';
 import { startBalancer, type Balancer } from '../support/balancer.ts';
@@ -25,6 +26,7 @@ const q = encodeURIComponent;
 const url = (p: string) => p.split('/').map(q).join('/');
 
 let shared: TestDirs;
+let database: string;
 const instances: TestServer[] = [];
 let balancer: Balancer;
 let admin: Client;
@@ -43,7 +45,7 @@ function upload(client: Client, folder: string, name: string, body: string | Uin
 }
 
 test.before(async () => {
-  const database = await (await testPostgres()).database();
+  database = await (await testPostgres()).database();
   shared = makeDirs('burrow-cluster-');
   fs.mkdirSync(path.join(shared.volumes, 'Files', FOLDER), { recursive: true });
   const env = {
@@ -123,6 +125,36 @@ test('20 concurrent uploads of one name through three instances give 20 distinct
   assert.is(onDisk.length, 20, onDisk.join(' | '));
   const contents = new Set(onDisk.map((n) => fs.readFileSync(path.join(shared.volumes, 'Files', FOLDER, n), 'utf8')));
   assert.equal(contents, new Set(bodies));
+});
+
+test('a name another instance is placing an entry under counts as taken until it lets go', async () => {
+  const client = on(2, admin);
+  const name = 'Kontoauszug März & Söhne #4 + 🧾.pdf';
+  const target = path.join(shared.volumes, 'Files', FOLDER, name);
+  const key = crypto.createHash('sha256').update(target, 'utf8').digest('hex');
+  const sql = async (text: string, values: unknown[]) => {
+    const c = new pg.Client(database);
+    await c.connect();
+    try {
+      await c.query(text, values);
+    } finally {
+      await c.end();
+    }
+  };
+  // As instance 0 would hold it between its claim and its link onto the shared folder.
+  await sql('INSERT INTO name_claims (path_hash, owner, expires_at) VALUES ($1, $2, $3)', [
+    key,
+    'another instance',
+    new Date(Date.now() + 60_000).toISOString(),
+  ]);
+  const first = await upload(client, 'Files/' + FOLDER, name, '%PDF-1.4 März\n');
+  assert.is(first.status, 201, first.text);
+  assert.is(first.json[0].name, 'Kontoauszug März & Söhne #4 + 🧾 (1).pdf');
+  assert.not.ok(fs.existsSync(target), 'the held name was left alone');
+  await sql('DELETE FROM name_claims WHERE path_hash = $1', [key]);
+  const second = await upload(client, 'Files/' + FOLDER, name, '%PDF-1.4 April\n');
+  assert.is(second.status, 201, second.text);
+  assert.is(second.json[0].name, name);
 });
 
 test('a WebDAV LOCK taken on one instance is honoured on another', async () => {
