@@ -28,6 +28,7 @@ const BENCHES = [
   'webdav',
   'archives',
   'live',
+  'postgres',
 ] as const;
 
 const args = process.argv.slice(2);
