@@ -278,8 +278,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Sign-in (auth/) and what asks for a password again (tokens, the second factor, settings): the
   // password check is auth's, and auth asks the second factor for the code, so those services
   // take this one function, which calls auth once it is built below.
-  const confirmPassword = (userId: string, password: string | undefined, ip: string) =>
-    auth.confirmPasswordOf(userId, password, ip);
+  const confirmPassword = (userId: string, password: string | undefined, ip: string, sessionId?: string) =>
+    auth.confirmPasswordOf(userId, password, ip, sessionId);
   const tokens = createTokens({
     store: createTokenStore(db),
     users,

@@ -184,6 +184,13 @@ export const variables = {
       1000,
     ),
     lockMinutes: int('AUTH_LOCK_MINUTES', 15, 'How long a locked account stays locked.', 1, 100000),
+    confirmMinutes: int(
+      'AUTH_CONFIRM_MINUTES',
+      10,
+      'An account without a password here (LDAP, single sign-on) makes an API token or removes a passkey only within this many minutes of signing in (with its directory, its provider or a passkey).',
+      1,
+      1440,
+    ),
     adminEmail: optionalStr('AUTH_ADMIN_EMAIL', 'At startup, the account with this address gets the admin role back.'),
     webauthnRpId: optionalStr(
       'WEBAUTHN_RP_ID',

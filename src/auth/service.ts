@@ -386,16 +386,35 @@ export class AuthService {
     return this.confirmPasswordOf(caller.userId, password, ip);
   }
 
-  /** confirmPassword by account id, for services that never see a Caller. */
-  async confirmPasswordOf(userId: string, password: string | undefined, ip: string): Promise<void> {
+  /**
+   * confirmPassword by account id, for services that never see a Caller. An account without a
+   * password here (LDAP, single sign-on) has none to give: when the request's session is named
+   * (`sessionId`, the guard's hash: making a token, removing a passkey), the proof is a sign-in
+   * within AUTH_CONFIRM_MINUTES — with the directory, the provider or a passkey.
+   */
+  async confirmPasswordOf(userId: string, password: string | undefined, ip: string, sessionId?: string): Promise<void> {
     const row = this.deps.users.get(userId);
     if (!row) throw new AppError('AUTH_REQUIRED');
-    if (!row.password_hash) return;
+    if (!row.password_hash) {
+      if (sessionId !== undefined) this.assertFreshSignIn(row, sessionId);
+      return;
+    }
     this.refuseLocked(row, ip);
     if (!password || !(await verifyPassword(password, row.password_hash))) {
       this.recordFailure(row, ip, 'wrong-password');
       throw new AppError(INVALID_CREDENTIALS, 'The password is wrong.');
     }
+  }
+
+  /** The session was opened (signed in, not renewed) within AUTH_CONFIRM_MINUTES. */
+  private assertFreshSignIn(row: UserRow, sessionId: string): void {
+    const session = this.deps.sessions.active(sessionId);
+    const within = this.deps.config.auth.confirmMinutes * 60_000;
+    if (session && session.user_id === row.id && Date.now() - Date.parse(session.created_at) <= within) return;
+    throw new AppError(
+      'AUTH_CONFIRM_REQUIRED',
+      `Confirm it is you: sign in again (with the directory, the identity provider or a passkey), then try again within ${this.deps.config.auth.confirmMinutes} minutes.`,
+    );
   }
 
   hasPassword(userId: string): boolean {

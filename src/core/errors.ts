@@ -44,6 +44,11 @@ export const ERRORS = {
   // Credentials, accounts and the guard
   AUTH_REQUIRED: { status: 401, message: 'Sign-in required.' },
   AUTH_INVALID_CREDENTIALS: { status: 401, message: 'The sign-in name or password is wrong.' },
+  AUTH_CONFIRM_REQUIRED: {
+    status: 403,
+    message:
+      'Confirm it is you: this account has no password here, so sign in again (with the directory, the identity provider or a passkey) and try again.',
+  },
   AUTH_ACCOUNT_LOCKED: {
     status: 429,
     message: 'Too many failed attempts: this account is locked for now. Try again later.',

@@ -110,12 +110,13 @@ export function passkeyRoutes({ passkeys, auth, cookies, trustProxy }: PasskeyRo
       responses: {
         204: { description: 'Removed' },
         401: 'Password wrong or missing',
+        403: 'An account without a password here signed in more than AUTH_CONFIRM_MINUTES ago (AUTH_CONFIRM_REQUIRED)',
         404: 'No such passkey on this account',
         409: 'The only way into this account',
         429: 'Too many attempts',
       },
       handler: async ({ caller, params, body, ip }) => {
-        await passkeys.remove(caller.userId, params.id, body?.password, ip);
+        await passkeys.remove(caller.userId, params.id, body?.password, ip, caller.sessionId);
         return noContent();
       },
     }),

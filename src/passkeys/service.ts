@@ -246,14 +246,21 @@ export class PasskeyService {
   }
 
   /** Removes one passkey (password first when the account has one); never the last way into an account. */
-  async remove(userId: string, id: string, password: string | undefined, ip: string): Promise<void> {
+  async remove(
+    userId: string,
+    id: string,
+    password: string | undefined,
+    ip: string,
+    sessionId?: string,
+  ): Promise<void> {
     this.deps.limits.hit(`credential:${ip}`, LIMITS.credential);
-    await this.deps.auth.confirmPasswordOf(userId, password, ip);
+    await this.deps.auth.confirmPasswordOf(userId, password, ip, sessionId);
     const found = this.deps.store.removeChecked(userId, id, () => {
       const user = this.deps.users.get(userId);
       const otherWays =
         (user?.password_hash ? 1 : 0) +
-        this.deps.users.methods(userId).filter((m) => m.type === 'oidc').length +
+        // The directory's password (LDAP) and the provider (OIDC) sign in without a passkey.
+        this.deps.users.methods(userId).filter((m) => m.type === 'oidc' || m.type === 'ldap').length +
         this.count(userId) -
         1;
       if (otherWays === 0)

@@ -31,10 +31,11 @@ export function tokenRoutes(deps: { tokens: TokenService }) {
         201: { description: 'The token and its secret', schema: issuedToken },
         400: 'Malformed body',
         401: 'Password wrong or missing',
+        403: 'An account without a password here signed in more than AUTH_CONFIRM_MINUTES ago (AUTH_CONFIRM_REQUIRED)',
         409: `Already ${MAX_LIVE_TOKENS} live tokens`,
         429: 'Too many attempts',
       },
-      handler: ({ caller, body, ip }) => tokens.issue(caller.userId, body, ip),
+      handler: ({ caller, body, ip }) => tokens.issue(caller.userId, body, ip, caller.sessionId),
     }),
     route({
       method: 'PATCH',

@@ -40,7 +40,7 @@ function newId(): string {
 /** Issuing a token is a credential step: rate-limited per address, the password proved (auth's check). */
 export interface TokenCredentials {
   limits: RateLimiter;
-  confirmPassword: (userId: string, password: string | undefined, ip: string) => Promise<void>;
+  confirmPassword: (userId: string, password: string | undefined, ip: string, sessionId?: string) => Promise<void>;
 }
 
 export interface TokenDeps {
@@ -68,9 +68,11 @@ export function createTokens({ store, users, activity, credentials }: TokenDeps)
       userId: string,
       input: { name: string; scope: Scope; expiresInDays: number | null; password?: string },
       ip: string,
+      /** The request's session (the guard's hash): an account without a password proves a fresh sign-in. */
+      sessionId?: string,
     ): Promise<{ token: WireToken; secret: string }> {
       credentials.limits.hit(`credential:${ip}`, LIMITS.credential);
-      await credentials.confirmPassword(userId, input.password, ip);
+      await credentials.confirmPassword(userId, input.password, ip, sessionId);
       const name = input.name.trim();
       if (!name) throw new AppError('INVALID_BODY', 'Invalid body: name: must not be empty.');
       const now = new Date();

@@ -282,6 +282,54 @@ test('the periodic directory check: a person disabled or removed in the director
   admin = await signedIn(ADMIN.username, ADMIN.password);
 });
 
+test('no password here: a directory account makes a token or removes a passkey only after a fresh sign-in (password or passkey), refused past AUTH_CONFIRM_MINUTES', async () => {
+  const base = server.url.replace('127.0.0.1', 'localhost');
+  const bob = new Client(base);
+  assert.is((await bob.post('/api/auth/login', { identifier: BOB.uid, password: BOB.password })).status, 200);
+  const bobId = (await me(bob)).id;
+  const key = new SoftAuthenticator(base);
+  const start = await bob.post('/api/auth/passkeys/register/start');
+  assert.is(start.status, 200, start.text);
+  const made = await bob.post('/api/auth/passkeys/register/finish', {
+    response: key.create(start.json.options),
+    name: "Bob's Täschen-Phone 📱 #2",
+  });
+  assert.is(made.status, 201, made.text);
+  const passkeyId = made.json.passkey.id;
+  const tokenBody = { name: 'Blowin’ in the wind & sync', scope: 'read', expiresInDays: null };
+  // Just signed in: no password of his own to ask, the sign-in is the proof.
+  assert.is((await bob.post('/api/auth/tokens', tokenBody)).status, 201);
+  // An hour later (the sign-in aged in the database): refused, nothing made or removed.
+  const aged = () =>
+    server.withDatabase((db) =>
+      db.run('UPDATE sessions SET created_at = ? WHERE user_id = ?', [
+        new Date(Date.now() - 3_600_000).toISOString(),
+        bobId,
+      ]),
+    );
+  await aged();
+  const tokensBefore = (await bob.get('/api/auth/tokens')).json;
+  const late = await bob.post('/api/auth/tokens', { ...tokenBody, password: 'whatever he types' });
+  assert.is(late.status, 403, late.text);
+  assert.is(envelope(late).code, 'AUTH_CONFIRM_REQUIRED');
+  const lateRemove = await bob.request('DELETE', `/api/auth/passkeys/${passkeyId}`, {});
+  assert.is(lateRemove.status, 403, lateRemove.text);
+  assert.is(envelope(lateRemove).code, 'AUTH_CONFIRM_REQUIRED');
+  assert.equal((await bob.get('/api/auth/tokens')).json, tokensBefore);
+  assert.is((await bob.get('/api/auth/passkeys')).json.passkeys.length, 1);
+  // A passkey sign-in is a fresh sign-in: the token is made.
+  const viaKey = new Client(base);
+  const ks = await viaKey.post('/api/auth/login/passkey/start');
+  assert.is((await viaKey.post('/api/auth/login/passkey/finish', { response: key.get(ks.json.options) })).status, 200);
+  assert.is((await viaKey.post('/api/auth/tokens', tokenBody)).status, 201);
+  // Signed in again with the directory's password: the passkey is removed (the directory is still his way in).
+  const again = new Client(base);
+  assert.is((await again.post('/api/auth/login', { identifier: BOB.uid, password: BOB.password })).status, 200);
+  const removed = await again.request('DELETE', `/api/auth/passkeys/${passkeyId}`, {});
+  assert.is(removed.status, 204, removed.text);
+  assert.is((await again.get('/api/auth/passkeys')).json.passkeys.length, 0);
+});
+
 test('groups and the admin role change between two sign-ins; a membership added by hand stays', async () => {
   const kim = await signedIn(KIM.uid, KIM.password);
   const kimUser = await me(kim);
