@@ -25,6 +25,7 @@ const USAGE = `Usage: burrow service install | uninstall | status [options]
   --volumes DIR             the service's VOLUME_ROOT (linux /srv/burrow, macOS ~/Burrow, Windows C:\\ProgramData\\Burrow\\Volumes)
   --writable DIR            another folder the service may write (a host folder added as a volume); repeatable
   --user NAME               linux: the service account (burrow); macOS: the account it runs as (the one running sudo)
+  --database-url URL        linux: keep the stores in PostgreSQL (postgres://…; default: DATABASE_URL when set), in /etc/burrow/database.env (root only)
   --purge                   uninstall: also remove the database, backups, cache and settings (never the volumes)
 `;
 
@@ -57,6 +58,7 @@ export async function serviceCommand(
         purge: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         'no-open': { type: 'boolean' },
+        'database-url': { type: 'string' },
       },
     });
   } catch (err) {
@@ -114,7 +116,19 @@ export async function serviceCommand(
     process.stderr.write('burrow service: run this from the built executable (npm run build), not from source\n');
     return 2;
   }
+  const databaseUrl = (v['database-url'] ?? process.env.DATABASE_URL ?? '').trim() || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\/\S+$/i.test(databaseUrl)) {
+    process.stderr.write('burrow service: --database-url must be postgres://user:password@host:5432/database\n');
+    return 2;
+  }
+  if (databaseUrl && platform !== 'linux' && action === 'install') {
+    process.stderr.write(
+      `burrow service: --database-url is kept by the linux service only; on ${platform} set DATABASE_URL in the service's environment yourself\n`,
+    );
+    return 2;
+  }
   const plan = servicePlan(platform, action, {
+    databaseUrl,
     binary,
     port,
     volumeRoot,

@@ -18,10 +18,22 @@ export interface ServiceOptions {
   /** linux: the dedicated account; macos: the account the daemon runs as. */
   user: string;
   purge: boolean;
+  /** DATABASE_URL of the service (PostgreSQL), kept in a file only root reads; null: the embedded database. */
+  databaseUrl?: string | null;
 }
 
 export type Step =
-  | { kind: 'write'; file: string; content: string; mode: number; keepExisting?: boolean; utf16?: boolean; why: string }
+  | {
+      kind: 'write';
+      file: string;
+      content: string;
+      mode: number;
+      keepExisting?: boolean;
+      utf16?: boolean;
+      /** A password inside: the dry run shows it hidden. */
+      secret?: boolean;
+      why: string;
+    }
   | { kind: 'copy'; from: string; to: string; mode: number; why: string }
   | { kind: 'mkdir'; dir: string; why: string }
   | { kind: 'remove'; target: string; why: string }
@@ -39,6 +51,8 @@ export interface Plan {
 }
 
 export const SERVICE_NAME = 'burrow';
+/** linux: DATABASE_URL of the service, root-only. */
+export const DATABASE_ENV = '/etc/burrow/database.env';
 
 /** systemd unit: a dedicated unprivileged user, folders made by systemd, the file system read-only except what it must write. */
 export function systemdUnit(o: ServiceOptions, dirs: Plan['folders'], binary: string): string {
@@ -68,6 +82,8 @@ ${env('PORT', o.port)}
 # glibc's allocator gives freed memory back (src/core/malloc-env.ts; set here, Burrow need not start itself again).
 ${env('GLIBC_TUNABLES', MALLOC_TUNABLES)}
 EnvironmentFile=-/etc/burrow/burrow.env
+# DATABASE_URL (PostgreSQL), when the service has one: root-only, kept across installs.
+EnvironmentFile=-${DATABASE_ENV}
 WorkingDirectory=${dirs.config}
 # The log is one JSON object per line on stdout: journalctl -u burrow.
 StandardOutput=journal
@@ -258,6 +274,18 @@ function linuxPlan(action: Action, o: ServiceOptions): Plan {
         keepExisting: true,
         why: 'settings file (kept when it exists)',
       },
+      ...(o.databaseUrl
+        ? [
+            {
+              kind: 'write' as const,
+              file: DATABASE_ENV,
+              content: `DATABASE_URL=${o.databaseUrl}\n`,
+              mode: 0o600,
+              secret: true,
+              why: 'the PostgreSQL address the service keeps its stores in (root only: it holds the password)',
+            },
+          ]
+        : []),
       {
         kind: 'run',
         argv: ['install', '-d', '-m', '0750', '-o', o.user, '-g', o.user, o.volumeRoot],
@@ -544,7 +572,7 @@ export function describePlan(plan: Plan): string {
       );
       out.push(
         '   ----8<----',
-        ...s.content
+        ...(s.secret ? s.content.replace(/(:\/\/[^:@/\s]*:)[^@\s]*@/g, '$1***@') : s.content)
           .replace(/\n$/, '')
           .split('\n')
           .map((l) => `   ${l}`),

@@ -78,6 +78,29 @@ test('linux: a systemd unit with its own user, state/cache folders, hardening an
   assert.is(fs.existsSync('/etc/systemd/system/burrow.service'), before, 'nothing written');
 });
 
+test('linux: --database-url is kept root-only in /etc/burrow/database.env, which the unit reads; the dry run hides the password', () => {
+  const url = 'postgres://burrow:Zoë%27s%20p%40ss@db.example.org:5432/burrow';
+  const r = burrow('service', 'install', '--dry-run', '--platform', 'linux', '--database-url', url);
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, /write \/etc\/burrow\/database\.env \(mode 600\): the PostgreSQL address/);
+  assert.match(
+    written(r.stdout, '/etc/burrow/database.env'),
+    /DATABASE_URL=postgres:\/\/burrow:\*\*\*@db\.example\.org:5432\/burrow/,
+  );
+  assert.not.match(r.stdout, /p%40ss/);
+  const unit = written(r.stdout, '/etc/systemd/system/burrow.service');
+  assert.ok(unit.split('\n').includes('EnvironmentFile=-/etc/burrow/database.env'), unit);
+  // A reinstall without it keeps the file (not written) and the unit still reads it.
+  const again = burrow('service', 'install', '--dry-run', '--platform', 'linux');
+  assert.not.match(again.stdout, /write \/etc\/burrow\/database\.env/);
+  assert.ok(
+    written(again.stdout, '/etc/systemd/system/burrow.service').includes('EnvironmentFile=-/etc/burrow/database.env'),
+  );
+  const bad = burrow('service', 'install', '--dry-run', '--platform', 'linux', '--database-url', 'mysql://x');
+  assert.is(bad.status, 2);
+  assert.match(bad.stderr, /--database-url must be postgres:\/\//);
+});
+
 test('linux: systemd itself reads the unit without a complaint (systemd-analyze verify)', () => {
   // A space (systemd splits words on it) and a % (systemd expands specifiers such as %h).
   const r = burrow('service', 'install', '--dry-run', '--platform', 'linux', '--volumes', '/srv/my files/100%z');
