@@ -2,7 +2,8 @@
 // with autoClose: false, and one archive descriptor serves several reads in turn, so these
 // streams get file-system functions whose close leaves the descriptor alone.
 import fs from 'node:fs';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import yauzl from 'yauzl';
 
 const keepOpen = {
   open: fs.open,
@@ -21,4 +22,22 @@ export function readDescriptor(fd: number, start = 0, end?: number): Readable {
     highWaterMark: 1024 * 1024,
     fs: keepOpen,
   } as Parameters<typeof fs.createReadStream>[1]);
+}
+
+/**
+ * yauzl's reader over a descriptor the caller owns: its ranges are readDescriptor streams and its
+ * close leaves the descriptor open (yauzl.fromFd's reader closes it when the zip is closed).
+ */
+export class DescriptorRangeReader extends yauzl.RandomAccessReader {
+  protected readonly fd: number;
+
+  constructor(fd: number) {
+    super();
+    this.fd = fd;
+  }
+
+  override _readStreamForRange(start: number, end: number): Readable {
+    if (end <= start) return Readable.from([]);
+    return readDescriptor(this.fd, start, end - 1);
+  }
 }

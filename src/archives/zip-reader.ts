@@ -8,7 +8,7 @@ import { Readable, Transform } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
-import { readDescriptor } from './descriptor.ts';
+import { DescriptorRangeReader } from './descriptor.ts';
 import { encrypted as encryptedError, isAppError, tooManyEntries, unreadable } from './errors.ts';
 import type { EntryKind, RawEntry } from './listing.ts';
 import { extractSevenZip, openSevenZipEntry } from './sevenzip.ts';
@@ -39,14 +39,12 @@ const AT_ONCE = 128;
  * Reads the caller's descriptor and never closes it (yauzl's own fd reader closes the
  * descriptor with the last stream, and the same descriptor serves the next entry).
  */
-class DescriptorReader extends yauzl.RandomAccessReader {
-  private readonly fd: number;
+class DescriptorReader extends DescriptorRangeReader {
   private readonly readAhead: number;
 
   /** @param readAhead bytes read at once (a listing's window); 0 reads exactly what yauzl asks */
   constructor(fd: number, readAhead: number) {
-    super();
-    this.fd = fd;
+    super(fd);
     this.readAhead = readAhead;
   }
 
@@ -93,11 +91,6 @@ class DescriptorReader extends yauzl.RandomAccessReader {
       this.window.copy(buffer, offset, 0, length);
       callback(null);
     });
-  }
-
-  override _readStreamForRange(start: number, end: number): Readable {
-    if (end <= start) return Readable.from([]);
-    return readDescriptor(this.fd, start, end - 1);
   }
 }
 

@@ -9,8 +9,8 @@
 // fewer facts.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { readDescriptor } from '../archives/descriptor.ts';
 import { EXIF_KINDS, TAGGED_AUDIO_KINDS, VIDEO_KINDS } from '../files/kinds.ts';
 import { xmlText, zipParts } from './zip-text.ts';
 import type { AudioFacts, DocumentFacts, FileFacts, ImageFacts, VideoFacts } from './wire.ts';
@@ -61,7 +61,7 @@ export function exifDate(v: unknown): string | null {
 }
 
 /** A photo's EXIF tags as written (GPS too when asked); null when it has none or does not parse. */
-async function readExif(file: string, gps: boolean): Promise<Record<string, unknown> | null> {
+async function readExif(file: string | Uint8Array, gps: boolean): Promise<Record<string, unknown> | null> {
   const { default: exifr } = await import('exifr');
   // exifr reads the head of the file in chunks (the segments it needs), not the whole picture.
   const exif = (await exifr
@@ -89,8 +89,35 @@ export function cameraName(make: string | null, model: string | null): string | 
   return model.toLowerCase().startsWith(make.toLowerCase().split(/\s+/)[0]!) ? model : `${make} ${model}`;
 }
 
+/** The first `size` bytes of the descriptor `fd` (read from its start, whatever its offset). */
+async function readWhole(fd: number, size: number): Promise<Buffer> {
+  const bytes = Buffer.allocUnsafe(size);
+  let at = 0;
+  while (at < size) {
+    const n = await new Promise<number>((resolve, reject) =>
+      fs.read(fd, bytes, at, size - at, at, (err, read) => (err ? reject(err) : resolve(read))),
+    );
+    if (n === 0) break;
+    at += n;
+  }
+  return bytes.subarray(0, at);
+}
+
+/** music-metadata over the checked descriptor (never the file's name again); the stream is closed after. */
+async function parseDescriptor(fd: number, size: number, options: import('music-metadata').IOptions) {
+  const { parseStream } = await import('music-metadata');
+  const stream = readDescriptor(fd);
+  try {
+    return await parseStream(stream, { size }, options);
+  } finally {
+    // The read in flight ends before 'close' (the descriptor is the caller's to close after).
+    if (!stream.closed) await new Promise((resolve) => stream.once('close', resolve).destroy());
+  }
+}
+
 async function imageFacts(file: Readable, kind: string, size: number): Promise<FileFacts> {
   if (size > MAX_IMAGE_BYTES) return {};
+  let bytes: Buffer | undefined;
   const facts: ImageFacts = {
     width: null,
     height: null,
@@ -107,7 +134,9 @@ async function imageFacts(file: Readable, kind: string, size: number): Promise<F
     gps: null,
   };
   if (EXIF_KINDS.has(kind)) {
-    const exif = await readExif(file.path, true);
+    // The checked descriptor's bytes, read once: EXIF and the picture's own header come from them.
+    bytes = await readWhole(file.fd, size);
+    const exif = await readExif(bytes, true);
     if (exif) {
       facts.cameraMake = text(exif.Make);
       facts.cameraModel = text(exif.Model);
@@ -133,7 +162,8 @@ async function imageFacts(file: Readable, kind: string, size: number): Promise<F
   }
   const mod = images();
   if (mod) {
-    const meta = await new mod.Transformer(await fsp.readFile(file.path)).metadata(false).catch(() => null);
+    bytes ??= await readWhole(file.fd, size);
+    const meta = await new mod.Transformer(bytes).metadata(false).catch(() => null);
     if (meta) {
       facts.width = meta.width;
       facts.height = meta.height;
@@ -143,9 +173,8 @@ async function imageFacts(file: Readable, kind: string, size: number): Promise<F
   return { image: facts };
 }
 
-async function audioFacts(file: Readable): Promise<FileFacts> {
-  const { parseFile } = await import('music-metadata');
-  const meta = await parseFile(file.path, { duration: true, skipCovers: false });
+async function audioFacts(file: Readable, size: number): Promise<FileFacts> {
+  const meta = await parseDescriptor(file.fd, size, { duration: true, skipCovers: false });
   const c = meta.common;
   const facts: AudioFacts = {
     duration: num(meta.format.duration),
@@ -164,10 +193,12 @@ async function audioFacts(file: Readable): Promise<FileFacts> {
   return { audio: facts };
 }
 
-/** A song's cover picture (the front one when it says), or null: the song's thumbnail is made from it. */
-export async function coverPicture(file: string): Promise<Uint8Array | null> {
-  const { parseFile } = await import('music-metadata');
-  const meta = await parseFile(file, { duration: false, skipCovers: false, skipPostHeaders: true });
+/**
+ * A song's cover picture (the front one when it says), or null: the song's thumbnail is made
+ * from it. `fd`: the checked descriptor of the song, `size` its length.
+ */
+export async function coverPicture(fd: number, size: number): Promise<Uint8Array | null> {
+  const meta = await parseDescriptor(fd, size, { duration: false, skipCovers: false, skipPostHeaders: true });
   const pictures = meta.common.picture ?? [];
   return (pictures.find((p) => /front/i.test(p.type ?? '')) ?? pictures[0])?.data ?? null;
 }
@@ -218,7 +249,7 @@ export function ffprobe(fd: number): Promise<Probe | null> {
   });
 }
 
-async function videoFacts(file: Readable): Promise<FileFacts> {
+async function videoFacts(file: Readable, size: number): Promise<FileFacts> {
   const probe = await ffprobe(file.fd).catch(() => undefined);
   if (probe) {
     const video = probe.streams?.find((s) => s.codec_type === 'video');
@@ -236,8 +267,7 @@ async function videoFacts(file: Readable): Promise<FileFacts> {
     return { video: facts };
   }
   if (probe === undefined) return {}; // ffprobe is there and could not read it: a damaged file
-  const { parseFile } = await import('music-metadata');
-  const meta = await parseFile(file.path, { duration: true, skipCovers: true });
+  const meta = await parseDescriptor(file.fd, size, { duration: true, skipCovers: true });
   const track = meta.format.trackInfo?.find((t) => t.video);
   const audioTrack = meta.format.trackInfo?.find((t) => t.audio);
   const facts: VideoFacts = {
@@ -302,7 +332,7 @@ async function pdfFacts(file: Readable, size: number): Promise<FileFacts> {
   let tail = '';
   let infoRef: string | null = null;
   const objects = new Map<string, string>();
-  for await (const chunk of fs.createReadStream(file.path, { encoding: 'latin1', highWaterMark: 1 << 20 })) {
+  for await (const chunk of readDescriptor(file.fd).setEncoding('latin1')) {
     const all = tail + (chunk as string);
     pages += all.match(PAGE)?.length ?? 0;
     for (const m of all.matchAll(/\/Info\s+(\d+)\s+(\d+)\s+R/g)) infoRef = `${m[1]} ${m[2]}`;
@@ -327,7 +357,7 @@ async function pdfFacts(file: Readable, size: number): Promise<FileFacts> {
 
 /** An office document's title and author: docProps/core.xml (OOXML) or meta.xml (OpenDocument). */
 async function officeFacts(file: Readable): Promise<FileFacts> {
-  const { texts } = await zipParts(file.path, /^(docProps\/core\.xml|meta\.xml)$/, (xml) => xml);
+  const { texts } = await zipParts(file.fd, /^(docProps\/core\.xml|meta\.xml)$/, (xml) => xml);
   const xml = [...texts.values()][0];
   if (!xml) return {};
   const field = (...tags: string[]) => {
@@ -345,8 +375,8 @@ async function officeFacts(file: Readable): Promise<FileFacts> {
 export async function readFileFacts(file: Readable, kind: string, size: number): Promise<FileFacts> {
   try {
     if (IMAGE.has(kind)) return await imageFacts(file, kind, size);
-    if (TAGGED_AUDIO_KINDS.has(kind)) return await audioFacts(file);
-    if (VIDEO_KINDS.has(kind)) return await videoFacts(file);
+    if (TAGGED_AUDIO_KINDS.has(kind)) return await audioFacts(file, size);
+    if (VIDEO_KINDS.has(kind)) return await videoFacts(file, size);
     if (kind === 'pdf') return await pdfFacts(file, size);
     if (OFFICE.has(kind)) return await officeFacts(file);
   } catch {

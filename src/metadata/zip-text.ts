@@ -2,7 +2,9 @@
 // parts a caller names and the XML-to-text step. Shared by the indexer's extractor (a document's
 // words for search) and the metadata reader (an office file's title and author), so it lives
 // below both.
+import fs from 'node:fs';
 import yauzl from 'yauzl';
+import { DescriptorRangeReader } from '../archives/descriptor.ts';
 
 /** A document contributes at most this much text. */
 export const MAX_TEXT = 512 * 1024;
@@ -69,12 +71,26 @@ export class TooLarge extends Error {}
  * as they are unpacked, whatever their headers claim), make the document `too-large`.
  */
 export function zipParts(
-  file: string,
+  file: string | number,
   parts: RegExp,
   textOf: (xml: string, part: string) => string,
 ): Promise<{ texts: Map<string, string>; broken: boolean }> {
   return new Promise((resolve, reject) => {
-    yauzl.open(file, { lazyEntries: true, autoClose: true, validateEntrySizes: true }, (err, zip) => {
+    // A path (the indexer's walk) or a checked descriptor, which stays the caller's to close.
+    const opened = (done: (err: Error | null, zip?: yauzl.ZipFile) => void) =>
+      typeof file === 'number'
+        ? fs.fstat(file, (err, st) =>
+            err
+              ? done(err)
+              : yauzl.fromRandomAccessReader(
+                  new DescriptorRangeReader(file),
+                  st.size,
+                  { lazyEntries: true, autoClose: true, validateEntrySizes: true },
+                  done,
+                ),
+          )
+        : yauzl.open(file, { lazyEntries: true, autoClose: true, validateEntrySizes: true }, done);
+    opened((err, zip) => {
       if (err || !zip) return resolve({ texts: new Map(), broken: true });
       const texts = new Map<string, string>();
       let length = 0;

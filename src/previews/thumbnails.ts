@@ -151,7 +151,7 @@ export function createThumbnails(deps: {
     }
     // A song's thumbnail is its cover; a song without one has none.
     if (AUDIO_KINDS.has(kind)) {
-      const cover = await coverPicture(opened.path);
+      const cover = await coverPicture(opened.fd, opened.stat.size);
       return cover ? { kind: 'picture', input: cover } : null;
     }
     // The checked descriptor itself, read from its start as its bytes go to the child.
