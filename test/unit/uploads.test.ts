@@ -156,6 +156,8 @@ test('placement announces created folders and the file, numbers taken names, and
           isDirectory: true,
         };
       },
+      // No access rules here: every folder below is the caller's to write.
+      levelBelow: () => 'manage',
     } as unknown as PathResolver;
     const changes = createChangeSink();
     const seen: Change[] = [];
