@@ -13,7 +13,7 @@ import exifr from 'exifr';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '../support/client.ts';
-import { cameraJpeg, cameraPng, mp4, png, taggedMp3, type PhotoFacts } from '../support/media.ts';
+import { cameraJpeg, cameraPng, FUJI_X_T30, mp4, png, taggedMp3 } from '../support/media.ts';
 import { pdfDocument } from '../support/world.ts';
 import { yazlZip } from '../support/archives.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
@@ -24,18 +24,7 @@ let alice: Client;
 let bob: Client;
 const ALBUM = 'Photos/Été 2025 — Paris & #1';
 const PHOTO = 'Tour Eiffel + moi 🌅.jpg';
-const FACTS: PhotoFacts = {
-  make: 'FUJIFILM',
-  model: 'X-T30',
-  lens: 'XF35mmF2 R WR',
-  taken: '2025:07:14 18:03:22',
-  exposure: 1 / 250,
-  fNumber: 5.6,
-  iso: 400,
-  focalLength: 35,
-  orientation: 1,
-  gps: { lat: [48, 51, 29.5], latRef: 'N', lon: [2, 17, 40.2], lonRef: 'E', altitude: 35 },
-};
+const FACTS = FUJI_X_T30;
 const enc = (p: string) => p.split('/').map(encodeURIComponent).join('/');
 const meta = (c: Client, p: string) => c.get(`/api/metadata/${enc(p)}`);
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { cameraJpeg, mp4, png, taggedMp3 } from '../support/media.ts';
+import { cameraJpeg, FUJI_X_T30, mp4, png, taggedMp3 } from '../support/media.ts';
 import { removeDirs, type TestServer } from '../support/server.ts';
 import { DESKTOP, PHONE, launch, newPage, setupAdmin, shot, startWithUi } from './browser.ts';
 import { waitFor } from '../support/wait.ts';
@@ -45,20 +45,7 @@ async function facts(panel: ReturnType<Page['locator']>, wanted: string): Promis
 test.before(async () => {
   server = await startWithUi({}, ['Files']);
   fs.mkdirSync(files(), { recursive: true });
-  fs.writeFileSync(
-    files(PHOTO),
-    await cameraJpeg(640, 480, {
-      make: 'FUJIFILM',
-      model: 'X-T30',
-      lens: 'XF35mmF2 R WR',
-      taken: '2025:07:14 18:03:22',
-      exposure: 1 / 250,
-      fNumber: 5.6,
-      iso: 400,
-      focalLength: 35,
-      gps: { lat: [48, 51, 29.5], latRef: 'N', lon: [2, 17, 40.2], lonRef: 'E', altitude: 35 },
-    }),
-  );
+  fs.writeFileSync(files(PHOTO), await cameraJpeg(640, 480, { ...FUJI_X_T30, orientation: undefined }));
   fs.writeFileSync(
     files(SONG),
     taggedMp3(

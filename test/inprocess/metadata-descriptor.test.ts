@@ -10,23 +10,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { coverPicture, readFileFacts } from '../../src/metadata/read.ts';
 import { yazlZip } from '../support/archives.ts';
-import { cameraJpeg, png, taggedMp3, type PhotoFacts } from '../support/media.ts';
+import { cameraJpeg, FUJI_X_T30, png, taggedMp3 } from '../support/media.ts';
 import { pdfDocument } from '../support/world.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow facts — été & 100% #1 '));
 test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const CAMERA: PhotoFacts = {
-  make: 'FUJIFILM',
-  model: 'X-T30',
-  lens: 'XF35mmF2 R WR',
-  taken: '2025:07:14 18:03:22',
-  exposure: 1 / 250,
-  fNumber: 5.6,
-  iso: 400,
-  focalLength: 35,
-  orientation: 1,
-};
+const CAMERA = FUJI_X_T30;
 
 const TAGS = { album: 'Suite bergamasque', track: '3/4', date: '1905' };
 

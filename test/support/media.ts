@@ -230,6 +230,23 @@ export interface PhotoFacts {
   };
 }
 
+/**
+ * A real camera's EXIF as the photo tests write it (a Fujifilm X-T30 at the Eiffel Tower on
+ * 14 July 2025): the tests that read facts back compare against these.
+ */
+export const FUJI_X_T30: PhotoFacts = {
+  make: 'FUJIFILM',
+  model: 'X-T30',
+  lens: 'XF35mmF2 R WR',
+  taken: '2025:07:14 18:03:22',
+  exposure: 1 / 250,
+  fNumber: 5.6,
+  iso: 400,
+  focalLength: 35,
+  orientation: 1,
+  gps: { lat: [48, 51, 29.5], latRef: 'N', lon: [2, 17, 40.2], lonRef: 'E', altitude: 35 },
+};
+
 /** A `width` × `height` JPEG from the image add-on with a camera's EXIF (and GPS when given) in APP1. */
 export async function cameraJpeg(width: number, height: number, facts: PhotoFacts): Promise<Buffer> {
   const jpeg: Buffer = await image.Transformer.fromRgbaPixels(
