@@ -551,6 +551,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     current: (c) =>
       c.via === 'anonymous' ? c : c.sessionId && sessions.active(c.sessionId) ? callerFor(c.userId) : null,
     sameOrigin: (req) => sameOriginUpgrade(req, { trustProxy, publicUrl: config.server.publicUrl }),
+    // The bell's changes (notify is built below; live starts after it).
+    inbox: (fn) => notify.onInbox(fn),
     log,
   });
   // Office editing: the plugin imported above when configured, or its features saying off.

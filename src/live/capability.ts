@@ -4,7 +4,8 @@
 // names the page's Origin on a WebSocket, and one from another site is refused (403
 // CROSS_SITE_REFUSED) — cookies ride along on a cross-site upgrade, so without this any page
 // could listen to a signed-in person's folders. The protocol is wire.ts; who hears what is
-// hub.ts; the outside changes come from watcher.ts.
+// hub.ts; the outside changes come from watcher.ts. The same socket carries the account's bell:
+// each change of its notification inbox goes to the sockets of that account, and no other's.
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
@@ -19,6 +20,7 @@ import type { UpgradeMount } from '../http/server.ts';
 import { createLiveHub, type Listener } from './hub.ts';
 import { createFolderWatcher } from './watcher.ts';
 import { LIVE_SOCKET_PATH, liveClientMessage, type LiveServerMessage } from './wire.ts';
+import type { InboxChange } from '../notify/wire.ts';
 
 /** Largest client frame: a watch of one path. */
 const MAX_FRAME = 16 * 1024;
@@ -37,6 +39,8 @@ export interface LiveCapabilityDeps {
   current(caller: Caller): Caller | null;
   /** Whether the request's Origin, when it names one, is this server's own. */
   sameOrigin(req: IncomingMessage): boolean;
+  /** Hears each account's inbox changes (notifications), from start to stop. */
+  inbox?: (fn: (userId: string, change: InboxChange) => void) => () => void;
   log: Logger;
 }
 
@@ -65,6 +69,18 @@ export function createLiveCapability(deps: LiveCapabilityDeps): LiveCapability {
   let pinger: NodeJS.Timeout | undefined;
   let stopped = false;
   const alive = new WeakMap<WebSocket, boolean>();
+  /** The open sockets of each account, for its bell. */
+  const byUser = new Map<string, Set<Listener>>();
+  let unhearInbox: (() => void) | undefined;
+
+  /** An account's inbox changed: its own sockets hear it, each while its session still holds. */
+  function inboxChanged(userId: string, change: InboxChange) {
+    for (const listener of byUser.get(userId) ?? []) {
+      const now = listener.caller();
+      if (!now || now.link || now.userId !== userId) continue;
+      listener.send({ type: 'inbox', ...change });
+    }
+  }
 
   function join(ws: WebSocket, caller: Caller) {
     const listener: Listener = {
@@ -74,6 +90,9 @@ export function createLiveCapability(deps: LiveCapabilityDeps): LiveCapability {
       },
       backlog: () => ws.bufferedAmount,
     };
+    let mine = byUser.get(caller.userId);
+    if (!mine) byUser.set(caller.userId, (mine = new Set()));
+    mine.add(listener);
     let watches = 0;
     alive.set(ws, true);
     ws.on('pong', () => alive.set(ws, true));
@@ -106,7 +125,12 @@ export function createLiveCapability(deps: LiveCapabilityDeps): LiveCapability {
         },
       );
     });
-    ws.on('close', () => hub.drop(listener));
+    ws.on('close', () => {
+      hub.drop(listener);
+      const set = byUser.get(caller.userId);
+      set?.delete(listener);
+      if (set && !set.size) byUser.delete(caller.userId);
+    });
     ws.on('error', () => ws.terminate());
   }
 
@@ -126,6 +150,7 @@ export function createLiveCapability(deps: LiveCapabilityDeps): LiveCapability {
     upgrade,
     features: () => ({ live: { enabled: true, socketPath: LIVE_SOCKET_PATH } }),
     start() {
+      unhearInbox = deps.inbox?.(inboxChanged);
       pinger = setInterval(() => {
         for (const ws of wss?.clients ?? []) {
           if (!alive.get(ws)) {
@@ -141,6 +166,7 @@ export function createLiveCapability(deps: LiveCapabilityDeps): LiveCapability {
     async stop() {
       if (stopped) return;
       stopped = true;
+      unhearInbox?.();
       clearInterval(pinger);
       for (const ws of wss?.clients ?? []) ws.terminate();
       hub.stop();

@@ -1,6 +1,7 @@
 // Wire shapes of live folders: the messages on the WebSocket at /api/live (JSON text frames).
 // The UI imports them.
 import { z } from 'zod';
+import { inboxChange } from '../notify/wire.ts';
 
 export const LIVE_SOCKET_PATH = '/api/live';
 
@@ -38,5 +39,11 @@ export const liveServerMessage = z.discriminatedUnion('type', [
   /** The folder cannot be heard (gone, or no longer visible to this account): it is no longer watched. */
   z.object({ type: z.literal('closed'), path: z.string(), code: z.string(), message: z.string() }),
   z.object({ type: z.literal('pong') }),
+  /**
+   * This account's bell changed (sent to its own pages only, watching or not): `items` are the
+   * new events exactly as GET /api/notify/inbox lists them (none when some were marked read on
+   * another page), `unread` the count after them.
+   */
+  inboxChange.extend({ type: z.literal('inbox') }),
 ]);
 export type LiveServerMessage = z.infer<typeof liveServerMessage>;

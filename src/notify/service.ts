@@ -18,9 +18,18 @@ import { isFolderKind, KIND_LABELS, kindOf, pathsOf, recipientsOf as sharedWith,
 import { newEventId, type Outbox } from './outbox.ts';
 import { attempt, newWebhookSecret, type Attempt, type Target } from './send.ts';
 import { releaseAt, type Clock, type DeliveryMode } from './schedule.ts';
-import type { DeliveryRow, DestinationRow, EventRow, NewDelivery, NotifyStore } from './store.ts';
+import type { DeliveryRow, DestinationRow, EventRow, InboxRow, NewDelivery, NotifyStore } from './store.ts';
 import { DEFAULT_SCHEDULE } from './wire.ts';
-import type { DigestItem, EventBody, EventKind, Prefs, WireDelivery, WireDestination } from './wire.ts';
+import type {
+  DigestItem,
+  EventBody,
+  EventKind,
+  InboxChange,
+  InboxItem,
+  Prefs,
+  WireDelivery,
+  WireDestination,
+} from './wire.ts';
 import type { z } from 'zod';
 import type {
   addDestinationBody,
@@ -74,6 +83,8 @@ const EMPTY_PREFS: Omit<Prefs, 'emailOff'> = { kinds: [], destinations: [], fold
 const DIGEST_LISTS = 50;
 
 export type NotifyService = ReturnType<typeof createNotify>;
+/** An account's inbox changed: `items` are new (none when some were only marked read). */
+export type InboxListener = (userId: string, change: InboxChange) => void;
 
 export function createNotify(deps: NotifyDeps) {
   const { store, box, resolver, log } = deps;
@@ -424,6 +435,14 @@ export function createNotify(deps: NotifyDeps) {
       }
     }
     store.fanOut(event.id, deliveries, Date.now(), new Date().toISOString(), inbox);
+    // The bells of the accounts it reached: the items as GET /api/notify/inbox shows them.
+    const byUser = new Map<string, InboxItem[]>();
+    for (const r of inbox) {
+      const items = byUser.get(r.user_id) ?? [];
+      items.push({ ...itemOf(r), read: false });
+      byUser.set(r.user_id, items);
+    }
+    for (const [userId, items] of byUser) tellInbox(userId, items);
     log.debug('notification event fanned out', {
       event: event.id,
       action: event.action,
@@ -431,6 +450,28 @@ export function createNotify(deps: NotifyDeps) {
       bell: inbox.length,
       deliveries: deliveries.length,
     });
+  }
+
+  // ── the bell, live: an account's inbox changed (new items, or read elsewhere) ───────────────
+  const inboxListeners = new Set<InboxListener>();
+  const itemOf = (r: Omit<InboxRow, 'read_at'>): Omit<InboxItem, 'read'> => ({
+    id: r.id,
+    kind: r.kind as EventKind,
+    title: r.title,
+    text: r.text,
+    paths: JSON.parse(r.paths) as string[],
+    at: r.at,
+  });
+  function tellInbox(userId: string, items: InboxItem[]): void {
+    if (!inboxListeners.size) return;
+    const unread = store.unread(userId);
+    for (const fn of inboxListeners) {
+      try {
+        fn(userId, { items, unread });
+      } catch (err) {
+        log.warn('an inbox listener failed', { err });
+      }
+    }
   }
 
   // ── Web Push: the VAPID key pair, made once (crypto RNG), its private half sealed ───────────
@@ -793,19 +834,22 @@ export function createNotify(deps: NotifyDeps) {
         throw new AppError('NOT_FOUND', 'No such subscription.');
     },
     inbox(caller: Caller) {
-      const items = store.inbox(caller.userId, 100).map((r) => ({
-        id: r.id,
-        kind: r.kind as EventKind,
-        title: r.title,
-        text: r.text,
-        paths: JSON.parse(r.paths) as string[],
-        at: r.at,
-        read: r.read_at !== null,
-      }));
+      const items = store.inbox(caller.userId, 100).map((r) => ({ ...itemOf(r), read: r.read_at !== null }));
       return { items, unread: store.unread(caller.userId) };
     },
     markRead(caller: Caller, body: z.infer<typeof markReadBody>) {
-      return { marked: store.markRead(caller.userId, body.ids ?? null, new Date().toISOString()) };
+      const marked = store.markRead(caller.userId, body.ids ?? null, new Date().toISOString());
+      // The account's other pages take the new count.
+      if (marked) tellInbox(caller.userId, []);
+      return { marked };
+    },
+    /**
+     * Hears every account's inbox changes (the live socket sends each to that account's pages
+     * only): the new items, exactly as its inbox lists them, and the unread count after them.
+     */
+    onInbox(fn: InboxListener): () => void {
+      inboxListeners.add(fn);
+      return () => inboxListeners.delete(fn);
     },
 
     /** One click in a message: that account's e-mails of this kind stop, no sign-in needed. */

@@ -284,7 +284,11 @@ export const wireInboxItem = z.object({
   at: z.string(),
   read: z.boolean(),
 });
+export type InboxItem = z.infer<typeof wireInboxItem>;
 export const inboxAnswer = z.object({ items: z.array(wireInboxItem), unread: z.number().int() });
+/** What the live socket tells an account's pages when its inbox changed: new items (none when only read elsewhere) and the unread count after them. */
+export const inboxChange = z.object({ items: z.array(wireInboxItem), unread: z.number().int() });
+export type InboxChange = z.infer<typeof inboxChange>;
 export const markReadBody = z.object({
   ids: z.array(deliveryId).max(200).optional().describe('The items read; left out: every item'),
 });

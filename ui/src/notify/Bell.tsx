@@ -2,6 +2,7 @@
 // Notifications), the unread ones counted on the bell; opening the list marks them read.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
+import { hearInbox } from '../live/live.ts';
 import type { ApiAnswer } from '../../../src/contract.ts';
 import { formatDate } from '../util.ts';
 import './bell.css';
@@ -20,11 +21,23 @@ export function Bell() {
     });
   useEffect(() => {
     void load();
+    const unhear = hearInbox(
+      ({ items, unread }) =>
+        setInbox((i) => {
+          const known = new Set(i?.items.map((it) => it.id));
+          const fresh = items.filter((it) => !known.has(it.id));
+          const all = [...fresh, ...(i?.items ?? [])].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
+          // Read on another page: this one shows them read too.
+          return { unread, items: unread === 0 ? all.map((it) => ({ ...it, read: true })) : all };
+        }),
+      () => void load(),
+    );
     const timer = setInterval(() => void load(), EVERY_MS);
     // A push shown by the service worker: look again at once.
     const onMessage = () => void load();
     navigator.serviceWorker?.addEventListener('message', onMessage);
     return () => {
+      unhear();
       clearInterval(timer);
       navigator.serviceWorker?.removeEventListener('message', onMessage);
     };
