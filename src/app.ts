@@ -10,6 +10,9 @@ import { acquireInstanceLock, type InstanceLock } from './db/instance-lock.ts';
 import { openSecrets, type InstallationSecrets } from './cluster/secrets.ts';
 import { startChangeStream } from './cluster/stream.ts';
 import { createNameGuard } from './cluster/claims.ts';
+import { createLeases } from './cluster/leases.ts';
+import { createJobs } from './jobs/service.ts';
+import { jobsRoutes } from './jobs/routes.ts';
 import { guardNames } from './files/names.ts';
 import { loadMigrations, runMigrations } from './db/migrations.ts';
 import { PostgresDatabase } from './db/postgres.ts';
@@ -254,6 +257,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     : null;
   // …and place entries under names held in the database, so two never take one name.
   const unguardNames = config.storage.databaseUrl ? guardNames(createNameGuard(db)) : () => {};
+  // Each instance's lease, before it writes anything: its work journal rows and the jobs it runs
+  // are its own while it lives, and another's once it lapses (cluster/leases.ts).
+  const leases = createLeases({ db, leaseMs: config.storage.clusterLeaseMs, log });
+  leases.start();
   const trustProxy = parseTrustProxy(config.server.trustProxy);
   const privateDirs = [config.storage.configDir, config.storage.cacheDir].map((d) => path.resolve(d));
 
@@ -270,6 +277,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     config: () => settings.activity(),
     usernameOf: (id) => users.get(id)?.username ?? null,
     follower: outbox,
+  });
+  // The background jobs: each runs where it holds its lease (one instance of a cluster), and one
+  // failing again and again is told to the administrators once (jobs/service.ts).
+  const jobs = createJobs({
+    leases,
+    log,
+    tell: (name, label, failing, detail) => outbox.job(name, label, failing, detail),
   });
   const callerFor = (userId: string): Caller | null => {
     const user = users.get(userId);
@@ -318,6 +332,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           first: 'later',
           log,
           failed: 'the directory check failed',
+          job: { name: 'directory.check', gate: jobs },
           run: async () => log.debug('directory check', await directory.check()),
         })
       : null;
@@ -350,6 +365,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     first: 'soon',
     log,
     failed: 'identity sweep failed',
+    job: { name: 'accounts.sweep', gate: jobs },
     run: () =>
       log.debug('identity sweep', {
         sessions: sessions.sweep(),
@@ -403,7 +419,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     accessRules: accessModel.binding,
     ...(config.features.webdavEnabled ? { davProperties: davPropertyBindings(davStore) } : {}),
   });
-  const journal = createWorkJournal(db);
+  const journal = createWorkJournal(db, leases);
   const transfer = createTransfer(journal);
   const own = createOwnFolders({ dataDir: config.storage.configDir, journal });
   const trashStore = createTrashStore(db);
@@ -503,6 +519,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     activity,
     thumbnails: previews.previews,
     log,
+    jobs,
   });
   // WebDAV at /dav/: the same files services, Basic sign-in through the accounts' checks.
   const webdav = createWebdavCapability({
@@ -511,6 +528,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     files: { resolver, ops, trash, versions, transfer, journal, bindings, locks },
     changes,
     log,
+    jobs,
     activity,
     credentials: { mode: config.auth.mode, auth, tokens, users, limits, secondFactor: twoFactor },
     space: uploads.space,
@@ -575,6 +593,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   // Notifications: the sender over the outbox, deciding recipients with the resolver's access check.
   const notify = createNotify({
+    jobs,
     store: notifyStore,
     outbox,
     box: secrets.box('notify-key'),
@@ -605,6 +624,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     { routes: tokenRoutes({ tokens }) },
     { routes: usersRoutes(usersAdmin) },
     { routes: activityRoutes(activity, trustProxy) },
+    { routes: jobsRoutes(jobs) },
     { routes: notifyRoutes(notify), start: notify.start, stop: notify.stop },
     { routes: settingsRoutes({ settings, panel, logos }) },
     { routes: accessRoutes(accessModel) },
@@ -621,6 +641,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       limits,
       activity,
       trustProxy,
+      jobs,
     }),
     createOidcCapability({
       config,
@@ -633,6 +654,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       activity,
       trustProxy,
       groups: accessModel,
+      jobs,
     }),
     uploads,
     // Add from link: a file fetched from a web address, placed as an upload.
@@ -664,7 +686,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     },
     // The files family: file operations, browsing, downloads, the editor, previews, trash,
     // versions, favourites, folder preferences, volumes.
-    createFilesCapability({ config, log, ops, transfer, own, spaceRoots, trash, versions }),
+    createFilesCapability({ config, log, ops, transfer, own, spaceRoots, trash, versions, leases }),
     createBrowseCapability({
       resolver,
       showHidden,
@@ -683,7 +705,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       maxTextBytes,
       activity,
       retentionDays: config.features.trashRetentionDays,
+      everyMs: config.features.trashSweepIntervalMs,
       log,
+      jobs,
     }),
     createVersionsCapability({ versions, resolver, maxTextBytes }),
     createFavoritesCapability({ db, resolver }),
@@ -799,6 +823,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await closeServer(server, graceMs);
         await secureClosed;
         for (const c of [...capabilities].reverse()) await c.stop?.();
+        leases.stop();
         await stream?.close();
         unguardNames();
         db.close();

@@ -155,6 +155,13 @@ export const variables = {
       'CLUSTER_KEY',
       'With DATABASE_URL: the key that seals the secrets every instance shares (session signing, second-factor and link seal keys) in the database; give every instance the same one. Unset: generated once into CONFIG_DIR/keys/cluster-key (copy that file to every other instance).',
     ),
+    clusterLeaseMs: int(
+      'CLUSTER_LEASE_MS',
+      30_000,
+      "With DATABASE_URL: how long an instance's lease and a background job's lease last without renewal (renewed a third of it apart). An instance that dies leaves its jobs and its half-built temporaries to another once it lapses.",
+      300,
+      3_600_000,
+    ),
   },
   auth: {
     mode: custom(
@@ -575,6 +582,13 @@ export const variables = {
       'Days a trashed item is kept before it is removed for good; 0 keeps it until the trash is emptied.',
       0,
       36500,
+    ),
+    trashSweepIntervalMs: int(
+      'TRASH_SWEEP_INTERVAL_MS',
+      21_600_000,
+      'How often trash entries older than TRASH_RETENTION_DAYS are removed (the first time at start).',
+      100,
+      604_800_000,
     ),
     webdavEnabled: bool(
       'WEBDAV_ENABLED',

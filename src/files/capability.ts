@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Capability } from '../http/capability.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../core/log.ts';
+import { periodicJob } from '../core/periodic.ts';
 import type { FileOps } from './ops.ts';
 import type { OwnFolders } from './own.ts';
 import { fileRoutes } from './routes.ts';
@@ -27,10 +28,34 @@ export interface FilesCapabilityDeps {
   spaceRoots: () => string[];
   trash: KeptItems & { forgetStored(storedPath: string): void };
   versions: KeptItems;
+  /** Which instance this is, and whether another's journal rows are now this one's to finish. */
+  leases: { readonly shared: boolean; readonly leaseMs: number };
 }
 
 export function createFilesCapability(deps: FilesCapabilityDeps): Capability {
-  const { config, log, own, trash, versions } = deps;
+  const { config, log, own, trash, versions, leases } = deps;
+
+  /**
+   * Finishes or rolls back the journal rows of instances that are not alive: at start, a crash's
+   * (this instance's earlier run, or on a cluster any instance's whose lease lapsed); on a
+   * cluster also every lease time after, so an instance that died while others keep running
+   * leaves no half-built temporary behind. A live instance's rows are never touched.
+   */
+  async function recoverLeft(): Promise<void> {
+    const recovered = await deps.transfer.recover();
+    // A restore that was placed before the crash: its trash entry is gone with its source.
+    for (const source of recovered.removedSources) trash.forgetStored(source);
+    if (recovered.count) log.info('finished or rolled back interrupted file operations', { count: recovered.count });
+  }
+  const orphans = leases.shared
+    ? periodicJob({
+        everyMs: leases.leaseMs,
+        first: 'later',
+        log,
+        failed: 'could not finish the file operations of an instance that stopped',
+        run: recoverLeft,
+      })
+    : null;
 
   /**
    * An install from before own folders kept its trash and versions in `<space>/.burrow`, which
@@ -62,15 +87,14 @@ export function createFilesCapability(deps: FilesCapabilityDeps): Capability {
     }),
     async start() {
       // What a crash interrupted is finished or rolled back before anything else moves.
-      const recovered = await deps.transfer.recover();
-      // A restore that was placed before the crash: its trash entry is gone with its source.
-      for (const source of recovered.removedSources) trash.forgetStored(source);
-      if (recovered.count) log.info('finished or rolled back interrupted file operations', { count: recovered.count });
+      await recoverLeft();
+      orphans?.start();
       const moved = await moveOutOfSpaces().catch((err) => {
         log.warn('could not move trash and versions out of the volumes', { err });
         return 0;
       });
       if (moved) log.info("moved trash and versions out of the volumes into Burrow's own folders", { moved });
     },
+    stop: async () => orphans?.stop(),
   };
 }

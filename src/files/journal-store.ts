@@ -9,6 +9,8 @@ export interface JournalRow {
   temp_path: string;
   source_path: string;
   remove_source: number;
+  /** The instance that wrote it (cluster/leases.ts; '' before instances were named). */
+  owner: string;
 }
 
 export interface WorkJournal {
@@ -18,17 +20,25 @@ export interface WorkJournal {
   placed(id: string, placedReal: string): void;
   /** Done, or rolled back: nothing is left to do. */
   end(id: string): void;
-  /** The rows a crash left. */
+  /** The rows left by instances that are not alive (a crash, or an instance gone from a cluster). */
   left(): JournalRow[];
+  /** Takes `row` over from its dead owner; false when another instance took it first. */
+  claim(row: JournalRow): boolean;
 }
 
-export function createWorkJournal(db: Database): WorkJournal {
+/** Who writes the rows, and whether a row's writer still lives (cluster/leases.ts). */
+export interface JournalOwner {
+  readonly instance: string;
+  alive(owner: string): boolean;
+}
+
+export function createWorkJournal(db: Database, owner: JournalOwner): WorkJournal {
   return {
     begin(tempReal, source) {
       const id = randomUUID();
       db.run(
-        'INSERT INTO file_op_journal (id, phase, temp_path, source_path, remove_source, started_at) VALUES (?, ?, ?, ?, ?, ?)',
-        [id, 'copying', tempReal, source ?? '', source ? 1 : 0, new Date().toISOString()],
+        'INSERT INTO file_op_journal (id, phase, temp_path, source_path, remove_source, started_at, owner) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [id, 'copying', tempReal, source ?? '', source ? 1 : 0, new Date().toISOString(), owner.instance],
       );
       return id;
     },
@@ -38,6 +48,19 @@ export function createWorkJournal(db: Database): WorkJournal {
     end(id) {
       db.run('DELETE FROM file_op_journal WHERE id = ?', [id]);
     },
-    left: () => db.all<JournalRow>('SELECT id, phase, temp_path, source_path, remove_source FROM file_op_journal'),
+    left() {
+      const rows = db.all<JournalRow>(
+        'SELECT id, phase, temp_path, source_path, remove_source, owner FROM file_op_journal WHERE owner <> ?',
+        [owner.instance],
+      );
+      const alive = new Map<string, boolean>();
+      return rows.filter((r) => {
+        if (!alive.has(r.owner)) alive.set(r.owner, owner.alive(r.owner));
+        return !alive.get(r.owner);
+      });
+    },
+    claim: (row) =>
+      db.run('UPDATE file_op_journal SET owner = ? WHERE id = ? AND owner = ?', [owner.instance, row.id, row.owner])
+        .changes === 1,
   };
 }

@@ -129,7 +129,11 @@ export function createTransfer(journal: WorkJournal, options: TransferOptions = 
     async recover() {
       const rows = journal.left();
       const removedSources: string[] = [];
+      let count = 0;
       for (const row of rows) {
+        // Another instance may be finishing the same dead instance's rows: one of them takes each.
+        if (!journal.claim(row)) continue;
+        count++;
         if (row.phase === 'copying') {
           await fsp.rm(row.temp_path, { recursive: true, force: true }).catch(() => {});
         } else if (row.remove_source) {
@@ -138,7 +142,7 @@ export function createTransfer(journal: WorkJournal, options: TransferOptions = 
         }
         journal.end(row.id);
       }
-      return { count: rows.length, removedSources };
+      return { count, removedSources };
     },
   };
 }

@@ -33,6 +33,8 @@ export const SERVER_ACTIONS: Record<string, EventKind> = {
   'quota.nearly-full': 'quota.nearly-full',
   'volume.missing': 'volume.missing',
   'volume.back': 'volume.missing',
+  'job.failed': 'job.failed',
+  'job.recovered': 'job.failed',
 };
 
 /** The share of a quota past which its account (or, for a volume's, the administrators) is told. */
@@ -173,6 +175,16 @@ export function wordsFor(
         text: `“${name}” was uploaded but not placed in ${folder}: ${reason}`,
       };
     }
+    case 'job.failed': {
+      const label = typeof d.label === 'string' ? d.label : 'A background job';
+      const job = typeof d.job === 'string' ? d.job : '';
+      return d.recovered
+        ? { title: `A background job works again: ${job}`, text: `${label} (${job}) ran without failing again.` }
+        : {
+            title: `A background job keeps failing: ${job}`,
+            text: `${label} (${job}) failed ${typeof d.failures === 'number' ? d.failures : 'several'} times in a row: ${typeof d.error === 'string' && d.error ? d.error : 'no reason given'}. The server's log has each failure.`,
+          };
+    }
     case 'test':
       return { title: 'Test notification', text: 'Burrow can reach this destination.' };
     default: {
@@ -201,6 +213,7 @@ export const KIND_LABELS: Record<EventKind, string> = {
   'quota.nearly-full': 'A quota nearly full',
   'volume.missing': 'A volume missing (and back)',
   'upload.failed': 'An upload that could not be placed',
+  'job.failed': 'A background job failing (and working again)',
   test: 'Test notifications',
   digest: 'Quiet hours and digests',
 };

@@ -117,6 +117,16 @@ export function createOutbox(store: NotifyStore) {
       else state(key, false, serverEvent('volume.back', null, null, { label, back: true }));
     },
 
+    /**
+     * A background job failing again and again (jobs/service.ts): told to the administrators
+     * once, and once when it works again — the state is a row, so never twice across instances.
+     */
+    job(name: string, label: string, failing: boolean, detail: { failures: number; error: string | null }): void {
+      const key = `job:${name}`;
+      if (failing) state(key, true, serverEvent('job.failed', null, null, { job: name, label, ...detail }));
+      else state(key, false, serverEvent('job.recovered', null, null, { job: name, label, recovered: true }));
+    },
+
     /** Test events and the like, written outside the activity log. */
     written: wake,
 

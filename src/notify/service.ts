@@ -5,6 +5,7 @@
 // own deliveries: each attempt has a deadline and each destination a few attempts in flight.
 // Who receives an event is decided when it is fanned out, by the access check of the day: a
 // folder event reaches an account only when that account can see the path itself.
+import type { JobGate } from '../core/periodic.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Caller } from '../core/caller.ts';
 import { AppError } from '../core/errors.ts';
@@ -48,6 +49,8 @@ export interface NotifyAccount {
 }
 
 export interface NotifyDeps {
+  /** Where the sender runs (the one instance of a cluster holding its lease) and how its passes went. */
+  jobs?: JobGate;
   store: NotifyStore;
   outbox: Outbox;
   box: SecretBox;
@@ -74,6 +77,8 @@ const MAX_RETRY_AFTER_MS = 6 * 3_600_000;
 const PER_DESTINATION = 2;
 const IN_FLIGHT = 16;
 const TICK_MS = 1_000;
+/** The sender's name among the background jobs. */
+const SEND_JOB = 'notify.send';
 const KEEP_SENT_MS = 7 * 86_400_000;
 /** How often the configured volumes' folders are looked at (by the notifications' clock). */
 const VOLUME_CHECK_MS = 60_000;
@@ -318,7 +323,10 @@ export function createNotify(deps: NotifyDeps) {
         for (const id of sharedWith(detail)) if (id !== event.user_id) ids.add(id);
       } else {
         // The installation's own troubles are the administrators'; an account's quota is its own.
-        const installation = kind === 'volume.missing' || (kind === 'quota.nearly-full' && detail?.scope === 'volume');
+        const installation =
+          kind === 'volume.missing' ||
+          kind === 'job.failed' ||
+          (kind === 'quota.nearly-full' && detail?.scope === 'volume');
         if (event.user_id && !installation) ids.add(event.user_id);
         if (kind === 'signin.lockout' || installation) for (const a of accounts) if (a.isAdmin) ids.add(a.id);
       }
@@ -590,11 +598,13 @@ export function createNotify(deps: NotifyDeps) {
     settle(d, result);
   }
 
-  async function pump(): Promise<void> {
+  /** One pass of the sender; false when another instance of the cluster sends now (it holds the lease). */
+  async function pump(): Promise<boolean> {
+    if (deps.jobs && !deps.jobs.mayRun(SEND_JOB)) return false;
     const now = clock();
     for (let batch = store.newEvents(50); batch.length; batch = store.newEvents(50)) {
       for (const event of batch) {
-        if (stopped) return;
+        if (stopped) return true;
         try {
           await fanOut(event, now);
         } catch (err) {
@@ -624,6 +634,7 @@ export function createNotify(deps: NotifyDeps) {
         });
       sends.add(p);
     }
+    return true;
   }
 
   /**
@@ -712,9 +723,10 @@ export function createNotify(deps: NotifyDeps) {
       do {
         again = false;
         try {
-          await pump();
+          if (await pump()) deps.jobs?.ran(SEND_JOB, null, 0);
         } catch (err) {
           log.warn('the notification sender failed', { err });
+          deps.jobs?.ran(SEND_JOB, err, 0);
         }
       } while (again && !stopped);
       running = false;

@@ -17,6 +17,7 @@ export const EVENT_KINDS = [
   'quota.nearly-full',
   'volume.missing',
   'upload.failed',
+  'job.failed',
   'test',
   'digest',
 ] as const;

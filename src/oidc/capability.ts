@@ -1,7 +1,7 @@
 // Sign-in through the identity provider as a capability: the service when a provider is
 // configured (and AUTH_MODE allows it), the rows either way (404 without it), and a sweep of
 // hand-offs and app codes nobody finished.
-import { periodicJob } from '../core/periodic.ts';
+import { periodicJob, type JobGate } from '../core/periodic.ts';
 import type { Capability } from '../http/capability.ts';
 import type { Config } from '../config.ts';
 import type { OidcStore } from './store.ts';
@@ -18,6 +18,8 @@ import { OidcService, oidcOptions } from './service.ts';
 const SWEEP_EVERY_MS = 15 * 60_000;
 
 export function createOidcCapability(deps: {
+  /** Where the state sweep runs (one instance of a cluster). */
+  jobs?: JobGate;
   config: Config;
   store: OidcStore;
   log: Logger;
@@ -40,6 +42,7 @@ export function createOidcCapability(deps: {
         first: 'later',
         log: deps.log,
         failed: 'identity-provider sweep failed',
+        ...(deps.jobs ? { job: { name: 'oidc.sweep', gate: deps.jobs } } : {}),
         run: () => oidc.sweep(),
       })
     : null;

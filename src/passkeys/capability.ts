@@ -1,6 +1,6 @@
 // Passkeys as a capability: the relying party from PUBLIC_URL (and WEBAUTHN_RP_ID), the
 // service, its rows, and a sweep of challenges nobody finished.
-import { periodicJob } from '../core/periodic.ts';
+import { periodicJob, type JobGate } from '../core/periodic.ts';
 import type { Capability } from '../http/capability.ts';
 import type { Config } from '../config.ts';
 import type { PasskeyStore } from './store.ts';
@@ -18,6 +18,8 @@ import { PasskeyService } from './service.ts';
 const SWEEP_EVERY_MS = 15 * 60_000;
 
 export function createPasskeysCapability(deps: {
+  /** Where the challenge sweep runs (one instance of a cluster). */
+  jobs?: JobGate;
   config: Config;
   store: PasskeyStore;
   log: Logger;
@@ -42,6 +44,7 @@ export function createPasskeysCapability(deps: {
     first: 'later',
     log: deps.log,
     failed: 'passkey challenge sweep failed',
+    ...(deps.jobs ? { job: { name: 'passkeys.sweep', gate: deps.jobs } } : {}),
     run: () => passkeys.sweep(),
   });
   return {

@@ -1,7 +1,7 @@
 // The shares capability as app.ts sees it: its service over the link store and rules (built in
 // app.ts before the resolver, which asks them for `share/<token>/…`), its rows, and the sweep
 // of ended visitor sessions.
-import { periodicJob } from '../core/periodic.ts';
+import { periodicJob, type JobGate } from '../core/periodic.ts';
 import type { Logger } from '../core/log.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Capability } from '../http/capability.ts';
@@ -27,6 +27,8 @@ import { LINK_COOKIE, type Links } from './links.ts';
 import { cookieOf, type LinkGate } from '../http/link.ts';
 
 export interface SharesCapabilityDeps {
+  /** Where the link sweep runs (one instance of a cluster). */
+  jobs?: JobGate;
   config: Config;
   limits: RateLimiter;
   store: ShareStore;
@@ -85,6 +87,7 @@ export function createSharesCapability(deps: SharesCapabilityDeps): SharesCapabi
     first: 'later',
     log: deps.log,
     failed: 'link sweep failed',
+    ...(deps.jobs ? { job: { name: 'shares.sweep', gate: deps.jobs } } : {}),
     run: () => holding.sweep(),
   });
   return {

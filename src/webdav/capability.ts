@@ -1,7 +1,7 @@
 // WebDAV as a capability: the /dav/ mount the HTTP server hands raw requests to (no JSON, no body
 // limit, no cookie: Basic only), the features section with the address to mount, and the sweep
 // of expired locks. Built from the same files services the API uses.
-import { periodicJob } from '../core/periodic.ts';
+import { periodicJob, type JobGate } from '../core/periodic.ts';
 import { createDavLockAdmin } from './admin.ts';
 import { davLockRoutes } from './routes.ts';
 import type { DavServices } from './resources.ts';
@@ -19,6 +19,8 @@ import { DAV_COMPLIANCE, DAV_PREFIX } from './protocol.ts';
 import type { DavStore } from './store.ts';
 
 export interface WebdavDeps {
+  /** Where the lock sweep runs (one instance of a cluster). */
+  jobs?: JobGate;
   enabled: boolean;
   /** The lock and dead-property store (built in app.ts: its table is one of the bindings). */
   store: DavStore;
@@ -92,6 +94,7 @@ export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
     first: 'now',
     log: deps.log,
     failed: 'WebDAV lock sweep failed',
+    ...(deps.jobs ? { job: { name: 'webdav.sweep', gate: deps.jobs } } : {}),
     run: () => {
       const removed = store.sweepLocks();
       if (removed) deps.log.debug('expired WebDAV locks removed', { removed });

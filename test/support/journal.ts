@@ -33,6 +33,7 @@ export function recordingJournal(): RecordingJournal {
         temp_path: tempReal,
         source_path: source ?? '',
         remove_source: source ? 1 : 0,
+        owner: 'unit',
       });
       return id;
     },
@@ -47,6 +48,7 @@ export function recordingJournal(): RecordingJournal {
       rows.delete(id);
     },
     left: () => [...rows.values()],
+    claim: (row) => rows.has(row.id),
   };
 }
 

@@ -29,6 +29,7 @@ const KINDS: { kind: Kind; label: string; folders?: true }[] = [
   { kind: 'quota.nearly-full', label: 'My storage nearly full (90% of my quota; administrators: a volume’s)' },
   { kind: 'upload.failed', label: 'An upload of mine that could not be placed in its folder' },
   { kind: 'volume.missing', label: 'A volume’s disk gone missing, and back (administrators)' },
+  { kind: 'job.failed', label: 'A background job failing again and again, and working again (administrators)' },
 ];
 
 const KIND_LABEL: Record<string, string> = {

@@ -1,0 +1,149 @@
+// Background jobs on three instances over one PostgreSQL and one shared folder (issue 31): a
+// job runs on the one instance that holds its lease (GET /api/admin/jobs on each instance says
+// who holds it and how often it ran there), and when that instance is killed (SIGKILL) another
+// takes the job over once the lease lapsed — the trash purge of an expired entry is done once,
+// by one instance. Instances in child processes (from source or the executable, as the run is),
+// so they can be killed; the purge runs every 100 ms here (TRASH_SWEEP_INTERVAL_MS) and leases
+// last 1.5 s (CLUSTER_LEASE_MS), so every wait is on a state the instances report.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import pg from 'pg';
+import { kill, startChild } from '../support/child.ts';
+import { Client } from '../support/client.ts';
+import { testPostgres } from '../support/postgres.ts';
+import { makeDirs, removeDirs, serverEnv, type TestDirs } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
+
+const FOLDER = 'Belege «2019» & Co #3 + 🧾';
+
+interface Instance {
+  child: Awaited<ReturnType<typeof startChild>>['child'];
+  url: string;
+  dirs: TestDirs;
+  id: string;
+  dead: boolean;
+}
+interface JobState {
+  name: string;
+  holder: string | null;
+  runsHere: number;
+  doneHere: number;
+}
+
+let shared: TestDirs;
+let database: string;
+let sql: pg.Client;
+const instances: Instance[] = [];
+
+async function boot(env: Record<string, string>): Promise<Instance> {
+  const dirs = makeDirs('burrow-jobs-node-');
+  dirs.volumes = shared.volumes;
+  const { child, url } = await startChild({ ...serverEnv(dirs), ...env });
+  const me = await new Client(url).get('/api/admin/jobs');
+  assert.is(me.status, 200, me.text);
+  const instance = { child, url, dirs, id: me.json.instance as string, dead: false };
+  instances.push(instance);
+  return instance;
+}
+
+async function purgeOn(i: Instance): Promise<JobState> {
+  const r = await new Client(i.url).get('/api/admin/jobs');
+  assert.is(r.status, 200, r.text);
+  const job = (r.json.jobs as JobState[]).find((j) => j.name === 'trash.purge');
+  return job ?? { name: 'trash.purge', holder: null, runsHere: 0, doneHere: 0 };
+}
+const alive = () => instances.filter((i) => !i.dead);
+const purges = () => Promise.all(alive().map(purgeOn));
+
+/** A file in the shared folder, deleted through `via` into the trash, then made older than the retention. */
+async function expiredInTrash(via: Instance, name: string): Promise<string> {
+  fs.writeFileSync(path.join(shared.volumes, 'Files', FOLDER, name), `the bytes of ${name}`);
+  const c = new Client(via.url);
+  const del = await c.delete('/api/files', { items: [{ path: `Files/${FOLDER}`, name }] });
+  assert.is(del.json.items[0].status, 'deleted', del.text);
+  const id = del.json.items[0].trashId as string;
+  const { rows } = await sql.query<{ stored_path: string }>('SELECT stored_path FROM trash_items WHERE id = $1', [id]);
+  assert.ok(fs.existsSync(rows[0]!.stored_path), 'the entry is stored');
+  await sql.query("UPDATE trash_items SET deleted_at = '2001-02-03T04:05:06.000Z' WHERE id = $1", [id]);
+  return rows[0]!.stored_path;
+}
+
+test.before(async () => {
+  database = await (await testPostgres()).database();
+  sql = new pg.Client({ connectionString: database });
+  await sql.connect();
+  shared = makeDirs('burrow-jobs-');
+  fs.mkdirSync(path.join(shared.volumes, 'Files', FOLDER), { recursive: true });
+  const env = {
+    AUTH_MODE: 'disabled',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: database,
+    CLUSTER_KEY: crypto.randomBytes(32).toString('base64url'),
+    CLUSTER_LEASE_MS: '1500',
+    TRASH_SWEEP_INTERVAL_MS: '100',
+    TRASH_RETENTION_DAYS: '30',
+  };
+  await boot(env);
+  await Promise.all([boot(env), boot(env)]);
+});
+
+test.after(async () => {
+  for (const i of instances) if (!i.dead) await kill(i.child).catch(() => {});
+  await sql?.end();
+  for (const i of instances) removeDirs(i.dirs);
+  if (shared) removeDirs(shared);
+});
+
+test('the trash purge runs on one instance at a time: the others never run it', async () => {
+  // Thirty runs: with every instance ticking ten times a second, each would have run by then.
+  const states = await waitFor(purges, {
+    what: 'thirty purge runs across the instances',
+    timeoutMs: 30_000,
+    until: (s) => s.reduce((n, j) => n + j.runsHere, 0) >= 30,
+  });
+  const ran = instances.filter((_, k) => states[k]!.runsHere > 0);
+  assert.is(ran.length, 1, `one instance ran it: ${JSON.stringify(states)}`);
+  // Every instance names that one as the lease's holder.
+  for (const s of states) assert.is(s.holder, ran[0]!.id);
+  const { rows } = await sql.query("SELECT owner FROM cluster_leases WHERE name = 'job:trash.purge'");
+  assert.equal(
+    rows.map((r) => r.owner),
+    [ran[0]!.id],
+  );
+});
+
+test('its instance killed: another takes the purge over once the lease lapsed, and each expired entry goes once', async () => {
+  const holderId = (await purgeOn(instances[0]!)).holder;
+  const holder = instances.find((i) => i.id === holderId)!;
+  const other = alive().find((i) => i !== holder)!;
+  // Deleted through an instance that does not hold the job: the holder purges it.
+  const first = await expiredInTrash(other, 'Rechnung Café Müller 100%.pdf');
+  await waitFor(() => !fs.existsSync(first), { what: 'the first expired entry purged' });
+  assert.is((await purgeOn(holder)).doneHere, 1, 'the holder purged it');
+  for (const i of alive()) if (i !== holder) assert.is((await purgeOn(i)).doneHere, 0);
+
+  await kill(holder.child);
+  holder.dead = true;
+  const second = await expiredInTrash(other, 'Quittung «Bäckerei» #7.pdf');
+  const after = await waitFor(purges, {
+    what: 'another instance holding the purge and having run it',
+    timeoutMs: 30_000,
+    until: (s) => s.some((j) => j.runsHere > 0) && s.every((j) => j.holder && j.holder !== holder.id),
+  });
+  const next = alive().filter((_, k) => after[k]!.runsHere > 0);
+  assert.is(next.length, 1, `one survivor runs it: ${JSON.stringify(after)}`);
+  await waitFor(() => !fs.existsSync(second), { what: 'the second expired entry purged' });
+  const done = (await purges()).map((j) => j.doneHere);
+  assert.is(
+    done.reduce((a, b) => a + b, 0),
+    1,
+    `the survivors purged one entry between them: ${JSON.stringify(done)}`,
+  );
+  const list = await new Client(other.url).get('/api/trash');
+  assert.equal(list.json.items, [], 'the trash is empty');
+});
+
+test.run();
