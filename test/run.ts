@@ -71,6 +71,8 @@ const OWN_PROCESSES = [
   'announced-name.test.ts',
   'auth-ldap.test.ts',
   'cli-help.test.ts',
+  'cluster-jobs.test.ts',
+  'cluster-journal.test.ts',
   'cluster.test.ts',
   'db-copy.test.ts',
   'doctor-postgres.test.ts',
