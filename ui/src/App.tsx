@@ -2,7 +2,7 @@
 // screen, and what floats above it (dialogs, menu, tray, toasts, the session-expired sign-in).
 import { Bell } from './notify/Bell.tsx';
 import { useEffect, useState } from 'preact/hooks';
-import { sessionExpired, slowRequests } from './api/client.ts';
+import { confirmSignIn, sessionExpired, slowRequests } from './api/client.ts';
 import { ContextMenuHost } from './components/ContextMenu.tsx';
 import { DialogHost } from './components/Dialog.tsx';
 import { ErrorNote, Icon } from './components/common.tsx';
@@ -135,6 +135,16 @@ function Workspace() {
       <Tray />
       <ViewerHost />
       <OfficeHost />
+      {confirmSignIn.value && !sessionExpired.value && (
+        <div class="overlay" role="dialog" aria-modal="true" aria-label="Confirm it is you">
+          <SignInForm
+            confirm
+            onDone={() => {
+              confirmSignIn.value = false;
+            }}
+          />
+        </div>
+      )}
       {sessionExpired.value && (
         <div class="overlay" role="dialog" aria-modal="true" aria-label="Sign in again">
           <SignInForm

@@ -29,6 +29,11 @@ export class ApiError extends Error {
 }
 
 export const sessionExpired = signal(false);
+/**
+ * An account without a password here was asked to confirm it is itself (403 AUTH_CONFIRM_REQUIRED):
+ * true while the "sign in again" form is open over the page.
+ */
+export const confirmSignIn = signal(false);
 /** Requests that have been waiting for more than a moment (drives the "server is slow" bar). */
 export const slowRequests = signal(0);
 

@@ -1,6 +1,6 @@
 // Small pieces used everywhere: icons, error notes, usage bars.
 import type { ComponentChildren } from 'preact';
-import { describeError } from '../api/client.ts';
+import { ApiError, confirmSignIn, describeError } from '../api/client.ts';
 import type { IconName } from '../util.ts';
 
 const PATHS: Record<string, string> = {
@@ -70,6 +70,11 @@ export function ErrorNote({ error, children }: { error: unknown; children?: Comp
         <span class="request-id">
           Request ID: <code>{requestId}</code>
         </span>
+      )}
+      {error instanceof ApiError && error.code === 'AUTH_CONFIRM_REQUIRED' && (
+        <button type="button" class="small" onClick={() => (confirmSignIn.value = true)}>
+          Sign in again
+        </button>
       )}
       {children}
     </div>

@@ -5,7 +5,8 @@ import { ApiError, api } from '../api/client.ts';
 import type { User } from '../api/types.ts';
 import { ErrorNote } from '../components/common.tsx';
 import { useSubmit } from '../components/useSubmit.ts';
-import { signedIn, status } from '../state/session.ts';
+import { signedIn, status, user } from '../state/session.ts';
+import { toast } from '../state/toasts.ts';
 import { navigate } from '../state/router.ts';
 import { formatDuration } from '../util.ts';
 import { forgetHandoffs, PasskeyButton, ProviderButton, useAutoHandoff } from './signin-methods.tsx';
@@ -113,9 +114,23 @@ export function SetupScreen() {
   );
 }
 
-export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?: boolean }) {
+/**
+ * The sign-in form: the sign-in screen; `overlay`, over the workspace when the session ended;
+ * `confirm`, over the workspace when an account without a password here must show it is itself
+ * (AUTH_CONFIRM_REQUIRED) — its own way in again (the directory's password, a passkey or the
+ * provider, which brings the browser back to this page), then the action is tried again.
+ */
+export function SignInForm({
+  onDone,
+  overlay,
+  confirm,
+}: {
+  onDone?: () => void;
+  overlay?: boolean;
+  confirm?: boolean;
+}) {
   const s = status.value;
-  const [identifier, setIdentifier] = useState('');
+  const [identifier, setIdentifier] = useState(confirm ? (user.value?.username ?? '') : '');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [needCode, setNeedCode] = useState(Boolean(s?.totpPending));
@@ -124,7 +139,7 @@ export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?:
   const local = s?.strategies.local !== false && s?.authMode !== 'oidc';
   const oidc = Boolean(s?.strategies.oidc);
   const passkey = local && Boolean(s?.strategies.passkey);
-  useAutoHandoff(s, oidc && !local && !overlay);
+  useAutoHandoff(s, oidc && !local && !overlay && !confirm);
 
   const finish = (answer: { user?: User; totpRequired?: boolean }) => {
     if (answer.totpRequired) {
@@ -134,6 +149,7 @@ export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?:
     if (answer.user) {
       forgetHandoffs();
       signedIn(answer.user);
+      if (confirm) toast('Signed in again: try it once more now.');
       onDone?.();
     }
   };
@@ -154,8 +170,14 @@ export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?:
   return (
     <form class="auth-card stack" onSubmit={submit} aria-labelledby="signin-title">
       <Brand />
-      <h1 id="signin-title">{overlay ? 'Your session ended' : 'Sign in'}</h1>
+      <h1 id="signin-title">{confirm ? 'Confirm it is you' : overlay ? 'Your session ended' : 'Sign in'}</h1>
       {overlay && <p class="muted">Sign in again to carry on. Nothing you typed is lost.</p>}
+      {confirm && (
+        <p class="muted">
+          Your account has no password here, so this is asked only just after signing in. Sign in again the way you
+          usually do, then try once more.
+        </p>
+      )}
       {!local && !oidc && (
         <p class="error-note" role="alert">
           No way to sign in is configured on this server. Ask its administrator.
@@ -207,6 +229,11 @@ export function SignInForm({ onDone, overlay }: { onDone?: () => void; overlay?:
       )}
       {passkey && !needCode && <PasskeyButton onAnswer={finish} />}
       {oidc && !needCode && <ProviderButton s={s} />}
+      {confirm && (
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      )}
     </form>
   );
 }
