@@ -9,6 +9,7 @@
 // into a reused 1 MiB buffer, one native crc32 and one socket write per MiB, the next read in
 // flight (the way single downloads are sent); deflated entries are 1 MiB blocks deflated two at a
 // time on the thread pool (deflateBlock), written in order.
+import { applyPatches, type Patch } from '../core/patches.ts';
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import zlib from 'node:zlib';
@@ -379,11 +380,20 @@ export class ZipWriter {
    * file cut short fails with ESHORT. `head` is its first bytes, already read (a view lent
    * from the pool, or empty).
    */
-  async file(name: string, mtime: Date, fd: number, size: number, level: number, head: Buffer): Promise<void> {
+  async file(
+    name: string,
+    mtime: Date,
+    fd: number,
+    size: number,
+    level: number,
+    head: Buffer,
+    /** Bytes in place of the file's after `head` (core/patches.ts; `head` has them already). */
+    patches: readonly Patch[] = [],
+  ): Promise<void> {
     const zip64 = size >= ZIP64_SIZE;
     const entry = await this.local(name, mtime, level ? 8 : 0, FLAGS, zip64);
-    if (level) await this.deflated(entry, fd, size, level, head);
-    else await this.stored(entry, fd, size, head);
+    if (level) await this.deflated(entry, fd, size, level, head, patches);
+    else await this.stored(entry, fd, size, head, patches);
     await this.descriptor(entry, size);
   }
 
@@ -405,7 +415,7 @@ export class ZipWriter {
   }
 
   /** Reads bytes [from, size) of fd into pooled buffers, one read ahead of the consumer. */
-  private async *chunks(fd: number, from: number, size: number): AsyncGenerator<Buffer> {
+  private async *chunks(fd: number, from: number, size: number, patches: readonly Patch[]): AsyncGenerator<Buffer> {
     const pool = this.pool;
     const read = (pos: number) =>
       new Promise<[Buffer, number]>((resolve, reject) => {
@@ -426,6 +436,7 @@ export class ZipWriter {
           pool.putBack(buf);
           throw Object.assign(new Error(`the file ended after ${pos} of ${size} bytes`), { code: 'ESHORT' });
         }
+        if (patches.length) applyPatches(buf.subarray(0, n), pos, patches);
         pos += n;
         if (pos < size) next = read(pos);
         yield pool.lend(buf, n);
@@ -440,13 +451,19 @@ export class ZipWriter {
     }
   }
 
-  private async stored(entry: Central, fd: number, size: number, head: Buffer): Promise<void> {
+  private async stored(
+    entry: Central,
+    fd: number,
+    size: number,
+    head: Buffer,
+    patches: readonly Patch[],
+  ): Promise<void> {
     let crc = 0;
     if (head.length) {
       crc = zlib.crc32(head);
       await this.sink.write(head, () => this.pool.giveBack(head));
     }
-    for await (const chunk of this.chunks(fd, head.length, size)) {
+    for await (const chunk of this.chunks(fd, head.length, size, patches)) {
       crc = zlib.crc32(chunk, crc);
       // The buffer goes back to the pool once the socket has taken its bytes.
       await this.sink.write(chunk, () => this.pool.giveBack(chunk));
@@ -460,7 +477,14 @@ export class ZipWriter {
    * pool, written in order (see deflateBlock): one zlib stream would keep a long text file on
    * one thread.
    */
-  private async deflated(entry: Central, fd: number, size: number, level: number, head: Buffer): Promise<void> {
+  private async deflated(
+    entry: Central,
+    fd: number,
+    size: number,
+    level: number,
+    head: Buffer,
+    patches: readonly Patch[],
+  ): Promise<void> {
     const pool = this.pool;
     const start = this.sink.offset;
     let crc = 0;
@@ -477,7 +501,7 @@ export class ZipWriter {
     };
     try {
       if (head.length) feed(head);
-      for await (const chunk of this.chunks(fd, head.length, size)) {
+      for await (const chunk of this.chunks(fd, head.length, size, patches)) {
         while (inFlight.length >= DEFLATE_THREADS) await this.sink.write(await inFlight.shift()!);
         feed(chunk);
       }

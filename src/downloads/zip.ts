@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import zlib from 'node:zlib';
+import { applyPatches, type Patch } from '../core/patches.ts';
 import { HAS_PROC_FD, openChildFile, openDirIn, openFileIn, type Dir, type OpenedFile } from '../files/confined.ts';
 import { walkFiles } from '../files/walk.ts';
 import { ChunkPool, CHUNK } from '../http/range.ts';
@@ -271,11 +272,18 @@ interface OpenFile {
   close: () => Promise<void>;
 }
 
+/**
+ * Bytes a zip sends in place of some of an entry's own, the same length (a link's photos lose
+ * their place: metadata/location.ts), or none.
+ */
+export type Scrub = (name: string, fd: number, size: number) => Promise<Patch[]>;
+
 interface Prepared {
   entry: ZipEntry;
   file?: OpenFile;
   level: number;
   head: Buffer;
+  patches?: readonly Patch[];
   deflated?: Promise<{ crc: number; bytes: Buffer[] }>;
 }
 
@@ -292,11 +300,11 @@ export function zipAnswer(
   name: string,
   showHidden: boolean,
   compress = false,
-  scrubHead?: (name: string, head: Buffer) => void,
+  scrub?: Scrub,
 ): ZipAnswer {
   return {
     name,
-    write: (out) => writeZip(out, sources, showHidden, undefined, compress, scrubHead),
+    write: (out) => writeZip(out, sources, showHidden, undefined, compress, scrub),
     close: () => closeSources(sources),
   };
 }
@@ -313,8 +321,7 @@ export async function writeZip(
   showHidden: boolean,
   signal?: AbortSignal,
   compress = true,
-  /** Rewrites an entry's first bytes in place, the same length (a link's photos lose their place). */
-  scrubHead?: (name: string, head: Buffer) => void,
+  scrub?: Scrub,
 ): Promise<void> {
   const pool = zipPool;
   const zip = new ZipWriter(out, pool);
@@ -364,11 +371,12 @@ export async function writeZip(
     // The first chunk is read here, ahead of its turn: the sample comes from it, and it is the
     // start of the entry, so the next file's first read overlaps the current file's sending.
     const head = await readHead(pool, file.fd, file.size);
-    scrubHead?.(entry.relative, head);
+    const patches = scrub ? await scrub(entry.relative, file.fd, file.size) : [];
+    applyPatches(head, 0, patches);
     const level = compress ? levelFor(entry.relative, file.size, head) : 0;
     prepared++;
     if (level) lastDeflating = prepared;
-    if (!level || head.length !== file.size) return { entry, file, level, head };
+    if (!level || head.length !== file.size) return { entry, file, level, head, patches };
     // The whole file is in `head`: it deflates now, on the thread pool, while earlier entries
     // are written (at most DEFLATE_THREADS at once, all zips together).
     const deflated = deflateWhole(head, level).finally(() => pool.giveBack(head));
@@ -391,7 +399,7 @@ export async function writeZip(
         if (p.deflated) {
           const { crc, bytes } = await p.deflated;
           await zip.deflatedFile(p.entry.relative, p.file.mtime, p.file.size, crc, bytes);
-        } else await zip.file(p.entry.relative, p.file.mtime, p.file.fd, p.file.size, p.level, p.head);
+        } else await zip.file(p.entry.relative, p.file.mtime, p.file.fd, p.file.size, p.level, p.head, p.patches);
       } finally {
         open.delete(p.file);
         // Not awaited: a close is a trip to the thread pool the next entry need not wait for.

@@ -5,13 +5,13 @@
 // buffers (Node's default 64 KiB halves the rate; a fresh buffer per read costs more again).
 // Length, validators and bytes all come from one open descriptor (a replacement racing the
 // download cannot give headers of one file and bytes of another).
+import type { Patch } from '../core/patches.ts';
 import fs, { type Stats } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { isNotModified } from './conditional.ts';
 import { lookup } from 'mrmime';
-import { finished } from 'node:stream/promises';
-import { ChunkPool, CHUNK, drained, sendRange } from './range.ts';
+import { ChunkPool, CHUNK, sendRange } from './range.ts';
 
 /** An open file to send: its descriptor, its fstat (the bytes' size and times), and its close. */
 export interface OpenFile {
@@ -105,8 +105,8 @@ export function writeRangeHead(
 }
 
 /**
- * Streams `file` (an open, checked descriptor; closed here in every case) to `res`; with `head`,
- * those bytes are sent in place of the file's first ones (the same length). A failed
+ * Streams `file` (an open, checked descriptor; closed here in every case) to `res`; with
+ * `patches`, their bytes are sent in place of the file's (the same length: core/patches.ts). A failed
  * read or a file cut short while it streams ends that response (the socket is destroyed, so
  * the client sees an incomplete answer, not a hang) and never the process; the promise then
  * rejects with the error for the caller's log.
@@ -118,10 +118,10 @@ export async function sendFile(
   name: string,
   disposition: 'attachment' | 'inline' = 'attachment',
   contentType = contentTypeOf(name),
-  head?: Buffer,
+  patches?: readonly Patch[],
 ): Promise<void> {
   try {
-    await sendHeadersAndBody(req, res, file, name, disposition, contentType, head);
+    await sendHeadersAndBody(req, res, file, name, disposition, contentType, patches);
   } finally {
     // sendRange has no read in flight once it settles: closing now cannot race a read.
     await file.close();
@@ -135,11 +135,11 @@ async function sendHeadersAndBody(
   name: string,
   disposition: 'attachment' | 'inline',
   contentType: string,
-  head: Buffer | undefined,
+  patches: readonly Patch[] | undefined,
 ): Promise<void> {
   const st = file.stat;
-  // Other first bytes (a photo's location taken out: metadata/location.ts) are another entity.
-  const etag = head ? etagOf(st).replace(/"$/, '-h"') : etagOf(st);
+  // Other bytes (a photo's location taken out: metadata/location.ts) are another entity.
+  const etag = patches?.length ? etagOf(st).replace(/"$/, '-h"') : etagOf(st);
   const lastModified = new Date(Math.floor(st.mtimeMs / 1000) * 1000).toUTCString();
   res.setHeader('ETag', etag);
   res.setHeader('Last-Modified', lastModified);
@@ -163,20 +163,7 @@ async function sendHeadersAndBody(
   // Pooled reads straight to the socket (no fresh buffer per read for the collector to chase,
   // no stream between file and socket), one read ahead: see range.ts.
   try {
-    if (head && start < head.length) {
-      // The replaced head first (same length as the bytes it stands for), then the file after it.
-      const upTo = Math.min(end + 1, head.length);
-      const more = end >= head.length;
-      if (!res.write(head.subarray(start, upTo)) && more) await drained(res);
-      if (!more) {
-        res.end();
-        await finished(res);
-        return;
-      }
-      await sendRange(res, file.fd, head.length, end, new ChunkPool(4));
-      return;
-    }
-    await sendRange(res, file.fd, start, end, new ChunkPool(4));
+    await sendRange(res, file.fd, start, end, new ChunkPool(4), patches);
   } catch (err) {
     res.destroy();
     throw err;

@@ -3,6 +3,7 @@
 // decides the range, zips reuse the pool). Why: a fresh 1 MiB buffer per read is external memory,
 // and at a few hundred MB/s V8 answers it with a full mark-compact every few milliseconds
 // (a third of the CPU of a stored zip went to the collector). Reused buffers allocate nothing.
+import { applyPatches, type Patch } from '../core/patches.ts';
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
@@ -75,7 +76,15 @@ export class ChunkPool {
  * A file that ends before `end` fails with ESHORT (the promised length would be unmet); a client
  * that leaves fails with its close. Never closes `fd`.
  */
-export async function sendRange(res: ServerResponse, fd: number, start: number, end: number, pool: ChunkPool) {
+export async function sendRange(
+  res: ServerResponse,
+  fd: number,
+  start: number,
+  end: number,
+  pool: ChunkPool,
+  /** Bytes sent in place of the file's (core/patches.ts). */
+  patches?: readonly Patch[],
+) {
   const read = (pos: number) =>
     new Promise<[Buffer, number]>((resolve, reject) => {
       const buf = pool.take();
@@ -97,6 +106,7 @@ export async function sendRange(res: ServerResponse, fd: number, start: number, 
           code: 'ESHORT',
         });
       }
+      if (patches) applyPatches(buf.subarray(0, n), pos, patches);
       pos += n;
       if (pos <= end) next = read(pos);
       if (res.destroyed) throw gone(res);

@@ -1,10 +1,13 @@
-// A photo's place taken out of the bytes a link holder is sent: the JPEG's (or PNG's eXIf) EXIF GPS directory is
-// emptied (its entry count 0, its entries and the values they point at zeroed) and an XMP packet
-// that names a GPS position is blanked (spaces, as XMP pads itself). The file keeps its length and
-// every other byte, so Range, Content-Length and the picture itself (orientation included) are
-// unchanged; only the first segments are touched, so only the head is read.
+// A photo's place taken out of the bytes a link holder is sent: its EXIF GPS directory is emptied
+// (its entry count 0, its entries and the values they point at zeroed) and an XMP packet that
+// names a GPS position is blanked (spaces, as XMP pads itself) — a JPEG's in its first segments,
+// a PNG's, WebP's or HEIF's wherever the container keeps them (containers.ts). The file keeps its
+// length and every other byte, so Range, Content-Length and the picture itself (orientation
+// included) are unchanged: the changed bytes go out as patches over the file's (core/patches.ts).
 import fs from 'node:fs';
 import zlib from 'node:zlib';
+import type { Patch } from '../core/patches.ts';
+import { metadataBlocks, readAtFd, type ReadAt } from './containers.ts';
 
 /** The head read: APP segments are at most 64 KiB each and come first. */
 const HEAD_BYTES = 256 * 1024;
@@ -59,8 +62,7 @@ function emptyGps(buf: Buffer, tiff: number, end: number): boolean {
  * The first bytes of a JPEG with its location taken out, or null when it names none (send the
  * file as it is). `head` is the file's first bytes; the answer has the same length.
  */
-export function withoutLocation(head: Buffer): Buffer | null {
-  if (head.subarray(0, 8).equals(PNG_SIGNATURE)) return pngWithoutLocation(head);
+function withoutLocation(head: Buffer): Buffer | null {
   if (head.length < 4 || head[0] !== 0xff || head[1] !== 0xd8) return null;
   const out = Buffer.from(head);
   let changed = false;
@@ -88,45 +90,63 @@ export function withoutLocation(head: Buffer): Buffer | null {
   return changed ? out : null;
 }
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
 /**
- * A PNG's EXIF (its eXIf chunk: a TIFF block) with the GPS directory emptied and the chunk's CRC
- * written again (a reader would drop a chunk whose CRC fails, but the bytes would still be
- * there); an XMP packet (iTXt XML:com.adobe.xmp) naming a position is blanked likewise. Chunks
- * are walked until the picture data (IDAT) or the end of the head.
+ * Patches that take the place out of a PNG, WebP or HEIF (HEIC, AVIF) file wherever its EXIF and
+ * XMP are (containers.ts): the GPS directory emptied, an XMP packet that names a position blanked
+ * (spaces); a PNG chunk's CRC written again (a reader would drop a chunk whose CRC fails, but the
+ * bytes would still be there). Empty when it names no place.
  */
-function pngWithoutLocation(head: Buffer): Buffer | null {
-  const out = Buffer.from(head);
-  let changed = false;
-  for (let at = 8; at + 12 <= out.length;) {
-    const length = out.readUInt32BE(at);
-    const type = out.toString('latin1', at + 4, at + 8);
-    const data = at + 8;
-    const end = data + length;
-    if (type === 'IDAT' || type === 'IEND' || end + 4 > out.length) break;
+async function containerPatches(read: ReadAt, size: number): Promise<Patch[]> {
+  const patches: Patch[] = [];
+  for (const block of await metadataBlocks(read, size)) {
+    // A PNG's patch runs from the chunk's type to its CRC; the others are the block itself.
+    const from = block.crcFrom ?? block.at;
+    const bytes = Buffer.from(await read(from, block.at + block.length + (block.crcFrom ? 4 : 0) - from));
+    const data = block.at - from;
+    const end = data + block.length;
+    if (bytes.length < end) continue;
     let touched = false;
-    if (type === 'eXIf') touched = emptyGps(out, data, end);
-    else if (
-      type === 'iTXt' &&
-      out.toString('latin1', data, Math.min(end, data + 18)) === 'XML:com.adobe.xmp\0' &&
-      /GPS(Latitude|Longitude)/.test(out.toString('latin1', data, end))
-    ) {
-      // Keyword, flags, language and translated keyword kept; the XML text blanked.
-      out.fill(0x20, data + 22, end);
+    if (block.kind === 'exif') touched = emptyGps(bytes, data + block.tiff, end);
+    else if (/GPS(Latitude|Longitude)/.test(bytes.toString('latin1', data, end))) {
+      // A PNG's iTXt keeps its keyword, flags, language and translated keyword; the XML is blanked.
+      const text = block.crcFrom ? data + 22 : data;
+      if (block.crcFrom) {
+        bytes.fill(0x20, text, end);
+      } else {
+        // Blanked inside the packet's wrapper, so a reader still finds an (empty) XMP packet.
+        const xml = bytes.toString('latin1', data, end);
+        const open = xml.indexOf('?>');
+        const close = xml.lastIndexOf('<?xpacket end');
+        bytes.fill(0x20, open >= 0 ? data + open + 2 : data, close > open ? data + close : end);
+      }
       touched = true;
     }
-    if (touched) {
-      out.writeUInt32BE(zlib.crc32(out.subarray(at + 4, end)), end);
-      changed = true;
-    }
-    at = end + 4;
+    if (!touched) continue;
+    if (block.crcFrom) bytes.writeUInt32BE(zlib.crc32(bytes.subarray(0, end)), end);
+    patches.push({ at: from, bytes });
   }
-  return changed ? out : null;
+  return patches;
+}
+
+/** Pictures whose place is taken out: JPEG (APP1 EXIF and XMP), PNG, WebP and HEIF (EXIF and XMP, wherever). */
+const SCRUBBED = /\.(jpe?g|png|webp|hei[cf]|avif)$/i;
+const JPEG = /\.jpe?g$/i;
+
+/**
+ * What a link holder is sent in place of some of the photo `name` open as `fd` (patches.ts):
+ * its place taken out, or nothing to change.
+ */
+export async function locationPatches(name: string, fd: number, size: number): Promise<Patch[]> {
+  if (!SCRUBBED.test(name)) return [];
+  if (JPEG.test(name)) {
+    const head = await locationFreeHead(fd, size);
+    return head ? [{ at: 0, bytes: head }] : [];
+  }
+  return containerPatches(readAtFd(fd), size);
 }
 
 /** The location-free head of the open JPEG `fd` (same length as read), or null when it has no location. */
-export async function locationFreeHead(fd: number, size: number): Promise<Buffer | null> {
+async function locationFreeHead(fd: number, size: number): Promise<Buffer | null> {
   const head = Buffer.alloc(Math.min(size, HEAD_BYTES));
   const n = await new Promise<number>((resolve, reject) =>
     fs.read(fd, head, 0, head.length, 0, (err, read) => (err ? reject(err) : resolve(read))),
@@ -134,20 +154,12 @@ export async function locationFreeHead(fd: number, size: number): Promise<Buffer
   return withoutLocation(head.subarray(0, n));
 }
 
-/** Pictures whose place is taken out: JPEG (APP1 EXIF and XMP) and PNG (eXIf and XMP). */
-const SCRUBBED = /\.(jpe?g|png)$/i;
-
-/** Takes a JPEG's or PNG's location out of `head` (its first bytes, as read) in place; other files are left as they are. */
-export function scrubLocation(name: string, head: Buffer): void {
-  if (!SCRUBBED.test(name)) return;
-  withoutLocation(head)?.copy(head);
-}
-
 /**
- * The location-free head of the JPEG `name` open as `fd` for a link holder, or undefined when
- * there is nothing to take out (or the link's owner lets its holders see where photos were taken).
+ * The patches for the photo `name` open as `fd` sent to a link holder, or undefined when there
+ * is nothing to take out (or the link's owner lets its holders see where photos were taken).
  */
-export async function linkHead(name: string, fd: number, size: number, keep: boolean): Promise<Buffer | undefined> {
-  if (keep || !SCRUBBED.test(name)) return undefined;
-  return (await locationFreeHead(fd, size)) ?? undefined;
+export async function linkPatches(name: string, fd: number, size: number, keep: boolean): Promise<Patch[] | undefined> {
+  if (keep) return undefined;
+  const patches = await locationPatches(name, fd, size);
+  return patches.length ? patches : undefined;
 }

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { readDescriptor } from '../archives/descriptor.ts';
 import { EXIF_KINDS, TAGGED_AUDIO_KINDS, VIDEO_KINDS } from '../files/kinds.ts';
+import { exifTiff, heifDimensions, readAtBuffer, readAtFd, type ReadAt } from './containers.ts';
 import { xmlText, zipParts } from './zip-text.ts';
 import type { AudioFacts, DocumentFacts, FileFacts, ImageFacts, VideoFacts } from './wire.ts';
 
@@ -80,7 +81,29 @@ async function readExif(file: string | Uint8Array, gps: boolean): Promise<Record
       translateValues: false,
     })
     .catch(() => null)) as Record<string, unknown> | null | undefined;
-  return exif ?? null;
+  // exifr answers a HEIF whose EXIF it cannot follow with its errors alone: nothing read.
+  if (!exif || Object.keys(exif).every((k) => k === 'errors')) return null;
+  return exif;
+}
+
+/**
+ * A PNG's, WebP's or HEIF's EXIF read from where its container keeps it (containers.ts): exifr
+ * finds a WebP's not at all and a HEIF's only in some layouts (not one whose Exif item follows
+ * the picture, as libheif writes it), so its TIFF block is handed over on its own.
+ */
+async function readContainerExif(read: ReadAt, size: number, gps: boolean): Promise<Record<string, unknown> | null> {
+  const tiff = await exifTiff(read, size).catch(() => null);
+  return tiff ? readExif(tiff, gps) : null;
+}
+
+/** readContainerExif for the indexer's walk, which reads by path (not a request). */
+async function readContainerExifByPath(file: string, size: number): Promise<Record<string, unknown> | null> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    return await readContainerExif(readAtFd(handle.fd), size, false);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Make and model as one name, the make left out when the model already says it ("Canon Canon EOS R6"). */
@@ -136,7 +159,7 @@ async function imageFacts(file: Readable, kind: string, size: number): Promise<F
   if (EXIF_KINDS.has(kind)) {
     // The checked descriptor's bytes, read once: EXIF and the picture's own header come from them.
     bytes = await readWhole(file.fd, size);
-    const exif = await readExif(bytes, true);
+    const exif = (await readExif(bytes, true)) ?? (await readContainerExif(readAtBuffer(bytes), size, true));
     if (exif) {
       facts.cameraMake = text(exif.Make);
       facts.cameraModel = text(exif.Model);
@@ -160,9 +183,15 @@ async function imageFacts(file: Readable, kind: string, size: number): Promise<F
       facts.height = num(exif.ExifImageHeight);
     }
   }
-  const mod = images();
+  bytes ??= await readWhole(file.fd, size);
+  // A HEIF's size is in its container (the image library here cannot decode HEVC).
+  const heif = await heifDimensions(readAtBuffer(bytes), size).catch(() => null);
+  if (heif) {
+    facts.width = heif.width;
+    facts.height = heif.height;
+  }
+  const mod = heif ? null : images();
   if (mod) {
-    bytes ??= await readWhole(file.fd, size);
     const meta = await new mod.Transformer(bytes).metadata(false).catch(() => null);
     if (meta) {
       facts.width = meta.width;
@@ -403,7 +432,7 @@ export async function readSearchFacts(file: string, kind: string, size: number):
   try {
     if (EXIF_KINDS.has(kind)) {
       if (size > MAX_IMAGE_BYTES) return facts;
-      const exif = await readExif(file, false);
+      const exif = (await readExif(file, false)) ?? (await readContainerExifByPath(file, size));
       if (exif) {
         const taken = exifDate(exif.DateTimeOriginal) ?? exifDate(exif.CreateDate);
         facts.taken = taken ? Date.parse(`${taken}Z`) : null;

@@ -14,7 +14,7 @@ import type { Listing } from '../browse/wire.ts';
 import type { FileOps } from '../files/ops.ts';
 import type { ConflictsAnswer } from '../files/wire.ts';
 import type { LinkHolder, LinkHolding, TakeAsk, Taken } from './holder.ts';
-import { linkHead, scrubLocation } from '../metadata/location.ts';
+import { linkPatches, locationPatches } from '../metadata/location.ts';
 
 /** `share/<token>/<rel>` — rel is checked again by the resolver (no `..`, no encoded escapes). */
 export const inLink = (token: string, rel: string) => joinVirtual(`share/${token}`, rel.replace(/^\/+|\/+$/g, ''));
@@ -140,11 +140,11 @@ export function createLinkReads(deps: {
         const name = linkFileName(item);
         // A photo's place reaches a link holder only when the owner allows it (metadata/location.ts).
         const keep = h.row.allow_location === 1;
-        const head = await linkHead(name, file.fd, file.stat.size, keep).catch(async (err) => {
+        const patches = await linkPatches(name, file.fd, file.stat.size, keep).catch(async (err: unknown) => {
           await file.close();
           throw err;
         });
-        return { download: { kind: 'file', file, name, head }, taken };
+        return { download: { kind: 'file', file, name, patches }, taken };
       }
       const named = items.map((item) => ({
         item,
@@ -164,7 +164,7 @@ export function createLinkReads(deps: {
           leaveOut: resolver.withheldBelow(h.caller, item),
         })),
       );
-      const scrub = h.row.allow_location === 1 ? undefined : scrubLocation;
+      const scrub = h.row.allow_location === 1 ? undefined : locationPatches;
       return { download: { kind: 'zip', zip: zipAnswer(sources, archive, false, false, scrub) }, taken };
     },
   };

@@ -17,7 +17,7 @@ import { isNotModified } from '../http/conditional.ts';
 import { contentTypeOf, sendCachedPicture, sendFile } from '../http/file.ts';
 import { sendDownload, type Download } from '../http/download.ts';
 import { cookieOf } from '../http/link.ts';
-import { linkHead } from '../metadata/location.ts';
+import { linkPatches } from '../metadata/location.ts';
 import type { createBrowse } from '../browse/service.ts';
 import type { UploadsCapability } from '../uploads/capability.ts';
 import { tusRows } from '../uploads/tus/rows.ts';
@@ -112,16 +112,16 @@ export function shareRoutes(deps: ShareRouteDeps) {
     const name = linkFileName(r);
     // A photo's place reaches a link holder only when the owner allows it (metadata/location.ts):
     // otherwise it is taken out, same length, same picture.
-    const head = await linkHead(name, file.fd, file.stat.size, keepLocation).catch(async (err) => {
+    const patches = await linkPatches(name, file.fd, file.stat.size, keepLocation).catch(async (err: unknown) => {
       await file.close();
       throw err;
     });
-    if (asAttachment(name, mode)) return sendFile(req, res, file, name, 'attachment', contentTypeOf(name), head);
+    if (asAttachment(name, mode)) return sendFile(req, res, file, name, 'attachment', contentTypeOf(name), patches);
     res.setHeader(
       'Content-Security-Policy',
       "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'",
     );
-    return sendFile(req, res, file, name, 'inline', contentTypeOf(name), head);
+    return sendFile(req, res, file, name, 'inline', contentTypeOf(name), patches);
   }
 
   /** How this request asks for bytes (holder.ts: TakeAsk), and the taker cookie it may get back. */

@@ -13,7 +13,7 @@ import exifr from 'exifr';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '../support/client.ts';
-import { cameraJpeg, cameraPng, FUJI_X_T30, mp4, png, taggedMp3 } from '../support/media.ts';
+import { cameraJpeg, cameraPng, FUJI_X_T30, heicOf, mp4, png, taggedMp3, webpOf } from '../support/media.ts';
 import { pdfDocument } from '../support/world.ts';
 import { yazlZip } from '../support/archives.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
@@ -253,6 +253,106 @@ test("a PNG's EXIF place (eXIf): shown to those who may read it, never sent to a
   assert.is((await alice.put(`/api/shares/${made.json.id}`, { allowLocation: true })).status, 200);
   const kept = await bytes(v, `/api/share/${t}/file?path=${encodeURIComponent(name)}&mode=inline`);
   assert.ok(kept.body.equals(original));
+});
+
+/** What exiftool (an independent reader: Debian libimage-exiftool-perl) finds in a picture's bytes. */
+function exiftool(bytes: Buffer): Record<string, unknown> {
+  const out = execFileSync('exiftool', ['-j', '-n', '-GPSLatitude', '-GPSLongitude', '-Make', '-Model', '-'], {
+    input: bytes,
+  });
+  return JSON.parse(out.toString())[0];
+}
+
+test("a phone's HEIC and a WebP, their EXIF after the picture: facts and place for the owner, no place for a link holder", async () => {
+  const dir = 'Files/Photos/Étretat + Honfleur & #2';
+  const real = path.join(s.dirs.volumes, 'Files', 'Photos', 'Étretat + Honfleur & #2');
+  fs.mkdirSync(real, { recursive: true });
+  const jpeg = await cameraJpeg(640, 480, FACTS);
+  const pictures = {
+    'IMG_4127 — la falaise d’Aval 🌊.heic': heicOf(jpeg),
+    'Falaise "Manneporte" 100%.webp': webpOf(jpeg),
+  };
+  for (const [name, body] of Object.entries(pictures)) {
+    fs.writeFileSync(path.join(real, name), body);
+    assert.is(exiftool(body).GPSLatitude !== undefined, true, `${name}: the test picture has GPS`);
+  }
+  const made = await alice.post('/api/shares', { sourcePath: dir, sharingType: 'anyone' });
+  assert.is(made.status, 201, made.text);
+  const t = made.json.shareToken;
+  const v = new Client(s.url);
+  for (const [name, original] of Object.entries(pictures)) {
+    // The owner: camera, date, size and place, read from where the container keeps them.
+    const own = await meta(alice, `${dir}/${name}`);
+    assert.is(own.status, 200, own.text);
+    assert.is(own.json.image.cameraModel, 'X-T30', `${name}: ${own.text}`);
+    assert.is(own.json.image.dateTaken, '2025-07-14T18:03:22', name);
+    assert.is(own.json.image.width, 640, name);
+    assert.is(own.json.image.height, 480, name);
+    assert.ok(Math.abs(own.json.image.gps.latitude - 48.858194) < 1e-5, `${name}: ${own.text}`);
+    // A link holder: the same length, the camera kept, no place, every way the bytes go out.
+    const urls = [
+      ...['inline', 'raw', 'download'].map((m) => `/api/share/${t}/file?path=${encodeURIComponent(name)}&mode=${m}`),
+      `/api/share/${t}/download/${encodeURIComponent(name)}`,
+    ];
+    let whole: Buffer | undefined;
+    for (const url of urls) {
+      const got = await bytes(v, url);
+      assert.is(got.status, 200, `${url}: ${got.body.toString().slice(0, 200)}`);
+      assert.is(got.body.length, original.length, url);
+      const tags = exiftool(got.body);
+      assert.is(tags.GPSLatitude, undefined, `${url}: ${JSON.stringify(tags)}`);
+      assert.is(tags.GPSLongitude, undefined, url);
+      assert.is(tags.Model, 'X-T30', url);
+      whole ??= got.body;
+      assert.ok(got.body.equals(whole), url);
+    }
+    // Only the EXIF block changed: the picture before and after it is the file's, byte for byte.
+    let first = -1;
+    let last = -1;
+    for (let i = 0; i < original.length; i++)
+      if (original[i] !== whole![i]) {
+        if (first < 0) first = i;
+        last = i;
+      }
+    assert.ok(first > 0 && last - first < 400, `${name}: bytes ${first}..${last} changed`);
+    // Ranges inside, across and after the changed bytes agree with the whole answer.
+    for (const [from, to] of [
+      [first, last],
+      [0, original.length - 1],
+      [Math.max(0, first - 10), first + 3],
+      [last + 1, original.length - 1],
+    ] as const) {
+      const part = await bytes(v, urls[0]!, { range: `bytes=${from}-${to}` });
+      assert.ok(part.status === 206 || (from === 0 && to === original.length - 1), `${from}-${to}: ${part.status}`);
+      assert.ok(part.body.equals(whole!.subarray(from, to + 1)), `${name} ${from}-${to}`);
+    }
+  }
+  // The folder as a zip: each picture's place gone there too, the zip read by unzip.
+  const zipped = await fetch(`${s.url}/api/share/${t}/download`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: v.cookieHeader },
+    body: JSON.stringify({ paths: Object.keys(pictures) }),
+  });
+  assert.is(zipped.status, 200);
+  const out = fs.mkdtempSync(path.join(s.dirs.volumes, '..', 'unzipped-'));
+  try {
+    fs.writeFileSync(path.join(out, 'pictures.zip'), Buffer.from(await zipped.arrayBuffer()));
+    execFileSync('unzip', ['-q', path.join(out, 'pictures.zip'), '-d', path.join(out, 'x')]);
+    for (const [name, original] of Object.entries(pictures)) {
+      const inZip = fs.readFileSync(path.join(out, 'x', name));
+      assert.is(inZip.length, original.length, name);
+      assert.is(exiftool(inZip).GPSLatitude, undefined, name);
+      assert.is(exiftool(inZip).Model, 'X-T30', name);
+    }
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+  // The owner lets the link's holders see where: the bytes as they are.
+  assert.is((await alice.put(`/api/shares/${made.json.id}`, { allowLocation: true })).status, 200);
+  for (const [name, original] of Object.entries(pictures)) {
+    const kept = await bytes(v, `/api/share/${t}/file?path=${encodeURIComponent(name)}&mode=inline`);
+    assert.ok(kept.body.equals(original), name);
+  }
 });
 
 test("a song's tags, duration and cover (its thumbnail); a song without a cover has no thumbnail", async () => {

@@ -276,6 +276,33 @@ export async function cameraPng(width: number, height: number, facts: PhotoFacts
   return Buffer.concat([png.subarray(0, afterIhdr), chunk, png.subarray(afterIhdr)]);
 }
 
+/** A tool run on `input` in a folder of its own; the bytes it wrote to `name`. */
+function madeBy(tool: string, args: (input: string, out: string) => string[], input: Buffer, name: string): Buffer {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-media-'));
+  try {
+    const from = path.join(dir, 'in.jpg');
+    fs.writeFileSync(from, input);
+    const out = path.join(dir, name);
+    execFileSync(tool, args(from, out), { stdio: 'pipe' });
+    return fs.readFileSync(out);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A HEIC as a phone saves it, by libheif's `heif-enc` (Debian libheif-examples, HEVC by x265)
+ * from a camera JPEG: its EXIF (GPS too) carried into an Exif item that follows the picture.
+ */
+export function heicOf(jpeg: Buffer): Buffer {
+  return madeBy('heif-enc', (from, out) => ['-q', '40', '-o', out, from], jpeg, 'out.heic');
+}
+
+/** A WebP by libwebp's `cwebp` (Debian webp) from a camera JPEG, its EXIF kept in an EXIF chunk after the picture. */
+export function webpOf(jpeg: Buffer): Buffer {
+  return madeBy('cwebp', (from, out) => ['-quiet', '-q', '60', '-metadata', 'exif', from, '-o', out], jpeg, 'out.webp');
+}
+
 /** A camera's EXIF as a TIFF block: IFD0 (make, model, orientation), the EXIF IFD, and GPS when given. */
 function cameraTiff(facts: PhotoFacts): Buffer {
   const ifd0: TiffValue[] = [
