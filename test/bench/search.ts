@@ -1,5 +1,6 @@
-// Search from the index: name search p50/p95 over 100k and 1M catalogue rows, content search
-// p50 over 10,000 text documents, and index bytes per entry. The catalogue is written straight
+// Search from the index: name search p50/p95 over 100k and 1M catalogue rows, search with fields
+// (what photos and songs say, kinds, sizes, dates) over the first size, content search p50 over
+// 10,000 text documents, and the index's size per entry and per 10,000 documents. The catalogue is written straight
 // through the indexer's store (the same bulk writes a walk makes) under one root marked ready,
 // so no million files have to exist on disk; queries go through the search layer the route
 // uses (src/search/from-index.ts). Ceiling in the same run: a plain in-memory JavaScript scan of
@@ -28,7 +29,9 @@ import { createLogger } from '../../src/core/log.ts';
 import { openIndexFile } from '../../src/indexer/index-db.ts';
 import { IndexStore } from '../../src/indexer/store.ts';
 import type { DocRecord, EntryRecord } from '../../src/indexer/protocol.ts';
-import { searchIndex } from '../../src/search/from-index.ts';
+import { factSql, listIndex, searchIndex } from '../../src/search/from-index.ts';
+import { factsPass, parseQuery } from '../../src/search/fields.ts';
+import type { SearchFacts } from '../../src/metadata/read.ts';
 import { parseTerm } from '../../src/search/term.ts';
 import { launch } from './support/serve.ts';
 import { costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
@@ -81,6 +84,94 @@ function* catalogueNames(rows: number): Generator<{ dir: string; name: string }>
     const name = i % perFolder === 0 ? `${w1}${sep}${folder}` : `${w1}${sep}${w2}-${i % 1000}.${EXT[i % EXT.length]}`;
     yield { dir: `area-${folder % 100}/box-${folder}`, name };
   }
+}
+
+const YEAR_MS = 365 * 24 * 3600 * 1000;
+const CAMERAS = ['FUJIFILM X-T30', 'Apple iPhone 15 Pro', 'Google Pixel 8', 'Canon EOS R6', 'SONY ILCE-7M4'];
+const ARTISTS = ['Nina Simone', 'Debussy & Friends', 'Daft Punk', 'Ibrahim Maalouf'];
+
+/** A catalogued file with its search facts (for the in-memory ceiling). */
+interface Catalogued {
+  name: string;
+  size: number;
+  mtime: number;
+  facts: SearchFacts | undefined;
+}
+
+/** The search facts the indexer would have read: a camera and a date for photos, an artist and album for songs. */
+function mediaFacts(name: string, i: number): SearchFacts | undefined {
+  if (name.endsWith('.jpg'))
+    return {
+      taken: Date.UTC(2016 + (i % 10), i % 12, 1 + (i % 28)),
+      camera: CAMERAS[i % CAMERAS.length]!,
+      artist: null,
+      album: null,
+    };
+  if (name.endsWith('.mp3'))
+    return { taken: null, camera: null, artist: ARTISTS[i % ARTISTS.length]!, album: `Album ${i % 40}` };
+  return undefined;
+}
+
+/**
+ * Queries with fields (issue 32): what photos and songs say, kinds, sizes and dates, with and
+ * without words, through the search layer the route uses (factSql + searchIndex or listIndex);
+ * the ceiling is a plain JavaScript filter over the same rows held in memory.
+ */
+function fieldRows(db: Database, rootId: number, media: Catalogued[], rows: number): BenchRow[] {
+  const queries = [
+    'taken:2021 camera:fuji',
+    'kind:photo holiday',
+    'camera:pixel taken:2019-03',
+    'artist:"nina simone"',
+    'ext:pdf size:>50000 report',
+    'modified:<1970-03 budget',
+    'album:"album 7" kind:audio',
+    'kind:photo taken:2024',
+  ];
+  const timings: number[] = [];
+  const memTimings: number[] = [];
+  for (let round = 0; round < 5; round++)
+    for (const q of queries) {
+      const parsed = parseQuery(q);
+      const t = performance.now();
+      const facts = factSql(parsed.filters);
+      const scope = { rootId, rootPath: '/bench', rel: '' };
+      const deadline = Date.now() + 10_000;
+      if (parsed.text) searchIndex(db, scope, parseTerm(parsed.text), deadline, false, 100, facts);
+      else listIndex(db, scope, facts, deadline, 100);
+      timings.push(performance.now() - t);
+      const m = performance.now();
+      const f = parsed.filters;
+      const word = parsed.text.toLowerCase();
+      const within = (r: { from?: number; to?: number }, v: number | null) =>
+        v !== null && (r.from === undefined || v >= r.from) && (r.to === undefined || v < r.to);
+      let hits = 0;
+      for (const c of media) {
+        if (word && !c.name.toLowerCase().includes(word)) continue;
+        if (!factsPass(f, { name: c.name, isDir: false, size: c.size, mtime: c.mtime })) continue;
+        if (f.taken.length || f.camera.length || f.artist.length || f.album.length) {
+          const m = c.facts;
+          if (!m) continue;
+          if (!f.taken.every((r) => within(r, m.taken))) continue;
+          if (!f.camera.every((w) => m.camera?.toLowerCase().includes(w.toLowerCase()))) continue;
+          if (!f.artist.every((w) => m.artist?.toLowerCase().includes(w.toLowerCase()))) continue;
+          if (!f.album.every((w) => m.album?.toLowerCase().includes(w.toLowerCase()))) continue;
+        }
+        hits++;
+      }
+      memTimings.push(performance.now() - m);
+      void hits;
+    }
+  return [
+    costRow(
+      `search with fields in ${rows.toLocaleString('en')} catalogue rows (p50)`,
+      percentile(timings, 50),
+      percentile(memTimings, 50),
+      'ms',
+      'reference',
+      `in-memory JS filter of the same rows and facts (index layer, in-process); ${queries.length} queries: ${queries.join(', ')}; p95 ${percentile(timings, 95).toFixed(1)} ms`,
+    ),
+  ];
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -176,10 +267,12 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       const names: string[] = [];
       const started = performance.now();
       let batch: EntryRecord[] = [];
+      let batchDocs: DocRecord[] = [];
       let i = 0;
       for (const { dir, name } of catalogueNames(rows)) {
         names.push(name);
-        batch.push({ dir, name, isDir: false, size: i++, mtime: 0 });
+        batch.push({ dir, name, isDir: false, size: i, mtime: (i * 7919) % YEAR_MS });
+        i++;
         if (batch.length === 5000) {
           store.write(rootId, batch, [], 0);
           batch = [];
@@ -187,6 +280,18 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
       }
       store.write(rootId, batch, [], 0);
       const writeMs = performance.now() - started;
+      // What its photos and songs say (the indexer's search facts): every .jpg a camera and a date
+      // taken over ten years, every .mp3 an artist and an album.
+      const media: Catalogued[] = [];
+      i = 0;
+      for (const { dir, name } of catalogueNames(rows)) {
+        const facts = mediaFacts(name, i);
+        media.push({ name, size: i, mtime: (i * 7919) % YEAR_MS, facts });
+        if (facts) batchDocs.push({ dir, name, text: null, media: facts });
+        if (batchDocs.length === 5000) (store.write(rootId, [], batchDocs, 0), (batchDocs = []));
+        i++;
+      }
+      store.write(rootId, [], batchDocs, 0);
       store.setRootState(rootId, 'ready', Date.now());
 
       const timings: number[] = [];
@@ -208,6 +313,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
           void hits;
         }
       }
+      if (rows === SIZES[0]) out.push(...fieldRows(db, rootId, media, rows));
       db.close();
       const bytes = fs.statSync(file).size;
       out.push(
@@ -288,6 +394,17 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
         'ms',
         'reference',
         'in-memory String.includes over the same texts (index layer, in-process)',
+      ),
+    );
+    const textBytes = texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
+    out.push(
+      costRow(
+        `index size per 10,000 documents`,
+        ((fs.statSync(file).size / DOCS) * 10_000) / 1e6,
+        ((textBytes / DOCS) * 10_000) / 1e6,
+        'MB',
+        'reference',
+        `the documents' own text (${(textBytes / DOCS / 1000).toFixed(1)} kB each, ${DOCS.toLocaleString('en')} indexed): the index file holds names, full-text with positions, and the text itself`,
       ),
     );
     results.push({
