@@ -13,7 +13,17 @@ import exifr from 'exifr';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '../support/client.ts';
-import { cameraJpeg, cameraPng, FUJI_X_T30, heicOf, mp4, png, taggedMp3, webpOf } from '../support/media.ts';
+import {
+  cameraJpeg,
+  cameraPng,
+  FUJI_X_T30,
+  heicOf,
+  mp4,
+  png,
+  taggedMp3,
+  webpOf,
+  type PhotoFacts,
+} from '../support/media.ts';
 import { pdfDocument } from '../support/world.ts';
 import { yazlZip } from '../support/archives.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
@@ -206,53 +216,67 @@ test("a link holder's photo carries no place: inline, download, in a zip, a Rang
   assert.ok(own.body.equals(original));
 });
 
-test("a PNG's EXIF place (eXIf): shown to those who may read it, never sent to a link holder; the picture intact", async () => {
-  const name = 'Pont du Gard – Capture d’écran #3 & 🌉.png';
+test("a PNG's EXIF place (eXIf, before or after the picture): shown to those who may read it, never sent to a link holder; the picture intact", async () => {
   const dir = 'Files/Captures + Écrans';
   const real = path.join(s.dirs.volumes, 'Files', 'Captures + Écrans');
   fs.mkdirSync(real, { recursive: true });
-  const original = await cameraPng(160, 120, {
+  const facts: PhotoFacts = {
     ...FACTS,
     make: 'Apple',
     model: 'iPhone 15 Pro',
     gps: { lat: [43, 56, 49.7], latRef: 'N', lon: [4, 32, 7.6], lonRef: 'E', altitude: 41 },
-  });
-  fs.writeFileSync(path.join(real, name), original);
-  const own = await meta(alice, `${dir}/${name}`);
-  assert.is(own.status, 200, own.text);
-  assert.ok(Math.abs(own.json.image.gps.latitude - 43.947139) < 1e-5, own.text);
-  assert.is(own.json.image.gps.altitude, 41);
-  assert.is(own.json.image.cameraModel, 'iPhone 15 Pro');
-
+  };
+  const pictures = {
+    'Pont du Gard – Capture d’écran #3 & 🌉.png': await cameraPng(160, 120, facts),
+    'Nîmes, les Arènes (eXIf à la fin) 100%.png': await cameraPng(160, 120, facts, { after: 'picture' }),
+  };
   const made = await alice.post('/api/shares', { sourcePath: dir, sharingType: 'anyone' });
   assert.is(made.status, 201, made.text);
   const t = made.json.shareToken;
   const v = new Client(s.url);
-  for (const url of [
-    ...['inline', 'raw', 'download'].map((m) => `/api/share/${t}/file?path=${encodeURIComponent(name)}&mode=${m}`),
-    `/api/share/${t}/download/${encodeURIComponent(name)}`,
-  ]) {
-    const got = await bytes(v, url);
-    assert.is(got.status, 200, `${url}: ${got.body.toString().slice(0, 200)}`);
-    assert.is(got.body.length, original.length, url);
-    const tags = await exifr.parse(got.body, { gps: true, tiff: true, exif: true });
-    assert.is(tags?.latitude, undefined, `${url}: ${JSON.stringify(tags)}`);
-    assert.is(tags?.GPSLatitude, undefined, url);
-    assert.is(tags?.Model, 'iPhone 15 Pro', url);
-    // Every chunk's CRC still holds (a reader keeps the EXIF), and the picture decodes as before.
-    for (let at = 8; at < got.body.length;) {
-      const length = got.body.readUInt32BE(at);
-      const crc = zlib.crc32(got.body.subarray(at + 4, at + 8 + length));
-      assert.is(got.body.readUInt32BE(at + 8 + length), crc, `${url}: ${got.body.toString('latin1', at + 4, at + 8)}`);
-      at += 12 + length;
+  for (const [name, original] of Object.entries(pictures)) {
+    fs.writeFileSync(path.join(real, name), original);
+    assert.is(exiftool(original).GPSLatitude !== undefined, true, `${name}: the test picture has GPS`);
+    const own = await meta(alice, `${dir}/${name}`);
+    assert.is(own.status, 200, own.text);
+    assert.ok(Math.abs(own.json.image.gps?.latitude - 43.947139) < 1e-5, `${name}: ${own.text}`);
+    assert.is(own.json.image.gps.altitude, 41);
+    assert.is(own.json.image.cameraModel, 'iPhone 15 Pro');
+    const exifAt = original.indexOf('eXIf', 0, 'latin1') - 4;
+    const exifEnd = exifAt + 12 + original.readUInt32BE(exifAt);
+    for (const url of [
+      ...['inline', 'raw', 'download'].map((m) => `/api/share/${t}/file?path=${encodeURIComponent(name)}&mode=${m}`),
+      `/api/share/${t}/download/${encodeURIComponent(name)}`,
+    ]) {
+      const got = await bytes(v, url);
+      assert.is(got.status, 200, `${url}: ${got.body.toString().slice(0, 200)}`);
+      assert.is(got.body.length, original.length, url);
+      const tags = exiftool(got.body);
+      assert.is(tags.GPSLatitude, undefined, `${url}: ${JSON.stringify(tags)}`);
+      assert.is(tags.GPSLongitude, undefined, url);
+      assert.is(tags.Model, 'iPhone 15 Pro', url);
+      // Every chunk's CRC still holds (a reader keeps the EXIF), and every byte outside the eXIf
+      // chunk is the file's: the picture decodes as before.
+      for (let at = 8; at < got.body.length;) {
+        const length = got.body.readUInt32BE(at);
+        const crc = zlib.crc32(got.body.subarray(at + 4, at + 8 + length));
+        assert.is(
+          got.body.readUInt32BE(at + 8 + length),
+          crc,
+          `${url}: ${got.body.toString('latin1', at + 4, at + 8)}`,
+        );
+        at += 12 + length;
+      }
+      assert.ok(got.body.subarray(0, exifAt).equals(original.subarray(0, exifAt)), url);
+      assert.ok(got.body.subarray(exifEnd).equals(original.subarray(exifEnd)), url);
     }
-    const idat = original.indexOf('IDAT', 0, 'latin1');
-    assert.ok(got.body.subarray(idat).equals(original.subarray(idat)), url);
   }
   // The owner lets the link's holders see where: the bytes as they are.
   assert.is((await alice.put(`/api/shares/${made.json.id}`, { allowLocation: true })).status, 200);
-  const kept = await bytes(v, `/api/share/${t}/file?path=${encodeURIComponent(name)}&mode=inline`);
-  assert.ok(kept.body.equals(original));
+  for (const [name, original] of Object.entries(pictures)) {
+    const kept = await bytes(v, `/api/share/${t}/file?path=${encodeURIComponent(name)}&mode=inline`);
+    assert.ok(kept.body.equals(original), name);
+  }
 });
 
 /** What exiftool (an independent reader: Debian libimage-exiftool-perl) finds in a picture's bytes. */

@@ -259,8 +259,17 @@ export async function cameraJpeg(width: number, height: number, facts: PhotoFact
   return Buffer.concat([jpeg.subarray(0, 2), app1, jpeg.subarray(2)]);
 }
 
-/** A `width` × `height` PNG from the image add-on with a camera's EXIF (and GPS when given) in an eXIf chunk after IHDR, as phones and editors write it. */
-export async function cameraPng(width: number, height: number, facts: PhotoFacts): Promise<Buffer> {
+/**
+ * A `width` × `height` PNG from the image add-on with a camera's EXIF (and GPS when given) in an
+ * eXIf chunk after IHDR, as phones and editors write it — or, `after: 'picture'`, after the image
+ * data, before IEND (the PNG specification allows both).
+ */
+export async function cameraPng(
+  width: number,
+  height: number,
+  facts: PhotoFacts,
+  where: { after: 'header' | 'picture' } = { after: 'header' },
+): Promise<Buffer> {
   const png: Buffer = await image.Transformer.fromRgbaPixels(
     pixels(width, height, (x, y) => [(x * 7) % 256, 90, (y * 3) % 256]),
     width,
@@ -272,8 +281,8 @@ export async function cameraPng(width: number, height: number, facts: PhotoFacts
   chunk.write('eXIf', 4, 'latin1');
   data.copy(chunk, 8);
   chunk.writeUInt32BE(zlib.crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
-  const afterIhdr = 8 + 12 + png.readUInt32BE(8);
-  return Buffer.concat([png.subarray(0, afterIhdr), chunk, png.subarray(afterIhdr)]);
+  const at = where.after === 'header' ? 8 + 12 + png.readUInt32BE(8) : png.length - 12; // IEND is 12 bytes
+  return Buffer.concat([png.subarray(0, at), chunk, png.subarray(at)]);
 }
 
 /** A tool run on `input` in a folder of its own; the bytes it wrote to `name`. */
