@@ -545,6 +545,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     folderSizes: switches.folderSizes,
     served: volumes.hostVolumes,
     ...(options.indexerWorker ? { worker: options.indexerWorker } : {}),
+    rescan: { gate: jobs, announce: leases.shared },
   });
   const folderSizes = createFolderSizes({ indexes, resolver });
   // Terminal: an administrator's shell over a WebSocket (switched on in Administration → Installation

@@ -1,6 +1,7 @@
 // The indexes as app.ts sees them: one indexer (baseline walks, deltas from the `changes`
 // sink, re-checks of folders on screen, the paced sweep) as background work, and the narrow
 // `Indexes` view (indexes.ts) that the folder-size and search services and browse are given.
+import type { JobGate } from '../core/periodic.ts';
 import type { Capability } from '../http/capability.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
@@ -44,6 +45,8 @@ export interface IndexesDeps {
    * set): the mode now, and a subscription to its changes. Default: the variable, fixed.
    */
   folderSizes?: { now(): FolderSizeMode; subscribe(listener: () => void): () => void };
+  /** Where the rescan runs and whether what it finds goes to the other instances (maintenance.ts). */
+  rescan?: { gate: JobGate; announce: boolean };
 }
 
 /**
@@ -90,7 +93,12 @@ export function createIndexes(deps: IndexesDeps): IndexesCapability {
   } catch (err) {
     deps.log.warn('index discovery failed', { err });
   }
-  const maintenance = createMaintenance({ index: indexer, folderSize: indexer.config.folderSize, log: indexer.log });
+  const maintenance = createMaintenance({
+    index: indexer,
+    folderSize: indexer.config.folderSize,
+    log: indexer.log,
+    ...(deps.rescan ? { rescan: deps.rescan } : {}),
+  });
   let unsubscribe = () => {};
   let unswitch = () => {};
   return {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Change, ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../core/log.ts';
+import type { JobGate } from '../core/periodic.ts';
 import type { Coverage } from './indexer.ts';
 import { joinRel, splitRel, type Listing, type WalkSummary } from './protocol.ts';
 import { contribution, difference, type Delta, type EntryRow, type IndexStore, type RootRow } from './store.ts';
@@ -63,6 +64,13 @@ export interface MaintenanceDeps {
   /** Flush delay, the sweep's pacing, the subtree walks' batches and pauses. */
   folderSize: Config['folderSize'];
   log: Logger;
+  /**
+   * Several instances over one PostgreSQL and one shared folder: the sweep (the rescan that
+   * finds changes made outside Burrow) runs on the one instance holding the `index.rescan`
+   * lease, and what it finds is told to the change sink — so the change stream brings it to
+   * every other instance's index and live folder views (inotify does not see network mounts).
+   */
+  rescan?: { gate: JobGate; announce: boolean };
 }
 
 export interface Maintenance {
@@ -79,6 +87,8 @@ export interface Maintenance {
   stop(): void;
 }
 
+/** The sweep's name among the background jobs (one instance of a cluster runs it). */
+const RESCAN_JOB = 'index.rescan';
 /** Above this many new or changed names, a re-check re-reads the folder as a whole. */
 const MANY = 50;
 /** A folder on screen is re-checked at most this often. */
@@ -110,6 +120,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
   let sweepTimer: NodeJS.Timeout | undefined;
   let interval = cfg.reconcileMs || cfg.reconcileMinMs;
   let unsubscribe: () => void = () => {};
+  let sink: ChangeSink | null = null;
 
   /** A root's catalogue completed: the changes held back for it can be applied now. */
   function release(): void {
@@ -292,7 +303,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
    * Lists one folder and reconciles its direct entries with the rows. Returns the subfolders
    * whose own modification time changed (their entries changed).
    */
-  async function recheck(root: RootRow, rel: string): Promise<string[]> {
+  async function recheck(root: RootRow, rel: string, found?: Change[]): Promise<string[]> {
     const store = ix.store;
     const row = store.entry(root.id, rel);
     if (!row || !row.is_dir) return [];
@@ -313,7 +324,15 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         stale.push(childRel);
       else if (e.isDir && (k.mtime !== e.mtime || k.complete === 0)) changedDirs.push(childRel);
     }
-    for (const gone of known.values()) await forget(root, joinRel(rel, gone.name));
+    for (const gone of known.values()) {
+      found?.push({ type: 'deleted', path: path.join(root.path, joinRel(rel, gone.name)), isDirectory: !!gone.is_dir });
+      await forget(root, joinRel(rel, gone.name));
+    }
+    if (found)
+      for (const s of stale) {
+        const isDirectory = listing.entries.find((e) => joinRel(rel, e.name) === s)?.isDir ?? false;
+        found.push({ type: 'created', path: path.join(root.path, s), isDirectory });
+      }
     if (stale.length > MANY && rel !== '') {
       await refresh(root, rel);
       return [];
@@ -332,6 +351,22 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
   }
 
   async function sweep(): Promise<number> {
+    const gate = deps.rescan?.gate;
+    if (gate) {
+      let mine = false;
+      try {
+        mine = gate.mayRun(RESCAN_JOB);
+      } catch (err) {
+        log.warn('could not ask whether to run a background job', { job: RESCAN_JOB, err });
+      }
+      if (!mine) {
+        // Another instance rescans; its findings arrive through the change stream.
+        scheduleSweep();
+        return 0;
+      }
+    }
+    const found: Change[] | undefined = deps.rescan?.announce ? [] : undefined;
+    let failure: unknown = null;
     const started = Date.now();
     const limit = cfg.reconcileMaxDirectories || Number.MAX_SAFE_INTEGER;
     let done = 0;
@@ -361,7 +396,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
             ix.store.markChecked(root.id, rel, f.mtime, Date.now());
           } else {
             const before = ix.store.entry(root.id, rel);
-            const changed = await ix.serial(() => recheck(root, rel));
+            const changed = await ix.serial(() => recheck(root, rel, found));
             const after = ix.store.entry(root.id, rel);
             if (
               changed.length ||
@@ -380,7 +415,10 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
       }
     } catch (err) {
       if (!ix.stopped) log.warn('the folder-size sweep failed', { err });
+      failure = err;
     }
+    if (found?.length && sink && !ix.stopped) for (const c of found) sink.emit(c);
+    if (gate && !ix.stopped) gate.ran(RESCAN_JOB, failure, found?.length ?? changes);
     interval = nextSweepInterval(interval, changes, cfg);
     scheduleSweep();
     return changes;
@@ -389,6 +427,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
   return {
     /** Subscribed whether or not anything is indexed now: folder sizes can be switched on at run time. */
     start(changes) {
+      sink = changes;
       const fromChanges = changes.subscribe((c) => {
         // Nothing kept now: a switch on walks every root afresh anyway.
         if (!ix.enabled) return;

@@ -30,6 +30,7 @@ export const JOB_LABELS: Record<string, string> = {
   'passkeys.sweep': 'Removing expired passkey challenges',
   'oidc.sweep': 'Removing expired sign-in states and app codes',
   'notify.send': 'Sending notifications',
+  'index.rescan': 'Rescanning the folders for changes made outside Burrow',
 };
 
 export interface JobsDeps {

@@ -4,7 +4,9 @@
 // takes the job over once the lease lapsed — the trash purge of an expired entry is done once,
 // by one instance. Instances in child processes (from source or the executable, as the run is),
 // so they can be killed; the purge runs every 100 ms here (TRASH_SWEEP_INTERVAL_MS) and leases
-// last 1.5 s (CLUSTER_LEASE_MS), so every wait is on a state the instances report.
+// last 1.5 s (CLUSTER_LEASE_MS), so every wait is on a state the instances report. A file
+// written on the shared folder from outside is found by the one instance holding the rescan's
+// lease and reaches the others' search through the change stream.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -49,12 +51,13 @@ async function boot(env: Record<string, string>): Promise<Instance> {
   return instance;
 }
 
-async function purgeOn(i: Instance): Promise<JobState> {
+async function jobOn(i: Instance, name: string): Promise<JobState> {
   const r = await new Client(i.url).get('/api/admin/jobs');
   assert.is(r.status, 200, r.text);
-  const job = (r.json.jobs as JobState[]).find((j) => j.name === 'trash.purge');
-  return job ?? { name: 'trash.purge', holder: null, runsHere: 0, doneHere: 0 };
+  const job = (r.json.jobs as JobState[]).find((j) => j.name === name);
+  return job ?? { name, holder: null, runsHere: 0, doneHere: 0 };
 }
+const purgeOn = (i: Instance) => jobOn(i, 'trash.purge');
 const alive = () => instances.filter((i) => !i.dead);
 const purges = () => Promise.all(alive().map(purgeOn));
 
@@ -85,6 +88,9 @@ test.before(async () => {
     CLUSTER_LEASE_MS: '1500',
     TRASH_SWEEP_INTERVAL_MS: '100',
     TRASH_RETENTION_DAYS: '30',
+    FOLDER_SIZE_MODE: 'full',
+    FOLDER_SIZE_RECONCILE_MS: '200',
+    FOLDER_SIZE_FLUSH_MS: '20',
   };
   await boot(env);
   await Promise.all([boot(env), boot(env)]);
@@ -144,6 +150,23 @@ test('its instance killed: another takes the purge over once the lease lapsed, a
   );
   const list = await new Client(other.url).get('/api/trash');
   assert.equal(list.json.items, [], 'the trash is empty');
+});
+
+test('a file written on the shared folder from outside: one instance rescans, every instance finds it', async () => {
+  const name = 'Sonnenuntergang am Meer «Nizza» #4 + 🌅.txt';
+  fs.writeFileSync(path.join(shared.volumes, 'Files', FOLDER, name), 'written by a sync tool, not through Burrow');
+  for (const i of alive())
+    await waitFor(() => new Client(i.url).get(`/api/search?q=${encodeURIComponent('Sonnenuntergang')}`), {
+      what: `${i.url}'s search to find the file written from outside`,
+      timeoutMs: 30_000,
+      until: (r) => r.status === 200 && r.json.items.some((it: { name: string }) => it.name === name),
+      seen: (r) => r.text,
+    });
+  const rescans = await Promise.all(alive().map((i) => jobOn(i, 'index.rescan')));
+  const ran = rescans.filter((j) => j.runsHere > 0);
+  assert.is(ran.length, 1, `one instance rescans: ${JSON.stringify(rescans)}`);
+  assert.ok(ran[0]!.doneHere >= 1, 'and it found the file');
+  for (const j of rescans) assert.is(j.holder, ran[0]!.holder);
 });
 
 test.run();
