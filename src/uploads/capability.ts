@@ -17,6 +17,7 @@ import type { QuotaPort } from '../files/quota-port.ts';
 import { createStaging, type FreeSpace, type Staging } from './staging.ts';
 import { createStagingDirStore } from './staging-store.ts';
 import { createTusService } from './tus/service.ts';
+import { createUploadLeaseStore } from './tus/lease-store.ts';
 import { createUploadStore } from './tus/store.ts';
 
 export interface UploadsDeps {
@@ -81,6 +82,8 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
     log,
     activity: deps.activity,
     quotas: deps.quotas,
+    // Several instances on one PostgreSQL: each upload's lock is also PostgreSQL's.
+    ...(db.dialect === 'postgres' ? { leases: createUploadLeaseStore(db) } : {}),
   });
   const multipart = createMultipartReceiver({
     placement,

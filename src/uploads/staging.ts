@@ -5,13 +5,21 @@
 // than the space root (a disk mounted inside a volume), the part file goes beside the
 // destination under a hidden temporary name instead. A staging folder a user could see is
 // removed again once it is empty (`tidy`): a file request leaves no empty folder behind.
+//
+// A resumable upload of a cluster (several instances on one PostgreSQL, `forEveryInstance`) is
+// staged in `.burrow/uploads` at the space's root instead: the data folder is one instance's
+// own (its machine's disk, or its container's), and the upload's next PATCH may reach another
+// instance, which must find the part file at the path its row names. The space's root is on the
+// shared storage by definition (every instance serves it, at the same path), and on the
+// destination's disk (checked below), so placing stays a rename; the folder is removed again
+// when empty.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { StagingDirStore } from './staging-store.ts';
 import { AppError } from '../core/errors.ts';
-import { TEMP_PREFIX } from '../files/names.ts';
+import { RESERVED_DIR, TEMP_PREFIX } from '../files/names.ts';
 import type { OwnFolders } from '../files/own.ts';
 
 export const STAGING_SUBDIR = 'uploads';
@@ -38,8 +46,11 @@ export interface StagingPlace {
 export type FreeSpace = Pick<Staging, 'ensureSpace' | 'guard'>;
 
 export interface Staging {
-  /** Picks the staging folder for a destination folder (which must exist) of a space. */
-  placeFor(spaceRoot: string, destinationDir: string): Promise<StagingPlace>;
+  /**
+   * Picks the staging folder for a destination folder (which must exist) of a space;
+   * `forEveryInstance`: one every instance of a cluster sees (the space's `.burrow/uploads`).
+   */
+  placeFor(spaceRoot: string, destinationDir: string, forEveryInstance?: boolean): Promise<StagingPlace>;
   /**
    * A new, exclusively created, empty part file. `before` is told its path before it exists (a
    * multipart part goes on the work journal there, so a crash never leaves it behind).
@@ -130,9 +141,12 @@ export function createStaging({ store, reserveBytes, own }: StagingDeps): Stagin
   }
 
   return {
-    async placeFor(spaceRoot, destinationDir) {
+    async placeFor(spaceRoot, destinationDir, forEveryInstance = false) {
       if (!(await sameDevice(spaceRoot, destinationDir))) return { dir: destinationDir, shared: false };
-      const dir = path.join(await own.of(spaceRoot), STAGING_SUBDIR);
+      const dir = path.join(
+        forEveryInstance ? path.join(spaceRoot, RESERVED_DIR) : await own.of(spaceRoot),
+        STAGING_SUBDIR,
+      );
       if (!made.has(dir)) {
         await fsp.mkdir(dir, { recursive: true });
         made.add(dir);

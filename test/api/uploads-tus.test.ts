@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import * as tus from 'tus-js-client';
 import { createUser, setupAdmin } from '../support/auth.ts';
 import { Client, envelope } from '../support/client.ts';
+import { onPostgres } from '../support/postgres.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -67,8 +68,10 @@ function head(client: Client, url: string) {
   return client.request('HEAD', new URL(url).pathname, undefined, TUS);
 }
 
-// Parts are staged in Burrow's own folder on the volume's disk: the data folder here (files/own.ts).
-const stagingDir = (s: TestServer) => path.join(s.dirs.config, 'files', 'uploads');
+// Parts are staged in Burrow's own folder on the volume's disk: the data folder here (files/own.ts);
+// on PostgreSQL, where another instance may take the next PATCH, the volume's `.burrow/uploads`.
+const stagingDir = (s: TestServer) =>
+  onPostgres ? path.join(s.dirs.volumes, 'Files', '.burrow', 'uploads') : path.join(s.dirs.config, 'files', 'uploads');
 const staged = (s: TestServer) => (fs.existsSync(stagingDir(s)) ? fs.readdirSync(stagingDir(s)) : []);
 
 test('OPTIONS advertises TUS 1.0.0 and its extensions; with UPLOAD_CHUNKED_ENABLED=false every TUS row answers 404 UPLOAD_CHUNKED_DISABLED', async () => {

@@ -4,6 +4,12 @@
 // placement). Unfinished uploads older than TUS_INCOMPLETE_UPLOAD_TTL_MS (since their last
 // byte) are discarded; complete ones are remembered just as long, so a sender that asks after
 // a restart still hears "complete".
+//
+// On a cluster (DATABASE_URL=postgres://…, `leases` given) every instance may receive any of an
+// upload's requests: the part file is on the shared volume (staging.ts), the upload's lock is
+// PostgreSQL's too (locks.ts), and the offset is the row's — recorded only after the bytes
+// below it were flushed to the disk (fdatasync), so an instance killed mid-PATCH leaves an
+// offset every other instance can resume at; bytes past it are cut off by the next PATCH.
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -35,7 +41,8 @@ import {
 } from './protocol.ts';
 import { writeBody, type BodyWrite } from '../body-writer.ts';
 import type { Hold, QuotaPort } from '../../files/quota-port.ts';
-import { createUploadLocks, type LockHandle } from './locks.ts';
+import { createUploadLocks, HeldElsewhere, type LockHandle } from './locks.ts';
+import type { UploadLeaseStore } from './lease-store.ts';
 import type { UploadResult, UploadRow, UploadStore } from './store.ts';
 
 export interface TusAnswer {
@@ -67,6 +74,11 @@ export interface TusDeps {
   activity: ActivitySink;
   /** An upload holds its Upload-Length against its destination's quotas from its creation. */
   quotas: QuotaPort;
+  /**
+   * A cluster's locks (PostgreSQL): given, the offset is the row's durable one, the part file is
+   * staged where every instance sees it, and no instance keeps a part file open between PATCHes.
+   */
+  leases?: UploadLeaseStore;
   now?: () => number;
 }
 
@@ -94,7 +106,8 @@ function meter(max: number, hash: Hash | null): (chunk: Buffer) => void {
 export function createTusService(deps: TusDeps): TusService {
   const { store, staging, placement, ttlMs, log } = deps;
   const now = deps.now ?? Date.now;
-  const locks = createUploadLocks();
+  const clustered = deps.leases !== undefined;
+  const locks = createUploadLocks(deps.leases);
   /**
    * Each unfinished upload's quota hold, in this process only: after a restart an upload takes
    * its hold again at its next PATCH (so a crash leaves no hold behind for an abandoned one).
@@ -127,6 +140,11 @@ export function createTusService(deps: TusDeps): TusService {
   // PATCH, a termination and the sweep let go of it, and so does HOLD_MS without a PATCH.
   const held = new Map<string, { part: fsp.FileHandle; offset: number; timer: NodeJS.Timeout }>();
   const hold = (id: string, part: fsp.FileHandle, offset: number) => {
+    if (clustered) {
+      // Another instance may write the next PATCH: what this one knew of the part goes stale.
+      part.close().catch(() => {});
+      return;
+    }
     if (held.size >= HOLD_MAX) letGo(held.keys().next().value!);
     const timer = setTimeout(() => letGo(id), HOLD_MS);
     timer.unref();
@@ -160,6 +178,19 @@ export function createTusService(deps: TusDeps): TusService {
       log.warn('could not record upload progress', { err }); // e.g. the database closing at shutdown
     }
   };
+  /**
+   * A cluster's record: the bytes below `offset` flushed to the disk first, so the row never
+   * claims bytes a crash could lose; nothing recorded once the upload's lock is gone.
+   */
+  async function recordDurable(row: UploadRow, part: fsp.FileHandle, lock: LockHandle, offset: number) {
+    try {
+      await part.datasync();
+    } catch (err) {
+      log.warn('could not flush upload progress', { err });
+      return;
+    }
+    if (lock.stillHeld()) record(row, offset, true);
+  }
   const expiresHeader = (row: Pick<UploadRow, 'updatedAt'>) => ({ 'Upload-Expires': httpDate(expiresAt(row)) });
   const gone = () => tusError('TUS_NOT_FOUND');
 
@@ -204,9 +235,31 @@ export function createTusService(deps: TusDeps): TusService {
       // "complete" is recorded and nothing could be resent.
       const part = await fsp.stat(row.stagingPath).catch(() => null);
       if (!part) throw partGone(row);
-      row.offset = Math.min(part.size, row.length);
+      // A cluster's offset is the row's (flushed before recorded); bytes past it may be lost.
+      row.offset = Math.min(part.size, row.length, clustered ? row.offset : Infinity);
     }
     return row;
+  }
+
+  /**
+   * HEAD while another instance of a cluster works on the upload: the offset it last recorded
+   * (durable), or its result once placed; a placement in progress there is waited out (409).
+   */
+  async function headElsewhere(caller: Caller, id: string): Promise<TusAnswer> {
+    const row = store.get(id);
+    if (!row || row.userId !== caller.userId) throw gone();
+    const meta: Record<string, string> = row.metadata ? { 'Upload-Metadata': row.metadata } : {};
+    if (row.state === 'complete') return { status: 200, headers: { ...completeHeaders(row, row.finalPath), ...meta } };
+    if (row.state !== 'incomplete' || row.offset >= row.length) throw new HeldElsewhere();
+    return {
+      status: 200,
+      headers: {
+        'Upload-Offset': String(row.offset),
+        'Upload-Length': String(row.length),
+        ...meta,
+        ...expiresHeader(row),
+      },
+    };
   }
 
   function partGone(row: UploadRow): AppError {
@@ -368,7 +421,10 @@ export function createTusService(deps: TusDeps): TusService {
     }
     const part = opened.value;
     try {
-      row.offset = Math.min((await part.stat()).size, row.length);
+      const size = (await part.stat()).size;
+      row.offset = Math.min(size, row.length, clustered ? row.offset : Infinity);
+      // Bytes past a cluster's durable offset (an instance killed mid-PATCH): never counted, cut off.
+      if (size > row.offset) await part.truncate(row.offset);
       checkOffsetMatches(sent, row.offset);
       checkFitsLength(row.offset, declared, row.length);
       if (space.status === 'rejected') throw space.reason;
@@ -400,11 +456,20 @@ export function createTusService(deps: TusDeps): TusService {
     let write: BodyWrite | null = null;
     const hash = checksum ? createHash('sha256') : null;
     // A long PATCH keeps its row fresh (a checksum PATCH too: until it is verified its bytes
-    // are not counted, but the upload is alive).
-    const progress = setInterval(
-      () => record(row, checksum ? row.offset : row.offset + (write?.written ?? 0)),
-      recordEvery,
-    );
+    // are not counted, but the upload is alive); on a cluster each record is a durable offset.
+    let recording: Promise<void> | null = null;
+    const progress = setInterval(() => {
+      const offset = checksum ? row.offset : row.offset + (write?.written ?? 0);
+      if (!clustered || checksum) return record(row, offset);
+      recording ??= recordDurable(row, part, lock, offset).finally(() => {
+        recording = null;
+      });
+    }, recordEvery);
+    /** No record of the interval's comes after the PATCH's own. */
+    const stopRecording = async () => {
+      clearInterval(progress);
+      await recording;
+    };
     try {
       let written: number;
       try {
@@ -415,10 +480,14 @@ export function createTusService(deps: TusDeps): TusService {
         });
         written = await write.done;
       } catch (err) {
+        await stopRecording();
+        // Another instance may own the upload now: nothing of it is touched again.
+        if (lock.lost) throw tusError('TUS_SUPERSEDED');
         const keep = write && !checksum && !(err instanceof PastLength) ? write.written : 0;
         // The file's length is the offset: cut off whatever must not count.
         await part.truncate(row.offset + keep).catch(() => {});
-        record(row, row.offset + keep, true);
+        if (clustered) await recordDurable(row, part, lock, row.offset + keep);
+        else record(row, row.offset + keep, true);
         if (err instanceof PastLength)
           throw tusError(
             'TUS_PAST_LENGTH',
@@ -429,11 +498,17 @@ export function createTusService(deps: TusDeps): TusService {
         if (fsError) throw fsError.withHeaders({ ...TUS_HEADERS, 'Upload-Offset': String(row.offset + keep) });
         throw err;
       }
+      await stopRecording();
+      if (lock.lost) throw tusError('TUS_SUPERSEDED');
       if (checksum && !hash!.digest().equals(checksum.digest)) {
         await part.truncate(row.offset);
         throw checksumMismatch();
       }
       const offset = row.offset + written;
+      if (clustered) {
+        await recordDurable(row, part, lock, offset);
+        if (lock.lost) throw tusError('TUS_SUPERSEDED');
+      }
       if (offset < row.length) {
         hold(row.id, part, offset);
         kept = true;
@@ -442,7 +517,7 @@ export function createTusService(deps: TusDeps): TusService {
         // the bytes went to a file nobody can name.
         throw partGone(row);
       }
-      record(row, offset, offset === row.length);
+      if (!clustered) record(row, offset, offset === row.length);
       return offset;
     } finally {
       clearInterval(progress);
@@ -480,14 +555,19 @@ export function createTusService(deps: TusDeps): TusService {
       const id = randomBytes(16).toString('hex');
       let stagingPath = '';
       try {
-        const place = skipped ? null : await staging.placeFor(folder.space.root, folder.realPath);
+        // On a cluster the part is where every instance sees it: the next PATCH may reach another.
+        const place = skipped ? null : await staging.placeFor(folder.space.root, folder.realPath, clustered);
         if (place) await staging.ensureSpace(place.dir, length);
         if (place) stagingPath = await staging.createPart(place, 'tus', id);
       } catch (err) {
         quota?.release();
         throw err;
       }
-      if (quota) quotaHolds.set(id, quota);
+      // On a cluster the instance receiving the bytes holds them, while it receives them (a hold
+      // is this process's: one kept here past the request would outlive the upload's next PATCH
+      // on another instance).
+      if (quota && clustered) quota.release();
+      else if (quota) quotaHolds.set(id, quota);
       const at = now();
       store.insert({
         id,
@@ -535,7 +615,13 @@ export function createTusService(deps: TusDeps): TusService {
     async head(caller, id, headers) {
       checkTusResumable(headers['tus-resumable']);
       owned(caller, id);
-      const lock = await locks.acquire(id);
+      let lock: LockHandle;
+      try {
+        lock = await locks.acquire(id);
+      } catch (err) {
+        if (err instanceof HeldElsewhere) return headElsewhere(caller, id);
+        throw err;
+      }
       try {
         const row = await load(caller, id);
         const meta: Record<string, string> = row.metadata ? { 'Upload-Metadata': row.metadata } : {};
@@ -597,6 +683,8 @@ export function createTusService(deps: TusDeps): TusService {
           ...(result.placed ? { placed: result.placed } : {}),
         };
       } finally {
+        // A cluster's hold lasts the PATCH (placed, it has landed already).
+        if (clustered) settleQuota(id, null);
         lock.release();
       }
     },
@@ -620,9 +708,24 @@ export function createTusService(deps: TusDeps): TusService {
       for (;;) {
         const rows = store.olderThan(cutoff, 200).filter((r) => !locks.held(r.id));
         if (rows.length === 0) break;
-        for (const row of rows) await discard(row);
-        removed += rows.length;
-        if (rows.length < 200) break;
+        let skipped = 0;
+        for (const row of rows) {
+          let lock: LockHandle;
+          try {
+            lock = await locks.acquire(row.id);
+          } catch (err) {
+            if (!(err instanceof HeldElsewhere)) throw err;
+            skipped++; // another instance is working on it: it is not stale
+            continue;
+          }
+          try {
+            await discard(row);
+            removed++;
+          } finally {
+            lock.release();
+          }
+        }
+        if (rows.length < 200 || skipped === rows.length) break;
       }
       // Part files a crash left behind: nobody owns them and nothing wrote to them for a TTL.
       for (const dir of staging.knownDirs()) {
