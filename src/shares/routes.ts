@@ -499,16 +499,25 @@ export function shareRoutes(deps: ShareRouteDeps) {
           responses: {
             200: noBody('Upload-Offset, Upload-Length (no body)'),
             404: 'No such link or upload',
+            409: 'Being placed by another instance of a cluster (TUS_BUSY)',
             423: 'Placement failed',
           },
         },
         patch: {
           summary: "Send bytes of a link's resumable upload (TUS); the last byte places the file under a free name",
-          responses: { 204: { description: 'Upload-Offset' }, 404: 'No such link or upload', 409: 'Offset mismatch' },
+          responses: {
+            204: { description: 'Upload-Offset' },
+            404: 'No such link or upload',
+            409: 'Offset mismatch, or another request (on this or another instance) is working on the upload (TUS_BUSY)',
+          },
         },
         terminate: {
           summary: "Cancel a link's resumable upload (TUS termination)",
-          responses: { 204: { description: 'Cancelled' }, 404: 'No such link or upload' },
+          responses: {
+            204: { description: 'Cancelled' },
+            404: 'No such link or upload',
+            409: 'Another instance of a cluster is working on the upload (TUS_BUSY)',
+          },
         },
       },
     }),

@@ -118,6 +118,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
             200: noBody(
               'Upload-Offset, Upload-Length, Upload-Metadata, Upload-Expires (unfinished) or Upload-File-Path (complete); no body',
             ),
+            409: 'TUS_BUSY: the upload is being placed by another instance of a cluster; ask again shortly',
             423: 'The placement failed again (Upload-Finalize-Error says why)',
             ...tusErrors,
           },
@@ -128,7 +129,7 @@ export function uploadRoutes(deps: UploadRouteDeps) {
           description: `The PATCH that brings the offset to the length places the file; when that fails it answers 500 (507 when the volume is full) with Upload-Finalize-Error. ${disabledNote}`,
           responses: {
             204: { description: 'Upload-Offset after this PATCH (and Upload-File-Path once placed)' },
-            409: "Upload-Offset does not match the server's offset",
+            409: "Upload-Offset does not match the server's offset (TUS_OFFSET_MISMATCH); or another request, on this or another instance of a cluster, is working on the upload (TUS_BUSY, TUS_SUPERSEDED): ask HEAD and retry",
             413: 'The bytes go past Upload-Length (none of them are kept)',
             415: 'Content-Type is not application/offset+octet-stream',
             460: 'Upload-Checksum does not match (none of the bytes are kept)',
@@ -140,7 +141,11 @@ export function uploadRoutes(deps: UploadRouteDeps) {
         terminate: {
           summary: 'Cancel a resumable upload (TUS termination); its bytes are removed. A placed file is not touched.',
           description: disabledNote,
-          responses: { 204: { description: 'Cancelled' }, ...tusErrors },
+          responses: {
+            204: { description: 'Cancelled' },
+            409: 'TUS_BUSY: another instance of a cluster is working on the upload; try again shortly',
+            ...tusErrors,
+          },
         },
       },
     }),

@@ -12,6 +12,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import pg from 'pg';
 import { ADMIN, issueToken } from '../support/auth.ts';
 import { startBalancer, type Balancer } from '../support/balancer.ts';
 import { Client } from '../support/client.ts';
@@ -33,6 +34,7 @@ let shared: TestDirs;
 const instances: Instance[] = [];
 let balancer: Balancer;
 let token: string;
+let database: string;
 
 async function startInstance(env: Record<string, string>): Promise<Instance> {
   const dirs = makeDirs('burrow-node-');
@@ -58,7 +60,7 @@ async function startInstance(env: Record<string, string>): Promise<Instance> {
 }
 
 test.before(async () => {
-  const database = await (await testPostgres()).database();
+  database = await (await testPostgres()).database();
   shared = makeDirs('burrow-cluster-uploads-');
   fs.mkdirSync(path.join(shared.volumes, 'Files', FOLDER), { recursive: true });
   const env = {
@@ -150,6 +152,21 @@ function slowPatch(base: string, upload: string, offset: number, rest: Buffer, s
   return { answer, finish: () => req.end(rest.subarray(sent)) };
 }
 
+/**
+ * The offset the upload's row holds (what was flushed and recorded), read from PostgreSQL: a
+ * HEAD would take the upload's lock for a moment, and the PATCH it waits on could find it taken.
+ */
+async function recorded(upload: string): Promise<number> {
+  const c = new pg.Client(database);
+  await c.connect();
+  try {
+    const r = await c.query('SELECT upload_offset FROM uploads WHERE id = $1', [path.basename(upload)]);
+    return Number(r.rows[0].upload_offset);
+  } finally {
+    await c.end();
+  }
+}
+
 const partPath = (upload: string) =>
   path.join(shared.volumes, 'Files', '.burrow', 'uploads', `tus-${path.basename(upload)}.part`);
 /** Part files left on the shared volume. */
@@ -203,12 +220,15 @@ test('two PATCHes of one upload at once on two instances: the second is refused 
   const data: Buffer<ArrayBuffer> = randomBytes(600_000);
   const upload = await create(one, name, data.length);
   const first = slowPatch(one, upload, 0, data, 200_000);
-  // The first PATCH is under way (instance 2 sees the bytes sent so far recorded): it holds the upload.
-  const at = await waitFor(() => offsetOn(two, upload), {
-    what: 'instance 2 to see the bytes instance 1 is receiving',
+  // The first PATCH is under way (the bytes sent so far recorded): it holds the upload, and a
+  // HEAD on instance 2 answers what it recorded.
+  await waitFor(() => recorded(upload), {
+    what: 'the bytes instance 1 is receiving to be recorded',
     until: (o) => o === 200_000,
     timeoutMs: 30_000,
   });
+  const at = await offsetOn(two, upload);
+  assert.is(at, 200_000);
   const second = await patch(two, upload, at, data.subarray(at));
   assert.is(second.status, 409, second.text);
   assert.is(second.code, 'TUS_BUSY');
@@ -228,11 +248,12 @@ test('an instance killed (SIGKILL) mid-PATCH: another resumes at the recorded of
   const data: Buffer<ArrayBuffer> = randomBytes(900_000);
   const upload = await create(dead.url, name, data.length);
   const cut = slowPatch(dead.url, upload, 0, data, 300_000);
-  await waitFor(() => offsetOn(other.url, upload), {
-    what: 'instance 1 to see the bytes instance 0 is receiving',
+  await waitFor(() => recorded(upload), {
+    what: 'the bytes instance 0 is receiving to be recorded',
     until: (o) => o === 300_000,
     timeoutMs: 30_000,
   });
+  assert.is(await offsetOn(other.url, upload), 300_000, 'a HEAD elsewhere answers it while the PATCH runs');
   const exited = new Promise((resolve) => dead.child.once('exit', resolve));
   dead.child.kill('SIGKILL');
   await exited;
