@@ -73,6 +73,7 @@ const OWN_PROCESSES = [
   'cli-help.test.ts',
   'cluster-jobs.test.ts',
   'cluster-journal.test.ts',
+  'cluster-uploads.test.ts',
   'cluster.test.ts',
   'db-copy.test.ts',
   'doctor-postgres.test.ts',
