@@ -35,6 +35,8 @@ export const SERVER_ACTIONS: Record<string, EventKind> = {
   'volume.back': 'volume.missing',
   'job.failed': 'job.failed',
   'job.recovered': 'job.failed',
+  'volume.read-only': 'volume.read-only',
+  'volume.writable': 'volume.read-only',
 };
 
 /** The share of a quota past which its account (or, for a volume's, the administrators) is told. */
@@ -166,6 +168,18 @@ export function wordsFor(
             text: `The folder of the volume “${label}” cannot be read (${typeof d.reason === 'string' ? d.reason : 'gone'}): an unmounted disk? Its files are unavailable until it returns.`,
           };
     }
+    case 'volume.read-only': {
+      const label = typeof d.label === 'string' ? d.label : '';
+      return d.back
+        ? {
+            title: `The volume “${label}” is writable again`,
+            text: `Burrow can write in the folder of the volume “${label}” again.`,
+          }
+        : {
+            title: `The volume “${label}” is read-only`,
+            text: `Nothing can be written in the volume “${label}” (${typeof d.reason === 'string' ? d.reason : 'read-only'}): uploads and changes there are refused until it is writable again.`,
+          };
+    }
     case 'upload.failed': {
       const name = typeof d.name === 'string' ? d.name : 'A file';
       const folder = typeof d.folder === 'string' && d.folder ? d.folder : 'its folder';
@@ -212,6 +226,7 @@ export const KIND_LABELS: Record<EventKind, string> = {
   'link.downloaded': 'Downloads through my links',
   'quota.nearly-full': 'A quota nearly full',
   'volume.missing': 'A volume missing (and back)',
+  'volume.read-only': 'A volume read-only (and writable again)',
   'upload.failed': 'An upload that could not be placed',
   'job.failed': 'A background job failing (and working again)',
   test: 'Test notifications',

@@ -127,6 +127,13 @@ export function createOutbox(store: NotifyStore) {
       else state(key, false, serverEvent('job.recovered', null, null, { job: name, label, recovered: true }));
     },
 
+    /** What the volume check found of a read-write volume's folder: read-only (once), writable again (once). */
+    volumeWritable(label: string, readOnly: string | null): void {
+      const key = `volume-read-only:${label.toLowerCase()}`;
+      if (readOnly) state(key, true, serverEvent('volume.read-only', null, null, { label, reason: readOnly }));
+      else state(key, false, serverEvent('volume.writable', null, null, { label, back: true }));
+    },
+
     /** Test events and the like, written outside the activity log. */
     written: wake,
 

@@ -65,8 +65,11 @@ export interface NotifyDeps {
   attemptTimeoutMs?: number;
   /** What quiet hours and digests take as now (NOTIFY_CLOCK_FILE for tests); the system clock by default. */
   clock?: Clock;
-  /** The volume check: each configured volume's trouble (its folder gone, unreadable), or null. */
-  volumes?: () => Promise<{ label: string; problem: string | null }[]>;
+  /**
+   * The volume check: each configured volume's trouble (its folder gone, unreadable), or null;
+   * and for one mounted read-write, why nothing can be written there, or null.
+   */
+  volumes?: () => Promise<{ label: string; problem: string | null; readOnly?: string | null }[]>;
 }
 
 /** After the nth failed attempt, wait this long (then the last one again), up to MAX_ATTEMPTS. */
@@ -326,6 +329,7 @@ export function createNotify(deps: NotifyDeps) {
         const installation =
           kind === 'volume.missing' ||
           kind === 'job.failed' ||
+          kind === 'volume.read-only' ||
           (kind === 'quota.nearly-full' && detail?.scope === 'volume');
         if (event.user_id && !installation) ids.add(event.user_id);
         if (kind === 'signin.lockout' || installation) for (const a of accounts) if (a.isAdmin) ids.add(a.id);
@@ -737,7 +741,8 @@ export function createNotify(deps: NotifyDeps) {
 
   /**
    * The volume check, every VOLUME_CHECK_MS of the clock (a test moves it): a volume whose folder
-   * is gone or unreadable is told to the administrators once, and once more when it is back.
+   * is gone or unreadable is told to the administrators once, and once more when it is back; one
+   * mounted read-write where nothing can be written, once, and once more when it is writable.
    */
   let checking: Promise<void> = Promise.resolve();
   let checked: number | null = null;
@@ -758,10 +763,15 @@ export function createNotify(deps: NotifyDeps) {
       .volumes()
       .then((found) => {
         if (stopped) return;
-        for (const v of found) deps.outbox.volume(v.label, v.problem);
+        for (const v of found) {
+          deps.outbox.volume(v.label, v.problem);
+          // A folder that is gone is not also read-only: that is told when it is back.
+          if (!v.problem) deps.outbox.volumeWritable(v.label, v.readOnly ?? null);
+        }
         log.debug('volumes checked', {
           at: new Date(now).toISOString(),
           missing: found.filter((v) => v.problem).map((v) => v.label),
+          readOnly: found.filter((v) => !v.problem && v.readOnly).map((v) => v.label),
         });
       })
       .catch((err) => log.warn('the volume check failed', { err }))

@@ -16,6 +16,7 @@ export const EVENT_KINDS = [
   'link.downloaded',
   'quota.nearly-full',
   'volume.missing',
+  'volume.read-only',
   'upload.failed',
   'job.failed',
   'test',

@@ -14,7 +14,15 @@ import type { Caller } from '../core/caller.ts';
 import { fileEvent, listed, type ActivitySink } from '../files/activity.ts';
 import type { WorkJournal } from '../files/journal.ts';
 import type { ConflictPolicy } from '../files/names.ts';
-import { toFileItem, type Checked, type Placement, type PlacedFile, type UploadTarget } from './placement.ts';
+import {
+  placementRefusal,
+  toFileItem,
+  whereOfTarget,
+  type Checked,
+  type Placement,
+  type PlacedFile,
+  type UploadTarget,
+} from './placement.ts';
 import { NO_HOLD, type Hold, type QuotaPort } from '../files/quota-port.ts';
 import { writeBody, type BodyWrite } from './body-writer.ts';
 import { formatBytes, removeQuietly, type Staging } from './staging.ts';
@@ -300,7 +308,28 @@ export function createMultipartReceiver(deps: {
         if (failure) throw failure;
         // Place in the order sent, so `x`, `x (1)`… follow the request.
         staged.sort((a, b) => a.order - b.order);
-        for (const s of staged) placed.push(s.skipped ?? (await placement.place(caller, s.target, s.part, s.checked)));
+        for (const s of staged) {
+          if (s.skipped) {
+            placed.push(s.skipped);
+            continue;
+          }
+          try {
+            placed.push(await placement.place(caller, s.target, s.part, s.checked));
+          } catch (err) {
+            // Arrived whole but refused where it was going: its uploader is told, as after a
+            // resumable upload (a script or a phone's background upload has no one watching).
+            deps.activity.record({
+              ...fileEvent(caller, 'files.upload', {
+                stage: 'placement',
+                ...whereOfTarget(s.target),
+                reason: placementRefusal(err).reason,
+                method: 'multipart',
+              }),
+              outcome: 'failure',
+            });
+            throw err;
+          }
+        }
         const stored = placed.filter((p) => p.outcome !== 'skipped');
         if (stored.length)
           deps.activity.record(

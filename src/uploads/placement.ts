@@ -13,7 +13,7 @@ import type { FileOps } from '../files/ops.ts';
 import { ownerView, type InsidePath, type PathResolver } from '../files/paths.ts';
 import type { TrashService } from '../trash/service.ts';
 import type { VersionService } from '../versions/service.ts';
-import { AppError } from '../core/errors.ts';
+import { AppError, fromFsError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import { itemOf, kindOf, type FileItem } from '../files/items.ts';
 import type { UploadedItem } from './wire.ts';
@@ -62,6 +62,27 @@ export function toFileItem(p: PlacedFile): UploadedItem {
 }
 
 /** Splits and checks `relativePath` + `filename` into folders and the file name (400 on bad names). */
+/**
+ * Why a placement was refused, in words that follow "could not be placed: " (its uploader's
+ * notification, the answer's sentence), and the refusal as the API says it (null: a fault).
+ */
+export function placementRefusal(err: unknown): { app: AppError | null; reason: string } {
+  const app = err instanceof AppError ? err : fromFsError(err);
+  if (app?.status === 404) return { app, reason: 'the destination folder no longer exists.' };
+  const reason = app?.message ?? 'the server could not write it into its folder.';
+  return { app: app ?? null, reason: reason.charAt(0).toLowerCase() + reason.slice(1) };
+}
+
+/** Where an upload was going, as its uploader named it: the file's name and the folder holding it. */
+export function whereOfTarget(target: UploadTarget): { name: string; folder: string } {
+  try {
+    const { folders, name } = splitTarget(target);
+    return { name, folder: [target.uploadTo.replace(/\/+$/, ''), ...folders].filter(Boolean).join('/') };
+  } catch {
+    return { name: target.filename, folder: target.uploadTo };
+  }
+}
+
 export function splitTarget(target: UploadTarget): { folders: string[]; name: string } {
   const rel = target.relativePath.replace(/\\/g, '/').replace(/^\/+/, '');
   const segments = rel === '' ? [] : rel.split('/');

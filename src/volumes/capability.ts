@@ -4,7 +4,7 @@
 import type { Capability } from '../http/capability.ts';
 import type { Config } from '../config.ts';
 import { hostVolumeRoutes } from './host-routes.ts';
-import { createHostVolumes, type HostVolumeEvent } from './host-service.ts';
+import { createHostVolumes, type HostVolumeEvent, type VolumeHealth } from './host-service.ts';
 import type { HostVolumeStore } from './host-store.ts';
 import { volumeRoutes } from './routes.ts';
 import { createAssignedVolumes } from './service.ts';
@@ -18,7 +18,7 @@ export interface VolumesCapability extends Capability {
     inUse(realRoot: string): boolean;
     subscribe(listener: (event: HostVolumeEvent) => void): () => void;
     /** The volume check: each host folder's trouble (gone, unreadable), or null. */
-    health(): Promise<{ label: string; problem: string | null }[]>;
+    health(): Promise<VolumeHealth[]>;
   };
 }
 

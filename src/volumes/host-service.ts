@@ -51,6 +51,14 @@ export async function problemOf(folder: string): Promise<string | null> {
   );
 }
 
+export interface VolumeHealth {
+  label: string;
+  /** Its folder is gone or cannot be read. */
+  problem: string | null;
+  /** Mounted read-write, but nothing can be written there. */
+  readOnly: string | null;
+}
+
 export function createHostVolumes(deps: HostVolumeDeps) {
   const { store } = deps;
 
@@ -124,9 +132,28 @@ export function createHostVolumes(deps: HostVolumeDeps) {
       if (volume === null) throw new AppError('EXISTS', `There is already a volume labelled "${label}".`);
       return { volume: await toWire(volume) };
     },
-    /** The volume check: each host folder's trouble, or null (the notifications' "volume missing"). */
-    async health(): Promise<{ label: string; problem: string | null }[]> {
-      return Promise.all(store.list().map(async (v) => ({ label: v.label, problem: await problemOf(v.path) })));
+    /**
+     * The volume check: each host folder's trouble, or null (the notifications' "volume
+     * missing"), and for a volume mounted read-write whose folder can be read, why Burrow cannot
+     * write there, or null (their "volume read-only").
+     */
+    async health(): Promise<VolumeHealth[]> {
+      return Promise.all(
+        store.list().map(async (v) => {
+          const problem = await problemOf(v.path);
+          const ro = problem === null && v.accessMode === 'readwrite' ? await probeWritable(v.path) : null;
+          return {
+            label: v.label,
+            problem,
+            readOnly:
+              ro === 'storage'
+                ? 'its disk is mounted read-only'
+                : ro === 'permission'
+                  ? 'Burrow may not write in its folder'
+                  : null,
+          };
+        }),
+      );
     },
     remove(id: string): void {
       const volume = store.get(id);

@@ -20,7 +20,14 @@ import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../../core/caller.ts';
 import { fileEvent, type ActivitySink } from '../../files/activity.ts';
 import type { ConflictPolicy } from '../../files/names.ts';
-import { splitTarget, toFileItem, type Placement, type PlacedFile, type UploadTarget } from '../placement.ts';
+import {
+  placementRefusal,
+  toFileItem,
+  whereOfTarget,
+  type Placement,
+  type PlacedFile,
+  type UploadTarget,
+} from '../placement.ts';
 import type { UploadedItem } from '../wire.ts';
 import { isPartName, removeQuietly, TUS_PART, type Staging } from '../staging.ts';
 import {
@@ -272,14 +279,7 @@ export function createTusService(deps: TusDeps): TusService {
   }
 
   /** The name and the folder an upload was for, as its uploader named them. */
-  function whereOf(row: UploadRow): { name: string; folder: string } {
-    try {
-      const { folders, name } = splitTarget(targetOf(row));
-      return { name, folder: [row.uploadTo.replace(/\/+$/, ''), ...folders].filter(Boolean).join('/') };
-    } catch {
-      return { name: row.filename, folder: row.uploadTo };
-    }
-  }
+  const whereOf = (row: UploadRow) => whereOfTarget(targetOf(row));
 
   const resultOf = (placed: PlacedFile): UploadResult => ({
     outcome: placed.outcome,
@@ -288,12 +288,9 @@ export function createTusService(deps: TusDeps): TusService {
   const pathOf = (placed: PlacedFile) => [placed.parent, placed.name].filter(Boolean).join('/');
 
   function describeFailure(err: unknown): { status: number; reason: string; sentence: string } {
-    const app = err instanceof AppError ? err : fromFsError(err);
+    const { app, reason } = placementRefusal(err);
     // A refusal (the folder became read-only or view-only for the person) says so; it is no server fault.
     const status = app?.status === 507 || app?.status === 403 ? app.status : 500;
-    let reason = app?.message ?? 'the server could not write it into its folder.';
-    if (app?.status === 404) reason = 'the destination folder no longer exists.';
-    else reason = reason.charAt(0).toLowerCase() + reason.slice(1);
     if (!app) log.warn('upload placement failed', { err });
     return { status, reason, sentence: `The upload is complete but could not be placed: ${reason}` };
   }

@@ -30,6 +30,10 @@ const KINDS: { kind: Kind; label: string; folders?: true }[] = [
   { kind: 'upload.failed', label: 'An upload of mine that could not be placed in its folder' },
   { kind: 'volume.missing', label: 'A volume’s disk gone missing, and back (administrators)' },
   { kind: 'job.failed', label: 'A background job failing again and again, and working again (administrators)' },
+  {
+    kind: 'volume.read-only',
+    label: 'A read-write volume that cannot be written, and writable again (administrators)',
+  },
 ];
 
 const KIND_LABEL: Record<string, string> = {
