@@ -1,12 +1,12 @@
 // "Tags…" for one item or a selection: the tags all of them carry (× takes one off every item),
-// the ones only some carry (+ puts it on the rest), and a field to add a tag (the account's
-// tags offered as it is typed). Each change is sent at once; the dialog shows the answer.
+// the ones only some carry (+ puts it on the rest), the tags the account's groups share (read
+// again each time it opens), and a field to add a tag (the account's tags offered as it is typed). Each change is sent at once; the dialog shows the answer.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import { Dialog, showDialog } from '../components/Dialog.tsx';
 import { ErrorNote } from '../components/common.tsx';
 import { useSubmit } from '../components/useSubmit.ts';
-import { applyTags, groupTags, tagVocabulary } from './tags.tsx';
+import { applyTags, groupTags, refreshTags, tagVocabulary } from './tags.tsx';
 
 export function openTagDialog(items: { path: string; name: string }[]): void {
   if (!items.length) return;
@@ -20,6 +20,8 @@ function TagDialog({ items, close }: { items: { path: string; name: string }[]; 
   const { busy, error, run } = useSubmit();
   useEffect(() => {
     let live = true;
+    // What the groups share now (a member may have shared or stopped sharing since the page loaded).
+    void refreshTags();
     Promise.all(paths.map((p) => api('GET /api/tags/item', { query: { path: p } }).catch(() => null))).then(
       (answers) => {
         if (live) setByPath(Object.fromEntries(paths.map((p, i) => [p, answers[i]?.tags ?? []])));
