@@ -237,7 +237,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     log,
     record: (event) => activity.record(event),
   });
-  const settings = createSettings({ store: createSettingsStore(db), everyoneRules: accessModel.everyone });
+  const settings = createSettings({
+    store: createSettingsStore(db),
+    everyoneRules: accessModel.everyone,
+    soleWriter: db.dialect === 'sqlite',
+  });
   const switches = installationSwitches(config, settings, log);
   // The index file and the indexer's thread first: the worker boots while the rest is built.
   const indexer = openIndexer({

@@ -60,6 +60,12 @@ export interface SettingsDeps {
   store: SettingsStore;
   /** Everyone's rules of the access model, in the settings' shape (wire-shapes §9). */
   everyoneRules?: { list(): AccessRule[]; replace(rules: AccessRule[]): void };
+  /**
+   * Whether this process is the only writer of the settings (the embedded database): then the
+   * sections are cached. On PostgreSQL other instances write them too, so every read asks the
+   * database — one statement, as a session's row is read on every request.
+   */
+  soleWriter?: boolean;
 }
 
 /** Parses a stored preference document; a damaged one reads as empty. */
@@ -74,8 +80,8 @@ function parsePrefs(text: string | undefined): UserPrefs {
 
 export type SettingsService = ReturnType<typeof createSettings>;
 
-export function createSettings({ store, everyoneRules }: SettingsDeps) {
-  // Sections are read on many requests (access rules on every file call): cache them.
+export function createSettings({ store, everyoneRules, soleWriter = true }: SettingsDeps) {
+  // Sections are read on many requests: cache them while no other instance can change them.
   const cache = new Map<SectionName, unknown>();
 
   function section<K extends SectionName>(key: K): Sections[K] {
@@ -90,13 +96,13 @@ export function createSettings({ store, everyoneRules }: SettingsDeps) {
         /* a damaged row reads as the defaults */
       }
     }
-    cache.set(key, value);
+    if (soleWriter) cache.set(key, value);
     return value;
   }
 
   function write<K extends SectionName>(key: K, value: Sections[K]): void {
     store.writeSection(key, JSON.stringify(value));
-    cache.set(key, value);
+    if (soleWriter) cache.set(key, value);
   }
 
   return {

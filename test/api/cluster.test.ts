@@ -223,4 +223,19 @@ test('a change through one instance reaches another one’s search, folder size 
   ws.close();
 });
 
+test('installation settings changed through one instance are what the others answer at once', async () => {
+  // Each instance has read the sections before the change (a cache would hold the old ones).
+  const before = await Promise.all([0, 1, 2].map((i) => on(i, admin).get('/api/settings')));
+  for (const b of before) assert.is(b.status, 200, b.text);
+  const activity = { enabled: !before[0]!.json.activity.enabled, retentionDays: 11 };
+  const branding = { appName: 'Müller & Söhne #2 — Dateien 🦔' };
+  const changed = await on(0, admin).patch('/api/settings', { activity, branding });
+  assert.is(changed.status, 200, changed.text);
+  for (const i of [1, 2]) {
+    const after = await on(i, admin).get('/api/settings');
+    assert.equal(after.json.activity, activity, `instance ${i}: ${after.text}`);
+    assert.is(after.json.branding.appName, branding.appName, `instance ${i}`);
+  }
+});
+
 test.run();
