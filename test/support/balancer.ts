@@ -11,7 +11,8 @@ export interface Balancer {
   close(): Promise<void>;
 }
 
-export async function startBalancer(targets: readonly string[]): Promise<Balancer> {
+/** `port`: where to listen (0, any free one; a balancer started again keeps its address). */
+export async function startBalancer(targets: readonly string[], port = 0): Promise<Balancer> {
   const ports = targets.map((t) => Number(new URL(t).port));
   let next = 0;
   const sentTo: number[] = [];
@@ -23,7 +24,8 @@ export async function startBalancer(targets: readonly string[]): Promise<Balance
   };
   const server = http.createServer((req, res) => {
     const upstream = http.request(
-      { host: '127.0.0.1', port: pick(), method: req.method, path: req.url, headers: req.headers },
+      // A connection of its own (no agent): none is reused after an instance closed it.
+      { host: '127.0.0.1', port: pick(), method: req.method, path: req.url, headers: req.headers, agent: false },
       (answer) => {
         res.writeHead(answer.statusCode!, answer.rawHeaders);
         answer.pipe(res);
@@ -47,12 +49,13 @@ export async function startBalancer(targets: readonly string[]): Promise<Balance
     upstream.on('error', () => socket.destroy());
     socket.on('error', () => upstream.destroy());
   });
-  // No keep-alive reuse toward the client decides the instance: each request picks anew.
-  server.keepAliveTimeout = 1;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
+  // Each request picks anew, whatever connection it came on, so a client's keep-alive connection
+  // decides nothing and is kept as long as Node's default (a 1 ms timeout closed connections
+  // the client was writing its next request into: ECONNRESET under load).
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const listening = (server.address() as net.AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening}`,
     sentTo,
     close: () =>
       new Promise((resolve) => {

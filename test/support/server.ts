@@ -7,7 +7,14 @@
 // process, so the same tests prove the bundle behaves like the source. Tests therefore only
 // reach the server the way a user can: HTTP, its log lines, its folders, and its database
 // file while it is stopped (`withDatabase`).
+//
+// BURROW_TEST_SERVER=cluster: every server is three executables on one PostgreSQL database (a
+// test PostgreSQL started once per test process) and one shared volume and home folder, behind
+// a round-robin balancer (support/balancer.ts) — issue 31's deployment, so the same test files
+// prove that any instance answers any request with no two requests in a row on the same one.
+// Each instance has its own CONFIG_DIR and CACHE_DIR, as separate machines would.
 import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,9 +27,15 @@ import { sandbox, type Sandbox } from '../binary/harness.ts';
 import { waitFor } from './wait.ts';
 import { onPostgres, testPostgres } from './postgres.ts';
 import { PostgresDatabase } from '../../src/db/postgres.ts';
+import { startBalancer, type Balancer } from './balancer.ts';
 
-export type ServerMode = 'source' | 'executable';
-export const serverMode: ServerMode = process.env.BURROW_TEST_SERVER === 'executable' ? 'executable' : 'source';
+export type ServerMode = 'source' | 'executable' | 'cluster';
+export const serverMode: ServerMode =
+  process.env.BURROW_TEST_SERVER === 'executable' || process.env.BURROW_TEST_SERVER === 'cluster'
+    ? process.env.BURROW_TEST_SERVER
+    : 'source';
+/** How many instances a server is in cluster mode. */
+export const CLUSTER_SIZE = 3;
 
 export interface TestDirs {
   root: string;
@@ -104,6 +117,7 @@ export async function startServer(
   for (const v of options.volumes ?? ['Files']) fs.mkdirSync(path.join(dirs.volumes, v), { recursive: true });
   const logs: Record<string, any>[] = [];
   let env: Record<string, string> = { ...serverEnv(dirs), ...options.env };
+  if (serverMode === 'cluster') return startCluster(dirs, env, logs);
   // BURROW_TEST_DATABASE=postgres: the same server on a database of its own in a test PostgreSQL.
   if (onPostgres && env.DATABASE_URL === undefined) env.DATABASE_URL = await (await testPostgres()).database();
   let app: App | undefined;
@@ -183,32 +197,166 @@ export async function startServer(
     close: stop,
     pid: () => current?.pid ?? process.pid,
     children(command) {
-      const parent = current?.pid ?? process.pid;
-      return fs.readdirSync('/proc').flatMap((d) => {
-        if (!/^\d+$/.test(d)) return [];
-        try {
-          const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-          const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-          const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-          if (comm !== command || ppid !== parent) return [];
-          const args = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').slice(0, -1);
-          return [{ pid: Number(d), args }];
-        } catch {
-          return [];
-        }
-      });
+      return childrenOf(current?.pid ?? process.pid, command);
     },
     openFiles() {
-      const dir = `/proc/${current?.pid ?? process.pid}/fd`;
-      return fs.readdirSync(dir).flatMap((d) => {
-        try {
-          return [fs.readlinkSync(`${dir}/${d}`)];
-        } catch {
-          return [];
-        }
-      });
+      return openFilesOf(current?.pid ?? process.pid);
     },
   };
+}
+
+/**
+ * BURROW_TEST_SERVER=cluster: CLUSTER_SIZE executables on one PostgreSQL database and the same
+ * VOLUME_ROOT and USER_ROOT, behind a round-robin balancer whose address is the server's `url`.
+ * Instance 0 keeps the test's CONFIG_DIR and CACHE_DIR; the others get their own beside them,
+ * holding a copy of what the test put in CONFIG_DIR before the start (as an administrator
+ * copies keys to every machine). `logs` gathers every instance's lines; `restart()` and
+ * `withDatabase()` stop and start all of them; `pid()`, `children()` and `openFiles()` answer
+ * for instance 0.
+ */
+async function startCluster(
+  dirs: TestDirs,
+  firstEnv: Record<string, string>,
+  logs: Record<string, any>[],
+): Promise<TestServer> {
+  let env: Record<string, string> = {
+    // Every instance signs with the secrets sealed in the database under this one key.
+    CLUSTER_KEY: crypto.randomBytes(32).toString('base64url'),
+    ...firstEnv,
+  };
+  if (env.DATABASE_URL === undefined) env.DATABASE_URL = await (await testPostgres()).database();
+  // Each its own HTTPS port (0: a free one) unless the test chose.
+  const httpsFixed = env.HTTPS_PORT !== undefined && env.HTTPS_PORT !== '0';
+  const nodeEnv = (i: number, port: number): Record<string, string> => {
+    const own: Record<string, string> = { PORT: String(port) };
+    if (!httpsFixed) own.HTTPS_PORT = env.HTTPS_PORT ?? '0';
+    if (i > 0) {
+      own.CONFIG_DIR = `${env.CONFIG_DIR}-node${i}`;
+      own.CACHE_DIR = `${env.CACHE_DIR}-node${i}`;
+      if (fs.existsSync(env.CONFIG_DIR!) && !fs.existsSync(own.CONFIG_DIR))
+        fs.cpSync(env.CONFIG_DIR!, own.CONFIG_DIR, { recursive: true });
+    }
+    return { ...env, ...own };
+  };
+  let current: (Instance | null)[] = [];
+  const ports: number[] = [];
+  const start = async () => {
+    // One at a time the first time (the first migrates the database), together afterwards.
+    if (!ports.length) {
+      for (let i = 0; i < CLUSTER_SIZE; i++) {
+        const node = await bootExecutable(dirs, nodeEnv(i, 0), logs);
+        current.push(node);
+        ports.push(node.port);
+      }
+    } else current = await Promise.all(ports.map((p, i) => bootExecutable(dirs, nodeEnv(i, p), logs)));
+  };
+  const stop = async () => {
+    const running = current;
+    current = [];
+    await Promise.all(running.map((node) => node?.stop()));
+    if (running.length) forgetConnections();
+  };
+  await start();
+  let balancer = await startBalancer(ports.map((p) => `http://127.0.0.1:${p}`));
+  const balancerPort = Number(new URL(balancer.url).port);
+  balancers.add(balancer);
+  const url = balancer.url;
+  const first = () => current[0] ?? null;
+  return {
+    url,
+    mode: 'cluster',
+    dirs,
+    logs,
+    async settleLogs() {
+      // Each instance's line of a request made now comes after every line it wrote before.
+      await Promise.all(
+        ports.map(async (port) => {
+          const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+          await res.arrayBuffer();
+          const id = res.headers.get('x-request-id');
+          await waitFor(() => logs.some((l) => l.msg === 'request' && l.requestId === id), {
+            what: 'the log line of the request of settleLogs() on every instance',
+            everyMs: 10,
+          });
+        }),
+      );
+    },
+    async routes() {
+      const doc = (await (await fetch(`${url}/api/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, unknown>>;
+      };
+      return Object.entries(doc.paths).flatMap(([p, ops]) =>
+        Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path: p })),
+      );
+    },
+    async withDatabase(fn) {
+      await stop();
+      try {
+        const db = new PostgresDatabase(env.DATABASE_URL!);
+        try {
+          return await fn(db);
+        } finally {
+          db.close();
+        }
+      } finally {
+        await start();
+      }
+    },
+    async restart(extraEnv = {}) {
+      await stop();
+      env = { ...env, ...extraEnv };
+      await start();
+      if (!balancers.has(balancer)) {
+        balancer = await startBalancer(
+          ports.map((p) => `http://127.0.0.1:${p}`),
+          balancerPort,
+        );
+        balancers.add(balancer);
+      }
+    },
+    async close() {
+      await stop();
+      balancers.delete(balancer);
+      await balancer.close();
+    },
+    pid: () => first()?.pid ?? process.pid,
+    children(command) {
+      return childrenOf(first()?.pid ?? process.pid, command);
+    },
+    openFiles() {
+      return openFilesOf(first()?.pid ?? process.pid);
+    },
+  };
+}
+const balancers = new Set<Balancer>();
+
+/** The child processes of `parent` running `command` now (`/proc/*\/stat`), with their arguments. */
+function childrenOf(parent: number, command: string): { pid: number; args: string[] }[] {
+  return fs.readdirSync('/proc').flatMap((d) => {
+    if (!/^\d+$/.test(d)) return [];
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (comm !== command || ppid !== parent) return [];
+      const args = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').slice(0, -1);
+      return [{ pid: Number(d), args }];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Where the files `pid` holds open are named now (`/proc/<pid>/fd` link targets). */
+function openFilesOf(pid: number): string[] {
+  const dir = `/proc/${pid}/fd`;
+  return fs.readdirSync(dir).flatMap((d) => {
+    try {
+      return [fs.readlinkSync(`${dir}/${d}`)];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /**
