@@ -122,8 +122,6 @@ const CLUSTER_CANNOT: Record<string, string> = {
   'quotas-crash.test.ts': 'kills its server (SIGKILL) mid-write and starts it again on the embedded database',
   'secrets-at-rest.test.ts':
     "reads the embedded database's keys in CONFIG_DIR (on PostgreSQL they are sealed in the database)",
-  'uploads-tus.test.ts':
-    "product gap (issue 31): one resumable upload's PATCHes on several instances answer 409 TUS_OFFSET_MISMATCH (README: keep one upload on one instance)",
   'tags.test.ts':
     'product gap (issue 31): an access rule set through one instance holds on the others only after their rule cache (1 s) expires',
   'terminal.test.ts':
