@@ -2,7 +2,9 @@
 // installability check; the service worker keeps the app shell only (never a listing, a file
 // or anything under /api/); "Share → Burrow" (a Web Share Target POST of two photos, as a phone's
 // gallery sends it) lets the person pick a folder and lands both photos byte for byte; offline,
-// the app says so, and opens from the kept shell.
+// the app says so, and opens from the kept shell. A Web Push message delivered to the service
+// worker (Chromium's own push delivery, through DevTools) is shown as a notification with the
+// title and text the server put in it.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -171,6 +173,45 @@ test('offline, the app says so, opens from the kept shell, and comes back', asyn
   await page.getByRole('region', { name: 'Folder Files', exact: true }).waitFor();
   await shot(page, 'pwa-back-online');
   assert.equal(problems, []);
+});
+
+test('a push message is shown by the service worker: its title and text, as the server sends them', async () => {
+  await context.grantPermissions(['notifications'], { origin: server.url });
+  await page.goto(`${server.url}/files/Files`);
+  await page.getByRole('region', { name: 'Folder Files', exact: true }).waitFor();
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  const cdp = await context.newCDPSession(page);
+  const registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] = [];
+  cdp.on('ServiceWorker.workerRegistrationUpdated', (e) => registrations.push(...e.registrations));
+  await cdp.send('ServiceWorker.enable');
+  const reg = await waitFor(() => registrations.find((r) => !r.isDeleted && r.scopeURL.startsWith(server.url)), {
+    what: 'the service worker’s registration',
+  });
+  // The payload as the server's Web Push sender makes it (notify/push.ts pushPayload).
+  const sent = {
+    id: 'msg_x7Yk2pQ9',
+    kind: 'folder.uploaded',
+    title: 'Sonnenuntergang – été “Zoë” #3 (100%).jpg added',
+    body: 'lena added Home/Photos/Sonnenuntergang – été “Zoë” #3 (100%).jpg.',
+    paths: ['Home/Photos/Sonnenuntergang – été “Zoë” #3 (100%).jpg'],
+  };
+  await cdp.send('ServiceWorker.deliverPushMessage', {
+    origin: new URL(server.url).origin,
+    registrationId: reg.registrationId,
+    data: JSON.stringify(sent),
+  });
+  const shown = await waitFor(
+    () =>
+      page.evaluate(async () =>
+        (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
+          title: n.title,
+          body: n.body,
+          tag: n.tag,
+        })),
+      ),
+    { what: 'the notification shown', until: (n) => n.length > 0 },
+  );
+  assert.equal(shown, [{ title: sent.title, body: sent.body, tag: sent.id }]);
 });
 
 test.run();
