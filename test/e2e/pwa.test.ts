@@ -181,12 +181,28 @@ test('a push message is shown by the service worker: its title and text, as the 
   await page.getByRole('region', { name: 'Folder Files', exact: true }).waitFor();
   await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
   const cdp = await context.newCDPSession(page);
-  const registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] = [];
-  cdp.on('ServiceWorker.workerRegistrationUpdated', (e) => registrations.push(...e.registrations));
-  await cdp.send('ServiceWorker.enable');
-  const reg = await waitFor(() => registrations.find((r) => !r.isDeleted && r.scopeURL.startsWith(server.url)), {
-    what: 'the service worker’s registration',
+  // Each registration's latest state, and the versions DevTools reports: the push goes to a
+  // registration that still stands and whose worker is activated (a registration seen once and
+  // replaced since, or a worker still installing, would drop it).
+  const registrations = new Map<string, { registrationId: string; scopeURL: string; isDeleted: boolean }>();
+  const versions = new Map<string, { registrationId: string; status: string }>();
+  const activated = {
+    has: (id: string) => [...versions.values()].some((v) => v.registrationId === id && v.status === 'activated'),
+  };
+  cdp.on('ServiceWorker.workerRegistrationUpdated', (e) => {
+    for (const r of e.registrations) registrations.set(r.registrationId, r);
   });
+  cdp.on('ServiceWorker.workerVersionUpdated', (e) => {
+    for (const v of e.versions) versions.set(v.versionId, { registrationId: v.registrationId, status: v.status });
+  });
+  await cdp.send('ServiceWorker.enable');
+  const reg = await waitFor(
+    () =>
+      [...registrations.values()].find(
+        (r) => !r.isDeleted && r.scopeURL.startsWith(server.url) && activated.has(r.registrationId),
+      ),
+    { what: 'the service worker’s registration with its worker activated' },
+  );
   // The payload as the server's Web Push sender makes it (notify/push.ts pushPayload).
   const sent = {
     id: 'msg_x7Yk2pQ9',
