@@ -145,3 +145,106 @@ self.addEventListener('notificationclick', (event) => {
     })(),
   );
 });
+
+// Background Sync (where the browser has it): a page whose uploads were held by a lost network
+// registers UPLOADS_SYNC, and the browser wakes this worker once the network is back — also when
+// the page was closed meanwhile. With a Burrow page open, that page goes on itself (told so here).
+// With none, this worker goes on with the signed-in account's kept resumable uploads (IndexedDB
+// 'burrow-uploads', written by ui/src/upload/kept.ts): each from the server's offset (HEAD), or
+// made first when it never reached the server, then forgotten once placed. A server's refusal
+// leaves an upload kept for the next page, which says why; a network failure rejects, so the
+// browser tries the sync again later. Paused and failed uploads wait for the person.
+const UPLOADS_SYNC = 'burrow-uploads';
+const TUS = { 'Tus-Resumable': '1.0.0' };
+const PATCH_BYTES = 8 * 1024 * 1024;
+
+self.addEventListener('sync', (event) => {
+  if (event.tag === UPLOADS_SYNC) event.waitUntil(goOnWithUploads());
+});
+
+async function goOnWithUploads() {
+  const open = await self.clients.matchAll({ type: 'window' });
+  if (open.length) {
+    for (const c of open) c.postMessage({ type: 'burrow-uploads-online' });
+    return;
+  }
+  const status = await fetch('/api/auth/status', { headers: { accept: 'application/json' } }).then((r) => r.json());
+  const account = status.user?.id ?? (status.authEnabled === false ? 'local' : null);
+  if (!account) return; // signed out: the next page, once signed in, takes them up
+  const db = await keptDatabase();
+  const kept = (await keptAll(db))
+    .filter((k) => k.account === account && k.chunked && !k.paused && !k.failed)
+    .sort((a, b) => (a.key < b.key ? -1 : 1));
+  for (const k of kept) await sendKept(db, k);
+}
+
+async function sendKept(db, k) {
+  const size = k.file.size;
+  let url = k.url;
+  let offset = 0;
+  if (url) {
+    const head = await fetch(url, { method: 'HEAD', headers: TUS });
+    if (head.ok) offset = Number(head.headers.get('Upload-Offset'));
+    else if (head.status === 404 || head.status === 410)
+      url = undefined; // expired: made again
+    else return;
+  }
+  if (!url) {
+    const name = k.relativePath.split('/').pop() || k.file.name;
+    const meta = {
+      filename: name,
+      uploadTo: k.target,
+      relativePath: k.relativePath,
+      filetype: k.file.type || 'application/octet-stream',
+      ...(k.conflict ? { conflict: k.conflict } : {}),
+    };
+    const made = await fetch('/api/upload/tus', {
+      method: 'POST',
+      headers: {
+        ...TUS,
+        'Upload-Length': String(size),
+        'Upload-Metadata': Object.entries(meta)
+          .map(([key, v]) => `${key} ${base64(v)}`)
+          .join(','),
+      },
+    });
+    if (made.status !== 201) return;
+    url = new URL(made.headers.get('Location'), self.location.origin).href;
+    offset = Number(made.headers.get('Upload-Offset') ?? 0);
+    await keptPut(db, { ...k, url });
+  }
+  while (offset < size) {
+    const res = await fetch(url, {
+      method: 'PATCH',
+      headers: { ...TUS, 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream' },
+      body: k.file.slice(offset, offset + PATCH_BYTES),
+    });
+    if (res.status !== 204) return;
+    offset = Number(res.headers.get('Upload-Offset'));
+  }
+  await keptDelete(db, k.key);
+}
+
+const base64 = (text) => btoa(Array.from(new TextEncoder().encode(text), (b) => String.fromCharCode(b)).join(''));
+
+function keptDatabase() {
+  return new Promise((resolve, reject) => {
+    const req = indexedDB.open('burrow-uploads', 1);
+    req.onupgradeneeded = () => req.result.createObjectStore('uploads', { keyPath: 'key' });
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+}
+
+function keptTransaction(db, mode, act) {
+  return new Promise((resolve, reject) => {
+    const tx = db.transaction('uploads', mode);
+    const req = act(tx.objectStore('uploads'));
+    tx.oncomplete = () => resolve(req.result);
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error);
+  });
+}
+const keptAll = (db) => keptTransaction(db, 'readonly', (s) => s.getAll());
+const keptPut = (db, k) => keptTransaction(db, 'readwrite', (s) => s.put(k));
+const keptDelete = (db, key) => keptTransaction(db, 'readwrite', (s) => s.delete(key));

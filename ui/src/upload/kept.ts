@@ -3,8 +3,9 @@
 // (IndexedDB stores a File as it is: name, type, date and bytes), and forgotten once done or
 // removed. The next page of the same account takes them up again (start.ts): queued and running
 // ones go on, a failed one is shown failed with its reason until the person retries or removes
-// it; tus-js-client goes on from the server's offset (the upload's address is kept under the
-// file's fingerprint). Nothing here is sent
+// it. A resumable upload's address at the server is kept with it, so the page — or, with the page
+// closed, the service worker woken by Background Sync (public/sw.js, which reads this same store)
+// — goes on from the server's offset. Nothing here is sent
 // anywhere: the browser's own storage for this origin.
 
 export interface KeptUpload {
@@ -19,7 +20,12 @@ export interface KeptUpload {
   paused: boolean;
   /** Why it failed (the server's sentence, or the network): shown again after a reload. */
   failed?: { error: string; requestId?: string };
+  /** The resumable upload's address at the server, once it was made there. */
+  url?: string;
 }
+
+/** The Background Sync tag the page registers and the service worker answers (public/sw.js). */
+export const SYNC_TAG = 'burrow-uploads';
 
 const DB = 'burrow-uploads';
 const STORE = 'uploads';
@@ -56,14 +62,15 @@ export const forget = (key: string) => transact('readwrite', (s) => s.delete(key
  * Notes what became of a kept upload (paused, failed and why, or going on again). Read and
  * written in one transaction: an upload that ends meanwhile (forget) is not brought back.
  */
-export async function mark(key: string, change: Pick<KeptUpload, 'paused' | 'failed'>): Promise<void> {
+export async function mark(key: string, change: Partial<Pick<KeptUpload, 'paused' | 'failed' | 'url'>>): Promise<void> {
   await transact('readwrite', (s) => {
     const req = s.get(key);
     req.onsuccess = () => {
       const found = req.result as KeptUpload | undefined;
       if (!found) return;
-      const { failed: _was, ...rest } = found;
-      s.put(change.failed ? { ...rest, ...change } : { ...rest, paused: change.paused });
+      const next = { ...found, ...change };
+      if (!next.failed) delete next.failed;
+      s.put(next);
     };
     return req;
   });

@@ -7,7 +7,7 @@ import { toast } from '../state/toasts.ts';
 import { uploads, uploadSpeed, updateUpload, type UploadEntry } from '../state/uploads.ts';
 import { user } from '../state/session.ts';
 import { FIRST_CHUNK, LARGEST_CHUNK, nextChunkSize } from './chunk-size.ts';
-import { forget, keep, mark, newKey, type KeptUpload } from './kept.ts';
+import { forget, keep, mark, newKey, SYNC_TAG, type KeptUpload } from './kept.ts';
 
 export interface PickedFile {
   file: File;
@@ -39,6 +39,8 @@ interface Job {
   kept?: string;
   /** Paused because the browser went offline: goes on by itself when it is back. */
   heldOffline?: boolean;
+  /** The resumable upload's address at the server, once made (kept with a kept upload). */
+  url?: string;
 }
 const jobs = new Map<number, Job>();
 let nextId = 1;
@@ -108,8 +110,16 @@ function tusUpload(job: Job): tus.Upload {
     },
     chunkSize: Math.min(FIRST_CHUNK, largestChunk),
     retryDelays: [0, 1000, 3000, 6000],
-    storeFingerprintForResuming: true,
+    // A kept upload keeps its address itself (kept.ts, where the service worker reads it too);
+    // a link holder's is found again by the file's fingerprint.
+    ...(job.url ? { uploadUrl: job.url } : {}),
+    storeFingerprintForResuming: !job.kept,
     removeFingerprintOnSuccess: true,
+    onUploadUrlAvailable: () => {
+      if (!upload.url || upload.url === job.url) return;
+      job.url = upload.url;
+      if (job.kept) void mark(job.kept, { url: upload.url });
+    },
     // Each PATCH is sized from how fast the one before it went (chunk-size.ts).
     onChunkComplete: (bytes) => {
       const now = performance.now();
@@ -126,7 +136,9 @@ function tusUpload(job: Job): tus.Upload {
         options.chunkSize = FIRST_CHUNK;
         return true;
       }
-      return status === 0 || status === 409 || status === 423 || status >= 502;
+      // A gateway's passing failure is tried again; Burrow's own refusals (507: over a quota, the
+      // volume full) are not — they would only be refused again.
+      return status === 0 || status === 409 || status === 423 || (status >= 502 && status <= 504);
     },
     onProgress: (sent) => updateUpload(entry.id, { sent }),
     onSuccess: ({ lastResponse }) => {
@@ -185,7 +197,8 @@ async function withPrevious(upload: tus.Upload): Promise<tus.Upload> {
 function startTus(job: Job): void {
   const upload = tusUpload(job);
   job.tus = upload;
-  void withPrevious(upload).then(() => upload.start());
+  if (job.url) upload.start();
+  else void withPrevious(upload).then(() => upload.start());
 }
 
 function startMultipart(job: Job): void {
@@ -245,7 +258,7 @@ export function enqueue(
   chunked: boolean,
   onDone: () => void,
   endpoints: UploadEndpoints = OWN,
-  restored?: Pick<KeptUpload, 'key' | 'paused' | 'failed'>[],
+  restored?: Pick<KeptUpload, 'key' | 'paused' | 'failed' | 'url'>[],
 ): void {
   const fresh: UploadEntry[] = files.map(({ file, relativePath, conflict }) => ({
     id: nextId++,
@@ -265,7 +278,7 @@ export function enqueue(
   // The account's own uploads are kept in the browser until they are done (a link holder's are not).
   const account = user.value?.id ?? 'local';
   fresh.forEach((entry, i) => {
-    const job: Job = { entry, file: files[i]!.file, chunked, onDone, endpoints };
+    const job: Job = { entry, file: files[i]!.file, chunked, onDone, endpoints, url: restored?.[i]?.url };
     if (endpoints === OWN) {
       job.kept = restored?.[i]?.key ?? newKey();
       if (!restored)
@@ -322,14 +335,40 @@ window.addEventListener('offline', () => {
     updateUpload(job.entry.id, { state: 'paused', error: 'Offline: it goes on when the network is back.' });
   }
   stayAwake();
+  if ([...jobs.values()].some((j) => j.kept)) syncWhenOnline();
 });
-window.addEventListener('online', () => {
+
+function goOn(): void {
   for (const job of jobs.values()) {
     if (!job.heldOffline) continue;
     job.heldOffline = false;
     resume(job.entry.id);
   }
   pump();
+}
+window.addEventListener('online', goOn);
+
+// Background Sync, where the browser has it: the browser wakes the service worker once the
+// network is back, even when this page was closed meanwhile; it then goes on with the kept
+// uploads itself (public/sw.js), or, with a page open, tells it to (the page's own 'online'
+// event usually came first). Elsewhere uploads go on when a page is open again, as before.
+interface SyncRegistration {
+  sync?: { register(tag: string): Promise<void> };
+}
+function syncWhenOnline(): void {
+  if (!('SyncManager' in window) || !navigator.serviceWorker) return;
+  void navigator.serviceWorker.ready
+    .then((reg) => (reg as ServiceWorkerRegistration & SyncRegistration).sync?.register(SYNC_TAG))
+    .catch(() => undefined); // refused (the permission withheld): the page still goes on when online
+}
+// The worker's word is not the network's: the browser may fire the sync while this page is
+// still offline (it learns of a lost network after the page, or a network that came and went at
+// once). Then the sync was spent while the uploads are still held: it is registered again, and
+// this page's own 'online' event goes on with them.
+navigator.serviceWorker?.addEventListener('message', (e: MessageEvent<{ type?: string }>) => {
+  if (e.data?.type !== 'burrow-uploads-online') return;
+  if (navigator.onLine) goOn();
+  else if ([...jobs.values()].some((j) => j.kept && j.heldOffline)) syncWhenOnline();
 });
 
 // The screen stays on while uploads run and the page is in front (a phone that sleeps stops them).
@@ -382,7 +421,7 @@ export function resume(id: number): void {
     requestId: undefined,
     ...(job.tus || job.chunked ? {} : { sent: 0 }),
   });
-  if (job.kept) void mark(job.kept, { paused: false });
+  if (job.kept) void mark(job.kept, { paused: false, failed: undefined });
   if (job.tus) job.tus.start();
   else if (job.chunked) startTus(job);
   else startMultipart(job);
@@ -397,6 +436,7 @@ export function cancel(id: number): void {
   if (job.tus) void job.tus.abort(true).catch(() => undefined);
   // Taken up from an earlier page and never started here: the upload the server may hold for it
   // (a failed one that had sent part of its bytes) is ended too, so it leaves nothing behind.
+  else if (job.url) void tus.Upload.terminate(job.url).catch(() => undefined);
   else if (job.chunked)
     void withPrevious(tusUpload(job))
       .then((upload) => upload.abort(true))
