@@ -59,7 +59,9 @@ test.before(async () => {
   // skip / replace, and nothing would be in flight.
   fs.writeFileSync(path.join(server.dirs.root, 'large.bin'), Buffer.alloc(4 * 1024 * 1024, 7));
   ({ browser } = await launch());
-  ({ context, page, problems } = await newPage(browser, DESKTOP));
+  // No service worker: the upload held in flight below is slowed by DevTools, which a page under
+  // the worker's control would send its requests past.
+  ({ context, page, problems } = await newPage(browser, DESKTOP, { serviceWorkers: 'block' }));
   await setupAdmin(context, server.url, undefined, PASSWORD);
 });
 test.after(async () => {

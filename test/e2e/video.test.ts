@@ -51,7 +51,12 @@ const streams = () =>
     .filter((c) => c.args.includes('frag_keyframe+empty_moov+default_base_moof'))
     .map((c) => (c.args.includes('-ss') ? Number(c.args[c.args.indexOf('-ss') + 1]) : 0));
 
-/** The page reads at most 1 MB/s (8 Mbit/s), a little faster than the noisy MKV plays: the rest waits in ffmpeg. */
+/**
+ * The page reads at most 1 MB/s (8 Mbit/s), a little faster than the noisy MKV plays: the rest waits in ffmpeg.
+ * Its context runs no service worker (NO_WORKER): a page under the worker's control sends its requests
+ * past DevTools' throttling and request events.
+ */
+const NO_WORKER = { serviceWorkers: 'block' } as const;
 async function slowLink(page: Page) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
@@ -151,7 +156,7 @@ test.after(async () => {
 });
 
 test('desktop: the MP4 plays as it is; the MKV repackaged and the AVI converted play and seek; closing ends ffmpeg', async () => {
-  const p = await newPage(browser, DESKTOP);
+  const p = await newPage(browser, DESKTOP, NO_WORKER);
   await p.context.addCookies(cookies);
   try {
     const asked = streamRequests(p.page);
@@ -178,7 +183,7 @@ test('desktop: the MP4 plays as it is; the MKV repackaged and the AVI converted 
 });
 
 test('phone, dark, touch: the MKV plays and seeks, the controls fit the screen, closing ends ffmpeg', async () => {
-  const { context, page, problems } = await newPage(browser, PHONE, { hasTouch: true, isMobile: true });
+  const { context, page, problems } = await newPage(browser, PHONE, { hasTouch: true, isMobile: true, ...NO_WORKER });
   await context.addCookies(cookies);
   try {
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -240,7 +245,7 @@ test("a link's visitor: without the owner's leave the server's sentence, with it
     }
 
     const allowed = await link(true);
-    const guest = await newPage(browser, DESKTOP);
+    const guest = await newPage(browser, DESKTOP, NO_WORKER);
     try {
       const asked = streamRequests(guest.page);
       await slowLink(guest.page);

@@ -87,7 +87,9 @@ test.before(async () => {
   fs.writeFileSync(path.join(f, '.hidden.txt'), 'secret-ish');
   fs.writeFileSync(path.join(f, 'notes.txt'), 'one');
   ({ browser } = await launch());
-  const p = await newPage(browser, DESKTOP);
+  // No service worker: the slow server (page.route) and the throttled upload (DevTools) below
+  // hold the page's requests, which a page under the worker's control would send past both.
+  const p = await newPage(browser, DESKTOP, { serviceWorkers: 'block' });
   context = p.context;
   page = p.page;
   problems = p.problems;

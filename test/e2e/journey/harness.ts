@@ -22,6 +22,9 @@
 // administrator (ADMIN) is signed in and the world is a host folder added as the volume "Home";
 // 'admin': the administrator only, the world on disk at s.home but not added; 'none': a fresh
 // installation (the setup page), the world on disk. `env`: the server's extra environment.
+// `serviceWorkers: 'block'`: no service worker in its browsers (a journey that holds or slows
+// requests by page.route or DevTools and is not about the worker: a page under the worker's
+// control sends its requests past both; upload-queue's gate.ts holds them for a worker's page).
 // BURROW_JOURNEY_SIZES=desktop (or phone) runs one size while working on a journey.
 //
 // What a step gets (s):
@@ -132,6 +135,12 @@ export interface Step {
 export interface JourneyOptions {
   setup?: 'home' | 'admin' | 'none';
   env?: Record<string, string>;
+  /**
+   * 'block': the browser contexts run no service worker. For a journey that holds or slows the
+   * page's requests (page.route, DevTools network emulation) and is not about the service worker:
+   * a page under its worker's control sends requests past both.
+   */
+  serviceWorkers?: 'allow' | 'block';
 }
 
 interface StepDef {
@@ -206,7 +215,7 @@ export function journey(
               await live?.close();
               live = undefined;
               try {
-                live = await startLive(browser!, size, setup, options.env ?? {});
+                live = await startLive(browser!, size, setup, options.env ?? {}, options.serviceWorkers ?? 'allow');
               } catch (err) {
                 broken = `the ${size.name} journey could not start: ${(err as Error).message}`;
                 throw err;
@@ -253,6 +262,7 @@ async function startLive(
   size: Size,
   setup: 'home' | 'admin' | 'none',
   env: Record<string, string>,
+  serviceWorkers: 'allow' | 'block',
 ): Promise<Live> {
   if (serverMode !== 'executable') ensureUiBuilt();
   const server = await startServer({ uiDir, env, volumes: ['Files'] });
@@ -267,6 +277,7 @@ async function startLive(
       hasTouch: size.touch,
       isMobile: size.touch,
       acceptDownloads: true,
+      serviceWorkers,
     });
     contexts.push(context);
     const page = await context.newPage();
