@@ -108,6 +108,7 @@ const CLUSTER_FILES = [
   'notify-outbox.test.ts',
   'shares-links.test.ts',
   'tags-groups.test.ts',
+  'uploads-tus.test.ts',
   'webdav-locks.test.ts',
 ];
 /** API files that cannot pass through the cluster, and why (product gaps of issue 31 marked so). */

@@ -69,9 +69,12 @@ function head(client: Client, url: string) {
 }
 
 // Parts are staged in Burrow's own folder on the volume's disk: the data folder here (files/own.ts);
-// on PostgreSQL, where another instance may take the next PATCH, the volume's `.burrow/uploads`.
+// on PostgreSQL and through a cluster, where another instance may take the next PATCH, the
+// volume's `.burrow/uploads`.
 const stagingDir = (s: TestServer) =>
-  onPostgres ? path.join(s.dirs.volumes, 'Files', '.burrow', 'uploads') : path.join(s.dirs.config, 'files', 'uploads');
+  onPostgres || s.mode === 'cluster'
+    ? path.join(s.dirs.volumes, 'Files', '.burrow', 'uploads')
+    : path.join(s.dirs.config, 'files', 'uploads');
 const staged = (s: TestServer) => (fs.existsSync(stagingDir(s)) ? fs.readdirSync(stagingDir(s)) : []);
 
 test('OPTIONS advertises TUS 1.0.0 and its extensions; with UPLOAD_CHUNKED_ENABLED=false every TUS row answers 404 UPLOAD_CHUNKED_DISABLED', async () => {
