@@ -99,6 +99,28 @@ export interface ApiAnswer {
   headers: Record<string, string>;
 }
 
+/** The API as a browser context's session (its cookies; a same-origin Origin on writes). */
+export function contextApi(
+  context: BrowserContext,
+  base: string,
+): (method: string, address: string, body?: unknown) => Promise<ApiAnswer> {
+  return async (method, address, body) => {
+    const res = await context.request.fetch(`${base}${address}`, {
+      method,
+      headers: method === 'GET' || method === 'HEAD' ? {} : { origin: base },
+      ...(body === undefined ? {} : { data: body as any }),
+    });
+    const text = await res.text();
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status(), text, json, headers: res.headers() };
+  };
+}
+
 export interface Step {
   readonly size: Size;
   readonly server: TestServer;
@@ -299,21 +321,7 @@ async function startLive(
   const visitors: { page: Page; problems: string[] }[] = [];
   const { context, page, problems } = main;
 
-  const api = async (method: string, address: string, body?: unknown): Promise<ApiAnswer> => {
-    const res = await context.request.fetch(`${base}${address}`, {
-      method,
-      headers: method === 'GET' || method === 'HEAD' ? {} : { origin: base },
-      ...(body === undefined ? {} : { data: body as any }),
-    });
-    const text = await res.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status(), text, json, headers: res.headers() };
-  };
+  const api = contextApi(context, base);
   const must = async (method: string, address: string, body?: unknown) => {
     const r = await api(method, address, body);
     if (r.status >= 300) throw new Error(`${method} ${address} answered ${r.status}: ${r.text.slice(0, 500)}`);

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
-import { HOME, W, filesAddress, journey, type ApiAnswer, type Step } from './harness.ts';
+import { HOME, W, contextApi, filesAddress, journey, type ApiAnswer, type Step } from './harness.ts';
 
 const j = journey(import.meta.url, { env: { FOLDER_SIZE_MODE: 'full', FOLDER_SIZE_FLUSH_MS: '50' } });
 
@@ -51,20 +51,8 @@ let child: { context: BrowserContext; page: Page } | null = null;
 let childId = '';
 
 /** The API as the child's browser session. */
-async function asChild(s: Step, method: string, address: string, body?: unknown): Promise<ApiAnswer> {
-  const res = await child!.context.request.fetch(`${s.base}${address}`, {
-    method,
-    headers: method === 'GET' || method === 'HEAD' ? {} : { origin: s.base },
-    ...(body === undefined ? {} : { data: body as any }),
-  });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status(), text, json, headers: res.headers() };
+function asChild(s: Step, method: string, address: string, body?: unknown): Promise<ApiAnswer> {
+  return contextApi(child!.context, s.base)(method, address, body);
 }
 
 const enc = (virtualPath: string) => virtualPath.split('/').map(encodeURIComponent).join('/');

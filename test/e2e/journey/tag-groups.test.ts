@@ -10,7 +10,7 @@
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { waitFor } from '../../support/wait.ts';
-import { HOME, W, cssString, filesAddress, journey, type ApiAnswer, type Step } from './harness.ts';
+import { HOME, W, contextApi, cssString, filesAddress, journey, type ApiAnswer, type Step } from './harness.ts';
 
 const j = journey(import.meta.url);
 
@@ -50,21 +50,7 @@ async function signedIn(s: Step, who: typeof CLAIRE): Promise<Person> {
   const person: Person = {
     context,
     page,
-    async api(method, address, body) {
-      const res = await context.request.fetch(`${s.base}${address}`, {
-        method,
-        headers: method === 'GET' ? {} : { origin: s.base },
-        ...(body === undefined ? {} : { data: body as any }),
-      });
-      const text = await res.text();
-      let json: any;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: res.status(), text, json, headers: res.headers() };
-    },
+    api: contextApi(context, s.base),
   };
   assert.is((await must(person.api('GET', '/api/auth/me'), 'me')).user.username, who.username);
   people.set(who.username, person);
