@@ -2,9 +2,7 @@
 // installability check; the service worker keeps the app shell only (never a listing, a file
 // or anything under /api/); "Share → Burrow" (a Web Share Target POST of two photos, as a phone's
 // gallery sends it) lets the person pick a folder and lands both photos byte for byte; offline,
-// the app says so, and opens from the kept shell. A Web Push message delivered to the service
-// worker (Chromium's own push delivery, through DevTools) is shown as a notification with the
-// title and text the server put in it.
+// the app says so, and opens from the kept shell.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -173,61 +171,6 @@ test('offline, the app says so, opens from the kept shell, and comes back', asyn
   await page.getByRole('region', { name: 'Folder Files', exact: true }).waitFor();
   await shot(page, 'pwa-back-online');
   assert.equal(problems, []);
-});
-
-test('a push message is shown by the service worker: its title and text, as the server sends them', async () => {
-  await context.grantPermissions(['notifications'], { origin: server.url });
-  await page.goto(`${server.url}/files/Files`);
-  await page.getByRole('region', { name: 'Folder Files', exact: true }).waitFor();
-  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
-  const cdp = await context.newCDPSession(page);
-  // Each registration's latest state, and the versions DevTools reports: the push goes to a
-  // registration that still stands and whose worker is activated (a registration seen once and
-  // replaced since, or a worker still installing, would drop it).
-  const registrations = new Map<string, { registrationId: string; scopeURL: string; isDeleted: boolean }>();
-  const versions = new Map<string, { registrationId: string; status: string }>();
-  const activated = {
-    has: (id: string) => [...versions.values()].some((v) => v.registrationId === id && v.status === 'activated'),
-  };
-  cdp.on('ServiceWorker.workerRegistrationUpdated', (e) => {
-    for (const r of e.registrations) registrations.set(r.registrationId, r);
-  });
-  cdp.on('ServiceWorker.workerVersionUpdated', (e) => {
-    for (const v of e.versions) versions.set(v.versionId, { registrationId: v.registrationId, status: v.status });
-  });
-  await cdp.send('ServiceWorker.enable');
-  const reg = await waitFor(
-    () =>
-      [...registrations.values()].find(
-        (r) => !r.isDeleted && r.scopeURL.startsWith(server.url) && activated.has(r.registrationId),
-      ),
-    { what: 'the service worker’s registration with its worker activated' },
-  );
-  // The payload as the server's Web Push sender makes it (notify/push.ts pushPayload).
-  const sent = {
-    id: 'msg_x7Yk2pQ9',
-    kind: 'folder.uploaded',
-    title: 'Sonnenuntergang – été “Zoë” #3 (100%).jpg added',
-    body: 'lena added Home/Photos/Sonnenuntergang – été “Zoë” #3 (100%).jpg.',
-    paths: ['Home/Photos/Sonnenuntergang – été “Zoë” #3 (100%).jpg'],
-  };
-  await cdp.send('ServiceWorker.deliverPushMessage', {
-    origin: new URL(server.url).origin,
-    registrationId: reg.registrationId,
-    data: JSON.stringify(sent),
-  });
-  const shown = await waitFor(
-    () =>
-      page.evaluate(async () =>
-        (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
-          title: n.title,
-          body: n.body,
-          tag: n.tag,
-        })),
-      ),
-    { what: 'the notification shown', until: (n) => n.length > 0 },
-  );
-  assert.equal(shown, [{ title: sent.title, body: sent.body, tag: sent.id }]);
 });
 
 test.run();
