@@ -341,7 +341,11 @@ test('preferences: "show hidden files" shows a dot-file; the theme is applied an
   });
   await shot(page, 'folder-dark-desktop');
   await page.goto(`${server.url}/settings/preferences`);
-  await page.getByRole('checkbox', { name: /Show hidden files/ }).uncheck();
+  // The form shows defaults (unchecked) until the server's values are in; unchecking before that
+  // would be a no-op that leaves the server's "true" in place.
+  const hidden = page.getByRole('checkbox', { name: /Show hidden files/ });
+  await waitFor(() => hidden.isChecked(), { what: 'the server\'s "show hidden files" in the form' });
+  await hidden.uncheck();
   await page.getByRole('combobox', { name: 'Theme' }).selectOption('system');
   assert.is(await page.evaluate(() => document.documentElement.dataset.theme), undefined);
   await waitFor(
