@@ -16,7 +16,7 @@ import { Client, envelope } from '../support/client.ts';
 import { startPushService, type PushService, type PushSubscriber } from '../support/push-service.ts';
 import { startReceiver, type Receiver } from '../support/receivers.ts';
 import { makeDirs, removeDirs, startServer, type TestServer } from '../support/server.ts';
-import { decodeWords, startSmtp, type SmtpReceiver } from '../support/smtp.ts';
+import { decodeWords, mailDestination, startSmtp, type SmtpReceiver } from '../support/smtp.ts';
 import { waitFor } from '../support/wait.ts';
 
 const WATCHED = 'Files/Familie Weiß – Fotos & Scans #2026';
@@ -74,20 +74,7 @@ test.before(async () => {
     assert.is(r.status, 201, r.text);
     return r.json;
   };
-  ids.mail = (
-    await add({
-      kind: 'email',
-      name: 'Post',
-      url: s.url,
-      host: '127.0.0.1',
-      port: smtp.port,
-      security: 'starttls',
-      username: smtp.user,
-      password: smtp.password,
-      tlsCa: smtp.ca,
-      from: 'burrow@mail.example.org',
-    })
-  ).destination.id;
+  ids.mail = (await add(mailDestination(smtp, s.url))).destination.id;
   ids.push = (await add({ kind: 'push', name: 'Browser & Telefon' })).destination.id;
   ids.ntfy = (await add({ kind: 'ntfy', name: 'ntfy im Keller', url: ntfy.url, topic: 'familie' })).destination.id;
   const added = await add({ kind: 'webhook', name: 'Home Assistant', url: hook.url });

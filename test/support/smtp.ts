@@ -159,3 +159,17 @@ export async function startSmtp(): Promise<SmtpReceiver> {
   state.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return state;
 }
+
+/** An administrator's e-mail destination (`POST /api/admin/notify/destinations`) sending through `smtp`. */
+export const mailDestination = (smtp: SmtpReceiver, burrowUrl: string) => ({
+  kind: 'email',
+  name: 'Post',
+  url: burrowUrl,
+  host: '127.0.0.1',
+  port: smtp.port,
+  security: 'starttls',
+  username: smtp.user,
+  password: smtp.password,
+  tlsCa: smtp.ca,
+  from: 'burrow@mail.example.org',
+});
