@@ -8,7 +8,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { createFileAt, openChildDir, openDirIn, type Dir } from '../files/confined.ts';
-import { extractedFileStream, placeTemporary, syncFile, type DirHandle, type ExtractTarget } from './target.ts';
+import { placeTemporary, syncFile, type DirHandle, type ExtractTarget } from './target.ts';
 
 const OPEN_FOLDERS = 32;
 
@@ -99,7 +99,7 @@ export const confinedTarget: ExtractTarget = {
   async createFileExclusive(dir, name) {
     const h = confined(dir);
     const fd = await h.use((d) => createFileAt(d, name));
-    return { stream: extractedFileStream(fd), path: path.join(h.path, name) };
+    return { fd, path: path.join(h.path, name) };
   },
   async mkdirExclusive(dir, name) {
     const h = confined(dir);

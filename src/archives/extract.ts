@@ -4,15 +4,16 @@
 // `name (1)` when taken), nothing lands outside, links and devices are never written, sizes are
 // held to what the archive declares, a failure removes exactly what this run created, and a
 // crash leaves nothing under a real name: items are built hidden and placed when whole.
+import fs from 'node:fs';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import { fromFsError } from '../core/errors.ts';
 import type { WorkJournal } from '../files/journal.ts';
 import { allocateFreeName, temporaryName, type Displaced, type Outcome, type PlacedEntry } from '../files/names.ts';
 import { bomb, isAppError, noSpace, unreadable } from './errors.ts';
 import { baseOf, parentOf, type EntryKind, type Selection } from './listing.ts';
 import type { CreatedFile, DirHandle, ExtractTarget, PlaceConflict } from './target.ts';
+import type { ChunkSource } from './zip-reader.ts';
 
 /** Stream events (spec §6): NDJSON lines as the routes send them. */
 export type ExtractEvent =
@@ -46,12 +47,21 @@ export interface FeedEntry {
   encrypted?: boolean;
 }
 
+/** A file entry's bytes: a stream, or a source that hands over chunks it reuses (zip-reader.ts). */
+export type EntryData = Readable | ChunkSource;
+
 /** A format's walk over the selected entries, in archive order. */
 export interface EntryFeed {
   /** Bytes of the archive read so far, where the feed reads it in order (tar family, single streams). */
   consumed?(): number;
-  run(visit: (entry: FeedEntry, data: Readable | null) => Promise<void>, signal: AbortSignal): Promise<void>;
+  run(visit: (entry: FeedEntry, data: EntryData | null) => Promise<void>, signal: AbortSignal): Promise<void>;
 }
+
+const isStream = (d: EntryData): d is Readable => typeof (d as Readable).resume === 'function';
+/** Lets an entry go unread: a stream is drained (the walk goes on), a chunk source was never started. */
+const drop = (d: EntryData | null) => {
+  if (d && isStream(d)) d.resume();
+};
 
 export interface ExtractLimits {
   /** Most bytes one extraction may write (besides free space). */
@@ -99,7 +109,7 @@ export interface ExtractResult {
 }
 
 const PROGRESS_EVERY_MS = 250;
-/** Files flushed at once before placing. */
+/** Files flushed at once (each as soon as it is written, in the background; all before placing). */
 const FLUSHING = 8;
 
 export async function extract(job: ExtractJob): Promise<ExtractResult> {
@@ -132,17 +142,17 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
       const root = entry.path === null ? undefined : selection.rootOf(entry.path);
       // Names pointing outside are never written (the listing counts them as `outside`).
       if (entry.path === null || root === undefined) {
-        data?.resume();
+        drop(data);
         return;
       }
       // A root to skip whose name is taken now is not written at all (checked again at placing).
       if (await placer.skips(root)) {
-        data?.resume();
+        drop(data);
         return;
       }
       if (entry.kind === 'link' || entry.kind === 'device') {
         skipped.push({ entry: entry.path, reason: entry.kind });
-        data?.resume();
+        drop(data);
         return;
       }
       if (entry.kind === 'directory') {
@@ -152,39 +162,50 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
       if (!data) return;
       const created = await placer.file(entry.path, root);
       let written = 0;
-      // 1 MiB on both sides: the next chunks inflate while the previous ones are written.
-      const guard = new Transform({
-        highWaterMark: 1024 * 1024,
-        transform(chunk: Buffer, _enc, cb) {
-          written += chunk.length;
-          bytes += chunk.length;
-          if (entry.size !== null && written > entry.size)
-            return cb(bomb(`"${entry.path}" is larger than the archive says (${entry.size} bytes)`));
-          if (bytes > limits.maxTotalBytes) return cb(bomb(`more than ${limits.maxTotalBytes} bytes`));
-          if (job.declared.bytes !== null && bytes > job.declared.bytes)
-            return cb(bomb(`it writes more than the ${job.declared.bytes} bytes the archive declares`));
-          // Judged against what has been read of the archive so far where the feed knows it (a
-          // .gz of zeros is stopped once past the floor, not after 1,000 times the whole file).
-          if (bytes > limits.ratioFloor && bytes > limits.maxRatio * (job.feed.consumed?.() ?? job.archiveBytes))
-            return cb(bomb(`the archive expands more than ${limits.maxRatio} times`));
-          const now = Date.now();
-          if (now - lastProgress >= PROGRESS_EVERY_MS) {
-            lastProgress = now;
-            emit({
-              type: 'progress',
-              entries: files,
-              bytes,
-              totalEntries: job.declared.files,
-              totalBytes: job.declared.bytes,
-            });
-          }
-          cb(null, chunk);
-        },
-      });
-      await pipeline(data, guard, created.stream, { signal: controller.signal });
+      // Every chunk is judged before it is written: the entry's declared size, the run's total,
+      // what the archive declares and the expansion ratio, so a bomb stops at its first chunk
+      // past a limit, never after writing it.
+      const admit = (n: number) => {
+        written += n;
+        bytes += n;
+        if (entry.size !== null && written > entry.size)
+          throw bomb(`"${entry.path}" is larger than the archive says (${entry.size} bytes)`);
+        if (bytes > limits.maxTotalBytes) throw bomb(`more than ${limits.maxTotalBytes} bytes`);
+        if (job.declared.bytes !== null && bytes > job.declared.bytes)
+          throw bomb(`it writes more than the ${job.declared.bytes} bytes the archive declares`);
+        // Judged against what has been read of the archive so far where the feed knows it (a
+        // .gz of zeros is stopped once past the floor, not after 1,000 times the whole file).
+        if (bytes > limits.ratioFloor && bytes > limits.maxRatio * (job.feed.consumed?.() ?? job.archiveBytes))
+          throw bomb(`the archive expands more than ${limits.maxRatio} times`);
+        const now = Date.now();
+        if (now - lastProgress >= PROGRESS_EVERY_MS) {
+          lastProgress = now;
+          emit({
+            type: 'progress',
+            entries: files,
+            bytes,
+            totalEntries: job.declared.files,
+            totalBytes: job.declared.bytes,
+          });
+        }
+      };
+      const out = new PositionalFile(created.fd);
+      try {
+        if (isStream(data)) await fromStream(data, admit, out, controller.signal);
+        else
+          await data.pump(async (chunk) => {
+            if (controller.signal.aborted) throw controller.signal.reason ?? new Error('aborted');
+            admit(chunk.length);
+            await out.write(chunk);
+          });
+      } finally {
+        await out.close();
+      }
       if (entry.size !== null && written < entry.size)
         throw unreadable(`"${entry.path}" ends before its declared size`);
       files++;
+      // Flushed now, in the background, while the next entries are written (awaited before placing).
+      placer.flushLater(created);
     }, controller.signal);
     if (controller.signal.aborted) throw controller.signal.reason ?? new Error('aborted');
     await placer.place();
@@ -205,6 +226,58 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
     throw answer;
   } finally {
     job.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Bytes of the file from the start, written at their positions through the descriptor (no stream per file). */
+class PositionalFile {
+  private at = 0;
+  private closed = false;
+  private readonly fd: number;
+  constructor(fd: number) {
+    this.fd = fd;
+  }
+
+  async write(chunk: Buffer): Promise<void> {
+    let from = 0;
+    while (from < chunk.length) {
+      const n = await new Promise<number>((resolve, reject) =>
+        fs.write(this.fd, chunk, from, chunk.length - from, this.at, (err, n) => (err ? reject(err) : resolve(n))),
+      );
+      from += n;
+      this.at += n;
+    }
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    return new Promise((resolve, reject) => fs.close(this.fd, (err) => (err ? reject(err) : resolve())));
+  }
+}
+
+/**
+ * A stream entry's chunks (fresh ones each: tar, 7-Zip), each admitted and then written while
+ * the next is read, one write in flight.
+ */
+async function fromStream(data: Readable, admit: (n: number) => void, out: PositionalFile, signal: AbortSignal) {
+  const onAbort = () => data.destroy(signal.reason ?? new Error('aborted'));
+  if (signal.aborted) onAbort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  let pending: Promise<void> = Promise.resolve();
+  try {
+    for await (const chunk of data as AsyncIterable<Buffer>) {
+      admit(chunk.length);
+      await pending;
+      pending = out.write(chunk);
+      pending.catch(() => {});
+    }
+    await pending;
+  } catch (err) {
+    await pending.catch(() => {});
+    throw err;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }
 
@@ -291,9 +364,13 @@ class Placer {
     return made;
   }
 
-  async file(entryPath: string, root: string): Promise<CreatedFile> {
+  async file(entryPath: string, root: string): Promise<MadeFile> {
     const parent = await this.dir(parentOf(entryPath), root);
-    const create = (n: string) => this.target.createFileExclusive(parent, n);
+    const create = async (n: string): Promise<MadeFile> => ({
+      ...(await this.target.createFileExclusive(parent, n)),
+      parent,
+      name: n,
+    });
     if (entryPath === root) return this.root(root, false, create);
     const { value, name } = await claim(parent, baseOf(entryPath), create);
     this.made.push({ parent, name, isDirectory: false });
@@ -360,25 +437,58 @@ class Placer {
    * 1.0-1.2x the time without flushing, against 1.1-1.7x for a flush at each close).
    */
   private async flush(): Promise<void> {
-    const files = this.made.filter((m) => !m.isDirectory);
-    let next = 0;
-    const worker = async () => {
-      while (next < files.length) {
-        const f = files[next++]!;
-        await this.target.sync(f.parent, f.name);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(FLUSHING, files.length) }, worker));
+    while (this.flushing.size) await Promise.all(this.flushing);
+    if (this.flushFailed) throw this.flushFailed.err;
+  }
+
+  /**
+   * Flushes a written file in the background, up to FLUSHING at once (the disk writes them back
+   * while the next entries are inflated and written); place() waits for every one. A flush that
+   * fails fails the run there.
+   */
+  flushLater(f: MadeFile): void {
+    this.toFlush.push(f);
+    this.nextFlush();
+  }
+
+  private readonly toFlush: MadeFile[] = [];
+  private readonly flushing = new Set<Promise<void>>();
+  private flushFailed: { err: unknown } | null = null;
+
+  private nextFlush(): void {
+    while (this.flushing.size < FLUSHING && this.toFlush.length) {
+      const f = this.toFlush.shift()!;
+      const p: Promise<void> = this.target
+        .sync(f.parent, f.name)
+        .catch((err: unknown) => {
+          this.flushFailed ??= { err };
+        })
+        .finally(() => {
+          this.flushing.delete(p);
+          this.nextFlush();
+        });
+      this.flushing.add(p);
+    }
+  }
+
+  /** No flush left running (before removing what this run made). */
+  private async settled(): Promise<void> {
+    this.toFlush.length = 0;
+    while (this.flushing.size) await Promise.all(this.flushing);
   }
 
   /** Removes what this run created and has not placed, deepest first; a folder someone else filled meanwhile stays. */
   async undo(): Promise<void> {
+    await this.settled();
     for (const m of [...this.made].reverse()) await this.target.remove(m.parent, m.name, m.isDirectory);
     this.made.length = 0;
     for (const s of this.staged) if (s.row) this.journal!.end(s.row);
     this.staged.length = 0;
   }
 }
+
+/** A file this run created, with the folder and name it was created under. */
+type MadeFile = CreatedFile & { parent: DirHandle; name: string };
 
 async function claim<T>(
   dir: DirHandle,

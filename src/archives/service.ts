@@ -27,7 +27,17 @@ import { extractSevenZip, listSevenZip, openSevenZipEntry } from './sevenzip.ts'
 import { listPlainTar } from './tar-index.ts';
 import { listTar, scanTar, singleStream, type ReadCount } from './tar-reader.ts';
 import { plainTarget, type DirHandle, type ExtractTarget, type PlaceConflict } from './target.ts';
-import { extractBySevenZip, listZip, openZip, openZipEntry, readsHere, skipTake, type ZipRef } from './zip-reader.ts';
+import {
+  extractBySevenZip,
+  listZip,
+  openZipEntry,
+  readBuffers,
+  readsHere,
+  skipTake,
+  zipEntrySource,
+  type ChunkSource,
+  type ZipRef,
+} from './zip-reader.ts';
 import { createZip, type CreateZipSource } from './create.ts';
 
 /** An archive the caller has resolved and may read. */
@@ -321,7 +331,7 @@ export class ArchiveService {
     const locked = listing.records.find((r) => r.kind === 'file' && r.encrypted && selection.rootOf(r.path));
     if (locked) return { job: null as never, selectionError: encrypted(locked.path) };
     let feed: EntryFeed;
-    if (format === 'zip') feed = zipFeed(a.fd, listing, selection);
+    if (format === 'zip') feed = zipFeed(a.fd, a.size, listing, selection);
     else if (format === 'sevenzip') feed = sevenZipFeed(a, listing, selection);
     else if (format === 'gz' || format === 'bz2' || format === 'xz')
       feed = singleFeed(a.fd, format, listing.records[0]!.path);
@@ -415,31 +425,70 @@ async function tarEntry(fd: number, format: Format, wanted: string): Promise<Rea
   });
 }
 
-function zipFeed(fd: number, listing: Listing, selection: Selection): EntryFeed {
+/** Zip entries extracted at once (see zipFeed). */
+const ZIP_ENTRIES_AT_ONCE = 2;
+
+function zipFeed(fd: number, size: number, listing: Listing, selection: Selection): EntryFeed {
   return {
     async run(visit, signal) {
       // Entries only 7-Zip decompresses come last, all in one 7-Zip run (one per entry would
       // cost a worker start each).
       const later: ArchiveRecord[] = [];
-      const zip = await openZip(fd);
-      try {
-        for (const r of listing.records) {
-          if (signal.aborted) return;
-          if (!selection.rootOf(r.path)) continue;
-          if (r.kind !== 'file') {
-            await visit({ path: r.path, stored: r.path, kind: r.kind, size: r.size }, null);
-            continue;
-          }
-          if (!readsHere(r.ref as ZipRef)) {
-            later.push(r);
-            continue;
-          }
-          const data = await openZipEntry(fd, r.ref as ZipRef, r.path, undefined, zip);
-          await visit({ path: r.path, stored: r.path, kind: r.kind, size: r.size }, data);
+      // Two entries in flight (zlib inflates each on libuv's pool, so two cores work), each
+      // with its own pair of 1 MiB read buffers, kept for the whole run. The next entry starts
+      // once the last one's file is created (its source is being pumped), so files and roots
+      // are claimed in archive order as before; the first failure stops both.
+      const free = Array.from({ length: ZIP_ENTRIES_AT_ONCE }, readBuffers);
+      const inFlight = new Set<Promise<void>>();
+      let failed: { err: unknown } | null = null;
+      const fail = (err: unknown) => {
+        failed ??= { err };
+      };
+      for (const r of listing.records) {
+        if (signal.aborted || failed) break;
+        if (!selection.rootOf(r.path)) continue;
+        const entry = { path: r.path, stored: r.path, kind: r.kind, size: r.size };
+        if (r.kind !== 'file') {
+          await visit(entry, null).catch(fail);
+          continue;
         }
-      } finally {
-        zip.close();
+        if (!readsHere(r.ref as ZipRef)) {
+          later.push(r);
+          continue;
+        }
+        while (inFlight.size >= ZIP_ENTRIES_AT_ONCE) await Promise.race(inFlight);
+        if (failed) break;
+        const buffers = free.pop()!;
+        let source: ChunkSource;
+        try {
+          source = await zipEntrySource(fd, size, r.ref as ZipRef, r.path, buffers);
+        } catch (err) {
+          fail(err);
+          free.push(buffers);
+          break;
+        }
+        let started = () => {};
+        const pumping = new Promise<void>((resolve) => (started = resolve));
+        const data: ChunkSource = {
+          pump(take) {
+            started();
+            return source.pump((chunk) => {
+              if (failed) throw failed.err;
+              return take(chunk);
+            });
+          },
+        };
+        const visiting: Promise<void> = visit(entry, data)
+          .catch(fail)
+          .finally(() => {
+            inFlight.delete(visiting);
+            free.push(buffers);
+          });
+        inFlight.add(visiting);
+        await Promise.race([pumping, visiting]);
       }
+      await Promise.all(inFlight);
+      if (failed) throw (failed as { err: unknown }).err;
       if (!later.length || signal.aborted) return;
       await extractBySevenZip(
         fd,

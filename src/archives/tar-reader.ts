@@ -3,6 +3,7 @@
 // the package, so nothing native and nothing fetched). One forward pass: a listing of a
 // compressed tar reads the whole archive, which is why those are the "compound" formats with a
 // browse size limit. A plain tar is listed from its headers alone (tar-index.ts).
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { Duplex, PassThrough, Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -60,12 +61,48 @@ function unxz(source: Readable): Readable {
 
 /** The decompressed bytes of a gzip / bzip2 / xz archive (or a plain tar as it is). */
 export function decompressed(fd: number, format: Format, count?: ReadCount): Readable {
-  const source = rawStream(fd, count);
   const kind = format.replace(/^tar\.?/, '');
-  if (kind === 'gz') return chain(source, zlib.createGunzip({ chunkSize: 256 * 1024 }));
+  if (kind === 'gz') return gunzipped(fd, count);
+  const source = rawStream(fd, count);
   if (kind === 'bz2') return chain(source, bunzip2());
   if (kind === 'xz') return unxz(source);
   return source;
+}
+
+const GZ_READ = 1024 * 1024;
+
+/**
+ * A gzip file's bytes, decompressed in 1 MiB output chunks. Its compressed bytes are read with
+ * positioned reads into two buffers used in turn (a read stream allocates a new 1 MiB buffer per
+ * read, garbage the collector then chases): each is handed to zlib and read into again once
+ * zlib has consumed it, the next read running meanwhile. Stops reading when the output is destroyed.
+ */
+function gunzipped(fd: number, count?: ReadCount): Readable {
+  const gunzip = zlib.createGunzip({ chunkSize: GZ_READ });
+  const buffers = [Buffer.allocUnsafeSlow(GZ_READ), Buffer.allocUnsafeSlow(GZ_READ)];
+  const read = (buf: Buffer, at: number) =>
+    new Promise<number>((resolve, reject) =>
+      fs.read(fd, buf, 0, buf.length, at, (err, n) => (err ? reject(err) : resolve(n))),
+    );
+  const feed = (chunk: Buffer) =>
+    new Promise<void>((resolve, reject) => gunzip.write(chunk, (err) => (err ? reject(err) : resolve())));
+  void (async () => {
+    let at = 0;
+    let i = 0;
+    let n = await read(buffers[0]!, 0);
+    while (n > 0 && !gunzip.destroyed) {
+      at += n;
+      if (count) count.bytes += n;
+      const chunk = buffers[i]!.subarray(0, n);
+      i ^= 1;
+      const next = read(buffers[i]!, at);
+      next.catch(() => {});
+      await feed(chunk);
+      n = await next;
+    }
+    if (!gunzip.destroyed) gunzip.end();
+  })().catch((err: unknown) => gunzip.destroy(err as Error));
+  return gunzip;
 }
 
 function chain(source: Readable, transform: Transform | Duplex): Readable {

@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Writable } from 'node:stream';
 import type { Dir } from '../files/confined.ts';
 import { placeEntry, type ConflictPolicy, type PlacedEntry, type Replacer } from '../files/names.ts';
 
@@ -16,7 +15,8 @@ export interface DirHandle {
 }
 
 export interface CreatedFile {
-  readonly stream: Writable;
+  /** The new file's descriptor, open for writing: the engine writes it at positions and closes it. */
+  readonly fd: number;
   /** Real path of the new file (for the changes sink). */
   readonly path: string;
 }
@@ -61,14 +61,6 @@ export interface ExtractTarget {
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 
-/**
- * Extracted files are written in 1 MiB chunks: Node's default 16 KiB write stream makes one
- * write system call per inflate output and halves the rate on large entries.
- */
-export function extractedFileStream(fd: number): Writable {
-  return fs.createWriteStream('', { fd, highWaterMark: 1024 * 1024 });
-}
-
 /** Flushes the file at `p` (never through a link) to the disk. */
 export async function syncFile(p: string): Promise<void> {
   const h = await fsp.open(p, fs.constants.O_RDONLY | (O_NOFOLLOW ?? 0));
@@ -99,7 +91,7 @@ export const plainTarget: ExtractTarget = {
         err ? reject(err) : resolve(fd),
       ),
     );
-    return { stream: extractedFileStream(fd), path: p };
+    return { fd, path: p };
   },
   async mkdirExclusive(dir, name) {
     const p = path.join(dir.path, name);

@@ -352,3 +352,134 @@ export function skipTake(source: Readable, start: number, length: number): Reada
   source.on('error', (err) => out.destroy(err));
   return out;
 }
+
+/** An entry's bytes handed over a chunk at a time: `take` is awaited, and the chunk may be reused once it resolves. */
+export interface ChunkSource {
+  pump(take: (chunk: Buffer) => Promise<void>): Promise<void>;
+}
+
+/** Read buffers one extraction lends its entries in turn (two: the next read runs while the last chunk is written). */
+export interface ReadBuffers {
+  readonly a: Buffer;
+  readonly b: Buffer;
+}
+
+export const READ_CHUNK = 1024 * 1024;
+export const readBuffers = (): ReadBuffers => ({
+  a: Buffer.allocUnsafeSlow(READ_CHUNK),
+  b: Buffer.allocUnsafeSlow(READ_CHUNK),
+});
+
+/** Entries this small (both sides) are inflated in one call: a stream's set-up costs more than their bytes. */
+const AT_ONCE_INFLATE = 256 * 1024;
+
+const pread = (fd: number, buf: Buffer, length: number, position: number) =>
+  new Promise<number>((resolve, reject) =>
+    fs.read(fd, buf, 0, length, position, (err, n) => (err ? reject(err) : resolve(n))),
+  );
+
+/**
+ * A stored or deflated entry of an extraction, read straight from the archive's descriptor with
+ * positioned reads into the extraction's two buffers (yauzl's read stream allocated a buffer
+ * per read and passed each chunk through two Transforms): the local header is checked as yauzl
+ * checks it, a stored entry is copied in 1 MiB reads (the next read runs while the last chunk is
+ * written), a deflated one inflated in 1 MiB output chunks, a small one in one call. The entry
+ * must give exactly its declared size: more stops before the extra byte is handed over.
+ */
+export async function zipEntrySource(
+  fd: number,
+  archiveSize: number,
+  ref: ZipRef,
+  name: string,
+  buffers: ReadBuffers,
+): Promise<ChunkSource> {
+  if (ref.flags & 1) throw encryptedError(name);
+  const head = buffers.a;
+  if ((await pread(fd, head, 30, ref.offset)) < 30) throw unreadable(`"${name}": unexpected EOF`);
+  if (head.readUInt32LE(0) !== 0x04034b50)
+    throw unreadable(`invalid local file header signature: 0x${head.readUInt32LE(0).toString(16)}`);
+  const start = ref.offset + 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
+  if (start + ref.csize > archiveSize)
+    throw unreadable(`file data overflows file bounds: ${start} + ${ref.csize} > ${archiveSize}`);
+  const larger = () => unreadable(`"${name}" is larger than the archive says`);
+  const shorter = () => unreadable(`"${name}" ends before its declared size`);
+  const usize = ref.usize;
+  /** The compressed (or stored) bytes, `limit` of them, chunk by chunk into the two buffers; each handed over before the next but one is read. */
+  const raw = async (limit: number, take: (chunk: Buffer) => Promise<void>) => {
+    let at = start;
+    let left = limit;
+    let spare = buffers.b;
+    let n = await pread(fd, buffers.a, Math.min(READ_CHUNK, left), at);
+    let chunk = buffers.a;
+    while (left > 0) {
+      if (n === 0) throw shorter();
+      at += n;
+      left -= n;
+      const next = left > 0 ? pread(fd, spare, Math.min(READ_CHUNK, left), at) : null;
+      next?.catch(() => {});
+      try {
+        await take(chunk.subarray(0, n));
+      } catch (err) {
+        await next?.catch(() => {});
+        throw err;
+      }
+      if (!next) break;
+      n = await next;
+      [chunk, spare] = [spare, chunk];
+    }
+  };
+  if (ref.method === 0)
+    return {
+      pump: (take) =>
+        ref.csize > usize ? Promise.reject(larger()) : ref.csize < usize ? Promise.reject(shorter()) : raw(usize, take),
+    };
+  if (ref.csize <= AT_ONCE_INFLATE && usize <= AT_ONCE_INFLATE)
+    return {
+      async pump(take) {
+        let input: Buffer | undefined;
+        await raw(ref.csize, async (c) => {
+          input = c;
+        });
+        let out: Buffer;
+        try {
+          // maxOutputLength: one byte more than declared is enough to know it lies.
+          out = zlib.inflateRawSync(input ?? Buffer.alloc(0), { maxOutputLength: usize + 1 });
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw larger();
+          throw unreadable((err as Error).message);
+        }
+        if (out.length > usize) throw larger();
+        if (out.length < usize) throw shorter();
+        if (out.length) await take(out);
+      },
+    };
+  return {
+    async pump(take) {
+      const inflate = zlib.createInflateRaw({ chunkSize: INFLATE_OUT });
+      let failed: unknown;
+      const fail = (err: unknown) => {
+        failed ??= err;
+        inflate.destroy();
+      };
+      const output = (async () => {
+        let seen = 0;
+        for await (const chunk of inflate as AsyncIterable<Buffer>) {
+          seen += chunk.length;
+          if (seen > usize) throw larger();
+          await take(chunk);
+        }
+        if (seen < usize) throw shorter();
+      })();
+      const input = raw(
+        ref.csize,
+        (chunk) =>
+          new Promise<void>((resolve, reject) => inflate.write(chunk, (err) => (err ? reject(err) : resolve()))),
+      ).then(() => new Promise<void>((resolve) => inflate.end(resolve)));
+      await Promise.all([output.catch(fail), input.catch(fail)]);
+      if (failed !== undefined) throw isAppError(failed) ? failed : unreadable((failed as Error)?.message);
+    },
+  };
+}
+
+/** Inflate output chunks of an extraction: fewer, larger chunks are fewer callbacks and writes. */
+const INFLATE_OUT = 1024 * 1024;

@@ -126,6 +126,48 @@ test('declared sizes that lie: nothing is left, and the error says so', async ()
   assert.is(events.at(-1)!.type, 'error');
 });
 
+test('entries of several MiB, stored and deflated, come out whole; one whose inflated size lies stops there', async () => {
+  // Odd sizes over the 1 MiB read and inflate chunks, both methods (the extraction reads them
+  // itself with positioned reads into reused buffers).
+  const random = Buffer.alloc(3 * 1024 * 1024 + 12344);
+  for (let i = 0; i < random.length; i += 4) random.writeUInt32LE((Math.imul(i, 2654435761) ^ (i >>> 7)) >>> 0, i);
+  const text = Buffer.from('a line of a log, with words and numbers 12345\n'.repeat(70_001));
+  const file = path.join(dir, 'chunks.zip');
+  await yazlZip(file, [
+    { name: 'stored.bin', data: random, compress: false },
+    { name: 'deflated.log', data: text },
+    { name: 'empty.txt', data: '' },
+  ]);
+  const out = fresh('chunks');
+  await service().extract(archiveFile(file), [], { path: out });
+  assert.ok(fs.readFileSync(path.join(out, 'stored.bin')).equals(random));
+  assert.ok(fs.readFileSync(path.join(out, 'deflated.log')).equals(text));
+  assert.is(fs.readFileSync(path.join(out, 'empty.txt')).length, 0);
+
+  // Declared 300,000 bytes, inflates to 3.3 MB; then declared 9 MB, inflates to 3.3 MB.
+  for (const [declared, says] of [
+    [300_000, /larger than the archive says/],
+    [9_000_000, /ends before its declared size/],
+  ] as const) {
+    const liar = path.join(dir, `liar-${declared}.zip`);
+    await yazlZip(liar, [
+      { name: 'first.txt', data: 'fine' },
+      { name: 'big.log', data: text },
+    ]);
+    const bytes = fs.readFileSync(liar);
+    const cd = bytes.lastIndexOf(Buffer.from('big.log')) - 46;
+    assert.is(bytes.readUInt32LE(cd), 0x02014b50);
+    bytes.writeUInt32LE(declared, cd + 24);
+    fs.writeFileSync(liar, bytes);
+    const to = fresh('liar-big');
+    await rejects(
+      service().extract(archiveFile(liar), [], { path: to }),
+      (e: any) => e.status === 422 && says.test(e.message),
+    );
+    assert.equal(tree(to), {});
+  }
+});
+
 test('a bomb past the ratio cap stops and removes what it wrote; not enough space is 507 before writing', async () => {
   const file = path.join(dir, 'bomb.zip');
   await yazlZip(file, [
