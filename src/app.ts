@@ -9,6 +9,7 @@ import { Database } from './db/database.ts';
 import { acquireInstanceLock, type InstanceLock } from './db/instance-lock.ts';
 import { openSecrets, type InstallationSecrets } from './cluster/secrets.ts';
 import { startChangeStream } from './cluster/stream.ts';
+import { createConfigCache } from './cluster/config-cache.ts';
 import { createNameGuard } from './cluster/claims.ts';
 import { createLeases } from './cluster/leases.ts';
 import { createJobs } from './jobs/service.ts';
@@ -114,6 +115,7 @@ import { createSearch } from './search/service.ts';
 import { searchRoutes } from './search/routes.ts';
 import { createTerminalCapability } from './terminal/capability.ts';
 import { createLiveCapability } from './live/capability.ts';
+import { clusterInbox } from './live/bell.ts';
 import { createPermissionsCapability } from './permissions/capability.ts';
 import { createVideoCapability } from './video/capability.ts';
 import { accessRoutes } from './access/routes.ts';
@@ -232,15 +234,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Settings first: folder sizes and the terminal are switches of Administration → Installation
   // (their variable wins when set), read by the indexer and the terminal as they run.
   // The access model (groups, per-folder rules) holds the installation's rules for everyone too.
+  // Both read through one cache: this process's own on the embedded database; on PostgreSQL kept
+  // current across instances by the database's version row and the change stream (cluster/config-cache.ts).
+  const configCache = createConfigCache(db);
   const accessModel = createAccessModel({
     store: createAccessStore(db),
+    cache: configCache,
     log,
     record: (event) => activity.record(event),
   });
   const settings = createSettings({
     store: createSettingsStore(db),
     everyoneRules: accessModel.everyone,
-    soleWriter: db.dialect === 'sqlite',
+    cache: configCache,
   });
   const switches = installationSwitches(config, settings, log);
   // The index file and the indexer's thread first: the worker boots while the rest is built.
@@ -259,6 +265,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const stream = config.storage.databaseUrl
     ? startChangeStream({ url: config.storage.databaseUrl, changes, log })
     : null;
+  const unhearConfig = stream ? configCache.listen(stream) : () => {};
   // …and place entries under names held in the database, so two never take one name.
   const unguardNames = config.storage.databaseUrl ? guardNames(createNameGuard(db)) : () => {};
   // Each instance's lease, before it writes anything: its work journal rows and the jobs it runs
@@ -574,8 +581,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     current: (c) =>
       c.via === 'anonymous' ? c : c.sessionId && sessions.active(c.sessionId) ? callerFor(c.userId) : null,
     sameOrigin: (req) => sameOriginUpgrade(req, { trustProxy, publicUrl: config.server.publicUrl }),
-    // The bell's changes (notify is built below; live starts after it).
-    inbox: (fn) => notify.onInbox(fn),
+    // The bell's changes, made on this instance or another (notify is built below; live starts after it).
+    inbox: (fn, wants) => clusterInbox({ source: notify, signals: stream, log })(fn, wants),
     log,
   });
   // Office editing: the plugin imported above when configured, or its features saying off.
@@ -829,6 +836,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await secureClosed;
         for (const c of [...capabilities].reverse()) await c.stop?.();
         leases.stop();
+        unhearConfig();
         await stream?.close();
         unguardNames();
         db.close();

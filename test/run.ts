@@ -105,9 +105,11 @@ const OWN_PROCESSES = [
 const CLUSTER_FILES = [
   'activity-log.test.ts',
   'auth-sessions.test.ts',
+  'notify-live.test.ts',
   'notify-outbox.test.ts',
   'shares-links.test.ts',
   'tags-groups.test.ts',
+  'tags.test.ts',
   'uploads-tus.test.ts',
   'webdav-locks.test.ts',
 ];
@@ -123,8 +125,6 @@ const CLUSTER_CANNOT: Record<string, string> = {
   'quotas-crash.test.ts': 'kills its server (SIGKILL) mid-write and starts it again on the embedded database',
   'secrets-at-rest.test.ts':
     "reads the embedded database's keys in CONFIG_DIR (on PostgreSQL they are sealed in the database)",
-  'tags.test.ts':
-    'product gap (issue 31): an access rule set through one instance holds on the others only after their rule cache (1 s) expires',
   'terminal.test.ts':
     'product gap (issue 31): the terminal ticket is kept by the instance that issued it; the WebSocket reaches another two times in three',
 };

@@ -1,12 +1,16 @@
 // The access model as a service: the one check every path asks (levelAt, through the resolver),
 // the groups and their members, the per-folder rules, and the explainer ("what can X do at this
-// folder, and which rule decides"). Rules are read into a snapshot that every change replaces
-// and that is read again after a second (an account deleted elsewhere takes its rules along).
+// folder, and which rule decides"). Rules are read into a snapshot kept in the installation's
+// configuration cache (cluster/config-cache.ts): every change here drops it; on the embedded
+// database it is also read again after a second (an account deleted elsewhere takes its rules
+// along); on PostgreSQL a change through any instance, an account's deletion included, holds on
+// every instance's next request.
 // Who may change rules at a folder: an administrator, or a person an explicit `manage` rule
 // names there; the level everyone has where no rule speaks (`manage`) manages files, not rules.
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { Logger } from '../core/log.ts';
+import type { ConfigCache } from '../cluster/config-cache.ts';
 import type { AccessLevel } from '../files/access.ts';
 import { parseVirtualPath } from '../files/paths.ts';
 import { decide, snapshotOf, type Decision, type Rule, type Snapshot } from './decide.ts';
@@ -14,6 +18,8 @@ import type { AccessStore } from './store.ts';
 
 export interface AccessModelDeps {
   store: AccessStore;
+  /** Where the snapshot is kept; without one it is read for every check. */
+  cache?: ConfigCache;
   log: Logger;
   record: (event: {
     action: string;
@@ -47,17 +53,10 @@ const FRESH_MS = 1000;
 
 export type AccessModel = ReturnType<typeof createAccessModel>;
 
-export function createAccessModel({ store, log, record }: AccessModelDeps) {
-  let cached: { at: number; snapshot: Snapshot } | null = null;
-  const snapshot = (): Snapshot => {
-    const now = Date.now();
-    if (!cached || now - cached.at > FRESH_MS)
-      cached = { at: now, snapshot: snapshotOf(store.rules(), store.memberships()) };
-    return cached.snapshot;
-  };
-  const changed = () => {
-    cached = null;
-  };
+export function createAccessModel({ store, log, record, cache }: AccessModelDeps) {
+  const load = (): Snapshot => snapshotOf(store.rules(), store.memberships());
+  const snapshot = (): Snapshot => (cache ? cache.read('access', load, { maxAgeMs: FRESH_MS }) : load());
+  const changed = () => cache?.drop();
 
   const check = (userId: string, virtualPath: string): Decision => decide(snapshot(), userId, virtualPath);
 

@@ -8,6 +8,13 @@
 // Paths are host paths: the shared folder is mounted at the same path on every instance, as
 // host volumes' paths in the database already require. Sessions and tokens need nothing here:
 // every request reads their rows, so a revocation holds on every instance at once.
+//
+// Beside the changes the channel carries signals: `config` (sent by the database's own triggers
+// when a settings or access-model row changes, cluster/004_config_version.pg.sql: each instance
+// drops its configuration cache, cluster/config-cache.ts) and the ones an instance publishes for
+// the others (`bell`: an account's inbox changed, live/bell.ts). Anyone who can NOTIFY on the
+// database can send any of them, so a signal only names ids; a listener reads what they name
+// from the database again and trusts nothing else in it.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Change, ChangeSink } from '../changes.ts';
@@ -23,9 +30,12 @@ const RECONNECT_MS = 1000;
 const READY_WAIT_MS = 5000;
 
 interface Message {
-  /** The instance that made the change. */
-  readonly i: string;
-  readonly c: Change;
+  /** The instance that made the change (absent on the database's own signals). */
+  readonly i?: string;
+  readonly c?: Change;
+  /** A signal's topic, and its payload (ids only). */
+  readonly s?: string;
+  readonly p?: unknown;
 }
 
 export interface ChangeStream {
@@ -33,6 +43,15 @@ export interface ChangeStream {
   readonly instance: string;
   /** Resolves once LISTEN is in place (tests and startup wait on it). */
   ready(): Promise<void>;
+  /** Whether LISTEN is in place now: while it is not, signals may be missed. */
+  listening(): boolean;
+  /** Tells the other instances `topic` with `payload` (ids: the listeners read the rest again). */
+  publish(topic: string, payload: unknown): void;
+  /**
+   * Hears `topic` from the other instances (and the database's own signals), and `lost` each
+   * time the connection drops or comes back: signals sent meanwhile were missed.
+   */
+  on(topic: string, heard: (payload: unknown) => void, lost?: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -46,6 +65,29 @@ export function startChangeStream(deps: { url: string; changes: ChangeSink; log:
   let sending: Promise<void> = Promise.resolve();
   let listening!: () => void;
   const ready = new Promise<void>((resolve) => (listening = resolve));
+  const topics = new Map<string, Set<{ heard: (payload: unknown) => void; lost?: (() => void) | undefined }>>();
+
+  function signal(msg: Message): void {
+    for (const l of topics.get(msg.s!) ?? []) {
+      try {
+        l.heard(msg.p);
+      } catch (err) {
+        deps.log.warn('a cluster signal listener failed', { topic: msg.s, err });
+      }
+    }
+  }
+
+  /** The connection dropped or came back: whatever was sent meanwhile was not heard. */
+  function missed(): void {
+    for (const set of topics.values())
+      for (const l of set) {
+        try {
+          l.lost?.();
+        } catch (err) {
+          deps.log.warn('a cluster signal listener failed', { err });
+        }
+      }
+  }
 
   function heard(payload: string | undefined): void {
     let msg: Message;
@@ -54,7 +96,9 @@ export function startChangeStream(deps: { url: string; changes: ChangeSink; log:
     } catch {
       return;
     }
-    if (msg.i === instance || !msg.c) return;
+    if (!msg || typeof msg !== 'object' || msg.i === instance) return;
+    if (typeof msg.s === 'string') return signal(msg);
+    if (!msg.c) return;
     replaying = true;
     try {
       deps.changes.emit(msg.c);
@@ -91,6 +135,7 @@ export function startChangeStream(deps: { url: string; changes: ChangeSink; log:
     const lost = () => {
       if (client !== c) return;
       client = null;
+      missed();
       c.end().catch(() => undefined);
       if (!closed) {
         deps.log.warn('the change stream lost PostgreSQL; connecting again');
@@ -114,6 +159,7 @@ export function startChangeStream(deps: { url: string; changes: ChangeSink; log:
     }
     client = c;
     listening();
+    missed();
     for (const payload of pending.splice(0)) send(payload);
   }
 
@@ -135,9 +181,27 @@ export function startChangeStream(deps: { url: string; changes: ChangeSink; log:
   return {
     instance,
     ready: () => Promise.race([ready, new Promise<void>((resolve) => setTimeout(resolve, READY_WAIT_MS).unref())]),
+    listening: () => client !== null,
+    publish(topic, payload) {
+      if (closed) return;
+      const text = JSON.stringify({ i: instance, s: topic, p: payload } satisfies Message);
+      if (Buffer.byteLength(text) > MAX_PAYLOAD) {
+        deps.log.warn('a signal too long for the change stream was not sent', { topic });
+        return;
+      }
+      send(text);
+    },
+    on(topic, heard, lost) {
+      const l = { heard, lost };
+      let set = topics.get(topic);
+      if (!set) topics.set(topic, (set = new Set()));
+      set.add(l);
+      return () => void set.delete(l);
+    },
     async close() {
       closed = true;
       unsubscribe();
+      topics.clear();
       clearTimeout(timer);
       const c = client;
       client = null;

@@ -5,7 +5,8 @@
 // CROSS_SITE_REFUSED) — cookies ride along on a cross-site upgrade, so without this any page
 // could listen to a signed-in person's folders. The protocol is wire.ts; who hears what is
 // hub.ts; the outside changes come from watcher.ts. The same socket carries the account's bell:
-// each change of its notification inbox goes to the sockets of that account, and no other's.
+// each change of its notification inbox goes to the sockets of that account, and no other's —
+// on a cluster, whichever instance the change was made on (bell.ts).
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
@@ -39,8 +40,11 @@ export interface LiveCapabilityDeps {
   current(caller: Caller): Caller | null;
   /** Whether the request's Origin, when it names one, is this server's own. */
   sameOrigin(req: IncomingMessage): boolean;
-  /** Hears each account's inbox changes (notifications), from start to stop. */
-  inbox?: (fn: (userId: string, change: InboxChange) => void) => () => void;
+  /**
+   * Hears each account's inbox changes (notifications), whichever instance of a cluster made
+   * them (live/bell.ts), from start to stop; `wants` says which accounts have a page here.
+   */
+  inbox?: (fn: (userId: string, change: InboxChange) => void, wants: (userId: string) => boolean) => () => void;
   log: Logger;
 }
 
@@ -150,7 +154,7 @@ export function createLiveCapability(deps: LiveCapabilityDeps): LiveCapability {
     upgrade,
     features: () => ({ live: { enabled: true, socketPath: LIVE_SOCKET_PATH } }),
     start() {
-      unhearInbox = deps.inbox?.(inboxChanged);
+      unhearInbox = deps.inbox?.(inboxChanged, (userId) => byUser.has(userId));
       pinger = setInterval(() => {
         for (const ws of wss?.clients ?? []) {
           if (!alive.get(ws)) {

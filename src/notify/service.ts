@@ -873,6 +873,17 @@ export function createNotify(deps: NotifyDeps) {
       inboxListeners.add(fn);
       return () => inboxListeners.delete(fn);
     },
+    /**
+     * An account's inbox change as this instance's database answers it, for a change another
+     * instance made (live/bell.ts): the items among `ids` that are that account's, exactly as
+     * its inbox lists them, and its unread count. Null when `ids` named items and none is the
+     * account's (nothing to tell).
+     */
+    inboxChange(userId: string, ids: readonly string[]): InboxChange | null {
+      const items = store.inboxItems(userId, ids).map((r) => ({ ...itemOf(r), read: r.read_at !== null }));
+      if (ids.length > 0 && items.length === 0) return null;
+      return { items, unread: store.unread(userId) };
+    },
 
     /** One click in a message: that account's e-mails of this kind stop, no sign-in needed. */
     unsubscribe(kind: EventKind, token: string) {

@@ -123,6 +123,8 @@ export interface NotifyStore {
   removePushEndpoint(endpoint: string): void;
 
   inbox(userId: string, limit: number): InboxRow[];
+  /** The items among `ids` that are `userId`'s (any other's are not answered), newest first. */
+  inboxItems(userId: string, ids: readonly string[]): InboxRow[];
   unread(userId: string): number;
   markRead(userId: string, ids: readonly string[] | null, at: string): number;
   /** True (and remembered) when the account had not signed in from this address before. */
@@ -283,6 +285,13 @@ export function createNotifyStore(db: Database): NotifyStore {
     },
     inbox: (userId, limit) =>
       db.all<InboxRow>('SELECT * FROM notify_inbox WHERE user_id = ? ORDER BY at DESC, id LIMIT ?', [userId, limit]),
+    inboxItems: (userId, ids) =>
+      ids.length === 0
+        ? []
+        : db.all<InboxRow>(
+            `SELECT * FROM notify_inbox WHERE user_id = ? AND id IN (${ids.map(() => '?').join(', ')}) ORDER BY at DESC, id`,
+            [userId, ...ids],
+          ),
     unread: (userId) =>
       db.get<{ n: number }>('SELECT count(*) AS n FROM notify_inbox WHERE user_id = ? AND read_at IS NULL', [userId])
         ?.n ?? 0,

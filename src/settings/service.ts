@@ -4,6 +4,7 @@
 // `everyoneRules` reads and writes; the `access` section only stands in where it is not given. Folder sizes and the terminal are read through switches.ts (their variable wins).
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors.ts';
+import type { ConfigCache } from '../cluster/config-cache.ts';
 import type { SettingsStore } from './store.ts';
 
 import type {
@@ -61,11 +62,11 @@ export interface SettingsDeps {
   /** Everyone's rules of the access model, in the settings' shape (wire-shapes §9). */
   everyoneRules?: { list(): AccessRule[]; replace(rules: AccessRule[]): void };
   /**
-   * Whether this process is the only writer of the settings (the embedded database): then the
-   * sections are cached. On PostgreSQL other instances write them too, so every read asks the
-   * database — one statement, as a session's row is read on every request.
+   * The installation's configuration cache (cluster/config-cache.ts): on the embedded database
+   * this process is its only writer; on PostgreSQL a section changed through any instance is
+   * read again by every other at its next request. Without one, every read asks the store.
    */
-  soleWriter?: boolean;
+  cache?: ConfigCache;
 }
 
 /** Parses a stored preference document; a damaged one reads as empty. */
@@ -80,12 +81,14 @@ function parsePrefs(text: string | undefined): UserPrefs {
 
 export type SettingsService = ReturnType<typeof createSettings>;
 
-export function createSettings({ store, everyoneRules, soleWriter = true }: SettingsDeps) {
-  // Sections are read on many requests: cache them while no other instance can change them.
-  const cache = new Map<SectionName, unknown>();
-
+export function createSettings({ store, everyoneRules, cache }: SettingsDeps) {
+  // Sections are read on many requests: through the configuration cache, as parsed values
+  // (callers get copies).
   function section<K extends SectionName>(key: K): Sections[K] {
-    if (cache.has(key)) return cache.get(key) as Sections[K];
+    return cache ? cache.read(`settings:${key}`, () => load(key)) : load(key);
+  }
+
+  function load<K extends SectionName>(key: K): Sections[K] {
     const text = store.section(key);
     let value: Sections[K] = structuredClone(DEFAULTS[key]);
     if (text !== undefined) {
@@ -96,13 +99,12 @@ export function createSettings({ store, everyoneRules, soleWriter = true }: Sett
         /* a damaged row reads as the defaults */
       }
     }
-    if (soleWriter) cache.set(key, value);
     return value;
   }
 
   function write<K extends SectionName>(key: K, value: Sections[K]): void {
     store.writeSection(key, JSON.stringify(value));
-    if (soleWriter) cache.set(key, value);
+    cache?.drop();
   }
 
   return {

@@ -13,7 +13,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
 import WebSocket from 'ws';
-import { ADMIN, createUser, setupAdmin } from '../support/auth.ts';
+import { ADMIN, createUser, me, setupAdmin } from '../support/auth.ts';
 import { startBalancer, type Balancer } from '../support/balancer.ts';
 import { Client, envelope } from '../support/client.ts';
 import { testPostgres } from '../support/postgres.ts';
@@ -22,6 +22,8 @@ import { waitFor } from '../support/wait.ts';
 
 const ZOE = { username: 'Zoë.Ångström', email: 'zoe.angstrom@example.org', password: 'a long passphrase 1' };
 const FOLDER = 'Familie Müller & Co #2 + 🦔';
+const INES = { username: 'ines.müller', email: 'ines@example.org', password: 'another long passphrase 2' };
+const BO = { username: 'bo', email: 'bo@example.org', password: 'bo’s long passphrase 3' };
 const q = encodeURIComponent;
 const url = (p: string) => p.split('/').map(q).join('/');
 
@@ -236,6 +238,181 @@ test('installation settings changed through one instance are what the others ans
     assert.equal(after.json.activity, activity, `instance ${i}: ${after.text}`);
     assert.is(after.json.branding.appName, branding.appName, `instance ${i}`);
   }
+});
+
+test('an access rule set through one instance holds on the very next request through each of the others', async () => {
+  const ines = await createUser(admin, instances[0]!, INES);
+  const inesId = (await me(ines)).id;
+  const secret = `Files/${FOLDER}/Gehälter 2024 – „vertraulich“ 100%`;
+  assert.is(
+    (await on(0, admin).post('/api/files/folder', { path: `Files/${FOLDER}`, name: secret.split('/').pop() })).status,
+    201,
+  );
+  const sees = async (i: number) => {
+    const r = await on(i, ines).get(`/api/browse/${url(`Files/${FOLDER}`)}`);
+    assert.is(r.status, 200, `instance ${i}: ${r.text}`);
+    return r.json.items.some((e: any) => e.name === secret.split('/').pop());
+  };
+  // Each instance has read the rules (and would keep them, were they cached without the version).
+  for (const i of [0, 1, 2]) assert.ok(await sees(i), `instance ${i} before the rule`);
+  for (const [setOn, level] of [
+    [0, 'hidden'],
+    [1, 'read'],
+    [2, 'hidden'],
+  ] as const) {
+    const rule = await on(setOn, admin).put('/api/access/rules', {
+      path: secret,
+      subject: { kind: 'account', id: inesId },
+      level,
+    });
+    assert.is(rule.status, 200, rule.text);
+    for (const i of [0, 1, 2].filter((n) => n !== setOn))
+      assert.is(await sees(i), level !== 'hidden', `instance ${i}, right after the rule (${level}) set on ${setOn}`);
+    const direct = await on((setOn + 1) % 3, ines).get(`/api/browse/${url(secret)}`);
+    assert.is(direct.status, level === 'hidden' ? 404 : 200, direct.text);
+  }
+});
+
+test('a change whose NOTIFY an instance missed (its stream reconnecting) still holds there on the next request: the version row', async () => {
+  const ines = new Client(instances[0]!.url);
+  assert.is((await ines.post('/api/auth/login', { identifier: INES.username, password: INES.password })).status, 200);
+  const inesId = (await me(ines)).id;
+  const folder = `Files/${FOLDER}/Protokolle – Ärger & Co #9`;
+  assert.is(
+    (await on(0, admin).post('/api/files/folder', { path: `Files/${FOLDER}`, name: folder.split('/').pop() })).status,
+    201,
+  );
+  const status = async (i: number) => (await on(i, ines).get(`/api/browse/${url(folder)}`)).status;
+  const c = new pg.Client(database);
+  await c.connect();
+  const streams = async () =>
+    Number(
+      (
+        await c.query(
+          "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'burrow-stream' AND datname = current_database()",
+        )
+      ).rows[0].n,
+    );
+  try {
+    assert.is(await streams(), 3);
+    // Every instance's LISTEN connection is cut: each reconnects after a second.
+    await c.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'burrow-stream' AND datname = current_database()",
+    );
+    await waitFor(streams, { what: 'the streams cut', until: (n) => n === 0 });
+    for (const i of [1, 2]) assert.is(await status(i), 200, `instance ${i} reads the rules while its stream is away`);
+    const rule = await on(0, admin).put('/api/access/rules', {
+      path: folder,
+      subject: { kind: 'account', id: inesId },
+      level: 'hidden',
+    });
+    assert.is(rule.status, 200, rule.text);
+    for (const i of [1, 2]) assert.is(await status(i), 404, `instance ${i}, its stream away when the rule was set`);
+    await waitFor(streams, { what: 'the streams back', until: (n) => n === 3 });
+  } finally {
+    await c.end();
+  }
+});
+
+test('the bell: an event caused through one instance reaches the account’s pages on every instance; never another account’s; a forged NOTIFY is read again from the database', async () => {
+  const ines = new Client(instances[0]!.url);
+  assert.is((await ines.post('/api/auth/login', { identifier: INES.username, password: INES.password })).status, 200);
+  const bo = await createUser(admin, instances[0]!, BO);
+  const [inesId, boId] = [(await me(ines)).id, (await me(bo)).id];
+  const inesFolder = `Files/${FOLDER}/Rechnungen Ines – März #3`;
+  const boFolder = `Files/${FOLDER}/Bo’s Werkstatt + Ölwechsel`;
+  for (const f of [inesFolder, boFolder])
+    assert.is(
+      (await on(0, admin).post('/api/files/folder', { path: `Files/${FOLDER}`, name: f.split('/').pop() })).status,
+      201,
+    );
+  for (const [c, folder] of [
+    [ines, inesFolder],
+    [bo, boFolder],
+  ] as const) {
+    const r = await c.put('/api/notify/prefs', { kinds: ['folder.uploaded'], destinations: [], folders: [folder] });
+    assert.is(r.status, 200, r.text);
+  }
+  // A page of each account on each instance.
+  const page = async (i: number, c: Client) => {
+    const ws = new WebSocket(`${instances[i]!.url.replace(/^http/, 'ws')}/api/live`, {
+      headers: { cookie: on(i, c).cookieHeader },
+      origin: instances[i]!.url,
+    });
+    const messages: any[] = [];
+    ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
+    await new Promise((resolve, reject) => ws.on('open', resolve).on('error', reject));
+    return { ws, messages, inbox: () => messages.filter((m) => m.type === 'inbox') };
+  };
+  const inesPages = await Promise.all([0, 1, 2].map((i) => page(i, ines)));
+  const boPages = await Promise.all([0, 1, 2].map((i) => page(i, bo)));
+
+  // The upload goes through the balancer; the event is fanned out by whichever instance runs the sender.
+  const client = new Client(balancer.url);
+  client.cookies = new Map(admin.cookies);
+  const name = 'Rechnung Nr. 17 – Café „Zur Post“ & Söhne 50% 🧾.pdf';
+  assert.is((await upload(client, inesFolder, name, '%PDF-1.4 Rechnung\n')).status, 201);
+  const items = [];
+  for (const [i, p] of inesPages.entries()) {
+    const [m] = await waitFor(() => p.inbox(), {
+      what: `Ines’s page on instance ${i} told of the upload`,
+      until: (msgs) => msgs.length > 0,
+      seen: () => p.messages,
+    });
+    assert.is(m.items.length, 1, JSON.stringify(m));
+    assert.equal(m.items[0].paths, [`${inesFolder}/${name}`]);
+    assert.is(m.unread, 1);
+    items.push(m.items[0]);
+  }
+  const listed = (await on(2, ines).get('/api/notify/inbox')).json;
+  for (const item of items) assert.equal(item, listed.items[0]);
+  const inesItem = items[0].id as string;
+
+  // Forged NOTIFYs on the stream's channel: Ines's item in Bo's name, a made-up item, and a
+  // count for Ines. Each instance reads what they name again and trusts nothing else.
+  const c = new pg.Client(database);
+  await c.connect();
+  try {
+    for (const p of [
+      { u: boId, ids: [inesItem] },
+      { u: inesId, ids: ['forged-item'], items: [{ id: 'forged-item', title: 'forged' }] },
+      { u: inesId, ids: [], unread: 999, items: [{ id: 'x', title: 'forged' }] },
+    ])
+      await c.query('SELECT pg_notify($1, $2)', ['burrow_changes', JSON.stringify({ i: 'forged', s: 'bell', p })]);
+  } finally {
+    await c.end();
+  }
+  // Then Bo's own event: every page of his hears it, and it is the first thing they hear.
+  assert.is((await upload(client, boFolder, 'Ölwechsel Quittung #2.txt', 'fünf Liter')).status, 201);
+  for (const [i, p] of boPages.entries()) {
+    await waitFor(() => p.inbox(), {
+      what: `Bo’s page on instance ${i} told of his upload`,
+      until: (msgs) => msgs.length > 0,
+      seen: () => p.messages,
+    });
+    assert.equal(
+      p.inbox().flatMap((m) => m.items.map((it: any) => it.paths)),
+      [[`${boFolder}/Ölwechsel Quittung #2.txt`]],
+      `instance ${i}: ${JSON.stringify(p.messages)}`,
+    );
+  }
+  // Ines's pages: her item once, and the forged count answered with her real one.
+  for (const [i, p] of inesPages.entries()) {
+    const said = JSON.stringify(p.messages);
+    assert.not.ok(
+      said.includes('forged') || said.includes('999') || said.includes('Ölwechsel'),
+      `instance ${i}: ${said}`,
+    );
+  }
+  // A read through instance 1: her pages on the others take the count.
+  assert.is((await on(1, ines).post('/api/notify/inbox/read', {})).status, 200);
+  for (const [i, p] of inesPages.entries())
+    await waitFor(() => p.inbox(), {
+      what: `Ines’s page on instance ${i} told of the read`,
+      until: (msgs) => msgs.some((m) => m.items.length === 0 && m.unread === 0),
+      seen: () => p.messages,
+    });
+  for (const p of [...inesPages, ...boPages]) p.ws.close();
 });
 
 test.run();

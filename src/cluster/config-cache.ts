@@ -1,0 +1,117 @@
+// One cache for what nearly every request reads and almost nothing writes: the settings'
+// sections (settings/service.ts) and the access model's snapshot (access/service.ts).
+//
+// Embedded database: this process is the only writer, so an entry holds until this process
+// changes what it was read from (`drop`).
+//
+// PostgreSQL (a cluster): every statement that changes a settings or access-model row moves one
+// version row up and NOTIFYs the change stream's channel, in the writer's own transaction
+// (cluster/004_config_version.pg.sql). The consistency rule:
+// - A request trusts this instance's entries only once it has read the version row (one
+//   primary-key statement; one per synchronous run of code, so the reads of one step of a
+//   request share it) and found the version its entries were loaded at. The writer's response
+//   is sent after its commit, so any request that reaches any instance after that response
+//   reads the new version and loads again: a rule or setting changed through one instance holds
+//   on the very next request through another, whatever the load — no wait, no window.
+// - Work outside a request (the live socket's flushes, the notification sender, jobs) trusts
+//   the entries while the change stream listens: the database's NOTIFY drops them within its
+//   round trip of the commit. While the stream is not listening (starting, PostgreSQL lost)
+//   such work reads the version row like a request.
+// Why the version row and not the NOTIFY alone: the writer can wait until its own NOTIFY comes
+// back through LISTEN, which proves the others' backends have it queued, not that the other
+// instances' processes have read it — on a machine at load 20 another instance's PostgreSQL
+// backend may wait longer for a core than the client's next request takes to arrive there. The
+// version row costs one statement per request that reads the configuration (measured in the
+// README's PostgreSQL bench rows) and replaces the statement per settings read that settings
+// cost before, and the access snapshot's reload every second.
+import type { Database } from '../db/database.ts';
+import { requestContext } from '../core/log.ts';
+
+export interface ConfigCache {
+  /** The value under `key`, loaded by `load` unless this instance holds a current one. */
+  read<T>(key: string, load: () => T, opts?: { maxAgeMs?: number }): T;
+  /** This instance changed what the entries were read from: every entry is read again. */
+  drop(): void;
+}
+
+/** What the cache needs of the change stream (cluster/stream.ts). */
+export interface ConfigSignals {
+  listening(): boolean;
+  on(topic: string, heard: (payload: unknown) => void, lost?: () => void): () => void;
+}
+
+export const CONFIG_TOPIC = 'config';
+
+export function createConfigCache(db: Database): ConfigCache & { listen(stream: ConfigSignals): () => void } {
+  const entries = new Map<string, { value: unknown; at: number }>();
+  if (db.dialect === 'sqlite') {
+    return {
+      read<T>(key: string, load: () => T, opts?: { maxAgeMs?: number }): T {
+        const e = entries.get(key);
+        const now = Date.now();
+        if (e && (opts?.maxAgeMs === undefined || now - e.at <= opts.maxAgeMs)) return e.value as T;
+        const value = load();
+        entries.set(key, { value, at: now });
+        return value;
+      },
+      drop: () => entries.clear(),
+      listen: () => () => {},
+    };
+  }
+
+  let stream: ConfigSignals | null = null;
+  /** The version the entries were loaded at (null: not known, read it before trusting them). */
+  let loadedAt: number | null = null;
+  /** The version row as read in this synchronous run (cleared when the run ends). */
+  let thisRun: number | null = null;
+
+  const readVersion = (): number => {
+    if (thisRun === null) {
+      const row = db.get<{ version: number | string }>('SELECT version FROM cluster_config_version WHERE name = ?', [
+        'config',
+      ]);
+      thisRun = Number(row?.version ?? 0);
+      queueMicrotask(() => (thisRun = null));
+    }
+    return thisRun;
+  };
+
+  /** Makes the entries current for the caller (see the rule above). */
+  function settle(): void {
+    const outside = requestContext.getStore() === undefined;
+    if (outside && loadedAt !== null && stream?.listening()) return;
+    const v = readVersion();
+    if (v !== loadedAt) {
+      entries.clear();
+      loadedAt = v;
+    }
+  }
+
+  const drop = () => {
+    entries.clear();
+    loadedAt = null;
+    thisRun = null;
+  };
+
+  return {
+    read<T>(key: string, load: () => T): T {
+      settle();
+      const e = entries.get(key);
+      if (e) return e.value as T;
+      const value = load();
+      // Read after the version: an entry is never older than the version it is kept under.
+      if (loadedAt !== null) entries.set(key, { value, at: Date.now() });
+      return value;
+    },
+    drop,
+    listen(s) {
+      stream = s;
+      const off = s.on(CONFIG_TOPIC, drop, drop);
+      return () => {
+        off();
+        stream = null;
+        drop();
+      };
+    },
+  };
+}
