@@ -498,6 +498,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     trash,
     own,
     quotas: quota.quotas,
+    pace: load,
   });
   // Previews and thumbnails; a link holder's thumbnails too.
   const previews = createPreviewsCapability({
@@ -544,6 +545,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     credentials: { mode: config.auth.mode, auth, tokens, users, limits, secondFactor: twoFactor },
     space: uploads.space,
     quotas: quota.quotas,
+    pace: load,
   });
   // Indexes: walks and deltas from the `changes` sink as background work; the folder-size and
   // search groups and browse (`indexes.noteViewed`) see them through the narrow `Indexes` view.

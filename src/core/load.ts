@@ -8,6 +8,15 @@
 // Background work never stops altogether: however busy, it gets a slice at least every
 // MAX_DEFER_MS, so a server under constant load still finishes its indexes, only slower.
 // Worker threads read the same verdict from a shared word (`flag`), without messages.
+//
+// Bulk request bodies (uploads: a body over BULK_BODY_BYTES or of unknown length) yield the
+// same way to people's other requests (issue 33: a zip, a listing or a download took 7-40x its
+// idle time while four uploads ran). The main thread reads every upload's socket 64 KiB at a
+// time and hands each batch to the disk; on a busy machine it gets a fraction of a core, and
+// what it spends on upload bytes a listing waits for. So while a request that is not a bulk
+// body is younger than FRESH_MS, upload bodies stop reading their sockets (TCP holds the
+// senders back) at their next batch, and go on once those requests are answered — however busy,
+// each takes YIELD_SLICE_BYTES at least every MAX_YIELD_MS, so no upload stalls for good.
 import { performance } from 'node:perf_hooks';
 
 const FRESH_MS = 2000;
@@ -20,6 +29,30 @@ const BUSY_SHARE = 0.3;
 export const MAX_DEFER_MS = 200;
 /** How often a deferred background task looks again. */
 const RECHECK_MS = 5;
+
+/** A request body larger than this (or of unknown length) is a bulk transfer: it yields (see the top). */
+export const BULK_BODY_BYTES = 1024 * 1024;
+/** However busy, a bulk body reads on at least this often... */
+export const MAX_YIELD_MS = 200;
+/** ...at least this many bytes each time. */
+export const YIELD_SLICE_BYTES = 4 * 1024 * 1024;
+
+/** Whether a request's body is a bulk transfer, from its headers (Content-Length, Transfer-Encoding). */
+export function isBulkBody(headers: { 'content-length'?: string; 'transfer-encoding'?: string }): boolean {
+  const declared = headers['content-length'];
+  if (declared !== undefined) return Number(declared) > BULK_BODY_BYTES;
+  return headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * What a bulk body's writer (uploads/body-writer.ts) asks: whether someone's request waits now,
+ * and to be called back once nobody does (or MAX_YIELD_MS passed).
+ */
+export interface BodyPace {
+  waiting(): boolean;
+  /** Calls `go` once no request waits or MAX_YIELD_MS passed, whichever is first; returns a cancel. */
+  whenServed(go: () => void): () => void;
+}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -41,11 +74,15 @@ export function workerHold(buffer: SharedArrayBuffer | undefined): () => boolean
   return () => Atomics.load(flag, 0) !== 0;
 }
 
-export class RequestLoad {
+export class RequestLoad implements BodyPace {
   /** Shared with worker threads: [0] is 1 while background work should hold back. */
   readonly buffer = new SharedArrayBuffer(4);
   private readonly flag = new Int32Array(this.buffer);
   private readonly started = new Map<number, number>();
+  /** The tickets of bulk bodies (uploads): never "someone waiting" for another bulk body. */
+  private readonly bulk = new Set<number>();
+  /** Bulk bodies holding back until people are served (whenServed). */
+  private readonly yielding = new Set<() => void>();
   private nextId = 0;
   private watchers = 0;
   private probe: NodeJS.Timeout | undefined;
@@ -56,16 +93,45 @@ export class RequestLoad {
   private lastSlice = 0;
 
   /** A request came in; returns its ticket for `end`. */
-  begin(): number {
+  begin(bulk = false): number {
     const id = ++this.nextId;
     this.started.set(id, performance.now());
+    if (bulk) this.bulk.add(id);
     Atomics.store(this.flag, 0, 1);
     return id;
   }
 
   end(id: number): void {
     this.started.delete(id);
+    this.bulk.delete(id);
     this.publish();
+    if (this.yielding.size > 0 && !this.waiting()) for (const go of [...this.yielding]) go();
+  }
+
+  /** A request that is not a bulk body is younger than FRESH_MS: bulk bodies hold back. */
+  waiting(): boolean {
+    if (this.started.size <= this.bulk.size) return false;
+    const now = performance.now();
+    for (const [id, t] of this.started) if (now - t < FRESH_MS && !this.bulk.has(id)) return true;
+    return false;
+  }
+
+  whenServed(go: () => void): () => void {
+    let done = false;
+    const fire = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      this.yielding.delete(fire);
+      go();
+    };
+    const timer = setTimeout(fire, MAX_YIELD_MS);
+    this.yielding.add(fire);
+    return () => {
+      done = true;
+      clearTimeout(timer);
+      this.yielding.delete(fire);
+    };
   }
 
   get inFlight(): number {

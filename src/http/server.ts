@@ -21,6 +21,7 @@ import { isClientGone, prepareJson, sendJson, sendWholeReply } from './send.ts';
 import { answeredNames, assertKnownHost, type HostPolicy } from './origin.ts';
 import { prepareErrorPage, wantsErrorPage } from './error-page.ts';
 import { holdLink, type LinkGate } from './link.ts';
+import { isBulkBody } from '../core/load.ts';
 
 export interface HttpOptions {
   routes: readonly RouteDef[];
@@ -45,7 +46,7 @@ export interface HttpOptions {
   /** Answers a page request that must go to HTTPS instead (http/secure.ts); true when it did. */
   plainNotice?: (req: IncomingMessage, res: ServerResponse, secure: boolean) => boolean;
   /** Told of every request in and out (core/load.ts): background work yields while people wait. */
-  load?: { begin(): number; end(ticket: number): void };
+  load?: { begin(bulk?: boolean): number; end(ticket: number): void };
 }
 
 /** Takes over an HTTP upgrade for one path; it authenticates the request itself and answers on the socket. */
@@ -293,7 +294,7 @@ export function createHttpServer(opts: HttpOptions): http.Server {
     const started = performance.now();
     const load = opts.load;
     if (load) {
-      const ticket = load.begin();
+      const ticket = load.begin(isBulkBody(req.headers));
       res.once('close', () => load.end(ticket));
     }
     res.on('finish', () => {

@@ -10,6 +10,7 @@ import type { WorkJournal } from '../files/journal.ts';
 import type { OwnFolders } from '../files/own.ts';
 import type { PathResolver } from '../files/paths.ts';
 import type { Logger } from '../core/log.ts';
+import type { BodyPace } from '../core/load.ts';
 import { createMultipartReceiver } from './multipart.ts';
 import { createPlacement, type Placement, type PlacementDeps } from './placement.ts';
 import { uploadRoutes } from './routes.ts';
@@ -38,6 +39,8 @@ export interface UploadsDeps {
   trash: PlacementDeps['trash'];
   /** Quotas every upload is held against (quotas/). */
   quotas: QuotaPort;
+  /** People's other requests go first: upload bodies yield to them (core/load.ts). */
+  pace?: BodyPace;
 }
 
 /** How often the sweep runs: a quarter of the TTL, between a quarter second and a minute. */
@@ -82,6 +85,7 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
     log,
     activity: deps.activity,
     quotas: deps.quotas,
+    ...(deps.pace ? { pace: deps.pace } : {}),
     // Several instances on one PostgreSQL: each upload's lock is also PostgreSQL's.
     ...(db.dialect === 'postgres' ? { leases: createUploadLeaseStore(db) } : {}),
   });
@@ -92,6 +96,7 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
     activity: deps.activity,
     quotas: deps.quotas,
     limits: { maxFileSize: u.maxDirectUploadSize, maxFiles: u.maxFilesPerUpload },
+    ...(deps.pace ? { pace: deps.pace } : {}),
   });
   const sweep = periodicJob({
     everyMs: sweepInterval(u.tusIncompleteTtlMs),

@@ -1,6 +1,7 @@
 // WebDAV as a capability: the /dav/ mount the HTTP server hands raw requests to (no JSON, no body
 // limit, no cookie: Basic only), the features section with the address to mount, and the sweep
 // of expired locks. Built from the same files services the API uses.
+import type { BodyPace } from '../core/load.ts';
 import { periodicJob, type JobGate } from '../core/periodic.ts';
 import { createDavLockAdmin } from './admin.ts';
 import { davLockRoutes } from './routes.ts';
@@ -32,6 +33,8 @@ export interface WebdavDeps {
   /** The uploads' free-space rule (UPLOAD_FREE_SPACE_RESERVE): a PUT is one more upload. */
   space: FreeSpace;
   quotas: QuotaPort;
+  /** People's other requests go first: a PUT's body yields to them (core/load.ts). */
+  pace?: BodyPace;
 }
 
 export interface WebdavCapability extends Capability {
@@ -54,6 +57,7 @@ export function createWebdavCapability(deps: WebdavDeps): WebdavCapability {
     log: deps.log,
     activity: deps.activity,
     space: deps.space,
+    ...(deps.pace ? { pace: deps.pace } : {}),
     quotas: deps.quotas,
   };
 

@@ -139,7 +139,12 @@ function putInto(
       await withTemporary(ctx.journal, dir, async (temp, tempName) => {
         const fd = await createFileAt(dir, tempName, current ? current.stat.mode & 0o7777 : 0o644);
         try {
-          write = writeBody(req, fd, 0, { freeWritten: true, keepSource: true, inspect });
+          write = writeBody(req, fd, 0, {
+            freeWritten: true,
+            keepSource: true,
+            inspect,
+            ...(ctx.pace ? { pace: ctx.pace } : {}),
+          });
           await write.done;
           // On disk before it takes the name (the old content stays until the rename).
           await fsDatasync(fd);

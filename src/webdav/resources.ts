@@ -1,6 +1,7 @@
 // What a WebDAV request acts on: a URL under the mount resolved by the one resolver, its host
 // location for the DAV tables, its entity tag, and the members of a collection as the API's
 // listings show them (reserved names, rule-hidden children and links leading out left out).
+import type { BodyPace } from '../core/load.ts';
 import type { ItemLocks } from '../files/locks.ts';
 import type { Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -46,6 +47,8 @@ export interface DavServices {
   space: FreeSpace;
   /** Quotas a PUT is held against (quotas/): refused before its bytes are kept. */
   quotas: QuotaPort;
+  /** People's other requests go first: a PUT's body yields to them (core/load.ts). */
+  pace?: BodyPace;
 }
 
 /** One request's context: the authenticated caller and the services. */

@@ -7,6 +7,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeBody } from '../../src/uploads/body-writer.ts';
+import { YIELD_SLICE_BYTES, type BodyPace } from '../../src/core/load.ts';
 import { waitFor } from '../support/wait.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-body-writer-'));
@@ -165,6 +166,99 @@ test('without freeWritten no chunk is touched', async () => {
     await writeBody(Readable.from([chunk]), fd, 0).done;
     assert.not.ok((chunk.buffer as ArrayBuffer).detached);
     assert.is(chunk[4999], 7);
+  } finally {
+    fs.closeSync(fd);
+  }
+});
+
+/** A pace whose "someone waits" the test sets, and whose call back it fires itself. */
+function testPace(): BodyPace & { someone: boolean; go: (() => void) | null; asked: number } {
+  const pace = {
+    someone: true,
+    go: null as (() => void) | null,
+    asked: 0,
+    waiting: () => pace.someone,
+    whenServed(go: () => void) {
+      pace.asked++;
+      pace.go = () => {
+        pace.go = null;
+        go();
+      };
+      return () => {
+        pace.go = null;
+      };
+    },
+  };
+  return pace;
+}
+
+test('while someone waits, a body stops reading after its batch and goes on once they are served', async () => {
+  const { file, fd } = fileWith(Buffer.alloc(0));
+  const source = new PassThrough();
+  const pace = testPace();
+  try {
+    const write = writeBody(source, fd, 0, { pace });
+    const first = bytes(65_536, 1);
+    source.write(first);
+    await waitFor(() => pace.go !== null, { what: 'the body holding back', seen: () => write.written });
+    assert.ok(source.isPaused(), 'the source is paused while someone waits');
+    assert.is(write.written, first.length);
+    // More arrives meanwhile: it stays in the source until the body is called back.
+    const rest = bytes(3 * 65_536, 2);
+    source.write(rest);
+    assert.is(write.written, first.length);
+    pace.someone = false;
+    pace.go!();
+    source.end();
+    assert.is(await write.done, first.length + rest.length);
+    assert.ok(fs.readFileSync(file).equals(Buffer.concat([first, rest])));
+    assert.is(pace.asked, 1, 'nobody waited after the call back: the body did not ask again');
+  } finally {
+    fs.closeSync(fd);
+  }
+});
+
+test('called back while people still wait (the longest a body yields), it reads a slice before it yields again', async () => {
+  const { file, fd } = fileWith(Buffer.alloc(0));
+  const source = new PassThrough();
+  const pace = testPace();
+  const parts: Buffer[] = [];
+  try {
+    let read = 0;
+    const write = writeBody(source, fd, 0, { pace, inspect: (chunk) => void (read += chunk.length) });
+    parts.push(bytes(1000, 3));
+    source.write(parts[0]);
+    await waitFor(() => pace.go !== null, { what: 'the body holding back' });
+    pace.go!(); // the pace's own time limit: someone still waits
+    for (let i = 0; i < 6; i++) {
+      parts.push(bytes(1 << 20, 10 + i));
+      source.write(parts.at(-1));
+    }
+    await waitFor(() => pace.asked === 2 && pace.go !== null, {
+      what: 'the body holding back again',
+      seen: () => write.written,
+    });
+    const sent = parts.reduce((sum, p) => sum + p.length, 0);
+    assert.ok(read >= 1000 + YIELD_SLICE_BYTES, `a slice read before yielding again: ${read}`);
+    assert.ok(read < sent, 'and it yielded before the end');
+    pace.someone = false;
+    pace.go!();
+    source.end();
+    await write.done;
+    assert.ok(fs.readFileSync(file).equals(Buffer.concat(parts)));
+  } finally {
+    fs.closeSync(fd);
+  }
+});
+
+test('without a pace, or when nobody waits, a body never holds back', async () => {
+  const { fd } = fileWith(Buffer.alloc(0));
+  const pace = testPace();
+  pace.someone = false;
+  try {
+    const chunks = Array.from({ length: 8 }, (_, i) => bytes(1 << 20, i));
+    assert.is(await writeBody(Readable.from(chunks), fd, 0, { pace }).done, 8 << 20);
+    assert.is(pace.asked, 0);
   } finally {
     fs.closeSync(fd);
   }

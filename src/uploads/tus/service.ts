@@ -17,6 +17,7 @@ import type { Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppError, fromFsError, type AlsoStatus } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
+import type { BodyPace } from '../../core/load.ts';
 import type { Caller } from '../../core/caller.ts';
 import { fileEvent, type ActivitySink } from '../../files/activity.ts';
 import type { ConflictPolicy } from '../../files/names.ts';
@@ -86,6 +87,8 @@ export interface TusDeps {
    * staged where every instance sees it, and no instance keeps a part file open between PATCHes.
    */
   leases?: UploadLeaseStore;
+  /** People's other requests go first: a PATCH's body yields to them (core/load.ts). */
+  pace?: BodyPace;
   now?: () => number;
 }
 
@@ -474,6 +477,7 @@ export function createTusService(deps: TusDeps): TusService {
           inspect: meter(row.length - row.offset, hash),
           signal: lock.signal,
           freeWritten: true,
+          ...(deps.pace ? { pace: deps.pace } : {}),
         });
         written = await write.done;
       } catch (err) {

@@ -18,21 +18,25 @@
 //                    zlib's gzip frame computes it on the pool thread, as Burrow's does); no headers.
 //                    `?store`: every file sent as is with its CRC (a stored zip's work, Burrow's
 //                    default since issue 33).
-// PUT paths (the upload bench):
+//   /list/<dir>      a listing: readdir, one stat per entry on the thread pool, names and facts as
+//                    JSON (the contention bench's).
+// PUT paths (the upload bench, the contention bench):
 //   /discard         the body received and dropped, each chunk's memory freed as it arrives: what
 //                    receiving the bytes over HTTP costs Node, no disk — with the disk write alone,
 //                    the upload ceiling (an upload must do both);
 //   /write/<name>?at=<offset>[&last]   the body written at <offset> into <name> with Burrow's
 //                    body writer (kept open between requests, fdatasync and removed after the
-//                    `last`), as Burrow's TUS does and nothing else: the floor of chunking.
+//                    `last`), as Burrow's TUS does and nothing else: the floor of chunking; one file open per name.
 // Run as a child: node test/bench/support/plain-server.ts <root> (prints the port).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { writeBody } from '../../../src/uploads/body-writer.ts';
 
@@ -206,8 +210,9 @@ async function zipWork(
   res.end();
 }
 
-/** The open file of /write: one upload at a time. */
-let writing: number | null = null;
+/** The open files of /write, by path: several uploads at a time (the contention bench's). */
+const writing = new Map<string, number>();
+const fdatasync = promisify(fs.fdatasync);
 
 async function receive(req: http.IncomingMessage, res: http.ServerResponse, mode: string, target: string) {
   const url = new URL(req.url!, 'http://x');
@@ -216,13 +221,14 @@ async function receive(req: http.IncomingMessage, res: http.ServerResponse, mode
     await new Promise((resolve) => req.once('end', resolve));
   } else {
     const at = Number(url.searchParams.get('at') ?? 0);
-    if (at === 0) writing = fs.openSync(target, 'w');
-    await writeBody(req, writing!, at, { freeWritten: true }).done;
+    if (at === 0) writing.set(target, fs.openSync(target, 'w'));
+    const fd = writing.get(target)!;
+    await writeBody(req, fd, at, { freeWritten: true }).done;
     if (url.searchParams.has('last')) {
-      fs.fdatasyncSync(writing!);
-      fs.closeSync(writing!);
+      await fdatasync(fd);
+      fs.closeSync(fd);
       fs.rmSync(target);
-      writing = null;
+      writing.delete(target);
     }
   }
   res.statusCode = 201;
@@ -245,6 +251,21 @@ function serve(root: string): void {
           await pooled(res, target, start, end);
           res.end();
         }
+        return;
+      }
+      if (mode === 'list') {
+        // A listing: readdir and one stat per entry on the thread pool, the names and facts as JSON.
+        const names = await fsp.readdir(target);
+        const stats = await Promise.all(names.map((n) => fsp.stat(path.join(target, n))));
+        const items = names.map((name, i) => ({
+          name,
+          size: stats[i]!.size,
+          modified: stats[i]!.mtime.toISOString(),
+          dir: stats[i]!.isDirectory(),
+        }));
+        const body = JSON.stringify({ items });
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+        res.end(body);
         return;
       }
       const names = fs.readdirSync(target).sort();

@@ -1,0 +1,62 @@
+// How busy people keep the server (src/core/load.ts): bulk request bodies (uploads) yield to
+// people's other requests — which requests count, and when a yielding body is called back.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BULK_BODY_BYTES, isBulkBody, RequestLoad } from '../../src/core/load.ts';
+import { waitFor } from '../support/wait.ts';
+
+test('a body over BULK_BODY_BYTES or of unknown length is bulk; a small one or none is not', () => {
+  assert.ok(isBulkBody({ 'content-length': String(8 << 20) }));
+  assert.ok(isBulkBody({ 'content-length': String(BULK_BODY_BYTES + 1) }));
+  assert.ok(isBulkBody({ 'transfer-encoding': 'chunked' }));
+  assert.not.ok(isBulkBody({ 'content-length': String(BULK_BODY_BYTES) }));
+  assert.not.ok(isBulkBody({ 'content-length': '0' }));
+  assert.not.ok(isBulkBody({}));
+});
+
+test('bulk bodies are nobody waiting; any other request in flight is someone waiting', () => {
+  const load = new RequestLoad();
+  assert.not.ok(load.waiting());
+  const upload = load.begin(true);
+  const other = load.begin(true);
+  assert.not.ok(load.waiting(), 'uploads do not make each other wait');
+  const listing = load.begin();
+  assert.ok(load.waiting());
+  load.end(listing);
+  assert.not.ok(load.waiting());
+  load.end(upload);
+  load.end(other);
+  assert.is(load.inFlight, 0);
+});
+
+test('a yielding body is called back once the last request it yields to is answered, once', async () => {
+  const load = new RequestLoad();
+  const upload = load.begin(true);
+  const a = load.begin();
+  const b = load.begin();
+  let called = 0;
+  load.whenServed(() => called++);
+  load.end(a);
+  assert.is(called, 0, 'someone still waits');
+  load.end(b);
+  assert.is(called, 1);
+  load.end(upload);
+  assert.is(called, 1);
+});
+
+test('a yielding body is called back by the time limit while people still wait; a cancelled one never', async () => {
+  const load = new RequestLoad();
+  const listing = load.begin();
+  let called = 0;
+  let cancelledCalled = 0;
+  load.whenServed(() => called++);
+  const cancel = load.whenServed(() => cancelledCalled++);
+  cancel();
+  await waitFor(() => called === 1, { what: 'the call back at the time limit' });
+  assert.ok(load.waiting(), 'still waiting: the body was let through by the limit');
+  load.end(listing);
+  assert.is(called, 1);
+  assert.is(cancelledCalled, 0);
+});
+
+test.run();
