@@ -16,7 +16,7 @@
 // database can send any of them, so a signal only names ids; a listener reads what they name
 // from the database again and trusts nothing else in it.
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Change, ChangeSink } from '../changes.ts';
 import type { Logger } from '../core/log.ts';
 import { listen, notify } from './channel-store.ts';
@@ -126,7 +126,10 @@ export function startChangeStream(deps: { url: string; changes: ChangeSink; log:
 
   async function connect(): Promise<void> {
     if (closed) return;
-    const c = new pg.Client({
+    // node-postgres, loaded when a cluster first connects (issue 33: not on a single server's heap).
+    const { default: Pg } = await import('pg');
+    if (closed) return;
+    const c = new Pg.Client({
       connectionString: deps.url,
       connectionTimeoutMillis: 5000,
       keepAlive: true,

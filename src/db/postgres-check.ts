@@ -1,7 +1,6 @@
 // What `burrow doctor` says of DATABASE_URL's PostgreSQL: whether it answers, its version
 // against the oldest Burrow runs on, and this release's migrations applied or pending (or a
 // newer Burrow's found). Asked with node-postgres directly, one short connection, read only.
-import pg from 'pg';
 import { loadMigrations } from './migrations.ts';
 import { redactUrl } from './postgres.ts';
 
@@ -19,6 +18,8 @@ export interface DatabaseCheck {
 
 export async function postgresChecks(url: string, timeoutMs = 5000): Promise<DatabaseCheck[]> {
   const where = redactUrl(url);
+  // Loaded when doctor asks (issue 33: not on a server's heap that runs on SQLite).
+  const { default: pg } = await import('pg');
   const client = new pg.Client({
     connectionString: url,
     connectionTimeoutMillis: timeoutMs,

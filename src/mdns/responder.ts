@@ -6,7 +6,8 @@
 // multicast-dns does the socket and the packet format (dns-packet): a small, long-kept library
 // that Node has no counterpart for; the protocol's rules are here.
 import os from 'node:os';
-import makeMdns from 'multicast-dns';
+import { createRequire } from 'node:module';
+import type makeMdns from 'multicast-dns';
 import type { Logger } from '../core/log.ts';
 
 type Record = { name: string; type: string; ttl: number; data: unknown; class?: string; flush?: boolean };
@@ -131,7 +132,8 @@ export function createMdns(options: MdnsOptions): Mdns {
   return {
     announced: () => host,
     async start() {
-      mdns = makeMdns({ reuseAddr: true });
+      // Loaded when the responder starts (issue 33: not on the heap of a server without mDNS).
+      mdns = (createRequire(import.meta.url)('multicast-dns') as typeof makeMdns)({ reuseAddr: true });
       mdns.on('error', (err: Error) => log.warn('mDNS failed', { err: err.message }));
       mdns.on('query', onQuery as never);
       mdns.on('response', onResponse as never);

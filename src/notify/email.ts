@@ -3,7 +3,6 @@
 // a LAN relay). Every message carries its delivery id as Message-ID (the same on each attempt)
 // and, for an event an account chose, RFC 8058 one-click unsubscribe: List-Unsubscribe with the
 // account's link for this kind and List-Unsubscribe-Post.
-import { createTransport } from 'nodemailer';
 import { KIND_LABELS } from './events.ts';
 import type { Attempt } from './send.ts';
 import type { EventBody, WireSmtp } from './wire.ts';
@@ -89,6 +88,8 @@ export async function sendMail(
   stop: AbortSignal,
 ): Promise<Attempt> {
   const { smtp } = target;
+  // Loaded on the first e-mail (issue 33: ~5 MB of heap an installation without SMTP never uses).
+  const { createTransport } = await import('nodemailer');
   const transport = createTransport({
     host: smtp.host,
     port: smtp.port,

@@ -8,7 +8,6 @@
 // Apple's) are taken, and any other origin only when the administrator lists it in
 // PUSH_SERVICES (a self-hosted push server). Checked when a subscription is made and again
 // before every send.
-import webpush from 'web-push';
 import type { Attempt } from './send.ts';
 import type { EventBody } from './wire.ts';
 
@@ -59,6 +58,8 @@ export async function sendPush(
   if (!target.subscriptions.length)
     return { ok: false, status: null, error: 'no browser of this account is subscribed', permanent: true };
   const payload = pushPayload(body);
+  // Loaded on the first push (issue 33: kept out of the idle server's heap).
+  const { default: webpush } = await import('web-push');
   let delivered = 0;
   let lastError = '';
   let lastStatus: number | null = null;

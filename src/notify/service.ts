@@ -12,7 +12,7 @@ import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { PathResolver } from '../files/paths.ts';
 import type { SecretBox } from '../twofactor/secret-box.ts';
-import webpush from 'web-push';
+import { createRequire } from 'node:module';
 import { parseSmtp, type MailTarget, type SmtpSettings } from './email.ts';
 import { pushEndpointAllowed, type PushTarget } from './push.ts';
 import { isFolderKind, KIND_LABELS, kindOf, pathsOf, recipientsOf as sharedWith, wordsFor } from './events.ts';
@@ -491,6 +491,8 @@ export function createNotify(deps: NotifyDeps) {
   function vapidKeys(): { publicKey: string; privateKey: string } {
     let row = store.vapid();
     if (!row) {
+      // Loaded when the key pair is first made (issue 33: not on the idle server's heap).
+      const webpush = createRequire(import.meta.url)('web-push') as typeof import('web-push');
       const made = webpush.generateVAPIDKeys();
       row = store.addVapid(made.publicKey, box.seal(made.privateKey, VAPID_CONTEXT), new Date().toISOString());
     }

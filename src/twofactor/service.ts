@@ -3,7 +3,7 @@
 // account never asks for a code its owner could not produce. Sign-in verification is the
 // SecondFactor that auth/ calls; lockout and the held session stay there.
 import { randomBytes } from 'node:crypto';
-import { generateSecret, generateURI, verifySync } from 'otplib';
+import { createRequire } from 'node:module';
 import type { ActivityService } from '../activity/service.ts';
 import { LIMITS, type RateLimiter } from '../accounts/rate-limits.ts';
 import { INVALID_TOTP_CODE, type SecondFactor } from '../auth/service.ts';
@@ -11,6 +11,10 @@ import type { UsersStore } from '../accounts/users-store.ts';
 import { AppError } from '../core/errors.ts';
 import type { SecretBox } from './secret-box.ts';
 import type { TotpRow, TwoFactorStore } from './store.ts';
+
+let loadedOtp: typeof import('otplib') | undefined;
+/** otplib, loaded when a second factor is first set up or checked (issue 33: not on the idle server's heap). */
+const otp = () => (loadedOtp ??= createRequire(import.meta.url)('otplib') as typeof import('otplib'));
 
 export const RECOVERY_CODE_COUNT = 10;
 const PERIOD = 30;
@@ -99,10 +103,10 @@ export class TwoFactorService implements SecondFactor {
     if (!user) throw new AppError('AUTH_REQUIRED');
     if (this.row(user.id)?.state === 'on')
       throw new AppError('TOTP_ALREADY_ON', 'A second factor is already on; turn it off first to set up a new one.');
-    const secret = generateSecret();
+    const secret = otp().generateSecret();
     const now = new Date().toISOString();
     this.deps.store.putPending(user.id, this.deps.box.seal(secret, user.id), now);
-    const uri = generateURI({ issuer: this.issuer, label: user.email ?? user.username, secret });
+    const uri = otp().generateURI({ issuer: this.issuer, label: user.email ?? user.username, secret });
     return { secret, uri };
   }
 
@@ -195,7 +199,7 @@ export class TwoFactorService implements SecondFactor {
       return false;
     }
     const epoch = this.now();
-    const result = verifySync({
+    const result = otp().verifySync({
       secret,
       token: code.trim(),
       epoch,

@@ -4,7 +4,7 @@
 // 6 (force-save) fetches the edited file — only from the document server's own origin, with
 // a size cap — and saves it keeping the replaced content as a version.
 import path from 'node:path';
-import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { ChangeSink } from '../../changes.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
@@ -16,7 +16,7 @@ import type { WorkJournal } from '../../files/journal.ts';
 import type { ItemLocks } from '../../files/locks.ts';
 import { discardTemporary, openForRead, replaceKeepingVersion, versionOf, writeTemporary } from './content.ts';
 import type { WopiAnswer } from './wopi.ts';
-import { fileIdFor, signFileToken, verifyFileToken } from './tokens.ts';
+import { fileIdFor, jose, signFileToken, verifyFileToken } from './tokens.ts';
 
 export interface OnlyOfficeOptions {
   /** ONLYOFFICE_URL: public base of the document server. */
@@ -153,6 +153,7 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
     if (!jwt) throw new AppError('ONLYOFFICE_UNSIGNED', 'The callback is not signed with the document server secret.');
     let payload: JWTPayload;
     try {
+      const { jwtVerify } = await jose();
       ({ payload } = await jwtVerify(jwt, key, { algorithms: ['HS256'] }));
     } catch {
       throw new AppError('ONLYOFFICE_UNSIGNED', 'The callback signature is not valid.');
@@ -202,6 +203,7 @@ export function createOnlyOffice(deps: OnlyOfficeDeps): OnlyOfficeService {
           customization: { forcesave: opts.forceSave },
         },
       };
+      const { SignJWT } = await jose();
       config.token = await new SignJWT(config as JWTPayload)
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setIssuedAt()

@@ -4,8 +4,12 @@
 // File ids are an HMAC of the file's host location: opaque, stable while the file stays where
 // it is, the same for every account (co-editors share one document).
 import { createHmac } from 'node:crypto';
-import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import { AppError } from '../../core/errors.ts';
+
+let loadedJose: Promise<typeof import('jose')> | undefined;
+/** jose, loaded on the first office token (issue 33: not on the idle server's heap). */
+export const jose = () => (loadedJose ??= import('jose'));
 
 export interface FileClaims {
   userId: string;
@@ -29,6 +33,7 @@ export async function signFileToken(
   ttlMs: number,
 ): Promise<{ token: string; expiresAt: number }> {
   const expiresAt = Date.now() + ttlMs;
+  const { SignJWT } = await jose();
   const token = await new SignJWT({ fid: claims.fileId, p: claims.path, rw: claims.canWrite })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(claims.userId)
@@ -50,6 +55,7 @@ export async function verifyFileToken(
   if (typeof token !== 'string' || token === '') throw invalid();
   let payload: JWTPayload;
   try {
+    const { jwtVerify } = await jose();
     ({ payload } = await jwtVerify(token, key, { algorithms: ['HS256'], audience }));
   } catch {
     throw invalid();
