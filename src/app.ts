@@ -242,6 +242,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     cache: configCache,
     log,
     record: (event) => activity.record(event),
+    // The explainer resolves as the request would (the resolver is built below, asked at each call).
+    resolver: () => resolver,
   });
   const settings = createSettings({
     store: createSettingsStore(db),

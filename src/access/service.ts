@@ -11,9 +11,9 @@ import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { Logger } from '../core/log.ts';
 import type { ConfigCache } from '../cluster/config-cache.ts';
-import type { AccessLevel } from '../files/access.ts';
-import { parseVirtualPath } from '../files/paths.ts';
-import { decide, snapshotOf, type Decision, type Rule, type Snapshot } from './decide.ts';
+import { callerMayWrite, type AccessLevel } from '../files/access.ts';
+import { parseVirtualPath, type InsidePath, type PathResolver } from '../files/paths.ts';
+import { decide, rank, snapshotOf, type Decision, type Rule, type Snapshot } from './decide.ts';
 import type { AccessStore } from './store.ts';
 
 export interface AccessModelDeps {
@@ -28,6 +28,13 @@ export interface AccessModelDeps {
     ip: string;
     detail: Record<string, unknown>;
   }) => void;
+  /**
+   * The resolver every request goes through (built after the model, so asked at each call): the
+   * explainer resolves the folder as the person would, so its answer carries what the volume
+   * adds to the rules — read-only, assigned to other accounts, a storage or folder the process
+   * may not write, a read token — exactly as a request of theirs meets it.
+   */
+  resolver?: () => Pick<PathResolver, 'resolve' | 'spaces'>;
 }
 
 /** A directory whose sign-ins keep group memberships: the identity provider, LDAP. */
@@ -49,11 +56,38 @@ export function abilities(level: AccessLevel) {
   return { see: at('view'), download: at('read'), write: at('write'), delete: at('manage'), share: at('manage') };
 }
 
+/**
+ * What, beyond the rules, takes something away at a folder: the volume is read-only (its access
+ * mode), its storage is (a read-only mount), the host does not let Burrow write the folder, the
+ * caller's token only reads, or the folder is in no volume the account reaches (an account given
+ * assigned volumes sees only those; an assigned volume is its account's alone).
+ */
+export type Limit = 'volume-read-only' | 'storage-read-only' | 'not-writable-here' | 'read-token' | 'not-their-volume';
+
+/** An account as a request of its own would be: through a session, no token. */
+const personOf = (account: { id: string; username: string }): Caller => ({
+  userId: account.id,
+  username: account.username,
+  roles: [],
+  isAdmin: false,
+  via: 'session',
+});
+
+/** Why the place refuses writing that the rules allow (null: it does not). */
+function writeLimit(person: Caller, place: InsidePath): Limit | null {
+  if (place.access.canWrite) return null;
+  const space = place.space.readOnly;
+  if (space === 'storage' || place.access.readOnly === 'storage') return 'storage-read-only';
+  if (space === 'access') return 'volume-read-only';
+  if (space === 'permission' || place.access.readOnly === 'permission') return 'not-writable-here';
+  return callerMayWrite(person) ? null : 'read-token';
+}
+
 const FRESH_MS = 1000;
 
 export type AccessModel = ReturnType<typeof createAccessModel>;
 
-export function createAccessModel({ store, log, record, cache }: AccessModelDeps) {
+export function createAccessModel({ store, log, record, cache, resolver }: AccessModelDeps) {
   const load = (): Snapshot => snapshotOf(store.rules(), store.memberships());
   const snapshot = (): Snapshot => (cache ? cache.read('access', load, { maxAgeMs: FRESH_MS }) : load());
   const changed = () => cache?.drop();
@@ -127,13 +161,52 @@ export function createAccessModel({ store, log, record, cache }: AccessModelDeps
     return { id: r.id, path: r.path, subject, level: r.level, inherit: r.inherit };
   }
 
-  function explainFor(userId: string, path: string, name: ReturnType<typeof names>) {
-    const d = check(userId, path);
-    return {
-      level: d.level,
-      can: abilities(d.level),
+  /**
+   * What a person can do at a folder and why: the rules' decision, then the folder resolved as
+   * their request would resolve it — so a read-only volume, an assigned one, the storage and a
+   * read token say here what they say to the request. `level` is what they have (the rules'
+   * level, capped at read where they cannot write); `ruleLevel` what the rules alone give.
+   */
+  async function explainFor(person: Caller, path: string, name: ReturnType<typeof names>) {
+    const d = check(person.userId, path);
+    const ruled = {
+      ruleLevel: d.level,
       decidedBy: d.rule ? ('rule' as const) : ('default' as const),
       rule: d.rule ? ruleWire(d.rule, name(d.rule)) : null,
+    };
+    if (d.level === 'hidden' || !resolver) return { level: d.level, can: abilities(d.level), limit: null, ...ruled };
+    const paths = resolver();
+    let place: InsidePath;
+    try {
+      const resolved = await paths.resolve(person, path);
+      if (!resolved.space) throw new AppError('NOT_FOUND');
+      place = resolved;
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'NOT_FOUND') throw err;
+      const first = path.split('/')[0];
+      const theirs = (await paths.spaces(person)).some((s) => s.path === first);
+      // Inside one of their volumes, a folder no account reaches (Burrow's own, another's personal folder).
+      if (theirs) throw err;
+      return {
+        level: 'hidden' as const,
+        can: abilities('hidden'),
+        limit: 'not-their-volume' as const,
+        ...ruled,
+        decidedBy: 'volume' as const,
+      };
+    }
+    const a = place.access;
+    // A read token is refused every request that changes something, a new link included.
+    const share = a.canShare && callerMayWrite(person);
+    const can = { see: a.canRead, download: a.canDownload, write: a.canWrite, delete: a.canDelete, share };
+    const limit = rank(d.level) > rank('read') ? writeLimit(person, place) : null;
+    if (!limit) return { level: d.level, can, limit, ...ruled };
+    return {
+      level: 'read' as const,
+      can,
+      limit,
+      ...ruled,
+      decidedBy: limit === 'read-token' ? ('token' as const) : ('volume' as const),
     };
   }
 
@@ -326,8 +399,11 @@ export function createAccessModel({ store, log, record, cache }: AccessModelDeps
       log_(caller, ip, 'access.rule-remove', { ruleId: id, path: rule.path, level: rule.level });
     },
 
-    /** What an account can do at a folder and which rule decides (one's own always; another's: administrators and managers). */
-    explain(caller: Caller, path: string, userId: string | undefined) {
+    /**
+     * What an account can do at a folder and what decides (one's own always, as this request
+     * would be, its token included; another's: administrators and managers).
+     */
+    async explain(caller: Caller, path: string, userId: string | undefined) {
       const p = rulePath(path);
       const who = userId ?? caller.userId;
       if (who !== caller.userId) assertManages(caller, p);
@@ -335,21 +411,23 @@ export function createAccessModel({ store, log, record, cache }: AccessModelDeps
         throw new AppError('NOT_FOUND', 'No such file or folder.');
       const account = store.accounts().find((a) => a.id === who);
       if (!account && who !== caller.userId) throw new AppError('USER_NOT_FOUND');
-      return {
-        path: p,
-        account: { id: who, username: account?.username ?? caller.username },
-        ...explainFor(who, p, names()),
-      };
+      const person = who === caller.userId ? caller : personOf(account!);
+      const answer = await explainFor(person, p, names());
+      if (who === caller.userId && !caller.isAdmin && answer.level === 'hidden')
+        throw new AppError('NOT_FOUND', 'No such file or folder.');
+      return { path: p, account: { id: who, username: account?.username ?? caller.username }, ...answer };
     },
 
-    /** The folder's "Who has access": every account's level there and the rule that decides it, and the rules in force. */
-    who(caller: Caller, path: string) {
+    /** The folder's "Who has access": every account's level there and what decides it, and the rules in force. */
+    async who(caller: Caller, path: string) {
       const p = rulePath(path);
       assertManages(caller, p);
       const name = names();
+      const accounts = [];
+      for (const a of store.accounts()) accounts.push({ account: a, ...(await explainFor(personOf(a), p, name)) });
       return {
         path: p,
-        accounts: store.accounts().map((a) => ({ account: a, ...explainFor(a.id, p, name) })),
+        accounts,
         rules: rulesAbove(p).map((r) => ruleWire(r, name(r))),
         groups: store.groups().map((g) => ({ id: g.id, name: g.name })),
       };

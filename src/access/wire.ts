@@ -56,12 +56,34 @@ export const abilities = z.object({
   delete: z.boolean(),
   share: z.boolean(),
 });
+export const limit = z.enum([
+  'volume-read-only',
+  'storage-read-only',
+  'not-writable-here',
+  'read-token',
+  'not-their-volume',
+]);
 const decision = {
+  /** What the person has here: the rules' level, less what the volume or the token takes away. */
   level: accessLevel,
+  /** What the rules alone give (the same as `level` unless `limit` says otherwise). */
+  ruleLevel: accessLevel,
+  /** What a request of theirs may do here (as the request itself is checked). */
   can: abilities,
-  /** `rule`: the rule below decides; `default`: no rule names the account here or above (manage). */
-  decidedBy: z.enum(['rule', 'default']),
+  /**
+   * `rule`: the rule below decides; `default`: no rule names the account here or above (manage);
+   * `volume`: the volume takes away what the rules give (`limit` says how); `token`: the token
+   * the question was asked with only reads.
+   */
+  decidedBy: z.enum(['rule', 'default', 'volume', 'token']),
   rule: rule.nullable(),
+  /**
+   * What beyond the rules takes something away (null: nothing): the volume is read-only, its
+   * storage is, the host does not let Burrow write there, the token only reads, or the folder is
+   * in none of the account's volumes (an account given assigned volumes sees only those, and an
+   * assigned volume is its account's alone).
+   */
+  limit: limit.nullable(),
 };
 export const explanation = z.object({
   path: z.string(),

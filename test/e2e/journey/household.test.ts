@@ -338,4 +338,64 @@ j.step(
   { needs: [SIGNED_IN] },
 );
 
+const ARCHIVE = 'Archiv 1970 & Fotos #1';
+
+j.step(
+  'the family archive is a read-only volume: the explainer says read, not manage — what the child meets',
+  async (s) => {
+    // A folder of the computer, served as a read-only volume beside Home.
+    const host = path.join(s.server.dirs.root, 'Familienarchiv');
+    fs.mkdirSync(path.join(host, 'Oma'), { recursive: true });
+    fs.writeFileSync(path.join(host, 'Oma', 'Brief 1970.txt'), 'Liebe Grüße aus Köln');
+    await must(s, 'POST', '/api/admin/volumes', { label: ARCHIVE, path: host, accessMode: 'readonly' });
+    const folder = `${ARCHIVE}/Oma`;
+
+    // The parent asks the explainer, in the page: read, because the volume is; the rules give manage.
+    await s.goto('/admin/permissions');
+    const explain = s.page.getByRole('form', { name: 'Explain access' });
+    await explain.getByLabel(/^Account/).selectOption({ label: CHILD.username });
+    await explain.getByLabel('Folder', { exact: true }).fill(folder);
+    await s.tap(explain.getByRole('button', { name: 'Explain' }));
+    const said = explain.getByRole('status');
+    await said.filter({ hasText: `at “${folder}”: Read: the volume is read-only` }).waitFor();
+    assert.match(await said.innerText(), 'so they may see, download and share; the rules give Manage');
+    const why = await must(s, 'GET', `/api/access/explain?path=${encodeURIComponent(folder)}&userId=${childId}`);
+    assert.equal(
+      [why.level, why.ruleLevel, why.decidedBy, why.limit, why.can],
+      [
+        'read',
+        'manage',
+        'volume',
+        'volume-read-only',
+        { see: true, download: true, write: false, delete: false, share: true },
+      ],
+    );
+
+    // The child's own requests meet exactly that: she looks and downloads, shares, and writes nothing.
+    const page = child!.page;
+    await page.goto(s.url(filesAddress(folder)), { waitUntil: 'domcontentloaded' });
+    await page.locator('.entry[data-name="Brief 1970.txt"]').waitFor();
+    await page.getByText(/^Read-only/).waitFor();
+    const toolbar = page.getByRole('toolbar', { name: 'Folder actions' });
+    assert.ok(await toolbar.getByRole('button', { name: 'Upload', exact: true }).isDisabled(), 'Upload is offered');
+    const own = await asChild(s, 'GET', `/api/access/explain?path=${encodeURIComponent(folder)}`);
+    assert.equal(own.json.can, why.can, own.text);
+    const before = tree(host);
+    const made = await asChild(s, 'POST', '/api/files/file', { path: folder, name: 'Mias Notiz.txt', content: 'x' });
+    assert.is(made.status, 403, made.text);
+    const del = await asChild(s, 'DELETE', '/api/files', { items: [{ path: folder, name: 'Brief 1970.txt' }] });
+    assert.is(del.status, 403, del.text);
+    assert.equal(tree(host), before);
+    const got = await asChild(s, 'POST', '/api/download', { path: `${folder}/Brief 1970.txt` });
+    assert.is(got.status, 200, got.text);
+    assert.is(got.text, 'Liebe Grüße aus Köln');
+    const link = await asChild(s, 'POST', '/api/shares', {
+      sourcePath: `${folder}/Brief 1970.txt`,
+      sharingType: 'anyone',
+    });
+    assert.is(link.status, 201, link.text);
+  },
+  { needs: [SIGNED_IN] },
+);
+
 j.run();

@@ -25,11 +25,40 @@ export function subjectWords(subject: Rule['subject']): string {
   return subject.kind === 'group' ? `Group ${subject.name}` : subject.name;
 }
 
-/** One line saying who decides: "Read — the rule for group Kids at Family/Photos", or the default. */
-export function decisionWords(d: Pick<Explanation, 'level' | 'decidedBy' | 'rule'>): string {
+/** What the volume or the token takes away from what the rules give, as a sentence's end. */
+const LIMIT_WORDS: Record<NonNullable<Explanation['limit']>, string> = {
+  'volume-read-only': 'the volume is read-only',
+  'storage-read-only': "the volume's storage is read-only",
+  'not-writable-here': 'the host does not let Burrow write in this folder',
+  'read-token': 'the token asking only reads',
+  'not-their-volume': 'this volume is not one of theirs (an account given assigned volumes sees only those)',
+};
+
+/** What a request of theirs may do here, as a list: "see, download and share". */
+export function abilityWords(can: Explanation['can']): string {
+  const words = (['see', 'download', 'write', 'delete', 'share'] as const).filter((k) => can[k]);
+  if (words.length === 0) return 'nothing';
+  return words.length === 1 ? words[0]! : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+}
+
+/** The rules' part: "the rule for group Kids at “Family/Photos” decides", or the default. */
+function ruleWords(d: Pick<Explanation, 'rule'>): string {
+  if (!d.rule) return 'no rule names them here or above, so every right, as without rules';
+  return `the rule for ${subjectWords(d.rule.subject)} at “${d.rule.path}”${d.rule.inherit ? '' : ' (this folder only)'} decides`;
+}
+
+/**
+ * One line saying what decides: "Read — the rule for group Kids at Family/Photos", the default,
+ * or what the volume or the token takes away from what the rules give.
+ */
+export function decisionWords(
+  d: Pick<Explanation, 'level' | 'ruleLevel' | 'decidedBy' | 'rule' | 'limit' | 'can'>,
+): string {
   const level = `${LEVEL_WORDS[d.level].name} (${LEVEL_WORDS[d.level].says})`;
-  if (!d.rule) return `${level}: no rule names them here or above, so every right, as without rules.`;
-  return `${level}: the rule for ${subjectWords(d.rule.subject)} at “${d.rule.path}”${d.rule.inherit ? '' : ' (this folder only)'} decides.`;
+  if (d.limit === 'not-their-volume') return `${level}: ${LIMIT_WORDS[d.limit]}.`;
+  if (d.limit)
+    return `${LEVEL_WORDS[d.level].name}: ${LIMIT_WORDS[d.limit]}, so they may ${abilityWords(d.can)}; the rules give ${LEVEL_WORDS[d.ruleLevel].name} (${ruleWords(d)}).`;
+  return `${level}: ${ruleWords(d)}.`;
 }
 
 export function RuleList({ rules, onChanged, here }: { rules: Rule[]; onChanged: () => void; here?: string }) {

@@ -209,7 +209,8 @@ function useManages(path: string): boolean {
     }
     let live = true;
     api('GET /api/access/explain', { query: { path } }).then(
-      (e) => live && setManages(e.level === 'manage' && e.decidedBy === 'rule'),
+      // Who may change who has access is the rules' word (a manage rule), whatever the volume takes away.
+      (e) => live && setManages(e.ruleLevel === 'manage' && e.rule !== null),
       () => undefined,
     );
     return () => {
