@@ -78,7 +78,8 @@ const GZ_READ = 1024 * 1024;
  * zlib has consumed it, the next read running meanwhile. Stops reading when the output is destroyed.
  */
 function gunzipped(fd: number, count?: ReadCount): Readable {
-  const gunzip = zlib.createGunzip({ chunkSize: GZ_READ });
+  // Up to 4 MiB of output ahead: gunzip goes on while the last chunks are parsed and written.
+  const gunzip = zlib.createGunzip({ chunkSize: GZ_READ, readableHighWaterMark: 4 * GZ_READ });
   const buffers = [Buffer.allocUnsafeSlow(GZ_READ), Buffer.allocUnsafeSlow(GZ_READ)];
   const read = (buf: Buffer, at: number) =>
     new Promise<number>((resolve, reject) =>

@@ -455,7 +455,8 @@ export async function zipEntrySource(
     };
   return {
     async pump(take) {
-      const inflate = zlib.createInflateRaw({ chunkSize: INFLATE_OUT });
+      // Up to 4 MiB of output ahead: inflating goes on while the last chunks are written.
+      const inflate = zlib.createInflateRaw({ chunkSize: INFLATE_OUT, readableHighWaterMark: 4 * INFLATE_OUT });
       let failed: unknown;
       const fail = (err: unknown) => {
         failed ??= err;
