@@ -23,6 +23,18 @@
 // Where it went before: one entry at a time through a Transform guard and a
 // 1 MiB-chunk WriteStream; inflate on the main thread; 7z bytes cross a thread per 7-Zip
 // write call. 7-Zip in WebAssembly has no threads and no SIMD, so `7zz x` is the ceiling.
+// Against 7-Zip (issue 33), 100 MB, --quick, load 20-30. Before (21:50): zip 53.2 vs 135 MB/s
+// (0.39x, 673 ms CPU against 170), tar.gz 35.6 vs 124 (0.29x, 808 ms). The collector was the
+// largest cost: a fresh 1 MiB buffer per read (yauzl's read stream, the .gz read stream), a
+// Transform and a 1 MiB WriteStream per entry. After: each file written through its descriptor at
+// positions (no stream), zip entries read with positioned reads into two reused 1 MiB buffers
+// (small ones inflated in one call), two zip entries at once (zlib on two pool threads), .gz
+// input read into two reused buffers, zlib 4 MiB ahead of the writes, each file flushed in the
+// background as soon as it is written (all before placing). Three runs: zip 0.71x / 1.40x /
+// 0.97x (377 / 210 / 217 ms CPU), tar.gz 0.53x / 0.36x / 0.66x (504 / 620 / 505 ms). Alone, the same
+// extraction costs zip 135-210 ms CPU and tar.gz 280-450: a tar.gz is decompressed twice by a
+// fresh service, once for the listing (declared sizes, checked against limits, free space and
+// quotas before a byte is written) and once to extract; gunzip alone is 110-180 ms of it.
 // Compress to zip, 100 x 1 MiB mix, --quick (3 rounds), load 1.5-2: with yazl 49 MB/s (it
 // deflated the random half too: the decision was by name) -> the download's zip writer 214-239 MB/s
 // against 254-276 bare (0.84-0.86x); the bare side with zlib's default 16 KiB chunkSize was
