@@ -214,9 +214,12 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
     emit({ type: 'done', entries: files, bytes, landed, skipped });
     return { landed, written: placer.written, skipped, files, bytes };
   } catch (err) {
-    controller.abort(err);
+    // Cancelled: the answer says so, whichever step noticed first (a feed may report the
+    // stream it was reading as unreadable once the abort destroyed it).
+    const cause = job.signal?.aborted ? (job.signal.reason ?? err) : err;
+    controller.abort(cause);
     await placer.undo();
-    const answer = asAnswer(err);
+    const answer = asAnswer(cause);
     emit({
       type: 'error',
       message: answer.message,

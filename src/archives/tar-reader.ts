@@ -79,7 +79,7 @@ const GZ_READ = 1024 * 1024;
  */
 function gunzipped(fd: number, count?: ReadCount): Readable {
   // Up to 4 MiB of output ahead: gunzip goes on while the last chunks are parsed and written.
-  const gunzip = zlib.createGunzip({ chunkSize: GZ_READ, readableHighWaterMark: 4 * GZ_READ });
+  const gunzip = zlib.createGunzip({ chunkSize: GZ_READ, readableHighWaterMark: 4 * GZ_READ } as zlib.ZlibOptions);
   const buffers = [Buffer.allocUnsafeSlow(GZ_READ), Buffer.allocUnsafeSlow(GZ_READ)];
   const read = (buf: Buffer, at: number) =>
     new Promise<number>((resolve, reject) =>

@@ -456,8 +456,14 @@ export async function zipEntrySource(
   return {
     async pump(take) {
       // Up to 4 MiB of output ahead: inflating goes on while the last chunks are written.
-      const inflate = zlib.createInflateRaw({ chunkSize: INFLATE_OUT, readableHighWaterMark: 4 * INFLATE_OUT });
+      const inflate = zlib.createInflateRaw({
+        chunkSize: INFLATE_OUT,
+        readableHighWaterMark: 4 * INFLATE_OUT,
+      } as zlib.ZlibOptions);
       let failed: unknown;
+      // What `take` threw (a limit, the extraction's abort) is the caller's and goes back as it
+      // is; what reading or inflating threw means the archive is unreadable.
+      let taking: { err: unknown } | null = null;
       const fail = (err: unknown) => {
         failed ??= err;
         inflate.destroy();
@@ -467,7 +473,12 @@ export async function zipEntrySource(
         for await (const chunk of inflate as AsyncIterable<Buffer>) {
           seen += chunk.length;
           if (seen > usize) throw larger();
-          await take(chunk);
+          try {
+            await take(chunk);
+          } catch (err) {
+            taking = { err };
+            throw err;
+          }
         }
         if (seen < usize) throw shorter();
       })();
@@ -477,7 +488,9 @@ export async function zipEntrySource(
           new Promise<void>((resolve, reject) => inflate.write(chunk, (err) => (err ? reject(err) : resolve()))),
       ).then(() => new Promise<void>((resolve) => inflate.end(resolve)));
       await Promise.all([output.catch(fail), input.catch(fail)]);
-      if (failed !== undefined) throw isAppError(failed) ? failed : unreadable((failed as Error)?.message);
+      if (failed === undefined) return;
+      if (taking !== null && (taking as { err: unknown }).err === failed) throw failed;
+      throw isAppError(failed) ? failed : unreadable((failed as Error)?.message);
     },
   };
 }

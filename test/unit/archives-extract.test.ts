@@ -256,6 +256,40 @@ test('an aborted extraction removes only what it created', async () => {
   assert.equal(tree(out), { 'f3.bin': 'keep' });
 });
 
+test('cancelled while an entry is being written: 499 ABORTED (not unreadable), nothing left, zip and tar.gz', async () => {
+  const text = Buffer.from('a line of a log, with words and numbers 12345\n'.repeat(30_000));
+  const src = fresh('cancel-src');
+  for (const n of ['a.log', 'b.log', 'c.log']) fs.writeFileSync(path.join(src, n), text);
+  const zip = path.join(dir, 'cancel.zip');
+  await yazlZip(
+    zip,
+    ['a.log', 'b.log', 'c.log'].map((name) => ({ name, data: text })),
+  );
+  const tgz = path.join(dir, 'cancel.tar.gz');
+  run('tar', ['czf', tgz, '-C', src, 'a.log', 'b.log', 'c.log']);
+  for (const file of [zip, tgz]) {
+    const out = fresh('cancel');
+    fs.writeFileSync(path.join(out, 'mine.txt'), 'mine');
+    const controller = new AbortController();
+    let created = 0;
+    // Cancelled as the second file is created: its bytes are then read with the cancel already
+    // signalled (no timing: the abort is in place before a byte of it is written).
+    const target: ExtractTarget = {
+      ...plainTarget,
+      async createFileExclusive(d, name) {
+        const made = await plainTarget.createFileExclusive(d, name);
+        if (++created === 2) controller.abort();
+        return made;
+      },
+    };
+    await rejects(
+      service({ target }).extract(archiveFile(file), [], { path: out }, () => {}, controller.signal),
+      (e: any) => e.status === 499 && e.code === 'ABORTED',
+    );
+    assert.equal(tree(out), { 'mine.txt': 'mine' }, path.basename(file));
+  }
+});
+
 test('damaged archives answer 422 ARCHIVE_UNREADABLE', async () => {
   const zip = path.join(dir, 'ok.zip');
   await yazlZip(zip, [{ name: 'a.txt', data: 'a'.repeat(10_000) }]);
