@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Database } from '../db/database.ts';
 import { loadOrCreateSecret } from '../db/instance-lock.ts';
-import { KEYS_DIR, SecretBox } from '../twofactor/secret-box.ts';
+import { KEYS_DIR, SecretBox } from '../db/secret-box.ts';
 import { createSecretStore } from './store.ts';
 
 export interface InstallationSecrets {

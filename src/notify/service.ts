@@ -11,7 +11,7 @@ import type { Caller } from '../core/caller.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { PathResolver } from '../files/paths.ts';
-import type { SecretBox } from '../twofactor/secret-box.ts';
+import type { SecretBox } from '../db/secret-box.ts';
 import { createRequire } from 'node:module';
 import { parseSmtp, type MailTarget, type SmtpSettings } from './email.ts';
 import { pushEndpointAllowed, type PushTarget } from './push.ts';

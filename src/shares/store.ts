@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database, type SqlValue } from '../db/database.ts';
-import type { SecretBox } from '../twofactor/secret-box.ts';
+import type { SecretBox } from '../db/secret-box.ts';
 import { pathTable } from '../files/bindings-store.ts';
 import type { BindingTable } from '../files/bindings.ts';
 

@@ -8,7 +8,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SecretBox } from '../twofactor/secret-box.ts';
+import { SecretBox } from '../db/secret-box.ts';
 import { periodicJob } from '../core/periodic.ts';
 import type { Logger } from '../core/log.ts';
 import { issueServer, makeAuthority, namesOf, type CertNames, type Pem } from './authority.ts';

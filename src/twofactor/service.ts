@@ -9,7 +9,7 @@ import { LIMITS, type RateLimiter } from '../accounts/rate-limits.ts';
 import { INVALID_TOTP_CODE, type SecondFactor } from '../auth/service.ts';
 import type { UsersStore } from '../accounts/users-store.ts';
 import { AppError } from '../core/errors.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { SecretBox } from '../db/secret-box.ts';
 import type { TotpRow, TwoFactorStore } from './store.ts';
 
 let loadedOtp: typeof import('otplib') | undefined;

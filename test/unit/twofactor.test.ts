@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { SecretBox } from '../../src/twofactor/secret-box.ts';
+import { SecretBox } from '../../src/db/secret-box.ts';
 import { TwoFactorService } from '../../src/twofactor/service.ts';
 import { createTwoFactorStore } from '../../src/twofactor/store.ts';
 import { AppError } from '../../src/core/errors.ts';

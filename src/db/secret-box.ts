@@ -7,7 +7,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadOrCreateSecret } from '../db/instance-lock.ts';
+import { loadOrCreateSecret } from './instance-lock.ts';
 
 /** The folder of CONFIG_DIR that holds the sealing keys. */
 export const KEYS_DIR = 'keys';
