@@ -7,25 +7,27 @@
 // PostgreSQL (a cluster): every statement that changes a settings or access-model row moves one
 // version row up and NOTIFYs the change stream's channel, in the writer's own transaction
 // (cluster/004_config_version.pg.sql). The consistency rule:
-// - A request trusts this instance's entries only once it has read the version row (one
-//   primary-key statement; one per synchronous run of code, so the reads of one step of a
-//   request share it) and found the version its entries were loaded at. The writer's response
-//   is sent after its commit, so any request that reaches any instance after that response
-//   reads the new version and loads again: a rule or setting changed through one instance holds
-//   on the very next request through another, whatever the load — no wait, no window.
-// - Work outside a request (the live socket's flushes, the notification sender, jobs) trusts
-//   the entries while the change stream listens: the database's NOTIFY drops them within its
-//   round trip of the commit. While the stream is not listening (starting, PostgreSQL lost)
-//   such work reads the version row like a request.
+// - A request trusts this instance's entries only once a read of the version row made after the
+//   request reached this process (by it, or by any work since) found the version its entries
+//   were loaded at — one primary-key statement per request at most, and none when another read
+//   since its arrival answers for it. The writer's response is sent after its commit, so any
+//   request that reaches any instance after that response is answered from the new version: a
+//   rule or setting changed through one instance holds on the very next request through
+//   another, whatever the load — no wait, no window.
+// - Work outside a request (the notification sender, jobs) and what a request leaves running
+//   after it (the live socket's messages, a timer it set) trust the entries while the change
+//   stream listens: the database's NOTIFY drops them within its round trip of the commit. While
+//   the stream is not listening (starting, PostgreSQL lost) such work reads the version row too.
 // Why the version row and not the NOTIFY alone: the writer can wait until its own NOTIFY comes
 // back through LISTEN, which proves the others' backends have it queued, not that the other
 // instances' processes have read it — on a machine at load 20 another instance's PostgreSQL
-// backend may wait longer for a core than the client's next request takes to arrive there. The
-// version row costs one statement per request that reads the configuration (measured in the
-// README's PostgreSQL bench rows) and replaces the statement per settings read that settings
-// cost before, and the access snapshot's reload every second.
+// backend may wait longer for a core than the client's next request takes to arrive there; and
+// a NOTIFY sent while an instance's stream reconnects is never heard there. The version row
+// costs at most one statement per request that reads the configuration (the README's
+// PostgreSQL bench rows) and replaces the statement per settings read that settings cost
+// before, and the access snapshot's reload every second.
 import type { Database } from '../db/database.ts';
-import { requestContext } from '../core/log.ts';
+import { arrivals, requestContext } from '../core/log.ts';
 
 export interface ConfigCache {
   /** The value under `key`, loaded by `load` unless this instance holds a current one. */
@@ -62,25 +64,29 @@ export function createConfigCache(db: Database): ConfigCache & { listen(stream: 
   let stream: ConfigSignals | null = null;
   /** The version the entries were loaded at (null: not known, read it before trusting them). */
   let loadedAt: number | null = null;
-  /** The version row as read in this synchronous run (cleared when the run ends). */
-  let thisRun: number | null = null;
+  /** The version row as last read, and how many requests had reached this process by then. */
+  let seen: { version: number; arrivals: number } | null = null;
 
   const readVersion = (): number => {
-    if (thisRun === null) {
-      const row = db.get<{ version: number | string }>('SELECT version FROM cluster_config_version WHERE name = ?', [
-        'config',
-      ]);
-      thisRun = Number(row?.version ?? 0);
-      queueMicrotask(() => (thisRun = null));
-    }
-    return thisRun;
+    const row = db.get<{ version: number | string }>('SELECT version FROM cluster_config_version WHERE name = ?', [
+      'config',
+    ]);
+    seen = { version: Number(row?.version ?? 0), arrivals: arrivals() };
+    return seen.version;
   };
 
   /** Makes the entries current for the caller (see the rule above). */
   function settle(): void {
-    const outside = requestContext.getStore() === undefined;
-    if (outside && loadedAt !== null && stream?.listening()) return;
-    const v = readVersion();
+    const arrival = requestContext.getStore()?.arrival;
+    let v: number;
+    if (arrival === undefined) {
+      // Outside a request: the stream keeps the entries while it listens.
+      if (loadedAt !== null && stream?.listening()) return;
+      v = readVersion();
+    } else if (seen !== null && seen.arrivals >= arrival) {
+      // A read made after this request arrived answers for it (and for what it left running).
+      v = seen.version;
+    } else v = readVersion();
     if (v !== loadedAt) {
       entries.clear();
       loadedAt = v;
@@ -90,7 +96,6 @@ export function createConfigCache(db: Database): ConfigCache & { listen(stream: 
   const drop = () => {
     entries.clear();
     loadedAt = null;
-    thisRun = null;
   };
 
   return {

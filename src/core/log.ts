@@ -7,8 +7,16 @@ const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 
 
 export interface RequestContext {
   requestId: string;
+  /** The HTTP request's place in the order requests reached this process (see `arrivals`). */
+  arrival?: number;
 }
 export const requestContext = new AsyncLocalStorage<RequestContext>();
+
+let arrived = 0;
+/** Counts an HTTP request reaching this process: its `arrival`. */
+export const nextArrival = (): number => ++arrived;
+/** Requests that reached this process so far: what a read made now has seen arrive (cluster/config-cache.ts). */
+export const arrivals = (): number => arrived;
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;

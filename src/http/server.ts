@@ -13,7 +13,7 @@ import { guardRequest, type Authenticator } from './guard.ts';
 import { readPath, rawPathname } from './path.ts';
 import { RouteMatcher, type RouteMatch } from './router.ts';
 import { endRefusal, refuseBody } from './linger.ts';
-import { requestContext, type Logger } from '../core/log.ts';
+import { nextArrival, requestContext, type Logger } from '../core/log.ts';
 import { Reply, type RouteDef } from './route.ts';
 import type { Duplex } from 'node:stream';
 import type { Caller } from '../core/caller.ts';
@@ -313,7 +313,7 @@ export function createHttpServer(opts: HttpOptions): http.Server {
     res.on('close', () => {
       if (!res.writableFinished) noteGone(req, opts.log, { requestId, status: res.statusCode });
     });
-    requestContext.run({ requestId }, () => {
+    requestContext.run({ requestId, arrival: nextArrival() }, () => {
       try {
         checkHost(req);
         const secure = isSecure(req, opts.trustProxy);
