@@ -575,6 +575,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     adminSessionActive: (id) => authenticator.adminSessionActive(id),
     activity,
     log,
+    db,
+    leases,
   });
   // Live folders: the pages that show a folder hear its changes (Burrow's writes and the disk's).
   const live = createLiveCapability({

@@ -110,6 +110,7 @@ const CLUSTER_FILES = [
   'shares-links.test.ts',
   'tags-groups.test.ts',
   'tags.test.ts',
+  'terminal.test.ts',
   'uploads-tus.test.ts',
   'webdav-locks.test.ts',
 ];
@@ -125,8 +126,6 @@ const CLUSTER_CANNOT: Record<string, string> = {
   'quotas-crash.test.ts': 'kills its server (SIGKILL) mid-write and starts it again on the embedded database',
   'secrets-at-rest.test.ts':
     "reads the embedded database's keys in CONFIG_DIR (on PostgreSQL they are sealed in the database)",
-  'terminal.test.ts':
-    'product gap (issue 31): the terminal ticket is kept by the instance that issued it; the WebSocket reaches another two times in three',
 };
 const GROUPS: Record<string, Group> = {
   unit: { dir: 'unit', label: 'unit' },

@@ -11,12 +11,14 @@ import { AppError } from '../core/errors.ts';
 import { refuseUpgrade } from '../http/upgrade.ts';
 import type { Caller } from '../core/caller.ts';
 import type { Logger } from '../core/log.ts';
+import type { Database } from '../db/database.ts';
 import type { UpgradeMount } from '../http/server.ts';
 import { route } from '../http/route.ts';
 import type { PtyAddon } from '../native.ts';
 import { createTerminalManager } from './sessions.ts';
 import { createTerminalSocketServer } from './socket.ts';
-import { createTicketStore } from './tickets.ts';
+import { createTerminalStore } from './store.ts';
+import { createOpenShells, createTicketStore } from './tickets.ts';
 import { terminalSessionRequest, terminalTicket, type TerminalTicket } from './wire.ts';
 
 export const TERMINAL_SOCKET_PATH = '/api/terminal/socket';
@@ -34,6 +36,10 @@ export interface TerminalCapabilityDeps {
   adminSessionActive(sessionId: string): boolean;
   activity: { record(event: ActivityEvent): void };
   log: Logger;
+  /** Tickets and open shells are rows: any instance of a cluster redeems a ticket another issued. */
+  db: Database;
+  /** This instance, and whether another is alive (its open shells count only then). */
+  leases: { readonly instance: string; alive(owner: string): boolean };
 }
 
 export interface TerminalCapability extends Capability {
@@ -45,7 +51,9 @@ export interface TerminalCapability extends Capability {
 const OUTPUT_BUFFER_BYTES = 1024 * 1024;
 
 export function createTerminalCapability(deps: TerminalCapabilityDeps): TerminalCapability {
+  const store = createTerminalStore(deps.db);
   const manager = createTerminalManager({
+    shells: createOpenShells({ store, leases: deps.leases }),
     enabled: () => deps.enabled.now(),
     pty: deps.pty,
     ...(deps.ptyProblem ? { ptyProblem: deps.ptyProblem } : {}),
@@ -59,7 +67,7 @@ export function createTerminalCapability(deps: TerminalCapabilityDeps): Terminal
     },
   });
   const features = () => ({ terminal: manager.availability() });
-  const tickets = createTicketStore();
+  const tickets = createTicketStore({ store });
   const sockets = createTerminalSocketServer({
     manager,
     tickets,

@@ -11,6 +11,7 @@ import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { PtyAddon } from '../native.ts';
 import { terminalEnvironment } from './environment.ts';
+import type { OpenShells } from './tickets.ts';
 
 export interface TerminalOptions {
   /** Most terminals open at once (all administrators together). */
@@ -90,6 +91,11 @@ export interface TerminalDeps {
   log: Logger;
   options: TerminalOptions;
   platform?: NodeJS.Platform;
+  /**
+   * The shells open on every instance of a cluster (rows, tickets.ts): TERMINAL_MAX_SESSIONS
+   * bounds them all together. Without it, this process's shells.
+   */
+  shells?: OpenShells;
 }
 
 const KILL_GRACE_MS = 2000;
@@ -141,7 +147,7 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
     const a = availability();
     if (!a.enabled) throw new AppError('TERMINAL_DISABLED', 'The terminal is not enabled on this server.');
     if (!a.available) throw new AppError('TERMINAL_UNAVAILABLE', a.reason!);
-    if (sessions.size >= opts.maxSessions) {
+    if ((deps.shells ? deps.shells.count() : sessions.size) >= opts.maxSessions) {
       throw new AppError(
         'TERMINAL_LIMIT',
         `${opts.maxSessions} terminal(s) are already open (TERMINAL_MAX_SESSIONS); close one first.`,
@@ -168,6 +174,11 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
     });
     const session = createSession(proc, user, shell, cols, rows);
     sessions.set(session.id, session);
+    try {
+      deps.shells?.opened(session.id);
+    } catch (err) {
+      deps.log.warn('could not record an open terminal', { terminalId: session.id, err });
+    }
     return session;
   }
 
@@ -242,6 +253,11 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
       if (killTimer) clearTimeout(killTimer);
       exited = { exitCode: exitCode ?? null, signal: signal || null, reason: endReason };
       sessions.delete(id);
+      try {
+        deps.shells?.closed(id);
+      } catch (err) {
+        deps.log.warn('could not record a terminal that ended', { terminalId: id, err });
+      }
       deps.activity?.record({
         action: 'terminal.end',
         outcome: 'success',

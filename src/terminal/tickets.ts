@@ -2,7 +2,15 @@
 // on a WebSocket, and the cookie alone would let any page that can open a socket to us try;
 // so `POST /api/terminal/session` (an administrator session, same-origin) issues a ticket that
 // the upgrade redeems once, from the same session and the same Origin, within seconds.
+//
+// Tickets are rows (store.ts), so on a cluster (several instances over one PostgreSQL behind a
+// balancer) the instance the WebSocket reaches redeems a ticket another issued; the shell then
+// runs on the instance that accepted the socket. A row keeps the ticket's public id and the
+// sha256 of its secret (a copy of the database opens no terminal), and one DELETE … RETURNING
+// takes it: two instances presenting one ticket at once cannot both have it. The shells open on
+// every instance are rows too, so TERMINAL_MAX_SESSIONS bounds them all together.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { TerminalStore } from './store.ts';
 
 export interface TicketBinding {
   readonly sessionId: string;
@@ -31,12 +39,6 @@ export interface TicketStore {
   readonly size: number;
 }
 
-interface Held {
-  digest: Buffer;
-  binding: TicketBinding;
-  expiresAt: number;
-}
-
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 
 function sameText(a: string, b: string): boolean {
@@ -44,50 +46,83 @@ function sameText(a: string, b: string): boolean {
   return timingSafeEqual(sha256(a), sha256(b));
 }
 
-/** Tickets live in memory: they last seconds, and a restart ends every terminal anyway. */
-export function createTicketStore(
-  options: { ttlMs?: number; maxOutstanding?: number; now?: () => number } = {},
-): TicketStore {
+export function createTicketStore(options: {
+  store: TerminalStore;
+  ttlMs?: number;
+  maxOutstanding?: number;
+  now?: () => number;
+}): TicketStore {
+  const { store } = options;
   const ttlMs = options.ttlMs ?? 10_000;
   const maxOutstanding = options.maxOutstanding ?? 64;
   const now = options.now ?? Date.now;
-  // Keyed by a public id; the secret half is compared constant-time against its digest.
-  const held = new Map<string, Held>();
-
-  function sweep(): void {
-    const t = now();
-    for (const [id, h] of held) if (h.expiresAt <= t) held.delete(id);
-  }
 
   return {
     issue(binding) {
-      sweep();
-      // A runaway client cannot grow the map: the oldest outstanding ticket goes first.
-      while (held.size >= maxOutstanding) held.delete(held.keys().next().value!);
+      const t = now();
+      store.sweepTickets(t);
+      // A runaway client cannot grow the table: the oldest outstanding tickets go first.
+      const over = store.outstanding(t) - maxOutstanding + 1;
+      if (over > 0) store.dropOldest(over);
       const id = randomBytes(12).toString('base64url');
       const secret = randomBytes(32).toString('base64url');
-      const expiresAt = now() + ttlMs;
-      held.set(id, { digest: sha256(secret), binding, expiresAt });
+      const expiresAt = t + ttlMs;
+      store.addTicket({
+        id,
+        digest: sha256(secret).toString('hex'),
+        session_id: binding.sessionId,
+        user_id: binding.userId,
+        username: binding.username,
+        origin: binding.origin,
+        expires_at: expiresAt,
+      });
       return { ticket: `${id}.${secret}`, expiresAt: new Date(expiresAt).toISOString() };
     },
 
     redeem(ticket, presented) {
-      sweep();
       const dot = typeof ticket === 'string' ? ticket.indexOf('.') : -1;
       if (dot <= 0) return null;
-      const id = ticket.slice(0, dot);
-      const h = held.get(id);
-      if (!h) return null;
-      held.delete(id);
-      if (!timingSafeEqual(sha256(ticket.slice(dot + 1)), h.digest)) return null;
-      if (!presented.sessionId || !sameText(presented.sessionId, h.binding.sessionId)) return null;
-      if (!presented.origin || !sameText(presented.origin, h.binding.origin)) return null;
-      return h.binding;
+      const row = store.takeTicket(ticket.slice(0, dot));
+      if (!row || row.expires_at <= now()) return null;
+      if (!timingSafeEqual(sha256(ticket.slice(dot + 1)), Buffer.from(row.digest, 'hex'))) return null;
+      if (!presented.sessionId || !sameText(presented.sessionId, row.session_id)) return null;
+      if (!presented.origin || !sameText(presented.origin, row.origin)) return null;
+      return { sessionId: row.session_id, userId: row.user_id, username: row.username, origin: row.origin };
     },
 
     get size() {
-      sweep();
-      return held.size;
+      return store.outstanding(now());
     },
+  };
+}
+
+/** The shells open on every instance (TERMINAL_MAX_SESSIONS counts them all). */
+export interface OpenShells {
+  /** Shells open now on the instances that are alive. */
+  count(): number;
+  opened(id: string): void;
+  closed(id: string): void;
+}
+
+export function createOpenShells(deps: {
+  store: TerminalStore;
+  /** This instance, and whether another's lease still runs (cluster/leases.ts). */
+  leases: { readonly instance: string; alive(owner: string): boolean };
+  now?: () => number;
+}): OpenShells {
+  const { store, leases } = deps;
+  const now = deps.now ?? Date.now;
+  return {
+    count() {
+      let n = 0;
+      for (const row of store.openPerInstance()) {
+        // An instance that is gone (killed, or this one's earlier run) took its shells with it.
+        if (leases.alive(row.instance)) n += row.n;
+        else store.forgetInstance(row.instance);
+      }
+      return n;
+    },
+    opened: (id) => store.opened(id, leases.instance, now()),
+    closed: (id) => store.closed(id),
   };
 }

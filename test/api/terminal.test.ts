@@ -3,7 +3,9 @@
 // tokens, other accounts and other pages are refused; a command's output is read back; closing
 // the socket ends the shell; every start and end is on the activity log; the cap holds; off by
 // default. Runs against the source and the built executable (BURROW_TEST_SERVER=executable),
-// whose pty add-on comes from its embedded add-on pack.
+// whose pty add-on comes from its embedded add-on pack, and through a cluster
+// (BURROW_TEST_SERVER=cluster), where the socket mostly reaches another instance than the one
+// that issued its ticket and the cap counts the shells of every instance.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
@@ -236,6 +238,9 @@ test('an account that is not an administrator is refused; no cookie is refused',
 test('TERMINAL_MAX_SESSIONS bounds the open terminals', async () => {
   const one = await open(await ticket(admin), { cookie: admin.cookieHeader });
   const two = await open(await ticket(admin), { cookie: admin.cookieHeader });
+  // Open once ready: its shell is counted by then, on whichever instance of a cluster runs it.
+  for (const t of [one, two])
+    await waitFor(() => t.control.some((m) => m.type === 'ready'), { what: 'ready', timeoutMs: 15_000 });
   const third = await admin.post('/api/terminal/session', {}, { origin: s.url });
   assert.is(third.status, 429);
   assert.is(envelope(third).code, 'TERMINAL_LIMIT');

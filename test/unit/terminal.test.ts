@@ -13,9 +13,25 @@ import type { PtyAddon } from '../../src/native.ts';
 import { isSecretVariable, terminalEnvironment } from '../../src/terminal/environment.ts';
 import { createTerminalManager, type TerminalOptions, type TerminalSession } from '../../src/terminal/sessions.ts';
 import { createTerminalSocketServer } from '../../src/terminal/socket.ts';
-import { createTicketStore } from '../../src/terminal/tickets.ts';
+import { createOpenShells, createTicketStore } from '../../src/terminal/tickets.ts';
+import { createTerminalStore } from '../../src/terminal/store.ts';
+import { Database } from '../../src/db/database.ts';
+import { loadMigrations, runMigrations } from '../../src/db/migrations.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { AppError } from '../../src/core/errors.ts';
 import { waitFor } from '../support/wait.ts';
+
+/** The terminal's rows in a real, migrated embedded database. */
+const dbDir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-terminal-unit-'));
+const db = new Database(path.join(dbDir, 'main.db'));
+runMigrations(db, loadMigrations());
+const rows = createTerminalStore(db);
+test.after(() => {
+  db.close();
+  fs.rmSync(dbDir, { recursive: true, force: true });
+});
 
 const pty = createRequire(import.meta.url)('@lydell/node-pty') as PtyAddon;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -221,7 +237,7 @@ test('output the client has not taken pauses the shell; taking it lets the shell
 async function socketRig() {
   const events: ActivityEvent[] = [];
   const m = manager({}, events);
-  const tickets = createTicketStore({ ttlMs: 10_000 });
+  const tickets = createTicketStore({ store: rows, ttlMs: 10_000 });
   const sockets = createTerminalSocketServer({ manager: m, tickets, log: silentLogger, sessionActive: () => true });
   const server = http.createServer((_req, res) => {
     res.statusCode = 404;
@@ -345,13 +361,50 @@ test('WebSocket: another origin, another session, an expired or forged ticket ar
 
 test('tickets expire', () => {
   let now = 1_000_000;
-  const store = createTicketStore({ ttlMs: 10_000, now: () => now });
+  const store = createTicketStore({ store: rows, ttlMs: 10_000, now: () => now });
   const t = store.issue({ sessionId: 's', userId: 'u', username: 'a', origin: 'https://o' });
   now += 10_001;
   assert.is(store.redeem(t.ticket, { sessionId: 's', origin: 'https://o' }), null);
   const t2 = store.issue({ sessionId: 's', userId: 'u', username: 'a', origin: 'https://o' });
   now += 9_000;
   assert.is(store.redeem(t2.ticket, { sessionId: 's', origin: 'https://o' })?.userId, 'u');
+});
+
+test('tickets are rows holding a digest of the secret, and only the first redeemer gets one', () => {
+  const store = createTicketStore({ store: rows, ttlMs: 10_000 });
+  const { ticket } = store.issue({ sessionId: 's', userId: 'u', username: 'a', origin: 'https://o' });
+  const [id, secret] = ticket.split('.');
+  const row = db.get<{ digest: string }>('SELECT digest FROM terminal_tickets WHERE id = ?', [id!]);
+  assert.ok(row, 'the ticket is a row');
+  assert.not.ok(JSON.stringify(db.all('SELECT * FROM terminal_tickets')).includes(secret!), 'its secret is not stored');
+  // A second store over the same rows (another instance) redeems it; the first cannot any more.
+  const other = createTicketStore({ store: createTerminalStore(db), ttlMs: 10_000 });
+  assert.is(other.redeem(ticket, { sessionId: 's', origin: 'https://o' })?.username, 'a');
+  assert.is(store.redeem(ticket, { sessionId: 's', origin: 'https://o' }), null);
+  // A wrong secret under a real id consumes the row too.
+  const t2 = store.issue({ sessionId: 's', userId: 'u', username: 'a', origin: 'https://o' });
+  assert.is(
+    store.redeem(`${t2.ticket.split('.')[0]}.${'A'.repeat(43)}`, { sessionId: 's', origin: 'https://o' }),
+    null,
+  );
+  assert.is(store.redeem(t2.ticket, { sessionId: 's', origin: 'https://o' }), null);
+  assert.is(store.size, 0);
+});
+
+test("open shells count across instances; a dead instance's do not", () => {
+  let deadAlive = true;
+  const leasesA = { instance: 'a', alive: (o: string) => o === 'a' || (o === 'b' && deadAlive) };
+  const a = createOpenShells({ store: rows, leases: leasesA });
+  const b = createOpenShells({ store: rows, leases: { instance: 'b', alive: () => true } });
+  a.opened('t1');
+  b.opened('t2');
+  b.opened('t3');
+  assert.is(a.count(), 3);
+  a.closed('t1');
+  assert.is(a.count(), 2);
+  deadAlive = false; // b's lease lapsed: its shells died with it
+  assert.is(a.count(), 0);
+  assert.equal(db.all('SELECT id FROM terminals_open'), []);
 });
 
 test.run();
