@@ -501,6 +501,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     own,
     quotas: quota.quotas,
     pace: load,
+    jobs,
   });
   // Previews and thumbnails; a link holder's thumbnails too.
   const previews = createPreviewsCapability({

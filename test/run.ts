@@ -75,6 +75,7 @@ const OWN_PROCESSES = [
   'announced-name.test.ts',
   'auth-ldap.test.ts',
   'cli-help.test.ts',
+  'cluster-duties.test.ts',
   'cluster-jobs.test.ts',
   'cluster-journal.test.ts',
   'cluster-uploads.test.ts',

@@ -31,6 +31,8 @@ export const JOB_LABELS: Record<string, string> = {
   'oidc.sweep': 'Removing expired sign-in states and app codes',
   'notify.send': 'Sending notifications',
   'index.rescan': 'Rescanning the folders for changes made outside Burrow',
+  'uploads.sweep': 'Discarding resumable uploads left unfinished past their time, and stale upload parts',
+  'volumes.check': 'Checking that each volume folder is there, readable and writable',
 };
 
 export interface JobsDeps {

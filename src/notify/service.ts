@@ -85,6 +85,8 @@ const SEND_JOB = 'notify.send';
 const KEEP_SENT_MS = 7 * 86_400_000;
 /** How often the configured volumes' folders are looked at (by the notifications' clock). */
 const VOLUME_CHECK_MS = 60_000;
+/** The volume check's name among the background jobs. */
+const VOLUME_JOB = 'volumes.check';
 
 const EMPTY_PREFS: Omit<Prefs, 'emailOff'> = { kinds: [], destinations: [], folders: [], ...DEFAULT_SCHEDULE };
 /** Most events one digest lists (the rest are counted). */
@@ -759,12 +761,25 @@ export function createNotify(deps: NotifyDeps) {
       return;
     }
     if (checked !== null && now - checked < VOLUME_CHECK_MS) return;
+    if (deps.jobs) {
+      // On a cluster one instance checks (the shared folders are the same for all; the told
+      // state is a row either way), and another takes the check over when it dies.
+      let mine: boolean;
+      try {
+        mine = deps.jobs.mayRun(VOLUME_JOB);
+      } catch (err) {
+        log.warn('could not ask whether to run a background job', { job: VOLUME_JOB, err });
+        return;
+      }
+      if (!mine) return;
+    }
     checked = now;
     checkBusy = true;
     checking = deps
       .volumes()
       .then((found) => {
         if (stopped) return;
+        deps.jobs?.ran(VOLUME_JOB, null, found.filter((v) => v.problem || v.readOnly).length);
         for (const v of found) {
           deps.outbox.volume(v.label, v.problem);
           // A folder that is gone is not also read-only: that is told when it is back.
@@ -776,7 +791,10 @@ export function createNotify(deps: NotifyDeps) {
           readOnly: found.filter((v) => !v.problem && v.readOnly).map((v) => v.label),
         });
       })
-      .catch((err) => log.warn('the volume check failed', { err }))
+      .catch((err) => {
+        log.warn('the volume check failed', { err });
+        if (!stopped) deps.jobs?.ran(VOLUME_JOB, err, 0);
+      })
       .finally(() => {
         checkBusy = false;
       });

@@ -1,6 +1,6 @@
 // The uploads capability as app.ts sees it: its routes, its feature section and the expiry
 // sweep of resumable uploads (a timer started after listen, never in the request path).
-import { periodicJob } from '../core/periodic.ts';
+import { periodicJob, type JobGate } from '../core/periodic.ts';
 import type { Capability } from '../http/capability.ts';
 import type { ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
@@ -41,7 +41,12 @@ export interface UploadsDeps {
   quotas: QuotaPort;
   /** People's other requests go first: upload bodies yield to them (core/load.ts). */
   pace?: BodyPace;
+  /** The sweep runs where this gate says (`uploads.sweep`: one instance of a cluster). */
+  jobs?: JobGate;
 }
+
+/** The sweep's name among the background jobs. */
+export const UPLOADS_SWEEP_JOB = 'uploads.sweep';
 
 /** How often the sweep runs: a quarter of the TTL, between a quarter second and a minute. */
 export function sweepInterval(ttlMs: number): number {
@@ -66,6 +71,7 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
     store: createStagingDirStore(db),
     reserveBytes: u.freeSpaceReserve,
     own: deps.own,
+    shared: db.dialect === 'postgres',
   });
   if (staging.leftoversRemoved)
     log.info('removed part files of interrupted multipart uploads', { removed: staging.leftoversRemoved });
@@ -103,9 +109,13 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
     first: 'now',
     log,
     failed: 'upload sweep failed',
+    // On a cluster, one instance sweeps (the others' sweeps would race it for the same rows and
+    // part files); its lease moves to another instance when it dies.
+    ...(deps.jobs ? { job: { name: UPLOADS_SWEEP_JOB, gate: deps.jobs } } : {}),
     run: async () => {
       const removed = await tus.sweep();
       if (removed) log.info('expired uploads discarded', { removed });
+      return removed;
     },
   });
 

@@ -123,11 +123,20 @@ export interface StagingDeps {
   /** Bytes a volume keeps free (FREE_SPACE_RESERVE). */
   reserveBytes: number;
   own: OwnFolders;
+  /**
+   * Several instances over one PostgreSQL: the staging folders are every instance's (their rows
+   * are shared, and an own folder on the shared storage is one folder for all), so a multipart
+   * part there may be another live instance's upload in progress — none is removed at start.
+   * Each part is on the work journal before it exists: a dead instance's are removed by the
+   * journal's recovery once its lease lapsed (files/transfer.ts), and the uploads sweep (one
+   * instance, `uploads.sweep`) removes any part nothing wrote to for the TTL.
+   */
+  shared?: boolean;
 }
 
-export function createStaging({ store, reserveBytes, own }: StagingDeps): Staging {
+export function createStaging({ store, reserveBytes, own, shared = false }: StagingDeps): Staging {
   const registered = new Set(store.all());
-  const leftoversRemoved = removeMultipartLeftovers(registered);
+  const leftoversRemoved = shared ? 0 : removeMultipartLeftovers(registered);
   // What that emptied, and the `.burrow/uploads` of earlier installs, is not left behind.
   for (const dir of registered) if (path.basename(dir) === STAGING_SUBDIR) own.tidySync(path.dirname(dir), 'uploads');
   /** Staging folders known to exist (made again by createPart if someone removed one). */
