@@ -24,6 +24,8 @@ export interface WorkJournal {
   left(): JournalRow[];
   /** Takes `row` over from its dead owner; false when another instance took it first. */
   claim(row: JournalRow): boolean;
+  /** Whether a live instance (this one or another) is building `tempReal` now. */
+  building(tempReal: string): boolean;
 }
 
 /** Who writes the rows, and whether a row's writer still lives (cluster/leases.ts). */
@@ -59,6 +61,10 @@ export function createWorkJournal(db: Database, owner: JournalOwner): WorkJourna
         return !alive.get(r.owner);
       });
     },
+    building: (tempReal) =>
+      db
+        .all<{ owner: string }>('SELECT owner FROM file_op_journal WHERE temp_path = ?', [tempReal])
+        .some((r) => r.owner === owner.instance || owner.alive(r.owner)),
     claim: (row) =>
       db.run('UPDATE file_op_journal SET owner = ? WHERE id = ? AND owner = ?', [owner.instance, row.id, row.owner])
         .changes === 1,

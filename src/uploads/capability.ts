@@ -92,6 +92,7 @@ export function createUploadsCapability(deps: UploadsDeps): UploadsCapability {
     activity: deps.activity,
     quotas: deps.quotas,
     ...(deps.pace ? { pace: deps.pace } : {}),
+    building: (file) => deps.journal.building(file),
     // Several instances on one PostgreSQL: each upload's lock is also PostgreSQL's.
     ...(db.dialect === 'postgres' ? { leases: createUploadLeaseStore(db) } : {}),
   });

@@ -4,7 +4,8 @@
 // /api/admin/jobs on each instance says who holds it and how often it ran there), and when that
 // instance is killed (SIGKILL) another takes them over once the lease lapsed — an expired upload
 // is discarded once, by one instance. And an instance starting no longer removes the multipart
-// parts in the shared staging folders: one may be another live instance's upload in progress.
+// parts in the shared staging folders, nor does the sweep take a part a live request is still
+// writing, however long its sender pauses: it may be another live instance's upload in progress.
 // Instances in child processes (from source or the executable, as the run is), so they can be
 // killed; leases last 1.5 s (CLUSTER_LEASE_MS) and the uploads sweep runs every second (a 4 s
 // TUS_INCOMPLETE_UPLOAD_TTL_MS), so every wait is on a state the instances report.
@@ -21,6 +22,8 @@ import { testPostgres } from '../support/postgres.ts';
 import { makeDirs, removeDirs, serverEnv, type TestDirs } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
+/** Resumable uploads and upload parts untouched this long are the sweep's (it runs every second). */
+const TTL_MS = 4000;
 const FOLDER = 'Entwürfe «2024» & Co #5 + 📦';
 
 interface Instance {
@@ -111,7 +114,7 @@ test.before(async () => {
     CLUSTER_KEY: crypto.randomBytes(32).toString('base64url'),
     CLUSTER_LEASE_MS: '1500',
     UPLOAD_CHUNKED_ENABLED: 'true',
-    TUS_INCOMPLETE_UPLOAD_TTL_MS: '4000',
+    TUS_INCOMPLETE_UPLOAD_TTL_MS: String(TTL_MS),
   };
   await boot();
   await Promise.all([boot(), boot()]);
@@ -187,6 +190,19 @@ test("a multipart upload in progress on one instance survives another instance's
   });
   // Another instance starts (a machine joining, a container restarted elsewhere).
   await boot();
+  // The sender pauses past the TTL, and the uploads sweep runs over the part meanwhile: a part
+  // its live request is still writing is not stale, however long the pause.
+  await waitFor(() => Date.now() - fs.statSync(part!).mtimeMs, {
+    what: 'the part to be older than the TTL',
+    timeoutMs: 30_000,
+    until: (age) => age > TTL_MS,
+  });
+  const sweeper = await runsOnOne('uploads.sweep');
+  const before = (await jobOn(sweeper, 'uploads.sweep')).runsHere;
+  await waitFor(() => jobOn(sweeper, 'uploads.sweep'), {
+    what: 'a whole sweep since the part went stale',
+    until: (j) => j.runsHere >= before + 2,
+  });
   const kept = fs.existsSync(part!);
   req.end(Buffer.concat([bytes.subarray(half), tail]));
   const r = await answer;

@@ -49,6 +49,7 @@ export function recordingJournal(): RecordingJournal {
     },
     left: () => [...rows.values()],
     claim: (row) => rows.has(row.id),
+    building: (tempReal) => [...rows.values()].some((r) => r.temp_path === tempReal),
   };
 }
 

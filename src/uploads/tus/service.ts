@@ -89,6 +89,11 @@ export interface TusDeps {
   leases?: UploadLeaseStore;
   /** People's other requests go first: a PATCH's body yields to them (core/load.ts). */
   pace?: BodyPace;
+  /**
+   * Whether a live instance is writing this part file now (a multipart request's part is on the
+   * work journal while its request runs): the sweep leaves it, however long its sender pauses.
+   */
+  building?: (file: string) => boolean;
   now?: () => number;
 }
 
@@ -736,6 +741,7 @@ export function createTusService(deps: TusDeps): TusService {
           const id = TUS_PART.exec(name)?.[1];
           if (id && (store.has(id) || locks.held(id))) continue;
           const file = path.join(dir, name);
+          if (!id && deps.building?.(file)) continue;
           const st = await fsp.stat(file).catch(() => null);
           if (st && st.mtimeMs < cutoff) {
             await removeQuietly(file);
