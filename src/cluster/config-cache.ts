@@ -28,6 +28,7 @@
 // before, and the access snapshot's reload every second.
 import type { Database } from '../db/database.ts';
 import { arrivals, requestContext } from '../core/log.ts';
+import { createConfigVersionStore } from './config-version-store.ts';
 
 export interface ConfigCache {
   /** The value under `key`, loaded by `load` unless this instance holds a current one. */
@@ -61,6 +62,7 @@ export function createConfigCache(db: Database): ConfigCache & { listen(stream: 
     };
   }
 
+  const versions = createConfigVersionStore(db);
   let stream: ConfigSignals | null = null;
   /** The version the entries were loaded at (null: not known, read it before trusting them). */
   let loadedAt: number | null = null;
@@ -68,10 +70,7 @@ export function createConfigCache(db: Database): ConfigCache & { listen(stream: 
   let seen: { version: number; arrivals: number } | null = null;
 
   const readVersion = (): number => {
-    const row = db.get<{ version: number | string }>('SELECT version FROM cluster_config_version WHERE name = ?', [
-      'config',
-    ]);
-    seen = { version: Number(row?.version ?? 0), arrivals: arrivals() };
+    seen = { version: versions.version('config'), arrivals: arrivals() };
     return seen.version;
   };
 
