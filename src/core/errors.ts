@@ -227,6 +227,12 @@ export const ERRORS = {
   FETCH_NOT_FOUND: { status: 404, message: 'No such fetch (finished ones are kept for an hour).' },
   TUS_SUPERSEDED: { status: 409, message: 'A newer request for this upload took over; ask for the offset with HEAD.' },
 
+  // Thumbnails
+  PICTURE_UNREADABLE: {
+    status: 422,
+    message: 'This picture is damaged or in a form Burrow cannot read, so it has no thumbnail.',
+  },
+
   // Archives
   ARCHIVE_BAD_POSITION: { status: 400, message: 'That name points outside the archive.' },
   ARCHIVE_ENTRY_NOT_FOUND: { status: 404, message: 'That entry is not in the archive.' },

@@ -18,8 +18,6 @@ export const PICTURE_KINDS: ReadonlySet<string> = new Set([
   'heic',
   'heif',
 ]);
-/** Pictures the add-on cannot decode here (HEIC): served, shown by browsers that can, no thumbnail. */
-const UNDECODED_PICTURE_KINDS: ReadonlySet<string> = new Set(['heic', 'heif']);
 /** Pictures the browser cannot draw (or must not run, SVG): the viewer always shows the server's rendition. */
 export const RENDITION_ONLY_KINDS: ReadonlySet<string> = new Set(['svg', 'tif', 'tiff', 'heic', 'heif']);
 
@@ -152,8 +150,4 @@ export const PREVIEW_KINDS: ReadonlySet<string> = new Set([
  * Kinds the thumbnail maker can draw (videos only when ffmpeg is installed, songs only when they
  * carry a cover: the thumbnail is then "" otherwise; never PDF).
  */
-export const THUMBNAIL_KINDS: ReadonlySet<string> = new Set([
-  ...[...PICTURE_KINDS].filter((k) => !UNDECODED_PICTURE_KINDS.has(k)),
-  ...VIDEO_KINDS,
-  ...AUDIO_KINDS,
-]);
+export const THUMBNAIL_KINDS: ReadonlySet<string> = new Set([...PICTURE_KINDS, ...VIDEO_KINDS, ...AUDIO_KINDS]);

@@ -274,3 +274,46 @@ export async function exifTiff(read: ReadAt, size: number): Promise<Buffer | nul
   const bytes = await read(block.at, block.length);
   return bytes.length > block.tiff + 8 ? bytes.subarray(block.tiff) : null;
 }
+
+/** The Orientation (0x0112) of a TIFF block's first IFD, or null when it has none (or it is not a TIFF). */
+export function tiffOrientation(tiff: Buffer): number | null {
+  if (tiff.length < 8) return null;
+  const order = tiff.toString('latin1', 0, 2);
+  if (order !== 'II' && order !== 'MM') return null;
+  const le = order === 'II';
+  const u16 = (at: number) => (le ? tiff.readUInt16LE(at) : tiff.readUInt16BE(at));
+  const u32 = (at: number) => (le ? tiff.readUInt32LE(at) : tiff.readUInt32BE(at));
+  const ifd = u32(4);
+  if (ifd + 2 > tiff.length) return null;
+  const count = u16(ifd);
+  for (let i = 0; i < count; i++) {
+    const entry = ifd + 2 + i * 12;
+    if (entry + 12 > tiff.length) return null;
+    // SHORT (type 3), one value: kept in the entry's first two value bytes.
+    if (u16(entry) === 0x0112 && u16(entry + 2) === 3) {
+      const value = u16(entry + 8);
+      return value >= 1 && value <= 8 ? value : null;
+    }
+  }
+  return null;
+}
+
+/**
+ * How a HEIF picture is to be turned to be shown. Its own transformation properties (irot,
+ * imir: what an iPhone writes), which the decoder applies, come first: the EXIF Orientation
+ * beside them describes the stored picture before them and is then not applied again (in
+ * HEIF the transformation properties are the ones that count). A file without them whose EXIF says to turn (as
+ * libheif's heif-enc up to 1.16 writes it) is turned by that EXIF Orientation.
+ */
+export async function heifOrientation(
+  read: ReadAt,
+  size: number,
+): Promise<{ transformed: boolean; exif: number | null }> {
+  const found = await heifMeta(read, size).catch(() => null);
+  const iprp = found?.children.find((b) => b.type === 'iprp');
+  const ipco = iprp && childBoxes(found!.buf, iprp.body, iprp.end).find((b) => b.type === 'ipco');
+  const transformed =
+    !!ipco && childBoxes(found!.buf, ipco.body, ipco.end).some((b) => b.type === 'irot' || b.type === 'imir');
+  const tiff = await exifTiff(read, size).catch(() => null);
+  return { transformed, exif: tiff ? tiffOrientation(tiff) : null };
+}

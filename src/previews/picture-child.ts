@@ -21,9 +21,13 @@ import type { Writable } from 'node:stream';
 import { GifReader } from 'omggif';
 import type { Logger } from '../core/log.ts';
 import { createNativeAddons, selfArgs } from '../native.ts';
+import { HeifDecoder, isIsoMedia } from './heif.ts';
 
-/** What the child draws from: an SVG, a GIF (its first frame) or any picture the add-on decodes. */
-export type PictureKind = 'svg' | 'gif' | 'picture';
+/**
+ * What the child draws from: an SVG, a GIF (its first frame), a HEIF (HEIC: decoded by libheif
+ * in a thread of the child, heif.ts) or any picture the add-on decodes.
+ */
+export type PictureKind = 'svg' | 'gif' | 'heif' | 'picture';
 
 /** Bytes in memory (a song's cover, a video's frame), or a checked descriptor read from its start. */
 export type PictureInput = Uint8Array | { fd: number; size: number };
@@ -57,7 +61,8 @@ const FIT_INSIDE = 2;
 
 interface ImageTransformer {
   metadata(withExif?: boolean): Promise<{ width: number; height: number }>;
-  rotate(): ImageTransformer;
+  /** By the picture's EXIF orientation, or by `orientation` (1–8) when given. */
+  rotate(orientation?: number): ImageTransformer;
   resize(width: number, height?: number | null, filter?: number | null, fit?: number | null): ImageTransformer;
   webp(quality?: number): Promise<Buffer>;
   png(): Promise<Buffer>;
@@ -65,7 +70,7 @@ interface ImageTransformer {
 type ImageModule = {
   Transformer: (new (input: Uint8Array) => ImageTransformer) & {
     fromSvg(input: Uint8Array | string): ImageTransformer;
-    fromRgbaPixels(input: Uint8Array, width: number, height: number): ImageTransformer;
+    fromRgbaPixels(input: Uint8Array | Uint8ClampedArray, width: number, height: number): ImageTransformer;
   };
 };
 
@@ -75,8 +80,13 @@ async function fromPicture(mod: ImageModule, input: Uint8Array): Promise<ImageTr
   return new mod.Transformer(input).rotate();
 }
 
-/** The WebP of `job` from its bytes (what the child does for each job). */
-export async function drawWebp(mod: ImageModule, job: Omit<PictureJob, 'input'>, input: Uint8Array): Promise<Buffer> {
+/** The WebP of `job` from its bytes (what the child does for each job); `heif` decodes a HEIF's. */
+export async function drawWebp(
+  mod: ImageModule,
+  job: Omit<PictureJob, 'input'>,
+  input: Uint8Array,
+  heif?: HeifDecoder,
+): Promise<Buffer> {
   let source: ImageTransformer;
   // Rasterised at its own size first, so it is measured (and never enlarged) like any picture.
   if (job.kind === 'svg') source = await fromPicture(mod, await mod.Transformer.fromSvg(input).png());
@@ -86,6 +96,11 @@ export async function drawWebp(mod: ImageModule, job: Omit<PictureJob, 'input'>,
     const pixels = new Uint8Array(gif.width * gif.height * 4);
     gif.decodeAndBlitFrameRGBA(0, pixels);
     source = mod.Transformer.fromRgbaPixels(pixels, gif.width, gif.height);
+  } else if (job.kind === 'heif' && heif && isIsoMedia(input)) {
+    const decoded = await heif.decode(input, MAX_PIXELS);
+    source = mod.Transformer.fromRgbaPixels(decoded.pixels, decoded.width, decoded.height);
+    if (decoded.orientation > 1) source = source.rotate(decoded.orientation);
+    // (A ".heic" that is not a HEIF, e.g. a JPEG renamed, is drawn as any picture.)
   } else source = await fromPicture(mod, input);
   // Fit inside size × size (never enlarged: resize only shrinks with this fit when smaller).
   const meta = await source.metadata(false).catch(() => null);
@@ -101,6 +116,7 @@ type Answer = { id: number; webp: Uint8Array } | { id: number; error: string };
 /** The child's side: draws each job it is sent until the server lets go of it. */
 export function runPictureChild(cacheDir: string): void {
   const image = createNativeAddons(cacheDir).image() as unknown as ImageModule | null;
+  const heif = new HeifDecoder();
   const send = (answer: Answer) => process.send?.(answer);
   type Gathering = {
     job?: JobMessage['job'];
@@ -123,7 +139,7 @@ export function runPictureChild(cacheDir: string): void {
     if (!image) return send({ id, error: 'the image add-on could not be loaded' });
     const input = g.chunks.length === 1 ? g.chunks[0]! : Buffer.concat(g.chunks, g.bytes);
     g.chunks = [];
-    drawWebp(image, g.job, input).then(
+    drawWebp(image, g.job, input, heif).then(
       (webp) => send({ id, webp }),
       (err: unknown) => send({ id, error: String((err as Error)?.message ?? err) }),
     );

@@ -64,12 +64,15 @@ export function previewRoutes(previews: Previews) {
       summary: 'Where to fetch a thumbnail of a picture (`""` when there is none)',
       tags: ['Previews'],
       description:
-        'Answers `{ thumbnail }`: a server-relative URL of a cached WebP (`/api/thumbnails-cache/<name>.webp`), or `""` for kinds without thumbnails, pictures that do not decode, or when thumbnails are switched off (settings `thumbnails.enabled`). The picture is made on the first request, a few at a time (`thumbnails.concurrency`). Pictures the add-on decodes (EXIF orientation applied), SVG rasterised (no script runs), the first frame of a GIF, and a video\'s first frame when ffmpeg is installed. `size` asks for a screen-sized rendition for a viewer instead: the longest side is rounded up to one of ' +
+        'Answers `{ thumbnail }`: a server-relative URL of a cached WebP (`/api/thumbnails-cache/<name>.webp`), or `""` for kinds without thumbnails, a song without a cover, a video without ffmpeg, or when thumbnails are switched off (settings `thumbnails.enabled`); a picture that does not decode (damaged, or a form Burrow cannot read) answers 422 `PICTURE_UNREADABLE`, and nothing is cached. The picture is made on the first request, a few at a time (`thumbnails.concurrency`). Pictures the add-on decodes (EXIF orientation applied), HEIC and HEIF (decoded by libheif in WebAssembly, in a thread of its own; turned by the file\'s own rotation and mirroring, or by its EXIF orientation when it has none), SVG rasterised (no script runs), the first frame of a GIF, and a video\'s first frame when ffmpeg is installed. `size` asks for a screen-sized rendition for a viewer instead: the longest side is rounded up to one of ' +
         RENDITIONS.join(', ') +
         ' pixels (never enlarged).',
       params: virtualPathParams,
       query: z.object({ size: z.coerce.number().int().min(1).max(100_000).optional() }),
-      responses: { 200: { description: 'The thumbnail URL', schema: z.object({ thumbnail: z.string() }) } },
+      responses: {
+        200: { description: 'The thumbnail URL', schema: z.object({ thumbnail: z.string() }) },
+        422: 'The picture does not decode (PICTURE_UNREADABLE)',
+      },
       handler: ({ caller, params, query }) => previews.thumbnailUrl(caller, params.path, query.size),
     }),
     route({

@@ -80,7 +80,8 @@ export function createPreviews(deps: { resolver: PathResolver; thumbnails: Thumb
      */
     async thumbnailOf(file: ResolvedPath, size?: number): Promise<{ opened: OpenedFile; name: string } | null> {
       if (!file.space || file.isDirectory) return null;
-      const kind = kindOf(nameOf(file), false);
+      // A link to one file is rooted at that file, which its space is named after.
+      const kind = kindOf(file.relative === '' ? file.space.name : nameOf(file), false);
       const name = await withFileIn(file.space.root, file.realPath, (opened) =>
         thumbnails.thumbnailFor(file.realPath, opened, { kind, size }),
       );

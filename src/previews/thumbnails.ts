@@ -16,8 +16,9 @@ import { createHmac, randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { OpenedFile } from '../files/confined.ts';
+import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
-import { AUDIO_KINDS, VIDEO_KINDS } from '../files/kinds.ts';
+import { AUDIO_KINDS, THUMBNAIL_KINDS, VIDEO_KINDS } from '../files/kinds.ts';
 import { coverPicture } from '../metadata/read.ts';
 import { createPictureChild, type PictureJob } from './picture-child.ts';
 
@@ -40,7 +41,9 @@ const FFMPEG_MAX_OUTPUT = 64 * 1024 * 1024;
 
 export interface Thumbnails {
   /**
-   * The cache name for this picture now (made when missing), or null when there is none.
+   * The cache name for this picture now (made when missing), or null when there is none (a kind
+   * without thumbnails, nothing to draw from, thumbnails off). A picture that does not decode
+   * throws PICTURE_UNREADABLE (remembered: it is not decoded again until it changes).
    * `opened` is the checked descriptor of the picture (confined.ts): its size, time and bytes
    * are the ones used; `realPath` only keys the cache.
    */
@@ -105,7 +108,8 @@ export function createThumbnails(deps: {
   const pictures = createPictureChild({ cacheDir: deps.cacheDir, log: deps.log });
   let key: Promise<Buffer> | undefined;
   const inFlight = new Map<string, Promise<string | null>>();
-  const failed = new Set<string>();
+  /** Cache names that have no thumbnail: nothing to draw from (`none`), or a picture that does not decode. */
+  const failed = new Map<string, 'none' | 'unreadable'>();
   let running = 0;
   const waiting: (() => void)[] = [];
 
@@ -156,7 +160,7 @@ export function createThumbnails(deps: {
     }
     // The checked descriptor itself, read from its start as its bytes go to the child.
     return {
-      kind: kind === 'svg' || kind === 'gif' ? kind : 'picture',
+      kind: kind === 'svg' || kind === 'gif' ? kind : kind === 'heic' || kind === 'heif' ? 'heif' : 'picture',
       input: { fd: opened.fd, size: opened.stat.size },
     };
   }
@@ -188,6 +192,8 @@ export function createThumbnails(deps: {
       if (!settings.enabled) return null;
       const st = opened.stat;
       const kind = options.kind ?? '';
+      // Only kinds drawn from (a PDF or a text is never decoded as a picture: no thumbnail, no error).
+      if (!THUMBNAIL_KINDS.has(kind)) return null;
       // A video is read by ffmpeg a frame's worth at a time and a song's cover is in its head, so
       // their size is no bound on the work.
       if (
@@ -203,7 +209,9 @@ export function createThumbnails(deps: {
         createHmac('sha256', await secret())
           .update(JSON.stringify([realPath, st.size, st.mtimeMs, size, quality, kind]))
           .digest('hex') + '.webp';
-      if (failed.has(name)) return null;
+      const known = failed.get(name);
+      if (known === 'unreadable') throw new AppError('PICTURE_UNREADABLE');
+      if (known) return null;
       const target = path.join(dir, name);
       if (
         await fsp.access(target).then(
@@ -218,14 +226,14 @@ export function createThumbnails(deps: {
           .then(
             (made) => {
               if (made) return name;
-              failed.add(name);
+              failed.set(name, 'none');
               return null;
             },
             (err) => {
               if (failed.size >= MAX_FAILURES) failed.clear();
-              failed.add(name);
+              failed.set(name, 'unreadable');
               deps.log.debug('no thumbnail for a picture', { err: String(err) });
-              return null;
+              throw new AppError('PICTURE_UNREADABLE');
             },
           )
           .finally(() => inFlight.delete(name));

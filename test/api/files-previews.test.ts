@@ -132,7 +132,10 @@ test('thumbnails: WebP of PNG and JPEG within the size, cached, renewed when the
   const renewedMeta = await new image.Transformer((await fetchBytes(admin, renewed.json.thumbnail)).bytes).metadata();
   assert.equal([renewedMeta.width, renewedMeta.height], [128, 256]);
 
-  assert.equal((await admin.get('/api/thumbnails/Files/broken.png')).json, { thumbnail: '' });
+  // A picture that does not decode: the error envelope, not an empty answer (and nothing cached).
+  const broken = await admin.get('/api/thumbnails/Files/broken.png');
+  assert.is(broken.status, 422, broken.text);
+  assert.is(envelope(broken).code, 'PICTURE_UNREADABLE');
   assert.equal((await admin.get('/api/thumbnails/Files/doc2.pdf')).json, { thumbnail: '' });
   assert.equal((await admin.get('/api/thumbnails/Files/notes.html')).json, { thumbnail: '' });
   assert.is(

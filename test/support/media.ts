@@ -307,6 +307,53 @@ export function heicOf(jpeg: Buffer): Buffer {
   return madeBy('heif-enc', (from, out) => ['-q', '40', '-o', out, from], jpeg, 'out.heic');
 }
 
+/**
+ * A phone's photo as its camera stores it, `width` × `height`, with an iPhone's EXIF and the
+ * given EXIF orientation: the left half red, the right half blue. Stored sideways with
+ * orientation 6 (a portrait photo), shown upright its top half is red and its bottom half blue.
+ */
+export async function splitPhotoJpeg(width: number, height: number, orientation: number): Promise<Buffer> {
+  const jpeg: Buffer = await image.Transformer.fromRgbaPixels(
+    pixels(width, height, (x, y) => (x < width / 2 ? [220, 30 + (y % 16), 30] : [30, 30 + (y % 16), 220])),
+    width,
+    height,
+  ).jpeg(90);
+  const body = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), cameraTiff({ ...IPHONE_15, orientation })]);
+  const app1 = Buffer.concat([Buffer.from([0xff, 0xe1, (body.length + 2) >> 8, (body.length + 2) & 0xff]), body]);
+  return Buffer.concat([jpeg.subarray(0, 2), app1, jpeg.subarray(2)]);
+}
+
+/** An iPhone 15's EXIF (the main camera, a summer afternoon in Arles). */
+export const IPHONE_15: PhotoFacts = {
+  make: 'Apple',
+  model: 'iPhone 15',
+  lens: 'iPhone 15 back dual wide camera 6.86mm f/1.6',
+  taken: '2025:08:02 16:41:09',
+  exposure: 1 / 1600,
+  fNumber: 1.6,
+  iso: 64,
+  focalLength: 6.86,
+};
+
+/**
+ * A HEIC as an iPhone writes a portrait photo: the picture stored sideways, turned by the HEIF
+ * rotation property (irot, `quarterTurns` × 90° anticlockwise) that the iPhone writes, with the
+ * EXIF orientation describing the stored picture (6) kept beside it. Made from heif-enc's file
+ * (which writes no irot up to libheif 1.16) by putting an irot property where its pixi property
+ * was (same size, same association with the picture).
+ */
+export function iphoneHeic(sidewaysJpeg: Buffer, quarterTurns: number): Buffer {
+  const heic = Buffer.from(heicOf(sidewaysJpeg));
+  const at = heic.indexOf('pixi', 0, 'latin1') - 4;
+  if (at < 0) throw new Error('heif-enc wrote no pixi property to replace');
+  const size = heic.readUInt32BE(at);
+  heic.fill(0, at, at + size);
+  heic.writeUInt32BE(size, at);
+  heic.write('irot', at + 4, 'latin1');
+  heic[at + 8] = quarterTurns & 3;
+  return heic;
+}
+
 /** A WebP by libwebp's `cwebp` (Debian webp) from a camera JPEG, its EXIF kept in an EXIF chunk after the picture. */
 export function webpOf(jpeg: Buffer): Buffer {
   return madeBy('cwebp', (from, out) => ['-quiet', '-q', '60', '-metadata', 'exif', from, '-o', out], jpeg, 'out.webp');

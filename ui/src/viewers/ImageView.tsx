@@ -48,7 +48,10 @@ export function ImageView({ item, path, onSwipe }: { item: FileItem; path: strin
         else setSrc(previewUrl(path));
       },
       (err) => {
-        if (live) setError(err);
+        if (!live) return;
+        // A picture the server cannot decode may still be one the browser draws.
+        if (RENDITION_ONLY.has(item.kind)) setError(err);
+        else setSrc(previewUrl(path));
       },
     );
     return () => {
