@@ -168,7 +168,9 @@ function fieldRows(db: Database, rootId: number, media: Catalogued[], rows: numb
       percentile(timings, 50),
       percentile(memTimings, 50),
       'ms',
-      'reference',
+      // The name rows' goal, for the same reason: a query the index answers more than twice as
+      // slowly as a scan of every row held in memory would be better served by holding them.
+      '≥ 0.5',
       `in-memory JS filter of the same rows and facts (index layer, in-process); ${queries.length} queries: ${queries.join(', ')}; p95 ${percentile(timings, 95).toFixed(1)} ms`,
     ),
   ];
