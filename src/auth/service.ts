@@ -387,8 +387,11 @@ export class AuthService {
   }
 
   /**
-   * confirmPassword by account id, for services that never see a Caller. An account without a
-   * password here (LDAP, single sign-on) has none to give: when the request's session is named
+   * confirmPassword by account id, for services that never see a Caller. A directory account's
+   * password is the directory's: a password given is checked by a bind, as at sign-in (wrong:
+   * 401, counted for lockout; the directory down: 503), and is required where no session is
+   * named (the second factor's changes). An account without a password here (single sign-on; a
+   * directory account that gives none) has none to give: when the request's session is named
    * (`sessionId`, the guard's hash: making a token, removing a passkey), the proof is a sign-in
    * within AUTH_CONFIRM_MINUTES — with the directory, the provider or a passkey.
    */
@@ -396,13 +399,33 @@ export class AuthService {
     const row = this.deps.users.get(userId);
     if (!row) throw new AppError('AUTH_REQUIRED');
     if (!row.password_hash) {
+      const directory = this.deps.directory;
+      const directoryOwns = directory?.owns(row.id) === true;
+      if (password && directoryOwns) return this.confirmWithDirectory(directory!, row, password, ip);
       if (sessionId !== undefined) this.assertFreshSignIn(row, sessionId);
+      // No session to judge (the second factor's changes): a directory account has its password to give.
+      else if (directoryOwns) throw new AppError(INVALID_CREDENTIALS, 'Type your directory password.');
       return;
     }
     this.refuseLocked(row, ip);
     if (!password || !(await verifyPassword(password, row.password_hash))) {
       this.recordFailure(row, ip, 'wrong-password');
       throw new AppError(INVALID_CREDENTIALS, 'The password is wrong.');
+    }
+  }
+
+  /** A directory account's password, proved by a bind as its sign-in would (the password is not kept). */
+  private async confirmWithDirectory(
+    directory: NonNullable<AuthDeps['directory']>,
+    row: UserRow,
+    password: string,
+    ip: string,
+  ): Promise<void> {
+    this.refuseLocked(row, ip);
+    const signed = await directory.authenticate(row.username, password, ip, row);
+    if (!signed || signed.id !== row.id) {
+      this.recordFailure(row, ip, 'directory-refused');
+      throw new AppError(INVALID_CREDENTIALS, 'The directory refused this password.');
     }
   }
 

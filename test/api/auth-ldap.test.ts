@@ -282,7 +282,7 @@ test('the periodic directory check: a person disabled or removed in the director
   admin = await signedIn(ADMIN.username, ADMIN.password);
 });
 
-test('no password here: a directory account makes a token or removes a passkey only after a fresh sign-in (password or passkey), refused past AUTH_CONFIRM_MINUTES', async () => {
+test('no password here: a directory account makes a token with its directory password (a bind) or after a fresh sign-in (password or passkey), refused past AUTH_CONFIRM_MINUTES without one', async () => {
   const base = server.url.replace('127.0.0.1', 'localhost');
   const bob = new Client(base);
   assert.is((await bob.post('/api/auth/login', { identifier: BOB.uid, password: BOB.password })).status, 200);
@@ -299,6 +299,14 @@ test('no password here: a directory account makes a token or removes a passkey o
   const tokenBody = { name: 'Blowin’ in the wind & sync', scope: 'read', expiresInDays: null };
   // Just signed in: no password of his own to ask, the sign-in is the proof.
   assert.is((await bob.post('/api/auth/tokens', tokenBody)).status, 201);
+  // A password he gives is his directory password, checked by a bind: a wrong one is refused
+  // even just after signing in, and nothing is made.
+  const madeSoFar = (await bob.get('/api/auth/tokens')).json;
+  const wrongFresh = await bob.post('/api/auth/tokens', { ...tokenBody, password: 'not his directory password' });
+  assert.is(wrongFresh.status, 401, wrongFresh.text);
+  assert.is(envelope(wrongFresh).code, 'AUTH_INVALID_CREDENTIALS');
+  assert.ok(envelope(wrongFresh).requestId);
+  assert.equal((await bob.get('/api/auth/tokens')).json, madeSoFar);
   // An hour later (the sign-in aged in the database): refused, nothing made or removed.
   const aged = () =>
     server.withDatabase((db) =>
@@ -309,14 +317,28 @@ test('no password here: a directory account makes a token or removes a passkey o
     );
   await aged();
   const tokensBefore = (await bob.get('/api/auth/tokens')).json;
-  const late = await bob.post('/api/auth/tokens', { ...tokenBody, password: 'whatever he types' });
+  const late = await bob.post('/api/auth/tokens', tokenBody);
   assert.is(late.status, 403, late.text);
   assert.is(envelope(late).code, 'AUTH_CONFIRM_REQUIRED');
+  const lateWrong = await bob.post('/api/auth/tokens', { ...tokenBody, password: 'whatever he types' });
+  assert.is(lateWrong.status, 401, lateWrong.text);
+  assert.is(envelope(lateWrong).code, 'AUTH_INVALID_CREDENTIALS');
   const lateRemove = await bob.request('DELETE', `/api/auth/passkeys/${passkeyId}`, {});
   assert.is(lateRemove.status, 403, lateRemove.text);
   assert.is(envelope(lateRemove).code, 'AUTH_CONFIRM_REQUIRED');
   assert.equal((await bob.get('/api/auth/tokens')).json, tokensBefore);
   assert.is((await bob.get('/api/auth/passkeys')).json.passkeys.length, 1);
+  // The second factor's changes ask his directory password too: none or a wrong one is refused.
+  for (const body of [{}, { password: 'whatever he types' }]) {
+    const off = await bob.request('DELETE', '/api/auth/totp', body);
+    assert.is(off.status, 401, off.text);
+    assert.is(envelope(off).code, 'AUTH_INVALID_CREDENTIALS');
+  }
+  assert.is((await bob.request('DELETE', '/api/auth/totp', { password: BOB.password })).status, 204);
+  // His directory password confirms it, however long ago he signed in (the form asks for it).
+  const confirmed = await bob.post('/api/auth/tokens', { ...tokenBody, password: BOB.password });
+  assert.is(confirmed.status, 201, confirmed.text);
+  assert.is((await bob.get('/api/auth/tokens')).json.tokens.length, tokensBefore.tokens.length + 1);
   // A passkey sign-in is a fresh sign-in: the token is made.
   const viaKey = new Client(base);
   const ks = await viaKey.post('/api/auth/login/passkey/start');

@@ -10,17 +10,41 @@ import { toast, toastError } from '../state/toasts.ts';
 import { formatDate } from '../util.ts';
 import { status } from '../state/session.ts';
 
+/**
+ * How this account proves it is itself before a token is made: its password here, its directory
+ * password (LDAP: the server checks it with a bind), or — single sign-on, no password at all — a
+ * sign-in within the last minutes (the server answers "Sign in again" otherwise).
+ */
+type Proof = 'password' | 'directory' | 'sign-in';
+
+function useProof(): Proof {
+  const [proof, setProof] = useState<Proof>(status.value?.strategies.local === false ? 'sign-in' : 'password');
+  useEffect(() => {
+    api('GET /api/auth/methods').then(
+      ({ methods }) => {
+        const has = (type: string) => methods.some((m) => m.type === type);
+        setProof(has('local_password') ? 'password' : has('ldap') ? 'directory' : 'sign-in');
+      },
+      () => undefined,
+    );
+  }, []);
+  return proof;
+}
+
 function IssueForm({ onIssued }: { onIssued: (secret: string) => void }) {
   const [name, setName] = useState('');
   const [scope, setScope] = useState<'read' | 'write'>('read');
   const [days, setDays] = useState('90');
   const [password, setPassword] = useState('');
+  const proof = useProof();
   const { busy, error, setError, run } = useSubmit();
   const submit = (e: Event) => {
     e.preventDefault();
     // Said before sending: an empty field is not a wrong password.
-    if (!password && status.value?.strategies.local !== false) {
-      setError(new Error('Your password is required to issue a token.'));
+    if (!password && proof !== 'sign-in') {
+      setError(
+        new Error(`Your ${proof === 'directory' ? 'directory password' : 'password'} is required to issue a token.`),
+      );
       return;
     }
     return run(async () => {
@@ -65,16 +89,26 @@ function IssueForm({ onIssued }: { onIssued: (secret: string) => void }) {
             <option value="never">never (until revoked)</option>
           </select>
         </label>
-        <label>
-          Your password
-          <input
-            type="password"
-            autocomplete="current-password"
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        </label>
+        {proof !== 'sign-in' && (
+          <label>
+            {proof === 'directory' ? 'Your directory password' : 'Your password'}
+            <input
+              type="password"
+              autocomplete="current-password"
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          </label>
+        )}
       </div>
+      {proof === 'directory' && (
+        <p class="muted small">The password you sign in with, checked by your organisation’s directory.</p>
+      )}
+      {proof === 'sign-in' && (
+        <p class="muted small">
+          Your account has no password here: if you signed in a while ago, you will be asked to sign in again first.
+        </p>
+      )}
       <ErrorNote error={error} />
       <div>
         <button class="primary" disabled={busy}>
