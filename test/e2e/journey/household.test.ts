@@ -398,4 +398,51 @@ j.step(
   { needs: [SIGNED_IN] },
 );
 
+j.step(
+  'recent destinations: the child’s folder picker offers the folders she copied into, never the parent’s',
+  async (s) => {
+    const notes = `${HOME}/Documents/Notes`;
+    const letters = `${HOME}/Documents/Letters`;
+    const readingList = [{ path: notes, name: nameOf(W.readingList) }];
+    // The parent copies the reading list into Letters and into the bills: his recent destinations.
+    await must(s, 'POST', '/api/files/copy', { items: readingList, destination: letters });
+    await must(s, 'POST', '/api/files/copy', { items: readingList, destination: BILLS });
+    // The child copies a holiday picture into Notes: hers.
+    const copied = await asChild(s, 'POST', '/api/files/copy', {
+      items: [{ path: `${HOME}/${W.holiday}`, name: nameOf(W.cafe) }],
+      destination: notes,
+    });
+    assert.is(copied.status, 200, copied.text);
+    assert.ok(fs.existsSync(path.join(s.disk('Documents/Notes'), nameOf(W.cafe))), 'the copy is on disk');
+
+    // At the server: each account's list is its own.
+    const hers = await asChild(s, 'GET', '/api/files/recent-destinations');
+    assert.is(hers.status, 200, hers.text);
+    assert.equal(
+      hers.json.destinations.map((d: any) => d.path),
+      [notes],
+    );
+    assert.not.match(hers.text, 'Letters');
+    assert.not.match(hers.text, BILLS_NAME);
+    const his = (await must(s, 'GET', '/api/files/recent-destinations')).destinations.map((d: any) => d.path);
+    assert.equal(his.sort(), [BILLS, letters].sort());
+
+    // In her browser: Copy to… offers her own recent folder, and nothing of the parent's.
+    const page = child!.page;
+    await page.goto(s.url(filesAddress(`${HOME}/${W.holiday}`)), { waitUntil: 'domcontentloaded' });
+    const entry = page.locator(`.entry[data-name="${nameOf(W.cafe)}"]`);
+    await entry.waitFor();
+    if (s.size.touch) await entry.getByRole('button', { name: `Actions for ${nameOf(W.cafe)}` }).tap();
+    else await entry.click({ button: 'right' });
+    await page.getByRole('menu').getByRole('menuitem', { name: 'Copy to…' }).click();
+    const picker = page.getByRole('dialog', { name: `Copy “${nameOf(W.cafe)}” to…` });
+    const recent = picker.getByRole('group', { name: 'Recent destinations' });
+    await recent.getByRole('button', { name: 'Notes', exact: true }).waitFor();
+    assert.equal(await recent.getByRole('button').allTextContents(), ['Notes']);
+    await page.keyboard.press('Escape');
+    await picker.waitFor({ state: 'detached' });
+  },
+  { needs: [SIGNED_IN] },
+);
+
 j.run();
