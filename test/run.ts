@@ -106,6 +106,7 @@ const OWN_PROCESSES = [
 const CLUSTER_FILES = [
   'activity-log.test.ts',
   'auth-sessions.test.ts',
+  'files-conflicts.test.ts',
   'notify-live.test.ts',
   'notify-outbox.test.ts',
   'shares-links.test.ts',
