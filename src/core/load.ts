@@ -32,6 +32,12 @@ const RECHECK_MS = 5;
 
 /** A request body larger than this (or of unknown length) is a bulk transfer: it yields (see the top). */
 export const BULK_BODY_BYTES = 1024 * 1024;
+/**
+ * People's requests come in runs (a folder's listing, then its thumbnails and sizes; the next
+ * folder a moment later): bulk bodies hold back this long after the last one is answered, so
+ * the next request of the run does not find the loop full of upload bytes again.
+ */
+export const LINGER_MS = 100;
 /** However busy, a bulk body reads on at least this often... */
 export const MAX_YIELD_MS = 200;
 /** ...at least this many bytes each time. */
@@ -91,6 +97,14 @@ export class RequestLoad implements BodyPace {
   private backgroundMs = 0;
   private loaded = false;
   private lastSlice = 0;
+  /** When the last request that is not a bulk body was answered (bulk bodies linger after it). */
+  private lastServed = -Infinity;
+  private lingering: NodeJS.Timeout | undefined;
+  private readonly lingerMs: number;
+
+  constructor(options: { lingerMs?: number } = {}) {
+    this.lingerMs = options.lingerMs ?? LINGER_MS;
+  }
 
   /** A request came in; returns its ticket for `end`. */
   begin(bulk = false): number {
@@ -102,16 +116,34 @@ export class RequestLoad implements BodyPace {
   }
 
   end(id: number): void {
-    this.started.delete(id);
-    this.bulk.delete(id);
+    if (this.started.delete(id) && !this.bulk.delete(id)) this.lastServed = performance.now();
     this.publish();
-    if (this.yielding.size > 0 && !this.waiting()) for (const go of [...this.yielding]) go();
+    this.callBack();
   }
 
-  /** A request that is not a bulk body is younger than FRESH_MS: bulk bodies hold back. */
+  /** Calls the yielding bulk bodies back once nobody waits (after the linger: a timer then). */
+  private callBack(): void {
+    if (this.yielding.size === 0 || this.lingering) return;
+    const left = this.lastServed + this.lingerMs - performance.now();
+    if (left > 0) {
+      this.lingering = setTimeout(() => {
+        this.lingering = undefined;
+        this.callBack();
+      }, left);
+      this.lingering.unref();
+      return;
+    }
+    if (!this.waiting()) for (const go of [...this.yielding]) go();
+  }
+
+  /**
+   * A request that is not a bulk body is younger than FRESH_MS, or one was answered less than
+   * the linger ago: bulk bodies hold back.
+   */
   waiting(): boolean {
-    if (this.started.size <= this.bulk.size) return false;
     const now = performance.now();
+    if (now - this.lastServed < this.lingerMs) return true;
+    if (this.started.size <= this.bulk.size) return false;
     for (const [id, t] of this.started) if (now - t < FRESH_MS && !this.bulk.has(id)) return true;
     return false;
   }

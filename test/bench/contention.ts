@@ -37,10 +37,16 @@
 // uploads/body-writer.ts) — while a request that is not a bulk body is younger than 2 s, each
 // upload stops reading its socket after its batch (TCP holds the sender back) and goes on once
 // that request is answered, or after 200 ms with a 4 MiB slice. Measured after, four runs:
-// zip 0.36-0.73×, listing 0.13-0.29×, download 0.39-0.86× (the bare server's in the same run
-// in the note of every row). The listing is the one left under 0.5×: at 15-36 ms idle, most of
-// its wait is the event loop's turn it arrives in (a bare /readyz: 13-33 ms p50 during uploads),
-// before any yielding can start.
+// zip 0.36-0.73×, listing 0.13-0.29×, download 0.39-0.86×. Most of a short request's wait was
+// then the loop turn it arrives in (a bare /readyz: 13-33 ms p50 during uploads): the bench's
+// requests come one after another, like a person's, and between two of them the uploads had
+// filled the loop again. So bulk bodies also linger LINGER_MS (100 ms) after the last answer.
+// A/B through the executable, interleaved (landed, linger, linger, landed, landed, linger;
+// 2026-11-30 01:33-01:41, load 16-19), during/idle ratios zip / listing / download — without
+// the linger 0.16/0.16/0.36, 0.13/0.10/0.30, 0.12/0.04/0.50; with it 0.98/1.62/0.89,
+// 0.76/0.88/1.82, 0.63/0.31/0.48; the uploads' own rate over the loaded period 107-113 MB/s
+// without, 80-149 with; the bare Node server's in the same runs 0.03-0.07 (zip), 0.12-0.55
+// (listing), 0.08-0.15 (download). Left: the listing's spread (0.31-1.62×) on this machine.
 //
 // Run: npm run bench -- contention [--quick]     (the source: BURROW_TEST_SERVER=source, where
 // the server shares this process, its event loop and its pool with the upload clients)

@@ -15,7 +15,7 @@ test('a body over BULK_BODY_BYTES or of unknown length is bulk; a small one or n
 });
 
 test('bulk bodies are nobody waiting; any other request in flight is someone waiting', () => {
-  const load = new RequestLoad();
+  const load = new RequestLoad({ lingerMs: 0 });
   assert.not.ok(load.waiting());
   const upload = load.begin(true);
   const other = load.begin(true);
@@ -30,7 +30,7 @@ test('bulk bodies are nobody waiting; any other request in flight is someone wai
 });
 
 test('a yielding body is called back once the last request it yields to is answered, once', async () => {
-  const load = new RequestLoad();
+  const load = new RequestLoad({ lingerMs: 0 });
   const upload = load.begin(true);
   const a = load.begin();
   const b = load.begin();
@@ -45,7 +45,7 @@ test('a yielding body is called back once the last request it yields to is answe
 });
 
 test('a yielding body is called back by the time limit while people still wait; a cancelled one never', async () => {
-  const load = new RequestLoad();
+  const load = new RequestLoad({ lingerMs: 0 });
   const listing = load.begin();
   let called = 0;
   let cancelledCalled = 0;
@@ -57,6 +57,26 @@ test('a yielding body is called back by the time limit while people still wait; 
   load.end(listing);
   assert.is(called, 1);
   assert.is(cancelledCalled, 0);
+});
+
+test('after the last answer bulk bodies linger (a run of requests), then are called back', async () => {
+  const load = new RequestLoad({ lingerMs: 60_000 });
+  const listing = load.begin();
+  load.end(listing);
+  assert.ok(load.waiting(), 'lingering after the answer');
+  const upload = load.begin(true);
+  load.end(upload);
+  assert.ok(load.waiting(), 'a bulk body answered starts no linger of its own, nor ends one');
+
+  const short = new RequestLoad({ lingerMs: 50 });
+  short.begin(true);
+  let called = 0;
+  const a = short.begin();
+  short.whenServed(() => called++);
+  short.end(a);
+  assert.is(called, 0, 'not at the answer: after the linger');
+  await waitFor(() => called === 1, { what: 'the call back after the linger' });
+  await waitFor(() => !short.waiting(), { what: 'nobody waiting after the linger' });
 });
 
 test.run();
