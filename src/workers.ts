@@ -2,10 +2,12 @@
 //
 // The rule (build/README.md): a worker's entry file is named `src/<capability>/<name>.worker.ts`.
 // The build bundles each such file on its own and embeds it as the asset
-// `workers/<capability>/<name>.worker.js`; inside the executable it starts from that code
-// (`eval: true`, nothing is written to disk), from source from the .ts file itself.
+// `workers/<capability>/<name>.worker.js.br` (brotli: the largest carry pdf.js and libheif's
+// WebAssembly as text); inside the executable it starts from that code, decompressed as it
+// starts (`eval: true`, nothing is written to disk), from source from the .ts file itself.
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
+import { brotliDecompressSync } from 'node:zlib';
 import { readEmbeddedAsset } from './assets.ts';
 
 /**
@@ -15,7 +17,7 @@ import { readEmbeddedAsset } from './assets.ts';
 export function startWorker(file: string, options: WorkerOptions = {}): Worker {
   if (!/^[a-z0-9_-]+(\/[a-z0-9_.-]+)*\.worker\.ts$/i.test(file))
     throw new Error(`worker entries are src/**/*.worker.ts files, not ${file}`);
-  const code = readEmbeddedAsset(`workers/${file.replace(/\.ts$/, '.js')}`);
-  if (code) return new Worker(code.toString('utf8'), { ...options, eval: true });
+  const packed = readEmbeddedAsset(`workers/${file.replace(/\.ts$/, '.js')}.br`);
+  if (packed) return new Worker(brotliDecompressSync(packed).toString('utf8'), { ...options, eval: true });
   return new Worker(fileURLToPath(new URL(file, import.meta.url)), options);
 }
