@@ -43,8 +43,18 @@ export const MAX_YIELD_MS = 200;
 /** ...at least this many bytes each time. */
 export const YIELD_SLICE_BYTES = 4 * 1024 * 1024;
 
-/** Whether a request's body is a bulk transfer, from its headers (Content-Length, Transfer-Encoding). */
-export function isBulkBody(headers: { 'content-length'?: string; 'transfer-encoding'?: string }): boolean {
+/**
+ * Whether a request is part of a bulk transfer, from its headers: a body over BULK_BODY_BYTES or
+ * of unknown length, or any request of the resumable-upload protocol (Tus-Resumable: an upload's
+ * creation, HEAD and small last PATCH are its own machinery — were they people waiting, an
+ * upload's first PATCH would yield, and linger, behind its own creation).
+ */
+export function isBulkBody(headers: {
+  'content-length'?: string;
+  'transfer-encoding'?: string;
+  'tus-resumable'?: string;
+}): boolean {
+  if (headers['tus-resumable'] !== undefined) return true;
   const declared = headers['content-length'];
   if (declared !== undefined) return Number(declared) > BULK_BODY_BYTES;
   return headers['transfer-encoding'] !== undefined;

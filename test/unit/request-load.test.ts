@@ -14,6 +14,12 @@ test('a body over BULK_BODY_BYTES or of unknown length is bulk; a small one or n
   assert.not.ok(isBulkBody({}));
 });
 
+test("every request of the resumable-upload protocol is the upload's own (its creation and HEAD too)", () => {
+  assert.ok(isBulkBody({ 'tus-resumable': '1.0.0', 'content-length': '0' }), 'a creation POST');
+  assert.ok(isBulkBody({ 'tus-resumable': '1.0.0' }), 'a HEAD');
+  assert.ok(isBulkBody({ 'tus-resumable': '1.0.0', 'content-length': '1000' }), 'a small last PATCH');
+});
+
 test('bulk bodies are nobody waiting; any other request in flight is someone waiting', () => {
   const load = new RequestLoad({ lingerMs: 0 });
   assert.not.ok(load.waiting());
