@@ -111,6 +111,35 @@ export async function openFileIn(root: string, p: string): Promise<OpenedFile> {
   };
 }
 
+/**
+ * Opens the regular file `p` inside `root` for reading, its final name never followed (ELOOP for
+ * a link, whatever it names), and judges the descriptor by its real path: a link swapped in for
+ * a folder on the way is caught there (PATH_OUTSIDE). NOT_A_FILE for a folder, a FIFO, a device.
+ * For background readers (the indexer) that met the file as a regular file and must read that
+ * one or nothing.
+ */
+export async function openRegularFileIn(root: string, p: string): Promise<OpenedFile> {
+  const fd = await open(p, C.O_RDONLY | NOFOLLOW | NONBLOCK);
+  let stat: fs.Stats;
+  let real: string;
+  try {
+    stat = await fstat(fd);
+    if (!stat.isFile()) throw new AppError('NOT_A_FILE');
+    real = await checkDescriptor(fd, root, p);
+  } catch (err) {
+    await close(fd);
+    throw err;
+  }
+  let closed = false;
+  return {
+    fd,
+    stat,
+    real,
+    path: fdPath(fd, real),
+    close: () => (closed ? Promise.resolve() : ((closed = true), close(fd))),
+  };
+}
+
 /** Opens a file (read) and runs `use`, closing the descriptor afterwards. */
 export async function withFileIn<T>(root: string, p: string, use: (file: OpenedFile) => Promise<T>): Promise<T> {
   const file = await openFileIn(root, p);

@@ -120,7 +120,9 @@ export type FromWorker =
   | { type: 'done'; id: number; summary: WalkSummary }
   | { type: 'listed'; id: number; listing: Listing }
   | { type: 'failed'; id: number; message: string }
-  | { type: 'io'; stalled: number; paused: boolean };
+  | { type: 'io'; stalled: number; paused: boolean }
+  /** A file met by the walk was not read for the index: no longer a regular file inside its root. */
+  | { type: 'skipped'; id: number; file: string; reason: string };
 
 /** Joins a parent folder and a name into a relative path. */
 export function joinRel(dir: string, name: string): string {

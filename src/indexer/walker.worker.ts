@@ -8,6 +8,7 @@ import { IoGuard } from './io-guard.ts';
 import { workerHold, workerPace } from '../core/load.ts';
 import { documentKind, hasSearchFacts, plainText, type Extracted } from './extract.ts';
 import { DocumentReader } from './extract-pool.ts';
+import { openRegularFileIn, type OpenedFile } from '../files/confined.ts';
 import { listFolder, walk } from './walker.ts';
 import { walkSync } from './walker-sync.ts';
 import type { DocRecord, EntryRecord, FromWorker, ToWorker, WorkerOptions } from './protocol.ts';
@@ -127,15 +128,37 @@ async function main(): Promise<void> {
           const kind = documentKind(name);
           if (kind === null && !hasSearchFacts(name)) return { text: null };
           await pace();
-          if (kind === 'text') return { text: await withTimeout(plainText(file, size)) };
-          if (limits.runMs > 0 && spent >= limits.runMs)
+          if (kind !== 'text' && limits.runMs > 0 && spent >= limits.runMs)
             // A photo or song left for later says nothing: its facts are read at the next walk.
             return kind === null ? { text: null } : { text: null, state: { kind, status: 'deferred' } };
-          const started = performance.now();
+          // Confined at use: the bytes read are those of a descriptor opened inside the root (its
+          // final name never followed) and checked there; the readers get `/proc/self/fd/<fd>`,
+          // never the name again. A link or a special file put in its place since the walk met it,
+          // or a folder on the way swapped for a link, is skipped: nothing indexed, its old text kept.
+          let opened: OpenedFile;
+          const opening = openRegularFileIn(job.root, file);
           try {
-            return await reader.read(file, name, size);
+            opened = await withTimeout(opening);
+          } catch (err) {
+            // An open answered after its timeout is closed then.
+            opening.then(
+              (late) => late.close(),
+              () => {},
+            );
+            const e = err as { code?: string; message?: string };
+            send({ type: 'skipped', id: job.id, file, reason: e.code ?? e.message ?? String(err) });
+            throw err;
+          }
+          try {
+            if (kind === 'text') return { text: await withTimeout(plainText(opened.path, opened.stat.size)) };
+            const started = performance.now();
+            try {
+              return await reader.read(opened.path, name, opened.stat.size);
+            } finally {
+              spent += performance.now() - started;
+            }
           } finally {
-            spent += performance.now() - started;
+            await opened.close();
           }
         }
       : null;

@@ -131,6 +131,14 @@ export class WalkerClient {
       this.onIo(m.stalled, m.paused);
       return;
     }
+    if (m.type === 'skipped') {
+      this.log.warn('the indexer skipped a file that is no longer a regular file inside its folder', {
+        root: this.pending.get(m.id)?.root,
+        file: m.file,
+        reason: m.reason,
+      });
+      return;
+    }
     const p = this.pending.get(m.id);
     if (!p) return;
     if (m.type === 'out') p.onOut?.(m.entries, m.docs);
