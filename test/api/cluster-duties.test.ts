@@ -16,55 +16,22 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
-import { kill, startChild } from '../support/child.ts';
 import { Client } from '../support/client.ts';
-import { testPostgres } from '../support/postgres.ts';
-import { makeDirs, removeDirs, serverEnv, type TestDirs } from '../support/server.ts';
+import { startJobCluster, type Instance, type JobCluster } from '../support/job-cluster.ts';
+import type { TestDirs } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
 /** Resumable uploads and upload parts untouched this long are the sweep's (it runs every second). */
 const TTL_MS = 4000;
 const FOLDER = 'Entwürfe «2024» & Co #5 + 📦';
 
-interface Instance {
-  child: Awaited<ReturnType<typeof startChild>>['child'];
-  url: string;
-  dirs: TestDirs;
-  id: string;
-  dead: boolean;
-}
-interface JobState {
-  name: string;
-  holder: string | null;
-  runsHere: number;
-  doneHere: number;
-}
-
+let c: JobCluster;
 let shared: TestDirs;
-let database: string;
 let sql: pg.Client;
-let env: Record<string, string>;
-const instances: Instance[] = [];
 const b64 = (s: string) => Buffer.from(s).toString('base64');
-
-async function boot(): Promise<Instance> {
-  const dirs = makeDirs('burrow-duties-node-');
-  dirs.volumes = shared.volumes;
-  const { child, url } = await startChild({ ...serverEnv(dirs), ...env });
-  const me = await new Client(url).get('/api/admin/jobs');
-  assert.is(me.status, 200, me.text);
-  const instance = { child, url, dirs, id: me.json.instance as string, dead: false };
-  instances.push(instance);
-  return instance;
-}
-
-async function jobOn(i: Instance, name: string): Promise<JobState> {
-  const r = await new Client(i.url).get('/api/admin/jobs');
-  assert.is(r.status, 200, r.text);
-  const job = (r.json.jobs as JobState[]).find((j) => j.name === name);
-  return job ?? { name, holder: null, runsHere: 0, doneHere: 0 };
-}
-const alive = () => instances.filter((i) => !i.dead);
+const boot = () => c.boot();
+const jobOn = (i: Instance, name: string) => c.jobOn(i, name);
+const alive = () => c.alive();
 const states = (name: string) => Promise.all(alive().map((i) => jobOn(i, name)));
 
 /** A resumable upload created through `via`, then made older than the TTL in its row. */
@@ -101,31 +68,18 @@ async function runsOnOne(name: string): Promise<Instance> {
 }
 
 test.before(async () => {
-  database = await (await testPostgres()).database();
-  sql = new pg.Client({ connectionString: database });
-  await sql.connect();
-  shared = makeDirs('burrow-duties-');
-  fs.mkdirSync(path.join(shared.volumes, 'Files', FOLDER), { recursive: true });
-  env = {
+  c = await startJobCluster('burrow-duties', FOLDER, {
     AUTH_MODE: 'disabled',
     LOG_LEVEL: 'info',
     HTTPS_PORT: 'off',
-    DATABASE_URL: database,
-    CLUSTER_KEY: crypto.randomBytes(32).toString('base64url'),
     CLUSTER_LEASE_MS: '1500',
     UPLOAD_CHUNKED_ENABLED: 'true',
     TUS_INCOMPLETE_UPLOAD_TTL_MS: String(TTL_MS),
-  };
-  await boot();
-  await Promise.all([boot(), boot()]);
+  });
+  ({ shared, sql } = c);
 });
 
-test.after(async () => {
-  for (const i of instances) if (!i.dead) await kill(i.child).catch(() => {});
-  await sql?.end();
-  for (const i of instances) removeDirs(i.dirs);
-  if (shared) removeDirs(shared);
-});
+test.after(() => c?.close());
 
 test('the uploads sweep and the volume check each run on one instance; the others never run them', async () => {
   // Several sweeps and checks' worth of ticks on every instance first.
@@ -226,11 +180,9 @@ test('the holder killed: another takes both over once the lease lapsed, and an e
   for (const i of alive()) if (i !== sweeper) assert.is((await jobOn(i, 'uploads.sweep')).doneHere, 0);
 
   const checker = await runsOnOne('volumes.check');
-  await kill(sweeper.child);
-  sweeper.dead = true;
+  await c.kill(sweeper);
   if (checker !== sweeper) {
-    await kill(checker.child);
-    checker.dead = true;
+    await c.kill(checker);
   }
   const second = await expiredUpload(alive()[0]!, 'Entwurf «zwei» & Co #2.bin');
   const next = await runsOnOne('uploads.sweep');

@@ -7,65 +7,32 @@
 // last 1.5 s (CLUSTER_LEASE_MS), so every wait is on a state the instances report. A file
 // written on the shared folder from outside is found by the one instance holding the rescan's
 // lease and reaches the others' search through the change stream.
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
-import { kill, startChild } from '../support/child.ts';
 import { Client } from '../support/client.ts';
-import { testPostgres } from '../support/postgres.ts';
-import { makeDirs, removeDirs, serverEnv, type TestDirs } from '../support/server.ts';
+import { startJobCluster, type Instance, type JobCluster } from '../support/job-cluster.ts';
+import type { TestDirs } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
 const FOLDER = 'Belege «2019» & Co #3 + 🧾';
 
-interface Instance {
-  child: Awaited<ReturnType<typeof startChild>>['child'];
-  url: string;
-  dirs: TestDirs;
-  id: string;
-  dead: boolean;
-}
-interface JobState {
-  name: string;
-  holder: string | null;
-  runsHere: number;
-  doneHere: number;
-}
-
+let c: JobCluster;
 let shared: TestDirs;
-let database: string;
 let sql: pg.Client;
-const instances: Instance[] = [];
-
-async function boot(env: Record<string, string>): Promise<Instance> {
-  const dirs = makeDirs('burrow-jobs-node-');
-  dirs.volumes = shared.volumes;
-  const { child, url } = await startChild({ ...serverEnv(dirs), ...env });
-  const me = await new Client(url).get('/api/admin/jobs');
-  assert.is(me.status, 200, me.text);
-  const instance = { child, url, dirs, id: me.json.instance as string, dead: false };
-  instances.push(instance);
-  return instance;
-}
-
-async function jobOn(i: Instance, name: string): Promise<JobState> {
-  const r = await new Client(i.url).get('/api/admin/jobs');
-  assert.is(r.status, 200, r.text);
-  const job = (r.json.jobs as JobState[]).find((j) => j.name === name);
-  return job ?? { name, holder: null, runsHere: 0, doneHere: 0 };
-}
+let instances: Instance[];
+const jobOn = (i: Instance, name: string) => c.jobOn(i, name);
 const purgeOn = (i: Instance) => jobOn(i, 'trash.purge');
-const alive = () => instances.filter((i) => !i.dead);
+const alive = () => c.alive();
 const purges = () => Promise.all(alive().map(purgeOn));
 
 /** A file in the shared folder, deleted through `via` into the trash, then made older than the retention. */
 async function expiredInTrash(via: Instance, name: string): Promise<string> {
   fs.writeFileSync(path.join(shared.volumes, 'Files', FOLDER, name), `the bytes of ${name}`);
-  const c = new Client(via.url);
-  const del = await c.delete('/api/files', { items: [{ path: `Files/${FOLDER}`, name }] });
+  const client = new Client(via.url);
+  const del = await client.delete('/api/files', { items: [{ path: `Files/${FOLDER}`, name }] });
   assert.is(del.json.items[0].status, 'deleted', del.text);
   const id = del.json.items[0].trashId as string;
   const { rows } = await sql.query<{ stored_path: string }>('SELECT stored_path FROM trash_items WHERE id = $1', [id]);
@@ -75,33 +42,20 @@ async function expiredInTrash(via: Instance, name: string): Promise<string> {
 }
 
 test.before(async () => {
-  database = await (await testPostgres()).database();
-  sql = new pg.Client({ connectionString: database });
-  await sql.connect();
-  shared = makeDirs('burrow-jobs-');
-  fs.mkdirSync(path.join(shared.volumes, 'Files', FOLDER), { recursive: true });
-  const env = {
+  c = await startJobCluster('burrow-jobs', FOLDER, {
     AUTH_MODE: 'disabled',
     LOG_LEVEL: 'info',
-    DATABASE_URL: database,
-    CLUSTER_KEY: crypto.randomBytes(32).toString('base64url'),
     CLUSTER_LEASE_MS: '1500',
     TRASH_SWEEP_INTERVAL_MS: '100',
     TRASH_RETENTION_DAYS: '30',
     FOLDER_SIZE_MODE: 'full',
     FOLDER_SIZE_RECONCILE_MS: '200',
     FOLDER_SIZE_FLUSH_MS: '20',
-  };
-  await boot(env);
-  await Promise.all([boot(env), boot(env)]);
+  });
+  ({ shared, sql, instances } = c);
 });
 
-test.after(async () => {
-  for (const i of instances) if (!i.dead) await kill(i.child).catch(() => {});
-  await sql?.end();
-  for (const i of instances) removeDirs(i.dirs);
-  if (shared) removeDirs(shared);
-});
+test.after(() => c?.close());
 
 test('the trash purge runs on one instance at a time: the others never run it', async () => {
   // Thirty runs: with every instance ticking ten times a second, each would have run by then.
@@ -131,8 +85,7 @@ test('its instance killed: another takes the purge over once the lease lapsed, a
   assert.is((await purgeOn(holder)).doneHere, 1, 'the holder purged it');
   for (const i of alive()) if (i !== holder) assert.is((await purgeOn(i)).doneHere, 0);
 
-  await kill(holder.child);
-  holder.dead = true;
+  await c.kill(holder);
   const second = await expiredInTrash(other, 'Quittung «Bäckerei» #7.pdf');
   const after = await waitFor(purges, {
     what: 'another instance holding the purge and having run it',
