@@ -101,6 +101,11 @@ export async function openFileIn(root: string, p: string): Promise<OpenedFile> {
     await close(fd);
     throw err;
   }
+  return checkedFile(fd, stat, real);
+}
+
+/** An open, checked file: its descriptor, what fstat said, where it is, closed once. */
+function checkedFile(fd: number, stat: fs.Stats, real: string): OpenedFile {
   let closed = false;
   return {
     fd,
@@ -130,14 +135,7 @@ export async function openRegularFileIn(root: string, p: string): Promise<Opened
     await close(fd);
     throw err;
   }
-  let closed = false;
-  return {
-    fd,
-    stat,
-    real,
-    path: fdPath(fd, real),
-    close: () => (closed ? Promise.resolve() : ((closed = true), close(fd))),
-  };
+  return checkedFile(fd, stat, real);
 }
 
 /** Opens a file (read) and runs `use`, closing the descriptor afterwards. */
@@ -295,14 +293,7 @@ export async function openEntryIn(root: string, p: string): Promise<OpenedEntry>
     await close(opened.fd);
     throw err;
   });
-  let closed = false;
-  return {
-    fd: opened.fd,
-    stat,
-    real: opened.real,
-    path: fdPath(opened.fd, opened.real),
-    close: () => (closed ? Promise.resolve() : ((closed = true), close(opened.fd))),
-  };
+  return checkedFile(opened.fd, stat, opened.real);
 }
 
 /** A folder we just created at `p` (a path through a checked folder), opened without following a link. */
