@@ -243,8 +243,12 @@ async function startCluster(
   const start = async () => {
     // One at a time the first time (the first migrates the database), together afterwards.
     if (!ports.length) {
+      // Every instance's folders (a copy of CONFIG_DIR as the test left it) before the first
+      // starts: copied later, the copy would race with what instance 0 writes there (its TLS
+      // certificate), and another instance could start on half of it.
+      const envs = Array.from({ length: CLUSTER_SIZE }, (_, i) => nodeEnv(i, 0));
       for (let i = 0; i < CLUSTER_SIZE; i++) {
-        const node = await bootExecutable(dirs, nodeEnv(i, 0), logs);
+        const node = await bootExecutable(dirs, envs[i]!, logs);
         current.push(node);
         ports.push(node.port);
       }
