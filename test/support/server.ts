@@ -241,18 +241,30 @@ async function startCluster(
   let current: (Instance | null)[] = [];
   const ports: number[] = [];
   const start = async () => {
-    // One at a time the first time (the first migrates the database), together afterwards.
-    if (!ports.length) {
-      // Every instance's folders (a copy of CONFIG_DIR as the test left it) before the first
-      // starts: copied later, the copy would race with what instance 0 writes there (its TLS
-      // certificate), and another instance could start on half of it.
-      const envs = Array.from({ length: CLUSTER_SIZE }, (_, i) => nodeEnv(i, 0));
-      for (let i = 0; i < CLUSTER_SIZE; i++) {
-        const node = await bootExecutable(dirs, envs[i]!, logs);
-        current.push(node);
-        ports.push(node.port);
+    try {
+      // One at a time the first time (the first migrates the database), together afterwards.
+      if (!ports.length) {
+        // Every instance's folders (a copy of CONFIG_DIR as the test left it) before the first
+        // starts: copied later, the copy would race with what instance 0 writes there (its TLS
+        // certificate), and another instance could start on half of it.
+        const envs = Array.from({ length: CLUSTER_SIZE }, (_, i) => nodeEnv(i, 0));
+        for (let i = 0; i < CLUSTER_SIZE; i++) {
+          const node = await bootExecutable(dirs, envs[i]!, logs);
+          current.push(node);
+          ports.push(node.port);
+        }
+      } else {
+        const started = await Promise.allSettled(ports.map((p, i) => bootExecutable(dirs, nodeEnv(i, p), logs)));
+        current = started.map((r) => (r.status === 'fulfilled' ? r.value : null));
+        const failed = started.find((r) => r.status === 'rejected');
+        if (failed) throw failed.reason;
       }
-    } else current = await Promise.all(ports.map((p, i) => bootExecutable(dirs, nodeEnv(i, p), logs)));
+    } catch (err) {
+      // The instances that did start are stopped: left running, they would keep the test
+      // process (and the run) from ever ending.
+      await stop();
+      throw err;
+    }
   };
   const stop = async () => {
     const running = current;
