@@ -391,9 +391,9 @@ export class AuthService {
    * password is the directory's: a password given is checked by a bind, as at sign-in (wrong:
    * 401, counted for lockout; the directory down: 503), and is required where no session is
    * named (the second factor's changes). An account without a password here (single sign-on; a
-   * directory account that gives none) has none to give: when the request's session is named
-   * (`sessionId`, the guard's hash: making a token, removing a passkey), the proof is a sign-in
-   * within AUTH_CONFIRM_MINUTES — with the directory, the provider or a passkey.
+   * directory account that gives none) has none to give: the proof is that the request's session
+   * (`sessionId`, the guard's hash) was signed in within AUTH_CONFIRM_MINUTES — with the
+   * directory, the provider or a passkey; with no session named there is none (refused).
    */
   async confirmPasswordOf(userId: string, password: string | undefined, ip: string, sessionId?: string): Promise<void> {
     const row = this.deps.users.get(userId);
@@ -402,10 +402,10 @@ export class AuthService {
       const directory = this.deps.directory;
       const directoryOwns = directory?.owns(row.id) === true;
       if (password && directoryOwns) return this.confirmWithDirectory(directory!, row, password, ip);
-      if (sessionId !== undefined) this.assertFreshSignIn(row, sessionId);
-      // No session to judge (the second factor's changes): a directory account has its password to give.
-      else if (directoryOwns) throw new AppError(INVALID_CREDENTIALS, 'Type your directory password.');
-      return;
+      // No session named: a directory account has its password to give; any other has no proof.
+      if (sessionId === undefined && directoryOwns)
+        throw new AppError(INVALID_CREDENTIALS, 'Type your directory password.');
+      return this.assertFreshSignIn(row, sessionId);
     }
     this.refuseLocked(row, ip);
     if (!password || !(await verifyPassword(password, row.password_hash))) {
@@ -430,8 +430,8 @@ export class AuthService {
   }
 
   /** The session was opened (signed in, not renewed) within AUTH_CONFIRM_MINUTES. */
-  private assertFreshSignIn(row: UserRow, sessionId: string): void {
-    const session = this.deps.sessions.active(sessionId);
+  private assertFreshSignIn(row: UserRow, sessionId: string | undefined): void {
+    const session = sessionId === undefined ? undefined : this.deps.sessions.active(sessionId);
     const within = this.deps.config.auth.confirmMinutes * 60_000;
     if (session && session.user_id === row.id && Date.now() - Date.parse(session.created_at) <= within) return;
     throw new AppError(

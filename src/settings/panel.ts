@@ -20,7 +20,7 @@ export interface SettingsPanelDeps {
   /** AUTH_MODE=disabled: everyone is an administrator, so the terminal is never switched on from the web. */
   authDisabled: boolean;
   /** Throws 401 unless `password` is the account's (an account without a password passes). */
-  confirmPassword: (userId: string, password: string | undefined, ip: string) => Promise<void>;
+  confirmPassword: (userId: string, password: string | undefined, ip: string, sessionId?: string) => Promise<void>;
 }
 
 export class SettingsPanel {
@@ -74,7 +74,7 @@ export class SettingsPanel {
           'FORBIDDEN',
           'With AUTH_MODE=disabled anyone who reaches Burrow is an administrator, so the terminal can only be switched on with TERMINAL_ENABLED=true.',
         );
-      await this.deps.confirmPassword(caller.userId, body.terminal?.password, ip);
+      await this.deps.confirmPassword(caller.userId, body.terminal?.password, ip, caller.sessionId);
     }
     if (body.user) settings.setUserPrefs(caller.userId, body.user);
     if (body.branding) settings.setBranding(stripUndefined(body.branding));

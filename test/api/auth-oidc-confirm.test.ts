@@ -1,5 +1,5 @@
-// A single-sign-on account has no password here: making an API token or removing a passkey is
-// proved by a sign-in with the provider (or a passkey) within AUTH_CONFIRM_MINUTES. Through a real
+// A single-sign-on account has no password here: making an API token, removing a passkey or (an
+// administrator) switching the terminal on is proved by a sign-in with the provider (or a passkey) within AUTH_CONFIRM_MINUTES. Through a real
 // provider (oidc-provider on loopback) and the real routes: just signed in, it works; the sign-in
 // aged past the window, 403 AUTH_CONFIRM_REQUIRED and nothing is made or removed (whatever
 // password the caller sends); signed in with the provider again, it works.
@@ -114,6 +114,32 @@ test('a single-sign-on account makes a token or removes a passkey only within AU
   const removed = await again.request('DELETE', `/api/auth/passkeys/${passkeyId}`, {});
   assert.is(removed.status, 204, removed.text);
   assert.is((await again.get('/api/auth/passkeys')).json.passkeys.length, 0);
+});
+
+test('a single-sign-on administrator switches the terminal on only within AUTH_CONFIRM_MINUTES of signing in', async () => {
+  const zoe = await signInThroughProvider();
+  const account = await me(zoe);
+  // An administrator (as OIDC_ADMIN_GROUPS would make her), her session kept across the restart.
+  await server.withDatabase((db) => db.run(`UPDATE users SET roles = '["user","admin"]' WHERE id = ?`, [account.id]));
+  const patch = (c: Client, enabled: boolean) =>
+    c.patch('/api/settings', { terminal: { enabled, password: 'anything she types' } }, { origin: base });
+  const on = await patch(zoe, true);
+  assert.is(on.status, 200, on.text);
+  assert.equal(on.json.terminal, { enabled: true, setBy: null });
+  assert.is((await patch(zoe, false)).status, 200);
+
+  // Past the window: refused, the terminal stays off — a stolen hours-old session proves nothing.
+  await server.withDatabase((db) =>
+    db.run('UPDATE sessions SET created_at = ? WHERE user_id = ?', [
+      new Date(Date.now() - 11 * 60_000).toISOString(),
+      account.id,
+    ]),
+  );
+  const late = await patch(zoe, true);
+  assert.is(late.status, 403, late.text);
+  assert.is(envelope(late).code, 'AUTH_CONFIRM_REQUIRED');
+  assert.ok(envelope(late).requestId);
+  assert.equal((await zoe.get('/api/settings')).json.terminal, { enabled: false, setBy: null });
 });
 
 test.run();
