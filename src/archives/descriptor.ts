@@ -2,7 +2,7 @@
 // with autoClose: false, and one archive descriptor serves several reads in turn, so these
 // streams get file-system functions whose close leaves the descriptor alone.
 import fs from 'node:fs';
-import { Readable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import yauzl from 'yauzl';
 
 const keepOpen = {
@@ -40,4 +40,23 @@ export class DescriptorRangeReader extends yauzl.RandomAccessReader {
     if (end <= start) return Readable.from([]);
     return readDescriptor(this.fd, start, end - 1);
   }
+}
+
+/**
+ * Hands `chunk` to a zlib stream; settles once zlib has taken it, or rejects once the stream is
+ * destroyed. A write zlib has parked (its output look-ahead full, waiting for a read) never calls
+ * back after a destroy, so an extraction that stops mid-entry (a cancel, a limit, a lie) would
+ * wait on it for ever.
+ */
+export function feed(stream: Writable, chunk: Buffer): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (stream.destroyed) return reject(new Error('aborted'));
+    const closed = () => reject(new Error('aborted'));
+    stream.once('close', closed);
+    stream.write(chunk, (err) => {
+      stream.off('close', closed);
+      if (err) reject(err);
+      else resolve();
+    });
+  });
 }

@@ -9,7 +9,7 @@ import { Duplex, PassThrough, Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
-import { readDescriptor } from './descriptor.ts';
+import { feed, readDescriptor } from './descriptor.ts';
 import { tooManyEntries, unreadable } from './errors.ts';
 import type { Format } from './formats.ts';
 import type { EntryKind, RawEntry } from './listing.ts';
@@ -85,8 +85,6 @@ function gunzipped(fd: number, count?: ReadCount): Readable {
     new Promise<number>((resolve, reject) =>
       fs.read(fd, buf, 0, buf.length, at, (err, n) => (err ? reject(err) : resolve(n))),
     );
-  const feed = (chunk: Buffer) =>
-    new Promise<void>((resolve, reject) => gunzip.write(chunk, (err) => (err ? reject(err) : resolve())));
   void (async () => {
     let at = 0;
     let i = 0;
@@ -98,7 +96,7 @@ function gunzipped(fd: number, count?: ReadCount): Readable {
       i ^= 1;
       const next = read(buffers[i]!, at);
       next.catch(() => {});
-      await feed(chunk);
+      await feed(gunzip, chunk);
       n = await next;
     }
     if (!gunzip.destroyed) gunzip.end();

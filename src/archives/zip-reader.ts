@@ -8,7 +8,7 @@ import { Readable, Transform } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
-import { DescriptorRangeReader } from './descriptor.ts';
+import { DescriptorRangeReader, feed } from './descriptor.ts';
 import { encrypted as encryptedError, isAppError, tooManyEntries, unreadable } from './errors.ts';
 import type { EntryKind, RawEntry } from './listing.ts';
 import { extractSevenZip, openSevenZipEntry } from './sevenzip.ts';
@@ -482,11 +482,9 @@ export async function zipEntrySource(
         }
         if (seen < usize) throw shorter();
       })();
-      const input = raw(
-        ref.csize,
-        (chunk) =>
-          new Promise<void>((resolve, reject) => inflate.write(chunk, (err) => (err ? reject(err) : resolve()))),
-      ).then(() => new Promise<void>((resolve) => inflate.end(resolve)));
+      const input = raw(ref.csize, (chunk) => feed(inflate, chunk)).then(
+        () => new Promise<void>((resolve) => inflate.once('close', resolve).end(resolve)),
+      );
       await Promise.all([output.catch(fail), input.catch(fail)]);
       if (failed === undefined) return;
       if (taking !== null && (taking as { err: unknown }).err === failed) throw failed;

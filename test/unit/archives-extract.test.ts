@@ -4,7 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import zlib from 'node:zlib';
+import { feed } from '../../src/archives/descriptor.ts';
 import { plainTarget, type ExtractTarget } from '../../src/archives/target.ts';
+import { waitFor } from '../support/wait.ts';
 import {
   archiveFile,
   collect,
@@ -186,6 +189,46 @@ test('a bomb past the ratio cap stops and removes what it wrote; not enough spac
     (e: any) => e.status === 507 && e.code === 'NO_SPACE',
   );
   assert.equal(tree(out), {});
+});
+
+test('an entry that inflates far past its declared size in one write stops at its first chunk and answers (no hang)', async () => {
+  // 64 MiB of zeros declared as 300,000 bytes: one compressed write gives zlib far more than its
+  // 4 MiB look-ahead, so that write is still in flight when the first chunk proves the lie —
+  // the stop must not wait for its callback (zlib never calls it once destroyed).
+  const file = path.join(dir, 'Sicherung 2024 – “alt” & Nullen #1.zip');
+  const name = 'Festplatte (Kopie) 💾.img';
+  await yazlZip(file, [{ name, data: Buffer.alloc(64 * 1024 * 1024) }]);
+  const bytes = fs.readFileSync(file);
+  const cd = bytes.lastIndexOf(Buffer.from(name)) - 46;
+  assert.is(bytes.readUInt32LE(cd), 0x02014b50);
+  bytes.writeUInt32LE(300_000, cd + 24);
+  fs.writeFileSync(file, bytes);
+  const out = fresh('lie-ahead');
+  await rejects(
+    service().extract(archiveFile(file), [], { path: out }),
+    (e: any) => e.status === 422 && /larger than the archive says/.test(e.message),
+  );
+  assert.equal(tree(out), {});
+});
+
+test('a write zlib parked (its look-ahead full) settles when the stream is destroyed', async () => {
+  // What a stop mid-entry does to the inflate stream: without this the extraction's input side
+  // waited for the parked write's callback, which zlib never calls once destroyed.
+  const inflate = zlib.createInflateRaw({
+    chunkSize: 1024 * 1024,
+    readableHighWaterMark: 4 * 1024 * 1024,
+  } as zlib.ZlibOptions);
+  const written = feed(inflate, zlib.deflateRawSync(Buffer.alloc(64 * 1024 * 1024)));
+  const settled = written.then(
+    () => 'taken',
+    (err: Error) => err.message,
+  );
+  await new Promise((resolve) => inflate.once('readable', resolve));
+  assert.ok(inflate.read(1024 * 1024), 'a first chunk came out');
+  // Parked: 64 MiB of output cannot fit its 4 MiB look-ahead.
+  await waitFor(() => inflate.readableLength >= 4 * 1024 * 1024, { what: 'zlib to fill its look-ahead' });
+  inflate.destroy();
+  assert.is(await settled, 'aborted');
 });
 
 test('items are built under hidden names, every file flushed, then placed whole', async () => {
