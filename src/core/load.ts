@@ -61,6 +61,15 @@ export function isBulkBody(headers: {
 }
 
 /**
+ * The pace a request body is written at (uploads/body-writer.ts `pace`): only a bulk body's. A
+ * small body is a request people wait on like any other — paced, it would hold back behind
+ * itself (`waiting()` counts it) until MAX_YIELD_MS.
+ */
+export function paceFor(pace: BodyPace | undefined, headers: Parameters<typeof isBulkBody>[0]): { pace?: BodyPace } {
+  return pace && isBulkBody(headers) ? { pace } : {};
+}
+
+/**
  * What a bulk body's writer (uploads/body-writer.ts) asks: whether someone's request waits now,
  * and to be called back once nobody does (or MAX_YIELD_MS passed).
  */

@@ -5,7 +5,7 @@
 // (each under a free name, or by the `conflict` field or query: skip, replace). A refused or
 // aborted request keeps nothing: part files are removed, and a placement that fails midway
 // takes back the files and folders it made (a replaced file gets its old content back).
-import type { BodyPace } from '../core/load.ts';
+import { paceFor, type BodyPace } from '../core/load.ts';
 import fsp from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -199,7 +199,7 @@ export function createMultipartReceiver(deps: {
                 };
           // busboy's file chunks are views of the request's own chunks or copies it made, each
           // scanned to its end before it is handed on: nobody reads them after us.
-          write = writeBody(file, out.fd, 0, { freeWritten: true, inspect, ...(deps.pace ? { pace: deps.pace } : {}) });
+          write = writeBody(file, out.fd, 0, { freeWritten: true, inspect, ...paceFor(deps.pace, headers) });
           await write.done;
           if ((file as Readable & { truncated?: boolean }).truncated) throw tooLarge(limits.maxFileSize);
           // On disk before it is placed, as a resumable upload's part is: a crash after placement

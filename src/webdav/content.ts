@@ -6,6 +6,7 @@ import fsp from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { AppError } from '../core/errors.ts';
+import { paceFor } from '../core/load.ts';
 import { writeBody, type BodyWrite } from '../uploads/body-writer.ts';
 import { etagOf, sendFile } from '../http/file.ts';
 import { createFileAt, openFileIn, withParentIn } from '../files/confined.ts';
@@ -143,7 +144,7 @@ function putInto(
             freeWritten: true,
             keepSource: true,
             inspect,
-            ...(ctx.pace ? { pace: ctx.pace } : {}),
+            ...paceFor(ctx.pace, req.headers),
           });
           await write.done;
           // On disk before it takes the name (the old content stays until the rename).

@@ -2,7 +2,7 @@
 // people's other requests — which requests count, and when a yielding body is called back.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BULK_BODY_BYTES, isBulkBody, RequestLoad } from '../../src/core/load.ts';
+import { BULK_BODY_BYTES, isBulkBody, paceFor, RequestLoad } from '../../src/core/load.ts';
 import { waitFor } from '../support/wait.ts';
 
 test('a body over BULK_BODY_BYTES or of unknown length is bulk; a small one or none is not', () => {
@@ -18,6 +18,19 @@ test("every request of the resumable-upload protocol is the upload's own (its cr
   assert.ok(isBulkBody({ 'tus-resumable': '1.0.0', 'content-length': '0' }), 'a creation POST');
   assert.ok(isBulkBody({ 'tus-resumable': '1.0.0' }), 'a HEAD');
   assert.ok(isBulkBody({ 'tus-resumable': '1.0.0', 'content-length': '1000' }), 'a small last PATCH');
+});
+
+test('only a bulk body is paced: a small one (a photo, an office save over WebDAV) is someone waiting itself', () => {
+  const load = new RequestLoad();
+  // The small upload's own request is in flight: paced, it would wait for itself.
+  const own = load.begin(false);
+  assert.ok(load.waiting());
+  assert.equal(paceFor(load, { 'content-length': String(300 * 1024) }), {});
+  assert.equal(paceFor(load, { 'content-length': String(BULK_BODY_BYTES + 1) }), { pace: load });
+  assert.equal(paceFor(load, { 'transfer-encoding': 'chunked' }), { pace: load });
+  assert.equal(paceFor(load, { 'tus-resumable': '1.0.0', 'content-length': '12' }), { pace: load });
+  assert.equal(paceFor(undefined, { 'content-length': String(BULK_BODY_BYTES + 1) }), {});
+  load.end(own);
 });
 
 test('bulk bodies are nobody waiting; any other request in flight is someone waiting', () => {
