@@ -13,6 +13,9 @@ import { listFolder, walk } from './walker.ts';
 import { walkSync } from './walker-sync.ts';
 import type { DocRecord, EntryRecord, FromWorker, ToWorker, WorkerOptions } from './protocol.ts';
 
+/** Why an open inside the root refuses a file the walk met (files/confined.ts openRegularFileIn). */
+const SKIPPED = new Set(['ELOOP', 'PATH_OUTSIDE', 'NOT_A_FILE']);
+
 /** Small batches: each is cloned into the main thread's heap while requests wait. */
 const FLUSH_ENTRIES = 500;
 const FLUSH_MS = 100;
@@ -145,8 +148,10 @@ async function main(): Promise<void> {
               (late) => late.close(),
               () => {},
             );
-            const e = err as { code?: string; message?: string };
-            send({ type: 'skipped', id: job.id, file, reason: e.code ?? e.message ?? String(err) });
+            // Only a file no longer a regular file inside its folder is a skip to tell; one deleted
+            // since the walk, or a disk that did not answer in time, fails as any read does.
+            const code = (err as { code?: string }).code;
+            if (code !== undefined && SKIPPED.has(code)) send({ type: 'skipped', id: job.id, file, reason: code });
             throw err;
           }
           try {

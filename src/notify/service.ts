@@ -779,12 +779,13 @@ export function createNotify(deps: NotifyDeps) {
       .volumes()
       .then((found) => {
         if (stopped) return;
-        deps.jobs?.ran(VOLUME_JOB, null, found.filter((v) => v.problem || v.readOnly).length);
         for (const v of found) {
           deps.outbox.volume(v.label, v.problem);
           // A folder that is gone is not also read-only: that is told when it is back.
           if (!v.problem) deps.outbox.volumeWritable(v.label, v.readOnly ?? null);
         }
+        // Reported once its outbox rows are written (a failure there is reported by the catch).
+        deps.jobs?.ran(VOLUME_JOB, null, found.filter((v) => v.problem || v.readOnly).length);
         log.debug('volumes checked', {
           at: new Date(now).toISOString(),
           missing: found.filter((v) => v.problem).map((v) => v.label),

@@ -741,9 +741,10 @@ export function createTusService(deps: TusDeps): TusService {
           const id = TUS_PART.exec(name)?.[1];
           if (id && (store.has(id) || locks.held(id))) continue;
           const file = path.join(dir, name);
-          if (!id && deps.building?.(file)) continue;
           const st = await fsp.stat(file).catch(() => null);
-          if (st && st.mtimeMs < cutoff) {
+          // A live request's part (its sender paused) is not stale: asked of the journal only
+          // for a part old enough to go (a database statement each).
+          if (st && st.mtimeMs < cutoff && !(!id && deps.building?.(file))) {
             await removeQuietly(file);
             await staging.tidy(file);
             removed++;
