@@ -286,7 +286,7 @@ export function shareRoutes(deps: ShareRouteDeps) {
       tags: LINK_TAGS,
       summary: "A thumbnail of a link's picture or video (WebP); with `size`, a screen-sized rendition",
       description:
-        "Made and cached like `GET /api/thumbnails/*` (EXIF orientation applied, SVG rasterised without script, a GIF's first frame, a video's first frame when ffmpeg is installed). The link must let its holder list the file (a file request shows nothing); seeing a picture small counts as no access on the link. Answers the picture itself with its cache name as the ETag (`If-None-Match` → 304), `Cache-Control: private, no-cache`, `Content-Security-Policy: sandbox`, nosniff.",
+        "Made and cached like `GET /api/thumbnails/*` (EXIF orientation applied, HEIC/HEIF decoded, SVG rasterised without script, a GIF's first frame, a video's first frame when ffmpeg is installed). The link must let its holder list the file (a file request shows nothing); seeing a picture small counts as no access on the link. Answers the picture itself with its cache name as the ETag (`If-None-Match` → 304), `Cache-Control: private, no-cache`, `Content-Security-Policy: sandbox`, nosniff.",
       params: tokenParams,
       query: z.object({ path: linkPath, size: z.coerce.number().int().min(1).max(100_000).optional() }),
       responses: {
@@ -294,6 +294,7 @@ export function shareRoutes(deps: ShareRouteDeps) {
         304: 'Unchanged since the ETag sent in If-None-Match',
         403: 'A file request shows nothing',
         404: 'No such link or file, or no thumbnail for this kind of file (or thumbnails are off)',
+        422: 'PICTURE_UNREADABLE: the picture does not decode (damaged, or a HEIC too large for a thumbnail)',
       },
       handler: async ({ link, query, req, res }) => {
         const { item: file, taken } = await reads.picture(

@@ -1,10 +1,11 @@
 // THIRD-PARTY-NOTICES.txt: the name, version, licence and licence files of every package that
-// travels inside the executable, and Node's own licence. The build (build/notices.ts) collects
+// travels inside the executable, and Node's own licence. The build (build/build.ts) collects
 // the packages and embeds the text as an asset; `burrow --licenses` prints it and
 // GET /licenses.txt serves it. From a source checkout the text is made from the installed
 // packages package.json depends on.
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { readEmbeddedAsset } from '../assets.ts';
 
 export const NOTICES_ASSET = 'THIRD-PARTY-NOTICES.txt';
@@ -108,14 +109,18 @@ export function runningNodeLicense(): string | null {
   return null;
 }
 
-let cached: string | undefined;
+/** From source only: made once from the installed packages (the executable's text is its asset). */
+let fromSource: string | undefined;
 
-/** The notices of this executable (its asset), or, from source, those of the installed dependencies. */
+/**
+ * The notices of this executable (its asset, read each time: ~460 KB kept on the heap for a
+ * page few open would undo the memory work), or, from source, those of the installed dependencies.
+ */
 export function thirdPartyNotices(): string {
-  if (cached !== undefined) return cached;
   const embedded = readEmbeddedAsset(NOTICES_ASSET);
-  if (embedded) return (cached = embedded.toString('utf8'));
-  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+  if (embedded) return embedded.toString('utf8');
+  if (fromSource !== undefined) return fromSource;
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
   const deps = Object.keys(
     (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> })
       .dependencies ?? {},
@@ -127,5 +132,5 @@ export function thirdPartyNotices(): string {
   const nodeText =
     runningNodeLicense() ??
     'Node.js is licensed under the MIT license: https://github.com/nodejs/node/blob/main/LICENSE';
-  return (cached = renderNotices(packages, { version: process.version.slice(1), text: nodeText }));
+  return (fromSource = renderNotices(packages, { version: process.version.slice(1), text: nodeText }));
 }
