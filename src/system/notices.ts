@@ -46,10 +46,19 @@ export function readPackage(dir: string): NoticePackage {
     (typeof json.license === 'string' ? json.license : json.license?.type) ??
     json.licenses?.map((l) => l.type).join(' OR ') ??
     'UNKNOWN';
-  const files = fs
+  // The package's own licence files, and those of its data folders one level down (pdf.js ships
+  // its fonts, character maps and decoders, each under a licence of its own, in standard_fonts/,
+  // cmaps/ and wasm/; the web interface carries them).
+  const licenceFiles = (rel: string): string[] =>
+    fs
+      .readdirSync(path.join(dir, rel), { withFileTypes: true })
+      .filter((e) => e.isFile() && LICENCE_FILE.test(e.name) && !/\.(d\.ts|js|json|map)$/i.test(e.name))
+      .map((e) => (rel ? `${rel}/${e.name}` : e.name));
+  const subfolders = fs
     .readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isFile() && LICENCE_FILE.test(e.name) && !/\.(d\.ts|js|json|map)$/i.test(e.name))
-    .map((e) => e.name)
+    .filter((e) => e.isDirectory() && e.name !== 'node_modules')
+    .map((e) => e.name);
+  const files = [...licenceFiles(''), ...subfolders.flatMap(licenceFiles)]
     .sort()
     .map((name) => ({ name, text: fs.readFileSync(path.join(dir, name), 'utf8').trim() }));
   return { name: json.name, version: json.version, license, files };

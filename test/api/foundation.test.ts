@@ -94,6 +94,10 @@ test('GET /licenses.txt: the third-party notices as text/plain with nosniff, to 
     assert.match(text, /^7z-wasm \S+: LGPL-2\.1-or-later with the unRAR licence restriction/m);
     assert.match(text, /^Node\.js \d+\.\d+\.\d+: MIT/m);
     assert.match(text, /GNU LESSER GENERAL PUBLIC LICENSE/);
+    // pdf.js's fonts (served by the web interface's PDF viewer) under their own licences.
+    assert.match(text, /standard_fonts\/LICENSE_LIBERATION/);
+    assert.match(text, /LIBERATION FONT SOFTWARE/);
+    assert.match(text, /standard_fonts\/LICENSE_FOXIT/);
     const doc = (await new Client(s.url).get('/api/openapi.json')).json;
     assert.ok(doc.paths['/licenses.txt']?.get, 'described in the OpenAPI document');
   } finally {
