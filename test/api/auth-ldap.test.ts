@@ -323,6 +323,10 @@ test('no password here: a directory account makes a token with its directory pas
   const lateWrong = await bob.post('/api/auth/tokens', { ...tokenBody, password: 'whatever he types' });
   assert.is(lateWrong.status, 401, lateWrong.text);
   assert.is(envelope(lateWrong).code, 'AUTH_INVALID_CREDENTIALS');
+  // Another person's directory password (Anna's, right for her) proves nothing for bob's session.
+  const othersPassword = await bob.post('/api/auth/tokens', { ...tokenBody, password: ANNA.password });
+  assert.is(othersPassword.status, 401, othersPassword.text);
+  assert.is(envelope(othersPassword).code, 'AUTH_INVALID_CREDENTIALS');
   const lateRemove = await bob.request('DELETE', `/api/auth/passkeys/${passkeyId}`, {});
   assert.is(lateRemove.status, 403, lateRemove.text);
   assert.is(envelope(lateRemove).code, 'AUTH_CONFIRM_REQUIRED');
@@ -466,7 +470,19 @@ test('a disabled person is refused at a passkey sign-in too (the directory is as
 });
 
 test('the directory stopped: directory sign-ins answer 503 LDAP_UNAVAILABLE, the local administrator still signs in; back, it works again', async () => {
+  const anna = await signedIn(ANNA.uid, ANNA.password);
+  const tokensBefore = (await anna.get('/api/auth/tokens')).json;
   await directory.stop();
+  // Her directory password cannot be checked: 503, not a wrong password, and nothing is made.
+  const confirm = await anna.post('/api/auth/tokens', {
+    name: 'Abends – Sicherung #3',
+    scope: 'read',
+    expiresInDays: null,
+    password: ANNA.password,
+  });
+  assert.is(confirm.status, 503, confirm.text);
+  assert.is(envelope(confirm).code, 'LDAP_UNAVAILABLE');
+  assert.equal((await anna.get('/api/auth/tokens')).json, tokensBefore);
   const e = await refusedSignIn(ANNA.uid, ANNA.password, 503, 'LDAP_UNAVAILABLE');
   assert.match(e.message, /Local accounts still can/);
   await refusedSignIn('nobody.here', 'whatever it is', 503, 'LDAP_UNAVAILABLE');
