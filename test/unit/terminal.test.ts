@@ -388,6 +388,16 @@ test('tickets are rows holding a digest of the secret, and only the first redeem
     null,
   );
   assert.is(store.redeem(t2.ticket, { sessionId: 's', origin: 'https://o' }), null);
+  // Presented from another session (a ticket seen in a log or a referrer) or another Origin: no
+  // shell, and the ticket is spent, so the right session cannot use it after either.
+  for (const wrong of [
+    { sessionId: 'another session', origin: 'https://o' },
+    { sessionId: 's', origin: 'https://evil.example' },
+  ]) {
+    const t = store.issue({ sessionId: 's', userId: 'u', username: 'a', origin: 'https://o' });
+    assert.is(store.redeem(t.ticket, wrong), null);
+    assert.is(store.redeem(t.ticket, { sessionId: 's', origin: 'https://o' }), null);
+  }
   assert.is(store.size, 0);
 });
 
