@@ -134,18 +134,23 @@ test('entries of several MiB, stored and deflated, come out whole; one whose inf
   // itself with positioned reads into reused buffers).
   const random = Buffer.alloc(3 * 1024 * 1024 + 12344);
   for (let i = 0; i < random.length; i += 4) random.writeUInt32LE((Math.imul(i, 2654435761) ^ (i >>> 7)) >>> 0, i);
+  const [STORED, DEFLATED, EMPTY] = [
+    'Rohdaten (gespeichert) 📦.bin',
+    'Protokoll März 2025 + Abrechnung.log',
+    'leer – ça va?.txt',
+  ];
   const text = Buffer.from('a line of a log, with words and numbers 12345\n'.repeat(70_001));
-  const file = path.join(dir, 'chunks.zip');
+  const file = path.join(dir, 'Fotos & Protokolle – “groß” #3.zip');
   await yazlZip(file, [
-    { name: 'stored.bin', data: random, compress: false },
-    { name: 'deflated.log', data: text },
-    { name: 'empty.txt', data: '' },
+    { name: STORED, data: random, compress: false },
+    { name: DEFLATED, data: text },
+    { name: EMPTY, data: '' },
   ]);
   const out = fresh('chunks');
   await service().extract(archiveFile(file), [], { path: out });
-  assert.ok(fs.readFileSync(path.join(out, 'stored.bin')).equals(random));
-  assert.ok(fs.readFileSync(path.join(out, 'deflated.log')).equals(text));
-  assert.is(fs.readFileSync(path.join(out, 'empty.txt')).length, 0);
+  assert.ok(fs.readFileSync(path.join(out, STORED)).equals(random));
+  assert.ok(fs.readFileSync(path.join(out, DEFLATED)).equals(text));
+  assert.is(fs.readFileSync(path.join(out, EMPTY)).length, 0);
 
   // Declared 300,000 bytes, inflates to 3.3 MB; then declared 9 MB, inflates to 3.3 MB.
   for (const [declared, says] of [
@@ -302,14 +307,15 @@ test('an aborted extraction removes only what it created', async () => {
 test('cancelled while an entry is being written: 499 ABORTED (not unreadable), nothing left, zip and tar.gz', async () => {
   const text = Buffer.from('a line of a log, with words and numbers 12345\n'.repeat(30_000));
   const src = fresh('cancel-src');
-  for (const n of ['a.log', 'b.log', 'c.log']) fs.writeFileSync(path.join(src, n), text);
-  const zip = path.join(dir, 'cancel.zip');
+  const logs = ['Server-Log #1 (Montag).log', 'Café & Co – Log 2.log', 'Zürich 🚋 Log 3 + Nacht.log'];
+  for (const n of logs) fs.writeFileSync(path.join(src, n), text);
+  const zip = path.join(dir, 'Abbruch “mitten drin” 50%.zip');
   await yazlZip(
     zip,
-    ['a.log', 'b.log', 'c.log'].map((name) => ({ name, data: text })),
+    logs.map((name) => ({ name, data: text })),
   );
-  const tgz = path.join(dir, 'cancel.tar.gz');
-  run('tar', ['czf', tgz, '-C', src, 'a.log', 'b.log', 'c.log']);
+  const tgz = path.join(dir, 'Abbruch “mitten drin” 50%.tar.gz');
+  run('tar', ['czf', tgz, '-C', src, ...logs]);
   for (const file of [zip, tgz]) {
     const out = fresh('cancel');
     fs.writeFileSync(path.join(out, 'mine.txt'), 'mine');
