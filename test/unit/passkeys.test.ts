@@ -225,14 +225,17 @@ test('removing: password when the account has one, never the last way in, admini
     await s.passkeys.remove(s.alice, passkey.id, 'alice-password', 'ip');
     assert.is(s.passkeys.count(s.alice), 0);
 
+    // No password here: the proof is her session's fresh sign-in; with no session named, none.
     const carol = await s.kit.addUser('carol', { password: null });
+    const fresh = s.kit.sessions.create(carol, 'passkey', 'ip').hash;
     const one = await register(s, carol, device);
     const two = await register(s, carol, device);
-    await s.passkeys.remove(carol, one.passkey.id, undefined, 'ip');
-    await refused(() => s.passkeys.remove(carol, two.passkey.id, undefined, 'ip'), 409, 'LAST_SIGN_IN_METHOD');
+    await refused(() => s.passkeys.remove(carol, one.passkey.id, undefined, 'ip'), 403, 'AUTH_CONFIRM_REQUIRED');
+    await s.passkeys.remove(carol, one.passkey.id, undefined, 'ip', fresh);
+    await refused(() => s.passkeys.remove(carol, two.passkey.id, undefined, 'ip', fresh), 409, 'LAST_SIGN_IN_METHOD');
     assert.is(s.passkeys.count(carol), 1);
     s.kit.users.addMethod(carol, 'oidc', 'https://id.example', 'sub-carol');
-    await s.passkeys.remove(carol, two.passkey.id, undefined, 'ip');
+    await s.passkeys.remove(carol, two.passkey.id, undefined, 'ip', fresh);
 
     await register(s, s.bob, device);
     await register(s, s.bob, device);
