@@ -196,9 +196,8 @@ export function createAccessModel({ store, log, record, cache, resolver }: Acces
       };
     }
     const a = place.access;
-    // A read token is refused every request that changes something, a new link included.
-    const share = a.canShare && callerMayWrite(person);
-    const can = { see: a.canRead, download: a.canDownload, write: a.canWrite, delete: a.canDelete, share };
+    // The resolver's own answer: a read token shares nothing (a new link is a change).
+    const can = { see: a.canRead, download: a.canDownload, write: a.canWrite, delete: a.canDelete, share: a.canShare };
     const limit = rank(d.level) > rank('read') ? writeLimit(person, place) : null;
     if (!limit) return { level: d.level, can, limit, ...ruled };
     return {

@@ -91,8 +91,14 @@ async function accessAt(
 ): Promise<Access> {
   let readOnly: ReadOnlyReason = space.readOnly;
   if (readOnly === null && place.isDirectory) readOnly = await probeWritable(place.realPath);
-  if (readOnly === null && !callerMayWrite(caller)) readOnly = 'access';
-  const access = accessFor(readOnly, { isRoot: place.isRoot, canShare: space.kind !== 'share', level: place.level });
+  const writes = callerMayWrite(caller);
+  if (readOnly === null && !writes) readOnly = 'access';
+  // A new link is a change: a read token makes none, whatever the rules give its account.
+  const access = accessFor(readOnly, {
+    isRoot: place.isRoot,
+    canShare: space.kind !== 'share' && writes,
+    level: place.level,
+  });
   if (!space.share) return access;
   const allow = space.share.allow;
   const narrowed = { ...access, canRename: access.canRename ?? access.canDelete } as Access & { canRename: boolean };

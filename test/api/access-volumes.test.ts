@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client } from '../support/client.ts';
+import { Client, envelope } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { createUser, issueToken, me, setupAdmin } from '../support/auth.ts';
 
@@ -250,6 +250,34 @@ test('an assigned volume: its accounts as assigned, everyone else not at all', a
     (await ria.post('/api/shares', { sourcePath: folder, sharingType: 'anyone', accessMode: 'readwrite' })).status,
     403,
   );
+});
+
+test('a read token: the resolver itself says no share, and a link it asks for is refused with nothing made', async () => {
+  const folder = `Home/${REPORTS}`;
+  const file = 'q1 résumé.txt';
+  fs.mkdirSync(path.join(s.dirs.volumes, 'Home', REPORTS), { recursive: true });
+  fs.writeFileSync(path.join(s.dirs.volumes, 'Home', REPORTS, file), 'the bytes');
+  const read = new Client(s.url, await issueToken(mia, 'read', { password: 'mia-password-1', name: 'read #2' }));
+  const write = new Client(s.url, await issueToken(mia, 'write', { password: 'mia-password-1', name: 'write #2' }));
+  // What the folder's own listing says (the UI's share button follows it).
+  const listed = async (c: Client) => {
+    const r = await c.get(`/api/browse/${enc(folder)}`);
+    assert.is(r.status, 200, r.text);
+    return r.json.access.canShare;
+  };
+  assert.is(await listed(read), false, 'a read token is told it may not share');
+  assert.is(await listed(write), true, 'a write token of the same account may');
+  assert.is(await listed(mia), true, 'and so may her session');
+  const e = (await explain(read, folder)).json;
+  assert.equal([e.level, e.decidedBy, e.limit, e.can.share], ['read', 'token', 'read-token', false]);
+
+  const before = (await mia.get('/api/shares')).json.shares.length;
+  for (const sourcePath of [folder, `${folder}/${file}`]) {
+    const refused = await read.post('/api/shares', { sourcePath, sharingType: 'anyone' });
+    assert.is(refused.status, 403, refused.text);
+    assert.is(envelope(refused).code, 'AUTH_TOKEN_READ_ONLY');
+  }
+  assert.is((await mia.get('/api/shares')).json.shares.length, before, 'no link was made');
 });
 
 test.run();
