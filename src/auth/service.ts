@@ -195,8 +195,7 @@ export class AuthService {
     ip: string,
   ): Promise<{ row: UserRow; method: 'password' | 'ldap' }> {
     this.refuseWhenOidcOnly();
-    this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
-    this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
+    this.spendAddressBudget(ip);
     const candidates = this.deps.users.findByIdentifier(input.identifier);
     // An identifier naming two accounts (one's email, another's username) signs nobody in.
     const row = candidates.length === 1 ? candidates[0]! : undefined;
@@ -230,7 +229,18 @@ export class AuthService {
     return { row: fresh, method: 'password' };
   }
 
-  /** The password step of a directory account (or of a name no local account has). */
+  /** Sign-in's budgets of an address: one attempt spent, refused (429) once its failures are spent. */
+  private spendAddressBudget(ip: string): void {
+    this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
+    this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
+  }
+
+  /**
+   * The password step of a directory account (or of a name no local account has), for sign-in and
+   * for a directory account's confirmation alike (the caller spent the address budget first): the
+   * account's lockout before and after the bind, a refusal counted for the address and the
+   * account, a right password clearing the account's count (unless a second factor is still to come).
+   */
   private async checkWithDirectory(
     directory: NonNullable<AuthDeps['directory']>,
     input: { identifier: string; password: string },
@@ -414,19 +424,26 @@ export class AuthService {
     }
   }
 
-  /** A directory account's password, proved by a bind as its sign-in would (the password is not kept). */
+  /**
+   * A directory account's password, proved by sign-in's own directory check (a bind; the password
+   * is not kept): the same address budgets, lockout and counts as a wrong password at sign-in.
+   */
   private async confirmWithDirectory(
     directory: NonNullable<AuthDeps['directory']>,
     row: UserRow,
     password: string,
     ip: string,
   ): Promise<void> {
-    this.refuseLocked(row, ip);
-    const signed = await directory.authenticate(row.username, password, ip, row);
-    if (!signed || signed.id !== row.id) {
-      this.recordFailure(row, ip, 'directory-refused');
-      throw new AppError(INVALID_CREDENTIALS, 'The directory refused this password.');
+    this.spendAddressBudget(ip);
+    let signed: UserRow;
+    try {
+      signed = await this.checkWithDirectory(directory, { identifier: row.username, password }, ip, row);
+    } catch (err) {
+      if (err instanceof AppError && err.code === INVALID_CREDENTIALS)
+        throw new AppError(INVALID_CREDENTIALS, 'The directory refused this password.');
+      throw err;
     }
+    if (signed.id !== row.id) throw new AppError(INVALID_CREDENTIALS, 'The directory refused this password.');
   }
 
   /** The session was opened (signed in, not renewed) within AUTH_CONFIRM_MINUTES. */

@@ -332,13 +332,26 @@ test('no password here: a directory account makes a token with its directory pas
   assert.is(envelope(lateRemove).code, 'AUTH_CONFIRM_REQUIRED');
   assert.equal((await bob.get('/api/auth/tokens')).json, tokensBefore);
   assert.is((await bob.get('/api/auth/passkeys')).json.passkeys.length, 1);
-  // The second factor's changes ask his directory password too: none or a wrong one is refused.
+  // The second factor's changes ask his directory password too: he turns a real one on (TOTP),
+  // and removing it with no password or a wrong one is refused — it stays on, sign-in asks a code.
+  const totp = await bob.post('/api/auth/totp/start');
+  assert.is(totp.status, 200, totp.text);
+  const totpOn = await bob.post('/api/auth/totp/confirm', { code: generateSync({ secret: totp.json.secret }) });
+  assert.is(totpOn.status, 200, totpOn.text);
+  assert.is((await bob.get('/api/auth/totp')).json.enabled, true);
+  const asksCode = async () =>
+    (await new Client(base).post('/api/auth/login', { identifier: BOB.uid, password: BOB.password })).json
+      ?.totpRequired === true;
+  assert.ok(await asksCode(), 'sign-in asks his code');
   for (const body of [{}, { password: 'whatever he types' }]) {
     const off = await bob.request('DELETE', '/api/auth/totp', body);
     assert.is(off.status, 401, off.text);
     assert.is(envelope(off).code, 'AUTH_INVALID_CREDENTIALS');
+    assert.is((await bob.get('/api/auth/totp')).json.enabled, true, 'the second factor stays on');
   }
   assert.is((await bob.request('DELETE', '/api/auth/totp', { password: BOB.password })).status, 204);
+  assert.is((await bob.get('/api/auth/totp')).json.enabled, false);
+  assert.not.ok(await asksCode(), 'sign-in no longer asks a code');
   // His directory password confirms it, however long ago he signed in (the form asks for it).
   const confirmed = await bob.post('/api/auth/tokens', { ...tokenBody, password: BOB.password });
   assert.is(confirmed.status, 201, confirmed.text);
@@ -354,6 +367,59 @@ test('no password here: a directory account makes a token with its directory pas
   const removed = await again.request('DELETE', `/api/auth/passkeys/${passkeyId}`, {});
   assert.is(removed.status, 204, removed.text);
   assert.is((await again.get('/api/auth/passkeys')).json.passkeys.length, 0);
+});
+
+test('wrong directory passwords at a confirmation count as at sign-in: for the address and the account, a right one clears the count, the fifth locks the account (429 AUTH_ACCOUNT_LOCKED, the right password refused too, sign-in too) until the lock passes; another account is unaffected', async () => {
+  const MAJA = { uid: 'maja.šťastná', password: 'Maja & "Šťastná" #5 +💡' };
+  const [dnLine, ...rest] = person(MAJA, 'Maja Šťastná', 'maja@example.org').split('\n');
+  directory.modify([dnLine, 'changetype: add', ...rest].join('\n'));
+  const maja = await signedIn(MAJA.uid, MAJA.password);
+  const majaId = (await me(maja)).id;
+  const tokenBody = { name: 'Kalender & Fotos – #1', scope: 'read', expiresInDays: null };
+  const confirm = (password: string) => maja.post('/api/auth/tokens', { ...tokenBody, password });
+  const wrong = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const r = await confirm(`${MAJA.password} ${i}`);
+      assert.is(r.status, 401, r.text);
+      assert.is(envelope(r).code, 'AUTH_INVALID_CREDENTIALS');
+    }
+  };
+  const addressFailures = () =>
+    server.withDatabase(
+      async (db) =>
+        (await db.get<{ count: number }>('SELECT count FROM rate_limits WHERE key = ?', ['login-fail:127.0.0.1']))
+          ?.count ?? 0,
+    );
+  const before = await addressFailures();
+  // Four wrong, then hers: the count is cleared as a right password at sign-in clears it.
+  await wrong(4);
+  assert.is((await confirm(MAJA.password)).status, 201);
+  await wrong(1);
+  assert.is((await confirm(MAJA.password)).status, 201, 'one wrong after a right one does not lock');
+  // Five wrong in a row lock the account, as five wrong sign-ins do.
+  await wrong(5);
+  assert.is(await addressFailures(), before + 10, 'each wrong confirmation counts for the address');
+  const tokensBefore = (await maja.get('/api/auth/tokens')).json;
+  const locked = await confirm(MAJA.password);
+  assert.is(locked.status, 429, locked.text);
+  assert.is(envelope(locked).code, 'AUTH_ACCOUNT_LOCKED');
+  assert.ok(Number(locked.headers.get('retry-after')) > 0, 'Retry-After');
+  assert.equal((await maja.get('/api/auth/tokens')).json, tokensBefore, 'nothing made while locked');
+  await refusedSignIn(MAJA.uid, MAJA.password, 429, 'AUTH_ACCOUNT_LOCKED');
+  // Another directory account, on the same address, confirms and signs in as before.
+  const anna = await signedIn(ANNA.uid, ANNA.password);
+  const annas = await anna.post('/api/auth/tokens', { ...tokenBody, password: ANNA.password });
+  assert.is(annas.status, 201, annas.text);
+  // The lock passed (its end moved into the past): her directory password confirms again. Every
+  // row of this file signs in from 127.0.0.1: the address's budgets (60 attempts a minute, 30
+  // failures in 15 minutes) are given back, or the rows after this one would be refused 429 for
+  // what was counted here.
+  await server.withDatabase(async (db) => {
+    await db.run('UPDATE users SET locked_until = ? WHERE id = ?', [new Date(Date.now() - 1000).toISOString(), majaId]);
+    await db.run('DELETE FROM rate_limits WHERE key IN (?, ?)', ['login:127.0.0.1', 'login-fail:127.0.0.1']);
+  });
+  assert.is((await confirm(MAJA.password)).status, 201);
+  assert.is((await me(await signedIn(MAJA.uid, MAJA.password))).id, majaId);
 });
 
 test('groups and the admin role change between two sign-ins; a membership added by hand stays', async () => {
