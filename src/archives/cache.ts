@@ -45,6 +45,11 @@ export class ListingCache<Listing extends { readonly weight: number }> {
     return pending;
   }
 
+  /** Is the listing of `key` held (a read of it may be cheaper than a walk without it)? */
+  has(key: string): boolean {
+    return this.held.has(key);
+  }
+
   private put(key: string, listing: Listing): void {
     // A listing larger than the whole bound is answered but not kept.
     if (listing.weight > this.maxWeight) return;

@@ -20,5 +20,18 @@ export const noSpace = (need: number, free: number) =>
   new AppError('NO_SPACE', `Not enough free space: the extraction needs ${need} bytes and ${free} are free.`);
 export const bomb = (detail: string) => new AppError('ARCHIVE_UNREADABLE', `Extraction stopped: ${detail}`);
 
+/**
+ * A run judged by an upper bound only (a tar.gz's trailer) that cannot go on by it: the bound is
+ * refused (over the free space, a quota, a limit) or the archive writes past it (a gzip of
+ * several members, a tar over 4 GiB, a trailer that lies). Not an answer: the caller lists the
+ * archive and judges its exact sizes (archives/service.ts).
+ */
+export class NeedsListing extends Error {
+  constructor(why: string) {
+    super(`the archive must be listed first: ${why}`);
+    this.name = 'NeedsListing';
+  }
+}
+
 /** Is this one of ours (already an answer), as opposed to a library's parse error? */
 export const isAppError = (err: unknown): err is AppError => err instanceof AppError;

@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { fromFsError } from '../core/errors.ts';
 import type { WorkJournal } from '../files/journal.ts';
 import { allocateFreeName, temporaryName, type Displaced, type Outcome, type PlacedEntry } from '../files/names.ts';
-import { bomb, isAppError, noSpace, unreadable } from './errors.ts';
+import { bomb, isAppError, NeedsListing, noSpace, unreadable } from './errors.ts';
 import { baseOf, parentOf, type EntryKind, type Selection } from './listing.ts';
 import type { CreatedFile, DirHandle, ExtractTarget, PlaceConflict } from './target.ts';
 import type { ChunkSource } from './zip-reader.ts';
@@ -83,6 +83,14 @@ export interface ExtractJob {
   selection: Selection;
   /** What the listing declares for the selection (null bytes: unknown until read). */
   declared: { files: number | null; bytes: number | null };
+  /**
+   * Where the archive was not listed but states an upper bound of what it writes (a tar.gz's
+   * trailer: the tar's length): judged before a byte is written as a declared size is (limits,
+   * ratio, free space, quotas) and held while streaming. A bound refused, or a run that would
+   * write past it, ends in NeedsListing — what it wrote removed, no event — and the caller lists
+   * the archive to judge its exact sizes.
+   */
+  bound?: number;
   feed: EntryFeed;
   target: ExtractTarget;
   destination: DirHandle;
@@ -126,16 +134,24 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
   try {
     // What the archive declares is judged before a byte is written: a zip of zeros says what it
     // will expand to (before, its ratio was noticed only once 1,000 times the archive was on disk).
-    if (job.declared.bytes !== null) {
-      if (job.declared.bytes > limits.maxTotalBytes)
-        throw bomb(`the selection would write ${job.declared.bytes} bytes, over the limit of ${limits.maxTotalBytes}`);
-      if (job.declared.bytes > limits.ratioFloor && job.declared.bytes > limits.maxRatio * job.archiveBytes)
-        throw bomb(
-          `the archive says it expands ${Math.round(job.declared.bytes / Math.max(1, job.archiveBytes))} times (${job.declared.bytes} bytes from ${job.archiveBytes}), more than ${limits.maxRatio}`,
-        );
-      const free = await target.freeSpace(destination);
-      if (job.declared.bytes > free) throw noSpace(job.declared.bytes, free);
-      job.reserve?.(job.declared.bytes);
+    const upFront = job.declared.bytes ?? job.bound ?? null;
+    if (upFront !== null) {
+      try {
+        if (upFront > limits.maxTotalBytes)
+          throw bomb(`the selection would write ${upFront} bytes, over the limit of ${limits.maxTotalBytes}`);
+        if (upFront > limits.ratioFloor && upFront > limits.maxRatio * job.archiveBytes)
+          throw bomb(
+            `the archive says it expands ${Math.round(upFront / Math.max(1, job.archiveBytes))} times (${upFront} bytes from ${job.archiveBytes}), more than ${limits.maxRatio}`,
+          );
+        const free = await target.freeSpace(destination);
+        if (upFront > free) throw noSpace(upFront, free);
+        job.reserve?.(upFront);
+      } catch (err) {
+        // A bound is more than the files hold (the tar's headers and padding): only their exact
+        // sizes may refuse.
+        if (job.declared.bytes === null && isAppError(err)) throw new NeedsListing(err.message);
+        throw err;
+      }
     }
     emit({ type: 'start', archive: job.archiveName, entries: job.declared.files, bytes: job.declared.bytes });
     await job.feed.run(async (entry, data) => {
@@ -170,6 +186,8 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
         bytes += n;
         if (entry.size !== null && written > entry.size)
           throw bomb(`"${entry.path}" is larger than the archive says (${entry.size} bytes)`);
+        if (job.bound !== undefined && bytes > job.bound)
+          throw new NeedsListing(`it writes more than the ${job.bound} bytes its trailer states`);
         if (bytes > limits.maxTotalBytes) throw bomb(`more than ${limits.maxTotalBytes} bytes`);
         if (job.declared.bytes !== null && bytes > job.declared.bytes)
           throw bomb(`it writes more than the ${job.declared.bytes} bytes the archive declares`);
@@ -219,6 +237,7 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
     const cause = job.signal?.aborted ? (job.signal.reason ?? err) : err;
     controller.abort(cause);
     await placer.undo();
+    if (cause instanceof NeedsListing) throw cause;
     const answer = asAnswer(cause);
     emit({
       type: 'error',

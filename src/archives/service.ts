@@ -11,7 +11,7 @@ import { splitName, temporaryName } from '../files/names.ts';
 import { fromFsError } from '../core/errors.ts';
 import { openFileIn } from '../files/confined.ts';
 import { ListingCache, identityKey } from './cache.ts';
-import { encrypted, tooLargeToBrowse, unreadable } from './errors.ts';
+import { encrypted, NeedsListing, tooLargeToBrowse, tooManyEntries, unreadable } from './errors.ts';
 import { entryPath } from './entry-path.ts';
 import {
   DEFAULT_EXTRACT_LIMITS,
@@ -25,7 +25,7 @@ import { detectFormat, isCompound, singleStreamName, type Format } from './forma
 import { Listing, Selection, type ArchiveRecord, type ListedEntry, type RawEntry } from './listing.ts';
 import { extractSevenZip, listSevenZip, openSevenZipEntry } from './sevenzip.ts';
 import { listPlainTar } from './tar-index.ts';
-import { listTar, scanTar, singleStream, type ReadCount } from './tar-reader.ts';
+import { gzipBound, listTar, scanTar, singleStream, type ReadCount } from './tar-reader.ts';
 import { plainTarget, type DirHandle, type ExtractTarget, type PlaceConflict } from './target.ts';
 import {
   extractBySevenZip,
@@ -227,21 +227,45 @@ export class ArchiveService {
     reserve?: (bytes: number) => void,
   ): Promise<ExtractResult> {
     return this.withArchive(file, async (a) => {
-      const { job, selectionError } = await this.plan(a, entries);
-      if (selectionError) throw selectionError;
+      // The quota is taken once: a run by a tar.gz's bound that must be listed after all holds
+      // its bound, and the exact run takes only what is past it.
+      let held = 0;
+      const reserveOnce =
+        reserve &&
+        ((bytes: number) => {
+          if (bytes <= held) return;
+          reserve(bytes - held);
+          held = bytes;
+        });
+      // One start event: the exact run after a bound's comes on with progress events.
+      let started = false;
+      const emitOnce = (e: ExtractEvent) => {
+        if (e.type === 'start' && started) return;
+        started ||= e.type === 'start';
+        emit(e);
+      };
       const journal = this.options.journal ?? null;
-      return extract({
-        ...job,
-        target: this.target,
-        destination,
-        limits: this.limits,
-        emit,
-        signal,
-        journal,
-        stage,
-        ...(conflict ? { conflict } : {}),
-        ...(reserve ? { reserve } : {}),
-      });
+      for (const listed of [false, true]) {
+        const { job, selectionError } = await this.plan(a, entries, listed);
+        if (selectionError) throw selectionError;
+        try {
+          return await extract({
+            ...job,
+            target: this.target,
+            destination,
+            limits: this.limits,
+            emit: emitOnce,
+            signal,
+            journal,
+            stage,
+            ...(conflict ? { conflict } : {}),
+            ...(reserveOnce ? { reserve: reserveOnce } : {}),
+          });
+        } catch (err) {
+          if (!(err instanceof NeedsListing) || listed) throw err;
+        }
+      }
+      throw new Error('unreachable');
     });
   }
 
@@ -306,8 +330,12 @@ export class ArchiveService {
   private async plan(
     a: Opened,
     entries: readonly string[],
+    listed = true,
   ): Promise<{
-    job: Pick<Parameters<typeof extract>[0], 'archiveName' | 'archiveBytes' | 'selection' | 'declared' | 'feed'>;
+    job: Pick<
+      Parameters<typeof extract>[0],
+      'archiveName' | 'archiveBytes' | 'selection' | 'declared' | 'feed' | 'bound'
+    >;
     selectionError?: Error;
   }> {
     const format = await detectFormat(a.fd, a.file.name, a.size);
@@ -324,6 +352,24 @@ export class ArchiveService {
           feed: tarFeed(a.fd, format, null),
         },
       };
+    }
+    // A whole tar.gz not listed yet is extracted in one gunzip pass, judged before a byte is
+    // written by what its trailer states (the tar's length, more than its files hold): a second
+    // pass only to list it doubled the work (gunzip is most of it). Where the bound is refused
+    // or passed, the archive is listed and extracted again by its exact sizes (extractInto).
+    if (!listed && format === 'tar.gz' && entries.length === 0 && !this.cache.has(a.key)) {
+      const bound = await gzipBound(a.fd, a.size);
+      if (bound !== null)
+        return {
+          job: {
+            archiveName: a.file.name,
+            archiveBytes: a.size,
+            selection: Selection.everything(),
+            declared: { files: null, bytes: null },
+            bound,
+            feed: tarFeed(a.fd, format, this.options.maxEntries),
+          },
+        };
     }
     const { listing } = await this.catalogue(a);
     const selection = listing.selection(entries);
@@ -514,7 +560,8 @@ function tarFeed(fd: number, format: Format, maxEntries: number | null): EntryFe
         format,
         async (raw, data) => {
           if (signal.aborted) return 'stop';
-          if (maxEntries !== null && ++count > maxEntries) return 'stop';
+          // Past the limit the walk is refused (a listed archive was refused before it began).
+          if (maxEntries !== null && ++count > maxEntries) throw tooManyEntries(maxEntries);
           await visit(
             { path: entryPath(raw.stored), stored: raw.stored, kind: raw.kind, size: raw.size },
             raw.kind === 'file' ? data : null,

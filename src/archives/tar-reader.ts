@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { feed, readDescriptor } from './descriptor.ts';
-import { tooManyEntries, unreadable } from './errors.ts';
+import { NeedsListing, tooManyEntries, unreadable } from './errors.ts';
 import type { Format } from './formats.ts';
 import type { EntryKind, RawEntry } from './listing.ts';
 
@@ -104,6 +104,30 @@ function gunzipped(fd: number, count?: ReadCount): Readable {
   return gunzip;
 }
 
+/**
+ * What a gzip file says it expands to: its trailer's ISIZE, the length of its (last) member's
+ * content modulo 4 GiB. For a tar.gz that is the tar's length, every header and padding
+ * included, so an upper bound of the files' bytes — when the file is one member under 4 GiB.
+ * Trusted only as a bound the extraction holds while it streams (extract.ts `bound`), and only
+ * where it is at least what the compressed bytes could hold (deflate never grows data by more
+ * than 5 bytes per 64 KiB block besides the header): a smaller one is a wrapped or a partial
+ * count, answered null (the archive is then listed first).
+ */
+export async function gzipBound(fd: number, size: number): Promise<number | null> {
+  if (size < 18) return null;
+  const tail = Buffer.alloc(4);
+  let got = 0;
+  while (got < 4) {
+    const n = await new Promise<number>((resolve, reject) =>
+      fs.read(fd, tail, got, 4 - got, size - 4 + got, (err, n) => (err ? reject(err) : resolve(n))),
+    );
+    if (n === 0) return null;
+    got += n;
+  }
+  const isize = tail.readUInt32LE(0);
+  return isize + 5 * Math.ceil(isize / 65535) + 64 * 1024 >= size ? isize : null;
+}
+
 function chain(source: Readable, transform: Transform | Duplex): Readable {
   source.on('error', (err) => transform.destroy(err));
   transform.on('close', () => source.destroy());
@@ -174,6 +198,7 @@ export async function scanTar(fd: number, format: Format, visit: TarVisit, count
 }
 
 function asUnreadable(err: unknown): Error {
+  if (err instanceof NeedsListing) return err;
   if (err && typeof err === 'object' && 'status' in err) return err as unknown as Error;
   return unreadable((err as Error)?.message ?? String(err));
 }

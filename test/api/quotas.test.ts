@@ -7,10 +7,11 @@
 // sets a quota.
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUser, issueToken, me, setupAdmin, signIn } from '../support/auth.ts';
-import { yazlZip } from '../support/archives.ts';
+import { tarFile, yazlZip } from '../support/archives.ts';
 import { Client, envelope } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
@@ -277,6 +278,15 @@ test('a copy and an extraction hold their planned size before writing; refused, 
     { name: 'Briefe/Brief 1.txt', data: Buffer.alloc(90_000, 1) },
     { name: 'Briefe/Brief 2.txt', data: Buffer.alloc(60_000, 2) },
   ]);
+  // The same letters as a tar.gz: extracted in one pass by its trailer's bound (the tar's length,
+  // more than the letters), refused by their exact 150,000 bytes, before anything lands.
+  const tarred = path.join(s.dirs.volumes, VOLUME, 'Briefe.tar');
+  await tarFile(tarred, [
+    { name: 'Briefe/Brief 1.txt', data: Buffer.alloc(90_000, 1) },
+    { name: 'Briefe/Brief 2.txt', data: Buffer.alloc(60_000, 2) },
+  ]);
+  fs.writeFileSync(`${tarred}.gz`, zlib.gzipSync(fs.readFileSync(tarred)));
+  fs.rmSync(tarred);
   // The files WebDAV placed in the case before are held until the index counts them (a landed
   // hold): wait for that, so what is held after the refusals is theirs alone.
   await waitFor(() => volumeOf(admin), {
@@ -294,6 +304,8 @@ test('a copy and an extraction hold their planned size before writing; refused, 
   refusedOverQuota(copy, 'volume', limit, 150_000);
   const extract = await admin.post('/api/files/zip/extract', { path: `${VOLUME}/Briefe.zip` });
   refusedOverQuota(extract, 'volume', limit, 150_000);
+  const untarred = await admin.post('/api/files/zip/extract', { path: `${VOLUME}/Briefe.tar.gz` });
+  refusedOverQuota(untarred, 'volume', limit, 150_000);
   assert.equal(files(path.join(s.dirs.volumes, VOLUME)), before);
   assert.equal(parts(), []);
   assert.is((await volumeOf(admin)).reservedBytes, 0);
@@ -307,6 +319,9 @@ test('a copy and an extraction hold their planned size before writing; refused, 
   assert.is(copied.status, 200, copied.text);
   const extracted = await admin.post('/api/files/zip/extract', { path: `${VOLUME}/Briefe.zip` });
   assert.is(extracted.status, 201, extracted.text);
+  const untarredNow = await admin.post('/api/files/zip/extract', { path: `${VOLUME}/Briefe.tar.gz` });
+  assert.is(untarredNow.status, 201, untarredNow.text);
+  assert.is(fs.readFileSync(path.join(s.dirs.volumes, VOLUME, 'Briefe (1)', 'Briefe', 'Brief 2.txt')).length, 60_000);
   assert.is((await admin.put(`/api/admin/quotas/volumes/${name}`, { limitBytes: null })).status, 200);
 });
 
