@@ -619,6 +619,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     pushServices: config.notify.pushServices,
     clock: clockOf(config.notify.clockFile),
     volumes: volumes.hostVolumes.health,
+    disks: () => [
+      { name: 'the data folder', path: config.storage.configDir },
+      { name: 'the volumes folder', path: config.storage.volumeRoot },
+      { name: 'the personal folders', path: config.storage.userRoot },
+    ],
     resolver,
     log,
     callerFor,

@@ -31,6 +31,7 @@ const FOLDER_ACTIONS: Record<string, EventKind> = {
  */
 export const SERVER_ACTIONS: Record<string, EventKind> = {
   'quota.nearly-full': 'quota.nearly-full',
+  'disk.nearly-full': 'quota.nearly-full',
   'volume.missing': 'volume.missing',
   'volume.back': 'volume.missing',
   'job.failed': 'job.failed',
@@ -150,6 +151,16 @@ export function wordsFor(
       };
     }
     case 'quota.nearly-full': {
+      if (d.scope === 'disk') {
+        const size = typeof d.sizeBytes === 'number' ? d.sizeBytes : 0;
+        const free = typeof d.freeBytes === 'number' ? d.freeBytes : 0;
+        const percent = size > 0 ? Math.floor(((size - free) / size) * 100) : 100;
+        const names = typeof d.name === 'string' ? d.name : 'Burrow’s folders';
+        return {
+          title: `The disk of ${names} is nearly full`,
+          text: `Only ${formatBytes(free)} of ${formatBytes(size)} are left on the disk holding ${names} (${percent}% used): uploads and changes there fail once it is full.`,
+        };
+      }
       const used = typeof d.usedBytes === 'number' ? d.usedBytes : 0;
       const limit = typeof d.limitBytes === 'number' ? d.limitBytes : 0;
       const percent = limit > 0 ? Math.floor((used / limit) * 100) : 100;
@@ -224,7 +235,7 @@ export const KIND_LABELS: Record<EventKind, string> = {
   'share.received': 'Something shared with me',
   'link.opened': 'My links opened',
   'link.downloaded': 'Downloads through my links',
-  'quota.nearly-full': 'A quota nearly full',
+  'quota.nearly-full': 'A quota or a disk nearly full',
   'volume.missing': 'A volume missing (and back)',
   'volume.read-only': 'A volume read-only (and writable again)',
   'upload.failed': 'An upload that could not be placed',

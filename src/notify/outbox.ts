@@ -110,6 +110,20 @@ export function createOutbox(store: NotifyStore) {
         );
     },
 
+    /**
+     * A disk under Burrow's folders (readDisks): at or past QUOTA_MARK of its size, the
+     * administrators are told once — again only after a check found it below.
+     */
+    disk(key: string, names: string, sizeBytes: number, freeBytes: number): boolean {
+      const full = sizeBytes - freeBytes >= sizeBytes * QUOTA_MARK;
+      state(
+        `disk:${key}`,
+        full,
+        full ? serverEvent('disk.nearly-full', null, null, { scope: 'disk', name: names, sizeBytes, freeBytes }) : null,
+      );
+      return full;
+    },
+
     /** What the volume check found of a configured volume's folder: gone (once), back (once). */
     volume(label: string, problem: string | null): void {
       const key = `volume:${label.toLowerCase()}`;

@@ -17,6 +17,7 @@ import { parseSmtp, type MailTarget, type SmtpSettings } from './email.ts';
 import { pushEndpointAllowed, type PushTarget } from './push.ts';
 import { isFolderKind, KIND_LABELS, kindOf, pathsOf, recipientsOf as sharedWith, wordsFor } from './events.ts';
 import { newEventId, type Outbox } from './outbox.ts';
+import { listed, readDisks, type DiskFolder } from './disks.ts';
 import { attempt, newWebhookSecret, type Attempt, type Target } from './send.ts';
 import { releaseAt, type Clock, type DeliveryMode } from './schedule.ts';
 import type { DeliveryRow, DestinationRow, EventRow, InboxRow, NewDelivery, NotifyStore } from './store.ts';
@@ -69,7 +70,9 @@ export interface NotifyDeps {
    * The volume check: each configured volume's trouble (its folder gone, unreadable), or null;
    * and for one mounted read-write, why nothing can be written there, or null.
    */
-  volumes?: () => Promise<{ label: string; problem: string | null; readOnly?: string | null }[]>;
+  volumes?: () => Promise<{ label: string; problem: string | null; readOnly?: string | null; path?: string }[]>;
+  /** Burrow's own folders whose disks the volume check watches (the data folder, the volumes, the personal folders); each volume's folder is added. */
+  disks?: () => DiskFolder[];
 }
 
 /** After the nth failed attempt, wait this long (then the last one again), up to MAX_ATTEMPTS. */
@@ -327,12 +330,12 @@ export function createNotify(deps: NotifyDeps) {
         // The accounts it names, never its owner.
         for (const id of sharedWith(detail)) if (id !== event.user_id) ids.add(id);
       } else {
-        // The installation's own troubles are the administrators'; an account's quota is its own.
+        // The installation's own troubles (a volume's quota, a disk) are the administrators'; an account's quota is its own.
         const installation =
           kind === 'volume.missing' ||
           kind === 'job.failed' ||
           kind === 'volume.read-only' ||
-          (kind === 'quota.nearly-full' && detail?.scope === 'volume');
+          (kind === 'quota.nearly-full' && (detail?.scope === 'volume' || detail?.scope === 'disk'));
         if (event.user_id && !installation) ids.add(event.user_id);
         if (kind === 'signin.lockout' || installation) for (const a of accounts) if (a.isAdmin) ids.add(a.id);
       }
@@ -777,12 +780,23 @@ export function createNotify(deps: NotifyDeps) {
     checkBusy = true;
     checking = deps
       .volumes()
-      .then((found) => {
+      .then(async (found) => {
         if (stopped) return;
         for (const v of found) {
           deps.outbox.volume(v.label, v.problem);
           // A folder that is gone is not also read-only: that is told when it is back.
           if (!v.problem) deps.outbox.volumeWritable(v.label, v.readOnly ?? null);
+        }
+        // Each disk once, named by the folders on it; a volume's folder that is gone has no disk to read.
+        const folders: DiskFolder[] = [
+          ...(deps.disks?.() ?? []),
+          ...found.flatMap((v) => (v.path && !v.problem ? [{ name: `the volume “${v.label}”`, path: v.path }] : [])),
+        ];
+        const nearlyFull: string[] = [];
+        for (const d of await readDisks(folders)) {
+          if (stopped) return;
+          const names = listed(d.names);
+          if (deps.outbox.disk(d.key, names, d.sizeBytes, d.freeBytes)) nearlyFull.push(names);
         }
         // Reported once its outbox rows are written (a failure there is reported by the catch).
         deps.jobs?.ran(VOLUME_JOB, null, found.filter((v) => v.problem || v.readOnly).length);
@@ -790,6 +804,7 @@ export function createNotify(deps: NotifyDeps) {
           at: new Date(now).toISOString(),
           missing: found.filter((v) => v.problem).map((v) => v.label),
           readOnly: found.filter((v) => !v.problem && v.readOnly).map((v) => v.label),
+          nearlyFull,
         });
       })
       .catch((err) => {

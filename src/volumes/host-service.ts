@@ -53,6 +53,8 @@ export async function problemOf(folder: string): Promise<string | null> {
 
 export interface VolumeHealth {
   label: string;
+  /** Its folder (real path), whose disk the check reads. */
+  path: string;
   /** Its folder is gone or cannot be read. */
   problem: string | null;
   /** Mounted read-write, but nothing can be written there. */
@@ -144,6 +146,7 @@ export function createHostVolumes(deps: HostVolumeDeps) {
           const ro = problem === null && v.accessMode === 'readwrite' ? await probeWritable(v.path) : null;
           return {
             label: v.label,
+            path: v.path,
             problem,
             readOnly:
               ro === 'storage'

@@ -26,7 +26,10 @@ const KINDS: { kind: Kind; label: string; folders?: true }[] = [
   { kind: 'signin.new-address', label: 'A sign-in to my account from a new address' },
   { kind: 'signin.lockout', label: 'My account locked after failed sign-ins (administrators: any account)' },
   { kind: 'signin.second-factor-failed', label: 'My password used with a wrong second-factor code' },
-  { kind: 'quota.nearly-full', label: 'My storage nearly full (90% of my quota; administrators: a volume’s)' },
+  {
+    kind: 'quota.nearly-full',
+    label: 'My storage nearly full (90% of my quota; administrators: a volume’s quota or a disk)',
+  },
   { kind: 'upload.failed', label: 'An upload of mine that could not be placed in its folder' },
   { kind: 'volume.missing', label: 'A volume’s disk gone missing, and back (administrators)' },
   { kind: 'job.failed', label: 'A background job failing again and again, and working again (administrators)' },
