@@ -1,6 +1,7 @@
 // Events beyond folders and sign-ins, through the real server and the bell (the account's inbox):
 // something shared with me reaches the accounts a share names and no one else; a link's first
-// opening and its downloads (with their count) reach the link's owner, not the holder. Files
+// opening and its downloads (with their count, one message per ten minutes) reach the link's
+// owner, not the holder. Files
 // arriving through a file request reach the request's owner; a change in a watched folder reaches
 // its watcher, but nothing from a folder hidden from it by an access rule, even under the folder
 // it watches; a refused second-factor code and the lockout it leads to reach the account (the
@@ -94,6 +95,20 @@ test('something shared with me: the named account is told, the owner and the oth
   assert.is((await inbox(alice)).items.filter((i) => i.kind === 'share.received').length, 0);
   // A second opening tells nothing more.
   assert.is((await inbox(alice)).items.filter((i) => i.kind === 'link.opened').length, 1);
+  // A second download at once tells nothing more (one message per link every ten minutes);
+  // the next message carries the count of all. The ten minutes are the server's memory: a
+  // restart stands for them passing.
+  assert.is((await visitor.get(`/api/share/${token}/file`)).status, 200);
+  await s.restart();
+  assert.is((await new Client(s.url).get(`/api/share/${token}/file`)).status, 200);
+  const counted = await waitFor(async () => (await inbox(alice)).items.filter((i) => i.kind === 'link.downloaded'), {
+    what: 'alice told of the third download',
+    until: (items) => items.some((i) => i.text.includes('(3 downloads so far)')),
+  });
+  assert.equal(counted.map((i) => i.text).sort(), [
+    `“${FILE}” was downloaded through your link (1 download so far).`,
+    `“${FILE}” was downloaded through your link (3 downloads so far).`,
+  ]);
 });
 
 test('files through a file request reach its owner; a watched folder’s change does, a hidden folder’s never', async () => {

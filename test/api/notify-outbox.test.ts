@@ -235,6 +235,26 @@ test('a 503 with Retry-After is tried again with the same id, and delivered once
   assert.ok(attempts.every((r) => r.verified));
 });
 
+test('a Retry-After of an hour is kept: the message waits that long, not the first backoff’s five seconds', async () => {
+  hook.behaviour = { kind: 'status', status: 503, headers: { 'retry-after': '3600' } };
+  const before = Date.now();
+  await upload(bob, WATCHED, 'Parked for an hour – Ölbild.txt');
+  const parked = await waitFor(
+    async () =>
+      (await admin.get('/api/admin/notify/deliveries?state=pending')).json.deliveries.find(
+        (d: any) => d.destinationId === webhookId && d.title.includes('Parked for an hour'),
+      ),
+    { what: 'the refused attempt recorded', until: (d: any) => d?.attempts === 1 },
+  );
+  hook.behaviour = { kind: 'ok' };
+  assert.is(parked.lastStatus, 503);
+  // When it is due (behind the API: the database, read while the server is stopped).
+  const nextAt = await s.withDatabase(
+    (db) => db.get<{ next_at: number }>('SELECT next_at FROM notify_deliveries WHERE id = ?', [parked.id])!.next_at,
+  );
+  assert.ok(nextAt >= before + 3_600_000, `due ${nextAt - before} ms after the upload`);
+});
+
 test('a refusal is dead-lettered; the administrator sends it again with the same id', async () => {
   hook.behaviour = { kind: 'status', status: 410 };
   await upload(bob, WATCHED, 'Dead letter – Brief an Oma.txt');
