@@ -15,9 +15,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import * as assert from 'uvu/assert';
+import { waitFor } from '../../support/wait.ts';
 import { HOME, W, filesAddress, journey, listTree, onDisk, partFiles, type Step } from './harness.ts';
 
-// Add from link: the "web" is a server of the test's own at 127.0.0.2, the one network allowed.
+// Add from link (and its progress and Cancel in the tray): the "web" is a server of the test's own at 127.0.0.2, the one network allowed.
 const WEB_HOST = '127.0.0.2';
 const j = journey(import.meta.url, { env: { FETCH_ALLOW_NETWORKS: `${WEB_HOST}/32` } });
 const MiB = 1024 * 1024;
@@ -173,6 +174,56 @@ j.step('a photo added from a web address lands under its own name, followed in t
     assert.equal(fs.readFileSync(s.disk(`${W.holiday}/${name}`)), bytes, 'the photo byte for byte');
     assert.equal(partFiles(s), [], 'no part file left');
   } finally {
+    web.closeAllConnections();
+    await new Promise((r) => web.close(r));
+  }
+});
+
+j.step('a slow download from a web address: its progress in the tray, Cancel stops it, nothing is kept', async (s) => {
+  const name = 'Konzert – Mitschnitt „live“ #2 (100%).flac';
+  const first = 512 * 1024;
+  const open = new Set<http.ServerResponse>();
+  // A server that sends the first 512 KiB of 3 MiB, then nothing more: a transfer someone cancels.
+  const web = http.createServer((req, res) => {
+    if (req.url !== '/a/77c1') return void res.writeHead(404).end();
+    res.writeHead(200, {
+      'content-type': 'audio/flac',
+      'content-length': 3 * MiB,
+      'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
+    });
+    res.write(Buffer.alloc(first, 1));
+    open.add(res);
+  });
+  await new Promise<void>((resolve) => web.listen(0, WEB_HOST, resolve));
+  try {
+    const address = `http://${WEB_HOST}:${(web.address() as net.AddressInfo).port}/a/77c1`;
+    await s.goto(filesAddress(HOME, W.holiday));
+    await s.folder(`${HOME}/${W.holiday}`);
+    const before = fs.readdirSync(s.disk(W.holiday)).sort();
+    await s.tap(s.page.getByRole('button', { name: 'Add from link' }));
+    const dialog = s.page.getByRole('dialog', { name: 'Add from link' });
+    await dialog.getByRole('textbox').fill(address);
+    await s.tap(dialog.getByRole('button', { name: 'Add' }));
+    await dialog.waitFor({ state: 'detached' });
+    // The server holds the first bytes and waits for more: the tray says how far it got.
+    const job = await waitFor(
+      async () => ((await s.api('GET', '/api/fetch')).json.jobs as any[]).find((x) => x.name === name),
+      { what: 'the fetch holding its first bytes', until: (x) => x?.received === first },
+    );
+    assert.is(job.state, 'running');
+    const task = s.page.locator('.tray li.task').filter({ hasText: name });
+    await task.getByText('512 KB of 3.0 MB', { exact: true }).waitFor();
+    await task.getByText('17 %', { exact: true }).waitFor();
+    await s.tap(task.getByRole('button', { name: 'Cancel' }));
+    await waitFor(async () => (await s.api('GET', `/api/fetch/${job.id}`)).json.state, {
+      what: 'the fetch cancelled at the server',
+      until: (state) => state === 'cancelled',
+    });
+    await task.getByText('cancelled', { exact: true }).waitFor();
+    assert.equal(fs.readdirSync(s.disk(W.holiday)).sort(), before, 'nothing kept of the cancelled file');
+    assert.equal(partFiles(s), [], 'no part file left');
+  } finally {
+    for (const r of open) r.destroy();
     web.closeAllConnections();
     await new Promise((r) => web.close(r));
   }
