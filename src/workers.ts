@@ -7,8 +7,7 @@
 // starts (`eval: true`, nothing is written to disk), from source from the .ts file itself.
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { brotliDecompressSync } from 'node:zlib';
-import { readEmbeddedAsset } from './assets.ts';
+import { readEmbeddedAsset, unbrotli } from './assets.ts';
 
 /**
  * Starts `src/<file>` (e.g. `indexer/walk.worker.ts`) as a worker thread.
@@ -18,6 +17,6 @@ export function startWorker(file: string, options: WorkerOptions = {}): Worker {
   if (!/^[a-z0-9_-]+(\/[a-z0-9_.-]+)*\.worker\.ts$/i.test(file))
     throw new Error(`worker entries are src/**/*.worker.ts files, not ${file}`);
   const packed = readEmbeddedAsset(`workers/${file.replace(/\.ts$/, '.js')}.br`);
-  if (packed) return new Worker(brotliDecompressSync(packed).toString('utf8'), { ...options, eval: true });
+  if (packed) return new Worker(unbrotli(packed).toString('utf8'), { ...options, eval: true });
   return new Worker(fileURLToPath(new URL(file, import.meta.url)), options);
 }
