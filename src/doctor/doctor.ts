@@ -14,7 +14,7 @@ import { VERSION } from '../version.ts';
 import { readDatabaseRelease } from '../db/release.ts';
 import { probeInstanceLock } from '../db/instance-lock.ts';
 import { postgresChecks } from '../db/postgres-check.ts';
-import { isNetworkFs, mountOf, readMounts } from '../indexer/mounts.ts';
+import { isNetworkFs, mountOf, readMounts, type Mount } from '../indexer/mounts.ts';
 import { httpsCheck } from '../tls/doctor.ts';
 import { readAnnounced } from '../mdns/announced.ts';
 import { directoryCheck } from '../ldap/doctor.ts';
@@ -157,14 +157,14 @@ function portFree(host: string, port: number): Promise<string | null> {
 }
 
 /** What a volume on a network mount loses: live folders hear only Burrow's own writes there. */
-function liveNote(dir: string): string {
+export function liveNote(dir: string, mounts: () => readonly Mount[] = readMounts): string {
   let real = dir;
   try {
     real = fs.realpathSync(dir);
   } catch {
     /* judged by the name given */
   }
-  const mount = mountOf(real, readMounts());
+  const mount = mountOf(real, mounts());
   return mount && isNetworkFs(mount.fsType)
     ? `; on a network mount (${mount.fsType}): folders on screen update live with Burrow's own changes, others' show up at the index's periodic rescan`
     : '';

@@ -53,12 +53,19 @@ export async function startWithUi(env: Record<string, string> = {}, volumes?: st
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** playwright's launch() always starts Chromium on a fresh temporary profile of its own. */
-export async function launch(extraArgs: string[] = []): Promise<{ browser: Browser; profile: string }> {
+/**
+ * playwright's launch() always starts Chromium on a fresh temporary profile of its own. `env`: the
+ * browser's environment (HOME holds the NSS store of the certificate authorities it trusts).
+ */
+export async function launch(
+  extraArgs: string[] = [],
+  env?: NodeJS.ProcessEnv,
+): Promise<{ browser: Browser; profile: string }> {
   const profile = '';
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
+    ...(env ? { env } : {}),
     args: [
       '--no-sandbox',
       '--disable-gpu',

@@ -1,11 +1,17 @@
 // Passkeys from every device on the LAN: the relying party is the name the page was opened at.
-// Chromium reaches https://burrow.local:<HTTPS port> (a host-resolver rule to this machine, the
-// server certificate trusted by its SPKI hash) and http://localhost:<port> with one virtual
-// authenticator (DevTools protocol WebAuthn). A passkey made at localhost is not offered at
-// burrow.local; one made there signs in there; Settings says at which name each one works; the
-// session cookie is Secure over HTTPS and not over plain http at localhost.
-import crypto from 'node:crypto';
-import tls from 'node:tls';
+// Chromium reaches https://burrow.local:<HTTPS port> (a host-resolver rule to this machine) and
+// http://localhost:<port> with one virtual authenticator (DevTools protocol WebAuthn). Chromium
+// trusts HTTPS as a person's device does: Burrow's certificate authority, downloaded from
+// /api/tls/ca.crt, added to the browser's own store (NSS, `certutil`) — without it the secure
+// address is refused. A passkey made at localhost is not offered at burrow.local; one made there
+// signs in there; Settings says at which name each one works, and shows the authority to trust
+// with its fingerprint and the steps for each system; the session cookie is Secure over HTTPS
+// and not over plain http at localhost.
+import { spawnSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -19,24 +25,30 @@ let context: BrowserContext;
 let page: Page;
 let local: string;
 let lan: string;
+let authority: string;
+let home: string | undefined;
 let problems: string[] = [];
 const EMAIL = 'zoe.mueller@example.org';
 const PASSWORD = 'Grüße & “Schlüssel” #1';
 
-/** The base64 SHA-256 of the server certificate's public key, as Chromium's SPKI list takes it. */
-function spkiOf(port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = tls.connect(
-      { host: '127.0.0.1', port, servername: 'burrow.local', rejectUnauthorized: false },
-      () => {
-        const cert = socket.getPeerX509Certificate()!;
-        socket.end();
-        const spki = cert.publicKey.export({ type: 'spki', format: 'der' });
-        resolve(crypto.createHash('sha256').update(spki).digest('base64'));
-      },
-    );
-    socket.on('error', reject);
-  });
+/**
+ * A HOME whose NSS store (~/.pki/nssdb, where Chromium on Linux keeps the authorities a person
+ * added) trusts `ca` for websites, as `certutil` adds it.
+ */
+function homeTrusting(ca: string): string {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow chromium home '));
+  const db = path.join(home, '.pki', 'nssdb');
+  fs.mkdirSync(db, { recursive: true });
+  const file = path.join(home, 'Burrow local CA.crt');
+  fs.writeFileSync(file, ca);
+  for (const args of [
+    ['-N', '-d', `sql:${db}`, '--empty-password'],
+    ['-A', '-d', `sql:${db}`, '-n', 'Burrow local authority', '-t', 'C,,', '-i', file],
+  ]) {
+    const r = spawnSync('certutil', args, { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`certutil ${args[0]}: ${r.stderr || r.error?.message}`);
+  }
+  return home;
 }
 
 type Passkey = { id: string; name: string; rpId: string; lastUsedAt: string | null };
@@ -64,10 +76,9 @@ test.before(async () => {
   const port = new URL(server.url).port;
   local = `http://localhost:${port}`;
   lan = `https://burrow.local:${https.port}`;
-  ({ browser } = await launch([
-    '--host-resolver-rules=MAP burrow.local 127.0.0.1',
-    `--ignore-certificate-errors-spki-list=${await spkiOf(https.port)}`,
-  ]));
+  authority = await (await fetch(`${server.url}/api/tls/ca.crt`)).text();
+  home = homeTrusting(authority);
+  ({ browser } = await launch(['--host-resolver-rules=MAP burrow.local 127.0.0.1'], { ...process.env, HOME: home }));
   ({ context, page, problems } = await newPage(browser, DESKTOP));
   await setupAdmin(context, local, EMAIL, PASSWORD);
   await addVirtualAuthenticator(context, page);
@@ -76,6 +87,7 @@ test.after(async () => {
   await browser?.close();
   await server?.close();
   if (server) removeDirs(server.dirs);
+  if (home) fs.rmSync(home, { recursive: true, force: true });
 });
 
 async function addPasskey(base: string, name: string): Promise<void> {
@@ -145,6 +157,52 @@ test('a passkey made at localhost is not offered at burrow.local; one made there
   await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor({ state: 'detached' });
   assert.ok((await passkeysAt(local)).find((p) => p.rpId === 'localhost')!.lastUsedAt);
+  assert.equal(problems, []);
+});
+
+test('Chromium trusts the secure address only with the authority added; Settings offers it with the steps per system', async () => {
+  // A browser whose store lacks the authority refuses burrow.local (the same server, the same rule).
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow chromium untrusting '));
+  const { browser: stranger } = await launch(['--host-resolver-rules=MAP burrow.local 127.0.0.1'], {
+    ...process.env,
+    HOME: empty,
+  });
+  try {
+    const p = await stranger.newPage();
+    const refused = await p.goto(lan).then(
+      () => 'opened',
+      (err: Error) => err.message,
+    );
+    assert.match(refused, /ERR_CERT_AUTHORITY_INVALID/);
+  } finally {
+    await stranger.close();
+    fs.rmSync(empty, { recursive: true, force: true });
+  }
+
+  // The trusting browser, signed in at burrow.local: Settings → Secure connection.
+  await page.goto(`${lan}/settings/secure`);
+  if (await page.getByRole('heading', { name: 'Sign in' }).isVisible()) {
+    await page.getByLabel('Email or username').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor({ state: 'detached' });
+    await page.goto(`${lan}/settings/secure`);
+  }
+  await page.getByText('This page came over HTTPS').waitFor();
+  const fingerprint = new X509Certificate(authority).fingerprint256;
+  await page.getByText(fingerprint, { exact: true }).waitFor();
+  await page.getByText(/Certificate from this server's own authority for .*burrow\.local/).waitFor();
+  for (const system of ['Windows', 'macOS', 'iPhone, iPad', 'Android', 'Linux', 'Firefox'])
+    await page.locator('dt', { hasText: system }).waitFor();
+  await page.getByText('Certificate Trust Settings').waitFor();
+  await page.getByText('update-ca-certificates', { exact: false }).waitFor();
+  // The download is the authority itself (no key), as the page links it.
+  const link = page.getByRole('link', { name: 'Download the certificate authority' });
+  assert.is(await link.getAttribute('download'), 'Burrow local CA.crt');
+  const downloaded = await page.evaluate(async (href) => (await fetch(href!)).text(), await link.getAttribute('href'));
+  assert.is(downloaded, authority);
+  assert.not.match(downloaded, /PRIVATE KEY/);
+  await shot(page, 'secure-connection-settings');
   assert.equal(problems, []);
 });
 
