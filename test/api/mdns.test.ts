@@ -2,7 +2,9 @@
 // one, a second mDNS party in the other): a device that already answers for burrow.local makes
 // Burrow take burrow-2.local; that name resolves to Burrow's address, DNS-SD finds its HTTPS and
 // WebDAV services with their ports and paths, the HTTPS certificate covers the name and the Host
-// allow-list takes it; on SIGTERM its records are withdrawn (TTL 0).
+// allow-list takes it; on SIGTERM its records are withdrawn (TTL 0). Switched off (MDNS_ENABLED=false),
+// a server on the same link sends nothing from its start to its end.
+import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { test } from 'uvu';
@@ -122,6 +124,62 @@ test('a taken name makes burrow-2.local, which resolves, offers its services, an
     );
     await waitFor(() => server.exitCode !== null || server.signalCode !== null, { what: 'the server ended' });
     assert.is(server.exitCode, 0);
+  } finally {
+    for (const ch of children) if (ch.exitCode === null && ch.signalCode === null) ch.kill('SIGKILL');
+    net.remove();
+    removeDirs(dirs);
+  }
+});
+
+test('switched off, Burrow says nothing on the network from its start to its end', async () => {
+  const net = makeNetnsPair('mdnsoff');
+  const dirs = makeDirs('burrow-mdns-off-');
+  const children: ChildProcess[] = [];
+  try {
+    // Everything multicast DNS on the link, heard from the other machine.
+    const listener = net.b.spawn([process.execPath, CLIENT, 'listen']);
+    children.push(listener);
+    const heard = lines(listener);
+    await waitFor(() => heard.all.includes('"ready"'), { what: 'the listener ready', seen: () => heard.all });
+
+    const c = serverCommand();
+    const server = net.a.spawn([c.file, ...c.args], {
+      ...c.env,
+      HOST: '0.0.0.0',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      CONFIG_DIR: dirs.config,
+      CACHE_DIR: dirs.cache,
+      VOLUME_ROOT: dirs.volumes,
+      MDNS_ENABLED: 'false',
+    });
+    children.push(server);
+    const log = lines(server);
+    // Announcing follows HTTPS; and on SIGTERM the server waits for an announcement under way
+    // and withdraws it before it ends — so a responder started at all has spoken by the exit.
+    await waitFor(() => log.json.find((l) => l.msg === 'HTTPS is listening'), {
+      what: 'HTTPS listening',
+      timeoutMs: 60_000,
+      seen: () => log.all.slice(-20),
+    });
+    server.kill('SIGTERM');
+    await waitFor(() => server.exitCode !== null || server.signalCode !== null, { what: 'the server ended' });
+    assert.is(server.exitCode, 0);
+    // A marker sent from the server's machine after it ended: what the server sent came before it.
+    const marker = `marker-${process.pid}.local`;
+    const asked = await net.a.run([process.execPath, CLIENT, 'ask', marker]);
+    assert.is(asked.status, 0, asked.stderr);
+    await waitFor(() => heard.json.find((p) => p.names?.includes(marker)), {
+      what: 'the marker heard',
+      seen: () => heard.all,
+    });
+    const fromServer = heard.json.filter((p) => p.from === net.a.address && !p.names?.includes(marker));
+    assert.equal(fromServer, []);
+    assert.not.ok(
+      log.json.some((l) => /mDNS/.test(l.msg)),
+      'no mDNS line in its log',
+    );
+    assert.not.ok(fs.existsSync(path.join(dirs.config, 'announced')), 'no announced name recorded');
   } finally {
     for (const ch of children) if (ch.exitCode === null && ch.signalCode === null) ch.kill('SIGKILL');
     net.remove();

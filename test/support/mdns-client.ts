@@ -3,6 +3,8 @@
 //   resolve NAME         prints the A answers for NAME (JSON), once one comes
 //   browse TYPE          prints the PTR → SRV/TXT records of a DNS-SD service type (JSON), once one comes
 //   goodbye NAME         prints 'ready', then the records for NAME with TTL 0 once they come
+//   listen               prints 'ready', then every query and response heard, with its sender (JSON)
+//   ask NAME             sends one query for NAME (A) and exits
 import makeMdns from 'multicast-dns';
 
 // The records as they come (dns-packet's union types are not needed to read a few fields).
@@ -47,6 +49,18 @@ mdns.on('ready', () => {
       }
     });
     every(() => mdns.query({ questions: [{ name, type: 'PTR' }] }));
+  } else if (mode === 'listen') {
+    const heard = (kind: string) => (packet: { questions?: Rec[]; answers?: Rec[] }, from: { address: string }) =>
+      print({
+        kind,
+        from: from.address,
+        names: [...(packet.questions ?? []), ...(packet.answers ?? [])].map((x) => x.name),
+      });
+    mdns.on('query', heard('query'));
+    mdns.on('response', heard('response'));
+    print('ready');
+  } else if (mode === 'ask') {
+    mdns.query({ questions: [{ name, type: 'A' }] }, () => process.exit(0));
   } else if (mode === 'goodbye') {
     mdns.on('response', (r) => {
       const gone = (r.answers as Rec[]).filter((x) => x.name.toLowerCase() === name && x.ttl === 0);
