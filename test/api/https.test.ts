@@ -5,6 +5,8 @@
 // rule hold over HTTPS. A certificate given by TLS_CERT/TLS_KEY replaces Burrow's own and is read
 // again when its files are replaced, without a restart. Plain HTTP from another machine (a
 // network namespace) gets a page leading to HTTPS, while its API calls and loopback stay plain.
+// The running server (in a network namespace of its own) makes its certificate again, signed by
+// the same authority, when the machine got a new address and when the one it has is near its end.
 import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
@@ -18,6 +20,10 @@ import { setupAdmin } from '../support/auth.ts';
 import { removeDirs, serverCommand, startServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 import { makeNetns } from '../support/netns.ts';
+import { makeDirs } from '../support/server.ts';
+import { SecretBox } from '../../src/db/secret-box.ts';
+import tls from 'node:tls';
+import type { ChildProcess } from 'node:child_process';
 import { makeAuthority, issueServer, namesOf, canonicalIp } from '../../src/tls/authority.ts';
 import { lanAddresses } from '../../src/system/network.ts';
 import { lanNames } from '../../src/http/origin.ts';
@@ -308,6 +314,111 @@ test('doctor names the certificate, its names and its end', async () => {
     assert.match(line!, /ends \d{4}-\d\d-\d\d \((89|90) days\)/);
   } finally {
     removeDirs(s.dirs);
+  }
+});
+
+/** The certificate a TLS client is shown at `host:port` for `servername`, verified against `ca`. */
+function served(host: string, port: number, ca: string, servername: string): Promise<X509Certificate> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host, port, servername, ca }, () => {
+      const cert = socket.getPeerX509Certificate()!;
+      socket.end();
+      resolve(cert);
+    });
+    socket.on('error', reject);
+  });
+}
+
+test('a new address on the machine, and a certificate near its end, make a new one from the same authority', async () => {
+  const ns = makeNetns('renew');
+  const dirs = makeDirs('burrow-tls-renew-');
+  let child: ChildProcess | null = null;
+  const logs: Record<string, any>[] = [];
+  const start = async () => {
+    const c = serverCommand();
+    const from = logs.length;
+    child = ns.spawn([c.file, ...c.args], {
+      ...c.env,
+      HOST: '0.0.0.0',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      MDNS_ENABLED: 'false',
+      CONFIG_DIR: dirs.config,
+      CACHE_DIR: dirs.cache,
+      VOLUME_ROOT: dirs.volumes,
+    });
+    let partial = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop()!;
+      for (const l of parts) {
+        try {
+          logs.push(JSON.parse(l));
+        } catch {
+          /* not a log line */
+        }
+      }
+    });
+    const line = await waitFor(() => logs.slice(from).find((l) => l.msg === 'HTTPS is listening'), {
+      what: 'HTTPS listening',
+      timeoutMs: 60_000,
+      seen: () => logs.slice(-10),
+    });
+    return { port: line.port as number, lines: () => logs.slice(from) };
+  };
+  const stop = async () => {
+    const p = child!;
+    p.kill('SIGTERM');
+    await waitFor(() => p.exitCode !== null || p.signalCode !== null, { what: 'the server ended' });
+    assert.is(p.exitCode, 0);
+  };
+  try {
+    let run = await start();
+    const ca = fs.readFileSync(path.join(dirs.config, 'tls', 'ca.crt'), 'utf8');
+    const first = await served(ns.address, run.port, ca, 'burrow.local');
+    assert.ok(namesOf(first).ips.includes(ns.address), namesOf(first).ips.join(' '));
+    await stop();
+
+    // The router hands the machine another address: the next start makes a certificate that
+    // covers it, from the authority devices already trust.
+    const inside = (await ns.run(['ip', '-o', 'link', 'show'])).stdout
+      .split('\n')
+      .map((l) => /^\d+: ([^:@]+)/.exec(l)?.[1])
+      .find((n) => n && n !== 'lo')!;
+    const added = await ns.run(['ip', 'addr', 'add', '10.231.254.77/32', 'dev', inside]);
+    assert.is(added.status, 0, added.stderr);
+    run = await start();
+    const made = run.lines().find((l) => l.msg === 'made the HTTPS certificate');
+    assert.is(made?.reason, 'a name or address is missing', JSON.stringify(run.lines().slice(-10)));
+    const second = await served(ns.address, run.port, ca, 'burrow.local');
+    assert.ok(namesOf(second).ips.includes('10.231.254.77'), namesOf(second).ips.join(' '));
+    assert.is.not(second.fingerprint256, first.fingerprint256);
+    assert.ok(second.verify(new X509Certificate(ca).publicKey), 'signed by the same authority');
+    await stop();
+
+    // Its certificate 5 days from its end (made 85 days ago by the same authority): the next
+    // start makes a new one for 90 days.
+    const box = SecretBox.fromConfigDir(dirs.config, 'tls-key');
+    const caKey = box.open(fs.readFileSync(path.join(dirs.config, 'tls', 'ca.key.sealed'), 'utf8').trim(), 'tls:ca');
+    const old = await issueServer({ cert: ca, key: caKey }, namesOf(second), new Date(Date.now() - 85 * 86_400_000));
+    fs.writeFileSync(path.join(dirs.config, 'tls', 'server.crt'), old.cert);
+    fs.writeFileSync(path.join(dirs.config, 'tls', 'server.key.sealed'), box.seal(old.key, 'tls:server') + '\n');
+    run = await start();
+    const renewed = run.lines().find((l) => l.msg === 'made the HTTPS certificate');
+    assert.is(renewed?.reason, 'near its end');
+    const third = await served(ns.address, run.port, ca, 'burrow.local');
+    assert.is.not(third.fingerprint256, new X509Certificate(old.cert).fingerprint256);
+    const days = (third.validToDate.getTime() - Date.now()) / 86_400_000;
+    assert.ok(days > 88 && days <= 90, String(days));
+    assert.ok(third.verify(new X509Certificate(ca).publicKey), 'signed by the same authority');
+    // The authority itself is the one devices trusted at the first start.
+    assert.is(fs.readFileSync(path.join(dirs.config, 'tls', 'ca.crt'), 'utf8'), ca);
+    await stop();
+  } finally {
+    const p = child as ChildProcess | null;
+    if (p && p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+    ns.remove();
+    removeDirs(dirs);
   }
 });
 
