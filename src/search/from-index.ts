@@ -12,6 +12,8 @@ export interface Scope {
   rel: string;
 }
 export interface NameHit {
+  /** The index row: its date taken is looked up by it when asked to sort by that. */
+  id: number;
   rootPath: string;
   rel: string;
   name: string;
@@ -126,7 +128,14 @@ export function searchIndex(
     seen.add(r.id);
     const tier = nameTier(term, r.name);
     if (tier >= 0)
-      out.names.push({ rootPath: scope.rootPath, rel: relOf(r), name: r.name, isDir: Boolean(r.is_dir), tier });
+      out.names.push({
+        id: r.id,
+        rootPath: scope.rootPath,
+        rel: relOf(r),
+        name: r.name,
+        isDir: Boolean(r.is_dir),
+        tier,
+      });
   };
   /** The budget has run out: every lookup not made any more leaves the answer truncated. */
   const expired = () => (out.truncated ||= Date.now() > deadline);
@@ -192,25 +201,34 @@ export function searchIndex(
 }
 
 /**
- * Items of a scope that pass the filters when no words were given: newest first, at most
- * `limit` (and the candidate cap), as name hits of one tier.
+ * Items of a scope that pass the filters when no words were given: newest first (or, `byTaken`,
+ * the photos newest taken first and the rest after them, newest first), at most `limit` (and the
+ * candidate cap), as name hits of one tier.
  */
-export function listIndex(db: Database, scope: Scope, facts: FactSql, deadline: number, limit: number): Found {
+export function listIndex(
+  db: Database,
+  scope: Scope,
+  facts: FactSql,
+  deadline: number,
+  limit: number,
+  byTaken = false,
+): Found {
   const out: Found = { names: [], docs: [], truncated: Date.now() > deadline, capped: false };
   if (out.truncated) return out;
   const b = below(scope.rel);
   const cap = Math.min(CANDIDATE_CAP, limit * 2 + 50);
   const json = db.get<{ j: string | null }>(
     `SELECT json_group_array(json_array(id, dir, name, is_dir)) AS j FROM (
-      SELECT e.id, e.dir, e.name, e.is_dir FROM idx_entries e
+      SELECT e.id, e.dir, e.name, e.is_dir FROM idx_entries e${byTaken ? ' LEFT JOIN idx_media t ON t.id = e.id' : ''}
       WHERE e.root_id = ? AND e.name != '' AND ${b.sql.replace(/\b(dir|name)\b/g, 'e.$1')}${facts.sql}
-      ORDER BY e.mtime DESC LIMIT ${cap})`,
+      ORDER BY ${byTaken ? 't.taken IS NULL, t.taken DESC, ' : ''}e.mtime DESC LIMIT ${cap})`,
     [scope.rootId, ...b.params, ...facts.params],
   )?.j;
   const rows = json ? (JSON.parse(json) as [number, string, string, number][]) : [];
   if (rows.length >= cap) out.capped = true;
   for (const [id, dir, name, is_dir] of rows)
     out.names.push({
+      id,
       rootPath: scope.rootPath,
       rel: relOf({ id, dir, name, is_dir }),
       name,
@@ -218,6 +236,35 @@ export function listIndex(db: Database, scope: Scope, facts: FactSql, deadline: 
       tier: 0,
     });
   return out;
+}
+
+/** When each of these index rows' photos was taken (ms, the camera's clock read as UTC); rows without one are absent. */
+export function takenById(db: Database, ids: number[]): Map<number, number> {
+  if (ids.length === 0) return new Map();
+  const json = db.get<{ j: string | null }>(
+    `SELECT json_group_array(json_array(m.id, m.taken)) AS j FROM idx_media m
+     WHERE m.id IN (SELECT value FROM json_each(?)) AND m.taken IS NOT NULL`,
+    [JSON.stringify(ids)],
+  )?.j;
+  return new Map(json ? (JSON.parse(json) as [number, number][]) : []);
+}
+
+/** When each of these files' photos was taken, by the caller's key; files without one are absent. */
+export function takenOfFiles(db: Database, files: IndexedFile[]): Map<number, number> {
+  if (files.length === 0) return new Map();
+  const list = files.map((f) => {
+    const i = f.rel.lastIndexOf('/');
+    return i < 0 ? [f.key, f.rootId, '', f.rel] : [f.key, f.rootId, f.rel.slice(0, i), f.rel.slice(i + 1)];
+  });
+  const json = db.get<{ j: string | null }>(
+    `SELECT json_group_array(json_array(json_extract(f.value, '$[0]'), m.taken)) AS j FROM json_each(?) f
+     JOIN idx_entries e ON e.root_id = json_extract(f.value, '$[1]') AND e.dir = json_extract(f.value, '$[2]')
+       AND e.name = json_extract(f.value, '$[3]')
+     JOIN idx_media m ON m.id = e.id
+     WHERE m.taken IS NOT NULL`,
+    [JSON.stringify(list)],
+  )?.j;
+  return new Map(json ? (JSON.parse(json) as [number, number][]) : []);
 }
 
 /** Folders of a scope with this name (`in:`), as relative paths; at most 200. */

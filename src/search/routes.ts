@@ -1,7 +1,7 @@
 // GET /api/search.
 import { z } from 'zod';
 import { route } from '../http/route.ts';
-import { searchAnswer } from './wire.ts';
+import { SEARCH_SORTS, searchAnswer } from './wire.ts';
 import type { createSearch } from './service.ts';
 import { queryPath } from '../http/query.ts';
 import { KINDS } from './fields.ts';
@@ -22,7 +22,8 @@ export function searchRoutes(search: ReturnType<typeof createSearch>) {
         'Fields narrow it, written in `q` (`kind:photo ext:pdf size:>100MB modified:<2024-06 taken:2025 camera:pixel artist:"Nina Simone" album:Blue tag:receipts in:"Family Photos"`, a quoted phrase as its words) ' +
         'or as the parameters below with the same values; several narrow together. `taken`, `camera`, `artist` and `album` are what photos (EXIF) and songs (their tags) say of themselves, as the index read them: ' +
         'a file it has not read yet, or that does not say, does not pass. ' +
-        'A query of fields alone (no words) lists what passes them, newest first.',
+        'A query of fields alone (no words) lists what passes them, newest first. ' +
+        '`sort=taken` puts the photos first, newest taken first (what their EXIF says, as the index read it), in the names and in the documents; the other items follow in the order they would have had.',
       query: z.object({
         q: z.string().optional(),
         path: queryPath('virtual', z.string().optional()),
@@ -58,6 +59,12 @@ export function searchRoutes(search: ReturnType<typeof createSearch>) {
           .string()
           .optional()
           .describe('A folder name (or the end of a path) the items must be inside: `Family Photos`'),
+        sort: z
+          .enum(SEARCH_SORTS)
+          .optional()
+          .describe(
+            '`relevance` (the default): names closest first, documents most relevant first; `taken`: photos newest taken first, then the rest as they were',
+          ),
       }),
       responses: {
         200: { description: 'Matches', schema: searchAnswer },
@@ -67,18 +74,25 @@ export function searchRoutes(search: ReturnType<typeof createSearch>) {
         404: 'The start folder does not exist',
       },
       handler: ({ caller, query }) =>
-        search.run(caller, query.q, query.path, query.limit ?? 100, {
-          kind: query.kind,
-          ext: query.ext,
-          size: query.size,
-          modified: query.modified,
-          taken: query.taken,
-          camera: query.camera,
-          artist: query.artist,
-          album: query.album,
-          tag: query.tag,
-          in: query.in,
-        }),
+        search.run(
+          caller,
+          query.q,
+          query.path,
+          query.limit ?? 100,
+          {
+            kind: query.kind,
+            ext: query.ext,
+            size: query.size,
+            modified: query.modified,
+            taken: query.taken,
+            camera: query.camera,
+            artist: query.artist,
+            album: query.album,
+            tag: query.tag,
+            in: query.in,
+          },
+          query.sort,
+        ),
     }),
   ];
 }

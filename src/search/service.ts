@@ -17,11 +17,14 @@ import {
   factSql,
   foldersNamed,
   listIndex,
+  takenById,
+  takenOfFiles,
   type Found,
   type IndexedFile,
   type Scope,
 } from './from-index.ts';
 import { searchLive } from './live.ts';
+import type { SearchSort } from './wire.ts';
 import { documentKind } from '../indexer/extract.ts';
 import { compareNames, keyOf, matchLine, parseTerm, type Term } from './term.ts';
 import {
@@ -52,6 +55,8 @@ export interface SearchAnswer {
 
 /** A name found in the index carries its root and relative path; its real path is made only if it is shown. */
 interface NameCandidate {
+  /** The index row (index hits only). */
+  id?: number;
   real?: string;
   rootPath?: string;
   rel?: string;
@@ -77,6 +82,22 @@ export interface SearchDeps {
   showHidden?: (userId: string) => boolean;
   /** The virtual paths this account tagged with a tag (`tag:`). */
   tagged?: (userId: string, tag: string) => string[];
+}
+
+/** Stable: the items with a date taken first, newest taken first; the others after, in the order they had. */
+function byTaken<T>(list: T[], taken: (x: T) => number | undefined): T[] {
+  return list
+    .map((x, i) => ({ x, i, t: taken(x) }))
+    .sort((a, b) =>
+      a.t !== undefined && b.t !== undefined
+        ? b.t - a.t || a.i - b.i
+        : a.t !== undefined
+          ? -1
+          : b.t !== undefined
+            ? 1
+            : a.i - b.i,
+    )
+    .map((e) => e.x);
 }
 
 /** Matches every name: the walk of a query made only of fields. */
@@ -136,6 +157,7 @@ export function createSearch(deps: SearchDeps) {
     tagged: Set<string>,
     startPath: string | undefined,
     limit: number,
+    sort: SearchSort,
   ): Promise<SearchAnswer> {
     const start = (startPath ?? '').replace(/^\/+|\/+$/g, '');
     if (start !== '') await resolver.resolve(caller, start, { mustExist: true });
@@ -164,19 +186,28 @@ export function createSearch(deps: SearchDeps) {
     }
     // Date taken, camera, artist, album: what the index read of the files, asked once for them
     // all (a file it has not read yet fails).
-    if (hasMediaFilters(filters)) {
+    const indexed = (): IndexedFile[] => {
       const rows: IndexedFile[] = [];
       for (const [i, h] of hits.entries()) {
         const cover = indexes.readyCover(h.real);
         if (cover) rows.push({ key: i, rootId: cover.root.id, rel: cover.rel });
       }
-      const passing = entriesPassing(db, rows, factSql(filters));
+      return rows;
+    };
+    if (hasMediaFilters(filters)) {
+      const passing = entriesPassing(db, indexed(), factSql(filters));
       const kept = hits.filter((_, i) => passing.has(i));
       hits.length = 0;
       hits.push(...kept);
     }
     hits.sort((a, b) => b.mtime - a.mtime);
-    return { items: hits.slice(0, limit).map((h) => h.item), truncated: false, complete: hits.length <= limit };
+    let sorted = hits;
+    if (sort === 'taken') {
+      const taken = takenOfFiles(db, indexed());
+      const keyOf = new Map(hits.map((h, i) => [h, i]));
+      sorted = byTaken(hits, (h) => taken.get(keyOf.get(h)!));
+    }
+    return { items: sorted.slice(0, limit).map((h) => h.item), truncated: false, complete: hits.length <= limit };
   }
 
   async function run(
@@ -185,6 +216,7 @@ export function createSearch(deps: SearchDeps) {
     startPath: string | undefined,
     limit: number,
     fieldParams: Partial<Record<FieldName, string>> = {},
+    sort: SearchSort = 'relevance',
   ): Promise<SearchAnswer> {
     let parsed: ParsedQuery;
     try {
@@ -202,7 +234,7 @@ export function createSearch(deps: SearchDeps) {
       const paths = deps.tagged?.(caller.userId, tag) ?? [];
       tagged = new Set(tagged ? paths.filter((p) => tagged!.has(p)) : paths);
     }
-    if (tagged && !term) return taggedOnly(caller, filters, tagged, startPath, limit);
+    if (tagged && !term) return taggedOnly(caller, filters, tagged, startPath, limit, sort);
     const facts = factSql(filters);
     const deadline = Date.now() + config.search.timeBudgetMs;
     const starts = await startFolders(caller, startPath);
@@ -232,9 +264,9 @@ export function createSearch(deps: SearchDeps) {
         for (const scope of scopes) {
           const found: Found = term
             ? searchIndex(db, scope, term, deadline, true, limit, facts)
-            : listIndex(db, scope, facts, deadline, limit);
+            : listIndex(db, scope, facts, deadline, limit, sort === 'taken');
           for (const n of found.names)
-            names.push({ rootPath: n.rootPath, rel: n.rel, name: n.name, isDir: n.isDir, tier: n.tier });
+            names.push({ id: n.id, rootPath: n.rootPath, rel: n.rel, name: n.name, isDir: n.isDir, tier: n.tier });
           for (const d of found.docs)
             docs.push({ real: joinReal(d.rootPath, d.rel), name: d.name, order: d.rank, id: d.id });
           truncated ||= found.truncated;
@@ -274,6 +306,14 @@ export function createSearch(deps: SearchDeps) {
     }
     if (term) names.sort(compareNames);
     docs.sort((a, b) => a.order - b.order);
+    if (sort === 'taken') {
+      // What the index read of each hit (a hit of the live walk, not indexed yet, has none).
+      const ids = [...names, ...docs].flatMap((c) => (c.id === undefined ? [] : [c.id]));
+      const taken = takenById(db, ids);
+      const at = (c: { id?: number }) => (c.id === undefined ? undefined : taken.get(c.id));
+      names.splice(0, names.length, ...byTaken(names, at));
+      docs.splice(0, docs.length, ...byTaken(docs, at));
+    }
 
     const items: SearchItem[] = [];
     const shown = new Set<string>();

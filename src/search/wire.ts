@@ -1,6 +1,10 @@
 // Wire shapes of search.
 import { z } from 'zod';
 
+/** `relevance`: names closest first, documents most relevant first; `taken`: photos newest taken first (each list), the rest after them as they were. */
+export const SEARCH_SORTS = ['relevance', 'taken'] as const;
+export type SearchSort = (typeof SEARCH_SORTS)[number];
+
 export const searchItem = z.object({
   name: z.string(),
   path: z.string().describe('The folder holding the match ("" at the top)'),

@@ -4,7 +4,8 @@
 // with spaces, accents (NFC and NFD), `&`, `+`, `#` and emoji. `taken:`, `camera:`, `artist:`,
 // `album:` typed in `q` and as the API's parameters with every client's encoding (the native
 // app's raw `+`), alone and with other fields and words; a photo replaced is read again;
-// refusals with the envelope; the parameters described in /api/openapi.json. The answers come
+// `sort=taken` orders photos by what they say; refusals with the envelope; the parameters
+// described in /api/openapi.json. The answers come
 // from the index once its walk and the reading of the files are done (waited on).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -172,6 +173,44 @@ test('tag: with camera:, taken:, artist:, album: narrows the tagged items by wha
   same(await names(bob, box(`tag:"${TAG}" camera:pixel`)), []);
   const removed = await admin.post('/api/tags/apply', { paths, remove: [TAG] });
   assert.is(removed.status, 200, removed.text);
+});
+
+test('sort=taken: the photos newest taken first, the rest after them; a bad sort is refused', async () => {
+  /** The names in the order of the answer. */
+  const inOrder = async (c: Client, query: string) => {
+    const a = await c.get(`/api/search?${query}`);
+    assert.is(a.status, 200, `${query}: ${a.text}`);
+    return a.json.items.map((i: { name: string }) => i.name.normalize('NFC')) as string[];
+  };
+  const taken = (q: string) => `${box(q)}&sort=taken`;
+  // Fields alone: every photo's file says 2025-03-01; only what the photos say orders them.
+  assert.equal(await inOrder(admin, taken('kind:photo')), [fireworks, tree, zoe, beach]);
+  assert.equal(await inOrder(bob, taken('kind:photo')), [fireworks, tree, zoe, beach]);
+  // The note says nothing of when it was taken: after the photos, though it is a name match too.
+  assert.equal(await inOrder(admin, taken('in:"Sommer 2019"')), [zoe, beach, nameOf(NOTE)]);
+  // Words (a pattern), and the field as the API's parameter with the sort.
+  assert.equal(await inOrder(admin, taken('*.jpg')), [fireworks, tree, zoe, beach]);
+  assert.equal(await inOrder(admin, `in=${encodeURIComponent('Weihnachten & Neujahr #2')}&q=jpg&sort=taken`), [
+    fireworks,
+    tree,
+  ]);
+  // Tagged items (tag: alone is answered from the tags, not the index walk).
+  const TAG = 'Fotoalbum 2019 + 2023 📷';
+  const paths = [PHOTOS[0]!.rel, PHOTOS[2]!.rel, NOTE].map((r) => `${VOL}/${r}`);
+  const applied = await admin.post('/api/tags/apply', { paths, add: [TAG] });
+  assert.is(applied.status, 200, applied.text);
+  assert.equal(await inOrder(admin, taken(`tag:"${TAG}"`)), [tree, beach, nameOf(NOTE)]);
+  const removed = await admin.post('/api/tags/apply', { paths, remove: [TAG] });
+  assert.is(removed.status, 200, removed.text);
+  // An order it does not know is refused with the envelope; the parameter is described.
+  const bad = await admin.get(`/api/search?${box('kind:photo')}&sort=shot`);
+  assert.is(bad.status, 400, bad.text);
+  assert.ok(envelope(bad).requestId);
+  const spec = await admin.get('/api/openapi.json');
+  const sort = (spec.json.paths['/api/search'].get.parameters as { name: string; schema: { enum?: string[] } }[]).find(
+    (p) => p.name === 'sort',
+  );
+  assert.equal(sort?.schema.enum, ['relevance', 'taken']);
 });
 
 test('the API parameters, with every client encoding (the native app sends + raw)', async () => {

@@ -2,7 +2,8 @@
 // shows when it was taken, the camera, lens, exposure and where (a JPEG with EXIF and GPS made by
 // the test); a song's viewer shows its cover, title, artist and album (an MP3 with ID3v2 and a
 // front picture, by ffmpeg) and its details the tags; a video's details its length, resolution and
-// codecs (an MP4 by ffmpeg). Desktop and phone, light and dark; screenshots in test/.artifacts/.
+// codecs (an MP4 by ffmpeg); search results sorted by the date the photos say they were taken
+// (not the files' own times), each photo's row saying when. Desktop and phone, light and dark; screenshots in test/.artifacts/.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -22,6 +23,9 @@ const FOLDER = 'Été 2025 — Paris & #1';
 const PHOTO = 'Tour Eiffel + moi 🌅.jpg';
 const SONG = '03 Clair de lune.mp3';
 const CLIP = 'Anniversaire de Léa.mp4';
+/** Taken in 2019 and 2023, their files' own times the other way round (2024 and 2020). */
+const BEACH = 'Plage à Nice — août 2019 & #2.jpg';
+const SNOW = 'Neige + luge 2023 ❄️.jpg';
 const files = (...p: string[]) => path.join(server.dirs.volumes, 'Files', FOLDER, ...p);
 
 async function details(name: string) {
@@ -55,6 +59,13 @@ test.before(async () => {
     ),
   );
   fs.writeFileSync(files(CLIP), mp4(2));
+  for (const [name, taken, modified] of [
+    [BEACH, '2019:08:02 09:15:00', '2024-01-10T12:00:00Z'],
+    [SNOW, '2023:02:11 15:40:00', '2020-01-10T12:00:00Z'],
+  ] as const) {
+    fs.writeFileSync(files(name), await cameraJpeg(64, 48, { ...FUJI_X_T30, orientation: undefined, taken }));
+    fs.utimesSync(files(name), new Date(modified), new Date(modified));
+  }
   ({ browser } = await launch());
   const p = await newPage(browser, DESKTOP);
   context = p.context;
@@ -110,6 +121,37 @@ test("a song's viewer shows its cover and tags; its details the album and track;
   assert.is(clip['Resolution'], '320 × 240');
   assert.is(clip['Codecs'], 'h264 · aac');
   assert.match(clip['Duration']!, /^[23] s$/);
+});
+
+test('search results sorted by the date each photo was taken, each saying when', async () => {
+  // The index has read what the three photos say (server state, polled).
+  const url = `${server.url}/api/search?q=${encodeURIComponent('kind:photo taken:<2030')}`;
+  await waitFor(
+    async () => {
+      const r = await context.request.get(url);
+      return r.ok() ? ((await r.json()) as { items: unknown[] }).items.length : -1;
+    },
+    { what: 'the three photos read by the index', until: (n) => n === 3, timeoutMs: 120_000 },
+  );
+  await page.goto(`${server.url}/search?q=${encodeURIComponent('kind:photo')}`);
+  const rows = page.getByRole('list', { name: 'Name matches' }).getByRole('listitem');
+  const order = () => rows.evaluateAll((li) => li.map((l) => (l as HTMLElement).dataset.name));
+  // As asked first: newest file first (the beach's file is newer than the snow's).
+  await waitFor(order, {
+    what: 'newest file first',
+    timeoutMs: 30_000,
+    until: (o) => o.join('|') === [PHOTO, BEACH, SNOW].join('|'),
+  });
+  await page.getByRole('combobox', { name: 'Sort results' }).selectOption('taken');
+  await waitFor(order, {
+    what: 'newest taken first',
+    timeoutMs: 30_000,
+    until: (o) => o.join('|') === [PHOTO, SNOW, BEACH].join('|'),
+  });
+  const beach = page.locator(`.search-results li[data-name="${BEACH}"]`);
+  await beach.locator('.taken', { hasText: 'Taken 2019-08-02 09:15' }).waitFor();
+  await page.locator(`.search-results li[data-name="${SNOW}"] .taken`, { hasText: 'Taken 2023-02-11 15:40' }).waitFor();
+  await shot(page, 'metadata-search-taken-desktop');
 });
 
 test('phone, dark: the song card and the photo facts fit the screen', async () => {

@@ -1,6 +1,7 @@
 // Search results: names first, then documents that contain the term with the matching line.
 // The search answer names each match only, so size and date (and the thumbnail) come from the
-// metadata route, asked for rows as they scroll into view, or for all of them to sort by.
+// metadata route, asked for rows as they scroll into view, or for all of them to sort by. Sorting
+// by date taken is the server's (it knows what every photo says, not only the ones shown).
 import { signal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, joinPath, queryString } from '../api/client.ts';
@@ -112,7 +113,7 @@ function FilterChips({ q, parsed, scope }: { q: string; parsed: ParsedQuery | nu
   );
 }
 
-type Order = 'relevance' | 'name' | 'size' | 'modified';
+type Order = 'relevance' | 'name' | 'size' | 'modified' | 'taken';
 const fullOf = (i: SearchItem) => joinPath(i.path, i.name);
 /** Metadata of results by full path; `null` while asked or when it could not be read. */
 const meta = signal<Record<string, Metadata | null>>({});
@@ -199,6 +200,8 @@ function Result({ item, term }: { item: SearchItem; term: string }) {
           <>
             {!dir && <span class="size">{formatBytes(m.size)}</span>}
             <span class="date">{formatDate(m.dateModified)}</span>
+            {/* EXIF's date taken is the camera's clock (no zone): shown as written. */}
+            {m.image?.dateTaken && <span class="taken">Taken {m.image.dateTaken.replace('T', ' ').slice(0, 16)}</span>}
           </>
         ) : (
           ''
@@ -210,7 +213,8 @@ function Result({ item, term }: { item: SearchItem; term: string }) {
 }
 
 function ordered(list: SearchItem[], order: Order): SearchItem[] {
-  if (order === 'relevance') return list;
+  // Relevance and date taken: as the server answered.
+  if (order === 'relevance' || order === 'taken') return list;
   const m = meta.value;
   const by = (i: SearchItem) =>
     order === 'size' ? (m[fullOf(i)]?.size ?? -1) : Date.parse(m[fullOf(i)]?.dateModified ?? '') || 0;
@@ -225,11 +229,15 @@ export default function Search() {
   const scope = location.value.query.get('path') ?? '';
   // The answer with the query and folder it answers: one for an earlier query is never shown
   // (between a new query and its effect, the page would show the list from before).
-  const [answered, setAnswered] = useState<{ q: string; scope: string; answer: SearchAnswer } | null>(null);
-  const answer = answered && answered.q === q && answered.scope === scope ? answered.answer : null;
+  const [answered, setAnswered] = useState<{ q: string; scope: string; taken: boolean; answer: SearchAnswer } | null>(
+    null,
+  );
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [order, setOrder] = useState<Order>('relevance');
+  const byTaken = order === 'taken';
+  const answer =
+    answered && answered.q === q && answered.scope === scope && answered.taken === byTaken ? answered.answer : null;
   // The same reading of the query as the server's (search/fields.ts): chips, and whether to ask.
   let parsed: ParsedQuery | null = null;
   let fieldError: unknown = null;
@@ -248,10 +256,12 @@ export default function Search() {
     if (!askable) return;
     let live = true;
     setBusy(true);
-    api('GET /api/search', { query: { q, limit: 200, ...(scope ? { path: scope } : {}) } })
+    api('GET /api/search', {
+      query: { q, limit: 200, ...(scope ? { path: scope } : {}), ...(byTaken ? { sort: 'taken' } : {}) },
+    })
       .then(
         (a) => {
-          if (live) setAnswered({ q, scope, answer: a });
+          if (live) setAnswered({ q, scope, taken: byTaken, answer: a });
         },
         (err) => {
           if (live) setError(err);
@@ -263,7 +273,7 @@ export default function Search() {
     return () => {
       live = false;
     };
-  }, [q, scope]);
+  }, [q, scope, byTaken]);
   const names = ordered(answer?.items.filter((i) => !i.matchLine && !i.matchLineNumber) ?? [], order);
   const content = ordered(answer?.items.filter((i) => i.matchLine || i.matchLineNumber) ?? [], order);
   return (
@@ -294,7 +304,7 @@ export default function Search() {
       {busy && <Spinner label="Searching" />}
       <ErrorNote error={error} />
       {answer && !answer.items.length && <p class="muted">Nothing found.</p>}
-      {answer && answer.items.length > 1 && (
+      {((answer && answer.items.length > 1) || byTaken) && (
         <label class="sort-by">
           Sort by{' '}
           <select aria-label="Sort results" value={order} onChange={(e) => setOrder(e.currentTarget.value as Order)}>
@@ -302,6 +312,7 @@ export default function Search() {
             <option value="name">Name</option>
             <option value="size">Size (largest first)</option>
             <option value="modified">Date (newest first)</option>
+            <option value="taken">Date taken (photos, newest first)</option>
           </select>
         </label>
       )}
