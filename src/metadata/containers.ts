@@ -317,3 +317,141 @@ export async function heifOrientation(
   const tiff = await exifTiff(read, size).catch(() => null);
   return { transformed, exif: tiff ? tiffOrientation(tiff) : null };
 }
+
+/** An ISO media file's (MP4, MOV, M4V, 3GP) first video and audio tracks, from its headers. */
+export interface MovieTracks {
+  width: number | null;
+  height: number | null;
+  /** ffprobe's names where they are known (h264, hevc, aac…), else the sample entry's four letters. */
+  videoCodec: string | null;
+  audioCodec: string | null;
+}
+
+/** Sample entry types as ffprobe names their codecs: the answer is the same with or without it. */
+const SAMPLE_CODECS: Record<string, string> = {
+  avc1: 'h264',
+  avc3: 'h264',
+  hvc1: 'hevc',
+  hev1: 'hevc',
+  av01: 'av1',
+  vp08: 'vp8',
+  vp09: 'vp9',
+  mp4v: 'mpeg4',
+  s263: 'h263',
+  jpeg: 'mjpeg',
+  mjpa: 'mjpeg',
+  apch: 'prores',
+  apcn: 'prores',
+  apcs: 'prores',
+  apco: 'prores',
+  ap4h: 'prores',
+  mp4a: 'aac',
+  'ac-3': 'ac3',
+  'ec-3': 'eac3',
+  Opus: 'opus',
+  fLaC: 'flac',
+  alac: 'alac',
+  '.mp3': 'mp3',
+  samr: 'amr_nb',
+  sawb: 'amr_wb',
+  lpcm: 'pcm',
+  sowt: 'pcm_s16le',
+  twos: 'pcm_s16be',
+};
+
+/** The boxes between `from` and `to` of the file, by their headers alone (positioned reads). */
+async function boxesIn(read: ReadAt, from: number, to: number): Promise<Box[]> {
+  const boxes: Box[] = [];
+  for (let at = from; at + 8 <= to && boxes.length < 256;) {
+    const head = await read(at, 16);
+    if (head.length < 8) break;
+    let length = head.readUInt32BE(0);
+    let body = at + 8;
+    if (length === 1) {
+      if (head.length < 16) break;
+      length = Number(head.readBigUInt64BE(8));
+      body = at + 16;
+    } else if (length === 0) length = to - at;
+    if (length < body - at || at + length > to) break;
+    boxes.push({ type: head.toString('latin1', 4, 8), body, end: at + length });
+    at += length;
+  }
+  return boxes;
+}
+
+/**
+ * The tracks of an ISO media file as its movie box (moov) describes them: each track's handler
+ * (hdlr: video or sound) and its first sample entry (stsd: the codec's four letters and, for a
+ * picture, its coded width and height). Only box headers and those few small boxes are read,
+ * never the samples or their tables; null when the file is not one or has no movie box.
+ */
+export async function movieTracks(read: ReadAt, size: number): Promise<MovieTracks | null> {
+  const head = await read(0, 12);
+  if (head.length < 12 || head.toString('latin1', 4, 8) !== 'ftyp') return null;
+  const moov = (await topBoxes(read, size)).find((b) => b.type === 'moov');
+  if (!moov) return null;
+  const out: MovieTracks = { width: null, height: null, videoCodec: null, audioCodec: null };
+  const child = async (box: Box | undefined, type: string) =>
+    box ? (await boxesIn(read, box.body, box.end)).find((b) => b.type === type) : undefined;
+  for (const trak of (await boxesIn(read, moov.body, moov.end)).filter((b) => b.type === 'trak')) {
+    const mdia = await child(trak, 'mdia');
+    const hdlr = await child(mdia, 'hdlr');
+    if (!hdlr) continue;
+    const handler = (await read(hdlr.body + 8, 4)).toString('latin1');
+    if (handler !== 'vide' && handler !== 'soun') continue;
+    if ((handler === 'vide' ? out.videoCodec : out.audioCodec) !== null) continue;
+    const stsd = await child(await child(await child(mdia, 'minf'), 'stbl'), 'stsd');
+    if (!stsd || stsd.end - stsd.body < 16) continue;
+    // Version and flags, the entry count, then the first entry: its length and type, six
+    // reserved bytes and a reference index; a visual entry's width and height 24 bytes on.
+    const entry = await read(stsd.body + 8, 36);
+    if (entry.length < 8) continue;
+    const type = entry.toString('latin1', 4, 8);
+    const codec = SAMPLE_CODECS[type] ?? (/^[\x20-\x7e]{4}$/.test(type) ? type.trim() : null);
+    if (handler === 'soun') {
+      out.audioCodec = codec;
+      continue;
+    }
+    out.videoCodec = codec;
+    if (entry.length >= 36) {
+      out.width = entry.readUInt16BE(32) || null;
+      out.height = entry.readUInt16BE(34) || null;
+    }
+  }
+  return out;
+}
+
+/** Matroska's codec ids (as music-metadata gives them, without their V_/A_) by ffprobe's names. */
+const MATROSKA_CODECS: Record<string, string> = {
+  'MPEG4/ISO/AVC': 'h264',
+  'MPEGH/ISO/HEVC': 'hevc',
+  AV1: 'av1',
+  VP8: 'vp8',
+  VP9: 'vp9',
+  'MPEG4/ISO/ASP': 'mpeg4',
+  'MPEG4/ISO/SP': 'mpeg4',
+  'MPEG4/ISO/AP': 'mpeg4',
+  'MPEG4/MS/V3': 'msmpeg4v3',
+  MPEG2: 'mpeg2video',
+  MPEG1: 'mpeg1video',
+  THEORA: 'theora',
+  AAC: 'aac',
+  AC3: 'ac3',
+  EAC3: 'eac3',
+  'E-AC3': 'eac3',
+  DTS: 'dts',
+  OPUS: 'opus',
+  VORBIS: 'vorbis',
+  FLAC: 'flac',
+  'MPEG/L3': 'mp3',
+  'MPEG/L2': 'mp2',
+  'PCM/INT/LIT': 'pcm_s16le',
+  TRUEHD: 'truehd',
+};
+
+/** A codec name from a container's header as ffprobe writes it, where it is known. */
+export function ffprobeCodecName(raw: string | null): string | null {
+  if (raw === null) return null;
+  const id = raw.replace(/^[VA]_/, '').toUpperCase();
+  return MATROSKA_CODECS[id] ?? MATROSKA_CODECS[id.replace(/\/.*$/, '')] ?? raw;
+}

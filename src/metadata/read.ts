@@ -12,7 +12,15 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { readDescriptor } from '../archives/descriptor.ts';
 import { EXIF_KINDS, TAGGED_AUDIO_KINDS, VIDEO_KINDS } from '../files/kinds.ts';
-import { exifTiff, heifDimensions, readAtBuffer, readAtFd, type ReadAt } from './containers.ts';
+import {
+  exifTiff,
+  ffprobeCodecName,
+  heifDimensions,
+  movieTracks,
+  readAtBuffer,
+  readAtFd,
+  type ReadAt,
+} from './containers.ts';
 import { xmlText, zipParts } from './zip-text.ts';
 import type { AudioFacts, DocumentFacts, FileFacts, ImageFacts, VideoFacts } from './wire.ts';
 
@@ -296,15 +304,21 @@ async function videoFacts(file: Readable, size: number): Promise<FileFacts> {
     return { video: facts };
   }
   if (probe === undefined) return {}; // ffprobe is there and could not read it: a damaged file
+  // Without ffprobe: the container's own header. music-metadata reads a Matroska/WebM track's
+  // size and codecs and any container's length; an MP4's or MOV's tracks come from its movie
+  // box (containers.ts: music-metadata names no picture size there). Codecs as ffprobe names them.
   const meta = await parseDescriptor(file.fd, size, { duration: true, skipCovers: true });
   const track = meta.format.trackInfo?.find((t) => t.video);
   const audioTrack = meta.format.trackInfo?.find((t) => t.audio);
+  const movie = await movieTracks(readAtFd(file.fd), size).catch(() => null);
   const facts: VideoFacts = {
-    width: num(track?.video?.pixelWidth),
-    height: num(track?.video?.pixelHeight),
+    width: movie?.width ?? num(track?.video?.pixelWidth),
+    height: movie?.height ?? num(track?.video?.pixelHeight),
     duration: num(meta.format.duration),
-    videoCodec: text(track?.codecName),
-    audioCodec: text(audioTrack?.codecName) ?? (meta.format.hasAudio ? text(meta.format.codec) : null),
+    videoCodec: movie?.videoCodec ?? ffprobeCodecName(text(track?.codecName)),
+    audioCodec:
+      movie?.audioCodec ??
+      ffprobeCodecName(text(audioTrack?.codecName) ?? (meta.format.hasAudio ? text(meta.format.codec) : null)),
     container: text(meta.format.container),
     source: 'header',
   };

@@ -1,12 +1,13 @@
 // What files say about themselves, in the metadata answer (GET /api/metadata/*): a photo's camera,
 // lens, exposure, date taken and place (a JPEG with EXIF and GPS written here), a song's tags and
 // cover (an MP3 with ID3v2 and a front picture, by ffmpeg; the cover is its thumbnail), a video's
-// streams (an MP4 by ffmpeg, read by ffprobe), a PDF's and an office document's title and author.
+// streams (an MP4 by ffmpeg, read by ffprobe; with no ffmpeg, an MP4 and an MKV by their own headers), a PDF's and an office document's title and author.
 // The place is for those who may read the file: another account gets nothing, and a link holder's
 // bytes (inline, download, a zip of the album, a Range of the head) and renditions carry no GPS — the same length,
 // the camera facts kept.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import exifr from 'exifr';
@@ -18,6 +19,7 @@ import {
   cameraPng,
   FUJI_X_T30,
   heicOf,
+  clip,
   mp4,
   png,
   taggedMp3,
@@ -26,7 +28,7 @@ import {
 } from '../support/media.ts';
 import { pdfDocument } from '../support/world.ts';
 import { yazlZip } from '../support/archives.ts';
-import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { removeDirs, serverMode, startServer, type TestServer } from '../support/server.ts';
 import { createUser, setupAdmin } from '../support/auth.ts';
 
 let s: TestServer;
@@ -420,6 +422,37 @@ test("a video's duration, resolution and codecs (ffprobe)", async () => {
   assert.is(v.audioCodec, 'aac');
   assert.match(v.container, /mp4/);
   assert.ok(v.duration > 1.9 && v.duration < 2.2, String(v.duration));
+});
+
+test("without ffmpeg: a video's duration, resolution and codecs from its container's own header (MP4, MKV)", async () => {
+  // Copies under names of their own: what was read with ffprobe is not asked again.
+  const dir = path.join(s.dirs.volumes, 'Files', 'Photos');
+  const MP4 = 'Fête des Lumières + 🎆 #2.mp4';
+  const MKV = 'Mariage de Zoë & Léo (Sans ffmpeg).mkv';
+  fs.copyFileSync(path.join(dir, 'Anniversaire de Léa.mp4'), path.join(dir, MP4));
+  fs.writeFileSync(path.join(dir, MKV), clip('mkv', 2));
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-no-ffprobe-'));
+  // From source the server is this process: its PATH is ours. The executable gets its own.
+  const saved = process.env.PATH;
+  if (serverMode === 'source') process.env.PATH = empty;
+  else await s.restart({ PATH: empty });
+  try {
+    for (const name of [MP4, MKV]) {
+      const r = await meta(alice, `Files/Photos/${name}`);
+      assert.is(r.status, 200, r.text);
+      const v = r.json.video;
+      assert.is(v.source, 'header', name);
+      assert.is(v.width, 320, name);
+      assert.is(v.height, 240, name);
+      assert.is(v.videoCodec, 'h264', name);
+      assert.is(v.audioCodec, 'aac', name);
+      assert.ok(v.duration > 1.9 && v.duration < 2.2, `${name}: ${v.duration}`);
+    }
+  } finally {
+    if (serverMode === 'source') process.env.PATH = saved;
+    else await s.restart({ PATH: '/usr/bin:/bin' });
+    fs.rmSync(empty, { recursive: true, force: true });
+  }
 });
 
 test("a PDF's pages, title and author; an office document's title and author", async () => {
