@@ -74,10 +74,24 @@ export interface TerminalManager {
   availability(): TerminalAvailability;
   /** Throws the answer for a request that cannot get a terminal now (503 unavailable, 429 cap). */
   assertCanStart(): void;
-  start(user: TerminalUser, size?: { cols?: number; rows?: number }): TerminalSession;
+  /**
+   * Takes a place under TERMINAL_MAX_SESSIONS before anything is spawned (counted and recorded at
+   * once, on every instance together): throws like assertCanStart when there is none. The place
+   * is held until `start` spawns its shell in it or it is released.
+   */
+  reserve(): TerminalPlace;
+  /** Spawns a shell in `place` (one taken now when none is given); a spawn that fails releases it. */
+  start(user: TerminalUser, size?: { cols?: number; rows?: number }, place?: TerminalPlace): TerminalSession;
   readonly active: number;
   /** Ends every terminal ('shutdown' by default: the server stops; 'switched-off': an administrator turned it off). */
   closeAll(reason?: EndReason): Promise<void>;
+}
+
+/** A place under TERMINAL_MAX_SESSIONS, taken before the shell is spawned. */
+export interface TerminalPlace {
+  readonly id: string;
+  /** Gives the place back when no shell was spawned in it (once; nothing after `start` used it). */
+  release(): void;
 }
 
 export interface TerminalDeps {
@@ -143,53 +157,89 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
     return { enabled: true, available: true };
   }
 
-  function assertCanStart(): void {
+  /** Places taken here whose shell is not spawned yet (the in-process count, without `shells`). */
+  const pending = new Set<string>();
+
+  const limitReached = () =>
+    new AppError(
+      'TERMINAL_LIMIT',
+      `${opts.maxSessions} terminal(s) are already open (TERMINAL_MAX_SESSIONS); close one first.`,
+      { headers: { 'Retry-After': '5' } },
+    );
+
+  function assertAvailable(): void {
     const a = availability();
     if (!a.enabled) throw new AppError('TERMINAL_DISABLED', 'The terminal is not enabled on this server.');
     if (!a.available) throw new AppError('TERMINAL_UNAVAILABLE', a.reason!);
-    if ((deps.shells ? deps.shells.count() : sessions.size) >= opts.maxSessions) {
-      throw new AppError(
-        'TERMINAL_LIMIT',
-        `${opts.maxSessions} terminal(s) are already open (TERMINAL_MAX_SESSIONS); close one first.`,
-        { headers: { 'Retry-After': '5' } },
-      );
-    }
   }
 
-  function start(user: TerminalUser, size: { cols?: number; rows?: number } = {}): TerminalSession {
-    assertCanStart();
-    const addon = deps.pty()!;
+  function assertCanStart(): void {
+    assertAvailable();
+    if ((deps.shells ? deps.shells.count() : sessions.size + pending.size) >= opts.maxSessions) throw limitReached();
+  }
+
+  function reserve(): TerminalPlace {
+    assertAvailable();
+    const id = randomUUID();
+    // The row goes in before the shell is spawned, under the lock that counts them: two instances
+    // opening at once cannot both see a free place and both spawn.
+    if (deps.shells) {
+      if (!deps.shells.reserve(id, opts.maxSessions)) throw limitReached();
+    } else if (sessions.size + pending.size >= opts.maxSessions) throw limitReached();
+    pending.add(id);
+    return {
+      id,
+      release() {
+        if (!pending.delete(id)) return;
+        try {
+          deps.shells?.closed(id);
+        } catch (err) {
+          deps.log.warn('could not give back a terminal place', { terminalId: id, err });
+        }
+      },
+    };
+  }
+
+  function start(
+    user: TerminalUser,
+    size: { cols?: number; rows?: number } = {},
+    place: TerminalPlace = reserve(),
+  ): TerminalSession {
+    if (!pending.has(place.id)) throw new Error('terminal place already used or released');
+    let proc: IPty;
     const env = opts.env ?? process.env;
     const shell = opts.shell || defaultShell(platform, env);
     const cols = clampSize(size.cols, 80, 1000);
     const rows = clampSize(size.rows, 24, 1000);
-    const proc = addon.spawn(shell, [...(opts.shellArgs ?? [])], {
-      name: 'xterm-256color',
-      cols,
-      rows,
-      cwd: defaultCwd(opts.cwd),
-      env: terminalEnvironment(env, platform),
-      // Raw bytes: counted exactly for backpressure, and passed on without re-encoding.
-      encoding: null,
-    });
-    const session = createSession(proc, user, shell, cols, rows);
-    sessions.set(session.id, session);
     try {
-      deps.shells?.opened(session.id);
+      assertAvailable();
+      proc = deps.pty()!.spawn(shell, [...(opts.shellArgs ?? [])], {
+        name: 'xterm-256color',
+        cols,
+        rows,
+        cwd: defaultCwd(opts.cwd),
+        env: terminalEnvironment(env, platform),
+        // Raw bytes: counted exactly for backpressure, and passed on without re-encoding.
+        encoding: null,
+      });
     } catch (err) {
-      deps.log.warn('could not record an open terminal', { terminalId: session.id, err });
+      place.release();
+      throw err;
     }
+    pending.delete(place.id);
+    const session = createSession(place.id, proc, user, shell, cols, rows);
+    sessions.set(session.id, session);
     return session;
   }
 
   function createSession(
+    id: string,
     proc: IPty,
     user: TerminalUser,
     shell: string,
     initialCols: number,
     initialRows: number,
   ): TerminalSession {
-    const id = randomUUID();
     const startedAt = new Date();
     let cols = initialCols;
     let rows = initialRows;
@@ -338,6 +388,7 @@ export function createTerminalManager(deps: TerminalDeps): TerminalManager {
   return {
     availability,
     assertCanStart,
+    reserve,
     start,
     get active() {
       return sessions.size;

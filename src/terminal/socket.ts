@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { AppError, errorEnvelope } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
-import type { TerminalManager, TerminalSession } from './sessions.ts';
+import type { TerminalManager, TerminalPlace, TerminalSession } from './sessions.ts';
 import type { TicketStore } from './tickets.ts';
 
 /** Who the HTTP layer found behind the upgrade request (already an administrator's session). */
@@ -142,21 +142,32 @@ export function createTerminalSocketServer(deps: {
           caller.requestId,
         );
       }
+      // The place is taken (a row on every instance's count) before the handshake and the spawn:
+      // a refusal is the upgrade's own 429, never a socket opened and closed at once.
+      let place: TerminalPlace;
       try {
-        deps.manager.assertCanStart();
+        place = deps.manager.reserve();
       } catch (err) {
         return refuse(socket, err as AppError, caller.requestId);
       }
+      // A handshake that never completes (the client gone, a malformed upgrade) gives it back.
+      const gone = () => place.release();
+      socket.once('close', gone);
       const size = {
         cols: Number(url.searchParams.get('cols')) || undefined,
         rows: Number(url.searchParams.get('rows')) || undefined,
       };
       sockets().handleUpgrade(req, socket, head, (ws) => {
+        socket.off('close', gone);
         let session: TerminalSession;
         try {
-          session = deps.manager.start({ userId: caller.userId, username: caller.username, ip: caller.ip }, size);
+          session = deps.manager.start(
+            { userId: caller.userId, username: caller.username, ip: caller.ip },
+            size,
+            place,
+          );
         } catch (err) {
-          // Another terminal took the last place between the check and the handshake.
+          // The terminal was switched off, or the shell could not be spawned (its place is given back).
           ws.send(JSON.stringify({ type: 'error', message: (err as Error).message }));
           ws.close(1013, 'try again later');
           return;

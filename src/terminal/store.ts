@@ -22,6 +22,12 @@ export interface TerminalStore {
   addTicket(row: TicketRow): void;
   /** Deletes ticket `id` and answers what it held (one statement: only one caller gets it). */
   takeTicket(id: string): TicketRow | undefined;
+  /**
+   * Runs `fn` in one transaction holding the open shells' lock (an advisory lock of PostgreSQL,
+   * released at the commit; the embedded database has one writer): instances that count and
+   * record open shells at once take turns, so two never both take the last place.
+   */
+  exclusively<T>(fn: () => T): T;
   /** Records a shell open on `instance`. */
   opened(id: string, instance: string, at: number): void;
   closed(id: string): void;
@@ -31,8 +37,16 @@ export interface TerminalStore {
   forgetInstance(instance: string): void;
 }
 
+/** The open shells' key among PostgreSQL's advisory locks ('btrm'). */
+const OPEN_SHELLS_LOCK = 0x6274_726d;
+
 export function createTerminalStore(db: Database): TerminalStore {
   return {
+    exclusively: (fn) =>
+      db.transaction(() => {
+        if (db.dialect === 'postgres') db.get('SELECT pg_advisory_xact_lock(?) AS locked', [OPEN_SHELLS_LOCK]);
+        return fn();
+      }),
     sweepTickets: (now) => void db.run('DELETE FROM terminal_tickets WHERE expires_at <= ?', [now]),
     outstanding: (now) =>
       Number(db.get<{ n: number }>('SELECT COUNT(*) AS n FROM terminal_tickets WHERE expires_at > ?', [now])?.n ?? 0),

@@ -100,7 +100,11 @@ export function createTicketStore(options: {
 export interface OpenShells {
   /** Shells open now on the instances that are alive. */
   count(): number;
-  opened(id: string): void;
+  /**
+   * Records shell `id` open here when fewer than `max` are open on the live instances, counted
+   * and recorded under one lock (store.exclusively) before the shell is spawned: false when full.
+   */
+  reserve(id: string, max: number): boolean;
   closed(id: string): void;
 }
 
@@ -112,17 +116,23 @@ export function createOpenShells(deps: {
 }): OpenShells {
   const { store, leases } = deps;
   const now = deps.now ?? Date.now;
+  const count = () => {
+    let n = 0;
+    for (const row of store.openPerInstance()) {
+      // An instance that is gone (killed, or this one's earlier run) took its shells with it.
+      if (leases.alive(row.instance)) n += row.n;
+      else store.forgetInstance(row.instance);
+    }
+    return n;
+  };
   return {
-    count() {
-      let n = 0;
-      for (const row of store.openPerInstance()) {
-        // An instance that is gone (killed, or this one's earlier run) took its shells with it.
-        if (leases.alive(row.instance)) n += row.n;
-        else store.forgetInstance(row.instance);
-      }
-      return n;
-    },
-    opened: (id) => store.opened(id, leases.instance, now()),
+    count,
+    reserve: (id, max) =>
+      store.exclusively(() => {
+        if (count() >= max) return false;
+        store.opened(id, leases.instance, now());
+        return true;
+      }),
     closed: (id) => store.closed(id),
   };
 }

@@ -254,6 +254,59 @@ test('TERMINAL_MAX_SESSIONS bounds the open terminals', async () => {
   assert.is(status, 200);
 });
 
+/** Opens `t`: 'ready' once its shell runs, else the refusal's status and code. */
+async function outcome(t: string): Promise<{ ready: Opened } | { status: number; code: string }> {
+  try {
+    const o = await open(t, { cookie: admin.cookieHeader });
+    await waitFor(() => o.control.some((m) => m.type === 'ready' || m.type === 'error'), {
+      what: 'ready or an error',
+      timeoutMs: 15_000,
+    });
+    const first = o.control.find((m) => m.type === 'ready' || m.type === 'error');
+    if (first.type === 'ready') return { ready: o };
+    o.ws.close();
+    return { status: (await o.closed).code, code: first.message };
+  } catch (err) {
+    const e = err as { status: number; body: any };
+    return { status: e.status, code: e.body?.error?.code };
+  }
+}
+
+test('terminals opened at once through every instance never pass TERMINAL_MAX_SESSIONS: two shells, the others 429 TERMINAL_LIMIT at the upgrade', async () => {
+  // Eight tickets first (none is open yet), then eight sockets at once: on a cluster they reach
+  // all three instances, each counting the shells of all of them.
+  const tickets: string[] = [];
+  for (let i = 0; i < 8; i++) tickets.push(await ticket(admin));
+  const results = await Promise.all(tickets.map((t) => outcome(t)));
+  const opened = results.flatMap((r) => ('ready' in r ? [r.ready] : []));
+  const refusals = results.flatMap((r) => ('ready' in r ? [] : [`${r.status} ${r.code}`]));
+  assert.is(opened.length, 2, JSON.stringify(refusals));
+  assert.equal(refusals, Array(6).fill('429 TERMINAL_LIMIT'));
+  // Each shell runs; once they end, the places are free again.
+  for (const [i, o] of opened.entries()) {
+    o.ws.send(JSON.stringify({ type: 'input', data: `echo "shell-$((${i}+100))"\r` }));
+    await waitFor(() => o.text().includes(`shell-${i + 100}`), { what: 'the echo', timeoutMs: 15_000, seen: o.text });
+    o.ws.close();
+    await o.closed;
+  }
+  const status = await waitFor(async () => (await admin.post('/api/terminal/session', {}, { origin: s.url })).status, {
+    what: 'a terminal session to be granted again',
+    until: (st) => st === 200,
+  });
+  assert.is(status, 200);
+});
+
+test('one ticket presented on two connections at once opens exactly one shell', async () => {
+  const t = await ticket(admin);
+  const [a, b] = await Promise.all([outcome(t), outcome(t)]);
+  const opened = [a, b].flatMap((r) => ('ready' in r ? [r.ready] : []));
+  const refusals = [a, b].flatMap((r) => ('ready' in r ? [] : [`${r.status} ${r.code}`]));
+  assert.is(opened.length, 1, JSON.stringify(refusals));
+  assert.equal(refusals, ['403 TERMINAL_TICKET_INVALID']);
+  opened[0]!.ws.close();
+  await opened[0]!.closed;
+});
+
 test('off by default: features say so, the route answers 404 and the socket is not there', async () => {
   const off = await startServer();
   try {

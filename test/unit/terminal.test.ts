@@ -172,6 +172,45 @@ test('the cap on concurrent terminals refuses one more with 429, and frees its p
   assert.is(m.active, 0);
 });
 
+test('a place taken before the spawn counts until it is used or given back; a spawn that fails gives it back', async () => {
+  const shells = createOpenShells({ store: rows, leases: { instance: 'here', alive: () => true } });
+  const m = createTerminalManager({
+    enabled: () => true,
+    pty: () => pty,
+    log: silentLogger,
+    shells,
+    options: { maxSessions: 1, idleTimeoutMs: 0, outputBufferBytes: 1024, shell: '/bin/sh', env: secretEnv },
+  });
+  const place = m.reserve();
+  assert.is(shells.count(), 1, 'the row is in before anything is spawned');
+  assert.throws(
+    () => m.reserve(),
+    (e: AppError) => e.status === 429 && e.code === 'TERMINAL_LIMIT',
+  );
+  place.release();
+  place.release();
+  assert.is(shells.count(), 0);
+  // A spawn that throws (fork refused: EAGAIN when the process table is full) leaves no place taken.
+  const broken = createTerminalManager({
+    enabled: () => true,
+    pty: () => ({
+      ...pty,
+      spawn: () => {
+        throw Object.assign(new Error('fork failed'), { code: 'EAGAIN' });
+      },
+    }),
+    log: silentLogger,
+    shells,
+    options: { maxSessions: 1, idleTimeoutMs: 0, outputBufferBytes: 1024, shell: '/bin/sh', env: secretEnv },
+  });
+  assert.throws(() => broken.start({ userId: 'u', username: 'a' }));
+  assert.is(shells.count(), 0);
+  const s = m.start({ userId: 'u', username: 'a' }, {}, m.reserve());
+  assert.is(shells.count(), 1);
+  await s.close();
+  assert.is(shells.count(), 0);
+});
+
 test('without the add-on or when off, availability says why and a start answers 503 / 404', () => {
   const missing = createTerminalManager({
     enabled: () => true,
@@ -406,9 +445,13 @@ test("open shells count across instances; a dead instance's do not", () => {
   const leasesA = { instance: 'a', alive: (o: string) => o === 'a' || (o === 'b' && deadAlive) };
   const a = createOpenShells({ store: rows, leases: leasesA });
   const b = createOpenShells({ store: rows, leases: { instance: 'b', alive: () => true } });
-  a.opened('t1');
-  b.opened('t2');
-  b.opened('t3');
+  assert.ok(a.reserve('t1', 3));
+  assert.ok(b.reserve('t2', 3));
+  assert.ok(b.reserve('t3', 3));
+  assert.is(a.count(), 3);
+  // Full across the instances: another place is refused and nothing is recorded for it.
+  assert.not.ok(a.reserve('t4', 3));
+  assert.not.ok(b.reserve('t4', 3));
   assert.is(a.count(), 3);
   a.closed('t1');
   assert.is(a.count(), 2);
