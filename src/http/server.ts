@@ -257,17 +257,20 @@ export function createHttpServer(opts: HttpOptions): http.Server {
   // The route table is whole when the server is made (app.ts): compiled once, here.
   const matcher = new RouteMatcher(opts.routes);
 
-  /** No row for this spelling: the UI outside /api, otherwise 405 with Allow, or 404. */
+  /**
+   * No row for this method and spelling: 405 with Allow on a row's path (under /api or outside
+   * it, as `POST /licenses.txt`), else the UI outside /api, or 404.
+   */
   function noMatch(req: IncomingMessage, res: ServerResponse): void {
     const pathname = rawPathname(req);
-    if (!isApiPath(pathname)) {
-      if (opts.fallback) return opts.fallback(req, res);
-      throw new AppError('NOT_FOUND');
-    }
     const allowed = matcher.methodsFor(pathname.toLowerCase());
     if (allowed.length > 0) {
       res.setHeader('Allow', allowed.join(', '));
       throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${allowed.join(', ')}.`);
+    }
+    if (!isApiPath(pathname)) {
+      if (opts.fallback) return opts.fallback(req, res);
+      throw new AppError('NOT_FOUND');
     }
     throw new AppError('NOT_FOUND', 'No such API route.');
   }

@@ -415,4 +415,63 @@ test('the bell: an event caused through one instance reaches the account’s pag
   for (const p of [...inesPages, ...boPages]) p.ws.close();
 });
 
+test('a forged configuration NOTIFY on the channel only drops the caches: no instance answers otherwise, the version row does not move', async () => {
+  const ines = new Client(instances[0]!.url);
+  assert.is((await ines.post('/api/auth/login', { identifier: INES.username, password: INES.password })).status, 200);
+  const inesId = (await me(ines)).id;
+  const hidden = `Files/${FOLDER}/Gehälter 2025 – „vertraulich“ & #1`;
+  const open = `Files/${FOLDER}/Urlaub + Fotos 50%`;
+  for (const f of [hidden, open])
+    assert.is(
+      (await on(0, admin).post('/api/files/folder', { path: `Files/${FOLDER}`, name: f.split('/').pop() })).status,
+      201,
+    );
+  const rule = await on(0, admin).put('/api/access/rules', {
+    path: hidden,
+    subject: { kind: 'account', id: inesId },
+    level: 'hidden',
+  });
+  assert.is(rule.status, 200, rule.text);
+  /** What every instance answers: Ines at both folders, and the administrator's settings. */
+  const answers = async () =>
+    Promise.all(
+      [0, 1, 2].map(async (i) => ({
+        hidden: (await on(i, ines).get(`/api/browse/${url(hidden)}`)).status,
+        open: (await on(i, ines).get(`/api/browse/${url(open)}`)).status,
+        settings: (await on(i, admin).get('/api/settings')).json,
+      })),
+    );
+  const before = await answers();
+  for (const a of before) assert.equal([a.hidden, a.open], [404, 200]);
+  const c = new pg.Client(database);
+  await c.connect();
+  const version = async () =>
+    (await c.query("SELECT version FROM cluster_config_version WHERE name = 'config'")).rows[0].version;
+  try {
+    const versionBefore = await version();
+    // What the database's own trigger sends, and payloads that claim a change or carry values.
+    for (const m of [
+      { s: 'config' },
+      { i: 'forged', s: 'config', p: { version: Number(versionBefore) + 1000 } },
+      { s: 'config', p: { rules: [], settings: { activity: { enabled: false }, terminal: { enabled: true } } } },
+      { s: 'config', p: { path: hidden, subject: { kind: 'account', id: inesId }, level: 'manage' } },
+    ])
+      await c.query('SELECT pg_notify($1, $2)', ['burrow_changes', JSON.stringify(m)]);
+    await c.query('SELECT pg_notify($1, $2)', ['burrow_changes', 'config']);
+    // Each instance's stream has heard them once its own NOTIFY round trip (a bell for nobody) is back.
+    await c.query('SELECT pg_notify($1, $2)', [
+      'burrow_changes',
+      JSON.stringify({ i: 'forged', s: 'bell', p: { u: 'nobody', ids: [] } }),
+    ]);
+    assert.equal(await answers(), before);
+    assert.is(await version(), versionBefore, 'a NOTIFY moves no version');
+    // A real change still holds on the very next request through every instance.
+    const lifted = await on(1, admin).request('DELETE', `/api/access/rules/${rule.json.rule.id}`);
+    assert.is(lifted.status, 204, lifted.text);
+    for (const i of [0, 1, 2]) assert.is((await on(i, ines).get(`/api/browse/${url(hidden)}`)).status, 200);
+  } finally {
+    await c.end();
+  }
+});
+
 test.run();

@@ -100,6 +100,27 @@ test('GET /licenses.txt: the third-party notices as text/plain with nosniff, to 
     assert.match(text, /standard_fonts\/LICENSE_FOXIT/);
     const doc = (await new Client(s.url).get('/api/openapi.json')).json;
     assert.ok(doc.paths['/licenses.txt']?.get, 'described in the OpenAPI document');
+    // Its other methods are the route's 405 with Allow (they fell through to the web interface),
+    // as are those of the other rows outside /api; a path without a row is still the UI's.
+    for (const [method, path] of [
+      ['POST', '/licenses.txt'],
+      ['PUT', '/licenses.txt'],
+      ['PATCH', '/licenses.txt'],
+      ['DELETE', '/licenses.txt'],
+      ['POST', '/LICENSES.TXT'],
+      ['POST', '/healthz'],
+      ['DELETE', '/readyz'],
+    ] as const) {
+      const r = await fetch(`${s.url}${path}`, { method, headers: { origin: s.url } });
+      const body = await r.json();
+      assert.is(r.status, 405, `${method} ${path}`);
+      assert.is(r.headers.get('allow'), 'GET', `${method} ${path}`);
+      assert.is(body.error.code, 'METHOD_NOT_ALLOWED');
+      assert.ok(body.error.requestId);
+    }
+    const ui = await fetch(`${s.url}/no-such-page.txt`, { method: 'POST', headers: { origin: s.url } });
+    assert.is.not(ui.status, 405);
+    await ui.arrayBuffer();
   } finally {
     await s.close();
     removeDirs(s.dirs);
