@@ -6,7 +6,8 @@
 // Standard Webhooks reference library), naming the file as the administrator sees it. Then the
 // schedule: a time zone, quiet hours and a daily digest for an ntfy topic, chosen in the form and
 // read back from GET /api/notify/prefs; quiet hours that end when they begin are refused by the
-// server, whose words the page shows, and the kept choices stay as they were.
+// server, whose words the page shows, and the kept choices stay as they were. Last, a message a
+// receiver refused (410) is listed under "Not delivered"; "Send again" delivers it with its id.
 import * as assert from 'uvu/assert';
 import { Client } from '../support/client.ts';
 import { startReceiver, type Receiver } from '../support/receivers.ts';
@@ -161,6 +162,46 @@ j.step(
     const alert = prefs.getByRole('alert');
     await alert.getByText(refused.json.error.message).waitFor();
     assert.equal((await s.api('GET', '/api/notify/prefs')).json.prefs, before);
+  },
+);
+
+const GONE_NAME = 'Alter Server – Dachboden #2';
+j.step(
+  'Administration → Notifications: a message the receiver refused is listed, and “Send again” delivers it with the same id',
+  async (s) => {
+    const { page } = s;
+    const receiver = await startReceiver('webhook');
+    try {
+      receiver.behaviour = { kind: 'status', status: 410 };
+      const added = await s.api('POST', '/api/admin/notify/destinations', {
+        kind: 'webhook',
+        name: GONE_NAME,
+        url: receiver.url,
+      });
+      assert.is(added.status, 201, added.text);
+      receiver.secret = added.json.secret;
+      const sent = await s.api('POST', `/api/admin/notify/destinations/${added.json.destination.id}/test`, {});
+      assert.is(sent.status, 202, sent.text);
+      const id = sent.json.delivery.id as string;
+      // A 410 is a refusal: dead-lettered at the first attempt.
+      await s.eventually('the refused message dead-lettered', async () =>
+        (await s.api('GET', '/api/admin/notify/deliveries?state=dead')).json.deliveries.some((d: any) => d.id === id),
+      );
+      await s.goto('/admin/notifications');
+      const undelivered = page.getByRole('list', { name: 'Undelivered messages' });
+      const row = undelivered.getByRole('listitem').filter({ hasText: GONE_NAME });
+      await row.getByText('Test notification').waitFor();
+      receiver.behaviour = { kind: 'ok' };
+      await s.tap(row.getByRole('button', { name: 'Send again' }));
+      await s.eventually('the message sent again at the receiver', () => receiver.unique.has(id));
+      // The same id both times, signed both times; the list no longer holds it.
+      const attempts = receiver.requests.filter((r) => r.json?.id === id);
+      assert.is(attempts.length, 2);
+      assert.ok(attempts.every((r) => r.verified));
+      await row.waitFor({ state: 'detached' });
+    } finally {
+      await receiver.close();
+    }
   },
 );
 
