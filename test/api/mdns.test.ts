@@ -1,6 +1,6 @@
 // burrow.local by multicast DNS, on a link of two network namespaces the test makes (Burrow in
 // one, a second mDNS party in the other): a device that already answers for burrow.local makes
-// Burrow take burrow-2.local; that name resolves to Burrow's address, DNS-SD finds its HTTPS and
+// Burrow take burrow-2.local; that name resolves to Burrow's addresses (A and AAAA), DNS-SD finds its HTTPS and
 // WebDAV services with their ports and paths, the HTTPS certificate covers the name and the Host
 // allow-list takes it; on SIGTERM its records are withdrawn (TTL 0). Switched off (MDNS_ENABLED=false),
 // a server on the same link sends nothing from its start to its end.
@@ -39,6 +39,13 @@ test('a taken name makes burrow-2.local, which resolves, offers its services, an
   const dirs = makeDirs('burrow-mdns-');
   const children: ChildProcess[] = [];
   try {
+    // Burrow's machine has an IPv6 address on the link too (no duplicate detection: usable at once).
+    const link = (await net.a.run(['ip', '-o', 'link', 'show'])).stdout
+      .split('\n')
+      .map((l) => /^\d+: ([^:@]+)/.exec(l)?.[1])
+      .find((n) => n && n !== 'lo')!;
+    const v6 = await net.a.run(['ip', '-6', 'addr', 'add', 'fd00:232::a/64', 'dev', link, 'nodad']);
+    assert.is(v6.status, 0, v6.stderr);
     // The other device, answering for burrow.local before Burrow starts.
     const squatter = net.b.spawn([process.execPath, CLIENT, 'squat', 'burrow.local', net.b.address]);
     children.push(squatter);
@@ -74,6 +81,14 @@ test('a taken name makes burrow-2.local, which resolves, offers its services, an
     const resolved = await net.b.run([process.execPath, CLIENT, 'resolve', 'burrow-2.local']);
     assert.is(resolved.status, 0, resolved.stderr);
     assert.equal(JSON.parse(resolved.stdout), [{ data: net.a.address, ttl: 120 }]);
+    const resolved6 = await net.b.run([process.execPath, CLIENT, 'resolve', 'burrow-2.local', 'AAAA']);
+    assert.is(resolved6.status, 0, resolved6.stderr);
+    assert.ok(
+      (JSON.parse(resolved6.stdout) as { data: string; ttl: number }[]).some(
+        (r) => r.data === 'fd00:232::a' && r.ttl === 120,
+      ),
+      resolved6.stdout,
+    );
 
     // The services, with their ports and paths.
     const found: Record<string, any> = {};

@@ -1,6 +1,6 @@
 // A second mDNS party for the tests, run inside a network namespace (`ip netns exec`):
 //   squat NAME ADDRESS   answers for NAME (A ADDRESS) until killed — a device that has the name
-//   resolve NAME         prints the A answers for NAME (JSON), once one comes
+//   resolve NAME [TYPE]  prints the A (or TYPE: AAAA) answers for NAME (JSON), once one comes
 //   browse TYPE          prints the PTR → SRV/TXT records of a DNS-SD service type (JSON), once one comes
 //   goodbye NAME         prints 'ready', then the records for NAME with TTL 0 once they come
 //   listen               prints 'ready', then every query and response heard, with its sender (JSON)
@@ -26,14 +26,15 @@ mdns.on('ready', () => {
     });
     print('ready');
   } else if (mode === 'resolve') {
+    const type = (address ?? 'A') as 'A' | 'AAAA';
     mdns.on('response', (r) => {
-      const a = (r.answers as Rec[]).filter((x) => x.name.toLowerCase() === name && x.type === 'A');
+      const a = (r.answers as Rec[]).filter((x) => x.name.toLowerCase() === name && x.type === type);
       if (a.length) {
         print(a.map((x) => ({ data: x.data, ttl: x.ttl })));
         process.exit(0);
       }
     });
-    every(() => mdns.query({ questions: [{ name, type: 'A' }] }));
+    every(() => mdns.query({ questions: [{ name, type }] }));
   } else if (mode === 'browse') {
     mdns.on('response', (r) => {
       const all = [...r.answers, ...(r.additionals ?? [])] as Rec[];
