@@ -7,15 +7,17 @@
 //   runs with `-ss`) and plays on; closing the viewer ends the server's ffmpeg.
 // - A link's visitor: without the owner's leave to convert, the server's sentence (and the MP4
 //   still plays); with it, the MKV plays through the server.
+// - Without ffmpeg on the server: the MKV's viewer says what to install; the MP4 still plays.
 // Names as people write them: spaces, &, #, accents (NFC and NFD), emoji. Desktop (mouse) and
 // phone (touch, dark), screenshots in test/.artifacts/.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { clip, mp4 } from '../support/media.ts';
-import { removeDirs, type TestServer } from '../support/server.ts';
+import { removeDirs, serverMode, type TestServer } from '../support/server.ts';
 import { DESKTOP, PHONE, launch, newPage, setupAdmin, shot, startWithUi } from './browser.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -267,6 +269,44 @@ test("a link's visitor: without the owner's leave the server's sentence, with it
     }
   } finally {
     await p.context.close();
+  }
+});
+
+test('without ffmpeg on the server: the MKV viewer says what to install, the MP4 still plays', async () => {
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-no-ffmpeg-'));
+  // From source the server is this process: its PATH is ours. The executable gets its own.
+  const saved = process.env.PATH;
+  if (serverMode === 'source') process.env.PATH = empty;
+  else await server.restart({ PATH: empty });
+  const { context, page, problems } = await newPage(browser, DESKTOP, NO_WORKER);
+  await context.addCookies(cookies);
+  try {
+    const asked = streamRequests(page);
+    await page.goto(address(MKV));
+    const alert = page.locator('.viewer').getByRole('alert').filter({ hasText: 'This video cannot play here' });
+    await alert.waitFor({ timeout: 30_000 });
+    const said = await page.request.get(
+      `${server.url}/api/video/plan?path=${encodeURIComponent(`Files/${FOLDER}/${MKV}`)}`,
+    );
+    assert.is(said.status(), 501);
+    const { code, message } = (await said.json()).error;
+    assert.is(code, 'VIDEO_NEEDS_FFMPEG');
+    const shown = await alert.innerText();
+    assert.ok(shown.includes(message), shown);
+    assert.match(shown, /install ffmpeg/);
+    await shot(page, 'video-no-ffmpeg-desktop');
+    assert.equal(asked, []);
+    assert.equal(streams(), []);
+    await page.goto(address(MP4));
+    await page.locator('.viewer video').waitFor({ timeout: 30_000 });
+    assert.is((await state(page)).mode, 'direct');
+    await playing(page, 'the MP4 without ffmpeg', 0.5);
+    assert.equal(problems, []);
+  } finally {
+    await context.close();
+    if (serverMode === 'source') process.env.PATH = saved;
+    else await server.restart({ PATH: '/usr/bin:/bin' });
+    fs.rmSync(empty, { recursive: true, force: true });
   }
 });
 
