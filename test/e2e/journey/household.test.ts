@@ -184,7 +184,12 @@ j.step(
     const folder = page.getByRole('region', { name: `Folder ${PHOTOS}`, exact: true });
     await folder.waitFor();
     await page.locator('.entry[data-name="Holiday 2025"]').waitFor();
-    await page.getByText(/^Read-only \(your access is read-only\)/).waitFor();
+    // The banner says why: a rule, not the volume (the explainer's answer for her).
+    await page
+      .getByText(`Read-only by a rule: the rule for group ${GROUP} at “${PHOTOS}” gives you Read.`, { exact: true })
+      .waitFor();
+    const why = await asChild(s, 'GET', `/api/access/explain?path=${encodeURIComponent(PHOTOS)}`);
+    assert.equal([why.json.decidedBy, why.json.limit, why.json.rule?.path], ['rule', null, PHOTOS], why.text);
     const toolbar = page.getByRole('toolbar', { name: 'Folder actions' });
     for (const action of ['Folder', 'Upload'])
       assert.ok(await toolbar.getByRole('button', { name: action, exact: true }).isDisabled(), `${action} is offered`);
@@ -348,6 +353,11 @@ j.step(
     fs.mkdirSync(path.join(host, 'Oma'), { recursive: true });
     fs.writeFileSync(path.join(host, 'Oma', 'Brief 1970.txt'), 'Liebe Grüße aus Köln');
     await must(s, 'POST', '/api/admin/volumes', { label: ARCHIVE, path: host, accessMode: 'readonly' });
+    // Administration → Volumes says how a volume becomes one group's: rules at its root, not an assignment.
+    await s.goto('/admin/volumes');
+    await s.page.getByText(ARCHIVE, { exact: true }).first().waitFor();
+    const note = s.page.getByRole('note', { name: 'A volume for one group' });
+    assert.match(await note.innerText(), 'give the group its level at the volume and Everyone Hidden there');
     const folder = `${ARCHIVE}/Oma`;
 
     // The parent asks the explainer, in the page: read, because the volume is; the rules give manage.
@@ -375,7 +385,13 @@ j.step(
     const page = child!.page;
     await page.goto(s.url(filesAddress(folder)), { waitUntil: 'domcontentloaded' });
     await page.locator('.entry[data-name="Brief 1970.txt"]').waitFor();
-    await page.getByText(/^Read-only/).waitFor();
+    // The banner tells the volume's read-only from a rule's: the volume is, whatever the rules give.
+    await page
+      .getByText('Read-only volume: the administrator serves this whole volume read-only, whatever the rules give.', {
+        exact: true,
+      })
+      .waitFor();
+    assert.is(await page.getByText(/^Read-only by a rule/).count(), 0, 'a rule is not what decides here');
     const toolbar = page.getByRole('toolbar', { name: 'Folder actions' });
     assert.ok(await toolbar.getByRole('button', { name: 'Upload', exact: true }).isDisabled(), 'Upload is offered');
     const own = await asChild(s, 'GET', `/api/access/explain?path=${encodeURIComponent(folder)}`);

@@ -74,7 +74,11 @@ export function AssignedVolumes({ user, onClose }: { user: User; onClose: () => 
   return (
     <Dialog title={`Volumes of ${user.username}`} onClose={onClose} wide>
       <div class="stack">
-        <p class="muted small">An account with assigned volumes sees only these.</p>
+        <p class="muted small">
+          An account with assigned volumes sees only these. For a group, add the folder as a volume (Administration →
+          Volumes) and give the group a rule at its root, with Everyone <em>Hidden</em> there (Administration →
+          Permissions).
+        </p>
         <ul class="results">
           {list?.map((v) => (
             <li key={v.id}>

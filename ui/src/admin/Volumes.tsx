@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import type { ApiAnswer, ApiBody } from '../../../src/contract.ts';
 import { ErrorNote } from '../components/common.tsx';
-import { location } from '../state/router.ts';
+import { location, navigate } from '../state/router.ts';
 import { refreshVolumes } from '../state/session.ts';
 import { toastError } from '../state/toasts.ts';
 import { ServerFiles } from './AssignedVolumes.tsx';
@@ -51,6 +51,19 @@ export function Volumes() {
       <p class="muted small">
         Every folder inside <code>{data?.volumeRoot}</code> is a volume. Add other folders of this computer here: every
         account sees them too (an account with assigned volumes sees only those).
+      </p>
+      <p class="muted small" role="note" aria-label="A volume for one group">
+        A volume for one group is a volume with rules at its root: add the folder here, then in{' '}
+        <a
+          href="/admin/permissions"
+          onClick={(e) => {
+            e.preventDefault();
+            navigate('/admin/permissions');
+          }}
+        >
+          Administration → Permissions
+        </a>{' '}
+        give the group its level at the volume and Everyone <em>Hidden</em> there.
       </p>
       {data && data.looseFiles.length > 0 && (
         <p class="notice" role="note">

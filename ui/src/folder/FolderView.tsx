@@ -12,6 +12,7 @@ import { FileArea } from './FileArea.tsx';
 import { selectionSize } from './selection.ts';
 import { compressSelection, detailsItem, dropOnto, pickFiles, tagSelection } from './interact.ts';
 import { addFromLink } from './fetch.ts';
+import { readOnlyWords, type Explanation } from './read-only.ts';
 import {
   access,
   filterText,
@@ -194,30 +195,37 @@ function FilterBox({ path }: { path: string }) {
 }
 
 /**
- * Whether the one looking may see and change who has access here: an administrator, or a person
- * a manage rule names at this folder or above (asked of the explainer once per folder).
+ * What the explainer says of the one looking at this folder (asked once per folder, and again
+ * when what they may do here changes): whether they may change who has access here — an
+ * administrator, or a person a manage rule names at this folder or above — and why the folder
+ * is read-only when it is (the banner).
  */
-function useManages(path: string): boolean {
-  const [manages, setManages] = useState(false);
+function useExplained(
+  path: string,
+  canWrite: boolean | undefined,
+): { manages: boolean; explained: Explanation | null } {
+  const [explained, setExplained] = useState<Explanation | null>(null);
   useEffect(() => {
-    setManages(false);
-    // A link is its own space; a personal folder is its owner's alone.
-    if (!path || /^(share|personal)(\/|$)/.test(path)) return;
-    if (isAdmin.value) {
-      setManages(true);
-      return;
-    }
+    setExplained(null);
+    // A link is its own space; an administrator manages everywhere, so only a read-only folder asks why.
+    if (!path || /^share(\/|$)/.test(path) || (isAdmin.value && canWrite !== false)) return;
     let live = true;
     api('GET /api/access/explain', { query: { path } }).then(
-      // Who may change who has access is the rules' word (a manage rule), whatever the volume takes away.
-      (e) => live && setManages(e.ruleLevel === 'manage' && e.rule !== null),
+      (e) => live && setExplained(e),
       () => undefined,
     );
     return () => {
       live = false;
     };
-  }, [path, isAdmin.value]);
-  return manages;
+  }, [path, canWrite, isAdmin.value]);
+  // A personal folder is its owner's alone. Who may change who has access is the rules' word (a
+  // manage rule), whatever the volume takes away.
+  const manages =
+    !/^personal(\/|$)/.test(path) &&
+    !/^share(\/|$)/.test(path) &&
+    !!path &&
+    (isAdmin.value || (explained !== null && explained.ruleLevel === 'manage' && explained.rule !== null));
+  return { manages, explained };
 }
 
 export function FolderView({ path }: { path: string }) {
@@ -233,7 +241,7 @@ export function FolderView({ path }: { path: string }) {
   const isFav = favorites.value.some((f) => f.path === path);
   const view = viewPrefs.value.view;
   const readOnly = a && !a.canWrite;
-  const manages = useManages(path);
+  const { manages, explained } = useExplained(path, a?.canWrite);
   return (
     <section class="folder" aria-label={`Folder ${path}`}>
       <div class="folder-head">
@@ -300,15 +308,7 @@ export function FolderView({ path }: { path: string }) {
           </button>
         </div>
       </div>
-      {readOnly && (
-        <p class="notice">
-          Read-only
-          {a.readOnly
-            ? ` (${a.readOnly === 'storage' ? 'the storage is mounted read-only' : a.readOnly === 'permission' ? 'the server may not write here' : 'your access is read-only'})`
-            : ''}
-          .
-        </p>
-      )}
+      {readOnly && <p class="notice">{readOnlyWords(a, explained)}</p>}
       {a && a.canRead && !a.canDownload && !path.startsWith('share/') && (
         <p class="notice">View only: you may look at what is here, but not download it.</p>
       )}
