@@ -120,9 +120,11 @@ export class RequestLoad implements BodyPace {
   private lastServed = -Infinity;
   private lingering: NodeJS.Timeout | undefined;
   private readonly lingerMs: number;
+  private readonly maxYieldMs: number;
 
-  constructor(options: { lingerMs?: number } = {}) {
+  constructor(options: { lingerMs?: number; maxYieldMs?: number } = {}) {
     this.lingerMs = options.lingerMs ?? LINGER_MS;
+    this.maxYieldMs = options.maxYieldMs ?? MAX_YIELD_MS;
   }
 
   /** A request came in; returns its ticket for `end`. */
@@ -143,16 +145,21 @@ export class RequestLoad implements BodyPace {
   /** Calls the yielding bulk bodies back once nobody waits (after the linger: a timer then). */
   private callBack(): void {
     if (this.yielding.size === 0 || this.lingering) return;
-    const left = this.lastServed + this.lingerMs - performance.now();
-    if (left > 0) {
-      this.lingering = setTimeout(() => {
-        this.lingering = undefined;
-        this.callBack();
-      }, left);
-      this.lingering.unref();
-      return;
-    }
+    if (this.armLinger()) return;
     if (!this.waiting()) for (const go of [...this.yielding]) go();
+  }
+
+  /** Inside the linger: a timer calls the yielding bodies back at its end (true); past it, false. */
+  private armLinger(): boolean {
+    if (this.lingering) return true;
+    const left = this.lastServed + this.lingerMs - performance.now();
+    if (left <= 0) return false;
+    this.lingering = setTimeout(() => {
+      this.lingering = undefined;
+      this.callBack();
+    }, left);
+    this.lingering.unref();
+    return true;
   }
 
   /**
@@ -176,8 +183,12 @@ export class RequestLoad implements BodyPace {
       this.yielding.delete(fire);
       go();
     };
-    const timer = setTimeout(fire, MAX_YIELD_MS);
+    const timer = setTimeout(fire, this.maxYieldMs);
     this.yielding.add(fire);
+    // A body that yields inside the linger (the answer it yields to is already out, so no end()
+    // will call it back) goes on at the linger's end, not at MAX_YIELD_MS. Never at once: the
+    // caller holds the cancel only once this returns.
+    this.armLinger();
     return () => {
       done = true;
       clearTimeout(timer);

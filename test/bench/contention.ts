@@ -47,6 +47,10 @@
 // 0.76/0.88/1.82, 0.63/0.31/0.48; the uploads' own rate over the loaded period 107-113 MB/s
 // without, 80-149 with; the bare Node server's in the same runs 0.03-0.07 (zip), 0.12-0.55
 // (listing), 0.08-0.15 (download). Left: the listing's spread (0.31-1.62×) on this machine.
+// 2026-11-30 05:00-05:17, load 38-46, three runs (the first before a body yielding inside the
+// linger went on at its end instead of after MAX_YIELD_MS): zip/listing/download 0.26/0.52/0.65,
+// 0.33/0.38/0.39, 1.05/1.66/0.88; the uploads 126, 52, 174 MB/s in all; the bare Node server
+// 0.07-0.22×. At that load the spread between runs is larger than any change.
 //
 // Run: npm run bench -- contention [--quick]     (the source: BURROW_TEST_SERVER=source, where
 // the server shares this process, its event loop and its pool with the upload clients)

@@ -98,4 +98,22 @@ test('after the last answer bulk bodies linger (a run of requests), then are cal
   await waitFor(() => !short.waiting(), { what: 'nobody waiting after the linger' });
 });
 
+test('a body that yields inside the linger goes on at its end, not at the time limit', async () => {
+  // The time limit far away: only the linger's end can call the body back.
+  const load = new RequestLoad({ lingerMs: 50, maxYieldMs: 600_000 });
+  load.begin(true);
+  const listing = load.begin();
+  load.end(listing);
+  assert.ok(load.waiting(), 'lingering after the answer');
+  let called = 0;
+  const cancel = load.whenServed(() => called++);
+  try {
+    assert.is(called, 0, 'not at once');
+    await waitFor(() => called === 1, { what: 'the call back at the end of the linger' });
+    assert.not.ok(load.waiting());
+  } finally {
+    cancel();
+  }
+});
+
 test.run();
