@@ -82,9 +82,9 @@ test('the manifest and the service worker make Burrow installable (Chromium’s 
   }
 });
 
-test('the service worker keeps the app shell, never a listing, a file or the API', async () => {
+test('the service worker keeps the app shell, never a listing, a file, the API or a link holder’s files', async () => {
   // A listing, a file's bytes and a download went through the controlled page.
-  await page.evaluate(async () => {
+  const shareUrl = await page.evaluate(async () => {
     await (await fetch('/api/browse/Files')).json();
     await (
       await fetch('/api/download', {
@@ -93,7 +93,23 @@ test('the service worker keeps the app shell, never a listing, a file or the API
         body: JSON.stringify({ path: 'Files/Steuer 2024 – geheim.txt' }),
       })
     ).text();
+    const made = await fetch('/api/shares', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ sourcePath: 'Files/Steuer 2024 – geheim.txt', sharingType: 'anyone' }),
+    });
+    return ((await made.json()) as { shareUrl: string }).shareUrl;
   });
+  // And a link holder's visit in the same browser: the link's page and the file through it.
+  const linkPath = new URL(shareUrl).pathname;
+  const token = linkPath.split('/').pop()!;
+  await page.goto(`${server.url}${linkPath}`);
+  await page.getByText('Steuer 2024 – geheim.txt').first().waitFor();
+  const through = await page.evaluate(
+    async (t) => (await fetch(`/api/share/${encodeURIComponent(t)}/file`)).text(),
+    token,
+  );
+  assert.is(through, 'not for the cache');
   const kept = await page.evaluate(async () => {
     const out: string[] = [];
     for (const name of await caches.keys())
@@ -111,6 +127,11 @@ test('the service worker keeps the app shell, never a listing, a file or the API
     [],
     'only the shell is kept',
   );
+  assert.not.ok(
+    kept.some((p) => p.startsWith('/s/') || p.includes(token)),
+    kept.join(' '),
+  );
+  await page.goto(`${server.url}/`);
 });
 
 test('“Share → Burrow” with two photos: a folder is picked and both land byte for byte', async () => {
