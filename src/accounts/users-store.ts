@@ -78,10 +78,24 @@ export interface MethodRow {
 // same in both engines (SQLite's json_each has no common form in PostgreSQL).
 const ADMIN_COUNT = `SELECT COUNT(*) AS n FROM users WHERE roles LIKE '%"admin"%'`;
 
+/** A key among PostgreSQL's advisory locks: the first account's check and insert ('1stA'). */
+const FIRST_ACCOUNT_LOCK = 0x3173_7441;
+
 export class UsersStore {
   private readonly db: Database;
   constructor(db: Database) {
     this.db = db;
+  }
+
+  /**
+   * Called first in the transaction that checks there is no account yet and makes the first
+   * one: holds every other such transaction until this one ends. SQLite's one writer does so
+   * already; on PostgreSQL several instances' setups would each count none and insert (two
+   * administrators, or a unique-name violation for the second), so each waits on a
+   * transaction-level advisory lock and then counts what the one before it committed.
+   */
+  lockForFirstAccount(): void {
+    if (this.db.dialect === 'postgres') this.db.get(`SELECT pg_advisory_xact_lock(${FIRST_ACCOUNT_LOCK}) AS locked`);
   }
 
   count(): number {

@@ -140,7 +140,9 @@ export class AuthService {
     if (!username) throw new AppError('INVALID_BODY', 'Invalid body: username: must not be empty.');
     const hash = await hashPassword(input.password);
     // Hashing yielded: check again inside the same synchronous transaction as the insert.
+    // One instance of a cluster at a time, too (the lock is the database's).
     const row = this.deps.db.transaction(() => {
+      this.deps.users.lockForFirstAccount();
       if (this.deps.users.count() > 0) throw new AppError('SETUP_DONE');
       return this.deps.users.insert({ username, email, passwordHash: hash, roles: ['admin'] });
     });

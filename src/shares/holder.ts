@@ -128,15 +128,14 @@ export function createLinkHolding(deps: LinkHoldingDeps) {
     // A HEAD takes no bytes: it counts nothing (the link, spent, already answered 404).
     if (ask.head) return {};
     const now = Date.now();
-    const key = ask.taker && file ? `${hmac(`taker:${ask.taker}`)}:${row.id}:${file}` : null;
-    if (key && (taken.get(key) ?? 0) > now) return {};
+    const at = new Date(now).toISOString();
+    if (ask.taker && file && store.tookLately(hmac(`taker:${ask.taker}`), row.id, file, at)) return {};
     // Claimed in one statement: of twenty holders racing for the last three, three get them.
     if (!store.claimDownload(row.id)) throw linkGone();
     tell(row, true);
     if (!file) return {};
-    for (const [k, until] of taken) if (until <= now) taken.delete(k);
     const taker = ask.taker ?? randomBytes(32).toString('base64url');
-    taken.set(`${hmac(`taker:${taker}`)}:${row.id}:${file}`, now + TAKEN_FOR_MS);
+    store.markTaken(hmac(`taker:${taker}`), row.id, file, new Date(now + TAKEN_FOR_MS).toISOString(), at);
     if (ask.taker) return {};
     return {
       cookie: stringifySetCookie({
@@ -178,14 +177,13 @@ export function createLinkHolding(deps: LinkHoldingDeps) {
     });
   }
 
-  /** What a limited link's holder took lately: HMAC of their taker cookie, link, file → until. */
-  const taken = new Map<string, number>();
+  /**
+   * Whether a limited link's holder took one of its files lately: rows (share_takers) keyed by
+   * the HMAC of their taker cookie, so any instance of a cluster knows it.
+   */
   function stillTaking(row: ShareRow, taker: string | undefined): boolean {
     if (!taker || row.max_downloads === null) return false;
-    const prefix = `${hmac(`taker:${taker}`)}:${row.id}:`;
-    const now = Date.now();
-    for (const [k, until] of taken) if (until > now && k.startsWith(prefix)) return true;
-    return false;
+    return store.takingAny(hmac(`taker:${taker}`), row.id, new Date().toISOString());
   }
 
   /** The row pipeline's step for `access: 'link'` rows (http/link.ts). */

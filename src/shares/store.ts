@@ -238,6 +238,29 @@ export function createShareStore(db: Database, box: SecretBox, backupDir?: strin
         `UPDATE shares SET access_count = access_count + 1, last_accessed_at = ?${download ? ', download_count = download_count + 1' : ''} WHERE id = ?`,
         [new Date().toISOString(), id],
       ),
+    /** Whether `taker` (an HMAC of their cookie) took `file` of link `id` lately (before `now`, ISO, it ends). */
+    tookLately: (taker: string, id: string, file: string, now: string): boolean =>
+      db.get('SELECT 1 AS x FROM share_takers WHERE taker = ? AND share_id = ? AND file = ? AND until_at > ?', [
+        taker,
+        id,
+        file,
+        now,
+      ]) !== undefined,
+    /** Whether `taker` took any file of link `id` lately. */
+    takingAny: (taker: string, id: string, now: string): boolean =>
+      db.get('SELECT 1 AS x FROM share_takers WHERE taker = ? AND share_id = ? AND until_at > ? LIMIT 1', [
+        taker,
+        id,
+        now,
+      ]) !== undefined,
+    /** `taker` took `file` of link `id`: the same download until `until` (ISO). The rows past their time go. */
+    markTaken(taker: string, id: string, file: string, until: string, now: string): void {
+      db.run('DELETE FROM share_takers WHERE until_at <= ?', [now]);
+      db.run(
+        'INSERT INTO share_takers (taker, share_id, file, until_at) VALUES (?, ?, ?, ?) ON CONFLICT (taker, share_id, file) DO UPDATE SET until_at = excluded.until_at',
+        [taker, id, file, until],
+      );
+    },
     /** Counts one download of a limited link, only while it has one left; false past its count. */
     claimDownload: (id: string): boolean =>
       db.run(

@@ -26,13 +26,15 @@ function form(parts: Array<[string, string] | [string, Blob, string]>): FormData
 function volumeState(s: TestServer, volume = 'Files'): { files: string[]; staged: string[] } {
   const root = path.join(s.dirs.volumes, volume);
   const files = (fs.readdirSync(root, { recursive: true }) as string[]).filter((f) => !f.startsWith('.burrow')).sort();
-  // Parts are staged in Burrow's own folder on the volume's disk: the data folder (files/own.ts),
-  // or a `.burrow` on a disk of its own.
-  const own = fs.existsSync(path.join(root, '.burrow'))
-    ? path.join(root, '.burrow')
-    : path.join(s.dirs.config, 'files');
-  const stagingDir = path.join(own, 'uploads');
-  const staged = fs.existsSync(stagingDir) ? fs.readdirSync(stagingDir) : [];
+  // Parts are staged in Burrow's own folder on the volume's disk: the data folder (files/own.ts)
+  // of the server that takes the upload (any instance of a cluster), or a `.burrow` on a disk of its own.
+  const owns = fs.existsSync(path.join(root, '.burrow'))
+    ? [path.join(root, '.burrow')]
+    : s.configDirs.map((c) => path.join(c, 'files'));
+  const staged = owns.flatMap((own) => {
+    const stagingDir = path.join(own, 'uploads');
+    return fs.existsSync(stagingDir) ? fs.readdirSync(stagingDir) : [];
+  });
   return { files, staged };
 }
 

@@ -29,6 +29,7 @@ const BENCHES = [
   'archives',
   'live',
   'postgres',
+  'cluster',
 ] as const;
 
 const args = process.argv.slice(2);

@@ -29,11 +29,24 @@ export async function startBalancer(targets: readonly string[], port = 0): Promi
       (answer) => {
         res.writeHead(answer.statusCode!, answer.rawHeaders);
         answer.pipe(res);
+        // An answer the instance broke off is broken off for the client too (as HAProxy does),
+        // not ended as if it were whole.
+        answer.on('close', () => {
+          if (!answer.complete) res.destroy();
+        });
       },
     );
     upstream.on('error', () => {
       if (!res.headersSent) res.writeHead(502);
       res.end();
+    });
+    // A client that goes away mid-request goes away from the instance too (as HAProxy does): a
+    // body cut short is cut short there, not left waiting for the rest.
+    req.on('close', () => {
+      if (!req.complete) upstream.destroy();
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
     });
     req.pipe(upstream);
   });

@@ -37,6 +37,15 @@ export const serverMode: ServerMode =
 /** How many instances a server is in cluster mode. */
 export const CLUSTER_SIZE = 3;
 
+/**
+ * How many servers answer `s`'s address in turn (one, or a cluster's instances behind the
+ * round-robin balancer): a condition asked this many times in a row, with no other request
+ * between, has been asked of every one of them.
+ */
+export function instancesBehind(s: TestServer): number {
+  return s.mode === 'cluster' ? CLUSTER_SIZE : 1;
+}
+
 export interface TestDirs {
   root: string;
   volumes: string;
@@ -49,6 +58,11 @@ export interface TestServer {
   readonly url: string;
   readonly mode: ServerMode;
   readonly dirs: TestDirs;
+  /**
+   * Every server's CONFIG_DIR: `dirs.config`, and on a cluster each other instance's own beside
+   * it (what an instance keeps for itself, such as a multipart upload's staged part, is there).
+   */
+  readonly configDirs: readonly string[];
   /** Lines the server logged, at debug level (JSON objects), across restarts. */
   readonly logs: Record<string, any>[];
   /** Resolves once the log lines of every request answered so far are in `logs`. */
@@ -111,13 +125,20 @@ export function serverEnv(dirs: TestDirs): Record<string, string> {
 }
 
 export async function startServer(
-  options: { env?: Record<string, string>; dirs?: TestDirs; volumes?: string[]; uiDir?: string | null } = {},
+  options: {
+    env?: Record<string, string>;
+    dirs?: TestDirs;
+    volumes?: string[];
+    uiDir?: string | null;
+    /** This server a cluster whatever the mode (a bench that compares one instance with three). */
+    cluster?: boolean;
+  } = {},
 ): Promise<TestServer> {
   const dirs = options.dirs ?? makeDirs();
   for (const v of options.volumes ?? ['Files']) fs.mkdirSync(path.join(dirs.volumes, v), { recursive: true });
   const logs: Record<string, any>[] = [];
   let env: Record<string, string> = { ...serverEnv(dirs), ...options.env };
-  if (serverMode === 'cluster') return startCluster(dirs, env, logs);
+  if (serverMode === 'cluster' || options.cluster) return startCluster(dirs, env, logs);
   // BURROW_TEST_DATABASE=postgres: the same server on a database of its own in a test PostgreSQL.
   if (onPostgres && env.DATABASE_URL === undefined) env.DATABASE_URL = await (await testPostgres()).database();
   let app: App | undefined;
@@ -150,6 +171,7 @@ export async function startServer(
     url,
     mode: serverMode,
     dirs,
+    configDirs: [env.CONFIG_DIR!],
     logs,
     async settleLogs() {
       if (serverMode === 'source' || !current) return;
@@ -224,7 +246,8 @@ async function startCluster(
     CLUSTER_KEY: crypto.randomBytes(32).toString('base64url'),
     ...firstEnv,
   };
-  if (env.DATABASE_URL === undefined) env.DATABASE_URL = await (await testPostgres()).database();
+  // A copy of a database migrated once per test process: the instances find nothing pending.
+  if (env.DATABASE_URL === undefined) env.DATABASE_URL = await (await testPostgres()).migratedDatabase();
   // Each its own HTTPS port (0: a free one) unless the test chose.
   const httpsFixed = env.HTTPS_PORT !== undefined && env.HTTPS_PORT !== '0';
   const nodeEnv = (i: number, port: number): Record<string, string> => {
@@ -242,23 +265,17 @@ async function startCluster(
   const ports: number[] = [];
   const start = async () => {
     try {
-      // One at a time the first time (the first migrates the database), together afterwards.
-      if (!ports.length) {
-        // Every instance's folders (a copy of CONFIG_DIR as the test left it) before the first
-        // starts: copied later, the copy would race with what instance 0 writes there (its TLS
-        // certificate), and another instance could start on half of it.
-        const envs = Array.from({ length: CLUSTER_SIZE }, (_, i) => nodeEnv(i, 0));
-        for (let i = 0; i < CLUSTER_SIZE; i++) {
-          const node = await bootExecutable(dirs, envs[i]!, logs);
-          current.push(node);
-          ports.push(node.port);
-        }
-      } else {
-        const started = await Promise.allSettled(ports.map((p, i) => bootExecutable(dirs, nodeEnv(i, p), logs)));
-        current = started.map((r) => (r.status === 'fulfilled' ? r.value : null));
-        const failed = started.find((r) => r.status === 'rejected');
-        if (failed) throw failed.reason;
-      }
+      // All together, as a service manager starts them: a migration still pending (a test's
+      // own DATABASE_URL) is run by whichever gets the migration lock, the others wait for it.
+      // Every instance's folders (a copy of CONFIG_DIR as the test left it) are made before any
+      // starts: copied later, the copy would race with what instance 0 writes there (its TLS
+      // certificate), and another instance could start on half of it.
+      const envs = Array.from({ length: CLUSTER_SIZE }, (_, i) => nodeEnv(i, ports[i] ?? 0));
+      const started = await Promise.allSettled(envs.map((e) => bootExecutable(dirs, e, logs)));
+      current = started.map((r) => (r.status === 'fulfilled' ? r.value : null));
+      const failed = started.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      if (!ports.length) ports.push(...current.map((node) => node!.port));
     } catch (err) {
       // The instances that did start are stopped: left running, they would keep the test
       // process (and the run) from ever ending.
@@ -282,6 +299,7 @@ async function startCluster(
     url,
     mode: 'cluster',
     dirs,
+    configDirs: Array.from({ length: CLUSTER_SIZE }, (_, i) => (i ? `${env.CONFIG_DIR}-node${i}` : env.CONFIG_DIR!)),
     logs,
     async settleLogs() {
       // Each instance's line of a request made now comes after every line it wrote before.
