@@ -443,6 +443,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // below: asked only once requests come) plus the bytes writers hold before writing.
   const quota = createQuotasCapability({
     db,
+    cache: configCache,
     figures: (realPath) => indexes.figures(realPath),
     stamped: (realPath) => indexes.stamped(realPath),
     ensureRoot: (realRoot) => indexes.ensureRoot(realRoot),

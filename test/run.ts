@@ -32,6 +32,11 @@ interface Group {
   together?: boolean;
   /** Files of the folder this group leaves out (another group runs them: see where it is set). */
   except?: readonly string[];
+  /**
+   * The files in runs of this many, each run one process (a test PostgreSQL of its own), so that
+   * no run nears the 40-minute deadline a run has.
+   */
+  batchesOf?: number;
 }
 /** One uvu run: a whole group's folder, or one file of it. */
 interface Unit {
@@ -97,10 +102,12 @@ const OWN_PROCESSES = [
 /**
  * Issue 31's cluster: API files through three executables on one PostgreSQL and one shared
  * volume folder behind a round-robin balancer (BURROW_TEST_SERVER=cluster, test/support/server.ts),
- * every request on another instance than the last; the files are unchanged. One process for the
- * group, so one test PostgreSQL; each file's server is three executables and a balancer, started
- * together on a copy of a database migrated once (CREATE DATABASE … TEMPLATE). The files below
- * each passed through the cluster; CLUSTER_CANNOT names those that cannot, and why.
+ * every request on another instance than the last; the files are unchanged. Each file's server
+ * is three executables and a balancer, started together on a copy of a database migrated once
+ * (CREATE DATABASE … TEMPLATE). Every test/api file but CLUSTER_CANNOT's passes so: CI runs
+ * CLUSTER_FILES (these 53 took 1,834 s in one run on the 2-core development machine at load
+ * ~20, about 55 % more than CI takes for the same files); CLUSTER_LEFT_FOR_TIME passed too and is
+ * left out to keep the whole CI well under its hour (`BURROW_TEST_SERVER=cluster` runs any of them).
  */
 const CLUSTER_FILES = [
   'access-doors.test.ts',
@@ -133,7 +140,6 @@ const CLUSTER_FILES = [
   'files-ops.test.ts',
   'files-prefs.test.ts',
   'files-versions-moves.test.ts',
-  'foldersize-complete.test.ts',
   'foldersize-hidden.test.ts',
   'notify-live.test.ts',
   'notify-outbox.test.ts',
@@ -157,6 +163,31 @@ const CLUSTER_FILES = [
   'versions-editor.test.ts',
   'webdav-locks.test.ts',
   'webdav.test.ts',
+];
+/** Files that passed through the cluster and are not run there in CI, for time (see above). */
+const CLUSTER_LEFT_FOR_TIME = [
+  'host-volumes.test.ts',
+  'indexes-confined.test.ts',
+  'indexes-search.test.ts',
+  'indexes-views.test.ts',
+  'live-folders.test.ts',
+  'names-query.test.ts',
+  'names-selection-zip.test.ts',
+  'notify-email.test.ts',
+  'notify-events.test.ts',
+  'notify-job-failed.test.ts',
+  'notify-push.test.ts',
+  'notify-quiet.test.ts',
+  'notify-refusals.test.ts',
+  'office-editing.test.ts',
+  'office-proof-keys.test.ts',
+  'openapi.test.ts',
+  'passkeys-names.test.ts',
+  'permissions.test.ts',
+  'quotas-groups.test.ts',
+  'search-fields.test.ts',
+  'search-metadata-access.test.ts',
+  'search-metadata.test.ts',
 ];
 /** API files that cannot pass through the cluster, and why (product gaps of issue 31 marked so). */
 const CLUSTER_CANNOT: Record<string, string> = {
@@ -182,6 +213,30 @@ const CLUSTER_CANNOT: Record<string, string> = {
     "compares the LAN addresses a page is given with the port its one server listens on: a cluster's instances each listen on their own, the balancer on another",
   'files-own-folders.test.ts':
     "reads the trash and versions in one server's CONFIG_DIR (a cluster keeps them in the answering instance's) and writes the previous release's rows in SQLite's words (INSERT OR IGNORE)",
+  'quotas.test.ts':
+    'product gap of issue 31: what uploads, copies and extractions hold of a quota while they write is counted per instance — ten concurrent resumable uploads over an account quota through three instances were all created (6 fit), multipart and file-request uploads over it were placed',
+  'settings-prefs.test.ts':
+    "product gap of issue 31: the logo an administrator uploads is kept in the answering instance's own CONFIG_DIR: its URL is 404 on the others",
+  'settings-switches.test.ts':
+    'product gap of issue 31: folder sizes switched on or off at run time (Administration → Installation) are not followed by every instance (3 tests fail), and the file did not finish within 15 minutes (after the terminal switch)',
+  'metadata-files.test.ts':
+    "product gap of issue 31: a song's cover is a thumbnail, whose URL names a file in one instance's CACHE_DIR (as thumbnails-heic.test.ts)",
+  'names-features.test.ts':
+    "product gap of issue 31: a photo's cached thumbnail is in one instance's CACHE_DIR: 404 on the others (as thumbnails-heic.test.ts)",
+  'notify-server-events.test.ts':
+    'product gap of issue 31: "told once" for a quota crossing 90 % and for an upload refused at placement is remembered per instance (two of its three tests fail)',
+  'foldersize-complete.test.ts':
+    'product gap of issue 31: an unreadable part removed from the shared folder from outside — one instance kept its lower bound (306000 bytes, not final) for 30 s while the others were final again (passed alone once, failed in the group: as access-doors-table.test.ts)',
+  'foundation.test.ts':
+    'reads the session secret from CONFIG_DIR/session-secret (on PostgreSQL it is generated once into the database, cluster/secrets.ts)',
+  'host-volumes-index.test.ts':
+    "reads the index's rows through withDatabase (idx.*): on PostgreSQL the index is each instance's own SQLite file, not in the database",
+  'indexes-documents.test.ts':
+    "asks when a document was read, which each instance's own index (fed by the change stream) answers for itself",
+  'indexes-foldersize.test.ts':
+    "compares one index before and after a restart (no new baseline walk, a format bump rebuilds once): a cluster's requests reach three indexes of their own",
+  'lingering-close.test.ts':
+    "reads how the server's own HTTP connection ends after a 413 mid-body, on a raw socket: through the tests' balancer that socket is the balancer's",
   'thumbnails-heic.test.ts':
     "product gap of issue 31: the thumbnail URL handed out (/api/thumbnails-cache/<name>) names a file in the answering instance's own CACHE_DIR: asked of another instance it is 404",
 };
@@ -204,7 +259,7 @@ const GROUPS: Record<string, Group> = {
     env: { BURROW_TEST_SERVER: 'cluster' },
     needsBinary: true,
     only: CLUSTER_FILES,
-    together: true,
+    batchesOf: 25,
   },
   binary: { dir: 'binary', label: 'binary', needsBinary: true },
   // The same smoke suite on the linux-arm64 executable, under qemu-aarch64-static (.ci/run registers binfmt).
@@ -278,7 +333,7 @@ for (const name of selected) {
   for (const f of [
     ...(group.only ?? []),
     ...(group.except ?? []),
-    ...(name === 'api-cluster' ? Object.keys(CLUSTER_CANNOT) : []),
+    ...(name === 'api-cluster' ? [...Object.keys(CLUSTER_CANNOT), ...CLUSTER_LEFT_FOR_TIME] : []),
   ])
     if (!fs.existsSync(path.join(root, 'test', group.dir, f))) {
       // A listed file that was renamed or removed would silently run nowhere (or everywhere).
@@ -306,20 +361,26 @@ for (const name of selected) {
       continue;
     }
   }
-  const units: Unit[] = group.only
-    ? group.together
-      ? [{ dir: group.dir, file: null, files: group.only }]
-      : group.only.map((f) => ({ dir: group.dir, file: f }))
-    : group.fileByFile
-      ? [
-          ...files.map((f) => ({
-            dir: group.dir,
-            file: f,
-            env: group.journeys && f.startsWith('journey-') ? JOURNEY_ENV : undefined,
-          })),
-          ...journeyFiles.map((f) => ({ dir: path.join(group.dir, 'journey'), file: f, env: JOURNEY_ENV })),
-        ]
-      : [{ dir: group.dir, file: null }];
+  const units: Unit[] = group.batchesOf
+    ? Array.from({ length: Math.ceil((group.only ?? files).length / group.batchesOf) }, (_, i) => ({
+        dir: group.dir,
+        file: null,
+        files: (group.only ?? files).slice(i * group.batchesOf!, (i + 1) * group.batchesOf!),
+      }))
+    : group.only
+      ? group.together
+        ? [{ dir: group.dir, file: null, files: group.only }]
+        : group.only.map((f) => ({ dir: group.dir, file: f }))
+      : group.fileByFile
+        ? [
+            ...files.map((f) => ({
+              dir: group.dir,
+              file: f,
+              env: group.journeys && f.startsWith('journey-') ? JOURNEY_ENV : undefined,
+            })),
+            ...journeyFiles.map((f) => ({ dir: path.join(group.dir, 'journey'), file: f, env: JOURNEY_ENV })),
+          ]
+        : [{ dir: group.dir, file: null }];
   let groupPassed = 0;
   let groupFailed = 0;
   let groupSkipped = 0;
@@ -327,7 +388,11 @@ for (const name of selected) {
   for (const unit of units) {
     const started = Date.now();
     const result = await runUvu(group, unit);
-    const label = unit.file ? path.join(unit.dir, unit.file).replace(/\.test\.ts$/, '') : unit.dir;
+    const label = unit.file
+      ? path.join(unit.dir, unit.file).replace(/\.test\.ts$/, '')
+      : unit.files
+        ? `${unit.dir} (${unit.files[0]} … ${unit.files.at(-1)})`
+        : unit.dir;
     if (result.crashed) notes.push(`${label} CRASHED (${result.crashed})`);
     else if (unit.file && result.failed) notes.push(`${label}: ${result.failed} failed`);
     if (unit.env === JOURNEY_ENV) journeySeconds += (Date.now() - started) / 1000;

@@ -1,5 +1,9 @@
 // The quotas an administrator set (`account_quotas`, `volume_quotas`, `group_quotas`): a limit in
-// bytes per account id or per volume name, and a group's default for its members. Held in memory too: every upload chunk asks them.
+// bytes per account id or per volume name, and a group's default for its members. Held in the
+// configuration cache (cluster/config-cache.ts): every upload chunk asks them, and on PostgreSQL
+// a quota set through one instance holds on the next request through any other (the quota
+// tables move the configuration's version, 004_config_version.pg.sql beside this file).
+import type { ConfigCache } from '../cluster/config-cache.ts';
 import type { Database } from '../db/database.ts';
 
 export interface QuotaStore {
@@ -16,26 +20,30 @@ export interface QuotaStore {
   volumes(): { volume: string; limitBytes: number }[];
 }
 
-export function createQuotaStore(db: Database): QuotaStore {
-  const byAccount = new Map<string, number>();
-  const byVolume = new Map<string, { volume: string; limitBytes: number }>();
-  const byGroup = new Map<string, number>();
-  function load(): void {
-    byAccount.clear();
-    byVolume.clear();
-    byGroup.clear();
+interface Limits {
+  byAccount: Map<string, number>;
+  byVolume: Map<string, { volume: string; limitBytes: number }>;
+  byGroup: Map<string, number>;
+}
+
+export function createQuotaStore(db: Database, cache: ConfigCache): QuotaStore {
+  function read(): Limits {
+    const limits: Limits = { byAccount: new Map(), byVolume: new Map(), byGroup: new Map() };
     for (const r of db.all<{ group_id: string; limit_bytes: number }>('SELECT group_id, limit_bytes FROM group_quotas'))
-      byGroup.set(r.group_id, r.limit_bytes);
+      limits.byGroup.set(r.group_id, r.limit_bytes);
     for (const r of db.all<{ user_id: string; limit_bytes: number }>('SELECT user_id, limit_bytes FROM account_quotas'))
-      byAccount.set(r.user_id, r.limit_bytes);
+      limits.byAccount.set(r.user_id, r.limit_bytes);
     for (const r of db.all<{ volume: string; limit_bytes: number }>('SELECT volume, limit_bytes FROM volume_quotas'))
-      byVolume.set(r.volume.toLowerCase(), { volume: r.volume, limitBytes: r.limit_bytes });
+      limits.byVolume.set(r.volume.toLowerCase(), { volume: r.volume, limitBytes: r.limit_bytes });
+    return limits;
   }
-  load();
+  const limits = () => cache.read('quotas', read);
+  /** This instance changed a quota: every cached entry is read again (the others by the version row). */
+  const load = () => cache.drop();
   return {
-    account: (userId) => byAccount.get(userId) ?? null,
-    volume: (name) => byVolume.get(name.toLowerCase())?.limitBytes ?? null,
-    group: (groupId) => byGroup.get(groupId) ?? null,
+    account: (userId) => limits().byAccount.get(userId) ?? null,
+    volume: (name) => limits().byVolume.get(name.toLowerCase())?.limitBytes ?? null,
+    group: (groupId) => limits().byGroup.get(groupId) ?? null,
     setGroup(groupId, limitBytes) {
       if (limitBytes === null) db.run('DELETE FROM group_quotas WHERE group_id = ?', [groupId]);
       else
@@ -63,7 +71,7 @@ export function createQuotaStore(db: Database): QuotaStore {
         );
       load();
     },
-    accounts: () => [...byAccount].map(([userId, limitBytes]) => ({ userId, limitBytes })),
-    volumes: () => [...byVolume.values()],
+    accounts: () => [...limits().byAccount].map(([userId, limitBytes]) => ({ userId, limitBytes })),
+    volumes: () => [...limits().byVolume.values()],
   };
 }
