@@ -20,6 +20,8 @@ export interface ExtractReply {
   result: Extracted;
 }
 
+/** The extractor thread's name as the system shows it (at most 15 bytes). */
+export const READER_THREAD = 'doc-reader';
 /** The extractor's V8 heap. */
 const HEAP_MB = 256;
 /** Growth of the whole process while one document is read, past which the reader is stopped. */
@@ -60,6 +62,8 @@ export class DocumentReader {
 
   private start(): Worker {
     const worker = startWorker('indexer/extract.worker.ts', {
+      // Its thread's name (`top -H`, /proc/<pid>/task/*/comm): one stopped at a limit is gone.
+      name: READER_THREAD,
       resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: 16 },
       stdout: true,
       stderr: true,

@@ -3,7 +3,9 @@
 // earlier page is, with its page), bytes per document (SEARCH_EXTRACT_MAX_SIZE: a larger PDF is
 // counted too large and nothing of it is found), and the reader's time per walk
 // (SEARCH_EXTRACT_RUN_MS: past it the walk's other documents are counted deferred, not found,
-// and read at a later walk). Names with spaces, accents, &, #, quotes and emoji.
+// and read at a later walk), and the time per document (SEARCH_EXTRACT_TIMEOUT_MS: a PDF whose
+// content inflates to 1 GiB is stopped, counted timed out, its reader thread ended, and the walk
+// goes on to the next file). Names with spaces, accents, &, #, quotes and emoji.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -13,6 +15,7 @@ import { setupAdmin } from '../support/auth.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 import { pdfDocument } from '../support/world.ts';
+import { bombPdf } from '../support/pdfs.ts';
 
 let s: TestServer;
 let admin: Client;
@@ -23,6 +26,21 @@ const BIG = ['Archives 2025 & #1', 'Grand livre « lourd » 📚.pdf'];
 /** Four letters read in one walk, each with a word of its own. */
 const MAIL = ['Courrier à trier', 'Lettre n°1.pdf', 'Lettre n°2.pdf', 'Lettre n°3.pdf', 'Lettre n°4.pdf'] as const;
 const MAIL_WORDS = ['ocelot', 'pangolin', 'tapir', 'wombat'];
+/** A slow document, then a plain one after it in the same folder. */
+const SLOW = ['Boîte « lente » #2', 'facture 100% à vérifier 🧾.pdf'];
+const AFTER = ['Boîte « lente » #2', 'zz notes & suite.txt'];
+
+/** The server's document-reader threads now (/proc/<pid>/task/<tid>/comm; extract-pool.ts names them). */
+function readerThreads(): number {
+  const dir = `/proc/${s.pid()}/task`;
+  return fs.readdirSync(dir).filter((t) => {
+    try {
+      return fs.readFileSync(`${dir}/${t}/comm`, 'utf8').trim() === 'doc-reader';
+    } catch {
+      return false; // the thread ended while listed
+    }
+  }).length;
+}
 
 function write(rel: string[], data: Buffer): void {
   fs.mkdirSync(path.dirname(vol(...rel)), { recursive: true });
@@ -102,6 +120,52 @@ test('SEARCH_EXTRACT_RUN_MS: past the walk’s time the other documents are defe
     [],
     'nothing left deferred',
   );
+});
+
+test('SEARCH_EXTRACT_TIMEOUT_MS: a document past it is skipped and counted timed out, its reader thread ended; the walk goes on', async () => {
+  // 1 MB on disk (under the size and page limits), 1 GiB of content to inflate: the reader is
+  // still at it when its 100 ms are up (its memory limit would stop it far later: too-large).
+  write(SLOW, bombPdf());
+  write(AFTER, Buffer.from('Notes after the slow invoice: capybara\n'));
+  await s.restart({
+    SEARCH_EXTRACT_TIMEOUT_MS: '100',
+    SEARCH_EXTRACT_MAX_SIZE: '4M',
+    SEARCH_EXTRACT_RUN_MS: '0',
+    FOLDER_SIZE_REBUILD: 'true',
+  });
+  const r = await waitFor(report, {
+    what: 'the slow PDF in the index state',
+    timeoutMs: 60_000,
+    until: (r) => stateOf(r, SLOW[1]) !== undefined,
+    seen: (r) => r,
+  });
+  assert.equal([stateOf(r, SLOW[1]).kind, stateOf(r, SLOW[1]).status], ['pdf', 'timed-out']);
+  assert.ok(
+    r.documents.some((d: any) => d.kind === 'pdf' && d.status === 'timed-out' && d.count >= 1),
+    JSON.stringify(r.documents),
+  );
+  // The walk went on past it: the next file's word is found.
+  await found('capybara', AFTER[1]);
+  // The thread that was reading it was ended, not left inflating: no reader thread remains
+  // while the walker thread (which a reader thread lives in) is kept busy — each ask views the
+  // folder, whose re-check is a job of the walker, so it never retires idle and takes a left
+  // reader thread with it.
+  await waitFor(
+    async () => {
+      const viewed = await admin.get(`/api/folder-size/Files/${encodeURIComponent(SLOW[0]!)}`);
+      assert.is(viewed.status, 200, viewed.text);
+      return readerThreads();
+    },
+    {
+      what: 'no document-reader thread left',
+      timeoutMs: 60_000,
+      until: (n) => n === 0,
+      seen: (n) => `${n} reader threads`,
+    },
+  );
+  // The server answers.
+  assert.is((await admin.get('/api/admin/index')).status, 200);
+  assert.ok((await names('capybara')).includes(AFTER[1]));
 });
 
 test.run();
