@@ -89,6 +89,7 @@ import { createVolumesCapability } from './volumes/capability.ts';
 import { createBrowseCapability } from './browse/capability.ts';
 import { createDownloadsCapability } from './downloads/capability.ts';
 import { createEditorCapability } from './editor/capability.ts';
+import { createPathLocks } from './cluster/path-locks.ts';
 import { createPreviewsCapability } from './previews/capability.ts';
 import { createFavoritesCapability } from './favorites/capability.ts';
 import { favoriteBindings } from './favorites/store.ts';
@@ -479,6 +480,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   const showHidden = (userId: string) => settings.userPrefs(userId)?.showHiddenFiles === true;
   const maxTextBytes = config.limits.editorMaxFileSize;
+  // One file's save at a time across a cluster's instances (PostgreSQL); none on SQLite.
+  const saveLocks = createPathLocks(db);
   const volumes = createVolumesCapability({
     store: userVolumes,
     hostStore: hostVolumeStore,
@@ -529,7 +532,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     store: shareStore,
     links,
     limits,
-    files: { resolver, ops, versions, journal, locks },
+    files: { resolver, ops, versions, journal, locks, saveLocks },
     uploads,
     changes,
     activity,
@@ -720,7 +723,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       held: (spaceRoot, realPath) => folderSizes.held(spaceRoot, realPath),
     }),
     createDownloadsCapability({ resolver, showHidden }),
-    createEditorCapability({ resolver, versions, changes, journal, maxBytes: maxTextBytes, activity, locks }),
+    createEditorCapability({
+      resolver,
+      versions,
+      changes,
+      journal,
+      maxBytes: maxTextBytes,
+      activity,
+      locks,
+      across: saveLocks,
+    }),
     previews,
     // Video that plays: what the browser cannot play, streamed through ffmpeg.
     createVideoCapability({ resolver, limits: config.video, cacheDir: config.storage.cacheDir, log }),

@@ -105,7 +105,7 @@ const OWN_PROCESSES = [
  * every request on another instance than the last; the files are unchanged. Each file's server
  * is three executables and a balancer, started together on a copy of a database migrated once
  * (CREATE DATABASE … TEMPLATE). Every test/api file but CLUSTER_CANNOT's passes so: CI runs
- * CLUSTER_FILES (these 53 took 1,834 s in one run on the 2-core development machine at load
+ * CLUSTER_FILES (53 of these took 1,834 s in one run on the 2-core development machine at load
  * ~20, about 55 % more than CI takes for the same files); CLUSTER_LEFT_FOR_TIME passed too and is
  * left out to keep the whole CI well under its hour (`BURROW_TEST_SERVER=cluster` runs any of them).
  */
@@ -131,6 +131,7 @@ const CLUSTER_FILES = [
   'download-files.test.ts',
   'download-replaced.test.ts',
   'download-zip-compression.test.ts',
+  'editor-conflict.test.ts',
   'error-log.test.ts',
   'files-access.test.ts',
   'files-confinement-race.test.ts',
@@ -203,8 +204,6 @@ const CLUSTER_CANNOT: Record<string, string> = {
     "reads the embedded database's keys in CONFIG_DIR (on PostgreSQL they are sealed in the database)",
   'access-doors-table.test.ts':
     "product gap of issue 31: files written on the shared folder from outside reach the other instances' indexes late — with this file's five files the rescan lease holder had 8 entries, the others 5 and 2 while answering `complete`, and words were found there seconds later (the file asks another instance than the one it waited on)",
-  'editor-conflict.test.ts':
-    'product gap of issue 31: saves sent at once with the same ETag to different instances both land (the ETag check and the write are serialised in one process, not across instances)',
   'files-previews.test.ts':
     "product gap of issue 31: the thumbnail URL handed out (/api/thumbnails-cache/<name>) names a file in the answering instance's own CACHE_DIR: asked of another instance it is 404 (and each instance makes its own)",
   'fetch-from-url.test.ts':

@@ -4,6 +4,7 @@
 // replaced content kept as a version, the write done as temp + rename in the checked parent
 // folder so a crash leaves the old or the new text, and announced on the changes sink.
 import type { ItemLocks } from '../files/locks.ts';
+import type { PathLocks } from '../cluster/path-locks.ts';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -31,9 +32,10 @@ export function editorEtag(content: Buffer | string, st: { ino: number; size: nu
   );
 }
 
-// Saves of one file run one after another (in this process, through the editor or a link), so
-// If-Match is compared with what the previous save left: two saves sent with the same ETag do
-// not both land, the second is refused.
+// Saves of one file run one after another (in this process, through the editor or a link, and
+// across a cluster's instances under the file's lock, cluster/path-locks.ts), so If-Match is
+// compared with what the previous save left: two saves sent with the same ETag do not both land,
+// the second is refused.
 const saving = new Map<string, Promise<unknown>>();
 async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
   const mine = (saving.get(key) ?? Promise.resolve()).then(work);
@@ -57,6 +59,8 @@ export interface EditorDeps {
   activity?: ActivitySink;
   /** Locks of WebDAV clients and the office editor: a save by another account answers 423. */
   locks?: ItemLocks;
+  /** A cluster's (PostgreSQL's) lock of one file's save across instances; none on SQLite. */
+  across?: PathLocks;
 }
 
 export function createEditor(deps: EditorDeps) {
@@ -87,7 +91,10 @@ export function createEditor(deps: EditorDeps) {
     const root = file.space.root;
     // Everything below happens in the checked parent folder's descriptor: the text read, the
     // version kept and the file replaced are the ones inside the volume, whatever is swapped.
-    const { etag, created } = await oneAtATime(file.realPath, () =>
+    const across = deps.across;
+    const exclusively = <T>(work: () => Promise<T>) =>
+      oneAtATime(file.realPath, across ? () => across.exclusively(file.realPath, work) : work);
+    const { etag, created } = await exclusively(() =>
       withParentIn(root, file.realPath, async (dir, name) => {
         let encoding: TextEncoding = 'utf8';
         let mode: number | undefined;

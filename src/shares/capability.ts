@@ -1,6 +1,7 @@
 // The shares capability as app.ts sees it: its service over the link store and rules (built in
 // app.ts before the resolver, which asks them for `share/<token>/…`), its rows, and the sweep
 // of ended visitor sessions.
+import type { PathLocks } from '../cluster/path-locks.ts';
 import { periodicJob, type JobGate } from '../core/periodic.ts';
 import type { Logger } from '../core/log.ts';
 import type { IncomingMessage } from 'node:http';
@@ -33,7 +34,15 @@ export interface SharesCapabilityDeps {
   limits: RateLimiter;
   store: ShareStore;
   links: Links;
-  files: { resolver: PathResolver; ops: FileOps; versions: VersionService; journal: WorkJournal; locks: ItemLocks };
+  files: {
+    resolver: PathResolver;
+    ops: FileOps;
+    versions: VersionService;
+    journal: WorkJournal;
+    locks: ItemLocks;
+    /** A file's save lock across a cluster's instances (PostgreSQL only). */
+    saveLocks?: PathLocks;
+  };
   uploads: Pick<UploadsCapability, 'multipart' | 'tus'>;
   changes: ChangeSink;
   activity: { record(event: ActivityEvent): void };
@@ -77,6 +86,7 @@ export function createSharesCapability(deps: SharesCapabilityDeps): SharesCapabi
       maxBytes: config.limits.editorMaxFileSize,
       activity: deps.activity,
       locks: files.locks,
+      across: files.saveLocks,
     }),
     publicUrl: config.server.publicUrl,
     announcedOrigin: deps.announcedOrigin ?? (() => null),

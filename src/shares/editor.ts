@@ -4,6 +4,7 @@
 // in the file's own encoding, the replaced text kept as a version for the owner, written as
 // temp + rename in the checked folder.
 import type { ItemLocks } from '../files/locks.ts';
+import type { PathLocks } from '../cluster/path-locks.ts';
 import { createHash } from 'node:crypto';
 import type { ChangeSink } from '../changes.ts';
 import { AppError } from '../core/errors.ts';
@@ -22,6 +23,7 @@ export function createSharedEditor(deps: {
   maxBytes: number;
   activity: ActivitySink;
   locks: ItemLocks;
+  across?: PathLocks;
 }) {
   // The editor's own reading and saving; the link adds its checks and its flags to the ETag.
   const editor = createEditor(deps);

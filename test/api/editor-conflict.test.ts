@@ -116,6 +116,40 @@ test('saves sent at once with the same ETag: one lands, the others are refused',
   assert.is(await versionsOf('Files/d.txt'), 1, 'only the one replaced text is a version');
 });
 
+test('nine saves of one ETag at once (through a cluster, three on each instance): one lands, eight are refused, the replaced text is the version', async () => {
+  const name = 'Ünïcode & 100% #saves.txt';
+  fs.writeFileSync(vol(name), 'the text before');
+  const p = `Files/${name}`;
+  const etag = (await admin.get(`/api/editor?path=${encodeURIComponent(p)}`)).headers.get('etag')!;
+  const answers = await Promise.all(
+    Array.from({ length: 9 }, (_, i) =>
+      admin.put('/api/editor', { path: p, content: `writer ${i} 🦡` }, { 'if-match': etag }),
+    ),
+  );
+  const won = answers.filter((a) => a.status === 200);
+  assert.is(won.length, 1, answers.map((a) => `${a.status} ${a.text}`).join('\n'));
+  for (const a of answers.filter((x) => x.status !== 200)) {
+    assert.is(a.status, 412, a.text);
+    assert.is(envelope(a).code, 'EDITOR_CHANGED');
+  }
+  const winner = answers.indexOf(won[0]!);
+  assert.is(fs.readFileSync(vol(name), 'utf8'), `writer ${winner} 🦡`);
+  const versions = (await admin.get(`/api/versions?path=${encodeURIComponent(p)}`)).json.items as { id: string }[];
+  assert.is(versions.length, 1, 'only the one replaced text is a version');
+  assert.is((await admin.get(`/api/versions/${versions[0]!.id}/text`)).json.content, 'the text before');
+  // The winner's answer carries the ETag the file now has: the next save with it lands.
+  const next = await admin.put(
+    '/api/editor',
+    { path: p, content: 'after' },
+    { 'if-match': won[0]!.headers.get('etag')! },
+  );
+  assert.is(next.status, 200, next.text);
+  assert.equal(
+    fs.readdirSync(vol()).filter((n) => n.startsWith('.burrow-tmp-')),
+    [],
+  );
+});
+
 test("through a writable link: If-Match is the link's ETag; a stale one is refused and writes nothing", async () => {
   fs.mkdirSync(vol('Shared'));
   fs.writeFileSync(vol('Shared', 'notes.txt'), 'v1');
