@@ -28,6 +28,7 @@ import { closeServer, createHttpServer } from './http/server.ts';
 import { createUiHandler } from './http/static.ts';
 import { UsersStore } from './accounts/users-store.ts';
 import { SessionStore } from './accounts/sessions-store.ts';
+import { DeviceStore } from './accounts/devices-store.ts';
 import { RateLimiter } from './accounts/rate-limits.ts';
 import { createRateLimitStore } from './accounts/rate-limits-store.ts';
 import { callerOf } from './accounts/caller.ts';
@@ -281,6 +282,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Accounts (accounts/): their rows, sessions and rate-limit windows, then the activity log over them.
   const users = new UsersStore(db);
   const sessions = new SessionStore(db, sessionSecret, config.auth.sessionMaxAgeDays);
+  const devices = new DeviceStore(db, sessionSecret);
   const limits = new RateLimiter(createRateLimitStore(db));
   // Notifications' outbox: each event is written in its activity row's transaction.
   const notifyStore = createNotifyStore(db);
@@ -355,6 +357,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     db,
     users,
     sessions,
+    devices,
     limits,
     activity,
     secondFactor: twoFactor,

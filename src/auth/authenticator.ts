@@ -10,8 +10,12 @@ import { isAdminRow, type UsersStore } from '../accounts/users-store.ts';
 import { callerOf } from '../accounts/caller.ts';
 import type { TrustRule } from '../http/address.ts';
 import { requestProtocol } from '../http/origin.ts';
+import { DEVICE_MAX_AGE_MS } from '../accounts/devices-store.ts';
+import type { DeviceSeen } from './devices.ts';
 
 export const SESSION_COOKIE = 'connect.sid';
+/** The browser's own long-lived token, set at every sign-in that opens a session (accounts/devices-store.ts). */
+export const DEVICE_COOKIE = 'burrow_device';
 
 export const LOCAL_ADMIN: Caller = Object.freeze({
   userId: 'local',
@@ -50,6 +54,24 @@ export class SessionCookies {
       expires: new Date(Date.now() + this.maxAgeSeconds * 1000),
     });
   }
+  /** The device cookie: ~400 days (browsers' cap), HttpOnly, SameSite=Lax, Secure like the session's. */
+  device(token: string, req: IncomingMessage): string {
+    const maxAge = Math.floor(DEVICE_MAX_AGE_MS / 1000);
+    return stringifySetCookie({
+      name: DEVICE_COOKIE,
+      value: token,
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: this.secure(req),
+      maxAge,
+      expires: new Date(Date.now() + maxAge * 1000),
+    });
+  }
+  /** Both cookies of a sign-in that opened a session. */
+  signedIn(session: { id: string }, device: string, req: IncomingMessage): string[] {
+    return [this.set(session.id, req), this.device(device, req)];
+  }
   clear(req: IncomingMessage): string {
     return stringifySetCookie({
       name: SESSION_COOKIE,
@@ -69,6 +91,17 @@ export function sessionCookieValue(req: IncomingMessage): string | undefined {
   if (!header) return undefined;
   const value = parseCookie(header)[SESSION_COOKIE];
   return value && value.length <= 256 ? value : undefined;
+}
+
+/** The browser a sign-in comes from: its device cookie (if any) and its User-Agent. */
+export function deviceSeen(req: IncomingMessage): DeviceSeen {
+  const header = req.headers.cookie;
+  const value = header ? parseCookie(header)[DEVICE_COOKIE] : undefined;
+  const ua = req.headers['user-agent'];
+  return {
+    token: value && value.length <= 256 ? value : undefined,
+    userAgent: typeof ua === 'string' ? ua : undefined,
+  };
 }
 
 export interface SessionLookup {

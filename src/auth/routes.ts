@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import { noContent, reply, route } from '../http/route.ts';
-import type { IdentityAuthenticator, SessionCookies } from './authenticator.ts';
+import { deviceSeen, type IdentityAuthenticator, type SessionCookies } from './authenticator.ts';
 import type { AuthService } from './service.ts';
 import {
   authStatus,
@@ -50,8 +50,8 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps) {
         429: 'Too many attempts',
       },
       handler: async ({ req, body, ip }) => {
-        const { user, session } = await auth.setup(body, ip);
-        return reply(201, { user }, { 'Set-Cookie': cookies.set(session.id, req) });
+        const { user, session, device } = await auth.setup(body, ip, deviceSeen(req));
+        return reply(201, { user }, { 'Set-Cookie': cookies.signedIn(session, device, req) });
       },
     }),
     route({
@@ -76,9 +76,12 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps) {
         const identifier = body.identifier ?? body.email ?? body.username;
         if (!identifier)
           throw new AppError('INVALID_BODY', 'Invalid body: identifier: Required (an email or a username).');
-        const signIn = await auth.login({ identifier, password: body.password }, ip);
+        const signIn = await auth.login({ identifier, password: body.password }, ip, deviceSeen(req));
         return reply(200, 'user' in signIn ? { user: signIn.user } : { totpRequired: true }, {
-          'Set-Cookie': cookies.set(signIn.session.id, req),
+          'Set-Cookie':
+            'user' in signIn
+              ? cookies.signedIn(signIn.session, signIn.device, req)
+              : cookies.set(signIn.session.id, req),
         });
       },
     }),

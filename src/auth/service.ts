@@ -11,6 +11,8 @@ import type { SessionRow, SessionStore } from '../accounts/sessions-store.ts';
 import { isAdminRow, toWire, type UserRow, type UsersStore, type WireUser } from '../accounts/users-store.ts';
 import type { AuthStatus, SignInMethod } from './wire.ts';
 import type { LdapSignIn } from '../ldap/service.ts';
+import type { DeviceStore } from '../accounts/devices-store.ts';
+import { describeBrowser, NO_DEVICE, type DeviceSeen } from './devices.ts';
 
 export const INVALID_CREDENTIALS = 'AUTH_INVALID_CREDENTIALS';
 export const ACCOUNT_LOCKED = 'AUTH_ACCOUNT_LOCKED';
@@ -23,7 +25,8 @@ export interface OpenedSession {
 }
 
 /** A sign-in ends signed in, or held for its second step (the session's cookie is set either way). */
-export type SignIn = { user: WireUser; session: OpenedSession } | { totpRequired: true; session: OpenedSession };
+export type SignIn =
+  { user: WireUser; session: OpenedSession; device: string } | { totpRequired: true; session: OpenedSession };
 
 /** The second factor as sign-in sees it (twofactor/ implements it). */
 export interface SecondFactor {
@@ -37,6 +40,8 @@ export interface AuthDeps {
   db: Database;
   users: UsersStore;
   sessions: SessionStore;
+  /** The browsers each account signed in from (the device cookie's hashes). */
+  devices: DeviceStore;
   limits: RateLimiter;
   activity: ActivityService;
   /** Absent: no account has a second factor. */
@@ -131,7 +136,8 @@ export class AuthService {
   async setup(
     input: { email: string; username?: string | undefined; password: string },
     ip: string,
-  ): Promise<{ user: WireUser; session: OpenedSession }> {
+    seen: DeviceSeen = NO_DEVICE,
+  ): Promise<{ user: WireUser; session: OpenedSession; device: string }> {
     this.refuseWhenOidcOnly();
     this.deps.limits.hit(`setup:${ip}`, LIMITS.setup);
     if (this.deps.users.count() > 0) throw new AppError('SETUP_DONE');
@@ -147,14 +153,31 @@ export class AuthService {
       return this.deps.users.insert({ username, email, passwordHash: hash, roles: ['admin'] });
     });
     const session = this.deps.sessions.create(row.id, 'password', ip);
+    const { token } = this.device(row, seen);
     this.deps.activity.record({ action: 'auth.setup', outcome: 'success', userId: row.id, username: row.username, ip });
-    return { user: toWire(row), session };
+    return { user: toWire(row), session, device: token };
   }
 
   private lockedFor(row: UserRow): number {
     if (!row.locked_until) return 0;
     const left = Date.parse(row.locked_until) - Date.now();
     return left > 0 ? left : 0;
+  }
+
+  /**
+   * The browser of a sign-in that opens a session: known to this account (its token's hash is
+   * kept), or a device the account has not used — a new token is made for it, and it is news
+   * ('new') when the account already had one ('first' otherwise). A token that is absent,
+   * malformed, forged or another account's is never adopted: only this server's own tokens,
+   * remembered for this account, count as known.
+   */
+  private device(row: UserRow, seen: DeviceSeen): { token: string; fact: 'known' | 'new' | 'first'; browser: string } {
+    const at = new Date().toISOString();
+    const browser = describeBrowser(seen.userAgent);
+    if (seen.token && this.deps.devices.seen(row.id, seen.token, at))
+      return { token: seen.token, fact: 'known', browser };
+    const had = this.deps.devices.any(row.id);
+    return { token: this.deps.devices.add(row.id, browser, at), fact: had ? 'new' : 'first', browser };
   }
 
   /** An `auth.login` row of the activity log for this account. */
@@ -186,9 +209,13 @@ export class AuthService {
       });
   }
 
-  async login(input: { identifier: string; password: string }, ip: string): Promise<SignIn> {
+  async login(
+    input: { identifier: string; password: string },
+    ip: string,
+    seen: DeviceSeen = NO_DEVICE,
+  ): Promise<SignIn> {
     const { row, method } = await this.checkPassword(input, ip);
-    return this.openSignIn(row, method, ip, false);
+    return this.openSignIn(row, method, ip, false, seen);
   }
 
   /** The first step of a password sign-in: address budgets, lockout, the constant-cost check. */
@@ -301,15 +328,16 @@ export class AuthService {
    * Opens the session of a sign-in whose first step succeeded: held for the second step when the
    * account has a second factor and the first step did not already prove two factors.
    */
-  private openSignIn(row: UserRow, method: string, ip: string, twoFactorsProven: boolean): SignIn {
+  private openSignIn(row: UserRow, method: string, ip: string, twoFactorsProven: boolean, seen: DeviceSeen): SignIn {
     if (!twoFactorsProven && this.deps.secondFactor?.enabled(row.id)) {
       const session = this.deps.sessions.create(row.id, method, ip, 'held');
       this.signInRow(row, 'success', ip, { method, held: true });
       return { totpRequired: true, session };
     }
     const session = this.deps.sessions.create(row.id, method, ip);
-    this.signInRow(row, 'success', ip, { method });
-    return { user: toWire(row), session };
+    const device = this.device(row, seen);
+    this.signInRow(row, 'success', ip, { method, device: device.fact, browser: device.browser });
+    return { user: toWire(row), session, device: device.token };
   }
 
   /**
@@ -330,10 +358,15 @@ export class AuthService {
    * Sign-in by another first factor (passkey, identity provider, mobile exchange). A passkey that
    * verified its user counts as two factors; one that did not is held for the code like a password.
    */
-  signInWith(userId: string, method: 'passkey' | 'oidc', ip: string, opts: { twoFactorsProven: boolean }): SignIn {
+  signInWith(
+    userId: string,
+    method: 'passkey' | 'oidc',
+    ip: string,
+    opts: { twoFactorsProven: boolean; seen?: DeviceSeen },
+  ): SignIn {
     const row = this.deps.users.get(userId);
     if (!row) throw new AppError('AUTH_REQUIRED', 'This account no longer exists.');
-    return this.openSignIn(row, method, ip, opts.twoFactorsProven);
+    return this.openSignIn(row, method, ip, opts.twoFactorsProven, opts.seen ?? NO_DEVICE);
   }
 
   /**
@@ -344,7 +377,8 @@ export class AuthService {
     held: SessionRow | null,
     code: string,
     ip: string,
-  ): { user: WireUser; session: OpenedSession; usedRecoveryCode: boolean; recoveryCodesLeft: number } {
+    seen: DeviceSeen = NO_DEVICE,
+  ): { user: WireUser; session: OpenedSession; device: string; usedRecoveryCode: boolean; recoveryCodesLeft: number } {
     this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
     this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
     const factor = this.deps.secondFactor;
@@ -364,11 +398,14 @@ export class AuthService {
       this.deps.users.clearFailures(row.id);
       return this.deps.sessions.create(row.id, heldRow.method, ip);
     });
+    const device = this.device(row, seen);
     this.signInRow(row, 'success', ip, {
       method: held.method,
       secondFactor: result.usedRecoveryCode ? 'recovery-code' : 'totp',
+      device: device.fact,
+      browser: device.browser,
     });
-    return { user: toWire(row), session, ...result };
+    return { user: toWire(row), session, device: device.token, ...result };
   }
 
   logout(caller: Caller | null, sessionHash: string | null, ip: string): void {

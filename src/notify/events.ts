@@ -60,12 +60,25 @@ export function kindOf(row: ActivityFacts): EventKind | null {
   if (row.action === 'auth.lockout') return 'signin.lockout';
   if (row.action === 'auth.login' && row.outcome === 'failure' && row.detail?.reason === 'wrong-totp-code')
     return 'signin.second-factor-failed';
+  // A browser the account has not signed in from (auth/ decided, with its device cookie): one
+  // notification even when the address is new too — it names the address, and says so.
+  if (row.action === 'auth.login' && row.outcome === 'success' && row.detail?.device === 'new')
+    return 'signin.new-device';
   if (row.action === 'auth.login' && row.outcome === 'success') return 'signin.new-address';
   if (row.action in SERVER_ACTIONS) return SERVER_ACTIONS[row.action]!;
   if (row.action === 'files.upload' && row.outcome === 'failure' && row.detail?.stage === 'placement')
     return 'upload.failed';
   if (row.outcome !== 'success') return null;
   return FOLDER_ACTIONS[row.action] ?? null;
+}
+
+/**
+ * Whether an account's chosen kinds take this event: a new device that is a new address too is
+ * one notification, which also reaches an account that chose new addresses only.
+ */
+export function chosen(kinds: readonly string[], kind: EventKind, detail: Record<string, unknown> | null): boolean {
+  if (kinds.includes(kind)) return true;
+  return kind === 'signin.new-device' && detail?.newAddress === true && kinds.includes('signin.new-address');
 }
 
 /** Could this action ever become a notification (decided before the row is written)? */
@@ -115,7 +128,14 @@ const lastName = (p: string) => p.split('/').pop() ?? p;
 /** The title and the sentence a person reads. */
 export function wordsFor(
   kind: EventKind,
-  facts: { actor: string | null; paths: string[]; count: number; detail: Record<string, unknown> | null },
+  facts: {
+    actor: string | null;
+    paths: string[];
+    count: number;
+    detail: Record<string, unknown> | null;
+    /** The address a sign-in came from. */
+    address?: string | null;
+  },
 ): { title: string; text: string } {
   const who = facts.actor ?? 'Someone';
   const d = facts.detail ?? {};
@@ -127,6 +147,15 @@ export function wordsFor(
     }
     case 'signin.new-address':
       return { title: 'Sign-in from a new address', text: `${who} signed in from an address not seen before.` };
+    case 'signin.new-device': {
+      const browser = typeof d.browser === 'string' && d.browser ? d.browser : 'an unknown browser';
+      const where = facts.address ? ` at ${facts.address}` : '';
+      const also = d.newAddress === true ? ', an address not seen before either' : '';
+      return {
+        title: 'Sign-in from a new device',
+        text: `${who} signed in from a device not seen before: ${browser}${where}${also}.`,
+      };
+    }
     case 'signin.lockout':
       return { title: 'Account locked', text: `${who} was locked after too many failed sign-ins.` };
     case 'signin.second-factor-failed':
@@ -230,6 +259,7 @@ export const KIND_LABELS: Record<EventKind, string> = {
   'folder.changed': 'Changes in watched folders',
   'folder.deleted': 'Deletions in watched folders',
   'signin.new-address': 'Sign-ins from a new address',
+  'signin.new-device': 'Sign-ins from a new device',
   'signin.lockout': 'Accounts locked after failed sign-ins',
   'signin.second-factor-failed': 'Refused second-factor codes',
   'share.received': 'Something shared with me',

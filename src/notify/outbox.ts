@@ -77,13 +77,20 @@ export function createOutbox(store: NotifyStore) {
       }
       const kind = kindOf({ action: event.action, outcome: event.outcome, userId: event.userId, detail });
       if (!kind) return;
-      if (kind === 'signin.new-address') {
-        // The first address an account is seen from is not news; a later new one is.
-        if (!event.userId || !event.ip) return;
-        const known = store.hasKnownAddress(event.userId);
-        if (!store.firstFromAddress(event.userId, event.ip, at) || !known) return;
+      let row = rowOf(event, activityId, at);
+      if (kind === 'signin.new-address' || kind === 'signin.new-device') {
+        // The first address an account is seen from is not news; a later new one is. Every
+        // sign-in's address becomes known, a new device's too.
+        if (!event.userId) return;
+        const known = event.ip ? store.hasKnownAddress(event.userId) : false;
+        const newAddress = event.ip ? store.firstFromAddress(event.userId, event.ip, at) && known : false;
+        if (kind === 'signin.new-address' && !newAddress) return;
+        // A new device from a new address is one notification that says both (auth/ wrote 'new'
+        // only when the account already had a device: the first one is not news).
+        if (kind === 'signin.new-device' && newAddress)
+          row = { ...row, detail: JSON.stringify({ ...detail, newAddress }) };
       }
-      store.addEvent(rowOf(event, activityId, at));
+      store.addEvent(row);
       wake();
     },
 

@@ -15,7 +15,7 @@ import type { SecretBox } from '../db/secret-box.ts';
 import { createRequire } from 'node:module';
 import { parseSmtp, type MailTarget, type SmtpSettings } from './email.ts';
 import { pushEndpointAllowed, type PushTarget } from './push.ts';
-import { isFolderKind, KIND_LABELS, kindOf, pathsOf, recipientsOf as sharedWith, wordsFor } from './events.ts';
+import { chosen, isFolderKind, KIND_LABELS, kindOf, pathsOf, recipientsOf as sharedWith, wordsFor } from './events.ts';
 import { newEventId, type Outbox } from './outbox.ts';
 import { listed, readDisks, type DiskFolder } from './disks.ts';
 import { attempt, newWebhookSecret, type Attempt, type Target } from './send.ts';
@@ -379,7 +379,7 @@ export function createNotify(deps: NotifyDeps) {
       eventId: event.id,
       kind,
       time: event.at,
-      ...wordsFor(kind, { actor, paths, count, detail }),
+      ...wordsFor(kind, { actor, paths, count, detail, address: kind.startsWith('signin.') ? event.ip : null }),
       actor: event.user_id || event.username ? { userId: event.user_id, username: event.username } : null,
       recipient: { userId: recipient.id, username: recipient.username },
       paths,
@@ -414,7 +414,7 @@ export function createNotify(deps: NotifyDeps) {
       );
       for (const { account, paths } of await recipientsOf(event, kind, detail)) {
         const prefs = prefsOf(account.id);
-        if (!prefs.kinds.includes(kind)) continue;
+        if (!chosen(prefs.kinds, kind, detail)) continue;
         // The bell has every event the account chose, whatever its destinations.
         const bell = bodyFor(messageId(event.id, 'bell', account.id), event, kind, account, paths, detail);
         inbox.push({

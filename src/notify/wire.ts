@@ -9,6 +9,7 @@ export const EVENT_KINDS = [
   'folder.changed',
   'folder.deleted',
   'signin.new-address',
+  'signin.new-device',
   'signin.lockout',
   'signin.second-factor-failed',
   'share.received',

@@ -5,7 +5,7 @@
 // rows answer 404 (and /login sends the browser to the sign-in screen).
 import type { IncomingMessage } from 'node:http';
 import { parseCookie, stringifySetCookie } from 'cookie';
-import type { IdentityAuthenticator, SessionCookies } from '../auth/authenticator.ts';
+import { deviceSeen, type IdentityAuthenticator, type SessionCookies } from '../auth/authenticator.ts';
 import type { AuthService } from '../auth/service.ts';
 import { AppError } from '../core/errors.ts';
 import type { TrustRule } from '../http/address.ts';
@@ -122,10 +122,15 @@ export function oidcRoutes({ oidc, auth, authenticator, cookies, publicUrl, trus
         503: 'The provider cannot be reached or is too slow',
       },
       handler: async ({ req, ip }) => {
-        const done = await configured().complete({ query: returned(req), browserBinding: bindingOf(req), ip });
+        const done = await configured().complete({
+          query: returned(req),
+          browserBinding: bindingOf(req),
+          ip,
+          seen: deviceSeen(req),
+        });
         return reply(302, undefined, {
           Location: done.returnTo,
-          'Set-Cookie': [cookies.set(done.session.id, req), binding('', 0)],
+          'Set-Cookie': [...cookies.signedIn(done.session, done.device, req), binding('', 0)],
           'Cache-Control': 'no-store',
         });
       },
@@ -219,8 +224,13 @@ export function oidcRoutes({ oidc, auth, authenticator, cookies, publicUrl, trus
         404: 'No identity provider is configured',
       },
       handler: ({ req, body, ip }) => {
-        const done = configured().exchange({ code: body.code, codeVerifier: body.code_verifier, ip });
-        return reply(200, { user: done.user }, { 'Set-Cookie': cookies.set(done.session.id, req) });
+        const done = configured().exchange({
+          code: body.code,
+          codeVerifier: body.code_verifier,
+          ip,
+          seen: deviceSeen(req),
+        });
+        return reply(200, { user: done.user }, { 'Set-Cookie': cookies.signedIn(done.session, done.device, req) });
       },
     }),
   ];

@@ -7,6 +7,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Configuration } from 'openid-client';
 import type { ActivityService } from '../activity/service.ts';
 import type { AuthService, OpenedSession } from '../auth/service.ts';
+import type { DeviceSeen } from '../auth/devices.ts';
 import type { UsersStore, WireUser } from '../accounts/users-store.ts';
 import type { Config } from '../config.ts';
 import type { DirectoryGroups } from '../access/service.ts';
@@ -249,15 +250,19 @@ export class OidcService {
     query: URLSearchParams;
     browserBinding: string | null;
     ip: string;
-  }): Promise<{ user: WireUser; session: OpenedSession; returnTo: string }> {
+    seen?: DeviceSeen;
+  }): Promise<{ user: WireUser; session: OpenedSession; device: string; returnTo: string }> {
     const row = this.takeTransaction(input.query, input.browserBinding);
     if (row.mobile_challenge) throw badState('This sign-in belongs to the app.');
     try {
       const claims = await this.claims(row, input.query);
       const account = this.accounts.resolve(claims, input.ip);
-      const signIn = this.deps.auth.signInWith(account.id, 'oidc', input.ip, { twoFactorsProven: true });
+      const signIn = this.deps.auth.signInWith(account.id, 'oidc', input.ip, {
+        twoFactorsProven: true,
+        ...(input.seen ? { seen: input.seen } : {}),
+      });
       if (!('user' in signIn)) throw new Error('a provider sign-in is never held');
-      return { user: signIn.user, session: signIn.session, returnTo: row.return_to ?? '/' };
+      return { user: signIn.user, session: signIn.session, device: signIn.device, returnTo: row.return_to ?? '/' };
     } catch (err) {
       this.deps.activity.record({
         action: 'auth.login',
@@ -343,7 +348,11 @@ export class OidcService {
   }
 
   /** POST /api/auth/oidc/exchange: any attempt destroys the code; the right verifier gets an ordinary session. */
-  exchange(input: { code: string; codeVerifier: string; ip: string }): { user: WireUser; session: OpenedSession } {
+  exchange(input: { code: string; codeVerifier: string; ip: string; seen?: DeviceSeen }): {
+    user: WireUser;
+    session: OpenedSession;
+    device: string;
+  } {
     const reject = (reason: string): never => {
       this.deps.activity.record({
         action: 'auth.login',
@@ -361,9 +370,12 @@ export class OidcService {
     const stored = Buffer.from(row.challenge);
     if (computed.length !== stored.length || !timingSafeEqual(computed, stored))
       return reject('verifier does not match the challenge');
-    const signIn = this.deps.auth.signInWith(row.user_id, 'oidc', input.ip, { twoFactorsProven: true });
+    const signIn = this.deps.auth.signInWith(row.user_id, 'oidc', input.ip, {
+      twoFactorsProven: true,
+      ...(input.seen ? { seen: input.seen } : {}),
+    });
     if (!('user' in signIn)) return reject('held');
-    return { user: signIn.user, session: signIn.session };
+    return { user: signIn.user, session: signIn.session, device: signIn.device };
   }
 
   /** GET /logout: the provider's logout address (OIDC_LOGOUT_URL), or null when only the local session ends. */

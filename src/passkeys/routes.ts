@@ -1,7 +1,7 @@
 // Rows of the route table for passkeys (spec §4.1 passkey rows, §4.5 administrator removal).
 // Sign-in refusals are all 401 AUTH_PASSKEY_REJECTED; the reason goes to the activity log.
 import type { IncomingMessage } from 'node:http';
-import type { IdentityAuthenticator, SessionCookies } from '../auth/authenticator.ts';
+import { deviceSeen, type IdentityAuthenticator, type SessionCookies } from '../auth/authenticator.ts';
 import type { AuthService } from '../auth/service.ts';
 import { AppError } from '../core/errors.ts';
 import type { TrustRule } from '../http/address.ts';
@@ -155,9 +155,12 @@ export function passkeyRoutes({ passkeys, auth, cookies, trustProxy }: PasskeyRo
       },
       handler: async ({ req, body, ip }) => {
         refuseWhenOidcOnly();
-        const signIn = await passkeys.finishAuthentication(body.response, ip);
+        const signIn = await passkeys.finishAuthentication(body.response, ip, deviceSeen(req));
         return reply(200, 'user' in signIn ? { user: signIn.user } : { totpRequired: true as const }, {
-          'Set-Cookie': cookies.set(signIn.session.id, req),
+          'Set-Cookie':
+            'user' in signIn
+              ? cookies.signedIn(signIn.session, signIn.device, req)
+              : cookies.set(signIn.session.id, req),
         });
       },
     }),

@@ -12,6 +12,7 @@ import type {
 import type { ActivityService } from '../activity/service.ts';
 import { LIMITS, type RateLimiter } from '../accounts/rate-limits.ts';
 import type { AuthService, SignIn } from '../auth/service.ts';
+import type { DeviceSeen } from '../auth/devices.ts';
 import type { UsersStore } from '../accounts/users-store.ts';
 import { AppError } from '../core/errors.ts';
 import type { RelyingParties, RelyingParty } from './relying-party.ts';
@@ -316,7 +317,7 @@ export class PasskeyService {
    * Signs in with an assertion. Every refusal is the same 401; the reason goes to the activity log.
    * A passkey that did not verify its user on an account with a second factor holds the sign-in.
    */
-  async finishAuthentication(response: unknown, ip: string): Promise<SignIn> {
+  async finishAuthentication(response: unknown, ip: string, seen?: DeviceSeen): Promise<SignIn> {
     this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
     this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
     const refuse = (reason: string, userId: string | null = null): never => {
@@ -376,7 +377,10 @@ export class PasskeyService {
     this.deps.store.markUsed(row.id, info.newCounter, info.credentialBackedUp, new Date().toISOString());
     // A directory account: the directory still knows the person (a disabled one is refused here too).
     await this.deps.auth.assertDirectoryKnows(row.user_id, ip);
-    return this.deps.auth.signInWith(row.user_id, 'passkey', ip, { twoFactorsProven: info.userVerified });
+    return this.deps.auth.signInWith(row.user_id, 'passkey', ip, {
+      twoFactorsProven: info.userVerified,
+      ...(seen ? { seen } : {}),
+    });
   }
 
   /** Gives passkeys made before RP ids were recorded the name they were made for (at start). */

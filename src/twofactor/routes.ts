@@ -2,7 +2,7 @@
 // sign-in with a second factor, §4.1 TOTP rows, §4.5 administrator removal). The guard keeps
 // API tokens off every row here (/api/auth/* and administration).
 import { z } from 'zod';
-import type { IdentityAuthenticator, SessionCookies } from '../auth/authenticator.ts';
+import { deviceSeen, type IdentityAuthenticator, type SessionCookies } from '../auth/authenticator.ts';
 import type { AuthService } from '../auth/service.ts';
 import { noContent, reply, route } from '../http/route.ts';
 import type { TwoFactorService } from './service.ts';
@@ -111,11 +111,11 @@ export function twoFactorRoutes({ twoFactor, auth, authenticator, cookies }: Two
         429: 'Locked account or too many attempts (Retry-After)',
       },
       handler: ({ req, body, ip }) => {
-        const done = auth.loginSecondStep(authenticator.session(req)?.row ?? null, body.code, ip);
+        const done = auth.loginSecondStep(authenticator.session(req)?.row ?? null, body.code, ip, deviceSeen(req));
         return reply(
           200,
           { user: done.user, usedRecoveryCode: done.usedRecoveryCode, recoveryCodesLeft: done.recoveryCodesLeft },
-          { 'Set-Cookie': cookies.set(done.session.id, req) },
+          { 'Set-Cookie': cookies.signedIn(done.session, done.device, req) },
         );
       },
     }),

@@ -80,6 +80,8 @@ test('a disk past 90 %: the administrators are told once, and once more after ro
   await w.settled();
   const twice = await titled(admin, title);
   assert.is(twice.length, 2, JSON.stringify(twice));
+  // …by mail too (waited on: the next test counts the mails after this one).
+  await waitFor(() => w.counts().mails, { what: 'the second crossing mailed', until: (n) => n === before.mails + 1 });
 
   // The accounts that are not administrators heard nothing of it.
   assert.is((await w.inbox(alice)).items.length, 0);

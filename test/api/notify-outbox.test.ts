@@ -202,7 +202,9 @@ test('an upload in a watched folder: one signed, versioned message per destinati
 });
 
 test('a sign-in from a new address reaches the account; the same address again does not', async () => {
+  // Alice's own browser (its device cookie) at a new address: a new address only.
   const from = new From(s.url, '203.0.113.9');
+  from.cookies.set('burrow_device', alice.cookies.get('burrow_device')!);
   assert.is((await from.post('/api/auth/login', { identifier: 'alice', password: ALICE.password })).status, 200);
   const [msg] = await waitFor(
     () => {
@@ -214,6 +216,7 @@ test('a sign-in from a new address reaches the account; the same address again d
   assert.is(msg.address, '203.0.113.9');
   assert.is(msg.recipient.userId, aliceId);
   const again = new From(s.url, '203.0.113.9');
+  again.cookies.set('burrow_device', from.cookies.get('burrow_device')!);
   assert.is((await again.post('/api/auth/login', { identifier: 'alice', password: ALICE.password })).status, 200);
   await upload(bob, WATCHED, 'After the second sign-in.txt');
   await waitFor(() => kept(hook, (b) => b.paths?.[0]?.endsWith('After the second sign-in.txt')).length === 1, {

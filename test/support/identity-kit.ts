@@ -9,6 +9,7 @@ import { RateLimiter } from '../../src/accounts/rate-limits.ts';
 import { createRateLimitStore } from '../../src/accounts/rate-limits-store.ts';
 import { AuthService, type SecondFactor } from '../../src/auth/service.ts';
 import { SessionStore } from '../../src/accounts/sessions-store.ts';
+import { DeviceStore } from '../../src/accounts/devices-store.ts';
 import { UsersStore } from '../../src/accounts/users-store.ts';
 import { hashPassword } from '../../src/accounts/passwords.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -67,7 +68,8 @@ export async function identityKit(env: Record<string, string> = {}): Promise<Ide
   const activity = createActivity({ store: createActivityStore(db), log: quietLog, config: () => settings.activity() });
   const sessions = new SessionStore(db, 'test-secret', 30);
   const limits = new RateLimiter(createRateLimitStore(db));
-  const deps: ConstructorParameters<typeof AuthService>[0] = { config, db, users, sessions, limits, activity };
+  const devices = new DeviceStore(db, 'test-secret');
+  const deps: ConstructorParameters<typeof AuthService>[0] = { config, db, users, sessions, devices, limits, activity };
   const auth = new AuthService(deps);
   return {
     dir,

@@ -24,6 +24,7 @@ const KINDS: { kind: Kind; label: string; folders?: true }[] = [
   { kind: 'link.opened', label: 'One of my links opened for the first time' },
   { kind: 'link.downloaded', label: 'Downloads through my links (with their count)' },
   { kind: 'signin.new-address', label: 'A sign-in to my account from a new address' },
+  { kind: 'signin.new-device', label: 'A sign-in to my account from a new device (browser)' },
   { kind: 'signin.lockout', label: 'My account locked after failed sign-ins (administrators: any account)' },
   { kind: 'signin.second-factor-failed', label: 'My password used with a wrong second-factor code' },
   {
