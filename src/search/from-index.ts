@@ -48,6 +48,11 @@ interface Row {
 export interface FactSql {
   sql: string;
   params: (string | number)[];
+  /**
+   * The filters name what photos and songs say: the files that pass are a few among the root's
+   * rows, found first through idx_media and looked up by id (the query leads with them).
+   */
+  byMedia?: boolean;
 }
 export function factSql(f: Filters): FactSql {
   const parts: string[] = [];
@@ -76,10 +81,19 @@ export function factSql(f: Filters): FactSql {
       }
     outer.push(`e.id IN (SELECT m.id FROM idx_media m WHERE ${parts.splice(0).join(' AND ')})`);
     parts.push(...outer);
+    return { sql: ` AND ${parts.join(' AND ')}`, params, byMedia: true };
   }
   return { sql: parts.length ? ` AND ${parts.join(' AND ')}` : '', params };
 }
 const NO_FACTS: FactSql = { sql: '', params: [] };
+
+/**
+ * The root's column as a condition: with media filters, `+e.root_id` (not an index term) so the
+ * planner leads with the files idx_media names (each looked up by id) instead of reading every
+ * row of the root through its (root_id, dir, name) index — without statistics it takes that
+ * equality for the narrower (at 100,000 rows: 120 ms against 5 for `album:"album 7"`).
+ */
+const rootCol = (facts: FactSql) => (facts.byMedia ? '+e.root_id' : 'e.root_id');
 
 /** A file as the index knows it (its root and relative path), with the caller's key for it. */
 export interface IndexedFile {
@@ -220,7 +234,7 @@ export function listIndex(
   const json = db.get<{ j: string | null }>(
     `SELECT json_group_array(json_array(id, dir, name, is_dir)) AS j FROM (
       SELECT e.id, e.dir, e.name, e.is_dir FROM idx_entries e${byTaken ? ' LEFT JOIN idx_media t ON t.id = e.id' : ''}
-      WHERE e.root_id = ? AND e.name != '' AND ${b.sql.replace(/\b(dir|name)\b/g, 'e.$1')}${facts.sql}
+      WHERE ${rootCol(facts)} = ? AND e.name != '' AND ${b.sql.replace(/\b(dir|name)\b/g, 'e.$1')}${facts.sql}
       ORDER BY ${byTaken ? 't.taken IS NULL, t.taken DESC, ' : ''}e.mtime DESC LIMIT ${cap})`,
     [scope.rootId, ...b.params, ...facts.params],
   )?.j;
