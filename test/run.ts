@@ -140,8 +140,11 @@ const CLUSTER_FILES = [
   'files-odd-names.test.ts',
   'files-ops.test.ts',
   'files-prefs.test.ts',
+  'files-previews.test.ts',
   'files-versions-moves.test.ts',
   'foldersize-hidden.test.ts',
+  'metadata-files.test.ts',
+  'names-features.test.ts',
   'notify-live.test.ts',
   'notify-outbox.test.ts',
   'shares-file-requests.test.ts',
@@ -154,6 +157,7 @@ const CLUSTER_FILES = [
   'tags-groups.test.ts',
   'tags.test.ts',
   'terminal.test.ts',
+  'thumbnails-heic.test.ts',
   'tokens-guard.test.ts',
   'tokens-lifecycle.test.ts',
   'uploads-multipart.test.ts',
@@ -204,8 +208,6 @@ const CLUSTER_CANNOT: Record<string, string> = {
     "reads the embedded database's keys in CONFIG_DIR (on PostgreSQL they are sealed in the database)",
   'access-doors-table.test.ts':
     "product gap of issue 31: files written on the shared folder from outside reach the other instances' indexes late — with this file's five files the rescan lease holder had 8 entries, the others 5 and 2 while answering `complete`, and words were found there seconds later (the file asks another instance than the one it waited on)",
-  'files-previews.test.ts':
-    "product gap of issue 31: the thumbnail URL handed out (/api/thumbnails-cache/<name>) names a file in the answering instance's own CACHE_DIR: asked of another instance it is 404 (and each instance makes its own)",
   'fetch-from-url.test.ts':
     'product gap of issue 31: a fetch from a URL is followed in the memory of the instance that started it: asked of another, it is 404 FETCH_NOT_FOUND',
   'features-network.test.ts':
@@ -218,10 +220,6 @@ const CLUSTER_CANNOT: Record<string, string> = {
     "product gap of issue 31: the logo an administrator uploads is kept in the answering instance's own CONFIG_DIR: its URL is 404 on the others",
   'settings-switches.test.ts':
     'product gap of issue 31: folder sizes switched on or off at run time (Administration → Installation) are not followed by every instance (3 tests fail), and the file did not finish within 15 minutes (after the terminal switch)',
-  'metadata-files.test.ts':
-    "product gap of issue 31: a song's cover is a thumbnail, whose URL names a file in one instance's CACHE_DIR (as thumbnails-heic.test.ts)",
-  'names-features.test.ts':
-    "product gap of issue 31: a photo's cached thumbnail is in one instance's CACHE_DIR: 404 on the others (as thumbnails-heic.test.ts)",
   'notify-server-events.test.ts':
     'product gap of issue 31: "told once" for a quota crossing 90 % and for an upload refused at placement is remembered per instance (two of its three tests fail)',
   'foldersize-complete.test.ts':
@@ -236,8 +234,6 @@ const CLUSTER_CANNOT: Record<string, string> = {
     "compares one index before and after a restart (no new baseline walk, a format bump rebuilds once): a cluster's requests reach three indexes of their own",
   'lingering-close.test.ts':
     "reads how the server's own HTTP connection ends after a 413 mid-body, on a raw socket: through the tests' balancer that socket is the balancer's",
-  'thumbnails-heic.test.ts':
-    "product gap of issue 31: the thumbnail URL handed out (/api/thumbnails-cache/<name>) names a file in the answering instance's own CACHE_DIR: asked of another instance it is 404",
 };
 const GROUPS: Record<string, Group> = {
   unit: { dir: 'unit', label: 'unit' },

@@ -64,7 +64,7 @@ export function previewRoutes(previews: Previews) {
       summary: 'Where to fetch a thumbnail of a picture (`""` when there is none)',
       tags: ['Previews'],
       description:
-        'Answers `{ thumbnail }`: a server-relative URL of a cached WebP (`/api/thumbnails-cache/<name>.webp`), or `""` for kinds without thumbnails, a song without a cover, a video without ffmpeg, or when thumbnails are switched off (settings `thumbnails.enabled`); a picture that does not decode (damaged, or a form Burrow cannot read) answers 422 `PICTURE_UNREADABLE`, and nothing is cached. The picture is made on the first request, a few at a time (`thumbnails.concurrency`). Pictures the add-on decodes (EXIF orientation applied), HEIC and HEIF (decoded by libheif in WebAssembly, in a thread of its own; turned by the file\'s own rotation and mirroring, or by its EXIF orientation when it has none), SVG rasterised (no script runs), the first frame of a GIF, and a video\'s first frame when ffmpeg is installed. `size` asks for a screen-sized rendition for a viewer instead: the longest side is rounded up to one of ' +
+        "Answers `{ thumbnail }`: a server-relative URL of a WebP (`/api/thumbnails-cache/<name>.webp?path=<the file's path>`, with `&size=` when asked with a size), which any instance of a cluster answers, or `\"\"` for kinds without thumbnails, a song without a cover, a video without ffmpeg, or when thumbnails are switched off (settings `thumbnails.enabled`); a picture that does not decode (damaged, or a form Burrow cannot read) answers 422 `PICTURE_UNREADABLE`, and nothing is cached. The picture is made on the first request, a few at a time (`thumbnails.concurrency`). Pictures the add-on decodes (EXIF orientation applied), HEIC and HEIF (decoded by libheif in WebAssembly, in a thread of its own; turned by the file's own rotation and mirroring, or by its EXIF orientation when it has none), SVG rasterised (no script runs), the first frame of a GIF, and a video's first frame when ffmpeg is installed. `size` asks for a screen-sized rendition for a viewer instead: the longest side is rounded up to one of " +
         RENDITIONS.join(', ') +
         ' pixels (never enlarged).',
       params: virtualPathParams,
@@ -79,11 +79,32 @@ export function previewRoutes(previews: Previews) {
       method: 'GET',
       path: '/api/thumbnails-cache/:file',
       access: 'account',
-      summary: 'A cached thumbnail picture (WebP) by the name GET /api/thumbnails handed out',
+      summary: 'A thumbnail picture (WebP) by the URL GET /api/thumbnails handed out',
       tags: ['Previews'],
+      description:
+        "Served to whoever may read `path` now, checked as GET /api/thumbnails checks it, when `file` is the name that file's thumbnail has now (the name changes with the file and the thumbnail settings); an instance that has not made the picture yet makes it. A file the caller may not read, a name of another file or of an older version answer 404 and make nothing.",
       params: z.object({ file: z.string().min(1).max(255) }),
+      query: z.object({
+        path: queryPath(
+          'virtual',
+          z
+            .string()
+            .min(1)
+            .describe(
+              'The path of the file the picture shows, as GET /api/thumbnails handed it out. A path: spaces as `%20` or `+`, a plus as `%2B`; a raw `+` (as the native app sends it) is a plus when that names something, a space otherwise.',
+            ),
+        ),
+        size: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .max(100_000)
+          .optional()
+          .describe('The size GET /api/thumbnails was asked with (a rendition), as it handed it out'),
+      }),
       responses: { 200: { description: 'The picture', contentType: 'image/webp' }, 404: 'No such thumbnail' },
-      handler: async ({ params, res }) => sendCachedPicture(res, await previews.cachedThumbnail(params.file)),
+      handler: async ({ caller, params, query, res }) =>
+        sendCachedPicture(res, await previews.cachedThumbnailOf(caller, params.file, query.path, query.size)),
     }),
   ];
 }

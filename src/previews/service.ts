@@ -64,14 +64,21 @@ export function createPreviews(deps: { resolver: PathResolver; thumbnails: Thumb
       return { opened, name: nameOf(file), sandbox: true };
     },
 
-    /** GET /api/thumbnails/*: where the thumbnail (or a screen-sized rendition) is, or "". */
+    /**
+     * GET /api/thumbnails/*: where the thumbnail (or a screen-sized rendition) is, or "". The URL
+     * carries the file's path (and the size asked for), so any instance of a cluster can answer
+     * it: the one asked checks the caller's access again and makes the picture when it has none.
+     */
     async thumbnailUrl(caller: Caller, virtual: string, size: number | undefined): Promise<{ thumbnail: string }> {
       const file = await readableFile(caller, virtual);
       const kind = kindOf(nameOf(file), false);
       const name = await withFileIn(file.space.root, file.realPath, (opened) =>
         thumbnails.thumbnailFor(file.realPath, opened, { kind, size }),
       );
-      return { thumbnail: name ? `/api/thumbnails-cache/${name}` : '' };
+      if (!name) return { thumbnail: '' };
+      // The path as wire-shapes rule 4 spells it: each character percent-encoded but `/`.
+      const query = `path=${encodeURIComponent(file.virtualPath).replaceAll('%2F', '/')}${size === undefined ? '' : `&size=${size}`}`;
+      return { thumbnail: `/api/thumbnails-cache/${name}?${query}` };
     },
 
     /**
@@ -88,7 +95,35 @@ export function createPreviews(deps: { resolver: PathResolver; thumbnails: Thumb
       return name ? { opened: await this.cachedThumbnail(name), name } : null;
     },
 
-    /** GET /api/thumbnails-cache/:file: a cached picture by the name handed out. */
+    /**
+     * GET /api/thumbnails-cache/:file?path=&size=: the picture GET /api/thumbnails handed out,
+     * for whoever may read `path` now (checked as GET /api/thumbnails checks it), when `name` is
+     * the name that file has now; made here when this instance has not made it yet. Anything
+     * else — a file the caller may not read, a name of another file or of an older version — is
+     * 404 and makes nothing.
+     */
+    async cachedThumbnailOf(
+      caller: Caller,
+      name: string,
+      virtual: string,
+      size: number | undefined,
+    ): Promise<OpenedFile> {
+      const missing = () => new AppError('NOT_FOUND', 'No such thumbnail.');
+      if (!thumbnails.cachedFile(name)) throw missing();
+      const file = await readableFile(caller, virtual).catch((err: unknown) => {
+        if (err instanceof AppError && ['FORBIDDEN', 'NOT_FOUND', 'IS_A_FOLDER'].includes(err.code)) throw missing();
+        throw err;
+      });
+      const kind = kindOf(nameOf(file), false);
+      const made = await withFileIn(file.space.root, file.realPath, async (opened) => {
+        if (thumbnails.nameFor(file.realPath, opened, { kind, size })?.name !== name) return null;
+        return thumbnails.thumbnailFor(file.realPath, opened, { kind, size });
+      });
+      if (made !== name) throw missing();
+      return this.cachedThumbnail(name);
+    },
+
+    /** A cached picture by its name (the caller has checked who asks for it). */
     async cachedThumbnail(name: string): Promise<OpenedFile> {
       const file = thumbnails.cachedFile(name);
       // The cache folder judged by its real path (CACHE_DIR may be reached through a link).

@@ -1,9 +1,11 @@
 // Thumbnails: small WebP pictures of images, made by @napi-rs/image in a short-lived child
 // process (picture-child.ts says why; a broken add-on fails thumbnails and nothing else) and
 // cached in CACHE_DIR/thumbnails.
-// A cache name is an HMAC (key kept beside the cache) of the real path, size, modification
-// time and the thumbnail settings: a changed file or setting gets a new name, and a name
-// cannot be guessed by an account that may not see the file. Generation is bounded by the
+// A cache name is a SHA-256 of the real path, size, modification time and the thumbnail
+// settings: a changed file or setting gets a new name, and every instance reading one shared
+// folder (mounted at the same path) computes the same name, so any of them can answer a
+// thumbnail URL (issue 31). The name is no secret: a cached picture is served only to who may
+// read the file its URL names (service.ts cachedThumbnail). Generation is bounded by the
 // `thumbnails.concurrency` setting and shared by concurrent requests for the same picture.
 // Besides the thumbnail size there are a few screen-sized renditions (RENDITIONS) for the
 // viewer, so a phone is not sent 12 MP. Sources: what the add-on decodes, SVG rasterised by
@@ -12,7 +14,7 @@
 // video's poster frame from ffmpeg when it is on the PATH (execFile, the checked descriptor
 // handed over as fd 3, never a path or a shell string).
 import { spawn } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { OpenedFile } from '../files/confined.ts';
@@ -52,6 +54,15 @@ export interface Thumbnails {
     opened: Pick<OpenedFile, 'stat' | 'path' | 'fd'>,
     options?: { kind?: string; size?: number },
   ): Promise<string | null>;
+  /**
+   * The cache name thumbnailFor would give this picture now, or null when it would give none;
+   * nothing is made or read but the settings.
+   */
+  nameFor(
+    realPath: string,
+    opened: Pick<OpenedFile, 'stat'>,
+    options?: { kind?: string; size?: number },
+  ): { name: string; size: number; quality: number; kind: string } | null;
   /** The cache folder (thumbnail pictures are read only from inside it). */
   readonly dir: string;
   /** Absolute path of a cached thumbnail by name, or null when the name is not one of ours. */
@@ -106,31 +117,11 @@ export function createThumbnails(deps: {
 }): Thumbnails & { close(): void } {
   const dir = path.join(deps.cacheDir, 'thumbnails');
   const pictures = createPictureChild({ cacheDir: deps.cacheDir, log: deps.log });
-  let key: Promise<Buffer> | undefined;
   const inFlight = new Map<string, Promise<string | null>>();
   /** Cache names that have no thumbnail: nothing to draw from (`none`), or a picture that does not decode. */
   const failed = new Map<string, 'none' | 'unreadable'>();
   let running = 0;
   const waiting: (() => void)[] = [];
-
-  function secret(): Promise<Buffer> {
-    key ??= (async () => {
-      await fsp.mkdir(dir, { recursive: true });
-      const file = path.join(dir, '.key');
-      try {
-        await fsp.writeFile(file, randomBytes(32), { flag: 'wx', mode: 0o600 });
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-      const value = await fsp.readFile(file);
-      if (value.length < 32) throw new Error('thumbnail key is damaged');
-      return value;
-    })().catch((err) => {
-      key = undefined;
-      throw err;
-    });
-    return key;
-  }
 
   async function slot<T>(work: () => Promise<T>): Promise<T> {
     const limit = Math.max(1, deps.settings().concurrency);
@@ -176,6 +167,7 @@ export function createThumbnails(deps: {
     if (!from) return false;
     const webp = await pictures.draw({ ...from, size, quality });
     // Written whole under a temporary name, then renamed: a reader never sees half a picture.
+    await fsp.mkdir(dir, { recursive: true });
     const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
     await fsp.writeFile(temp, webp, { flag: 'wx' });
     await fsp.rename(temp, target).catch(async (err) => {
@@ -185,30 +177,42 @@ export function createThumbnails(deps: {
     return true;
   }
 
+  function nameFor(
+    realPath: string,
+    opened: Pick<OpenedFile, 'stat'>,
+    options: { kind?: string; size?: number } = {},
+  ): { name: string; size: number; quality: number; kind: string } | null {
+    const settings = deps.settings();
+    if (!settings.enabled) return null;
+    const st = opened.stat;
+    const kind = options.kind ?? '';
+    // Only kinds drawn from (a PDF or a text is never decoded as a picture: no thumbnail, no error).
+    if (!THUMBNAIL_KINDS.has(kind)) return null;
+    // A video is read by ffmpeg a frame's worth at a time and a song's cover is in its head, so
+    // their size is no bound on the work.
+    if (
+      !st.isFile() ||
+      st.size === 0 ||
+      (st.size > MAX_SOURCE_BYTES && !VIDEO_KINDS.has(kind) && !AUDIO_KINDS.has(kind))
+    )
+      return null;
+    const size = renditionSize(options.size, settings.size);
+    // Renditions are looked at full-screen: a better quality than the thumbnail's.
+    const quality = size === settings.size ? settings.quality : Math.max(settings.quality, 82);
+    const name =
+      createHash('sha256')
+        .update(JSON.stringify(['thumbnail-v2', realPath, st.size, st.mtimeMs, size, quality, kind]))
+        .digest('hex') + '.webp';
+    return { name, size, quality, kind };
+  }
+
   return {
     dir,
+    nameFor,
     async thumbnailFor(realPath, opened, options = {}) {
-      const settings = deps.settings();
-      if (!settings.enabled) return null;
-      const st = opened.stat;
-      const kind = options.kind ?? '';
-      // Only kinds drawn from (a PDF or a text is never decoded as a picture: no thumbnail, no error).
-      if (!THUMBNAIL_KINDS.has(kind)) return null;
-      // A video is read by ffmpeg a frame's worth at a time and a song's cover is in its head, so
-      // their size is no bound on the work.
-      if (
-        !st.isFile() ||
-        st.size === 0 ||
-        (st.size > MAX_SOURCE_BYTES && !VIDEO_KINDS.has(kind) && !AUDIO_KINDS.has(kind))
-      )
-        return null;
-      const size = renditionSize(options.size, settings.size);
-      // Renditions are looked at full-screen: a better quality than the thumbnail's.
-      const quality = size === settings.size ? settings.quality : Math.max(settings.quality, 82);
-      const name =
-        createHmac('sha256', await secret())
-          .update(JSON.stringify([realPath, st.size, st.mtimeMs, size, quality, kind]))
-          .digest('hex') + '.webp';
+      const named = nameFor(realPath, opened, options);
+      if (!named) return null;
+      const { name, size, quality, kind } = named;
       const known = failed.get(name);
       if (known === 'unreadable') throw new AppError('PICTURE_UNREADABLE');
       if (known) return null;

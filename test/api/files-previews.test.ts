@@ -108,7 +108,7 @@ test('thumbnails: WebP of PNG and JPEG within the size, cached, renewed when the
 
   const t = await admin.get('/api/thumbnails/Files/wide.png');
   assert.is(t.status, 200);
-  assert.match(t.json.thumbnail, /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp$/);
+  assert.match(t.json.thumbnail, /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp\?path=Files\/wide\.png$/);
   const pic = await fetchBytes(admin, t.json.thumbnail);
   assert.is(pic.status, 200);
   assert.is(pic.headers.get('content-type'), 'image/webp');
@@ -143,11 +143,28 @@ test('thumbnails: WebP of PNG and JPEG within the size, cached, renewed when the
     400,
     'encoded slashes refused',
   );
-  assert.is((await admin.get('/api/thumbnails-cache/.key')).status, 404);
-  assert.is((await admin.get('/api/thumbnails-cache/' + '0'.repeat(64) + '.webp')).status, 404);
-  // Cache names are keyed: no account learns a name by hashing a path it may know.
-  const cached = fs.readdirSync(path.join(s.dirs.cache, 'thumbnails')).filter((n) => n.endsWith('.webp'));
-  assert.is(cached.length, 3);
+  assert.is((await admin.get('/api/thumbnails-cache/.key?path=Files/wide.png')).status, 404);
+  assert.is((await admin.get('/api/thumbnails-cache/' + '0'.repeat(64) + '.webp?path=Files/wide.png')).status, 404);
+  // The older version's name: 404 (the file it named is gone).
+  assert.is((await admin.get(t.json.thumbnail)).status, 404);
+  // Nothing cached for the broken picture, the PDF or the refused names, on any instance (through
+  // the cluster each has its own CACHE_DIR, `<cache>-node<i>`).
+  const handedOut = [t, small, renewed].map(
+    (r) => r.json.thumbnail.slice('/api/thumbnails-cache/'.length).split('?')[0],
+  );
+  const parent = path.dirname(s.dirs.cache);
+  const cached = fs
+    .readdirSync(parent)
+    .filter((n) => n === path.basename(s.dirs.cache) || n.startsWith(`${path.basename(s.dirs.cache)}-node`))
+    .flatMap((n) => {
+      const d = path.join(parent, n, 'thumbnails');
+      return fs.existsSync(d) ? fs.readdirSync(d).filter((f) => f !== '.key') : [];
+    });
+  assert.ok(cached.length > 0);
+  assert.ok(
+    cached.every((n) => handedOut.includes(n)),
+    cached.join(' '),
+  );
 });
 
 test('parallel requests for many pictures all answer; settings change the size; off answers ""', async () => {

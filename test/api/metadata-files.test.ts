@@ -397,7 +397,7 @@ test("a song's tags, duration and cover (its thumbnail); a song without a cover 
   assert.ok(a.duration > 1.9 && a.duration < 2.2, String(a.duration));
   const thumb = await alice.get(`/api/thumbnails/${enc(song)}`);
   assert.is(thumb.status, 200, thumb.text);
-  assert.match(thumb.json.thumbnail, /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp$/);
+  assert.match(thumb.json.thumbnail, /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp\?path=[^&]+$/);
   const pic = await bytes(alice, thumb.json.thumbnail);
   assert.is(pic.headers.get('content-type'), 'image/webp');
   const { createRequire } = await import('node:module');

@@ -37,14 +37,24 @@ let admin: Client;
 let bob: Client;
 const enc = (rel: string) => rel.split('/').map(encodeURIComponent).join('/');
 const vol = (rel: string) => path.join(s.dirs.volumes, VOL, ...rel.split('/'));
-const cacheDir = () => path.join(s.dirs.cache, 'thumbnails');
+/** Every instance's thumbnail cache (through the cluster each instance has its own CACHE_DIR). */
+const cacheDirs = () => {
+  const parent = path.dirname(s.dirs.cache);
+  const base = path.basename(s.dirs.cache);
+  return fs
+    .readdirSync(parent)
+    .filter((n) => n === base || new RegExp(`^${base}-node\\d+$`).test(n))
+    .map((n) => path.join(parent, n, 'thumbnails'))
+    .filter((d) => fs.existsSync(d));
+};
 const cached = () =>
-  fs.existsSync(cacheDir())
-    ? fs
-        .readdirSync(cacheDir())
-        .filter((n) => n !== '.key')
-        .sort()
-    : [];
+  cacheDirs()
+    .flatMap((d) => fs.readdirSync(d).filter((n) => n !== '.key'))
+    .sort();
+/** As an instance that has not made them yet sees it: no picture in any cache. */
+const clearCaches = () => {
+  for (const d of cacheDirs()) for (const n of fs.readdirSync(d)) if (n.endsWith('.webp')) fs.rmSync(path.join(d, n));
+};
 
 async function bytes(client: Client, url: string): Promise<Buffer> {
   const res = await fetch(client.base + url, { headers: { cookie: client.cookieHeader } });
@@ -69,7 +79,7 @@ const blue = (c: number[]) => c[2]! > 150 && c[0]! < 90;
 async function thumbnail(client: Client, rel: string, size?: number) {
   const r = await client.get(`/api/thumbnails/${enc(`${VOL}/${rel}`)}${size ? `?size=${size}` : ''}`);
   assert.is(r.status, 200, `${rel}: ${r.text}`);
-  assert.match(r.json.thumbnail, /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp$/);
+  assert.match(r.json.thumbnail, /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp\?path=[^&]+(&size=\d+)?$/);
   return look(await bytes(client, r.json.thumbnail));
 }
 
@@ -163,6 +173,49 @@ test('another account gets a HEIC thumbnail only where it may read the file', as
   assert.not.match(hidden.text, /thumbnails-cache/);
   assert.equal(cached(), before, 'nothing made for a refused request');
   assert.is((await thumbnail(admin, SECRET)).size, '256×192', 'the admin, whom no rule hides it from');
+});
+
+test('a thumbnail URL is answered by an instance that has not made it, for who may read its path only', async () => {
+  const urlOf = async (client: Client, rel: string, size?: number) => {
+    const r = await client.get(`/api/thumbnails/${enc(`${VOL}/${rel}`)}${size ? `?size=${size}` : ''}`);
+    assert.is(r.status, 200, r.text);
+    return r.json.thumbnail as string;
+  };
+  const secretUrl = await urlOf(admin, SECRET, 1280);
+  const portraitUrl = await urlOf(admin, PORTRAIT);
+  // The path as wire-shapes rule 4 spells it (only `/` left raw), and the size asked for.
+  assert.ok(secretUrl.endsWith(`?path=${encodeURIComponent(`${VOL}/${SECRET}`).replaceAll('%2F', '/')}&size=1280`));
+  const nameOf = (url: string) => url.slice(0, url.indexOf('?'));
+  const queryOf = (url: string) => url.slice(url.indexOf('?'));
+  clearCaches();
+
+  // Another account with a path it may not read (a rule hides it from bob): 404, nothing made.
+  const refused = await bob.get(secretUrl);
+  assert.is(refused.status, 404, refused.text);
+  assert.is(envelope(refused).code, 'NOT_FOUND');
+  assert.ok(envelope(refused).requestId);
+  assert.equal(cached(), [], 'nothing made for a refused request');
+  // A name that is not the one the path has now: another file's, or another size's: 404, nothing made.
+  assert.is((await bob.get(nameOf(secretUrl) + queryOf(portraitUrl))).status, 404);
+  assert.is((await admin.get(nameOf(secretUrl) + queryOf(portraitUrl))).status, 404);
+  assert.is((await admin.get(secretUrl.replace('&size=1280', '&size=640'))).status, 404);
+  assert.is((await admin.get(secretUrl.replace('&size=1280', ''))).status, 404);
+  assert.equal(cached(), [], 'nothing made for a name that does not match');
+  // `../` in the path: the path is refused.
+  const dotted = await admin.get(
+    `${nameOf(secretUrl)}?path=${encodeURIComponent(`${VOL}/${TRIP}/../${SECRET}`)}&size=1280`,
+  );
+  assert.is(dotted.status, 400, dotted.text);
+  assert.is(envelope(dotted).code, 'BAD_PATH');
+  assert.is((await admin.get(nameOf(secretUrl))).status, 400, 'no path: refused');
+  assert.equal(cached(), []);
+
+  // The URLs handed out, asked of instances that have none of the pictures: made there and served.
+  const secret = await look(await bytes(admin, secretUrl));
+  assert.is(secret.size, '640×480');
+  assert.is((await look(await bytes(bob, portraitUrl))).size, '171×256', 'bob may read this one');
+  // And again, from whichever instance answers now (made there too, or the one made before).
+  assert.is((await look(await bytes(admin, secretUrl))).size, '640×480');
 });
 
 test('a link holder gets the HEIC thumbnail and rendition inside the shared folder only', async () => {

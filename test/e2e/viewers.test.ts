@@ -104,7 +104,10 @@ test('a large picture comes as a screen-sized rendition; a GIF stays the file (a
   await openViewerOn('big.png');
   const img = viewer().locator('.image-stage img');
   await waitFor(
-    async () => /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp$/.test((await img.getAttribute('src')) ?? ''),
+    async () =>
+      /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp\?path=[^&]+(&size=\d+)?$/.test(
+        (await img.getAttribute('src')) ?? '',
+      ),
     { what: 'rendition' },
   );
   await viewer().getByRole('button', { name: 'Previous file' }).click();
