@@ -559,6 +559,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   // Indexes: walks and deltas from the `changes` sink as background work; the folder-size and
   // search groups and browse (`indexes.noteViewed`) see them through the narrow `Indexes` view.
+  // What the periodic rescan finds made outside Burrow: on a cluster it is told to `changes`
+  // (the change stream brings it to the other instances); on one server it goes to the live
+  // folder views alone through `rescanned` (told to `changes`, the index would apply its own
+  // findings a second time).
+  const rescanned = createChangeSink((err) => log.warn('a rescan listener failed', { err }));
   const indexes = createIndexes({
     config,
     db: indexDb,
@@ -568,7 +573,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     folderSizes: switches.folderSizes,
     served: volumes.hostVolumes,
     ...(options.indexerWorker ? { worker: options.indexerWorker } : {}),
-    rescan: { gate: jobs, announce: leases.shared },
+    rescan: { gate: jobs, announce: leases.shared, heard: (c) => rescanned.emit(c) },
   });
   const folderSizes = createFolderSizes({ indexes, resolver });
   // Terminal: an administrator's shell over a WebSocket (switched on in Administration → Installation
@@ -590,6 +595,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const live = createLiveCapability({
     resolver,
     changes,
+    rescanned,
     showHidden,
     fromSession: (req) => authenticator.fromSession(req) ?? authenticator.anonymousCaller(),
     current: (c) =>

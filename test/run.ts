@@ -200,6 +200,8 @@ const CLUSTER_CANNOT: Record<string, string> = {
   'postgres.test.ts': 'stops and starts its own PostgreSQL under one server',
   'thumbnail-kinds.test.ts': "looks into one server process (/proc/<pid>): a cluster's requests reach three",
   'video-play.test.ts': "counts one server process's ffmpeg children",
+  'live-folders-bound.test.ts':
+    "counts one server process's inotify watches (/proc/<pid>/fdinfo): a cluster's pages reach three",
   'download-pooled.test.ts': 'counts the files one server process holds open',
   'download-zip-pool.test.ts': 'counts the files one server process holds open',
   'files-crash.test.ts': 'kills its server (SIGKILL) mid-write and starts it again on the embedded database',

@@ -11,7 +11,7 @@ import type { RequestLoad } from '../core/load.ts';
 import type { Indexes } from './indexes.ts';
 import { Indexer, type FolderSizeMode } from './indexer.ts';
 import type { WalkerClient } from './worker-client.ts';
-import { createMaintenance } from './maintenance.ts';
+import { createMaintenance, type MaintenanceDeps } from './maintenance.ts';
 import type { WorkerOptions } from './protocol.ts';
 import { indexRoutes } from './routes.ts';
 import { indexReport } from './report.ts';
@@ -45,8 +45,8 @@ export interface IndexesDeps {
    * set): the mode now, and a subscription to its changes. Default: the variable, fixed.
    */
   folderSizes?: { now(): FolderSizeMode; subscribe(listener: () => void): () => void };
-  /** Where the rescan runs and whether what it finds goes to the other instances (maintenance.ts). */
-  rescan?: { gate: JobGate; announce: boolean };
+  /** Where the rescan runs and where what it finds goes: other instances, or live folder views (maintenance.ts). */
+  rescan?: MaintenanceDeps['rescan'];
 }
 
 /**

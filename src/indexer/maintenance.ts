@@ -69,8 +69,10 @@ export interface MaintenanceDeps {
    * finds changes made outside Burrow) runs on the one instance holding the `index.rescan`
    * lease, and what it finds is told to the change sink — so the change stream brings it to
    * every other instance's index and live folder views (inotify does not see network mounts).
+   * On one server the findings go to `heard` instead (the live folder views alone): told to
+   * the change sink, they would come back to this index as changes to apply a second time.
    */
-  rescan?: { gate: JobGate; announce: boolean };
+  rescan?: { gate: JobGate; announce: boolean; heard?: (change: Change) => void };
 }
 
 export interface Maintenance {
@@ -365,7 +367,9 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         return 0;
       }
     }
-    const found: Change[] | undefined = deps.rescan?.announce ? [] : undefined;
+    const announce = deps.rescan?.announce ?? false;
+    const heard = deps.rescan?.heard;
+    const found: Change[] | undefined = announce || heard ? [] : undefined;
     let failure: unknown = null;
     const started = Date.now();
     const limit = cfg.reconcileMaxDirectories || Number.MAX_SAFE_INTEGER;
@@ -417,8 +421,11 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
       if (!ix.stopped) log.warn('the folder-size sweep failed', { err });
       failure = err;
     }
-    if (found?.length && sink && !ix.stopped) for (const c of found) sink.emit(c);
-    if (gate && !ix.stopped) gate.ran(RESCAN_JOB, failure, found?.length ?? changes);
+    if (found?.length && !ix.stopped) {
+      if (announce) for (const c of found) sink?.emit(c);
+      else if (heard) for (const c of found) heard(c);
+    }
+    if (gate && !ix.stopped) gate.ran(RESCAN_JOB, failure, announce ? found!.length : changes);
     interval = nextSweepInterval(interval, changes, cfg);
     scheduleSweep();
     return changes;

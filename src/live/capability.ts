@@ -33,6 +33,8 @@ const PING_MS = 30_000;
 export interface LiveCapabilityDeps {
   resolver: PathResolver;
   changes: ChangeSink;
+  /** On one server, what the index's periodic rescan found made outside Burrow (app.ts). */
+  rescanned?: ChangeSink;
   showHidden: (userId: string) => boolean;
   /** The account behind an upgrade request's session cookie (or AUTH_MODE=disabled's), or null. */
   fromSession(req: IncomingMessage): Caller | null;
@@ -57,6 +59,7 @@ export function createLiveCapability(deps: LiveCapabilityDeps): LiveCapability {
   const hub = createLiveHub({
     resolver: deps.resolver,
     changes: deps.changes,
+    ...(deps.rescanned ? { rescanned: deps.rescanned } : {}),
     watcher,
     showHidden: deps.showHidden,
     log: deps.log,

@@ -1,6 +1,8 @@
 // Who hears which folder. A subscription is one socket's interest in one folder, keyed by the
 // folder's real path; changes arrive from the `changes` sink (every write through Burrow, with
-// its absolute host path) and from the watcher (whatever else wrote into a watched folder),
+// its absolute host path), from the watcher (whatever else wrote into a watched folder) and,
+// on one server, from the index's periodic rescan (outside changes in the folders the watcher
+// does not hear: past its bound, or on a network mount),
 // are coalesced per subscription for FLUSH_MS, and are sent once the caller's access to the
 // folder is checked again (rules, sign-out and removals apply to the next message, not the
 // next connection). A subscription that collects more than MAX_PENDING events in one window
@@ -56,6 +58,8 @@ export interface LiveHub {
 export function createLiveHub(deps: {
   resolver: PathResolver;
   changes: ChangeSink;
+  /** What the index's periodic rescan found made outside Burrow (heard as the watcher's are). */
+  rescanned?: ChangeSink;
   watcher: FolderWatcher;
   showHidden: (userId: string) => boolean;
   log: Logger;
@@ -137,18 +141,19 @@ export function createLiveHub(deps: {
     }
   }
 
-  function fromSink(c: Change) {
+  /** A change told by Burrow's writes (`outside` false) or found by the rescan (true). */
+  function fromSink(c: Change, outside = false) {
     if (c.type === 'moved') {
       const [a, b] = [path.dirname(c.from), path.dirname(c.to)];
       if (a === b) {
         note(
           a,
           { type: 'renamed', name: path.basename(c.from), to: path.basename(c.to), isDirectory: c.isDirectory },
-          false,
+          outside,
         );
       } else {
-        note(a, { type: 'deleted', name: path.basename(c.from), isDirectory: c.isDirectory }, false);
-        note(b, { type: 'created', name: path.basename(c.to), isDirectory: c.isDirectory }, false);
+        note(a, { type: 'deleted', name: path.basename(c.from), isDirectory: c.isDirectory }, outside);
+        note(b, { type: 'created', name: path.basename(c.to), isDirectory: c.isDirectory }, outside);
       }
       noteSizes(c.from);
       noteSizes(c.to);
@@ -158,7 +163,7 @@ export function createLiveHub(deps: {
       c.type === 'modified'
         ? { type: 'modified', name: path.basename(c.path) }
         : { type: c.type, name: path.basename(c.path), isDirectory: c.isDirectory };
-    note(path.dirname(c.path), event, false);
+    note(path.dirname(c.path), event, outside);
     noteSizes(c.path);
   }
 
@@ -218,7 +223,8 @@ export function createLiveHub(deps: {
     }
   }
 
-  const unsubscribe = deps.changes.subscribe(fromSink);
+  const unsubscribe = deps.changes.subscribe((c) => fromSink(c));
+  const unhearRescan = deps.rescanned?.subscribe((c) => fromSink(c, true)) ?? (() => {});
   deps.watcher.onEvent(fromWatcher);
 
   return {
@@ -262,6 +268,7 @@ export function createLiveHub(deps: {
     size: () => byDir.size,
     stop() {
       unsubscribe();
+      unhearRescan();
       for (const listener of [...byListener.keys()]) this.drop(listener);
     },
   };

@@ -4,12 +4,14 @@
 // heard by the rescan, and a file written there by something else still reaches the index when
 // the folder is re-checked (listing it). The watches are counted where the kernel keeps them:
 // /proc/<pid>/fdinfo of the server's inotify descriptors, matched to the folders' inodes.
+// Past the bound, the index's periodic rescan brings what it finds to the pages (on one server
+// too), and only to those whose account may see the folder.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
-import { setupAdmin } from '../support/auth.ts';
+import { createUser, me, setupAdmin } from '../support/auth.ts';
 import type { Client } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
@@ -28,22 +30,45 @@ const folder = (i: number) => `${PARENT}/Ordner ${String(i).padStart(4, '0')} �
 interface Live {
   ws: WebSocket;
   answers: Map<string, any>;
+  messages: any[];
 }
 
-function connect(): Promise<Live> {
+function connect(client: Client = admin): Promise<Live> {
   const ws = new WebSocket(`${s.url.replace(/^http/, 'ws')}/api/live`, {
-    headers: { cookie: admin.cookieHeader },
+    headers: { cookie: client.cookieHeader },
     origin: s.url,
   });
   const answers = new Map<string, any>();
+  const messages: any[] = [];
   ws.on('message', (data) => {
     const m = JSON.parse(data.toString());
+    messages.push(m);
     if (m.type === 'watching' || m.type === 'closed') answers.set(m.path, m);
   });
   return new Promise((resolve, reject) => {
-    ws.on('open', () => resolve({ ws, answers }));
+    ws.on('open', () => resolve({ ws, answers, messages }));
     ws.on('error', reject);
   });
+}
+
+/** Pages watching every folder, as many per page as one page may, in order: the first MAX_FOLDERS are live. */
+async function watchEveryFolder(): Promise<Live[]> {
+  const pages: Live[] = [];
+  for (let first = 0; first < COUNT; first += PER_SOCKET) {
+    const page = await connect();
+    pages.push(page);
+    const wanted: string[] = [];
+    for (let i = first; i < Math.min(first + PER_SOCKET, COUNT); i++) {
+      wanted.push(folder(i));
+      page.ws.send(JSON.stringify({ type: 'watch', path: folder(i) }));
+    }
+    await waitFor(() => wanted.every((p) => page.answers.has(p)), {
+      what: `the answers to watching folders ${first}…`,
+      timeoutMs: 60_000,
+      seen: () => [...page.answers.values()],
+    });
+  }
+  return pages;
 }
 
 /** The inodes the server's inotify descriptors watch now (hex, as fdinfo writes them). */
@@ -84,22 +109,7 @@ test(`more folders on screen than the bound: ${MAX_FOLDERS} inotify watches, the
   const mine = new Map<string, number>();
   for (let i = 0; i < COUNT; i++) mine.set(fs.statSync(path.join(s.dirs.volumes, folder(i))).ino.toString(16), i);
 
-  // Pages, each watching as many folders as one page may, in order: the first MAX_FOLDERS are live.
-  const pages: Live[] = [];
-  for (let first = 0; first < COUNT; first += PER_SOCKET) {
-    const page = await connect();
-    pages.push(page);
-    const wanted: string[] = [];
-    for (let i = first; i < Math.min(first + PER_SOCKET, COUNT); i++) {
-      wanted.push(folder(i));
-      page.ws.send(JSON.stringify({ type: 'watch', path: folder(i) }));
-    }
-    await waitFor(() => wanted.every((p) => page.answers.has(p)), {
-      what: `the answers to watching folders ${first}…`,
-      timeoutMs: 60_000,
-      seen: () => [...page.answers.values()],
-    });
-  }
+  const pages = await watchEveryFolder();
   const answers = pages.flatMap((p) => [...p.answers.values()]);
   assert.is(answers.length, COUNT);
   assert.equal(
@@ -165,6 +175,63 @@ test(`more folders on screen than the bound: ${MAX_FOLDERS} inotify watches, the
     until: (n) => n === 0,
     timeoutMs: 30_000,
   });
+});
+
+test('past the bound, a file written from outside reaches the pages once the rescan has run', async () => {
+  // The rescan soon and often, over every folder (it runs on this one server: no cluster lease).
+  await s.restart({
+    FOLDER_SIZE_REBUILD: 'false',
+    FOLDER_SIZE_RECONCILE_MS: '1000',
+    FOLDER_SIZE_RECONCILE_MAX_DIRECTORIES: '0',
+    FOLDER_SIZE_RECONCILE_BATCH: '1000',
+    FOLDER_SIZE_RECONCILE_PAUSE_MS: '0',
+  });
+  const bob = await createUser(admin, s, { username: 'bob', password: 'bob-password-1' });
+  const pages = await watchEveryFolder();
+  const target = folder(COUNT - 2);
+  const mine = pages.find((p) => p.answers.has(target))!;
+  assert.is(mine.answers.get(target).outside, 'rescan');
+
+  // bob watches the folder while he may see it; then an access rule hides it from his account.
+  const other = await connect(bob);
+  other.ws.send(JSON.stringify({ type: 'watch', path: target }));
+  await waitFor(() => other.answers.get(target), { what: "bob's answer", seen: () => other.messages });
+  assert.is(other.answers.get(target).type, 'watching');
+  assert.is(other.answers.get(target).outside, 'rescan');
+  other.answers.delete(target);
+  const hide = await admin.put('/api/access/rules', {
+    path: target,
+    subject: { kind: 'account', id: (await me(bob)).id },
+    level: 'hidden',
+  });
+  assert.is(hide.status, 200, hide.text);
+
+  const name = 'Zebra „Kontoauszug“ #7 + 100% & Co 🦓.pdf';
+  fs.writeFileSync(path.join(s.dirs.volumes, target, name), 'pdf');
+  const events = () => mine.messages.filter((m) => m.type === 'changes' && m.path === target).flatMap((m) => m.events);
+  assert.equal(
+    await waitFor(events, {
+      what: 'the rescan to bring the outside file to the page',
+      until: (e) => e.some((x: any) => x.type === 'created' && x.name === name),
+      seen: () => mine.messages.slice(-5),
+      timeoutMs: 120_000,
+    }).then((e) => e.filter((x: any) => x.name === name).map((x: any) => x.type)),
+    ['created'],
+  );
+  // bob's page heard the same rescan as its folder gone from his sight, and nothing of the file.
+  const closed = await waitFor(() => other.answers.get(target), {
+    what: "bob's watch closed by the rule",
+    seen: () => other.messages,
+  });
+  assert.is(closed.type, 'closed');
+  assert.is(closed.code, 'NOT_FOUND');
+  assert.equal(
+    other.messages.filter((m) => m.type === 'changes'),
+    [],
+  );
+
+  other.ws.close();
+  for (const p of pages) p.ws.close();
 });
 
 test.run();
