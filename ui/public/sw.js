@@ -248,3 +248,33 @@ function keptTransaction(db, mode, act) {
 const keptAll = (db) => keptTransaction(db, 'readonly', (s) => s.getAll());
 const keptPut = (db, k) => keptTransaction(db, 'readwrite', (s) => s.put(k));
 const keptDelete = (db, key) => keptTransaction(db, 'readwrite', (s) => s.delete(key));
+
+// Background Fetch (where the browser has it): a page about to be hidden hands each running or
+// queued upload of the account to the browser as one PATCH of its rest, from the server's offset
+// (ui/src/upload/uploader.ts), under the id `burrow-upload:<its kept key>`. Once the server
+// answered 204 (the upload complete and placed) the kept upload is forgotten; a failed or aborted
+// fetch leaves it kept, and it goes on by TUS from the server's offset (a page, or Background
+// Sync). Open pages are told either way.
+const HANDED = 'burrow-upload:';
+
+self.addEventListener('backgroundfetchsuccess', (event) => {
+  const id = event.registration.id;
+  if (!id.startsWith(HANDED)) return;
+  event.waitUntil(
+    (async () => {
+      const [record] = await event.registration.matchAll();
+      const res = record ? await record.responseReady.catch(() => null) : null;
+      if (res?.status === 204) await keptDelete(await keptDatabase(), id.slice(HANDED.length));
+      await tellHanded(id);
+    })(),
+  );
+});
+
+for (const type of ['backgroundfetchfail', 'backgroundfetchabort'])
+  self.addEventListener(type, (event) => {
+    if (event.registration.id.startsWith(HANDED)) event.waitUntil(tellHanded(event.registration.id));
+  });
+
+async function tellHanded(id) {
+  for (const c of await self.clients.matchAll({ type: 'window' })) c.postMessage({ type: 'burrow-upload-handed', id });
+}

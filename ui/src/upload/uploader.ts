@@ -41,6 +41,8 @@ interface Job {
   heldOffline?: boolean;
   /** The resumable upload's address at the server, once made (kept with a kept upload). */
   url?: string;
+  /** Its rest is with the browser's Background Fetch (or being asked whether it is): this page sends nothing of it. */
+  handed?: boolean;
 }
 const jobs = new Map<number, Job>();
 let nextId = 1;
@@ -50,7 +52,11 @@ function pump(): void {
   if (!navigator.onLine) return;
   for (const job of jobs.values()) {
     if (running >= PARALLEL) return;
-    if (job.entry.state === 'queued' && uploads.value.find((u) => u.id === job.entry.id)?.state === 'queued')
+    if (
+      !job.handed &&
+      job.entry.state === 'queued' &&
+      uploads.value.find((u) => u.id === job.entry.id)?.state === 'queued'
+    )
       start(job);
   }
 }
@@ -293,6 +299,12 @@ export function enqueue(
           paused: false,
         });
     }
+    // A kept upload an earlier page handed to Background Fetch waits while that fetch is active.
+    const r = restored?.[i];
+    if (job.kept && job.url && job.chunked && r && !r.paused && !r.failed && 'BackgroundFetchManager' in window) {
+      job.handed = true;
+      void watchHanded(job);
+    }
     jobs.set(entry.id, job);
   });
   watchSpeed();
@@ -400,6 +412,140 @@ function stayAwake(): void {
 }
 document.addEventListener('visibilitychange', stayAwake);
 
+// Background Fetch, where the browser has it (Chromium): a hidden page is frozen or closed
+// before long, so when it is hidden with the account's resumable uploads running or queued, each
+// is handed to the browser, which sends it on with the page gone. The page's own TUS upload is
+// stopped first and the server's offset read (HEAD; the upload made first when it never reached
+// the server); the rest goes as one PATCH from that offset, with the TUS headers, the session
+// cookie and this origin as any request of the page. While that fetch is active no page sends a
+// PATCH of that upload (a page shown again, or opened later, asks for it by its id). The service
+// worker forgets the kept upload once the server answered 204 (public/sw.js); a failed or
+// aborted fetch leaves it kept, and it goes on by TUS from the server's offset.
+interface BgFetchRegistration extends EventTarget {
+  result: '' | 'success' | 'failure';
+  uploaded: number;
+}
+interface BgFetchManager {
+  fetch(
+    id: string,
+    requests: Request,
+    options?: { title?: string; uploadTotal?: number },
+  ): Promise<BgFetchRegistration>;
+  get(id: string): Promise<BgFetchRegistration | undefined>;
+}
+/** The Background Fetch id of a kept upload (public/sw.js reads the key back from it). */
+const fetchId = (key: string) => `burrow-upload:${key}`;
+
+async function backgroundFetch(): Promise<BgFetchManager | undefined> {
+  if (!('BackgroundFetchManager' in window) || !navigator.serviceWorker) return undefined;
+  const reg = await navigator.serviceWorker.getRegistration().catch(() => undefined);
+  return (reg as (ServiceWorkerRegistration & { backgroundFetch?: BgFetchManager }) | undefined)?.backgroundFetch;
+}
+
+const base64 = (text: string) =>
+  btoa(Array.from(new TextEncoder().encode(text), (b) => String.fromCharCode(b)).join(''));
+const TUS_HEADERS = { 'Tus-Resumable': '1.0.0' };
+
+function handOver(): void {
+  if (document.visibilityState !== 'hidden' || !navigator.onLine || !('BackgroundFetchManager' in window)) return;
+  for (const job of jobs.values()) {
+    const state = uploads.value.find((u) => u.id === job.entry.id)?.state;
+    if (!job.kept || !job.chunked || job.handed || (state !== 'uploading' && state !== 'queued')) continue;
+    job.handed = true;
+    void handOne(job, state === 'uploading');
+  }
+}
+
+async function handOne(job: Job, wasRunning: boolean): Promise<void> {
+  const { entry, file } = job;
+  try {
+    const bg = await backgroundFetch();
+    if (!bg) throw new Error('no Background Fetch');
+    if (wasRunning) {
+      running--;
+      const stopped = job.tus;
+      job.tus = undefined;
+      await stopped?.abort(false);
+    }
+    if (!job.url) {
+      const name = entry.relativePath.split('/').pop() ?? file.name;
+      const meta: Record<string, string> = {
+        filename: name,
+        uploadTo: entry.target,
+        relativePath: entry.relativePath,
+        filetype: file.type || 'application/octet-stream',
+        ...(entry.conflict ? { conflict: entry.conflict } : {}),
+      };
+      const made = await fetch(job.endpoints.tus, {
+        method: 'POST',
+        headers: {
+          ...TUS_HEADERS,
+          'Upload-Length': String(file.size),
+          'Upload-Metadata': Object.entries(meta)
+            .map(([k, v]) => `${k} ${base64(v)}`)
+            .join(','),
+        },
+      });
+      if (made.status !== 201) throw new Error(`not made (${made.status})`);
+      job.url = new URL(made.headers.get('Location') ?? '', location.href).href;
+      await mark(job.kept!, { url: job.url });
+    }
+    const head = await fetch(job.url, { method: 'HEAD', headers: TUS_HEADERS, cache: 'no-store' });
+    const offset = Number(head.headers.get('Upload-Offset'));
+    if (!head.ok || !Number.isInteger(offset) || offset >= file.size) throw new Error('nothing to hand over');
+    const reg = await bg.fetch(
+      fetchId(job.kept!),
+      new Request(job.url, {
+        method: 'PATCH',
+        headers: {
+          ...TUS_HEADERS,
+          'Upload-Offset': String(offset),
+          'Content-Type': 'application/offset+octet-stream',
+        },
+        body: file.slice(offset),
+      }),
+      { title: entry.relativePath.split('/').pop() ?? file.name, uploadTotal: file.size - offset },
+    );
+    updateUpload(entry.id, { state: 'uploading', sent: offset });
+    follow(job, reg, offset);
+  } catch {
+    // Not handed (no Background Fetch, refused, the server not reached): the page goes on itself.
+    goOnHere(job);
+  }
+}
+
+/** Follows a handed upload's fetch; once it ended (whatever its result) the page goes on by TUS from the server's offset. */
+function follow(job: Job, reg: BgFetchRegistration, from: number): void {
+  const ended = () => {
+    if (reg.result === '' || !job.handed) return;
+    reg.removeEventListener('progress', ended);
+    goOnHere(job);
+  };
+  reg.addEventListener('progress', () => updateUpload(job.entry.id, { sent: from + reg.uploaded }));
+  reg.addEventListener('progress', ended);
+  ended();
+}
+
+/** A handed (or maybe handed) upload taken back: TUS asks the server's offset (complete: done). */
+function goOnHere(job: Job): void {
+  if (!job.handed || !jobs.has(job.entry.id)) return;
+  job.handed = false;
+  updateUpload(job.entry.id, { state: 'queued' });
+  pump();
+}
+
+async function watchHanded(job: Job): Promise<void> {
+  const bg = await backgroundFetch();
+  const reg = await bg?.get(fetchId(job.kept!)).catch(() => undefined);
+  if (reg && reg.result === '') {
+    updateUpload(job.entry.id, { state: 'uploading' });
+    follow(job, reg, uploads.value.find((u) => u.id === job.entry.id)?.sent ?? 0);
+  } else goOnHere(job);
+}
+
+document.addEventListener('visibilitychange', handOver);
+window.addEventListener('pagehide', handOver);
+
 /** Whether the screen is held on now (tests and the tray). */
 export const screenHeld = () => wakeLock !== null;
 
@@ -432,7 +578,15 @@ export function cancel(id: number): void {
   const job = jobs.get(id);
   const entry = uploads.value.find((u) => u.id === id);
   if (!job || !entry) return;
-  const wasRunning = entry.state === 'uploading';
+  const wasRunning = entry.state === 'uploading' && !job.handed;
+  // Handed to Background Fetch: that fetch is ended too.
+  if (job.handed && job.kept) {
+    const id = fetchId(job.kept);
+    void backgroundFetch()
+      .then((bg) => bg?.get(id))
+      .then((reg) => (reg as (BgFetchRegistration & { abort?: () => Promise<boolean> }) | undefined)?.abort?.())
+      .catch(() => undefined);
+  }
   if (job.tus) void job.tus.abort(true).catch(() => undefined);
   // Taken up from an earlier page and never started here: the upload the server may hold for it
   // (a failed one that had sent part of its bytes) is ended too, so it leaves nothing behind.
