@@ -72,12 +72,15 @@ export function createPreviews(deps: { resolver: PathResolver; thumbnails: Thumb
     async thumbnailUrl(caller: Caller, virtual: string, size: number | undefined): Promise<{ thumbnail: string }> {
       const file = await readableFile(caller, virtual);
       const kind = kindOf(nameOf(file), false);
-      const name = await withFileIn(file.space.root, file.realPath, (opened) =>
-        thumbnails.thumbnailFor(file.realPath, opened, { kind, size }),
-      );
-      if (!name) return { thumbnail: '' };
-      // The path as wire-shapes rule 4 spells it: each character percent-encoded but `/`.
-      const query = `path=${encodeURIComponent(file.virtualPath).replaceAll('%2F', '/')}${size === undefined ? '' : `&size=${size}`}`;
+      const made = await withFileIn(file.space.root, file.realPath, async (opened) => {
+        const name = await thumbnails.thumbnailFor(file.realPath, opened, { kind, size });
+        return name ? { name, size: thumbnails.nameFor(file.realPath, opened, { kind, size })?.size } : null;
+      });
+      if (!made) return { thumbnail: '' };
+      const { name } = made;
+      // The path as wire-shapes rule 4 spells it: each character percent-encoded but `/`; the size
+      // made (a wanted size rounded up to its rendition), so one picture has one URL.
+      const query = `path=${encodeURIComponent(file.virtualPath).replaceAll('%2F', '/')}${size === undefined || made.size === undefined ? '' : `&size=${made.size}`}`;
       return { thumbnail: `/api/thumbnails-cache/${name}?${query}` };
     },
 

@@ -44,7 +44,7 @@ test('GIF, SVG and video kinds are listed with thumbnails and get one', async ()
   for (const n of ['anim.gif', 'hostile.svg', 'clip.webm'])
     assert.is(items.find((i) => i.name === n)?.supportsThumbnail, true, n);
   const gif = (await admin.get('/api/thumbnails/Files/anim.gif')).json.thumbnail;
-  assert.match(gif, /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp$/);
+  assert.match(gif, /^\/api\/thumbnails-cache\/[0-9a-f]{64}\.webp\?path=Files\/anim\.gif$/);
   assert.equal(await dims(gif), [40, 30]);
   const svg = (await admin.get('/api/thumbnails/Files/hostile.svg')).json.thumbnail;
   // The add-on rasterises small SVGs large (a vector is sharp at any size), then it is fitted.
