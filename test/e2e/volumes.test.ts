@@ -38,8 +38,9 @@ test('setup, then add a host folder as a read-only volume with the picker, and f
 
     await page.getByText('Your account is ready.').waitFor();
     assert.match(new URL(page.url()).pathname, /^\/admin\/volumes$/);
-    await page.getByRole('note').filter({ hasText: 'forgotten.pdf' }).waitFor();
-    assert.match(await page.getByRole('note').innerText(), /1 file at the top of .* is not shown/);
+    const loose = page.getByRole('note').filter({ hasText: 'forgotten.pdf' });
+    await loose.waitFor();
+    assert.match(await loose.innerText(), /1 file at the top of .* is not shown/);
 
     await page.getByRole('button', { name: 'Browse this computer…' }).click();
     const picker = page.getByRole('list', { name: 'Server folders' });
