@@ -82,9 +82,13 @@ interface Box {
   end: number;
 }
 
-async function topBoxes(read: ReadAt, size: number): Promise<Box[]> {
+/** The file's top-level boxes. */
+const topBoxes = (read: ReadAt, size: number): Promise<Box[]> => boxesIn(read, 0, size, 64);
+
+/** The boxes between `from` and `to` of the file (at most `most`), by their headers alone (positioned reads). */
+async function boxesIn(read: ReadAt, from: number, to: number, most = 256): Promise<Box[]> {
   const boxes: Box[] = [];
-  for (let at = 0; at + 8 <= size && boxes.length < 64;) {
+  for (let at = from; at + 8 <= to && boxes.length < most;) {
     const head = await read(at, 16);
     if (head.length < 8) break;
     let length = head.readUInt32BE(0);
@@ -93,8 +97,8 @@ async function topBoxes(read: ReadAt, size: number): Promise<Box[]> {
       if (head.length < 16) break;
       length = Number(head.readBigUInt64BE(8));
       body = at + 16;
-    } else if (length === 0) length = size - at;
-    if (length < body - at || at + length > size) break;
+    } else if (length === 0) length = to - at;
+    if (length < body - at || at + length > to) break;
     boxes.push({ type: head.toString('latin1', 4, 8), body, end: at + length });
     at += length;
   }
@@ -358,26 +362,6 @@ const SAMPLE_CODECS: Record<string, string> = {
   sowt: 'pcm_s16le',
   twos: 'pcm_s16be',
 };
-
-/** The boxes between `from` and `to` of the file, by their headers alone (positioned reads). */
-async function boxesIn(read: ReadAt, from: number, to: number): Promise<Box[]> {
-  const boxes: Box[] = [];
-  for (let at = from; at + 8 <= to && boxes.length < 256;) {
-    const head = await read(at, 16);
-    if (head.length < 8) break;
-    let length = head.readUInt32BE(0);
-    let body = at + 8;
-    if (length === 1) {
-      if (head.length < 16) break;
-      length = Number(head.readBigUInt64BE(8));
-      body = at + 16;
-    } else if (length === 0) length = to - at;
-    if (length < body - at || at + length > to) break;
-    boxes.push({ type: head.toString('latin1', 4, 8), body, end: at + length });
-    at += length;
-  }
-  return boxes;
-}
 
 /**
  * The tracks of an ISO media file as its movie box (moov) describes them: each track's handler
