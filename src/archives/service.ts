@@ -245,27 +245,27 @@ export class ArchiveService {
         emit(e);
       };
       const journal = this.options.journal ?? null;
-      for (const listed of [false, true]) {
+      const run = async (listed: boolean) => {
         const { job, selectionError } = await this.plan(a, entries, listed);
         if (selectionError) throw selectionError;
-        try {
-          return await extract({
-            ...job,
-            target: this.target,
-            destination,
-            limits: this.limits,
-            emit: emitOnce,
-            signal,
-            journal,
-            stage,
-            ...(conflict ? { conflict } : {}),
-            ...(reserveOnce ? { reserve: reserveOnce } : {}),
-          });
-        } catch (err) {
-          if (!(err instanceof NeedsListing) || listed) throw err;
-        }
-      }
-      throw new Error('unreachable');
+        return extract({
+          ...job,
+          target: this.target,
+          destination,
+          limits: this.limits,
+          emit: emitOnce,
+          signal,
+          journal,
+          stage,
+          ...(conflict ? { conflict } : {}),
+          ...(reserveOnce ? { reserve: reserveOnce } : {}),
+        });
+      };
+      // A run by a bound that cannot go on by it (NeedsListing) is run again, listed.
+      return run(false).catch((err: unknown) => {
+        if (err instanceof NeedsListing) return run(true);
+        throw err;
+      });
     });
   }
 
