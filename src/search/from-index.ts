@@ -102,19 +102,28 @@ export interface IndexedFile {
   rel: string;
 }
 
+/** The files as one parameter: a JSON array of [key, root id, dir, name] (FILES_AS_ENTRIES reads it). */
+function filesParam(files: IndexedFile[]): string {
+  return JSON.stringify(
+    files.map((f) => {
+      const i = f.rel.lastIndexOf('/');
+      return i < 0 ? [f.key, f.rootId, '', f.rel] : [f.key, f.rootId, f.rel.slice(0, i), f.rel.slice(i + 1)];
+    }),
+  );
+}
+
+/** The files of filesParam (`f`, its key at `$[0]`) joined to their index rows (`e`). */
+const FILES_AS_ENTRIES = `json_each(?) f
+     JOIN idx_entries e ON e.root_id = json_extract(f.value, '$[1]') AND e.dir = json_extract(f.value, '$[2]')
+       AND e.name = json_extract(f.value, '$[3]')`;
+
 /** The keys of the files whose index rows pass these conditions: one query for them all. */
 export function entriesPassing(db: Database, files: IndexedFile[], facts: FactSql): Set<number> {
   if (files.length === 0) return new Set();
-  const list = files.map((f) => {
-    const i = f.rel.lastIndexOf('/');
-    return i < 0 ? [f.key, f.rootId, '', f.rel] : [f.key, f.rootId, f.rel.slice(0, i), f.rel.slice(i + 1)];
-  });
   const json = db.get<{ j: string | null }>(
-    `SELECT json_group_array(json_extract(f.value, '$[0]')) AS j FROM json_each(?) f
-     JOIN idx_entries e ON e.root_id = json_extract(f.value, '$[1]') AND e.dir = json_extract(f.value, '$[2]')
-       AND e.name = json_extract(f.value, '$[3]')
+    `SELECT json_group_array(json_extract(f.value, '$[0]')) AS j FROM ${FILES_AS_ENTRIES}
      WHERE 1 = 1${facts.sql}`,
-    [JSON.stringify(list), ...facts.params],
+    [filesParam(files), ...facts.params],
   )?.j;
   return new Set(json ? (JSON.parse(json) as number[]) : []);
 }
@@ -266,17 +275,11 @@ export function takenById(db: Database, ids: number[]): Map<number, number> {
 /** When each of these files' photos was taken, by the caller's key; files without one are absent. */
 export function takenOfFiles(db: Database, files: IndexedFile[]): Map<number, number> {
   if (files.length === 0) return new Map();
-  const list = files.map((f) => {
-    const i = f.rel.lastIndexOf('/');
-    return i < 0 ? [f.key, f.rootId, '', f.rel] : [f.key, f.rootId, f.rel.slice(0, i), f.rel.slice(i + 1)];
-  });
   const json = db.get<{ j: string | null }>(
-    `SELECT json_group_array(json_array(json_extract(f.value, '$[0]'), m.taken)) AS j FROM json_each(?) f
-     JOIN idx_entries e ON e.root_id = json_extract(f.value, '$[1]') AND e.dir = json_extract(f.value, '$[2]')
-       AND e.name = json_extract(f.value, '$[3]')
+    `SELECT json_group_array(json_array(json_extract(f.value, '$[0]'), m.taken)) AS j FROM ${FILES_AS_ENTRIES}
      JOIN idx_media m ON m.id = e.id
      WHERE m.taken IS NOT NULL`,
-    [JSON.stringify(list)],
+    [filesParam(files)],
   )?.j;
   return new Map(json ? (JSON.parse(json) as [number, number][]) : []);
 }
