@@ -68,9 +68,13 @@ export class SessionCookies {
       expires: new Date(Date.now() + maxAge * 1000),
     });
   }
-  /** Both cookies of a sign-in that opened a session. */
-  signedIn(session: { id: string }, device: string, req: IncomingMessage): string[] {
-    return [this.set(session.id, req), this.device(device, req)];
+  /**
+   * The cookies of a sign-in: its session's, and the device's once the sign-in opened a session
+   * (one held for its second step has no device yet: the second step sets it).
+   */
+  signedIn(signIn: { session: { id: string }; device?: string }, req: IncomingMessage): string[] {
+    const set = [this.set(signIn.session.id, req)];
+    return signIn.device === undefined ? set : [...set, this.device(signIn.device, req)];
   }
   clear(req: IncomingMessage): string {
     return stringifySetCookie({

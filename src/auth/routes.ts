@@ -50,8 +50,8 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps) {
         429: 'Too many attempts',
       },
       handler: async ({ req, body, ip }) => {
-        const { user, session, device } = await auth.setup(body, ip, deviceSeen(req));
-        return reply(201, { user }, { 'Set-Cookie': cookies.signedIn(session, device, req) });
+        const done = await auth.setup(body, ip, deviceSeen(req));
+        return reply(201, { user: done.user }, { 'Set-Cookie': cookies.signedIn(done, req) });
       },
     }),
     route({
@@ -78,10 +78,7 @@ export function authRoutes({ auth, authenticator, cookies }: AuthRoutesDeps) {
           throw new AppError('INVALID_BODY', 'Invalid body: identifier: Required (an email or a username).');
         const signIn = await auth.login({ identifier, password: body.password }, ip, deviceSeen(req));
         return reply(200, 'user' in signIn ? { user: signIn.user } : { totpRequired: true }, {
-          'Set-Cookie':
-            'user' in signIn
-              ? cookies.signedIn(signIn.session, signIn.device, req)
-              : cookies.set(signIn.session.id, req),
+          'Set-Cookie': cookies.signedIn(signIn, req),
         });
       },
     }),

@@ -130,7 +130,7 @@ export function oidcRoutes({ oidc, auth, authenticator, cookies, publicUrl, trus
         });
         return reply(302, undefined, {
           Location: done.returnTo,
-          'Set-Cookie': [...cookies.signedIn(done.session, done.device, req), binding('', 0)],
+          'Set-Cookie': [...cookies.signedIn(done, req), binding('', 0)],
           'Cache-Control': 'no-store',
         });
       },
@@ -230,7 +230,7 @@ export function oidcRoutes({ oidc, auth, authenticator, cookies, publicUrl, trus
           ip,
           seen: deviceSeen(req),
         });
-        return reply(200, { user: done.user }, { 'Set-Cookie': cookies.signedIn(done.session, done.device, req) });
+        return reply(200, { user: done.user }, { 'Set-Cookie': cookies.signedIn(done, req) });
       },
     }),
   ];

@@ -157,10 +157,7 @@ export function passkeyRoutes({ passkeys, auth, cookies, trustProxy }: PasskeyRo
         refuseWhenOidcOnly();
         const signIn = await passkeys.finishAuthentication(body.response, ip, deviceSeen(req));
         return reply(200, 'user' in signIn ? { user: signIn.user } : { totpRequired: true as const }, {
-          'Set-Cookie':
-            'user' in signIn
-              ? cookies.signedIn(signIn.session, signIn.device, req)
-              : cookies.set(signIn.session.id, req),
+          'Set-Cookie': cookies.signedIn(signIn, req),
         });
       },
     }),

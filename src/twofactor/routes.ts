@@ -115,7 +115,7 @@ export function twoFactorRoutes({ twoFactor, auth, authenticator, cookies }: Two
         return reply(
           200,
           { user: done.user, usedRecoveryCode: done.usedRecoveryCode, recoveryCodesLeft: done.recoveryCodesLeft },
-          { 'Set-Cookie': cookies.signedIn(done.session, done.device, req) },
+          { 'Set-Cookie': cookies.signedIn(done, req) },
         );
       },
     }),
