@@ -258,8 +258,12 @@ export class AuthService {
     return { row: fresh, method: 'password' };
   }
 
-  /** Sign-in's budgets of an address: one attempt spent, refused (429) once its failures are spent. */
-  private spendAddressBudget(ip: string): void {
+  /**
+   * Sign-in's budgets of an address: one attempt spent, refused (429) once its failures are spent.
+   * Every first factor spends it (password, directory, passkey), the second step and a directory
+   * account's confirmation too.
+   */
+  spendAddressBudget(ip: string): void {
     this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
     this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
   }
@@ -379,8 +383,7 @@ export class AuthService {
     ip: string,
     seen: DeviceSeen = NO_DEVICE,
   ): { user: WireUser; session: OpenedSession; device: string; usedRecoveryCode: boolean; recoveryCodesLeft: number } {
-    this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
-    this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
+    this.spendAddressBudget(ip);
     const factor = this.deps.secondFactor;
     const row = held && held.state === 'held' ? this.deps.users.get(held.user_id) : undefined;
     if (!held || !row || !factor)

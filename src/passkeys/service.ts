@@ -51,7 +51,7 @@ export interface PasskeyDeps {
   users: UsersStore;
   limits: RateLimiter;
   activity: ActivityService;
-  auth: Pick<AuthService, 'signInWith' | 'confirmPasswordOf' | 'assertDirectoryKnows'>;
+  auth: Pick<AuthService, 'signInWith' | 'confirmPasswordOf' | 'assertDirectoryKnows' | 'spendAddressBudget'>;
   relyingParties: RelyingParties;
   /** Shown by the browser when registering. */
   rpName?: string;
@@ -318,8 +318,7 @@ export class PasskeyService {
    * A passkey that did not verify its user on an account with a second factor holds the sign-in.
    */
   async finishAuthentication(response: unknown, ip: string, seen?: DeviceSeen): Promise<SignIn> {
-    this.deps.limits.hit(`login:${ip}`, LIMITS.signInAttempts);
-    this.deps.limits.check(`login-fail:${ip}`, LIMITS.signInFailures);
+    this.deps.auth.spendAddressBudget(ip);
     const refuse = (reason: string, userId: string | null = null): never => {
       this.deps.limits.count(`login-fail:${ip}`, LIMITS.signInFailures);
       this.deps.activity.record({

@@ -94,6 +94,8 @@ test('setup, then a password sign-in is held until a right code; one code per ti
   const held = await browser.post('/api/auth/login', { identifier: 'carol', password: 'carol-password-1' });
   assert.is(held.status, 200, held.text);
   assert.equal(held.json, { totpRequired: true });
+  // The device cookie is the second step's: a held sign-in opened no session yet.
+  assert.not.ok(browser.cookies.has('burrow_device'), 'no device cookie while held');
   // No session before the second step.
   assert.is((await browser.get('/api/auth/me')).json.user, null);
   assert.is((await browser.get('/api/auth/status')).json.totpPending, true);
@@ -105,6 +107,7 @@ test('setup, then a password sign-in is held until a right code; one code per ti
   assert.is(done.status, 200, done.text);
   assert.is(done.json.user.username, 'carol');
   assert.is(done.json.usedRecoveryCode, false);
+  assert.match(browser.cookies.get('burrow_device') ?? '', /^[A-Za-z0-9_-]{43}$/, 'the second step sets the device');
   assert.is((await me(browser)).username, 'carol');
   assert.is((await browser.get('/api/volumes')).status, 200);
 
