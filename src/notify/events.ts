@@ -73,12 +73,19 @@ export function kindOf(row: ActivityFacts): EventKind | null {
 }
 
 /**
- * Whether an account's chosen kinds take this event: a new device that is a new address too is
- * one notification, which also reaches an account that chose new addresses only.
+ * The kind under which an account's chosen kinds take this event, or null: a new device that is
+ * a new address too is one notification, which also reaches an account that chose new addresses
+ * only — as a new address (its e-mail switch and delivery mode are that kind's).
  */
-export function chosen(kinds: readonly string[], kind: EventKind, detail: Record<string, unknown> | null): boolean {
-  if (kinds.includes(kind)) return true;
-  return kind === 'signin.new-device' && detail?.newAddress === true && kinds.includes('signin.new-address');
+export function takenAs(
+  kinds: readonly string[],
+  kind: EventKind,
+  detail: Record<string, unknown> | null,
+): EventKind | null {
+  if (kinds.includes(kind)) return kind;
+  return kind === 'signin.new-device' && detail?.newAddress === true && kinds.includes('signin.new-address')
+    ? 'signin.new-address'
+    : null;
 }
 
 /** Could this action ever become a notification (decided before the row is written)? */

@@ -15,7 +15,7 @@ import type { SecretBox } from '../db/secret-box.ts';
 import { createRequire } from 'node:module';
 import { parseSmtp, type MailTarget, type SmtpSettings } from './email.ts';
 import { pushEndpointAllowed, type PushTarget } from './push.ts';
-import { chosen, isFolderKind, KIND_LABELS, kindOf, pathsOf, recipientsOf as sharedWith, wordsFor } from './events.ts';
+import { isFolderKind, KIND_LABELS, kindOf, pathsOf, recipientsOf as sharedWith, takenAs, wordsFor } from './events.ts';
 import { newEventId, type Outbox } from './outbox.ts';
 import { listed, readDisks, type DiskFolder } from './disks.ts';
 import { attempt, newWebhookSecret, type Attempt, type Target } from './send.ts';
@@ -414,7 +414,9 @@ export function createNotify(deps: NotifyDeps) {
       );
       for (const { account, paths } of await recipientsOf(event, kind, detail)) {
         const prefs = prefsOf(account.id);
-        if (!chosen(prefs.kinds, kind, detail)) continue;
+        // The kind the account chose it as: its e-mail switch and delivery mode are that kind's.
+        const chosenAs = takenAs(prefs.kinds, kind, detail);
+        if (!chosenAs) continue;
         // The bell has every event the account chose, whatever its destinations.
         const bell = bodyFor(messageId(event.id, 'bell', account.id), event, kind, account, paths, detail);
         inbox.push({
@@ -431,14 +433,14 @@ export function createNotify(deps: NotifyDeps) {
           const row = enabled.get(destination);
           if (!row) continue;
           // E-mail goes to an account with an address, for the kinds it has not turned off.
-          if (row.kind === 'email' && (!account.email || (prefs.emailOff as string[]).includes(kind))) continue;
+          if (row.kind === 'email' && (!account.email || (prefs.emailOff as string[]).includes(chosenAs))) continue;
           // Web Push goes to an account with a subscribed browser.
           if (row.kind === 'push' && store.pushSubscriptions(account.id).length === 0) continue;
           const id = messageId(event.id, destination, account.id);
           const body = bodyFor(id, event, kind, account, paths, detail);
           // Webhooks are read by programs: each event at once. People's destinations wait for
           // the end of quiet hours, or for the account's hourly or daily digest.
-          const release = row.kind === 'webhook' ? now : releaseAt(prefs, modeOf(prefs, destination, kind), now);
+          const release = row.kind === 'webhook' ? now : releaseAt(prefs, modeOf(prefs, destination, chosenAs), now);
           deliveries.push({
             id,
             event_id: event.id,

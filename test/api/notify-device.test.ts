@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { me, setupAdmin } from '../support/auth.ts';
 import { Client } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { mailDestination, startSmtp } from '../support/smtp.ts';
 import { waitFor } from '../support/wait.ts';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
@@ -151,6 +152,40 @@ test('a new device at a new address is one notification, which says both and rea
     'bob signed in from a device not seen before: Safari on iPhone at 203.0.113.77, an address not seen before either.',
   );
   assert.ok(bobId);
+});
+
+test('a new device at a new address, taken by a new-address choice, is delivered under that choice: its e-mail turned off, none is sent', async () => {
+  const smtp = await startSmtp();
+  try {
+    const added = await admin.post('/api/admin/notify/destinations', mailDestination(smtp, s.url));
+    assert.is(added.status, 201, added.text);
+    const laptop = new Browser(s.url, FIREFOX);
+    await signIn(laptop, BOB);
+    const prefs = (emailOff: string[]) =>
+      laptop.put('/api/notify/prefs', {
+        kinds: ['signin.new-address'],
+        destinations: [added.json.destination.id],
+        folders: [],
+        emailOff,
+      });
+    assert.is((await prefs(['signin.new-address'])).status, 200);
+    const bobsMails = () => smtp.mails.filter((m) => m.to.includes('bob@example.org'));
+    // A new browser at a new address: in bob's bell, by e-mail not (he turned new addresses' mail off).
+    await signIn(new Browser(s.url, SAFARI, '203.0.113.88'), BOB);
+    await waitFor(async () => (await inbox(laptop)).filter((i) => i.text.includes('203.0.113.88')), {
+      what: 'bob told of 203.0.113.88 in his bell',
+      until: (i) => i.length === 1,
+    });
+    // The mail on again: the next one is mailed — the marker that the outbox went past the first.
+    assert.is((await prefs([])).status, 200);
+    await signIn(new Browser(s.url, SAFARI, '203.0.113.99'), BOB);
+    await waitFor(async () => bobsMails(), { what: 'the marker mailed to bob', until: (m) => m.length >= 1 });
+    const texts = bobsMails().map((m) => m.text);
+    assert.is(texts.length, 1, texts.join('\n---\n'));
+    assert.ok(texts[0]!.includes('203.0.113.99'), texts[0]);
+  } finally {
+    await smtp.close();
+  }
 });
 
 test('the device cookie is never stored in the clear', async () => {
