@@ -51,6 +51,7 @@ import { tokenRoutes } from './tokens/routes.ts';
 import { UsersAdminService, restoreAdminRole } from './users/service.ts';
 import { usersRoutes } from './users/routes.ts';
 import { LogoStore } from './settings/logo.ts';
+import { createLogoStore } from './settings/logo-store.ts';
 import { SettingsPanel } from './settings/panel.ts';
 import { createSettings } from './settings/service.ts';
 import { createSettingsStore } from './settings/store.ts';
@@ -367,7 +368,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   authStartupWarnings(config, log, true);
   const usersAdmin = new UsersAdminService({ config, db, users, sessions, settings, activity });
   restoreAdminRole(config.auth.adminEmail, { users, activity, log });
-  const logos = new LogoStore(config.storage.configDir);
+  // The logo is a row (every instance serves it); a previous release's CONFIG_DIR file moves in once.
+  const logos = new LogoStore(createLogoStore(db));
+  logos.moveIn(config.storage.configDir, log);
   const panel = new SettingsPanel({
     settings,
     activity,

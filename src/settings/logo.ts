@@ -1,11 +1,15 @@
-// The uploaded logo: a small image kept in CONFIG_DIR/branding under a content-hash name,
-// written to a temporary name first and renamed into place (a refused upload leaves nothing).
-import { createHash, randomBytes } from 'node:crypto';
+// The uploaded logo: a small image kept in the database under a content-hash name (one row,
+// written once the whole image is read and checked: a refused upload leaves nothing), so every
+// instance of a cluster serves the same bytes with the same ETag. The previous releases kept it
+// in CONFIG_DIR/branding: such a file is moved into the database once, at startup (`moveIn`).
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import busboy from 'busboy';
 import { AppError } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
+import type { LogoRowStore } from './logo-store.ts';
 
 /** Where stored logos are served (GET /api/branding/logo/:file). */
 export const LOGO_PATH = '/api/branding/logo/';
@@ -29,13 +33,44 @@ function sniff(head: Buffer): string | null {
 }
 
 export class LogoStore {
-  readonly dir: string;
-  constructor(configDir: string) {
-    this.dir = path.join(configDir, 'branding');
+  private readonly rows: LogoRowStore;
+  constructor(rows: LogoRowStore) {
+    this.rows = rows;
   }
 
-  file(name: string): string | null {
-    return LOGO_FILE.test(name) ? path.join(this.dir, name) : null;
+  /**
+   * The previous releases' logos (CONFIG_DIR/branding/<name>) into the database, once: each file
+   * is stored under its name and then removed, and the folder with it when nothing else is left.
+   * A file that cannot be read stays where it is (told in the log) and is tried at the next start.
+   */
+  moveIn(configDir: string, log: Logger): void {
+    const dir = path.join(configDir, 'branding');
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const file = path.join(dir, name);
+      try {
+        if (!LOGO_FILE.test(name)) {
+          // A temporary of an upload the previous release did not finish.
+          if (name.startsWith('.upload-')) fs.rmSync(file, { force: true });
+          continue;
+        }
+        this.rows.put(name, fs.readFileSync(file), new Date().toISOString());
+        fs.rmSync(file, { force: true });
+        log.info('a logo moved from CONFIG_DIR/branding into the database', { name });
+      } catch (err) {
+        log.warn('a logo in CONFIG_DIR/branding could not be moved into the database', { name, err });
+      }
+    }
+    try {
+      fs.rmdirSync(dir);
+    } catch {
+      // Something else is kept there: left alone.
+    }
   }
 
   /** Reads the multipart part `logo` (at most MAX_LOGO_BYTES) and stores it; returns the file name. */
@@ -103,12 +138,9 @@ export class LogoStore {
   }
 
   private write(bytes: Buffer, kind: string): string {
-    fs.mkdirSync(this.dir, { recursive: true });
     const name = `${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.${kind}`;
-    const temp = path.join(this.dir, `.upload-${randomBytes(6).toString('hex')}`);
-    fs.writeFileSync(temp, bytes, { flag: 'wx' });
-    // Same content → same name, so replacing an existing file changes nothing.
-    fs.renameSync(temp, path.join(this.dir, name));
+    // Same content → same name: storing it again changes nothing.
+    this.rows.put(name, bytes, new Date().toISOString());
     return name;
   }
 
@@ -117,37 +149,34 @@ export class LogoStore {
     return { logoUrl: LOGO_PATH + (await this.receive(req)) };
   }
 
-  /** Writes a stored logo as the answer (HEAD: the headers only). */
-  send(name: string, method: string | undefined, res: ServerResponse): void {
-    const file = this.file(name);
-    if (!file) throw new AppError('NOT_FOUND', 'No such logo.');
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(file);
-    } catch {
-      throw new AppError('NOT_FOUND', 'No such logo.');
+  /**
+   * Writes a stored logo as the answer (HEAD: the headers only). The name is a content hash, so
+   * it is its own ETag: a browser that holds it is answered 304 by any instance.
+   */
+  send(name: string, req: IncomingMessage, res: ServerResponse): void {
+    const bytes = LOGO_FILE.test(name) ? this.rows.bytes(name) : null;
+    if (!bytes) throw new AppError('NOT_FOUND', 'No such logo.');
+    const etag = `"${name.split('.')[0]}"`;
+    const headers = {
+      ETag: etag,
+      // The name never changes meaning.
+      'Cache-Control': 'public, max-age=31536000, immutable',
+    };
+    const held = req.headers['if-none-match'];
+    if (held && (held.trim() === '*' || held.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))) {
+      res.writeHead(304, headers);
+      return void res.end();
     }
     res.writeHead(200, {
+      ...headers,
       'Content-Type': LOGO_TYPES[name.split('.').pop()!]!,
-      'Content-Length': stat.size,
-      // The name is a content hash: it never changes meaning.
-      'Cache-Control': 'public, max-age=31536000, immutable',
+      'Content-Length': bytes.length,
     });
-    if (method === 'HEAD') return void res.end();
-    fs.createReadStream(file)
-      .on('error', () => res.destroy())
-      .pipe(res);
+    res.end(req.method === 'HEAD' ? undefined : bytes);
   }
 
   /** Removes stored logos other than those named. */
   prune(keep: readonly string[]): void {
-    let names: string[];
-    try {
-      names = fs.readdirSync(this.dir);
-    } catch {
-      return;
-    }
-    for (const n of names)
-      if (LOGO_FILE.test(n) && !keep.includes(n)) fs.rmSync(path.join(this.dir, n), { force: true });
+    this.rows.keepOnly(keep.filter((n) => LOGO_FILE.test(n)));
   }
 }

@@ -74,8 +74,12 @@ export function settingsRoutes({ settings, panel, logos }: SettingsRoutesDeps) {
       tags,
       params: logoParams,
       summary: 'An uploaded logo',
-      responses: { 200: { description: 'The image', contentType: 'image/*' }, 404: 'No such logo' },
-      handler: ({ params, req, res }) => logos.send(params.file, req.method, res),
+      responses: {
+        200: { description: 'The image', contentType: 'image/*' },
+        304: 'Not modified (If-None-Match names its ETag)',
+        404: 'No such logo',
+      },
+      handler: ({ params, req, res }) => logos.send(params.file, req, res),
     }),
   ];
 }

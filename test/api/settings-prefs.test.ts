@@ -1,12 +1,21 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUser, issueToken, setupAdmin } from '../support/auth.ts';
 import { Client, envelope } from '../support/client.ts';
-import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { instancesBehind, removeDirs, startServer, type TestServer } from '../support/server.ts';
 
 let s: TestServer;
 let admin: Client;
 let user: Client;
+const GIF = Buffer.from(
+  '47494638396101000100800000ffffff00000021f90401000000002c00000000010001000002024401003b',
+  'hex',
+);
+const JPEG = Buffer.concat([Buffer.from('ffd8ffe000104a46494600', 'hex'), Buffer.from('Brötchen & Kaffee', 'utf8')]);
+
 test.before(async () => {
   s = await startServer();
   admin = await setupAdmin(s);
@@ -115,10 +124,22 @@ test('logo upload: image only, at most 2 MB, served publicly under the returned 
   const up = await c.request('POST', '/api/settings/upload-logo', form);
   assert.is(up.status, 200, up.text);
   assert.match(up.json.logoUrl, /^\/api\/branding\/logo\/[a-f0-9]{16}\.png$/);
-  const img = await fetch(s.url + up.json.logoUrl);
-  assert.is(img.status, 200);
-  assert.is(img.headers.get('content-type'), 'image/png');
-  assert.equal(Buffer.from(await img.arrayBuffer()), PNG);
+  // Every instance of a cluster answers it alike (it is a row, not a file of the instance that took it).
+  const etag = `"${up.json.logoUrl.split('/').pop().split('.')[0]}"`;
+  for (let i = 0; i < instancesBehind(s); i++) {
+    const img = await fetch(s.url + up.json.logoUrl);
+    assert.is(img.status, 200);
+    assert.is(img.headers.get('content-type'), 'image/png');
+    assert.is(img.headers.get('etag'), etag);
+    assert.is(img.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    assert.equal(Buffer.from(await img.arrayBuffer()), PNG);
+  }
+  for (let i = 0; i < instancesBehind(s); i++) {
+    const held = await fetch(s.url + up.json.logoUrl, { headers: { 'if-none-match': etag } });
+    assert.is(held.status, 304);
+    assert.is(held.headers.get('etag'), etag);
+    assert.is((await held.arrayBuffer()).byteLength, 0);
+  }
   assert.is(
     (await c.patch('/api/settings', { branding: { appLogoUrl: up.json.logoUrl } })).json.branding.appLogoUrl,
     up.json.logoUrl,
@@ -144,6 +165,54 @@ test('logo upload: image only, at most 2 MB, served publicly under the returned 
   assert.is((await u.request('POST', '/api/settings/upload-logo', form)).status, 403);
   assert.is((await fetch(`${s.url}/api/branding/logo/..%2fburrow.db`)).status, 400);
   assert.is((await fetch(`${s.url}/api/branding/logo/0000000000000000.png`)).status, 404);
+
+  // Another logo saved: the one it replaces is gone, on every instance.
+  const next = new FormData();
+  next.append('logo', new Blob([GIF], { type: 'image/gif' }), 'logo.gif');
+  const again = await c.request('POST', '/api/settings/upload-logo', next);
+  assert.is(again.status, 200, again.text);
+  assert.is((await c.patch('/api/settings', { branding: { appLogoUrl: again.json.logoUrl } })).status, 200);
+  for (let i = 0; i < instancesBehind(s); i++) {
+    assert.is((await fetch(s.url + up.json.logoUrl)).status, 404);
+    assert.is((await fetch(s.url + again.json.logoUrl)).status, 200);
+  }
+});
+
+test('an installation upgraded from the release that kept the logo in CONFIG_DIR keeps its logo; the default is served', async () => {
+  // The previous release: the logo a file in CONFIG_DIR/branding, the setting naming it, no row.
+  const name = `${createHash('sha256').update(JPEG).digest('hex').slice(0, 16)}.jpg`;
+  const url = `/api/branding/logo/${name}`;
+  const folder = path.join(s.dirs.config, 'branding');
+  await s.withDatabase((db) => {
+    db.run('DELETE FROM branding_logos');
+    const row = db.get<{ value: string }>("SELECT value FROM settings WHERE key = 'branding'");
+    const value = JSON.stringify({ ...JSON.parse(row!.value), appLogoUrl: url });
+    db.run('UPDATE settings SET value = ? WHERE key = ?', [value, 'branding']);
+    fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(path.join(folder, name), JPEG);
+  });
+  assert.is((await fetch(`${s.url}/api/branding`)).status, 200);
+  assert.is(((await (await fetch(`${s.url}/api/branding`)).json()) as any).appLogoUrl, url);
+  for (let i = 0; i < instancesBehind(s); i++) {
+    const img = await fetch(s.url + url);
+    assert.is(img.status, 200);
+    assert.is(img.headers.get('content-type'), 'image/jpeg');
+    assert.equal(Buffer.from(await img.arrayBuffer()), JPEG);
+  }
+  // Moved in once: the file is gone, the row is the logo now (a second start changes nothing).
+  assert.not.ok(fs.existsSync(folder), 'CONFIG_DIR/branding is removed once empty');
+  await s.restart();
+  assert.is((await fetch(s.url + url)).status, 200);
+  // Back to the embedded default: the stored logo goes, and the default is what the page shows
+  // (its file is the web interface's own, served where the interface is built: the executable).
+  const back = await admin.patch('/api/settings', { branding: { appLogoUrl: '/logo.svg' } });
+  assert.is(back.json.branding.appLogoUrl, '/logo.svg');
+  for (let i = 0; i < instancesBehind(s); i++) assert.is((await fetch(s.url + url)).status, 404);
+  if (s.mode !== 'source') {
+    const def = await fetch(`${s.url}/logo.svg`);
+    assert.is(def.status, 200);
+    assert.match(def.headers.get('content-type') ?? '', /image\/svg\+xml/);
+  }
 });
 
 test.run();
