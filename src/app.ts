@@ -56,7 +56,7 @@ import { SettingsPanel } from './settings/panel.ts';
 import { createSettings } from './settings/service.ts';
 import { createSettingsStore } from './settings/store.ts';
 import { settingsRoutes } from './settings/routes.ts';
-import { installationSwitches } from './settings/switches.ts';
+import { followSwitches, installationSwitches } from './settings/switches.ts';
 import { TwoFactorService } from './twofactor/service.ts';
 import { createTwoFactorStore } from './twofactor/store.ts';
 import { createTwoFactorCapability } from './twofactor/capability.ts';
@@ -271,6 +271,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ? startChangeStream({ url: config.storage.databaseUrl, changes, log })
     : null;
   const unhearConfig = stream ? configCache.listen(stream) : () => {};
+  // …and every instance follows a switch set through another (the walk, the terminal's sockets).
+  const unfollowSwitches = stream ? followSwitches(switches, stream, log) : () => {};
   // …and place entries under names held in the database, so two never take one name.
   const unguardNames = config.storage.databaseUrl ? guardNames(createNameGuard(db)) : () => {};
   // Each instance's lease, before it writes anything: its work journal rows and the jobs it runs
@@ -874,6 +876,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         for (const c of [...capabilities].reverse()) await c.stop?.();
         leases.stop();
         unhearConfig();
+        unfollowSwitches();
         await stream?.close();
         unguardNames();
         db.close();

@@ -148,6 +148,7 @@ const CLUSTER_FILES = [
   'notify-live.test.ts',
   'notify-outbox.test.ts',
   'settings-prefs.test.ts',
+  'settings-switches.test.ts',
   'shares-file-requests.test.ts',
   'shares-link-defects.test.ts',
   'shares-link-limits.test.ts',
@@ -219,8 +220,6 @@ const CLUSTER_CANNOT: Record<string, string> = {
     "reads the trash and versions in one server's CONFIG_DIR (a cluster keeps them in the answering instance's) and writes the previous release's rows in SQLite's words (INSERT OR IGNORE)",
   'quotas.test.ts':
     'product gap of issue 31: what uploads, copies and extractions hold of a quota while they write is counted per instance — ten concurrent resumable uploads over an account quota through three instances were all created (6 fit), multipart and file-request uploads over it were placed',
-  'settings-switches.test.ts':
-    'product gap of issue 31: folder sizes switched on or off at run time (Administration → Installation) are not followed by every instance (3 tests fail), and the file did not finish within 15 minutes (after the terminal switch)',
   'notify-server-events.test.ts':
     'product gap of issue 31: "told once" for a quota crossing 90 % and for an upload refused at placement is remembered per instance (two of its three tests fail)',
   'foldersize-complete.test.ts':

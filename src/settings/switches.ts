@@ -3,6 +3,13 @@
 // its environment variable wins when it is set (FOLDER_SIZE_MODE, TERMINAL_ENABLED), and the
 // screen names it. A change is told to the subscribers (the indexer, the terminal), which apply
 // it in the background: nothing is walked or started in the request that switched it.
+//
+// On a cluster a switch set through one instance is followed by every other (`follow`): the
+// settings row's trigger NOTIFYs the change stream's `config` signal (cluster/004_config_version
+// .pg.sql), and each instance reads its switches again when it hears it (or when its stream was
+// lost and came back) and tells its own subscribers what changed — the folder-size walk starts or
+// stops there, and its open shells end while new sockets are refused — within the NOTIFY's round trip.
+import { CONFIG_TOPIC, type ConfigSignals } from '../cluster/config-cache.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
@@ -16,6 +23,8 @@ export class Switch<T> {
   private readonly store: (value: T) => void;
   private readonly log: Logger;
   private readonly listeners = new Set<() => void>();
+  /** The value the subscribers were last told of (they started with it). */
+  private applied: T;
 
   constructor(o: {
     variable: string;
@@ -30,6 +39,7 @@ export class Switch<T> {
     this.stored = o.stored;
     this.store = o.store;
     this.log = o.log;
+    this.applied = this.now();
   }
 
   /** The variable that fixes this setting (set in the environment), else null. */
@@ -54,9 +64,19 @@ export class Switch<T> {
   set(value: T): void {
     this.check(value);
     if (this.fixed) return;
-    const before = this.now();
     this.store(value);
-    if (before === value) return;
+    this.apply();
+  }
+
+  /**
+   * Reads the value again (set here, or through another instance) and tells the subscribers
+   * when it is not the one they were last told of.
+   */
+  apply(): void {
+    if (this.fixed) return;
+    const value = this.now();
+    if (value === this.applied) return;
+    this.applied = value;
     for (const listener of this.listeners) {
       try {
         listener();
@@ -75,6 +95,32 @@ export class Switch<T> {
 export interface InstallationSwitches {
   folderSizes: Switch<FolderSizeMode>;
   terminal: Switch<boolean>;
+}
+
+/**
+ * Every instance follows the switches set through any other: at each `config` signal of the
+ * change stream, and when the stream was lost or came back (a signal may have been missed), the
+ * switches are read again — after the configuration cache dropped what it held (the cache hears
+ * the signal in the same turn; the read waits for the next) — and applied here.
+ */
+export function followSwitches(switches: InstallationSwitches, signals: ConfigSignals, log: Logger): () => void {
+  let queued = false;
+  const again = () => {
+    if (queued) return;
+    queued = true;
+    setImmediate(() => {
+      queued = false;
+      for (const s of [switches.folderSizes, switches.terminal] as Switch<unknown>[]) {
+        try {
+          s.apply();
+        } catch (err) {
+          // PostgreSQL away: the stream's return calls this again.
+          log.warn('a switch could not be read again', { setting: s.variable, err });
+        }
+      }
+    });
+  };
+  return signals.on(CONFIG_TOPIC, again, again);
 }
 
 export function installationSwitches(config: Config, settings: SettingsService, log: Logger): InstallationSwitches {
