@@ -488,7 +488,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   const showHidden = (userId: string) => settings.userPrefs(userId)?.showHiddenFiles === true;
   const maxTextBytes = config.limits.editorMaxFileSize;
-  // One file's save at a time across a cluster's instances (PostgreSQL); none on SQLite.
+  // One file's save at a time, through the editor or a link (and across a cluster's instances on PostgreSQL).
   const saveLocks = createPathLocks(db);
   const volumes = createVolumesCapability({
     store: userVolumes,
@@ -745,7 +745,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       maxBytes: maxTextBytes,
       activity,
       locks,
-      across: saveLocks,
+      saveLocks,
     }),
     previews,
     // Video that plays: what the browser cannot play, streamed through ffmpeg.

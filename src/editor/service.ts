@@ -4,7 +4,7 @@
 // replaced content kept as a version, the write done as temp + rename in the checked parent
 // folder so a crash leaves the old or the new text, and announced on the changes sink.
 import type { ItemLocks } from '../files/locks.ts';
-import type { PathLocks } from '../cluster/path-locks.ts';
+import { createPathLocks, type PathLocks } from '../cluster/path-locks.ts';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -32,22 +32,6 @@ export function editorEtag(content: Buffer | string, st: { ino: number; size: nu
   );
 }
 
-// Saves of one file run one after another (in this process, through the editor or a link, and
-// across a cluster's instances under the file's lock, cluster/path-locks.ts), so If-Match is
-// compared with what the previous save left: two saves sent with the same ETag do not both land,
-// the second is refused.
-const saving = new Map<string, Promise<unknown>>();
-async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
-  const mine = (saving.get(key) ?? Promise.resolve()).then(work);
-  const settled = mine.catch(() => {});
-  saving.set(key, settled);
-  try {
-    return await mine;
-  } finally {
-    if (saving.get(key) === settled) saving.delete(key);
-  }
-}
-
 export interface EditorDeps {
   resolver: PathResolver;
   versions: VersionService;
@@ -59,12 +43,18 @@ export interface EditorDeps {
   activity?: ActivitySink;
   /** Locks of WebDAV clients and the office editor: a save by another account answers 423. */
   locks?: ItemLocks;
-  /** A cluster's (PostgreSQL's) lock of one file's save across instances; none on SQLite. */
-  across?: PathLocks;
+  /**
+   * One file's saves one after another (in this process, through the editor or a link, and across
+   * a cluster's instances on PostgreSQL; cluster/path-locks.ts), so If-Match is compared with what
+   * the previous save left: two saves sent with the same ETag do not both land, the second is
+   * refused. The same locks for every editor of the process; its own turn in this editor without.
+   */
+  saveLocks?: PathLocks;
 }
 
 export function createEditor(deps: EditorDeps) {
   const max = deps.maxBytes;
+  const saveLocks = deps.saveLocks ?? createPathLocks();
 
   /** The text of a checked file and its ETag. */
   async function readText(file: InsidePath): Promise<{ content: string; etag: string }> {
@@ -91,10 +81,7 @@ export function createEditor(deps: EditorDeps) {
     const root = file.space.root;
     // Everything below happens in the checked parent folder's descriptor: the text read, the
     // version kept and the file replaced are the ones inside the volume, whatever is swapped.
-    const across = deps.across;
-    const exclusively = <T>(work: () => Promise<T>) =>
-      oneAtATime(file.realPath, across ? () => across.exclusively(file.realPath, work) : work);
-    const { etag, created } = await exclusively(() =>
+    const { etag, created } = await saveLocks.exclusively(file.realPath, () =>
       withParentIn(root, file.realPath, async (dir, name) => {
         let encoding: TextEncoding = 'utf8';
         let mode: number | undefined;

@@ -40,8 +40,8 @@ export interface SharesCapabilityDeps {
     versions: VersionService;
     journal: WorkJournal;
     locks: ItemLocks;
-    /** A file's save lock across a cluster's instances (PostgreSQL only). */
-    saveLocks?: PathLocks;
+    /** A file's save turn, in this process and across a cluster's instances (PostgreSQL). */
+    saveLocks: PathLocks;
   };
   uploads: Pick<UploadsCapability, 'multipart' | 'tus'>;
   changes: ChangeSink;
@@ -86,7 +86,7 @@ export function createSharesCapability(deps: SharesCapabilityDeps): SharesCapabi
       maxBytes: config.limits.editorMaxFileSize,
       activity: deps.activity,
       locks: files.locks,
-      across: files.saveLocks,
+      saveLocks: files.saveLocks,
     }),
     publicUrl: config.server.publicUrl,
     announcedOrigin: deps.announcedOrigin ?? (() => null),

@@ -23,7 +23,8 @@ export function createSharedEditor(deps: {
   maxBytes: number;
   activity: ActivitySink;
   locks: ItemLocks;
-  across?: PathLocks;
+  /** The process's (and a cluster's) one-save-at-a-time of a file, shared with the editor rows. */
+  saveLocks: PathLocks;
 }) {
   // The editor's own reading and saving; the link adds its checks and its flags to the ETag.
   const editor = createEditor(deps);
