@@ -552,7 +552,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const webdav = createWebdavCapability({
     enabled: config.features.webdavEnabled,
     store: davStore,
-    files: { resolver, ops, trash, versions, transfer, journal, bindings, locks },
+    files: { resolver, ops, trash, versions, transfer, journal, bindings, locks, saveLocks },
     changes,
     log,
     jobs,

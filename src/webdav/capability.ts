@@ -25,7 +25,10 @@ export interface WebdavDeps {
   enabled: boolean;
   /** The lock and dead-property store (built in app.ts: its table is one of the bindings). */
   store: DavStore;
-  files: Pick<DavServices, 'resolver' | 'ops' | 'trash' | 'versions' | 'transfer' | 'journal' | 'bindings' | 'locks'>;
+  files: Pick<
+    DavServices,
+    'resolver' | 'ops' | 'trash' | 'versions' | 'transfer' | 'journal' | 'bindings' | 'locks' | 'saveLocks'
+  >;
   changes: ChangeSink;
   log: Logger;
   activity: { record(event: ActivityEvent): void };

@@ -123,6 +123,7 @@ function putInto(
     });
     try {
       let replaced = current !== null;
+      let etag = '';
       // The body's length, when sent, must fit with the reserve left over before a byte is read;
       // without one, each chunk is checked before it is kept. A full disk answers 507 either way
       // (the request is not cut: the rest of its body is read away, http/linger.ts).
@@ -156,28 +157,47 @@ function putInto(
         } finally {
           await fsClose(fd).catch(() => {});
         }
-        if (!current) {
-          // A new file claims its name exclusively; one created meanwhile is replaced like any
-          // other existing file — after being kept as a version.
-          try {
-            await fsp.link(temp, dir.at(name));
-            await fsp.unlink(temp);
-          } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        // The compare, the version kept and the placement are one turn of this file's save lock —
+        // the editor's (cluster/path-locks.ts): in this process and, on a cluster, across the
+        // instances. The body is read before it (an upload may be slow), so the conditions are
+        // compared again here, with the file as it is now: two PUTs sent with one If-Match do not
+        // both land, the second answers 412 and its temporary goes.
+        await ctx.saveLocks.exclusively(r.realPath, async () => {
+          // A new file claims its name exclusively; one created meanwhile by another door is
+          // replaced like any other existing file — after the conditions hold for it and it is
+          // kept as a version.
+          for (;;) {
+            const now = await openFileIn(root, dir.at(name)).catch((err) => {
+              if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+              throw err;
+            });
+            if (!now) {
+              httpConditions(req, null);
+              try {
+                await fsp.link(temp, dir.at(name));
+              } catch (err) {
+                if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
+                throw err;
+              }
+              await fsp.unlink(temp);
+              replaced = false;
+              break;
+            }
+            try {
+              httpConditions(req, etagOf(now.stat));
+              await ctx.versions.keep(r.realPath, ctx.caller.username, now, { replacement: temp });
+            } finally {
+              await now.close();
+            }
+            await fsp.rename(temp, dir.at(name));
             replaced = true;
+            break;
           }
-        }
-        if (replaced) {
-          const now = current ?? (await openFileIn(root, dir.at(name)));
-          try {
-            await ctx.versions.keep(r.realPath, ctx.caller.username, now, { replacement: temp });
-          } finally {
-            if (now !== current) await now.close();
-          }
-          await fsp.rename(temp, dir.at(name));
-        }
+          // The ETag of what this PUT placed (the next save waits for this turn's end).
+          etag = etagOf(await fsp.lstat(dir.at(name)));
+        });
       });
-      return { replaced, etag: etagOf(await fsp.lstat(dir.at(name))) };
+      return { replaced, etag };
     } finally {
       await current?.close();
     }

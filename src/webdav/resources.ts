@@ -18,6 +18,7 @@ import type { Transfer } from '../files/transfer.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { Caller } from '../core/caller.ts';
+import type { PathLocks } from '../cluster/path-locks.ts';
 import type { WorkJournal } from '../files/journal.ts';
 import type { TrashService } from '../trash/service.ts';
 import type { FreeSpace } from '../uploads/staging.ts';
@@ -33,6 +34,8 @@ export interface DavServices {
   trash: TrashService;
   versions: VersionService;
   transfer: Transfer;
+  /** One file's save at a time (the editor's, cluster/path-locks.ts): a PUT's compare, version and placement. */
+  saveLocks: PathLocks;
   /** A PUT's (or a Depth 0 COPY's) temporary is recorded until it takes the name: a crash leaves nothing after the restart. */
   journal: WorkJournal;
   bindings: Bindings;

@@ -184,6 +184,40 @@ test('a PUT over an existing file leaves the replaced content as a version; DELE
   assert.is((await alice.get(`/api/trash/items/${t.id}/text`)).json.content, 'two');
 });
 
+test('PUTs sent at once with one If-Match (through a cluster, three on each instance): one lands, the others 412, the replaced content is the version', async () => {
+  const name = 'Ünïcode & 100% #puts.txt';
+  const href = '/dav/Files/' + encodeURIComponent(name);
+  assert.is((await dav('PUT', href, { body: 'the content before' })).status, 201);
+  const etag = (await dav('HEAD', href)).headers.get('etag')!;
+  assert.ok(etag);
+  const answers = await Promise.all(
+    Array.from({ length: 9 }, (_, i) => dav('PUT', href, { body: `writer ${i} 🦡`, headers: { 'if-match': etag } })),
+  );
+  const statuses = answers.map((a) => a.status);
+  const won = statuses.filter((st) => st >= 200 && st < 300);
+  assert.equal(won, [204], statuses.join(' '));
+  assert.equal(
+    statuses.filter((st) => st !== 204),
+    Array(8).fill(412),
+  );
+  const winner = statuses.indexOf(204);
+  assert.is(fs.readFileSync(vol(name), 'utf8'), `writer ${winner} 🦡`);
+  const versions = await versionsOf(`Files/${name}`);
+  assert.is(versions.length, 1, 'only the one replaced content is a version');
+  assert.is((await alice.get(`/api/versions/${versions[0]!.id}/text`)).json.content, 'the content before');
+  // The winner's ETag is the file's: a PUT sent with it lands.
+  const next = await dav('PUT', href, {
+    body: 'after',
+    headers: { 'if-match': answers[winner]!.headers.get('etag')! },
+  });
+  assert.is(next.status, 204);
+  assert.equal(
+    fs.readdirSync(vol()).filter((n) => n.startsWith('.burrow-tmp-')),
+    [],
+    'the refused bodies leave nothing behind',
+  );
+});
+
 test('COPY/MOVE with Overwrite: T sends the replaced item to the trash; F answers 412', async () => {
   fs.writeFileSync(vol('a.txt'), 'A');
   fs.writeFileSync(vol('b.txt'), 'B');
