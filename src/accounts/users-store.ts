@@ -78,7 +78,7 @@ export interface MethodRow {
 // same in both engines (SQLite's json_each has no common form in PostgreSQL).
 const ADMIN_COUNT = `SELECT COUNT(*) AS n FROM users WHERE roles LIKE '%"admin"%'`;
 
-/** A key among PostgreSQL's advisory locks: the first account's check and insert ('1stA'). */
+/** A key among PostgreSQL's advisory locks: a new account's check and insert ('1stA'). */
 const FIRST_ACCOUNT_LOCK = 0x3173_7441;
 
 export class UsersStore {
@@ -88,13 +88,15 @@ export class UsersStore {
   }
 
   /**
-   * Called first in the transaction that checks there is no account yet and makes the first
-   * one: holds every other such transaction until this one ends. SQLite's one writer does so
-   * already; on PostgreSQL several instances' setups would each count none and insert (two
-   * administrators, or a unique-name violation for the second), so each waits on a
-   * transaction-level advisory lock and then counts what the one before it committed.
+   * Called in the transaction that checks an account is not there yet and makes it — the first
+   * account (setup), or a directory person's at their first sign-in (LDAP, OIDC): holds every
+   * other such transaction until this one ends. SQLite's one writer does so already; on
+   * PostgreSQL several instances would each find none and insert (two administrators, two
+   * accounts for one person, or a unique-name violation and a 500 for the second), so each
+   * waits on a transaction-level advisory lock and then looks again at what the one before it
+   * committed (READ COMMITTED: each statement sees what was committed before it began).
    */
-  lockForFirstAccount(): void {
+  lockForNewAccount(): void {
     if (this.db.dialect === 'postgres') this.db.get(`SELECT pg_advisory_xact_lock(${FIRST_ACCOUNT_LOCK}) AS locked`);
   }
 

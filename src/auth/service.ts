@@ -148,7 +148,7 @@ export class AuthService {
     // Hashing yielded: check again inside the same synchronous transaction as the insert.
     // One instance of a cluster at a time, too (the lock is the database's).
     const row = this.deps.db.transaction(() => {
-      this.deps.users.lockForFirstAccount();
+      this.deps.users.lockForNewAccount();
       if (this.deps.users.count() > 0) throw new AppError('SETUP_DONE');
       return this.deps.users.insert({ username, email, passwordHash: hash, roles: ['admin'] });
     });

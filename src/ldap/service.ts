@@ -158,6 +158,12 @@ export class LdapSignIn {
     return users.atomically(() => {
       let row = users.byLdapSubject(subject);
       if (!row) {
+        // A first sign-in: the same person's first sign-in on another instance may be making
+        // the account now — wait for it, then look again (one account, every sign-in in it).
+        users.lockForNewAccount();
+        row = users.byLdapSubject(subject);
+      }
+      if (!row) {
         const role: Role = decided ?? (users.count() === 0 ? 'admin' : 'user');
         const email = person.email && !users.findByEmail(person.email) ? person.email : null;
         row = users.insert({

@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { issueToken, me, setupAdmin } from '../support/auth.ts';
+import { ADMIN, issueToken, me, setupAdmin, signIn } from '../support/auth.ts';
 import { Client, envelope } from '../support/client.ts';
 import { startIdp, type TestIdp } from '../support/oidc-idp.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
@@ -54,6 +54,7 @@ test.after(async () => {
 test.before.each(() => {
   idp.tokenMode = 'pass';
   idp.userinfoMode = 'pass';
+  idp.userinfoTogether = 0;
   idp.nextAccount = 'alice';
 });
 
@@ -142,6 +143,36 @@ test('groups decide the administrator role', async () => {
   const boss = await me(browser);
   assert.ok(boss.roles.includes('admin'), JSON.stringify(boss));
   assert.is((await browser.get('/api/users')).status, 200);
+});
+
+test('one person signing in for the first time from several browsers at once (through a cluster, on every instance): one account, every sign-in lands in it', async () => {
+  idp.accounts.set('zoë', {
+    email: 'zoë+first@example.org',
+    email_verified: true,
+    name: 'Zoë Ünïcode',
+    preferred_username: 'zoë & co',
+  });
+  // Each browser's trip to the provider first, one after another; the returns all at once, so
+  // each instance behind the balancer makes the account (or finds it) at the same moment.
+  const browsers = Array.from({ length: 6 }, () => new Client(server.url));
+  const backs: string[] = [];
+  for (const b of browsers) backs.push(await handoff(b, '/api/auth/oidc/login', 'zoë'));
+  idp.userinfoTogether = browsers.length;
+  const landed = await Promise.all(browsers.map((b, i) => b.get(backs[i]!)));
+  idp.userinfoTogether = 0;
+  for (const l of landed) {
+    assert.is(l.status, 302, l.text.slice(0, 300));
+    assert.is(l.headers.get('location'), '/');
+  }
+  const who = await Promise.all(browsers.map((b) => me(b)));
+  assert.equal(new Set(who.map((u) => u.id)).size, 1, JSON.stringify(who));
+  assert.is(who[0]!.username, 'zoë-&-co');
+  const admin = await signIn(server, ADMIN.username, ADMIN.password);
+  const users = (await admin.get('/api/users')).json.users as { username: string; email: string | null }[];
+  assert.equal(
+    users.filter((u) => u.username.startsWith('zoë') || u.email === 'zoë+first@example.org').map((u) => u.username),
+    ['zoë-&-co'],
+  );
 });
 
 test('a spoiled state, another browser, an unsigned ID token and a slow provider are refused; no session', async () => {

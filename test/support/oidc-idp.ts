@@ -31,6 +31,8 @@ export interface TestIdp {
   nextAccount: string;
   tokenMode: TokenMode;
   userinfoMode: UserinfoMode;
+  /** Userinfo answers held until this many are asked for, then given together (0: none held). */
+  userinfoTogether: number;
   /** Follows redirects from `url` until one leaves for `stopAt` (our server); returns that address. */
   browse(url: string, stopAt: string): Promise<URL>;
   close(): Promise<void>;
@@ -60,6 +62,8 @@ export async function startIdp(redirectUris: string[]): Promise<TestIdp> {
     nextAccount: 'alice',
     tokenMode: 'pass' as TokenMode,
     userinfoMode: 'pass' as UserinfoMode,
+    userinfoTogether: 0,
+    waiting: [] as (() => void)[],
   };
   const provider = new Provider(issuer, {
     clients: [
@@ -176,6 +180,14 @@ export async function startIdp(redirectUris: string[]): Promise<TestIdp> {
     });
   });
   const spoilUserinfo = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    // Held until `userinfoTogether` answers are asked for, then all given at once: the sign-ins
+    // waiting on them go on to their accounts at the same moment.
+    if (state.userinfoTogether > 1) {
+      await new Promise<void>((go) => {
+        state.waiting.push(go);
+        if (state.waiting.length >= state.userinfoTogether) for (const w of state.waiting.splice(0)) w();
+      });
+    }
     const upstream = await fetch(`${issuer}/me`, {
       headers: { Authorization: String(req.headers.authorization ?? '') },
     });
@@ -205,6 +217,12 @@ export async function startIdp(redirectUris: string[]): Promise<TestIdp> {
     },
     set tokenMode(v) {
       state.tokenMode = v;
+    },
+    get userinfoTogether() {
+      return state.userinfoTogether;
+    },
+    set userinfoTogether(v) {
+      state.userinfoTogether = v;
     },
     get userinfoMode() {
       return state.userinfoMode;
