@@ -700,7 +700,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }),
     uploads,
     // Add from link: a file fetched from a web address, placed as an upload.
-    createFetchCapability({ config, uploads, quotas: quota.quotas, journal, activity, log }),
+    createFetchCapability({ config, uploads, quotas: quota.quotas, journal, activity, log, db, owner: leases }),
     quota,
     shares,
     createArchivesCapability({

@@ -133,6 +133,7 @@ const CLUSTER_FILES = [
   'download-zip-compression.test.ts',
   'editor-conflict.test.ts',
   'error-log.test.ts',
+  'fetch-from-url.test.ts',
   'files-access.test.ts',
   'files-confinement-race.test.ts',
   'files-conflicts.test.ts',
@@ -212,8 +213,6 @@ const CLUSTER_CANNOT: Record<string, string> = {
     "reads the embedded database's keys in CONFIG_DIR (on PostgreSQL they are sealed in the database)",
   'access-doors-table.test.ts':
     "product gap of issue 31: files written on the shared folder from outside reach the other instances' indexes late — with this file's five files the rescan lease holder had 8 entries, the others 5 and 2 while answering `complete`, and words were found there seconds later (the file asks another instance than the one it waited on)",
-  'fetch-from-url.test.ts':
-    'product gap of issue 31: a fetch from a URL is followed in the memory of the instance that started it: asked of another, it is 404 FETCH_NOT_FOUND',
   'features-network.test.ts':
     "compares the LAN addresses a page is given with the port its one server listens on: a cluster's instances each listen on their own, the balancer on another",
   'files-own-folders.test.ts':

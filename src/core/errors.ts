@@ -224,6 +224,10 @@ export const ERRORS = {
   FETCH_TOO_LARGE: { status: 413, message: 'The file is larger than this server fetches.' },
   FETCH_TOO_MANY: { status: 429, message: 'Too many fetches are running; wait for one to finish.' },
   FETCH_CANCELLED: { status: 409, message: 'The fetch was cancelled; nothing was kept.' },
+  FETCH_INTERRUPTED: {
+    status: 503,
+    message: 'The server that was fetching the file stopped before it finished; nothing was kept. Add it again.',
+  },
   FETCH_NOT_FOUND: { status: 404, message: 'No such fetch (finished ones are kept for an hour).' },
   TUS_SUPERSEDED: { status: 409, message: 'A newer request for this upload took over; ask for the offset with HEAD.' },
 

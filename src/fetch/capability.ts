@@ -10,6 +10,8 @@ import type { Staging } from '../uploads/staging.ts';
 import { createAddressPolicy } from './address.ts';
 import { fetchRoutes } from './routes.ts';
 import { createFetchService } from './service.ts';
+import { createFetchStore } from './store.ts';
+import type { Database } from '../db/database.ts';
 
 export function createFetchCapability(deps: {
   config: Config;
@@ -18,6 +20,9 @@ export function createFetchCapability(deps: {
   journal: WorkJournal;
   activity: ActivitySink;
   log: Logger;
+  db: Database;
+  /** This instance, and whether another's lease runs (cluster/leases.ts). */
+  owner: { readonly instance: string; alive(owner: string): boolean };
 }): Capability {
   const f = deps.config.fetch;
   const service = createFetchService({
@@ -30,6 +35,8 @@ export function createFetchCapability(deps: {
     maxSize: f.maxSize,
     timeoutMs: f.timeoutMs,
     log: deps.log,
+    store: createFetchStore(deps.db),
+    owner: deps.owner,
   });
   return {
     routes: fetchRoutes(service),

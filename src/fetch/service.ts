@@ -3,8 +3,13 @@
 // staged on the destination's disk under the work journal, placed whole under a free name
 // (`name (1)`), one activity row. Starting answers once the other server's answer has begun
 // (refusals — the address, its status, its size, the space — come as errors then); the body then
-// streams in the background as a job the person follows in the tray and may cancel. Jobs live
-// in this process: a restart ends the running ones, and the journal removes their part files.
+// streams in the background as a job the person follows in the tray and may cancel. Each job is a
+// row (store.ts), so every instance of a cluster answers it: the instance receiving the body
+// writes the bytes received at most every PROGRESS_MS (not per chunk), then how it ended. A
+// cancel asked of another instance marks the row; the receiving instance reads the mark as often
+// and stops. A running row whose instance is gone (its lease lapsed, or this process's previous
+// start) is failed with FETCH_INTERRUPTED by whoever reads it; the work journal removes its part
+// file (files/transfer.ts takes a dead instance's rows over).
 import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
@@ -19,6 +24,7 @@ import { toFileItem, type Placement, type UploadTarget } from '../uploads/placem
 import { formatBytes, removeQuietly, type Staging } from '../uploads/staging.ts';
 import { VERSION } from '../version.ts';
 import type { AddressPolicy } from './address.ts';
+import type { FetchEnd, FetchRow, FetchStore } from './store.ts';
 import { fetchedName } from './name.ts';
 import { openRemote, unreachable, webAddress } from './remote.ts';
 import type { FetchBody, FetchJob } from './wire.ts';
@@ -28,6 +34,8 @@ export const RUNNING_PER_ACCOUNT = 4;
 /** Finished jobs kept per account (the newest), for at most KEEP_MS. */
 const KEPT_PER_ACCOUNT = 20;
 const KEEP_MS = 60 * 60 * 1000;
+/** How often a running fetch writes its bytes received and reads whether it was cancelled elsewhere. */
+export const PROGRESS_MS = 500;
 
 export interface FetchService {
   start(caller: Caller, body: FetchBody): Promise<FetchJob>;
@@ -50,15 +58,33 @@ export interface FetchDeps {
   maxSize: number;
   timeoutMs: number;
   log: Logger;
+  /** The fetches' rows. */
+  store: FetchStore;
+  /** This instance, and whether another's running fetch still has its instance (cluster/leases.ts). */
+  owner: { readonly instance: string; alive(owner: string): boolean };
 }
 
+/** A fetch this instance receives. */
 interface Job {
   view: FetchJob;
   userId: string;
   controller: AbortController;
   done: Promise<void>;
-  finished: number;
 }
+
+const viewOf = (r: FetchRow): FetchJob => ({
+  id: r.id,
+  url: r.url,
+  uploadTo: r.upload_to,
+  name: r.name,
+  state: r.state,
+  received: r.received,
+  total: r.total,
+  startedAt: r.started_at,
+  ...(r.finished_at ? { finishedAt: r.finished_at } : {}),
+  ...(r.item ? { item: JSON.parse(r.item) as FetchJob['item'] } : {}),
+  ...(r.error_code ? { error: { code: r.error_code, message: r.error_message ?? '' } } : {}),
+});
 
 function tooLarge(limit: number, size?: number): AppError {
   return new AppError(
@@ -68,30 +94,44 @@ function tooLarge(limit: number, size?: number): AppError {
 }
 
 export function createFetchService(deps: FetchDeps): FetchService {
-  const { placement, staging, journal, policy } = deps;
+  const { placement, staging, journal, policy, store, owner } = deps;
+  /** The fetches this instance receives now. */
   const jobs = new Map<string, Job>();
   const userAgent = `Burrow/${VERSION}`;
 
-  /** Drops finished jobs past their time or beyond the newest KEPT_PER_ACCOUNT of an account. */
+  /** Drops finished fetches past their time or beyond the newest KEPT_PER_ACCOUNT of an account. */
   function prune(userId: string) {
-    const now = Date.now();
-    const finished = [...jobs.values()]
-      .filter((j) => j.userId === userId && j.view.state !== 'running')
-      .sort((a, b) => b.finished - a.finished);
-    finished.forEach((j, i) => {
-      if (i >= KEPT_PER_ACCOUNT || now - j.finished > KEEP_MS) jobs.delete(j.view.id);
-    });
+    store.prune(userId, KEPT_PER_ACCOUNT, Date.now() - KEEP_MS);
   }
 
-  function mine(caller: Caller, id: string): Job {
-    const job = jobs.get(id);
-    if (!job || job.userId !== caller.userId) throw new AppError('FETCH_NOT_FOUND');
-    return job;
+  /** A row as it stands: running on an instance that is gone, it is failed now. */
+  function current(row: FetchRow, alive: Map<string, boolean>): FetchRow {
+    if (row.state !== 'running' || row.owner === owner.instance) return row;
+    if (!alive.has(row.owner)) alive.set(row.owner, owner.alive(row.owner));
+    if (alive.get(row.owner)) return row;
+    const e = new AppError('FETCH_INTERRUPTED');
+    store.end(
+      row.id,
+      { state: 'failed', received: row.received, error: { code: e.code, message: e.message } },
+      new Date(),
+    );
+    return store.get(row.id) ?? row;
+  }
+
+  function ofUser(userId: string): FetchRow[] {
+    const alive = new Map<string, boolean>();
+    return store.ofUser(userId).map((r) => current(r, alive));
+  }
+
+  function mine(caller: Caller, id: string): FetchRow {
+    const row = store.get(id);
+    if (!row || row.user_id !== caller.userId) throw new AppError('FETCH_NOT_FOUND');
+    return current(row, new Map());
   }
 
   async function start(caller: Caller, body: FetchBody): Promise<FetchJob> {
     const url = webAddress(body.url);
-    const running = [...jobs.values()].filter((j) => j.userId === caller.userId && j.view.state === 'running');
+    const running = ofUser(caller.userId).filter((r) => r.state === 'running');
     if (running.length >= RUNNING_PER_ACCOUNT)
       throw new AppError(
         'FETCH_TOO_MANY',
@@ -184,9 +224,22 @@ export function createFetchService(deps: FetchDeps): FetchService {
       userId: caller.userId,
       controller,
       done: Promise.resolve(),
-      finished: state === 'done' ? Date.now() : 0,
     };
-    jobs.set(job.view.id, job);
+    const v = job.view;
+    store.insert({
+      id: v.id,
+      user_id: caller.userId,
+      owner: owner.instance,
+      url: v.url,
+      upload_to: v.uploadTo,
+      name: v.name,
+      state,
+      received: 0,
+      total: v.total,
+      started_at: now,
+      ...(item ? { item } : {}),
+    });
+    if (state === 'running') jobs.set(v.id, job);
     prune(caller.userId);
     return job;
   }
@@ -201,8 +254,18 @@ export function createFetchService(deps: FetchDeps): FetchService {
   ): Promise<void> {
     const { view } = job;
     // The job says done, failed or cancelled only once its part file is gone.
-    let ended: Pick<FetchJob, 'state' | 'item' | 'error'>;
+    let ended: Omit<FetchEnd, 'received'>;
     let landed = false;
+    // The bytes received, written at most every PROGRESS_MS; a cancel asked on another instance
+    // is read back at the same time.
+    const progress = setInterval(() => {
+      try {
+        if (store.progress(view.id, view.received)) job.controller.abort();
+      } catch (err) {
+        deps.log.warn("could not write a fetch's progress", { err });
+      }
+    }, PROGRESS_MS);
+    progress.unref();
     try {
       const out = await fsp.open(staged.part, 'r+');
       try {
@@ -262,27 +325,32 @@ export function createFetchService(deps: FetchDeps): FetchService {
       await removeQuietly(staged.part);
       if (staged.row) journal.end(staged.row);
       await staging.tidy(staged.part);
+      clearInterval(progress);
     }
-    Object.assign(view, ended, { finishedAt: new Date().toISOString() });
-    job.finished = Date.now();
+    store.end(view.id, { ...ended, received: view.received }, new Date());
+    jobs.delete(view.id);
+    prune(caller.userId);
   }
 
   return {
     start,
     list(caller) {
       prune(caller.userId);
-      const own = [...jobs.values()].filter((j) => j.userId === caller.userId);
-      return { jobs: own.map((j) => ({ ...j.view })).sort((a, b) => b.startedAt.localeCompare(a.startedAt)) };
+      return { jobs: ofUser(caller.userId).map(viewOf) };
     },
-    get: (caller, id) => ({ ...mine(caller, id).view }),
+    get: (caller, id) => viewOf(mine(caller, id)),
     cancel(caller, id) {
-      const job = mine(caller, id);
-      if (job.view.state === 'running') job.controller.abort();
-      else jobs.delete(id);
-      return { ...job.view };
+      const row = mine(caller, id);
+      if (row.state === 'running') {
+        // Received here: stopped now; elsewhere: the receiving instance reads the mark.
+        const here = jobs.get(id);
+        if (here) here.controller.abort();
+        else store.askCancel(id);
+      } else store.remove(id);
+      return viewOf(row);
     },
     async stop() {
-      const running = [...jobs.values()].filter((j) => j.view.state === 'running');
+      const running = [...jobs.values()];
       for (const j of running) j.controller.abort();
       await Promise.allSettled(running.map((j) => j.done));
     },

@@ -40,6 +40,8 @@ function boot(): Promise<Child> {
     DATABASE_URL: database,
     CLUSTER_KEY: clusterKey,
     CLUSTER_LEASE_MS: LEASE_MS,
+    // "Add from link" may fetch from this test's web server on loopback.
+    FETCH_ALLOW_NETWORKS: '127.0.0.1/32',
   }).then((c) => {
     children.push(c);
     return c;
@@ -68,6 +70,19 @@ function slowPut(url: string, size: number, first: Buffer) {
   return { req, status };
 }
 
+/** A web server whose one file sends 64 KiB of its 3 MiB and then nothing: a fetch that stays running. */
+let web: http.Server | undefined;
+const stalled = new Set<http.ServerResponse>();
+async function slowWeb(): Promise<string> {
+  web = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-length': String(3 * 1024 * 1024) });
+    res.write(Buffer.alloc(64 * 1024, 7));
+    stalled.add(res);
+  });
+  await new Promise<void>((resolve) => web!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(web.address() as { port: number }).port}/Bericht%20Q3.bin`;
+}
+
 test.before(async () => {
   database = await (await testPostgres()).database();
   sql = new pg.Client({ connectionString: database });
@@ -78,6 +93,9 @@ test.before(async () => {
 });
 
 test.after(async () => {
+  for (const r of stalled) r.destroy();
+  web?.closeAllConnections();
+  web?.close();
   for (const c of children) await kill(c.child).catch(() => {});
   await sql?.end();
   for (const d of nodeDirs) removeDirs(d);
@@ -149,6 +167,38 @@ test('an instance killed mid-PUT: another, live one removes its temporary once i
     [NAME],
     'B lists the placed file only',
   );
+});
+
+test("a fetch's instance killed: another answers it failed (FETCH_INTERRUPTED) once the lease lapsed, and its part file goes", async () => {
+  const a = await boot();
+  const b = children.find((c) => c !== a)!;
+  const started = await fetch(`${a.url}/api/fetch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: await slowWeb(), uploadTo: `Files/${FOLDER}` }),
+  });
+  assert.is(started.status, 202, await started.clone().text());
+  const { id } = (await started.json()) as { id: string };
+  const onB = async () => (await (await fetch(`${b.url}/api/fetch/${id}`)).json()) as any;
+  // B answers A's fetch, with the bytes A received so far.
+  await waitFor(onB, { what: "A's fetch received bytes, seen through B", until: (j) => j.received > 0 });
+  const parts = journalRows;
+  const [part] = await waitFor(parts, { what: "the fetch's part on the journal", until: (r) => r.length === 1 });
+  assert.ok(fs.existsSync(part!.temp_path), 'the part file while it runs');
+  await kill(a.child);
+  children.splice(children.indexOf(a), 1);
+  const ended = await waitFor(onB, {
+    what: "A's fetch failed through B",
+    until: (j) => j.state !== 'running',
+    timeoutMs: 30_000,
+  });
+  assert.is(ended.state, 'failed');
+  assert.is(ended.error.code, 'FETCH_INTERRUPTED');
+  await waitFor(async () => (await parts()).length === 0 && !fs.existsSync(part!.temp_path), {
+    what: "the dead instance's part file and its journal row gone",
+    timeoutMs: 30_000,
+  });
+  assert.equal(temporaries(), []);
 });
 
 test.run();

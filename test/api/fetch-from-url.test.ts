@@ -16,7 +16,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUser, issueToken, setupAdmin } from '../support/auth.ts';
 import { Client, envelope } from '../support/client.ts';
-import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { instancesBehind, removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
 const MiB = 1024 * 1024;
@@ -137,10 +137,10 @@ const everything = () =>
   (fs.readdirSync(volume(), { recursive: true }) as string[])
     .filter((f) => !fs.statSync(volume(f)).isDirectory())
     .sort();
-/** Part files: in the staging folder (the volume is on the data folder's disk here) or beside the destination. */
-const stagingDir = () => path.join(s.dirs.config, 'files', 'uploads');
+/** Part files: in each instance's staging folder (the volume is on the data folder's disk here) or beside the destination. */
+const stagingDirs = () => s.configDirs.map((c) => path.join(c, 'files', 'uploads'));
 const stagingLeft = () => [
-  ...(fs.existsSync(stagingDir()) ? fs.readdirSync(stagingDir()) : []),
+  ...stagingDirs().flatMap((d) => (fs.existsSync(d) ? fs.readdirSync(d) : [])),
   ...everything().filter((f) => /\.part$|\.burrow-tmp-/.test(f)),
 ];
 
@@ -319,6 +319,39 @@ test('bad addresses, a remote error, a body over the limit (declared or not), a 
   assert.is(list[0].id, slow.json.id);
   assert.is((await admin.delete(`/api/fetch/${slow.json.id}`)).status, 200);
   assert.is((await admin.get(`/api/fetch/${slow.json.id}`)).status, 404);
+});
+
+test('a fetch is followed and cancelled through any instance (through a cluster: the cancel reaches another instance than the one receiving it)', async () => {
+  clear();
+  const slow = await admin.post('/api/fetch', {
+    url: at('/slow'),
+    uploadTo: 'Files',
+    name: 'Ünïcode & 100% #slow.bin',
+  });
+  assert.is(slow.status, 202, slow.text);
+  // Asked this many times in a row, every instance has answered (round robin).
+  for (let i = 0; i < instancesBehind(s); i++) {
+    const seen = await admin.get(`/api/fetch/${slow.json.id}`);
+    assert.is(seen.status, 200, `ask ${i}: ${seen.text}`);
+    assert.is(seen.json.state, 'running');
+    assert.is(seen.json.name, 'Ünïcode & 100% #slow.bin');
+    const listed = (await admin.get('/api/fetch')).json.jobs as { id: string }[];
+    assert.ok(
+      listed.some((j) => j.id === slow.json.id),
+      `listed on ask ${i}`,
+    );
+  }
+  // The instance that started it is past: this DELETE reaches the next one.
+  const cancelled = await admin.delete(`/api/fetch/${slow.json.id}`);
+  assert.is(cancelled.status, 200, cancelled.text);
+  const ended = await finished(admin, slow.json.id);
+  assert.is(ended.state, 'cancelled');
+  assert.is(ended.error.code, 'FETCH_CANCELLED');
+  assert.equal(everything(), []);
+  assert.equal(stagingLeft(), []);
+  // Finished, it is forgotten through any instance.
+  assert.is((await admin.delete(`/api/fetch/${slow.json.id}`)).status, 200);
+  for (let i = 0; i < instancesBehind(s); i++) assert.is((await admin.get(`/api/fetch/${slow.json.id}`)).status, 404);
 });
 
 test("the volume's quota holds a fetch: a Content-Length over it refused before a byte, a body without one stopped", async () => {
