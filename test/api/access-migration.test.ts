@@ -24,12 +24,11 @@ import * as assert from 'uvu/assert';
 import { Client } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { createUser, me, setupAdmin } from '../support/auth.ts';
+import { type Can, outcomes } from '../support/access.ts';
 
 const ARCHIVE = 'Archiv 1970 & Fotos #1'; // a host folder served read-only
 const DESK = 'Désk + Notes 🗂'; // a host folder assigned to otto (read-write) and ria (read-only)
 const FILE = "note 'q1' #1 é.txt";
-const VERBS = ['see', 'download', 'write', 'delete', 'share'] as const;
-type Can = Record<(typeof VERBS)[number], boolean>;
 type Who = 'admin' | 'bo' | 'otto' | 'ria';
 
 const ALL: Can = { see: true, download: true, write: true, delete: true, share: true };
@@ -78,10 +77,8 @@ let s: TestServer;
 let root: string;
 const clients = {} as Record<Who, Client>;
 const ids = {} as Record<Who, string>;
-let counter = 0;
 
 const q = (p: string) => encodeURIComponent(p);
-const enc = (p: string) => p.split('/').map(q).join('/');
 
 test.before(async () => {
   s = await startServer({ volumes: ['Files'], env: { USER_VOLUMES: 'true' } });
@@ -138,32 +135,6 @@ test.after(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-/** What the request answered: done (2xx) or refused (403, 404); anything else fails the test. */
-function done(r: { status: number; text: string }, what: string): boolean {
-  if (r.status >= 200 && r.status < 300) return true;
-  assert.ok([403, 404].includes(r.status), `${what}: ${r.status} ${r.text}`);
-  return false;
-}
-
-/** Each verb tried for real at `folder` (real: its place on disk; share: the folder itself), the disk checked after each. */
-async function outcomes(c: Client, folder: string, real: string): Promise<Can> {
-  const n = ++counter;
-  const see = done(await c.get(`/api/browse/${enc(folder)}`), `see ${folder}`);
-  const download = done(await c.post('/api/download', { path: `${folder}/${FILE}` }), `download in ${folder}`);
-  const made = `new #${n} é.txt`;
-  const write = done(await c.post('/api/files/file', { path: folder, name: made, content: 'x' }), `write ${folder}`);
-  assert.is(fs.existsSync(path.join(real, made)), write, 'the disk says what the answer said');
-  if (write) fs.rmSync(path.join(real, made));
-  const victim = `victim #${n}.txt`;
-  fs.writeFileSync(path.join(real, victim), 'keep me');
-  const gone = await c.delete('/api/files', { items: [{ path: folder, name: victim }] });
-  const del = done(gone, `delete in ${folder}`) && gone.json.items[0].status === 'deleted';
-  assert.is(fs.existsSync(path.join(real, victim)), !del, 'the disk says what the answer said');
-  if (!del) fs.rmSync(path.join(real, victim));
-  const share = done(await c.post('/api/shares', { sourcePath: folder, sharingType: 'anyone' }), `share in ${folder}`);
-  return { see, download, write, delete: del, share };
-}
-
 test("every account × folder: the explainer and the account's own requests say what the previous release did", async () => {
   const rows: string[] = [];
   for (const f of FOLDERS) {
@@ -173,7 +144,7 @@ test("every account × folder: the explainer and the account's own requests say 
       const expected = f.roRule ? { ...f.before[who], share: false } : f.before[who];
       const e = await clients.admin.get(`/api/access/explain?path=${q(f.path)}&userId=${ids[who]}`);
       assert.is(e.status, 200, `${f.path} for ${who}: ${e.text}`);
-      const did = await outcomes(clients[who], f.path, real);
+      const did = await outcomes(clients[who], f.path, real, { file: FILE, shared: f.path });
       rows.push(`${f.path} / ${who}: explainer ${JSON.stringify(e.json.can)}, requests ${JSON.stringify(did)}`);
       assert.equal(e.json.can, expected, `${f.path} for ${who}: the explainer (${e.text})`);
       assert.equal(did, expected, `${f.path} for ${who}: the requests`);

@@ -13,14 +13,13 @@ import * as assert from 'uvu/assert';
 import { Client, envelope } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { createUser, issueToken, me, setupAdmin } from '../support/auth.ts';
+import { type Can, done, nextTry, outcomes } from '../support/access.ts';
 
 const ARCHIVE = 'Archive 2024 & Co #1'; // a read-only host volume
 const DESK = 'Désk + Notes 🗂'; // a host folder assigned to otto (read-write) and ria (read-only)
 const REPORTS = "Reports 'Q1' %20";
 const PLANS = 'Plans & Ideas';
 const GROUP = 'Office & Co';
-const VERBS = ['see', 'download', 'write', 'delete', 'share'] as const;
-type Can = Record<(typeof VERBS)[number], boolean>;
 
 let s: TestServer;
 let host: string;
@@ -30,7 +29,6 @@ let gus: Client; // a member of the group
 let otto: Client; // given the desk: the archive is not one of his volumes
 let ria: Client; // given the desk read-only, a member of the group
 const ids: Record<string, string> = {};
-let counter = 0;
 
 const q = (p: string) => encodeURIComponent(p);
 const enc = (p: string) => p.split('/').map(q).join('/');
@@ -91,44 +89,13 @@ test.after(async () => {
   fs.rmSync(host, { recursive: true, force: true });
 });
 
-/** What the request answered: done (2xx) or refused (403, 404); anything else fails the test. */
-function done(r: { status: number; text: string }, what: string): boolean {
-  if (r.status >= 200 && r.status < 300) return true;
-  // Not 401: a lost session or token would otherwise pass every "not at all" row.
-  assert.ok([403, 404].includes(r.status), `${what}: ${r.status} ${r.text}`);
-  return false;
-}
-
-/** Each verb tried for real on `folder` (real: its place on disk) and on its file `file`. */
-async function outcomes(c: Client, folder: string, real: string, file: string): Promise<Can> {
-  const n = ++counter;
-  const see = done(await c.get(`/api/browse/${enc(folder)}`), `see ${folder}`);
-  const download = done(await c.post('/api/download', { path: `${folder}/${file}` }), `download in ${folder}`);
-  const made = `new #${n} é.txt`;
-  const write = done(await c.post('/api/files/file', { path: folder, name: made, content: 'x' }), `write ${folder}`);
-  assert.is(fs.existsSync(path.join(real, made)), write, 'the disk says what the answer said');
-  if (write) fs.rmSync(path.join(real, made));
-  const victim = `victim #${n}.txt`;
-  fs.writeFileSync(path.join(real, victim), 'keep me');
-  const gone = await c.delete('/api/files', { items: [{ path: folder, name: victim }] });
-  // An item the caller cannot reach is skipped as missing (200): not deleted.
-  const del = done(gone, `delete in ${folder}`) && gone.json.items[0].status === 'deleted';
-  assert.is(fs.existsSync(path.join(real, victim)), !del, 'the disk says what the answer said');
-  if (!del) fs.rmSync(path.join(real, victim));
-  const share = done(
-    await c.post('/api/shares', { sourcePath: `${folder}/${file}`, sharingType: 'anyone' }),
-    `share in ${folder}`,
-  );
-  return { see, download, write, delete: del, share };
-}
-
 /** What a link's holder can do with a read-write link to `folder` made by `by`. */
 async function linkOutcomes(by: Client, folder: string, real: string, file: string): Promise<Can> {
   const made = await by.post('/api/shares', { sourcePath: folder, sharingType: 'anyone', accessMode: 'readwrite' });
   assert.is(made.status, 201, made.text);
   const t = made.json.shareToken;
   const holder = new Client(s.url);
-  const n = ++counter;
+  const n = nextTry();
   const see = done(await holder.get(`/api/share/${t}/browse/`), 'link: see');
   const download = done(await holder.get(`/api/share/${t}/download/${q(file)}`), 'link: download');
   const name = `from the link #${n}.txt`;
@@ -167,7 +134,11 @@ test('a read-only volume: the explainer says read, and each verb does what it sa
     const e = await explain(c, folder);
     assert.is(e.status, 200, `${who}: ${e.text}`);
     for (const [k, v] of Object.entries(expected)) assert.equal(e.json[k], v, `${who}: ${k}`);
-    assert.equal(await outcomes(c, folder, real, file), e.json.can, `${who}: the explainer's answer is the requests'`);
+    assert.equal(
+      await outcomes(c, folder, real, { file, shared: `${folder}/${file}` }),
+      e.json.can,
+      `${who}: the explainer's answer is the requests'`,
+    );
   }
   // What the rules take away stays theirs to say: the group's write gives no share, a manager shares.
   assert.is((await explain(mia, folder)).json.can.share, true);
@@ -178,7 +149,7 @@ test('a read-only volume: the explainer says read, and each verb does what it sa
   const forOtto = (await explain(admin, folder, ids.otto)).json;
   assert.equal([forOtto.level, forOtto.decidedBy, forOtto.limit], ['hidden', 'volume', 'not-their-volume']);
   assert.equal(forOtto.can, NOTHING);
-  assert.equal(await outcomes(otto, folder, real, file), NOTHING);
+  assert.equal(await outcomes(otto, folder, real, { file, shared: `${folder}/${file}` }), NOTHING);
 
   // Administration's view of each account is the account's own.
   const who = (await admin.get(`/api/access/who?path=${q(folder)}`)).json;
@@ -209,7 +180,11 @@ test('an assigned volume: its accounts as assigned, everyone else not at all', a
     const e = await explain(c, folder);
     assert.is(e.status, 200, `${who}: ${e.text}`);
     for (const [k, v] of Object.entries(expected)) assert.equal(e.json[k], v, `${who}: ${k}`);
-    assert.equal(await outcomes(c, folder, real, file), e.json.can, `${who}: the explainer's answer is the requests'`);
+    assert.equal(
+      await outcomes(c, folder, real, { file, shared: `${folder}/${file}` }),
+      e.json.can,
+      `${who}: the explainer's answer is the requests'`,
+    );
   }
   assert.equal((await explain(otto, folder)).json.can, {
     see: true,
@@ -229,7 +204,7 @@ test('an assigned volume: its accounts as assigned, everyone else not at all', a
   // Not one of theirs: the administrator, a member, a group member without it.
   const admins = (await explain(admin, folder)).json;
   assert.equal([admins.level, admins.decidedBy, admins.limit], ['hidden', 'volume', 'not-their-volume']);
-  assert.equal(await outcomes(admin, folder, real, file), NOTHING);
+  assert.equal(await outcomes(admin, folder, real, { file, shared: `${folder}/${file}` }), NOTHING);
   for (const [name, c] of [
     ['mia', mia],
     ['gus', gus],
@@ -237,7 +212,7 @@ test('an assigned volume: its accounts as assigned, everyone else not at all', a
     assert.is((await explain(c, folder)).status, 404, name);
     const e = (await explain(admin, folder, ids[name])).json;
     assert.equal([e.level, e.limit, e.can], ['hidden', 'not-their-volume', NOTHING], name);
-    assert.equal(await outcomes(c, folder, real, file), NOTHING, name);
+    assert.equal(await outcomes(c, folder, real, { file, shared: `${folder}/${file}` }), NOTHING, name);
   }
 
   // otto's read-write link does what he may; the explainer for him says so.
