@@ -8,10 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { createUser, setupAdmin } from '../support/auth.ts';
 import { Client } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { liveSocket, refusal } from '../support/live.ts';
 import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
@@ -30,9 +31,7 @@ interface Live {
 }
 
 function connect(headers: Record<string, string>, at = '/api/live'): Promise<Live> {
-  const ws = new WebSocket(`${s.url.replace(/^http/, 'ws')}${at}`, { headers, origin: s.url });
-  const messages: any[] = [];
-  ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
+  const { ws, messages, opened } = liveSocket(s.url, { headers, at });
   const live: Live = {
     ws,
     messages,
@@ -42,31 +41,7 @@ function connect(headers: Record<string, string>, at = '/api/live'): Promise<Liv
       return waitFor(() => messages.slice(from).find(match), { what: `the answer to ${JSON.stringify(message)}` });
     },
   };
-  return new Promise((resolve, reject) => {
-    ws.on('open', () => resolve(live));
-    ws.on('unexpected-response', (_req, res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () =>
-        reject(
-          Object.assign(new Error(`refused ${res.statusCode}`), {
-            status: res.statusCode,
-            body: JSON.parse(body || 'null'),
-          }),
-        ),
-      );
-    });
-    ws.on('error', reject);
-  });
-}
-
-async function refusal(p: Promise<Live>): Promise<{ status: number; body: any }> {
-  try {
-    (await p).ws.close();
-  } catch (err) {
-    return err as { status: number; body: any };
-  }
-  throw new Error('the upgrade was accepted');
+  return opened.then(() => live);
 }
 
 test.before(async () => {

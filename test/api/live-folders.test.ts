@@ -8,10 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { createUser, issueToken, setupAdmin } from '../support/auth.ts';
 import type { Client } from '../support/client.ts';
 import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { liveSocket, refusal } from '../support/live.ts';
 import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
@@ -36,12 +37,10 @@ function connect(
   client: Client | null,
   opts: { origin?: string; headers?: Record<string, string> } = {},
 ): Promise<Live> {
-  const ws = new WebSocket(`${s.url.replace(/^http/, 'ws')}/api/live`, {
+  const { ws, messages, opened } = liveSocket(s.url, {
     headers: { ...(client ? { cookie: client.cookieHeader } : {}), ...opts.headers },
-    origin: opts.origin ?? s.url,
+    origin: opts.origin,
   });
-  const messages: any[] = [];
-  ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
   const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
   const live: Live = {
     ws,
@@ -60,31 +59,7 @@ function connect(
     },
     events: (folder) => messages.filter((m) => m.type === 'changes' && m.path === folder).flatMap((m) => m.events),
   };
-  return new Promise((resolve, reject) => {
-    ws.on('open', () => resolve(live));
-    ws.on('unexpected-response', (_req, res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () =>
-        reject(
-          Object.assign(new Error(`refused ${res.statusCode}`), {
-            status: res.statusCode,
-            body: JSON.parse(body || 'null'),
-          }),
-        ),
-      );
-    });
-    ws.on('error', reject);
-  });
-}
-
-async function refusal(p: Promise<Live>): Promise<{ status: number; body: any }> {
-  try {
-    (await p).ws.close();
-  } catch (err) {
-    return err as { status: number; body: any };
-  }
-  throw new Error('the upgrade was accepted');
+  return opened.then(() => live);
 }
 
 function heard(live: Live, folder: string, match: (e: any) => boolean, what: string) {
