@@ -9,8 +9,8 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makeDirs, removeDirs, serverCommand } from '../support/server.ts';
-import { makeNetnsPair } from '../support/netns.ts';
+import { makeDirs, removeDirs, serverCommand, type TestDirs } from '../support/server.ts';
+import { makeNetnsPair, type Netns } from '../support/netns.ts';
 import { waitFor } from '../support/wait.ts';
 
 const CLIENT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'support', 'mdns-client.ts');
@@ -34,6 +34,22 @@ function lines(child: ChildProcess): { all: string[]; json: Record<string, any>[
   return out;
 }
 
+/** Burrow started in `ns` on all its addresses, logging at info, with mDNS on or off: the child and its output. */
+function startBurrow(ns: Netns, dirs: TestDirs, mdns: boolean) {
+  const c = serverCommand();
+  const server = ns.spawn([c.file, ...c.args], {
+    ...c.env,
+    HOST: '0.0.0.0',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    CONFIG_DIR: dirs.config,
+    CACHE_DIR: dirs.cache,
+    VOLUME_ROOT: dirs.volumes,
+    MDNS_ENABLED: String(mdns),
+  });
+  return { server, log: lines(server) };
+}
+
 test('a taken name makes burrow-2.local, which resolves, offers its services, and is withdrawn on SIGTERM', async () => {
   const net = makeNetnsPair('mdns');
   const dirs = makeDirs('burrow-mdns-');
@@ -52,19 +68,8 @@ test('a taken name makes burrow-2.local, which resolves, offers its services, an
     const sq = lines(squatter);
     await waitFor(() => sq.all.includes('"ready"'), { what: 'the squatter ready', seen: () => sq.all });
 
-    const c = serverCommand();
-    const server = net.a.spawn([c.file, ...c.args], {
-      ...c.env,
-      HOST: '0.0.0.0',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      CONFIG_DIR: dirs.config,
-      CACHE_DIR: dirs.cache,
-      VOLUME_ROOT: dirs.volumes,
-      MDNS_ENABLED: 'true',
-    });
+    const { server, log } = startBurrow(net.a, dirs, true);
     children.push(server);
-    const log = lines(server);
     const announced = await waitFor(() => log.json.find((l) => l.msg === 'announced on the network (mDNS)'), {
       what: 'the announcement',
       timeoutMs: 60_000,
@@ -157,19 +162,8 @@ test('switched off, Burrow says nothing on the network from its start to its end
     const heard = lines(listener);
     await waitFor(() => heard.all.includes('"ready"'), { what: 'the listener ready', seen: () => heard.all });
 
-    const c = serverCommand();
-    const server = net.a.spawn([c.file, ...c.args], {
-      ...c.env,
-      HOST: '0.0.0.0',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      CONFIG_DIR: dirs.config,
-      CACHE_DIR: dirs.cache,
-      VOLUME_ROOT: dirs.volumes,
-      MDNS_ENABLED: 'false',
-    });
+    const { server, log } = startBurrow(net.a, dirs, false);
     children.push(server);
-    const log = lines(server);
     // Announcing follows HTTPS; and on SIGTERM the server waits for an announcement under way
     // and withdraws it before it ends — so a responder started at all has spoken by the exit.
     await waitFor(() => log.json.find((l) => l.msg === 'HTTPS is listening'), {
