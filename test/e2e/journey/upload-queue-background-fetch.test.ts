@@ -49,6 +49,27 @@ async function open(s: Step, folder: string): Promise<Opened> {
   return { context, page, gate, address, worker };
 }
 
+/** Runs `body` on the folder opened in a new context behind a network gate; the context and the gate are closed after, whatever happened. */
+async function opened(s: Step, folder: string, body: (o: Opened) => Promise<void>): Promise<void> {
+  const o = await open(s, folder);
+  try {
+    await body(o);
+  } finally {
+    await o.context.close().catch(() => undefined);
+    await o.gate.close();
+  }
+}
+
+/** `rel` on the disk at its whole size and byte for byte, then the kept upload forgotten by the browser. */
+async function landed(s: Step, w: Worker, rel: string, bytes: Buffer): Promise<void> {
+  await s.eventually(
+    `${rel} on the disk, whole`,
+    () => s.exists(rel) && fs.statSync(s.disk(rel)).size === bytes.length,
+  );
+  assert.is(sha(fs.readFileSync(s.disk(rel))), sha(bytes), 'byte for byte');
+  await s.eventually('the kept upload forgotten', async () => (await keptCount(w)) === 0);
+}
+
 /** The Background Fetch ids active now (asked in the service worker). */
 const fetches = (w: Worker) =>
   w.evaluate(() =>
@@ -114,28 +135,19 @@ j.step(
   async (s) => {
     const name = 'Strand – Zoë & Ben #1 100% 🌅.jpg';
     const bytes = photo(12 * MiB);
-    const o = await open(s, 'Urlaub an der Ostsee – Juli #1');
-    try {
+    await opened(s, 'Urlaub an der Ostsee – Juli #1', async (o) => {
       const w = await handedOver(s, o, name, bytes);
       await o.page.close();
       o.gate.rule(() => 'pass');
       const rel = `Urlaub an der Ostsee – Juli #1/${name}`;
-      await s.eventually(
-        `${rel} on the disk, whole`,
-        () => s.exists(rel) && fs.statSync(s.disk(rel)).size === bytes.length,
-      );
-      assert.is(sha(fs.readFileSync(s.disk(rel))), sha(bytes), 'byte for byte');
-      await s.eventually('the kept upload forgotten', async () => (await keptCount(w)) === 0);
+      await landed(s, w, rel, bytes);
       const tus = o.gate.tus().all;
       assert.is(tus.filter((e) => e.method === 'POST').length, 1, 'made once');
       assert.ok(
         tus.some((e) => e.method === 'PATCH' && e.from === 8 * MiB && e.status === 204 && e.offset === bytes.length),
         'the rest in one PATCH from the server’s offset, answered 204',
       );
-    } finally {
-      await o.context.close().catch(() => undefined);
-      await o.gate.close();
-    }
+    });
   },
 );
 
@@ -144,8 +156,7 @@ j.step(
   async (s) => {
     const name = `${'Großmutters 90. Geburtstag – “die Torte”'.normalize('NFD')}.jpg`;
     const bytes = photo(12 * MiB);
-    const o = await open(s, 'Familie & Freunde');
-    try {
+    await opened(s, 'Familie & Freunde', async (o) => {
       const w = await handedOver(s, o, name, bytes);
       // The page is gone (closed, or frozen by a phone) when the fetch fails.
       await o.page.close();
@@ -167,22 +178,14 @@ j.step(
       const page = await o.context.newPage();
       await page.goto(o.address, { waitUntil: 'domcontentloaded' });
       const rel = `Familie & Freunde/${name}`;
-      await s.eventually(
-        `${rel} on the disk, whole`,
-        () => s.exists(rel) && fs.statSync(s.disk(rel)).size === bytes.length,
-      );
-      assert.is(sha(fs.readFileSync(s.disk(rel))), sha(bytes), 'byte for byte');
-      await s.eventually('the kept upload forgotten', async () => (await keptCount(w)) === 0);
+      await landed(s, w, rel, bytes);
       const tus = o.gate.tus().all;
       assert.is(tus.filter((e) => e.method === 'POST').length, 1, 'made once');
       assert.ok(
         tus.some((e) => e.method === 'PATCH' && e.from === 8 * MiB && e.status === 204),
         'the next page’s TUS went on from the server’s offset',
       );
-    } finally {
-      await o.context.close().catch(() => undefined);
-      await o.gate.close();
-    }
+    });
   },
 );
 
@@ -191,8 +194,7 @@ j.step(
   async (s) => {
     const name = 'Sommerfest „Café Müller“ – Tanz.jpg';
     const bytes = photo(12 * MiB);
-    const o = await open(s, 'Fotos 2026');
-    try {
+    await opened(s, 'Fotos 2026', async (o) => {
       const w = await handedOver(s, o, name, bytes);
       await o.page.close();
       // A page opened again while the browser's PATCH is still held: it takes the kept upload up,
@@ -202,12 +204,7 @@ j.step(
       await page.locator('.tray li.upload').filter({ hasText: name }).waitFor();
       o.gate.rule(() => 'pass');
       const rel = `Fotos 2026/${name}`;
-      await s.eventually(
-        `${rel} on the disk, whole`,
-        () => s.exists(rel) && fs.statSync(s.disk(rel)).size === bytes.length,
-      );
-      assert.is(sha(fs.readFileSync(s.disk(rel))), sha(bytes), 'byte for byte');
-      await s.eventually('the kept upload forgotten', async () => (await keptCount(w)) === 0);
+      await landed(s, w, rel, bytes);
       // Once the fetch ended the page asked the server (HEAD) and heard the upload complete.
       await s.eventually('the page heard it complete', () =>
         o.gate.tus().all.some((e) => e.method === 'HEAD' && e.offset === bytes.length),
@@ -222,10 +219,7 @@ j.step(
         ],
         'the first 8 MiB by the page, the rest by the browser, and no PATCH of the second page',
       );
-    } finally {
-      await o.context.close().catch(() => undefined);
-      await o.gate.close();
-    }
+    });
   },
 );
 
