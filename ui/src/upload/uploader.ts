@@ -100,20 +100,29 @@ function storedNameFrom(header: string | null | undefined, fallback: string): st
   }
 }
 
+/** The name the file is stored under (the last part of its relative path). */
+const nameOf = ({ entry, file }: Job) => entry.relativePath.split('/').pop() ?? file.name;
+
+/** What the server is told of a resumable upload when it is made (Upload-Metadata): by tus-js-client, or by the hand-over. */
+function tusMetadata(job: Job): Record<string, string> {
+  const { entry, file } = job;
+  return {
+    filename: nameOf(job),
+    uploadTo: entry.target,
+    relativePath: entry.relativePath,
+    filetype: file.type || 'application/octet-stream',
+    ...(entry.conflict ? { conflict: entry.conflict } : {}),
+  };
+}
+
 /** The resumable upload of a job, not started (startTus starts it; cancel terminates it). */
 function tusUpload(job: Job): tus.Upload {
   const { entry, file } = job;
-  const name = entry.relativePath.split('/').pop() ?? file.name;
+  const name = nameOf(job);
   let chunkStarted = performance.now();
   const upload = new tus.Upload(file, {
     endpoint: job.endpoints.tus,
-    metadata: {
-      filename: name,
-      uploadTo: entry.target,
-      relativePath: entry.relativePath,
-      filetype: file.type || 'application/octet-stream',
-      ...(entry.conflict ? { conflict: entry.conflict } : {}),
-    },
+    metadata: tusMetadata(job),
     chunkSize: Math.min(FIRST_CHUNK, largestChunk),
     retryDelays: [0, 1000, 3000, 6000],
     // A kept upload keeps its address itself (kept.ts, where the service worker reads it too);
@@ -213,7 +222,7 @@ function startMultipart(job: Job): void {
   form.append('uploadTo', entry.target);
   form.append('relativePath', entry.relativePath);
   if (entry.conflict) form.append('conflict', entry.conflict);
-  form.append('filedata', file, entry.relativePath.split('/').pop() ?? file.name);
+  form.append('filedata', file, nameOf(job));
   const xhr = new XMLHttpRequest();
   job.xhr = xhr;
   xhr.open('POST', job.endpoints.multipart);
@@ -468,20 +477,12 @@ async function handOne(job: Job, wasRunning: boolean): Promise<void> {
       await stopped?.abort(false);
     }
     if (!job.url) {
-      const name = entry.relativePath.split('/').pop() ?? file.name;
-      const meta: Record<string, string> = {
-        filename: name,
-        uploadTo: entry.target,
-        relativePath: entry.relativePath,
-        filetype: file.type || 'application/octet-stream',
-        ...(entry.conflict ? { conflict: entry.conflict } : {}),
-      };
       const made = await fetch(job.endpoints.tus, {
         method: 'POST',
         headers: {
           ...TUS_HEADERS,
           'Upload-Length': String(file.size),
-          'Upload-Metadata': Object.entries(meta)
+          'Upload-Metadata': Object.entries(tusMetadata(job))
             .map(([k, v]) => `${k} ${base64(v)}`)
             .join(','),
         },
@@ -504,7 +505,7 @@ async function handOne(job: Job, wasRunning: boolean): Promise<void> {
         },
         body: file.slice(offset),
       }),
-      { title: entry.relativePath.split('/').pop() ?? file.name, uploadTotal: file.size - offset },
+      { title: nameOf(job), uploadTotal: file.size - offset },
     );
     updateUpload(entry.id, { state: 'uploading', sent: offset });
     follow(job, reg, offset);
