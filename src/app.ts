@@ -564,11 +564,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   // Indexes: walks and deltas from the `changes` sink as background work; the folder-size and
   // search groups and browse (`indexes.noteViewed`) see them through the narrow `Indexes` view.
-  // What the periodic rescan finds made outside Burrow: on a cluster it is told to `changes`
-  // (the change stream brings it to the other instances); on one server it goes to the live
-  // folder views alone through `rescanned` (told to `changes`, the index would apply its own
-  // findings a second time).
+  // What the periodic rescan finds made outside Burrow goes to this instance's live folder views
+  // through `rescanned` (told to `changes`, the index would apply its own findings a second
+  // time). On a cluster every outside change an index finds (the rescan's, a folder on screen
+  // read again) is also told on the change stream: the other instances' indexes read those
+  // paths again, and their live folder views hear them as this one's do.
   const rescanned = createChangeSink((err) => log.warn('a rescan listener failed', { err }));
+  stream?.onFound((c) => rescanned.emit(c));
   const indexes = createIndexes({
     config,
     db: indexDb,
@@ -578,7 +580,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     folderSizes: switches.folderSizes,
     served: volumes.hostVolumes,
     ...(options.indexerWorker ? { worker: options.indexerWorker } : {}),
-    rescan: { gate: jobs, announce: leases.shared, heard: (c) => rescanned.emit(c) },
+    rescan: {
+      gate: jobs,
+      heard: (c) => rescanned.emit(c),
+      ...(stream ? { cluster: { tell: (c) => stream.tellFound(c), told: (l) => stream.onFound(l) } } : {}),
+    },
   });
   const folderSizes = createFolderSizes({ indexes, resolver });
   // Terminal: an administrator's shell over a WebSocket (switched on in Administration → Installation

@@ -110,6 +110,7 @@ const OWN_PROCESSES = [
  * left out to keep the whole CI well under its hour (`BURROW_TEST_SERVER=cluster` runs any of them).
  */
 const CLUSTER_FILES = [
+  'access-doors-table.test.ts',
   'access-doors.test.ts',
   'access-model.test.ts',
   'access-volumes.test.ts',
@@ -143,6 +144,7 @@ const CLUSTER_FILES = [
   'files-prefs.test.ts',
   'files-previews.test.ts',
   'files-versions-moves.test.ts',
+  'foldersize-complete.test.ts',
   'foldersize-hidden.test.ts',
   'metadata-files.test.ts',
   'names-features.test.ts',
@@ -211,8 +213,6 @@ const CLUSTER_CANNOT: Record<string, string> = {
   'quotas-crash.test.ts': 'kills its server (SIGKILL) mid-write and starts it again on the embedded database',
   'secrets-at-rest.test.ts':
     "reads the embedded database's keys in CONFIG_DIR (on PostgreSQL they are sealed in the database)",
-  'access-doors-table.test.ts':
-    "product gap of issue 31: files written on the shared folder from outside reach the other instances' indexes late — with this file's five files the rescan lease holder had 8 entries, the others 5 and 2 while answering `complete`, and words were found there seconds later (the file asks another instance than the one it waited on)",
   'features-network.test.ts':
     "compares the LAN addresses a page is given with the port its one server listens on: a cluster's instances each listen on their own, the balancer on another",
   'files-own-folders.test.ts':
@@ -221,8 +221,6 @@ const CLUSTER_CANNOT: Record<string, string> = {
     'product gap of issue 31: what uploads, copies and extractions hold of a quota while they write is counted per instance — ten concurrent resumable uploads over an account quota through three instances were all created (6 fit), multipart and file-request uploads over it were placed',
   'notify-server-events.test.ts':
     'product gap of issue 31: "told once" for a quota crossing 90 % and for an upload refused at placement is remembered per instance (two of its three tests fail)',
-  'foldersize-complete.test.ts':
-    'product gap of issue 31: an unreadable part removed from the shared folder from outside — one instance kept its lower bound (306000 bytes, not final) for 30 s while the others were final again (passed alone once, failed in the group: as access-doors-table.test.ts)',
   'foundation.test.ts':
     'reads the session secret from CONFIG_DIR/session-secret (on PostgreSQL it is generated once into the database, cluster/secrets.ts)',
   'host-volumes-index.test.ts':

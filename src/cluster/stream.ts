@@ -9,6 +9,14 @@
 // host volumes' paths in the database already require. Sessions and tokens need nothing here:
 // every request reads their rows, so a revocation holds on every instance at once.
 //
+// Beside the changes written through Burrow the channel carries what an instance's index found
+// made outside Burrow (`f`: its rescan, or a folder on screen read again): each other instance's
+// index reads those paths again itself (it trusts only where, not what) and says the folders
+// holding them are not final until it has (indexer/maintenance.ts) — each index is its own and
+// reads the disk at its own times, so a change found by one and kept to itself left the others
+// answering final figures without it. They never enter the change sink: the instance that found
+// them applies them itself.
+//
 // Beside the changes the channel carries signals: `config` (sent by the database's own triggers
 // when a settings or access-model row changes, cluster/004_config_version.pg.sql: each instance
 // drops its configuration cache, cluster/config-cache.ts) and the ones an instance publishes for
@@ -33,6 +41,8 @@ interface Message {
   /** The instance that made the change (absent on the database's own signals). */
   readonly i?: string;
   readonly c?: Change;
+  /** An outside change the instance's index found (indexes read the path again). */
+  readonly f?: Change;
   /** A signal's topic, and its payload (ids only). */
   readonly s?: string;
   readonly p?: unknown;
@@ -45,6 +55,13 @@ export interface ChangeStream {
   ready(): Promise<void>;
   /** Whether LISTEN is in place now: while it is not, signals may be missed. */
   listening(): boolean;
+  /**
+   * Tells the other instances an outside change this instance's index found; resolves once
+   * PostgreSQL has it (or it is held for the reconnect, or cannot be sent).
+   */
+  tellFound(change: Change): Promise<void>;
+  /** Hears the outside changes the other instances' indexes found. */
+  onFound(heard: (change: Change) => void): () => void;
   /** Tells the other instances `topic` with `payload` (ids: the listeners read the rest again). */
   publish(topic: string, payload: unknown): void;
   /**
@@ -65,6 +82,7 @@ export function startChangeStream(deps: { url: string; changes: ChangeSink; log:
   let sending: Promise<void> = Promise.resolve();
   let listening!: () => void;
   const ready = new Promise<void>((resolve) => (listening = resolve));
+  const foundListeners = new Set<(change: Change) => void>();
   const topics = new Map<string, Set<{ heard: (payload: unknown) => void; lost?: (() => void) | undefined }>>();
 
   function signal(msg: Message): void {
@@ -98,6 +116,17 @@ export function startChangeStream(deps: { url: string; changes: ChangeSink; log:
     }
     if (!msg || typeof msg !== 'object' || msg.i === instance) return;
     if (typeof msg.s === 'string') return signal(msg);
+    if (msg.f !== undefined) {
+      if (!isChange(msg.f)) return;
+      for (const l of foundListeners) {
+        try {
+          l(msg.f);
+        } catch (err) {
+          deps.log.warn('a listener of outside changes found elsewhere failed', { err });
+        }
+      }
+      return;
+    }
     if (!msg.c) return;
     replaying = true;
     try {
@@ -107,11 +136,11 @@ export function startChangeStream(deps: { url: string; changes: ChangeSink; log:
     }
   }
 
-  function send(payload: string): void {
+  function send(payload: string): Promise<void> {
     const c = client;
     if (!c) {
       if (pending.length < MAX_PENDING) pending.push(payload);
-      return;
+      return Promise.resolve();
     }
     // One query at a time on the connection, in the order the changes happened.
     sending = sending.then(() =>
@@ -122,6 +151,7 @@ export function startChangeStream(deps: { url: string; changes: ChangeSink; log:
         },
       ),
     );
+    return sending;
   }
 
   async function connect(): Promise<void> {
@@ -185,6 +215,21 @@ export function startChangeStream(deps: { url: string; changes: ChangeSink; log:
     instance,
     ready: () => Promise.race([ready, new Promise<void>((resolve) => setTimeout(resolve, READY_WAIT_MS).unref())]),
     listening: () => client !== null,
+    tellFound(change) {
+      if (closed) return Promise.resolve();
+      const payload = JSON.stringify({ i: instance, f: change } satisfies Message);
+      if (Buffer.byteLength(payload) > MAX_PAYLOAD) {
+        deps.log.warn('an outside change too long for the change stream was not told (a re-check finds it)', {
+          type: change.type,
+        });
+        return Promise.resolve();
+      }
+      return send(payload);
+    },
+    onFound(heard) {
+      foundListeners.add(heard);
+      return () => void foundListeners.delete(heard);
+    },
     publish(topic, payload) {
       if (closed) return;
       const text = JSON.stringify({ i: instance, s: topic, p: payload } satisfies Message);
@@ -205,10 +250,22 @@ export function startChangeStream(deps: { url: string; changes: ChangeSink; log:
       closed = true;
       unsubscribe();
       topics.clear();
+      foundListeners.clear();
       clearTimeout(timer);
       const c = client;
       client = null;
       await c?.end().catch(() => undefined);
     },
   };
+}
+
+/** A change as the stream's messages carry it: anyone who can NOTIFY can send one. */
+function isChange(v: unknown): v is Change {
+  if (!v || typeof v !== 'object') return false;
+  const c = v as Record<string, unknown>;
+  const str = (x: unknown) => typeof x === 'string' && x.length > 0 && !x.includes('\0');
+  if (c.type === 'moved') return str(c.from) && str(c.to) && typeof c.isDirectory === 'boolean';
+  if (c.type === 'modified') return str(c.path);
+  if (c.type === 'created' || c.type === 'deleted') return str(c.path) && typeof c.isDirectory === 'boolean';
+  return false;
 }

@@ -195,6 +195,8 @@ export class Indexer implements IndexPort {
   private readonly runs = new Map<number, { rootId: number; done: Promise<unknown> }>();
   /** Folders counted by a refresh (root id -> relative paths): one new to the index has no row meanwhile. */
   private readonly recounts = new Map<number, string[]>();
+  /** Real paths of outside changes another instance found that this index has not applied yet (how many each). */
+  private readonly expected = new Map<string, number>();
   /** Paths served again while their old rows were being dropped: walked once the drop is done. */
   private readonly readd = new Set<string>();
 
@@ -569,6 +571,29 @@ export class Indexer implements IndexPort {
     };
   }
 
+  /** Another instance found an outside change at `realPath`: the folders holding it are not final until `done()`. */
+  expecting(realPath: string): { done(): void } {
+    this.expected.set(realPath, (this.expected.get(realPath) ?? 0) + 1);
+    let open = true;
+    return {
+      done: () => {
+        if (!open) return;
+        open = false;
+        const n = (this.expected.get(realPath) ?? 1) - 1;
+        if (n > 0) this.expected.set(realPath, n);
+        else this.expected.delete(realPath);
+      },
+    };
+  }
+
+  /** A change another instance found lies in the folder `realPath` (or is it) and is not applied here yet. */
+  private awaits(realPath: string): boolean {
+    if (!this.expected.size) return false;
+    const inside = realPath.endsWith(path.sep) ? realPath : realPath + path.sep;
+    for (const p of this.expected.keys()) if (p === realPath || p.startsWith(inside)) return true;
+    return false;
+  }
+
   /** `rel` lies in a folder being counted again. */
   private inRecount(rootId: number, rel: string): boolean {
     return (this.recounts.get(rootId) ?? []).some((r) => r === '' || r === rel || rel.startsWith(r + '/'));
@@ -618,7 +643,8 @@ export class Indexer implements IndexPort {
       sizeBytes: full ? (row.total_size ?? 0) : row.size,
       entryCount: full ? (row.total_entries ?? 0) : (row.entries ?? 0),
       lastUpdated: at ? new Date(at).toISOString() : null,
-      complete: row.complete !== 0,
+      // Not final while a change another instance found below it is still to be applied here.
+      complete: row.complete !== 0 && !this.awaits(path.resolve(realPath)),
       counting: false,
       recursive: full,
     };

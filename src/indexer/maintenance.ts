@@ -57,6 +57,11 @@ export interface IndexPort {
   list(root: RootRow, rel: string): Promise<Listing>;
   /** A refresh of `rel` has begun (figures() says it is being counted); `done()` when it ends. */
   recounting(rootId: number, rel: string): { done(): void };
+  /**
+   * Another instance found an outside change at `realPath` that this index has not applied yet:
+   * the folders holding it are not final (figures() `complete` false) until `done()`.
+   */
+  expecting(realPath: string): { done(): void };
 }
 
 export interface MaintenanceDeps {
@@ -65,14 +70,22 @@ export interface MaintenanceDeps {
   folderSize: Config['folderSize'];
   log: Logger;
   /**
-   * Several instances over one PostgreSQL and one shared folder: the sweep (the rescan that
-   * finds changes made outside Burrow) runs on the one instance holding the `index.rescan`
-   * lease, and what it finds is told to the change sink — so the change stream brings it to
-   * every other instance's index and live folder views (inotify does not see network mounts).
-   * On one server the findings go to `heard` instead (the live folder views alone): told to
-   * the change sink, they would come back to this index as changes to apply a second time.
+   * Where the sweep (the rescan that finds changes made outside Burrow) runs, and where what
+   * the re-checks find goes. `gate`: on several instances over one PostgreSQL and one shared
+   * folder the sweep runs on the one instance holding the `index.rescan` lease. `heard`: this
+   * instance's live folder views hear what the sweep found (not the change sink: the index
+   * would apply its own findings a second time). `cluster`: every outside change any re-check
+   * finds here — the sweep's, and a folder on screen's — is told to the other instances before
+   * this index applies it (`tell`, resolved once sent), and what they found is heard (`told`):
+   * the folders holding it are not final here until it is applied, soon (TOLD_FLUSH_MS). Each
+   * instance's index is its own and reads the disk at its own times: a change one of them
+   * found and kept to itself left the others answering final figures without it.
    */
-  rescan?: { gate: JobGate; announce: boolean; heard?: (change: Change) => void };
+  rescan?: {
+    gate: JobGate;
+    heard?: (change: Change) => void;
+    cluster?: { tell(change: Change): Promise<void>; told(listener: (change: Change) => void): () => void };
+  };
 }
 
 export interface Maintenance {
@@ -95,6 +108,10 @@ const RESCAN_JOB = 'index.rescan';
 const MANY = 50;
 /** A folder on screen is re-checked at most this often. */
 const VIEW_INTERVAL_MS = 2000;
+/** An outside change another instance found is applied this soon (FOLDER_SIZE_FLUSH_MS if shorter). */
+const TOLD_FLUSH_MS = 50;
+/** The longest a re-check waits for its findings to be sent before it applies them. */
+const TELL_WAIT_MS = 1000;
 
 /**
  * The sweep's next interval. Fixed (FOLDER_SIZE_RECONCILE_MS > 0) stays put; adaptive goes back
@@ -119,10 +136,12 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
   const viewed = new Map<string, number>();
   const viewQueue = new Set<string>();
   let flushTimer: NodeJS.Timeout | undefined;
+  let flushDue = 0;
+  /** The changes another instance found, each with its mark on the folders holding it (indexer.figures). */
+  const expected = new Map<Change, { done(): void }>();
   let sweepTimer: NodeJS.Timeout | undefined;
   let interval = cfg.reconcileMs || cfg.reconcileMinMs;
   let unsubscribe: () => void = () => {};
-  let sink: ChangeSink | null = null;
 
   /** A root's catalogue completed: the changes held back for it can be applied now. */
   function release(): void {
@@ -141,17 +160,64 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
       const cover = ix.cover(path.resolve(p));
       return cover !== null && cover.root.state !== 'ready';
     });
-    if (walking && held.length < 100_000) held.push(c);
+    if (walking) {
+      if (held.length < 100_000) held.push(c);
+      else settled(c);
+    }
     return walking;
   }
 
-  function schedule(): void {
-    if (flushTimer || ix.stopped) return;
+  /** A change another instance found is applied (or dropped): its folders may be final again. */
+  function settled(c: Change): void {
+    expected.get(c)?.done();
+    expected.delete(c);
+  }
+
+  function schedule(delay = cfg.flushMs): void {
+    if (ix.stopped) return;
+    const due = Date.now() + delay;
+    if (flushTimer) {
+      if (flushDue <= due) return;
+      clearTimeout(flushTimer);
+    }
+    flushDue = due;
     flushTimer = setTimeout(() => {
       flushTimer = undefined;
       void flush();
-    }, cfg.flushMs);
+    }, delay);
     flushTimer.unref();
+  }
+
+  /**
+   * What a re-check found made outside Burrow, before this index applies it: the other
+   * instances of a cluster mark the folders holding it as not final as they hear it, and read
+   * the paths again themselves; the live folder views here hear what the sweep found.
+   */
+  async function report(found: Change[], sweep: boolean, tellOnly: Change[] = found): Promise<void> {
+    if (ix.stopped) return;
+    if (sweep && deps.rescan?.heard) for (const c of found) deps.rescan.heard(c);
+    const cluster = deps.rescan?.cluster;
+    if (!cluster || !tellOnly.length) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(tellOnly.map((c) => cluster.tell(c))),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, TELL_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /**
+   * An outside change another instance found: each path is read again here (what the message
+   * says happened is not trusted, only where), and until then the folders holding it are not final.
+   */
+  function told(c: Change): void {
+    if (!ix.enabled || ix.stopped) return;
+    for (const p of c.type === 'moved' ? [c.from, c.to] : [c.path]) {
+      const again: Change = { type: 'modified', path: p };
+      expected.set(again, ix.expecting(path.resolve(p)));
+      queue.push(again);
+    }
+    schedule(Math.min(cfg.flushMs, TOLD_FLUSH_MS));
   }
 
   async function flush(): Promise<void> {
@@ -165,6 +231,8 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         await ix.serial(() => apply(c));
       } catch (err) {
         log.warn('a change could not be applied to the index', { err });
+      } finally {
+        settled(c);
       }
     }
     for (const p of seen) {
@@ -305,14 +373,17 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
    * Lists one folder and reconciles its direct entries with the rows. Returns the subfolders
    * whose own modification time changed (their entries changed).
    */
-  async function recheck(root: RootRow, rel: string, found?: Change[]): Promise<string[]> {
+  async function recheck(root: RootRow, rel: string, sweep = false): Promise<string[]> {
     const store = ix.store;
     const row = store.entry(root.id, rel);
     if (!row || !row.is_dir) return [];
     const listing = await ix.list(root, rel);
     if (ix.stopped) return [];
     if (!listing.ok) {
-      if (listing.gone && rel !== '') await forget(root, rel);
+      if (listing.gone && rel !== '') {
+        await report([{ type: 'deleted', path: path.join(root.path, rel), isDirectory: true }], sweep);
+        await forget(root, rel);
+      }
       return [];
     }
     const known = new Map<string, EntryRow>(store.children(root.id, rel).map((r) => [r.name, r]));
@@ -326,15 +397,24 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         stale.push(childRel);
       else if (e.isDir && (k.mtime !== e.mtime || k.complete === 0)) changedDirs.push(childRel);
     }
-    for (const gone of known.values()) {
-      found?.push({ type: 'deleted', path: path.join(root.path, joinRel(rel, gone.name)), isDirectory: !!gone.is_dir });
-      await forget(root, joinRel(rel, gone.name));
+    const gone: Change[] = [...known.values()].map((g) => ({
+      type: 'deleted',
+      path: path.join(root.path, joinRel(rel, g.name)),
+      isDirectory: !!g.is_dir,
+    }));
+    const isDir = new Map(listing.entries.map((e) => [joinRel(rel, e.name), e.isDir]));
+    const created: Change[] = stale.map((s) => ({
+      type: 'created',
+      path: path.join(root.path, s),
+      isDirectory: isDir.get(s) ?? false,
+    }));
+    if (gone.length || created.length) {
+      // Many new names: the other instances read the folder again whole, as this one does.
+      const whole = stale.length > MANY && rel !== '';
+      const tell = whole ? [...gone, { type: 'modified' as const, path: path.join(root.path, rel) }] : undefined;
+      await report([...gone, ...created], sweep, tell);
     }
-    if (found)
-      for (const s of stale) {
-        const isDirectory = listing.entries.find((e) => joinRel(rel, e.name) === s)?.isDir ?? false;
-        found.push({ type: 'created', path: path.join(root.path, s), isDirectory });
-      }
+    for (const g of known.values()) await forget(root, joinRel(rel, g.name));
     if (stale.length > MANY && rel !== '') {
       await refresh(root, rel);
       return [];
@@ -367,9 +447,6 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         return 0;
       }
     }
-    const announce = deps.rescan?.announce ?? false;
-    const heard = deps.rescan?.heard;
-    const found: Change[] | undefined = announce || heard ? [] : undefined;
     let failure: unknown = null;
     const started = Date.now();
     const limit = cfg.reconcileMaxDirectories || Number.MAX_SAFE_INTEGER;
@@ -396,11 +473,28 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
             if (!ix.store.hasIncompleteSubfolder(root.id, rel)) {
               changes++;
               await ix.serial(() => refresh(root, rel));
+              // Read whole now (the unreadable part gone), or gone itself: the other instances
+              // read it again too (only a change is told: an unreadable part stays so each sweep).
+              const now = ix.store.entry(root.id, rel);
+              if (
+                !now ||
+                now.complete !== f.complete ||
+                now.total_size !== f.total_size ||
+                now.total_entries !== f.total_entries
+              )
+                await report(
+                  [
+                    now
+                      ? { type: 'modified', path: path.join(root.path, rel) }
+                      : { type: 'deleted', path: path.join(root.path, rel), isDirectory: true },
+                  ],
+                  false,
+                );
             }
             ix.store.markChecked(root.id, rel, f.mtime, Date.now());
           } else {
             const before = ix.store.entry(root.id, rel);
-            const changed = await ix.serial(() => recheck(root, rel, found));
+            const changed = await ix.serial(() => recheck(root, rel, true));
             const after = ix.store.entry(root.id, rel);
             if (
               changed.length ||
@@ -421,11 +515,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
       if (!ix.stopped) log.warn('the folder-size sweep failed', { err });
       failure = err;
     }
-    if (found?.length && !ix.stopped) {
-      if (announce) for (const c of found) sink?.emit(c);
-      else if (heard) for (const c of found) heard(c);
-    }
-    if (gate && !ix.stopped) gate.ran(RESCAN_JOB, failure, announce ? found!.length : changes);
+    if (gate && !ix.stopped) gate.ran(RESCAN_JOB, failure, changes);
     interval = nextSweepInterval(interval, changes, cfg);
     scheduleSweep();
     return changes;
@@ -434,7 +524,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
   return {
     /** Subscribed whether or not anything is indexed now: folder sizes can be switched on at run time. */
     start(changes) {
-      sink = changes;
+      const fromOthers = deps.rescan?.cluster?.told(told) ?? (() => {});
       const fromChanges = changes.subscribe((c) => {
         // Nothing kept now: a switch on walks every root afresh anyway.
         if (!ix.enabled) return;
@@ -443,6 +533,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
       });
       const fromReady = ix.onRootReady(() => release());
       unsubscribe = () => {
+        fromOthers();
         fromChanges();
         fromReady();
       };

@@ -100,6 +100,10 @@ test.before(async () => {
   fs.mkdirSync(disk(OPEN), { recursive: true });
   fs.writeFileSync(disk(OPEN, 'sun 🌞.txt'), 'a yellow sun\n');
   fs.writeFileSync(disk(OPEN, 'story.docx'), 'docx bytes of a story');
+  // The volume existed before its files: the indexes walk the tree as it is now. Written after
+  // the start, the files were in an index only if its first walk happened to end after them (a
+  // cluster's three instances had each walked the empty volume: nothing had found them yet).
+  await s.restart({ FOLDER_SIZE_REBUILD: 'true' });
   admin = await setupAdmin(s);
   assert.is((await admin.patch('/api/settings', { activity: { enabled: true, retentionDays: 7 } })).status, 200);
   ana = await createUser(admin, s, { username: 'ana', password: ANA_PASSWORD });

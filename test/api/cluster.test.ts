@@ -3,8 +3,9 @@
 // secrets every instance signs with come from the database (a session opened on one is good on
 // the others; signed out on one, refused on the others), failed sign-ins count across instances,
 // concurrent uploads of one name through all three get distinct names, a WebDAV lock taken on
-// one holds on another, and a change made through one reaches another's search, folder sizes
-// and live folder view through the change stream (LISTEN/NOTIFY). Each instance has its own
+// one holds on another, a change made through one reaches another's search, folder sizes
+// and live folder view through the change stream (LISTEN/NOTIFY), and so does an outside change
+// one instance's index found (a forged finding makes each instance read the path again, no more). Each instance has its own
 // CONFIG_DIR and CACHE_DIR, as separate machines would.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -223,6 +224,100 @@ test('a change through one instance reaches another one’s search, folder size 
     seen: (r) => r.text,
   });
   ws.close();
+});
+
+/** Instance `i`'s folder-size record of `p` once it is final (indexed, nothing left to apply), meeting `until`. */
+function finalSize(i: number, p: string, what: string, until: (r: any) => boolean = () => true) {
+  return waitFor(() => on(i, admin).get(`/api/folder-size/${url(p)}`), {
+    what: `instance ${i}: ${what}`,
+    until: (r) => r.status === 200 && r.json.indexed === true && r.json.complete === true && until(r.json),
+    seen: (r) => r.text,
+  }).then((r) => r.json);
+}
+
+const ARCHIVE = 'Archiv – Zoë 2009 #1';
+const archiveDisk = (...p: string[]) => path.join(shared.volumes, 'Files', FOLDER, ARCHIVE, ...p);
+
+test('an outside change one instance’s index finds (a folder on screen read again) is every instance’s: search and folder sizes', async () => {
+  const archive = `Files/${FOLDER}/${ARCHIVE}`;
+  assert.is((await on(0, admin).post('/api/files/folder', { path: `Files/${FOLDER}`, name: ARCHIVE })).status, 201);
+  await finalSize(0, archive, 'the new folder indexed');
+  // Every instance agrees on the volume, the new folder in it. Instances 1 and 2 are not asked
+  // about the archive itself: each folder asked about is read again there (a moment later).
+  const volume = await finalSize(0, 'Files', 'the volume with the new folder');
+  for (const i of [1, 2])
+    await finalSize(
+      i,
+      'Files',
+      'the volume as instance 0 has it',
+      (r) => r.sizeBytes === volume.sizeBytes && r.entryCount === volume.entryCount,
+    );
+
+  // Written on the shared folder from outside (no instance hears it: inotify does not see a
+  // network mount). Only instance 0 is asked about the archive, so only its index reads it again.
+  const name = 'Kontoauszug März 2024 + Zinsen & „Ü“ 50% ☂.txt';
+  const bytes = Buffer.from('quokkaledger of the year\n'.repeat(40));
+  fs.writeFileSync(archiveDisk(name), bytes);
+  await finalSize(0, archive, 'the outside file counted', (r) => r.sizeBytes === bytes.length);
+
+  // Instances 1 and 2 are asked only about the volume: reading its folder again finds nothing
+  // there (the file is two folders down). What instance 0 found reaches their indexes — before,
+  // they answered the volume final without the file, for as long as nothing read the archive there.
+  for (const i of [1, 2]) {
+    await finalSize(
+      i,
+      'Files',
+      'the volume with the outside file',
+      (r) => r.sizeBytes === volume.sizeBytes + bytes.length,
+    );
+    await waitFor(() => on(i, admin).get(`/api/search?q=${q('Kontoauszug')}`), {
+      what: `instance ${i}'s search to find the outside file`,
+      until: (r) => r.status === 200 && r.json.items.some((it: any) => it.name === name),
+      seen: (r) => r.text,
+    });
+  }
+});
+
+test('a forged finding on the channel: each instance reads the paths named again and trusts nothing else', async () => {
+  const known = 'Kontoauszug März 2024 + Zinsen & „Ü“ 50% ☂.txt';
+  const knownBytes = fs.statSync(archiveDisk(known)).size;
+  const volume = await finalSize(0, 'Files', 'the volume');
+  for (const i of [1, 2])
+    await finalSize(i, 'Files', 'the volume as instance 0 has it', (r) => r.sizeBytes === volume.sizeBytes);
+  const later = 'Quittung #2 + 100%.txt';
+  const laterBytes = Buffer.alloc(777, 'q');
+  fs.writeFileSync(archiveDisk(later), laterBytes);
+  const c = new pg.Client(database);
+  await c.connect();
+  try {
+    // A file on disk said gone, a path outside every volume, a malformed one, then — last, so
+    // once it is counted everywhere the others were heard before it — a real file said created.
+    for (const m of [
+      { i: 'forged', f: { type: 'deleted', path: archiveDisk(known), isDirectory: false } },
+      { i: 'forged', f: { type: 'created', path: '/etc/passwd', isDirectory: false } },
+      { i: 'forged', f: { type: 'deleted', path: { $gt: '' } } },
+      { i: 'forged', f: { type: 'created', path: archiveDisk(later), isDirectory: false } },
+    ])
+      await c.query('SELECT pg_notify($1, $2)', ['burrow_changes', JSON.stringify(m)]);
+  } finally {
+    await c.end();
+  }
+  for (const i of [0, 1, 2]) {
+    // The file said created is read from the disk (it is there); the one said gone is still counted.
+    await finalSize(
+      i,
+      'Files',
+      'the volume read again where the forged findings pointed',
+      (r) => r.sizeBytes === volume.sizeBytes + laterBytes.length,
+    );
+    const found = await on(i, admin).get(`/api/search?q=${q('Kontoauszug')}`);
+    assert.ok(
+      found.json.items.some((it: any) => it.name === known),
+      `instance ${i} still finds the file said gone`,
+    );
+    assert.equal((await on(i, admin).get(`/api/search?q=passwd`)).json.items, [], 'nothing outside a volume');
+  }
+  assert.ok(knownBytes > 0);
 });
 
 test('installation settings changed through one instance are what the others answer at once', async () => {

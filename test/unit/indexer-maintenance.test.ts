@@ -125,6 +125,7 @@ function double(store: IndexStore, rootId: number) {
       return listing;
     },
     recounting: () => ({ done() {} }),
+    expecting: () => ({ done() {} }),
   };
   const ready = () => {
     store.setRootState(rootId, 'ready', 2);
