@@ -496,6 +496,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     config,
     privateDirs,
     spaceRoots,
+    rules: accessModel,
   });
 
   // Uploads: multipart and resumable (TUS), placed through the resolver and names.

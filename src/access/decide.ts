@@ -2,7 +2,9 @@
 // groups: what a person may do at a virtual path, and which rule says so. The nearest folder
 // (the path itself, then each folder above) holding a rule that names the person — their
 // account, a group they belong to, or everyone — decides; among that folder's rules the lowest
-// level wins (a deny beats an allow at the same folder). A rule that does not inherit speaks
+// level wins (a deny beats an allow at the same folder). Everyone's rule there speaks for everyone
+// else: for a person no account or group rule of that folder names (so "the group Parents
+// writes, everyone else: hidden" at a volume's root is a volume for one group). A rule that does not inherit speaks
 // only for its own folder, except `hidden`, which always reaches everything below. No rule at
 // all: `manage`, what every account could do before the model existed.
 import { LEVELS, type AccessLevel } from '../files/access.ts';
@@ -60,15 +62,20 @@ function names(rule: Rule, userId: string, groups: ReadonlySet<string> | undefin
   return groups?.has(rule.subjectId) === true;
 }
 
-/** The rules of one folder that speak for the person there (`own`: the path itself, not a folder above). */
+/**
+ * The rules of one folder that speak for the person there (`own`: the path itself, not a folder
+ * above): those naming their account or a group of theirs, or else everyone's (everyone else).
+ */
 function speaking(snapshot: Snapshot, folder: string, userId: string, own: boolean): Rule[] {
   const rules = snapshot.byPath.get(folder);
   if (!rules) return [];
   const groups = snapshot.groupsOf.get(userId);
-  return rules.filter((r) => names(r, userId, groups) && (own || r.inherit || r.level === 'hidden'));
+  const named = rules.filter((r) => names(r, userId, groups) && (own || r.inherit || r.level === 'hidden'));
+  const theirs = named.filter((r) => r.subjectKind !== 'everyone');
+  return theirs.length ? theirs : named;
 }
 
-/** The lowest level among rules (ties: an account's rule, then a group's, then everyone's, is named). */
+/** The lowest level among rules (ties: an account's rule is named before a group's). */
 function lowest(rules: Rule[]): Rule {
   const kind = { account: 0, group: 1, everyone: 2 } as const;
   return rules.reduce((best, r) =>

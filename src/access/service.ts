@@ -359,6 +359,55 @@ export function createAccessModel({ store, log, record, cache, resolver }: Acces
       return { joined, left };
     },
 
+    /**
+     * A volume for one group (administrators): at its root — `path`, the volume's label — the
+     * group's level and hidden for everyone else, written in one transaction after `first` (the
+     * volume's own row when it is being added), so a refusal leaves neither. Logged as
+     * `access.volume-give`, naming the volume, the group, the level and the two rules.
+     */
+    giveVolume<T>(
+      caller: Caller,
+      input: { path: string; groupId: string; level: 'read' | 'write' | 'manage' },
+      ip: string,
+      first: () => T,
+    ) {
+      if (!caller.isAdmin || caller.link) throw new AppError('ADMIN_ONLY');
+      const p = rulePath(input.path);
+      const g = groupOr404(input.groupId);
+      const { made, rules } = store.transaction(() => {
+        const made = first();
+        // Asked again inside: a group deleted meanwhile refuses the whole, the volume included.
+        groupOr404(g.id);
+        const rules = [
+          store.putRule({ path: p, subjectKind: 'group', subjectId: g.id, level: input.level, inherit: true }),
+          store.putRule({ path: p, subjectKind: 'everyone', subjectId: '', level: 'hidden', inherit: true }),
+        ];
+        return { made, rules };
+      });
+      changed();
+      log_(caller, ip, 'access.volume-give', {
+        path: p,
+        groupId: g.id,
+        group: g.name,
+        level: input.level,
+        rules: rules.map((r) => r.id),
+      });
+      const name = names();
+      return { made, rules: rules.map((r) => ruleWire(r, name(r))) };
+    },
+
+    /** A volume renamed (Administration → Volumes): the rules at its root and below follow its new label, in `within`'s transaction. */
+    renameVolume<T>(from: string, to: string, within: () => T): T {
+      const result = store.transaction(() => {
+        const r = within();
+        if (from.normalize('NFC') !== to.normalize('NFC'))
+          store.binding(() => undefined).carry(from, to, { userId: null });
+        return r;
+      });
+      changed();
+      return result;
+    },
+
     /** Rules at `path` and at every folder above it (all of them, without a path: administrators). */
     rules(caller: Caller, path?: string) {
       const name = names();

@@ -4,7 +4,7 @@
 import type { Capability } from '../http/capability.ts';
 import type { Config } from '../config.ts';
 import { hostVolumeRoutes } from './host-routes.ts';
-import { createHostVolumes, type HostVolumeEvent, type VolumeHealth } from './host-service.ts';
+import { createHostVolumes, type HostVolumeEvent, type VolumeHealth, type VolumeRules } from './host-service.ts';
 import type { HostVolumeStore } from './host-store.ts';
 import { volumeRoutes } from './routes.ts';
 import { createAssignedVolumes } from './service.ts';
@@ -29,6 +29,8 @@ export function createVolumesCapability(deps: {
   /** Folders no volume may be made of (configuration, cache). */
   privateDirs: readonly string[];
   spaceRoots: () => string[];
+  /** The access model: a volume for one group, a renamed volume's rules. */
+  rules: VolumeRules;
 }): VolumesCapability {
   const { config, hostStore } = deps;
   const listeners = new Set<(event: HostVolumeEvent) => void>();
@@ -36,6 +38,7 @@ export function createVolumesCapability(deps: {
     store: hostStore,
     volumeRoot: config.storage.volumeRoot,
     privateDirs: deps.privateDirs,
+    rules: deps.rules,
     announce: (event) => {
       for (const listener of listeners) listener(event);
     },

@@ -9,8 +9,25 @@ import { AppError } from '../core/errors.ts';
 import { assertPlainName } from '../files/names.ts';
 import { RESERVED_PREFIXES, isInside } from '../files/paths.ts';
 import { probeWritable } from '../files/access.ts';
+import type { Caller } from '../core/caller.ts';
+import type { AccessRuleWire } from '../access/wire.ts';
 import type { HostVolume, HostVolumeStore } from './host-store.ts';
-import type { WireHostVolume } from './wire.ts';
+import type { GroupGrant, WireHostVolume } from './wire.ts';
+
+/**
+ * The access model's part (access/service.ts): a volume given to one group — the group's level
+ * and hidden for everyone else at its root, written in one transaction after `first` (the
+ * volume's row); and a renamed volume's rules following its label (in `within`'s transaction).
+ */
+export interface VolumeRules {
+  giveVolume<T>(
+    caller: Caller,
+    input: { path: string; groupId: string; level: GroupGrant['level'] },
+    ip: string,
+    first: () => T,
+  ): { made: T; rules: AccessRuleWire[] };
+  renameVolume<T>(from: string, to: string, within: () => T): T;
+}
 
 export interface HostVolumeDeps {
   store: HostVolumeStore;
@@ -19,6 +36,8 @@ export interface HostVolumeDeps {
   privateDirs: readonly string[];
   /** Told of each folder starting or stopping to be served (the indexes follow). */
   announce?: (event: HostVolumeEvent) => void;
+  /** The rules at a volume's root: a volume for one group, a rename. */
+  rules: VolumeRules;
 }
 
 export interface HostVolumeEvent {
@@ -116,22 +135,57 @@ export function createHostVolumes(deps: HostVolumeDeps) {
         looseFiles: looseFilesAt(deps.volumeRoot),
       };
     },
-    async add(input: { label: string; path: string; accessMode: 'readonly' | 'readwrite' }) {
+    async add(
+      input: { label: string; path: string; accessMode: 'readonly' | 'readwrite'; group?: GroupGrant | undefined },
+      caller: Caller,
+      ip: string,
+    ) {
       const label = checkLabel(input.label);
       const real = await checkPath(input.path);
-      const volume = store.add({ label, path: real, accessMode: input.accessMode });
-      if (!volume) throw new AppError('EXISTS', `There is already a volume labelled "${label}".`);
+      const insert = () => {
+        const made = store.add({ label, path: real, accessMode: input.accessMode });
+        if (!made) throw new AppError('EXISTS', `There is already a volume labelled "${label}".`);
+        return made;
+      };
+      // For one group: the volume and its two rules in one transaction (an unknown group leaves neither).
+      const given = input.group
+        ? deps.rules.giveVolume(caller, { path: label, groupId: input.group.id, level: input.group.level }, ip, insert)
+        : null;
+      const volume = given ? given.made : insert();
       deps.announce?.({ type: 'added', path: volume.path });
-      return { volume: await toWire(volume) };
+      return { volume: await toWire(volume), ...(given ? { rules: given.rules } : {}) };
+    },
+    /** An existing volume given to one group: the group's level at its root, hidden for everyone else. */
+    async give(id: string, grant: GroupGrant, caller: Caller, ip: string) {
+      const current = store.get(id);
+      if (!current) throw new AppError('NOT_FOUND', 'No such volume.');
+      const { made, rules } = deps.rules.giveVolume(
+        caller,
+        { path: current.label, groupId: grant.id, level: grant.level },
+        ip,
+        () => {
+          const v = store.get(id);
+          if (!v) throw new AppError('NOT_FOUND', 'No such volume.');
+          return v;
+        },
+      );
+      return { volume: await toWire(made), rules };
     },
     async update(id: string, input: { label?: string; accessMode?: 'readonly' | 'readwrite' }) {
       const label = input.label === undefined ? undefined : checkLabel(input.label, id);
-      const volume = store.update(id, {
-        ...(label ? { label } : {}),
-        ...(input.accessMode ? { accessMode: input.accessMode } : {}),
+      const before = store.get(id);
+      if (!before) throw new AppError('NOT_FOUND', 'No such volume.');
+      // A new label carries the rules at the volume's root and below (a volume for one group stays theirs).
+      // Refused inside the transaction: a label taken leaves the rules where they were.
+      const volume = deps.rules.renameVolume(before.label, label ?? before.label, () => {
+        const v = store.update(id, {
+          ...(label ? { label } : {}),
+          ...(input.accessMode ? { accessMode: input.accessMode } : {}),
+        });
+        if (v === undefined) throw new AppError('NOT_FOUND', 'No such volume.');
+        if (v === null) throw new AppError('EXISTS', `There is already a volume labelled "${label}".`);
+        return v;
       });
-      if (volume === undefined) throw new AppError('NOT_FOUND', 'No such volume.');
-      if (volume === null) throw new AppError('EXISTS', `There is already a volume labelled "${label}".`);
       return { volume: await toWire(volume) };
     },
     /**

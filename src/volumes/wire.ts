@@ -1,5 +1,6 @@
 // Wire shapes of assigned volumes and host volumes (administration).
 import { z } from 'zod';
+import { rule } from '../access/wire.ts';
 
 export const userVolume = z.object({
   id: z.string(),
@@ -33,9 +34,24 @@ export const hostVolumeList = z.object({
   volumeRoot: z.string(),
   looseFiles: z.array(z.string()),
 });
+/** A volume for one group: the group's level at the volume's root, and hidden for everyone else. */
+export const groupGrant = z.object({
+  id: z.string().min(1).max(200).describe("The group's id (GET /api/access/groups)"),
+  level: z.enum(['read', 'write', 'manage']).describe("The group's level in the whole volume"),
+});
+export type GroupGrant = z.infer<typeof groupGrant>;
 export const hostVolumeInput = z.object({
   label: z.string(),
   path: z.string(),
   accessMode: accessMode.default('readonly'),
+  group: groupGrant
+    .optional()
+    .describe("Give the volume to one group: the group's level at its root, hidden for everyone else"),
 });
+export const hostVolumeAdded = z.object({
+  volume: hostVolume,
+  /** With `group`: the rules written at the volume's root (the group's level, everyone hidden). */
+  rules: z.array(rule).optional(),
+});
+export const hostVolumeGiven = z.object({ volume: hostVolume, rules: z.array(rule) });
 export const hostVolumePatch = z.object({ label: z.string().optional(), accessMode: accessMode.optional() });

@@ -240,10 +240,14 @@ test("the installation's settings rules are everyone's rules of the one model", 
   });
   assert.is(put.status, 200, put.text);
   assert.is(put.json.access.rules[0].path, `${HOME}/${DIARY}`);
+  // At that folder everyone's rule speaks for everyone else: sam's own manage rule there names
+  // him, so it decides for him; maya, named by no rule there, reads.
   const why = (await sam.get(`/api/access/explain?path=${q(`${HOME}/${DIARY}`)}`)).json;
-  // sam's own manage rule there is nearer than nothing: the same folder, and the lowest wins.
-  assert.is(why.level, 'read');
-  assert.equal(why.rule.subject, { kind: 'everyone', id: '', name: 'Everyone' });
+  assert.is(why.level, 'manage');
+  assert.equal(why.rule.subject, { kind: 'account', id: samId, name: 'sam' });
+  const hers = (await maya.get(`/api/access/explain?path=${q(`${HOME}/${DIARY}`)}`)).json;
+  assert.is(hers.level, 'read');
+  assert.equal(hers.rule.subject, { kind: 'everyone', id: '', name: 'Everyone' });
   const all = (await admin.get('/api/access/rules')).json.rules;
   assert.not.ok(
     all.some((r: any) => r.subject.kind === 'everyone' && r.path === 'Media'),

@@ -353,13 +353,13 @@ j.step(
     fs.mkdirSync(path.join(host, 'Oma'), { recursive: true });
     fs.writeFileSync(path.join(host, 'Oma', 'Brief 1970.txt'), 'Liebe Grüße aus Köln');
     await must(s, 'POST', '/api/admin/volumes', { label: ARCHIVE, path: host, accessMode: 'readonly' });
-    // Administration → Volumes says how a volume becomes one group's: rules at its root, not an assignment.
+    // Administration → Volumes says how a volume becomes one group's (the group-volume journey does it).
     await s.goto('/admin/volumes');
     // The page's table, not the sidebar's entry (hidden in the phone's drawer, and there as soon as
     // the live event brings the new volume).
     await s.page.getByText(ARCHIVE, { exact: true }).filter({ visible: true }).first().waitFor();
     const note = s.page.getByRole('note', { name: 'A volume for one group' });
-    assert.match(await note.innerText(), 'give the group its level at the volume and Everyone Hidden there');
+    assert.match(await note.innerText(), 'Hidden for everyone else');
     const folder = `${ARCHIVE}/Oma`;
 
     // The parent asks the explainer, in the page: read, because the volume is; the rules give manage.

@@ -75,9 +75,8 @@ export function AssignedVolumes({ user, onClose }: { user: User; onClose: () => 
     <Dialog title={`Volumes of ${user.username}`} onClose={onClose} wide>
       <div class="stack">
         <p class="muted small">
-          An account with assigned volumes sees only these. For a group, add the folder as a volume (Administration →
-          Volumes) and give the group a rule at its root, with Everyone <em>Hidden</em> there (Administration →
-          Permissions).
+          An account with assigned volumes sees only these. For a group, add the folder as a volume for that group
+          (Administration → Volumes): the group's level at its root, Hidden for everyone else.
         </p>
         <ul class="results">
           {list?.map((v) => (

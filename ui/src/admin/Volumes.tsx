@@ -12,6 +12,84 @@ import './admin.css';
 
 type HostVolumeList = ApiAnswer<'GET /api/admin/volumes'>;
 type HostVolume = HostVolumeList['volumes'][number];
+type Group = ApiAnswer<'GET /api/access/groups'>['groups'][number];
+type GroupLevel = 'read' | 'write' | 'manage';
+
+const LEVEL_NAMES: Record<GroupLevel, string> = {
+  read: 'Read (download)',
+  write: 'Write (create, upload, change)',
+  manage: 'Manage (delete, share, who has access)',
+};
+
+function LevelSelect(props: { value: GroupLevel; onChange: (level: GroupLevel) => void; label: string }) {
+  return (
+    <select
+      aria-label={props.label}
+      value={props.value}
+      onChange={(e) => props.onChange(e.currentTarget.value as GroupLevel)}
+    >
+      {(Object.keys(LEVEL_NAMES) as GroupLevel[]).map((l) => (
+        <option key={l} value={l}>
+          {LEVEL_NAMES[l]}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/** "Give to a group…" on a volume already served: the group's level at its root, hidden for everyone else. */
+function GiveToGroup(props: { volume: HostVolume; groups: Group[]; onDone: () => void; onCancel: () => void }) {
+  const [groupId, setGroupId] = useState(props.groups[0]?.id ?? '');
+  const [level, setLevel] = useState<GroupLevel>('write');
+  const [error, setError] = useState<unknown>(null);
+  const give = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await api('POST /api/admin/volumes/:id/group', { params: { id: props.volume.id }, body: { id: groupId, level } });
+      props.onDone();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  if (!props.groups.length)
+    return (
+      <p class="muted small" role="note">
+        No groups yet: create one in <GroupsLink /> first.
+      </p>
+    );
+  return (
+    <form class="give-group" onSubmit={give} aria-label={`Give ${props.volume.label} to a group`}>
+      <select aria-label="Group" value={groupId} onChange={(e) => setGroupId(e.currentTarget.value)}>
+        {props.groups.map((g) => (
+          <option key={g.id} value={g.id}>
+            {g.name}
+          </option>
+        ))}
+      </select>
+      <LevelSelect label="The group's level" value={level} onChange={setLevel} />
+      <button class="primary small">Give</button>
+      <button type="button" class="small" onClick={props.onCancel}>
+        Cancel
+      </button>
+      <span class="muted small">Everyone else: Hidden.</span>
+      <ErrorNote error={error} />
+    </form>
+  );
+}
+
+function GroupsLink() {
+  return (
+    <a
+      href="/admin/groups"
+      onClick={(e) => {
+        e.preventDefault();
+        navigate('/admin/groups');
+      }}
+    >
+      Administration → Groups
+    </a>
+  );
+}
 
 export function Volumes() {
   const [data, setData] = useState<HostVolumeList | null>(null);
@@ -20,18 +98,31 @@ export function Volumes() {
   const [path, setPath] = useState('');
   const [mode, setMode] = useState<'readonly' | 'readwrite'>('readwrite');
   const [browsing, setBrowsing] = useState(false);
+  const [groups, setGroups] = useState<Group[]>([]);
+  const [forGroup, setForGroup] = useState('');
+  const [groupLevel, setGroupLevel] = useState<GroupLevel>('write');
+  const [giving, setGiving] = useState<string | null>(null);
   const welcome = location.value.query.get('welcome') !== null;
   // The sidebar and Home list the volumes too: they follow every change made here.
   const load = () => Promise.all([api('GET /api/admin/volumes').then(setData, setError), refreshVolumes()]);
   useEffect(() => {
     void load();
+    api('GET /api/access/groups').then((g) => setGroups(g.groups), setError);
   }, []);
   const add = async (e: Event) => {
     e.preventDefault();
     try {
-      await api('POST /api/admin/volumes', { body: { label: label.trim(), path, accessMode: mode } });
+      await api('POST /api/admin/volumes', {
+        body: {
+          label: label.trim(),
+          path,
+          accessMode: mode,
+          ...(forGroup ? { group: { id: forGroup, level: groupLevel } } : {}),
+        },
+      });
       setLabel('');
       setPath('');
+      setForGroup('');
       setError(null);
       void load();
     } catch (err) {
@@ -53,17 +144,9 @@ export function Volumes() {
         account sees them too (an account with assigned volumes sees only those).
       </p>
       <p class="muted small" role="note" aria-label="A volume for one group">
-        A volume for one group is a volume with rules at its root: add the folder here, then in{' '}
-        <a
-          href="/admin/permissions"
-          onClick={(e) => {
-            e.preventDefault();
-            navigate('/admin/permissions');
-          }}
-        >
-          Administration → Permissions
-        </a>{' '}
-        give the group its level at the volume and Everyone <em>Hidden</em> there.
+        A volume for one group: choose the group when adding the folder, or “Give to a group…” on a volume here. Burrow
+        sets the group's level at the volume and Hidden for everyone else — administrators included, unless they are in
+        the group. The rules are then in Administration → Permissions.
       </p>
       {data && data.looseFiles.length > 0 && (
         <p class="notice" role="note">
@@ -108,6 +191,14 @@ export function Volumes() {
               </button>
               <button
                 type="button"
+                class="small"
+                aria-expanded={giving === v.id}
+                onClick={() => setGiving(giving === v.id ? null : v.id)}
+              >
+                Give to a group…
+              </button>
+              <button
+                type="button"
                 class="small danger"
                 onClick={() =>
                   api('DELETE /api/admin/volumes/:id', { params: { id: v.id } }).then(load, (err) => toastError(err))
@@ -116,6 +207,17 @@ export function Volumes() {
                 Remove
               </button>
             </div>
+            {giving === v.id && (
+              <GiveToGroup
+                volume={v}
+                groups={groups}
+                onCancel={() => setGiving(null)}
+                onDone={() => {
+                  setGiving(null);
+                  void load();
+                }}
+              />
+            )}
           </li>
         ))}
         {data && !data.volumes.length && <li class="muted">No host folders added yet.</li>}
@@ -138,6 +240,23 @@ export function Volumes() {
               <option value="readonly">Read only</option>
             </select>
           </label>
+          <label>
+            For
+            <select aria-label="For" value={forGroup} onChange={(e) => setForGroup(e.currentTarget.value)}>
+              <option value="">Everyone</option>
+              {groups.map((g) => (
+                <option key={g.id} value={g.id}>
+                  The group {g.name} only
+                </option>
+              ))}
+            </select>
+          </label>
+          {forGroup && (
+            <label>
+              The group's level
+              <LevelSelect label="The group's level" value={groupLevel} onChange={setGroupLevel} />
+            </label>
+          )}
         </div>
         <div class="actions" style={{ justifyContent: 'flex-start' }}>
           <button type="button" onClick={() => setBrowsing(!browsing)}>
