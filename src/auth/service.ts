@@ -233,8 +233,31 @@ export class AuthService {
     // account signs in here whatever the directory's state.
     if (directory && (row ? directory.owns(row.id) : candidates.length === 0))
       return { row: await this.checkWithDirectory(directory, input, ip, row), method: 'ldap' };
+    const fresh = await this.checkLocalPassword(
+      row,
+      input.password,
+      ip,
+      candidates.length > 1 ? 'ambiguous-identifier' : 'unknown-account',
+    );
+    this.deps.users.touchMethod(fresh.id, 'local_password', 'local');
+    return { row: fresh, method: 'password' };
+  }
+
+  /**
+   * The password step of a local account (or of a name no account has: the same constant-cost
+   * check), for sign-in and for a local account's confirmation alike (the caller spent the address
+   * budget first): the account's lockout before and after the check, a refusal counted for the
+   * address and the account, a right password clearing the account's count (unless a second
+   * factor is still to come).
+   */
+  private async checkLocalPassword(
+    row: UserRow | undefined,
+    password: string,
+    ip: string,
+    unknownReason: string,
+  ): Promise<UserRow> {
     if (row) this.refuseLocked(row, ip);
-    const ok = await verifyPassword(input.password, row?.password_hash);
+    const ok = await verifyPassword(password, row?.password_hash);
     if (!ok || !row) {
       this.deps.limits.count(`login-fail:${ip}`, LIMITS.signInFailures);
       if (row) this.recordFailure(row, ip, row.password_hash ? 'wrong-password' : 'no-password');
@@ -243,7 +266,7 @@ export class AuthService {
           action: 'auth.login',
           outcome: 'failure',
           ip,
-          detail: { reason: candidates.length > 1 ? 'ambiguous-identifier' : 'unknown-account' },
+          detail: { reason: unknownReason },
         });
       throw new AppError(INVALID_CREDENTIALS);
     }
@@ -254,8 +277,7 @@ export class AuthService {
     // With a second factor the count is cleared by the right code only: a known password must not
     // reset the lockout that limits guessing the code.
     if (!this.deps.secondFactor?.enabled(row.id)) this.deps.users.clearFailures(row.id);
-    this.deps.users.touchMethod(row.id, 'local_password', 'local');
-    return { row: fresh, method: 'password' };
+    return fresh;
   }
 
   /**
@@ -459,10 +481,14 @@ export class AuthService {
         throw new AppError(INVALID_CREDENTIALS, 'Type your directory password.');
       return this.assertFreshSignIn(row, sessionId);
     }
-    this.refuseLocked(row, ip);
-    if (!password || !(await verifyPassword(password, row.password_hash))) {
-      this.recordFailure(row, ip, 'wrong-password');
-      throw new AppError(INVALID_CREDENTIALS, 'The password is wrong.');
+    // Sign-in's own check: the address's budgets, the lockout, the counts, a right one clearing them.
+    this.spendAddressBudget(ip);
+    try {
+      await this.checkLocalPassword(row, password ?? '', ip, 'unknown-account');
+    } catch (err) {
+      if (err instanceof AppError && err.code === INVALID_CREDENTIALS)
+        throw new AppError(INVALID_CREDENTIALS, 'The password is wrong.');
+      throw err;
     }
   }
 

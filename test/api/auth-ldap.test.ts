@@ -436,6 +436,74 @@ test('wrong directory passwords at a confirmation count as at sign-in: for the a
   assert.is((await me(await signedIn(MAJA.uid, MAJA.password))).id, majaId);
 });
 
+test('wrong local passwords at a confirmation count as at sign-in too: for the address and the account, a right one clears the count, the fifth locks (429 AUTH_ACCOUNT_LOCKED with Retry-After), the address past its failure budget is refused 429 RATE_LIMITED; another account is unaffected', async () => {
+  // A local account beside the directory: its password is Burrow's, checked by sign-in's own check.
+  const LEA = { username: 'léa.lokal', password: 'Léa & "Lokal" #7 +🌿' };
+  const made = await admin.post('/api/users', {
+    email: 'lea@example.org',
+    username: LEA.username,
+    password: LEA.password,
+    roles: [],
+  });
+  assert.is(made.status, 201, made.text);
+  const lea = await signedIn(LEA.username, LEA.password);
+  const leaId = (await me(lea)).id;
+  const tokenBody = { name: 'Notizen & Fotos – #2', scope: 'read', expiresInDays: null };
+  const confirm = (password: string) => lea.post('/api/auth/tokens', { ...tokenBody, password });
+  const wrong = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const r = await confirm(`${LEA.password} ${i}`);
+      assert.is(r.status, 401, r.text);
+      assert.is(envelope(r).code, 'AUTH_INVALID_CREDENTIALS');
+    }
+  };
+  const budget = (kind: 'login' | 'login-fail') =>
+    server.withDatabase(
+      async (db) =>
+        (await db.get<{ count: number }>('SELECT count FROM rate_limits WHERE key = ?', [`${kind}:${rowAddress()}`]))
+          ?.count ?? 0,
+    );
+  const failuresBefore = await budget('login-fail');
+  const attemptsBefore = await budget('login');
+  // Four wrong, then hers: the count is cleared as a right password at sign-in clears it.
+  await wrong(4);
+  assert.is((await confirm(LEA.password)).status, 201);
+  await wrong(1);
+  assert.is((await confirm(LEA.password)).status, 201, 'one wrong after a right one does not lock');
+  assert.is(await budget('login-fail'), failuresBefore + 5, 'each wrong confirmation counts for the address');
+  assert.is(await budget('login'), attemptsBefore + 7, 'each confirmation spends an attempt of the address');
+  // Five wrong in a row lock the account, as five wrong sign-ins do.
+  await wrong(5);
+  const tokensBefore = (await lea.get('/api/auth/tokens')).json;
+  const locked = await confirm(LEA.password);
+  assert.is(locked.status, 429, locked.text);
+  assert.is(envelope(locked).code, 'AUTH_ACCOUNT_LOCKED');
+  assert.ok(Number(locked.headers.get('retry-after')) > 0, 'Retry-After');
+  assert.equal((await lea.get('/api/auth/tokens')).json, tokensBefore, 'nothing made while locked');
+  await refusedSignIn(LEA.username, LEA.password, 429, 'AUTH_ACCOUNT_LOCKED');
+  // Another local account, on the same address, signs in and confirms as before.
+  const ada = await signedIn(ADMIN.username, ADMIN.password);
+  const adas = await ada.post('/api/auth/tokens', { ...tokenBody, password: ADMIN.password });
+  assert.is(adas.status, 201, adas.text);
+  // The lock passed (its end moved into the past): her password confirms again.
+  await server.withDatabase(async (db) => {
+    await db.run('UPDATE users SET locked_until = ? WHERE id = ?', [new Date(Date.now() - 1000).toISOString(), leaId]);
+  });
+  const again = await confirm(LEA.password);
+  assert.is(again.status, 201, again.text);
+  // The address's failures spent (30 in 15 minutes: ten wrong confirmations above, twenty wrong
+  // sign-ins now): her right password is refused at a confirmation as at sign-in, nothing made.
+  for (let i = 0; i < 20; i++) await refusedSignIn('nobody here', `guess ${i}`);
+  assert.is(await budget('login-fail'), failuresBefore + 30);
+  const tokensNow = (await lea.get('/api/auth/tokens')).json;
+  const spent = await confirm(LEA.password);
+  assert.is(spent.status, 429, spent.text);
+  assert.is(envelope(spent).code, 'RATE_LIMITED');
+  assert.ok(Number(spent.headers.get('retry-after')) > 0, 'Retry-After');
+  assert.equal((await lea.get('/api/auth/tokens')).json, tokensNow, 'nothing made past the budget');
+  await refusedSignIn(LEA.username, LEA.password, 429, 'RATE_LIMITED');
+});
+
 test('groups and the admin role change between two sign-ins; a membership added by hand stays', async () => {
   const kim = await signedIn(KIM.uid, KIM.password);
   const kimUser = await me(kim);
