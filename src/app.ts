@@ -453,6 +453,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const quota = createQuotasCapability({
     db,
     cache: configCache,
+    leases,
+    log,
     figures: (realPath) => indexes.figures(realPath),
     stamped: (realPath) => indexes.stamped(realPath),
     ensureRoot: (realRoot) => indexes.ensureRoot(realRoot),

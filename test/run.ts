@@ -150,6 +150,7 @@ const CLUSTER_FILES = [
   'names-features.test.ts',
   'notify-live.test.ts',
   'notify-outbox.test.ts',
+  'quotas.test.ts',
   'settings-prefs.test.ts',
   'settings-switches.test.ts',
   'shares-file-requests.test.ts',
@@ -217,8 +218,6 @@ const CLUSTER_CANNOT: Record<string, string> = {
     "compares the LAN addresses a page is given with the port its one server listens on: a cluster's instances each listen on their own, the balancer on another",
   'files-own-folders.test.ts':
     "reads the trash and versions in one server's CONFIG_DIR (a cluster keeps them in the answering instance's) and writes the previous release's rows in SQLite's words (INSERT OR IGNORE)",
-  'quotas.test.ts':
-    'product gap of issue 31: what uploads, copies and extractions hold of a quota while they write is counted per instance — ten concurrent resumable uploads over an account quota through three instances were all created (6 fit), multipart and file-request uploads over it were placed',
   'notify-server-events.test.ts':
     'product gap of issue 31: "told once" for a quota crossing 90 % and for an upload refused at placement is remembered per instance (two of its three tests fail)',
   'foundation.test.ts':

@@ -24,8 +24,16 @@ export interface Hold {
 export interface QuotaPort {
   /** Whom a write by `caller` into `space` is charged to, or null when no quota applies there. */
   chargeFor(caller: Caller, space: Space): Charge | null;
-  /** A hold of `bytes` (0: to grow as a body streams), or 507 QUOTA_EXCEEDED. */
-  hold(charge: Charge | null, bytes?: number): Hold;
+  /**
+   * A hold of `bytes` (0: to grow as a body streams), or 507 QUOTA_EXCEEDED. `name` names a hold
+   * that outlives its request (a resumable upload's, `tus:<id>`): taken again by that name — on
+   * a cluster by whichever instance receives the next request — it replaces the one held, its
+   * bytes counted once. On a cluster such a hold stays held when its object is let go without
+   * land() or release(), until it is taken again, dropped or its instance's lease lapses.
+   */
+  hold(charge: Charge | null, bytes?: number, name?: string): Hold;
+  /** Ends the named hold wherever it was taken (a terminated or expired resumable upload). */
+  drop(name: string): void;
 }
 
 /** The hold where no quota applies. */

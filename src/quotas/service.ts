@@ -3,8 +3,29 @@
 // index (a lookup, never a walk) plus what is in flight: a hold taken before bytes are written
 // (a resumable upload's Upload-Length at creation; a multipart file or a WebDAV PUT chunk by
 // chunk as it streams; a copy's or an extraction's planned size). A write that would go over
-// is refused with 507 QUOTA_EXCEEDED before its bytes are kept. Holds live in this process
-// only: a crash leaves none behind (a resumable upload takes its hold again at its next PATCH).
+// is refused with 507 QUOTA_EXCEEDED before its bytes are kept. A placed write's hold stays as
+// a landed hold until the index has counted the placed paths (the index learns of them a
+// moment later), so they are never counted twice nor missed in between.
+//
+// Where the holds live:
+// - The embedded database (one instance): in this process's memory. A crash leaves none behind
+//   (a resumable upload takes its hold again at its next PATCH).
+// - A cluster (DATABASE_URL=postgres://…, `shared`): rows of quota_holds (hold-store.ts), each
+//   naming the instance writing. Taking or growing one is one statement under the scope's
+//   advisory lock that checks used + every live hold of every instance + this one ≤ limit, so
+//   concurrent writes through different instances that together exceed a quota: those that fit
+//   are taken, the others refused before their bytes land. A row counts while its instance's
+//   lease runs (cluster/leases.ts): a dead or killed instance's holds stop counting once its
+//   lease lapses (a restart is a new instance), and are removed by the next take of their scope.
+//   A streamed write grows its hold in steps (up to STEP_MAX ahead, never more than half the
+//   room left), not a round trip per chunk. "Used" is each instance's own index, fed by the
+//   change stream: a placement through instance A reaches B's index a moment later, and until
+//   then the landed row counts it on B too — each instance asks its own index whether it
+//   counted the placed paths (stamped at or after the hold was taken: the instances' clocks in
+//   step, as the leases already need), for LANDED_MAX_MS at most. A resumable upload's hold is
+//   named after it (`tus:<id>`): the instance receiving a PATCH takes it over, and a
+//   termination or the expiry on any instance ends it (drop).
+import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
@@ -12,6 +33,8 @@ import type { Space } from '../files/paths.ts';
 import { NO_HOLD, type Charge, type Hold } from '../files/quota-port.ts';
 import type { FolderFigures } from '../indexer/indexes.ts';
 import { formatBytes } from '../uploads/staging.ts';
+import type { Logger } from '../core/log.ts';
+import type { HoldStore, HoldRow } from './hold-store.ts';
 import type { QuotaStore } from './store.ts';
 
 export interface Usage {
@@ -45,6 +68,8 @@ export interface QuotasDeps {
   groupsOf: (userId: string) => { id: string; name: string }[];
   /** Told of each placement's figures against a limit (the notifications' "nearly full"). */
   placed?: (reading: QuotaReading) => void;
+  /** A cluster's holds (PostgreSQL): the rows, and this instance's id (its lease's). */
+  shared?: { holds: HoldStore; instance: string; log: Logger };
 }
 
 /** What a placement did to a limit: the bytes counted before it and after it. */
@@ -77,13 +102,33 @@ interface Landed {
 
 /** How long a landed hold is counted at most while the index has not caught up with it. */
 const LANDED_MAX_MS = 10 * 60_000;
+/** A cluster's streamed write holds ahead as much as it has written, between these (one round trip a step). */
+const STEP_MIN = 1024 * 1024;
+const STEP_MAX = 16 * 1024 * 1024;
+
+/** One limit a hold counts against. */
+interface Scope {
+  key: string;
+  scope: 'account' | 'volume';
+  who: string;
+  root: string;
+  limit: number;
+  /** What the index counts there (stored, trash, versions): the cluster's base. */
+  base: () => number;
+}
 
 export function createQuotas(deps: QuotasDeps) {
-  const { store } = deps;
-  /** Live holds' bytes per scope key (`a:<userId>`, `v:<volume name, lower case>`). */
+  const { store, shared } = deps;
+  /** Live holds' bytes per scope key (`a:<userId>`, `v:<volume name, lower case>`): one instance's. */
   const reserved = new Map<string, number>();
-  /** Placed bytes the index may not have counted yet, per scope key. */
+  /** Placed bytes the index may not have counted yet, per scope key: one instance's. */
   const landed = new Map<string, Landed[]>();
+  /** Named holds that outlive their request (a resumable upload's), on one instance. */
+  const named = new Map<string, Hold>();
+  /** A cluster's landed holds this instance's index counted (a row once counted stays so). */
+  const countedHere = new Set<string>();
+  /** A cluster's holds whose release did not reach the database (PostgreSQL away): tried again. */
+  const unreleased = new Map<string, string | null>();
 
   /**
    * An account's limit: its own quota, else the largest default among its groups — a default is
@@ -136,12 +181,47 @@ export function createQuotas(deps: QuotasDeps) {
     return kept.reduce((n, l) => n + l.bytes, 0);
   }
 
+  /** Whether this instance's index counted a cluster's landed row (asked once more until it did). */
+  function countedRow(r: HoldRow): boolean {
+    if (countedHere.has(r.id)) return true;
+    let paths: string[] = [];
+    try {
+      paths = JSON.parse(r.paths ?? '[]') as string[];
+    } catch {
+      /* unreadable: counted while it lasts */
+    }
+    if (r.root === null || !counted({ root: r.root, bytes: r.bytes, at: r.taken_at, paths })) return false;
+    countedHere.add(r.id);
+    return true;
+  }
+
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  /** A cluster's scope rows that count now, and the landed ones this instance's index counted. */
+  function clusterRows(key: string): { held: number; counted: string[] } {
+    retryReleases();
+    const now = Date.now();
+    const rows = shared!.holds.rows(key, iso(now), now - LANDED_MAX_MS);
+    let held = 0;
+    const countedIds: string[] = [];
+    for (const r of rows) {
+      if (r.landed_at !== null && countedRow(r)) countedIds.push(r.id);
+      else held += r.bytes;
+    }
+    // Forget counted ids once their rows are gone (landed longer ago than LANDED_MAX_MS).
+    if (countedHere.size > 10_000) countedHere.clear();
+    return { held, counted: countedIds };
+  }
+
+  /** What is in flight for a scope: this instance's holds, or every instance's. */
+  const inFlight = (key: string) => (shared ? clusterRows(key).held : (reserved.get(key) ?? 0) + pendingLanded(key));
+
   function accountUsage(userId: string, username: string, root: string | null): Usage & Limit {
     const key = accountKey(userId);
     const held = root ? stored(root) : null;
     const trashBytes = deps.trashBytes(username);
     const versionsBytes = deps.versionsBytes(username);
-    const reservedBytes = (reserved.get(key) ?? 0) + pendingLanded(key);
+    const reservedBytes = inFlight(key);
     return {
       ...limitOf(userId),
       usedBytes: (held ?? 0) + trashBytes + versionsBytes + reservedBytes,
@@ -156,7 +236,7 @@ export function createQuotas(deps: QuotasDeps) {
   function volumeUsage(name: string, root: string): Usage {
     const key = volumeKey(name);
     const held = stored(root);
-    const reservedBytes = (reserved.get(key) ?? 0) + pendingLanded(key);
+    const reservedBytes = inFlight(key);
     return {
       limitBytes: store.volume(name),
       usedBytes: (held ?? 0) + reservedBytes,
@@ -176,6 +256,184 @@ export function createQuotas(deps: QuotasDeps) {
       `${whose} is ${formatBytes(limit)}: ${formatBytes(used)} of it is used (${formatBytes(free)} free) and this needs ${formatBytes(needed)}. Nothing was kept.`,
       { details: { scope, usedBytes: used, limitBytes: limit, neededBytes: needed } },
     );
+  }
+
+  /** The limits a charge counts against now. */
+  function scopesOf(charge: Charge): Scope[] {
+    const scopes: Scope[] = [];
+    if (charge.account) {
+      const { userId, username, root } = charge.account;
+      const limit = limitOf(userId).limitBytes;
+      if (limit !== null)
+        scopes.push({
+          key: accountKey(userId),
+          scope: 'account',
+          who: username,
+          root,
+          limit,
+          base: () => (stored(root) ?? 0) + deps.trashBytes(username) + deps.versionsBytes(username),
+        });
+    }
+    if (charge.volume) {
+      const { name, root } = charge.volume;
+      const limit = store.volume(name);
+      if (limit !== null)
+        scopes.push({ key: volumeKey(name), scope: 'volume', who: name, root, limit, base: () => stored(root) ?? 0 });
+    }
+    return scopes;
+  }
+
+  /** One instance's hold: counted in this process's memory. */
+  function localHold(scopes: Scope[], bytes: number, name: string | undefined): Hold {
+    const bases = scopes.map((s) => s.base() + pendingLanded(s.key));
+    let taken = 0;
+    let open = true;
+    /** Before the placement's own change can reach the index (the hold is taken before writing). */
+    const at = Date.now();
+    const h: Hold = {
+      add(n) {
+        if (!open || n <= 0) return;
+        scopes.forEach((s, i) => {
+          const used = bases[i]! + (reserved.get(s.key) ?? 0);
+          if (used + n > s.limit) throw exceeded(s.scope, s.who, used - taken, s.limit, taken + n);
+        });
+        for (const s of scopes) reserved.set(s.key, (reserved.get(s.key) ?? 0) + n);
+        taken += n;
+      },
+      land(paths) {
+        if (!open) return;
+        scopes.forEach((s, i) => {
+          if (taken > 0) landed.set(s.key, [...(landed.get(s.key) ?? []), { root: s.root, bytes: taken, at, paths }]);
+          const after = bases[i]! + (reserved.get(s.key) ?? 0);
+          tell(s, after - taken, after);
+        });
+        h.release();
+      },
+      release() {
+        if (!open) return;
+        open = false;
+        if (name !== undefined && named.get(name) === h) named.delete(name);
+        for (const s of scopes) {
+          const left = (reserved.get(s.key) ?? 0) - taken;
+          if (left > 0) reserved.set(s.key, left);
+          else reserved.delete(s.key);
+        }
+      },
+      get bytes() {
+        return taken;
+      },
+    };
+    h.add(bytes);
+    if (name !== undefined) named.set(name, h);
+    return h;
+  }
+
+  /** A cluster's hold: a row per scope, taken and grown under the scope's lock (hold-store.ts). */
+  function clusterHold(scopes: Scope[], bytes: number, name: string | undefined): Hold {
+    const { holds, instance } = shared!;
+    const id = name ?? randomBytes(12).toString('base64url');
+    /** Bytes the rows hold (a streamed write's run ahead of what it wrote), and what else was used. */
+    const granted = scopes.map(() => 0);
+    const others = scopes.map(() => 0);
+    let taken = 0;
+    let open = true;
+    const at = Date.now();
+    /** Holds `need` in every scope, `ahead` more where the room allows; all or none. */
+    const grow = (need: number, ahead: number) => {
+      const results: number[] = [];
+      const run = () => {
+        results.length = 0;
+        scopes.forEach((s, i) => {
+          if (granted[i]! >= need) {
+            results.push(granted[i]!);
+            return;
+          }
+          // The landed rows read now: one read earlier would count a row this instance's index
+          // counted meanwhile twice (a resumed upload refused at its limit).
+          const { counted } = clusterRows(s.key);
+          const now = Date.now();
+          const used = holds.take({
+            id,
+            scope: s.key,
+            instance,
+            need,
+            ahead,
+            base: s.base(),
+            limit: s.limit,
+            takenAt: at,
+            now: iso(now),
+            landedSince: now - LANDED_MAX_MS,
+            counted,
+          });
+          if (used + need > s.limit) throw exceeded(s.scope, s.who, used, s.limit, need);
+          others[i] = used;
+          results.push(need + Math.min(ahead, Math.floor((s.limit - used - need) / 2)));
+        });
+      };
+      // Two limits at once (never today: a space is a personal folder or a volume): one transaction.
+      if (scopes.length > 1) holds.together(run);
+      else run();
+      results.forEach((g, i) => (granted[i] = g));
+    };
+    /** `n` more bytes: exactly (a length known up front), or with a step ahead (a body streaming). */
+    const add = (n: number, stepping: boolean) => {
+      if (!open || n <= 0) return;
+      const need = taken + n;
+      if (granted.some((g) => g < need)) grow(need, stepping ? Math.min(STEP_MAX, Math.max(STEP_MIN, need)) : 0);
+      taken = need;
+    };
+    const h: Hold = {
+      add: (n) => add(n, true),
+      land(paths) {
+        if (!open) return;
+        open = false;
+        const placedAt = Date.now();
+        scopes.forEach((s, i) => {
+          if (taken > 0) holds.land(id, s.key, instance, taken, placedAt, s.root, JSON.stringify(paths));
+          tell(s, others[i]!, others[i]! + taken);
+        });
+        if (taken === 0) letGo(id, instance);
+      },
+      release() {
+        if (!open) return;
+        open = false;
+        letGo(id, instance);
+      },
+      get bytes() {
+        return taken;
+      },
+    };
+    add(bytes, false);
+    return h;
+  }
+
+  /** Deletes a cluster's live hold; kept to try again when the database is away. */
+  function letGo(id: string, instance: string | null) {
+    try {
+      shared!.holds.release(id, instance);
+      unreleased.delete(id);
+    } catch (err) {
+      unreleased.set(id, instance);
+      shared!.log.warn('could not let go of a quota hold: tried again at the next one', { err });
+    }
+  }
+  function retryReleases() {
+    for (const [id, instance] of unreleased) {
+      shared!.holds.release(id, instance);
+      unreleased.delete(id);
+    }
+  }
+
+  /** A placement's reading against a limit (the notifications' "nearly full"). */
+  function tell(s: Scope, beforeBytes: number, afterBytes: number) {
+    deps.placed?.({
+      scope: s.scope,
+      userId: s.scope === 'account' ? s.key.slice(2) : null,
+      name: s.who,
+      beforeBytes,
+      afterBytes,
+      limitBytes: s.limit,
+    });
   }
 
   return {
@@ -198,79 +456,22 @@ export function createQuotas(deps: QuotasDeps) {
       return { account, volume };
     },
 
-    /** A hold of `bytes` (0: to grow as a body streams), or QUOTA_EXCEEDED. */
-    hold(charge: Charge | null, bytes = 0): Hold {
+    /**
+     * A hold of `bytes` (0: to grow as a body streams), or QUOTA_EXCEEDED. A named hold (a
+     * resumable upload's) taken again replaces the one of that name: its bytes count once.
+     */
+    hold(charge: Charge | null, bytes = 0, name?: string): Hold {
       if (!charge) return NO_HOLD;
-      const scopes: { key: string; scope: 'account' | 'volume'; who: string; base: number; limit: number }[] = [];
-      if (charge.account) {
-        const limit = limitOf(charge.account.userId).limitBytes;
-        const username = charge.account.username;
-        if (limit !== null) {
-          const u = accountUsage(charge.account.userId, username, charge.account.root);
-          const key = accountKey(charge.account.userId);
-          scopes.push({ key, scope: 'account', who: username, base: u.usedBytes - (reserved.get(key) ?? 0), limit });
-        }
-      }
-      if (charge.volume) {
-        const limit = store.volume(charge.volume.name);
-        if (limit !== null) {
-          const u = volumeUsage(charge.volume.name, charge.volume.root);
-          const key = volumeKey(charge.volume.name);
-          scopes.push({
-            key,
-            scope: 'volume',
-            who: charge.volume.name,
-            base: u.usedBytes - (reserved.get(key) ?? 0),
-            limit,
-          });
-        }
-      }
-      let taken = 0;
-      let open = true;
-      /** Before the placement's own change can reach the index (the hold is taken before writing). */
-      const at = Date.now();
-      const h: Hold = {
-        add(n) {
-          if (!open || n <= 0) return;
-          for (const s of scopes) {
-            const used = s.base + (reserved.get(s.key) ?? 0);
-            if (used + n > s.limit) throw exceeded(s.scope, s.who, used - taken, s.limit, taken + n);
-          }
-          for (const s of scopes) reserved.set(s.key, (reserved.get(s.key) ?? 0) + n);
-          taken += n;
-        },
-        land(paths) {
-          if (!open) return;
-          for (const s of scopes) {
-            const root = s.scope === 'account' ? charge.account!.root : charge.volume!.root;
-            if (taken > 0) landed.set(s.key, [...(landed.get(s.key) ?? []), { root, bytes: taken, at, paths }]);
-            const after = s.base + (reserved.get(s.key) ?? 0);
-            deps.placed?.({
-              scope: s.scope,
-              userId: s.scope === 'account' ? charge.account!.userId : null,
-              name: s.who,
-              beforeBytes: after - taken,
-              afterBytes: after,
-              limitBytes: s.limit,
-            });
-          }
-          h.release();
-        },
-        release() {
-          if (!open) return;
-          open = false;
-          for (const s of scopes) {
-            const left = (reserved.get(s.key) ?? 0) - taken;
-            if (left > 0) reserved.set(s.key, left);
-            else reserved.delete(s.key);
-          }
-        },
-        get bytes() {
-          return taken;
-        },
-      };
-      h.add(bytes);
-      return h;
+      const scopes = scopesOf(charge);
+      if (shared) return clusterHold(scopes, bytes, name);
+      if (name !== undefined) named.get(name)?.release();
+      return localHold(scopes, bytes, name);
+    },
+
+    /** Ends the named hold wherever it was taken (a terminated or expired resumable upload). */
+    drop(name: string): void {
+      if (shared) letGo(name, null);
+      else named.get(name)?.release();
     },
 
     limitOf,
@@ -287,13 +488,6 @@ export function createQuotas(deps: QuotasDeps) {
     volumeUsage(name: string, root: string): Usage {
       deps.ensureRoot(root);
       return volumeUsage(name, root);
-    },
-
-    /** In-flight bytes in all (tests and Administration: zero after a restart). */
-    reservedTotal(): number {
-      let n = 0;
-      for (const v of reserved.values()) n += v;
-      return n;
     },
   };
 }

@@ -194,7 +194,14 @@ export function createMultipartReceiver(deps: {
             quota === NO_HOLD && !free
               ? undefined
               : (chunk: Buffer) => {
-                  quota.add(chunk.length);
+                  try {
+                    quota.add(chunk.length);
+                  } catch (err) {
+                    // Refused, the request keeps nothing: its holds go at once, so uploads racing
+                    // with it have their room before it has ended.
+                    for (const h of holds) h.release();
+                    throw err;
+                  }
                   free?.(chunk);
                 };
           // busboy's file chunks are views of the request's own chunks or copies it made, each

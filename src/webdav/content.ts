@@ -135,7 +135,14 @@ function putInto(
       const inspect = !free
         ? undefined
         : (chunk: Buffer) => {
-            streaming?.add(chunk.length);
+            try {
+              streaming?.add(chunk.length);
+            } catch (err) {
+              // Refused, the body lets go of what it held at once: writes racing with it have its
+              // room before this request ends (the rest of its body is read away first).
+              streaming?.release();
+              throw err;
+            }
             free(chunk);
           };
       await withTemporary(ctx.journal, dir, async (temp, tempName) => {

@@ -3,8 +3,10 @@
 // QUOTA_EXCEEDED (used, limit, needed in `error.details`) before its bytes are kept, and leaves
 // nothing behind. Ten concurrent resumable uploads that together exceed a quota: those that fit
 // are created, the others refused. Multipart, WebDAV PUT (with and without a length) and a file
-// request (charged to the link owner) are held the same way. Only an administrator's session
-// sets a quota.
+// request (charged to the link owner) are held the same way, and streamed writes racing over a
+// quota: the ones placed fit together. Only an administrator's session sets a quota. Through a
+// cluster (BURROW_TEST_SERVER=cluster) the racing writes reach different instances, which hold
+// in the shared database.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -20,6 +22,8 @@ const TUS = { 'Tus-Resumable': '1.0.0' };
 const b64 = (v: string) => Buffer.from(v).toString('base64');
 const FOLDER = 'Urlaub 2025 #1 – Fotos & Filme';
 const VOLUME = 'Familie & Fotos';
+/** Empty, and written only through Burrow: what it holds is what the racing writes placed. */
+const BANDS = 'Proben & Bänder';
 
 let s: TestServer;
 let admin: Client;
@@ -93,7 +97,7 @@ test.before(async () => {
       USER_DIR_ENABLED: 'true',
       UPLOAD_CHUNKED_ENABLED: 'true',
     },
-    volumes: [VOLUME, 'Archiv'],
+    volumes: [VOLUME, 'Archiv', BANDS],
   });
   admin = await setupAdmin(s);
   anna = await createUser(admin, s, { username: 'anna', password: 'anna-password-1' });
@@ -322,6 +326,62 @@ test('a copy and an extraction hold their planned size before writing; refused, 
   const untarredNow = await admin.post('/api/files/zip/extract', { path: `${VOLUME}/Briefe.tar.gz` });
   assert.is(untarredNow.status, 201, untarredNow.text);
   assert.is(fs.readFileSync(path.join(s.dirs.volumes, VOLUME, 'Briefe (1)', 'Briefe', 'Brief 2.txt')).length, 60_000);
+  assert.is((await admin.put(`/api/admin/quotas/volumes/${name}`, { limitBytes: null })).status, 200);
+});
+
+test('streamed writes racing over a volume quota through any instance: the ones placed fit together, the others are refused and leave nothing', async () => {
+  const name = encodeURIComponent(BANDS);
+  const room = 650_000;
+  const bands = async () => (await admin.get('/api/admin/quotas')).json.volumes.find((v: any) => v.volume === BANDS);
+  assert.is((await admin.put(`/api/admin/quotas/volumes/${name}`, { limitBytes: room })).status, 200);
+  await waitFor(bands, { what: 'the empty volume measured', until: (v) => v?.storedBytes === 0 });
+  const dir = path.join(s.dirs.volumes, BANDS);
+  // Four WebDAV PUTs without a length, 300 000 bytes each in 50 000-byte chunks, all at once: on
+  // a cluster the balancer sends them to different instances, each holding as its body streams.
+  const names = [
+    'Band 1 – Sommer "live".wav',
+    'Band 2 – Herbst & Winter.wav',
+    'Band 3 #Regen.wav',
+    'Band 4 – Café.wav',
+  ];
+  const put = (p: string, fill: number) => {
+    let left = 6;
+    const body = new ReadableStream({
+      pull(c) {
+        if (left-- > 0) c.enqueue(Buffer.alloc(50_000, fill));
+        else c.close();
+      },
+    });
+    return fetch(`${s.url}/dav/${name}/${encodeURIComponent(p)}`, {
+      method: 'PUT',
+      headers: { authorization: `Basic ${b64('admin:admin-password-1')}` },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+  };
+  const answers = await Promise.all(names.map((n, i) => put(n, i + 1)));
+  const statuses = answers.map((a) => a.status);
+  const placed = names.filter((_, i) => statuses[i] === 201);
+  assert.ok(placed.length >= 1, statuses.join(','));
+  assert.ok(
+    placed.length * 300_000 <= room,
+    `placed ${placed.length} of 300 000 bytes in ${room}: ${statuses.join(',')}`,
+  );
+  for (const [i, a] of answers.entries()) {
+    if (a.status === 201) continue;
+    assert.is(a.status, 507, statuses.join(','));
+    const refusal = await a.json();
+    assert.is(refusal.error.code, 'QUOTA_EXCEEDED', JSON.stringify(refusal));
+    assert.not.ok(fs.existsSync(path.join(dir, names[i]!)), names[i]);
+  }
+  assert.equal(files(dir), [...placed].sort());
+  for (const n of placed) assert.is(fs.statSync(path.join(dir, n)).size, 300_000);
+  assert.equal(parts(), []);
+  // Nothing stays held once the index counted what was placed.
+  await waitFor(bands, {
+    what: 'the placed bands counted by the index',
+    until: (v) => v.reservedBytes === 0 && v.storedBytes === placed.length * 300_000,
+  });
   assert.is((await admin.put(`/api/admin/quotas/volumes/${name}`, { limitBytes: null })).status, 200);
 });
 

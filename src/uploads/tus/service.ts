@@ -125,9 +125,13 @@ export function createTusService(deps: TusDeps): TusService {
   const locks = createUploadLocks(deps.leases);
   /**
    * Each unfinished upload's quota hold, in this process only: after a restart an upload takes
-   * its hold again at its next PATCH (so a crash leaves no hold behind for an abandoned one).
+   * its hold again at its next PATCH (so a crash leaves no hold behind for an abandoned one). On
+   * a cluster the hold is a row named after the upload (`tus:<id>`, quotas/service.ts) that
+   * outlives its requests: kept here during a PATCH only, and taken over by the instance that
+   * receives the next one.
    */
   const quotaHolds = new Map<string, Hold>();
+  const holdName = (id: string) => `tus:${id}`;
   /** The upload's hold ends: landed at `placedAt` (its real path), or let go (null). */
   const settleQuota = (id: string, placedAt: string | null) => {
     const h = quotaHolds.get(id);
@@ -145,7 +149,10 @@ export function createTusService(deps: TusDeps): TusService {
     } catch {
       return; // the destination is gone: placing it will say so
     }
-    quotaHolds.set(row.id, deps.quotas.hold(deps.quotas.chargeFor(caller, checked.folder.space), row.length));
+    quotaHolds.set(
+      row.id,
+      deps.quotas.hold(deps.quotas.chargeFor(caller, checked.folder.space), row.length, holdName(row.id)),
+    );
   }
 
   // A part file between two PATCHes of its upload: still open, with the offset the last PATCH
@@ -212,6 +219,8 @@ export function createTusService(deps: TusDeps): TusService {
   async function discard(row: UploadRow): Promise<void> {
     letGo(row.id);
     settleQuota(row.id, null);
+    // A cluster's hold may be another instance's: ended by its name.
+    if (clustered) deps.quotas.drop(holdName(row.id));
     if (row.state !== 'complete') await removeQuietly(row.stagingPath);
     if (row.stagingPath) await staging.tidy(row.stagingPath);
     store.remove(row.id);
@@ -556,9 +565,11 @@ export function createTusService(deps: TusDeps): TusService {
       const { folder } = checked;
       // A skip whose name is taken now is answered at once: no byte need be sent.
       const skipped = target.conflict === 'skip' ? await placement.taken(checked) : null;
-      // The whole length is held against the quotas before a byte is sent (507 QUOTA_EXCEEDED).
-      const quota = skipped ? null : deps.quotas.hold(deps.quotas.chargeFor(caller, folder.space), length);
       const id = randomBytes(16).toString('hex');
+      // The whole length is held against the quotas before a byte is sent (507 QUOTA_EXCEEDED).
+      const quota = skipped
+        ? null
+        : deps.quotas.hold(deps.quotas.chargeFor(caller, folder.space), length, holdName(id));
       let stagingPath = '';
       try {
         // On a cluster the part is where every instance sees it: the next PATCH may reach another.
@@ -569,11 +580,8 @@ export function createTusService(deps: TusDeps): TusService {
         quota?.release();
         throw err;
       }
-      // On a cluster the instance receiving the bytes holds them, while it receives them (a hold
-      // is this process's: one kept here past the request would outlive the upload's next PATCH
-      // on another instance).
-      if (quota && clustered) quota.release();
-      else if (quota) quotaHolds.set(id, quota);
+      // On a cluster the hold is its row, which the instance receiving the next PATCH takes over.
+      if (quota && !clustered) quotaHolds.set(id, quota);
       const at = now();
       store.insert({
         id,
@@ -689,8 +697,9 @@ export function createTusService(deps: TusDeps): TusService {
           ...(result.placed ? { placed: result.placed } : {}),
         };
       } finally {
-        // A cluster's hold lasts the PATCH (placed, it has landed already).
-        if (clustered) settleQuota(id, null);
+        // A cluster's hold stays held as its row for the next PATCH, on whichever instance (placed,
+        // it has landed already).
+        if (clustered) quotaHolds.delete(id);
         lock.release();
       }
     },
