@@ -4,7 +4,8 @@
 // request's lifetime, gone with the connection of an instance that dies) and its offset is the
 // row's, recorded after the bytes below it were flushed. Each instance is a process of its own
 // (`node src/main.ts`, or the executable), with its own CONFIG_DIR and CACHE_DIR as separate
-// machines would have, so one can be killed with SIGKILL mid-PATCH.
+// machines would have, so one can be killed with SIGKILL mid-PATCH. An upload's quota hold is a
+// row every instance counts, until the lease of the instance holding it lapses.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -21,6 +22,8 @@ import { makeDirs, removeDirs, serverCommand, serverEnv, type TestDirs } from '.
 import { waitFor } from '../support/wait.ts';
 
 const FOLDER = 'Familie Müller & Co #2 + 🦔';
+/** A volume with a quota, written only through the instances. */
+const QUOTA_VOLUME = 'Kasse & Belege';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -34,6 +37,8 @@ let shared: TestDirs;
 const instances: Instance[] = [];
 let balancer: Balancer;
 let token: string;
+/** The administrator's session (a row: valid on every instance). */
+let adminCookies: Map<string, string>;
 let database: string;
 
 async function startInstance(env: Record<string, string>): Promise<Instance> {
@@ -63,11 +68,15 @@ test.before(async () => {
   database = await (await testPostgres()).database();
   shared = makeDirs('burrow-cluster-uploads-');
   fs.mkdirSync(path.join(shared.volumes, 'Files', FOLDER), { recursive: true });
+  fs.mkdirSync(path.join(shared.volumes, QUOTA_VOLUME));
   const env = {
     DATABASE_URL: database,
     CLUSTER_KEY: randomBytes(32).toString('base64url'),
     UPLOAD_CHUNKED_ENABLED: 'true',
     HTTPS_PORT: 'off',
+    // Quotas are measured by the folder-size index; a killed instance's holds lapse with its lease.
+    FOLDER_SIZE_MODE: 'full',
+    CLUSTER_LEASE_MS: '5000',
   };
   // The first migrates the database; the two others find it done.
   instances.push(await startInstance(env));
@@ -77,6 +86,7 @@ test.before(async () => {
   const setup = await admin.post('/api/auth/setup', { ...ADMIN });
   assert.is(setup.status, 201, setup.text);
   token = await issueToken(admin, 'write');
+  adminCookies = admin.cookies;
 });
 
 test.after(async () => {
@@ -97,6 +107,13 @@ const tusHeaders = (more: Record<string, string> = {}) => ({
   'tus-resumable': '1.0.0',
   ...more,
 });
+
+/** The administrator's session, asking `base`. */
+function adminOn(base: string): Client {
+  const c = new Client(base);
+  c.cookies = new Map(adminCookies);
+  return c;
+}
 
 /** Creates an upload of `length` bytes named `name` in FOLDER; answers its path (`/api/upload/tus/<id>`). */
 async function create(base: string, name: string, length: number): Promise<string> {
@@ -277,6 +294,54 @@ test('an instance killed (SIGKILL) mid-PATCH: another resumes at the recorded of
   assert.is(sha(onDisk(name)), sha(data));
   assert.equal(partsLeft(), []);
   assert.is(await offsetOn(other.url, upload), data.length);
+});
+
+test("a quota hold is counted by every instance, and a killed instance's holds stop counting once its lease lapses", async () => {
+  const alive = instances.filter((i) => i.child.exitCode === null && i.child.signalCode === null);
+  const [holder, witness] = alive as [Instance, Instance];
+  const admin = adminOn(witness.url);
+  const volume = encodeURIComponent(QUOTA_VOLUME);
+  const set = await admin.put(`/api/admin/quotas/volumes/${volume}`, { limitBytes: 1_000_000 });
+  assert.is(set.status, 200, set.text);
+  const figures = async () =>
+    (await admin.get('/api/admin/quotas')).json.volumes.find((v: any) => v.volume === QUOTA_VOLUME);
+  await waitFor(figures, { what: 'the empty volume measured', until: (v) => v?.storedBytes === 0 });
+  const createIn = (base: string, name: string, length: number) =>
+    fetch(`${base}/api/upload/tus`, {
+      method: 'POST',
+      headers: tusHeaders({
+        'upload-length': String(length),
+        'upload-metadata': `uploadTo ${b64(QUOTA_VOLUME)},filename ${b64(name)}`,
+      }),
+    });
+  // Created through one instance, the upload holds its length; another counts it and refuses
+  // what no longer fits beside it.
+  const held = await createIn(holder.url, 'Kassenbuch 2025 „final“ #3.pdf', 700_000);
+  assert.is(held.status, 201, await held.text());
+  const upload = new URL(held.headers.get('location')!, holder.url).pathname;
+  assert.is((await figures()).reservedBytes, 700_000);
+  const over = await createIn(witness.url, 'Belege Q4 & Q1 (Kopie).zip', 400_000);
+  assert.is(over.status, 507);
+  const refusal = await over.json();
+  assert.is(refusal.error.code, 'QUOTA_EXCEEDED');
+  assert.is(refusal.error.details.usedBytes, 700_000);
+  // The holder dies: its hold counts until its lease lapses, then never again.
+  const exited = new Promise((resolve) => holder.child.once('exit', resolve));
+  holder.child.kill('SIGKILL');
+  await exited;
+  await waitFor(figures, {
+    what: "the killed instance's hold to stop counting (its lease lapsed)",
+    until: (v) => v.reservedBytes === 0,
+    timeoutMs: 60_000,
+  });
+  const fits = await createIn(witness.url, 'Belege Q4 & Q1 (Kopie).zip', 400_000);
+  assert.is(fits.status, 201, await fits.text());
+  assert.is((await figures()).reservedBytes, 400_000);
+  // The dead instance's upload resumes elsewhere only by taking its hold again: no room now.
+  const resumed = await patch(witness.url, upload, 0, new Uint8Array(1000));
+  assert.is(resumed.status, 507, resumed.text);
+  assert.is(resumed.code, 'QUOTA_EXCEEDED');
+  assert.is((await figures()).reservedBytes, 400_000);
 });
 
 test.run();
