@@ -72,16 +72,14 @@ export function createPreviews(deps: { resolver: PathResolver; thumbnails: Thumb
     async thumbnailUrl(caller: Caller, virtual: string, size: number | undefined): Promise<{ thumbnail: string }> {
       const file = await readableFile(caller, virtual);
       const kind = kindOf(nameOf(file), false);
-      const made = await withFileIn(file.space.root, file.realPath, async (opened) => {
-        const name = await thumbnails.thumbnailFor(file.realPath, opened, { kind, size });
-        return name ? { name, size: thumbnails.nameFor(file.realPath, opened, { kind, size })?.size } : null;
-      });
+      const made = await withFileIn(file.space.root, file.realPath, (opened) =>
+        thumbnails.thumbnailFor(file.realPath, opened, { kind, size }),
+      );
       if (!made) return { thumbnail: '' };
-      const { name } = made;
       // The path as wire-shapes rule 4 spells it: each character percent-encoded but `/`; the size
       // made (a wanted size rounded up to its rendition), so one picture has one URL.
-      const query = `path=${encodeURIComponent(file.virtualPath).replaceAll('%2F', '/')}${size === undefined || made.size === undefined ? '' : `&size=${made.size}`}`;
-      return { thumbnail: `/api/thumbnails-cache/${name}?${query}` };
+      const query = `path=${encodeURIComponent(file.virtualPath).replaceAll('%2F', '/')}${size === undefined ? '' : `&size=${made.size}`}`;
+      return { thumbnail: `/api/thumbnails-cache/${made.name}?${query}` };
     },
 
     /**
@@ -92,10 +90,10 @@ export function createPreviews(deps: { resolver: PathResolver; thumbnails: Thumb
       if (!file.space || file.isDirectory) return null;
       // A link to one file is rooted at that file, which its space is named after.
       const kind = kindOf(file.relative === '' ? file.space.name : nameOf(file), false);
-      const name = await withFileIn(file.space.root, file.realPath, (opened) =>
+      const made = await withFileIn(file.space.root, file.realPath, (opened) =>
         thumbnails.thumbnailFor(file.realPath, opened, { kind, size }),
       );
-      return name ? { opened: await this.cachedThumbnail(name), name } : null;
+      return made ? { opened: await this.cachedThumbnail(made.name), name: made.name } : null;
     },
 
     /**
@@ -122,7 +120,7 @@ export function createPreviews(deps: { resolver: PathResolver; thumbnails: Thumb
         if (thumbnails.nameFor(file.realPath, opened, { kind, size })?.name !== name) return null;
         return thumbnails.thumbnailFor(file.realPath, opened, { kind, size });
       });
-      if (made !== name) throw missing();
+      if (made?.name !== name) throw missing();
       return this.cachedThumbnail(name);
     },
 

@@ -43,8 +43,9 @@ const FFMPEG_MAX_OUTPUT = 64 * 1024 * 1024;
 
 export interface Thumbnails {
   /**
-   * The cache name for this picture now (made when missing), or null when there is none (a kind
-   * without thumbnails, nothing to draw from, thumbnails off). A picture that does not decode
+   * The cache name for this picture now (made when missing) and the size of the rendition made
+   * (a wanted size rounded up to one of RENDITIONS, or the thumbnail size), or null when there
+   * is none (a kind without thumbnails, nothing to draw from, thumbnails off). A picture that does not decode
    * throws PICTURE_UNREADABLE (remembered: it is not decoded again until it changes).
    * `opened` is the checked descriptor of the picture (confined.ts): its size, time and bytes
    * are the ones used; `realPath` only keys the cache.
@@ -53,7 +54,7 @@ export interface Thumbnails {
     realPath: string,
     opened: Pick<OpenedFile, 'stat' | 'path' | 'fd'>,
     options?: { kind?: string; size?: number },
-  ): Promise<string | null>;
+  ): Promise<{ name: string; size: number } | null>;
   /**
    * The cache name thumbnailFor would give this picture now, or null when it would give none;
    * nothing is made or read but the settings.
@@ -117,7 +118,7 @@ export function createThumbnails(deps: {
 }): Thumbnails & { close(): void } {
   const dir = path.join(deps.cacheDir, 'thumbnails');
   const pictures = createPictureChild({ cacheDir: deps.cacheDir, log: deps.log });
-  const inFlight = new Map<string, Promise<string | null>>();
+  const inFlight = new Map<string, Promise<{ name: string; size: number } | null>>();
   /** Cache names that have no thumbnail: nothing to draw from (`none`), or a picture that does not decode. */
   const failed = new Map<string, 'none' | 'unreadable'>();
   let running = 0;
@@ -213,6 +214,7 @@ export function createThumbnails(deps: {
       const named = nameFor(realPath, opened, options);
       if (!named) return null;
       const { name, size, quality, kind } = named;
+      const made = { name, size };
       const known = failed.get(name);
       if (known === 'unreadable') throw new AppError('PICTURE_UNREADABLE');
       if (known) return null;
@@ -223,13 +225,13 @@ export function createThumbnails(deps: {
           () => false,
         )
       )
-        return name;
+        return made;
       let pending = inFlight.get(name);
       if (!pending) {
         pending = slot(() => make(opened, kind, target, size, quality))
           .then(
-            (made) => {
-              if (made) return name;
+            (drawn) => {
+              if (drawn) return made;
               failed.set(name, 'none');
               return null;
             },

@@ -47,9 +47,9 @@ function opened(file: string, as = file) {
   return { fd, stat: fs.fstatSync(fd), path: as };
 }
 
-async function drawn(name: string | null): Promise<[number, number]> {
-  assert.ok(name, 'a thumbnail was made');
-  const meta = await new image.Transformer(fs.readFileSync(thumbs.cachedFile(name)!)).metadata();
+async function drawn(made: { name: string } | null): Promise<[number, number]> {
+  assert.ok(made, 'a thumbnail was made');
+  const meta = await new image.Transformer(fs.readFileSync(thumbs.cachedFile(made.name)!)).metadata();
   return [meta.width, meta.height];
 }
 
