@@ -26,10 +26,8 @@ interface Group {
   needsBinary?: boolean;
   /** The journey suite (test/e2e/journey/ and test/e2e/journey-*.test.ts): these files run against the executable. */
   journeys?: boolean;
-  /** Only these files of the folder, each in its own process (or all in one, with `together`). */
+  /** Only these files of the folder, each in its own process (or in runs, with `batchesOf`). */
   only?: readonly string[];
-  /** The `only` files in one process (one test PostgreSQL for the group). */
-  together?: boolean;
   /** Files of the folder this group leaves out (another group runs them: see where it is set). */
   except?: readonly string[];
   /**
@@ -359,9 +357,7 @@ for (const name of selected) {
         files: (group.only ?? files).slice(i * group.batchesOf!, (i + 1) * group.batchesOf!),
       }))
     : group.only
-      ? group.together
-        ? [{ dir: group.dir, file: null, files: group.only }]
-        : group.only.map((f) => ({ dir: group.dir, file: f }))
+      ? group.only.map((f) => ({ dir: group.dir, file: f }))
       : group.fileByFile
         ? [
             ...files.map((f) => ({
