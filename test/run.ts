@@ -102,15 +102,14 @@ const OWN_PROCESSES = [
  * volume folder behind a round-robin balancer (BURROW_TEST_SERVER=cluster, test/support/server.ts),
  * every request on another instance than the last; the files are unchanged. Each file's server
  * is three executables and a balancer, started together on a copy of a database migrated once
- * (CREATE DATABASE … TEMPLATE). Every test/api file but CLUSTER_CANNOT's passes so: CI runs
- * CLUSTER_FILES (53 of these took 1,834 s in one run on the 2-core development machine at load
- * ~20, about 55 % more than CI takes for the same files); CLUSTER_LEFT_FOR_TIME passed too and is
- * left out to keep the whole CI well under its hour (`BURROW_TEST_SERVER=cluster` runs any of them).
+ * (CREATE DATABASE … TEMPLATE). Every test/api file is in CLUSTER_FILES (run through the cluster
+ * by CI) or in CLUSTER_CANNOT with the reason it cannot (test/run.ts refuses a file in neither).
  */
 const CLUSTER_FILES = [
   'access-doors-table.test.ts',
   'access-doors.test.ts',
   'access-model.test.ts',
+  'access-storage-ro.test.ts',
   'access-volumes.test.ts',
   'activity-files.test.ts',
   'activity-log.test.ts',
@@ -144,11 +143,35 @@ const CLUSTER_FILES = [
   'files-versions-moves.test.ts',
   'foldersize-complete.test.ts',
   'foldersize-hidden.test.ts',
+  'host-volumes.test.ts',
+  'indexes-confined.test.ts',
+  'indexes-search.test.ts',
+  'indexes-views.test.ts',
+  'live-folders-links.test.ts',
+  'live-folders.test.ts',
   'metadata-files.test.ts',
   'names-features.test.ts',
+  'names-query.test.ts',
+  'names-selection-zip.test.ts',
+  'notify-disk.test.ts',
+  'notify-email.test.ts',
+  'notify-events.test.ts',
+  'notify-job-failed.test.ts',
   'notify-live.test.ts',
   'notify-outbox.test.ts',
+  'notify-push.test.ts',
+  'notify-quiet.test.ts',
+  'notify-refusals.test.ts',
+  'office-editing.test.ts',
+  'office-proof-keys.test.ts',
+  'openapi.test.ts',
+  'passkeys-names.test.ts',
+  'permissions.test.ts',
+  'quotas-groups.test.ts',
   'quotas.test.ts',
+  'search-fields.test.ts',
+  'search-metadata-access.test.ts',
+  'search-metadata.test.ts',
   'settings-prefs.test.ts',
   'settings-switches.test.ts',
   'shares-file-requests.test.ts',
@@ -170,33 +193,9 @@ const CLUSTER_FILES = [
   'usage-held.test.ts',
   'users-admin.test.ts',
   'versions-editor.test.ts',
+  'volume-for-group.test.ts',
   'webdav-locks.test.ts',
   'webdav.test.ts',
-];
-/** Files that passed through the cluster and are not run there in CI, for time (see above). */
-const CLUSTER_LEFT_FOR_TIME = [
-  'host-volumes.test.ts',
-  'indexes-confined.test.ts',
-  'indexes-search.test.ts',
-  'indexes-views.test.ts',
-  'live-folders.test.ts',
-  'names-query.test.ts',
-  'names-selection-zip.test.ts',
-  'notify-email.test.ts',
-  'notify-events.test.ts',
-  'notify-job-failed.test.ts',
-  'notify-push.test.ts',
-  'notify-quiet.test.ts',
-  'notify-refusals.test.ts',
-  'office-editing.test.ts',
-  'office-proof-keys.test.ts',
-  'openapi.test.ts',
-  'passkeys-names.test.ts',
-  'permissions.test.ts',
-  'quotas-groups.test.ts',
-  'search-fields.test.ts',
-  'search-metadata-access.test.ts',
-  'search-metadata.test.ts',
 ];
 /** API files that cannot pass through the cluster, and why (product gaps of issue 31 marked so). */
 const CLUSTER_CANNOT: Record<string, string> = {
@@ -226,6 +225,12 @@ const CLUSTER_CANNOT: Record<string, string> = {
     "asks when a document was read, which each instance's own index (fed by the change stream) answers for itself",
   'indexes-foldersize.test.ts':
     "compares one index before and after a restart (no new baseline walk, a format bump rebuilds once): a cluster's requests reach three indexes of their own",
+  'access-migration.test.ts':
+    "starts its own servers on the previous release's embedded database (written in SQLite's words) to compare what every account could do before and after the migration",
+  'indexes-documents-limits.test.ts':
+    "counts one server process's reader threads (/proc/<pid>/task) and writes its documents on the shared folder from outside at the start: through the cluster only the rescan lease holder's walk finds them (no watcher on shared storage; the rescan every 15 min)",
+  'notify-device.test.ts':
+    "reads the embedded database's sign_in_devices table to prove the device cookie is kept as an HMAC only (on PostgreSQL the same rows are in the shared database)",
   'lingering-close.test.ts':
     "reads how the server's own HTTP connection ends after a 413 mid-body, on a raw socket: through the tests' balancer that socket is the balancer's",
 };
@@ -322,12 +327,21 @@ for (const name of selected) {
   for (const f of [
     ...(group.only ?? []),
     ...(group.except ?? []),
-    ...(name === 'api-cluster' ? [...Object.keys(CLUSTER_CANNOT), ...CLUSTER_LEFT_FOR_TIME] : []),
+    ...(name === 'api-cluster' ? Object.keys(CLUSTER_CANNOT) : []),
   ])
     if (!fs.existsSync(path.join(root, 'test', group.dir, f))) {
       // A listed file that was renamed or removed would silently run nowhere (or everywhere).
       console.error(`test/run.ts lists ${f}, which is not in test/${group.dir}`);
       process.exit(2);
+    }
+  if (name === 'api-cluster')
+    for (const f of testFiles(group.dir)) {
+      // A new API file runs through the cluster, or says why it cannot: never silently neither.
+      const places = [CLUSTER_FILES.includes(f), f in CLUSTER_CANNOT].filter(Boolean).length;
+      if (places !== 1) {
+        console.error(`test/run.ts: ${f} must be in exactly one of CLUSTER_FILES and CLUSTER_CANNOT`);
+        process.exit(2);
+      }
     }
   const journeyFiles = group.journeys ? testFiles(path.join(group.dir, 'journey')) : [];
   if (!files.length) {
