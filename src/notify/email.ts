@@ -5,7 +5,7 @@
 // account's link for this kind and List-Unsubscribe-Post.
 import { KIND_LABELS } from './events.ts';
 import type { Attempt } from './send.ts';
-import type { EventBody, WireSmtp } from './wire.ts';
+import type { EventBody, EventKind, WireSmtp } from './wire.ts';
 
 export interface SmtpSettings {
   host: string;
@@ -22,7 +22,12 @@ export interface MailTarget {
   smtp: SmtpSettings;
   password: string | null;
   to: string;
-  /** The one-click link for this account and kind (none on a test message). */
+  /**
+   * The kind of the account's choice it is sent under (the delivery's): the event's own, but a
+   * new device at a new address reaches an account that chose new addresses only as a new address.
+   */
+  choice: EventKind;
+  /** The one-click link for this account and that kind (none on a test message or a digest). */
   unsubscribeUrl: string | null;
   /** Where the account's choices are (Settings → Notifications). */
   settingsUrl: string;
@@ -44,8 +49,8 @@ const escapeHtml = (s: string): string =>
   );
 
 /** The message's subject, plain text and HTML. */
-export function compose(body: EventBody, target: Pick<MailTarget, 'unsubscribeUrl' | 'settingsUrl'>) {
-  const label = KIND_LABELS[body.kind];
+export function compose(body: EventBody, target: Pick<MailTarget, 'choice' | 'unsubscribeUrl' | 'settingsUrl'>) {
+  const label = KIND_LABELS[target.choice];
   const events = body.events ?? [];
   const lines = events.length ? [] : [body.text, ''];
   for (const e of events) lines.push(`${e.time}  ${e.title}`, `  ${e.text}`, '');

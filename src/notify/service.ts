@@ -446,7 +446,8 @@ export function createNotify(deps: NotifyDeps) {
             event_id: event.id,
             destination_id: destination,
             user_id: account.id,
-            kind,
+            // The kind it was taken as: the e-mail's reason and stop link, the administrator's list.
+            kind: chosenAs,
             payload: JSON.stringify(body),
             ...(release > now ? { heldUntil: release } : {}),
           });
@@ -570,6 +571,7 @@ export function createNotify(deps: NotifyDeps) {
       smtp,
       password: secret,
       to,
+      choice: d.kind as EventKind,
       unsubscribeUrl:
         d.kind === 'test' || d.kind === 'digest'
           ? null

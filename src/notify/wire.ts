@@ -312,7 +312,11 @@ export const wireDelivery = z.object({
   destinationId: z.string(),
   destinationName: z.string().nullable(),
   userId: z.string(),
-  kind: z.string(),
+  kind: z
+    .string()
+    .describe(
+      'The kind the account took the event as (a new device at a new address, for an account that chose new addresses only: `signin.new-address`), `digest` or `test`',
+    ),
   title: z.string(),
   state: z
     .enum(['held', 'pending', 'sent', 'dead', 'digested'])

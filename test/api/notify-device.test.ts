@@ -154,7 +154,7 @@ test('a new device at a new address is one notification, which says both and rea
   assert.ok(bobId);
 });
 
-test('a new device at a new address, taken by a new-address choice, is delivered under that choice: its e-mail turned off, none is sent', async () => {
+test('a new device at a new address, taken by a new-address choice, is delivered under that choice: its e-mail switch, the mail’s reason and stop link, the delivery list', async () => {
   const smtp = await startSmtp();
   try {
     const added = await admin.post('/api/admin/notify/destinations', mailDestination(smtp, s.url));
@@ -183,6 +183,47 @@ test('a new device at a new address, taken by a new-address choice, is delivered
     const texts = bobsMails().map((m) => m.text);
     assert.is(texts.length, 1, texts.join('\n---\n'));
     assert.ok(texts[0]!.includes('203.0.113.99'), texts[0]);
+    // The mail says the choice it came under, new addresses (not new devices, which bob never chose).
+    const [mail] = bobsMails();
+    assert.ok(mail!.text.includes('because of your choice “Sign-ins from a new address”'), mail!.text);
+    assert.ok(mail!.html.includes('because of your choice “Sign-ins from a new address”'), mail!.html);
+    assert.not.ok(mail!.text.includes('Sign-ins from a new device'), mail!.text);
+    // The administrator's list names that kind too (once sent: the mail arrives before it is marked).
+    const bobId = (await me(laptop)).id;
+    const listed = async (states = ['held', 'pending', 'sent', 'dead', 'digested']) => {
+      const rows: any[] = [];
+      for (const state of states)
+        rows.push(...(await admin.get(`/api/admin/notify/deliveries?state=${state}`)).json.deliveries);
+      return rows.filter((d) => d.userId === bobId);
+    };
+    const sent = await waitFor(() => listed(['sent']), {
+      what: 'bob’s mail listed as sent',
+      until: (d) => d.length > 0,
+    });
+    assert.equal(
+      sent.map((d) => d.kind),
+      ['signin.new-address'],
+    );
+    // Its stop link (one click, as a mail provider sends it) turns off new addresses' mail.
+    const link = /^<(https?:\/\/[^>]+)>$/.exec(mail!.headers.get('list-unsubscribe') ?? '')?.[1];
+    assert.ok(link?.startsWith(`${s.url}/api/notify/unsubscribe/signin.new-address/`), link);
+    assert.ok(mail!.text.includes(`Stop these e-mails: ${link}`), mail!.text);
+    const stopped = await fetch(link!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+    assert.is(stopped.status, 200, await stopped.clone().text());
+    assert.equal((await laptop.get('/api/notify/prefs')).json.prefs.emailOff, ['signin.new-address']);
+    // The next new address: in his bell, and no delivery was made for it (fanned out with the bell
+    // in one transaction), so no mail will come.
+    await signIn(new Browser(s.url, SAFARI, '203.0.113.111'), BOB);
+    await waitFor(async () => (await inbox(laptop)).filter((i) => i.text.includes('203.0.113.111')), {
+      what: 'bob told of 203.0.113.111 in his bell',
+      until: (i) => i.length === 1,
+    });
+    assert.is((await listed()).length, 1);
+    assert.is(bobsMails().length, 1);
   } finally {
     await smtp.close();
   }
