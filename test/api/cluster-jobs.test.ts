@@ -115,7 +115,13 @@ test('a file written on the shared folder from outside: one instance rescans, ev
       until: (r) => r.status === 200 && r.json.items.some((it: { name: string }) => it.name === name),
       seen: (r) => r.text,
     });
-  const rescans = await Promise.all(alive().map((i) => jobOn(i, 'index.rescan')));
+  // The sweep records what it found when its run ends: after it told the others and applied
+  // it, so every search may find the file before the holder's count says so.
+  const rescans = await waitFor(() => Promise.all(alive().map((i) => jobOn(i, 'index.rescan'))), {
+    what: 'the rescan to have counted what it found',
+    timeoutMs: 30_000,
+    until: (s) => s.some((j) => j.doneHere >= 1),
+  });
   const ran = rescans.filter((j) => j.runsHere > 0);
   assert.is(ran.length, 1, `one instance rescans: ${JSON.stringify(rescans)}`);
   assert.ok(ran[0]!.doneHere >= 1, 'and it found the file');
