@@ -456,7 +456,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     leases,
     log,
     figures: (realPath) => indexes.figures(realPath),
-    stamped: (realPath) => indexes.stamped(realPath),
+    counts: (placed) => indexes.counts(placed),
     ensureRoot: (realRoot) => indexes.ensureRoot(realRoot),
     trashBytes: (username) => trashStore.bytesDeletedBy(username),
     versionsBytes: (username) => versionStore.bytesCreatedBy(username),

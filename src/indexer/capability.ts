@@ -106,7 +106,7 @@ export function createIndexes(deps: IndexesDeps): IndexesCapability {
     ensureRoot: (realRoot) => indexer.ensureRoot(realRoot),
     figures: (realPath) => indexer.figures(realPath),
     fileSize: (realPath) => indexer.fileSize(realPath),
-    stamped: (realPath) => indexer.stamped(realPath),
+    counts: (placed) => indexer.counts(placed),
     readyCover: (realPath) => indexer.readyCover(realPath),
     features: () => ({
       folderSize: { enabled: indexer.folderSizeMode() !== 'off', mode: indexer.folderSizeMode() },

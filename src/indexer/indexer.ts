@@ -9,8 +9,16 @@ import type { Database } from '../db/database.ts';
 import type { Logger } from '../core/log.ts';
 import { noLoad, type RequestLoad } from '../core/load.ts';
 import { readMounts, mountOf, isNetworkFs, type Mount } from './mounts.ts';
-import type { DocRecord, EntryRecord, Listing, WalkJob, WalkSummary, WorkerOptions } from './protocol.ts';
-import { IndexStore, type RootRow } from './store.ts';
+import {
+  splitRel,
+  type DocRecord,
+  type EntryRecord,
+  type Listing,
+  type WalkJob,
+  type WalkSummary,
+  type WorkerOptions,
+} from './protocol.ts';
+import { IndexStore, type EntryRow, type RootRow } from './store.ts';
 import { WalkerClient } from './worker-client.ts';
 import { closeIndexFile, openIndexFile } from './index-db.ts';
 import { WalkerStalledError } from './watchdog.ts';
@@ -47,6 +55,18 @@ export type FolderSizeMode = Config['folderSize']['mode'];
 export interface Coverage {
   root: RootRow;
   rel: string;
+}
+
+/**
+ * What a write placed at a path, read right after it was placed: the file's size and
+ * modification time (ms, whole), and its folder's modification time then (the placement's rename
+ * or creation set it). A folder placed whole (a copy) is known by its path alone.
+ */
+export interface Placement {
+  path: string;
+  size: number;
+  mtime: number;
+  dirMtime: number;
 }
 
 export interface FolderFigures {
@@ -195,6 +215,8 @@ export class Indexer implements IndexPort {
   private readonly runs = new Map<number, { rootId: number; done: Promise<unknown> }>();
   /** Folders counted by a refresh (root id -> relative paths): one new to the index has no row meanwhile. */
   private readonly recounts = new Map<number, string[]>();
+  /** The row each refresh found before its walk (root id -> one per refresh): its ancestors' totals count that one until it ends. */
+  private readonly recountedRows = new Map<number, { rel: string; row: EntryRow | undefined }[]>();
   /** Real paths of outside changes another instance found that this index has not applied yet (how many each). */
   private readonly expected = new Map<string, number>();
   /** Paths served again while their old rows were being dropped: walked once the drop is done. */
@@ -563,10 +585,16 @@ export class Indexer implements IndexPort {
     const list = this.recounts.get(rootId) ?? [];
     list.push(rel);
     this.recounts.set(rootId, list);
+    const rows = this.recountedRows.get(rootId) ?? [];
+    const was = { rel, row: this.store.entry(rootId, rel) };
+    rows.push(was);
+    this.recountedRows.set(rootId, rows);
     return {
       done: () => {
         list.splice(list.indexOf(rel), 1);
         if (!list.length) this.recounts.delete(rootId);
+        rows.splice(rows.indexOf(was), 1);
+        if (!rows.length) this.recountedRows.delete(rootId);
       },
     };
   }
@@ -599,13 +627,45 @@ export class Indexer implements IndexPort {
     return (this.recounts.get(rootId) ?? []).some((r) => r === '' || r === rel || rel.startsWith(r + '/'));
   }
 
-  /** When the index last wrote a path's row (a walk's check or a total's update), or null without one. */
-  stamped(realPath: string): number | null {
-    const c = this.cover(realPath);
-    if (!c || c.root.state === 'pending') return null;
-    const row = this.store.entry(c.root.id, c.rel);
-    if (!row) return null;
-    return Math.max(row.checked_at ?? 0, row.updated_at ?? 0) || null;
+  /**
+   * Whether the total of the root covering `p.path` counts that placement — decided by what the
+   * rows hold, never by comparing a walk's clock with the placement's:
+   * - a root whose catalogue is done: the path's row is that file, or one written after it (its
+   *   modification time), and no walk of a folder holding it is under way (the walk's rows are
+   *   written first, the ancestors' totals when it ends). While the path itself is walked again
+   *   (a change told twice), the totals count the row it had before: that one answers;
+   * - a root whose folder sizes are known but not yet its names ('sized'): there are no file rows,
+   *   and its totals are the first walk's, which lists a folder after reading the folder's own
+   *   modification time: the placement is in them when that walk's row of the folder has the
+   *   time the placement gave the folder, or a later one. The catalogue then walks the tree again
+   *   and writes each folder's row after those below it, the root's (its total) last: a folder row
+   *   it wrote answers once it wrote the root's too.
+   * A path the index covers in no root, or whose first walk is due, is not counted.
+   */
+  counts(p: Placement): boolean {
+    const c = this.cover(p.path);
+    if (!c || c.rel === '') return false;
+    if (c.root.state === 'ready') {
+      const holds = (row: EntryRow | undefined): boolean => {
+        if (!row) return false;
+        if (row.is_dir) return true;
+        const mtime = Math.trunc(row.mtime);
+        return mtime > p.mtime || (mtime === p.mtime && row.size === p.size);
+      };
+      const walking = (this.recountedRows.get(c.root.id) ?? []).filter(
+        (r) => r.rel === '' || r.rel === c.rel || c.rel.startsWith(r.rel + '/'),
+      );
+      if (walking.some((r) => r.rel !== c.rel || !holds(r.row))) return false;
+      return holds(this.store.entry(c.root.id, c.rel));
+    }
+    const sized = c.root.walked_at;
+    if (c.root.state !== 'sized' || sized === null) return false;
+    const folder = this.store.entry(c.root.id, splitRel(c.rel)[0]);
+    const top = this.store.entry(c.root.id, '');
+    if (!folder || !folder.is_dir || !top || Math.trunc(folder.mtime) < p.dirMtime) return false;
+    // Rows of the first walk are stamped by the time it ended (walked_at), the catalogue's after.
+    const firstWalk = (row: { checked_at: number | null }) => row.checked_at !== null && row.checked_at <= sized;
+    return firstWalk(folder) || !firstWalk(top);
   }
 
   /** A file's size as the index has it (its row alone), or null: not a file the index knows, or folder sizes off. */

@@ -5,7 +5,10 @@
 // chunk as it streams; a copy's or an extraction's planned size). A write that would go over
 // is refused with 507 QUOTA_EXCEEDED before its bytes are kept. A placed write's hold stays as
 // a landed hold until the index has counted the placed paths (the index learns of them a
-// moment later), so they are never counted twice nor missed in between.
+// moment later), so they are never counted twice nor missed in between. Whether it counted them
+// is asked of the index's rows (Indexer.counts): the placed file's size and modification time,
+// and its folder's, read when it was placed — not a comparison of clocks (a walk that listed the
+// folder after the placement counts the file whatever time its rows carry).
 //
 // Where the holds live:
 // - The embedded database (one instance): in this process's memory. A crash leaves none behind
@@ -21,17 +24,18 @@
 //   room left), not a round trip per chunk. "Used" is each instance's own index, fed by the
 //   change stream: a placement through instance A reaches B's index a moment later, and until
 //   then the landed row counts it on B too — each instance asks its own index whether it
-//   counted the placed paths (stamped at or after the hold was taken: the instances' clocks in
-//   step, as the leases already need), for LANDED_MAX_MS at most. A resumable upload's hold is
-//   named after it (`tus:<id>`): the instance receiving a PATCH takes it over, and a
-//   termination or the expiry on any instance ends it (drop).
+//   counted the placements (the row keeps what was placed, see above), for LANDED_MAX_MS at
+//   most. A resumable upload's hold is named after it (`tus:<id>`): the instance receiving a
+//   PATCH takes it over, and a termination or the expiry on any instance ends it (drop).
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import path from 'node:path';
 import { AppError } from '../core/errors.ts';
 import type { Caller } from '../core/caller.ts';
 import type { Space } from '../files/paths.ts';
 import { NO_HOLD, type Charge, type Hold } from '../files/quota-port.ts';
-import type { FolderFigures } from '../indexer/indexes.ts';
+import type { FolderFigures, Placement } from '../indexer/indexes.ts';
 import { formatBytes } from '../uploads/staging.ts';
 import type { Logger } from '../core/log.ts';
 import type { HoldStore, HoldRow } from './hold-store.ts';
@@ -54,8 +58,8 @@ export interface QuotasDeps {
   store: QuotaStore;
   /** The folder-size index (sync rows lookup) and the mode it runs in. */
   figures: (realPath: string) => FolderFigures;
-  /** When the index last wrote a path's row (ms), or null. */
-  stamped: (realPath: string) => number | null;
+  /** Whether the index's totals count what a write placed (its rows hold that file, or its folder as listed after it). */
+  counts: (placed: Placement) => boolean;
   ensureRoot: (realRoot: string) => void;
   /** Bytes kept in the trash for what this account deleted; versions its saves kept. */
   trashBytes: (username: string) => number;
@@ -93,11 +97,10 @@ export interface Limit {
 }
 
 interface Landed {
-  root: string;
   bytes: number;
-  /** When the hold was taken: the index's rows of the placed paths are newer once it counted them. */
+  /** When the hold was taken (its landed bytes count LANDED_MAX_MS at most). */
   at: number;
-  paths: readonly string[];
+  placed: readonly Placement[];
 }
 
 /** How long a landed hold is counted at most while the index has not caught up with it. */
@@ -105,6 +108,35 @@ const LANDED_MAX_MS = 10 * 60_000;
 /** A cluster's streamed write holds ahead as much as it has written, between these (one round trip a step). */
 const STEP_MIN = 1024 * 1024;
 const STEP_MAX = 16 * 1024 * 1024;
+
+/**
+ * What a write placed at `realPath`, read right after: the index is asked whether it counts this
+ * (Indexer.counts). Gone already (moved or deleted since): nothing of it can be matched, and its
+ * landed bytes count until LANDED_MAX_MS.
+ */
+function placementOf(realPath: string): Placement {
+  const st = fs.statSync(realPath, { throwIfNoEntry: false });
+  const dir = fs.statSync(path.dirname(realPath), { throwIfNoEntry: false });
+  return {
+    path: realPath,
+    size: st?.size ?? -1,
+    mtime: st ? Math.trunc(st.mtimeMs) : Number.MAX_SAFE_INTEGER,
+    dirMtime: dir ? Math.trunc(dir.mtimeMs) : Number.MAX_SAFE_INTEGER,
+  };
+}
+
+/** A cluster row's placement as stored (a bare path: written before placements were kept, matched by nothing). */
+function readPlacement(v: unknown): Placement {
+  if (typeof v === 'string')
+    return { path: v, size: -1, mtime: Number.MAX_SAFE_INTEGER, dirMtime: Number.MAX_SAFE_INTEGER };
+  const p = v as Partial<Placement>;
+  return {
+    path: String(p.path),
+    size: Number(p.size),
+    mtime: Number(p.mtime),
+    dirMtime: Number(p.dirMtime),
+  };
+}
 
 /** One limit a hold counts against. */
 interface Scope {
@@ -150,21 +182,8 @@ export function createQuotas(deps: QuotasDeps) {
   const accountKey = (userId: string) => `a:${userId}`;
   const volumeKey = (name: string) => `v:${name.toLowerCase()}`;
 
-  /**
-   * The index counted a landing: it wrote the row of every placed path since, and the space's
-   * total was updated since (the total follows its rows in the same serial step). The two times
-   * are not compared with each other: a row's stamp comes from the walker's clock, which never goes
-   * back and so may run ahead of the time the totals are written with (a row stamped 16 ms after
-   * the total that already held it kept the landed bytes counted twice for ten minutes).
-   */
-  function counted(l: Landed): boolean {
-    for (const p of l.paths) {
-      const stamp = deps.stamped(p);
-      if (stamp === null || stamp < l.at) return false;
-    }
-    const updated = deps.figures(l.root).lastUpdated;
-    return updated !== null && Date.parse(updated) >= l.at;
-  }
+  /** The index counted a landing: its totals count every placement (Indexer.counts). */
+  const counted = (l: Landed): boolean => l.placed.every((p) => deps.counts(p));
 
   function stored(root: string): number | null {
     const f = deps.figures(root);
@@ -184,13 +203,13 @@ export function createQuotas(deps: QuotasDeps) {
   /** Whether this instance's index counted a cluster's landed row (asked once more until it did). */
   function countedRow(r: HoldRow): boolean {
     if (countedHere.has(r.id)) return true;
-    let paths: string[] = [];
+    let placed: Placement[] = [];
     try {
-      paths = JSON.parse(r.paths ?? '[]') as string[];
+      placed = (JSON.parse(r.paths ?? '[]') as unknown[]).map(readPlacement);
     } catch {
-      /* unreadable: counted while it lasts */
+      return false; // unreadable: counted while it lasts
     }
-    if (r.root === null || !counted({ root: r.root, bytes: r.bytes, at: r.taken_at, paths })) return false;
+    if (!counted({ bytes: r.bytes, at: r.taken_at, placed })) return false;
     countedHere.add(r.id);
     return true;
   }
@@ -302,8 +321,9 @@ export function createQuotas(deps: QuotasDeps) {
       },
       land(paths) {
         if (!open) return;
+        const placed = paths.map(placementOf);
         scopes.forEach((s, i) => {
-          if (taken > 0) landed.set(s.key, [...(landed.get(s.key) ?? []), { root: s.root, bytes: taken, at, paths }]);
+          if (taken > 0) landed.set(s.key, [...(landed.get(s.key) ?? []), { bytes: taken, at, placed }]);
           const after = bases[i]! + (reserved.get(s.key) ?? 0);
           tell(s, after - taken, after);
         });
@@ -388,8 +408,9 @@ export function createQuotas(deps: QuotasDeps) {
         if (!open) return;
         open = false;
         const placedAt = Date.now();
+        const placed = JSON.stringify(paths.map(placementOf));
         scopes.forEach((s, i) => {
-          if (taken > 0) holds.land(id, s.key, instance, taken, placedAt, s.root, JSON.stringify(paths));
+          if (taken > 0) holds.land(id, s.key, instance, taken, placedAt, s.root, placed);
           tell(s, others[i]!, others[i]! + taken);
         });
         if (taken === 0) letGo(id, instance);
