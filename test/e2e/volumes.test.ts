@@ -50,7 +50,7 @@ test('setup, then add a host folder as a read-only volume with the picker, and f
     await page.getByRole('button', { name: 'Use this folder' }).click();
     assert.is(await page.getByLabel('Name').inputValue(), 'host-docs', 'the name is suggested from the folder');
     await page.getByLabel('Name').fill('Documents');
-    await page.getByRole('form', { name: 'Add a folder' }).getByRole('combobox').selectOption('readonly');
+    await page.getByRole('form', { name: 'Add a folder' }).getByLabel('Access').selectOption('readonly');
     await shot(page, 'volumes-add-desktop');
     await page.getByRole('button', { name: 'Add folder' }).click();
     const row = page
