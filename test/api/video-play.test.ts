@@ -320,8 +320,10 @@ test('a viewer joining long after a stream began (past the 16 MiB it used to hol
   const big = 'Drohnenflug über Nîmes (720p) & #8.mkv';
   fs.writeFileSync(path.join(s.dirs.volumes, 'Files', FOLDER, big), clip('mkv', 3, { noisy: true, size: '1280x720' }));
   const url = `/api/video/stream?path=${q(`Files/${FOLDER}/${big}`)}`;
-  const started = new Set<number>();
-  const sample = setInterval(() => ffmpegChildren().forEach((p) => started.add(p)), 10);
+  // Every ffmpeg the server runs once Bob asks (sampled from /proc).
+  const sinceBob = new Set<number>();
+  let bobAsked = false;
+  const sample = setInterval(() => bobAsked && ffmpegChildren().forEach((p) => sinceBob.add(p)), 10);
   try {
     const res = await fetch(alice.base + url, { headers: { cookie: alice.cookieHeader } });
     assert.is(res.status, 200);
@@ -337,11 +339,15 @@ test('a viewer joining long after a stream began (past the 16 MiB it used to hol
       }
     }
     // Bob opens it now: the same ffmpeg, the video from its first byte.
+    const running = ffmpegChildren();
+    assert.is(running.length, 1, `one ffmpeg streams to Alice: ${running.join(' ')}`);
+    bobAsked = true;
     const his = await whole(bob, url);
     assert.is(his.status, 200, his.body.toString().slice(0, 300));
     for (let r = await reader.read(); !r.done; r = await reader.read()) hers.push(Buffer.from(r.value));
     const mine = Buffer.concat(hers);
-    assert.is(started.size, 1, [...started].join(' '));
+    const startedForBob = [...sinceBob].filter((p) => !running.includes(p));
+    assert.equal(startedForBob, [], `Bob's request started an ffmpeg of its own beside ${running.join(' ')}`);
     assert.ok(his.body.equals(mine), `${his.body.length} and ${mine.length} bytes differ`);
     const seen = probe(his.body);
     assert.ok(Math.abs(Number(seen.format.duration) - 3) < 0.5, seen.format.duration);
