@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import busboy from 'busboy';
 import { AppError } from '../core/errors.ts';
+import { isNotModified } from '../http/conditional.ts';
 import type { Logger } from '../core/log.ts';
 import type { LogoRowStore } from './logo-store.ts';
 
@@ -162,8 +163,7 @@ export class LogoStore {
       // The name never changes meaning.
       'Cache-Control': 'public, max-age=31536000, immutable',
     };
-    const held = req.headers['if-none-match'];
-    if (held && (held.trim() === '*' || held.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))) {
+    if (isNotModified(req, { etag })) {
       res.writeHead(304, headers);
       return void res.end();
     }

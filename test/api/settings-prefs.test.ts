@@ -139,6 +139,14 @@ test('logo upload: image only, at most 2 MB, served publicly under the returned 
     assert.is(held.status, 304);
     assert.is(held.headers.get('etag'), etag);
     assert.is((await held.arrayBuffer()).byteLength, 0);
+    // A list, a weak tag of it, or `*`, read as every other route reads If-None-Match.
+    for (const tags of [`"0000000000000000", W/${etag}`, '*']) {
+      const listed = await fetch(s.url + up.json.logoUrl, { headers: { 'if-none-match': tags } });
+      assert.is(listed.status, 304, tags);
+    }
+    const other = await fetch(s.url + up.json.logoUrl, { headers: { 'if-none-match': '"0000000000000000"' } });
+    assert.is(other.status, 200);
+    assert.equal(Buffer.from(await other.arrayBuffer()), PNG);
   }
   assert.is(
     (await c.patch('/api/settings', { branding: { appLogoUrl: up.json.logoUrl } })).json.branding.appLogoUrl,
