@@ -117,6 +117,12 @@ test('access rules: the whole list replaces, ids are strings, paths normalised, 
 });
 
 test('logo upload: image only, at most 2 MB, served publicly under the returned URL', async () => {
+  // An image no other row sends: were any attacker's upload taken, its row would show.
+  const refusedOnly = () => {
+    const f = new FormData();
+    f.append('logo', new Blob([JPEG], { type: 'image/jpeg' }), 'Logo von Müller & Söhne #1 🎨.jpg');
+    return f;
+  };
   const c = new Client(s.url);
   c.cookies = new Map(admin.cookies);
   const form = new FormData();
@@ -171,6 +177,25 @@ test('logo upload: image only, at most 2 MB, served publicly under the returned 
   const u = new Client(s.url);
   u.cookies = new Map(user.cookies);
   assert.is((await u.request('POST', '/api/settings/upload-logo', form)).status, 403);
+  // The administrator's tokens (read or write) and a cross-site request of her browser are refused too.
+  for (const scope of ['read', 'write'] as const) {
+    const token = new Client(s.url, await issueToken(admin, scope, { name: `Logo & Co – ${scope} 🎨` }));
+    const viaToken = await token.request('POST', '/api/settings/upload-logo', refusedOnly());
+    assert.is(viaToken.status, 403, `${scope} token: ${viaToken.text}`);
+    assert.is(envelope(viaToken).code, 'AUTH_TOKEN_NOT_ALLOWED');
+  }
+  const cross = await c.request('POST', '/api/settings/upload-logo', refusedOnly(), {
+    origin: 'https://evil.example',
+    'sec-fetch-site': 'cross-site',
+  });
+  assert.is(cross.status, 403, cross.text);
+  assert.is(envelope(cross).code, 'CROSS_SITE_REFUSED');
+  // None of the refused uploads (not an image, too large, no logo part, another account, a token,
+  // another site) left a row: the first upload's is the only one.
+  const names = await s.withDatabase((db) =>
+    db.all<{ name: string }>('SELECT name FROM branding_logos').map((r) => r.name),
+  );
+  assert.equal(names, [up.json.logoUrl.split('/').pop()]);
   assert.is((await fetch(`${s.url}/api/branding/logo/..%2fburrow.db`)).status, 400);
   assert.is((await fetch(`${s.url}/api/branding/logo/0000000000000000.png`)).status, 404);
 
