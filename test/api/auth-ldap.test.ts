@@ -147,6 +147,37 @@ async function signedIn(identifier: string, password: string): Promise<Client> {
   return c;
 }
 
+/** What the current row's address has spent of a budget: attempts (`login`) or failures (`login-fail`). */
+const rowBudget = (kind: 'login' | 'login-fail') =>
+  server.withDatabase(
+    async (db) =>
+      (await db.get<{ count: number }>('SELECT count FROM rate_limits WHERE key = ?', [`${kind}:${rowAddress()}`]))
+        ?.count ?? 0,
+  );
+
+/**
+ * A signed-in account's password confirmations (making a read token named `tokenName`): `confirm`
+ * sends one, `wrong(n)` sends n wrong ones (her password and a number), each refused 401.
+ */
+function confirmations(client: Client, password: string, tokenName: string) {
+  const tokenBody = { name: tokenName, scope: 'read', expiresInDays: null };
+  const confirm = (given: string) => client.post('/api/auth/tokens', { ...tokenBody, password: given });
+  const wrong = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const r = await confirm(`${password} ${i}`);
+      assert.is(r.status, 401, r.text);
+      assert.is(envelope(r).code, 'AUTH_INVALID_CREDENTIALS');
+    }
+  };
+  return { tokenBody, confirm, wrong };
+}
+
+/** The account's lock has passed (its end moved into the past). */
+const lockPassed = (id: string) =>
+  server.withDatabase(async (db) => {
+    await db.run('UPDATE users SET locked_until = ? WHERE id = ?', [new Date(Date.now() - 1000).toISOString(), id]);
+  });
+
 async function refusedSignIn(identifier: string, password: string, status = 401, code = 'AUTH_INVALID_CREDENTIALS') {
   const c = new AtRowAddress(server.url);
   const answer = await c.post('/api/auth/login', { identifier, password });
@@ -393,22 +424,8 @@ test('wrong directory passwords at a confirmation count as at sign-in: for the a
   directory.modify([dnLine, 'changetype: add', ...rest].join('\n'));
   const maja = await signedIn(MAJA.uid, MAJA.password);
   const majaId = (await me(maja)).id;
-  const tokenBody = { name: 'Kalender & Fotos – #1', scope: 'read', expiresInDays: null };
-  const confirm = (password: string) => maja.post('/api/auth/tokens', { ...tokenBody, password });
-  const wrong = async (n: number) => {
-    for (let i = 0; i < n; i++) {
-      const r = await confirm(`${MAJA.password} ${i}`);
-      assert.is(r.status, 401, r.text);
-      assert.is(envelope(r).code, 'AUTH_INVALID_CREDENTIALS');
-    }
-  };
-  const addressFailures = () =>
-    server.withDatabase(
-      async (db) =>
-        (await db.get<{ count: number }>('SELECT count FROM rate_limits WHERE key = ?', [`login-fail:${rowAddress()}`]))
-          ?.count ?? 0,
-    );
-  const before = await addressFailures();
+  const { tokenBody, confirm, wrong } = confirmations(maja, MAJA.password, 'Kalender & Fotos – #1');
+  const before = await rowBudget('login-fail');
   // Four wrong, then hers: the count is cleared as a right password at sign-in clears it.
   await wrong(4);
   assert.is((await confirm(MAJA.password)).status, 201);
@@ -416,7 +433,7 @@ test('wrong directory passwords at a confirmation count as at sign-in: for the a
   assert.is((await confirm(MAJA.password)).status, 201, 'one wrong after a right one does not lock');
   // Five wrong in a row lock the account, as five wrong sign-ins do.
   await wrong(5);
-  assert.is(await addressFailures(), before + 10, 'each wrong confirmation counts for the address');
+  assert.is(await rowBudget('login-fail'), before + 10, 'each wrong confirmation counts for the address');
   const tokensBefore = (await maja.get('/api/auth/tokens')).json;
   const locked = await confirm(MAJA.password);
   assert.is(locked.status, 429, locked.text);
@@ -429,9 +446,7 @@ test('wrong directory passwords at a confirmation count as at sign-in: for the a
   const annas = await anna.post('/api/auth/tokens', { ...tokenBody, password: ANNA.password });
   assert.is(annas.status, 201, annas.text);
   // The lock passed (its end moved into the past): her directory password confirms again.
-  await server.withDatabase(async (db) => {
-    await db.run('UPDATE users SET locked_until = ? WHERE id = ?', [new Date(Date.now() - 1000).toISOString(), majaId]);
-  });
+  await lockPassed(majaId);
   assert.is((await confirm(MAJA.password)).status, 201);
   assert.is((await me(await signedIn(MAJA.uid, MAJA.password))).id, majaId);
 });
@@ -448,30 +463,16 @@ test('wrong local passwords at a confirmation count as at sign-in too: for the a
   assert.is(made.status, 201, made.text);
   const lea = await signedIn(LEA.username, LEA.password);
   const leaId = (await me(lea)).id;
-  const tokenBody = { name: 'Notizen & Fotos – #2', scope: 'read', expiresInDays: null };
-  const confirm = (password: string) => lea.post('/api/auth/tokens', { ...tokenBody, password });
-  const wrong = async (n: number) => {
-    for (let i = 0; i < n; i++) {
-      const r = await confirm(`${LEA.password} ${i}`);
-      assert.is(r.status, 401, r.text);
-      assert.is(envelope(r).code, 'AUTH_INVALID_CREDENTIALS');
-    }
-  };
-  const budget = (kind: 'login' | 'login-fail') =>
-    server.withDatabase(
-      async (db) =>
-        (await db.get<{ count: number }>('SELECT count FROM rate_limits WHERE key = ?', [`${kind}:${rowAddress()}`]))
-          ?.count ?? 0,
-    );
-  const failuresBefore = await budget('login-fail');
-  const attemptsBefore = await budget('login');
+  const { tokenBody, confirm, wrong } = confirmations(lea, LEA.password, 'Notizen & Fotos – #2');
+  const failuresBefore = await rowBudget('login-fail');
+  const attemptsBefore = await rowBudget('login');
   // Four wrong, then hers: the count is cleared as a right password at sign-in clears it.
   await wrong(4);
   assert.is((await confirm(LEA.password)).status, 201);
   await wrong(1);
   assert.is((await confirm(LEA.password)).status, 201, 'one wrong after a right one does not lock');
-  assert.is(await budget('login-fail'), failuresBefore + 5, 'each wrong confirmation counts for the address');
-  assert.is(await budget('login'), attemptsBefore + 7, 'each confirmation spends an attempt of the address');
+  assert.is(await rowBudget('login-fail'), failuresBefore + 5, 'each wrong confirmation counts for the address');
+  assert.is(await rowBudget('login'), attemptsBefore + 7, 'each confirmation spends an attempt of the address');
   // Five wrong in a row lock the account, as five wrong sign-ins do.
   await wrong(5);
   const tokensBefore = (await lea.get('/api/auth/tokens')).json;
@@ -486,15 +487,13 @@ test('wrong local passwords at a confirmation count as at sign-in too: for the a
   const adas = await ada.post('/api/auth/tokens', { ...tokenBody, password: ADMIN.password });
   assert.is(adas.status, 201, adas.text);
   // The lock passed (its end moved into the past): her password confirms again.
-  await server.withDatabase(async (db) => {
-    await db.run('UPDATE users SET locked_until = ? WHERE id = ?', [new Date(Date.now() - 1000).toISOString(), leaId]);
-  });
+  await lockPassed(leaId);
   const again = await confirm(LEA.password);
   assert.is(again.status, 201, again.text);
   // The address's failures spent (30 in 15 minutes: ten wrong confirmations above, twenty wrong
   // sign-ins now): her right password is refused at a confirmation as at sign-in, nothing made.
   for (let i = 0; i < 20; i++) await refusedSignIn('nobody here', `guess ${i}`);
-  assert.is(await budget('login-fail'), failuresBefore + 30);
+  assert.is(await rowBudget('login-fail'), failuresBefore + 30);
   const tokensNow = (await lea.get('/api/auth/tokens')).json;
   const spent = await confirm(LEA.password);
   assert.is(spent.status, 429, spent.text);
