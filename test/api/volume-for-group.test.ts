@@ -35,9 +35,7 @@ const browse = (c: Client, p: string) => c.get(`/api/browse/${enc(p)}`);
 const volumeNames = async (c: Client): Promise<string[]> => {
   const r = await c.get('/api/volumes');
   assert.is(r.status, 200, r.text);
-  return (r.json.volumes ?? r.json.items ?? r.json).map((v: { name?: string; label?: string; path?: string }) =>
-    String(v.path ?? v.name ?? v.label),
-  );
+  return (r.json as { path: string }[]).map((v) => v.path);
 };
 const dav = (who: string, password: string, method: string, p: string, headers: Record<string, string> = {}) =>
   fetch(`${s.url}/dav/${enc(p)}`, {
@@ -79,7 +77,7 @@ test.after(async () => {
 });
 
 test('refused: an unknown group, another account, a token, a cross-site page — nothing is created', async () => {
-  const folder = folderOnHost('refused', { 'a.txt': 'a' });
+  const folder = folderOnHost('Abgelehnt & Co #1', { 'Brief an Tante Zoë 💌.txt': 'Liebe Zoë' });
   const before = await hostVolumes();
   const body = { label: VOLUME, path: folder, accessMode: 'readwrite', group: { id: parents, level: 'write' } };
   const unknown = await admin.post('/api/admin/volumes', { ...body, group: { id: 'no-such-group', level: 'write' } });
@@ -99,6 +97,22 @@ test('refused: an unknown group, another account, a token, a cross-site page —
     'sec-fetch-site': 'cross-site',
   });
   assert.is(cross.status, 403, cross.text);
+  // A label or a folder that walks out of its place, with a group: refused, nothing written.
+  for (const [bad, code] of [
+    [{ label: '../Finances' }, 'BAD_NAME'],
+    [{ label: 'Finances/../Home' }, 'BAD_NAME'],
+    [{ label: '..' }, 'BAD_NAME'],
+    [{ path: `../${path.basename(folder)}` }, 'BAD_PATH'],
+  ] as const) {
+    const a = await admin.post('/api/admin/volumes', { ...body, ...bad });
+    assert.is(a.status, 400, `${JSON.stringify(bad)}: ${a.text}`);
+    assert.is(envelope(a).code, code, JSON.stringify(bad));
+  }
+  // A link's holder, its token as a bearer: not an administrator's session.
+  const link = await admin.post('/api/shares', { sourcePath: 'Home', sharingType: 'anyone' });
+  assert.is(link.status, 201, link.text);
+  const holder = new Client(s.url, link.json.shareToken);
+  assert.is((await holder.post('/api/admin/volumes', body)).status, 403, 'the link holder');
   assert.equal(await hostVolumes(), before, 'no volume');
   assert.equal(await allRules(), [], 'no rule');
   // An existing volume: the same refusals leave it everyone's.
@@ -113,9 +127,22 @@ test('refused: an unknown group, another account, a token, a cross-site page —
     'NOT_FOUND',
   );
   assert.is((await give(pia, { id: parents, level: 'read' })).status, 403);
-  const readToken = new Client(s.url, await issueToken(admin, 'read', { password: 'admin-password-1' }));
-  assert.is((await give(readToken, { id: parents, level: 'read' })).status, 403);
-  assert.is((await give(admin, { id: parents, level: 'read' }, { origin: 'https://evil.example' })).status, 403);
+  for (const scope of ['read', 'write'] as const) {
+    const token = new Client(s.url, await issueToken(admin, scope, { password: 'admin-password-1' }));
+    assert.is((await give(token, { id: parents, level: 'read' })).status, 403, `${scope} token`);
+  }
+  assert.is((await give(holder, { id: parents, level: 'read' })).status, 403, 'the link holder');
+  const crossSite: Record<string, string>[] = [
+    { origin: 'https://evil.example' },
+    { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+  ];
+  for (const headers of crossSite)
+    assert.is((await give(admin, { id: parents, level: 'read' }, headers)).status, 403, JSON.stringify(headers));
+  for (const walk of ['../Home', '../../etc', `${id}/..`].map(encodeURIComponent)) {
+    const a = await admin.post(`/api/admin/volumes/${walk}/group`, { id: parents, level: 'read' });
+    assert.is(a.status, 400, `${walk}: ${a.text}`);
+    assert.is(envelope(a).code, 'BAD_PATH', walk);
+  }
   assert.equal(await allRules(), [], 'no rule');
   assert.ok((await volumeNames(kid)).includes('Open Shelf'));
   assert.is((await admin.delete(`/api/admin/volumes/${id}`)).status, 204);
