@@ -7,19 +7,16 @@ import { ErrorNote } from '../components/common.tsx';
 import { location, navigate } from '../state/router.ts';
 import { refreshVolumes } from '../state/session.ts';
 import { toastError } from '../state/toasts.ts';
+import { LEVEL_WORDS } from './access-rules.tsx';
 import { ServerFiles } from './AssignedVolumes.tsx';
 import './admin.css';
 
 type HostVolumeList = ApiAnswer<'GET /api/admin/volumes'>;
 type HostVolume = HostVolumeList['volumes'][number];
 type Group = ApiAnswer<'GET /api/access/groups'>['groups'][number];
-type GroupLevel = 'read' | 'write' | 'manage';
-
-const LEVEL_NAMES: Record<GroupLevel, string> = {
-  read: 'Read (download)',
-  write: 'Write (create, upload, change)',
-  manage: 'Manage (delete, share, who has access)',
-};
+type GroupLevel = ApiBody<'POST /api/admin/volumes/:id/group'>['level'];
+/** The levels a volume can be given to a group at, in the words of Administration → Permissions. */
+const GROUP_LEVELS: readonly GroupLevel[] = ['read', 'write', 'manage'];
 
 function LevelSelect(props: { value: GroupLevel; onChange: (level: GroupLevel) => void; label: string }) {
   return (
@@ -28,9 +25,9 @@ function LevelSelect(props: { value: GroupLevel; onChange: (level: GroupLevel) =
       value={props.value}
       onChange={(e) => props.onChange(e.currentTarget.value as GroupLevel)}
     >
-      {(Object.keys(LEVEL_NAMES) as GroupLevel[]).map((l) => (
+      {GROUP_LEVELS.map((l) => (
         <option key={l} value={l}>
-          {LEVEL_NAMES[l]}
+          {LEVEL_WORDS[l].name} — {LEVEL_WORDS[l].says}
         </option>
       ))}
     </select>
