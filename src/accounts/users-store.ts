@@ -100,6 +100,19 @@ export class UsersStore {
     if (this.db.dialect === 'postgres') this.db.get(`SELECT pg_advisory_xact_lock(${FIRST_ACCOUNT_LOCK}) AS locked`);
   }
 
+  /**
+   * A directory person's account, in the transaction that makes it when there is none: `find`
+   * once (a known subject takes no lock), else — a first sign-in, which the same person's first
+   * sign-in on another instance may be making now — after lockForNewAccount, again (one account,
+   * every sign-in in it).
+   */
+  findBeforeMaking(find: () => UserRow | undefined): UserRow | undefined {
+    const found = find();
+    if (found) return found;
+    this.lockForNewAccount();
+    return find();
+  }
+
   count(): number {
     return this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM users')!.n;
   }

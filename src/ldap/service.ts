@@ -156,13 +156,7 @@ export class LdapSignIn {
     const subject = person.username.normalize('NFC').toLowerCase();
     const decided = this.role(groups);
     return users.atomically(() => {
-      let row = users.byLdapSubject(subject);
-      if (!row) {
-        // A first sign-in: the same person's first sign-in on another instance may be making
-        // the account now — wait for it, then look again (one account, every sign-in in it).
-        users.lockForNewAccount();
-        row = users.byLdapSubject(subject);
-      }
+      let row = users.findBeforeMaking(() => users.byLdapSubject(subject));
       if (!row) {
         const role: Role = decided ?? (users.count() === 0 ? 'admin' : 'user');
         const email = person.email && !users.findByEmail(person.email) ? person.email : null;

@@ -128,13 +128,7 @@ export class OidcAccounts {
     const verified = claims.email_verified === true || claims.email_verified === 'true';
     const decided = roleFromGroups(claims, this.rules.adminGroups, this.rules.groupsClaim);
     const row = this.users.atomically(() => {
-      let user = this.bySubject(claims.sub);
-      if (!user) {
-        // A first sign-in: the same person's first sign-in on another instance may be making
-        // the account now — wait for it, then look again (one account, every sign-in in it).
-        this.users.lockForNewAccount();
-        user = this.bySubject(claims.sub);
-      }
+      let user = this.users.findBeforeMaking(() => this.bySubject(claims.sub));
       if (!user && email) {
         const byEmail = this.users.findByEmail(email);
         if (byEmail) {
