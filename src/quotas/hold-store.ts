@@ -6,12 +6,9 @@ import type { Database } from '../db/database.ts';
 export interface HoldRow {
   id: string;
   bytes: number;
-  /** When the hold was taken (ms); with landed_at, when the placement could first reach an index. */
-  taken_at: number;
   /** When it landed (ms), or null while its write is alive. */
   landed_at: number | null;
-  root: string | null;
-  /** The placed real paths (JSON). */
+  /** What the write placed (JSON: Placement[], indexer/indexer.ts). */
   paths: string | null;
 }
 
@@ -48,13 +45,12 @@ export function createHoldStore(db: Database): HoldStore {
     rows: (scope, now, landedSince) =>
       db
         .all<HoldRow>(
-          "SELECT h.id, h.bytes, h.taken_at, h.landed_at, h.root, h.paths FROM quota_holds h WHERE h.scope_key = ? AND ((h.landed_at IS NULL AND EXISTS (SELECT 1 FROM cluster_leases l WHERE l.name = 'instance:' || h.instance AND l.expires_at >= ?)) OR h.landed_at >= ?)",
+          "SELECT h.id, h.bytes, h.landed_at, h.paths FROM quota_holds h WHERE h.scope_key = ? AND ((h.landed_at IS NULL AND EXISTS (SELECT 1 FROM cluster_leases l WHERE l.name = 'instance:' || h.instance AND l.expires_at >= ?)) OR h.landed_at >= ?)",
           [scope, now, landedSince],
         )
         .map((r) => ({
           ...r,
           bytes: Number(r.bytes),
-          taken_at: Number(r.taken_at),
           landed_at: r.landed_at === null ? null : Number(r.landed_at),
         })),
     take: (a) =>

@@ -183,7 +183,7 @@ export function createQuotas(deps: QuotasDeps) {
   const volumeKey = (name: string) => `v:${name.toLowerCase()}`;
 
   /** The index counted a landing: its totals count every placement (Indexer.counts). */
-  const counted = (l: Landed): boolean => l.placed.every((p) => deps.counts(p));
+  const counted = (placed: readonly Placement[]): boolean => placed.every((p) => deps.counts(p));
 
   function stored(root: string): number | null {
     const f = deps.figures(root);
@@ -194,7 +194,7 @@ export function createQuotas(deps: QuotasDeps) {
     const list = landed.get(key);
     if (!list) return 0;
     const now = Date.now();
-    const kept = list.filter((l) => now - l.at <= LANDED_MAX_MS && !counted(l));
+    const kept = list.filter((l) => now - l.at <= LANDED_MAX_MS && !counted(l.placed));
     if (kept.length) landed.set(key, kept);
     else landed.delete(key);
     return kept.reduce((n, l) => n + l.bytes, 0);
@@ -209,7 +209,7 @@ export function createQuotas(deps: QuotasDeps) {
     } catch {
       return false; // unreadable: counted while it lasts
     }
-    if (!counted({ bytes: r.bytes, at: r.taken_at, placed })) return false;
+    if (!counted(placed)) return false;
     countedHere.add(r.id);
     return true;
   }
