@@ -162,6 +162,17 @@ async function finished(client: Client, id: string) {
   return job;
 }
 
+/** Cancels a running fetch: it ends cancelled, and neither the volume nor a staging folder keeps a byte of it. */
+async function cancelLeavingNothing(id: string): Promise<void> {
+  const cancelled = await admin.delete(`/api/fetch/${id}`);
+  assert.is(cancelled.status, 200, cancelled.text);
+  const ended = await finished(admin, id);
+  assert.is(ended.state, 'cancelled');
+  assert.is(ended.error.code, 'FETCH_CANCELLED');
+  assert.equal(everything(), []);
+  assert.equal(stagingLeft(), []);
+}
+
 test.before(async () => {
   web = await webServer();
   webPort = (web.address() as AddressInfo).port;
@@ -307,13 +318,7 @@ test('bad addresses, a remote error, a body over the limit (declared or not), a 
     what: 'the first bytes of the slow body',
   });
   assert.is(stagingLeft().length, 1, 'the part file while it runs');
-  const cancelled = await admin.delete(`/api/fetch/${slow.json.id}`);
-  assert.is(cancelled.status, 200, cancelled.text);
-  const ended = await finished(admin, slow.json.id);
-  assert.is(ended.state, 'cancelled');
-  assert.is(ended.error.code, 'FETCH_CANCELLED');
-  assert.equal(everything(), []);
-  assert.equal(stagingLeft(), []);
+  await cancelLeavingNothing(slow.json.id);
   // The list has them, newest first; forgetting a finished one removes it.
   const list = (await admin.get('/api/fetch')).json.jobs;
   assert.is(list[0].id, slow.json.id);
@@ -342,13 +347,7 @@ test('a fetch is followed and cancelled through any instance (through a cluster:
     );
   }
   // The instance that started it is past: this DELETE reaches the next one.
-  const cancelled = await admin.delete(`/api/fetch/${slow.json.id}`);
-  assert.is(cancelled.status, 200, cancelled.text);
-  const ended = await finished(admin, slow.json.id);
-  assert.is(ended.state, 'cancelled');
-  assert.is(ended.error.code, 'FETCH_CANCELLED');
-  assert.equal(everything(), []);
-  assert.equal(stagingLeft(), []);
+  await cancelLeavingNothing(slow.json.id);
   // Finished, it is forgotten through any instance.
   assert.is((await admin.delete(`/api/fetch/${slow.json.id}`)).status, 200);
   for (let i = 0; i < instancesBehind(s); i++) assert.is((await admin.get(`/api/fetch/${slow.json.id}`)).status, 404);
