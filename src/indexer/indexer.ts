@@ -213,10 +213,12 @@ export class Indexer implements IndexPort {
   private wroteQueue: Promise<void> = Promise.resolve();
   /** Walks under way (job id → root), so a dropped root's walk can be cancelled and awaited. */
   private readonly runs = new Map<number, { rootId: number; done: Promise<unknown> }>();
-  /** Folders counted by a refresh (root id -> relative paths): one new to the index has no row meanwhile. */
-  private readonly recounts = new Map<number, string[]>();
-  /** The row each refresh found before its walk (root id -> one per refresh): its ancestors' totals count that one until it ends. */
-  private readonly recountedRows = new Map<number, { rel: string; row: EntryRow | undefined }[]>();
+  /**
+   * Folders counted by a refresh (root id -> one per refresh under way): one new to the index has
+   * no row meanwhile; with the row the refresh found before its walk, which its ancestors' totals
+   * count until it ends.
+   */
+  private readonly recounts = new Map<number, { rel: string; row: EntryRow | undefined }[]>();
   /** Real paths of outside changes another instance found that this index has not applied yet (how many each). */
   private readonly expected = new Map<string, number>();
   /** Paths served again while their old rows were being dropped: walked once the drop is done. */
@@ -583,18 +585,13 @@ export class Indexer implements IndexPort {
   /** A refresh of `rel` has begun (a folder new to the index has no row until its walk writes it); `done()` when it ends. */
   recounting(rootId: number, rel: string): { done(): void } {
     const list = this.recounts.get(rootId) ?? [];
-    list.push(rel);
-    this.recounts.set(rootId, list);
-    const rows = this.recountedRows.get(rootId) ?? [];
     const was = { rel, row: this.store.entry(rootId, rel) };
-    rows.push(was);
-    this.recountedRows.set(rootId, rows);
+    list.push(was);
+    this.recounts.set(rootId, list);
     return {
       done: () => {
-        list.splice(list.indexOf(rel), 1);
+        list.splice(list.indexOf(was), 1);
         if (!list.length) this.recounts.delete(rootId);
-        rows.splice(rows.indexOf(was), 1);
-        if (!rows.length) this.recountedRows.delete(rootId);
       },
     };
   }
@@ -622,9 +619,11 @@ export class Indexer implements IndexPort {
     return false;
   }
 
-  /** `rel` lies in a folder being counted again. */
-  private inRecount(rootId: number, rel: string): boolean {
-    return (this.recounts.get(rootId) ?? []).some((r) => r === '' || r === rel || rel.startsWith(r + '/'));
+  /** The refreshes under way of folders holding `rel` (or of `rel` itself). */
+  private recountsOver(rootId: number, rel: string): { rel: string; row: EntryRow | undefined }[] {
+    return (this.recounts.get(rootId) ?? []).filter(
+      (r) => r.rel === '' || r.rel === rel || rel.startsWith(r.rel + '/'),
+    );
   }
 
   /**
@@ -652,9 +651,7 @@ export class Indexer implements IndexPort {
         const mtime = Math.trunc(row.mtime);
         return mtime > p.mtime || (mtime === p.mtime && row.size === p.size);
       };
-      const walking = (this.recountedRows.get(c.root.id) ?? []).filter(
-        (r) => r.rel === '' || r.rel === c.rel || c.rel.startsWith(r.rel + '/'),
-      );
+      const walking = this.recountsOver(c.root.id, c.rel);
       if (walking.some((r) => r.rel !== c.rel || !holds(r.row))) return false;
       return holds(this.store.entry(c.root.id, c.rel));
     }
@@ -694,7 +691,7 @@ export class Indexer implements IndexPort {
     if (!c) return none;
     if (c.root.state === 'pending') return { ...none, counting: true }; // its first walk is due or under way
     const row = this.store.entry(c.root.id, c.rel);
-    if (!row && this.inRecount(c.root.id, c.rel)) return { ...none, counting: true };
+    if (!row && this.recountsOver(c.root.id, c.rel).length) return { ...none, counting: true };
     if (!row || !row.is_dir) return none;
     const full = mode === 'full';
     const at = row.updated_at ?? row.checked_at ?? c.root.walked_at;
