@@ -154,6 +154,7 @@ const CLUSTER_FILES = [
   'names-selection-zip.test.ts',
   'notify-disk.test.ts',
   'notify-email.test.ts',
+  'notify-events.test.ts',
   'notify-job-failed.test.ts',
   'notify-live.test.ts',
   'notify-outbox.test.ts',
@@ -228,8 +229,6 @@ const CLUSTER_CANNOT: Record<string, string> = {
     "counts one server process's reader threads (/proc/<pid>/task) and writes its documents on the shared folder from outside at the start: through the cluster only the rescan lease holder's walk finds them (no watcher on shared storage; the rescan every 15 min)",
   'notify-device.test.ts':
     "reads the embedded database's sign_in_devices table to prove the device cookie is kept as an HMAC only (on PostgreSQL the same rows are in the shared database)",
-  'notify-events.test.ts':
-    'product gap of issue 31: "one message per link every ten minutes" for its downloads is remembered per instance (shares/holder.ts `told`): a second download through another instance tells again ("2 downloads so far"), found by the clean-clone CI',
   'host-volumes.test.ts':
     'through the cluster its folders could not be removed at its end once (ENOTEMPTY after the instances stopped, 1 of 2 runs): something of an instance still wrote there — not yet understood; it runs from source and against the executable',
   'lingering-close.test.ts':

@@ -153,9 +153,8 @@ export function createLinkHolding(deps: LinkHoldingDeps) {
    * What the link's owner is told (the notification outbox, through the activity log): its first
    * opening, and its downloads with their count — at most one message per link every
    * TOLD_EVERY_MS (a video's Range requests, a gallery taken file by file), the next one carrying
-   * the count of all.
+   * the count of all. The time is the link's row (`told_until`), so a cluster tells once.
    */
-  const told = new Map<string, number>();
   function tell(row: ShareRow, download: boolean): void {
     const now = store.byId(row.id);
     if (!now) return;
@@ -166,9 +165,7 @@ export function createLinkHolding(deps: LinkHoldingDeps) {
       return;
     }
     const at = Date.now();
-    for (const [k, until] of told) if (until <= at) told.delete(k);
-    if ((told.get(row.id) ?? 0) > at) return;
-    told.set(row.id, at + TOLD_EVERY_MS);
+    if (!store.claimTelling(row.id, new Date(at).toISOString(), new Date(at + TOLD_EVERY_MS).toISOString())) return;
     deps.activity.record({
       action: 'share.link.downloaded',
       outcome: 'success',

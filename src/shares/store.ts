@@ -86,7 +86,11 @@ export interface AccountRow {
 export const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** A row as stored: the token's hash and seal in place of the token. */
-type StoredRow = Omit<ShareRow, 'token'> & { token_hash: string; token_sealed: string | null };
+type StoredRow = Omit<ShareRow, 'token'> & {
+  token_hash: string;
+  token_sealed: string | null;
+  told_until: string | null;
+};
 
 /** A token sealed by SecretBox (a token itself is base64url: never a dot). */
 const SEALED = 'v1.';
@@ -136,7 +140,7 @@ export function createShareStore(db: Database, box: SecretBox, backupDir?: strin
   /** The stored row as the service sees it; a seal that does not open (another key) gives ''. */
   const shown = (row: StoredRow | undefined, token?: string): ShareRow | undefined => {
     if (!row) return undefined;
-    const { token_hash: _hash, token_sealed: sealed, ...rest } = row;
+    const { token_hash: _hash, token_sealed: sealed, told_until: _told, ...rest } = row;
     return { ...rest, token: token ?? (sealed ? opened(sealed, row.id) : null) ?? '' };
   };
 
@@ -261,6 +265,13 @@ export function createShareStore(db: Database, box: SecretBox, backupDir?: strin
         [taker, id, file, until],
       );
     },
+    /** Whether the owner of link `id` is to be told of its downloads now (ISO `now`): claims the telling until `until`; false while an earlier telling holds, through whichever instance it was. */
+    claimTelling: (id: string, now: string, until: string): boolean =>
+      db.run('UPDATE shares SET told_until = ? WHERE id = ? AND (told_until IS NULL OR told_until <= ?)', [
+        until,
+        id,
+        now,
+      ]).changes > 0,
     /** Counts one download of a limited link, only while it has one left; false past its count. */
     claimDownload: (id: string): boolean =>
       db.run(
