@@ -8,13 +8,13 @@ import { promisify } from 'node:util';
 import { AppError } from '../core/errors.ts';
 import { paceFor } from '../core/load.ts';
 import { writeBody, type BodyWrite } from '../uploads/body-writer.ts';
+import { etagMatches, ifMatchHolds } from '../http/conditional.ts';
 import { etagOf, sendFile } from '../http/file.ts';
 import { createFileAt, openFileIn, withParentIn } from '../files/confined.ts';
 import { withTemporary } from '../files/journal.ts';
 import type { ResolvedPath } from '../files/paths.ts';
 import type { Hold } from '../files/quota-port.ts';
 import { preconditions } from './locking.ts';
-import { etagMatches } from './protocol.ts';
 import { membersOf, nameOf, parentCollection, refuseReadOnly, type DavContext } from './resources.ts';
 
 const fsDatasync = promisify(fs.fdatasync);
@@ -39,30 +39,16 @@ export async function get(ctx: DavContext, req: IncomingMessage, res: ServerResp
   await sendFile(req, res, await openFileIn(r.space.root, r.realPath), nameOf(r.virtualPath), 'attachment');
 }
 
-// RFC 9110 §13.1.1/§13.1.2 on PUT: "If-Match: *" needs a current representation, "If-None-Match:
-// *" needs none (a client creating a file that must not exist yet).
+// RFC 9110 §13.1.1/§13.1.2 on PUT, read as every route reads them (http/conditional.ts): If-Match
+// compares strongly ("*" needs a current representation, a weak tag never matches), If-None-Match
+// weakly ("*" needs none: a client creating a file that must not exist yet).
 function httpConditions(req: IncomingMessage, etag: string | null): void {
   const match = req.headers['if-match'];
-  if (match) {
-    const ok =
-      etag !== null &&
-      match
-        .split(',')
-        .map((t) => t.trim())
-        .some((t) => t === '*' || etagMatches(t, etag));
-    if (!ok) throw new AppError('DAV_PRECONDITION', 'If-Match does not match the current file.');
-  }
+  if (match && !ifMatchHolds(match, etag))
+    throw new AppError('DAV_PRECONDITION', 'If-Match does not match the current file.');
   const noneMatch = req.headers['if-none-match'];
-  if (
-    noneMatch &&
-    etag !== null &&
-    noneMatch
-      .split(',')
-      .map((t) => t.trim())
-      .some((t) => t === '*' || t === etag)
-  ) {
+  if (noneMatch && etag !== null && etagMatches(noneMatch, etag))
     throw new AppError('DAV_PRECONDITION', 'If-None-Match: the file exists.');
-  }
 }
 
 // RFC 4918 §9.7.1: "A PUT that would result in the creation of a resource without an

@@ -308,7 +308,7 @@ export function submittedTokens(lists: IfList[] | null): Set<string> {
   return out;
 }
 
-/** Strong comparison of an entity-tag condition with a current one (weak tags never match a PUT's state). */
+/** An If header's entity-tag condition (RFC 4918 §10.4) against the current ETag: the tag itself, or its weak form. If-Match and If-None-Match are http/conditional.ts's. */
 export function etagMatches(condition: string, current: string | null): boolean {
   if (!current) return false;
   return condition === current || condition === `W/${current}`;

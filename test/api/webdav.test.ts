@@ -218,6 +218,35 @@ test('PUTs sent at once with one If-Match (through a cluster, three on each inst
   );
 });
 
+test('If-Match compares strongly and If-None-Match weakly (RFC 9110 §13.1): a weak tag of the file changes nothing', async () => {
+  const name = 'Rechnung „März“ & 50% #2.txt';
+  const href = '/dav/Files/' + encodeURIComponent(name);
+  assert.is((await dav('PUT', href, { body: 'die erste Fassung' })).status, 201);
+  const etag = (await dav('HEAD', href)).headers.get('etag')!;
+  assert.ok(etag && !etag.startsWith('W/'), etag);
+  // A weak tag never matches If-Match; to If-None-Match it is the file's tag.
+  const refused: Record<string, string>[] = [
+    { 'if-match': `W/${etag}` },
+    { 'if-none-match': `W/${etag}` },
+    { 'if-none-match': etag },
+  ];
+  for (const headers of refused) {
+    const res = await dav('PUT', href, { body: 'überschrieben', headers });
+    assert.is(res.status, 412, JSON.stringify(headers));
+    assert.is((await res.json()).error.code, 'DAV_PRECONDITION');
+  }
+  assert.is(fs.readFileSync(vol(name), 'utf8'), 'die erste Fassung');
+  // The file's own tag among others in a list lands, its old content kept as the version.
+  assert.is(
+    (await dav('PUT', href, { body: 'die zweite', headers: { 'if-match': `"nicht, diese", ${etag}` } })).status,
+    204,
+  );
+  assert.is(fs.readFileSync(vol(name), 'utf8'), 'die zweite');
+  const versions = await versionsOf(`Files/${name}`);
+  assert.is(versions.length, 1);
+  assert.is((await alice.get(`/api/versions/${versions[0]!.id}/text`)).json.content, 'die erste Fassung');
+});
+
 test('COPY/MOVE with Overwrite: T sends the replaced item to the trash; F answers 412', async () => {
   fs.writeFileSync(vol('a.txt'), 'A');
   fs.writeFileSync(vol('b.txt'), 'B');
