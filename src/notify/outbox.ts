@@ -3,6 +3,7 @@
 // Built before the services that send (app.ts gives it to the activity log first); the sender
 // subscribes to `written` to start at once instead of at its next tick.
 import { randomBytes } from 'node:crypto';
+import { onNextTurn } from '../core/next-turn.ts';
 import type { QuotaReading } from '../quotas/service.ts';
 import { kindOf, mayNotify, QUOTA_MARK } from './events.ts';
 import type { NotifyStore } from './store.ts';
@@ -35,16 +36,10 @@ const rowOf = (event: OutboxEvent, activityId: number | null, at: string) => ({
 
 export function createOutbox(store: NotifyStore) {
   const listeners = new Set<() => void>();
-  let woken = false;
-  const wake = () => {
-    if (woken) return;
-    woken = true;
-    // After the transaction that wrote the event has committed.
-    setImmediate(() => {
-      woken = false;
-      for (const fn of listeners) fn();
-    });
-  };
+  // After the transaction that wrote the event has committed.
+  const wake = onNextTurn(() => {
+    for (const fn of listeners) fn();
+  });
   /**
    * A state of the server's own (not an activity row: a quota past its mark, a volume gone)
    * starts or ends; `event` is raised only when that changes the kept state — once per start,

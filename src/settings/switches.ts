@@ -13,6 +13,7 @@ import { CONFIG_TOPIC, type ConfigSignals } from '../cluster/config-cache.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
+import { onNextTurn } from '../core/next-turn.ts';
 import type { SettingsService } from './service.ts';
 import type { FolderSizeMode } from './wire.ts';
 
@@ -104,22 +105,16 @@ export interface InstallationSwitches {
  * the signal in the same turn; the read waits for the next) — and applied here.
  */
 export function followSwitches(switches: InstallationSwitches, signals: ConfigSignals, log: Logger): () => void {
-  let queued = false;
-  const again = () => {
-    if (queued) return;
-    queued = true;
-    setImmediate(() => {
-      queued = false;
-      for (const s of [switches.folderSizes, switches.terminal] as Switch<unknown>[]) {
-        try {
-          s.apply();
-        } catch (err) {
-          // PostgreSQL away: the stream's return calls this again.
-          log.warn('a switch could not be read again', { setting: s.variable, err });
-        }
+  const again = onNextTurn(() => {
+    for (const s of [switches.folderSizes, switches.terminal] as Switch<unknown>[]) {
+      try {
+        s.apply();
+      } catch (err) {
+        // PostgreSQL away: the stream's return calls this again.
+        log.warn('a switch could not be read again', { setting: s.variable, err });
       }
-    });
-  };
+    }
+  });
   return signals.on(CONFIG_TOPIC, again, again);
 }
 
