@@ -108,7 +108,7 @@ export function extractPack(name: string, baseDir: string): string {
   const raw = readEmbeddedAsset(`${name}.pack`);
   if (!raw) throw new AssetError(`this executable carries no ${name}.pack`);
   const bytes = info.compressed ? unbrotli(raw) : raw;
-  const temp = `${dir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const temp = `${dir}${unfinishedMark(process.pid)}${randomBytes(4).toString('hex')}`;
   try {
     unpack(bytes, temp);
     fs.writeFileSync(path.join(temp, '.complete'), info.hash);
@@ -127,6 +127,25 @@ export function extractPack(name: string, baseDir: string): string {
     fs.rmSync(temp, { recursive: true, force: true });
   }
   return dir;
+}
+
+/** What a pack's folder is named after while process `pid` writes it: `<name>-<hash>.tmp-<pid>-<random>`. */
+const unfinishedMark = (pid: number) => `.tmp-${pid}-`;
+
+/**
+ * Removes what process `pid`, which has ended, left half-extracted in `baseDir`: a process
+ * killed while it wrote a pack (the add-on check stopped with its server) neither renamed
+ * nor removed the folder.
+ */
+export function removeUnfinished(baseDir: string, pid: number): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(baseDir);
+  } catch {
+    return;
+  }
+  for (const name of names)
+    if (name.includes(unfinishedMark(pid))) fs.rmSync(path.join(baseDir, name), { recursive: true, force: true });
 }
 
 /**

@@ -132,11 +132,16 @@ async function main(): Promise<void> {
     ? consoleLogger(app.config.server.logLevel, consoleWrite)
     : createLogger(app.config.server.logLevel);
   let stopping = false;
+  // The add-on check's child writes into CACHE_DIR: a stop ends it and waits for it, as for
+  // the server's own work, so nothing of this server writes there after it has stopped.
+  const addonCheck = new AbortController();
+  let checking: Promise<unknown> = Promise.resolve();
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info('stopping', { signal });
-    app.close().then(
+    addonCheck.abort();
+    Promise.all([app.close(), checking]).then(
       () => process.exit(0),
       (err) => {
         log.error('stop failed', { err });
@@ -181,14 +186,15 @@ async function main(): Promise<void> {
     // Add-on check, off the request path and in a child process (`--check-addons`): loading the
     // image add-on costs ~35 MB that an idle server should not carry, and a crashing add-on
     // must not take the server down. Not beside a first walk: it would take one of its cores.
-    afterEarlyWalks(
-      walker,
-      250,
-      () =>
-        void checkInChild(env).then((parts) => {
+    afterEarlyWalks(walker, 250, () => {
+      if (stopping) return;
+      checking = checkInChild(env, { signal: addonCheck.signal, cacheDir: app.config.storage.cacheDir }).then(
+        (parts) => {
+          if (stopping) return;
           if (!human || Object.values(parts).some((p) => !p.available)) log.info('optional parts', parts);
-        }),
-    );
+        },
+      );
+    });
   } catch (err) {
     for (const line of held ?? []) process.stdout.write(line);
     held = null;

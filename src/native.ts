@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type * as ImageModule from '@napi-rs/image';
 import type * as PtyModule from '@lydell/node-pty';
-import { embeddedPacks, extractPack, isExecutable } from './assets.ts';
+import { embeddedPacks, extractPack, isExecutable, removeUnfinished } from './assets.ts';
 
 export type ImageAddon = typeof ImageModule;
 export type PtyAddon = typeof PtyModule;
@@ -84,11 +84,14 @@ export function requireAddonFromCache(name: AddonName): unknown {
   return requireAddon(name, processCacheDir);
 }
 
+/** Where the add-ons are extracted: `CACHE_DIR/native`. */
+const nativeDir = (cacheDir: string) => path.join(cacheDir, 'native');
+
 function requireAddon(name: AddonName, cacheDir: string): unknown {
   const pkg = PACKAGES[name];
   if (!isExecutable()) return createRequire(import.meta.url)(pkg);
   if (!embeddedPacks().includes(`addon-${name}`)) throw new Error(`${pkg} is not built for this platform`);
-  const dir = extractPack(`addon-${name}`, path.join(cacheDir, 'native'));
+  const dir = extractPack(`addon-${name}`, nativeDir(cacheDir));
   // Resolve from inside the extracted tree: `<dir>/node_modules/<pkg>`.
   // Both packages load their .node file when required, so a broken add-on fails here.
   return createRequire(path.join(dir, 'index.js'))(pkg);
@@ -107,28 +110,55 @@ export function selfArgs(): string[] {
 /**
  * Runs `burrow --check-addons` (this environment, or the one given) and returns what it found.
  * A child that crashes while loading an add-on reports every add-on as unavailable.
+ *
+ * The child writes: inside the executable it extracts the add-ons into CACHE_DIR/native. A
+ * server that stops aborts `signal`; the child is killed and the promise settles once it has
+ * exited and what it left half-extracted is removed (given `cacheDir`) — left running, it went
+ * on writing into CACHE_DIR after its server had stopped. Killed outright (SIGKILL, also at the
+ * timeout): it holds nothing that needs an orderly end, and a low-priority child on a busy
+ * machine might answer a SIGTERM late. (Not execFile's own `signal` option: it calls back as
+ * soon as the kill is sent, before the child has exited.)
  */
-export function checkInChild(env: NodeJS.ProcessEnv = process.env): Promise<Record<AddonName, AddonStatus>> {
+export function checkInChild(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { signal?: AbortSignal; cacheDir?: string } = {},
+): Promise<Record<AddonName, AddonStatus>> {
+  const unavailable = (reason: string) =>
+    Object.fromEntries((Object.keys(PACKAGES) as AddonName[]).map((n) => [n, { available: false, reason }])) as Record<
+      AddonName,
+      AddonStatus
+    >;
+  const { signal, cacheDir } = options;
+  if (signal?.aborted) return Promise.resolve(unavailable('self-check not run: stopping'));
   return new Promise((resolve) => {
+    const end = () => child.kill('SIGKILL');
     const child = execFile(
       process.execPath,
       [...selfArgs(), '--check-addons'],
-      { timeout: 60_000, windowsHide: true, env },
+      { timeout: 60_000, killSignal: 'SIGKILL', windowsHide: true, env },
+      // Called once the child has exited (and its output is read), or when it could not start.
       (err, stdout, stderr) => {
+        signal?.removeEventListener('abort', end);
+        // A killed child left the folder it was writing behind.
+        if (err && cacheDir !== undefined && child.pid !== undefined)
+          try {
+            removeUnfinished(nativeDir(cacheDir), child.pid);
+          } catch {
+            /* not removable now: a folder named for a process that has ended, never used */
+          }
         try {
           if (!err) return resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Record<AddonName, AddonStatus>);
         } catch {
           /* fall through: report the failure below */
         }
-        const reason =
-          `self-check failed: ${err?.message.split('\n')[0] ?? 'unreadable answer'} ${stderr.trim().split('\n').pop() ?? ''}`.trim();
         resolve(
-          Object.fromEntries(
-            (Object.keys(PACKAGES) as AddonName[]).map((n) => [n, { available: false, reason }]),
-          ) as Record<AddonName, AddonStatus>,
+          unavailable(
+            `self-check failed: ${err?.message.split('\n')[0] ?? 'unreadable answer'} ${stderr.trim().split('\n').pop() ?? ''}`.trim(),
+          ),
         );
       },
     );
+    signal?.addEventListener('abort', end, { once: true });
     // Background work: a second start of this program, right after launch, must not slow the
     // first walks of the indexes (or anyone's requests) on a small machine.
     try {

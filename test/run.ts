@@ -143,6 +143,7 @@ const CLUSTER_FILES = [
   'files-versions-moves.test.ts',
   'foldersize-complete.test.ts',
   'foldersize-hidden.test.ts',
+  'host-volumes.test.ts',
   'indexes-confined.test.ts',
   'indexes-search.test.ts',
   'indexes-views.test.ts',
@@ -229,8 +230,6 @@ const CLUSTER_CANNOT: Record<string, string> = {
     "counts one server process's reader threads (/proc/<pid>/task) and writes its documents on the shared folder from outside at the start: through the cluster only the rescan lease holder's walk finds them (no watcher on shared storage; the rescan every 15 min)",
   'notify-device.test.ts':
     "reads the embedded database's sign_in_devices table to prove the device cookie is kept as an HMAC only (on PostgreSQL the same rows are in the shared database)",
-  'host-volumes.test.ts':
-    'through the cluster its folders could not be removed at its end once (ENOTEMPTY after the instances stopped, 1 of 2 runs): something of an instance still wrote there — not yet understood; it runs from source and against the executable',
   'lingering-close.test.ts':
     "reads how the server's own HTTP connection ends after a 413 mid-body, on a raw socket: through the tests' balancer that socket is the balancer's",
 };
