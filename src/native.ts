@@ -87,6 +87,18 @@ export function requireAddonFromCache(name: AddonName): unknown {
 /** Where the add-ons are extracted: `CACHE_DIR/native`. */
 const nativeDir = (cacheDir: string) => path.join(cacheDir, 'native');
 
+/**
+ * Removes the add-on folder process `pid` (a child of this one, ended: killed while it
+ * extracted) left half-written in CACHE_DIR/native.
+ */
+export function removeUnfinishedAddons(cacheDir: string, pid: number): void {
+  try {
+    removeUnfinished(nativeDir(cacheDir), pid);
+  } catch {
+    /* not removable now: a folder named for a process that has ended, never used */
+  }
+}
+
 function requireAddon(name: AddonName, cacheDir: string): unknown {
   const pkg = PACKAGES[name];
   if (!isExecutable()) return createRequire(import.meta.url)(pkg);
@@ -140,12 +152,7 @@ export function checkInChild(
       (err, stdout, stderr) => {
         signal?.removeEventListener('abort', end);
         // A killed child left the folder it was writing behind.
-        if (err && cacheDir !== undefined && child.pid !== undefined)
-          try {
-            removeUnfinished(nativeDir(cacheDir), child.pid);
-          } catch {
-            /* not removable now: a folder named for a process that has ended, never used */
-          }
+        if (err && cacheDir !== undefined && child.pid !== undefined) removeUnfinishedAddons(cacheDir, child.pid);
         try {
           if (!err) return resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Record<AddonName, AddonStatus>);
         } catch {

@@ -20,7 +20,7 @@ import net from 'node:net';
 import type { Writable } from 'node:stream';
 import { GifReader } from 'omggif';
 import type { Logger } from '../core/log.ts';
-import { createNativeAddons, selfArgs } from '../native.ts';
+import { createNativeAddons, removeUnfinishedAddons, selfArgs } from '../native.ts';
 import { HeifDecoder, isIsoMedia } from './heif.ts';
 
 /**
@@ -239,14 +239,21 @@ async function sendInput(pipe: Writable, id: number, input: PictureInput): Promi
 export interface PictureChild {
   /** The WebP bytes of `job`, drawn in the child (started when none is running). */
   draw(job: PictureJob): Promise<Buffer>;
-  /** Lets the child go now (the server stops). */
-  close(): void;
+  /**
+   * Ends the child now (the server stops) and resolves once it has exited. A child writes: at
+   * its start it extracts the image add-on into CACHE_DIR/native (inside the executable), and
+   * one only let go finished that first, after its server had stopped. Killed (SIGKILL): it
+   * holds nothing that needs an orderly end; the folder it was extracting is removed.
+   */
+  close(): Promise<void>;
 }
 
 /** The server's side: one child at a time, started on demand, let go after `idleMs` without work. */
 export function createPictureChild(deps: { cacheDir: string; log: Logger; idleMs?: number }): PictureChild {
   const idleMs = deps.idleMs ?? IDLE_MS;
   let child: ChildProcess | null = null;
+  /** Every child started that has not exited: the current one, and any let go and still leaving. */
+  const live = new Set<ChildProcess>();
   let nextId = 1;
   const pending = new Map<number, { owner: ChildProcess; resolve: (b: Buffer) => void; reject: (e: Error) => void }>();
   let idle: NodeJS.Timeout | undefined;
@@ -271,7 +278,9 @@ export function createPictureChild(deps: { cacheDir: string; log: Logger; idleMs
       if (!pending.size && child === c) idle = setTimeout(letGo, idleMs).unref();
     });
     c.on('error', (err) => deps.log.warn('the picture process could not start', { err }));
+    live.add(c);
     c.on('exit', (code, signal) => {
+      live.delete(c);
       if (child === c) child = null;
       // Jobs sent to it and not answered fail (the pictures are remembered as without a thumbnail).
       for (const [id, waiter] of pending)
@@ -307,9 +316,21 @@ export function createPictureChild(deps: { cacheDir: string; log: Logger; idleMs
         sendInput(c.stdio[INPUT_FD] as Writable, id, input).catch(fail);
       });
     },
-    close() {
+    async close() {
       clearTimeout(idle);
       letGo();
+      await Promise.all(
+        [...live].map(async (c) => {
+          // One that never started has nothing to wait for.
+          if (c.pid === undefined || c.exitCode !== null || c.signalCode !== null) return;
+          const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+          // Waited for: it must keep this process alive until then (unref'd while it worked).
+          c.ref();
+          c.kill('SIGKILL');
+          await exited;
+          if (c.pid !== undefined) removeUnfinishedAddons(deps.cacheDir, c.pid);
+        }),
+      );
     },
   };
 }

@@ -115,7 +115,7 @@ export function createThumbnails(deps: {
   cacheDir: string;
   settings: () => ThumbnailSettings;
   log: Logger;
-}): Thumbnails & { close(): void } {
+}): Thumbnails & { close(): Promise<void> } {
   const dir = path.join(deps.cacheDir, 'thumbnails');
   const pictures = createPictureChild({ cacheDir: deps.cacheDir, log: deps.log });
   const inFlight = new Map<string, Promise<{ name: string; size: number } | null>>();
