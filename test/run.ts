@@ -68,7 +68,9 @@ const POSTGRES_ENV = { BURROW_TEST_DATABASE: 'postgres' };
  * Files that start Burrow processes of their own (serverCommand(): `node src/main.ts` from
  * source, the executable in api-executable) — the command line, doctor, db copy, service
  * install, the instance lock, a kill -9 at startup, three instances migrating one PostgreSQL —
- * or, like cluster.test.ts and haproxy.test.ts, several servers on one PostgreSQL of their own. They run once, in
+ * or, like cluster.test.ts and haproxy.test.ts, several servers on one PostgreSQL of their own
+ * (cluster-ldap.test.ts: three beside an OpenLDAP of its own, holding their database writes
+ * with a lock of the test's until each process waits on it). They run once, in
  * api-executable: against the executable they test what ships, and from source they only
  * tested the same code again, each process compiling the sources as it starts (the slowest
  * files of the group from source: doctor-postgres 130 s, db-copy 100 s, cli-help 93 s).
@@ -81,6 +83,7 @@ const OWN_PROCESSES = [
   'cluster-duties.test.ts',
   'cluster-jobs.test.ts',
   'cluster-journal.test.ts',
+  'cluster-ldap.test.ts',
   'cluster-uploads.test.ts',
   'cluster.test.ts',
   'db-copy.test.ts',
