@@ -333,8 +333,10 @@ export function createAccessModel({ store, log, record, cache, resolver }: Acces
           }
           let g = store.groupNamed(n);
           if (!g) {
-            g = store.addGroup(n);
-            event('access.group-create', { groupId: g.id, name: n });
+            // The same person's (or another's) sign-in on another instance may be making it now.
+            const { group, made } = store.groupNamedOrMade(n);
+            g = group;
+            if (made) event('access.group-create', { groupId: g.id, name: n });
           }
           wanted.set(g.id, g.name);
         }

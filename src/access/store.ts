@@ -67,6 +67,25 @@ export function createAccessStore(db: Database) {
       db.run('INSERT INTO access_groups (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)', [id, name, at, at]);
       return { id, name, createdAt: at, updatedAt: at };
     },
+    /**
+     * The group named `name`, made when there is none (`made`: by this call). A directory's
+     * sign-ins on several instances at once may make the same group: the unique name decides —
+     * the insert of the one that comes second waits for the first's and does nothing, and the
+     * statement after it reads the group the first made (READ COMMITTED).
+     */
+    groupNamedOrMade(name: string): { group: GroupRow; made: boolean } {
+      const at = now();
+      const made =
+        db.run(
+          'INSERT INTO access_groups (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+          [randomUUID(), name, at, at],
+        ).changes > 0;
+      const r = db.get<{ id: string; name: string; created_at: string; updated_at: string }>(
+        'SELECT * FROM access_groups WHERE name = ?',
+        [name],
+      );
+      return { group: groupOf(r!), made };
+    },
     renameGroup: (id: string, name: string): boolean =>
       db.run('UPDATE access_groups SET name = ?, updated_at = ? WHERE id = ?', [name, now(), id]).changes > 0,
     /** The group, its memberships and its rules, in one transaction. */

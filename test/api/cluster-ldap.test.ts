@@ -3,16 +3,17 @@
 // the same new person signing in eight times at the same moment, spread over the three. Every
 // sign-in is a 200 into a session that works on another instance, the person has one account
 // (one row in /api/users, one directory subject in the database), joins each mapped Burrow group
-// once, and the directory's groups make one Burrow group each.
+// once, and the directory's groups make one Burrow group each — also when a known person's
+// sign-ins at once are the first to name a mapped group.
 //
 // "At the same moment" is made so, not hoped for: each instance has one database connection,
 // so its sign-ins reach the database one after another, and the race is between instances. The
 // test holds every write to the table the sign-ins make their row in (LOCK … IN SHARE MODE, in
 // a transaction of its own) until one statement of each instance waits on a lock — each
-// instance's first sign-in inside its transaction, past its look for the account —
+// instance's first sign-in inside its transaction, past its look for the account or group —
 // and then lets them all go at once. Without the cross-instance lock of a new account (2133a68)
 // all three are then at the insert of the same account (a 500 for two of them); with it, one is
-// and the others wait to look again.
+// and the others wait to look again. Three inserts of one group are let go the same way.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -65,6 +66,8 @@ const JOERG: Person = {
 /** The Burrow groups the directory's groups map to: Staff directly, Büro through Staff (nested). */
 const TEAM = 'Équipe & Co #1';
 const OFFICE = 'Büro Köln 🏠';
+/** The Burrow group of the directory's Band, which has nobody in it at first: made when someone is. */
+const BAND = 'Band 🎸 & Friends';
 
 /** An LDIF line; values beyond ASCII go base64 (`::`), as LDIF wants. */
 const attr = (name: string, value: string) =>
@@ -133,7 +136,7 @@ test.before(async () => {
     LDAP_USER_FILTER: '(&(objectClass=inetOrgPerson)(uid={username}))',
     LDAP_GROUP_BASE: GROUPS_BASE,
     LDAP_GROUP_NESTED: 'true',
-    LDAP_GROUP_MAP: `Staff=${TEAM}; Büro=${OFFICE}`,
+    LDAP_GROUP_MAP: `Staff=${TEAM}; Büro=${OFFICE}; Band=${BAND}`,
     LDAP_TIMEOUT_MS: '20000',
     // Each round signs in from its own address: its 8 attempts are not the next round's budget.
     TRUST_PROXY: 'loopback',
@@ -295,5 +298,20 @@ for (const p of [ZOE, RENEE, JOERG]) {
     assert.is(await logged('access.group-create'), 2);
   });
 }
+
+test(`a known person put in a newly mapped group: ${AT_ONCE} sign-ins at once through ${INSTANCES} instances make the group once and join it once`, async () => {
+  directory.modify(group('Band', [dnOf(ZOE)]).replace(/\n(objectClass)/, '\nchangetype: add\n$1'));
+  const browsers = await signInsAtOnce(ZOE, 'access_groups');
+  const id = await oneAccountSignedIn(ZOE, browsers);
+  await oneAccount(ZOE, id);
+  assert.equal(await groupsOf(id), { [TEAM]: 'ldap', [OFFICE]: 'ldap', [BAND]: 'ldap' });
+  const names = ((await admin.get('/api/access/groups')).json.groups as { name: string }[]).map((g) => g.name);
+  assert.equal(
+    names.filter((n) => n === BAND),
+    [BAND],
+  );
+  assert.is(await logged('access.group-create'), 3);
+  assert.is(await logged('access.member-add', id), 3);
+});
 
 test.run();
