@@ -498,7 +498,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     config,
     privateDirs,
     spaceRoots,
-    rules: accessModel,
+    rules: {
+      giveVolume: accessModel.giveVolume,
+      // A renamed volume's path-bound rows follow its label (spec §1 rule 4, as for a folder renamed).
+      renameVolume: (from, to, within) =>
+        db.transaction(() => {
+          const volume = within();
+          if (from.normalize('NFC') !== to.normalize('NFC')) bindings.carry(from, to, { userId: null });
+          return volume;
+        }),
+    },
   });
 
   // Uploads: multipart and resumable (TUS), placed through the resolver and names.

@@ -398,18 +398,6 @@ export function createAccessModel({ store, log, record, cache, resolver }: Acces
       return { made, rules: rules.map((r) => ruleWire(r, name(r))) };
     },
 
-    /** A volume renamed (Administration → Volumes): the rules at its root and below follow its new label, in `within`'s transaction. */
-    renameVolume<T>(from: string, to: string, within: () => T): T {
-      const result = store.transaction(() => {
-        const r = within();
-        if (from.normalize('NFC') !== to.normalize('NFC'))
-          store.binding(() => undefined).carry(from, to, { userId: null });
-        return r;
-      });
-      changed();
-      return result;
-    },
-
     /** Rules at `path` and at every folder above it (all of them, without a path: administrators). */
     rules(caller: Caller, path?: string) {
       const name = names();

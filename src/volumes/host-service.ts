@@ -17,7 +17,9 @@ import type { GroupGrant, WireHostVolume } from './wire.ts';
 /**
  * The access model's part (access/service.ts): a volume given to one group — the group's level
  * and hidden for everyone else at its root, written in one transaction after `first` (the
- * volume's row); and a renamed volume's rules following its label (in `within`'s transaction).
+ * volume's row); and a renamed volume's path-bound rows — its rules, links, favourites, tags,
+ * view preferences, WebDAV properties (files/bindings.ts) — following its label, in `within`'s
+ * transaction.
  */
 export interface VolumeRules {
   giveVolume<T>(
@@ -175,8 +177,9 @@ export function createHostVolumes(deps: HostVolumeDeps) {
       const label = input.label === undefined ? undefined : checkLabel(input.label, id);
       const before = store.get(id);
       if (!before) throw new AppError('NOT_FOUND', 'No such volume.');
-      // A new label carries the rules at the volume's root and below (a volume for one group stays theirs).
-      // Refused inside the transaction: a label taken leaves the rules where they were.
+      // A new label carries what is bound to the volume's root and below: a volume for one group
+      // stays theirs, its links still open, its favourites and tags are still there. Refused
+      // inside the transaction: a label taken leaves every row where it was.
       const volume = deps.rules.renameVolume(before.label, label ?? before.label, () => {
         const v = store.update(id, {
           ...(label ? { label } : {}),

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { envelope } from '../support/client.ts';
+import { Client, envelope } from '../support/client.ts';
 import { createUser, setupAdmin } from '../support/auth.ts';
 import { removeDirs, startServer } from '../support/server.ts';
 
@@ -49,12 +49,47 @@ test('add, use, keep, rename, make read-only and remove a host folder volume', a
     await s.restart();
     await admin.request('GET', '/api/admin/volumes').then((r) => assert.is(r.json.volumes[0]?.label, 'Photos', r.text));
 
+    // What Bob bound to it: a link, a favourite, a tag (world names).
+    fs.mkdirSync(path.join(host, 'Été 2025 & #1'));
+    fs.writeFileSync(path.join(host, 'Été 2025 & #1', 'Plage + 100% 🏖.txt'), 'sable');
+    const link = await bob.request('POST', '/api/shares', {
+      sourcePath: 'Photos/Été 2025 & #1/Plage + 100% 🏖.txt',
+      accessMode: 'readonly',
+      sharingType: 'anyone',
+      userIds: [],
+    });
+    assert.is(link.status, 201, link.text);
+    assert.is((await bob.request('POST', '/api/favorites', { path: 'Photos/Été 2025 & #1' })).status, 201);
+    const tagged = await bob.request('POST', '/api/tags/apply', {
+      paths: ['Photos/Été 2025 & #1/Plage + 100% 🏖.txt'],
+      add: ['Urlaub & Co'],
+    });
+    assert.is(tagged.status, 200, tagged.text);
+
     const ro = await admin.request('PATCH', `/api/admin/volumes/${id}`, { accessMode: 'readonly', label: 'Pictures' });
     assert.is(ro.status, 200, ro.text);
     assert.is(ro.json.volume.label, 'Pictures');
     const top = await bob.request('GET', '/api/browse/Pictures/trip');
     assert.is(top.status, 200, top.text);
     assert.is(top.json.access.canWrite, false, `read-only: ${top.text.slice(0, 400)}`);
+    // Renamed, the volume keeps what was bound to it: the link opens, the favourite and the tag
+    // are at the new label (as for a folder renamed).
+    const taken = await new Client(s.url).get(`/api/share/${link.json.shareToken}/file`);
+    assert.is(taken.status, 200, taken.text);
+    assert.is(taken.text, 'sable');
+    assert.equal(
+      (await bob.request('GET', '/api/favorites')).json.map((f: { path: string }) => f.path),
+      ['Pictures/Été 2025 & #1'],
+    );
+    const tags = await bob.request(
+      'GET',
+      `/api/tags/item?${new URLSearchParams({ path: 'Pictures/Été 2025 & #1/Plage + 100% 🏖.txt' })}`,
+    );
+    assert.equal(tags.json.tags, ['Urlaub & Co'], tags.text);
+    assert.is(
+      (await bob.request('GET', '/api/shares')).json.shares[0]?.sourcePath,
+      'Pictures/Été 2025 & #1/Plage + 100% 🏖.txt',
+    );
 
     assert.is((await admin.request('DELETE', `/api/admin/volumes/${id}`)).status, 204);
     assert.is((await bob.request('GET', '/api/browse/Pictures')).status, 404);
