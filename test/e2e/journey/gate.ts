@@ -17,6 +17,8 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import type { Page } from 'playwright-core';
+import { waitFor } from '../../support/wait.ts';
 
 /** A request as it arrived (what a rule decides on). */
 export interface Asked {
@@ -170,6 +172,9 @@ export async function networkGate(upstream: string) {
     socket.on('close', () => up.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // A step that failed before closing its gate must not keep the test process alive after the
+  // run (its browser's connections end with the browser).
+  server.unref();
   const port = (server.address() as AddressInfo).port;
 
   const settle = () => {
@@ -234,3 +239,24 @@ export async function networkGate(upstream: string) {
 }
 
 export type NetworkGate = Awaited<ReturnType<typeof networkGate>>;
+
+/**
+ * Waits until `page` is under its service worker's control — the worker installed (it keeps the
+ * app shell: index.html, the scripts, the icons, fetched through the gate) and claimed the page.
+ * On a loaded machine that install has taken over 15 s; a failure names the registration's state.
+ */
+export async function controlled(page: Page): Promise<void> {
+  await waitFor(
+    () =>
+      page.evaluate(async () => {
+        const r = await navigator.serviceWorker.getRegistration();
+        return {
+          controlled: navigator.serviceWorker.controller !== null,
+          installing: r?.installing?.state ?? null,
+          waiting: r?.waiting?.state ?? null,
+          active: r?.active?.state ?? null,
+        };
+      }),
+    { what: 'the page in its service worker’s hands', timeoutMs: 60_000, until: (w) => w.controlled },
+  );
+}

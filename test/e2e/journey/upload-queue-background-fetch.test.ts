@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page, Worker } from 'playwright-core';
 import { HOME, filesAddress, journey, onDisk, type Step } from './harness.ts';
-import { networkGate, type Asked, type NetworkGate } from './gate.ts';
+import { controlled, networkGate, type Asked, type NetworkGate } from './gate.ts';
 
 const j = journey(import.meta.url, { env: { UPLOAD_CHUNKED_ENABLED: 'true' } });
 const MiB = 1024 * 1024;
@@ -35,13 +35,18 @@ async function open(s: Step, folder: string): Promise<Opened> {
   const gate = await networkGate(s.server.url);
   const { context, page } = await s.anonymous();
   const address = `${gate.address}${filesAddress(HOME, folder)}`;
-  await page.goto(address, { waitUntil: 'domcontentloaded' });
-  await s.signIn(page);
-  await page.goto(address, { waitUntil: 'domcontentloaded' });
-  await page.getByRole('region', { name: `Folder ${HOME}/${folder}`, exact: true }).waitFor();
-  await s.eventually('the page in its service worker’s hands', () =>
-    page.evaluate(() => navigator.serviceWorker.controller !== null),
-  );
+  try {
+    await page.goto(address, { waitUntil: 'domcontentloaded' });
+    await s.signIn(page);
+    await page.goto(address, { waitUntil: 'domcontentloaded' });
+    await page.getByRole('region', { name: `Folder ${HOME}/${folder}`, exact: true }).waitFor();
+    await controlled(page);
+  } catch (err) {
+    // The gate's listening socket would keep the test process alive after the run.
+    await context.close().catch(() => undefined);
+    await gate.close();
+    throw err;
+  }
   const worker = async () => {
     await s.eventually('the service worker seen', () => context.serviceWorkers().length > 0);
     return context.serviceWorkers()[0]!;

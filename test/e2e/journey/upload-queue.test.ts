@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
 import { HOME, cssString, filesAddress, journey, onDisk, partFiles, type Step } from './harness.ts';
-import { networkGate, type Asked, type Decision, type NetworkGate } from './gate.ts';
+import { controlled, networkGate, type Asked, type Decision, type NetworkGate } from './gate.ts';
 
 // Quotas are measured by the folder-size index, which needs folder sizes in full mode.
 const j = journey(import.meta.url, { env: { UPLOAD_CHUNKED_ENABLED: 'true', FOLDER_SIZE_MODE: 'full' } });
@@ -107,14 +107,18 @@ async function tab(s: Step, folder: string, init?: () => void): Promise<Tab> {
       await gate.close();
     },
   };
-  if (init) await page.addInitScript(init);
-  await page.goto(address, { waitUntil: 'domcontentloaded' });
-  await s.signIn(page);
-  await page.goto(address, { waitUntil: 'domcontentloaded' });
-  await region().waitFor();
-  await s.eventually('the page in its service worker’s hands', () =>
-    page.evaluate(() => navigator.serviceWorker.controller !== null),
-  );
+  try {
+    if (init) await page.addInitScript(init);
+    await page.goto(address, { waitUntil: 'domcontentloaded' });
+    await s.signIn(page);
+    await page.goto(address, { waitUntil: 'domcontentloaded' });
+    await region().waitFor();
+    await controlled(page);
+  } catch (err) {
+    // The gate's listening socket would keep the test process alive after the run.
+    await t.close();
+    throw err;
+  }
   return t;
 }
 
