@@ -20,44 +20,29 @@ import { Client, envelope } from '../support/client.ts';
 import { waitFor } from '../support/wait.ts';
 import { SoftAuthenticator } from '../support/soft-authenticator.ts';
 import { removeDirs, serverCommand, startServer, type TestServer } from '../support/server.ts';
-import { SERVICE_DN, SERVICE_PASSWORD, startDirectory, SUFFIX, type TestDirectory } from '../support/slapd.ts';
+import {
+  GROUPS,
+  groupLdif,
+  ldifLine,
+  PEOPLE,
+  personDn,
+  personLdif,
+  SERVICE_DN,
+  SERVICE_PASSWORD,
+  startDirectory,
+  SUFFIX,
+  type TestDirectory,
+} from '../support/slapd.ts';
 
-const PEOPLE = `ou=people,${SUFFIX}`;
-const GROUPS = `ou=groups,${SUFFIX}`;
 const ANNA = { uid: 'anna.lindqvist', password: 'Sommar & Sol 2024! +#%' };
 const JOERG = { uid: 'jörg.müller', password: 'Grüße aus Köln 🐻' };
 const KIM = { uid: 'kim', password: 'kim: "quoted" pass' };
 const BOB = { uid: 'bob', password: "bob's password" };
 
-/** An LDIF line; values beyond ASCII go base64 (`::`), as LDIF wants. */
-const attr = (name: string, value: string) =>
-  /^[\x20-\x7e]*$/.test(value) && !value.startsWith(' ') && !value.startsWith(':')
-    ? `${name}: ${value}`
-    : `${name}:: ${Buffer.from(value, 'utf8').toString('base64')}`;
-
-const person = (p: { uid: string; password: string }, cn: string, mail: string) =>
-  [
-    attr('dn', `uid=${p.uid},${PEOPLE}`),
-    'objectClass: inetOrgPerson',
-    attr('uid', p.uid),
-    attr('cn', cn),
-    attr('sn', cn.split(' ').pop()!),
-    attr('displayName', cn),
-    attr('mail', mail),
-    attr('userPassword', p.password),
-    '',
-  ].join('\n');
-
-const group = (cn: string, members: string[]) =>
-  [
-    attr('dn', `cn=${cn},${GROUPS}`),
-    'objectClass: groupOfNames',
-    attr('cn', cn),
-    ...members.map((m) => attr('member', m)),
-    '',
-  ].join('\n');
-
-const dnOf = (p: { uid: string }) => `uid=${p.uid},${PEOPLE}`;
+const person = (p: { uid: string; password: string }, cn: string, mail: string) => personLdif({ ...p, cn, mail });
+const group = groupLdif;
+const dnOf = personDn;
+const attr = ldifLine;
 
 let directory: TestDirectory;
 let server: TestServer;

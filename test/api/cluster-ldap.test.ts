@@ -25,14 +25,22 @@ import { Client } from '../support/client.ts';
 import { kill, startChild } from '../support/child.ts';
 import { testPostgres } from '../support/postgres.ts';
 import { makeDirs, removeDirs, serverEnv, type TestDirs } from '../support/server.ts';
-import { SERVICE_DN, SERVICE_PASSWORD, startDirectory, SUFFIX, type TestDirectory } from '../support/slapd.ts';
+import {
+  GROUPS,
+  groupLdif,
+  PEOPLE,
+  personDn,
+  personLdif,
+  SERVICE_DN,
+  SERVICE_PASSWORD,
+  startDirectory,
+  type TestDirectory,
+} from '../support/slapd.ts';
 import { waitFor } from '../support/wait.ts';
 
 const INSTANCES = 3;
 /** Sign-ins of one person at once, spread over the instances in turn. */
 const AT_ONCE = 8;
-const PEOPLE_BASE = `ou=people,${SUFFIX}`;
-const GROUPS_BASE = `ou=groups,${SUFFIX}`;
 
 interface Person {
   uid: string;
@@ -69,32 +77,9 @@ const OFFICE = 'Büro Köln 🏠';
 /** The Burrow group of the directory's Band, which has nobody in it at first: made when someone is. */
 const BAND = 'Band 🎸 & Friends';
 
-/** An LDIF line; values beyond ASCII go base64 (`::`), as LDIF wants. */
-const attr = (name: string, value: string) =>
-  /^[\x20-\x7e]*$/.test(value) && !value.startsWith(' ') && !value.startsWith(':')
-    ? `${name}: ${value}`
-    : `${name}:: ${Buffer.from(value, 'utf8').toString('base64')}`;
-const dnOf = (p: Person) => `uid=${p.uid},${PEOPLE_BASE}`;
-const entry = (p: Person) =>
-  [
-    attr('dn', dnOf(p)),
-    'objectClass: inetOrgPerson',
-    attr('uid', p.uid),
-    attr('cn', p.cn),
-    attr('sn', p.cn.split(' ').pop()!),
-    attr('displayName', p.cn),
-    attr('mail', p.mail),
-    attr('userPassword', p.password),
-    '',
-  ].join('\n');
-const group = (cn: string, members: string[]) =>
-  [
-    attr('dn', `cn=${cn},${GROUPS_BASE}`),
-    'objectClass: groupOfNames',
-    attr('cn', cn),
-    ...members.map((m) => attr('member', m)),
-    '',
-  ].join('\n');
+const dnOf = personDn;
+const entry = personLdif;
+const group = groupLdif;
 
 let directory: TestDirectory;
 /** Each instance's address, process and folders (the volume folder is the one they share). */
@@ -109,13 +94,13 @@ let admin: Client;
 test.before(async () => {
   directory = await startDirectory(
     [
-      `dn: ${PEOPLE_BASE}\nobjectClass: organizationalUnit\nou: people\n`,
-      `dn: ${GROUPS_BASE}\nobjectClass: organizationalUnit\nou: groups\n`,
+      `dn: ${PEOPLE}\nobjectClass: organizationalUnit\nou: people\n`,
+      `dn: ${GROUPS}\nobjectClass: organizationalUnit\nou: groups\n`,
       entry(ZOE),
       entry(RENEE),
       entry(JOERG),
       group('Staff', [dnOf(ZOE), dnOf(RENEE), dnOf(JOERG)]),
-      group('Büro', [`cn=Staff,${GROUPS_BASE}`]),
+      group('Büro', [`cn=Staff,${GROUPS}`]),
     ].join('\n'),
   );
   const secretFile = path.join(directory.dir, 'bind password');
@@ -132,9 +117,9 @@ test.before(async () => {
     LDAP_CA_FILE: directory.caFile,
     LDAP_BIND_DN: SERVICE_DN,
     LDAP_BIND_PASSWORD_FILE: secretFile,
-    LDAP_USER_BASE: PEOPLE_BASE,
+    LDAP_USER_BASE: PEOPLE,
     LDAP_USER_FILTER: '(&(objectClass=inetOrgPerson)(uid={username}))',
-    LDAP_GROUP_BASE: GROUPS_BASE,
+    LDAP_GROUP_BASE: GROUPS,
     LDAP_GROUP_NESTED: 'true',
     LDAP_GROUP_MAP: `Staff=${TEAM}; Büro=${OFFICE}; Band=${BAND}`,
     LDAP_TIMEOUT_MS: '20000',

@@ -16,6 +16,43 @@ export const SERVICE_PASSWORD = 'service secret: ümlaut & +';
 const ROOT_DN = `cn=admin,${SUFFIX}`;
 const ROOT_PASSWORD = 'root-secret';
 
+/** The directory's people and groups (organizational units under SUFFIX). */
+export const PEOPLE = `ou=people,${SUFFIX}`;
+export const GROUPS = `ou=groups,${SUFFIX}`;
+
+/** An LDIF line; values beyond ASCII go base64 (`::`), as LDIF wants. */
+export const ldifLine = (name: string, value: string) =>
+  /^[\x20-\x7e]*$/.test(value) && !value.startsWith(' ') && !value.startsWith(':')
+    ? `${name}: ${value}`
+    : `${name}:: ${Buffer.from(value, 'utf8').toString('base64')}`;
+
+/** A person's DN under PEOPLE. */
+export const personDn = (p: { uid: string }) => `uid=${p.uid},${PEOPLE}`;
+
+/** A person's entry (inetOrgPerson) with their password, as LDIF. */
+export const personLdif = (p: { uid: string; password: string; cn: string; mail: string }) =>
+  [
+    ldifLine('dn', personDn(p)),
+    'objectClass: inetOrgPerson',
+    ldifLine('uid', p.uid),
+    ldifLine('cn', p.cn),
+    ldifLine('sn', p.cn.split(' ').pop()!),
+    ldifLine('displayName', p.cn),
+    ldifLine('mail', p.mail),
+    ldifLine('userPassword', p.password),
+    '',
+  ].join('\n');
+
+/** A group (groupOfNames) under GROUPS with these member DNs, as LDIF. */
+export const groupLdif = (cn: string, members: string[]) =>
+  [
+    ldifLine('dn', `cn=${cn},${GROUPS}`),
+    'objectClass: groupOfNames',
+    ldifLine('cn', cn),
+    ...members.map((m) => ldifLine('member', m)),
+    '',
+  ].join('\n');
+
 export interface TestDirectory {
   url: string;
   ldapsUrl: string;
