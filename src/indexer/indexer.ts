@@ -69,6 +69,13 @@ export interface Placement {
   dirMtime: number;
 }
 
+/** A refresh under way of the folder (or file) `rel`: its row before the walk, and a stamp every row the walk writes is at least. */
+interface Recount {
+  rel: string;
+  row: EntryRow | undefined;
+  since: number;
+}
+
 export interface FolderFigures {
   indexed: boolean;
   sizeBytes: number | null;
@@ -218,7 +225,7 @@ export class Indexer implements IndexPort {
    * no row meanwhile; with the row the refresh found before its walk, which its ancestors' totals
    * count until it ends.
    */
-  private readonly recounts = new Map<number, { rel: string; row: EntryRow | undefined }[]>();
+  private readonly recounts = new Map<number, Recount[]>();
   /** Real paths of outside changes another instance found that this index has not applied yet (how many each). */
   private readonly expected = new Map<string, number>();
   /** Paths served again while their old rows were being dropped: walked once the drop is done. */
@@ -585,7 +592,7 @@ export class Indexer implements IndexPort {
   /** A refresh of `rel` has begun (a folder new to the index has no row until its walk writes it); `done()` when it ends. */
   recounting(rootId: number, rel: string): { done(): void } {
     const list = this.recounts.get(rootId) ?? [];
-    const was = { rel, row: this.store.entry(rootId, rel) };
+    const was: Recount = { rel, row: this.store.entry(rootId, rel), since: this.store.stamp() };
     list.push(was);
     this.recounts.set(rootId, list);
     return {
@@ -620,7 +627,7 @@ export class Indexer implements IndexPort {
   }
 
   /** The refreshes under way of folders holding `rel` (or of `rel` itself). */
-  private recountsOver(rootId: number, rel: string): { rel: string; row: EntryRow | undefined }[] {
+  private recountsOver(rootId: number, rel: string): Recount[] {
     return (this.recounts.get(rootId) ?? []).filter(
       (r) => r.rel === '' || r.rel === rel || rel.startsWith(r.rel + '/'),
     );
@@ -630,13 +637,15 @@ export class Indexer implements IndexPort {
    * Whether the total of the root covering `p.path` counts that placement — decided by what the
    * rows hold, never by comparing a walk's clock with the placement's:
    * - a root whose catalogue is done: the path's row is that file, or one written after it (its
-   *   modification time), and no walk of a folder holding it is under way (the walk's rows are
-   *   written first, the ancestors' totals when it ends). While the path itself is walked again
-   *   (a change told twice), the totals count the row it had before: that one answers;
+   *   modification time). A walk under way writes its rows first and the ancestors' totals when
+   *   it ends, so meanwhile the totals are those from before it: while the path itself is walked
+   *   again (a change told twice) the row it had before answers; while a folder holding it is,
+   *   the path's row answers if the walk has not written it again yet (after that, not counted
+   *   until the walk ends);
    * - a root whose folder sizes are known but not yet its names ('sized'): there are no file rows,
-   *   and its totals are the first walk's, which lists a folder after reading the folder's own
-   *   modification time: the placement is in them when that walk's row of the folder has the
-   *   time the placement gave the folder, or a later one. The catalogue then walks the tree again
+   *   and its totals are the first walk's, whose row of a folder has the time its listing saw
+   *   (read again after the names; a listing the folder changed under is taken again): the
+   *   placement is in them when that row has the time the placement gave the folder, or a later one. The catalogue then walks the tree again
    *   and writes each folder's row after those below it, the root's (its total) last: a folder row
    *   it wrote answers once it wrote the root's too.
    * A path the index covers in no root, or whose first walk is due, is not counted.
@@ -651,9 +660,13 @@ export class Indexer implements IndexPort {
         const mtime = Math.trunc(row.mtime);
         return mtime > p.mtime || (mtime === p.mtime && row.size === p.size);
       };
-      const walking = this.recountsOver(c.root.id, c.rel);
-      if (walking.some((r) => r.rel !== c.rel || !holds(r.row))) return false;
-      return holds(this.store.entry(c.root.id, c.rel));
+      const row = this.store.entry(c.root.id, c.rel);
+      for (const r of this.recountsOver(c.root.id, c.rel)) {
+        if (r.rel === c.rel) {
+          if (!holds(r.row)) return false;
+        } else if (!row || row.checked_at === null || row.checked_at >= r.since || !holds(row)) return false;
+      }
+      return holds(row);
     }
     const sized = c.root.walked_at;
     if (c.root.state !== 'sized' || sized === null) return false;

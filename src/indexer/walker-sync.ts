@@ -20,6 +20,7 @@ import {
   type Extractor,
   type OpenDir,
   type WalkSink,
+  RELIST_TRIES,
 } from './walker.ts';
 import { nodeSyncFs, type SyncFsLayer } from './fs-layer.ts';
 import { noBeat, type Beat } from './watchdog.ts';
@@ -145,6 +146,15 @@ export async function walkSync(
     beat.folder(job.id, node.rel);
     try {
       names = readdir(dirPath);
+      // The folder's time was read before (by its parent's listing, maybe slices ago): read
+      // again after the names, a listing the folder changed under is taken again, so the row's
+      // time is the one its names were listed at (what Indexer.counts decides by).
+      for (let tries = 0; tries < RELIST_TRIES; tries++) {
+        const now = lstat(dirPath);
+        if (!now || Math.trunc(now.mtimeMs) === node.mtime) break;
+        node.mtime = Math.trunc(now.mtimeMs);
+        names = readdir(dirPath);
+      }
     } catch {
       node.complete = false;
       finish(node);

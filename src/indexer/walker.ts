@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { isReservedName } from '../files/names.ts';
 import { hasSearchFacts, isDocument, type Extracted } from './extract.ts';
-import type { FsLayer, EntryStat } from './fs-layer.ts';
+import type { DirEntry, Done, EntryStat, FsLayer } from './fs-layer.ts';
 import type { IoGuard } from './io-guard.ts';
 import {
   docStamp,
@@ -81,6 +81,11 @@ export function closeDir(
 }
 
 const STAT_WINDOW = 16;
+/**
+ * A folder that changes while it is listed is listed again, this many times at most; after
+ * that its row keeps the time read before its last listing (a time its names may be newer than).
+ */
+export const RELIST_TRIES = 3;
 const EXTRACT_CONCURRENCY = 2;
 
 export function abs(root: string, rel: string): string {
@@ -255,6 +260,26 @@ export async function walk(
   };
 
   const skip = job.skip?.length ? new Set(job.skip) : null;
+  /**
+   * The folder's names, and its time read again after them: a listing the folder changed under
+   * is taken again, so the row's time is the one its names were listed at (Indexer.counts).
+   */
+  const readNames = (node: OpenDir, dirPath: string, done: Done<DirEntry[]>, tries = 0) =>
+    guard.run<DirEntry[]>(
+      (d) => fs.readdir(dirPath, d),
+      (err, names) => {
+        if (err || !names || tries >= RELIST_TRIES) return done(err, names);
+        guard.run<EntryStat>(
+          (d) => fs.lstat(dirPath, d),
+          (_, now) => {
+            if (!now || now.mtimeMs === node.mtime) return done(null, names);
+            node.mtime = now.mtimeMs;
+            readNames(node, dirPath, done, tries + 1);
+          },
+        );
+      },
+    );
+
   const list = (node: OpenDir) => {
     if (skip?.has(node.rel)) {
       // Known to hang (the synchronous walk was stuck there): recorded as unread.
@@ -262,68 +287,65 @@ export async function walk(
       return listed(node);
     }
     const dirPath = abs(job.root, node.rel);
-    guard.run<{ name: string; isDir: boolean }[]>(
-      (d) => fs.readdir(dirPath, d),
-      (err, names) => {
-        if (err || !names || cancelled()) {
-          node.complete = false;
-          return listed(node);
+    readNames(node, dirPath, (err, names) => {
+      if (err || !names || cancelled()) {
+        node.complete = false;
+        return listed(node);
+      }
+      let next = 0;
+      let inFlight = 0;
+      let finished = false;
+      const finishOnce = () => {
+        if (!finished) {
+          finished = true;
+          listed(node);
         }
-        let next = 0;
-        let inFlight = 0;
-        let finished = false;
-        const finishOnce = () => {
-          if (!finished) {
-            finished = true;
-            listed(node);
-          }
-        };
-        const statMore = () => {
-          while (inFlight < STAT_WINDOW && next < names.length) {
-            const name = names[next++]!.name;
-            const rel = joinRel(node.rel, name);
-            // Burrow's own folders (trash, versions, staging) and temporaries are not content.
-            if (isReservedName(name) || (job.excludes.length && isExcluded(rel, job.excludes))) continue;
-            const file = path.join(dirPath, name);
-            inFlight++;
-            sincePause++;
-            guard.run<EntryStat>(
-              (d) => fs.lstat(file, d),
-              (statErr, st) => {
-                inFlight--;
-                if (st) {
-                  node.entries++;
-                  node.totalEntries++;
-                  if (st.isDir) {
-                    node.pending++;
-                    stack.push({
-                      rel,
-                      parent: node,
-                      pending: 1,
-                      size: 0,
-                      entries: 0,
-                      totalSize: 0,
-                      totalEntries: 0,
-                      complete: true,
-                      mtime: st.mtimeMs,
-                    });
-                  } else {
-                    node.size += st.size;
-                    node.totalSize += st.size;
-                    fileFound(node.rel, name, st, file);
-                  }
-                } else if (statErr?.code !== 'ENOENT') {
-                  node.complete = false;
+      };
+      const statMore = () => {
+        while (inFlight < STAT_WINDOW && next < names.length) {
+          const name = names[next++]!.name;
+          const rel = joinRel(node.rel, name);
+          // Burrow's own folders (trash, versions, staging) and temporaries are not content.
+          if (isReservedName(name) || (job.excludes.length && isExcluded(rel, job.excludes))) continue;
+          const file = path.join(dirPath, name);
+          inFlight++;
+          sincePause++;
+          guard.run<EntryStat>(
+            (d) => fs.lstat(file, d),
+            (statErr, st) => {
+              inFlight--;
+              if (st) {
+                node.entries++;
+                node.totalEntries++;
+                if (st.isDir) {
+                  node.pending++;
+                  stack.push({
+                    rel,
+                    parent: node,
+                    pending: 1,
+                    size: 0,
+                    entries: 0,
+                    totalSize: 0,
+                    totalEntries: 0,
+                    complete: true,
+                    mtime: st.mtimeMs,
+                  });
+                } else {
+                  node.size += st.size;
+                  node.totalSize += st.size;
+                  fileFound(node.rel, name, st, file);
                 }
-                statMore();
-              },
-            );
-          }
-          if (next >= names.length && inFlight === 0) finishOnce();
-        };
-        statMore();
-      },
-    );
+              } else if (statErr?.code !== 'ENOENT') {
+                node.complete = false;
+              }
+              statMore();
+            },
+          );
+        }
+        if (next >= names.length && inFlight === 0) finishOnce();
+      };
+      statMore();
+    });
   };
 
   const pump = () => {

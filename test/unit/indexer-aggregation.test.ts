@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Database } from '../../src/db/database.ts';
 import { createLogger } from '../../src/core/log.ts';
-import { nodeFs } from '../../src/indexer/fs-layer.ts';
+import { nodeFs, nodeSyncFs } from '../../src/indexer/fs-layer.ts';
 import { INDEX_FORMAT, openIndexFile, closeIndexFile } from '../../src/indexer/index-db.ts';
 import { IoGuard } from '../../src/indexer/io-guard.ts';
 import type { EntryRecord, WalkJob } from '../../src/indexer/protocol.ts';
@@ -116,6 +116,63 @@ for (const kind of ['sync', 'async'] as const) {
       assert.equal(dirsOnly.byRel.get('a'), a);
       assert.is(dirsOnly.summary.totalSize, 1112);
     } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+}
+
+for (const kind of ['sync', 'async'] as const) {
+  test(`${kind} walk: a file placed in a folder after its parent listed it, before its own listing — the folder's row has the time that listing saw (a quota's placement is not counted twice)`, async () => {
+    const root = tree();
+    const a = path.join(root, 'a');
+    const old = new Date('2021-06-01T12:00:00Z');
+    fs.utimesSync(a, old, old);
+    let placed: number | null = null;
+    const place = (dir: string) => {
+      if (dir !== a || placed !== null) return;
+      // An upload lands here, between the parent's stat of the folder and the folder's listing.
+      fs.writeFileSync(path.join(a, 'Urlaub 2025 – Strand.mov'), Buffer.alloc(4096));
+      placed = Math.trunc(fs.statSync(a).mtimeMs);
+    };
+    const records: EntryRecord[] = [];
+    const sink = { entry: (r: EntryRecord) => records.push(r), doc: () => {} };
+    const job: WalkJob = {
+      id: 1,
+      root,
+      rel: '',
+      concurrency: 2,
+      batch: 0,
+      pauseMs: 0,
+      excludes: [],
+      content: false,
+      emit: 'dirs',
+      sync: kind === 'sync',
+    };
+    const guard = new IoGuard(0, 1);
+    try {
+      if (kind === 'sync')
+        await walkSync(job, sink, null, () => false, {
+          readdir: (dir) => (place(dir), nodeSyncFs.readdir(dir)),
+          lstat: nodeSyncFs.lstat,
+        });
+      else
+        await walk(
+          job,
+          { readdir: (dir, done) => (place(dir), nodeFs.readdir(dir, done)), lstat: nodeFs.lstat },
+          guard,
+          sink,
+          null,
+          () => false,
+        );
+      const row = records.find((r) => r.dir === '' && r.name === 'a')!;
+      assert.ok(placed !== null);
+      assert.is(row.totalSize, 1105 + 4096, 'the listing holds the placed file');
+      assert.ok(
+        row.mtime >= placed!,
+        `the row's time ${row.mtime} is the one the listing saw (${placed}), not the parent's earlier stat`,
+      );
+    } finally {
+      guard.close();
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
