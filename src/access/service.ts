@@ -258,8 +258,9 @@ export function createAccessModel({ store, log, record, cache, resolver }: Acces
 
     createGroup(caller: Caller, name: string, ip: string) {
       const n = groupName(name);
-      if (store.groupNamed(n)) throw new AppError('GROUP_NAME_TAKEN');
-      const g = store.addGroup(n);
+      // Taken here, or by another instance's request this moment (the unique name).
+      const g = store.groupNamed(n) ? undefined : store.addGroup(n);
+      if (!g) throw new AppError('GROUP_NAME_TAKEN');
       changed();
       log_(caller, ip, 'access.group-create', { groupId: g.id, name: n });
       return { group: { id: g.id, name: g.name, createdAt: g.createdAt, members: [] } };
@@ -269,8 +270,9 @@ export function createAccessModel({ store, log, record, cache, resolver }: Acces
       const before = groupOr404(id);
       const n = groupName(name);
       const other = store.groupNamed(n);
-      if (other && other.id !== id) throw new AppError('GROUP_NAME_TAKEN');
-      store.renameGroup(id, n);
+      const renamed = other && other.id !== id ? 'taken' : store.renameGroup(id, n);
+      if (renamed === 'taken') throw new AppError('GROUP_NAME_TAKEN');
+      if (renamed === 'missing') throw new AppError('GROUP_NOT_FOUND');
       log_(caller, ip, 'access.group-rename', { groupId: id, from: before.name, to: n });
       return { group: { id, name: n } };
     },

@@ -1,9 +1,15 @@
 // The access model's rows: groups, their members, and the per-folder rules (003_access_model.sql).
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../db/database.ts';
+import { isUniqueViolation, type Database } from '../db/database.ts';
 import { LEVELS, type AccessLevel } from '../files/access.ts';
 import type { BindingTable } from '../files/bindings.ts';
 import type { Rule } from './decide.ts';
+
+/**
+ * A name as compared: compatibility-composed and lower-cased (Ü and ü alike, ß and SS not — as
+ * PostgreSQL's `nocase` collation and case-insensitive file systems compare).
+ */
+const foldName = (name: string): string => name.normalize('NFKC').toLowerCase();
 
 export interface GroupRow {
   id: string;
@@ -54,18 +60,30 @@ export function createAccessStore(db: Database) {
       );
       return r ? groupOf(r) : undefined;
     },
+    /**
+     * The group of that name whatever its case, in every script (Jürgen and JÜRGEN): the
+     * column's `nocase` folds ASCII alone on SQLite (PostgreSQL's folds all), so the few groups
+     * are compared here.
+     */
     groupNamed(name: string): GroupRow | undefined {
-      const r = db.get<{ id: string; name: string; created_at: string; updated_at: string }>(
-        'SELECT * FROM access_groups WHERE name = ?',
-        [name],
-      );
+      const wanted = foldName(name);
+      const r = db
+        .all<{ id: string; name: string; created_at: string; updated_at: string }>('SELECT * FROM access_groups')
+        .find((g) => foldName(g.name) === wanted);
       return r ? groupOf(r) : undefined;
     },
-    addGroup(name: string): GroupRow {
+    /**
+     * A new group, or undefined when the name is taken — whatever its case, and also by another
+     * instance's request at the same moment (the unique name decides, never a read before).
+     */
+    addGroup(name: string): GroupRow | undefined {
       const id = randomUUID();
       const at = now();
-      db.run('INSERT INTO access_groups (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)', [id, name, at, at]);
-      return { id, name, createdAt: at, updatedAt: at };
+      const made = db.run(
+        'INSERT INTO access_groups (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        [id, name, at, at],
+      ).changes;
+      return made ? { id, name, createdAt: at, updatedAt: at } : undefined;
     },
     /**
      * The group named `name`, made when there is none (`made`: by this call). A directory's
@@ -86,8 +104,16 @@ export function createAccessStore(db: Database) {
       );
       return { group: groupOf(r!), made };
     },
-    renameGroup: (id: string, name: string): boolean =>
-      db.run('UPDATE access_groups SET name = ?, updated_at = ? WHERE id = ?', [name, now(), id]).changes > 0,
+    /** Renames a group; 'taken' when another group has the name (the unique name decides, as for addGroup). */
+    renameGroup(id: string, name: string): 'renamed' | 'missing' | 'taken' {
+      try {
+        const n = db.run('UPDATE access_groups SET name = ?, updated_at = ? WHERE id = ?', [name, now(), id]).changes;
+        return n ? 'renamed' : 'missing';
+      } catch (err) {
+        if (isUniqueViolation(err)) return 'taken';
+        throw err;
+      }
+    },
     /** The group, its memberships and its rules, in one transaction. */
     removeGroup: (id: string): boolean =>
       db.transaction(() => {

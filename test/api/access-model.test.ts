@@ -101,6 +101,37 @@ test('groups: create, rename, members, delete; names unique whatever their case;
   assert.is((await admin.post(`/api/access/groups/${again.json.group.id}/members`, { userId: mayaId })).status, 204);
 });
 
+test('one name asked for by many requests at once, through any instance: one group is made or renamed, the others are told the name is taken', async () => {
+  const name = 'Onkel Jürgen & Tanten Ève';
+  const spellings = [name, name.toUpperCase(), name.toLowerCase()];
+  const made = await Promise.all(
+    Array.from({ length: 12 }, (_, i) => admin.post('/api/access/groups', { name: spellings[i % 3] })),
+  );
+  assert.equal(made.map((a) => a.status).sort(), [201, ...Array(11).fill(409)], made.map((a) => a.text).join('\n'));
+  for (const a of made.filter((x) => x.status === 409)) assert.is(envelope(a).code, 'GROUP_NAME_TAKEN');
+  const groups = async () => (await admin.get('/api/access/groups')).json.groups.map((g: any) => g.name).sort();
+  assert.equal((await groups()).filter((g: string) => g.toLowerCase() === name.toLowerCase()).length, 1);
+  // Two other groups renamed to one new name at once: one takes it, the other keeps its own.
+  const a = (await admin.post('/api/access/groups', { name: 'Nachbarn #1' })).json.group.id;
+  const b = (await admin.post('/api/access/groups', { name: 'Nachbarn #2' })).json.group.id;
+  const renamed = await Promise.all(
+    [a, b, a, b].map((id) => admin.patch(`/api/access/groups/${id}`, { name: 'Nachbarn' })),
+  );
+  assert.ok(
+    renamed.every((r) => r.status === 200 || envelope(r).code === 'GROUP_NAME_TAKEN'),
+    renamed.map((r) => r.text).join('\n'),
+  );
+  const after = await groups();
+  assert.ok(after.includes('Nachbarn') && after.some((g: string) => g.startsWith('Nachbarn #')), after.join(', '));
+  // A group renamed to its own name in another case is renamed (the name it has is not another's).
+  const kept = (await admin.get('/api/access/groups')).json.groups.find((g: any) => g.name.startsWith('Nachbarn #'));
+  const same = await admin.patch(`/api/access/groups/${kept.id}`, { name: kept.name.toUpperCase() });
+  assert.is(same.status, 200, same.text);
+  assert.is(same.json.group.name, kept.name.toUpperCase());
+  for (const g of (await admin.get('/api/access/groups')).json.groups)
+    if (g.name !== GROUP) assert.is((await admin.delete(`/api/access/groups/${g.id}`)).status, 204);
+});
+
 const kidsId = async () =>
   (await admin.get('/api/access/groups')).json.groups.find((g: any) => g.name === GROUP).id as string;
 
