@@ -255,6 +255,8 @@ export class AuthService {
     password: string,
     ip: string,
     unknownReason: string,
+    /** The caller's session passed the account's second factor (a confirmation): the right password clears the count. */
+    secondFactorPassed = false,
   ): Promise<UserRow> {
     if (row) this.refuseLocked(row, ip);
     const ok = await verifyPassword(password, row?.password_hash);
@@ -275,8 +277,9 @@ export class AuthService {
     if (!fresh) throw new AppError(INVALID_CREDENTIALS);
     this.refuseLocked(fresh, ip);
     // With a second factor the count is cleared by the right code only: a known password must not
-    // reset the lockout that limits guessing the code.
-    if (!this.deps.secondFactor?.enabled(row.id)) this.deps.users.clearFailures(row.id);
+    // reset the lockout that limits guessing the code — unless no code is to come (a confirmation
+    // in a session the code opened).
+    if (secondFactorPassed || !this.deps.secondFactor?.enabled(row.id)) this.deps.users.clearFailures(row.id);
     return fresh;
   }
 
@@ -483,8 +486,10 @@ export class AuthService {
     }
     // Sign-in's own check: the address's budgets, the lockout, the counts, a right one clearing them.
     this.spendAddressBudget(ip);
+    // A session of this account: signed in with its second factor, if it has one.
+    const session = sessionId === undefined ? undefined : this.deps.sessions.active(sessionId);
     try {
-      await this.checkLocalPassword(row, password ?? '', ip, 'unknown-account');
+      await this.checkLocalPassword(row, password ?? '', ip, 'unknown-account', session?.user_id === row.id);
     } catch (err) {
       if (err instanceof AppError && err.code === INVALID_CREDENTIALS)
         throw new AppError(INVALID_CREDENTIALS, 'The password is wrong.');

@@ -190,6 +190,31 @@ test('wrong codes count against the same lockout as wrong passwords', async () =
   assert.is((await browser.get('/api/auth/me')).json.user, null);
 });
 
+test('with the second factor on, a right password at a confirmation in a signed-in session clears the count as at sign-in', async () => {
+  const step = await freshStep();
+  const frank = await createUser(admin, server, {
+    username: 'frank.müller',
+    email: 'frank@example.org',
+    password: 'Frank & "Müller" #1 +🔑',
+  });
+  await turnOn(frank, step);
+  const confirm = (password: string) =>
+    frank.post('/api/auth/tokens', { name: 'Kalender & Fotos – #3', scope: 'read', expiresInDays: 7, password });
+  const wrong = async (n: number) => {
+    for (let i = 0; i < n; i++) refused(await confirm(`not it ${i}`), 401, 'AUTH_INVALID_CREDENTIALS');
+  };
+  // Three wrong of four (AUTH_MAX_FAILED=4), then his: the session proved the second factor, so
+  // his password clears the count here (at sign-in it does not: the code is still to come).
+  await wrong(3);
+  assert.is((await confirm('Frank & "Müller" #1 +🔑')).status, 201);
+  await wrong(3);
+  const after = await confirm('Frank & "Müller" #1 +🔑');
+  assert.is(after.status, 201, after.text);
+  // A fourth wrong in a row still locks, as at sign-in.
+  await wrong(4);
+  refused(await confirm('Frank & "Müller" #1 +🔑'), 429, 'AUTH_ACCOUNT_LOCKED');
+});
+
 test("an administrator removes an account's second factor", async () => {
   const step = await freshStep();
   const fay = await createUser(admin, server, { username: 'fay', password: 'fay-password-1' });
