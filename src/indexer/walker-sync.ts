@@ -16,6 +16,7 @@ import {
   createExtractQueue,
   emptySummary,
   isExcluded,
+  openDir,
   textKnown,
   type Extractor,
   type OpenDir,
@@ -94,19 +95,7 @@ export async function walkSync(
   }
 
   summary.isDir = true;
-  const stack: OpenDir[] = [
-    {
-      rel: job.rel,
-      parent: null,
-      pending: 1,
-      size: 0,
-      entries: 0,
-      totalSize: 0,
-      totalEntries: 0,
-      complete: true,
-      mtime: Math.trunc(first.mtimeMs),
-    },
-  ];
+  const stack: OpenDir[] = [openDir(job.rel, null, Math.trunc(first.mtimeMs))];
   const finish = (node: OpenDir) => {
     for (let n: OpenDir | null = node; n && --n.pending === 0; n = closeDir(n, sink, summary, cancelled));
   };
@@ -179,17 +168,7 @@ export async function walkSync(
       node.totalEntries++;
       if (st.isDirectory()) {
         node.pending++;
-        stack.push({
-          rel: joinRel(node.rel, name),
-          parent: node,
-          pending: 1,
-          size: 0,
-          entries: 0,
-          totalSize: 0,
-          totalEntries: 0,
-          complete: true,
-          mtime: Math.trunc(st.mtimeMs),
-        });
+        stack.push(openDir(joinRel(node.rel, name), node, Math.trunc(st.mtimeMs)));
       } else {
         node.size += st.size;
         node.totalSize += st.size;

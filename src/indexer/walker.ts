@@ -43,6 +43,11 @@ export interface OpenDir {
   mtime: number;
 }
 
+/** A folder found, to be listed: nothing counted yet, its time as read before its listing. */
+export function openDir(rel: string, parent: OpenDir | null, mtime: number): OpenDir {
+  return { rel, parent, pending: 1, size: 0, entries: 0, totalSize: 0, totalEntries: 0, complete: true, mtime };
+}
+
 /**
  * Records a folder whose listing and subfolders are all done and adds its totals to its
  * parent (both walks add up sizes bottom-up this way). Returns the parent, or null when the
@@ -226,17 +231,7 @@ export async function walk(
   }
 
   summary.isDir = true;
-  const top: OpenDir = {
-    rel: job.rel,
-    parent: null,
-    pending: 1,
-    size: 0,
-    entries: 0,
-    totalSize: 0,
-    totalEntries: 0,
-    complete: true,
-    mtime: first.st.mtimeMs,
-  };
+  const top = openDir(job.rel, null, first.st.mtimeMs);
   const stack: OpenDir[] = [top];
   let active = 0;
   let sincePause = 0;
@@ -319,17 +314,7 @@ export async function walk(
                 node.totalEntries++;
                 if (st.isDir) {
                   node.pending++;
-                  stack.push({
-                    rel,
-                    parent: node,
-                    pending: 1,
-                    size: 0,
-                    entries: 0,
-                    totalSize: 0,
-                    totalEntries: 0,
-                    complete: true,
-                    mtime: st.mtimeMs,
-                  });
+                  stack.push(openDir(rel, node, st.mtimeMs));
                 } else {
                   node.size += st.size;
                   node.totalSize += st.size;

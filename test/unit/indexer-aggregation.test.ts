@@ -67,7 +67,13 @@ function tree(): string {
   return root;
 }
 
-async function collect(kind: 'sync' | 'async', root: string, emit: WalkJob['emit']) {
+/** What a walk of `root` records; `beforeList(dir)` runs before each folder is listed. */
+async function collect(
+  kind: 'sync' | 'async',
+  root: string,
+  emit: WalkJob['emit'],
+  beforeList: (dir: string) => void = () => {},
+) {
   const records: EntryRecord[] = [];
   const sink = { entry: (r: EntryRecord) => records.push(r), doc: () => {} };
   const job: WalkJob = {
@@ -85,8 +91,18 @@ async function collect(kind: 'sync' | 'async', root: string, emit: WalkJob['emit
   const guard = new IoGuard(0, 1);
   const summary =
     kind === 'sync'
-      ? await walkSync(job, sink, null, () => false)
-      : await walk(job, nodeFs, guard, sink, null, () => false);
+      ? await walkSync(job, sink, null, () => false, {
+          readdir: (dir) => (beforeList(dir), nodeSyncFs.readdir(dir)),
+          lstat: nodeSyncFs.lstat,
+        })
+      : await walk(
+          job,
+          { readdir: (dir, done) => (beforeList(dir), nodeFs.readdir(dir, done)), lstat: nodeFs.lstat },
+          guard,
+          sink,
+          null,
+          () => false,
+        );
   guard.close();
   const byRel = new Map(records.map((r) => [r.dir === '' ? r.name : `${r.dir}/${r.name}`, r]));
   return { summary, records, byRel };
@@ -134,37 +150,9 @@ for (const kind of ['sync', 'async'] as const) {
       fs.writeFileSync(path.join(a, 'Urlaub 2025 – Strand.mov'), Buffer.alloc(4096));
       placed = Math.trunc(fs.statSync(a).mtimeMs);
     };
-    const records: EntryRecord[] = [];
-    const sink = { entry: (r: EntryRecord) => records.push(r), doc: () => {} };
-    const job: WalkJob = {
-      id: 1,
-      root,
-      rel: '',
-      concurrency: 2,
-      batch: 0,
-      pauseMs: 0,
-      excludes: [],
-      content: false,
-      emit: 'dirs',
-      sync: kind === 'sync',
-    };
-    const guard = new IoGuard(0, 1);
     try {
-      if (kind === 'sync')
-        await walkSync(job, sink, null, () => false, {
-          readdir: (dir) => (place(dir), nodeSyncFs.readdir(dir)),
-          lstat: nodeSyncFs.lstat,
-        });
-      else
-        await walk(
-          job,
-          { readdir: (dir, done) => (place(dir), nodeFs.readdir(dir, done)), lstat: nodeFs.lstat },
-          guard,
-          sink,
-          null,
-          () => false,
-        );
-      const row = records.find((r) => r.dir === '' && r.name === 'a')!;
+      const { byRel } = await collect(kind, root, 'dirs', place);
+      const row = byRel.get('a')!;
       assert.ok(placed !== null);
       assert.is(row.totalSize, 1105 + 4096, 'the listing holds the placed file');
       assert.ok(
@@ -172,7 +160,6 @@ for (const kind of ['sync', 'async'] as const) {
         `the row's time ${row.mtime} is the one the listing saw (${placed}), not the parent's earlier stat`,
       );
     } finally {
-      guard.close();
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
