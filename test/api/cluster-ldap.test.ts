@@ -13,7 +13,8 @@
 // instance's first sign-in inside its transaction, past its look for the account or group —
 // and then lets them all go at once. Without the cross-instance lock of a new account (2133a68)
 // all three are then at the insert of the same account (a 500 for two of them); with it, one is
-// and the others wait to look again. Three inserts of one group are let go the same way.
+// and the others wait to look again. Three inserts of one group are let go the same way — a
+// directory's at sign-in, and the administrator's own create and rename, one through each instance.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -297,6 +298,36 @@ test(`a known person put in a newly mapped group: ${AT_ONCE} sign-ins at once th
   );
   assert.is(await logged('access.group-create'), 3);
   assert.is(await logged('access.member-add', id), 3);
+});
+
+test(`one group name asked for through ${INSTANCES} instances at the same moment: one group made or renamed, the others told the name is taken (never a 500)`, async () => {
+  const name = 'Familie Öztürk & Co';
+  const spellings = [name, name.toUpperCase(), name.toLowerCase()];
+  // The administrator's session on each instance (sessions are the database's).
+  const on = instances.map((i) => {
+    const c = new Client(i.url);
+    c.cookies = new Map(admin.cookies);
+    return c;
+  });
+  const made = await together('access_groups', () =>
+    Promise.all(on.map((c, k) => c.post('/api/access/groups', { name: spellings[k] }))),
+  );
+  assert.equal(made.map((a) => a.status).sort(), [201, 409, 409], made.map((a) => a.text).join('\n'));
+  for (const a of made.filter((x) => x.status === 409)) assert.is(JSON.parse(a.text).error.code, 'GROUP_NAME_TAKEN');
+  const named = async (n: string) =>
+    ((await admin.get('/api/access/groups')).json.groups as { id: string; name: string }[]).filter(
+      (g) => g.name.toLowerCase() === n.toLowerCase(),
+    );
+  assert.is((await named(name)).length, 1);
+  // Three groups renamed to one new name at once, one through each instance.
+  const ids: string[] = [];
+  for (const n of ['Nachbarn #1', 'Nachbarn #2', 'Nachbarn #3'])
+    ids.push((await admin.post('/api/access/groups', { name: n })).json.group.id);
+  const renamed = await together('access_groups', () =>
+    Promise.all(on.map((c, k) => c.patch(`/api/access/groups/${ids[k]}`, { name: 'Nachbarn' }))),
+  );
+  assert.equal(renamed.map((a) => a.status).sort(), [200, 409, 409], renamed.map((a) => a.text).join('\n'));
+  assert.is((await named('Nachbarn')).length, 1);
 });
 
 test.run();
