@@ -1,15 +1,10 @@
 // The access model's rows: groups, their members, and the per-folder rules (003_access_model.sql).
 import { randomUUID } from 'node:crypto';
+import { foldName } from '../core/fold.ts';
 import { isUniqueViolation, type Database } from '../db/database.ts';
 import { LEVELS, type AccessLevel } from '../files/access.ts';
 import type { BindingTable } from '../files/bindings.ts';
 import type { Rule } from './decide.ts';
-
-/**
- * A name as compared: compatibility-composed and lower-cased (Ü and ü alike, ß and SS not — as
- * PostgreSQL's `nocase` collation and case-insensitive file systems compare).
- */
-const foldName = (name: string): string => name.normalize('NFKC').toLowerCase();
 
 export interface GroupRow {
   id: string;

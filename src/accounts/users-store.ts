@@ -1,6 +1,8 @@
 // The accounts table and its sign-in methods. Handlers never see this SQL; services do.
 import { randomUUID } from 'node:crypto';
+import { AppError } from '../core/errors.ts';
 import type { Database } from '../db/database.ts';
+import { foldName } from '../core/fold.ts';
 import type { WireUser } from './wire.ts';
 
 export interface UserRow {
@@ -125,15 +127,31 @@ export class UsersStore {
     return this.db.get<UserRow>('SELECT * FROM users WHERE id = ?', [id]);
   }
 
-  /** Every account the identifier names, as an email or a username (any letter case). */
+  /**
+   * Every account the identifier names, as an email or a username, in any letter case of any
+   * script and either Unicode form (JÖRG, jörg, and jörg typed decomposed): the columns' `NOCASE`
+   * folds ASCII alone on SQLite, so the accounts are compared here (a household's or an
+   * office's few; PostgreSQL's collation folds them all, and agrees).
+   */
   findByIdentifier(identifier: string): UserRow[] {
-    return this.db.all<UserRow>('SELECT * FROM users WHERE email = ?1 COLLATE NOCASE OR username = ?1 COLLATE NOCASE', [
-      identifier.trim(),
-    ]);
+    const wanted = foldName(identifier.trim());
+    return this.list().filter(
+      (u) => foldName(u.username) === wanted || (u.email !== null && foldName(u.email) === wanted),
+    );
   }
 
   findByEmail(email: string): UserRow | undefined {
-    return this.db.get<UserRow>('SELECT * FROM users WHERE email = ? COLLATE NOCASE', [email.trim()]);
+    const wanted = foldName(email.trim());
+    return this.list().find((u) => u.email !== null && foldName(u.email) === wanted);
+  }
+
+  /** Refuses a username or email another account has in another case or form (USERNAME_TAKEN, EMAIL_TAKEN). */
+  private refuseTaken(username: string | undefined, email: string | null | undefined, except?: string): void {
+    for (const u of this.list()) {
+      if (u.id === except) continue;
+      if (username !== undefined && foldName(u.username) === foldName(username)) throw new AppError('USERNAME_TAKEN');
+      if (email && u.email !== null && foldName(u.email) === foldName(email)) throw new AppError('EMAIL_TAKEN');
+    }
   }
 
   list(): UserRow[] {
@@ -151,6 +169,7 @@ export class UsersStore {
     const now = new Date().toISOString();
     const id = randomUUID();
     this.db.transaction(() => {
+      this.refuseTaken(input.username, input.email);
       this.db.run(
         'INSERT INTO users (id, username, email, display_name, password_hash, roles, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
         [
@@ -192,6 +211,7 @@ export class UsersStore {
       values.push(JSON.stringify(patch.roles));
     }
     if (sets.length === 0) return;
+    this.refuseTaken(patch.username, patch.email, id);
     sets.push('updated_at = ?');
     values.push(new Date().toISOString(), id);
     this.db.run(`UPDATE users SET ${sets.join(', ')} WHERE id = ?`, values);

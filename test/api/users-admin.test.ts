@@ -67,6 +67,45 @@ test('create: unique usernames and emails whatever the case; bad bodies 400 nami
   assert.is(def.json.user.username, 'ivy');
 });
 
+test('a name with accents is one account whatever its letter case or Unicode form: taken at create and rename, signed in to in any of them', async () => {
+  const made = await admin.post('/api/users', {
+    email: 'joerg@example.org',
+    username: 'Jörg.Müller',
+    password: 'Grüße aus Köln 🐻 #1',
+    roles: [],
+  });
+  assert.is(made.status, 201, made.text);
+  for (const username of ['JÖRG.MÜLLER', 'jörg.müller', 'Jo\u0308rg.Mu\u0308ller']) {
+    const dup = await admin.post('/api/users', {
+      email: `${made.json.user.id.slice(0, 6)}-${username.length}@example.org`,
+      username,
+      password: 'long-enough-1',
+      roles: [],
+    });
+    assert.is(dup.status, 409, `${username}: ${dup.text}`);
+    assert.is(envelope(dup).code, 'USERNAME_TAKEN');
+  }
+  const other = await admin.post('/api/users', {
+    email: 'zoe@example.org',
+    username: 'Zoë',
+    password: 'long-enough-1',
+    roles: [],
+  });
+  assert.is(other.status, 201, other.text);
+  const renamed = await admin.patch(`/api/users/${other.json.user.id}`, { username: 'JÖRG.müller' });
+  assert.is(renamed.status, 409, renamed.text);
+  assert.is(envelope(renamed).code, 'USERNAME_TAKEN');
+  // Her own name in another case is hers to take.
+  assert.is((await admin.patch(`/api/users/${other.json.user.id}`, { username: 'ZOË' })).status, 200);
+  for (const identifier of ['JÖRG.MÜLLER', 'jörg.müller', 'Jo\u0308rg.Mu\u0308ller', 'JOERG@EXAMPLE.ORG']) {
+    const signed = await new Client(s.url).post('/api/auth/login', { identifier, password: 'Grüße aus Köln 🐻 #1' });
+    assert.is(signed.status, 200, `${identifier}: ${signed.text}`);
+    assert.is(signed.json.user.id, made.json.user.id);
+  }
+  const names = (await admin.get('/api/users')).json.users.map((u: any) => u.username);
+  assert.is(names.filter((n: string) => n.normalize('NFKC').toLowerCase() === 'jörg.müller').length, 1);
+});
+
 test('update: username, email, display name, roles; the last administrator keeps the role', async () => {
   const ivy = (await admin.get('/api/users')).json.users.find((u: any) => u.username === 'ivy');
   const a = await admin.patch(`/api/users/${ivy.id}`, {
