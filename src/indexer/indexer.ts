@@ -640,8 +640,10 @@ export class Indexer implements IndexPort {
    *   modification time). A walk under way writes its rows first and the ancestors' totals when
    *   it ends, so meanwhile the totals are those from before it: while the path itself is walked
    *   again (a change told twice) the row it had before answers; while a folder holding it is,
-   *   the path's row answers if the walk has not written it again yet (after that, not counted
-   *   until the walk ends);
+   *   the path's row answers if the walk has not written it again yet, and for the walk of the
+   *   path's own folder so does that folder's row before the walk: listed at the time the
+   *   placement gave the folder or later, it held the placement (else not counted until the walk
+   *   ends);
    * - a root whose folder sizes are known but not yet its names ('sized'): there are no file rows,
    *   and its totals are the first walk's, whose row of a folder has the time its listing saw
    *   (read again after the names; a listing the folder changed under is taken again): the
@@ -661,10 +663,17 @@ export class Indexer implements IndexPort {
         return mtime > p.mtime || (mtime === p.mtime && row.size === p.size);
       };
       const row = this.store.entry(c.root.id, c.rel);
+      const folder = splitRel(c.rel)[0];
       for (const r of this.recountsOver(c.root.id, c.rel)) {
         if (r.rel === c.rel) {
           if (!holds(r.row)) return false;
-        } else if (!row || row.checked_at === null || row.checked_at >= r.since || !holds(row)) return false;
+          continue;
+        }
+        // A folder holding it walked again: the path's row as it was before the walk, or — the
+        // walk of its own folder — that folder's listing before the walk (its row's time).
+        const unwritten = row !== undefined && row.checked_at !== null && row.checked_at < r.since && holds(row);
+        const listed = r.rel === folder && r.row?.is_dir === 1 && Math.trunc(r.row.mtime) >= p.dirMtime;
+        if (!unwritten && !listed) return false;
       }
       return holds(row);
     }

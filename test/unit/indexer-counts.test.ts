@@ -51,16 +51,35 @@ test('a folder holding a placed file walked again: its row answers until the wal
     assert.ok(indexer.counts(placed), 'the walked file is in the totals');
 
     // The album is walked again (a change told for it): the totals are still the ones that hold the clip.
-    const walk = indexer.recounting(root.id, ALBUM);
+    const rewrite = () =>
+      indexer.store.write(
+        root.id,
+        [{ dir: ALBUM, name: CLIP, isDir: false, size: st.size, mtime: placed.mtime }],
+        [],
+        indexer.store.stamp(),
+      );
+    let walk = indexer.recounting(root.id, ALBUM);
     assert.is(indexer.figures(volume).sizeBytes, 50_000);
     assert.ok(indexer.counts(placed), 'counted by the totals from before the walk');
-    // The walk writes the clip's row again: from here its old row is not known, so not counted until the walk ends.
+    // The walk writes the clip's row again: the album's listing before the walk held it (its time is the placement's or later).
+    rewrite();
+    assert.ok(indexer.counts(placed), "counted by the album's listing before the walk");
+    // A file placed after that listing is not in the totals until the walk ends, whatever rows the walk wrote.
+    const later = { ...placed, path: path.join(volume, ALBUM, 'Später – Möwe.jpg'), dirMtime: placed.dirMtime + 5000 };
     indexer.store.write(
       root.id,
-      [{ dir: ALBUM, name: CLIP, isDir: false, size: st.size, mtime: placed.mtime }],
+      [{ dir: ALBUM, name: 'Später – Möwe.jpg', isDir: false, size: later.size, mtime: later.mtime }],
       [],
       indexer.store.stamp(),
     );
+    assert.not.ok(indexer.counts(later), 'a placement newer than the listing, while the walk runs');
+    walk.done();
+    assert.ok(indexer.counts(placed), 'counted again once the walk ended');
+
+    // The whole root walked again: once the walk wrote the clip's row, its old row is not known — not counted until the walk ends.
+    walk = indexer.recounting(root.id, '');
+    assert.ok(indexer.counts(placed), 'not written again yet');
+    rewrite();
     assert.not.ok(indexer.counts(placed));
     walk.done();
     assert.ok(indexer.counts(placed), 'counted again once the walk ended');
