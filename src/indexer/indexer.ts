@@ -647,9 +647,9 @@ export class Indexer implements IndexPort {
    * - a root whose folder sizes are known but not yet its names ('sized'): there are no file rows,
    *   and its totals are the first walk's, whose row of a folder has the time its listing saw
    *   (read again after the names; a listing the folder changed under is taken again): the
-   *   placement is in them when that row has the time the placement gave the folder, or a later one. The catalogue then walks the tree again
-   *   and writes each folder's row after those below it, the root's (its total) last: a folder row
-   *   it wrote answers once it wrote the root's too.
+   *   placement is in them when that row has the time the placement gave the folder, or a later
+   *   one. The catalogue then walks the tree again and writes each folder's row after those below
+   *   it, the root's (its total) last: a folder row it wrote answers once it wrote the root's too.
    * A path the index covers in no root, or whose first walk is due, is not counted.
    */
   counts(p: Placement): boolean {
