@@ -89,7 +89,8 @@ j.step('the administrator’s terminal runs a command in the home folder', async
   const made = 'Inbox/made in the terminal.txt';
   await s.page.keyboard.type(`cd '${s.home}' && ls Photos && echo "hello from the shell" > '${made}'`);
   await s.page.keyboard.press('Enter');
-  await s.eventually('the command to write its file', () => s.exists(made));
+  // The shell's `>` makes the file before echo writes into it: wait for the line, not the name.
+  await s.eventually('the command to write its line', () => s.exists(made) && s.read(made).length > 0);
   assert.is(s.read(made), 'hello from the shell\n');
   await s.eventually('its output on the screen', async () =>
     /Holiday 2025/.test(await s.page.locator('.xterm-rows').innerText()),
