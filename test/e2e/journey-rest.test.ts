@@ -142,17 +142,20 @@ j.step('“Shared by me” gives a link made at localhost at this computer’s n
     async () => (await s.page.evaluate(() => navigator.clipboard.readText())) === lan,
   );
   // Another device opens it there: the file's page, counted by the server.
+  // The page names the file from the link's info and then asks for what it counts: the device
+  // stays on the page until the server has counted it (closed at once, the second request could
+  // be cut off before it was served).
   const other = await s.anonymous();
   try {
     await other.page.goto(lan);
     await other.page.getByText(path.basename(W.readingList)).first().waitFor();
+    await s.eventually('the server counted the visit', async () => {
+      const mine = (await s.api('GET', '/api/shares')).json.shares.find((x: any) => x.id === id);
+      return mine?.accessCount >= 1;
+    });
   } finally {
     await other.context.close();
   }
-  await s.eventually('the server counted the visit', async () => {
-    const mine = (await s.api('GET', '/api/shares')).json.shares.find((x: any) => x.id === id);
-    return mine?.accessCount >= 1;
-  });
   await s.api('DELETE', `/api/shares/${id}`);
 });
 
