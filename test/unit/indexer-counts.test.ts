@@ -13,6 +13,7 @@ import { createLogger } from '../../src/core/log.ts';
 import { RequestLoad } from '../../src/core/load.ts';
 import { Database } from '../../src/db/database.ts';
 import { Indexer, type Placement } from '../../src/indexer/indexer.ts';
+import { waitFor } from '../support/wait.ts';
 
 const quiet = createLogger('error', {}, () => {});
 const ALBUM = 'Holiday 2025 – Côte d’Azur';
@@ -77,6 +78,9 @@ test('a folder holding a placed file walked again: its row answers until the wal
     assert.ok(indexer.counts(placed), 'counted again once the walk ended');
 
     // The whole root walked again: once the walk wrote the clip's row, its old row is not known — not counted until the walk ends.
+    // A walk treats a row stamped in the millisecond it began as its own (not counted): begin it after the clip's row's.
+    const written = indexer.store.entry(root.id, `${ALBUM}/${CLIP}`)!.checked_at!;
+    await waitFor(() => Date.now(), { what: "the clock past the clip row's stamp", until: (now) => now > written });
     walk = indexer.recounting(root.id, '');
     assert.ok(indexer.counts(placed), 'not written again yet');
     rewrite();
