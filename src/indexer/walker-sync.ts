@@ -135,19 +135,24 @@ export async function walkSync(
     beat.folder(job.id, node.rel);
     try {
       names = readdir(dirPath);
-      // The folder's time was read before (by its parent's listing, maybe slices ago): read
-      // again after the names, a listing the folder changed under is taken again, so the row's
-      // time is the one its names were listed at (what Indexer.counts decides by).
-      for (let tries = 0; tries < RELIST_TRIES; tries++) {
-        const now = lstat(dirPath);
-        if (!now || Math.trunc(now.mtimeMs) === node.mtime) break;
-        node.mtime = Math.trunc(now.mtimeMs);
-        names = readdir(dirPath);
-      }
     } catch {
       node.complete = false;
       finish(node);
       continue;
+    }
+    // The folder's time was read before (by its parent's listing, maybe slices ago): read
+    // again after the names, a listing the folder changed under is taken again, so the row's
+    // time is the one its names were listed at (what Indexer.counts decides by). A second look
+    // that fails leaves the first listing and its time: the names are good, the time earlier.
+    for (let tries = 0; tries < RELIST_TRIES; tries++) {
+      try {
+        const now = lstat(dirPath);
+        if (!now || Math.trunc(now.mtimeMs) === node.mtime) break;
+        names = readdir(dirPath);
+        node.mtime = Math.trunc(now.mtimeMs);
+      } catch {
+        break;
+      }
     }
     const prefix = dirPath + path.sep;
     const checkExcludes = job.excludes.length > 0;

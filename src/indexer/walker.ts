@@ -257,19 +257,31 @@ export async function walk(
   const skip = job.skip?.length ? new Set(job.skip) : null;
   /**
    * The folder's names, and its time read again after them: a listing the folder changed under
-   * is taken again, so the row's time is the one its names were listed at (Indexer.counts).
+   * is taken again, so the row's time is the one its names were listed at (Indexer.counts). A
+   * listing taken again that fails leaves the one before it, with that one's time (`before`).
    */
-  const readNames = (node: OpenDir, dirPath: string, done: Done<DirEntry[]>, tries = 0) =>
+  const readNames = (
+    node: OpenDir,
+    dirPath: string,
+    done: Done<DirEntry[]>,
+    tries = 0,
+    before?: { names: DirEntry[]; mtime: number },
+  ) =>
     guard.run<DirEntry[]>(
       (d) => fs.readdir(dirPath, d),
       (err, names) => {
+        if ((err || !names) && before) {
+          node.mtime = before.mtime;
+          return done(null, before.names);
+        }
         if (err || !names || tries >= RELIST_TRIES) return done(err, names);
         guard.run<EntryStat>(
           (d) => fs.lstat(dirPath, d),
           (_, now) => {
             if (!now || now.mtimeMs === node.mtime) return done(null, names);
+            const earlier = { names, mtime: node.mtime };
             node.mtime = now.mtimeMs;
-            readNames(node, dirPath, done, tries + 1);
+            readNames(node, dirPath, done, tries + 1, earlier);
           },
         );
       },

@@ -67,7 +67,7 @@ function tree(): string {
   return root;
 }
 
-/** What a walk of `root` records; `beforeList(dir)` runs before each folder is listed. */
+/** What a walk of `root` records; `beforeList(dir)` runs before each folder is listed (what it throws, the listing fails with). */
 async function collect(
   kind: 'sync' | 'async',
   root: string,
@@ -97,7 +97,17 @@ async function collect(
         })
       : await walk(
           job,
-          { readdir: (dir, done) => (beforeList(dir), nodeFs.readdir(dir, done)), lstat: nodeFs.lstat },
+          {
+            readdir: (dir, done) => {
+              try {
+                beforeList(dir);
+              } catch (err) {
+                return done(err as NodeJS.ErrnoException);
+              }
+              nodeFs.readdir(dir, done);
+            },
+            lstat: nodeFs.lstat,
+          },
           guard,
           sink,
           null,
@@ -159,6 +169,33 @@ for (const kind of ['sync', 'async'] as const) {
         row.mtime >= placed!,
         `the row's time ${row.mtime} is the one the listing saw (${placed}), not the parent's earlier stat`,
       );
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+}
+
+for (const kind of ['sync', 'async'] as const) {
+  test(`${kind} walk: a folder that changed while listed and cannot be listed again keeps its first listing, with the earlier time`, async () => {
+    const root = tree();
+    const a = path.join(root, 'a');
+    const old = new Date('2021-06-01T12:00:00Z');
+    fs.utimesSync(a, old, old);
+    let lists = 0;
+    const place = (dir: string) => {
+      if (dir !== a) return;
+      lists++;
+      // The first listing sees an upload land; the second look is refused (permissions changed).
+      if (lists === 1) fs.writeFileSync(path.join(a, 'Urlaub 2025 – Strand.mov'), Buffer.alloc(4096));
+      else throw Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' });
+    };
+    try {
+      const { summary, byRel } = await collect(kind, root, 'dirs', place);
+      const row = byRel.get('a')!;
+      assert.is(lists, 2, 'listed again once, refused');
+      assert.is(row.totalSize, 1105 + 4096, "the first listing's names are kept");
+      assert.is(summary.complete, true);
+      assert.is(row.mtime, old.getTime(), 'with the time read before that listing (never one after it)');
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
