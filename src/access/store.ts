@@ -35,6 +35,13 @@ export type AccessStore = ReturnType<typeof createAccessStore>;
 
 export function createAccessStore(db: Database) {
   const now = () => new Date().toISOString();
+  // Groups from before access/005_group_name_key.sql get their keys (none to write at every later start).
+  const unkeyed = db.all<{ id: string; name: string }>('SELECT id, name FROM access_groups WHERE name_key IS NULL');
+  if (unkeyed.length)
+    db.transaction(() => {
+      for (const g of unkeyed)
+        db.run('UPDATE access_groups SET name_key = ? WHERE id = ? AND name_key IS NULL', [foldName(g.name), g.id]);
+    });
   const groupOf = (r: { id: string; name: string; created_at: string; updated_at: string }): GroupRow => ({
     id: r.id,
     name: r.name,
@@ -57,13 +64,17 @@ export function createAccessStore(db: Database) {
     },
     /**
      * The group of that name whatever its case, in every script (Jürgen and JÜRGEN): the
-     * column's `nocase` folds ASCII alone on SQLite (PostgreSQL's folds all), so the few groups
-     * are compared here.
+     * column's `nocase` folds ASCII alone on SQLite (PostgreSQL's folds all), so a group is
+     * found by its folded key (access/005_group_name_key.sql) — or, written before the key,
+     * by its name compared here.
      */
     groupNamed(name: string): GroupRow | undefined {
       const wanted = foldName(name);
       const r = db
-        .all<{ id: string; name: string; created_at: string; updated_at: string }>('SELECT * FROM access_groups')
+        .all<{ id: string; name: string; created_at: string; updated_at: string }>(
+          'SELECT id, name, created_at, updated_at FROM access_groups WHERE name_key = ? OR name_key IS NULL ORDER BY created_at',
+          [wanted],
+        )
         .find((g) => foldName(g.name) === wanted);
       return r ? groupOf(r) : undefined;
     },
@@ -75,8 +86,8 @@ export function createAccessStore(db: Database) {
       const id = randomUUID();
       const at = now();
       const made = db.run(
-        'INSERT INTO access_groups (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
-        [id, name, at, at],
+        'INSERT INTO access_groups (id, name, name_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        [id, name, foldName(name), at, at],
       ).changes;
       return made ? { id, name, createdAt: at, updatedAt: at } : undefined;
     },
@@ -90,8 +101,8 @@ export function createAccessStore(db: Database) {
       const at = now();
       const made =
         db.run(
-          'INSERT INTO access_groups (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
-          [randomUUID(), name, at, at],
+          'INSERT INTO access_groups (id, name, name_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+          [randomUUID(), name, foldName(name), at, at],
         ).changes > 0;
       const r = db.get<{ id: string; name: string; created_at: string; updated_at: string }>(
         'SELECT * FROM access_groups WHERE name = ?',
@@ -102,7 +113,12 @@ export function createAccessStore(db: Database) {
     /** Renames a group; 'taken' when another group has the name (the unique name decides, as for addGroup). */
     renameGroup(id: string, name: string): 'renamed' | 'missing' | 'taken' {
       try {
-        const n = db.run('UPDATE access_groups SET name = ?, updated_at = ? WHERE id = ?', [name, now(), id]).changes;
+        const n = db.run('UPDATE access_groups SET name = ?, name_key = ?, updated_at = ? WHERE id = ?', [
+          name,
+          foldName(name),
+          now(),
+          id,
+        ]).changes;
         return n ? 'renamed' : 'missing';
       } catch (err) {
         if (isUniqueViolation(err)) return 'taken';

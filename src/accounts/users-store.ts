@@ -9,6 +9,9 @@ export interface UserRow {
   id: string;
   username: string;
   email: string | null;
+  /** The username and email as compared (auth/004_name_keys.sql); null on rows written before them. */
+  name_key: string | null;
+  email_key: string | null;
   display_name: string | null;
   password_hash: string | null;
   roles: string;
@@ -83,10 +86,47 @@ const ADMIN_COUNT = `SELECT COUNT(*) AS n FROM users WHERE roles LIKE '%"admin"%
 /** A key among PostgreSQL's advisory locks: a new account's check and insert ('1stA'). */
 const FIRST_ACCOUNT_LOCK = 0x3173_7441;
 
+/** An email as its key (auth/004_name_keys.sql): folded, or null for none. */
+const emailKey = (email: string | null | undefined): string | null => (email ? foldName(email) : null);
+
 export class UsersStore {
   private readonly db: Database;
   constructor(db: Database) {
     this.db = db;
+    this.fillKeys();
+  }
+
+  /**
+   * Writes the keys of accounts that have none (rows from before auth/004_name_keys.sql, or
+   * copied from such a database): one read of an index when there are none, as at every start
+   * after the first.
+   */
+  private fillKeys(): void {
+    const unkeyed = this.db.all<{ id: string; username: string; email: string | null }>(
+      'SELECT id, username, email FROM users WHERE name_key IS NULL',
+    );
+    if (unkeyed.length === 0) return;
+    this.db.transaction(() => {
+      for (const u of unkeyed)
+        this.db.run('UPDATE users SET name_key = ?, email_key = ? WHERE id = ? AND name_key IS NULL', [
+          foldName(u.username),
+          emailKey(u.email),
+          u.id,
+        ]);
+    });
+  }
+
+  /**
+   * The accounts whose username or email may fold to one of `keys`: those keyed so (index
+   * probes), and any without keys (written by a release before them), which the callers compare
+   * by their names as they compare the others.
+   */
+  private keyed(keys: string[]): UserRow[] {
+    const marks = keys.map(() => '?').join(', ');
+    return this.db.all<UserRow>(
+      `SELECT * FROM users WHERE name_key IN (${marks}) OR email_key IN (${marks}) OR name_key IS NULL ORDER BY created_at, username`,
+      [...keys, ...keys],
+    );
   }
 
   /**
@@ -130,24 +170,26 @@ export class UsersStore {
   /**
    * Every account the identifier names, as an email or a username, in any letter case of any
    * script and either Unicode form (JÖRG, jörg, and jörg typed decomposed): the columns' `NOCASE`
-   * folds ASCII alone on SQLite, so the accounts are compared here (a household's or an
-   * office's few; PostgreSQL's collation folds them all, and agrees).
+   * folds ASCII alone on SQLite, so the accounts are found by their folded keys (PostgreSQL's
+   * collation folds them all, and agrees).
    */
   findByIdentifier(identifier: string): UserRow[] {
     const wanted = foldName(identifier.trim());
-    return this.list().filter(
+    return this.keyed([wanted]).filter(
       (u) => foldName(u.username) === wanted || (u.email !== null && foldName(u.email) === wanted),
     );
   }
 
   findByEmail(email: string): UserRow | undefined {
     const wanted = foldName(email.trim());
-    return this.list().find((u) => u.email !== null && foldName(u.email) === wanted);
+    return this.keyed([wanted]).find((u) => u.email !== null && foldName(u.email) === wanted);
   }
 
   /** Refuses a username or email another account has in another case or form (USERNAME_TAKEN, EMAIL_TAKEN). */
   private refuseTaken(username: string | undefined, email: string | null | undefined, except?: string): void {
-    for (const u of this.list()) {
+    const keys = [username, email].filter((k): k is string => !!k).map(foldName);
+    if (keys.length === 0) return;
+    for (const u of this.keyed(keys)) {
       if (u.id === except) continue;
       if (username !== undefined && foldName(u.username) === foldName(username)) throw new AppError('USERNAME_TAKEN');
       if (email && u.email !== null && foldName(u.email) === foldName(email)) throw new AppError('EMAIL_TAKEN');
@@ -171,11 +213,13 @@ export class UsersStore {
     this.db.transaction(() => {
       this.refuseTaken(input.username, input.email);
       this.db.run(
-        'INSERT INTO users (id, username, email, display_name, password_hash, roles, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO users (id, username, email, name_key, email_key, display_name, password_hash, roles, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         [
           id,
           input.username,
           input.email,
+          foldName(input.username),
+          emailKey(input.email),
           input.displayName ?? null,
           input.passwordHash,
           JSON.stringify(input.roles),
@@ -195,12 +239,12 @@ export class UsersStore {
     const sets: string[] = [];
     const values: (string | null)[] = [];
     if (patch.username !== undefined) {
-      sets.push('username = ?');
-      values.push(patch.username);
+      sets.push('username = ?', 'name_key = ?');
+      values.push(patch.username, foldName(patch.username));
     }
     if (patch.email !== undefined) {
-      sets.push('email = ?');
-      values.push(patch.email);
+      sets.push('email = ?', 'email_key = ?');
+      values.push(patch.email, emailKey(patch.email));
     }
     if (patch.displayName !== undefined) {
       sets.push('display_name = ?');
