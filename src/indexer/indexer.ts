@@ -509,7 +509,7 @@ export class Indexer implements IndexPort {
         this.log.warn('an indexed folder is missing; it is walked again when it comes back', { root: root.path });
         return;
       }
-      this.store.setRootState(root.id, 'sized', Date.now());
+      this.store.setRootState(root.id, 'sized', this.store.stamp());
       this.refreshRoots();
       this.log.info('index baseline walk finished', {
         root: root.path,
@@ -592,7 +592,7 @@ export class Indexer implements IndexPort {
   /** A refresh of `rel` has begun (a folder new to the index has no row until its walk writes it); `done()` when it ends. */
   recounting(rootId: number, rel: string): { done(): void } {
     const list = this.recounts.get(rootId) ?? [];
-    const was: Recount = { rel, row: this.store.entry(rootId, rel), since: this.store.stamp() };
+    const was: Recount = { rel, row: this.store.entry(rootId, rel), since: this.store.begin() };
     list.push(was);
     this.recounts.set(rootId, list);
     return {

@@ -20,7 +20,7 @@ export type IndexRows = Pick<
   | 'children'
   | 'roots'
   | 'relOf'
-  | 'stamp'
+  | 'begin'
   | 'dueFolders'
   | 'hasIncompleteSubfolder'
   | 'deleteChunk'
@@ -341,7 +341,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
   async function recountSubtree(root: RootRow, target: string): Promise<void> {
     const store = ix.store;
     const old = store.entry(root.id, target);
-    const since = store.stamp();
+    const since = store.begin();
     const summary = await ix.rewalk(root, target, { batch: cfg.subtreeBatch, pauseMs: cfg.subtreePauseMs });
     if (ix.stopped) return;
     let after: Delta = contribution(undefined);

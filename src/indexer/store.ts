@@ -143,6 +143,18 @@ export class IndexStore {
     return this.lastStamp;
   }
 
+  /**
+   * A walk's start: a stamp every row written from now on has at least and no row written
+   * before has (one past the last when that was in this millisecond), so "stamped before the
+   * walk began" is exact — a row written in the millisecond a walk of a folder above it begins
+   * is not taken for the walk's own. Rows' times run ahead of the clock by a millisecond per
+   * walk begun within one.
+   */
+  begin(now = Date.now()): number {
+    this.lastStamp = Math.max(this.lastStamp + 1, now);
+    return this.lastStamp;
+  }
+
   /** Writes one batch from the walker (tests, small batches): everything, in one go. */
   write(rootId: number, entries: EntryRecord[], docs: DocRecord[], now: number): void {
     while (entries.length || docs.length) this.writeFor(rootId, entries, docs, now, Number.POSITIVE_INFINITY);
@@ -350,7 +362,7 @@ export class IndexStore {
 
   /**
    * Removes, a chunk at a time, the rows below `rel` (not `rel` itself) that no write or listing
-   * stamped since `since` (store.stamp()): after a walk of `rel`, what it did not find any more.
+   * stamped since `since` (store.begin()): after a walk of `rel`, what it did not find any more.
    * Returns false while rows remain.
    */
   deleteUnseen(rootId: number, rel: string, since: number, chunk = 2000): boolean {

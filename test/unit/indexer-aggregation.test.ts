@@ -236,6 +236,38 @@ test('store: bulk rows enter the name index; deleting a subtree takes its names 
   }
 });
 
+test('store: a walk begun in the millisecond rows were written is not taken for their writer', () => {
+  const dir = tmp();
+  try {
+    const db = new Database(path.join(dir, 'main.db'));
+    openIndexFile(db, path.join(dir, 'index.db'), quiet);
+    const store = new IndexStore(db, true);
+    const root = store.addRoot('/r', 0).id;
+    const T = 1_780_000_000_000;
+    const file = (name: string): EntryRecord => ({ dir: 'Fotos 2025', name, isDir: false, size: 1, mtime: 0 });
+    // Written at T: an upload's row, and one the walk will not find (deleted on the disk meanwhile).
+    store.write(root, [file('Strand #1.jpg'), file('gelöscht.jpg')], [], T);
+    const since = store.begin(T);
+    assert.ok(
+      since > store.entry(root, 'Fotos 2025/Strand #1.jpg')!.checked_at!,
+      'rows before the walk are stamped before it',
+    );
+    // The walk, in the same millisecond, writes what it finds.
+    store.write(root, [file('Strand #1.jpg')], [], T);
+    assert.ok(store.entry(root, 'Fotos 2025/Strand #1.jpg')!.checked_at! >= since, "the walk's rows are its own");
+    while (!store.deleteUnseen(root, 'Fotos 2025', since)) {
+      /* chunk by chunk */
+    }
+    assert.ok(store.entry(root, 'Fotos 2025/Strand #1.jpg'), 'what the walk found stays');
+    assert.is(store.entry(root, 'Fotos 2025/gelöscht.jpg'), undefined, 'what it did not find goes');
+    assert.ok(store.begin(T) > since, 'each walk begun has a stamp of its own');
+    closeIndexFile(db);
+    db.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('index file: kept when sound; rebuilt when missing, not a database, or of another format', () => {
   const dir = tmp();
   const file = path.join(dir, 'index.db');
