@@ -32,7 +32,8 @@ test.before(async () => {
     OIDC_USERINFO_URL: idp.userinfoProxyUrl,
     // The provider's groups travel in `roles` here (as Keycloak's client roles would).
     OIDC_GROUPS_CLAIM: 'roles',
-    OIDC_GROUP_MAP: 'office-staff=Staff; Eltern & Kinder=Family + Friends\nburrow-admins=Administrators',
+    OIDC_GROUP_MAP:
+      'office-staff=Staff; Eltern & Kinder=Family + Friends\nburrow-admins=Administrators; Chor-Probe=Chor & Band 🎶',
     OIDC_ADMIN_GROUPS: 'Burrow-Admins',
   });
   admin = new Client(server.url);
@@ -58,12 +59,17 @@ async function signInThroughProvider(roles: string[] | undefined): Promise<Clien
   idp.accounts.set('zoe', account);
   idp.nextAccount = 'zoe';
   const browser = new Client(server.url);
+  const landed = await browser.get(await toProviderAndBack(browser));
+  assert.is(landed.status, 302, landed.text);
+  return browser;
+}
+
+/** A browser's trip to the provider (signing in its `nextAccount`): the address it comes back to. */
+async function toProviderAndBack(browser: Client): Promise<string> {
   const out = await browser.get('/api/auth/oidc/login');
   assert.is(out.status, 302, out.text);
   const back = await idp.browse(out.headers.get('location')!, server.url);
-  const landed = await browser.get(back.pathname + back.search);
-  assert.is(landed.status, 302, landed.text);
-  return browser;
+  return back.pathname + back.search;
 }
 
 /** The account's groups as Administration lists them: name → where the membership came from. */
@@ -164,6 +170,58 @@ test('a provider-made membership decides access like any other: a group rule hid
   assert.equal(await listing(inStaff), []);
   const left = await signInThroughProvider(['eltern & kinder']);
   assert.equal(await listing(left), ['Urlaub 2024 – Côte d’Azur']);
+});
+
+test('a group new to Burrow named at once by the sign-ins of six known people (through a cluster, on every instance): made once, each joins it once, never a 500', async () => {
+  const CHOIR = 'Chor & Band 🎶';
+  const people = ['Renée', 'Jörg', 'Åsa', 'Zoë', 'François', 'Małgorzata'].map((name, i) => ({
+    key: `choir-${i}`,
+    account: {
+      email: `${name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()}@chor.example`,
+      email_verified: true,
+      name: `${name} Sänger`,
+      preferred_username: `${name.toLowerCase()} (chor #${i})`,
+    } as Record<string, unknown>,
+  }));
+  // Known people first: each signed in once, in no mapped group (a first sign-in makes its account
+  // under the cross-instance lock of new accounts, which would put the group's creation in line too).
+  const ids: string[] = [];
+  for (const p of people) {
+    idp.accounts.set(p.key, { ...p.account, roles: [] });
+    idp.nextAccount = p.key;
+    const browser = new Client(server.url);
+    assert.is((await browser.get(await toProviderAndBack(browser))).status, 302);
+    ids.push((await me(browser)).id);
+  }
+  assert.ok(
+    !(await admin.get('/api/access/groups')).json.groups.some((g: { name: string }) => g.name === CHOIR),
+    'no such group yet',
+  );
+  // Now the provider puts all six in the choir. Each browser's trip to the provider one after
+  // another; the returns all at once — their userinfo answers held until all six have asked — so
+  // each instance behind the balancer looks for the group and makes it at the same moment.
+  const browsers = people.map(() => new Client(server.url));
+  const backs: string[] = [];
+  for (const [i, p] of people.entries()) {
+    idp.accounts.set(p.key, { ...p.account, roles: ['chor-probe'] });
+    idp.nextAccount = p.key;
+    backs.push(await toProviderAndBack(browsers[i]!));
+  }
+  idp.userinfoTogether = browsers.length;
+  const landed = await Promise.all(browsers.map((b, i) => b.get(backs[i]!)));
+  idp.userinfoTogether = 0;
+  assert.equal(
+    landed.map((l) => l.status),
+    landed.map(() => 302),
+    landed.find((l) => l.status !== 302)?.text.slice(0, 300),
+  );
+  const choirs = ((await admin.get('/api/access/groups')).json.groups as { id: string; name: string }[]).filter(
+    (g) => g.name === CHOIR,
+  );
+  assert.is(choirs.length, 1, 'one group');
+  for (const id of ids) assert.equal(await groupsOf(id), { [CHOIR]: 'oidc' });
+  const made = (await admin.get('/api/activity?action=access.group-create&limit=500')).json.rows as any[];
+  assert.is(made.filter((r) => r.detail?.name === CHOIR).length, 1, 'its creation logged once');
 });
 
 test.run();
