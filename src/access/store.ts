@@ -35,8 +35,11 @@ export type AccessStore = ReturnType<typeof createAccessStore>;
 
 export function createAccessStore(db: Database) {
   const now = () => new Date().toISOString();
-  // Groups from before access/005_group_name_key.sql get their keys (none to write at every later start).
-  const unkeyed = db.all<{ id: string; name: string }>('SELECT id, name FROM access_groups WHERE name_key IS NULL');
+  // Groups from before access/005_group_name_key.sql get their keys (none to write at every later
+  // start), in the order of their ids as UsersStore's accounts (instances starting together).
+  const unkeyed = db.all<{ id: string; name: string }>(
+    'SELECT id, name FROM access_groups WHERE name_key IS NULL ORDER BY id',
+  );
   if (unkeyed.length)
     db.transaction(() => {
       for (const g of unkeyed)

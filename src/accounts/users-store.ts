@@ -99,11 +99,13 @@ export class UsersStore {
   /**
    * Writes the keys of accounts that have none (rows from before auth/004_name_keys.sql, or
    * copied from such a database): one read of an index when there are none, as at every start
-   * after the first.
+   * after the first. In the order of their ids: instances starting together on one PostgreSQL
+   * each lock the rows in the same order (the later one waits, then finds them keyed), never
+   * in two orders that deadlock.
    */
   private fillKeys(): void {
     const unkeyed = this.db.all<{ id: string; username: string; email: string | null }>(
-      'SELECT id, username, email FROM users WHERE name_key IS NULL',
+      'SELECT id, username, email FROM users WHERE name_key IS NULL ORDER BY id',
     );
     if (unkeyed.length === 0) return;
     this.db.transaction(() => {
