@@ -202,13 +202,23 @@ for (const kind of ['sync', 'async'] as const) {
   });
 }
 
-test('store: bulk rows enter the name index; deleting a subtree takes its names along', () => {
+/** An index store on a fresh index file, with one root: `fn` runs on it, then everything goes. */
+function withStore(fn: (store: IndexStore, root: number, db: Database) => void): void {
   const dir = tmp();
   try {
     const db = new Database(path.join(dir, 'main.db'));
     openIndexFile(db, path.join(dir, 'index.db'), quiet);
     const store = new IndexStore(db, true);
-    const root = store.addRoot('/r', 0).id;
+    fn(store, store.addRoot('/r', 0).id, db);
+    closeIndexFile(db);
+    db.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('store: bulk rows enter the name index; deleting a subtree takes its names along', () => {
+  withStore((store, root, db) => {
     const rows: EntryRecord[] = [];
     for (let i = 0; i < 150; i++)
       rows.push({ dir: i < 100 ? 'keep' : 'gone', name: `report-${i}.txt`, isDir: false, size: i, mtime: 0 });
@@ -229,20 +239,11 @@ test('store: bulk rows enter the name index; deleting a subtree takes its names 
     assert.is(named(), 100);
     assert.is(store.entry(root, 'gone'), undefined);
     assert.is(store.entry(root, 'keep/report-1.txt')!.size, 5);
-    closeIndexFile(db);
-    db.close();
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('store: a walk begun in the millisecond rows were written is not taken for their writer', () => {
-  const dir = tmp();
-  try {
-    const db = new Database(path.join(dir, 'main.db'));
-    openIndexFile(db, path.join(dir, 'index.db'), quiet);
-    const store = new IndexStore(db, true);
-    const root = store.addRoot('/r', 0).id;
+  withStore((store, root) => {
     const T = 1_780_000_000_000;
     const file = (name: string): EntryRecord => ({ dir: 'Fotos 2025', name, isDir: false, size: 1, mtime: 0 });
     // Written at T: an upload's row, and one the walk will not find (deleted on the disk meanwhile).
@@ -261,11 +262,7 @@ test('store: a walk begun in the millisecond rows were written is not taken for 
     assert.ok(store.entry(root, 'Fotos 2025/Strand #1.jpg'), 'what the walk found stays');
     assert.is(store.entry(root, 'Fotos 2025/gelöscht.jpg'), undefined, 'what it did not find goes');
     assert.ok(store.begin(T) > since, 'each walk begun has a stamp of its own');
-    closeIndexFile(db);
-    db.close();
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('index file: kept when sound; rebuilt when missing, not a database, or of another format', () => {
