@@ -675,7 +675,14 @@ export class Indexer implements IndexPort {
         const listed = r.rel === folder && r.row?.is_dir === 1 && Math.trunc(r.row.mtime) >= p.dirMtime;
         if (!unwritten && !listed) return false;
       }
-      return holds(row);
+      if (row) return holds(row);
+      // Gone before this index counted it (deleted or moved away at once, or — on another
+      // instance — before the change reached it): its folder was listed after a later change of
+      // it (the row's time is the listing's, past the placement's), and the file was not there.
+      // The totals hold none of its bytes, nor will: the placement is done with. Until then its
+      // bytes count (a write refused that would have fit, never one let past the limit).
+      const dir = this.store.entry(c.root.id, folder);
+      return dir?.is_dir === 1 && Math.trunc(dir.mtime) > p.dirMtime;
     }
     const sized = c.root.walked_at;
     if (c.root.state !== 'sized' || sized === null) return false;

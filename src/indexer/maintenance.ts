@@ -256,6 +256,14 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
       await removed(c.path);
     } else {
       await refreshPath(c.path);
+      // Told it was made or changed, and not there: removed at once (or before the change reached
+      // this instance). Its folder is listed again, so the folder's row carries a time after that
+      // removal — what tells Indexer.counts that a placement there is gone, not still to come.
+      const told = located(c.path);
+      if (told && !ix.store.entry(told.root.id, told.rel)) {
+        viewQueue.add(path.dirname(path.resolve(c.path)));
+        schedule();
+      }
     }
   }
 

@@ -387,4 +387,44 @@ test('streamed writes racing over a volume quota through any instance: the ones 
   assert.is((await admin.put(`/api/admin/quotas/volumes/${name}`, { limitBytes: null })).status, 200);
 });
 
+test('a file placed and deleted on the disk at once stops counting once its folder is looked at again, not ten minutes later', async () => {
+  const RECEIPTS = 'Belege 2025 – Steuer & Co';
+  const folder = `/api/browse/${encodeURIComponent('Archiv')}/${encodeURIComponent(RECEIPTS)}`;
+  const archiv = async () =>
+    (await admin.get('/api/admin/quotas')).json.volumes.find((v: any) => v.volume === 'Archiv') as {
+      usedBytes: number;
+      storedBytes: number | null;
+      reservedBytes: number;
+    };
+  assert.is((await admin.post('/api/files/folder', { path: 'Archiv', name: RECEIPTS })).status, 201);
+  assert.is((await admin.put('/api/admin/quotas/volumes/Archiv', { limitBytes: 2_000_000 })).status, 200);
+  try {
+    const before = await waitFor(archiv, {
+      what: 'Archiv measured, nothing in flight',
+      until: (u) => u?.storedBytes !== null && u.reservedBytes === 0,
+    });
+    const put = await fetch(
+      `${s.url}/dav/Archiv/${encodeURIComponent(RECEIPTS)}/${encodeURIComponent('Fehlkauf – Quittung #2.pdf')}`,
+      {
+        method: 'PUT',
+        headers: { authorization: `Basic ${b64('admin:admin-password-1')}` },
+        body: Buffer.alloc(300_000, 5),
+      },
+    );
+    assert.is(put.status, 201);
+    // Another program on the computer deletes it at once — before anyone asked the quota.
+    fs.rmSync(path.join(s.dirs.volumes, 'Archiv', RECEIPTS, 'Fehlkauf – Quittung #2.pdf'));
+    // The folder is looked at again (a browse re-checks it): the placement is done with.
+    await waitFor(
+      async () => {
+        assert.is((await admin.get(folder)).status, 200);
+        return archiv();
+      },
+      { what: "the deleted file's bytes no longer counted", until: (u) => u.usedBytes === before.usedBytes },
+    );
+  } finally {
+    assert.is((await admin.put('/api/admin/quotas/volumes/Archiv', { limitBytes: null })).status, 200);
+  }
+});
+
 test.run();

@@ -2,7 +2,8 @@
 // hold asks): a real indexer over a real folder, walked to the end. While a folder holding the
 // placed file is walked again, the totals are the ones from before that walk: the file's row
 // answers until the walk writes it again, and the totals count it again once the walk ends — a
-// placement is neither counted twice (its landed hold and the totals) nor missed in between.
+// placement is neither counted twice (its landed hold and the totals) nor missed in between; and
+// one gone before the index counted it stops counting once its folder is listed without it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
@@ -91,6 +92,16 @@ test('a folder holding a placed file walked again: its row answers until the wal
     // A placement the index never saw is not counted, walk or no walk.
     const unseen = { ...placed, path: path.join(volume, ALBUM, 'Noch nicht gesehen.jpg') };
     assert.not.ok(indexer.counts(unseen));
+
+    // A placement gone before the index counted it (deleted at once; on another instance, before
+    // the change reached it): counted — nothing of it is in the totals nor will be — once its
+    // folder was listed after a later change (the re-check writes the listing's time), not before.
+    const album = indexer.store.entry(root.id, ALBUM)!;
+    const gone = { ...placed, path: path.join(volume, ALBUM, 'Gleich wieder gelöscht.jpg'), dirMtime: album.mtime };
+    assert.not.ok(indexer.counts(gone), 'its folder listed at its placement, not after');
+    indexer.store.markChecked(root.id, ALBUM, album.mtime + 1, indexer.store.stamp());
+    assert.ok(indexer.counts(gone), 'its folder listed after a later change, without it');
+    assert.ok(indexer.counts(placed), 'the clip, whose row is there, as before');
   } finally {
     await indexer.stop();
     db.close();
