@@ -35,6 +35,11 @@ self.addEventListener('activate', (event) => {
   );
 });
 
+// A page the activation's claim missed (main.tsx asks once the worker is ready): claimed now.
+self.addEventListener('message', (event) => {
+  if (event.data && event.data.type === 'claim') event.waitUntil(self.clients.claim());
+});
+
 /** Addresses that are the server's, never the shell's. */
 const serverOwned = (path) => path.startsWith('/api/') || path.startsWith('/dav/') || path === '/dav';
 

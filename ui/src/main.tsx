@@ -17,7 +17,13 @@ root.replaceChildren();
 render(<App />, root);
 
 // The service worker (public/sw.js): the app shell offline, and "Share → Burrow".
-if ('serviceWorker' in navigator && window.isSecureContext)
+if ('serviceWorker' in navigator && window.isSecureContext) {
   void navigator.serviceWorker.register('/sw.js').catch(() => {
     /* an older browser or a private window: the app works without it */
   });
+  // A page that loaded while the worker was installing can be missed by the claim it makes when
+  // it activates (a navigation under way then): once the worker is ready, such a page asks it.
+  void navigator.serviceWorker.ready.then((r) => {
+    if (!navigator.serviceWorker.controller) r.active?.postMessage({ type: 'claim' });
+  });
+}
