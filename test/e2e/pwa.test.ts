@@ -186,6 +186,26 @@ test('“Share → Burrow” with two photos: a folder is picked and both land b
   });
 });
 
+test('a page the worker did not claim (loaded past it: a hard reload) asks it, and is in its hands', async () => {
+  await page.goto(`${server.url}/files/Files`);
+  await page.getByRole('region', { name: 'Folder Files', exact: true }).waitFor();
+  // Shift+Reload: the page is fetched past the service worker and starts with no controller — as
+  // a page whose navigation was in flight while the worker activated and claimed the others.
+  const cdp = await context.newCDPSession(page);
+  try {
+    const loaded = page.waitForEvent('load');
+    await cdp.send('Page.reload', { ignoreCache: true });
+    await loaded;
+  } finally {
+    await cdp.detach();
+  }
+  await page.getByRole('region', { name: 'Folder Files', exact: true }).waitFor();
+  await waitFor(() => page.evaluate(() => navigator.serviceWorker.controller !== null), {
+    what: 'the page in its service worker’s hands',
+  });
+  assert.equal(problems, []);
+});
+
 test('offline, the app says so, opens from the kept shell, and comes back', async () => {
   await page.goto(`${server.url}/files/Files`);
   await page.getByRole('region', { name: 'Folder Files', exact: true }).waitFor();
