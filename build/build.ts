@@ -96,6 +96,35 @@ async function addonPack(name: 'image' | 'pty', target: Target): Promise<BuiltPa
   return savePack(files, path.join(work, target.id, `addon-${name}.pack`), true);
 }
 
+/** The C compiler of each Linux target (Debian's packages gcc and gcc-aarch64-linux-gnu). */
+const LINUX_CC: Partial<Record<Target['id'], string>> = {
+  'linux-x64': 'x86_64-linux-gnu-gcc',
+  'linux-arm64': 'aarch64-linux-gnu-gcc',
+};
+
+/**
+ * The pack of Burrow's own add-on for a Linux target: src/core/malloc-trim.c compiled with the
+ * target's C compiler (glibc's malloc_trim, which Node does not offer). Other targets have no
+ * glibc and get none. Without the compiler the executable is built without it — it still runs,
+ * keeping glibc's free memory — and the build says so (the binary tests fail on such a build).
+ */
+function trimPack(target: Target): BuiltPack | null {
+  const cc = LINUX_CC[target.id];
+  if (!cc) return null;
+  const out = path.join(work, target.id, 'malloc-trim.node');
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const source = path.join(root, 'src', 'core', 'malloc-trim.c');
+  const flags = ['-O2', '-shared', '-fPIC', '-fvisibility=hidden', '-Wall', '-Werror', '-s'];
+  const r = spawnSync(cc, [...flags, '-o', out, source], { encoding: 'utf8' });
+  if (r.error || r.status !== 0) {
+    log(
+      `${target.id}: WARNING: ${cc} ${r.error ? 'is not installed' : `failed: ${r.stderr.trim()}`}; this executable keeps glibc's free memory (apt install ${cc === 'aarch64-linux-gnu-gcc' ? 'gcc-aarch64-linux-gnu' : 'gcc'})`,
+    );
+    return null;
+  }
+  return savePack([{ path: 'malloc-trim.node', source: out }], path.join(work, target.id, 'addon-trim.pack'), true);
+}
+
 /** The packages whose files are among `files` (bundle inputs, UI modules), each once. */
 function packagesOf(files: readonly string[]): NoticePackage[] {
   const dirs = new Set<string>();
@@ -199,7 +228,8 @@ async function packageTarget(
   await seedBaseBinary(target);
   await seedBlobGenerator(target);
   const addons = { 'addon-image': await addonPack('image', target), 'addon-pty': await addonPack('pty', target) };
-  const allPacks = { ...packs, ...addons };
+  const trim = trimPack(target);
+  const allPacks = { ...packs, ...addons, ...(trim ? { 'addon-trim': trim } : {}) };
   const packsJson = path.join(work, target.id, 'packs.json');
   fs.writeFileSync(
     packsJson,

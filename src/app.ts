@@ -124,7 +124,7 @@ import { createVideoCapability } from './video/capability.ts';
 import { accessRoutes } from './access/routes.ts';
 import { createAccessModel } from './access/service.ts';
 import { createAccessStore } from './access/store.ts';
-import { createNativeAddons, type NativeAddons } from './native.ts';
+import { createNativeAddons, loadMemoryTrim, type MemoryTrim, type NativeAddons } from './native.ts';
 import type { Caller } from './core/caller.ts';
 import { periodicJob } from './core/periodic.ts';
 import { systemRoutes } from './system/routes.ts';
@@ -602,6 +602,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Terminal: an administrator's shell over a WebSocket (switched on in Administration → Installation
   // or by TERMINAL_ENABLED), on the lazily loaded pty add-on.
   const addons = options.addons ?? createNativeAddons(config.storage.cacheDir);
+  const memoryTrim = loadTrim(config.storage.cacheDir, log);
   const terminal = createTerminalCapability({
     config: config.terminal,
     enabled: switches.terminal,
@@ -830,7 +831,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
 
   // Memory a burst of requests (or the start) left behind goes back once things are quiet.
-  const idle = createIdleCollector();
+  const idle = createIdleCollector({
+    trim:
+      memoryTrim &&
+      (() => {
+        memoryTrim.releaseEmbedded();
+        return memoryTrim.trim();
+      }),
+    collected: (before, after, trimmed) =>
+      log.debug('memory given back', { beforeMb: mb(before.rss), afterMb: mb(after.rss), trimmed }),
+  });
   server.on('request', () => idle.touch());
 
   let closing: Promise<void> | undefined;
@@ -944,3 +954,17 @@ function officeEditorOptions(config: Config, log: Logger) {
     log.warn('ONLYOFFICE editing is off: it needs ONLYOFFICE_URL, ONLYOFFICE_SECRET and PUBLIC_URL');
   return wopi || onlyoffice ? { publicUrl: publicUrl!, wopi, onlyoffice } : null;
 }
+
+/** Burrow's malloc_trim add-on (native.ts), or null: one that does not load is logged, never fatal. */
+function loadTrim(cacheDir: string, log: Logger): MemoryTrim | null {
+  try {
+    return loadMemoryTrim(cacheDir);
+  } catch (err) {
+    log.warn("the memory add-on does not load: glibc's free memory stays with the process", {
+      error: (err as Error).message.split('\n')[0],
+    });
+    return null;
+  }
+}
+
+const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;

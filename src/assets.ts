@@ -42,6 +42,18 @@ export function readEmbeddedAsset(key: string): Buffer | null {
 }
 
 /**
+ * An embedded asset in place: the executable's own pages, not a copy (never written to). Null
+ * from source or when absent.
+ */
+export function embeddedAssetInPlace(key: string): ArrayBuffer | null {
+  try {
+    return seaModule()?.getRawAsset(key) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Brotli-decompresses an embedded asset (a pack, a worker's code) in 1 MiB steps. With zlib's
  * default 16 KiB steps the output is gathered in hundreds of small blocks that glibc carves from
  * its main arena, and once freed the arena keeps them: unpacking the UI pack (5.7 MB) left

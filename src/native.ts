@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type * as ImageModule from '@napi-rs/image';
 import type * as PtyModule from '@lydell/node-pty';
-import { embeddedPacks, extractPack, isExecutable, removeUnfinished } from './assets.ts';
+import { embeddedAssetInPlace, embeddedPacks, extractPack, isExecutable, removeUnfinished } from './assets.ts';
 
 export type ImageAddon = typeof ImageModule;
 export type PtyAddon = typeof PtyModule;
@@ -107,6 +107,38 @@ function requireAddon(name: AddonName, cacheDir: string): unknown {
   // Resolve from inside the extracted tree: `<dir>/node_modules/<pkg>`.
   // Both packages load their .node file when required, so a broken add-on fails here.
   return createRequire(path.join(dir, 'index.js'))(pkg);
+}
+
+/** Burrow's own add-on (src/core/malloc-trim.c): glibc's malloc_trim, and the blob's pages given back. */
+export interface MemoryTrim {
+  /** Gives the free memory inside glibc's arenas back to the system; true when some went back. */
+  trim(): boolean;
+  /**
+   * Gives back the pages of the executable's embedded files (its SEA blob: the bundle's source
+   * and code cache, the packs, the workers' code) read so far — each is read once, at the start
+   * or when a worker or a pack is first needed, and copied; one read again comes from the file.
+   * Answers the bytes of the blob's mapping (0 when it was not found).
+   */
+  releaseEmbedded(): number;
+}
+
+/**
+ * The malloc_trim add-on, loaded into this process: inside a Linux executable built with it
+ * (build/build.ts), else null — from source, and on macOS and Windows, whose allocators have
+ * no such call. It is loaded at start, not on first use, so a broken one is known at once; it
+ * is a single glibc call and is not run in a child.
+ */
+export function loadMemoryTrim(cacheDir: string): MemoryTrim | null {
+  if (!isExecutable() || !embeddedPacks().includes('addon-trim')) return null;
+  const dir = extractPack('addon-trim', nativeDir(cacheDir));
+  const module = { exports: {} as { trim?: () => boolean; releaseMapping?: (inBlob: ArrayBuffer) => number } };
+  process.dlopen(module, path.join(dir, 'malloc-trim.node'));
+  const { trim, releaseMapping } = module.exports;
+  if (typeof trim !== 'function' || typeof releaseMapping !== 'function')
+    throw new Error('malloc-trim.node has no trim() or releaseMapping()');
+  // Any asset will do: the mapping holding it is the whole blob's.
+  const inBlob = embeddedAssetInPlace('packs.json');
+  return { trim, releaseEmbedded: () => (inBlob ? releaseMapping(inBlob) : 0) };
 }
 
 /**

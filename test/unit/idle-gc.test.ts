@@ -91,4 +91,75 @@ test('nothing is collected while nothing grew', async () => {
   }
 });
 
+test('each collection is followed by a trim of what it freed, and the next growth is measured from after it', async () => {
+  // What a collection frees outside V8's pages stays free inside glibc's arenas (RSS) until a
+  // trim: 12 MB of the 20 MB of garbage here.
+  const p = fakeProcess({ rss: 120 * MB, heap: 30 * MB });
+  const order: string[] = [];
+  const told: { before: number; after: number; trimmed: boolean }[] = [];
+  let kept = 0;
+  const collect = () => {
+    order.push('collect');
+    p.collect();
+    kept = 12 * MB;
+    p.now.rss += kept;
+  };
+  const trim = () => {
+    order.push('trim');
+    p.now.rss -= kept;
+    kept = 0;
+    return true;
+  };
+  p.work(20);
+  const idle = createIdleCollector({
+    quietMs: 20,
+    backgroundMs: 60_000,
+    read: p.read,
+    collect,
+    trim,
+    trimDelayMs: 10,
+    collected: (before, after, trimmed) => told.push({ before: before.rss, after: after.rss, trimmed }),
+  });
+  try {
+    await waitFor(() => told.length === 1, { what: 'the collection after the start' });
+    assert.equal(order, ['collect', 'trim']);
+    assert.equal(told[0], { before: 140 * MB, after: 120 * MB, trimmed: true });
+    // 5 MB more is a growth from 120 MB (what the trim left), not from 132.
+    p.work(5);
+    idle.touch();
+    await waitFor(() => told.length === 2, { what: 'the burst to be collected' });
+    assert.equal(order, ['collect', 'trim', 'collect', 'trim']);
+    assert.equal(p.now.rss, 120 * MB);
+  } finally {
+    idle.stop();
+  }
+});
+
+test('the quiet checks trim again for as long as a trim gives memory back', async () => {
+  // Other threads free what they held after the collection: two more trims find memory, the
+  // third none, and no check trims after it.
+  const p = fakeProcess({ rss: 120 * MB, heap: 30 * MB });
+  const answers = [true, true, true, false];
+  let trims = 0;
+  const trim = () => answers[trims++] ?? false;
+  p.work(20);
+  const idle = createIdleCollector({
+    quietMs: 20,
+    backgroundMs: 20,
+    read: p.read,
+    collect: p.collect,
+    trim,
+    trimDelayMs: 10,
+  });
+  try {
+    await waitFor(() => trims === 4, { what: 'the trims after the collection' });
+    const reads = p.reads;
+    await waitFor(() => p.reads >= reads + 3, { what: 'three more checks' });
+    assert.is(trims, 4);
+    assert.is(p.collections, 1);
+  } finally {
+    idle.stop();
+  }
+});
+
 test.run();

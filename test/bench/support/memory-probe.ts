@@ -140,6 +140,6 @@ export function memoryParts(pid: number): MemoryParts {
 }
 
 export function describeParts(p: MemoryParts): string {
-  const own = p.blobMb ? ` (the program's code ${p.codeMb}, its SEA blob ${p.blobMb})` : '';
+  const own = p.codeMb ? ` (the program's code ${p.codeMb}, its SEA blob ${p.blobMb})` : '';
   return `${p.rssMb} MB = file ${p.fileMb}${own}, [heap] ${p.heapMb}, thread arenas ${p.arenasMb}, wasm ${p.wasmMb}, other anonymous ${p.anonMb}; ${p.threads} threads`;
 }

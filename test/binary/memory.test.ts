@@ -1,0 +1,96 @@
+// Memory given back inside the executable (issue 33): the quiet-time collection after a burst of
+// work is followed by glibc's malloc_trim (src/core/malloc-trim.c, Burrow's own add-on, built for
+// the Linux executables and loaded from CACHE_DIR/native). Without it, what the collection freed
+// outside V8's pages stays inside glibc's arenas: 60 s after 100 clients, 36 MB of the
+// executable's resident memory against 11.5 with it (`npm run bench -- memory`).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import path from 'node:path';
+import { bareEnv, emulated, ensureBinary, sandbox, start, type Running, type Sandbox } from './harness.ts';
+import { waitFor } from '../support/wait.ts';
+
+let box: Sandbox;
+let run: Running;
+
+test.before(async () => {
+  ensureBinary();
+  box = sandbox();
+  fs.mkdirSync(path.join(box.volumeRoot, 'Files', 'Scans 2026 – Steuer & Co'), { recursive: true });
+  run = await start(box, bareEnv(box, { AUTH_MODE: 'disabled', LOG_LEVEL: 'debug' }));
+});
+
+test.after(async () => {
+  if (run) await run.stop('SIGKILL');
+  box?.remove();
+});
+
+interface GivenBack {
+  beforeMb: number;
+  afterMb: number;
+  trimmed: boolean;
+}
+
+/** The server's 'memory given back' lines so far. */
+function givenBack(): GivenBack[] {
+  return run
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('"msg":"memory given back"'))
+    .map((l) => JSON.parse(l) as GivenBack);
+}
+
+/** The executable's last read-only mapping (its SEA blob, after the code and data) in /proc/<pid>/smaps. */
+function blobMapping(pid: number, binary: string): { sizeKb: number; rssKb: number } {
+  const blocks = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/);
+  const mine = blocks.filter((b) => b.split('\n')[0]!.endsWith(` ${binary}`) && / r--p /.test(b.split('\n')[0]!));
+  const last = mine.at(-1);
+  if (!last) throw new Error(`no read-only mapping of ${binary} in /proc/${pid}/smaps`);
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(last)?.[1] ?? NaN);
+  return { sizeKb: kb('Size'), rssKb: kb('Rss') };
+}
+
+test('after a burst of uploads the collection is followed by a trim that gives memory back', async () => {
+  const before = givenBack().length;
+  // Twenty multipart uploads of 1 MiB at once: their bodies arrive in 64 KiB reads, each a block
+  // of glibc's main arena (below its 128 KiB mmap threshold), freed once the burst is collected.
+  const uploads = Array.from({ length: 20 }, async (_, i) => {
+    const form = new FormData();
+    form.append('uploadTo', 'Files/Scans 2026 – Steuer & Co');
+    form.append('filedata', new Blob([Buffer.alloc(1024 * 1024, i)]), `Beleg #${i} – Quittung (Kopie).pdf`);
+    const r = await fetch(`${run.url}/api/upload`, { method: 'POST', body: form });
+    assert.is(r.status, 201, await r.text());
+  });
+  await Promise.all(uploads);
+  const line = await waitFor(
+    () =>
+      givenBack()
+        .slice(before)
+        .find((l) => l.trimmed),
+    {
+      what: 'a collection after the burst whose trim gave memory back',
+      timeoutMs: 30_000,
+      seen: () =>
+        run
+          .output()
+          .split('\n')
+          .filter((l) => /memory/.test(l))
+          .slice(-5)
+          .join('\n'),
+    },
+  );
+  // (What it gave back is in the line; not compared here: under qemu the readings are 0.)
+  assert.ok(line.trimmed, JSON.stringify(line));
+  assert.not.match(run.output(), /the memory add-on does not load/);
+  if (!emulated) {
+    // The blob's pages read at the start (the bundle's source and code cache, the packs): given
+    // back (qemu-user does not pass madvise on to the host).
+    const blob = blobMapping(run.child.pid!, box.binary);
+    assert.ok(blob.sizeKb > 10_000, JSON.stringify(blob));
+    assert.ok(blob.rssKb < 1024, `the blob's mapping keeps ${blob.rssKb} kB resident`);
+  }
+  const uploaded = fs.readdirSync(path.join(box.volumeRoot, 'Files', 'Scans 2026 – Steuer & Co'));
+  assert.is(uploaded.length, 20);
+});
+
+test.run();
