@@ -23,6 +23,7 @@ const BENCHES = [
   'foldersize',
   'startup',
   'memory',
+  'attacks',
   'indexing',
   'extraction',
   'webdav',
