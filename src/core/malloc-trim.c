@@ -1,10 +1,11 @@
 /*
- * Burrow's one native add-on of its own: glibc's malloc_trim(0), which Node does not offer
- * (issue 33), and the release of the executable's embedded files once read. glibc keeps memory that was freed in the middle of its arenas (the main one,
- * `[heap]`, and one per thread that allocates) for the next allocation; only malloc_trim hands
- * those pages back to the system (madvise MADV_DONTNEED on every free page-sized run). After
- * 100 clients, 20 MB of the executable's resident memory was such free memory (src/core/
- * malloc-trim.ts says where it is called and what it gave back).
+ * Burrow's one native add-on of its own (issue 33): glibc's malloc_trim(0), which Node does not
+ * offer, and the release of the pages of the executable's embedded files once read. glibc keeps
+ * memory that was freed in the middle of its arenas (the main one, `[heap]`, and one per thread
+ * that allocates) for the next allocation; only malloc_trim hands those pages back to the system
+ * (madvise MADV_DONTNEED on every free page-sized run). 60 s after 100 clients, 20 MB of the
+ * executable's resident memory was such free memory. src/native.ts loads it (loadMemoryTrim);
+ * src/core/idle-gc.ts calls it after each quiet-time collection.
  *
  * Built by build/build.ts for the Linux executables only (glibc), with the C compiler of the
  * target (gcc, aarch64-linux-gnu-gcc), and loaded from CACHE_DIR/native like the other add-ons.
