@@ -30,15 +30,10 @@ export function isExecutable(): boolean {
   return seaModule() !== null;
 }
 
-/** An asset embedded in the executable, or null when running from source (or absent). */
+/** An asset embedded in the executable (a copy), or null when running from source (or absent). */
 export function readEmbeddedAsset(key: string): Buffer | null {
-  const s = seaModule();
-  if (!s) return null;
-  try {
-    return Buffer.from(s.getRawAsset(key));
-  } catch {
-    return null;
-  }
+  const inPlace = embeddedAssetInPlace(key);
+  return inPlace ? Buffer.from(inPlace) : null;
 }
 
 /**

@@ -20,18 +20,13 @@ import net from 'node:net';
 import path from 'node:path';
 import { bareEnv, ensureBinary, sandbox } from '../binary/harness.ts';
 import { yazlZip } from '../support/archives.ts';
-import { freePort, launch } from './startup.ts';
+import { freePort, launch, rssMb } from './startup.ts';
 import { costRow, runAlone, type BenchOptions, type BenchRow } from './support/table.ts';
 
 const GOAL_MB = 400;
 const MiB = 1024 * 1024;
 const DEPTH = 2000;
 const SLOW = 1800;
-
-function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
-}
 
 /** The peak RSS of `pid` while `work` runs (sampled every 100 ms), and what the work answered. */
 async function peakDuring<T>(pid: number, work: () => Promise<T>): Promise<{ peakMb: number; result: T }> {

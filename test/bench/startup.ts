@@ -88,7 +88,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-function rssMb(pid: number): number {
+export function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
 }

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bareEnv, emulated, ensureBinary, sandbox, start, type Running, type Sandbox } from './harness.ts';
 import { waitFor } from '../support/wait.ts';
+import { memoryParts } from '../bench/support/memory-probe.ts';
 
 let box: Sandbox;
 let run: Running;
@@ -38,16 +39,6 @@ function givenBack(): GivenBack[] {
     .split('\n')
     .filter((l) => l.includes('"msg":"memory given back"'))
     .map((l) => JSON.parse(l) as GivenBack);
-}
-
-/** The executable's last read-only mapping (its SEA blob, after the code and data) in /proc/<pid>/smaps. */
-function blobMapping(pid: number, binary: string): { sizeKb: number; rssKb: number } {
-  const blocks = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/);
-  const mine = blocks.filter((b) => b.split('\n')[0]!.endsWith(` ${binary}`) && / r--p /.test(b.split('\n')[0]!));
-  const last = mine.at(-1);
-  if (!last) throw new Error(`no read-only mapping of ${binary} in /proc/${pid}/smaps`);
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(last)?.[1] ?? NaN);
-  return { sizeKb: kb('Size'), rssKb: kb('Rss') };
 }
 
 test('after a burst of uploads the collection is followed by a trim that gives memory back', async () => {
@@ -85,9 +76,10 @@ test('after a burst of uploads the collection is followed by a trim that gives m
   if (!emulated) {
     // The blob's pages read at the start (the bundle's source and code cache, the packs): given
     // back (qemu-user does not pass madvise on to the host).
-    const blob = blobMapping(run.child.pid!, box.binary);
-    assert.ok(blob.sizeKb > 10_000, JSON.stringify(blob));
-    assert.ok(blob.rssKb < 1024, `the blob's mapping keeps ${blob.rssKb} kB resident`);
+    // Found by the executable's own program headers (the bench's memory probe).
+    const parts = memoryParts(run.child.pid!);
+    assert.ok(parts.blobSizeMb > 10, JSON.stringify(parts));
+    assert.ok(parts.blobMb < 1, `the blob keeps ${parts.blobMb} MB resident`);
   }
   const uploaded = fs.readdirSync(path.join(box.volumeRoot, 'Files', 'Scans 2026 – Steuer & Co'));
   assert.is(uploaded.length, 20);

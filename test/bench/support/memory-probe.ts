@@ -12,6 +12,8 @@ export interface MemoryParts {
   /** Of fileMb: the program's own code pages, and the SEA blob's (0 for a bare `node`). */
   codeMb: number;
   blobMb: number;
+  /** The SEA blob's size in the program's file (0 when it has none), resident or not. */
+  blobSizeMb: number;
   heapMb: number;
   arenasMb: number;
   wasmMb: number;
@@ -131,6 +133,7 @@ export function memoryParts(pid: number): MemoryParts {
     fileMb: mb(file),
     codeMb: mb(code),
     blobMb: mb(blob),
+    blobSizeMb: note ? mb(Number(note.size) / 1024) : 0,
     heapMb: mb(heap),
     arenasMb: mb(arenas),
     wasmMb: mb(wasm),
