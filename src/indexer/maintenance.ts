@@ -391,6 +391,13 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
       if (listing.gone && rel !== '') {
         await report([{ type: 'deleted', path: path.join(root.path, rel), isDirectory: true }], sweep);
         await forget(root, rel);
+      } else if (listing.partial && row.complete === 1) {
+        // The folder is there but its names, or one of its entries, cannot be read (a new
+        // subfolder past the path limit, a folder no longer readable): walked again, which marks
+        // it and every folder above it a lower bound — skipped, it stayed final for good. One
+        // held incomplete already is read again by the sweep (the deepest ones); one that cannot
+        // be looked at itself keeps its rows until it can.
+        await refresh(root, rel);
       }
       return [];
     }

@@ -104,6 +104,8 @@ export interface Listing {
   ok: boolean;
   /** ENOENT / ENOTDIR: the folder is gone (or became a file). */
   gone: boolean;
+  /** The folder is there, but its names or one of its entries could not be read (not ok). */
+  partial: boolean;
   mtime: number;
   entries: { name: string; isDir: boolean; size: number; mtime: number }[];
 }

@@ -414,7 +414,7 @@ export async function listFolder(
   const self = await lstat(fs, guard, dirPath);
   if (self.err || !self.st || !self.st.isDir) {
     const gone = !self.err || self.err.code === 'ENOENT' || self.err.code === 'ENOTDIR';
-    return { ok: false, gone, mtime: 0, entries: [] };
+    return { ok: false, gone, partial: false, mtime: 0, entries: [] };
   }
   const names = await new Promise<{ err: NodeJS.ErrnoException | null; names?: { name: string }[] }>((resolve) =>
     guard.run<{ name: string; isDir: boolean }[]>(
@@ -426,6 +426,7 @@ export async function listFolder(
     return {
       ok: false,
       gone: names.err?.code === 'ENOENT' || names.err?.code === 'ENOTDIR',
+      partial: !(names.err?.code === 'ENOENT' || names.err?.code === 'ENOTDIR'),
       mtime: self.st.mtimeMs,
       entries: [],
     };
@@ -442,5 +443,5 @@ export async function listFolder(
       else if (s.err?.code !== 'ENOENT') ok = false;
     });
   }
-  return { ok, gone: false, mtime: self.st.mtimeMs, entries };
+  return { ok, gone: false, partial: !ok, mtime: self.st.mtimeMs, entries };
 }

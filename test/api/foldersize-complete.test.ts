@@ -178,6 +178,41 @@ test('a part found later that cannot be read makes every folder above it a lower
   });
 });
 
+test('a folder read whole that is given a part past the path limit becomes a lower bound', async () => {
+  // The sweep lists a folder it holds as final: a new subfolder it cannot even look at (its
+  // path past PATH_MAX) made the listing fail, and the folder was skipped, final for good — the
+  // race the test above could meet when a walk caught the backup half-copied.
+  const SCANS = 'Scans 2019 – Finanzamt';
+  const levels = pastPathMax(20);
+  // The deepest folder that can be read, empty; the scan one folder above it.
+  const readable: string[] = [];
+  while (Buffer.byteLength(vol(SCANS, ...readable, levels[readable.length]!)) < 4096)
+    readable.push(levels[readable.length]!);
+  const deepest = vol(SCANS, ...readable);
+  fs.mkdirSync(deepest, { recursive: true });
+  fs.writeFileSync(path.join(path.dirname(deepest), 'Bescheid 2019 (Kopie).pdf'), Buffer.alloc(700, 4));
+  const scans = () => record(`Home/${SCANS}`).then((r) => [r.sizeBytes, r.complete]);
+  await waitFor(scans, {
+    what: 'the scans counted whole (the folder holding the scan listed after the deepest was made)',
+    until: (f) => JSON.stringify(f) === JSON.stringify([700, true]),
+    timeoutMs: 30_000,
+  });
+  nestPastPathMax(deepest, levels.slice(readable.length), 'Bescheid 2020.pdf', 'b'.repeat(800));
+  assert.ok(Buffer.byteLength(path.join(deepest, levels[readable.length]!)) >= 4096, 'the new part lies past PATH_MAX');
+  await waitFor(scans, {
+    what: 'the scans a lower bound',
+    until: (f) => JSON.stringify(f) === JSON.stringify([700, false]),
+    timeoutMs: 30_000,
+  });
+  assert.equal((await record('Home')).complete, false, 'and the volume above it');
+  removeDeep(vol(SCANS));
+  await waitFor(() => record('Home'), {
+    what: 'the volume final again',
+    until: (r) => r.complete && r.sizeBytes === 306_000,
+    timeoutMs: 30_000,
+  });
+});
+
 test('described in the API description', async () => {
   const doc = (await c.get('/api/openapi.json')).json;
   const text = JSON.stringify(doc);

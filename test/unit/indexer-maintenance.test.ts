@@ -170,6 +170,7 @@ test('a folder on screen is reconciled with its listing: a gone name forgotten, 
   listings.set(TRIPS, {
     ok: true,
     gone: false,
+    partial: false,
     mtime: 5,
     entries: [
       { name: VIDEO, isDir: false, size: 200, mtime: 1 },
@@ -208,10 +209,17 @@ test('the sweep reads every due folder: idle, its interval doubles; after a chan
   const { store, rootId, close } = rows();
   const { port, listings, disk } = double(store, rootId);
   store.setRootState(rootId, 'ready', 1);
-  listings.set('', { ok: true, gone: false, mtime: 0, entries: [{ name: TRIPS, isDir: true, size: 0, mtime: 1 }] });
+  listings.set('', {
+    ok: true,
+    gone: false,
+    partial: false,
+    mtime: 0,
+    entries: [{ name: TRIPS, isDir: true, size: 0, mtime: 1 }],
+  });
   listings.set(TRIPS, {
     ok: true,
     gone: false,
+    partial: false,
     mtime: 1,
     entries: [
       { name: LISBOA, isDir: false, size: 100, mtime: 1 },
@@ -227,6 +235,7 @@ test('the sweep reads every due folder: idle, its interval doubles; after a chan
     listings.set(TRIPS, {
       ok: true,
       gone: false,
+      partial: false,
       mtime: 9,
       entries: [
         { name: LISBOA, isDir: false, size: 100, mtime: 1 },
