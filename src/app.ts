@@ -832,12 +832,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   // Memory a burst of requests (or the start) left behind goes back once things are quiet.
   const idle = createIdleCollector({
-    trim:
-      memoryTrim &&
-      (() => {
-        memoryTrim.releaseEmbedded();
-        return memoryTrim.trim();
-      }),
+    trim: memoryTrim && (() => memoryTrim.trim()),
+    release: memoryTrim && (() => void memoryTrim.releaseEmbedded()),
     collected: (before, after, trimmed) =>
       log.debug('memory given back', { beforeMb: mb(before.rss), afterMb: mb(after.rss), trimmed }),
   });

@@ -16,6 +16,15 @@ const GROWTH = 4 * 1024 * 1024;
 /** Without requests, background work must have left this much before it is worth a collection. */
 const BACKGROUND_GROWTH = 16 * 1024 * 1024;
 const BACKGROUND_CHECK_MS = 10_000;
+/**
+ * After the trim that follows a collection, the quiet checks trim again at most this many times
+ * (a minute at 10 s), each only while the last one gave back at least TRIM_WORTH of RSS.
+ * `malloc_trim` answers "gave something back" for any page, which on a server that keeps working
+ * it nearly always has: repeated on that answer alone, every quiet check walked the arenas under
+ * their locks and returned pages the next burst faulted back.
+ */
+const TRIM_REPEATS = 5;
+const TRIM_WORTH = 1024 * 1024;
 
 /** What the process holds: all of it (RSS), and V8's part (the main heap's pages and the buffers its objects hold). */
 export interface MemoryReading {
@@ -34,6 +43,11 @@ export interface IdleCollectorOptions {
    * system (core/malloc-trim.c; null where there is none). True when memory went back.
    */
   trim?: (() => boolean) | null;
+  /**
+   * Run before the trim that follows a collection (not before its repeats): memory that only
+   * needs giving back once after work (the executable's blob, core/malloc-trim.c).
+   */
+  release?: (() => void) | null;
   /** How long after a collection the trim runs (ms). */
   trimDelayMs?: number;
   /** Told after each collection (and its trim) what the process held before and after. */
@@ -93,30 +107,33 @@ export function createIdleCollector(options: IdleCollectorOptions = {}): IdleCol
     // back — a moment later: V8 frees the memory of dead ArrayBuffers on a thread of its own
     // after the collection, and other threads free theirs later still. Trimmed at once, 60 s
     // after 100 clients [heap] and the thread arenas still held 28 MB (29 without a trim);
-    // trimmed every 5 s, 11.5. So: a second after the collection, then at each quiet check for
-    // as long as the last trim gave something back.
+    // trimmed every 5 s, 11.5. So: a second after the collection, then at the quiet checks
+    // while a trim still gives a megabyte back (TRIM_REPEATS).
     const before = now;
     clearTimeout(trimTimer);
     trimTimer = setTimeout(() => {
       trimTimer = undefined;
-      trimNow(before);
+      options.release?.();
+      repeatsLeft = trimNow(trim, before) ? TRIM_REPEATS : 0;
     }, trimDelayMs);
     trimTimer.unref();
   };
-  let trimAgain = false;
-  const trimNow = (before: MemoryReading) => {
-    const trimmed = trim!();
+  let repeatsLeft = 0;
+  /** Trims and tells (from `before`); true when the trim itself gave back TRIM_WORTH or more. */
+  const trimNow = (trim: () => boolean, before: MemoryReading) => {
+    const untrimmed = read().rss;
+    const trimmed = trim();
     const after = read();
     base = { rss: Math.min(base.rss, after.rss), heap: Math.min(base.heap, after.heap) };
-    trimAgain = trimmed;
     options.collected?.(before, after, trimmed);
+    return trimmed && untrimmed - after.rss >= TRIM_WORTH;
   };
   const timer = setTimeout(() => collectIfGrown(GROWTH), quietMs);
   timer.unref();
   const background = setInterval(() => {
     if (performance.now() - lastTouch < quietMs) return;
     collectIfGrown(BACKGROUND_GROWTH);
-    if (trimAgain && !trimTimer) trimNow(read());
+    if (trim && repeatsLeft > 0 && !trimTimer) repeatsLeft = trimNow(trim, read()) ? repeatsLeft - 1 : 0;
   }, options.backgroundMs ?? BACKGROUND_CHECK_MS);
   background.unref();
   return {

@@ -135,27 +135,96 @@ test('each collection is followed by a trim of what it freed, and the next growt
   }
 });
 
-test('the quiet checks trim again for as long as a trim gives memory back', async () => {
-  // Other threads free what they held after the collection: two more trims find memory, the
-  // third none, and no check trims after it.
+/**
+ * A trim that answers `answers[n]` on its n-th call and gives back `gives[n]` MB of RSS (0
+ * past the end); counts its calls, and the blob's releases before them.
+ */
+function scriptedTrim(p: ReturnType<typeof fakeProcess>, answers: readonly boolean[], gives: readonly number[]) {
+  const calls = { trims: 0, releases: 0 };
+  return {
+    calls,
+    trim: () => {
+      p.now.rss -= (gives[calls.trims] ?? 0) * MB;
+      return answers[calls.trims++] ?? answers.at(-1) ?? false;
+    },
+    release: () => void calls.releases++,
+  };
+}
+
+async function quietChecks(p: ReturnType<typeof fakeProcess>, n: number) {
+  const reads = p.reads;
+  await waitFor(() => p.reads >= reads + n, { what: `${n} more quiet checks` });
+}
+
+test('the quiet checks trim again while a trim gives a megabyte back', async () => {
+  // Other threads free what they held after the collection: two more trims give memory back,
+  // the third nothing, and no check trims after it.
   const p = fakeProcess({ rss: 120 * MB, heap: 30 * MB });
-  const answers = [true, true, true, false];
-  let trims = 0;
-  const trim = () => answers[trims++] ?? false;
+  const t = scriptedTrim(p, [true, true, true, false], [8, 3, 2, 0]);
   p.work(20);
   const idle = createIdleCollector({
     quietMs: 20,
     backgroundMs: 20,
     read: p.read,
     collect: p.collect,
-    trim,
+    ...t,
     trimDelayMs: 10,
   });
   try {
-    await waitFor(() => trims === 4, { what: 'the trims after the collection' });
-    const reads = p.reads;
-    await waitFor(() => p.reads >= reads + 3, { what: 'three more checks' });
-    assert.is(trims, 4);
+    await waitFor(() => t.calls.trims === 4, { what: 'the trims after the collection' });
+    await quietChecks(p, 3);
+    assert.is(t.calls.trims, 4);
+    assert.is(p.collections, 1);
+    // The blob's pages go back with the collection's trim, not with its repeats.
+    assert.is(t.calls.releases, 1);
+  } finally {
+    idle.stop();
+  }
+});
+
+test('a trim that answers "gave back" for less than a megabyte is not repeated', async () => {
+  // malloc_trim answers 1 for any page: on a server that keeps working it nearly always does.
+  const p = fakeProcess({ rss: 120 * MB, heap: 30 * MB });
+  const t = scriptedTrim(p, [true], [0.25, 0.25, 0.25, 0.25]);
+  p.work(20);
+  const idle = createIdleCollector({
+    quietMs: 20,
+    backgroundMs: 20,
+    read: p.read,
+    collect: p.collect,
+    ...t,
+    trimDelayMs: 10,
+  });
+  try {
+    await waitFor(() => t.calls.trims === 1, { what: 'the trim after the collection' });
+    await quietChecks(p, 4);
+    assert.is(t.calls.trims, 1);
+  } finally {
+    idle.stop();
+  }
+});
+
+test('the repeats after one collection are bounded, however much each gives back', async () => {
+  const p = fakeProcess({ rss: 200 * MB, heap: 30 * MB });
+  const t = scriptedTrim(
+    p,
+    [true],
+    Array.from({ length: 20 }, () => 2),
+  );
+  p.work(20);
+  const idle = createIdleCollector({
+    quietMs: 20,
+    backgroundMs: 20,
+    read: p.read,
+    collect: p.collect,
+    ...t,
+    trimDelayMs: 10,
+  });
+  try {
+    await waitFor(() => t.calls.trims >= 6, { what: 'the repeats' });
+    await quietChecks(p, 6);
+    // The collection's trim and five repeats (a minute of quiet checks at 10 s).
+    assert.is(t.calls.trims, 6);
     assert.is(p.collections, 1);
   } finally {
     idle.stop();
