@@ -151,6 +151,10 @@ function scriptedTrim(p: ReturnType<typeof fakeProcess>, answers: readonly boole
   };
 }
 
+/** The collector on the fake process, checking every 20 ms, trimming with `t`. */
+const trimmingCollector = (p: ReturnType<typeof fakeProcess>, t: ReturnType<typeof scriptedTrim>) =>
+  createIdleCollector({ quietMs: 20, backgroundMs: 20, read: p.read, collect: p.collect, ...t, trimDelayMs: 10 });
+
 async function quietChecks(p: ReturnType<typeof fakeProcess>, n: number) {
   const reads = p.reads;
   await waitFor(() => p.reads >= reads + n, { what: `${n} more quiet checks` });
@@ -162,14 +166,7 @@ test('the quiet checks trim again while a trim gives a megabyte back', async () 
   const p = fakeProcess({ rss: 120 * MB, heap: 30 * MB });
   const t = scriptedTrim(p, [true, true, true, false], [8, 3, 2, 0]);
   p.work(20);
-  const idle = createIdleCollector({
-    quietMs: 20,
-    backgroundMs: 20,
-    read: p.read,
-    collect: p.collect,
-    ...t,
-    trimDelayMs: 10,
-  });
+  const idle = trimmingCollector(p, t);
   try {
     await waitFor(() => t.calls.trims === 4, { what: 'the trims after the collection' });
     await quietChecks(p, 3);
@@ -187,14 +184,7 @@ test('a trim that answers "gave back" for less than a megabyte is not repeated',
   const p = fakeProcess({ rss: 120 * MB, heap: 30 * MB });
   const t = scriptedTrim(p, [true], [0.25, 0.25, 0.25, 0.25]);
   p.work(20);
-  const idle = createIdleCollector({
-    quietMs: 20,
-    backgroundMs: 20,
-    read: p.read,
-    collect: p.collect,
-    ...t,
-    trimDelayMs: 10,
-  });
+  const idle = trimmingCollector(p, t);
   try {
     await waitFor(() => t.calls.trims === 1, { what: 'the trim after the collection' });
     await quietChecks(p, 4);
@@ -212,14 +202,7 @@ test('the repeats after one collection are bounded, however much each gives back
     Array.from({ length: 20 }, () => 2),
   );
   p.work(20);
-  const idle = createIdleCollector({
-    quietMs: 20,
-    backgroundMs: 20,
-    read: p.read,
-    collect: p.collect,
-    ...t,
-    trimDelayMs: 10,
-  });
+  const idle = trimmingCollector(p, t);
   try {
     await waitFor(() => t.calls.trims >= 6, { what: 'the repeats' });
     await quietChecks(p, 6);
