@@ -396,8 +396,10 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         // subfolder past the path limit, a folder no longer readable): walked again, which marks
         // it and every folder above it a lower bound — skipped, it stayed final for good. One
         // held incomplete already is read again by the sweep (the deepest ones); one that cannot
-        // be looked at itself keeps its rows until it can.
+        // be looked at itself keeps its rows until it can. The other instances read it again too.
         await refresh(root, rel);
+        if (store.entry(root.id, rel)?.complete !== 1)
+          await report([{ type: 'modified', path: path.join(root.path, rel) }], false);
       }
       return [];
     }
