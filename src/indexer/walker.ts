@@ -422,14 +422,10 @@ export async function listFolder(
       (err, value) => resolve({ err, names: value }),
     ),
   );
-  if (names.err || !names.names)
-    return {
-      ok: false,
-      gone: names.err?.code === 'ENOENT' || names.err?.code === 'ENOTDIR',
-      partial: !(names.err?.code === 'ENOENT' || names.err?.code === 'ENOTDIR'),
-      mtime: self.st.mtimeMs,
-      entries: [],
-    };
+  if (names.err || !names.names) {
+    const gone = names.err?.code === 'ENOENT' || names.err?.code === 'ENOTDIR';
+    return { ok: false, gone, partial: !gone, mtime: self.st.mtimeMs, entries: [] };
+  }
   const entries: Listing['entries'] = [];
   let ok = true;
   const todo = names.names

@@ -199,7 +199,8 @@ test('a folder read whole that is given a part past the path limit becomes a low
   });
   nestPastPathMax(deepest, levels.slice(readable.length), 'Bescheid 2020.pdf', 'b'.repeat(800));
   assert.ok(Buffer.byteLength(path.join(deepest, levels[readable.length]!)) >= 4096, 'the new part lies past PATH_MAX');
-  // Through several instances each answers for itself: every one learns it.
+  // Through several instances each answers for itself: the folder and the volume are asked of
+  // two different ones (round robin), so the one that swept is not the only one that knows.
   const withVolume = () => Promise.all([scans(), record('Home').then((r) => r.complete)]);
   await waitFor(withVolume, {
     what: 'the scans and the volume above them a lower bound',
