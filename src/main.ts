@@ -70,6 +70,9 @@ async function main(): Promise<void> {
     return;
   }
   const env = serverEnv(line, process.env);
+  // A log reader that goes away (its pipe closed, journald restarted) must not stop the server:
+  // the lines it would have read are lost, the requests go on being served.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   if (args['log-file'] !== undefined) {
     // A service without a log collector (the Windows task): the same lines, appended to a file.
     const file = fs.createWriteStream(args['log-file'], { flags: 'a' });

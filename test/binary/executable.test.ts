@@ -246,6 +246,28 @@ function slowRequest(
   });
 }
 
+test('the log reader going away (a closed pipe, a restarted journald) does not stop it serving', async () => {
+  const own = sandbox();
+  const reader = await start(own);
+  try {
+    // Its output pipes closed at our end: each line it logs from now on meets EPIPE.
+    reader.child.stdout!.destroy();
+    reader.child.stderr!.destroy();
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`${reader.url}/api/nothing-here-${i}`);
+      assert.is(res.status, 404);
+      assert.ok(((await res.json()) as { error: { requestId: string } }).error.requestId);
+    }
+    assert.is((await fetch(`${reader.url}/readyz`)).status, 200);
+    assert.is(reader.child.exitCode, null, 'it exited');
+    // And it still stops cleanly, its own last lines going nowhere.
+    assert.is(await reader.stop('SIGTERM'), 0);
+  } finally {
+    await reader.stop('SIGKILL');
+    own.remove();
+  }
+});
+
 test('SIGTERM: stops accepting, finishes the request in flight, closes the database, exits 0', async () => {
   const body = JSON.stringify({ username: 'nobody', password: 'not-the-password' });
   const answer = await slowRequest(run.url, body, () => run.child.kill('SIGTERM'), 700);
