@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { Client, envelope } from '../support/client.ts';
 import { createUser, issueToken, me, setupAdmin } from '../support/auth.ts';
 import { cameraJpeg, taggedMp3, type PhotoFacts } from '../support/media.ts';
-import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { instancesBehind, removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
 const VOL = 'Zuhause & Familie';
@@ -90,19 +90,23 @@ test.before(async () => {
   linkToken = link.json.shareToken;
   await waitFor(() => admin.get('/api/admin/index'), {
     what: 'the volume indexed',
+    inARow: instancesBehind(s),
     until: (a) => a.json?.roots?.length > 0 && a.json.roots.every((r: { state: string }) => r.state === 'ready'),
     seen: (a) => a.text,
     timeoutMs: 30_000,
   });
-  // The control: the parent's answers once the index has read every photo and song.
+  // The control: the parent's answers once the index has read every photo and song (each
+  // instance of a cluster its own index, so every one is asked).
   await waitFor(() => admin.get(`/api/search?${box('camera:pixel')}`), {
     what: 'both photos read',
+    inARow: instancesBehind(s),
     until: (a) => a.json?.items?.length === 2,
     seen: (a) => a.text,
     timeoutMs: 30_000,
   });
   await waitFor(() => admin.get(`/api/search?${box('artist:piaf')}`), {
     what: 'both songs read',
+    inARow: instancesBehind(s),
     until: (a) => a.json?.items?.length === 2,
     seen: (a) => a.text,
     timeoutMs: 30_000,

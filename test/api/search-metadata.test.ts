@@ -16,7 +16,7 @@ import { createUser, setupAdmin } from '../support/auth.ts';
 import { cameraJpeg, taggedMp3, type PhotoFacts } from '../support/media.ts';
 import { nfd } from '../support/names.ts';
 import { everyClientFinds, type SearchCase } from '../support/search-clients.ts';
-import { removeDirs, startServer, type TestServer } from '../support/server.ts';
+import { instancesBehind, removeDirs, startServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
 
 let s: TestServer;
@@ -102,17 +102,21 @@ test.before(async () => {
   bob = await createUser(admin, s, { username: 'bob', password: 'bob-password-1' });
   await waitFor(() => admin.get('/api/admin/index'), {
     what: 'the volume indexed',
+    inARow: instancesBehind(s),
     until: (a) => a.json?.roots?.length > 0 && a.json.roots.every((r: { state: string }) => r.state === 'ready'),
     seen: (a) => a.text,
   });
-  // The files' facts are read after the walk, beside the documents' text.
+  // The files' facts are read after the walk, beside the documents' text — by each instance of a
+  // cluster for its own index (CACHE_DIR), so every one is asked.
   await waitFor(() => admin.get(`/api/search?${box('kind:photo taken:<2030')}`), {
     what: 'every photo read',
+    inARow: instancesBehind(s),
     until: (a) => a.json?.items?.length === PHOTOS.length,
     seen: (a) => a.text,
   });
   await waitFor(() => admin.get(`/api/search?${box('kind:audio artist:a')}`), {
     what: 'every song read',
+    inARow: instancesBehind(s),
     until: (a) => a.json?.items?.length === SONGS.length,
     seen: (a) => a.text,
   });
@@ -254,7 +258,8 @@ test('a photo replaced is read again; what it said before is forgotten', async (
   const up = await admin.request('POST', '/api/upload', f);
   assert.is(up.status, 201, up.text);
   await waitFor(() => admin.get(`/api/search?${box('taken:2016')}`), {
-    what: 'the photo read again after it changed',
+    what: 'the photo read again after it changed (by every instance, each its own index)',
+    inARow: instancesBehind(s),
     until: (a) => a.json?.items?.length === 1,
     seen: (a) => a.text,
   });

@@ -8,6 +8,8 @@
 // or every `everyMs`) until it holds — `until(value)` when given, else a truthy value — and the
 // wait resolves with its value. After `timeoutMs` (10 s) the test fails with what it waited for
 // and the last value seen (or what `seen` makes of it). A condition that throws ends the wait with its error.
+// `inARow: instancesBehind(s)` asks until the condition holds that many times in a row, one ask
+// after the other: behind the cluster's round-robin balancer, every instance has then said so.
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface WaitOptions<T> {
@@ -21,6 +23,8 @@ export interface WaitOptions<T> {
   until?: (value: T) => boolean;
   /** What to show when the wait fails, from the condition's last value (default: that value). */
   seen?: (last: T) => unknown;
+  /** How many asks in a row, none between, must find it held (default 1). */
+  inARow?: number;
 }
 
 /** A value the default `until` accepts. */
@@ -32,12 +36,15 @@ export async function waitFor<T>(
 ): Promise<T>;
 export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitOptions<T>): Promise<Held<T>>;
 export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitOptions<T>): Promise<T> {
-  const { what, timeoutMs = 10_000, everyMs, until = (v: T) => Boolean(v), seen } = options;
+  const { what, timeoutMs = 10_000, everyMs, until = (v: T) => Boolean(v), seen, inARow = 1 } = options;
   const start = performance.now();
   let interval = everyMs ?? 10;
   for (;;) {
-    const value = await condition();
-    if (until(value)) return value;
+    let value = await condition();
+    for (let held = 1; until(value); held++) {
+      if (held >= inARow) return value;
+      value = await condition();
+    }
     const left = timeoutMs - (performance.now() - start);
     if (left <= 0) {
       throw new Error(
