@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // CLI entry: `burrow [--port N] [--config DIR]`, `burrow doctor`, `burrow service …`, `burrow db copy`. Reads the
-// environment once, opens the database, starts the HTTP server; SIGTERM/SIGINT stop it cleanly.
+// environment once, opens the database, starts the HTTP server; SIGTERM/SIGINT/SIGHUP stop it cleanly.
 // First: the executable starts itself again with glibc told to give memory back (core/malloc-env.ts).
 import './core/malloc-env.ts';
 // Then: libuv's pool size, read when the pool starts (threadpool.ts says why).
@@ -154,6 +154,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // The terminal it was started in closed (on Windows: its console window): stopped as cleanly.
+  process.on('SIGHUP', () => stop('SIGHUP'));
   try {
     const address = await app.listen();
     // This computer's own address is opened as localhost, never 127.0.0.1: passkeys need a name

@@ -288,6 +288,22 @@ test('SIGTERM: stops accepting, finishes the request in flight, closes the datab
   assert.is((await fetch(`${run.url}/readyz`)).status, 200);
 });
 
+test('SIGHUP (the terminal it was started in closed, a console window on Windows) stops it cleanly too', async () => {
+  const own = sandbox();
+  const started = await start(own);
+  try {
+    assert.is((await fetch(`${started.url}/readyz`)).status, 200);
+    // Signal's default is to end the process on the spot: no stop, its locks left behind.
+    assert.is(await started.stop('SIGHUP'), 0, started.output());
+    assert.match(started.output(), /"msg":"stopping","signal":"SIGHUP"/);
+    assert.not.ok(fs.existsSync(path.join(own.configDir, 'burrow.pid')));
+    assert.not.ok(fs.existsSync(path.join(own.configDir, 'burrow.db.lock')));
+  } finally {
+    await started.stop('SIGKILL');
+    own.remove();
+  }
+});
+
 test('a new connection is refused once SIGTERM arrived, while a slow request still runs', async () => {
   const body = JSON.stringify({ username: 'nobody', password: 'x'.repeat(40) });
   let probe: Promise<boolean> | undefined;
