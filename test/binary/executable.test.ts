@@ -246,10 +246,20 @@ function slowRequest(
   });
 }
 
-test('the log reader going away (a closed pipe, a restarted journald) does not stop it serving', async () => {
+/** Runs `fn` on an executable of its own (its own folder), killed and removed afterwards. */
+async function withOwnServer(fn: (started: Running, own: Sandbox) => Promise<void>): Promise<void> {
   const own = sandbox();
-  const reader = await start(own);
+  const started = await start(own);
   try {
+    await fn(started, own);
+  } finally {
+    await started.stop('SIGKILL');
+    own.remove();
+  }
+}
+
+test('the log reader going away (a closed pipe, a restarted journald) does not stop it serving', () =>
+  withOwnServer(async (reader) => {
     // Its output pipes closed at our end: each line it logs from now on meets EPIPE.
     reader.child.stdout!.destroy();
     reader.child.stderr!.destroy();
@@ -262,11 +272,7 @@ test('the log reader going away (a closed pipe, a restarted journald) does not s
     assert.is(reader.child.exitCode, null, 'it exited');
     // And it still stops cleanly, its own last lines going nowhere.
     assert.is(await reader.stop('SIGTERM'), 0);
-  } finally {
-    await reader.stop('SIGKILL');
-    own.remove();
-  }
-});
+  }));
 
 test('SIGTERM: stops accepting, finishes the request in flight, closes the database, exits 0', async () => {
   const body = JSON.stringify({ username: 'nobody', password: 'not-the-password' });
@@ -288,21 +294,15 @@ test('SIGTERM: stops accepting, finishes the request in flight, closes the datab
   assert.is((await fetch(`${run.url}/readyz`)).status, 200);
 });
 
-test('SIGHUP (the terminal it was started in closed, a console window on Windows) stops it cleanly too', async () => {
-  const own = sandbox();
-  const started = await start(own);
-  try {
+test('SIGHUP (the terminal it was started in closed, a console window on Windows) stops it cleanly too', () =>
+  withOwnServer(async (started, own) => {
     assert.is((await fetch(`${started.url}/readyz`)).status, 200);
-    // Signal's default is to end the process on the spot: no stop, its locks left behind.
+    // The signal's default ends the process on the spot: no stop, its locks left behind.
     assert.is(await started.stop('SIGHUP'), 0, started.output());
     assert.match(started.output(), /"msg":"stopping","signal":"SIGHUP"/);
     assert.not.ok(fs.existsSync(path.join(own.configDir, 'burrow.pid')));
     assert.not.ok(fs.existsSync(path.join(own.configDir, 'burrow.db.lock')));
-  } finally {
-    await started.stop('SIGKILL');
-    own.remove();
-  }
-});
+  }));
 
 test('a new connection is refused once SIGTERM arrived, while a slow request still runs', async () => {
   const body = JSON.stringify({ username: 'nobody', password: 'x'.repeat(40) });
