@@ -833,7 +833,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Memory a burst of requests (or the start) left behind goes back once things are quiet.
   const idle = createIdleCollector({
     trim: memoryTrim && (() => memoryTrim.trim()),
-    release: memoryTrim && (() => void memoryTrim.releaseEmbedded()),
+    release:
+      memoryTrim &&
+      (() =>
+        log.debug('executable pages given back', {
+          mappedMb: mb(memoryTrim.releaseExecutable()),
+          rssMb: mb(process.memoryUsage.rss()),
+        })),
     collected: (before, after, trimmed) =>
       log.debug('memory given back', { beforeMb: mb(before.rss), afterMb: mb(after.rss), trimmed }),
   });

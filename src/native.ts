@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type * as ImageModule from '@napi-rs/image';
 import type * as PtyModule from '@lydell/node-pty';
-import { embeddedAssetInPlace, embeddedPacks, extractPack, isExecutable, removeUnfinished } from './assets.ts';
+import { embeddedPacks, extractPack, isExecutable, removeUnfinished } from './assets.ts';
 
 export type ImageAddon = typeof ImageModule;
 export type PtyAddon = typeof PtyModule;
@@ -109,17 +109,17 @@ function requireAddon(name: AddonName, cacheDir: string): unknown {
   return createRequire(path.join(dir, 'index.js'))(pkg);
 }
 
-/** Burrow's own add-on (src/core/malloc-trim.c): glibc's malloc_trim, and the blob's pages given back. */
+/** Burrow's own add-on (src/core/malloc-trim.c): glibc's malloc_trim, and the executable's pages given back. */
 export interface MemoryTrim {
   /** Gives the free memory inside glibc's arenas back to the system; true when some went back. */
   trim(): boolean;
   /**
-   * Gives back the pages of the executable's embedded files (its SEA blob: the bundle's source
-   * and code cache, the packs, the workers' code) read so far — each is read once, at the start
-   * or when a worker or a pack is first needed, and copied; one read again comes from the file.
-   * Answers the bytes of the blob's mapping (0 when it was not found).
+   * Gives back the pages of the executable's own file this process has in memory: Node's and
+   * V8's code and read-only data, and the SEA blob (the bundle's source and code cache, the
+   * packs, the workers' code). Most are touched once, at the start or by a burst of work; a page
+   * touched again comes back from the page cache. Answers the bytes of the mappings released.
    */
-  releaseEmbedded(): number;
+  releaseExecutable(): number;
 }
 
 /**
@@ -131,14 +131,12 @@ export interface MemoryTrim {
 export function loadMemoryTrim(cacheDir: string): MemoryTrim | null {
   if (!isExecutable() || !embeddedPacks().includes('addon-trim')) return null;
   const dir = extractPack('addon-trim', nativeDir(cacheDir));
-  const module = { exports: {} as { trim?: () => boolean; releaseMapping?: (inBlob: ArrayBuffer) => number } };
+  const module = { exports: {} as Partial<MemoryTrim> };
   process.dlopen(module, path.join(dir, 'malloc-trim.node'));
-  const { trim, releaseMapping } = module.exports;
-  if (typeof trim !== 'function' || typeof releaseMapping !== 'function')
-    throw new Error('malloc-trim.node has no trim() or releaseMapping()');
-  // Any asset will do: the mapping holding it is the whole blob's.
-  const inBlob = embeddedAssetInPlace('packs.json');
-  return { trim, releaseEmbedded: () => (inBlob ? releaseMapping(inBlob) : 0) };
+  const { trim, releaseExecutable } = module.exports;
+  if (typeof trim !== 'function' || typeof releaseExecutable !== 'function')
+    throw new Error('malloc-trim.node has no trim() or releaseExecutable()');
+  return { trim, releaseExecutable };
 }
 
 /**

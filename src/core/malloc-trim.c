@@ -1,6 +1,6 @@
 /*
  * Burrow's one native add-on of its own (issue 33): glibc's malloc_trim(0), which Node does not
- * offer, and the release of the pages of the executable's embedded files once read. glibc keeps
+ * offer, and the release of the executable's own pages once used. glibc keeps
  * memory that was freed in the middle of its arenas (the main one, `[heap]`, and one per thread
  * that allocates) for the next allocation; only malloc_trim hands those pages back to the system
  * (madvise MADV_DONTNEED on every free page-sized run). 60 s after 100 clients, 20 MB of the
@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 
 typedef struct napi_env__ *napi_env;
@@ -29,9 +31,6 @@ extern napi_status napi_create_function(napi_env env, const char *name, size_t l
 extern napi_status napi_set_named_property(napi_env env, napi_value object, const char *name, napi_value value);
 extern napi_status napi_get_boolean(napi_env env, _Bool value, napi_value *result);
 extern napi_status napi_create_double(napi_env env, double value, napi_value *result);
-extern napi_status napi_get_cb_info(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv,
-                                    napi_value *this_arg, void **data);
-extern napi_status napi_get_arraybuffer_info(napi_env env, napi_value arraybuffer, void **data, size_t *length);
 
 /* trim(): true when glibc gave memory back to the system. */
 static napi_value trim(napi_env env, napi_callback_info info) {
@@ -42,35 +41,51 @@ static napi_value trim(napi_env env, napi_callback_info info) {
 }
 
 /*
- * releaseMapping(buffer): the pages of the mapping that holds `buffer` go back to the system when
- * that mapping is a private read-only mapping of a file (the executable's SEA blob, whose assets
- * Node hands out in place); touched again, they are read from the file again, as the kernel does
- * when it reclaims them itself. Any other memory is left alone (dropping written pages would
- * lose them). Answers the bytes released, 0 when nothing was.
+ * releaseExecutable(): the pages of the executable's own file that this process has in memory go
+ * back to the system — its code and read-only data (Node's and V8's code, ICU's tables) and its
+ * SEA blob (the bundle's source and code cache, the packs, the workers' code). Most are touched
+ * once, at the start or by a burst of work (the compilers, the migrations, a worker's code);
+ * touched again, they come from the page cache (or the file), as they do when the kernel reclaims
+ * them itself. Only a mapping that is private, not writable and holds no page of its own (smaps'
+ * `Anonymous: 0 kB` and `Swap: 0 kB`: none was ever written, so dropping loses nothing — the
+ * read-only data the loader relocated before its RELRO has such pages and is left alone) and that maps the file
+ * /proc/self/exe names. Answers the bytes of the mappings released (0 when none was).
  */
-static napi_value release_mapping(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  void *data = NULL;
-  size_t length = 0;
+static napi_value release_executable(napi_env env, napi_callback_info info) {
+  (void)info;
   double released = 0;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) == 0 && argc == 1 &&
-      napi_get_arraybuffer_info(env, argv[0], &data, &length) == 0 && data != NULL) {
-    uintptr_t at = (uintptr_t)data;
-    FILE *maps = fopen("/proc/self/maps", "re");
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  FILE *smaps = n > 0 ? fopen("/proc/self/smaps", "re") : NULL;
+  if (smaps != NULL) {
+    exe[n] = '\0';
     char line[4352];
-    while (maps != NULL && fgets(line, sizeof line, maps) != NULL) {
-      unsigned long start, end, offset, inode;
+    /* The mapping whose fields are being read, when it is one to release. */
+    unsigned long start = 0, end = 0;
+    _Bool candidate = 0;
+    while (fgets(line, sizeof line, smaps) != NULL) {
+      unsigned long s, e, offset, inode;
       unsigned major, minor;
       char perms[5];
-      if (sscanf(line, "%lx-%lx %4s %lx %x:%x %lu", &start, &end, perms, &offset, &major, &minor, &inode) != 7) continue;
-      if (at < start || at >= end) continue;
-      if (inode != 0 && perms[0] == 'r' && perms[1] == '-' && perms[3] == 'p' && at + length <= end &&
-          madvise((void *)start, end - start, MADV_DONTNEED) == 0)
-        released = (double)(end - start);
-      break;
+      int path_at = 0;
+      if (sscanf(line, "%lx-%lx %4s %lx %x:%x %lu %n", &s, &e, perms, &offset, &major, &minor, &inode, &path_at) == 7) {
+        char *path = line + path_at;
+        path[strcspn(path, "\n")] = '\0';
+        candidate = inode != 0 && perms[1] == '-' && perms[3] == 'p' && path_at > 0 && strcmp(path, exe) == 0;
+        start = s;
+        end = e;
+        continue;
+      }
+      unsigned long kb;
+      if (!candidate) continue;
+      if (sscanf(line, "Anonymous: %lu kB", &kb) == 1 && kb != 0) candidate = 0;
+      /* After Anonymous: a written page swapped out is no longer counted there, but here. */
+      else if (sscanf(line, "Swap: %lu kB", &kb) == 1) {
+        if (kb == 0 && madvise((void *)start, end - start, MADV_DONTNEED) == 0) released += (double)(end - start);
+        candidate = 0;
+      }
     }
-    if (maps != NULL) fclose(maps);
+    fclose(smaps);
   }
   napi_value result = NULL;
   napi_create_double(env, released, &result);
@@ -81,8 +96,8 @@ __attribute__((visibility("default"))) napi_value napi_register_module_v1(napi_e
   napi_value fn;
   if (napi_create_function(env, "trim", SIZE_MAX, trim, NULL, &fn) != 0) return NULL;
   if (napi_set_named_property(env, exports, "trim", fn) != 0) return NULL;
-  if (napi_create_function(env, "releaseMapping", SIZE_MAX, release_mapping, NULL, &fn) != 0) return NULL;
-  if (napi_set_named_property(env, exports, "releaseMapping", fn) != 0) return NULL;
+  if (napi_create_function(env, "releaseExecutable", SIZE_MAX, release_executable, NULL, &fn) != 0) return NULL;
+  if (napi_set_named_property(env, exports, "releaseExecutable", fn) != 0) return NULL;
   return exports;
 }
 

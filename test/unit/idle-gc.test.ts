@@ -214,4 +214,40 @@ test('the repeats after one collection are bounded, however much each gives back
   }
 });
 
+test('file pages touched again while quiet are given back at a quiet check, without a collection', async () => {
+  // The executable's code pages, given back after the start's collection, come back as background
+  // work runs (the first walk, the optimising compilers): 3 MB is left, 4 MB is given back.
+  const p = fakeProcess({ rss: 100 * MB, heap: 30 * MB, file: 40 * MB });
+  p.work(5);
+  const t = scriptedTrim(p, [false], []);
+  const release = () => {
+    t.release();
+    p.now.rss -= p.now.file! - 20 * MB;
+    p.now.file = 20 * MB;
+  };
+  const idle = createIdleCollector({
+    quietMs: 20,
+    backgroundMs: 20,
+    read: p.read,
+    collect: p.collect,
+    trim: t.trim,
+    release,
+    trimDelayMs: 10,
+  });
+  try {
+    await waitFor(() => t.calls.releases === 1, { what: "the release after the start's collection" });
+    p.now.file! += 3 * MB;
+    p.now.rss += 3 * MB;
+    await quietChecks(p, 6);
+    assert.is(t.calls.releases, 1);
+    p.now.file! += 1 * MB;
+    p.now.rss += 1 * MB;
+    await waitFor(() => t.calls.releases === 2, { what: 'the file pages to be given back' });
+    assert.is(p.now.file, 20 * MB);
+    assert.is(p.collections, 1);
+  } finally {
+    idle.stop();
+  }
+});
+
 test.run();
