@@ -139,8 +139,11 @@ export interface AppOptions {
   log?: Logger;
   /** Tests: a module giving the indexer's worker its file-system layer (simulated stalled mounts). */
   indexerWorker?: { fsModule: string; fsOptions?: unknown };
-  /** Folder of the built UI (`ui/dist`); null serves a plain notice instead. */
-  uiDir?: string | null;
+  /**
+   * Folder of the built UI (`ui/dist`); null serves a plain notice instead. A function is called
+   * on the first request for the UI (the executable unpacks its embedded UI then).
+   */
+  uiDir?: string | null | (() => string | null);
   /** Tests: the native add-ons as a host where one cannot load would have them. */
   addons?: NativeAddons;
   /** The walker's thread main.ts started while the modules loaded (indexer/early.ts), with its request counter. */

@@ -118,7 +118,8 @@ async function main(): Promise<void> {
     const config = loadConfig(env);
     prepareDataDirs(config, config.storage.volumeRootExplicit);
     app = await createApp(config, {
-      uiDir: uiDir(config.storage.cacheDir, defaultUiDir()),
+      // Unpacked on the first page asked, not at the start (src/http/static.ts).
+      uiDir: () => uiDir(config.storage.cacheDir, defaultUiDir()),
       walker,
       ...(human ? { log: consoleLogger(config.server.logLevel, consoleWrite) } : {}),
     });

@@ -26,10 +26,36 @@ const UI_CSP = [
  * `frameSources`: origins of configured office editors. The page frames them, posts the WOPI
  * access_token to them in a form aimed at that frame, and loads ONLYOFFICE's api.js from them.
  */
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * `uiDir` may be a function, called on the first request the UI answers: inside the executable
+ * it unpacks the embedded UI into CACHE_DIR on a first start (~100 ms of a ~1 s start), which an
+ * API-only start — a script's, a test's — never needs. A failure answers 503 with its reason and
+ * is tried again at the next request.
+ */
 export function createUiHandler(
-  uiDir: string | null,
+  uiDir: string | null | (() => string | null),
   frameSources: readonly string[] = [],
-): (req: IncomingMessage, res: ServerResponse) => void {
+): Handler {
+  if (typeof uiDir !== 'function') return uiHandler(uiDir, frameSources);
+  let handler: Handler | undefined;
+  return (req, res) => {
+    try {
+      handler ??= uiHandler(uiDir(), frameSources);
+    } catch (err) {
+      res.statusCode = 503;
+      res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+      res.end(
+        `The web interface could not be unpacked: ${(err as Error).message} (the API under /api works without it).\n`,
+      );
+      return;
+    }
+    handler(req, res);
+  };
+}
+
+function uiHandler(uiDir: string | null, frameSources: readonly string[]): Handler {
   const extra = frameSources.length ? ` ${frameSources.join(' ')}` : '';
   const csp =
     UI_CSP.replace("script-src 'self'", `script-src 'self'${extra}`).replace(

@@ -74,4 +74,32 @@ test("the UI's own files are served, and a missing one is a 404, not the page", 
   }
 });
 
+test('a UI folder given as a function is asked for at the first request; a failure answers 503 and is tried again', async () => {
+  // The executable unpacks its UI on the first page asked (a disk full at that moment must not
+  // stop the server, and the next request tries again).
+  let calls = 0;
+  const lazy = http.createServer(
+    createUiHandler(() => {
+      if (++calls === 1) throw new Error('ENOSPC: no space left on device, write');
+      return dir;
+    }),
+  );
+  await new Promise<void>((r) => lazy.listen(0, '127.0.0.1', r));
+  const at = `http://127.0.0.1:${(lazy.address() as AddressInfo).port}`;
+  try {
+    assert.is(calls, 0);
+    const failed = await fetch(`${at}/files/Holiday 2025`);
+    assert.is(failed.status, 503);
+    assert.match(await failed.text(), /could not be unpacked: ENOSPC/);
+    const page = await fetch(`${at}/files/Holiday 2025`);
+    assert.is(page.status, 200);
+    assert.is(await page.text(), PAGE);
+    await (await fetch(`${at}/favicon.svg`)).text();
+    assert.is(calls, 2);
+  } finally {
+    lazy.closeAllConnections();
+    await new Promise((r) => lazy.close(r));
+  }
+});
+
 test.run();
