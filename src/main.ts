@@ -75,8 +75,7 @@ async function main(): Promise<void> {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   if (args['log-file'] !== undefined) {
     // A service without a log collector (the Windows task): the same lines, appended to a file.
-    const file = fs.createWriteStream(args['log-file'], { flags: 'a' });
-    const write = ((chunk: string | Uint8Array) => file.write(chunk)) as typeof process.stdout.write;
+    const write = appendingLog(args['log-file']) as typeof process.stdout.write;
     process.stdout.write = write;
     process.stderr.write = write;
   }
@@ -217,3 +216,36 @@ if (!runForkedAddonHelper())
     process.stderr.write(`burrow: ${detail ?? (err as Error)?.message ?? err}\n`);
     process.exit(1);
   });
+
+/** After a write to the log file failed, lines are dropped for this long before it is opened again. */
+const LOG_RETRY_MS = 1000;
+
+/**
+ * The writer of `--log-file`: the lines appended to the file. A path that cannot be opened stops
+ * the start with its reason. A write that fails later (a full disk) must not stop the server: the
+ * lines are lost, and a second later the file is opened again — once there is room, the lines go
+ * on. (A write stream's error with no listener ended the process.)
+ */
+function appendingLog(file: string): (chunk: string | Uint8Array) => boolean {
+  try {
+    fs.closeSync(fs.openSync(file, 'a'));
+  } catch (err) {
+    fatal(`cannot write the log file ${file}: ${(err as Error).message}`);
+  }
+  let stream: fs.WriteStream | null = null;
+  let failedAt = -Infinity;
+  return (chunk) => {
+    if (!stream) {
+      if (performance.now() - failedAt < LOG_RETRY_MS) return true;
+      const opened = fs.createWriteStream(file, { flags: 'a' });
+      opened.on('error', () => {
+        failedAt = performance.now();
+        if (stream === opened) stream = null;
+        opened.destroy();
+      });
+      stream = opened;
+    }
+    stream.write(chunk);
+    return true;
+  };
+}

@@ -4,9 +4,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import http from 'node:http';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { bareEnv, ensureBinary, runToEnd, sandbox, slowdown, start, type Running, type Sandbox } from './harness.ts';
 import { waitFor } from '../support/wait.ts';
+import { mountTmpfs } from '../support/mount.ts';
 
 let box: Sandbox;
 let run: Running;
@@ -306,6 +308,71 @@ test('SIGHUP (the terminal it was started in closed, a console window on Windows
     assert.not.ok(fs.existsSync(path.join(own.configDir, 'burrow.pid')));
     assert.not.ok(fs.existsSync(path.join(own.configDir, 'burrow.db.lock')));
   }));
+
+test('--log-file on a disk that fills up: the lines are lost, the server goes on, and they resume once there is room', async () => {
+  const own = sandbox();
+  const logs = mountTmpfs(path.join(own.dir, 'Logs'), '1m');
+  const file = path.join(logs.dir, 'burrow.log');
+  const child = spawn(own.binary, ['--log-file', file], {
+    cwd: own.dir,
+    env: bareEnv(own, { LOG_LEVEL: 'debug' }),
+    stdio: 'ignore',
+  });
+  const exited = new Promise<number | string>((r) => child.once('exit', (code, signal) => r(code ?? signal ?? '?')));
+  const logged = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
+  try {
+    const port = await waitFor(() => /"msg":"Burrow is listening".*?"port":(\d+)/.exec(logged())?.[1], {
+      what: 'the listening line in the log file',
+      timeoutMs: 20_000 * slowdown,
+      seen: () => logged().slice(-1000),
+    });
+    const url = `http://127.0.0.1:${port}`;
+    // The disk fills up (another program's file): each request's line now meets ENOSPC.
+    const filler = path.join(logs.dir, 'Backup 2024 (Kopie).tmp');
+    const fd = fs.openSync(filler, 'w');
+    try {
+      for (;;) fs.writeSync(fd, Buffer.alloc(64 * 1024, 1));
+    } catch (err) {
+      assert.is((err as NodeJS.ErrnoException).code, 'ENOSPC');
+    } finally {
+      fs.closeSync(fd);
+    }
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${url}/api/nothing-here-${i}`);
+      assert.is(res.status, 404);
+      assert.ok(((await res.json()) as { error: { requestId: string } }).error.requestId);
+    }
+    assert.is(child.exitCode, null, 'it exited on a full disk');
+    // Room again: the lines go on (the file is opened again a second after a failed write).
+    fs.rmSync(filler);
+    await waitFor(
+      async () => {
+        await (await fetch(`${url}/api/after-the-disk-had-room`)).arrayBuffer();
+        return logged().includes('/api/after-the-disk-had-room');
+      },
+      { what: 'a line written once there is room', timeoutMs: 20_000 * slowdown, seen: () => logged().slice(-500) },
+    );
+    child.kill('SIGTERM');
+    assert.is(await exited, 0);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    logs.unmount();
+    own.remove();
+  }
+});
+
+test('--log-file that cannot be written stops the start with its reason', () => {
+  const own = sandbox();
+  try {
+    const missing = path.join(own.dir, 'No such folder', 'burrow.log');
+    const r = runToEnd(own, bareEnv(own), ['--log-file', missing]);
+    assert.is(r.status, 1, r.stderr);
+    assert.match(r.stderr, /burrow: cannot write the log file .*No such folder.*ENOENT/);
+  } finally {
+    own.remove();
+  }
+});
 
 test('a new connection is refused once SIGTERM arrived, while a slow request still runs', async () => {
   const body = JSON.stringify({ username: 'nobody', password: 'x'.repeat(40) });
