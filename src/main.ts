@@ -35,6 +35,39 @@ function fatal(message: string): never {
   process.exit(1);
 }
 
+/** After a write to the log file failed, lines are dropped for this long before it is opened again. */
+const LOG_RETRY_MS = 1000;
+
+/**
+ * The writer of `--log-file`: the lines appended to the file. A path that cannot be opened stops
+ * the start with its reason. A write that fails later (a full disk) must not stop the server: the
+ * lines are lost, and a second later the file is opened again — once there is room, the lines go
+ * on. (A write stream's error with no listener ended the process.)
+ */
+function appendingLog(file: string): (chunk: string | Uint8Array) => boolean {
+  try {
+    fs.closeSync(fs.openSync(file, 'a'));
+  } catch (err) {
+    fatal(`cannot write the log file ${file}: ${(err as Error).message}`);
+  }
+  let stream: fs.WriteStream | null = null;
+  let failedAt = -Infinity;
+  return (chunk) => {
+    if (!stream) {
+      if (performance.now() - failedAt < LOG_RETRY_MS) return true;
+      const opened = fs.createWriteStream(file, { flags: 'a' });
+      opened.on('error', () => {
+        failedAt = performance.now();
+        if (stream === opened) stream = null;
+        opened.destroy();
+      });
+      stream = opened;
+    }
+    stream.write(chunk);
+    return true;
+  };
+}
+
 /** A new installation: nobody can sign in yet, so the address shows the setup page. */
 function accountsMissing(db: Database, config: Config): boolean {
   if (config.auth.mode === 'disabled') return false;
@@ -216,36 +249,3 @@ if (!runForkedAddonHelper())
     process.stderr.write(`burrow: ${detail ?? (err as Error)?.message ?? err}\n`);
     process.exit(1);
   });
-
-/** After a write to the log file failed, lines are dropped for this long before it is opened again. */
-const LOG_RETRY_MS = 1000;
-
-/**
- * The writer of `--log-file`: the lines appended to the file. A path that cannot be opened stops
- * the start with its reason. A write that fails later (a full disk) must not stop the server: the
- * lines are lost, and a second later the file is opened again — once there is room, the lines go
- * on. (A write stream's error with no listener ended the process.)
- */
-function appendingLog(file: string): (chunk: string | Uint8Array) => boolean {
-  try {
-    fs.closeSync(fs.openSync(file, 'a'));
-  } catch (err) {
-    fatal(`cannot write the log file ${file}: ${(err as Error).message}`);
-  }
-  let stream: fs.WriteStream | null = null;
-  let failedAt = -Infinity;
-  return (chunk) => {
-    if (!stream) {
-      if (performance.now() - failedAt < LOG_RETRY_MS) return true;
-      const opened = fs.createWriteStream(file, { flags: 'a' });
-      opened.on('error', () => {
-        failedAt = performance.now();
-        if (stream === opened) stream = null;
-        opened.destroy();
-      });
-      stream = opened;
-    }
-    stream.write(chunk);
-    return true;
-  };
-}

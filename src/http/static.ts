@@ -22,15 +22,14 @@ const UI_CSP = [
   "frame-ancestors 'self'",
 ].join('; ');
 
-/**
- * `frameSources`: origins of configured office editors. The page frames them, posts the WOPI
- * access_token to them in a form aimed at that frame, and loads ONLYOFFICE's api.js from them.
- */
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
+ * `frameSources`: origins of configured office editors. The page frames them, posts the WOPI
+ * access_token to them in a form aimed at that frame, and loads ONLYOFFICE's api.js from them.
+ *
  * `uiDir` may be a function, called on the first request the UI answers: inside the executable
- * it unpacks the embedded UI into CACHE_DIR on a first start (~100 ms of a ~1 s start), which an
+ * it unpacks the embedded UI into CACHE_DIR on a first start (~25 % of the time to /readyz), which an
  * API-only start — a script's, a test's — never needs. A failure answers 503 with its reason and
  * is tried again at the next request.
  */
