@@ -820,7 +820,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     publicUrl: config.server.publicUrl,
     hosts: { listenHost: config.server.host, allowedHosts: config.server.allowedHosts, announcedNames: announced },
     jsonBodyLimit: config.limits.jsonBodyLimit,
-    fallback: createUiHandler(options.uiDir === undefined ? defaultUiDir() : options.uiDir, officeOrigins(office)),
+    fallback: createUiHandler(
+      options.uiDir === undefined ? defaultUiDir() : options.uiDir,
+      officeOrigins(office),
+      (err) => log.warn('the web interface could not be unpacked', { err }),
+    ),
     rawMounts: webdav.mount ? [webdav.mount] : [],
     upgrades: [terminal.upgrade, live.upgrade],
     plainNotice: tlsCap.notice,

@@ -30,12 +30,14 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
  *
  * `uiDir` may be a function, called on the first request the UI answers: inside the executable
  * it unpacks the embedded UI into CACHE_DIR on a first start (~25 % of the time to /readyz), which an
- * API-only start — a script's, a test's — never needs. A failure answers 503 with its reason and
- * is tried again at the next request.
+ * API-only start — a script's, a test's — never needs. A failure answers 503 and is tried again
+ * at the next request; its reason (an error naming CACHE_DIR's paths) goes to `unpackFailed`, the
+ * server's log, never to the visitor, who may not be signed in.
  */
 export function createUiHandler(
   uiDir: string | null | (() => string | null),
   frameSources: readonly string[] = [],
+  unpackFailed: (err: unknown) => void = () => {},
 ): Handler {
   if (typeof uiDir !== 'function') return uiHandler(uiDir, frameSources);
   let handler: Handler | undefined;
@@ -43,10 +45,11 @@ export function createUiHandler(
     try {
       handler ??= uiHandler(uiDir(), frameSources);
     } catch (err) {
+      unpackFailed(err);
       res.statusCode = 503;
       res.setHeader('Content-Type', 'text/plain; charset=utf-8');
       res.end(
-        `The web interface could not be unpacked: ${(err as Error).message} (the API under /api works without it).\n`,
+        "The web interface could not be unpacked; the server's log says why (the API under /api works without it).\n",
       );
       return;
     }
