@@ -1,5 +1,7 @@
 // The whole test suite: typecheck, then each uvu group in its own process. Prints
 // `N passed, N failed` as its last line. `npm test -- unit api` runs only those groups.
+// After typecheck and unit (alone, first) the executables are built, then the groups run in two
+// lanes at once (LANE_TWO); `--serial` runs them one after the other.
 //
 // Groups: unit; api (test/api against a server from source); api-executable (the same
 // test/api files against the built executable, BURROW_TEST_SERVER=executable); inprocess
@@ -267,6 +269,15 @@ const GROUPS: Record<string, Group> = {
   },
 };
 
+/**
+ * The groups of the second lane (the rest run in the first): the browser, the executable as a
+ * user runs it (both architectures), and the small source-only groups — against the API groups
+ * through the source, the executable and the cluster in the first. Measured on the 2-core CI
+ * machine one after the other: api 392 s, api-executable 732, api-cluster 865 (1,989 s) against
+ * e2e 1,289, binary-arm64 311 and the small ones (about 1,750 s).
+ */
+const LANE_TWO = ['inprocess', 'e2e', 'api-postgres', 'binary', 'binary-arm64'];
+
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const w of wanted) {
   if (w !== 'typecheck' && !GROUPS[w]) {
@@ -284,47 +295,66 @@ const baseEnv = {
 
 let passed = 0;
 let failed = 0;
-const summary: string[] = [];
+const summary = new Map<string, string>();
 const suiteStarted = Date.now();
 const seconds = (since: number) => Math.round((Date.now() - since) / 1000);
 
-for (const name of selected) {
+/**
+ * Where a group's output goes. The first lane streams it as it comes (a CI log shows progress);
+ * the second keeps each uvu run's output and prints it whole when the run ends, headed by its
+ * lane, so the two lanes' lines never interleave.
+ */
+interface Printer {
+  write(text: string): void;
+  /** A uvu run (labelled) ended: what it kept is printed now. */
+  ended(label: string): void;
+}
+const streamed: Printer = { write: (text) => process.stdout.write(text), ended: () => {} };
+function kept(lane: string): Printer {
+  let held = '';
+  return {
+    write: (text) => (held += text),
+    ended: (label) => {
+      process.stdout.write(`\n--- ${lane}: ${label} (its output, kept until it ended) ---\n${held}`);
+      held = '';
+    },
+  };
+}
+
+function typecheck(): void {
   const started = Date.now();
-  if (name === 'typecheck') {
-    // The server and tests, the UI, and the formatter's verdict: each one pass or one failure.
-    const checks: [string, string[]][] = [
-      ['server', [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noEmit']],
-      [
-        'ui',
-        [
-          path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
-          '-p',
-          path.join('ui', 'tsconfig.json'),
-          '--noEmit',
-        ],
-      ],
-      [
-        'format',
-        [path.join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '--log-level', 'warn', '.'],
-      ],
-    ];
-    const verdicts = checks.map(([label, args]) => {
-      const r = spawnSync(process.execPath, args, { cwd: root, env: baseEnv, stdio: 'inherit' });
-      if (r.status === 0) passed++;
-      else failed++;
-      return `${label} ${r.status === 0 ? 'ok' : 'FAILED'}`;
-    });
-    summary.push(`typecheck: ${verdicts.join(', ')} (${seconds(started)} s)`);
-    continue;
-  }
+  // The server and tests, the UI, and the formatter's verdict: each one pass or one failure.
+  const checks: [string, string[]][] = [
+    ['server', [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noEmit']],
+    [
+      'ui',
+      [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join('ui', 'tsconfig.json'), '--noEmit'],
+    ],
+    [
+      'format',
+      [path.join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '--log-level', 'warn', '.'],
+    ],
+  ];
+  const verdicts = checks.map(([label, args]) => {
+    const r = spawnSync(process.execPath, args, { cwd: root, env: baseEnv, stdio: 'inherit' });
+    if (r.status === 0) passed++;
+    else failed++;
+    return `${label} ${r.status === 0 ? 'ok' : 'FAILED'}`;
+  });
+  summary.set('typecheck', `typecheck: ${verdicts.join(', ')} (${seconds(started)} s)`);
+}
+
+const testFiles = (dir: string) =>
+  fs.existsSync(path.join(root, 'test', dir))
+    ? fs
+        .readdirSync(path.join(root, 'test', dir))
+        .filter((f) => f.endsWith('.test.ts'))
+        .sort()
+    : [];
+
+/** A group's uvu runs; the lists this file keeps are checked against the tree first (exits 2). */
+function unitsOf(name: string): Unit[] {
   const group = GROUPS[name]!;
-  const testFiles = (dir: string) =>
-    fs.existsSync(path.join(root, 'test', dir))
-      ? fs
-          .readdirSync(path.join(root, 'test', dir))
-          .filter((f) => f.endsWith('.test.ts'))
-          .sort()
-      : [];
   const files = testFiles(group.dir).filter((f) => !group.except?.includes(f));
   for (const f of [
     ...(group.only ?? []),
@@ -345,28 +375,10 @@ for (const name of selected) {
         process.exit(2);
       }
     }
+  // A group with no tests is a broken tree, not a pass (no run: counted as one failure).
+  if (!files.length) return [];
   const journeyFiles = group.journeys ? testFiles(path.join(group.dir, 'journey')) : [];
-  if (!files.length) {
-    // A group with no tests is a broken tree, not a pass.
-    failed++;
-    summary.push(`${group.label}: NO TESTS FOUND in test/${group.dir}`);
-    continue;
-  }
-  console.log(`\n=== ${group.label} ===`);
-  const notes: string[] = [];
-  if (group.needsBinary) {
-    // Built once here (when missing or older than the sources), so its time is not a test's.
-    const buildStarted = Date.now();
-    try {
-      ensureBinary(group.env?.BURROW_TEST_TARGET);
-      notes.push(`executable ready in ${seconds(buildStarted)} s`);
-    } catch (err) {
-      failed++;
-      summary.push(`${group.label}: FAILED, no executable: ${(err as Error).message}`);
-      continue;
-    }
-  }
-  const units: Unit[] = group.batchesOf
+  return group.batchesOf
     ? Array.from({ length: Math.ceil((group.only ?? files).length / group.batchesOf) }, (_, i) => ({
         dir: group.dir,
         file: null,
@@ -384,18 +396,49 @@ for (const name of selected) {
             ...journeyFiles.map((f) => ({ dir: path.join(group.dir, 'journey'), file: f, env: JOURNEY_ENV })),
           ]
         : [{ dir: group.dir, file: null }];
+}
+
+/** Builds the executable a group needs (when missing or older than the sources): the reason when it cannot. */
+function built(group: Group): string | null {
+  if (!group.needsBinary) return null;
+  try {
+    ensureBinary(group.env?.BURROW_TEST_TARGET);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+async function runGroup(name: string, units: Unit[], print: Printer): Promise<void> {
+  const group = GROUPS[name]!;
+  const started = Date.now();
+  if (!units.length) {
+    failed++;
+    summary.set(name, `${group.label}: NO TESTS FOUND in test/${group.dir}`);
+    return;
+  }
+  print.write(`\n=== ${group.label} ===\n`);
+  const notes: string[] = [];
+  // Built before any lane starts (a build blocks this process): here it is only found.
+  const cannot = built(group);
+  if (cannot) {
+    failed++;
+    summary.set(name, `${group.label}: FAILED, no executable: ${cannot}`);
+    return;
+  }
   let groupPassed = 0;
   let groupFailed = 0;
   let groupSkipped = 0;
   let journeySeconds = 0;
   for (const unit of units) {
     const started = Date.now();
-    const result = await runUvu(group, unit);
     const label = unit.file
       ? path.join(unit.dir, unit.file).replace(/\.test\.ts$/, '')
       : unit.files
         ? `${unit.dir} (${unit.files[0]} … ${unit.files.at(-1)})`
         : unit.dir;
+    const result = await runUvu(group, unit, print);
+    print.ended(`${group.label}, ${label}`);
     if (result.crashed) notes.push(`${label} CRASHED (${result.crashed})`);
     else if (unit.file && result.failed) notes.push(`${label}: ${result.failed} failed`);
     if (unit.env === JOURNEY_ENV) journeySeconds += (Date.now() - started) / 1000;
@@ -407,15 +450,45 @@ for (const name of selected) {
   if (journeySeconds) notes.push(`journeys ${Math.round(journeySeconds)} s`);
   passed += groupPassed;
   failed += groupFailed + groupSkipped;
-  summary.push(
+  summary.set(
+    name,
     `${group.label}: ${groupPassed} passed, ${groupFailed + groupSkipped} failed (${seconds(started)} s)${notes.length ? ` [${notes.join('; ')}]` : ''}`,
   );
+}
+
+const units = new Map(selected.filter((n) => n !== 'typecheck').map((n) => [n, unitsOf(n)] as const));
+if (selected.includes('typecheck')) typecheck();
+// `unit` first and alone: a broken module shows there in a minute, before the long groups.
+if (units.has('unit')) await runGroup('unit', units.get('unit')!, streamed);
+const rest = [...units.keys()].filter((n) => n !== 'unit');
+// Every executable the rest needs, built now: a build inside a lane would stall the other's output.
+const buildStarted = Date.now();
+const builds = new Set(rest.filter((n) => GROUPS[n]!.needsBinary).map((n) => GROUPS[n]!.env?.BURROW_TEST_TARGET));
+for (const target of builds)
+  try {
+    ensureBinary(target);
+  } catch {
+    // Said by each group that needs it (runGroup).
+  }
+if (builds.size) console.log(`executables ready in ${seconds(buildStarted)} s`);
+if (process.argv.includes('--serial')) for (const n of rest) await runGroup(n, units.get(n)!, streamed);
+else {
+  // Two lanes at once: most groups leave a core idle (servers waiting on timers, browsers on
+  // pages), so the whole run takes the longer lane, not the sum. LANE_TWO's groups run in the
+  // second; the rest in the first, each lane in the order given.
+  const second = rest.filter((n) => LANE_TWO.includes(n));
+  const first = rest.filter((n) => !second.includes(n));
+  const lane = async (names: string[], print: Printer) => {
+    for (const n of names) await runGroup(n, units.get(n)!, print);
+  };
+  await Promise.all([lane(first, streamed), lane(second, kept('second lane'))]);
 }
 
 /** Runs uvu on a group (or one file of it) and reads its own count. */
 async function runUvu(
   group: Group,
   unit: Unit,
+  print: Printer,
 ): Promise<{ passed: number; failed: number; skipped: number; crashed?: string }> {
   const escape = (f: string) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const pattern = unit.file
@@ -434,7 +507,7 @@ async function runUvu(
   const take = (chunk: Buffer) => {
     const text = chunk.toString('utf8').replace(/\x1b\[[0-9;]*m/g, '');
     out += text;
-    process.stdout.write(text);
+    print.write(text);
   };
   child.stdout.on('data', take);
   child.stderr.on('data', take);
@@ -458,7 +531,7 @@ async function runUvu(
   return { passed: ok, failed: Math.max(total - ok, r.status === 0 ? 0 : 1), skipped };
 }
 
-console.log('\n' + summary.join('\n'));
+console.log('\n' + selected.map((n) => summary.get(n) ?? `${n}: did not run`).join('\n'));
 console.log(`whole run: ${seconds(suiteStarted)} s`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
