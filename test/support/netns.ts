@@ -22,9 +22,21 @@ function ip(...args: string[]): void {
 
 let made = 0;
 
+/**
+ * The first N from `from` whose 10.231.N.0/30 no interface of this machine has: the test groups
+ * run two at once (test/run.ts), and two processes' pids can lead to the same N — the second
+ * pair's side would then share the first's subnet and its packets take either link.
+ */
+function freeSubnet(from: number): number {
+  const listed = spawnSync('ip', ['-4', '-o', 'addr', 'show'], { encoding: 'utf8' }).stdout ?? '';
+  const taken = new Set([...listed.matchAll(/\binet 10\.231\.(\d+)\./g)].map((m) => Number(m[1])));
+  for (let i = 0; i < 250; i++) if (!taken.has((from + i) % 250)) return (from + i) % 250;
+  throw new Error('every 10.231.N.0/30 of the test namespaces is taken');
+}
+
 export function makeNetns(tag: string): Netns {
   if (process.getuid?.() !== 0) throw new Error('network namespaces need root (as CI runs)');
-  const n = (process.pid * 7 + made++) % 250;
+  const n = freeSubnet((process.pid * 7 + made++) % 250);
   const name = `burrow-${tag}-${process.pid}-${n}`;
   const outside = `bh${process.pid % 100000}x${n}`.slice(0, 15);
   const inside = `bn${process.pid % 100000}x${n}`.slice(0, 15);
