@@ -274,7 +274,12 @@ const GROUPS: Record<string, Group> = {
  * user runs it (both architectures), and the small source-only groups — against the API groups
  * through the source, the executable and the cluster in the first. Measured on the 2-core CI
  * machine one after the other: api 392 s, api-executable 732, api-cluster 865 (1,989 s) against
- * e2e 1,289, binary-arm64 311 and the small ones (about 1,750 s).
+ * e2e 1,289, binary-arm64 311 and the small ones (about 1,750 s). Two lanes, clean clone, the
+ * same machine (2026-12-02): 2,727 passed in 3,639 s against 3,903 one after the other — the
+ * processors were then 90-100 % busy, so each group took longer (api 766 s, api-executable
+ * 1,632, e2e 1,856) and the second lane ended 15 minutes before the first's api-cluster (1,066 s
+ * alone). Balanced better (api-cluster's runs of 25 files taken by whichever lane is free), the
+ * run would end sooner.
  */
 const LANE_TWO = ['inprocess', 'e2e', 'api-postgres', 'binary', 'binary-arm64'];
 
