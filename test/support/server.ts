@@ -144,7 +144,9 @@ export async function startServer(
   let app: App | undefined;
   const boot =
     serverMode === 'executable'
-      ? (port: number) => bootExecutable(dirs, { ...env, PORT: String(port) }, logs)
+      ? // HTTPS on a free port of its own unless the test chose one: a restart passes PORT, which
+        // would make HTTPS take its default (3443), another server's when two groups run at once.
+        (port: number) => bootExecutable(dirs, { HTTPS_PORT: '0', ...env, PORT: String(port) }, logs)
       : async (port: number): Promise<Instance> => {
           const log: Logger = createLogger('debug', {}, (line) => {
             logs.push(JSON.parse(line));
