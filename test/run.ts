@@ -272,8 +272,8 @@ const GROUPS: Record<string, Group> = {
 /**
  * The groups of the second lane (the rest run in the first): the browser, the executable as a
  * user runs it (both architectures), and the small source-only groups — against the API groups
- * through the source, the executable and the cluster in the first. Measured on the 2-core CI
- * machine one after the other: api 392 s, api-executable 732, api-cluster 865 (1,989 s) against
+ * through the source, the executable and the cluster in the first. Measured on a 2-core
+ * machine one after the other (2026-12-02, early morning): api 392 s, api-executable 732, api-cluster 865 (1,989 s) against
  * e2e 1,289, binary-arm64 311 and the small ones (about 1,750 s). Two lanes, clean clone, the
  * same machine (2026-12-02): 2,727 passed in 3,639 s against 3,903 one after the other — the
  * processors were then 90-100 % busy, so each group took longer (api 766 s, api-executable
@@ -482,9 +482,8 @@ for (const target of builds)
 if (builds.size) console.log(`executables ready in ${seconds(buildStarted)} s`);
 if (!process.argv.includes('--lanes')) for (const n of rest) await runGroup(n, units.get(n)!, streamed);
 else {
-  // Two lanes at once: most groups leave a core idle (servers waiting on timers, browsers on
-  // pages), so the whole run takes the longer lane, not the sum. LANE_TWO's groups run in the
-  // second; the rest in the first, each lane in the order given.
+  // Two lanes at once (--lanes): LANE_TWO's groups in the second, the rest in the first, each
+  // lane in the order given. Measured, it gains little on 2 cores (LANE_TWO's comment).
   const second = rest.filter((n) => LANE_TWO.includes(n));
   const first = rest.filter((n) => !second.includes(n));
   const lane = async (names: string[], print: Printer) => {
