@@ -19,6 +19,7 @@ import { startBalancer, type Balancer } from '../support/balancer.ts';
 import { Client } from '../support/client.ts';
 import { testPostgres } from '../support/postgres.ts';
 import { makeDirs, removeDirs, serverCommand, serverEnv, type TestDirs } from '../support/server.ts';
+import { leaseKey } from '../../src/uploads/tus/locks.ts';
 import { waitFor } from '../support/wait.ts';
 
 const FOLDER = 'Familie Müller & Co #2 + 🦔';
@@ -257,6 +258,31 @@ test('two PATCHes of one upload at once on two instances: the second is refused 
   assert.equal(placed(name), [name]);
   assert.is(sha(onDisk(name)), sha(data));
   assert.equal(partsLeft(), []);
+});
+
+test('an expired upload another connection holds (an instance sweeping it, between its part and its row) is 404 on every instance', async () => {
+  const [one, two] = [instances[1]!.url, instances[2]!.url];
+  const upload = await create(one, 'Urlaub “Sylt” 2025 & mehr #1.mov', 50);
+  assert.is((await patch(one, upload, 0, new Uint8Array(20))).status, 204);
+  const id = path.basename(upload);
+  const c = new pg.Client(database);
+  await c.connect();
+  try {
+    // Untouched for longer than TUS_INCOMPLETE_UPLOAD_TTL_MS, and held as the sweep holds it.
+    await c.query('UPDATE uploads SET updated_at = updated_at - $1 WHERE id = $2', [2 * 24 * 3600_000, id]);
+    await c.query('SELECT pg_advisory_lock(CAST($1 AS BIGINT))', [leaseKey(id)]);
+    for (const base of [one, two]) {
+      const r = await fetch(base + upload, { method: 'HEAD', headers: tusHeaders() });
+      assert.is(r.status, 404, `HEAD on ${base} while the upload is held elsewhere`);
+    }
+    await c.query('SELECT pg_advisory_unlock(CAST($1 AS BIGINT))', [leaseKey(id)]);
+    const r = await fetch(two + upload, { method: 'HEAD', headers: tusHeaders() });
+    assert.is(r.status, 404, 'HEAD once nobody holds it');
+    assert.is((await c.query('SELECT 1 FROM uploads WHERE id = $1', [id])).rowCount, 0, 'its row is gone');
+  } finally {
+    await c.end();
+  }
+  assert.not.ok(fs.existsSync(partPath(upload)), 'its part file is gone');
 });
 
 test('an instance killed (SIGKILL) mid-PATCH: another resumes at the recorded offset, the file is placed once with the right bytes', async () => {

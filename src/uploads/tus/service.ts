@@ -272,6 +272,8 @@ export function createTusService(deps: TusDeps): TusService {
   async function headElsewhere(caller: Caller, id: string): Promise<TusAnswer> {
     const row = store.get(id);
     if (!row || row.userId !== caller.userId) throw gone();
+    // Expired is gone, as load() says: the holder may be the sweep, between the part and the row.
+    if (expiresAt(row) <= now()) throw gone();
     const meta: Record<string, string> = row.metadata ? { 'Upload-Metadata': row.metadata } : {};
     if (row.state === 'complete') return { status: 200, headers: { ...completeHeaders(row, row.finalPath), ...meta } };
     if (row.state !== 'incomplete' || row.offset >= row.length) throw new HeldElsewhere();
