@@ -428,6 +428,7 @@ async function bootExecutable(
   logs: Record<string, any>[],
 ): Promise<Instance> {
   box ??= sandbox();
+  const seeded = seedCache(box, dirs.cache);
   const child = spawn(box.binary, [], {
     cwd: dirs.root,
     env: { PATH: '/usr/bin:/bin', HOME: dirs.root, ...env, LOG_LEVEL: 'debug' },
@@ -479,6 +480,7 @@ async function bootExecutable(
     }, 60_000);
     onListening = (p) => {
       clearTimeout(timer);
+      if (!seeded) keepExtracted(box!, dirs.cache);
       resolve(p);
     };
     void exited.then((how) => {
@@ -492,6 +494,7 @@ async function bootExecutable(
     async stop() {
       if (died) throw died;
       stopping = true;
+      keepExtracted(box!, dirs.cache); // the UI is extracted at its first page
       child.kill('SIGTERM');
       // A deadline, not a pause: the exit is waited for; a server that does not stop is killed.
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
@@ -501,6 +504,62 @@ async function bootExecutable(
         throw new Error(`the executable did not stop cleanly on SIGTERM (${how}); output:\n${other.slice(-4000)}`);
     },
   };
+}
+
+/**
+ * What an executable extracts into its CACHE_DIR on its first start — its native add-ons
+ * (`native/addon-<name>-<hash>/`, the image add-on 18 MB unpacked from 6 MB of brotli) and its
+ * UI (`ui-<hash>/`) — is kept, hard-linked, from the first server of this process that did it
+ * (`<sandbox>/extracted/`), and linked into each later server's fresh CACHE_DIR: they start as
+ * on a machine where Burrow ran before, without 0.6 s of CPU each to unpack the same bytes
+ * again. Only folders marked complete are taken; the extraction itself (and its interruption)
+ * is what test/binary and the assets unit tests check, on sandboxes of their own.
+ */
+const EXTRACTED = (root: string) => [
+  ...fs
+    .readdirSync(path.join(root, 'native'), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => path.join('native', e.name)),
+  ...fs.readdirSync(root).filter((n) => n.startsWith('ui-')),
+];
+
+function linkTree(from: string, to: string): void {
+  fs.mkdirSync(to, { recursive: true });
+  for (const e of fs.readdirSync(from, { withFileTypes: true })) {
+    const [a, b] = [path.join(from, e.name), path.join(to, e.name)];
+    if (e.isDirectory()) linkTree(a, b);
+    else fs.linkSync(a, b);
+  }
+}
+
+function keepExtracted(box: Sandbox, cacheDir: string): void {
+  const kept = path.join(box.dir, 'extracted');
+  try {
+    for (const rel of EXTRACTED(cacheDir)) {
+      const dir = path.join(cacheDir, rel);
+      if (!fs.existsSync(path.join(dir, '.complete')) || fs.existsSync(path.join(kept, rel))) continue;
+      const temp = `${path.join(kept, rel)}.part-${process.pid}`;
+      linkTree(dir, temp);
+      fs.renameSync(temp, path.join(kept, rel));
+    }
+  } catch {
+    /* nothing kept: later servers extract for themselves */
+  }
+}
+
+/** Links what an earlier server extracted into `cacheDir`; false when nothing was kept yet. */
+function seedCache(box: Sandbox, cacheDir: string): boolean {
+  const kept = path.join(box.dir, 'extracted');
+  let names: string[];
+  try {
+    names = EXTRACTED(kept);
+  } catch {
+    return false;
+  }
+  if (!names.some((n) => n.startsWith('native'))) return false;
+  for (const rel of names)
+    if (!fs.existsSync(path.join(cacheDir, rel))) linkTree(path.join(kept, rel), path.join(cacheDir, rel));
+  return true;
 }
 
 /**
