@@ -512,10 +512,24 @@ async function runUvu(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  // Each file's time, from its name line to the next one's (or the end): the slowest are named
+  // after the run, where the time of a group goes.
+  const files: { name: string; ms: number }[] = [];
+  let fileStarted = Date.now();
+  let scanned = 0;
   const take = (chunk: Buffer) => {
     const text = chunk.toString('utf8').replace(/\x1b\[[0-9;]*m/g, '');
     out += text;
     print.write(text);
+    for (let nl = out.indexOf('\n', scanned); nl >= 0; nl = out.indexOf('\n', scanned)) {
+      const name = /^(\S+\.test\.ts)$/.exec(out.slice(scanned, nl))?.[1];
+      scanned = nl + 1;
+      if (!name) continue;
+      const at = Date.now();
+      if (files.length) files[files.length - 1]!.ms = at - fileStarted;
+      files.push({ name, ms: 0 });
+      fileStarted = at;
+    }
   };
   child.stdout.on('data', take);
   child.stderr.on('data', take);
@@ -525,6 +539,11 @@ async function runUvu(
     child.once('close', (status, signal) => resolve({ status, signal })),
   );
   clearTimeout(timer);
+  if (files.length) files[files.length - 1]!.ms = Date.now() - fileStarted;
+  if (files.length > 1) {
+    const slowest = [...files].sort((a, b) => b.ms - a.ms).slice(0, 8);
+    print.write(`slowest files: ${slowest.map((f) => `${f.name} ${Math.round(f.ms / 1000)} s`).join(', ')}\n`);
+  }
   // uvu's own count closes its output (the last match: a test may print such words too).
   const last = (re: RegExp) => [...out.matchAll(re)].pop()?.[1];
   const total = Number(last(/^\s*Total:\s+(\d+)$/gm) ?? NaN);
