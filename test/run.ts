@@ -558,7 +558,13 @@ async function runUvu(
   return { passed: ok, failed: Math.max(total - ok, r.status === 0 ? 0 : 1), skipped };
 }
 
-console.log('\n' + selected.map((n) => summary.get(n) ?? `${n}: did not run`).join('\n'));
+// A selected group with no line of its own never ran: a failure, never a silent gap.
+for (const n of selected)
+  if (!summary.has(n)) {
+    failed++;
+    summary.set(n, `${n}: did not run, counted as failed`);
+  }
+console.log('\n' + selected.map((n) => summary.get(n)).join('\n'));
 console.log(`whole run: ${seconds(suiteStarted)} s`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
