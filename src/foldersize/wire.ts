@@ -15,7 +15,7 @@ export const folderSizeRecord = z.object({
   complete: z
     .boolean()
     .describe(
-      'This answer is final. False while the index is still counting the folder: its first walk is due or under way (`indexed` false, a figure comes when it ends), or a part of it could not be read yet (`sizeBytes` is then a lower bound; the paced sweep counts it again). True with `indexed` false: the index keeps no figure for it (off, excluded, not a folder).',
+      'This answer is final. False while the index is still counting the folder: its first walk is due or under way (`indexed` false, a figure comes when it ends), or a part of it could not be read yet (`sizeBytes` is then a lower bound; the paced sweep counts it again), or a change below it is not counted yet (a write through this instance or another, an outside change another instance found: counted a moment later). True with `indexed` false: the index keeps no figure for it (off, excluded, not a folder).',
     ),
 });
 export type FolderSizeRecord = z.infer<typeof folderSizeRecord>;

@@ -226,7 +226,10 @@ export class Indexer implements IndexPort {
    * count until it ends.
    */
   private readonly recounts = new Map<number, Recount[]>();
-  /** Real paths of outside changes another instance found that this index has not applied yet (how many each). */
+  /**
+   * Real paths of changes this index has not applied yet, and of every folder holding one: how
+   * many such changes each (figures() asks for one folder in one look, however many are waiting).
+   */
   private readonly expected = new Map<string, number>();
   /** Paths served again while their old rows were being dropped: walked once the drop is done. */
   private readonly readd = new Set<string>();
@@ -603,27 +606,31 @@ export class Indexer implements IndexPort {
     };
   }
 
-  /** Another instance found an outside change at `realPath`: the folders holding it are not final until `done()`. */
+  /** A change at `realPath` is not applied here yet: the folders holding it are not final until `done()`. */
   expecting(realPath: string): { done(): void } {
-    this.expected.set(realPath, (this.expected.get(realPath) ?? 0) + 1);
+    const holders: string[] = [];
+    for (let p = realPath; ; p = path.dirname(p)) {
+      holders.push(p);
+      if (path.dirname(p) === p) break;
+    }
+    for (const p of holders) this.expected.set(p, (this.expected.get(p) ?? 0) + 1);
     let open = true;
     return {
       done: () => {
         if (!open) return;
         open = false;
-        const n = (this.expected.get(realPath) ?? 1) - 1;
-        if (n > 0) this.expected.set(realPath, n);
-        else this.expected.delete(realPath);
+        for (const p of holders) {
+          const n = (this.expected.get(p) ?? 1) - 1;
+          if (n > 0) this.expected.set(p, n);
+          else this.expected.delete(p);
+        }
       },
     };
   }
 
-  /** A change another instance found lies in the folder `realPath` (or is it) and is not applied here yet. */
+  /** A change lies in the folder `realPath` (or is it) and is not applied here yet. */
   private awaits(realPath: string): boolean {
-    if (!this.expected.size) return false;
-    const inside = realPath.endsWith(path.sep) ? realPath : realPath + path.sep;
-    for (const p of this.expected.keys()) if (p === realPath || p.startsWith(inside)) return true;
-    return false;
+    return this.expected.has(realPath);
   }
 
   /** The refreshes under way of folders holding `rel` (or of `rel` itself). */
@@ -729,7 +736,7 @@ export class Indexer implements IndexPort {
       sizeBytes: full ? (row.total_size ?? 0) : row.size,
       entryCount: full ? (row.total_entries ?? 0) : (row.entries ?? 0),
       lastUpdated: at ? new Date(at).toISOString() : null,
-      // Not final while a change another instance found below it is still to be applied here.
+      // Not final while a change below it (a write, or what another instance found) is still to be applied here.
       complete: row.complete !== 0 && !this.awaits(path.resolve(realPath)),
       counting: false,
       recursive: full,

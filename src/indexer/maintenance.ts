@@ -58,8 +58,9 @@ export interface IndexPort {
   /** A refresh of `rel` has begun (figures() says it is being counted); `done()` when it ends. */
   recounting(rootId: number, rel: string): { done(): void };
   /**
-   * Another instance found an outside change at `realPath` that this index has not applied yet:
-   * the folders holding it are not final (figures() `complete` false) until `done()`.
+   * A change at `realPath` that this index has not applied yet (a write through this instance
+   * or another, an outside change another instance found): the folders holding it are not final
+   * (figures() `complete` false) until `done()`.
    */
   expecting(realPath: string): { done(): void };
 }
@@ -137,8 +138,14 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
   const viewQueue = new Set<string>();
   let flushTimer: NodeJS.Timeout | undefined;
   let flushDue = 0;
-  /** The changes another instance found, each with its mark on the folders holding it (indexer.figures). */
-  const expected = new Map<Change, { done(): void }>();
+  /**
+   * Every change taken in and not yet applied (or dropped), with its marks on the folders holding
+   * it (indexer.figures: not final meanwhile). A write is applied a flush later, behind the walks
+   * of the changes before it, which a loaded machine stretches to seconds: unmarked, the folders
+   * above it answered final figures without it all that time — in a cluster, figures that another
+   * instance, which had applied it already, never matched.
+   */
+  const expected = new Map<Change, { done(): void }[]>();
   let sweepTimer: NodeJS.Timeout | undefined;
   let interval = cfg.reconcileMs || cfg.reconcileMinMs;
   let unsubscribe: () => void = () => {};
@@ -167,10 +174,21 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     return walking;
   }
 
-  /** A change another instance found is applied (or dropped): its folders may be final again. */
+  /** Marks the folders holding a change's paths not final until it is settled. */
+  function expect(c: Change): void {
+    const marks = (c.type === 'moved' ? [c.from, c.to] : [c.path]).map((p) => ix.expecting(path.resolve(p)));
+    const mark = { done: () => marks.forEach((m) => m.done()) };
+    // One mark per time it was taken in: the same change emitted twice is settled twice.
+    const open = expected.get(c);
+    if (open) open.push(mark);
+    else expected.set(c, [mark]);
+  }
+
+  /** A change is applied (or dropped): its folders may be final again. */
   function settled(c: Change): void {
-    expected.get(c)?.done();
-    expected.delete(c);
+    const open = expected.get(c);
+    open?.shift()?.done();
+    if (!open?.length) expected.delete(c);
   }
 
   function schedule(delay = cfg.flushMs): void {
@@ -214,7 +232,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     if (!ix.enabled || ix.stopped) return;
     for (const p of c.type === 'moved' ? [c.from, c.to] : [c.path]) {
       const again: Change = { type: 'modified', path: p };
-      expected.set(again, ix.expecting(path.resolve(p)));
+      expect(again);
       queue.push(again);
     }
     schedule(Math.min(cfg.flushMs, TOLD_FLUSH_MS));
@@ -545,6 +563,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
       const fromChanges = changes.subscribe((c) => {
         // Nothing kept now: a switch on walks every root afresh anyway.
         if (!ix.enabled) return;
+        expect(c);
         queue.push(c);
         schedule();
       });

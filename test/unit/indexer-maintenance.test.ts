@@ -2,7 +2,9 @@
 // no walker, no worker, no timers waited on. The rows are a real IndexStore, so what is checked
 // is what the folder sizes read: a change held while its root is walked, a folder on screen
 // reconciled with its listing (a gone name forgotten, a new one walked at the configured pace),
-// the paced sweep's interval after an idle and a busy run.
+// the paced sweep's interval after an idle and a busy run. The last test runs maintenance on a
+// real indexer over a real folder, with a hand on each refresh's walk: a folder holding a write
+// heard and not applied yet is not final, whatever order the writes are applied in.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,8 +13,10 @@ import * as assert from 'uvu/assert';
 import { createChangeSink } from '../../src/changes.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/core/log.ts';
+import { RequestLoad } from '../../src/core/load.ts';
 import { Database } from '../../src/db/database.ts';
 import { closeIndexFile, openIndexFile } from '../../src/indexer/index-db.ts';
+import { Indexer } from '../../src/indexer/indexer.ts';
 import { createMaintenance, type IndexPort } from '../../src/indexer/maintenance.ts';
 import type { EntryRecord, Listing, WalkSummary } from '../../src/indexer/protocol.ts';
 import { IndexStore, type RootRow } from '../../src/indexer/store.ts';
@@ -264,6 +268,102 @@ test('the sweep reads every due folder: idle, its interval doubles; after a chan
   } finally {
     m.stop();
     close();
+  }
+});
+
+/** The indexer with a hand on each refresh's walk: the walk of a path with a gate waits for it. */
+class GatedIndexer extends Indexer {
+  readonly gates = new Map<string, Promise<void>>();
+  /** The paths whose walk has begun, in order. */
+  readonly walked: string[] = [];
+  override async rewalk(root: RootRow, rel: string, pace: { batch: number; pauseMs: number }): Promise<WalkSummary> {
+    this.walked.push(rel);
+    await this.gates.get(rel);
+    return super.rewalk(root, rel, pace);
+  }
+}
+
+test('a write heard and not applied yet leaves the folders holding it not final, whatever order the writes are applied in', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'burrow-maint-pending-'));
+  const volume = path.join(dir, 'volumes', 'Family');
+  const album = path.join(volume, TRIPS);
+  const docs = path.join(volume, 'Rechnungen – 2026 #3');
+  fs.mkdirSync(album, { recursive: true });
+  fs.mkdirSync(docs);
+  fs.writeFileSync(path.join(album, LISBOA), Buffer.alloc(50_000, 1));
+  const env = {
+    CONFIG_DIR: path.join(dir, 'config'),
+    CACHE_DIR: path.join(dir, 'cache'),
+    VOLUME_ROOT: path.dirname(volume),
+    FOLDER_SIZE_MODE: 'full',
+    // Timers far away: the test calls flush() itself.
+    FOLDER_SIZE_FLUSH_MS: '600000',
+    FOLDER_SIZE_RECONCILE_MIN_MS: '600000',
+    FOLDER_SIZE_RECONCILE_MAX_MS: '2400000',
+  };
+  fs.mkdirSync(env.CACHE_DIR, { recursive: true });
+  const db = new Database(path.join(env.CACHE_DIR, 'main.db'));
+  const config = loadConfig(env);
+  const indexer = new GatedIndexer({ config, db, log: quiet, load: new RequestLoad() });
+  const m = createMaintenance({ index: indexer, folderSize: config.folderSize, log: quiet });
+  const changes = createChangeSink();
+  const figures = (p: string) => {
+    const f = indexer.figures(p);
+    return { sizeBytes: f.sizeBytes, complete: f.complete };
+  };
+  try {
+    indexer.open();
+    const ready = new Promise<void>((resolve) => indexer.onRootReady((r) => r.state === 'ready' && resolve()));
+    indexer.discover();
+    await ready;
+    m.start(changes);
+    assert.equal(figures(volume), { sizeBytes: 50_000, complete: true });
+
+    // Two uploads heard (through this instance or another): the folders holding them are not
+    // final from that moment, the figures still those from before.
+    const photo = path.join(album, NANDU);
+    const bill = path.join(docs, 'Rechnung Nr. 17 + 19% MwSt.txt');
+    fs.writeFileSync(photo, Buffer.alloc(1000, 2));
+    fs.writeFileSync(bill, Buffer.alloc(2000, 3));
+    const photoWalk = Promise.withResolvers<void>();
+    const billWalk = Promise.withResolvers<void>();
+    indexer.gates.set(`${TRIPS}/${NANDU}`, photoWalk.promise);
+    indexer.gates.set(`Rechnungen – 2026 #3/Rechnung Nr. 17 + 19% MwSt.txt`, billWalk.promise);
+    changes.emit({ type: 'created', path: photo, isDirectory: false });
+    changes.emit({ type: 'created', path: bill, isDirectory: false });
+    assert.equal(figures(volume), { sizeBytes: 50_000, complete: false });
+    assert.equal(figures(album), { sizeBytes: 50_000, complete: false });
+    assert.equal(figures(docs), { sizeBytes: 0, complete: false });
+
+    // The first flush takes both and walks the photo (slow: a loaded machine). A folder made
+    // meanwhile is taken by a second flush, whose apply waits in line behind the photo's and
+    // so goes before the bill's: the first flush asks for the bill's only once the photo's ended.
+    const first = m.flush();
+    await waitFor(() => indexer.walked.length, { what: "the photo's walk begun", until: (n) => n === 1 });
+    const made = path.join(volume, 'Neu – Zoë 2009 #1');
+    fs.mkdirSync(made);
+    changes.emit({ type: 'created', path: made, isDirectory: true });
+    const second = m.flush();
+    photoWalk.resolve();
+    await waitFor(() => indexer.figures(made), { what: 'the new folder counted', until: (f) => f.indexed });
+    assert.equal(indexer.walked.slice(0, 2), [`${TRIPS}/${NANDU}`, 'Neu – Zoë 2009 #1']);
+    assert.equal(figures(made), { sizeBytes: 0, complete: true }, 'nothing waits below the new folder');
+    assert.equal(figures(album), { sizeBytes: 51_000, complete: true }, 'the photo applied');
+    // The bill is still to be applied: the volume is not final (it answered final figures
+    // without the bill, which an instance that had applied everything never matched).
+    assert.equal(figures(volume), { sizeBytes: 51_000, complete: false });
+    assert.equal(figures(docs), { sizeBytes: 0, complete: false });
+
+    billWalk.resolve();
+    await Promise.all([first, second]);
+    assert.equal(figures(docs), { sizeBytes: 2000, complete: true });
+    assert.equal(figures(volume), { sizeBytes: 53_000, complete: true });
+    assert.is(indexer.figures(volume).entryCount, 6);
+  } finally {
+    m.stop();
+    await indexer.stop();
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
