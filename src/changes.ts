@@ -8,6 +8,9 @@ export type Change =
   | { type: 'deleted'; path: string; isDirectory: boolean }
   | { type: 'moved'; from: string; to: string; isDirectory: boolean };
 
+/** The paths a change touches: both ends of a move, else its one path. */
+export const changePaths = (c: Change): string[] => (c.type === 'moved' ? [c.from, c.to] : [c.path]);
+
 export type ChangeListener = (change: Change) => void;
 
 export interface ChangeSink {

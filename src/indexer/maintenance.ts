@@ -4,7 +4,7 @@
 // IndexPort (the Indexer implements it); every mutation goes through its `serial`, so two
 // read-modify-write updates of the same ancestors never interleave.
 import path from 'node:path';
-import type { Change, ChangeSink } from '../changes.ts';
+import { changePaths, type Change, type ChangeSink } from '../changes.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../core/log.ts';
 import type { JobGate } from '../core/periodic.ts';
@@ -162,8 +162,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
 
   /** True when the change touches a root still being walked (it is held back). */
   function hold(c: Change): boolean {
-    const paths = c.type === 'moved' ? [c.from, c.to] : [c.path];
-    const walking = paths.some((p) => {
+    const walking = changePaths(c).some((p) => {
       const cover = ix.cover(path.resolve(p));
       return cover !== null && cover.root.state !== 'ready';
     });
@@ -176,7 +175,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
 
   /** Marks the folders holding a change's paths not final until it is settled. */
   function expect(c: Change): void {
-    const marks = (c.type === 'moved' ? [c.from, c.to] : [c.path]).map((p) => ix.expecting(path.resolve(p)));
+    const marks = changePaths(c).map((p) => ix.expecting(path.resolve(p)));
     const mark = { done: () => marks.forEach((m) => m.done()) };
     // One mark per time it was taken in: the same change emitted twice is settled twice.
     const open = expected.get(c);
@@ -230,7 +229,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
    */
   function told(c: Change): void {
     if (!ix.enabled || ix.stopped) return;
-    for (const p of c.type === 'moved' ? [c.from, c.to] : [c.path]) {
+    for (const p of changePaths(c)) {
       const again: Change = { type: 'modified', path: p };
       expect(again);
       queue.push(again);

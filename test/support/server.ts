@@ -428,7 +428,7 @@ async function bootExecutable(
   logs: Record<string, any>[],
 ): Promise<Instance> {
   box ??= sandbox();
-  const seeded = seedCache(box, dirs.cache);
+  seedCache(box, dirs.cache);
   const child = spawn(box.binary, [], {
     cwd: dirs.root,
     env: { PATH: '/usr/bin:/bin', HOME: dirs.root, ...env, LOG_LEVEL: 'debug' },
@@ -480,7 +480,6 @@ async function bootExecutable(
     }, 60_000);
     onListening = (p) => {
       clearTimeout(timer);
-      if (!seeded) keepExtracted(box!, dirs.cache);
       resolve(p);
     };
     void exited.then((how) => {
@@ -494,7 +493,7 @@ async function bootExecutable(
     async stop() {
       if (died) throw died;
       stopping = true;
-      keepExtracted(box!, dirs.cache); // the UI is extracted at its first page
+      keepExtracted(box!, dirs.cache); // by now its add-on check (and any first page) unpacked them
       child.kill('SIGTERM');
       // A deadline, not a pause: the exit is waited for; a server that does not stop is killed.
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
@@ -507,21 +506,28 @@ async function bootExecutable(
 }
 
 /**
- * What an executable extracts into its CACHE_DIR on its first start — its native add-ons
- * (`native/addon-<name>-<hash>/`, the image add-on 18 MB unpacked from 6 MB of brotli) and its
- * UI (`ui-<hash>/`) — is kept, hard-linked, from the first server of this process that did it
- * (`<sandbox>/extracted/`), and linked into each later server's fresh CACHE_DIR: they start as
- * on a machine where Burrow ran before, without 0.6 s of CPU each to unpack the same bytes
- * again. Only folders marked complete are taken; the extraction itself (and its interruption)
- * is what test/binary and the assets unit tests check, on sandboxes of their own.
+ * What an executable extracts into its CACHE_DIR — its native add-ons (`native/addon-<name>-<hash>/`,
+ * the image add-on 18 MB unpacked from 6 MB of brotli by the add-on check's child: 0.8 s of its
+ * 1.2 s of CPU) and its UI (`ui-<hash>/`, at the first page) — is kept, hard-linked, from the
+ * servers of this process as they stop (`<sandbox>/extracted/`), and linked into each later
+ * server's fresh CACHE_DIR: they start as on a machine where Burrow ran before. Only folders the
+ * executable marked complete are taken; the extraction itself (and its interruption) is what
+ * test/binary and the assets unit tests check, on sandboxes of their own.
  */
-const EXTRACTED = (root: string) => [
-  ...fs
-    .readdirSync(path.join(root, 'native'), { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => path.join('native', e.name)),
-  ...fs.readdirSync(root).filter((n) => n.startsWith('ui-')),
-];
+function completeFolders(root: string): string[] {
+  const under = (dir: string, keep: (name: string) => boolean) => {
+    try {
+      return fs
+        .readdirSync(path.join(root, dir))
+        .filter(keep)
+        .map((n) => path.join(dir, n))
+        .filter((rel) => fs.existsSync(path.join(root, rel, '.complete')));
+    } catch {
+      return [];
+    }
+  };
+  return [...under('native', () => true), ...under('.', (n) => n.startsWith('ui-'))];
+}
 
 function linkTree(from: string, to: string): void {
   fs.mkdirSync(to, { recursive: true });
@@ -532,34 +538,27 @@ function linkTree(from: string, to: string): void {
   }
 }
 
-function keepExtracted(box: Sandbox, cacheDir: string): void {
-  const kept = path.join(box.dir, 'extracted');
+/** Links `rel` of `from` to `to` under a temporary name first: `to` has it whole or not at all. */
+function linkFolder(from: string, to: string, rel: string): void {
+  if (fs.existsSync(path.join(to, rel))) return;
+  const temp = `${path.join(to, rel)}.linking-${process.pid}`;
   try {
-    for (const rel of EXTRACTED(cacheDir)) {
-      const dir = path.join(cacheDir, rel);
-      if (!fs.existsSync(path.join(dir, '.complete')) || fs.existsSync(path.join(kept, rel))) continue;
-      const temp = `${path.join(kept, rel)}.part-${process.pid}`;
-      linkTree(dir, temp);
-      fs.renameSync(temp, path.join(kept, rel));
-    }
+    linkTree(path.join(from, rel), temp);
+    fs.renameSync(temp, path.join(to, rel));
   } catch {
-    /* nothing kept: later servers extract for themselves */
+    // Not linked (another process's copy, a full disk): the server extracts for itself.
+    fs.rmSync(temp, { recursive: true, force: true });
   }
 }
 
-/** Links what an earlier server extracted into `cacheDir`; false when nothing was kept yet. */
-function seedCache(box: Sandbox, cacheDir: string): boolean {
-  const kept = path.join(box.dir, 'extracted');
-  let names: string[];
-  try {
-    names = EXTRACTED(kept);
-  } catch {
-    return false;
-  }
-  if (!names.some((n) => n.startsWith('native'))) return false;
-  for (const rel of names)
-    if (!fs.existsSync(path.join(cacheDir, rel))) linkTree(path.join(kept, rel), path.join(cacheDir, rel));
-  return true;
+const extractedIn = (box: Sandbox) => path.join(box.dir, 'extracted');
+
+function keepExtracted(box: Sandbox, cacheDir: string): void {
+  for (const rel of completeFolders(cacheDir)) linkFolder(cacheDir, extractedIn(box), rel);
+}
+
+function seedCache(box: Sandbox, cacheDir: string): void {
+  for (const rel of completeFolders(extractedIn(box))) linkFolder(extractedIn(box), cacheDir, rel);
 }
 
 /**
