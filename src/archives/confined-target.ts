@@ -8,7 +8,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { createFileAt, openChildDir, openDirIn, type Dir } from '../files/confined.ts';
-import { placeTemporary, syncFile, type DirHandle, type ExtractTarget } from './target.ts';
+import { placeTemporary, syncDescriptor, type DirHandle, type ExtractTarget } from './target.ts';
 
 const OPEN_FOLDERS = 32;
 
@@ -106,9 +106,8 @@ export const confinedTarget: ExtractTarget = {
     await h.use((d) => fsp.mkdir(d.at(name)));
     return new ConfinedDir(h.pool, h, name, path.join(h.path, name));
   },
-  sync(dir, name) {
-    return confined(dir).use((d) => syncFile(d.at(name)));
-  },
+  // The descriptor the file was created with (exclusively, through the checked folder).
+  sync: syncDescriptor,
   place(dir, temp, name, isDirectory, conflict) {
     // Named through the folder's checked descriptor: the temporary and the claimed name are both its entries.
     return confined(dir).use((d) =>

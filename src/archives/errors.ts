@@ -35,3 +35,15 @@ export class NeedsListing extends Error {
 
 /** Is this one of ours (already an answer), as opposed to a library's parse error? */
 export const isAppError = (err: unknown): err is AppError => err instanceof AppError;
+
+/**
+ * What a caller's function threw (a visitor, a `take`: a limit, the extraction's abort, a full
+ * disk), carried through a reader that answers its own failures as ARCHIVE_UNREADABLE and
+ * handed back as it is.
+ */
+export class Passed {
+  readonly err: unknown;
+  constructor(err: unknown) {
+    this.err = err;
+  }
+}

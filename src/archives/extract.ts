@@ -119,6 +119,8 @@ export interface ExtractResult {
 const PROGRESS_EVERY_MS = 250;
 /** Files flushed at once (each as soon as it is written, in the background; all before placing). */
 const FLUSHING = 8;
+/** Written files waiting for their flush before the next entry waits (each holds a descriptor). */
+const WAITING = 32;
 
 export async function extract(job: ExtractJob): Promise<ExtractResult> {
   const { selection, target, destination, limits, emit } = job;
@@ -216,14 +218,16 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
             admit(chunk.length);
             await out.write(chunk);
           });
-      } finally {
-        await out.close();
+        if (entry.size !== null && written < entry.size)
+          throw unreadable(`"${entry.path}" ends before its declared size`);
+      } catch (err) {
+        await closeFd(created.fd);
+        throw err;
       }
-      if (entry.size !== null && written < entry.size)
-        throw unreadable(`"${entry.path}" ends before its declared size`);
       files++;
-      // Flushed now, in the background, while the next entries are written (awaited before placing).
-      placer.flushLater(created);
+      // Flushed now through its descriptor, in the background, while the next entries are
+      // written (awaited before placing); closed once flushed.
+      await placer.flushLater(created);
     }, controller.signal);
     if (controller.signal.aborted) throw controller.signal.reason ?? new Error('aborted');
     await placer.place();
@@ -254,7 +258,6 @@ export async function extract(job: ExtractJob): Promise<ExtractResult> {
 /** Bytes of the file from the start, written at their positions through the descriptor (no stream per file). */
 class PositionalFile {
   private at = 0;
-  private closed = false;
   private readonly fd: number;
   constructor(fd: number) {
     this.fd = fd;
@@ -270,13 +273,9 @@ class PositionalFile {
       this.at += n;
     }
   }
-
-  close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    this.closed = true;
-    return new Promise((resolve, reject) => fs.close(this.fd, (err) => (err ? reject(err) : resolve())));
-  }
 }
+
+const closeFd = (fd: number) => new Promise<void>((resolve) => fs.close(fd, () => resolve()));
 
 /**
  * A stream entry's chunks (fresh ones each: tar, 7-Zip), each admitted and then written while
@@ -464,13 +463,15 @@ class Placer {
   }
 
   /**
-   * Flushes a written file in the background, up to FLUSHING at once (the disk writes them back
-   * while the next entries are inflated and written); place() waits for every one. A flush that
-   * fails fails the run there.
+   * Flushes a written file through its descriptor in the background, up to FLUSHING at once
+   * (the disk writes them back while the next entries are inflated and written), and closes it;
+   * place() waits for every one. A flush that fails fails the run there. Resolves once fewer
+   * than WAITING files wait for their flush (each holds its descriptor open until then).
    */
-  flushLater(f: MadeFile): void {
+  async flushLater(f: MadeFile): Promise<void> {
     this.toFlush.push(f);
     this.nextFlush();
+    while (this.toFlush.length >= WAITING) await Promise.race(this.flushing);
   }
 
   private readonly toFlush: MadeFile[] = [];
@@ -481,10 +482,11 @@ class Placer {
     while (this.flushing.size < FLUSHING && this.toFlush.length) {
       const f = this.toFlush.shift()!;
       const p: Promise<void> = this.target
-        .sync(f.parent, f.name)
+        .sync(f.fd)
         .catch((err: unknown) => {
           this.flushFailed ??= { err };
         })
+        .then(() => closeFd(f.fd))
         .finally(() => {
           this.flushing.delete(p);
           this.nextFlush();
@@ -495,6 +497,7 @@ class Placer {
 
   /** No flush left running (before removing what this run made). */
   private async settled(): Promise<void> {
+    await Promise.all(this.toFlush.map((f) => closeFd(f.fd)));
     this.toFlush.length = 0;
     while (this.flushing.size) await Promise.all(this.flushing);
   }

@@ -7,7 +7,7 @@
 // same archive: ustar prefix, GNU long names, pax path/linkpath/size, base-256 sizes.
 import fs from 'node:fs';
 import { promisify } from 'node:util';
-import { tooManyEntries, unreadable } from './errors.ts';
+import { Passed, tooManyEntries, unreadable } from './errors.ts';
 import type { RawEntry } from './listing.ts';
 import { kindOf } from './tar-reader.ts';
 
@@ -27,8 +27,22 @@ interface Header {
   linkname: string | null;
 }
 
+/**
+ * Where a tar's bytes come from: at positions through its descriptor (a plain tar, contents
+ * skipped unread) or in order out of its decompressor (gunzip-walk.ts). The walk asks for
+ * positions that never go back.
+ */
+export interface TarBytes {
+  /** Whether the archive goes on at `position`. */
+  more(position: number): Promise<boolean>;
+  /** `length` bytes at `position`, valid until the next call ('Unexpected end of data' short of them). */
+  at(position: number, length: number, ahead: number): Promise<Buffer>;
+  /** On to `position` (a content skipped; 'Unexpected end of data' where the archive ends first). */
+  skipTo(position: number): Promise<void>;
+}
+
 /** Reads the archive at positions, keeping the last window read. */
-class Positioned {
+class Positioned implements TarBytes {
   private window = Buffer.alloc(0);
   private start = 0;
   private readonly fd: number;
@@ -39,9 +53,18 @@ class Positioned {
     this.size = size;
   }
 
+  async more(position: number): Promise<boolean> {
+    return position < this.size;
+  }
+
+  async skipTo(position: number): Promise<void> {
+    if (position > this.size) throw unreadable('Unexpected end of data');
+  }
+
   async at(position: number, length: number, ahead: number): Promise<Buffer> {
     if (position >= this.start && position + length <= this.start + this.window.length)
       return this.window.subarray(position - this.start, position - this.start + length);
+    if (position + length > this.size) throw unreadable('Unexpected end of data');
     const want = Math.min(Math.max(length, ahead), this.size - position);
     const buf = Buffer.allocUnsafe(want);
     let got = 0;
@@ -58,8 +81,23 @@ class Positioned {
 }
 
 export async function listPlainTar(fd: number, size: number, maxEntries: number): Promise<RawEntry[]> {
-  const file = new Positioned(fd, size);
   const out: RawEntry[] = [];
+  await walkTar(new Positioned(fd, size), async (raw) => {
+    if (out.length >= maxEntries) throw tooManyEntries(maxEntries);
+    out.push(raw);
+  });
+  return out;
+}
+
+/**
+ * A tar's entries in order, decoded as tar-stream decodes them, each visited with the position
+ * of its content (`raw.size` bytes for a file); the walk then goes on past it, whatever the
+ * visitor read of it. Answering 'stop' ends the walk.
+ */
+export async function walkTar(
+  bytes: TarBytes,
+  visit: (raw: RawEntry, content: number) => Promise<'stop' | void>,
+): Promise<void> {
   let position = 0;
   let ahead = DENSE_WINDOW;
   let pax: Record<string, string> | null = null;
@@ -67,9 +105,8 @@ export async function listPlainTar(fd: number, size: number, maxEntries: number)
   let longPath: string | null = null;
   let longLink: string | null = null;
   try {
-    while (position < size) {
-      if (size - position < BLOCK) throw unreadable('Unexpected end of data');
-      const h = decodeHeader(await file.at(position, BLOCK, ahead));
+    while (await bytes.more(position)) {
+      const h = decodeHeader(await bytes.at(position, BLOCK, ahead));
       position += BLOCK;
       if (!h) continue; // a zero block: tar-stream reads on past the end marker, and so do we
       if (
@@ -79,13 +116,13 @@ export async function listPlainTar(fd: number, size: number, maxEntries: number)
         h.type === 'pax-header'
       ) {
         if (h.size > MAX_LONG_HEADER) throw unreadable('Header exceeds max size');
-        if (position + h.size > size) throw unreadable('Unexpected end of data');
-        const body = await file.at(position, h.size, DENSE_WINDOW);
-        position += padded(h.size);
+        const body = await bytes.at(position, h.size, DENSE_WINDOW);
         if (h.type === 'gnu-long-path') longPath = decodeStr(body, 0, body.length);
         else if (h.type === 'gnu-long-link-path') longLink = decodeStr(body, 0, body.length);
         else if (h.type === 'pax-global-header') paxGlobal = decodePax(body);
         else pax = paxGlobal === null ? decodePax(body) : { ...paxGlobal, ...decodePax(body) };
+        position += padded(h.size);
+        await bytes.skipTo(position);
         continue;
       }
       if (longPath) h.name = longPath;
@@ -98,28 +135,34 @@ export async function listPlainTar(fd: number, size: number, maxEntries: number)
         pax = null;
       }
       if (!(h.size >= 0)) throw unreadable('Invalid header');
-      if (out.length >= maxEntries) throw tooManyEntries(maxEntries);
       const kind = kindOf(h.type);
-      out.push({
+      const raw: RawEntry = {
         stored: h.name,
         kind,
         size: kind === 'file' ? h.size : null,
         mtime: h.mtime,
         encrypted: false,
         linkTarget: h.linkname ?? undefined,
-      });
+      };
+      let answer: 'stop' | void;
+      try {
+        answer = await visit(raw, position);
+      } catch (err) {
+        throw new Passed(err);
+      }
+      if (answer === 'stop') return;
       // A folder's size field is not skipped over (tar-stream reads the next header right after it).
       if (h.type === 'directory') continue;
       const skip = padded(h.size);
-      if (position + skip > size) throw unreadable('Unexpected end of data');
       position += skip;
+      await bytes.skipTo(position);
       ahead = skip >= DENSE_WINDOW ? SPARSE_WINDOW : DENSE_WINDOW;
     }
   } catch (err) {
+    if (err instanceof Passed) throw err.err;
     if (err && typeof err === 'object' && 'status' in err) throw err;
     throw unreadable((err as Error)?.message ?? String(err));
   }
-  return out;
 }
 
 const padded = (n: number) => n + ((BLOCK - (n % BLOCK)) % BLOCK);

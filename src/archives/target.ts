@@ -33,8 +33,8 @@ export interface ExtractTarget {
   createFileExclusive(dir: DirHandle, name: string): Promise<CreatedFile>;
   /** Creates folder `name` in `dir`; fails with EEXIST when the name is taken. */
   mkdirExclusive(dir: DirHandle, name: string): Promise<DirHandle>;
-  /** Flushes the file `name` of `dir` (written by this extraction) to the disk. */
-  sync(dir: DirHandle, name: string): Promise<void>;
+  /** Flushes a file this extraction created and wrote to the disk, through its descriptor (still open). */
+  sync(fd: number): Promise<void>;
   /**
    * Places `temp` of `dir` (a finished file or folder this extraction built) under `name`: when
    * taken, `name (1)`… (keep both, the default), left (`skip`: `temp` stays for `discard`), or in
@@ -61,15 +61,9 @@ export interface ExtractTarget {
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 
-/** Flushes the file at `p` (never through a link) to the disk. */
-export async function syncFile(p: string): Promise<void> {
-  const h = await fsp.open(p, fs.constants.O_RDONLY | (O_NOFOLLOW ?? 0));
-  try {
-    await h.datasync();
-  } finally {
-    await h.close();
-  }
-}
+/** Flushes the file open as `fd` to the disk (its data and what it takes to read it back). */
+export const syncDescriptor = (fd: number): Promise<void> =>
+  new Promise((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
 
 /** Places a finished temporary in the folder `dirPath` names by the conflict policy (files/names.ts placeEntry). */
 export function placeTemporary(
@@ -98,7 +92,7 @@ export const plainTarget: ExtractTarget = {
     await fsp.mkdir(p);
     return { path: p };
   },
-  sync: (dir, name) => syncFile(path.join(dir.path, name)),
+  sync: syncDescriptor,
   // Engine tests and benchmarks: no replacer (a `replace` onto a taken name is refused there).
   place: (dir, temp, name, isDirectory, conflict) =>
     placeTemporary(dir.path, temp, name, isDirectory, conflict?.policy),

@@ -8,8 +8,9 @@ import { Readable, Transform } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
-import { DescriptorRangeReader, feed } from './descriptor.ts';
-import { encrypted as encryptedError, isAppError, tooManyEntries, unreadable } from './errors.ts';
+import { DescriptorRangeReader } from './descriptor.ts';
+import { Inflater } from './inflater.ts';
+import { encrypted as encryptedError, isAppError, Passed, tooManyEntries, unreadable } from './errors.ts';
 import type { EntryKind, RawEntry } from './listing.ts';
 import { extractSevenZip, openSevenZipEntry } from './sevenzip.ts';
 import { entriesZip, type ViewEntry } from './zip-view.ts';
@@ -358,20 +359,27 @@ export interface ChunkSource {
   pump(take: (chunk: Buffer) => Promise<void>): Promise<void>;
 }
 
-/** Read buffers one extraction lends its entries in turn (two: the next read runs while the last chunk is written). */
+/**
+ * Buffers one extraction lends its entries in turn: two to read into (the next read runs while
+ * the last chunk is written) and two to inflate into (the next chunk is inflated while the last
+ * is written).
+ */
 export interface ReadBuffers {
   readonly a: Buffer;
   readonly b: Buffer;
+  readonly out: readonly [Buffer, Buffer];
 }
 
 export const READ_CHUNK = 1024 * 1024;
 export const readBuffers = (): ReadBuffers => ({
   a: Buffer.allocUnsafeSlow(READ_CHUNK),
   b: Buffer.allocUnsafeSlow(READ_CHUNK),
+  out: [Buffer.allocUnsafeSlow(INFLATE_OUT), Buffer.allocUnsafeSlow(INFLATE_OUT)],
 });
 
-/** Entries this small (both sides) are inflated in one call: a stream's set-up costs more than their bytes. */
-const AT_ONCE_INFLATE = 256 * 1024;
+/** An entry whose header and bytes fit in this many bytes is read in one read (zipEntrySource). */
+const SMALL_ENTRY = 64 * 1024;
+const HEADER_SLACK = 1024;
 
 const pread = (fd: number, buf: Buffer, length: number, position: number) =>
   new Promise<number>((resolve, reject) =>
@@ -383,8 +391,8 @@ const pread = (fd: number, buf: Buffer, length: number, position: number) =>
  * positioned reads into the extraction's two buffers (yauzl's read stream allocated a buffer
  * per read and passed each chunk through two Transforms): the local header is checked as yauzl
  * checks it, a stored entry is copied in 1 MiB reads (the next read runs while the last chunk is
- * written), a deflated one inflated in 1 MiB output chunks, a small one in one call. The entry
- * must give exactly its declared size: more stops before the extra byte is handed over.
+ * written), a deflated one inflated a step at a time into the extraction's two output buffers.
+ * The entry must give exactly its declared size: more stops before the extra byte is handed over.
  */
 export async function zipEntrySource(
   fd: number,
@@ -395,17 +403,24 @@ export async function zipEntrySource(
 ): Promise<ChunkSource> {
   if (ref.flags & 1) throw encryptedError(name);
   const head = buffers.a;
-  if ((await pread(fd, head, 30, ref.offset)) < 30) throw unreadable(`"${name}": unexpected EOF`);
+  // A small entry is read with its local header in one read (most of a small file's cost is
+  // its trips to the pool): its name and extra fields rarely pass HEADER_SLACK.
+  const whole = 30 + HEADER_SLACK + ref.csize;
+  const got = await pread(fd, head, whole <= SMALL_ENTRY ? Math.min(whole, archiveSize - ref.offset) : 30, ref.offset);
+  if (got < 30) throw unreadable(`"${name}": unexpected EOF`);
   if (head.readUInt32LE(0) !== 0x04034b50)
     throw unreadable(`invalid local file header signature: 0x${head.readUInt32LE(0).toString(16)}`);
   const start = ref.offset + 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
   if (start + ref.csize > archiveSize)
     throw unreadable(`file data overflows file bounds: ${start} + ${ref.csize} > ${archiveSize}`);
+  const read =
+    start + ref.csize <= ref.offset + got ? head.subarray(start - ref.offset, start - ref.offset + ref.csize) : null;
   const larger = () => unreadable(`"${name}" is larger than the archive says`);
   const shorter = () => unreadable(`"${name}" ends before its declared size`);
   const usize = ref.usize;
   /** The compressed (or stored) bytes, `limit` of them, chunk by chunk into the two buffers; each handed over before the next but one is read. */
   const raw = async (limit: number, take: (chunk: Buffer) => Promise<void>) => {
+    if (read) return limit ? take(read.subarray(0, limit)) : undefined;
     let at = start;
     let left = limit;
     let spare = buffers.b;
@@ -433,65 +448,62 @@ export async function zipEntrySource(
       pump: (take) =>
         ref.csize > usize ? Promise.reject(larger()) : ref.csize < usize ? Promise.reject(shorter()) : raw(usize, take),
     };
-  if (ref.csize <= AT_ONCE_INFLATE && usize <= AT_ONCE_INFLATE)
-    return {
-      async pump(take) {
-        let input: Buffer | undefined;
-        await raw(ref.csize, async (c) => {
-          input = c;
-        });
-        let out: Buffer;
-        try {
-          // maxOutputLength: one byte more than declared is enough to know it lies.
-          out = zlib.inflateRawSync(input ?? Buffer.alloc(0), { maxOutputLength: usize + 1 });
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw larger();
-          throw unreadable((err as Error).message);
-        }
-        if (out.length > usize) throw larger();
-        if (out.length < usize) throw shorter();
-        if (out.length) await take(out);
-      },
-    };
-  return {
-    async pump(take) {
-      // Up to 4 MiB of output ahead: inflating goes on while the last chunks are written.
-      const inflate = zlib.createInflateRaw({
-        chunkSize: INFLATE_OUT,
-        readableHighWaterMark: 4 * INFLATE_OUT,
-      } as zlib.ZlibOptions);
-      let failed: unknown;
-      // What `take` threw (a limit, the extraction's abort) is the caller's and goes back as it
-      // is; what reading or inflating threw means the archive is unreadable.
-      let taking: { err: unknown } | null = null;
-      const fail = (err: unknown) => {
-        failed ??= err;
-        inflate.destroy();
-      };
-      const output = (async () => {
-        let seen = 0;
-        for await (const chunk of inflate as AsyncIterable<Buffer>) {
-          seen += chunk.length;
-          if (seen > usize) throw larger();
-          try {
-            await take(chunk);
-          } catch (err) {
-            taking = { err };
-            throw err;
-          }
-        }
-        if (seen < usize) throw shorter();
-      })();
-      const input = raw(ref.csize, (chunk) => feed(inflate, chunk)).then(
-        () => new Promise<void>((resolve) => inflate.once('close', resolve).end(resolve)),
-      );
-      await Promise.all([output.catch(fail), input.catch(fail)]);
-      if (failed === undefined) return;
-      if (taking !== null && (taking as { err: unknown }).err === failed) throw failed;
-      throw isAppError(failed) ? failed : unreadable((failed as Error)?.message);
-    },
-  };
+  return { pump: (take) => inflated(raw, ref.csize, usize, buffers.out, take, larger, shorter) };
 }
 
 /** Inflate output chunks of an extraction: fewer, larger chunks are fewer callbacks and writes. */
 const INFLATE_OUT = 1024 * 1024;
+
+/**
+ * A deflated entry inflated a step at a time into the extraction's two output buffers in turn
+ * (inflater.ts): each chunk is handed to `take` while the next is inflated into the other
+ * buffer, one `take` in flight. It must give exactly `usize` bytes: more stops before the extra
+ * byte is handed over.
+ */
+async function inflated(
+  raw: (limit: number, take: (chunk: Buffer) => Promise<void>) => Promise<void>,
+  csize: number,
+  usize: number,
+  outs: readonly [Buffer, Buffer],
+  take: (chunk: Buffer) => Promise<void>,
+  larger: () => Error,
+  shorter: () => Error,
+): Promise<void> {
+  const z = new Inflater('raw');
+  let i = 0;
+  let seen = 0;
+  let pending: Promise<void> = Promise.resolve();
+  const hand = async (n: number) => {
+    seen += n;
+    if (seen > usize) throw larger();
+    const chunk = outs[i]!.subarray(0, n);
+    i ^= 1;
+    await pending;
+    pending = take(chunk).catch((err: unknown) => {
+      throw new Passed(err);
+    });
+    pending.catch(() => {});
+  };
+  try {
+    await raw(csize, async (input) => {
+      for (let from = 0; from < input.length;) {
+        const { read, wrote } = z.step(input, from, outs[i]!);
+        if (!read && !wrote) break; // the stream ended before its compressed size: what it gave is judged below
+        from += read;
+        if (wrote) await hand(wrote);
+      }
+    });
+    for (let wrote = INFLATE_OUT; wrote === INFLATE_OUT;) {
+      wrote = z.finish(outs[i]!);
+      if (wrote) await hand(wrote);
+    }
+    await pending;
+    if (seen < usize) throw shorter();
+  } catch (err) {
+    await pending.catch(() => {});
+    if (err instanceof Passed) throw err.err;
+    throw isAppError(err) ? err : unreadable((err as Error)?.message);
+  } finally {
+    z.close();
+  }
+}

@@ -8,6 +8,8 @@
 // that fails is reported under the table and makes the exit code 1; the others still run.
 // Ratios read one way in every row: higher is better for Burrow (see table.ts).
 import './support/executable.ts';
+// In-process rows run with the server's pool size (src/threadpool.ts).
+import '../../src/threadpool.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import { formatTable, met, type BenchOptions, type BenchRow } from './support/table.ts';

@@ -46,6 +46,18 @@
 // Alone in a process, alternating with 7-Zip, Burrow's tar.gz run is bimodal: 123-182 ms (CPU
 // 130-190) or 260-440 ms (CPU 300-480, user and system both, pinned to one core too; 2-8
 // collections of 3-48 ms either way); 7-Zip's two runs hold at 202-234 ms.
+// 2026-12-03, 500 MB (ARCHIVE_BENCH_MB=500), quiet machine: zip against 7z 1.37-2.32x, tar.gz
+// 1.53-2.20x (CPU 373-572 ms against 570-1010; 496-599 against 720-1040); 100 MB: 1.14x / 1.46x
+// (108 / 118 ms CPU against 140 / 170). perf showed page faults in zlib's output loop as an eighth
+// of all samples: each 1 MiB output chunk of a zlib stream (and tar-stream's) was fresh memory.
+// Now deflate and gzip are inflated a step at a time into buffers reused for the run
+// (src/archives/inflater.ts, gunzip-walk.ts), an entry of 4 MiB or more is extracted alone, and
+// each file is flushed through its own descriptor. Flushing a large file's first part while the
+// rest was written was tried and left out: each early flush commits the journal (500 MB zip,
+// 5 rounds: 640-980 ms against 460-700 without). From 2026-12-03 each extraction round starts
+// after a `sync` (untimed) and the bench runs with the server's 16 pool threads.
+// Many small files (2,000 of ~4 KB in a zip): 0.75-1.5 s against 7-Zip's 0.16-0.6 s; the cost is
+// a pool trip per file operation (create, write, flush, close), not the flush itself.
 // Compress to zip, 100 x 1 MiB mix, --quick (3 rounds), load 1.5-2: with yazl 49 MB/s (it
 // deflated the random half too: the decision was by name) -> the download's zip writer 214-239 MB/s
 // against 254-276 bare (0.84-0.86x); the bare side with zlib's default 16 KiB chunkSize was
@@ -63,6 +75,9 @@
 // Plain tar listing from the headers (positioned reads over the contents), 1 GiB tar of ten
 // 100 MiB files, load average 15: 4-134 ms and 104 KiB read (first call includes warm-up), vs
 // `tar tf` 84-169 ms; the tar-stream walk it replaced took 3.9-10.1 s and read all 1024 MB.
+// The pool size the server starts with (16 threads; libuv's default of 4 is what the bench
+// measured before 2026-12-03: with flushes holding threads, reads and writes queued behind them).
+import '../../src/threadpool.ts';
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -218,7 +233,12 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
     // CPU (user + system, every thread) of the last extraction each way: on a shared 2-core
     // machine the elapsed time follows the load, what the work costs does not.
     const cpu = { ours: 0, tool: 0 };
+    // Each extraction starts with nothing waiting to be written (untimed): the round before left
+    // its files to the kernel (7-Zip and Burrow's unflushed round flush nothing), and a flush in
+    // the next round could wait on that write-back.
+    const settle = () => run('sync', [], dir);
     const ourExtract = async (file: string, target?: ExtractTarget) => {
+      settle();
       const out = fs.mkdtempSync(path.join(dir, 'out-'));
       const c = process.cpuUsage();
       const t = process.hrtime.bigint();
@@ -231,6 +251,7 @@ export async function rows(opts: BenchOptions = {}): Promise<BenchRow[]> {
     };
     const toolExtract = (cmd: string, args: (out: string) => string[]) => toolSteps((out) => tool(cmd, args(out), out));
     const toolSteps = (steps: (out: string) => number) => {
+      settle();
       const out = fs.mkdtempSync(path.join(dir, 'out-'));
       const c = childCpuMs();
       const took = steps(out);

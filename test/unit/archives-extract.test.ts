@@ -246,16 +246,19 @@ test('items are built under hidden names, every file flushed, then placed whole'
   const out = fresh('staged');
   const calls: string[] = [];
   const seen: string[][] = [];
+  const names = new Map<number, string>();
   const target: ExtractTarget = {
     ...plainTarget,
     async createFileExclusive(d, name) {
       // What a listing of the destination shows while entries are written: nothing yet.
       seen.push(fs.readdirSync(out).filter((n) => !n.startsWith('.burrow-tmp-')));
-      return plainTarget.createFileExclusive(d, name);
+      const created = await plainTarget.createFileExclusive(d, name);
+      names.set(created.fd, name);
+      return created;
     },
-    async sync(d, name) {
-      calls.push(`sync ${name}`);
-      return plainTarget.sync(d, name);
+    async sync(fd) {
+      calls.push(`sync ${names.get(fd)}`);
+      return plainTarget.sync(fd);
     },
     async place(d, temp, name, isDirectory) {
       calls.push(`place ${name}`);

@@ -1,13 +1,19 @@
 // A plain tar listed from its headers (tar-index.ts) gives exactly what the tar-stream walk
-// gives (the walk is what extraction and entry reads use), for what GNU tar writes in each
-// format and what tar-stream writes; damage is refused the same way; and a huge tar lists
-// from kilobytes (bytes read by the process, from /proc/self/io — a count, not a timing).
+// gives (the walk is what entry reads use), for what GNU tar writes in each format and what
+// tar-stream writes; damage is refused the same way; and a huge tar lists from kilobytes (bytes
+// read by the process, from /proc/self/io — a count, not a timing). The same tar gzipped and
+// walked the way extraction walks a tar.gz (gunzip-walk.ts) gives the same entries and refusals,
+// and every file's bytes.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import zlib from 'node:zlib';
+import { tooManyEntries } from '../../src/archives/errors.ts';
+import { walkTarGz } from '../../src/archives/gunzip-walk.ts';
+import type { RawEntry } from '../../src/archives/listing.ts';
 import { listPlainTar } from '../../src/archives/tar-index.ts';
-import { listTar } from '../../src/archives/tar-reader.ts';
+import { listTar, scanTar } from '../../src/archives/tar-reader.ts';
 import { archiveFile, readAll, rejects, run, service, tarFile, tmp } from '../support/archives.ts';
 
 const dir = tmp('tar-index');
@@ -23,19 +29,62 @@ fs.writeFileSync(path.join(src, long), 'long');
 fs.symlinkSync('docs/a.txt', path.join(src, 'link'));
 fs.linkSync(path.join(src, 'docs', 'a.txt'), path.join(src, 'hard'));
 
+const settle = (p: Promise<unknown>) =>
+  p.then(
+    (v) => ({ ok: v }),
+    (e) => ({ status: e.status, code: e.code }),
+  );
+
 async function both(file: string, max = 1000) {
   const fd = fs.openSync(file, 'r');
   try {
     const size = fs.fstatSync(fd).size;
-    const settle = (p: Promise<unknown>) =>
-      p.then(
-        (v) => ({ ok: v }),
-        (e) => ({ status: e.status, code: e.code }),
-      );
-    return { index: await settle(listPlainTar(fd, size, max)), walk: await settle(listTar(fd, 'tar', max)) };
+    const index = await settle(listPlainTar(fd, size, max));
+    const walk = await settle(listTar(fd, 'tar', max));
+    const gz = await gunzipWalk(file, max);
+    // The gunzip walk lists what the header listing lists and reads every file as tar-stream does.
+    assert.equal(gz.listed, index, `${file}: gunzip walk`);
+    if ('ok' in gz.listed) assert.equal(gz.contents, await contents(fd), `${file}: contents`);
+    return { index, walk };
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The tar gzipped and walked as extraction walks a tar.gz: its entries, every file's bytes (each chunk copied: they are reused). */
+async function gunzipWalk(file: string, max: number) {
+  const gz = `${file}.gz`;
+  fs.writeFileSync(gz, zlib.gzipSync(fs.readFileSync(file)));
+  const fd = fs.openSync(gz, 'r');
+  const out: RawEntry[] = [];
+  const files: Record<string, string> = {};
+  try {
+    const listed = await settle(
+      walkTarGz(fd, async (raw, data) => {
+        if (out.length >= max) throw tooManyEntries(max);
+        out.push(raw);
+        if (raw.kind !== 'file') return;
+        const parts: Buffer[] = [];
+        await data.pump(async (chunk) => void parts.push(Buffer.from(chunk)));
+        files[raw.stored] = Buffer.concat(parts).toString('base64');
+      }).then(() => out),
+    );
+    return { listed, contents: files };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Every file's bytes as tar-stream reads them. */
+async function contents(fd: number): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  await scanTar(fd, 'tar', async (raw, data) => {
+    if (raw.kind !== 'file') return;
+    const parts: Buffer[] = [];
+    for await (const chunk of data) parts.push(chunk as Buffer);
+    files[raw.stored] = Buffer.concat(parts).toString('base64');
+  });
+  return files;
 }
 
 for (const format of ['gnu', 'oldgnu', 'pax', 'ustar']) {
