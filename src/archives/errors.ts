@@ -47,3 +47,41 @@ export class Passed {
     this.err = err;
   }
 }
+
+/** What a reader answers for what it caught: the caller's own error as it was, ours as they are, anything else ARCHIVE_UNREADABLE. */
+export function readerError(err: unknown): unknown {
+  if (err instanceof Passed) return err.err;
+  return isAppError(err) ? err : unreadable((err as Error)?.message ?? String(err));
+}
+
+/**
+ * Chunks handed to a caller's `take` one at a time, each while the next is produced into
+ * another buffer: `hand` waits for the last take before starting the next, so at most one
+ * chunk is held. What `take` throws comes back as Passed.
+ */
+export class Handoff {
+  private pending: Promise<void> = Promise.resolve();
+  private readonly take: (chunk: Buffer) => Promise<void>;
+  constructor(take: (chunk: Buffer) => Promise<void>) {
+    this.take = take;
+  }
+
+  async hand(chunk: Buffer): Promise<void> {
+    await this.pending;
+    const next = this.take(chunk).catch((err: unknown) => {
+      throw new Passed(err);
+    });
+    next.catch(() => {});
+    this.pending = next;
+  }
+
+  /** The last take done (what it threw, as Passed). */
+  drain(): Promise<void> {
+    return this.pending;
+  }
+
+  /** The last take over, however it ended (before a failure is answered). */
+  settled(): Promise<void> {
+    return this.pending.catch(() => {});
+  }
+}

@@ -6,7 +6,7 @@
 // output was a fresh buffer, faulted in page by page as zlib filled it and freed only by the
 // collector.
 import fs from 'node:fs';
-import { isAppError, Passed, tooManyEntries, unreadable } from './errors.ts';
+import { Handoff, readerError, tooManyEntries, unreadable } from './errors.ts';
 import { Inflater } from './inflater.ts';
 import type { RawEntry } from './listing.ts';
 import { walkTar, type TarBytes } from './tar-index.ts';
@@ -42,8 +42,8 @@ class GunzipBytes implements TarBytes {
   private off = 0;
   private pos = 0;
   private current = 1;
-  /** The one `take` in flight, on output buffer `takingOn`. */
-  private taking: Promise<void> = Promise.resolve();
+  /** The content being handed over (one `take` in flight), its last chunk in output buffer `takingOn`. */
+  private handoff: Handoff | null = null;
   private takingOn = -1;
   private scratch = Buffer.allocUnsafeSlow(4096);
 
@@ -89,6 +89,8 @@ class GunzipBytes implements TarBytes {
 
   /** The next `size` bytes handed to `take` a slice at a time, each written while the next is gunzipped. */
   async content(size: number, take: (chunk: Buffer) => Promise<void>): Promise<void> {
+    const handoff = new Handoff(take);
+    this.handoff = handoff;
     try {
       for (let left = size; left > 0;) {
         if (this.off === this.chunk.length && !(await this.fill())) throw unreadable('Unexpected end of data');
@@ -97,20 +99,15 @@ class GunzipBytes implements TarBytes {
         this.off += n;
         this.pos += n;
         left -= n;
-        await this.taking;
+        await handoff.hand(piece);
         this.takingOn = this.current;
-        this.taking = take(piece).catch((err: unknown) => {
-          throw new Passed(err);
-        });
-        this.taking.catch(() => {});
       }
-      await this.taking;
+      await handoff.drain();
     } catch (err) {
-      await this.taking.catch(() => {});
-      if (err instanceof Passed) throw err.err;
-      throw isAppError(err) ? err : unreadable((err as Error)?.message ?? String(err));
+      await handoff.settled();
+      throw readerError(err);
     } finally {
-      this.taking = Promise.resolve();
+      this.handoff = null;
       this.takingOn = -1;
     }
   }
@@ -125,7 +122,7 @@ class GunzipBytes implements TarBytes {
   private async fill(): Promise<boolean> {
     if (this.outputDone) return false;
     const target = this.current ^ 1;
-    if (this.takingOn === target) await this.taking;
+    if (this.takingOn === target) await this.handoff?.drain();
     const out = this.outs[target]!;
     for (;;) {
       if (this.inFrom === this.input.length && !this.inputDone) await this.readInput();

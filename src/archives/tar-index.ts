@@ -7,7 +7,7 @@
 // same archive: ustar prefix, GNU long names, pax path/linkpath/size, base-256 sizes.
 import fs from 'node:fs';
 import { promisify } from 'node:util';
-import { Passed, tooManyEntries, unreadable } from './errors.ts';
+import { Passed, readerError, tooManyEntries, unreadable } from './errors.ts';
 import type { RawEntry } from './listing.ts';
 import { kindOf } from './tar-reader.ts';
 
@@ -159,9 +159,7 @@ export async function walkTar(
       ahead = skip >= DENSE_WINDOW ? SPARSE_WINDOW : DENSE_WINDOW;
     }
   } catch (err) {
-    if (err instanceof Passed) throw err.err;
-    if (err && typeof err === 'object' && 'status' in err) throw err;
-    throw unreadable((err as Error)?.message ?? String(err));
+    throw readerError(err);
   }
 }
 

@@ -10,7 +10,7 @@ import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { DescriptorRangeReader } from './descriptor.ts';
 import { Inflater } from './inflater.ts';
-import { encrypted as encryptedError, isAppError, Passed, tooManyEntries, unreadable } from './errors.ts';
+import { encrypted as encryptedError, Handoff, isAppError, readerError, tooManyEntries, unreadable } from './errors.ts';
 import type { EntryKind, RawEntry } from './listing.ts';
 import { extractSevenZip, openSevenZipEntry } from './sevenzip.ts';
 import { entriesZip, type ViewEntry } from './zip-view.ts';
@@ -470,19 +470,16 @@ async function inflated(
   shorter: () => Error,
 ): Promise<void> {
   const z = new Inflater('raw');
+  const handoff = new Handoff(take);
   let i = 0;
   let seen = 0;
-  let pending: Promise<void> = Promise.resolve();
-  const hand = async (n: number) => {
+  const hand = (n: number) => {
     seen += n;
     if (seen > usize) throw larger();
     const chunk = outs[i]!.subarray(0, n);
+    // The next step inflates into the other buffer, once the take holding it is done.
     i ^= 1;
-    await pending;
-    pending = take(chunk).catch((err: unknown) => {
-      throw new Passed(err);
-    });
-    pending.catch(() => {});
+    return handoff.hand(chunk);
   };
   try {
     await raw(csize, async (input) => {
@@ -497,12 +494,11 @@ async function inflated(
       wrote = z.finish(outs[i]!);
       if (wrote) await hand(wrote);
     }
-    await pending;
+    await handoff.drain();
     if (seen < usize) throw shorter();
   } catch (err) {
-    await pending.catch(() => {});
-    if (err instanceof Passed) throw err.err;
-    throw isAppError(err) ? err : unreadable((err as Error)?.message);
+    await handoff.settled();
+    throw readerError(err);
   } finally {
     z.close();
   }
