@@ -228,4 +228,53 @@ j.step(
   },
 );
 
+j.step(
+  'a page being unloaded hands nothing over: its own upload goes on, read from nowhere else and sent once',
+  async (s) => {
+    const name = 'Kindergeburtstag – Lea & Tom #2.jpg';
+    const bytes = photo(12 * MiB);
+    await opened(s, 'Fotos 2026 – Juni', async (o) => {
+      o.gate.rule((r) => (later(r) ? 'hold' : 'pass'));
+      const chooser = o.page.waitForEvent('filechooser');
+      await s.tap(
+        o.page.getByRole('toolbar', { name: 'Folder actions' }).getByRole('button', { name: 'Upload', exact: true }),
+      );
+      await (await chooser).setFiles(onDisk(name, bytes));
+      await s.eventually('the page’s second PATCH held', () => o.gate.held().length === 1);
+      // What Chromium does as a reload, another address or a closed tab unloads a document:
+      // 'pagehide' while still visible, then hidden. The document here lives on, so a hand-over
+      // begun now would run whole and be seen at the gate.
+      await o.page.evaluate(() => {
+        window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false }));
+        Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+        Object.defineProperty(document, 'hidden', { value: true, configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      });
+      // A hand-over's first steps (the worker's registration, stopping the page's upload, a HEAD)
+      // would be under way once the page has had two answers from its worker and one from the server.
+      await o.page.evaluate(async () => {
+        await navigator.serviceWorker.getRegistration();
+        await navigator.serviceWorker.getRegistration();
+        await fetch('/api/auth/status', { cache: 'no-store' });
+      });
+      const w = await o.worker();
+      assert.equal(await fetches(w), [], 'no Background Fetch');
+      assert.is(o.gate.tus().all.filter((e) => e.method === 'HEAD').length, 0, 'no offset asked for a hand-over');
+      o.gate.rule(() => 'pass');
+      await landed(s, w, `Fotos 2026 – Juni/${name}`, bytes);
+      const tus = o.gate.tus().all;
+      assert.equal(
+        tus.filter((e) => e.method !== 'HEAD').map((e) => [e.method, e.from, e.status]),
+        [
+          ['POST', NaN, 201],
+          ['PATCH', 0, 204],
+          ['PATCH', 8 * MiB, 204],
+        ],
+        'made once, sent by the page alone: its held PATCH went on',
+      );
+      assert.equal(await fetches(w), [], 'still no Background Fetch');
+    });
+  },
+);
+
 j.run();

@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
 import { HOME, cssString, filesAddress, journey, onDisk, partFiles, type Step } from './harness.ts';
+import { waitFor } from '../../support/wait.ts';
 import { controlled, networkGate, type Asked, type Decision, type NetworkGate } from './gate.ts';
 
 // Quotas are measured by the folder-size index, which needs folder sizes in full mode.
@@ -122,6 +123,35 @@ async function tab(s: Step, folder: string, init?: () => void): Promise<Tab> {
   return t;
 }
 
+/**
+ * Waits as s.eventually does; a failure says what the gate saw of the uploads, what it holds, the
+ * tray's rows and the browser's Background Fetches.
+ */
+async function told(t: Tab, what: string, check: () => boolean): Promise<void> {
+  try {
+    await waitFor(check, { what, timeoutMs: 15_000 });
+  } catch (err) {
+    const asked = t.gate
+      .tus()
+      .all.map((e) => `${e.method} ${e.name ?? e.upload} from ${e.from} → ${e.status ?? '-'} ${e.offset ?? ''}`);
+    const held = t.gate.held().map((h) => `${h.method} ${h.name} from ${h.from}`);
+    const tray = await t.page
+      .locator('.tray li.upload')
+      .allInnerTexts()
+      .catch((e: Error) => [e.message]);
+    const fetches = await t.page
+      .evaluate(async () => {
+        const reg = (await navigator.serviceWorker.getRegistration()) as
+          (ServiceWorkerRegistration & { backgroundFetch?: { getIds(): Promise<string[]> } }) | undefined;
+        return (await reg?.backgroundFetch?.getIds()) ?? [];
+      })
+      .catch((e: Error) => [e.message]);
+    throw new Error(
+      `${(err as Error).message}\n  asked: ${asked.join(' | ')}\n  held: ${held.join(' | ')}\n  tray: ${tray.join(' | ')}\n  background fetches: ${fetches.join(' | ')}`,
+    );
+  }
+}
+
 /** The file as the server's disk holds it, whole and byte for byte. */
 async function landed(s: Step, rel: string, bytes: Buffer, ms?: number): Promise<void> {
   await s.eventually(
@@ -155,7 +185,7 @@ j.step('three photos queued, the page reloaded in the middle of them: all three 
     // The page takes the queue up again by itself, each from the server's offset (told by a
     // HEAD), and its next PATCH is held again: the uploads are running when the network goes.
     await t.page.getByText('Going on with 3 uploads from before').waitFor();
-    await s.eventually('each photo asked where to go on and sent on from there', () => {
+    await told(t, 'each photo asked where to go on and sent on from there', () => {
       const { heads } = t.gate.tus();
       const held = t.gate.held();
       return files.every(

@@ -348,7 +348,8 @@ export function restore(kept: KeptUpload[]): void {
 window.addEventListener('offline', () => {
   for (const job of jobs.values()) {
     const state = uploads.value.find((u) => u.id === job.entry.id)?.state;
-    if (state !== 'uploading') continue;
+    // A handed upload is the browser's fetch to carry on or fail (follow() takes it back then).
+    if (state !== 'uploading' || job.handed) continue;
     job.heldOffline = true;
     if (job.tus) void job.tus.abort(false);
     job.xhr?.abort();
@@ -455,8 +456,19 @@ const base64 = (text: string) =>
   btoa(Array.from(new TextEncoder().encode(text), (b) => String.fromCharCode(b)).join(''));
 const TUS_HEADERS = { 'Tus-Resumable': '1.0.0' };
 
+// A document being unloaded (a reload, another address, the tab closed) hears 'pagehide' and
+// then goes hidden, but the rest of a hand-over (the worker's registration, a HEAD, the fetch
+// itself) would run while it is torn down: stopped part way, it would leave the page's own
+// upload aborted and perhaps a fetch the next page then waits on. There is none then: the next
+// page goes on from the kept uploads, the service worker by Background Sync. A page put in the
+// back-forward cache is frozen likewise, until it is shown again.
+let unloading = false;
+window.addEventListener('pagehide', () => (unloading = true));
+window.addEventListener('pageshow', () => (unloading = false));
+
 function handOver(): void {
-  if (document.visibilityState !== 'hidden' || !navigator.onLine || !('BackgroundFetchManager' in window)) return;
+  if (document.visibilityState !== 'hidden' || unloading || !navigator.onLine || !('BackgroundFetchManager' in window))
+    return;
   for (const job of jobs.values()) {
     const state = uploads.value.find((u) => u.id === job.entry.id)?.state;
     if (!job.kept || !job.chunked || job.handed || (state !== 'uploading' && state !== 'queued')) continue;
@@ -545,7 +557,6 @@ async function watchHanded(job: Job): Promise<void> {
 }
 
 document.addEventListener('visibilitychange', handOver);
-window.addEventListener('pagehide', handOver);
 
 /** Whether the screen is held on now (tests and the tray). */
 export const screenHeld = () => wakeLock !== null;
