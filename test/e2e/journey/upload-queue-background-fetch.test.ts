@@ -99,16 +99,21 @@ const keptCount = (w: Worker) =>
       }),
   );
 
-/** The page goes hidden (the tab left, the phone's screen off): its visibility, as the browser would change it. */
-const hide = (page: Page) =>
-  page.evaluate(() => {
+/**
+ * The page goes hidden (the tab left, the phone's screen off): its visibility, as the browser
+ * would change it. `unloading`: as Chromium unloads a document (a reload, another address, a
+ * closed tab) — 'pagehide' while still visible, then hidden.
+ */
+const hide = (page: Page, unloading = false) =>
+  page.evaluate((unloading) => {
+    if (unloading) window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false }));
     Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
     Object.defineProperty(document, 'hidden', { value: true, configurable: true });
     document.dispatchEvent(new Event('visibilitychange'));
-  });
+  }, unloading);
 
-/** Uploads the photo, lets its first PATCH through and holds the second; hides the page; waits for the hand-over's PATCH, held. */
-async function handedOver(s: Step, o: Opened, name: string, bytes: Buffer): Promise<Worker> {
+/** Uploads the photo with its first PATCH let through and its second held; the held one. */
+async function uploadHeld(s: Step, o: Opened, name: string, bytes: Buffer): Promise<Asked> {
   o.gate.rule((r) => (later(r) ? 'hold' : 'pass'));
   const chooser = o.page.waitForEvent('filechooser');
   await s.tap(
@@ -116,7 +121,12 @@ async function handedOver(s: Step, o: Opened, name: string, bytes: Buffer): Prom
   );
   await (await chooser).setFiles(onDisk(name, bytes));
   await s.eventually('the page’s second PATCH held', () => o.gate.held().length === 1);
-  const pages = o.gate.held()[0]!;
+  return o.gate.held()[0]!;
+}
+
+/** Uploads the photo, lets its first PATCH through and holds the second; hides the page; waits for the hand-over's PATCH, held. */
+async function handedOver(s: Step, o: Opened, name: string, bytes: Buffer): Promise<Worker> {
+  const pages = await uploadHeld(s, o, name, bytes);
   assert.is(o.gate.tus().offsets.get(name), 8 * MiB, 'the server holds the first 8 MiB');
   const w = await o.worker();
   await hide(o.page);
@@ -234,22 +244,10 @@ j.step(
     const name = 'Kindergeburtstag – Lea & Tom #2.jpg';
     const bytes = photo(12 * MiB);
     await opened(s, 'Fotos 2026 – Juni', async (o) => {
-      o.gate.rule((r) => (later(r) ? 'hold' : 'pass'));
-      const chooser = o.page.waitForEvent('filechooser');
-      await s.tap(
-        o.page.getByRole('toolbar', { name: 'Folder actions' }).getByRole('button', { name: 'Upload', exact: true }),
-      );
-      await (await chooser).setFiles(onDisk(name, bytes));
-      await s.eventually('the page’s second PATCH held', () => o.gate.held().length === 1);
-      // What Chromium does as a reload, another address or a closed tab unloads a document:
-      // 'pagehide' while still visible, then hidden. The document here lives on, so a hand-over
-      // begun now would run whole and be seen at the gate.
-      await o.page.evaluate(() => {
-        window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false }));
-        Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
-        Object.defineProperty(document, 'hidden', { value: true, configurable: true });
-        document.dispatchEvent(new Event('visibilitychange'));
-      });
+      await uploadHeld(s, o, name, bytes);
+      // The document here lives on as it is unloaded, so a hand-over begun now would run whole
+      // and be seen at the gate.
+      await hide(o.page, true);
       // A hand-over's first steps (the worker's registration, stopping the page's upload, a HEAD)
       // would be under way once the page has had two answers from its worker and one from the server.
       await o.page.evaluate(async () => {
