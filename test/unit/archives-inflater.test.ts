@@ -110,6 +110,91 @@ test('a zip entry is inflated into the same two buffers whatever its size, its b
   }
 });
 
+/**
+ * A zip by hand whose local headers carry an extra field of `extra` bytes (a camera's or an
+ * archiver's own, unknown here) that the central directory does not repeat, as some archivers
+ * write them: names in UTF-8 (flag 11), each entry stored or deflated.
+ */
+function zipWithLocalExtra(entries: { name: string; data: Buffer; deflate: boolean; extra: number }[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name, 'utf8');
+    const body = e.deflate ? zlib.deflateRawSync(e.data) : e.data;
+    const extra = Buffer.alloc(e.extra);
+    extra.writeUInt16LE(0xcafe, 0);
+    extra.writeUInt16LE(e.extra - 4, 2);
+    const crc = zlib.crc32(e.data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6);
+    local.writeUInt16LE(e.deflate ? 8 : 0, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(body.length, 18);
+    local.writeUInt32LE(e.data.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    local.writeUInt16LE(extra.length, 28);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(0x0314, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt16LE(e.deflate ? 8 : 0, 10);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(body.length, 20);
+    central.writeUInt32LE(e.data.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE((0o100644 << 16) >>> 0, 38);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, extra, body);
+    centrals.push(central, name);
+    offset += 30 + name.length + extra.length + body.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
+
+test('a small entry whose local header is longer than the one read guessed is read again, its bytes exact', async () => {
+  // The one read of a small entry takes its local header with 1 KiB for the name and extra
+  // fields; past that, the entry's bytes are read on their own.
+  const entries = [
+    { name: 'Großmutters Rezept – Käsekuchen.txt', data: payload(3000, 3), deflate: true, extra: 4000 },
+    { name: 'Reisepass Scan – Kopie (2) #1.txt', data: payload(700, 4), deflate: false, extra: 2000 },
+    { name: 'Notizen & Ideen 100%.txt', data: payload(500, 5), deflate: true, extra: 200 },
+    { name: 'leer + nichts.txt', data: Buffer.alloc(0), deflate: false, extra: 1500 },
+    // Its name and extra field just past the slack.
+    { name: 'Urlaub an der Ostsee – Juli 🌅.txt', data: payload(900, 6), deflate: false, extra: 1030 },
+  ];
+  const zip = path.join(dir, 'Scans vom Handy 2025.zip');
+  fs.writeFileSync(zip, zipWithLocalExtra(entries));
+  const fd = fs.openSync(zip, 'r');
+  try {
+    const refs: { name: string; ref: ZipRef }[] = [];
+    await listZip(fd, 100, (e) => void refs.push({ name: e.stored, ref: (e as { ref?: ZipRef }).ref! }));
+    assert.equal(
+      refs.map((r) => r.name),
+      entries.map((e) => e.name),
+    );
+    const buffers = readBuffers();
+    for (const [i, { name, ref }] of refs.entries()) {
+      const seen: Buffer[] = [];
+      const source = await zipEntrySource(fd, fs.fstatSync(fd).size, ref, name, buffers);
+      await source.pump(async (chunk) => void seen.push(Buffer.from(chunk)));
+      assert.ok(Buffer.concat(seen).equals(entries[i]!.data), name);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+});
+
 test('a tar.gz is walked in the same two buffers, headers across chunk boundaries, files read or skipped', async () => {
   // Sizes that put headers across the 1 MiB output boundaries, and names a person uses.
   const entries = Array.from({ length: 12 }, (_, i) => ({
